@@ -1,0 +1,256 @@
+/* scalemeter metrics: ConvMeter's metrics of a network, per network, block or layer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+
+static void usage(void)
+{
+    printf("usage: scalemeter metrics MODEL [--image N] [--batch N] [--format table|csv|json]\n"
+           "                          [--per-layer] [--per-block]\n\n"
+           "MODEL is a network file or the name of a network of the zoo (resnet50).\n"
+           "  --image N     sets the input's height and width (a sequence's length)\n"
+           "  --batch N     counts for a batch of N samples (default 1)\n"
+           "  --per-layer   every layer: type, output shape and counts\n"
+           "  --per-block   every block (framework module) and its counts\n"
+           "  --format F    table (default), csv or json\n\n"
+           "flops: forward FLOPs (a multiply-accumulate is 2); macs: multiply-accumulates (what\n"
+           "torchvision calls GFLOPS); inputs/outputs: summed input/output elements of the\n"
+           "convolutions (ConvMeter's I and O); weights: trainable parameters; layers: layers\n"
+           "holding weights; param_tensors: trainable tensors.\n");
+}
+
+typedef struct metrics_args {
+    const char *model;
+    int64_t image, batch;
+    output_format format;
+    int per_layer, per_block;
+} metrics_args;
+
+static int parse_args(int argc, char **argv, metrics_args *a)
+{
+    *a = (metrics_args){NULL, 0, 1, FORMAT_TABLE, 0, 0};
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            exit(0);
+        } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
+            if (parse_positive("--image", v, 1 << 20, &a->image))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
+            if (parse_positive("--batch", v, INT64_C(1) << 40, &a->batch))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            if (parse_format(v, 7, &a->format))
+                return -1;
+        } else if (missing) {
+            return -1;
+        } else if (!strcmp(argv[i], "--per-layer")) {
+            a->per_layer = 1;
+        } else if (!strcmp(argv[i], "--per-block")) {
+            a->per_block = 1;
+        } else if (argv[i][0] == '-' || a->model) {
+            fprintf(stderr, "scalemeter metrics: unexpected argument '%s' (--help)\n", argv[i]);
+            return -1;
+        } else {
+            a->model = argv[i];
+        }
+    }
+    if (!a->model) {
+        fprintf(stderr, "scalemeter metrics: which network? (scalemeter metrics resnet50)\n");
+        return -1;
+    }
+    return 0;
+}
+
+static const char *const names[] = {"flops",   "macs",    "bwd_flops",     "inputs", "outputs",
+                                     "weights", "layers",  "param_tensors", "bytes"};
+
+static void values_of(const sm_metrics *m, int64_t v[9])
+{
+    int64_t all[9] = {m->flops,   m->macs,   m->bwd_flops,     m->inputs, m->outputs,
+                      m->weights, m->layers, m->param_tensors, m->bytes};
+    memcpy(v, all, sizeof all);
+}
+
+static void json_metrics(const sm_metrics *m)
+{
+    int64_t v[9];
+    values_of(m, v);
+    for (int k = 0; k < 9; k++)
+        printf("%s\"%s\": %lld", k ? ", " : "", names[k], (long long)v[k]);
+}
+
+static void csv_row(const char *scope, const char *name, const char *type, const char *shape,
+                    const sm_metrics *m)
+{
+    int64_t v[9];
+    values_of(m, v);
+    printf("%s,", scope);
+    csv_field(stdout, name);
+    printf(",%s,%s", type, shape);
+    for (int k = 0; k < 9; k++)
+        printf(",%lld", (long long)v[k]);
+    putchar('\n');
+}
+
+static void table_row(text_table *t, const char *name, const char *type, const char *shape,
+                      const sm_metrics *m)
+{
+    char c[7][40];
+    fmt_si((double)m->flops, c[0], sizeof c[0]);
+    fmt_si((double)m->macs, c[1], sizeof c[1]);
+    fmt_si((double)m->inputs, c[2], sizeof c[2]);
+    fmt_si((double)m->outputs, c[3], sizeof c[3]);
+    fmt_count(m->weights, c[4], sizeof c[4]);
+    fmt_count(m->layers, c[5], sizeof c[5]);
+    const char *row[] = {name, type, shape, c[0], c[1], c[2], c[3], c[4], c[5]};
+    table_add(t, row);
+}
+
+static void print_summary(const sm_network *net, const metrics_args *a, const sm_metrics *m)
+{
+    char shape[96], buf[64], si[32];
+    printf("%s (%s), input %s, batch %lld\n", net->name, net->path,
+           sm_shape_str(&net->input, shape, sizeof shape), (long long)a->batch);
+    const char *headers[] = {"metric", "value", ""};
+    text_table *t = table_new(3, headers);
+    int64_t v[9];
+    values_of(m, v);
+    static const char *const labels[] = {
+        "F     forward FLOPs",          "      multiply-accumulates", "      backward FLOPs",
+        "I     conv input elements",    "O     conv output elements", "W     weights",
+        "L     layers with weights",    "      parameter tensors",    "      bytes moved (fp32)"};
+    for (int k = 0; k < 9; k++) {
+        fmt_count(v[k], buf, sizeof buf);
+        const char *row[] = {labels[k], buf, k == 5 || k == 6 || k == 7 ? "" :
+                                                 fmt_si((double)v[k], si, sizeof si)};
+        table_add(t, row);
+    }
+    table_print(t, stdout);
+    table_free(t);
+}
+
+static int run(const sm_network *net, const metrics_args *a)
+{
+    sm_status st;
+    sm_metrics total, m;
+    if (sm_network_metrics(net, a->batch, &total, &st))
+        return report_error(st.msg);
+    char shape[96];
+    const char *headers[] = {"name", "type", "output", "flops", "macs", "I", "O", "weights",
+                             "L"};
+    if (a->format == FORMAT_JSON) {
+        printf("{\"model\": ");
+        json_string(stdout, net->name);
+        printf(", \"path\": ");
+        json_string(stdout, net->path);
+        printf(", \"input\": [");
+        for (int d = 0; d < net->input.ndim; d++)
+            printf("%s%lld", d ? ", " : "", (long long)net->input.dim[d]);
+        printf("], \"batch\": %lld, ", (long long)a->batch);
+        json_metrics(&total);
+    } else if (a->format == FORMAT_CSV) {
+        printf("scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,"
+               "param_tensors,bytes\n");
+        csv_row("network", net->name, "", sm_shape_str(&net->input, shape, sizeof shape),
+                &total);
+    } else {
+        print_summary(net, a, &total);
+    }
+    if (a->per_block) {
+        text_table *t = a->format == FORMAT_TABLE ? table_new(9, headers) : NULL;
+        if (a->format == FORMAT_JSON)
+            printf(", \"per_block\": [");
+        for (int b = 0; b < net->n_blocks; b++) {
+            if (sm_block_metrics(net, b, a->batch, &m, &st))
+                return report_error(st.msg);
+            const sm_layer *last = NULL; /* the block's output: its last layer */
+            for (int i = 0; i < net->n_layers; i++)
+                if (net->layers[i].block == b)
+                    last = &net->layers[i];
+            sm_shape_str(&last->out, shape, sizeof shape);
+            if (t) {
+                table_row(t, net->blocks[b], "block", shape, &m);
+            } else if (a->format == FORMAT_CSV) {
+                csv_row("block", net->blocks[b], "", shape, &m);
+            } else {
+                printf("%s\n  {\"name\": ", b ? "," : "");
+                json_string(stdout, net->blocks[b]);
+                printf(", \"output\": \"%s\", ", shape);
+                json_metrics(&m);
+                printf("}");
+            }
+        }
+        if (t) {
+            printf("\nper block:\n");
+            table_print(t, stdout);
+            table_free(t);
+        } else if (a->format == FORMAT_JSON) {
+            printf("\n]");
+        }
+    }
+    if (a->per_layer) {
+        text_table *t = a->format == FORMAT_TABLE ? table_new(9, headers) : NULL;
+        if (a->format == FORMAT_JSON)
+            printf(", \"per_layer\": [");
+        for (int i = 0; i < net->n_layers; i++) {
+            const sm_layer *l = &net->layers[i];
+            if (sm_layer_metrics_at(l, a->batch, &m, &st))
+                return report_error(st.msg);
+            sm_shape_str(&l->out, shape, sizeof shape);
+            if (t) {
+                table_row(t, l->name, l->type->name, shape, &m);
+            } else if (a->format == FORMAT_CSV) {
+                csv_row("layer", l->name, l->type->name, shape, &m);
+            } else {
+                printf("%s\n  {\"name\": ", i ? "," : "");
+                json_string(stdout, l->name);
+                printf(", \"type\": \"%s\", \"block\": ", l->type->name);
+                json_string(stdout, net->blocks[l->block]);
+                printf(", \"output\": [");
+                for (int d = 0; d < l->out.ndim; d++)
+                    printf("%s%lld", d ? ", " : "", (long long)l->out.dim[d]);
+                printf("], ");
+                json_metrics(&m);
+                printf("}");
+            }
+        }
+        if (t) {
+            printf("\nper layer:\n");
+            table_print(t, stdout);
+            table_free(t);
+        } else if (a->format == FORMAT_JSON) {
+            printf("\n]");
+        }
+    }
+    if (a->format == FORMAT_JSON)
+        printf("}\n");
+    return 0;
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+    metrics_args a;
+    if (parse_args(argc, argv, &a))
+        return 2;
+    sm_status st;
+    sm_registry *reg;
+    if (sm_registry_open(&reg, &st))
+        return report_error(st.msg);
+    sm_network *net;
+    sm_network_options opt = {a.image};
+    int rc;
+    if (sm_network_load(reg, a.model, &opt, &net, &st)) {
+        rc = report_error(st.msg);
+    } else {
+        rc = run(net, &a);
+        sm_network_free(net);
+    }
+    sm_registry_free(reg);
+    return rc;
+}

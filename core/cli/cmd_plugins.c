@@ -1,0 +1,69 @@
+/* scalemeter plugins: every loaded layer type and the file it came from. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+
+int cmd_plugins(int argc, char **argv)
+{
+    output_format format = FORMAT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: scalemeter plugins [--format table|csv|json]\n\n"
+                   "Lists every layer type loaded from %s and from the folders of\n"
+                   "SCALEMETER_PLUGIN_PATH, with the plugin file that provides it.\n",
+                   sm_plugin_dir());
+            return 0;
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (parse_format(argv[++i], 7, &format))
+                return 2;
+        } else {
+            fprintf(stderr, "scalemeter plugins: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    sm_status st;
+    sm_registry *reg;
+    if (sm_registry_open(&reg, &st))
+        return report_error(st.msg);
+    int n = sm_registry_count(reg);
+    if (format == FORMAT_JSON)
+        printf("[");
+    else if (format == FORMAT_CSV)
+        printf("type,summary,path\n");
+    const char *headers[] = {"type", "summary", "plugin"};
+    text_table *t = format == FORMAT_TABLE ? table_new(3, headers) : NULL;
+    for (int i = 0; i < n; i++) {
+        const sm_layer_type *type = sm_registry_type(reg, i);
+        const char *summary = type->summary ? type->summary : "";
+        const char *path = sm_registry_path(reg, i);
+        if (t) {
+            const char *row[] = {type->name, summary, path};
+            table_add(t, row);
+        } else if (format == FORMAT_CSV) {
+            csv_field(stdout, type->name);
+            putchar(',');
+            csv_field(stdout, summary);
+            putchar(',');
+            csv_field(stdout, path);
+            putchar('\n');
+        } else {
+            printf("%s\n  {\"type\": ", i ? "," : "");
+            json_string(stdout, type->name);
+            printf(", \"summary\": ");
+            json_string(stdout, summary);
+            printf(", \"path\": ");
+            json_string(stdout, path);
+            printf("}");
+        }
+    }
+    if (t) {
+        table_print(t, stdout);
+        table_free(t);
+    } else if (format == FORMAT_JSON) {
+        printf("\n]\n");
+    }
+    sm_registry_free(reg);
+    return 0;
+}

@@ -1,0 +1,14 @@
+/* The subcommands of `scalemeter`, one file each (cmd_NAME.c). */
+#ifndef SCALEMETER_CLI_COMMANDS_H
+#define SCALEMETER_CLI_COMMANDS_H
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name; returns the exit code */
+    const char *summary;
+} command;
+
+int cmd_metrics(int argc, char **argv);
+int cmd_plugins(int argc, char **argv);
+
+#endif

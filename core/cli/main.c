@@ -1,0 +1,40 @@
+/* scalemeter: predicts how long a deep network takes to train and run, and how it scales. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const command commands[] = {
+    {"metrics", cmd_metrics, "FLOPs, conv inputs/outputs, weights and layers of a network"},
+    {"plugins", cmd_plugins, "list the loaded layer types and their plugin files"},
+};
+static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: scalemeter COMMAND [options]   (scalemeter COMMAND --help for more)\n\n"
+                 "Predicts forward, backward and gradient-synchronisation time of deep networks\n"
+                 "against batch size and node count (ConvMeter, PALEO).\n\ncommands:\n");
+    for (int i = 0; i < n_commands; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nenvironment:\n  SCALEMETER_PLUGIN_PATH  ':'-separated folders of extra layer "
+                 "plugins (*.so)\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("scalemeter %s\n", SCALEMETER_VERSION);
+        return 0;
+    }
+    for (int i = 0; i < n_commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "scalemeter: unknown command '%s' (scalemeter --help lists them)\n", argv[1]);
+    return 2;
+}

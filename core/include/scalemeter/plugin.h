@@ -1,0 +1,191 @@
+/*
+ * scalemeter/plugin.h: the one header a layer plugin needs.
+ *
+ * A plugin is a shared object that exports one function, SM_PLUGIN_ENTRY, returning one
+ * descriptor (sm_layer_type) of one layer type: its name, how to parse its parameters, how to
+ * infer its output shape and what its forward pass costs. The host (libscalemeter) loads every
+ * plugin at run time and refuses one whose abi_version differs from its own. Plugins never link
+ * against the core: everything they call is in this header or passed in by the host (sm_args).
+ *
+ * Shapes are per sample: the batch dimension is never part of an sm_shape, and every count a
+ * plugin reports, except weights and param_tensors, is per sample. The host multiplies by the
+ * batch.
+ */
+#ifndef SCALEMETER_PLUGIN_H
+#define SCALEMETER_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any change that breaks an existing plugin; appending fields to sm_layer_type does
+ * not (struct_size tells the host which fields a plugin knows). */
+#define SM_PLUGIN_ABI_VERSION 1u
+#define SM_PLUGIN_ENTRY sm_plugin_layer_type
+#define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
+
+#define SM_MAX_DIMS 4
+#define SM_ERROR_LEN 256
+/* Saturated value of the checked arithmetic below; the host rejects any metric equal to it. */
+#define SM_OVERFLOW INT64_MAX
+/* Default value meaning "this parameter is required". */
+#define SM_REQUIRED INT64_MIN
+
+#if defined(__GNUC__)
+#define SM_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define SM_PLUGIN_EXPORT
+#endif
+
+/* Shape of one tensor of one sample: C,H,W for images, S,E for sequences, E for vectors. */
+typedef struct sm_shape {
+    int ndim;
+    int64_t dim[SM_MAX_DIMS];
+} sm_shape;
+
+/* Where infer and metrics write a one-line reason when they refuse their inputs. */
+typedef struct sm_error {
+    char msg[SM_ERROR_LEN];
+} sm_error;
+
+/* Parameters of one layer as the network file gives them. The host owns it, remembers which
+ * keys were read (an unread key is reported as unknown) and turns any failure into an error
+ * naming the file and line. Read it through the sm_arg_* functions below. */
+typedef struct sm_args sm_args;
+typedef struct sm_args_ops {
+    int64_t (*get_int)(sm_args *a, const char *key, int64_t dflt, int64_t lo, int64_t hi);
+    void (*get_pair)(sm_args *a, const char *key, int64_t dflt, int64_t lo, int64_t hi,
+                     int64_t out[2]);
+    int (*get_bool)(sm_args *a, const char *key, int dflt);
+    double (*get_real)(sm_args *a, const char *key, double dflt, double lo, double hi);
+    int (*get_choice)(sm_args *a, const char *key, const char *const *choices, int dflt);
+    void (*fail)(sm_args *a, const char *msg);
+} sm_args_ops;
+struct sm_args {
+    const sm_args_ops *ops;
+};
+
+/* An integer in [lo, hi]; dflt when absent, or an error when dflt is SM_REQUIRED. */
+static inline int64_t sm_arg_int(sm_args *a, const char *key, int64_t dflt, int64_t lo, int64_t hi)
+{
+    return a->ops->get_int(a, key, dflt, lo, hi);
+}
+/* "3" or "3x5" (height x width) into out[0], out[1]. */
+static inline void sm_arg_pair(sm_args *a, const char *key, int64_t dflt, int64_t lo, int64_t hi,
+                               int64_t out[2])
+{
+    a->ops->get_pair(a, key, dflt, lo, hi, out);
+}
+/* true/false, yes/no, 1/0. */
+static inline int sm_arg_bool(sm_args *a, const char *key, int dflt)
+{
+    return a->ops->get_bool(a, key, dflt);
+}
+static inline double sm_arg_real(sm_args *a, const char *key, double dflt, double lo, double hi)
+{
+    return a->ops->get_real(a, key, dflt, lo, hi);
+}
+/* Index of the value in the NULL-terminated list choices; dflt when absent (-1: required). */
+static inline int sm_arg_choice(sm_args *a, const char *key, const char *const *choices, int dflt)
+{
+    return a->ops->get_choice(a, key, choices, dflt);
+}
+/* Rejects a combination of parameters; msg is one line without the file or layer. */
+static inline void sm_arg_fail(sm_args *a, const char *msg)
+{
+    a->ops->fail(a, msg);
+}
+
+/* What one forward pass of the layer costs for one sample. Before calling metrics the host
+ * fills input_elems and output_elems from the shapes and bytes as 4 * (input_elems +
+ * output_elems); a plugin changes them only where its layer differs. */
+typedef struct sm_layer_metrics {
+    int64_t flops;         /* forward FLOPs, a multiply-accumulate counted as 2 */
+    int64_t macs;          /* forward multiply-accumulates (what torchvision calls GFLOPS) */
+    int64_t weights;       /* trainable parameters (not per sample) */
+    int64_t param_tensors; /* trainable tensors, as nn.Module.parameters() lists them */
+    int64_t input_elems;   /* elements of all inputs */
+    int64_t output_elems;  /* elements of the output */
+    int64_t bytes;         /* activation bytes read and written at fp32 (weights: host adds) */
+    int64_t bwd_flops;     /* backward FLOPs (input and weight gradients); 0: host estimates */
+    int counts_io;         /* 1: input/output elements count towards ConvMeter's I and O */
+} sm_layer_metrics;
+
+/* Kernels for benchmarking, defined by the calibration backends; NULL in a plugin without. */
+struct sm_cpu_kernels;
+struct sm_gpu_kernels;
+
+typedef struct sm_layer_type {
+    uint32_t abi_version; /* SM_PLUGIN_ABI_VERSION */
+    uint32_t struct_size; /* sizeof(sm_layer_type) */
+    const char *name;     /* the type name network files use: "conv2d" */
+    const char *summary;  /* one line for `scalemeter plugins` */
+    size_t params_size;   /* bytes of the parsed parameters; the host allocates them zeroed */
+    int min_inputs;
+    int max_inputs; /* 0: any number */
+
+    /* Reads the parameters into params; failures go through sm_arg_fail or the range checks. */
+    void (*parse)(void *params, sm_args *args);
+    /* Output shape from the input shapes; non-zero with err->msg set when they do not fit. */
+    int (*infer)(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err);
+    /* Forward cost; non-zero with err->msg set on failure. */
+    int (*metrics)(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                   sm_layer_metrics *m, sm_error *err);
+
+    /* Optional entries (NULL where absent). */
+    const struct sm_cpu_kernels *cpu;
+    const struct sm_gpu_kernels *gpu;
+} sm_layer_type;
+
+#define SM_LAYER_TYPE_INIT .abi_version = SM_PLUGIN_ABI_VERSION, .struct_size = sizeof(sm_layer_type)
+
+/* Defines the entry point of a plugin returning its descriptor. */
+#define SM_DEFINE_PLUGIN(descriptor)                                                              \
+    SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(void);                                  \
+    SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(void) { return &(descriptor); }
+
+/* Checked arithmetic: results saturate at SM_OVERFLOW, which the host reports as an overflow. */
+static inline int64_t sm_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (a == SM_OVERFLOW || b == SM_OVERFLOW || __builtin_mul_overflow(a, b, &r))
+        return SM_OVERFLOW;
+    return r;
+}
+static inline int64_t sm_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (a == SM_OVERFLOW || b == SM_OVERFLOW || __builtin_add_overflow(a, b, &r))
+        return SM_OVERFLOW;
+    return r;
+}
+static inline int64_t sm_shape_elems(const sm_shape *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s->ndim; i++)
+        n = sm_mul(n, s->dim[i]);
+    return n;
+}
+/* Writes a shape as "64x56x56" into buf. */
+static inline const char *sm_shape_str(const sm_shape *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->ndim && used < len; i++) {
+        int w = snprintf(buf + used, len - used, i ? "x%lld" : "%lld", (long long)s->dim[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+#define sm_error_set(err, ...) snprintf((err)->msg, sizeof((err)->msg), __VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

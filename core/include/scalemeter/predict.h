@@ -1,0 +1,66 @@
+/*
+ * scalemeter/predict.h: time predictions for a network, from fitted coefficients (ConvMeter) or
+ * from a device description (PALEO-style roofline, no calibration needed).
+ *
+ * Both kinds of predictor answer the same question: for a network, a per-device batch b, N nodes
+ * and G devices per node, how long does one step take and of what is it made.
+ */
+#ifndef SCALEMETER_PREDICT_H
+#define SCALEMETER_PREDICT_H
+
+#include "scalemeter/scalemeter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds per step of one device; a phase a predictor cannot tell is NAN. */
+typedef struct sm_prediction {
+    double t_infer; /* inference forward pass */
+    double t_fwd;   /* training forward pass */
+    double t_bwd;   /* backward pass */
+    double t_grad;  /* gradient synchronisation and update not hidden behind the backward pass */
+    double t_step;  /* t_fwd + t_bwd + t_grad (or the combined backward+gradient fit) */
+} sm_prediction;
+
+typedef struct sm_layout {
+    int64_t batch;     /* per device */
+    int nodes;         /* N */
+    int gpus_per_node; /* G: devices per node */
+} sm_layout;
+
+typedef struct sm_predictor sm_predictor;
+
+/* A coefficient file written by `scalemeter fit`; path, or a name in the configs folder. */
+int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st);
+/* A device and cluster description (configs/devices/NAME.ini), or a path to one. */
+int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st);
+/* Where the predictor came from, for reports: "cpu-xeon (fit 2026-11-22, 240 points)". */
+const char *sm_predictor_describe(const sm_predictor *p);
+void sm_predictor_free(sm_predictor *p);
+
+int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+               sm_prediction *out, sm_status *st);
+/* Forward time of one block of the network (block-wise prediction). */
+int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
+                     const sm_layout *layout, double *t_fwd, sm_status *st);
+
+static inline int64_t sm_layout_devices(const sm_layout *l)
+{
+    return (int64_t)l->nodes * l->gpus_per_node;
+}
+/* Samples per second of the whole cluster. */
+static inline double sm_images_per_s(const sm_layout *l, double t_step)
+{
+    return (double)(l->batch * sm_layout_devices(l)) / t_step;
+}
+/* Seconds per epoch of dataset_size samples. */
+static inline double sm_epoch_time(const sm_layout *l, double t_step, int64_t dataset_size)
+{
+    return (double)dataset_size / (double)(l->batch * sm_layout_devices(l)) * t_step;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

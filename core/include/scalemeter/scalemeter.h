@@ -1,0 +1,111 @@
+/*
+ * scalemeter/scalemeter.h: the C API of libscalemeter, in the order a program uses it.
+ *
+ *   sm_registry_open    load the layer plugins (build/install tree, SCALEMETER_PLUGIN_PATH)
+ *   sm_network_load     read a network description and infer every shape and cost
+ *   sm_network_metrics  ConvMeter's F, I, O, W, L of the whole network at a batch size
+ *
+ * Every function that can fail returns 0 on success and -1 with a one-line message in an
+ * sm_status on failure; nothing here prints or exits.
+ */
+#ifndef SCALEMETER_H
+#define SCALEMETER_H
+
+#include <stdint.h>
+
+#include "scalemeter/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SM_STATUS_LEN 1024
+
+typedef struct sm_status {
+    char msg[SM_STATUS_LEN];
+} sm_status;
+
+/* Sets st->msg (printf-style) and returns -1, so that `return sm_fail(st, ...)` reads well. */
+int sm_fail(sm_status *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- data directories ------------------------------------------------------------------- */
+
+/* Folders of the build or install tree this library belongs to (found from its own path). */
+const char *sm_plugin_dir(void); /* .../lib/scalemeter/plugins */
+const char *sm_data_dir(void);   /* .../share/scalemeter, holding models/ and configs/ */
+
+/* ---- plugins ---------------------------------------------------------------------------- */
+
+typedef struct sm_registry sm_registry;
+
+/* An empty registry; add plugins with the two functions below. */
+sm_registry *sm_registry_new(void);
+/* Every *.so of sm_plugin_dir(), then of each folder of SCALEMETER_PLUGIN_PATH (':'-separated). */
+int sm_registry_open(sm_registry **out, sm_status *st);
+int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st);
+int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st);
+int sm_registry_count(const sm_registry *reg);
+const sm_layer_type *sm_registry_type(const sm_registry *reg, int i);
+const char *sm_registry_path(const sm_registry *reg, int i);
+const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name);
+void sm_registry_free(sm_registry *reg);
+
+/* ---- networks --------------------------------------------------------------------------- */
+
+#define SM_NETWORK_INPUT (-1) /* an input index naming the network's input tensor */
+
+/* ConvMeter's metrics and their companions, for a layer, a block or a network. */
+typedef struct sm_metrics {
+    int64_t flops;         /* F: forward FLOPs (multiply-accumulate = 2) */
+    int64_t macs;          /* forward multiply-accumulates */
+    int64_t bwd_flops;     /* backward FLOPs */
+    int64_t inputs;        /* I: summed input elements of convolution layers */
+    int64_t outputs;       /* O: summed output elements of convolution layers */
+    int64_t weights;       /* W: trainable parameters */
+    int64_t layers;        /* L: layers holding weights */
+    int64_t param_tensors; /* trainable tensors */
+    int64_t bytes;         /* bytes moved by the forward pass at fp32, weights read once */
+} sm_metrics;
+
+typedef struct sm_layer {
+    char *name;  /* full name, as the framework names the module: "layer1.0.conv1" */
+    int block;   /* index into sm_network.blocks */
+    int line;    /* line of the network file that defined it */
+    const sm_layer_type *type;
+    void *params;
+    int n_inputs;
+    int *inputs; /* indices of layers, or SM_NETWORK_INPUT */
+    sm_shape out;
+    sm_layer_metrics m; /* per sample */
+} sm_layer;
+
+typedef struct sm_network {
+    char *name;
+    char *path;
+    sm_shape input; /* one sample */
+    int n_layers;
+    sm_layer *layers; /* in an order where every layer follows its inputs */
+    int n_blocks;
+    char **blocks;
+} sm_network;
+
+typedef struct sm_network_options {
+    int64_t image; /* > 0: sets H and W of an image input, or the length of a sequence input */
+} sm_network_options;
+
+/* A network by path, or by name from the models folder (resnet50 -> models/resnet50.ini). */
+int sm_network_find(const char *model, char *path, size_t len, sm_status *st);
+int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,
+                    sm_network **out, sm_status *st);
+void sm_network_free(sm_network *net);
+
+/* Totals at a batch size; block < 0 means the whole network. */
+int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st);
+int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics *out,
+                     sm_status *st);
+int sm_layer_metrics_at(const sm_layer *layer, int64_t batch, sm_metrics *out, sm_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,59 @@
+/* Dispatch of predictions to the predictor's own kind, and the checks every kind shares. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "predictor.h"
+
+sm_predictor *predictor_new(const predictor_ops *ops, void *impl, const char *description)
+{
+    sm_predictor *p = calloc(1, sizeof *p);
+    if (!p) {
+        ops->free(impl);
+        return NULL;
+    }
+    p->ops = ops;
+    p->impl = impl;
+    snprintf(p->description, sizeof p->description, "%s", description);
+    return p;
+}
+
+const char *sm_predictor_describe(const sm_predictor *p) { return p->description; }
+
+void sm_predictor_free(sm_predictor *p)
+{
+    if (!p)
+        return;
+    p->ops->free(p->impl);
+    free(p);
+}
+
+static int check_layout(const sm_layout *l, sm_status *st)
+{
+    if (l->batch < 1)
+        return sm_fail(st, "batch %lld: the per-device batch must be at least 1",
+                       (long long)l->batch);
+    if (l->nodes < 1 || l->gpus_per_node < 1)
+        return sm_fail(st, "nodes %d, devices per node %d: both must be at least 1", l->nodes,
+                       l->gpus_per_node);
+    return 0;
+}
+
+int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+               sm_prediction *out, sm_status *st)
+{
+    if (check_layout(layout, st))
+        return -1;
+    *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN};
+    return p->ops->predict(p->impl, net, layout, out, st);
+}
+
+int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
+                     const sm_layout *layout, double *t_fwd, sm_status *st)
+{
+    if (check_layout(layout, st))
+        return -1;
+    if (block < 0 || block >= net->n_blocks)
+        return sm_fail(st, "%s has no block %d", net->name, block);
+    return p->ops->predict_block(p->impl, net, block, layout, t_fwd, st);
+}

@@ -1,0 +1,25 @@
+/* The inside of an sm_predictor: a table of functions, so that fitted coefficients
+ * (predictor_coeffs.c) and device descriptions (predictor_device.c) answer alike. */
+#ifndef SCALEMETER_PREDICTOR_H
+#define SCALEMETER_PREDICTOR_H
+
+#include "scalemeter/predict.h"
+
+typedef struct predictor_ops {
+    int (*predict)(const void *impl, const sm_network *net, const sm_layout *layout,
+                   sm_prediction *out, sm_status *st);
+    int (*predict_block)(const void *impl, const sm_network *net, int block,
+                         const sm_layout *layout, double *t_fwd, sm_status *st);
+    void (*free)(void *impl);
+} predictor_ops;
+
+struct sm_predictor {
+    const predictor_ops *ops;
+    void *impl;
+    char description[512];
+};
+
+/* Wraps impl (owned from now on) into a new predictor; NULL when out of memory. */
+sm_predictor *predictor_new(const predictor_ops *ops, void *impl, const char *description);
+
+#endif

@@ -1,0 +1,195 @@
+/* The plugin loader: every layer type comes from a shared object exporting SM_PLUGIN_ENTRY. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scalemeter/scalemeter.h"
+
+typedef struct plugin {
+    void *handle;
+    char *path;
+    sm_layer_type type; /* a copy, zero past the plugin's struct_size */
+} plugin;
+
+struct sm_registry {
+    int count, cap;
+    plugin *items;
+};
+
+sm_registry *sm_registry_new(void)
+{
+    return calloc(1, sizeof(sm_registry));
+}
+
+void sm_registry_free(sm_registry *reg)
+{
+    if (!reg)
+        return;
+    for (int i = 0; i < reg->count; i++) {
+        free(reg->items[i].path);
+        dlclose(reg->items[i].handle);
+    }
+    free(reg->items);
+    free(reg);
+}
+
+int sm_registry_count(const sm_registry *reg) { return reg->count; }
+const sm_layer_type *sm_registry_type(const sm_registry *reg, int i) { return &reg->items[i].type; }
+const char *sm_registry_path(const sm_registry *reg, int i) { return reg->items[i].path; }
+
+const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name)
+{
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i].type.name, name) == 0)
+            return &reg->items[i].type;
+    return NULL;
+}
+
+static int valid_type_name(const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return 1;
+}
+
+/* Checks a descriptor before anything of it is used. */
+static int check_descriptor(const sm_layer_type *t, const char *path, sm_status *st)
+{
+    if (!t)
+        return sm_fail(st, "%s: plugin entry point returned no descriptor", path);
+    if (t->abi_version != SM_PLUGIN_ABI_VERSION)
+        return sm_fail(st,
+                       "%s: built for plugin ABI version %u, this scalemeter loads version %u; "
+                       "rebuild it against this scalemeter's plugin.h",
+                       path, t->abi_version, SM_PLUGIN_ABI_VERSION);
+    if (t->struct_size < offsetof(sm_layer_type, cpu))
+        return sm_fail(st, "%s: descriptor too small (%u bytes) for ABI version %u", path,
+                       t->struct_size, SM_PLUGIN_ABI_VERSION);
+    if (!valid_type_name(t->name))
+        return sm_fail(st, "%s: layer type name must be non-empty lower-case letters, digits, '_'",
+                       path);
+    if (!t->parse || !t->infer || !t->metrics)
+        return sm_fail(st, "%s: layer type '%s' lacks parse, infer or metrics", path, t->name);
+    if (t->min_inputs < 0 || (t->max_inputs && t->max_inputs < t->min_inputs))
+        return sm_fail(st, "%s: layer type '%s' has an invalid input count range", path, t->name);
+    return 0;
+}
+
+int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
+{
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+        return sm_fail(st, "%s: cannot load plugin: %s", path, dlerror());
+    void *sym = dlsym(handle, SM_PLUGIN_ENTRY_NAME);
+    if (!sym) {
+        dlclose(handle);
+        return sm_fail(st, "%s: not a scalemeter plugin: no entry point %s", path,
+                       SM_PLUGIN_ENTRY_NAME);
+    }
+    const sm_layer_type *(*entry)(void);
+    memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
+    const sm_layer_type *t = entry();
+    if (check_descriptor(t, path, st)) {
+        dlclose(handle);
+        return -1;
+    }
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i].type.name, t->name) == 0) {
+            sm_fail(st, "%s: layer type '%s' is already provided by %s", path, t->name,
+                    reg->items[i].path);
+            dlclose(handle);
+            return -1;
+        }
+    if (reg->count == reg->cap) {
+        int cap = reg->cap ? 2 * reg->cap : 32;
+        plugin *items = realloc(reg->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            dlclose(handle);
+            return sm_fail(st, "out of memory loading %s", path);
+        }
+        reg->items = items;
+        reg->cap = cap;
+    }
+    plugin *p = &reg->items[reg->count];
+    memset(p, 0, sizeof *p);
+    memcpy(&p->type, t, t->struct_size < sizeof p->type ? t->struct_size : sizeof p->type);
+    p->handle = handle;
+    p->path = strdup(path);
+    reg->count++;
+    return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return sm_fail(st, "%s: cannot open plugin folder: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **grown = realloc(names, cap * sizeof *names);
+            if (!grown) {
+                rc = sm_fail(st, "out of memory listing %s", dir);
+                break;
+            }
+            names = grown;
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, compare_names); /* a stable order: errors repeat the same */
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0) {
+            size_t len = strlen(dir) + strlen(names[i]) + 2;
+            char *path = malloc(len);
+            snprintf(path, len, "%s/%s", dir, names[i]);
+            rc = sm_registry_load_file(reg, path, st);
+            free(path);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+int sm_registry_open(sm_registry **out, sm_status *st)
+{
+    sm_registry *reg = sm_registry_new();
+    if (!reg)
+        return sm_fail(st, "out of memory");
+    int rc = sm_registry_load_dir(reg, sm_plugin_dir(), st);
+    const char *extra = getenv("SCALEMETER_PLUGIN_PATH");
+    if (rc == 0 && extra && *extra) {
+        char *list = strdup(extra);
+        for (char *save = NULL, *dir = strtok_r(list, ":", &save); dir && rc == 0;
+             dir = strtok_r(NULL, ":", &save)) {
+            sm_status sub;
+            if (sm_registry_load_dir(reg, dir, &sub))
+                rc = sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg);
+        }
+        free(list);
+    }
+    if (rc) {
+        sm_registry_free(reg);
+        return -1;
+    }
+    *out = reg;
+    return 0;
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Time torchvision models in PyTorch and write scalemeter's measurement CSV.
+
+Per configuration (model, image size, batch):
+  t_infer  forward pass in eval mode under torch.no_grad()
+  t_fwd    forward pass + loss in train mode
+  t_bwd    loss.backward()
+  t_grad   optimizer.step() (SGD, momentum 0.9): the single-device "gradient update"
+  t_step   t_fwd + t_bwd + t_grad of the same iteration
+Each is the median over repetitions after a warm-up; the repetitions adapt so that a
+configuration takes about --target seconds per mode (inference, training).
+
+The CSV is opened in append mode and flushed after every row; configurations already in the
+file (same model, image, batch, device, threads, precision) are skipped, so an interrupted run
+resumes where it stopped.
+
+Example (the dataset shipped in configs/calibrations/):
+  python3 examples/pytorch/measure.py --models resnet18,mobilenet_v2 --images 64,96,128 \
+      --batches 1,2,4,8 --device cpu --threads 1 -o runs.csv
+"""
+import argparse
+import csv
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torchvision
+
+HEADER = ["model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
+          "t_grad", "t_step", "device", "threads", "precision"]
+
+
+def csv_list(text, conv=str):
+    return [conv(x) for x in text.split(",") if x.strip()]
+
+
+def build_model(name):
+    ctor = getattr(torchvision.models, name, None)
+    if ctor is None or not callable(ctor):
+        raise ValueError(f"unknown torchvision model '{name}'")
+    kwargs = {"weights": None}
+    # Auxiliary classifiers only run in training mode and are not part of the network files.
+    if name in ("googlenet", "inception_v3"):
+        kwargs.update(aux_logits=False, init_weights=False)
+    return ctor(**kwargs)
+
+
+class Timer:
+    def __init__(self, device):
+        self.cuda = device.type == "cuda"
+
+    def now(self):
+        if self.cuda:
+            torch.cuda.synchronize()
+        return time.perf_counter()
+
+
+def plan_reps(first_s, target_s, min_reps, max_reps):
+    if first_s <= 0:
+        return max_reps
+    return max(min_reps, min(max_reps, int(math.ceil(target_s / first_s))))
+
+
+def warm_up(fn, timer, args):
+    # The first iterations at a new shape are slow (allocator growth, kernel selection): run at
+    # least --warmup of them, and keep going until --warmup-time seconds have passed (at most 20).
+    start = timer.now()
+    n = 0
+    while n < args.warmup or (timer.now() - start < args.warmup_time and n < 20):
+        fn()
+        n += 1
+
+
+def time_inference(model, x, timer, args):
+    model.eval()
+    with torch.no_grad():
+        warm_up(lambda: model(x), timer, args)
+        t0 = timer.now()
+        model(x)
+        first = timer.now() - t0
+        samples = [first]
+        for _ in range(plan_reps(first, args.target, args.min_reps, args.max_reps) - 1):
+            t0 = timer.now()
+            model(x)
+            samples.append(timer.now() - t0)
+    return statistics.median(samples)
+
+
+def time_training(model, x, y, timer, args):
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def one_iteration():
+        opt.zero_grad(set_to_none=True)
+        t0 = timer.now()
+        loss = loss_fn(model(x), y)
+        t1 = timer.now()
+        loss.backward()
+        t2 = timer.now()
+        opt.step()
+        t3 = timer.now()
+        return t1 - t0, t2 - t1, t3 - t2
+
+    warm_up(one_iteration, timer, args)
+    first = one_iteration()
+    samples = [first]
+    for _ in range(plan_reps(sum(first), args.target, args.min_reps, args.max_reps) - 1):
+        samples.append(one_iteration())
+    fwd = statistics.median(s[0] for s in samples)
+    bwd = statistics.median(s[1] for s in samples)
+    grad = statistics.median(s[2] for s in samples)
+    step = statistics.median(sum(s) for s in samples)
+    return fwd, bwd, grad, step
+
+
+def done_keys(path):
+    keys = set()
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return keys
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            keys.add((row.get("model"), row.get("image"), row.get("batch"), row.get("device"),
+                      row.get("threads"), row.get("precision")))
+    return keys
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", required=True, help="comma-separated torchvision model names")
+    p.add_argument("--images", default="224", help="comma-separated image sizes (default 224)")
+    p.add_argument("--batches", default="1,2,4,8", help="comma-separated batch sizes")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="torch.set_num_threads (default: leave PyTorch's choice)")
+    p.add_argument("-o", "--output", required=True, help="measurement CSV (appended to)")
+    p.add_argument("--target", type=float, default=1.0,
+                   help="seconds of timed repetitions per mode and configuration (default 1)")
+    p.add_argument("--warmup", type=int, default=1, help="fewest warm-up iterations (1)")
+    p.add_argument("--warmup-time", type=float, default=0.5,
+                   help="seconds of warm-up per mode and configuration (default 0.5)")
+    p.add_argument("--min-reps", type=int, default=3, help="fewest timed repetitions (3)")
+    p.add_argument("--max-reps", type=int, default=50, help="most timed repetitions (50)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+
+    models = csv_list(args.models)
+    images = csv_list(args.images, int)
+    batches = csv_list(args.batches, int)
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        sys.exit("measure.py: --device cuda but torch.cuda.is_available() is false")
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    threads = torch.get_num_threads()
+    precision = "fp32"
+    dev_name = (torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu")
+    timer = Timer(device)
+    torch.manual_seed(args.seed)
+
+    done = done_keys(args.output)
+    new_file = not os.path.exists(args.output) or os.path.getsize(args.output) == 0
+    with open(args.output, "a", newline="") as f:
+        w = csv.writer(f)
+        if new_file:
+            w.writerow(HEADER)
+            f.flush()
+        for name in models:
+            todo = [(s, b) for s in images for b in batches
+                    if (name, str(s), str(b), dev_name, str(threads), precision) not in done]
+            if not todo:
+                continue
+            try:
+                model = build_model(name).to(device)
+            except Exception as e:  # report and go on with the next model
+                print(f"measure.py: {name}: {e}", file=sys.stderr)
+                continue
+            for s, b in todo:
+                x = torch.randn(b, 3, s, s, device=device)
+                y = torch.randint(0, 1000, (b,), device=device)
+                t_start = time.perf_counter()
+                try:
+                    t_infer = time_inference(model, x, timer, args)
+                    t_fwd, t_bwd, t_grad, t_step = time_training(model, x, y, timer, args)
+                except Exception as e:  # e.g. an image too small for the network
+                    msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+                    print(f"measure.py: {name} image {s} batch {b}: skipped: {msg}",
+                          file=sys.stderr)
+                    continue
+                w.writerow([name, s, b, 1, 1] +
+                           [f"{t:.6g}" for t in (t_infer, t_fwd, t_bwd, t_grad, t_step)] +
+                           [dev_name, threads, precision])
+                f.flush()
+                print(f"{name} image {s} batch {b}: infer {t_infer * 1e3:.2f} ms, "
+                      f"step {t_step * 1e3:.2f} ms ({time.perf_counter() - t_start:.1f} s)",
+                      flush=True)
+            del model
+
+
+if __name__ == "__main__":
+    main()

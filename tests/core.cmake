@@ -1,0 +1,46 @@
+# Tests of the core: plugin loader, network parser, shape inference and metrics, CLI.
+
+# Fake plugins for the loader, each in its own folder: a good one, one built for another ABI
+# version, one without the entry point, one claiming the name conv2d.
+foreach(kind good abi noentry dup)
+  add_library(fake_plugin_${kind} MODULE fake_plugin.c)
+  target_include_directories(fake_plugin_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  set_target_properties(fake_plugin_${kind} PROPERTIES PREFIX "" OUTPUT_NAME ${kind}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/${kind})
+endforeach()
+target_compile_definitions(fake_plugin_abi PRIVATE TEST_ABI_VERSION=99 TEST_TYPE_NAME="test_abi")
+target_compile_definitions(fake_plugin_noentry PRIVATE TEST_NO_ENTRY)
+target_compile_definitions(fake_plugin_dup PRIVATE TEST_TYPE_NAME="conv2d")
+
+sm_add_c_test(test_registry test_registry.c
+  $<TARGET_FILE:fake_plugin_good> $<TARGET_FILE:fake_plugin_abi>
+  $<TARGET_FILE:fake_plugin_noentry> $<TARGET_FILE:fake_plugin_dup>
+  ${CMAKE_BINARY_DIR}/tests/fake_plugins/abi)
+
+sm_add_c_test(test_network test_network.c)
+sm_add_c_test(test_network_errors test_network_errors.c)
+
+add_test(NAME test_example_plugin
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_example_plugin.sh ${SCALEMETER_BIN}
+          ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR})
+
+# The metrics command as a user runs it: JSON keys and values, CSV header, bad input.
+add_test(NAME cli_metrics_json
+  COMMAND ${SCALEMETER_BIN} metrics examples/tiny_resnet.ini --format json --batch 2
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# batch 2: 2 x 13,549,888 MACs (tests/test_network.c derives them), weights stay 24,666
+set_tests_properties(cli_metrics_json PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"batch\": 2, \"flops\": 54920532, \"macs\": 27099776, \"bwd_flops\": [0-9]+, \"inputs\": 219136, \"outputs\": 212992, \"weights\": 24666, \"layers\": 17, \"param_tensors\": 26")
+add_test(NAME cli_metrics_csv_per_layer
+  COMMAND ${SCALEMETER_BIN} metrics examples/tiny_resnet.ini --format csv --per-layer
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_metrics_csv_per_layer PROPERTIES PASS_REGULAR_EXPRESSION
+  "^scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,param_tensors,bytes\nnetwork,tiny_resnet,,3x32x32,.*\nlayer,layer2.0.downsample.0,conv2d,32x16x16,262144,131072,")
+add_test(NAME cli_metrics_unknown_model COMMAND ${SCALEMETER_BIN} metrics no_such_model)
+set_tests_properties(cli_metrics_unknown_model PROPERTIES WILL_FAIL ON)
+add_test(NAME cli_metrics_unknown_model_message COMMAND ${SCALEMETER_BIN} metrics no_such_model)
+set_tests_properties(cli_metrics_unknown_model_message PROPERTIES
+  PASS_REGULAR_EXPRESSION "unknown model 'no_such_model'")
+add_test(NAME cli_metrics_bad_batch COMMAND ${SCALEMETER_BIN} metrics examples/tiny_resnet.ini --batch 0
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_metrics_bad_batch PROPERTIES WILL_FAIL ON)

@@ -1,0 +1,49 @@
+/* A well-formed test plugin: type "test_identity", shape unchanged, no cost. */
+#include <scalemeter/plugin.h>
+
+static void parse(void *params, sm_args *args)
+{
+    (void)params;
+    (void)args;
+}
+static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
+{
+    (void)params;
+    (void)n_in;
+    (void)err;
+    *out = in[0];
+    return 0;
+}
+static int metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                   sm_layer_metrics *m, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)m, (void)err;
+    return 0;
+}
+
+#ifndef TEST_TYPE_NAME
+#define TEST_TYPE_NAME "test_identity"
+#endif
+#ifndef TEST_ABI_VERSION
+#define TEST_ABI_VERSION SM_PLUGIN_ABI_VERSION
+#endif
+
+static const sm_layer_type desc = {
+    .abi_version = TEST_ABI_VERSION,
+    .struct_size = sizeof(sm_layer_type),
+    .name = TEST_TYPE_NAME,
+    .summary = "test plugin",
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = parse,
+    .infer = infer,
+    .metrics = metrics,
+};
+
+#ifndef TEST_NO_ENTRY
+SM_DEFINE_PLUGIN(desc)
+#else
+/* Exports something, but not the entry point. */
+SM_PLUGIN_EXPORT const sm_layer_type *not_the_entry_point(void);
+SM_PLUGIN_EXPORT const sm_layer_type *not_the_entry_point(void) { return &desc; }
+#endif

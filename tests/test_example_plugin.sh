@@ -1,0 +1,31 @@
+#!/bin/sh
+# The example plugin is built outside the core with a plain compiler call, loaded through
+# SCALEMETER_PLUGIN_PATH without rebuilding anything, and counted as derived by hand.
+# usage: test_example_plugin.sh SCALEMETER CC SOURCE_DIR
+set -eu
+scalemeter=$1 cc=$2 src=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+$cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -I"$src/core/include" \
+    -o "$dir/mish.so" "$src/examples/plugin/mish.c"
+
+# Without the path the type is unknown, and the message names file, line and type.
+if out=$("$scalemeter" metrics "$src/examples/plugin/mish_net.ini" 2>&1); then
+    fail "mish loaded without SCALEMETER_PLUGIN_PATH"
+fi
+echo "$out" | grep -q "mish_net.ini:8: layer act: unknown layer type 'mish'" || fail "$out"
+
+SCALEMETER_PLUGIN_PATH=$dir "$scalemeter" plugins | grep -q "^mish .*$dir/mish.so" ||
+    fail "scalemeter plugins does not list mish from $dir"
+
+# By hand, 3x32x32 input: conv 8*32*32*3*9 = 221,184 MACs, 2*221,184 + 8*1024 bias = 450,560
+# FLOPs; mish 7 FLOPs x 8,192 elements = 57,344; pool 8,192 + 8 = 8,200; fc 8*10 = 80 MACs,
+# 160 + 10 bias = 170 FLOPs. Total FLOPs 516,274; MACs 221,264; weights 8*27+8 + 80+10 = 314.
+json=$(SCALEMETER_PLUGIN_PATH=$dir "$scalemeter" metrics "$src/examples/plugin/mish_net.ini" \
+       --format json)
+for want in '"flops": 516274' '"macs": 221264' '"weights": 314' '"layers": 2'; do
+    echo "$json" | grep -q "$want" || fail "missing $want in $json"
+done
+echo "1 passed, 0 failed"

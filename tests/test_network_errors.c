@@ -1,0 +1,83 @@
+/* Every mistake in a network file is refused with one line naming the file, the line and what
+ * is wrong. Each case: the file, the line the message must name (0: none) and a phrase. */
+#include "check.h"
+#include "net_file.h"
+
+#define NET "[network]\ninput = 3x8x8\n[layers]\n" /* lines 1-3; layers start at line 4 */
+
+typedef struct error_case {
+    const char *text;
+    int line;
+    const char *phrase;
+} error_case;
+
+static const error_case cases[] = {
+    {NET "a = convv2d out=4 kernel=3\n", 4, "unknown layer type 'convv2d'"},
+    {NET "a = relu\nb = relu from=nope\n", 5, "input 'nope' names no layer"},
+    {NET "a = relu from=c\nb = relu from=a\nc = relu from=b\n", 0, "cycle"},
+    {NET "a = relu from=a\n", 4, "its own output"},
+    {NET "a = conv2d out=4 kernel=1\nb = add from=a,@input\n", 5, "4x8x8"},
+    {NET "a = conv2d out=4 kernel=11 padding=1\n", 4, "larger than"},
+    {NET "a = conv2d out=0 kernel=3\n", 4, "out=0 out of range"},
+    {NET "a = conv2d out=-5 kernel=3\n", 4, "out=-5 out of range"},
+    {NET "a = conv2d out=4 kernal=3\n", 4, "missing parameter kernel"},
+    {NET "a = conv2d out=4 kernel=3 kernal=3\n", 4, "unknown parameter kernal"},
+    {NET "a = conv2d out=4 kernel=3 out=5\n", 4, "given twice"},
+    {NET "a = conv2d out=4 kernel=three\n", 4, "kernel=three is not an integer"},
+    {NET "a = conv2d out=4 kernel=3 bias=maybe\n", 4, "bias=maybe is not true or false"},
+    {NET "a = conv2d out=4 kernel=3 stray\n", 4, "expected key=value, got 'stray'"},
+    {NET "a = relu\na = relu\n", 5, "layer name a is already used at line 4"},
+    {NET "a = relu from=@in\n", 4, "@in used outside a block"},
+    {"[network]\ninput = 3x0x8\n[layers]\na = relu\n", 2, "input = 3x0x8"},
+    {"[network]\ninput = 3x4000000000x8\n[layers]\na = relu\n", 2, "input = 3x4000000000x8"},
+    {"[layers]\na = relu\n", 0, "no [network] section"},
+    {"[network]\ninput = 3x8x8\nsize = 4\n", 3, "unknown key 'size'"},
+    {NET "[blocks x]\na = relu\n", 4, "unknown section [blocks x]"},
+    {NET "this line has no equals sign\n", 4, "syntax error"},
+    {NET "a = relu                                                                               "
+         "                                                                                     "
+         "                           \n",
+     4, "line longer than"},
+    {NET "[block b]\nuse = missing\n", 4, "no [template missing]"},
+    {NET "[template t]\nc = conv2d out=${width} kernel=1\n[block b]\nuse = t\nout = 4\n", 5,
+     "no argument 'width'"},
+    {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b]\nuse = t\nw = 4\nx = 1\n", 6,
+     "argument 'x' is not used"},
+    {NET "[template t]\nc = conv2d out=${w/0} kernel=1\n[block b]\nuse = t\nw = 4\n", 5,
+     "division by zero"},
+    {NET "[block b{3..1}]\nc = relu\n", 4, "repetition"},
+    {NET "a = add from=@input\n", 4, "takes 2 to"},
+    /* 16777216 filters of 65535x65535 over a 65535-pixel padded input: MACs overflow 64 bits */
+    {"[network]\ninput = 16777216x1x1\n[layers]\n"
+     "a = conv2d out=16777216 kernel=65535 padding=32767\n",
+     4, "overflow"},
+};
+
+int main(void)
+{
+    sm_status st;
+    sm_registry *reg;
+    if (sm_registry_open(&reg, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sm_network *net = net_load(reg, cases[i].text, 0, &st);
+        CHECK(net == NULL);
+        if (net) {
+            fprintf(stderr, "case %zu loaded but should not have\n", i);
+            sm_network_free(net);
+            continue;
+        }
+        char where[96]; /* the file, and the line where the case names one */
+        if (cases[i].line)
+            snprintf(where, sizeof where, "%s:%d", net_file_path, cases[i].line);
+        else
+            snprintf(where, sizeof where, "%s", net_file_path);
+        CHECK_CONTAINS(st.msg, where);
+        CHECK_CONTAINS(st.msg, cases[i].phrase);
+        CHECK(strchr(st.msg, '\n') == NULL); /* one line */
+    }
+    sm_registry_free(reg);
+    return check_summary();
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs scalemeter's build dependencies from Debian's packages (run as root, or with sudo
+# available). With --test, also what the test suite uses: PyTorch's torchvision for the
+# exporter test and Chromium for rendering the SVG charts.
+set -eu
+packages="cmake make gcc pkg-config libinih-dev libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin"
+if [ "${1:-}" = "--test" ]; then
+    packages="$packages python3 python3-torchvision chromium"
+fi
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing:$missing"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
