@@ -138,9 +138,17 @@ void table_add(text_table *t, const char *const *cells)
     t->n_rows++;
 }
 
+/* A number as these tables print one: "25,557,032", "4.09 G", "1.5 ms", "64x56x56", "-". Text
+ * that merely starts with a digit ("2-D convolution") is not. */
 static int looks_numeric(const char *s)
 {
-    return *s && (isdigit((unsigned char)*s) || ((*s == '-' || *s == '+') && isdigit((unsigned char)s[1])));
+    if (!isdigit((unsigned char)*s) && !((*s == '-' || *s == '+') && isdigit((unsigned char)s[1])))
+        return 0;
+    const char *unit = strchr(s, ' ');
+    size_t len = unit ? (size_t)(unit - s) : strlen(s);
+    if (unit && (strlen(unit + 1) > 3 || strspn(unit + 1, "kMGTPEmunsih/%") != strlen(unit + 1)))
+        return 0;
+    return strspn(s, "0123456789.,+-xe%") == len;
 }
 
 void table_print(const text_table *t, FILE *out)
