@@ -38,8 +38,9 @@ static int select_infer(const void *params, const sm_shape *in, int n_in, sm_sha
         return -1;
     }
     out->ndim = in->ndim - 1;
-    for (int i = 0; i < SM_MAX_DIMS; i++)
+    for (int i = 0; i + 1 < SM_MAX_DIMS; i++)
         out->dim[i] = i < out->ndim ? in->dim[i + 1] : 0;
+    out->dim[SM_MAX_DIMS - 1] = 0;
     return 0;
 }
 

@@ -1,0 +1,20 @@
+# The transformer part of the zoo: plugins embedding, pos_embedding, cls_token, tokens, select,
+# attention, lm_head and the networks vit_b_16, bert_base, gpt2 (docs/transformers.md).
+sm_add_c_test(test_transformers test_transformers.c)
+
+# docs/transformers.md's worked example: what the command prints for BERT-base at 128 tokens.
+add_test(NAME transformers_cli_bert_128
+  COMMAND ${SCALEMETER_BIN} metrics bert_base --image 128 --format csv
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(transformers_cli_bert_128 PROPERTIES
+  PASS_REGULAR_EXPRESSION "network,bert_base,,128,22419902976,11174215680,[0-9]+,0,0,109482240,")
+# A sequence longer than BERT's 512 positions: one line naming the file and line, exit 1.
+add_test(NAME transformers_cli_bert_too_long
+  COMMAND ${SCALEMETER_BIN} metrics bert_base --image 1024
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(transformers_cli_bert_too_long PROPERTIES WILL_FAIL TRUE)
+add_test(NAME transformers_cli_bert_too_long_message
+  COMMAND ${SCALEMETER_BIN} metrics bert_base --image 1024
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(transformers_cli_bert_too_long_message PROPERTIES
+  PASS_REGULAR_EXPRESSION "bert_base\\.ini:[0-9]+ .*position_embeddings.*longer than max_len 512")
