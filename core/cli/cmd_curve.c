@@ -1,0 +1,574 @@
+/* scalemeter curve: scaling curves of one or more networks against node count, from fitted
+ * coefficients or a device description, as a table, CSV, JSON or an SVG chart. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "curve_svg.h"
+#include "output.h"
+#include "scalemeter/curve.h"
+#include "scalemeter/device.h"
+#include "scalemeter/fit.h"
+
+#define MAX_NODES (1 << 20)
+#define MAX_BATCH (INT64_C(1) << 32)
+#define MAX_SWEEP 256
+
+static void usage(void)
+{
+    printf(
+        "usage: scalemeter curve MODEL[,MODEL...] (--coeffs FILE | --device NAME|FILE)\n"
+        "                        (--batch LIST | --global-batch LIST) --nodes LIST [options]\n\n"
+        "Predicts one training step per node count: forward, backward and gradient\n"
+        "synchronisation time, throughput, scaling efficiency and the turning point.\n\n"
+        "  MODEL              a network file or a network of the zoo (resnet50); a comma list\n"
+        "                     draws curves side by side\n"
+        "  --coeffs FILE      coefficients fitted by `scalemeter fit`\n"
+        "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
+        "                     or of a file (a100, h100, h200, cpu ship with scalemeter)\n"
+        "  --batch LIST       weak scaling: the per-device batch stays fixed\n"
+        "  --global-batch LIST  strong scaling: the global batch is split over the devices\n"
+        "                     (rounded down; it must be at least the number of devices)\n"
+        "  --nodes LIST       node counts\n"
+        "  -g, --gpus-per-node G  devices per node (default: the device file's, else 1)\n"
+        "  --image S          input height and width (a sequence's length)\n"
+        "  --threshold T      turning point: the node count past which one more doubling\n"
+        "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
+        "  --overlap          (--device) all-reduce gradient buckets during the backward pass\n"
+        "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
+        "  --precision P      (--device) fp32, tf32, fp16 or bf16 (default: the file's)\n"
+        "  --format F         table (default), csv, json or svg\n"
+        "  -o, --output FILE  write there instead of to standard output\n\n"
+        "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
+        "doubles from A up to B (1:64 = 1,2,4,8,16,32,64).\n"
+        "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count.\n"
+        "Times are seconds per step of one device; images_per_s counts the whole cluster.\n"
+        "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
+        "global_batch,devices,images_per_s,efficiency,turning_point (the measurement CSV's\n"
+        "columns first, so `scalemeter fit` reads it). docs/scaling.md explains the models.\n");
+}
+
+typedef struct curve_args {
+    const char *models, *coeffs, *device, *precision, *output;
+    int64_t batches[MAX_SWEEP];
+    int n_batches, strong;
+    int nodes[MAX_SWEEP];
+    int n_nodes;
+    int64_t gpus_per_node, image;
+    double threshold, bucket_mib;
+    int overlap;
+    output_format format;
+} curve_args;
+
+/* "64", "32,64,128", "1:64" (doubling from A up to B) or a mix, into out[]. */
+static int parse_list(const char *option, const char *text, int64_t max, int64_t *out, int *n)
+{
+    char msg[512];
+    const char *p = text;
+    *n = 0;
+    for (;;) {
+        char *end;
+        int64_t range[2];
+        int parts = 0;
+        for (;;) {
+            errno = 0;
+            long long v = strtoll(p, &end, 10);
+            if (errno || end == p || v < 1 || v > max) {
+                snprintf(msg, sizeof msg, "%s %s: expected integers from 1 to %lld, or A:B, "
+                         "separated by commas", option, text, (long long)max);
+                return report_error(msg), -1;
+            }
+            range[parts++] = v;
+            p = end;
+            if (*p != ':' || parts == 2)
+                break;
+            p++;
+        }
+        if (parts == 2 && range[0] > range[1]) {
+            snprintf(msg, sizeof msg, "%s %s: the range %lld:%lld runs backwards", option, text,
+                     (long long)range[0], (long long)range[1]);
+            return report_error(msg), -1;
+        }
+        for (int64_t v = range[0]; v <= range[parts - 1]; v *= 2) {
+            if (*n == MAX_SWEEP) {
+                snprintf(msg, sizeof msg, "%s %s: more than %d values", option, text, MAX_SWEEP);
+                return report_error(msg), -1;
+            }
+            out[(*n)++] = v;
+            if (parts == 1 || v > range[1] / 2)
+                break;
+        }
+        if (*p == '\0')
+            return 0;
+        if (*p != ',') {
+            snprintf(msg, sizeof msg, "%s %s: unexpected '%c'; expected integers from 1 to %lld, "
+                     "or A:B, separated by commas", option, text, *p, (long long)max);
+            return report_error(msg), -1;
+        }
+        p++;
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Removes repeats, keeping the first of each. */
+static int unique(int64_t *v, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < m && !seen; j++)
+            seen = v[j] == v[i];
+        if (!seen)
+            v[m++] = v[i];
+    }
+    return m;
+}
+
+static int parse_threshold(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end != text && *end == '%' && end[1] == '\0') {
+        v /= 100;
+        end++;
+    }
+    if (errno || end == text || *end || !(v > 0 && v <= 1)) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--threshold %s: expected a gain above 0 and at most 1 "
+                 "(0.1 or 10%%)", text);
+        return report_error(msg), -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, curve_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->threshold = SM_DEFAULT_THRESHOLD;
+    a->format = FORMAT_TABLE;
+    int64_t nodes[MAX_SWEEP];
+    int have_batch = 0, have_global = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            exit(0);
+        } else if ((v = option_value(argc, argv, &i, "--coeffs", &missing))) {
+            a->coeffs = v;
+        } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
+            a->device = v;
+        } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
+            if (parse_list("--batch", v, MAX_BATCH, a->batches, &a->n_batches))
+                return -1;
+            have_batch = 1;
+        } else if ((v = option_value(argc, argv, &i, "--global-batch", &missing))) {
+            if (parse_list("--global-batch", v, MAX_BATCH, a->batches, &a->n_batches))
+                return -1;
+            have_global = 1;
+        } else if ((v = option_value(argc, argv, &i, "--nodes", &missing))) {
+            if (parse_list("--nodes", v, MAX_NODES, nodes, &a->n_nodes))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--gpus-per-node", &missing)) ||
+                   (v = option_value(argc, argv, &i, "-g", &missing))) {
+            if (parse_positive("--gpus-per-node", v, 4096, &a->gpus_per_node))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
+            if (parse_positive("--image", v, 1 << 20, &a->image))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--threshold", &missing))) {
+            if (parse_threshold(v, &a->threshold))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--bucket-mib", &missing))) {
+            char *end;
+            errno = 0;
+            a->bucket_mib = strtod(v, &end);
+            if (errno || end == v || *end || !(a->bucket_mib > 0 && a->bucket_mib <= 1 << 20)) {
+                fprintf(stderr, "scalemeter: --bucket-mib %s: expected a size in MiB above 0 "
+                                "and at most 1048576\n", v);
+                return -1;
+            }
+        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
+            a->precision = v;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            if (parse_format(v, 15, &a->format))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--output", &missing)) ||
+                   (v = option_value(argc, argv, &i, "-o", &missing))) {
+            a->output = v;
+        } else if (missing) {
+            return -1;
+        } else if (!strcmp(argv[i], "--overlap")) {
+            a->overlap = 1;
+        } else if (argv[i][0] == '-' || a->models) {
+            fprintf(stderr, "scalemeter curve: unexpected argument '%s' (--help)\n", argv[i]);
+            return -1;
+        } else {
+            a->models = argv[i];
+        }
+    }
+    const char *problem = NULL;
+    if (!a->models)
+        problem = "which network? (scalemeter curve resnet50 --device h100 --batch 64 "
+                  "--nodes 1:64)";
+    else if (!a->coeffs == !a->device)
+        problem = "give one of --coeffs FILE or --device NAME";
+    else if (have_batch == have_global)
+        problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
+    else if (!a->n_nodes)
+        problem = "which node counts? (--nodes 1:64)";
+    else if (a->coeffs && (a->overlap || a->bucket_mib > 0 || a->precision))
+        problem = "--overlap, --bucket-mib and --precision apply to --device; fitted "
+                  "coefficients already hold what was measured";
+    if (problem) {
+        fprintf(stderr, "scalemeter curve: %s\n", problem);
+        return -1;
+    }
+    a->strong = have_global;
+    a->n_batches = unique(a->batches, a->n_batches);
+    qsort(nodes, (size_t)a->n_nodes, sizeof nodes[0], by_value);
+    a->n_nodes = unique(nodes, a->n_nodes);
+    for (int i = 0; i < a->n_nodes; i++)
+        a->nodes[i] = (int)nodes[i];
+    return 0;
+}
+
+/* One curve of the output: a network at one batch. */
+typedef struct curve_row {
+    const char *model; /* as the user named it */
+    const sm_network *net;
+    int64_t batch; /* per device (weak) or global (strong) */
+    sm_curve curve;
+} curve_row;
+
+typedef struct curve_run {
+    const curve_args *args;
+    const sm_predictor *pred;
+    int gpus_per_node;
+    curve_row *rows;
+    int n_rows;
+} curve_run;
+
+static int64_t image_of(const curve_run *r, const sm_network *net)
+{
+    if (r->args->image)
+        return r->args->image;
+    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
+}
+
+/* Throughput gained by the doubling after the turning point, per doubling. */
+static double turning_gain(const sm_curve *c)
+{
+    const sm_curve_point *p = &c->points[c->turning], *q = &c->points[c->turning + 1];
+    double doublings = log2((double)q->layout.nodes / p->layout.nodes);
+    return pow(q->images_per_s / p->images_per_s, 1 / doublings) - 1;
+}
+
+static void csv_number(FILE *out, double v)
+{
+    if (!isnan(v))
+        fprintf(out, "%.6g", v);
+}
+
+static void write_csv(FILE *out, const curve_run *r)
+{
+    fputs("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
+          "global_batch,devices,images_per_s,efficiency,turning_point\n", out);
+    for (int k = 0; k < r->n_rows; k++) {
+        const curve_row *row = &r->rows[k];
+        for (int i = 0; i < row->curve.n_points; i++) {
+            const sm_curve_point *p = &row->curve.points[i];
+            const double t[] = {p->pred.t_infer, p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad,
+                                p->pred.t_step};
+            csv_field(out, row->model);
+            fprintf(out, ",%lld,%lld,%d,%d", (long long)image_of(r, row->net),
+                    (long long)p->layout.batch, p->layout.nodes, p->layout.gpus_per_node);
+            for (int j = 0; j < 5; j++) {
+                fputc(',', out);
+                csv_number(out, t[j]);
+            }
+            fprintf(out, ",%lld,%lld,%.6g,%.6g,", (long long)p->global_batch,
+                    (long long)sm_layout_devices(&p->layout), p->images_per_s, p->efficiency);
+            if (row->curve.turning >= 0)
+                fprintf(out, "%d", row->curve.points[row->curve.turning].layout.nodes);
+            fputc('\n', out);
+        }
+    }
+}
+
+static void json_number(FILE *out, double v)
+{
+    if (isnan(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.6g", v);
+}
+
+static void write_json(FILE *out, const curve_run *r)
+{
+    fputs("{\"predictor\": ", out);
+    json_string(out, sm_predictor_describe(r->pred));
+    fprintf(out, ", \"scaling\": \"%s\", \"gpus_per_node\": %d, \"threshold\": %g, "
+                 "\"overlap\": %s, \"curves\": [",
+            r->args->strong ? "strong" : "weak", r->gpus_per_node, r->args->threshold,
+            r->args->overlap ? "true" : "false");
+    for (int k = 0; k < r->n_rows; k++) {
+        const curve_row *row = &r->rows[k];
+        const sm_curve *c = &row->curve;
+        fprintf(out, "%s\n  {\"model\": ", k ? "," : "");
+        json_string(out, row->model);
+        fprintf(out, ", \"image\": %lld, \"%s\": %lld, \"turning_point\": ",
+                (long long)image_of(r, row->net), r->args->strong ? "global_batch" : "batch",
+                (long long)row->batch);
+        if (c->turning >= 0)
+            fprintf(out, "{\"nodes\": %d, \"next_nodes\": %d, \"gain_per_doubling\": %.4g}",
+                    c->points[c->turning].layout.nodes, c->points[c->turning + 1].layout.nodes,
+                    turning_gain(c));
+        else
+            fputs("null", out);
+        fputs(", \"points\": [", out);
+        for (int i = 0; i < c->n_points; i++) {
+            const sm_curve_point *p = &c->points[i];
+            fprintf(out, "%s\n    {\"nodes\": %d, \"gpus_per_node\": %d, \"devices\": %lld, "
+                         "\"batch\": %lld, \"global_batch\": %lld",
+                    i ? "," : "", p->layout.nodes, p->layout.gpus_per_node,
+                    (long long)sm_layout_devices(&p->layout), (long long)p->layout.batch,
+                    (long long)p->global_batch);
+            const char *names[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step",
+                                   "images_per_s", "efficiency"};
+            const double vals[] = {p->pred.t_infer, p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad,
+                                   p->pred.t_step, p->images_per_s, p->efficiency};
+            for (int j = 0; j < 7; j++) {
+                fprintf(out, ", \"%s\": ", names[j]);
+                json_number(out, vals[j]);
+            }
+            fputc('}', out);
+        }
+        fputs("]}", out);
+    }
+    fputs("\n]}\n", out);
+}
+
+static void batch_label(const curve_run *r, int64_t batch, char *buf, size_t len)
+{
+    snprintf(buf, len, r->args->strong ? "global batch %lld" : "batch %lld", (long long)batch);
+}
+
+static void write_table(FILE *out, const curve_run *r)
+{
+    fprintf(out, "%s\n%s scaling, %d device%s per node; times per step of one device\n\n",
+            sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak",
+            r->gpus_per_node, r->gpus_per_node == 1 ? "" : "s");
+    const char *headers[] = {"model", "batch", "global", "nodes", "devices", "t_fwd", "t_bwd",
+                             "t_grad", "t_step", "images/s", "efficiency"};
+    text_table *t = table_new(11, headers);
+    for (int k = 0; k < r->n_rows; k++) {
+        const curve_row *row = &r->rows[k];
+        for (int i = 0; i < row->curve.n_points; i++) {
+            const sm_curve_point *p = &row->curve.points[i];
+            char c[10][32];
+            snprintf(c[0], sizeof c[0], "%lld", (long long)p->layout.batch);
+            snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
+            snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
+            snprintf(c[3], sizeof c[3], "%lld", (long long)sm_layout_devices(&p->layout));
+            fmt_seconds(p->pred.t_fwd, c[4], sizeof c[4]);
+            fmt_seconds(p->pred.t_bwd, c[5], sizeof c[5]);
+            fmt_seconds(p->pred.t_grad, c[6], sizeof c[6]);
+            fmt_seconds(p->pred.t_step, c[7], sizeof c[7]);
+            snprintf(c[8], sizeof c[8], "%.0f", p->images_per_s);
+            snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
+            const char *cells[] = {row->model, c[0], c[1], c[2], c[3], c[4],
+                                   c[5],       c[6], c[7], c[8], c[9]};
+            table_add(t, cells);
+        }
+    }
+    table_print(t, out);
+    table_free(t);
+    fprintf(out, "\nturning points (one more doubling of nodes gains less than %g%% "
+                 "throughput):\n", r->args->threshold * 100);
+    for (int k = 0; k < r->n_rows; k++) {
+        const curve_row *row = &r->rows[k];
+        const sm_curve *c = &row->curve;
+        char b[64];
+        batch_label(r, row->batch, b, sizeof b);
+        if (c->turning >= 0)
+            fprintf(out, "  %s, %s: %d nodes (doubling to %d gains %.1f%%)\n", row->model, b,
+                    c->points[c->turning].layout.nodes, c->points[c->turning + 1].layout.nodes,
+                    turning_gain(c) * 100);
+        else
+            fprintf(out, "  %s, %s: none up to %d nodes\n", row->model, b,
+                    c->points[c->n_points - 1].layout.nodes);
+    }
+}
+
+static void write_svg(FILE *out, const curve_run *r)
+{
+    const curve_args *a = r->args;
+    int several_models = strchr(a->models, ',') != NULL;
+    svg_series series[r->n_rows];
+    char labels[r->n_rows][160];
+    for (int k = 0; k < r->n_rows; k++) {
+        char b[64];
+        batch_label(r, r->rows[k].batch, b, sizeof b);
+        if (several_models && a->n_batches == 1)
+            snprintf(labels[k], sizeof labels[k], "%s", r->rows[k].model);
+        else if (!several_models && a->n_batches > 1)
+            snprintf(labels[k], sizeof labels[k], "%s", b);
+        else
+            snprintf(labels[k], sizeof labels[k], "%s, %s", r->rows[k].model, b);
+        series[k] = (svg_series){labels[k], &r->rows[k].curve};
+    }
+    /* "Weak scaling of resnet50 on h100, batch 64 per device"; several models: the legend
+     * names them */
+    char title[400], of[200] = "", x_label[96], b[64] = "";
+    if (!several_models)
+        snprintf(of, sizeof of, " of %.180s", a->models);
+    if (a->n_batches == 1)
+        snprintf(b, sizeof b, a->strong ? ", global batch %lld" : ", batch %lld per device",
+                 (long long)a->batches[0]);
+    snprintf(title, sizeof title, "%s scaling%s on %.100s%s", a->strong ? "Strong" : "Weak", of,
+             a->device ? a->device : a->coeffs, b);
+    snprintf(x_label, sizeof x_label, "nodes (%d device%s each, log2 scale)", r->gpus_per_node,
+             r->gpus_per_node == 1 ? "" : "s");
+    svg_chart chart = {title, sm_predictor_describe(r->pred), x_label, a->threshold, series,
+                       r->n_rows};
+    curve_svg_write(out, &chart);
+}
+
+static int write_output(const curve_run *r)
+{
+    FILE *out = stdout;
+    if (r->args->output && !(out = fopen(r->args->output, "w"))) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "-o %s: cannot write: %s", r->args->output, strerror(errno));
+        return report_error(msg);
+    }
+    switch (r->args->format) {
+    case FORMAT_CSV: write_csv(out, r); break;
+    case FORMAT_JSON: write_json(out, r); break;
+    case FORMAT_SVG: write_svg(out, r); break;
+    case FORMAT_TABLE: write_table(out, r); break;
+    }
+    int failed = ferror(out);
+    if (out != stdout)
+        failed |= fclose(out) != 0;
+    if (failed) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "%s: write failed",
+                 r->args->output ? r->args->output : "standard output");
+        return report_error(msg);
+    }
+    return 0;
+}
+
+/* Where fitted coefficients are asked beyond what they saw: one line per curve, at the first
+ * node count concerned, on standard error (the output itself stays machine-readable). */
+static void warn_extrapolation(const curve_run *r)
+{
+    for (int k = 0; k < r->n_rows; k++) {
+        const curve_row *row = &r->rows[k];
+        for (int i = 0; i < row->curve.n_points; i++) {
+            char msg[1024], b[64];
+            const sm_curve_point *p = &row->curve.points[i];
+            if (!sm_predictor_warning(r->pred, &p->layout, msg, sizeof msg))
+                continue;
+            batch_label(r, row->batch, b, sizeof b);
+            fprintf(stderr, "scalemeter curve: warning: %s, %s, from %d nodes on: %s\n",
+                    row->model, b, p->layout.nodes, msg);
+            break;
+        }
+    }
+}
+
+static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
+{
+    if (a->coeffs)
+        return sm_predictor_from_coeffs(a->coeffs, p, st);
+    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap};
+    return sm_predictor_from_device_opts(a->device, &opt, p, st);
+}
+
+/* Loads every network and computes every curve; rows and networks stay for the output. */
+static int compute(curve_run *r, const sm_registry *reg, char **models, int n_models,
+                   sm_network **nets, sm_status *st)
+{
+    const curve_args *a = r->args;
+    sm_network_options opt = {a->image};
+    for (int m = 0; m < n_models; m++)
+        if (sm_network_load(reg, models[m], &opt, &nets[m], st))
+            return -1;
+    for (int m = 0; m < n_models; m++)
+        for (int b = 0; b < a->n_batches; b++) {
+            curve_row *row = &r->rows[r->n_rows];
+            *row = (curve_row){models[m], nets[m], a->batches[b], {0, NULL, -1}};
+            sm_curve_spec spec = {a->strong ? 0 : a->batches[b], a->strong ? a->batches[b] : 0,
+                                  r->gpus_per_node, a->nodes, a->n_nodes, a->threshold};
+            if (sm_curve_compute(r->pred, nets[m], &spec, &row->curve, st))
+                return -1;
+            r->n_rows++;
+        }
+    return 0;
+}
+
+int cmd_curve(int argc, char **argv)
+{
+    curve_args a;
+    if (parse_args(argc, argv, &a))
+        return 2;
+    /* the model list, split at commas */
+    char *list = strdup(a.models);
+    char *models[MAX_SWEEP];
+    int n_models = 0;
+    for (char *save, *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+        if (n_models == MAX_SWEEP) {
+            free(list);
+            return report_error("more than 256 models");
+        }
+        models[n_models++] = m;
+    }
+    if (!n_models) {
+        free(list);
+        return report_error("the model list is empty");
+    }
+
+    sm_status st;
+    sm_predictor *pred = NULL;
+    sm_registry *reg = NULL;
+    sm_network *nets[MAX_SWEEP] = {0};
+    curve_run r = {&a, NULL, 0, calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)), 0};
+    int rc = 0;
+    if (!r.rows)
+        rc = report_error("out of memory");
+    else if (open_predictor(&a, &pred, &st) || sm_registry_open(&reg, &st))
+        rc = report_error(st.msg);
+    if (rc == 0) {
+        r.pred = pred;
+        int per_node = sm_predictor_devices_per_node(pred);
+        r.gpus_per_node = a.gpus_per_node ? (int)a.gpus_per_node : per_node ? per_node : 1;
+        if (compute(&r, reg, models, n_models, nets, &st)) {
+            rc = report_error(st.msg);
+        } else {
+            warn_extrapolation(&r);
+            rc = write_output(&r);
+        }
+    }
+    for (int k = 0; k < r.n_rows; k++)
+        sm_curve_free(&r.rows[k].curve);
+    free(r.rows);
+    for (int m = 0; m < n_models; m++)
+        sm_network_free(nets[m]);
+    sm_registry_free(reg);
+    sm_predictor_free(pred);
+    free(list);
+    return rc;
+}

@@ -1,0 +1,55 @@
+/*
+ * scalemeter/curve.h: scaling curves, a prediction per node count, with throughput, scaling
+ * efficiency and the turning point past which more nodes stop paying.
+ *
+ * Weak scaling keeps the per-device batch; strong scaling keeps the global batch, so the
+ * per-device batch shrinks as devices grow (rounded down where it does not divide).
+ */
+#ifndef SCALEMETER_CURVE_H
+#define SCALEMETER_CURVE_H
+
+#include "scalemeter/predict.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SM_DEFAULT_THRESHOLD 0.10 /* a doubling that gains less than 10% does not pay */
+
+typedef struct sm_curve_point {
+    sm_layout layout;     /* layout.batch: per device */
+    int64_t global_batch; /* layout.batch x devices */
+    sm_prediction pred;
+    double images_per_s;  /* global_batch / t_step */
+    double efficiency;    /* images_per_s / (nodes / nodes[0] x images_per_s[0]) */
+} sm_curve_point;
+
+typedef struct sm_curve_spec {
+    int64_t batch;        /* weak scaling: per-device batch; 0 under strong scaling */
+    int64_t global_batch; /* strong scaling: the global batch; 0 under weak scaling */
+    int gpus_per_node;
+    const int *nodes;     /* ascending, no repeats */
+    int n_nodes;
+    double threshold;     /* (0, 1]: gain per doubling below which the curve turns */
+} sm_curve_spec;
+
+typedef struct sm_curve {
+    int n_points;
+    sm_curve_point *points;
+    int turning; /* index of the turning point in points, -1 where the curve never turns */
+} sm_curve;
+
+/* A prediction at every node count of the spec. */
+int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curve_spec *spec,
+                     sm_curve *out, sm_status *st);
+void sm_curve_free(sm_curve *c);
+
+/* The first index i whose next point gains less than threshold in throughput per doubling of
+ * nodes: (ips[i+1] / ips[i]) ^ (1 / log2(nodes[i+1] / nodes[i])) - 1 < threshold; -1 when none
+ * does. nodes ascending. */
+int sm_curve_turning_point(const int *nodes, const double *images_per_s, int n, double threshold);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+/*
+ * scalemeter/device.h: predictions without calibration, from a description of the device and
+ * its cluster (configs/devices/NAME.ini; the format is in docs/scaling.md).
+ *
+ * Each layer takes its roofline time, max(FLOPs / peak, bytes / bandwidth) at the file's
+ * efficiencies, plus a launch overhead; the backward pass uses the layers' backward FLOPs;
+ * gradients are all-reduced in buckets by a ring, hierarchical over the devices of a node and
+ * the nodes. sm_predictor_from_device (predict.h) is this with default options.
+ */
+#ifndef SCALEMETER_DEVICE_H
+#define SCALEMETER_DEVICE_H
+
+#include "scalemeter/predict.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SM_DEFAULT_BUCKET_MIB 25.0 /* PyTorch DDP's bucket_cap_mb */
+
+typedef struct sm_device_options {
+    const char *precision; /* "fp32", "tf32", "fp16" or "bf16"; NULL: the file's precision */
+    double bucket_mib;     /* gradient bucket in MiB; 0: SM_DEFAULT_BUCKET_MIB */
+    int overlap;           /* 1: buckets are all-reduced while the backward pass runs */
+} sm_device_options;
+
+/* The path of a device: name_or_path itself when it is a file, else
+ * sm_data_dir()/configs/devices/NAME.ini. */
+int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st);
+
+int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
+                                  sm_predictor **out, sm_status *st);
+
+/* Devices per node of the description behind a device predictor; 0 for other predictors. */
+int sm_predictor_devices_per_node(const sm_predictor *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

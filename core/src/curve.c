@@ -1,0 +1,106 @@
+/* Scaling curves: predictions over node counts, efficiency against the smallest count and the
+ * turning point where one more doubling stops paying. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "scalemeter/curve.h"
+
+int sm_curve_turning_point(const int *nodes, const double *images_per_s, int n, double threshold)
+{
+    for (int i = 0; i + 1 < n; i++) {
+        double doublings = log2((double)nodes[i + 1] / nodes[i]);
+        double gain = pow(images_per_s[i + 1] / images_per_s[i], 1 / doublings) - 1;
+        if (gain < threshold)
+            return i;
+    }
+    return -1;
+}
+
+static int check_spec(const sm_curve_spec *s, sm_status *st)
+{
+    if ((s->batch > 0) == (s->global_batch > 0))
+        return sm_fail(st, "a curve takes either a per-device batch or a global batch");
+    if (s->gpus_per_node < 1)
+        return sm_fail(st, "devices per node %d: expected at least 1", s->gpus_per_node);
+    if (s->n_nodes < 1)
+        return sm_fail(st, "a curve needs at least one node count");
+    if (!(s->threshold > 0 && s->threshold <= 1))
+        return sm_fail(st, "threshold %g: expected a gain above 0 and at most 1 (100%%)",
+                       s->threshold);
+    for (int i = 0; i < s->n_nodes; i++) {
+        if (s->nodes[i] < 1)
+            return sm_fail(st, "node count %d: expected at least 1", s->nodes[i]);
+        if (i && s->nodes[i] <= s->nodes[i - 1])
+            return sm_fail(st, "node counts %d, %d: expected ascending counts without repeats",
+                           s->nodes[i - 1], s->nodes[i]);
+    }
+    return 0;
+}
+
+int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curve_spec *spec,
+                     sm_curve *out, sm_status *st)
+{
+    out->n_points = 0;
+    out->points = NULL;
+    out->turning = -1;
+    if (check_spec(spec, st))
+        return -1;
+    sm_curve_point *pts = calloc((size_t)spec->n_nodes, sizeof *pts);
+    double *ips = calloc((size_t)spec->n_nodes, sizeof *ips);
+    if (!pts || !ips) {
+        free(pts);
+        free(ips);
+        return sm_fail(st, "out of memory");
+    }
+    int rc = 0;
+    for (int i = 0; i < spec->n_nodes && rc == 0; i++) {
+        sm_curve_point *c = &pts[i];
+        c->layout = (sm_layout){spec->batch, spec->nodes[i], spec->gpus_per_node};
+        int64_t devices = sm_layout_devices(&c->layout);
+        if (spec->global_batch > 0) {
+            if (spec->global_batch < devices) {
+                rc = sm_fail(st, "global batch %lld is smaller than the %lld devices of %d "
+                             "node%s x %d per node: every device needs a sample",
+                             (long long)spec->global_batch, (long long)devices, spec->nodes[i],
+                             spec->nodes[i] == 1 ? "" : "s", spec->gpus_per_node);
+                break;
+            }
+            c->layout.batch = spec->global_batch / devices;
+        }
+        c->global_batch = c->layout.batch * devices;
+        rc = sm_predict(p, net, &c->layout, &c->pred, st);
+        if (rc == 0 && isnan(c->pred.t_step))
+            rc = sm_fail(st, "%s: the predictor gives no training step time (%s): a curve "
+                         "needs forward, backward and gradient times", net->name,
+                         sm_predictor_describe(p));
+        else if (rc == 0 && !(c->pred.t_step > 0 && isfinite(c->pred.t_step)))
+            rc = sm_fail(st, "%s at batch %lld on %d nodes x %d: the predicted step time %g s is "
+                         "not positive; the predictor does not fit this configuration",
+                         net->name, (long long)c->layout.batch, c->layout.nodes,
+                         c->layout.gpus_per_node, c->pred.t_step);
+        if (rc == 0) {
+            c->images_per_s = sm_images_per_s(&c->layout, c->pred.t_step);
+            ips[i] = c->images_per_s;
+            c->efficiency = c->images_per_s /
+                            ((double)c->layout.nodes / pts[0].layout.nodes * pts[0].images_per_s);
+        }
+    }
+    if (rc == 0) {
+        out->n_points = spec->n_nodes;
+        out->points = pts;
+        out->turning = sm_curve_turning_point(spec->nodes, ips, spec->n_nodes, spec->threshold);
+    } else {
+        free(pts);
+    }
+    free(ips);
+    return rc;
+}
+
+void sm_curve_free(sm_curve *c)
+{
+    if (!c)
+        return;
+    free(c->points);
+    c->points = NULL;
+    c->n_points = 0;
+}

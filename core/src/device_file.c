@@ -1,0 +1,230 @@
+/* Reads a device and cluster description (INI through inih): a table of the fields, their
+ * units and ranges, so that every mistake is named by file and line, or by the missing field. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_file.h"
+
+const char *const sm_precision_names[SM_N_PRECISIONS] = {"fp32", "tf32", "fp16", "bf16"};
+
+int sm_precision_parse(const char *text)
+{
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        if (strcmp(text, sm_precision_names[p]) == 0)
+            return p;
+    return -1;
+}
+
+typedef enum { F_REAL, F_INT, F_TEXT, F_PRECISION } field_kind;
+
+typedef struct field {
+    const char *section, *key;
+    field_kind kind;
+    size_t offset;
+    double scale;      /* file unit -> SI unit */
+    double lo, hi;     /* range in file units; lo itself allowed only where lo_ok */
+    int lo_ok;
+    int required;      /* 1: always; 2: where [device] precision selects it; 0: has a default */
+    const char *what;  /* for messages: what it is, with its unit */
+} field;
+
+#define AT(member) offsetof(sm_device, member)
+#define SIZE(member) ((double)sizeof(((sm_device *)0)->member))
+#define PEAK(p) (AT(peak) + (p) * sizeof(double))
+
+static const field fields[] = {
+    {"device", "name", F_TEXT, AT(name), 0, 0, SIZE(name), 0, 0, "short name"},
+    {"device", "description", F_TEXT, AT(description), 0, 0, SIZE(description), 0, 0,
+     "one line"},
+    {"device", "precision", F_PRECISION, AT(precision), 0, 0, 0, 0, 0,
+     "fp32, tf32, fp16 or bf16"},
+    {"device", "peak_fp32_tflops", F_REAL, PEAK(SM_FP32), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
+    {"device", "peak_tf32_tflops", F_REAL, PEAK(SM_TF32), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
+    {"device", "peak_fp16_tflops", F_REAL, PEAK(SM_FP16), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
+    {"device", "peak_bf16_tflops", F_REAL, PEAK(SM_BF16), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
+    {"device", "memory_bandwidth_gb_s", F_REAL, AT(memory_bandwidth), 1e9, 0, 1e6, 0, 1,
+     "memory bandwidth in GB/s"},
+    {"device", "compute_efficiency", F_REAL, AT(compute_efficiency), 1, 0, 1, 0, 0,
+     "fraction of peak FLOP/s, above 0 and at most 1"},
+    {"device", "memory_efficiency", F_REAL, AT(memory_efficiency), 1, 0, 1, 0, 0,
+     "fraction of memory bandwidth, above 0 and at most 1"},
+    {"device", "launch_overhead_us", F_REAL, AT(launch_overhead), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per layer"},
+    {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
+     "devices in one node"},
+    {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 0, 1e6, 0, 1,
+     "GB/s in one direction between the devices of a node"},
+    {"node", "intra_node_latency_us", F_REAL, AT(intra.latency), 1e-6, 0, 1e6, 1, 1,
+     "microseconds per ring step inside a node"},
+    {"node", "inter_node_bandwidth_gb_s", F_REAL, AT(inter.bandwidth), 1e9, 0, 1e6, 0, 1,
+     "GB/s in one direction of one network port"},
+    {"node", "inter_node_ports", F_INT, AT(inter_ports), 1, 1, 1024, 1, 0,
+     "network ports per node"},
+    {"node", "inter_node_latency_us", F_REAL, AT(inter.latency), 1e-6, 0, 1e6, 1, 1,
+     "microseconds per ring step between nodes"},
+};
+#define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+typedef struct reader {
+    FILE *f;
+    char *buf;
+    size_t cap;
+    int line;     /* line the reader last returned */
+    int too_long; /* line longer than inih takes, or 0 */
+    int error;    /* the handler failed: st holds why */
+    int set_at[N_FIELDS];
+    sm_device *dev;
+    sm_status *st;
+} reader;
+
+static char *read_line(char *str, int num, void *stream)
+{
+    reader *r = stream;
+    ssize_t len = getline(&r->buf, &r->cap, r->f);
+    if (len < 0)
+        return NULL;
+    r->line++;
+    while (len > 0 && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
+        r->buf[--len] = '\0';
+    if (len >= num - 1) { /* inih would cut it silently */
+        r->too_long = r->line;
+        return NULL;
+    }
+    memcpy(str, r->buf, (size_t)len + 1);
+    return str;
+}
+
+static int set_field(reader *r, int i, const char *value)
+{
+    const field *f = &fields[i];
+    void *dst = (char *)r->dev + f->offset;
+    const char *path = r->dev->path;
+    char *end;
+    switch (f->kind) {
+    case F_TEXT: /* hi: the size of the text's buffer */
+        if (snprintf(dst, (size_t)f->hi, "%s", value) >= (int)f->hi)
+            return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->line,
+                           f->key, f->hi - 1);
+        return 0;
+    case F_PRECISION: {
+        int p = sm_precision_parse(value);
+        if (p < 0)
+            return sm_fail(r->st, "%s:%d: precision = %s: expected %s", path, r->line, value,
+                           f->what);
+        *(sm_precision *)dst = (sm_precision)p;
+        return 0;
+    }
+    case F_INT: {
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (errno || end == value || *end || v < f->lo || v > f->hi)
+            return sm_fail(r->st, "%s:%d: %s = %s: expected an integer from %.0f to %.0f (%s)",
+                           path, r->line, f->key, value, f->lo, f->hi, f->what);
+        *(int *)dst = (int)v;
+        return 0;
+    }
+    case F_REAL: {
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno || end == value || *end || !isfinite(v) || v > f->hi || v < f->lo ||
+            (v == f->lo && !f->lo_ok))
+            return sm_fail(r->st, "%s:%d: %s = %s: expected a number %s %g and at most %g (%s)",
+                           path, r->line, f->key, value, f->lo_ok ? "from" : "above", f->lo,
+                           f->hi, f->what);
+        *(double *)dst = v * f->scale;
+        return 0;
+    }
+    }
+    return 0;
+}
+
+static int on_entry(void *user, const char *section, const char *key, const char *value)
+{
+    reader *r = user;
+    const char *path = r->dev->path;
+    if (r->error)
+        return 0;
+    if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0) {
+        r->error = 1;
+        if (!section[0])
+            return sm_fail(r->st, "%s:%d: %s outside a section: expected it under [device] or "
+                           "[node]", path, r->line, key), 0;
+        return sm_fail(r->st, "%s:%d: unknown section [%s]: expected [device] or [node]", path,
+                       r->line, section), 0;
+    }
+    for (int i = 0; i < N_FIELDS; i++) {
+        if (strcmp(fields[i].section, section) != 0 || strcmp(fields[i].key, key) != 0)
+            continue;
+        if (r->set_at[i]) {
+            r->error = 1;
+            return sm_fail(r->st, "%s:%d: %s given twice (first at line %d)", path, r->line, key,
+                           r->set_at[i]), 0;
+        }
+        r->set_at[i] = r->line;
+        if (set_field(r, i, value))
+            return r->error = 1, 0;
+        return 1;
+    }
+    r->error = 1;
+    return sm_fail(r->st, "%s:%d: unknown key '%s' in [%s] (docs/scaling.md lists the fields)",
+                   path, r->line, key, section), 0;
+}
+
+/* The file name without folder and .ini, the name of a description that gives none. */
+static void name_from_path(const char *path, char *name, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strcspn(base, ".");
+    snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), base);
+}
+
+int sm_device_load(const char *path, sm_device *dev, sm_status *st)
+{
+    memset(dev, 0, sizeof *dev);
+    if (snprintf(dev->path, sizeof dev->path, "%s", path) >= (int)sizeof dev->path)
+        return sm_fail(st, "%.200s...: path too long", path);
+    /* Defaults of the optional fields; the shipped descriptions state them too. */
+    dev->precision = SM_FP32;
+    dev->compute_efficiency = 0.5;
+    dev->memory_efficiency = 0.7;
+    dev->launch_overhead = 5e-6;
+    dev->inter_ports = 1;
+    name_from_path(path, dev->name, sizeof dev->name);
+
+    reader r = {0};
+    r.dev = dev;
+    r.st = st;
+    r.f = fopen(path, "r");
+    if (!r.f)
+        return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
+    int rc = ini_parse_stream(read_line, &r, on_entry, &r);
+    fclose(r.f);
+    free(r.buf);
+    if (r.error)
+        return -1;
+    if (r.too_long)
+        return sm_fail(st, "%s:%d: line too long", path, r.too_long);
+    if (rc > 0)
+        return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",
+                       path, rc);
+    if (rc)
+        return sm_fail(st, "%s: cannot parse", path);
+
+    for (int i = 0; i < N_FIELDS; i++) {
+        const field *f = &fields[i];
+        int needed = f->required == 1 ||
+                     (f->required == 2 && f->offset == PEAK(dev->precision));
+        if (needed && !r.set_at[i])
+            return sm_fail(st, "%s: [%s] %s is missing (%s%s%s)", path, f->section, f->key,
+                           f->what, f->required == 2 ? ", needed for precision = " : "",
+                           f->required == 2 ? sm_precision_names[dev->precision] : "");
+    }
+    return 0;
+}

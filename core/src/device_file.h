@@ -1,0 +1,35 @@
+/* A device and cluster description as read from configs/devices/NAME.ini (device_file.c);
+ * every quantity in SI units (FLOP/s, bytes/s, seconds). Internal to the core. */
+#ifndef SCALEMETER_DEVICE_FILE_H
+#define SCALEMETER_DEVICE_FILE_H
+
+#include "allreduce_model.h"
+#include "scalemeter/scalemeter.h"
+
+typedef enum sm_precision { SM_FP32, SM_TF32, SM_FP16, SM_BF16, SM_N_PRECISIONS } sm_precision;
+
+/* "fp32", "tf32", "fp16", "bf16" */
+extern const char *const sm_precision_names[SM_N_PRECISIONS];
+/* The precision named by text, or -1. */
+int sm_precision_parse(const char *text);
+
+typedef struct sm_device {
+    char path[4096];
+    char name[64];
+    char description[192];
+    double peak[SM_N_PRECISIONS]; /* FLOP/s; 0 where the file gives none */
+    sm_precision precision;       /* the file's default */
+    double memory_bandwidth;      /* bytes/s */
+    double compute_efficiency;    /* fraction of peak a layer reaches, (0, 1] */
+    double memory_efficiency;     /* fraction of memory bandwidth a layer reaches, (0, 1] */
+    double launch_overhead;       /* seconds per kernel */
+    int devices_per_node;
+    sm_link intra;           /* one direction of a device's links inside the node */
+    sm_link inter;           /* one network port, one direction */
+    int inter_ports;         /* network ports per node */
+} sm_device;
+
+/* Reads and checks a description; errors name the file and line, or the missing field. */
+int sm_device_load(const char *path, sm_device *dev, sm_status *st);
+
+#endif

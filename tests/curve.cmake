@@ -1,0 +1,24 @@
+# Tests of scaling curves, the device (roofline) predictor, the ring all-reduce model and the
+# `curve` command (docs/scaling.md).
+sm_add_c_test(test_allreduce_model test_allreduce_model.c)
+sm_add_c_test(test_device_predictor test_device_predictor.c)
+sm_add_c_test(test_device_file test_device_file.c)
+sm_add_c_test(test_curve test_curve.c)
+
+# The command as a user runs it (every format, every bad input), and its SVG chart rendered by
+# headless Chromium (skipped, visibly, with code 77 where Chromium is absent). Both need only
+# python3's standard library.
+find_program(SM_CURVE_PYTHON3 python3)
+if(SM_CURVE_PYTHON3)
+  add_test(NAME cli_curve COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_curve_cli.py
+           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  add_test(NAME cli_curve_render
+           COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_curve_render.py
+           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli_curve_render PROPERTIES SKIP_RETURN_CODE 77)
+else()
+  foreach(name cli_curve cli_curve_render)
+    add_test(NAME ${name} COMMAND sh -c "echo 'SKIP: no python3'; exit 77")
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
+endif()

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""`scalemeter curve` as a user runs it: CSV, JSON, table and SVG output against numbers
+derived by hand, and every bad input refused with one line and a non-zero exit.
+
+usage: test_curve_cli.py SCALEMETER   (run from the source root)
+"""
+import csv
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+SM = sys.argv[1]
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def near(actual, expected, rel=1e-5):
+    return abs(actual - expected) <= rel * abs(expected)
+
+
+def run(*args):
+    p = subprocess.run([SM, "curve", *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def good(*args):
+    rc, out, err = run(*args)
+    check(rc == 0, f"curve {' '.join(args)}: exit {rc}: {err.strip()}")
+    return out
+
+
+ROUND = ["tests/data/curve/conv_relu.ini", "--device", "tests/data/curve/round_device.ini"]
+
+# --- CSV against hand numbers -----------------------------------------------------------------
+# conv_relu on round_device at batch 32 (tests/test_device_predictor.c derives each term):
+#   t_fwd 1.6025108992e-3 s, t_bwd 3.1850217984e-3 s, update 1.147456e-5 s.
+# 1 node x 4 devices: all-reduce inside the node only, 147,456 bytes in one bucket:
+#   2 x 3/4 x 147,456 / 100e9 = 2.21184e-6 s + 2 x 3 x 2 us = 1.421184e-5 s;
+#   t_grad = 2.56864e-5 s, t_step = 4.8132190976e-3 s, 128 images / t_step.
+# 3 nodes x 4: t_grad 5.55168e-5 s (test_device_predictor.c), t_step 4.8430494976e-3 s.
+FWD, BWD = 1.6025108992e-3, 3.1850217984e-3
+GRAD1, GRAD3 = 2.56864e-5, 5.55168e-5
+STEP1, STEP3 = FWD + BWD + GRAD1, FWD + BWD + GRAD3
+out = good(*ROUND, "--batch", "32", "--nodes", "1,3", "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out)))
+header = out.splitlines()[0].split(",")
+for col in ["model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
+            "t_grad", "t_step", "images_per_s", "efficiency", "turning_point"]:
+    check(col in header, f"CSV column {col}")
+check(header[:10] == ["model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd",
+                      "t_bwd", "t_grad", "t_step"], "CSV starts with the measurement columns")
+check(len(rows) == 2, "two node counts, two rows")
+if len(rows) == 2:
+    r1, r3 = rows
+    check(r1["gpus_per_node"] == "4", "the device file's 4 devices per node by default")
+    check(r1["image"] == "56", "image column: the input's height")
+    check(near(float(r1["t_fwd"]), FWD), "t_fwd")
+    check(near(float(r1["t_bwd"]), BWD), "t_bwd")
+    check(near(float(r1["t_grad"]), GRAD1), f"t_grad at 1 node: {r1['t_grad']}")
+    check(near(float(r3["t_grad"]), GRAD3), f"t_grad at 3 nodes: {r3['t_grad']}")
+    check(near(float(r1["images_per_s"]), 128 / STEP1), "images/s at 1 node")
+    check(near(float(r3["images_per_s"]), 384 / STEP3), "images/s at 3 nodes")
+    # efficiency = (384 / STEP3) / (3 x 128 / STEP1) = STEP1 / STEP3
+    check(near(float(r3["efficiency"]), STEP1 / STEP3), "efficiency at 3 nodes")
+    check(r1["turning_point"] == "" and r3["turning_point"] == "", "no turning point")
+    check(r3["global_batch"] == "384", "global batch 32 x 12")
+
+# A:B doubles from A up to B; repeats and order of --nodes do not matter
+out = good(*ROUND, "--batch", "32", "--nodes", "24,3:48,6", "--format", "csv")
+nodes = [r["nodes"] for r in csv.DictReader(io.StringIO(out))]
+check(nodes == ["3", "6", "12", "24", "48"], f"3:48 sweep: {nodes}")
+
+# strong scaling: the per-device batch shrinks, the global batch stays
+out = good(*ROUND, "--global-batch", "512", "--nodes", "1:4", "--format", "csv")
+got = [(r["batch"], r["global_batch"]) for r in csv.DictReader(io.StringIO(out))]
+check(got == [("128", "512"), ("64", "512"), ("32", "512")], f"strong scaling batches: {got}")
+
+# coefficients (the ring form, tests/data/curve/ring_coeffs.ini) on tiny_resnet, W = 24,666,
+# L = 17, F = 27,460,266 a sample: t_fwd(8) = 8 x 27,460,266e-12 + 1e-3 = 1.219682128e-3 s;
+# t_grad = 17 x 10 us + 1e-10 x 2(N-1)/N x 98,664 + 10 us x 2(N-1): 1.7e-4 s at N = 1,
+# 1.998664e-4 s at 2, 2.447996e-4 s at 4.
+out = good("examples/tiny_resnet.ini", "--coeffs", "tests/data/curve/ring_coeffs.ini",
+           "--batch", "8", "--nodes", "1:4", "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out)))
+check([r["gpus_per_node"] for r in rows] == ["1"] * 3, "coefficients: 1 device per node")
+check(near(float(rows[0]["t_fwd"]), 1.219682128e-3), "coefficients: t_fwd")
+for r, want in zip(rows, [1.7e-4, 1.998664e-4, 2.447996e-4]):
+    check(near(float(r["t_grad"]), want), f"coefficients: t_grad at {r['nodes']} nodes")
+
+# --- JSON, several models and batches, turning points -----------------------------------------
+out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", "--nodes", "1:64",
+           "--format", "json")
+doc = json.loads(out)
+check(doc["scaling"] == "strong" and doc["gpus_per_node"] == 8, "JSON header")
+check(len(doc["curves"]) == 4, "2 models x 2 global batches = 4 curves")
+turning = 0
+for c in doc["curves"]:
+    pts = c["points"]
+    check(len(pts) == 7, "1:64 = 7 node counts")
+    check(pts[0]["efficiency"] == 1, "efficiency 1 at the smallest node count")
+    tp = c["turning_point"]
+    if tp is not None:
+        turning += 1
+        # the turning point's next doubling gains less than 10%, every earlier one more
+        i = [p["nodes"] for p in pts].index(tp["nodes"])
+        gains = [pts[k + 1]["images_per_s"] / pts[k]["images_per_s"] - 1 for k in range(i + 1)]
+        check(gains[-1] < 0.1 and all(g >= 0.1 for g in gains[:-1]),
+              f"turning point of {c['model']} {c['global_batch']}: gains {gains}")
+        check(near(tp["gain_per_doubling"], gains[-1], 1e-3), "gain_per_doubling")
+check(turning >= 2, "strong scaling to 64 nodes turns")
+
+# --- table ----------------------------------------------------------------------------------
+out = good("resnet50", "--device", "h100", "--batch", "64", "--nodes", "1:8")
+check("turning points" in out and "resnet50, batch 64: none up to 8 nodes" in out,
+      "table names the turning point (none here)")
+
+# --- SVG: well-formed, one line per curve, axes, legend, turning points -------------------------
+with tempfile.TemporaryDirectory() as tmp:
+    svg = os.path.join(tmp, "c.svg")
+    rc, out, err = run("resnet50,vgg16", "--device", "h100", "--global-batch", "4096",
+                       "--nodes", "1:64", "--format", "svg", "-o", svg)
+    check(rc == 0 and out == "", f"-o writes the file, nothing to stdout: {err}")
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.parse(svg).getroot()  # raises on malformed XML
+    check(root.tag == "{http://www.w3.org/2000/svg}svg", "root element svg")
+    series = root.findall(".//s:polyline[@class='series']", ns)
+    check(len(series) == 2, f"one throughput line per curve: {len(series)}")
+    check(all(len(p.get("points").split()) == 7 for p in series), "7 points per line")
+    texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    for want in ["throughput (images/s, log scale)", "efficiency (%)",
+                 "nodes (8 devices each, log2 scale)", "resnet50", "vgg16",
+                 "ideal (linear) scaling", "doubling gains < 10%"]:
+        check(want in texts, f"SVG text '{want}'")
+    for tick in ["1", "2", "4", "8", "16", "32", "64"]:
+        check(tick in texts, f"node tick {tick}")
+    rc, out, err = run("resnet50,vgg16", "--device", "h100", "--global-batch", "4096",
+                       "--nodes", "1:64", "--format", "json")
+    want = sum(c["turning_point"] is not None for c in json.loads(out)["curves"])
+    marks = root.findall(".//s:g[@class='turning-point']", ns)
+    check(len(marks) == want and want > 0, f"turning-point marks {len(marks)}, curves {want}")
+    check(any(t.startswith("turns at ") for t in texts), "turning point labelled")
+
+    # --- bad input: one line naming the problem, non-zero exit --------------------------------
+    missing = os.path.join(tmp, "nobw.ini")
+    with open(missing, "w") as f:
+        f.write("[device]\npeak_fp32_tflops = 10\n[node]\ndevices_per_node = 8\n"
+                "intra_node_bandwidth_gb_s = 450\nintra_node_latency_us = 3\n"
+                "inter_node_bandwidth_gb_s = 50\ninter_node_latency_us = 10\n")
+    H100 = ["resnet50", "--device", "h100", "--batch", "64"]
+    bad = [
+        (H100 + ["--nodes", "0"], "--nodes 0: expected integers from 1"),
+        (H100 + ["--nodes", "-4"], "--nodes -4: expected integers from 1"),
+        (H100 + ["--nodes", "8:2"], "--nodes 8:2: the range 8:2 runs backwards"),
+        (H100 + ["--nodes", "1,,2"], "--nodes 1,,2: expected integers"),
+        (H100 + ["--nodes", "two"], "--nodes two: expected integers"),
+        (H100 + ["--nodes", "1:4x"], "--nodes 1:4x: unexpected 'x'"),
+        (H100 + [], "which node counts?"),
+        (["resnet50", "--device", "h100", "--global-batch", "4", "--nodes", "1"],
+         "global batch 4 is smaller than the 8 devices of 1 node x 8 per node"),
+        (["resnet50", "--device", "h100", "--global-batch", "64", "--nodes", "1:16"],
+         "global batch 64 is smaller than the 128 devices of 16 nodes x 8 per node"),
+        (H100 + ["--global-batch", "64", "--nodes", "1"], "give one of --batch"),
+        (["resnet50", "--batch", "64", "--nodes", "1"], "give one of --coeffs FILE or --device"),
+        (["resnet50", "--device", missing, "--batch", "64", "--nodes", "1"],
+         missing + ": [device] memory_bandwidth_gb_s is missing"),
+        (["resnet50", "--device", "nope", "--batch", "64", "--nodes", "1"],
+         "unknown device 'nope'"),
+        (["nonet", "--device", "h100", "--batch", "64", "--nodes", "1"], "unknown model 'nonet'"),
+        (H100 + ["--nodes", "1", "--threshold", "0"], "--threshold 0: expected a gain above 0"),
+        (H100 + ["--nodes", "1", "--threshold", "150%"], "--threshold 150%"),
+        (H100 + ["--nodes", "1", "--format", "xml"], "--format xml"),
+        (H100 + ["--nodes", "1", "-g", "16"], "a node has 8 devices, not 16"),
+        (H100 + ["--nodes", "1", "--precision", "fp8"], "precision fp8"),
+        (["resnet50", "--device", "cpu", "--batch", "64", "--nodes", "1", "--precision", "bf16"],
+         "peak_bf16_tflops is missing"),
+        (H100 + ["--nodes", "1", "--bucket-mib", "0"], "--bucket-mib 0"),
+        (["resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--batch", "64",
+          "--nodes", "1", "--overlap"], "apply to --device"),
+        (H100 + ["--nodes", "1", "-o", os.path.join(tmp, "no", "dir.svg")], "cannot write"),
+        (["examples/tiny_resnet.ini", "--coeffs", "tests/data/curve/infer_coeffs.ini",
+          "--batch", "8", "--nodes", "1"], "the predictor gives no training step time"),
+        (H100 + ["--nodes", "1", "--batch"], "option --batch needs a value"),
+        (H100 + ["--nodes", "1", "--frobnicate"], "unexpected argument '--frobnicate'"),
+    ]
+    for args, phrase in bad:
+        rc, out, err = run(*args)
+        lines = err.strip().splitlines()
+        check(rc != 0, f"{args}: exit {rc}")
+        check(len(lines) == 1 and phrase in lines[0], f"{args}: stderr {err!r}, want {phrase!r}")
+        check(out == "", f"{args}: printed {out[:80]!r}")
+    check(not os.path.exists(os.path.join(tmp, "no")), "no file left by a failed run")
+
+rc, out, _ = run("--help")
+check(rc == 0 and "--global-batch" in out and "turning point" in out, "--help")
+
+print(f"{checks - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)

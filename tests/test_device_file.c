@@ -1,0 +1,116 @@
+/* Device descriptions: the shipped ones load with their datasheet numbers, defaults apply where
+ * a field may be left out, and every mistake is one line naming the file and the line, or the
+ * missing field. */
+#include "../core/src/device_file.h"
+#include "check_near.h"
+#include "net_file.h"
+#include "scalemeter/device.h"
+
+/* A complete description; lines 1-9. */
+#define DEVICE_PART "[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 1000\n"
+#define NODE_PART                                                                                 \
+    "[node]\ndevices_per_node = 8\nintra_node_bandwidth_gb_s = 450\nintra_node_latency_us = 3\n" \
+    "inter_node_bandwidth_gb_s = 50\ninter_node_latency_us = 10\n"
+
+typedef struct error_case {
+    const char *text;
+    int line; /* the line the message names; 0: none */
+    const char *phrase;
+} error_case;
+
+static const error_case cases[] = {
+    {"[device]\npeak_fp32_tflops = 10\n" NODE_PART, 0,
+     "[device] memory_bandwidth_gb_s is missing (memory bandwidth in GB/s)"},
+    {DEVICE_PART "[node]\nintra_node_bandwidth_gb_s = 450\nintra_node_latency_us = 3\n"
+                 "inter_node_bandwidth_gb_s = 50\ninter_node_latency_us = 10\n",
+     0, "[node] devices_per_node is missing"},
+    {DEVICE_PART "[node]\ndevices_per_node = 8\nintra_node_bandwidth_gb_s = 450\n"
+                 "intra_node_latency_us = 3\ninter_node_bandwidth_gb_s = 50\n",
+     0, "[node] inter_node_latency_us is missing"},
+    {"[device]\nprecision = bf16\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 1000\n" NODE_PART,
+     0, "[device] peak_bf16_tflops is missing (TFLOP/s, needed for precision = bf16)"},
+    {"[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = fast\n" NODE_PART, 3,
+     "memory_bandwidth_gb_s = fast: expected a number above 0"},
+    {"[device]\npeak_fp32_tflops = -1\nmemory_bandwidth_gb_s = 1000\n" NODE_PART, 2,
+     "peak_fp32_tflops = -1: expected a number above 0"},
+    {DEVICE_PART "[node]\ndevices_per_node = 8\nintra_node_bandwidth_gb_s = 0\n"
+                 "intra_node_latency_us = 3\ninter_node_bandwidth_gb_s = 50\n"
+                 "inter_node_latency_us = 10\n",
+     6, "intra_node_bandwidth_gb_s = 0: expected a number above 0"},
+    {DEVICE_PART "compute_efficiency = 1.5\n" NODE_PART, 4, "compute_efficiency = 1.5"},
+    {DEVICE_PART "[node]\ndevices_per_node = 2.5\n", 5,
+     "devices_per_node = 2.5: expected an integer from 1 to 4096"},
+    {DEVICE_PART "[node]\ndevices_per_node = 0\n", 5, "devices_per_node = 0"},
+    {DEVICE_PART "peak_fp23_tflops = 10\n" NODE_PART, 4,
+     "unknown key 'peak_fp23_tflops' in [device]"},
+    {DEVICE_PART "[nodes]\ndevices_per_node = 8\n", 5, "unknown section [nodes]"},
+    {DEVICE_PART "peak_fp32_tflops = 20\n" NODE_PART, 4,
+     "peak_fp32_tflops given twice (first at line 2)"},
+    {"name = x\n" DEVICE_PART NODE_PART, 1, "name outside a section"},
+    {DEVICE_PART "this line has no equals sign\n" NODE_PART, 4, "syntax error"},
+    {DEVICE_PART "precision = fp8\n" NODE_PART, 4, "precision = fp8: expected fp32, tf32"},
+};
+
+int main(void)
+{
+    sm_status st;
+    sm_device dev;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *path = net_file(cases[i].text);
+        st.msg[0] = '\0';
+        CHECK_EQ(sm_device_load(path, &dev, &st), -1);
+        char where[96];
+        if (cases[i].line)
+            snprintf(where, sizeof where, "%s:%d: ", path, cases[i].line);
+        else
+            snprintf(where, sizeof where, "%s: ", path);
+        CHECK_CONTAINS(st.msg, where);
+        CHECK_CONTAINS(st.msg, cases[i].phrase);
+        CHECK(strchr(st.msg, '\n') == NULL);
+    }
+
+    /* The fields that may be left out take the documented defaults. */
+    const char *path = net_file(DEVICE_PART NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_NEAR(dev.compute_efficiency, 0.5, 0);
+    CHECK_NEAR(dev.memory_efficiency, 0.7, 0);
+    CHECK_NEAR(dev.launch_overhead, 5e-6, 0);
+    CHECK_EQ(dev.inter_ports, 1);
+    CHECK_EQ(dev.precision, SM_FP32);
+    CHECK_CONTAINS(dev.name, "sm_test_net_"); /* the file's name */
+    /* units: TFLOP/s, GB/s and microseconds into SI */
+    CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
+    CHECK_NEAR(dev.memory_bandwidth, 1000e9, 1e-15);
+    CHECK_NEAR(dev.intra.latency, 3e-6, 1e-15);
+
+    /* The shipped descriptions, by name. Dense datasheet peaks: the H100's 989 TF (TF32) and
+     * 1,979 TF (BF16) are sparse figures; half of them are dense. */
+    static const struct {
+        const char *name;
+        double tf32, bf16, bandwidth;
+        int per_node;
+    } shipped[] = {{"a100", 156e12, 312e12, 2039e9, 8},
+                   {"h100", 494.7e12, 989.4e12, 3350e9, 8},
+                   {"h200", 494.7e12, 989.4e12, 4800e9, 8},
+                   {"cpu", 0, 0, 204.8e9, 2}};
+    for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
+        char file[4096];
+        CHECK_EQ(sm_device_find(shipped[i].name, file, sizeof file, &st), 0);
+        CHECK_EQ(sm_device_load(file, &dev, &st), 0);
+        CHECK_NEAR(dev.peak[SM_TF32], shipped[i].tf32, 1e-12);
+        CHECK_NEAR(dev.peak[SM_BF16], shipped[i].bf16, 1e-12);
+        CHECK_NEAR(dev.memory_bandwidth, shipped[i].bandwidth, 1e-12);
+        CHECK_EQ(dev.devices_per_node, shipped[i].per_node);
+        sm_predictor *p;
+        CHECK_EQ(sm_predictor_from_device(shipped[i].name, &p, &st), 0);
+        sm_predictor_free(p);
+    }
+
+    sm_predictor *p;
+    CHECK_EQ(sm_predictor_from_device("no_such_device", &p, &st), -1);
+    CHECK_CONTAINS(st.msg, "unknown device 'no_such_device'");
+    CHECK_EQ(sm_predictor_from_device("tests/data/curve/missing.ini", &p, &st), -1);
+    CHECK_CONTAINS(st.msg, "unknown device 'tests/data/curve/missing.ini'");
+    unlink(net_file_path);
+    return check_summary();
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Which form of the gradient-synchronisation term extrapolates better from few nodes to many:
+ConvMeter's linear c1 L + c2 W + c3 N, or the ring form c1 L + c2 2(N-1)/N 4W
++ c3 2(N-1) ceil(4W / bucket)?
+
+No multi-node cluster is at hand, so the "measurements" are synthetic: the calibration-free
+analytic model of `scalemeter curve --device h100` (a roofline per layer and a hierarchical ring
+all-reduce in 25 MiB buckets, docs/scaling.md) with fixed-seed uniform noise of +-3% on every
+time. The ground truth is therefore that analytic model, not a real machine. Both forms are
+fitted with `scalemeter fit --update-term` (the analytic model has an optimizer pass over the
+weights, which the fit can only tell from communication with that term and single-device runs)
+on single-device runs and runs on at most 4 nodes, and asked, through `scalemeter curve
+--coeffs`, about 8 to 64 nodes.
+
+usage: tools/scaling_study.py [--scalemeter build/bin/scalemeter] [--out DIR] [--seed 1]
+                              [--noise 0.03] [--device h100] [--gpus-per-node G]
+Writes DIR/measurements.csv, DIR/train.csv, DIR/{linear,ring}.ini (DIR: /tmp/scaling_study by
+default) and prints the Markdown tables of docs/scaling.md.
+Standard library only.
+"""
+import argparse
+import csv
+import io
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+MODELS = ["resnet18", "resnet50", "vgg16", "mobilenet_v2"]
+BATCHES = [16, 32, 64, 128]
+TRAIN_MAX_NODES = 4
+TIMES = ["t_infer", "t_fwd", "t_bwd", "t_grad"]
+HEADER = ["model", "image", "batch", "nodes", "gpus_per_node"] + TIMES + ["t_step"]
+
+
+def scalemeter(binary, *args):
+    p = subprocess.run([binary, *args], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"scalemeter {' '.join(args)} failed:\n{p.stderr}")
+    return p.stdout
+
+
+def curve_rows(binary, source, nodes, extra=()):
+    out = scalemeter(binary, "curve", ",".join(MODELS), *source, "--batch",
+                     ",".join(map(str, BATCHES)), "--nodes", nodes, "--format", "csv", *extra)
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def key(row):
+    return row["model"], int(row["batch"]), int(row["nodes"]), int(row["gpus_per_node"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scalemeter", default="build/bin/scalemeter")
+    ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "scaling_study"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--noise", type=float, default=0.03)
+    ap.add_argument("--device", default="h100")
+    ap.add_argument("--gpus-per-node", default=None,
+                    help="devices per node (default: the device file's)")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+
+    # 1. the analytic model's times at 1..64 nodes, with noise, as a measurement CSV
+    rng = random.Random(a.seed)
+    per_node = ["--gpus-per-node", a.gpus_per_node] if a.gpus_per_node else []
+    truth = curve_rows(a.scalemeter, ["--device", a.device, *per_node], "1:64")
+    gpus = truth[0]["gpus_per_node"]
+    # single-device runs too, as a calibration has them: they tell the local update (c1 L,
+    # cu W) apart from communication, which starts at 2 devices
+    single = curve_rows(a.scalemeter, ["--device", a.device, "--gpus-per-node", "1"], "1")
+    measured = {}
+    seen = {key(r) for r in truth}
+    for row in truth + [r for r in single if key(r) not in seen]:
+        noisy = {t: float(row[t]) * (1 + rng.uniform(-a.noise, a.noise)) for t in TIMES}
+        noisy["t_step"] = noisy["t_fwd"] + noisy["t_bwd"] + noisy["t_grad"]
+        measured[key(row)] = {**{h: row[h] for h in HEADER[:5]}, **noisy}
+    for name, keep in (("measurements.csv", lambda n: True),
+                       ("train.csv", lambda n: n <= TRAIN_MAX_NODES)):
+        with open(os.path.join(a.out, name), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(HEADER)
+            for k in sorted(measured):
+                if keep(k[2]):
+                    r = measured[k]
+                    w.writerow([r[h] if h in HEADER[:5] else f"{r[h]:.6g}" for h in HEADER])
+
+    # 2. both forms fitted on nodes <= 4, 3. asked about 8..64 nodes
+    train = os.path.join(a.out, "train.csv")
+    predicted = {}
+    for form in ("linear", "ring"):
+        coeffs = os.path.join(a.out, f"{form}.ini")
+        scalemeter(a.scalemeter, "fit", train, "--grad-model", form, "--update-term",
+                   "-o", coeffs, "--device", f"analytic {a.device} +-{a.noise:.0%} noise")
+        rows = curve_rows(a.scalemeter, ["--coeffs", coeffs, "--gpus-per-node", gpus], "8:64")
+        predicted[form] = {key(r): r for r in rows}
+
+    # 4. errors against the noisy measurements (what a user would compare with) and against the
+    # noise-free analytic model
+    def ape(form, k, phase, ref):
+        return abs(float(predicted[form][k][phase]) - ref) / ref
+
+    truth_by_key = {key(r): r for r in truth}
+    test_nodes = sorted({k[2] for k in predicted["ring"]})
+    print(f"Fitted on nodes <= {TRAIN_MAX_NODES} x {gpus} GPUs ({a.device} analytic model, "
+          f"+-{a.noise:.0%} noise, seed {a.seed}); {len(MODELS)} networks x {len(BATCHES)} "
+          "batches per node count.\n")
+    print("Mean absolute percentage error of t_grad and t_step against the noisy "
+          "'measurements' (noise-free analytic model in parentheses):\n")
+    print("| nodes | GPUs | t_grad linear | t_grad ring | t_step linear | t_step ring |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n in test_nodes:
+        ks = [k for k in predicted["ring"] if k[2] == n]
+        cells = []
+        for phase in ("t_grad", "t_step"):
+            for form in ("linear", "ring"):
+                noisy = sum(ape(form, k, phase, measured[k][phase]) for k in ks) / len(ks)
+                clean = sum(ape(form, k, phase, float(truth_by_key[k][phase]))
+                            for k in ks) / len(ks)
+                cells.append(f"{noisy:.1%} ({clean:.1%})")
+        print(f"| {n} | {n * int(gpus)} | " + " | ".join(cells) + " |")
+
+    print("\nPer network at 64 nodes, t_grad MAPE over the batches (noisy measurements):\n")
+    print("| network | measured t_grad | linear | ring |")
+    print("|---|---:|---:|---:|")
+    for m in MODELS:
+        ks = [k for k in predicted["ring"] if k[0] == m and k[2] == test_nodes[-1]]
+        mean_t = sum(measured[k]["t_grad"] for k in ks) / len(ks)
+        errs = [sum(ape(f, k, "t_grad", measured[k]["t_grad"]) for k in ks) / len(ks)
+                for f in ("linear", "ring")]
+        print(f"| {m} | {mean_t * 1e3:.2f} ms | {errs[0]:.1%} | {errs[1]:.1%} |")
+
+
+if __name__ == "__main__":
+    main()
