@@ -1,0 +1,192 @@
+/* scalemeter models: the networks of the zoo (each .ini of the models folder) and their size. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+
+static void usage(void)
+{
+    printf("usage: scalemeter models [--format table|csv|json]\n\n"
+           "Lists the networks of the zoo, every *.ini of %s/models, each loaded at\n"
+           "its own input size: input shape (one sample), weights (trainable parameters),\n"
+           "multiply-accumulates (what torchvision calls GFLOPS), layers holding weights, and\n"
+           "where the description comes from. `scalemeter metrics NAME` gives the rest.\n",
+           sm_data_dir());
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The `source` of the [network] section, or "" (the loader does not keep it). */
+static void read_source(const char *path, char *out, size_t len)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    int in_network = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t");
+        if (*p == '[') {
+            in_network = strncmp(p, "[network]", 9) == 0;
+            continue;
+        }
+        if (!in_network || strncmp(p, "source", 6) != 0)
+            continue;
+        p += 6 + strspn(p + 6, " \t");
+        if (*p != '=')
+            continue;
+        p += 1 + strspn(p + 1, " \t");
+        char *end = strstr(p, " ;");
+        if (!end)
+            end = p + strcspn(p, "\r\n");
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        snprintf(out, len, "%.*s", (int)(end - p), p);
+        break;
+    }
+    fclose(f);
+}
+
+/* The names (without .ini) of the zoo's files, sorted; NULL with a message on failure. */
+static char **list_zoo(const char *dir, int *n)
+{
+    DIR *d = opendir(dir);
+    *n = 0;
+    if (!d) {
+        fprintf(stderr, "scalemeter: %s: cannot open the models folder\n", dir);
+        return NULL;
+    }
+    char **names = NULL;
+    int cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") != 0 || e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **grown = realloc(names, (size_t)cap * sizeof *names);
+            if (!grown)
+                break;
+            names = grown;
+        }
+        names[(*n)++] = strndup(e->d_name, len - 4);
+    }
+    closedir(d);
+    if (names)
+        qsort(names, (size_t)*n, sizeof *names, by_name);
+    return names;
+}
+
+int cmd_models(int argc, char **argv)
+{
+    output_format format = FORMAT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            return 0;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            if (parse_format(v, 7, &format))
+                return 2;
+        } else {
+            if (!missing)
+                fprintf(stderr, "scalemeter models: unexpected argument '%s' (--help)\n",
+                        argv[i]);
+            return 2;
+        }
+    }
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/models", sm_data_dir());
+    int n;
+    char **names = list_zoo(dir, &n);
+    if (!names)
+        return 1;
+    sm_status st;
+    sm_registry *reg;
+    if (sm_registry_open(&reg, &st)) {
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+        return report_error(st.msg);
+    }
+
+    const char *headers[] = {"model", "input", "weights", "GMACs", "L", "source"};
+    text_table *t = format == FORMAT_TABLE ? table_new(6, headers) : NULL;
+    if (format == FORMAT_CSV)
+        printf("model,input,weights,macs,flops,layers,source,path\n");
+    else if (format == FORMAT_JSON)
+        printf("[");
+    int failed = 0, rows = 0;
+    for (int i = 0; i < n; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s.ini", dir, names[i]);
+        sm_network *net;
+        sm_network_options opt = {0};
+        sm_metrics m;
+        if (sm_network_load(reg, path, &opt, &net, &st)) {
+            report_error(st.msg); /* one broken file does not hide the rest */
+            failed = 1;
+            continue;
+        }
+        if (sm_network_metrics(net, 1, &m, &st)) {
+            report_error(st.msg);
+            failed = 1;
+            sm_network_free(net);
+            continue;
+        }
+        char shape[96], source[400], w[32], macs[32], l[32];
+        sm_shape_str(&net->input, shape, sizeof shape);
+        read_source(path, source, sizeof source);
+        if (t) {
+            fmt_count(m.weights, w, sizeof w);
+            snprintf(macs, sizeof macs, "%.3f", (double)m.macs / 1e9);
+            fmt_count(m.layers, l, sizeof l);
+            const char *row[] = {names[i], shape, w, macs, l, source};
+            table_add(t, row);
+        } else if (format == FORMAT_CSV) {
+            csv_field(stdout, names[i]);
+            printf(",%s,%lld,%lld,%lld,%lld,", shape, (long long)m.weights, (long long)m.macs,
+                   (long long)m.flops, (long long)m.layers);
+            csv_field(stdout, source);
+            putchar(',');
+            csv_field(stdout, path);
+            putchar('\n');
+        } else {
+            printf("%s\n  {\"model\": ", rows ? "," : "");
+            json_string(stdout, names[i]);
+            printf(", \"input\": [");
+            for (int d = 0; d < net->input.ndim; d++)
+                printf("%s%lld", d ? ", " : "", (long long)net->input.dim[d]);
+            printf("], \"weights\": %lld, \"macs\": %lld, \"flops\": %lld, \"layers\": %lld, "
+                   "\"source\": ",
+                   (long long)m.weights, (long long)m.macs, (long long)m.flops,
+                   (long long)m.layers);
+            json_string(stdout, source);
+            printf(", \"path\": ");
+            json_string(stdout, path);
+            printf("}");
+        }
+        rows++;
+        sm_network_free(net);
+    }
+    if (t) {
+        table_print(t, stdout);
+        table_free(t);
+    } else if (format == FORMAT_JSON) {
+        printf("\n]\n");
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    sm_registry_free(reg);
+    return failed;
+}
