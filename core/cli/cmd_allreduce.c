@@ -1,0 +1,326 @@
+/* scalemeter allreduce: an nccl-tests-style sweep of all-reduce sizes over MPI ranks. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "allreduce.h"
+#include "allreduce_ring.h"
+#include "commands.h"
+#include "output.h"
+
+#define MAX_BYTES (UINT64_C(64) << 30)
+
+static void usage(void)
+{
+    printf("usage: mpirun -np N scalemeter allreduce [--impl NAME|all] [--min-bytes N]\n"
+           "           [--max-bytes N] [--iters N] [--warmup N] [--chunk-bytes N]\n"
+           "           [--check|--no-check] [--format table|csv|json]\n\n"
+           "Times an in-place float sum over the MPI ranks for sizes doubling from --min-bytes\n"
+           "to --max-bytes (nccl-tests' all_reduce_perf). Without mpirun it is a 1-rank run.\n"
+           "  --impl NAME       all (default) or one of:\n");
+    for (int i = 0; i < sm_allreduce_impl_count(); i++)
+        printf("                      %-5s %s\n", sm_allreduce_impl_at(i)->name,
+               sm_allreduce_impl_at(i)->summary);
+    printf("  --min-bytes N     smallest size (default 1K); suffixes K, M, G (powers of 1024),\n"
+           "                    a multiple of 4 bytes (whole floats)\n"
+           "  --max-bytes N     largest size (default 64M)\n"
+           "  --iters N         timed runs per size (default 20)\n"
+           "  --warmup N        untimed runs before them (default 5)\n"
+           "  --chunk-bytes N   ring: bytes per pipelined chunk (default %zuK)\n"
+           "  --no-check        skip comparing one more run with the exact sum (default: check)\n"
+           "  --format F        table (default), csv or json\n\n"
+           "time_s: each rank's mean time per timed run, the maximum over ranks (nccl-tests\n"
+           "-a 3). algbw_gbs = bytes / time_s / 1e9; busbw_gbs = algbw * 2(n-1)/n for n ranks,\n"
+           "the bandwidth each link of a ring carries. Only rank 0 prints.\n",
+           SM_RING_DEFAULT_CHUNK_ELEMS * sizeof(float) / 1024);
+}
+
+typedef struct allreduce_args {
+    const char *impl; /* NULL: all */
+    uint64_t min_bytes, max_bytes, chunk_bytes;
+    const char *max_text; /* --max-bytes as given, for messages */
+    int iters, warmup, check;
+    output_format format;
+} allreduce_args;
+
+/* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
+static int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    int shift = 0;
+    if (*end && strchr("kK", *end))
+        shift = 10;
+    else if (*end && strchr("mM", *end))
+        shift = 20;
+    else if (*end && strchr("gG", *end))
+        shift = 30;
+    if (shift)
+        end++;
+    if (!strcmp(end, "B") || (shift && !strcmp(end, "iB")))
+        end += strlen(end);
+    if (errno || end == text || *end || !isdigit((unsigned char)text[0]) ||
+        v > (MAX_BYTES >> shift) || (v << shift) < 4 || (v << shift) % 4)
+        return sm_fail(st, "%s %s: expected a multiple of 4 bytes from 4 to 64G (suffixes K, M, G)",
+                       option, text);
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int parse_count(const char *option, const char *text, int lo, int *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > 1000000)
+        return sm_fail(st, "%s %s: expected an integer from %d to 1000000", option, text, lo);
+    *out = (int)v;
+    return 0;
+}
+
+/* The value of "--name VALUE" or "--name=VALUE" at argv[*i], or NULL when argv[*i] is another
+ * option; a missing value is an error in st (and *missing set). */
+static const char *value_of(int argc, char **argv, int *i, const char *name, int *missing,
+                            sm_status *st)
+{
+    size_t len = strlen(name);
+    if (strncmp(argv[*i], name, len) != 0)
+        return NULL;
+    if (argv[*i][len] == '=')
+        return argv[*i] + len + 1;
+    if (argv[*i][len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        sm_fail(st, "option %s needs a value", name);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_option(int argc, char **argv, int *i, allreduce_args *a, sm_status *st)
+{
+    const char *v;
+    int missing = 0;
+    if ((v = value_of(argc, argv, i, "--impl", &missing, st))) {
+        if (strcmp(v, "all") && !sm_allreduce_impl_find(v)) {
+            char names[256] = "";
+            for (int k = 0; k < sm_allreduce_impl_count(); k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ",
+                         sm_allreduce_impl_at(k)->name);
+            return sm_fail(st, "--impl %s: expected %sor all", v, names);
+        }
+        a->impl = strcmp(v, "all") ? v : NULL;
+        return 0;
+    }
+    if (!missing && (v = value_of(argc, argv, i, "--min-bytes", &missing, st)))
+        return parse_bytes("--min-bytes", v, &a->min_bytes, st);
+    if (!missing && (v = value_of(argc, argv, i, "--max-bytes", &missing, st))) {
+        a->max_text = v;
+        return parse_bytes("--max-bytes", v, &a->max_bytes, st);
+    }
+    if (!missing && (v = value_of(argc, argv, i, "--chunk-bytes", &missing, st)))
+        return parse_bytes("--chunk-bytes", v, &a->chunk_bytes, st);
+    if (!missing && (v = value_of(argc, argv, i, "--iters", &missing, st)))
+        return parse_count("--iters", v, 1, &a->iters, st);
+    if (!missing && (v = value_of(argc, argv, i, "--warmup", &missing, st)))
+        return parse_count("--warmup", v, 0, &a->warmup, st);
+    if (!missing && (v = value_of(argc, argv, i, "--format", &missing, st))) {
+        static const char *const formats[] = {"table", "csv", "json"};
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(v, formats[k])) {
+                a->format = (output_format)k;
+                return 0;
+            }
+        return sm_fail(st, "--format %s: expected table, csv or json", v);
+    }
+    if (missing)
+        return -1;
+    if (!strcmp(argv[*i], "--check") || !strcmp(argv[*i], "--no-check")) {
+        a->check = !strcmp(argv[*i], "--check");
+        return 0;
+    }
+    return sm_fail(st, "allreduce: unexpected argument '%s' (--help)", argv[*i]);
+}
+
+static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
+{
+    *a = (allreduce_args){.min_bytes = 1024,
+                          .max_bytes = UINT64_C(64) << 20,
+                          .chunk_bytes = SM_RING_DEFAULT_CHUNK_ELEMS * sizeof(float),
+                          .max_text = "64M",
+                          .iters = 20,
+                          .warmup = 5,
+                          .check = 1,
+                          .format = FORMAT_TABLE};
+    for (int i = 1; i < argc; i++)
+        if (parse_option(argc, argv, &i, a, st))
+            return -1;
+    if (a->min_bytes > a->max_bytes)
+        return sm_fail(st, "--min-bytes %" PRIu64 " is larger than --max-bytes %" PRIu64,
+                       a->min_bytes, a->max_bytes);
+    return 0;
+}
+
+/* Argument errors are found before MPI starts, so the rank comes from the launcher's
+ * environment (Open MPI, PMIx, MPICH's PMI): one message per run, not one per rank. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return 0;
+}
+
+static void print_header(const allreduce_args *a, int ranks)
+{
+    if (a->format == FORMAT_CSV) {
+        printf("bytes,impl,ranks,time_s,algbw_gbs,busbw_gbs\n");
+    } else if (a->format == FORMAT_JSON) {
+        printf("{\"ranks\": %d, \"iters\": %d, \"warmup\": %d, \"chunk_bytes\": %" PRIu64
+               ", \"check\": %s, \"time\": \"max over ranks of the mean per run\",\n"
+               " \"results\": [",
+               ranks, a->iters, a->warmup, a->chunk_bytes, a->check ? "true" : "false");
+    } else {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(version, &len);
+        version[strcspn(version, ",\n")] = '\0';
+        printf("# all-reduce, float sum in place, %d ranks (%s); %d timed runs after %d warm-up;\n"
+               "# ring chunk %" PRIu64 " bytes; time: max over ranks of the mean per run\n",
+               ranks, version, a->iters, a->warmup, a->chunk_bytes);
+        printf("%12s  %-5s %5s  %10s  %10s  %10s  %5s\n", "bytes", "impl", "ranks", "time",
+               "algbw GB/s", "busbw GB/s", "check");
+    }
+    fflush(stdout);
+}
+
+static void print_row(const allreduce_args *a, const char *impl, const sm_allreduce_result *r,
+                      int first)
+{
+    if (a->format == FORMAT_CSV) {
+        printf("%zu,%s,%d,%.6e,%.4f,%.4f\n", r->bytes, impl, r->ranks, r->time_s, r->algbw_gbs,
+               r->busbw_gbs);
+    } else if (a->format == FORMAT_JSON) {
+        printf("%s\n  {\"bytes\": %zu, \"impl\": \"%s\", \"ranks\": %d, \"time_s\": %.6e, "
+               "\"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"checked\": %s}",
+               first ? "" : ",", r->bytes, impl, r->ranks, r->time_s, r->algbw_gbs,
+               r->busbw_gbs, r->checked ? "true" : "false");
+    } else {
+        char t[32];
+        printf("%12zu  %-5s %5d  %10s  %10.3f  %10.3f  %5s\n", r->bytes, impl, r->ranks,
+               fmt_seconds(r->time_s, t, sizeof t), r->algbw_gbs, r->busbw_gbs,
+               r->checked ? "ok" : "-");
+    }
+    fflush(stdout);
+}
+
+/* After a step that may fail on some ranks only: all agree, and the lowest failing rank's
+ * message is printed (by rank 0 when it is that rank, else prefixed with the rank). */
+static int agree(int failed, const sm_status *st, int rank, int ranks)
+{
+    int mine = failed ? rank : ranks, first = ranks;
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        first = failed ? rank : 0;
+    if (first == ranks)
+        return 0;
+    if (rank == first) {
+        if (rank)
+            fprintf(stderr, "scalemeter: rank %d: %s\n", rank, st->msg);
+        else
+            report_error(st->msg);
+    }
+    return -1;
+}
+
+static int sweep(const allreduce_args *a, int rank, int ranks)
+{
+    const sm_allreduce_impl *impls[16];
+    void *ctx[16] = {NULL};
+    int n_impls = 0, rc = 0;
+    for (int i = 0; i < sm_allreduce_impl_count() && n_impls < 16; i++)
+        if (!a->impl || !strcmp(a->impl, sm_allreduce_impl_at(i)->name))
+            impls[n_impls++] = sm_allreduce_impl_at(i);
+    size_t max_count = (size_t)(a->max_bytes / sizeof(float));
+    sm_allreduce_options opt = {(size_t)(a->chunk_bytes / sizeof(float))};
+    sm_allreduce_config cfg = {a->warmup, a->iters, a->check};
+    sm_status st = {""};
+    /* Memory is overcommitted: an allocation too large succeeds and the rank is killed when it
+     * touches the pages, so the size is checked against the node's memory first. */
+    uint64_t need = (uint64_t)(n_impls + 1) * a->max_bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    float *host = NULL;
+    if (pages > 0 && page > 0 && need > (uint64_t)pages * (uint64_t)page)
+        sm_fail(&st, "--max-bytes %s: needs %" PRIu64 " MiB per rank, the node has %" PRIu64
+                " MiB", a->max_text, need >> 20, ((uint64_t)pages * (uint64_t)page) >> 20);
+    else if (!(host = malloc(max_count * sizeof *host)))
+        sm_fail(&st, "--max-bytes %s: cannot allocate the check buffer", a->max_text);
+    if (agree(!host, &st, rank, ranks)) {
+        free(host);
+        return 1;
+    }
+    int opened = 0;
+    for (; opened < n_impls; opened++)
+        if (impls[opened]->open(&ctx[opened], max_count, MPI_COMM_WORLD, &opt, &st)) {
+            if (rank == 0)
+                report_error(st.msg);
+            rc = 1;
+            break;
+        }
+    if (rank == 0 && !rc)
+        print_header(a, ranks);
+    int first = 1;
+    for (uint64_t bytes = a->min_bytes; !rc && bytes <= a->max_bytes; bytes *= 2)
+        for (int i = 0; !rc && i < n_impls; i++) {
+            sm_allreduce_result r;
+            int failed = sm_allreduce_measure(impls[i], ctx[i], (size_t)(bytes / sizeof(float)),
+                                              host, &cfg, MPI_COMM_WORLD, &r, &st);
+            if (agree(failed, &st, rank, ranks))
+                rc = 1;
+            else if (rank == 0)
+                print_row(a, impls[i]->name, &r, first);
+            first = 0;
+        }
+    if (rank == 0 && a->format == FORMAT_JSON && opened == n_impls)
+        printf("\n]}\n"); /* closed even after an error, so stdout stays valid JSON */
+    for (int i = 0; i < opened; i++)
+        impls[i]->close(ctx[i]);
+    free(host);
+    return rc;
+}
+
+int cmd_allreduce(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            return 0;
+        }
+    allreduce_args a;
+    sm_status st;
+    if (parse_args(argc, argv, &a, &st)) {
+        if (launcher_rank() == 0)
+            report_error(st.msg);
+        return 2;
+    }
+    if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+        return report_error("allreduce: MPI_Init failed");
+    /* Errors come back as codes and travel up as messages, instead of aborting the job. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    int rc = sweep(&a, rank, ranks);
+    MPI_Finalize();
+    return rc;
+}
