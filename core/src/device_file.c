@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "device_file.h"
+#include "ini_reader.h"
 
 const char *const sm_precision_names[SM_N_PRECISIONS] = {"fp32", "tf32", "fp16", "bf16"};
 
@@ -72,33 +73,12 @@ static const field fields[] = {
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
 
 typedef struct reader {
-    FILE *f;
-    char *buf;
-    size_t cap;
-    int line;     /* line the reader last returned */
-    int too_long; /* line longer than inih takes, or 0 */
-    int error;    /* the handler failed: st holds why */
+    sm_ini_reader rd;
+    int error; /* the handler failed: st holds why */
     int set_at[N_FIELDS];
     sm_device *dev;
     sm_status *st;
 } reader;
-
-static char *read_line(char *str, int num, void *stream)
-{
-    reader *r = stream;
-    ssize_t len = getline(&r->buf, &r->cap, r->f);
-    if (len < 0)
-        return NULL;
-    r->line++;
-    while (len > 0 && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
-        r->buf[--len] = '\0';
-    if (len >= num - 1) { /* inih would cut it silently */
-        r->too_long = r->line;
-        return NULL;
-    }
-    memcpy(str, r->buf, (size_t)len + 1);
-    return str;
-}
 
 static int set_field(reader *r, int i, const char *value)
 {
@@ -109,13 +89,13 @@ static int set_field(reader *r, int i, const char *value)
     switch (f->kind) {
     case F_TEXT: /* hi: the size of the text's buffer */
         if (snprintf(dst, (size_t)f->hi, "%s", value) >= (int)f->hi)
-            return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->line,
+            return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->rd.line,
                            f->key, f->hi - 1);
         return 0;
     case F_PRECISION: {
         int p = sm_precision_parse(value);
         if (p < 0)
-            return sm_fail(r->st, "%s:%d: precision = %s: expected %s", path, r->line, value,
+            return sm_fail(r->st, "%s:%d: precision = %s: expected %s", path, r->rd.line, value,
                            f->what);
         *(sm_precision *)dst = (sm_precision)p;
         return 0;
@@ -125,7 +105,7 @@ static int set_field(reader *r, int i, const char *value)
         long v = strtol(value, &end, 10);
         if (errno || end == value || *end || v < f->lo || v > f->hi)
             return sm_fail(r->st, "%s:%d: %s = %s: expected an integer from %.0f to %.0f (%s)",
-                           path, r->line, f->key, value, f->lo, f->hi, f->what);
+                           path, r->rd.line, f->key, value, f->lo, f->hi, f->what);
         *(int *)dst = (int)v;
         return 0;
     }
@@ -135,7 +115,7 @@ static int set_field(reader *r, int i, const char *value)
         if (errno || end == value || *end || !isfinite(v) || v > f->hi || v < f->lo ||
             (v == f->lo && !f->lo_ok))
             return sm_fail(r->st, "%s:%d: %s = %s: expected a number %s %g and at most %g (%s)",
-                           path, r->line, f->key, value, f->lo_ok ? "from" : "above", f->lo,
+                           path, r->rd.line, f->key, value, f->lo_ok ? "from" : "above", f->lo,
                            f->hi, f->what);
         *(double *)dst = v * f->scale;
         return 0;
@@ -154,26 +134,26 @@ static int on_entry(void *user, const char *section, const char *key, const char
         r->error = 1;
         if (!section[0])
             return sm_fail(r->st, "%s:%d: %s outside a section: expected it under [device] or "
-                           "[node]", path, r->line, key), 0;
+                           "[node]", path, r->rd.line, key), 0;
         return sm_fail(r->st, "%s:%d: unknown section [%s]: expected [device] or [node]", path,
-                       r->line, section), 0;
+                       r->rd.line, section), 0;
     }
     for (int i = 0; i < N_FIELDS; i++) {
         if (strcmp(fields[i].section, section) != 0 || strcmp(fields[i].key, key) != 0)
             continue;
         if (r->set_at[i]) {
             r->error = 1;
-            return sm_fail(r->st, "%s:%d: %s given twice (first at line %d)", path, r->line, key,
+            return sm_fail(r->st, "%s:%d: %s given twice (first at line %d)", path, r->rd.line, key,
                            r->set_at[i]), 0;
         }
-        r->set_at[i] = r->line;
+        r->set_at[i] = r->rd.line;
         if (set_field(r, i, value))
             return r->error = 1, 0;
         return 1;
     }
     r->error = 1;
     return sm_fail(r->st, "%s:%d: unknown key '%s' in [%s] (docs/scaling.md lists the fields)",
-                   path, r->line, key, section), 0;
+                   path, r->rd.line, key, section), 0;
 }
 
 /* The file name without folder and .ini, the name of a description that gives none. */
@@ -201,21 +181,8 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     reader r = {0};
     r.dev = dev;
     r.st = st;
-    r.f = fopen(path, "r");
-    if (!r.f)
-        return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
-    int rc = ini_parse_stream(read_line, &r, on_entry, &r);
-    fclose(r.f);
-    free(r.buf);
-    if (r.error)
+    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
         return -1;
-    if (r.too_long)
-        return sm_fail(st, "%s:%d: line too long", path, r.too_long);
-    if (rc > 0)
-        return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",
-                       path, rc);
-    if (rc)
-        return sm_fail(st, "%s: cannot parse", path);
 
     for (int i = 0; i < N_FIELDS; i++) {
         const field *f = &fields[i];

@@ -24,6 +24,11 @@ void host_args_init(host_args *a, sm_kv *kv, int n);
 /* 0 when parsing went well and every key was read; else -1 with the reason in msg. */
 int host_args_finish(host_args *a, char *msg, size_t len);
 
+/* A file given by its path, or by name as sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with
+ * "unknown WHAT 'NAME': ..." and the hint (may be NULL). */
+int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
+                 char *path, size_t len, sm_status *st);
+
 /* Integer expression over named values: + - * / % ( ) == != < <= > >=. */
 typedef int (*sm_lookup_fn)(void *ctx, const char *name, size_t len, int64_t *value);
 int sm_expr_eval(const char *text, sm_lookup_fn lookup, void *ctx, int64_t *value, char *err,

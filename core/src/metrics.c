@@ -3,29 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "internal.h"
 
-static int is_file(const char *path)
-{
-    struct stat s;
-    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
-}
-
 int sm_network_find(const char *model, char *path, size_t len, sm_status *st)
 {
-    if (is_file(model)) {
-        snprintf(path, len, "%s", model);
-        return 0;
-    }
-    if (!strchr(model, '/')) {
-        snprintf(path, len, "%s/models/%s.ini", sm_data_dir(), model);
-        if (is_file(path))
-            return 0;
-    }
-    return sm_fail(st, "unknown model '%s': no such file, and no %s/models/%s.ini "
-                   "(`scalemeter models` lists the zoo)", model, sm_data_dir(), model);
+    return sm_data_find("model", "models", model, "`scalemeter models` lists the zoo", path, len,
+                        st);
 }
 
 int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,

@@ -4,11 +4,11 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ini_reader.h"
 #include "internal.h"
 
 #define MAX_REPEAT 100000
@@ -30,43 +30,11 @@ typedef struct section {
 } section;
 
 typedef struct ini_file {
-    FILE *f;
-    char *buf;
-    size_t bufcap;
-    int line;          /* line the reader last returned */
-    int section_line;  /* line of the last [section] header */
-    int too_long;      /* line that exceeded inih's limit, or 0 */
-    int indented;      /* the last line starts with whitespace */
-    int new_section;   /* a header was read since the last entry */
+    sm_ini_reader rd;
     int out_of_memory;
     section *sections;
     int n, cap;
 } ini_file;
-
-static char *read_line(char *str, int num, void *stream)
-{
-    ini_file *r = stream;
-    ssize_t len = getline(&r->buf, &r->bufcap, r->f);
-    if (len < 0)
-        return NULL;
-    r->line++;
-    while (len > 0 && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
-        r->buf[--len] = '\0';
-    if (len >= num - 1) { /* inih would split it silently; refuse instead */
-        r->too_long = r->line;
-        return NULL;
-    }
-    memcpy(str, r->buf, (size_t)len + 1);
-    const char *p = r->buf;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    r->indented = p != r->buf && *p;
-    if (*p == '[') {
-        r->new_section = 1;
-        r->section_line = r->line;
-    }
-    return str;
-}
 
 static int grow(void **items, int *cap, int n, size_t size)
 {
@@ -85,17 +53,17 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
 {
     ini_file *r = user;
     section *s = r->n ? &r->sections[r->n - 1] : NULL;
-    if (r->new_section || !s) {
+    if (r->rd.new_section || !s) {
         if (grow((void **)&r->sections, &r->cap, r->n, sizeof *s))
             return r->out_of_memory = 1, 0;
         s = &r->sections[r->n++];
         memset(s, 0, sizeof *s);
         s->header = strdup(sect);
-        s->line = r->section_line;
-        r->new_section = 0;
+        s->line = r->rd.section_line;
+        r->rd.new_section = 0;
     }
     /* inih hands an indented line to us as a continuation of the previous key */
-    if (r->indented && s->n && strcmp(s->entries[s->n - 1].key, key) == 0) {
+    if (r->rd.indented && s->n && strcmp(s->entries[s->n - 1].key, key) == 0) {
         entry *e = &s->entries[s->n - 1];
         size_t len = strlen(e->value) + strlen(value) + 2;
         char *joined = malloc(len);
@@ -108,7 +76,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     }
     if (grow((void **)&s->entries, &s->cap, s->n, sizeof *s->entries))
         return r->out_of_memory = 1, 0;
-    s->entries[s->n++] = (entry){strdup(key), strdup(value), r->line};
+    s->entries[s->n++] = (entry){strdup(key), strdup(value), r->rd.line};
     return 1;
 }
 
@@ -123,26 +91,14 @@ static void ini_file_free(ini_file *r)
         free(r->sections[i].header);
     }
     free(r->sections);
-    free(r->buf);
 }
 
 static int ini_file_read(const char *path, ini_file *r, sm_status *st)
 {
     memset(r, 0, sizeof *r);
-    r->f = fopen(path, "r");
-    if (!r->f)
-        return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
-    int rc = ini_parse_stream(read_line, r, on_entry, r);
-    fclose(r->f);
-    if (r->out_of_memory)
-        return sm_fail(st, "%s: out of memory", path);
-    if (r->too_long)
-        return sm_fail(st, "%s:%d: line longer than %d characters; continue it on an indented "
-                       "next line", path, r->too_long, 198);
-    if (rc > 0)
-        return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",
-                       path, rc);
-    return rc ? sm_fail(st, "%s: cannot parse", path) : 0;
+    if (sm_ini_parse(path, &r->rd, on_entry, r, &r->out_of_memory, st))
+        return r->out_of_memory ? sm_fail(st, "%s: out of memory", path) : -1;
+    return 0;
 }
 
 /* ---- stage 2: sections into layers ------------------------------------------------------ */

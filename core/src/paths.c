@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scalemeter/scalemeter.h"
+#include <sys/stat.h>
+
+#include "internal.h"
 
 static char plugin_dir[PATH_MAX + 32];
 static char data_dir[PATH_MAX + 32];
@@ -46,4 +48,27 @@ const char *sm_data_dir(void)
             snprintf(data_dir, sizeof data_dir, "%s", path);
     }
     return data_dir;
+}
+
+static int is_file(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
+}
+
+int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
+                 char *path, size_t len, sm_status *st)
+{
+    if (is_file(name)) {
+        snprintf(path, len, "%s", name);
+        return 0;
+    }
+    if (!strchr(name, '/')) {
+        snprintf(path, len, "%s/%s/%s.ini", sm_data_dir(), subdir, name);
+        if (is_file(path))
+            return 0;
+    }
+    return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s", what, name,
+                   sm_data_dir(), subdir, name, hint ? " (" : "", hint ? hint : "",
+                   hint ? ")" : "");
 }

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "device_file.h"
+#include "internal.h"
 #include "predictor.h"
 #include "scalemeter/device.h"
 
@@ -105,25 +105,9 @@ static void device_free(void *impl) { free(impl); }
 
 static const predictor_ops device_ops = {device_predict, device_predict_block, device_free};
 
-static int is_file(const char *path)
-{
-    struct stat s;
-    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
-}
-
 int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st)
 {
-    if (is_file(name_or_path)) {
-        snprintf(path, len, "%s", name_or_path);
-        return 0;
-    }
-    if (!strchr(name_or_path, '/')) {
-        snprintf(path, len, "%s/configs/devices/%s.ini", sm_data_dir(), name_or_path);
-        if (is_file(path))
-            return 0;
-    }
-    return sm_fail(st, "unknown device '%s': no such file, and no %s/configs/devices/%s.ini",
-                   name_or_path, sm_data_dir(), name_or_path);
+    return sm_data_find("device", "configs/devices", name_or_path, NULL, path, len, st);
 }
 
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
