@@ -10,6 +10,13 @@ Per configuration (model, image size, batch):
 Each is the median over repetitions after a warm-up; the repetitions adapt so that a
 configuration takes about --target seconds per mode (inference, training).
 
+Clock (--clock): wall time (time.perf_counter, with torch.cuda.synchronize on a GPU), or the
+CPU time of the process (time.process_time). With one CPU thread the two agree on an idle
+machine, but on a shared one the wall clock also counts the time the process waited for a
+core, which made wall-clock timings on our 2-core build machine vary by 2-4x. The default,
+auto, takes CPU time for --device cpu with --threads 1 and wall time otherwise; the clock used
+is written in the CSV's clock column.
+
 The CSV is opened in append mode and flushed after every row; configurations already in the
 file (same model, image, batch, device, threads, precision) are skipped, so an interrupted run
 resumes where it stopped.
@@ -30,7 +37,7 @@ import torch
 import torchvision
 
 HEADER = ["model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
-          "t_grad", "t_step", "device", "threads", "precision"]
+          "t_grad", "t_step", "device", "threads", "precision", "clock"]
 
 
 def csv_list(text, conv=str):
@@ -49,13 +56,14 @@ def build_model(name):
 
 
 class Timer:
-    def __init__(self, device):
+    def __init__(self, device, clock):
         self.cuda = device.type == "cuda"
+        self.clock = time.process_time if clock == "cpu" else time.perf_counter
 
     def now(self):
         if self.cuda:
             torch.cuda.synchronize()
-        return time.perf_counter()
+        return self.clock()
 
 
 def plan_reps(first_s, target_s, min_reps, max_reps):
@@ -95,7 +103,8 @@ def time_training(model, x, y, timer, args):
     loss_fn = torch.nn.CrossEntropyLoss()
 
     def one_iteration():
-        opt.zero_grad(set_to_none=True)
+        # PyTorch 1.13's default: gradients are zeroed in place, not freed and reallocated
+        opt.zero_grad()
         t0 = timer.now()
         loss = loss_fn(model(x), y)
         t1 = timer.now()
@@ -138,11 +147,14 @@ def main():
     p.add_argument("--threads", type=int, default=0,
                    help="torch.set_num_threads (default: leave PyTorch's choice)")
     p.add_argument("-o", "--output", required=True, help="measurement CSV (appended to)")
-    p.add_argument("--target", type=float, default=1.0,
-                   help="seconds of timed repetitions per mode and configuration (default 1)")
+    p.add_argument("--clock", choices=("auto", "wall", "cpu"), default="auto",
+                   help="wall or process CPU time; auto (default): cpu for --device cpu with "
+                        "--threads 1, wall otherwise")
+    p.add_argument("--target", type=float, default=0.5,
+                   help="seconds of timed repetitions per mode and configuration (default 0.5)")
     p.add_argument("--warmup", type=int, default=1, help="fewest warm-up iterations (1)")
-    p.add_argument("--warmup-time", type=float, default=0.5,
-                   help="seconds of warm-up per mode and configuration (default 0.5)")
+    p.add_argument("--warmup-time", type=float, default=0.25,
+                   help="seconds of warm-up per mode and configuration (default 0.25)")
     p.add_argument("--min-reps", type=int, default=3, help="fewest timed repetitions (3)")
     p.add_argument("--max-reps", type=int, default=50, help="most timed repetitions (50)")
     p.add_argument("--seed", type=int, default=0)
@@ -159,7 +171,13 @@ def main():
     threads = torch.get_num_threads()
     precision = "fp32"
     dev_name = (torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu")
-    timer = Timer(device)
+    clock = args.clock
+    if clock == "auto":
+        clock = "cpu" if device.type == "cpu" and threads == 1 else "wall"
+    if clock == "cpu" and (device.type != "cpu" or threads != 1):
+        sys.exit("measure.py: --clock cpu needs --device cpu and --threads 1 (CPU time adds up "
+                 "the time of every thread and misses the GPU's)")
+    timer = Timer(device, clock)
     torch.manual_seed(args.seed)
 
     done = done_keys(args.output)
@@ -193,7 +211,7 @@ def main():
                     continue
                 w.writerow([name, s, b, 1, 1] +
                            [f"{t:.6g}" for t in (t_infer, t_fwd, t_bwd, t_grad, t_step)] +
-                           [dev_name, threads, precision])
+                           [dev_name, threads, precision, clock])
                 f.flush()
                 print(f"{name} image {s} batch {b}: infer {t_infer * 1e3:.2f} ms, "
                       f"step {t_step * 1e3:.2f} ms ({time.perf_counter() - t_start:.1f} s)",

@@ -1,0 +1,388 @@
+/* scalemeter fit: coefficients from a measurement CSV, and leave-one-model-out validation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "output.h"
+#include "scalemeter/fit.h"
+
+static void usage(void)
+{
+    printf(
+        "usage: scalemeter fit RUNS.csv [-o COEFFS.ini] [--cv loo] [--format table|csv|json]\n"
+        "                      [--weighting none|relative] [--nonneg | --no-nonneg]\n"
+        "                      [--grad-model linear|ring] [--bucket-mb MB] [--weight-term]\n"
+        "                      [--update-term]\n"
+        "                      [--device NAME]\n\n"
+        "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv\n"
+        "(header model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step;\n"
+        "seconds; an empty field is not measured; other columns are ignored). Each row's F, I,\n"
+        "O, W, L come from its network file at its image size.\n\n"
+        "  infer, fwd, bwd  t = b (c1 F + c2 I + c3 O) + c4\n"
+        "  grad             c1 L, plus communication terms when rows with N > 1 devices exist:\n"
+        "                   linear: c2 W + c3 N (ConvMeter); ring: c2 2(N-1)/N 4W\n"
+        "                   + c3 2(N-1) ceil(4W / bucket)\n"
+        "  bwd_grad         the bwd and grad terms fitted together to t_bwd + t_grad\n\n"
+        "  -o FILE             write the coefficient file (INI; `scalemeter predict --coeffs`)\n"
+        "  --cv loo            leave-one-model-out validation: each network is predicted by a\n"
+        "                      fit on the other networks; RMSE, NRMSE, MAPE (a fraction), R2\n"
+        "                      per phase, per network and overall (step = fwd + bwd + grad)\n"
+        "  --weighting W       relative (default): rows weighted by 1/t, minimising relative\n"
+        "                      error; none: ordinary least squares on seconds\n"
+        "  --nonneg            non-negative coefficients, Lawson-Hanson NNLS (default)\n"
+        "  --no-nonneg         unconstrained coefficients\n"
+        "  --grad-model M      linear (default) or ring\n"
+        "  --bucket-mb MB      gradient bucket of the ring model (default 25)\n"
+        "  --weight-term       add c5 W to infer, fwd and bwd: every pass reads the weights\n"
+        "                      once, whatever the batch (beyond ConvMeter; off by default)\n"
+        "  --update-term       add cu W to grad at every N: the optimizer's pass over the\n"
+        "                      weights (beyond ConvMeter; off by default)\n"
+        "  --device NAME       device named in the coefficient file (default: the CPU model\n"
+        "                      of /proc/cpuinfo)\n"
+        "  --format F          table (default), csv or json\n");
+}
+
+typedef struct fit_args {
+    const char *csv, *out, *device;
+    int loo;
+    output_format format;
+    sm_fit_options opt;
+} fit_args;
+
+static int parse_args(int argc, char **argv, fit_args *a)
+{
+    memset(a, 0, sizeof *a);
+    sm_fit_options_default(&a->opt);
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            exit(0);
+        } else if ((v = option_value(argc, argv, &i, "-o", &missing)) ||
+                   (v = option_value(argc, argv, &i, "--output", &missing))) {
+            a->out = v;
+        } else if ((v = option_value(argc, argv, &i, "--cv", &missing))) {
+            if (strcmp(v, "loo") != 0) {
+                fprintf(stderr, "scalemeter fit: --cv %s: expected loo\n", v);
+                return -1;
+            }
+            a->loo = 1;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            if (parse_format(v, 7, &a->format))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--weighting", &missing))) {
+            if (strcmp(v, "none") && strcmp(v, "relative")) {
+                fprintf(stderr, "scalemeter fit: --weighting %s: expected none or relative\n", v);
+                return -1;
+            }
+            a->opt.relative = !strcmp(v, "relative");
+        } else if ((v = option_value(argc, argv, &i, "--grad-model", &missing))) {
+            if (strcmp(v, "linear") && strcmp(v, "ring")) {
+                fprintf(stderr, "scalemeter fit: --grad-model %s: expected linear or ring\n", v);
+                return -1;
+            }
+            a->opt.grad_form = !strcmp(v, "ring") ? SM_GRAD_RING : SM_GRAD_LINEAR;
+        } else if ((v = option_value(argc, argv, &i, "--bucket-mb", &missing))) {
+            char *end;
+            double mb = strtod(v, &end);
+            if (end == v || *end || !(mb > 0) || mb > 1e6) {
+                fprintf(stderr, "scalemeter fit: --bucket-mb %s: expected a positive number "
+                                "of MiB\n", v);
+                return -1;
+            }
+            a->opt.bucket_bytes = mb * 1024 * 1024;
+        } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
+            a->device = v;
+        } else if (missing) {
+            return -1;
+        } else if (!strcmp(argv[i], "--nonneg")) {
+            a->opt.nonneg = 1;
+        } else if (!strcmp(argv[i], "--no-nonneg")) {
+            a->opt.nonneg = 0;
+        } else if (!strcmp(argv[i], "--weight-term")) {
+            a->opt.weight_term = 1;
+        } else if (!strcmp(argv[i], "--update-term")) {
+            a->opt.update_term = 1;
+        } else if (argv[i][0] == '-' || a->csv) {
+            fprintf(stderr, "scalemeter fit: unexpected argument '%s' (--help)\n", argv[i]);
+            return -1;
+        } else {
+            a->csv = argv[i];
+        }
+    }
+    if (!a->csv) {
+        fprintf(stderr, "scalemeter fit: which measurements? (scalemeter fit runs.csv -o "
+                        "coeffs.ini)\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* "AMD EPYC 7402 24-Core Processor" from /proc/cpuinfo, or "unknown device". */
+static void cpu_name(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown device");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon)
+            continue;
+        char *s = colon + 1;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        s[strcspn(s, "\r\n")] = '\0';
+        if (*s)
+            snprintf(buf, len, "%s", s);
+        break;
+    }
+    fclose(f);
+}
+
+static void json_number(double v)
+{
+    if (isfinite(v))
+        printf("%.6g", v);
+    else
+        printf("null");
+}
+
+static const char *option_text(const sm_fit_options *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "weighting %s, %s, grad %s%s%s", o->relative ? "relative" : "none",
+             o->nonneg ? "nonneg" : "unconstrained",
+             o->grad_form == SM_GRAD_RING ? "ring" : "linear",
+             o->weight_term ? ", weight term" : "", o->update_term ? ", update term" : "");
+    return buf;
+}
+
+static void stats_cells(const sm_fit_stats *s, char c[5][32])
+{
+    snprintf(c[0], 32, "%d", s->n);
+    fmt_seconds(s->rmse, c[1], 32);
+    snprintf(c[2], 32, isfinite(s->nrmse) ? "%.3f" : "-", s->nrmse);
+    snprintf(c[3], 32, isfinite(s->mape) ? "%.3f" : "-", s->mape);
+    snprintf(c[4], 32, isfinite(s->r2) ? "%.3f" : "-", s->r2);
+}
+
+static void json_stats(const sm_fit_stats *s)
+{
+    printf("{\"mape\": ");
+    json_number(s->mape);
+    printf(", \"rmse\": ");
+    json_number(s->rmse);
+    printf(", \"nrmse\": ");
+    json_number(s->nrmse);
+    printf(", \"r2\": ");
+    json_number(s->r2);
+    printf(", \"n\": %d}", s->n);
+}
+
+static void csv_stats(const char *phase, const char *model, const sm_fit_stats *s)
+{
+    printf("%s,", phase);
+    csv_field(stdout, model);
+    printf(",%d,%.6g,%.6g,%.6g,%.6g\n", s->n, s->rmse, s->nrmse, s->mape, s->r2);
+}
+
+static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
+{
+    char opts[128];
+    option_text(&a->opt, opts, sizeof opts);
+    if (a->format == FORMAT_JSON) {
+        printf("{\"source\": ");
+        json_string(stdout, a->csv);
+        printf(", \"options\": ");
+        json_string(stdout, opts);
+        printf(", \"phases\": {");
+    } else if (a->format == FORMAT_CSV) {
+        printf("phase,model,n,rmse,nrmse,mape,r2\n");
+    } else {
+        printf("leave-one-model-out validation of %s: %d rows, %d models (%s)\n"
+               "each network predicted by a fit on the others; MAPE a fraction\n\n",
+               a->csv, runs->n, loo->n_models, opts);
+    }
+    int first_phase = 1;
+    for (int ph = 0; ph < SM_N_PHASES; ph++) {
+        const char *name = sm_phase_name((sm_phase)ph);
+        if (loo->overall[ph].n == 0)
+            continue;
+        if (a->format == FORMAT_JSON) {
+            printf("%s\n  \"%s\": {\"overall\": ", first_phase ? "" : ",", name);
+            json_stats(&loo->overall[ph]);
+            printf(", \"per_model\": {");
+            for (int k = 0, first = 1; k < loo->n_models; k++) {
+                if (loo->per_model[k][ph].n == 0)
+                    continue;
+                printf("%s\n    ", first ? "" : ",");
+                json_string(stdout, loo->models[k]);
+                printf(": ");
+                json_stats(&loo->per_model[k][ph]);
+                first = 0;
+            }
+            printf("}}");
+        } else if (a->format == FORMAT_CSV) {
+            for (int k = 0; k < loo->n_models; k++)
+                if (loo->per_model[k][ph].n)
+                    csv_stats(name, loo->models[k], &loo->per_model[k][ph]);
+            csv_stats(name, "overall", &loo->overall[ph]);
+        } else {
+            const char *headers[] = {"phase", "model", "n", "RMSE", "NRMSE", "MAPE", "R2"};
+            text_table *t = table_new(7, headers);
+            char c[5][32];
+            for (int k = 0; k < loo->n_models; k++) {
+                if (loo->per_model[k][ph].n == 0)
+                    continue;
+                stats_cells(&loo->per_model[k][ph], c);
+                const char *row[] = {name, loo->models[k], c[0], c[1], c[2], c[3], c[4]};
+                table_add(t, row);
+            }
+            stats_cells(&loo->overall[ph], c);
+            const char *row[] = {name, "overall", c[0], c[1], c[2], c[3], c[4]};
+            table_add(t, row);
+            table_print(t, stdout);
+            table_free(t);
+            putchar('\n');
+        }
+        first_phase = 0;
+    }
+    if (a->format == FORMAT_JSON)
+        printf("\n}}\n");
+}
+
+static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *meta)
+{
+    char name[32], opts[128];
+    option_text(&fit->opt, opts, sizeof opts);
+    if (a->format == FORMAT_JSON) {
+        printf("{\"device\": ");
+        json_string(stdout, meta->device);
+        printf(", \"source\": ");
+        json_string(stdout, meta->source);
+        printf(", \"options\": ");
+        json_string(stdout, opts);
+        printf(", \"rows\": %d, \"multi_device\": %s, \"phases\": {", fit->rows,
+               fit->multi_device ? "true" : "false");
+    } else if (a->format == FORMAT_CSV) {
+        printf("phase,name,value\n");
+    } else {
+        printf("fit of %s: %d rows, batch %lld-%lld, image %lld-%lld, up to %d devices (%s)\n"
+               "statistics of each phase's fit on its own points (MAPE a fraction)\n\n",
+               a->csv, fit->rows, (long long)fit->batch_min, (long long)fit->batch_max,
+               (long long)fit->image_min, (long long)fit->image_max, fit->devices_max, opts);
+    }
+    const char *headers[] = {"phase", "coefficient", "value", "n", "RMSE", "NRMSE", "MAPE", "R2"};
+    text_table *t = a->format == FORMAT_TABLE ? table_new(8, headers) : NULL;
+    int first_phase = 1;
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
+        const sm_phase_fit *pf = &fit->phase[ph];
+        const char *pname = sm_phase_name((sm_phase)ph);
+        if (!pf->fitted)
+            continue;
+        if (a->format == FORMAT_JSON)
+            printf("%s\n  \"%s\": {\"coefficients\": {", first_phase ? "" : ",", pname);
+        for (int k = 0; k < pf->n_coeffs; k++) {
+            sm_fit_term_name(fit, (sm_phase)ph, k, name, sizeof name);
+            char value[32], c[5][32];
+            snprintf(value, sizeof value, "%.6g", pf->c[k]);
+            if (t) {
+                stats_cells(&pf->stats, c);
+                const char *row[] = {k ? "" : pname, name, value, k ? "" : c[0],
+                                     k ? "" : c[1], k ? "" : c[2], k ? "" : c[3], k ? "" : c[4]};
+                table_add(t, row);
+            } else if (a->format == FORMAT_CSV) {
+                printf("%s,%s,%.17g\n", pname, name, pf->c[k]);
+            } else {
+                printf("%s\"%s\": %.17g", k ? ", " : "", name, pf->c[k]);
+            }
+        }
+        if (a->format == FORMAT_JSON) {
+            printf("}, \"fit\": ");
+            json_stats(&pf->stats);
+            printf("}");
+        } else if (a->format == FORMAT_CSV) {
+            const sm_fit_stats *s = &pf->stats;
+            printf("%s,n,%d\n%s,rmse,%.6g\n%s,nrmse,%.6g\n%s,mape,%.6g\n%s,r2,%.6g\n", pname,
+                   s->n, pname, s->rmse, pname, s->nrmse, pname, s->mape, pname, s->r2);
+        }
+        first_phase = 0;
+    }
+    if (t) {
+        table_print(t, stdout);
+        table_free(t);
+    } else if (a->format == FORMAT_JSON) {
+        printf("\n}}\n");
+    }
+}
+
+static void fill_meta(const fit_args *a, sm_fit_meta *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    if (a->device)
+        snprintf(meta->device, sizeof meta->device, "%s", a->device);
+    else
+        cpu_name(meta->device, sizeof meta->device);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(meta->date, sizeof meta->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(meta->source, sizeof meta->source, "%s", a->csv);
+    snprintf(meta->version, sizeof meta->version, "%s", SCALEMETER_VERSION);
+}
+
+static int run(const fit_args *a, sm_runs *runs)
+{
+    sm_status st;
+    if (a->loo) {
+        sm_loo loo;
+        if (sm_fit_loo(runs, &a->opt, &loo, &st))
+            return report_error(st.msg);
+        print_loo(a, runs, &loo);
+        sm_loo_free(&loo);
+        if (!a->out)
+            return 0;
+    }
+    sm_fit fit;
+    if (sm_fit_runs(runs, NULL, &a->opt, &fit, &st))
+        return report_error(st.msg);
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
+        if (!fit.phase[ph].fitted)
+            fprintf(stderr, "scalemeter fit: note: no row of %s measures phase %s; it is left "
+                            "out\n", a->csv, sm_phase_name((sm_phase)ph));
+    sm_fit_meta meta;
+    fill_meta(a, &meta);
+    if (!a->loo)
+        print_fit(a, &fit, &meta);
+    if (a->out) {
+        if (sm_fit_write(&fit, &meta, a->out, &st))
+            return report_error(st.msg);
+        fprintf(stderr, "scalemeter fit: wrote %s\n", a->out);
+    }
+    return 0;
+}
+
+int cmd_fit(int argc, char **argv)
+{
+    fit_args a;
+    if (parse_args(argc, argv, &a))
+        return 2;
+    sm_status st;
+    sm_runs *runs;
+    if (sm_runs_read(a.csv, &runs, &st))
+        return report_error(st.msg);
+    sm_registry *reg;
+    if (sm_registry_open(&reg, &st)) {
+        sm_runs_free(runs);
+        return report_error(st.msg);
+    }
+    int rc = sm_runs_metrics(runs, reg, &st) ? report_error(st.msg) : run(&a, runs);
+    sm_registry_free(reg);
+    sm_runs_free(runs);
+    return rc;
+}

@@ -1,0 +1,254 @@
+/* scalemeter predict: step, epoch and throughput of a network from fitted coefficients. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+#include "scalemeter/fit.h"
+
+#define IMAGENET_TRAIN 1281167
+
+static void usage(void)
+{
+    printf(
+        "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--nodes N]\n"
+        "                          [--gpus-per-node G] [--image S] [--dataset D] [--per-block]\n"
+        "                          [--format table|json]\n\n"
+        "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
+        "equations and the coefficients of `scalemeter fit`.\n\n"
+        "  --batch B          per-device batch (required)\n"
+        "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (default:\n"
+        "                     default, the shipped CPU calibration)\n"
+        "  --nodes N          nodes (default 1)\n"
+        "  --gpus-per-node G  devices per node (default 1); N x G devices in all\n"
+        "  --image S          input height and width (default: the network file's)\n"
+        "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
+        "  --per-block        forward time of every block: the forward equation on the block's\n"
+        "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
+        "                     proportion to their FLOPs (so the blocks add up to t_fwd)\n"
+        "  --format F         table (default) or json\n\n"
+        "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
+        "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
+        "t_epoch = D / (B N G) x t_step; images_per_s = B N G / t_step. A phase the calibration\n"
+        "did not measure is shown as - (null in JSON). A layout the calibration never saw (several\n"
+        "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n");
+}
+
+typedef struct predict_args {
+    const char *model, *coeffs;
+    int64_t batch, nodes, gpus, image, dataset;
+    int per_block;
+    output_format format;
+} predict_args;
+
+static int parse_args(int argc, char **argv, predict_args *a)
+{
+    *a = (predict_args){NULL, "default", 0, 1, 1, 0, IMAGENET_TRAIN, 0, FORMAT_TABLE};
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            exit(0);
+        } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
+            if (parse_positive("--batch", v, INT64_C(1) << 32, &a->batch))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--coeffs", &missing))) {
+            a->coeffs = v;
+        } else if ((v = option_value(argc, argv, &i, "--nodes", &missing))) {
+            if (parse_positive("--nodes", v, 1 << 20, &a->nodes))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--gpus-per-node", &missing))) {
+            if (parse_positive("--gpus-per-node", v, 1 << 16, &a->gpus))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
+            if (parse_positive("--image", v, 1 << 20, &a->image))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--dataset", &missing))) {
+            if (parse_positive("--dataset", v, INT64_C(1) << 50, &a->dataset))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            if (parse_format(v, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, &a->format))
+                return -1;
+        } else if (missing) {
+            return -1;
+        } else if (!strcmp(argv[i], "--per-block")) {
+            a->per_block = 1;
+        } else if (argv[i][0] == '-' || a->model) {
+            fprintf(stderr, "scalemeter predict: unexpected argument '%s' (--help)\n", argv[i]);
+            return -1;
+        } else {
+            a->model = argv[i];
+        }
+    }
+    if (!a->model) {
+        fprintf(stderr, "scalemeter predict: which network? (scalemeter predict resnet50 "
+                        "--batch 32)\n");
+        return -1;
+    }
+    if (!a->batch) {
+        fprintf(stderr, "scalemeter predict: --batch B is required (the per-device batch)\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void json_number(const char *key, double v)
+{
+    printf(", \"%s\": ", key);
+    if (isfinite(v))
+        printf("%.6g", v);
+    else
+        printf("null");
+}
+
+static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                       const sm_layout *l, const sm_prediction *t, const double *blocks,
+                       const char *warning)
+{
+    printf("{\"model\": ");
+    json_string(stdout, net->name);
+    printf(", \"coeffs\": ");
+    json_string(stdout, sm_predictor_describe(p));
+    printf(", \"batch\": %lld, \"nodes\": %d, \"gpus_per_node\": %d, \"image\": %lld, "
+           "\"dataset\": %lld",
+           (long long)l->batch, l->nodes, l->gpus_per_node,
+           (long long)(net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]),
+           (long long)a->dataset);
+    json_number("t_infer", t->t_infer);
+    json_number("t_fwd", t->t_fwd);
+    json_number("t_bwd", t->t_bwd);
+    json_number("t_grad", t->t_grad);
+    json_number("t_step", t->t_step);
+    json_number("t_epoch", sm_epoch_time(l, t->t_step, a->dataset));
+    json_number("images_per_s", sm_images_per_s(l, t->t_step));
+    printf(", \"warning\": ");
+    if (warning[0])
+        json_string(stdout, warning);
+    else
+        printf("null");
+    if (blocks) {
+        printf(", \"per_block\": [");
+        for (int b = 0; b < net->n_blocks; b++) {
+            printf("%s\n  {\"name\": ", b ? "," : "");
+            json_string(stdout, net->blocks[b]);
+            json_number("t_fwd", blocks[b]);
+            printf("}");
+        }
+        printf("\n]");
+    }
+    printf("}\n");
+}
+
+static void print_table(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                        const sm_layout *l, const sm_prediction *t, const double *blocks)
+{
+    char shape[96], buf[64];
+    printf("%s (%s), input %s, batch %lld per device, %d node%s x %d device%s\n"
+           "coefficients: %s\n\n",
+           net->name, net->path, sm_shape_str(&net->input, shape, sizeof shape),
+           (long long)l->batch, l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node,
+           l->gpus_per_node > 1 ? "s" : "", sm_predictor_describe(p));
+    const char *headers[] = {"quantity", "value", "meaning"};
+    text_table *tab = table_new(3, headers);
+    const struct {
+        const char *name;
+        double v;
+        const char *meaning;
+    } rows[] = {
+        {"t_infer", t->t_infer, "inference forward pass"},
+        {"t_fwd", t->t_fwd, "training forward pass"},
+        {"t_bwd", t->t_bwd, "backward pass"},
+        {"t_grad", t->t_grad, "gradient synchronisation and update"},
+        {"t_step", t->t_step, "t_fwd + t_bwd + t_grad"},
+        {"t_epoch", sm_epoch_time(l, t->t_step, a->dataset), "one pass over the dataset"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *row[] = {rows[i].name, fmt_seconds(rows[i].v, buf, sizeof buf),
+                             rows[i].meaning};
+        table_add(tab, row);
+    }
+    double ips = sm_images_per_s(l, t->t_step);
+    if (isfinite(ips))
+        snprintf(buf, sizeof buf, "%.4g", ips);
+    else
+        snprintf(buf, sizeof buf, "-");
+    const char *row[] = {"images_per_s", buf, "samples per second, all devices"};
+    table_add(tab, row);
+    table_print(tab, stdout);
+    table_free(tab);
+    if (!blocks)
+        return;
+    const char *bh[] = {"block", "t_fwd", "share"};
+    tab = table_new(3, bh);
+    for (int b = 0; b < net->n_blocks; b++) {
+        char tb[32], share[32];
+        fmt_seconds(blocks[b], tb, sizeof tb);
+        snprintf(share, sizeof share, isfinite(t->t_fwd) ? "%.1f%%" : "-",
+                 100.0 * blocks[b] / t->t_fwd);
+        const char *r[] = {net->blocks[b], tb, share};
+        table_add(tab, r);
+    }
+    printf("\nforward time per block (intercept shared out by FLOPs):\n");
+    table_print(tab, stdout);
+    table_free(tab);
+}
+
+static int run(const predict_args *a, const sm_network *net, const sm_predictor *p)
+{
+    sm_status st;
+    sm_layout l = {a->batch, (int)a->nodes, (int)a->gpus};
+    sm_prediction t;
+    if (sm_predict(p, net, &l, &t, &st))
+        return report_error(st.msg);
+    double *blocks = NULL;
+    if (a->per_block) {
+        blocks = calloc((size_t)(net->n_blocks ? net->n_blocks : 1), sizeof *blocks);
+        if (!blocks)
+            return report_error("out of memory");
+        for (int b = 0; b < net->n_blocks; b++)
+            if (sm_predict_block(p, net, b, &l, &blocks[b], &st)) {
+                free(blocks);
+                return report_error(st.msg);
+            }
+    }
+    char warning[1024];
+    if (sm_predictor_warning(p, &l, warning, sizeof warning))
+        fprintf(stderr, "scalemeter predict: warning: %s\n", warning);
+    if (a->format == FORMAT_JSON)
+        print_json(a, net, p, &l, &t, blocks, warning);
+    else
+        print_table(a, net, p, &l, &t, blocks);
+    free(blocks);
+    return 0;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    predict_args a;
+    if (parse_args(argc, argv, &a))
+        return 2;
+    sm_status st;
+    sm_predictor *p;
+    if (sm_predictor_from_coeffs(a.coeffs, &p, &st))
+        return report_error(st.msg);
+    sm_registry *reg;
+    if (sm_registry_open(&reg, &st)) {
+        sm_predictor_free(p);
+        return report_error(st.msg);
+    }
+    sm_network *net;
+    sm_network_options opt = {a.image};
+    int rc;
+    if (sm_network_load(reg, a.model, &opt, &net, &st)) {
+        rc = report_error(st.msg);
+    } else {
+        rc = run(&a, net, p);
+        sm_network_free(net);
+    }
+    sm_registry_free(reg);
+    sm_predictor_free(p);
+    return rc;
+}

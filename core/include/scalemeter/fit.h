@@ -1,0 +1,175 @@
+/*
+ * scalemeter/fit.h: calibration from measurements, in the order a program uses it.
+ *
+ *   sm_runs_read        the measurement CSV (DESIGN.md) into rows
+ *   sm_runs_metrics     each row's network metrics (F, I, O, W, L at batch 1, its image size)
+ *   sm_fit_runs         least-squares coefficients of every phase (ConvMeter eq. 3 and 3.3)
+ *   sm_fit_write/read   the coefficient file (INI)
+ *   sm_fit_loo          leave-one-model-out validation
+ *
+ * Every function that can fail returns 0 on success and -1 with a one-line message in an
+ * sm_status naming the file and line, or the phase, on failure; nothing here prints.
+ */
+#ifndef SCALEMETER_FIT_H
+#define SCALEMETER_FIT_H
+
+#include "scalemeter/predict.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Phases with their own coefficients, then the step (fwd + bwd + grad), validated only. */
+typedef enum sm_phase {
+    SM_PHASE_INFER,
+    SM_PHASE_FWD,
+    SM_PHASE_BWD,
+    SM_PHASE_GRAD,
+    SM_PHASE_BWD_GRAD, /* backward and gradient update fitted together (they overlap) */
+    SM_PHASE_STEP,
+    SM_N_PHASES
+} sm_phase;
+#define SM_N_FIT_PHASES SM_PHASE_STEP
+
+/* "infer", "fwd", "bwd", "grad", "bwd_grad", "step". */
+const char *sm_phase_name(sm_phase ph);
+
+/* ---- measurements ----------------------------------------------------------------------- */
+
+typedef struct sm_run {
+    char *model;
+    int64_t image; /* 0: the network file's own input size */
+    int64_t batch; /* per device */
+    int nodes, gpus_per_node;
+    double t_infer, t_fwd, t_bwd, t_grad, t_step; /* seconds; NAN = not measured */
+    int line;                                      /* of the CSV file */
+    sm_metrics m;                                  /* at batch 1, set by sm_runs_metrics */
+} sm_run;
+
+typedef struct sm_runs {
+    char *path;
+    int n;
+    sm_run *rows;
+} sm_runs;
+
+int sm_runs_read(const char *path, sm_runs **out, sm_status *st);
+/* Loads each (model, image) once and stores its metrics at batch 1 in every row of it. */
+int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st);
+void sm_runs_free(sm_runs *runs);
+
+/* The measured value a phase is fitted to or validated against; NAN when not measured. The step
+ * is t_step, or t_fwd + t_bwd + t_grad when t_step is empty. */
+double sm_run_target(const sm_run *r, sm_phase ph);
+
+/* ---- fitting ---------------------------------------------------------------------------- */
+
+typedef enum sm_grad_form {
+    SM_GRAD_LINEAR, /* ConvMeter: c1 L (N = 1); c1 L + c2 W + c3 N (N > 1) */
+    SM_GRAD_RING    /* c1 L + c2 2(N-1)/N 4W + c3 2(N-1) ceil(4W / bucket) */
+} sm_grad_form;
+
+typedef struct sm_fit_options {
+    int relative;           /* weight rows by 1/t: minimise relative error (default 1) */
+    int nonneg;             /* non-negative coefficients, Lawson-Hanson (default 1) */
+    int weight_term;        /* add cw W to infer, fwd and bwd: the weights are read once per
+                               pass whatever the batch (default 0, beyond ConvMeter) */
+    int update_term;        /* add cu W to T_grad at every N: the optimizer's pass over the
+                               weights (default 0, beyond ConvMeter) */
+    sm_grad_form grad_form; /* default SM_GRAD_LINEAR */
+    double bucket_bytes;    /* ring form: gradient bucket size (default 25 MiB) */
+} sm_fit_options;
+
+void sm_fit_options_default(sm_fit_options *opt);
+
+#define SM_MAX_COEFFS 8
+
+/* Goodness of a prediction against measurements. */
+typedef struct sm_fit_stats {
+    int n;
+    double rmse;  /* seconds */
+    double nrmse; /* rmse / (max - min) of the measured values; NAN when they are all equal */
+    double mape;  /* mean |predicted - measured| / measured, a fraction */
+    double r2;    /* 1 - SS_res / SS_tot; NAN when the measured values are all equal */
+} sm_fit_stats;
+
+typedef struct sm_phase_fit {
+    int fitted; /* 0: the phase was not measured (no row has its time) */
+    int n_coeffs;
+    double c[SM_MAX_COEFFS];
+    sm_fit_stats stats; /* of the fit on its own points */
+} sm_phase_fit;
+
+typedef struct sm_fit {
+    sm_fit_options opt;
+    int multi_device; /* the fit saw rows with N > 1: grad carries its communication terms */
+    sm_phase_fit phase[SM_N_FIT_PHASES];
+    /* the range of the rows fitted, to tell extrapolation from interpolation */
+    int rows;
+    int64_t batch_min, batch_max, image_min, image_max;
+    int devices_max;
+} sm_fit;
+
+/* Fits every phase on the rows with use[i] != 0 (all rows when use is NULL). A phase no row
+ * measures is left unfitted; fewer points than coefficients, a rank-deficient system or a
+ * failed solve is an error naming the phase. */
+int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
+                sm_status *st);
+
+/* The terms of a phase (the design matrix row); returns their number. devices = N * G. */
+int sm_fit_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
+                 int64_t devices, double *x);
+/* The name of term k (from 0) for the coefficient file, "c1_flops", in buf; NULL past the last. */
+const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, size_t len);
+/* The term k itself, "b*F", for people. */
+const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k);
+/* The fitted time of a phase (SM_PHASE_STEP: fwd + bwd + grad); NAN when not fitted. */
+double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
+                   int64_t devices);
+
+void sm_fit_stats_of(const double *measured, const double *predicted, int n, sm_fit_stats *out);
+
+/* ---- least squares ---------------------------------------------------------------------- */
+
+/* min ||A x - b|| over x (A: m x n, column-major, m >= n), with x >= 0 when nonneg
+ * (Lawson-Hanson active set). Columns are scaled to unit norm before solving. A and b are not
+ * changed. Fails, saying why, when A has rank below n. */
+int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x,
+             sm_status *st);
+
+/* ---- coefficient file ------------------------------------------------------------------- */
+
+typedef struct sm_fit_meta {
+    char device[256];
+    char date[64];
+    char source[1024];
+    char version[64];
+} sm_fit_meta;
+
+int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st);
+/* path, or NAME for configs/calibrations/NAME.ini of the data folder. */
+int sm_fit_read(const char *path, sm_fit *fit, sm_fit_meta *meta, sm_status *st);
+/* The coefficient file a name or path stands for; -1 when there is none. */
+int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st);
+
+/* A warning (into buf) when a predictor made from coefficients is asked about a layout its
+ * calibration never saw (several devices after a single-device fit, beyond the fitted batch or
+ * device range); 0 when there is nothing to say or p is another kind of predictor. */
+int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *buf, size_t len);
+
+/* ---- validation ------------------------------------------------------------------------- */
+
+typedef struct sm_loo {
+    int n_models;
+    char **models;                         /* in order of first appearance */
+    sm_fit_stats (*per_model)[SM_N_PHASES]; /* [model][phase] */
+    sm_fit_stats overall[SM_N_PHASES];     /* all held-out predictions pooled */
+} sm_loo;
+
+/* Leave-one-model-out: for each model, fits on the other models' rows and predicts its own. */
+int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_status *st);
+void sm_loo_free(sm_loo *loo);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

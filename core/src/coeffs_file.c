@@ -1,0 +1,344 @@
+/* The coefficient file: INI with a [fit] section saying where the numbers come from (device,
+ * date, source CSV, options, version, fitted range) and one section per phase with its named
+ * coefficients and the statistics of its fit. Read back with inih; the names of the
+ * coefficients are checked against the options, so a file edited by hand cannot silently
+ * assign a coefficient to the wrong term. */
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "scalemeter/fit.h"
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+static const char *yes_no(int v) { return v ? "yes" : "no"; }
+
+static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph)
+{
+    char name[32];
+    fprintf(f, "equation = ");
+    for (int k = 0; sm_fit_term_name(fit, ph, k, name, sizeof name); k++)
+        fprintf(f, "%s%s*%s", k ? " + " : "", name, sm_fit_term_formula(fit, ph, k));
+    fprintf(f, "\n");
+}
+
+int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+    fprintf(f,
+            "; scalemeter coefficient file, written by `scalemeter fit`; read by `scalemeter "
+            "predict --coeffs`.\n"
+            "; Times in seconds. Terms: flops = b F, inputs = b I, outputs = b O (F, I, O at "
+            "batch 1,\n; b the per-device batch), intercept = 1, pass_weights = W, layers = L, update = W, "
+            "weights = W [N>1],\n; devices = N [N>1], ring_bytes = 2(N-1)/N 4W, ring_steps = "
+            "2(N-1) ceil(4W / bucket),\n; N = nodes x gpus_per_node. Statistics are of the fit "
+            "on its own points (MAPE a fraction).\n\n");
+    fprintf(f, "[fit]\ndevice = %s\ndate = %s\nsource = %s\nscalemeter = %s\nrows = %d\n",
+            meta->device, meta->date, meta->source, meta->version, fit->rows);
+    fprintf(f, "weighting = %s\nnonneg = %s\ngrad_model = %s\nweight_term = %s\n"
+               "update_term = %s\n",
+            fit->opt.relative ? "relative" : "none", yes_no(fit->opt.nonneg),
+            fit->opt.grad_form == SM_GRAD_RING ? "ring" : "linear",
+            yes_no(fit->opt.weight_term), yes_no(fit->opt.update_term));
+    fprintf(f, "bucket_mb = %.17g\nmulti_device = %s\n", fit->opt.bucket_bytes / (1024.0 * 1024),
+            yes_no(fit->multi_device));
+    fprintf(f, "batch_min = %lld\nbatch_max = %lld\nimage_min = %lld\nimage_max = %lld\n"
+               "devices_max = %d\n",
+            (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
+            (long long)fit->image_max, fit->devices_max);
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
+        const sm_phase_fit *pf = &fit->phase[ph];
+        if (!pf->fitted)
+            continue;
+        fprintf(f, "\n[%s]\n", sm_phase_name((sm_phase)ph));
+        write_equation(f, fit, (sm_phase)ph);
+        char name[32];
+        for (int k = 0; k < pf->n_coeffs; k++)
+            fprintf(f, "%s = %.17g\n", sm_fit_term_name(fit, (sm_phase)ph, k, name, sizeof name),
+                    pf->c[k]);
+        fprintf(f, "points = %d\nrmse = %.6g\nnrmse = %.6g\nmape = %.6g\nr2 = %.6g\n",
+                pf->stats.n, pf->stats.rmse, pf->stats.nrmse, pf->stats.mape, pf->stats.r2);
+    }
+    int bad = ferror(f);
+    if (fclose(f) || bad)
+        return sm_fail(st, "%s: write error", path);
+    return 0;
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+typedef struct reader {
+    FILE *f;
+    const char *path;
+    int line, too_long;
+    sm_fit *fit;
+    sm_fit_meta *meta;
+    int have[SM_N_FIT_PHASES][SM_MAX_COEFFS];
+    char names[SM_N_FIT_PHASES][SM_MAX_COEFFS][40];
+    int lines[SM_N_FIT_PHASES][SM_MAX_COEFFS];
+    int seen_fit;
+    sm_status *st;
+    int failed;
+} reader;
+
+static char *read_line(char *str, int num, void *stream)
+{
+    reader *r = stream;
+    if (!fgets(str, num, r->f))
+        return NULL;
+    r->line++;
+    size_t len = strlen(str);
+    if (len && str[len - 1] != '\n' && !feof(r->f)) {
+        r->too_long = r->line;
+        return NULL;
+    }
+    return str;
+}
+
+/* Records "PATH:LINE: WHAT" and returns 0, which stops inih. */
+static int fail_at(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_at(reader *r, const char *fmt, ...)
+{
+    if (r->failed)
+        return 0; /* inih reads on after an error: keep the first */
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    sm_fail(r->st, "%s:%d: %s", r->path, r->line, what);
+    r->failed = 1;
+    return 0;
+}
+
+static int parse_real(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    return end == text || *end || errno == ERANGE ? -1 : 0;
+}
+
+static int parse_int(const char *text, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoll(text, &end, 10);
+    return end == text || *end || errno || *out < lo || *out > hi ? -1 : 0;
+}
+
+static int parse_flag(const char *text, const char *no, const char *yes, int *out)
+{
+    if (strcmp(text, yes) == 0)
+        return *out = 1, 0;
+    if (strcmp(text, no) == 0)
+        return *out = 0, 0;
+    return -1;
+}
+
+static int fit_key(reader *r, const char *key, const char *value)
+{
+    sm_fit *fit = r->fit;
+    sm_fit_meta *meta = r->meta;
+    long long v;
+    double x;
+    int flag;
+    r->seen_fit = 1;
+    if (!strcmp(key, "device"))
+        snprintf(meta->device, sizeof meta->device, "%s", value);
+    else if (!strcmp(key, "date"))
+        snprintf(meta->date, sizeof meta->date, "%s", value);
+    else if (!strcmp(key, "source"))
+        snprintf(meta->source, sizeof meta->source, "%s", value);
+    else if (!strcmp(key, "scalemeter"))
+        snprintf(meta->version, sizeof meta->version, "%s", value);
+    else if (!strcmp(key, "weighting")) {
+        if (parse_flag(value, "none", "relative", &fit->opt.relative))
+            return fail_at(r, "weighting = %s: expected none or relative", value);
+    } else if (!strcmp(key, "nonneg") || !strcmp(key, "weight_term") ||
+               !strcmp(key, "update_term") || !strcmp(key, "multi_device")) {
+        if (parse_flag(value, "no", "yes", &flag))
+            return fail_at(r, "%s = %s: expected yes or no", key, value);
+        *(!strcmp(key, "nonneg")        ? &fit->opt.nonneg
+          : !strcmp(key, "weight_term") ? &fit->opt.weight_term
+          : !strcmp(key, "update_term") ? &fit->opt.update_term
+                                        : &fit->multi_device) = flag;
+    } else if (!strcmp(key, "grad_model")) {
+        if (parse_flag(value, "linear", "ring", &flag))
+            return fail_at(r, "grad_model = %s: expected linear or ring", value);
+        fit->opt.grad_form = flag ? SM_GRAD_RING : SM_GRAD_LINEAR;
+    } else if (!strcmp(key, "bucket_mb")) {
+        if (parse_real(value, &x) || !(x > 0) || !isfinite(x))
+            return fail_at(r, "bucket_mb = %s: expected a positive number", value);
+        fit->opt.bucket_bytes = x * 1024 * 1024;
+    } else if (!strcmp(key, "rows") || !strcmp(key, "devices_max") ||
+               !strcmp(key, "batch_min") || !strcmp(key, "batch_max") ||
+               !strcmp(key, "image_min") || !strcmp(key, "image_max")) {
+        if (parse_int(value, 0, INT32_MAX, &v))
+            return fail_at(r, "%s = %s: expected a non-negative integer", key, value);
+        if (!strcmp(key, "rows"))
+            fit->rows = (int)v;
+        else if (!strcmp(key, "devices_max"))
+            fit->devices_max = (int)v;
+        else
+            *(!strcmp(key, "batch_min")   ? &fit->batch_min
+              : !strcmp(key, "batch_max") ? &fit->batch_max
+              : !strcmp(key, "image_min") ? &fit->image_min
+                                          : &fit->image_max) = v;
+    }
+    /* other keys of [fit] are notes for people */
+    return 1;
+}
+
+static int phase_key(reader *r, int ph, const char *key, const char *value)
+{
+    sm_phase_fit *pf = &r->fit->phase[ph];
+    sm_fit_stats *s = &pf->stats;
+    double x;
+    long long v;
+    pf->fitted = 1;
+    if (!strcmp(key, "equation"))
+        return 1;
+    if (!strcmp(key, "points")) {
+        if (parse_int(value, 0, INT32_MAX, &v))
+            return fail_at(r, "points = %s: expected a non-negative integer", value);
+        s->n = (int)v;
+        return 1;
+    }
+    double *stat = !strcmp(key, "rmse")    ? &s->rmse
+                   : !strcmp(key, "nrmse") ? &s->nrmse
+                   : !strcmp(key, "mape")  ? &s->mape
+                   : !strcmp(key, "r2")    ? &s->r2
+                                           : NULL;
+    if (stat) {
+        if (parse_real(value, stat))
+            return fail_at(r, "%s = %s: expected a number", key, value);
+        return 1;
+    }
+    long long k;
+    const char *underscore = strchr(key, '_');
+    char num[16];
+    if (key[0] != 'c' || !underscore || underscore - key > 8)
+        return fail_at(r, "unknown key '%s' in [%s]", key, sm_phase_name((sm_phase)ph));
+    snprintf(num, sizeof num, "%.*s", (int)(underscore - key - 1), key + 1);
+    if (parse_int(num, 1, SM_MAX_COEFFS, &k))
+        return fail_at(r, "unknown key '%s' in [%s]", key, sm_phase_name((sm_phase)ph));
+    if (parse_real(value, &x) || !isfinite(x))
+        return fail_at(r, "%s = %s: expected a finite number", key, value);
+    if (r->have[ph][k - 1])
+        return fail_at(r, "%s given twice", key);
+    r->have[ph][k - 1] = 1;
+    pf->c[k - 1] = x;
+    snprintf(r->names[ph][k - 1], sizeof r->names[ph][k - 1], "%s", key);
+    r->lines[ph][k - 1] = r->line;
+    return 1;
+}
+
+static int on_entry(void *user, const char *section, const char *key, const char *value)
+{
+    reader *r = user;
+    if (r->failed)
+        return 0;
+    if (!strcmp(section, "fit"))
+        return fit_key(r, key, value);
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
+        if (!strcmp(section, sm_phase_name((sm_phase)ph)))
+            return phase_key(r, ph, key, value);
+    return fail_at(r, "unknown section [%s] (expected fit, infer, fwd, bwd, grad, bwd_grad)",
+                   section);
+}
+
+/* Once the whole file is read: the options decide the terms, so check each phase's names. */
+static int check_terms(reader *r)
+{
+    sm_fit *fit = r->fit;
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
+        sm_phase_fit *pf = &fit->phase[ph];
+        if (!pf->fitted)
+            continue;
+        char name[32];
+        int n = 0;
+        for (; sm_fit_term_name(fit, (sm_phase)ph, n, name, sizeof name); n++) {
+            if (!r->have[ph][n])
+                return sm_fail(r->st, "%s: [%s] has no %s", r->path,
+                               sm_phase_name((sm_phase)ph), name);
+            if (strcmp(r->names[ph][n], name) != 0)
+                return sm_fail(r->st,
+                               "%s:%d: [%s] %s: expected %s here (grad_model, weight_term, "
+                               "update_term and multi_device of [fit] decide the terms)",
+                               r->path, r->lines[ph][n], sm_phase_name((sm_phase)ph),
+                               r->names[ph][n], name);
+        }
+        for (int k = n; k < SM_MAX_COEFFS; k++)
+            if (r->have[ph][k])
+                return sm_fail(r->st, "%s:%d: [%s] %s: this phase has %d coefficients", r->path,
+                               r->lines[ph][k], sm_phase_name((sm_phase)ph), r->names[ph][k], n);
+        pf->n_coeffs = n;
+    }
+    return 0;
+}
+
+static int is_file(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
+}
+
+int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st)
+{
+    if (is_file(name)) {
+        snprintf(path, len, "%s", name);
+        return 0;
+    }
+    if (!strchr(name, '/')) {
+        snprintf(path, len, "%s/configs/calibrations/%s.ini", sm_data_dir(), name);
+        if (is_file(path))
+            return 0;
+    }
+    return sm_fail(st, "no coefficient file '%s': no such file, and no %s/configs/calibrations/"
+                   "%s.ini", name, sm_data_dir(), name);
+}
+
+int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
+{
+    char path[4096];
+    if (sm_coeffs_find(name, path, sizeof path, st))
+        return -1;
+    memset(fit, 0, sizeof *fit);
+    memset(meta, 0, sizeof *meta);
+    sm_fit_options_default(&fit->opt);
+    reader r = {0};
+    r.path = path;
+    r.fit = fit;
+    r.meta = meta;
+    r.st = st;
+    if (!(r.f = fopen(path, "r")))
+        return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
+    int rc = ini_parse_stream(read_line, &r, on_entry, &r);
+    fclose(r.f);
+    if (r.too_long)
+        return sm_fail(st, "%s:%d: line too long", path, r.too_long);
+    if (r.failed)
+        return -1;
+    if (rc > 0)
+        return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",
+                       path, rc);
+    if (rc)
+        return sm_fail(st, "%s: cannot parse", path);
+    if (!r.seen_fit)
+        return sm_fail(st, "%s: no [fit] section: not a coefficient file of scalemeter fit",
+                       path);
+    int any = 0;
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
+        any |= fit->phase[ph].fitted;
+    if (!any)
+        return sm_fail(st, "%s: no phase section ([infer], [fwd], ...)", path);
+    return check_terms(&r);
+}

@@ -1,0 +1,269 @@
+/* ConvMeter's phase models as design-matrix rows, their least-squares fit and evaluation.
+ *
+ *   infer, fwd, bwd   b (c1 F + c2 I + c3 O) + c4  [+ c5 W: weights read once per pass]
+ *   grad              c1 L  [+ cu W: the update]  [+ communication terms when the fit saw N > 1]
+ *                       linear: c W [N>1] + c N [N>1]   (ConvMeter, section 3.3)
+ *                       ring:   c 2(N-1)/N 4W + c 2(N-1) ceil(4W / bucket)   (both 0 at N = 1)
+ *   bwd_grad          the bwd terms followed by the grad terms (they overlap in practice); one
+ *                     W term when both the pass and the update have one, since they coincide
+ *
+ * With relative weighting each row is divided by its measured time, so the fit minimises the
+ * squared relative error: MAPE is the headline metric and runs span three orders of magnitude. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scalemeter/fit.h"
+
+static const char *const phase_names[SM_N_PHASES] = {"infer", "fwd",      "bwd",
+                                                     "grad",  "bwd_grad", "step"};
+
+const char *sm_phase_name(sm_phase ph)
+{
+    return ph >= 0 && ph < SM_N_PHASES ? phase_names[ph] : "?";
+}
+
+void sm_fit_options_default(sm_fit_options *opt)
+{
+    opt->relative = 1;
+    opt->nonneg = 1;
+    opt->weight_term = 0;
+    opt->update_term = 0;
+    opt->grad_form = SM_GRAD_LINEAR;
+    opt->bucket_bytes = 25.0 * 1024 * 1024;
+}
+
+enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
+       T_DEVICES, T_RING_BYTES, T_RING_STEPS };
+static const char *const term_names[] = {"flops",   "inputs",     "outputs",   "intercept",
+                                         "pass_weights", "layers", "update",  "weights",
+                                         "devices", "ring_bytes", "ring_steps"};
+
+/* The kinds of term of a phase, in order; returns their number. */
+static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
+{
+    int n = 0;
+    if (ph == SM_PHASE_INFER || ph == SM_PHASE_FWD || ph == SM_PHASE_BWD ||
+        ph == SM_PHASE_BWD_GRAD) {
+        kind[n++] = T_FLOPS;
+        kind[n++] = T_INPUTS;
+        kind[n++] = T_OUTPUTS;
+        kind[n++] = T_INTERCEPT;
+        if (fit->opt.weight_term)
+            kind[n++] = T_PASS_WEIGHTS;
+    }
+    if (ph == SM_PHASE_GRAD || ph == SM_PHASE_BWD_GRAD) {
+        kind[n++] = T_LAYERS;
+        if (fit->opt.update_term && !(ph == SM_PHASE_BWD_GRAD && fit->opt.weight_term))
+            kind[n++] = T_UPDATE;
+        if (fit->multi_device && fit->opt.grad_form == SM_GRAD_LINEAR) {
+            kind[n++] = T_WEIGHTS;
+            kind[n++] = T_DEVICES;
+        } else if (fit->multi_device) {
+            kind[n++] = T_RING_BYTES;
+            kind[n++] = T_RING_STEPS;
+        }
+    }
+    return n;
+}
+
+static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, int64_t batch,
+                         int64_t devices)
+{
+    double b = (double)batch, N = (double)devices, W = (double)m->weights;
+    double bytes = 4.0 * W; /* fp32 gradients */
+    switch (kind) {
+    case T_FLOPS:
+        return b * (double)m->flops;
+    case T_INPUTS:
+        return b * (double)m->inputs;
+    case T_OUTPUTS:
+        return b * (double)m->outputs;
+    case T_INTERCEPT:
+        return 1.0;
+    case T_PASS_WEIGHTS:
+        return W;
+    case T_LAYERS:
+        return (double)m->layers;
+    case T_UPDATE:
+        return W;
+    case T_WEIGHTS:
+        return devices > 1 ? W : 0.0;
+    case T_DEVICES:
+        return devices > 1 ? N : 0.0;
+    case T_RING_BYTES:
+        return 2.0 * (N - 1) / N * bytes;
+    case T_RING_STEPS:
+        return 2.0 * (N - 1) * ceil(bytes / fit->opt.bucket_bytes);
+    default:
+        return NAN;
+    }
+}
+
+int sm_fit_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
+                 int64_t devices, double *x)
+{
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, ph, kind);
+    for (int k = 0; k < n; k++)
+        x[k] = term_value(fit, kind[k], m, batch, devices);
+    return n;
+}
+
+const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k)
+{
+    static const char *const formulas[] = {"b*F", "b*I",     "b*O",     "1",
+                                           "W",   "L",       "W",       "W*[N>1]",
+                                           "N*[N>1]", "2(N-1)/N*4W", "2(N-1)*ceil(4W/bucket)"};
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, ph, kind);
+    return k >= 0 && k < n ? formulas[kind[k]] : NULL;
+}
+
+const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, size_t len)
+{
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, ph, kind);
+    if (k < 0 || k >= n)
+        return NULL;
+    snprintf(buf, len, "c%d_%s", k + 1, term_names[kind[k]]);
+    return buf;
+}
+
+double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
+                   int64_t devices)
+{
+    if (ph == SM_PHASE_STEP)
+        return sm_fit_eval(fit, SM_PHASE_FWD, m, batch, devices) +
+               sm_fit_eval(fit, SM_PHASE_BWD, m, batch, devices) +
+               sm_fit_eval(fit, SM_PHASE_GRAD, m, batch, devices);
+    if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
+        return NAN;
+    double x[SM_MAX_COEFFS], t = 0;
+    int n = sm_fit_terms(fit, ph, m, batch, devices, x);
+    for (int k = 0; k < n; k++)
+        t += fit->phase[ph].c[k] * x[k];
+    return t;
+}
+
+void sm_fit_stats_of(const double *y, const double *p, int n, sm_fit_stats *out)
+{
+    out->n = n;
+    out->rmse = out->nrmse = out->mape = out->r2 = NAN;
+    if (n < 1)
+        return;
+    double lo = y[0], hi = y[0], mean = 0, ss_res = 0, ss_tot = 0, ape = 0;
+    for (int i = 0; i < n; i++) {
+        lo = y[i] < lo ? y[i] : lo;
+        hi = y[i] > hi ? y[i] : hi;
+        mean += y[i] / n;
+    }
+    for (int i = 0; i < n; i++) {
+        ss_res += (p[i] - y[i]) * (p[i] - y[i]);
+        ss_tot += (y[i] - mean) * (y[i] - mean);
+        ape += fabs(p[i] - y[i]) / y[i];
+    }
+    out->rmse = sqrt(ss_res / n);
+    out->mape = ape / n;
+    if (hi > lo) {
+        out->nrmse = out->rmse / (hi - lo);
+        out->r2 = 1.0 - ss_res / ss_tot;
+    }
+}
+
+static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph,
+                     sm_status *st)
+{
+    sm_phase_fit *pf = &fit->phase[ph];
+    int m = 0;
+    for (int i = 0; i < runs->n; i++)
+        m += (!use || use[i]) && isfinite(sm_run_target(&runs->rows[i], ph));
+    memset(pf, 0, sizeof *pf);
+    if (m == 0)
+        return 0; /* not measured: left out */
+    double probe[SM_MAX_COEFFS];
+    int n = sm_fit_terms(fit, ph, &runs->rows[0].m, 1, 1, probe);
+    double *A = malloc((size_t)m * (size_t)n * sizeof *A);
+    double *b = malloc((size_t)m * sizeof *b);
+    double *y = malloc((size_t)m * sizeof *y);
+    double *pred = malloc((size_t)m * sizeof *pred);
+    int rc = -1;
+    if (!A || !b || !y || !pred) {
+        sm_fail(st, "phase %s: out of memory", sm_phase_name(ph));
+        goto done;
+    }
+    for (int i = 0, r = 0; i < runs->n; i++) {
+        const sm_run *run = &runs->rows[i];
+        double t = sm_run_target(run, ph);
+        if ((use && !use[i]) || !isfinite(t))
+            continue;
+        double x[SM_MAX_COEFFS];
+        sm_fit_terms(fit, ph, &run->m, run->batch, (int64_t)run->nodes * run->gpus_per_node, x);
+        double w = fit->opt.relative ? 1.0 / t : 1.0;
+        for (int k = 0; k < n; k++)
+            A[(size_t)m * (size_t)k + (size_t)r] = x[k] * w;
+        b[r] = t * w;
+        y[r++] = t;
+    }
+    sm_status inner;
+    if (sm_lstsq(A, b, m, n, fit->opt.nonneg, pf->c, &inner)) {
+        sm_fail(st, "phase %s: %s", sm_phase_name(ph), inner.msg);
+        goto done;
+    }
+    pf->fitted = 1;
+    pf->n_coeffs = n;
+    for (int i = 0, r = 0; i < runs->n; i++) {
+        const sm_run *run = &runs->rows[i];
+        if ((!use || use[i]) && isfinite(sm_run_target(run, ph)))
+            pred[r++] = sm_fit_eval(fit, ph, &run->m, run->batch,
+                                    (int64_t)run->nodes * run->gpus_per_node);
+    }
+    sm_fit_stats_of(y, pred, m, &pf->stats);
+    rc = 0;
+done:
+    free(A), free(b), free(y), free(pred);
+    return rc;
+}
+
+int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
+                sm_status *st)
+{
+    memset(out, 0, sizeof *out);
+    out->opt = *opt;
+    if (opt->grad_form == SM_GRAD_RING && !(opt->bucket_bytes >= 1))
+        return sm_fail(st, "ring gradient model: bucket size %g bytes is not positive",
+                       opt->bucket_bytes);
+    int first = 1;
+    for (int i = 0; i < runs->n; i++) {
+        const sm_run *r = &runs->rows[i];
+        if (use && !use[i])
+            continue;
+        int devices = r->nodes * r->gpus_per_node;
+        if (devices > 1 && isfinite(r->t_grad))
+            out->multi_device = 1;
+        if (first || r->batch < out->batch_min)
+            out->batch_min = r->batch;
+        if (first || r->batch > out->batch_max)
+            out->batch_max = r->batch;
+        if (first || r->image < out->image_min)
+            out->image_min = r->image;
+        if (first || r->image > out->image_max)
+            out->image_max = r->image;
+        if (first || devices > out->devices_max)
+            out->devices_max = devices;
+        out->rows++;
+        first = 0;
+    }
+    if (out->rows == 0)
+        return sm_fail(st, "%s: no rows to fit", runs->path);
+    int fitted = 0;
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
+        if (fit_phase(runs, use, out, (sm_phase)ph, st))
+            return -1;
+        fitted += out->phase[ph].fitted;
+    }
+    if (!fitted)
+        return sm_fail(st, "%s: no phase has measurements", runs->path);
+    return 0;
+}

@@ -1,0 +1,109 @@
+/* Leave-one-model-out validation, as ConvMeter reports its tables (section 4): a network's
+ * errors come from a fit that never saw it, so they tell how well an unseen network is
+ * predicted. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scalemeter/fit.h"
+
+void sm_loo_free(sm_loo *loo)
+{
+    if (!loo)
+        return;
+    for (int k = 0; k < loo->n_models; k++)
+        free(loo->models[k]);
+    free(loo->models);
+    free(loo->per_model);
+    memset(loo, 0, sizeof *loo);
+}
+
+static int model_index(const sm_loo *loo, const char *name)
+{
+    for (int k = 0; k < loo->n_models; k++)
+        if (strcmp(loo->models[k], name) == 0)
+            return k;
+    return -1;
+}
+
+static int list_models(const sm_runs *runs, sm_loo *loo, int *model_of, sm_status *st)
+{
+    loo->models = calloc((size_t)runs->n, sizeof *loo->models);
+    if (!loo->models)
+        return sm_fail(st, "out of memory");
+    for (int i = 0; i < runs->n; i++) {
+        int k = model_index(loo, runs->rows[i].model);
+        if (k < 0) {
+            k = loo->n_models;
+            if (!(loo->models[k] = strdup(runs->rows[i].model)))
+                return sm_fail(st, "out of memory");
+            loo->n_models++;
+        }
+        model_of[i] = k;
+    }
+    if (loo->n_models < 2)
+        return sm_fail(st, "%s: leave-one-model-out needs rows of at least two models",
+                       runs->path);
+    loo->per_model = calloc((size_t)loo->n_models, sizeof *loo->per_model);
+    return loo->per_model ? 0 : sm_fail(st, "out of memory");
+}
+
+/* Per model and pooled statistics of phase ph from the held-out predictions pred[row]. */
+static void collect(const sm_runs *runs, const int *model_of, const double *pred, sm_phase ph,
+                    sm_loo *loo, double *y, double *p)
+{
+    for (int k = -1; k < loo->n_models; k++) { /* k = -1: all models */
+        int n = 0;
+        for (int i = 0; i < runs->n; i++) {
+            double t = sm_run_target(&runs->rows[i], ph);
+            if ((k >= 0 && model_of[i] != k) || !isfinite(t) || !isfinite(pred[i]))
+                continue;
+            y[n] = t;
+            p[n++] = pred[i];
+        }
+        sm_fit_stats_of(y, p, n, k < 0 ? &loo->overall[ph] : &loo->per_model[k][ph]);
+    }
+}
+
+int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_status *st)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = (size_t)runs->n;
+    int *model_of = malloc(n * sizeof *model_of);
+    int *use = malloc(n * sizeof *use);
+    double *pred = malloc(n * SM_N_PHASES * sizeof *pred); /* [phase][row] */
+    double *y = malloc(n * sizeof *y), *p = malloc(n * sizeof *p);
+    int rc = -1;
+    if (!model_of || !use || !pred || !y || !p) {
+        sm_fail(st, "out of memory");
+        goto done;
+    }
+    if (list_models(runs, out, model_of, st))
+        goto done;
+    for (int k = 0; k < out->n_models; k++) {
+        for (size_t i = 0; i < n; i++)
+            use[i] = model_of[i] != k;
+        sm_fit fit;
+        sm_status inner;
+        if (sm_fit_runs(runs, use, opt, &fit, &inner)) {
+            sm_fail(st, "leaving out %s: %s", out->models[k], inner.msg);
+            goto done;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (use[i])
+                continue;
+            const sm_run *r = &runs->rows[i];
+            for (int ph = 0; ph < SM_N_PHASES; ph++)
+                pred[(size_t)ph * n + i] = sm_fit_eval(&fit, (sm_phase)ph, &r->m, r->batch,
+                                                       (int64_t)r->nodes * r->gpus_per_node);
+        }
+    }
+    for (int ph = 0; ph < SM_N_PHASES; ph++)
+        collect(runs, model_of, pred + (size_t)ph * n, (sm_phase)ph, out, y, p);
+    rc = 0;
+done:
+    if (rc)
+        sm_loo_free(out);
+    free(model_of), free(use), free(pred), free(y), free(p);
+    return rc;
+}

@@ -1,0 +1,183 @@
+/* Linear least squares through LAPACKE, unconstrained or with non-negative coefficients
+ * (Lawson and Hanson, "Solving Least Squares Problems", 1974, ch. 23: the active-set NNLS).
+ *
+ * The terms of a phase differ by many orders of magnitude (FLOPs ~1e9, an intercept of 1), so
+ * the columns are scaled to unit norm first; the rank is judged on the scaled matrix by SVD, so
+ * a dependence between terms is reported instead of producing arbitrary coefficients. */
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scalemeter/fit.h"
+
+/* Singular values below this fraction of the largest count as zero. */
+#define RANK_RCOND 1e-10
+
+/* Unconstrained solution of the columns with keep[j] (all when keep is NULL); x[j] = 0 for the
+ * others. A is column-major m x n. */
+static int solve_subset(const double *A, const double *b, int m, int n, const int *keep,
+                        double *x, int *rank, sm_status *st)
+{
+    int k = 0;
+    for (int j = 0; j < n; j++)
+        k += !keep || keep[j];
+    double *sub = malloc((size_t)m * (size_t)(k ? k : 1) * sizeof *sub);
+    double *rhs = malloc((size_t)(m > n ? m : n) * sizeof *rhs);
+    double *sv = malloc((size_t)(k ? k : 1) * sizeof *sv);
+    if (!sub || !rhs || !sv) {
+        free(sub), free(rhs), free(sv);
+        return sm_fail(st, "out of memory");
+    }
+    for (int j = 0, c = 0; j < n; j++)
+        if (!keep || keep[j])
+            memcpy(sub + (size_t)m * (size_t)c++, A + (size_t)m * (size_t)j,
+                   (size_t)m * sizeof *sub);
+    memcpy(rhs, b, (size_t)m * sizeof *rhs);
+    lapack_int r = 0;
+    lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, m, k, 1, sub, m, rhs, m > n ? m : n, sv,
+                                     RANK_RCOND, &r);
+    if (info == 0)
+        for (int j = 0, c = 0; j < n; j++)
+            x[j] = !keep || keep[j] ? rhs[c++] : 0.0;
+    free(sub), free(rhs), free(sv);
+    if (info != 0)
+        return sm_fail(st, "LAPACKE_dgelsd failed (info %d)", (int)info);
+    *rank = (int)r;
+    return 0;
+}
+
+static void residual_gradient(const double *A, const double *b, int m, int n, const double *x,
+                              double *w)
+{
+    for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int i = 0; i < m; i++) {
+            double r = b[i];
+            for (int c = 0; c < n; c++)
+                r -= A[(size_t)m * (size_t)c + (size_t)i] * x[c];
+            s += A[(size_t)m * (size_t)j + (size_t)i] * r;
+        }
+        w[j] = s;
+    }
+}
+
+/* Lawson-Hanson: grow the passive set P by the most promising coefficient, solve on P, and step
+ * back towards the last feasible point whenever the solution leaves the orthant. */
+static int nnls(const double *A, const double *b, int m, int n, double *x, sm_status *st)
+{
+    int P[SM_MAX_COEFFS * 8] = {0}, blocked[SM_MAX_COEFFS * 8] = {0};
+    double w[SM_MAX_COEFFS * 8], z[SM_MAX_COEFFS * 8];
+    if (n > (int)(sizeof P / sizeof P[0]))
+        return sm_fail(st, "NNLS: %d coefficients is more than this solver takes", n);
+    double bnorm = 0;
+    for (int i = 0; i < m; i++)
+        bnorm += b[i] * b[i];
+    /* columns have unit norm, so |w_j| <= ||r|| <= ||b||: a relative tolerance */
+    double tol = 1e3 * DBL_EPSILON * sqrt(bnorm) * (m > n ? m : n);
+    for (int j = 0; j < n; j++)
+        x[j] = 0;
+    for (int iter = 0; iter < 30 * n; iter++) {
+        residual_gradient(A, b, m, n, x, w);
+        int t = -1;
+        for (int j = 0; j < n; j++)
+            if (!P[j] && !blocked[j] && w[j] > tol && (t < 0 || w[j] > w[t]))
+                t = j;
+        if (t < 0)
+            return 0;
+        P[t] = 1;
+        for (int inner = 0;; inner++) {
+            int rank;
+            if (solve_subset(A, b, m, n, P, z, &rank, st))
+                return -1;
+            if (inner == 0 && z[t] <= 0) {
+                /* rounding made t look promising: leave it out until x moves again */
+                P[t] = 0;
+                blocked[t] = 1;
+                break;
+            }
+            int feasible = 1;
+            for (int j = 0; j < n; j++)
+                if (P[j] && z[j] <= 0)
+                    feasible = 0;
+            if (feasible) {
+                memcpy(x, z, (size_t)n * sizeof *x);
+                memset(blocked, 0, sizeof blocked);
+                break;
+            }
+            double alpha = INFINITY;
+            for (int j = 0; j < n; j++)
+                if (P[j] && z[j] <= 0 && x[j] / (x[j] - z[j]) < alpha)
+                    alpha = x[j] / (x[j] - z[j]);
+            for (int j = 0; j < n; j++) {
+                x[j] += alpha * (z[j] - x[j]);
+                if (P[j] && x[j] <= 1e-15 * (1 + fabs(z[j]))) {
+                    P[j] = 0;
+                    x[j] = 0;
+                }
+            }
+            memset(blocked, 0, sizeof blocked);
+            if (inner > 3 * n)
+                return sm_fail(st, "NNLS did not converge");
+        }
+    }
+    return sm_fail(st, "NNLS did not converge in %d iterations", 30 * n);
+}
+
+int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x,
+             sm_status *st)
+{
+    if (n < 1)
+        return sm_fail(st, "no coefficients to fit");
+    if (m < n)
+        return sm_fail(st, "%d point%s for %d coefficients: too few points", m, m == 1 ? "" : "s",
+                       n);
+    for (int i = 0; i < m; i++)
+        if (!isfinite(b[i]))
+            return sm_fail(st, "point %d: measured value is not finite", i + 1);
+    double *As = malloc((size_t)m * (size_t)n * sizeof *As);
+    double *scale = malloc((size_t)n * sizeof *scale);
+    if (!As || !scale) {
+        free(As), free(scale);
+        return sm_fail(st, "out of memory");
+    }
+    int rc = -1;
+    for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int i = 0; i < m; i++) {
+            double a = A[(size_t)m * (size_t)j + (size_t)i];
+            if (!isfinite(a)) {
+                sm_fail(st, "term %d of point %d is not finite", j + 1, i + 1);
+                goto done;
+            }
+            s += a * a;
+        }
+        if (s == 0) {
+            sm_fail(st, "rank-deficient system: term %d is zero at every point", j + 1);
+            goto done;
+        }
+        scale[j] = sqrt(s);
+        for (int i = 0; i < m; i++)
+            As[(size_t)m * (size_t)j + (size_t)i] = A[(size_t)m * (size_t)j + (size_t)i] / scale[j];
+    }
+    int rank;
+    if (solve_subset(As, b, m, n, NULL, x, &rank, st))
+        goto done;
+    if (rank < n) {
+        sm_fail(st,
+                "rank-deficient system: rank %d for %d coefficients (the terms are linearly "
+                "dependent over these points: measure more models, image or batch sizes)",
+                rank, n);
+        goto done;
+    }
+    if (nonneg && nnls(As, b, m, n, x, st))
+        goto done;
+    for (int j = 0; j < n; j++)
+        x[j] /= scale[j];
+    rc = 0;
+done:
+    free(As);
+    free(scale);
+    return rc;
+}

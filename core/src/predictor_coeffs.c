@@ -1,0 +1,125 @@
+/* A predictor made from a coefficient file of `scalemeter fit` (ConvMeter's equations).
+ *
+ * Block-wise forward time: the forward equation on the block's F, I, O (and W, when the fit has
+ * a weight term); the intercept c4 is a per-pass cost with no block of its own, so each block
+ * gets the share of it that its FLOPs are of the network's, and the blocks add up to the whole
+ * forward pass. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor.h"
+#include "scalemeter/fit.h"
+
+typedef struct coeffs {
+    sm_fit fit;
+    sm_fit_meta meta;
+} coeffs;
+
+static int predict(const void *impl, const sm_network *net, const sm_layout *layout,
+                   sm_prediction *out, sm_status *st)
+{
+    const coeffs *c = impl;
+    sm_metrics m;
+    if (sm_network_metrics(net, 1, &m, st))
+        return -1;
+    int64_t n = sm_layout_devices(layout);
+    out->t_infer = sm_fit_eval(&c->fit, SM_PHASE_INFER, &m, layout->batch, n);
+    out->t_fwd = sm_fit_eval(&c->fit, SM_PHASE_FWD, &m, layout->batch, n);
+    out->t_bwd = sm_fit_eval(&c->fit, SM_PHASE_BWD, &m, layout->batch, n);
+    out->t_grad = sm_fit_eval(&c->fit, SM_PHASE_GRAD, &m, layout->batch, n);
+    out->t_step = out->t_fwd + out->t_bwd + out->t_grad;
+    return 0;
+}
+
+/* Forward coefficients of the training pass, or of inference when training was not fitted. */
+static sm_phase forward_phase(const sm_fit *fit)
+{
+    return fit->phase[SM_PHASE_FWD].fitted ? SM_PHASE_FWD : SM_PHASE_INFER;
+}
+
+static int predict_block(const void *impl, const sm_network *net, int block,
+                         const sm_layout *layout, double *t_fwd, sm_status *st)
+{
+    const coeffs *c = impl;
+    sm_phase ph = forward_phase(&c->fit);
+    const sm_phase_fit *pf = &c->fit.phase[ph];
+    if (!pf->fitted) {
+        *t_fwd = NAN;
+        return 0;
+    }
+    sm_metrics whole, part;
+    if (sm_network_metrics(net, 1, &whole, st) || sm_block_metrics(net, block, 1, &part, st))
+        return -1;
+    double share = whole.flops > 0 ? (double)part.flops / (double)whole.flops
+                                   : 1.0 / net->n_blocks;
+    /* the forward equation on the block's own metrics (its F, I, O and, with a weight term, W),
+     * with the intercept, term 4, replaced by the block's share of it */
+    *t_fwd = sm_fit_eval(&c->fit, ph, &part, layout->batch, sm_layout_devices(layout)) -
+             pf->c[3] * (1.0 - share);
+    return 0;
+}
+
+static void coeffs_free(void *impl) { free(impl); }
+
+static const predictor_ops coeffs_ops = {predict, predict_block, coeffs_free};
+
+int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st)
+{
+    *out = NULL;
+    coeffs *c = malloc(sizeof *c);
+    if (!c)
+        return sm_fail(st, "%s: out of memory", path);
+    if (sm_fit_read(path, &c->fit, &c->meta, st)) {
+        free(c);
+        return -1;
+    }
+    char desc[512];
+    int points = 0;
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
+        if (c->fit.phase[ph].stats.n > points)
+            points = c->fit.phase[ph].stats.n;
+    snprintf(desc, sizeof desc, "%s (fit %.10s, %d points)",
+             c->meta.device[0] ? c->meta.device : "unknown device", c->meta.date, points);
+    *out = predictor_new(&coeffs_ops, c, desc);
+    return *out ? 0 : sm_fail(st, "%s: out of memory", path);
+}
+
+static void append(char *buf, size_t len, const char *text)
+{
+    size_t used = strlen(buf);
+    if (used < len)
+        snprintf(buf + used, len - used, "%s%s", used ? "; " : "", text);
+}
+
+int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *buf, size_t len)
+{
+    if (!len)
+        return 0;
+    buf[0] = '\0';
+    if (p->ops != &coeffs_ops)
+        return 0;
+    const sm_fit *fit = &((const coeffs *)p->impl)->fit;
+    int64_t n = sm_layout_devices(layout);
+    char text[256];
+    if (n > 1 && !fit->multi_device && fit->phase[SM_PHASE_GRAD].fitted) {
+        snprintf(text, sizeof text,
+                 "the calibration saw single-device runs only: t_grad for %lld devices is the "
+                 "local update alone, without communication (calibrate with several devices)",
+                 (long long)n);
+        append(buf, len, text);
+    } else if (n > fit->devices_max && fit->multi_device) {
+        snprintf(text, sizeof text,
+                 "%lld devices is beyond the calibrated range (at most %d): t_grad extrapolates",
+                 (long long)n, fit->devices_max);
+        append(buf, len, text);
+    }
+    if (fit->batch_max > 0 && layout->batch > fit->batch_max) {
+        snprintf(text, sizeof text,
+                 "batch %lld is beyond the calibrated range (%lld to %lld): times extrapolate",
+                 (long long)layout->batch, (long long)fit->batch_min, (long long)fit->batch_max);
+        append(buf, len, text);
+    }
+    return buf[0] != '\0';
+}

@@ -1,0 +1,302 @@
+/* The measurement CSV of DESIGN.md: columns found by name in the header (extra columns are
+ * ignored), one configuration per row, an empty time meaning "not measured". Every bad field is
+ * reported with the file, line and column, since a silently skipped row would bias the fit. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scalemeter/fit.h"
+
+enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
+       COL_GRAD, COL_STEP, N_COLS };
+static const char *const col_names[N_COLS] = {"model",  "image", "batch", "nodes",
+                                              "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
+                                              "t_grad", "t_step"};
+
+#define MAX_FIELDS 256
+
+/* Splits line in place into fields; "..." quotes a field ("" is a quote). Returns the count,
+ * or -1 for an unterminated quote. */
+static int split_csv(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max)
+            return n;
+        char *out = p;
+        fields[n++] = p;
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (!*p)
+                    return -1;
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *out++ = *p++;
+                }
+            }
+            while (*p && *p != ',')
+                p++; /* text after the closing quote is dropped */
+        } else {
+            while (*p && *p != ',')
+                *out++ = *p++;
+        }
+        int more = *p == ',';
+        if (more)
+            p++;
+        *out = '\0';
+        if (!more)
+            return n;
+    }
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+static int parse_count(const char *path, int line, const char *col, const char *text,
+                       int64_t lo, int64_t hi, int64_t *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (!*text || errno || *end)
+        return sm_fail(st, "%s:%d: %s '%s' is not an integer", path, line, col, text);
+    if (v < lo || v > hi)
+        return sm_fail(st, "%s:%d: %s %lld is out of range [%lld, %lld]", path, line, col, v,
+                       (long long)lo, (long long)hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_time(const char *path, int line, const char *col, const char *text,
+                      double *out, sm_status *st)
+{
+    if (!*text) {
+        *out = NAN;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno == ERANGE)
+        return sm_fail(st, "%s:%d: %s '%s' is not a number of seconds", path, line, col, text);
+    if (!isfinite(v))
+        return sm_fail(st, "%s:%d: %s is %s; leave the field empty for \"not measured\"", path,
+                       line, col, text);
+    if (v <= 0)
+        return sm_fail(st, "%s:%d: %s %s is not a positive time", path, line, col, text);
+    *out = v;
+    return 0;
+}
+
+static int parse_header(const char *path, char *line, int col_of[N_COLS], sm_status *st)
+{
+    char *fields[MAX_FIELDS];
+    int n = split_csv(line, fields, MAX_FIELDS);
+    if (n < 0)
+        return sm_fail(st, "%s:1: unterminated quote in the header", path);
+    for (int c = 0; c < N_COLS; c++)
+        col_of[c] = -1;
+    for (int i = 0; i < n; i++) {
+        const char *name = trim(fields[i]);
+        for (int c = 0; c < N_COLS; c++)
+            if (strcmp(name, col_names[c]) == 0) {
+                if (col_of[c] >= 0)
+                    return sm_fail(st, "%s:1: column %s appears twice", path, name);
+                col_of[c] = i;
+            }
+    }
+    for (int c = 0; c < N_COLS; c++)
+        if (col_of[c] < 0)
+            return sm_fail(st,
+                           "%s:1: no column '%s' in the header (a measurement CSV starts with "
+                           "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,"
+                           "t_step)",
+                           path, col_names[c]);
+    return 0;
+}
+
+static int parse_row(const char *path, int line, char *text, const int col_of[N_COLS],
+                     sm_run *r, sm_status *st)
+{
+    char *fields[MAX_FIELDS];
+    int n = split_csv(text, fields, MAX_FIELDS);
+    if (n < 0)
+        return sm_fail(st, "%s:%d: unterminated quote", path, line);
+    const char *f[N_COLS];
+    for (int c = 0; c < N_COLS; c++) {
+        if (col_of[c] >= n)
+            return sm_fail(st, "%s:%d: %d fields, but column %s is field %d", path, line, n,
+                           col_names[c], col_of[c] + 1);
+        f[c] = trim(fields[col_of[c]]);
+    }
+    memset(r, 0, sizeof *r);
+    r->line = line;
+    if (!*f[COL_MODEL])
+        return sm_fail(st, "%s:%d: empty model name", path, line);
+    int64_t v;
+    if (*f[COL_IMAGE] &&
+        parse_count(path, line, "image", f[COL_IMAGE], 1, 1 << 20, &r->image, st))
+        return -1;
+    if (parse_count(path, line, "batch", f[COL_BATCH], 1, INT64_C(1) << 32, &r->batch, st))
+        return -1;
+    r->nodes = r->gpus_per_node = 1;
+    if (*f[COL_NODES]) {
+        if (parse_count(path, line, "nodes", f[COL_NODES], 1, 1 << 20, &v, st))
+            return -1;
+        r->nodes = (int)v;
+    }
+    if (*f[COL_GPUS]) {
+        if (parse_count(path, line, "gpus_per_node", f[COL_GPUS], 1, 1 << 16, &v, st))
+            return -1;
+        r->gpus_per_node = (int)v;
+    }
+    double *t[] = {&r->t_infer, &r->t_fwd, &r->t_bwd, &r->t_grad, &r->t_step};
+    for (int k = 0; k < 5; k++)
+        if (parse_time(path, line, col_names[COL_INFER + k], f[COL_INFER + k], t[k], st))
+            return -1;
+    if (isnan(r->t_infer) && isnan(r->t_fwd) && isnan(r->t_bwd) && isnan(r->t_grad) &&
+        isnan(r->t_step))
+        return sm_fail(st, "%s:%d: no time measured (t_infer ... t_step all empty)", path, line);
+    r->model = strdup(f[COL_MODEL]);
+    return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
+}
+
+static int is_blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+        s++;
+    return !*s || *s == '#';
+}
+
+int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sm_fail(st, "%s: %s", path, strerror(errno));
+    sm_runs *runs = calloc(1, sizeof *runs);
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, rc = -1, col_of[N_COLS], have_header = 0, room = 0;
+    if (!runs || !(runs->path = strdup(path))) {
+        sm_fail(st, "%s: out of memory", path);
+        goto done;
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        if (lineno == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+            (unsigned char)line[2] == 0xBF)
+            memmove(line, line + 3, strlen(line + 3) + 1); /* a byte-order mark */
+        if (is_blank(line))
+            continue;
+        if (!have_header) {
+            if (parse_header(path, line, col_of, st))
+                goto done;
+            have_header = 1;
+            continue;
+        }
+        if (runs->n == room) {
+            room = room ? 2 * room : 64;
+            sm_run *rows = realloc(runs->rows, (size_t)room * sizeof *rows);
+            if (!rows) {
+                sm_fail(st, "%s:%d: out of memory", path, lineno);
+                goto done;
+            }
+            runs->rows = rows;
+        }
+        if (parse_row(path, lineno, line, col_of, &runs->rows[runs->n], st))
+            goto done;
+        runs->n++;
+    }
+    if (ferror(f))
+        sm_fail(st, "%s: read error after line %d", path, lineno);
+    else if (!have_header)
+        sm_fail(st, "%s: empty file: no header", path);
+    else if (runs->n == 0)
+        sm_fail(st, "%s: a header but no measurements", path);
+    else
+        rc = 0;
+done:
+    free(line);
+    fclose(f);
+    if (rc)
+        sm_runs_free(runs);
+    else
+        *out = runs;
+    return rc;
+}
+
+void sm_runs_free(sm_runs *runs)
+{
+    if (!runs)
+        return;
+    for (int i = 0; i < runs->n; i++)
+        free(runs->rows[i].model);
+    free(runs->rows);
+    free(runs->path);
+    free(runs);
+}
+
+double sm_run_target(const sm_run *r, sm_phase ph)
+{
+    switch (ph) {
+    case SM_PHASE_INFER:
+        return r->t_infer;
+    case SM_PHASE_FWD:
+        return r->t_fwd;
+    case SM_PHASE_BWD:
+        return r->t_bwd;
+    case SM_PHASE_GRAD:
+        return r->t_grad;
+    case SM_PHASE_BWD_GRAD:
+        return r->t_bwd + r->t_grad; /* NAN unless both are measured */
+    case SM_PHASE_STEP:
+        return isnan(r->t_step) ? r->t_fwd + r->t_bwd + r->t_grad : r->t_step;
+    default:
+        return NAN;
+    }
+}
+
+/* One network load per (model, image): zoo networks take milliseconds each to build, but a
+ * dataset has hundreds of rows. */
+int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
+{
+    for (int i = 0; i < runs->n; i++) {
+        sm_run *r = &runs->rows[i];
+        int j;
+        for (j = 0; j < i; j++)
+            if (runs->rows[j].image == r->image && strcmp(runs->rows[j].model, r->model) == 0)
+                break;
+        if (j < i) {
+            r->m = runs->rows[j].m;
+            continue;
+        }
+        sm_network *net;
+        sm_network_options opt = {r->image};
+        sm_status inner;
+        if (sm_network_load(reg, r->model, &opt, &net, &inner))
+            return sm_fail(st, "%s:%d: model %s at image %lld: %s", runs->path, r->line,
+                           r->model, (long long)r->image, inner.msg);
+        int rc = sm_network_metrics(net, 1, &r->m, &inner);
+        sm_network_free(net);
+        if (rc)
+            return sm_fail(st, "%s:%d: %s", runs->path, r->line, inner.msg);
+    }
+    return 0;
+}

@@ -1,0 +1,102 @@
+# Tests of fitting, validation and prediction from coefficients (issue 4): least squares and
+# NNLS against hand-solved systems, recovery of chosen coefficients from synthetic runs of the
+# tiny networks of tests/data/fit/, leave-one-model-out against a hand computation, and the
+# `fit` and `predict` commands, including every bad input they must refuse.
+sm_add_c_test(test_fit_lstsq test_fit_lstsq.c)
+sm_add_c_test(test_fit test_fit.c ${CMAKE_CURRENT_BINARY_DIR})
+sm_add_c_test(test_fit_loo test_fit_loo.c ${CMAKE_CURRENT_BINARY_DIR})
+
+set(SM_FIT_CLI sh ${CMAKE_CURRENT_SOURCE_DIR}/test_fit_cli.sh)
+set(SM_FIT_DATA tests/data/fit)
+
+# Bad measurements, bad options and bad coefficient files: a non-zero exit and one line naming
+# the file and line, the phase or the option. NAME|TEXT|ARGS (';'-separated).
+foreach(case
+    "negative|bad_negative.csv:3: t_fwd -0.5 is not a positive time|fit;${SM_FIT_DATA}/bad_negative.csv"
+    "nan|bad_nan.csv:4: t_bwd is nan|fit;${SM_FIT_DATA}/bad_nan.csv"
+    "text|bad_text.csv:2: t_infer 'fast' is not a number of seconds|fit;${SM_FIT_DATA}/bad_text.csv"
+    "batch|bad_batch.csv:2: batch 0 is out of range|fit;${SM_FIT_DATA}/bad_batch.csv"
+    "empty_row|bad_empty_row.csv:2: no time measured|fit;${SM_FIT_DATA}/bad_empty_row.csv"
+    "header|bad_header.csv:1: no column 't_grad' in the header|fit;${SM_FIT_DATA}/bad_header.csv"
+    "model|bad_model.csv:2: model no_such_net at image 64: unknown model 'no_such_net'|fit;${SM_FIT_DATA}/bad_model.csv"
+    "too_few|phase infer: 3 points for 4 coefficients: too few points|fit;${SM_FIT_DATA}/too_few.csv"
+    "too_few_grad|phase grad: 2 points for 3 coefficients: too few points|fit;${SM_FIT_DATA}/too_few_grad.csv"
+    "rank|phase infer: rank-deficient system: rank 2 for 4 coefficients|fit;${SM_FIT_DATA}/rank_deficient.csv"
+    "loo_one_model|leave-one-model-out needs rows of at least two models|fit;${SM_FIT_DATA}/rank_deficient.csv;--cv;loo"
+    "loo_fold|leaving out tests/data/fit/tiny_a.ini: phase infer: 1 point for 4 coefficients|fit;${SM_FIT_DATA}/too_few.csv;--cv;loo"
+    "no_file|no_such.csv: No such file or directory|fit;no_such.csv"
+    "weighting|--weighting squared: expected none or relative|fit;x.csv;--weighting;squared"
+    "grad_model|--grad-model tree: expected linear or ring|fit;x.csv;--grad-model;tree"
+    "bucket|--bucket-mb 0: expected a positive number|fit;x.csv;--bucket-mb;0"
+    "cv|--cv kfold: expected loo|fit;x.csv;--cv;kfold"
+    "predict_batch|--batch B is required|predict;${SM_FIT_DATA}/tiny_a.ini"
+    "predict_batch_zero|--batch 0: expected an integer from 1|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;0"
+    "predict_coeffs|no coefficient file 'no_such_coeffs'|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;no_such_coeffs"
+    "predict_term|bad_coeffs_term.ini:25: [fwd] c2_weights: expected c2_inputs here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_term.ini"
+    "predict_value|bad_coeffs_value.ini:21: c4_intercept = soon: expected a finite number|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_value.ini"
+    "predict_not_coeffs|tiny_a.ini:5: unknown section [network]|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_a.ini"
+    "predict_model|unknown model 'no_such_net'|predict;no_such_net;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_coeffs.ini")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 message)
+  list(SUBLIST parts 2 -1 args)
+  add_test(NAME cli_fit_bad_${name} COMMAND ${SM_FIT_CLI} fails "${message}" ${SCALEMETER_BIN} ${args}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endforeach()
+
+# predict with hand-written coefficients, tiny_a at 8x8 (F = 38934, I = 192, O = 256, L = 2),
+# batch 2, dataset 1000:
+#   t_infer = 2 (1e-6 F + 1e-5 I) + 0.002 = 2 (0.038934 + 0.00192) + 0.002 = 0.083708
+#   t_fwd   = 2 (1e-6 F) + 0.001 = 0.078868        t_bwd = 2 (2e-6 F) + 0.002 = 0.157736
+#   t_grad  = 0.0005 L = 0.001                     t_step = 0.237604
+#   t_epoch = 1000 / 2 x 0.237604 = 118.802        images_per_s = 2 / 0.237604 = 8.41737
+add_test(NAME cli_predict_hand
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
+          --batch 2 --dataset 1000 --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_hand PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"t_infer\": 0.083708, \"t_fwd\": 0.078868, \"t_bwd\": 0.157736, \"t_grad\": 0.001, \"t_step\": 0.237604, \"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"warning\": null")
+# 2 nodes x 4 devices after a single-device calibration: a warning, and t_grad stays c1 L
+add_test(NAME cli_predict_warns_devices
+  COMMAND ${SM_FIT_CLI} warns "single-device runs only: t_grad for 8 devices"
+          ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
+          --batch 2 --nodes 2 --gpus-per-node 4
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# per block: the blocks of tiny_a share the intercept 0.001 by FLOPs and add up to t_fwd
+add_test(NAME cli_predict_per_block
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
+          --batch 1 --per-block --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_per_block PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"per_block\": \\[\n  {\"name\": \"conv1\", \"t_fwd\": [0-9.e-]+},\n  {\"name\": \"relu\"")
+
+# The shipped calibration: the keys of the JSON, and times that grow with the batch.
+add_test(NAME cli_predict_default_json
+  COMMAND ${SCALEMETER_BIN} predict resnet18 --batch 8 --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_default_json PROPERTIES PASS_REGULAR_EXPRESSION
+  "^{\"model\": \"resnet18\", \"coeffs\": \"[^\"]+\", \"batch\": 8, \"nodes\": 1, \"gpus_per_node\": 1, \"image\": 224, \"dataset\": 1281167, \"t_infer\": [0-9.e-]+, \"t_fwd\": [0-9.e-]+, \"t_bwd\": [0-9.e-]+, \"t_grad\": [0-9.e-]+, \"t_step\": [0-9.e-]+, \"t_epoch\": [0-9.e+-]+, \"images_per_s\": [0-9.e+-]+, \"warning\": null}\n$")
+foreach(key t_step t_infer t_fwd t_bwd)
+  add_test(NAME cli_predict_default_grows_${key}
+    COMMAND ${SM_FIT_CLI} grows ${key} 1,2,4,8,16,64 ${SCALEMETER_BIN} predict resnet50 --image 128
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endforeach()
+
+# fit and its validation on the synthetic set of test_fit_loo (only t_grad measured).
+add_test(NAME cli_fit_loo_json
+  COMMAND ${SCALEMETER_BIN} fit ${CMAKE_CURRENT_BINARY_DIR}/fit_loo.csv --cv loo --format json
+          --weighting none
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_fit_loo_json PROPERTIES DEPENDS test_fit_loo PASS_REGULAR_EXPRESSION
+  "\"phases\": {\n  \"grad\": {\"overall\": {\"mape\": [0-9.e-]+, \"rmse\": [0-9.e-]+, \"nrmse\": [0-9.e-]+, \"r2\": [0-9.e-]+, \"n\": 4}, \"per_model\": {\n    \"tests/data/fit/tiny_a.ini\": {\"mape\": 0.173333, \"rmse\": 0.0617738, \"nrmse\": 1.02956, \"r2\": -3.24, \"n\": 2},")
+add_test(NAME cli_fit_writes_coeffs
+  COMMAND ${SCALEMETER_BIN} fit ${CMAKE_CURRENT_BINARY_DIR}/fit_exact.csv
+          -o ${CMAKE_CURRENT_BINARY_DIR}/fit_exact.ini --device "test box" --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_fit_writes_coeffs PROPERTIES DEPENDS test_fit PASS_REGULAR_EXPRESSION
+  "\"device\": \"test box\".*\"multi_device\": true.*\"fwd\": {\"coefficients\": {\"c1_flops\": 2.50000000000[0-9]*e-10")
+add_test(NAME cli_fit_help COMMAND ${SCALEMETER_BIN} fit --help)
+set_tests_properties(cli_fit_help PROPERTIES PASS_REGULAR_EXPRESSION "usage: scalemeter fit RUNS.csv")
+add_test(NAME cli_predict_help COMMAND ${SCALEMETER_BIN} predict --help)
+set_tests_properties(cli_predict_help PROPERTIES PASS_REGULAR_EXPRESSION
+  "intercept c4 shared out over the blocks")
