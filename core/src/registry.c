@@ -9,7 +9,6 @@
 #include "scalemeter/scalemeter.h"
 
 typedef struct plugin {
-    void *handle;
     char *path;
     sm_layer_type type; /* a copy, zero past the plugin's struct_size */
 } plugin;
@@ -28,10 +27,11 @@ void sm_registry_free(sm_registry *reg)
 {
     if (!reg)
         return;
-    for (int i = 0; i < reg->count; i++) {
+    /* Loaded plugins stay mapped for the life of the process: what they pull in (libstdc++,
+     * the CUDA libraries) does not expect to be unloaded, and dlopen of the same file again
+     * only counts up a reference. Refused plugins are closed at once. */
+    for (int i = 0; i < reg->count; i++)
         free(reg->items[i].path);
-        dlclose(reg->items[i].handle);
-    }
     free(reg->items);
     free(reg);
 }
@@ -119,7 +119,6 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
     plugin *p = &reg->items[reg->count];
     memset(p, 0, sizeof *p);
     memcpy(&p->type, t, t->struct_size < sizeof p->type ? t->struct_size : sizeof p->type);
-    p->handle = handle;
     p->path = strdup(path);
     reg->count++;
     return 0;
