@@ -1,6 +1,7 @@
 /*
  * The all-reduce implementations the benchmark knows. Both here keep their buffer in host
- * memory, so load, store and wait are trivial; they differ only in run.
+ * memory, so load, store and wait are trivial; they differ only in run. Where CUDA, cuDNN and
+ * NCCL were found a third, nccl, keeps it on the GPU (allreduce_nccl.c).
  */
 #include "allreduce.h"
 
@@ -10,6 +11,10 @@
 #include <string.h>
 
 #include "allreduce_ring.h"
+#ifdef SM_HAVE_CUDA
+#include "allreduce_nccl.h"
+#include "cuda_device.h"
+#endif
 
 typedef struct host_ctx {
     MPI_Comm comm;
@@ -141,9 +146,26 @@ static const sm_allreduce_impl impls[] = {
      load_host, run_ring, wait_host, store_host, close_host},
     {"mpi", "MPI_Allreduce of the MPI library (the reference)", open_mpi, load_host, run_mpi,
      wait_host, store_host, close_host},
+#ifdef SM_HAVE_CUDA
+    {"nccl", "ncclAllReduce of NVIDIA's NCCL on each rank's GPU, bootstrapped over MPI",
+     sm_nccl_impl_open, sm_nccl_impl_load, sm_nccl_impl_run, sm_nccl_impl_wait,
+     sm_nccl_impl_store, sm_nccl_impl_close},
+#endif
 };
 
-int sm_allreduce_impl_count(void) { return (int)(sizeof impls / sizeof impls[0]); }
+/* nccl, the last entry, counts only where a GPU is visible: elsewhere it cannot run, and
+ * `--impl all` must keep meaning what runs here (`scalemeter backends` says it is built in). */
+int sm_allreduce_impl_count(void)
+{
+    int n = (int)(sizeof impls / sizeof impls[0]);
+#ifdef SM_HAVE_CUDA
+    static int visible = -1;
+    if (visible < 0)
+        visible = sm_cuda_device_count() > 0;
+    n -= !visible;
+#endif
+    return n;
+}
 
 const sm_allreduce_impl *sm_allreduce_impl_at(int i)
 {

@@ -109,6 +109,9 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
+/* CPU kernels: attention_cpu.c. */
+extern const struct sm_cpu_kernels attention_cpu_kernels;
+
 static const sm_layer_type attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "attention",
@@ -120,6 +123,7 @@ static const sm_layer_type attention_type = {
     .parse = attention_parse,
     .infer = attention_infer,
     .metrics = attention_metrics,
+    .cpu = &attention_cpu_kernels,
 };
 
 SM_DEFINE_PLUGIN(attention_type)

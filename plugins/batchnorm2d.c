@@ -45,6 +45,13 @@ static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
+/* CPU kernels: batchnorm2d_cpu.c. */
+extern const struct sm_cpu_kernels batchnorm2d_cpu_kernels;
+#ifdef SM_HAVE_CUDA
+/* GPU kernels: batchnorm2d_gpu.c (built where CUDA, cuDNN and NCCL are found). */
+extern const struct sm_gpu_kernels batchnorm2d_gpu_kernels;
+#endif
+
 static const sm_layer_type batchnorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "batchnorm2d",
@@ -55,6 +62,10 @@ static const sm_layer_type batchnorm_type = {
     .parse = batchnorm_parse,
     .infer = batchnorm_infer,
     .metrics = batchnorm_metrics,
+    .cpu = &batchnorm2d_cpu_kernels,
+#ifdef SM_HAVE_CUDA
+    .gpu = &batchnorm2d_gpu_kernels,
+#endif
 };
 
 SM_DEFINE_PLUGIN(batchnorm_type)

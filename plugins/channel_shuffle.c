@@ -56,6 +56,13 @@ static int shuffle_metrics(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
+/* CPU kernels: channel_shuffle_cpu.c. */
+extern const struct sm_cpu_kernels channel_shuffle_cpu_kernels;
+#ifdef SM_HAVE_CUDA
+/* GPU kernels: channel_shuffle_gpu.c (built where CUDA, cuDNN and NCCL are found). */
+extern const struct sm_gpu_kernels channel_shuffle_gpu_kernels;
+#endif
+
 static const sm_layer_type shuffle_type = {
     SM_LAYER_TYPE_INIT,
     .name = "channel_shuffle",
@@ -66,6 +73,10 @@ static const sm_layer_type shuffle_type = {
     .parse = shuffle_parse,
     .infer = shuffle_infer,
     .metrics = shuffle_metrics,
+    .cpu = &channel_shuffle_cpu_kernels,
+#ifdef SM_HAVE_CUDA
+    .gpu = &channel_shuffle_gpu_kernels,
+#endif
 };
 
 SM_DEFINE_PLUGIN(shuffle_type)

@@ -78,6 +78,13 @@ static int chunk_metrics(const void *params, const sm_shape *in, int n_in, const
     return 0;
 }
 
+/* CPU kernels: chunk_cpu.c. */
+extern const struct sm_cpu_kernels chunk_cpu_kernels;
+#ifdef SM_HAVE_CUDA
+/* GPU kernels: chunk_gpu.c (built where CUDA, cuDNN and NCCL are found). */
+extern const struct sm_gpu_kernels chunk_gpu_kernels;
+#endif
+
 static const sm_layer_type chunk_type = {
     SM_LAYER_TYPE_INIT,
     .name = "chunk",
@@ -89,6 +96,10 @@ static const sm_layer_type chunk_type = {
     .parse = chunk_parse,
     .infer = chunk_infer,
     .metrics = chunk_metrics,
+    .cpu = &chunk_cpu_kernels,
+#ifdef SM_HAVE_CUDA
+    .gpu = &chunk_gpu_kernels,
+#endif
 };
 
 SM_DEFINE_PLUGIN(chunk_type)

@@ -56,6 +56,9 @@ static int cls_token_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
+/* CPU kernels: cls_token_cpu.c. */
+extern const struct sm_cpu_kernels cls_token_cpu_kernels;
+
 static const sm_layer_type cls_token_type = {
     SM_LAYER_TYPE_INIT,
     .name = "cls_token",
@@ -66,6 +69,7 @@ static const sm_layer_type cls_token_type = {
     .parse = cls_token_parse,
     .infer = cls_token_infer,
     .metrics = cls_token_metrics,
+    .cpu = &cls_token_cpu_kernels,
 };
 
 SM_DEFINE_PLUGIN(cls_token_type)

@@ -156,6 +156,13 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
+/* CPU kernels: conv2d_cpu.c. */
+extern const struct sm_cpu_kernels conv2d_cpu_kernels;
+#ifdef SM_HAVE_CUDA
+/* GPU kernels: conv2d_gpu.c (built where CUDA, cuDNN and NCCL are found). */
+extern const struct sm_gpu_kernels conv2d_gpu_kernels;
+#endif
+
 static const sm_layer_type conv2d_type = {
     SM_LAYER_TYPE_INIT,
     .name = "conv2d",
@@ -167,6 +174,10 @@ static const sm_layer_type conv2d_type = {
     .parse = conv2d_parse,
     .infer = conv2d_infer,
     .metrics = conv2d_metrics,
+    .cpu = &conv2d_cpu_kernels,
+#ifdef SM_HAVE_CUDA
+    .gpu = &conv2d_gpu_kernels,
+#endif
 };
 
 SM_DEFINE_PLUGIN(conv2d_type)

@@ -69,6 +69,9 @@ static int embedding_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
+/* CPU kernels: embedding_cpu.c. */
+extern const struct sm_cpu_kernels embedding_cpu_kernels;
+
 static const sm_layer_type embedding_type = {
     SM_LAYER_TYPE_INIT,
     .name = "embedding",
@@ -79,6 +82,7 @@ static const sm_layer_type embedding_type = {
     .parse = embedding_parse,
     .infer = embedding_infer,
     .metrics = embedding_metrics,
+    .cpu = &embedding_cpu_kernels,
 };
 
 SM_DEFINE_PLUGIN(embedding_type)

@@ -43,6 +43,13 @@ static int identity_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
+/* CPU kernels: identity_cpu.c. */
+extern const struct sm_cpu_kernels identity_cpu_kernels;
+#ifdef SM_HAVE_CUDA
+/* GPU kernels: identity_gpu.c (built where CUDA, cuDNN and NCCL are found). */
+extern const struct sm_gpu_kernels identity_gpu_kernels;
+#endif
+
 static const sm_layer_type identity_type = {
     SM_LAYER_TYPE_INIT,
     .name = "identity",
@@ -53,6 +60,10 @@ static const sm_layer_type identity_type = {
     .parse = identity_parse,
     .infer = identity_infer,
     .metrics = identity_metrics,
+    .cpu = &identity_cpu_kernels,
+#ifdef SM_HAVE_CUDA
+    .gpu = &identity_gpu_kernels,
+#endif
 };
 
 SM_DEFINE_PLUGIN(identity_type)

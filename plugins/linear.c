@@ -71,6 +71,13 @@ static int linear_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
+/* CPU kernels: linear_cpu.c. */
+extern const struct sm_cpu_kernels linear_cpu_kernels;
+#ifdef SM_HAVE_CUDA
+/* GPU kernels: linear_gpu.c (built where CUDA, cuDNN and NCCL are found). */
+extern const struct sm_gpu_kernels linear_gpu_kernels;
+#endif
+
 static const sm_layer_type linear_type = {
     SM_LAYER_TYPE_INIT,
     .name = "linear",
@@ -81,6 +88,10 @@ static const sm_layer_type linear_type = {
     .parse = linear_parse,
     .infer = linear_infer,
     .metrics = linear_metrics,
+    .cpu = &linear_cpu_kernels,
+#ifdef SM_HAVE_CUDA
+    .gpu = &linear_gpu_kernels,
+#endif
 };
 
 SM_DEFINE_PLUGIN(linear_type)

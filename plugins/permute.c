@@ -89,6 +89,13 @@ static int permute_metrics(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
+/* CPU kernels: permute_cpu.c. */
+extern const struct sm_cpu_kernels permute_cpu_kernels;
+#ifdef SM_HAVE_CUDA
+/* GPU kernels: permute_gpu.c (built where CUDA, cuDNN and NCCL are found). */
+extern const struct sm_gpu_kernels permute_gpu_kernels;
+#endif
+
 static const sm_layer_type permute_type = {
     SM_LAYER_TYPE_INIT,
     .name = "permute",
@@ -99,6 +106,10 @@ static const sm_layer_type permute_type = {
     .parse = permute_parse,
     .infer = permute_infer,
     .metrics = permute_metrics,
+    .cpu = &permute_cpu_kernels,
+#ifdef SM_HAVE_CUDA
+    .gpu = &permute_gpu_kernels,
+#endif
 };
 
 SM_DEFINE_PLUGIN(permute_type)

@@ -5,6 +5,8 @@
 sm_add_c_test(test_fit_lstsq test_fit_lstsq.c)
 sm_add_c_test(test_fit test_fit.c ${CMAKE_CURRENT_BINARY_DIR})
 sm_add_c_test(test_fit_loo test_fit_loo.c ${CMAKE_CURRENT_BINARY_DIR})
+# the hierarchical ring form of the gradient term: hand-worked terms, recovery, left-out levels
+sm_add_c_test(test_fit_ring test_fit_ring.c ${CMAKE_CURRENT_BINARY_DIR})
 
 set(SM_FIT_CLI sh ${CMAKE_CURRENT_SOURCE_DIR}/test_fit_cli.sh)
 set(SM_FIT_DATA tests/data/fit)
@@ -35,7 +37,8 @@ foreach(case
     "predict_term|bad_coeffs_term.ini:25: [fwd] c2_weights: expected c2_inputs here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_term.ini"
     "predict_value|bad_coeffs_value.ini:21: c4_intercept = soon: expected a finite number|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_value.ini"
     "predict_not_coeffs|tiny_a.ini:5: unknown section [network]|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_a.ini"
-    "predict_model|unknown model 'no_such_net'|predict;no_such_net;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_coeffs.ini")
+    "predict_model|unknown model 'no_such_net'|predict;no_such_net;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_coeffs.ini"
+    "predict_ring_names|bad_coeffs_ring.ini:21: [grad] c2_ring_bytes: expected c2_intra_bytes here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_ring.ini")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
   list(GET parts 1 message)
@@ -61,6 +64,24 @@ add_test(NAME cli_predict_warns_devices
   COMMAND ${SM_FIT_CLI} warns "single-device runs only: t_grad for 8 devices"
           ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
           --batch 2 --nodes 2 --gpus-per-node 4
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# the hierarchical ring form (tests/data/fit/ring_coeffs.ini), tiny_a (W = 310, 4W = 1240 bytes,
+# k = ceil(1240 / 25 MiB) = 1, L = 2) on 2 nodes of 4 devices:
+#   intra bytes 2 x 3/4 x 1240 = 1860     inter bytes 2 x 1/2 x 1240 / 4 = 310
+#   intra steps 2 x 3 x 1 = 6             inter steps 2 x 1 x 1 = 2
+#   t_grad = 0.0005 x 2 + 1e-9 x 1860 + 1e-8 x 310 + 1e-6 x 6 + 1e-5 x 2
+#          = 0.001 + 1.86e-6 + 3.1e-6 + 6e-6 + 2e-5 = 0.00103096
+add_test(NAME cli_predict_ring_hand
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/ring_coeffs.ini
+          --batch 2 --nodes 2 --gpus-per-node 4 --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_ring_hand PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"t_grad\": 0.00103096, .*\"warning\": null")
+# a ring fit of one node has no inter-node terms: asked about 2 nodes, predict warns
+add_test(NAME cli_predict_warns_nodes
+  COMMAND ${SM_FIT_CLI} warns "single-node runs only: t_grad for 2 nodes leaves out the inter-node"
+          ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini
+          --coeffs ${SM_FIT_DATA}/ring_one_node_coeffs.ini --batch 2 --nodes 2 --gpus-per-node 4
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 # per block: the blocks of tiny_a share the intercept 0.001 by FLOPs and add up to t_fwd
 add_test(NAME cli_predict_per_block

@@ -29,8 +29,9 @@ static const double c_grad[3] = {2e-5, 1e-7, 1e-5};
 /* with --weight-term and --update-term: per weight and pass (infer, fwd, bwd), per weight update */
 static const double c_pass_w[3] = {2e-8, 3e-8, 5e-8};
 static const double c_update = 4e-8;
-/* ring: per layer, per byte, per latency step */
-static const double c_ring[3] = {2e-5, 1e-8, 3e-6};
+/* hierarchical ring: per layer, per byte inside a node, per byte between nodes, per ring step
+ * inside a node, per ring step between nodes */
+static const double c_ring[5] = {2e-5, 1e-8, 4e-8, 3e-6, 1e-5};
 
 static sm_registry *reg;
 
@@ -76,11 +77,13 @@ static double grad_linear(const sm_metrics *m, int n)
     return n > 1 ? t + c_grad[1] * (double)m->weights + c_grad[2] * n : t;
 }
 
-static double grad_ring(const sm_metrics *m, int n)
+/* N nodes of G devices: reduce-scatter in the node, ring across nodes on 1/G, all-gather */
+static double grad_ring(const sm_metrics *m, int nodes, int g)
 {
-    double bytes = 4.0 * (double)m->weights, bucket = 25.0 * 1024 * 1024;
-    return c_ring[0] * (double)m->layers + c_ring[1] * 2.0 * (n - 1) / n * bytes +
-           c_ring[2] * 2.0 * (n - 1) * ceil(bytes / bucket);
+    double bytes = 4.0 * (double)m->weights, k = ceil(bytes / (25.0 * 1024 * 1024));
+    return c_ring[0] * (double)m->layers + c_ring[1] * 2.0 * (g - 1) / g * bytes +
+           c_ring[2] * 2.0 * (nodes - 1) / nodes * bytes / g + c_ring[3] * 2.0 * (g - 1) * k +
+           c_ring[4] * 2.0 * (nodes - 1) * k;
 }
 
 /* Fixed-seed multiplicative noise, uniform in [1 - amp, 1 + amp]. */
@@ -117,7 +120,9 @@ static int write_csv_terms(const char *path, int ring, int multi, double amp, in
                     double ti = (fwd_eq(c_infer, &m, batches[b]) + c_pass_w[0] * W) * noise(amp);
                     double tf = (fwd_eq(c_fwd, &m, batches[b]) + c_pass_w[1] * W) * noise(amp);
                     double tb = (fwd_eq(c_bwd, &m, batches[b]) + c_pass_w[2] * W) * noise(amp);
-                    double tg = (ring ? grad_ring(&m, n) : grad_linear(&m, n)) + c_update * W;
+                    double tg = (ring ? grad_ring(&m, layouts[l][0], layouts[l][1])
+                                      : grad_linear(&m, n)) +
+                                c_update * W;
                     tg *= noise(amp);
                     /* t_step left empty: the step target is then the sum of the parts */
                     fprintf(f, "%s,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,,\"an, ignored\"\n",
@@ -205,9 +210,12 @@ static void test_ring(const char *dir)
     sm_fit fit;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
-    check_coeffs(&fit.phase[SM_PHASE_GRAD], c_ring, 3, 1e-7);
+    /* layouts (1,1) (2,1) (2,2) (4,2): both levels seen, all four communication terms */
+    CHECK(fit.multi_gpu && fit.multi_node && !fit.flat_ring);
+    check_coeffs(&fit.phase[SM_PHASE_GRAD], c_ring, 5, 1e-7);
     char name[32];
-    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 1, name, sizeof name), "c2_ring_bytes");
+    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 1, name, sizeof name), "c2_intra_bytes");
+    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 4, name, sizeof name), "c5_inter_steps");
     /* the linear form cannot express these times exactly */
     sm_fit_options_default(&opt);
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Which form of the gradient-synchronisation term extrapolates better from few nodes to many:
-ConvMeter's linear c1 L + c2 W + c3 N, or the ring form c1 L + c2 2(N-1)/N 4W
-+ c3 2(N-1) ceil(4W / bucket)?
+ConvMeter's linear c1 L + c2 W + c3 D (D = nodes x G devices), or the hierarchical ring form of
+N nodes of G devices, c1 L + ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k with
+k = ceil(4W / bucket) (the G terms only when the fit saw G > 1)?
 
 No multi-node cluster is at hand, so the "measurements" are synthetic: the calibration-free
 analytic model of `scalemeter curve --device h100` (a roofline per layer and a hierarchical ring
@@ -13,16 +14,20 @@ on single-device runs and runs on at most 4 nodes, and asked, through `scalemete
 --coeffs`, about 8 to 64 nodes.
 
 usage: tools/scaling_study.py [--scalemeter build/bin/scalemeter] [--out DIR] [--seed 1]
-                              [--noise 0.03] [--device h100] [--gpus-per-node G]
+                              [--noise 0.03] [--device h100] [--gpus-per-node G] [--seeds S]
 Writes DIR/measurements.csv, DIR/train.csv, DIR/{linear,ring}.ini (DIR: /tmp/scaling_study by
-default) and prints the Markdown tables of docs/scaling.md.
+default) and prints the Markdown tables of docs/scaling.md. With --seeds S > 1 it repeats the
+study with the noise seeds SEED .. SEED+S-1 (in DIR/seedN/) and prints, per node count, the
+median and the range of the t_grad errors over them: one seed's noise can favour a form.
 Standard library only.
 """
 import argparse
+import configparser
 import csv
 import io
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,17 +65,40 @@ def main():
     ap.add_argument("--device", default="h100")
     ap.add_argument("--gpus-per-node", default=None,
                     help="devices per node (default: the device file's)")
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="repeat with this many noise seeds and summarise (default 1)")
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
 
-    # 1. the analytic model's times at 1..64 nodes, with noise, as a measurement CSV
-    rng = random.Random(a.seed)
+    # 1. the analytic model's times at 1..64 nodes
     per_node = ["--gpus-per-node", a.gpus_per_node] if a.gpus_per_node else []
     truth = curve_rows(a.scalemeter, ["--device", a.device, *per_node], "1:64")
-    gpus = truth[0]["gpus_per_node"]
     # single-device runs too, as a calibration has them: they tell the local update (c1 L,
     # cu W) apart from communication, which starts at 2 devices
     single = curve_rows(a.scalemeter, ["--device", a.device, "--gpus-per-node", "1"], "1")
+
+    errors = study(a, truth, single, a.seed, a.out, report=True)
+    if a.seeds > 1:
+        runs = [errors] + [study(a, truth, single, s, os.path.join(a.out, f"seed{s}"))
+                           for s in range(a.seed + 1, a.seed + a.seeds)]
+        print(f"\nt_grad MAPE against the noisy 'measurements' over noise seeds {a.seed} to "
+              f"{a.seed + a.seeds - 1}: median (smallest to largest):\n")
+        print("| nodes | GPUs | t_grad linear | t_grad ring |")
+        print("|---:|---:|---:|---:|")
+        gpus = int(truth[0]["gpus_per_node"])
+        for n in sorted(errors):
+            cells = []
+            for form in ("linear", "ring"):
+                e = sorted(r[n][form] for r in runs)
+                cells.append(f"{statistics.median(e):.1%} ({e[0]:.1%} to {e[-1]:.1%})")
+            print(f"| {n} | {n * gpus} | " + " | ".join(cells) + " |")
+
+
+def study(a, truth, single, seed, out, report=False):
+    """Noisy measurements with this seed, both fits on nodes <= 4, their predictions of 8 to 64
+    nodes; prints the tables when report. Returns {nodes: {form: t_grad MAPE (noisy)}}."""
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(seed)
+    gpus = truth[0]["gpus_per_node"]
     measured = {}
     seen = {key(r) for r in truth}
     for row in truth + [r for r in single if key(r) not in seen]:
@@ -79,7 +107,7 @@ def main():
         measured[key(row)] = {**{h: row[h] for h in HEADER[:5]}, **noisy}
     for name, keep in (("measurements.csv", lambda n: True),
                        ("train.csv", lambda n: n <= TRAIN_MAX_NODES)):
-        with open(os.path.join(a.out, name), "w", newline="") as f:
+        with open(os.path.join(out, name), "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(HEADER)
             for k in sorted(measured):
@@ -88,10 +116,10 @@ def main():
                     w.writerow([r[h] if h in HEADER[:5] else f"{r[h]:.6g}" for h in HEADER])
 
     # 2. both forms fitted on nodes <= 4, 3. asked about 8..64 nodes
-    train = os.path.join(a.out, "train.csv")
+    train = os.path.join(out, "train.csv")
     predicted = {}
     for form in ("linear", "ring"):
-        coeffs = os.path.join(a.out, f"{form}.ini")
+        coeffs = os.path.join(out, f"{form}.ini")
         scalemeter(a.scalemeter, "fit", train, "--grad-model", form, "--update-term",
                    "-o", coeffs, "--device", f"analytic {a.device} +-{a.noise:.0%} noise")
         rows = curve_rows(a.scalemeter, ["--coeffs", coeffs, "--gpus-per-node", gpus], "8:64")
@@ -104,8 +132,14 @@ def main():
 
     truth_by_key = {key(r): r for r in truth}
     test_nodes = sorted({k[2] for k in predicted["ring"]})
+    errors = {n: {form: statistics.mean(ape(form, k, "t_grad", measured[k]["t_grad"])
+                                        for k in predicted["ring"] if k[2] == n)
+                  for form in ("linear", "ring")}
+              for n in test_nodes}
+    if not report:
+        return errors
     print(f"Fitted on nodes <= {TRAIN_MAX_NODES} x {gpus} GPUs ({a.device} analytic model, "
-          f"+-{a.noise:.0%} noise, seed {a.seed}); {len(MODELS)} networks x {len(BATCHES)} "
+          f"+-{a.noise:.0%} noise, seed {seed}); {len(MODELS)} networks x {len(BATCHES)} "
           "batches per node count.\n")
     print("Mean absolute percentage error of t_grad and t_step against the noisy "
           "'measurements' (noise-free analytic model in parentheses):\n")
@@ -131,6 +165,14 @@ def main():
         errs = [sum(ape(f, k, "t_grad", measured[k]["t_grad"]) for k in ks) / len(ks)
                 for f in ("linear", "ring")]
         print(f"| {m} | {mean_t * 1e3:.2f} ms | {errs[0]:.1%} | {errs[1]:.1%} |")
+
+    ini = configparser.ConfigParser()
+    ini.read(os.path.join(out, "ring.ini"))
+    print("\nThe ring form's fitted [grad] coefficients (ring.ini):\n")
+    for name, value in ini["grad"].items():
+        if name.startswith("c"):
+            print(f"    {name} = {float(value):.4g}")
+    return errors
 
 
 if __name__ == "__main__":

@@ -8,7 +8,14 @@ typedef struct command {
     const char *summary;
 } command;
 
+int cmd_allreduce(int argc, char **argv);
+int cmd_backends(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_curve(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
+int cmd_models(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 #endif

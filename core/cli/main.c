@@ -5,8 +5,15 @@
 #include "commands.h"
 
 static const command commands[] = {
+    {"allreduce", cmd_allreduce, "time all-reduce over MPI ranks: our ring and MPI_Allreduce"},
+    {"backends", cmd_backends, "compute backends and all-reduces built in, and usable here"},
+    {"bench", cmd_bench, "measure training steps and inference of networks into a runs CSV"},
+    {"curve", cmd_curve, "scaling curves against node count: times, images/s, turning point"},
+    {"fit", cmd_fit, "fit coefficients to a measurement CSV; --cv loo validates them"},
     {"metrics", cmd_metrics, "FLOPs, conv inputs/outputs, weights and layers of a network"},
+    {"models", cmd_models, "the networks of the zoo: input, weights and MACs of each"},
     {"plugins", cmd_plugins, "list the loaded layer types and their plugin files"},
+    {"predict", cmd_predict, "step, epoch and throughput of a network from coefficients"},
 };
 static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
 

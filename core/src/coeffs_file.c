@@ -2,7 +2,12 @@
  * date, source CSV, options, version, fitted range) and one section per phase with its named
  * coefficients and the statistics of its fit. Read back with inih; the names of the
  * coefficients are checked against the options, so a file edited by hand cannot silently
- * assign a coefficient to the wrong term. */
+ * assign a coefficient to the wrong term.
+ *
+ * The ring form is hierarchical (intra-node and inter-node terms, each present when the fit saw
+ * that level: multi_gpu and multi_node of [fit]). Files written before it have neither key; their
+ * ring form is read as what it was fitted as, one flat ring over all devices (sm_fit.flat_ring),
+ * whose c2_ring_bytes and c3_ring_steps still check against the names. */
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -18,12 +23,19 @@
 
 static const char *yes_no(int v) { return v ? "yes" : "no"; }
 
+/* "equation = c1_flops*b*F + ...", for people (the reader skips it); a long one goes on over
+ * comment lines, since inih reads lines of at most 199 characters. */
 static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph)
 {
-    char name[32];
-    fprintf(f, "equation = ");
-    for (int k = 0; sm_fit_term_name(fit, ph, k, name, sizeof name); k++)
-        fprintf(f, "%s%s*%s", k ? " + " : "", name, sm_fit_term_formula(fit, ph, k));
+    char name[32], term[96];
+    int column = fprintf(f, "equation = ");
+    for (int k = 0; sm_fit_term_name(fit, ph, k, name, sizeof name); k++) {
+        int len = snprintf(term, sizeof term, "%s%s*%s", k ? " + " : "", name,
+                           sm_fit_term_formula(fit, ph, k));
+        if (k && column + len > 100)
+            column = fprintf(f, "\n;         ") - 1;
+        column += fprintf(f, "%s", term);
+    }
     fprintf(f, "\n");
 }
 
@@ -36,10 +48,13 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             "; scalemeter coefficient file, written by `scalemeter fit`; read by `scalemeter "
             "predict --coeffs`.\n"
             "; Times in seconds. Terms: flops = b F, inputs = b I, outputs = b O (F, I, O at "
-            "batch 1,\n; b the per-device batch), intercept = 1, pass_weights = W, layers = L, update = W, "
-            "weights = W [N>1],\n; devices = N [N>1], ring_bytes = 2(N-1)/N 4W, ring_steps = "
-            "2(N-1) ceil(4W / bucket),\n; N = nodes x gpus_per_node. Statistics are of the fit "
-            "on its own points (MAPE a fraction).\n\n");
+            "batch 1,\n; b the per-device batch), intercept = 1, pass_weights = W, layers = L, "
+            "update = W;\n; linear form (N = nodes x gpus_per_node devices): weights = W [N>1], "
+            "devices = N [N>1];\n; ring form (N nodes of G = gpus_per_node devices, k = "
+            "ceil(4W / bucket)): intra_bytes =\n; 2(G-1)/G 4W, inter_bytes = 2(N-1)/N 4W/G, "
+            "intra_steps = 2(G-1) k, inter_steps = 2(N-1) k,\n; the intra terms only when "
+            "multi_gpu (rows with G > 1), the inter terms only when multi_node\n; (rows with "
+            "N > 1). Statistics are of the fit on its own points (MAPE a fraction).\n\n");
     fprintf(f, "[fit]\ndevice = %s\ndate = %s\nsource = %s\nscalemeter = %s\nrows = %d\n",
             meta->device, meta->date, meta->source, meta->version, fit->rows);
     fprintf(f, "weighting = %s\nnonneg = %s\ngrad_model = %s\nweight_term = %s\n"
@@ -47,8 +62,9 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             fit->opt.relative ? "relative" : "none", yes_no(fit->opt.nonneg),
             fit->opt.grad_form == SM_GRAD_RING ? "ring" : "linear",
             yes_no(fit->opt.weight_term), yes_no(fit->opt.update_term));
-    fprintf(f, "bucket_mb = %.17g\nmulti_device = %s\n", fit->opt.bucket_bytes / (1024.0 * 1024),
-            yes_no(fit->multi_device));
+    fprintf(f, "bucket_mb = %.17g\nmulti_device = %s\nmulti_gpu = %s\nmulti_node = %s\n",
+            fit->opt.bucket_bytes / (1024.0 * 1024), yes_no(fit->multi_device),
+            yes_no(fit->multi_gpu), yes_no(fit->multi_node));
     fprintf(f, "batch_min = %lld\nbatch_max = %lld\nimage_min = %lld\nimage_max = %lld\n"
                "devices_max = %d\n",
             (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
@@ -84,6 +100,7 @@ typedef struct reader {
     char names[SM_N_FIT_PHASES][SM_MAX_COEFFS][40];
     int lines[SM_N_FIT_PHASES][SM_MAX_COEFFS];
     int seen_fit;
+    int seen_levels; /* multi_gpu or multi_node given: not a file of the flat ring form */
     sm_status *st;
     int failed;
 } reader;
@@ -163,13 +180,17 @@ static int fit_key(reader *r, const char *key, const char *value)
         if (parse_flag(value, "none", "relative", &fit->opt.relative))
             return fail_at(r, "weighting = %s: expected none or relative", value);
     } else if (!strcmp(key, "nonneg") || !strcmp(key, "weight_term") ||
-               !strcmp(key, "update_term") || !strcmp(key, "multi_device")) {
+               !strcmp(key, "update_term") || !strcmp(key, "multi_device") ||
+               !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node")) {
         if (parse_flag(value, "no", "yes", &flag))
             return fail_at(r, "%s = %s: expected yes or no", key, value);
-        *(!strcmp(key, "nonneg")        ? &fit->opt.nonneg
-          : !strcmp(key, "weight_term") ? &fit->opt.weight_term
-          : !strcmp(key, "update_term") ? &fit->opt.update_term
-                                        : &fit->multi_device) = flag;
+        r->seen_levels |= !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node");
+        *(!strcmp(key, "nonneg")         ? &fit->opt.nonneg
+          : !strcmp(key, "weight_term")  ? &fit->opt.weight_term
+          : !strcmp(key, "update_term")  ? &fit->opt.update_term
+          : !strcmp(key, "multi_device") ? &fit->multi_device
+          : !strcmp(key, "multi_gpu")    ? &fit->multi_gpu
+                                         : &fit->multi_node) = flag;
     } else if (!strcmp(key, "grad_model")) {
         if (parse_flag(value, "linear", "ring", &flag))
             return fail_at(r, "grad_model = %s: expected linear or ring", value);
@@ -259,6 +280,8 @@ static int on_entry(void *user, const char *section, const char *key, const char
 static int check_terms(reader *r)
 {
     sm_fit *fit = r->fit;
+    /* a ring file without multi_gpu / multi_node predates the hierarchical form */
+    fit->flat_ring = fit->opt.grad_form == SM_GRAD_RING && !r->seen_levels;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
         sm_phase_fit *pf = &fit->phase[ph];
         if (!pf->fitted)
@@ -272,9 +295,14 @@ static int check_terms(reader *r)
             if (strcmp(r->names[ph][n], name) != 0)
                 return sm_fail(r->st,
                                "%s:%d: [%s] %s: expected %s here (grad_model, weight_term, "
-                               "update_term and multi_device of [fit] decide the terms)",
+                               "update_term, multi_device, multi_gpu and multi_node of [fit] "
+                               "decide the terms%s)",
                                r->path, r->lines[ph][n], sm_phase_name((sm_phase)ph),
-                               r->names[ph][n], name);
+                               r->names[ph][n], name,
+                               fit->flat_ring ? "; a ring file without multi_gpu and multi_node "
+                                                "is of the flat ring form of older versions: "
+                                                "refit it"
+                                              : "");
         }
         for (int k = n; k < SM_MAX_COEFFS; k++)
             if (r->have[ph][k])

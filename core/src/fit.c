@@ -1,9 +1,19 @@
 /* ConvMeter's phase models as design-matrix rows, their least-squares fit and evaluation.
  *
  *   infer, fwd, bwd   b (c1 F + c2 I + c3 O) + c4  [+ c5 W: weights read once per pass]
- *   grad              c1 L  [+ cu W: the update]  [+ communication terms when the fit saw N > 1]
- *                       linear: c W [N>1] + c N [N>1]   (ConvMeter, section 3.3)
- *                       ring:   c 2(N-1)/N 4W + c 2(N-1) ceil(4W / bucket)   (both 0 at N = 1)
+ *   grad              c1 L  [+ cu W: the update]  [+ communication terms when the fit saw
+ *                     several devices]
+ *                       linear: c W [D>1] + c D [D>1]   (ConvMeter, section 3.3; D = N G devices)
+ *                       ring:   hierarchical, as core/src/allreduce_model.c: a reduce-scatter in
+ *                               the node, a ring across the N nodes on 1/G of the data, an
+ *                               all-gather in the node (k = ceil(4W / bucket) buckets)
+ *                                 intra bytes  2(G-1)/G 4W        intra steps  2(G-1) k
+ *                                 inter bytes  2(N-1)/N 4W / G    inter steps  2(N-1) k
+ *                               the intra terms only when the fit saw rows with G > 1, the inter
+ *                               terms only when it saw N > 1: a term whose column is 0 on every
+ *                               row would make the system rank-deficient
+ *                       flat ring (coefficient files written before the hierarchical form, read
+ *                               only): c 2(D-1)/D 4W + c 2(D-1) k
  *   bwd_grad          the bwd terms followed by the grad terms (they overlap in practice); one
  *                     W term when both the pass and the update have one, since they coincide
  *
@@ -35,10 +45,13 @@ void sm_fit_options_default(sm_fit_options *opt)
 }
 
 enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
-       T_DEVICES, T_RING_BYTES, T_RING_STEPS };
-static const char *const term_names[] = {"flops",   "inputs",     "outputs",   "intercept",
-                                         "pass_weights", "layers", "update",  "weights",
-                                         "devices", "ring_bytes", "ring_steps"};
+       T_DEVICES, T_RING_BYTES, T_RING_STEPS, T_INTRA_BYTES, T_INTER_BYTES, T_INTRA_STEPS,
+       T_INTER_STEPS };
+static const char *const term_names[] = {"flops",       "inputs",      "outputs",   "intercept",
+                                         "pass_weights", "layers",      "update",    "weights",
+                                         "devices",     "ring_bytes",  "ring_steps",
+                                         "intra_bytes", "inter_bytes", "intra_steps",
+                                         "inter_steps"};
 
 /* The kinds of term of a phase, in order; returns their number. */
 static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
@@ -57,22 +70,39 @@ static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
         kind[n++] = T_LAYERS;
         if (fit->opt.update_term && !(ph == SM_PHASE_BWD_GRAD && fit->opt.weight_term))
             kind[n++] = T_UPDATE;
-        if (fit->multi_device && fit->opt.grad_form == SM_GRAD_LINEAR) {
-            kind[n++] = T_WEIGHTS;
-            kind[n++] = T_DEVICES;
-        } else if (fit->multi_device) {
-            kind[n++] = T_RING_BYTES;
-            kind[n++] = T_RING_STEPS;
+        if (fit->opt.grad_form == SM_GRAD_LINEAR) {
+            if (fit->multi_device) {
+                kind[n++] = T_WEIGHTS;
+                kind[n++] = T_DEVICES;
+            }
+        } else if (fit->flat_ring) {
+            if (fit->multi_device) {
+                kind[n++] = T_RING_BYTES;
+                kind[n++] = T_RING_STEPS;
+            }
+        } else {
+            if (fit->multi_gpu)
+                kind[n++] = T_INTRA_BYTES;
+            if (fit->multi_node)
+                kind[n++] = T_INTER_BYTES;
+            if (fit->multi_gpu)
+                kind[n++] = T_INTRA_STEPS;
+            if (fit->multi_node)
+                kind[n++] = T_INTER_STEPS;
         }
     }
     return n;
 }
 
-static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, int64_t batch,
-                         int64_t devices)
+static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const sm_layout *l)
 {
-    double b = (double)batch, N = (double)devices, W = (double)m->weights;
-    double bytes = 4.0 * W; /* fp32 gradients */
+    int64_t devices = sm_layout_devices(l);
+    double b = (double)l->batch, D = (double)devices, W = (double)m->weights;
+    double N = l->nodes, G = l->gpus_per_node; /* nodes, devices per node */
+    double bytes = 4.0 * W;                    /* fp32 gradients */
+    double buckets = ceil(bytes / fit->opt.bucket_bytes);
+    if (l->nodes < 1 || l->gpus_per_node < 1)
+        return NAN;
     switch (kind) {
     case T_FLOPS:
         return b * (double)m->flops;
@@ -91,31 +121,52 @@ static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, int64
     case T_WEIGHTS:
         return devices > 1 ? W : 0.0;
     case T_DEVICES:
-        return devices > 1 ? N : 0.0;
+        return devices > 1 ? D : 0.0;
     case T_RING_BYTES:
-        return 2.0 * (N - 1) / N * bytes;
+        return 2.0 * (D - 1) / D * bytes;
     case T_RING_STEPS:
-        return 2.0 * (N - 1) * ceil(bytes / fit->opt.bucket_bytes);
+        return 2.0 * (D - 1) * buckets;
+    case T_INTRA_BYTES:
+        return 2.0 * (G - 1) / G * bytes;
+    case T_INTER_BYTES:
+        return 2.0 * (N - 1) / N * bytes / G;
+    case T_INTRA_STEPS:
+        return 2.0 * (G - 1) * buckets;
+    case T_INTER_STEPS:
+        return 2.0 * (N - 1) * buckets;
     default:
         return NAN;
     }
 }
 
-int sm_fit_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
-                 int64_t devices, double *x)
+int sm_fit_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m, const sm_layout *layout,
+                 double *x)
 {
     int kind[SM_MAX_COEFFS];
     int n = phase_terms(fit, ph, kind);
     for (int k = 0; k < n; k++)
-        x[k] = term_value(fit, kind[k], m, batch, devices);
+        x[k] = term_value(fit, kind[k], m, layout);
     return n;
 }
 
 const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k)
 {
-    static const char *const formulas[] = {"b*F", "b*I",     "b*O",     "1",
-                                           "W",   "L",       "W",       "W*[N>1]",
-                                           "N*[N>1]", "2(N-1)/N*4W", "2(N-1)*ceil(4W/bucket)"};
+    /* linear and flat ring: N = nodes x G devices; hierarchical ring: N nodes of G devices */
+    static const char *const formulas[] = {"b*F",
+                                           "b*I",
+                                           "b*O",
+                                           "1",
+                                           "W",
+                                           "L",
+                                           "W",
+                                           "W*[N>1]",
+                                           "N*[N>1]",
+                                           "2(N-1)/N*4W",
+                                           "2(N-1)*ceil(4W/bucket)",
+                                           "2(G-1)/G*4W",
+                                           "2(N-1)/N*4W/G",
+                                           "2(G-1)*ceil(4W/bucket)",
+                                           "2(N-1)*ceil(4W/bucket)"};
     int kind[SM_MAX_COEFFS];
     int n = phase_terms(fit, ph, kind);
     return k >= 0 && k < n ? formulas[kind[k]] : NULL;
@@ -131,17 +182,17 @@ const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, s
     return buf;
 }
 
-double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
-                   int64_t devices)
+double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
+                   const sm_layout *layout)
 {
     if (ph == SM_PHASE_STEP)
-        return sm_fit_eval(fit, SM_PHASE_FWD, m, batch, devices) +
-               sm_fit_eval(fit, SM_PHASE_BWD, m, batch, devices) +
-               sm_fit_eval(fit, SM_PHASE_GRAD, m, batch, devices);
+        return sm_fit_eval(fit, SM_PHASE_FWD, m, layout) +
+               sm_fit_eval(fit, SM_PHASE_BWD, m, layout) +
+               sm_fit_eval(fit, SM_PHASE_GRAD, m, layout);
     if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
         return NAN;
     double x[SM_MAX_COEFFS], t = 0;
-    int n = sm_fit_terms(fit, ph, m, batch, devices, x);
+    int n = sm_fit_terms(fit, ph, m, layout, x);
     for (int k = 0; k < n; k++)
         t += fit->phase[ph].c[k] * x[k];
     return t;
@@ -183,7 +234,8 @@ static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase 
     if (m == 0)
         return 0; /* not measured: left out */
     double probe[SM_MAX_COEFFS];
-    int n = sm_fit_terms(fit, ph, &runs->rows[0].m, 1, 1, probe);
+    const sm_layout one = {1, 1, 1};
+    int n = sm_fit_terms(fit, ph, &runs->rows[0].m, &one, probe);
     double *A = malloc((size_t)m * (size_t)n * sizeof *A);
     double *b = malloc((size_t)m * sizeof *b);
     double *y = malloc((size_t)m * sizeof *y);
@@ -199,7 +251,8 @@ static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase 
         if ((use && !use[i]) || !isfinite(t))
             continue;
         double x[SM_MAX_COEFFS];
-        sm_fit_terms(fit, ph, &run->m, run->batch, (int64_t)run->nodes * run->gpus_per_node, x);
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
+        sm_fit_terms(fit, ph, &run->m, &l, x);
         double w = fit->opt.relative ? 1.0 / t : 1.0;
         for (int k = 0; k < n; k++)
             A[(size_t)m * (size_t)k + (size_t)r] = x[k] * w;
@@ -215,9 +268,9 @@ static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase 
     pf->n_coeffs = n;
     for (int i = 0, r = 0; i < runs->n; i++) {
         const sm_run *run = &runs->rows[i];
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
         if ((!use || use[i]) && isfinite(sm_run_target(run, ph)))
-            pred[r++] = sm_fit_eval(fit, ph, &run->m, run->batch,
-                                    (int64_t)run->nodes * run->gpus_per_node);
+            pred[r++] = sm_fit_eval(fit, ph, &run->m, &l);
     }
     sm_fit_stats_of(y, pred, m, &pf->stats);
     rc = 0;
@@ -240,8 +293,11 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
         if (use && !use[i])
             continue;
         int devices = r->nodes * r->gpus_per_node;
-        if (devices > 1 && isfinite(r->t_grad))
-            out->multi_device = 1;
+        if (isfinite(r->t_grad)) { /* the communication terms are fitted on t_grad rows */
+            out->multi_device |= devices > 1;
+            out->multi_gpu |= r->gpus_per_node > 1;
+            out->multi_node |= r->nodes > 1;
+        }
         if (first || r->batch < out->batch_min)
             out->batch_min = r->batch;
         if (first || r->batch > out->batch_max)

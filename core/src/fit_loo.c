@@ -93,9 +93,9 @@ int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_s
             if (use[i])
                 continue;
             const sm_run *r = &runs->rows[i];
+            const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
             for (int ph = 0; ph < SM_N_PHASES; ph++)
-                pred[(size_t)ph * n + i] = sm_fit_eval(&fit, (sm_phase)ph, &r->m, r->batch,
-                                                       (int64_t)r->nodes * r->gpus_per_node);
+                pred[(size_t)ph * n + i] = sm_fit_eval(&fit, (sm_phase)ph, &r->m, &l);
         }
     }
     for (int ph = 0; ph < SM_N_PHASES; ph++)

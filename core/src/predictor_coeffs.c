@@ -24,11 +24,10 @@ static int predict(const void *impl, const sm_network *net, const sm_layout *lay
     sm_metrics m;
     if (sm_network_metrics(net, 1, &m, st))
         return -1;
-    int64_t n = sm_layout_devices(layout);
-    out->t_infer = sm_fit_eval(&c->fit, SM_PHASE_INFER, &m, layout->batch, n);
-    out->t_fwd = sm_fit_eval(&c->fit, SM_PHASE_FWD, &m, layout->batch, n);
-    out->t_bwd = sm_fit_eval(&c->fit, SM_PHASE_BWD, &m, layout->batch, n);
-    out->t_grad = sm_fit_eval(&c->fit, SM_PHASE_GRAD, &m, layout->batch, n);
+    out->t_infer = sm_fit_eval(&c->fit, SM_PHASE_INFER, &m, layout);
+    out->t_fwd = sm_fit_eval(&c->fit, SM_PHASE_FWD, &m, layout);
+    out->t_bwd = sm_fit_eval(&c->fit, SM_PHASE_BWD, &m, layout);
+    out->t_grad = sm_fit_eval(&c->fit, SM_PHASE_GRAD, &m, layout);
     out->t_step = out->t_fwd + out->t_bwd + out->t_grad;
     return 0;
 }
@@ -56,7 +55,7 @@ static int predict_block(const void *impl, const sm_network *net, int block,
                                    : 1.0 / net->n_blocks;
     /* the forward equation on the block's own metrics (its F, I, O and, with a weight term, W),
      * with the intercept, term 4, replaced by the block's share of it */
-    *t_fwd = sm_fit_eval(&c->fit, ph, &part, layout->batch, sm_layout_devices(layout)) -
+    *t_fwd = sm_fit_eval(&c->fit, ph, &part, layout) -
              pf->c[3] * (1.0 - share);
     return 0;
 }
@@ -102,14 +101,41 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
         return 0;
     const sm_fit *fit = &((const coeffs *)p->impl)->fit;
     int64_t n = sm_layout_devices(layout);
-    char text[256];
-    if (n > 1 && !fit->multi_device && fit->phase[SM_PHASE_GRAD].fitted) {
+    int grad = fit->phase[SM_PHASE_GRAD].fitted;
+    int ring = fit->opt.grad_form == SM_GRAD_RING;
+    char text[320];
+    if (n > 1 && !fit->multi_device && grad) {
         snprintf(text, sizeof text,
                  "the calibration saw single-device runs only: t_grad for %lld devices is the "
                  "local update alone, without communication (calibrate with several devices)",
                  (long long)n);
         append(buf, len, text);
-    } else if (n > fit->devices_max && fit->multi_device) {
+    } else if (grad && ring && !fit->flat_ring) {
+        /* the hierarchical ring form fits a level's terms only when the rows had that level */
+        if (layout->gpus_per_node > 1 && !fit->multi_gpu) {
+            snprintf(text, sizeof text,
+                     "the calibration saw one device per node only: t_grad for %d devices per "
+                     "node leaves out the intra-node terms of the ring all-reduce (calibrate "
+                     "with several devices per node)",
+                     layout->gpus_per_node);
+            append(buf, len, text);
+        }
+        if (layout->nodes > 1 && !fit->multi_node) {
+            snprintf(text, sizeof text,
+                     "the calibration saw single-node runs only: t_grad for %d nodes leaves out "
+                     "the inter-node terms of the ring all-reduce (calibrate on several nodes)",
+                     layout->nodes);
+            append(buf, len, text);
+        }
+    } else if (grad && ring && fit->flat_ring && layout->gpus_per_node > 1 && n > 1) {
+        snprintf(text, sizeof text,
+                 "the coefficients are of the flat ring form (one ring over all %lld devices), "
+                 "written before the hierarchical form: refit to tell the intra-node from the "
+                 "inter-node terms",
+                 (long long)n);
+        append(buf, len, text);
+    }
+    if (n > fit->devices_max && fit->multi_device) {
         snprintf(text, sizeof text,
                  "%lld devices is beyond the calibrated range (at most %d): t_grad extrapolates",
                  (long long)n, fit->devices_max);

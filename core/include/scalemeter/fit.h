@@ -64,8 +64,11 @@ double sm_run_target(const sm_run *r, sm_phase ph);
 /* ---- fitting ---------------------------------------------------------------------------- */
 
 typedef enum sm_grad_form {
-    SM_GRAD_LINEAR, /* ConvMeter: c1 L (N = 1); c1 L + c2 W + c3 N (N > 1) */
-    SM_GRAD_RING    /* c1 L + c2 2(N-1)/N 4W + c3 2(N-1) ceil(4W / bucket) */
+    SM_GRAD_LINEAR, /* ConvMeter, N = nodes x G devices: c1 L (N = 1); c1 L + c2 W + c3 N (N > 1) */
+    SM_GRAD_RING    /* hierarchical ring all-reduce of N nodes of G devices (allreduce_model.c):
+                       c1 L + ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k,
+                       k = ceil(4W / bucket); the G terms only when the fit saw G > 1, the N terms
+                       only when it saw N > 1 */
 } sm_grad_form;
 
 typedef struct sm_fit_options {
@@ -81,7 +84,8 @@ typedef struct sm_fit_options {
 
 void sm_fit_options_default(sm_fit_options *opt);
 
-#define SM_MAX_COEFFS 8
+/* bwd_grad with --weight-term and the ring form: 4 + 1 + 1 + 4 */
+#define SM_MAX_COEFFS 10
 
 /* Goodness of a prediction against measurements. */
 typedef struct sm_fit_stats {
@@ -101,7 +105,12 @@ typedef struct sm_phase_fit {
 
 typedef struct sm_fit {
     sm_fit_options opt;
-    int multi_device; /* the fit saw rows with N > 1: grad carries its communication terms */
+    int multi_device; /* the fit saw rows with N x G > 1: grad carries its communication terms */
+    int multi_gpu;    /* ... rows with G > 1 (ring form: the intra-node terms are fitted) */
+    int multi_node;   /* ... rows with N > 1 (ring form: the inter-node terms are fitted) */
+    int flat_ring;    /* ring form read from a coefficient file written before the hierarchical
+                         form: one flat ring over all N x G devices, c 2(D-1)/D 4W
+                         + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */
     sm_phase_fit phase[SM_N_FIT_PHASES];
     /* the range of the rows fitted, to tell extrapolation from interpolation */
     int rows;
@@ -115,16 +124,17 @@ typedef struct sm_fit {
 int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
                 sm_status *st);
 
-/* The terms of a phase (the design matrix row); returns their number. devices = N * G. */
-int sm_fit_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
-                 int64_t devices, double *x);
+/* The terms of a phase (the design matrix row) for a layout (per-device batch, nodes, devices
+ * per node); returns their number. */
+int sm_fit_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m, const sm_layout *layout,
+                 double *x);
 /* The name of term k (from 0) for the coefficient file, "c1_flops", in buf; NULL past the last. */
 const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, size_t len);
 /* The term k itself, "b*F", for people. */
 const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k);
 /* The fitted time of a phase (SM_PHASE_STEP: fwd + bwd + grad); NAN when not fitted. */
-double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m, int64_t batch,
-                   int64_t devices);
+double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
+                   const sm_layout *layout);
 
 void sm_fit_stats_of(const double *measured, const double *predicted, int n, sm_fit_stats *out);
 
@@ -152,8 +162,10 @@ int sm_fit_read(const char *path, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
 int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st);
 
 /* A warning (into buf) when a predictor made from coefficients is asked about a layout its
- * calibration never saw (several devices after a single-device fit, beyond the fitted batch or
- * device range); 0 when there is nothing to say or p is another kind of predictor. */
+ * calibration never saw (several devices after a single-device fit; with the ring form, several
+ * devices per node or several nodes when the fit had no such rows, so that the term was not
+ * fitted; beyond the fitted batch or device range); 0 when there is nothing to say or p is
+ * another kind of predictor. */
 int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *buf, size_t len);
 
 /* ---- validation ------------------------------------------------------------------------- */

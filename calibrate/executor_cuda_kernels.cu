@@ -1,0 +1,116 @@
+/*
+ * The loss and the optimiser of the GPU executor (executor_cuda_kernels.h): one block per row
+ * for the softmax cross-entropy (its maximum and sum of exponentials reduced in shared memory),
+ * one block for the mean of the row losses, and a grid-stride SGD update.
+ */
+#include <math.h>
+
+#include "executor_cuda_kernels.h"
+
+#define THREADS 256
+
+__device__ inline float block_max(float v, float *part)
+{
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int half = THREADS / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half)
+            part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + half]);
+        __syncthreads();
+    }
+    float r = part[0];
+    __syncthreads();
+    return r;
+}
+
+__device__ inline float block_sum(float v, float *part)
+{
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int half = THREADS / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half)
+            part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    float r = part[0];
+    __syncthreads();
+    return r;
+}
+
+__global__ void softmax_cross_entropy_kernel(float *dy, float *row_loss, const float *y,
+                                             const int32_t *labels, int64_t rows,
+                                             int64_t classes)
+{
+    __shared__ float part[THREADS];
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        const float *x = y + r * classes;
+        float *d = dy + r * classes;
+        float mx = -INFINITY;
+        for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+            mx = fmaxf(mx, x[c]);
+        mx = block_max(mx, part);
+        float s = 0;
+        for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+            s += expf(x[c] - mx);
+        float log_sum = logf(block_sum(s, part));
+        int32_t label = labels[r];
+        float scale = 1.0f / (float)rows;
+        for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+            d[c] = (expf(x[c] - mx - log_sum) - (c == label ? 1.0f : 0.0f)) * scale;
+        if (threadIdx.x == 0)
+            row_loss[r] = log_sum - (x[label] - mx);
+    }
+}
+
+extern "C" cudaError_t smx_softmax_cross_entropy(float *dy, float *row_loss, const float *y,
+                                                 const int32_t *labels, int64_t rows,
+                                                 int64_t classes, cudaStream_t s)
+{
+    if (rows > 0 && classes > 0) {
+        unsigned blocks = (unsigned)(rows < (1 << 20) ? rows : (1 << 20));
+        softmax_cross_entropy_kernel<<<blocks, THREADS, 0, s>>>(dy, row_loss, y, labels, rows,
+                                                                classes);
+    }
+    return cudaGetLastError();
+}
+
+__global__ void mean_kernel(double *total, const float *v, int64_t n)
+{
+    __shared__ double part[THREADS];
+    double s = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        s += v[i];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int half = THREADS / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half)
+            part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *total = part[0] / (double)n;
+}
+
+extern "C" cudaError_t smx_mean(double *total, const float *v, int64_t n, cudaStream_t s)
+{
+    if (n > 0)
+        mean_kernel<<<1, THREADS, 0, s>>>(total, v, n);
+    return cudaGetLastError();
+}
+
+__global__ void sgd_kernel(float *w, const float *g, int64_t n, float lr)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        w[i] -= lr * g[i];
+}
+
+extern "C" cudaError_t smx_sgd(float *w, const float *g, int64_t n, float lr, cudaStream_t s)
+{
+    if (n > 0) {
+        int64_t blocks = (n + THREADS - 1) / THREADS;
+        sgd_kernel<<<(unsigned)(blocks < (1 << 20) ? blocks : (1 << 20)), THREADS, 0, s>>>(w, g,
+                                                                                       n, lr);
+    }
+    return cudaGetLastError();
+}

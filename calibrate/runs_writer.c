@@ -1,0 +1,327 @@
+/* The append-only measurement CSV: one write() per row, fsync after each, resume by key. */
+#include "runs_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct sm_runs_writer {
+    char *path;
+    int fd;
+    int n_cols, n_key;
+    int key_cols[16];
+    char **keys; /* "v1\x1fv2..." of every row held */
+    int n_keys, cap_keys, rows;
+};
+
+#define SEP "\x1f" /* joins key values: a byte no field holds */
+
+/* Splits one CSV line in place ("..." quotes, "" a quote inside); returns the field count or -1
+ * for an unterminated quote. */
+static int split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max)
+            return n;
+        char *out = p;
+        fields[n++] = p;
+        if (*p == '"') {
+            for (p++;; p++) {
+                if (!*p)
+                    return -1;
+                if (*p == '"' && p[1] == '"')
+                    *out++ = *p++;
+                else if (*p == '"')
+                    break;
+                else
+                    *out++ = *p;
+            }
+            p++;
+            while (*p && *p != ',')
+                p++;
+        } else {
+            while (*p && *p != ',')
+                *out++ = *p++;
+        }
+        int more = *p == ',';
+        if (more)
+            p++;
+        *out = '\0';
+        if (!more)
+            return n;
+    }
+}
+
+static int add_key(sm_runs_writer *w, char **fields, int n)
+{
+    size_t len = 1;
+    for (int k = 0; k < w->n_key; k++)
+        len += (w->key_cols[k] < n ? strlen(fields[w->key_cols[k]]) : 0) + 1;
+    char *key = malloc(len);
+    if (!key)
+        return -1;
+    key[0] = '\0';
+    for (int k = 0; k < w->n_key; k++) {
+        if (k)
+            strcat(key, SEP);
+        if (w->key_cols[k] < n)
+            strcat(key, fields[w->key_cols[k]]);
+    }
+    if (w->n_keys == w->cap_keys) {
+        int cap = w->cap_keys ? 2 * w->cap_keys : 64;
+        char **keys = realloc(w->keys, (size_t)cap * sizeof *keys);
+        if (!keys) {
+            free(key);
+            return -1;
+        }
+        w->keys = keys;
+        w->cap_keys = cap;
+    }
+    w->keys[w->n_keys++] = key;
+    return 0;
+}
+
+/* The whole file into memory (measurement files are small: one line per configuration). */
+static char *slurp(int fd, size_t *len)
+{
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            return NULL;
+        if (used + 1 >= cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                return NULL;
+            }
+            buf = b;
+        }
+        ssize_t r = read(fd, buf + used, cap - used - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        used += (size_t)r;
+    }
+    buf[used] = '\0';
+    *len = used;
+    return buf;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Checks the header and collects the keys of the rows of an existing file's text. */
+static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_status *st)
+{
+    char *fields[256];
+    char *line = text, *next;
+    int lineno = 0;
+    for (; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\r')
+            line[n - 1] = '\0';
+        lineno++;
+        if (!line[0] || line[0] == '#')
+            continue;
+        int nf = split(line, fields, 256);
+        if (nf < 0)
+            return sm_fail(st, "%s:%d: unterminated quote", w->path, lineno);
+        if (lineno == 1) {
+            for (int c = 0; c < w->n_cols || c < nf; c++)
+                if (c >= nf || c >= w->n_cols || strcmp(fields[c], cols[c]) != 0)
+                    return sm_fail(st,
+                                   "%s:1: the header differs from bench's at column %d ('%s' "
+                                   "where bench writes '%s'); write to another file (-o)",
+                                   w->path, c + 1, c < nf ? fields[c] : "",
+                                   c < w->n_cols ? cols[c] : "");
+            continue;
+        }
+        if (add_key(w, fields, nf))
+            return sm_fail(st, "%s: out of memory", w->path);
+        w->rows++;
+    }
+    return 0;
+}
+
+int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols,
+                        const int *key_cols, int n_key, sm_runs_writer **out, const char **note,
+                        sm_status *st)
+{
+    *out = NULL;
+    *note = NULL;
+    sm_runs_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return sm_fail(st, "%s: out of memory", path);
+    }
+    w->n_cols = n_cols;
+    w->n_key = n_key < 16 ? n_key : 16;
+    memcpy(w->key_cols, key_cols, (size_t)w->n_key * sizeof *key_cols);
+    w->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        sm_fail(st, "%s: %s", path, strerror(errno));
+        free(w->path);
+        free(w);
+        return -1;
+    }
+    /* one writer at a time: two benchmarks appending to one file would measure the same
+     * configurations twice (a POSIX lock, released when the file is closed or the process dies) */
+    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(w->fd, F_SETLK, &lock) != 0) {
+        if (errno == EACCES || errno == EAGAIN)
+            sm_fail(st, "%s: another process is appending to it (a benchmark still running?)",
+                    path);
+        else
+            sm_fail(st, "%s: cannot lock it: %s", path, strerror(errno));
+        sm_runs_writer_close(w);
+        return -1;
+    }
+    size_t len = 0;
+    char *text = slurp(w->fd, &len);
+    int rc = text ? 0 : sm_fail(st, "%s: cannot read: %s", path, strerror(errno));
+    if (rc == 0 && len && text[len - 1] != '\n') {
+        /* not our doing (each row is one write), but a cut line must not glue onto the next */
+        char *last = strrchr(text, '\n');
+        off_t keep = last ? (off_t)(last - text + 1) : 0;
+        if (ftruncate(w->fd, keep) != 0)
+            rc = sm_fail(st, "%s: cannot cut off its incomplete last line: %s", path,
+                         strerror(errno));
+        text[keep] = '\0';
+        len = (size_t)keep;
+        *note = "dropped an incomplete last line";
+    }
+    if (rc == 0 && len)
+        rc = read_rows(w, text, cols, st);
+    if (rc == 0 && !len) {
+        char header[4096];
+        size_t used = 0;
+        for (int c = 0; c < n_cols && used < sizeof header; c++)
+            used += (size_t)snprintf(header + used, sizeof header - used, "%s%s", c ? "," : "",
+                                     cols[c]);
+        if (used + 1 < sizeof header) {
+            header[used++] = '\n';
+            if (write_all(w->fd, header, used) || fsync(w->fd))
+                rc = sm_fail(st, "%s: cannot write the header: %s", path, strerror(errno));
+        }
+    }
+    free(text);
+    if (rc) {
+        sm_runs_writer_close(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values)
+{
+    for (int i = 0; i < w->n_keys; i++) {
+        const char *k = w->keys[i];
+        int match = 1;
+        for (int j = 0; match && j < w->n_key; j++) {
+            size_t n = strlen(key_values[j]);
+            const char *end = strstr(k, SEP);
+            size_t have = end ? (size_t)(end - k) : strlen(k);
+            match = have == n && strncmp(k, key_values[j], n) == 0;
+            k = end ? end + 1 : k + have;
+        }
+        if (match)
+            return 1;
+    }
+    return 0;
+}
+
+int sm_runs_writer_rows(const sm_runs_writer *w) { return w->rows; }
+
+/* Appends field to line as CSV: quoted when it holds a comma, a quote or a line break. */
+static size_t put_field(char *line, size_t used, size_t cap, const char *f)
+{
+    int quote = strpbrk(f, ",\"\r\n") != NULL;
+    if (quote && used < cap)
+        line[used++] = '"';
+    for (; *f && used + 2 < cap; f++) {
+        if (*f == '"')
+            line[used++] = '"';
+        line[used++] = *f;
+    }
+    if (quote && used < cap)
+        line[used++] = '"';
+    return used;
+}
+
+int sm_runs_writer_append(sm_runs_writer *w, const char *const *fields, sm_status *st)
+{
+    char line[8192];
+    size_t used = 0, cap = sizeof line - 1;
+    for (int c = 0; c < w->n_cols; c++) {
+        if (c && used < cap)
+            line[used++] = ',';
+        used = put_field(line, used, cap, fields[c]);
+    }
+    if (used >= cap)
+        return sm_fail(st, "%s: a row longer than %zu bytes", w->path, cap);
+    line[used++] = '\n';
+    struct stat before;
+    if (fstat(w->fd, &before) != 0)
+        return sm_fail(st, "%s: %s", w->path, strerror(errno));
+    ssize_t wrote;
+    do
+        wrote = write(w->fd, line, used); /* one write: a row is all there or not at all */
+    while (wrote < 0 && errno == EINTR);
+    if (wrote != (ssize_t)used) {
+        int err = wrote < 0 ? errno : ENOSPC;
+        if (wrote > 0 && ftruncate(w->fd, before.st_size) != 0)
+            return sm_fail(st, "%s: a row was cut short (%s) and could not be removed: %s",
+                           w->path, strerror(err), strerror(errno));
+        return sm_fail(st, "%s: cannot append a row: %s", w->path, strerror(err));
+    }
+    if (fsync(w->fd) != 0)
+        return sm_fail(st, "%s: fsync: %s", w->path, strerror(errno));
+    /* the row's key, from the line as written, so that has() sees it from now on */
+    char copy[8192], *all[256];
+    memcpy(copy, line, used);
+    copy[used - 1] = '\0';
+    int nf = split(copy, all, 256);
+    if (nf > 0 && add_key(w, all, nf))
+        return sm_fail(st, "%s: out of memory", w->path);
+    return 0;
+}
+
+void sm_runs_writer_close(sm_runs_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    for (int i = 0; i < w->n_keys; i++)
+        free(w->keys[i]);
+    free(w->keys);
+    free(w->path);
+    free(w);
+}

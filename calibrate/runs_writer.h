@@ -1,0 +1,32 @@
+/*
+ * The measurement CSV (DESIGN.md), written so that nothing measured is ever lost: every row is
+ * appended with one write() of the whole line and made durable (fsync) before the next
+ * configuration starts, so an interrupted benchmark (Ctrl-C, a killed rank, a time limit) leaves
+ * every finished row and never half of one. Opening an existing file reads which configurations
+ * it already holds, so that running the same benchmark again measures only the rest.
+ */
+#ifndef SCALEMETER_RUNS_WRITER_H
+#define SCALEMETER_RUNS_WRITER_H
+
+#include "scalemeter/scalemeter.h"
+
+typedef struct sm_runs_writer sm_runs_writer;
+
+/* Opens path for appending rows of the columns cols (n_cols names; the header). A new or empty
+ * file gets the header. An existing one must have exactly this header, else the message names
+ * the file and the first column that differs; an incomplete last line (a write cut short by
+ * the disk, not by us) is cut off, and *note says so (NULL otherwise). key_cols (indices into
+ * cols) are what identifies a configuration. */
+int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols,
+                        const int *key_cols, int n_key, sm_runs_writer **out, const char **note,
+                        sm_status *st);
+/* Whether the file holds a row whose key columns have these values (n_key of them). */
+int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values);
+/* Rows the file held when opened. */
+int sm_runs_writer_rows(const sm_runs_writer *w);
+/* Appends one row (n_cols fields; quoted where a field needs it) with one write() and an fsync;
+ * on a short write the file is cut back to where it was, so no half row stays. */
+int sm_runs_writer_append(sm_runs_writer *w, const char *const *fields, sm_status *st);
+void sm_runs_writer_close(sm_runs_writer *w);
+
+#endif

@@ -1,0 +1,671 @@
+/*
+ * scalemeter bench: measures training steps and inference of networks on this machine and
+ * appends one row per configuration (model x image x batch) to a measurement CSV (DESIGN.md),
+ * the input of `scalemeter fit`. Under mpirun every rank runs its own batch and the gradients
+ * are all-reduced (data parallel); without it, one rank.
+ *
+ * Nothing measured is lost: rank 0 appends each row as soon as it is measured (one write, then
+ * fsync); a second run of the same command measures only the configurations the file lacks.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "bench.h"
+#include "commands.h"
+#include "output.h"
+#include "runs_writer.h"
+#include "scalemeter/executor.h"
+
+#define MAX_LIST 64
+#define MAX_REPS 256
+
+static void usage(void)
+{
+    printf(
+        "usage: scalemeter bench --model LIST -o RUNS.csv [options]\n"
+        "       mpirun -np N scalemeter bench ...    (data parallel over N ranks)\n\n"
+        "Runs training steps and inference of each network at each image size and batch size\n"
+        "on this machine, and appends one row per configuration to RUNS.csv: the measurement\n"
+        "CSV that `scalemeter fit` reads (model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,\n"
+        "t_bwd,t_grad,t_step, then backend,threads,reps,status). Times are seconds, the median\n"
+        "over the repetitions of the slowest rank's time. Each row is on disk as soon as it is\n"
+        "measured; run the same command again to measure only what the file lacks.\n\n"
+        "  --model LIST      networks of the zoo or files, comma-separated (resnet18,vgg16)\n"
+        "  -o, --output FILE the measurement CSV to append to (created with its header)\n"
+        "  --backend NAME    cpu (default): the plugins' CPU kernels, OpenBLAS for GEMMs\n"
+        "  --image LIST      input heights and widths (default: each network's own)\n"
+        "  --batch LIST      per-rank batch sizes (default 1,2,4,8)\n"
+        "  --reps N          timed repetitions at most (default 10; at least 3 unless N < 3)\n"
+        "  --min-time S      seconds of timed steps to aim for; a step that takes longer gets\n"
+        "                    fewer repetitions (default 1)\n"
+        "  --warmup N        untimed steps first (default 2)\n"
+        "  --threads N       OpenBLAS threads per rank (default: cores / ranks on the node)\n"
+        "  --bucket-mb MB    gradients all-reduced per message, in MiB (default 25, as\n"
+        "                    PyTorch's DistributedDataParallel)\n"
+        "  --allreduce NAME  ring (default, calibrate/allreduce_ring.c) or mpi (MPI_Allreduce)\n"
+        "  --max-memory GB   per rank; larger configurations are recorded as status=oom\n"
+        "                    (default: 90%% of the available memory / ranks on the node)\n\n"
+        "t_fwd: training-mode forward pass and the loss; t_bwd: backward pass; t_grad: gradient\n"
+        "all-reduce and SGD update; t_step: the three timed together; t_infer: inference.\n"
+        "nodes and gpus_per_node record the layout: hosts, and ranks per host.\n");
+}
+
+typedef struct bench_args {
+    const char *output, *backend;
+    char *models[MAX_LIST];
+    int n_models;
+    int64_t images[MAX_LIST], batches[MAX_LIST];
+    int n_images, n_batches;
+    int64_t reps, warmup, threads;
+    double min_time, bucket_mb, max_memory_gb;
+    sm_bench_allreduce allreduce;
+} bench_args;
+
+/* "a,b,c" into items (strdup'ed); -1 when empty or too long. */
+static int split_list(const char *option, const char *text, char **items, int *n,
+                      sm_status *st)
+{
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (!len)
+            return sm_fail(st, "%s '%s': an empty item", option, text);
+        if (*n == MAX_LIST)
+            return sm_fail(st, "%s: more than %d items", option, MAX_LIST);
+        if (!(items[*n] = strndup(p, len)))
+            return sm_fail(st, "out of memory");
+        (*n)++;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+static int parse_int(const char *option, const char *text, int64_t lo, int64_t hi, int64_t *out,
+                     sm_status *st)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return sm_fail(st, "%s %s: expected an integer from %lld to %lld", option, text,
+                       (long long)lo, (long long)hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_real(const char *option, const char *text, double *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v > 0) || !isfinite(v))
+        return sm_fail(st, "%s %s: expected a positive number", option, text);
+    *out = v;
+    return 0;
+}
+
+static int parse_int_list(const char *option, const char *text, int64_t hi, int64_t *out,
+                          int *n, sm_status *st)
+{
+    char *items[MAX_LIST];
+    int rc = split_list(option, text, items, n, st);
+    for (int i = 0; i < *n; i++) {
+        if (rc == 0)
+            rc = parse_int(option, items[i], 1, hi, &out[i], st);
+        free(items[i]);
+    }
+    return rc;
+}
+
+/* "--name VALUE" or "--name=VALUE": the value (advancing *i past it), or NULL for another
+ * option; *missing when the value is. Unlike output.h's option_value it prints nothing, so that
+ * only the launcher's rank 0 reports. */
+static const char *value_of(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t len = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, len) != 0)
+        return NULL;
+    if (arg[len] == '=')
+        return arg + len + 1;
+    if (arg[len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status *st)
+{
+    const char *v, *arg = argv[*i];
+    int missing = 0;
+    if ((v = value_of(argc, argv, i, "--model", &missing))) {
+        for (int k = 0; k < a->n_models; k++)
+            free(a->models[k]);
+        if (split_list("--model", v, a->models, &a->n_models, st))
+            return -1;
+        for (int k = 0; k < a->n_models; k++)
+            if (strpbrk(a->models[k], "\"\n\r"))
+                return sm_fail(st, "--model '%s': a name with a quote or line break",
+                               a->models[k]);
+        return 0;
+    }
+    if ((v = value_of(argc, argv, i, "-o", &missing)) ||
+        (v = value_of(argc, argv, i, "--output", &missing))) {
+        a->output = v;
+        return 0;
+    }
+    if ((v = value_of(argc, argv, i, "--backend", &missing))) {
+        if (strcmp(v, "cpu") != 0)
+            return sm_fail(st, "--backend %s: expected cpu (the GPU backend is not built into "
+                               "this binary)",
+                           v);
+        a->backend = v;
+        return 0;
+    }
+    if ((v = value_of(argc, argv, i, "--image", &missing)))
+        return parse_int_list("--image", v, 1 << 16, a->images, &a->n_images, st);
+    if ((v = value_of(argc, argv, i, "--batch", &missing)))
+        return parse_int_list("--batch", v, 1 << 20, a->batches, &a->n_batches, st);
+    if ((v = value_of(argc, argv, i, "--reps", &missing)))
+        return parse_int("--reps", v, 1, MAX_REPS, &a->reps, st);
+    if ((v = value_of(argc, argv, i, "--warmup", &missing)))
+        return parse_int("--warmup", v, 1, 1000, &a->warmup, st);
+    if ((v = value_of(argc, argv, i, "--threads", &missing)))
+        return parse_int("--threads", v, 1, 4096, &a->threads, st);
+    if ((v = value_of(argc, argv, i, "--min-time", &missing)))
+        return parse_real("--min-time", v, &a->min_time, st);
+    if ((v = value_of(argc, argv, i, "--bucket-mb", &missing)))
+        return parse_real("--bucket-mb", v, &a->bucket_mb, st);
+    if ((v = value_of(argc, argv, i, "--max-memory", &missing)))
+        return parse_real("--max-memory", v, &a->max_memory_gb, st);
+    if ((v = value_of(argc, argv, i, "--allreduce", &missing))) {
+        if (!strcmp(v, "ring"))
+            a->allreduce = SM_BENCH_RING;
+        else if (!strcmp(v, "mpi"))
+            a->allreduce = SM_BENCH_MPI;
+        else
+            return sm_fail(st, "--allreduce %s: expected ring or mpi", v);
+        return 0;
+    }
+    if (missing)
+        return sm_fail(st, "option %s needs a value", arg);
+    return sm_fail(st, "unexpected argument '%s' (scalemeter bench --help)", arg);
+}
+
+static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
+{
+    memset(a, 0, sizeof *a);
+    a->backend = "cpu";
+    a->batches[0] = 1, a->batches[1] = 2, a->batches[2] = 4, a->batches[3] = 8;
+    a->n_batches = 4;
+    a->reps = 10;
+    a->warmup = 2;
+    a->min_time = 1.0;
+    a->bucket_mb = 25;
+    a->allreduce = SM_BENCH_RING;
+    for (int i = 1; i < argc; i++)
+        if (parse_option(argc, argv, &i, a, st))
+            return -1;
+    if (!a->n_models)
+        return sm_fail(st, "which networks? (--model resnet18,mobilenet_v2)");
+    if (!a->output)
+        return sm_fail(st, "where to? (-o RUNS.csv; rows are appended, the file is resumable)");
+    if (a->bucket_mb * 1048576.0 / 4 < 1 || a->bucket_mb > 1e6)
+        return sm_fail(st, "--bucket-mb %g: expected from 4e-6 to 1e6 MiB", a->bucket_mb);
+    return 0;
+}
+
+static void free_args(bench_args *a)
+{
+    for (int k = 0; k < a->n_models; k++)
+        free(a->models[k]);
+}
+
+/* ---- the job: ranks, layout, memory ------------------------------------------------------ */
+
+/* Argument errors come before MPI starts; the launcher's environment says which rank we are,
+ * so that a job prints one message, not one per rank. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return 0;
+}
+
+typedef struct job {
+    int rank, ranks, nodes, per_node;
+    int tty; /* rank 0 draws a progress line */
+} job;
+
+/* Hosts and ranks per host, from the ranks that share memory. */
+static int layout(job *j, sm_status *st)
+{
+    MPI_Comm local;
+    int local_rank = 0, local_size = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(local, &local_rank);
+        MPI_Comm_size(local, &local_size);
+        MPI_Comm_free(&local);
+    }
+    int leader = local_rank == 0, lo = local_size, hi = local_size;
+    MPI_Allreduce(&leader, &j->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    j->per_node = local_size;
+    if (lo != hi)
+        return sm_fail(st, "hosts run %d to %d ranks each; start the same number on every host "
+                           "(the layout is nodes x ranks per node)",
+                       lo, hi);
+    return 0;
+}
+
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+static double available_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}
+
+/* After a step that may fail on some ranks only: whether any did (and its worst code). */
+static int agree_max(int code)
+{
+    int worst = code;
+    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+/* The message of the lowest failing rank, printed once. */
+static void report_first(const job *j, int failed, const char *msg)
+{
+    int mine = failed ? j->rank : j->ranks, first = j->ranks;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (j->rank == first && first < j->ranks) {
+        if (first)
+            fprintf(stderr, "scalemeter: rank %d: %s\n", first, msg);
+        else
+            report_error(msg);
+    }
+}
+
+/* ---- configurations ------------------------------------------------------------------------ */
+
+typedef struct config {
+    int model, image; /* indices into the argument lists; image -1: the network's own */
+    int64_t batch;
+    sm_network *net;  /* loaded once per model and image */
+    double work;      /* FLOPs of one step, for the time estimate */
+} config;
+
+enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
+       COL_GRAD, COL_STEP, COL_BACKEND, COL_THREADS, COL_REPS, COL_STATUS, N_COLS };
+static const char *const columns[N_COLS] = {
+    "model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
+    "t_grad", "t_step", "backend", "threads", "reps", "status"};
+static const int key_columns[] = {COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS,
+                                  COL_BACKEND, COL_THREADS};
+#define N_KEY ((int)(sizeof key_columns / sizeof key_columns[0]))
+
+/* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */
+static int64_t image_of(const sm_network *net)
+{
+    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
+}
+
+typedef struct row {
+    char f[N_COLS][64];
+} row;
+
+static void row_init(row *r, const bench_args *a, const job *j, const config *c)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->f[COL_MODEL], sizeof r->f[0], "%s", a->models[c->model]);
+    snprintf(r->f[COL_IMAGE], sizeof r->f[0], "%lld", (long long)image_of(c->net));
+    snprintf(r->f[COL_BATCH], sizeof r->f[0], "%lld", (long long)c->batch);
+    snprintf(r->f[COL_NODES], sizeof r->f[0], "%d", j->nodes);
+    snprintf(r->f[COL_GPUS], sizeof r->f[0], "%d", j->per_node);
+    snprintf(r->f[COL_BACKEND], sizeof r->f[0], "%s", a->backend);
+    snprintf(r->f[COL_THREADS], sizeof r->f[0], "%lld", (long long)a->threads);
+}
+
+static void row_times(row *r, const sm_bench_result *b)
+{
+    const double t[5] = {b->t_infer, b->t_fwd, b->t_bwd, b->t_grad, b->t_step};
+    for (int k = 0; k < 5; k++)
+        snprintf(r->f[COL_INFER + k], sizeof r->f[0], "%.6g", t[k]);
+    snprintf(r->f[COL_REPS], sizeof r->f[0], "%d", b->reps);
+    snprintf(r->f[COL_STATUS], sizeof r->f[0], "ok");
+}
+
+/* Loads every (model, image) once on every rank and checks it can run, before measuring. */
+static int load_networks(const bench_args *a, const sm_registry *reg, sm_network **nets,
+                         sm_status *st)
+{
+    int n_images = a->n_images ? a->n_images : 1;
+    for (int m = 0; m < a->n_models; m++)
+        for (int i = 0; i < n_images; i++) {
+            sm_network_options opt = {a->n_images ? a->images[i] : 0};
+            sm_network **net = &nets[m * n_images + i];
+            if (sm_network_load(reg, a->models[m], &opt, net, st) ||
+                sm_executor_check(*net, st))
+                return -1;
+        }
+    return 0;
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+typedef struct progress {
+    const job *j;
+    const bench_args *a;
+    const config *c;
+    int index, total;  /* configurations: this one (of those to measure), how many */
+    double work_done, work_left, seconds_done, started;
+} progress;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const char *eta(const progress *p, char *buf, size_t len)
+{
+    if (p->work_done <= 0) {
+        snprintf(buf, len, "time left unknown yet");
+        return buf;
+    }
+    double s = p->seconds_done / p->work_done * p->work_left - (now() - p->started);
+    if (s < 1)
+        s = 1;
+    if (s < 120)
+        snprintf(buf, len, "about %.0f s left", s);
+    else if (s < 7200)
+        snprintf(buf, len, "about %.0f min left", s / 60);
+    else
+        snprintf(buf, len, "about %.1f h left", s / 3600);
+    return buf;
+}
+
+static void show(void *ctx, const char *phase, int reps)
+{
+    const progress *p = ctx;
+    if (!p->j->tty)
+        return;
+    char image[32], left[64];
+    snprintf(image, sizeof image, "%lld", (long long)image_of(p->c->net));
+    char ranks[32] = "";
+    if (p->j->ranks > 1)
+        snprintf(ranks, sizeof ranks, " on %d ranks", p->j->ranks);
+    fprintf(stderr, "\r\033[K[%d/%d] %s image %s batch %lld%s: %s", p->index + 1, p->total,
+            p->a->models[p->c->model], image, (long long)p->c->batch, ranks, phase);
+    if (strcmp(phase, "warm-up") != 0)
+        fprintf(stderr, ", %d reps", reps);
+    fprintf(stderr, "; %s", eta(p, left, sizeof left));
+    fflush(stderr);
+}
+
+/* ---- measuring ----------------------------------------------------------------------------- */
+
+typedef struct tally {
+    int measured, skipped, oom;
+} tally;
+
+/* Rank 0 appends the row and echoes it on stdout; every rank learns whether that worked. */
+static int append_row(const job *j, sm_runs_writer *w, const row *r)
+{
+    int failed = 0;
+    if (j->rank == 0) {
+        sm_status st = {""};
+        const char *fields[N_COLS];
+        for (int k = 0; k < N_COLS; k++)
+            fields[k] = r->f[k];
+        if (j->tty)
+            fprintf(stderr, "\r\033[K"); /* the row may go to the same terminal */
+        failed = sm_runs_writer_append(w, fields, &st) != 0;
+        if (failed) {
+            report_error(st.msg);
+        } else {
+            for (int k = 0; k < N_COLS; k++)
+                printf("%s%s", k ? "," : "", fields[k]);
+            printf("\n");
+            fflush(stdout);
+        }
+    }
+    return agree_max(failed) ? 1 : 0;
+}
+
+/* One configuration on every rank; rank 0 appends its row. Returns 0 or an exit status. */
+static int measure(const bench_args *a, const job *j, const config *c, sm_runs_writer *w,
+                   progress *p, tally *t)
+{
+    sm_status st = {""};
+    double limit = a->max_memory_gb > 0 ? a->max_memory_gb * 1e9
+                                        : 0.9 * available_memory() / j->per_node;
+    sm_executor_options opt = {.batch = c->batch, .seed = 1, .max_bytes = (int64_t)limit};
+    sm_executor *ex = NULL;
+    int rc = sm_executor_new(c->net, &opt, &ex, &st);
+    int code = agree_max(rc == 0 ? 0 : rc == SM_EXECUTOR_NOMEM ? 1 : 2);
+    row r;
+    row_init(&r, a, j, c);
+    if (code == 2) {
+        report_first(j, rc != 0 && rc != SM_EXECUTOR_NOMEM, st.msg);
+        sm_executor_free(ex);
+        return 1;
+    }
+    if (code == 1) {
+        sm_executor_free(ex);
+        snprintf(r.f[COL_REPS], sizeof r.f[0], "0");
+        snprintf(r.f[COL_STATUS], sizeof r.f[0], "oom");
+        t->oom++;
+        if (j->rank == 0 && j->tty)
+            fprintf(stderr, "\r\033[K");
+        if (j->rank == 0)
+            fprintf(stderr, "scalemeter: %s image %s batch %s: out of memory, recorded as "
+                            "status=oom\n",
+                    r.f[COL_MODEL], r.f[COL_IMAGE], r.f[COL_BATCH]);
+    } else {
+        /* learning rate 0: the update costs the same, and the weights (so the numbers the
+         * kernels see, and their speed) stay those of the first step however long it runs */
+        sm_bench_config cfg = {(int)a->warmup, (int)a->reps, a->min_time,
+                               (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f};
+        sm_bench_result res;
+        rc = sm_bench_cpu(ex, &cfg, MPI_COMM_WORLD, show, p, &res, &st);
+        sm_executor_free(ex);
+        if (rc == SM_BENCH_RANK_FAILED && j->ranks > 1) {
+            fprintf(stderr, "\nscalemeter: rank %d: %s\n", j->rank, st.msg);
+            MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
+        }
+        if (rc == SM_BENCH_RANK_FAILED) {
+            if (j->tty)
+                fprintf(stderr, "\n");
+            report_error(st.msg);
+            return 1;
+        }
+        if (rc) {
+            /* the ranks that failed have the message (bench.h); "another rank failed" is how
+             * bench_cuda.c's ranks that did not put it */
+            report_first(j, st.msg[0] && !strstr(st.msg, "another rank failed"), st.msg);
+            return 1;
+        }
+        row_times(&r, &res);
+        t->measured++;
+    }
+    return append_row(j, w, &r);
+}
+
+/* Which configurations the file already holds: rank 0 reads, everyone learns. */
+static int plan(const bench_args *a, const job *j, config *cs, int n, sm_runs_writer *w,
+                char *done)
+{
+    if (j->rank == 0)
+        for (int i = 0; i < n; i++) {
+            row r;
+            row_init(&r, a, j, &cs[i]);
+            const char *key[N_KEY];
+            for (int k = 0; k < N_KEY; k++)
+                key[k] = r.f[key_columns[k]];
+            done[i] = (char)sm_runs_writer_has(w, key);
+        }
+    MPI_Bcast(done, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int left = 0;
+    for (int i = 0; i < n; i++)
+        left += !done[i];
+    return left;
+}
+
+static int run_all(const bench_args *a, const job *j, config *cs, int n)
+{
+    sm_status st = {""};
+    sm_runs_writer *w = NULL;
+    const char *note = NULL;
+    int failed = j->rank == 0 && sm_runs_writer_open(a->output, columns, N_COLS, key_columns,
+                                                     N_KEY, &w, &note, &st);
+    if (agree_max(failed)) {
+        if (j->rank == 0)
+            report_error(st.msg);
+        return 1;
+    }
+    if (note && j->rank == 0)
+        fprintf(stderr, "scalemeter: %s: %s\n", a->output, note);
+    char *done = calloc((size_t)n, 1);
+    if (!done)
+        return report_error("out of memory");
+    int left = plan(a, j, cs, n, w, done), rc = 0;
+    tally t = {0, n - left, 0};
+    progress p = {j, a, NULL, 0, left, 0, 0, 0, now()};
+    for (int i = 0; i < n; i++)
+        if (!done[i])
+            p.work_left += cs[i].work;
+    if (j->rank == 0 && j->tty && t.skipped)
+        fprintf(stderr, "scalemeter: %d of %d configurations already in %s\n", t.skipped, n,
+                a->output);
+    if (j->rank == 0 && left) {
+        for (int k = 0; k < N_COLS; k++)
+            printf("%s%s", k ? "," : "", columns[k]);
+        printf("\n");
+        fflush(stdout);
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        if (done[i])
+            continue;
+        p.c = &cs[i];
+        double t0 = now();
+        rc = measure(a, j, &cs[i], w, &p, &t);
+        p.index++;
+        p.seconds_done += now() - t0;
+        p.work_done += cs[i].work;
+        p.work_left -= cs[i].work;
+        p.started = now();
+    }
+    if (j->rank == 0) {
+        if (j->tty)
+            fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "scalemeter: %s: %d configurations measured, %d out of memory, %d "
+                        "already there\n",
+                a->output, t.measured, t.oom, t.skipped);
+    }
+    free(done);
+    sm_runs_writer_close(w);
+    return rc;
+}
+
+static int bench(const bench_args *a, job *j)
+{
+    sm_status st = {""};
+    sm_registry *reg = NULL;
+    int n_images = a->n_images ? a->n_images : 1, n_nets = a->n_models * n_images;
+    sm_network **nets = calloc((size_t)n_nets, sizeof *nets);
+    config *cs = calloc((size_t)(n_nets * a->n_batches), sizeof *cs);
+    int failed = !nets || !cs ? sm_fail(&st, "out of memory")
+                              : sm_registry_open(&reg, &st) || load_networks(a, reg, nets, &st);
+    if (agree_max(failed != 0)) {
+        report_first(j, failed != 0, st.msg);
+        failed = 1;
+    }
+    int n = 0, rc = 1;
+    for (int m = 0; !failed && m < a->n_models; m++)
+        for (int i = 0; i < n_images; i++)
+            for (int b = 0; b < a->n_batches; b++) {
+                config *c = &cs[n++];
+                *c = (config){m, a->n_images ? i : -1, a->batches[b], nets[m * n_images + i], 0};
+                sm_metrics mt;
+                if (sm_network_metrics(c->net, c->batch, &mt, &st) == 0)
+                    c->work = (double)(2 * mt.flops + mt.bwd_flops) + 4.0 * (double)mt.weights;
+            }
+    if (!failed)
+        rc = run_all(a, j, cs, n);
+    for (int k = 0; nets && k < n_nets; k++)
+        sm_network_free(nets[k]);
+    free(nets);
+    free(cs);
+    sm_registry_free(reg);
+    return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            return 0;
+        }
+    bench_args a;
+    sm_status st;
+    if (parse_args(argc, argv, &a, &st)) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "scalemeter bench: %s\n", st.msg);
+        free_args(&a);
+        return 2;
+    }
+    if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+        free_args(&a);
+        return report_error("bench: MPI_Init failed");
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    job j = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.ranks);
+    int rc = 1;
+    if (layout(&j, &st)) {
+        if (j.rank == 0)
+            report_error(st.msg);
+    } else {
+        if (!a.threads) {
+            long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            a.threads = cores / j.per_node > 1 ? cores / j.per_node : 1;
+        }
+        sm_cpu_set_threads((int)a.threads);
+        j.tty = j.rank == 0 && isatty(STDERR_FILENO);
+        rc = bench(&a, &j);
+    }
+    MPI_Finalize();
+    free_args(&a);
+    return rc;
+}

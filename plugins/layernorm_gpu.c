@@ -1,0 +1,83 @@
+/*
+ * GPU kernels of layernorm (plugin.h, struct sm_gpu_kernels) with the kernels of
+ * layernorm_gpu.cu (no legacy cuDNN call normalises layers): rows as layernorm_cpu.c sees them,
+ * the last `dims` dimensions of a sample (contiguous) or with channels=true the C values of one
+ * pixel (H W apart). State: each row's mean and 1/sqrt(var + eps), from a training forward.
+ */
+#include "gpu_ops.h"
+#include "gpu_util.h"
+
+/* Mirror of layernorm_params in layernorm.c; keep the two in step. */
+typedef struct layernorm_params {
+    int64_t dims;
+    int affine;
+    int channels;
+} layernorm_params;
+
+#define LN_EPS 1e-5f
+
+static smk_rows rows_of(const sm_gpu_layer *l)
+{
+    const layernorm_params *p = l->params;
+    const sm_shape *s = &l->in[0].shape;
+    smk_rows r = {0};
+    r.sample = sm_shape_elems(s);
+    if (p->channels) {
+        r.len = s->dim[0];
+        r.stride = s->dim[1] * s->dim[2];
+    } else {
+        r.len = gpu_dims(s, s->ndim - (int)p->dims, s->ndim);
+        r.stride = 1;
+    }
+    r.per_sample = r.sample / r.len;
+    r.rows = l->in[0].n * r.per_sample;
+    return r;
+}
+
+static size_t ln_state_size(const sm_gpu_layer *l)
+{
+    return (size_t)(2 * rows_of(l).rows) * sizeof(float);
+}
+
+static void ln_init(const sm_gpu_layer *l, float *w, void *state)
+{
+    (void)state;
+    const layernorm_params *p = l->params;
+    int64_t len = rows_of(l).len;
+    if (p->affine)
+        for (int64_t i = 0; i < len; i++) {
+            w[i] = 1.0f;
+            w[len + i] = 0.0f;
+        }
+}
+
+static int ln_forward(const sm_gpu_layer *l, sm_error *err)
+{
+    const layernorm_params *p = l->params;
+    smk_rows r = rows_of(l);
+    GPU_CUDA(err, smk_layernorm_forward, l->out->data, l->training ? l->state : NULL,
+             l->in[0].data, p->affine ? l->w : NULL, p->affine ? l->w + r.len : NULL, r, LN_EPS,
+             gpu_stream(l));
+    return 0;
+}
+
+static int ln_backward(const sm_gpu_layer *l, sm_error *err)
+{
+    const layernorm_params *p = l->params;
+    smk_rows r = rows_of(l);
+    if (p->affine && l->dw)
+        GPU_CUDA(err, smk_layernorm_params, l->dw, l->dw + r.len, l->dout->data, l->in[0].data,
+                 l->state, r, gpu_stream(l));
+    if (l->din[0].data)
+        GPU_CUDA(err, smk_layernorm_backward, l->din[0].data, l->dout->data, l->in[0].data,
+                 l->state, p->affine ? l->w : NULL, r, gpu_stream(l));
+    return 0;
+}
+
+const struct sm_gpu_kernels layernorm_gpu_kernels = {
+    .struct_size = sizeof(struct sm_gpu_kernels),
+    .state_size = ln_state_size,
+    .init = ln_init,
+    .forward = ln_forward,
+    .backward = ln_backward,
+};

@@ -1,0 +1,113 @@
+# Tests of the CPU executor and its kernels (core/src/executor.c, plugins/*_cpu.c) and of
+# `scalemeter bench` (core/cli/cmd_bench.c, calibrate/bench_cpu.c, calibrate/runs_writer.c).
+
+# Backward passes of every layer type against finite differences, forward passes against
+# direct loops, a training step that lowers the loss, refusals (the fake plugin has no kernels).
+sm_add_c_test(test_executor test_executor.c $<TARGET_FILE:fake_plugin_good>)
+
+# The mpirun flags found for this machine live in allreduce.cmake (included before this file);
+# the same list here if it is absent.
+if(NOT DEFINED SM_MPIRUN_FLAGS)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE SM_BENCH_MPI_VERSION
+    ERROR_QUIET)
+  set(SM_MPIRUN_FLAGS ${MPIEXEC_PREFLAGS})
+  if(SM_BENCH_MPI_VERSION MATCHES "Open MPI|OpenRTE")
+    list(APPEND SM_MPIRUN_FLAGS --allow-run-as-root --oversubscribe --mca pml ob1
+      --mca btl self,vader --mca btl_vader_single_copy_mechanism none)
+  endif()
+endif()
+set(SM_BENCH_ENV "")
+if(SCALEMETER_SANITIZE)
+  set(SM_BENCH_ENV "ASAN_OPTIONS=detect_leaks=0") # Open MPI's own allocations, as allreduce.cmake
+endif()
+
+set(SM_BENCH_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_cli.sh)
+# Short measurements of a network small enough for a test: 1 thread, 3 repetitions at most.
+set(SM_BENCH_TINY ${SCALEMETER_BIN} bench --model examples/tiny_resnet.ini --threads 1
+  --warmup 1 --reps 3 --min-time 0.01)
+function(sm_bench_test name ranks)
+  add_test(NAME ${name} COMMAND ${ARGN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 300 PROCESSORS ${ranks}
+    ENVIRONMENT "${SM_BENCH_ENV}")
+endfunction()
+function(sm_mpirun out ranks)
+  set(${out} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${SM_MPIRUN_FLAGS} PARENT_SCOPE)
+endfunction()
+
+# Well-formed rows, and a second run that skips them all: one rank without mpirun (2 images x
+# 2 batches), then 1 to 4 ranks under mpirun (the layout: 1 node x N ranks).
+sm_bench_test(cli_bench_rows_plain 1
+  ${SM_BENCH_SH} rows 1 1 4 ${SM_BENCH_TINY} --image 8,16 --batch 1,2)
+foreach(ranks 1 2 3 4)
+  sm_mpirun(launch ${ranks})
+  sm_bench_test(cli_bench_rows_np${ranks} ${ranks}
+    ${SM_BENCH_SH} rows 1 ${ranks} 2 ${launch} ${SM_BENCH_TINY} --image 16 --batch 1,2
+    --bucket-mb 0.01 ${MPIEXEC_POSTFLAGS})
+endforeach()
+sm_mpirun(launch 2)
+sm_bench_test(cli_bench_rows_mpi_allreduce_np2 2
+  ${SM_BENCH_SH} rows 1 2 1 ${launch} ${SM_BENCH_TINY} --image 16 --batch 2 --allreduce mpi
+  ${MPIEXEC_POSTFLAGS})
+
+# Killed with SIGKILL after its first row (the process itself; one rank of an mpirun job), then
+# run again: whole rows only, every configuration exactly once. resnet18 at 32 x 32 takes long
+# enough per configuration (--min-time 0.3) for the kill to land before the end.
+set(SM_BENCH_SLOW ${SCALEMETER_BIN} bench --model resnet18 --image 32 --batch 1,2,3,4,5
+  --threads 1 --warmup 1 --reps 3 --min-time 0.3)
+sm_bench_test(cli_bench_resume_killed 1 ${SM_BENCH_SH} resume self 5 ${SM_BENCH_SLOW})
+sm_bench_test(cli_bench_resume_killed_rank_np2 2
+  ${SM_BENCH_SH} resume rank 5 ${launch} ${SM_BENCH_SLOW} ${MPIEXEC_POSTFLAGS})
+
+# One writer per file: a second benchmark on a file in use is refused.
+sm_bench_test(cli_bench_locked 1 ${SM_BENCH_SH} locked ${SM_BENCH_SLOW})
+
+# Out of memory is a row (status=oom, empty times), not the end: batch 1 needs 1.2 MB, batch
+# 256 182 MB, against a limit of 10 MB.
+sm_bench_test(cli_bench_oom 1
+  ${SM_BENCH_SH} oom 1 1 ${SM_BENCH_TINY} --image 16 --batch 1,256 --max-memory 0.01)
+
+# User errors: one message naming the option, file or layer; a non-zero exit; the file as it was.
+set(SM_BENCH_ARGS --model examples/tiny_resnet.ini --image 16 --batch 1)
+foreach(case
+    "no_model|which networks?|--batch;1"
+    "backend|--backend cuda: expected cpu|--backend;cuda;--model;resnet18"
+    "batch|--batch 0: expected an integer from 1|--model;resnet18;--batch;0"
+    "image|--image '8,,16': an empty item|--model;resnet18;--image;8,,16"
+    "reps|--reps 0: expected an integer from 1 to 256|--model;resnet18;--reps;0"
+    "min_time|--min-time -1: expected a positive number|--model;resnet18;--min-time;-1"
+    "allreduce|--allreduce tree: expected ring or mpi|--model;resnet18;--allreduce;tree"
+    "unknown|unexpected argument '--size'|--model;resnet18;--size;4")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 message)
+  list(SUBLIST parts 2 -1 args)
+  sm_bench_test(cli_bench_bad_${name} 1
+    ${SM_BENCH_SH} fails "${message}" ${SCALEMETER_BIN} bench ${args})
+endforeach()
+sm_bench_test(cli_bench_bad_missing 1
+  ${SM_BENCH_SH} fails_plain "option --threads needs a value" ${SCALEMETER_BIN} bench
+  --model resnet18 -o /nonexistent/runs.csv --threads)
+sm_bench_test(cli_bench_bad_output 1
+  ${SM_BENCH_SH} fails_plain "where to? (-o RUNS.csv" ${SCALEMETER_BIN} bench ${SM_BENCH_ARGS})
+sm_bench_test(cli_bench_bad_model 1
+  ${SM_BENCH_SH} fails "unknown model 'no_such_net'" ${SCALEMETER_BIN} bench
+  --model resnet18,no_such_net)
+sm_bench_test(cli_bench_bad_header 1
+  ${SM_BENCH_SH} fails "runs.csv:1: the header differs from bench's at column 1 ('a' where"
+  ${SCALEMETER_BIN} bench ${SM_BENCH_ARGS})
+sm_bench_test(cli_bench_no_kernel 1
+  ${SM_BENCH_SH} fails "no_kernel.ini:9: layer 'odd' of type 'test_identity' has no CPU kernel"
+  ${SCALEMETER_BIN} bench --model resnet18,tests/data/bench/no_kernel.ini)
+set(SM_BENCH_FAKE_ENV SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/good)
+list(APPEND SM_BENCH_FAKE_ENV ${SM_BENCH_ENV})
+set_tests_properties(cli_bench_no_kernel PROPERTIES ENVIRONMENT "${SM_BENCH_FAKE_ENV}")
+# Under mpirun: still one message per run, not one per rank.
+sm_bench_test(cli_bench_bad_model_np2 2
+  ${SM_BENCH_SH} fails "unknown model 'no_such_net'" ${launch} ${SCALEMETER_BIN} bench
+  --model no_such_net ${MPIEXEC_POSTFLAGS})
+sm_bench_test(cli_bench_bad_batch_np2 2
+  ${SM_BENCH_SH} fails "--batch 0: expected" ${launch} ${SCALEMETER_BIN} bench --model resnet18
+  --batch 0 ${MPIEXEC_POSTFLAGS})
+add_test(NAME cli_bench_help COMMAND ${SCALEMETER_BIN} bench --help)
+set_tests_properties(cli_bench_help PROPERTIES PASS_REGULAR_EXPRESSION
+  "usage: scalemeter bench --model LIST -o RUNS.csv.*--min-time S.*--bucket-mb MB")

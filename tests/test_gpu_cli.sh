@@ -1,0 +1,119 @@
+#!/bin/sh
+# The GPU backend's commands as a user runs them (tests/gpu.cmake runs this).
+#
+#   test_gpu_cli.sh backends BUILT SCALEMETER
+#       `backends` lists cpu, cuda, ring, mpi, nccl and nvml, in a table and in JSON; cuda and
+#       nccl built (BUILT = yes) or not (no); a usable cuda says which device, an unusable one why
+#   test_gpu_cli.sh nccl SCALEMETER [LAUNCHER...]
+#       with a CUDA device: `allreduce --impl nccl` sweeps 4 B to 1 MiB, 19 rows of 6 fields,
+#       sizes doubling, busbw = algbw * 2(n-1)/n, every sum checked (a wrong one exits non-zero);
+#       without one: "no CUDA device: skipped", exit 77
+#   test_gpu_cli.sh fails PATTERN COMMAND...
+#       a non-zero exit status and exactly one "scalemeter" line on stderr, matching PATTERN
+set -u
+mode=$1
+shift
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+# Whether `backends` says cuda is usable here; its detail line otherwise.
+device_visible() {
+    "$1" backends --format json | grep -q '"name": "cuda", "kind": "compute", "built": true, "usable": true'
+}
+
+case $mode in
+backends)
+    built=$1 bin=$2
+    "$bin" backends >"$out" 2>"$err" || { echo "exit status $?"; cat "$err"; exit 1; }
+    awk -v built="$built" '
+        NR == 1 { if ($1 != "backend" || $2 != "kind" || $3 != "built" || $4 != "usable" ||
+                      $5 != "detail") { print "header: " $0; bad = 1 } next }
+        { seen[$1] = 1; kind[$1] = $2; b[$1] = $3; u[$1] = $4; n++ }
+        END {
+            if (n != 6) { print n " rows, expected 6"; bad = 1 }
+            split("cpu compute yes ring collective yes mpi collective yes nvml energy yes", want)
+            for (i = 1; i <= 12; i += 3)
+                if (kind[want[i]] != want[i + 1] || b[want[i]] != want[i + 2]) {
+                    print want[i] ": " kind[want[i]] " " b[want[i]]; bad = 1 }
+            if (u["cpu"] != "yes" || u["ring"] != "yes" || u["mpi"] != "yes") {
+                print "cpu, ring and mpi must be usable"; bad = 1 }
+            if (b["cuda"] != built || b["nccl"] != built) { print "cuda/nccl built: " b["cuda"]; bad = 1 }
+            if (built == "no" && (u["cuda"] != "no" || u["nccl"] != "no")) { print "usable unbuilt"; bad = 1 }
+            if (u["cuda"] != u["nccl"]) { print "cuda and nccl usable differ"; bad = 1 }
+            exit bad
+        }' "$out" || { cat "$out"; exit 1; }
+    if [ "$built" = yes ] && grep -q '^cuda .* no ' "$out"; then
+        grep -q '^cuda .* no  *no CUDA device' "$out" || { echo "cuda unusable without a reason"; cat "$out"; exit 1; }
+    fi
+    if grep -q '^cuda .* yes  *yes ' "$out"; then
+        grep -q '^cuda .*1* device.*sm_[0-9]*.*cuDNN [0-9]*\.[0-9]*\.[0-9]*, NCCL' "$out" ||
+            { echo "a usable cuda names its device and libraries"; cat "$out"; exit 1; }
+    fi
+    "$bin" backends --format json >"$out" 2>"$err" || { echo "json: exit status $?"; exit 1; }
+    json_built=false
+    [ "$built" = yes ] && json_built=true
+    for name in cpu ring mpi; do
+        grep -q "{\"name\": \"$name\", \"kind\": \"[a-z]*\", \"built\": true, \"usable\": true, \"detail\": \"" "$out" ||
+            { echo "json: $name"; cat "$out"; exit 1; }
+    done
+    for name in cuda nccl; do
+        grep -q "{\"name\": \"$name\", \"kind\": \"[a-z]*\", \"built\": $json_built, \"usable\": \(true\|false\), \"detail\": \"" "$out" ||
+            { echo "json: $name"; cat "$out"; exit 1; }
+    done
+    head -1 "$out" | grep -q '^{"backends": \[$' && tail -1 "$out" | grep -q '^\]}$' ||
+        { echo "json: not one object"; cat "$out"; exit 1; }
+    ;;
+nccl)
+    bin=$1
+    shift
+    if ! device_visible "$bin"; then
+        echo "no CUDA device: skipped"
+        exit 77
+    fi
+    "$@" "$bin" allreduce --impl nccl --min-bytes 4 --max-bytes 1M --iters 5 --warmup 2 \
+        --format csv >"$out" 2>"$err"
+    rc=$?
+    [ $rc -eq 0 ] || { echo "exit status $rc"; cat "$err"; exit 1; }
+    awk -F, '
+        function off(a, b) { return a > b ? a - b : b - a }
+        function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
+        NR == 1 { if ($0 != "bytes,impl,ranks,time_s,algbw_gbs,busbw_gbs") bad("header"); next }
+        {
+            n++
+            if (NF != 6) { bad(NF " fields"); next }
+            if ($2 != "nccl") bad("impl")
+            if (n > 1 && $1 != 2 * last) bad("size does not double")
+            last = $1
+            if ($4 <= 0) bad("time_s")
+            algbw = $1 / $4 / 1e9
+            if (off($5, algbw) > 1e-3 * algbw + 1e-4) bad("algbw is not bytes / time")
+            busbw = $5 * 2 * ($3 - 1) / $3
+            if (off($6, busbw) > 1e-3 * busbw + 1e-4) bad("busbw is not algbw * 2(n-1)/n")
+        }
+        END { if (n != 19) { print n " rows, expected 19"; failed = 1 } exit failed }' "$out" ||
+        { cat "$out"; exit 1; }
+    cat "$out"
+    ;;
+fails)
+    pattern=$1
+    shift
+    "$@" >"$out" 2>"$err"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        echo "exit status 0, expected an error"
+        cat "$out" "$err"
+        exit 1
+    fi
+    lines=$(grep -c '^scalemeter' "$err")
+    if [ "$lines" -ne 1 ] || ! grep -q -- "$pattern" "$err"; then
+        echo "expected one line matching '$pattern', got:"
+        cat "$err"
+        exit 1
+    fi
+    ;;
+*)
+    echo "test_gpu_cli.sh: unknown mode $mode"
+    exit 2
+    ;;
+esac

@@ -1,0 +1,199 @@
+/*
+ * test_gpu_host: what of the GPU backend can be checked without a GPU, run wherever it is
+ * built (CI has the CUDA toolkit but no device):
+ *   - the layer types of the zoo's CNNs have GPU kernels, of this header's struct size;
+ *   - the GPU kernels' host parts: the initial weights and state they write (PyTorch's
+ *     initialisation, batch norm's running variance of 1) and the state sizes they ask for;
+ *   - the GPU executor's refusals: a layer without GPU kernels (file and line named), a
+ *     precision not implemented, and, where no device is visible, a clean error, no crash.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cuda_device.h"
+#include "executor_cuda.h"
+#include "net_file.h"
+
+static sm_registry *reg;
+
+#define NET(input, layers) "[network]\nname = t\ninput = " input "\n[layers]\n" layers
+
+/* The types the GPU kernels cover: every layer of the CNNs of the zoo; the transformer layers
+ * (attention, embeddings, tokens) run on the CPU only. */
+static const char *const gpu_types[] = {
+    "conv2d", "linear", "maxpool2d", "avgpool2d", "adaptive_avgpool2d", "batchnorm2d",
+    "layernorm", "relu", "relu6", "silu", "sigmoid", "tanh", "gelu", "hardswish", "hardsigmoid",
+    "add", "mul", "concat", "flatten", "dropout", "softmax", "channel_shuffle", "permute",
+    "identity", "chunk", "layer_scale"};
+
+static void test_gpu_kernels_present(void)
+{
+    int n = (int)(sizeof gpu_types / sizeof gpu_types[0]);
+    for (int i = 0; i < n; i++) {
+        const sm_layer_type *t = sm_registry_find(reg, gpu_types[i]);
+        CHECK(t != NULL);
+        if (!t)
+            continue;
+        if (!t->gpu || !t->cpu)
+            fprintf(stderr, "%s: GPU kernels %p, CPU kernels %p\n", t->name, (const void *)t->gpu,
+                    (const void *)t->cpu);
+        CHECK(t->gpu != NULL && t->cpu != NULL);
+        if (t->gpu) {
+            CHECK_EQ(t->gpu->struct_size, sizeof(struct sm_gpu_kernels));
+            CHECK(t->gpu->forward != NULL && t->gpu->backward != NULL);
+        }
+    }
+    printf("CPU kernels only:");
+    for (int i = 0; i < sm_registry_count(reg); i++) {
+        const sm_layer_type *t = sm_registry_type(reg, i);
+        if (t->cpu && !t->gpu)
+            printf(" %s", t->name);
+    }
+    printf("\n");
+}
+
+/* The layer `name` of a loaded network, as its GPU kernels see it (host pointers only). */
+typedef struct host_layer {
+    sm_network *net;
+    sm_gpu_layer call;
+    sm_tensor in, out;
+} host_layer;
+
+static int host_layer_of(host_layer *h, const char *text, int64_t batch)
+{
+    sm_status st;
+    memset(h, 0, sizeof *h);
+    if (!(h->net = net_load(reg, text, 0, &st))) {
+        fprintf(stderr, "network: %s\n", st.msg);
+        return -1;
+    }
+    const sm_layer *l = &h->net->layers[h->net->n_layers - 1];
+    h->in = (sm_tensor){NULL, batch, l->n_inputs && l->inputs[0] >= 0
+                                         ? h->net->layers[l->inputs[0]].out
+                                         : h->net->input};
+    h->out = (sm_tensor){NULL, batch, l->out};
+    h->call = (sm_gpu_layer){.params = l->params, .n_in = 1, .in = &h->in, .out = &h->out,
+                             .dout = &h->out, .din = &h->in, .n_w = l->m.weights};
+    return 0;
+}
+
+static void test_init_and_state(void)
+{
+    host_layer h;
+    /* conv2d: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) from the host's U(-1, 1) */
+    if (host_layer_of(&h, NET("4x5x5", "c = conv2d out=6 kernel=3 groups=2\n"), 2) == 0) {
+        const struct sm_gpu_kernels *k = h.net->layers[0].type->gpu;
+        float w[6 * 2 * 9 + 6];
+        for (int i = 0; i < 6 * 2 * 9 + 6; i++)
+            w[i] = i % 2 ? 1.0f : -1.0f;
+        CHECK_EQ(h.call.n_w, 6 * 2 * 9 + 6);
+        k->init(&h.call, w, NULL);
+        CHECK(fabs(w[0] + 1 / sqrt(18.0)) < 1e-6 && fabs(w[113] - 1 / sqrt(18.0)) < 1e-6);
+        CHECK(k->state_size == NULL);
+    }
+    sm_network_free(h.net);
+    /* linear: 1/sqrt(in features) */
+    if (host_layer_of(&h, NET("3x8", "fc = linear out=5\n"), 2) == 0) {
+        const struct sm_gpu_kernels *k = h.net->layers[0].type->gpu;
+        float w[45];
+        for (int i = 0; i < 45; i++)
+            w[i] = 1.0f;
+        k->init(&h.call, w, NULL);
+        CHECK(fabs(w[44] - 1 / sqrt(8.0)) < 1e-6);
+    }
+    sm_network_free(h.net);
+    /* batchnorm2d: 8 C floats of state; running variance 1, the ones 1, gamma 1, beta 0 */
+    if (host_layer_of(&h, NET("3x4x4", "bn = batchnorm2d\n"), 2) == 0) {
+        const struct sm_gpu_kernels *k = h.net->layers[0].type->gpu;
+        CHECK_EQ(k->state_size(&h.call), 8 * 3 * sizeof(float));
+        float w[6] = {5, 5, 5, 5, 5, 5}, s[24] = {0};
+        k->init(&h.call, w, s);
+        CHECK(w[0] == 1 && w[2] == 1 && w[3] == 0 && w[5] == 0);
+        CHECK(s[0] == 0 && s[3 * 3] == 1 && s[3 * 3 + 2] == 1 && s[4 * 3] == 1 && s[5 * 3] == 0);
+        CHECK(s[2 * 3] == 0); /* running mean */
+    }
+    sm_network_free(h.net);
+    /* dropout: a byte of mask per element; layernorm: mean and rstd per row */
+    if (host_layer_of(&h, NET("5x6", "d = dropout p=0.5\n"), 3) == 0)
+        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 3 * 5 * 6);
+    sm_network_free(h.net);
+    if (host_layer_of(&h, NET("5x6", "ln = layernorm\n"), 3) == 0)
+        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 2 * 3 * 5 * sizeof(float));
+    sm_network_free(h.net);
+    if (host_layer_of(&h, NET("4x3x2", "ln = layernorm channels=true\n"), 2) == 0)
+        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 2 * 2 * 6 * sizeof(float));
+    sm_network_free(h.net);
+    /* max pooling keeps an argmax only where cuDNN's windows do not fit (ceil_mode adds one) */
+    if (host_layer_of(&h, NET("2x7x7", "p = maxpool2d kernel=3 stride=2 padding=1\n"), 2) == 0)
+        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 0);
+    sm_network_free(h.net);
+    if (host_layer_of(&h, NET("2x8x8", "p = maxpool2d kernel=3 stride=2 ceil_mode=true\n"), 2) ==
+        0) {
+        CHECK_EQ(h.out.shape.dim[1], 4); /* floor mode would give 3 */
+        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 2 * 2 * 4 * 4 * 4);
+    }
+    sm_network_free(h.net);
+}
+
+static void test_refusals(void)
+{
+    sm_status st;
+    sm_network *net = net_load(reg, NET("5x8", "fc = linear out=8\na = attention dim=8 heads=2\n"),
+                               0, &st);
+    if (net) {
+        CHECK(sm_cuda_executor_check(net, &st) == -1);
+        CHECK_CONTAINS(st.msg, ":6: layer 'a' of type 'attention' has no GPU kernel");
+        CHECK_CONTAINS(st.msg, "cannot run on the cuda backend");
+        sm_network_free(net);
+    } else {
+        CHECK(0);
+    }
+    CHECK_EQ(sm_gpu_precision_parse("tf32"), SM_GPU_TF32);
+    CHECK_EQ(sm_gpu_precision_parse("bf16"), SM_GPU_BF16);
+    CHECK_EQ(sm_gpu_precision_parse("fp64"), -1);
+    CHECK(sm_gpu_precision_check(SM_GPU_FP32, &st) == 0);
+    CHECK(sm_gpu_precision_check(SM_GPU_TF32, &st) == 0);
+    CHECK(sm_gpu_precision_check(SM_GPU_FP16, &st) == -1);
+    CHECK_CONTAINS(st.msg, "precision fp16 is not implemented by the GPU backend");
+    net = net_load(reg, NET("3x8x8", "c = conv2d out=4 kernel=3\n"), 0, &st);
+    if (!net) {
+        CHECK(0);
+        return;
+    }
+    sm_cuda_executor *ex = NULL;
+    sm_cuda_executor_options opt = {.batch = 2, .precision = SM_GPU_BF16};
+    CHECK(sm_cuda_executor_new(net, &opt, &ex, &st) == -1 && ex == NULL);
+    CHECK_CONTAINS(st.msg, "precision bf16 is not implemented");
+    opt.precision = SM_GPU_FP32;
+    opt.batch = 0;
+    CHECK(sm_cuda_executor_new(net, &opt, &ex, &st) == -1);
+    CHECK_CONTAINS(st.msg, "batch 0 is not a positive number");
+    sm_cuda_info info;
+    if (sm_cuda_probe(&info, &st)) {
+        /* no device here: the executor fails cleanly at its first CUDA call */
+        CHECK_CONTAINS(st.msg, "no CUDA device");
+        opt.batch = 2;
+        CHECK(sm_cuda_executor_new(net, &opt, &ex, &st) == -1 && ex == NULL);
+        printf("without a device: %s\n", st.msg);
+        CHECK_CONTAINS(st.msg, "cudaSetDevice");
+        CHECK_EQ(sm_cuda_device_count(), 0);
+    }
+    sm_network_free(net);
+}
+
+int main(void)
+{
+    sm_status st;
+    if (sm_registry_open(&reg, &st)) {
+        fprintf(stderr, "registry: %s\n", st.msg);
+        return 1;
+    }
+    test_gpu_kernels_present();
+    test_init_and_state();
+    test_refusals();
+    sm_registry_free(reg);
+    return check_summary();
+}

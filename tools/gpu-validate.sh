@@ -1,0 +1,185 @@
+#!/bin/sh
+# Validates the GPU backend on a machine with an NVIDIA GPU, in one call (docs/gpu.md):
+#
+#   setup   find scalemeter: the tarball of tools/pack-offline.sh (for a node with no MPI and no
+#           package registry, e.g. one with only the CUDA driver and PyTorch), else build here
+#   test    the GPU tests (every GPU kernel against the CPU's, zoo networks training, NCCL,
+#           the energy meter), `scalemeter backends`, one bench row checked
+#   bench   scalemeter bench --backend cuda over >= 10 zoo CNNs x images x batches
+#   torch   examples/pytorch/measure.py --device cuda over the same configurations
+#   report  tables (a) to (d) of issue 7 (tools/gpu_report.py) and both coefficient files
+#
+#   tools/gpu-validate.sh [--phase LIST] [--pack TARBALL] [--out DIR] [--quick]
+#                         [--precision fp32|tf32] [--models LIST] [--images LIST]
+#                         [--batches LIST]
+#
+#   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report); setup
+#                  always runs. Every phase resumes: the CSVs keep what was measured, so a
+#                  call cut off by a time limit goes on where it stopped when run again.
+#   --pack FILE    the offline tarball (default: the first of $SM_PACK,
+#                  build-offline/scalemeter-offline-x86_64.tar.gz, .offline/*.tar.gz)
+#   --out DIR      where the results go (default: $OUT if set, else build-validate/out):
+#                  report.md, the two CSVs and coefficient files, gpu-tests.log, backends.txt
+#                  and validate.log (8 files)
+#   --quick        6 networks x 2 images x 2 batches, for a first look
+#
+# Work files live in build-validate/ (ignored by git, kept between calls on the same machine).
+# The CSVs are named after the GPU: configs/calibrations/h100-scalemeter-fp32.csv and
+# h100-pytorch-fp32.csv once copied from DIR into the sources.
+set -u
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=$src/build-validate
+phases=setup,test,bench,torch,report
+pack=${SM_PACK:-}
+out=${OUT:-$work/out}
+precision=fp32
+models=resnet18,resnet50,resnext50_32x4d,mobilenet_v2,mobilenet_v3_large,efficientnet_b0
+models=$models,densenet121,googlenet,squeezenet1_0,shufflenet_v2_x1_0,regnet_y_400mf,mnasnet1_0
+models=$models,vgg11
+images=64,128,224
+batches=8,32,64
+while [ $# -gt 0 ]; do
+    case $1 in
+    --phase) phases=setup,$2; shift 2 ;;
+    --pack) pack=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --precision) precision=$2; shift 2 ;;
+    --models) models=$2; shift 2 ;;
+    --images) images=$2; shift 2 ;;
+    --batches) batches=$2; shift 2 ;;
+    --quick)
+        models=resnet18,resnet50,mobilenet_v2,efficientnet_b0,densenet121,squeezenet1_0
+        images=64,128; batches=8,32; shift ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    *) echo "gpu-validate.sh: unexpected argument '$1' (--help)" >&2; exit 2 ;;
+    esac
+done
+case $precision in fp32|tf32) ;; *) echo "gpu-validate.sh: --precision fp32 or tf32" >&2; exit 2 ;; esac
+mkdir -p "$work" "$out"
+log=$out/validate.log
+say() { echo "gpu-validate.sh: $*" | tee -a "$log" >&2; }
+has() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
+failures=0
+
+# ---- setup: a scalemeter to run ----------------------------------------------------------------
+say "$(date -u +%FT%TZ) phases $phases on $(uname -n)"
+if ! nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+    >"$work/gpu.txt" 2>"$work/gpu.err"; then
+    say "nvidia-smi failed: $(cat "$work/gpu.err")"
+    echo "unknown GPU" >"$work/gpu.txt"
+fi
+gpu=$(head -1 "$work/gpu.txt" | cut -d, -f1)
+slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -o -E 'h100|h200|a100|l40s|l4|a10|v100|b200|gh200' | head -1)
+[ -n "$slug" ] || slug=$(echo "$gpu" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-' | cut -c1-24)
+[ -n "$slug" ] || slug=gpu
+say "GPU: $(cat "$work/gpu.txt")"
+
+if [ -z "$pack" ]; then
+    for f in "$src"/build-offline/scalemeter-offline-x86_64.tar.gz "$src"/.offline/*.tar.gz; do
+        [ -f "$f" ] && { pack=$f; break; }
+    done
+fi
+if [ -n "$pack" ]; then
+    if [ ! -x "$work/pack/scalemeter-offline/bin/scalemeter" ] || [ "$pack" -nt "$work/pack" ]; then
+        rm -rf "$work/pack" && mkdir -p "$work/pack" && tar -C "$work/pack" -xzf "$pack" ||
+            { say "cannot unpack $pack"; exit 1; }
+    fi
+    . "$work/pack/scalemeter-offline/env.sh"
+    bin=$work/pack/scalemeter-offline/bin
+    say "scalemeter from $pack; CUDA libraries from: $(echo "$LD_LIBRARY_PATH" | tr ':' '\n' | grep -i -E 'nvidia|cuda' | tr '\n' ' ')"
+else
+    # a machine with the build dependencies (MPI, inih, LAPACKE, OpenBLAS, CUDA, cuDNN, NCCL)
+    say "no offline tarball: building in $work/build"
+    { cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release &&
+      cmake --build "$work/build" -j"$(nproc)"; } >>"$log" 2>&1 ||
+        { say "build failed (see $log); on a node without MPI use tools/pack-offline.sh elsewhere"; exit 1; }
+    bin=$work/build/bin
+fi
+sm=$bin/scalemeter
+"$sm" backends >"$out/backends.txt" 2>&1
+cat "$out/backends.txt" >>"$log"
+grep -q '^cuda .* yes  *yes ' "$out/backends.txt" ||
+    { say "the cuda backend is not usable here:"; cat "$out/backends.txt" >&2; exit 1; }
+
+sm_csv=$work/$slug-scalemeter-$precision.csv
+torch_csv=$work/$slug-pytorch-$precision.csv
+conv_algo=measure # cudnnFind*Ex, as torch.backends.cudnn.benchmark = True below
+
+# ---- test --------------------------------------------------------------------------------------
+run_test() { # NAME COMMAND...: appends to gpu-tests.log; 77 is a skip, other non-zero a failure
+    name=$1
+    shift
+    echo "==== $name: $*" >>"$out/gpu-tests.log"
+    "$@" >>"$out/gpu-tests.log" 2>&1
+    rc=$?
+    case $rc in
+    0) say "test $name: passed" ;;
+    77) say "test $name: SKIPPED (exit 77)"; failures=$((failures + 1)) ;;
+    *) say "test $name: FAILED (exit $rc)"; failures=$((failures + 1)) ;;
+    esac
+}
+if has test; then
+    cd "$src" # test_gpu_executor reads examples/tiny_resnet.ini
+    : >"$out/gpu-tests.log"
+    run_test gpu_host "$bin/test_gpu_host"
+    run_test gpu_executor "$bin/test_gpu_executor"
+    fake=$(dirname "$bin")/lib/libfake_nvml.so
+    [ -f "$fake" ] || fake=$work/build/lib/libfake_nvml.so
+    run_test nvml_energy "$bin/test_nvml_energy" "$fake"
+    run_test allreduce_nccl "$sm" allreduce --impl nccl --min-bytes 4 --max-bytes 64M --iters 20
+    smoke=$work/smoke.csv
+    rm -f "$smoke"
+    run_test bench_one_row "$sm" bench --backend cuda --precision "$precision" --model resnet18 \
+        --image 64 --batch 16 -o "$smoke"
+    run_test bench_row_complete sh -c "tail -1 '$smoke' | awk -F, 'NF >= 14 && \$6 > 0 && \$10 > 0'"
+    cat "$smoke" >>"$out/gpu-tests.log" 2>/dev/null
+fi
+
+# ---- bench: scalemeter's runs ----------------------------------------------------------------
+if has bench; then
+    say "bench: $models x images $images x batches $batches -> $sm_csv"
+    "$sm" bench --backend cuda --precision "$precision" --conv-algo "$conv_algo" \
+        --model "$models" --image "$images" --batch "$batches" -o "$sm_csv" >>"$log" 2>&1 ||
+        { say "bench failed or was cut off (exit $?): run the phase again to resume"; failures=$((failures + 1)); }
+    cp "$sm_csv" "$out/" 2>/dev/null
+fi
+
+# ---- torch: PyTorch's runs of the same configurations -----------------------------------------
+if has torch; then
+    allow=False
+    [ "$precision" = tf32 ] && allow=True
+    say "torch: measure.py --device cuda, cudnn.benchmark, TF32 $allow -> $torch_csv"
+    # measure.py leaves PyTorch's defaults (TF32 in convolutions, no cuDNN benchmark); the
+    # comparison needs the same arithmetic and algorithm search as scalemeter's run
+    python3 - "$src/examples/pytorch/measure.py" --models "$models" --images "$images" \
+        --batches "$batches" --device cuda -o "$torch_csv" >>"$log" 2>&1 <<PY || {
+import runpy, sys, torch
+torch.backends.cudnn.benchmark = True
+torch.backends.cudnn.allow_tf32 = $allow
+torch.backends.cuda.matmul.allow_tf32 = $allow
+script = sys.argv[1]
+sys.argv = sys.argv[1:]
+runpy.run_path(script, run_name="__main__")
+PY
+        say "measure.py failed or was cut off (exit $?): run the phase again to resume"
+        failures=$((failures + 1))
+    }
+    cp "$torch_csv" "$out/" 2>/dev/null
+fi
+
+# ---- report ------------------------------------------------------------------------------------
+if has report; then
+    if [ -s "$sm_csv" ] && [ -s "$torch_csv" ]; then
+        python3 "$src/tools/gpu_report.py" --scalemeter "$sm" --sm "$sm_csv" --torch "$torch_csv" \
+            --gpu "$gpu" --precision "$precision" --out "$out/report.md" --coeffs-dir "$out" \
+            >>"$log" 2>&1 || { say "report failed (see $log)"; failures=$((failures + 1)); }
+        cp "$sm_csv" "$torch_csv" "$out/" 2>/dev/null
+        [ -f "$out/report.md" ] && say "report: $out/report.md"
+    else
+        say "report: needs both $sm_csv and $torch_csv (phases bench and torch)"
+        failures=$((failures + 1))
+    fi
+fi
+say "done: $failures failure(s) or skip(s); results in $out"
+[ "$failures" -eq 0 ]
