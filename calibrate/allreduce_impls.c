@@ -153,16 +153,31 @@ static const sm_allreduce_impl impls[] = {
 #endif
 };
 
-/* nccl, the last entry, counts only where a GPU is visible: elsewhere it cannot run, and
- * `--impl all` must keep meaning what runs here (`scalemeter backends` says it is built in). */
+#ifdef SM_HAVE_CUDA
+/* Ranks the launcher starts on this host (Open MPI, MPICH), before MPI_Init; 1 without one. */
+static int launcher_local_ranks(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 0)
+            return atoi(v);
+    }
+    return 1;
+}
+#endif
+
+/* nccl, the last entry, counts only where it can run: a GPU for every rank of this host (NCCL
+ * refuses two ranks on one GPU). Elsewhere `--impl all` keeps meaning what runs here, and
+ * `scalemeter backends` says that nccl is built in. */
 int sm_allreduce_impl_count(void)
 {
     int n = (int)(sizeof impls / sizeof impls[0]);
 #ifdef SM_HAVE_CUDA
-    static int visible = -1;
-    if (visible < 0)
-        visible = sm_cuda_device_count() > 0;
-    n -= !visible;
+    static int usable = -1;
+    if (usable < 0)
+        usable = sm_cuda_device_count() >= launcher_local_ranks();
+    n -= !usable;
 #endif
     return n;
 }

@@ -1,8 +1,8 @@
 /*
  * CUDA devices and the NCCL bootstrap (cuda_device.h). A rank's device is its rank among the
- * ranks that share its host (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED) modulo the devices the
- * host shows: one rank per GPU when the job starts as many ranks per node as there are GPUs,
- * and still a valid device when it starts more (tests oversubscribe).
+ * ranks that share its host (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED): one rank per GPU.
+ * More ranks than GPUs on a host are refused, since NCCL refuses two ranks on one GPU and their
+ * timings would mix.
  */
 #include "cuda_device.h"
 
@@ -89,10 +89,11 @@ static int agree(MPI_Comm comm, int failed, sm_status *st)
 int sm_cuda_select_device(MPI_Comm comm, int *device, sm_status *st)
 {
     MPI_Comm local;
-    int local_rank = 0, count = 0, failed = 0;
+    int local_rank = 0, local_size = 1, count = 0, failed = 0;
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
         MPI_SUCCESS) {
         MPI_Comm_rank(local, &local_rank);
+        MPI_Comm_size(local, &local_size);
         MPI_Comm_free(&local);
     }
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -103,6 +104,11 @@ int sm_cuda_select_device(MPI_Comm comm, int *device, sm_status *st)
         else
             sm_fail(st, "no CUDA device: cudaGetDeviceCount found none");
         cudaGetLastError();
+    } else if (local_size > count) {
+        /* NCCL refuses two ranks on one GPU ("duplicate GPU"), and their timings would mix */
+        failed = 1;
+        sm_fail(st, "%d ranks on this host share %d GPU%s: start at most one rank per GPU",
+                local_size, count, count == 1 ? "" : "s");
     } else {
         *device = local_rank % count;
         if ((e = cudaSetDevice(*device)) != cudaSuccess)

@@ -70,7 +70,7 @@ sm_bench_test(cli_bench_oom 1
 set(SM_BENCH_ARGS --model examples/tiny_resnet.ini --image 16 --batch 1)
 foreach(case
     "no_model|which networks?|--batch;1"
-    "backend|--backend cuda: expected cpu|--backend;cuda;--model;resnet18"
+    "backend|--backend tpu: expected cpu|--backend;tpu;--model;resnet18"
     "batch|--batch 0: expected an integer from 1|--model;resnet18;--batch;0"
     "image|--image '8,,16': an empty item|--model;resnet18;--image;8,,16"
     "reps|--reps 0: expected an integer from 1 to 256|--model;resnet18;--reps;0"

@@ -33,7 +33,7 @@ foreach(case
     "cv|--cv kfold: expected loo|fit;x.csv;--cv;kfold"
     "predict_batch|--batch B is required|predict;${SM_FIT_DATA}/tiny_a.ini"
     "predict_batch_zero|--batch 0: expected an integer from 1|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;0"
-    "predict_coeffs|no coefficient file 'no_such_coeffs'|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;no_such_coeffs"
+    "predict_coeffs|unknown coefficient file 'no_such_coeffs'|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;no_such_coeffs"
     "predict_term|bad_coeffs_term.ini:25: [fwd] c2_weights: expected c2_inputs here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_term.ini"
     "predict_value|bad_coeffs_value.ini:21: c4_intercept = soon: expected a finite number|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_value.ini"
     "predict_not_coeffs|tiny_a.ini:5: unknown section [network]|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_a.ini"

@@ -24,6 +24,31 @@ add_test(NAME gpu_cli_backends_help COMMAND ${SCALEMETER_BIN} backends --help)
 set_tests_properties(gpu_cli_backends_help PROPERTIES PASS_REGULAR_EXPRESSION
   "usage: scalemeter backends \\[--format table\\|json\\]")
 
+# `bench --backend cuda`: its refusals, before any device is needed (test_bench_cli.sh leaves
+# the file it is given as it was).
+set(SM_GPU_BENCH_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_cli.sh fails)
+if(SCALEMETER_HAVE_CUDA)
+  foreach(case
+      "precision|--precision fp16: not implemented by the GPU backend|--backend;cuda;--precision;fp16"
+      "precision_value|--precision fp64: expected fp32 or tf32|--backend;cuda;--precision;fp64"
+      "precision_cpu|--precision: only with --backend cuda|--precision;tf32"
+      "conv_algo|--conv-algo fastest: expected measure or heuristic|--backend;cuda;--conv-algo;fastest"
+      "allreduce|--allreduce: with --backend cuda the gradients go through NCCL|--backend;cuda;--allreduce;ring"
+      "no_kernel|vit_b_16.ini:[0-9]*: layer '[a-z_.0-9]*' of type '[a-z_]*' has no GPU kernel|--backend;cuda;--model;resnet18,vit_b_16")
+    string(REPLACE "|" ";" parts "${case}")
+    list(GET parts 0 name)
+    list(GET parts 1 message)
+    list(SUBLIST parts 2 -1 args)
+    add_test(NAME gpu_cli_bench_bad_${name}
+      COMMAND ${SM_GPU_BENCH_SH} "${message}" ${SCALEMETER_BIN} bench --model resnet18 ${args}
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  endforeach()
+else()
+  add_test(NAME gpu_cli_bench_not_built
+    COMMAND ${SM_GPU_BENCH_SH} "--backend cuda: expected cpu (the GPU backend is not built"
+            ${SCALEMETER_BIN} bench --model resnet18 --backend cuda)
+endif()
+
 if(SCALEMETER_HAVE_CUDA)
   # Without a device: what the GPU parts can show anyway (kernels of every type, their host
   # parts, the executor's refusals).
@@ -38,10 +63,24 @@ if(SCALEMETER_HAVE_CUDA)
   add_test(NAME gpu_cli_allreduce_nccl COMMAND ${SM_GPU_CLI} nccl ${SCALEMETER_BIN})
   set_tests_properties(gpu_executor gpu_cli_allreduce_nccl PROPERTIES SKIP_RETURN_CODE 77
     TIMEOUT 900)
+  # bench on 1 and 2 ranks: rows where that many GPUs are visible, else the refusal (no device,
+  # or more ranks than GPUs), one message from the whole job.
+  add_test(NAME gpu_cli_bench COMMAND ${SM_GPU_CLI} bench 1 ${SCALEMETER_BIN}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  add_test(NAME gpu_cli_bench_np2
+    COMMAND ${SM_GPU_CLI} bench 2 ${SCALEMETER_BIN} ${MPIEXEC_EXECUTABLE}
+            ${MPIEXEC_NUMPROC_FLAG} 2 ${SM_MPIRUN_FLAGS}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(gpu_cli_bench gpu_cli_bench_np2 PROPERTIES TIMEOUT 600 PROCESSORS 2
+    ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
   # CUDA's runtime reserves address space that AddressSanitizer's shadow would overlap
   # (protect_shadow_gap); LeakSanitizer reports what the CUDA libraries and MPI never free.
   if(SCALEMETER_SANITIZE)
     set_tests_properties(gpu_host gpu_executor gpu_cli_allreduce_nccl gpu_cli_backends
       PROPERTIES ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+    foreach(case precision precision_value precision_cpu conv_algo allreduce no_kernel)
+      set_tests_properties(gpu_cli_bench_bad_${case} PROPERTIES ENVIRONMENT
+        "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+    endforeach()
   endif()
 endif()

@@ -129,13 +129,13 @@ static void test_errors(void)
     double x[3];
     /* two equal columns: rank 1 of 2 */
     const double dup[] = {1, 2, 3, 1, 2, 3};
-    CHECK(sm_lstsq(dup, line_b, 3, 2, 0, x, &st) == -1);
+    CHECK(sm_lstsq(dup, line_b, 3, 2, 0, x, &st) == SM_LSTSQ_RANK_DEFICIENT);
     CHECK_CONTAINS(st.msg, "rank-deficient system: rank 1 for 2 coefficients");
-    CHECK(sm_lstsq(dup, line_b, 3, 2, 1, x, &st) == -1);
+    CHECK(sm_lstsq(dup, line_b, 3, 2, 1, x, &st) == SM_LSTSQ_RANK_DEFICIENT);
     CHECK_CONTAINS(st.msg, "rank-deficient");
     /* a zero column */
     const double zero[] = {1, 1, 1, 0, 0, 0};
-    CHECK(sm_lstsq(zero, line_b, 3, 2, 0, x, &st) == -1);
+    CHECK(sm_lstsq(zero, line_b, 3, 2, 0, x, &st) == SM_LSTSQ_RANK_DEFICIENT);
     CHECK_CONTAINS(st.msg, "term 2 is zero at every point");
     /* 2 points, 3 coefficients */
     const double wide[] = {1, 1, 1, 2, 1, 4};

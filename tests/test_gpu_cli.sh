@@ -8,6 +8,13 @@
 #       with a CUDA device: `allreduce --impl nccl` sweeps 4 B to 1 MiB, 19 rows of 6 fields,
 #       sizes doubling, busbw = algbw * 2(n-1)/n, every sum checked (a wrong one exits non-zero);
 #       without one: "no CUDA device: skipped", exit 77
+#   test_gpu_cli.sh bench RANKS SCALEMETER [LAUNCHER...]
+#       `bench --backend cuda` of a small network on RANKS ranks (LAUNCHER: mpirun ... -np RANKS,
+#       or nothing for one rank). Where RANKS GPUs are visible: 2 rows of the 19 columns (times
+#       positive, backend cuda, precision fp32, conv_algo measure, the device named, energy a
+#       number or empty), the same on stdout, and a second run that measures nothing. Where
+#       fewer are: one message ("no CUDA device", or "N ranks on this host share M GPUs"), a
+#       non-zero exit, no file
 #   test_gpu_cli.sh fails PATTERN COMMAND...
 #       a non-zero exit status and exactly one "scalemeter" line on stderr, matching PATTERN
 set -u
@@ -94,6 +101,50 @@ nccl)
         END { if (n != 19) { print n " rows, expected 19"; failed = 1 } exit failed }' "$out" ||
         { cat "$out"; exit 1; }
     cat "$out"
+    ;;
+bench)
+    ranks=$1 bin=$2
+    shift 2
+    devices=$("$bin" backends | sed -n 's/^cuda .* yes  *yes .*; \([0-9]*\) device.*/\1/p')
+    devices=${devices:-0}
+    dir=$(mktemp -d)
+    csv=$dir/runs.csv
+    run() {
+        "$@" "$bin" bench --backend cuda --model examples/tiny_resnet.ini --image 16,24 \
+            --batch 2 --warmup 1 --reps 3 --min-time 0.05 -o "$csv"
+    }
+    if [ "$devices" -lt "$ranks" ]; then
+        run "$@" >"$out" 2>"$err" && { echo "exit status 0 with $devices GPUs"; exit 1; }
+        [ "$(grep -c '^scalemeter' "$err")" -eq 1 ] || { echo "not one message:"; cat "$err"; exit 1; }
+        if [ "$devices" -eq 0 ]; then want="no CUDA device"; else want="ranks on this host share"; fi
+        grep -q "$want" "$err" || { echo "expected '$want':"; cat "$err"; exit 1; }
+        [ ! -e "$csv" ] || { echo "the file was created"; exit 1; }
+        echo "$devices GPUs for $ranks ranks: refused as expected: $(cat "$err")"
+        rm -rf "$dir"
+        exit 0
+    fi
+    run "$@" >"$out" 2>"$err" || { echo "exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
+    header="model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend,threads,reps,status,precision,conv_algo,device,energy_j,energy_infer_j"
+    awk -F, -v header="$header" -v ranks="$ranks" '
+        function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
+        NR == 1 { if ($0 != header) bad("header"); next }
+        {
+            n++
+            if (NF != 19) { bad(NF " fields"); next }
+            if ($4 != 1 || $5 != ranks) bad("layout")
+            for (k = 6; k <= 10; k++) if (!($k > 0)) bad("time " k)
+            if ($11 != "cuda" || $14 != "ok" || $15 != "fp32" || $16 != "measure") bad("labels")
+            if ($17 == "") bad("device")
+            if ($18 != "" && !($18 > 0)) bad("energy_j")
+            if ($19 != "" && !($19 > 0)) bad("energy_infer_j")
+        }
+        END { if (n != 2) { print n " rows, expected 2"; failed = 1 } exit failed }' "$csv" ||
+        { cat "$csv" "$err"; rm -rf "$dir"; exit 1; }
+    cp "$csv" "$dir/first"
+    run "$@" >"$out" 2>"$err" || { echo "second run: exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
+    cmp -s "$csv" "$dir/first" || { echo "the second run changed the file"; rm -rf "$dir"; exit 1; }
+    cat "$csv"
+    rm -rf "$dir"
     ;;
 fails)
     pattern=$1

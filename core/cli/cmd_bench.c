@@ -20,7 +20,11 @@
 #include <mpi.h>
 
 #include "bench.h"
+#ifdef SM_HAVE_CUDA
+#include "bench_cuda.h"
+#endif
 #include "commands.h"
+#include "launcher.h"
 #include "output.h"
 #include "runs_writer.h"
 #include "scalemeter/executor.h"
@@ -41,7 +45,14 @@ static void usage(void)
         "measured; run the same command again to measure only what the file lacks.\n\n"
         "  --model LIST      networks of the zoo or files, comma-separated (resnet18,vgg16)\n"
         "  -o, --output FILE the measurement CSV to append to (created with its header)\n"
-        "  --backend NAME    cpu (default): the plugins' CPU kernels, OpenBLAS for GEMMs\n"
+        "  --backend NAME    cpu (default): the plugins' CPU kernels, OpenBLAS for GEMMs;\n"
+        "                    cuda: their GPU kernels (cuDNN, cuBLAS), one GPU per rank,\n"
+        "                    gradients summed with NCCL; adds the columns precision,\n"
+        "                    conv_algo, device, energy_j, energy_infer_j (docs/gpu.md)\n"
+        "  --precision P     cuda: fp32 (default) or tf32 (TF32 tensor cores); fp16 and bf16\n"
+        "                    are not implemented\n"
+        "  --conv-algo A     cuda: measure (default: time cuDNN's algorithms, as PyTorch's\n"
+        "                    cudnn.benchmark) or heuristic (cuDNN's first suggestion)\n"
         "  --image LIST      input heights and widths (default: each network's own)\n"
         "  --batch LIST      per-rank batch sizes (default 1,2,4,8)\n"
         "  --reps N          timed repetitions at most (default 10; at least 3 unless N < 3)\n"
@@ -51,9 +62,11 @@ static void usage(void)
         "  --threads N       OpenBLAS threads per rank (default: cores / ranks on the node)\n"
         "  --bucket-mb MB    gradients all-reduced per message, in MiB (default 25, as\n"
         "                    PyTorch's DistributedDataParallel)\n"
-        "  --allreduce NAME  ring (default, calibrate/allreduce_ring.c) or mpi (MPI_Allreduce)\n"
+        "  --allreduce NAME  ring (default, calibrate/allreduce_ring.c) or mpi (MPI_Allreduce);\n"
+        "                    cuda: always NCCL\n"
         "  --max-memory GB   per rank; larger configurations are recorded as status=oom\n"
-        "                    (default: 90%% of the available memory / ranks on the node)\n\n"
+        "                    (default: 90%% of the available memory / ranks on the node; cuda:\n"
+        "                    the GPU's free memory)\n\n"
         "t_fwd: training-mode forward pass and the loss; t_bwd: backward pass; t_grad: gradient\n"
         "all-reduce and SGD update; t_step: the three timed together; t_infer: inference.\n"
         "nodes and gpus_per_node record the layout: hosts, and ranks per host.\n");
@@ -68,6 +81,9 @@ typedef struct bench_args {
     int64_t reps, warmup, threads;
     double min_time, bucket_mb, max_memory_gb;
     sm_bench_allreduce allreduce;
+    int allreduce_given;
+    int cuda;            /* --backend cuda */
+    const char *precision, *conv_algo; /* cuda only: NULL when not given */
 } bench_args;
 
 /* "a,b,c" into items (strdup'ed); -1 when empty or too long. */
@@ -169,11 +185,35 @@ static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status 
         return 0;
     }
     if ((v = value_of(argc, argv, i, "--backend", &missing))) {
+#ifdef SM_HAVE_CUDA
+        if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0)
+            return sm_fail(st, "--backend %s: expected cpu or cuda", v);
+#else
+        if (!strcmp(v, "cuda"))
+            return sm_fail(st, "--backend cuda: expected cpu (the GPU backend is not built into "
+                               "this binary: it needs CUDA, cuDNN and NCCL at build time; "
+                               "scalemeter backends)");
         if (strcmp(v, "cpu") != 0)
-            return sm_fail(st, "--backend %s: expected cpu (the GPU backend is not built into "
-                               "this binary)",
-                           v);
+            return sm_fail(st, "--backend %s: expected cpu", v);
+#endif
         a->backend = v;
+        a->cuda = !strcmp(v, "cuda");
+        return 0;
+    }
+    if ((v = value_of(argc, argv, i, "--precision", &missing))) {
+        if (strcmp(v, "fp32") && strcmp(v, "tf32") && strcmp(v, "fp16") && strcmp(v, "bf16"))
+            return sm_fail(st, "--precision %s: expected fp32 or tf32", v);
+        if (!strcmp(v, "fp16") || !strcmp(v, "bf16"))
+            return sm_fail(st, "--precision %s: not implemented by the GPU backend (fp32 and "
+                               "tf32 are: fp32 data, with or without TF32 tensor cores)",
+                           v);
+        a->precision = v;
+        return 0;
+    }
+    if ((v = value_of(argc, argv, i, "--conv-algo", &missing))) {
+        if (strcmp(v, "measure") && strcmp(v, "heuristic"))
+            return sm_fail(st, "--conv-algo %s: expected measure or heuristic", v);
+        a->conv_algo = v;
         return 0;
     }
     if ((v = value_of(argc, argv, i, "--image", &missing)))
@@ -199,6 +239,7 @@ static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status 
             a->allreduce = SM_BENCH_MPI;
         else
             return sm_fail(st, "--allreduce %s: expected ring or mpi", v);
+        a->allreduce_given = 1;
         return 0;
     }
     if (missing)
@@ -226,6 +267,15 @@ static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
         return sm_fail(st, "where to? (-o RUNS.csv; rows are appended, the file is resumable)");
     if (a->bucket_mb * 1048576.0 / 4 < 1 || a->bucket_mb > 1e6)
         return sm_fail(st, "--bucket-mb %g: expected from 4e-6 to 1e6 MiB", a->bucket_mb);
+    if (!a->cuda && (a->precision || a->conv_algo))
+        return sm_fail(st, "%s: only with --backend cuda (the CPU backend computes in fp32)",
+                       a->precision ? "--precision" : "--conv-algo");
+    if (a->cuda && a->allreduce_given)
+        return sm_fail(st, "--allreduce: with --backend cuda the gradients go through NCCL");
+    if (a->cuda && !a->precision)
+        a->precision = "fp32";
+    if (a->cuda && !a->conv_algo)
+        a->conv_algo = "measure";
     return 0;
 }
 
@@ -239,20 +289,12 @@ static void free_args(bench_args *a)
 
 /* Argument errors come before MPI starts; the launcher's environment says which rank we are,
  * so that a job prints one message, not one per rank. */
-static int launcher_rank(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return atoi(v);
-    }
-    return 0;
-}
-
 typedef struct job {
     int rank, ranks, nodes, per_node;
     int tty; /* rank 0 draws a progress line */
+#ifdef SM_HAVE_CUDA
+    sm_cuda_job gpu; /* --backend cuda: this rank's device, NCCL, the energy meter */
+#endif
 } job;
 
 /* Hosts and ranks per host, from the ranks that share memory. */
@@ -322,14 +364,23 @@ typedef struct config {
     double work;      /* FLOPs of one step, for the time estimate */
 } config;
 
+/* The CPU backend's columns, then the GPU backend's five more (docs/gpu.md). */
 enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
-       COL_GRAD, COL_STEP, COL_BACKEND, COL_THREADS, COL_REPS, COL_STATUS, N_COLS };
-static const char *const columns[N_COLS] = {
+       COL_GRAD, COL_STEP, COL_BACKEND, COL_THREADS, COL_REPS, COL_STATUS, N_COLS,
+       COL_PRECISION = N_COLS, COL_CONV_ALGO, COL_DEVICE, COL_ENERGY, COL_ENERGY_INFER,
+       N_COLS_CUDA };
+static const char *const columns[N_COLS_CUDA] = {
     "model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
-    "t_grad", "t_step", "backend", "threads", "reps", "status"};
-static const int key_columns[] = {COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS,
-                                  COL_BACKEND, COL_THREADS};
-#define N_KEY ((int)(sizeof key_columns / sizeof key_columns[0]))
+    "t_grad", "t_step", "backend", "threads", "reps", "status",
+    "precision", "conv_algo", "device", "energy_j", "energy_infer_j"};
+static const int key_columns[] = {COL_MODEL, COL_IMAGE,   COL_BATCH,     COL_NODES,
+                                  COL_GPUS,  COL_BACKEND, COL_THREADS,   COL_PRECISION,
+                                  COL_CONV_ALGO, COL_DEVICE};
+#define N_KEY 7      /* of key_columns, on the CPU */
+#define N_KEY_CUDA 10
+
+static int n_columns(const bench_args *a) { return a->cuda ? N_COLS_CUDA : N_COLS; }
+static int n_keys(const bench_args *a) { return a->cuda ? N_KEY_CUDA : N_KEY; }
 
 /* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */
 static int64_t image_of(const sm_network *net)
@@ -338,7 +389,7 @@ static int64_t image_of(const sm_network *net)
 }
 
 typedef struct row {
-    char f[N_COLS][64];
+    char f[N_COLS_CUDA][64];
 } row;
 
 static void row_init(row *r, const bench_args *a, const job *j, const config *c)
@@ -351,6 +402,13 @@ static void row_init(row *r, const bench_args *a, const job *j, const config *c)
     snprintf(r->f[COL_GPUS], sizeof r->f[0], "%d", j->per_node);
     snprintf(r->f[COL_BACKEND], sizeof r->f[0], "%s", a->backend);
     snprintf(r->f[COL_THREADS], sizeof r->f[0], "%lld", (long long)a->threads);
+#ifdef SM_HAVE_CUDA
+    if (a->cuda) {
+        snprintf(r->f[COL_PRECISION], sizeof r->f[0], "%s", a->precision);
+        snprintf(r->f[COL_CONV_ALGO], sizeof r->f[0], "%s", a->conv_algo);
+        snprintf(r->f[COL_DEVICE], sizeof r->f[0], "%.63s", j->gpu.device_name);
+    }
+#endif
 }
 
 static void row_times(row *r, const sm_bench_result *b)
@@ -371,8 +429,13 @@ static int load_networks(const bench_args *a, const sm_registry *reg, sm_network
         for (int i = 0; i < n_images; i++) {
             sm_network_options opt = {a->n_images ? a->images[i] : 0};
             sm_network **net = &nets[m * n_images + i];
-            if (sm_network_load(reg, a->models[m], &opt, net, st) ||
-                sm_executor_check(*net, st))
+            if (sm_network_load(reg, a->models[m], &opt, net, st))
+                return -1;
+#ifdef SM_HAVE_CUDA
+            if (a->cuda && sm_cuda_executor_check(*net, st))
+                return -1;
+#endif
+            if (!a->cuda && sm_executor_check(*net, st))
                 return -1;
         }
     return 0;
@@ -438,13 +501,13 @@ typedef struct tally {
 } tally;
 
 /* Rank 0 appends the row and echoes it on stdout; every rank learns whether that worked. */
-static int append_row(const job *j, sm_runs_writer *w, const row *r)
+static int append_row(const bench_args *a, const job *j, sm_runs_writer *w, const row *r)
 {
     int failed = 0;
     if (j->rank == 0) {
         sm_status st = {""};
-        const char *fields[N_COLS];
-        for (int k = 0; k < N_COLS; k++)
+        const char *fields[N_COLS_CUDA];
+        for (int k = 0; k < n_columns(a); k++)
             fields[k] = r->f[k];
         if (j->tty)
             fprintf(stderr, "\r\033[K"); /* the row may go to the same terminal */
@@ -452,7 +515,7 @@ static int append_row(const job *j, sm_runs_writer *w, const row *r)
         if (failed) {
             report_error(st.msg);
         } else {
-            for (int k = 0; k < N_COLS; k++)
+            for (int k = 0; k < n_columns(a); k++)
                 printf("%s%s", k ? "," : "", fields[k]);
             printf("\n");
             fflush(stdout);
@@ -461,43 +524,131 @@ static int append_row(const job *j, sm_runs_writer *w, const row *r)
     return agree_max(failed) ? 1 : 0;
 }
 
+/* The executor of one configuration, on the backend asked for. */
+typedef struct runner {
+    sm_executor *cpu;
+#ifdef SM_HAVE_CUDA
+    sm_cuda_executor *gpu;
+#endif
+} runner;
+
+/* 0, -1 with a message, or SM_EXECUTOR_NOMEM. */
+static int runner_new(const bench_args *a, const job *j, const config *c, runner *x,
+                      sm_status *st)
+{
+    memset(x, 0, sizeof *x);
+#ifdef SM_HAVE_CUDA
+    if (a->cuda) {
+        /* the executor refuses what exceeds the GPU's free memory itself */
+        sm_cuda_executor_options o = {
+            .batch = c->batch, .seed = 1, .device = j->gpu.device,
+            .max_bytes = a->max_memory_gb > 0 ? (int64_t)(a->max_memory_gb * 1e9) : 0,
+            .precision = sm_gpu_precision_parse(a->precision),
+            .algo_search = strcmp(a->conv_algo, "heuristic") == 0 ? SM_GPU_ALGO_HEURISTIC
+                                                                   : SM_GPU_ALGO_MEASURE,
+        };
+        return sm_cuda_executor_new(c->net, &o, &x->gpu, st);
+    }
+#endif
+    double limit = a->max_memory_gb > 0 ? a->max_memory_gb * 1e9
+                                        : 0.9 * available_memory() / j->per_node;
+    sm_executor_options opt = {.batch = c->batch, .seed = 1, .max_bytes = (int64_t)limit};
+    return sm_executor_new(c->net, &opt, &x->cpu, st);
+}
+
+static void runner_free(runner *x)
+{
+    sm_executor_free(x->cpu);
+#ifdef SM_HAVE_CUDA
+    sm_cuda_executor_free(x->gpu);
+#endif
+}
+
+/* Measures it into r: the times, and on the GPU the energy. sm_bench_cpu's return values. */
+static int runner_bench(const bench_args *a, const job *j, runner *x, progress *p, row *r,
+                        sm_status *st)
+{
+    /* learning rate 0: the update costs the same, and the weights (so the numbers the kernels
+     * see, and their speed) stay those of the first step however long it runs */
+    sm_bench_config cfg = {(int)a->warmup, (int)a->reps, a->min_time,
+                           (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f};
+    int rc;
+#ifdef SM_HAVE_CUDA
+    if (x->gpu) {
+        sm_bench_cuda_result g;
+        rc = sm_bench_cuda(x->gpu, &cfg, j->gpu.nccl, j->gpu.meter, MPI_COMM_WORLD, show, p, &g,
+                           st);
+        if (rc == 0) {
+            row_times(r, &g.time);
+            if (!isnan(g.energy_j)) /* empty where NVML is not available */
+                snprintf(r->f[COL_ENERGY], sizeof r->f[0], "%.6g", g.energy_j);
+            if (!isnan(g.energy_infer_j))
+                snprintf(r->f[COL_ENERGY_INFER], sizeof r->f[0], "%.6g", g.energy_infer_j);
+        }
+        return rc;
+    }
+#endif
+    (void)j;
+    sm_bench_result res;
+    rc = sm_bench_cpu(x->cpu, &cfg, MPI_COMM_WORLD, show, p, &res, st);
+    if (rc == 0)
+        row_times(r, &res);
+    return rc;
+}
+
+/* A GPU library that ran out of device memory inside a call (cuDNN's algorithm search, cuBLAS's
+ * workspace) says so only in its message: the configuration does not fit, like
+ * SM_EXECUTOR_NOMEM. */
+static int out_of_memory(const char *msg)
+{
+    return strstr(msg, "out of memory") || strstr(msg, "ALLOC_FAILED") ||
+           strstr(msg, "ALLOCATION_FAILED");
+}
+
+/* A configuration that does not fit: its row says status=oom, with empty times. */
+static void oom_row(const job *j, row *r, tally *t)
+{
+    for (int k = COL_INFER; k <= COL_STEP; k++)
+        r->f[k][0] = '\0';
+    snprintf(r->f[COL_REPS], sizeof r->f[0], "0");
+    snprintf(r->f[COL_STATUS], sizeof r->f[0], "oom");
+    t->oom++;
+    if (j->rank == 0 && j->tty)
+        fprintf(stderr, "\r\033[K");
+    if (j->rank == 0)
+        fprintf(stderr, "scalemeter: %s image %s batch %s: out of memory, recorded as "
+                        "status=oom\n",
+                r->f[COL_MODEL], r->f[COL_IMAGE], r->f[COL_BATCH]);
+}
+
 /* One configuration on every rank; rank 0 appends its row. Returns 0 or an exit status. */
 static int measure(const bench_args *a, const job *j, const config *c, sm_runs_writer *w,
                    progress *p, tally *t)
 {
     sm_status st = {""};
-    double limit = a->max_memory_gb > 0 ? a->max_memory_gb * 1e9
-                                        : 0.9 * available_memory() / j->per_node;
-    sm_executor_options opt = {.batch = c->batch, .seed = 1, .max_bytes = (int64_t)limit};
-    sm_executor *ex = NULL;
-    int rc = sm_executor_new(c->net, &opt, &ex, &st);
+    runner x;
+    int rc = runner_new(a, j, c, &x, &st);
+    if (rc == -1 && out_of_memory(st.msg))
+        rc = SM_EXECUTOR_NOMEM;
     int code = agree_max(rc == 0 ? 0 : rc == SM_EXECUTOR_NOMEM ? 1 : 2);
     row r;
     row_init(&r, a, j, c);
     if (code == 2) {
         report_first(j, rc != 0 && rc != SM_EXECUTOR_NOMEM, st.msg);
-        sm_executor_free(ex);
+        runner_free(&x);
         return 1;
     }
     if (code == 1) {
-        sm_executor_free(ex);
-        snprintf(r.f[COL_REPS], sizeof r.f[0], "0");
-        snprintf(r.f[COL_STATUS], sizeof r.f[0], "oom");
-        t->oom++;
-        if (j->rank == 0 && j->tty)
-            fprintf(stderr, "\r\033[K");
-        if (j->rank == 0)
-            fprintf(stderr, "scalemeter: %s image %s batch %s: out of memory, recorded as "
-                            "status=oom\n",
-                    r.f[COL_MODEL], r.f[COL_IMAGE], r.f[COL_BATCH]);
+        runner_free(&x);
+        oom_row(j, &r, t);
     } else {
-        /* learning rate 0: the update costs the same, and the weights (so the numbers the
-         * kernels see, and their speed) stay those of the first step however long it runs */
-        sm_bench_config cfg = {(int)a->warmup, (int)a->reps, a->min_time,
-                               (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f};
-        sm_bench_result res;
-        rc = sm_bench_cpu(ex, &cfg, MPI_COMM_WORLD, show, p, &res, &st);
-        sm_executor_free(ex);
+        rc = runner_bench(a, j, &x, p, &r, &st);
+        runner_free(&x);
+        /* the warm-up failed on every rank together: for want of memory on any, a row */
+        if (rc == -1 && agree_max(out_of_memory(st.msg) ? 1 : 0)) {
+            oom_row(j, &r, t);
+            return append_row(a, j, w, &r);
+        }
         if (rc == SM_BENCH_RANK_FAILED && j->ranks > 1) {
             fprintf(stderr, "\nscalemeter: rank %d: %s\n", j->rank, st.msg);
             MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
@@ -514,10 +665,9 @@ static int measure(const bench_args *a, const job *j, const config *c, sm_runs_w
             report_first(j, st.msg[0] && !strstr(st.msg, "another rank failed"), st.msg);
             return 1;
         }
-        row_times(&r, &res);
         t->measured++;
     }
-    return append_row(j, w, &r);
+    return append_row(a, j, w, &r);
 }
 
 /* Which configurations the file already holds: rank 0 reads, everyone learns. */
@@ -528,8 +678,8 @@ static int plan(const bench_args *a, const job *j, config *cs, int n, sm_runs_wr
         for (int i = 0; i < n; i++) {
             row r;
             row_init(&r, a, j, &cs[i]);
-            const char *key[N_KEY];
-            for (int k = 0; k < N_KEY; k++)
+            const char *key[N_KEY_CUDA];
+            for (int k = 0; k < n_keys(a); k++)
                 key[k] = r.f[key_columns[k]];
             done[i] = (char)sm_runs_writer_has(w, key);
         }
@@ -545,8 +695,8 @@ static int run_all(const bench_args *a, const job *j, config *cs, int n)
     sm_status st = {""};
     sm_runs_writer *w = NULL;
     const char *note = NULL;
-    int failed = j->rank == 0 && sm_runs_writer_open(a->output, columns, N_COLS, key_columns,
-                                                     N_KEY, &w, &note, &st);
+    int failed = j->rank == 0 && sm_runs_writer_open(a->output, columns, n_columns(a),
+                                                     key_columns, n_keys(a), &w, &note, &st);
     if (agree_max(failed)) {
         if (j->rank == 0)
             report_error(st.msg);
@@ -567,7 +717,7 @@ static int run_all(const bench_args *a, const job *j, config *cs, int n)
         fprintf(stderr, "scalemeter: %d of %d configurations already in %s\n", t.skipped, n,
                 a->output);
     if (j->rank == 0 && left) {
-        for (int k = 0; k < N_COLS; k++)
+        for (int k = 0; k < n_columns(a); k++)
             printf("%s%s", k ? "," : "", columns[k]);
         printf("\n");
         fflush(stdout);
@@ -609,6 +759,21 @@ static int bench(const bench_args *a, job *j)
         report_first(j, failed != 0, st.msg);
         failed = 1;
     }
+#ifdef SM_HAVE_CUDA
+    /* after the networks, so that a layer without GPU kernels is named even without a GPU */
+    int gpu_open = 0;
+    if (!failed && a->cuda) {
+        sm_status gst = {""};
+        if (sm_cuda_job_open(MPI_COMM_WORLD, &j->gpu, &gst)) {
+            report_first(j, !strstr(gst.msg, "another rank failed"), gst.msg);
+            failed = 1;
+        } else {
+            gpu_open = 1;
+            if (j->rank == 0 && !j->gpu.meter)
+                fprintf(stderr, "scalemeter: %s: energy_j stays empty\n", j->gpu.energy_note);
+        }
+    }
+#endif
     int n = 0, rc = 1;
     for (int m = 0; !failed && m < a->n_models; m++)
         for (int i = 0; i < n_images; i++)
@@ -621,6 +786,10 @@ static int bench(const bench_args *a, job *j)
             }
     if (!failed)
         rc = run_all(a, j, cs, n);
+#ifdef SM_HAVE_CUDA
+    if (gpu_open)
+        sm_cuda_job_close(&j->gpu);
+#endif
     for (int k = 0; nets && k < n_nets; k++)
         sm_network_free(nets[k]);
     free(nets);

@@ -358,6 +358,12 @@ static int run(const fit_args *a, sm_runs *runs)
         if (!fit.phase[ph].fitted)
             fprintf(stderr, "scalemeter fit: note: no row of %s measures phase %s; it is left "
                             "out\n", a->csv, sm_phase_name((sm_phase)ph));
+    if (fit.comm_unidentified)
+        fprintf(stderr, "scalemeter fit: note: the rows of %s cannot separate the communication "
+                        "terms of grad from the rest: grad is fitted without them, as measured "
+                        "(up to %d devices); single-device rows beside rows at several device "
+                        "counts separate them\n",
+                a->csv, fit.devices_max);
     sm_fit_meta meta;
     fill_meta(a, &meta);
     if (!a->loo)
@@ -379,6 +385,9 @@ int cmd_fit(int argc, char **argv)
     sm_runs *runs;
     if (sm_runs_read(a.csv, &runs, &st))
         return report_error(st.msg);
+    if (runs->not_measured)
+        fprintf(stderr, "scalemeter fit: %s: %d rows not measured (status other than ok, such as "
+                "oom) left out\n", a.csv, runs->not_measured);
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_runs_free(runs);

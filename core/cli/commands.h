@@ -11,6 +11,7 @@ typedef struct command {
 int cmd_allreduce(int argc, char **argv);
 int cmd_backends(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_curve(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);

@@ -8,6 +8,7 @@ static const command commands[] = {
     {"allreduce", cmd_allreduce, "time all-reduce over MPI ranks: our ring and MPI_Allreduce"},
     {"backends", cmd_backends, "compute backends and all-reduces built in, and usable here"},
     {"bench", cmd_bench, "measure training steps and inference of networks into a runs CSV"},
+    {"calibrate", cmd_calibrate, "calibrate this machine in one job: bench, fit, validate"},
     {"curve", cmd_curve, "scaling curves against node count: times, images/s, turning point"},
     {"fit", cmd_fit, "fit coefficients to a measurement CSV; --cv loo validates them"},
     {"metrics", cmd_metrics, "FLOPs, conv inputs/outputs, weights and layers of a network"},

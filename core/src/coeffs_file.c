@@ -15,8 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "ini_reader.h"
+#include "internal.h"
 #include "scalemeter/fit.h"
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -62,9 +63,10 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             fit->opt.relative ? "relative" : "none", yes_no(fit->opt.nonneg),
             fit->opt.grad_form == SM_GRAD_RING ? "ring" : "linear",
             yes_no(fit->opt.weight_term), yes_no(fit->opt.update_term));
-    fprintf(f, "bucket_mb = %.17g\nmulti_device = %s\nmulti_gpu = %s\nmulti_node = %s\n",
+    fprintf(f, "bucket_mb = %.17g\nmulti_device = %s\nmulti_gpu = %s\nmulti_node = %s\n"
+               "comm_unidentified = %s\n",
             fit->opt.bucket_bytes / (1024.0 * 1024), yes_no(fit->multi_device),
-            yes_no(fit->multi_gpu), yes_no(fit->multi_node));
+            yes_no(fit->multi_gpu), yes_no(fit->multi_node), yes_no(fit->comm_unidentified));
     fprintf(f, "batch_min = %lld\nbatch_max = %lld\nimage_min = %lld\nimage_max = %lld\n"
                "devices_max = %d\n",
             (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
@@ -91,9 +93,8 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
 /* ---- reading ---------------------------------------------------------------------------- */
 
 typedef struct reader {
-    FILE *f;
+    sm_ini_reader rd;
     const char *path;
-    int line, too_long;
     sm_fit *fit;
     sm_fit_meta *meta;
     int have[SM_N_FIT_PHASES][SM_MAX_COEFFS];
@@ -104,20 +105,6 @@ typedef struct reader {
     sm_status *st;
     int failed;
 } reader;
-
-static char *read_line(char *str, int num, void *stream)
-{
-    reader *r = stream;
-    if (!fgets(str, num, r->f))
-        return NULL;
-    r->line++;
-    size_t len = strlen(str);
-    if (len && str[len - 1] != '\n' && !feof(r->f)) {
-        r->too_long = r->line;
-        return NULL;
-    }
-    return str;
-}
 
 /* Records "PATH:LINE: WHAT" and returns 0, which stops inih. */
 static int fail_at(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -130,7 +117,7 @@ static int fail_at(reader *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    sm_fail(r->st, "%s:%d: %s", r->path, r->line, what);
+    sm_fail(r->st, "%s:%d: %s", r->path, r->rd.line, what);
     r->failed = 1;
     return 0;
 }
@@ -181,7 +168,8 @@ static int fit_key(reader *r, const char *key, const char *value)
             return fail_at(r, "weighting = %s: expected none or relative", value);
     } else if (!strcmp(key, "nonneg") || !strcmp(key, "weight_term") ||
                !strcmp(key, "update_term") || !strcmp(key, "multi_device") ||
-               !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node")) {
+               !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node") ||
+               !strcmp(key, "comm_unidentified")) {
         if (parse_flag(value, "no", "yes", &flag))
             return fail_at(r, "%s = %s: expected yes or no", key, value);
         r->seen_levels |= !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node");
@@ -190,7 +178,8 @@ static int fit_key(reader *r, const char *key, const char *value)
           : !strcmp(key, "update_term")  ? &fit->opt.update_term
           : !strcmp(key, "multi_device") ? &fit->multi_device
           : !strcmp(key, "multi_gpu")    ? &fit->multi_gpu
-                                         : &fit->multi_node) = flag;
+          : !strcmp(key, "multi_node")   ? &fit->multi_node
+                                         : &fit->comm_unidentified) = flag;
     } else if (!strcmp(key, "grad_model")) {
         if (parse_flag(value, "linear", "ring", &flag))
             return fail_at(r, "grad_model = %s: expected linear or ring", value);
@@ -258,7 +247,7 @@ static int phase_key(reader *r, int ph, const char *key, const char *value)
     r->have[ph][k - 1] = 1;
     pf->c[k - 1] = x;
     snprintf(r->names[ph][k - 1], sizeof r->names[ph][k - 1], "%s", key);
-    r->lines[ph][k - 1] = r->line;
+    r->lines[ph][k - 1] = r->rd.line;
     return 1;
 }
 
@@ -313,25 +302,9 @@ static int check_terms(reader *r)
     return 0;
 }
 
-static int is_file(const char *path)
-{
-    struct stat s;
-    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
-}
-
 int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st)
 {
-    if (is_file(name)) {
-        snprintf(path, len, "%s", name);
-        return 0;
-    }
-    if (!strchr(name, '/')) {
-        snprintf(path, len, "%s/configs/calibrations/%s.ini", sm_data_dir(), name);
-        if (is_file(path))
-            return 0;
-    }
-    return sm_fail(st, "no coefficient file '%s': no such file, and no %s/configs/calibrations/"
-                   "%s.ini", name, sm_data_dir(), name);
+    return sm_data_find("coefficient file", "configs/calibrations", name, NULL, path, len, st);
 }
 
 int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
@@ -347,19 +320,8 @@ int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
     r.fit = fit;
     r.meta = meta;
     r.st = st;
-    if (!(r.f = fopen(path, "r")))
-        return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
-    int rc = ini_parse_stream(read_line, &r, on_entry, &r);
-    fclose(r.f);
-    if (r.too_long)
-        return sm_fail(st, "%s:%d: line too long", path, r.too_long);
-    if (r.failed)
+    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.failed, st))
         return -1;
-    if (rc > 0)
-        return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",
-                       path, rc);
-    if (rc)
-        return sm_fail(st, "%s: cannot parse", path);
     if (!r.seen_fit)
         return sm_fail(st, "%s: no [fit] section: not a coefficient file of scalemeter fit",
                        path);

@@ -260,8 +260,10 @@ static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase 
         y[r++] = t;
     }
     sm_status inner;
-    if (sm_lstsq(A, b, m, n, fit->opt.nonneg, pf->c, &inner)) {
+    int solved = sm_lstsq(A, b, m, n, fit->opt.nonneg, pf->c, &inner);
+    if (solved) {
         sm_fail(st, "phase %s: %s", sm_phase_name(ph), inner.msg);
+        rc = solved;
         goto done;
     }
     pf->fitted = 1;
@@ -315,8 +317,21 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
         return sm_fail(st, "%s: no rows to fit", runs->path);
     int fitted = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
-        if (fit_phase(runs, use, out, (sm_phase)ph, st))
-            return -1;
+        int rc = fit_phase(runs, use, out, (sm_phase)ph, st);
+        if (rc) {
+            /* Rows of one device count, or none beside single-device ones, cannot tell the
+             * communication terms from the update and the intercept: fit grad as measured at
+             * the device counts seen, and let predict say so. Refitting from the first phase
+             * keeps grad and bwd_grad of one form. */
+            int comm_phase = ph == SM_PHASE_GRAD || ph == SM_PHASE_BWD_GRAD;
+            if (rc != SM_LSTSQ_RANK_DEFICIENT || !comm_phase || !out->multi_device)
+                return -1;
+            out->multi_device = out->multi_gpu = out->multi_node = 0;
+            out->comm_unidentified = 1;
+            fitted = 0;
+            ph = -1;
+            continue;
+        }
         fitted += out->phase[ph].fitted;
     }
     if (!fitted)

@@ -155,6 +155,7 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
         }
         if (s == 0) {
             sm_fail(st, "rank-deficient system: term %d is zero at every point", j + 1);
+            rc = SM_LSTSQ_RANK_DEFICIENT;
             goto done;
         }
         scale[j] = sqrt(s);
@@ -169,6 +170,7 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
                 "rank-deficient system: rank %d for %d coefficients (the terms are linearly "
                 "dependent over these points: measure more models, image or batch sizes)",
                 rank, n);
+        rc = SM_LSTSQ_RANK_DEFICIENT;
         goto done;
     }
     if (nonneg && nnls(As, b, m, n, x, st))

@@ -68,6 +68,8 @@ int sm_data_find(const char *what, const char *subdir, const char *name, const c
         if (is_file(path))
             return 0;
     }
+    if (strchr(name, '/'))
+        return sm_fail(st, "unknown %s '%s': no such file", what, name);
     return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s", what, name,
                    sm_data_dir(), subdir, name, hint ? " (" : "", hint ? hint : "",
                    hint ? ")" : "");

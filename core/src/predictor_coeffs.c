@@ -104,7 +104,14 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
     int grad = fit->phase[SM_PHASE_GRAD].fitted;
     int ring = fit->opt.grad_form == SM_GRAD_RING;
     char text[320];
-    if (n > 1 && !fit->multi_device && grad) {
+    if (grad && fit->comm_unidentified && n != fit->devices_max) {
+        snprintf(text, sizeof text,
+                 "the calibration's runs could not separate communication from the rest: t_grad "
+                 "for %lld devices is fitted as measured, on up to %d devices (calibrate with "
+                 "one rank and with several, into one CSV)",
+                 (long long)n, fit->devices_max);
+        append(buf, len, text);
+    } else if (n > 1 && !fit->multi_device && grad && !fit->comm_unidentified) {
         snprintf(text, sizeof text,
                  "the calibration saw single-device runs only: t_grad for %lld devices is the "
                  "local update alone, without communication (calibrate with several devices)",

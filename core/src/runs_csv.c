@@ -10,7 +10,7 @@
 #include "scalemeter/fit.h"
 
 enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
-       COL_GRAD, COL_STEP, N_COLS };
+       COL_GRAD, COL_STEP, N_COLS, COL_STATUS = N_COLS, N_ALL_COLS };
 static const char *const col_names[N_COLS] = {"model",  "image", "batch", "nodes",
                                               "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
                                               "t_grad", "t_step"};
@@ -104,16 +104,19 @@ static int parse_time(const char *path, int line, const char *col, const char *t
     return 0;
 }
 
-static int parse_header(const char *path, char *line, int col_of[N_COLS], sm_status *st)
+/* col_of[COL_STATUS]: the optional status column (what bench writes: ok, oom, ...), or -1. */
+static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm_status *st)
 {
     char *fields[MAX_FIELDS];
     int n = split_csv(line, fields, MAX_FIELDS);
     if (n < 0)
         return sm_fail(st, "%s:1: unterminated quote in the header", path);
-    for (int c = 0; c < N_COLS; c++)
+    for (int c = 0; c < N_ALL_COLS; c++)
         col_of[c] = -1;
     for (int i = 0; i < n; i++) {
         const char *name = trim(fields[i]);
+        if (strcmp(name, "status") == 0)
+            col_of[COL_STATUS] = i;
         for (int c = 0; c < N_COLS; c++)
             if (strcmp(name, col_names[c]) == 0) {
                 if (col_of[c] >= 0)
@@ -131,13 +134,20 @@ static int parse_header(const char *path, char *line, int col_of[N_COLS], sm_sta
     return 0;
 }
 
-static int parse_row(const char *path, int line, char *text, const int col_of[N_COLS],
+/* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
+ * configuration); -1 with a message. */
+static int parse_row(const char *path, int line, char *text, const int col_of[N_ALL_COLS],
                      sm_run *r, sm_status *st)
 {
     char *fields[MAX_FIELDS];
     int n = split_csv(text, fields, MAX_FIELDS);
     if (n < 0)
         return sm_fail(st, "%s:%d: unterminated quote", path, line);
+    if (col_of[COL_STATUS] >= 0 && col_of[COL_STATUS] < n) {
+        const char *status = trim(fields[col_of[COL_STATUS]]);
+        if (*status && strcmp(status, "ok") != 0)
+            return 1;
+    }
     const char *f[N_COLS];
     for (int c = 0; c < N_COLS; c++) {
         if (col_of[c] >= n)
@@ -193,7 +203,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
     sm_runs *runs = calloc(1, sizeof *runs);
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rc = -1, col_of[N_COLS], have_header = 0, room = 0;
+    int lineno = 0, rc = -1, col_of[N_ALL_COLS], have_header = 0, room = 0;
     if (!runs || !(runs->path = strdup(path))) {
         sm_fail(st, "%s: out of memory", path);
         goto done;
@@ -220,9 +230,13 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
             }
             runs->rows = rows;
         }
-        if (parse_row(path, lineno, line, col_of, &runs->rows[runs->n], st))
+        int parsed = parse_row(path, lineno, line, col_of, &runs->rows[runs->n], st);
+        if (parsed < 0)
             goto done;
-        runs->n++;
+        if (parsed == 0)
+            runs->n++;
+        else
+            runs->not_measured++;
     }
     if (ferror(f))
         sm_fail(st, "%s: read error after line %d", path, lineno);

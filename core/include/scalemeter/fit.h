@@ -50,6 +50,7 @@ typedef struct sm_runs {
     char *path;
     int n;
     sm_run *rows;
+    int not_measured; /* rows skipped: their status column says other than ok (oom) */
 } sm_runs;
 
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st);
@@ -108,6 +109,9 @@ typedef struct sm_fit {
     int multi_device; /* the fit saw rows with N x G > 1: grad carries its communication terms */
     int multi_gpu;    /* ... rows with G > 1 (ring form: the intra-node terms are fitted) */
     int multi_node;   /* ... rows with N > 1 (ring form: the inter-node terms are fitted) */
+    int comm_unidentified; /* there were multi-device rows, but they could not separate the
+                              communication terms (one device count only): grad is fitted as
+                              measured, without them */
     int flat_ring;    /* ring form read from a coefficient file written before the hierarchical
                          form: one flat ring over all N x G devices, c 2(D-1)/D 4W
                          + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */
@@ -142,7 +146,8 @@ void sm_fit_stats_of(const double *measured, const double *predicted, int n, sm_
 
 /* min ||A x - b|| over x (A: m x n, column-major, m >= n), with x >= 0 when nonneg
  * (Lawson-Hanson active set). Columns are scaled to unit norm before solving. A and b are not
- * changed. Fails, saying why, when A has rank below n. */
+ * changed. Fails, saying why: SM_LSTSQ_RANK_DEFICIENT when A has rank below n, -1 otherwise. */
+#define SM_LSTSQ_RANK_DEFICIENT (-2)
 int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x,
              sm_status *st);
 
