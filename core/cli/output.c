@@ -146,7 +146,7 @@ static int looks_numeric(const char *s)
         return 0;
     const char *unit = strchr(s, ' ');
     size_t len = unit ? (size_t)(unit - s) : strlen(s);
-    if (unit && (strlen(unit + 1) > 3 || strspn(unit + 1, "kMGTPEmunsih/%") != strlen(unit + 1)))
+    if (unit && (strlen(unit + 1) > 3 || strspn(unit + 1, "kMGTPEmunsihd/%") != strlen(unit + 1)))
         return 0;
     return strspn(s, "0123456789.,+-xe%") == len;
 }
