@@ -4,14 +4,6 @@
 #include "check.h"
 #include "net_file.h"
 
-static const sm_layer *find_layer(const sm_network *net, const char *name)
-{
-    for (int i = 0; i < net->n_layers; i++)
-        if (strcmp(net->layers[i].name, name) == 0)
-            return &net->layers[i];
-    return NULL;
-}
-
 /* examples/tiny_resnet.ini, counted by hand at 3x32x32:
  * MACs (conv: out*Ho*Wo*Cin*k*k; linear: in*out)
  *   conv1                16*32*32*3*9   =    442,368
@@ -46,7 +38,7 @@ static void tiny_resnet(const sm_registry *reg)
     CHECK_EQ(net->n_layers, 29);
     CHECK_EQ(net->n_blocks, 9); /* conv1 bn1 relu layer1.0 layer1.1 layer2.0 avgpool flatten fc */
 
-    const sm_layer *ds = find_layer(net, "layer2.0.downsample.0");
+    const sm_layer *ds = sm_network_layer(net, "layer2.0.downsample.0");
     CHECK(ds != NULL);
     if (ds) { /* its from=@in is the block's input: layer1.1's output */
         CHECK_EQ(ds->out.ndim, 3);
@@ -54,7 +46,7 @@ static void tiny_resnet(const sm_registry *reg)
         CHECK_EQ(ds->out.dim[1], 16);
         CHECK(strcmp(net->layers[ds->inputs[0]].name, "layer1.1.relu2") == 0);
     }
-    const sm_layer *fc = find_layer(net, "fc");
+    const sm_layer *fc = sm_network_layer(net, "fc");
     CHECK(fc && fc->out.ndim == 1 && fc->out.dim[0] == 10);
 
     /* batch 8: per-sample counts scale, weights do not; bytes = 8 * activations + 4 * W */
@@ -130,17 +122,17 @@ static void blocks_and_templates(const sm_registry *reg)
         fprintf(stderr, "%s\n", st.msg);
         return;
     }
-    const sm_layer *act = find_layer(net, "branch.act");
+    const sm_layer *act = sm_network_layer(net, "branch.act");
     CHECK(act && strcmp(net->layers[act->inputs[0]].name, "stem") == 0);
-    const sm_layer *cat = find_layer(net, "merge.cat");
+    const sm_layer *cat = sm_network_layer(net, "merge.cat");
     CHECK(cat && cat->out.dim[0] == 8 && cat->out.dim[1] == 4);
-    const sm_layer *r1 = find_layer(net, "rep1.conv"), *r3 = find_layer(net, "rep3.conv");
+    const sm_layer *r1 = sm_network_layer(net, "rep1.conv"), *r3 = sm_network_layer(net, "rep3.conv");
     CHECK(r1 && r1->out.dim[0] == 9);  /* 4*2 + 1 */
     CHECK(r3 && r3->out.dim[0] == 11); /* 4*2 + 3 */
     /* each repetition takes the previous one's output; rep1 takes merge.cat (8 channels) */
     CHECK(r1 && r1->m.weights == 9 * 8 + 9);
     CHECK(r3 && r3->m.weights == 11 * 10 + 11);
-    const sm_layer *t1 = find_layer(net, "tail1.c");
+    const sm_layer *t1 = sm_network_layer(net, "tail1.c");
     CHECK(t1 && t1->out.dim[0] == 2 && t1->m.weights == 2 * 1 + 2);
     CHECK_EQ(net->n_blocks, 2 + 2 + 3 + 2);
     sm_network_free(net);

@@ -89,11 +89,11 @@ static sm_network *load_at(const char *path, int64_t image, const char *file, in
 static const sm_layer *layer_at(const sm_network *net, const char *name, const char *file,
                                 int line)
 {
-    for (int i = 0; i < net->n_layers; i++)
-        if (strcmp(net->layers[i].name, name) == 0) {
-            passed++;
-            return &net->layers[i];
-        }
+    const sm_layer *l = sm_network_layer(net, name);
+    if (l) {
+        passed++;
+        return l;
+    }
     fail_here(file, line, "no layer %s in %s", name, net->path);
     return NULL;
 }

@@ -78,9 +78,9 @@ static void load_fails(const char *model, int64_t image, const char *piece1, con
 
 static const sm_layer *find_layer(const sm_network *net, const char *name)
 {
-    for (int i = 0; i < net->n_layers; i++)
-        if (strcmp(net->layers[i].name, name) == 0)
-            return &net->layers[i];
+    const sm_layer *l = sm_network_layer(net, name);
+    if (l)
+        return l;
     failures++;
     fprintf(stderr, "%s: no layer %s\n", net->name, name);
     return NULL;

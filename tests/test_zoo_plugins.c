@@ -5,14 +5,6 @@
 #include "check.h"
 #include "net_file.h"
 
-static const sm_layer *find_layer(const sm_network *net, const char *name)
-{
-    for (int i = 0; i < net->n_layers; i++)
-        if (strcmp(net->layers[i].name, name) == 0)
-            return &net->layers[i];
-    return NULL;
-}
-
 /* torch.chunk(x, 2, dim=1) of 5 channels gives 3 and 2 (pieces of ceil(5 / 2)); chunk 3 of 7
  * along the width (dim 3) gives 3, 3, 1; 2 channels in 4 chunks give 2 pieces of 1, so piece 2
  * does not exist and is refused, as are an index >= chunks and an axis out of range. */
@@ -31,8 +23,8 @@ static void chunk(const sm_registry *reg)
         fprintf(stderr, "%s\n", st.msg);
         return;
     }
-    const sm_layer *a = find_layer(net, "a"), *b = find_layer(net, "b"), *w = find_layer(net, "w");
-    const sm_layer *cat = find_layer(net, "cat");
+    const sm_layer *a = sm_network_layer(net, "a"), *b = sm_network_layer(net, "b"), *w = sm_network_layer(net, "w");
+    const sm_layer *cat = sm_network_layer(net, "cat");
     CHECK(a && b && w && cat);
     if (a && b && w && cat) {
         CHECK_EQ(a->out.dim[0], 3);

@@ -290,14 +290,6 @@ static const published PUBLISHED[] = {
 
 /* ---- the checks --------------------------------------------------------------------------- */
 
-static const sm_layer *find_layer(const sm_network *net, const char *name)
-{
-    for (int i = 0; i < net->n_layers; i++)
-        if (strcmp(net->layers[i].name, name) == 0)
-            return &net->layers[i];
-    return NULL;
-}
-
 #define CHECK_MODEL_EQ(actual, expected, what)                                                    \
     do {                                                                                          \
         long long a_ = (long long)(actual), e_ = (long long)(expected);                          \
@@ -318,7 +310,7 @@ static int check_layers(const sm_network *net, const jval *layers, const char *p
     for (int i = 0; layers && i < layers->n; i++) {
         const char *name = layers->keys[i];
         const jval *shape = layers->items[i];
-        const sm_layer *l = find_layer(net, name);
+        const sm_layer *l = sm_network_layer(net, name);
         if (!l) {
             check_failed++;
             fprintf(stderr, "%s: no layer %s (a module of the PyTorch model)\n", path, name);

@@ -44,6 +44,14 @@ void sm_network_free(sm_network *net)
     free(net);
 }
 
+const sm_layer *sm_network_layer(const sm_network *net, const char *name)
+{
+    for (int i = 0; i < net->n_layers; i++)
+        if (strcmp(net->layers[i].name, name) == 0)
+            return &net->layers[i];
+    return NULL;
+}
+
 static int add_checked(int64_t *sum, int64_t v)
 {
     return __builtin_add_overflow(*sum, v, sum);

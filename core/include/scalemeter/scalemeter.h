@@ -98,6 +98,8 @@ int sm_network_find(const char *model, char *path, size_t len, sm_status *st);
 int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,
                     sm_network **out, sm_status *st);
 void sm_network_free(sm_network *net);
+/* The layer of that full name ("layer1.0.conv1"), or NULL. */
+const sm_layer *sm_network_layer(const sm_network *net, const char *name);
 
 /* Totals at a batch size; block < 0 means the whole network. */
 int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st);
