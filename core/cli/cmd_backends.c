@@ -60,7 +60,7 @@ static void describe(backend *b)
         snprintf(b[1].detail, sizeof b[1].detail, "cuDNN, cuBLAS; %s", what);
         snprintf(b[4].detail, sizeof b[4].detail, "ncclAllReduce, one GPU per rank");
     } else {
-        snprintf(b[1].detail, sizeof b[1].detail, "%s", st.msg);
+        snprintf(b[1].detail, sizeof b[1].detail, "%.400s", st.msg);
         snprintf(b[4].detail, sizeof b[4].detail, "needs a CUDA device");
     }
 #endif
@@ -74,7 +74,7 @@ static void describe(backend *b)
                      : "sampling its power (nvmlDeviceGetPowerUsage)");
         sm_energy_close(m);
     } else {
-        snprintf(b[5].detail, sizeof b[5].detail, "%s", st.msg);
+        snprintf(b[5].detail, sizeof b[5].detail, "%.400s", st.msg);
     }
 }
 
