@@ -73,6 +73,11 @@ if(SCALEMETER_HAVE_CUDA)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(gpu_cli_bench gpu_cli_bench_np2 PROPERTIES TIMEOUT 600 PROCESSORS 2
     ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+  # calibrate --backend cuda: the CSV, the coefficient file naming the GPU, the validation.
+  add_test(NAME gpu_cli_calibrate COMMAND ${SM_GPU_CLI} calibrate ${SCALEMETER_BIN}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(gpu_cli_calibrate PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+    ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
   # CUDA's runtime reserves address space that AddressSanitizer's shadow would overlap
   # (protect_shadow_gap); LeakSanitizer reports what the CUDA libraries and MPI never free.
   if(SCALEMETER_SANITIZE)

@@ -15,6 +15,10 @@
 #       number or empty), the same on stdout, and a second run that measures nothing. Where
 #       fewer are: one message ("no CUDA device", or "N ranks on this host share M GPUs"), a
 #       non-zero exit, no file
+#   test_gpu_cli.sh calibrate SCALEMETER
+#       with a CUDA device: `calibrate --backend cuda` of 3 networks x 2 images x 2 batches
+#       writes the CSV (12 rows), the coefficient file naming the GPU and the leave-one-model-out
+#       JSON; without one: "no CUDA device: skipped", exit 77
 #   test_gpu_cli.sh fails PATTERN COMMAND...
 #       a non-zero exit status and exactly one "scalemeter" line on stderr, matching PATTERN
 set -u
@@ -144,6 +148,25 @@ bench)
     run "$@" >"$out" 2>"$err" || { echo "second run: exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
     cmp -s "$csv" "$dir/first" || { echo "the second run changed the file"; rm -rf "$dir"; exit 1; }
     cat "$csv"
+    rm -rf "$dir"
+    ;;
+calibrate)
+    bin=$1
+    if ! device_visible "$bin"; then
+        echo "no CUDA device: skipped"
+        exit 77
+    fi
+    dir=$(mktemp -d)
+    "$bin" calibrate --backend cuda --model resnet18,mobilenet_v2,squeezenet1_0 --image 32,64 \
+        --batch 2,4 --warmup 1 --reps 3 --min-time 0.05 -o "$dir/cal" >"$out" 2>"$err" ||
+        { echo "exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
+    rows=$(tail -n +2 "$dir/cal.csv" | grep -c ',cuda,')
+    [ "$rows" -eq 12 ] || { echo "$rows rows, expected 12"; cat "$dir/cal.csv"; rm -rf "$dir"; exit 1; }
+    name=$("$bin" backends | sed -n 's/^cuda .*device[s]*: \([^(]*\) (sm_.*/\1/p' | sed 's/ *$//')
+    grep -q "$name, cuda fp32" "$dir/cal.ini" ||
+        { echo "the coefficient file does not name '$name, cuda fp32'"; head "$dir/cal.ini"; rm -rf "$dir"; exit 1; }
+    grep -q '"phases"' "$dir/cal-loo.json" || { echo "no validation"; rm -rf "$dir"; exit 1; }
+    cat "$out"
     rm -rf "$dir"
     ;;
 fails)

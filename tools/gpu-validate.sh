@@ -5,7 +5,8 @@
 #           package registry, e.g. one with only the CUDA driver and PyTorch), else build here
 #   test    the GPU tests (every GPU kernel against the CPU's, zoo networks training, NCCL,
 #           the energy meter), `scalemeter backends`, one bench row checked
-#   bench   scalemeter bench --backend cuda over >= 10 zoo CNNs x images x batches
+#   bench   scalemeter calibrate --backend cuda over >= 10 zoo CNNs x images x batches (the
+#           measurements, the coefficients, the leave-one-model-out report)
 #   torch   examples/pytorch/measure.py --device cuda over the same configurations
 #   report  tables (a) to (d) of issue 7 (tools/gpu_report.py) and both coefficient files
 #
@@ -128,6 +129,10 @@ if has test; then
     [ -f "$fake" ] || fake=$work/build/lib/libfake_nvml.so
     run_test nvml_energy "$bin/test_nvml_energy" "$fake"
     run_test allreduce_nccl "$sm" allreduce --impl nccl --min-bytes 4 --max-bytes 64M --iters 20
+    run_test cli_allreduce_nccl sh "$src/tests/test_gpu_cli.sh" nccl "$sm"
+    run_test cli_backends sh "$src/tests/test_gpu_cli.sh" backends yes "$sm"
+    run_test cli_bench sh "$src/tests/test_gpu_cli.sh" bench 1 "$sm"
+    run_test cli_calibrate sh "$src/tests/test_gpu_cli.sh" calibrate "$sm"
     smoke=$work/smoke.csv
     rm -f "$smoke"
     run_test bench_one_row "$sm" bench --backend cuda --precision "$precision" --model resnet18 \
@@ -136,12 +141,13 @@ if has test; then
     cat "$smoke" >>"$out/gpu-tests.log" 2>/dev/null
 fi
 
-# ---- bench: scalemeter's runs ----------------------------------------------------------------
+# ---- bench: scalemeter's runs, calibrated ----------------------------------------------------
 if has bench; then
-    say "bench: $models x images $images x batches $batches -> $sm_csv"
-    "$sm" bench --backend cuda --precision "$precision" --conv-algo "$conv_algo" \
-        --model "$models" --image "$images" --batch "$batches" -o "$sm_csv" >>"$log" 2>&1 ||
-        { say "bench failed or was cut off (exit $?): run the phase again to resume"; failures=$((failures + 1)); }
+    say "bench: calibrate $models x images $images x batches $batches -> $sm_csv"
+    "$sm" calibrate --backend cuda --precision "$precision" --conv-algo "$conv_algo" \
+        --model "$models" --image "$images" --batch "$batches" -o "${sm_csv%.csv}" \
+        >>"$log" 2>&1 ||
+        { say "calibrate failed or was cut off (exit $?): run the phase again to resume"; failures=$((failures + 1)); }
     cp "$sm_csv" "$out/" 2>/dev/null
 fi
 

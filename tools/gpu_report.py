@@ -47,8 +47,9 @@ def number(text):
         return None
 
 
-def loo(binary, path):
-    return json.loads(run([binary, "fit", path, "--cv", "loo", "--format", "json"]))["phases"]
+def loo(binary, path, options):
+    return json.loads(run([binary, "fit", path, *options, "--cv", "loo", "--format",
+                           "json"]))["phases"]
 
 
 def fmt(v, digits=3):
@@ -153,29 +154,34 @@ def main():
     p.add_argument("--precision", default="fp32")
     p.add_argument("--out", required=True, help="the Markdown report")
     p.add_argument("--coeffs-dir", required=True, help="where the two coefficient files go")
+    p.add_argument("--fit-options", default="--weight-term --update-term",
+                   help="scalemeter fit's options, as `scalemeter calibrate` fits (default: "
+                        "--weight-term --update-term)")
     a = p.parse_args()
+    fit_options = a.fit_options.split()
 
     sm_rows, torch_rows = rows_of(a.sm), rows_of(a.torch)
     stem = os.path.splitext(os.path.basename(a.sm))[0]
     sm_coeffs = os.path.join(a.coeffs_dir, stem + ".ini")
     torch_coeffs = os.path.join(a.coeffs_dir,
                                 os.path.splitext(os.path.basename(a.torch))[0] + ".ini")
-    run([a.scalemeter, "fit", a.sm, "-o", sm_coeffs, "--device",
-         f"{a.gpu}, scalemeter cuDNN {a.precision}"])
-    run([a.scalemeter, "fit", a.torch, "-o", torch_coeffs, "--device",
+    run([a.scalemeter, "fit", a.sm, *fit_options, "-o", sm_coeffs, "--device",
+         f"{a.gpu}, cuda {a.precision}"])
+    run([a.scalemeter, "fit", a.torch, *fit_options, "-o", torch_coeffs, "--device",
          f"{a.gpu}, PyTorch {a.precision}"])
     models = sorted({r["model"] for r in sm_rows})
     out = [f"# GPU validation on {a.gpu} ({a.precision})", "",
            f"scalemeter runs: `{os.path.basename(a.sm)}` ({len(sm_rows)} rows, "
            f"{len(models)} networks); PyTorch runs: `{os.path.basename(a.torch)}` "
-           f"({len(torch_rows)} rows). ConvMeter (Tables 1 and 3): GPU inference MAPE 0.17, "
-           "single-GPU training 0.18; the aim here is 0.08 for (a) and (c).", ""]
+           f"({len(torch_rows)} rows). Fits: `scalemeter fit {' '.join(fit_options)}`. "
+           "ConvMeter (Tables 1 and 3): GPU inference MAPE 0.17, single-GPU training 0.18; "
+           "the aim here is 0.08 for (a) and (c).", ""]
     sections = [("(a) Leave-one-model-out on scalemeter's runs",
-                 lambda: loo_table(loo(a.scalemeter, a.sm))),
+                 lambda: loo_table(loo(a.scalemeter, a.sm, fit_options))),
                 ("(b) scalemeter's coefficients predicting PyTorch's times",
                  lambda: cross_prediction(a.scalemeter, sm_coeffs, torch_rows)),
                 ("(c) Leave-one-model-out on PyTorch's runs",
-                 lambda: loo_table(loo(a.scalemeter, a.torch)))]
+                 lambda: loo_table(loo(a.scalemeter, a.torch, fit_options)))]
     for title, make in sections:
         out += [f"## {title}", ""]
         try:

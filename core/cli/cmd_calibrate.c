@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#ifdef SM_HAVE_CUDA
+#include "cuda_device.h"
+#endif
 #include "launcher.h"
 #include "output.h"
 
@@ -17,6 +20,9 @@
     "resnet18,mobilenet_v2,squeezenet1_0,shufflenet_v2_x1_0,vgg11,regnet_y_400mf,mnasnet1_0"
 #define DEFAULT_IMAGES "32,64"
 #define DEFAULT_BATCHES "1,2,4,8"
+/* With --backend cuda: sizes at which a GPU is busy rather than waiting on kernel launches. */
+#define DEFAULT_GPU_IMAGES "64,128,224"
+#define DEFAULT_GPU_BATCHES "8,32,64"
 #define MAX_ARGS 64
 
 static void usage(void)
@@ -37,10 +43,28 @@ static void usage(void)
            "  --batch LIST   per-rank batch sizes (default: %s)\n"
            "  --device NAME  the machine's name in the coefficient file (default: the CPU model)\n"
            "Other options (--backend, --reps, --min-time, --threads, --bucket-mb, --allreduce,\n"
-           "--max-memory, --warmup) go to scalemeter bench; see scalemeter bench --help.\n"
+           "--max-memory, --warmup, --precision, --conv-algo) go to scalemeter bench; see\n"
+           "scalemeter bench --help. With --backend cuda (one rank per GPU, docs/gpu.md) the\n"
+           "defaults are --image %s --batch %s and the device is the GPU.\n"
            "The defaults take a few minutes on one CPU core. For the communication terms, run it\n"
            "again with another rank count and the same -o: the rows add up in one CSV.\n",
-           DEFAULT_MODELS, DEFAULT_IMAGES, DEFAULT_BATCHES);
+           DEFAULT_MODELS, DEFAULT_IMAGES, DEFAULT_BATCHES, DEFAULT_GPU_IMAGES,
+           DEFAULT_GPU_BATCHES);
+}
+
+/* The value of a bench option among the arguments calibrate passes on ("--name V" or
+ * "--name=V"); NULL when absent. */
+static const char *passed_on(char **args, int n, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < n; i++)
+        if (!strncmp(args[i], name, len)) {
+            if (args[i][len] == '=')
+                return args[i] + len + 1;
+            if (!args[i][len] && i + 1 < n)
+                return args[i + 1];
+        }
+    return NULL;
 }
 
 /* Runs a command with its standard output into path. */
@@ -66,6 +90,7 @@ int cmd_calibrate(int argc, char **argv)
 {
     const char *prefix = "calibration", *models = DEFAULT_MODELS, *images = DEFAULT_IMAGES;
     const char *batches = DEFAULT_BATCHES, *device = NULL;
+    int images_given = 0, batches_given = 0;
     char *bench[MAX_ARGS] = {"bench"};
     int n_bench = 1;
     for (int i = 1; i < argc; i++) {
@@ -81,8 +106,10 @@ int cmd_calibrate(int argc, char **argv)
             models = v;
         } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
             images = v;
+            images_given = 1;
         } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
             batches = v;
+            batches_given = 1;
         } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
             device = v;
         } else if (missing) {
@@ -94,6 +121,12 @@ int cmd_calibrate(int argc, char **argv)
             return 2;
         }
     }
+    const char *backend = passed_on(bench, n_bench, "--backend");
+    int cuda = backend && !strcmp(backend, "cuda");
+    if (cuda && !images_given)
+        images = DEFAULT_GPU_IMAGES;
+    if (cuda && !batches_given)
+        batches = DEFAULT_GPU_BATCHES;
     char csv[4096], ini[4096], loo[4096];
     if (snprintf(csv, sizeof csv, "%s.csv", prefix) >= (int)sizeof csv ||
         snprintf(ini, sizeof ini, "%s.ini", prefix) >= (int)sizeof ini ||
@@ -115,6 +148,19 @@ int cmd_calibrate(int argc, char **argv)
 
     char *fit[16] = {"fit", csv, "--weight-term", "--update-term", "-o", ini};
     int n_fit = 6;
+#ifdef SM_HAVE_CUDA
+    /* the coefficient file names the GPU and the arithmetic, not the host's CPU */
+    char gpu[400];
+    sm_cuda_info info;
+    sm_status st;
+    if (cuda && !device && sm_cuda_probe(&info, &st) == 0) {
+        const char *precision = passed_on(bench, n_bench, "--precision");
+        snprintf(gpu, sizeof gpu, "%.256s, cuda %s", info.name, precision ? precision : "fp32");
+        device = gpu;
+    }
+#else
+    (void)cuda;
+#endif
     if (device) {
         fit[n_fit++] = "--device";
         fit[n_fit++] = (char *)device;
