@@ -35,15 +35,9 @@
  */
 #include <scalemeter/plugin.h>
 
-#define MAX_DIM ((int64_t)1 << 24)
+#include "attention.h"
 
-typedef struct attention_params {
-    int64_t dim;
-    int64_t heads;
-    int bias;
-    int causal;
-    int packed;
-} attention_params;
+#define MAX_DIM ((int64_t)1 << 24)
 
 static void attention_parse(void *params, sm_args *args)
 {

@@ -18,16 +18,8 @@
 #include <cblas.h>
 #include <math.h>
 
+#include "attention.h"
 #include "cpu_util.h"
-
-/* Mirror of attention_params in attention.c; keep the two in step. */
-typedef struct attention_params {
-    int64_t dim;
-    int64_t heads;
-    int bias;
-    int causal;
-    int packed;
-} attention_params;
 
 typedef struct attn_geom {
     int64_t n, s, e, h, d, r;

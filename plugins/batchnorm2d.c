@@ -8,9 +8,7 @@
  */
 #include <scalemeter/plugin.h>
 
-typedef struct batchnorm_params {
-    int affine;
-} batchnorm_params;
+#include "batchnorm2d.h"
 
 static void batchnorm_parse(void *params, sm_args *args)
 {

@@ -11,15 +11,8 @@
  */
 #include <math.h>
 
+#include "batchnorm2d.h"
 #include "cpu_util.h"
-
-/* Mirror of batchnorm_params in batchnorm2d.c; keep the two in step. */
-typedef struct batchnorm_params {
-    int affine;
-} batchnorm_params;
-
-#define BN_EPS 1e-5
-#define BN_MOMENTUM 0.1
 
 typedef struct bn_geom {
     int64_t n, c, s; /* batch, channels, values per channel of one sample */

@@ -9,15 +9,8 @@
  * variance (batchnorm2d_cpu.c's layout), then ones and zeros (the scale and shift of a layer
  * without affine, since cuDNN always takes them) and the scratch their gradients go to.
  */
+#include "batchnorm2d.h"
 #include "gpu_util.h"
-
-/* Mirror of batchnorm_params in batchnorm2d.c; keep the two in step. */
-typedef struct batchnorm_params {
-    int affine;
-} batchnorm_params;
-
-#define BN_EPS 1e-5
-#define BN_MOMENTUM 0.1
 
 enum { SAVED_MEAN, SAVED_INVSTD, RUNNING_MEAN, RUNNING_VAR, ONES, ZEROS, DSCALE, DBIAS, N_STATE };
 

@@ -5,11 +5,9 @@
  */
 #include <scalemeter/plugin.h>
 
-#define MAX_CHANNELS ((int64_t)1 << 24)
+#include "channel_shuffle.h"
 
-typedef struct shuffle_params {
-    int64_t groups;
-} shuffle_params;
+#define MAX_CHANNELS ((int64_t)1 << 24)
 
 static void shuffle_parse(void *params, sm_args *args)
 {

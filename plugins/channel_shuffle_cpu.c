@@ -3,12 +3,8 @@
  * of C/g, output channel j g + i is input channel i (C/g) + j (nn.ChannelShuffle: view as
  * g x C/g, transpose, flatten). Forward copies whole channel planes; backward adds them back.
  */
+#include "channel_shuffle.h"
 #include "cpu_util.h"
-
-/* Mirror of shuffle_params in channel_shuffle.c; keep the two in step. */
-typedef struct shuffle_params {
-    int64_t groups;
-} shuffle_params;
 
 /* Copies every channel plane to its place (forward), or adds its gradient back (backward). */
 static void shuffle(const sm_cpu_layer *l, int backward)

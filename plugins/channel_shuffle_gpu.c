@@ -4,13 +4,9 @@
  * is its permutation N x C/g x g x P, a gather along a walk (gpu_copy.cu); backward scatters
  * the gradient back the same way.
  */
+#include "channel_shuffle.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of shuffle_params in channel_shuffle.c; keep the two in step. */
-typedef struct shuffle_params {
-    int64_t groups;
-} shuffle_params;
 
 /* The output (N, C/g, g, P) in order, each dimension with the input's stride. */
 static smk_walk walk_of(const sm_gpu_layer *l)

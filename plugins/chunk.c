@@ -9,13 +9,9 @@
  */
 #include <scalemeter/plugin.h>
 
-#define MAX_CHUNKS ((int64_t)1 << 24)
+#include "chunk.h"
 
-typedef struct chunk_params {
-    int64_t chunks;
-    int64_t index;
-    int64_t axis;
-} chunk_params;
+#define MAX_CHUNKS ((int64_t)1 << 24)
 
 static void chunk_parse(void *params, sm_args *args)
 {

@@ -3,14 +3,8 @@
  * `outer` blocks of (axis size) x `inner` values; the piece is the rows [start, start + size)
  * of each block: forward copies them, backward adds their gradient back in place.
  */
+#include "chunk.h"
 #include "cpu_util.h"
-
-/* Mirror of chunk_params in chunk.c; keep the two in step. */
-typedef struct chunk_params {
-    int64_t chunks;
-    int64_t index;
-    int64_t axis;
-} chunk_params;
 
 typedef struct chunk_geom {
     int64_t outer, inner, in_axis, start, size;

@@ -4,15 +4,9 @@
  * [start, start + size) of each block. Forward is one strided copy (cudaMemcpy2DAsync),
  * backward adds the piece's gradient back in place (gpu_copy.cu).
  */
+#include "chunk.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of chunk_params in chunk.c; keep the two in step. */
-typedef struct chunk_params {
-    int64_t chunks;
-    int64_t index;
-    int64_t axis;
-} chunk_params;
 
 typedef struct chunk_geom {
     int64_t outer, inner, in_axis, start, size;

@@ -5,9 +5,7 @@
  */
 #include <scalemeter/plugin.h>
 
-typedef struct concat_params {
-    int64_t axis;
-} concat_params;
+#include "concat.h"
 
 static void concat_parse(void *params, sm_args *args)
 {

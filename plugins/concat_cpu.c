@@ -3,12 +3,8 @@
  * `outer` blocks of (its size on the axis) x `inner` values, and the output interleaves those
  * blocks: forward copies each input's blocks into place, backward adds them back.
  */
+#include "concat.h"
 #include "cpu_util.h"
-
-/* Mirror of concat_params in concat.c; keep the two in step. */
-typedef struct concat_params {
-    int64_t axis;
-} concat_params;
 
 typedef struct concat_geom {
     int64_t outer, inner, out_axis;

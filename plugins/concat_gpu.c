@@ -4,13 +4,9 @@
  * output. Forward is one strided copy per input (cudaMemcpy2DAsync: `outer` rows of one block
  * each); backward adds each input's rows back (gpu_copy.cu).
  */
+#include "concat.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of concat_params in concat.c; keep the two in step. */
-typedef struct concat_params {
-    int64_t axis;
-} concat_params;
 
 typedef struct concat_geom {
     int64_t outer, inner, out_axis;

@@ -11,18 +11,10 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "conv2d.h"
+
 #define MAX_CHANNELS ((int64_t)1 << 24)
 #define MAX_WINDOW ((int64_t)1 << 16)
-
-typedef struct conv2d_params {
-    int64_t out;
-    int64_t kernel[2];
-    int64_t stride[2];
-    int64_t padding[2];
-    int64_t dilation[2];
-    int64_t groups;
-    int bias;
-} conv2d_params;
 
 static void conv2d_parse(void *params, sm_args *args)
 {

@@ -16,18 +16,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "conv2d.h"
 #include "cpu_util.h"
-
-/* Mirror of conv2d_params in conv2d.c (the parameters the host parsed); keep the two in step. */
-typedef struct conv2d_params {
-    int64_t out;
-    int64_t kernel[2];
-    int64_t stride[2];
-    int64_t padding[2];
-    int64_t dilation[2];
-    int64_t groups;
-    int bias;
-} conv2d_params;
 
 /* Output columns one GEMM should cover at least, when samples are small. */
 #define TARGET_COLS 256

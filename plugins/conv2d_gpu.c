@@ -14,18 +14,8 @@
  */
 #include <math.h>
 
+#include "conv2d.h"
 #include "gpu_util.h"
-
-/* Mirror of conv2d_params in conv2d.c; keep the two in step. */
-typedef struct conv2d_params {
-    int64_t out;
-    int64_t kernel[2];
-    int64_t stride[2];
-    int64_t padding[2];
-    int64_t dilation[2];
-    int64_t groups;
-    int bias;
-} conv2d_params;
 
 enum { FWD, BWD_DATA, BWD_FILTER, N_DIR };
 

@@ -4,10 +4,7 @@
  */
 #include <scalemeter/plugin.h>
 
-typedef struct dropout_params {
-    double p;
-    int inplace;
-} dropout_params;
+#include "dropout.h"
 
 static void dropout_parse(void *params, sm_args *args)
 {

@@ -5,12 +5,7 @@
  * the state for backward. At inference it copies.
  */
 #include "cpu_util.h"
-
-/* Mirror of dropout_params in dropout.c; keep the two in step. */
-typedef struct dropout_params {
-    double p;
-    int inplace;
-} dropout_params;
+#include "dropout.h"
 
 static size_t dropout_state_size(const sm_cpu_layer *l) { return (size_t)cpu_elems(l->out); }
 

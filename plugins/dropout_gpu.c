@@ -5,14 +5,9 @@
  * copies. The mask comes from the same hash of the step's seed as on the CPU (dropout_gpu.cu),
  * so both backends drop the same elements.
  */
+#include "dropout.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of dropout_params in dropout.c; keep the two in step. */
-typedef struct dropout_params {
-    double p;
-    int inplace;
-} dropout_params;
 
 static size_t dropout_state_size(const sm_gpu_layer *l) { return (size_t)gpu_elems(l->out); }
 

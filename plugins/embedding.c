@@ -15,13 +15,10 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "embedding.h"
+
 #define MAX_VOCAB ((int64_t)1 << 31)
 #define MAX_DIM ((int64_t)1 << 24)
-
-typedef struct embedding_params {
-    int64_t vocab;
-    int64_t dim;
-} embedding_params;
 
 static void embedding_parse(void *params, sm_args *args)
 {

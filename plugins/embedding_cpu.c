@@ -7,12 +7,7 @@
  * uniform of the same spread (sqrt(3)).
  */
 #include "cpu_util.h"
-
-/* Mirror of embedding_params in embedding.c; keep the two in step. */
-typedef struct embedding_params {
-    int64_t vocab;
-    int64_t dim;
-} embedding_params;
+#include "embedding.h"
 
 static int64_t token(const embedding_params *p, float x)
 {

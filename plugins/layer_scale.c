@@ -10,9 +10,7 @@
  */
 #include <scalemeter/plugin.h>
 
-typedef struct layer_scale_params {
-    int64_t axis;
-} layer_scale_params;
+#include "layer_scale.h"
 
 static void layer_scale_parse(void *params, sm_args *args)
 {

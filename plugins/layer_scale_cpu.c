@@ -5,11 +5,7 @@
  * Initial scales 1e-6, torchvision's ConvNeXt default (layer_scale = 1e-6).
  */
 #include "cpu_util.h"
-
-/* Mirror of layer_scale_params in layer_scale.c; keep the two in step. */
-typedef struct layer_scale_params {
-    int64_t axis;
-} layer_scale_params;
+#include "layer_scale.h"
 
 typedef struct scale_geom {
     int64_t outer, len, inner;

@@ -7,11 +7,7 @@
  */
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of layer_scale_params in layer_scale.c; keep the two in step. */
-typedef struct layer_scale_params {
-    int64_t axis;
-} layer_scale_params;
+#include "layer_scale.h"
 
 /* The walks of x (and y, dy: contiguous) and of w over the output outer x len x inner. */
 static void walks(const sm_gpu_layer *l, smk_walk *wx, smk_walk *ww)

@@ -10,11 +10,7 @@
  */
 #include <scalemeter/plugin.h>
 
-typedef struct layernorm_params {
-    int64_t dims;
-    int affine;
-    int channels;
-} layernorm_params;
+#include "layernorm.h"
 
 static void layernorm_parse(void *params, sm_args *args)
 {

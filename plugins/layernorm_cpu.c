@@ -10,15 +10,7 @@
 #include <math.h>
 
 #include "cpu_util.h"
-
-/* Mirror of layernorm_params in layernorm.c; keep the two in step. */
-typedef struct layernorm_params {
-    int64_t dims;
-    int affine;
-    int channels;
-} layernorm_params;
-
-#define LN_EPS 1e-5
+#include "layernorm.h"
 
 typedef struct ln_geom {
     int64_t rows, len, stride; /* rows of len values, stride apart */

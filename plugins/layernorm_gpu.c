@@ -6,15 +6,7 @@
  */
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of layernorm_params in layernorm.c; keep the two in step. */
-typedef struct layernorm_params {
-    int64_t dims;
-    int affine;
-    int channels;
-} layernorm_params;
-
-#define LN_EPS 1e-5f
+#include "layernorm.h"
 
 static smk_rows rows_of(const sm_gpu_layer *l)
 {
@@ -56,7 +48,7 @@ static int ln_forward(const sm_gpu_layer *l, sm_error *err)
     const layernorm_params *p = l->params;
     smk_rows r = rows_of(l);
     GPU_CUDA(err, smk_layernorm_forward, l->out->data, l->training ? l->state : NULL,
-             l->in[0].data, p->affine ? l->w : NULL, p->affine ? l->w + r.len : NULL, r, LN_EPS,
+             l->in[0].data, p->affine ? l->w : NULL, p->affine ? l->w + r.len : NULL, r, (float)LN_EPS,
              gpu_stream(l));
     return 0;
 }

@@ -10,12 +10,9 @@
  */
 #include <scalemeter/plugin.h>
 
-#define MAX_FEATURES ((int64_t)1 << 24)
+#include "linear.h"
 
-typedef struct linear_params {
-    int64_t out;
-    int bias;
-} linear_params;
+#define MAX_FEATURES ((int64_t)1 << 24)
 
 static void linear_parse(void *params, sm_args *args)
 {

@@ -10,12 +10,7 @@
 #include <math.h>
 
 #include "cpu_util.h"
-
-/* Mirror of linear_params in linear.c; keep the two in step. */
-typedef struct linear_params {
-    int64_t out;
-    int bias;
-} linear_params;
+#include "linear.h"
 
 typedef struct linear_geom {
     int64_t rows, in, out;

@@ -19,12 +19,9 @@
  */
 #include <scalemeter/plugin.h>
 
-#define MAX_VOCAB ((int64_t)1 << 31)
+#include "lm_head.h"
 
-typedef struct lm_head_params {
-    int64_t vocab;
-    int bias;
-} lm_head_params;
+#define MAX_VOCAB ((int64_t)1 << 31)
 
 static void lm_head_parse(void *params, sm_args *args)
 {

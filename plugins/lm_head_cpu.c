@@ -12,12 +12,7 @@
 #include <math.h>
 
 #include "cpu_util.h"
-
-/* Mirror of lm_head_params in lm_head.c; keep the two in step. */
-typedef struct lm_head_params {
-    int64_t vocab;
-    int bias;
-} lm_head_params;
+#include "lm_head.h"
 
 typedef struct head_geom {
     int64_t rows, e, vocab;

@@ -10,6 +10,8 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "permute.h"
+
 /* Every permutation of 2 to 4 dims comma-separated, then of 1 to 4 dims as digits. */
 static const char *const orders[] = {
     "0,1", "1,0", "0,1,2", "0,2,1", "1,0,2", "1,2,0", "2,0,1", "2,1,0", "0,1,2,3", "0,1,3,2",
@@ -21,11 +23,6 @@ static const char *const orders[] = {
     "3012", "3021", "3102", "3120", "3201", "3210", NULL,
 };
 #define N_ORDERS ((int)(sizeof orders / sizeof orders[0]) - 1)
-
-typedef struct permute_params {
-    int n;
-    int order[SM_MAX_DIMS];
-} permute_params;
 
 static void permute_parse(void *params, sm_args *args)
 {

@@ -4,12 +4,7 @@
  * strides; backward walks the same way and adds into the input's gradient.
  */
 #include "cpu_util.h"
-
-/* Mirror of permute_params in permute.c; keep the two in step. */
-typedef struct permute_params {
-    int n;
-    int order[SM_MAX_DIMS];
-} permute_params;
+#include "permute.h"
 
 static void permute(const sm_cpu_layer *l, int backward)
 {

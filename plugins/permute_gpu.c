@@ -5,12 +5,7 @@
  */
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of permute_params in permute.c; keep the two in step. */
-typedef struct permute_params {
-    int n;
-    int order[SM_MAX_DIMS];
-} permute_params;
+#include "permute.h"
 
 /* The batch, then the output's dims padded at the front to 4, with the input's strides. */
 static smk_walk walk_of(const sm_gpu_layer *l)

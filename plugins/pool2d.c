@@ -14,6 +14,8 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "pool2d.h"
+
 #if defined(SM_POOL_MAX) == defined(SM_POOL_AVG)
 #error "build pool2d.c with exactly one of SM_POOL_MAX and SM_POOL_AVG"
 #endif
@@ -29,14 +31,6 @@
 #endif
 
 #define MAX_WINDOW ((int64_t)1 << 16)
-
-typedef struct pool2d_params {
-    int64_t kernel[2];
-    int64_t stride[2];
-    int64_t padding[2];
-    int64_t dilation[2];
-    int ceil_mode;
-} pool2d_params;
 
 static const char *pair_str(const int64_t v[2], char *buf, size_t len)
 {

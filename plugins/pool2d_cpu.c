@@ -10,15 +10,7 @@
 #include <float.h>
 
 #include "cpu_util.h"
-
-/* Mirror of pool2d_params in pool2d.c; keep the two in step. */
-typedef struct pool2d_params {
-    int64_t kernel[2];
-    int64_t stride[2];
-    int64_t padding[2];
-    int64_t dilation[2];
-    int ceil_mode;
-} pool2d_params;
+#include "pool2d.h"
 
 typedef struct pool_geom {
     int64_t planes, h, w, ho, wo;

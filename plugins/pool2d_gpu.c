@@ -9,15 +9,7 @@
  */
 #include "gpu_ops.h"
 #include "gpu_util.h"
-
-/* Mirror of pool2d_params in pool2d.c; keep the two in step. */
-typedef struct pool2d_params {
-    int64_t kernel[2];
-    int64_t stride[2];
-    int64_t padding[2];
-    int64_t dilation[2];
-    int ceil_mode;
-} pool2d_params;
+#include "pool2d.h"
 
 static smk_pool_geom geom_of(const sm_gpu_layer *l)
 {

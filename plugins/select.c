@@ -6,11 +6,9 @@
  */
 #include <scalemeter/plugin.h>
 
-#define MAX_INDEX ((int64_t)1 << 30)
+#include "select.h"
 
-typedef struct select_params {
-    int64_t index;
-} select_params;
+#define MAX_INDEX ((int64_t)1 << 30)
 
 static void select_parse(void *params, sm_args *args)
 {

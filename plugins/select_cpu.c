@@ -3,11 +3,7 @@
  * dimension (negative: from the end). Backward adds the gradient back into that row.
  */
 #include "cpu_util.h"
-
-/* Mirror of select_params in select.c; keep the two in step. */
-typedef struct select_params {
-    int64_t index;
-} select_params;
+#include "select.h"
 
 static int64_t row_of(const sm_cpu_layer *l)
 {

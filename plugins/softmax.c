@@ -4,9 +4,7 @@
  */
 #include <scalemeter/plugin.h>
 
-typedef struct softmax_params {
-    int64_t axis;
-} softmax_params;
+#include "softmax.h"
 
 static void softmax_parse(void *params, sm_args *args)
 {

@@ -7,11 +7,7 @@
 #include <math.h>
 
 #include "cpu_util.h"
-
-/* Mirror of softmax_params in softmax.c; keep the two in step. */
-typedef struct softmax_params {
-    int64_t axis;
-} softmax_params;
+#include "softmax.h"
 
 typedef struct softmax_geom {
     int64_t outer, len, inner;

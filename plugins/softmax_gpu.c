@@ -5,11 +5,7 @@
  * outer x axis x inner x 1 NCHW tensor: channel mode normalises along C at every (n, h, w).
  */
 #include "gpu_util.h"
-
-/* Mirror of softmax_params in softmax.c; keep the two in step. */
-typedef struct softmax_params {
-    int64_t axis;
-} softmax_params;
+#include "softmax.h"
 
 typedef struct softmax_plan {
     cudnnTensorDescriptor_t t;
