@@ -59,4 +59,14 @@ int sm_bench_cpu(sm_executor *ex, const sm_bench_config *cfg, MPI_Comm comm,
 /* The median of n values (sorted in place). */
 double sm_median(double *v, int n);
 
+/* Repetitions at most, what sm_bench_config.max_reps may be. */
+#define SM_BENCH_MAX_REPS 256
+/* Enough timed repetitions for cfg->min_time at estimate seconds each, within
+ * [min(3, max_reps), max_reps]. */
+int sm_bench_repetitions(const sm_bench_config *cfg, double estimate);
+/* t: reps rows of cols times on this rank. Each repetition's times become the maximum over the
+ * ranks (what a data-parallel step waits for), then each column its median. Collective. */
+void sm_bench_reduce_times(MPI_Comm comm, int ranks, double *t, int reps, int cols,
+                           double *median);
+
 #endif

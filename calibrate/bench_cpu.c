@@ -13,17 +13,6 @@
 
 #include "allreduce_ring.h"
 
-double sm_median(double *v, int n)
-{
-    for (int i = 1; i < n; i++) /* insertion sort: n is a few dozen at most */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct bench_run {
     sm_executor *ex;
     const sm_bench_config *cfg;
@@ -161,28 +150,6 @@ static int warm_up(const bench_run *r, double *estimate, sm_status *st)
     return 0;
 }
 
-static int repetitions(const sm_bench_config *cfg, double estimate)
-{
-    int lo = cfg->max_reps < 3 ? cfg->max_reps : 3;
-    double want = estimate > 0 ? ceil(cfg->min_time / estimate) : cfg->max_reps;
-    if (want > cfg->max_reps)
-        want = cfg->max_reps;
-    return want < lo ? lo : (int)want;
-}
-
-/* Each repetition's times, the maximum over the ranks, then the median of each column. */
-static void reduce_times(const bench_run *r, double *t, int reps, int cols, double *median)
-{
-    if (r->ranks > 1)
-        MPI_Allreduce(MPI_IN_PLACE, t, reps * cols, MPI_DOUBLE, MPI_MAX, r->comm);
-    double column[256];
-    for (int c = 0; c < cols; c++) {
-        for (int i = 0; i < reps; i++)
-            column[i] = t[i * cols + c];
-        median[c] = sm_median(column, reps);
-    }
-}
-
 int sm_bench_cpu(sm_executor *ex, const sm_bench_config *cfg, MPI_Comm comm,
                  sm_bench_progress_fn progress, void *ctx, sm_bench_result *out, sm_status *st)
 {
@@ -202,7 +169,7 @@ int sm_bench_cpu(sm_executor *ex, const sm_bench_config *cfg, MPI_Comm comm,
         progress(ctx, "warm-up", cfg->warmup);
     if (warm_up(&r, &estimate, st))
         goto done;
-    int reps = repetitions(cfg, estimate);
+    int reps = sm_bench_repetitions(cfg, estimate);
     if (reps > 256)
         reps = 256;
     if (!(t = malloc((size_t)reps * 4 * sizeof *t))) {
@@ -219,7 +186,7 @@ int sm_bench_cpu(sm_executor *ex, const sm_bench_config *cfg, MPI_Comm comm,
             goto done;
         }
     }
-    reduce_times(&r, t, reps, 4, m);
+    sm_bench_reduce_times(r.comm, r.ranks, t, reps, 4, m);
     out->t_fwd = m[0];
     out->t_bwd = m[1];
     out->t_grad = m[2];
@@ -236,7 +203,7 @@ int sm_bench_cpu(sm_executor *ex, const sm_bench_config *cfg, MPI_Comm comm,
         }
         t[i] = MPI_Wtime() - t0;
     }
-    reduce_times(&r, t, reps, 1, m);
+    sm_bench_reduce_times(r.comm, r.ranks, t, reps, 1, m);
     out->t_infer = m[0];
     out->reps = reps;
     rc = 0;

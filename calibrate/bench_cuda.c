@@ -168,29 +168,6 @@ fail:
     return -1;
 }
 
-/* bench_cpu.c's rule: enough repetitions for min_time, within [min(3, max_reps), max_reps]. */
-static int repetitions(const sm_bench_config *cfg, double estimate)
-{
-    int lo = cfg->max_reps < 3 ? cfg->max_reps : 3;
-    double want = estimate > 0 ? ceil(cfg->min_time / estimate) : cfg->max_reps;
-    if (want > cfg->max_reps)
-        want = cfg->max_reps;
-    return want < lo ? lo : (int)want;
-}
-
-/* Each repetition's times, the maximum over the ranks, then the median of each column. */
-static void reduce_times(const gpu_run *r, double *t, int reps, int cols, double *median)
-{
-    if (r->ranks > 1)
-        MPI_Allreduce(MPI_IN_PLACE, t, reps * cols, MPI_DOUBLE, MPI_MAX, r->comm);
-    double column[256];
-    for (int c = 0; c < cols; c++) {
-        for (int i = 0; i < reps; i++)
-            column[i] = t[i * cols + c];
-        median[c] = sm_median(column, reps);
-    }
-}
-
 /* The job's joules: every rank's, summed; NAN unless every rank measured. */
 static double job_energy(const gpu_run *r, double mine)
 {
@@ -281,7 +258,7 @@ int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t n
         progress(ctx, "warm-up", cfg->warmup);
     if (warm_up(&r, &estimate, &out->time.loss, st))
         return -1;
-    int reps = repetitions(cfg, estimate);
+    int reps = sm_bench_repetitions(cfg, estimate);
     if (reps > 256)
         reps = 256;
     rc = SM_BENCH_RANK_FAILED; /* from here on the others may wait in a collective */
@@ -301,7 +278,7 @@ int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t n
     if (timed(&r, 1, reps, ev, meter, t, &joules, st))
         goto done;
     out->energy_j = job_energy(&r, joules);
-    reduce_times(&r, t, reps, 4, m);
+    sm_bench_reduce_times(r.comm, r.ranks, t, reps, 4, m);
     out->time.t_fwd = m[0];
     out->time.t_bwd = m[1];
     out->time.t_grad = m[2];
@@ -311,7 +288,7 @@ int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t n
     if (timed(&r, 0, reps, ev, meter, t, &joules, st))
         goto done;
     out->energy_infer_j = job_energy(&r, joules);
-    reduce_times(&r, t, reps, 1, m);
+    sm_bench_reduce_times(r.comm, r.ranks, t, reps, 1, m);
     out->time.t_infer = m[0];
     out->time.reps = reps;
     rc = 0;

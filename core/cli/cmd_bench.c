@@ -30,7 +30,6 @@
 #include "scalemeter/executor.h"
 
 #define MAX_LIST 64
-#define MAX_REPS 256
 
 static void usage(void)
 {
@@ -221,7 +220,7 @@ static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status 
     if ((v = value_of(argc, argv, i, "--batch", &missing)))
         return parse_int_list("--batch", v, 1 << 20, a->batches, &a->n_batches, st);
     if ((v = value_of(argc, argv, i, "--reps", &missing)))
-        return parse_int("--reps", v, 1, MAX_REPS, &a->reps, st);
+        return parse_int("--reps", v, 1, SM_BENCH_MAX_REPS, &a->reps, st);
     if ((v = value_of(argc, argv, i, "--warmup", &missing)))
         return parse_int("--warmup", v, 1, 1000, &a->warmup, st);
     if ((v = value_of(argc, argv, i, "--threads", &missing)))
