@@ -7,8 +7,9 @@
  * over those dimensions by the same walk (for mul, times the other input).
  */
 #include "cpu_util.h"
+#include "elementwise.h"
 
-#define D (SM_MAX_DIMS + 1) /* the batch, then up to 4 dimensions of a sample */
+#define D ELEMENTWISE_DIMS
 
 /* Sizes of the output and strides of one input over them, padded at the front to D dims. */
 typedef struct walk {
@@ -19,31 +20,7 @@ typedef struct walk {
 /* Strides of input shape s (batch n) over output shape o (batch n). */
 static void strides_of(const sm_shape *s, const sm_shape *o, int64_t n, walk *w)
 {
-    int64_t dims[D] = {0};
-    int aligned = s->ndim <= o->ndim;
-    for (int i = 0; aligned && i < s->ndim; i++) {
-        int64_t a = s->dim[s->ndim - 1 - i], b = o->dim[o->ndim - 1 - i];
-        if (a != b && a != 1)
-            aligned = 0;
-    }
-    /* the input's dims placed against the output's last o->ndim dims; 1 elsewhere */
-    for (int i = 0; i < o->ndim; i++)
-        dims[D - o->ndim + i] = 1;
-    if (aligned)
-        for (int i = 0; i < s->ndim; i++)
-            dims[D - s->ndim + i] = s->dim[i];
-    else /* a vector of C against C x H x W: C x 1 x 1 */
-        dims[D - o->ndim] = s->dim[0];
-    dims[0] = n;
-    for (int i = 1; i < D - o->ndim; i++)
-        dims[i] = 1;
-    int64_t st = 1;
-    for (int i = D - 1; i >= 0; i--) {
-        int64_t osz = i == 0 ? n : i < D - o->ndim ? 1 : o->dim[i - (D - o->ndim)];
-        w->size[i] = osz;
-        w->stride[i] = dims[i] == 1 && osz != 1 ? 0 : st;
-        st *= dims[i];
-    }
+    elementwise_strides(s, o, n, w->size, w->stride);
 }
 
 /* Calls body(o, a, b) with the offsets of the output and of inputs a and b for every element,

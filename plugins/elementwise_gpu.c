@@ -7,39 +7,16 @@
  */
 #include <string.h>
 
+#include "elementwise.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
 
-/* Strides of input shape s over output shape o, both with batch n: elementwise_cpu.c's
- * strides_of, into a walk (size: the output's, padded at the front to SMK_DIMS). */
+/* Strides of input shape s over output shape o, both with batch n (elementwise.h). */
+_Static_assert(SMK_DIMS == ELEMENTWISE_DIMS, "the GPU walk holds elementwise.h's dimensions");
 static smk_walk walk_of(const sm_shape *s, const sm_shape *o, int64_t n)
 {
-    enum { D = SMK_DIMS };
     smk_walk w;
-    int64_t dims[D] = {0};
-    int aligned = s->ndim <= o->ndim;
-    for (int i = 0; aligned && i < s->ndim; i++) {
-        int64_t a = s->dim[s->ndim - 1 - i], b = o->dim[o->ndim - 1 - i];
-        if (a != b && a != 1)
-            aligned = 0;
-    }
-    for (int i = 0; i < o->ndim; i++)
-        dims[D - o->ndim + i] = 1;
-    if (aligned)
-        for (int i = 0; i < s->ndim; i++)
-            dims[D - s->ndim + i] = s->dim[i];
-    else /* a vector of C against C x H x W: C x 1 x 1 */
-        dims[D - o->ndim] = s->dim[0];
-    dims[0] = n;
-    for (int i = 1; i < D - o->ndim; i++)
-        dims[i] = 1;
-    int64_t st = 1;
-    for (int i = D - 1; i >= 0; i--) {
-        int64_t osz = i == 0 ? n : i < D - o->ndim ? 1 : o->dim[i - (D - o->ndim)];
-        w.size[i] = osz;
-        w.stride[i] = dims[i] == 1 && osz != 1 ? 0 : st;
-        st *= dims[i];
-    }
+    elementwise_strides(s, o, n, w.size, w.stride);
     return w;
 }
 
