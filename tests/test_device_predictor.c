@@ -102,6 +102,33 @@ int main(void)
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fp8, &p, &st), -1);
     CHECK_CONTAINS(st.msg, "precision fp8");
 
+    /* A framework's dispatch per kernel and phase (framework_device.ini: 20, 30, 40 us; 3 us
+     * per parameter tensor), the same two layers (K = 2 kernels, P = 1 tensor), batch 32:
+     *   infer 1.4797504512e-3 + 1.02760448e-4 + 2 x 20 us = 1.6225108992e-3 s
+     *   fwd   the same + 2 x 30 us                         = 1.6425108992e-3 s
+     *   bwd   2.9595009024e-3 + 2.05520896e-4 + 2 x 40 us  = 3.2450217984e-3 s
+     *   grad  1.47456e-6 + 1 x 3 us                         = 4.47456e-6 s */
+    const char *framework = "tests/data/curve/framework_device.ini";
+    CHECK_EQ(sm_predictor_from_device(framework, &p, &st), 0);
+    CHECK_CONTAINS(sm_predictor_describe(p), "test-eager dispatch");
+    CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_infer, 1.6225108992e-3, 1e-9);
+    CHECK_NEAR(pr.t_fwd, 1.6425108992e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 3.2450217984e-3, 1e-9);
+    CHECK_NEAR(pr.t_grad, 4.47456e-6, 1e-9);
+    sm_predictor_free(p);
+    /* bf16 at its own efficiency, 40e12 x 0.25 = 1e13 FLOP/s for the convolution (a matrix
+     * layer); the ReLU stays at fp32 arithmetic and half the bytes; autocast adds 2 cast
+     * kernels for the one convolution: 4 launches.
+     *   conv 7,398,752,256 / 1e13 = 7.398752256e-4 s > 25,763,840 / 5e11
+     *   relu 25,690,112 / 5e11 = 5.1380224e-5 s > 6,422,528 / 5e12
+     *   fwd  7.398752256e-4 + 5.1380224e-5 + 4 x 30 us = 9.112554496e-4 s */
+    CHECK_EQ(sm_predictor_from_device_opts(framework, &bf16, &p, &st), 0);
+    CHECK_CONTAINS(sm_predictor_precision(p), "bf16");
+    CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 9.112554496e-4, 1e-9);
+    sm_predictor_free(p);
+
     sm_network_free(net);
     sm_registry_free(reg);
     return check_summary();

@@ -175,6 +175,7 @@ static void test_exact(const char *dir)
     for (int variant = 0; variant < 4; variant++) {
         sm_fit_options opt;
         sm_fit_options_default(&opt);
+        opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
         opt.relative = variant & 1;
         opt.nonneg = variant >> 1 & 1;
         sm_fit fit;
@@ -206,6 +207,7 @@ static void test_ring(const char *dir)
         return;
     sm_fit_options opt;
     sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
     opt.grad_form = SM_GRAD_RING;
     sm_fit fit;
     sm_status st;
@@ -218,6 +220,7 @@ static void test_ring(const char *dir)
     CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 4, name, sizeof name), "c5_inter_steps");
     /* the linear form cannot express these times exactly */
     sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.phase[SM_PHASE_GRAD].stats.mape > 1e-3);
     sm_runs_free(runs);
@@ -235,6 +238,7 @@ static void test_weight_terms(const char *dir)
         return;
     sm_fit_options opt;
     sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
     opt.weight_term = opt.update_term = 1;
     sm_fit fit;
     sm_status st;
@@ -253,6 +257,7 @@ static void test_weight_terms(const char *dir)
     CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 1, name, sizeof name), "c2_update");
     /* without the options the same times cannot be fitted exactly */
     sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.phase[SM_PHASE_INFER].stats.mape > 1e-3);
     sm_runs_free(runs);
@@ -270,6 +275,7 @@ static void test_noisy(const char *dir)
         return;
     sm_fit_options opt;
     sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
     sm_fit fit;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
@@ -299,6 +305,7 @@ static void test_file_and_predictor(const char *dir)
         return;
     sm_fit_options opt;
     sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
     sm_fit fit, back;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
@@ -359,6 +366,97 @@ static void test_file_and_predictor(const char *dir)
     sm_predictor_free(p);
 }
 
+/* The dispatch form (the default): a cost per kernel K in every pass, and an update of a cost
+ * per parameter tensor P, per weight and a constant; written as tf32 runs. */
+static const double c_kernel[3] = {3e-5, 4e-5, 6e-5}; /* infer, fwd, bwd: seconds per kernel */
+static const double c_update_p[3] = {5e-6, 2e-9, 1e-4}; /* per tensor, per weight, constant */
+
+static int write_dispatch_csv(const char *path, int n_nets)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
+               "precision\n");
+    for (int k = 0; k < n_nets; k++)
+        for (int s = 0; s < 3; s++) {
+            sm_metrics m;
+            if (metrics_of(nets[k], images[s], &m))
+                return fclose(f), -1;
+            double K = (double)m.kernels;
+            double tg = c_update_p[0] * (double)m.param_tensors +
+                        c_update_p[1] * (double)m.weights + c_update_p[2];
+            for (int b = 0; b < 4; b++)
+                fprintf(f, "%s,%d,%d,1,1,%.17g,%.17g,%.17g,%.17g,,tf32\n", nets[k], images[s],
+                        batches[b], fwd_eq(c_infer, &m, batches[b]) + c_kernel[0] * K,
+                        fwd_eq(c_fwd, &m, batches[b]) + c_kernel[1] * K,
+                        fwd_eq(c_bwd, &m, batches[b]) + c_kernel[2] * K, tg);
+        }
+    return fclose(f);
+}
+
+static void test_dispatch_form(const char *dir)
+{
+    char csv[4096], ini[4096];
+    snprintf(csv, sizeof csv, "%s/fit_dispatch.csv", dir);
+    snprintf(ini, sizeof ini, "%s/fit_dispatch.ini", dir);
+    CHECK(write_dispatch_csv(csv, 3) == 0);
+    sm_runs *runs = load(csv);
+    if (!runs)
+        return;
+    sm_fit_options opt;
+    sm_fit_options_default(&opt);
+    CHECK(opt.form == SM_FORM_DISPATCH);
+    sm_fit fit, back;
+    sm_status st;
+    CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
+    CHECK_CONTAINS(fit.precision, "tf32");
+    double infer[5] = {c_infer[0], c_infer[1], c_infer[2], c_infer[3], c_kernel[0]};
+    double bwd[5] = {c_bwd[0], c_bwd[1], c_bwd[2], c_bwd[3], c_kernel[2]};
+    check_coeffs(&fit.phase[SM_PHASE_INFER], infer, 5, 1e-6);
+    check_coeffs(&fit.phase[SM_PHASE_BWD], bwd, 5, 1e-6);
+    check_coeffs(&fit.phase[SM_PHASE_GRAD], c_update_p, 3, 1e-6);
+    CHECK_EQ(fit.phase[SM_PHASE_GRAD].dropped, 0);
+    char name[32];
+    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_FWD, 4, name, sizeof name), "c5_kernels");
+    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 0, name, sizeof name),
+                   "c1_param_tensors");
+    /* ConvMeter's form cannot express these times */
+    opt.form = SM_FORM_CONVMETER;
+    sm_fit plain;
+    CHECK(sm_fit_runs(runs, NULL, &opt, &plain, &st) == 0);
+    CHECK(plain.phase[SM_PHASE_FWD].stats.mape > 1e-3);
+
+    /* the file keeps form and precision; the predictor refuses another precision */
+    sm_fit_meta meta = {"test device", "2026-01-01", "synthetic", "0"}, meta_back;
+    CHECK(sm_fit_write(&fit, &meta, ini, &st) == 0);
+    CHECK(sm_fit_read(ini, &back, &meta_back, &st) == 0);
+    CHECK(back.opt.form == SM_FORM_DISPATCH);
+    CHECK_CONTAINS(back.precision, "tf32");
+    sm_predictor *p;
+    CHECK(sm_predictor_from_coeffs(ini, &p, &st) == 0);
+    CHECK_CONTAINS(sm_predictor_precision(p), "tf32");
+    CHECK(sm_predictor_check_precision(p, "tf32", &st) == 0);
+    CHECK(sm_predictor_check_precision(p, NULL, &st) == 0);
+    CHECK(sm_predictor_check_precision(p, "bf16", &st) == -1);
+    CHECK_CONTAINS(st.msg, "fit --precision bf16");
+    sm_predictor_free(p);
+    sm_runs_free(runs);
+
+    /* two networks cannot separate the update's constant from its per-tensor and per-weight
+     * terms (three unknowns, two values): the fit leaves the constant out and says so */
+    CHECK(write_dispatch_csv(csv, 2) == 0);
+    runs = load(csv);
+    if (!runs)
+        return;
+    sm_fit_options_default(&opt);
+    CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
+    CHECK(fit.phase[SM_PHASE_GRAD].fitted);
+    CHECK_EQ(fit.phase[SM_PHASE_GRAD].dropped, 1u << 2); /* c3_intercept */
+    CHECK(fit.phase[SM_PHASE_GRAD].c[2] == 0.0);
+    sm_runs_free(runs);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -376,6 +474,7 @@ int main(int argc, char **argv)
     test_weight_terms(argv[1]);
     test_noisy(argv[1]);
     test_file_and_predictor(argv[1]);
+    test_dispatch_form(argv[1]);
     sm_registry_free(reg);
     return check_summary();
 }

@@ -109,6 +109,7 @@ static sm_runs *write_and_load(const char *dir, const char *name, const int (*la
 static void ring_options(sm_fit_options *opt)
 {
     sm_fit_options_default(opt);
+    opt->form = SM_FORM_CONVMETER;
     opt->grad_form = SM_GRAD_RING;
     opt->bucket_bytes = BUCKET;
     opt->weight_term = opt->update_term = 1;
@@ -139,6 +140,7 @@ static void hierarchical_fit(sm_fit *fit, double bucket_bytes)
 {
     memset(fit, 0, sizeof *fit);
     sm_fit_options_default(&fit->opt);
+    fit->opt.form = SM_FORM_CONVMETER;
     fit->opt.grad_form = SM_GRAD_RING;
     fit->opt.bucket_bytes = bucket_bytes;
     fit->multi_device = fit->multi_gpu = fit->multi_node = 1;
@@ -217,6 +219,7 @@ static void test_flat_and_hierarchical(void)
     hier.multi_gpu = 0; /* no intra terms: L, inter bytes, inter steps */
     memset(&flat, 0, sizeof flat);
     sm_fit_options_default(&flat.opt);
+    flat.opt.form = SM_FORM_CONVMETER;
     flat.opt.grad_form = SM_GRAD_RING;
     flat.multi_device = flat.flat_ring = 1;
     const double c[3] = {1e-5, 1e-10, 1e-5};

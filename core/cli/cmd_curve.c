@@ -39,7 +39,8 @@ static void usage(void)
         "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
         "  --overlap          (--device) all-reduce gradient buckets during the backward pass\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
-        "  --precision P      (--device) fp32, tf32, fp16 or bf16 (default: the file's)\n"
+        "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
+        "                     file's); --coeffs refuses a calibration of another precision\n"
         "  --format F         table (default), csv, json or svg\n"
         "  -o, --output FILE  write there instead of to standard output\n\n"
         "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
@@ -227,9 +228,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
     else if (!a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && (a->overlap || a->bucket_mib > 0 || a->precision))
-        problem = "--overlap, --bucket-mib and --precision apply to --device; fitted "
-                  "coefficients already hold what was measured";
+    else if (a->coeffs && (a->overlap || a->bucket_mib > 0))
+        problem = "--overlap and --bucket-mib apply to --device; fitted coefficients already "
+                  "hold what was measured";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -492,8 +493,16 @@ static void warn_extrapolation(const curve_run *r)
 
 static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
 {
-    if (a->coeffs)
-        return sm_predictor_from_coeffs(a->coeffs, p, st);
+    if (a->coeffs) {
+        if (sm_predictor_from_coeffs(a->coeffs, p, st))
+            return -1;
+        if (sm_predictor_check_precision(*p, a->precision, st)) {
+            sm_predictor_free(*p);
+            *p = NULL;
+            return -1;
+        }
+        return 0;
+    }
     sm_device_options opt = {a->precision, a->bucket_mib, a->overlap};
     return sm_predictor_from_device_opts(a->device, &opt, p, st);
 }

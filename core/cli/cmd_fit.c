@@ -14,15 +14,19 @@ static void usage(void)
     printf(
         "usage: scalemeter fit RUNS.csv [-o COEFFS.ini] [--cv loo] [--format table|csv|json]\n"
         "                      [--weighting none|relative] [--nonneg | --no-nonneg]\n"
-        "                      [--grad-model linear|ring] [--bucket-mb MB] [--weight-term]\n"
-        "                      [--update-term]\n"
-        "                      [--device NAME]\n\n"
+        "                      [--form dispatch|convmeter] [--precision P]\n"
+        "                      [--grad-model linear|ring] [--bucket-mib MB] [--weight-term]\n"
+        "                      [--update-term] [--device NAME]\n"
+        "                      [--device-out DEV.ini [--device-base NAME]]\n\n"
         "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv\n"
         "(header model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step;\n"
         "seconds; an empty field is not measured; other columns are ignored). Each row's F, I,\n"
         "O, W, L come from its network file at its image size.\n\n"
-        "  infer, fwd, bwd  t = b (c1 F + c2 I + c3 O) + c4\n"
-        "  grad             c1 L, plus communication terms when rows with several devices\n"
+        "  infer, fwd, bwd  t = b (c1 F + c2 I + c3 O) + c4 + c5 K   (dispatch form, default;\n"
+        "                   K = kernels a pass launches: per-layer launch and framework\n"
+        "                   dispatch; the convmeter form leaves c5 K out)\n"
+        "  grad             dispatch: cp P + cu W + c0 (P parameter tensors); convmeter: c1 L;\n"
+        "                   plus communication terms when rows with several devices\n"
         "                   exist: linear (ConvMeter, D = nodes x G devices): c2 W + c3 D;\n"
         "                   ring (hierarchical, N nodes of G devices, k = ceil(4W / bucket)):\n"
         "                   ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k,\n"
@@ -37,19 +41,29 @@ static void usage(void)
         "                      error; none: ordinary least squares on seconds\n"
         "  --nonneg            non-negative coefficients, Lawson-Hanson NNLS (default)\n"
         "  --no-nonneg         unconstrained coefficients\n"
+        "  --form F            dispatch (default): ConvMeter plus a term per kernel launched\n"
+        "                      and per parameter tensor updated; convmeter: ConvMeter's form\n"
+        "  --precision P       fit the rows of precision P (fp32, tf32, fp16, bf16) only; the\n"
+        "                      rows must otherwise all be of one precision (a CSV without a\n"
+        "                      precision column is fp32)\n"
         "  --grad-model M      linear (default) or ring (intra-node and inter-node terms)\n"
-        "  --bucket-mb MB      gradient bucket of the ring model (default 25)\n"
+        "  --bucket-mib MB     gradient bucket of the ring model (default 25)\n"
         "  --weight-term       add c5 W to infer, fwd and bwd: every pass reads the weights\n"
         "                      once, whatever the batch (beyond ConvMeter; off by default)\n"
         "  --update-term       add cu W to grad at every N: the optimizer's pass over the\n"
         "                      weights (beyond ConvMeter; off by default)\n"
         "  --device NAME       device named in the coefficient file (default: the CPU model\n"
         "                      of /proc/cpuinfo)\n"
+        "  --device-out FILE   also derive a device description for `curve --device FILE`:\n"
+        "                      the dispatch time per kernel and phase, the compute and memory\n"
+        "                      efficiencies of the rows' precision, fitted to these rows by the\n"
+        "                      calibration-free model; the rest (peaks, bandwidths, cluster)\n"
+        "                      from --device-base (default h100)\n"
         "  --format F          table (default), csv or json\n");
 }
 
 typedef struct fit_args {
-    const char *csv, *out, *device;
+    const char *csv, *out, *device, *precision, *device_out, *device_base;
     int loo;
     output_format format;
     sm_fit_options opt;
@@ -89,11 +103,29 @@ static int parse_args(int argc, char **argv, fit_args *a)
                 return -1;
             }
             a->opt.grad_form = !strcmp(v, "ring") ? SM_GRAD_RING : SM_GRAD_LINEAR;
-        } else if ((v = option_value(argc, argv, &i, "--bucket-mb", &missing))) {
+        } else if ((v = option_value(argc, argv, &i, "--form", &missing))) {
+            if (strcmp(v, "dispatch") && strcmp(v, "convmeter")) {
+                fprintf(stderr, "scalemeter fit: --form %s: expected dispatch or convmeter\n", v);
+                return -1;
+            }
+            a->opt.form = !strcmp(v, "dispatch") ? SM_FORM_DISPATCH : SM_FORM_CONVMETER;
+        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
+            if (strcmp(v, "fp32") && strcmp(v, "tf32") && strcmp(v, "fp16") && strcmp(v, "bf16")) {
+                fprintf(stderr, "scalemeter fit: --precision %s: expected fp32, tf32, fp16 or "
+                                "bf16\n", v);
+                return -1;
+            }
+            a->precision = v;
+        } else if ((v = option_value(argc, argv, &i, "--device-out", &missing))) {
+            a->device_out = v;
+        } else if ((v = option_value(argc, argv, &i, "--device-base", &missing))) {
+            a->device_base = v;
+        } else if ((v = option_value(argc, argv, &i, "--bucket-mib", &missing)) ||
+                   (v = option_value(argc, argv, &i, "--bucket-mb", &missing))) {
             char *end;
             double mb = strtod(v, &end);
             if (end == v || *end || !(mb > 0) || mb > 1e6) {
-                fprintf(stderr, "scalemeter fit: --bucket-mb %s: expected a positive number "
+                fprintf(stderr, "scalemeter fit: --bucket-mib %s: expected a positive number "
                                 "of MiB\n", v);
                 return -1;
             }
@@ -158,7 +190,9 @@ static void json_number(double v)
 
 static const char *option_text(const sm_fit_options *o, char *buf, size_t len)
 {
-    snprintf(buf, len, "weighting %s, %s, grad %s%s%s", o->relative ? "relative" : "none",
+    snprintf(buf, len, "%s form, weighting %s, %s, grad %s%s%s",
+             o->form == SM_FORM_DISPATCH ? "dispatch" : "convmeter",
+             o->relative ? "relative" : "none",
              o->nonneg ? "nonneg" : "unconstrained",
              o->grad_form == SM_GRAD_RING ? "ring" : "linear",
              o->weight_term ? ", weight term" : "", o->update_term ? ", update term" : "");
@@ -270,14 +304,15 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
         json_string(stdout, meta->source);
         printf(", \"options\": ");
         json_string(stdout, opts);
+        printf(", \"precision\": \"%s\"", fit->precision);
         printf(", \"rows\": %d, \"multi_device\": %s, \"phases\": {", fit->rows,
                fit->multi_device ? "true" : "false");
     } else if (a->format == FORMAT_CSV) {
         printf("phase,name,value\n");
     } else {
-        printf("fit of %s: %d rows, batch %lld-%lld, image %lld-%lld, up to %d devices (%s)\n"
+        printf("fit of %s: %d %s rows, batch %lld-%lld, image %lld-%lld, up to %d devices (%s)\n"
                "statistics of each phase's fit on its own points (MAPE a fraction)\n\n",
-               a->csv, fit->rows, (long long)fit->batch_min, (long long)fit->batch_max,
+               a->csv, fit->rows, fit->precision, (long long)fit->batch_min, (long long)fit->batch_max,
                (long long)fit->image_min, (long long)fit->image_max, fit->devices_max, opts);
     }
     const char *headers[] = {"phase", "coefficient", "value", "n", "RMSE", "NRMSE", "MAPE", "R2"};
@@ -358,6 +393,16 @@ static int run(const fit_args *a, sm_runs *runs)
         if (!fit.phase[ph].fitted)
             fprintf(stderr, "scalemeter fit: note: no row of %s measures phase %s; it is left "
                             "out\n", a->csv, sm_phase_name((sm_phase)ph));
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
+        for (int k = 0; k < fit.phase[ph].n_coeffs; k++)
+            if (fit.phase[ph].dropped >> k & 1) {
+                char name[32];
+                fprintf(stderr, "scalemeter fit: note: phase %s: %s cannot be told apart from "
+                                "the other terms on the networks of %s; it is left at 0 (more "
+                                "networks separate it)\n",
+                        sm_phase_name((sm_phase)ph),
+                        sm_fit_term_name(&fit, (sm_phase)ph, k, name, sizeof name), a->csv);
+            }
     if (fit.comm_unidentified)
         fprintf(stderr, "scalemeter fit: note: the rows of %s cannot separate the communication "
                         "terms of grad from the rest: grad is fitted without them, as measured "
@@ -393,7 +438,9 @@ int cmd_fit(int argc, char **argv)
         sm_runs_free(runs);
         return report_error(st.msg);
     }
-    int rc = sm_runs_metrics(runs, reg, &st) ? report_error(st.msg) : run(&a, runs);
+    int rc = sm_runs_select_precision(runs, a.precision, &st) || sm_runs_metrics(runs, reg, &st)
+                 ? report_error(st.msg)
+                 : run(&a, runs);
     sm_registry_free(reg);
     sm_runs_free(runs);
     return rc;

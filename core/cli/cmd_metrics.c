@@ -19,7 +19,8 @@ static void usage(void)
            "flops: forward FLOPs (a multiply-accumulate is 2); macs: multiply-accumulates (what\n"
            "torchvision calls GFLOPS); inputs/outputs: summed input/output elements of the\n"
            "convolutions (ConvMeter's I and O); weights: trainable parameters; layers: layers\n"
-           "holding weights; param_tensors: trainable tensors.\n");
+           "holding weights; param_tensors: trainable tensors; kernels: layers that do work (not\n"
+           "views), what a framework dispatches once per pass.\n");
 }
 
 typedef struct metrics_args {
@@ -67,33 +68,35 @@ static int parse_args(int argc, char **argv, metrics_args *a)
     return 0;
 }
 
-static const char *const names[] = {"flops",   "macs",    "bwd_flops",     "inputs", "outputs",
-                                     "weights", "layers",  "param_tensors", "bytes"};
+#define N_METRICS 10
+static const char *const names[N_METRICS] = {
+    "flops", "macs", "bwd_flops", "inputs", "outputs", "weights", "layers", "param_tensors",
+    "kernels", "bytes"};
 
-static void values_of(const sm_metrics *m, int64_t v[9])
+static void values_of(const sm_metrics *m, int64_t v[N_METRICS])
 {
-    int64_t all[9] = {m->flops,   m->macs,   m->bwd_flops,     m->inputs, m->outputs,
-                      m->weights, m->layers, m->param_tensors, m->bytes};
+    int64_t all[N_METRICS] = {m->flops,   m->macs,   m->bwd_flops,     m->inputs,  m->outputs,
+                              m->weights, m->layers, m->param_tensors, m->kernels, m->bytes};
     memcpy(v, all, sizeof all);
 }
 
 static void json_metrics(const sm_metrics *m)
 {
-    int64_t v[9];
+    int64_t v[N_METRICS];
     values_of(m, v);
-    for (int k = 0; k < 9; k++)
+    for (int k = 0; k < N_METRICS; k++)
         printf("%s\"%s\": %lld", k ? ", " : "", names[k], (long long)v[k]);
 }
 
 static void csv_row(const char *scope, const char *name, const char *type, const char *shape,
                     const sm_metrics *m)
 {
-    int64_t v[9];
+    int64_t v[N_METRICS];
     values_of(m, v);
     printf("%s,", scope);
     csv_field(stdout, name);
     printf(",%s,%s", type, shape);
-    for (int k = 0; k < 9; k++)
+    for (int k = 0; k < N_METRICS; k++)
         printf(",%lld", (long long)v[k]);
     putchar('\n');
 }
@@ -119,15 +122,16 @@ static void print_summary(const sm_network *net, const metrics_args *a, const sm
            sm_shape_str(&net->input, shape, sizeof shape), (long long)a->batch);
     const char *headers[] = {"metric", "value", ""};
     text_table *t = table_new(3, headers);
-    int64_t v[9];
+    int64_t v[N_METRICS];
     values_of(m, v);
     static const char *const labels[] = {
         "F     forward FLOPs",          "      multiply-accumulates", "      backward FLOPs",
         "I     conv input elements",    "O     conv output elements", "W     weights",
-        "L     layers with weights",    "      parameter tensors",    "      bytes moved (fp32)"};
-    for (int k = 0; k < 9; k++) {
+        "L     layers with weights",    "      parameter tensors",
+        "K     kernels (working layers)", "      bytes moved (fp32)"};
+    for (int k = 0; k < N_METRICS; k++) {
         fmt_count(v[k], buf, sizeof buf);
-        const char *row[] = {labels[k], buf, k == 5 || k == 6 || k == 7 ? "" :
+        const char *row[] = {labels[k], buf, k >= 5 && k <= 8 ? "" :
                                                  fmt_si((double)v[k], si, sizeof si)};
         table_add(t, row);
     }
@@ -156,7 +160,7 @@ static int run(const sm_network *net, const metrics_args *a)
         json_metrics(&total);
     } else if (a->format == FORMAT_CSV) {
         printf("scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,"
-               "param_tensors,bytes\n");
+               "param_tensors,kernels,bytes\n");
         csv_row("network", net->name, "", sm_shape_str(&net->input, shape, sizeof shape),
                 &total);
     } else {

@@ -15,12 +15,14 @@ static void usage(void)
     printf(
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--nodes N]\n"
         "                          [--gpus-per-node G] [--image S] [--dataset D] [--per-block]\n"
-        "                          [--format table|json]\n\n"
+        "                          [--precision P] [--format table|json]\n\n"
         "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
         "equations and the coefficients of `scalemeter fit`.\n\n"
         "  --batch B          per-device batch (required)\n"
         "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (default:\n"
         "                     default, the shipped CPU calibration)\n"
+        "  --precision P      fp32, tf32, fp16 or bf16: refuse a calibration of another\n"
+        "                     precision (default: the calibration's, which is shown)\n"
         "  --nodes N          nodes (default 1)\n"
         "  --gpus-per-node G  devices per node (default 1); N x G devices in all\n"
         "  --image S          input height and width (default: the network file's)\n"
@@ -37,7 +39,7 @@ static void usage(void)
 }
 
 typedef struct predict_args {
-    const char *model, *coeffs;
+    const char *model, *coeffs, *precision;
     int64_t batch, nodes, gpus, image, dataset;
     int per_block;
     output_format format;
@@ -45,7 +47,7 @@ typedef struct predict_args {
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){NULL, "default", 0, 1, 1, 0, IMAGENET_TRAIN, 0, FORMAT_TABLE};
+    *a = (predict_args){NULL, "default", NULL, 0, 1, 1, 0, IMAGENET_TRAIN, 0, FORMAT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -57,6 +59,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
                 return -1;
         } else if ((v = option_value(argc, argv, &i, "--coeffs", &missing))) {
             a->coeffs = v;
+        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
+            a->precision = v;
         } else if ((v = option_value(argc, argv, &i, "--nodes", &missing))) {
             if (parse_positive("--nodes", v, 1 << 20, &a->nodes))
                 return -1;
@@ -112,6 +116,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_string(stdout, net->name);
     printf(", \"coeffs\": ");
     json_string(stdout, sm_predictor_describe(p));
+    printf(", \"precision\": \"%s\"", sm_predictor_precision(p));
     printf(", \"batch\": %lld, \"nodes\": %d, \"gpus_per_node\": %d, \"image\": %lld, "
            "\"dataset\": %lld",
            (long long)l->batch, l->nodes, l->gpus_per_node,
@@ -234,6 +239,10 @@ int cmd_predict(int argc, char **argv)
     sm_predictor *p;
     if (sm_predictor_from_coeffs(a.coeffs, &p, &st))
         return report_error(st.msg);
+    if (sm_predictor_check_precision(p, a.precision, &st)) {
+        sm_predictor_free(p);
+        return report_error(st.msg);
+    }
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_predictor_free(p);

@@ -18,5 +18,6 @@ int cmd_metrics(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

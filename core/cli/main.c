@@ -15,6 +15,7 @@ static const command commands[] = {
     {"models", cmd_models, "the networks of the zoo: input, weights and MACs of each"},
     {"plugins", cmd_plugins, "list the loaded layer types and their plugin files"},
     {"predict", cmd_predict, "step, epoch and throughput of a network from coefficients"},
+    {"validate", cmd_validate, "errors of coefficients or a device model on measured runs"},
 };
 static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
 

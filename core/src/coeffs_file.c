@@ -50,7 +50,7 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             "predict --coeffs`.\n"
             "; Times in seconds. Terms: flops = b F, inputs = b I, outputs = b O (F, I, O at "
             "batch 1,\n; b the per-device batch), intercept = 1, pass_weights = W, layers = L, "
-            "update = W;\n; linear form (N = nodes x gpus_per_node devices): weights = W [N>1], "
+            "update = W,\n; kernels = K (layers that do work), param_tensors = P;\n; linear form (N = nodes x gpus_per_node devices): weights = W [N>1], "
             "devices = N [N>1];\n; ring form (N nodes of G = gpus_per_node devices, k = "
             "ceil(4W / bucket)): intra_bytes =\n; 2(G-1)/G 4W, inter_bytes = 2(N-1)/N 4W/G, "
             "intra_steps = 2(G-1) k, inter_steps = 2(N-1) k,\n; the intra terms only when "
@@ -58,6 +58,8 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             "N > 1). Statistics are of the fit on its own points (MAPE a fraction).\n\n");
     fprintf(f, "[fit]\ndevice = %s\ndate = %s\nsource = %s\nscalemeter = %s\nrows = %d\n",
             meta->device, meta->date, meta->source, meta->version, fit->rows);
+    fprintf(f, "precision = %s\nform = %s\n", fit->precision[0] ? fit->precision : "fp32",
+            fit->opt.form == SM_FORM_DISPATCH ? "dispatch" : "convmeter");
     fprintf(f, "weighting = %s\nnonneg = %s\ngrad_model = %s\nweight_term = %s\n"
                "update_term = %s\n",
             fit->opt.relative ? "relative" : "none", yes_no(fit->opt.nonneg),
@@ -81,6 +83,11 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
         for (int k = 0; k < pf->n_coeffs; k++)
             fprintf(f, "%s = %.17g\n", sm_fit_term_name(fit, (sm_phase)ph, k, name, sizeof name),
                     pf->c[k]);
+        for (int k = 0; k < pf->n_coeffs; k++)
+            if (pf->dropped >> k & 1)
+                fprintf(f, "; %s: not identifiable from these rows (too few networks), left at "
+                           "0\n",
+                        sm_fit_term_name(fit, (sm_phase)ph, k, name, sizeof name));
         fprintf(f, "points = %d\nrmse = %.6g\nnrmse = %.6g\nmape = %.6g\nr2 = %.6g\n",
                 pf->stats.n, pf->stats.rmse, pf->stats.nrmse, pf->stats.mape, pf->stats.r2);
     }
@@ -163,7 +170,16 @@ static int fit_key(reader *r, const char *key, const char *value)
         snprintf(meta->source, sizeof meta->source, "%s", value);
     else if (!strcmp(key, "scalemeter"))
         snprintf(meta->version, sizeof meta->version, "%s", value);
-    else if (!strcmp(key, "weighting")) {
+    else if (!strcmp(key, "precision")) {
+        if (strcmp(value, "fp32") && strcmp(value, "tf32") && strcmp(value, "fp16") &&
+            strcmp(value, "bf16"))
+            return fail_at(r, "precision = %s: expected fp32, tf32, fp16 or bf16", value);
+        snprintf(fit->precision, sizeof fit->precision, "%s", value);
+    } else if (!strcmp(key, "form")) {
+        if (parse_flag(value, "convmeter", "dispatch", &flag))
+            return fail_at(r, "form = %s: expected convmeter or dispatch", value);
+        fit->opt.form = flag ? SM_FORM_DISPATCH : SM_FORM_CONVMETER;
+    } else if (!strcmp(key, "weighting")) {
         if (parse_flag(value, "none", "relative", &fit->opt.relative))
             return fail_at(r, "weighting = %s: expected none or relative", value);
     } else if (!strcmp(key, "nonneg") || !strcmp(key, "weight_term") ||
@@ -283,7 +299,7 @@ static int check_terms(reader *r)
                                sm_phase_name((sm_phase)ph), name);
             if (strcmp(r->names[ph][n], name) != 0)
                 return sm_fail(r->st,
-                               "%s:%d: [%s] %s: expected %s here (grad_model, weight_term, "
+                               "%s:%d: [%s] %s: expected %s here (form, grad_model, weight_term, "
                                "update_term, multi_device, multi_gpu and multi_node of [fit] "
                                "decide the terms%s)",
                                r->path, r->lines[ph][n], sm_phase_name((sm_phase)ph),
@@ -315,6 +331,8 @@ int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
     memset(fit, 0, sizeof *fit);
     memset(meta, 0, sizeof *meta);
     sm_fit_options_default(&fit->opt);
+    fit->opt.form = SM_FORM_CONVMETER; /* files without a form key predate the dispatch form */
+    snprintf(fit->precision, sizeof fit->precision, "fp32"); /* ... and the precision key */
     reader r = {0};
     r.path = path;
     r.fit = fit;

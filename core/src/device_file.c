@@ -38,6 +38,7 @@ typedef struct field {
 #define AT(member) offsetof(sm_device, member)
 #define SIZE(member) ((double)sizeof(((sm_device *)0)->member))
 #define PEAK(p) (AT(peak) + (p) * sizeof(double))
+#define EFF(p) (AT(efficiency) + (p) * sizeof(double))
 
 static const field fields[] = {
     {"device", "name", F_TEXT, AT(name), 0, 0, SIZE(name), 0, 0, "short name"},
@@ -57,6 +58,25 @@ static const field fields[] = {
      "fraction of memory bandwidth, above 0 and at most 1"},
     {"device", "launch_overhead_us", F_REAL, AT(launch_overhead), 1e-6, 0, 1e6, 1, 0,
      "microseconds per layer"},
+    {"device", "compute_efficiency_fp32", F_REAL, EFF(SM_FP32), 1, 0, 1, 0, 0,
+     "fraction of the fp32 peak, above 0 and at most 1"},
+    {"device", "compute_efficiency_tf32", F_REAL, EFF(SM_TF32), 1, 0, 1, 0, 0,
+     "fraction of the tf32 peak, above 0 and at most 1"},
+    {"device", "compute_efficiency_fp16", F_REAL, EFF(SM_FP16), 1, 0, 1, 0, 0,
+     "fraction of the fp16 peak, above 0 and at most 1"},
+    {"device", "compute_efficiency_bf16", F_REAL, EFF(SM_BF16), 1, 0, 1, 0, 0,
+     "fraction of the bf16 peak, above 0 and at most 1"},
+    {"framework", "name", F_TEXT, AT(framework), 0, 0, SIZE(framework), 0, 0, "short name"},
+    {"framework", "dispatch_infer_us", F_REAL, AT(dispatch_infer), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per kernel of an inference pass"},
+    {"framework", "dispatch_fwd_us", F_REAL, AT(dispatch_fwd), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per kernel of a training forward pass"},
+    {"framework", "dispatch_bwd_us", F_REAL, AT(dispatch_bwd), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per kernel of a backward pass"},
+    {"framework", "dispatch_update_us", F_REAL, AT(dispatch_update), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per parameter tensor of the optimizer step"},
+    {"framework", "autocast_casts_per_matmul", F_REAL, AT(autocast_casts), 1, 0, 100, 1, 0,
+     "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
      "devices in one node"},
     {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 0, 1e6, 0, 1,
@@ -130,13 +150,14 @@ static int on_entry(void *user, const char *section, const char *key, const char
     const char *path = r->dev->path;
     if (r->error)
         return 0;
-    if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0) {
+    if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0 &&
+        strcmp(section, "framework") != 0) {
         r->error = 1;
         if (!section[0])
-            return sm_fail(r->st, "%s:%d: %s outside a section: expected it under [device] or "
-                           "[node]", path, r->rd.line, key), 0;
-        return sm_fail(r->st, "%s:%d: unknown section [%s]: expected [device] or [node]", path,
-                       r->rd.line, section), 0;
+            return sm_fail(r->st, "%s:%d: %s outside a section: expected it under [device], "
+                           "[framework] or [node]", path, r->rd.line, key), 0;
+        return sm_fail(r->st, "%s:%d: unknown section [%s]: expected [device], [framework] or "
+                       "[node]", path, r->rd.line, section), 0;
     }
     for (int i = 0; i < N_FIELDS; i++) {
         if (strcmp(fields[i].section, section) != 0 || strcmp(fields[i].key, key) != 0)
@@ -176,6 +197,10 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     dev->memory_efficiency = 0.7;
     dev->launch_overhead = 5e-6;
     dev->inter_ports = 1;
+    /* -1: not given; filled in below from the keys they default to */
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        dev->efficiency[p] = -1;
+    dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
     name_from_path(path, dev->name, sizeof dev->name);
 
     reader r = {0};
@@ -193,5 +218,13 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            f->what, f->required == 2 ? ", needed for precision = " : "",
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        if (dev->efficiency[p] < 0)
+            dev->efficiency[p] = dev->compute_efficiency;
+    double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
+                          &dev->dispatch_update};
+    for (int k = 0; k < 4; k++)
+        if (*dispatch[k] < 0)
+            *dispatch[k] = dev->launch_overhead;
     return 0;
 }

@@ -21,8 +21,15 @@ typedef struct sm_device {
     sm_precision precision;       /* the file's default */
     double memory_bandwidth;      /* bytes/s */
     double compute_efficiency;    /* fraction of peak a layer reaches, (0, 1] */
+    double efficiency[SM_N_PRECISIONS]; /* per precision; compute_efficiency where not given */
     double memory_efficiency;     /* fraction of memory bandwidth a layer reaches, (0, 1] */
     double launch_overhead;       /* seconds per kernel */
+    /* [framework]: host time per kernel a framework spends launching and dispatching it, per
+     * pass (seconds; launch_overhead where not given), per parameter tensor of the optimizer
+     * step, and the extra cast kernels autocast runs per matrix-multiplying layer at fp16/bf16 */
+    char framework[64];
+    double dispatch_infer, dispatch_fwd, dispatch_bwd, dispatch_update;
+    double autocast_casts;
     int devices_per_node;
     sm_link intra;           /* one direction of a device's links inside the node */
     sm_link inter;           /* one network port, one direction */

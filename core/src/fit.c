@@ -1,8 +1,11 @@
 /* ConvMeter's phase models as design-matrix rows, their least-squares fit and evaluation.
  *
  *   infer, fwd, bwd   b (c1 F + c2 I + c3 O) + c4  [+ c5 W: weights read once per pass]
- *   grad              c1 L  [+ cu W: the update]  [+ communication terms when the fit saw
- *                     several devices]
+ *                     [+ ck K: dispatch form, K kernels launched per pass]
+ *   grad              convmeter form: c1 L  [+ cu W: the update]
+ *                     dispatch form:  cp P + cu W + c0  (P parameter tensors, each one an
+ *                                     optimizer launch; W the update's memory traffic)
+ *                     [+ communication terms when the fit saw several devices]
  *                       linear: c W [D>1] + c D [D>1]   (ConvMeter, section 3.3; D = N G devices)
  *                       ring:   hierarchical, as core/src/allreduce_model.c: a reduce-scatter in
  *                               the node, a ring across the N nodes on 1/G of the data, an
@@ -36,6 +39,7 @@ const char *sm_phase_name(sm_phase ph)
 
 void sm_fit_options_default(sm_fit_options *opt)
 {
+    opt->form = SM_FORM_DISPATCH;
     opt->relative = 1;
     opt->nonneg = 1;
     opt->weight_term = 0;
@@ -46,17 +50,17 @@ void sm_fit_options_default(sm_fit_options *opt)
 
 enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
        T_DEVICES, T_RING_BYTES, T_RING_STEPS, T_INTRA_BYTES, T_INTER_BYTES, T_INTRA_STEPS,
-       T_INTER_STEPS };
+       T_INTER_STEPS, T_KERNELS, T_PARAM_TENSORS };
 static const char *const term_names[] = {"flops",       "inputs",      "outputs",   "intercept",
                                          "pass_weights", "layers",      "update",    "weights",
                                          "devices",     "ring_bytes",  "ring_steps",
                                          "intra_bytes", "inter_bytes", "intra_steps",
-                                         "inter_steps"};
+                                         "inter_steps", "kernels",     "param_tensors"};
 
 /* The kinds of term of a phase, in order; returns their number. */
 static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
 {
-    int n = 0;
+    int n = 0, dispatch = fit->opt.form == SM_FORM_DISPATCH;
     if (ph == SM_PHASE_INFER || ph == SM_PHASE_FWD || ph == SM_PHASE_BWD ||
         ph == SM_PHASE_BWD_GRAD) {
         kind[n++] = T_FLOPS;
@@ -65,11 +69,16 @@ static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
         kind[n++] = T_INTERCEPT;
         if (fit->opt.weight_term)
             kind[n++] = T_PASS_WEIGHTS;
+        if (dispatch)
+            kind[n++] = T_KERNELS;
     }
     if (ph == SM_PHASE_GRAD || ph == SM_PHASE_BWD_GRAD) {
-        kind[n++] = T_LAYERS;
-        if (fit->opt.update_term && !(ph == SM_PHASE_BWD_GRAD && fit->opt.weight_term))
+        kind[n++] = dispatch ? T_PARAM_TENSORS : T_LAYERS;
+        if ((dispatch || fit->opt.update_term) &&
+            !(ph == SM_PHASE_BWD_GRAD && fit->opt.weight_term))
             kind[n++] = T_UPDATE;
+        if (dispatch && ph == SM_PHASE_GRAD)
+            kind[n++] = T_INTERCEPT;
         if (fit->opt.grad_form == SM_GRAD_LINEAR) {
             if (fit->multi_device) {
                 kind[n++] = T_WEIGHTS;
@@ -116,6 +125,10 @@ static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const
         return W;
     case T_LAYERS:
         return (double)m->layers;
+    case T_KERNELS:
+        return (double)m->kernels;
+    case T_PARAM_TENSORS:
+        return (double)m->param_tensors;
     case T_UPDATE:
         return W;
     case T_WEIGHTS:
@@ -166,7 +179,9 @@ const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k)
                                            "2(G-1)/G*4W",
                                            "2(N-1)/N*4W/G",
                                            "2(G-1)*ceil(4W/bucket)",
-                                           "2(N-1)*ceil(4W/bucket)"};
+                                           "2(N-1)*ceil(4W/bucket)",
+                                           "K",
+                                           "P"};
     int kind[SM_MAX_COEFFS];
     int n = phase_terms(fit, ph, kind);
     return k >= 0 && k < n ? formulas[kind[k]] : NULL;
@@ -223,6 +238,65 @@ void sm_fit_stats_of(const double *y, const double *p, int n, sm_fit_stats *out)
     }
 }
 
+/* Terms beyond ConvMeter's that a fit may leave out when the rows cannot tell them from the
+ * others, in the order they are given up: with two networks, the update's intercept and the
+ * dispatch term are constant per network, like the pass intercept. */
+static int droppable(const sm_fit *fit, sm_phase ph, int kind)
+{
+    if (kind == T_INTERCEPT)
+        return fit->opt.form == SM_FORM_DISPATCH && ph == SM_PHASE_GRAD ? 1 : 0;
+    return kind == T_KERNELS ? 2 : kind == T_PASS_WEIGHTS ? 3 : kind == T_UPDATE ? 4
+           : 0;
+}
+
+/* Solves A c = b (m x n, column-major); on a rank-deficient system, leaves out the droppable
+ * terms one rank after another until it solves. The coefficients of left-out terms are 0. */
+static int solve_dropping(const sm_fit *fit, sm_phase ph, const double *A, const double *b,
+                          int m, int n, sm_phase_fit *pf, sm_status *st)
+{
+    int kind[SM_MAX_COEFFS];
+    phase_terms(fit, ph, kind);
+    double *sub = malloc((size_t)m * (size_t)n * sizeof *sub);
+    if (!sub)
+        return sm_fail(st, "phase %s: out of memory", sm_phase_name(ph));
+    unsigned dropped = 0;
+    int rc;
+    for (int rank = 0;; rank++) {
+        if (rank > 0) {
+            unsigned more = 0;
+            for (int k = 0; k < n; k++)
+                if (droppable(fit, ph, kind[k]) == rank)
+                    more |= 1u << k;
+            if (!more && rank <= 4)
+                continue;
+            dropped |= more;
+        }
+        int cols = 0;
+        for (int k = 0; k < n; k++)
+            if (!(dropped >> k & 1))
+                memcpy(sub + (size_t)m * (size_t)cols++, A + (size_t)m * (size_t)k,
+                       (size_t)m * sizeof *A);
+        double c[SM_MAX_COEFFS];
+        sm_status inner;
+        rc = cols <= m ? sm_lstsq(sub, b, m, cols, fit->opt.nonneg, c, &inner)
+                       : (sm_fail(&inner, "%d point%s for %d coefficients: too few points", m,
+                                  m == 1 ? "" : "s", cols),
+                          SM_LSTSQ_RANK_DEFICIENT);
+        if (rc == 0) {
+            for (int k = 0, j = 0; k < n; k++)
+                pf->c[k] = dropped >> k & 1 ? 0.0 : c[j++];
+            pf->dropped = dropped;
+            break;
+        }
+        if (rc != SM_LSTSQ_RANK_DEFICIENT || rank >= 4) {
+            sm_fail(st, "phase %s: %s", sm_phase_name(ph), inner.msg);
+            break;
+        }
+    }
+    free(sub);
+    return rc;
+}
+
 static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph,
                      sm_status *st)
 {
@@ -259,10 +333,8 @@ static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase 
         b[r] = t * w;
         y[r++] = t;
     }
-    sm_status inner;
-    int solved = sm_lstsq(A, b, m, n, fit->opt.nonneg, pf->c, &inner);
+    int solved = solve_dropping(fit, ph, A, b, m, n, pf, st);
     if (solved) {
-        sm_fail(st, "phase %s: %s", sm_phase_name(ph), inner.msg);
         rc = solved;
         goto done;
     }
@@ -310,6 +382,13 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
             out->image_max = r->image;
         if (first || devices > out->devices_max)
             out->devices_max = devices;
+        if (first)
+            snprintf(out->precision, sizeof out->precision, "%s", r->precision);
+        else if (strcmp(out->precision, r->precision) != 0)
+            return sm_fail(st,
+                           "%s:%d: a %s row among %s rows: fit one precision at a time "
+                           "(--precision P keeps the rows of P)",
+                           runs->path, r->line, r->precision, out->precision);
         out->rows++;
         first = 0;
     }

@@ -73,6 +73,7 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     out->weights = m->weights;
     out->layers = m->weights > 0;
     out->param_tensors = m->param_tensors;
+    out->kernels = m->flops > 0 || m->bytes > 0 || m->weights > 0;
     out->bytes = sm_add(sm_mul(m->bytes, batch), sm_mul(4, m->weights));
     if (out->flops == SM_OVERFLOW || out->macs == SM_OVERFLOW || out->bwd_flops == SM_OVERFLOW ||
         out->inputs == SM_OVERFLOW || out->outputs == SM_OVERFLOW || out->bytes == SM_OVERFLOW)
@@ -95,7 +96,8 @@ int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics
             add_checked(&out->bwd_flops, m.bwd_flops) | add_checked(&out->inputs, m.inputs) |
             add_checked(&out->outputs, m.outputs) | add_checked(&out->weights, m.weights) |
             add_checked(&out->layers, m.layers) |
-            add_checked(&out->param_tensors, m.param_tensors) | add_checked(&out->bytes, m.bytes))
+            add_checked(&out->param_tensors, m.param_tensors) |
+            add_checked(&out->kernels, m.kernels) | add_checked(&out->bytes, m.bytes))
             return sm_fail(st, "%s: totals at batch %lld overflow 64 bits", net->name,
                            (long long)batch);
     }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "predictor.h"
 
@@ -19,6 +20,18 @@ sm_predictor *predictor_new(const predictor_ops *ops, void *impl, const char *de
 }
 
 const char *sm_predictor_describe(const sm_predictor *p) { return p->description; }
+
+const char *sm_predictor_precision(const sm_predictor *p) { return p->precision; }
+
+int sm_predictor_check_precision(const sm_predictor *p, const char *precision, sm_status *st)
+{
+    if (!precision || strcmp(precision, p->precision) == 0)
+        return 0;
+    return sm_fail(st,
+                   "%s is a calibration of %s runs; it cannot predict %s (fit the %s rows of a "
+                   "measurement CSV with `scalemeter fit --precision %s`, or use --device)",
+                   p->description, p->precision, precision, precision, precision);
+}
 
 void sm_predictor_free(sm_predictor *p)
 {

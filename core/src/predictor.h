@@ -17,6 +17,7 @@ struct sm_predictor {
     const predictor_ops *ops;
     void *impl;
     char description[512];
+    char precision[8]; /* of the calibration, or the device model's */
 };
 
 /* Wraps impl (owned from now on) into a new predictor; NULL when out of memory. */

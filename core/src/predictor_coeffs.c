@@ -79,10 +79,16 @@ int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (c->fit.phase[ph].stats.n > points)
             points = c->fit.phase[ph].stats.n;
-    snprintf(desc, sizeof desc, "%s (fit %.10s, %d points)",
-             c->meta.device[0] ? c->meta.device : "unknown device", c->meta.date, points);
+    snprintf(desc, sizeof desc, "%s (%s, fit %.10s, %d points)",
+             c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision,
+             c->meta.date, points);
+    char precision[8];
+    snprintf(precision, sizeof precision, "%s", c->fit.precision);
     *out = predictor_new(&coeffs_ops, c, desc);
-    return *out ? 0 : sm_fail(st, "%s: out of memory", path);
+    if (!*out)
+        return sm_fail(st, "%s: out of memory", path);
+    snprintf((*out)->precision, sizeof (*out)->precision, "%s", precision);
+    return 0;
 }
 
 static void append(char *buf, size_t len, const char *text)

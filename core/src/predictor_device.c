@@ -1,6 +1,8 @@
 /* Predictions from a device description alone (PALEO-style): every layer takes its roofline
- * time, and gradients are all-reduced by the ring model of allreduce_model.c. No calibration,
- * so the numbers are as good as the description's efficiencies; docs/scaling.md says more. */
+ * time plus the framework's dispatch of its kernel, and gradients are all-reduced by the ring
+ * model of allreduce_model.c. No calibration, so the numbers are as good as the description's
+ * efficiencies and dispatch times (`fit --device-out` derives them from measurements);
+ * docs/scaling.md says more. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,27 +25,47 @@ typedef struct device_predictor {
 /* DDP all-reduces the fp32 gradients of the fp32 master weights, also under mixed precision. */
 #define GRAD_BYTES_PER_WEIGHT 4.0
 
-/* Seconds of one kernel: bound by compute or by memory, plus its launch. A layer that moves
- * nothing (a view, an identity) launches nothing. */
-static double roofline(const device_predictor *d, double flops, double bytes)
+/* Layer types whose FLOPs are matrix products, run on tensor cores at tf32, fp16 and bf16;
+ * every other layer (element-wise, normalisation, pooling) runs in fp32 arithmetic. */
+static int is_matmul(const sm_layer *l)
 {
-    const sm_device *v = &d->dev;
-    if (flops <= 0 && bytes <= 0)
-        return 0;
-    double compute = flops / (v->peak[d->precision] * v->compute_efficiency);
-    double memory = bytes / (v->memory_bandwidth * v->memory_efficiency);
-    return fmax(compute, memory) + v->launch_overhead;
+    static const char *const names[] = {"conv2d", "linear", "attention", "lm_head"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(l->type->name, names[k]) == 0)
+            return 1;
+    return 0;
 }
 
-/* Forward and backward seconds of the layers of one block (all layers where block < 0). The
- * layers' bytes are counted at fp32; half precisions move half as many. The backward pass
- * reads the saved activations and the output gradient and writes the input gradient: twice
- * the forward traffic. */
-static int pass_times(const device_predictor *d, const sm_network *net, int block, int64_t batch,
-                      double *fwd, double *bwd, sm_status *st)
+/* Seconds of one kernel on the device: bound by compute or by memory. */
+static double roofline(const device_predictor *d, int matmul, double flops, double bytes)
 {
-    double bytes_scale = d->precision == SM_FP16 || d->precision == SM_BF16 ? 0.5 : 1.0;
-    *fwd = *bwd = 0;
+    const sm_device *v = &d->dev;
+    sm_precision p = matmul || v->peak[SM_FP32] <= 0 ? d->precision : SM_FP32;
+    double compute = flops / (v->peak[p] * v->efficiency[p]);
+    double memory = bytes / (v->memory_bandwidth * v->memory_efficiency);
+    return fmax(compute, memory);
+}
+
+typedef struct pass_times {
+    double infer, fwd, bwd; /* seconds */
+    int64_t kernels, matmuls;
+} pass_times;
+
+/* The passes over the layers of one block (all layers where block < 0): each working layer
+ * (one kernel) takes its roofline time on the device plus the framework's dispatch of it on
+ * the host. The host runs ahead of the device only as far as the device is busy, and on
+ * GPUs eager frameworks are mostly host-bound below large batches, so the two add (measured
+ * on H100: docs/calibration.md). The layers' bytes are counted at fp32 and halve at fp16 and
+ * bf16; the backward pass reads the saved activations and the output gradient and writes the
+ * input gradient: twice the forward traffic. Under autocast every matrix-multiplying layer
+ * adds cast kernels. */
+static int passes(const device_predictor *d, const sm_network *net, int block, int64_t batch,
+                  pass_times *t, sm_status *st)
+{
+    const sm_device *v = &d->dev;
+    int half = d->precision == SM_FP16 || d->precision == SM_BF16;
+    double bytes_scale = half ? 0.5 : 1.0;
+    memset(t, 0, sizeof *t);
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
         if (block >= 0 && l->block != block)
@@ -51,10 +73,21 @@ static int pass_times(const device_predictor *d, const sm_network *net, int bloc
         sm_metrics m;
         if (sm_layer_metrics_at(l, batch, &m, st))
             return -1;
+        if (!m.kernels)
+            continue; /* a view: no kernel, no dispatch */
+        int mm = is_matmul(l);
         double bytes = (double)m.bytes * bytes_scale;
-        *fwd += roofline(d, (double)m.flops, bytes);
-        *bwd += roofline(d, (double)m.bwd_flops, 2 * bytes);
+        double fwd = roofline(d, mm, (double)m.flops, bytes);
+        t->infer += fwd;
+        t->fwd += fwd;
+        t->bwd += roofline(d, mm, (double)m.bwd_flops, 2 * bytes);
+        t->kernels++;
+        t->matmuls += mm;
     }
+    double launches = (double)t->kernels + (half ? v->autocast_casts * (double)t->matmuls : 0);
+    t->infer += launches * v->dispatch_infer;
+    t->fwd += launches * v->dispatch_fwd;
+    t->bwd += launches * v->dispatch_bwd;
     return 0;
 }
 
@@ -66,9 +99,10 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     if (layout->gpus_per_node > v->devices_per_node)
         return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
                        v->devices_per_node, layout->gpus_per_node, v->path);
-    double fwd, bwd;
-    if (pass_times(d, net, -1, layout->batch, &fwd, &bwd, st))
+    pass_times t;
+    if (passes(d, net, -1, layout->batch, &t, st))
         return -1;
+    double bwd = t.bwd;
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
         return -1;
@@ -82,23 +116,28 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     sm_ring_time sync = sm_ring_allreduce_time(&a);
     double exposed =
         d->overlap ? sm_ring_allreduce_exposed(sync.total, sync.buckets, bwd) : sync.total;
+    /* the optimizer: one kernel per parameter tensor (PyTorch's default for-each SGD still
+     * dispatches per tensor) and a stream over the weights */
     double update = UPDATE_BYTES_PER_WEIGHT * (double)total.weights /
                         (v->memory_bandwidth * v->memory_efficiency) +
-                    (double)total.layers * v->launch_overhead;
+                    (double)total.param_tensors * v->dispatch_update;
 
-    out->t_infer = fwd;
-    out->t_fwd = fwd;
+    out->t_infer = t.infer;
+    out->t_fwd = t.fwd;
     out->t_bwd = bwd;
     out->t_grad = exposed + update;
-    out->t_step = fwd + bwd + out->t_grad;
+    out->t_step = t.fwd + bwd + out->t_grad;
     return 0;
 }
 
 static int device_predict_block(const void *impl, const sm_network *net, int block,
                                 const sm_layout *layout, double *t_fwd, sm_status *st)
 {
-    double bwd;
-    return pass_times(impl, net, block, layout->batch, t_fwd, &bwd, st);
+    pass_times t;
+    if (passes(impl, net, block, layout->batch, &t, st))
+        return -1;
+    *t_fwd = t.fwd;
+    return 0;
 }
 
 static void device_free(void *impl) { free(impl); }
@@ -148,12 +187,19 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
 
     char description[512];
     snprintf(description, sizeof description,
-             "%.63s (%.191s): roofline at %s, ring all-reduce in %g MiB buckets%s",
+             "%.63s (%.191s): roofline at %s, %.63s dispatch, ring all-reduce in %g MiB "
+             "buckets%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
-             sm_precision_names[d->precision], d->bucket_bytes / 1048576.0,
+             sm_precision_names[d->precision],
+             d->dev.framework[0] ? d->dev.framework : "kernel-launch",
+             d->bucket_bytes / 1048576.0,
              d->overlap ? " overlapped with the backward pass" : "");
+    sm_precision precision = d->precision;
     *out = predictor_new(&device_ops, d, description);
-    return *out ? 0 : sm_fail(st, "out of memory");
+    if (!*out)
+        return sm_fail(st, "out of memory");
+    snprintf((*out)->precision, sizeof (*out)->precision, "%s", sm_precision_names[precision]);
+    return 0;
 }
 
 int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st)

@@ -10,7 +10,7 @@
 #include "scalemeter/fit.h"
 
 enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
-       COL_GRAD, COL_STEP, N_COLS, COL_STATUS = N_COLS, N_ALL_COLS };
+       COL_GRAD, COL_STEP, N_COLS, COL_STATUS = N_COLS, COL_PRECISION, N_ALL_COLS };
 static const char *const col_names[N_COLS] = {"model",  "image", "batch", "nodes",
                                               "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
                                               "t_grad", "t_step"};
@@ -117,6 +117,8 @@ static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm
         const char *name = trim(fields[i]);
         if (strcmp(name, "status") == 0)
             col_of[COL_STATUS] = i;
+        if (strcmp(name, "precision") == 0)
+            col_of[COL_PRECISION] = i;
         for (int c = 0; c < N_COLS; c++)
             if (strcmp(name, col_names[c]) == 0) {
                 if (col_of[c] >= 0)
@@ -183,6 +185,16 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
     if (isnan(r->t_infer) && isnan(r->t_fwd) && isnan(r->t_bwd) && isnan(r->t_grad) &&
         isnan(r->t_step))
         return sm_fail(st, "%s:%d: no time measured (t_infer ... t_step all empty)", path, line);
+    snprintf(r->precision, sizeof r->precision, "fp32");
+    if (col_of[COL_PRECISION] >= 0 && col_of[COL_PRECISION] < n) {
+        const char *p = trim(fields[col_of[COL_PRECISION]]);
+        if (*p) {
+            if (strcmp(p, "fp32") && strcmp(p, "tf32") && strcmp(p, "fp16") && strcmp(p, "bf16"))
+                return sm_fail(st, "%s:%d: precision '%s': expected fp32, tf32, fp16 or bf16",
+                               path, line, p);
+            snprintf(r->precision, sizeof r->precision, "%s", p);
+        }
+    }
     r->model = strdup(f[COL_MODEL]);
     return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
 }
@@ -254,6 +266,33 @@ done:
     else
         *out = runs;
     return rc;
+}
+
+int sm_runs_select_precision(sm_runs *runs, const char *precision, sm_status *st)
+{
+    if (!precision) {
+        for (int i = 1; i < runs->n; i++)
+            if (strcmp(runs->rows[i].precision, runs->rows[0].precision) != 0)
+                return sm_fail(st,
+                               "%s: rows of %s (line %d) and %s (line %d): a calibration is of "
+                               "one precision; choose one with --precision",
+                               runs->path, runs->rows[0].precision, runs->rows[0].line,
+                               runs->rows[i].precision, runs->rows[i].line);
+        return 0;
+    }
+    int kept = 0;
+    for (int i = 0; i < runs->n; i++) {
+        if (strcmp(runs->rows[i].precision, precision) == 0)
+            runs->rows[kept++] = runs->rows[i];
+        else
+            free(runs->rows[i].model);
+    }
+    int had = runs->n;
+    runs->n = kept;
+    if (kept == 0)
+        return sm_fail(st, "%s: none of its %d rows is of precision %s", runs->path, had,
+                       precision);
+    return 0;
 }
 
 void sm_runs_free(sm_runs *runs)

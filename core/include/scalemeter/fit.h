@@ -41,6 +41,7 @@ typedef struct sm_run {
     int64_t image; /* 0: the network file's own input size */
     int64_t batch; /* per device */
     int nodes, gpus_per_node;
+    char precision[8]; /* "fp32" (when the CSV has no precision column), "tf32", "fp16", "bf16" */
     double t_infer, t_fwd, t_bwd, t_grad, t_step; /* seconds; NAN = not measured */
     int line;                                      /* of the CSV file */
     sm_metrics m;                                  /* at batch 1, set by sm_runs_metrics */
@@ -54,6 +55,9 @@ typedef struct sm_runs {
 } sm_runs;
 
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st);
+/* Keeps only the rows of one precision (NULL: the rows must all be of one precision, else an
+ * error naming the precisions found and saying how to choose); fails when none is left. */
+int sm_runs_select_precision(sm_runs *runs, const char *precision, sm_status *st);
 /* Loads each (model, image) once and stores its metrics at batch 1 in every row of it. */
 int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st);
 void sm_runs_free(sm_runs *runs);
@@ -72,7 +76,16 @@ typedef enum sm_grad_form {
                        only when it saw N > 1 */
 } sm_grad_form;
 
+/* The form of the pass phases (infer, fwd, bwd) and of the update. */
+typedef enum sm_fit_form {
+    SM_FORM_CONVMETER, /* ConvMeter: b(c1 F + c2 I + c3 O) + c4; grad c1 L [+ cu W] */
+    SM_FORM_DISPATCH   /* ConvMeter plus ck K, K the kernels a pass launches (per-layer launch
+                          and framework dispatch); grad cp P + cu W + c0, P the parameter
+                          tensors the optimizer visits (docs/calibration.md) */
+} sm_fit_form;
+
 typedef struct sm_fit_options {
+    sm_fit_form form;       /* default SM_FORM_DISPATCH */
     int relative;           /* weight rows by 1/t: minimise relative error (default 1) */
     int nonneg;             /* non-negative coefficients, Lawson-Hanson (default 1) */
     int weight_term;        /* add cw W to infer, fwd and bwd: the weights are read once per
@@ -85,8 +98,8 @@ typedef struct sm_fit_options {
 
 void sm_fit_options_default(sm_fit_options *opt);
 
-/* bwd_grad with --weight-term and the ring form: 4 + 1 + 1 + 4 */
-#define SM_MAX_COEFFS 10
+/* bwd_grad of the dispatch form with --weight-term and the ring form: 4 + 1 + 1 + 1 + 1 + 4 */
+#define SM_MAX_COEFFS 12
 
 /* Goodness of a prediction against measurements. */
 typedef struct sm_fit_stats {
@@ -100,12 +113,15 @@ typedef struct sm_fit_stats {
 typedef struct sm_phase_fit {
     int fitted; /* 0: the phase was not measured (no row has its time) */
     int n_coeffs;
+    unsigned dropped; /* bit k: term k could not be told apart from the others on these rows
+                         (too few networks): left out of the solve, its coefficient 0 */
     double c[SM_MAX_COEFFS];
     sm_fit_stats stats; /* of the fit on its own points */
 } sm_phase_fit;
 
 typedef struct sm_fit {
     sm_fit_options opt;
+    char precision[8]; /* of the rows fitted; a coefficient file without one: fp32 */
     int multi_device; /* the fit saw rows with N x G > 1: grad carries its communication terms */
     int multi_gpu;    /* ... rows with G > 1 (ring form: the intra-node terms are fitted) */
     int multi_node;   /* ... rows with N > 1 (ring form: the inter-node terms are fitted) */
@@ -122,9 +138,11 @@ typedef struct sm_fit {
     int devices_max;
 } sm_fit;
 
-/* Fits every phase on the rows with use[i] != 0 (all rows when use is NULL). A phase no row
- * measures is left unfitted; fewer points than coefficients, a rank-deficient system or a
- * failed solve is an error naming the phase. */
+/* Fits every phase on the rows with use[i] != 0 (all rows when use is NULL), which must be of
+ * one precision. A phase no row measures is left unfitted. Terms beyond ConvMeter's that the
+ * rows cannot separate (a dispatch or update term fitted on two networks) are dropped, and
+ * sm_phase_fit.dropped says which; a system still rank-deficient or a failed solve is an error
+ * naming the phase. */
 int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
                 sm_status *st);
 

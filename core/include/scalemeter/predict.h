@@ -37,6 +37,11 @@ int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st
 int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st);
 /* Where the predictor came from, for reports: "cpu-xeon (fit 2026-11-22, 240 points)". */
 const char *sm_predictor_describe(const sm_predictor *p);
+/* "fp32", "tf32", "fp16" or "bf16": the precision of the runs a calibration was fitted to, or
+ * the one a device predictor models. */
+const char *sm_predictor_precision(const sm_predictor *p);
+/* 0 when precision is NULL or p's; else -1 with a message saying what to do. */
+int sm_predictor_check_precision(const sm_predictor *p, const char *precision, sm_status *st);
 void sm_predictor_free(sm_predictor *p);
 
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,

@@ -64,6 +64,8 @@ typedef struct sm_metrics {
     int64_t weights;       /* W: trainable parameters */
     int64_t layers;        /* L: layers holding weights */
     int64_t param_tensors; /* trainable tensors */
+    int64_t kernels;       /* K: layers that do work (FLOPs or bytes): what a framework launches
+                              and dispatches once per pass; views and identities do not count */
     int64_t bytes;         /* bytes moved by the forward pass at fp32, weights read once */
 } sm_metrics;
 

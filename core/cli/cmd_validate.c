@@ -1,0 +1,302 @@
+/* scalemeter validate: how far a predictor (coefficients or a device description) is from
+ * measured runs it may never have seen: "train on these networks, predict those". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+#include "scalemeter/device.h"
+#include "scalemeter/fit.h"
+
+static void usage(void)
+{
+    printf("usage: scalemeter validate RUNS.csv (--coeffs FILE | --device NAME|FILE)\n"
+           "                           [--precision P] [--format table|csv|json]\n\n"
+           "Predicts every measured row of RUNS.csv (the measurement CSV of `bench`, `fit`)\n"
+           "and reports the error per phase and per network: MAPE (a fraction), RMSE, R2, and\n"
+           "the median ratio predicted / measured (below 1: optimistic). Rows of networks that\n"
+           "the calibration never saw test it as a planner uses it.\n\n"
+           "  --coeffs FILE      coefficients of `scalemeter fit`, or a name of\n"
+           "                     configs/calibrations/; it must be of the rows' precision\n"
+           "  --device NAME      calibration-free model of configs/devices/NAME.ini (or a file),\n"
+           "                     at the rows' precision\n"
+           "  --precision P      validate only the rows of precision P (fp32, tf32, fp16, bf16);\n"
+           "                     else the rows must all be of one precision\n"
+           "  --format F         table (default), csv or json\n");
+}
+
+typedef struct validate_args {
+    const char *csv, *coeffs, *device, *precision;
+    output_format format;
+} validate_args;
+
+static int parse_args(int argc, char **argv, validate_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            exit(0);
+        } else if ((v = option_value(argc, argv, &i, "--coeffs", &missing))) {
+            a->coeffs = v;
+        } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
+            a->device = v;
+        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
+            a->precision = v;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            if (parse_format(v, 7, &a->format))
+                return -1;
+        } else if (missing) {
+            return -1;
+        } else if (argv[i][0] == '-' || a->csv) {
+            fprintf(stderr, "scalemeter validate: unexpected argument '%s' (--help)\n", argv[i]);
+            return -1;
+        } else {
+            a->csv = argv[i];
+        }
+    }
+    const char *problem = !a->csv ? "which measurements? (scalemeter validate runs.csv --device "
+                                    "h100)"
+                          : !a->coeffs == !a->device ? "give one of --coeffs FILE or --device NAME"
+                                                     : NULL;
+    if (problem) {
+        fprintf(stderr, "scalemeter validate: %s\n", problem);
+        return -1;
+    }
+    return 0;
+}
+
+static const sm_phase phases[] = {SM_PHASE_INFER, SM_PHASE_FWD, SM_PHASE_BWD, SM_PHASE_GRAD,
+                                  SM_PHASE_STEP};
+#define N_VPHASES 5
+
+static double predicted(const sm_prediction *p, sm_phase ph)
+{
+    return ph == SM_PHASE_INFER ? p->t_infer
+           : ph == SM_PHASE_FWD ? p->t_fwd
+           : ph == SM_PHASE_BWD ? p->t_bwd
+           : ph == SM_PHASE_GRAD ? p->t_grad
+                                 : p->t_step;
+}
+
+static int by_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Statistics and median ratio of the rows with model == NULL (all) or of one model. */
+typedef struct vstats {
+    sm_fit_stats s;
+    double median_ratio;
+} vstats;
+
+static void stats_of(const sm_runs *runs, const sm_prediction *pred, const char *model,
+                     sm_phase ph, vstats *out, double *y, double *p)
+{
+    int n = 0;
+    for (int i = 0; i < runs->n; i++) {
+        const sm_run *r = &runs->rows[i];
+        double t = sm_run_target(r, ph), q = predicted(&pred[i], ph);
+        if ((model && strcmp(r->model, model) != 0) || !isfinite(t) || !isfinite(q))
+            continue;
+        y[n] = t;
+        p[n++] = q;
+    }
+    sm_fit_stats_of(y, p, n, &out->s);
+    for (int i = 0; i < n; i++)
+        y[i] = p[i] / y[i];
+    qsort(y, (size_t)n, sizeof *y, by_double);
+    out->median_ratio = n == 0 ? NAN : n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+}
+
+static void cells(const vstats *v, char c[5][32])
+{
+    snprintf(c[0], 32, "%d", v->s.n);
+    snprintf(c[1], 32, isfinite(v->s.mape) ? "%.3f" : "-", v->s.mape);
+    fmt_seconds(v->s.rmse, c[2], 32);
+    snprintf(c[3], 32, isfinite(v->s.r2) ? "%.3f" : "-", v->s.r2);
+    snprintf(c[4], 32, isfinite(v->median_ratio) ? "%.2f" : "-", v->median_ratio);
+}
+
+static void json_num(double v)
+{
+    if (isfinite(v))
+        printf("%.6g", v);
+    else
+        printf("null");
+}
+
+static void json_vstats(const vstats *v)
+{
+    printf("{\"n\": %d, \"mape\": ", v->s.n);
+    json_num(v->s.mape);
+    printf(", \"rmse\": ");
+    json_num(v->s.rmse);
+    printf(", \"r2\": ");
+    json_num(v->s.r2);
+    printf(", \"median_ratio\": ");
+    json_num(v->median_ratio);
+    printf("}");
+}
+
+static void report(const validate_args *a, const sm_runs *runs, const sm_prediction *pred,
+                   const sm_predictor *p, char **models, int n_models)
+{
+    double *y = malloc((size_t)runs->n * sizeof *y), *q = malloc((size_t)runs->n * sizeof *q);
+    if (!y || !q) {
+        free(y), free(q);
+        report_error("out of memory");
+        return;
+    }
+    if (a->format == FORMAT_JSON) {
+        printf("{\"source\": ");
+        json_string(stdout, a->csv);
+        printf(", \"predictor\": ");
+        json_string(stdout, sm_predictor_describe(p));
+        printf(", \"precision\": \"%s\", \"rows\": %d, \"phases\": {",
+               sm_predictor_precision(p), runs->n);
+    } else if (a->format == FORMAT_CSV) {
+        printf("phase,model,n,mape,rmse,r2,median_ratio\n");
+    } else {
+        printf("validation of %s (%d %s rows, %d networks) against %s\n"
+               "MAPE a fraction; ratio: median predicted / measured\n\n",
+               a->csv, runs->n, sm_predictor_precision(p), n_models, sm_predictor_describe(p));
+    }
+    int first_phase = 1;
+    for (int k = 0; k < N_VPHASES; k++) {
+        sm_phase ph = phases[k];
+        vstats all;
+        stats_of(runs, pred, NULL, ph, &all, y, q);
+        if (all.s.n == 0)
+            continue;
+        const char *name = sm_phase_name(ph);
+        const char *headers[] = {"phase", "model", "n", "MAPE", "RMSE", "R2", "ratio"};
+        text_table *t = a->format == FORMAT_TABLE ? table_new(7, headers) : NULL;
+        if (a->format == FORMAT_JSON)
+            printf("%s\n  \"%s\": {\"per_model\": {", first_phase ? "" : ",", name);
+        for (int m = 0, first = 1; m <= n_models; m++) {
+            vstats v;
+            const char *model = m < n_models ? models[m] : "overall";
+            if (m < n_models)
+                stats_of(runs, pred, models[m], ph, &v, y, q);
+            else
+                v = all;
+            if (v.s.n == 0)
+                continue;
+            char c[5][32];
+            cells(&v, c);
+            if (t) {
+                const char *row[] = {name, model, c[0], c[1], c[2], c[3], c[4]};
+                table_add(t, row);
+            } else if (a->format == FORMAT_CSV) {
+                printf("%s,", name);
+                csv_field(stdout, model);
+                printf(",%d,%.6g,%.6g,%.6g,%.6g\n", v.s.n, v.s.mape, v.s.rmse, v.s.r2,
+                       v.median_ratio);
+            } else if (m < n_models) {
+                printf("%s\n    ", first ? "" : ",");
+                json_string(stdout, model);
+                printf(": ");
+                json_vstats(&v);
+                first = 0;
+            } else {
+                printf("}, \"overall\": ");
+                json_vstats(&v);
+                printf("}");
+            }
+        }
+        if (t) {
+            table_print(t, stdout);
+            table_free(t);
+            putchar('\n');
+        }
+        first_phase = 0;
+    }
+    if (a->format == FORMAT_JSON)
+        printf("\n}}\n");
+    free(y), free(q);
+}
+
+/* Predicts every row, loading each (model, image) network once. */
+static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_predictor *p,
+                        sm_prediction *pred, sm_status *st)
+{
+    sm_network *net = NULL;
+    const sm_run *loaded = NULL;
+    int rc = 0;
+    for (int i = 0; i < runs->n && !rc; i++) {
+        const sm_run *r = &runs->rows[i];
+        if (!loaded || loaded->image != r->image || strcmp(loaded->model, r->model) != 0) {
+            sm_network_free(net);
+            net = NULL;
+            sm_network_options opt = {r->image};
+            sm_status inner;
+            if (sm_network_load(reg, r->model, &opt, &net, &inner)) {
+                rc = sm_fail(st, "%s:%d: model %s: %s", runs->path, r->line, r->model,
+                             inner.msg);
+                break;
+            }
+            loaded = r;
+        }
+        const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
+        sm_status inner;
+        if (sm_predict(p, net, &l, &pred[i], &inner))
+            rc = sm_fail(st, "%s:%d: %s", runs->path, r->line, inner.msg);
+    }
+    sm_network_free(net);
+    return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    validate_args a;
+    if (parse_args(argc, argv, &a))
+        return 2;
+    sm_status st;
+    sm_runs *runs;
+    if (sm_runs_read(a.csv, &runs, &st))
+        return report_error(st.msg);
+    if (sm_runs_select_precision(runs, a.precision, &st)) {
+        sm_runs_free(runs);
+        return report_error(st.msg);
+    }
+    sm_predictor *p = NULL;
+    int rc = a.coeffs ? sm_predictor_from_coeffs(a.coeffs, &p, &st)
+                      : sm_predictor_from_device_opts(
+                            a.device, &(sm_device_options){runs->rows[0].precision, 0, 0}, &p,
+                            &st);
+    if (!rc)
+        rc = sm_predictor_check_precision(p, runs->rows[0].precision, &st);
+    sm_registry *reg = NULL;
+    if (!rc)
+        rc = sm_registry_open(&reg, &st);
+    sm_prediction *pred = rc ? NULL : calloc((size_t)runs->n, sizeof *pred);
+    char **models = rc ? NULL : calloc((size_t)runs->n, sizeof *models);
+    if (!rc && (!pred || !models))
+        rc = sm_fail(&st, "out of memory");
+    int n_models = 0;
+    if (!rc)
+        rc = predict_rows(runs, reg, p, pred, &st);
+    if (!rc) {
+        for (int i = 0; i < runs->n; i++) {
+            int k = 0;
+            while (k < n_models && strcmp(models[k], runs->rows[i].model) != 0)
+                k++;
+            if (k == n_models)
+                models[n_models++] = runs->rows[i].model;
+        }
+        report(&a, runs, pred, p, models, n_models);
+    }
+    int exit_code = rc ? report_error(st.msg) : 0;
+    free(models);
+    free(pred);
+    sm_registry_free(reg);
+    sm_predictor_free(p);
+    sm_runs_free(runs);
+    return exit_code;
+}
