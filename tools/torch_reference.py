@@ -15,14 +15,20 @@ runs one image of zeros through it with a forward hook on every leaf module, and
 
 all computed here from the hooks' real tensors, never from scalemeter; and, at the model's native
 size only, the output shape of every leaf module called exactly once (a module called several
-times, such as ResNet's shared ReLU, has no single shape).
+times, such as ResNet's shared ReLU, has no single shape). Beside the counts, "published" holds
+what torchvision itself publishes for the model's weights at the native crop size: their
+meta["num_params"], a number written into torchvision rather than counted, which the test
+compares the zoo file with.
 
 Sizes a model rejects (its spatial size shrinks below 1 somewhere) are listed with PyTorch's
 error, so the JSON says which sizes each model accepts.
 
 Output: tests/data/reference/torchvision.json (one line per layer, so that diffs stay readable):
   {"generator", "torch", "torchvision",
-   "models": {NAME: {"source", "native": 224, "rejected": {"64": "PyTorch's error"},
+   "models": {NAME: {"source", "native": 224,
+                     "published": {"weights": "ResNet50_Weights.IMAGENET1K_V1",
+                                   "num_params": 25557032, "crop_size": 224},
+                     "rejected": {"64": "PyTorch's error"},
                      "sizes": {"224": {"params": ..., "macs": ..., ...}, ...},
                      "layers": {"layer1.0.conv1": [64, 56, 56], ...}}}}
 
@@ -43,24 +49,75 @@ from torch import nn
 ZOO = {
     "alexnet": ({}, (64, 128, 224), 224),
     "vgg11": ({}, (64, 128, 224), 224),
+    "vgg11_bn": ({}, (64, 128, 224), 224),
+    "vgg13": ({}, (64, 128, 224), 224),
+    "vgg13_bn": ({}, (64, 128, 224), 224),
     "vgg16": ({}, (64, 128, 224), 224),
+    "vgg16_bn": ({}, (64, 128, 224), 224),
+    "vgg19": ({}, (64, 128, 224), 224),
+    "vgg19_bn": ({}, (64, 128, 224), 224),
     "resnet18": ({}, (64, 128, 224), 224),
+    "resnet34": ({}, (64, 128, 224), 224),
     "resnet50": ({}, (64, 128, 224), 224),
+    "resnet101": ({}, (64, 128, 224), 224),
+    "resnet152": ({}, (64, 128, 224), 224),
     "resnext50_32x4d": ({}, (64, 128, 224), 224),
+    "resnext101_32x8d": ({}, (64, 128, 224), 224),
+    "resnext101_64x4d": ({}, (64, 128, 224), 224),
     "wide_resnet50_2": ({}, (64, 128, 224), 224),
+    "wide_resnet101_2": ({}, (64, 128, 224), 224),
     "mobilenet_v2": ({}, (64, 128, 224), 224),
     "mobilenet_v3_large": ({}, (64, 128, 224), 224),
+    "mobilenet_v3_small": ({}, (64, 128, 224), 224),
     "squeezenet1_0": ({}, (64, 128, 224), 224),
+    "squeezenet1_1": ({}, (64, 128, 224), 224),
+    # EfficientNets are published at their own crop sizes (the weights' transforms)
     "efficientnet_b0": ({}, (64, 128, 224), 224),
+    "efficientnet_b1": ({}, (64, 128, 224, 240), 240),
+    "efficientnet_b2": ({}, (64, 128, 224, 288), 288),
+    "efficientnet_b3": ({}, (64, 128, 224, 300), 300),
+    "efficientnet_b4": ({}, (64, 128, 224, 380), 380),
+    "efficientnet_b5": ({}, (64, 128, 224, 456), 456),
+    "efficientnet_b6": ({}, (64, 128, 224, 528), 528),
+    "efficientnet_b7": ({}, (64, 128, 224, 600), 600),
+    "efficientnet_v2_s": ({}, (64, 128, 224, 384), 384),
+    "efficientnet_v2_m": ({}, (64, 128, 224, 480), 480),
+    "efficientnet_v2_l": ({}, (64, 128, 224, 480), 480),
     "regnet_y_400mf": ({}, (64, 128, 224), 224),
+    "regnet_y_800mf": ({}, (64, 128, 224), 224),
+    "regnet_y_1_6gf": ({}, (64, 128, 224), 224),
+    "regnet_y_3_2gf": ({}, (64, 128, 224), 224),
+    "regnet_y_8gf": ({}, (64, 128, 224), 224),
+    "regnet_y_16gf": ({}, (64, 128, 224), 224),
+    "regnet_y_32gf": ({}, (64, 128, 224), 224),
+    # only SWAG weights, published at 384 (end to end) and 224 (linear classifier): 224 here
+    "regnet_y_128gf": ({}, (64, 128, 224), 224),
+    "regnet_x_400mf": ({}, (64, 128, 224), 224),
+    "regnet_x_800mf": ({}, (64, 128, 224), 224),
+    "regnet_x_1_6gf": ({}, (64, 128, 224), 224),
+    "regnet_x_3_2gf": ({}, (64, 128, 224), 224),
     "regnet_x_8gf": ({}, (64, 128, 224), 224),
+    "regnet_x_16gf": ({}, (64, 128, 224), 224),
+    "regnet_x_32gf": ({}, (64, 128, 224), 224),
     "densenet121": ({}, (64, 128, 224), 224),
+    "densenet161": ({}, (64, 128, 224), 224),
+    "densenet169": ({}, (64, 128, 224), 224),
+    "densenet201": ({}, (64, 128, 224), 224),
+    "shufflenet_v2_x0_5": ({}, (64, 128, 224), 224),
     "shufflenet_v2_x1_0": ({}, (64, 128, 224), 224),
+    "shufflenet_v2_x1_5": ({}, (64, 128, 224), 224),
+    "shufflenet_v2_x2_0": ({}, (64, 128, 224), 224),
+    "mnasnet0_5": ({}, (64, 128, 224), 224),
+    "mnasnet0_75": ({}, (64, 128, 224), 224),
     "mnasnet1_0": ({}, (64, 128, 224), 224),
+    "mnasnet1_3": ({}, (64, 128, 224), 224),
     "googlenet": ({"aux_logits": False, "init_weights": False}, (64, 128, 224), 224),
     # Inception v3 shrinks 64 x 64 below 1 x 1 (it needs 75 x 75): tried, so the JSON says so
     "inception_v3": ({"aux_logits": False, "init_weights": False}, (64, 128, 224, 299), 299),
     "convnext_tiny": ({}, (64, 128, 224), 224),
+    "convnext_small": ({}, (64, 128, 224), 224),
+    "convnext_base": ({}, (64, 128, 224), 224),
+    "convnext_large": ({}, (64, 128, 224), 224),
 }
 
 
@@ -68,6 +125,19 @@ def build(name):
     kwargs = ZOO[name][0]
     torch.manual_seed(0)
     return getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+
+
+def published(name, native):
+    """torchvision's own record of the model: the parameter count its weights' metadata publish
+    (meta["num_params"], a number written into torchvision, not counted here) for the weights
+    whose crop size is the native size (IMAGENET1K_V1 where there are several)."""
+    enum = torchvision.models.get_model_weights(name)
+    fitting = [w for w in enum if list(w.transforms().crop_size) == [native]]
+    if not fitting:
+        sys.exit(f"torch_reference.py: {name}: no weights of torchvision at crop size {native}")
+    w = next((w for w in fitting if w.name == "IMAGENET1K_V1"), fitting[0])
+    return {"weights": f"{enum.__name__}.{w.name}", "num_params": w.meta["num_params"],
+            "crop_size": native}
 
 
 def measure(model, image):
@@ -126,8 +196,8 @@ def main():
     for name in wanted:
         _, sizes, native = ZOO[name]
         model = build(name)
-        entry = {"source": f"torchvision.models.{name}", "native": native, "sizes": {},
-                 "rejected": {}, "layers": {}}
+        entry = {"source": f"torchvision.models.{name}", "native": native,
+                 "published": published(name, native), "sizes": {}, "rejected": {}, "layers": {}}
         for image in sizes:
             try:
                 totals, layers = measure(model, image)
@@ -153,6 +223,7 @@ def main():
         for i, (name, e) in enumerate(result["models"].items()):
             f.write(("," if i else "") + f"\n{json.dumps(name)}: {{")
             f.write(f'"source": {json.dumps(e["source"])}, "native": {e["native"]}, ')
+            f.write(f'"published": {json.dumps(e["published"])},\n ')
             f.write(f'"rejected": {json.dumps(e["rejected"])},\n "sizes": {{')
             f.write(",".join(f"\n  {json.dumps(s)}: {json.dumps(t)}"
                              for s, t in e["sizes"].items()))
