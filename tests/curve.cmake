@@ -3,6 +3,8 @@
 sm_add_c_test(test_allreduce_model test_allreduce_model.c)
 sm_add_c_test(test_device_predictor test_device_predictor.c)
 sm_add_c_test(test_device_file test_device_file.c)
+# fit --device-out: the keys of a description recovered from the times it predicts
+sm_add_c_test(test_device_fit test_device_fit.c ${CMAKE_CURRENT_BINARY_DIR})
 sm_add_c_test(test_curve test_curve.c)
 
 # The command as a user runs it (every format, every bad input), and its SVG chart rendered by

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
 static void usage(void)
@@ -374,9 +375,27 @@ static void fill_meta(const fit_args *a, sm_fit_meta *meta)
     snprintf(meta->version, sizeof meta->version, "%s", SCALEMETER_VERSION);
 }
 
-static int run(const fit_args *a, sm_runs *runs)
+/* --device-out: the calibration-free model's keys fitted to the same rows. */
+static int write_device(const fit_args *a, const sm_runs *runs, const sm_registry *reg)
 {
     sm_status st;
+    sm_device_fit_result d;
+    if (sm_device_fit(runs, reg, a->device_base ? a->device_base : "h100", &d, &st) ||
+        sm_device_fit_write(&d, a->csv, a->device_out, &st))
+        return report_error(st.msg);
+    fprintf(stderr,
+            "scalemeter fit: wrote %s: dispatch %.3g/%.3g/%.3g us per kernel (infer/fwd/bwd), "
+            "%.3g us per parameter tensor, %s compute efficiency %.3g, memory %.3g\n",
+            a->device_out, d.dispatch_infer * 1e6, d.dispatch_fwd * 1e6, d.dispatch_bwd * 1e6,
+            d.dispatch_update * 1e6, d.precision, d.compute_efficiency, d.memory_efficiency);
+    return 0;
+}
+
+static int run(const fit_args *a, sm_runs *runs, const sm_registry *reg)
+{
+    sm_status st;
+    if (a->device_out && write_device(a, runs, reg))
+        return 1;
     if (a->loo) {
         sm_loo loo;
         if (sm_fit_loo(runs, &a->opt, &loo, &st))
@@ -440,7 +459,7 @@ int cmd_fit(int argc, char **argv)
     }
     int rc = sm_runs_select_precision(runs, a.precision, &st) || sm_runs_metrics(runs, reg, &st)
                  ? report_error(st.msg)
-                 : run(&a, runs);
+                 : run(&a, runs, reg);
     sm_registry_free(reg);
     sm_runs_free(runs);
     return rc;

@@ -34,6 +34,28 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
 /* Devices per node of the description behind a device predictor; 0 for other predictors. */
 int sm_predictor_devices_per_node(const sm_predictor *p);
 
+/* The keys of a device description fitted to measured runs (`scalemeter fit --device-out`). */
+typedef struct sm_device_fit_result {
+    char base[4096];           /* the description the other keys come from */
+    char precision[8];         /* of the runs */
+    double dispatch_infer, dispatch_fwd, dispatch_bwd; /* seconds per kernel */
+    double dispatch_update;    /* seconds per parameter tensor */
+    double compute_efficiency; /* of the precision's peak, matrix layers */
+    double memory_efficiency;
+    int iterations; /* reclassifications of layers as compute- or memory-bound */
+} sm_device_fit_result;
+
+struct sm_runs;
+/* Fits dispatch and efficiencies of the calibration-free model to runs of one precision
+ * (their pass times infer, fwd, bwd, and single-device t_grad), starting from the description
+ * base (a name or path) and classifying each layer as compute- or memory-bound anew until the
+ * efficiencies settle. */
+int sm_device_fit(const struct sm_runs *runs, const sm_registry *reg, const char *base,
+                  sm_device_fit_result *out, sm_status *st);
+/* Writes base with the fitted keys as a device description at path. */
+int sm_device_fit_write(const sm_device_fit_result *fit, const char *source, const char *path,
+                        sm_status *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,96 @@
+/* `fit --device-out` (device_fit.c) recovers the dispatch and efficiency keys of a device
+ * description from runs that description itself predicts: tests/data/curve/framework_device.ini
+ * (dispatch 20/30/40 us per kernel, 3 us per parameter tensor, efficiencies 0.5) generates the
+ * times, and the fit starts from round_device.ini (10 us everywhere).
+ *
+ * Usage: test_device_fit OUTDIR */
+#include <stdio.h>
+
+#include "check_near.h"
+#include "scalemeter/device.h"
+#include "scalemeter/fit.h"
+
+static const char *const nets[] = {"tests/data/fit/tiny_a.ini", "tests/data/fit/tiny_b.ini",
+                                   "tests/data/fit/tiny_c.ini", "tests/data/curve/conv_relu.ini"};
+
+static int write_runs(const char *path, sm_registry *reg, const sm_predictor *truth)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n");
+    for (int k = 0; k < 4; k++)
+        for (int image = 8; image <= (k < 3 ? 32 : 8); image += 8)
+            for (int b = 1; b <= 256; b *= 4) {
+                sm_network *net;
+                sm_network_options opt = {k < 3 ? image : 0};
+                sm_status st;
+                sm_prediction p;
+                const sm_layout l = {b, 1, 1};
+                if (sm_network_load(reg, nets[k], &opt, &net, &st) ||
+                    sm_predict(truth, net, &l, &p, &st)) {
+                    fprintf(stderr, "%s\n", st.msg);
+                    fclose(f);
+                    return -1;
+                }
+                char size[32] = ""; /* empty: the network file's own input */
+                if (opt.image)
+                    snprintf(size, sizeof size, "%lld", (long long)opt.image);
+                fprintf(f, "%s,%s,%d,1,1,%.17g,%.17g,%.17g,%.17g,\n", nets[k], size, b, p.t_infer, p.t_fwd, p.t_bwd, p.t_grad);
+                sm_network_free(net);
+            }
+    return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_device_fit OUTDIR\n");
+        return 2;
+    }
+    char csv[4096], ini[4096];
+    snprintf(csv, sizeof csv, "%s/device_fit.csv", argv[1]);
+    snprintf(ini, sizeof ini, "%s/device_fit.ini", argv[1]);
+    sm_status st;
+    sm_registry *reg;
+    sm_predictor *truth;
+    sm_runs *runs;
+    if (sm_registry_open(&reg, &st) ||
+        sm_predictor_from_device("tests/data/curve/framework_device.ini", &truth, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    CHECK_EQ(write_runs(csv, reg, truth), 0);
+    if (sm_runs_read(csv, &runs, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    sm_device_fit_result d;
+    CHECK_EQ(sm_device_fit(runs, reg, "tests/data/curve/round_device.ini", &d, &st), 0);
+    CHECK_NEAR(d.dispatch_infer, 20e-6, 1e-6);
+    CHECK_NEAR(d.dispatch_fwd, 30e-6, 1e-6);
+    CHECK_NEAR(d.dispatch_bwd, 40e-6, 1e-6);
+    CHECK_NEAR(d.dispatch_update, 3e-6, 1e-6);
+    CHECK_NEAR(d.compute_efficiency, 0.5, 1e-6);
+    CHECK_NEAR(d.memory_efficiency, 0.5, 1e-6);
+    CHECK_CONTAINS(d.precision, "fp32");
+
+    /* the written description predicts what the truth predicts */
+    CHECK_EQ(sm_device_fit_write(&d, csv, ini, &st), 0);
+    sm_predictor *fitted;
+    CHECK_EQ(sm_predictor_from_device(ini, &fitted, &st), 0);
+    sm_network *net;
+    sm_network_options opt = {16};
+    CHECK_EQ(sm_network_load(reg, nets[2], &opt, &net, &st), 0);
+    const sm_layout l = {32, 1, 1};
+    sm_prediction a, b;
+    CHECK_EQ(sm_predict(truth, net, &l, &a, &st), 0);
+    CHECK_EQ(sm_predict(fitted, net, &l, &b, &st), 0);
+    CHECK_NEAR(b.t_step, a.t_step, 1e-5);
+    sm_network_free(net);
+    sm_predictor_free(fitted);
+    sm_predictor_free(truth);
+    sm_runs_free(runs);
+    sm_registry_free(reg);
+    return check_summary();
+}
