@@ -143,3 +143,14 @@ set_tests_properties(cli_fit_help PROPERTIES PASS_REGULAR_EXPRESSION "usage: sca
 add_test(NAME cli_predict_help COMMAND ${SCALEMETER_BIN} predict --help)
 set_tests_properties(cli_predict_help PROPERTIES PASS_REGULAR_EXPRESSION
   "intercept c4 shared out over the blocks")
+
+# The shipped H100 calibrations answer by name and say their precision (tools/accuracy_report.py
+# writes them from configs/calibrations/*.csv).
+foreach(precision fp32 tf32 bf16)
+  add_test(NAME cli_predict_h100_${precision}
+    COMMAND ${SCALEMETER_BIN} predict resnet50 --batch 64 --coeffs h100-pytorch-${precision}
+            --format json
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli_predict_h100_${precision} PROPERTIES PASS_REGULAR_EXPRESSION
+    "\"precision\": \"${precision}\"")
+endforeach()

@@ -26,6 +26,7 @@ Example (the dataset shipped in configs/calibrations/):
       --batches 1,2,4,8 --device cpu --threads 1 -o runs.csv
 """
 import argparse
+import contextlib
 import csv
 import math
 import os
@@ -82,9 +83,18 @@ def warm_up(fn, timer, args):
         n += 1
 
 
+def autocast(args, device):
+    """The forward passes' context: torch.autocast at bf16/fp16 (fp32 master weights, as AMP
+    trains), nothing at fp32 and tf32 (those are switches of the backends, set in main)."""
+    if args.precision in ("bf16", "fp16"):
+        dtype = torch.bfloat16 if args.precision == "bf16" else torch.float16
+        return torch.autocast(device.type, dtype=dtype)
+    return contextlib.nullcontext()
+
+
 def time_inference(model, x, timer, args):
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), autocast(args, x.device):
         warm_up(lambda: model(x), timer, args)
         t0 = timer.now()
         model(x)
@@ -101,16 +111,23 @@ def time_training(model, x, y, timer, args):
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
+    # fp16 needs loss scaling (bf16 has fp32's range): scale, unscale and check in the step
+    scaler = torch.cuda.amp.GradScaler() if args.precision == "fp16" else None
 
     def one_iteration():
         # PyTorch 1.13's default: gradients are zeroed in place, not freed and reallocated
         opt.zero_grad()
         t0 = timer.now()
-        loss = loss_fn(model(x), y)
+        with autocast(args, x.device):
+            loss = loss_fn(model(x), y)
         t1 = timer.now()
-        loss.backward()
+        (scaler.scale(loss) if scaler else loss).backward()
         t2 = timer.now()
-        opt.step()
+        if scaler:
+            scaler.step(opt)
+            scaler.update()
+        else:
+            opt.step()
         t3 = timer.now()
         return t1 - t0, t2 - t1, t3 - t2
 
@@ -157,6 +174,10 @@ def main():
                    help="seconds of warm-up per mode and configuration (default 0.25)")
     p.add_argument("--min-reps", type=int, default=3, help="fewest timed repetitions (3)")
     p.add_argument("--max-reps", type=int, default=50, help="most timed repetitions (50)")
+    p.add_argument("--precision", choices=("fp32", "tf32", "bf16", "fp16"), default="fp32",
+                   help="fp32 (default; TF32 off), tf32 (TF32 tensor cores for convolutions and "
+                        "matrix products), bf16 or fp16 (torch.autocast, fp32 master weights; "
+                        "fp16 with loss scaling)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
 
@@ -169,7 +190,11 @@ def main():
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
-    precision = "fp32"
+    precision = args.precision
+    if precision == "fp16" and device.type != "cuda":
+        sys.exit("measure.py: --precision fp16 needs --device cuda (CPU autocast is bf16)")
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
     dev_name = (torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu")
     clock = args.clock
     if clock == "auto":
