@@ -176,6 +176,7 @@ static void test_exact(const char *dir)
         sm_fit_options opt;
         sm_fit_options_default(&opt);
         opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
         opt.relative = variant & 1;
         opt.nonneg = variant >> 1 & 1;
         sm_fit fit;
@@ -208,6 +209,7 @@ static void test_ring(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     opt.grad_form = SM_GRAD_RING;
     sm_fit fit;
     sm_status st;
@@ -221,6 +223,7 @@ static void test_ring(const char *dir)
     /* the linear form cannot express these times exactly */
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.phase[SM_PHASE_GRAD].stats.mape > 1e-3);
     sm_runs_free(runs);
@@ -239,6 +242,7 @@ static void test_weight_terms(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     opt.weight_term = opt.update_term = 1;
     sm_fit fit;
     sm_status st;
@@ -258,6 +262,7 @@ static void test_weight_terms(const char *dir)
     /* without the options the same times cannot be fitted exactly */
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.phase[SM_PHASE_INFER].stats.mape > 1e-3);
     sm_runs_free(runs);
@@ -276,6 +281,7 @@ static void test_noisy(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     sm_fit fit;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
@@ -306,6 +312,7 @@ static void test_file_and_predictor(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     sm_fit fit, back;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);

@@ -45,6 +45,7 @@ static void test_unweighted(const sm_runs *runs)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     opt.relative = 0;
     sm_loo loo;
     sm_status st;
@@ -99,6 +100,7 @@ static void test_relative(const sm_runs *runs)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.grad_form = SM_GRAD_LINEAR;
     sm_loo loo;
     sm_status st;
     CHECK(sm_fit_loo(runs, &opt, &loo, &st) == 0);

@@ -44,7 +44,7 @@ void sm_fit_options_default(sm_fit_options *opt)
     opt->nonneg = 1;
     opt->weight_term = 0;
     opt->update_term = 0;
-    opt->grad_form = SM_GRAD_LINEAR;
+    opt->grad_form = SM_GRAD_RING; /* extrapolates to more ranks (docs/scaling.md) */
     opt->bucket_bytes = 25.0 * 1024 * 1024;
 }
 
@@ -394,6 +394,22 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     }
     if (out->rows == 0)
         return sm_fail(st, "%s: no rows to fit", runs->path);
+    /* t_grad rows of a single layout cannot separate communication from the update: every
+     * communication term is then a multiple of a term of the update */
+    int layout_n = 0, layout_g = 0, layouts = 0;
+    for (int i = 0; i < runs->n && layouts < 2; i++) {
+        const sm_run *r = &runs->rows[i];
+        if ((use && !use[i]) || !isfinite(r->t_grad))
+            continue;
+        if (!layouts || r->nodes != layout_n || r->gpus_per_node != layout_g)
+            layouts++;
+        layout_n = r->nodes;
+        layout_g = r->gpus_per_node;
+    }
+    if (out->multi_device && layouts < 2) {
+        out->multi_device = out->multi_gpu = out->multi_node = 0;
+        out->comm_unidentified = 1;
+    }
     int fitted = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
         int rc = fit_phase(runs, use, out, (sm_phase)ph, st);

@@ -92,7 +92,7 @@ typedef struct sm_fit_options {
                                pass whatever the batch (default 0, beyond ConvMeter) */
     int update_term;        /* add cu W to T_grad at every N: the optimizer's pass over the
                                weights (default 0, beyond ConvMeter) */
-    sm_grad_form grad_form; /* default SM_GRAD_LINEAR */
+    sm_grad_form grad_form; /* default SM_GRAD_RING */
     double bucket_bytes;    /* ring form: gradient bucket size (default 25 MiB) */
 } sm_fit_options;
 
