@@ -24,3 +24,21 @@ else()
     set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
   endforeach()
 endif()
+
+# --framework: a framework file's [framework] replaces the device file's (configs/frameworks/)
+add_test(NAME cli_curve_framework
+  COMMAND ${SCALEMETER_BIN} curve resnet50 --device h100 --framework cuda-graphs --batch 8
+          --nodes 1
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_framework PROPERTIES PASS_REGULAR_EXPRESSION "cuda-graphs dispatch")
+add_test(NAME cli_curve_framework_not_a_framework
+  COMMAND ${SCALEMETER_BIN} curve resnet50 --device h100 --framework configs/devices/a100.ini
+          --batch 8 --nodes 1
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_framework_not_a_framework PROPERTIES WILL_FAIL ON)
+add_test(NAME cli_curve_framework_not_a_framework_message
+  COMMAND ${SCALEMETER_BIN} curve resnet50 --device h100 --framework configs/devices/a100.ini
+          --batch 8 --nodes 1
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_framework_not_a_framework_message PROPERTIES
+  PASS_REGULAR_EXPRESSION "a100.ini:5: \\[device\\] in a framework file: expected \\[framework\\] only")

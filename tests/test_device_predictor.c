@@ -66,7 +66,7 @@ int main(void)
      * 1.204224e-5 + 9.6e-5 = 1.0804224e-4 s. Without overlap t_grad = 1.195168e-4 s; with it
      * the backward pass (3.185e-3 s) hides all but the last bucket: 1.0804224e-4 / 3
      * = 3.601408e-5 s, t_grad 4.748864e-5 s. */
-    sm_device_options opt = {NULL, 0.05, 0};
+    sm_device_options opt = {NULL, 0.05, 0, NULL};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
     CHECK_NEAR(pr.t_grad, 1.195168e-4, 1e-9);
@@ -82,7 +82,7 @@ int main(void)
      *   conv  7,398,752,256 / 2e13 = 3.699376128e-4 s > 25,763,840 / 5e11; + 10 us
      *   relu  25,690,112 / 5e11 = 5.1380224e-5 s; + 10 us
      *   forward 3.799376128e-4 + 6.1380224e-5 = 4.413178368e-4 s */
-    sm_device_options bf16 = {"bf16", 0, 0};
+    sm_device_options bf16 = {"bf16", 0, 0, NULL};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bf16, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
     CHECK_NEAR(pr.t_fwd, 4.413178368e-4, 1e-9);
@@ -95,10 +95,10 @@ int main(void)
     sm_predictor_free(p);
 
     /* a precision the file gives no peak for, and one that does not exist */
-    sm_device_options fp16 = {"fp16", 0, 0};
+    sm_device_options fp16 = {"fp16", 0, 0, NULL};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fp16, &p, &st), -1);
     CHECK_CONTAINS(st.msg, "peak_fp16_tflops is missing");
-    sm_device_options fp8 = {"fp8", 0, 0};
+    sm_device_options fp8 = {"fp8", 0, 0, NULL};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fp8, &p, &st), -1);
     CHECK_CONTAINS(st.msg, "precision fp8");
 

@@ -39,6 +39,9 @@ static void usage(void)
         "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
         "  --overlap          (--device) all-reduce gradient buckets during the backward pass\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
+        "  --framework F      (--device) how kernels are dispatched: configs/frameworks/F.ini\n"
+        "                     (pytorch-eager, cuda-graphs) or a file (default: the device\n"
+        "                     file's [framework])\n"
         "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
         "                     file's); --coeffs refuses a calibration of another precision\n"
         "  --format F         table (default), csv, json or svg\n"
@@ -53,7 +56,7 @@ static void usage(void)
 }
 
 typedef struct curve_args {
-    const char *models, *coeffs, *device, *precision, *output;
+    const char *models, *coeffs, *device, *precision, *output, *framework;
     int64_t batches[MAX_SWEEP];
     int n_batches, strong;
     int nodes[MAX_SWEEP];
@@ -201,6 +204,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
             }
         } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
             a->precision = v;
+        } else if ((v = option_value(argc, argv, &i, "--framework", &missing))) {
+            a->framework = v;
         } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
             if (parse_format(v, 15, &a->format))
                 return -1;
@@ -228,9 +233,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
     else if (!a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && (a->overlap || a->bucket_mib > 0))
-        problem = "--overlap and --bucket-mib apply to --device; fitted coefficients already "
-                  "hold what was measured";
+    else if (a->coeffs && (a->overlap || a->bucket_mib > 0 || a->framework))
+        problem = "--overlap, --bucket-mib and --framework apply to --device; fitted "
+                  "coefficients already hold what was measured";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -503,7 +508,7 @@ static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
         }
         return 0;
     }
-    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap};
+    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework};
     return sm_predictor_from_device_opts(a->device, &opt, p, st);
 }
 

@@ -94,6 +94,8 @@ static const field fields[] = {
 
 typedef struct reader {
     sm_ini_reader rd;
+    const char *path;    /* of the file read: the device's, or a framework file */
+    int framework_only;  /* a framework file: [framework] alone */
     int error; /* the handler failed: st holds why */
     int set_at[N_FIELDS];
     sm_device *dev;
@@ -104,7 +106,7 @@ static int set_field(reader *r, int i, const char *value)
 {
     const field *f = &fields[i];
     void *dst = (char *)r->dev + f->offset;
-    const char *path = r->dev->path;
+    const char *path = r->path;
     char *end;
     switch (f->kind) {
     case F_TEXT: /* hi: the size of the text's buffer */
@@ -147,9 +149,14 @@ static int set_field(reader *r, int i, const char *value)
 static int on_entry(void *user, const char *section, const char *key, const char *value)
 {
     reader *r = user;
-    const char *path = r->dev->path;
+    const char *path = r->path;
     if (r->error)
         return 0;
+    if (r->framework_only && strcmp(section, "framework") != 0) {
+        r->error = 1;
+        return sm_fail(r->st, "%s:%d: [%s] in a framework file: expected [framework] only",
+                       path, r->rd.line, section[0] ? section : "no section"), 0;
+    }
     if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0 &&
         strcmp(section, "framework") != 0) {
         r->error = 1;
@@ -204,6 +211,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     name_from_path(path, dev->name, sizeof dev->name);
 
     reader r = {0};
+    r.path = path;
     r.dev = dev;
     r.st = st;
     if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
@@ -226,5 +234,27 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     for (int k = 0; k < 4; k++)
         if (*dispatch[k] < 0)
             *dispatch[k] = dev->launch_overhead;
+    return 0;
+}
+
+int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
+{
+    dev->framework[0] = '\0';
+    dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
+    dev->autocast_casts = 0;
+    reader r = {0};
+    r.path = path;
+    r.framework_only = 1;
+    r.dev = dev;
+    r.st = st;
+    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
+        return -1;
+    double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
+                          &dev->dispatch_update};
+    for (int k = 0; k < 4; k++)
+        if (*dispatch[k] < 0)
+            *dispatch[k] = dev->launch_overhead;
+    if (!dev->framework[0])
+        name_from_path(path, dev->framework, sizeof dev->framework);
     return 0;
 }

@@ -38,5 +38,8 @@ typedef struct sm_device {
 
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);
+/* Replaces dev's [framework] keys by those of a framework file (only a [framework] section);
+ * keys it does not give fall back to the launch overhead, as in a device file. */
+int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st);
 
 #endif

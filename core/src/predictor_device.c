@@ -152,7 +152,7 @@ int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
                                   sm_predictor **out, sm_status *st)
 {
-    static const sm_device_options defaults = {NULL, 0, 0};
+    static const sm_device_options defaults = {NULL, 0, 0, NULL};
     if (!opt)
         opt = &defaults;
     if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
@@ -166,6 +166,15 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     if (sm_device_load(path, &d->dev, st)) {
         free(d);
         return -1;
+    }
+    if (opt->framework) {
+        char fpath[4096];
+        if (sm_data_find("framework", "configs/frameworks", opt->framework, NULL, fpath,
+                         sizeof fpath, st) ||
+            sm_device_load_framework(fpath, &d->dev, st)) {
+            free(d);
+            return -1;
+        }
     }
     d->precision = d->dev.precision;
     if (opt->precision) {

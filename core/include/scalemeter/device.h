@@ -22,6 +22,8 @@ typedef struct sm_device_options {
     const char *precision; /* "fp32", "tf32", "fp16" or "bf16"; NULL: the file's precision */
     double bucket_mib;     /* gradient bucket in MiB; 0: SM_DEFAULT_BUCKET_MIB */
     int overlap;           /* 1: buckets are all-reduced while the backward pass runs */
+    const char *framework; /* configs/frameworks/NAME.ini or a file whose [framework] replaces
+                              the device file's (how kernels are dispatched); NULL: the file's */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else
