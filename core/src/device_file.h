@@ -36,6 +36,9 @@ typedef struct sm_device {
     int inter_ports;         /* network ports per node */
 } sm_device;
 
+/* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
+int sm_layer_is_matmul(const sm_layer *l);
+
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);
 /* Replaces dev's [framework] keys by those of a framework file (only a [framework] section);

@@ -29,15 +29,6 @@ typedef struct row_net {
     sm_network *net;
 } row_net;
 
-static int is_matmul(const sm_layer *l)
-{
-    static const char *const names[] = {"conv2d", "linear", "attention", "lm_head"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        if (strcmp(l->type->name, names[k]) == 0)
-            return 1;
-    return 0;
-}
-
 /* The design row of one phase (0 infer, 1 fwd, 2 bwd) of one run at the current efficiencies,
  * and the fixed part R. */
 static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_network *net,
@@ -53,7 +44,7 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
             return -1;
         if (!m.kernels)
             continue;
-        int mm = is_matmul(&net->layers[i]);
+        int mm = sm_layer_is_matmul(&net->layers[i]);
         double flops = (double)(phase == 2 ? m.bwd_flops : m.flops);
         double bytes = (double)m.bytes * scale * (phase == 2 ? 2 : 1);
         sm_precision lp = mm || v->peak[SM_FP32] <= 0 ? p : SM_FP32;

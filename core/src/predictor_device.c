@@ -27,7 +27,7 @@ typedef struct device_predictor {
 
 /* Layer types whose FLOPs are matrix products, run on tensor cores at tf32, fp16 and bf16;
  * every other layer (element-wise, normalisation, pooling) runs in fp32 arithmetic. */
-static int is_matmul(const sm_layer *l)
+int sm_layer_is_matmul(const sm_layer *l)
 {
     static const char *const names[] = {"conv2d", "linear", "attention", "lm_head"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -75,7 +75,7 @@ static int passes(const device_predictor *d, const sm_network *net, int block, i
             return -1;
         if (!m.kernels)
             continue; /* a view: no kernel, no dispatch */
-        int mm = is_matmul(l);
+        int mm = sm_layer_is_matmul(l);
         double bytes = (double)m.bytes * bytes_scale;
         double fwd = roofline(d, mm, (double)m.flops, bytes);
         t->infer += fwd;
