@@ -1,5 +1,5 @@
 /*
- * Small helpers shared by the CPU kernels of the plugins (plugins/NAME_cpu.c). Header-only and
+ * Small helpers shared by the CPU kernels of the plugins (plugins/NAME/NAME_cpu.c). Header-only and
  * static, so every plugin stays one self-contained shared object.
  */
 #ifndef SCALEMETER_PLUGINS_CPU_UTIL_H

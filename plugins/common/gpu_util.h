@@ -1,5 +1,5 @@
 /*
- * Small helpers shared by the GPU kernels of the plugins (plugins/NAME_gpu.c): checked calls
+ * Small helpers shared by the GPU kernels of the plugins (plugins/NAME/NAME_gpu.c): checked calls
  * that name the failing function, and cuDNN descriptors from shapes. Header-only and static, so
  * every plugin stays one self-contained shared object.
  *

@@ -1,6 +1,6 @@
 /*
- * The few GPU operations neither cuDNN nor cuBLAS has, as CUDA kernels (plugins/NAME_gpu.cu)
- * with C launchers for the plugins' host code (plugins/NAME_gpu.c). Each launcher enqueues its
+ * The few GPU operations neither cuDNN nor cuBLAS has, as CUDA kernels (plugins/NAME/NAME_gpu.cu)
+ * with C launchers for the plugins' host code (plugins/NAME/NAME_gpu.c). Each launcher enqueues its
  * kernel on the stream and returns cudaGetLastError(), so GPU_CUDA (gpu_util.h) checks it.
  * Tensors are fp32, contiguous, batch first; counts are int64 (kernels loop grid-stride over
  * any size).

@@ -1,7 +1,7 @@
 /*
  * What every CUDA kernel file of the plugins shares: the launch shape, the grid-stride loop and
  * the offset of an output element along a walk (gpu_ops.h). Device code; included by
- * plugins/NAME_gpu.cu only.
+ * plugins/NAME/NAME_gpu.cu only.
  */
 #ifndef SCALEMETER_PLUGINS_GPU_LAUNCH_CUH
 #define SCALEMETER_PLUGINS_GPU_LAUNCH_CUH
