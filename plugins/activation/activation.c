@@ -90,10 +90,6 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in,
 
 /* CPU kernels: activation_cpu.c. */
 extern const struct sm_cpu_kernels activation_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: activation_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels activation_gpu_kernels;
-#endif
 
 static const sm_layer_type activation_type = {
     SM_LAYER_TYPE_INIT,
@@ -106,9 +102,6 @@ static const sm_layer_type activation_type = {
     .infer = activation_infer,
     .metrics = activation_metrics,
     .cpu = &activation_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &activation_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(activation_type)

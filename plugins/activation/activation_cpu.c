@@ -1,5 +1,5 @@
 /*
- * CPU kernels of the element-wise activations (plugin.h, struct sm_cpu_kernels), built with the
+ * CPU kernels of the element-wise activations (kernels.h, struct sm_cpu_kernels), built with the
  * same SM_ACTIVATION_<TYPE> definition as activation.c. Each type is a pair of functions: its
  * value f(x), and its derivative f'(x) given x and y = f(x) (whichever is cheaper). At the kinks
  * the derivative is PyTorch's choice (relu: 0 at 0). Written as selects that GCC turns into
@@ -72,24 +72,24 @@ static inline float grad(float x, float y)
 #error "build activation_cpu.c with one SM_ACTIVATION_<TYPE> definition"
 #endif
 
-static int activation_forward(const sm_cpu_layer *l, sm_error *err)
+static int activation_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const float *restrict x = l->in[0].data;
     float *restrict y = l->out->data;
-    int64_t n = cpu_elems(l->out);
+    int64_t n = sm_tensor_elems(l->out);
     for (int64_t i = 0; i < n; i++)
         y[i] = act(x[i]);
     return 0;
 }
 
-static int activation_backward(const sm_cpu_layer *l, sm_error *err)
+static int activation_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const float *restrict x = l->in[0].data, *restrict y = l->out->data,
                           *restrict dy = l->dout->data;
     float *restrict dx = l->din[0].data;
-    int64_t n = cpu_elems(l->out);
+    int64_t n = sm_tensor_elems(l->out);
     if (dx)
         for (int64_t i = 0; i < n; i++)
             dx[i] += dy[i] * grad(x[i], y[i]);

@@ -1,5 +1,5 @@
 /*
- * GPU kernels of the element-wise activations (plugin.h, struct sm_gpu_kernels), built with the
+ * GPU kernels of the element-wise activations (kernels.h, struct sm_gpu_kernels), built with the
  * same SM_ACTIVATION_<TYPE> definition as activation.c. Those cuDNN has run as
  * cudnnActivationForward/Backward (relu; relu6 as a relu clipped at 6; sigmoid; tanh), the
  * others as the small kernels of activation_gpu.cu.
@@ -44,7 +44,7 @@ static void act_release(void *plan)
     free(p);
 }
 
-static int act_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
+static int act_setup(const sm_layer_io *l, void **plan, sm_error *err)
 {
     act_plan *p = calloc(1, sizeof *p);
     if (!p) {
@@ -70,7 +70,7 @@ static int act_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
     return 0;
 }
 
-static int act_forward(const sm_gpu_layer *l, sm_error *err)
+static int act_forward(const sm_layer_io *l, sm_error *err)
 {
     const act_plan *p = l->plan;
     const float one = 1.0f, zero = 0.0f;
@@ -83,7 +83,7 @@ static int act_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int act_backward(const sm_gpu_layer *l, sm_error *err)
+static int act_backward(const sm_layer_io *l, sm_error *err)
 {
     const act_plan *p = l->plan;
     const float one = 1.0f;
@@ -92,7 +92,7 @@ static int act_backward(const sm_gpu_layer *l, sm_error *err)
     for (int64_t n0 = 0; n0 < p->n; n0 += p->chunk) {
         cudnnTensorDescriptor_t d = n0 + p->chunk <= p->n ? p->full : p->last;
         int64_t at = n0 * p->per_sample;
-        /* beta 1: dx += the activation's gradient, as plugin.h asks */
+        /* beta 1: dx += the activation's gradient, as kernels.h asks */
         GPU_CUDNN(err, cudnnActivationBackward, gpu_cudnn(l), p->act, &one, d,
                   l->out->data + at, d, l->dout->data + at, d, l->in[0].data + at, &one, d,
                   l->din[0].data + at);
@@ -100,35 +100,39 @@ static int act_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels activation_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels activation_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .setup = act_setup,
     .forward = act_forward,
     .backward = act_backward,
     .release = act_release,
 };
 
+SM_DEFINE_GPU_KERNELS(activation_gpu_kernels)
+
 #else /* silu, gelu, hardswish, hardsigmoid: activation_gpu.cu */
 
-static int act_forward(const sm_gpu_layer *l, sm_error *err)
+static int act_forward(const sm_layer_io *l, sm_error *err)
 {
-    GPU_CUDA(err, smk_activation_forward, l->out->data, l->in[0].data, gpu_elems(l->out),
+    GPU_CUDA(err, smk_activation_forward, l->out->data, l->in[0].data, sm_tensor_elems(l->out),
              gpu_stream(l));
     return 0;
 }
 
-static int act_backward(const sm_gpu_layer *l, sm_error *err)
+static int act_backward(const sm_layer_io *l, sm_error *err)
 {
     if (l->din[0].data)
         GPU_CUDA(err, smk_activation_backward, l->din[0].data, l->dout->data, l->in[0].data,
-                 gpu_elems(l->out), gpu_stream(l));
+                 sm_tensor_elems(l->out), gpu_stream(l));
     return 0;
 }
 
-const struct sm_gpu_kernels activation_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels activation_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .forward = act_forward,
     .backward = act_backward,
 };
+
+SM_DEFINE_GPU_KERNELS(activation_gpu_kernels)
 
 #endif

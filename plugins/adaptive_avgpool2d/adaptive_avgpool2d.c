@@ -56,10 +56,6 @@ static int adaptive_metrics(const void *params, const sm_shape *in, int n_in,
 
 /* CPU kernels: adaptive_avgpool2d_cpu.c. */
 extern const struct sm_cpu_kernels adaptive_avgpool2d_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: adaptive_avgpool2d_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels adaptive_avgpool2d_gpu_kernels;
-#endif
 
 static const sm_layer_type adaptive_type = {
     SM_LAYER_TYPE_INIT,
@@ -72,9 +68,6 @@ static const sm_layer_type adaptive_type = {
     .infer = adaptive_infer,
     .metrics = adaptive_metrics,
     .cpu = &adaptive_avgpool2d_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &adaptive_avgpool2d_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(adaptive_type)

@@ -1,5 +1,5 @@
 /*
- * CPU kernels of adaptive_avgpool2d (plugin.h, struct sm_cpu_kernels). Output cell (oh, ow)
+ * CPU kernels of adaptive_avgpool2d (kernels.h, struct sm_cpu_kernels). Output cell (oh, ow)
  * averages input rows [floor(oh H / Ho), ceil((oh + 1) H / Ho)) and the columns likewise, as
  * PyTorch's AdaptiveAveragePooling.cpp does.
  */
@@ -12,14 +12,14 @@ typedef struct adaptive_geom {
     int64_t planes, h, w, ho, wo;
 } adaptive_geom;
 
-static adaptive_geom geom_of(const sm_cpu_layer *l)
+static adaptive_geom geom_of(const sm_layer_io *l)
 {
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
     adaptive_geom g = {l->in[0].n * in->dim[0], in->dim[1], in->dim[2], out->dim[1], out->dim[2]};
     return g;
 }
 
-static int adaptive_forward(const sm_cpu_layer *l, sm_error *err)
+static int adaptive_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     adaptive_geom g = geom_of(l);
@@ -41,7 +41,7 @@ static int adaptive_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int adaptive_backward(const sm_cpu_layer *l, sm_error *err)
+static int adaptive_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     adaptive_geom g = geom_of(l);

@@ -1,5 +1,5 @@
 /*
- * GPU kernels of adaptive_avgpool2d (plugin.h, struct sm_gpu_kernels). Where the output size
+ * GPU kernels of adaptive_avgpool2d (kernels.h, struct sm_gpu_kernels). Where the output size
  * divides the input's (the 1x1 global pooling of every classifier head, and 7x7 from 7x7) the
  * windows are plain average pooling with window = stride = H / Ho: cudnnPoolingForward and
  * Backward. Otherwise (7x7 from a smaller map at small images) the windows overlap and vary in
@@ -26,7 +26,7 @@ static void adaptive_release(void *plan)
     free(p);
 }
 
-static int adaptive_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
+static int adaptive_setup(const sm_layer_io *l, void **plan, sm_error *err)
 {
     adaptive_plan *p = calloc(1, sizeof *p);
     if (!p) {
@@ -50,7 +50,7 @@ static int adaptive_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
     return 0;
 }
 
-static int adaptive_forward(const sm_gpu_layer *l, sm_error *err)
+static int adaptive_forward(const sm_layer_io *l, sm_error *err)
 {
     const adaptive_plan *p = l->plan;
     const float one = 1.0f, zero = 0.0f;
@@ -63,7 +63,7 @@ static int adaptive_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int adaptive_backward(const sm_gpu_layer *l, sm_error *err)
+static int adaptive_backward(const sm_layer_io *l, sm_error *err)
 {
     const adaptive_plan *p = l->plan;
     const float one = 1.0f;
@@ -78,10 +78,12 @@ static int adaptive_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels adaptive_avgpool2d_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels adaptive_avgpool2d_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .setup = adaptive_setup,
     .forward = adaptive_forward,
     .backward = adaptive_backward,
     .release = adaptive_release,
 };
+
+SM_DEFINE_GPU_KERNELS(adaptive_avgpool2d_gpu_kernels)

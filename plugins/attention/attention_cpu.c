@@ -1,5 +1,5 @@
 /*
- * CPU kernels of attention (plugin.h, struct sm_cpu_kernels): multi-head self-attention over
+ * CPU kernels of attention (kernels.h, struct sm_cpu_kernels): multi-head self-attention over
  * each sample's S x E sequence, with OpenBLAS sgemm for every product. R = batch x S rows;
  * h heads of d = E / h features; Q, K, V are column blocks of one R x 3E matrix.
  *
@@ -29,7 +29,7 @@ typedef struct attn_geom {
     int causal;
 } attn_geom;
 
-static attn_geom geom_of(const sm_cpu_layer *l)
+static attn_geom geom_of(const sm_layer_io *l)
 {
     const attention_params *p = l->params;
     attn_geom g = {0};
@@ -66,23 +66,24 @@ static attn_geom geom_of(const sm_cpu_layer *l)
     return g;
 }
 
-static size_t attn_state_size(const sm_cpu_layer *l)
+static size_t attn_state_size(const sm_layer_io *l)
 {
     attn_geom g = geom_of(l);
     return (size_t)(g.r * 4 * g.e + g.n * g.h * g.s * g.s) * sizeof(float);
 }
 
-static size_t attn_work_size(const sm_cpu_layer *l)
+static size_t attn_work_size(const sm_layer_io *l)
 {
     attn_geom g = geom_of(l);
     return (size_t)(g.r * 4 * g.e + g.s * g.s) * sizeof(float);
 }
 
 /* Matrices U(-1/sqrt(E), 1/sqrt(E)), biases 0. */
-static void attn_init(const sm_cpu_layer *l)
+static void attn_init(const sm_layer_io *l, float *w, void *state)
 {
+    (void)state;
     attn_geom g = geom_of(l);
-    cpu_scale(l->w, l->n_w, 1.0f / sqrtf((float)g.e));
+    cpu_scale(w, l->n_w, 1.0f / sqrtf((float)g.e));
     for (int t = 0; t < 4; t++)
         if (g.b[t])
             memset((float *)g.b[t], 0, (size_t)g.e * sizeof(float));
@@ -119,7 +120,7 @@ static void softmax_rows(const attn_geom *g, float *a)
     }
 }
 
-static int attn_forward(const sm_cpu_layer *l, sm_error *err)
+static int attn_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     attn_geom g = geom_of(l);
@@ -160,7 +161,7 @@ static void projection_grads(const attn_geom *g, const float *dy, int64_t ld, co
         column_sums(dy, g->r, g->e, ld, db);
 }
 
-static int attn_backward(const sm_cpu_layer *l, sm_error *err)
+static int attn_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     attn_geom g = geom_of(l);

@@ -45,10 +45,6 @@ static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in,
 
 /* CPU kernels: batchnorm2d_cpu.c. */
 extern const struct sm_cpu_kernels batchnorm2d_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: batchnorm2d_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels batchnorm2d_gpu_kernels;
-#endif
 
 static const sm_layer_type batchnorm_type = {
     SM_LAYER_TYPE_INIT,
@@ -61,9 +57,6 @@ static const sm_layer_type batchnorm_type = {
     .infer = batchnorm_infer,
     .metrics = batchnorm_metrics,
     .cpu = &batchnorm2d_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &batchnorm2d_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(batchnorm_type)

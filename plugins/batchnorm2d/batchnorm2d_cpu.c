@@ -1,5 +1,5 @@
 /*
- * CPU kernels of batchnorm2d (plugin.h, struct sm_cpu_kernels), on channels at dim 0 of each
+ * CPU kernels of batchnorm2d (kernels.h, struct sm_cpu_kernels), on channels at dim 0 of each
  * sample (C x H x W, or C), over M = batch x the other dimensions values per channel:
  *   training   y = (x - mean) / sqrt(var + eps) * gamma + beta with the batch's mean and biased
  *              variance, kept as state for backward; the running statistics move towards them
@@ -19,29 +19,29 @@ typedef struct bn_geom {
     int affine;
 } bn_geom;
 
-static bn_geom geom_of(const sm_cpu_layer *l)
+static bn_geom geom_of(const sm_layer_io *l)
 {
     const batchnorm_params *p = l->params;
     const sm_shape *in = &l->in[0].shape;
-    bn_geom g = {l->in[0].n, in->dim[0], cpu_dims(in, 1, in->ndim), p->affine};
+    bn_geom g = {l->in[0].n, in->dim[0], sm_shape_dims(in, 1, in->ndim), p->affine};
     return g;
 }
 
-static size_t bn_state_size(const sm_cpu_layer *l)
+static size_t bn_state_size(const sm_layer_io *l)
 {
     return (size_t)(4 * l->in[0].shape.dim[0]) * sizeof(float);
 }
 
-static void bn_init(const sm_cpu_layer *l)
+static void bn_init(const sm_layer_io *l, float *w, void *state)
 {
     bn_geom g = geom_of(l);
-    float *running_var = (float *)l->state + 3 * g.c;
+    float *running_var = (float *)state + 3 * g.c;
     for (int64_t c = 0; c < g.c; c++)
         running_var[c] = 1.0f;
     if (g.affine)
         for (int64_t c = 0; c < g.c; c++) {
-            l->w[c] = 1.0f;       /* gamma */
-            l->w[g.c + c] = 0.0f; /* beta */
+            w[c] = 1.0f;       /* gamma */
+            w[g.c + c] = 0.0f; /* beta */
         }
 }
 
@@ -69,7 +69,7 @@ static void batch_statistics(const bn_geom *g, const float *x, float *state)
     }
 }
 
-static int bn_forward(const sm_cpu_layer *l, sm_error *err)
+static int bn_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     bn_geom g = geom_of(l);
@@ -99,7 +99,7 @@ static int bn_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int bn_backward(const sm_cpu_layer *l, sm_error *err)
+static int bn_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     bn_geom g = geom_of(l);

@@ -1,5 +1,5 @@
 /*
- * GPU kernels of batchnorm2d (plugin.h, struct sm_gpu_kernels): cuDNN's spatial batch
+ * GPU kernels of batchnorm2d (kernels.h, struct sm_gpu_kernels): cuDNN's spatial batch
  * normalisation over N x C x S (S the values per channel of one sample):
  *   training   cudnnBatchNormalizationForwardTraining, exponential average factor 0.1 (PyTorch's
  *              momentum; cuDNN keeps the unbiased variance in the running one, as PyTorch does)
@@ -19,14 +19,14 @@ typedef struct bn_plan {
     int64_t c;
 } bn_plan;
 
-static int64_t channels(const sm_gpu_layer *l) { return l->in[0].shape.dim[0]; }
+static int64_t channels(const sm_layer_io *l) { return l->in[0].shape.dim[0]; }
 
-static size_t bn_state_size(const sm_gpu_layer *l)
+static size_t bn_state_size(const sm_layer_io *l)
 {
     return (size_t)(N_STATE * channels(l)) * sizeof(float);
 }
 
-static void bn_init(const sm_gpu_layer *l, float *w, void *state)
+static void bn_init(const sm_layer_io *l, float *w, void *state)
 {
     const batchnorm_params *p = l->params;
     int64_t c = channels(l);
@@ -53,12 +53,12 @@ static void bn_release(void *plan)
 }
 
 /* No backward scratch is needed unless the input's gradient is: cuDNN always writes dx. */
-static size_t bn_work_size(const sm_gpu_layer *l)
+static size_t bn_work_size(const sm_layer_io *l)
 {
-    return l->din[0].data ? 0 : (size_t)gpu_elems(&l->in[0]) * sizeof(float);
+    return l->din[0].data ? 0 : (size_t)sm_tensor_elems(&l->in[0]) * sizeof(float);
 }
 
-static int bn_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
+static int bn_setup(const sm_layer_io *l, void **plan, sm_error *err)
 {
     bn_plan *p = calloc(1, sizeof *p);
     if (!p) {
@@ -68,7 +68,7 @@ static int bn_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
     *plan = p;
     const sm_shape *in = &l->in[0].shape;
     p->c = in->dim[0];
-    if (gpu_tensor_desc(&p->x, l->in[0].n, p->c, gpu_dims(in, 1, in->ndim), 1, err) ||
+    if (gpu_tensor_desc(&p->x, l->in[0].n, p->c, sm_shape_dims(in, 1, in->ndim), 1, err) ||
         gpu_tensor_desc(&p->param, 1, p->c, 1, 1, err))
         return -1;
     return 0;
@@ -76,7 +76,7 @@ static int bn_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
 
 /* The scale and shift cuDNN reads: the weights, or ones and zeros without affine (shift may be
  * NULL: backward reads no shift). */
-static void scale_shift(const sm_gpu_layer *l, const float **scale, const float **shift)
+static void scale_shift(const sm_layer_io *l, const float **scale, const float **shift)
 {
     const batchnorm_params *pr = l->params;
     const bn_plan *p = l->plan;
@@ -86,7 +86,7 @@ static void scale_shift(const sm_gpu_layer *l, const float **scale, const float 
         *shift = pr->affine ? l->w + p->c : s + ZEROS * p->c;
 }
 
-static int bn_forward(const sm_gpu_layer *l, sm_error *err)
+static int bn_forward(const sm_layer_io *l, sm_error *err)
 {
     const bn_plan *p = l->plan;
     float *s = l->state;
@@ -106,7 +106,7 @@ static int bn_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int bn_backward(const sm_gpu_layer *l, sm_error *err)
+static int bn_backward(const sm_layer_io *l, sm_error *err)
 {
     const batchnorm_params *pr = l->params;
     const bn_plan *p = l->plan;
@@ -116,15 +116,15 @@ static int bn_backward(const sm_gpu_layer *l, sm_error *err)
     float *dscale = pr->affine ? l->dw : s + DSCALE * p->c;
     float *dshift = pr->affine ? l->dw + p->c : s + DBIAS * p->c;
     float *dx = l->din[0].data ? l->din[0].data : l->work;
-    /* data: dx += (beta 1, as plugin.h asks); parameters: overwritten (beta 0) */
+    /* data: dx += (beta 1, as kernels.h asks); parameters: overwritten (beta 0) */
     GPU_CUDNN(err, cudnnBatchNormalizationBackward, gpu_cudnn(l), CUDNN_BATCHNORM_SPATIAL, &one,
               &one, &one, &zero, p->x, l->in[0].data, p->x, l->dout->data, p->x, dx, p->param,
               scale, dscale, dshift, BN_EPS, s + SAVED_MEAN * p->c, s + SAVED_INVSTD * p->c);
     return 0;
 }
 
-const struct sm_gpu_kernels batchnorm2d_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels batchnorm2d_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .state_size = bn_state_size,
     .init = bn_init,
     .setup = bn_setup,
@@ -133,3 +133,5 @@ const struct sm_gpu_kernels batchnorm2d_gpu_kernels = {
     .backward = bn_backward,
     .release = bn_release,
 };
+
+SM_DEFINE_GPU_KERNELS(batchnorm2d_gpu_kernels)

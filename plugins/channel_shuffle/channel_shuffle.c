@@ -56,10 +56,6 @@ static int shuffle_metrics(const void *params, const sm_shape *in, int n_in, con
 
 /* CPU kernels: channel_shuffle_cpu.c. */
 extern const struct sm_cpu_kernels channel_shuffle_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: channel_shuffle_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels channel_shuffle_gpu_kernels;
-#endif
 
 static const sm_layer_type shuffle_type = {
     SM_LAYER_TYPE_INIT,
@@ -72,9 +68,6 @@ static const sm_layer_type shuffle_type = {
     .infer = shuffle_infer,
     .metrics = shuffle_metrics,
     .cpu = &channel_shuffle_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &channel_shuffle_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(shuffle_type)

@@ -1,5 +1,5 @@
 /*
- * CPU kernels of channel_shuffle (plugin.h, struct sm_cpu_kernels): with C channels in g groups
+ * CPU kernels of channel_shuffle (kernels.h, struct sm_cpu_kernels): with C channels in g groups
  * of C/g, output channel j g + i is input channel i (C/g) + j (nn.ChannelShuffle: view as
  * g x C/g, transpose, flatten). Forward copies whole channel planes; backward adds them back.
  */
@@ -7,11 +7,11 @@
 #include "cpu_util.h"
 
 /* Copies every channel plane to its place (forward), or adds its gradient back (backward). */
-static void shuffle(const sm_cpu_layer *l, int backward)
+static void shuffle(const sm_layer_io *l, int backward)
 {
     const shuffle_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
-    int64_t c = s->dim[0], g = p->groups, per = c / g, plane = cpu_dims(s, 1, s->ndim);
+    int64_t c = s->dim[0], g = p->groups, per = c / g, plane = sm_shape_dims(s, 1, s->ndim);
     for (int64_t n = 0; n < l->in[0].n; n++)
         for (int64_t i = 0; i < g; i++)
             for (int64_t j = 0; j < per; j++) {
@@ -23,14 +23,14 @@ static void shuffle(const sm_cpu_layer *l, int backward)
             }
 }
 
-static int shuffle_forward(const sm_cpu_layer *l, sm_error *err)
+static int shuffle_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     shuffle(l, 0);
     return 0;
 }
 
-static int shuffle_backward(const sm_cpu_layer *l, sm_error *err)
+static int shuffle_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     if (l->din[0].data)

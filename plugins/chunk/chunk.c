@@ -76,10 +76,6 @@ static int chunk_metrics(const void *params, const sm_shape *in, int n_in, const
 
 /* CPU kernels: chunk_cpu.c. */
 extern const struct sm_cpu_kernels chunk_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: chunk_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels chunk_gpu_kernels;
-#endif
 
 static const sm_layer_type chunk_type = {
     SM_LAYER_TYPE_INIT,
@@ -93,9 +89,6 @@ static const sm_layer_type chunk_type = {
     .infer = chunk_infer,
     .metrics = chunk_metrics,
     .cpu = &chunk_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &chunk_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(chunk_type)

@@ -1,17 +1,21 @@
 /*
- * CPU kernels of cls_token (plugin.h, struct sm_cpu_kernels): each sample's S x E sequence
+ * CPU kernels of cls_token (kernels.h, struct sm_cpu_kernels): each sample's S x E sequence
  * gets the learnable token (E weights) in front. Backward: the token's gradient is the sum over
  * the batch of the first row's, the input's the other rows'. The token starts at 0, as
  * torchvision's VisionTransformer initialises class_token.
  */
 #include "cpu_util.h"
 
-static void cls_init(const sm_cpu_layer *l) { memset(l->w, 0, (size_t)l->n_w * sizeof *l->w); }
+static void cls_init(const sm_layer_io *l, float *w, void *state)
+{
+    (void)state;
+    memset(w, 0, (size_t)l->n_w * sizeof *w);
+}
 
-static int cls_forward(const sm_cpu_layer *l, sm_error *err)
+static int cls_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    int64_t e = l->n_w, in = cpu_sample_elems(&l->in[0]);
+    int64_t e = l->n_w, in = sm_sample_elems(&l->in[0]);
     for (int64_t n = 0; n < l->in[0].n; n++) {
         float *y = l->out->data + n * (in + e);
         memcpy(y, l->w, (size_t)e * sizeof *y);
@@ -20,10 +24,10 @@ static int cls_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int cls_backward(const sm_cpu_layer *l, sm_error *err)
+static int cls_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    int64_t e = l->n_w, in = cpu_sample_elems(&l->in[0]);
+    int64_t e = l->n_w, in = sm_sample_elems(&l->in[0]);
     if (l->dw)
         memset(l->dw, 0, (size_t)e * sizeof *l->dw);
     for (int64_t n = 0; n < l->in[0].n; n++) {

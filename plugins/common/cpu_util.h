@@ -1,6 +1,7 @@
 /*
- * Small helpers shared by the CPU kernels of the plugins (plugins/NAME/NAME_cpu.c). Header-only and
- * static, so every plugin stays one self-contained shared object.
+ * Small helpers shared by the CPU kernels of the plugins (plugins/NAME/NAME_cpu.c): vectorised
+ * sums, the dropout hash, initial weight scaling. Header-only and static, so every plugin stays
+ * one self-contained shared object. Geometry (elements, dims) is kernels.h's, for both backends.
  */
 #ifndef SCALEMETER_PLUGINS_CPU_UTIL_H
 #define SCALEMETER_PLUGINS_CPU_UTIL_H
@@ -8,20 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <scalemeter/plugin.h>
-
-/* Elements of one sample, and of the whole batch. */
-static inline int64_t cpu_sample_elems(const sm_tensor *t) { return sm_shape_elems(&t->shape); }
-static inline int64_t cpu_elems(const sm_tensor *t) { return t->n * sm_shape_elems(&t->shape); }
-
-/* Product of dims [from, to) of a shape. */
-static inline int64_t cpu_dims(const sm_shape *s, int from, int to)
-{
-    int64_t n = 1;
-    for (int i = from; i < to; i++)
-        n *= s->dim[i];
-    return n;
-}
+#include <scalemeter/kernels.h>
 
 /* Sums with 8 partial sums, one per SIMD lane: the compiler may not reorder a float sum
  * itself, so a plain loop runs one addition at a time; this one vectorises. */

@@ -17,7 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include <scalemeter/plugin.h>
+#include <scalemeter/kernels.h>
 
 #define GPU_CUDA(err, fn, ...)                                                                    \
     do {                                                                                          \
@@ -48,30 +48,21 @@
 
 /* The launchers of gpu_ops.h return cudaError_t too: GPU_CUDA(err, smk_..., ...) checks them. */
 
-static inline cudaStream_t gpu_stream(const sm_gpu_layer *l) { return (cudaStream_t)l->stream; }
-static inline cudnnHandle_t gpu_cudnn(const sm_gpu_layer *l) { return (cudnnHandle_t)l->cudnn; }
-static inline cublasHandle_t gpu_cublas(const sm_gpu_layer *l)
+/* The GPU context's handles, cast back to their CUDA types. */
+static inline cudaStream_t gpu_stream(const sm_layer_io *l) { return (cudaStream_t)l->gpu->stream; }
+static inline cudnnHandle_t gpu_cudnn(const sm_layer_io *l) { return (cudnnHandle_t)l->gpu->cudnn; }
+static inline cublasHandle_t gpu_cublas(const sm_layer_io *l)
 {
-    return (cublasHandle_t)l->cublas;
-}
-
-/* Elements of a whole batch, and the product of dims [from, to) of a shape. */
-static inline int64_t gpu_elems(const sm_tensor *t) { return t->n * sm_shape_elems(&t->shape); }
-static inline int64_t gpu_dims(const sm_shape *s, int from, int to)
-{
-    int64_t n = 1;
-    for (int i = from; i < to; i++)
-        n *= s->dim[i];
-    return n;
+    return (cublasHandle_t)l->gpu->cublas;
 }
 
 /* The precision a layer was asked for, when the kernels implement it; -1 with a message. */
-static inline int gpu_check_precision(const sm_gpu_layer *l, const char *layer, sm_error *err)
+static inline int gpu_check_precision(const sm_layer_io *l, const char *layer, sm_error *err)
 {
-    if (l->precision == SM_GPU_FP32 || l->precision == SM_GPU_TF32)
+    if (l->gpu->precision == SM_GPU_FP32 || l->gpu->precision == SM_GPU_TF32)
         return 0;
     sm_error_set(err, "%s: precision %d is not implemented by its GPU kernels (fp32, tf32 are)",
-                 layer, l->precision);
+                 layer, l->gpu->precision);
     return -1;
 }
 

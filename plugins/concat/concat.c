@@ -69,10 +69,6 @@ static int concat_metrics(const void *params, const sm_shape *in, int n_in, cons
 
 /* CPU kernels: concat_cpu.c. */
 extern const struct sm_cpu_kernels concat_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: concat_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels concat_gpu_kernels;
-#endif
 
 static const sm_layer_type concat_type = {
     SM_LAYER_TYPE_INIT,
@@ -85,9 +81,6 @@ static const sm_layer_type concat_type = {
     .infer = concat_infer,
     .metrics = concat_metrics,
     .cpu = &concat_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &concat_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(concat_type)

@@ -1,32 +1,15 @@
 /*
- * CPU kernels of concat (plugin.h, struct sm_cpu_kernels). Seen along its axis, every input is
+ * CPU kernels of concat (kernels.h, struct sm_cpu_kernels). Seen along its axis, every input is
  * `outer` blocks of (its size on the axis) x `inner` values, and the output interleaves those
  * blocks: forward copies each input's blocks into place, backward adds them back.
  */
 #include "concat.h"
 #include "cpu_util.h"
 
-typedef struct concat_geom {
-    int64_t outer, inner, out_axis;
-    int axis;
-} concat_geom;
-
-static concat_geom geom_of(const sm_cpu_layer *l)
-{
-    const concat_params *p = l->params;
-    const sm_shape *o = &l->out->shape;
-    concat_geom g;
-    g.axis = (int)(p->axis < 0 ? p->axis + o->ndim : p->axis);
-    g.outer = l->out->n * cpu_dims(o, 0, g.axis);
-    g.inner = cpu_dims(o, g.axis + 1, o->ndim);
-    g.out_axis = o->dim[g.axis];
-    return g;
-}
-
-static int concat_forward(const sm_cpu_layer *l, sm_error *err)
+static int concat_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    concat_geom g = geom_of(l);
+    concat_geom g = concat_geom_of(l);
     int64_t offset = 0;
     for (int k = 0; k < l->n_in; k++) {
         int64_t block = l->in[k].shape.dim[g.axis] * g.inner;
@@ -38,10 +21,10 @@ static int concat_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int concat_backward(const sm_cpu_layer *l, sm_error *err)
+static int concat_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    concat_geom g = geom_of(l);
+    concat_geom g = concat_geom_of(l);
     int64_t offset = 0;
     for (int k = 0; k < l->n_in; k++) {
         int64_t block = l->in[k].shape.dim[g.axis] * g.inner;

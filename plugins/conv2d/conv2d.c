@@ -150,10 +150,6 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
 
 /* CPU kernels: conv2d_cpu.c. */
 extern const struct sm_cpu_kernels conv2d_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: conv2d_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels conv2d_gpu_kernels;
-#endif
 
 static const sm_layer_type conv2d_type = {
     SM_LAYER_TYPE_INIT,
@@ -167,9 +163,6 @@ static const sm_layer_type conv2d_type = {
     .infer = conv2d_infer,
     .metrics = conv2d_metrics,
     .cpu = &conv2d_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &conv2d_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(conv2d_type)

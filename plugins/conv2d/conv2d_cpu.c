@@ -1,5 +1,5 @@
 /*
- * CPU kernels of conv2d (plugin.h, struct sm_cpu_kernels).
+ * CPU kernels of conv2d (kernels.h, struct sm_cpu_kernels).
  *
  * Grouped convolutions with several channels per group run as im2col + OpenBLAS sgemm, per group:
  *   forward      Y_g (og x P) = W_g (og x K) * col_g (K x P)        K = C/groups * kh * kw
@@ -32,7 +32,7 @@ typedef struct conv_geom {
     int bias;
 } conv_geom;
 
-static conv_geom geom_of(const sm_cpu_layer *l)
+static conv_geom geom_of(const sm_layer_io *l)
 {
     const conv2d_params *p = l->params;
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
@@ -397,7 +397,7 @@ static void gemm_backward(const conv_geom *g, const float *x, const float *w, co
 
 /* ---- entries ------------------------------------------------------------------------------- */
 
-static size_t conv2d_work_size(const sm_cpu_layer *l)
+static size_t conv2d_work_size(const sm_layer_io *l)
 {
     conv_geom g = geom_of(l);
     if (g.depthwise)
@@ -408,14 +408,15 @@ static size_t conv2d_work_size(const sm_cpu_layer *l)
     return (size_t)floats * sizeof(float);
 }
 
-static void conv2d_init(const sm_cpu_layer *l)
+static void conv2d_init(const sm_layer_io *l, float *w, void *state)
 {
+    (void)state;
     conv_geom g = geom_of(l);
     /* weight and bias alike: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = C/groups * kh * kw */
-    cpu_scale(l->w, l->n_w, 1.0f / sqrtf((float)g.k));
+    cpu_scale(w, l->n_w, 1.0f / sqrtf((float)g.k));
 }
 
-static int conv2d_forward(const sm_cpu_layer *l, sm_error *err)
+static int conv2d_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     conv_geom g = geom_of(l);
@@ -428,7 +429,7 @@ static int conv2d_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int conv2d_backward(const sm_cpu_layer *l, sm_error *err)
+static int conv2d_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     conv_geom g = geom_of(l);

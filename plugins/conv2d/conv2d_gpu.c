@@ -1,5 +1,5 @@
 /*
- * GPU kernels of conv2d (plugin.h, struct sm_gpu_kernels): cuDNN's convolution, forward,
+ * GPU kernels of conv2d (kernels.h, struct sm_gpu_kernels): cuDNN's convolution, forward,
  * backward data and backward filter, with the bias added by cudnnAddTensor and its gradient by
  * cudnnConvolutionBackwardBias. Groups are cuDNN's group count; weights are cuDNN's NCHW filter
  * layout (out x C/groups x kh x kw), which is PyTorch's.
@@ -47,7 +47,7 @@ static void conv_release(void *plan)
 }
 
 /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, as conv2d_cpu.c (PyTorch's default). */
-static void conv_init(const sm_gpu_layer *l, float *w, void *state)
+static void conv_init(const sm_layer_io *l, float *w, void *state)
 {
     (void)state;
     const conv2d_params *p = l->params;
@@ -57,7 +57,7 @@ static void conv_init(const sm_gpu_layer *l, float *w, void *state)
         w[i] *= bound;
 }
 
-static int descriptors(const sm_gpu_layer *l, conv_plan *pl, sm_error *err)
+static int descriptors(const sm_layer_io *l, conv_plan *pl, sm_error *err)
 {
     const conv2d_params *p = l->params;
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
@@ -72,7 +72,7 @@ static int descriptors(const sm_gpu_layer *l, conv_plan *pl, sm_error *err)
     GPU_CUDNN(err, cudnnCreateFilterDescriptor, &pl->w);
     GPU_CUDNN(err, cudnnSetFilter4dDescriptor, pl->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
               (int)p->out, (int)cg, (int)p->kernel[0], (int)p->kernel[1]);
-    cudnnMathType_t math = l->precision == SM_GPU_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+    cudnnMathType_t math = l->gpu->precision == SM_GPU_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     for (int d = 0; d < N_DIR; d++) {
         GPU_CUDNN(err, cudnnCreateConvolutionDescriptor, &pl->conv[d]);
         GPU_CUDNN(err, cudnnSetConvolution2dDescriptor, pl->conv[d], (int)p->padding[0],
@@ -102,19 +102,19 @@ static int descriptors(const sm_gpu_layer *l, conv_plan *pl, sm_error *err)
 /* Whether an algorithm result may be taken: it ran, it fits, and at fp32 it is no tensor-op
  * algorithm (Conv_v7.cpp's filter for allow_tf32 = False). */
 static int usable(cudnnStatus_t status, size_t memory, cudnnMathType_t math,
-                  const sm_gpu_layer *l)
+                  const sm_layer_io *l)
 {
     return status == CUDNN_STATUS_SUCCESS && memory <= l->work_bytes &&
-           !(l->precision == SM_GPU_FP32 && math == CUDNN_TENSOR_OP_MATH);
+           !(l->gpu->precision == SM_GPU_FP32 && math == CUDNN_TENSOR_OP_MATH);
 }
 
 #define MAX_ALGOS 16
 
-static int choose_forward(const sm_gpu_layer *l, conv_plan *pl, sm_error *err)
+static int choose_forward(const sm_layer_io *l, conv_plan *pl, sm_error *err)
 {
     cudnnConvolutionFwdAlgoPerf_t r[MAX_ALGOS];
     int got = 0;
-    if (l->algo_search == SM_GPU_ALGO_MEASURE)
+    if (l->gpu->algo_search == SM_GPU_ALGO_MEASURE)
         GPU_CUDNN(err, cudnnFindConvolutionForwardAlgorithmEx, gpu_cudnn(l), pl->x,
                   l->in[0].data, pl->w, l->w, pl->conv[FWD], pl->y, l->out->data, MAX_ALGOS, &got,
                   r, l->work, l->work_bytes);
@@ -133,11 +133,11 @@ static int choose_forward(const sm_gpu_layer *l, conv_plan *pl, sm_error *err)
     return -1;
 }
 
-static int choose_backward_data(const sm_gpu_layer *l, conv_plan *pl, sm_error *err)
+static int choose_backward_data(const sm_layer_io *l, conv_plan *pl, sm_error *err)
 {
     cudnnConvolutionBwdDataAlgoPerf_t r[MAX_ALGOS];
     int got = 0;
-    if (l->algo_search == SM_GPU_ALGO_MEASURE)
+    if (l->gpu->algo_search == SM_GPU_ALGO_MEASURE)
         GPU_CUDNN(err, cudnnFindConvolutionBackwardDataAlgorithmEx, gpu_cudnn(l), pl->w, l->w,
                   pl->y, l->dout->data, pl->conv[BWD_DATA], pl->x, l->din[0].data, MAX_ALGOS,
                   &got, r, l->work, l->work_bytes);
@@ -157,11 +157,11 @@ static int choose_backward_data(const sm_gpu_layer *l, conv_plan *pl, sm_error *
     return -1;
 }
 
-static int choose_backward_filter(const sm_gpu_layer *l, conv_plan *pl, sm_error *err)
+static int choose_backward_filter(const sm_layer_io *l, conv_plan *pl, sm_error *err)
 {
     cudnnConvolutionBwdFilterAlgoPerf_t r[MAX_ALGOS];
     int got = 0;
-    if (l->algo_search == SM_GPU_ALGO_MEASURE)
+    if (l->gpu->algo_search == SM_GPU_ALGO_MEASURE)
         GPU_CUDNN(err, cudnnFindConvolutionBackwardFilterAlgorithmEx, gpu_cudnn(l), pl->x,
                   l->in[0].data, pl->y, l->dout->data, pl->conv[BWD_FILTER], pl->w, l->dw,
                   MAX_ALGOS, &got, r, l->work, l->work_bytes);
@@ -182,7 +182,7 @@ static int choose_backward_filter(const sm_gpu_layer *l, conv_plan *pl, sm_error
     return -1;
 }
 
-static int conv_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
+static int conv_setup(const sm_layer_io *l, void **plan, sm_error *err)
 {
     if (gpu_check_precision(l, "conv2d", err))
         return -1;
@@ -198,7 +198,7 @@ static int conv_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
     return 0;
 }
 
-static size_t conv_work_size(const sm_gpu_layer *l)
+static size_t conv_work_size(const sm_layer_io *l)
 {
     const conv_plan *pl = l->plan;
     size_t most = 0;
@@ -207,7 +207,7 @@ static size_t conv_work_size(const sm_gpu_layer *l)
     return most;
 }
 
-static int conv_forward(const sm_gpu_layer *l, sm_error *err)
+static int conv_forward(const sm_layer_io *l, sm_error *err)
 {
     const conv_plan *pl = l->plan;
     const float one = 1.0f, zero = 0.0f;
@@ -222,7 +222,7 @@ static int conv_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int conv_backward(const sm_gpu_layer *l, sm_error *err)
+static int conv_backward(const sm_layer_io *l, sm_error *err)
 {
     const conv_plan *pl = l->plan;
     const conv2d_params *p = l->params;
@@ -233,7 +233,7 @@ static int conv_backward(const sm_gpu_layer *l, sm_error *err)
     if (pl->has_bias)
         GPU_CUDNN(err, cudnnConvolutionBackwardBias, gpu_cudnn(l), &one, pl->y, l->dout->data,
                   &zero, pl->bias, l->dw + (l->n_w - p->out));
-    /* beta 1: din += the input gradient, as plugin.h asks */
+    /* beta 1: din += the input gradient, as kernels.h asks */
     if (pl->has_dx && l->din[0].data)
         GPU_CUDNN(err, cudnnConvolutionBackwardData, gpu_cudnn(l), &one, pl->w, l->w, pl->y,
                   l->dout->data, pl->conv[BWD_DATA], pl->bwd_data, l->work, l->work_bytes, &one,
@@ -241,8 +241,8 @@ static int conv_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels conv2d_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels conv2d_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .init = conv_init,
     .setup = conv_setup,
     .work_size = conv_work_size,
@@ -250,3 +250,5 @@ const struct sm_gpu_kernels conv2d_gpu_kernels = {
     .backward = conv_backward,
     .release = conv_release,
 };
+
+SM_DEFINE_GPU_KERNELS(conv2d_gpu_kernels)

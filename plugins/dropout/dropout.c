@@ -46,10 +46,6 @@ static int dropout_metrics(const void *params, const sm_shape *in, int n_in, con
 
 /* CPU kernels: dropout_cpu.c. */
 extern const struct sm_cpu_kernels dropout_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: dropout_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels dropout_gpu_kernels;
-#endif
 
 static const sm_layer_type dropout_type = {
     SM_LAYER_TYPE_INIT,
@@ -62,9 +58,6 @@ static const sm_layer_type dropout_type = {
     .infer = dropout_infer,
     .metrics = dropout_metrics,
     .cpu = &dropout_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &dropout_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(dropout_type)

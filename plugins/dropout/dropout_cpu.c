@@ -1,5 +1,5 @@
 /*
- * CPU kernels of dropout (plugin.h, struct sm_cpu_kernels). A training forward zeroes each
+ * CPU kernels of dropout (kernels.h, struct sm_cpu_kernels). A training forward zeroes each
  * element with probability p and scales the others by 1 / (1 - p), as nn.Dropout does; which
  * elements drop is a hash of the step's seed and the element's index, kept as a byte mask in
  * the state for backward. At inference it copies.
@@ -7,15 +7,15 @@
 #include "cpu_util.h"
 #include "dropout.h"
 
-static size_t dropout_state_size(const sm_cpu_layer *l) { return (size_t)cpu_elems(l->out); }
+static size_t dropout_state_size(const sm_layer_io *l) { return (size_t)sm_tensor_elems(l->out); }
 
-static int dropout_forward(const sm_cpu_layer *l, sm_error *err)
+static int dropout_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const dropout_params *p = l->params;
     const float *x = l->in[0].data;
     float *y = l->out->data;
-    int64_t n = cpu_elems(l->out);
+    int64_t n = sm_tensor_elems(l->out);
     if (!l->training || p->p <= 0) {
         memcpy(y, x, (size_t)n * sizeof *y);
         return 0;
@@ -31,13 +31,13 @@ static int dropout_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int dropout_backward(const sm_cpu_layer *l, sm_error *err)
+static int dropout_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const dropout_params *p = l->params;
     float *dx = l->din[0].data;
     const float *dy = l->dout->data;
-    int64_t n = cpu_elems(l->out);
+    int64_t n = sm_tensor_elems(l->out);
     if (!dx)
         return 0;
     if (p->p <= 0) {

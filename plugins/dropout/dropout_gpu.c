@@ -1,5 +1,5 @@
 /*
- * GPU kernels of dropout (plugin.h, struct sm_gpu_kernels), as dropout_cpu.c: a training
+ * GPU kernels of dropout (kernels.h, struct sm_gpu_kernels), as dropout_cpu.c: a training
  * forward zeroes each element with probability p and scales the others by 1 / (1 - p), keeping
  * the mask (one byte per element) as state for backward; at inference, or with p = 0, it
  * copies. The mask comes from the same hash of the step's seed as on the CPU (dropout_gpu.cu),
@@ -9,12 +9,12 @@
 #include "gpu_ops.h"
 #include "gpu_util.h"
 
-static size_t dropout_state_size(const sm_gpu_layer *l) { return (size_t)gpu_elems(l->out); }
+static size_t dropout_state_size(const sm_layer_io *l) { return (size_t)sm_tensor_elems(l->out); }
 
-static int dropout_forward(const sm_gpu_layer *l, sm_error *err)
+static int dropout_forward(const sm_layer_io *l, sm_error *err)
 {
     const dropout_params *p = l->params;
-    int64_t n = gpu_elems(l->out);
+    int64_t n = sm_tensor_elems(l->out);
     if (!l->training || p->p <= 0) {
         GPU_CUDA(err, cudaMemcpyAsync, l->out->data, l->in[0].data, (size_t)n * sizeof(float),
                  cudaMemcpyDeviceToDevice, gpu_stream(l));
@@ -27,10 +27,10 @@ static int dropout_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int dropout_backward(const sm_gpu_layer *l, sm_error *err)
+static int dropout_backward(const sm_layer_io *l, sm_error *err)
 {
     const dropout_params *p = l->params;
-    int64_t n = gpu_elems(l->out);
+    int64_t n = sm_tensor_elems(l->out);
     if (!l->din[0].data)
         return 0;
     if (p->p <= 0)
@@ -41,9 +41,11 @@ static int dropout_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels dropout_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels dropout_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .state_size = dropout_state_size,
     .forward = dropout_forward,
     .backward = dropout_backward,
 };
+
+SM_DEFINE_GPU_KERNELS(dropout_gpu_kernels)

@@ -107,10 +107,6 @@ static int elementwise_metrics(const void *params, const sm_shape *in, int n_in,
 
 /* CPU kernels: elementwise_cpu.c. */
 extern const struct sm_cpu_kernels elementwise_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: elementwise_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels elementwise_gpu_kernels;
-#endif
 
 static const sm_layer_type elementwise_type = {
     SM_LAYER_TYPE_INIT,
@@ -123,9 +119,6 @@ static const sm_layer_type elementwise_type = {
     .infer = elementwise_infer,
     .metrics = elementwise_metrics,
     .cpu = &elementwise_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &elementwise_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(elementwise_type)

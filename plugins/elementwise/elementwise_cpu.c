@@ -1,5 +1,5 @@
 /*
- * CPU kernels of add and mul (plugin.h, struct sm_cpu_kernels), built with the same
+ * CPU kernels of add and mul (kernels.h, struct sm_cpu_kernels), built with the same
  * SM_ELEMENTWISE_ADD or _MUL definition as elementwise.c. Inputs broadcast to the output as
  * elementwise.c infers it: aligned at the last dimension where PyTorch's rule allows, otherwise
  * (a C vector against C x H x W) as C x 1 x 1. Each input is walked with strides over the
@@ -56,11 +56,11 @@ static int same_shape(const sm_shape *a, const sm_shape *b)
     return 1;
 }
 
-static int add_forward(const sm_cpu_layer *l, sm_error *err)
+static int add_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     float *y = l->out->data;
-    int64_t total = cpu_elems(l->out);
+    int64_t total = sm_tensor_elems(l->out);
     memset(y, 0, (size_t)total * sizeof *y);
     for (int k = 0; k < l->n_in; k++) {
         const float *x = l->in[k].data;
@@ -77,11 +77,11 @@ static int add_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int add_backward(const sm_cpu_layer *l, sm_error *err)
+static int add_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const float *dy = l->dout->data;
-    int64_t total = cpu_elems(l->out);
+    int64_t total = sm_tensor_elems(l->out);
     for (int k = 0; k < l->n_in; k++) {
         float *dx = l->din[k].data;
         if (!dx)
@@ -105,7 +105,7 @@ const struct sm_cpu_kernels elementwise_cpu_kernels = {
 
 #else /* SM_ELEMENTWISE_MUL */
 
-static int mul_forward(const sm_cpu_layer *l, sm_error *err)
+static int mul_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const float *x0 = l->in[0].data, *x1 = l->in[1].data;
@@ -117,7 +117,7 @@ static int mul_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int mul_backward(const sm_cpu_layer *l, sm_error *err)
+static int mul_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const float *x0 = l->in[0].data, *x1 = l->in[1].data, *dy = l->dout->data;

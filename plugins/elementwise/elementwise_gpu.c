@@ -1,5 +1,5 @@
 /*
- * GPU kernels of add and mul (plugin.h, struct sm_gpu_kernels), built with the same
+ * GPU kernels of add and mul (kernels.h, struct sm_gpu_kernels), built with the same
  * SM_ELEMENTWISE_ADD or _MUL definition as elementwise.c, with the kernels of
  * elementwise_gpu.cu. Inputs broadcast to the output as elementwise_cpu.c walks them (the same
  * strides, computed the same way); inputs of the output's own shape, the common case (residual
@@ -32,9 +32,9 @@ static int same_shape(const sm_shape *a, const sm_shape *b)
 
 #ifdef SM_ELEMENTWISE_ADD
 
-static int add_forward(const sm_gpu_layer *l, sm_error *err)
+static int add_forward(const sm_layer_io *l, sm_error *err)
 {
-    int64_t total = gpu_elems(l->out);
+    int64_t total = sm_tensor_elems(l->out);
     for (int k = 0; k < l->n_in; k++) {
         const sm_tensor *x = &l->in[k];
         if (!same_shape(&x->shape, &l->out->shape))
@@ -49,9 +49,9 @@ static int add_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int add_backward(const sm_gpu_layer *l, sm_error *err)
+static int add_backward(const sm_layer_io *l, sm_error *err)
 {
-    int64_t total = gpu_elems(l->out);
+    int64_t total = sm_tensor_elems(l->out);
     for (int k = 0; k < l->n_in; k++) {
         const sm_tensor *x = &l->in[k];
         if (!l->din[k].data)
@@ -67,15 +67,17 @@ static int add_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels elementwise_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels elementwise_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .forward = add_forward,
     .backward = add_backward,
 };
 
+SM_DEFINE_GPU_KERNELS(elementwise_gpu_kernels)
+
 #else /* SM_ELEMENTWISE_MUL */
 
-static int mul_forward(const sm_gpu_layer *l, sm_error *err)
+static int mul_forward(const sm_layer_io *l, sm_error *err)
 {
     const sm_tensor *a = &l->in[0], *b = &l->in[1];
     GPU_CUDA(err, smk_broadcast_mul, l->out->data, a->data,
@@ -85,7 +87,7 @@ static int mul_forward(const sm_gpu_layer *l, sm_error *err)
 }
 
 /* d(input k) += dy times the other input, summed back where input k is broadcast. */
-static int mul_grad(const sm_gpu_layer *l, int k, sm_error *err)
+static int mul_grad(const sm_layer_io *l, int k, sm_error *err)
 {
     const sm_tensor *x = &l->in[k], *other = &l->in[1 - k];
     smk_walk wx = walk_of(&x->shape, &l->out->shape, x->n);
@@ -99,7 +101,7 @@ static int mul_grad(const sm_gpu_layer *l, int k, sm_error *err)
     return 0;
 }
 
-static int mul_backward(const sm_gpu_layer *l, sm_error *err)
+static int mul_backward(const sm_layer_io *l, sm_error *err)
 {
     for (int k = 0; k < 2; k++)
         if (l->din[k].data && mul_grad(l, k, err))
@@ -107,10 +109,12 @@ static int mul_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels elementwise_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels elementwise_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .forward = mul_forward,
     .backward = mul_backward,
 };
+
+SM_DEFINE_GPU_KERNELS(elementwise_gpu_kernels)
 
 #endif

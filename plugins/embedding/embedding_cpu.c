@@ -1,5 +1,5 @@
 /*
- * CPU kernels of embedding (plugin.h, struct sm_cpu_kernels): row id of the vocab x dim table
+ * CPU kernels of embedding (kernels.h, struct sm_cpu_kernels): row id of the vocab x dim table
  * for each of the S positions. The host fills a network's input with floats in [-1, 1); a
  * benchmark needs valid token ids, not particular ones, so id = floor((x + 1) / 2 vocab),
  * clamped. Ids are not differentiable: backward leaves the input's gradient alone and
@@ -15,24 +15,28 @@ static int64_t token(const embedding_params *p, float x)
     return id < 0 ? 0 : id >= p->vocab ? p->vocab - 1 : id;
 }
 
-static void embedding_init(const sm_cpu_layer *l) { cpu_scale(l->w, l->n_w, 1.732f); }
+static void embedding_init(const sm_layer_io *l, float *w, void *state)
+{
+    (void)state;
+    cpu_scale(w, l->n_w, 1.732f);
+}
 
-static int embedding_forward(const sm_cpu_layer *l, sm_error *err)
+static int embedding_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const embedding_params *p = l->params;
-    int64_t positions = cpu_elems(&l->in[0]);
+    int64_t positions = sm_tensor_elems(&l->in[0]);
     for (int64_t i = 0; i < positions; i++)
         memcpy(l->out->data + i * p->dim, l->w + token(p, l->in[0].data[i]) * p->dim,
                (size_t)p->dim * sizeof(float));
     return 0;
 }
 
-static int embedding_backward(const sm_cpu_layer *l, sm_error *err)
+static int embedding_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const embedding_params *p = l->params;
-    int64_t positions = cpu_elems(&l->in[0]);
+    int64_t positions = sm_tensor_elems(&l->in[0]);
     if (!l->dw)
         return 0;
     memset(l->dw, 0, (size_t)l->n_w * sizeof *l->dw);

@@ -64,10 +64,6 @@ static int flatten_metrics(const void *params, const sm_shape *in, int n_in, con
 
 /* CPU kernels: flatten_cpu.c. */
 extern const struct sm_cpu_kernels flatten_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: flatten_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels flatten_gpu_kernels;
-#endif
 
 static const sm_layer_type flatten_type = {
     SM_LAYER_TYPE_INIT,
@@ -80,9 +76,6 @@ static const sm_layer_type flatten_type = {
     .infer = flatten_infer,
     .metrics = flatten_metrics,
     .cpu = &flatten_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &flatten_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(flatten_type)

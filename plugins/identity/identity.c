@@ -45,10 +45,6 @@ static int identity_metrics(const void *params, const sm_shape *in, int n_in,
 
 /* CPU kernels: identity_cpu.c. */
 extern const struct sm_cpu_kernels identity_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: identity_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels identity_gpu_kernels;
-#endif
 
 static const sm_layer_type identity_type = {
     SM_LAYER_TYPE_INIT,
@@ -61,9 +57,6 @@ static const sm_layer_type identity_type = {
     .infer = identity_infer,
     .metrics = identity_metrics,
     .cpu = &identity_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &identity_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(identity_type)

@@ -54,10 +54,6 @@ static int layer_scale_metrics(const void *params, const sm_shape *in, int n_in,
 
 /* CPU kernels: layer_scale_cpu.c. */
 extern const struct sm_cpu_kernels layer_scale_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: layer_scale_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels layer_scale_gpu_kernels;
-#endif
 
 static const sm_layer_type layer_scale_type = {
     SM_LAYER_TYPE_INIT,
@@ -70,9 +66,6 @@ static const sm_layer_type layer_scale_type = {
     .infer = layer_scale_infer,
     .metrics = layer_scale_metrics,
     .cpu = &layer_scale_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &layer_scale_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(layer_scale_type)

@@ -1,5 +1,5 @@
 /*
- * CPU kernels of layer_scale (plugin.h, struct sm_cpu_kernels): y = w[c] x along one axis, the
+ * CPU kernels of layer_scale (kernels.h, struct sm_cpu_kernels): y = w[c] x along one axis, the
  * sample seen as `outer` x (axis size) x `inner` values.
  *   backward  dx += w[c] dy,  dw[c] = sum of dy x over everything but the axis
  * Initial scales 1e-6, torchvision's ConvNeXt default (layer_scale = 1e-6).
@@ -11,23 +11,24 @@ typedef struct scale_geom {
     int64_t outer, len, inner;
 } scale_geom;
 
-static scale_geom geom_of(const sm_cpu_layer *l)
+static scale_geom geom_of(const sm_layer_io *l)
 {
     const layer_scale_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
     int axis = (int)(p->axis < 0 ? p->axis + s->ndim : p->axis);
-    scale_geom g = {l->in[0].n * cpu_dims(s, 0, axis), s->dim[axis],
-                    cpu_dims(s, axis + 1, s->ndim)};
+    scale_geom g = {l->in[0].n * sm_shape_dims(s, 0, axis), s->dim[axis],
+                    sm_shape_dims(s, axis + 1, s->ndim)};
     return g;
 }
 
-static void scale_init(const sm_cpu_layer *l)
+static void scale_init(const sm_layer_io *l, float *w, void *state)
 {
+    (void)state;
     for (int64_t i = 0; i < l->n_w; i++)
-        l->w[i] = 1e-6f;
+        w[i] = 1e-6f;
 }
 
-static int scale_forward(const sm_cpu_layer *l, sm_error *err)
+static int scale_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     scale_geom g = geom_of(l);
@@ -42,7 +43,7 @@ static int scale_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int scale_backward(const sm_cpu_layer *l, sm_error *err)
+static int scale_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     scale_geom g = geom_of(l);

@@ -1,5 +1,5 @@
 /*
- * GPU kernels of layer_scale (plugin.h, struct sm_gpu_kernels): y = w[c] x along one axis,
+ * GPU kernels of layer_scale (kernels.h, struct sm_gpu_kernels): y = w[c] x along one axis,
  * the sample seen as layer_scale_cpu.c sees it, outer x (axis size) x inner, as the
  * broadcasting kernels of elementwise_gpu.cu run it: w is an input broadcast over outer and
  * inner, so dw is its reduction back (dw[c] = sum of dy x over everything but the axis).
@@ -10,25 +10,25 @@
 #include "layer_scale.h"
 
 /* The walks of x (and y, dy: contiguous) and of w over the output outer x len x inner. */
-static void walks(const sm_gpu_layer *l, smk_walk *wx, smk_walk *ww)
+static void walks(const sm_layer_io *l, smk_walk *wx, smk_walk *ww)
 {
     const layer_scale_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
     int axis = (int)(p->axis < 0 ? p->axis + s->ndim : p->axis);
-    int64_t outer = l->in[0].n * gpu_dims(s, 0, axis), len = s->dim[axis],
-            inner = gpu_dims(s, axis + 1, s->ndim);
+    int64_t outer = l->in[0].n * sm_shape_dims(s, 0, axis), len = s->dim[axis],
+            inner = sm_shape_dims(s, axis + 1, s->ndim);
     *wx = (smk_walk){{1, 1, outer, len, inner}, {0, 0, len * inner, inner, 1}};
     *ww = (smk_walk){{1, 1, outer, len, inner}, {0, 0, 0, 1, 0}};
 }
 
-static void scale_init(const sm_gpu_layer *l, float *w, void *state)
+static void scale_init(const sm_layer_io *l, float *w, void *state)
 {
     (void)state;
     for (int64_t i = 0; i < l->n_w; i++)
         w[i] = 1e-6f;
 }
 
-static int scale_forward(const sm_gpu_layer *l, sm_error *err)
+static int scale_forward(const sm_layer_io *l, sm_error *err)
 {
     smk_walk wx, ww;
     walks(l, &wx, &ww);
@@ -36,7 +36,7 @@ static int scale_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int scale_backward(const sm_gpu_layer *l, sm_error *err)
+static int scale_backward(const sm_layer_io *l, sm_error *err)
 {
     smk_walk wx, ww;
     walks(l, &wx, &ww);
@@ -50,9 +50,11 @@ static int scale_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels layer_scale_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels layer_scale_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .init = scale_init,
     .forward = scale_forward,
     .backward = scale_backward,
 };
+
+SM_DEFINE_GPU_KERNELS(layer_scale_gpu_kernels)

@@ -68,10 +68,6 @@ static int layernorm_metrics(const void *params, const sm_shape *in, int n_in,
 
 /* CPU kernels: layernorm_cpu.c. */
 extern const struct sm_cpu_kernels layernorm_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: layernorm_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels layernorm_gpu_kernels;
-#endif
 
 static const sm_layer_type layernorm_type = {
     SM_LAYER_TYPE_INIT,
@@ -85,9 +81,6 @@ static const sm_layer_type layernorm_type = {
     .infer = layernorm_infer,
     .metrics = layernorm_metrics,
     .cpu = &layernorm_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &layernorm_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(layernorm_type)

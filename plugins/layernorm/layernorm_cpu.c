@@ -1,5 +1,5 @@
 /*
- * CPU kernels of layernorm (plugin.h, struct sm_cpu_kernels). Each "row" of N values is
+ * CPU kernels of layernorm (kernels.h, struct sm_cpu_kernels). Each "row" of N values is
  * normalised on its own: the last `dims` dimensions of a sample (contiguous), or with
  * channels=true the C values of one pixel of a C x H x W sample (a stride of H W apart).
  *   forward   y = (x - mean) / sqrt(var + eps) * gamma + beta       (biased variance, eps 1e-5)
@@ -18,7 +18,7 @@ typedef struct ln_geom {
     int affine;
 } ln_geom;
 
-static ln_geom geom_of(const sm_cpu_layer *l)
+static ln_geom geom_of(const sm_layer_io *l)
 {
     const layernorm_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
@@ -29,7 +29,7 @@ static ln_geom geom_of(const sm_cpu_layer *l)
         g.len = s->dim[0];
         g.stride = s->dim[1] * s->dim[2];
     } else {
-        g.len = cpu_dims(s, s->ndim - (int)p->dims, s->ndim);
+        g.len = sm_shape_dims(s, s->ndim - (int)p->dims, s->ndim);
         g.stride = 1;
     }
     g.per_sample_rows = g.sample / g.len;
@@ -44,23 +44,24 @@ static int64_t row_base(const ln_geom *g, int64_t r)
     return g->stride == 1 ? r * g->len : n * g->sample + i;
 }
 
-static size_t ln_state_size(const sm_cpu_layer *l)
+static size_t ln_state_size(const sm_layer_io *l)
 {
     ln_geom g = geom_of(l);
     return (size_t)(2 * g.rows) * sizeof(float);
 }
 
-static void ln_init(const sm_cpu_layer *l)
+static void ln_init(const sm_layer_io *l, float *w, void *state)
 {
+    (void)state;
     ln_geom g = geom_of(l);
     if (g.affine)
         for (int64_t i = 0; i < g.len; i++) {
-            l->w[i] = 1.0f;
-            l->w[g.len + i] = 0.0f;
+            w[i] = 1.0f;
+            w[g.len + i] = 0.0f;
         }
 }
 
-static int ln_forward(const sm_cpu_layer *l, sm_error *err)
+static int ln_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     ln_geom g = geom_of(l);
@@ -90,7 +91,7 @@ static int ln_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int ln_backward(const sm_cpu_layer *l, sm_error *err)
+static int ln_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     ln_geom g = geom_of(l);

@@ -1,5 +1,5 @@
 /*
- * GPU kernels of layernorm (plugin.h, struct sm_gpu_kernels) with the kernels of
+ * GPU kernels of layernorm (kernels.h, struct sm_gpu_kernels) with the kernels of
  * layernorm_gpu.cu (no legacy cuDNN call normalises layers): rows as layernorm_cpu.c sees them,
  * the last `dims` dimensions of a sample (contiguous) or with channels=true the C values of one
  * pixel (H W apart). State: each row's mean and 1/sqrt(var + eps), from a training forward.
@@ -8,7 +8,7 @@
 #include "gpu_util.h"
 #include "layernorm.h"
 
-static smk_rows rows_of(const sm_gpu_layer *l)
+static smk_rows rows_of(const sm_layer_io *l)
 {
     const layernorm_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
@@ -18,7 +18,7 @@ static smk_rows rows_of(const sm_gpu_layer *l)
         r.len = s->dim[0];
         r.stride = s->dim[1] * s->dim[2];
     } else {
-        r.len = gpu_dims(s, s->ndim - (int)p->dims, s->ndim);
+        r.len = sm_shape_dims(s, s->ndim - (int)p->dims, s->ndim);
         r.stride = 1;
     }
     r.per_sample = r.sample / r.len;
@@ -26,12 +26,12 @@ static smk_rows rows_of(const sm_gpu_layer *l)
     return r;
 }
 
-static size_t ln_state_size(const sm_gpu_layer *l)
+static size_t ln_state_size(const sm_layer_io *l)
 {
     return (size_t)(2 * rows_of(l).rows) * sizeof(float);
 }
 
-static void ln_init(const sm_gpu_layer *l, float *w, void *state)
+static void ln_init(const sm_layer_io *l, float *w, void *state)
 {
     (void)state;
     const layernorm_params *p = l->params;
@@ -43,7 +43,7 @@ static void ln_init(const sm_gpu_layer *l, float *w, void *state)
         }
 }
 
-static int ln_forward(const sm_gpu_layer *l, sm_error *err)
+static int ln_forward(const sm_layer_io *l, sm_error *err)
 {
     const layernorm_params *p = l->params;
     smk_rows r = rows_of(l);
@@ -53,7 +53,7 @@ static int ln_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int ln_backward(const sm_gpu_layer *l, sm_error *err)
+static int ln_backward(const sm_layer_io *l, sm_error *err)
 {
     const layernorm_params *p = l->params;
     smk_rows r = rows_of(l);
@@ -66,10 +66,12 @@ static int ln_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels layernorm_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels layernorm_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .state_size = ln_state_size,
     .init = ln_init,
     .forward = ln_forward,
     .backward = ln_backward,
 };
+
+SM_DEFINE_GPU_KERNELS(layernorm_gpu_kernels)

@@ -70,10 +70,6 @@ static int linear_metrics(const void *params, const sm_shape *in, int n_in, cons
 
 /* CPU kernels: linear_cpu.c. */
 extern const struct sm_cpu_kernels linear_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: linear_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels linear_gpu_kernels;
-#endif
 
 static const sm_layer_type linear_type = {
     SM_LAYER_TYPE_INIT,
@@ -86,9 +82,6 @@ static const sm_layer_type linear_type = {
     .infer = linear_infer,
     .metrics = linear_metrics,
     .cpu = &linear_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &linear_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(linear_type)

@@ -1,8 +1,8 @@
 /*
- * CPU kernels of linear (plugin.h, struct sm_cpu_kernels), on the last dimension of the input
+ * CPU kernels of linear (kernels.h, struct sm_cpu_kernels), on the last dimension of the input
  * seen as R rows of F features (R = batch x the other dimensions), with OpenBLAS sgemm:
  *   forward   Y (R x O)  = X (R x F) * W^T + b
- *   input     dX        += dY * W          (sgemm with beta 1 adds, as plugin.h asks)
+ *   input     dX        += dY * W          (sgemm with beta 1 adds, as kernels.h asks)
  *   weights   dW (O x F) = dY^T * X,  db = column sums of dY
  * Weights as nn.Linear stores them: weight O x F, then bias O.
  */
@@ -12,30 +12,17 @@
 #include "cpu_util.h"
 #include "linear.h"
 
-typedef struct linear_geom {
-    int64_t rows, in, out;
-    int bias;
-} linear_geom;
-
-static linear_geom geom_of(const sm_cpu_layer *l)
+static void linear_init(const sm_layer_io *l, float *w, void *state)
 {
-    const linear_params *p = l->params;
-    const sm_shape *s = &l->in[0].shape;
-    linear_geom g = {l->in[0].n * cpu_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1], p->out,
-                     p->bias};
-    return g;
+    (void)state;
+    linear_geom g = linear_geom_of(l);
+    cpu_scale(w, l->n_w, 1.0f / sqrtf((float)g.in));
 }
 
-static void linear_init(const sm_cpu_layer *l)
-{
-    linear_geom g = geom_of(l);
-    cpu_scale(l->w, l->n_w, 1.0f / sqrtf((float)g.in));
-}
-
-static int linear_forward(const sm_cpu_layer *l, sm_error *err)
+static int linear_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    linear_geom g = geom_of(l);
+    linear_geom g = linear_geom_of(l);
     float *y = l->out->data;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.out, (int)g.in, 1.0f,
                 l->in[0].data, (int)g.in, l->w, (int)g.in, 0.0f, y, (int)g.out);
@@ -48,10 +35,10 @@ static int linear_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int linear_backward(const sm_cpu_layer *l, sm_error *err)
+static int linear_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    linear_geom g = geom_of(l);
+    linear_geom g = linear_geom_of(l);
     const float *dy = l->dout->data;
     if (l->din[0].data)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.in, (int)g.out,

@@ -1,5 +1,5 @@
 /*
- * GPU kernels of linear (plugin.h, struct sm_gpu_kernels), on the last dimension of the input
+ * GPU kernels of linear (kernels.h, struct sm_gpu_kernels), on the last dimension of the input
  * seen as R rows of F features, with cublasGemmEx (column-major, so each row-major product of
  * linear_cpu.c appears transposed):
  *   forward   Y (R x O)  = X W^T      Y^T = W X^T:  gemm(T, N, O, R, F, W, X) into Y
@@ -14,33 +14,19 @@
 #include "gpu_util.h"
 #include "linear.h"
 
-typedef struct linear_geom {
-    int64_t rows, in, out;
-    int bias;
-} linear_geom;
-
-static linear_geom geom_of(const sm_gpu_layer *l)
-{
-    const linear_params *p = l->params;
-    const sm_shape *s = &l->in[0].shape;
-    linear_geom g = {l->in[0].n * gpu_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1], p->out,
-                     p->bias};
-    return g;
-}
-
-static void linear_init(const sm_gpu_layer *l, float *w, void *state)
+static void linear_init(const sm_layer_io *l, float *w, void *state)
 {
     (void)state;
-    float bound = 1.0f / sqrtf((float)geom_of(l).in);
+    float bound = 1.0f / sqrtf((float)linear_geom_of(l).in);
     for (int64_t i = 0; i < l->n_w; i++)
         w[i] *= bound;
 }
 
 /* cuBLAS counts in int; checked once, so the calls below may cast. */
-static int linear_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
+static int linear_setup(const sm_layer_io *l, void **plan, sm_error *err)
 {
     *plan = NULL;
-    linear_geom g = geom_of(l);
+    linear_geom g = linear_geom_of(l);
     if (gpu_check_precision(l, "linear", err))
         return -1;
     if (g.rows > INT_MAX || g.in > INT_MAX || g.out > INT_MAX) {
@@ -51,14 +37,14 @@ static int linear_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
     return 0;
 }
 
-static cublasComputeType_t compute_type(const sm_gpu_layer *l)
+static cublasComputeType_t compute_type(const sm_layer_io *l)
 {
-    return l->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    return l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 }
 
-static int linear_forward(const sm_gpu_layer *l, sm_error *err)
+static int linear_forward(const sm_layer_io *l, sm_error *err)
 {
-    linear_geom g = geom_of(l);
+    linear_geom g = linear_geom_of(l);
     const float one = 1.0f, zero = 0.0f;
     GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_T, CUBLAS_OP_N, (int)g.out,
                (int)g.rows, (int)g.in, &one, l->w, CUDA_R_32F, (int)g.in, l->in[0].data,
@@ -70,9 +56,9 @@ static int linear_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int linear_backward(const sm_gpu_layer *l, sm_error *err)
+static int linear_backward(const sm_layer_io *l, sm_error *err)
 {
-    linear_geom g = geom_of(l);
+    linear_geom g = linear_geom_of(l);
     const float one = 1.0f, zero = 0.0f;
     if (l->din[0].data)
         GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_N, (int)g.in,
@@ -89,10 +75,12 @@ static int linear_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels linear_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels linear_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .init = linear_init,
     .setup = linear_setup,
     .forward = linear_forward,
     .backward = linear_backward,
 };
+
+SM_DEFINE_GPU_KERNELS(linear_gpu_kernels)

@@ -1,5 +1,5 @@
 /*
- * CPU kernels of lm_head (plugin.h, struct sm_cpu_kernels): linear's products with the vocab x E
+ * CPU kernels of lm_head (kernels.h, struct sm_cpu_kernels): linear's products with the vocab x E
  * matrix tied to the token embedding. Kernels see only their own layer, so the matrix here is a
  * stand-in of the same size, kept in the layer's state: the products cost what the tied ones
  * cost, and the tied matrix's gradient is computed (into scratch) as PyTorch computes it, but
@@ -18,32 +18,32 @@ typedef struct head_geom {
     int64_t rows, e, vocab;
 } head_geom;
 
-static head_geom geom_of(const sm_cpu_layer *l)
+static head_geom geom_of(const sm_layer_io *l)
 {
     const lm_head_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
-    head_geom g = {l->in[0].n * cpu_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1], p->vocab};
+    head_geom g = {l->in[0].n * sm_shape_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1], p->vocab};
     return g;
 }
 
-static size_t head_matrix_size(const sm_cpu_layer *l)
+static size_t head_matrix_size(const sm_layer_io *l)
 {
     head_geom g = geom_of(l);
     return (size_t)(g.vocab * g.e) * sizeof(float);
 }
 
 /* The stand-in matrix U(-1/sqrt(E), 1/sqrt(E)) from a hash (state arrives zeroed); bias 0. */
-static void head_init(const sm_cpu_layer *l)
+static void head_init(const sm_layer_io *l, float *w, void *state)
 {
     head_geom g = geom_of(l);
-    float *m = l->state, bound = 1.0f / sqrtf((float)g.e);
+    float *m = state, bound = 1.0f / sqrtf((float)g.e);
     for (int64_t i = 0; i < g.vocab * g.e; i++)
         m[i] = bound * (float)((double)(cpu_hash(17, (uint64_t)i) >> 11) / 4503599627370496.0 - 1.0);
-    if (l->w)
-        memset(l->w, 0, (size_t)l->n_w * sizeof *l->w);
+    if (w)
+        memset(w, 0, (size_t)l->n_w * sizeof *w);
 }
 
-static int head_forward(const sm_cpu_layer *l, sm_error *err)
+static int head_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     head_geom g = geom_of(l);
@@ -57,7 +57,7 @@ static int head_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int head_backward(const sm_cpu_layer *l, sm_error *err)
+static int head_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     head_geom g = geom_of(l);

@@ -88,10 +88,6 @@ static int permute_metrics(const void *params, const sm_shape *in, int n_in, con
 
 /* CPU kernels: permute_cpu.c. */
 extern const struct sm_cpu_kernels permute_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: permute_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels permute_gpu_kernels;
-#endif
 
 static const sm_layer_type permute_type = {
     SM_LAYER_TYPE_INIT,
@@ -104,9 +100,6 @@ static const sm_layer_type permute_type = {
     .infer = permute_infer,
     .metrics = permute_metrics,
     .cpu = &permute_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &permute_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(permute_type)

@@ -1,12 +1,12 @@
 /*
- * CPU kernels of permute (plugin.h, struct sm_cpu_kernels): output dimension i is input
+ * CPU kernels of permute (kernels.h, struct sm_cpu_kernels): output dimension i is input
  * dimension order[i]. Forward walks the output in order and reads the input through permuted
  * strides; backward walks the same way and adds into the input's gradient.
  */
 #include "cpu_util.h"
 #include "permute.h"
 
-static void permute(const sm_cpu_layer *l, int backward)
+static void permute(const sm_layer_io *l, int backward)
 {
     const permute_params *p = l->params;
     const sm_shape *in = &l->in[0].shape;
@@ -44,14 +44,14 @@ static void permute(const sm_cpu_layer *l, int backward)
     }
 }
 
-static int permute_forward(const sm_cpu_layer *l, sm_error *err)
+static int permute_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     permute(l, 0);
     return 0;
 }
 
-static int permute_backward(const sm_cpu_layer *l, sm_error *err)
+static int permute_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     if (l->din[0].data)

@@ -1,5 +1,5 @@
 /*
- * GPU kernels of permute (plugin.h, struct sm_gpu_kernels): output dimension i is input
+ * GPU kernels of permute (kernels.h, struct sm_gpu_kernels): output dimension i is input
  * dimension order[i]. Forward gathers the output in order through the input's permuted strides
  * (gpu_copy.cu); backward scatters the gradient back the same way.
  */
@@ -8,7 +8,7 @@
 #include "permute.h"
 
 /* The batch, then the output's dims padded at the front to 4, with the input's strides. */
-static smk_walk walk_of(const sm_gpu_layer *l)
+static smk_walk walk_of(const sm_layer_io *l)
 {
     const permute_params *p = l->params;
     const sm_shape *in = &l->in[0].shape;
@@ -26,21 +26,23 @@ static smk_walk walk_of(const sm_gpu_layer *l)
     return w;
 }
 
-static int permute_forward(const sm_gpu_layer *l, sm_error *err)
+static int permute_forward(const sm_layer_io *l, sm_error *err)
 {
     GPU_CUDA(err, smk_gather, l->out->data, l->in[0].data, walk_of(l), gpu_stream(l));
     return 0;
 }
 
-static int permute_backward(const sm_gpu_layer *l, sm_error *err)
+static int permute_backward(const sm_layer_io *l, sm_error *err)
 {
     if (l->din[0].data)
         GPU_CUDA(err, smk_scatter_add, l->din[0].data, l->dout->data, walk_of(l), gpu_stream(l));
     return 0;
 }
 
-const struct sm_gpu_kernels permute_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels permute_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .forward = permute_forward,
     .backward = permute_backward,
 };
+
+SM_DEFINE_GPU_KERNELS(permute_gpu_kernels)

@@ -168,10 +168,6 @@ static int pool2d_metrics(const void *params, const sm_shape *in, int n_in, cons
 
 /* CPU kernels: pool2d_cpu.c. */
 extern const struct sm_cpu_kernels pool2d_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: pool2d_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels pool2d_gpu_kernels;
-#endif
 
 static const sm_layer_type pool2d_type = {
     SM_LAYER_TYPE_INIT,
@@ -184,9 +180,6 @@ static const sm_layer_type pool2d_type = {
     .infer = pool2d_infer,
     .metrics = pool2d_metrics,
     .cpu = &pool2d_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &pool2d_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(pool2d_type)

@@ -1,5 +1,5 @@
 /*
- * CPU kernels of maxpool2d and avgpool2d (plugin.h, struct sm_cpu_kernels), built with the same
+ * CPU kernels of maxpool2d and avgpool2d (kernels.h, struct sm_cpu_kernels), built with the same
  * SM_POOL_MAX or SM_POOL_AVG definition as pool2d.c. Windows as PyTorch places them
  * (aten/src/ATen/native/cpu/{Max,Avg}PoolKernel.cpp):
  *   max: padding counts as -infinity; a training forward keeps each output's argmax (the index
@@ -17,7 +17,7 @@ typedef struct pool_geom {
     const pool2d_params *p;
 } pool_geom;
 
-static pool_geom geom_of(const sm_cpu_layer *l)
+static pool_geom geom_of(const sm_layer_io *l)
 {
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
     pool_geom g = {l->in[0].n * in->dim[0], in->dim[1], in->dim[2], out->dim[1], out->dim[2],
@@ -27,12 +27,12 @@ static pool_geom geom_of(const sm_cpu_layer *l)
 
 #ifdef SM_POOL_MAX
 
-static size_t pool_state_size(const sm_cpu_layer *l)
+static size_t pool_state_size(const sm_layer_io *l)
 {
-    return (size_t)cpu_elems(l->out) * sizeof(int32_t);
+    return (size_t)sm_tensor_elems(l->out) * sizeof(int32_t);
 }
 
-static int pool_forward(const sm_cpu_layer *l, sm_error *err)
+static int pool_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     pool_geom g = geom_of(l);
@@ -70,7 +70,7 @@ static int pool_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int pool_backward(const sm_cpu_layer *l, sm_error *err)
+static int pool_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     pool_geom g = geom_of(l);
@@ -110,7 +110,7 @@ static float window(const pool_geom *g, int64_t oh, int64_t ow, int64_t *h0, int
     return div;
 }
 
-static int pool_forward(const sm_cpu_layer *l, sm_error *err)
+static int pool_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     pool_geom g = geom_of(l);
@@ -130,7 +130,7 @@ static int pool_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int pool_backward(const sm_cpu_layer *l, sm_error *err)
+static int pool_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     pool_geom g = geom_of(l);

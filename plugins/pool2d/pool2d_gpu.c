@@ -1,5 +1,5 @@
 /*
- * GPU kernels of maxpool2d and avgpool2d (plugin.h, struct sm_gpu_kernels), built with the same
+ * GPU kernels of maxpool2d and avgpool2d (kernels.h, struct sm_gpu_kernels), built with the same
  * SM_POOL_MAX or SM_POOL_AVG definition as pool2d.c: cudnnPoolingForward/Backward (max, or
  * average counting the padding: PyTorch's count_include_pad) wherever cuDNN's windows are the
  * layer's, i.e. without dilation and where the floor-mode output size is the inferred one. The
@@ -11,7 +11,7 @@
 #include "gpu_util.h"
 #include "pool2d.h"
 
-static smk_pool_geom geom_of(const sm_gpu_layer *l)
+static smk_pool_geom geom_of(const sm_layer_io *l)
 {
     const pool2d_params *p = l->params;
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
@@ -26,7 +26,7 @@ static smk_pool_geom geom_of(const sm_gpu_layer *l)
 }
 
 /* Whether cuDNN's pooling computes exactly this layer. */
-static int cudnn_fits(const sm_gpu_layer *l)
+static int cudnn_fits(const sm_layer_io *l)
 {
     smk_pool_geom g = geom_of(l);
     return g.dh == 1 && g.dw == 1 && (g.h + 2 * g.ph - g.kh) / g.sh + 1 == g.ho &&
@@ -54,15 +54,15 @@ static void pool_release(void *plan)
 #ifdef SM_POOL_MAX
 #define POOL_MODE CUDNN_POOLING_MAX
 /* The argmax of each output, for the kernels' backward. */
-static size_t pool_state_size(const sm_gpu_layer *l)
+static size_t pool_state_size(const sm_layer_io *l)
 {
-    return cudnn_fits(l) ? 0 : (size_t)gpu_elems(l->out) * sizeof(int32_t);
+    return cudnn_fits(l) ? 0 : (size_t)sm_tensor_elems(l->out) * sizeof(int32_t);
 }
 #else
 #define POOL_MODE CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
 #endif
 
-static int pool_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
+static int pool_setup(const sm_layer_io *l, void **plan, sm_error *err)
 {
     pool_plan *p = calloc(1, sizeof *p);
     if (!p) {
@@ -83,7 +83,7 @@ static int pool_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
     return 0;
 }
 
-static int pool_forward(const sm_gpu_layer *l, sm_error *err)
+static int pool_forward(const sm_layer_io *l, sm_error *err)
 {
     const pool_plan *p = l->plan;
     const float one = 1.0f, zero = 0.0f;
@@ -101,14 +101,14 @@ static int pool_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int pool_backward(const sm_gpu_layer *l, sm_error *err)
+static int pool_backward(const sm_layer_io *l, sm_error *err)
 {
     const pool_plan *p = l->plan;
     const float one = 1.0f;
     if (!l->din[0].data)
         return 0;
     if (p->pool) {
-        /* beta 1: din += the gradient, as plugin.h asks */
+        /* beta 1: din += the gradient, as kernels.h asks */
         GPU_CUDNN(err, cudnnPoolingBackward, gpu_cudnn(l), p->pool, &one, p->y, l->out->data,
                   p->y, l->dout->data, p->x, l->in[0].data, &one, p->x, l->din[0].data);
         return 0;
@@ -123,8 +123,8 @@ static int pool_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels pool2d_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels pool2d_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
 #ifdef SM_POOL_MAX
     .state_size = pool_state_size,
 #endif
@@ -133,3 +133,5 @@ const struct sm_gpu_kernels pool2d_gpu_kernels = {
     .backward = pool_backward,
     .release = pool_release,
 };
+
+SM_DEFINE_GPU_KERNELS(pool2d_gpu_kernels)

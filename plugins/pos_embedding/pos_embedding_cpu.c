@@ -1,17 +1,21 @@
 /*
- * CPU kernels of pos_embedding (plugin.h, struct sm_cpu_kernels): y = x + the table's first S
+ * CPU kernels of pos_embedding (kernels.h, struct sm_cpu_kernels): y = x + the table's first S
  * rows (max_len x E weights), for every sample. Backward: dx += dy; the table's first S rows
  * get the sum of dy over the batch, the others 0. Initial table: N(0, 0.02)-like, uniform of
  * the same spread (0.02 sqrt(3)), as ViT's pos_embedding and GPT-2's wpe start small.
  */
 #include "cpu_util.h"
 
-static void pos_init(const sm_cpu_layer *l) { cpu_scale(l->w, l->n_w, 0.0346f); }
+static void pos_init(const sm_layer_io *l, float *w, void *state)
+{
+    (void)state;
+    cpu_scale(w, l->n_w, 0.0346f);
+}
 
-static int pos_forward(const sm_cpu_layer *l, sm_error *err)
+static int pos_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    int64_t se = cpu_sample_elems(&l->in[0]);
+    int64_t se = sm_sample_elems(&l->in[0]);
     for (int64_t n = 0; n < l->in[0].n; n++) {
         const float *x = l->in[0].data + n * se;
         float *y = l->out->data + n * se;
@@ -21,10 +25,10 @@ static int pos_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int pos_backward(const sm_cpu_layer *l, sm_error *err)
+static int pos_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    int64_t se = cpu_sample_elems(&l->in[0]);
+    int64_t se = sm_sample_elems(&l->in[0]);
     if (l->dw)
         memset(l->dw, 0, (size_t)l->n_w * sizeof *l->dw);
     for (int64_t n = 0; n < l->in[0].n; n++) {

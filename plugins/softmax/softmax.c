@@ -48,10 +48,6 @@ static int softmax_metrics(const void *params, const sm_shape *in, int n_in, con
 
 /* CPU kernels: softmax_cpu.c. */
 extern const struct sm_cpu_kernels softmax_cpu_kernels;
-#ifdef SM_HAVE_CUDA
-/* GPU kernels: softmax_gpu.c (built where CUDA, cuDNN and NCCL are found). */
-extern const struct sm_gpu_kernels softmax_gpu_kernels;
-#endif
 
 static const sm_layer_type softmax_type = {
     SM_LAYER_TYPE_INIT,
@@ -64,9 +60,6 @@ static const sm_layer_type softmax_type = {
     .infer = softmax_infer,
     .metrics = softmax_metrics,
     .cpu = &softmax_cpu_kernels,
-#ifdef SM_HAVE_CUDA
-    .gpu = &softmax_gpu_kernels,
-#endif
 };
 
 SM_DEFINE_PLUGIN(softmax_type)

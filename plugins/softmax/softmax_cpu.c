@@ -1,5 +1,5 @@
 /*
- * CPU kernels of softmax (plugin.h, struct sm_cpu_kernels) along one axis: the sample is
+ * CPU kernels of softmax (kernels.h, struct sm_cpu_kernels) along one axis: the sample is
  * `outer` x (axis size) x `inner` values, each line along the axis normalised on its own.
  *   forward   y = exp(x - max) / sum(exp(x - max))
  *   backward  dx += y (dy - sum(dy y))
@@ -13,16 +13,16 @@ typedef struct softmax_geom {
     int64_t outer, len, inner;
 } softmax_geom;
 
-static softmax_geom geom_of(const sm_cpu_layer *l)
+static softmax_geom geom_of(const sm_layer_io *l)
 {
     const softmax_params *p = l->params;
     const sm_shape *s = &l->out->shape;
     int axis = (int)(p->axis < 0 ? p->axis + s->ndim : p->axis);
-    softmax_geom g = {l->out->n * cpu_dims(s, 0, axis), s->dim[axis], cpu_dims(s, axis + 1, s->ndim)};
+    softmax_geom g = {l->out->n * sm_shape_dims(s, 0, axis), s->dim[axis], sm_shape_dims(s, axis + 1, s->ndim)};
     return g;
 }
 
-static int softmax_forward(const sm_cpu_layer *l, sm_error *err)
+static int softmax_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     softmax_geom g = geom_of(l);
@@ -45,7 +45,7 @@ static int softmax_forward(const sm_cpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int softmax_backward(const sm_cpu_layer *l, sm_error *err)
+static int softmax_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     softmax_geom g = geom_of(l);

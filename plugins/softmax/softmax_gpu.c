@@ -1,5 +1,5 @@
 /*
- * GPU kernels of softmax (plugin.h, struct sm_gpu_kernels): cudnnSoftmaxForward and Backward
+ * GPU kernels of softmax (kernels.h, struct sm_gpu_kernels): cudnnSoftmaxForward and Backward
  * (CUDNN_SOFTMAX_ACCURATE: the maximum subtracted first, as softmax_cpu.c) in channel mode on
  * the sample seen as softmax_cpu.c sees it, outer x (axis size) x inner, as an
  * outer x axis x inner x 1 NCHW tensor: channel mode normalises along C at every (n, h, w).
@@ -20,7 +20,7 @@ static void softmax_release(void *plan)
     free(p);
 }
 
-static int softmax_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
+static int softmax_setup(const sm_layer_io *l, void **plan, sm_error *err)
 {
     softmax_plan *p = calloc(1, sizeof *p);
     if (!p) {
@@ -31,11 +31,11 @@ static int softmax_setup(const sm_gpu_layer *l, void **plan, sm_error *err)
     const softmax_params *pr = l->params;
     const sm_shape *s = &l->out->shape;
     int axis = (int)(pr->axis < 0 ? pr->axis + s->ndim : pr->axis);
-    return gpu_tensor_desc(&p->t, l->out->n * gpu_dims(s, 0, axis), s->dim[axis],
-                           gpu_dims(s, axis + 1, s->ndim), 1, err);
+    return gpu_tensor_desc(&p->t, l->out->n * sm_shape_dims(s, 0, axis), s->dim[axis],
+                           sm_shape_dims(s, axis + 1, s->ndim), 1, err);
 }
 
-static int softmax_forward(const sm_gpu_layer *l, sm_error *err)
+static int softmax_forward(const sm_layer_io *l, sm_error *err)
 {
     const softmax_plan *p = l->plan;
     const float one = 1.0f, zero = 0.0f;
@@ -44,7 +44,7 @@ static int softmax_forward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-static int softmax_backward(const sm_gpu_layer *l, sm_error *err)
+static int softmax_backward(const sm_layer_io *l, sm_error *err)
 {
     const softmax_plan *p = l->plan;
     const float one = 1.0f;
@@ -55,10 +55,12 @@ static int softmax_backward(const sm_gpu_layer *l, sm_error *err)
     return 0;
 }
 
-const struct sm_gpu_kernels softmax_gpu_kernels = {
-    .struct_size = sizeof(struct sm_gpu_kernels),
+static const struct sm_gpu_kernels softmax_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
     .setup = softmax_setup,
     .forward = softmax_forward,
     .backward = softmax_backward,
     .release = softmax_release,
 };
+
+SM_DEFINE_GPU_KERNELS(softmax_gpu_kernels)

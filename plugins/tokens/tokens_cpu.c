@@ -1,10 +1,10 @@
 /*
- * CPU kernels of tokens (plugin.h, struct sm_cpu_kernels): C x H x W -> (H W) x C, a transpose
+ * CPU kernels of tokens (kernels.h, struct sm_cpu_kernels): C x H x W -> (H W) x C, a transpose
  * of each sample's C x (H W) matrix; backward transposes the gradient back and adds it.
  */
 #include "cpu_util.h"
 
-static void transpose(const sm_cpu_layer *l, int backward)
+static void transpose(const sm_layer_io *l, int backward)
 {
     const sm_shape *s = &l->in[0].shape;
     int64_t c = s->dim[0], p = s->dim[1] * s->dim[2];
@@ -20,14 +20,14 @@ static void transpose(const sm_cpu_layer *l, int backward)
     }
 }
 
-static int tokens_forward(const sm_cpu_layer *l, sm_error *err)
+static int tokens_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     transpose(l, 0);
     return 0;
 }
 
-static int tokens_backward(const sm_cpu_layer *l, sm_error *err)
+static int tokens_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     if (l->din[0].data)
