@@ -81,9 +81,6 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in,
     (void)in;
     (void)err;
     m->flops = sm_mul(ACT_FLOPS, sm_shape_elems(out));
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bwd_flops = m->flops;
     return 0;
 }

@@ -47,9 +47,6 @@ static int adaptive_metrics(const void *params, const sm_shape *in, int n_in,
     (void)err;
     (void)n_in;
     m->flops = sm_add(sm_shape_elems(in), sm_shape_elems(out));
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bwd_flops = m->flops;
     return 0;
 }

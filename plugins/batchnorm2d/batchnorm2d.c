@@ -36,7 +36,6 @@ static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in,
     (void)out;
     (void)err;
     m->flops = sm_mul(2, sm_shape_elems(in));
-    m->macs = 0;
     m->weights = p->affine ? sm_mul(2, in->dim[0]) : 0;
     m->param_tensors = p->affine ? 2 : 0;
     m->bwd_flops = m->flops;

@@ -46,11 +46,7 @@ static int shuffle_metrics(const void *params, const sm_shape *in, int n_in, con
     (void)n_in;
     (void)out;
     (void)err;
-    m->flops = 0;
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
-    m->bwd_flops = 0;
+    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
     return 0;
 }
 

@@ -65,12 +65,7 @@ static int chunk_metrics(const void *params, const sm_shape *in, int n_in, const
     (void)n_in;
     (void)out;
     (void)err;
-    m->flops = 0;
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bytes = 0; /* a view of its input */
-    m->bwd_flops = 0;
     return 0;
 }
 

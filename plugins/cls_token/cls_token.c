@@ -48,8 +48,6 @@ static int cls_token_metrics(const void *params, const sm_shape *in, int n_in,
         sm_error_set(err, "cls_token metrics called with unexpected shapes");
         return -1;
     }
-    m->flops = 0;
-    m->macs = 0;
     m->weights = in->dim[1];
     m->param_tensors = 1;
     m->bwd_flops = in->dim[1];

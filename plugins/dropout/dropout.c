@@ -35,12 +35,7 @@ static int dropout_metrics(const void *params, const sm_shape *in, int n_in, con
     (void)n_in;
     (void)out;
     (void)err;
-    m->flops = 0;
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bytes = 0; /* a no-op at inference */
-    m->bwd_flops = 0;
     return 0;
 }
 

@@ -98,9 +98,6 @@ static int elementwise_metrics(const void *params, const sm_shape *in, int n_in,
     (void)in;
     (void)err;
     m->flops = sm_mul(sm_shape_elems(out), n_in - 1);
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bwd_flops = m->flops;
     return 0;
 }

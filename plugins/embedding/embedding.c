@@ -57,8 +57,6 @@ static int embedding_metrics(const void *params, const sm_shape *in, int n_in,
         sm_error_set(err, "embedding metrics called with unexpected shapes");
         return -1;
     }
-    m->flops = 0;
-    m->macs = 0;
     m->weights = sm_mul(p->vocab, p->dim);
     m->param_tensors = 1;
     m->bytes = sm_mul(8, sm_shape_elems(out)); /* rows read + output written, 4 bytes each */

@@ -34,12 +34,7 @@ static int identity_metrics(const void *params, const sm_shape *in, int n_in,
     (void)n_in;
     (void)out;
     (void)err;
-    m->flops = 0;
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bytes = 0; /* returns its input */
-    m->bwd_flops = 0;
     return 0;
 }
 

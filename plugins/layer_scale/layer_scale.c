@@ -45,7 +45,6 @@ static int layer_scale_metrics(const void *params, const sm_shape *in, int n_in,
     (void)err;
     int64_t axis = p->axis < 0 ? p->axis + in->ndim : p->axis;
     m->flops = sm_shape_elems(out);
-    m->macs = 0;
     m->weights = in->dim[axis];
     m->param_tensors = 1;
     m->bwd_flops = sm_mul(2, m->flops);

@@ -59,7 +59,6 @@ static int layernorm_metrics(const void *params, const sm_shape *in, int n_in,
         for (int i = in->ndim - (int)p->dims; i < in->ndim; i++)
             n = sm_mul(n, in->dim[i]);
     m->flops = sm_mul(5, sm_shape_elems(in));
-    m->macs = 0;
     m->weights = p->affine ? sm_mul(2, n) : 0;
     m->param_tensors = p->affine ? 2 : 0;
     m->bwd_flops = m->flops;

@@ -159,9 +159,6 @@ static int pool2d_metrics(const void *params, const sm_shape *in, int n_in, cons
     int64_t per_output = window; /* additions and the division */
 #endif
     m->flops = sm_mul(sm_shape_elems(out), per_output);
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bwd_flops = m->flops;
     return 0;
 }

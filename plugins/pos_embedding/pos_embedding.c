@@ -58,7 +58,6 @@ static int pos_embedding_metrics(const void *params, const sm_shape *in, int n_i
     }
     int64_t elems = sm_shape_elems(in);
     m->flops = elems;
-    m->macs = 0;
     m->weights = sm_mul(p->max_len, in->dim[1]);
     m->param_tensors = 1;
     m->bytes = sm_mul(12, elems);

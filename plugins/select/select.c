@@ -50,12 +50,7 @@ static int select_metrics(const void *params, const sm_shape *in, int n_in, cons
     (void)n_in;
     (void)out;
     (void)err;
-    m->flops = 0;
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bytes = 0;
-    m->bwd_flops = 0;
     return 0;
 }
 

@@ -39,9 +39,6 @@ static int softmax_metrics(const void *params, const sm_shape *in, int n_in, con
     (void)n_in;
     (void)err;
     m->flops = sm_mul(3, sm_shape_elems(out));
-    m->macs = 0;
-    m->weights = 0;
-    m->param_tensors = 0;
     m->bwd_flops = m->flops;
     return 0;
 }

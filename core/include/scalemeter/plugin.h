@@ -119,9 +119,10 @@ static inline void sm_arg_fail(sm_args *a, const char *msg)
     a->ops->fail(a, msg);
 }
 
-/* What one forward pass of the layer costs for one sample. Before calling metrics the host
- * fills input_elems and output_elems from the shapes and bytes as 4 * (input_elems +
- * output_elems); a plugin changes them only where its layer differs. */
+/* What one forward pass of the layer costs for one sample. metrics receives it zeroed, but for
+ * input_elems and output_elems, filled from the shapes, and bytes, 4 * (input_elems +
+ * output_elems); a plugin sets what is not zero and changes those three only where its layer
+ * differs (a view moves no bytes). */
 typedef struct sm_layer_metrics {
     int64_t flops;         /* forward FLOPs, a multiply-accumulate counted as 2 */
     int64_t macs;          /* forward multiply-accumulates (what torchvision calls GFLOPS) */
