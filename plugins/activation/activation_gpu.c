@@ -6,7 +6,7 @@
  *
  * cuDNN counts elements in int, so the batch goes through in chunks of as many samples as fit.
  */
-#include "gpu_ops.h"
+#include "activation_gpu.h"
 #include "gpu_util.h"
 
 #if defined(SM_ACTIVATION_RELU) || defined(SM_ACTIVATION_RELU6) ||                               \

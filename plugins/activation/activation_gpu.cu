@@ -4,6 +4,7 @@
  * choices at the kinks are activation_cpu.c's.
  */
 #include "gpu_launch.cuh"
+#include "activation_gpu.h"
 
 #if defined(SM_ACTIVATION_HARDSIGMOID)
 __device__ inline float act(float x) { return x <= -3.f ? 0.f : x >= 3.f ? 1.f : x / 6.f + 0.5f; }

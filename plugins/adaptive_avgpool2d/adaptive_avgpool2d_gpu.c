@@ -5,7 +5,7 @@
  * Backward. Otherwise (7x7 from a smaller map at small images) the windows overlap and vary in
  * size, and the kernels of adaptive_avgpool2d_gpu.cu run (adaptive_avgpool2d_cpu.c's windows).
  */
-#include "gpu_ops.h"
+#include "adaptive_avgpool2d_gpu.h"
 #include "gpu_util.h"
 
 typedef struct adaptive_plan {

@@ -5,6 +5,7 @@
  * adaptive_avgpool2d_cpu.c and PyTorch do. Windows may overlap, so backward adds with atomicAdd.
  */
 #include "gpu_launch.cuh"
+#include "adaptive_avgpool2d_gpu.h"
 
 __device__ inline int64_t start_of(int64_t o, int64_t out, int64_t in) { return o * in / out; }
 __device__ inline int64_t end_of(int64_t o, int64_t out, int64_t in)

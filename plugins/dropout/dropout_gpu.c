@@ -6,6 +6,7 @@
  * so both backends drop the same elements.
  */
 #include "dropout.h"
+#include "dropout_gpu.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
 

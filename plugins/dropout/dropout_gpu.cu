@@ -4,6 +4,7 @@
  * CPU kernel drops for the same seed; it is kept as one byte per element for backward.
  */
 #include "gpu_launch.cuh"
+#include "dropout_gpu.h"
 
 /* splitmix64 of seed and index: cpu_util.h's cpu_hash. */
 __device__ inline uint64_t mask_hash(uint64_t seed, uint64_t i)

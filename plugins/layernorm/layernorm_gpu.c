@@ -4,7 +4,7 @@
  * the last `dims` dimensions of a sample (contiguous) or with channels=true the C values of one
  * pixel (H W apart). State: each row's mean and 1/sqrt(var + eps), from a training forward.
  */
-#include "gpu_ops.h"
+#include "layernorm_gpu.h"
 #include "gpu_util.h"
 #include "layernorm.h"
 

@@ -5,6 +5,7 @@
  * thread per feature and chunk of rows.
  */
 #include "gpu_launch.cuh"
+#include "layernorm_gpu.h"
 
 /* Offset of the first value of row i (layernorm_cpu.c's row_base). */
 __device__ inline int64_t row_base(const smk_rows &r, int64_t i)

@@ -10,7 +10,7 @@
  */
 #include <math.h>
 
-#include "gpu_ops.h"
+#include "linear_gpu.h"
 #include "gpu_util.h"
 #include "linear.h"
 

@@ -3,6 +3,7 @@
  * and the bias gradient, the column sums of the output gradient.
  */
 #include "gpu_launch.cuh"
+#include "linear_gpu.h"
 
 __global__ void bias_rows_kernel(float *y, const float *b, int64_t rows, int64_t cols)
 {

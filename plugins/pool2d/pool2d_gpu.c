@@ -7,7 +7,7 @@
  * of pool2d_gpu.cu, which follow pool2d_cpu.c exactly; their max pooling keeps each output's
  * argmax as state.
  */
-#include "gpu_ops.h"
+#include "pool2d_gpu.h"
 #include "gpu_util.h"
 #include "pool2d.h"
 

@@ -8,6 +8,7 @@
 #include <float.h>
 
 #include "gpu_launch.cuh"
+#include "pool2d_gpu.h"
 
 #ifdef SM_POOL_MAX
 
