@@ -46,7 +46,8 @@
         }                                                                                         \
     } while (0)
 
-/* The launchers of gpu_ops.h and NAME_gpu.h return cudaError_t too: GPU_CUDA(err, smk_..., ...) checks them. */
+/* The launchers of gpu_ops.h and NAME_gpu.h return cudaError_t too: GPU_CUDA(err, smk_..., ...)
+ * checks them. */
 
 /* The GPU context's handles, cast back to their CUDA types. */
 static inline cudaStream_t gpu_stream(const sm_layer_io *l) { return (cudaStream_t)l->gpu->stream; }
