@@ -1,7 +1,8 @@
 /*
  * The GPU executor (executor_cuda.h): owns every device buffer of a network at one batch size
  * and calls the layers' GPU kernels in order, as core/src/executor.c does on the CPU. What a
- * layer computes lives in its plugin; this file only wires tensors, initialises, and runs the
+ * layer computes lives in its plugin's GPU module (NAME_gpu.so, which the registry loads when
+ * asked: sm_registry_gpu_kernels); this file only wires tensors, initialises, and runs the
  * loss and the optimiser (executor_cuda_kernels.cu).
  *
  * Memory: one cudaMalloc for every tensor, gradient, weight, state and label (an arena carved
@@ -27,7 +28,7 @@
 
 typedef struct gpu_layer {
     const struct sm_gpu_kernels *k;
-    sm_gpu_layer call;
+    sm_layer_io call;
     sm_tensor *in, *din; /* n_in each, pointed to by call */
     sm_tensor out, dout;
     size_t state_bytes;
@@ -55,6 +56,7 @@ struct sm_cuda_executor {
     cudaStream_t stream;
     cudnnHandle_t cudnn;
     cublasHandle_t cublas;
+    sm_gpu_context ctx; /* what every layer's call points to: the handles above, precision */
     uint64_t step_seed;
 };
 
@@ -106,11 +108,19 @@ static float uniform(uint64_t *s)
 #define HAS(k, field)                                                                             \
     ((k)->struct_size >= offsetof(struct sm_gpu_kernels, field) + sizeof (k)->field && (k)->field)
 
-static const struct sm_gpu_kernels *kernels_of(const sm_layer_type *t)
+/* The GPU kernels of a layer's type, from its companion module (loaded on first use); NULL
+ * when it has none usable, or when the module failed to load (st says why, naming it). */
+static const struct sm_gpu_kernels *kernels_of(const sm_network *net, const sm_layer *l,
+                                               sm_status *st)
 {
-    if (t->struct_size < offsetof(sm_layer_type, gpu) + sizeof t->gpu || !t->gpu)
+    const struct sm_gpu_kernels *k = NULL;
+    st->msg[0] = '\0';
+    if (!net->registry) {
+        sm_fail(st, "%s: the network was not loaded from a plugin registry", net->path);
         return NULL;
-    const struct sm_gpu_kernels *k = t->gpu;
+    }
+    if (sm_registry_gpu_kernels(net->registry, l->type, &k, st) || !k)
+        return NULL;
     return HAS(k, forward) && HAS(k, backward) ? k : NULL;
 }
 
@@ -118,11 +128,16 @@ int sm_cuda_executor_check(const sm_network *net, sm_status *st)
 {
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
-        if (!kernels_of(l->type))
-            return sm_fail(st,
-                           "%s:%d: layer '%s' of type '%s' has no GPU kernel, so %s cannot run "
-                           "on the cuda backend",
-                           net->path, l->line, l->name, l->type->name, net->name);
+        sm_status why;
+        if (kernels_of(net, l, &why))
+            continue;
+        if (why.msg[0])
+            return sm_fail(st, "%s:%d: layer '%s' of type '%s': %s", net->path, l->line,
+                           l->name, l->type->name, why.msg);
+        return sm_fail(st,
+                       "%s:%d: layer '%s' of type '%s' has no GPU kernel, so %s cannot run "
+                       "on the cuda backend",
+                       net->path, l->line, l->name, l->type->name, net->name);
     }
     if (net->n_layers == 0)
         return sm_fail(st, "%s: the network has no layers", net->path);
@@ -160,7 +175,8 @@ static size_t plan(sm_cuda_executor *ex)
     for (int i = 0; i < ex->n; i++) {
         const sm_layer *l = &net->layers[i];
         gpu_layer *e = &ex->layers[i];
-        e->k = kernels_of(l->type);
+        sm_status ignored; /* checked before planning: found, cached by the registry */
+        e->k = kernels_of(net, l, &ignored);
         e->last_reader = -1;
         e->out = (sm_tensor){NULL, batch, l->out};
         e->dout = e->out;
@@ -175,10 +191,10 @@ static size_t plan(sm_cuda_executor *ex)
         }
         e->w_offset = ex->n_weights;
         ex->n_weights = sm_add(ex->n_weights, l->m.weights);
-        e->call = (sm_gpu_layer){
-            .params = l->params, .n_in = l->n_inputs, .in = e->in, .out = &e->out,
-            .dout = &e->dout, .din = e->din, .n_w = l->m.weights,
-            .precision = ex->opt.precision, .algo_search = ex->opt.algo_search,
+        e->call = (sm_layer_io){
+            .struct_size = sizeof(sm_layer_io), .params = l->params, .n_in = l->n_inputs,
+            .in = e->in, .out = &e->out, .dout = &e->dout, .din = e->din, .n_w = l->m.weights,
+            .gpu = &ex->ctx,
         };
         e->state_bytes = HAS(e->k, state_size) ? e->k->state_size(&e->call) : 0;
         if (e->state_bytes > INT64_MAX / 4)
@@ -258,10 +274,10 @@ static void wire(sm_cuda_executor *ex)
         e->call.w = l->m.weights ? ex->weights + e->w_offset : NULL;
         e->call.dw = l->m.weights ? ex->grads + e->w_offset : NULL;
         e->call.state = e->state_bytes ? ex->arena + e->state_at : NULL;
-        e->call.stream = ex->stream;
-        e->call.cudnn = ex->cudnn;
-        e->call.cublas = ex->cublas;
     }
+    ex->ctx.stream = ex->stream;
+    ex->ctx.cudnn = ex->cudnn;
+    ex->ctx.cublas = ex->cublas;
 }
 
 /* Weights, state, input and labels from the host's generator (core/src/executor.c's order),
@@ -401,6 +417,8 @@ static int new_plan(const sm_network *net, const sm_cuda_executor_options *opt,
     *out = ex;
     ex->net = net;
     ex->opt = *opt;
+    ex->ctx = (sm_gpu_context){.struct_size = sizeof(sm_gpu_context),
+                               .precision = opt->precision, .algo_search = opt->algo_search};
     ex->n = net->n_layers;
     ex->layers = calloc((size_t)ex->n, sizeof *ex->layers);
     if (!ex->layers)

@@ -1,6 +1,7 @@
 /*
  * The GPU executor: runs a network on one CUDA device, layer by layer, with the GPU kernels of
- * its plugins (plugin.h, struct sm_gpu_kernels); the device twin of scalemeter/executor.h,
+ * its plugins (kernels.h, struct sm_gpu_kernels, from each type's companion module NAME_gpu.so,
+ * loaded through the network's registry when first needed); the device twin of scalemeter/executor.h,
  * with the same calls in the same order:
  *
  *   sm_cuda_executor_check    every layer has GPU kernels (else an error naming the first)
@@ -44,7 +45,8 @@ int sm_gpu_precision_parse(const char *name);
 int sm_gpu_precision_check(int precision, sm_status *st);
 
 /* 0 when every layer of net has GPU kernels; otherwise -1 naming the first layer without, its
- * type and the line of the network file that defines it. */
+ * type and the line of the network file that defines it (and the module, when one is there
+ * but cannot load). Loads the companion modules of net's types. */
 int sm_cuda_executor_check(const sm_network *net, sm_status *st);
 
 /* Allocates and initialises everything a step needs on opt->device and sets up every layer:

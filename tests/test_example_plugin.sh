@@ -1,6 +1,7 @@
 #!/bin/sh
 # The example plugin is built outside the core with a plain compiler call, loaded through
-# SCALEMETER_PLUGIN_PATH without rebuilding anything, and counted as derived by hand.
+# SCALEMETER_PLUGIN_PATH without rebuilding anything, counted as derived by hand, and its CPU
+# kernel benchmarked (a training step through it, forward and backward).
 # usage: test_example_plugin.sh SCALEMETER CC SOURCE_DIR
 set -eu
 scalemeter=$1 cc=$2 src=$3
@@ -9,7 +10,7 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 $cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -I"$src/core/include" \
-    -o "$dir/mish.so" "$src/examples/plugin/mish.c"
+    -o "$dir/mish.so" "$src/examples/plugin/mish.c" -lm
 
 # Without the path the type is unknown, and the message names file, line and type.
 if out=$("$scalemeter" metrics "$src/examples/plugin/mish_net.ini" 2>&1); then
@@ -28,4 +29,12 @@ json=$(SCALEMETER_PLUGIN_PATH=$dir "$scalemeter" metrics "$src/examples/plugin/m
 for want in '"flops": 516274' '"macs": 221264' '"weights": 314' '"layers": 2'; do
     echo "$json" | grep -q "$want" || fail "missing $want in $json"
 done
+# The CPU kernel runs: one row measured, forward and backward through mish.
+csv="$dir/runs.csv"
+out=$(SCALEMETER_PLUGIN_PATH=$dir "$scalemeter" bench --model "$src/examples/plugin/mish_net.ini" \
+      --batch 2 --reps 1 --warmup 1 --min-time 0.001 --threads 1 -o "$csv" 2>&1) ||
+    fail "bench through mish: $out"
+row=$(tail -n 1 "$csv")
+echo "$row" | grep -Eq "mish_net.ini,32,2,1,1,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,.*,cpu,1,1,ok$" ||
+    fail "bench row: $row"
 echo "1 passed, 0 failed"

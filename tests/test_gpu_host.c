@@ -1,7 +1,8 @@
 /*
  * test_gpu_host: what of the GPU backend can be checked without a GPU, run wherever it is
  * built (CI has the CUDA toolkit but no device):
- *   - the layer types of the zoo's CNNs have GPU kernels, of this header's struct size;
+ *   - the layer types of the zoo's CNNs have GPU kernels, of this header's struct size, in
+ *     companion modules the registry loads only when asked;
  *   - the GPU kernels' host parts: the initial weights and state they write (PyTorch's
  *     initialisation, batch norm's running variance of 1) and the state sizes they ask for;
  *   - the GPU executor's refusals: a layer without GPU kernels (file and line named), a
@@ -18,6 +19,17 @@
 #include "net_file.h"
 
 static sm_registry *reg;
+
+/* The GPU kernels of a type, from its companion module; NULL without (or on a load failure,
+ * reported). */
+static const struct sm_gpu_kernels *gpu_of(const sm_layer_type *t)
+{
+    const struct sm_gpu_kernels *k = NULL;
+    sm_status st;
+    if (sm_registry_gpu_kernels(reg, t, &k, &st))
+        fprintf(stderr, "%s: %s\n", t->name, st.msg);
+    return k;
+}
 
 #define NET(input, layers) "[network]\nname = t\ninput = " input "\n[layers]\n" layers
 
@@ -37,19 +49,22 @@ static void test_gpu_kernels_present(void)
         CHECK(t != NULL);
         if (!t)
             continue;
-        if (!t->gpu || !t->cpu)
-            fprintf(stderr, "%s: GPU kernels %p, CPU kernels %p\n", t->name, (const void *)t->gpu,
+        const struct sm_gpu_kernels *g = gpu_of(t);
+        if (!g || !t->cpu)
+            fprintf(stderr, "%s: GPU kernels %p, CPU kernels %p\n", t->name, (const void *)g,
                     (const void *)t->cpu);
-        CHECK(t->gpu != NULL && t->cpu != NULL);
-        if (t->gpu) {
-            CHECK_EQ(t->gpu->struct_size, sizeof(struct sm_gpu_kernels));
-            CHECK(t->gpu->forward != NULL && t->gpu->backward != NULL);
+        CHECK(g != NULL && t->cpu != NULL);
+        if (g) {
+            CHECK_EQ(g->abi_version, SM_PLUGIN_ABI_VERSION);
+            CHECK_EQ(g->struct_size, sizeof(struct sm_gpu_kernels));
+            CHECK(g->forward != NULL && g->backward != NULL);
+            CHECK(gpu_of(t) == g); /* loaded once */
         }
     }
     printf("CPU kernels only:");
     for (int i = 0; i < sm_registry_count(reg); i++) {
         const sm_layer_type *t = sm_registry_type(reg, i);
-        if (t->cpu && !t->gpu)
+        if (t->cpu && !gpu_of(t))
             printf(" %s", t->name);
     }
     printf("\n");
@@ -58,7 +73,7 @@ static void test_gpu_kernels_present(void)
 /* The layer `name` of a loaded network, as its GPU kernels see it (host pointers only). */
 typedef struct host_layer {
     sm_network *net;
-    sm_gpu_layer call;
+    sm_layer_io call;
     sm_tensor in, out;
 } host_layer;
 
@@ -75,8 +90,10 @@ static int host_layer_of(host_layer *h, const char *text, int64_t batch)
                                          ? h->net->layers[l->inputs[0]].out
                                          : h->net->input};
     h->out = (sm_tensor){NULL, batch, l->out};
-    h->call = (sm_gpu_layer){.params = l->params, .n_in = 1, .in = &h->in, .out = &h->out,
-                             .dout = &h->out, .din = &h->in, .n_w = l->m.weights};
+    static const sm_gpu_context ctx = {.struct_size = sizeof(sm_gpu_context)};
+    h->call = (sm_layer_io){.struct_size = sizeof(sm_layer_io), .params = l->params, .n_in = 1,
+                            .in = &h->in, .out = &h->out, .dout = &h->out, .din = &h->in,
+                            .n_w = l->m.weights, .gpu = &ctx};
     return 0;
 }
 
@@ -85,7 +102,7 @@ static void test_init_and_state(void)
     host_layer h;
     /* conv2d: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) from the host's U(-1, 1) */
     if (host_layer_of(&h, NET("4x5x5", "c = conv2d out=6 kernel=3 groups=2\n"), 2) == 0) {
-        const struct sm_gpu_kernels *k = h.net->layers[0].type->gpu;
+        const struct sm_gpu_kernels *k = gpu_of(h.net->layers[0].type);
         float w[6 * 2 * 9 + 6];
         for (int i = 0; i < 6 * 2 * 9 + 6; i++)
             w[i] = i % 2 ? 1.0f : -1.0f;
@@ -97,7 +114,7 @@ static void test_init_and_state(void)
     sm_network_free(h.net);
     /* linear: 1/sqrt(in features) */
     if (host_layer_of(&h, NET("3x8", "fc = linear out=5\n"), 2) == 0) {
-        const struct sm_gpu_kernels *k = h.net->layers[0].type->gpu;
+        const struct sm_gpu_kernels *k = gpu_of(h.net->layers[0].type);
         float w[45];
         for (int i = 0; i < 45; i++)
             w[i] = 1.0f;
@@ -107,7 +124,7 @@ static void test_init_and_state(void)
     sm_network_free(h.net);
     /* batchnorm2d: 8 C floats of state; running variance 1, the ones 1, gamma 1, beta 0 */
     if (host_layer_of(&h, NET("3x4x4", "bn = batchnorm2d\n"), 2) == 0) {
-        const struct sm_gpu_kernels *k = h.net->layers[0].type->gpu;
+        const struct sm_gpu_kernels *k = gpu_of(h.net->layers[0].type);
         CHECK_EQ(k->state_size(&h.call), 8 * 3 * sizeof(float));
         float w[6] = {5, 5, 5, 5, 5, 5}, s[24] = {0};
         k->init(&h.call, w, s);
@@ -118,22 +135,22 @@ static void test_init_and_state(void)
     sm_network_free(h.net);
     /* dropout: a byte of mask per element; layernorm: mean and rstd per row */
     if (host_layer_of(&h, NET("5x6", "d = dropout p=0.5\n"), 3) == 0)
-        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 3 * 5 * 6);
+        CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 3 * 5 * 6);
     sm_network_free(h.net);
     if (host_layer_of(&h, NET("5x6", "ln = layernorm\n"), 3) == 0)
-        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 2 * 3 * 5 * sizeof(float));
+        CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 2 * 3 * 5 * sizeof(float));
     sm_network_free(h.net);
     if (host_layer_of(&h, NET("4x3x2", "ln = layernorm channels=true\n"), 2) == 0)
-        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 2 * 2 * 6 * sizeof(float));
+        CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 2 * 2 * 6 * sizeof(float));
     sm_network_free(h.net);
     /* max pooling keeps an argmax only where cuDNN's windows do not fit (ceil_mode adds one) */
     if (host_layer_of(&h, NET("2x7x7", "p = maxpool2d kernel=3 stride=2 padding=1\n"), 2) == 0)
-        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 0);
+        CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 0);
     sm_network_free(h.net);
     if (host_layer_of(&h, NET("2x8x8", "p = maxpool2d kernel=3 stride=2 ceil_mode=true\n"), 2) ==
         0) {
         CHECK_EQ(h.out.shape.dim[1], 4); /* floor mode would give 3 */
-        CHECK_EQ(h.net->layers[0].type->gpu->state_size(&h.call), 2 * 2 * 4 * 4 * 4);
+        CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 2 * 2 * 4 * 4 * 4);
     }
     sm_network_free(h.net);
 }

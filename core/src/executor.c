@@ -1,6 +1,6 @@
 /*
  * The CPU executor: owns every buffer of a network at one batch size and calls the layers'
- * kernels (plugin.h, struct sm_cpu_kernels) in order, darknet style: forward in network order,
+ * kernels (kernels.h, struct sm_cpu_kernels) in order, darknet style: forward in network order,
  * backward in reverse. What a layer computes lives in its plugin; this file only wires tensors.
  *
  * Input gradients are accumulated by the kernels (a tensor read by two layers sums both
@@ -18,7 +18,7 @@
 
 typedef struct exec_layer {
     const struct sm_cpu_kernels *k;
-    sm_cpu_layer call;
+    sm_layer_io call;
     sm_tensor *in, *din; /* n_in each, pointed to by call */
     sm_tensor out, dout;
     size_t state_bytes, work_bytes;
@@ -131,8 +131,8 @@ static int64_t plan(sm_executor *ex)
         }
         e->w_offset = ex->n_weights;
         ex->n_weights = sm_add(ex->n_weights, l->m.weights);
-        e->call = (sm_cpu_layer){
-            .params = l->params, .n_in = l->n_inputs, .in = e->in, .out = &e->out,
+        e->call = (sm_layer_io){
+            .struct_size = sizeof(sm_layer_io), .params = l->params, .n_in = l->n_inputs, .in = e->in, .out = &e->out,
             .dout = &e->dout, .din = e->din, .n_w = l->m.weights,
         };
         e->state_bytes = e->k->state_size ? e->k->state_size(&e->call) : 0;
@@ -223,6 +223,7 @@ static void wire(sm_executor *ex)
         e->call.w = l->m.weights ? ex->weights + e->w_offset : NULL;
         e->call.dw = l->m.weights ? ex->grads + e->w_offset : NULL;
         e->call.work = ex->work;
+        e->call.work_bytes = ex->work_bytes;
     }
 }
 
@@ -260,7 +261,7 @@ static void initialise(sm_executor *ex)
         for (int64_t k = 0; k < e->call.n_w; k++)
             e->call.w[k] = uniform(&ls);
         if (e->k->init)
-            e->k->init(&e->call);
+            e->k->init(&e->call, e->call.w, e->call.state);
     }
     int64_t n_in = ex->input.n * sm_shape_elems(&ex->input.shape);
     for (int64_t k = 0; k < n_in; k++)

@@ -22,6 +22,8 @@ int sm_network_load(const sm_registry *reg, const char *model, const sm_network_
     int rc = sm_draft_parse(reg, path, &d, st);
     if (rc == 0)
         rc = sm_network_build(&d, opt, out, st);
+    if (rc == 0)
+        (*out)->registry = reg;
     sm_draft_free(&d);
     return rc;
 }

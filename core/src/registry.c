@@ -1,16 +1,41 @@
-/* The plugin loader: every layer type comes from a shared object exporting SM_PLUGIN_ENTRY. */
+/* The plugin loader: every layer type comes from a shared object exporting SM_PLUGIN_ENTRY;
+ * its GPU kernels from a companion NAME_gpu.so, loaded only when the cuda backend asks, so
+ * that a program that only counts never maps the CUDA libraries. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "scalemeter/kernels.h"
 #include "scalemeter/scalemeter.h"
+
+#ifndef SCALEMETER_VERSION
+#define SCALEMETER_VERSION "unknown"
+#endif
+
+/* What every entry point of every plugin receives. */
+static const sm_host host = {
+    .struct_size = sizeof(sm_host),
+    .abi_version = SM_PLUGIN_ABI_VERSION,
+    .version = SCALEMETER_VERSION,
+};
+
+/* The suffix of a GPU companion module, which the folder scan skips. */
+#define GPU_SUFFIX "_gpu.so"
+
+enum { GPU_UNTRIED, GPU_NONE, GPU_LOADED, GPU_FAILED };
 
 typedef struct plugin {
     char *path;
     sm_layer_type type; /* a copy, zero past the plugin's struct_size */
+    /* The GPU companion, once asked for: its kernels (a copy, zero past its struct_size), or
+     * why it could not load (repeated to every later caller). */
+    int gpu_state;
+    struct sm_gpu_kernels gpu;
+    char *gpu_error;
 } plugin;
 
 struct sm_registry {
@@ -30,8 +55,10 @@ void sm_registry_free(sm_registry *reg)
     /* Loaded plugins stay mapped for the life of the process: what they pull in (libstdc++,
      * the CUDA libraries) does not expect to be unloaded, and dlopen of the same file again
      * only counts up a reference. Refused plugins are closed at once. */
-    for (int i = 0; i < reg->count; i++)
+    for (int i = 0; i < reg->count; i++) {
         free(reg->items[i].path);
+        free(reg->items[i].gpu_error);
+    }
     free(reg->items);
     free(reg);
 }
@@ -58,16 +85,23 @@ static int valid_type_name(const char *name)
     return 1;
 }
 
+/* A plugin of another ABI version, named with both versions. abi_version is the first field
+ * of every descriptor and GPU table of every version, so it can be read whatever the rest. */
+static int wrong_version(const char *path, uint32_t version, sm_status *st)
+{
+    return sm_fail(st,
+                   "%s: built for plugin ABI version %u, this scalemeter loads version %u; "
+                   "rebuild it against this scalemeter's headers",
+                   path, version, SM_PLUGIN_ABI_VERSION);
+}
+
 /* Checks a descriptor before anything of it is used. */
 static int check_descriptor(const sm_layer_type *t, const char *path, sm_status *st)
 {
     if (!t)
         return sm_fail(st, "%s: plugin entry point returned no descriptor", path);
     if (t->abi_version != SM_PLUGIN_ABI_VERSION)
-        return sm_fail(st,
-                       "%s: built for plugin ABI version %u, this scalemeter loads version %u; "
-                       "rebuild it against this scalemeter's plugin.h",
-                       path, t->abi_version, SM_PLUGIN_ABI_VERSION);
+        return wrong_version(path, t->abi_version, st);
     if (t->struct_size < offsetof(sm_layer_type, cpu))
         return sm_fail(st, "%s: descriptor too small (%u bytes) for ABI version %u", path,
                        t->struct_size, SM_PLUGIN_ABI_VERSION);
@@ -92,9 +126,9 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
         return sm_fail(st, "%s: not a scalemeter plugin: no entry point %s", path,
                        SM_PLUGIN_ENTRY_NAME);
     }
-    const sm_layer_type *(*entry)(void);
+    sm_plugin_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
-    const sm_layer_type *t = entry();
+    const sm_layer_type *t = entry(&host);
     if (check_descriptor(t, path, st)) {
         dlclose(handle);
         return -1;
@@ -141,6 +175,8 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
             continue;
+        if (len > strlen(GPU_SUFFIX) && !strcmp(e->d_name + len - strlen(GPU_SUFFIX), GPU_SUFFIX))
+            continue; /* a companion: loaded with its plugin, when asked for */
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
             char **grown = realloc(names, cap * sizeof *names);
@@ -190,5 +226,85 @@ int sm_registry_open(sm_registry **out, sm_status *st)
         return -1;
     }
     *out = reg;
+    return 0;
+}
+
+/* ---- GPU companion modules ------------------------------------------------------------------ */
+
+/* NAME_gpu.so beside NAME.so (NAME: the plugin's file name, whatever its type's name). */
+static char *companion_path(const char *path)
+{
+    size_t len = strlen(path);
+    size_t stem = len > 3 && !strcmp(path + len - 3, ".so") ? len - 3 : len;
+    char *p = malloc(stem + sizeof GPU_SUFFIX);
+    if (p) {
+        memcpy(p, path, stem);
+        memcpy(p + stem, GPU_SUFFIX, sizeof GPU_SUFFIX);
+    }
+    return p;
+}
+
+/* Loads p's companion: GPU_LOADED, GPU_NONE when there is none, or GPU_FAILED with st set. */
+static int load_companion(plugin *p, sm_status *st)
+{
+    char *path = companion_path(p->path);
+    if (!path) {
+        sm_fail(st, "out of memory");
+        return GPU_FAILED;
+    }
+    int rc = GPU_NONE;
+    if (access(path, F_OK) == 0) {
+        rc = GPU_FAILED;
+        void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        void *sym = handle ? dlsym(handle, SM_GPU_ENTRY_NAME) : NULL;
+        sm_gpu_entry_fn entry = NULL;
+        if (sym)
+            memcpy(&entry, &sym, sizeof entry);
+        const struct sm_gpu_kernels *k = entry ? entry(&host) : NULL;
+        if (!handle)
+            sm_fail(st, "%s: cannot load the GPU kernels of '%s': %s", path, p->type.name,
+                    dlerror());
+        else if (!sym)
+            sm_fail(st, "%s: not a GPU kernel module: no entry point %s", path,
+                    SM_GPU_ENTRY_NAME);
+        else if (!k)
+            sm_fail(st, "%s: its entry point returned no GPU kernels", path);
+        else if (k->abi_version != SM_PLUGIN_ABI_VERSION)
+            wrong_version(path, k->abi_version, st);
+        else if (k->struct_size < offsetof(struct sm_gpu_kernels, backward) + sizeof k->backward)
+            sm_fail(st, "%s: GPU kernel table too small (%u bytes) for ABI version %u", path,
+                    k->struct_size, SM_PLUGIN_ABI_VERSION);
+        else {
+            memcpy(&p->gpu, k, k->struct_size < sizeof p->gpu ? k->struct_size : sizeof p->gpu);
+            rc = GPU_LOADED; /* stays mapped, as plugins do */
+        }
+        if (rc == GPU_FAILED && handle)
+            dlclose(handle);
+    }
+    free(path);
+    return rc;
+}
+
+int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
+                            const struct sm_gpu_kernels **out, sm_status *st)
+{
+    *out = NULL;
+    plugin *p = NULL;
+    for (int i = 0; i < reg->count && !p; i++)
+        if (&reg->items[i].type == type || !strcmp(reg->items[i].type.name, type->name))
+            p = &reg->items[i];
+    if (!p)
+        return sm_fail(st, "layer type '%s' is not in this registry", type->name);
+    /* A cache in the registry's items: logically const, as a lookup. */
+    if (p->gpu_state == GPU_UNTRIED) {
+        sm_status sub = {{0}};
+        p->gpu_state = load_companion(p, &sub);
+        if (p->gpu_state == GPU_FAILED)
+            p->gpu_error = strdup(sub.msg);
+    }
+    if (p->gpu_state == GPU_FAILED)
+        return sm_fail(st, "%s", p->gpu_error ? p->gpu_error : "out of memory");
+    if (p->gpu_state == GPU_LOADED)
+        *out = &p->gpu;
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * scalemeter/executor.h: runs a network on the CPU, layer by layer, with the kernels of its
- * plugins (plugin.h, struct sm_cpu_kernels), for benchmarks and for tests of the kernels.
+ * plugins (kernels.h, struct sm_cpu_kernels), for benchmarks and for tests of the kernels.
  *
  *   sm_executor_check    every layer has CPU kernels (else an error naming the first without)
  *   sm_executor_new      allocates activations, gradients, weights, state and scratch for a batch
@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "scalemeter/kernels.h"
 #include "scalemeter/scalemeter.h"
 
 #ifdef __cplusplus

@@ -70,7 +70,7 @@ double sm_run_target(const sm_run *r, sm_phase ph);
 
 typedef enum sm_grad_form {
     SM_GRAD_LINEAR, /* ConvMeter, N = nodes x G devices: c1 L (N = 1); c1 L + c2 W + c3 N (N > 1) */
-    SM_GRAD_RING    /* hierarchical ring all-reduce of N nodes of G devices (allreduce_model.c):
+    SM_GRAD_RING    /* hierarchical ring all-reduce of N nodes of G devices (docs/scaling.md):
                        c1 L + ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k,
                        k = ceil(4W / bucket); the G terms only when the fit saw G > 1, the N terms
                        only when it saw N > 1 */

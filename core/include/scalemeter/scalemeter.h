@@ -49,6 +49,14 @@ const sm_layer_type *sm_registry_type(const sm_registry *reg, int i);
 const char *sm_registry_path(const sm_registry *reg, int i);
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name);
 void sm_registry_free(sm_registry *reg);
+/* The GPU kernels of a type of this registry (kernels.h), from the companion module NAME_gpu.so
+ * beside its NAME.so, loaded on the first call: only the cuda backend calls this, so that
+ * nothing else maps the CUDA libraries the module links. 0 with *out NULL where the type has
+ * no companion; -1 with a message naming the module when it is there but cannot load or is
+ * refused (another ABI version). */
+struct sm_gpu_kernels;
+int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
+                            const struct sm_gpu_kernels **out, sm_status *st);
 
 /* ---- networks --------------------------------------------------------------------------- */
 
@@ -89,6 +97,7 @@ typedef struct sm_network {
     sm_layer *layers; /* in an order where every layer follows its inputs */
     int n_blocks;
     char **blocks;
+    const sm_registry *registry; /* where its types come from (sm_registry_gpu_kernels) */
 } sm_network;
 
 typedef struct sm_network_options {

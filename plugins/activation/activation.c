@@ -1,0 +1,104 @@
+/*
+ * Element-wise activations, one source built once per type with one of these definitions:
+ *
+ *   SM_ACTIVATION_RELU         relu         1 FLOP per element   max(x, 0)
+ *   SM_ACTIVATION_RELU6        relu6        2                    min(max(x, 0), 6)
+ *   SM_ACTIVATION_HARDSIGMOID  hardsigmoid  3                    min(max(x + 3, 0), 6) / 6
+ *   SM_ACTIVATION_HARDSWISH    hardswish    4                    x * hardsigmoid(x)
+ *   SM_ACTIVATION_SIGMOID      sigmoid      4                    1 / (1 + exp(-x))
+ *   SM_ACTIVATION_SILU         silu         5                    x * sigmoid(x)
+ *   SM_ACTIVATION_TANH         tanh         5                    (exp(2x) - 1) / (exp(2x) + 1)
+ *   SM_ACTIVATION_GELU         gelu         8                    x * Phi(x)
+ *
+ * A transcendental function (exp, erf) counts as one FLOP. Shape unchanged, no weights, no MACs;
+ * the only parameter is `inplace`, accepted and ignored.
+ */
+#include <scalemeter/plugin.h>
+
+#if defined(SM_ACTIVATION_RELU)
+#define ACT_NAME "relu"
+#define ACT_FLOPS 1
+#define ACT_SUMMARY "rectified linear unit (nn.ReLU), 1 FLOP per element"
+#elif defined(SM_ACTIVATION_RELU6)
+#define ACT_NAME "relu6"
+#define ACT_FLOPS 2
+#define ACT_SUMMARY "ReLU clipped at 6 (nn.ReLU6), 2 FLOPs per element"
+#elif defined(SM_ACTIVATION_HARDSIGMOID)
+#define ACT_NAME "hardsigmoid"
+#define ACT_FLOPS 3
+#define ACT_SUMMARY "hard sigmoid (nn.Hardsigmoid), 3 FLOPs per element"
+#elif defined(SM_ACTIVATION_HARDSWISH)
+#define ACT_NAME "hardswish"
+#define ACT_FLOPS 4
+#define ACT_SUMMARY "hard swish (nn.Hardswish), 4 FLOPs per element"
+#elif defined(SM_ACTIVATION_SIGMOID)
+#define ACT_NAME "sigmoid"
+#define ACT_FLOPS 4
+#define ACT_SUMMARY "logistic sigmoid (nn.Sigmoid), 4 FLOPs per element"
+#elif defined(SM_ACTIVATION_SILU)
+#define ACT_NAME "silu"
+#define ACT_FLOPS 5
+#define ACT_SUMMARY "sigmoid-weighted linear unit, swish (nn.SiLU), 5 FLOPs per element"
+#elif defined(SM_ACTIVATION_TANH)
+#define ACT_NAME "tanh"
+#define ACT_FLOPS 5
+#define ACT_SUMMARY "hyperbolic tangent (nn.Tanh), 5 FLOPs per element"
+#elif defined(SM_ACTIVATION_GELU)
+#define ACT_NAME "gelu"
+#define ACT_FLOPS 8
+#define ACT_SUMMARY "Gaussian error linear unit (nn.GELU), 8 FLOPs per element"
+#else
+#error "build activation.c with one SM_ACTIVATION_<TYPE> definition"
+#endif
+
+typedef struct activation_params {
+    int inplace; /* read so the key is known; no effect on any count */
+} activation_params;
+
+static void activation_parse(void *params, sm_args *args)
+{
+    activation_params *p = params;
+    p->inplace = sm_arg_bool(args, "inplace", 0);
+}
+
+static int activation_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                            sm_error *err)
+{
+    (void)params;
+    if (n_in != 1) {
+        sm_error_set(err, ACT_NAME " takes one input, got %d", n_in);
+        return -1;
+    }
+    *out = *in;
+    return 0;
+}
+
+static int activation_metrics(const void *params, const sm_shape *in, int n_in,
+                              const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+{
+    (void)params;
+    (void)n_in;
+    (void)in;
+    (void)err;
+    m->flops = sm_mul(ACT_FLOPS, sm_shape_elems(out));
+    m->bwd_flops = m->flops;
+    return 0;
+}
+
+/* CPU kernels: activation_cpu.c. */
+extern const struct sm_cpu_kernels activation_cpu_kernels;
+
+static const sm_layer_type activation_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = ACT_NAME,
+    .summary = ACT_SUMMARY,
+    .params_size = sizeof(activation_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = activation_parse,
+    .infer = activation_infer,
+    .metrics = activation_metrics,
+    .cpu = &activation_cpu_kernels,
+};
+
+SM_DEFINE_PLUGIN(activation_type)

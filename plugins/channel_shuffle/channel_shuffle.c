@@ -1,0 +1,69 @@
+/*
+ * channel_shuffle: nn.ChannelShuffle (ShuffleNet): C channels in `groups` groups are interleaved;
+ * channels are dim 0 of a per-sample input of 2 or more dims (C x H x W). C must be divisible by
+ * groups. 0 FLOPs; a copy, so bytes = 4 (input + output).
+ */
+#include <scalemeter/plugin.h>
+
+#include "channel_shuffle.h"
+
+#define MAX_CHANNELS ((int64_t)1 << 24)
+
+static void shuffle_parse(void *params, sm_args *args)
+{
+    shuffle_params *p = params;
+    p->groups = sm_arg_int(args, "groups", SM_REQUIRED, 1, MAX_CHANNELS);
+}
+
+static int shuffle_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                         sm_error *err)
+{
+    const shuffle_params *p = params;
+    char s[64];
+    if (n_in != 1 || p->groups < 1) {
+        sm_error_set(err, "channel_shuffle takes one input and groups >= 1");
+        return -1;
+    }
+    if (in->ndim < 2) {
+        sm_error_set(err, "channel_shuffle needs an input of 2 or more dims (CxHxW), got %s",
+                     sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    if (in->dim[0] % p->groups != 0) {
+        sm_error_set(err, "channels %lld are not divisible by groups %lld (input %s)",
+                     (long long)in->dim[0], (long long)p->groups, sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    *out = *in;
+    return 0;
+}
+
+static int shuffle_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_metrics *m, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
+    return 0;
+}
+
+/* CPU kernels: channel_shuffle_cpu.c. */
+extern const struct sm_cpu_kernels channel_shuffle_cpu_kernels;
+
+static const sm_layer_type shuffle_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "channel_shuffle",
+    .summary = "interleaves the channels of groups (nn.ChannelShuffle): groups",
+    .params_size = sizeof(shuffle_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = shuffle_parse,
+    .infer = shuffle_infer,
+    .metrics = shuffle_metrics,
+    .cpu = &channel_shuffle_cpu_kernels,
+};
+
+SM_DEFINE_PLUGIN(shuffle_type)

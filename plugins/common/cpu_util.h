@@ -1,0 +1,103 @@
+/*
+ * Small helpers shared by the CPU kernels of the plugins (plugins/NAME/NAME_cpu.c): vectorised
+ * sums, the dropout hash, initial weight scaling. Header-only and static, so every plugin stays
+ * one self-contained shared object. Geometry (elements, dims) is kernels.h's, for both backends.
+ */
+#ifndef SCALEMETER_PLUGINS_CPU_UTIL_H
+#define SCALEMETER_PLUGINS_CPU_UTIL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include <scalemeter/kernels.h>
+
+/* Sums with 8 partial sums, one per SIMD lane: the compiler may not reorder a float sum
+ * itself, so a plain loop runs one addition at a time; this one vectorises. */
+static inline float cpu_dot(const float *restrict a, const float *restrict b, int64_t n)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] += a[i + k] * b[i + k];
+    float s = 0;
+    for (; i < n; i++)
+        s += a[i] * b[i];
+    return s + ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+static inline float cpu_sum(const float *restrict a, int64_t n)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] += a[i + k];
+    float s = 0;
+    for (; i < n; i++)
+        s += a[i];
+    return s + ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+/* sum of (a[i] - c)^2 */
+static inline float cpu_sq_dev(const float *restrict a, float c, int64_t n)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] += (a[i + k] - c) * (a[i + k] - c);
+    float s = 0;
+    for (; i < n; i++)
+        s += (a[i] - c) * (a[i] - c);
+    return s + ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+/* sum of a[i] (b[i] - c) */
+static inline float cpu_dot_dev(const float *restrict a, const float *restrict b, float c,
+                                int64_t n)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] += a[i + k] * (b[i + k] - c);
+    float s = 0;
+    for (; i < n; i++)
+        s += a[i] * (b[i] - c);
+    return s + ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+/* y += a x */
+static inline void cpu_axpy(float *restrict y, const float *restrict x, float a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] += a * x[i];
+}
+
+/* din += dout, element by element: the backward pass of every layer that copies its input. */
+static inline void cpu_accumulate(float *restrict din, const float *restrict dout, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        din[i] += dout[i];
+}
+
+/* A counter-based random number (splitmix64 of seed and index): the same mask for the same seed
+ * and element, with no state to carry. */
+static inline uint64_t cpu_hash(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed + (i + 1) * UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Scales the host's uniform [-1, 1) weights to U(-bound, bound): PyTorch's default for
+ * convolutions and linear layers, bound = 1 / sqrt(fan_in) (kaiming_uniform_ with a = sqrt(5)). */
+static inline void cpu_scale(float *w, int64_t n, float bound)
+{
+    for (int64_t i = 0; i < n; i++)
+        w[i] *= bound;
+}
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * dropout: nn.Dropout, the identity at inference. p in [0, 1) and inplace are read and ignored.
+ * 0 FLOPs, 0 bytes.
+ */
+#include <scalemeter/plugin.h>
+
+#include "dropout.h"
+
+static void dropout_parse(void *params, sm_args *args)
+{
+    dropout_params *p = params;
+    p->p = sm_arg_real(args, "p", 0.5, 0.0, 1.0);
+    p->inplace = sm_arg_bool(args, "inplace", 0);
+    if (p->p >= 1.0)
+        sm_arg_fail(args, "p must be below 1 (dropout of every element)");
+}
+
+static int dropout_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                         sm_error *err)
+{
+    (void)params;
+    if (n_in != 1) {
+        sm_error_set(err, "dropout takes one input, got %d", n_in);
+        return -1;
+    }
+    *out = *in;
+    return 0;
+}
+
+static int dropout_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_metrics *m, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    m->bytes = 0; /* a no-op at inference */
+    return 0;
+}
+
+/* CPU kernels: dropout_cpu.c. */
+extern const struct sm_cpu_kernels dropout_cpu_kernels;
+
+static const sm_layer_type dropout_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "dropout",
+    .summary = "dropout (nn.Dropout), the identity at inference: p, inplace",
+    .params_size = sizeof(dropout_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = dropout_parse,
+    .infer = dropout_infer,
+    .metrics = dropout_metrics,
+    .cpu = &dropout_cpu_kernels,
+};
+
+SM_DEFINE_PLUGIN(dropout_type)

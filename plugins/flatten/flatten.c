@@ -1,0 +1,76 @@
+/*
+ * flatten: torch.flatten of the per-sample dimensions from `start` to the last into one
+ * (start 0 here is torch.flatten(x, 1), the batch being no part of the shape; a negative start
+ * counts from the end). A view: 0 FLOPs and no bytes moved.
+ */
+#include <scalemeter/plugin.h>
+
+typedef struct flatten_params {
+    int64_t start;
+} flatten_params;
+
+static void flatten_parse(void *params, sm_args *args)
+{
+    flatten_params *p = params;
+    p->start = sm_arg_int(args, "start", 0, -SM_MAX_DIMS, SM_MAX_DIMS - 1);
+}
+
+static int flatten_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                         sm_error *err)
+{
+    const flatten_params *p = params;
+    char s[64];
+    if (n_in != 1) {
+        sm_error_set(err, "flatten takes one input, got %d", n_in);
+        return -1;
+    }
+    int64_t start = p->start < 0 ? p->start + in->ndim : p->start;
+    if (start < 0 || start >= in->ndim) {
+        sm_error_set(err, "start %lld out of range for input %s", (long long)p->start,
+                     sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    sm_shape r = {.ndim = (int)start + 1};
+    for (int i = 0; i < start; i++)
+        r.dim[i] = in->dim[i];
+    r.dim[start] = 1;
+    for (int i = (int)start; i < in->ndim; i++)
+        r.dim[start] = sm_mul(r.dim[start], in->dim[i]);
+    if (r.dim[start] == SM_OVERFLOW) {
+        sm_error_set(err, "flattened size overflows 64 bits (input %s)",
+                     sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+static int flatten_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_metrics *m, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    m->bytes = 0; /* a view of its input */
+    return 0;
+}
+
+/* CPU kernels: flatten_cpu.c. */
+extern const struct sm_cpu_kernels flatten_cpu_kernels;
+
+static const sm_layer_type flatten_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "flatten",
+    .summary = "flattens the dimensions from start to the last (torch.flatten): start",
+    .params_size = sizeof(flatten_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = flatten_parse,
+    .infer = flatten_infer,
+    .metrics = flatten_metrics,
+    .cpu = &flatten_cpu_kernels,
+};
+
+SM_DEFINE_PLUGIN(flatten_type)

@@ -1,0 +1,26 @@
+/*
+ * CPU kernels of flatten (kernels.h, struct sm_cpu_kernels): the same values in the output, so
+ * forward copies and backward adds the output gradient to the input's. (torch.flatten is a view; the host gives every layer its own output, so this copies.)
+ */
+#include "cpu_util.h"
+
+static int flatten_forward(const sm_layer_io *l, sm_error *err)
+{
+    (void)err;
+    memcpy(l->out->data, l->in[0].data, (size_t)sm_tensor_elems(l->out) * sizeof(float));
+    return 0;
+}
+
+static int flatten_backward(const sm_layer_io *l, sm_error *err)
+{
+    (void)err;
+    if (l->din[0].data)
+        cpu_accumulate(l->din[0].data, l->dout->data, sm_tensor_elems(l->out));
+    return 0;
+}
+
+const struct sm_cpu_kernels flatten_cpu_kernels = {
+    .struct_size = sizeof(struct sm_cpu_kernels),
+    .forward = flatten_forward,
+    .backward = flatten_backward,
+};

@@ -1,0 +1,86 @@
+/*
+ * CPU kernels of lm_head (kernels.h, struct sm_cpu_kernels): linear's products with the vocab x E
+ * matrix tied to the token embedding. Kernels see only their own layer, so the matrix here is a
+ * stand-in of the same size, kept in the layer's state: the products cost what the tied ones
+ * cost, and the tied matrix's gradient is computed (into scratch) as PyTorch computes it, but
+ * it is not added to the embedding's (a vocab x E addition, small beside the products) and it
+ * does not train. The matrix's all-reduce is counted once, at the embedding, as in PyTorch.
+ *   forward   Y = X M^T (+ b)
+ *   backward  dX += dY M,  dM = dY^T X (scratch),  db = column sums of dY
+ */
+#include <cblas.h>
+#include <math.h>
+
+#include "cpu_util.h"
+#include "lm_head.h"
+
+typedef struct head_geom {
+    int64_t rows, e, vocab;
+} head_geom;
+
+static head_geom geom_of(const sm_layer_io *l)
+{
+    const lm_head_params *p = l->params;
+    const sm_shape *s = &l->in[0].shape;
+    head_geom g = {l->in[0].n * sm_shape_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1], p->vocab};
+    return g;
+}
+
+static size_t head_matrix_size(const sm_layer_io *l)
+{
+    head_geom g = geom_of(l);
+    return (size_t)(g.vocab * g.e) * sizeof(float);
+}
+
+/* The stand-in matrix U(-1/sqrt(E), 1/sqrt(E)) from a hash (state arrives zeroed); bias 0. */
+static void head_init(const sm_layer_io *l, float *w, void *state)
+{
+    head_geom g = geom_of(l);
+    float *m = state, bound = 1.0f / sqrtf((float)g.e);
+    for (int64_t i = 0; i < g.vocab * g.e; i++)
+        m[i] = bound * (float)((double)(cpu_hash(17, (uint64_t)i) >> 11) / 4503599627370496.0 - 1.0);
+    if (w)
+        memset(w, 0, (size_t)l->n_w * sizeof *w);
+}
+
+static int head_forward(const sm_layer_io *l, sm_error *err)
+{
+    (void)err;
+    head_geom g = geom_of(l);
+    float *y = l->out->data;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.vocab, (int)g.e, 1.0f,
+                l->in[0].data, (int)g.e, l->state, (int)g.e, 0.0f, y, (int)g.vocab);
+    if (l->w)
+        for (int64_t r = 0; r < g.rows; r++)
+            for (int64_t v = 0; v < g.vocab; v++)
+                y[r * g.vocab + v] += l->w[v];
+    return 0;
+}
+
+static int head_backward(const sm_layer_io *l, sm_error *err)
+{
+    (void)err;
+    head_geom g = geom_of(l);
+    const float *dy = l->dout->data;
+    if (l->din[0].data)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.e, (int)g.vocab,
+                    1.0f, dy, (int)g.vocab, l->state, (int)g.e, 1.0f, l->din[0].data, (int)g.e);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.vocab, (int)g.e, (int)g.rows, 1.0f,
+                dy, (int)g.vocab, l->in[0].data, (int)g.e, 0.0f, l->work, (int)g.e);
+    if (l->dw) {
+        memset(l->dw, 0, (size_t)l->n_w * sizeof *l->dw);
+        for (int64_t r = 0; r < g.rows; r++)
+            for (int64_t v = 0; v < g.vocab; v++)
+                l->dw[v] += dy[r * g.vocab + v];
+    }
+    return 0;
+}
+
+const struct sm_cpu_kernels lm_head_cpu_kernels = {
+    .struct_size = sizeof(struct sm_cpu_kernels),
+    .work_size = head_matrix_size,
+    .state_size = head_matrix_size,
+    .init = head_init,
+    .forward = head_forward,
+    .backward = head_backward,
+};

@@ -1,0 +1,62 @@
+/*
+ * softmax: nn.Softmax along `axis` of the per-sample shape (-1, the last, by default; a negative
+ * axis counts from the end). flops = 3 per element (exponential, sum, division).
+ */
+#include <scalemeter/plugin.h>
+
+#include "softmax.h"
+
+static void softmax_parse(void *params, sm_args *args)
+{
+    softmax_params *p = params;
+    p->axis = sm_arg_int(args, "axis", -1, -SM_MAX_DIMS, SM_MAX_DIMS - 1);
+}
+
+static int softmax_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                         sm_error *err)
+{
+    const softmax_params *p = params;
+    char s[64];
+    if (n_in != 1) {
+        sm_error_set(err, "softmax takes one input, got %d", n_in);
+        return -1;
+    }
+    int64_t axis = p->axis < 0 ? p->axis + in->ndim : p->axis;
+    if (axis < 0 || axis >= in->ndim) {
+        sm_error_set(err, "axis %lld out of range for input %s", (long long)p->axis,
+                     sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    *out = *in;
+    return 0;
+}
+
+static int softmax_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_metrics *m, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)n_in;
+    (void)err;
+    m->flops = sm_mul(3, sm_shape_elems(out));
+    m->bwd_flops = m->flops;
+    return 0;
+}
+
+/* CPU kernels: softmax_cpu.c. */
+extern const struct sm_cpu_kernels softmax_cpu_kernels;
+
+static const sm_layer_type softmax_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "softmax",
+    .summary = "softmax along an axis (nn.Softmax): axis",
+    .params_size = sizeof(softmax_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = softmax_parse,
+    .infer = softmax_infer,
+    .metrics = softmax_metrics,
+    .cpu = &softmax_cpu_kernels,
+};
+
+SM_DEFINE_PLUGIN(softmax_type)

@@ -1,0 +1,67 @@
+/*
+ * tokens: turns a feature map into a sequence of tokens, C x H x W -> (H W) x C, as ViT does
+ * with the output of its patch embedding (x.reshape(n, C, H * W).permute(0, 2, 1) in
+ * torchvision's VisionTransformer._process_input). A view: 0 FLOPs and no bytes moved (the
+ * copy into a contiguous tensor happens in the layer after, cls_token's torch.cat in ViT).
+ */
+#include <scalemeter/plugin.h>
+
+typedef struct tokens_params {
+    int unused; /* no parameters; the host allocates params_size bytes */
+} tokens_params;
+
+static void tokens_parse(void *params, sm_args *args)
+{
+    (void)params;
+    (void)args;
+}
+
+static int tokens_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                        sm_error *err)
+{
+    (void)params;
+    char s[64];
+    if (n_in != 1) {
+        sm_error_set(err, "tokens takes one input, got %d", n_in);
+        return -1;
+    }
+    if (in->ndim != 3) {
+        sm_error_set(err, "tokens needs a CxHxW input, got %s", sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    out->ndim = 2;
+    out->dim[0] = sm_mul(in->dim[1], in->dim[2]);
+    out->dim[1] = in->dim[0];
+    out->dim[2] = out->dim[3] = 0;
+    return 0;
+}
+
+static int tokens_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                          sm_layer_metrics *m, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    m->bytes = 0;
+    return 0;
+}
+
+/* CPU kernels: tokens_cpu.c. */
+extern const struct sm_cpu_kernels tokens_cpu_kernels;
+
+static const sm_layer_type tokens_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "tokens",
+    .summary = "feature map to token sequence, C x H x W -> (H*W) x C (ViT patch tokens)",
+    .params_size = sizeof(tokens_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = tokens_parse,
+    .infer = tokens_infer,
+    .metrics = tokens_metrics,
+    .cpu = &tokens_cpu_kernels,
+};
+
+SM_DEFINE_PLUGIN(tokens_type)

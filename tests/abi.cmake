@@ -1,0 +1,44 @@
+# Tests of the plugin ABI (version 2): a plugin of version 1 is refused by name with both
+# versions; GPU companion modules (NAME_gpu.so) load only when asked for, are refused when of
+# another version, and are not needed by metrics, fit, predict or curve.
+
+# A plugin as ABI version 1 built them, alone in its folder for SCALEMETER_PLUGIN_PATH.
+add_library(fake_plugin_v1 MODULE fake_plugin_v1.c)
+set_target_properties(fake_plugin_v1 PROPERTIES PREFIX "" OUTPUT_NAME v1
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/v1 C_VISIBILITY_PRESET hidden)
+add_test(NAME plugin_abi_v1_refused
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_plugin_abi_cli.sh ${SCALEMETER_BIN}
+          ${CMAKE_BINARY_DIR}/tests/fake_plugins/v1 $<TARGET_FILE:fake_plugin_v1>)
+
+# Two descriptor plugins with companions, built without CUDA: gpuok_gpu.so of this version,
+# gpubad_gpu.so of version 1; gpunone.so has no companion.
+foreach(kind ok bad none)
+  add_library(fake_plugin_gpu${kind} MODULE fake_plugin.c)
+  target_include_directories(fake_plugin_gpu${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  target_compile_definitions(fake_plugin_gpu${kind} PRIVATE TEST_TYPE_NAME="test_gpu${kind}")
+  set_target_properties(fake_plugin_gpu${kind} PROPERTIES PREFIX "" OUTPUT_NAME gpu${kind}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/gpu)
+endforeach()
+foreach(kind ok bad)
+  add_library(fake_gpu_module_${kind} MODULE fake_gpu_module.c)
+  target_include_directories(fake_gpu_module_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  set_target_properties(fake_gpu_module_${kind} PROPERTIES PREFIX "" OUTPUT_NAME gpu${kind}_gpu
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/gpu C_VISIBILITY_PRESET hidden)
+endforeach()
+target_compile_definitions(fake_gpu_module_bad PRIVATE TEST_ABI_VERSION=1)
+sm_add_c_test(test_registry_gpu test_registry_gpu.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/gpu
+  $<TARGET_FILE:fake_plugin_v1>)
+add_dependencies(test_registry_gpu fake_plugin_gpuok fake_plugin_gpubad fake_plugin_gpunone
+  fake_gpu_module_ok fake_gpu_module_bad fake_plugin_v1)
+
+# Counting maps no CUDA library and no GPU module (the process's own /proc/self/maps).
+sm_add_c_test(test_plugins_without_cuda test_plugins_without_cuda.c)
+# The counting commands from an install-shaped copy of the build tree without any NAME_gpu.so.
+add_test(NAME cli_without_gpu_modules
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_without_gpu_modules.sh ${CMAKE_BINARY_DIR}
+          ${PROJECT_SOURCE_DIR})
+if(SCALEMETER_SANITIZE AND SCALEMETER_HAVE_CUDA)
+  # conv2d_gpu.so maps cuDNN, whose runtime reserves address space ASan's shadow would overlap.
+  set_tests_properties(test_plugins_without_cuda PROPERTIES ENVIRONMENT
+    "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+endif()

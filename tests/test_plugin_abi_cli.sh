@@ -1,0 +1,14 @@
+#!/bin/sh
+# A plugin built for another ABI version (here 1) in SCALEMETER_PLUGIN_PATH: the command exits
+# non-zero with one line naming the file and both versions.
+# usage: test_plugin_abi_cli.sh SCALEMETER PLUGIN_DIR PLUGIN_FILE
+set -eu
+sm=$1 dir=$2 file=$3
+if out=$(SCALEMETER_PLUGIN_PATH=$dir "$sm" metrics resnet18 2>&1); then
+    echo "FAIL: a plugin of ABI version 1 was accepted: $out"
+    exit 1
+fi
+want="$file: built for plugin ABI version 1, this scalemeter loads version 2"
+echo "$out" | grep -qF "$want" || { echo "FAIL: expected '$want' in: $out"; exit 1; }
+[ "$(echo "$out" | wc -l)" -eq 1 ] || { echo "FAIL: more than one line: $out"; exit 1; }
+echo "1 passed, 0 failed"
