@@ -1,5 +1,5 @@
 # Tests of the CPU executor and its kernels (core/src/executor.c, plugins/*_cpu.c) and of
-# `scalemeter bench` (core/cli/cmd_bench.c, calibrate/bench_cpu.c, calibrate/runs_writer.c).
+# `scalemeter bench` (cli/cmd_bench.c, calibrate/bench_cpu.c, calibrate/runs_writer.c).
 
 # Backward passes of every layer type against finite differences, forward passes against
 # direct loops, a training step that lowers the loss, refusals (the fake plugin has no kernels).

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import zlib
 
-WIDTH, HEIGHT = 960, 640  # the chart's size (core/cli/curve_svg.c)
+WIDTH, HEIGHT = 960, 640  # the chart's size (cli/curve_svg.c)
 BLUE, VERMILION = (0x00, 0x72, 0xB2), (0xD5, 0x5E, 0x00)  # the first two series colours
 
 
