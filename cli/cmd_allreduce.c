@@ -182,23 +182,40 @@ static int launcher_rank(void)
     return 0;
 }
 
-static void print_header(const allreduce_args *a, int ranks)
+/* Nodes the ranks run on: one shared-memory communicator per node, counted by its rank 0. */
+static int count_nodes(void)
+{
+    MPI_Comm node;
+    int local = 0, leaders = 1, nodes = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return 1;
+    MPI_Comm_rank(node, &local);
+    leaders = local == 0;
+    if (MPI_Allreduce(&leaders, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        nodes = 1;
+    MPI_Comm_free(&node);
+    return nodes;
+}
+
+static void print_header(const allreduce_args *a, int ranks, int nodes)
 {
     if (a->format == FORMAT_CSV) {
-        printf("bytes,impl,ranks,time_s,algbw_gbs,busbw_gbs\n");
+        printf("bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs\n");
     } else if (a->format == FORMAT_JSON) {
-        printf("{\"ranks\": %d, \"iters\": %d, \"warmup\": %d, \"chunk_bytes\": %" PRIu64
+        printf("{\"ranks\": %d, \"nodes\": %d, \"iters\": %d, \"warmup\": %d, \"chunk_bytes\": %" PRIu64
                ", \"check\": %s, \"time\": \"max over ranks of the mean per run\",\n"
                " \"results\": [",
-               ranks, a->iters, a->warmup, a->chunk_bytes, a->check ? "true" : "false");
+               ranks, nodes, a->iters, a->warmup, a->chunk_bytes, a->check ? "true" : "false");
     } else {
         char version[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
         MPI_Get_library_version(version, &len);
         version[strcspn(version, ",\n")] = '\0';
-        printf("# all-reduce, float sum in place, %d ranks (%s); %d timed runs after %d warm-up;\n"
+        printf("# all-reduce, float sum in place, %d ranks on %d node%s (%s); %d timed runs after "
+               "%d warm-up;\n"
                "# ring chunk %" PRIu64 " bytes; time: max over ranks of the mean per run\n",
-               ranks, version, a->iters, a->warmup, a->chunk_bytes);
+               ranks, nodes, nodes == 1 ? "" : "s", version, a->iters, a->warmup, a->chunk_bytes);
         printf("%12s  %-5s %5s  %10s  %10s  %10s  %5s\n", "bytes", "impl", "ranks", "time",
                "algbw GB/s", "busbw GB/s", "check");
     }
@@ -206,11 +223,11 @@ static void print_header(const allreduce_args *a, int ranks)
 }
 
 static void print_row(const allreduce_args *a, const char *impl, const sm_allreduce_result *r,
-                      int first)
+                      int nodes, int first)
 {
     if (a->format == FORMAT_CSV) {
-        printf("%zu,%s,%d,%.6e,%.4f,%.4f\n", r->bytes, impl, r->ranks, r->time_s, r->algbw_gbs,
-               r->busbw_gbs);
+        printf("%zu,%s,%d,%d,%.6e,%.4f,%.4f\n", r->bytes, impl, r->ranks, nodes, r->time_s,
+               r->algbw_gbs, r->busbw_gbs);
     } else if (a->format == FORMAT_JSON) {
         printf("%s\n  {\"bytes\": %zu, \"impl\": \"%s\", \"ranks\": %d, \"time_s\": %.6e, "
                "\"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"checked\": %s}",
@@ -277,8 +294,9 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
             rc = 1;
             break;
         }
+    int nodes = count_nodes();
     if (rank == 0 && !rc)
-        print_header(a, ranks);
+        print_header(a, ranks, nodes);
     int first = 1;
     for (uint64_t bytes = a->min_bytes; !rc && bytes <= a->max_bytes; bytes *= 2)
         for (int i = 0; !rc && i < n_impls; i++) {
@@ -288,7 +306,7 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
             if (agree(failed, &st, rank, ranks))
                 rc = 1;
             else if (rank == 0)
-                print_row(a, impls[i]->name, &r, first);
+                print_row(a, impls[i]->name, &r, nodes, first);
             first = 0;
         }
     if (rank == 0 && a->format == FORMAT_JSON && opened == n_impls)

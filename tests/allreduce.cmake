@@ -70,7 +70,7 @@ set_tests_properties(cli_allreduce_csv_np3 cli_allreduce_csv_plain cli_allreduce
   PROPERTIES TIMEOUT 300 ENVIRONMENT "${SM_MPI_TEST_ENV}")
 set_tests_properties(cli_allreduce_csv_np3 PROPERTIES PROCESSORS 3)
 set_tests_properties(cli_allreduce_json PROPERTIES PASS_REGULAR_EXPRESSION
-  "^\\{\"ranks\": 1, \"iters\": 2, \"warmup\": 5, [^\n]*\n \"results\": \\[\n  \\{\"bytes\": 64, \"impl\": \"mpi\", \"ranks\": 1, \"time_s\": [0-9.e+-]+, \"algbw_gbs\": [0-9.]+, \"busbw_gbs\": 0.0000, \"checked\": true\\},\n  \\{\"bytes\": 128, [^\n]*\\}\n\\]\\}\n$")
+  "^\\{\"ranks\": 1, \"nodes\": 1, \"iters\": 2, \"warmup\": 5, [^\n]*\n \"results\": \\[\n  \\{\"bytes\": 64, \"impl\": \"mpi\", \"ranks\": 1, \"time_s\": [0-9.e+-]+, \"algbw_gbs\": [0-9.]+, \"busbw_gbs\": 0.0000, \"checked\": true\\},\n  \\{\"bytes\": 128, [^\n]*\\}\n\\]\\}\n$")
 set_tests_properties(cli_allreduce_help PROPERTIES PASS_REGULAR_EXPRESSION
   "usage: mpirun -np N scalemeter allreduce.*--impl NAME .*ring .*mpi ")
 
@@ -98,3 +98,11 @@ add_test(NAME cli_allreduce_bad_iters_np2
           ${MPIEXEC_NUMPROC_FLAG} 2 ${SM_MPIRUN_FLAGS} ${SCALEMETER_BIN} allreduce --iters 0
           ${MPIEXEC_POSTFLAGS})
 set_tests_properties(cli_allreduce_bad_iters_np2 PROPERTIES TIMEOUT 120)
+
+# fit-comm: link parameters recovered from nccl-tests output and allreduce CSVs (docs/scaling.md)
+find_program(SM_FIT_COMM_PYTHON3 python3)
+if(SM_FIT_COMM_PYTHON3)
+  add_test(NAME cli_fit_comm COMMAND ${SM_FIT_COMM_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_fit_comm_cli.py ${SCALEMETER_BIN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()

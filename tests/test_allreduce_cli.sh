@@ -29,22 +29,23 @@ csv)
         function off(a, b) { return a > b ? a - b : b - a }
         function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
         NR == 1 {
-            if ($0 != "bytes,impl,ranks,time_s,algbw_gbs,busbw_gbs") bad("header")
+            if ($0 != "bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs") bad("header")
             next
         }
         {
             n++
-            if (NF != 6) { bad(NF " fields"); next }
+            if (NF != 7) { bad(NF " fields"); next }
             if ($1 !~ /^[0-9]+$/ || $1 % 4 != 0) bad("bytes")
             if ($2 != "ring" && $2 != "mpi") bad("impl")
             if ($3 != ranks) bad("ranks")
-            if ($4 !~ /^[0-9]\.[0-9]+e[-+][0-9]+$/ || $4 <= 0) bad("time_s")
+            if ($4 != 1) bad("nodes: every rank runs on this machine")
+            if ($5 !~ /^[0-9]\.[0-9]+e[-+][0-9]+$/ || $5 <= 0) bad("time_s")
             if (($2 in last) && $1 != 2 * last[$2]) bad("size does not double")
             last[$2] = $1
-            algbw = $1 / $4 / 1e9
-            if (off($5, algbw) > 1e-3 * algbw + 1e-4) bad("algbw is not bytes / time")
-            busbw = $5 * 2 * (ranks - 1) / ranks
-            if (off($6, busbw) > 1e-3 * busbw + 1e-4) bad("busbw is not algbw * 2(n-1)/n")
+            algbw = $1 / $5 / 1e9
+            if (off($6, algbw) > 1e-3 * algbw + 1e-4) bad("algbw is not bytes / time")
+            busbw = $6 * 2 * (ranks - 1) / ranks
+            if (off($7, busbw) > 1e-3 * busbw + 1e-4) bad("busbw is not algbw * 2(n-1)/n")
         }
         END {
             if (n != rows) { print n " rows, expected " rows; failed = 1 }

@@ -89,18 +89,19 @@ nccl)
     awk -F, '
         function off(a, b) { return a > b ? a - b : b - a }
         function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
-        NR == 1 { if ($0 != "bytes,impl,ranks,time_s,algbw_gbs,busbw_gbs") bad("header"); next }
+        NR == 1 { if ($0 != "bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs") bad("header"); next }
         {
             n++
-            if (NF != 6) { bad(NF " fields"); next }
+            if (NF != 7) { bad(NF " fields"); next }
             if ($2 != "nccl") bad("impl")
             if (n > 1 && $1 != 2 * last) bad("size does not double")
             last = $1
-            if ($4 <= 0) bad("time_s")
-            algbw = $1 / $4 / 1e9
-            if (off($5, algbw) > 1e-3 * algbw + 1e-4) bad("algbw is not bytes / time")
-            busbw = $5 * 2 * ($3 - 1) / $3
-            if (off($6, busbw) > 1e-3 * busbw + 1e-4) bad("busbw is not algbw * 2(n-1)/n")
+            if ($4 != 1) bad("nodes")
+            if ($5 <= 0) bad("time_s")
+            algbw = $1 / $5 / 1e9
+            if (off($6, algbw) > 1e-3 * algbw + 1e-4) bad("algbw is not bytes / time")
+            busbw = $6 * 2 * ($3 - 1) / $3
+            if (off($7, busbw) > 1e-3 * busbw + 1e-4) bad("busbw is not algbw * 2(n-1)/n")
         }
         END { if (n != 19) { print n " rows, expected 19"; failed = 1 } exit failed }' "$out" ||
         { cat "$out"; exit 1; }

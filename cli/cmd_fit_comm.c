@@ -1,0 +1,202 @@
+/* scalemeter fit-comm: the all-reduce terms of a device description fitted to nccl-tests'
+ * all_reduce_perf output or `scalemeter allreduce` CSVs, as operators already run them. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+#include "scalemeter/comm.h"
+
+#define MAX_FILES 256
+
+static void usage(void)
+{
+    printf(
+        "usage: scalemeter fit-comm FILE[@NODES]... [--device-base NAME] [--device-out FILE]\n"
+        "                           [--min-bytes N] [--impl NAME] [--format table|csv|json]\n\n"
+        "Fits the all-reduce's bandwidth and per-step latency inside a node and between nodes\n"
+        "(the [node] keys of a device description) to measured all-reduces: the output of\n"
+        "nccl-tests' all_reduce_perf as it prints it (ranks and nodes from its '# Rank ... on\n"
+        "HOST' lines; out-of-place times) or `scalemeter allreduce --format csv`. Give runs\n"
+        "inside one node (all of its devices) and, for the inter-node terms, across nodes.\n"
+        "  FILE@NODES        the run's node count where the file does not tell it\n"
+        "  --device-base N   device description for the ports per node and the terms of a level\n"
+        "                    no run spans (default h100)\n"
+        "  --device-out F    write the base with the fitted [node] keys as a device description\n"
+        "                    (for curve/predict --device F)\n"
+        "  --min-bytes N     smallest message used (default 1M; smaller ones run NCCL's\n"
+        "                    low-latency protocols, which gradient buckets do not); suffixes K, M, G\n"
+        "  --impl NAME       the implementation of a CSV with several (nccl, ring, mpi)\n"
+        "  --format F        table (default), csv or json\n\n"
+        "Model, per message of s bytes on N nodes of G devices with P ports per node:\n"
+        "  2(G-1)/G s/B_intra + 2(G-1) l_intra + 2(N-1)/N s/(min(P,G) B_port) + 2(N-1) l_inter\n"
+        "(docs/scaling.md, \"Calibrating communication\").\n");
+}
+
+typedef struct fit_comm_args {
+    const char *files[MAX_FILES];
+    int nodes[MAX_FILES];
+    int n_files;
+    const char *base, *out, *impl;
+    double min_bytes;
+    output_format format;
+} fit_comm_args;
+
+static int parse_size(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    double unit = 1;
+    if (*end == 'K' || *end == 'k')
+        unit = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        unit = 1048576, end++;
+    else if (*end == 'G' || *end == 'g')
+        unit = 1073741824, end++;
+    if (!strcmp(end, "B") || (unit > 1 && !strcmp(end, "iB")))
+        end += strlen(end);
+    if (errno || end == text || *end || !(v >= 0) || !isfinite(v * unit)) {
+        fprintf(stderr, "scalemeter fit-comm: --min-bytes %s: expected a size in bytes (suffixes "
+                        "K, M, G)\n", text);
+        return -1;
+    }
+    *out = v * unit;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, fit_comm_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->base = "h100", a->min_bytes = 1048576, a->format = FORMAT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            exit(0);
+        } else if ((v = option_value(argc, argv, &i, "--device-base", &missing))) {
+            a->base = v;
+        } else if ((v = option_value(argc, argv, &i, "--device-out", &missing))) {
+            a->out = v;
+        } else if ((v = option_value(argc, argv, &i, "--impl", &missing))) {
+            a->impl = v;
+        } else if ((v = option_value(argc, argv, &i, "--min-bytes", &missing))) {
+            if (parse_size(v, &a->min_bytes))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            if (parse_format(v, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
+                             &a->format))
+                return -1;
+        } else if (missing) {
+            return -1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "scalemeter fit-comm: unexpected argument '%s' (--help)\n", argv[i]);
+            return -1;
+        } else if (a->n_files == MAX_FILES) {
+            fprintf(stderr, "scalemeter fit-comm: more than %d files\n", MAX_FILES);
+            return -1;
+        } else {
+            /* FILE@NODES: the '@' is the last one, so that a path may hold others */
+            char *at = strrchr(argv[i], '@');
+            int64_t nodes = 0;
+            if (at) {
+                *at = '\0';
+                if (parse_positive("FILE@NODES", at + 1, 1 << 20, &nodes))
+                    return -1;
+            }
+            a->files[a->n_files] = argv[i];
+            a->nodes[a->n_files++] = (int)nodes;
+        }
+    }
+    if (!a->n_files) {
+        fprintf(stderr, "scalemeter fit-comm: which runs? (scalemeter fit-comm "
+                        "node.txt two-nodes.txt; --help)\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void level_row(text_table *t, const char *level, double bw, double lat, int fitted)
+{
+    char b[32], l[32];
+    snprintf(b, sizeof b, "%.4g", bw / 1e9);
+    snprintf(l, sizeof l, "%.3g", lat * 1e6);
+    const char *cells[] = {level, b, l, fitted ? "fitted" : "from the base"};
+    table_add(t, cells);
+}
+
+static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
+                         const sm_comm_fit_result *f)
+{
+    if (a->format == FORMAT_CSV) {
+        printf("level,bandwidth_gb_s,latency_us,fitted\n");
+        printf("intra,%.6g,%.6g,%d\n", f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
+               f->intra_fitted);
+        printf("inter,%.6g,%.6g,%d\n", f->inter_bandwidth / 1e9, f->inter_latency * 1e6,
+               f->inter_fitted);
+        return;
+    }
+    if (a->format == FORMAT_JSON) {
+        printf("{\"intra\": {\"bandwidth_gb_s\": %.6g, \"latency_us\": %.6g, \"fitted\": %s},\n"
+               " \"inter\": {\"bandwidth_gb_s\": %.6g, \"latency_us\": %.6g, \"fitted\": %s, "
+               "\"ports\": %d},\n \"samples\": %d, \"min_bytes\": %.0f, \"mape\": %.6g, "
+               "\"files\": [",
+               f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
+               f->intra_fitted ? "true" : "false", f->inter_bandwidth / 1e9,
+               f->inter_latency * 1e6, f->inter_fitted ? "true" : "false", f->inter_ports,
+               f->used, a->min_bytes, f->mape);
+        for (int i = 0; i < runs->n_sources; i++) {
+            printf(i ? ", " : "");
+            json_string(stdout, runs->sources[i]);
+        }
+        printf("]}\n");
+        return;
+    }
+    static const char *const headers[] = {"level", "GB/s", "us/step", ""};
+    text_table *t = table_new(4, headers);
+    level_row(t, "intra-node", f->intra_bandwidth, f->intra_latency, f->intra_fitted);
+    level_row(t, "inter-node (per port)", f->inter_bandwidth, f->inter_latency, f->inter_fitted);
+    table_print(t, stdout);
+    table_free(t);
+    printf("\n%d samples of at least %.0f bytes from %d file%s, %d network port%s per node; "
+           "MAPE of the fit %.3f\n",
+           f->used, a->min_bytes, runs->n_sources, runs->n_sources == 1 ? "" : "s",
+           f->inter_ports, f->inter_ports == 1 ? "" : "s", f->mape);
+}
+
+int cmd_fit_comm(int argc, char **argv)
+{
+    fit_comm_args a;
+    if (parse_args(argc, argv, &a))
+        return 2;
+    sm_comm_runs runs = {0};
+    sm_comm_fit_result fit;
+    sm_status st;
+    for (int i = 0; i < a.n_files; i++)
+        if (sm_comm_runs_read(&runs, a.files[i], a.nodes[i], a.impl, &st)) {
+            sm_comm_runs_free(&runs);
+            return report_error(st.msg);
+        }
+    if (sm_comm_fit(&runs, a.min_bytes, a.base, &fit, &st)) {
+        sm_comm_runs_free(&runs);
+        return report_error(st.msg);
+    }
+    print_result(&a, &runs, &fit);
+    int rc = 0;
+    if (a.out) {
+        char sources[1024] = "";
+        for (int i = 0; i < a.n_files; i++)
+            snprintf(sources + strlen(sources), sizeof sources - strlen(sources), "%s%s",
+                     i ? ", " : "", a.files[i]);
+        if (sm_comm_fit_write_device(&fit, a.base, sources, a.out, &st))
+            rc = report_error(st.msg);
+        else
+            fprintf(stderr, "wrote %s\n", a.out);
+    }
+    sm_comm_runs_free(&runs);
+    return rc;
+}

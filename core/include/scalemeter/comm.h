@@ -1,0 +1,74 @@
+/*
+ * scalemeter/comm.h: the all-reduce's alpha-beta terms per level, fitted to what operators
+ * already run: nccl-tests' all_reduce_perf output and `scalemeter allreduce --format csv`
+ * (`scalemeter fit-comm`; docs/scaling.md, "Calibrating communication").
+ *
+ * The model is the hierarchical ring of the device model, per message of s bytes over N nodes
+ * of G devices each, with P network ports per node:
+ *   t(s) = 2(G-1)/G s / B_intra + 2(G-1) l_intra + 2(N-1)/N s / (min(P,G) B_port)
+ *          + 2(N-1) l_inter
+ * It is linear in 1/B_intra, l_intra, 1/B_port and l_inter. The intra-node terms are fitted to
+ * the runs inside one node, then the inter-node terms to what the runs across nodes take beyond
+ * them, each by non-negative least squares relative to each time.
+ */
+#ifndef SCALEMETER_COMM_H
+#define SCALEMETER_COMM_H
+
+#include "scalemeter/scalemeter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One timed all-reduce of `bytes` over nodes x gpus_per_node ranks. */
+typedef struct sm_comm_sample {
+    double bytes;
+    double time_s;
+    int nodes, gpus_per_node;
+    int source; /* index into sm_comm_runs.sources */
+    int line;   /* of that file */
+} sm_comm_sample;
+
+typedef struct sm_comm_runs {
+    sm_comm_sample *samples;
+    int n, cap;
+    char **sources; /* file names, as given */
+    int n_sources;
+} sm_comm_runs;
+
+/* Appends the samples of one file: nccl-tests output (out-of-place times; ranks and nodes from
+ * its "# Rank ... on HOST" lines) or a `scalemeter allreduce` CSV (nodes from its `nodes`
+ * column, else 1). nodes > 0 overrides the file's node count (ranks / nodes per node). A CSV
+ * with several implementations needs impl (e.g. "nccl"); NULL takes a file of one. */
+int sm_comm_runs_read(sm_comm_runs *runs, const char *path, int nodes, const char *impl,
+                      sm_status *st);
+void sm_comm_runs_free(sm_comm_runs *runs);
+
+typedef struct sm_comm_fit_result {
+    double intra_bandwidth, intra_latency; /* bytes/s, seconds per ring step */
+    double inter_bandwidth, inter_latency; /* per network port, seconds per ring step */
+    int inter_ports;                       /* P the fit assumed */
+    int intra_fitted, inter_fitted;        /* 0: no run spans that level; the base's values */
+    int used;                              /* samples at or above min_bytes */
+    double mape;                           /* of the fitted model on those samples */
+} sm_comm_fit_result;
+
+/* Fits the terms to the samples of at least min_bytes (smaller messages use NCCL's
+ * low-latency protocols, which a gradient bucket never does). base (a device name or path, or
+ * NULL) gives the network ports per node and the values of a level no run identifies; without
+ * it P = G and runs across nodes need runs inside one node beside them. */
+int sm_comm_fit(const sm_comm_runs *runs, double min_bytes, const char *base,
+                sm_comm_fit_result *out, sm_status *st);
+
+/* The fitted model's time for one all-reduce. */
+double sm_comm_time(const sm_comm_fit_result *fit, double bytes, int nodes, int gpus_per_node);
+
+/* Writes the device description base (a name or path) at path with the fitted [node] keys
+ * replaced, its comments kept; a level the fit did not identify keeps the base's values. */
+int sm_comm_fit_write_device(const sm_comm_fit_result *fit, const char *base, const char *sources,
+                             const char *path, sm_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

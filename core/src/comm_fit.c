@@ -1,0 +1,226 @@
+/* `fit-comm`: the device model's all-reduce terms (bandwidth and per-step latency inside a
+ * node and between nodes) fitted to measured all-reduces, and written into a device
+ * description. Two stages, so that each level is fitted where it is seen alone: the intra-node
+ * terms on runs inside one node, then the inter-node terms on what runs across nodes take
+ * beyond the intra-node part. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_file.h"
+#include "internal.h"
+#include "scalemeter/comm.h"
+#include "scalemeter/device.h"
+#include "scalemeter/fit.h"
+
+static int ring_ports(const sm_comm_fit_result *f, int g)
+{
+    return f->inter_ports > 0 && f->inter_ports < g ? f->inter_ports : g;
+}
+
+double sm_comm_time(const sm_comm_fit_result *f, double s, int nodes, int g)
+{
+    double n = nodes, t = 0;
+    if (g > 1)
+        t += 2 * (g - 1.0) / g * s / f->intra_bandwidth + 2 * (g - 1.0) * f->intra_latency;
+    if (nodes > 1)
+        t += 2 * (n - 1) / n * s / (ring_ports(f, g) * f->inter_bandwidth) +
+             2 * (n - 1) * f->inter_latency;
+    return t;
+}
+
+/* Fits t - known = x0 * bw_feature + x1 * steps over the samples `pick` accepts, relative to
+ * t; needs two message sizes to tell bandwidth from latency. */
+static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double min_bytes,
+                     int inter, double *inv_bw, double *lat, int *used, sm_status *st)
+{
+    double *A = malloc((size_t)r->n * 2 * sizeof *A), *b = malloc((size_t)r->n * sizeof *b);
+    if (!A || !b) {
+        free(A), free(b);
+        return sm_fail(st, "out of memory");
+    }
+    int m = 0;
+    double smallest = INFINITY, largest = 0;
+    for (int i = 0; i < r->n; i++) {
+        const sm_comm_sample *s = &r->samples[i];
+        double n = s->nodes, g = s->gpus_per_node;
+        if (s->bytes < min_bytes || (inter ? s->nodes < 2 : s->nodes != 1 || g < 2))
+            continue;
+        double known = inter ? sm_comm_time(f, s->bytes, 1, s->gpus_per_node) : 0;
+        double bw = inter ? 2 * (n - 1) / n * s->bytes / ring_ports(f, s->gpus_per_node)
+                          : 2 * (g - 1) / g * s->bytes;
+        double steps = inter ? 2 * (n - 1) : 2 * (g - 1);
+        /* row-major here; turned column-major for sm_lstsq below */
+        A[2 * m] = bw / s->time_s, A[2 * m + 1] = steps / s->time_s;
+        b[m++] = (s->time_s - known) / s->time_s;
+        smallest = fmin(smallest, s->bytes), largest = fmax(largest, s->bytes);
+    }
+    int rc = 0;
+    if (m < 2 || largest <= smallest)
+        rc = sm_fail(st, "%d %s sample%s of at least %.0f bytes and %s: need two sizes or more to "
+                     "tell bandwidth from latency", m, inter ? "inter-node" : "intra-node",
+                     m == 1 ? "" : "s", min_bytes, m ? "one size" : "none");
+    double *Acol = rc ? NULL : malloc((size_t)m * 2 * sizeof *Acol);
+    if (!rc && !Acol)
+        rc = sm_fail(st, "out of memory");
+    if (!rc) {
+        for (int i = 0; i < m; i++)
+            Acol[i] = A[2 * i], Acol[m + i] = A[2 * i + 1];
+        double x[2];
+        rc = sm_lstsq(Acol, b, m, 2, 1, x, st);
+        *inv_bw = x[0], *lat = x[1], *used += m;
+        if (!rc && !(x[0] > 0))
+            rc = sm_fail(st, "the %s times do not grow with the message size: no bandwidth can "
+                         "be fitted (are the sizes large enough? see --min-bytes)",
+                         inter ? "inter-node" : "intra-node");
+    }
+    free(A), free(b), free(Acol);
+    return rc;
+}
+
+int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
+                sm_comm_fit_result *out, sm_status *st)
+{
+    memset(out, 0, sizeof *out);
+    if (base) {
+        char path[4096];
+        sm_device v;
+        if (sm_device_find(base, path, sizeof path, st) || sm_device_load(path, &v, st))
+            return -1;
+        out->intra_bandwidth = v.intra.bandwidth, out->intra_latency = v.intra.latency;
+        out->inter_bandwidth = v.inter.bandwidth, out->inter_latency = v.inter.latency;
+        out->inter_ports = v.inter_ports;
+    }
+    int intra = 0, inter = 0;
+    for (int i = 0; i < r->n; i++) {
+        intra |= r->samples[i].nodes == 1 && r->samples[i].gpus_per_node > 1;
+        inter |= r->samples[i].nodes > 1;
+    }
+    if (!intra && !inter)
+        return sm_fail(st, "every run is on one rank: nothing is communicated (run the "
+                       "all-reduce over the devices of a node, and across nodes)");
+    if (inter && !intra && !base)
+        return sm_fail(st, "runs across nodes but none inside one node: the intra-node terms "
+                       "cannot be told apart; add a run on one node's devices or name a "
+                       "device description with --device-base to take them from");
+    double inv_bw, lat;
+    if (intra) {
+        if (fit_level(r, out, min_bytes, 0, &inv_bw, &lat, &out->used, st))
+            return -1;
+        out->intra_bandwidth = 1 / inv_bw, out->intra_latency = lat, out->intra_fitted = 1;
+    }
+    if (inter) {
+        if (fit_level(r, out, min_bytes, 1, &inv_bw, &lat, &out->used, st))
+            return -1;
+        out->inter_bandwidth = 1 / inv_bw, out->inter_latency = lat, out->inter_fitted = 1;
+    }
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < r->n; i++) {
+        const sm_comm_sample *s = &r->samples[i];
+        if (s->bytes < min_bytes || (s->nodes < 2 && s->gpus_per_node < 2))
+            continue;
+        sum += fabs(sm_comm_time(out, s->bytes, s->nodes, s->gpus_per_node) - s->time_s) /
+               s->time_s;
+        n++;
+    }
+    out->mape = n ? sum / n : 0;
+    return 0;
+}
+
+/* The [node] keys the fit replaces, and their values in the units of the file. */
+static const char *const node_keys[] = {"intra_node_bandwidth_gb_s", "intra_node_latency_us",
+                                        "inter_node_bandwidth_gb_s", "inter_node_latency_us"};
+
+static double node_value(const sm_comm_fit_result *f, int k)
+{
+    switch (k) {
+    case 0: return f->intra_bandwidth / 1e9;
+    case 1: return f->intra_latency * 1e6;
+    case 2: return f->inter_bandwidth / 1e9;
+    default: return f->inter_latency * 1e6;
+    }
+}
+
+static int key_fitted(const sm_comm_fit_result *f, int k)
+{
+    return k < 2 ? f->intra_fitted : f->inter_fitted;
+}
+
+/* "  key = value ; comment" -> the key, or "" */
+static void line_key(const char *line, char *key, size_t len)
+{
+    const char *p = line + strspn(line, " \t");
+    size_t n = strcspn(p, " \t=;#\r\n");
+    if (p[n + strspn(p + n, " \t")] != '=' || n >= len)
+        n = 0;
+    memcpy(key, p, n);
+    key[n] = '\0';
+}
+
+int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, const char *sources,
+                             const char *path, sm_status *st)
+{
+    char base_path[4096];
+    if (sm_device_find(base, base_path, sizeof base_path, st))
+        return -1;
+    FILE *in = fopen(base_path, "r");
+    if (!in)
+        return sm_fail(st, "%s: %s", base_path, strerror(errno));
+    /* Written beside the target and renamed, so a failed write never leaves half a file. */
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fclose(in);
+        return sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+    }
+    fprintf(out, "; Device description written by `scalemeter fit-comm` from %s: the all-reduce\n"
+                 "; terms of [node] fitted to those runs (%s%s%s), everything else from %s.\n",
+            sources, f->intra_fitted ? "intra-node" : "", f->intra_fitted && f->inter_fitted ? ", " : "",
+            f->inter_fitted ? "inter-node" : "", base_path);
+    char *line = NULL, section[64] = "";
+    size_t cap = 0;
+    int written[4] = {0};
+    while (getline(&line, &cap, in) != -1) {
+        const char *p = line + strspn(line, " \t");
+        if (*p == '[') {
+            if (!strcmp(section, "node"))
+                for (int k = 0; k < 4; k++)
+                    if (!written[k] && key_fitted(f, k))
+                        fprintf(out, "%s = %.6g\n", node_keys[k], node_value(f, k)), written[k] = 1;
+            size_t n = strcspn(p + 1, "]");
+            snprintf(section, sizeof section, "%.*s", (int)(n < 63 ? n : 63), p + 1);
+        }
+        char key[64];
+        line_key(line, key, sizeof key);
+        int replaced = 0;
+        for (int k = 0; k < 4 && !strcmp(section, "node"); k++)
+            if (!strcmp(key, node_keys[k]) && key_fitted(f, k)) {
+                fprintf(out, "%s = %.6g  ; fitted by fit-comm\n", key, node_value(f, k));
+                written[k] = replaced = 1;
+            }
+        if (!replaced)
+            fputs(line, out);
+    }
+    free(line);
+    int missing = 0;
+    for (int k = 0; k < 4; k++)
+        missing |= !written[k] && key_fitted(f, k);
+    if (missing && strcmp(section, "node"))
+        fprintf(out, "\n[node]\n");
+    for (int k = 0; k < 4; k++)
+        if (!written[k] && key_fitted(f, k))
+            fprintf(out, "%s = %.6g  ; fitted by fit-comm\n", node_keys[k], node_value(f, k));
+    int bad = ferror(in);
+    fclose(in);
+    bad |= ferror(out);
+    if (fclose(out) || bad || rename(tmp, path)) {
+        int e = errno;
+        remove(tmp);
+        return sm_fail(st, "%s: write error: %s", path, strerror(e));
+    }
+    return 0;
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""`scalemeter fit-comm` as an operator runs it: nccl-tests all_reduce_perf output of one node of
+8 GPUs and of 2 and 4 such nodes, written here in nccl-tests' own layout (header, '# Rank ... on
+HOST' lines, NCCL INFO noise, out-of-place and in-place columns, the closing bus-bandwidth lines)
+from chosen link parameters, must give those parameters back; the device description it writes
+must carry them into `curve`; every malformed input gets one line naming the file (and line).
+
+Usage: test_fit_comm_cli.py SCALEMETER_BINARY   (run from the source root)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+failures = 0
+
+# The cluster the files describe: NVLink 360 GB/s per direction and 5 us per ring step inside a
+# node, 8 ports of 45 GB/s and 12 us per step between nodes (the DGX H100 of configs/devices has
+# 8 ports per node, which fit-comm takes from --device-base h100).
+B_INTRA, L_INTRA, B_PORT, L_INTER, PORTS = 360e9, 5e-6, 45e9, 12e-6, 8
+
+
+def ring_time(s, nodes, g):
+    """The hierarchical ring, written out independently of the code under test."""
+    t = 0.0
+    if g > 1:
+        t += 2 * (g - 1) / g * s / B_INTRA + 2 * (g - 1) * L_INTRA
+    if nodes > 1:
+        t += 2 * (nodes - 1) / nodes * s / (min(PORTS, g) * B_PORT) + 2 * (nodes - 1) * L_INTER
+    return t
+
+
+def nccl_tests_output(nodes, g, root_column=True):
+    lines = [f"# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 "
+             f"iters: 20 agg iters: 1 validation: 1 graph: 0",
+             "#", "# Using devices"]
+    for r in range(nodes * g):
+        lines.append(f"#  Rank {r:2d} Group  0 Pid {4000 + r:6d} on {'node%02d' % (r // g):>10s} "
+                     f"device {r % g:2d} [0x{16 + r % g:02x}] NVIDIA H100 80GB HBM3")
+    lines.append("node00:4000:4000 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>")
+    root = "    root" if root_column else ""
+    lines.append("#                                                              out-of-place   "
+                 "                    in-place")
+    lines.append(f"#       size         count      type   redop{root}     time   algbw   busbw "
+                 "#wrong     time   algbw   busbw #wrong")
+    lines.append(f"#        (B)    (elements)                      {'       ' if root_column else ''}"
+                 "(us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)")
+    s = 8
+    while s <= 256 << 20:
+        us = ring_time(s, nodes, g) * 1e6
+        algbw = s / (us * 1e-6) / 1e9
+        busbw = algbw * 2 * (nodes * g - 1) / (nodes * g)
+        r = "      -1" if root_column else ""
+        lines.append(f"{s:12d}  {s // 4:12d}     float     sum{r}  {us:8.2f}  {algbw:6.2f}  "
+                     f"{busbw:6.2f}      0  {us * 1.01:8.2f}  {algbw:6.2f}  {busbw:6.2f}      0")
+        s *= 2
+    lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 123.456", "#"]
+    return "\n".join(lines) + "\n"
+
+
+def run(*args):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL:", what)
+
+
+def near(a, b, rel):
+    return abs(a - b) <= rel * abs(b)
+
+
+with tempfile.TemporaryDirectory() as d:
+    def write(name, text):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    one = write("one-node.txt", nccl_tests_output(1, 8))
+    two = write("two-nodes.txt", nccl_tests_output(2, 8, root_column=False))
+    four = write("four-nodes.txt", nccl_tests_output(4, 8))
+    out = os.path.join(d, "fitted.ini")
+
+    rc, so, se = run("fit-comm", one, two, four, "--device-out", out, "--format", "json")
+    check(rc == 0, f"fit-comm exit {rc}: {se}")
+    if rc == 0:
+        r = json.loads(so)
+        # times are printed to 0.01 us, so the small sizes carry rounding: 1% is generous
+        check(near(r["intra"]["bandwidth_gb_s"], B_INTRA / 1e9, 0.01), f"intra bw {r['intra']}")
+        check(near(r["intra"]["latency_us"], L_INTRA * 1e6, 0.01), f"intra lat {r['intra']}")
+        check(near(r["inter"]["bandwidth_gb_s"], B_PORT / 1e9, 0.01), f"inter bw {r['inter']}")
+        check(near(r["inter"]["latency_us"], L_INTER * 1e6, 0.01), f"inter lat {r['inter']}")
+        check(r["intra"]["fitted"] and r["inter"]["fitted"], "both levels fitted")
+        check(r["inter"]["ports"] == PORTS, "ports from the h100 description")
+        # 1 MiB to 256 MiB: 9 sizes per file
+        check(r["samples"] == 27, f"27 samples of >= 1 MiB, got {r['samples']}")
+        check(r["mape"] < 0.01, f"mape {r['mape']}")
+
+        # The written description is a device description curve accepts, with the fitted keys.
+        with open(out) as f:
+            text = f.read()
+        keys = {}
+        section = ""
+        for line in text.splitlines():
+            line = line.split(";")[0].strip()
+            if line.startswith("["):
+                section = line.strip("[]")
+            elif "=" in line:
+                k, v = (x.strip() for x in line.split("=", 1))
+                keys[(section, k)] = v
+        check(near(float(keys[("node", "intra_node_bandwidth_gb_s")]), 360, 0.01), "written intra bw")
+        check(near(float(keys[("node", "inter_node_latency_us")]), 12, 0.01), "written inter lat")
+        check(keys.get(("node", "devices_per_node")) == "8", "other keys kept from the base")
+        check(keys.get(("device", "peak_tf32_tflops")) is not None, "device keys kept")
+        rc, so, se = run("curve", "resnet50", "--device", out, "--batch", "64", "--nodes", "1:4",
+                         "--format", "json")
+        check(rc == 0, f"curve on the written description: {se}")
+
+    # Inside one node only: the inter-node terms stay the base's, and the table says so.
+    rc, so, se = run("fit-comm", one)
+    check(rc == 0 and "from the base" in so and "fitted" in so, f"one node only: {rc} {so} {se}")
+
+    # Across nodes only: the intra-node terms come from the base description.
+    rc, so, se = run("fit-comm", two, "--format", "json")
+    check(rc == 0 and not json.loads(so)["intra"]["fitted"] and json.loads(so)["inter"]["fitted"]
+          if rc == 0 else False, f"two nodes only: {rc} {se}")
+
+    # Our own allreduce CSV, with its nodes column, fits the same way.
+    rows = ["bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs"]
+    for nodes in (1, 2):
+        s = 1 << 20
+        while s <= 64 << 20:
+            t = ring_time(s, nodes, 8)
+            rows.append(f"{s},nccl,{8 * nodes},{nodes},{t:.6e},{s / t / 1e9:.4f},0")
+            s *= 2
+    csv = write("allreduce.csv", "\n".join(rows) + "\n")
+    rc, so, se = run("fit-comm", csv, "--format", "csv")
+    check(rc == 0, f"csv input: {se}")
+    if rc == 0:
+        lines = so.strip().splitlines()
+        check(lines[0] == "level,bandwidth_gb_s,latency_us,fitted", f"csv header {lines[0]}")
+        intra = lines[1].split(",")
+        check(near(float(intra[1]), 360, 0.01) and near(float(intra[2]), 5, 0.02), f"csv {intra}")
+
+    # FILE@NODES: a CSV without a nodes column, 16 ranks said to be on 2 nodes.
+    rows2 = ["bytes,impl,ranks,time_s"] + [
+        f"{1 << k},nccl,16,{ring_time(1 << k, 2, 8):.6e}" for k in range(20, 27)]
+    csv2 = write("no-nodes.csv", "\n".join(rows2) + "\n")
+    rc, so, se = run("fit-comm", one, csv2 + "@2", "--format", "json")
+    check(rc == 0 and near(json.loads(so)["inter"]["bandwidth_gb_s"], 45, 0.01) if rc == 0 else
+          False, f"FILE@NODES: {rc} {se}")
+
+    # Errors: one line, naming the file (and the line where there is one), non-zero exit.
+    def fails(args, *words):
+        rc, so, se = run("fit-comm", *args)
+        msg = se.strip()
+        check(rc != 0 and len(msg.splitlines()) == 1 and all(w in msg for w in words),
+              f"{args}: exit {rc}, stderr {msg!r}, expected {words}")
+
+    norank = write("norank.txt", "\n".join(
+        l for l in nccl_tests_output(1, 8).splitlines() if "Rank" not in l) + "\n")
+    fails([norank], "norank.txt", "Rank")
+    bad_row = write("badrow.txt", nccl_tests_output(1, 8).replace("     float     sum      -1  ",
+                                                                     "     float     sum      -1  x", 1))
+    fails([bad_row], "badrow.txt:")
+    fails([os.path.join(d, "missing.txt")], "missing.txt")
+    fails([write("empty.txt", "# nothing here\n")], "empty.txt", "no data rows")
+    one_rank = write("one-rank.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,1,1,1e-6\n"
+                     "2097152,nccl,1,1,2e-6\n")
+    fails([one_rank], "one rank")
+    uneven = write("uneven.csv", "bytes,impl,ranks,time_s\n1048576,nccl,12,1e-4\n")
+    fails([uneven + "@5"], "uneven.csv", "12 ranks", "5 nodes")
+    mixed = write("mixed.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,1e-4\n"
+                  "1048576,ring,8,1,2e-4\n")
+    fails([mixed], "mixed.csv:3", "--impl")
+    fails([one, "--min-bytes", "1G"], "need two sizes")
+    fails([one, "--device-base", "nosuchdevice"], "nosuchdevice")
+    fails([one, "--min-bytes", "lots"], "--min-bytes")
+
+if failures:
+    print(f"{failures} check(s) failed")
+    sys.exit(1)
+print("fit-comm: all checks passed")
