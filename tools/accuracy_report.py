@@ -186,6 +186,24 @@ def main():
         w(f"| {prec} | {ips[prec]:.0f} | {published} | {ips[prec] / published - 1:+.1%} |")
     ratio = ips["bf16"] / ips["tf32"]
     w(f"| ratio | {ratio:.2f} | 2.63 | {ratio / 2.63 - 1:+.1%} |")
+
+    w("\n## MLPerf Training v3.0 ResNet-50, DGX H100, strong scaling, calibration-free\n")
+    w("Per-GPU throughput at 16 and 64 GPUs relative to 8 GPUs at a fixed global batch of 3,200")
+    w("(bf16), as MLPerf Training v3.0 measured it: 0.86 and 0.66 (issue 12's figures). Predicted")
+    w("by `scalemeter curve resnet50 --device h100 --precision bf16 --global-batch 3200 --nodes")
+    w("1,2,8 --framework F`, without and with `--overlap`.\n")
+    w("| framework | overlap | 8 GPUs img/s | 16 GPUs (0.86) | 64 GPUs (0.66) |")
+    w("|---|---|---|---|---|")
+    for fw in ("pytorch-eager", "cuda-graphs"):
+        for overlap in ((), ("--overlap",)):
+            d = json.loads(run(a.bin, "curve", "resnet50", "--device", "h100", "--precision",
+                               "bf16", "--global-batch", "3200", "--nodes", "1,2,8",
+                               "--framework", fw, *overlap, "--format", "json"))
+            pts = d["curves"][0]["points"]
+            per = [p["images_per_s"] / p["devices"] for p in pts]
+            w(f"| {fw} | {'yes' if overlap else 'no'} | {pts[0]['images_per_s']:.0f} | "
+              f"{per[1] / per[0]:.2f} ({per[1] / per[0] - 0.86:+.2f}) | "
+              f"{per[2] / per[0]:.2f} ({per[2] / per[0] - 0.66:+.2f}) |")
     w("")
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n")
