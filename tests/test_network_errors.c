@@ -47,11 +47,103 @@ static const error_case cases[] = {
      "division by zero"},
     {NET "[block b{3..1}]\nc = relu\n", 4, "repetition"},
     {NET "a = add from=@input\n", 4, "takes 2 to"},
+    /* the one 64-bit quotient that does not fit (SIGFPE on x86 when computed), and its % */
+    {NET "[template t]\nc = conv2d out=${w/(0-1)} kernel=1\n[block b]\nuse = t\n"
+         "w = 0-9223372036854775807-1\n",
+     5, "overflow"},
+    {NET "[template t]\nc = conv2d out=${4+w%(0-1)} kernel=1\n[block b]\nuse = t\n"
+         "w = 0-9223372036854775807-1\n",
+     5, "overflow"},
+    {NET "[template t]\nc = conv2d out=${(0-9223372036854775807-1)/(0-1)} kernel=1\n"
+         "[block b]\nuse = t\n",
+     5, "overflow"},
+    {NET "[template t]\nc = conv2d out=${-(0-9223372036854775807-1)} kernel=1\n"
+         "[block b]\nuse = t\n",
+     5, "overflow"},
+    {NET "[template t]\nc = conv2d out=${w*w*w} kernel=1\n[block b]\nuse = t\nw = 3000000\n", 5,
+     "overflow"},
     /* 16777216 filters of 65535x65535 over a 65535-pixel padded input: MACs overflow 64 bits */
     {"[network]\ninput = 16777216x1x1\n[layers]\n"
      "a = conv2d out=16777216 kernel=65535 padding=32767\n",
      4, "overflow"},
 };
+
+/* Text with the message's file:line and phrase, or a failure naming the case. */
+static void expect_error(const sm_registry *reg, const char *what, const char *text, int line,
+                         const char *phrase)
+{
+    sm_status st;
+    sm_network *net = net_load(reg, text, 0, &st);
+    CHECK(net == NULL);
+    if (net) {
+        fprintf(stderr, "%s: loaded but should not have\n", what);
+        sm_network_free(net);
+        return;
+    }
+    char where[96];
+    snprintf(where, sizeof where, "%s:%d", net_file_path, line);
+    CHECK_CONTAINS(st.msg, where);
+    CHECK_CONTAINS(st.msg, phrase);
+    CHECK(strchr(st.msg, '\n') == NULL);
+}
+
+/* Inputs a fuzzer found: nesting that would exhaust the stack, expansion without bound. */
+static void deep_and_large(const sm_registry *reg)
+{
+    /* a block argument 30,000 brackets deep, continued over indented lines (each under inih's
+     * 200-character limit) */
+    size_t cap = 200000, used = 0;
+    char *text = malloc(cap);
+    used += (size_t)snprintf(text, cap, NET "[template t]\nc = conv2d out=${w} kernel=1\n"
+                                            "[block b]\nuse = t\nw = (");
+    for (int i = 0; i < 30000; i++) {
+        if (i % 100 == 0)
+            used += (size_t)snprintf(text + used, cap - used, "\n  ");
+        text[used++] = '(';
+    }
+    snprintf(text + used, cap - used, "\n");
+    expect_error(reg, "30,000 brackets", text, 8, "nested more than 200 deep");
+    /* 200 levels are still fine: (((...4...))) */
+    used = (size_t)snprintf(text, cap, NET "[template t]\nc = conv2d out=${w} kernel=1\n"
+                                          "[block b]\nuse = t\nw = ");
+    for (int i = 0; i < 199; i++) {
+        if (i % 100 == 0)
+            used += (size_t)snprintf(text + used, cap - used, "\n  ");
+        text[used++] = '(';
+    }
+    used += (size_t)snprintf(text + used, cap - used, "4");
+    for (int i = 0; i < 199; i++) {
+        if (i % 100 == 0)
+            used += (size_t)snprintf(text + used, cap - used, "\n  ");
+        text[used++] = ')';
+    }
+    snprintf(text + used, cap - used, "\n");
+    sm_status st;
+    sm_network *net = net_load(reg, text, 0, &st);
+    CHECK(net != NULL);
+    if (!net)
+        fprintf(stderr, "199 brackets: %s\n", st.msg);
+    else
+        sm_network_free(net);
+    free(text);
+
+    /* 3 layers x 500 repetitions = 1,500 layers against a limit of 1,000 */
+    const char *big = NET "[template t]\nx = relu\ny = relu\nz = relu\n[block b{1..500}]\nuse = t\n";
+    setenv("SCALEMETER_MAX_LAYERS", "1000", 1);
+    expect_error(reg, "layer limit", big, 8, "more than 1000 layers; set SCALEMETER_MAX_LAYERS");
+    setenv("SCALEMETER_MAX_LAYERS", "2000", 1);
+    net = net_load(reg, big, 0, &st);
+    CHECK(net != NULL && net->n_layers == 1500);
+    if (net)
+        sm_network_free(net);
+    setenv("SCALEMETER_MAX_LAYERS", "lots", 1);
+    net = net_load(reg, big, 0, &st);
+    CHECK(net == NULL);
+    CHECK_CONTAINS(st.msg, "SCALEMETER_MAX_LAYERS=lots");
+    if (net)
+        sm_network_free(net);
+    unsetenv("SCALEMETER_MAX_LAYERS");
+}
 
 int main(void)
 {
@@ -78,6 +170,7 @@ int main(void)
         CHECK_CONTAINS(st.msg, cases[i].phrase);
         CHECK(strchr(st.msg, '\n') == NULL); /* one line */
     }
+    deep_and_large(reg);
     sm_registry_free(reg);
     return check_summary();
 }

@@ -3,9 +3,65 @@
  * argv: good.so abi.so noentry.so dup.so (built from tests/fake_plugin.c) and the folder of
  * abi.so for the SCALEMETER_PLUGIN_PATH case. */
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "scalemeter/scalemeter.h"
+
+/* Copies of a good plugin cut short, and files that are no plugin at all, are refused before
+ * dlopen (which would crash inside the dynamic loader on some of them), naming the file. */
+static void truncated_plugins(const char *good)
+{
+    FILE *in = fopen(good, "rb");
+    CHECK(in != NULL);
+    if (!in)
+        return;
+    static char bytes[1 << 22];
+    size_t size = fread(bytes, 1, sizeof bytes, in);
+    fclose(in);
+    CHECK(size > 4096 && size < sizeof bytes);
+    char dir[] = "/tmp/sm_truncated_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const size_t cuts[] = {0, 16, 64, 100, size / 4, size / 2, size - 1};
+    const char *const why[] = {"too short", "too short", "header tables", "header tables",
+                               "truncated", "truncated", "truncated"};
+    char path[128];
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        snprintf(path, sizeof path, "%s/cut%zu.so", dir, i);
+        FILE *out = fopen(path, "wb");
+        fwrite(bytes, 1, cuts[i], out);
+        fclose(out);
+        sm_registry *reg = sm_registry_new();
+        sm_status st;
+        int rc = sm_registry_load_file(reg, path, &st);
+        CHECK_EQ(rc, -1);
+        if (rc == -1) {
+            CHECK_CONTAINS(st.msg, path);
+            CHECK_CONTAINS(st.msg, why[i]);
+        }
+        sm_registry_free(reg);
+        unlink(path);
+    }
+    /* the section headers sit at the end of a shared object: a copy missing its last byte
+     * is refused whatever its segments say (above); text and a folder named .so are not ELF */
+    snprintf(path, sizeof path, "%s/text.so", dir);
+    FILE *out = fopen(path, "w");
+    fputs("this is not a shared object\n", out);
+    fclose(out);
+    sm_registry *reg = sm_registry_new();
+    sm_status st;
+    CHECK_EQ(sm_registry_load_file(reg, path, &st), -1);
+    CHECK_CONTAINS(st.msg, "not an ELF shared object");
+    unlink(path);
+    snprintf(path, sizeof path, "%s/folder.so", dir);
+    mkdir(path, 0700);
+    CHECK_EQ(sm_registry_load_file(reg, path, &st), -1);
+    CHECK_CONTAINS(st.msg, "not a regular file");
+    rmdir(path);
+    sm_registry_free(reg);
+    rmdir(dir);
+}
 
 int main(int argc, char **argv)
 {
@@ -61,5 +117,7 @@ int main(int argc, char **argv)
     CHECK_EQ(sm_registry_open(&reg, &st), -1);
     CHECK_CONTAINS(st.msg, abi);
     CHECK_CONTAINS(st.msg, "SCALEMETER_PLUGIN_PATH");
+
+    truncated_plugins(good);
     return check_summary();
 }

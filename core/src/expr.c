@@ -3,12 +3,16 @@
  *   sum  := prod (("+"|"-") prod)*
  *   prod := unary (("*"|"/"|"%") unary)*
  *   unary:= "-" unary | number | name | "(" cmp ")"
- * with overflow and division by zero reported, never wrapped. */
+ * with overflow and division by zero reported, never wrapped, and nesting bounded so that a
+ * hostile file cannot exhaust the stack. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* Brackets and unary minuses nested deeper than any network needs (each level is a C frame). */
+#define MAX_DEPTH 200
 
 typedef struct parser {
     const char *s;
@@ -17,6 +21,7 @@ typedef struct parser {
     char *err;
     size_t errlen;
     int failed;
+    int depth;
 } parser;
 
 static int64_t parse_cmp(parser *p);
@@ -38,14 +43,20 @@ static int64_t error(parser *p, const char *what)
 static int64_t parse_unary(parser *p)
 {
     skip_space(p);
+    if ((*p->s == '-' || *p->s == '(') && p->depth >= MAX_DEPTH)
+        return error(p, "nested more than 200 deep");
     if (*p->s == '-') {
         p->s++;
+        p->depth++;
         int64_t v = parse_unary(p);
+        p->depth--;
         return v == INT64_MIN ? error(p, "overflow") : -v;
     }
     if (*p->s == '(') {
         p->s++;
+        p->depth++;
         int64_t v = parse_cmp(p);
+        p->depth--;
         skip_space(p);
         if (*p->s != ')')
             return error(p, "missing ')'");
@@ -91,6 +102,8 @@ static int64_t parse_prod(parser *p)
                 return error(p, "overflow");
         } else if (r == 0) {
             return error(p, "division by zero");
+        } else if (v == INT64_MIN && r == -1) {
+            return error(p, "overflow"); /* the one quotient that does not fit; x % -1 traps too */
         } else {
             v = op == '/' ? v / r : v % r;
         }
@@ -138,7 +151,7 @@ static int64_t parse_cmp(parser *p)
 int sm_expr_eval(const char *text, sm_lookup_fn lookup, void *ctx, int64_t *value, char *err,
                  size_t errlen)
 {
-    parser p = {text, lookup, ctx, err, errlen, 0};
+    parser p = {text, lookup, ctx, err, errlen, 0, 0};
     int64_t v = parse_cmp(&p);
     skip_space(&p);
     if (!p.failed && *p.s)

@@ -26,6 +26,10 @@ int host_args_finish(host_args *a, char *msg, size_t len);
 
 /* A file given by its path, or by name as sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with
  * "unknown WHAT 'NAME': ..." and the hint (may be NULL). */
+/* Refuses, naming the file, what dlopen would crash on: a truncated, foreign or non-ELF .so
+ * (elf_check.c). */
+int sm_elf_check(const char *path, sm_status *st);
+
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);
 

@@ -157,36 +157,99 @@ static int report_cycle(const draft_network *d, int **inputs, const int *n_in,
     return sm_fail(st, "%s:%d: layers form a cycle: %s", d->path, d->layers[k].line, path);
 }
 
+/* A binary min-heap of layer indices: the ready layer that comes first in the file. */
+typedef struct index_heap {
+    int *v;
+    int n;
+} index_heap;
+
+static void heap_push(index_heap *h, int x)
+{
+    int i = h->n++;
+    for (; i > 0 && h->v[(i - 1) / 2] > x; i = (i - 1) / 2)
+        h->v[i] = h->v[(i - 1) / 2];
+    h->v[i] = x;
+}
+
+static int heap_pop(index_heap *h)
+{
+    int top = h->v[0], last = h->v[--h->n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+            c++;
+        if (h->v[c] >= last)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n)
+        h->v[i] = last;
+    return top;
+}
+
 /* order[i] = the draft index of the i-th layer of an order where inputs come first; the file's
- * order is kept wherever it already works. */
+ * order is kept wherever it already works: of the layers whose inputs are all placed, the one
+ * first in the file goes next. Kahn's algorithm over the consumers of each layer, so that the
+ * time grows with the layers and edges (n log n), whatever order the file lists them in. */
 static int order_layers(const draft_network *d, int **inputs, const int *n_in, int *order,
                         sm_status *st)
 {
-    char *placed = calloc((size_t)d->n_layers, 1);
-    int n = 0, lo = 0, rc = 0;
-    while (n < d->n_layers) {
-        int k = lo;
-        for (; k < d->n_layers; k++) {
-            if (placed[k])
-                continue;
-            int ready = 1;
-            for (int j = 0; j < n_in[k] && ready; j++)
-                ready = inputs[k][j] < 0 || placed[inputs[k][j]];
-            if (ready)
-                break;
-        }
-        if (k == d->n_layers) {
-            while (placed[lo])
-                lo++;
-            rc = report_cycle(d, inputs, n_in, placed, lo, st);
-            break;
-        }
-        placed[k] = 1;
-        order[n++] = k;
-        while (lo < d->n_layers && placed[lo])
-            lo++;
+    int n = d->n_layers, edges = 0, rc = 0;
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < n_in[k]; j++)
+            edges += inputs[k][j] >= 0;
+    char *placed = calloc((size_t)n, 1);
+    int *pending = calloc((size_t)n, sizeof *pending);
+    int *first = calloc((size_t)n + 1, sizeof *first); /* consumers of k: next[first[k]..] */
+    int *consumers = malloc(((size_t)edges + 1) * sizeof *consumers);
+    index_heap ready = {malloc(((size_t)n + 1) * sizeof(int)), 0};
+    if (!placed || !pending || !first || !consumers || !ready.v) {
+        rc = sm_fail(st, "out of memory");
+        goto done;
     }
-    free(placed);
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < n_in[k]; j++)
+            if (inputs[k][j] >= 0)
+                first[inputs[k][j] + 1]++, pending[k]++;
+    for (int k = 0; k < n; k++)
+        first[k + 1] += first[k];
+    {
+        int *fill = calloc((size_t)n, sizeof *fill);
+        if (!fill) {
+            rc = sm_fail(st, "out of memory");
+            goto done;
+        }
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < n_in[k]; j++)
+                if (inputs[k][j] >= 0) {
+                    int src = inputs[k][j];
+                    consumers[first[src] + fill[src]++] = k;
+                }
+        free(fill);
+    }
+    for (int k = 0; k < n; k++)
+        if (pending[k] == 0)
+            heap_push(&ready, k);
+    int placed_n = 0;
+    while (ready.n) {
+        int k = heap_pop(&ready);
+        placed[k] = 1;
+        order[placed_n++] = k;
+        for (int e = first[k]; e < first[k + 1]; e++)
+            if (--pending[consumers[e]] == 0)
+                heap_push(&ready, consumers[e]);
+    }
+    if (placed_n < n) {
+        int lo = 0;
+        while (placed[lo])
+            lo++;
+        rc = report_cycle(d, inputs, n_in, placed, lo, st);
+    }
+done:
+    free(placed), free(pending), free(first), free(consumers), free(ready.v);
     return rc;
 }
 

@@ -186,9 +186,41 @@ typedef struct parse_ctx {
     sm_status *st;
 } parse_ctx;
 
+/* Layers (and blocks) a network may expand to: repetition and templates let a few hundred bytes
+ * describe millions, gigabytes of memory; the largest zoo network has under 1,000. */
+#define DEFAULT_MAX_LAYERS 1000000
+#define MAX_LAYERS_ENV "SCALEMETER_MAX_LAYERS"
+
+static int max_layers(sm_status *st)
+{
+    const char *env = getenv(MAX_LAYERS_ENV);
+    if (!env || !*env)
+        return DEFAULT_MAX_LAYERS;
+    char *end;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno || *end || v < 1 || v > 100000000)
+        return sm_fail(st, "%s=%s: expected a layer count from 1 to 100000000", MAX_LAYERS_ENV,
+                       env);
+    return (int)v;
+}
+
+static int check_size(parse_ctx *c, int count, const char *what, int line)
+{
+    int limit = max_layers(c->st);
+    if (limit < 0)
+        return -1;
+    if (count >= limit)
+        return sm_fail(c->st, "%s:%d: the network expands to more than %d %s; set %s to allow "
+                       "more", c->path, line, limit, what, MAX_LAYERS_ENV);
+    return 0;
+}
+
 static int add_block(parse_ctx *c, const char *name, const char *in_name, int line)
 {
     draft_network *d = c->d;
+    if (check_size(c, d->n_blocks, "blocks", line))
+        return -1;
     if (grow((void **)&d->blocks, &d->cap_blocks, d->n_blocks, sizeof *d->blocks))
         return sm_fail(c->st, "out of memory");
     d->blocks[d->n_blocks] = (draft_block){strdup(name), in_name ? strdup(in_name) : NULL,
@@ -246,6 +278,8 @@ static int add_layer(parse_ctx *c, const entry *e, const char *prefix, int block
 {
     draft_network *d = c->d;
     char where[4096], err[256];
+    if (check_size(c, d->n_layers, "layers", block_line ? block_line : e->line))
+        return -1;
     if (block_line)
         snprintf(where, sizeof where, "%s:%d (block at line %d)", c->path, e->line, block_line);
     else
@@ -401,8 +435,8 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
             scope_args index_only = {NULL, NULL, NULL, 0, first >= 0, i};
             int64_t v;
             if (sm_expr_eval(e->value, lookup_arg, &index_only, &v, why, sizeof why))
-                return sm_fail(c->st, "%s:%d: argument %s = %s: %s", c->path, e->line, e->key,
-                               e->value, why);
+                return sm_fail(c->st, "%s:%d: argument %s = %.100s%s: %s", c->path, e->line,
+                               e->key, e->value, strlen(e->value) > 100 ? "..." : "", why);
             names[args.n] = e->key;
             values[args.n] = v;
             used[args.n++] = 0;

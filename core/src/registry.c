@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "scalemeter/kernels.h"
 #include "scalemeter/scalemeter.h"
 
@@ -117,6 +118,8 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
 
 int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
 {
+    if (sm_elf_check(path, st))
+        return -1;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle)
         return sm_fail(st, "%s: cannot load plugin: %s", path, dlerror());
@@ -255,13 +258,16 @@ static int load_companion(plugin *p, sm_status *st)
     int rc = GPU_NONE;
     if (access(path, F_OK) == 0) {
         rc = GPU_FAILED;
-        void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        int bad_elf = sm_elf_check(path, st);
+        void *handle = bad_elf ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
         void *sym = handle ? dlsym(handle, SM_GPU_ENTRY_NAME) : NULL;
         sm_gpu_entry_fn entry = NULL;
         if (sym)
             memcpy(&entry, &sym, sizeof entry);
         const struct sm_gpu_kernels *k = entry ? entry(&host) : NULL;
-        if (!handle)
+        if (bad_elf)
+            ; /* st says why */
+        else if (!handle)
             sm_fail(st, "%s: cannot load the GPU kernels of '%s': %s", path, p->type.name,
                     dlerror());
         else if (!sym)
