@@ -605,13 +605,12 @@ static int out_of_memory(const char *msg)
 }
 
 /* A configuration that does not fit: its row says status=oom, with empty times. */
-static void oom_row(const job *j, row *r, tally *t)
+static void oom_row(const job *j, row *r)
 {
     for (int k = COL_INFER; k <= COL_STEP; k++)
         r->f[k][0] = '\0';
     snprintf(r->f[COL_REPS], sizeof r->f[0], "0");
     snprintf(r->f[COL_STATUS], sizeof r->f[0], "oom");
-    t->oom++;
     if (j->rank == 0 && j->tty)
         fprintf(stderr, "\r\033[K");
     if (j->rank == 0)
@@ -639,34 +638,36 @@ static int measure(const bench_args *a, const job *j, const config *c, sm_runs_w
     }
     if (code == 1) {
         runner_free(&x);
-        oom_row(j, &r, t);
+        oom_row(j, &r);
     } else {
         rc = runner_bench(a, j, &x, p, &r, &st);
         runner_free(&x);
         /* the warm-up failed on every rank together: for want of memory on any, a row */
         if (rc == -1 && agree_max(out_of_memory(st.msg) ? 1 : 0)) {
-            oom_row(j, &r, t);
-            return append_row(a, j, w, &r);
-        }
-        if (rc == SM_BENCH_RANK_FAILED && j->ranks > 1) {
+            oom_row(j, &r);
+            code = 1;
+        } else if (rc == SM_BENCH_RANK_FAILED && j->ranks > 1) {
             fprintf(stderr, "\nscalemeter: rank %d: %s\n", j->rank, st.msg);
             MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
-        }
-        if (rc == SM_BENCH_RANK_FAILED) {
+        } else if (rc == SM_BENCH_RANK_FAILED) {
             if (j->tty)
                 fprintf(stderr, "\n");
             report_error(st.msg);
             return 1;
-        }
-        if (rc) {
+        } else if (rc) {
             /* the ranks that failed have the message (bench.h); "another rank failed" is how
              * bench_cuda.c's ranks that did not put it */
             report_first(j, st.msg[0] && !strstr(st.msg, "another rank failed"), st.msg);
             return 1;
         }
-        t->measured++;
     }
-    return append_row(a, j, w, &r);
+    /* counted only once stored: the tally says what the file holds */
+    int failed = append_row(a, j, w, &r);
+    if (!failed && code == 1)
+        t->oom++;
+    else if (!failed)
+        t->measured++;
+    return failed;
 }
 
 /* Which configurations the file already holds: rank 0 reads, everyone learns. */

@@ -1,4 +1,5 @@
 /* scalemeter: predicts how long a deep network takes to train and run, and how it scales. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,8 +44,16 @@ int main(int argc, char **argv)
         return 0;
     }
     for (int i = 0; i < n_commands; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            /* Output that never arrived is an error: a full disk, a closed pipe, /dev/full. */
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "scalemeter %s: cannot write the output: %s\n", argv[1],
+                        strerror(errno ? errno : EIO));
+                return rc ? rc : 1;
+            }
+            return rc;
+        }
     fprintf(stderr, "scalemeter: unknown command '%s' (scalemeter --help lists them)\n", argv[1]);
     return 2;
 }

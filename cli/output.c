@@ -99,6 +99,8 @@ const char *fmt_seconds(double s, char *buf, size_t len)
 {
     if (isnan(s))
         snprintf(buf, len, "-");
+    else if (s >= 86400 * 1e5) /* in 3 digits, so that the unit always fits the column */
+        snprintf(buf, len, "%.3g d", s / 86400);
     else if (s >= 3600 * 48)
         snprintf(buf, len, "%.1f d", s / 86400);
     else if (s >= 3600)

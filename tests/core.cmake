@@ -56,3 +56,22 @@ add_test(NAME cli_fit_skips_oom_rows
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_fit_skips_oom_rows PROPERTIES PASS_REGULAR_EXPRESSION
   "1 rows not measured \\(status other than ok")
+
+# Output that cannot be written is an error, not a silent exit 0 (/dev/full: every write fails
+# with ENOSPC, as on a full disk); the same for predict and fit's table.
+foreach(cmd "metrics;resnet18" "predict;resnet18;--batch;2" "models")
+  list(GET cmd 0 name)
+  string(REPLACE ";" " " args "${cmd}")
+  add_test(NAME cli_${name}_output_full
+    COMMAND sh -c "out=$(\"$0\" ${args} 2>&1 >/dev/full); echo \"rc=$? $out\"" ${SCALEMETER_BIN})
+  set_tests_properties(cli_${name}_output_full PROPERTIES PASS_REGULAR_EXPRESSION
+    "rc=1 scalemeter ${name}: cannot write the output: No space left on device")
+endforeach()
+
+# A folder given where a network file is expected says so (not "no such file").
+add_test(NAME cli_metrics_folder_as_model COMMAND ${SCALEMETER_BIN} metrics ${PROJECT_SOURCE_DIR}/models)
+set_tests_properties(cli_metrics_folder_as_model PROPERTIES WILL_FAIL ON)
+add_test(NAME cli_metrics_folder_as_model_message
+  COMMAND sh -c "\"$0\" metrics \"$1\" 2>&1" ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/models)
+set_tests_properties(cli_metrics_folder_as_model_message PROPERTIES PASS_REGULAR_EXPRESSION
+  "models: is a folder, not a model file")

@@ -45,6 +45,11 @@ foreach(case
     "predict_value|bad_coeffs_value.ini:21: c4_intercept = soon: expected a finite number|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_value.ini"
     "predict_not_coeffs|tiny_a.ini:5: unknown section [network]|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_a.ini"
     "predict_model|unknown model 'no_such_net'|predict;no_such_net;--batch;1;--coeffs;${SM_FIT_DATA}/tiny_coeffs.ini"
+    # t_fwd = 1e-6 F - 1 with F = 38,934 (cli_predict_hand: 0.078868 at batch 2 = 2e-6 F + 0.001)
+    "predict_negative|predicts t_fwd = -0.961066 s for fit_tiny_a at batch 1|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/negative_coeffs.ini"
+    # t_fwd = 1e-6 F - 1 with F = 38,934 (cli_predict_hand: 0.078868 at batch 2 = 2e-6 F + 0.001)
+    "predict_negative_block|not a physical time|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--per-block;--coeffs;${SM_FIT_DATA}/negative_coeffs.ini"
+    "validate_negative|not a physical time|validate;${SM_FIT_DATA}/validate_hand.csv;--coeffs;${SM_FIT_DATA}/negative_coeffs.ini"
     "predict_ring_names|bad_coeffs_ring.ini:21: [grad] c2_ring_bytes: expected c2_intra_bytes here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_ring.ini")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
@@ -154,3 +159,18 @@ foreach(precision fp32 tf32 bf16)
   set_tests_properties(cli_predict_h100_${precision} PROPERTIES PASS_REGULAR_EXPRESSION
     "\"precision\": \"${precision}\"")
 endforeach()
+
+# An epoch is whole steps: one sample with a batch of 2 still takes one step (t_step 0.237604,
+# cli_predict_hand); 2^49 samples take 2^48 steps = 6.688e13 s = 7.74e8 days, printed with unit.
+add_test(NAME cli_predict_epoch_one_step
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
+          --batch 2 --dataset 1 --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_epoch_one_step PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"t_step\": 0.237604, \"t_epoch\": 0.237604,")
+add_test(NAME cli_predict_epoch_huge_unit
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
+          --batch 2 --dataset 562949953421312
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_epoch_huge_unit PROPERTIES PASS_REGULAR_EXPRESSION
+  "t_epoch +7.74e\\+08 d ")

@@ -42,9 +42,10 @@ static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph)
 
 int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[4200];
+    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, st);
     if (!f)
-        return sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
     fprintf(f,
             "; scalemeter coefficient file, written by `scalemeter fit`; read by `scalemeter "
             "predict --coeffs`.\n"
@@ -91,10 +92,7 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
         fprintf(f, "points = %d\nrmse = %.6g\nnrmse = %.6g\nmape = %.6g\nr2 = %.6g\n",
                 pf->stats.n, pf->stats.rmse, pf->stats.nrmse, pf->stats.mape, pf->stats.r2);
     }
-    int bad = ferror(f);
-    if (fclose(f) || bad)
-        return sm_fail(st, "%s: write error", path);
-    return 0;
+    return sm_atomic_commit(f, tmp, path, st);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */

@@ -169,13 +169,11 @@ int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, cons
     FILE *in = fopen(base_path, "r");
     if (!in)
         return sm_fail(st, "%s: %s", base_path, strerror(errno));
-    /* Written beside the target and renamed, so a failed write never leaves half a file. */
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *out = fopen(tmp, "w");
+    FILE *out = sm_atomic_open(path, tmp, sizeof tmp, st);
     if (!out) {
         fclose(in);
-        return sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
     }
     fprintf(out, "; Device description written by `scalemeter fit-comm` from %s: the all-reduce\n"
                  "; terms of [node] fitted to those runs (%s%s%s), everything else from %s.\n",
@@ -216,11 +214,10 @@ int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, cons
             fprintf(out, "%s = %.6g  ; fitted by fit-comm\n", node_keys[k], node_value(f, k));
     int bad = ferror(in);
     fclose(in);
-    bad |= ferror(out);
-    if (fclose(out) || bad || rename(tmp, path)) {
-        int e = errno;
+    if (bad) {
+        fclose(out);
         remove(tmp);
-        return sm_fail(st, "%s: write error: %s", path, strerror(e));
+        return sm_fail(st, "%s: read error", base_path);
     }
-    return 0;
+    return sm_atomic_commit(out, tmp, path, st);
 }

@@ -206,9 +206,10 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
     sm_device v;
     if (sm_device_load(f->base, &v, st))
         return -1;
-    FILE *out = fopen(path, "w");
+    char tmp[4200];
+    FILE *out = sm_atomic_open(path, tmp, sizeof tmp, st);
     if (!out)
-        return sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
     int p = sm_precision_parse(f->precision);
     fprintf(out,
             "; Device description written by `scalemeter fit --device-out` from %s:\n"
@@ -240,8 +241,5 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
             "inter_node_ports = %d\ninter_node_latency_us = %.17g\n",
             v.devices_per_node, v.intra.bandwidth / 1e9, v.intra.latency * 1e6,
             v.inter.bandwidth / 1e9, v.inter_ports, v.inter.latency * 1e6);
-    int bad = ferror(out);
-    if (fclose(out) || bad)
-        return sm_fail(st, "%s: write error", path);
-    return 0;
+    return sm_atomic_commit(out, tmp, path, st);
 }

@@ -2,6 +2,8 @@
 #ifndef SCALEMETER_INTERNAL_H
 #define SCALEMETER_INTERNAL_H
 
+#include <stdio.h>
+
 #include "scalemeter/scalemeter.h"
 
 /* One key=value parameter of a layer line. */
@@ -29,6 +31,11 @@ int host_args_finish(host_args *a, char *msg, size_t len);
 /* Refuses, naming the file, what dlopen would crash on: a truncated, foreign or non-ELF .so
  * (elf_check.c). */
 int sm_elf_check(const char *path, sm_status *st);
+
+/* Writing a file whole or not at all (atomic_file.c): open PATH.tmp (tmp: its name), then
+ * commit, which flushes, syncs and renames it over path, or removes it and fails. */
+FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
+int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
 
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);

@@ -56,6 +56,12 @@ static int is_file(const char *path)
     return stat(path, &s) == 0 && S_ISREG(s.st_mode);
 }
 
+static int is_dir(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st)
 {
@@ -68,6 +74,8 @@ int sm_data_find(const char *what, const char *subdir, const char *name, const c
         if (is_file(path))
             return 0;
     }
+    if (is_dir(name))
+        return sm_fail(st, "%s: is a folder, not a %s file (name a .ini file in it)", name, what);
     if (strchr(name, '/'))
         return sm_fail(st, "unknown %s '%s': no such file", what, name);
     return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s", what, name,

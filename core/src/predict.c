@@ -52,13 +52,33 @@ static int check_layout(const sm_layout *l, sm_status *st)
     return 0;
 }
 
+/* One rule for every command: a time below zero or without bound is refused, never printed.
+ * NaN stays: it is a phase the predictor knows nothing of (a calibration without it). */
+static int check_physical(const sm_predictor *p, const sm_network *net, const sm_layout *l,
+                          const char *phase, double t, sm_status *st)
+{
+    if (isnan(t) || (t >= 0 && isfinite(t)))
+        return 0;
+    return sm_fail(st, "%s predicts %s = %g s for %s at batch %lld on %d x %d devices: not a "
+                   "physical time (coefficients fitted with `fit --no-nonneg` can do this; "
+                   "refit without it)", p->description, phase, t, net->name,
+                   (long long)l->batch, l->nodes, l->gpus_per_node);
+}
+
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                sm_prediction *out, sm_status *st)
 {
     if (check_layout(layout, st))
         return -1;
     *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN};
-    return p->ops->predict(p->impl, net, layout, out, st);
+    if (p->ops->predict(p->impl, net, layout, out, st))
+        return -1;
+    const char *const names[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step"};
+    const double values[] = {out->t_infer, out->t_fwd, out->t_bwd, out->t_grad, out->t_step};
+    for (int i = 0; i < 5; i++)
+        if (check_physical(p, net, layout, names[i], values[i], st))
+            return -1;
+    return 0;
 }
 
 int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
@@ -68,5 +88,7 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
         return -1;
     if (block < 0 || block >= net->n_blocks)
         return sm_fail(st, "%s has no block %d", net->name, block);
-    return p->ops->predict_block(p->impl, net, block, layout, t_fwd, st);
+    if (p->ops->predict_block(p->impl, net, block, layout, t_fwd, st))
+        return -1;
+    return check_physical(p, net, layout, net->blocks[block], *t_fwd, st);
 }

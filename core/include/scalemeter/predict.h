@@ -59,10 +59,12 @@ static inline double sm_images_per_s(const sm_layout *l, double t_step)
 {
     return (double)(l->batch * sm_layout_devices(l)) / t_step;
 }
-/* Seconds per epoch of dataset_size samples. */
+/* Seconds per epoch of dataset_size samples: whole steps, the last one partly filled as a data
+ * loader without drop_last runs it (so never less than one step). */
 static inline double sm_epoch_time(const sm_layout *l, double t_step, int64_t dataset_size)
 {
-    return (double)dataset_size / (double)(l->batch * sm_layout_devices(l)) * t_step;
+    int64_t per_step = l->batch * sm_layout_devices(l);
+    return (double)((dataset_size + per_step - 1) / per_step) * t_step;
 }
 
 #ifdef __cplusplus

@@ -1,0 +1,36 @@
+/* Files the library writes (coefficients, device descriptions) appear whole or not at all: they
+ * are written beside their final name and renamed once flushed to disk, so a full disk or a
+ * crash never leaves a truncated file where a good one was, or a 0-byte one. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
+{
+    if ((size_t)snprintf(tmp, len, "%s.tmp", path) >= len) {
+        sm_fail(st, "%.200s...: path too long", path);
+        return NULL;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st)
+{
+    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad)
+        bad = 1, e = errno;
+    if (!bad && rename(tmp, path) != 0)
+        bad = 1, e = errno;
+    if (bad) {
+        remove(tmp);
+        return sm_fail(st, "%s: write error: %s (nothing written)", path, strerror(e));
+    }
+    return 0;
+}
