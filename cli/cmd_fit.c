@@ -453,6 +453,11 @@ int cmd_fit(int argc, char **argv)
     if (runs->not_measured)
         fprintf(stderr, "scalemeter fit: %s: %d rows not measured (status other than ok, such as "
                 "oom) left out\n", a.csv, runs->not_measured);
+    if (runs->repeated)
+        fprintf(stderr, "scalemeter fit: warning: %s:%d: the configuration of line %d measured "
+                "again (%d such row%s); every row is fitted as a repeated measurement\n", a.csv,
+                runs->repeated_line, runs->repeated_of, runs->repeated,
+                runs->repeated == 1 ? "" : "s");
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_runs_free(runs);

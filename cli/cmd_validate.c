@@ -261,6 +261,11 @@ int cmd_validate(int argc, char **argv)
     sm_runs *runs;
     if (sm_runs_read(a.csv, &runs, &st))
         return report_error(st.msg);
+    if (runs->repeated)
+        fprintf(stderr, "scalemeter validate: warning: %s:%d: the configuration of line %d "
+                "measured again (%d such row%s); every row is compared as measured\n", a.csv,
+                runs->repeated_line, runs->repeated_of, runs->repeated,
+                runs->repeated == 1 ? "" : "s");
     if (sm_runs_select_precision(runs, a.precision, &st)) {
         sm_runs_free(runs);
         return report_error(st.msg);

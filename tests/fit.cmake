@@ -174,3 +174,11 @@ add_test(NAME cli_predict_epoch_huge_unit
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_epoch_huge_unit PROPERTIES PASS_REGULAR_EXPRESSION
   "t_epoch +7.74e\\+08 d ")
+
+# A configuration measured twice (validate_hand.csv's row repeated): used, and said
+add_test(NAME cli_validate_repeated_rows
+  COMMAND sh -c "\"$0\" validate \"$1\" --coeffs \"$2\" --format csv 2>&1" ${SCALEMETER_BIN}
+          ${SM_FIT_DATA}/repeated_rows.csv ${SM_FIT_DATA}/tiny_coeffs.ini
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_validate_repeated_rows PROPERTIES PASS_REGULAR_EXPRESSION
+  "repeated_rows.csv:3: the configuration of line 2 measured again \\(1 such row\\)(.|\n)*infer,overall,2,0.16292")

@@ -206,6 +206,48 @@ static int is_blank(const char *s)
     return !*s || *s == '#';
 }
 
+/* Orders rows by configuration, then by line. */
+static int compare_config(const void *pa, const void *pb)
+{
+    const sm_run *a = *(const sm_run *const *)pa, *b = *(const sm_run *const *)pb;
+    int c = strcmp(a->model, b->model);
+    if (!c)
+        c = (a->image > b->image) - (a->image < b->image);
+    if (!c)
+        c = (a->batch > b->batch) - (a->batch < b->batch);
+    if (!c)
+        c = (a->nodes > b->nodes) - (a->nodes < b->nodes);
+    if (!c)
+        c = (a->gpus_per_node > b->gpus_per_node) - (a->gpus_per_node < b->gpus_per_node);
+    if (!c)
+        c = strcmp(a->precision, b->precision);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Counts the rows that measure a configuration again (sorted, so n log n). */
+static void find_repeats(sm_runs *runs)
+{
+    const sm_run **by = malloc((size_t)runs->n * sizeof *by);
+    if (!by)
+        return; /* only a diagnostic */
+    for (int i = 0; i < runs->n; i++)
+        by[i] = &runs->rows[i];
+    qsort(by, (size_t)runs->n, sizeof *by, compare_config);
+    for (int i = 1; i < runs->n; i++) {
+        sm_run a = *by[i - 1], b = *by[i];
+        a.line = b.line = 0;
+        const sm_run *pa = &a, *pb = &b;
+        if (compare_config(&pa, &pb) != 0)
+            continue;
+        if (!runs->repeated || by[i]->line < runs->repeated_line) {
+            runs->repeated_line = by[i]->line;
+            runs->repeated_of = by[i - 1]->line;
+        }
+        runs->repeated++;
+    }
+    free(by);
+}
+
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
 {
     *out = NULL;
@@ -258,6 +300,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         sm_fail(st, "%s: a header but no measurements", path);
     else
         rc = 0;
+    if (rc == 0)
+        find_repeats(runs);
 done:
     free(line);
     fclose(f);

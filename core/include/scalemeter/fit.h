@@ -52,6 +52,10 @@ typedef struct sm_runs {
     int n;
     sm_run *rows;
     int not_measured; /* rows skipped: their status column says other than ok (oom) */
+    /* rows whose configuration (model, image, batch, nodes, devices per node, precision) an
+     * earlier row already has: kept, as repeated measurements, and counted so that commands can
+     * say so; the first such row's line and the line it repeats */
+    int repeated, repeated_line, repeated_of;
 } sm_runs;
 
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st);
