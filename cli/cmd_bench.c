@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,6 +671,44 @@ static int measure(const bench_args *a, const job *j, const config *c, sm_runs_w
     return failed;
 }
 
+/* What a SIGINT or SIGTERM (Ctrl-C, mpirun passing it on, a batch system's time limit) says as
+ * the job ends: every stored row is already on disk, written and synced one by one. Two
+ * buffers, so that the handler never reads one being rewritten. */
+static char interrupted_msg[2][640];
+static volatile sig_atomic_t interrupted_len[2], interrupted_which;
+
+static void on_interrupt(int sig)
+{
+    int k = interrupted_which;
+    if (interrupted_len[k])
+        (void)!write(STDERR_FILENO, interrupted_msg[k], (size_t)interrupted_len[k]);
+    _exit(128 + sig);
+}
+
+static void interrupt_message(const job *j, const char *file, const tally *t)
+{
+    if (j->rank != 0)
+        return; /* one message per job */
+    int k = !interrupted_which;
+    int n = snprintf(interrupted_msg[k], sizeof interrupted_msg[k],
+                     "\nscalemeter: interrupted: %s keeps the %d rows measured before (%d in "
+                     "this run); the same command resumes from there\n",
+                     file, t->measured + t->oom + t->skipped, t->measured + t->oom);
+    interrupted_len[k] = n < 0 ? 0 : n < (int)sizeof interrupted_msg[k] ? n
+                                                                         : (int)sizeof interrupted_msg[k] - 1;
+    interrupted_which = k;
+}
+
+static void catch_interrupts(int on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on ? on_interrupt : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 /* Which configurations the file already holds: rank 0 reads, everyone learns. */
 static int plan(const bench_args *a, const job *j, config *cs, int n, sm_runs_writer *w,
                 char *done)
@@ -722,12 +761,15 @@ static int run_all(const bench_args *a, const job *j, config *cs, int n)
         printf("\n");
         fflush(stdout);
     }
+    interrupt_message(j, a->output, &t);
+    catch_interrupts(1);
     for (int i = 0; i < n && !rc; i++) {
         if (done[i])
             continue;
         p.c = &cs[i];
         double t0 = now();
         rc = measure(a, j, &cs[i], w, &p, &t);
+        interrupt_message(j, a->output, &t);
         p.index++;
         p.seconds_done += now() - t0;
         p.work_done += cs[i].work;
@@ -741,6 +783,7 @@ static int run_all(const bench_args *a, const job *j, config *cs, int n)
                         "already there\n",
                 a->output, t.measured, t.oom, t.skipped);
     }
+    catch_interrupts(0);
     free(done);
     sm_runs_writer_close(w);
     return rc;

@@ -58,6 +58,11 @@ sm_bench_test(cli_bench_resume_killed 1 ${SM_BENCH_SH} resume self 5 ${SM_BENCH_
 sm_bench_test(cli_bench_resume_killed_rank_np2 2
   ${SM_BENCH_SH} resume rank 5 ${launch} ${SM_BENCH_SLOW} ${MPIEXEC_POSTFLAGS})
 
+# Interrupted (Ctrl-C, or a batch system's SIGTERM) after its first row: it says what the file
+# keeps and exits 130 or 143, the file whole.
+sm_bench_test(cli_bench_interrupted_int 1 ${SM_BENCH_SH} interrupt INT ${SM_BENCH_SLOW})
+sm_bench_test(cli_bench_interrupted_term 1 ${SM_BENCH_SH} interrupt TERM ${SM_BENCH_SLOW})
+
 # One writer per file: a second benchmark on a file in use is refused.
 sm_bench_test(cli_bench_locked 1 ${SM_BENCH_SH} locked ${SM_BENCH_SLOW})
 

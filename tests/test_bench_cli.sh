@@ -11,6 +11,10 @@
 #       the command's process, mpirun or not; rank: one rank of an mpirun job), checks that the
 #       file holds only whole rows, runs COMMAND again to the end and checks every one of the
 #       ROWS configurations is there exactly once
+#   test_bench_cli.sh interrupt SIGNAL COMMAND...
+#       sends SIGNAL (INT or TERM) to COMMAND once its first row is in the file: it exits with
+#       128 + the signal's number, says on stderr how many rows the file keeps, and the file
+#       holds whole rows only
 #   test_bench_cli.sh locked COMMAND...
 #       while COMMAND runs (once its header is in the file), the same COMMAND on the same file
 #       fails with one message, and the first one's rows are all there at the end
@@ -112,6 +116,29 @@ resume)
     grep -q "$((rows - first)) configurations measured, 0 out of memory, $first already there" \
         "$err" || fail "the second run did not measure just the $((rows - first)) missing"
     echo "killed after $first of $rows rows; the second run measured the other $((rows - first))"
+    ;;
+interrupt)
+    sig=$1
+    shift
+    "$@" -o "$csv" >"$out" 2>"$err" &
+    pid=$!
+    i=0
+    while [ "$(cat "$csv" 2>/dev/null | wc -l)" -lt 2 ]; do
+        i=$((i + 1))
+        [ $i -lt 600 ] || fail "no row after 60 s"
+        kill -0 $pid 2>/dev/null || fail "the command ended before its first row"
+        sleep 0.1
+    done
+    kill -"$sig" $pid
+    wait $pid
+    rc=$?
+    case $sig in INT) want=130 ;; TERM) want=143 ;; *) fail "signal $sig" ;; esac
+    [ $rc -eq $want ] || fail "exit status $rc after SIG$sig, expected $want"
+    check_whole
+    kept=$(($(wc -l <"$csv") - 1))
+    grep -q "scalemeter: interrupted: $csv keeps the $kept rows measured before ($kept in this run)" \
+        "$err" || fail "no message saying the $kept rows kept: $(cat "$err")"
+    echo "SIG$sig after $kept rows: exit $rc, and said so"
     ;;
 locked)
     "$@" -o "$csv" >"$out" 2>"$dir/err1" &
