@@ -14,8 +14,8 @@ static void usage(void)
 {
     printf(
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--nodes N]\n"
-        "                          [--gpus-per-node G] [--image S] [--dataset D] [--per-block]\n"
-        "                          [--precision P] [--format table|json]\n\n"
+        "                          [--gpus-per-node G] [--image S] [--dataset D] [--epochs E]\n"
+        "                          [--per-block] [--precision P] [--format table|json]\n\n"
         "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
         "equations and the coefficients of `scalemeter fit`.\n\n"
         "  --batch B          per-device batch (required)\n"
@@ -27,27 +27,28 @@ static void usage(void)
         "  --gpus-per-node G  devices per node (default 1); N x G devices in all\n"
         "  --image S          input height and width (default: the network file's)\n"
         "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
+        "  --epochs E         also the time to train for E epochs (t_train = E x t_epoch)\n"
         "  --per-block        forward time of every block: the forward equation on the block's\n"
         "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
         "                     proportion to their FLOPs (so the blocks add up to t_fwd)\n"
         "  --format F         table (default) or json\n\n"
         "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
         "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
-        "t_epoch = D / (B N G) x t_step; images_per_s = B N G / t_step. A phase the calibration\n"
+        "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step. A phase the calibration\n"
         "did not measure is shown as - (null in JSON). A layout the calibration never saw (several\n"
         "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n");
 }
 
 typedef struct predict_args {
     const char *model, *coeffs, *precision;
-    int64_t batch, nodes, gpus, image, dataset;
+    int64_t batch, nodes, gpus, image, dataset, epochs;
     int per_block;
     output_format format;
 } predict_args;
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){NULL, "default", NULL, 0, 1, 1, 0, IMAGENET_TRAIN, 0, FORMAT_TABLE};
+    *a = (predict_args){NULL, "default", NULL, 0, 1, 1, 0, IMAGENET_TRAIN, 0, 0, FORMAT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -72,6 +73,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
                 return -1;
         } else if ((v = option_value(argc, argv, &i, "--dataset", &missing))) {
             if (parse_positive("--dataset", v, INT64_C(1) << 50, &a->dataset))
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--epochs", &missing))) {
+            if (parse_positive("--epochs", v, 1 << 20, &a->epochs))
                 return -1;
         } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
             if (parse_format(v, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, &a->format))
@@ -129,6 +133,10 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_number("t_step", t->t_step);
     json_number("t_epoch", sm_epoch_time(l, t->t_step, a->dataset));
     json_number("images_per_s", sm_images_per_s(l, t->t_step));
+    if (a->epochs) {
+        printf(", \"epochs\": %lld", (long long)a->epochs);
+        json_number("t_train", (double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset));
+    }
     printf(", \"warning\": ");
     if (warning[0])
         json_string(stdout, warning);
@@ -173,6 +181,16 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const char *row[] = {rows[i].name, fmt_seconds(rows[i].v, buf, sizeof buf),
                              rows[i].meaning};
+        table_add(tab, row);
+    }
+    if (a->epochs) {
+        char meaning[64];
+        snprintf(meaning, sizeof meaning, "time to train: %lld epochs", (long long)a->epochs);
+        const char *row[] = {"t_train",
+                             fmt_seconds((double)a->epochs *
+                                             sm_epoch_time(l, t->t_step, a->dataset),
+                                         buf, sizeof buf),
+                             meaning};
         table_add(tab, row);
     }
     double ips = sm_images_per_s(l, t->t_step);

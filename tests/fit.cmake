@@ -182,3 +182,10 @@ add_test(NAME cli_validate_repeated_rows
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_validate_repeated_rows PROPERTIES PASS_REGULAR_EXPRESSION
   "repeated_rows.csv:3: the configuration of line 2 measured again \\(1 such row\\)(.|\n)*infer,overall,2,0.16292")
+# Time to train: 3 epochs of 500 steps of 0.237604 s (cli_predict_hand) = 356.406 s
+add_test(NAME cli_predict_epochs
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
+          --batch 2 --dataset 1000 --epochs 3 --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_epochs PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"epochs\": 3, \"t_train\": 356.406,")

@@ -1,0 +1,41 @@
+/* Fuzz target: the coefficient file reader (`predict --coeffs`), and a prediction from what it
+ * accepted, so that accepted values are also exercised. */
+#include "fuzz_common.h"
+#include "scalemeter/fit.h"
+#include "scalemeter/predict.h"
+#include "scalemeter/scalemeter.h"
+
+static sm_registry *reg;
+static sm_network *net;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    sm_status st;
+    if (sm_registry_open(&reg, &st) || sm_network_load(reg, "resnet18", NULL, &net, &st)) {
+        fprintf(stderr, "fuzz_coeffs: %s\n", st.msg);
+        exit(2);
+    }
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_file(data, size);
+    sm_status st;
+    sm_predictor *p = NULL;
+    if (sm_predictor_from_coeffs(path, &p, &st) == 0) {
+        const sm_layout layouts[] = {{1, 1, 1}, {64, 4, 8}};
+        for (int i = 0; i < 2; i++) {
+            sm_prediction t;
+            char warning[512];
+            sm_predict(p, net, &layouts[i], &t, &st);
+            sm_predictor_warning(p, &layouts[i], warning, sizeof warning);
+        }
+        sm_predictor_free(p);
+    }
+    return 0;
+}

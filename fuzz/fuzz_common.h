@@ -1,0 +1,34 @@
+/* What every fuzz target shares: the input bytes as a file (the parsers take paths, as users
+ * give them), rewritten in place for each input so that no input costs a process or a new
+ * file. libFuzzer runs one input at a time in one thread, so one file per process is enough. */
+#ifndef SCALEMETER_FUZZ_COMMON_H
+#define SCALEMETER_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char fuzz_path[64];
+
+/* The input at fuzz_path; exits on failure (a broken harness, not a finding). */
+static inline const char *fuzz_file(const uint8_t *data, size_t size)
+{
+    static int fd = -1;
+    if (fd < 0) {
+        snprintf(fuzz_path, sizeof fuzz_path, "/tmp/sm_fuzz_XXXXXX");
+        fd = mkstemp(fuzz_path);
+        if (fd < 0) {
+            perror("fuzz: mkstemp");
+            exit(2);
+        }
+    }
+    if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size) {
+        perror("fuzz: writing the input");
+        exit(2);
+    }
+    return fuzz_path;
+}
+
+#endif
