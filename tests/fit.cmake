@@ -189,3 +189,11 @@ add_test(NAME cli_predict_epochs
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_epochs PROPERTIES PASS_REGULAR_EXPRESSION
   "\"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"epochs\": 3, \"t_train\": 356.406,")
+
+# A coefficient file that cannot be written whole (here: over a 1 KiB file-size limit, as on a
+# full disk) is an error, and the file that was there before is left as it was, not truncated.
+add_test(NAME cli_fit_write_fails_whole
+  COMMAND sh -c "d=$(mktemp -d) && echo previous >\"$d/c.ini\" && (trap '' XFSZ; ulimit -f 2; \"$0\" fit \"$1\" -o \"$d/c.ini\" >/dev/null 2>\"$d/err\"); rc=$?; echo \"rc=$rc $(cat \"$d/c.ini\") $(ls \"$d\" | tr '\\n' ' ')$(cat \"$d/err\")\"; rm -rf \"$d\""
+          ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/configs/calibrations/cpu-amd-epyc-1thread.csv)
+set_tests_properties(cli_fit_write_fails_whole PROPERTIES PASS_REGULAR_EXPRESSION
+  "rc=1 previous c.ini err scalemeter: [^ ]*/c.ini: write error: File too large \\(nothing written\\)")
