@@ -12,6 +12,7 @@
 #include "allreduce.h"
 #include "allreduce_ring.h"
 #include "commands.h"
+#include "launcher.h"
 #include "output.h"
 
 #define MAX_BYTES (UINT64_C(64) << 30)
@@ -20,7 +21,7 @@ static void usage(void)
 {
     printf("usage: mpirun -np N scalemeter allreduce [--impl NAME|all] [--min-bytes N]\n"
            "           [--max-bytes N] [--iters N] [--warmup N] [--chunk-bytes N]\n"
-           "           [--check|--no-check] [--format table|csv|json]\n\n"
+           "           [--check|--no-check] [--format table|csv|json] [-o FILE]\n\n"
            "Times an in-place float sum over the MPI ranks for sizes doubling from --min-bytes\n"
            "to --max-bytes (nccl-tests' all_reduce_perf). Without mpirun it is a 1-rank run.\n"
            "  --impl NAME       all (default) or one of:\n");
@@ -45,8 +46,9 @@ typedef struct allreduce_args {
     const char *impl; /* NULL: all */
     uint64_t min_bytes, max_bytes, chunk_bytes;
     const char *max_text; /* --max-bytes as given, for messages */
-    int iters, warmup, check;
+    int iters, warmup, check, help;
     output_format format;
+    const char *output; /* -o: rank 0's report goes there */
 } allreduce_args;
 
 /* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
@@ -85,31 +87,11 @@ static int parse_count(const char *option, const char *text, int lo, int *out, s
     return 0;
 }
 
-/* The value of "--name VALUE" or "--name=VALUE" at argv[*i], or NULL when argv[*i] is another
- * option; a missing value is an error in st (and *missing set). */
-static const char *value_of(int argc, char **argv, int *i, const char *name, int *missing,
-                            sm_status *st)
+static int parse_option(int c, allreduce_args *a, sm_status *st)
 {
-    size_t len = strlen(name);
-    if (strncmp(argv[*i], name, len) != 0)
-        return NULL;
-    if (argv[*i][len] == '=')
-        return argv[*i] + len + 1;
-    if (argv[*i][len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        sm_fail(st, "option %s needs a value", name);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static int parse_option(int argc, char **argv, int *i, allreduce_args *a, sm_status *st)
-{
-    const char *v;
-    int missing = 0;
-    if ((v = value_of(argc, argv, i, "--impl", &missing, st))) {
+    const char *v = optarg;
+    switch (c) {
+    case 'i':
         if (strcmp(v, "all") && !sm_allreduce_impl_find(v)) {
             char names[256] = "";
             for (int k = 0; k < sm_allreduce_impl_count(); k++)
@@ -119,20 +101,18 @@ static int parse_option(int argc, char **argv, int *i, allreduce_args *a, sm_sta
         }
         a->impl = strcmp(v, "all") ? v : NULL;
         return 0;
-    }
-    if (!missing && (v = value_of(argc, argv, i, "--min-bytes", &missing, st)))
+    case 'm':
         return parse_bytes("--min-bytes", v, &a->min_bytes, st);
-    if (!missing && (v = value_of(argc, argv, i, "--max-bytes", &missing, st))) {
+    case 'M':
         a->max_text = v;
         return parse_bytes("--max-bytes", v, &a->max_bytes, st);
-    }
-    if (!missing && (v = value_of(argc, argv, i, "--chunk-bytes", &missing, st)))
+    case 'c':
         return parse_bytes("--chunk-bytes", v, &a->chunk_bytes, st);
-    if (!missing && (v = value_of(argc, argv, i, "--iters", &missing, st)))
+    case 'n':
         return parse_count("--iters", v, 1, &a->iters, st);
-    if (!missing && (v = value_of(argc, argv, i, "--warmup", &missing, st)))
+    case 'w':
         return parse_count("--warmup", v, 0, &a->warmup, st);
-    if (!missing && (v = value_of(argc, argv, i, "--format", &missing, st))) {
+    case 'f': {
         static const char *const formats[] = {"table", "csv", "json"};
         for (int k = 0; k < 3; k++)
             if (!strcmp(v, formats[k])) {
@@ -141,13 +121,17 @@ static int parse_option(int argc, char **argv, int *i, allreduce_args *a, sm_sta
             }
         return sm_fail(st, "--format %s: expected table, csv or json", v);
     }
-    if (missing)
-        return -1;
-    if (!strcmp(argv[*i], "--check") || !strcmp(argv[*i], "--no-check")) {
-        a->check = !strcmp(argv[*i], "--check");
+    case 'k':
+        a->check = 1;
+        return 0;
+    case 'K':
+        a->check = 0;
+        return 0;
+    case 'o':
+        a->output = v;
         return 0;
     }
-    return sm_fail(st, "allreduce: unexpected argument '%s' (--help)", argv[*i]);
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
@@ -160,25 +144,27 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
                           .warmup = 5,
                           .check = 1,
                           .format = FORMAT_TABLE};
-    for (int i = 1; i < argc; i++)
-        if (parse_option(argc, argv, &i, a, st))
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},          {"impl", required_argument, 0, 'i'},
+        {"min-bytes", required_argument, 0, 'm'}, {"max-bytes", required_argument, 0, 'M'},
+        {"chunk-bytes", required_argument, 0, 'c'}, {"iters", required_argument, 0, 'n'},
+        {"warmup", required_argument, 0, 'w'},  {"format", required_argument, 0, 'f'},
+        {"check", no_argument, 0, 'k'},         {"no-check", no_argument, 0, 'K'},
+        {"output", required_argument, 0, 'o'},  {0, 0, 0, 0}};
+    for (int c; (c = next_option(argc, argv, "ho:", opts, st->msg, sizeof st->msg)) != -1;) {
+        if (c == 'h') {
+            a->help = 1;
+            return 0;
+        }
+        if (c == '?' || parse_option(c, a, st))
             return -1;
+    }
+    if (optind < argc)
+        return sm_fail(st, "unexpected argument '%s' (scalemeter help allreduce)",
+                       argv[optind]);
     if (a->min_bytes > a->max_bytes)
         return sm_fail(st, "--min-bytes %" PRIu64 " is larger than --max-bytes %" PRIu64,
                        a->min_bytes, a->max_bytes);
-    return 0;
-}
-
-/* Argument errors are found before MPI starts, so the rank comes from the launcher's
- * environment (Open MPI, PMIx, MPICH's PMI): one message per run, not one per rank. */
-static int launcher_rank(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return atoi(v);
-    }
     return 0;
 }
 
@@ -319,18 +305,20 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
 
 int cmd_allreduce(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage();
-            return 0;
-        }
     allreduce_args a;
-    sm_status st;
+    sm_status st = {""};
     if (parse_args(argc, argv, &a, &st)) {
         if (launcher_rank() == 0)
-            report_error(st.msg);
+            fprintf(stderr, "scalemeter allreduce: %s\n", st.msg);
         return 2;
     }
+    if (a.help) {
+        if (launcher_rank() == 0)
+            usage();
+        return 0;
+    }
+    if (launcher_rank() == 0 && output_to("allreduce", a.output))
+        return 1;
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
         return report_error("allreduce: MPI_Init failed");
     /* Errors come back as codes and travel up as messages, instead of aborting the job. */

@@ -21,7 +21,7 @@
 
 static void usage(void)
 {
-    printf("usage: scalemeter backends [--format table|json]\n\n"
+    printf("usage: scalemeter backends [--format table|json] [-o FILE]\n\n"
            "Lists the compute backends (cpu, cuda), the all-reduce implementations (ring, mpi,\n"
            "nccl) and the energy meter (nvml) of this binary: whether each is built in, and\n"
            "whether it is usable on this machine now (for cuda and nccl: a CUDA device is\n"
@@ -110,23 +110,9 @@ static void print_json(const backend *b)
 int cmd_backends(int argc, char **argv)
 {
     output_format format = FORMAT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage();
-            return 0;
-        }
-        if ((v = option_value(argc, argv, &i, "--format", &missing))) {
-            if (parse_format(v, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, &format))
-                return 2;
-            continue;
-        }
-        if (missing)
-            return 2;
-        fprintf(stderr, "scalemeter: backends: unexpected argument '%s' (--help)\n", argv[i]);
-        return 2;
-    }
+    int rc = format_options(argc, argv, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, &format, usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     backend b[N_BACKENDS];
     describe(b);
     if (format == FORMAT_JSON)

@@ -35,7 +35,7 @@
 static void usage(void)
 {
     printf(
-        "usage: scalemeter bench --model LIST -o RUNS.csv [options]\n"
+        "usage: scalemeter bench MODEL[,MODEL...]... -o RUNS.csv [options]\n"
         "       mpirun -np N scalemeter bench ...    (data parallel over N ranks)\n\n"
         "Runs training steps and inference of each network at each image size and batch size\n"
         "on this machine, and appends one row per configuration to RUNS.csv: the measurement\n"
@@ -43,8 +43,10 @@ static void usage(void)
         "t_bwd,t_grad,t_step, then backend,threads,reps,status). Times are seconds, the median\n"
         "over the repetitions of the slowest rank's time. Each row is on disk as soon as it is\n"
         "measured; run the same command again to measure only what the file lacks.\n\n"
-        "  --model LIST      networks of the zoo or files, comma-separated (resnet18,vgg16)\n"
+        "  MODEL             networks of the zoo or files, comma-separated (resnet18,vgg16);\n"
+        "                    --model LIST is the same\n"
         "  -o, --output FILE the measurement CSV to append to (created with its header)\n"
+        "  -q, --quiet       no progress line (there is none when stderr is not a terminal)\n"
         "  --backend NAME    cpu (default): the plugins' CPU kernels, OpenBLAS for GEMMs;\n"
         "                    cuda: their GPU kernels (cuDNN, cuBLAS), one GPU per rank,\n"
         "                    gradients summed with NCCL; adds the columns precision,\n"
@@ -60,7 +62,7 @@ static void usage(void)
         "                    fewer repetitions (default 1)\n"
         "  --warmup N        untimed steps first (default 2)\n"
         "  --threads N       OpenBLAS threads per rank (default: cores / ranks on the node)\n"
-        "  --bucket-mb MB    gradients all-reduced per message, in MiB (default 25, as\n"
+        "  --bucket-mib MB   gradients all-reduced per message, in MiB (default 25, as\n"
         "                    PyTorch's DistributedDataParallel)\n"
         "  --allreduce NAME  ring (default, calibrate/allreduce_ring.c) or mpi (MPI_Allreduce);\n"
         "                    cuda: always NCCL\n"
@@ -83,6 +85,7 @@ typedef struct bench_args {
     sm_bench_allreduce allreduce;
     int allreduce_given;
     int cuda;            /* --backend cuda */
+    int quiet, help;     /* --quiet: no progress line; --help */
     const char *precision, *conv_algo; /* cuda only: NULL when not given */
 } bench_args;
 
@@ -144,47 +147,66 @@ static int parse_int_list(const char *option, const char *text, int64_t hi, int6
     return rc;
 }
 
-/* "--name VALUE" or "--name=VALUE": the value (advancing *i past it), or NULL for another
- * option; *missing when the value is. Unlike output.h's option_value it prints nothing, so that
- * only the launcher's rank 0 reports. */
-static const char *value_of(int argc, char **argv, int *i, const char *name, int *missing)
+/* A comma-separated list of networks, added to those given before (operands and --model). */
+static int add_models(bench_args *a, const char *text, sm_status *st)
 {
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return NULL;
-    if (arg[len] == '=')
-        return arg + len + 1;
-    if (arg[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
+    char *items[MAX_LIST];
+    int n;
+    if (split_list("--model", text, items, &n, st))
+        return -1;
+    int rc = 0;
+    for (int k = 0; k < n; k++) {
+        if (!rc && strpbrk(items[k], "\"\n\r"))
+            rc = sm_fail(st, "network '%s': a name with a quote or line break", items[k]);
+        else if (!rc && a->n_models == MAX_LIST)
+            rc = sm_fail(st, "more than %d networks", MAX_LIST);
+        if (rc) {
+            free(items[k]);
+            continue;
+        }
+        a->models[a->n_models++] = items[k];
     }
-    return argv[++*i];
+    return rc;
 }
 
-static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status *st)
+enum {
+    OPT_MODEL = 256, OPT_BACKEND, OPT_PRECISION, OPT_CONV_ALGO, OPT_IMAGE, OPT_BATCH, OPT_REPS,
+    OPT_WARMUP, OPT_THREADS, OPT_MIN_TIME, OPT_BUCKET, OPT_MAX_MEMORY, OPT_ALLREDUCE
+};
+
+/* Also what calibrate passes on to bench (cmd_calibrate.c reads this table). */
+const struct option bench_options[] = {
+    {"help", no_argument, 0, 'h'},
+    {"quiet", no_argument, 0, 'q'},
+    {"output", required_argument, 0, 'o'},
+    {"model", required_argument, 0, OPT_MODEL},
+    {"backend", required_argument, 0, OPT_BACKEND},
+    {"precision", required_argument, 0, OPT_PRECISION},
+    {"conv-algo", required_argument, 0, OPT_CONV_ALGO},
+    {"image", required_argument, 0, OPT_IMAGE},
+    {"batch", required_argument, 0, OPT_BATCH},
+    {"reps", required_argument, 0, OPT_REPS},
+    {"warmup", required_argument, 0, OPT_WARMUP},
+    {"threads", required_argument, 0, OPT_THREADS},
+    {"min-time", required_argument, 0, OPT_MIN_TIME},
+    {"bucket-mib", required_argument, 0, OPT_BUCKET},
+    {"bucket-mb", required_argument, 0, OPT_BUCKET}, /* the name of earlier releases */
+    {"max-memory", required_argument, 0, OPT_MAX_MEMORY},
+    {"allreduce", required_argument, 0, OPT_ALLREDUCE},
+    {0, 0, 0, 0}};
+
+static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
 {
-    const char *v, *arg = argv[*i];
-    int missing = 0;
-    if ((v = value_of(argc, argv, i, "--model", &missing))) {
-        for (int k = 0; k < a->n_models; k++)
-            free(a->models[k]);
-        if (split_list("--model", v, a->models, &a->n_models, st))
-            return -1;
-        for (int k = 0; k < a->n_models; k++)
-            if (strpbrk(a->models[k], "\"\n\r"))
-                return sm_fail(st, "--model '%s': a name with a quote or line break",
-                               a->models[k]);
+    switch (c) {
+    case 'q':
+        a->quiet = 1;
         return 0;
-    }
-    if ((v = value_of(argc, argv, i, "-o", &missing)) ||
-        (v = value_of(argc, argv, i, "--output", &missing))) {
+    case 'o':
         a->output = v;
         return 0;
-    }
-    if ((v = value_of(argc, argv, i, "--backend", &missing))) {
+    case OPT_MODEL:
+        return add_models(a, v, st);
+    case OPT_BACKEND:
 #ifdef SM_HAVE_CUDA
         if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0)
             return sm_fail(st, "--backend %s: expected cpu or cuda", v);
@@ -199,8 +221,7 @@ static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status 
         a->backend = v;
         a->cuda = !strcmp(v, "cuda");
         return 0;
-    }
-    if ((v = value_of(argc, argv, i, "--precision", &missing))) {
+    case OPT_PRECISION:
         if (strcmp(v, "fp32") && strcmp(v, "tf32") && strcmp(v, "fp16") && strcmp(v, "bf16"))
             return sm_fail(st, "--precision %s: expected fp32 or tf32", v);
         if (!strcmp(v, "fp16") || !strcmp(v, "bf16"))
@@ -209,30 +230,28 @@ static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status 
                            v);
         a->precision = v;
         return 0;
-    }
-    if ((v = value_of(argc, argv, i, "--conv-algo", &missing))) {
+    case OPT_CONV_ALGO:
         if (strcmp(v, "measure") && strcmp(v, "heuristic"))
             return sm_fail(st, "--conv-algo %s: expected measure or heuristic", v);
         a->conv_algo = v;
         return 0;
-    }
-    if ((v = value_of(argc, argv, i, "--image", &missing)))
+    case OPT_IMAGE:
         return parse_int_list("--image", v, 1 << 16, a->images, &a->n_images, st);
-    if ((v = value_of(argc, argv, i, "--batch", &missing)))
+    case OPT_BATCH:
         return parse_int_list("--batch", v, 1 << 20, a->batches, &a->n_batches, st);
-    if ((v = value_of(argc, argv, i, "--reps", &missing)))
+    case OPT_REPS:
         return parse_int("--reps", v, 1, SM_BENCH_MAX_REPS, &a->reps, st);
-    if ((v = value_of(argc, argv, i, "--warmup", &missing)))
+    case OPT_WARMUP:
         return parse_int("--warmup", v, 1, 1000, &a->warmup, st);
-    if ((v = value_of(argc, argv, i, "--threads", &missing)))
+    case OPT_THREADS:
         return parse_int("--threads", v, 1, 4096, &a->threads, st);
-    if ((v = value_of(argc, argv, i, "--min-time", &missing)))
+    case OPT_MIN_TIME:
         return parse_real("--min-time", v, &a->min_time, st);
-    if ((v = value_of(argc, argv, i, "--bucket-mb", &missing)))
-        return parse_real("--bucket-mb", v, &a->bucket_mb, st);
-    if ((v = value_of(argc, argv, i, "--max-memory", &missing)))
+    case OPT_BUCKET:
+        return parse_real("--bucket-mib", v, &a->bucket_mb, st);
+    case OPT_MAX_MEMORY:
         return parse_real("--max-memory", v, &a->max_memory_gb, st);
-    if ((v = value_of(argc, argv, i, "--allreduce", &missing))) {
+    case OPT_ALLREDUCE:
         if (!strcmp(v, "ring"))
             a->allreduce = SM_BENCH_RING;
         else if (!strcmp(v, "mpi"))
@@ -242,9 +261,7 @@ static int parse_option(int argc, char **argv, int *i, bench_args *a, sm_status 
         a->allreduce_given = 1;
         return 0;
     }
-    if (missing)
-        return sm_fail(st, "option %s needs a value", arg);
-    return sm_fail(st, "unexpected argument '%s' (scalemeter bench --help)", arg);
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
@@ -258,15 +275,24 @@ static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
     a->min_time = 1.0;
     a->bucket_mb = 25;
     a->allreduce = SM_BENCH_RING;
-    for (int i = 1; i < argc; i++)
-        if (parse_option(argc, argv, &i, a, st))
+    for (int c; (c = next_option(argc, argv, "hqo:", bench_options, st->msg, sizeof st->msg)) !=
+                -1;) {
+        if (c == 'h') {
+            a->help = 1;
+            return 0;
+        }
+        if (c == '?' || parse_option(c, optarg, a, st))
+            return -1;
+    }
+    for (int i = optind; i < argc; i++)
+        if (add_models(a, argv[i], st))
             return -1;
     if (!a->n_models)
-        return sm_fail(st, "which networks? (--model resnet18,mobilenet_v2)");
+        return sm_fail(st, "which networks? (scalemeter bench resnet18,mobilenet_v2 -o runs.csv)");
     if (!a->output)
         return sm_fail(st, "where to? (-o RUNS.csv; rows are appended, the file is resumable)");
     if (a->bucket_mb * 1048576.0 / 4 < 1 || a->bucket_mb > 1e6)
-        return sm_fail(st, "--bucket-mb %g: expected from 4e-6 to 1e6 MiB", a->bucket_mb);
+        return sm_fail(st, "--bucket-mib %g: expected from 4e-6 to 1e6 MiB", a->bucket_mb);
     if (!a->cuda && (a->precision || a->conv_algo))
         return sm_fail(st, "%s: only with --backend cuda (the CPU backend computes in fp32)",
                        a->precision ? "--precision" : "--conv-algo");
@@ -843,14 +869,16 @@ static int bench(const bench_args *a, job *j)
 
 int cmd_bench(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage();
-            return 0;
-        }
     bench_args a;
-    sm_status st;
-    if (parse_args(argc, argv, &a, &st)) {
+    sm_status st = {""};
+    int bad = parse_args(argc, argv, &a, &st);
+    if (a.help) {
+        if (launcher_rank() == 0)
+            usage();
+        free_args(&a);
+        return 0;
+    }
+    if (bad) {
         if (launcher_rank() == 0)
             fprintf(stderr, "scalemeter bench: %s\n", st.msg);
         free_args(&a);
@@ -874,7 +902,7 @@ int cmd_bench(int argc, char **argv)
             a.threads = cores / j.per_node > 1 ? cores / j.per_node : 1;
         }
         sm_cpu_set_threads((int)a.threads);
-        j.tty = j.rank == 0 && isatty(STDERR_FILENO);
+        j.tty = j.rank == 0 && !a.quiet && isatty(STDERR_FILENO);
         rc = bench(&a, &j);
     }
     MPI_Finalize();

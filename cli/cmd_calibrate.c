@@ -3,6 +3,7 @@
  * an operator runs one command under mpirun and gets a CSV, a coefficient file and a report.
  * The steps are the bench and fit commands themselves: calibrate only chooses what they do. */
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +28,8 @@
 
 static void usage(void)
 {
-    printf("usage: scalemeter calibrate [-o PREFIX] [--model LIST] [--image LIST] [--batch LIST]\n"
-           "                            [--device NAME] [bench options]\n"
+    printf("usage: scalemeter calibrate [MODEL[,MODEL...]] [-o PREFIX] [--image LIST]\n"
+           "                            [--batch LIST] [--device-name NAME] [bench options]\n"
            "       mpirun -np N scalemeter calibrate ...   (a cluster: data parallel over N ranks)\n\n"
            "Calibrates this machine in one job: measures the networks (scalemeter bench), fits\n"
            "the coefficients (scalemeter fit --weight-term --update-term) and validates them\n"
@@ -38,11 +39,13 @@ static void usage(void)
            "  PREFIX.ini       the coefficients: scalemeter predict MODEL --coeffs PREFIX.ini\n"
            "  PREFIX-loo.json  the leave-one-model-out validation (also printed as a table)\n\n"
            "  -o PREFIX      file names (default: calibration)\n"
-           "  --model LIST   networks (default: %s)\n"
+           "  MODEL,...      networks, also --model LIST (default: %s)\n"
            "  --image LIST   image sizes (default: %s)\n"
            "  --batch LIST   per-rank batch sizes (default: %s)\n"
-           "  --device NAME  the machine's name in the coefficient file (default: the CPU model)\n"
-           "Other options (--backend, --reps, --min-time, --threads, --bucket-mb, --allreduce,\n"
+           "  --device-name NAME  the machine's name in the coefficient file (default: the CPU\n"
+           "                 model)\n"
+           "  -q, --quiet    no progress line (there is none when stderr is not a terminal)\n"
+           "Other options (--backend, --reps, --min-time, --threads, --bucket-mib, --allreduce,\n"
            "--max-memory, --warmup, --precision, --conv-algo) go to scalemeter bench; see\n"
            "scalemeter bench --help. With --backend cuda (one rank per GPU, docs/gpu.md) the\n"
            "defaults are --image %s --batch %s and the device is the GPU.\n"
@@ -90,36 +93,80 @@ int cmd_calibrate(int argc, char **argv)
 {
     const char *prefix = "calibration", *models = DEFAULT_MODELS, *images = DEFAULT_IMAGES;
     const char *batches = DEFAULT_BATCHES, *device = NULL;
-    int images_given = 0, batches_given = 0;
+    int images_given = 0, batches_given = 0, quiet = 0;
     char *bench[MAX_ARGS] = {"bench"};
     int n_bench = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    /* calibrate's own options, then every other option of bench, passed on as given */
+    enum { MODEL = 256, IMAGE, BATCH, DEVICE_NAME, DEVICE_OLD, PASS = 1000 };
+    struct option opts[64] = {
+        {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
+        {"model", required_argument, 0, MODEL},  {"image", required_argument, 0, IMAGE},
+        {"batch", required_argument, 0, BATCH},  {"device-name", required_argument, 0, DEVICE_NAME},
+        {"device", required_argument, 0, DEVICE_OLD}};
+    int n_opts = 7;
+    for (int k = 0; bench_options[k].name && n_opts < 63; k++) {
+        int own = 0;
+        for (int m = 0; m < n_opts; m++)
+            own |= !strcmp(opts[m].name, bench_options[k].name);
+        if (!own) {
+            opts[n_opts] = bench_options[k];
+            opts[n_opts].flag = NULL;
+            opts[n_opts++].val = PASS + k;
+        }
+    }
+    opts[n_opts] = (struct option){0, 0, 0, 0};
+    char msg[512];
+    for (int c; (c = next_option(argc, argv, "ho:q", opts, msg, sizeof msg)) != -1;) {
+        if (n_bench >= MAX_ARGS - 12)
+            return usage_error("calibrate", "too many options");
+        switch (c) {
+        case 'h':
             usage();
             return 0;
-        } else if ((v = option_value(argc, argv, &i, "-o", &missing)) ||
-                   (v = option_value(argc, argv, &i, "--output", &missing))) {
-            prefix = v;
-        } else if ((v = option_value(argc, argv, &i, "--model", &missing))) {
-            models = v;
-        } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
-            images = v;
+        case 'o':
+            prefix = optarg;
+            break;
+        case 'q':
+            quiet = 1;
+            bench[n_bench++] = "--quiet";
+            break;
+        case MODEL:
+            models = optarg;
+            break;
+        case IMAGE:
+            images = optarg;
             images_given = 1;
-        } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
-            batches = v;
+            break;
+        case BATCH:
+            batches = optarg;
             batches_given = 1;
-        } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
-            device = v;
-        } else if (missing) {
-            return 2;
-        } else if (n_bench < MAX_ARGS - 12) {
-            bench[n_bench++] = argv[i]; /* bench checks it, and names it if it is wrong */
-        } else {
-            fprintf(stderr, "scalemeter calibrate: too many options\n");
-            return 2;
+            break;
+        case DEVICE_NAME:
+            device = optarg;
+            break;
+        case DEVICE_OLD:
+            return usage_error("calibrate", "--device is --device-name NAME (the machine's name "
+                                            "in the coefficient file); --device names a device "
+                                            "description in curve, predict and validate");
+        default:
+            if (c < PASS)
+                return usage_error("calibrate", msg);
+            { /* "--name", then its value */
+                static char names[MAX_ARGS][40];
+                snprintf(names[n_bench], sizeof names[n_bench], "--%s",
+                         bench_options[c - PASS].name);
+                bench[n_bench] = names[n_bench];
+                n_bench++;
+            }
+            if (bench_options[c - PASS].has_arg != no_argument)
+                bench[n_bench++] = optarg;
         }
+    }
+    if (optind < argc) {
+        if (optind + 1 < argc)
+            return usage_error("calibrate", "networks are one comma-separated list (--model "
+                                            "LIST or one operand)");
+        models = argv[optind];
     }
     const char *backend = passed_on(bench, n_bench, "--backend");
     int cuda = backend && !strcmp(backend, "cuda");
@@ -137,7 +184,8 @@ int cmd_calibrate(int argc, char **argv)
     const char *more[] = {"--model", models, "--image", images, "--batch", batches, "-o", csv};
     for (int k = 0; k < 8; k++)
         bench[n_bench++] = (char *)more[k];
-    int rc = cmd_bench(n_bench, bench);
+    /* bench's rows go to the CSV only: calibrate's standard output is its report */
+    int rc = run_into_file("/dev/null", cmd_bench, n_bench, bench);
     if (launcher_rank() != 0) /* the measuring was collective; the rest is rank 0's */
         return rc;
     if (rc) {
@@ -162,7 +210,7 @@ int cmd_calibrate(int argc, char **argv)
     (void)cuda;
 #endif
     if (device) {
-        fit[n_fit++] = "--device";
+        fit[n_fit++] = "--device-name";
         fit[n_fit++] = (char *)device;
     }
     fprintf(stderr, "scalemeter calibrate: fitting %s\n", csv);
@@ -173,7 +221,8 @@ int cmd_calibrate(int argc, char **argv)
         return rc;
     if ((rc = run_into_file(loo, cmd_fit, 8, cv)))
         return rc;
-    printf("\nwrote %s, %s and %s\nnext: scalemeter predict resnet50 --coeffs %s --batch 32\n",
-           csv, ini, loo, ini);
+    if (!quiet)
+        fprintf(stderr, "scalemeter calibrate: wrote %s, %s and %s\nnext: scalemeter predict "
+                        "resnet50 --coeffs %s --batch 32\n", csv, ini, loo, ini);
     return 0;
 }

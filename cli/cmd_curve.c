@@ -162,66 +162,97 @@ static int parse_args(int argc, char **argv, curve_args *a)
     a->format = FORMAT_TABLE;
     int64_t nodes[MAX_SWEEP];
     int have_batch = 0, have_global = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    enum { COEFFS = 256, DEVICE, BATCH, GLOBAL, NODES, IMAGE, THRESHOLD, BUCKET, PRECISION,
+           FRAMEWORK, FORMAT, OVERLAP };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},
+        {"output", required_argument, 0, 'o'},
+        {"gpus-per-node", required_argument, 0, 'g'},
+        {"coeffs", required_argument, 0, COEFFS},
+        {"device", required_argument, 0, DEVICE},
+        {"batch", required_argument, 0, BATCH},
+        {"global-batch", required_argument, 0, GLOBAL},
+        {"nodes", required_argument, 0, NODES},
+        {"image", required_argument, 0, IMAGE},
+        {"threshold", required_argument, 0, THRESHOLD},
+        {"bucket-mib", required_argument, 0, BUCKET},
+        {"precision", required_argument, 0, PRECISION},
+        {"framework", required_argument, 0, FRAMEWORK},
+        {"format", required_argument, 0, FORMAT},
+        {"overlap", no_argument, 0, OVERLAP},
+        {0, 0, 0, 0}};
+    char msg[512];
+    int c, bad = 0;
+    while (!bad && (c = next_option(argc, argv, "ho:g:", opts, msg, sizeof msg)) != -1) {
+        const char *v = optarg;
+        switch (c) {
+        case 'h':
             usage();
             exit(0);
-        } else if ((v = option_value(argc, argv, &i, "--coeffs", &missing))) {
+        case 'o':
+            a->output = v;
+            break;
+        case 'g':
+            bad = parse_positive("--gpus-per-node", v, 4096, &a->gpus_per_node);
+            break;
+        case COEFFS:
             a->coeffs = v;
-        } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
+            break;
+        case DEVICE:
             a->device = v;
-        } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
-            if (parse_list("--batch", v, MAX_BATCH, a->batches, &a->n_batches))
-                return -1;
+            break;
+        case BATCH:
+            bad = parse_list("--batch", v, MAX_BATCH, a->batches, &a->n_batches);
             have_batch = 1;
-        } else if ((v = option_value(argc, argv, &i, "--global-batch", &missing))) {
-            if (parse_list("--global-batch", v, MAX_BATCH, a->batches, &a->n_batches))
-                return -1;
+            break;
+        case GLOBAL:
+            bad = parse_list("--global-batch", v, MAX_BATCH, a->batches, &a->n_batches);
             have_global = 1;
-        } else if ((v = option_value(argc, argv, &i, "--nodes", &missing))) {
-            if (parse_list("--nodes", v, MAX_NODES, nodes, &a->n_nodes))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--gpus-per-node", &missing)) ||
-                   (v = option_value(argc, argv, &i, "-g", &missing))) {
-            if (parse_positive("--gpus-per-node", v, 4096, &a->gpus_per_node))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
-            if (parse_positive("--image", v, 1 << 20, &a->image))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--threshold", &missing))) {
-            if (parse_threshold(v, &a->threshold))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--bucket-mib", &missing))) {
+            break;
+        case NODES:
+            bad = parse_list("--nodes", v, MAX_NODES, nodes, &a->n_nodes);
+            break;
+        case IMAGE:
+            bad = parse_positive("--image", v, 1 << 20, &a->image);
+            break;
+        case THRESHOLD:
+            bad = parse_threshold(v, &a->threshold);
+            break;
+        case BUCKET: {
             char *end;
             errno = 0;
             a->bucket_mib = strtod(v, &end);
             if (errno || end == v || *end || !(a->bucket_mib > 0 && a->bucket_mib <= 1 << 20)) {
-                fprintf(stderr, "scalemeter: --bucket-mib %s: expected a size in MiB above 0 "
-                                "and at most 1048576\n", v);
-                return -1;
+                fprintf(stderr, "scalemeter curve: --bucket-mib %s: expected a size in MiB above "
+                                "0 and at most 1048576\n", v);
+                bad = 1;
             }
-        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
-            a->precision = v;
-        } else if ((v = option_value(argc, argv, &i, "--framework", &missing))) {
-            a->framework = v;
-        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
-            if (parse_format(v, 15, &a->format))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--output", &missing)) ||
-                   (v = option_value(argc, argv, &i, "-o", &missing))) {
-            a->output = v;
-        } else if (missing) {
-            return -1;
-        } else if (!strcmp(argv[i], "--overlap")) {
-            a->overlap = 1;
-        } else if (argv[i][0] == '-' || a->models) {
-            fprintf(stderr, "scalemeter curve: unexpected argument '%s' (--help)\n", argv[i]);
-            return -1;
-        } else {
-            a->models = argv[i];
+            break;
         }
+        case PRECISION:
+            a->precision = v;
+            break;
+        case FRAMEWORK:
+            a->framework = v;
+            break;
+        case FORMAT:
+            bad = parse_format(v, 15, &a->format);
+            break;
+        case OVERLAP:
+            a->overlap = 1;
+            break;
+        default:
+            return usage_error("curve", msg), -1;
+        }
+    }
+    if (bad)
+        return -1;
+    if (optind < argc)
+        a->models = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "scalemeter curve: networks are one comma-separated list ('%s' is "
+                        "another operand)\n", argv[optind]);
+        return -1;
     }
     const char *problem = NULL;
     if (!a->models)

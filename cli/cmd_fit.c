@@ -17,9 +17,10 @@ static void usage(void)
         "                      [--weighting none|relative] [--nonneg | --no-nonneg]\n"
         "                      [--form dispatch|convmeter] [--precision P]\n"
         "                      [--grad-model linear|ring] [--bucket-mib MB] [--weight-term]\n"
-        "                      [--update-term] [--device NAME]\n"
+        "                      [--update-term] [--device-name NAME]\n"
         "                      [--device-out DEV.ini [--device-base NAME]]\n\n"
-        "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv\n"
+        "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv (- for\n"
+        "the standard input)\n"
         "(header model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step;\n"
         "seconds; an empty field is not measured; other columns are ignored). Each row's F, I,\n"
         "O, W, L come from its network file at its image size.\n\n"
@@ -54,8 +55,8 @@ static void usage(void)
         "                      once, whatever the batch (beyond ConvMeter; off by default)\n"
         "  --update-term       add cu W to grad at every N: the optimizer's pass over the\n"
         "                      weights (beyond ConvMeter; off by default)\n"
-        "  --device NAME       device named in the coefficient file (default: the CPU model\n"
-        "                      of /proc/cpuinfo)\n"
+        "  --device-name NAME  the machine's name in the coefficient file (default: the CPU\n"
+        "                      model of /proc/cpuinfo)\n"
         "  --device-out FILE   also derive a device description for `curve --device FILE`:\n"
         "                      the dispatch time per kernel and phase, the compute and memory\n"
         "                      efficiencies of the rows' precision, fitted to these rows by the\n"
@@ -75,55 +76,85 @@ static int parse_args(int argc, char **argv, fit_args *a)
 {
     memset(a, 0, sizeof *a);
     sm_fit_options_default(&a->opt);
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    enum { CV = 256, FORMAT, WEIGHTING, GRAD_MODEL, FORM, PRECISION, DEVICE_OUT, DEVICE_BASE,
+           BUCKET, DEVICE_NAME, DEVICE_OLD, NONNEG, NO_NONNEG, WEIGHT_TERM, UPDATE_TERM };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},
+        {"output", required_argument, 0, 'o'},
+        {"cv", required_argument, 0, CV},
+        {"format", required_argument, 0, FORMAT},
+        {"weighting", required_argument, 0, WEIGHTING},
+        {"grad-model", required_argument, 0, GRAD_MODEL},
+        {"form", required_argument, 0, FORM},
+        {"precision", required_argument, 0, PRECISION},
+        {"device-out", required_argument, 0, DEVICE_OUT},
+        {"device-base", required_argument, 0, DEVICE_BASE},
+        {"bucket-mib", required_argument, 0, BUCKET},
+        {"bucket-mb", required_argument, 0, BUCKET}, /* the name of earlier releases */
+        {"device-name", required_argument, 0, DEVICE_NAME},
+        {"device", required_argument, 0, DEVICE_OLD},
+        {"nonneg", no_argument, 0, NONNEG},
+        {"no-nonneg", no_argument, 0, NO_NONNEG},
+        {"weight-term", no_argument, 0, WEIGHT_TERM},
+        {"update-term", no_argument, 0, UPDATE_TERM},
+        {0, 0, 0, 0}};
+    char msg[512];
+    for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
+        const char *v = optarg;
+        switch (c) {
+        case 'h':
             usage();
             exit(0);
-        } else if ((v = option_value(argc, argv, &i, "-o", &missing)) ||
-                   (v = option_value(argc, argv, &i, "--output", &missing))) {
+        case 'o':
             a->out = v;
-        } else if ((v = option_value(argc, argv, &i, "--cv", &missing))) {
+            break;
+        case CV:
             if (strcmp(v, "loo") != 0) {
                 fprintf(stderr, "scalemeter fit: --cv %s: expected loo\n", v);
                 return -1;
             }
             a->loo = 1;
-        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+            break;
+        case FORMAT:
             if (parse_format(v, 7, &a->format))
                 return -1;
-        } else if ((v = option_value(argc, argv, &i, "--weighting", &missing))) {
+            break;
+        case WEIGHTING:
             if (strcmp(v, "none") && strcmp(v, "relative")) {
                 fprintf(stderr, "scalemeter fit: --weighting %s: expected none or relative\n", v);
                 return -1;
             }
             a->opt.relative = !strcmp(v, "relative");
-        } else if ((v = option_value(argc, argv, &i, "--grad-model", &missing))) {
+            break;
+        case GRAD_MODEL:
             if (strcmp(v, "linear") && strcmp(v, "ring")) {
                 fprintf(stderr, "scalemeter fit: --grad-model %s: expected linear or ring\n", v);
                 return -1;
             }
             a->opt.grad_form = !strcmp(v, "ring") ? SM_GRAD_RING : SM_GRAD_LINEAR;
-        } else if ((v = option_value(argc, argv, &i, "--form", &missing))) {
+            break;
+        case FORM:
             if (strcmp(v, "dispatch") && strcmp(v, "convmeter")) {
                 fprintf(stderr, "scalemeter fit: --form %s: expected dispatch or convmeter\n", v);
                 return -1;
             }
             a->opt.form = !strcmp(v, "dispatch") ? SM_FORM_DISPATCH : SM_FORM_CONVMETER;
-        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
+            break;
+        case PRECISION:
             if (strcmp(v, "fp32") && strcmp(v, "tf32") && strcmp(v, "fp16") && strcmp(v, "bf16")) {
                 fprintf(stderr, "scalemeter fit: --precision %s: expected fp32, tf32, fp16 or "
                                 "bf16\n", v);
                 return -1;
             }
             a->precision = v;
-        } else if ((v = option_value(argc, argv, &i, "--device-out", &missing))) {
+            break;
+        case DEVICE_OUT:
             a->device_out = v;
-        } else if ((v = option_value(argc, argv, &i, "--device-base", &missing))) {
+            break;
+        case DEVICE_BASE:
             a->device_base = v;
-        } else if ((v = option_value(argc, argv, &i, "--bucket-mib", &missing)) ||
-                   (v = option_value(argc, argv, &i, "--bucket-mb", &missing))) {
+            break;
+        case BUCKET: {
             char *end;
             double mb = strtod(v, &end);
             if (end == v || *end || !(mb > 0) || mb > 1e6) {
@@ -132,24 +163,38 @@ static int parse_args(int argc, char **argv, fit_args *a)
                 return -1;
             }
             a->opt.bucket_bytes = mb * 1024 * 1024;
-        } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
-            a->device = v;
-        } else if (missing) {
-            return -1;
-        } else if (!strcmp(argv[i], "--nonneg")) {
-            a->opt.nonneg = 1;
-        } else if (!strcmp(argv[i], "--no-nonneg")) {
-            a->opt.nonneg = 0;
-        } else if (!strcmp(argv[i], "--weight-term")) {
-            a->opt.weight_term = 1;
-        } else if (!strcmp(argv[i], "--update-term")) {
-            a->opt.update_term = 1;
-        } else if (argv[i][0] == '-' || a->csv) {
-            fprintf(stderr, "scalemeter fit: unexpected argument '%s' (--help)\n", argv[i]);
-            return -1;
-        } else {
-            a->csv = argv[i];
+            break;
         }
+        case DEVICE_NAME:
+            a->device = v;
+            break;
+        case DEVICE_OLD:
+            fprintf(stderr, "scalemeter fit: --device is --device-name NAME (the machine's name "
+                            "in the coefficient file); a device description to start from is "
+                            "--device-base\n");
+            return -1;
+        case NONNEG:
+            a->opt.nonneg = 1;
+            break;
+        case NO_NONNEG:
+            a->opt.nonneg = 0;
+            break;
+        case WEIGHT_TERM:
+            a->opt.weight_term = 1;
+            break;
+        case UPDATE_TERM:
+            a->opt.update_term = 1;
+            break;
+        default:
+            return usage_error("fit", msg), -1;
+        }
+    }
+    if (optind < argc)
+        a->csv = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "scalemeter fit: one measurement CSV ('%s' is a second one)\n",
+                argv[optind]);
+        return -1;
     }
     if (!a->csv) {
         fprintf(stderr, "scalemeter fit: which measurements? (scalemeter fit runs.csv -o "

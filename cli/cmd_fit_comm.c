@@ -72,45 +72,49 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
 {
     memset(a, 0, sizeof *a);
     a->base = "h100", a->min_bytes = 1048576, a->format = FORMAT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    enum { BASE = 256, OUT, IMPL, MIN_BYTES, FORMAT };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},
+        {"device-base", required_argument, 0, BASE}, {"device-out", required_argument, 0, OUT},
+        {"impl", required_argument, 0, IMPL},        {"min-bytes", required_argument, 0, MIN_BYTES},
+        {"format", required_argument, 0, FORMAT},    {0, 0, 0, 0}};
+    char msg[512];
+    for (int c; (c = next_option(argc, argv, "h", opts, msg, sizeof msg)) != -1;) {
+        if (c == 'h') {
             usage();
             exit(0);
-        } else if ((v = option_value(argc, argv, &i, "--device-base", &missing))) {
-            a->base = v;
-        } else if ((v = option_value(argc, argv, &i, "--device-out", &missing))) {
-            a->out = v;
-        } else if ((v = option_value(argc, argv, &i, "--impl", &missing))) {
-            a->impl = v;
-        } else if ((v = option_value(argc, argv, &i, "--min-bytes", &missing))) {
-            if (parse_size(v, &a->min_bytes))
+        } else if (c == BASE) {
+            a->base = optarg;
+        } else if (c == OUT) {
+            a->out = optarg;
+        } else if (c == IMPL) {
+            a->impl = optarg;
+        } else if (c == MIN_BYTES) {
+            if (parse_size(optarg, &a->min_bytes))
                 return -1;
-        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
-            if (parse_format(v, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
+        } else if (c == FORMAT) {
+            if (parse_format(optarg, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
                              &a->format))
                 return -1;
-        } else if (missing) {
-            return -1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "scalemeter fit-comm: unexpected argument '%s' (--help)\n", argv[i]);
-            return -1;
-        } else if (a->n_files == MAX_FILES) {
+        } else {
+            return usage_error("fit-comm", msg);
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (a->n_files == MAX_FILES) {
             fprintf(stderr, "scalemeter fit-comm: more than %d files\n", MAX_FILES);
             return -1;
-        } else {
-            /* FILE@NODES: the '@' is the last one, so that a path may hold others */
-            char *at = strrchr(argv[i], '@');
-            int64_t nodes = 0;
-            if (at) {
-                *at = '\0';
-                if (parse_positive("FILE@NODES", at + 1, 1 << 20, &nodes))
-                    return -1;
-            }
-            a->files[a->n_files] = argv[i];
-            a->nodes[a->n_files++] = (int)nodes;
         }
+        /* FILE@NODES: the '@' is the last one, so that a path may hold others */
+        char *at = strrchr(argv[i], '@');
+        int64_t nodes = 0;
+        if (at) {
+            *at = '\0';
+            if (parse_positive("FILE@NODES", at + 1, 1 << 20, &nodes))
+                return -1;
+        }
+        a->files[a->n_files] = argv[i];
+        a->nodes[a->n_files++] = (int)nodes;
     }
     if (!a->n_files) {
         fprintf(stderr, "scalemeter fit-comm: which runs? (scalemeter fit-comm "

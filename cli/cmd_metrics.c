@@ -9,13 +9,15 @@
 static void usage(void)
 {
     printf("usage: scalemeter metrics MODEL [--image N] [--batch N] [--format table|csv|json]\n"
-           "                          [--per-layer] [--per-block]\n\n"
-           "MODEL is a network file or the name of a network of the zoo (resnet50).\n"
+           "                          [--per-layer] [--per-block] [-o FILE]\n\n"
+           "MODEL is a network file, the name of a network of the zoo (resnet50), or - for a\n"
+           "network file on the standard input.\n"
            "  --image N     sets the input's height and width (a sequence's length)\n"
            "  --batch N     counts for a batch of N samples (default 1)\n"
            "  --per-layer   every layer: type, output shape and counts\n"
            "  --per-block   every block (framework module) and its counts\n"
-           "  --format F    table (default), csv or json\n\n"
+           "  --format F    table (default), csv or json\n"
+           "  -o FILE       write there instead of the standard output\n\n"
            "flops: forward FLOPs (a multiply-accumulate is 2); macs: multiply-accumulates (what\n"
            "torchvision calls GFLOPS); inputs/outputs: summed input/output elements of the\n"
            "convolutions (ConvMeter's I and O); weights: trainable parameters; layers: layers\n"
@@ -24,7 +26,7 @@ static void usage(void)
 }
 
 typedef struct metrics_args {
-    const char *model;
+    const char *model, *output;
     int64_t image, batch;
     output_format format;
     int per_layer, per_block;
@@ -32,34 +34,50 @@ typedef struct metrics_args {
 
 static int parse_args(int argc, char **argv, metrics_args *a)
 {
-    *a = (metrics_args){NULL, 0, 1, FORMAT_TABLE, 0, 0};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    *a = (metrics_args){NULL, NULL, 0, 1, FORMAT_TABLE, 0, 0};
+    enum { IMAGE = 256, BATCH, FORMAT, PER_LAYER, PER_BLOCK };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},          {"output", required_argument, 0, 'o'},
+        {"image", required_argument, 0, IMAGE}, {"batch", required_argument, 0, BATCH},
+        {"format", required_argument, 0, FORMAT}, {"per-layer", no_argument, 0, PER_LAYER},
+        {"per-block", no_argument, 0, PER_BLOCK}, {0, 0, 0, 0}};
+    char msg[512];
+    int c, bad = 0;
+    while (!bad && (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1) {
+        switch (c) {
+        case 'h':
             usage();
             exit(0);
-        } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
-            if (parse_positive("--image", v, 1 << 20, &a->image))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
-            if (parse_positive("--batch", v, INT64_C(1) << 40, &a->batch))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
-            if (parse_format(v, 7, &a->format))
-                return -1;
-        } else if (missing) {
-            return -1;
-        } else if (!strcmp(argv[i], "--per-layer")) {
+        case 'o':
+            a->output = optarg;
+            break;
+        case IMAGE:
+            bad = parse_positive("--image", optarg, 1 << 20, &a->image);
+            break;
+        case BATCH:
+            bad = parse_positive("--batch", optarg, INT64_C(1) << 40, &a->batch);
+            break;
+        case FORMAT:
+            bad = parse_format(optarg, 7, &a->format);
+            break;
+        case PER_LAYER:
             a->per_layer = 1;
-        } else if (!strcmp(argv[i], "--per-block")) {
+            break;
+        case PER_BLOCK:
             a->per_block = 1;
-        } else if (argv[i][0] == '-' || a->model) {
-            fprintf(stderr, "scalemeter metrics: unexpected argument '%s' (--help)\n", argv[i]);
-            return -1;
-        } else {
-            a->model = argv[i];
+            break;
+        default:
+            return usage_error("metrics", msg);
         }
+    }
+    if (bad)
+        return -1;
+    if (optind < argc)
+        a->model = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "scalemeter metrics: one network at a time ('%s' is a second one)\n",
+                argv[optind]);
+        return -1;
     }
     if (!a->model) {
         fprintf(stderr, "scalemeter metrics: which network? (scalemeter metrics resnet50)\n");
@@ -252,7 +270,7 @@ int cmd_metrics(int argc, char **argv)
     if (sm_network_load(reg, a.model, &opt, &net, &st)) {
         rc = report_error(st.msg);
     } else {
-        rc = run(net, &a);
+        rc = output_to("metrics", a.output) ? 1 : run(net, &a);
         sm_network_free(net);
     }
     sm_registry_free(reg);

@@ -10,7 +10,7 @@
 
 static void usage(void)
 {
-    printf("usage: scalemeter models [--format table|csv|json]\n\n"
+    printf("usage: scalemeter models [--format table|csv|json] [-o FILE]\n\n"
            "Lists the networks of the zoo, every *.ini of %s/models, each loaded at\n"
            "its own input size: input shape (one sample), weights (trainable parameters),\n"
            "multiply-accumulates (what torchvision calls GFLOPS), layers holding weights, and\n"
@@ -88,22 +88,9 @@ static char **list_zoo(const char *dir, int *n)
 int cmd_models(int argc, char **argv)
 {
     output_format format = FORMAT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage();
-            return 0;
-        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
-            if (parse_format(v, 7, &format))
-                return 2;
-        } else {
-            if (!missing)
-                fprintf(stderr, "scalemeter models: unexpected argument '%s' (--help)\n",
-                        argv[i]);
-            return 2;
-        }
-    }
+    int rc = format_options(argc, argv, 7, &format, usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/models", sm_data_dir());
     int n;
@@ -124,7 +111,7 @@ int cmd_models(int argc, char **argv)
     if (format == FORMAT_CSV)
         printf("model,input,weights,macs,flops,layers,source,path\n");
     else if (format == FORMAT_JSON)
-        printf("[");
+        printf("{\"models\": [");
     int failed = 0, rows = 0;
     for (int i = 0; i < n; i++) {
         char path[4400];
@@ -182,7 +169,7 @@ int cmd_models(int argc, char **argv)
         table_print(t, stdout);
         table_free(t);
     } else if (format == FORMAT_JSON) {
-        printf("\n]\n");
+        printf("\n]}\n");
     }
     for (int i = 0; i < n; i++)
         free(names[i]);

@@ -5,31 +5,27 @@
 #include "commands.h"
 #include "output.h"
 
+static void usage(void)
+{
+    printf("usage: scalemeter plugins [--format table|csv|json] [-o FILE]\n\n"
+           "Lists every layer type loaded from %s and from the folders of\n"
+           "SCALEMETER_PLUGIN_PATH, with the plugin file that provides it.\n",
+           sm_plugin_dir());
+}
+
 int cmd_plugins(int argc, char **argv)
 {
     output_format format = FORMAT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: scalemeter plugins [--format table|csv|json]\n\n"
-                   "Lists every layer type loaded from %s and from the folders of\n"
-                   "SCALEMETER_PLUGIN_PATH, with the plugin file that provides it.\n",
-                   sm_plugin_dir());
-            return 0;
-        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            if (parse_format(argv[++i], 7, &format))
-                return 2;
-        } else {
-            fprintf(stderr, "scalemeter plugins: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    int rc = format_options(argc, argv, 7, &format, usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     sm_status st;
     sm_registry *reg;
     if (sm_registry_open(&reg, &st))
         return report_error(st.msg);
     int n = sm_registry_count(reg);
     if (format == FORMAT_JSON)
-        printf("[");
+        printf("{\"plugins\": [");
     else if (format == FORMAT_CSV)
         printf("type,summary,path\n");
     const char *headers[] = {"type", "summary", "plugin"};
@@ -62,7 +58,7 @@ int cmd_plugins(int argc, char **argv)
         table_print(t, stdout);
         table_free(t);
     } else if (format == FORMAT_JSON) {
-        printf("\n]\n");
+        printf("\n]}\n");
     }
     sm_registry_free(reg);
     return 0;

@@ -15,7 +15,8 @@ static void usage(void)
     printf(
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--nodes N]\n"
         "                          [--gpus-per-node G] [--image S] [--dataset D] [--epochs E]\n"
-        "                          [--per-block] [--precision P] [--format table|json]\n\n"
+        "                          [--per-block] [--precision P] [--format table|csv|json]\n"
+        "                          [-o FILE]\n\n"
         "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
         "equations and the coefficients of `scalemeter fit`.\n\n"
         "  --batch B          per-device batch (required)\n"
@@ -31,7 +32,8 @@ static void usage(void)
         "  --per-block        forward time of every block: the forward equation on the block's\n"
         "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
         "                     proportion to their FLOPs (so the blocks add up to t_fwd)\n"
-        "  --format F         table (default) or json\n\n"
+        "  --format F         table (default), csv or json\n"
+        "  -o, --output FILE  write there instead of the standard output\n\n"
         "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
         "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
         "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step. A phase the calibration\n"
@@ -40,7 +42,7 @@ static void usage(void)
 }
 
 typedef struct predict_args {
-    const char *model, *coeffs, *precision;
+    const char *model, *coeffs, *precision, *output;
     int64_t batch, nodes, gpus, image, dataset, epochs;
     int per_block;
     output_format format;
@@ -48,48 +50,69 @@ typedef struct predict_args {
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){NULL, "default", NULL, 0, 1, 1, 0, IMAGENET_TRAIN, 0, 0, FORMAT_TABLE};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    *a = (predict_args){NULL, "default", NULL, NULL, 0, 1, 1, 0, IMAGENET_TRAIN, 0, 0, FORMAT_TABLE};
+    enum { BATCH = 256, COEFFS, PRECISION, NODES, GPUS, IMAGE, DATASET, EPOCHS, FORMAT, PER_BLOCK };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
+        {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
+        {"precision", required_argument, 0, PRECISION},
+        {"nodes", required_argument, 0, NODES},  {"gpus-per-node", required_argument, 0, GPUS},
+        {"image", required_argument, 0, IMAGE},  {"dataset", required_argument, 0, DATASET},
+        {"epochs", required_argument, 0, EPOCHS}, {"format", required_argument, 0, FORMAT},
+        {"per-block", no_argument, 0, PER_BLOCK}, {0, 0, 0, 0}};
+    char msg[512];
+    int c, bad = 0;
+    while (!bad && (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1) {
+        switch (c) {
+        case 'h':
             usage();
             exit(0);
-        } else if ((v = option_value(argc, argv, &i, "--batch", &missing))) {
-            if (parse_positive("--batch", v, INT64_C(1) << 32, &a->batch))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--coeffs", &missing))) {
-            a->coeffs = v;
-        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
-            a->precision = v;
-        } else if ((v = option_value(argc, argv, &i, "--nodes", &missing))) {
-            if (parse_positive("--nodes", v, 1 << 20, &a->nodes))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--gpus-per-node", &missing))) {
-            if (parse_positive("--gpus-per-node", v, 1 << 16, &a->gpus))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--image", &missing))) {
-            if (parse_positive("--image", v, 1 << 20, &a->image))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--dataset", &missing))) {
-            if (parse_positive("--dataset", v, INT64_C(1) << 50, &a->dataset))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--epochs", &missing))) {
-            if (parse_positive("--epochs", v, 1 << 20, &a->epochs))
-                return -1;
-        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
-            if (parse_format(v, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, &a->format))
-                return -1;
-        } else if (missing) {
-            return -1;
-        } else if (!strcmp(argv[i], "--per-block")) {
+        case 'o':
+            a->output = optarg;
+            break;
+        case BATCH:
+            bad = parse_positive("--batch", optarg, INT64_C(1) << 32, &a->batch);
+            break;
+        case COEFFS:
+            a->coeffs = optarg;
+            break;
+        case PRECISION:
+            a->precision = optarg;
+            break;
+        case NODES:
+            bad = parse_positive("--nodes", optarg, 1 << 20, &a->nodes);
+            break;
+        case GPUS:
+            bad = parse_positive("--gpus-per-node", optarg, 1 << 16, &a->gpus);
+            break;
+        case IMAGE:
+            bad = parse_positive("--image", optarg, 1 << 20, &a->image);
+            break;
+        case DATASET:
+            bad = parse_positive("--dataset", optarg, INT64_C(1) << 50, &a->dataset);
+            break;
+        case EPOCHS:
+            bad = parse_positive("--epochs", optarg, 1 << 20, &a->epochs);
+            break;
+        case FORMAT:
+            bad = parse_format(optarg, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
+                               &a->format);
+            break;
+        case PER_BLOCK:
             a->per_block = 1;
-        } else if (argv[i][0] == '-' || a->model) {
-            fprintf(stderr, "scalemeter predict: unexpected argument '%s' (--help)\n", argv[i]);
-            return -1;
-        } else {
-            a->model = argv[i];
+            break;
+        default:
+            return usage_error("predict", msg);
         }
+    }
+    if (bad)
+        return -1;
+    if (optind < argc)
+        a->model = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "scalemeter predict: one network at a time ('%s' is a second one; "
+                        "scalemeter curve takes several)\n", argv[optind]);
+        return -1;
     }
     if (!a->model) {
         fprintf(stderr, "scalemeter predict: which network? (scalemeter predict resnet50 "
@@ -98,6 +121,11 @@ static int parse_args(int argc, char **argv, predict_args *a)
     }
     if (!a->batch) {
         fprintf(stderr, "scalemeter predict: --batch B is required (the per-device batch)\n");
+        return -1;
+    }
+    if (a->per_block && a->format == FORMAT_CSV) {
+        fprintf(stderr, "scalemeter predict: --per-block: --format table or json (a CSV has one "
+                        "shape of row)\n");
         return -1;
     }
     return 0;
@@ -153,6 +181,36 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
         printf("\n]");
     }
     printf("}\n");
+}
+
+static void csv_number(double v)
+{
+    if (isfinite(v))
+        printf(",%.6g", v);
+    else
+        printf(",");
+}
+
+static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                      const sm_layout *l, const sm_prediction *t)
+{
+    printf("model,image,batch,nodes,gpus_per_node,precision,dataset,t_infer,t_fwd,t_bwd,t_grad,"
+           "t_step,t_epoch,images_per_s%s\n", a->epochs ? ",epochs,t_train" : "");
+    csv_field(stdout, net->name);
+    printf(",%lld,%lld,%d,%d,%s,%lld",
+           (long long)(net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]),
+           (long long)l->batch, l->nodes, l->gpus_per_node, sm_predictor_precision(p),
+           (long long)a->dataset);
+    double epoch = sm_epoch_time(l, t->t_step, a->dataset);
+    const double v[] = {t->t_infer, t->t_fwd, t->t_bwd, t->t_grad, t->t_step, epoch,
+                        sm_images_per_s(l, t->t_step)};
+    for (int i = 0; i < 7; i++)
+        csv_number(v[i]);
+    if (a->epochs) {
+        printf(",%lld", (long long)a->epochs);
+        csv_number((double)a->epochs * epoch);
+    }
+    printf("\n");
 }
 
 static void print_table(const predict_args *a, const sm_network *net, const sm_predictor *p,
@@ -240,8 +298,14 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     char warning[1024];
     if (sm_predictor_warning(p, &l, warning, sizeof warning))
         fprintf(stderr, "scalemeter predict: warning: %s\n", warning);
+    if (output_to("predict", a->output)) {
+        free(blocks);
+        return 1;
+    }
     if (a->format == FORMAT_JSON)
         print_json(a, net, p, &l, &t, blocks, warning);
+    else if (a->format == FORMAT_CSV)
+        print_csv(a, net, p, &l, &t);
     else
         print_table(a, net, p, &l, &t, blocks);
     free(blocks);

@@ -13,7 +13,7 @@
 static void usage(void)
 {
     printf("usage: scalemeter validate RUNS.csv (--coeffs FILE | --device NAME|FILE)\n"
-           "                           [--precision P] [--format table|csv|json]\n\n"
+           "                           [--precision P] [--format table|csv|json] [-o FILE]\n\n"
            "Predicts every measured row of RUNS.csv (the measurement CSV of `bench`, `fit`)\n"
            "and reports the error per phase and per network: MAPE (a fraction), RMSE, R2, and\n"
            "the median ratio predicted / measured (below 1: optimistic). Rows of networks that\n"
@@ -24,40 +24,51 @@ static void usage(void)
            "                     at the rows' precision\n"
            "  --precision P      validate only the rows of precision P (fp32, tf32, fp16, bf16);\n"
            "                     else the rows must all be of one precision\n"
-           "  --format F         table (default), csv or json\n");
+           "  --format F         table (default), csv or json\n"
+           "  -o, --output FILE  write there instead of the standard output\n"
+           "RUNS.csv - reads the measurements from the standard input.\n");
 }
 
 typedef struct validate_args {
-    const char *csv, *coeffs, *device, *precision;
+    const char *csv, *coeffs, *device, *precision, *output;
     output_format format;
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int missing = 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    enum { COEFFS = 256, DEVICE, PRECISION, FORMAT };
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
+        {"coeffs", required_argument, 0, COEFFS}, {"device", required_argument, 0, DEVICE},
+        {"precision", required_argument, 0, PRECISION},
+        {"format", required_argument, 0, FORMAT}, {0, 0, 0, 0}};
+    char msg[512];
+    for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
+        if (c == 'h') {
             usage();
             exit(0);
-        } else if ((v = option_value(argc, argv, &i, "--coeffs", &missing))) {
-            a->coeffs = v;
-        } else if ((v = option_value(argc, argv, &i, "--device", &missing))) {
-            a->device = v;
-        } else if ((v = option_value(argc, argv, &i, "--precision", &missing))) {
-            a->precision = v;
-        } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
-            if (parse_format(v, 7, &a->format))
+        } else if (c == 'o') {
+            a->output = optarg;
+        } else if (c == COEFFS) {
+            a->coeffs = optarg;
+        } else if (c == DEVICE) {
+            a->device = optarg;
+        } else if (c == PRECISION) {
+            a->precision = optarg;
+        } else if (c == FORMAT) {
+            if (parse_format(optarg, 7, &a->format))
                 return -1;
-        } else if (missing) {
-            return -1;
-        } else if (argv[i][0] == '-' || a->csv) {
-            fprintf(stderr, "scalemeter validate: unexpected argument '%s' (--help)\n", argv[i]);
-            return -1;
         } else {
-            a->csv = argv[i];
+            return usage_error("validate", msg);
         }
+    }
+    if (optind < argc)
+        a->csv = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "scalemeter validate: one measurement CSV ('%s' is a second one)\n",
+                argv[optind]);
+        return -1;
     }
     const char *problem = !a->csv ? "which measurements? (scalemeter validate runs.csv --device "
                                     "h100)"
@@ -295,7 +306,10 @@ int cmd_validate(int argc, char **argv)
             if (k == n_models)
                 models[n_models++] = runs->rows[i].model;
         }
-        report(&a, runs, pred, p, models, n_models);
+        if (output_to("validate", a.output))
+            rc = sm_fail(&st, "no report written");
+        else
+            report(&a, runs, pred, p, models, n_models);
     }
     int exit_code = rc ? report_error(st.msg) : 0;
     free(models);

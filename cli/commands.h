@@ -2,11 +2,16 @@
 #ifndef SCALEMETER_CLI_COMMANDS_H
 #define SCALEMETER_CLI_COMMANDS_H
 
+#include <getopt.h>
+
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv); /* argv[0] is the command's name; returns the exit code */
     const char *summary;
 } command;
+
+/* bench's options (cmd_bench.c), which calibrate passes on. */
+extern const struct option bench_options[];
 
 int cmd_allreduce(int argc, char **argv);
 int cmd_backends(int argc, char **argv);

@@ -23,17 +23,30 @@ static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: scalemeter COMMAND [options]   (scalemeter COMMAND --help for more)\n\n"
+    fprintf(out, "usage: scalemeter COMMAND [options]   (scalemeter help COMMAND for more)\n\n"
                  "Predicts forward, backward and gradient-synchronisation time of deep networks\n"
                  "against batch size and node count (ConvMeter, PALEO).\n\ncommands:\n");
     for (int i = 0; i < n_commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nEvery command takes --help, --format (table, csv or json where it prints data;\n"
+                 "docs/output.md) and -o FILE; \"--\" ends the options and \"-\" reads a file from\n"
+                 "the standard input.\n");
     fprintf(out, "\nenvironment:\n  SCALEMETER_PLUGIN_PATH  ':'-separated folders of extra layer "
                  "plugins (*.so)\n");
 }
 
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && !strcmp(argv[1], "help")) { /* help CMD: CMD --help */
+        for (int i = 0; i < n_commands; i++)
+            if (strcmp(argv[2], commands[i].name) == 0) {
+                char *args[] = {argv[2], "--help", NULL};
+                return commands[i].run(2, args);
+            }
+        fprintf(stderr, "scalemeter help: unknown command '%s' (scalemeter help lists them)\n",
+                argv[2]);
+        return 2;
+    }
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);

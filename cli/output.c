@@ -14,22 +14,115 @@ int report_error(const char *msg)
     return 1;
 }
 
-const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
+/* The long option that an argument like "--dev" or "--device=x" names: exact, else the only one
+ * it abbreviates; *n_prefix counts those it abbreviates. */
+static const struct option *long_named(const struct option *longs, const char *arg, int *n_prefix)
 {
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return NULL;
-    if (arg[len] == '=')
-        return arg + len + 1;
-    if (arg[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        fprintf(stderr, "scalemeter: option %s needs a value\n", name);
-        return NULL;
+    size_t len = strcspn(arg, "=");
+    const struct option *found = NULL;
+    *n_prefix = 0;
+    for (const struct option *o = longs; o->name; o++) {
+        if (strncmp(o->name, arg, len) != 0)
+            continue;
+        if (strlen(o->name) == len)
+            return o;
+        (*n_prefix)++;
+        found = o;
     }
-    return argv[++*i];
+    return *n_prefix == 1 ? found : NULL;
+}
+
+/* Whether a parse is under way, and of which arguments: a parse that ends early (a bad value)
+ * must not leave the next one, in the same process, half way. */
+static int started = 0;
+static char **started_on = NULL;
+
+int next_option(int argc, char **argv, const char *shorts, const struct option *longs,
+                char *msg, size_t len)
+{
+    char spec[64];
+    snprintf(spec, sizeof spec, ":%s", shorts); /* ':' first: a missing value is told apart */
+    if (!started || started_on != argv) {
+        optind = 0; /* glibc: start afresh, as for a new argv */
+        opterr = 0;
+        started = 1;
+        started_on = argv;
+    }
+    int c = getopt_long(argc, argv, spec, longs, NULL);
+    if (c == -1)
+        started = 0;
+    if (c != '?' && c != ':')
+        return c;
+    started = 0;
+    const char *arg = argv[optind - 1 < argc ? optind - 1 : argc - 1];
+    if (c == ':') {
+        snprintf(msg, len, "option %s needs a value", arg);
+        return '?';
+    }
+    if (arg[0] == '-' && arg[1] == '-') {
+        int n_prefix;
+        const struct option *o = long_named(longs, arg + 2, &n_prefix);
+        if (o && o->has_arg == no_argument && strchr(arg, '='))
+            snprintf(msg, len, "option --%s takes no value ('%s')", o->name, arg);
+        else if (n_prefix > 1)
+            snprintf(msg, len, "option '%s' is ambiguous (scalemeter help %s lists the options)",
+                     arg, argv[0]);
+        else
+            snprintf(msg, len, "unknown option '%s' (scalemeter help %s lists the options)",
+                     arg, argv[0]);
+    } else {
+        snprintf(msg, len, "unknown option '-%c' (scalemeter help %s lists the options)",
+                 optopt ? optopt : '?', argv[0]);
+    }
+    return '?';
+}
+
+int output_to(const char *cmd, const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    if (!freopen(path, "w", stdout)) {
+        fprintf(stderr, "scalemeter %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int format_options(int argc, char **argv, unsigned allowed, output_format *format,
+                   void (*usage)(void))
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {0, 0, 0, 0}};
+    char msg[512];
+    const char *output = NULL;
+    for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
+        if (c == 'h') {
+            usage();
+            return 1;
+        } else if (c == 'f') {
+            if (parse_format(optarg, allowed, format))
+                return 2;
+        } else if (c == 'o') {
+            output = optarg;
+        } else {
+            return usage_error(argv[0], msg);
+        }
+    }
+    if (optind < argc) {
+        char text[512];
+        snprintf(text, sizeof text, "unexpected argument '%s' (scalemeter help %s)",
+                 argv[optind], argv[0]);
+        return usage_error(argv[0], text);
+    }
+    return output_to(argv[0], output) ? 2 : 0;
+}
+
+int usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "scalemeter %s: %s\n", cmd, msg);
+    return 2;
 }
 
 int parse_format(const char *text, unsigned allowed, output_format *out)

@@ -2,6 +2,7 @@
 #ifndef SCALEMETER_CLI_OUTPUT_H
 #define SCALEMETER_CLI_OUTPUT_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,9 +32,23 @@ void table_free(text_table *t);
 void json_string(FILE *out, const char *s);
 void csv_field(FILE *out, const char *s);
 
-/* Matches argv[*i] against "--name VALUE" or "--name=VALUE": returns the value (advancing *i
- * past it), or NULL when the argument is another option. Sets *missing when the value is. */
-const char *option_value(int argc, char **argv, int *i, const char *name, int *missing);
+/* getopt_long with the conventions every command shares: "--name VALUE" and "--name=VALUE",
+ * unambiguous abbreviations, options and operands in any order, "--" ends the options and "-"
+ * is an operand (standard input, where a command reads a file). argv[0] is the command's name.
+ * Returns the option's val (its value in optarg), -1 after the last option (the operands are then
+ * argv[optind] to argv[argc - 1]), or '?' with a one-line message in msg. The first call of a
+ * parse starts afresh, so a command may run another in the same process. */
+int next_option(int argc, char **argv, const char *shorts, const struct option *longs,
+                char *msg, size_t len);
+/* -o FILE: the standard output goes to path from now on ("-" or NULL: it stays); -1 with a
+ * message naming the file. */
+int output_to(const char *cmd, const char *path);
+/* The options of a command that has no others: --help, --format F, -o FILE. Returns 0 to go
+ * on, 1 after the usage (exit 0) and 2 after a usage error. */
+int format_options(int argc, char **argv, unsigned allowed, output_format *format,
+                   void (*usage)(void));
+/* Prints "scalemeter CMD: MSG" and returns 2, the exit status of a usage error. */
+int usage_error(const char *cmd, const char *msg);
 
 /* Prints "scalemeter: MESSAGE" to stderr and returns the exit status for errors. */
 int report_error(const char *msg);

@@ -84,7 +84,7 @@ foreach(case
     "warmup|--warmup -1: expected an integer from 0|--warmup=-1"
     "format|--format xml: expected table, csv or json|--format;xml"
     "missing|option --chunk-bytes needs a value|--chunk-bytes"
-    "unknown|unexpected argument '--size'|--size;4")
+    "unknown|unknown option '--size'|--size;4")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
   list(GET parts 1 message)

@@ -42,7 +42,7 @@ foreach(ranks 1 2 3 4)
   sm_mpirun(launch ${ranks})
   sm_bench_test(cli_bench_rows_np${ranks} ${ranks}
     ${SM_BENCH_SH} rows 1 ${ranks} 2 ${launch} ${SM_BENCH_TINY} --image 16 --batch 1,2
-    --bucket-mb 0.01 ${MPIEXEC_POSTFLAGS})
+    --bucket-mib 0.01 ${MPIEXEC_POSTFLAGS})
 endforeach()
 sm_mpirun(launch 2)
 sm_bench_test(cli_bench_rows_mpi_allreduce_np2 2
@@ -81,7 +81,7 @@ foreach(case
     "reps|--reps 0: expected an integer from 1 to 256|--model;resnet18;--reps;0"
     "min_time|--min-time -1: expected a positive number|--model;resnet18;--min-time;-1"
     "allreduce|--allreduce tree: expected ring or mpi|--model;resnet18;--allreduce;tree"
-    "unknown|unexpected argument '--size'|--model;resnet18;--size;4")
+    "unknown|unknown option '--size'|--model;resnet18;--size;4")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
   list(GET parts 1 message)
@@ -115,4 +115,4 @@ sm_bench_test(cli_bench_bad_batch_np2 2
   --batch 0 ${MPIEXEC_POSTFLAGS})
 add_test(NAME cli_bench_help COMMAND ${SCALEMETER_BIN} bench --help)
 set_tests_properties(cli_bench_help PROPERTIES PASS_REGULAR_EXPRESSION
-  "usage: scalemeter bench --model LIST -o RUNS.csv.*--min-time S.*--bucket-mb MB")
+  "usage: scalemeter bench MODEL\\[,MODEL...\\]... -o RUNS.csv.*--min-time S.*--bucket-mib MB")

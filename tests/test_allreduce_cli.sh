@@ -61,9 +61,9 @@ fails)
         echo "exit status 0, expected an error"
         exit 1
     fi
-    lines=$(grep -c '^scalemeter:' "$err")
-    if [ "$lines" -ne 1 ] || ! grep '^scalemeter:' "$err" | grep -q -- "$pattern"; then
-        echo "expected one line 'scalemeter: ...$pattern...' on stderr, got:"
+    lines=$(grep -c '^scalemeter allreduce:' "$err")
+    if [ "$lines" -ne 1 ] || ! grep '^scalemeter allreduce:' "$err" | grep -q -- "$pattern"; then
+        echo "expected one line 'scalemeter allreduce: ...$pattern...' on stderr, got:"
         cat "$err"
         exit 1
     fi

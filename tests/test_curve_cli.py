@@ -193,7 +193,7 @@ with tempfile.TemporaryDirectory() as tmp:
         (["examples/tiny_resnet.ini", "--coeffs", "tests/data/curve/infer_coeffs.ini",
           "--batch", "8", "--nodes", "1"], "the predictor gives no training step time"),
         (H100 + ["--nodes", "1", "--batch"], "option --batch needs a value"),
-        (H100 + ["--nodes", "1", "--frobnicate"], "unexpected argument '--frobnicate'"),
+        (H100 + ["--nodes", "1", "--frobnicate"], "unknown option '--frobnicate'"),
     ]
     for args, phrase in bad:
         rc, out, err = run(*args)

@@ -118,7 +118,7 @@ def main():
                 precision = r.get("precision") or "fp32"
             w(f"| `{name}` | {precision} | `{path}`: {source} | {n_rows} |")
             if not a.no_write_calibrations:
-                run(a.bin, "fit", path, *opts, "--device", label, "-o", f"{CAL}/{name}.ini")
+                run(a.bin, "fit", path, *opts, "--device-name", label, "-o", f"{CAL}/{name}.ini")
             conv = loo(a.bin, path, opts + ["--form", "convmeter"])
             disp = loo(a.bin, path, opts)
             loo_rows.append((name, "convmeter", conv))

@@ -165,9 +165,9 @@ def main():
     sm_coeffs = os.path.join(a.coeffs_dir, stem + ".ini")
     torch_coeffs = os.path.join(a.coeffs_dir,
                                 os.path.splitext(os.path.basename(a.torch))[0] + ".ini")
-    run([a.scalemeter, "fit", a.sm, *fit_options, "-o", sm_coeffs, "--device",
+    run([a.scalemeter, "fit", a.sm, *fit_options, "-o", sm_coeffs, "--device-name",
          f"{a.gpu}, cuda {a.precision}"])
-    run([a.scalemeter, "fit", a.torch, *fit_options, "-o", torch_coeffs, "--device",
+    run([a.scalemeter, "fit", a.torch, *fit_options, "-o", torch_coeffs, "--device-name",
          f"{a.gpu}, PyTorch {a.precision}"])
     models = sorted({r["model"] for r in sm_rows})
     out = [f"# GPU validation on {a.gpu} ({a.precision})", "",

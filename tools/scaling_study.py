@@ -121,7 +121,7 @@ def study(a, truth, single, seed, out, report=False):
     for form in ("linear", "ring"):
         coeffs = os.path.join(out, f"{form}.ini")
         scalemeter(a.scalemeter, "fit", train, "--grad-model", form, "--update-term",
-                   "-o", coeffs, "--device", f"analytic {a.device} +-{a.noise:.0%} noise")
+                   "-o", coeffs, "--device-name", f"analytic {a.device} +-{a.noise:.0%} noise")
         rows = curve_rows(a.scalemeter, ["--coeffs", coeffs, "--gpus-per-node", gpus], "8:64")
         predicted[form] = {key(r): r for r in rows}
 

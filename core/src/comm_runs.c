@@ -204,17 +204,22 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
 int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *impl,
                       sm_status *st)
 {
-    FILE *f = fopen(path, "r");
+    int from_stdin = !strcmp(path, "-");
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (!f)
         return sm_fail(st, "%s: %s", path, strerror(errno));
+    if (from_stdin)
+        path = "<stdin>";
     char **grown = realloc(r->sources, (size_t)(r->n_sources + 1) * sizeof *grown);
     if (!grown) {
-        fclose(f);
+        if (!from_stdin)
+            fclose(f);
         return sm_fail(st, "out of memory");
     }
     r->sources = grown;
     if (!(r->sources[r->n_sources] = strdup(path))) {
-        fclose(f);
+        if (!from_stdin)
+            fclose(f);
         return sm_fail(st, "out of memory");
     }
     int source = r->n_sources++;
@@ -224,7 +229,8 @@ int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *
                       : read_nccl_tests(r, f, path, nodes, source, st);
     if (!rc && ferror(f))
         rc = sm_fail(st, "%s: read error", path);
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     return rc;
 }
 

@@ -37,11 +37,15 @@ int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *
                  const int *fail, sm_status *st)
 {
     memset(r, 0, sizeof *r);
-    r->f = fopen(path, "r");
+    int from_stdin = !strcmp(path, "-");
+    r->f = from_stdin ? stdin : fopen(path, "r");
     if (!r->f)
         return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
+    if (from_stdin)
+        path = "<stdin>";
     int rc = ini_parse_stream(read_line, r, handler, user);
-    fclose(r->f);
+    if (!from_stdin)
+        fclose(r->f);
     free(r->buf);
     r->buf = NULL;
     if (fail && *fail)

@@ -65,7 +65,7 @@ static int is_dir(const char *path)
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st)
 {
-    if (is_file(name)) {
+    if (is_file(name) || !strcmp(name, "-")) { /* "-": the standard input */
         snprintf(path, len, "%s", name);
         return 0;
     }

@@ -251,9 +251,12 @@ static void find_repeats(sm_runs *runs)
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
+    int from_stdin = !strcmp(path, "-");
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (!f)
         return sm_fail(st, "%s: %s", path, strerror(errno));
+    if (from_stdin)
+        path = "<stdin>";
     sm_runs *runs = calloc(1, sizeof *runs);
     char *line = NULL;
     size_t cap = 0;
@@ -304,7 +307,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         find_repeats(runs);
 done:
     free(line);
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     if (rc)
         sm_runs_free(runs);
     else

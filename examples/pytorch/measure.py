@@ -34,8 +34,13 @@ import statistics
 import sys
 import time
 
-import torch
-import torchvision
+# torch may live in another Python than the one called python3 (tools/torch_python.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from torch_python import require_torch  # noqa: E402
+
+require_torch("measure.py")
+import torch  # noqa: E402
+import torchvision  # noqa: E402
 
 HEADER = ["model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
           "t_grad", "t_step", "device", "threads", "precision", "clock"]
@@ -143,6 +148,46 @@ def time_training(model, x, y, timer, args):
     return fwd, bwd, grad, step
 
 
+class Progress:
+    """"[k/N] model image batch, elapsed, estimated left" on one stderr line, redrawn; only on
+    a terminal and without --quiet. The estimate weighs each configuration by batch x pixels."""
+
+    def __init__(self, todo, quiet):
+        self.show = not quiet and sys.stderr.isatty()
+        self.total = len(todo)
+        self.work_left = sum(b * s * s for _, s, b in todo)
+        self.work_done = 0.0
+        self.done = 0
+        self.started = time.perf_counter()
+
+    def start(self, name, s, b):
+        if not self.show:
+            return
+        elapsed = time.perf_counter() - self.started
+        left = "estimating"
+        if self.work_done > 0:
+            left = fmt_time(elapsed / self.work_done * self.work_left) + " left"
+        sys.stderr.write(f"\r\033[K[{self.done + 1}/{self.total}] {name} image {s} batch {b}; "
+                         f"{fmt_time(elapsed)} elapsed, {left}")
+        sys.stderr.flush()
+
+    def finish(self, s, b):
+        self.done += 1
+        self.work_done += b * s * s
+        self.work_left -= b * s * s
+        if self.show:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def fmt_time(seconds):
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def done_keys(path):
     keys = set()
     if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -179,6 +224,8 @@ def main():
                         "matrix products), bf16 or fp16 (torch.autocast, fp32 master weights; "
                         "fp16 with loss scaling)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress line (there is none when stderr is not a terminal)")
     args = p.parse_args()
 
     models = csv_list(args.models)
@@ -212,17 +259,22 @@ def main():
         if new_file:
             w.writerow(HEADER)
             f.flush()
-        for name in models:
-            todo = [(s, b) for s in images for b in batches
+        todo_all = [(name, s, b) for name in models for s in images for b in batches
                     if (name, str(s), str(b), dev_name, str(threads), precision) not in done]
+        progress = Progress(todo_all, args.quiet)
+        for name in models:
+            todo = [(s, b) for n, s, b in todo_all if n == name]
             if not todo:
                 continue
             try:
                 model = build_model(name).to(device)
             except Exception as e:  # report and go on with the next model
                 print(f"measure.py: {name}: {e}", file=sys.stderr)
+                for s, b in todo:
+                    progress.finish(s, b)
                 continue
             for s, b in todo:
+                progress.start(name, s, b)
                 x = torch.randn(b, 3, s, s, device=device)
                 y = torch.randint(0, 1000, (b,), device=device)
                 t_start = time.perf_counter()
@@ -231,6 +283,7 @@ def main():
                     t_fwd, t_bwd, t_grad, t_step = time_training(model, x, y, timer, args)
                 except Exception as e:  # e.g. an image too small for the network
                     msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+                    progress.finish(s, b)
                     print(f"measure.py: {name} image {s} batch {b}: skipped: {msg}",
                           file=sys.stderr)
                     continue
@@ -238,6 +291,7 @@ def main():
                            [f"{t:.6g}" for t in (t_infer, t_fwd, t_bwd, t_grad, t_step)] +
                            [dev_name, threads, precision, clock])
                 f.flush()
+                progress.finish(s, b)
                 print(f"{name} image {s} batch {b}: infer {t_infer * 1e3:.2f} ms, "
                       f"step {t_step * 1e3:.2f} ms ({time.perf_counter() - t_start:.1f} s)",
                       flush=True)

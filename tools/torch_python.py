@@ -1,0 +1,76 @@
+"""Run a script under a Python that has PyTorch, or say how to get one.
+
+A Debian machine often has two Pythons: Debian's /usr/bin/python3, where `apt-get install
+python3-torchvision` puts PyTorch, and another one first on PATH (pyenv, conda, a venv) without
+it. The tools that need torch call require_torch() before importing it: if this interpreter lacks
+torch, the script runs again under the first one that has it (SCALEMETER_PYTHON, then
+/usr/bin/python3, then every python3 on PATH), saying so on stderr; if none has it, it stops
+with what to install.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+_REEXEC = "SCALEMETER_TORCH_REEXEC"  # set in the child: never loop
+
+
+def _has(modules):
+    try:
+        for m in modules:
+            __import__(m)
+        return True
+    except ImportError:
+        return False
+
+
+def _candidates():
+    seen = set()
+    found = []
+    for path in [os.environ.get("SCALEMETER_PYTHON"), "/usr/bin/python3"] + [
+            os.path.join(d, "python3") for d in os.environ.get("PATH", "").split(os.pathsep) if d]:
+        if not path or not os.access(path, os.X_OK):
+            continue
+        real = os.path.realpath(path)
+        if real in seen or real == os.path.realpath(sys.executable):
+            continue
+        seen.add(real)
+        found.append(path)
+    return found
+
+
+def require_torch(tool, modules=("torch", "torchvision")):
+    """Returns when `modules` import here; else re-executes the script or exits with advice."""
+    if _has(modules):
+        return
+    tried = [sys.executable]
+    if not os.environ.get(_REEXEC):
+        check = "import " + ", ".join(modules)
+        for python in _candidates():
+            tried.append(python)
+            try:
+                ok = subprocess.run([python, "-c", check], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+            except (OSError, subprocess.TimeoutExpired):
+                ok = False
+            if ok:
+                print(f"{tool}: {sys.executable} has no {' or '.join(modules)}; running under "
+                      f"{python}", file=sys.stderr)
+                os.environ[_REEXEC] = "1"
+                os.execv(python, [python] + sys.argv)
+    sys.exit(f"{tool}: needs {' and '.join(modules)}, and no Python here has them (tried "
+             f"{', '.join(tried)}). Install them: on Debian `apt-get install python3-torchvision` "
+             f"(brings python3-torch; then run it with /usr/bin/python3), or `pip install torch "
+             f"torchvision`; SCALEMETER_PYTHON=/path/to/python3 names an interpreter to use.")
+
+
+def which_python():
+    """The interpreter the tests and scripts should call: this one if it has torch, else the
+    first that has, else None."""
+    if _has(("torch",)):
+        return sys.executable
+    for python in _candidates():
+        if subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return python
+    return shutil.which("python3")
