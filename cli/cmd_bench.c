@@ -474,7 +474,7 @@ typedef struct progress {
     const bench_args *a;
     const config *c;
     int index, total;  /* configurations: this one (of those to measure), how many */
-    double work_done, work_left, seconds_done, started;
+    double work_done, work_left, seconds_done, started, job_started;
 } progress;
 
 static double now(void)
@@ -516,7 +516,15 @@ static void show(void *ctx, const char *phase, int reps)
             p->a->models[p->c->model], image, (long long)p->c->batch, ranks, phase);
     if (strcmp(phase, "warm-up") != 0)
         fprintf(stderr, ", %d reps", reps);
-    fprintf(stderr, "; %s", eta(p, left, sizeof left));
+    char elapsed[32];
+    double e = now() - p->job_started;
+    if (e < 120)
+        snprintf(elapsed, sizeof elapsed, "%.0f s", e);
+    else if (e < 7200)
+        snprintf(elapsed, sizeof elapsed, "%.0f min", e / 60);
+    else
+        snprintf(elapsed, sizeof elapsed, "%.1f h", e / 3600);
+    fprintf(stderr, "; %s elapsed, %s", elapsed, eta(p, left, sizeof left));
     fflush(stderr);
 }
 
@@ -774,7 +782,7 @@ static int run_all(const bench_args *a, const job *j, config *cs, int n)
         return report_error("out of memory");
     int left = plan(a, j, cs, n, w, done), rc = 0;
     tally t = {0, n - left, 0};
-    progress p = {j, a, NULL, 0, left, 0, 0, 0, now()};
+    progress p = {j, a, NULL, 0, left, 0, 0, 0, now(), now()};
     for (int i = 0; i < n; i++)
         if (!done[i])
             p.work_left += cs[i].work;

@@ -514,6 +514,12 @@ static void warn_extrapolation(const curve_run *r)
 {
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
+        char net_msg[1024];
+        int seen = 0; /* a network's rows share its warning */
+        for (int j = 0; j < k; j++)
+            seen |= r->rows[j].net == row->net;
+        if (!seen && sm_predictor_network_warning(r->pred, row->net, net_msg, sizeof net_msg))
+            fprintf(stderr, "scalemeter curve: warning: %s\n", net_msg);
         for (int i = 0; i < row->curve.n_points; i++) {
             char msg[1024], b[64];
             const sm_curve_point *p = &row->curve.points[i];

@@ -295,8 +295,13 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
                 return report_error(st.msg);
             }
     }
-    char warning[1024];
-    if (sm_predictor_warning(p, &l, warning, sizeof warning))
+    char warning[2048], net_warning[1024];
+    sm_predictor_warning(p, &l, warning, sizeof warning);
+    if (sm_predictor_network_warning(p, net, net_warning, sizeof net_warning)) {
+        size_t used = strlen(warning);
+        snprintf(warning + used, sizeof warning - used, "%s%s", used ? "; " : "", net_warning);
+    }
+    if (warning[0])
         fprintf(stderr, "scalemeter predict: warning: %s\n", warning);
     if (output_to("predict", a->output)) {
         free(blocks);

@@ -116,3 +116,11 @@ sm_bench_test(cli_bench_bad_batch_np2 2
 add_test(NAME cli_bench_help COMMAND ${SCALEMETER_BIN} bench --help)
 set_tests_properties(cli_bench_help PROPERTIES PASS_REGULAR_EXPRESSION
   "usage: scalemeter bench MODEL\\[,MODEL...\\]... -o RUNS.csv.*--min-time S.*--bucket-mib MB")
+
+# The progress line on a terminal, and none with --quiet (test_progress_line.sh).
+add_test(NAME cli_bench_progress_line
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_progress_line.sh ${SCALEMETER_BIN}
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+if(SCALEMETER_SANITIZE)
+  set_tests_properties(cli_bench_progress_line PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+endif()

@@ -50,6 +50,7 @@ foreach(case
     # t_fwd = 1e-6 F - 1 with F = 38,934 (cli_predict_hand: 0.078868 at batch 2 = 2e-6 F + 0.001)
     "predict_negative_block|not a physical time|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--per-block;--coeffs;${SM_FIT_DATA}/negative_coeffs.ini"
     "validate_negative|not a physical time|validate;${SM_FIT_DATA}/validate_hand.csv;--coeffs;${SM_FIT_DATA}/negative_coeffs.ini"
+    "predict_families|bad_families.ini:16: families = cnn,gan: expected names among cnn|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_families.ini"
     "predict_ring_names|bad_coeffs_ring.ini:21: [grad] c2_ring_bytes: expected c2_intra_bytes here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_ring.ini")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
@@ -197,3 +198,19 @@ add_test(NAME cli_fit_write_fails_whole
           ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/configs/calibrations/cpu-amd-epyc-1thread.csv)
 set_tests_properties(cli_fit_write_fails_whole PROPERTIES PASS_REGULAR_EXPRESSION
   "rc=1 previous c.ini err scalemeter: [^ ]*/c.ini: write error: File too large \\(nothing written\\)")
+
+# Extrapolation that a prediction warns about (on stderr; the result is still printed): a family
+# of network the calibration never saw (the shipped CPU default has CNNs only), an image size
+# outside its range (64 to 224); none inside it.
+add_test(NAME cli_predict_warns_family COMMAND ${SCALEMETER_BIN} predict vit_b_16 --batch 1)
+set_tests_properties(cli_predict_warns_family PROPERTIES PASS_REGULAR_EXPRESSION
+  "warning: vit_b_16 is a transformer network, and the calibration was fitted on cnn networks only.*t_step")
+add_test(NAME cli_predict_warns_image COMMAND ${SCALEMETER_BIN} predict resnet18 --batch 1 --image 512)
+set_tests_properties(cli_predict_warns_image PROPERTIES PASS_REGULAR_EXPRESSION
+  "warning: resnet18: image 512 is outside the calibrated range \\(64 to 224\\): times extrapolate")
+add_test(NAME cli_predict_no_warning_inside COMMAND ${SCALEMETER_BIN} predict resnet18 --batch 8 --image 128)
+set_tests_properties(cli_predict_no_warning_inside PROPERTIES FAIL_REGULAR_EXPRESSION "warning")
+add_test(NAME cli_curve_warns_family
+  COMMAND ${SCALEMETER_BIN} curve vit_b_16 --coeffs h100-pytorch-tf32 --batch 8 --nodes 1 --format csv)
+set_tests_properties(cli_curve_warns_family PROPERTIES PASS_REGULAR_EXPRESSION
+  "warning: vit_b_16 is a transformer network, and the calibration was fitted on cnn networks only")

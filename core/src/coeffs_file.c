@@ -74,6 +74,13 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
                "devices_max = %d\n",
             (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
             (long long)fit->image_max, fit->devices_max);
+    if (fit->families) {
+        fprintf(f, "families =");
+        for (int k = 0, n = 0; k < SM_N_FAMILIES; k++)
+            if (fit->families & (1u << k))
+                fprintf(f, "%s%s", n++ ? "," : " ", sm_family_name((sm_family)k));
+        fprintf(f, "\n");
+    }
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
         const sm_phase_fit *pf = &fit->phase[ph];
         if (!pf->fitted)
@@ -202,6 +209,20 @@ static int fit_key(reader *r, const char *key, const char *value)
         if (parse_real(value, &x) || !(x > 0) || !isfinite(x))
             return fail_at(r, "bucket_mb = %s: expected a positive number", value);
         fit->opt.bucket_bytes = x * 1024 * 1024;
+    } else if (!strcmp(key, "families")) {
+        fit->families = 0;
+        for (const char *p = value; *p;) {
+            size_t n = strcspn(p, ", ");
+            char name[32];
+            snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), p);
+            int f = n ? sm_family_parse(name) : -1;
+            if (f < 0)
+                return fail_at(r, "families = %s: expected names among cnn, transformer, "
+                                  "recurrent, mlp, separated by commas", value);
+            fit->families |= 1u << f;
+            p += n;
+            p += strspn(p, ", ");
+        }
     } else if (!strcmp(key, "rows") || !strcmp(key, "devices_max") ||
                !strcmp(key, "batch_min") || !strcmp(key, "batch_max") ||
                !strcmp(key, "image_min") || !strcmp(key, "image_max")) {

@@ -382,6 +382,7 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
             out->image_max = r->image;
         if (first || devices > out->devices_max)
             out->devices_max = devices;
+        out->families |= r->family_bit;
         if (first)
             snprintf(out->precision, sizeof out->precision, "%s", r->precision);
         else if (strcmp(out->precision, r->precision) != 0)

@@ -110,3 +110,36 @@ int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm
 {
     return sm_block_metrics(net, -1, batch, out, st);
 }
+
+static const char *const family_names[SM_N_FAMILIES] = {"cnn", "transformer", "recurrent", "mlp"};
+
+sm_family sm_network_family(const sm_network *net)
+{
+    int conv = 0, recurrent = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        const char *type = net->layers[i].type->name;
+        if (!strcmp(type, "attention"))
+            return SM_FAMILY_TRANSFORMER;
+        recurrent |= !strcmp(type, "lstm") || !strcmp(type, "gru") || !strcmp(type, "rnn");
+        conv |= !strcmp(type, "conv2d");
+    }
+    return recurrent ? SM_FAMILY_RECURRENT : conv ? SM_FAMILY_CNN : SM_FAMILY_MLP;
+}
+
+const char *sm_family_name(sm_family f)
+{
+    return f >= 0 && f < SM_N_FAMILIES ? family_names[f] : "unknown";
+}
+
+int sm_family_parse(const char *name)
+{
+    for (int f = 0; f < SM_N_FAMILIES; f++)
+        if (!strcmp(name, family_names[f]))
+            return f;
+    return -1;
+}
+
+int64_t sm_network_image(const sm_network *net)
+{
+    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
+}

@@ -162,3 +162,39 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
     }
     return buf[0] != '\0';
 }
+
+int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, char *buf,
+                                 size_t len)
+{
+    if (!len)
+        return 0;
+    buf[0] = '\0';
+    if (p->ops != &coeffs_ops)
+        return 0;
+    const sm_fit *fit = &((const coeffs *)p->impl)->fit;
+    char text[400];
+    sm_family family = sm_network_family(net);
+    if (fit->families && !(fit->families & (1u << family))) {
+        int used = snprintf(text, sizeof text, "%s is a %s network, and the calibration was "
+                            "fitted on", net->name, sm_family_name(family));
+        for (int k = 0, n = 0; k < SM_N_FAMILIES && used > 0 && (size_t)used < sizeof text; k++)
+            if (fit->families & (1u << k))
+                used += snprintf(text + used, sizeof text - (size_t)used, "%s%s",
+                                 n++ ? " and " : " ", sm_family_name((sm_family)k));
+        if (used > 0 && (size_t)used < sizeof text)
+            snprintf(text + used, sizeof text - (size_t)used,
+                     " networks only: its layers cost differently (calibrate with %s networks, "
+                     "or use --device)", sm_family_name(family));
+        append(buf, len, text);
+    }
+    int64_t image = sm_network_image(net);
+    if (fit->image_min > 0 && fit->image_max > 0 &&
+        (image < fit->image_min || image > fit->image_max)) {
+        snprintf(text, sizeof text,
+                 "%s: %s %lld is outside the calibrated range (%lld to %lld): times extrapolate",
+                 net->name, net->input.ndim == 3 ? "image" : "sequence length", (long long)image,
+                 (long long)fit->image_min, (long long)fit->image_max);
+        append(buf, len, text);
+    }
+    return buf[0] != '\0';
+}

@@ -386,6 +386,7 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
                 break;
         if (j < i) {
             r->m = runs->rows[j].m;
+            r->family_bit = runs->rows[j].family_bit;
             continue;
         }
         sm_network *net;
@@ -395,6 +396,7 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
             return sm_fail(st, "%s:%d: model %s at image %lld: %s", runs->path, r->line,
                            r->model, (long long)r->image, inner.msg);
         int rc = sm_network_metrics(net, 1, &r->m, &inner);
+        r->family_bit = 1u << sm_network_family(net);
         sm_network_free(net);
         if (rc)
             return sm_fail(st, "%s:%d: %s", runs->path, r->line, inner.msg);

@@ -45,6 +45,7 @@ typedef struct sm_run {
     double t_infer, t_fwd, t_bwd, t_grad, t_step; /* seconds; NAN = not measured */
     int line;                                      /* of the CSV file */
     sm_metrics m;                                  /* at batch 1, set by sm_runs_metrics */
+    unsigned family_bit; /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
 } sm_run;
 
 typedef struct sm_runs {
@@ -140,6 +141,7 @@ typedef struct sm_fit {
     int rows;
     int64_t batch_min, batch_max, image_min, image_max;
     int devices_max;
+    unsigned families; /* bits 1 << sm_family of the networks fitted; 0: not known */
 } sm_fit;
 
 /* Fits every phase on the rows with use[i] != 0 (all rows when use is NULL), which must be of
@@ -194,6 +196,10 @@ int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st);
  * fitted; beyond the fitted batch or device range); 0 when there is nothing to say or p is
  * another kind of predictor. */
 int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *buf, size_t len);
+/* The same for a network that coefficients are asked about: an input size outside the range
+ * they were fitted on, a family of network they never saw. 1 with the text, or 0. */
+int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, char *buf,
+                                 size_t len);
 
 /* ---- validation ------------------------------------------------------------------------- */
 

@@ -112,6 +112,23 @@ void sm_network_free(sm_network *net);
 /* The layer of that full name ("layer1.0.conv1"), or NULL. */
 const sm_layer *sm_network_layer(const sm_network *net, const char *name);
 
+/* What kind of network it is, by its layers: attention makes a transformer, a recurrent layer a
+ * recurrent network, a 2-D convolution a CNN, anything else an MLP. A calibration records the
+ * families it was fitted on, so that predicting another family is warned about. */
+typedef enum {
+    SM_FAMILY_CNN,
+    SM_FAMILY_TRANSFORMER,
+    SM_FAMILY_RECURRENT,
+    SM_FAMILY_MLP,
+    SM_N_FAMILIES
+} sm_family;
+sm_family sm_network_family(const sm_network *net);
+/* "cnn", "transformer", "recurrent", "mlp"; sm_family_parse: -1 for another name. */
+const char *sm_family_name(sm_family f);
+int sm_family_parse(const char *name);
+/* The input size that --image sets: an image's height, or a sequence's length. */
+int64_t sm_network_image(const sm_network *net);
+
 /* Totals at a batch size; block < 0 means the whole network. */
 int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st);
 int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics *out,
