@@ -53,8 +53,8 @@ typedef struct sm_allreduce_result {
     size_t bytes;
     int ranks;
     double time_s;    /* max over ranks of each rank's mean time per timed run */
-    double algbw_gbs; /* bytes / time_s / 1e9 */
-    double busbw_gbs; /* algbw * 2(n-1)/n: what each link carries (nccl-tests) */
+    double algbw_gb_s; /* bytes / time_s / 1e9 */
+    double busbw_gb_s; /* algbw * 2(n-1)/n: what each link carries (nccl-tests) */
     int checked;
 } sm_allreduce_result;
 

@@ -126,8 +126,8 @@ int sm_allreduce_measure(const sm_allreduce_impl *impl, void *ctx, size_t count,
     out->bytes = count * sizeof(float);
     out->ranks = n;
     out->time_s = time_s;
-    out->algbw_gbs = time_s > 0 ? (double)out->bytes / time_s / 1e9 : 0;
-    out->busbw_gbs = out->algbw_gbs * 2.0 * (n - 1) / n;
+    out->algbw_gb_s = time_s > 0 ? (double)out->bytes / time_s / 1e9 : 0;
+    out->busbw_gb_s = out->algbw_gb_s * 2.0 * (n - 1) / n;
     out->checked = cfg->check != 0;
     return 0;
 }

@@ -2,7 +2,7 @@
  * Our ring all-reduce (sum of floats, in place) over MPI point-to-point messages: a
  * reduce-scatter then an all-gather around the ring, each of the 2(n-1) steps cut into chunks
  * that flow through the ring as a pipeline. It moves 2(n-1)/n of the buffer per rank, the
- * volume DESIGN.md's communication model assumes, so its timings calibrate that model.
+ * volume the communication model of docs/scaling.md assumes, so its timings calibrate that model.
  */
 #ifndef SCALEMETER_ALLREDUCE_RING_H
 #define SCALEMETER_ALLREDUCE_RING_H

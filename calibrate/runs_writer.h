@@ -1,5 +1,5 @@
 /*
- * The measurement CSV (DESIGN.md), written so that nothing measured is ever lost: every row is
+ * The measurement CSV (docs/calibration.md), written so that nothing measured is ever lost: every row is
  * appended with one write() of the whole line and made durable (fsync) before the next
  * configuration starts, so an interrupted benchmark (Ctrl-C, a killed rank, a time limit) leaves
  * every finished row and never half of one. Opening an existing file reads which configurations

@@ -37,7 +37,7 @@ static void usage(void)
            "  --no-check        skip comparing one more run with the exact sum (default: check)\n"
            "  --format F        table (default), csv or json\n\n"
            "time_s: each rank's mean time per timed run, the maximum over ranks (nccl-tests\n"
-           "-a 3). algbw_gbs = bytes / time_s / 1e9; busbw_gbs = algbw * 2(n-1)/n for n ranks,\n"
+           "-a 3). algbw_gb_s = bytes / time_s / 1e9; busbw_gb_s = algbw * 2(n-1)/n for n ranks,\n"
            "the bandwidth each link of a ring carries. Only rank 0 prints.\n",
            SM_RING_DEFAULT_CHUNK_ELEMS * sizeof(float) / 1024);
 }
@@ -187,7 +187,7 @@ static int count_nodes(void)
 static void print_header(const allreduce_args *a, int ranks, int nodes)
 {
     if (a->format == FORMAT_CSV) {
-        printf("bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs\n");
+        printf("bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s\n");
     } else if (a->format == FORMAT_JSON) {
         printf("{\"ranks\": %d, \"nodes\": %d, \"iters\": %d, \"warmup\": %d, \"chunk_bytes\": %" PRIu64
                ", \"check\": %s, \"time\": \"max over ranks of the mean per run\",\n"
@@ -213,16 +213,16 @@ static void print_row(const allreduce_args *a, const char *impl, const sm_allred
 {
     if (a->format == FORMAT_CSV) {
         printf("%zu,%s,%d,%d,%.6e,%.4f,%.4f\n", r->bytes, impl, r->ranks, nodes, r->time_s,
-               r->algbw_gbs, r->busbw_gbs);
+               r->algbw_gb_s, r->busbw_gb_s);
     } else if (a->format == FORMAT_JSON) {
         printf("%s\n  {\"bytes\": %zu, \"impl\": \"%s\", \"ranks\": %d, \"time_s\": %.6e, "
-               "\"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"checked\": %s}",
-               first ? "" : ",", r->bytes, impl, r->ranks, r->time_s, r->algbw_gbs,
-               r->busbw_gbs, r->checked ? "true" : "false");
+               "\"algbw_gb_s\": %.4f, \"busbw_gb_s\": %.4f, \"checked\": %s}",
+               first ? "" : ",", r->bytes, impl, r->ranks, r->time_s, r->algbw_gb_s,
+               r->busbw_gb_s, r->checked ? "true" : "false");
     } else {
         char t[32];
         printf("%12zu  %-5s %5d  %10s  %10.3f  %10.3f  %5s\n", r->bytes, impl, r->ranks,
-               fmt_seconds(r->time_s, t, sizeof t), r->algbw_gbs, r->busbw_gbs,
+               fmt_seconds(r->time_s, t, sizeof t), r->algbw_gb_s, r->busbw_gb_s,
                r->checked ? "ok" : "-");
     }
     fflush(stdout);

@@ -1,6 +1,6 @@
 /*
  * scalemeter bench: measures training steps and inference of networks on this machine and
- * appends one row per configuration (model x image x batch) to a measurement CSV (DESIGN.md),
+ * appends one row per configuration (model x image x batch) to a measurement CSV (docs/calibration.md),
  * the input of `scalemeter fit`. Under mpirun every rank runs its own batch and the gradients
  * are all-reduced (data parallel); without it, one rank.
  *

@@ -56,8 +56,8 @@ static void test_measure(const char *name, size_t count)
     CHECK_EQ(r.checked, 1);
     CHECK(r.time_s > 0 || ranks == 1); /* one rank runs nothing: the clock may not move */
     if (r.time_s > 0) {
-        CHECK(fabs(r.algbw_gbs - (double)r.bytes / r.time_s / 1e9) <= 1e-9 * r.algbw_gbs);
-        CHECK(fabs(r.busbw_gbs - r.algbw_gbs * 2 * (ranks - 1) / ranks) <= 1e-9 * r.algbw_gbs);
+        CHECK(fabs(r.algbw_gb_s - (double)r.bytes / r.time_s / 1e9) <= 1e-9 * r.algbw_gb_s);
+        CHECK(fabs(r.busbw_gb_s - r.algbw_gb_s * 2 * (ranks - 1) / ranks) <= 1e-9 * r.algbw_gb_s);
     }
     /* After the check run the buffer holds the exact sums. */
     impl->store(ctx, host, count, &st);

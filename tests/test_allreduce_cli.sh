@@ -29,7 +29,7 @@ csv)
         function off(a, b) { return a > b ? a - b : b - a }
         function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
         NR == 1 {
-            if ($0 != "bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs") bad("header")
+            if ($0 != "bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s") bad("header")
             next
         }
         {

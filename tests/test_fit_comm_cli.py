@@ -133,7 +133,7 @@ with tempfile.TemporaryDirectory() as d:
           if rc == 0 else False, f"two nodes only: {rc} {se}")
 
     # Our own allreduce CSV, with its nodes column, fits the same way.
-    rows = ["bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs"]
+    rows = ["bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s"]
     for nodes in (1, 2):
         s = 1 << 20
         while s <= 64 << 20:

@@ -89,7 +89,7 @@ nccl)
     awk -F, '
         function off(a, b) { return a > b ? a - b : b - a }
         function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
-        NR == 1 { if ($0 != "bytes,impl,ranks,nodes,time_s,algbw_gbs,busbw_gbs") bad("header"); next }
+        NR == 1 { if ($0 != "bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s") bad("header"); next }
         {
             n++
             if (NF != 7) { bad(NF " fields"); next }

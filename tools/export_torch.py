@@ -52,7 +52,10 @@ import re
 import sys
 import warnings
 
-import torch
+from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
+
+require_torch("export_torch.py")
+import torch  # noqa: E402
 import torch.fx as fx
 import torch.nn.functional as F
 from torch import nn

@@ -40,7 +40,10 @@ import json
 import os
 import sys
 
-import torch
+from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
+
+require_torch("torch_reference.py")
+import torch  # noqa: E402
 import torchvision
 from torch import nn
 

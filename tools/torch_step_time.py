@@ -12,7 +12,10 @@ import argparse
 import statistics
 import time
 
-import torch
+from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
+
+require_torch("torch_step_time.py")
+import torch  # noqa: E402
 import torchvision
 
 

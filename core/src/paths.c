@@ -42,10 +42,17 @@ const char *sm_plugin_dir(void)
 const char *sm_data_dir(void)
 {
     if (!data_dir[0]) {
+        /* the install's libdir to its datadir (lib/x86_64-linux-gnu: ../../share), then the
+         * build tree's lib/ to share/ */
+        static const char *const up[] = {SM_LIB_TO_DATA, "../share"};
         char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/../share/scalemeter", lib_dir());
-        if (!realpath(path, data_dir)) /* keep the unresolved path for messages */
-            snprintf(data_dir, sizeof data_dir, "%s", path);
+        for (int i = 0; i < 2 && !data_dir[0]; i++) {
+            snprintf(path, sizeof path, "%s/%s/scalemeter", lib_dir(), up[i]);
+            if (!realpath(path, data_dir))
+                data_dir[0] = '\0';
+        }
+        if (!data_dir[0]) /* keep the unresolved path for messages */
+            snprintf(data_dir, sizeof data_dir, "%s/%s/scalemeter", lib_dir(), up[0]);
     }
     return data_dir;
 }

@@ -1,4 +1,4 @@
-/* The measurement CSV of DESIGN.md: columns found by name in the header (extra columns are
+/* The measurement CSV (docs/calibration.md): columns found by name in the header (extra columns are
  * ignored), one configuration per row, an empty time meaning "not measured". Every bad field is
  * reported with the file, line and column, since a silently skipped row would bias the fit. */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * scalemeter/fit.h: calibration from measurements, in the order a program uses it.
  *
- *   sm_runs_read        the measurement CSV (DESIGN.md) into rows
+ *   sm_runs_read        the measurement CSV (docs/calibration.md) into rows
  *   sm_runs_metrics     each row's network metrics (F, I, O, W, L at batch 1, its image size)
  *   sm_fit_runs         least-squares coefficients of every phase (ConvMeter eq. 3 and 3.3)
  *   sm_fit_write/read   the coefficient file (INI)
