@@ -52,6 +52,7 @@ import re
 import sys
 import warnings
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
 from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
 
 require_torch("export_torch.py")

@@ -9,9 +9,12 @@ t_step); warm-up steps first, then the median of --reps steps. Prints CSV:
 model,image,batch,threads,t_fwd,t_bwd,t_step,reps (seconds).
 """
 import argparse
+import os
 import statistics
+import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
 from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
 
 require_torch("torch_step_time.py")
