@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "scalemeter/comm.h"
 
 #define MAX_TOKENS 32
@@ -204,22 +205,17 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
 int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *impl,
                       sm_status *st)
 {
-    int from_stdin = !strcmp(path, "-");
-    FILE *f = from_stdin ? stdin : fopen(path, "r");
+    FILE *f = sm_input_open(&path);
     if (!f)
         return sm_fail(st, "%s: %s", path, strerror(errno));
-    if (from_stdin)
-        path = "<stdin>";
     char **grown = realloc(r->sources, (size_t)(r->n_sources + 1) * sizeof *grown);
     if (!grown) {
-        if (!from_stdin)
-            fclose(f);
+        sm_input_close(f);
         return sm_fail(st, "out of memory");
     }
     r->sources = grown;
     if (!(r->sources[r->n_sources] = strdup(path))) {
-        if (!from_stdin)
-            fclose(f);
+        sm_input_close(f);
         return sm_fail(st, "out of memory");
     }
     int source = r->n_sources++;
@@ -229,8 +225,7 @@ int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *
                       : read_nccl_tests(r, f, path, nodes, source, st);
     if (!rc && ferror(f))
         rc = sm_fail(st, "%s: read error", path);
-    if (!from_stdin)
-        fclose(f);
+    sm_input_close(f);
     return rc;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+
 #define MAX_LINE_SHOWN 198 /* inih's INI_MAX_LINE (200) less the newline and the terminator */
 
 static char *read_line(char *str, int num, void *stream)
@@ -37,15 +39,11 @@ int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *
                  const int *fail, sm_status *st)
 {
     memset(r, 0, sizeof *r);
-    int from_stdin = !strcmp(path, "-");
-    r->f = from_stdin ? stdin : fopen(path, "r");
+    r->f = sm_input_open(&path);
     if (!r->f)
         return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
-    if (from_stdin)
-        path = "<stdin>";
     int rc = ini_parse_stream(read_line, r, handler, user);
-    if (!from_stdin)
-        fclose(r->f);
+    sm_input_close(r->f);
     free(r->buf);
     r->buf = NULL;
     if (fail && *fail)

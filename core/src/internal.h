@@ -26,8 +26,6 @@ void host_args_init(host_args *a, sm_kv *kv, int n);
 /* 0 when parsing went well and every key was read; else -1 with the reason in msg. */
 int host_args_finish(host_args *a, char *msg, size_t len);
 
-/* A file given by its path, or by name as sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with
- * "unknown WHAT 'NAME': ..." and the hint (may be NULL). */
 /* Refuses, naming the file, what dlopen would crash on: a truncated, foreign or non-ELF .so
  * (elf_check.c). */
 int sm_elf_check(const char *path, sm_status *st);
@@ -37,6 +35,14 @@ int sm_elf_check(const char *path, sm_status *st);
 FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
 int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
 
+/* A file to read (input_file.c): "-" is the standard input, and *path becomes "<stdin>" for
+ * messages; otherwise fopen, NULL with errno. sm_input_close leaves the standard input open. */
+FILE *sm_input_open(const char **path);
+void sm_input_close(FILE *f);
+
+/* A file given by its path ("-": the standard input), or by name as
+ * sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with "unknown WHAT 'NAME': ..." and the hint (may
+ * be NULL). */
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "scalemeter/fit.h"
 
 enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
@@ -251,12 +252,9 @@ static void find_repeats(sm_runs *runs)
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
 {
     *out = NULL;
-    int from_stdin = !strcmp(path, "-");
-    FILE *f = from_stdin ? stdin : fopen(path, "r");
+    FILE *f = sm_input_open(&path);
     if (!f)
         return sm_fail(st, "%s: %s", path, strerror(errno));
-    if (from_stdin)
-        path = "<stdin>";
     sm_runs *runs = calloc(1, sizeof *runs);
     char *line = NULL;
     size_t cap = 0;
@@ -307,8 +305,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         find_repeats(runs);
 done:
     free(line);
-    if (!from_stdin)
-        fclose(f);
+    sm_input_close(f);
     if (rc)
         sm_runs_free(runs);
     else
