@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scalemeter/scalemeter.h"
+
 static char fuzz_path[64];
 
 /* The input at fuzz_path; exits on failure (a broken harness, not a finding). */
@@ -29,6 +31,17 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size)
         exit(2);
     }
     return fuzz_path;
+}
+
+/* For the targets that predict from what they parsed: the plugins and the zoo's resnet18, loaded
+ * once; exits on failure (a broken harness, not a finding). */
+static inline void fuzz_load_resnet18(const char *target, sm_registry **reg, sm_network **net)
+{
+    sm_status st;
+    if (sm_registry_open(reg, &st) || sm_network_load(*reg, "resnet18", NULL, net, &st)) {
+        fprintf(stderr, "%s: %s\n", target, st.msg);
+        exit(2);
+    }
 }
 
 #endif

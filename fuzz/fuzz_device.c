@@ -13,11 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    sm_status st;
-    if (sm_registry_open(&reg, &st) || sm_network_load(reg, "resnet18", NULL, &net, &st)) {
-        fprintf(stderr, "fuzz_device: %s\n", st.msg);
-        exit(2);
-    }
+    fuzz_load_resnet18("fuzz_device", &reg, &net);
     return 0;
 }
 
