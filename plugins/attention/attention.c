@@ -1,52 +1,77 @@
 /*
- * attention: multi-head self-attention as torch.nn.MultiheadAttention computes it (query = key
- * = value = the input), input projection and output projection included. The per-sample input
- * is a sequence S x E with E = dim; the output is S x E. With h heads of d = E / h features:
+ * attention: multi-head attention as torch.nn.MultiheadAttention computes it, input projection
+ * and output projection included: self-attention (query = key = value = the input), or
+ * cross-attention when a second input, the memory, is given (query from the input, key and
+ * value from the memory: nn.TransformerDecoderLayer's multihead_attn). The per-sample input is
+ * a sequence S x E with E = dim, or G x S x E: G independent sequences (MaxViT's windows) that
+ * share the weights; the memory is M x E (M = S without one). The output has the input's shape.
+ * With h heads of d = E / h features, per sequence:
  *
- *   projections   Q, K, V = x W_in^T + b_in          3 S E^2 MACs  (+ 3 S E bias adds)
- *   scaling       Q / sqrt(d)                        S E FLOPs
- *   scores        Q_i K_i^T for each head i          h S S d = S^2 E MACs
- *   softmax       over each row of h S x S scores    3 h S^2 FLOPs (exp, sum, divide, as the
+ *   projections   Q = x W_q^T + b_q                  S E^2 MACs    (+ S E bias adds)
+ *                 K, V = mem W_k^T + b_k, ...        2 M E^2 MACs  (+ 2 M E bias adds)
+ *   scaling       Q / sqrt(d) (scale=dim: sqrt(E))   S E FLOPs
+ *   scores        Q_i K_i^T for each head i          h S M d = S M E MACs
+ *   rel_pos       + B_i (a table entry per i, j)     h S^2 FLOPs   (self-attention, S = W^2)
+ *   softmax       over each row of h S x M scores    3 h S M FLOPs (exp, sum, divide, as the
  *                                                    softmax plugin counts)
- *   context       A_i V_i for each head i            h S S d = S^2 E MACs
+ *   context       A_i V_i for each head i            h S M d = S M E MACs
  *   output        y = ctx W_out^T + b_out            S E^2 MACs    (+ S E bias adds)
  *
- *   macs          = 4 S E^2 + 2 S^2 E
- *   flops         = 2 macs + S E + 3 h S^2 + (bias ? 4 S E : 0)
- *   weights       = 4 E^2 + (bias ? 4 E : 0)
+ *   macs          = G (2 S E^2 + 2 M E^2 + 2 S M E)          (= G (4 S E^2 + 2 S^2 E) at M = S)
+ *   flops         = 2 macs + G (S E + 3 h S M + (bias ? 2 S E + 2 M E : 0) + (rel_pos ? h S^2 : 0))
+ *   weights       = 4 E^2 + (bias ? 4 E : 0) + (rel_pos ? (2W - 1)^2 h : 0)
  *   param_tensors = packed: in_proj_weight, out_proj.weight (+ in_proj_bias, out_proj.bias)
  *                   = 2 (4 with bias), as nn.MultiheadAttention and GPT-2's c_attn/c_proj;
  *                   packed=false: query, key, value, output weights (+ 4 biases) = 4 (8), as
  *                   BERT's separate nn.Linear layers. The counts above are the same either way.
+ *                   rel_pos adds one, relative_position_bias_table, which comes first: MaxViT's
+ *                   named_parameters() lists it before to_qkv.weight, to_qkv.bias, merge.weight
+ *                   and merge.bias (a parameter of the module itself, before its submodules').
  *   bwd_flops     = 2 flops (each product has two gradients: of the input and of the weight,
  *                   or of both activation operands for the scores and the context)
- *   bytes         = 4 (20 S E + 4 h S^2): the activations PyTorch 1.13's composite path
- *                   writes and reads, each once: x read and Q,K,V written (4 S E), Q,K,V made
- *                   contiguous per head (6 S E), Q scaled (2 S E), Q and K read and scores
- *                   written (2 S E + h S^2), softmax (2 h S^2), scores and V read and context
- *                   written (h S^2 + 2 S E), context made contiguous (2 S E), output
- *                   projection (2 S E).
+ *   bytes         = 4 G (12 S E + 8 M E + (memory ? M E : 0) + 4 h S M + (rel_pos ? 2 h S^2 : 0)):
+ *                   the activations PyTorch 1.13's composite path writes and reads, each once,
+ *                   split by the side each belongs to. Query side (S E each): x read, Q written,
+ *                   Q made contiguous per head (2), Q scaled (2), Q read by the scores, context
+ *                   written, context made contiguous (2), output projection (2): 12 S E. Key
+ *                   and value side (M E each): K, V written (2), made contiguous per head (4), K
+ *                   read by the scores, V read by the context: 8 M E. A memory is a second input,
+ *                   read once more by the K, V projection (M E); self-attention's x is read once
+ *                   by the packed projection, already counted. Scores: written, the softmax's
+ *                   read and write, read by the context (4 h S M); the bias addition reads and
+ *                   writes them once more (2 h S^2). Self-attention (M = S, no memory) gives
+ *                   4 G (20 S E + 4 h S^2), the count before cross-attention existed.
  *
  * causal=true (GPT-2's mask) changes no count: PyTorch and HF compute all S x S scores densely
  * and then mask the upper triangle (an additive -inf mask fused into the score product, or a
  * torch.where), so nothing is halved. The mask application itself (h S^2 selects) is left out,
  * as the dropout on the attention weights is. The key is read so network files can say what
- * the model does.
+ * the model does. A memory with causal=true is refused: a decoder's cross-attention is unmasked.
+ *
+ * rel_pos=W (torchvision's maxvit RelativePositionalMultiHeadAttention): a learnable table of
+ * (2W - 1)^2 x h, whose entry for query position i and key position j of the W x W window
+ * (attention.h, attention_rel_index) is added to head h's score; S must be W^2. scale=dim
+ * divides the scores by sqrt(E) instead of sqrt(d), as MaxViT does (k * feat_dim**-0.5), and
+ * changes no count: the scaling stays S E FLOPs.
  */
 #include <scalemeter/plugin.h>
 
 #include "attention.h"
 
 #define MAX_DIM ((int64_t)1 << 24)
+#define MAX_WINDOW ((int64_t)1 << 16)
 
 static void attention_parse(void *params, sm_args *args)
 {
+    static const char *const scales[] = {"head", "dim", NULL};
     attention_params *p = params;
     p->dim = sm_arg_int(args, "dim", SM_REQUIRED, 1, MAX_DIM);
     p->heads = sm_arg_int(args, "heads", SM_REQUIRED, 1, MAX_DIM);
     p->bias = sm_arg_bool(args, "bias", 1);
     p->causal = sm_arg_bool(args, "causal", 0);
     p->packed = sm_arg_bool(args, "packed", 1);
+    p->rel_pos = sm_arg_int(args, "rel_pos", 0, 0, MAX_WINDOW);
+    p->scale = sm_arg_choice(args, "scale", scales, ATTENTION_SCALE_HEAD);
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
@@ -55,26 +80,72 @@ static void attention_parse(void *params, sm_args *args)
     }
 }
 
+/* Checks the memory (second input) against the query and the parameters. */
+static int check_memory(const attention_params *p, const sm_shape *query, const sm_shape *mem,
+                        sm_error *err)
+{
+    char s[64];
+    if (p->causal) {
+        sm_error_set(err, "causal=true with a memory input: cross-attention (a decoder's "
+                          "multihead_attn) has no causal mask");
+        return -1;
+    }
+    if (p->rel_pos) {
+        sm_error_set(err, "rel_pos=%lld with a memory input: the relative position bias is for "
+                          "self-attention within a window",
+                     (long long)p->rel_pos);
+        return -1;
+    }
+    if (query->ndim != 2) {
+        sm_error_set(err, "cross-attention takes a query S x E, got groups %s",
+                     sm_shape_str(query, s, sizeof s));
+        return -1;
+    }
+    if (mem->ndim != 2) {
+        sm_error_set(err, "the memory (second input) must be a sequence M x E, got %s",
+                     sm_shape_str(mem, s, sizeof s));
+        return -1;
+    }
+    if (mem->dim[1] != p->dim) {
+        sm_error_set(err, "memory %s has %lld features, attention has dim %lld",
+                     sm_shape_str(mem, s, sizeof s), (long long)mem->dim[1], (long long)p->dim);
+        return -1;
+    }
+    return 0;
+}
+
 static int attention_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                            sm_error *err)
 {
     const attention_params *p = params;
     char s[64];
-    if (n_in != 1 || p->dim < 1 || p->heads < 1 || p->dim % p->heads != 0) {
-        sm_error_set(err, "attention takes one input, dim >= 1 and heads dividing dim");
+    if (n_in < 1 || n_in > 2 || p->dim < 1 || p->heads < 1 || p->dim % p->heads != 0) {
+        sm_error_set(err, "attention takes one or two inputs, dim >= 1 and heads dividing dim");
         return -1;
     }
-    if (in->ndim != 2) {
-        sm_error_set(err, "attention needs a sequence S x E, got %s",
-                     sm_shape_str(in, s, sizeof s));
+    if (in[0].ndim != 2 && in[0].ndim != 3) {
+        sm_error_set(err, "attention needs a sequence S x E or groups of sequences G x S x E, "
+                          "got %s",
+                     sm_shape_str(&in[0], s, sizeof s));
         return -1;
     }
-    if (in->dim[1] != p->dim) {
+    int64_t features = in[0].dim[in[0].ndim - 1], len = in[0].dim[in[0].ndim - 2];
+    if (features != p->dim) {
         sm_error_set(err, "input %s has %lld features, attention has dim %lld",
-                     sm_shape_str(in, s, sizeof s), (long long)in->dim[1], (long long)p->dim);
+                     sm_shape_str(&in[0], s, sizeof s), (long long)features, (long long)p->dim);
         return -1;
     }
-    *out = *in;
+    if (n_in == 2 && check_memory(p, &in[0], &in[1], err))
+        return -1;
+    if (p->rel_pos && len != p->rel_pos * p->rel_pos) {
+        sm_error_set(err, "rel_pos=%lld needs S = %lld x %lld = %lld positions (one window), got "
+                          "S = %lld in %s",
+                     (long long)p->rel_pos, (long long)p->rel_pos, (long long)p->rel_pos,
+                     (long long)(p->rel_pos * p->rel_pos), (long long)len,
+                     sm_shape_str(&in[0], s, sizeof s));
+        return -1;
+    }
+    *out = in[0];
     return 0;
 }
 
@@ -82,24 +153,39 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in,
                              const sm_shape *out, sm_layer_metrics *m, sm_error *err)
 {
     const attention_params *p = params;
+    sm_shape checked;
     (void)out;
-    if (n_in != 1 || in->ndim != 2 || in->dim[1] != p->dim) {
-        sm_error_set(err, "attention metrics called with unexpected shapes");
+    if (attention_infer(params, in, n_in, &checked, err))
         return -1;
-    }
-    int64_t s = in->dim[0], e = p->dim, h = p->heads;
-    int64_t se = sm_mul(s, e);
-    int64_t hss = sm_mul(h, sm_mul(s, s));
-    int64_t proj = sm_mul(4, sm_mul(se, e));       /* Q, K, V and output projections */
-    int64_t mix = sm_mul(2, sm_mul(sm_mul(s, s), e)); /* scores and context */
-    m->macs = sm_add(proj, mix);
-    m->flops = sm_add(sm_add(sm_mul(2, m->macs), se), sm_mul(3, hss));
+    int has_memory = n_in == 2;
+    int64_t g = in[0].ndim == 3 ? in[0].dim[0] : 1, s = in[0].dim[in[0].ndim - 2];
+    int64_t mlen = has_memory ? in[1].dim[0] : s, e = p->dim, h = p->heads;
+    int64_t se = sm_mul(s, e), me = sm_mul(mlen, e);
+    int64_t hsm = sm_mul(h, sm_mul(s, mlen));            /* scores of one sequence */
+    int64_t proj = sm_mul(2, sm_mul(sm_add(se, me), e));  /* Q and output; K and V */
+    int64_t mix = sm_mul(2, sm_mul(sm_mul(s, mlen), e)); /* scores and context */
+    int64_t macs = sm_add(proj, mix);
+    int64_t flops = sm_add(sm_add(sm_mul(2, macs), se), sm_mul(3, hsm));
+    int64_t bytes = sm_add(sm_add(sm_mul(12, se), sm_mul(8, me)), sm_mul(4, hsm));
     if (p->bias)
-        m->flops = sm_add(m->flops, sm_mul(4, se));
+        flops = sm_add(flops, sm_mul(2, sm_add(se, me)));
+    if (has_memory)
+        bytes = sm_add(bytes, me);
+    if (p->rel_pos) { /* self-attention only: h S M = h S^2 */
+        flops = sm_add(flops, hsm);
+        bytes = sm_add(bytes, sm_mul(2, hsm));
+    }
+    m->macs = sm_mul(g, macs);
+    m->flops = sm_mul(g, flops);
+    m->bytes = sm_mul(4, sm_mul(g, bytes));
+    m->bwd_flops = sm_mul(2, m->flops);
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);
     m->param_tensors = (p->packed ? 2 : 4) * (p->bias ? 2 : 1);
-    m->bytes = sm_mul(4, sm_add(sm_mul(20, se), sm_mul(4, hss)));
-    m->bwd_flops = sm_mul(2, m->flops);
+    if (p->rel_pos) {
+        int64_t side = 2 * p->rel_pos - 1;
+        m->weights = sm_add(m->weights, sm_mul(sm_mul(side, side), h));
+        m->param_tensors += 1;
+    }
     return 0;
 }
 
@@ -109,11 +195,11 @@ extern const struct sm_cpu_kernels attention_cpu_kernels;
 static const sm_layer_type attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "attention",
-    .summary = "multi-head self-attention with its projections (nn.MultiheadAttention): dim, "
-               "heads, bias, causal, packed",
+    .summary = "multi-head self- or cross-attention with its projections (nn.MultiheadAttention, "
+               "MaxViT's windows): dim, heads, bias, causal, packed, rel_pos, scale",
     .params_size = sizeof(attention_params),
     .min_inputs = 1,
-    .max_inputs = 1,
+    .max_inputs = 2,
     .parse = attention_parse,
     .infer = attention_infer,
     .metrics = attention_metrics,

@@ -1,52 +1,81 @@
 /*
- * CPU kernels of attention (kernels.h, struct sm_cpu_kernels): multi-head self-attention over
- * each sample's S x E sequence, with OpenBLAS sgemm for every product. R = batch x S rows;
- * h heads of d = E / h features; Q, K, V are column blocks of one R x 3E matrix.
+ * CPU kernels of attention (kernels.h, struct sm_cpu_kernels): multi-head attention over each
+ * sequence, with OpenBLAS sgemm for every product. A sample is one sequence S x E or G of them
+ * (G x S x E); the key and value rows come from the sequence itself (self-attention) or from
+ * the memory, the second input (M x E, cross-attention; G = 1). Rq = batch x G x S query rows,
+ * Rk = batch x G x M key rows; h heads of d = E / h features; Q is Rq x E, K and V the column
+ * blocks of one Rk x 2E matrix.
  *
- *   forward    Q, K, V = X W_q^T + b_q, ...              three R x E x E products
- *              for each sample and head: P = softmax(Q K^T / sqrt(d))  (causal: j > i masked)
- *                                        C = P V          (C: the head's columns of R x E)
+ *   forward    Q = X W_q^T + b_q,  K, V = Mem W_k^T + b_k, ...   (Mem = X without a memory)
+ *              for each sequence and head: P = softmax(c Q K^T + B)  (causal: j > i masked)
+ *                                          C = P V       (C: the head's columns of Rq x E)
  *              Y = C W_o^T + b_o
  *   backward   dC = dY W_o,  dW_o = dY^T C,  db_o = column sums of dY
- *              per head: dV = P^T dC,  dP = dC V^T,  dA = P (dP - rowsum(dP P)) / sqrt(d)
- *                        dQ = dA K,  dK = dA^T Q
- *              dX += dQ W_q + dK W_k + dV W_v,  dW_q = dQ^T X, ...
- * State: Q K V, every head's P, and C (what backward reads). Weights in PyTorch's order:
- * packed (nn.MultiheadAttention): in_proj_weight 3E x E, in_proj_bias, out_proj weight and
- * bias; packed=false (BERT): query, key, value, output each weight then bias.
+ *              per sequence and head: dV = P^T dC,  dP = dC V^T,
+ *                        dS = P (dP - rowsum(dP P))  (the gradient of c Q K^T + B)
+ *                        dB += dS,  dQ = c dS K,  dK = c dS^T Q
+ *              dX += dQ W_q,  dMem += dK W_k + dV W_v,  dW_q = dQ^T X,  dW_k = dK^T Mem, ...
+ * c = 1 / sqrt(d), or 1 / sqrt(E) with scale=dim. B (rel_pos=W): B[i][j] = table[idx(i, j)][head]
+ * (attention.h); one table entry serves several (i, j), so dB sums into it over every pair,
+ * sequence and sample. State: Q, K V, every head's P, and C (what backward reads). Weights in
+ * PyTorch's order: with rel_pos, the table (2W - 1)^2 x h first (MaxViT's
+ * relative_position_bias_table, a parameter of the module itself, which named_parameters()
+ * lists before those of its to_qkv and merge); then packed (nn.MultiheadAttention):
+ * in_proj_weight 3E x E, in_proj_bias, out_proj weight and bias; packed=false (BERT): query,
+ * key, value, output each weight then bias.
  */
 #include <cblas.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "attention.h"
 #include "cpu_util.h"
 
 typedef struct attn_geom {
-    int64_t n, s, e, h, d, r;
-    const float *w[4], *b[4]; /* q, k, v, output; b NULL without bias */
-    float *dw[4], *db[4];
-    float *qkv, *p, *ctx;     /* state */
+    int64_t n, seqs, s, m, e, h, d; /* batch, sequences (n G), query and key length, ... */
+    int64_t rq, rk;                 /* query rows seqs S, key rows seqs M */
+    int64_t win;                    /* rel_pos W; 0: no bias table */
+    const float *w[4], *b[4];       /* q, k, v, output; b NULL without bias */
+    const float *table;             /* (2W - 1)^2 x h; NULL without rel_pos */
+    float *dw[4], *db[4], *dtable;
+    const float *x, *mem; /* the query's input, the keys' and values' (x without a memory) */
+    float *q, *kv, *p, *ctx; /* state */
+    float scale;
     int causal;
 } attn_geom;
+
+/* Floats of the relative position bias table, which comes first in the weights (0 without). */
+static int64_t table_elems(const attention_params *p)
+{
+    return p->rel_pos ? (2 * p->rel_pos - 1) * (2 * p->rel_pos - 1) * p->heads : 0;
+}
 
 static attn_geom geom_of(const sm_layer_io *l)
 {
     const attention_params *p = l->params;
+    const sm_shape *x = &l->in[0].shape;
     attn_geom g = {0};
     g.n = l->in[0].n;
-    g.s = l->in[0].shape.dim[0];
+    g.s = x->dim[x->ndim - 2];
+    g.m = l->n_in == 2 ? l->in[1].shape.dim[0] : g.s;
+    g.seqs = g.n * (x->ndim == 3 ? x->dim[0] : 1);
     g.e = p->dim;
     g.h = p->heads;
     g.d = g.e / g.h;
-    g.r = g.n * g.s;
+    g.rq = g.seqs * g.s;
+    g.rk = g.seqs * g.m;
+    g.win = p->rel_pos;
     g.causal = p->causal;
-    int64_t ee = g.e * g.e, at[4], bt[4];
+    g.scale = 1.0f / sqrtf((float)(p->scale == ATTENTION_SCALE_DIM ? g.e : g.d));
+    g.x = l->in[0].data;
+    g.mem = l->n_in == 2 ? l->in[1].data : g.x;
+    int64_t ee = g.e * g.e, at[4], bt[4], lead = table_elems(p);
     for (int t = 0; t < 4; t++) {
-        if (p->packed) { /* W_q W_k W_v [b_q b_k b_v] W_o [b_o] */
-            at[t] = t < 3 ? t * ee : 3 * ee + (p->bias ? 3 * g.e : 0);
-            bt[t] = t < 3 ? 3 * ee + t * g.e : at[3] + ee;
-        } else { /* W_q [b_q] W_k [b_k] W_v [b_v] W_o [b_o] */
-            at[t] = t * (ee + (p->bias ? g.e : 0));
+        if (p->packed) { /* [table] W_q W_k W_v [b_q b_k b_v] W_o [b_o] */
+            at[t] = lead + (t < 3 ? t * ee : 3 * ee + (p->bias ? 3 * g.e : 0));
+            bt[t] = t < 3 ? lead + 3 * ee + t * g.e : at[3] + ee;
+        } else { /* [table] W_q [b_q] W_k [b_k] W_v [b_v] W_o [b_o] */
+            at[t] = lead + t * (ee + (p->bias ? g.e : 0));
             bt[t] = at[t] + ee;
         }
         if (l->w) {
@@ -58,55 +87,82 @@ static attn_geom geom_of(const sm_layer_io *l)
             g.db[t] = p->bias ? l->dw + bt[t] : NULL;
         }
     }
+    if (g.win) {
+        g.table = l->w;
+        g.dtable = l->dw;
+    }
     if (l->state) {
-        g.qkv = l->state;
-        g.p = g.qkv + g.r * 3 * g.e;
-        g.ctx = g.p + g.n * g.h * g.s * g.s;
+        g.q = l->state;
+        g.kv = g.q + g.rq * g.e;
+        g.p = g.kv + g.rk * 2 * g.e;
+        g.ctx = g.p + g.seqs * g.h * g.s * g.m;
     }
     return g;
 }
 
+/* floats * sizeof(float), or SIZE_MAX when the count overflowed (sm_mul saturates). */
+static size_t float_bytes(int64_t floats)
+{
+    int64_t bytes = sm_mul(floats, (int64_t)sizeof(float));
+    return bytes == SM_OVERFLOW || (uint64_t)bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
+/* Q, K V, the scores of every head, the context. */
 static size_t attn_state_size(const sm_layer_io *l)
 {
     attn_geom g = geom_of(l);
-    return (size_t)(g.r * 4 * g.e + g.n * g.h * g.s * g.s) * sizeof(float);
+    int64_t scores = sm_mul(sm_mul(g.seqs, g.h), sm_mul(g.s, g.m));
+    return float_bytes(sm_add(sm_add(sm_mul(2 * g.e, g.rq), sm_mul(2 * g.e, g.rk)), scores));
 }
 
+/* dC and dQ (Rq x E each), dK dV (Rk x 2E), one head's dP (S x M). */
 static size_t attn_work_size(const sm_layer_io *l)
 {
     attn_geom g = geom_of(l);
-    return (size_t)(g.r * 4 * g.e + g.s * g.s) * sizeof(float);
+    int64_t rows = sm_add(sm_mul(2 * g.e, g.rq), sm_mul(2 * g.e, g.rk));
+    return float_bytes(sm_add(rows, sm_mul(g.s, g.m)));
 }
 
-/* Matrices U(-1/sqrt(E), 1/sqrt(E)), biases 0. */
+/* Matrices U(-1/sqrt(E), 1/sqrt(E)), biases 0; the bias table U(-a, a) with a = 0.02 sqrt(3),
+ * the standard deviation 0.02 of torchvision's trunc_normal_(std=0.02). */
 static void attn_init(const sm_layer_io *l, float *w, void *state)
 {
     (void)state;
     attn_geom g = geom_of(l);
-    cpu_scale(w, l->n_w, 1.0f / sqrtf((float)g.e));
+    int64_t table = table_elems(l->params);
+    cpu_scale(w, table, 0.02f * sqrtf(3.0f));
+    cpu_scale(w + table, l->n_w - table, 1.0f / sqrtf((float)g.e));
     for (int t = 0; t < 4; t++)
         if (g.b[t])
             memset((float *)g.b[t], 0, (size_t)g.e * sizeof(float));
 }
 
-/* y (R x E, row stride ld) = x (R x E) W^T + b */
-static void project(const attn_geom *g, const float *x, const float *w, const float *b, float *y,
-                    int64_t ld)
+/* y (rows x E, row stride ld) = x (rows x E) W^T + b */
+static void project(const attn_geom *g, int64_t rows, const float *x, const float *w,
+                    const float *b, float *y, int64_t ld)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->r, (int)g->e, (int)g->e, 1.0f, x,
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)g->e, (int)g->e, 1.0f, x,
                 (int)g->e, w, (int)g->e, 0.0f, y, (int)ld);
     if (b)
-        for (int64_t i = 0; i < g->r; i++)
+        for (int64_t i = 0; i < rows; i++)
             for (int64_t j = 0; j < g->e; j++)
                 y[i * ld + j] += b[j];
 }
 
-/* Row-wise softmax of the S x S scores, the upper triangle masked when causal. */
+/* The relative position bias of one head added to its S x M scores (S = M = W^2). */
+static void add_rel_bias(const attn_geom *g, int64_t head, float *a)
+{
+    for (int64_t i = 0; i < g->s; i++)
+        for (int64_t j = 0; j < g->m; j++)
+            a[i * g->m + j] += g->table[attention_rel_index(g->win, i, j) * g->h + head];
+}
+
+/* Row-wise softmax of the S x M scores, the upper triangle masked when causal (M = S). */
 static void softmax_rows(const attn_geom *g, float *a)
 {
     for (int64_t i = 0; i < g->s; i++) {
-        float *row = a + i * g->s;
-        int64_t len = g->causal ? i + 1 : g->s;
+        float *row = a + i * g->m;
+        int64_t len = g->causal ? i + 1 : g->m;
         float mx = row[0];
         for (int64_t j = 1; j < len; j++)
             mx = row[j] > mx ? row[j] : mx;
@@ -115,7 +171,7 @@ static void softmax_rows(const attn_geom *g, float *a)
             sum += row[j] = expf(row[j] - mx);
         for (int64_t j = 0; j < len; j++)
             row[j] /= sum;
-        for (int64_t j = len; j < g->s; j++)
+        for (int64_t j = len; j < g->m; j++)
             row[j] = 0;
     }
 }
@@ -124,22 +180,24 @@ static int attn_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     attn_geom g = geom_of(l);
-    int64_t e3 = 3 * g.e;
-    for (int t = 0; t < 3; t++)
-        project(&g, l->in[0].data, g.w[t], g.b[t], g.qkv + t * g.e, e3);
-    float scale = 1.0f / sqrtf((float)g.d);
-    for (int64_t n = 0; n < g.n; n++)
+    int64_t e2 = 2 * g.e;
+    project(&g, g.rq, g.x, g.w[0], g.b[0], g.q, g.e);
+    for (int t = 1; t < 3; t++)
+        project(&g, g.rk, g.mem, g.w[t], g.b[t], g.kv + (t - 1) * g.e, e2);
+    for (int64_t t = 0; t < g.seqs; t++)
         for (int64_t h = 0; h < g.h; h++) {
-            const float *q = g.qkv + n * g.s * e3 + h * g.d;
-            float *p = g.p + (n * g.h + h) * g.s * g.s;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.s, (int)g.d,
-                        scale, q, (int)e3, q + g.e, (int)e3, 0.0f, p, (int)g.s);
+            const float *q = g.q + t * g.s * g.e + h * g.d, *k = g.kv + t * g.m * e2 + h * g.d;
+            float *p = g.p + (t * g.h + h) * g.s * g.m;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.m, (int)g.d,
+                        g.scale, q, (int)g.e, k, (int)e2, 0.0f, p, (int)g.m);
+            if (g.table)
+                add_rel_bias(&g, h, p);
             softmax_rows(&g, p);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
-                        1.0f, p, (int)g.s, q + 2 * g.e, (int)e3, 0.0f,
-                        g.ctx + n * g.s * g.e + h * g.d, (int)g.e);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.m,
+                        1.0f, p, (int)g.m, k + g.e, (int)e2, 0.0f,
+                        g.ctx + t * g.s * g.e + h * g.d, (int)g.e);
         }
-    project(&g, g.ctx, g.w[3], g.b[3], l->out->data, g.e);
+    project(&g, g.rq, g.ctx, g.w[3], g.b[3], l->out->data, g.e);
     return 0;
 }
 
@@ -151,58 +209,79 @@ static void column_sums(const float *m, int64_t rows, int64_t cols, int64_t ld, 
             out[j] += m[i * ld + j];
 }
 
-/* dW (E x E) = dy^T x and db for one projection whose output gradient is dy (row stride ld). */
-static void projection_grads(const attn_geom *g, const float *dy, int64_t ld, const float *x,
-                             float *dw, float *db)
+/* dW (E x E) = dy^T x and db for one projection of rows inputs x whose output gradient is dy
+ * (row stride ld). */
+static void projection_grads(const attn_geom *g, int64_t rows, const float *dy, int64_t ld,
+                             const float *x, float *dw, float *db)
 {
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->e, (int)g->e, (int)g->r, 1.0f, dy,
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->e, (int)g->e, (int)rows, 1.0f, dy,
                 (int)ld, x, (int)g->e, 0.0f, dw, (int)g->e);
     if (db)
-        column_sums(dy, g->r, g->e, ld, db);
+        column_sums(dy, rows, g->e, ld, db);
+}
+
+/* in (rows x E) += dy (rows x E, row stride ld) W: the input gradient of one projection. */
+static void add_input_grad(const attn_geom *g, int64_t rows, const float *dy, int64_t ld,
+                           const float *w, float *in)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)g->e, (int)g->e, 1.0f,
+                dy, (int)ld, w, (int)g->e, 1.0f, in, (int)g->e);
+}
+
+/* dP of one head (S x M) in place into dS, through the softmax; dB summed into the table's
+ * gradient. */
+static void scores_grad(const attn_geom *g, int64_t head, const float *p, float *dp)
+{
+    for (int64_t i = 0; i < g->s; i++) {
+        float *row = dp + i * g->m;
+        const float *pr = p + i * g->m;
+        float dot = 0;
+        for (int64_t j = 0; j < g->m; j++)
+            dot += row[j] * pr[j];
+        for (int64_t j = 0; j < g->m; j++)
+            row[j] = pr[j] * (row[j] - dot);
+        if (g->dtable)
+            for (int64_t j = 0; j < g->m; j++)
+                g->dtable[attention_rel_index(g->win, i, j) * g->h + head] += row[j];
+    }
 }
 
 static int attn_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     attn_geom g = geom_of(l);
-    int64_t e3 = 3 * g.e;
-    const float *dy = l->dout->data, *x = l->in[0].data;
-    float *dctx = l->work, *dqkv = dctx + g.r * g.e, *dp = dqkv + g.r * e3;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.r, (int)g.e, (int)g.e, 1.0f, dy,
-                (int)g.e, g.w[3], (int)g.e, 0.0f, dctx, (int)g.e);
+    int64_t e2 = 2 * g.e;
+    const float *dy = l->dout->data;
+    float *dctx = l->work, *dq = dctx + g.rq * g.e, *dkv = dq + g.rq * g.e, *dp = dkv + g.rk * e2;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rq, (int)g.e, (int)g.e, 1.0f,
+                dy, (int)g.e, g.w[3], (int)g.e, 0.0f, dctx, (int)g.e);
     if (l->dw)
-        projection_grads(&g, dy, g.e, g.ctx, g.dw[3], g.db[3]);
-    float scale = 1.0f / sqrtf((float)g.d);
-    for (int64_t n = 0; n < g.n; n++)
+        projection_grads(&g, g.rq, dy, g.e, g.ctx, g.dw[3], g.db[3]);
+    if (g.dtable) /* summed into below */
+        memset(g.dtable, 0, (size_t)table_elems(l->params) * sizeof(float));
+    for (int64_t t = 0; t < g.seqs; t++)
         for (int64_t h = 0; h < g.h; h++) {
-            const float *q = g.qkv + n * g.s * e3 + h * g.d, *p = g.p + (n * g.h + h) * g.s * g.s;
-            const float *dc = dctx + n * g.s * g.e + h * g.d;
-            float *dq = dqkv + n * g.s * e3 + h * g.d;
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
-                        1.0f, p, (int)g.s, dc, (int)g.e, 0.0f, dq + 2 * g.e, (int)e3);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.s, (int)g.d,
-                        1.0f, dc, (int)g.e, q + 2 * g.e, (int)e3, 0.0f, dp, (int)g.s);
-            for (int64_t i = 0; i < g.s; i++) { /* through the softmax and the scaling */
-                float *row = dp + i * g.s;
-                const float *pr = p + i * g.s;
-                float dot = 0;
-                for (int64_t j = 0; j < g.s; j++)
-                    dot += row[j] * pr[j];
-                for (int64_t j = 0; j < g.s; j++)
-                    row[j] = pr[j] * (row[j] - dot) * scale;
-            }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
-                        1.0f, dp, (int)g.s, q + g.e, (int)e3, 0.0f, dq, (int)e3);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
-                        1.0f, dp, (int)g.s, q, (int)e3, 0.0f, dq + g.e, (int)e3);
+            int64_t qo = t * g.s * g.e + h * g.d, ko = t * g.m * e2 + h * g.d;
+            const float *p = g.p + (t * g.h + h) * g.s * g.m, *dc = dctx + qo;
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.m, (int)g.d, (int)g.s,
+                        1.0f, p, (int)g.m, dc, (int)g.e, 0.0f, dkv + ko + g.e, (int)e2);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.m, (int)g.d,
+                        1.0f, dc, (int)g.e, g.kv + ko + g.e, (int)e2, 0.0f, dp, (int)g.m);
+            scores_grad(&g, h, p, dp);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.m,
+                        g.scale, dp, (int)g.m, g.kv + ko, (int)e2, 0.0f, dq + qo, (int)g.e);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.m, (int)g.d, (int)g.s,
+                        g.scale, dp, (int)g.m, g.q + qo, (int)g.e, 0.0f, dkv + ko, (int)e2);
         }
-    for (int t = 0; t < 3; t++) {
-        if (l->din[0].data)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.r, (int)g.e, (int)g.e,
-                        1.0f, dqkv + t * g.e, (int)e3, g.w[t], (int)g.e, 1.0f, l->din[0].data,
-                        (int)g.e);
-        if (l->dw)
-            projection_grads(&g, dqkv + t * g.e, e3, x, g.dw[t], g.db[t]);
+    float *dx = l->din[0].data, *dmem = l->n_in == 2 ? l->din[1].data : dx;
+    if (dx)
+        add_input_grad(&g, g.rq, dq, g.e, g.w[0], dx);
+    for (int t = 1; t < 3 && dmem; t++)
+        add_input_grad(&g, g.rk, dkv + (t - 1) * g.e, e2, g.w[t], dmem);
+    if (l->dw) {
+        projection_grads(&g, g.rq, dq, g.e, g.x, g.dw[0], g.db[0]);
+        for (int t = 1; t < 3; t++)
+            projection_grads(&g, g.rk, dkv + (t - 1) * g.e, e2, g.mem, g.dw[t], g.db[t]);
     }
     return 0;
 }
