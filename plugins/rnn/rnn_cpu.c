@@ -1,0 +1,417 @@
+/*
+ * CPU kernels of lstm, gru and rnn (kernels.h, struct sm_cpu_kernels), layer by layer and in
+ * each layer direction by direction (forward over t = 0 .. S-1, reverse over t = S-1 .. 0), with
+ * OpenBLAS sgemm for the products. R = batch x S rows; the equations are rnn.c's.
+ *
+ *   forward   P = X_k W_ih^T + b_ih for the whole sequence (one R x G H product), then step by
+ *             step Q = h_prev W_hh^T + b_hh (a batch x G H product; b_hh alone at the first
+ *             step, h_prev = 0) and the gates from P_t and Q. h goes into the layer's output
+ *             at row t, columns dir H .. dir H + H - 1, where the next step reads it back.
+ *   backward  backpropagation through time, the steps in reverse order: dh = dY_t + carry;
+ *             dA, the gradient of P_t, and dB, of Q (equal but for GRU's n gate, where
+ *             dB_n = dA_n r); carry = dB_t W_hh (+ dh z for GRU), and LSTM's cell gradient
+ *             carried the same way. Then dW_ih = dA^T X_k, dW_hh = sum over t of
+ *             dB_t^T h_prev(t), db_ih and db_hh the column sums of dA and dB, and
+ *             dX_k += dA W_ih: the input gradient, or the output gradient of layer k - 1.
+ *
+ * State, written by every forward: the outputs of layers 0 .. L-2 (the inputs of those above;
+ * the last layer's is `out`), and per layer, direction, sample and step RNN_SAVED x H floats:
+ * LSTM's i, f, g, o and c, GRU's r, z, n and W_hn h + b_hn (RNN needs only h, in the output).
+ * Weights and gradients in PyTorch's order (rnn.h); backward overwrites dw and adds into din,
+ * as kernels.h asks.
+ */
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+
+#include "cpu_util.h"
+#include "rnn.h"
+
+/* GRU alone has a dB apart from dA and a direct path from h_prev to h (z h). */
+#ifdef SM_RECURRENT_GRU
+#define RNN_GRU 1
+#else
+#define RNN_GRU 0
+#endif
+
+typedef struct rnn_geom {
+    int64_t n, s, e, h, l, d; /* batch, steps, input features, hidden, layers, directions */
+    int64_t gh, dh, rows;     /* G H, D H, n s */
+    int relu;
+} rnn_geom;
+
+static rnn_geom geom_of(const sm_layer_io *l)
+{
+    const rnn_params *p = l->params;
+    rnn_geom g = {0};
+    g.n = l->in[0].n;
+    g.s = l->in[0].shape.dim[0];
+    g.e = l->in[0].shape.dim[1];
+    g.h = p->hidden;
+    g.l = p->layers;
+    g.d = rnn_directions(p);
+    g.gh = RNN_GATES * g.h;
+    g.dh = g.d * g.h;
+    g.rows = sm_mul(g.n, g.s);
+    g.relu = p->relu;
+    return g;
+}
+
+/* OpenBLAS takes int sizes and strides: every one the products use must fit. */
+static int blas_fits(const rnn_geom *g)
+{
+    int64_t sizes[] = {g->rows, g->e, g->gh, g->dh, sm_mul(g->s, g->gh), sm_mul(g->s, g->dh)};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i] > INT_MAX)
+            return 0;
+    return 1;
+}
+
+/* Bytes of a count of floats; SIZE_MAX when it overflows (kernels.h: more than addressable). */
+static size_t float_bytes(int64_t floats)
+{
+    return floats == SM_OVERFLOW || floats > INT64_MAX / 8 ? SIZE_MAX
+                                                          : (size_t)floats * sizeof(float);
+}
+
+/* The weights (or gradients, from dw) of layer k, direction dir, and its input features. */
+typedef struct rnn_block {
+    float *w_ih, *w_hh, *b_ih, *b_hh; /* b_ih, b_hh NULL without bias */
+    int64_t e_k;
+} rnn_block;
+
+static rnn_block block_of(const sm_layer_io *l, const rnn_geom *g, float *w, int64_t k, int dir)
+{
+    const rnn_params *p = l->params;
+    int64_t offset = 0;
+    for (int64_t j = 0; j < k; j++)
+        offset += g->d * rnn_block_weights(p, rnn_layer_in(p, g->e, j));
+    rnn_block b = {.e_k = rnn_layer_in(p, g->e, k)};
+    offset += dir * rnn_block_weights(p, b.e_k);
+    b.w_ih = w + offset;
+    b.w_hh = b.w_ih + g->gh * b.e_k;
+    if (p->bias) {
+        b.b_ih = b.w_hh + g->gh * g->h;
+        b.b_hh = b.b_ih + g->gh;
+    }
+    return b;
+}
+
+/* ---- where things live --------------------------------------------------------------------- */
+
+/* R x D H output of layer k: the state for all but the last, whose output is the layer's. */
+static float *layer_output(const sm_layer_io *l, const rnn_geom *g, int64_t k)
+{
+    return k == g->l - 1 ? l->out->data : (float *)l->state + k * g->rows * g->dh;
+}
+
+static const float *layer_input(const sm_layer_io *l, const rnn_geom *g, int64_t k)
+{
+    return k == 0 ? l->in[0].data : layer_output(l, g, k - 1);
+}
+
+/* R x RNN_SAVED H activations of layer k, direction dir (NULL for RNN, which keeps none). */
+static float *saved_of(const sm_layer_io *l, const rnn_geom *g, int64_t k, int dir)
+{
+    if (RNN_SAVED == 0)
+        return NULL;
+    int64_t outputs = (g->l - 1) * g->rows * g->dh;
+    return (float *)l->state + outputs + (k * g->d + dir) * g->rows * RNN_SAVED * g->h;
+}
+
+static size_t rnn_state_size(const sm_layer_io *l)
+{
+    rnn_geom g = geom_of(l);
+    int64_t outputs = sm_mul(g.l - 1, sm_mul(g.rows, g.dh));
+    int64_t saved = sm_mul(sm_mul(g.l, g.d), sm_mul(g.rows, RNN_SAVED * g.h));
+    return float_bytes(sm_add(outputs, saved));
+}
+
+/* Scratch. forward: P (R x G H), then Q (batch x G H). backward: dA (R x G H), dB (the same
+ * for GRU; dA itself otherwise), two R x D H output gradients of inner layers (L > 1), and the
+ * carried gradients of h and c (batch x H each). */
+typedef struct rnn_work {
+    float *pre, *hid;
+    float *da, *db, *dy[2], *carry, *dc;
+} rnn_work;
+
+static int64_t work_floats(const rnn_geom *g, rnn_work *w, float *base)
+{
+    int64_t seq = sm_mul(g->rows, g->gh), batch = sm_mul(g->n, g->h);
+    int64_t inner = g->l > 1 ? sm_mul(g->rows, g->dh) : 0;
+    int64_t fwd = sm_add(seq, sm_mul(g->n, g->gh));
+    int64_t da_db = RNN_GRU ? sm_mul(2, seq) : seq;
+    int64_t bwd = sm_add(sm_add(da_db, sm_mul(2, inner)), sm_mul(2, batch));
+    if (w && base) {
+        w->pre = base;
+        w->hid = base + seq;
+        w->da = base;
+        w->db = RNN_GRU ? base + seq : base;
+        w->dy[0] = base + da_db;
+        w->dy[1] = w->dy[0] + inner;
+        w->carry = w->dy[1] + inner;
+        w->dc = w->carry + batch;
+    }
+    return fwd > bwd ? fwd : bwd;
+}
+
+static size_t rnn_work_size(const sm_layer_io *l)
+{
+    rnn_geom g = geom_of(l);
+    if (!blas_fits(&g))
+        return SIZE_MAX;
+    return float_bytes(work_floats(&g, NULL, NULL));
+}
+
+/* U(-1/sqrt(H), 1/sqrt(H)) for every weight and bias, as PyTorch's reset_parameters. */
+static void rnn_init(const sm_layer_io *l, float *w, void *state)
+{
+    (void)state;
+    const rnn_params *p = l->params;
+    cpu_scale(w, l->n_w, 1.0f / sqrtf((float)p->hidden));
+}
+
+/* ---- forward ------------------------------------------------------------------------------- */
+
+static inline float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+/* rows x cols y += b on every row */
+static void add_rows(float *y, int64_t rows, int64_t cols, const float *b)
+{
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            y[i * cols + j] += b[j];
+}
+
+/* Q (batch x G H) = h_prev W_hh^T + b_hh; h_prev NULL at the first step (zero state). h_prev
+ * is sample 0's row of the previous step in the layer's output; samples are S D H apart. */
+static void hidden_product(const rnn_geom *g, const float *h_prev, const rnn_block *b, float *q)
+{
+    if (h_prev)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->n, (int)g->gh, (int)g->h,
+                    1.0f, h_prev, (int)(g->s * g->dh), b->w_hh, (int)g->h, 0.0f, q, (int)g->gh);
+    else
+        memset(q, 0, (size_t)(g->n * g->gh) * sizeof *q);
+    if (b->b_hh)
+        add_rows(q, g->n, g->gh, b->b_hh);
+}
+
+/* The gates of step t of every sample from P and Q; tp is the previous step (first: none). */
+static void step_forward(const rnn_geom *g, int64_t t, int64_t tp, int first, int dir,
+                         const float *pre, const float *q, float *saved, float *y)
+{
+    int64_t h = g->h;
+    for (int64_t n = 0; n < g->n; n++) {
+        int64_t row = n * g->s + t, prev = n * g->s + tp;
+        const float *a = pre + row * g->gh, *qn = q + n * g->gh;
+        float *out = y + row * g->dh + dir * h;
+#if defined(SM_RECURRENT_LSTM)
+        float *v = saved + row * RNN_SAVED * h;
+        const float *vp = first ? NULL : saved + prev * RNN_SAVED * h;
+        for (int64_t j = 0; j < h; j++) {
+            float i = sigmoidf(a[j] + qn[j]);
+            float f = sigmoidf(a[h + j] + qn[h + j]);
+            float gg = tanhf(a[2 * h + j] + qn[2 * h + j]);
+            float o = sigmoidf(a[3 * h + j] + qn[3 * h + j]);
+            float c = i * gg + (vp ? f * vp[4 * h + j] : 0.0f);
+            v[j] = i;
+            v[h + j] = f;
+            v[2 * h + j] = gg;
+            v[3 * h + j] = o;
+            v[4 * h + j] = c;
+            out[j] = o * tanhf(c);
+        }
+#elif defined(SM_RECURRENT_GRU)
+        float *v = saved + row * RNN_SAVED * h;
+        const float *hp = first ? NULL : y + prev * g->dh + dir * h;
+        for (int64_t j = 0; j < h; j++) {
+            float r = sigmoidf(a[j] + qn[j]);
+            float z = sigmoidf(a[h + j] + qn[h + j]);
+            float hn = qn[2 * h + j]; /* W_hn h + b_hn, which r scales */
+            float nn = tanhf(a[2 * h + j] + r * hn);
+            v[j] = r;
+            v[h + j] = z;
+            v[2 * h + j] = nn;
+            v[3 * h + j] = hn;
+            out[j] = (1.0f - z) * nn + (hp ? z * hp[j] : 0.0f);
+        }
+#else
+        (void)saved;
+        (void)first;
+        (void)prev;
+        for (int64_t j = 0; j < h; j++) {
+            float x = a[j] + qn[j];
+            out[j] = g->relu ? (x > 0.0f ? x : 0.0f) : tanhf(x);
+        }
+#endif
+    }
+}
+
+static int rnn_forward(const sm_layer_io *l, sm_error *err)
+{
+    rnn_geom g = geom_of(l);
+    if (!blas_fits(&g)) {
+        sm_error_set(err, RNN_NAME ": a matrix of %lld rows exceeds OpenBLAS's int sizes",
+                     (long long)g.rows);
+        return -1;
+    }
+    rnn_work w;
+    work_floats(&g, &w, l->work);
+    for (int64_t k = 0; k < g.l; k++) {
+        const float *x = layer_input(l, &g, k);
+        float *y = layer_output(l, &g, k);
+        for (int dir = 0; dir < g.d; dir++) {
+            rnn_block b = block_of(l, &g, l->w, k, dir);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.gh,
+                        (int)b.e_k, 1.0f, x, (int)b.e_k, b.w_ih, (int)b.e_k, 0.0f, w.pre,
+                        (int)g.gh);
+            if (b.b_ih)
+                add_rows(w.pre, g.rows, g.gh, b.b_ih);
+            float *saved = saved_of(l, &g, k, dir);
+            for (int64_t i = 0; i < g.s; i++) {
+                int64_t t = dir ? g.s - 1 - i : i, tp = dir ? t + 1 : t - 1;
+                hidden_product(&g, i ? y + tp * g.dh + dir * g.h : NULL, &b, w.hid);
+                step_forward(&g, t, tp, i == 0, dir, w.pre, w.hid, saved, y);
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- backward ------------------------------------------------------------------------------ */
+
+/* dA and dB of step t of every sample, from dY_t and the carried gradients (last: the last step
+ * of the direction, nothing carried in); leaves in carry (GRU) and dc what flows to step tp
+ * besides dB_t W_hh. */
+static void step_backward(const rnn_geom *g, int64_t t, int64_t tp, int first, int last,
+                          int dir, const float *dy, const float *y, const float *saved,
+                          const rnn_work *w)
+{
+    int64_t h = g->h;
+    for (int64_t n = 0; n < g->n; n++) {
+        int64_t row = n * g->s + t, prev = n * g->s + tp;
+        const float *d_out = dy + row * g->dh + dir * h;
+        float *da = w->da + row * g->gh, *carry = w->carry + n * h;
+#if defined(SM_RECURRENT_LSTM)
+        (void)y;
+        const float *v = saved + row * RNN_SAVED * h;
+        const float *vp = first ? NULL : saved + prev * RNN_SAVED * h;
+        float *dc = w->dc + n * h;
+        for (int64_t j = 0; j < h; j++) {
+            float dh = d_out[j] + (last ? 0.0f : carry[j]);
+            float i = v[j], f = v[h + j], gg = v[2 * h + j], o = v[3 * h + j];
+            float tc = tanhf(v[4 * h + j]), c_prev = vp ? vp[4 * h + j] : 0.0f;
+            float dcell = (last ? 0.0f : dc[j]) + dh * o * (1.0f - tc * tc);
+            da[j] = dcell * gg * i * (1.0f - i);
+            da[h + j] = dcell * c_prev * f * (1.0f - f);
+            da[2 * h + j] = dcell * i * (1.0f - gg * gg);
+            da[3 * h + j] = dh * tc * o * (1.0f - o);
+            dc[j] = dcell * f;
+        }
+#elif defined(SM_RECURRENT_GRU)
+        const float *v = saved + row * RNN_SAVED * h;
+        const float *hp = first ? NULL : y + prev * g->dh + dir * h;
+        float *db = w->db + row * g->gh;
+        for (int64_t j = 0; j < h; j++) {
+            float dh = d_out[j] + (last ? 0.0f : carry[j]);
+            float r = v[j], z = v[h + j], nn = v[2 * h + j], hn = v[3 * h + j];
+            float h_prev = hp ? hp[j] : 0.0f;
+            float dn = dh * (1.0f - z) * (1.0f - nn * nn); /* of n's pre-activation */
+            float dr = dn * hn * r * (1.0f - r);
+            float dz = dh * (h_prev - nn) * z * (1.0f - z);
+            da[j] = db[j] = dr;
+            da[h + j] = db[h + j] = dz;
+            da[2 * h + j] = dn;
+            db[2 * h + j] = dn * r;
+            carry[j] = dh * z; /* h' = ... + z h: the direct path to h_prev */
+        }
+#else
+        (void)saved;
+        (void)first;
+        (void)prev;
+        const float *hv = y + row * g->dh + dir * h;
+        for (int64_t j = 0; j < h; j++) {
+            float dh = d_out[j] + (last ? 0.0f : carry[j]);
+            da[j] = g->relu ? (hv[j] > 0.0f ? dh : 0.0f) : dh * (1.0f - hv[j] * hv[j]);
+        }
+#endif
+    }
+}
+
+static void column_sums(const float *m, int64_t rows, int64_t cols, float *out)
+{
+    memset(out, 0, (size_t)cols * sizeof *out);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            out[j] += m[i * cols + j];
+}
+
+/* The gradients of one layer and direction's weights from its dA, dB, input x and output y. */
+static void weight_grads(const rnn_geom *g, const rnn_block *gb, int dir, const rnn_work *w,
+                         const float *x, const float *y)
+{
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->gh, (int)gb->e_k, (int)g->rows,
+                1.0f, w->da, (int)g->gh, x, (int)gb->e_k, 0.0f, gb->w_ih, (int)gb->e_k);
+    memset(gb->w_hh, 0, (size_t)(g->gh * g->h) * sizeof(float));
+    /* the S - 1 steps with a previous h: forwards t = 1.. after h(t - 1), reverse t = 0..S-2
+     * after h(t + 1) */
+    int64_t t0 = dir ? 0 : 1, h0 = dir ? 1 : 0;
+    for (int64_t n = 0; g->s > 1 && n < g->n; n++)
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->gh, (int)g->h,
+                    (int)(g->s - 1), 1.0f, w->db + (n * g->s + t0) * g->gh, (int)g->gh,
+                    y + (n * g->s + h0) * g->dh + dir * g->h, (int)g->dh, 1.0f, gb->w_hh,
+                    (int)g->h);
+    if (gb->b_ih) {
+        column_sums(w->da, g->rows, g->gh, gb->b_ih);
+        column_sums(w->db, g->rows, g->gh, gb->b_hh);
+    }
+}
+
+static int rnn_backward(const sm_layer_io *l, sm_error *err)
+{
+    rnn_geom g = geom_of(l);
+    if (!blas_fits(&g)) {
+        sm_error_set(err, RNN_NAME ": a matrix of %lld rows exceeds OpenBLAS's int sizes",
+                     (long long)g.rows);
+        return -1;
+    }
+    rnn_work w;
+    work_floats(&g, &w, l->work);
+    for (int64_t k = g.l - 1; k >= 0; k--) {
+        const float *dy = k == g.l - 1 ? l->dout->data : w.dy[k % 2];
+        float *dx = k == 0 ? l->din[0].data : w.dy[(k - 1) % 2];
+        if (k > 0) /* both directions add into the gradient of layer k - 1's output */
+            memset(dx, 0, (size_t)(g.rows * g.dh) * sizeof *dx);
+        const float *x = layer_input(l, &g, k), *y = layer_output(l, &g, k);
+        for (int dir = 0; dir < g.d; dir++) {
+            rnn_block b = block_of(l, &g, l->w, k, dir);
+            const float *saved = saved_of(l, &g, k, dir);
+            for (int64_t i = g.s - 1; i >= 0; i--) {
+                int64_t t = dir ? g.s - 1 - i : i, tp = dir ? t + 1 : t - 1;
+                step_backward(&g, t, tp, i == 0, i == g.s - 1, dir, dy, y, saved, &w);
+                if (i > 0) /* carry (+)= dB_t W_hh, the gradient of h_prev */
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.n, (int)g.h,
+                                (int)g.gh, 1.0f, w.db + t * g.gh, (int)(g.s * g.gh), b.w_hh,
+                                (int)g.h, RNN_GRU ? 1.0f : 0.0f, w.carry, (int)g.h);
+            }
+            if (l->dw) {
+                rnn_block gb = block_of(l, &g, l->dw, k, dir);
+                weight_grads(&g, &gb, dir, &w, x, y);
+            }
+            if (dx)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)b.e_k,
+                            (int)g.gh, 1.0f, w.da, (int)g.gh, b.w_ih, (int)b.e_k, 1.0f, dx,
+                            (int)b.e_k);
+        }
+    }
+    return 0;
+}
+
+const struct sm_cpu_kernels rnn_cpu_kernels = {
+    .struct_size = sizeof(struct sm_cpu_kernels),
+    .work_size = rnn_work_size,
+    .state_size = rnn_state_size,
+    .init = rnn_init,
+    .forward = rnn_forward,
+    .backward = rnn_backward,
+};
