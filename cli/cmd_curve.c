@@ -35,6 +35,8 @@ static void usage(void)
         "  --nodes LIST       node counts\n"
         "  -g, --gpus-per-node G  devices per node (default: the device file's, else 1)\n"
         "  --image S          input height and width (a sequence's length)\n"
+        "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
+        "  --epochs E         also the time to train for E epochs at each node count\n"
         "  --threshold T      turning point: the node count past which one more doubling\n"
         "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
         "  --overlap          (--device) all-reduce gradient buckets during the backward pass\n"
@@ -49,10 +51,12 @@ static void usage(void)
         "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
         "doubles from A up to B (1:64 = 1,2,4,8,16,32,64).\n"
         "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count.\n"
+        "t_epoch = ceil(D / global batch) x t_step; t_train = E x t_epoch.\n"
         "Times are seconds per step of one device; images_per_s counts the whole cluster.\n"
         "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
-        "global_batch,devices,images_per_s,efficiency,turning_point (the measurement CSV's\n"
-        "columns first, so `scalemeter fit` reads it). docs/scaling.md explains the models.\n");
+        "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
+        "(the measurement CSV's columns first, so `scalemeter fit` reads it).\n"
+        "docs/scaling.md explains the models.\n");
 }
 
 typedef struct curve_args {
@@ -61,7 +65,7 @@ typedef struct curve_args {
     int n_batches, strong;
     int nodes[MAX_SWEEP];
     int n_nodes;
-    int64_t gpus_per_node, image;
+    int64_t gpus_per_node, image, dataset, epochs;
     double threshold, bucket_mib;
     int overlap;
     output_format format;
@@ -159,11 +163,12 @@ static int parse_args(int argc, char **argv, curve_args *a)
 {
     memset(a, 0, sizeof *a);
     a->threshold = SM_DEFAULT_THRESHOLD;
+    a->dataset = DEFAULT_DATASET;
     a->format = FORMAT_TABLE;
     int64_t nodes[MAX_SWEEP];
     int have_batch = 0, have_global = 0;
     enum { COEFFS = 256, DEVICE, BATCH, GLOBAL, NODES, IMAGE, THRESHOLD, BUCKET, PRECISION,
-           FRAMEWORK, FORMAT, OVERLAP };
+           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"output", required_argument, 0, 'o'},
@@ -180,6 +185,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
         {"framework", required_argument, 0, FRAMEWORK},
         {"format", required_argument, 0, FORMAT},
         {"overlap", no_argument, 0, OVERLAP},
+        {"dataset", required_argument, 0, DATASET},
+        {"epochs", required_argument, 0, EPOCHS},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -240,6 +247,12 @@ static int parse_args(int argc, char **argv, curve_args *a)
             break;
         case OVERLAP:
             a->overlap = 1;
+            break;
+        case DATASET:
+            bad = parse_positive("--dataset", v, MAX_DATASET, &a->dataset);
+            break;
+        case EPOCHS:
+            bad = parse_positive("--epochs", v, MAX_EPOCHS, &a->epochs);
             break;
         default:
             return usage_error("curve", msg), -1;
@@ -317,10 +330,22 @@ static void csv_number(FILE *out, double v)
         fprintf(out, "%.6g", v);
 }
 
+/* Seconds of one pass over the dataset, and of the whole training run (0 without --epochs). */
+static double epoch_time(const curve_run *r, const sm_curve_point *p)
+{
+    return sm_epoch_time(&p->layout, p->pred.t_step, r->args->dataset);
+}
+
+static double train_time(const curve_run *r, const sm_curve_point *p)
+{
+    return (double)r->args->epochs * epoch_time(r, p);
+}
+
 static void write_csv(FILE *out, const curve_run *r)
 {
-    fputs("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
-          "global_batch,devices,images_per_s,efficiency,turning_point\n", out);
+    fprintf(out, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
+                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s\n",
+            r->args->epochs ? ",epochs,t_train" : "");
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
@@ -338,6 +363,12 @@ static void write_csv(FILE *out, const curve_run *r)
                     (long long)sm_layout_devices(&p->layout), p->images_per_s, p->efficiency);
             if (row->curve.turning >= 0)
                 fprintf(out, "%d", row->curve.points[row->curve.turning].layout.nodes);
+            fputc(',', out);
+            csv_number(out, epoch_time(r, p));
+            if (r->args->epochs) {
+                fprintf(out, ",%lld,", (long long)r->args->epochs);
+                csv_number(out, train_time(r, p));
+            }
             fputc('\n', out);
         }
     }
@@ -356,9 +387,12 @@ static void write_json(FILE *out, const curve_run *r)
     fputs("{\"predictor\": ", out);
     json_string(out, sm_predictor_describe(r->pred));
     fprintf(out, ", \"scaling\": \"%s\", \"gpus_per_node\": %d, \"threshold\": %g, "
-                 "\"overlap\": %s, \"curves\": [",
+                 "\"overlap\": %s, \"dataset\": %lld, ",
             r->args->strong ? "strong" : "weak", r->gpus_per_node, r->args->threshold,
-            r->args->overlap ? "true" : "false");
+            r->args->overlap ? "true" : "false", (long long)r->args->dataset);
+    if (r->args->epochs)
+        fprintf(out, "\"epochs\": %lld, ", (long long)r->args->epochs);
+    fputs("\"curves\": [", out);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         const sm_curve *c = &row->curve;
@@ -381,11 +415,12 @@ static void write_json(FILE *out, const curve_run *r)
                     i ? "," : "", p->layout.nodes, p->layout.gpus_per_node,
                     (long long)sm_layout_devices(&p->layout), (long long)p->layout.batch,
                     (long long)p->global_batch);
-            const char *names[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step",
-                                   "images_per_s", "efficiency"};
-            const double vals[] = {p->pred.t_infer, p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad,
-                                   p->pred.t_step, p->images_per_s, p->efficiency};
-            for (int j = 0; j < 7; j++) {
+            const char *names[] = {"t_infer", "t_fwd",        "t_bwd",      "t_grad", "t_step",
+                                   "images_per_s", "efficiency", "t_epoch", "t_train"};
+            const double vals[] = {p->pred.t_infer, p->pred.t_fwd,  p->pred.t_bwd,
+                                   p->pred.t_grad,  p->pred.t_step, p->images_per_s,
+                                   p->efficiency,   epoch_time(r, p), train_time(r, p)};
+            for (int j = 0; j < (r->args->epochs ? 9 : 8); j++) {
                 fprintf(out, ", \"%s\": ", names[j]);
                 json_number(out, vals[j]);
             }
@@ -403,17 +438,23 @@ static void batch_label(const curve_run *r, int64_t batch, char *buf, size_t len
 
 static void write_table(FILE *out, const curve_run *r)
 {
-    fprintf(out, "%s\n%s scaling, %d device%s per node; times per step of one device\n\n",
+    fprintf(out, "%s\n%s scaling, %d device%s per node; times per step of one device; an epoch "
+                 "is %lld samples",
             sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak",
-            r->gpus_per_node, r->gpus_per_node == 1 ? "" : "s");
-    const char *headers[] = {"model", "batch", "global", "nodes", "devices", "t_fwd", "t_bwd",
-                             "t_grad", "t_step", "images/s", "efficiency"};
-    text_table *t = table_new(11, headers);
+            r->gpus_per_node, r->gpus_per_node == 1 ? "" : "s", (long long)r->args->dataset);
+    if (r->args->epochs)
+        fprintf(out, ", training %lld epoch%s", (long long)r->args->epochs,
+                r->args->epochs == 1 ? "" : "s");
+    fputs("\n\n", out);
+    const char *headers[] = {"model",  "batch",    "global",     "nodes",  "devices", "t_fwd",
+                             "t_bwd",  "t_grad",   "t_step",     "images/s", "efficiency",
+                             "t_epoch", "t_train"};
+    text_table *t = table_new(r->args->epochs ? 13 : 12, headers);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
             const sm_curve_point *p = &row->curve.points[i];
-            char c[10][32];
+            char c[12][32];
             snprintf(c[0], sizeof c[0], "%lld", (long long)p->layout.batch);
             snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
             snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
@@ -424,8 +465,10 @@ static void write_table(FILE *out, const curve_run *r)
             fmt_seconds(p->pred.t_step, c[7], sizeof c[7]);
             snprintf(c[8], sizeof c[8], "%.0f", p->images_per_s);
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
-            const char *cells[] = {row->model, c[0], c[1], c[2], c[3], c[4],
-                                   c[5],       c[6], c[7], c[8], c[9]};
+            fmt_seconds(epoch_time(r, p), c[10], sizeof c[10]);
+            fmt_seconds(train_time(r, p), c[11], sizeof c[11]);
+            const char *cells[] = {row->model, c[0], c[1], c[2],  c[3],  c[4], c[5],
+                                   c[6],       c[7], c[8], c[9], c[10], c[11]};
             table_add(t, cells);
         }
     }

@@ -8,8 +8,6 @@
 #include "output.h"
 #include "scalemeter/fit.h"
 
-#define IMAGENET_TRAIN 1281167
-
 static void usage(void)
 {
     printf(
@@ -50,7 +48,7 @@ typedef struct predict_args {
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){NULL, "default", NULL, NULL, 0, 1, 1, 0, IMAGENET_TRAIN, 0, 0, FORMAT_TABLE};
+    *a = (predict_args){NULL, "default", NULL, NULL, 0, 1, 1, 0, DEFAULT_DATASET, 0, 0, FORMAT_TABLE};
     enum { BATCH = 256, COEFFS, PRECISION, NODES, GPUS, IMAGE, DATASET, EPOCHS, FORMAT, PER_BLOCK };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
@@ -89,10 +87,10 @@ static int parse_args(int argc, char **argv, predict_args *a)
             bad = parse_positive("--image", optarg, 1 << 20, &a->image);
             break;
         case DATASET:
-            bad = parse_positive("--dataset", optarg, INT64_C(1) << 50, &a->dataset);
+            bad = parse_positive("--dataset", optarg, MAX_DATASET, &a->dataset);
             break;
         case EPOCHS:
-            bad = parse_positive("--epochs", optarg, 1 << 20, &a->epochs);
+            bad = parse_positive("--epochs", optarg, MAX_EPOCHS, &a->epochs);
             break;
         case FORMAT:
             bad = parse_format(optarg, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,

@@ -12,6 +12,12 @@ typedef enum { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_SVG } output_format
 
 /* "table", "csv", "json" or "svg" (where allowed, a mask of 1 << format); -1 with a message. */
 int parse_format(const char *text, unsigned allowed, output_format *out);
+/* Samples per epoch when --dataset is not given: ImageNet-1k's training set. */
+#define DEFAULT_DATASET INT64_C(1281167)
+/* The largest --dataset and --epochs accepted. */
+#define MAX_DATASET (INT64_C(1) << 50)
+#define MAX_EPOCHS (1 << 20)
+
 /* A positive integer option; -1 with a message naming the option. */
 int parse_positive(const char *option, const char *text, int64_t max, int64_t *out);
 

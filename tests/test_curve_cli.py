@@ -78,6 +78,30 @@ if len(rows) == 2:
     check(r1["turning_point"] == "" and r3["turning_point"] == "", "no turning point")
     check(r3["global_batch"] == "384", "global batch 32 x 12")
 
+# Time to train: 1,000 samples a epoch over 128 (1 node) and 384 (3 nodes) a step are
+# ceil(1000/128) = 8 and ceil(1000/384) = 3 steps; 5 epochs of them.
+out = good(*ROUND, "--batch", "32", "--nodes", "1,3", "--dataset", "1000", "--epochs", "5",
+           "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out)))
+check(out.splitlines()[0].endswith(",t_epoch,epochs,t_train"), "CSV: epoch columns last")
+if len(rows) == 2:
+    r1, r3 = rows
+    check(near(float(r1["t_epoch"]), 8 * STEP1), f"t_epoch at 1 node: {r1['t_epoch']}")
+    check(near(float(r3["t_epoch"]), 3 * STEP3), f"t_epoch at 3 nodes: {r3['t_epoch']}")
+    check(r3["epochs"] == "5", "epochs column")
+    check(near(float(r3["t_train"]), 15 * STEP3), f"t_train at 3 nodes: {r3['t_train']}")
+# without --epochs: an ImageNet epoch, 1,281,167 samples: 128 x 10,009 = 1,281,152 falls 15
+# short, so 10,010 steps
+doc = json.loads(good(*ROUND, "--batch", "32", "--nodes", "1", "--format", "json"))
+pt = doc["curves"][0]["points"][0]
+check(doc["dataset"] == 1281167 and "t_train" not in pt, "JSON: default dataset, no t_train")
+check(near(pt["t_epoch"], 10010 * STEP1), f"JSON t_epoch: {pt['t_epoch']}")
+out = good(*ROUND, "--batch", "32", "--nodes", "1", "--dataset", "1000", "--epochs", "2")
+check("t_train" in out and "training 2 epochs" in out, "table: t_train column and its epochs")
+for bad in (["--epochs", "0"], ["--dataset", "-3"], ["--epochs", "x"]):
+    rc, _, err = run(*ROUND, "--batch", "32", "--nodes", "1", *bad)
+    check(rc != 0 and err.count("\n") == 1 and bad[0] in err, f"{bad} refused in one line: {err}")
+
 # A:B doubles from A up to B; repeats and order of --nodes do not matter
 out = good(*ROUND, "--batch", "32", "--nodes", "24,3:48,6", "--format", "csv")
 nodes = [r["nodes"] for r in csv.DictReader(io.StringIO(out))]
