@@ -69,14 +69,32 @@ int main(void)
         last = now;
     }
 
-    /* Overlap, exposed = max(t_sync / k, t_sync - (k-1)/k t_bwd):
-     *   sync 10 ms, 4 buckets, backward 20 ms: max(2.5, 10 - 15) = 2.5 ms (the last bucket)
-     *   sync 10 ms, 4 buckets, backward 4 ms:  max(2.5, 10 - 3)  = 7 ms
-     *   sync 10 ms, 1 bucket: nothing is ready before the backward pass ends: 10 ms
-     *   nothing sent: 0 */
-    CHECK_NEAR(sm_ring_allreduce_exposed(10e-3, 4, 20e-3), 2.5e-3, 1e-12);
-    CHECK_NEAR(sm_ring_allreduce_exposed(10e-3, 4, 4e-3), 7e-3, 1e-12);
-    CHECK_NEAR(sm_ring_allreduce_exposed(10e-3, 1, 100e-3), 10e-3, 1e-12);
-    CHECK(sm_ring_allreduce_exposed(0, 0, 1) == 0);
+    /* Overlap with DDP's buckets, on 2 devices of one node (1 GB/s, 1 us a step): a bucket of
+     * s bytes takes 2 x 1/2 x s / 1e9 + 2 x 1 us = s x 1e-9 + 2e-6 s. First bucket 1e6 bytes,
+     * the others 4e6. Layers in backward order (bytes, backward seconds):
+     *   (0.5e6, 1 ms) (1e6, 1 ms): 1.5e6 >= 1e6 ready at 2 ms, sent 2 -> 3.502 ms
+     *   (3e6, 0.5 ms) (2e6, 0.5 ms): 5e6 >= 4e6 ready at 3 ms, sent 3.502 -> 8.504 ms
+     *   (0, 1 ms) (1e6, 2 ms): the rest, ready at 6 ms, sent 8.504 -> 9.506 ms
+     * exposed 9.506 - 6 = 3.506 ms. */
+    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}};
+    const sm_grad_layer six[] = {{0.5e6, 1e-3}, {1e6, 1e-3},   {3e6, 0.5e-3},
+                                 {2e6, 0.5e-3}, {0, 1e-3},     {1e6, 2e-3}};
+    CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, six, 6, 1e6), 3.506e-3, 1e-12);
+    /* a link 1000x faster: only the last bucket shows, 1e6 x 1e-12 + 2e-6 = 3e-6 s */
+    sm_ring_config fast = pair;
+    fast.intra.bandwidth = 1e12;
+    CHECK_NEAR(sm_ring_allreduce_overlapped(&fast, six, 6, 1e6), 3e-6, 1e-9);
+    /* one layer: its gradient is ready when the backward pass ends, nothing hides:
+     * 5e6 x 1e-9 + 2e-6 s */
+    const sm_grad_layer one[] = {{5e6, 1e-3}};
+    CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, one, 1, 1e6), 5.002e-3, 1e-12);
+    /* layers without weights after the last bucket still run: the 1e6 bytes ready at 1 ms are
+     * sent by 2.002 ms, the backward pass ends at 6 ms: nothing exposed */
+    const sm_grad_layer tail[] = {{1e6, 1e-3}, {0, 5e-3}};
+    CHECK(sm_ring_allreduce_overlapped(&pair, tail, 2, 1e6) == 0);
+    /* one device sends nothing */
+    sm_ring_config single = pair;
+    single.gpus_per_node = 1;
+    CHECK(sm_ring_allreduce_overlapped(&single, six, 6, 1e6) == 0);
     return check_summary();
 }

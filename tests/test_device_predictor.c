@@ -63,20 +63,47 @@ int main(void)
     sm_predictor_free(p);
 
     /* 0.05 MiB buckets = 52,428.8 bytes: 3 buckets, latency 3 x 32 us = 9.6e-5 s, sync
-     * 1.204224e-5 + 9.6e-5 = 1.0804224e-4 s. Without overlap t_grad = 1.195168e-4 s; with it
-     * the backward pass (3.185e-3 s) hides all but the last bucket: 1.0804224e-4 / 3
-     * = 3.601408e-5 s, t_grad 4.748864e-5 s. */
+     * 1.204224e-5 + 9.6e-5 = 1.0804224e-4 s; t_grad = 1.195168e-4 s. */
     sm_device_options opt = {NULL, 0.05, 0, NULL};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
     CHECK_NEAR(pr.t_grad, 1.195168e-4, 1e-9);
     sm_predictor_free(p);
+    /* Overlapped, DDP never splits a layer's gradient: the convolution's is one bucket, ready
+     * only when the backward pass ends (the ReLU runs first), so the whole all-reduce of
+     * 147,456 bytes shows, as in one 25 MiB bucket: t_grad 5.55168e-5 s. */
     opt.overlap = 1;
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
-    CHECK_NEAR(pr.t_grad, 4.748864e-5, 1e-9);
+    CHECK_NEAR(pr.t_grad, 5.55168e-5, 1e-9);
     CHECK_CONTAINS(sm_predictor_describe(p), "overlapped");
     sm_predictor_free(p);
+
+    /* tests/data/curve/two_conv.ini, batch 32 on 3 nodes x 4: each conv 256->256, 3x3, 8x8,
+     * 16,384 outputs x 256 x 9 = 37,748,736 MACs a sample, 2,415,919,104 FLOPs at batch 32;
+     * backward 2 x that / 5e12 = 9.663676416e-4 s (bytes 2 x 6,553,600 / 5e11 = 2.62e-5 s
+     * less) + 10 us = 9.763676416e-4 s. Each holds 589,824 weights, 2,359,296 bytes of
+     * gradient, whose all-reduce takes 2 x 3/4 x 2,359,296 / 100e9 = 3.538944e-5 s inside
+     * the node, 2 x 2/3 x 589,824 / 5e9 = 1.572864e-4 s between nodes and 3.2e-5 s of
+     * latency: 2.2467584e-4 s. Update: 20 x 1,179,648 / 5e11 + 2 x 10 us = 6.718592e-5 s.
+     * Not overlapped, one 25 MiB bucket of both: 2 x (3.538944e-5 + 1.572864e-4) + 3.2e-5
+     * = 4.1735168e-4 s; t_grad 4.845376e-4 s.
+     * Overlapped: conv2's gradient (2.36 MB, over DDP's 1 MiB first bucket) is sent from
+     * 9.763676416e-4 s to 1.2010434816e-3 s while conv1's backward runs; conv1's is sent
+     * when the pass ends at 1.9527352832e-3 s: exposed 2.2467584e-4, t_grad 2.9186176e-4 s. */
+    sm_network *two;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/two_conv.ini", NULL, &two, &st), 0);
+    CHECK_EQ(sm_predictor_from_device(DEVICE, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, two, &cluster, &pr, &st), 0);
+    CHECK_NEAR(pr.t_bwd, 2 * 9.763676416e-4, 1e-9);
+    CHECK_NEAR(pr.t_grad, 4.845376e-4, 1e-9);
+    sm_predictor_free(p);
+    opt = (sm_device_options){NULL, 0, 1, NULL};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, two, &cluster, &pr, &st), 0);
+    CHECK_NEAR(pr.t_grad, 2.9186176e-4, 1e-9);
+    sm_predictor_free(p);
+    sm_network_free(two);
 
     /* bf16: 2e13 FLOP/s, half the bytes.
      *   conv  7,398,752,256 / 2e13 = 3.699376128e-4 s > 25,763,840 / 5e11; + 10 us

@@ -20,10 +20,28 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
     return t;
 }
 
-double sm_ring_allreduce_exposed(double t_sync, int64_t buckets, double t_bwd)
+/* A ring all-reduce of one bucket of `bytes`. */
+static double bucket_time(const sm_ring_config *a, double bytes)
 {
-    if (buckets < 1 || t_sync <= 0)
-        return 0;
-    double k = (double)buckets;
-    return fmax(t_sync / k, t_sync - (k - 1) / k * t_bwd);
+    sm_ring_config one = *a;
+    one.bytes = bytes;
+    one.bucket_bytes = bytes;
+    return sm_ring_allreduce_time(&one).total;
+}
+
+double sm_ring_allreduce_overlapped(const sm_ring_config *a, const sm_grad_layer *layers, int n,
+                                    double first_bucket_bytes)
+{
+    double now = 0, link_free = 0, filled = 0, cap = first_bucket_bytes;
+    for (int i = 0; i < n; i++) {
+        now += layers[i].t_bwd;
+        filled += layers[i].bytes;
+        if (filled > 0 && (filled >= cap || i == n - 1)) {
+            /* sent when ready and when the link has finished the bucket before */
+            link_free = fmax(now, link_free) + bucket_time(a, filled);
+            filled = 0;
+            cap = a->bucket_bytes;
+        }
+    }
+    return fmax(link_free - now, 0);
 }

@@ -36,10 +36,25 @@ typedef struct sm_ring_time {
  * One node of one device sends nothing. */
 sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a);
 
-/* What the step still waits for when the buckets are all-reduced while the backward pass runs:
- * buckets become ready one by one during t_bwd and are sent in that order, a two-stage
- * pipeline of `buckets` stages. The last bucket is ready only when t_bwd ends, so the exposed
- * time is max(t_sync / k, t_sync - (k-1)/k t_bwd) for k buckets; 0 when nothing is sent. */
-double sm_ring_allreduce_exposed(double t_sync, int64_t buckets, double t_bwd);
+/* One layer's part in the backward pass, which runs the layers last to first. */
+typedef struct sm_grad_layer {
+    double bytes; /* gradient bytes of its weights (0: nothing to all-reduce) */
+    double t_bwd; /* seconds of its backward kernels */
+} sm_grad_layer;
+
+/* PyTorch DDP's first bucket in the order gradients become ready (1 MiB, torch.distributed's
+ * _DEFAULT_FIRST_BUCKET_BYTES): communication starts after the last layers' small gradients. */
+#define SM_DDP_FIRST_BUCKET_BYTES 1048576.0
+
+/* What the step still waits for after the backward pass when DDP all-reduces its buckets while
+ * the pass runs. layers[] are in backward order (the network's last layer first). They fill
+ * buckets in that order, a layer never split: a bucket closes once it holds first_bucket_bytes
+ * (the first) or a->bucket_bytes (the others), and the rest of the gradient is the last bucket.
+ * A bucket is ready when its last layer's backward ends and is sent once it is ready and the
+ * one before it is sent, each a ring all-reduce of its own bytes (one bucket's latency). The
+ * exposed time is when the last bucket is sent minus the backward time; 0 when nothing is
+ * sent. */
+double sm_ring_allreduce_overlapped(const sm_ring_config *a, const sm_grad_layer *layers, int n,
+                                    double first_bucket_bytes);
 
 #endif

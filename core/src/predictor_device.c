@@ -48,46 +48,74 @@ static double roofline(const device_predictor *d, int matmul, double flops, doub
 
 typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
-    int64_t kernels, matmuls;
 } pass_times;
 
-/* The passes over the layers of one block (all layers where block < 0): each working layer
- * (one kernel) takes its roofline time on the device plus the framework's dispatch of it on
- * the host. The host runs ahead of the device only as far as the device is busy, and on
- * GPUs eager frameworks are mostly host-bound below large batches, so the two add (measured
- * on H100: docs/calibration.md). The layers' bytes are counted at fp32 and halve at fp16 and
- * bf16; the backward pass reads the saved activations and the output gradient and writes the
- * input gradient: twice the forward traffic. Under autocast every matrix-multiplying layer
- * adds cast kernels. */
+/* One layer's passes: its roofline time on the device plus the framework's dispatch of its
+ * kernel on the host. The host runs ahead of the device only as far as the device is busy,
+ * and on GPUs eager frameworks are mostly host-bound below large batches, so the two add
+ * (measured on H100: docs/calibration.md). The layers' bytes are counted at fp32 and halve at
+ * fp16 and bf16; the backward pass reads the saved activations and the output gradient and
+ * writes the input gradient: twice the forward traffic. Under autocast every
+ * matrix-multiplying layer adds cast kernels. A view (no kernel) takes no time. */
+static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t batch,
+                        pass_times *t, sm_metrics *m, sm_status *st)
+{
+    const sm_device *v = &d->dev;
+    memset(t, 0, sizeof *t);
+    if (sm_layer_metrics_at(l, batch, m, st))
+        return -1;
+    if (!m->kernels)
+        return 0;
+    int half = d->precision == SM_FP16 || d->precision == SM_BF16;
+    int mm = sm_layer_is_matmul(l);
+    double bytes = (double)m->bytes * (half ? 0.5 : 1.0);
+    double launches = 1 + (half && mm ? v->autocast_casts : 0);
+    t->fwd = roofline(d, mm, (double)m->flops, bytes);
+    t->infer = t->fwd + launches * v->dispatch_infer;
+    t->fwd += launches * v->dispatch_fwd;
+    t->bwd = roofline(d, mm, (double)m->bwd_flops, 2 * bytes) + launches * v->dispatch_bwd;
+    return 0;
+}
+
+/* The passes over the layers of one block (all layers where block < 0). */
 static int passes(const device_predictor *d, const sm_network *net, int block, int64_t batch,
                   pass_times *t, sm_status *st)
 {
-    const sm_device *v = &d->dev;
-    int half = d->precision == SM_FP16 || d->precision == SM_BF16;
-    double bytes_scale = half ? 0.5 : 1.0;
     memset(t, 0, sizeof *t);
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
         if (block >= 0 && l->block != block)
             continue;
+        pass_times one;
         sm_metrics m;
-        if (sm_layer_metrics_at(l, batch, &m, st))
+        if (layer_passes(d, l, batch, &one, &m, st))
             return -1;
-        if (!m.kernels)
-            continue; /* a view: no kernel, no dispatch */
-        int mm = sm_layer_is_matmul(l);
-        double bytes = (double)m.bytes * bytes_scale;
-        double fwd = roofline(d, mm, (double)m.flops, bytes);
-        t->infer += fwd;
-        t->fwd += fwd;
-        t->bwd += roofline(d, mm, (double)m.bwd_flops, 2 * bytes);
-        t->kernels++;
-        t->matmuls += mm;
+        t->infer += one.infer;
+        t->fwd += one.fwd;
+        t->bwd += one.bwd;
     }
-    double launches = (double)t->kernels + (half ? v->autocast_casts * (double)t->matmuls : 0);
-    t->infer += launches * v->dispatch_infer;
-    t->fwd += launches * v->dispatch_fwd;
-    t->bwd += launches * v->dispatch_bwd;
+    return 0;
+}
+
+/* What the step waits for after the backward pass when DDP's buckets are all-reduced during
+ * it: the layers' gradients and backward times in backward order (last layer first). */
+static int overlapped_sync(const device_predictor *d, const sm_network *net, int64_t batch,
+                           const sm_ring_config *a, double *exposed, sm_status *st)
+{
+    sm_grad_layer *grads = malloc((size_t)(net->n_layers ? net->n_layers : 1) * sizeof *grads);
+    if (!grads)
+        return sm_fail(st, "out of memory");
+    for (int i = 0; i < net->n_layers; i++) {
+        pass_times t;
+        sm_metrics m;
+        if (layer_passes(d, &net->layers[net->n_layers - 1 - i], batch, &t, &m, st)) {
+            free(grads);
+            return -1;
+        }
+        grads[i] = (sm_grad_layer){GRAD_BYTES_PER_WEIGHT * (double)m.weights, t.bwd};
+    }
+    *exposed = sm_ring_allreduce_overlapped(a, grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES);
+    free(grads);
     return 0;
 }
 
@@ -113,9 +141,9 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
     sm_ring_config a = {GRAD_BYTES_PER_WEIGHT * (double)total.weights, d->bucket_bytes,
                       layout->nodes, g, v->intra, inter};
-    sm_ring_time sync = sm_ring_allreduce_time(&a);
-    double exposed =
-        d->overlap ? sm_ring_allreduce_exposed(sync.total, sync.buckets, bwd) : sync.total;
+    double exposed = sm_ring_allreduce_time(&a).total;
+    if (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st))
+        return -1;
     /* the optimizer: one kernel per parameter tensor (PyTorch's default for-each SGD still
      * dispatches per tensor) and a stream over the weights */
     double update = UPDATE_BYTES_PER_WEIGHT * (double)total.weights /
