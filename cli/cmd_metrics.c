@@ -185,29 +185,39 @@ static int run(const sm_network *net, const metrics_args *a)
         print_summary(net, a, &total);
     }
     if (a->per_block) {
+        /* one pass for every block's totals and its output (its last layer): linear in layers */
+        size_t n = net->n_blocks > 0 ? (size_t)net->n_blocks : 1;
+        sm_metrics *blocks = malloc(n * sizeof *blocks);
+        const sm_layer **last = calloc(n, sizeof *last);
+        if (!blocks || !last || sm_blocks_metrics(net, a->batch, blocks, &st)) {
+            free(blocks);
+            free(last);
+            return report_error(blocks && last ? st.msg : "out of memory");
+        }
+        for (int i = 0; i < net->n_layers; i++)
+            last[net->layers[i].block] = &net->layers[i];
         text_table *t = a->format == FORMAT_TABLE ? table_new(9, headers) : NULL;
         if (a->format == FORMAT_JSON)
             printf(", \"per_block\": [");
         for (int b = 0; b < net->n_blocks; b++) {
-            if (sm_block_metrics(net, b, a->batch, &m, &st))
-                return report_error(st.msg);
-            const sm_layer *last = NULL; /* the block's output: its last layer */
-            for (int i = 0; i < net->n_layers; i++)
-                if (net->layers[i].block == b)
-                    last = &net->layers[i];
-            sm_shape_str(&last->out, shape, sizeof shape);
+            if (last[b])
+                sm_shape_str(&last[b]->out, shape, sizeof shape);
+            else
+                snprintf(shape, sizeof shape, "-"); /* a block without layers */
             if (t) {
-                table_row(t, net->blocks[b], "block", shape, &m);
+                table_row(t, net->blocks[b], "block", shape, &blocks[b]);
             } else if (a->format == FORMAT_CSV) {
-                csv_row("block", net->blocks[b], "", shape, &m);
+                csv_row("block", net->blocks[b], "", shape, &blocks[b]);
             } else {
                 printf("%s\n  {\"name\": ", b ? "," : "");
                 json_string(stdout, net->blocks[b]);
                 printf(", \"output\": \"%s\", ", shape);
-                json_metrics(&m);
+                json_metrics(&blocks[b]);
                 printf("}");
             }
         }
+        free(blocks);
+        free(last);
         if (t) {
             printf("\nper block:\n");
             table_print(t, stdout);

@@ -58,12 +58,15 @@ static void tiny_resnet(const sm_registry *reg)
     CHECK_EQ(b8.layers, 17);
     CHECK_EQ(b8.bytes - 4 * 24666, 8 * (m.bytes - 4 * 24666));
 
-    /* blocks add up to the whole */
-    sm_metrics sum = {0}, blk;
-    for (int b = 0; b < net->n_blocks; b++) {
+    /* blocks add up to the whole, and the one-pass totals of every block are each block's */
+    sm_metrics sum = {0}, blk, all[64];
+    CHECK(net->n_blocks <= 64);
+    CHECK_EQ(sm_blocks_metrics(net, 1, all, &st), 0);
+    for (int b = 0; b < net->n_blocks && b < 64; b++) {
         CHECK_EQ(sm_block_metrics(net, b, 1, &blk, &st), 0);
         sum.macs += blk.macs;
         sum.weights += blk.weights;
+        CHECK(memcmp(&all[b], &blk, sizeof blk) == 0);
     }
     CHECK_EQ(sum.macs, m.macs);
     CHECK_EQ(sum.weights, m.weights);

@@ -84,6 +84,19 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     return 0;
 }
 
+/* out += m; -1 when a total overflows 64 bits. */
+static int add_metrics(sm_metrics *out, const sm_metrics *m)
+{
+    return add_checked(&out->flops, m->flops) | add_checked(&out->macs, m->macs) |
+                   add_checked(&out->bwd_flops, m->bwd_flops) |
+                   add_checked(&out->inputs, m->inputs) | add_checked(&out->outputs, m->outputs) |
+                   add_checked(&out->weights, m->weights) | add_checked(&out->layers, m->layers) |
+                   add_checked(&out->param_tensors, m->param_tensors) |
+                   add_checked(&out->kernels, m->kernels) | add_checked(&out->bytes, m->bytes)
+               ? -1
+               : 0;
+}
+
 int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics *out,
                      sm_status *st)
 {
@@ -94,14 +107,23 @@ int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics
         sm_metrics m;
         if (sm_layer_metrics_at(&net->layers[i], batch, &m, st))
             return -1;
-        if (add_checked(&out->flops, m.flops) | add_checked(&out->macs, m.macs) |
-            add_checked(&out->bwd_flops, m.bwd_flops) | add_checked(&out->inputs, m.inputs) |
-            add_checked(&out->outputs, m.outputs) | add_checked(&out->weights, m.weights) |
-            add_checked(&out->layers, m.layers) |
-            add_checked(&out->param_tensors, m.param_tensors) |
-            add_checked(&out->kernels, m.kernels) | add_checked(&out->bytes, m.bytes))
+        if (add_metrics(out, &m))
             return sm_fail(st, "%s: totals at batch %lld overflow 64 bits", net->name,
                            (long long)batch);
+    }
+    return 0;
+}
+
+int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st)
+{
+    memset(out, 0, (size_t)net->n_blocks * sizeof *out);
+    for (int i = 0; i < net->n_layers; i++) {
+        sm_metrics m;
+        if (sm_layer_metrics_at(&net->layers[i], batch, &m, st))
+            return -1;
+        if (add_metrics(&out[net->layers[i].block], &m))
+            return sm_fail(st, "%s: block %s: totals at batch %lld overflow 64 bits", net->name,
+                           net->blocks[net->layers[i].block], (long long)batch);
     }
     return 0;
 }
@@ -118,7 +140,7 @@ sm_family sm_network_family(const sm_network *net)
     int conv = 0, recurrent = 0;
     for (int i = 0; i < net->n_layers; i++) {
         const char *type = net->layers[i].type->name;
-        if (!strcmp(type, "attention"))
+        if (!strcmp(type, "attention") || !strcmp(type, "window_attention"))
             return SM_FAMILY_TRANSFORMER;
         recurrent |= !strcmp(type, "lstm") || !strcmp(type, "gru") || !strcmp(type, "rnn");
         conv |= !strcmp(type, "conv2d");

@@ -133,6 +133,8 @@ int64_t sm_network_image(const sm_network *net);
 int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st);
 int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics *out,
                      sm_status *st);
+/* Every block's totals in one pass over the layers: out[] has net->n_blocks entries. */
+int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st);
 int sm_layer_metrics_at(const sm_layer *layer, int64_t batch, sm_metrics *out, sm_status *st);
 
 #ifdef __cplusplus
