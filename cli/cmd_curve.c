@@ -41,6 +41,9 @@ static void usage(void)
         "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
         "  --overlap          (--device) all-reduce gradient buckets during the backward pass\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
+        "  --collective C     (--device) the all-reduce: ring (default: the hierarchical\n"
+        "                     ring) or nccl (NCCL's cost model: ring or tree, LL, LL128 or\n"
+        "                     Simple, whichever it predicts fastest for the bucket)\n"
         "  --framework F      (--device) how kernels are dispatched: configs/frameworks/F.ini\n"
         "                     (pytorch-eager, cuda-graphs) or a file (default: the device\n"
         "                     file's [framework])\n"
@@ -60,7 +63,7 @@ static void usage(void)
 }
 
 typedef struct curve_args {
-    const char *models, *coeffs, *device, *precision, *output, *framework;
+    const char *models, *coeffs, *device, *precision, *output, *framework, *collective;
     int64_t batches[MAX_SWEEP];
     int n_batches, strong;
     int nodes[MAX_SWEEP];
@@ -168,7 +171,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
     int64_t nodes[MAX_SWEEP];
     int have_batch = 0, have_global = 0;
     enum { COEFFS = 256, DEVICE, BATCH, GLOBAL, NODES, IMAGE, THRESHOLD, BUCKET, PRECISION,
-           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS };
+           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS,
+           COLLECTIVE };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"output", required_argument, 0, 'o'},
@@ -187,6 +191,7 @@ static int parse_args(int argc, char **argv, curve_args *a)
         {"overlap", no_argument, 0, OVERLAP},
         {"dataset", required_argument, 0, DATASET},
         {"epochs", required_argument, 0, EPOCHS},
+        {"collective", required_argument, 0, COLLECTIVE},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -251,6 +256,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
         case DATASET:
             bad = parse_positive("--dataset", v, MAX_DATASET, &a->dataset);
             break;
+        case COLLECTIVE:
+            a->collective = v;
+            break;
         case EPOCHS:
             bad = parse_positive("--epochs", v, MAX_EPOCHS, &a->epochs);
             break;
@@ -277,9 +285,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
     else if (!a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && (a->overlap || a->bucket_mib > 0 || a->framework))
-        problem = "--overlap, --bucket-mib and --framework apply to --device; fitted "
-                  "coefficients already hold what was measured";
+    else if (a->coeffs && (a->overlap || a->bucket_mib > 0 || a->framework || a->collective))
+        problem = "--overlap, --bucket-mib, --framework and --collective apply to --device; "
+                  "fitted coefficients already hold what was measured";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -588,7 +596,8 @@ static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
         }
         return 0;
     }
-    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework};
+    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework,
+                             a->collective};
     return sm_predictor_from_device_opts(a->device, &opt, p, st);
 }
 

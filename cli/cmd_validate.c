@@ -284,7 +284,8 @@ int cmd_validate(int argc, char **argv)
     sm_predictor *p = NULL;
     int rc = a.coeffs ? sm_predictor_from_coeffs(a.coeffs, &p, &st)
                       : sm_predictor_from_device_opts(
-                            a.device, &(sm_device_options){runs->rows[0].precision, 0, 0, NULL}, &p,
+                            a.device,
+                            &(sm_device_options){runs->rows[0].precision, 0, 0, NULL, NULL}, &p,
                             &st);
     if (!rc)
         rc = sm_predictor_check_precision(p, runs->rows[0].precision, &st);

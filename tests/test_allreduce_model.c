@@ -1,4 +1,6 @@
 /* The ring all-reduce model against numbers worked out by hand. */
+#include <string.h>
+
 #include "../core/src/allreduce_model.h"
 #include "check_near.h"
 
@@ -14,7 +16,8 @@ int main(void)
      *   bandwidth 2 x 7/8 x 102,228,128 / 50e9 = 178,899,224 / 50e9 = 3.57798448e-3 s
      *   latency   4 buckets x 2 x 7 steps x 5 us                      = 2.8e-4 s
      *   total                                                          = 3.85798448e-3 s */
-    sm_ring_config flat = {S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6}};
+    sm_ring_config flat = {S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6},
+                           SM_COLLECTIVE_RING};
     sm_ring_time t = sm_ring_allreduce_time(&flat);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.57798448e-3, 1e-9);
@@ -27,7 +30,8 @@ int main(void)
      *   between  2 x 3/4 x (102,228,128 / 8) / 50e9 = 19,167,774 / 50e9   = 3.8335548e-4 s
      *   latency  4 x (2 x 7 x 3.4 us + 2 x 3 x 9.6 us) = 4 x 105.2 us        = 4.208e-4 s
      *   total                                                                = 1.2017093111e-3 s */
-    sm_ring_config hier = {S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6}};
+    sm_ring_config hier = {S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6},
+                           SM_COLLECTIVE_RING};
     t = sm_ring_allreduce_time(&hier);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.975538311e-4 + 3.8335548e-4, 1e-9);
@@ -76,7 +80,7 @@ int main(void)
      *   (3e6, 0.5 ms) (2e6, 0.5 ms): 5e6 >= 4e6 ready at 3 ms, sent 3.502 -> 8.504 ms
      *   (0, 1 ms) (1e6, 2 ms): the rest, ready at 6 ms, sent 8.504 -> 9.506 ms
      * exposed 9.506 - 6 = 3.506 ms. */
-    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}};
+    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING};
     const sm_grad_layer six[] = {{0.5e6, 1e-3}, {1e6, 1e-3},   {3e6, 0.5e-3},
                                  {2e6, 0.5e-3}, {0, 1e-3},     {1e6, 2e-3}};
     CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, six, 6, 1e6), 3.506e-3, 1e-12);
@@ -92,6 +96,35 @@ int main(void)
      * sent by 2.002 ms, the backward pass ends at 6 ms: nothing exposed */
     const sm_grad_layer tail[] = {{1e6, 1e-3}, {0, 5e-3}};
     CHECK(sm_ring_allreduce_overlapped(&pair, tail, 2, 1e6) == 0);
+    /* NCCL's choice (nccl_model.c), by hand from NCCL's constants (us: base latency ring
+     * LL 6.6, LL128 14, Simple 8.4; tree 6.8, 14, 8.4; NVLink step ring 0.6, 1.9, 3.4, tree
+     * 0.6, 1.25, 4.0; network step ring 2.7, 4.0, 14, tree 5.0, 8.5, 14), the device's link
+     * latencies standing for the Simple ring's step.
+     * One node of 8 (450 GB/s, 3.4 us), 1,000 bytes: ring LL, 6.6 + 14 x 0.6 = 15 us of
+     * latency (tree LL 6.8 + 2 x 7 x 0.6 = 15.2 us, LL128 and Simple more), bandwidth
+     * 450e9 x 0.5 x 8/14: 15e-6 + 1e3 x 14 / 1.8e12 = 1.50077778e-5 s. */
+    sm_link nvlink = {450e9, 3.4e-6}, net = {50e9, 9.6e-6};
+    sm_nccl_choice c = sm_nccl_allreduce(1e3, 1, 8, &nvlink, &net);
+    CHECK_NEAR(c.seconds, 1.5e-5 + 1e3 * 14 / 1.8e12, 1e-9);
+    CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "LL"));
+    /* 1e9 bytes: ring Simple, 8.4 + 14 x 3.4 = 56 us + 1e9 x 14 / (8 x 450e9) s
+     * = 3.94488889e-3 s (LL128: 40.6 us + that / 0.92 = 4.2677e-3 s) */
+    c = sm_nccl_allreduce(1e9, 1, 8, &nvlink, &net);
+    CHECK_NEAR(c.seconds, 56e-6 + 1e9 * 14 / 3.6e12, 1e-9);
+    CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
+    /* 16 nodes of 1 (50 GB/s, 9.6 us between nodes), 1,000 bytes: the tree on LL, 6.8 +
+     * 2 x log2(16) x 9.6 x 5/14 = 34.2285714 us, bandwidth 50e9 / 3.8 x 0.5: + 1.52e-7 s
+     * (ring LL: 6.6 + 30 x 9.6 x 2.7/14 = 62.14 us) */
+    c = sm_nccl_allreduce(1e3, 16, 1, &nvlink, &net);
+    CHECK_NEAR(c.seconds, 6.8e-6 + 8 * 9.6e-6 * 5 / 14 + 1.52e-7, 1e-9);
+    CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL"));
+    c = sm_nccl_allreduce(1e3, 1, 1, &nvlink, &net);
+    CHECK(c.seconds == 0 && !strcmp(c.algorithm, "none"));
+    /* sm_ring_allreduce_time with the NCCL collective: 2 equal buckets of 5e8 bytes on the
+     * node of 8, each 56 us + 5e8 x 14 / 3.6e12 s */
+    sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL};
+    CHECK_NEAR(sm_ring_allreduce_time(&nccl).total, 2 * (56e-6 + 5e8 * 14 / 3.6e12), 1e-9);
+
     /* one device sends nothing */
     sm_ring_config single = pair;
     single.gpus_per_node = 1;

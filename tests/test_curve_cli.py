@@ -102,6 +102,16 @@ for bad in (["--epochs", "0"], ["--dataset", "-3"], ["--epochs", "x"]):
     rc, _, err = run(*ROUND, "--batch", "32", "--nodes", "1", *bad)
     check(rc != 0 and err.count("\n") == 1 and bad[0] in err, f"{bad} refused in one line: {err}")
 
+# --collective nccl: NCCL's choice by bucket size. On one node of 4 the conv's 147,456 bytes
+# (one bucket) go by ring LL: round_device's 2 us NVLink step x 0.6/3.4 per step,
+# 6.6 us + 6 x 2 us x 0.6/3.4 = 8.71764706 us of latency, + 147,456 x 6/4 / (100e9 x 0.5)
+# = 4.42368e-6 s; t_grad adds the update, 1.147456e-5 s (tests/test_device_predictor.c):
+# 8.71764706e-6 + 4.42368e-6 + 1.147456e-5 = 2.461588706e-5 s. (ring Simple: 8.4 + 6 x 2 us
+# + 2.21184 us = 22.6 us; LL128: 14 + 6 x 2 x 1.9/3.4 + 147,456 x 1.5 / 92e9 = 23.1 us.)
+out = good(*ROUND, "--batch", "32", "--nodes", "1", "--collective", "nccl", "--format", "csv")
+row = next(csv.DictReader(io.StringIO(out)))
+check(near(float(row["t_grad"]), 2.461588706e-5), f"--collective nccl t_grad: {row['t_grad']}")
+
 # A:B doubles from A up to B; repeats and order of --nodes do not matter
 out = good(*ROUND, "--batch", "32", "--nodes", "24,3:48,6", "--format", "csv")
 nodes = [r["nodes"] for r in csv.DictReader(io.StringIO(out))]
@@ -213,6 +223,9 @@ with tempfile.TemporaryDirectory() as tmp:
         (H100 + ["--nodes", "1", "--bucket-mib", "0"], "--bucket-mib 0"),
         (["resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--batch", "64",
           "--nodes", "1", "--overlap"], "apply to --device"),
+        (["resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--batch", "64",
+          "--nodes", "1", "--collective", "nccl"], "apply to --device"),
+        (H100 + ["--nodes", "1", "--collective", "tree"], "collective tree: expected ring or nccl"),
         (H100 + ["--nodes", "1", "-o", os.path.join(tmp, "no", "dir.svg")], "cannot write"),
         (["examples/tiny_resnet.ini", "--coeffs", "tests/data/curve/infer_coeffs.ini",
           "--batch", "8", "--nodes", "1"], "the predictor gives no training step time"),

@@ -12,6 +12,14 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
     if (a->bytes <= 0 || (a->nodes <= 1 && a->gpus_per_node <= 1))
         return t;
     t.buckets = (int64_t)ceil(a->bytes / a->bucket_bytes);
+    if (a->collective == SM_COLLECTIVE_NCCL) {
+        /* equal buckets, each NCCL's choice for its size: no split into bandwidth and latency */
+        double k = (double)t.buckets;
+        t.total = k * sm_nccl_allreduce(a->bytes / k, a->nodes, a->gpus_per_node, &a->intra,
+                                        &a->inter).seconds;
+        t.bandwidth = t.latency = NAN;
+        return t;
+    }
     /* Summed over buckets the bytes add up to the whole gradient; every bucket pays the steps. */
     t.bandwidth = 2 * (g - 1) / g * a->bytes / a->intra.bandwidth +
                   2 * (n - 1) / n * (a->bytes / g) / a->inter.bandwidth;

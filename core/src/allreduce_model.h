@@ -13,6 +13,8 @@ typedef struct sm_link {
     double latency;
 } sm_link;
 
+typedef enum { SM_COLLECTIVE_RING, SM_COLLECTIVE_NCCL } sm_collective;
+
 typedef struct sm_ring_config {
     double bytes;        /* gradient bytes each device holds */
     double bucket_bytes; /* bytes per bucket (PyTorch DDP: 25 MiB) */
@@ -20,6 +22,7 @@ typedef struct sm_ring_config {
     int gpus_per_node;   /* G */
     sm_link intra;       /* between the devices of a node */
     sm_link inter;       /* between nodes, per ring: each of the G rings gets this much */
+    sm_collective collective; /* the hierarchical ring below, or NCCL's choice (nccl_model.c) */
 } sm_ring_config;
 
 /* The parts of one all-reduce. */
@@ -33,8 +36,19 @@ typedef struct sm_ring_time {
 /* Reduce-scatter inside the node over `intra`, a ring across nodes over `inter` on 1/G of the
  * data, an all-gather inside the node. Per bucket of s bytes:
  *   2(G-1)/G s / B_intra + 2(G-1) l_intra + 2(N-1)/N (s/G) / B_inter + 2(N-1) l_inter.
- * One node of one device sends nothing. */
+ * One node of one device sends nothing. With collective = SM_COLLECTIVE_NCCL every bucket
+ * takes sm_nccl_allreduce's time instead, and bandwidth and latency are NaN. */
 sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a);
+
+/* What NCCL runs for an all-reduce of `bytes` on N nodes of G devices, and how long it takes
+ * by NCCL's cost model (nccl_model.c): the fastest algorithm and protocol. */
+typedef struct sm_nccl_choice {
+    const char *algorithm; /* "ring", "tree"; "none" when nothing is sent */
+    const char *protocol;  /* "LL", "LL128", "Simple" */
+    double seconds;
+} sm_nccl_choice;
+sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
+                                 const sm_link *inter);
 
 /* One layer's part in the backward pass, which runs the layers last to first. */
 typedef struct sm_grad_layer {

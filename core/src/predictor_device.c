@@ -18,6 +18,7 @@ typedef struct device_predictor {
     sm_precision precision;
     double bucket_bytes;
     int overlap;
+    sm_collective collective;
 } device_predictor;
 
 /* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
@@ -140,7 +141,7 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     sm_link inter = v->inter;
     inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
     sm_ring_config a = {GRAD_BYTES_PER_WEIGHT * (double)total.weights, d->bucket_bytes,
-                      layout->nodes, g, v->intra, inter};
+                      layout->nodes, g, v->intra, inter, d->collective};
     double exposed = sm_ring_allreduce_time(&a).total;
     if (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st))
         return -1;
@@ -180,11 +181,16 @@ int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
                                   sm_predictor **out, sm_status *st)
 {
-    static const sm_device_options defaults = {NULL, 0, 0, NULL};
+    static const sm_device_options defaults = {NULL, 0, 0, NULL, NULL};
     if (!opt)
         opt = &defaults;
     if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
         return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
+    sm_collective collective = SM_COLLECTIVE_RING;
+    if (opt->collective && !strcmp(opt->collective, "nccl"))
+        collective = SM_COLLECTIVE_NCCL;
+    else if (opt->collective && strcmp(opt->collective, "ring"))
+        return sm_fail(st, "collective %s: expected ring or nccl", opt->collective);
     char path[4096];
     if (sm_device_find(name_or_path, path, sizeof path, st))
         return -1;
@@ -221,14 +227,16 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     }
     d->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
     d->overlap = opt->overlap != 0;
+    d->collective = collective;
 
     char description[512];
     snprintf(description, sizeof description,
-             "%.63s (%.191s): roofline at %s, %.63s dispatch, ring all-reduce in %g MiB "
+             "%.63s (%.191s): roofline at %s, %.63s dispatch, %s all-reduce in %g MiB "
              "buckets%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision],
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
+             collective == SM_COLLECTIVE_NCCL ? "NCCL (ring or tree by size)" : "ring",
              d->bucket_bytes / 1048576.0,
              d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;

@@ -1,0 +1,80 @@
+/* NCCL's own cost model of an all-reduce (src/graph/tuning.cc, read, not copied): for each
+ * algorithm (ring, tree) and protocol (LL, LL128, Simple) a latency plus the bytes over an
+ * algorithm bandwidth, and NCCL runs the one predicted fastest for the message size. Small
+ * messages go to the low-latency protocols and to the tree across many nodes, large ones to
+ * the ring on Simple, so the bandwidth reached grows with the message size. The device file's
+ * link latencies are the Simple ring's per-step latencies; the other protocols' and the
+ * tree's scale with NCCL's ratios between its hardware latencies. */
+#include <math.h>
+
+#include "allreduce_model.h"
+
+enum { LL, LL128, SIMPLE, N_PROTOCOLS };
+enum { RING, TREE, N_ALGORITHMS };
+
+static const char *const algorithm_names[N_ALGORITHMS] = {"ring", "tree"};
+static const char *const protocol_names[N_PROTOCOLS] = {"LL", "LL128", "Simple"};
+
+/* NCCL's default tuning constants, microseconds: a collective's fixed latency, and one step's
+ * latency over NVLink and over the network, per algorithm and protocol. */
+static const double base_us[N_ALGORITHMS][N_PROTOCOLS] = {{6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}};
+static const double nvlink_us[N_ALGORITHMS][N_PROTOCOLS] = {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}};
+static const double net_us[N_ALGORITHMS][N_PROTOCOLS] = {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}};
+
+/* The share of the link's bandwidth a protocol carries as data (LL: 4 bytes of flag per 4 of
+ * data; LL128: 8 of 128), NCCL's refinements per algorithm; the tree's LL128 within a node
+ * reaches less. */
+static double protocol_efficiency(int a, int p, int nodes)
+{
+    static const double ring[N_PROTOCOLS] = {0.5, 0.92, 1.0};
+    if (a == RING)
+        return ring[p];
+    return p == LL ? 1 / 3.8 : p == LL128 ? (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 0.92;
+}
+
+static int floor_log2(int n)
+{
+    int k = 0;
+    while (n > 1) {
+        n >>= 1;
+        k++;
+    }
+    return k;
+}
+
+sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
+                                 const sm_link *inter)
+{
+    sm_nccl_choice best = {"none", "none", 0};
+    double n = (double)nodes * gpus_per_node;
+    if (bytes <= 0 || n <= 1)
+        return best;
+    /* NCCL's bus bandwidth: a channel's ring crosses nodes through one port, the node's
+     * channels through all of them, so between nodes the G rings' shares add up to the node's
+     * ports; inside the node NVLink bounds it */
+    double bus = nodes == 1 ? intra->bandwidth
+                            : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    best.seconds = INFINITY;
+    for (int a = 0; a < N_ALGORITHMS; a++)
+        for (int p = 0; p < N_PROTOCOLS; p++) {
+            double step_intra = intra->latency * nvlink_us[a][p] / nvlink_us[RING][SIMPLE];
+            double step_inter = inter->latency * net_us[a][p] / net_us[RING][SIMPLE];
+            double latency = base_us[a][p] * 1e-6, bandwidth;
+            if (a == RING) {
+                /* 2(n-1) steps, 2(N-1) of them cross the network; the ring moves
+                 * 2(n-1)/n of the bytes through every link */
+                double inter_steps = 2.0 * (nodes - 1);
+                latency += (2 * (n - 1) - inter_steps) * step_intra + inter_steps * step_inter;
+                bandwidth = bus * protocol_efficiency(a, p, nodes) * n / (2 * (n - 1));
+            } else {
+                /* up a chain in the node and a binary tree across nodes, and down again;
+                 * reduce and broadcast each carry all bytes */
+                latency += 2 * ((gpus_per_node - 1) * step_intra + floor_log2(nodes) * step_inter);
+                bandwidth = bus * protocol_efficiency(a, p, nodes) * 0.5;
+            }
+            double t = latency + bytes / bandwidth;
+            if (t < best.seconds)
+                best = (sm_nccl_choice){algorithm_names[a], protocol_names[p], t};
+        }
+    return best;
+}
