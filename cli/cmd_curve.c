@@ -349,11 +349,36 @@ static double train_time(const curve_run *r, const sm_curve_point *p)
     return (double)r->args->epochs * epoch_time(r, p);
 }
 
+/* Joules of a step of the whole job, of an epoch, of the run; watts of the job. NAN where the
+ * predictor does not model energy. */
+static double step_energy(const sm_curve_point *p)
+{
+    return p->pred.e_step * (double)sm_layout_devices(&p->layout);
+}
+
+static double epoch_energy(const curve_run *r, const sm_curve_point *p)
+{
+    return sm_epoch_steps(&p->layout, r->args->dataset) * step_energy(p);
+}
+
+/* Whether any point has an energy: the energy columns are written then. */
+static int models_energy(const curve_run *r)
+{
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++)
+            if (isfinite(r->rows[k].curve.points[i].pred.e_step))
+                return 1;
+    return 0;
+}
+
 static void write_csv(FILE *out, const curve_run *r)
 {
+    int energy = models_energy(r);
     fprintf(out, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
-                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s\n",
-            r->args->epochs ? ",epochs,t_train" : "");
+                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s\n",
+            r->args->epochs ? ",epochs,t_train" : "",
+            energy ? ",e_step_j,power_w,e_epoch_j" : "",
+            energy && r->args->epochs ? ",e_train_j" : "");
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
@@ -376,6 +401,15 @@ static void write_csv(FILE *out, const curve_run *r)
             if (r->args->epochs) {
                 fprintf(out, ",%lld,", (long long)r->args->epochs);
                 csv_number(out, train_time(r, p));
+            }
+            if (energy) {
+                const double e[] = {step_energy(p), step_energy(p) / p->pred.t_step,
+                                    epoch_energy(r, p),
+                                    (double)r->args->epochs * epoch_energy(r, p)};
+                for (int j = 0; j < (r->args->epochs ? 4 : 3); j++) {
+                    fputc(',', out);
+                    csv_number(out, e[j]);
+                }
             }
             fputc('\n', out);
         }
@@ -432,6 +466,16 @@ static void write_json(FILE *out, const curve_run *r)
                 fprintf(out, ", \"%s\": ", names[j]);
                 json_number(out, vals[j]);
             }
+            if (isfinite(p->pred.e_step)) {
+                const char *en[] = {"e_step_j", "power_w", "e_epoch_j", "e_train_j"};
+                const double ev[] = {step_energy(p), step_energy(p) / p->pred.t_step,
+                                     epoch_energy(r, p),
+                                     (double)r->args->epochs * epoch_energy(r, p)};
+                for (int j = 0; j < (r->args->epochs ? 4 : 3); j++) {
+                    fprintf(out, ", \"%s\": ", en[j]);
+                    json_number(out, ev[j]);
+                }
+            }
             fputc('}', out);
         }
         fputs("]}", out);
@@ -454,15 +498,20 @@ static void write_table(FILE *out, const curve_run *r)
         fprintf(out, ", training %lld epoch%s", (long long)r->args->epochs,
                 r->args->epochs == 1 ? "" : "s");
     fputs("\n\n", out);
-    const char *headers[] = {"model",  "batch",    "global",     "nodes",  "devices", "t_fwd",
-                             "t_bwd",  "t_grad",   "t_step",     "images/s", "efficiency",
-                             "t_epoch", "t_train"};
-    text_table *t = table_new(r->args->epochs ? 13 : 12, headers);
+    int energy = models_energy(r), n_cols = 12 + (r->args->epochs != 0);
+    const char *headers[16] = {"model",  "batch",    "global",     "nodes",  "devices", "t_fwd",
+                               "t_bwd",  "t_grad",   "t_step",     "images/s", "efficiency",
+                               "t_epoch", "t_train"};
+    if (energy) {
+        headers[n_cols++] = "power";
+        headers[n_cols++] = "kWh/epoch";
+    }
+    text_table *t = table_new(n_cols, headers);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
             const sm_curve_point *p = &row->curve.points[i];
-            char c[12][32];
+            char c[14][32];
             snprintf(c[0], sizeof c[0], "%lld", (long long)p->layout.batch);
             snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
             snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
@@ -475,8 +524,17 @@ static void write_table(FILE *out, const curve_run *r)
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
             fmt_seconds(epoch_time(r, p), c[10], sizeof c[10]);
             fmt_seconds(train_time(r, p), c[11], sizeof c[11]);
-            const char *cells[] = {row->model, c[0], c[1], c[2],  c[3],  c[4], c[5],
-                                   c[6],       c[7], c[8], c[9], c[10], c[11]};
+            snprintf(c[12], sizeof c[12], isfinite(p->pred.e_step) ? "%.4g W" : "-",
+                     step_energy(p) / p->pred.t_step);
+            snprintf(c[13], sizeof c[13], isfinite(p->pred.e_step) ? "%.4g" : "-",
+                     epoch_energy(r, p) / 3.6e6);
+            const char *cells[16] = {row->model, c[0], c[1], c[2],  c[3],  c[4], c[5],
+                                     c[6],       c[7], c[8], c[9], c[10], c[11]};
+            int n = 12 + (r->args->epochs != 0);
+            if (energy) {
+                cells[n++] = c[12];
+                cells[n++] = c[13];
+            }
             table_add(t, cells);
         }
     }

@@ -17,7 +17,7 @@ static void usage(void)
         "                      [--weighting none|relative] [--nonneg | --no-nonneg]\n"
         "                      [--form dispatch|convmeter] [--precision P]\n"
         "                      [--grad-model linear|ring] [--bucket-mib MB] [--weight-term]\n"
-        "                      [--update-term] [--device-name NAME]\n"
+        "                      [--update-term] [--idle-watts W] [--device-name NAME]\n"
         "                      [--device-out DEV.ini [--device-base NAME]]\n\n"
         "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv (- for\n"
         "the standard input)\n"
@@ -34,7 +34,11 @@ static void usage(void)
         "                   ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k,\n"
         "                   the G terms only if some row has G > 1, the N terms only if some\n"
         "                   row has N > 1\n"
-        "  bwd_grad         the bwd and grad terms fitted together to t_bwd + t_grad\n\n"
+        "  bwd_grad         the bwd and grad terms fitted together to t_bwd + t_grad\n"
+        "  energy           where the CSV has energy_infer_j and energy_j (joules of all the\n"
+        "                   job's devices): joules of one device = idle_watts x t + the terms\n"
+        "                   of infer (an inference pass) or of bwd_grad (a training step)\n\n");
+    printf(
         "  -o FILE             write the coefficient file (INI; `scalemeter predict --coeffs`)\n"
         "  --cv loo            leave-one-model-out validation: each network is predicted by a\n"
         "                      fit on the other networks; RMSE, NRMSE, MAPE (a fraction), R2\n"
@@ -55,6 +59,9 @@ static void usage(void)
         "                      once, whatever the batch (beyond ConvMeter; off by default)\n"
         "  --update-term       add cu W to grad at every N: the optimizer's pass over the\n"
         "                      weights (beyond ConvMeter; off by default)\n"
+        "  --idle-watts W      energy: the power of one device doing nothing, taken off the\n"
+        "                      measured energy before its terms are fitted (default 0: the\n"
+        "                      terms take it all)\n"
         "  --device-name NAME  the machine's name in the coefficient file (default: the CPU\n"
         "                      model of /proc/cpuinfo)\n"
         "  --device-out FILE   also derive a device description for `curve --device FILE`:\n"
@@ -77,7 +84,8 @@ static int parse_args(int argc, char **argv, fit_args *a)
     memset(a, 0, sizeof *a);
     sm_fit_options_default(&a->opt);
     enum { CV = 256, FORMAT, WEIGHTING, GRAD_MODEL, FORM, PRECISION, DEVICE_OUT, DEVICE_BASE,
-           BUCKET, DEVICE_NAME, DEVICE_OLD, NONNEG, NO_NONNEG, WEIGHT_TERM, UPDATE_TERM };
+           BUCKET, DEVICE_NAME, DEVICE_OLD, NONNEG, NO_NONNEG, WEIGHT_TERM, UPDATE_TERM,
+           IDLE_WATTS };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"output", required_argument, 0, 'o'},
@@ -97,6 +105,7 @@ static int parse_args(int argc, char **argv, fit_args *a)
         {"no-nonneg", no_argument, 0, NO_NONNEG},
         {"weight-term", no_argument, 0, WEIGHT_TERM},
         {"update-term", no_argument, 0, UPDATE_TERM},
+        {"idle-watts", required_argument, 0, IDLE_WATTS},
         {0, 0, 0, 0}};
     char msg[512];
     for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
@@ -185,6 +194,16 @@ static int parse_args(int argc, char **argv, fit_args *a)
         case UPDATE_TERM:
             a->opt.update_term = 1;
             break;
+        case IDLE_WATTS: {
+            char *end;
+            a->opt.idle_watts = strtod(v, &end);
+            if (end == v || *end || !(a->opt.idle_watts >= 0 && a->opt.idle_watts <= 1e6)) {
+                fprintf(stderr, "scalemeter fit: --idle-watts %s: expected watts from 0 to "
+                                "1000000\n", v);
+                return -1;
+            }
+            break;
+        }
         default:
             return usage_error("fit", msg), -1;
         }
@@ -365,19 +384,29 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
     const char *headers[] = {"phase", "coefficient", "value", "n", "RMSE", "NRMSE", "MAPE", "R2"};
     text_table *t = a->format == FORMAT_TABLE ? table_new(8, headers) : NULL;
     int first_phase = 1;
-    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
-        const sm_phase_fit *pf = &fit->phase[ph];
-        const char *pname = sm_phase_name((sm_phase)ph);
+    for (int slot = 0; slot < SM_N_FIT_PHASES + SM_N_ENERGY; slot++) {
+        int energy = slot >= SM_N_FIT_PHASES;
+        const sm_phase_fit *pf = energy ? &fit->energy[slot - SM_N_FIT_PHASES] : &fit->phase[slot];
+        sm_phase ph = energy ? sm_energy_terms_phase((sm_energy_phase)(slot - SM_N_FIT_PHASES))
+                             : (sm_phase)slot;
+        char pname[32];
+        if (energy)
+            snprintf(pname, sizeof pname, "energy_%s",
+                     sm_energy_phase_name((sm_energy_phase)(slot - SM_N_FIT_PHASES)));
+        else
+            snprintf(pname, sizeof pname, "%s", sm_phase_name(ph));
         if (!pf->fitted)
             continue;
         if (a->format == FORMAT_JSON)
             printf("%s\n  \"%s\": {\"coefficients\": {", first_phase ? "" : ",", pname);
         for (int k = 0; k < pf->n_coeffs; k++) {
-            sm_fit_term_name(fit, (sm_phase)ph, k, name, sizeof name);
+            sm_fit_term_name(fit, ph, k, name, sizeof name);
             char value[32], c[5][32];
             snprintf(value, sizeof value, "%.6g", pf->c[k]);
             if (t) {
                 stats_cells(&pf->stats, c);
+                if (energy)
+                    snprintf(c[1], sizeof c[1], "%.3g J", pf->stats.rmse);
                 const char *row[] = {k ? "" : pname, name, value, k ? "" : c[0],
                                      k ? "" : c[1], k ? "" : c[2], k ? "" : c[3], k ? "" : c[4]};
                 table_add(t, row);
@@ -401,8 +430,12 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
     if (t) {
         table_print(t, stdout);
         table_free(t);
+        if (fit->energy[SM_ENERGY_INFER].fitted || fit->energy[SM_ENERGY_STEP].fitted)
+            printf("\nenergy: joules of one device, %g W idle x the phase's time plus the "
+                   "terms (RMSE in joules)\n",
+                   fit->opt.idle_watts);
     } else if (a->format == FORMAT_JSON) {
-        printf("\n}}\n");
+        printf("\n}, \"idle_watts\": %.17g}\n", fit->opt.idle_watts);
     }
 }
 
@@ -468,6 +501,16 @@ static int run(const fit_args *a, sm_runs *runs, const sm_registry *reg)
                         sm_phase_name((sm_phase)ph),
                         sm_fit_term_name(&fit, (sm_phase)ph, k, name, sizeof name), a->csv);
             }
+    for (int e = 0; e < SM_N_ENERGY; e++)
+        for (int k = 0; k < fit.energy[e].n_coeffs; k++)
+            if (fit.energy[e].dropped >> k & 1) {
+                char name[32];
+                fprintf(stderr, "scalemeter fit: note: energy of %s: %s cannot be told apart "
+                                "from the other terms; it is left at 0\n",
+                        sm_energy_phase_name((sm_energy_phase)e),
+                        sm_fit_term_name(&fit, sm_energy_terms_phase((sm_energy_phase)e), k,
+                                         name, sizeof name));
+            }
     if (fit.comm_unidentified)
         fprintf(stderr, "scalemeter fit: note: the rows of %s cannot separate the communication "
                         "terms of grad from the rest: grad is fitted without them, as measured "
@@ -498,6 +541,10 @@ int cmd_fit(int argc, char **argv)
     if (runs->not_measured)
         fprintf(stderr, "scalemeter fit: %s: %d rows not measured (status other than ok, such as "
                 "oom) left out\n", a.csv, runs->not_measured);
+    if (runs->energy_zero)
+        fprintf(stderr, "scalemeter fit: warning: %s: %d energy field%s read 0 J (a counter "
+                "that did not advance over a short measurement); taken as not measured\n",
+                a.csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
     if (runs->repeated)
         fprintf(stderr, "scalemeter fit: warning: %s:%d: the configuration of line %d measured "
                 "again (%d such row%s); every row is fitted as a repeated measurement\n", a.csv,

@@ -129,6 +129,24 @@ static int parse_args(int argc, char **argv, predict_args *a)
     return 0;
 }
 
+/* Energy of the whole job (all its devices), where the calibration models it. */
+typedef struct job_energy {
+    int modelled;
+    double infer, step, epoch, train; /* joules: an inference pass, a step, an epoch, a run */
+    double watts;                     /* average power over a step */
+} job_energy;
+
+static job_energy energy_of(const predict_args *a, const sm_layout *l, const sm_prediction *t)
+{
+    double devices = (double)sm_layout_devices(l);
+    job_energy e = {isfinite(t->e_infer) || isfinite(t->e_step), t->e_infer * devices,
+                    t->e_step * devices, 0, 0, 0};
+    e.epoch = sm_epoch_steps(l, a->dataset) * e.step;
+    e.train = (double)a->epochs * e.epoch;
+    e.watts = e.step / t->t_step;
+    return e;
+}
+
 static void json_number(const char *key, double v)
 {
     printf(", \"%s\": ", key);
@@ -168,6 +186,15 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
         json_string(stdout, warning);
     else
         printf("null");
+    job_energy e = energy_of(a, l, t);
+    if (e.modelled) {
+        json_number("e_infer_j", e.infer);
+        json_number("e_step_j", e.step);
+        json_number("e_epoch_j", e.epoch);
+        json_number("power_w", e.watts);
+        if (a->epochs)
+            json_number("e_train_j", e.train);
+    }
     if (blocks) {
         printf(", \"per_block\": [");
         for (int b = 0; b < net->n_blocks; b++) {
@@ -192,8 +219,11 @@ static void csv_number(double v)
 static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
                       const sm_layout *l, const sm_prediction *t)
 {
+    job_energy e = energy_of(a, l, t);
     printf("model,image,batch,nodes,gpus_per_node,precision,dataset,t_infer,t_fwd,t_bwd,t_grad,"
-           "t_step,t_epoch,images_per_s%s\n", a->epochs ? ",epochs,t_train" : "");
+           "t_step,t_epoch,images_per_s%s%s%s\n", a->epochs ? ",epochs,t_train" : "",
+           e.modelled ? ",e_infer_j,e_step_j,e_epoch_j,power_w" : "",
+           e.modelled && a->epochs ? ",e_train_j" : "");
     csv_field(stdout, net->name);
     printf(",%lld,%lld,%d,%d,%s,%lld",
            (long long)(net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]),
@@ -207,6 +237,11 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
     if (a->epochs) {
         printf(",%lld", (long long)a->epochs);
         csv_number((double)a->epochs * epoch);
+    }
+    if (e.modelled) {
+        const double ev[] = {e.infer, e.step, e.epoch, e.watts, e.train};
+        for (int i = 0; i < (a->epochs ? 5 : 4); i++)
+            csv_number(ev[i]);
     }
     printf("\n");
 }
@@ -256,6 +291,25 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         snprintf(buf, sizeof buf, "-");
     const char *row[] = {"images_per_s", buf, "samples per second, all devices"};
     table_add(tab, row);
+    job_energy e = energy_of(a, l, t);
+    if (e.modelled) {
+        const struct {
+            const char *name;
+            double v;
+            const char *unit, *meaning;
+        } erows[] = {{"e_infer", e.infer, "J", "inference pass, all devices"},
+                     {"e_step", e.step, "J", "training step, all devices"},
+                     {"e_epoch", e.epoch / 3.6e6, "kWh", "one pass over the dataset"},
+                     {"power", e.watts, "W", "average over a step, all devices"},
+                     {"e_train", e.train / 3.6e6, "kWh", "the whole training run"}};
+        for (int i = 0; i < (a->epochs ? 5 : 4); i++) {
+            char v[64];
+            snprintf(v, sizeof v, isfinite(erows[i].v) ? "%.4g %s" : "-", erows[i].v,
+                     erows[i].unit);
+            const char *er[] = {erows[i].name, v, erows[i].meaning};
+            table_add(tab, er);
+        }
+    }
     table_print(tab, stdout);
     table_free(tab);
     if (!blocks)

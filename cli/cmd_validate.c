@@ -17,7 +17,9 @@ static void usage(void)
            "Predicts every measured row of RUNS.csv (the measurement CSV of `bench`, `fit`)\n"
            "and reports the error per phase and per network: MAPE (a fraction), RMSE, R2, and\n"
            "the median ratio predicted / measured (below 1: optimistic). Rows of networks that\n"
-           "the calibration never saw test it as a planner uses it.\n\n"
+           "the calibration never saw test it as a planner uses it. Where the CSV measures energy\n"
+           "(energy_infer_j, energy_j) and the coefficients model it, energy_infer and\n"
+           "energy_step compare the joules of one device too.\n\n"
            "  --coeffs FILE      coefficients of `scalemeter fit`, or a name of\n"
            "                     configs/calibrations/; it must be of the rows' precision\n"
            "  --device NAME      calibration-free model of configs/devices/NAME.ini (or a file),\n"
@@ -81,17 +83,27 @@ static int parse_args(int argc, char **argv, validate_args *a)
     return 0;
 }
 
-static const sm_phase phases[] = {SM_PHASE_INFER, SM_PHASE_FWD, SM_PHASE_BWD, SM_PHASE_GRAD,
-                                  SM_PHASE_STEP};
-#define N_VPHASES 5
+/* What is compared: the times of the phases, then the energies of a device (joules of the
+ * row's energy columns over its devices) where the CSV measures them and the predictor
+ * models them. */
+enum { Q_INFER, Q_FWD, Q_BWD, Q_GRAD, Q_STEP, Q_ENERGY_INFER, Q_ENERGY_STEP, N_QUANTITIES };
+static const char *const quantity_names[N_QUANTITIES] = {
+    "infer", "fwd", "bwd", "grad", "step", "energy_infer", "energy_step"};
+static const sm_phase quantity_phase[Q_ENERGY_INFER] = {
+    SM_PHASE_INFER, SM_PHASE_FWD, SM_PHASE_BWD, SM_PHASE_GRAD, SM_PHASE_STEP};
 
-static double predicted(const sm_prediction *p, sm_phase ph)
+static double predicted(const sm_prediction *p, int q)
 {
-    return ph == SM_PHASE_INFER ? p->t_infer
-           : ph == SM_PHASE_FWD ? p->t_fwd
-           : ph == SM_PHASE_BWD ? p->t_bwd
-           : ph == SM_PHASE_GRAD ? p->t_grad
-                                 : p->t_step;
+    const double v[N_QUANTITIES] = {p->t_infer, p->t_fwd,   p->t_bwd, p->t_grad,
+                                    p->t_step,  p->e_infer, p->e_step};
+    return v[q];
+}
+
+static double measured(const sm_run *r, int q)
+{
+    return q < Q_ENERGY_INFER  ? sm_run_target(r, quantity_phase[q])
+           : q == Q_ENERGY_INFER ? sm_run_energy(r, SM_ENERGY_INFER)
+                                 : sm_run_energy(r, SM_ENERGY_STEP);
 }
 
 static int by_double(const void *x, const void *y)
@@ -107,12 +119,12 @@ typedef struct vstats {
 } vstats;
 
 static void stats_of(const sm_runs *runs, const sm_prediction *pred, const char *model,
-                     sm_phase ph, vstats *out, double *y, double *p)
+                     int ph, vstats *out, double *y, double *p)
 {
     int n = 0;
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
-        double t = sm_run_target(r, ph), q = predicted(&pred[i], ph);
+        double t = measured(r, ph), q = predicted(&pred[i], ph);
         if ((model && strcmp(r->model, model) != 0) || !isfinite(t) || !isfinite(q))
             continue;
         y[n] = t;
@@ -125,11 +137,14 @@ static void stats_of(const sm_runs *runs, const sm_prediction *pred, const char 
     out->median_ratio = n == 0 ? NAN : n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
 }
 
-static void cells(const vstats *v, char c[5][32])
+static void cells(const vstats *v, int energy, char c[5][32])
 {
     snprintf(c[0], 32, "%d", v->s.n);
     snprintf(c[1], 32, isfinite(v->s.mape) ? "%.3f" : "-", v->s.mape);
-    fmt_seconds(v->s.rmse, c[2], 32);
+    if (energy)
+        snprintf(c[2], 32, isfinite(v->s.rmse) ? "%.3g J" : "-", v->s.rmse);
+    else
+        fmt_seconds(v->s.rmse, c[2], 32);
     snprintf(c[3], 32, isfinite(v->s.r2) ? "%.3f" : "-", v->s.r2);
     snprintf(c[4], 32, isfinite(v->median_ratio) ? "%.2f" : "-", v->median_ratio);
 }
@@ -179,13 +194,12 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
                a->csv, runs->n, sm_predictor_precision(p), n_models, sm_predictor_describe(p));
     }
     int first_phase = 1;
-    for (int k = 0; k < N_VPHASES; k++) {
-        sm_phase ph = phases[k];
+    for (int ph = 0; ph < N_QUANTITIES; ph++) {
         vstats all;
         stats_of(runs, pred, NULL, ph, &all, y, q);
         if (all.s.n == 0)
             continue;
-        const char *name = sm_phase_name(ph);
+        const char *name = quantity_names[ph];
         const char *headers[] = {"phase", "model", "n", "MAPE", "RMSE", "R2", "ratio"};
         text_table *t = a->format == FORMAT_TABLE ? table_new(7, headers) : NULL;
         if (a->format == FORMAT_JSON)
@@ -200,7 +214,7 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
             if (v.s.n == 0)
                 continue;
             char c[5][32];
-            cells(&v, c);
+            cells(&v, ph >= Q_ENERGY_INFER, c);
             if (t) {
                 const char *row[] = {name, model, c[0], c[1], c[2], c[3], c[4]};
                 table_add(t, row);

@@ -233,7 +233,7 @@ void table_add(text_table *t, const char *const *cells)
     t->n_rows++;
 }
 
-/* A number as these tables print one: "25,557,032", "4.09 G", "1.5 ms", "64x56x56", "-". Text
+/* A number as these tables print one: "25,557,032", "4.09 G", "1.5 ms", "3 kWh", "64x56x56". Text
  * that merely starts with a digit ("2-D convolution") is not. */
 static int looks_numeric(const char *s)
 {
@@ -241,7 +241,7 @@ static int looks_numeric(const char *s)
         return 0;
     const char *unit = strchr(s, ' ');
     size_t len = unit ? (size_t)(unit - s) : strlen(s);
-    if (unit && (strlen(unit + 1) > 3 || strspn(unit + 1, "kMGTPEmunsihd/%") != strlen(unit + 1)))
+    if (unit && (strlen(unit + 1) > 3 || strspn(unit + 1, "kMGTPEmunsihd/%JW") != strlen(unit + 1)))
         return 0;
     return strspn(s, "0123456789.,+-xe%") == len;
 }

@@ -214,3 +214,38 @@ add_test(NAME cli_curve_warns_family
   COMMAND ${SCALEMETER_BIN} curve vit_b_16 --coeffs h100-pytorch-tf32 --batch 8 --nodes 1 --format csv)
 set_tests_properties(cli_curve_warns_family PROPERTIES PASS_REGULAR_EXPRESSION
   "warning: vit_b_16 is a transformer network, and the calibration was fitted on cnn networks only")
+sm_add_c_test(test_energy test_energy.c ${CMAKE_CURRENT_BINARY_DIR})
+
+# Energy written by hand (tests/data/fit/energy_coeffs.ini: tiny_coeffs.ini, 100 W idle) for
+# tiny_a at batch 2 (F = 38,934, L = 2; times of cli_predict_hand), dataset 1000, 3 epochs:
+#   e_infer = 100 x 0.083708 + 1e-7 x 2 x 38,934 + 0.5              = 8.8785868 J
+#   e_step  = 100 x 0.237604 + 2e-7 x 2 x 38,934 + 1 + 0.25 x 2     = 25.2759736 J
+#   e_epoch = 500 steps x 25.2759736 = 12,637.9868 J; 3 epochs 37,913.9604 J
+#   power   = 25.2759736 / 0.237604 = 106.379 W
+add_test(NAME cli_predict_energy
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/energy_coeffs.ini
+          --batch 2 --dataset 1000 --epochs 3 --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_energy PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"e_infer_j\": 8.87859, \"e_step_j\": 25.276, \"e_epoch_j\": 12638, \"power_w\": 106.379, \"e_train_j\": 37914}")
+# curve at 1 and 2 nodes: on 2 the job's energy per step and its power are twice a device's
+# (50.5519 J, 212.757 W), an epoch's energy the same (250 steps)
+add_test(NAME cli_curve_energy
+  COMMAND ${SCALEMETER_BIN} curve ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/energy_coeffs.ini
+          --batch 2 --nodes 1,2 --dataset 1000 --format csv
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_energy PROPERTIES PASS_REGULAR_EXPRESSION
+  "e_step_j,power_w,e_epoch_j\n[^\n]*,25.276,106.379,12638\n[^\n]*,50.5519,212.757,12638\n")
+add_test(NAME cli_fit_bad_energy_field
+  COMMAND ${SM_FIT_CLI} fails "bad_energy.csv:2: energy_j 'lots' is not a number of joules"
+          ${SCALEMETER_BIN} fit ${SM_FIT_DATA}/bad_energy.csv
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli_fit_bad_idle_watts
+  COMMAND ${SM_FIT_CLI} fails "--idle-watts -1: expected watts from 0"
+          ${SCALEMETER_BIN} fit ${SM_FIT_DATA}/validate_hand.csv --idle-watts -1
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli_predict_bad_idle_watts
+  COMMAND ${SM_FIT_CLI} fails "bad_energy_idle.ini:15: idle_watts = -5: expected a number of watts"
+          ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --batch 1
+          --coeffs ${SM_FIT_DATA}/bad_energy_idle.ini
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

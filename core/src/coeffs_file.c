@@ -20,20 +20,45 @@
 #include "internal.h"
 #include "scalemeter/fit.h"
 
+/* The sections with coefficients: the time phases, then the energy phases ([energy_infer],
+ * [energy_step]), whose terms are those of a time phase. */
+#define N_SLOTS (SM_N_FIT_PHASES + SM_N_ENERGY)
+
+static sm_phase_fit *slot_fit(sm_fit *fit, int s)
+{
+    return s < SM_N_FIT_PHASES ? &fit->phase[s] : &fit->energy[s - SM_N_FIT_PHASES];
+}
+
+static sm_phase slot_terms(int s)
+{
+    return s < SM_N_FIT_PHASES ? (sm_phase)s
+                               : sm_energy_terms_phase((sm_energy_phase)(s - SM_N_FIT_PHASES));
+}
+
+static const char *slot_name(int s, char *buf, size_t len)
+{
+    if (s < SM_N_FIT_PHASES)
+        snprintf(buf, len, "%s", sm_phase_name((sm_phase)s));
+    else
+        snprintf(buf, len, "energy_%s",
+                 sm_energy_phase_name((sm_energy_phase)(s - SM_N_FIT_PHASES)));
+    return buf;
+}
+
 /* ---- writing ---------------------------------------------------------------------------- */
 
 static const char *yes_no(int v) { return v ? "yes" : "no"; }
 
 /* "equation = c1_flops*b*F + ...", for people (the reader skips it); a long one goes on over
  * comment lines, since inih reads lines of at most 199 characters. */
-static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph)
+static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph, const char *first)
 {
     char name[32], term[96];
-    int column = fprintf(f, "equation = ");
+    int column = fprintf(f, "equation = %s", first);
     for (int k = 0; sm_fit_term_name(fit, ph, k, name, sizeof name); k++) {
-        int len = snprintf(term, sizeof term, "%s%s*%s", k ? " + " : "", name,
+        int len = snprintf(term, sizeof term, "%s%s*%s", k || *first ? " + " : "", name,
                            sm_fit_term_formula(fit, ph, k));
-        if (k && column + len > 100)
+        if ((k || *first) && column + len > 100)
             column = fprintf(f, "\n;         ") - 1;
         column += fprintf(f, "%s", term);
     }
@@ -56,7 +81,9 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             "ceil(4W / bucket)): intra_bytes =\n; 2(G-1)/G 4W, inter_bytes = 2(N-1)/N 4W/G, "
             "intra_steps = 2(G-1) k, inter_steps = 2(N-1) k,\n; the intra terms only when "
             "multi_gpu (rows with G > 1), the inter terms only when multi_node\n; (rows with "
-            "N > 1). Statistics are of the fit on its own points (MAPE a fraction).\n\n");
+            "N > 1). Statistics are of the fit on its own points (MAPE a fraction).\n"
+            "; [energy_infer] and [energy_step]: joules of one device, idle_watts x the phase's "
+            "time\n; plus the terms of [infer] and of [bwd_grad] (docs/energy.md).\n\n");
     fprintf(f, "[fit]\ndevice = %s\ndate = %s\nsource = %s\nscalemeter = %s\nrows = %d\n",
             meta->device, meta->date, meta->source, meta->version, fit->rows);
     fprintf(f, "precision = %s\nform = %s\n", fit->precision[0] ? fit->precision : "fp32",
@@ -74,6 +101,7 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
                "devices_max = %d\n",
             (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
             (long long)fit->image_max, fit->devices_max);
+    fprintf(f, "idle_watts = %.17g\n", fit->opt.idle_watts);
     if (fit->families) {
         fprintf(f, "families =");
         for (int k = 0, n = 0; k < SM_N_FAMILIES; k++)
@@ -81,21 +109,25 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
                 fprintf(f, "%s%s", n++ ? "," : " ", sm_family_name((sm_family)k));
         fprintf(f, "\n");
     }
-    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
-        const sm_phase_fit *pf = &fit->phase[ph];
+    for (int slot = 0; slot < N_SLOTS; slot++) {
+        const sm_phase_fit *pf = slot_fit((sm_fit *)fit, slot);
+        sm_phase ph = slot_terms(slot);
         if (!pf->fitted)
             continue;
-        fprintf(f, "\n[%s]\n", sm_phase_name((sm_phase)ph));
-        write_equation(f, fit, (sm_phase)ph);
+        char section[32];
+        fprintf(f, "\n[%s]\n", slot_name(slot, section, sizeof section));
+        write_equation(f, fit, ph,
+                       slot < SM_N_FIT_PHASES                          ? ""
+                       : slot - SM_N_FIT_PHASES == SM_ENERGY_INFER ? "idle_watts*t_infer"
+                                                                     : "idle_watts*t_step");
         char name[32];
         for (int k = 0; k < pf->n_coeffs; k++)
-            fprintf(f, "%s = %.17g\n", sm_fit_term_name(fit, (sm_phase)ph, k, name, sizeof name),
-                    pf->c[k]);
+            fprintf(f, "%s = %.17g\n", sm_fit_term_name(fit, ph, k, name, sizeof name), pf->c[k]);
         for (int k = 0; k < pf->n_coeffs; k++)
             if (pf->dropped >> k & 1)
                 fprintf(f, "; %s: not identifiable from these rows (too few networks), left at "
                            "0\n",
-                        sm_fit_term_name(fit, (sm_phase)ph, k, name, sizeof name));
+                        sm_fit_term_name(fit, ph, k, name, sizeof name));
         fprintf(f, "points = %d\nrmse = %.6g\nnrmse = %.6g\nmape = %.6g\nr2 = %.6g\n",
                 pf->stats.n, pf->stats.rmse, pf->stats.nrmse, pf->stats.mape, pf->stats.r2);
     }
@@ -109,9 +141,9 @@ typedef struct reader {
     const char *path;
     sm_fit *fit;
     sm_fit_meta *meta;
-    int have[SM_N_FIT_PHASES][SM_MAX_COEFFS];
-    char names[SM_N_FIT_PHASES][SM_MAX_COEFFS][40];
-    int lines[SM_N_FIT_PHASES][SM_MAX_COEFFS];
+    int have[N_SLOTS][SM_MAX_COEFFS];
+    char names[N_SLOTS][SM_MAX_COEFFS][40];
+    int lines[N_SLOTS][SM_MAX_COEFFS];
     int seen_fit;
     int seen_levels; /* multi_gpu or multi_node given: not a file of the flat ring form */
     sm_status *st;
@@ -209,6 +241,10 @@ static int fit_key(reader *r, const char *key, const char *value)
         if (parse_real(value, &x) || !(x > 0) || !isfinite(x))
             return fail_at(r, "bucket_mb = %s: expected a positive number", value);
         fit->opt.bucket_bytes = x * 1024 * 1024;
+    } else if (!strcmp(key, "idle_watts")) {
+        if (parse_real(value, &x) || !(x >= 0) || !isfinite(x))
+            return fail_at(r, "idle_watts = %s: expected a number of watts, 0 or more", value);
+        fit->opt.idle_watts = x;
     } else if (!strcmp(key, "families")) {
         fit->families = 0;
         for (const char *p = value; *p;) {
@@ -244,7 +280,9 @@ static int fit_key(reader *r, const char *key, const char *value)
 
 static int phase_key(reader *r, int ph, const char *key, const char *value)
 {
-    sm_phase_fit *pf = &r->fit->phase[ph];
+    sm_phase_fit *pf = slot_fit(r->fit, ph);
+    char section[32];
+    slot_name(ph, section, sizeof section);
     sm_fit_stats *s = &pf->stats;
     double x;
     long long v;
@@ -271,10 +309,10 @@ static int phase_key(reader *r, int ph, const char *key, const char *value)
     const char *underscore = strchr(key, '_');
     char num[16];
     if (key[0] != 'c' || !underscore || underscore - key > 8)
-        return fail_at(r, "unknown key '%s' in [%s]", key, sm_phase_name((sm_phase)ph));
+        return fail_at(r, "unknown key '%s' in [%s]", key, section);
     snprintf(num, sizeof num, "%.*s", (int)(underscore - key - 1), key + 1);
     if (parse_int(num, 1, SM_MAX_COEFFS, &k))
-        return fail_at(r, "unknown key '%s' in [%s]", key, sm_phase_name((sm_phase)ph));
+        return fail_at(r, "unknown key '%s' in [%s]", key, section);
     if (parse_real(value, &x) || !isfinite(x))
         return fail_at(r, "%s = %s: expected a finite number", key, value);
     if (r->have[ph][k - 1])
@@ -293,10 +331,12 @@ static int on_entry(void *user, const char *section, const char *key, const char
         return 0;
     if (!strcmp(section, "fit"))
         return fit_key(r, key, value);
-    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
-        if (!strcmp(section, sm_phase_name((sm_phase)ph)))
-            return phase_key(r, ph, key, value);
-    return fail_at(r, "unknown section [%s] (expected fit, infer, fwd, bwd, grad, bwd_grad)",
+    char name[32];
+    for (int slot = 0; slot < N_SLOTS; slot++)
+        if (!strcmp(section, slot_name(slot, name, sizeof name)))
+            return phase_key(r, slot, key, value);
+    return fail_at(r, "unknown section [%s] (expected fit, infer, fwd, bwd, grad, bwd_grad, "
+                      "energy_infer, energy_step)",
                    section);
 }
 
@@ -306,23 +346,22 @@ static int check_terms(reader *r)
     sm_fit *fit = r->fit;
     /* a ring file without multi_gpu / multi_node predates the hierarchical form */
     fit->flat_ring = fit->opt.grad_form == SM_GRAD_RING && !r->seen_levels;
-    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
-        sm_phase_fit *pf = &fit->phase[ph];
+    for (int ph = 0; ph < N_SLOTS; ph++) {
+        sm_phase_fit *pf = slot_fit(fit, ph);
         if (!pf->fitted)
             continue;
-        char name[32];
+        char name[32], section[32];
+        slot_name(ph, section, sizeof section);
         int n = 0;
-        for (; sm_fit_term_name(fit, (sm_phase)ph, n, name, sizeof name); n++) {
+        for (; sm_fit_term_name(fit, slot_terms(ph), n, name, sizeof name); n++) {
             if (!r->have[ph][n])
-                return sm_fail(r->st, "%s: [%s] has no %s", r->path,
-                               sm_phase_name((sm_phase)ph), name);
+                return sm_fail(r->st, "%s: [%s] has no %s", r->path, section, name);
             if (strcmp(r->names[ph][n], name) != 0)
                 return sm_fail(r->st,
                                "%s:%d: [%s] %s: expected %s here (form, grad_model, weight_term, "
                                "update_term, multi_device, multi_gpu and multi_node of [fit] "
                                "decide the terms%s)",
-                               r->path, r->lines[ph][n], sm_phase_name((sm_phase)ph),
-                               r->names[ph][n], name,
+                               r->path, r->lines[ph][n], section, r->names[ph][n], name,
                                fit->flat_ring ? "; a ring file without multi_gpu and multi_node "
                                                 "is of the flat ring form of older versions: "
                                                 "refit it"
@@ -331,7 +370,7 @@ static int check_terms(reader *r)
         for (int k = n; k < SM_MAX_COEFFS; k++)
             if (r->have[ph][k])
                 return sm_fail(r->st, "%s:%d: [%s] %s: this phase has %d coefficients", r->path,
-                               r->lines[ph][k], sm_phase_name((sm_phase)ph), r->names[ph][k], n);
+                               r->lines[ph][k], section, r->names[ph][k], n);
         pf->n_coeffs = n;
     }
     return 0;

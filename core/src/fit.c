@@ -46,6 +46,7 @@ void sm_fit_options_default(sm_fit_options *opt)
     opt->update_term = 0;
     opt->grad_form = SM_GRAD_RING; /* extrapolates to more ranks (docs/scaling.md) */
     opt->bucket_bytes = 25.0 * 1024 * 1024;
+    opt->idle_watts = 0;
 }
 
 enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
@@ -249,16 +250,17 @@ static int droppable(const sm_fit *fit, sm_phase ph, int kind)
            : 0;
 }
 
-/* Solves A c = b (m x n, column-major); on a rank-deficient system, leaves out the droppable
- * terms one rank after another until it solves. The coefficients of left-out terms are 0. */
-static int solve_dropping(const sm_fit *fit, sm_phase ph, const double *A, const double *b,
-                          int m, int n, sm_phase_fit *pf, sm_status *st)
+/* Solves A c = b (m x n, column-major) for the terms of phase ph; on a rank-deficient system,
+ * leaves out the droppable terms one rank after another until it solves. The coefficients of
+ * left-out terms are 0. Messages name `what` ("phase fwd"). */
+static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, const double *A,
+                          const double *b, int m, int n, sm_phase_fit *pf, sm_status *st)
 {
     int kind[SM_MAX_COEFFS];
     phase_terms(fit, ph, kind);
     double *sub = malloc((size_t)m * (size_t)n * sizeof *sub);
     if (!sub)
-        return sm_fail(st, "phase %s: out of memory", sm_phase_name(ph));
+        return sm_fail(st, "%s: out of memory", what);
     unsigned dropped = 0;
     int rc;
     for (int rank = 0;; rank++) {
@@ -289,7 +291,7 @@ static int solve_dropping(const sm_fit *fit, sm_phase ph, const double *A, const
             break;
         }
         if (rc != SM_LSTSQ_RANK_DEFICIENT || rank >= 4) {
-            sm_fail(st, "phase %s: %s", sm_phase_name(ph), inner.msg);
+            sm_fail(st, "%s: %s", what, inner.msg);
             break;
         }
     }
@@ -333,7 +335,9 @@ static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase 
         b[r] = t * w;
         y[r++] = t;
     }
-    int solved = solve_dropping(fit, ph, A, b, m, n, pf, st);
+    char what[32];
+    snprintf(what, sizeof what, "phase %s", sm_phase_name(ph));
+    int solved = solve_dropping(fit, ph, what, A, b, m, n, pf, st);
     if (solved) {
         rc = solved;
         goto done;
@@ -348,6 +352,116 @@ static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase 
     }
     sm_fit_stats_of(y, pred, m, &pf->stats);
     rc = 0;
+done:
+    free(A), free(b), free(y), free(pred);
+    return rc;
+}
+
+const char *sm_energy_phase_name(sm_energy_phase e)
+{
+    return e == SM_ENERGY_INFER ? "infer" : e == SM_ENERGY_STEP ? "step" : "unknown";
+}
+
+/* The time an energy phase spends (its idle energy) and the phase whose terms it takes. */
+static sm_phase energy_time_phase(sm_energy_phase e)
+{
+    return e == SM_ENERGY_INFER ? SM_PHASE_INFER : SM_PHASE_STEP;
+}
+
+sm_phase sm_energy_terms_phase(sm_energy_phase e)
+{
+    return e == SM_ENERGY_INFER ? SM_PHASE_INFER : SM_PHASE_BWD_GRAD;
+}
+
+double sm_run_energy(const sm_run *r, sm_energy_phase e)
+{
+    double j = e == SM_ENERGY_INFER ? r->e_infer : r->e_step;
+    return isfinite(j) && j > 0 ? j / ((double)r->nodes * r->gpus_per_node) : NAN;
+}
+
+double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
+                          const sm_layout *layout)
+{
+    if (e < 0 || e >= SM_N_ENERGY || !fit->energy[e].fitted)
+        return NAN;
+    double t = sm_fit_eval(fit, energy_time_phase(e), m, layout);
+    if (!isfinite(t))
+        return NAN;
+    double x[SM_MAX_COEFFS], joules = fit->opt.idle_watts * t;
+    int n = sm_fit_terms(fit, sm_energy_terms_phase(e), m, layout, x);
+    for (int k = 0; k < n; k++)
+        joules += fit->energy[e].c[k] * x[k];
+    return joules;
+}
+
+/* The energy of phase e on the rows that measured it and its time: what is left after the
+ * idle power over the measured time, fitted on the time's terms. */
+static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energy_phase e,
+                      sm_status *st)
+{
+    sm_phase_fit *pf = &fit->energy[e];
+    sm_phase terms = sm_energy_terms_phase(e), time = energy_time_phase(e);
+    memset(pf, 0, sizeof *pf);
+    const sm_phase_fit *ph = fit->phase;
+    int have_time = e == SM_ENERGY_INFER ? ph[SM_PHASE_INFER].fitted
+                                         : ph[SM_PHASE_FWD].fitted && ph[SM_PHASE_BWD].fitted &&
+                                               ph[SM_PHASE_GRAD].fitted &&
+                                               ph[SM_PHASE_BWD_GRAD].fitted;
+    if (!have_time)
+        return 0; /* no time to attach the energy to */
+    int m = 0;
+    for (int i = 0; i < runs->n; i++)
+        m += (!use || use[i]) && isfinite(sm_run_energy(&runs->rows[i], e)) &&
+             isfinite(sm_run_target(&runs->rows[i], time));
+    if (m == 0)
+        return 0;
+    double probe[SM_MAX_COEFFS];
+    const sm_layout one = {1, 1, 1};
+    int n = sm_fit_terms(fit, terms, &runs->rows[0].m, &one, probe);
+    double *A = malloc((size_t)m * (size_t)n * sizeof *A);
+    double *b = malloc((size_t)m * sizeof *b);
+    double *y = malloc((size_t)m * sizeof *y);
+    double *pred = malloc((size_t)m * sizeof *pred);
+    char what[32];
+    snprintf(what, sizeof what, "energy of %s", sm_energy_phase_name(e));
+    int rc = -1;
+    if (!A || !b || !y || !pred) {
+        sm_fail(st, "%s: out of memory", what);
+        goto done;
+    }
+    for (int i = 0, r = 0; i < runs->n; i++) {
+        const sm_run *run = &runs->rows[i];
+        double j = sm_run_energy(run, e), t = sm_run_target(run, time);
+        if ((use && !use[i]) || !isfinite(j) || !isfinite(t))
+            continue;
+        double dynamic = j - fit->opt.idle_watts * t;
+        if (dynamic < 0) {
+            sm_fail(st, "%s:%d: %g J per device in %g s is less than the idle power of %g W "
+                    "would use: lower --idle-watts", runs->path, run->line, j, t,
+                    fit->opt.idle_watts);
+            goto done;
+        }
+        double x[SM_MAX_COEFFS];
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
+        sm_fit_terms(fit, terms, &run->m, &l, x);
+        double w = fit->opt.relative ? 1.0 / j : 1.0;
+        for (int k = 0; k < n; k++)
+            A[(size_t)m * (size_t)k + (size_t)r] = x[k] * w;
+        b[r] = dynamic * w;
+        y[r++] = j;
+    }
+    if ((rc = solve_dropping(fit, terms, what, A, b, m, n, pf, st)))
+        goto done;
+    pf->fitted = 1;
+    pf->n_coeffs = n;
+    for (int i = 0, r = 0; i < runs->n; i++) {
+        const sm_run *run = &runs->rows[i];
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
+        if ((!use || use[i]) && isfinite(sm_run_energy(run, e)) &&
+            isfinite(sm_run_target(run, time)))
+            pred[r++] = sm_fit_energy_eval(fit, e, &run->m, &l);
+    }
+    sm_fit_stats_of(y, pred, m, &pf->stats);
 done:
     free(A), free(b), free(y), free(pred);
     return rc;
@@ -432,5 +546,11 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     }
     if (!fitted)
         return sm_fail(st, "%s: no phase has measurements", runs->path);
+    if (!(opt->idle_watts >= 0 && isfinite(opt->idle_watts)))
+        return sm_fail(st, "idle power %g W: expected a number of watts, 0 or more",
+                       opt->idle_watts);
+    for (int e = 0; e < SM_N_ENERGY; e++)
+        if (fit_energy(runs, use, out, (sm_energy_phase)e, st))
+            return -1;
     return 0;
 }

@@ -59,10 +59,12 @@ static int check_physical(const sm_predictor *p, const sm_network *net, const sm
 {
     if (isnan(t) || (t >= 0 && isfinite(t)))
         return 0;
-    return sm_fail(st, "%s predicts %s = %g s for %s at batch %lld on %d x %d devices: not a "
-                   "physical time (coefficients fitted with `fit --no-nonneg` can do this; "
-                   "refit without it)", p->description, phase, t, net->name,
-                   (long long)l->batch, l->nodes, l->gpus_per_node);
+    int energy = phase[0] == 'e';
+    return sm_fail(st, "%s predicts %s = %g %s for %s at batch %lld on %d x %d devices: not a "
+                   "physical %s (coefficients fitted with `fit --no-nonneg` can do this; "
+                   "refit without it)",
+                   p->description, phase, t, energy ? "J" : "s", net->name, (long long)l->batch,
+                   l->nodes, l->gpus_per_node, energy ? "energy" : "time");
 }
 
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
@@ -70,12 +72,14 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
 {
     if (check_layout(layout, st))
         return -1;
-    *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN};
+    *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     if (p->ops->predict(p->impl, net, layout, out, st))
         return -1;
-    const char *const names[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step"};
-    const double values[] = {out->t_infer, out->t_fwd, out->t_bwd, out->t_grad, out->t_step};
-    for (int i = 0; i < 5; i++)
+    const char *const names[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "e_infer",
+                                 "e_step"};
+    const double values[] = {out->t_infer, out->t_fwd,   out->t_bwd, out->t_grad,
+                             out->t_step,  out->e_infer, out->e_step};
+    for (int i = 0; i < 7; i++)
         if (check_physical(p, net, layout, names[i], values[i], st))
             return -1;
     return 0;

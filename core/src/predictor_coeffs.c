@@ -29,6 +29,8 @@ static int predict(const void *impl, const sm_network *net, const sm_layout *lay
     out->t_bwd = sm_fit_eval(&c->fit, SM_PHASE_BWD, &m, layout);
     out->t_grad = sm_fit_eval(&c->fit, SM_PHASE_GRAD, &m, layout);
     out->t_step = out->t_fwd + out->t_bwd + out->t_grad;
+    out->e_infer = sm_fit_energy_eval(&c->fit, SM_ENERGY_INFER, &m, layout);
+    out->e_step = sm_fit_energy_eval(&c->fit, SM_ENERGY_STEP, &m, layout);
     return 0;
 }
 

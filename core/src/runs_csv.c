@@ -11,7 +11,8 @@
 #include "scalemeter/fit.h"
 
 enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
-       COL_GRAD, COL_STEP, N_COLS, COL_STATUS = N_COLS, COL_PRECISION, N_ALL_COLS };
+       COL_GRAD, COL_STEP, N_COLS, COL_STATUS = N_COLS, COL_PRECISION, COL_ENERGY_STEP,
+       COL_ENERGY_INFER, N_ALL_COLS };
 static const char *const col_names[N_COLS] = {"model",  "image", "batch", "nodes",
                                               "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
                                               "t_grad", "t_step"};
@@ -105,6 +106,31 @@ static int parse_time(const char *path, int line, const char *col, const char *t
     return 0;
 }
 
+/* An optional energy column: joules, empty for "not measured". 0 is what an energy counter
+ * reads over a window shorter than its update period (the H100's, over a few milliseconds):
+ * not a measurement either, counted in *zero so that commands can say so. */
+static int parse_energy(const char *path, int line, const char *col, char **fields, int n,
+                        int at, double *out, int *zero, sm_status *st)
+{
+    *out = NAN;
+    if (at < 0 || at >= n)
+        return 0;
+    const char *text = trim(fields[at]);
+    if (!*text)
+        return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno == ERANGE || !isfinite(v) || v < 0)
+        return sm_fail(st, "%s:%d: %s '%s' is not a number of joules (empty: not measured)",
+                       path, line, col, text);
+    if (v == 0)
+        ++*zero;
+    else
+        *out = v;
+    return 0;
+}
+
 /* col_of[COL_STATUS]: the optional status column (what bench writes: ok, oom, ...), or -1. */
 static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm_status *st)
 {
@@ -120,6 +146,10 @@ static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm
             col_of[COL_STATUS] = i;
         if (strcmp(name, "precision") == 0)
             col_of[COL_PRECISION] = i;
+        if (strcmp(name, "energy_j") == 0)
+            col_of[COL_ENERGY_STEP] = i;
+        if (strcmp(name, "energy_infer_j") == 0)
+            col_of[COL_ENERGY_INFER] = i;
         for (int c = 0; c < N_COLS; c++)
             if (strcmp(name, col_names[c]) == 0) {
                 if (col_of[c] >= 0)
@@ -140,7 +170,7 @@ static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm
 /* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
  * configuration); -1 with a message. */
 static int parse_row(const char *path, int line, char *text, const int col_of[N_ALL_COLS],
-                     sm_run *r, sm_status *st)
+                     sm_run *r, int *energy_zero, sm_status *st)
 {
     char *fields[MAX_FIELDS];
     int n = split_csv(text, fields, MAX_FIELDS);
@@ -196,6 +226,11 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
             snprintf(r->precision, sizeof r->precision, "%s", p);
         }
     }
+    if (parse_energy(path, line, "energy_j", fields, n, col_of[COL_ENERGY_STEP], &r->e_step,
+                     energy_zero, st) ||
+        parse_energy(path, line, "energy_infer_j", fields, n, col_of[COL_ENERGY_INFER],
+                     &r->e_infer, energy_zero, st))
+        return -1;
     r->model = strdup(f[COL_MODEL]);
     return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
 }
@@ -285,7 +320,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
             }
             runs->rows = rows;
         }
-        int parsed = parse_row(path, lineno, line, col_of, &runs->rows[runs->n], st);
+        int parsed = parse_row(path, lineno, line, col_of, &runs->rows[runs->n],
+                               &runs->energy_zero, st);
         if (parsed < 0)
             goto done;
         if (parsed == 0)

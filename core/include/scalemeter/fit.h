@@ -43,6 +43,8 @@ typedef struct sm_run {
     int nodes, gpus_per_node;
     char precision[8]; /* "fp32" (when the CSV has no precision column), "tf32", "fp16", "bf16" */
     double t_infer, t_fwd, t_bwd, t_grad, t_step; /* seconds; NAN = not measured */
+    double e_infer, e_step; /* joules of an inference pass and of a training step, all devices
+                               of the job (energy_infer_j, energy_j); NAN = not measured */
     int line;                                      /* of the CSV file */
     sm_metrics m;                                  /* at batch 1, set by sm_runs_metrics */
     unsigned family_bit; /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
@@ -57,6 +59,8 @@ typedef struct sm_runs {
      * earlier row already has: kept, as repeated measurements, and counted so that commands can
      * say so; the first such row's line and the line it repeats */
     int repeated, repeated_line, repeated_of;
+    int energy_zero; /* energy fields that read 0 (a counter that did not advance): taken as
+                        not measured */
 } sm_runs;
 
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st);
@@ -99,6 +103,8 @@ typedef struct sm_fit_options {
                                weights (default 0, beyond ConvMeter) */
     sm_grad_form grad_form; /* default SM_GRAD_RING */
     double bucket_bytes;    /* ring form: gradient bucket size (default 25 MiB) */
+    double idle_watts;      /* energy: the power one device draws doing nothing, taken off the
+                               measured energy before its terms are fitted (default 0) */
 } sm_fit_options;
 
 void sm_fit_options_default(sm_fit_options *opt);
@@ -124,6 +130,17 @@ typedef struct sm_phase_fit {
     sm_fit_stats stats; /* of the fit on its own points */
 } sm_phase_fit;
 
+/* Energy, fitted where the rows measure it (energy_infer_j, energy_j): joules of one device
+ *   E = idle_watts x t + sum_k e_k x_k
+ * with t the phase's time (measured when fitting, predicted when predicting) and x_k the terms
+ * of its time: the infer phase's for an inference pass, the bwd_grad phase's for a training
+ * step (the forward pass's terms are the backward pass's: one set serves both). */
+typedef enum sm_energy_phase { SM_ENERGY_INFER, SM_ENERGY_STEP, SM_N_ENERGY } sm_energy_phase;
+/* "infer", "step" */
+const char *sm_energy_phase_name(sm_energy_phase e);
+/* The time phase whose terms an energy phase is fitted on: infer, bwd_grad. */
+sm_phase sm_energy_terms_phase(sm_energy_phase e);
+
 typedef struct sm_fit {
     sm_fit_options opt;
     char precision[8]; /* of the rows fitted; a coefficient file without one: fp32 */
@@ -137,6 +154,7 @@ typedef struct sm_fit {
                          form: one flat ring over all N x G devices, c 2(D-1)/D 4W
                          + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */
     sm_phase_fit phase[SM_N_FIT_PHASES];
+    sm_phase_fit energy[SM_N_ENERGY]; /* .fitted 0 where no row measured the energy */
     /* the range of the rows fitted, to tell extrapolation from interpolation */
     int rows;
     int64_t batch_min, batch_max, image_min, image_max;
@@ -163,6 +181,13 @@ const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k);
 /* The fitted time of a phase (SM_PHASE_STEP: fwd + bwd + grad); NAN when not fitted. */
 double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
                    const sm_layout *layout);
+
+/* Joules of one device for an inference pass or a training step: idle_watts x the fitted time
+ * + the energy terms; NAN where the energy or the time is not fitted. */
+double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
+                          const sm_layout *layout);
+/* The measured joules of one device: the row's energy over its devices; NAN if not measured. */
+double sm_run_energy(const sm_run *r, sm_energy_phase e);
 
 void sm_fit_stats_of(const double *measured, const double *predicted, int n, sm_fit_stats *out);
 

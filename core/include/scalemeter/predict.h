@@ -21,6 +21,8 @@ typedef struct sm_prediction {
     double t_bwd;   /* backward pass */
     double t_grad;  /* gradient synchronisation and update not hidden behind the backward pass */
     double t_step;  /* t_fwd + t_bwd + t_grad (or the combined backward+gradient fit) */
+    double e_infer; /* joules of one device for an inference pass; NAN: not modelled */
+    double e_step;  /* joules of one device for a training step; NAN: not modelled */
 } sm_prediction;
 
 typedef struct sm_layout {
@@ -59,12 +61,17 @@ static inline double sm_images_per_s(const sm_layout *l, double t_step)
 {
     return (double)(l->batch * sm_layout_devices(l)) / t_step;
 }
-/* Seconds per epoch of dataset_size samples: whole steps, the last one partly filled as a data
+/* Steps per epoch of dataset_size samples: whole steps, the last one partly filled as a data
  * loader without drop_last runs it (so never less than one step). */
-static inline double sm_epoch_time(const sm_layout *l, double t_step, int64_t dataset_size)
+static inline double sm_epoch_steps(const sm_layout *l, int64_t dataset_size)
 {
     int64_t per_step = l->batch * sm_layout_devices(l);
-    return (double)((dataset_size + per_step - 1) / per_step) * t_step;
+    return (double)((dataset_size + per_step - 1) / per_step);
+}
+/* Seconds per epoch. */
+static inline double sm_epoch_time(const sm_layout *l, double t_step, int64_t dataset_size)
+{
+    return sm_epoch_steps(l, dataset_size) * t_step;
 }
 
 #ifdef __cplusplus
