@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """tools/export_torch.py, end to end: exports of torchvision models must give the counts (and
 here every layer's name, type, shape and counts) of the committed zoo files; a small custom CNN
-must export and load with its hand-derived counts (tests/data/custom_cnn.py derives them); an
-operation without a layer type must stop the export with a message naming the node.
+must export and load with its hand-derived counts (tests/data/custom_cnn.py derives them); the
+torchvision transformers (ViT, Swin, Swin V2, MaxViT) must give PyTorch's parameter counts and
+torchvision's published GFLOPS; recurrent, attention and transformer modules of torch.nn
+(tests/data/sequence_models.py) must give sum(p.numel()) and their hand-derived MACs; an
+operation without a layer type, or code torch.fx cannot trace, must stop the export with a
+message naming the node or the module.
 
 Usage: test_export_torch.py SCALEMETER_BINARY   (run from the source root; exit 77: skipped)
 """
@@ -49,6 +53,77 @@ def export(exporter, args):
     return rc, err.getvalue()
 
 
+# torchvision's published numbers (https://pytorch.org/vision/stable/models.html: Params, and
+# GFLOPS, which are multiply-accumulates; the weights' meta "num_params" and "_ops"), checked as
+# tests/test_zoo_reference.c checks the zoo: parameters exactly, MACs within 1%.
+# Each at the image size its weights were evaluated at (their transforms' crop), as published:
+# swin_v2_t at 256x256, the others at 224x224.
+PUBLISHED = {"vit_b_32": (88224232, 4.409, 224), "swin_t": (28288354, 4.491, 224),
+             "swin_v2_t": (28351570, 5.94, 256), "maxvit_t": (30919624, 5.558, 224)}
+
+
+def check_transformers(binary, exporter, tmp):
+    import torchvision
+    for model, (params, gflops, image) in PUBLISHED.items():
+        path = os.path.join(tmp, model + ".ini")
+        rc, err = export(exporter, [model, "--input", f"3x{image}x{image}", "-o", path])
+        check(rc == 0, f"export {model} {err.strip()}")
+        if rc:
+            continue
+        m = metrics(binary, path)
+        net = getattr(torchvision.models, model)()
+        check(m["weights"] == params == sum(p.numel() for p in net.parameters()),
+              f"{model}: weights {m['weights']} == {params:,} (published, and sum(p.numel()))")
+        check(m["param_tensors"] == len(list(net.parameters())),
+              f"{model}: parameter tensors {m['param_tensors']} == {len(list(net.parameters()))}")
+        check(abs(m["macs"] / 1e9 - gflops) <= 0.01 * gflops,
+              f"{model}: {m['macs'] / 1e9:.3f} GMACs within 1% of the published {gflops}")
+
+
+# tests/data/sequence_models.py: class -> (--input, --input-dtype, MACs derived in its docstring)
+SEQUENCE_MODELS = {
+    "LSTMClassifier": ("16", "long", 2359936),
+    "GRUSequenceFirst": ("12", "long", 34632),
+    "StackedRNN": ("10x8", "float", 5328),
+    "BiLSTMFinalStates": ("6x5", "float", 4060),
+    "SelfAttention": ("9x16", "float", 11840),
+    "TinyEncoder": ("20", "long", 1413760),
+    "PreNormEncoderSequenceFirst": ("7x32", "float", 60480),
+    "TinyEncoderDecoder": ("10", "long", 256000),
+}
+
+
+def check_sequence_models(binary, exporter, tmp):
+    spec = importlib.util.spec_from_file_location("sequence_models",
+                                                  "tests/data/sequence_models.py")
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    for cls, (shape, dtype, macs) in SEQUENCE_MODELS.items():
+        path = os.path.join(tmp, cls + ".ini")
+        rc, err = export(exporter, ["--module", f"tests/data/sequence_models.py:{cls}",
+                                    "--input", shape, "--input-dtype", dtype, "-o", path])
+        check(rc == 0, f"export {cls} {err.strip()}")
+        if rc:
+            continue
+        m = metrics(binary, path)
+        net = getattr(models, cls)()
+        want = sum(p.numel() for p in net.parameters())
+        check(m["weights"] == want, f"{cls}: weights {m['weights']} == sum(p.numel()) {want}")
+        check(m["param_tensors"] == len(list(net.parameters())),
+              f"{cls}: parameter tensors {m['param_tensors']} == {len(list(net.parameters()))}")
+        check(m["macs"] == macs, f"{cls}: MACs {m['macs']} == {macs:,} (hand-derived)")
+    # what cannot be followed: one line naming the module and what to do
+    for cls, shape, needles in (
+            ("FinalCellState", "6x4", ("lstm", "c_n", "out[:, -1]")),
+            ("DataDependentBranch", "5x4", ("module gate (Gate)", "sequence_models.py:",
+                                            "if x.sum() > 0", "traceable"))):
+        rc, err = export(exporter, ["--module", f"tests/data/sequence_models.py:{cls}",
+                                    "--input", shape, "-o", os.path.join(tmp, "z.ini")])
+        check(rc != 0 and all(n in err for n in needles) and err.count("\n") == 1,
+              f"{cls}: refused in one line naming {needles}: {err.strip()}")
+        check(not os.path.exists(os.path.join(tmp, "z.ini")), f"{cls}: no file written")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     spec = importlib.util.spec_from_file_location("export_torch", "tools/export_torch.py")
@@ -93,8 +168,11 @@ def main():
             check("source = tests/data/custom_cnn.py:CustomCNN" in text, "source names the class")
             check(max(len(line) for line in text.splitlines()) <= 198, "lines of <= 198 chars")
 
+        check_transformers(binary, exporter, tmp)
+        check_sequence_models(binary, exporter, tmp)
+
         # unsupported operations: non-zero exit, the node and the way out named
-        for cls, needle in (("WithGroupNorm", "GroupNorm"), ("WithSine", "sin")):
+        for cls, needle in (("WithPixelShuffle", "PixelShuffle"), ("WithSine", "sin")):
             rc, err = export(exporter, ["--module", f"tests/data/custom_cnn.py:{cls}",
                                         "--input", "3x16x16", "-o", os.path.join(tmp, "x.ini")])
             check(rc != 0, f"{cls}: refused (exit {rc})")

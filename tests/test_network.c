@@ -159,6 +159,40 @@ static void sequence_input(const sm_registry *reg)
     sm_network_free(net);
 }
 
+/* The family of a network follows its layer types: attention of any kind (Swin's
+ * window_attention too) makes a transformer, a recurrent layer a recurrent network, a 2-D
+ * convolution alone a CNN, and anything else an MLP. */
+static void families(const sm_registry *reg)
+{
+    static const struct {
+        const char *input, *layers;
+        sm_family want;
+    } cases[] = {
+        {"3x8x8", "c = conv2d out=4 kernel=3\n", SM_FAMILY_CNN},
+        {"6x8", "a = attention dim=8 heads=2\n", SM_FAMILY_TRANSFORMER},
+        {"7x7x8", "w = window_attention dim=8 heads=2 window=7\n", SM_FAMILY_TRANSFORMER},
+        {"5x8", "r = lstm hidden=4\n", SM_FAMILY_RECURRENT},
+        {"5x8", "r = gru hidden=4\n", SM_FAMILY_RECURRENT},
+        {"5x8", "r = rnn hidden=4\n", SM_FAMILY_RECURRENT},
+        {"3x8x8", "c = conv2d out=4 kernel=3\nf = flatten\nr = linear out=4\n", SM_FAMILY_CNN},
+        {"8", "fc = linear out=4\n", SM_FAMILY_MLP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "[network]\ninput = %s\n[layers]\n%s", cases[i].input,
+                 cases[i].layers);
+        sm_status st;
+        sm_network *net = net_load(reg, text, 0, &st);
+        if (!net) {
+            fprintf(stderr, "%s: %s\n", cases[i].layers, st.msg);
+            CHECK(net != NULL);
+            continue;
+        }
+        CHECK_EQ(sm_network_family(net), cases[i].want);
+        sm_network_free(net);
+    }
+}
+
 int main(void)
 {
     sm_status st;
@@ -171,6 +205,7 @@ int main(void)
     forward_references(reg);
     blocks_and_templates(reg);
     sequence_input(reg);
+    families(reg);
     sm_registry_free(reg);
     return check_summary();
 }

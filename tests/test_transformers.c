@@ -297,10 +297,10 @@ static void test_vit(void)
                 (expect){"197x3072", -1, 464781312, 2362368, 2, -1, -1});
     check_layer(net, "encoder.layers.encoder_layer_0.mlp.3",
                 (expect){"197x768", -1, 464781312, 2360064, 2, -1, -1});
-    check_layer(net, "encoder.layers.encoder_layer_11.residual_2",
+    check_layer(net, "encoder.layers.encoder_layer_11.add_1",
                 (expect){"197x768", -1, 0, 0, 0, -1, -1});
     check_layer(net, "encoder.ln", (expect){"197x768", -1, 0, 1536, 2, -1, -1});
-    check_layer(net, "class_token_out", (expect){"768", 0, 0, 0, 0, 0, 0});
+    check_layer(net, "select", (expect){"768", 0, 0, 0, 0, 0, 0});
     check_layer(net, "heads.head", (expect){"1000", -1, 768000, 769000, 2, -1, -1});
 
     sm_metrics b5 = block_totals(net, "encoder.layers.encoder_layer_5");

@@ -4,42 +4,65 @@
   python3 tools/export_torch.py resnet18 -o models/resnet18.ini
   python3 tools/export_torch.py --module my_pkg.my_file:MyNet --input 3x32x32 -o my.ini
   python3 tools/export_torch.py --module path/to/file.py:MyNet -o my.ini
+  python3 tools/export_torch.py --module lm.py:TinyLM --input 128 --input-dtype long -o lm.ini
 
 The model (a torchvision model name, or a class constructed with no arguments) is traced with
-torch.fx and run once on zeros so every node has its real shape. Each node becomes
-a layer of a plugin type (plugins/*.c):
+torch.fx and run on zeros twice, with batches of 2 and 3, so every node has its real shape and
+the dimension that changed is known to be the batch (a sequence-first tensor, S x N x E, has it
+second). Each node becomes a layer of a plugin type (plugins/*/):
 
-  modules    Conv2d, Linear, BatchNorm1d/2d, LayerNorm (and ConvNeXt's LayerNorm2d), MaxPool2d,
-             AvgPool2d, AdaptiveAvgPool2d, ReLU, ReLU6, SiLU, Sigmoid, Tanh, GELU, Hardswish,
-             Hardsigmoid, Dropout, Flatten, Identity, StochasticDepth, Softmax, ChannelShuffle,
-             torchvision's Permute
+  modules    Conv2d, Linear, BatchNorm1d/2d, LayerNorm (and ConvNeXt's LayerNorm2d), GroupNorm,
+             InstanceNorm1d/2d/3d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, ReLU, ReLU6, SiLU,
+             Sigmoid, Tanh, GELU, Hardswish, Hardsigmoid, Dropout, Flatten, Identity,
+             StochasticDepth, Softmax, ChannelShuffle, Embedding, MultiheadAttention (self-
+             attention), LSTM, GRU, RNN; torchvision's Permute, Swin's ShiftedWindowAttention(V2),
+             MaxViT's WindowPartition, WindowDepartition, SwapAxes and
+             RelativePositionalMultiHeadAttention
+  composites TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
+             TransformerDecoder and Transformer, written as their attention, feed-forward,
+             dropout, residual and norm layers (their forward cannot be traced)
   functions  + += torch.add (two tensors), * torch.mul (two tensors, or a parameter of shape
              C x 1 x 1 times C x H x W: layer_scale), torch.cat, torch.flatten, view/reshape
-             that flatten, chunk/split into equal pieces, permute/transpose, mean over H and W,
-             F.relu & co, F.adaptive_avg_pool2d, F.max_pool2d, F.avg_pool2d, F.dropout,
-             torchvision's stochastic_depth, and the view-transpose-view of a channel shuffle
+             that flatten, chunk/split into equal pieces, permute/transpose (one that moves only
+             the batch makes no layer), mean over H and W, x[:, i] (select), F.relu & co,
+             F.adaptive_avg_pool2d, F.max_pool2d, F.avg_pool2d, F.dropout, torchvision's
+             stochastic_depth and Swin's _patch_merging_pad, the view-transpose-view of a channel
+             shuffle, ViT's reshape-permute into tokens, a class token (a parameter expanded over
+             the batch and concatenated in front: cls_token) and a position table (a parameter
+             added to a sequence: pos_embedding)
+  outputs    out, _ = lstm(x) and h_n[i] of the last layer (a position of the output: the last
+             step forwards, the first backwards); out, _ = attention(x, x, x)
   no layer   contiguous, a view or reshape that keeps the shape, size/getattr/getitem on
              integers
+
+Inputs: --input CxHxW (images) or S with --input-dtype long (S token ids, for a model that starts
+with nn.Embedding). Masks given to attention are not layers (PyTorch computes every score and
+then masks them, so the counts are the same).
 
 Names: a module's layer is named by the module's qualified name (layer1.0.conv1); a module called
 several times (ResNet's shared ReLU) gives NAME, NAME_1, NAME_2; a function's layer is named
 after the module whose forward calls it and the operation (layer1.0.add, features.3.add, add_1
-for the second in one module).
+for the second in one module); a composite's layers after the module and PyTorch's attribute
+names (encoder.layers.0.self_attn, .linear1, .norm1).
 
 Blocks follow the framework's modules: the block of a layer is the first module on its path,
-from the root down, that has children and is not a grouping container (nn.Sequential,
-nn.ModuleList, nn.ModuleDict) whose own children have children; grouping containers of the
-latter kind are looked through. So ResNet gives layer1.0, MobileNetV2 features.0 and features.3,
-DenseNet features.denseblock1.denselayer1 and features.transition1, VGG features and
-classifier. Layers outside every block (ResNet's conv1, fc) go to [layers].
+from the root down, that has children and does not group blocks. Grouping modules are
+containers (nn.Sequential, nn.ModuleList, nn.ModuleDict) whose children have children, and
+modules holding such a stack of two or more blocks (ViT's Encoder, nn.TransformerEncoder); they
+are looked through. So ResNet gives layer1.0, MobileNetV2 features.0 and features.3, DenseNet
+features.denseblock1.denselayer1 and features.transition1, VGG features and classifier, ViT
+encoder.layers.encoder_layer_0. Layers outside every block (ResNet's conv1, fc) go to [layers].
 
 A torch.cat whose first inputs are the inputs of an earlier concatenation (DenseNet's growing
 concatenations) is written as a concatenation of that earlier one and the rest: the same
 tensor, elements, bytes and cost, and lines that stay short.
 
-An operation without a layer type stops the export with a message naming the node; add a plugin
-(docs/plugins.md) and a rule below (module_rule for modules, Exporter.on_function for functions
-and methods).
+Where torch.fx cannot trace a module's forward (Python control flow on tensor values), the
+tracing is retried with the nearest enclosing module the rules know kept whole. An operation
+without a layer type, or a forward that cannot be traced, stops the export with one line naming
+the node or module path, the operation or source line, and what to do: add a plugin
+(docs/plugins.md) and a rule below (module_rule or composite_rule for modules,
+Exporter.on_function for functions and methods).
 """
 import argparse
 import dis
@@ -50,6 +73,7 @@ import operator
 import os
 import re
 import sys
+import traceback
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
@@ -63,6 +87,7 @@ from torch import nn
 
 MAX_LINE = 198  # the network reader refuses longer lines
 MAX_DIMS = 4  # SM_MAX_DIMS: dimensions of one sample
+INPUT_DTYPES = {"float": torch.float32, "long": torch.long}
 
 # Defaults of torchvision builders for the zoo: GoogLeNet and Inception v3 without their
 # auxiliary heads (as at inference); Inception's native input is 299 x 299.
@@ -108,7 +133,9 @@ def load_model(args):
         raise ExportError(f"{args.model}: not a model of torchvision.models "
                           "(use --module MODULE:CLASS for your own)")
     kwargs = dict(TORCHVISION_KWARGS.get(args.model, {}))
-    return builder(weights=None, **kwargs), f"torchvision.models.{args.model}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch.meshgrid's notice in Swin, MaxViT
+        return builder(weights=None, **kwargs), f"torchvision.models.{args.model}"
 
 
 def parse_input(text):
@@ -121,9 +148,10 @@ def parse_input(text):
     return dims
 
 
-class UnpackingProxy(fx.Proxy):
-    """fx's Proxy, whose `a, b = x.chunk(2, 1)` finds the unpacking by the instruction's offset
-    (torch 1.13 indexes the instruction list, which Python 3.11's inline caches shift)."""
+class Unpacking:
+    """fx's Proxy, whose `a, b = x.chunk(2, 1)` and `n, c, h, w = x.shape` find the unpacking by
+    the instruction's offset (torch 1.13 indexes the instruction list, which Python 3.11's
+    inline caches shift)."""
 
     def __iter__(self):
         frame = inspect.currentframe().f_back
@@ -132,26 +160,41 @@ class UnpackingProxy(fx.Proxy):
                 return (self[i] for i in range(inst.argval))
         return super().__iter__()
 
+    def __getattr__(self, k):
+        return UnpackingAttribute(self, k)
+
+
+class UnpackingProxy(Unpacking, fx.Proxy):
+    pass
+
+
+class UnpackingAttribute(Unpacking, fx.proxy.Attribute):
+    pass
+
 
 class ScopeTracer(fx.Tracer):
     """fx's tracer that also records, on every node, the module whose forward created it, and
-    keeps the module types module_rule knows whole (leaves)."""
+    keeps whole (as leaves) the module types module_rule or composite_rule know, and the modules
+    named in `leaves`. When tracing fails, `failed_in` is the innermost module being traced."""
 
-    def __init__(self):
+    def __init__(self, leaves=()):
         super().__init__()
         self.scope = ""
+        self.leaves = set(leaves)
+        self.failed_in = None
 
     def is_leaf_module(self, m, qualname):
-        try:
-            known = module_rule(m) is not None
-        except ExportError:
-            known = True  # a known type with parameters it cannot write: reported at its node
-        return known or super().is_leaf_module(m, qualname)
+        return (qualname in self.leaves or is_known(m) or
+                super().is_leaf_module(m, qualname))
 
     def call_module(self, m, forward, args, kwargs):
         saved, self.scope = self.scope, self.path_of_module(m)
         try:
             return super().call_module(m, forward, args, kwargs)
+        except Exception:
+            if self.failed_in is None:
+                self.failed_in = self.scope
+            raise
         finally:
             self.scope = saved
 
@@ -164,46 +207,112 @@ class ScopeTracer(fx.Tracer):
         return node
 
 
-def trace(model, input_shape):
-    model.eval()
+def is_known(m):
+    """Whether the exporter writes module m whole (one layer, or the layers of a composite)."""
     try:
-        graph = ScopeTracer().trace(model)
-    except Exception as e:  # fx raises many kinds for untraceable code
-        raise ExportError(f"torch.fx cannot trace the model: {type(e).__name__}: {e}")
+        return module_rule(m) is not None or composite_rule(m) is not None
+    except ExportError:
+        return True  # a known type with parameters it cannot write: reported at its node
+
+
+def failing_line(e):
+    """file:line: code of the innermost frame of the model's own code in an exception."""
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if os.sep + "torch" + os.sep not in f.filename and f.filename != __file__]
+    if not frames:
+        return ""
+    f = frames[-1]
+    code = (f.line or "").strip()
+    return f"{os.path.basename(f.filename)}:{f.lineno}" + (f" ({code})" if code else "")
+
+
+def trace_graph(model):
+    """Traces with torch.fx. Where the forward of a module cannot be traced (control flow on
+    tensor values, iteration of a tensor), the tracing is retried with that module, or the
+    nearest module around it that the exporter knows, kept whole as a leaf."""
+    modules = dict(model.named_modules())
+    leaves = set()
+    while True:
+        tracer = ScopeTracer(leaves)
+        try:
+            return tracer.trace(model)
+        except Exception as e:  # fx raises many kinds for untraceable code
+            path = tracer.failed_in or ""
+            parts = path.split(".") if path else []
+            known = [".".join(parts[:i]) for i in range(len(parts), 0, -1)
+                     if is_known(modules[".".join(parts[:i])])]
+            if known and known[0] not in leaves:
+                leaves.add(known[0])
+                continue
+            text = str(e).strip().splitlines()
+            op = f"{type(e).__name__}: {text[0] if text else ''}"
+            if len(op) > 160:
+                op = op[:157] + "..."
+            line = failing_line(e)
+            where = (f"module {path} ({type(modules[path]).__name__})" if path
+                     else f"the forward of {type(model).__name__}")
+            raise ExportError(
+                f"torch.fx cannot trace {where}" + (f" at {line}" if line else "") +
+                f": {op}; make that forward traceable (no Python control flow on tensor values),"
+                " or give the module's type a rule in tools/export_torch.py (module_rule, or "
+                "composite_rule for a module made of known layers)")
+
+
+def trace(model, input_shape, dtype=torch.float32):
+    model.eval()
+    graph = trace_graph(model)
     remove_dead_nodes(graph)
     gm = fx.GraphModule(model, graph)
-    prop = ShapeRecorder(gm)
-    try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # PyTorch's performance hints are not ours to print
-            # batch 2: a batch dimension is then told apart from a dimension of size 1
-            prop.run(torch.zeros(2, *input_shape))
-    except Exception as e:
-        node = prop.current
-        where = f" at node {node.name}" if node is not None else ""
-        text = str(e).strip().splitlines()
-        raise ExportError(f"the model does not run on an input of "
-                          f"{'x'.join(map(str, input_shape))}{where}: {type(e).__name__}: "
-                          f"{text[0] if text else ''}")
+    # run twice, with batches of 2 and 3: the dimension that changes is the batch (a dimension
+    # of size 1 is then told apart from it, and so is a batch that is not the first dimension)
+    for batch, key in ((2, "shape"), (3, "shape3")):
+        prop = ShapeRecorder(gm, key)
+        try:
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # PyTorch's performance hints are not ours
+                prop.run(torch.zeros(batch, *input_shape, dtype=dtype))
+        except Exception as e:
+            node = prop.current
+            where = f" at node {node.name}" if node is not None else ""
+            scope = node.meta.get("scope") if node is not None else None
+            where += f" (in {scope})" if scope else ""
+            text = str(e).strip().splitlines()
+            raise ExportError(f"the model does not run on an input of "
+                              f"{'x'.join(map(str, input_shape))}{where}: {type(e).__name__}: "
+                              f"{text[0] if text else ''}")
+    for node in gm.graph.nodes:
+        node.meta["batch_axis"] = batch_axis_of(node.meta.get("shape"), node.meta.get("shape3"))
     return gm
+
+
+def batch_axis_of(a, b):
+    """The axis that differs between the shapes of the two runs (None: no batch), or a list of
+    those for a tuple of tensors."""
+    if isinstance(a, list) and isinstance(b, list):
+        return [batch_axis_of(x, y) for x, y in zip(a, b)]
+    if not isinstance(a, tuple) or not isinstance(b, tuple) or len(a) != len(b):
+        return None
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    return diff[0] if len(diff) == 1 and (a[diff[0]], b[diff[0]]) == (2, 3) else None
 
 
 class ShapeRecorder(fx.Interpreter):
     """Runs the traced graph and keeps, on each node, the shape of the tensor it gives (with
-    the batch) in meta["shape"], or a list of shapes for a tuple of tensors."""
+    the batch) in meta[key], or a list of shapes for a tuple of tensors."""
 
-    def __init__(self, gm):
+    def __init__(self, gm, key):
         super().__init__(gm)
         self.current = None
+        self.key = key
 
     def run_node(self, n):
         self.current = n
         result = super().run_node(n)
         if isinstance(result, torch.Tensor):
-            n.meta["shape"] = tuple(result.shape)
+            n.meta[self.key] = tuple(result.shape)
         elif isinstance(result, (tuple, list)) and result and all(
                 isinstance(r, torch.Tensor) for r in result):
-            n.meta["shape"] = [tuple(r.shape) for r in result]
+            n.meta[self.key] = [tuple(r.shape) for r in result]
         return result
 
 
@@ -222,9 +331,16 @@ def remove_dead_nodes(graph):
 
 
 def shape_of(node):
-    """Per-sample shape of a node's tensor output, or None when it is not one tensor."""
-    shape = node.meta.get("shape")
-    return shape[1:] if isinstance(shape, tuple) else None
+    """Per-sample shape of a node's tensor output (its shape without the batch axis), or None
+    when it is not one tensor with a batch."""
+    shape, axis = node.meta.get("shape"), node.meta.get("batch_axis")
+    if not isinstance(shape, tuple) or not isinstance(axis, int):
+        return None
+    return shape[:axis] + shape[axis + 1:]
+
+
+def batch_axis(node):
+    return node.meta.get("batch_axis")
 
 
 # ---- rules: node -> layer --------------------------------------------------------------------
@@ -304,12 +420,13 @@ def adaptive_size(size, in_shape):
     return f"{h}" if h == w else f"{h}x{w}"
 
 
-def axis_of(dim, ndim_with_batch):
-    """A dim of the batched tensor as an axis of the per-sample shape (the batch is no axis)."""
-    d = dim + ndim_with_batch if dim < 0 else dim
-    if d == 0:
+def axis_of(node, dim):
+    """A dim of the batched tensor of `node` as an axis of the per-sample shape."""
+    nd, b = len(node.meta["shape"]), batch_axis(node)
+    d = dim + nd if dim < 0 else dim
+    if d == b:
         raise ExportError("the operation works across the batch dimension")
-    return d - 1
+    return d - (1 if d > b else 0)
 
 
 def is_layernorm2d(m):
@@ -367,7 +484,165 @@ def module_rule(m):
         return "channel_shuffle", [("groups", m.groups)]
     if torchvision_class(m, "Permute", "torchvision"):
         return "permute", [("dims", list(m.dims))]
+    if isinstance(m, nn.Embedding):
+        return "embedding", [("vocab", m.num_embeddings), ("dim", m.embedding_dim)]
+    if isinstance(m, nn.GroupNorm):
+        p = [("groups", m.num_groups)]
+        opt(p, "affine", bool(m.affine), True)
+        return "groupnorm", p
+    if isinstance(m, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)):
+        # without running statistics InstanceNorm is GroupNorm with a group per channel
+        p = [("groups", m.num_features)]
+        opt(p, "affine", bool(m.affine), True)
+        return "groupnorm", p
+    if isinstance(m, nn.MultiheadAttention):
+        return "attention", attention_params(m)
+    if isinstance(m, nn.RNNBase):
+        return recurrent_rule(m)
+    if type(m).__name__ in ("ShiftedWindowAttention", "ShiftedWindowAttentionV2") and \
+            type(m).__module__.startswith("torchvision"):
+        p = [("dim", m.qkv.in_features), ("heads", m.num_heads),
+             ("window", pair_str(m.window_size))]
+        opt(p, "shift", pair_str(m.shift_size), "0")
+        opt(p, "qkv_bias", m.qkv.bias is not None, True)
+        opt(p, "proj_bias", m.proj.bias is not None, True)
+        opt(p, "v2", type(m).__name__.endswith("V2"), False)
+        return "window_attention", p
+    # torchvision's MaxViT: partitions into windows (or a grid), attention with a relative
+    # position bias within each, and back; p, h and w are arguments of the call (on_module)
+    if torchvision_class(m, "WindowPartition", "torchvision"):
+        return "window_partition", []
+    if torchvision_class(m, "WindowDepartition", "torchvision"):
+        return "window_departition", []
+    if torchvision_class(m, "SwapAxes", "torchvision"):
+        return "permute", [("swap", (m.a, m.b))]
+    if torchvision_class(m, "RelativePositionalMultiHeadAttention", "torchvision"):
+        return "attention", [("dim", m.merge.out_features), ("heads", m.n_heads),
+                             ("rel_pos", m.size), ("scale", "dim")]
     return None
+
+
+def attention_params(m):
+    if not m._qkv_same_embed_dim:
+        raise ExportError(f"nn.MultiheadAttention with kdim {m.kdim} or vdim {m.vdim} other than "
+                          f"embed_dim {m.embed_dim} (the attention type projects E to E)")
+    if m.bias_k is not None:
+        raise ExportError("nn.MultiheadAttention with add_bias_kv=True")
+    p = [("dim", m.embed_dim), ("heads", m.num_heads)]
+    opt(p, "bias", m.in_proj_bias is not None, True)
+    return p
+
+
+def recurrent_rule(m):
+    kinds = {nn.LSTM: "lstm", nn.GRU: "gru", nn.RNN: "rnn"}
+    type_ = kinds.get(type(m))
+    if type_ is None:
+        return None
+    if getattr(m, "proj_size", 0):
+        raise ExportError(f"nn.LSTM with proj_size={m.proj_size}")
+    p = [("hidden", m.hidden_size)]
+    opt(p, "layers", m.num_layers, 1)
+    opt(p, "bidirectional", bool(m.bidirectional), False)
+    opt(p, "bias", bool(m.bias), True)
+    if type_ == "rnn":
+        opt(p, "nonlinearity", m.nonlinearity, "tanh")
+    return type_, p
+
+
+# Modules that return a tuple whose first item is the layer's output (the attention weights of
+# nn.MultiheadAttention, the final states of the recurrent modules follow it).
+def returns_tuple(m):
+    return isinstance(m, (nn.MultiheadAttention, nn.RNNBase))
+
+
+def composite_rule(m):
+    """For a module written as several layers (its forward cannot be traced, or is one fixed
+    arrangement of known layers): a list of (local name, type, params, inputs), inputs being
+    local names of earlier entries, "@in" (the module's input) or "@in2" (its second: a decoder's
+    memory, nn.Transformer's tgt)."""
+    if isinstance(m, nn.TransformerEncoderLayer):
+        return transformer_layer(m, decoder=False)
+    if isinstance(m, nn.TransformerDecoderLayer):
+        return transformer_layer(m, decoder=True)
+    if isinstance(m, nn.TransformerEncoder):
+        return transformer_stack(m, decoder=False)
+    if isinstance(m, nn.TransformerDecoder):
+        return transformer_stack(m, decoder=True)
+    if isinstance(m, nn.Transformer):  # the encoder over src; the decoder over tgt and it
+        enc = transformer_stack(m.encoder, decoder=False, prefix="encoder.")
+        dec = transformer_stack(m.decoder, decoder=True, prefix="decoder.", first="@in2",
+                                memory=enc[-1][0])
+        return enc + dec
+    return None
+
+
+def transformer_stack(m, decoder, prefix="", first="@in", memory="@in2"):
+    """nn.TransformerEncoder / Decoder: its layers one after the other (each reading the
+    memory in a decoder), then its final norm if it has one."""
+    out, prev = [], first
+    for i, layer in enumerate(m.layers):
+        parts = transformer_layer(layer, decoder)
+        own = {p[0] for p in parts}
+        for local, type_, params, ins in parts:
+            ins = [prev if x == "@in" else memory if x == "@in2" else
+                   f"{prefix}layers.{i}.{x}" if x in own else x for x in ins]
+            out.append((f"{prefix}layers.{i}.{local}", type_, params, ins))
+        prev = out[-1][0]
+    if m.norm is not None:
+        out.append((f"{prefix}norm", *module_rule(m.norm), [prev]))
+    return out
+
+
+def transformer_layer(m, decoder):
+    """nn.TransformerEncoderLayer / DecoderLayer of PyTorch 1.13: self-attention (then, in a
+    decoder, attention over the memory) and the feed-forward block, each with dropout and a
+    residual add, LayerNorm after each (or before, norm_first)."""
+    act = getattr(m, "activation", None)
+    act_name = next((n for c, n in ACTIVATION_MODULES if type(act) is c), None) or \
+        ACTIVATION_FUNCTIONS.get(act)
+    if act_name is None:
+        raise ExportError(f"{type(m).__name__} with activation {act!r}")
+    drop = lambda d: ("dropout", [("p", float(d.p))])  # noqa: E731
+    out, prev = [], "@in"
+
+    def step(name, rule, inputs=None):
+        nonlocal prev
+        out.append((name, rule[0], rule[1], inputs or [prev]))
+        prev = name
+
+    def norm(name):
+        return module_rule(getattr(m, name))
+
+    sublayers = [("self_attn", module_rule(m.self_attn), None, "dropout1")]
+    if decoder:
+        sublayers.append(("multihead_attn", module_rule(m.multihead_attn), "@in2", "dropout2"))
+    ff_drop = "dropout3" if decoder else "dropout2"
+    residual = "@in"
+    for i, (name, rule, memory, dname) in enumerate(sublayers):
+        nname = f"norm{i + 1}"
+        add = "add" if i == 0 else f"add_{i}"
+        if m.norm_first:
+            step(nname, norm(nname), [residual])
+            step(name, rule, [prev, memory] if memory else None)
+        else:
+            step(name, rule, [residual, memory] if memory else [residual])
+        step(dname, drop(getattr(m, dname)))
+        step(add, ("add", []), [dname, residual])
+        if not m.norm_first:
+            step(nname, norm(nname))
+        residual = prev
+    nname = f"norm{len(sublayers) + 1}"
+    if m.norm_first:
+        step(nname, norm(nname), [residual])
+    step("linear1", module_rule(m.linear1))
+    step("activation", (act_name, []))
+    step("dropout", drop(m.dropout))
+    step("linear2", module_rule(m.linear2))
+    step(ff_drop, drop(getattr(m, ff_drop)))
+    step(f"add_{len(sublayers)}", ("add", []), [ff_drop, residual])
+    if not m.norm_first:
+        step(nname, norm(nname))
+    return out
 
 
 ACTIVATION_MODULES = [(nn.ReLU, "relu"), (nn.ReLU6, "relu6"), (nn.SiLU, "silu"),
@@ -403,6 +678,8 @@ class Exporter:
         self.value = {}  # node -> Layer or "@input" (the tensor the node produces)
         self.consumed = set()  # nodes folded into a pattern (channel shuffle)
         self.calls = {}  # module target -> times called
+        self.expanded = {}  # node -> parameter name: a parameter expanded over the batch
+        self.hidden = {}  # node -> (recurrent module's node, "h" or "c"): its final states
         self.stochastic_depth = stochastic_depth_functions()
 
     # -- helpers --
@@ -476,6 +753,15 @@ class Exporter:
             self.output = self.value[out]
         elif node.op == "get_attr":
             pass  # parameters and buffers: used by the operation that reads them
+        elif node.op == "call_module" and (returns_tuple(self.modules[node.target]) or
+                                           composite_rule(self.modules[node.target])):
+            self.on_module(node)
+        elif self.on_parameter_use(node):
+            pass
+        elif node.op == "call_function" and node.target is operator.getitem and (
+                node.args[0] in self.hidden or node.args[0].op == "call_module" and
+                returns_tuple(self.modules[node.args[0].target])):
+            self.on_getitem(node)  # a module's tuple of outputs, or final states
         elif shape_of(node) is None:
             # integers (x.size(), x.shape[1] // g) and tuples: followed where used
             if node.op == "call_module":
@@ -485,13 +771,47 @@ class Exporter:
         else:
             self.on_function(node)
 
+    def module_inputs(self, node, m):
+        """The tensors a module is called with: its input, and a decoder layer's memory."""
+        if isinstance(m, nn.MultiheadAttention):
+            qkv = [self.arg(node, i, k) for i, k in enumerate(("query", "key", "value"))]
+            if not (qkv[0] is qkv[1] is qkv[2]):
+                self.fail(node, "attention whose query, key and value differ (cross-attention)")
+            return self.tensor_inputs(node, qkv[:1])
+        if isinstance(m, (nn.TransformerDecoderLayer, nn.TransformerDecoder)):
+            return self.tensor_inputs(node, [self.arg(node, 0, "tgt"), self.arg(node, 1, "memory")])
+        if isinstance(m, (nn.TransformerEncoderLayer, nn.TransformerEncoder)):
+            return self.tensor_inputs(node, [self.arg(node, 0, "src")])
+        if isinstance(m, nn.Transformer):  # its decoder's input comes second
+            src, tgt = self.arg(node, 0, "src"), self.arg(node, 1, "tgt")
+            return self.tensor_inputs(node, [src, tgt])
+        if isinstance(m, nn.RNNBase) and self.arg(node, 1, "hx") is not None:
+            self.fail(node, "a recurrent module given an initial state (scalemeter starts from "
+                            "zeros, as PyTorch does without one)", hint=False)
+        return self.tensor_inputs(node, node.args[:1])
+
+    def on_composite(self, node, m, parts, inputs):
+        made = {"@in": inputs[0], "@in2": inputs[1] if len(inputs) > 1 else None}
+        for local, type_, params, ins in parts:
+            if any(made.get(i) is None for i in ins):
+                self.fail(node, f"{type(m).__name__} without its memory input", hint=False)
+            layer = Layer(type_, params, [made[i] for i in ins], name=f"{node.target}.{local}")
+            layer.scope, layer.node, layer.path = node.target, node, layer.name
+            self.layers.append(layer)
+            made[local] = layer
+        self.value[node] = layer
+
     def on_module(self, node):
         m = self.modules[node.target]
         rule = module_rule(m)
-        if rule is None:
+        parts = composite_rule(m) if rule is None else None
+        if rule is None and parts is None:
             self.fail(node, f"module {node.target} of type {type(m).__name__}")
+        inputs = self.module_inputs(node, m)
+        if parts is not None:
+            self.on_composite(node, m, parts, inputs)
+            return
         type_, params = rule
-        inputs = self.tensor_inputs(node, node.args[:1])
         in_shape, out_shape = shape_of(inputs[0]), shape_of(node)
         # parameters that need the shapes
         if type_ == "adaptive_avgpool2d":
@@ -500,10 +820,26 @@ class Exporter:
             params = self.flatten_params(node, params[0][1], params[1][1], len(in_shape) + 1)
         elif type_ == "softmax":
             dim = params[0][1]
-            params = [] if dim is None else [("axis", axis_of(dim, len(out_shape) + 1))]
+            params = [] if dim is None else [("axis", axis_of(node, dim))]
             params = [] if params == [("axis", len(out_shape) - 1)] else params
+        elif type_ in ("window_partition", "window_departition"):
+            args = [self.arg(node, i, k) for i, k in
+                    enumerate(("x", "p", "h_partitions", "w_partitions"))][1:]
+            if not all(isinstance(a, int) for a in args[:1 if type_ == "window_partition" else 3]):
+                self.fail(node, "a window partition whose sizes are not constants", hint=False)
+            params = [("p", args[0])] if type_ == "window_partition" else \
+                [("p", args[0]), ("h", args[1]), ("w", args[2])]
         elif type_ == "permute":
-            params = self.permute_params(node, params[0][1])
+            dims = params[0][1]
+            if params[0][0] == "swap":  # torch.swapaxes(x, a, b)
+                nd = len(inputs[0].meta["shape"])
+                a, b = (d % nd for d in dims)
+                dims = list(range(nd))
+                dims[a], dims[b] = dims[b], dims[a]
+            params = self.permute_params(node, inputs[0], dims)
+            if params is None:
+                self.alias(node, inputs[0])
+                return
         n = self.calls.get(node.target, 0)
         self.calls[node.target] = n + 1
         if n and next(m.parameters(), None) is not None:
@@ -512,8 +848,12 @@ class Exporter:
                             "scalemeter would count its weights once per call", hint=False)
         layer = self.add(node, type_, params, inputs, None)
         layer.name = node.target if n == 0 else f"{node.target}_{n}"
+        layer.module = m
 
     def flatten_params(self, node, start, end, ndim):
+        src = node.args[0] if node.args else None
+        if isinstance(src, fx.Node) and batch_axis(src) != 0:
+            self.fail(node, "flatten of a tensor whose batch is not its first dimension")
         s = start + ndim if start < 0 else start
         e = end + ndim if end < 0 else end
         if s < 1 or e != ndim - 1:
@@ -521,11 +861,16 @@ class Exporter:
                             "dim after the batch to the last)")
         return [] if s == 1 else [("start", s - 1)]
 
-    def permute_params(self, node, dims):
+    def permute_params(self, node, src, dims):
+        """The permute layer's order, or None where only the batch moves (a sequence-first
+        tensor made batch-first: nothing moves within a sample)."""
         dims = [d + len(dims) if d < 0 else d for d in dims]
-        if not dims or dims[0] != 0:
-            self.fail(node, f"permute {dims} moves the batch dimension")
-        order = [d - 1 for d in dims[1:]]
+        bi, bo = batch_axis(src), batch_axis(node)
+        if bo is None or bi is None or dims[bo] != bi:
+            self.fail(node, f"permute {dims} mixes the batch dimension with others", hint=False)
+        order = [d - (d > bi) for j, d in enumerate(dims) if j != bo]
+        if order == sorted(order):
+            return None
         return [("order", ",".join(map(str, order)))]
 
     def on_function(self, node):
@@ -548,7 +893,7 @@ class Exporter:
             tensors = self.arg(node, 0, "tensors")
             dim = self.arg(node, 1, "dim", 0)
             inputs = self.tensor_inputs(node, list(tensors))
-            axis = axis_of(dim, len(shape) + 1)
+            axis = axis_of(node, dim)
             self.add(node, "concat", [] if axis == 0 else [("axis", axis)], inputs, "cat")
         elif (not method and t is torch.flatten) or (method and t == "flatten"):
             start = self.arg(node, 1, "start_dim", 0)
@@ -567,6 +912,11 @@ class Exporter:
             pass  # a tuple; its pieces are taken by operator.getitem below
         elif not method and t is operator.getitem:
             self.on_getitem(node)
+        elif method and t == "squeeze" and first in self.hidden and self.arg(node, 1, "dim") == 0:
+            rnn, kind = self.hidden[first]
+            self.on_final_state(node, rnn, kind, 0)  # h_n.squeeze(0) of one layer, one direction
+        elif not method and getattr(t, "__name__", "") == "_patch_merging_pad":
+            self.add(node, "patch_merge", [], [first], "patch_merging_pad")  # torchvision's Swin
         elif (method and t == "mean") or (not method and t is torch.mean):
             self.on_mean(node)
         elif not method and t in ACTIVATION_FUNCTIONS:
@@ -594,7 +944,7 @@ class Exporter:
         elif not method and t in self.stochastic_depth:
             self.add(node, "identity", [], [first], "stochastic_depth")
         elif not method and t in (F.softmax, torch.softmax):
-            axis = axis_of(self.arg(node, 1, "dim"), len(shape) + 1)
+            axis = axis_of(node, self.arg(node, 1, "dim"))
             self.add(node, "softmax", [] if axis == len(shape) - 1 else [("axis", axis)],
                      [first], "softmax")
         else:
@@ -632,6 +982,9 @@ class Exporter:
         if out == ins:
             self.alias(node, src)
             return
+        if batch_axis(src) != 0 or batch_axis(node) != 0:
+            self.fail(node, "view/reshape of a tensor whose batch is not its first dimension",
+                      hint=False)
         if self.channel_shuffle(node):
             return
         # a flatten from some dim to the last
@@ -687,10 +1040,85 @@ class Exporter:
             if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
                 dims = dims[0]
             dims = list(dims)
-        self.add(node, "permute", self.permute_params(node, dims), [src], "permute")
+        params = self.permute_params(node, src, dims)
+        if params is None:
+            self.alias(node, src)
+        elif not self.tokens(node, src, params):
+            self.add(node, "permute", params, [src], "permute")
+
+    def tokens(self, node, src, params):
+        """ViT's x.reshape(n, C, H * W).permute(0, 2, 1): one tokens layer, C x H x W -> HW x C."""
+        if params != [("order", "1,0")] or src.op not in ("call_method", "call_function") or \
+                src.target not in ("reshape", "view", torch.reshape) or len(src.users) != 1:
+            return False
+        image = shape_of(src.args[0])
+        if image is None or len(image) != 3 or shape_of(src) != (image[0], image[1] * image[2]):
+            return False
+        layer = next((l for l in self.layers if l.node is src), None)
+        if layer is None or layer.type != "flatten":
+            return False
+        layer.type, layer.params, layer.base = "tokens", [], "tokens"
+        self.alias(node, src)
+        return True
+
+    def on_parameter_use(self, node):
+        """A learnable tensor of the model used directly: ViT's class token (expanded over the
+        batch and concatenated in front) and position table (added). True when handled."""
+        t, args = node.target, node.args
+        if node.op == "call_method" and t == "expand" and self.param_of(args[0]) is not None:
+            self.expanded[node] = args[0].target  # a class token: the cat that uses it decides
+            return True
+        if node.op == "call_function" and t is torch.cat:
+            tensors = list(self.arg(node, 0, "tensors"))
+            if len(tensors) == 2 and tensors[0] in self.expanded and axis_of(
+                    node, self.arg(node, 1, "dim", 0)) == 0 and shape_of(tensors[1]) is not None:
+                layer = self.add(node, "cls_token", [], self.tensor_inputs(node, tensors[1:]), None)
+                layer.name = self.expanded[tensors[0]]
+                return True
+        if node.op == "call_function" and t in (operator.add, torch.add) and len(args) == 2:
+            for a, b in (args, args[::-1]):
+                table = self.param_of(b)
+                xs = shape_of(a) if isinstance(a, fx.Node) else None
+                if table is None or xs is None or len(xs) != 2:
+                    continue
+                ts = tuple(table.shape)
+                ts = ts[1:] if len(ts) == 3 and ts[0] == 1 else ts
+                if len(ts) == 2 and ts[1] == xs[1] and ts[0] >= xs[0]:
+                    layer = self.add(node, "pos_embedding", [("max_len", ts[0])],
+                                     self.tensor_inputs(node, [a]), None)
+                    layer.name = b.target
+                    return True
+        return False
+
+    def param_of(self, v):
+        """The parameter a get_attr node reads, or None."""
+        if isinstance(v, fx.Node) and v.op == "get_attr":
+            t = self.params.get(v.target)
+            return t if t is not None and t.requires_grad else None
+        return None
 
     def on_getitem(self, node):
         src, index = node.args
+        if isinstance(src, fx.Node) and src.op == "call_module" and returns_tuple(
+                self.modules[src.target]):
+            if index == 0:
+                self.alias(node, src)
+            elif isinstance(self.modules[src.target], nn.RNNBase):
+                lstm = isinstance(self.modules[src.target], nn.LSTM)
+                self.hidden[node] = (src, "pair" if lstm else "h")  # LSTM: (h_n, c_n)
+            return
+        if isinstance(src, fx.Node) and src in self.hidden:
+            rnn, kind = self.hidden[src]
+            if kind == "pair":
+                self.hidden[node] = (rnn, "h" if index == 0 else "c")
+                return
+            self.on_final_state(node, rnn, kind, index)
+            return
+        if isinstance(index, tuple) and len(index) >= 2 and index[0] == slice(None) and \
+                isinstance(index[1], int) and all(i == slice(None) for i in index[2:]) and \
+                batch_axis(src) == 0:
+            self.add(node, "select", [("index", index[1])], [src], "select")
+            return
         if not (isinstance(src, fx.Node) and src.op in ("call_function", "call_method") and
                 (src.target in (torch.chunk, torch.split) or src.target in ("chunk", "split"))):
             self.fail(node, "indexing (x[...]) of a tensor or tuple")
@@ -698,7 +1126,7 @@ class Exporter:
         xs = shape_of(x)
         pieces = src.meta["shape"]
         dim = self.arg(src, 2, "dim", 0)
-        axis = axis_of(dim, len(xs) + 1)
+        axis = axis_of(x, dim)
         if src.target in (torch.chunk, "chunk"):
             chunks = self.arg(src, 1, "chunks")
         else:
@@ -712,6 +1140,29 @@ class Exporter:
         p = [("chunks", chunks), ("index", index)]
         opt(p, "axis", axis, 0)
         self.add(node, "chunk", p, [x], "chunk")
+
+    def on_final_state(self, node, rnn, kind, index):
+        """h_n[i] of a recurrent module: the last layer's final state in direction i is a
+        position of its output (the last step forwards, the first backwards)."""
+        m = self.modules[rnn.target]
+        dirs = 2 if m.bidirectional else 1
+        if kind != "h" or not isinstance(index, int):
+            self.fail(node, f"the final {'cell' if kind == 'c' else 'hidden'} state of "
+                            f"{rnn.target} used as {'c_n' if kind == 'c' else f'h_n[{index!r}]'}"
+                            " (scalemeter follows h_n[i] of the last layer only: use the output "
+                            "sequence, e.g. out[:, -1])", hint=False)
+        i = index % (m.num_layers * dirs)
+        if i < (m.num_layers - 1) * dirs:
+            self.fail(node, f"h_n[{index}] of {rnn.target} is the state of a layer before the "
+                            "last, which is not among the layer's outputs", hint=False)
+        backward = i % dirs == 1
+        sel = self.add(node, "select", [("index", 0 if backward else -1)], [rnn], "select")
+        if dirs == 2:
+            piece = Layer("chunk", [("chunks", 2), ("index", 1 if backward else 0)], [sel],
+                          base="chunk")
+            piece.scope, piece.node = sel.scope, node
+            self.layers.append(piece)
+            self.value[node] = piece
 
     def on_mean(self, node):
         src = node.args[0]
@@ -761,8 +1212,23 @@ def has_children(m):
     return next(m.children(), None) is not None
 
 
+def depth(m):
+    return 1 + max((depth(c) for c in m.children()), default=-1)
+
+
+def is_grouping(m):
+    """A module that groups blocks rather than being one: a container (nn.Sequential,
+    nn.ModuleList, nn.ModuleDict) whose children have children, or a module holding a stack of
+    such blocks (ViT's Encoder, nn.TransformerEncoder: a list of layers made of modules)."""
+    if is_container(m):
+        return any(has_children(c) for c in m.children())
+    return any(is_container(c) and len(list(c.children())) >= 2 and
+               all(depth(b) >= 2 for b in c.children()) for c in m.children())
+
+
 def block_of(modules, path):
-    """The block holding a layer of module path `path` (or called in it), or None."""
+    """The block holding a layer of module path `path` (or called in it), or None: the first
+    module on its path, from the root down, that has children and does not group blocks."""
     if not path:
         return None
     parts = path.split(".")
@@ -771,7 +1237,7 @@ def block_of(modules, path):
         m = modules.get(prefix)
         if m is None or not has_children(m):
             return None
-        if is_container(m) and any(has_children(c) for c in m.children()):
+        if is_grouping(m):
             continue  # a grouping of blocks: look through it
         return prefix
     return None
@@ -791,7 +1257,8 @@ def assign_names(layers, modules):
             raise ExportError(f"layer name {l.name!r} has characters the network format "
                               "does not allow")
     for l in layers:
-        src = l.node.target if l.node.op == "call_module" else l.scope
+        src = getattr(l, "path", None) or (l.node.target if l.node.op == "call_module"
+                                           else l.scope)
         l.block = block_of(modules, src)
         if l.block and not l.name.startswith(l.block + "."):
             l.block = None  # named after something outside the block that uses it
@@ -896,8 +1363,8 @@ def wrap(line, l):
 # ---- main ------------------------------------------------------------------------------------
 
 
-def export(model, input_shape, name, source, command):
-    gm = trace(model, input_shape)
+def export(model, input_shape, name, source, command, dtype=torch.float32):
+    gm = trace(model, input_shape, dtype)
     ex = Exporter(model, gm)
     layers = ex.run()
     for l in layers:
@@ -920,8 +1387,11 @@ def main(argv=None):
     ap.add_argument("model", nargs="?", help="a torchvision.models builder (resnet50)")
     ap.add_argument("--module", help="your model as MODULE:CLASS (my_pkg.net:Net or "
                                      "path/to/net.py:Net), constructed without arguments")
-    ap.add_argument("--input", help="one sample's shape, CxHxW (default 3x224x224; "
-                                    "3x299x299 for inception_v3)")
+    ap.add_argument("--input", help="one sample's shape: CxHxW for images (default 3x224x224; "
+                                    "3x299x299 for inception_v3), S for S token ids")
+    ap.add_argument("--input-dtype", choices=sorted(INPUT_DTYPES), default="float",
+                    help="the input's element type: float (images, features) or long (token "
+                         "ids, for a model that starts with nn.Embedding)")
     ap.add_argument("--name", help="the network's name (default: the model's)")
     ap.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = ap.parse_args(argv)
@@ -935,9 +1405,10 @@ def main(argv=None):
         command = "python3 tools/export_torch.py " + " ".join(
             ([args.model] if args.model else ["--module", args.module]) +
             (["--input", args.input] if args.input else []) +
+            (["--input-dtype", args.input_dtype] if args.input_dtype != "float" else []) +
             (["--name", args.name] if args.name else []) +
             (["-o", args.output] if args.output else []))
-        text = export(model, input_shape, name, source, command)
+        text = export(model, input_shape, name, source, command, INPUT_DTYPES[args.input_dtype])
     except ExportError as e:
         print(f"export_torch.py: {args.model or args.module}: {e}", file=sys.stderr)
         return 1
