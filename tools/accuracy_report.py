@@ -191,19 +191,22 @@ def main():
     w("Per-GPU throughput at 16 and 64 GPUs relative to 8 GPUs at a fixed global batch of 3,200")
     w("(bf16), as MLPerf Training v3.0 measured it: 0.86 and 0.66 (issue 12's figures). Predicted")
     w("by `scalemeter curve resnet50 --device h100 --precision bf16 --global-batch 3200 --nodes")
-    w("1,2,8 --framework F`, without and with `--overlap`.\n")
-    w("| framework | overlap | 8 GPUs img/s | 16 GPUs (0.86) | 64 GPUs (0.66) |")
-    w("|---|---|---|---|---|")
+    w("1,2,8 --framework F --collective C`, without and with `--overlap`.\n")
+    w("| framework | collective | overlap | 8 GPUs img/s | 16 GPUs (0.86) | 64 GPUs (0.66) |")
+    w("|---|---|---|---|---|---|")
     for fw in ("pytorch-eager", "cuda-graphs"):
-        for overlap in ((), ("--overlap",)):
-            d = json.loads(run(a.bin, "curve", "resnet50", "--device", "h100", "--precision",
-                               "bf16", "--global-batch", "3200", "--nodes", "1,2,8",
-                               "--framework", fw, *overlap, "--format", "json"))
-            pts = d["curves"][0]["points"]
-            per = [p["images_per_s"] / p["devices"] for p in pts]
-            w(f"| {fw} | {'yes' if overlap else 'no'} | {pts[0]['images_per_s']:.0f} | "
-              f"{per[1] / per[0]:.2f} ({per[1] / per[0] - 0.86:+.2f}) | "
-              f"{per[2] / per[0]:.2f} ({per[2] / per[0] - 0.66:+.2f}) |")
+        for coll in ("ring", "nccl"):
+            for overlap in ((), ("--overlap",)):
+                d = json.loads(run(a.bin, "curve", "resnet50", "--device", "h100", "--precision",
+                                   "bf16", "--global-batch", "3200", "--nodes", "1,2,8",
+                                   "--framework", fw, "--collective", coll, *overlap,
+                                   "--format", "json"))
+                pts = d["curves"][0]["points"]
+                per = [p["images_per_s"] / p["devices"] for p in pts]
+                w(f"| {fw} | {coll} | {'yes' if overlap else 'no'} | "
+                  f"{pts[0]['images_per_s']:.0f} | "
+                  f"{per[1] / per[0]:.2f} ({per[1] / per[0] - 0.86:+.2f}) | "
+                  f"{per[2] / per[0]:.2f} ({per[2] / per[0] - 0.66:+.2f}) |")
     w("")
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n")
