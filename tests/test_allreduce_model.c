@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "../core/src/allreduce_model.h"
-#include "check_near.h"
+#include "check.h"
 
 #define MIB 1048576.0
 

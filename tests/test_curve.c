@@ -1,7 +1,7 @@
 /* Scaling curves (curve.c): the turning point of curves made by hand, weak scaling that never
  * gets faster per step nor more than perfectly efficient over the zoo and the shipped devices,
  * strong scaling's per-device batch, and the specs a curve refuses. */
-#include "check_near.h"
+#include "check.h"
 #include "scalemeter/curve.h"
 #include "scalemeter/device.h"
 

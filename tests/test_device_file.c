@@ -2,7 +2,7 @@
  * a field may be left out, and every mistake is one line naming the file and the line, or the
  * missing field. */
 #include "../core/src/device_file.h"
-#include "check_near.h"
+#include "check.h"
 #include "net_file.h"
 #include "scalemeter/device.h"
 

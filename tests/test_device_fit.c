@@ -6,7 +6,7 @@
  * Usage: test_device_fit OUTDIR */
 #include <stdio.h>
 
-#include "check_near.h"
+#include "check.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 

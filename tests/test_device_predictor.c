@@ -2,7 +2,7 @@
  * by hand for one convolution and one ReLU on a device with round numbers
  * (tests/data/curve/round_device.ini: 5e12 FLOP/s and 5e11 bytes/s after the 0.5 efficiencies,
  * 10 us launch overhead). */
-#include "check_near.h"
+#include "check.h"
 #include "scalemeter/device.h"
 
 #define DEVICE "tests/data/curve/round_device.ini"

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../core/src/allreduce_model.h"
-#include "check_near.h"
+#include "check.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))

@@ -4,15 +4,9 @@
  * tests/data/plugins/. Every expected number is derived by hand in the comment beside it, from
  * the formulas of docs/plugins.md (PyTorch's definitions).
  *
- * Intended ctest registration (in tests/CMakeLists.txt, or a tests/plugins.cmake it includes):
- *
- *     sm_add_c_test(test_plugins test_plugins.c)
- *
- * It must run from the source tree, where the relative paths tests/data/plugins/... resolve;
- * sm_add_c_test runs its tests there. By hand, from the source tree:
- *
- *     cc -std=c11 -I core/include tests/test_plugins.c -L build/lib -lscalemeter \
- *        -Wl,-rpath,$PWD/build/lib -o /tmp/test_plugins && /tmp/test_plugins
+ * Registered by tests/plugins.cmake; it runs from the source tree, where the relative paths
+ * tests/data/plugins/... resolve. Checks are tests/check.h's; a network that does not load ends
+ * the test (check_fatal), since every check after it would read it.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -21,53 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "scalemeter/scalemeter.h"
 
 #define DATA "tests/data/plugins/"
 
-/* ---- a tiny assertion helper: the first failed check prints file:line and exits 1 ---------- */
-
-static int passed;
-
-static void fail_here(const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void fail_here(const char *file, int line, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s:%d: check failed: ", file, line);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    printf("%d passed, 1 failed\n", passed);
-    exit(1);
-}
-
-static void check(int ok, const char *file, int line, const char *what)
-{
-    if (!ok)
-        fail_here(file, line, "%s", what);
-    passed++;
-}
-
-static void check_eq(int64_t got, int64_t want, const char *file, int line, const char *expr)
-{
-    if (got != want)
-        fail_here(file, line, "%s is %" PRId64 ", expected %" PRId64, expr, got, want);
-    passed++;
-}
-
-static void check_str(const char *got, const char *want, const char *file, int line,
-                      const char *expr)
-{
-    if (strcmp(got, want) != 0)
-        fail_here(file, line, "%s is \"%s\", expected \"%s\"", expr, got, want);
-    passed++;
-}
-
-#define CHECK(c) check(!!(c), __FILE__, __LINE__, #c)
-#define EQ(got, want) check_eq((int64_t)(got), (int64_t)(want), __FILE__, __LINE__, #got)
-#define STR_EQ(got, want) check_str((got), (want), __FILE__, __LINE__, #got)
+#define EQ(got, want) CHECK_EQ(got, want)
+#define STR_EQ(got, want) CHECK_STR_EQ(got, want)
 
 /* ---- helpers over the public API ----------------------------------------------------------- */
 
@@ -79,8 +33,8 @@ static sm_network *load_at(const char *path, int64_t image, const char *file, in
     sm_network *net = NULL;
     sm_status st = {{0}};
     if (sm_network_load(reg, path, &opt, &net, &st) != 0)
-        fail_here(file, line, "cannot load %s: %s", path, st.msg);
-    passed++;
+        check_fatal(file, line, "cannot load %s: %s", path, st.msg);
+    check_passed++;
     return net;
 }
 #define LOAD(path) load_at((path), 0, __FILE__, __LINE__)
@@ -91,10 +45,10 @@ static const sm_layer *layer_at(const sm_network *net, const char *name, const c
 {
     const sm_layer *l = sm_network_layer(net, name);
     if (l) {
-        passed++;
+        check_passed++;
         return l;
     }
-    fail_here(file, line, "no layer %s in %s", name, net->path);
+    check_fatal(file, line, "no layer %s in %s", name, net->path);
     return NULL;
 }
 #define LAYER(net, name) layer_at((net), (name), __FILE__, __LINE__)
@@ -110,8 +64,8 @@ static sm_metrics totals_at(const sm_network *net, int64_t batch, const char *fi
     sm_metrics m;
     sm_status st = {{0}};
     if (sm_network_metrics(net, batch, &m, &st) != 0)
-        fail_here(file, line, "sm_network_metrics: %s", st.msg);
-    passed++;
+        check_fatal(file, line, "sm_network_metrics: %s", st.msg);
+    check_passed++;
     return m;
 }
 #define TOTALS(net, batch) totals_at((net), (batch), __FILE__, __LINE__)
@@ -126,18 +80,18 @@ static void expect_fail_at(const char *path, int line, const char *phrase, const
     int rc = sm_network_load(reg, path, &opt, &net, &st);
     if (rc != -1) {
         sm_network_free(net);
-        fail_here(file, srcline, "loading %s succeeded; expected an error", path);
+        check_fatal(file, srcline, "loading %s succeeded; expected an error", path);
     }
-    passed++;
+    check_passed++;
     char at[512];
     snprintf(at, sizeof at, "%s:%d", path, line);
     const char *hit = strstr(st.msg, at);
     if (!hit || isdigit((unsigned char)hit[strlen(at)]))
-        fail_here(file, srcline, "message does not name %s: %s", at, st.msg);
-    passed++;
+        check_fatal(file, srcline, "message does not name %s: %s", at, st.msg);
+    check_passed++;
     if (!strstr(st.msg, phrase))
-        fail_here(file, srcline, "message lacks \"%s\": %s", phrase, st.msg);
-    passed++;
+        check_fatal(file, srcline, "message lacks \"%s\": %s", phrase, st.msg);
+    check_passed++;
 }
 #define EXPECT_FAIL(path, line, phrase) expect_fail_at((path), (line), (phrase), __FILE__, __LINE__)
 
@@ -155,7 +109,7 @@ static void test_registry(void)
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         const sm_layer_type *t = sm_registry_find(reg, types[i]);
         if (!t)
-            fail_here(__FILE__, __LINE__, "layer type %s is not loaded", types[i]);
+            check_fatal(__FILE__, __LINE__, "layer type %s is not loaded", types[i]);
         STR_EQ(t->name, types[i]);
         EQ(t->abi_version, SM_PLUGIN_ABI_VERSION);
         EQ(t->struct_size, sizeof(sm_layer_type));
@@ -562,9 +516,7 @@ int main(void)
 {
     sm_status st = {{0}};
     if (sm_registry_open(&reg, &st) != 0) {
-        fprintf(stderr, "%s:%d: sm_registry_open: %s\n", __FILE__, __LINE__, st.msg);
-        printf("%d passed, 1 failed\n", passed);
-        return 1;
+        check_fatal(__FILE__, __LINE__, "sm_registry_open: %s", st.msg);
     }
     test_registry();
     test_conv();
@@ -577,6 +529,5 @@ int main(void)
     test_elementwise();
     test_failures();
     sm_registry_free(reg);
-    printf("%d passed, 0 failed\n", passed);
-    return 0;
+    return check_summary();
 }

@@ -25,23 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "scalemeter/scalemeter.h"
 
-static int failures;
 static sm_registry *reg;
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            failures++;                                                                           \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                       \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-        }                                                                                         \
-    } while (0)
-
 #define EQ(what, got, want)                                                                       \
-    CHECK((int64_t)(got) == (int64_t)(want), "%s: got %" PRId64 ", want %" PRId64, what,         \
+    CHECK_MSG((int64_t)(got) == (int64_t)(want), "%s: got %" PRId64 ", want %" PRId64, what,         \
           (int64_t)(got), (int64_t)(want))
 
 static sm_network *load(const char *model, int64_t image)
@@ -50,7 +40,7 @@ static sm_network *load(const char *model, int64_t image)
     sm_network *net = NULL;
     sm_network_options opt = {image};
     if (sm_network_load(reg, model, &opt, &net, &st)) {
-        failures++;
+        check_failed++;
         fprintf(stderr, "cannot load %s (image %lld): %s\n", model, (long long)image, st.msg);
         return NULL;
     }
@@ -64,15 +54,15 @@ static void load_fails(const char *model, int64_t image, const char *piece1, con
     sm_network *net = NULL;
     sm_network_options opt = {image};
     if (sm_network_load(reg, model, &opt, &net, &st) == 0) {
-        failures++;
+        check_failed++;
         fprintf(stderr, "%s (image %lld) loaded but should have been refused\n", model,
                 (long long)image);
         sm_network_free(net);
         return;
     }
-    CHECK(strchr(st.msg, '\n') == NULL, "%s: message is not one line: %s", model, st.msg);
-    CHECK(strstr(st.msg, piece1), "%s: message lacks '%s': %s", model, piece1, st.msg);
-    CHECK(!piece2 || strstr(st.msg, piece2), "%s: message lacks '%s': %s", model, piece2,
+    CHECK_MSG(strchr(st.msg, '\n') == NULL, "%s: message is not one line: %s", model, st.msg);
+    CHECK_MSG(strstr(st.msg, piece1), "%s: message lacks '%s': %s", model, piece1, st.msg);
+    CHECK_MSG(!piece2 || strstr(st.msg, piece2), "%s: message lacks '%s': %s", model, piece2,
           st.msg);
 }
 
@@ -81,7 +71,7 @@ static const sm_layer *find_layer(const sm_network *net, const char *name)
     const sm_layer *l = sm_network_layer(net, name);
     if (l)
         return l;
-    failures++;
+    check_failed++;
     fprintf(stderr, "%s: no layer %s\n", net->name, name);
     return NULL;
 }
@@ -91,7 +81,7 @@ static int find_block(const sm_network *net, const char *name)
     for (int b = 0; b < net->n_blocks; b++)
         if (strcmp(net->blocks[b], name) == 0)
             return b;
-    failures++;
+    check_failed++;
     fprintf(stderr, "%s: no block %s\n", net->name, name);
     return -1;
 }
@@ -100,7 +90,7 @@ static void check_shape(const char *what, const sm_shape *s, const char *want)
 {
     char buf[96];
     sm_shape_str(s, buf, sizeof buf);
-    CHECK(strcmp(buf, want) == 0, "%s: shape %s, want %s", what, buf, want);
+    CHECK_MSG(strcmp(buf, want) == 0, "%s: shape %s, want %s", what, buf, want);
 }
 
 /* A layer's shape and per-sample counts; a want of -1 is not checked. */
@@ -124,7 +114,7 @@ static void check_layer(const sm_network *net, const char *name, expect e)
                                         "bwd_flops"};
     for (int k = 0; k < 6; k++)
         if (want[k] >= 0)
-            CHECK(got[k] == want[k], "%s: %s %" PRId64 ", want %" PRId64, what, field[k], got[k],
+            CHECK_MSG(got[k] == want[k], "%s: %s %" PRId64 ", want %" PRId64, what, field[k], got[k],
                   want[k]);
 }
 
@@ -134,7 +124,7 @@ static sm_metrics totals(const sm_network *net, int64_t batch)
     sm_status st;
     memset(&m, 0, sizeof m);
     if (sm_network_metrics(net, batch, &m, &st)) {
-        failures++;
+        check_failed++;
         fprintf(stderr, "%s: %s\n", net->name, st.msg);
     }
     return m;
@@ -147,7 +137,7 @@ static sm_metrics block_totals(const sm_network *net, const char *name)
     memset(&m, 0, sizeof m);
     int b = find_block(net, name);
     if (b >= 0 && sm_block_metrics(net, b, 1, &m, &st)) {
-        failures++;
+        check_failed++;
         fprintf(stderr, "%s: %s\n", net->name, st.msg);
     }
     return m;
@@ -364,7 +354,7 @@ static void test_bert(void)
     sm_network *net = load("models/bert_base.ini", 0);
     if (!net)
         return;
-    CHECK(net->input.ndim == 1 && net->input.dim[0] == 128, "bert_base input is not 128");
+    CHECK_MSG(net->input.ndim == 1 && net->input.dim[0] == 128, "bert_base input is not 128");
     check_layer(net, "embeddings.word_embeddings",
                 (expect){"128x768", 0, 0, 23440896, 1, -1, -1});
     check_layer(net, "embeddings.token_type_embeddings",
@@ -431,7 +421,7 @@ static void test_gpt2(void)
     sm_network *net = load("models/gpt2.ini", 0);
     if (!net)
         return;
-    CHECK(net->input.ndim == 1 && net->input.dim[0] == 1024, "gpt2 input is not 1024");
+    CHECK_MSG(net->input.ndim == 1 && net->input.dim[0] == 1024, "gpt2 input is not 1024");
     check_layer(net, "wte", (expect){"1024x768", 0, 0, 38597376, 1, -1, -1});
     check_layer(net, "wpe", (expect){"1024x768", 786432, 0, 786432, 1, -1, -1});
     /* 4*1024*589,824 + 2*1024^2*768 = 2,415,919,104 + 1,610,612,736 */
@@ -507,7 +497,7 @@ int main(void)
     static const char *const needed[] = {"embedding", "pos_embedding", "cls_token", "tokens",
                                           "select",    "attention",     "lm_head"};
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
-        CHECK(sm_registry_find(reg, needed[i]), "plugin %s is not loaded", needed[i]);
+        CHECK_MSG(sm_registry_find(reg, needed[i]), "plugin %s is not loaded", needed[i]);
     test_small();
     test_errors();
     test_vit();
@@ -515,10 +505,5 @@ int main(void)
     test_gpt2();
     test_sequence_length();
     sm_registry_free(reg);
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("transformers: all checks passed\n");
-    return 0;
+    return check_summary();
 }
