@@ -1,58 +1,9 @@
-/* Loading a network by name or path, and ConvMeter's metrics of its layers, blocks and whole. */
-#define _GNU_SOURCE
+/* ConvMeter's metrics of a network's layers, blocks and whole, at a batch size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-int sm_network_find(const char *model, char *path, size_t len, sm_status *st)
-{
-    return sm_data_find("model", "models", model, "`scalemeter models` lists the zoo", path, len,
-                        st);
-}
-
-int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,
-                    sm_network **out, sm_status *st)
-{
-    char path[4096];
-    if (sm_network_find(model, path, sizeof path, st))
-        return -1;
-    draft_network d;
-    int rc = sm_draft_parse(reg, path, &d, st);
-    if (rc == 0)
-        rc = sm_network_build(&d, opt, out, st);
-    if (rc == 0)
-        (*out)->registry = reg;
-    sm_draft_free(&d);
-    return rc;
-}
-
-void sm_network_free(sm_network *net)
-{
-    if (!net)
-        return;
-    for (int i = 0; i < net->n_layers; i++) {
-        free(net->layers[i].name);
-        free(net->layers[i].params);
-        free(net->layers[i].inputs);
-    }
-    for (int b = 0; b < net->n_blocks; b++)
-        free(net->blocks[b]);
-    free(net->layers);
-    free(net->blocks);
-    free(net->name);
-    free(net->path);
-    free(net);
-}
-
-const sm_layer *sm_network_layer(const sm_network *net, const char *name)
-{
-    for (int i = 0; i < net->n_layers; i++)
-        if (strcmp(net->layers[i].name, name) == 0)
-            return &net->layers[i];
-    return NULL;
-}
 
 static int add_checked(int64_t *sum, int64_t v)
 {
@@ -131,37 +82,4 @@ int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_
 int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st)
 {
     return sm_block_metrics(net, -1, batch, out, st);
-}
-
-static const char *const family_names[SM_N_FAMILIES] = {"cnn", "transformer", "recurrent", "mlp"};
-
-sm_family sm_network_family(const sm_network *net)
-{
-    int conv = 0, recurrent = 0;
-    for (int i = 0; i < net->n_layers; i++) {
-        const char *type = net->layers[i].type->name;
-        if (!strcmp(type, "attention") || !strcmp(type, "window_attention"))
-            return SM_FAMILY_TRANSFORMER;
-        recurrent |= !strcmp(type, "lstm") || !strcmp(type, "gru") || !strcmp(type, "rnn");
-        conv |= !strcmp(type, "conv2d");
-    }
-    return recurrent ? SM_FAMILY_RECURRENT : conv ? SM_FAMILY_CNN : SM_FAMILY_MLP;
-}
-
-const char *sm_family_name(sm_family f)
-{
-    return f >= 0 && f < SM_N_FAMILIES ? family_names[f] : "unknown";
-}
-
-int sm_family_parse(const char *name)
-{
-    for (int f = 0; f < SM_N_FAMILIES; f++)
-        if (!strcmp(name, family_names[f]))
-            return f;
-    return -1;
-}
-
-int64_t sm_network_image(const sm_network *net)
-{
-    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
 }

@@ -391,3 +391,22 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
     *out = net;
     return 0;
 }
+
+/* Frees what sm_network_build allocated. */
+void sm_network_free(sm_network *net)
+{
+    if (!net)
+        return;
+    for (int i = 0; i < net->n_layers; i++) {
+        free(net->layers[i].name);
+        free(net->layers[i].params);
+        free(net->layers[i].inputs);
+    }
+    for (int b = 0; b < net->n_blocks; b++)
+        free(net->blocks[b]);
+    free(net->layers);
+    free(net->blocks);
+    free(net->name);
+    free(net->path);
+    free(net);
+}
