@@ -11,12 +11,20 @@
 /* Writes text to a new file under /tmp and returns its path (static storage, one at a time). */
 static char net_file_path[64];
 
+/* The last file goes when the test exits, so that no test leaves one behind in /tmp. */
+static void net_file_remove(void)
+{
+    unlink(net_file_path);
+}
+
 static inline const char *net_file(const char *text)
 {
     char *path = net_file_path;
     static int written;
     if (written)
         unlink(path);
+    else
+        atexit(net_file_remove);
     snprintf(path, sizeof net_file_path, "/tmp/sm_test_net_XXXXXX");
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
