@@ -28,6 +28,7 @@
 #include "launcher.h"
 #include "output.h"
 #include "runs_writer.h"
+#include "scalemeter/fit.h"
 #include "scalemeter/executor.h"
 
 #define MAX_LIST 64
@@ -390,22 +391,16 @@ typedef struct config {
     double work;      /* FLOPs of one step, for the time estimate */
 } config;
 
-/* The CPU backend's columns, then the GPU backend's five more (docs/gpu.md). */
-enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
-       COL_GRAD, COL_STEP, COL_BACKEND, COL_THREADS, COL_REPS, COL_STATUS, N_COLS,
-       COL_PRECISION = N_COLS, COL_CONV_ALGO, COL_DEVICE, COL_ENERGY, COL_ENERGY_INFER,
-       N_COLS_CUDA };
-static const char *const columns[N_COLS_CUDA] = {
-    "model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
-    "t_grad", "t_step", "backend", "threads", "reps", "status",
-    "precision", "conv_algo", "device", "energy_j", "energy_infer_j"};
-static const int key_columns[] = {COL_MODEL, COL_IMAGE,   COL_BATCH,     COL_NODES,
-                                  COL_GPUS,  COL_BACKEND, COL_THREADS,   COL_PRECISION,
-                                  COL_CONV_ALGO, COL_DEVICE};
+/* The measurement CSV's columns are the core's (sm_run_columns, scalemeter/fit.h): the CPU
+ * backend writes the first SM_N_CPU_COLS, the GPU backend all of them (docs/gpu.md). */
+static const int key_columns[] = {SM_COL_MODEL,     SM_COL_IMAGE,  SM_COL_BATCH,
+                                  SM_COL_NODES,     SM_COL_GPUS,   SM_COL_BACKEND,
+                                  SM_COL_THREADS,   SM_COL_PRECISION, SM_COL_CONV_ALGO,
+                                  SM_COL_DEVICE};
 #define N_KEY 7      /* of key_columns, on the CPU */
 #define N_KEY_CUDA 10
 
-static int n_columns(const bench_args *a) { return a->cuda ? N_COLS_CUDA : N_COLS; }
+static int n_columns(const bench_args *a) { return a->cuda ? SM_N_RUN_COLS : SM_N_CPU_COLS; }
 static int n_keys(const bench_args *a) { return a->cuda ? N_KEY_CUDA : N_KEY; }
 
 /* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */
@@ -415,24 +410,24 @@ static int64_t image_of(const sm_network *net)
 }
 
 typedef struct row {
-    char f[N_COLS_CUDA][64];
+    char f[SM_N_RUN_COLS][64];
 } row;
 
 static void row_init(row *r, const bench_args *a, const job *j, const config *c)
 {
     memset(r, 0, sizeof *r);
-    snprintf(r->f[COL_MODEL], sizeof r->f[0], "%s", a->models[c->model]);
-    snprintf(r->f[COL_IMAGE], sizeof r->f[0], "%lld", (long long)image_of(c->net));
-    snprintf(r->f[COL_BATCH], sizeof r->f[0], "%lld", (long long)c->batch);
-    snprintf(r->f[COL_NODES], sizeof r->f[0], "%d", j->nodes);
-    snprintf(r->f[COL_GPUS], sizeof r->f[0], "%d", j->per_node);
-    snprintf(r->f[COL_BACKEND], sizeof r->f[0], "%s", a->backend);
-    snprintf(r->f[COL_THREADS], sizeof r->f[0], "%lld", (long long)a->threads);
+    snprintf(r->f[SM_COL_MODEL], sizeof r->f[0], "%s", a->models[c->model]);
+    snprintf(r->f[SM_COL_IMAGE], sizeof r->f[0], "%lld", (long long)image_of(c->net));
+    snprintf(r->f[SM_COL_BATCH], sizeof r->f[0], "%lld", (long long)c->batch);
+    snprintf(r->f[SM_COL_NODES], sizeof r->f[0], "%d", j->nodes);
+    snprintf(r->f[SM_COL_GPUS], sizeof r->f[0], "%d", j->per_node);
+    snprintf(r->f[SM_COL_BACKEND], sizeof r->f[0], "%s", a->backend);
+    snprintf(r->f[SM_COL_THREADS], sizeof r->f[0], "%lld", (long long)a->threads);
 #ifdef SM_HAVE_CUDA
     if (a->cuda) {
-        snprintf(r->f[COL_PRECISION], sizeof r->f[0], "%s", a->precision);
-        snprintf(r->f[COL_CONV_ALGO], sizeof r->f[0], "%s", a->conv_algo);
-        snprintf(r->f[COL_DEVICE], sizeof r->f[0], "%.63s", j->gpu.device_name);
+        snprintf(r->f[SM_COL_PRECISION], sizeof r->f[0], "%s", a->precision);
+        snprintf(r->f[SM_COL_CONV_ALGO], sizeof r->f[0], "%s", a->conv_algo);
+        snprintf(r->f[SM_COL_DEVICE], sizeof r->f[0], "%.63s", j->gpu.device_name);
     }
 #endif
 }
@@ -441,9 +436,9 @@ static void row_times(row *r, const sm_bench_result *b)
 {
     const double t[5] = {b->t_infer, b->t_fwd, b->t_bwd, b->t_grad, b->t_step};
     for (int k = 0; k < 5; k++)
-        snprintf(r->f[COL_INFER + k], sizeof r->f[0], "%.6g", t[k]);
-    snprintf(r->f[COL_REPS], sizeof r->f[0], "%d", b->reps);
-    snprintf(r->f[COL_STATUS], sizeof r->f[0], "ok");
+        snprintf(r->f[SM_COL_INFER + k], sizeof r->f[0], "%.6g", t[k]);
+    snprintf(r->f[SM_COL_REPS], sizeof r->f[0], "%d", b->reps);
+    snprintf(r->f[SM_COL_STATUS], sizeof r->f[0], "ok");
 }
 
 /* Loads every (model, image) once on every rank and checks it can run, before measuring. */
@@ -540,7 +535,7 @@ static int append_row(const bench_args *a, const job *j, sm_runs_writer *w, cons
     int failed = 0;
     if (j->rank == 0) {
         sm_status st = {""};
-        const char *fields[N_COLS_CUDA];
+        const char *fields[SM_N_RUN_COLS];
         for (int k = 0; k < n_columns(a); k++)
             fields[k] = r->f[k];
         if (j->tty)
@@ -615,9 +610,9 @@ static int runner_bench(const bench_args *a, const job *j, runner *x, progress *
         if (rc == 0) {
             row_times(r, &g.time);
             if (!isnan(g.energy_j)) /* empty where NVML is not available */
-                snprintf(r->f[COL_ENERGY], sizeof r->f[0], "%.6g", g.energy_j);
+                snprintf(r->f[SM_COL_ENERGY], sizeof r->f[0], "%.6g", g.energy_j);
             if (!isnan(g.energy_infer_j))
-                snprintf(r->f[COL_ENERGY_INFER], sizeof r->f[0], "%.6g", g.energy_infer_j);
+                snprintf(r->f[SM_COL_ENERGY_INFER], sizeof r->f[0], "%.6g", g.energy_infer_j);
         }
         return rc;
     }
@@ -642,16 +637,16 @@ static int out_of_memory(const char *msg)
 /* A configuration that does not fit: its row says status=oom, with empty times. */
 static void oom_row(const job *j, row *r)
 {
-    for (int k = COL_INFER; k <= COL_STEP; k++)
+    for (int k = SM_COL_INFER; k <= SM_COL_STEP; k++)
         r->f[k][0] = '\0';
-    snprintf(r->f[COL_REPS], sizeof r->f[0], "0");
-    snprintf(r->f[COL_STATUS], sizeof r->f[0], "oom");
+    snprintf(r->f[SM_COL_REPS], sizeof r->f[0], "0");
+    snprintf(r->f[SM_COL_STATUS], sizeof r->f[0], "oom");
     if (j->rank == 0 && j->tty)
         fprintf(stderr, "\r\033[K");
     if (j->rank == 0)
         fprintf(stderr, "scalemeter: %s image %s batch %s: out of memory, recorded as "
                         "status=oom\n",
-                r->f[COL_MODEL], r->f[COL_IMAGE], r->f[COL_BATCH]);
+                r->f[SM_COL_MODEL], r->f[SM_COL_IMAGE], r->f[SM_COL_BATCH]);
 }
 
 /* One configuration on every rank; rank 0 appends its row. Returns 0 or an exit status. */
@@ -768,7 +763,7 @@ static int run_all(const bench_args *a, const job *j, config *cs, int n)
     sm_status st = {""};
     sm_runs_writer *w = NULL;
     const char *note = NULL;
-    int failed = j->rank == 0 && sm_runs_writer_open(a->output, columns, n_columns(a),
+    int failed = j->rank == 0 && sm_runs_writer_open(a->output, sm_run_columns, n_columns(a),
                                                      key_columns, n_keys(a), &w, &note, &st);
     if (agree_max(failed)) {
         if (j->rank == 0)
@@ -791,7 +786,7 @@ static int run_all(const bench_args *a, const job *j, config *cs, int n)
                 a->output);
     if (j->rank == 0 && left) {
         for (int k = 0; k < n_columns(a); k++)
-            printf("%s%s", k ? "," : "", columns[k]);
+            printf("%s%s", k ? "," : "", sm_run_columns[k]);
         printf("\n");
         fflush(stdout);
     }

@@ -10,13 +10,16 @@
 #include "internal.h"
 #include "scalemeter/fit.h"
 
-enum { COL_MODEL, COL_IMAGE, COL_BATCH, COL_NODES, COL_GPUS, COL_INFER, COL_FWD, COL_BWD,
-       COL_GRAD, COL_STEP, N_COLS, COL_STATUS = N_COLS, COL_PRECISION, COL_ENERGY_STEP,
-       COL_ENERGY_INFER, N_ALL_COLS };
-static const char *const col_names[N_COLS] = {"model",  "image", "batch", "nodes",
-                                              "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
-                                              "t_grad", "t_step"};
+const char *const sm_run_columns[SM_N_RUN_COLS] = {
+    "model",   "image",  "batch", "nodes",  "gpus_per_node", "t_infer",   "t_fwd",
+    "t_bwd",   "t_grad", "t_step", "backend", "threads",      "reps",      "status",
+    "precision", "conv_algo", "device", "energy_j", "energy_infer_j"};
 
+/* The columns a reader needs, then those it reads where present (col_of[] indices). */
+enum { COL_MODEL = SM_COL_MODEL, COL_IMAGE = SM_COL_IMAGE, COL_BATCH = SM_COL_BATCH,
+       COL_NODES = SM_COL_NODES, COL_GPUS = SM_COL_GPUS, COL_INFER = SM_COL_INFER,
+       COL_STEP = SM_COL_STEP, N_COLS = SM_N_REQUIRED_COLS, COL_STATUS = N_COLS, COL_PRECISION,
+       COL_ENERGY_STEP, COL_ENERGY_INFER, N_ALL_COLS };
 #define MAX_FIELDS 256
 
 /* Splits line in place into fields; "..." quotes a field ("" is a quote). Returns the count,
@@ -142,16 +145,16 @@ static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm
         col_of[c] = -1;
     for (int i = 0; i < n; i++) {
         const char *name = trim(fields[i]);
-        if (strcmp(name, "status") == 0)
+        if (strcmp(name, sm_run_columns[SM_COL_STATUS]) == 0)
             col_of[COL_STATUS] = i;
-        if (strcmp(name, "precision") == 0)
+        if (strcmp(name, sm_run_columns[SM_COL_PRECISION]) == 0)
             col_of[COL_PRECISION] = i;
-        if (strcmp(name, "energy_j") == 0)
+        if (strcmp(name, sm_run_columns[SM_COL_ENERGY]) == 0)
             col_of[COL_ENERGY_STEP] = i;
-        if (strcmp(name, "energy_infer_j") == 0)
+        if (strcmp(name, sm_run_columns[SM_COL_ENERGY_INFER]) == 0)
             col_of[COL_ENERGY_INFER] = i;
         for (int c = 0; c < N_COLS; c++)
-            if (strcmp(name, col_names[c]) == 0) {
+            if (strcmp(name, sm_run_columns[c]) == 0) {
                 if (col_of[c] >= 0)
                     return sm_fail(st, "%s:1: column %s appears twice", path, name);
                 col_of[c] = i;
@@ -163,7 +166,7 @@ static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm
                            "%s:1: no column '%s' in the header (a measurement CSV starts with "
                            "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,"
                            "t_step)",
-                           path, col_names[c]);
+                           path, sm_run_columns[c]);
     return 0;
 }
 
@@ -185,7 +188,7 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
     for (int c = 0; c < N_COLS; c++) {
         if (col_of[c] >= n)
             return sm_fail(st, "%s:%d: %d fields, but column %s is field %d", path, line, n,
-                           col_names[c], col_of[c] + 1);
+                           sm_run_columns[c], col_of[c] + 1);
         f[c] = trim(fields[col_of[c]]);
     }
     memset(r, 0, sizeof *r);
@@ -211,7 +214,7 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
     }
     double *t[] = {&r->t_infer, &r->t_fwd, &r->t_bwd, &r->t_grad, &r->t_step};
     for (int k = 0; k < 5; k++)
-        if (parse_time(path, line, col_names[COL_INFER + k], f[COL_INFER + k], t[k], st))
+        if (parse_time(path, line, sm_run_columns[COL_INFER + k], f[COL_INFER + k], t[k], st))
             return -1;
     if (isnan(r->t_infer) && isnan(r->t_fwd) && isnan(r->t_bwd) && isnan(r->t_grad) &&
         isnan(r->t_step))
@@ -226,9 +229,9 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
             snprintf(r->precision, sizeof r->precision, "%s", p);
         }
     }
-    if (parse_energy(path, line, "energy_j", fields, n, col_of[COL_ENERGY_STEP], &r->e_step,
+    if (parse_energy(path, line, sm_run_columns[SM_COL_ENERGY], fields, n, col_of[COL_ENERGY_STEP], &r->e_step,
                      energy_zero, st) ||
-        parse_energy(path, line, "energy_infer_j", fields, n, col_of[COL_ENERGY_INFER],
+        parse_energy(path, line, sm_run_columns[SM_COL_ENERGY_INFER], fields, n, col_of[COL_ENERGY_INFER],
                      &r->e_infer, energy_zero, st))
         return -1;
     r->model = strdup(f[COL_MODEL]);

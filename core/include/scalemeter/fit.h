@@ -36,6 +36,21 @@ const char *sm_phase_name(sm_phase ph);
 
 /* ---- measurements ----------------------------------------------------------------------- */
 
+/* The measurement CSV's columns (docs/calibration.md), in the order `bench` writes them: the
+ * ten a reader needs (model ... t_step), what the CPU backend adds (through status), then what
+ * the GPU backend adds. A reader finds columns by name and ignores those it does not know;
+ * status (ok, oom), precision (fp32 when absent) and the energies are read where present. */
+typedef enum sm_run_column {
+    SM_COL_MODEL, SM_COL_IMAGE, SM_COL_BATCH, SM_COL_NODES, SM_COL_GPUS, SM_COL_INFER,
+    SM_COL_FWD, SM_COL_BWD, SM_COL_GRAD, SM_COL_STEP, SM_N_REQUIRED_COLS,
+    SM_COL_BACKEND = SM_N_REQUIRED_COLS, SM_COL_THREADS, SM_COL_REPS, SM_COL_STATUS,
+    SM_N_CPU_COLS,
+    SM_COL_PRECISION = SM_N_CPU_COLS, SM_COL_CONV_ALGO, SM_COL_DEVICE, SM_COL_ENERGY,
+    SM_COL_ENERGY_INFER, SM_N_RUN_COLS
+} sm_run_column;
+/* "model", "image", ..., "energy_infer_j": the header names, indexed by sm_run_column. */
+extern const char *const sm_run_columns[SM_N_RUN_COLS];
+
 typedef struct sm_run {
     char *model;
     int64_t image; /* 0: the network file's own input size */
