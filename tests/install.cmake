@@ -15,3 +15,5 @@ add_test(NAME install_consumer
           ${CMAKE_COMMAND} ${PKG_CONFIG_EXECUTABLE} ${PROJECT_VERSION})
 # Installs the whole project and configures a CMake project: slower than a unit test.
 set_tests_properties(install_consumer PROPERTIES TIMEOUT 300)
+# env.sh of the offline pack finds its folder under sh and bash from any folder, or refuses
+add_test(NAME offline_env_finds_itself COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_offline_env.sh)

@@ -86,7 +86,9 @@ if [ -n "$pack" ]; then
         rm -rf "$work/pack" && mkdir -p "$work/pack" && tar -C "$work/pack" -xzf "$pack" ||
             { say "cannot unpack $pack"; exit 1; }
     fi
-    . "$work/pack/scalemeter-offline/env.sh"
+    # this script runs under sh, which does not tell env.sh where it is: say it
+    SCALEMETER_OFFLINE=$work/pack/scalemeter-offline . "$work/pack/scalemeter-offline/env.sh" ||
+        { say "env.sh of $pack failed"; exit 1; }
     bin=$work/pack/scalemeter-offline/bin
     say "scalemeter from $pack; CUDA libraries from: $(echo "$LD_LIBRARY_PATH" | tr ':' '\n' | grep -i -E 'nvidia|cuda' | tr '\n' ' ')"
 else

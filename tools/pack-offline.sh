@@ -131,8 +131,26 @@ cat >"$stage/env.sh" <<'ENV'
 # It finds the node's CUDA libraries: PyTorch's nvidia-* packages (cuDNN, NCCL, cuBLAS, the
 # CUDA runtime) of the python3 on the PATH, else /usr/local/cuda; and the driver's (libcuda,
 # NVML) where the loader already finds them, or in /usr/local/nvidia/lib64.
-sm_here=$(cd "$(dirname "${BASH_SOURCE:-$0}")" 2>/dev/null && pwd)
-[ -x "$sm_here/bin/scalemeter" ] || sm_here=$(pwd)/scalemeter-offline
+# Where it is: $SCALEMETER_OFFLINE if set; else bash's BASH_SOURCE or zsh's $0, which name a
+# sourced file; POSIX sh (dash) names none (its $0 is the shell or the sourcing script), so
+# then the scalemeter-offline folder below the working one, or the working one itself. A
+# folder counts only if it holds this pack (bin/scalemeter and env.sh): never a wrong guess.
+sm_here=
+for sm_try in "${SCALEMETER_OFFLINE:-}" "$(dirname -- "${BASH_SOURCE:-$0}")" \
+    "$(pwd)/scalemeter-offline" "$(pwd)"; do
+    if [ -n "$sm_try" ] && [ -x "$sm_try/bin/scalemeter" ] && [ -f "$sm_try/env.sh" ]; then
+        sm_here=$(cd "$sm_try" && pwd)
+        break
+    fi
+    [ -z "${SCALEMETER_OFFLINE:-}" ] || break # given: that one or none
+done
+unset sm_try
+if [ -z "$sm_here" ]; then
+    echo "env.sh: cannot tell where scalemeter-offline is (POSIX sh does not say which file it" \
+        "sources): source it from the folder that holds scalemeter-offline, or set" \
+        "SCALEMETER_OFFLINE=/path/to/scalemeter-offline first" >&2
+    return 1 2>/dev/null || exit 1
+fi
 sm_ma=lib/x86_64-linux-gnu
 export OPAL_PREFIX=$sm_here/mpi/usr
 export PMIX_PREFIX=$sm_here/mpi/usr/$sm_ma/pmix2
