@@ -298,6 +298,16 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
 {
     char opts[128];
     option_text(&a->opt, opts, sizeof opts);
+    if (loo->n_not_validated) {
+        fprintf(stderr, "scalemeter fit: note: leave-one-model-out could not validate %d of %d "
+                        "networks (",
+                loo->n_not_validated, loo->n_models);
+        for (int k = 0, n = 0; k < loo->n_models; k++)
+            if (loo->not_validated[k])
+                fprintf(stderr, "%s%s", n++ ? ", " : "", loo->models[k]);
+        fprintf(stderr, "): the others cannot separate the terms without them; first: %s\n",
+                loo->why);
+    }
     if (a->format == FORMAT_JSON) {
         printf("{\"source\": ");
         json_string(stdout, a->csv);
@@ -355,8 +365,15 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
         }
         first_phase = 0;
     }
-    if (a->format == FORMAT_JSON)
-        printf("\n}}\n");
+    if (a->format == FORMAT_JSON) {
+        printf("\n}, \"not_validated\": [");
+        for (int k = 0, n = 0; k < loo->n_models; k++)
+            if (loo->not_validated[k]) {
+                printf("%s", n++ ? ", " : "");
+                json_string(stdout, loo->models[k]);
+            }
+        printf("]}\n");
+    }
 }
 
 static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *meta)

@@ -15,6 +15,7 @@ void sm_loo_free(sm_loo *loo)
         free(loo->models[k]);
     free(loo->models);
     free(loo->per_model);
+    free(loo->not_validated);
     memset(loo, 0, sizeof *loo);
 }
 
@@ -45,7 +46,8 @@ static int list_models(const sm_runs *runs, sm_loo *loo, int *model_of, sm_statu
         return sm_fail(st, "%s: leave-one-model-out needs rows of at least two models",
                        runs->path);
     loo->per_model = calloc((size_t)loo->n_models, sizeof *loo->per_model);
-    return loo->per_model ? 0 : sm_fail(st, "out of memory");
+    loo->not_validated = calloc((size_t)loo->n_models, sizeof *loo->not_validated);
+    return loo->per_model && loo->not_validated ? 0 : sm_fail(st, "out of memory");
 }
 
 /* Per model and pooled statistics of phase ph from the held-out predictions pred[row]. */
@@ -85,18 +87,31 @@ int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_s
             use[i] = model_of[i] != k;
         sm_fit fit;
         sm_status inner;
-        if (sm_fit_runs(runs, use, opt, &fit, &inner)) {
-            sm_fail(st, "leaving out %s: %s", out->models[k], inner.msg);
-            goto done;
+        int failed = sm_fit_runs(runs, use, opt, &fit, &inner) != 0;
+        if (failed) {
+            /* a calibration that measured and fitted must not fail for want of a network */
+            if (!out->n_not_validated++)
+                snprintf(out->why, sizeof out->why, "leaving out %.200s: %s", out->models[k],
+                         inner.msg);
+            out->not_validated[k] = 1;
         }
         for (size_t i = 0; i < n; i++) {
             if (use[i])
                 continue;
+            if (failed) {
+                for (int ph = 0; ph < SM_N_PHASES; ph++)
+                    pred[(size_t)ph * n + i] = NAN;
+                continue;
+            }
             const sm_run *r = &runs->rows[i];
             const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
             for (int ph = 0; ph < SM_N_PHASES; ph++)
                 pred[(size_t)ph * n + i] = sm_fit_eval(&fit, (sm_phase)ph, &r->m, &l);
         }
+    }
+    if (out->n_not_validated == out->n_models) {
+        sm_fail(st, "%s", out->why);
+        goto done;
     }
     for (int ph = 0; ph < SM_N_PHASES; ph++)
         collect(runs, model_of, pred + (size_t)ph * n, (sm_phase)ph, out, y, p);

@@ -248,9 +248,16 @@ typedef struct sm_loo {
     char **models;                         /* in order of first appearance */
     sm_fit_stats (*per_model)[SM_N_PHASES]; /* [model][phase] */
     sm_fit_stats overall[SM_N_PHASES];     /* all held-out predictions pooled */
+    /* models the fit on the others failed for (too few networks left to separate the terms):
+     * not validated, their statistics empty; why holds the first failure's message */
+    int *not_validated; /* [model]: 1 or 0 */
+    int n_not_validated;
+    char why[1280];
 } sm_loo;
 
-/* Leave-one-model-out: for each model, fits on the other models' rows and predicts its own. */
+/* Leave-one-model-out: for each model, fits on the other models' rows and predicts its own. A
+ * model whose leave-out fit fails is not validated (not_validated, why) and the others still
+ * are; it is an error only when no model can be validated. */
 int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_status *st);
 void sm_loo_free(sm_loo *loo);
 
