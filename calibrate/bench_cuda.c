@@ -189,16 +189,53 @@ static int line_up(const gpu_run *r, sm_status *st)
     return 0;
 }
 
-/* reps training steps (training = 1, events ev[4 i .. 4 i + 3]) or inference passes (ev[2 i],
- * ev[2 i + 1]), then their times in t (4 or 1 per repetition) and the joules they used. */
-static int timed(const gpu_run *r, int training, int reps, cudaEvent_t *ev,
-                 sm_energy_meter *meter, double *t, double *joules, sm_status *st)
+/* NVML's energy counter and power readings advance every 20 to 100 ms, and the H100's counter
+ * did not advance at all over a few milliseconds of steps: energy is taken over at least this
+ * long, the timed repetitions followed by untimed ones where they are shorter. */
+#define ENERGY_MIN_WINDOW_S 1.0
+#define ENERGY_MAX_EXTRA 1000000
+
+/* One untimed training step or inference pass, to lengthen the energy window. */
+static int untimed(const gpu_run *r, int training, sm_status *st)
 {
-    *joules = NAN;
+    if (!training)
+        return sm_cuda_executor_forward(r->ex, 0, st);
+    if (sm_cuda_executor_forward(r->ex, 1, st) || sm_cuda_executor_loss(r->ex, NULL, st) ||
+        sm_cuda_executor_backward(r->ex, st) || grad_sync(r, st))
+        return -1;
+    sm_cuda_executor_next_seed(r->ex);
+    return 0;
+}
+
+/* The untimed repetitions that bring the energy window of `reps` repetitions lasting `window`
+ * seconds up to ENERGY_MIN_WINDOW_S; the same number on every rank (the steps all-reduce),
+ * 0 where no rank measures energy. */
+static int extra_repetitions(const gpu_run *r, int measuring, int reps, double window)
+{
+    double need = 0;
+    if (measuring && window < ENERGY_MIN_WINDOW_S)
+        need = window > 0 ? ceil((ENERGY_MIN_WINDOW_S - window) / (window / reps))
+                          : ENERGY_MAX_EXTRA;
+    need = need > ENERGY_MAX_EXTRA ? ENERGY_MAX_EXTRA : need;
+    if (r->ranks > 1)
+        MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    return (int)need;
+}
+
+/* reps training steps (training = 1, events ev[4 i .. 4 i + 3]) or inference passes (ev[2 i],
+ * ev[2 i + 1]), then their times in t (4 or 1 per repetition), and the joules one of them used
+ * over an energy window of *window seconds (the timed repetitions and the untimed ones that
+ * make it at least ENERGY_MIN_WINDOW_S). */
+static int timed(const gpu_run *r, int training, int reps, cudaEvent_t *ev,
+                 sm_energy_meter *meter, double *t, double *joules, double *window,
+                 sm_status *st)
+{
+    *joules = *window = NAN;
     if (line_up(r, st))
         return -1;
     if (meter && sm_energy_start(meter, st))
         meter = NULL; /* energy is a bonus: the times still count */
+    double t0 = MPI_Wtime();
     for (int i = 0; i < reps; i++) {
         if (i && line_up(r, st))
             return -1;
@@ -217,9 +254,24 @@ static int timed(const gpu_run *r, int training, int reps, cudaEvent_t *ev,
     }
     if (sm_cuda_executor_sync(r->ex, st))
         return -1;
+    /* rounds, since the estimate per repetition is the timed ones'; the same on every rank */
+    int done = reps;
+    for (int round = 0; round < 4; round++) {
+        int extra = extra_repetitions(r, meter != NULL, done, MPI_Wtime() - t0);
+        if (!extra)
+            break;
+        for (int i = 0; i < extra; i++)
+            if (untimed(r, training, st))
+                return -1;
+        if (sm_cuda_executor_sync(r->ex, st))
+            return -1;
+        done += extra;
+    }
     double j;
-    if (meter && sm_energy_stop(meter, &j, st) == 0)
-        *joules = j / reps;
+    if (meter && sm_energy_stop(meter, &j, st) == 0) {
+        *joules = j / done;
+        *window = MPI_Wtime() - t0;
+    }
     for (int i = 0; i < reps; i++) {
         float ms[3];
         int per = training ? 4 : 2;
@@ -249,9 +301,10 @@ int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t n
     MPI_Comm_size(comm, &r.ranks);
     memset(out, 0, sizeof *out);
     out->energy_j = out->energy_infer_j = NAN;
+    out->energy_window_s = out->energy_infer_window_s = NAN;
     if (r.ranks > 1 && !nccl)
         return sm_fail(st, "%d ranks but no NCCL communicator", r.ranks);
-    double estimate = 0, *t = NULL, m[4], joules;
+    double estimate = 0, *t = NULL, m[4], joules, window;
     cudaEvent_t *ev = NULL;
     int made = 0, rc = -1;
     if (progress)
@@ -275,9 +328,10 @@ int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t n
         }
     if (progress)
         progress(ctx, "training", reps);
-    if (timed(&r, 1, reps, ev, meter, t, &joules, st))
+    if (timed(&r, 1, reps, ev, meter, t, &joules, &window, st))
         goto done;
     out->energy_j = job_energy(&r, joules);
+    out->energy_window_s = window;
     sm_bench_reduce_times(r.comm, r.ranks, t, reps, 4, m);
     out->time.t_fwd = m[0];
     out->time.t_bwd = m[1];
@@ -285,9 +339,10 @@ int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t n
     out->time.t_step = m[3];
     if (progress)
         progress(ctx, "inference", reps);
-    if (timed(&r, 0, reps, ev, meter, t, &joules, st))
+    if (timed(&r, 0, reps, ev, meter, t, &joules, &window, st))
         goto done;
     out->energy_infer_j = job_energy(&r, joules);
+    out->energy_infer_window_s = window;
     sm_bench_reduce_times(r.comm, r.ranks, t, reps, 1, m);
     out->time.t_infer = m[0];
     out->time.reps = reps;

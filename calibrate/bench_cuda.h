@@ -14,7 +14,9 @@
  *
  * Energy (nvml_energy.h), when every rank has a meter: the joules of the timed training steps
  * and of the timed inference passes, each divided by the repetitions and summed over the
- * ranks' GPUs: the job's energy per step.
+ * ranks' GPUs: the job's energy per step. The window they are measured over is at least a
+ * second (untimed repetitions follow the timed ones where these are shorter), since NVML's
+ * counter advances in steps of tens of milliseconds; the window is reported.
  */
 #ifndef SCALEMETER_BENCH_CUDA_H
 #define SCALEMETER_BENCH_CUDA_H
@@ -30,6 +32,8 @@ typedef struct sm_bench_cuda_result {
     sm_bench_result time;  /* as the CPU benchmark's (loss: of the first warm-up step) */
     double energy_j;       /* per training step, all ranks' GPUs together; NAN: not measured */
     double energy_infer_j; /* per inference pass, likewise */
+    double energy_window_s, energy_infer_window_s; /* seconds the joules were taken over (this
+                                                      rank's); NAN: not measured */
 } sm_bench_cuda_result;
 
 /* What a GPU benchmark holds for its whole run on each rank: the rank's device, the NCCL

@@ -613,6 +613,11 @@ static int runner_bench(const bench_args *a, const job *j, runner *x, progress *
                 snprintf(r->f[SM_COL_ENERGY], sizeof r->f[0], "%.6g", g.energy_j);
             if (!isnan(g.energy_infer_j))
                 snprintf(r->f[SM_COL_ENERGY_INFER], sizeof r->f[0], "%.6g", g.energy_infer_j);
+            if (!isnan(g.energy_window_s))
+                snprintf(r->f[SM_COL_ENERGY_WINDOW], sizeof r->f[0], "%.3g", g.energy_window_s);
+            if (!isnan(g.energy_infer_window_s))
+                snprintf(r->f[SM_COL_ENERGY_INFER_WINDOW], sizeof r->f[0], "%.3g",
+                         g.energy_infer_window_s);
         }
         return rc;
     }

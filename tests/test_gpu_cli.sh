@@ -10,7 +10,7 @@
 #       without one: "no CUDA device: skipped", exit 77
 #   test_gpu_cli.sh bench RANKS SCALEMETER [LAUNCHER...]
 #       `bench --backend cuda` of a small network on RANKS ranks (LAUNCHER: mpirun ... -np RANKS,
-#       or nothing for one rank). Where RANKS GPUs are visible: 2 rows of the 19 columns (times
+#       or nothing for one rank). Where RANKS GPUs are visible: 2 rows of the 21 columns (times
 #       positive, backend cuda, precision fp32, conv_algo measure, the device named, energy a
 #       number or empty), the same on stdout, and a second run that measures nothing. Where
 #       fewer are: one message ("no CUDA device", or "N ranks on this host share M GPUs"), a
@@ -129,19 +129,22 @@ bench)
         exit 0
     fi
     run "$@" >"$out" 2>"$err" || { echo "exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
-    header="model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend,threads,reps,status,precision,conv_algo,device,energy_j,energy_infer_j"
+    header="model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend,threads,reps,status,precision,conv_algo,device,energy_j,energy_infer_j,energy_window_s,energy_infer_window_s"
     awk -F, -v header="$header" -v ranks="$ranks" '
         function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
         NR == 1 { if ($0 != header) bad("header"); next }
         {
             n++
-            if (NF != 19) { bad(NF " fields"); next }
+            if (NF != 21) { bad(NF " fields"); next }
             if ($4 != 1 || $5 != ranks) bad("layout")
             for (k = 6; k <= 10; k++) if (!($k > 0)) bad("time " k)
             if ($11 != "cuda" || $14 != "ok" || $15 != "fp32" || $16 != "measure") bad("labels")
             if ($17 == "") bad("device")
             if ($18 != "" && !($18 > 0)) bad("energy_j")
             if ($19 != "" && !($19 > 0)) bad("energy_infer_j")
+            # energy over at least a second, its window written where its joules are
+            if (($18 == "") != ($20 == "") || ($20 != "" && !($20 >= 1))) bad("energy_window_s")
+            if (($19 == "") != ($21 == "") || ($21 != "" && !($21 >= 1))) bad("energy_infer_window_s")
         }
         END { if (n != 2) { print n " rows, expected 2"; failed = 1 } exit failed }' "$csv" ||
         { cat "$csv" "$err"; rm -rf "$dir"; exit 1; }

@@ -139,10 +139,10 @@ if has test; then
     rm -f "$smoke"
     run_test bench_one_row "$sm" bench --backend cuda --precision "$precision" --model resnet18 \
         --image 64 --batch 16 -o "$smoke"
-    # a row of the cuda backend's 19 columns, status ok, times positive; awk exits 1 when no
+    # a row of the cuda backend's columns (21), status ok, times positive; awk exits 1 when no
     # such line is there (a missing or empty CSV included), so that this check can fail
     run_test bench_row_complete sh -c "test -s '$smoke' && tail -n 1 '$smoke' |
-        awk -F, 'NF >= 19 && \$6 > 0 && \$10 > 0 && \$14 == \"ok\" { ok = 1 } END { exit !ok }'"
+        awk -F, 'NF >= 21 && \$6 > 0 && \$10 > 0 && \$14 == \"ok\" { ok = 1 } END { exit !ok }'"
     cat "$smoke" >>"$out/gpu-tests.log" 2>/dev/null
 fi
 

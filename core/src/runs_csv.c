@@ -13,7 +13,8 @@
 const char *const sm_run_columns[SM_N_RUN_COLS] = {
     "model",   "image",  "batch", "nodes",  "gpus_per_node", "t_infer",   "t_fwd",
     "t_bwd",   "t_grad", "t_step", "backend", "threads",      "reps",      "status",
-    "precision", "conv_algo", "device", "energy_j", "energy_infer_j"};
+    "precision", "conv_algo", "device", "energy_j", "energy_infer_j", "energy_window_s",
+    "energy_infer_window_s"};
 
 /* The columns a reader needs, then those it reads where present (col_of[] indices). */
 enum { COL_MODEL = SM_COL_MODEL, COL_IMAGE = SM_COL_IMAGE, COL_BATCH = SM_COL_BATCH,

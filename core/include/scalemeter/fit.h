@@ -46,7 +46,7 @@ typedef enum sm_run_column {
     SM_COL_BACKEND = SM_N_REQUIRED_COLS, SM_COL_THREADS, SM_COL_REPS, SM_COL_STATUS,
     SM_N_CPU_COLS,
     SM_COL_PRECISION = SM_N_CPU_COLS, SM_COL_CONV_ALGO, SM_COL_DEVICE, SM_COL_ENERGY,
-    SM_COL_ENERGY_INFER, SM_N_RUN_COLS
+    SM_COL_ENERGY_INFER, SM_COL_ENERGY_WINDOW, SM_COL_ENERGY_INFER_WINDOW, SM_N_RUN_COLS
 } sm_run_column;
 /* "model", "image", ..., "energy_infer_j": the header names, indexed by sm_run_column. */
 extern const char *const sm_run_columns[SM_N_RUN_COLS];
