@@ -156,6 +156,10 @@ export OPAL_PREFIX=$sm_here/mpi/usr
 export PMIX_PREFIX=$sm_here/mpi/usr/$sm_ma/pmix2
 # PMIx relocates its help files by PMIX_PREFIX but looks for its plugins where it was built
 export PMIX_MCA_mca_base_component_path=$PMIX_PREFIX/lib/pmix
+# A node's own PMIx of another version (seen on the H100 node: its pcompress_zlib component,
+# loaded where the path above was wrong, failed on a missing symbol and PMIx warned on every
+# mpirun): compression of startup data is optional, so its warning stays off
+export PMIX_MCA_pcompress_base_silence_warning=1
 export PATH=$sm_here/bin:$OPAL_PREFIX/bin:$PATH
 sm_cuda=$(python3 - 2>/dev/null <<'PY'
 import glob, os
