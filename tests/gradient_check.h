@@ -5,6 +5,9 @@
  * every weight must equal (R(v + e) - R(v - e)) / 2e. Inputs are spread values (distinct, 1/N
  * apart, none near 0), so that no difference crosses a kink of relu or max.
  *
+ * Also what every kernel test needs around it: the metrics of the layer under test and the
+ * check that a network is refused with a message naming the layer.
+ *
  * The including test opens `reg` (sm_registry_open) before its first check_gradients().
  */
 #ifndef SCALEMETER_TEST_GRADIENT_CHECK_H
@@ -160,6 +163,47 @@ static void check_gradients(const char *what, const char *text, int64_t batch, d
     free(dx_copy);
     free(dw_copy);
     teardown(&f);
+}
+
+/* The metrics of layer `name` of a network text; 0 when it loaded. */
+static __attribute__((unused)) int layer_metrics(const char *text, const char *name,
+                                                 sm_layer_metrics *m)
+{
+    sm_status st;
+    sm_network *net = net_load(reg, text, 0, &st);
+    if (!net) {
+        fprintf(stderr, "network: %s\n", st.msg);
+        CHECK(0);
+        return -1;
+    }
+    const sm_layer *l = sm_network_layer(net, name);
+    CHECK(l != NULL);
+    if (l)
+        *m = l->m;
+    sm_network_free(net);
+    return l ? 0 : -1;
+}
+
+/* The layer under test is "g" in the kernel tests' networks. */
+static __attribute__((unused)) int metrics_of(const char *text, sm_layer_metrics *m)
+{
+    return layer_metrics(text, "g", m);
+}
+
+/* Loading text must fail with a message holding the phrase and naming the place, e.g.
+ * ":5: layer g (lstm)" (line 5 is a NET's first layer). */
+static __attribute__((unused)) void expect_refusal_at(const char *text, const char *where,
+                                                      const char *phrase)
+{
+    sm_status st;
+    sm_network *net = net_load(reg, text, 0, &st);
+    CHECK(net == NULL);
+    if (net) {
+        sm_network_free(net);
+        return;
+    }
+    CHECK_CONTAINS(st.msg, phrase);
+    CHECK_CONTAINS(st.msg, where);
 }
 
 #define NET(input, layers) "[network]\nname = t\ninput = " input "\n[layers]\n" layers

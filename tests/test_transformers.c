@@ -31,7 +31,7 @@
 static sm_registry *reg;
 
 #define EQ(what, got, want)                                                                       \
-    CHECK_MSG((int64_t)(got) == (int64_t)(want), "%s: got %" PRId64 ", want %" PRId64, what,         \
+    CHECK_MSG((int64_t)(got) == (int64_t)(want), "%s: got %" PRId64 ", want %" PRId64, what,    \
           (int64_t)(got), (int64_t)(want))
 
 static sm_network *load(const char *model, int64_t image)

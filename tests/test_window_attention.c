@@ -29,24 +29,6 @@
 
 /* ---- counts -------------------------------------------------------------------------------- */
 
-/* The metrics of layer "g" of a one-layer network; 0 when it loaded. */
-static int metrics_of(const char *text, sm_layer_metrics *m)
-{
-    sm_status st;
-    sm_network *net = net_load(reg, text, 0, &st);
-    if (!net) {
-        fprintf(stderr, "network: %s\n", st.msg);
-        CHECK(0);
-        return -1;
-    }
-    const sm_layer *l = sm_network_layer(net, "g");
-    CHECK(l != NULL);
-    if (l)
-        *m = l->m;
-    sm_network_free(net);
-    return l ? 0 : -1;
-}
-
 static void test_counts(void)
 {
     sm_layer_metrics m;
@@ -312,15 +294,7 @@ static void test_gradients_v2(void)
  * (5 in NET). */
 static void expect_refusal(const char *text, const char *phrase)
 {
-    sm_status st;
-    sm_network *net = net_load(reg, text, 0, &st);
-    CHECK(net == NULL);
-    if (net) {
-        sm_network_free(net);
-        return;
-    }
-    CHECK_CONTAINS(st.msg, phrase);
-    CHECK_CONTAINS(st.msg, ":5: layer g (window_attention)");
+    expect_refusal_at(text, ":5: layer g (window_attention)", phrase);
 }
 
 static void test_refusals(void)

@@ -230,10 +230,10 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
             snprintf(r->precision, sizeof r->precision, "%s", p);
         }
     }
-    if (parse_energy(path, line, sm_run_columns[SM_COL_ENERGY], fields, n, col_of[COL_ENERGY_STEP], &r->e_step,
-                     energy_zero, st) ||
-        parse_energy(path, line, sm_run_columns[SM_COL_ENERGY_INFER], fields, n, col_of[COL_ENERGY_INFER],
-                     &r->e_infer, energy_zero, st))
+    if (parse_energy(path, line, sm_run_columns[SM_COL_ENERGY], fields, n,
+                     col_of[COL_ENERGY_STEP], &r->e_step, energy_zero, st) ||
+        parse_energy(path, line, sm_run_columns[SM_COL_ENERGY_INFER], fields, n,
+                     col_of[COL_ENERGY_INFER], &r->e_infer, energy_zero, st))
         return -1;
     r->model = strdup(f[COL_MODEL]);
     return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
