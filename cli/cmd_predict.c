@@ -36,7 +36,9 @@ static void usage(void)
         "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
         "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step. A phase the calibration\n"
         "did not measure is shown as - (null in JSON). A layout the calibration never saw (several\n"
-        "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n");
+        "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n"
+        "Coefficients fitted with energy (docs/energy.md) add e_infer and e_step (joules, all\n"
+        "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n");
 }
 
 typedef struct predict_args {
