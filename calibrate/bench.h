@@ -10,7 +10,7 @@
  *            PyTorch's DistributedDataParallel does) and the SGD update
  *   t_step   the three together, timed as one
  *
- * The backend is the CPU executor (scalemeter/executor.h); every rank runs its own batch.
+ * The backend is the CPU executor (executor.h); every rank runs its own batch.
  */
 #ifndef SCALEMETER_BENCH_H
 #define SCALEMETER_BENCH_H
@@ -19,7 +19,7 @@
 
 #include <mpi.h>
 
-#include "scalemeter/executor.h"
+#include "executor.h"
 
 typedef enum sm_bench_allreduce {
     SM_BENCH_RING, /* our ring (allreduce_ring.h) */

@@ -1,6 +1,7 @@
 /*
  * The GPU executor (executor_cuda.h): owns every device buffer of a network at one batch size
- * and calls the layers' GPU kernels in order, as core/src/executor.c does on the CPU. What a
+ * and calls the layers' GPU kernels in order, over the plan it shares with the CPU executor
+ * (exec_plan.h: shapes, wiring, initial values). What a
  * layer computes lives in its plugin's GPU module (NAME_gpu.so, which the registry loads when
  * asked: sm_registry_gpu_kernels); this file only wires tensors, initialises, and runs the
  * loss and the optimiser (executor_cuda_kernels.cu).
@@ -21,31 +22,24 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include "exec_plan.h"
 #include "executor_cuda_kernels.h"
 
 #define ALIGN 256
 #define DEFAULT_SEARCH_BYTES ((int64_t)1 << 30)
 
+/* What the GPU adds to a planned layer: its kernels, its state's size, arena offsets. */
 typedef struct gpu_layer {
     const struct sm_gpu_kernels *k;
-    sm_layer_io call;
-    sm_tensor *in, *din; /* n_in each, pointed to by call */
-    sm_tensor out, dout;
     size_t state_bytes;
     size_t out_at, dout_at, state_at; /* offsets in the arena */
-    int last_reader;                  /* the last layer that reads this one's output; -1: none */
-    int64_t w_offset;
 } gpu_layer;
 
 struct sm_cuda_executor {
-    const sm_network *net;
     sm_cuda_executor_options opt;
-    int n;
+    sm_plan p;
     gpu_layer *layers;
-    sm_tensor input, input_grad;
     size_t input_at, input_grad_at, weights_at, grads_at, labels_at, row_loss_at, loss_at;
-    int input_last_reader;
-    int64_t n_weights, rows, classes;
     size_t bytes;
     char *arena;
     float *weights, *grads, *row_loss;
@@ -85,21 +79,6 @@ int sm_gpu_precision_check(int precision, sm_status *st)
                    "precision %s is not implemented by the GPU backend (fp32 and tf32 are: fp32 "
                    "data, with or without TF32 tensor cores)",
                    sm_gpu_precision_name(precision));
-}
-
-/* ---- the host's generator: core/src/executor.c's, so both executors start alike ------------ */
-
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t *s)
-{
-    return (float)((double)(next_random(s) >> 40) / 8388608.0 - 1.0);
 }
 
 /* ---- checks and planning ---------------------------------------------------------------- */
@@ -154,64 +133,31 @@ static size_t take(size_t *used, int64_t bytes)
     return at;
 }
 
-static int64_t tensor_bytes(const sm_tensor *t)
-{
-    int64_t b = sm_mul(sm_mul(t->n, sm_shape_elems(&t->shape)), 4);
-    return b == SM_OVERFLOW ? -1 : b;
-}
-
-/* Shapes, wiring and arena offsets of everything; the arena's size, or SIZE_MAX. */
+/* Arena offsets of everything the shared plan sized, and the kernels' state; the arena's
+ * size, or SIZE_MAX. */
 static size_t plan(sm_cuda_executor *ex)
 {
-    const sm_network *net = ex->net;
-    int64_t batch = ex->opt.batch;
+    sm_plan *p = &ex->p;
     size_t used = 0;
-    ex->input = (sm_tensor){NULL, batch, net->input};
-    ex->input_grad = ex->input;
-    ex->input_at = take(&used, tensor_bytes(&ex->input));
-    ex->input_grad_at = ex->opt.input_grad ? take(&used, tensor_bytes(&ex->input)) : 0;
-    ex->input_last_reader = -1;
-    ex->n_weights = 0;
-    for (int i = 0; i < ex->n; i++) {
-        const sm_layer *l = &net->layers[i];
-        gpu_layer *e = &ex->layers[i];
+    ex->input_at = take(&used, sm_plan_tensor_bytes(&p->input));
+    ex->input_grad_at = ex->opt.input_grad ? take(&used, sm_plan_tensor_bytes(&p->input)) : 0;
+    for (int i = 0; i < p->n; i++) {
+        gpu_layer *g = &ex->layers[i];
+        sm_plan_layer *e = &p->layers[i];
         sm_status ignored; /* checked before planning: found, cached by the registry */
-        e->k = kernels_of(net, l, &ignored);
-        e->last_reader = -1;
-        e->out = (sm_tensor){NULL, batch, l->out};
-        e->dout = e->out;
-        for (int j = 0; j < l->n_inputs; j++) {
-            int src = l->inputs[j];
-            e->in[j] = src == SM_NETWORK_INPUT ? ex->input : ex->layers[src].out;
-            e->din[j] = e->in[j];
-            if (src == SM_NETWORK_INPUT)
-                ex->input_last_reader = i;
-            else
-                ex->layers[src].last_reader = i;
-        }
-        e->w_offset = ex->n_weights;
-        ex->n_weights = sm_add(ex->n_weights, l->m.weights);
-        e->call = (sm_layer_io){
-            .struct_size = sizeof(sm_layer_io), .params = l->params, .n_in = l->n_inputs,
-            .in = e->in, .out = &e->out, .dout = &e->dout, .din = e->din, .n_w = l->m.weights,
-            .gpu = &ex->ctx,
-        };
-        e->state_bytes = HAS(e->k, state_size) ? e->k->state_size(&e->call) : 0;
-        if (e->state_bytes > INT64_MAX / 4)
+        g->k = kernels_of(p->net, &p->net->layers[i], &ignored);
+        e->call.gpu = &ex->ctx;
+        g->state_bytes = HAS(g->k, state_size) ? g->k->state_size(&e->call) : 0;
+        if (g->state_bytes > INT64_MAX / 4)
             return SIZE_MAX;
-        e->out_at = take(&used, tensor_bytes(&e->out));
-        e->dout_at = take(&used, tensor_bytes(&e->out));
-        e->state_at = take(&used, (int64_t)e->state_bytes);
+        g->out_at = take(&used, sm_plan_tensor_bytes(&e->out));
+        g->dout_at = take(&used, sm_plan_tensor_bytes(&e->out));
+        g->state_at = take(&used, (int64_t)g->state_bytes);
     }
-    if (ex->n_weights == SM_OVERFLOW)
-        return SIZE_MAX;
-    ex->weights_at = take(&used, sm_mul(ex->n_weights, 4));
-    ex->grads_at = take(&used, sm_mul(ex->n_weights, 4));
-    const sm_shape *o = &net->layers[ex->n - 1].out;
-    ex->classes = o->ndim ? o->dim[o->ndim - 1] : 1;
-    ex->rows = sm_mul(batch, sm_shape_elems(o)) / ex->classes;
-    ex->labels_at = take(&used, sm_mul(ex->rows, 4));
-    ex->row_loss_at = take(&used, sm_mul(ex->rows, 4));
+    ex->weights_at = take(&used, sm_mul(p->n_weights, 4));
+    ex->grads_at = take(&used, sm_mul(p->n_weights, 4));
+    ex->labels_at = take(&used, sm_mul(p->rows, 4));
+    ex->row_loss_at = take(&used, sm_mul(p->rows, 4));
     ex->loss_at = take(&used, 8);
     return used;
 }
@@ -251,77 +197,64 @@ static int handles(sm_cuda_executor *ex, sm_status *st)
 /* Points every layer at its buffers in the arena. */
 static void wire(sm_cuda_executor *ex)
 {
-    ex->input.data = (float *)(ex->arena + ex->input_at);
-    ex->input_grad.data = ex->opt.input_grad ? (float *)(ex->arena + ex->input_grad_at) : NULL;
+    sm_plan *p = &ex->p;
+    p->input.data = (float *)(ex->arena + ex->input_at);
+    p->input_grad.data = ex->opt.input_grad ? (float *)(ex->arena + ex->input_grad_at) : NULL;
     ex->weights = (float *)(ex->arena + ex->weights_at);
     ex->grads = (float *)(ex->arena + ex->grads_at);
     ex->labels = (int32_t *)(ex->arena + ex->labels_at);
     ex->row_loss = (float *)(ex->arena + ex->row_loss_at);
     ex->loss = (double *)(ex->arena + ex->loss_at);
-    for (int i = 0; i < ex->n; i++) {
-        gpu_layer *e = &ex->layers[i];
-        e->out.data = (float *)(ex->arena + e->out_at);
-        e->dout.data = (float *)(ex->arena + e->dout_at);
+    for (int i = 0; i < p->n; i++) {
+        gpu_layer *g = &ex->layers[i];
+        p->layers[i].out.data = (float *)(ex->arena + g->out_at);
+        p->layers[i].dout.data = (float *)(ex->arena + g->dout_at);
+        p->layers[i].call.state = g->state_bytes ? ex->arena + g->state_at : NULL;
     }
-    for (int i = 0; i < ex->n; i++) {
-        const sm_layer *l = &ex->net->layers[i];
-        gpu_layer *e = &ex->layers[i];
-        for (int j = 0; j < l->n_inputs; j++) {
-            int src = l->inputs[j];
-            e->in[j] = src == SM_NETWORK_INPUT ? ex->input : ex->layers[src].out;
-            e->din[j] = src == SM_NETWORK_INPUT ? ex->input_grad : ex->layers[src].dout;
-        }
-        e->call.w = l->m.weights ? ex->weights + e->w_offset : NULL;
-        e->call.dw = l->m.weights ? ex->grads + e->w_offset : NULL;
-        e->call.state = e->state_bytes ? ex->arena + e->state_at : NULL;
-    }
+    sm_plan_wire(p, ex->weights, ex->grads);
     ex->ctx.stream = ex->stream;
     ex->ctx.cudnn = ex->cudnn;
     ex->ctx.cublas = ex->cublas;
 }
 
-/* Weights, state, input and labels from the host's generator (core/src/executor.c's order),
- * each layer's init on the host copy, then one upload of each. */
+/* Weights, state, input and labels from the plan's generator (as the CPU executor's), each
+ * layer's init on the host copy, then one upload of each. */
 static int initialise(sm_cuda_executor *ex, sm_status *st)
 {
-    size_t nw = (size_t)(ex->n_weights ? ex->n_weights : 1);
-    int64_t n_in = ex->input.n * sm_shape_elems(&ex->input.shape);
+    const sm_plan *p = &ex->p;
+    size_t nw = (size_t)(p->n_weights ? p->n_weights : 1);
+    int64_t n_in = p->input.n * sm_shape_elems(&p->input.shape);
     float *w = malloc(nw * sizeof *w), *x = malloc((size_t)n_in * sizeof *x);
-    int32_t *labels = malloc((size_t)(ex->rows ? ex->rows : 1) * sizeof *labels);
+    int32_t *labels = malloc((size_t)(p->rows ? p->rows : 1) * sizeof *labels);
     int rc = w && x && labels ? 0 : sm_fail(st, "out of host memory initialising the weights");
-    uint64_t s = ex->opt.seed;
-    for (int i = 0; rc == 0 && i < ex->n; i++) {
-        gpu_layer *e = &ex->layers[i];
-        float *lw = w + e->w_offset;
-        uint64_t ls = ex->opt.seed ^ ((uint64_t)(i + 1) * UINT64_C(0xD1B54A32D192ED03));
-        for (int64_t k = 0; k < e->call.n_w; k++)
-            lw[k] = uniform(&ls);
-        void *state = e->state_bytes ? calloc(1, e->state_bytes) : NULL;
-        if (e->state_bytes && !state) {
+    for (int i = 0; rc == 0 && i < p->n; i++) {
+        const gpu_layer *g = &ex->layers[i];
+        const sm_layer_io *call = &p->layers[i].call;
+        float *lw = w + p->layers[i].w_offset;
+        sm_plan_weights_of(p, ex->opt.seed, i, lw);
+        void *state = g->state_bytes ? calloc(1, g->state_bytes) : NULL;
+        if (g->state_bytes && !state) {
             rc = sm_fail(st, "out of host memory initialising the state of layer %d", i);
             break;
         }
-        if (HAS(e->k, init))
-            e->k->init(&e->call, lw, state);
-        cudaError_t err = state ? cudaMemcpy(e->call.state, state, e->state_bytes,
+        if (HAS(g->k, init))
+            g->k->init(call, lw, state);
+        cudaError_t err = state ? cudaMemcpy(call->state, state, g->state_bytes,
                                              cudaMemcpyHostToDevice)
                                 : cudaSuccess;
         free(state);
         if (err != cudaSuccess)
             rc = cuda_failed(st, "cudaMemcpy", err);
     }
-    for (int64_t k = 0; rc == 0 && k < n_in; k++)
-        x[k] = uniform(&s);
-    for (int64_t r = 0; rc == 0 && r < ex->rows; r++)
-        labels[r] = (int32_t)(next_random(&s) % (uint64_t)ex->classes);
-    ex->step_seed = next_random(&s);
+    if (rc == 0)
+        ex->step_seed = sm_plan_inputs(p, ex->opt.seed, x, labels);
     cudaError_t e = cudaSuccess;
-    if (rc == 0 && ex->n_weights)
-        e = cudaMemcpy(ex->weights, w, (size_t)ex->n_weights * sizeof *w, cudaMemcpyHostToDevice);
+    if (rc == 0 && p->n_weights)
+        e = cudaMemcpy(ex->weights, w, (size_t)p->n_weights * sizeof *w, cudaMemcpyHostToDevice);
     if (rc == 0 && e == cudaSuccess)
-        e = cudaMemcpy(ex->input.data, x, (size_t)n_in * sizeof *x, cudaMemcpyHostToDevice);
-    if (rc == 0 && e == cudaSuccess && ex->rows)
-        e = cudaMemcpy(ex->labels, labels, (size_t)ex->rows * sizeof *labels,
+        e = cudaMemcpy(p->input.data, x, (size_t)n_in * sizeof *x, cudaMemcpyHostToDevice);
+    if (rc == 0 && e == cudaSuccess && p->rows)
+        e = cudaMemcpy(ex->labels, labels, (size_t)p->rows * sizeof *labels,
                        cudaMemcpyHostToDevice);
     if (rc == 0 && e != cudaSuccess)
         rc = cuda_failed(st, "cudaMemcpy", e);
@@ -334,8 +267,8 @@ static int initialise(sm_cuda_executor *ex, sm_status *st)
 static int layer_failed(const sm_cuda_executor *ex, int i, const char *what, const sm_error *err,
                         sm_status *st)
 {
-    const sm_layer *l = &ex->net->layers[i];
-    return sm_fail(st, "%s at batch %lld: %s of layer '%s' (%s) failed: %s", ex->net->name,
+    const sm_layer *l = &ex->p.net->layers[i];
+    return sm_fail(st, "%s at batch %lld: %s of layer '%s' (%s) failed: %s", ex->p.net->name,
                    (long long)ex->opt.batch, what, l->name, l->type->name,
                    err->msg[0] ? err->msg : "no reason given");
 }
@@ -365,19 +298,20 @@ static int setup_layers(sm_cuda_executor *ex, sm_status *st)
     void *ws = search_workspace(ex, &search);
     ex->search_bytes = search;
     int rc = 0;
-    for (int i = 0; i < ex->n && rc == 0; i++) {
-        gpu_layer *e = &ex->layers[i];
-        e->call.work = ws;
-        e->call.work_bytes = search;
+    for (int i = 0; i < ex->p.n && rc == 0; i++) {
+        const struct sm_gpu_kernels *k = ex->layers[i].k;
+        sm_layer_io *call = &ex->p.layers[i].call;
+        call->work = ws;
+        call->work_bytes = search;
         sm_error err = {{0}};
-        if (HAS(e->k, setup) && e->k->setup(&e->call, &e->call.plan, &err)) {
+        if (HAS(k, setup) && k->setup(call, &call->plan, &err)) {
             rc = layer_failed(ex, i, "setup", &err, st);
             break;
         }
-        size_t need = HAS(e->k, work_size) ? e->k->work_size(&e->call) : 0;
+        size_t need = HAS(k, work_size) ? k->work_size(call) : 0;
         if (need == SIZE_MAX)
             rc = sm_fail(st, "%s: layer '%s' needs more scratch than can be addressed",
-                         ex->net->name, ex->net->layers[i].name);
+                         ex->p.net->name, ex->p.net->layers[i].name);
         most = need > most ? need : most;
     }
     cudaError_t e = cudaStreamSynchronize(ex->stream);
@@ -390,13 +324,13 @@ static int setup_layers(sm_cuda_executor *ex, sm_status *st)
         cuda_failed(st, "cudaMalloc", e);
         sm_fail(st, "%s at batch %lld: no device memory left for the %.3g GB of scratch its "
                     "kernels chose",
-                ex->net->name, (long long)ex->opt.batch, (double)most / 1e9);
+                ex->p.net->name, (long long)ex->opt.batch, (double)most / 1e9);
         return SM_EXECUTOR_NOMEM;
     }
     ex->work_bytes = most;
-    for (int i = 0; i < ex->n; i++) {
-        ex->layers[i].call.work = ex->work;
-        ex->layers[i].call.work_bytes = most;
+    for (int i = 0; i < ex->p.n; i++) {
+        ex->p.layers[i].call.work = ex->work;
+        ex->p.layers[i].call.work_bytes = most;
     }
     return 0;
 }
@@ -408,28 +342,18 @@ static int new_plan(const sm_network *net, const sm_cuda_executor_options *opt,
     *out = NULL;
     if (sm_cuda_executor_check(net, st) || sm_gpu_precision_check(opt->precision, st))
         return -1;
-    if (opt->batch < 1)
-        return sm_fail(st, "batch %lld is not a positive number of samples",
-                       (long long)opt->batch);
     sm_cuda_executor *ex = calloc(1, sizeof *ex);
     if (!ex)
         return sm_fail(st, "out of host memory");
     *out = ex;
-    ex->net = net;
     ex->opt = *opt;
     ex->ctx = (sm_gpu_context){.struct_size = sizeof(sm_gpu_context),
                                .precision = opt->precision, .algo_search = opt->algo_search};
-    ex->n = net->n_layers;
-    ex->layers = calloc((size_t)ex->n, sizeof *ex->layers);
-    if (!ex->layers)
+    int rc = sm_plan_init(&ex->p, net, opt->batch, st);
+    if (rc)
+        return rc;
+    if (!(ex->layers = calloc((size_t)ex->p.n, sizeof *ex->layers)))
         return sm_fail(st, "out of host memory");
-    for (int i = 0; i < ex->n; i++) {
-        size_t k = (size_t)(net->layers[i].n_inputs ? net->layers[i].n_inputs : 1);
-        ex->layers[i].in = calloc(k, sizeof(sm_tensor));
-        ex->layers[i].din = calloc(k, sizeof(sm_tensor));
-        if (!ex->layers[i].in || !ex->layers[i].din)
-            return sm_fail(st, "out of host memory");
-    }
     *bytes = plan(ex);
     if (*bytes == SIZE_MAX) {
         sm_fail(st, "%s at batch %lld: the buffers' size overflows 64 bits", net->name,
@@ -448,14 +372,14 @@ static int allocate(sm_cuda_executor *ex, sm_status *st)
     if (ex->opt.max_bytes > 0 && ex->bytes > (uint64_t)ex->opt.max_bytes) {
         sm_fail(st, "%s at batch %lld needs %.3g GB of device memory, more than the %.3g GB "
                     "allowed",
-                ex->net->name, (long long)ex->opt.batch, (double)ex->bytes / 1e9,
+                ex->p.net->name, (long long)ex->opt.batch, (double)ex->bytes / 1e9,
                 (double)ex->opt.max_bytes / 1e9);
         return SM_EXECUTOR_NOMEM;
     }
     if (ex->bytes > free_bytes || (e = cudaMalloc((void **)&ex->arena, ex->bytes)) != cudaSuccess) {
         cudaGetLastError();
         sm_fail(st, "%s at batch %lld needs %.3g GB of device memory, %.3g GB are free",
-                ex->net->name, (long long)ex->opt.batch, (double)ex->bytes / 1e9,
+                ex->p.net->name, (long long)ex->opt.batch, (double)ex->bytes / 1e9,
                 (double)free_bytes / 1e9);
         return SM_EXECUTOR_NOMEM;
     }
@@ -495,13 +419,13 @@ void sm_cuda_executor_free(sm_cuda_executor *ex)
         return;
     if (ex->stream)
         cudaStreamSynchronize(ex->stream);
-    for (int i = 0; ex->layers && i < ex->n; i++) {
-        gpu_layer *e = &ex->layers[i];
-        if (e->k && e->call.plan && HAS(e->k, release))
-            e->k->release(e->call.plan);
-        free(e->in);
-        free(e->din);
+    for (int i = 0; ex->layers && i < ex->p.n; i++) {
+        const struct sm_gpu_kernels *k = ex->layers[i].k;
+        void *kernel_plan = ex->p.layers[i].call.plan;
+        if (k && kernel_plan && HAS(k, release))
+            k->release(kernel_plan);
     }
+    sm_plan_free(&ex->p);
     free(ex->layers);
     cudaFree(ex->work);
     cudaFree(ex->arena);
@@ -518,12 +442,12 @@ void sm_cuda_executor_free(sm_cuda_executor *ex)
 
 int sm_cuda_executor_forward(sm_cuda_executor *ex, int training, sm_status *st)
 {
-    for (int i = 0; i < ex->n; i++) {
-        gpu_layer *e = &ex->layers[i];
+    for (int i = 0; i < ex->p.n; i++) {
+        sm_layer_io *call = &ex->p.layers[i].call;
         sm_error err = {{0}};
-        e->call.training = training;
-        e->call.seed = ex->step_seed ^ ((uint64_t)(i + 1) * UINT64_C(0x9E3779B97F4A7C15));
-        if (e->k->forward(&e->call, &err))
+        call->training = training;
+        call->seed = sm_plan_layer_seed(ex->step_seed, i);
+        if (ex->layers[i].k->forward(call, &err))
             return layer_failed(ex, i, "the forward pass", &err, st);
     }
     return 0;
@@ -531,20 +455,21 @@ int sm_cuda_executor_forward(sm_cuda_executor *ex, int training, sm_status *st)
 
 int sm_cuda_executor_loss(sm_cuda_executor *ex, double *loss, sm_status *st)
 {
-    const gpu_layer *last = &ex->layers[ex->n - 1];
+    const sm_plan *p = &ex->p;
+    const sm_plan_layer *last = &p->layers[p->n - 1];
     CUDA_TRY(st, smx_softmax_cross_entropy, last->dout.data, ex->row_loss, last->out.data,
-             ex->labels, ex->rows, ex->classes, ex->stream);
+             ex->labels, p->rows, p->classes, ex->stream);
     if (!loss)
         return 0;
     double total = 0;
-    CUDA_TRY(st, smx_mean, ex->loss, ex->row_loss, ex->rows, ex->stream);
+    CUDA_TRY(st, smx_mean, ex->loss, ex->row_loss, p->rows, ex->stream);
     CUDA_TRY(st, cudaMemcpyAsync, &total, ex->loss, sizeof total, cudaMemcpyDeviceToHost,
              ex->stream);
     if (sm_cuda_executor_sync(ex, st))
         return -1;
     if (!isfinite(total))
         return sm_fail(st, "%s: the loss is %g (the forward pass gave non-finite values)",
-                       ex->net->name, total);
+                       ex->p.net->name, total);
     *loss = total;
     return 0;
 }
@@ -559,22 +484,17 @@ static int zero(const sm_cuda_executor *ex, const sm_tensor *t, sm_status *st)
 
 int sm_cuda_executor_backward(sm_cuda_executor *ex, sm_status *st)
 {
-    /* outputs nobody reads, except the network's: no gradient flows into them */
-    for (int i = 0; i < ex->n - 1; i++)
-        if (ex->layers[i].last_reader < 0 && zero(ex, &ex->layers[i].dout, st))
+    const sm_plan *p = &ex->p;
+    for (int i = 0; i < p->n; i++)
+        if (sm_plan_unread(p, i) && zero(ex, &p->layers[i].dout, st)) /* no gradient flows in */
             return -1;
-    for (int i = ex->n - 1; i >= 0; i--) {
-        gpu_layer *e = &ex->layers[i];
-        const sm_layer *l = &ex->net->layers[i];
-        for (int j = 0; j < l->n_inputs; j++) {
-            int src = l->inputs[j];
-            int last =
-                src == SM_NETWORK_INPUT ? ex->input_last_reader : ex->layers[src].last_reader;
-            if (last == i && zero(ex, &e->din[j], st)) /* the first to add into it */
+    for (int i = p->n - 1; i >= 0; i--) {
+        const sm_plan_layer *e = &p->layers[i];
+        for (int j = 0; j < e->call.n_in; j++)
+            if (sm_plan_zeroes(p, i, j) && zero(ex, &e->din[j], st)) /* the first to add */
                 return -1;
-        }
         sm_error err = {{0}};
-        if (e->k->backward(&e->call, &err))
+        if (ex->layers[i].k->backward(&e->call, &err))
             return layer_failed(ex, i, "the backward pass", &err, st);
     }
     return 0;
@@ -582,11 +502,11 @@ int sm_cuda_executor_backward(sm_cuda_executor *ex, sm_status *st)
 
 int sm_cuda_executor_sgd(sm_cuda_executor *ex, float lr, sm_status *st)
 {
-    CUDA_TRY(st, smx_sgd, ex->weights, ex->grads, ex->n_weights, lr, ex->stream);
+    CUDA_TRY(st, smx_sgd, ex->weights, ex->grads, ex->p.n_weights, lr, ex->stream);
     return 0;
 }
 
-void sm_cuda_executor_next_seed(sm_cuda_executor *ex) { next_random(&ex->step_seed); }
+void sm_cuda_executor_next_seed(sm_cuda_executor *ex) { sm_plan_next_seed(&ex->step_seed); }
 
 int sm_cuda_executor_step(sm_cuda_executor *ex, float lr, double *loss, sm_status *st)
 {
@@ -601,7 +521,7 @@ int sm_cuda_executor_sync(sm_cuda_executor *ex, sm_status *st)
 {
     cudaError_t e = cudaStreamSynchronize(ex->stream);
     if (e != cudaSuccess)
-        return sm_fail(st, "%s at batch %lld: a kernel failed: %s", ex->net->name,
+        return sm_fail(st, "%s at batch %lld: a kernel failed: %s", ex->p.net->name,
                        (long long)ex->opt.batch, cudaGetErrorString(e));
     return 0;
 }
@@ -615,33 +535,36 @@ int64_t sm_cuda_executor_work_bytes(const sm_cuda_executor *ex)
     return (int64_t)(ex->search_bytes > ex->work_bytes ? ex->search_bytes : ex->work_bytes);
 }
 
-sm_tensor sm_cuda_executor_input(const sm_cuda_executor *ex) { return ex->input; }
-sm_tensor sm_cuda_executor_input_grad(const sm_cuda_executor *ex) { return ex->input_grad; }
-sm_tensor sm_cuda_executor_output(const sm_cuda_executor *ex) { return ex->layers[ex->n - 1].out; }
+sm_tensor sm_cuda_executor_input(const sm_cuda_executor *ex) { return ex->p.input; }
+sm_tensor sm_cuda_executor_input_grad(const sm_cuda_executor *ex) { return ex->p.input_grad; }
+sm_tensor sm_cuda_executor_output(const sm_cuda_executor *ex)
+{
+    return ex->p.layers[ex->p.n - 1].out;
+}
 sm_tensor sm_cuda_executor_output_grad(const sm_cuda_executor *ex)
 {
-    return ex->layers[ex->n - 1].dout;
+    return ex->p.layers[ex->p.n - 1].dout;
 }
 sm_tensor sm_cuda_executor_activation(const sm_cuda_executor *ex, int layer)
 {
-    return ex->layers[layer].out;
+    return ex->p.layers[layer].out;
 }
 
 float *sm_cuda_executor_weights(const sm_cuda_executor *ex, int64_t *count)
 {
-    *count = ex->n_weights;
+    *count = ex->p.n_weights;
     return ex->weights;
 }
 
 float *sm_cuda_executor_weight_grads(const sm_cuda_executor *ex, int64_t *count)
 {
-    *count = ex->n_weights;
+    *count = ex->p.n_weights;
     return ex->grads;
 }
 
 int64_t sm_cuda_executor_weight_offset(const sm_cuda_executor *ex, int layer)
 {
-    return ex->layers[layer].w_offset;
+    return ex->p.layers[layer].w_offset;
 }
 
 int sm_cuda_executor_download(sm_cuda_executor *ex, const float *device, float *host, int64_t n,

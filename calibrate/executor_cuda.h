@@ -1,7 +1,7 @@
 /*
  * The GPU executor: runs a network on one CUDA device, layer by layer, with the GPU kernels of
  * its plugins (kernels.h, struct sm_gpu_kernels, from each type's companion module NAME_gpu.so,
- * loaded through the network's registry when first needed); the device twin of scalemeter/executor.h,
+ * loaded through the network's registry when first needed); the device twin of executor.h,
  * with the same calls in the same order:
  *
  *   sm_cuda_executor_check    every layer has GPU kernels (else an error naming the first)
@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "scalemeter/executor.h"
+#include "executor.h"
 #include "scalemeter/scalemeter.h"
 
 typedef struct sm_cuda_executor sm_cuda_executor;

@@ -29,7 +29,7 @@
 #include "output.h"
 #include "runs_writer.h"
 #include "scalemeter/fit.h"
-#include "scalemeter/executor.h"
+#include "executor.h"
 
 #define MAX_LIST 64
 

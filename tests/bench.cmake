@@ -1,4 +1,4 @@
-# Tests of the CPU executor and its kernels (core/src/executor.c, plugins/*_cpu.c) and of
+# Tests of the CPU executor and its kernels (calibrate/executor_cpu.c, plugins/*_cpu.c) and of
 # `scalemeter bench` (cli/cmd_bench.c, calibrate/bench_cpu.c, calibrate/runs_writer.c).
 
 # Backward passes of every layer type against finite differences, forward passes against

@@ -20,7 +20,7 @@
 
 #include "check.h"
 #include "net_file.h"
-#include "scalemeter/executor.h"
+#include "executor.h"
 static sm_registry *reg;
 
 static uint64_t rng = 12345;

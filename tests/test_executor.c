@@ -1,5 +1,5 @@
 /*
- * test_executor: the CPU kernels of the plugins, run by the executor (core/src/executor.c) on
+ * test_executor: the CPU kernels of the plugins, run by the executor (calibrate/executor_cpu.c) on
  * tiny networks.
  *
  * Backward passes are checked against central finite differences of the forward pass: with a

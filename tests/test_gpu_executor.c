@@ -22,7 +22,7 @@
 #include "cuda_device.h"
 #include "executor_cuda.h"
 #include "net_file.h"
-#include "scalemeter/executor.h"
+#include "executor.h"
 
 static sm_registry *reg;
 

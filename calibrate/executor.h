@@ -1,6 +1,7 @@
 /*
- * scalemeter/executor.h: runs a network on the CPU, layer by layer, with the kernels of its
- * plugins (kernels.h, struct sm_cpu_kernels), for benchmarks and for tests of the kernels.
+ * executor.h: runs a network on the CPU, layer by layer, with the kernels of its plugins
+ * (kernels.h, struct sm_cpu_kernels), for benchmarks and for tests of the kernels. Its twin on
+ * the GPU is executor_cuda.h; both run the plan of exec_plan.h.
  *
  *   sm_executor_check    every layer has CPU kernels (else an error naming the first without)
  *   sm_executor_new      allocates activations, gradients, weights, state and scratch for a batch

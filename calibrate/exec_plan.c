@@ -1,0 +1,145 @@
+/*
+ * The plan both executors share (exec_plan.h): shapes, readers, weight offsets, wiring, and the
+ * host's deterministic generator for initial values.
+ */
+#include "exec_plan.h"
+
+#include <stdlib.h>
+
+#include "executor.h"
+
+int64_t sm_plan_tensor_bytes(const sm_tensor *t)
+{
+    int64_t b = sm_mul(sm_mul(t->n, sm_shape_elems(&t->shape)), 4);
+    return b == SM_OVERFLOW ? -1 : b;
+}
+
+int sm_plan_init(sm_plan *p, const sm_network *net, int64_t batch, sm_status *st)
+{
+    *p = (sm_plan){.net = net, .batch = batch, .input_last_reader = -1};
+    if (batch < 1)
+        return sm_fail(st, "batch %lld is not a positive number of samples", (long long)batch);
+    if (net->n_layers < 1)
+        return sm_fail(st, "%s: the network has no layers", net->path);
+    p->n = net->n_layers;
+    if (!(p->layers = calloc((size_t)p->n, sizeof *p->layers))) {
+        sm_fail(st, "out of host memory planning %s", net->name);
+        return SM_EXECUTOR_NOMEM;
+    }
+    p->input = (sm_tensor){NULL, batch, net->input};
+    p->input_grad = p->input;
+    int overflow = sm_plan_tensor_bytes(&p->input) < 0;
+    for (int i = 0; i < p->n; i++) {
+        const sm_layer *l = &net->layers[i];
+        sm_plan_layer *e = &p->layers[i];
+        size_t k = (size_t)(l->n_inputs ? l->n_inputs : 1);
+        e->in = calloc(k, sizeof(sm_tensor));
+        e->din = calloc(k, sizeof(sm_tensor));
+        if (!e->in || !e->din) {
+            sm_fail(st, "out of host memory planning %s", net->name);
+            return SM_EXECUTOR_NOMEM;
+        }
+        e->last_reader = -1;
+        e->out = (sm_tensor){NULL, batch, l->out};
+        e->dout = e->out;
+        overflow |= sm_plan_tensor_bytes(&e->out) < 0;
+        for (int j = 0; j < l->n_inputs; j++) {
+            int src = l->inputs[j];
+            e->in[j] = src == SM_NETWORK_INPUT ? p->input : p->layers[src].out;
+            e->din[j] = e->in[j];
+            if (src == SM_NETWORK_INPUT)
+                p->input_last_reader = i;
+            else
+                p->layers[src].last_reader = i;
+        }
+        e->w_offset = p->n_weights;
+        p->n_weights = sm_add(p->n_weights, l->m.weights);
+        e->call = (sm_layer_io){
+            .struct_size = sizeof(sm_layer_io), .params = l->params, .n_in = l->n_inputs,
+            .in = e->in, .out = &e->out, .dout = &e->dout, .din = e->din, .n_w = l->m.weights,
+        };
+    }
+    const sm_shape *o = &net->layers[p->n - 1].out;
+    p->classes = o->ndim ? o->dim[o->ndim - 1] : 1;
+    p->rows = sm_mul(batch, sm_shape_elems(o)) / p->classes;
+    if (overflow || p->n_weights == SM_OVERFLOW || sm_mul(p->n_weights, 8) == SM_OVERFLOW) {
+        sm_fail(st, "%s at batch %lld: the buffers' size overflows 64 bits", net->name,
+                (long long)batch);
+        return SM_EXECUTOR_NOMEM;
+    }
+    return 0;
+}
+
+void sm_plan_free(sm_plan *p)
+{
+    for (int i = 0; p->layers && i < p->n; i++) {
+        free(p->layers[i].in);
+        free(p->layers[i].din);
+    }
+    free(p->layers);
+    p->layers = NULL;
+}
+
+void sm_plan_wire(sm_plan *p, float *weights, float *grads)
+{
+    for (int i = 0; i < p->n; i++) {
+        const sm_layer *l = &p->net->layers[i];
+        sm_plan_layer *e = &p->layers[i];
+        for (int j = 0; j < l->n_inputs; j++) {
+            int src = l->inputs[j];
+            e->in[j] = src == SM_NETWORK_INPUT ? p->input : p->layers[src].out;
+            e->din[j] = src == SM_NETWORK_INPUT ? p->input_grad : p->layers[src].dout;
+        }
+        e->call.w = l->m.weights ? weights + e->w_offset : NULL;
+        e->call.dw = l->m.weights ? grads + e->w_offset : NULL;
+    }
+}
+
+int sm_plan_zeroes(const sm_plan *p, int i, int j)
+{
+    int src = p->net->layers[i].inputs[j];
+    return (src == SM_NETWORK_INPUT ? p->input_last_reader : p->layers[src].last_reader) == i;
+}
+
+int sm_plan_unread(const sm_plan *p, int i) { return i < p->n - 1 && p->layers[i].last_reader < 0; }
+
+/* ---- the host's generator: splitmix64 ------------------------------------------------------- */
+
+static uint64_t next_random(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1). */
+static float uniform(uint64_t *s)
+{
+    return (float)((double)(next_random(s) >> 40) / 8388608.0 - 1.0);
+}
+
+uint64_t sm_plan_layer_seed(uint64_t step_seed, int i)
+{
+    return step_seed ^ ((uint64_t)(i + 1) * UINT64_C(0x9E3779B97F4A7C15));
+}
+
+void sm_plan_next_seed(uint64_t *step_seed) { next_random(step_seed); }
+
+void sm_plan_weights_of(const sm_plan *p, uint64_t seed, int i, float *w)
+{
+    uint64_t s = seed ^ ((uint64_t)(i + 1) * UINT64_C(0xD1B54A32D192ED03));
+    for (int64_t k = 0; k < p->layers[i].call.n_w; k++)
+        w[k] = uniform(&s);
+}
+
+uint64_t sm_plan_inputs(const sm_plan *p, uint64_t seed, float *x, int32_t *labels)
+{
+    uint64_t s = seed;
+    int64_t n_in = p->input.n * sm_shape_elems(&p->input.shape);
+    for (int64_t k = 0; k < n_in; k++)
+        x[k] = uniform(&s);
+    for (int64_t r = 0; r < p->rows; r++)
+        labels[r] = (int32_t)(next_random(&s) % (uint64_t)p->classes);
+    return next_random(&s);
+}

@@ -1,0 +1,72 @@
+/*
+ * exec_plan.h: what both executors (executor.h on the CPU, executor_cuda.h on the GPU) agree on
+ * before either allocates a byte: every tensor's shape, who reads whom, where each layer's
+ * weights sit in the one weight array, the loss's rows and classes, the rule for zeroing
+ * gradient buffers, and the seeded initial values. An executor adds only its memory and its
+ * kernels, so the two run the same network the same way from the same numbers (the GPU tests
+ * compare them).
+ *
+ *   sm_plan_init         shapes, readers and offsets of a network at one batch size
+ *   sm_plan_wire         points every layer's inputs, gradients and weights at the buffers
+ *   sm_plan_zeroes       whether a layer's backward must zero an input gradient first
+ *   sm_plan_weights_of   a layer's initial weights; sm_plan_inputs the input and labels
+ */
+#ifndef SCALEMETER_EXEC_PLAN_H
+#define SCALEMETER_EXEC_PLAN_H
+
+#include <stdint.h>
+
+#include "scalemeter/kernels.h"
+#include "scalemeter/scalemeter.h"
+
+typedef struct sm_plan_layer {
+    sm_layer_io call;    /* what the layer's kernels are given */
+    sm_tensor *in, *din; /* n_in each, pointed to by call */
+    sm_tensor out, dout; /* data NULL until an executor sets them */
+    int last_reader;     /* the last layer that reads this one's output; -1: none */
+    int64_t w_offset;    /* of its weights within all weights */
+} sm_plan_layer;
+
+typedef struct sm_plan {
+    const sm_network *net;
+    int64_t batch;
+    int n;                 /* layers */
+    sm_plan_layer *layers; /* net->layers' order */
+    sm_tensor input, input_grad;
+    int input_last_reader; /* the last layer that reads the network's input; -1: none */
+    int64_t n_weights;     /* all layers' together */
+    int64_t rows, classes; /* of the loss: the output's last dimension holds the classes */
+} sm_plan;
+
+/* Plans net at batch: 0; -1 when batch is not positive or the network has no layers; or
+ * SM_EXECUTOR_NOMEM (executor.h) when host memory ran out or a size overflows 64 bits. The
+ * message says which. net must outlive the plan; sm_plan_free it whatever the result. */
+int sm_plan_init(sm_plan *p, const sm_network *net, int64_t batch, sm_status *st);
+void sm_plan_free(sm_plan *p);
+
+/* n x elements x 4 bytes of a tensor, or -1 when that overflows. */
+int64_t sm_plan_tensor_bytes(const sm_tensor *t);
+
+/* Once the executor has set input, input_grad and every out and dout: each layer's inputs and
+ * their gradients point at their sources' buffers, its weights and weight gradients into
+ * weights and grads (n_weights floats each). */
+void sm_plan_wire(sm_plan *p, float *weights, float *grads);
+
+/* Whether layer i's backward must zero the gradient of its input j first: it is the last
+ * reader of that tensor, so the first to add into it (gradients are accumulated). */
+int sm_plan_zeroes(const sm_plan *p, int i, int j);
+/* Whether layer i's output gradient must be zeroed before a backward pass: nothing reads the
+ * output, and it is not the network's. */
+int sm_plan_unread(const sm_plan *p, int i);
+
+/* The seed of layer i's random parts (dropout) in a step whose seed is step_seed. */
+uint64_t sm_plan_layer_seed(uint64_t step_seed, int i);
+/* The next step's seed after *step_seed (splitmix64). */
+void sm_plan_next_seed(uint64_t *step_seed);
+/* Layer i's weights before its kernels' init: uniform in [-1, 1), from seed. */
+void sm_plan_weights_of(const sm_plan *p, uint64_t seed, int i, float *w);
+/* The input (batch x input elements) uniform in [-1, 1), and every row's label, from seed;
+ * returns the first step's seed. */
+uint64_t sm_plan_inputs(const sm_plan *p, uint64_t seed, float *x, int32_t *labels);
+
+#endif
