@@ -593,7 +593,7 @@ static void runner_free(runner *x)
 #endif
 }
 
-/* Measures it into r: the times, and on the GPU the energy. sm_bench_cpu's return values. */
+/* Measures it into r: the times, and on the GPU the energy. sm_bench_run's return values. */
 static int runner_bench(const bench_args *a, const job *j, runner *x, progress *p, row *r,
                         sm_status *st)
 {
@@ -601,33 +601,29 @@ static int runner_bench(const bench_args *a, const job *j, runner *x, progress *
      * see, and their speed) stay those of the first step however long it runs */
     sm_bench_config cfg = {(int)a->warmup, (int)a->reps, a->min_time,
                            (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f};
+    sm_bench_result res;
     int rc;
 #ifdef SM_HAVE_CUDA
-    if (x->gpu) {
-        sm_bench_cuda_result g;
-        rc = sm_bench_cuda(x->gpu, &cfg, j->gpu.nccl, j->gpu.meter, MPI_COMM_WORLD, show, p, &g,
+    if (x->gpu)
+        rc = sm_bench_cuda(x->gpu, &cfg, j->gpu.nccl, j->gpu.meter, MPI_COMM_WORLD, show, p, &res,
                            st);
-        if (rc == 0) {
-            row_times(r, &g.time);
-            if (!isnan(g.energy_j)) /* empty where NVML is not available */
-                snprintf(r->f[SM_COL_ENERGY], sizeof r->f[0], "%.6g", g.energy_j);
-            if (!isnan(g.energy_infer_j))
-                snprintf(r->f[SM_COL_ENERGY_INFER], sizeof r->f[0], "%.6g", g.energy_infer_j);
-            if (!isnan(g.energy_window_s))
-                snprintf(r->f[SM_COL_ENERGY_WINDOW], sizeof r->f[0], "%.3g", g.energy_window_s);
-            if (!isnan(g.energy_infer_window_s))
-                snprintf(r->f[SM_COL_ENERGY_INFER_WINDOW], sizeof r->f[0], "%.3g",
-                         g.energy_infer_window_s);
-        }
-        return rc;
-    }
+    else
 #endif
+        rc = sm_bench_cpu(x->cpu, &cfg, MPI_COMM_WORLD, show, p, &res, st);
     (void)j;
-    sm_bench_result res;
-    rc = sm_bench_cpu(x->cpu, &cfg, MPI_COMM_WORLD, show, p, &res, st);
-    if (rc == 0)
-        row_times(r, &res);
-    return rc;
+    if (rc)
+        return rc;
+    row_times(r, &res);
+    if (!isnan(res.energy_j)) /* empty where no energy was measured */
+        snprintf(r->f[SM_COL_ENERGY], sizeof r->f[0], "%.6g", res.energy_j);
+    if (!isnan(res.energy_infer_j))
+        snprintf(r->f[SM_COL_ENERGY_INFER], sizeof r->f[0], "%.6g", res.energy_infer_j);
+    if (!isnan(res.energy_window_s))
+        snprintf(r->f[SM_COL_ENERGY_WINDOW], sizeof r->f[0], "%.3g", res.energy_window_s);
+    if (!isnan(res.energy_infer_window_s))
+        snprintf(r->f[SM_COL_ENERGY_INFER_WINDOW], sizeof r->f[0], "%.3g",
+                 res.energy_infer_window_s);
+    return 0;
 }
 
 /* A GPU library that ran out of device memory inside a call (cuDNN's algorithm search, cuBLAS's
@@ -690,9 +686,8 @@ static int measure(const bench_args *a, const job *j, const config *c, sm_runs_w
             report_error(st.msg);
             return 1;
         } else if (rc) {
-            /* the ranks that failed have the message (bench.h); "another rank failed" is how
-             * bench_cuda.c's ranks that did not put it */
-            report_first(j, st.msg[0] && !strstr(st.msg, "another rank failed"), st.msg);
+            /* the ranks that failed have the message, the others an empty one (bench.h) */
+            report_first(j, st.msg[0] != '\0', st.msg);
             return 1;
         }
     }

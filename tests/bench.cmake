@@ -1,5 +1,5 @@
 # Tests of the CPU executor and its kernels (calibrate/executor_cpu.c, plugins/*_cpu.c) and of
-# `scalemeter bench` (cli/cmd_bench.c, calibrate/bench_cpu.c, calibrate/runs_writer.c).
+# `scalemeter bench` (cli/cmd_bench.c, calibrate/bench_step.c, bench_cpu.c, runs_writer.c).
 
 # Backward passes of every layer type against finite differences, forward passes against
 # direct loops, a training step that lowers the loss, refusals (the fake plugin has no kernels).
@@ -33,6 +33,16 @@ endfunction()
 function(sm_mpirun out ranks)
   set(${out} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${SM_MPIRUN_FLAGS} PARENT_SCOPE)
 endfunction()
+
+# The step benchmark's driver (calibrate/bench_step.c) over a fake backend with a virtual clock:
+# medians of the slowest rank, buckets, the all-reduce check, a warm-up failure on one rank.
+add_executable(test_bench_driver test_bench_driver.c)
+target_link_libraries(test_bench_driver PRIVATE scalemeter_calibrate m)
+foreach(ranks 1 2 3)
+  sm_mpirun(launch ${ranks})
+  sm_bench_test(test_bench_driver_np${ranks} ${ranks}
+    ${launch} $<TARGET_FILE:test_bench_driver> ${MPIEXEC_POSTFLAGS})
+endforeach()
 
 # Well-formed rows, and a second run that skips them all: one rank without mpirun (2 images x
 # 2 batches), then 1 to 4 ranks under mpirun (the layout: 1 node x N ranks).
