@@ -1,14 +1,17 @@
 /*
  * The CPU backend of the step benchmark (bench.h): the CPU executor's phases, gradients summed
  * by our ring (allreduce_ring.h) or MPI_Allreduce, timestamps from MPI_Wtime. Everything runs
- * at once, so sync has nothing to wait for.
+ * at once, so sync has nothing to wait for. And the cpu row of bench's backend table.
  */
 #include "bench.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "allreduce_ring.h"
+#include "bench_backend.h"
+#include "scalemeter/fit.h"
 
 typedef struct cpu_bench {
     sm_executor *ex;
@@ -134,3 +137,63 @@ int sm_bench_cpu(sm_executor *ex, const sm_bench_config *cfg, MPI_Comm comm,
     free(b.marks);
     return rc;
 }
+
+/* ---- the cpu row of bench's backend table (bench_backend.h) ------------------------------- */
+
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+static double available_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}
+
+static int cpu_open(MPI_Comm comm, void **job, char *note, size_t note_len, sm_status *st)
+{
+    (void)comm;
+    (void)st;
+    *job = NULL;
+    if (note_len)
+        note[0] = '\0';
+    return 0;
+}
+
+static void cpu_close(void *job) { (void)job; }
+
+static const char *cpu_device(const void *job)
+{
+    (void)job;
+    return NULL;
+}
+
+/* Without a limit asked for, nine tenths of the memory available to each rank of this host. */
+static int cpu_executor_new(void *job, const sm_network *net, const sm_bench_options *o,
+                            void **ex, sm_status *st)
+{
+    (void)job;
+    double limit = o->max_bytes > 0 ? (double)o->max_bytes
+                                    : 0.9 * available_memory() / (o->per_node ? o->per_node : 1);
+    sm_executor_options opt = {.batch = o->batch, .seed = 1, .max_bytes = (int64_t)limit};
+    return sm_executor_new(net, &opt, (sm_executor **)ex, st);
+}
+
+static void cpu_executor_free(void *ex) { sm_executor_free(ex); }
+
+static int cpu_run(void *job, void *ex, const sm_bench_config *cfg, MPI_Comm comm,
+                   sm_bench_progress_fn progress, void *ctx, sm_bench_result *out, sm_status *st)
+{
+    (void)job;
+    return sm_bench_cpu(ex, cfg, comm, progress, ctx, out, st);
+}
+
+const sm_bench_backend sm_bench_backend_cpu = {
+    .name = "cpu", .n_columns = SM_N_CPU_COLS,
+    .open = cpu_open, .close = cpu_close, .device = cpu_device, .check = sm_executor_check,
+    .executor_new = cpu_executor_new, .executor_free = cpu_executor_free, .run = cpu_run,
+};

@@ -1,7 +1,7 @@
 /*
  * The GPU backend of the step benchmark (bench_cuda.h, bench.h): the GPU executor's phases
  * enqueued on its stream, gradients summed with NCCL on the same stream, timestamps as CUDA
- * events.
+ * events. And the job around it, and the cuda row of bench's backend table.
  */
 #include "bench_cuda.h"
 
@@ -11,7 +11,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench_backend.h"
 #include "cuda_device.h"
+#include "scalemeter/fit.h"
 
 typedef struct cuda_bench {
     sm_cuda_executor *ex;
@@ -163,3 +165,73 @@ void sm_cuda_job_close(sm_cuda_job *job)
     sm_energy_close(job->meter);
     memset(job, 0, sizeof *job);
 }
+
+/* ---- the cuda row of bench's backend table (bench_backend.h) ------------------------------ */
+
+static int cuda_open(MPI_Comm comm, void **job, char *note, size_t note_len, sm_status *st)
+{
+    *job = NULL;
+    if (note_len)
+        note[0] = '\0';
+    sm_cuda_job *j = calloc(1, sizeof *j);
+    int failed = !j, any = failed;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any) {
+        free(j);
+        return failed ? sm_fail(st, "out of host memory") : (st->msg[0] = '\0', -1);
+    }
+    if (sm_cuda_job_open(comm, j, st)) {
+        free(j);
+        if (strstr(st->msg, "another rank failed")) /* the contract: empty on those ranks */
+            st->msg[0] = '\0';
+        return -1;
+    }
+    if (!j->meter)
+        snprintf(note, note_len, "%s: energy_j stays empty", j->energy_note);
+    *job = j;
+    return 0;
+}
+
+static void cuda_close(void *job)
+{
+    if (job)
+        sm_cuda_job_close(job);
+    free(job);
+}
+
+static const char *cuda_device_name(const void *job)
+{
+    return ((const sm_cuda_job *)job)->device_name;
+}
+
+/* The executor refuses what exceeds the GPU's free memory itself. */
+static int cuda_executor_new(void *job, const sm_network *net, const sm_bench_options *o,
+                             void **ex, sm_status *st)
+{
+    const sm_cuda_job *j = job;
+    sm_cuda_executor_options opt = {
+        .batch = o->batch, .seed = 1, .device = j->device, .max_bytes = o->max_bytes,
+        .precision = sm_gpu_precision_parse(o->precision ? o->precision : "fp32"),
+        .algo_search = o->conv_algo && !strcmp(o->conv_algo, "heuristic")
+                           ? SM_GPU_ALGO_HEURISTIC
+                           : SM_GPU_ALGO_MEASURE,
+    };
+    return sm_cuda_executor_new(net, &opt, (sm_cuda_executor **)ex, st);
+}
+
+static void cuda_executor_free(void *ex) { sm_cuda_executor_free(ex); }
+
+static int cuda_run(void *job, void *ex, const sm_bench_config *cfg, MPI_Comm comm,
+                    sm_bench_progress_fn progress, void *ctx, sm_bench_result *out,
+                    sm_status *st)
+{
+    const sm_cuda_job *j = job;
+    return sm_bench_cuda(ex, cfg, j->nccl, j->meter, comm, progress, ctx, out, st);
+}
+
+const sm_bench_backend sm_bench_backend_cuda = {
+    .name = "cuda", .n_columns = SM_N_RUN_COLS,
+    .open = cuda_open, .close = cuda_close, .device = cuda_device_name,
+    .check = sm_cuda_executor_check, .executor_new = cuda_executor_new,
+    .executor_free = cuda_executor_free, .run = cuda_run,
+};

@@ -20,10 +20,7 @@
 
 #include <mpi.h>
 
-#include "bench.h"
-#ifdef SM_HAVE_CUDA
-#include "bench_cuda.h"
-#endif
+#include "bench_backend.h"
 #include "commands.h"
 #include "launcher.h"
 #include "output.h"
@@ -76,7 +73,8 @@ static void usage(void)
 }
 
 typedef struct bench_args {
-    const char *output, *backend;
+    const char *output;
+    const sm_bench_backend *backend; /* --backend's row of calibrate/bench_backends.c */
     char *models[MAX_LIST];
     int n_models;
     int64_t images[MAX_LIST], batches[MAX_LIST];
@@ -208,18 +206,8 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
     case OPT_MODEL:
         return add_models(a, v, st);
     case OPT_BACKEND:
-#ifdef SM_HAVE_CUDA
-        if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0)
-            return sm_fail(st, "--backend %s: expected cpu or cuda", v);
-#else
-        if (!strcmp(v, "cuda"))
-            return sm_fail(st, "--backend cuda: expected cpu (the GPU backend is not built into "
-                               "this binary: it needs CUDA, cuDNN and NCCL at build time; "
-                               "scalemeter backends)");
-        if (strcmp(v, "cpu") != 0)
-            return sm_fail(st, "--backend %s: expected cpu", v);
-#endif
-        a->backend = v;
+        if (!(a->backend = sm_bench_backend_find(v, st)))
+            return -1;
         a->cuda = !strcmp(v, "cuda");
         return 0;
     case OPT_PRECISION:
@@ -268,7 +256,7 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
 static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
 {
     memset(a, 0, sizeof *a);
-    a->backend = "cpu";
+    a->backend = &sm_bench_backend_cpu;
     a->batches[0] = 1, a->batches[1] = 2, a->batches[2] = 4, a->batches[3] = 8;
     a->n_batches = 4;
     a->reps = 10;
@@ -318,10 +306,8 @@ static void free_args(bench_args *a)
  * so that a job prints one message, not one per rank. */
 typedef struct job {
     int rank, ranks, nodes, per_node;
-    int tty; /* rank 0 draws a progress line */
-#ifdef SM_HAVE_CUDA
-    sm_cuda_job gpu; /* --backend cuda: this rank's device, NCCL, the energy meter */
-#endif
+    int tty;           /* rank 0 draws a progress line */
+    void *backend_job; /* what the backend holds for the job: the GPU's device, NCCL, meter */
 } job;
 
 /* Hosts and ranks per host, from the ranks that share memory. */
@@ -345,20 +331,6 @@ static int layout(job *j, sm_status *st)
                            "(the layout is nodes x ranks per node)",
                        lo, hi);
     return 0;
-}
-
-/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
-static double available_memory(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    double kb = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024;
 }
 
 /* After a step that may fail on some ranks only: whether any did (and its worst code). */
@@ -400,8 +372,8 @@ static const int key_columns[] = {SM_COL_MODEL,     SM_COL_IMAGE,  SM_COL_BATCH,
 #define N_KEY 7      /* of key_columns, on the CPU */
 #define N_KEY_CUDA 10
 
-static int n_columns(const bench_args *a) { return a->cuda ? SM_N_RUN_COLS : SM_N_CPU_COLS; }
-static int n_keys(const bench_args *a) { return a->cuda ? N_KEY_CUDA : N_KEY; }
+static int n_columns(const bench_args *a) { return a->backend->n_columns; }
+static int n_keys(const bench_args *a) { return n_columns(a) > SM_N_CPU_COLS ? N_KEY_CUDA : N_KEY; }
 
 /* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */
 static int64_t image_of(const sm_network *net)
@@ -421,15 +393,14 @@ static void row_init(row *r, const bench_args *a, const job *j, const config *c)
     snprintf(r->f[SM_COL_BATCH], sizeof r->f[0], "%lld", (long long)c->batch);
     snprintf(r->f[SM_COL_NODES], sizeof r->f[0], "%d", j->nodes);
     snprintf(r->f[SM_COL_GPUS], sizeof r->f[0], "%d", j->per_node);
-    snprintf(r->f[SM_COL_BACKEND], sizeof r->f[0], "%s", a->backend);
+    snprintf(r->f[SM_COL_BACKEND], sizeof r->f[0], "%s", a->backend->name);
     snprintf(r->f[SM_COL_THREADS], sizeof r->f[0], "%lld", (long long)a->threads);
-#ifdef SM_HAVE_CUDA
-    if (a->cuda) {
+    if (n_columns(a) > SM_N_CPU_COLS) {
+        const char *device = a->backend->device(j->backend_job);
         snprintf(r->f[SM_COL_PRECISION], sizeof r->f[0], "%s", a->precision);
         snprintf(r->f[SM_COL_CONV_ALGO], sizeof r->f[0], "%s", a->conv_algo);
-        snprintf(r->f[SM_COL_DEVICE], sizeof r->f[0], "%.63s", j->gpu.device_name);
+        snprintf(r->f[SM_COL_DEVICE], sizeof r->f[0], "%.63s", device ? device : "");
     }
-#endif
 }
 
 static void row_times(row *r, const sm_bench_result *b)
@@ -452,11 +423,7 @@ static int load_networks(const bench_args *a, const sm_registry *reg, sm_network
             sm_network **net = &nets[m * n_images + i];
             if (sm_network_load(reg, a->models[m], &opt, net, st))
                 return -1;
-#ifdef SM_HAVE_CUDA
-            if (a->cuda && sm_cuda_executor_check(*net, st))
-                return -1;
-#endif
-            if (!a->cuda && sm_executor_check(*net, st))
+            if (a->backend->check(*net, st))
                 return -1;
         }
     return 0;
@@ -553,64 +520,22 @@ static int append_row(const bench_args *a, const job *j, sm_runs_writer *w, cons
     return agree_max(failed) ? 1 : 0;
 }
 
-/* The executor of one configuration, on the backend asked for. */
-typedef struct runner {
-    sm_executor *cpu;
-#ifdef SM_HAVE_CUDA
-    sm_cuda_executor *gpu;
-#endif
-} runner;
-
-/* 0, -1 with a message, or SM_EXECUTOR_NOMEM. */
-static int runner_new(const bench_args *a, const job *j, const config *c, runner *x,
-                      sm_status *st)
-{
-    memset(x, 0, sizeof *x);
-#ifdef SM_HAVE_CUDA
-    if (a->cuda) {
-        /* the executor refuses what exceeds the GPU's free memory itself */
-        sm_cuda_executor_options o = {
-            .batch = c->batch, .seed = 1, .device = j->gpu.device,
-            .max_bytes = a->max_memory_gb > 0 ? (int64_t)(a->max_memory_gb * 1e9) : 0,
-            .precision = sm_gpu_precision_parse(a->precision),
-            .algo_search = strcmp(a->conv_algo, "heuristic") == 0 ? SM_GPU_ALGO_HEURISTIC
-                                                                   : SM_GPU_ALGO_MEASURE,
-        };
-        return sm_cuda_executor_new(c->net, &o, &x->gpu, st);
-    }
-#endif
-    double limit = a->max_memory_gb > 0 ? a->max_memory_gb * 1e9
-                                        : 0.9 * available_memory() / j->per_node;
-    sm_executor_options opt = {.batch = c->batch, .seed = 1, .max_bytes = (int64_t)limit};
-    return sm_executor_new(c->net, &opt, &x->cpu, st);
-}
-
-static void runner_free(runner *x)
-{
-    sm_executor_free(x->cpu);
-#ifdef SM_HAVE_CUDA
-    sm_cuda_executor_free(x->gpu);
-#endif
-}
-
-/* Measures it into r: the times, and on the GPU the energy. sm_bench_run's return values. */
-static int runner_bench(const bench_args *a, const job *j, runner *x, progress *p, row *r,
-                        sm_status *st)
+/* Measures it into r: the times, and where the backend measures it, the energy. Returns
+ * sm_bench_measure's values. */
+static int measure_row(const bench_args *a, const job *j, const config *c, progress *p, row *r,
+                       sm_status *st)
 {
     /* learning rate 0: the update costs the same, and the weights (so the numbers the kernels
      * see, and their speed) stay those of the first step however long it runs */
     sm_bench_config cfg = {(int)a->warmup, (int)a->reps, a->min_time,
                            (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f};
+    sm_bench_options o = {.batch = c->batch, .per_node = j->per_node,
+                          .max_bytes = a->max_memory_gb > 0 ? (int64_t)(a->max_memory_gb * 1e9)
+                                                            : 0,
+                          .precision = a->precision, .conv_algo = a->conv_algo};
     sm_bench_result res;
-    int rc;
-#ifdef SM_HAVE_CUDA
-    if (x->gpu)
-        rc = sm_bench_cuda(x->gpu, &cfg, j->gpu.nccl, j->gpu.meter, MPI_COMM_WORLD, show, p, &res,
-                           st);
-    else
-#endif
-        rc = sm_bench_cpu(x->cpu, &cfg, MPI_COMM_WORLD, show, p, &res, st);
-    (void)j;
+    int rc = sm_bench_measure(a->backend, j->backend_job, c->net, &o, &cfg, MPI_COMM_WORLD, show,
+                              p, &res, st);
     if (rc)
         return rc;
     row_times(r, &res);
@@ -624,15 +549,6 @@ static int runner_bench(const bench_args *a, const job *j, runner *x, progress *
         snprintf(r->f[SM_COL_ENERGY_INFER_WINDOW], sizeof r->f[0], "%.3g",
                  res.energy_infer_window_s);
     return 0;
-}
-
-/* A GPU library that ran out of device memory inside a call (cuDNN's algorithm search, cuBLAS's
- * workspace) says so only in its message: the configuration does not fit, like
- * SM_EXECUTOR_NOMEM. */
-static int out_of_memory(const char *msg)
-{
-    return strstr(msg, "out of memory") || strstr(msg, "ALLOC_FAILED") ||
-           strstr(msg, "ALLOCATION_FAILED");
 }
 
 /* A configuration that does not fit: its row says status=oom, with empty times. */
@@ -655,45 +571,27 @@ static int measure(const bench_args *a, const job *j, const config *c, sm_runs_w
                    progress *p, tally *t)
 {
     sm_status st = {""};
-    runner x;
-    int rc = runner_new(a, j, c, &x, &st);
-    if (rc == -1 && out_of_memory(st.msg))
-        rc = SM_EXECUTOR_NOMEM;
-    int code = agree_max(rc == 0 ? 0 : rc == SM_EXECUTOR_NOMEM ? 1 : 2);
     row r;
     row_init(&r, a, j, c);
-    if (code == 2) {
-        report_first(j, rc != 0 && rc != SM_EXECUTOR_NOMEM, st.msg);
-        runner_free(&x);
+    int rc = measure_row(a, j, c, p, &r, &st);
+    if (rc == SM_BENCH_RANK_FAILED && j->ranks > 1) {
+        fprintf(stderr, "\nscalemeter: rank %d: %s\n", j->rank, st.msg);
+        MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
+    } else if (rc == SM_BENCH_RANK_FAILED) {
+        if (j->tty)
+            fprintf(stderr, "\n");
+        report_error(st.msg);
         return 1;
-    }
-    if (code == 1) {
-        runner_free(&x);
+    } else if (rc == -1) {
+        /* the ranks that failed have the message, the others an empty one */
+        report_first(j, st.msg[0] != '\0', st.msg);
+        return 1;
+    } else if (rc == SM_BENCH_NOMEM) {
         oom_row(j, &r);
-    } else {
-        rc = runner_bench(a, j, &x, p, &r, &st);
-        runner_free(&x);
-        /* the warm-up failed on every rank together: for want of memory on any, a row */
-        if (rc == -1 && agree_max(out_of_memory(st.msg) ? 1 : 0)) {
-            oom_row(j, &r);
-            code = 1;
-        } else if (rc == SM_BENCH_RANK_FAILED && j->ranks > 1) {
-            fprintf(stderr, "\nscalemeter: rank %d: %s\n", j->rank, st.msg);
-            MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
-        } else if (rc == SM_BENCH_RANK_FAILED) {
-            if (j->tty)
-                fprintf(stderr, "\n");
-            report_error(st.msg);
-            return 1;
-        } else if (rc) {
-            /* the ranks that failed have the message, the others an empty one (bench.h) */
-            report_first(j, st.msg[0] != '\0', st.msg);
-            return 1;
-        }
     }
     /* counted only once stored: the tally says what the file holds */
     int failed = append_row(a, j, w, &r);
-    if (!failed && code == 1)
+    if (!failed && rc == SM_BENCH_NOMEM)
         t->oom++;
     else if (!failed)
         t->measured++;
@@ -831,21 +729,20 @@ static int bench(const bench_args *a, job *j)
         report_first(j, failed != 0, st.msg);
         failed = 1;
     }
-#ifdef SM_HAVE_CUDA
     /* after the networks, so that a layer without GPU kernels is named even without a GPU */
-    int gpu_open = 0;
-    if (!failed && a->cuda) {
-        sm_status gst = {""};
-        if (sm_cuda_job_open(MPI_COMM_WORLD, &j->gpu, &gst)) {
-            report_first(j, !strstr(gst.msg, "another rank failed"), gst.msg);
+    int opened = 0;
+    if (!failed) {
+        sm_status bst = {""};
+        char note[SM_STATUS_LEN + 32];
+        if (a->backend->open(MPI_COMM_WORLD, &j->backend_job, note, sizeof note, &bst)) {
+            report_first(j, bst.msg[0] != '\0', bst.msg);
             failed = 1;
         } else {
-            gpu_open = 1;
-            if (j->rank == 0 && !j->gpu.meter)
-                fprintf(stderr, "scalemeter: %s: energy_j stays empty\n", j->gpu.energy_note);
+            opened = 1;
+            if (j->rank == 0 && note[0])
+                fprintf(stderr, "scalemeter: %s\n", note);
         }
     }
-#endif
     int n = 0, rc = 1;
     for (int m = 0; !failed && m < a->n_models; m++)
         for (int i = 0; i < n_images; i++)
@@ -858,10 +755,8 @@ static int bench(const bench_args *a, job *j)
             }
     if (!failed)
         rc = run_all(a, j, cs, n);
-#ifdef SM_HAVE_CUDA
-    if (gpu_open)
-        sm_cuda_job_close(&j->gpu);
-#endif
+    if (opened)
+        a->backend->close(j->backend_job);
     for (int k = 0; nets && k < n_nets; k++)
         sm_network_free(nets[k]);
     free(nets);

@@ -1,0 +1,78 @@
+/*
+ * The table of bench's compute backends and what every configuration does alike whichever
+ * runs it (bench_backend.h): executor, agreement over the ranks, measurement.
+ */
+#include "bench_backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const sm_bench_backend *const backends[] = {
+    &sm_bench_backend_cpu,
+#ifdef SM_HAVE_CUDA
+    &sm_bench_backend_cuda,
+#endif
+};
+#define N_BACKENDS ((int)(sizeof backends / sizeof backends[0]))
+
+const sm_bench_backend *sm_bench_backend_find(const char *name, sm_status *st)
+{
+    char names[128] = "";
+    for (int i = 0; i < N_BACKENDS; i++) {
+        if (!strcmp(backends[i]->name, name))
+            return backends[i];
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "", backends[i]->name);
+    }
+    if (!strcmp(name, "cuda"))
+        sm_fail(st, "--backend cuda: expected %s (the GPU backend is not built into this "
+                    "binary: it needs CUDA, cuDNN and NCCL at build time; scalemeter backends)",
+                names);
+    else
+        sm_fail(st, "--backend %s: expected %s", name, names);
+    return NULL;
+}
+
+/* A GPU library that ran out of device memory inside a call (cuDNN's algorithm search, cuBLAS's
+ * workspace) says so only in its message: the configuration does not fit, like
+ * SM_EXECUTOR_NOMEM. */
+static int out_of_memory(const char *msg)
+{
+    return strstr(msg, "out of memory") || strstr(msg, "ALLOC_FAILED") ||
+           strstr(msg, "ALLOCATION_FAILED");
+}
+
+/* The largest of every rank's code. */
+static int agree_max(MPI_Comm comm, int code)
+{
+    int worst = code;
+    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+    return worst;
+}
+
+int sm_bench_measure(const sm_bench_backend *b, void *job, const sm_network *net,
+                     const sm_bench_options *o, const sm_bench_config *cfg, MPI_Comm comm,
+                     sm_bench_progress_fn progress, void *ctx, sm_bench_result *out,
+                     sm_status *st)
+{
+    void *ex = NULL;
+    int rc = b->executor_new(job, net, o, &ex, st);
+    if (rc == -1 && out_of_memory(st->msg))
+        rc = SM_EXECUTOR_NOMEM;
+    int code = agree_max(comm, rc == 0 ? 0 : rc == SM_EXECUTOR_NOMEM ? 1 : 2);
+    if (code) {
+        b->executor_free(ex);
+        if (code == 1)
+            return SM_BENCH_NOMEM;
+        if (rc == 0 || rc == SM_EXECUTOR_NOMEM)
+            st->msg[0] = '\0'; /* another rank failed: its message comes from it */
+        return -1;
+    }
+    rc = b->run(job, ex, cfg, comm, progress, ctx, out, st);
+    b->executor_free(ex);
+    /* the warm-up failed on every rank together: for want of memory on any, the same as not
+     * fitting */
+    if (rc == -1 && agree_max(comm, out_of_memory(st->msg) ? 1 : 0))
+        return SM_BENCH_NOMEM;
+    return rc;
+}
