@@ -20,11 +20,10 @@
 
 #include <mpi.h>
 
-#include "bench_backend.h"
+#include "bench_job.h"
 #include "commands.h"
 #include "launcher.h"
 #include "output.h"
-#include "runs_writer.h"
 #include "scalemeter/fit.h"
 #include "executor.h"
 
@@ -300,144 +299,29 @@ static void free_args(bench_args *a)
         free(a->models[k]);
 }
 
-/* ---- the job: ranks, layout, memory ------------------------------------------------------ */
+/* ---- showing the job: progress, rows, interruption ---------------------------------------- */
 
 /* Argument errors come before MPI starts; the launcher's environment says which rank we are,
  * so that a job prints one message, not one per rank. */
-typedef struct job {
-    int rank, ranks, nodes, per_node;
-    int tty;           /* rank 0 draws a progress line */
-    void *backend_job; /* what the backend holds for the job: the GPU's device, NCCL, meter */
-} job;
-
-/* Hosts and ranks per host, from the ranks that share memory. */
-static int layout(job *j, sm_status *st)
-{
-    MPI_Comm local;
-    int local_rank = 0, local_size = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
-        MPI_SUCCESS) {
-        MPI_Comm_rank(local, &local_rank);
-        MPI_Comm_size(local, &local_size);
-        MPI_Comm_free(&local);
-    }
-    int leader = local_rank == 0, lo = local_size, hi = local_size;
-    MPI_Allreduce(&leader, &j->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    j->per_node = local_size;
-    if (lo != hi)
-        return sm_fail(st, "hosts run %d to %d ranks each; start the same number on every host "
-                           "(the layout is nodes x ranks per node)",
-                       lo, hi);
-    return 0;
-}
-
-/* After a step that may fail on some ranks only: whether any did (and its worst code). */
-static int agree_max(int code)
-{
-    int worst = code;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
-
-/* The message of the lowest failing rank, printed once. */
-static void report_first(const job *j, int failed, const char *msg)
-{
-    int mine = failed ? j->rank : j->ranks, first = j->ranks;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (j->rank == first && first < j->ranks) {
-        if (first)
-            fprintf(stderr, "scalemeter: rank %d: %s\n", first, msg);
-        else
-            report_error(msg);
-    }
-}
-
-/* ---- configurations ------------------------------------------------------------------------ */
-
-typedef struct config {
-    int model, image; /* indices into the argument lists; image -1: the network's own */
-    int64_t batch;
-    sm_network *net;  /* loaded once per model and image */
-    double work;      /* FLOPs of one step, for the time estimate */
-} config;
-
-/* The measurement CSV's columns are the core's (sm_run_columns, scalemeter/fit.h): the CPU
- * backend writes the first SM_N_CPU_COLS, the GPU backend all of them (docs/gpu.md). */
-static const int key_columns[] = {SM_COL_MODEL,     SM_COL_IMAGE,  SM_COL_BATCH,
-                                  SM_COL_NODES,     SM_COL_GPUS,   SM_COL_BACKEND,
-                                  SM_COL_THREADS,   SM_COL_PRECISION, SM_COL_CONV_ALGO,
-                                  SM_COL_DEVICE};
-#define N_KEY 7      /* of key_columns, on the CPU */
-#define N_KEY_CUDA 10
-
-static int n_columns(const bench_args *a) { return a->backend->n_columns; }
-static int n_keys(const bench_args *a) { return n_columns(a) > SM_N_CPU_COLS ? N_KEY_CUDA : N_KEY; }
-
-/* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */
-static int64_t image_of(const sm_network *net)
-{
-    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
-}
-
-typedef struct row {
-    char f[SM_N_RUN_COLS][64];
-} row;
-
-static void row_init(row *r, const bench_args *a, const job *j, const config *c)
-{
-    memset(r, 0, sizeof *r);
-    snprintf(r->f[SM_COL_MODEL], sizeof r->f[0], "%s", a->models[c->model]);
-    snprintf(r->f[SM_COL_IMAGE], sizeof r->f[0], "%lld", (long long)image_of(c->net));
-    snprintf(r->f[SM_COL_BATCH], sizeof r->f[0], "%lld", (long long)c->batch);
-    snprintf(r->f[SM_COL_NODES], sizeof r->f[0], "%d", j->nodes);
-    snprintf(r->f[SM_COL_GPUS], sizeof r->f[0], "%d", j->per_node);
-    snprintf(r->f[SM_COL_BACKEND], sizeof r->f[0], "%s", a->backend->name);
-    snprintf(r->f[SM_COL_THREADS], sizeof r->f[0], "%lld", (long long)a->threads);
-    if (n_columns(a) > SM_N_CPU_COLS) {
-        const char *device = a->backend->device(j->backend_job);
-        snprintf(r->f[SM_COL_PRECISION], sizeof r->f[0], "%s", a->precision);
-        snprintf(r->f[SM_COL_CONV_ALGO], sizeof r->f[0], "%s", a->conv_algo);
-        snprintf(r->f[SM_COL_DEVICE], sizeof r->f[0], "%.63s", device ? device : "");
-    }
-}
-
-static void row_times(row *r, const sm_bench_result *b)
-{
-    const double t[5] = {b->t_infer, b->t_fwd, b->t_bwd, b->t_grad, b->t_step};
-    for (int k = 0; k < 5; k++)
-        snprintf(r->f[SM_COL_INFER + k], sizeof r->f[0], "%.6g", t[k]);
-    snprintf(r->f[SM_COL_REPS], sizeof r->f[0], "%d", b->reps);
-    snprintf(r->f[SM_COL_STATUS], sizeof r->f[0], "ok");
-}
-
-/* Loads every (model, image) once on every rank and checks it can run, before measuring. */
-static int load_networks(const bench_args *a, const sm_registry *reg, sm_network **nets,
-                         sm_status *st)
-{
-    int n_images = a->n_images ? a->n_images : 1;
-    for (int m = 0; m < a->n_models; m++)
-        for (int i = 0; i < n_images; i++) {
-            sm_network_options opt = {a->n_images ? a->images[i] : 0};
-            sm_network **net = &nets[m * n_images + i];
-            if (sm_network_load(reg, a->models[m], &opt, net, st))
-                return -1;
-            if (a->backend->check(*net, st))
-                return -1;
-        }
-    return 0;
-}
-
-/* ---- progress ------------------------------------------------------------------------------ */
-
-typedef struct progress {
-    const job *j;
+typedef struct view {
     const bench_args *a;
-    const config *c;
-    int index, total;  /* configurations: this one (of those to measure), how many */
+    const sm_bench_layout *l;
+    const sm_bench_item *c; /* being measured */
+    int tty;                /* rank 0 draws a progress line */
+    int index, total;       /* configurations: this one (of those to measure), how many */
     double work_done, work_left, seconds_done, started, job_started;
-} progress;
+} view;
+
+/* A collective call's message: the rank that has it prints it (bench_job.h). */
+static void report(const sm_bench_layout *l, const sm_status *st)
+{
+    if (!st->msg[0])
+        return;
+    if (l->rank)
+        fprintf(stderr, "scalemeter: rank %d: %s\n", l->rank, st->msg);
+    else
+        report_error(st->msg);
+}
 
 static double now(void)
 {
@@ -446,7 +330,7 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static const char *eta(const progress *p, char *buf, size_t len)
+static const char *eta(const view *p, char *buf, size_t len)
 {
     if (p->work_done <= 0) {
         snprintf(buf, len, "time left unknown yet");
@@ -466,16 +350,14 @@ static const char *eta(const progress *p, char *buf, size_t len)
 
 static void show(void *ctx, const char *phase, int reps)
 {
-    const progress *p = ctx;
-    if (!p->j->tty)
+    const view *p = ctx;
+    if (!p->tty)
         return;
-    char image[32], left[64];
-    snprintf(image, sizeof image, "%lld", (long long)image_of(p->c->net));
-    char ranks[32] = "";
-    if (p->j->ranks > 1)
-        snprintf(ranks, sizeof ranks, " on %d ranks", p->j->ranks);
-    fprintf(stderr, "\r\033[K[%d/%d] %s image %s batch %lld%s: %s", p->index + 1, p->total,
-            p->a->models[p->c->model], image, (long long)p->c->batch, ranks, phase);
+    char ranks[32] = "", left[64];
+    if (p->l->ranks > 1)
+        snprintf(ranks, sizeof ranks, " on %d ranks", p->l->ranks);
+    fprintf(stderr, "\r\033[K[%d/%d] %s image %lld batch %lld%s: %s", p->index + 1, p->total,
+            p->c->model, (long long)p->c->image, (long long)p->c->batch, ranks, phase);
     if (strcmp(phase, "warm-up") != 0)
         fprintf(stderr, ", %d reps", reps);
     char elapsed[32];
@@ -490,113 +372,9 @@ static void show(void *ctx, const char *phase, int reps)
     fflush(stderr);
 }
 
-/* ---- measuring ----------------------------------------------------------------------------- */
-
 typedef struct tally {
     int measured, skipped, oom;
 } tally;
-
-/* Rank 0 appends the row and echoes it on stdout; every rank learns whether that worked. */
-static int append_row(const bench_args *a, const job *j, sm_runs_writer *w, const row *r)
-{
-    int failed = 0;
-    if (j->rank == 0) {
-        sm_status st = {""};
-        const char *fields[SM_N_RUN_COLS];
-        for (int k = 0; k < n_columns(a); k++)
-            fields[k] = r->f[k];
-        if (j->tty)
-            fprintf(stderr, "\r\033[K"); /* the row may go to the same terminal */
-        failed = sm_runs_writer_append(w, fields, &st) != 0;
-        if (failed) {
-            report_error(st.msg);
-        } else {
-            for (int k = 0; k < n_columns(a); k++)
-                printf("%s%s", k ? "," : "", fields[k]);
-            printf("\n");
-            fflush(stdout);
-        }
-    }
-    return agree_max(failed) ? 1 : 0;
-}
-
-/* Measures it into r: the times, and where the backend measures it, the energy. Returns
- * sm_bench_measure's values. */
-static int measure_row(const bench_args *a, const job *j, const config *c, progress *p, row *r,
-                       sm_status *st)
-{
-    /* learning rate 0: the update costs the same, and the weights (so the numbers the kernels
-     * see, and their speed) stay those of the first step however long it runs */
-    sm_bench_config cfg = {(int)a->warmup, (int)a->reps, a->min_time,
-                           (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f};
-    sm_bench_options o = {.batch = c->batch, .per_node = j->per_node,
-                          .max_bytes = a->max_memory_gb > 0 ? (int64_t)(a->max_memory_gb * 1e9)
-                                                            : 0,
-                          .precision = a->precision, .conv_algo = a->conv_algo};
-    sm_bench_result res;
-    int rc = sm_bench_measure(a->backend, j->backend_job, c->net, &o, &cfg, MPI_COMM_WORLD, show,
-                              p, &res, st);
-    if (rc)
-        return rc;
-    row_times(r, &res);
-    if (!isnan(res.energy_j)) /* empty where no energy was measured */
-        snprintf(r->f[SM_COL_ENERGY], sizeof r->f[0], "%.6g", res.energy_j);
-    if (!isnan(res.energy_infer_j))
-        snprintf(r->f[SM_COL_ENERGY_INFER], sizeof r->f[0], "%.6g", res.energy_infer_j);
-    if (!isnan(res.energy_window_s))
-        snprintf(r->f[SM_COL_ENERGY_WINDOW], sizeof r->f[0], "%.3g", res.energy_window_s);
-    if (!isnan(res.energy_infer_window_s))
-        snprintf(r->f[SM_COL_ENERGY_INFER_WINDOW], sizeof r->f[0], "%.3g",
-                 res.energy_infer_window_s);
-    return 0;
-}
-
-/* A configuration that does not fit: its row says status=oom, with empty times. */
-static void oom_row(const job *j, row *r)
-{
-    for (int k = SM_COL_INFER; k <= SM_COL_STEP; k++)
-        r->f[k][0] = '\0';
-    snprintf(r->f[SM_COL_REPS], sizeof r->f[0], "0");
-    snprintf(r->f[SM_COL_STATUS], sizeof r->f[0], "oom");
-    if (j->rank == 0 && j->tty)
-        fprintf(stderr, "\r\033[K");
-    if (j->rank == 0)
-        fprintf(stderr, "scalemeter: %s image %s batch %s: out of memory, recorded as "
-                        "status=oom\n",
-                r->f[SM_COL_MODEL], r->f[SM_COL_IMAGE], r->f[SM_COL_BATCH]);
-}
-
-/* One configuration on every rank; rank 0 appends its row. Returns 0 or an exit status. */
-static int measure(const bench_args *a, const job *j, const config *c, sm_runs_writer *w,
-                   progress *p, tally *t)
-{
-    sm_status st = {""};
-    row r;
-    row_init(&r, a, j, c);
-    int rc = measure_row(a, j, c, p, &r, &st);
-    if (rc == SM_BENCH_RANK_FAILED && j->ranks > 1) {
-        fprintf(stderr, "\nscalemeter: rank %d: %s\n", j->rank, st.msg);
-        MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
-    } else if (rc == SM_BENCH_RANK_FAILED) {
-        if (j->tty)
-            fprintf(stderr, "\n");
-        report_error(st.msg);
-        return 1;
-    } else if (rc == -1) {
-        /* the ranks that failed have the message, the others an empty one */
-        report_first(j, st.msg[0] != '\0', st.msg);
-        return 1;
-    } else if (rc == SM_BENCH_NOMEM) {
-        oom_row(j, &r);
-    }
-    /* counted only once stored: the tally says what the file holds */
-    int failed = append_row(a, j, w, &r);
-    if (!failed && rc == SM_BENCH_NOMEM)
-        t->oom++;
-    else if (!failed)
-        t->measured++;
-    return failed;
-}
 
 /* What a SIGINT or SIGTERM (Ctrl-C, mpirun passing it on, a batch system's time limit) says as
  * the job ends: every stored row is already on disk, written and synced one by one. Two
@@ -612,9 +390,9 @@ static void on_interrupt(int sig)
     _exit(128 + sig);
 }
 
-static void interrupt_message(const job *j, const char *file, const tally *t)
+static void interrupt_message(const sm_bench_layout *l, const char *file, const tally *t)
 {
-    if (j->rank != 0)
+    if (l->rank != 0)
         return; /* one message per job */
     int k = !interrupted_which;
     int n = snprintf(interrupted_msg[k], sizeof interrupted_msg[k],
@@ -636,132 +414,115 @@ static void catch_interrupts(int on)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Which configurations the file already holds: rank 0 reads, everyone learns. */
-static int plan(const bench_args *a, const job *j, config *cs, int n, sm_runs_writer *w,
-                char *done)
+/* One configuration measured and stored; its row echoed. Returns 0 or an exit status. */
+static int measure(sm_bench_job *job, int i, view *p, tally *t)
 {
-    if (j->rank == 0)
-        for (int i = 0; i < n; i++) {
-            row r;
-            row_init(&r, a, j, &cs[i]);
-            const char *key[N_KEY_CUDA];
-            for (int k = 0; k < n_keys(a); k++)
-                key[k] = r.f[key_columns[k]];
-            done[i] = (char)sm_runs_writer_has(w, key);
-        }
-    MPI_Bcast(done, n, MPI_CHAR, 0, MPI_COMM_WORLD);
-    int left = 0;
-    for (int i = 0; i < n; i++)
-        left += !done[i];
-    return left;
-}
-
-static int run_all(const bench_args *a, const job *j, config *cs, int n)
-{
+    const sm_bench_layout *l = p->l;
     sm_status st = {""};
-    sm_runs_writer *w = NULL;
-    const char *note = NULL;
-    int failed = j->rank == 0 && sm_runs_writer_open(a->output, sm_run_columns, n_columns(a),
-                                                     key_columns, n_keys(a), &w, &note, &st);
-    if (agree_max(failed)) {
-        if (j->rank == 0)
-            report_error(st.msg);
+    const char *const *row;
+    int oom;
+    int rc = sm_bench_job_measure(job, i, show, p, &row, &oom, &st);
+    if (l->rank == 0 && p->tty)
+        fprintf(stderr, "\r\033[K"); /* the row may go to the same terminal */
+    if (rc == SM_BENCH_RANK_FAILED && l->ranks > 1) {
+        fprintf(stderr, "\nscalemeter: rank %d: %s\n", l->rank, st.msg);
+        MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
+    }
+    if (rc) {
+        report(l, &st);
         return 1;
     }
-    if (note && j->rank == 0)
-        fprintf(stderr, "scalemeter: %s: %s\n", a->output, note);
-    char *done = calloc((size_t)n, 1);
-    if (!done)
-        return report_error("out of memory");
-    int left = plan(a, j, cs, n, w, done), rc = 0;
-    tally t = {0, n - left, 0};
-    progress p = {j, a, NULL, 0, left, 0, 0, 0, now(), now()};
+    /* counted once stored: the tally says what the file holds */
+    if (oom)
+        t->oom++;
+    else
+        t->measured++;
+    if (!row)
+        return 0; /* ranks other than 0 */
+    if (oom)
+        fprintf(stderr, "scalemeter: %s image %s batch %s: out of memory, recorded as "
+                        "status=oom\n",
+                row[SM_COL_MODEL], row[SM_COL_IMAGE], row[SM_COL_BATCH]);
+    for (int k = 0; k < sm_bench_job_columns(job); k++)
+        printf("%s%s", k ? "," : "", row[k]);
+    printf("\n");
+    fflush(stdout);
+    return 0;
+}
+
+static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *job, int tty)
+{
+    int n = sm_bench_job_count(job), left = 0, rc = 0;
     for (int i = 0; i < n; i++)
-        if (!done[i])
-            p.work_left += cs[i].work;
-    if (j->rank == 0 && j->tty && t.skipped)
-        fprintf(stderr, "scalemeter: %d of %d configurations already in %s\n", t.skipped, n,
-                a->output);
-    if (j->rank == 0 && left) {
-        for (int k = 0; k < n_columns(a); k++)
-            printf("%s%s", k ? "," : "", sm_run_columns[k]);
-        printf("\n");
-        fflush(stdout);
+        left += !sm_bench_job_item(job, i)->stored;
+    tally t = {0, n - left, 0};
+    view p = {a, l, NULL, tty, 0, left, 0, 0, 0, now(), now()};
+    for (int i = 0; i < n; i++)
+        if (!sm_bench_job_item(job, i)->stored)
+            p.work_left += sm_bench_job_item(job, i)->work;
+    if (l->rank == 0) {
+        for (int k = 0; sm_bench_job_note(job, k); k++)
+            fprintf(stderr, "scalemeter: %s\n", sm_bench_job_note(job, k));
+        if (tty && t.skipped)
+            fprintf(stderr, "scalemeter: %d of %d configurations already in %s\n", t.skipped, n,
+                    a->output);
+        if (left) {
+            for (int k = 0; k < sm_bench_job_columns(job); k++)
+                printf("%s%s", k ? "," : "", sm_run_columns[k]);
+            printf("\n");
+            fflush(stdout);
+        }
     }
-    interrupt_message(j, a->output, &t);
+    interrupt_message(l, a->output, &t);
     catch_interrupts(1);
     for (int i = 0; i < n && !rc; i++) {
-        if (done[i])
+        const sm_bench_item *c = sm_bench_job_item(job, i);
+        if (c->stored)
             continue;
-        p.c = &cs[i];
+        p.c = c;
         double t0 = now();
-        rc = measure(a, j, &cs[i], w, &p, &t);
-        interrupt_message(j, a->output, &t);
+        rc = measure(job, i, &p, &t);
+        interrupt_message(l, a->output, &t);
         p.index++;
         p.seconds_done += now() - t0;
-        p.work_done += cs[i].work;
-        p.work_left -= cs[i].work;
+        p.work_done += c->work;
+        p.work_left -= c->work;
         p.started = now();
     }
-    if (j->rank == 0) {
-        if (j->tty)
+    if (l->rank == 0) {
+        if (tty)
             fprintf(stderr, "\r\033[K");
         fprintf(stderr, "scalemeter: %s: %d configurations measured, %d out of memory, %d "
                         "already there\n",
                 a->output, t.measured, t.oom, t.skipped);
     }
     catch_interrupts(0);
-    free(done);
-    sm_runs_writer_close(w);
     return rc;
 }
 
-static int bench(const bench_args *a, job *j)
+static int bench(const bench_args *a, const sm_bench_layout *l, int tty)
 {
+    /* learning rate 0: the update costs the same, and the weights (so the numbers the kernels
+     * see, and their speed) stay those of the first step however long it runs */
+    sm_bench_spec s = {
+        .backend = a->backend, .output = a->output,
+        .models = a->models, .n_models = a->n_models,
+        .images = a->images, .n_images = a->n_images,
+        .batches = a->batches, .n_batches = a->n_batches,
+        .cfg = {(int)a->warmup, (int)a->reps, a->min_time,
+                (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f},
+        .opt = {.max_bytes = a->max_memory_gb > 0 ? (int64_t)(a->max_memory_gb * 1e9) : 0,
+                .precision = a->precision, .conv_algo = a->conv_algo},
+        .threads = a->threads, .layout = *l,
+    };
     sm_status st = {""};
-    sm_registry *reg = NULL;
-    int n_images = a->n_images ? a->n_images : 1, n_nets = a->n_models * n_images;
-    sm_network **nets = calloc((size_t)n_nets, sizeof *nets);
-    config *cs = calloc((size_t)(n_nets * a->n_batches), sizeof *cs);
-    int failed = !nets || !cs ? sm_fail(&st, "out of memory")
-                              : sm_registry_open(&reg, &st) || load_networks(a, reg, nets, &st);
-    if (agree_max(failed != 0)) {
-        report_first(j, failed != 0, st.msg);
-        failed = 1;
-    }
-    /* after the networks, so that a layer without GPU kernels is named even without a GPU */
-    int opened = 0;
-    if (!failed) {
-        sm_status bst = {""};
-        char note[SM_STATUS_LEN + 32];
-        if (a->backend->open(MPI_COMM_WORLD, &j->backend_job, note, sizeof note, &bst)) {
-            report_first(j, bst.msg[0] != '\0', bst.msg);
-            failed = 1;
-        } else {
-            opened = 1;
-            if (j->rank == 0 && note[0])
-                fprintf(stderr, "scalemeter: %s\n", note);
-        }
-    }
-    int n = 0, rc = 1;
-    for (int m = 0; !failed && m < a->n_models; m++)
-        for (int i = 0; i < n_images; i++)
-            for (int b = 0; b < a->n_batches; b++) {
-                config *c = &cs[n++];
-                *c = (config){m, a->n_images ? i : -1, a->batches[b], nets[m * n_images + i], 0};
-                sm_metrics mt;
-                if (sm_network_metrics(c->net, c->batch, &mt, &st) == 0)
-                    c->work = (double)(2 * mt.flops + mt.bwd_flops) + 4.0 * (double)mt.weights;
-            }
-    if (!failed)
-        rc = run_all(a, j, cs, n);
-    if (opened)
-        a->backend->close(j->backend_job);
-    for (int k = 0; nets && k < n_nets; k++)
-        sm_network_free(nets[k]);
-    free(nets);
-    free(cs);
-    sm_registry_free(reg);
+    sm_bench_job *job = NULL;
+    int rc = 1;
+    if (sm_bench_job_open(&s, MPI_COMM_WORLD, &job, &st))
+        report(l, &st);
+    else
+        rc = run_all(a, l, job, tty);
+    sm_bench_job_close(job);
     return rc;
 }
 
@@ -787,21 +548,17 @@ int cmd_bench(int argc, char **argv)
         return report_error("bench: MPI_Init failed");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    job j = {0};
-    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &j.ranks);
+    sm_bench_layout l;
     int rc = 1;
-    if (layout(&j, &st)) {
-        if (j.rank == 0)
-            report_error(st.msg);
+    if (sm_bench_layout_of(MPI_COMM_WORLD, &l, &st)) {
+        report(&l, &st);
     } else {
         if (!a.threads) {
             long cores = sysconf(_SC_NPROCESSORS_ONLN);
-            a.threads = cores / j.per_node > 1 ? cores / j.per_node : 1;
+            a.threads = cores / l.per_node > 1 ? cores / l.per_node : 1;
         }
         sm_cpu_set_threads((int)a.threads);
-        j.tty = j.rank == 0 && !a.quiet && isatty(STDERR_FILENO);
-        rc = bench(&a, &j);
+        rc = bench(&a, &l, l.rank == 0 && !a.quiet && isatty(STDERR_FILENO));
     }
     MPI_Finalize();
     free_args(&a);

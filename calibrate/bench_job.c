@@ -1,0 +1,324 @@
+/*
+ * One `scalemeter bench` job (bench_job.h): layout, networks, configurations, resuming, and
+ * each configuration measured and stored in the measurement CSV before the next.
+ */
+#include "bench_job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runs_writer.h"
+#include "scalemeter/fit.h"
+
+#define MAX_NOTES 4
+
+/* A configuration's row; the columns' order is the core's (sm_run_columns). */
+typedef struct row {
+    char f[SM_N_RUN_COLS][64];
+} row;
+
+struct sm_bench_job {
+    const sm_bench_spec *s;
+    MPI_Comm comm;
+    sm_registry *reg;
+    sm_network **nets;   /* n_models x images, loaded once */
+    int n_nets;
+    sm_bench_item *items;
+    sm_network **item_net;
+    int n;
+    void *backend_job;
+    int backend_open;
+    sm_runs_writer *w;   /* rank 0 */
+    char notes[MAX_NOTES][SM_STATUS_LEN + 64];
+    int n_notes;
+    row last;            /* the row measure stored last */
+    const char *fields[SM_N_RUN_COLS];
+};
+
+/* A row's key: what makes a configuration, so a resumed job skips the rows the CSV holds. The
+ * CPU's first N_KEY; a GPU row's precision, algorithm choice and device too. */
+static const int key_columns[] = {SM_COL_MODEL,     SM_COL_IMAGE,     SM_COL_BATCH,
+                                  SM_COL_NODES,     SM_COL_GPUS,      SM_COL_BACKEND,
+                                  SM_COL_THREADS,   SM_COL_PRECISION, SM_COL_CONV_ALGO,
+                                  SM_COL_DEVICE};
+#define N_KEY 7
+#define N_KEY_GPU 10
+
+int sm_bench_job_columns(const sm_bench_job *j) { return j->s->backend->n_columns; }
+
+static int n_keys(const sm_bench_job *j)
+{
+    return sm_bench_job_columns(j) > SM_N_CPU_COLS ? N_KEY_GPU : N_KEY;
+}
+
+/* After a collective step: -1 on every rank when any failed, the message kept by the lowest
+ * failing rank only. */
+static int agree_failed(MPI_Comm comm, int failed, sm_status *st)
+{
+    int rank, ranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    int mine = failed ? rank : ranks, first = ranks;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == ranks)
+        return 0;
+    if (rank != first)
+        st->msg[0] = '\0';
+    return -1;
+}
+
+int sm_bench_layout_of(MPI_Comm comm, sm_bench_layout *l, sm_status *st)
+{
+    MPI_Comm local;
+    int local_rank = 0, local_size = 1;
+    MPI_Comm_rank(comm, &l->rank);
+    MPI_Comm_size(comm, &l->ranks);
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(local, &local_rank);
+        MPI_Comm_size(local, &local_size);
+        MPI_Comm_free(&local);
+    }
+    int leader = local_rank == 0, lo = local_size, hi = local_size;
+    MPI_Allreduce(&leader, &l->nodes, 1, MPI_INT, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
+    l->per_node = local_size;
+    if (lo == hi)
+        return 0;
+    if (l->rank != 0) {
+        st->msg[0] = '\0';
+        return -1;
+    }
+    return sm_fail(st, "hosts run %d to %d ranks each; start the same number on every host "
+                       "(the layout is nodes x ranks per node)",
+                   lo, hi);
+}
+
+/* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */
+static int64_t image_of(const sm_network *net)
+{
+    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
+}
+
+static void note(sm_bench_job *j, const char *what, const char *text)
+{
+    if (j->n_notes < MAX_NOTES)
+        snprintf(j->notes[j->n_notes++], sizeof j->notes[0], "%s%s%s", what ? what : "",
+                 what ? ": " : "", text);
+}
+
+/* Loads every (model, image) once on every rank and checks it can run, before measuring. */
+static int load_networks(sm_bench_job *j, sm_status *st)
+{
+    const sm_bench_spec *s = j->s;
+    int n_images = s->n_images ? s->n_images : 1;
+    j->n_nets = s->n_models * n_images;
+    if (!(j->nets = calloc((size_t)j->n_nets, sizeof *j->nets)))
+        return sm_fail(st, "out of memory");
+    if (sm_registry_open(&j->reg, st))
+        return -1;
+    for (int m = 0; m < s->n_models; m++)
+        for (int i = 0; i < n_images; i++) {
+            sm_network_options opt = {s->n_images ? s->images[i] : 0};
+            sm_network **net = &j->nets[m * n_images + i];
+            if (sm_network_load(j->reg, s->models[m], &opt, net, st) ||
+                s->backend->check(*net, st))
+                return -1;
+        }
+    return 0;
+}
+
+static void row_init(const sm_bench_job *j, row *r, int i)
+{
+    const sm_bench_spec *s = j->s;
+    const sm_bench_item *c = &j->items[i];
+    memset(r, 0, sizeof *r);
+    snprintf(r->f[SM_COL_MODEL], sizeof r->f[0], "%s", c->model);
+    snprintf(r->f[SM_COL_IMAGE], sizeof r->f[0], "%lld", (long long)c->image);
+    snprintf(r->f[SM_COL_BATCH], sizeof r->f[0], "%lld", (long long)c->batch);
+    snprintf(r->f[SM_COL_NODES], sizeof r->f[0], "%d", s->layout.nodes);
+    snprintf(r->f[SM_COL_GPUS], sizeof r->f[0], "%d", s->layout.per_node);
+    snprintf(r->f[SM_COL_BACKEND], sizeof r->f[0], "%s", s->backend->name);
+    snprintf(r->f[SM_COL_THREADS], sizeof r->f[0], "%lld", (long long)s->threads);
+    if (sm_bench_job_columns(j) > SM_N_CPU_COLS) {
+        const char *device = s->backend->device(j->backend_job);
+        snprintf(r->f[SM_COL_PRECISION], sizeof r->f[0], "%s",
+                 s->opt.precision ? s->opt.precision : "fp32");
+        snprintf(r->f[SM_COL_CONV_ALGO], sizeof r->f[0], "%s",
+                 s->opt.conv_algo ? s->opt.conv_algo : "");
+        snprintf(r->f[SM_COL_DEVICE], sizeof r->f[0], "%.63s", device ? device : "");
+    }
+}
+
+/* The configurations in the order of the arguments: models, then images, then batches. */
+static int list_items(sm_bench_job *j, sm_status *st)
+{
+    const sm_bench_spec *s = j->s;
+    int n_images = s->n_images ? s->n_images : 1;
+    j->n = j->n_nets * s->n_batches;
+    j->items = calloc((size_t)j->n, sizeof *j->items);
+    j->item_net = calloc((size_t)j->n, sizeof *j->item_net);
+    if (!j->items || !j->item_net)
+        return sm_fail(st, "out of memory");
+    int k = 0;
+    for (int m = 0; m < s->n_models; m++)
+        for (int i = 0; i < n_images; i++)
+            for (int b = 0; b < s->n_batches; b++, k++) {
+                sm_network *net = j->nets[m * n_images + i];
+                sm_bench_item *c = &j->items[k];
+                *c = (sm_bench_item){s->models[m], image_of(net), s->batches[b], 0, 0};
+                j->item_net[k] = net;
+                sm_metrics mt;
+                sm_status ignored; /* the estimate only orders the time left */
+                if (sm_network_metrics(net, c->batch, &mt, &ignored) == 0)
+                    c->work = (double)(2 * mt.flops + mt.bwd_flops) + 4.0 * (double)mt.weights;
+            }
+    return 0;
+}
+
+/* The CSV opened by rank 0, and which configurations it holds, learned by every rank. */
+static int open_output(sm_bench_job *j, sm_status *st)
+{
+    const char *what = NULL;
+    int failed = j->s->layout.rank == 0 &&
+                 sm_runs_writer_open(j->s->output, sm_run_columns, sm_bench_job_columns(j),
+                                     key_columns, n_keys(j), &j->w, &what, st);
+    if (agree_failed(j->comm, failed, st))
+        return -1;
+    if (what)
+        note(j, j->s->output, what);
+    char *held = calloc((size_t)j->n, 1);
+    if (agree_failed(j->comm, !held && sm_fail(st, "out of memory"), st)) {
+        free(held);
+        return -1;
+    }
+    for (int i = 0; j->w && i < j->n; i++) {
+        row r;
+        row_init(j, &r, i);
+        const char *key[N_KEY_GPU];
+        for (int k = 0; k < n_keys(j); k++)
+            key[k] = r.f[key_columns[k]];
+        held[i] = (char)sm_runs_writer_has(j->w, key);
+    }
+    MPI_Bcast(held, j->n, MPI_CHAR, 0, j->comm);
+    for (int i = 0; i < j->n; i++)
+        j->items[i].stored = held[i];
+    free(held);
+    return 0;
+}
+
+int sm_bench_job_open(const sm_bench_spec *s, MPI_Comm comm, sm_bench_job **out,
+                      sm_status *st)
+{
+    *out = NULL;
+    sm_bench_job *j = calloc(1, sizeof *j);
+    if (agree_failed(comm, !j && sm_fail(st, "out of memory"), st)) {
+        free(j);
+        return -1;
+    }
+    j->s = s;
+    j->comm = comm;
+    *out = j;
+    if (agree_failed(comm, load_networks(j, st) != 0, st))
+        return -1;
+    /* after the networks, so that a layer without GPU kernels is named even without a GPU */
+    char why[SM_STATUS_LEN + 32];
+    if (s->backend->open(comm, &j->backend_job, why, sizeof why, st)) {
+        agree_failed(comm, st->msg[0] != '\0', st);
+        return -1;
+    }
+    j->backend_open = 1;
+    if (why[0])
+        note(j, NULL, why);
+    if (agree_failed(comm, list_items(j, st) != 0, st))
+        return -1;
+    return open_output(j, st);
+}
+
+void sm_bench_job_close(sm_bench_job *j)
+{
+    if (!j)
+        return;
+    sm_runs_writer_close(j->w);
+    if (j->backend_open)
+        j->s->backend->close(j->backend_job);
+    for (int k = 0; j->nets && k < j->n_nets; k++)
+        sm_network_free(j->nets[k]);
+    free(j->nets);
+    free(j->items);
+    free(j->item_net);
+    sm_registry_free(j->reg);
+    free(j);
+}
+
+const char *sm_bench_job_note(const sm_bench_job *j, int k)
+{
+    return k >= 0 && k < j->n_notes ? j->notes[k] : NULL;
+}
+
+int sm_bench_job_count(const sm_bench_job *j) { return j->n; }
+
+const sm_bench_item *sm_bench_job_item(const sm_bench_job *j, int i) { return &j->items[i]; }
+
+static void row_times(row *r, const sm_bench_result *b)
+{
+    const double t[5] = {b->t_infer, b->t_fwd, b->t_bwd, b->t_grad, b->t_step};
+    for (int k = 0; k < 5; k++)
+        snprintf(r->f[SM_COL_INFER + k], sizeof r->f[0], "%.6g", t[k]);
+    snprintf(r->f[SM_COL_REPS], sizeof r->f[0], "%d", b->reps);
+    snprintf(r->f[SM_COL_STATUS], sizeof r->f[0], "ok");
+    /* the energy columns stay empty where none was measured (and the CPU's rows lack them) */
+    const double e[4] = {b->energy_j, b->energy_infer_j, b->energy_window_s,
+                         b->energy_infer_window_s};
+    const int col[4] = {SM_COL_ENERGY, SM_COL_ENERGY_INFER, SM_COL_ENERGY_WINDOW,
+                        SM_COL_ENERGY_INFER_WINDOW};
+    for (int k = 0; k < 4; k++)
+        if (e[k] == e[k]) /* not NAN */
+            snprintf(r->f[col[k]], sizeof r->f[0], k < 2 ? "%.6g" : "%.3g", e[k]);
+}
+
+/* A configuration that does not fit: status=oom, with empty times. */
+static void oom_row(row *r)
+{
+    snprintf(r->f[SM_COL_REPS], sizeof r->f[0], "0");
+    snprintf(r->f[SM_COL_STATUS], sizeof r->f[0], "oom");
+}
+
+int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, void *ctx,
+                         const char *const **out_row, int *oom, sm_status *st)
+{
+    const sm_bench_spec *s = j->s;
+    row *r = &j->last;
+    row_init(j, r, i);
+    *out_row = NULL;
+    *oom = 0;
+    sm_bench_options o = s->opt;
+    o.batch = j->items[i].batch;
+    o.per_node = s->layout.per_node;
+    sm_bench_result res;
+    int rc = sm_bench_measure(s->backend, j->backend_job, j->item_net[i], &o, &s->cfg, j->comm,
+                              progress, ctx, &res, st);
+    if (rc == SM_BENCH_RANK_FAILED)
+        return rc;
+    if (rc == -1) {
+        /* the ranks that failed have the message, the others an empty one */
+        agree_failed(j->comm, st->msg[0] != '\0', st);
+        return -1;
+    }
+    if (rc == SM_BENCH_NOMEM)
+        oom_row(r);
+    else
+        row_times(r, &res);
+    *oom = rc == SM_BENCH_NOMEM;
+    for (int k = 0; k < SM_N_RUN_COLS; k++)
+        j->fields[k] = r->f[k];
+    int failed = j->w && sm_runs_writer_append(j->w, j->fields, st) != 0;
+    if (agree_failed(j->comm, failed, st))
+        return -1;
+    j->items[i].stored = 1;
+    if (j->w)
+        *out_row = j->fields;
+    return 0;
+}
