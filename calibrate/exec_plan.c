@@ -103,6 +103,40 @@ int sm_plan_zeroes(const sm_plan *p, int i, int j)
 
 int sm_plan_unread(const sm_plan *p, int i) { return i < p->n - 1 && p->layers[i].last_reader < 0; }
 
+int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, sm_error *err)
+{
+    for (int i = 0; i < p->n; i++) {
+        sm_plan_layer *e = &p->layers[i];
+        e->call.training = training;
+        e->call.seed = sm_plan_layer_seed(step_seed, i);
+        if (e->forward(&e->call, err)) {
+            *failed = i;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), void *ctx,
+                     int *failed, sm_error *err)
+{
+    *failed = -1;
+    for (int i = 0; i < p->n; i++)
+        if (sm_plan_unread(p, i) && zero(ctx, &p->layers[i].dout))
+            return -1;
+    for (int i = p->n - 1; i >= 0; i--) {
+        sm_plan_layer *e = &p->layers[i];
+        for (int j = 0; j < e->call.n_in; j++)
+            if (sm_plan_zeroes(p, i, j) && zero(ctx, &e->din[j])) /* read twice: before both */
+                return -1;
+        if (e->backward(&e->call, err)) {
+            *failed = i;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- the host's generator: splitmix64 ------------------------------------------------------- */
 
 static uint64_t next_random(uint64_t *s)

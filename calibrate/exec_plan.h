@@ -8,7 +8,8 @@
  *
  *   sm_plan_init         shapes, readers and offsets of a network at one batch size
  *   sm_plan_wire         points every layer's inputs, gradients and weights at the buffers
- *   sm_plan_zeroes       whether a layer's backward must zero an input gradient first
+ *   sm_plan_forward      every layer's forward pass in order
+ *   sm_plan_backward     every layer's backward pass in reverse order, gradients zeroed first
  *   sm_plan_weights_of   a layer's initial weights; sm_plan_inputs the input and labels
  */
 #ifndef SCALEMETER_EXEC_PLAN_H
@@ -25,6 +26,9 @@ typedef struct sm_plan_layer {
     sm_tensor out, dout; /* data NULL until an executor sets them */
     int last_reader;     /* the last layer that reads this one's output; -1: none */
     int64_t w_offset;    /* of its weights within all weights */
+    /* the layer's kernels on the executor's device, set by the executor */
+    int (*forward)(const sm_layer_io *l, sm_error *err);
+    int (*backward)(const sm_layer_io *l, sm_error *err);
 } sm_plan_layer;
 
 typedef struct sm_plan {
@@ -58,6 +62,15 @@ int sm_plan_zeroes(const sm_plan *p, int i, int j);
 /* Whether layer i's output gradient must be zeroed before a backward pass: nothing reads the
  * output, and it is not the network's. */
 int sm_plan_unread(const sm_plan *p, int i);
+
+/* The forward pass of every layer in network order (training = 1 keeps what backward needs),
+ * each with its seed from step_seed. 0; or -1 with *failed the layer and err its message. */
+int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, sm_error *err);
+/* The backward pass of every layer in reverse order, each gradient buffer zeroed by zero(ctx,
+ * tensor) just before the first to add into it (and those no gradient flows into, first).
+ * 0; -1 with *failed the layer and err its message; or -1 with *failed -1 when zero failed. */
+int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), void *ctx,
+                     int *failed, sm_error *err);
 
 /* The seed of layer i's random parts (dropout) in a step whose seed is step_seed. */
 uint64_t sm_plan_layer_seed(uint64_t step_seed, int i);

@@ -87,7 +87,7 @@ static int new_plan(const sm_network *net, const sm_executor_options *opt, sm_ex
     int rc = sm_plan_init(&ex->p, net, opt->batch, st);
     if (rc)
         return rc;
-    const sm_plan *p = &ex->p;
+    sm_plan *p = &ex->p;
     if (!(ex->layers = calloc((size_t)p->n, sizeof *ex->layers)))
         return SM_EXECUTOR_NOMEM;
     int64_t total = sm_mul(sm_plan_tensor_bytes(&p->input), opt->input_grad ? 2 : 1);
@@ -95,6 +95,8 @@ static int new_plan(const sm_network *net, const sm_executor_options *opt, sm_ex
         cpu_layer *c = &ex->layers[i];
         const sm_layer_io *call = &p->layers[i].call;
         c->k = kernels_of(net->layers[i].type);
+        ex->p.layers[i].forward = c->k->forward;
+        ex->p.layers[i].backward = c->k->backward;
         c->state_bytes = c->k->state_size ? c->k->state_size(call) : 0;
         c->work_bytes = c->k->work_size ? c->k->work_size(call) : 0;
         if (c->state_bytes > INT64_MAX / 2 || c->work_bytes > INT64_MAX / 2) /* SIZE_MAX too */
@@ -236,14 +238,10 @@ static int layer_failed(const sm_executor *ex, int i, const char *pass, const sm
 
 int sm_executor_forward(sm_executor *ex, int training, sm_status *st)
 {
-    for (int i = 0; i < ex->p.n; i++) {
-        sm_layer_io *call = &ex->p.layers[i].call;
-        sm_error err = {{0}};
-        call->training = training;
-        call->seed = sm_plan_layer_seed(ex->step_seed, i);
-        if (ex->layers[i].k->forward(call, &err))
-            return layer_failed(ex, i, "forward", &err, st);
-    }
+    int failed;
+    sm_error err = {{0}};
+    if (sm_plan_forward(&ex->p, ex->step_seed, training, &failed, &err))
+        return layer_failed(ex, failed, "forward", &err, st);
     return 0;
 }
 
@@ -278,27 +276,20 @@ int sm_executor_loss(sm_executor *ex, double *loss, sm_status *st)
     return 0;
 }
 
-static void zero(const sm_tensor *t)
+static int zero(void *ctx, const sm_tensor *t)
 {
+    (void)ctx;
     if (t->data)
         memset(t->data, 0, (size_t)(t->n * sm_shape_elems(&t->shape)) * sizeof(float));
+    return 0;
 }
 
 int sm_executor_backward(sm_executor *ex, sm_status *st)
 {
-    const sm_plan *p = &ex->p;
-    for (int i = 0; i < p->n; i++)
-        if (sm_plan_unread(p, i)) /* no gradient flows into it */
-            zero(&p->layers[i].dout);
-    for (int i = p->n - 1; i >= 0; i--) {
-        const sm_plan_layer *e = &p->layers[i];
-        for (int j = 0; j < e->call.n_in; j++)
-            if (sm_plan_zeroes(p, i, j)) /* an input read twice (add from=x,x): before both */
-                zero(&e->din[j]);
-        sm_error err = {{0}};
-        if (ex->layers[i].k->backward(&e->call, &err))
-            return layer_failed(ex, i, "backward", &err, st);
-    }
+    int failed;
+    sm_error err = {{0}};
+    if (sm_plan_backward(&ex->p, zero, NULL, &failed, &err))
+        return layer_failed(ex, failed, "backward", &err, st);
     return 0;
 }
 

@@ -146,6 +146,8 @@ static size_t plan(sm_cuda_executor *ex)
         sm_plan_layer *e = &p->layers[i];
         sm_status ignored; /* checked before planning: found, cached by the registry */
         g->k = kernels_of(p->net, &p->net->layers[i], &ignored);
+        e->forward = g->k->forward;
+        e->backward = g->k->backward;
         e->call.gpu = &ex->ctx;
         g->state_bytes = HAS(g->k, state_size) ? g->k->state_size(&e->call) : 0;
         if (g->state_bytes > INT64_MAX / 4)
@@ -442,14 +444,10 @@ void sm_cuda_executor_free(sm_cuda_executor *ex)
 
 int sm_cuda_executor_forward(sm_cuda_executor *ex, int training, sm_status *st)
 {
-    for (int i = 0; i < ex->p.n; i++) {
-        sm_layer_io *call = &ex->p.layers[i].call;
-        sm_error err = {{0}};
-        call->training = training;
-        call->seed = sm_plan_layer_seed(ex->step_seed, i);
-        if (ex->layers[i].k->forward(call, &err))
-            return layer_failed(ex, i, "the forward pass", &err, st);
-    }
+    int failed;
+    sm_error err = {{0}};
+    if (sm_plan_forward(&ex->p, ex->step_seed, training, &failed, &err))
+        return layer_failed(ex, failed, "the forward pass", &err, st);
     return 0;
 }
 
@@ -474,29 +472,27 @@ int sm_cuda_executor_loss(sm_cuda_executor *ex, double *loss, sm_status *st)
     return 0;
 }
 
-static int zero(const sm_cuda_executor *ex, const sm_tensor *t, sm_status *st)
+typedef struct zero_ctx {
+    cudaStream_t stream;
+    sm_status *st;
+} zero_ctx;
+
+static int zero(void *ctx, const sm_tensor *t)
 {
+    const zero_ctx *z = ctx;
     if (t->data)
-        CUDA_TRY(st, cudaMemsetAsync, t->data, 0,
-                 (size_t)(t->n * sm_shape_elems(&t->shape)) * sizeof(float), ex->stream);
+        CUDA_TRY(z->st, cudaMemsetAsync, t->data, 0,
+                 (size_t)(t->n * sm_shape_elems(&t->shape)) * sizeof(float), z->stream);
     return 0;
 }
 
 int sm_cuda_executor_backward(sm_cuda_executor *ex, sm_status *st)
 {
-    const sm_plan *p = &ex->p;
-    for (int i = 0; i < p->n; i++)
-        if (sm_plan_unread(p, i) && zero(ex, &p->layers[i].dout, st)) /* no gradient flows in */
-            return -1;
-    for (int i = p->n - 1; i >= 0; i--) {
-        const sm_plan_layer *e = &p->layers[i];
-        for (int j = 0; j < e->call.n_in; j++)
-            if (sm_plan_zeroes(p, i, j) && zero(ex, &e->din[j], st)) /* the first to add */
-                return -1;
-        sm_error err = {{0}};
-        if (ex->layers[i].k->backward(&e->call, &err))
-            return layer_failed(ex, i, "the backward pass", &err, st);
-    }
+    int failed;
+    sm_error err = {{0}};
+    zero_ctx z = {ex->stream, st};
+    if (sm_plan_backward(&ex->p, zero, &z, &failed, &err))
+        return failed < 0 ? -1 : layer_failed(ex, failed, "the backward pass", &err, st);
     return 0;
 }
 
