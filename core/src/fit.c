@@ -299,62 +299,103 @@ static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, cons
     return rc;
 }
 
-static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph,
-                     sm_status *st)
+/* What one least-squares fit is fitted to: phase ph's time, or energy phase e's joules. */
+typedef struct fit_target {
+    sm_phase terms; /* the phase whose terms the fit takes */
+    int energy;     /* 0: the time of phase `terms`; 1: the energy of e */
+    sm_energy_phase e;
+} fit_target;
+
+static sm_phase energy_time_phase(sm_energy_phase e);
+
+/* A row's measured value y (what the statistics compare with) and the part of it the terms
+ * must reproduce (rhs: an energy less the idle power over the measured time). 1 for a row that
+ * measured it, 0 for one that did not, -1 with st set when the row cannot be fitted. */
+static int target_value(const fit_target *t, const sm_fit *fit, const sm_runs *runs,
+                        const sm_run *run, double *y, double *rhs, sm_status *st)
 {
-    sm_phase_fit *pf = &fit->phase[ph];
-    int m = 0;
-    for (int i = 0; i < runs->n; i++)
-        m += (!use || use[i]) && isfinite(sm_run_target(&runs->rows[i], ph));
+    if (!t->energy) {
+        *y = *rhs = sm_run_target(run, t->terms);
+        return isfinite(*y);
+    }
+    double j = sm_run_energy(run, t->e), time = sm_run_target(run, energy_time_phase(t->e));
+    if (!isfinite(j) || !isfinite(time))
+        return 0;
+    *y = j;
+    *rhs = j - fit->opt.idle_watts * time;
+    if (*rhs < 0)
+        return sm_fail(st, "%s:%d: %g J per device in %g s is less than the idle power of %g W "
+                           "would use: lower --idle-watts",
+                       runs->path, run->line, j, time, fit->opt.idle_watts);
+    return 1;
+}
+
+/* Fits pf to target t over the rows in use (all when use is NULL), each weighted by 1 / y with
+ * opt.relative; left unfitted when no row measured it. Messages name `what`. */
+static int fit_rows(const sm_runs *runs, const int *use, sm_fit *fit, const fit_target *t,
+                    const char *what, sm_phase_fit *pf, sm_status *st)
+{
     memset(pf, 0, sizeof *pf);
+    int m = 0;
+    double y, rhs;
+    for (int i = 0; i < runs->n; i++) {
+        int v = !use || use[i] ? target_value(t, fit, runs, &runs->rows[i], &y, &rhs, st) : 0;
+        if (v < 0)
+            return -1;
+        m += v;
+    }
     if (m == 0)
         return 0; /* not measured: left out */
     double probe[SM_MAX_COEFFS];
     const sm_layout one = {1, 1, 1};
-    int n = sm_fit_terms(fit, ph, &runs->rows[0].m, &one, probe);
+    int n = sm_fit_terms(fit, t->terms, &runs->rows[0].m, &one, probe);
     double *A = malloc((size_t)m * (size_t)n * sizeof *A);
     double *b = malloc((size_t)m * sizeof *b);
-    double *y = malloc((size_t)m * sizeof *y);
+    double *ys = malloc((size_t)m * sizeof *ys);
     double *pred = malloc((size_t)m * sizeof *pred);
     int rc = -1;
-    if (!A || !b || !y || !pred) {
-        sm_fail(st, "phase %s: out of memory", sm_phase_name(ph));
+    if (!A || !b || !ys || !pred) {
+        sm_fail(st, "%s: out of memory", what);
         goto done;
     }
     for (int i = 0, r = 0; i < runs->n; i++) {
         const sm_run *run = &runs->rows[i];
-        double t = sm_run_target(run, ph);
-        if ((use && !use[i]) || !isfinite(t))
+        if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
             continue;
         double x[SM_MAX_COEFFS];
         const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
-        sm_fit_terms(fit, ph, &run->m, &l, x);
-        double w = fit->opt.relative ? 1.0 / t : 1.0;
+        sm_fit_terms(fit, t->terms, &run->m, &l, x);
+        double w = fit->opt.relative ? 1.0 / y : 1.0;
         for (int k = 0; k < n; k++)
             A[(size_t)m * (size_t)k + (size_t)r] = x[k] * w;
-        b[r] = t * w;
-        y[r++] = t;
+        b[r] = rhs * w;
+        ys[r++] = y;
     }
-    char what[32];
-    snprintf(what, sizeof what, "phase %s", sm_phase_name(ph));
-    int solved = solve_dropping(fit, ph, what, A, b, m, n, pf, st);
-    if (solved) {
-        rc = solved;
+    if ((rc = solve_dropping(fit, t->terms, what, A, b, m, n, pf, st)))
         goto done;
-    }
     pf->fitted = 1;
     pf->n_coeffs = n;
     for (int i = 0, r = 0; i < runs->n; i++) {
         const sm_run *run = &runs->rows[i];
         const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
-        if ((!use || use[i]) && isfinite(sm_run_target(run, ph)))
-            pred[r++] = sm_fit_eval(fit, ph, &run->m, &l);
+        if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
+            continue;
+        pred[r++] = t->energy ? sm_fit_energy_eval(fit, t->e, &run->m, &l)
+                              : sm_fit_eval(fit, t->terms, &run->m, &l);
     }
-    sm_fit_stats_of(y, pred, m, &pf->stats);
-    rc = 0;
+    sm_fit_stats_of(ys, pred, m, &pf->stats);
 done:
-    free(A), free(b), free(y), free(pred);
+    free(A), free(b), free(ys), free(pred);
     return rc;
+}
+
+static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph,
+                     sm_status *st)
+{
+    const fit_target t = {ph, 0, SM_ENERGY_INFER};
+    char what[32];
+    snprintf(what, sizeof what, "phase %s", sm_phase_name(ph));
+    return fit_rows(runs, use, fit, &t, what, &fit->phase[ph], st);
 }
 
 const char *sm_energy_phase_name(sm_energy_phase e)
@@ -399,9 +440,7 @@ double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics
 static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energy_phase e,
                       sm_status *st)
 {
-    sm_phase_fit *pf = &fit->energy[e];
-    sm_phase terms = sm_energy_terms_phase(e), time = energy_time_phase(e);
-    memset(pf, 0, sizeof *pf);
+    memset(&fit->energy[e], 0, sizeof fit->energy[e]);
     const sm_phase_fit *ph = fit->phase;
     int have_time = e == SM_ENERGY_INFER ? ph[SM_PHASE_INFER].fitted
                                          : ph[SM_PHASE_FWD].fitted && ph[SM_PHASE_BWD].fitted &&
@@ -409,62 +448,10 @@ static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energ
                                                ph[SM_PHASE_BWD_GRAD].fitted;
     if (!have_time)
         return 0; /* no time to attach the energy to */
-    int m = 0;
-    for (int i = 0; i < runs->n; i++)
-        m += (!use || use[i]) && isfinite(sm_run_energy(&runs->rows[i], e)) &&
-             isfinite(sm_run_target(&runs->rows[i], time));
-    if (m == 0)
-        return 0;
-    double probe[SM_MAX_COEFFS];
-    const sm_layout one = {1, 1, 1};
-    int n = sm_fit_terms(fit, terms, &runs->rows[0].m, &one, probe);
-    double *A = malloc((size_t)m * (size_t)n * sizeof *A);
-    double *b = malloc((size_t)m * sizeof *b);
-    double *y = malloc((size_t)m * sizeof *y);
-    double *pred = malloc((size_t)m * sizeof *pred);
+    const fit_target t = {sm_energy_terms_phase(e), 1, e};
     char what[32];
     snprintf(what, sizeof what, "energy of %s", sm_energy_phase_name(e));
-    int rc = -1;
-    if (!A || !b || !y || !pred) {
-        sm_fail(st, "%s: out of memory", what);
-        goto done;
-    }
-    for (int i = 0, r = 0; i < runs->n; i++) {
-        const sm_run *run = &runs->rows[i];
-        double j = sm_run_energy(run, e), t = sm_run_target(run, time);
-        if ((use && !use[i]) || !isfinite(j) || !isfinite(t))
-            continue;
-        double dynamic = j - fit->opt.idle_watts * t;
-        if (dynamic < 0) {
-            sm_fail(st, "%s:%d: %g J per device in %g s is less than the idle power of %g W "
-                    "would use: lower --idle-watts", runs->path, run->line, j, t,
-                    fit->opt.idle_watts);
-            goto done;
-        }
-        double x[SM_MAX_COEFFS];
-        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
-        sm_fit_terms(fit, terms, &run->m, &l, x);
-        double w = fit->opt.relative ? 1.0 / j : 1.0;
-        for (int k = 0; k < n; k++)
-            A[(size_t)m * (size_t)k + (size_t)r] = x[k] * w;
-        b[r] = dynamic * w;
-        y[r++] = j;
-    }
-    if ((rc = solve_dropping(fit, terms, what, A, b, m, n, pf, st)))
-        goto done;
-    pf->fitted = 1;
-    pf->n_coeffs = n;
-    for (int i = 0, r = 0; i < runs->n; i++) {
-        const sm_run *run = &runs->rows[i];
-        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
-        if ((!use || use[i]) && isfinite(sm_run_energy(run, e)) &&
-            isfinite(sm_run_target(run, time)))
-            pred[r++] = sm_fit_energy_eval(fit, e, &run->m, &l);
-    }
-    sm_fit_stats_of(y, pred, m, &pf->stats);
-done:
-    free(A), free(b), free(y), free(pred);
-    return rc;
+    return fit_rows(runs, use, fit, &t, what, &fit->energy[e], st);
 }
 
 int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
