@@ -308,7 +308,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         m->input_elems = sm_add(m->input_elems, sm_shape_elems(&in[j]));
     m->output_elems = sm_shape_elems(&l->out);
     m->bytes = sm_mul(4, sm_add(m->input_elems, m->output_elems));
-    if (t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
+    if (t->metrics && t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
         return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "cannot count");
     if (m->bwd_flops == 0) /* input gradient, plus the weight gradient where there are weights */
         m->bwd_flops = sm_mul(m->weights ? 2 : 1, m->flops);

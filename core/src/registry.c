@@ -109,8 +109,8 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
     if (!valid_type_name(t->name))
         return sm_fail(st, "%s: layer type name must be non-empty lower-case letters, digits, '_'",
                        path);
-    if (!t->parse || !t->infer || !t->metrics)
-        return sm_fail(st, "%s: layer type '%s' lacks parse, infer or metrics", path, t->name);
+    if (!t->parse || !t->infer)
+        return sm_fail(st, "%s: layer type '%s' lacks parse or infer", path, t->name);
     if (t->min_inputs < 0 || (t->max_inputs && t->max_inputs < t->min_inputs))
         return sm_fail(st, "%s: layer type '%s' has an invalid input count range", path, t->name);
     return 0;

@@ -38,18 +38,6 @@ static int shuffle_infer(const void *params, const sm_shape *in, int n_in, sm_sh
     return 0;
 }
 
-static int shuffle_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                           sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
-    return 0;
-}
-
 /* CPU kernels: channel_shuffle_cpu.c. */
 extern const struct sm_cpu_kernels channel_shuffle_cpu_kernels;
 
@@ -62,7 +50,6 @@ static const sm_layer_type shuffle_type = {
     .max_inputs = 1,
     .parse = shuffle_parse,
     .infer = shuffle_infer,
-    .metrics = shuffle_metrics,
     .cpu = &channel_shuffle_cpu_kernels,
 };
 

@@ -51,18 +51,6 @@ static int concat_infer(const void *params, const sm_shape *in, int n_in, sm_sha
     return 0;
 }
 
-static int concat_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                          sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
-    return 0;
-}
-
 /* CPU kernels: concat_cpu.c. */
 extern const struct sm_cpu_kernels concat_cpu_kernels;
 
@@ -75,7 +63,6 @@ static const sm_layer_type concat_type = {
     .max_inputs = 0,
     .parse = concat_parse,
     .infer = concat_infer,
-    .metrics = concat_metrics,
     .cpu = &concat_cpu_kernels,
 };
 

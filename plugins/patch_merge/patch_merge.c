@@ -36,18 +36,6 @@ static int merge_infer(const void *params, const sm_shape *in, int n_in, sm_shap
     return 0;
 }
 
-static int merge_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                         sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
-    (void)err;
-    return 0;
-}
-
 /* CPU kernels: patch_merge_cpu.c. */
 extern const struct sm_cpu_kernels patch_merge_cpu_kernels;
 
@@ -61,7 +49,6 @@ static const sm_layer_type merge_type = {
     .max_inputs = 1,
     .parse = merge_parse,
     .infer = merge_infer,
-    .metrics = merge_metrics,
     .cpu = &patch_merge_cpu_kernels,
 };
 

@@ -70,18 +70,6 @@ static int permute_infer(const void *params, const sm_shape *in, int n_in, sm_sh
     return 0;
 }
 
-static int permute_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                           sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
-    return 0;
-}
-
 /* CPU kernels: permute_cpu.c. */
 extern const struct sm_cpu_kernels permute_cpu_kernels;
 
@@ -94,7 +82,6 @@ static const sm_layer_type permute_type = {
     .max_inputs = 1,
     .parse = permute_parse,
     .infer = permute_infer,
-    .metrics = permute_metrics,
     .cpu = &permute_cpu_kernels,
 };
 

@@ -45,18 +45,6 @@ static int departition_infer(const void *params, const sm_shape *in, int n_in, s
     return 0;
 }
 
-static int departition_metrics(const void *params, const sm_shape *in, int n_in,
-                               const sm_shape *out, sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
-    (void)err;
-    return 0;
-}
-
 /* CPU kernels: window_departition_cpu.c. */
 extern const struct sm_cpu_kernels window_departition_cpu_kernels;
 
@@ -70,7 +58,6 @@ static const sm_layer_type departition_type = {
     .max_inputs = 1,
     .parse = departition_parse,
     .infer = departition_infer,
-    .metrics = departition_metrics,
     .cpu = &window_departition_cpu_kernels,
 };
 

@@ -41,18 +41,6 @@ static int partition_infer(const void *params, const sm_shape *in, int n_in, sm_
     return 0;
 }
 
-static int partition_metrics(const void *params, const sm_shape *in, int n_in,
-                             const sm_shape *out, sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)m; /* 0 FLOPs, no weights: m arrives so; bytes: the host's default */
-    (void)err;
-    return 0;
-}
-
 /* CPU kernels: window_partition_cpu.c. */
 extern const struct sm_cpu_kernels window_partition_cpu_kernels;
 
@@ -66,7 +54,6 @@ static const sm_layer_type partition_type = {
     .max_inputs = 1,
     .parse = partition_parse,
     .infer = partition_infer,
-    .metrics = partition_metrics,
     .cpu = &window_partition_cpu_kernels,
 };
 

@@ -148,7 +148,8 @@ typedef struct sm_layer_type {
     void (*parse)(void *params, sm_args *args);
     /* Output shape from the input shapes; non-zero with err->msg set when they do not fit. */
     int (*infer)(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err);
-    /* Forward cost; non-zero with err->msg set on failure. */
+    /* Forward cost; non-zero with err->msg set on failure. NULL: no FLOPs, no weights, and the
+     * host's defaults (a layer that only moves its input, as a concatenation or a permutation). */
     int (*metrics)(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                    sm_layer_metrics *m, sm_error *err);
 
