@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "network_metrics.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
@@ -35,20 +36,6 @@ static const double e_step[7] = {1.2e-8, 1e-7, 6e-8, 0.03, 0.002, 0, 0};
 #define IDLE_WATTS 60.0
 
 static sm_registry *reg;
-
-static int metrics_of(const char *model, int image, sm_metrics *m)
-{
-    sm_network *net;
-    sm_network_options opt = {image};
-    sm_status st;
-    if (sm_network_load(reg, model, &opt, &net, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return -1;
-    }
-    int rc = sm_network_metrics(net, 1, m, &st);
-    sm_network_free(net);
-    return rc;
-}
 
 static double pass(const double c[4], const sm_metrics *m, int b)
 {
@@ -85,7 +72,7 @@ static int write_csv(const char *path, int zero_rows)
     for (int k = 0; k < 3; k++)
         for (int s = 0; s < 3; s++) {
             sm_metrics m;
-            if (metrics_of(nets[k], images[s], &m))
+            if (network_metrics(reg, nets[k], images[s], &m))
                 return fclose(f), -1;
             for (int bi = 0; bi < 4; bi++)
                 for (int devices = 1; devices <= 4; devices += 3, row++) {
@@ -169,7 +156,7 @@ static void test_recovery(const char *dir)
     sm_network_options nopt = {16};
     CHECK(sm_network_load(reg, nets[1], &nopt, &net, &st) == 0);
     sm_metrics m;
-    CHECK(metrics_of(nets[1], 16, &m) == 0);
+    CHECK(network_metrics(reg, nets[1], 16, &m) == 0);
     sm_layout l = {3, 2, 2};
     sm_prediction pr;
     CHECK(sm_predict(p, net, &l, &pr, &st) == 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "network_metrics.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
@@ -49,20 +50,6 @@ static void test_tiny_metrics(void)
     CHECK_EQ(m.weights, 4 * 3 * 5 * 5 + 4 * 2 + 2);
     CHECK_EQ(m.layers, 2);
     sm_network_free(net);
-}
-
-static int metrics_of(const char *model, int image, sm_metrics *m)
-{
-    sm_network *net;
-    sm_network_options opt = {image};
-    sm_status st;
-    if (sm_network_load(reg, model, &opt, &net, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return -1;
-    }
-    int rc = sm_network_metrics(net, 1, m, &st);
-    sm_network_free(net);
-    return rc;
 }
 
 static double fwd_eq(const double c[4], const sm_metrics *m, int b)
@@ -111,7 +98,7 @@ static int write_csv_terms(const char *path, int ring, int multi, double amp, in
     for (int k = 0; k < 3; k++)
         for (int s = 0; s < 3; s++) {
             sm_metrics m;
-            if (metrics_of(nets[k], images[s], &m))
+            if (network_metrics(reg, nets[k], images[s], &m))
                 return fclose(f), -1;
             for (int b = 0; b < 4; b++)
                 for (int l = 0; l < (multi ? 4 : 1); l++) {
@@ -388,7 +375,7 @@ static int write_dispatch_csv(const char *path, int n_nets)
     for (int k = 0; k < n_nets; k++)
         for (int s = 0; s < 3; s++) {
             sm_metrics m;
-            if (metrics_of(nets[k], images[s], &m))
+            if (network_metrics(reg, nets[k], images[s], &m))
                 return fclose(f), -1;
             double K = (double)m.kernels;
             double tg = c_update_p[0] * (double)m.param_tensors +

@@ -19,6 +19,7 @@
 
 #include "../core/src/allreduce_model.h"
 #include "check.h"
+#include "network_metrics.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
@@ -59,20 +60,6 @@ static double bwd_eq(const sm_metrics *m, int b)
            c_bwd[3] + c_bwd[4] * (double)m->weights;
 }
 
-static int metrics_of(const char *model, int image, sm_metrics *m)
-{
-    sm_network *net;
-    sm_network_options opt = {image};
-    sm_status st;
-    if (sm_network_load(reg, model, &opt, &net, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return -1;
-    }
-    int rc = sm_network_metrics(net, 1, m, &st);
-    sm_network_free(net);
-    return rc;
-}
-
 /* Synthetic runs, exact: t_bwd and t_grad of every network x image x batch x layout (N, G); the
  * forward passes are not measured. */
 static sm_runs *write_and_load(const char *dir, const char *name, const int (*layouts)[2],
@@ -87,7 +74,7 @@ static sm_runs *write_and_load(const char *dir, const char *name, const int (*la
     for (int k = 0; k < 3; k++)
         for (int s = 0; s < 3; s++) {
             sm_metrics m;
-            if (metrics_of(nets[k], images[s], &m))
+            if (network_metrics(reg, nets[k], images[s], &m))
                 return fclose(f), NULL;
             for (int b = 0; b < 3; b++)
                 for (int l = 0; l < n_layouts; l++)
@@ -235,7 +222,7 @@ static void test_flat_and_hierarchical(void)
     check_names(&flat, SM_PHASE_GRAD, flat_names, 3);
     check_names(&hier, SM_PHASE_GRAD, hier_names, 3);
     sm_metrics m;
-    CHECK(metrics_of(nets[0], 8, &m) == 0);
+    CHECK(network_metrics(reg, nets[0], 8, &m) == 0);
     CHECK_EQ(m.weights, 310);
     for (int n = 1; n <= 64; n *= 2) {
         sm_layout l = {8, n, 1};
