@@ -100,19 +100,12 @@ static attn_geom geom_of(const sm_layer_io *l)
     return g;
 }
 
-/* floats * sizeof(float), or SIZE_MAX when the count overflowed (sm_mul saturates). */
-static size_t float_bytes(int64_t floats)
-{
-    int64_t bytes = sm_mul(floats, (int64_t)sizeof(float));
-    return bytes == SM_OVERFLOW || (uint64_t)bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
-}
-
 /* Q, K V, the scores of every head, the context. */
 static size_t attn_state_size(const sm_layer_io *l)
 {
     attn_geom g = geom_of(l);
     int64_t scores = sm_mul(sm_mul(g.seqs, g.h), sm_mul(g.s, g.m));
-    return float_bytes(sm_add(sm_add(sm_mul(2 * g.e, g.rq), sm_mul(2 * g.e, g.rk)), scores));
+    return cpu_float_bytes(sm_add(sm_add(sm_mul(2 * g.e, g.rq), sm_mul(2 * g.e, g.rk)), scores));
 }
 
 /* dC and dQ (Rq x E each), dK dV (Rk x 2E), one head's dP (S x M). */
@@ -120,7 +113,7 @@ static size_t attn_work_size(const sm_layer_io *l)
 {
     attn_geom g = geom_of(l);
     int64_t rows = sm_add(sm_mul(2 * g.e, g.rq), sm_mul(2 * g.e, g.rk));
-    return float_bytes(sm_add(rows, sm_mul(g.s, g.m)));
+    return cpu_float_bytes(sm_add(rows, sm_mul(g.s, g.m)));
 }
 
 /* Matrices U(-1/sqrt(E), 1/sqrt(E)), biases 0; the bias table U(-a, a) with a = 0.02 sqrt(3),

@@ -1,11 +1,12 @@
 /*
  * Small helpers shared by the CPU kernels of the plugins (plugins/NAME/NAME_cpu.c): vectorised
- * sums, the dropout hash, initial weight scaling. Header-only and static, so every plugin stays
+ * sums, the dropout hash, initial weight scaling, buffer sizes. Header-only and static, so every plugin stays
  * one self-contained shared object. Geometry (elements, dims) is kernels.h's, for both backends.
  */
 #ifndef SCALEMETER_PLUGINS_CPU_UTIL_H
 #define SCALEMETER_PLUGINS_CPU_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -73,6 +74,14 @@ static inline void cpu_axpy(float *restrict y, const float *restrict x, float a,
 {
     for (int64_t i = 0; i < n; i++)
         y[i] += a * x[i];
+}
+
+/* Bytes of a count of floats, for work_size and state_size: SIZE_MAX when the count overflowed
+ * (sm_mul saturates) or the bytes do not fit in a size_t (kernels.h: more than addressable). */
+static inline size_t cpu_float_bytes(int64_t floats)
+{
+    int64_t bytes = sm_mul(floats, (int64_t)sizeof(float));
+    return bytes == SM_OVERFLOW || (uint64_t)bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }
 
 /* din += dout, element by element: the backward pass of every layer that copies its input. */

@@ -39,8 +39,7 @@ static gn_geom geom_of(const sm_layer_io *l)
 
 static size_t gn_state_size(const sm_layer_io *l)
 {
-    int64_t bytes = sm_mul(sm_mul(geom_of(l).rows, 2), (int64_t)sizeof(float));
-    return bytes == SM_OVERFLOW ? SIZE_MAX : (size_t)bytes;
+    return cpu_float_bytes(sm_mul(geom_of(l).rows, 2));
 }
 
 /* PyTorch's initialisation: gamma 1, beta 0. */

@@ -67,13 +67,6 @@ static int blas_fits(const rnn_geom *g)
     return 1;
 }
 
-/* Bytes of a count of floats; SIZE_MAX when it overflows (kernels.h: more than addressable). */
-static size_t float_bytes(int64_t floats)
-{
-    return floats == SM_OVERFLOW || floats > INT64_MAX / 8 ? SIZE_MAX
-                                                          : (size_t)floats * sizeof(float);
-}
-
 /* The weights (or gradients, from dw) of layer k, direction dir, and its input features. */
 typedef struct rnn_block {
     float *w_ih, *w_hh, *b_ih, *b_hh; /* b_ih, b_hh NULL without bias */
@@ -124,7 +117,7 @@ static size_t rnn_state_size(const sm_layer_io *l)
     rnn_geom g = geom_of(l);
     int64_t outputs = sm_mul(g.l - 1, sm_mul(g.rows, g.dh));
     int64_t saved = sm_mul(sm_mul(g.l, g.d), sm_mul(g.rows, RNN_SAVED * g.h));
-    return float_bytes(sm_add(outputs, saved));
+    return cpu_float_bytes(sm_add(outputs, saved));
 }
 
 /* Scratch. forward: P (R x G H), then Q (batch x G H). backward: dA (R x G H), dB (the same
@@ -160,7 +153,7 @@ static size_t rnn_work_size(const sm_layer_io *l)
     rnn_geom g = geom_of(l);
     if (!blas_fits(&g))
         return SIZE_MAX;
-    return float_bytes(work_floats(&g, NULL, NULL));
+    return cpu_float_bytes(work_floats(&g, NULL, NULL));
 }
 
 /* U(-1/sqrt(H), 1/sqrt(H)) for every weight and bias, as PyTorch's reset_parameters. */

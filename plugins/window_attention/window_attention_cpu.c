@@ -83,13 +83,6 @@ static wa_geom geom_of(const sm_layer_io *l)
     return g;
 }
 
-/* floats * sizeof(float), or SIZE_MAX when the count overflowed (sm_mul saturates). */
-static size_t float_bytes(int64_t floats)
-{
-    int64_t bytes = sm_mul(floats, (int64_t)sizeof(float));
-    return bytes == SM_OVERFLOW || (uint64_t)bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
-}
-
 static size_t wa_state_size(const sm_layer_io *l)
 {
     wa_geom g = geom_of(l);
@@ -98,7 +91,7 @@ static size_t wa_state_size(const sm_layer_io *l)
     if (g.p->v2)
         floats = sm_add(floats, sm_add(sm_mul(r, 2 * g.heads),
                                        sm_mul(g.lay.table_rows, WA_CPB_HIDDEN + g.heads)));
-    return float_bytes(floats);
+    return cpu_float_bytes(floats);
 }
 
 /* Scratch, in this order: Yw, then dYw (reused for dXw) (R x C); dC (R x C); dQKV (R x 3C);
@@ -129,7 +122,7 @@ static size_t wa_work_size(const sm_layer_io *l)
 {
     wa_geom g = geom_of(l);
     wa_work k;
-    return float_bytes(work_floats(&g, l, &k));
+    return cpu_float_bytes(work_floats(&g, l, &k));
 }
 
 /* torchvision's initialisation: the bias table trunc_normal_(std=0.02), here U(-a, a) with
