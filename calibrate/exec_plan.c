@@ -95,20 +95,33 @@ void sm_plan_wire(sm_plan *p, float *weights, float *grads)
     }
 }
 
-int sm_plan_zeroes(const sm_plan *p, int i, int j)
+/* Whether layer i's backward must zero the gradient of its input j first: it is the last
+ * reader of that tensor, so the first to add into it (gradients are accumulated). */
+static int zeroes(const sm_plan *p, int i, int j)
 {
     int src = p->net->layers[i].inputs[j];
     return (src == SM_NETWORK_INPUT ? p->input_last_reader : p->layers[src].last_reader) == i;
 }
 
-int sm_plan_unread(const sm_plan *p, int i) { return i < p->n - 1 && p->layers[i].last_reader < 0; }
+/* Whether layer i's output gradient must be zeroed before a backward pass: nothing reads the
+ * output, and it is not the network's. */
+static int unread(const sm_plan *p, int i)
+{
+    return i < p->n - 1 && p->layers[i].last_reader < 0;
+}
+
+/* The seed of layer i's random parts (dropout) in a step whose seed is step_seed. */
+static uint64_t layer_seed(uint64_t step_seed, int i)
+{
+    return step_seed ^ ((uint64_t)(i + 1) * UINT64_C(0x9E3779B97F4A7C15));
+}
 
 int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, sm_error *err)
 {
     for (int i = 0; i < p->n; i++) {
         sm_plan_layer *e = &p->layers[i];
         e->call.training = training;
-        e->call.seed = sm_plan_layer_seed(step_seed, i);
+        e->call.seed = layer_seed(step_seed, i);
         if (e->forward(&e->call, err)) {
             *failed = i;
             return -1;
@@ -122,12 +135,12 @@ int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), voi
 {
     *failed = -1;
     for (int i = 0; i < p->n; i++)
-        if (sm_plan_unread(p, i) && zero(ctx, &p->layers[i].dout))
+        if (unread(p, i) && zero(ctx, &p->layers[i].dout))
             return -1;
     for (int i = p->n - 1; i >= 0; i--) {
         sm_plan_layer *e = &p->layers[i];
         for (int j = 0; j < e->call.n_in; j++)
-            if (sm_plan_zeroes(p, i, j) && zero(ctx, &e->din[j])) /* read twice: before both */
+            if (zeroes(p, i, j) && zero(ctx, &e->din[j])) /* read twice: before both */
                 return -1;
         if (e->backward(&e->call, err)) {
             *failed = i;
@@ -151,11 +164,6 @@ static uint64_t next_random(uint64_t *s)
 static float uniform(uint64_t *s)
 {
     return (float)((double)(next_random(s) >> 40) / 8388608.0 - 1.0);
-}
-
-uint64_t sm_plan_layer_seed(uint64_t step_seed, int i)
-{
-    return step_seed ^ ((uint64_t)(i + 1) * UINT64_C(0x9E3779B97F4A7C15));
 }
 
 void sm_plan_next_seed(uint64_t *step_seed) { next_random(step_seed); }

@@ -56,13 +56,6 @@ int64_t sm_plan_tensor_bytes(const sm_tensor *t);
  * weights and grads (n_weights floats each). */
 void sm_plan_wire(sm_plan *p, float *weights, float *grads);
 
-/* Whether layer i's backward must zero the gradient of its input j first: it is the last
- * reader of that tensor, so the first to add into it (gradients are accumulated). */
-int sm_plan_zeroes(const sm_plan *p, int i, int j);
-/* Whether layer i's output gradient must be zeroed before a backward pass: nothing reads the
- * output, and it is not the network's. */
-int sm_plan_unread(const sm_plan *p, int i);
-
 /* The forward pass of every layer in network order (training = 1 keeps what backward needs),
  * each with its seed from step_seed. 0; or -1 with *failed the layer and err its message. */
 int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, sm_error *err);
@@ -72,8 +65,6 @@ int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, s
 int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), void *ctx,
                      int *failed, sm_error *err);
 
-/* The seed of layer i's random parts (dropout) in a step whose seed is step_seed. */
-uint64_t sm_plan_layer_seed(uint64_t step_seed, int i);
 /* The next step's seed after *step_seed (splitmix64). */
 void sm_plan_next_seed(uint64_t *step_seed);
 /* Layer i's weights before its kernels' init: uniform in [-1, 1), from seed. */
