@@ -17,7 +17,8 @@ static void usage(void)
         "                      [--weighting none|relative] [--nonneg | --no-nonneg]\n"
         "                      [--form dispatch|convmeter] [--precision P]\n"
         "                      [--grad-model linear|ring] [--bucket-mib MB] [--weight-term]\n"
-        "                      [--update-term] [--idle-watts W] [--device-name NAME]\n"
+        "                      [--no-weight-term] [--update-term] [--no-contention]\n"
+        "                      [--idle-watts W] [--device-name NAME]\n"
         "                      [--device-out DEV.ini [--device-base NAME]]\n\n"
         "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv (- for\n"
         "the standard input)\n"
@@ -27,6 +28,8 @@ static void usage(void)
         "  infer, fwd, bwd  t = b (c1 F + c2 I + c3 O) + c4 + c5 K   (dispatch form, default;\n"
         "                   K = kernels a pass launches: per-layer launch and framework\n"
         "                   dispatch; the convmeter form leaves c5 K out)\n"
+        "                   [+ cw W: the weight term]  [+ cc log2(G) b F: devices sharing a\n"
+        "                   node slow each other; when the rows have two values of G]\n"
         "  grad             dispatch: cp P + cu W + c0 (P parameter tensors); convmeter: c1 L;\n"
         "                   plus communication terms when rows with several devices\n"
         "                   exist: linear (ConvMeter, D = nodes x G devices): c2 W + c3 D;\n"
@@ -55,10 +58,15 @@ static void usage(void)
         "  --grad-model M      ring (default: intra-node and inter-node terms) or linear\n"
         "                      (ConvMeter's c2 W + c3 D)\n"
         "  --bucket-mib MB     gradient bucket of the ring model (default 25)\n"
-        "  --weight-term       add c5 W to infer, fwd and bwd: every pass reads the weights\n"
-        "                      once, whatever the batch (beyond ConvMeter; off by default)\n"
+        "  --weight-term       add cw W to infer, fwd and bwd: every pass reads the weights\n"
+        "                      once, whatever the batch (beyond ConvMeter). By default it is\n"
+        "                      added when it lowers the leave-one-model-out step MAPE by 0.01\n"
+        "                      or more (three networks at least), and the fit says so\n"
+        "  --no-weight-term    never add it\n"
         "  --update-term       add cu W to grad at every N: the optimizer's pass over the\n"
         "                      weights (beyond ConvMeter; off by default)\n"
+        "  --no-contention     leave out cc log2(G) b F, the slowdown of devices sharing a\n"
+        "                      node (docs/scaling.md)\n"
         "  --idle-watts W      energy: the power of one device doing nothing, taken off the\n"
         "                      measured energy before its terms are fitted (default 0: the\n"
         "                      terms take it all)\n"
@@ -75,6 +83,7 @@ static void usage(void)
 typedef struct fit_args {
     const char *csv, *out, *device, *precision, *device_out, *device_base;
     int loo;
+    int weight_term; /* -1: chosen by leave-one-model-out validation; 0, 1: as asked */
     output_format format;
     sm_fit_options opt;
 } fit_args;
@@ -83,9 +92,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
 {
     memset(a, 0, sizeof *a);
     sm_fit_options_default(&a->opt);
+    a->weight_term = -1;
     enum { CV = 256, FORMAT, WEIGHTING, GRAD_MODEL, FORM, PRECISION, DEVICE_OUT, DEVICE_BASE,
-           BUCKET, DEVICE_NAME, DEVICE_OLD, NONNEG, NO_NONNEG, WEIGHT_TERM, UPDATE_TERM,
-           IDLE_WATTS };
+           BUCKET, DEVICE_NAME, DEVICE_OLD, NONNEG, NO_NONNEG, WEIGHT_TERM, NO_WEIGHT_TERM,
+           UPDATE_TERM, NO_CONTENTION, IDLE_WATTS };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"output", required_argument, 0, 'o'},
@@ -104,7 +114,9 @@ static int parse_args(int argc, char **argv, fit_args *a)
         {"nonneg", no_argument, 0, NONNEG},
         {"no-nonneg", no_argument, 0, NO_NONNEG},
         {"weight-term", no_argument, 0, WEIGHT_TERM},
+        {"no-weight-term", no_argument, 0, NO_WEIGHT_TERM},
         {"update-term", no_argument, 0, UPDATE_TERM},
+        {"no-contention", no_argument, 0, NO_CONTENTION},
         {"idle-watts", required_argument, 0, IDLE_WATTS},
         {0, 0, 0, 0}};
     char msg[512];
@@ -189,10 +201,14 @@ static int parse_args(int argc, char **argv, fit_args *a)
             a->opt.nonneg = 0;
             break;
         case WEIGHT_TERM:
-            a->opt.weight_term = 1;
+        case NO_WEIGHT_TERM:
+            a->weight_term = a->opt.weight_term = c == WEIGHT_TERM;
             break;
         case UPDATE_TERM:
             a->opt.update_term = 1;
+            break;
+        case NO_CONTENTION:
+            a->opt.contention = 0;
             break;
         case IDLE_WATTS: {
             char *end;
@@ -487,9 +503,27 @@ static int write_device(const fit_args *a, const sm_runs *runs, const sm_registr
     return 0;
 }
 
-static int run(const fit_args *a, sm_runs *runs, const sm_registry *reg)
+/* The default weight term: in where networks left out of a fit are predicted better with it. */
+static int choose_weight_term(fit_args *a, const sm_runs *runs)
 {
     sm_status st;
+    double mape[2];
+    if (sm_fit_choose_weight_term(runs, &a->opt, mape, &st))
+        return report_error(st.msg);
+    if (isfinite(mape[0]) && isfinite(mape[1]))
+        fprintf(stderr, "scalemeter fit: the weight term (cw W per pass) is %s: "
+                        "held-out MAPE %.3f with it, %.3f without (leave-one-model-out, step or else inference; %s)\n",
+                a->opt.weight_term ? "in" : "out", mape[1], mape[0],
+                a->opt.weight_term ? "--no-weight-term leaves it out"
+                                   : "--weight-term puts it in");
+    return 0;
+}
+
+static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
+{
+    sm_status st;
+    if (a->weight_term < 0 && choose_weight_term(a, runs))
+        return 1;
     if (a->device_out && write_device(a, runs, reg))
         return 1;
     if (a->loo) {

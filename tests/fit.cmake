@@ -194,7 +194,7 @@ set_tests_properties(cli_predict_epochs PROPERTIES PASS_REGULAR_EXPRESSION
 # A coefficient file that cannot be written whole (here: over a 1 KiB file-size limit, as on a
 # full disk) is an error, and the file that was there before is left as it was, not truncated.
 add_test(NAME cli_fit_write_fails_whole
-  COMMAND sh -c "d=$(mktemp -d) && echo previous >\"$d/c.ini\" && (trap '' XFSZ; ulimit -f 2; \"$0\" fit \"$1\" -o \"$d/c.ini\" >/dev/null 2>\"$d/err\"); rc=$?; echo \"rc=$rc $(cat \"$d/c.ini\") $(ls \"$d\" | tr '\\n' ' ')$(cat \"$d/err\")\"; rm -rf \"$d\""
+  COMMAND sh -c "d=$(mktemp -d) && echo previous >\"$d/c.ini\" && (trap '' XFSZ; ulimit -f 2; \"$0\" fit \"$1\" --weight-term -o \"$d/c.ini\" >/dev/null 2>\"$d/err\"); rc=$?; echo \"rc=$rc $(cat \"$d/c.ini\") $(ls \"$d\" | tr '\\n' ' ')$(cat \"$d/err\")\"; rm -rf \"$d\""
           ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/configs/calibrations/cpu-amd-epyc-1thread.csv)
 set_tests_properties(cli_fit_write_fails_whole PROPERTIES PASS_REGULAR_EXPRESSION
   "rc=1 previous c.ini err scalemeter: [^ ]*/c.ini: write error: File too large \\(nothing written\\)")
@@ -258,3 +258,23 @@ add_test(NAME cli_fit_loo_one_unseparable
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_fit_loo_one_unseparable PROPERTIES PASS_REGULAR_EXPRESSION
   "could not validate 1 of 3 networks \\(tests/data/fit/tiny_a.ini\\)(.|\n)*\"not_validated\": \\[\"tests/data/fit/tiny_a.ini\"\\]")
+
+# The default weight term is chosen by held-out networks, and fit says which way: in on measured
+# CPU runs (each pass reads the weights from DRAM), out on scalemeter's own H100 runs.
+add_test(NAME cli_fit_weight_term_in
+  COMMAND ${SCALEMETER_BIN} fit tests/data/scaling/cpu-16-ranks-1-to-4.csv -o /dev/null
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_fit_weight_term_in PROPERTIES PASS_REGULAR_EXPRESSION
+  "the weight term \\(cw W per pass\\) is in: held-out MAPE 0\\.[0-9]+ with it, 0\\.[0-9]+ without.*--no-weight-term leaves it out")
+add_test(NAME cli_fit_weight_term_out
+  COMMAND ${SCALEMETER_BIN} fit configs/calibrations/h100-scalemeter-fp32.csv -o /dev/null
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_fit_weight_term_out PROPERTIES PASS_REGULAR_EXPRESSION
+  "the weight term \\(cw W per pass\\) is out: .*--weight-term puts it in")
+
+# -o naming something other than a regular file (/dev/null, a pipe) is written in place, never
+# renamed over: the device stays a device.
+add_test(NAME cli_fit_output_device_kept
+  COMMAND sh -c "\"$0\" fit \"$1\" -o /dev/null >/dev/null 2>&1 && test -c /dev/null && test ! -e /dev/null.tmp && echo kept"
+          ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/tests/data/scaling/cpu-16-ranks-1-to-4.csv)
+set_tests_properties(cli_fit_output_device_kept PROPERTIES PASS_REGULAR_EXPRESSION "^kept")

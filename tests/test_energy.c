@@ -116,6 +116,7 @@ static void options(sm_fit_options *opt, double idle)
     opt->form = SM_FORM_CONVMETER; /* the equations the measurements were made with */
     opt->grad_form = SM_GRAD_LINEAR;
     opt->idle_watts = idle;
+    opt->contention = 0; /* as made: the passes do not slow with G */
 }
 
 static void test_recovery(const char *dir)

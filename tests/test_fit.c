@@ -163,6 +163,8 @@ static void test_exact(const char *dir)
         sm_fit_options opt;
         sm_fit_options_default(&opt);
         opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+        opt.contention = 0;           /* ... where no pass slows with G */
+    opt.contention = 0;           /* ... where no pass slows with G */
     opt.grad_form = SM_GRAD_LINEAR;
         opt.relative = variant & 1;
         opt.nonneg = variant >> 1 & 1;
@@ -196,6 +198,7 @@ static void test_ring(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.contention = 0;           /* ... where no pass slows with G */
     opt.grad_form = SM_GRAD_LINEAR;
     opt.grad_form = SM_GRAD_RING;
     sm_fit fit;
@@ -210,6 +213,7 @@ static void test_ring(const char *dir)
     /* the linear form cannot express these times exactly */
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.contention = 0;           /* ... where no pass slows with G */
     opt.grad_form = SM_GRAD_LINEAR;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.phase[SM_PHASE_GRAD].stats.mape > 1e-3);
@@ -229,6 +233,7 @@ static void test_weight_terms(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.contention = 0;           /* ... where no pass slows with G */
     opt.grad_form = SM_GRAD_LINEAR;
     opt.weight_term = opt.update_term = 1;
     sm_fit fit;
@@ -249,6 +254,7 @@ static void test_weight_terms(const char *dir)
     /* without the options the same times cannot be fitted exactly */
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.contention = 0;           /* ... where no pass slows with G */
     opt.grad_form = SM_GRAD_LINEAR;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.phase[SM_PHASE_INFER].stats.mape > 1e-3);
@@ -268,6 +274,7 @@ static void test_noisy(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.contention = 0;           /* ... where no pass slows with G */
     opt.grad_form = SM_GRAD_LINEAR;
     sm_fit fit;
     sm_status st;
@@ -299,6 +306,7 @@ static void test_file_and_predictor(const char *dir)
     sm_fit_options opt;
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    opt.contention = 0;           /* ... where no pass slows with G */
     opt.grad_form = SM_GRAD_LINEAR;
     sm_fit fit, back;
     sm_status st;
@@ -451,6 +459,144 @@ static void test_dispatch_form(const char *dir)
     sm_runs_free(runs);
 }
 
+/* Devices sharing a node slow each other: passes made with cc log2(G) b F on top of ConvMeter's
+ * terms, at G = 1, 2 and 4 devices of one node. The fit recovers cc; the term is left out when
+ * every row has one G (it would be a multiple of b F) or when asked; the file keeps it and a
+ * prediction at G = 16 is the chosen equation's (log2 16 = 4). */
+static const double c_contention = 6e-11;
+
+static int write_contention_csv(const char *path, int one_g)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n");
+    static const int gs[] = {1, 2, 4};
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < 3; s++) {
+            sm_metrics m;
+            if (network_metrics(reg, nets[k], images[s], &m))
+                return fclose(f), -1;
+            for (int b = 0; b < 4; b++)
+                for (int l = 0; l < 3; l++) {
+                    int g = one_g ? 2 : gs[l];
+                    double slow = c_contention * log2(g) * batches[b] * (double)m.flops;
+                    fprintf(f, "%s,%d,%d,1,%d,%.17g,%.17g,%.17g,,\n", nets[k], images[s],
+                            batches[b], g, fwd_eq(c_infer, &m, batches[b]) + slow,
+                            fwd_eq(c_fwd, &m, batches[b]) + slow,
+                            fwd_eq(c_bwd, &m, batches[b]) + slow);
+                }
+        }
+    return fclose(f);
+}
+
+static void test_contention(const char *dir)
+{
+    char csv[4096], ini[4096];
+    snprintf(csv, sizeof csv, "%s/fit_contention.csv", dir);
+    snprintf(ini, sizeof ini, "%s/fit_contention.ini", dir);
+    CHECK(write_contention_csv(csv, 0) == 0);
+    sm_runs *runs = load(csv);
+    if (!runs)
+        return;
+    sm_fit_options opt;
+    sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
+    sm_fit fit, back;
+    sm_status st;
+    CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
+    CHECK(fit.contention);
+    double fwd[5] = {c_fwd[0], c_fwd[1], c_fwd[2], c_fwd[3], c_contention};
+    double bwd[5] = {c_bwd[0], c_bwd[1], c_bwd[2], c_bwd[3], c_contention};
+    check_coeffs(&fit.phase[SM_PHASE_FWD], fwd, 5, 1e-7);
+    check_coeffs(&fit.phase[SM_PHASE_BWD], bwd, 5, 1e-7);
+    char name[32];
+    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_INFER, 4, name, sizeof name),
+                   "c5_contention");
+    CHECK_CONTAINS(sm_fit_term_formula(&fit, SM_PHASE_INFER, 4), "log2(G)*b*F");
+
+    sm_fit_meta meta = {"test device", "2026-01-01", "synthetic", "0"}, meta_back;
+    CHECK(sm_fit_write(&fit, &meta, ini, &st) == 0);
+    CHECK(sm_fit_read(ini, &back, &meta_back, &st) == 0);
+    CHECK(back.contention);
+    check_coeffs(&back.phase[SM_PHASE_FWD], fwd, 5, 1e-12);
+    sm_metrics m;
+    CHECK(network_metrics(reg, nets[1], 16, &m) == 0);
+    const sm_layout sixteen = {8, 1, 16};
+    double want = fwd_eq(c_fwd, &m, 8) + c_contention * 4.0 * 8 * (double)m.flops;
+    CHECK(NEAR(sm_fit_eval(&back, SM_PHASE_FWD, &m, &sixteen), want, 1e-6));
+
+    opt.contention = 0; /* asked to leave it out: these times cannot be fitted exactly */
+    CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
+    CHECK(!fit.contention);
+    CHECK_EQ(fit.phase[SM_PHASE_FWD].n_coeffs, 4);
+    CHECK(fit.phase[SM_PHASE_FWD].stats.mape > 1e-3);
+    sm_runs_free(runs);
+
+    CHECK(write_contention_csv(csv, 1) == 0); /* every row at G = 2 */
+    runs = load(csv);
+    if (!runs)
+        return;
+    sm_fit_options_default(&opt);
+    opt.form = SM_FORM_CONVMETER;
+    CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
+    CHECK(!fit.contention);
+    CHECK_EQ(fit.phase[SM_PHASE_FWD].n_coeffs, 4);
+    sm_runs_free(runs);
+}
+
+/* The default weight term is chosen by held-out networks: in for times made with a weight read
+ * per pass, out for times made without one (where it can only fit noise), with the MAPEs it
+ * compared; too few networks to hold one out: out, NAN. */
+static void test_choose_weight_term(const char *dir)
+{
+    char csv[4096];
+    snprintf(csv, sizeof csv, "%s/fit_choose.csv", dir);
+    for (int made_with = 0; made_with <= 1; made_with++) {
+        CHECK(write_csv_terms(csv, 0, 1, 0.01, made_with) == 0);
+        sm_runs *runs = load(csv);
+        if (!runs)
+            return;
+        sm_fit_options opt;
+        sm_fit_options_default(&opt);
+        opt.form = SM_FORM_CONVMETER;
+        opt.grad_form = SM_GRAD_LINEAR;
+        opt.update_term = made_with;
+        opt.weight_term = !made_with; /* the chooser sets it either way */
+        double mape[2];
+        sm_status st;
+        CHECK(sm_fit_choose_weight_term(runs, &opt, mape, &st) == 0);
+        CHECK_EQ(opt.weight_term, made_with);
+        CHECK(isfinite(mape[0]) && isfinite(mape[1]));
+        if (made_with)
+            CHECK(mape[1] < mape[0] - SM_WEIGHT_TERM_GAIN);
+        else
+            CHECK(mape[1] > mape[0] - SM_WEIGHT_TERM_GAIN);
+        sm_runs_free(runs);
+    }
+    /* two networks: nothing to choose by */
+    FILE *f = fopen(csv, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fprintf(f, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n"
+               "%s,8,1,1,1,1e-3,,,,\n%s,8,2,1,1,2e-3,,,,\n%s,8,1,1,1,3e-3,,,,\n",
+            nets[0], nets[0], nets[1]);
+    fclose(f);
+    sm_runs *runs = load(csv);
+    if (!runs)
+        return;
+    sm_fit_options opt;
+    sm_fit_options_default(&opt);
+    opt.weight_term = 1;
+    double mape[2];
+    sm_status st;
+    CHECK(sm_fit_choose_weight_term(runs, &opt, mape, &st) == 0);
+    CHECK_EQ(opt.weight_term, 0);
+    CHECK(isnan(mape[0]) && isnan(mape[1]));
+    sm_runs_free(runs);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -469,6 +615,8 @@ int main(int argc, char **argv)
     test_noisy(argv[1]);
     test_file_and_predictor(argv[1]);
     test_dispatch_form(argv[1]);
+    test_contention(argv[1]);
+    test_choose_weight_term(argv[1]);
     sm_registry_free(reg);
     return check_summary();
 }

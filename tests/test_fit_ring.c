@@ -100,6 +100,7 @@ static void ring_options(sm_fit_options *opt)
     opt->grad_form = SM_GRAD_RING;
     opt->bucket_bytes = BUCKET;
     opt->weight_term = opt->update_term = 1;
+    opt->contention = 0; /* these passes do not slow with G: test_fit.c checks that term */
 }
 
 static void check_coeffs(const sm_phase_fit *pf, const double *c, int n, double tol)

@@ -2,6 +2,9 @@
  *
  *   infer, fwd, bwd   b (c1 F + c2 I + c3 O) + c4  [+ c5 W: weights read once per pass]
  *                     [+ ck K: dispatch form, K kernels launched per pass]
+ *                     [+ cc log2(G) b F: devices of one node share its memory system, caches
+ *                      and power, so each one computes slower the more run beside it; fitted
+ *                      when the rows have at least two values of G]
  *   grad              convmeter form: c1 L  [+ cu W: the update]
  *                     dispatch form:  cp P + cu W + c0  (P parameter tensors, each one an
  *                                     optimizer launch; W the update's memory traffic)
@@ -47,16 +50,18 @@ void sm_fit_options_default(sm_fit_options *opt)
     opt->grad_form = SM_GRAD_RING; /* extrapolates to more ranks (docs/scaling.md) */
     opt->bucket_bytes = 25.0 * 1024 * 1024;
     opt->idle_watts = 0;
+    opt->contention = 1;
 }
 
 enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
        T_DEVICES, T_RING_BYTES, T_RING_STEPS, T_INTRA_BYTES, T_INTER_BYTES, T_INTRA_STEPS,
-       T_INTER_STEPS, T_KERNELS, T_PARAM_TENSORS };
+       T_INTER_STEPS, T_KERNELS, T_PARAM_TENSORS, T_CONTENTION };
 static const char *const term_names[] = {"flops",       "inputs",      "outputs",   "intercept",
                                          "pass_weights", "layers",      "update",    "weights",
                                          "devices",     "ring_bytes",  "ring_steps",
                                          "intra_bytes", "inter_bytes", "intra_steps",
-                                         "inter_steps", "kernels",     "param_tensors"};
+                                         "inter_steps", "kernels",     "param_tensors",
+                                         "contention"};
 
 /* The kinds of term of a phase, in order; returns their number. */
 static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
@@ -72,6 +77,8 @@ static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
             kind[n++] = T_PASS_WEIGHTS;
         if (dispatch)
             kind[n++] = T_KERNELS;
+        if (fit->contention)
+            kind[n++] = T_CONTENTION;
     }
     if (ph == SM_PHASE_GRAD || ph == SM_PHASE_BWD_GRAD) {
         kind[n++] = dispatch ? T_PARAM_TENSORS : T_LAYERS;
@@ -130,6 +137,8 @@ static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const
         return (double)m->kernels;
     case T_PARAM_TENSORS:
         return (double)m->param_tensors;
+    case T_CONTENTION:
+        return log2(G) * b * (double)m->flops;
     case T_UPDATE:
         return W;
     case T_WEIGHTS:
@@ -182,7 +191,8 @@ const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k)
                                            "2(G-1)*ceil(4W/bucket)",
                                            "2(N-1)*ceil(4W/bucket)",
                                            "K",
-                                           "P"};
+                                           "P",
+                                           "log2(G)*b*F"};
     int kind[SM_MAX_COEFFS];
     int n = phase_terms(fit, ph, kind);
     return k >= 0 && k < n ? formulas[kind[k]] : NULL;
@@ -247,7 +257,7 @@ static int droppable(const sm_fit *fit, sm_phase ph, int kind)
     if (kind == T_INTERCEPT)
         return fit->opt.form == SM_FORM_DISPATCH && ph == SM_PHASE_GRAD ? 1 : 0;
     return kind == T_KERNELS ? 2 : kind == T_PASS_WEIGHTS ? 3 : kind == T_UPDATE ? 4
-           : 0;
+           : kind == T_CONTENTION ? 5 : 0;
 }
 
 /* Solves A c = b (m x n, column-major) for the terms of phase ph; on a rank-deficient system,
@@ -269,7 +279,7 @@ static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, cons
             for (int k = 0; k < n; k++)
                 if (droppable(fit, ph, kind[k]) == rank)
                     more |= 1u << k;
-            if (!more && rank <= 4)
+            if (!more && rank <= 5)
                 continue;
             dropped |= more;
         }
@@ -290,7 +300,7 @@ static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, cons
             pf->dropped = dropped;
             break;
         }
-        if (rc != SM_LSTSQ_RANK_DEFICIENT || rank >= 4) {
+        if (rc != SM_LSTSQ_RANK_DEFICIENT || rank >= 5) {
             sm_fail(st, "%s: %s", what, inner.msg);
             break;
         }
@@ -462,11 +472,16 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     if (opt->grad_form == SM_GRAD_RING && !(opt->bucket_bytes >= 1))
         return sm_fail(st, "ring gradient model: bucket size %g bytes is not positive",
                        opt->bucket_bytes);
-    int first = 1;
+    int first = 1, g_seen = 0;
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
         if (use && !use[i])
             continue;
+        /* two values of G at least, or log2(G) b F is a multiple of b F */
+        if (!g_seen)
+            g_seen = r->gpus_per_node;
+        else if (g_seen != r->gpus_per_node)
+            out->contention = opt->contention;
         int devices = r->nodes * r->gpus_per_node;
         if (isfinite(r->t_grad)) { /* the communication terms are fitted on t_grad rows */
             out->multi_device |= devices > 1;

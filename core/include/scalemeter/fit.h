@@ -120,12 +120,16 @@ typedef struct sm_fit_options {
     double bucket_bytes;    /* ring form: gradient bucket size (default 25 MiB) */
     double idle_watts;      /* energy: the power one device draws doing nothing, taken off the
                                measured energy before its terms are fitted (default 0) */
+    int contention;         /* add cc log2(G) b F to infer, fwd and bwd where the rows have two
+                               values of G or more: devices sharing a node slow each other
+                               (default 1) */
 } sm_fit_options;
 
 void sm_fit_options_default(sm_fit_options *opt);
 
-/* bwd_grad of the dispatch form with --weight-term and the ring form: 4 + 1 + 1 + 1 + 1 + 4 */
-#define SM_MAX_COEFFS 12
+/* bwd_grad of the dispatch form with the weight, contention and ring terms: 4 + 1 + 1 + 1 + 1
+ * + 1 + 4 */
+#define SM_MAX_COEFFS 13
 
 /* Goodness of a prediction against measurements. */
 typedef struct sm_fit_stats {
@@ -165,6 +169,8 @@ typedef struct sm_fit {
     int comm_unidentified; /* there were multi-device rows, but they could not separate the
                               communication terms (one device count only): grad is fitted as
                               measured, without them */
+    int contention;   /* the pass phases carry cc log2(G) b F (sm_fit_options.contention and rows
+                         at two values of G or more) */
     int flat_ring;    /* ring form read from a coefficient file written before the hierarchical
                          form: one flat ring over all N x G devices, c 2(D-1)/D 4W
                          + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */
@@ -260,6 +266,16 @@ typedef struct sm_loo {
  * are; it is an error only when no model can be validated. */
 int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_status *st);
 void sm_loo_free(sm_loo *loo);
+
+/* Chooses the weight term (sm_fit_options.weight_term) by what it does to networks no fit saw:
+ * the leave-one-model-out MAPE of the step (of inference where no row measures the step) with
+ * it, mape[1], and without it, mape[0]. It is kept only when it lowers that MAPE by at least
+ * SM_WEIGHT_TERM_GAIN: a term that helps no unseen network is noise fitted. Sets
+ * opt->weight_term; with fewer than three models, or a validation that fails, leaves it out
+ * and the MAPEs NAN. Returns 0, or -1 with st set when out of memory. */
+#define SM_WEIGHT_TERM_GAIN 0.01
+int sm_fit_choose_weight_term(const sm_runs *runs, sm_fit_options *opt, double mape[2],
+                              sm_status *st);
 
 #ifdef __cplusplus
 }
