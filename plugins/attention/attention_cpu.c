@@ -22,7 +22,8 @@
  * relative_position_bias_table, a parameter of the module itself, which named_parameters()
  * lists before those of its to_qkv and merge); then packed (nn.MultiheadAttention):
  * in_proj_weight 3E x E, in_proj_bias, out_proj weight and bias; packed=false (BERT): query,
- * key, value, output each weight then bias.
+ * key, value, output each weight then bias. The geometry and the initial weights are
+ * attention.h's, shared with the GPU kernels (attention_gpu.c).
  */
 #include <cblas.h>
 #include <math.h>
@@ -31,107 +32,23 @@
 #include "attention.h"
 #include "cpu_util.h"
 
-typedef struct attn_geom {
-    int64_t n, seqs, s, m, e, h, d; /* batch, sequences (n G), query and key length, ... */
-    int64_t rq, rk;                 /* query rows seqs S, key rows seqs M */
-    int64_t win;                    /* rel_pos W; 0: no bias table */
-    const float *w[4], *b[4];       /* q, k, v, output; b NULL without bias */
-    const float *table;             /* (2W - 1)^2 x h; NULL without rel_pos */
-    float *dw[4], *db[4], *dtable;
-    const float *x, *mem; /* the query's input, the keys' and values' (x without a memory) */
-    float *q, *kv, *p, *ctx; /* state */
-    float scale;
-    int causal;
-} attn_geom;
-
-/* Floats of the relative position bias table, which comes first in the weights (0 without). */
-static int64_t table_elems(const attention_params *p)
-{
-    return p->rel_pos ? (2 * p->rel_pos - 1) * (2 * p->rel_pos - 1) * p->heads : 0;
-}
-
-static attn_geom geom_of(const sm_layer_io *l)
-{
-    const attention_params *p = l->params;
-    const sm_shape *x = &l->in[0].shape;
-    attn_geom g = {0};
-    g.n = l->in[0].n;
-    g.s = x->dim[x->ndim - 2];
-    g.m = l->n_in == 2 ? l->in[1].shape.dim[0] : g.s;
-    g.seqs = g.n * (x->ndim == 3 ? x->dim[0] : 1);
-    g.e = p->dim;
-    g.h = p->heads;
-    g.d = g.e / g.h;
-    g.rq = g.seqs * g.s;
-    g.rk = g.seqs * g.m;
-    g.win = p->rel_pos;
-    g.causal = p->causal;
-    g.scale = 1.0f / sqrtf((float)(p->scale == ATTENTION_SCALE_DIM ? g.e : g.d));
-    g.x = l->in[0].data;
-    g.mem = l->n_in == 2 ? l->in[1].data : g.x;
-    int64_t ee = g.e * g.e, at[4], bt[4], lead = table_elems(p);
-    for (int t = 0; t < 4; t++) {
-        if (p->packed) { /* [table] W_q W_k W_v [b_q b_k b_v] W_o [b_o] */
-            at[t] = lead + (t < 3 ? t * ee : 3 * ee + (p->bias ? 3 * g.e : 0));
-            bt[t] = t < 3 ? lead + 3 * ee + t * g.e : at[3] + ee;
-        } else { /* [table] W_q [b_q] W_k [b_k] W_v [b_v] W_o [b_o] */
-            at[t] = lead + t * (ee + (p->bias ? g.e : 0));
-            bt[t] = at[t] + ee;
-        }
-        if (l->w) {
-            g.w[t] = l->w + at[t];
-            g.b[t] = p->bias ? l->w + bt[t] : NULL;
-        }
-        if (l->dw) {
-            g.dw[t] = l->dw + at[t];
-            g.db[t] = p->bias ? l->dw + bt[t] : NULL;
-        }
-    }
-    if (g.win) {
-        g.table = l->w;
-        g.dtable = l->dw;
-    }
-    if (l->state) {
-        g.q = l->state;
-        g.kv = g.q + g.rq * g.e;
-        g.p = g.kv + g.rk * 2 * g.e;
-        g.ctx = g.p + g.seqs * g.h * g.s * g.m;
-    }
-    return g;
-}
-
 /* Q, K V, the scores of every head, the context. */
 static size_t attn_state_size(const sm_layer_io *l)
 {
-    attn_geom g = geom_of(l);
-    int64_t scores = sm_mul(sm_mul(g.seqs, g.h), sm_mul(g.s, g.m));
-    return cpu_float_bytes(sm_add(sm_add(sm_mul(2 * g.e, g.rq), sm_mul(2 * g.e, g.rk)), scores));
+    attention_geom g = attention_geom_of(l);
+    return cpu_float_bytes(attention_state_floats(&g));
 }
 
 /* dC and dQ (Rq x E each), dK dV (Rk x 2E), one head's dP (S x M). */
 static size_t attn_work_size(const sm_layer_io *l)
 {
-    attn_geom g = geom_of(l);
+    attention_geom g = attention_geom_of(l);
     int64_t rows = sm_add(sm_mul(2 * g.e, g.rq), sm_mul(2 * g.e, g.rk));
     return cpu_float_bytes(sm_add(rows, sm_mul(g.s, g.m)));
 }
 
-/* Matrices U(-1/sqrt(E), 1/sqrt(E)), biases 0; the bias table U(-a, a) with a = 0.02 sqrt(3),
- * the standard deviation 0.02 of torchvision's trunc_normal_(std=0.02). */
-static void attn_init(const sm_layer_io *l, float *w, void *state)
-{
-    (void)state;
-    attn_geom g = geom_of(l);
-    int64_t table = table_elems(l->params);
-    cpu_scale(w, table, 0.02f * sqrtf(3.0f));
-    cpu_scale(w + table, l->n_w - table, 1.0f / sqrtf((float)g.e));
-    for (int t = 0; t < 4; t++)
-        if (g.b[t])
-            memset((float *)g.b[t], 0, (size_t)g.e * sizeof(float));
-}
-
 /* y (rows x E, row stride ld) = x (rows x E) W^T + b */
-static void project(const attn_geom *g, int64_t rows, const float *x, const float *w,
+static void project(const attention_geom *g, int64_t rows, const float *x, const float *w,
                     const float *b, float *y, int64_t ld)
 {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)g->e, (int)g->e, 1.0f, x,
@@ -143,7 +60,7 @@ static void project(const attn_geom *g, int64_t rows, const float *x, const floa
 }
 
 /* The relative position bias of one head added to its S x M scores (S = M = W^2). */
-static void add_rel_bias(const attn_geom *g, int64_t head, float *a)
+static void add_rel_bias(const attention_geom *g, int64_t head, float *a)
 {
     for (int64_t i = 0; i < g->s; i++)
         for (int64_t j = 0; j < g->m; j++)
@@ -151,7 +68,7 @@ static void add_rel_bias(const attn_geom *g, int64_t head, float *a)
 }
 
 /* Row-wise softmax of the S x M scores, the upper triangle masked when causal (M = S). */
-static void softmax_rows(const attn_geom *g, float *a)
+static void softmax_rows(const attention_geom *g, float *a)
 {
     for (int64_t i = 0; i < g->s; i++) {
         float *row = a + i * g->m;
@@ -172,7 +89,7 @@ static void softmax_rows(const attn_geom *g, float *a)
 static int attn_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    attn_geom g = geom_of(l);
+    attention_geom g = attention_geom_of(l);
     int64_t e2 = 2 * g.e;
     project(&g, g.rq, g.x, g.w[0], g.b[0], g.q, g.e);
     for (int t = 1; t < 3; t++)
@@ -204,7 +121,7 @@ static void column_sums(const float *m, int64_t rows, int64_t cols, int64_t ld, 
 
 /* dW (E x E) = dy^T x and db for one projection of rows inputs x whose output gradient is dy
  * (row stride ld). */
-static void projection_grads(const attn_geom *g, int64_t rows, const float *dy, int64_t ld,
+static void projection_grads(const attention_geom *g, int64_t rows, const float *dy, int64_t ld,
                              const float *x, float *dw, float *db)
 {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->e, (int)g->e, (int)rows, 1.0f, dy,
@@ -214,7 +131,7 @@ static void projection_grads(const attn_geom *g, int64_t rows, const float *dy, 
 }
 
 /* in (rows x E) += dy (rows x E, row stride ld) W: the input gradient of one projection. */
-static void add_input_grad(const attn_geom *g, int64_t rows, const float *dy, int64_t ld,
+static void add_input_grad(const attention_geom *g, int64_t rows, const float *dy, int64_t ld,
                            const float *w, float *in)
 {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)g->e, (int)g->e, 1.0f,
@@ -223,7 +140,7 @@ static void add_input_grad(const attn_geom *g, int64_t rows, const float *dy, in
 
 /* dP of one head (S x M) in place into dS, through the softmax; dB summed into the table's
  * gradient. */
-static void scores_grad(const attn_geom *g, int64_t head, const float *p, float *dp)
+static void scores_grad(const attention_geom *g, int64_t head, const float *p, float *dp)
 {
     for (int64_t i = 0; i < g->s; i++) {
         float *row = dp + i * g->m;
@@ -242,7 +159,7 @@ static void scores_grad(const attn_geom *g, int64_t head, const float *p, float 
 static int attn_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    attn_geom g = geom_of(l);
+    attention_geom g = attention_geom_of(l);
     int64_t e2 = 2 * g.e;
     const float *dy = l->dout->data;
     float *dctx = l->work, *dq = dctx + g.rq * g.e, *dkv = dq + g.rq * g.e, *dp = dkv + g.rk * e2;
@@ -251,7 +168,7 @@ static int attn_backward(const sm_layer_io *l, sm_error *err)
     if (l->dw)
         projection_grads(&g, g.rq, dy, g.e, g.ctx, g.dw[3], g.db[3]);
     if (g.dtable) /* summed into below */
-        memset(g.dtable, 0, (size_t)table_elems(l->params) * sizeof(float));
+        memset(g.dtable, 0, (size_t)attention_table_elems(l->params) * sizeof(float));
     for (int64_t t = 0; t < g.seqs; t++)
         for (int64_t h = 0; h < g.h; h++) {
             int64_t qo = t * g.s * g.e + h * g.d, ko = t * g.m * e2 + h * g.d;
@@ -283,7 +200,7 @@ const struct sm_cpu_kernels attention_cpu_kernels = {
     .struct_size = sizeof(struct sm_cpu_kernels),
     .work_size = attn_work_size,
     .state_size = attn_state_size,
-    .init = attn_init,
+    .init = attention_init,
     .forward = attn_forward,
     .backward = attn_backward,
 };

@@ -10,9 +10,7 @@
  */
 #include <scalemeter/plugin.h>
 
-typedef struct cls_token_params {
-    int unused; /* no parameters; the host allocates params_size bytes */
-} cls_token_params;
+#include "cls_token.h"
 
 static void cls_token_parse(void *params, sm_args *args)
 {

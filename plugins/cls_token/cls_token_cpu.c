@@ -2,15 +2,10 @@
  * CPU kernels of cls_token (kernels.h, struct sm_cpu_kernels): each sample's S x E sequence
  * gets the learnable token (E weights) in front. Backward: the token's gradient is the sum over
  * the batch of the first row's, the input's the other rows'. The token starts at 0, as
- * torchvision's VisionTransformer initialises class_token.
+ * torchvision's VisionTransformer initialises class_token (cls_token.h, shared with the GPU).
  */
+#include "cls_token.h"
 #include "cpu_util.h"
-
-static void cls_init(const sm_layer_io *l, float *w, void *state)
-{
-    (void)state;
-    memset(w, 0, (size_t)l->n_w * sizeof *w);
-}
 
 static int cls_forward(const sm_layer_io *l, sm_error *err)
 {
@@ -42,7 +37,7 @@ static int cls_backward(const sm_layer_io *l, sm_error *err)
 
 const struct sm_cpu_kernels cls_token_cpu_kernels = {
     .struct_size = sizeof(struct sm_cpu_kernels),
-    .init = cls_init,
+    .init = cls_token_init,
     .forward = cls_forward,
     .backward = cls_backward,
 };

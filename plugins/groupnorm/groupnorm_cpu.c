@@ -14,51 +14,15 @@
 #include "cpu_util.h"
 #include "groupnorm.h"
 
-typedef struct gn_geom {
-    int64_t rows;    /* batch x groups */
-    int64_t groups;  /* per sample */
-    int64_t cpg;     /* channels per group */
-    int64_t spatial; /* values per channel of one sample */
-    int64_t len;     /* values per row: cpg x spatial */
-    int affine;
-} gn_geom;
-
-static gn_geom geom_of(const sm_layer_io *l)
-{
-    const groupnorm_params *p = l->params;
-    const sm_shape *s = &l->in[0].shape;
-    gn_geom g = {0};
-    g.groups = p->groups;
-    g.cpg = s->dim[0] / p->groups;
-    g.spatial = sm_shape_dims(s, 1, s->ndim);
-    g.len = g.cpg * g.spatial;
-    g.rows = sm_mul(l->in[0].n, p->groups);
-    g.affine = p->affine;
-    return g;
-}
-
 static size_t gn_state_size(const sm_layer_io *l)
 {
-    return cpu_float_bytes(sm_mul(geom_of(l).rows, 2));
-}
-
-/* PyTorch's initialisation: gamma 1, beta 0. */
-static void gn_init(const sm_layer_io *l, float *w, void *state)
-{
-    (void)state;
-    const sm_shape *s = &l->in[0].shape;
-    const groupnorm_params *p = l->params;
-    if (p->affine)
-        for (int64_t c = 0; c < s->dim[0]; c++) {
-            w[c] = 1.0f;
-            w[s->dim[0] + c] = 0.0f;
-        }
+    return cpu_float_bytes(sm_mul(gn_geom_of(l).rows, 2));
 }
 
 static int gn_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    gn_geom g = geom_of(l);
+    gn_geom g = gn_geom_of(l);
     const float *x = l->in[0].data;
     float *y = l->out->data, *state = l->training ? l->state : NULL;
     int64_t channels = g.groups * g.cpg;
@@ -94,7 +58,7 @@ static int gn_forward(const sm_layer_io *l, sm_error *err)
 static int gn_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    gn_geom g = geom_of(l);
+    gn_geom g = gn_geom_of(l);
     const float *x = l->in[0].data, *dy = l->dout->data, *state = l->state;
     float *dx = l->din[0].data, *dw = g.affine ? l->dw : NULL;
     int64_t channels = g.groups * g.cpg;

@@ -5,48 +5,19 @@
  * cost, and the tied matrix's gradient is computed (into scratch) as PyTorch computes it, but
  * it is not added to the embedding's (a vocab x E addition, small beside the products) and it
  * does not train. The matrix's all-reduce is counted once, at the embedding, as in PyTorch.
+ * The stand-in's initial values (lm_head.h) are the GPU's too.
  *   forward   Y = X M^T (+ b)
  *   backward  dX += dY M,  dM = dY^T X (scratch),  db = column sums of dY
  */
 #include <cblas.h>
-#include <math.h>
 
 #include "cpu_util.h"
 #include "lm_head.h"
 
-typedef struct head_geom {
-    int64_t rows, e, vocab;
-} head_geom;
-
-static head_geom geom_of(const sm_layer_io *l)
-{
-    const lm_head_params *p = l->params;
-    const sm_shape *s = &l->in[0].shape;
-    head_geom g = {l->in[0].n * sm_shape_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1], p->vocab};
-    return g;
-}
-
-static size_t head_matrix_size(const sm_layer_io *l)
-{
-    head_geom g = geom_of(l);
-    return (size_t)(g.vocab * g.e) * sizeof(float);
-}
-
-/* The stand-in matrix U(-1/sqrt(E), 1/sqrt(E)) from a hash (state arrives zeroed); bias 0. */
-static void head_init(const sm_layer_io *l, float *w, void *state)
-{
-    head_geom g = geom_of(l);
-    float *m = state, bound = 1.0f / sqrtf((float)g.e);
-    for (int64_t i = 0; i < g.vocab * g.e; i++)
-        m[i] = bound * (float)((double)(cpu_hash(17, (uint64_t)i) >> 11) / 4503599627370496.0 - 1.0);
-    if (w)
-        memset(w, 0, (size_t)l->n_w * sizeof *w);
-}
-
 static int head_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    head_geom g = geom_of(l);
+    lm_head_geom g = lm_head_geom_of(l);
     float *y = l->out->data;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.vocab, (int)g.e, 1.0f,
                 l->in[0].data, (int)g.e, l->state, (int)g.e, 0.0f, y, (int)g.vocab);
@@ -60,7 +31,7 @@ static int head_forward(const sm_layer_io *l, sm_error *err)
 static int head_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    head_geom g = geom_of(l);
+    lm_head_geom g = lm_head_geom_of(l);
     const float *dy = l->dout->data;
     if (l->din[0].data)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.e, (int)g.vocab,
@@ -78,9 +49,9 @@ static int head_backward(const sm_layer_io *l, sm_error *err)
 
 const struct sm_cpu_kernels lm_head_cpu_kernels = {
     .struct_size = sizeof(struct sm_cpu_kernels),
-    .work_size = head_matrix_size,
-    .state_size = head_matrix_size,
-    .init = head_init,
+    .work_size = lm_head_matrix_size,
+    .state_size = lm_head_matrix_size,
+    .init = lm_head_init,
     .forward = head_forward,
     .backward = head_backward,
 };

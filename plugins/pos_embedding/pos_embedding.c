@@ -11,11 +11,9 @@
  */
 #include <scalemeter/plugin.h>
 
-#define MAX_LEN ((int64_t)1 << 30)
+#include "pos_embedding.h"
 
-typedef struct pos_embedding_params {
-    int64_t max_len;
-} pos_embedding_params;
+#define MAX_LEN ((int64_t)1 << 30)
 
 static void pos_embedding_parse(void *params, sm_args *args)
 {

@@ -2,15 +2,11 @@
  * CPU kernels of pos_embedding (kernels.h, struct sm_cpu_kernels): y = x + the table's first S
  * rows (max_len x E weights), for every sample. Backward: dx += dy; the table's first S rows
  * get the sum of dy over the batch, the others 0. Initial table: N(0, 0.02)-like, uniform of
- * the same spread (0.02 sqrt(3)), as ViT's pos_embedding and GPT-2's wpe start small.
+ * the same spread (0.02 sqrt(3)), as ViT's pos_embedding and GPT-2's wpe start small
+ * (pos_embedding.h, shared with the GPU).
  */
 #include "cpu_util.h"
-
-static void pos_init(const sm_layer_io *l, float *w, void *state)
-{
-    (void)state;
-    cpu_scale(w, l->n_w, 0.0346f);
-}
+#include "pos_embedding.h"
 
 static int pos_forward(const sm_layer_io *l, sm_error *err)
 {
@@ -43,7 +39,7 @@ static int pos_backward(const sm_layer_io *l, sm_error *err)
 
 const struct sm_cpu_kernels pos_embedding_cpu_kernels = {
     .struct_size = sizeof(struct sm_cpu_kernels),
-    .init = pos_init,
+    .init = pos_embedding_init,
     .forward = pos_forward,
     .backward = pos_backward,
 };

@@ -34,90 +34,12 @@
 #define RNN_GRU 0
 #endif
 
-typedef struct rnn_geom {
-    int64_t n, s, e, h, l, d; /* batch, steps, input features, hidden, layers, directions */
-    int64_t gh, dh, rows;     /* G H, D H, n s */
-    int relu;
-} rnn_geom;
-
-static rnn_geom geom_of(const sm_layer_io *l)
-{
-    const rnn_params *p = l->params;
-    rnn_geom g = {0};
-    g.n = l->in[0].n;
-    g.s = l->in[0].shape.dim[0];
-    g.e = l->in[0].shape.dim[1];
-    g.h = p->hidden;
-    g.l = p->layers;
-    g.d = rnn_directions(p);
-    g.gh = RNN_GATES * g.h;
-    g.dh = g.d * g.h;
-    g.rows = sm_mul(g.n, g.s);
-    g.relu = p->relu;
-    return g;
-}
-
-/* OpenBLAS takes int sizes and strides: every one the products use must fit. */
-static int blas_fits(const rnn_geom *g)
-{
-    int64_t sizes[] = {g->rows, g->e, g->gh, g->dh, sm_mul(g->s, g->gh), sm_mul(g->s, g->dh)};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        if (sizes[i] > INT_MAX)
-            return 0;
-    return 1;
-}
-
-/* The weights (or gradients, from dw) of layer k, direction dir, and its input features. */
-typedef struct rnn_block {
-    float *w_ih, *w_hh, *b_ih, *b_hh; /* b_ih, b_hh NULL without bias */
-    int64_t e_k;
-} rnn_block;
-
-static rnn_block block_of(const sm_layer_io *l, const rnn_geom *g, float *w, int64_t k, int dir)
-{
-    const rnn_params *p = l->params;
-    int64_t offset = 0;
-    for (int64_t j = 0; j < k; j++)
-        offset += g->d * rnn_block_weights(p, rnn_layer_in(p, g->e, j));
-    rnn_block b = {.e_k = rnn_layer_in(p, g->e, k)};
-    offset += dir * rnn_block_weights(p, b.e_k);
-    b.w_ih = w + offset;
-    b.w_hh = b.w_ih + g->gh * b.e_k;
-    if (p->bias) {
-        b.b_ih = b.w_hh + g->gh * g->h;
-        b.b_hh = b.b_ih + g->gh;
-    }
-    return b;
-}
-
 /* ---- where things live --------------------------------------------------------------------- */
-
-/* R x D H output of layer k: the state for all but the last, whose output is the layer's. */
-static float *layer_output(const sm_layer_io *l, const rnn_geom *g, int64_t k)
-{
-    return k == g->l - 1 ? l->out->data : (float *)l->state + k * g->rows * g->dh;
-}
-
-static const float *layer_input(const sm_layer_io *l, const rnn_geom *g, int64_t k)
-{
-    return k == 0 ? l->in[0].data : layer_output(l, g, k - 1);
-}
-
-/* R x RNN_SAVED H activations of layer k, direction dir (NULL for RNN, which keeps none). */
-static float *saved_of(const sm_layer_io *l, const rnn_geom *g, int64_t k, int dir)
-{
-    if (RNN_SAVED == 0)
-        return NULL;
-    int64_t outputs = (g->l - 1) * g->rows * g->dh;
-    return (float *)l->state + outputs + (k * g->d + dir) * g->rows * RNN_SAVED * g->h;
-}
 
 static size_t rnn_state_size(const sm_layer_io *l)
 {
-    rnn_geom g = geom_of(l);
-    int64_t outputs = sm_mul(g.l - 1, sm_mul(g.rows, g.dh));
-    int64_t saved = sm_mul(sm_mul(g.l, g.d), sm_mul(g.rows, RNN_SAVED * g.h));
-    return cpu_float_bytes(sm_add(outputs, saved));
+    rnn_geom g = rnn_geom_of(l);
+    return cpu_float_bytes(rnn_state_floats(&g));
 }
 
 /* Scratch. forward: P (R x G H), then Q (batch x G H). backward: dA (R x G H), dB (the same
@@ -150,18 +72,10 @@ static int64_t work_floats(const rnn_geom *g, rnn_work *w, float *base)
 
 static size_t rnn_work_size(const sm_layer_io *l)
 {
-    rnn_geom g = geom_of(l);
-    if (!blas_fits(&g))
+    rnn_geom g = rnn_geom_of(l);
+    if (!rnn_int_fits(&g))
         return SIZE_MAX;
     return cpu_float_bytes(work_floats(&g, NULL, NULL));
-}
-
-/* U(-1/sqrt(H), 1/sqrt(H)) for every weight and bias, as PyTorch's reset_parameters. */
-static void rnn_init(const sm_layer_io *l, float *w, void *state)
-{
-    (void)state;
-    const rnn_params *p = l->params;
-    cpu_scale(w, l->n_w, 1.0f / sqrtf((float)p->hidden));
 }
 
 /* ---- forward ------------------------------------------------------------------------------- */
@@ -242,8 +156,8 @@ static void step_forward(const rnn_geom *g, int64_t t, int64_t tp, int first, in
 
 static int rnn_forward(const sm_layer_io *l, sm_error *err)
 {
-    rnn_geom g = geom_of(l);
-    if (!blas_fits(&g)) {
+    rnn_geom g = rnn_geom_of(l);
+    if (!rnn_int_fits(&g)) {
         sm_error_set(err, RNN_NAME ": a matrix of %lld rows exceeds OpenBLAS's int sizes",
                      (long long)g.rows);
         return -1;
@@ -251,16 +165,16 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
     rnn_work w;
     work_floats(&g, &w, l->work);
     for (int64_t k = 0; k < g.l; k++) {
-        const float *x = layer_input(l, &g, k);
-        float *y = layer_output(l, &g, k);
+        const float *x = rnn_layer_input(l, &g, k);
+        float *y = rnn_layer_output(l, &g, k);
         for (int dir = 0; dir < g.d; dir++) {
-            rnn_block b = block_of(l, &g, l->w, k, dir);
+            rnn_block b = rnn_block_of(l, &g, l->w, k, dir);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.gh,
                         (int)b.e_k, 1.0f, x, (int)b.e_k, b.w_ih, (int)b.e_k, 0.0f, w.pre,
                         (int)g.gh);
             if (b.b_ih)
                 add_rows(w.pre, g.rows, g.gh, b.b_ih);
-            float *saved = saved_of(l, &g, k, dir);
+            float *saved = rnn_saved_of(l, &g, k, dir);
             for (int64_t i = 0; i < g.s; i++) {
                 int64_t t = dir ? g.s - 1 - i : i, tp = dir ? t + 1 : t - 1;
                 hidden_product(&g, i ? y + tp * g.dh + dir * g.h : NULL, &b, w.hid);
@@ -362,8 +276,8 @@ static void weight_grads(const rnn_geom *g, const rnn_block *gb, int dir, const 
 
 static int rnn_backward(const sm_layer_io *l, sm_error *err)
 {
-    rnn_geom g = geom_of(l);
-    if (!blas_fits(&g)) {
+    rnn_geom g = rnn_geom_of(l);
+    if (!rnn_int_fits(&g)) {
         sm_error_set(err, RNN_NAME ": a matrix of %lld rows exceeds OpenBLAS's int sizes",
                      (long long)g.rows);
         return -1;
@@ -375,10 +289,10 @@ static int rnn_backward(const sm_layer_io *l, sm_error *err)
         float *dx = k == 0 ? l->din[0].data : w.dy[(k - 1) % 2];
         if (k > 0) /* both directions add into the gradient of layer k - 1's output */
             memset(dx, 0, (size_t)(g.rows * g.dh) * sizeof *dx);
-        const float *x = layer_input(l, &g, k), *y = layer_output(l, &g, k);
+        const float *x = rnn_layer_input(l, &g, k), *y = rnn_layer_output(l, &g, k);
         for (int dir = 0; dir < g.d; dir++) {
-            rnn_block b = block_of(l, &g, l->w, k, dir);
-            const float *saved = saved_of(l, &g, k, dir);
+            rnn_block b = rnn_block_of(l, &g, l->w, k, dir);
+            const float *saved = rnn_saved_of(l, &g, k, dir);
             for (int64_t i = g.s - 1; i >= 0; i--) {
                 int64_t t = dir ? g.s - 1 - i : i, tp = dir ? t + 1 : t - 1;
                 step_backward(&g, t, tp, i == 0, i == g.s - 1, dir, dy, y, saved, &w);
@@ -388,7 +302,7 @@ static int rnn_backward(const sm_layer_io *l, sm_error *err)
                                 (int)g.h, RNN_GRU ? 1.0f : 0.0f, w.carry, (int)g.h);
             }
             if (l->dw) {
-                rnn_block gb = block_of(l, &g, l->dw, k, dir);
+                rnn_block gb = rnn_block_of(l, &g, l->dw, k, dir);
                 weight_grads(&g, &gb, dir, &w, x, y);
             }
             if (dx)

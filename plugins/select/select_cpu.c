@@ -5,16 +5,10 @@
 #include "cpu_util.h"
 #include "select.h"
 
-static int64_t row_of(const sm_layer_io *l)
-{
-    const select_params *p = l->params;
-    return p->index < 0 ? p->index + l->in[0].shape.dim[0] : p->index;
-}
-
 static int select_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    int64_t row = sm_sample_elems(l->out), in = sm_sample_elems(&l->in[0]), r = row_of(l);
+    int64_t row = sm_sample_elems(l->out), in = sm_sample_elems(&l->in[0]), r = select_row(l);
     for (int64_t n = 0; n < l->in[0].n; n++)
         memcpy(l->out->data + n * row, l->in[0].data + n * in + r * row,
                (size_t)row * sizeof(float));
@@ -24,7 +18,7 @@ static int select_forward(const sm_layer_io *l, sm_error *err)
 static int select_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    int64_t row = sm_sample_elems(l->out), in = sm_sample_elems(&l->in[0]), r = row_of(l);
+    int64_t row = sm_sample_elems(l->out), in = sm_sample_elems(&l->in[0]), r = select_row(l);
     if (l->din[0].data)
         for (int64_t n = 0; n < l->in[0].n; n++)
             cpu_accumulate(l->din[0].data + n * in + r * row, l->dout->data + n * row, row);

@@ -1,11 +1,20 @@
-/* The parameters of window_attention and the geometry its descriptor and CPU kernels share:
- * the padded size, the shift torchvision really applies, the windows, the weights' layout. */
+/* The parameters of window_attention and the geometry its descriptor and its CPU and GPU kernels
+ * share: the padded size, the shift torchvision really applies, the windows, the weights' layout
+ * and initial values. The index functions marked WA_HD are compiled as device code too
+ * (window_attention_gpu.cu), so both backends compute the same indices. */
 #ifndef SCALEMETER_PLUGINS_WINDOW_ATTENTION_H
 #define SCALEMETER_PLUGINS_WINDOW_ATTENTION_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include <scalemeter/plugin.h>
+
+#ifdef __CUDACC__
+#define WA_HD __host__ __device__
+#else
+#define WA_HD
+#endif
 
 /* Hidden width of v2's continuous position bias MLP (torchvision's cpb_mlp: Linear(2, 512)). */
 #define WA_CPB_HIDDEN 512
@@ -50,7 +59,7 @@ static inline wa_layout wa_layout_of(const window_attention_params *p, int64_t h
 /* Row of the relative position table for query token i and key token j of a window (tokens
  * read row by row), torchvision's relative_position_index:
  * (ri - rj + wh - 1) (2 ww - 1) + (ci - cj + ww - 1). */
-static inline int64_t wa_rel_index(const window_attention_params *p, int64_t i, int64_t j)
+static inline WA_HD int64_t wa_rel_index(const window_attention_params *p, int64_t i, int64_t j)
 {
     int64_t ww = p->window[1];
     int64_t dr = i / ww - j / ww, dc = i % ww - j % ww;
@@ -60,11 +69,51 @@ static inline int64_t wa_rel_index(const window_attention_params *p, int64_t i, 
 /* Which of torchvision's mask regions a padded, rolled coordinate pos (along a dim of padded
  * size `size`, window `win`, applied shift `shift`) is in: its slices (0, -win), (-win, -shift),
  * (-shift, None); with no shift along the dim the last slice covers it all. */
-static inline int wa_region(int64_t pos, int64_t size, int64_t win, int64_t shift)
+static inline WA_HD int wa_region(int64_t pos, int64_t size, int64_t win, int64_t shift)
 {
     if (shift == 0)
         return 0;
     return pos < size - win ? 0 : pos < size - shift ? 1 : 2;
+}
+
+/* The region of torchvision's mask token t of window ws (of a sample) lies in, 0 to 8; the
+ * scores between tokens of different regions get -100. All 0 when not shifted. */
+static inline WA_HD int wa_label(const window_attention_params *p, const wa_layout *g, int64_t ws,
+                                 int64_t t)
+{
+    int64_t wh = p->window[0], ww = p->window[1], nww = g->wp / ww;
+    int64_t y0 = (ws / nww) * wh, x0 = (ws % nww) * ww;
+    return wa_region(y0 + t / ww, g->hp, wh, g->shift[0]) * 3 +
+           wa_region(x0 + t % ww, g->wp, ww, g->shift[1]);
+}
+
+/* Row `row` of the windows of a batch of H x W samples (batch nW N rows; window = wi (Wp / ww)
+ * + wj, token = r ww + c, as the partition orders them) is pixel (wi wh + r, wj ww + c) of the
+ * padded map rolled by -shift, which torch.roll takes from ((. + shift) mod size): sample *b,
+ * pixel (*y, *x). 1 when that is an input pixel, 0 when it lies in the padding. Reversing the
+ * windows, rolling back and cropping send the row to that same pixel. */
+static inline WA_HD int wa_source(const window_attention_params *p, const wa_layout *g, int64_t h,
+                                  int64_t w, int64_t row, int64_t *b, int64_t *y, int64_t *x)
+{
+    int64_t wh = p->window[0], ww = p->window[1], nww = g->wp / ww;
+    int64_t token = row % g->tokens, win = row / g->tokens, ws = win % g->windows;
+    *b = win / g->windows;
+    *y = ((ws / nww) * wh + token / ww + g->shift[0]) % g->hp;
+    *x = ((ws % nww) * ww + token % ww + g->shift[1]) % g->wp;
+    return *y < h && *x < w;
+}
+
+/* Value k (0, 1) of row i = a (2 ww - 1) + b of v2's relative_coords_table: the offsets
+ * (a - wh + 1, b - ww + 1) divided by (wh - 1, ww - 1), times 8, then sign(v) log2(|v| + 1) / 3
+ * (in double, rounded once). */
+static inline WA_HD float wa_coord(const window_attention_params *p, int64_t i, int k)
+{
+    int64_t wh = p->window[0], ww = p->window[1];
+    int64_t a = i / (2 * ww - 1), b = i % (2 * ww - 1);
+    double v = k == 0 ? (double)(a - wh + 1) / (double)(wh - 1) * 8
+                      : (double)(b - ww + 1) / (double)(ww - 1) * 8;
+    double sign = v > 0 ? 1 : v < 0 ? -1 : 0;
+    return (float)(sign * log2(fabs(v) + 1.0) / 3.0);
 }
 
 /* Offsets (in floats) of each weight tensor in the layer's flat weights, in
@@ -107,6 +156,40 @@ static inline wa_weight_layout wa_weights_of(const window_attention_params *p)
 #undef WA_TAKE
     o.total = at;
     return o;
+}
+
+/* torchvision's initialisation of the host's uniform [-1, 1) weights w: the bias table
+ * trunc_normal_(std=0.02), here U(-a, a) with a = 0.02 sqrt(3) (the same standard deviation);
+ * nn.Linear's U(-1/sqrt(fan_in), ..) for weights and biases; v2's logit_scale log(10) and the
+ * key third of qkv.bias zeroed. */
+static inline void wa_init_weights(const window_attention_params *p, float *w)
+{
+    wa_weight_layout o = wa_weights_of(p);
+    int64_t c = p->dim, t = (2 * p->window[0] - 1) * (2 * p->window[1] - 1);
+    float lin = 1.0f / sqrtf((float)c);
+#define WA_SCALE(at, n, bound)                                                                    \
+    for (int64_t i_ = 0; i_ < (n); i_++)                                                          \
+        w[(at) + i_] *= (bound)
+    if (o.table >= 0)
+        WA_SCALE(o.table, t * p->heads, 0.02f * sqrtf(3.0f));
+    if (o.logit_scale >= 0)
+        for (int64_t i = 0; i < p->heads; i++)
+            w[o.logit_scale + i] = logf(10.0f);
+    WA_SCALE(o.qkv_w, 3 * c * c, lin);
+    if (o.qkv_b >= 0) {
+        WA_SCALE(o.qkv_b, 3 * c, lin);
+        if (p->v2)
+            for (int64_t i = 0; i < c; i++)
+                w[o.qkv_b + c + i] = 0.0f;
+    }
+    WA_SCALE(o.proj_w, c * c, lin);
+    if (o.proj_b >= 0)
+        WA_SCALE(o.proj_b, c, lin);
+    if (p->v2) {
+        WA_SCALE(o.cpb_w0, 3 * WA_CPB_HIDDEN, 1.0f / sqrtf(2.0f)); /* weight and bias */
+        WA_SCALE(o.cpb_w2, p->heads * WA_CPB_HIDDEN, 1.0f / sqrtf((float)WA_CPB_HIDDEN));
+    }
+#undef WA_SCALE
 }
 
 #endif /* SCALEMETER_PLUGINS_WINDOW_ATTENTION_H */

@@ -48,7 +48,6 @@ typedef struct wa_geom {
     const window_attention_params *p;
     wa_layout lay;
     int64_t n, h_in, w_in, c, heads, d, rows, groups; /* groups: batch nW windows */
-    int64_t nww;                                      /* windows per row: Wp / ww */
     wa_weight_layout wl;
     /* state */
     float *xw, *qkv, *norms, *prob, *ctx, *hidden, *table;
@@ -66,7 +65,6 @@ static wa_geom geom_of(const sm_layer_io *l)
     g.heads = g.p->heads;
     g.d = g.c / g.heads;
     g.lay = wa_layout_of(g.p, g.h_in, g.w_in);
-    g.nww = g.lay.wp / g.p->window[1];
     g.groups = sm_mul(g.n, g.lay.windows);
     g.rows = sm_mul(g.groups, g.lay.tokens);
     g.wl = wa_weights_of(g.p);
@@ -125,46 +123,18 @@ static size_t wa_work_size(const sm_layer_io *l)
     return cpu_float_bytes(work_floats(&g, l, &k));
 }
 
-/* torchvision's initialisation: the bias table trunc_normal_(std=0.02), here U(-a, a) with
- * a = 0.02 sqrt(3) (the same standard deviation); nn.Linear's U(-1/sqrt(fan_in), ..) for
- * weights and biases; v2's logit_scale log(10) and the key third of qkv.bias zeroed. */
+/* torchvision's initialisation (window_attention.h, shared with the GPU kernels). */
 static void wa_init(const sm_layer_io *l, float *w, void *state)
 {
     (void)state;
-    wa_geom g = geom_of(l);
-    const wa_weight_layout *o = &g.wl;
-    float lin = 1.0f / sqrtf((float)g.c);
-    if (o->table >= 0)
-        cpu_scale(w + o->table, g.lay.table_rows * g.heads, 0.02f * sqrtf(3.0f));
-    if (o->logit_scale >= 0)
-        for (int64_t i = 0; i < g.heads; i++)
-            w[o->logit_scale + i] = logf(10.0f);
-    cpu_scale(w + o->qkv_w, 3 * g.c * g.c, lin);
-    if (o->qkv_b >= 0) {
-        cpu_scale(w + o->qkv_b, 3 * g.c, lin);
-        if (g.p->v2)
-            memset(w + o->qkv_b + g.c, 0, (size_t)g.c * sizeof(float));
-    }
-    cpu_scale(w + o->proj_w, g.c * g.c, lin);
-    if (o->proj_b >= 0)
-        cpu_scale(w + o->proj_b, g.c, lin);
-    if (g.p->v2) {
-        cpu_scale(w + o->cpb_w0, 3 * WA_CPB_HIDDEN, 1.0f / sqrtf(2.0f)); /* weight and bias */
-        cpu_scale(w + o->cpb_w2, g.heads * WA_CPB_HIDDEN, 1.0f / sqrtf((float)WA_CPB_HIDDEN));
-    }
+    wa_init_weights(l->params, w);
 }
 
 /* The input pixel (y, x) that row `row` of the windows comes from and goes back to; 0 when it
- * lies in the padding. */
+ * lies in the padding (window_attention.h). */
 static int source_of(const wa_geom *g, int64_t row, int64_t *b, int64_t *y, int64_t *x)
 {
-    int64_t wh = g->p->window[0], ww = g->p->window[1];
-    int64_t token = row % g->lay.tokens, win = row / g->lay.tokens;
-    int64_t w_in_sample = win % g->lay.windows;
-    *b = win / g->lay.windows;
-    *y = ((w_in_sample / g->nww) * wh + token / ww + g->lay.shift[0]) % g->lay.hp;
-    *x = ((w_in_sample % g->nww) * ww + token % ww + g->lay.shift[1]) % g->lay.wp;
-    return *y < g->h_in && *x < g->w_in;
+    return wa_source(g->p, &g->lay, g->h_in, g->w_in, row, b, y, x);
 }
 
 /* windows (R x C) = the rows of x (batch x H x W x C) they come from, zeros for the padding */
@@ -200,13 +170,8 @@ static void scatter(const wa_geom *g, const float *windows, float *x, int add)
  * float (small integers, exact); all equal when not shifted. */
 static void window_labels(const wa_geom *g, int64_t win, float *labels)
 {
-    int64_t wh = g->p->window[0], ww = g->p->window[1];
-    int64_t y0 = (win / g->nww) * wh, x0 = (win % g->nww) * ww;
-    for (int64_t t = 0; t < g->lay.tokens; t++) {
-        int rh = wa_region(y0 + t / ww, g->lay.hp, wh, g->lay.shift[0]);
-        int rw = wa_region(x0 + t % ww, g->lay.wp, ww, g->lay.shift[1]);
-        labels[t] = (float)(rh * 3 + rw);
-    }
+    for (int64_t t = 0; t < g->lay.tokens; t++)
+        labels[t] = (float)wa_label(g->p, &g->lay, win, t);
 }
 
 /* y (rows x cols_out, row stride ldy) = x (rows x cols_in, stride ldx) W^T (+ b) */
@@ -221,20 +186,13 @@ static void linear(int64_t rows, int64_t cols_in, int64_t cols_out, const float 
                 y[i * ldy + j] += b[j];
 }
 
-/* Row a (2 ww - 1) + b of v2's relative_coords_table: the offsets (a - wh + 1, b - ww + 1)
- * divided by (wh - 1, ww - 1), times 8, then sign(v) log2(|v| + 1) / 3. */
+/* v2's relative_coords_table (T x 2, window_attention.h). */
 static void coords_table(const window_attention_params *p, float *coords)
 {
-    int64_t wh = p->window[0], ww = p->window[1], i = 0;
-    for (int64_t a = 0; a < 2 * wh - 1; a++)
-        for (int64_t b = 0; b < 2 * ww - 1; b++, i++) {
-            double v[2] = {(double)(a - wh + 1) / (double)(wh - 1) * 8,
-                           (double)(b - ww + 1) / (double)(ww - 1) * 8};
-            for (int k = 0; k < 2; k++) {
-                double sign = v[k] > 0 ? 1 : v[k] < 0 ? -1 : 0;
-                coords[2 * i + k] = (float)(sign * log2(fabs(v[k]) + 1.0) / 3.0);
-            }
-        }
+    int64_t t = (2 * p->window[0] - 1) * (2 * p->window[1] - 1);
+    for (int64_t i = 0; i < t; i++)
+        for (int k = 0; k < 2; k++)
+            coords[2 * i + k] = wa_coord(p, i, k);
 }
 
 /* v2's bias table (T x h) into g->table: 16 sigmoid(relu(coords W0^T + b0) W2^T); the hidden

@@ -14,8 +14,7 @@ static void departition(const sm_layer_io *l, int backward)
     for (int64_t n = 0; n < l->in[0].n; n++)
         for (int64_t y = 0; y < h; y++)
             for (int64_t x = 0; x < w; x++) {
-                int64_t g = (y / P) * p->wp + x / P, k = (y % P) * P + x % P;
-                int64_t i = n * per + (g * P * P + k) * c;
+                int64_t i = n * per + departition_at(p, y, x, c);
                 for (int64_t ch = 0; ch < c; ch++) {
                     int64_t o = n * per + (ch * h + y) * w + x;
                     if (backward)

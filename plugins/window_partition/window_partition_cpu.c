@@ -10,15 +10,14 @@ static void partition(const sm_layer_io *l, int backward)
 {
     const partition_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
-    int64_t c = s->dim[0], h = s->dim[1], w = s->dim[2], P = p->p, wp_n = w / P;
+    int64_t c = s->dim[0], h = s->dim[1], w = s->dim[2], P = p->p;
     int64_t per = c * h * w;
     for (int64_t n = 0; n < l->in[0].n; n++) {
         const float *in = l->in[0].data + n * per;
         float *din = l->din[0].data;
         for (int64_t y = 0; y < h; y++)
             for (int64_t x = 0; x < w; x++) {
-                int64_t g = (y / P) * wp_n + x / P, k = (y % P) * P + x % P;
-                int64_t o = n * per + (g * P * P + k) * c;
+                int64_t o = n * per + partition_at(y, x, w, P, c);
                 for (int64_t ch = 0; ch < c; ch++) {
                     int64_t i = (ch * h + y) * w + x;
                     if (backward)

@@ -1,0 +1,151 @@
+/*
+ * The element-wise and row-wise parts of attention (attention_gpu.c) around cuBLAS's products:
+ * the projections' bias and its gradient, and the softmax of the scores with the causal mask and
+ * the relative position bias (attention.h's attention_rel_index, the CPU's arithmetic), forward
+ * and backward. A softmax row is one warp's: its lanes stride over the columns and meet through
+ * shuffles; every warp of the grid takes every (grid warps)-th row.
+ */
+#include <math.h>
+
+#include "attention.h"
+#include "attention_gpu.h"
+#include "gpu_launch.cuh"
+
+#define WARP 32
+
+__global__ void attn_bias_rows_kernel(float *y, int64_t ld, const float *b, int64_t rows,
+                                      int64_t cols)
+{
+    SMK_FOR(k, rows * cols)
+    y[(k / cols) * ld + k % cols] += b[k % cols];
+}
+
+extern "C" cudaError_t smk_attn_bias_rows(float *y, int64_t ld, const float *b, int64_t rows,
+                                          int64_t cols, cudaStream_t s)
+{
+    if (rows > 0 && cols > 0)
+        attn_bias_rows_kernel<<<smk_blocks(rows * cols), SMK_THREADS, 0, s>>>(y, ld, b, rows,
+                                                                             cols);
+    return cudaGetLastError();
+}
+
+/* One block per column (grid-stride over the columns): its threads sum strided shares of the
+ * rows and a tree in shared memory adds them; no atomics, so the sums are deterministic. */
+__global__ void attn_column_sums_kernel(float *db, const float *dy, int64_t ld, int64_t rows,
+                                        int64_t cols)
+{
+    __shared__ float part[SMK_THREADS];
+    for (int64_t c = blockIdx.x; c < cols; c += gridDim.x) { /* the same c for the whole block */
+        float sum = 0;
+        for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
+            sum += dy[r * ld + c];
+        part[threadIdx.x] = sum;
+        __syncthreads();
+        for (unsigned k = blockDim.x / 2; k > 0; k /= 2) {
+            if (threadIdx.x < k)
+                part[threadIdx.x] += part[threadIdx.x + k];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0)
+            db[c] = part[0];
+        __syncthreads(); /* part is reused by the next column */
+    }
+}
+
+extern "C" cudaError_t smk_attn_column_sums(float *db, const float *dy, int64_t ld, int64_t rows,
+                                            int64_t cols, cudaStream_t s)
+{
+    if (cols <= 0)
+        return cudaSuccess;
+    unsigned blocks = (unsigned)(cols < 65535 ? cols : 65535);
+    attn_column_sums_kernel<<<blocks, SMK_THREADS, 0, s>>>(db, dy, ld, rows, cols);
+    return cudaGetLastError();
+}
+
+__device__ inline float warp_max(float v)
+{
+    for (int o = WARP / 2; o > 0; o /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+__device__ inline float warp_sum(float v)
+{
+    for (int o = WARP / 2; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Rows by warp: the loop bound is the same for all 32 lanes of a warp (SMK_THREADS is a
+ * multiple of 32), so every lane reaches every shuffle. */
+#define FOR_WARP_ROWS(row, n)                                                                     \
+    for (int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / WARP; row < (n);        \
+         row += ((int64_t)gridDim.x * blockDim.x) / WARP)
+
+__global__ void attn_softmax_kernel(float *p, const float *table, smk_attn_rows r)
+{
+    int lane = (int)(threadIdx.x % WARP);
+    FOR_WARP_ROWS(row, r.rows)
+    {
+        float *a = p + row * r.m;
+        int64_t i = row % r.s, head = (row / r.s) % r.h;
+        int64_t len = r.causal ? i + 1 : r.m;
+        float mx = -INFINITY;
+        for (int64_t j = lane; j < len; j += WARP) {
+            float v = a[j];
+            if (table)
+                v += table[attention_rel_index(r.win, i, j) * r.h + head];
+            a[j] = v;
+            mx = fmaxf(mx, v);
+        }
+        mx = warp_max(mx);
+        float sum = 0;
+        for (int64_t j = lane; j < len; j += WARP) {
+            float e = expf(a[j] - mx);
+            a[j] = e;
+            sum += e;
+        }
+        sum = warp_sum(sum);
+        for (int64_t j = lane; j < r.m; j += WARP)
+            a[j] = j < len ? a[j] / sum : 0.0f;
+    }
+}
+
+extern "C" cudaError_t smk_attn_softmax(float *p, const float *table, smk_attn_rows r,
+                                        cudaStream_t s)
+{
+    if (r.rows > 0 && r.m > 0)
+        attn_softmax_kernel<<<smk_blocks(r.rows * WARP), SMK_THREADS, 0, s>>>(p, table, r);
+    return cudaGetLastError();
+}
+
+__global__ void attn_softmax_backward_kernel(float *dp, const float *p, float *dtable,
+                                             smk_attn_rows r)
+{
+    int lane = (int)(threadIdx.x % WARP);
+    FOR_WARP_ROWS(row, r.rows)
+    {
+        float *g = dp + row * r.m;
+        const float *a = p + row * r.m;
+        int64_t i = row % r.s, head = (row / r.s) % r.h;
+        float dot = 0;
+        for (int64_t j = lane; j < r.m; j += WARP)
+            dot += g[j] * a[j];
+        dot = warp_sum(dot);
+        for (int64_t j = lane; j < r.m; j += WARP) {
+            float v = a[j] * (g[j] - dot);
+            g[j] = v;
+            if (dtable) /* one entry serves many pairs, sequences and samples */
+                atomicAdd(dtable + attention_rel_index(r.win, i, j) * r.h + head, v);
+        }
+    }
+}
+
+extern "C" cudaError_t smk_attn_softmax_backward(float *dp, const float *p, float *dtable,
+                                                 smk_attn_rows r, cudaStream_t s)
+{
+    if (r.rows > 0 && r.m > 0)
+        attn_softmax_backward_kernel<<<smk_blocks(r.rows * WARP), SMK_THREADS, 0, s>>>(
+            dp, p, dtable, r);
+    return cudaGetLastError();
+}

@@ -1,0 +1,88 @@
+/*
+ * GPU kernels of lm_head (kernels.h, struct sm_gpu_kernels), as lm_head_cpu.c: linear's
+ * products with a vocab x E stand-in M for the matrix tied to the token embedding, kept in the
+ * layer's state and initialised as on the CPU (lm_head.h). cublasGemmEx, column-major, so each
+ * row-major product appears transposed (as linear_gpu.c):
+ *   forward   Y (R x V)  = X M^T      Y^T = M X^T:  gemm(T, N, V, R, E, M, X) into Y
+ *   input     dX        += dY M       dX^T = M^T dY^T:  gemm(N, N, E, R, V, M, dY), beta 1
+ *   matrix    dM (V x E) = dY^T X     dM^T = X^T dY:  gemm(N, T, E, V, R, X, dY) into scratch
+ * dM is computed for its cost and dropped, as on the CPU. The bias (bias=true) is an input
+ * broadcast over the rows, added and reduced by the kernels of elementwise_gpu.cu. fp32
+ * computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32.
+ */
+#include "gpu_ops.h"
+#include "gpu_util.h"
+#include "lm_head.h"
+
+/* cuBLAS counts in int; checked once, so the calls below may cast. */
+static int head_setup(const sm_layer_io *l, void **plan, sm_error *err)
+{
+    *plan = NULL;
+    lm_head_geom g = lm_head_geom_of(l);
+    if (gpu_check_precision(l, "lm_head", err))
+        return -1;
+    if (g.rows > INT_MAX || g.e > INT_MAX || g.vocab > INT_MAX) {
+        sm_error_set(err, "a %lld x %lld by %lld x %lld product exceeds cuBLAS's int sizes",
+                     (long long)g.rows, (long long)g.e, (long long)g.e, (long long)g.vocab);
+        return -1;
+    }
+    return 0;
+}
+
+static cublasComputeType_t compute_type(const sm_layer_io *l)
+{
+    return l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+/* The bias over the output R x V: the same vocab values for every row. */
+static smk_walk bias_walk(lm_head_geom g)
+{
+    smk_walk w = {{1, 1, 1, g.rows, g.vocab}, {0, 0, 0, 0, 1}};
+    return w;
+}
+
+static int head_forward(const sm_layer_io *l, sm_error *err)
+{
+    lm_head_geom g = lm_head_geom_of(l);
+    const float one = 1.0f, zero = 0.0f;
+    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_T, CUBLAS_OP_N, (int)g.vocab,
+               (int)g.rows, (int)g.e, &one, l->state, CUDA_R_32F, (int)g.e, l->in[0].data,
+               CUDA_R_32F, (int)g.e, &zero, l->out->data, CUDA_R_32F, (int)g.vocab,
+               compute_type(l), CUBLAS_GEMM_DEFAULT);
+    if (l->w)
+        GPU_CUDA(err, smk_broadcast_add, l->out->data, l->w, bias_walk(g), 1, gpu_stream(l));
+    return 0;
+}
+
+static int head_backward(const sm_layer_io *l, sm_error *err)
+{
+    lm_head_geom g = lm_head_geom_of(l);
+    const float one = 1.0f, zero = 0.0f;
+    if (l->din[0].data)
+        GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_N, (int)g.e,
+                   (int)g.rows, (int)g.vocab, &one, l->state, CUDA_R_32F, (int)g.e,
+                   l->dout->data, CUDA_R_32F, (int)g.vocab, &one, l->din[0].data, CUDA_R_32F,
+                   (int)g.e, compute_type(l), CUBLAS_GEMM_DEFAULT);
+    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_T, (int)g.e, (int)g.vocab,
+               (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.e, l->dout->data,
+               CUDA_R_32F, (int)g.vocab, &zero, l->work, CUDA_R_32F, (int)g.e, compute_type(l),
+               CUBLAS_GEMM_DEFAULT);
+    if (l->dw) {
+        GPU_CUDA(err, cudaMemsetAsync, l->dw, 0, (size_t)l->n_w * sizeof(float), gpu_stream(l));
+        GPU_CUDA(err, smk_reduce_to_input, l->dw, l->dout->data, bias_walk(g), NULL, bias_walk(g),
+                 gpu_stream(l));
+    }
+    return 0;
+}
+
+static const struct sm_gpu_kernels lm_head_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
+    .state_size = lm_head_matrix_size,
+    .init = lm_head_init,
+    .setup = head_setup,
+    .work_size = lm_head_matrix_size,
+    .forward = head_forward,
+    .backward = head_backward,
+};
+
+SM_DEFINE_GPU_KERNELS(lm_head_gpu_kernels)

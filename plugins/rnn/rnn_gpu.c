@@ -1,0 +1,226 @@
+/*
+ * GPU kernels of lstm, gru and rnn (kernels.h, struct sm_gpu_kernels), as rnn_cpu.c: layer by
+ * layer, and in each layer direction by direction, with cublasGemmEx for the products and the
+ * kernels of rnn_gpu.cu for the gates. One source built once per type (SM_RECURRENT_LSTM, _GRU,
+ * _RNN). R = batch x S rows; cuBLAS is column-major, so each row-major product of rnn_cpu.c
+ * appears transposed (a row-major M is the column-major M^T):
+ *   forward   P = X_k W_ih^T for the whole sequence       gemm(T, N, GH, R, E_k, W_ih, X)
+ *             per step Q = h_prev W_hh^T (not at the first step, h_prev = 0)
+ *                                                         gemm(T, N, GH, batch, H, W_hh, h_prev)
+ *             then the gates from P_t + b_ih and Q + b_hh (rnn_gpu.cu)
+ *   backward  through time, the steps in reverse: dA and dB of the step (rnn_gpu.cu), then
+ *             carry (+)= dB_t W_hh                        gemm(N, N, H, batch, GH, W_hh, dB_t)
+ *             dW_ih = dA^T X_k                            gemm(N, T, E_k, GH, R, X, dA)
+ *             dW_hh = dB^T Hp, Hp every row's h_prev (0 at the first step)
+ *                                                         gemm(N, T, H, GH, R, Hp, dB)
+ *             db_ih, db_hh the column sums of dA and dB, and
+ *             dX_k += dA W_ih                             gemm(N, N, E_k, R, GH, W_ih, dA)
+ * fp32 computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32. State (rnn.h):
+ * the inner layers' outputs and the saved activations, written by every forward.
+ */
+#include "rnn_gpu.h"
+#include "gpu_util.h"
+#include "rnn.h"
+
+/* GRU alone has a dB apart from dA (and a direct path from h_prev to h, in rnn_gpu.cu). */
+#ifdef SM_RECURRENT_GRU
+#define RNN_GRU 1
+#else
+#define RNN_GRU 0
+#endif
+
+/* Bytes of a count of floats; SIZE_MAX when the count overflowed (sm_mul saturates). */
+static size_t float_bytes(int64_t floats)
+{
+    int64_t bytes = sm_mul(floats, (int64_t)sizeof(float));
+    return bytes == SM_OVERFLOW || (uint64_t)bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
+static size_t rnn_gpu_state_size(const sm_layer_io *l)
+{
+    rnn_geom g = rnn_geom_of(l);
+    return float_bytes(rnn_state_floats(&g));
+}
+
+/* Scratch. forward: P (R x G H), then Q (batch x G H). backward: dA (R x G H), dB (the same
+ * for GRU; dA itself otherwise), two R x D H output gradients of inner layers (L > 1), the
+ * carried gradients of h and c (batch x H each), and Hp (R x H). */
+typedef struct rnn_work {
+    float *pre, *hid;
+    float *da, *db, *dy[2], *carry, *dc, *hp;
+} rnn_work;
+
+static int64_t work_floats(const rnn_geom *g, rnn_work *w, float *base)
+{
+    int64_t seq = sm_mul(g->rows, g->gh), batch = sm_mul(g->n, g->h);
+    int64_t inner = g->l > 1 ? sm_mul(g->rows, g->dh) : 0;
+    int64_t fwd = sm_add(seq, sm_mul(g->n, g->gh));
+    int64_t da_db = RNN_GRU ? sm_mul(2, seq) : seq;
+    int64_t bwd = sm_add(sm_add(sm_add(da_db, sm_mul(2, inner)), sm_mul(2, batch)),
+                         sm_mul(g->rows, g->h));
+    if (w && base) {
+        w->pre = base;
+        w->hid = base + seq;
+        w->da = base;
+        w->db = RNN_GRU ? base + seq : base;
+        w->dy[0] = base + da_db;
+        w->dy[1] = w->dy[0] + inner;
+        w->carry = w->dy[1] + inner;
+        w->dc = w->carry + batch;
+        w->hp = w->dc + batch;
+    }
+    return fwd > bwd ? fwd : bwd;
+}
+
+static size_t rnn_gpu_work_size(const sm_layer_io *l)
+{
+    rnn_geom g = rnn_geom_of(l);
+    if (!rnn_int_fits(&g))
+        return SIZE_MAX;
+    return float_bytes(work_floats(&g, NULL, NULL));
+}
+
+/* cuBLAS counts in int; checked once, so the calls below may cast. */
+static int rnn_setup(const sm_layer_io *l, void **plan, sm_error *err)
+{
+    *plan = NULL;
+    if (gpu_check_precision(l, RNN_NAME, err))
+        return -1;
+    rnn_geom g = rnn_geom_of(l);
+    if (!rnn_int_fits(&g)) {
+        sm_error_set(err, RNN_NAME ": a matrix of %lld rows exceeds cuBLAS's int sizes",
+                     (long long)g.rows);
+        return -1;
+    }
+    return 0;
+}
+
+/* C (m x n, column-major) = op(A) op(B) + beta C, alpha 1, in the layer's precision. */
+static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                int64_t n, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+                float beta, float *c, int64_t ldc, sm_error *err)
+{
+    const float one = 1.0f;
+    cublasComputeType_t type = l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                 : CUBLAS_COMPUTE_32F;
+    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k, &one, a,
+               CUDA_R_32F, (int)lda, b, CUDA_R_32F, (int)ldb, &beta, c, CUDA_R_32F, (int)ldc,
+               type, CUBLAS_GEMM_DEFAULT);
+    return 0;
+}
+
+/* Step i of direction dir: t = i forwards, S-1-i in reverse; tp the step before it. */
+static smk_rnn_step step_of(const rnn_geom *g, int64_t i, int dir)
+{
+    smk_rnn_step st = {0};
+    st.n = g->n;
+    st.s = g->s;
+    st.h = g->h;
+    st.dh = g->dh;
+    st.gh = g->gh;
+    st.saved_row = RNN_SAVED * g->h;
+    st.t = dir ? g->s - 1 - i : i;
+    st.tp = dir ? st.t + 1 : st.t - 1;
+    st.first = i == 0;
+    st.last = i == g->s - 1;
+    st.dir = dir;
+    st.relu = g->relu;
+    return st;
+}
+
+static int rnn_forward(const sm_layer_io *l, sm_error *err)
+{
+    rnn_geom g = rnn_geom_of(l);
+    rnn_work w;
+    work_floats(&g, &w, l->work);
+    for (int64_t k = 0; k < g.l; k++) {
+        const float *x = rnn_layer_input(l, &g, k);
+        float *y = rnn_layer_output(l, &g, k);
+        for (int dir = 0; dir < g.d; dir++) {
+            rnn_block b = rnn_block_of(l, &g, l->w, k, dir);
+            if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.gh, g.rows, b.e_k, b.w_ih, b.e_k, x, b.e_k,
+                     0.0f, w.pre, g.gh, err))
+                return -1;
+            float *saved = rnn_saved_of(l, &g, k, dir);
+            for (int64_t i = 0; i < g.s; i++) {
+                smk_rnn_step st = step_of(&g, i, dir);
+                /* h_prev: sample 0's row tp of this direction's columns, samples S D H apart */
+                if (i > 0 && gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.gh, g.n, g.h, b.w_hh, g.h,
+                                  y + st.tp * g.dh + dir * g.h, g.s * g.dh, 0.0f, w.hid, g.gh,
+                                  err))
+                    return -1;
+                GPU_CUDA(err, smk_rnn_step_forward, y, saved, w.pre, i > 0 ? w.hid : NULL,
+                         b.b_ih, b.b_hh, st, gpu_stream(l));
+            }
+        }
+    }
+    return 0;
+}
+
+/* The gradients of one layer and direction's weights from its dA, dB, input x and output y. */
+static int weight_grads(const sm_layer_io *l, const rnn_geom *g, const rnn_block *gb, int dir,
+                        const rnn_work *w, const float *x, const float *y, sm_error *err)
+{
+    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, gb->e_k, g->gh, g->rows, x, gb->e_k, w->da, g->gh,
+             0.0f, gb->w_ih, gb->e_k, err))
+        return -1;
+    GPU_CUDA(err, smk_rnn_prev_hidden, w->hp, y, g->n, g->s, g->h, g->dh, dir, gpu_stream(l));
+    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g->h, g->gh, g->rows, w->hp, g->h, w->db, g->gh, 0.0f,
+             gb->w_hh, g->h, err))
+        return -1;
+    if (gb->b_ih) {
+        GPU_CUDA(err, smk_rnn_column_sums, gb->b_ih, w->da, g->rows, g->gh, gpu_stream(l));
+        GPU_CUDA(err, smk_rnn_column_sums, gb->b_hh, w->db, g->rows, g->gh, gpu_stream(l));
+    }
+    return 0;
+}
+
+static int rnn_backward(const sm_layer_io *l, sm_error *err)
+{
+    rnn_geom g = rnn_geom_of(l);
+    rnn_work w;
+    work_floats(&g, &w, l->work);
+    for (int64_t k = g.l - 1; k >= 0; k--) {
+        const float *dy = k == g.l - 1 ? l->dout->data : w.dy[k % 2];
+        float *dx = k == 0 ? l->din[0].data : w.dy[(k - 1) % 2];
+        if (k > 0) /* both directions add into the gradient of layer k - 1's output */
+            GPU_CUDA(err, cudaMemsetAsync, dx, 0, (size_t)(g.rows * g.dh) * sizeof(float),
+                     gpu_stream(l));
+        const float *x = rnn_layer_input(l, &g, k), *y = rnn_layer_output(l, &g, k);
+        for (int dir = 0; dir < g.d; dir++) {
+            rnn_block b = rnn_block_of(l, &g, l->w, k, dir);
+            const float *saved = rnn_saved_of(l, &g, k, dir);
+            for (int64_t i = g.s - 1; i >= 0; i--) {
+                smk_rnn_step st = step_of(&g, i, dir);
+                GPU_CUDA(err, smk_rnn_step_backward, w.da, RNN_GRU ? w.db : NULL, w.carry, w.dc,
+                         dy, y, saved, st, gpu_stream(l));
+                /* carry (+)= dB_t W_hh, the gradient of h_prev; dB_t samples S G H apart */
+                if (i > 0 && gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.h, g.n, g.gh, b.w_hh, g.h,
+                                  w.db + st.t * g.gh, g.s * g.gh, RNN_GRU ? 1.0f : 0.0f, w.carry,
+                                  g.h, err))
+                    return -1;
+            }
+            if (l->dw) {
+                rnn_block gb = rnn_block_of(l, &g, l->dw, k, dir);
+                if (weight_grads(l, &g, &gb, dir, &w, x, y, err))
+                    return -1;
+            }
+            if (dx && gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, b.e_k, g.rows, g.gh, b.w_ih, b.e_k, w.da,
+                           g.gh, 1.0f, dx, b.e_k, err))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static const struct sm_gpu_kernels rnn_gpu_kernels = {
+    SM_GPU_KERNELS_INIT,
+    .state_size = rnn_gpu_state_size,
+    .init = rnn_init,
+    .setup = rnn_setup,
+    .work_size = rnn_gpu_work_size,
+    .forward = rnn_forward,
+    .backward = rnn_backward,
+};
+
+SM_DEFINE_GPU_KERNELS(rnn_gpu_kernels)
