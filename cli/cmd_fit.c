@@ -18,7 +18,7 @@ static void usage(void)
         "                      [--form dispatch|convmeter] [--precision P]\n"
         "                      [--grad-model linear|ring] [--bucket-mib MB] [--weight-term]\n"
         "                      [--no-weight-term] [--update-term] [--no-contention]\n"
-        "                      [--idle-watts W] [--device-name NAME]\n"
+        "                      [--grad-column] [--idle-watts W] [--device-name NAME]\n"
         "                      [--device-out DEV.ini [--device-base NAME]]\n\n"
         "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv (- for\n"
         "the standard input)\n"
@@ -66,7 +66,12 @@ static void usage(void)
         "  --update-term       add cu W to grad at every N: the optimizer's pass over the\n"
         "                      weights (beyond ConvMeter; off by default)\n"
         "  --no-contention     leave out cc log2(G) b F, the slowdown of devices sharing a\n"
-        "                      node (docs/scaling.md)\n"
+        "                      node, and for CPU ranks the same log2(G) on the all-reduce's\n"
+        "                      bytes inside the node (docs/scaling.md)\n"
+        "  --grad-column       the gradient phase of several devices as before, for\n"
+        "                      comparison: fitted to the t_grad column, the wait for the\n"
+        "                      slowest device included, not to t_step - t_fwd - t_bwd, and\n"
+        "                      the intra-node bytes without contention\n"
         "  --idle-watts W      energy: the power of one device doing nothing, taken off the\n"
         "                      measured energy before its terms are fitted (default 0: the\n"
         "                      terms take it all)\n"
@@ -95,7 +100,7 @@ static int parse_args(int argc, char **argv, fit_args *a)
     a->weight_term = -1;
     enum { CV = 256, FORMAT, WEIGHTING, GRAD_MODEL, FORM, PRECISION, DEVICE_OUT, DEVICE_BASE,
            BUCKET, DEVICE_NAME, DEVICE_OLD, NONNEG, NO_NONNEG, WEIGHT_TERM, NO_WEIGHT_TERM,
-           UPDATE_TERM, NO_CONTENTION, IDLE_WATTS };
+           UPDATE_TERM, NO_CONTENTION, GRAD_COLUMN, IDLE_WATTS };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"output", required_argument, 0, 'o'},
@@ -117,6 +122,7 @@ static int parse_args(int argc, char **argv, fit_args *a)
         {"no-weight-term", no_argument, 0, NO_WEIGHT_TERM},
         {"update-term", no_argument, 0, UPDATE_TERM},
         {"no-contention", no_argument, 0, NO_CONTENTION},
+        {"grad-column", no_argument, 0, GRAD_COLUMN},
         {"idle-watts", required_argument, 0, IDLE_WATTS},
         {0, 0, 0, 0}};
     char msg[512];
@@ -209,6 +215,9 @@ static int parse_args(int argc, char **argv, fit_args *a)
             break;
         case NO_CONTENTION:
             a->opt.contention = 0;
+            break;
+        case GRAD_COLUMN:
+            a->opt.grad_column = 1;
             break;
         case IDLE_WATTS: {
             char *end;

@@ -189,9 +189,15 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
     } else if (a->format == FORMAT_CSV) {
         printf("phase,model,n,mape,rmse,r2,median_ratio\n");
     } else {
+        int several = 0;
+        for (int i = 0; i < runs->n; i++)
+            several |= runs->rows[i].nodes * runs->rows[i].gpus_per_node > 1;
         printf("validation of %s (%d %s rows, %d networks) against %s\n"
-               "MAPE a fraction; ratio: median predicted / measured\n\n",
-               a->csv, runs->n, sm_predictor_precision(p), n_models, sm_predictor_describe(p));
+               "MAPE a fraction; ratio: median predicted / measured%s\n\n",
+               a->csv, runs->n, sm_predictor_precision(p), n_models, sm_predictor_describe(p),
+               several ? "; grad of several devices: t_step - t_fwd - t_bwd, what the step "
+                         "spends beyond its passes (docs/calibration.md)"
+                       : "");
     }
     int first_phase = 1;
     for (int ph = 0; ph < N_QUANTITIES; ph++) {

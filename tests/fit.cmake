@@ -7,6 +7,8 @@ sm_add_c_test(test_fit test_fit.c ${CMAKE_CURRENT_BINARY_DIR})
 sm_add_c_test(test_fit_loo test_fit_loo.c ${CMAKE_CURRENT_BINARY_DIR})
 # the hierarchical ring form of the gradient term: hand-worked terms, recovery, left-out levels
 sm_add_c_test(test_fit_ring test_fit_ring.c ${CMAKE_CURRENT_BINARY_DIR})
+# several devices: the gradient phase beyond the passes, CPU ranks' shared memory system
+sm_add_c_test(test_fit_step test_fit_step.c ${CMAKE_CURRENT_BINARY_DIR})
 
 set(SM_FIT_CLI sh ${CMAKE_CURRENT_SOURCE_DIR}/test_fit_cli.sh)
 set(SM_FIT_DATA tests/data/fit)

@@ -29,7 +29,7 @@ grep -q '"phases"' "$dir/cal-loo.json" || fail "no LOO report"
 [ "$(rows 1 1)" -eq 8 ] || fail "expected 8 single-device rows: $(cat "$dir/cal.csv")"
 [ "$(rows 1 2)" -eq 8 ] || fail "the 2-rank rows changed: $(cat "$dir/cal.csv")"
 grep -q "^multi_device = yes" "$dir/cal.ini" || fail "ini: $(cat "$dir/cal.ini")"
-grep -q "^c[0-9]*_\(devices\|intra_bytes\) = " "$dir/cal.ini" || fail "no communication term: $(cat "$dir/cal.ini")"
+grep -q "^c[0-9]*_\(devices\|intra_bytes\|intra_bytes_shared\) = " "$dir/cal.ini" || fail "no communication term: $(cat "$dir/cal.ini")"
 "$scalemeter" predict resnet50 --coeffs "$dir/cal.ini" --batch 2 --gpus-per-node 2 \
     --format json >"$dir/predict" 2>&1 || fail "predict: $(cat "$dir/predict")"
 grep -q '"t_grad"' "$dir/predict" || fail "predict: $(cat "$dir/predict")"

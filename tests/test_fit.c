@@ -164,8 +164,7 @@ static void test_exact(const char *dir)
         sm_fit_options_default(&opt);
         opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
         opt.contention = 0;           /* ... where no pass slows with G */
-    opt.contention = 0;           /* ... where no pass slows with G */
-    opt.grad_form = SM_GRAD_LINEAR;
+        opt.grad_form = SM_GRAD_LINEAR;
         opt.relative = variant & 1;
         opt.nonneg = variant >> 1 & 1;
         sm_fit fit;
@@ -199,7 +198,6 @@ static void test_ring(const char *dir)
     sm_fit_options_default(&opt);
     opt.form = SM_FORM_CONVMETER; /* the equations these times were made with */
     opt.contention = 0;           /* ... where no pass slows with G */
-    opt.grad_form = SM_GRAD_LINEAR;
     opt.grad_form = SM_GRAD_RING;
     sm_fit fit;
     sm_status st;

@@ -81,7 +81,9 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             "ceil(4W / bucket)): intra_bytes =\n; 2(G-1)/G 4W, inter_bytes = 2(N-1)/N 4W/G, "
             "intra_steps = 2(G-1) k, inter_steps = 2(N-1) k,\n; the intra terms only when "
             "multi_gpu (rows with G > 1), the inter terms only when multi_node\n; (rows with "
-            "N > 1); contention = log2(G) b F when contention (rows at two values of G or more).\n"
+            "N > 1); contention = log2(G) b F when contention (rows at two values of G or more);\n"
+            "; intra_bytes_shared = log2(G) 2(G-1)/G 4W in place of intra_bytes when "
+            "comm_contention\n; (CPU ranks, whose copies share one memory system).\n"
             "; Statistics are of the fit on its own points (MAPE a fraction).\n"
             "; [energy_infer] and [energy_step]: joules of one device, idle_watts x the phase's "
             "time\n; plus the terms of [infer] and of [bwd_grad] (docs/energy.md).\n\n");
@@ -95,10 +97,10 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             fit->opt.grad_form == SM_GRAD_RING ? "ring" : "linear",
             yes_no(fit->opt.weight_term), yes_no(fit->opt.update_term));
     fprintf(f, "bucket_mb = %.17g\nmulti_device = %s\nmulti_gpu = %s\nmulti_node = %s\n"
-               "comm_unidentified = %s\ncontention = %s\n",
+               "comm_unidentified = %s\ncontention = %s\ncomm_contention = %s\n",
             fit->opt.bucket_bytes / (1024.0 * 1024), yes_no(fit->multi_device),
             yes_no(fit->multi_gpu), yes_no(fit->multi_node), yes_no(fit->comm_unidentified),
-            yes_no(fit->contention));
+            yes_no(fit->contention), yes_no(fit->comm_contention));
     fprintf(f, "batch_min = %lld\nbatch_max = %lld\nimage_min = %lld\nimage_max = %lld\n"
                "devices_max = %d\n",
             (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
@@ -224,7 +226,8 @@ static int fit_key(reader *r, const char *key, const char *value)
     } else if (!strcmp(key, "nonneg") || !strcmp(key, "weight_term") ||
                !strcmp(key, "update_term") || !strcmp(key, "multi_device") ||
                !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node") ||
-               !strcmp(key, "comm_unidentified") || !strcmp(key, "contention")) {
+               !strcmp(key, "comm_unidentified") || !strcmp(key, "contention") ||
+               !strcmp(key, "comm_contention")) {
         if (parse_flag(value, "no", "yes", &flag))
             return fail_at(r, "%s = %s: expected yes or no", key, value);
         r->seen_levels |= !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node");
@@ -235,7 +238,8 @@ static int fit_key(reader *r, const char *key, const char *value)
           : !strcmp(key, "multi_gpu")    ? &fit->multi_gpu
           : !strcmp(key, "multi_node")   ? &fit->multi_node
           : !strcmp(key, "contention")   ? &fit->contention
-                                         : &fit->comm_unidentified) = flag;
+          : !strcmp(key, "comm_contention") ? &fit->comm_contention
+                                            : &fit->comm_unidentified) = flag;
     } else if (!strcmp(key, "grad_model")) {
         if (parse_flag(value, "linear", "ring", &flag))
             return fail_at(r, "grad_model = %s: expected linear or ring", value);
@@ -362,7 +366,8 @@ static int check_terms(reader *r)
             if (strcmp(r->names[ph][n], name) != 0)
                 return sm_fail(r->st,
                                "%s:%d: [%s] %s: expected %s here (form, grad_model, weight_term, "
-                               "update_term, multi_device, multi_gpu, multi_node and contention of "
+                               "update_term, multi_device, multi_gpu, multi_node, contention and "
+                               "comm_contention of "
                                "[fit] decide the terms%s)",
                                r->path, r->lines[ph][n], section, r->names[ph][n], name,
                                fit->flat_ring ? "; a ring file without multi_gpu and multi_node "

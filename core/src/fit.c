@@ -51,17 +51,18 @@ void sm_fit_options_default(sm_fit_options *opt)
     opt->bucket_bytes = 25.0 * 1024 * 1024;
     opt->idle_watts = 0;
     opt->contention = 1;
+    opt->grad_column = 0;
 }
 
 enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
        T_DEVICES, T_RING_BYTES, T_RING_STEPS, T_INTRA_BYTES, T_INTER_BYTES, T_INTRA_STEPS,
-       T_INTER_STEPS, T_KERNELS, T_PARAM_TENSORS, T_CONTENTION };
+       T_INTER_STEPS, T_KERNELS, T_PARAM_TENSORS, T_CONTENTION, T_INTRA_BYTES_SHARED };
 static const char *const term_names[] = {"flops",       "inputs",      "outputs",   "intercept",
                                          "pass_weights", "layers",      "update",    "weights",
                                          "devices",     "ring_bytes",  "ring_steps",
                                          "intra_bytes", "inter_bytes", "intra_steps",
                                          "inter_steps", "kernels",     "param_tensors",
-                                         "contention"};
+                                         "contention",  "intra_bytes_shared"};
 
 /* The kinds of term of a phase, in order; returns their number. */
 static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
@@ -99,7 +100,7 @@ static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
             }
         } else {
             if (fit->multi_gpu)
-                kind[n++] = T_INTRA_BYTES;
+                kind[n++] = fit->comm_contention ? T_INTRA_BYTES_SHARED : T_INTRA_BYTES;
             if (fit->multi_node)
                 kind[n++] = T_INTER_BYTES;
             if (fit->multi_gpu)
@@ -151,6 +152,8 @@ static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const
         return 2.0 * (D - 1) * buckets;
     case T_INTRA_BYTES:
         return 2.0 * (G - 1) / G * bytes;
+    case T_INTRA_BYTES_SHARED:
+        return log2(G) * 2.0 * (G - 1) / G * bytes;
     case T_INTER_BYTES:
         return 2.0 * (N - 1) / N * bytes / G;
     case T_INTRA_STEPS:
@@ -192,7 +195,8 @@ const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k)
                                            "2(N-1)*ceil(4W/bucket)",
                                            "K",
                                            "P",
-                                           "log2(G)*b*F"};
+                                           "log2(G)*b*F",
+                                           "log2(G)*2(G-1)/G*4W"};
     int kind[SM_MAX_COEFFS];
     int n = phase_terms(fit, ph, kind);
     return k >= 0 && k < n ? formulas[kind[k]] : NULL;
@@ -326,6 +330,10 @@ static int target_value(const fit_target *t, const sm_fit *fit, const sm_runs *r
 {
     if (!t->energy) {
         *y = *rhs = sm_run_target(run, t->terms);
+        if (fit->opt.grad_column && t->terms == SM_PHASE_GRAD) /* the form before */
+            *y = *rhs = run->t_grad;
+        else if (fit->opt.grad_column && t->terms == SM_PHASE_BWD_GRAD)
+            *y = *rhs = run->t_bwd + run->t_grad;
         return isfinite(*y);
     }
     double j = sm_run_energy(run, t->e), time = sm_run_target(run, energy_time_phase(t->e));
@@ -472,7 +480,7 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     if (opt->grad_form == SM_GRAD_RING && !(opt->bucket_bytes >= 1))
         return sm_fail(st, "ring gradient model: bucket size %g bytes is not positive",
                        opt->bucket_bytes);
-    int first = 1, g_seen = 0;
+    int first = 1, g_seen = 0, gpu_ranks = 0; /* rows of several devices per node not CPU */
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
         if (use && !use[i])
@@ -487,6 +495,7 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
             out->multi_device |= devices > 1;
             out->multi_gpu |= r->gpus_per_node > 1;
             out->multi_node |= r->nodes > 1;
+            gpu_ranks |= r->gpus_per_node > 1 && !r->cpu;
         }
         if (first || r->batch < out->batch_min)
             out->batch_min = r->batch;
@@ -511,6 +520,10 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     }
     if (out->rows == 0)
         return sm_fail(st, "%s: no rows to fit", runs->path);
+    /* the CPU ranks of a node copy through the memory system their passes share: the same
+     * log2(G) contention slows their all-reduce (GPUs copy over links of their own) */
+    out->comm_contention = out->contention && out->multi_gpu && !gpu_ranks &&
+                           opt->grad_form == SM_GRAD_RING && !opt->grad_column;
     /* t_grad rows of a single layout cannot separate communication from the update: every
      * communication term is then a multiple of a term of the update */
     int layout_n = 0, layout_g = 0, layouts = 0;

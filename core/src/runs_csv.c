@@ -20,7 +20,7 @@ const char *const sm_run_columns[SM_N_RUN_COLS] = {
 enum { COL_MODEL = SM_COL_MODEL, COL_IMAGE = SM_COL_IMAGE, COL_BATCH = SM_COL_BATCH,
        COL_NODES = SM_COL_NODES, COL_GPUS = SM_COL_GPUS, COL_INFER = SM_COL_INFER,
        COL_STEP = SM_COL_STEP, N_COLS = SM_N_REQUIRED_COLS, COL_STATUS = N_COLS, COL_PRECISION,
-       COL_ENERGY_STEP, COL_ENERGY_INFER, N_ALL_COLS };
+       COL_ENERGY_STEP, COL_ENERGY_INFER, COL_BACKEND, COL_DEVICE, N_ALL_COLS };
 #define MAX_FIELDS 256
 
 /* Splits line in place into fields; "..." quotes a field ("" is a quote). Returns the count,
@@ -154,6 +154,10 @@ static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm
             col_of[COL_ENERGY_STEP] = i;
         if (strcmp(name, sm_run_columns[SM_COL_ENERGY_INFER]) == 0)
             col_of[COL_ENERGY_INFER] = i;
+        if (strcmp(name, sm_run_columns[SM_COL_BACKEND]) == 0)
+            col_of[COL_BACKEND] = i;
+        if (strcmp(name, sm_run_columns[SM_COL_DEVICE]) == 0)
+            col_of[COL_DEVICE] = i;
         for (int c = 0; c < N_COLS; c++)
             if (strcmp(name, sm_run_columns[c]) == 0) {
                 if (col_of[c] >= 0)
@@ -235,6 +239,11 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
         parse_energy(path, line, sm_run_columns[SM_COL_ENERGY_INFER], fields, n,
                      col_of[COL_ENERGY_INFER], &r->e_infer, energy_zero, st))
         return -1;
+    /* bench writes backend (cpu, cuda), measure.py device (cpu, cuda, cuda:1) */
+    if (col_of[COL_BACKEND] >= 0 && col_of[COL_BACKEND] < n)
+        r->cpu = strcmp(trim(fields[col_of[COL_BACKEND]]), "cpu") == 0;
+    else if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
+        r->cpu = strcmp(trim(fields[col_of[COL_DEVICE]]), "cpu") == 0;
     r->model = strdup(f[COL_MODEL]);
     return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
 }
@@ -391,8 +400,19 @@ void sm_runs_free(sm_runs *runs)
     free(runs);
 }
 
+/* What a step of several devices spends beyond its passes: step - passes, NAN unless positive;
+ * the phase as measured where the step is not (the step is then the sum of the phases). */
+static double beyond(double step, double passes, double measured)
+{
+    if (isnan(step) || isnan(measured))
+        return isnan(step) ? measured : NAN;
+    double t = step - passes;
+    return t > 0 ? t : NAN;
+}
+
 double sm_run_target(const sm_run *r, sm_phase ph)
 {
+    int several = r->nodes * r->gpus_per_node > 1;
     switch (ph) {
     case SM_PHASE_INFER:
         return r->t_infer;
@@ -401,9 +421,10 @@ double sm_run_target(const sm_run *r, sm_phase ph)
     case SM_PHASE_BWD:
         return r->t_bwd;
     case SM_PHASE_GRAD:
-        return r->t_grad;
-    case SM_PHASE_BWD_GRAD:
-        return r->t_bwd + r->t_grad; /* NAN unless both are measured */
+        return several ? beyond(r->t_step, r->t_fwd + r->t_bwd, r->t_grad) : r->t_grad;
+    case SM_PHASE_BWD_GRAD: /* NAN unless both are measured */
+        return several ? beyond(r->t_step, r->t_fwd, r->t_bwd + r->t_grad)
+                       : r->t_bwd + r->t_grad;
     case SM_PHASE_STEP:
         return isnan(r->t_step) ? r->t_fwd + r->t_bwd + r->t_grad : r->t_step;
     default:

@@ -63,6 +63,7 @@ typedef struct sm_run {
     int line;                                      /* of the CSV file */
     sm_metrics m;                                  /* at batch 1, set by sm_runs_metrics */
     unsigned family_bit; /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
+    int cpu; /* the devices are CPU ranks: backend cpu (bench), or device cpu (measure.py) */
 } sm_run;
 
 typedef struct sm_runs {
@@ -87,7 +88,11 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st);
 void sm_runs_free(sm_runs *runs);
 
 /* The measured value a phase is fitted to or validated against; NAN when not measured. The step
- * is t_step, or t_fwd + t_bwd + t_grad when t_step is empty. */
+ * is t_step, or t_fwd + t_bwd + t_grad when t_step is empty. On several devices the gradient
+ * phase is what the step spends beyond its passes, t_step - t_fwd - t_bwd (NAN unless
+ * positive), and bwd_grad t_step - t_fwd, where t_step is measured: each phase column is the slowest device's time in that
+ * phase, so t_grad also holds the wait of the devices that finished their backward pass first
+ * for the last one, which the step holds once (in t_bwd) and the columns' sum twice. */
 double sm_run_target(const sm_run *r, sm_phase ph);
 
 /* ---- fitting ---------------------------------------------------------------------------- */
@@ -123,6 +128,10 @@ typedef struct sm_fit_options {
     int contention;         /* add cc log2(G) b F to infer, fwd and bwd where the rows have two
                                values of G or more: devices sharing a node slow each other
                                (default 1) */
+    int grad_column;        /* the gradient phase of several devices as before, for comparison:
+                               fitted to the t_grad column, waiting included, not to the step
+                               beyond its passes (sm_run_target), and no comm_contention
+                               (default 0) */
 } sm_fit_options;
 
 void sm_fit_options_default(sm_fit_options *opt);
@@ -171,6 +180,9 @@ typedef struct sm_fit {
                               measured, without them */
     int contention;   /* the pass phases carry cc log2(G) b F (sm_fit_options.contention and rows
                          at two values of G or more) */
+    int comm_contention; /* the intra-node bytes are log2(G) 2(G-1)/G 4W: the ranks are CPU
+                            ranks, whose copies share one memory system as their passes do
+                            (sm_fit_options.contention, ring form, rows with G > 1, all CPU) */
     int flat_ring;    /* ring form read from a coefficient file written before the hierarchical
                          form: one flat ring over all N x G devices, c 2(D-1)/D 4W
                          + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */
