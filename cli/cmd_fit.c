@@ -512,16 +512,18 @@ static int write_device(const fit_args *a, const sm_runs *runs, const sm_registr
     return 0;
 }
 
-/* The default weight term: in where networks left out of a fit are predicted better with it. */
-static int choose_weight_term(fit_args *a, const sm_runs *runs)
+/* The default weight term: in where networks left out of a fit are predicted better with it.
+ * loo gets the validation of the form chosen (n_models 0: none), which --cv loo reports. */
+static int choose_weight_term(fit_args *a, const sm_runs *runs, sm_loo *loo)
 {
     sm_status st;
     double mape[2];
-    if (sm_fit_choose_weight_term(runs, &a->opt, mape, &st))
+    if (sm_fit_choose_weight_term(runs, &a->opt, mape, a->loo ? loo : NULL, &st))
         return report_error(st.msg);
     if (isfinite(mape[0]) && isfinite(mape[1]))
-        fprintf(stderr, "scalemeter fit: the weight term (cw W per pass) is %s: "
-                        "held-out MAPE %.3f with it, %.3f without (leave-one-model-out, step or else inference; %s)\n",
+        fprintf(stderr,
+                "scalemeter fit: the weight term (cw W per pass) is %s: held-out MAPE %.3f "
+                "with it, %.3f without (leave-one-model-out, step or else inference; %s)\n",
                 a->opt.weight_term ? "in" : "out", mape[1], mape[0],
                 a->opt.weight_term ? "--no-weight-term leaves it out"
                                    : "--weight-term puts it in");
@@ -531,13 +533,15 @@ static int choose_weight_term(fit_args *a, const sm_runs *runs)
 static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
 {
     sm_status st;
-    if (a->weight_term < 0 && choose_weight_term(a, runs))
+    sm_loo loo = {0};
+    if (a->weight_term < 0 && choose_weight_term(a, runs, &loo))
         return 1;
-    if (a->device_out && write_device(a, runs, reg))
+    if (a->device_out && write_device(a, runs, reg)) {
+        sm_loo_free(&loo);
         return 1;
+    }
     if (a->loo) {
-        sm_loo loo;
-        if (sm_fit_loo(runs, &a->opt, &loo, &st))
+        if (loo.n_models == 0 && sm_fit_loo(runs, &a->opt, &loo, &st))
             return report_error(st.msg);
         print_loo(a, runs, &loo);
         sm_loo_free(&loo);

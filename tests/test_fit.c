@@ -563,13 +563,25 @@ static void test_choose_weight_term(const char *dir)
         opt.weight_term = !made_with; /* the chooser sets it either way */
         double mape[2];
         sm_status st;
-        CHECK(sm_fit_choose_weight_term(runs, &opt, mape, &st) == 0);
+        CHECK(sm_fit_choose_weight_term(runs, &opt, mape, NULL, &st) == 0);
         CHECK_EQ(opt.weight_term, made_with);
         CHECK(isfinite(mape[0]) && isfinite(mape[1]));
         if (made_with)
             CHECK(mape[1] < mape[0] - SM_WEIGHT_TERM_GAIN);
         else
             CHECK(mape[1] > mape[0] - SM_WEIGHT_TERM_GAIN);
+        /* the validation of the form chosen comes back: what sm_fit_loo gives for that form */
+        sm_loo chosen, direct;
+        opt.weight_term = !made_with;
+        CHECK(sm_fit_choose_weight_term(runs, &opt, mape, &chosen, &st) == 0);
+        CHECK(sm_fit_loo(runs, &opt, &direct, &st) == 0);
+        CHECK_EQ(chosen.n_models, 3);
+        CHECK_EQ(sm_runs_models(runs), 3);
+        CHECK(chosen.overall[SM_PHASE_STEP].mape == mape[made_with]);
+        CHECK(chosen.overall[SM_PHASE_STEP].mape == direct.overall[SM_PHASE_STEP].mape);
+        CHECK(chosen.overall[SM_PHASE_GRAD].rmse == direct.overall[SM_PHASE_GRAD].rmse);
+        sm_loo_free(&chosen);
+        sm_loo_free(&direct);
         sm_runs_free(runs);
     }
     /* two networks: nothing to choose by */
@@ -589,9 +601,13 @@ static void test_choose_weight_term(const char *dir)
     opt.weight_term = 1;
     double mape[2];
     sm_status st;
-    CHECK(sm_fit_choose_weight_term(runs, &opt, mape, &st) == 0);
+    CHECK_EQ(sm_runs_models(runs), 2);
+    sm_loo none;
+    CHECK(sm_fit_choose_weight_term(runs, &opt, mape, &none, &st) == 0);
     CHECK_EQ(opt.weight_term, 0);
     CHECK(isnan(mape[0]) && isnan(mape[1]));
+    CHECK_EQ(none.n_models, 0);
+    sm_loo_free(&none);
     sm_runs_free(runs);
 }
 

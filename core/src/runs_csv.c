@@ -432,6 +432,23 @@ double sm_run_target(const sm_run *r, sm_phase ph)
     }
 }
 
+int sm_runs_models(const sm_runs *runs)
+{
+    const char **seen = malloc((size_t)(runs->n > 0 ? runs->n : 1) * sizeof *seen);
+    if (!seen)
+        return -1;
+    int n = 0;
+    for (int i = 0; i < runs->n; i++) {
+        int k = 0;
+        while (k < n && strcmp(seen[k], runs->rows[i].model) != 0)
+            k++;
+        if (k == n)
+            seen[n++] = runs->rows[i].model;
+    }
+    free(seen);
+    return n;
+}
+
 /* One network load per (model, image): zoo networks take milliseconds each to build, but a
  * dataset has hundreds of rows. */
 int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)

@@ -85,6 +85,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st);
 int sm_runs_select_precision(sm_runs *runs, const char *precision, sm_status *st);
 /* Loads each (model, image) once and stores its metrics at batch 1 in every row of it. */
 int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st);
+/* The number of distinct networks (model names) of the rows; -1 when out of memory. */
+int sm_runs_models(const sm_runs *runs);
 void sm_runs_free(sm_runs *runs);
 
 /* The measured value a phase is fitted to or validated against; NAN when not measured. The step
@@ -284,10 +286,12 @@ void sm_loo_free(sm_loo *loo);
  * it, mape[1], and without it, mape[0]. It is kept only when it lowers that MAPE by at least
  * SM_WEIGHT_TERM_GAIN: a term that helps no unseen network is noise fitted. Sets
  * opt->weight_term; with fewer than three models, or a validation that fails, leaves it out
- * and the MAPEs NAN. Returns 0, or -1 with st set when out of memory. */
+ * and the MAPEs NAN. chosen (NULL: not wanted) receives the validation of the form chosen, for
+ * the caller to report and sm_loo_free; n_models 0 where there was none. Returns 0, or -1 with
+ * st set when out of memory. */
 #define SM_WEIGHT_TERM_GAIN 0.01
 int sm_fit_choose_weight_term(const sm_runs *runs, sm_fit_options *opt, double mape[2],
-                              sm_status *st);
+                              sm_loo *chosen, sm_status *st);
 
 #ifdef __cplusplus
 }
