@@ -9,12 +9,17 @@
 #           measurements, the coefficients, the leave-one-model-out report)
 #   torch   examples/pytorch/measure.py --device cuda over the same configurations
 #   report  tables (a) to (d) of issue 7 (tools/gpu_report.py) and both coefficient files
+#   models  (not in the default phases) the networks beyond CNNs on the GPU: vit_b_16, bert_base
+#           and gpt2 of the zoo, swin_t and vit_b_32 exported by tools/export_torch.py, an LSTM
+#           and a transformer encoder of tests/data/sequence_models.py; PyTorch beside the
+#           torchvision ones (measure.py)
 #
 #   tools/gpu-validate.sh [--phase LIST] [--pack TARBALL] [--out DIR] [--quick]
 #                         [--precision fp32|tf32] [--models LIST] [--images LIST]
 #                         [--batches LIST]
 #
-#   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report); setup
+#   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report; models
+#                  only when named); setup
 #                  always runs. Every phase resumes: the CSVs keep what was measured, so a
 #                  call cut off by a time limit goes on where it stopped when run again.
 #   --pack FILE    the offline tarball (default: the first of $SM_PACK,
@@ -52,7 +57,7 @@ while [ $# -gt 0 ]; do
     --quick)
         models=resnet18,resnet50,mobilenet_v2,efficientnet_b0,densenet121,squeezenet1_0
         images=64,128; batches=8,32; shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "gpu-validate.sh: unexpected argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -158,17 +163,14 @@ fi
 
 # ---- torch: PyTorch's runs of the same configurations -----------------------------------------
 if has torch; then
-    allow=False
-    [ "$precision" = tf32 ] && allow=True
-    say "torch: measure.py --device cuda, cudnn.benchmark, TF32 $allow -> $torch_csv"
-    # measure.py leaves PyTorch's defaults (TF32 in convolutions, no cuDNN benchmark); the
-    # comparison needs the same arithmetic and algorithm search as scalemeter's run
+    say "torch: measure.py --device cuda --precision $precision, cudnn.benchmark -> $torch_csv"
+    # the comparison needs the same arithmetic and algorithm search as scalemeter's run:
+    # measure.py --precision sets TF32 (on for tf32 only), the wrapper cuDNN's benchmark mode
     python3 - "$src/examples/pytorch/measure.py" --models "$models" --images "$images" \
-        --batches "$batches" --device cuda -o "$torch_csv" >>"$log" 2>&1 <<PY || {
+        --batches "$batches" --device cuda --precision "$precision" -o "$torch_csv" \
+        >>"$log" 2>&1 <<'PY' || {
 import runpy, sys, torch
 torch.backends.cudnn.benchmark = True
-torch.backends.cudnn.allow_tf32 = $allow
-torch.backends.cuda.matmul.allow_tf32 = $allow
 script = sys.argv[1]
 sys.argv = sys.argv[1:]
 runpy.run_path(script, run_name="__main__")
@@ -177,6 +179,42 @@ PY
         failures=$((failures + 1))
     }
     cp "$torch_csv" "$out/" 2>/dev/null
+fi
+
+# ---- models: transformers, Swin, recurrent networks --------------------------------------------
+if has models; then
+    nets=$work/nets
+    mkdir -p "$nets"
+    for spec in "swin_t" "vit_b_32" \
+        "--module $src/tests/data/sequence_models.py:LSTMClassifier --input 16 --input-dtype long" \
+        "--module $src/tests/data/sequence_models.py:TinyEncoder --input 20 --input-dtype long"; do
+        name=$(echo "$spec" | sed 's/.*://; s/ .*//' | tr 'A-Z' 'a-z')
+        [ -s "$nets/$name.ini" ] || python3 "$src/tools/export_torch.py" $spec \
+            -o "$nets/$name.ini" >>"$log" 2>&1 || say "models: export of $name failed (see $log)"
+    done
+    models_csv=$out/$slug-scalemeter-models-$precision.csv
+    say "models: bench --backend cuda -> $models_csv"
+    for spec in "vit_b_16 --image 224 --batch 8,32" "$nets/vit_b_32.ini --image 224 --batch 8,32" \
+        "$nets/swin_t.ini --image 224 --batch 8,32" "bert_base --image 128 --batch 8,32" \
+        "gpt2 --image 256 --batch 4,8" "$nets/lstmclassifier.ini --batch 64,256" \
+        "$nets/tinyencoder.ini --batch 64,256"; do
+        "$sm" bench --backend cuda --precision "$precision" --conv-algo "$conv_algo" -q \
+            --model $spec -o "$models_csv" >>"$log" 2>&1 ||
+            { say "models: bench $spec failed (see $log)"; failures=$((failures + 1)); }
+    done
+    python3 - "$src/examples/pytorch/measure.py" --models vit_b_16,vit_b_32,swin_t --images 224 \
+        --batches 8,32 --device cuda --precision "$precision" \
+        -o "$out/$slug-pytorch-models-$precision.csv" \
+        >>"$log" 2>&1 <<'PY' || {
+import runpy, sys, torch
+torch.backends.cudnn.benchmark = True
+script = sys.argv[1]
+sys.argv = sys.argv[1:]
+runpy.run_path(script, run_name="__main__")
+PY
+        say "models: measure.py failed (see $log)"
+        failures=$((failures + 1))
+    }
 fi
 
 # ---- report ------------------------------------------------------------------------------------
