@@ -11,8 +11,6 @@
 #include "attention_gpu.h"
 #include "gpu_launch.cuh"
 
-#define WARP 32
-
 __global__ void attn_bias_rows_kernel(float *y, int64_t ld, const float *b, int64_t rows,
                                       int64_t cols)
 {
@@ -62,51 +60,31 @@ extern "C" cudaError_t smk_attn_column_sums(float *db, const float *dy, int64_t 
     return cudaGetLastError();
 }
 
-__device__ inline float warp_max(float v)
-{
-    for (int o = WARP / 2; o > 0; o /= 2)
-        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
-
-__device__ inline float warp_sum(float v)
-{
-    for (int o = WARP / 2; o > 0; o /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-/* Rows by warp: the loop bound is the same for all 32 lanes of a warp (SMK_THREADS is a
- * multiple of 32), so every lane reaches every shuffle. */
-#define FOR_WARP_ROWS(row, n)                                                                     \
-    for (int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / WARP; row < (n);        \
-         row += ((int64_t)gridDim.x * blockDim.x) / WARP)
-
 __global__ void attn_softmax_kernel(float *p, const float *table, smk_attn_rows r)
 {
-    int lane = (int)(threadIdx.x % WARP);
-    FOR_WARP_ROWS(row, r.rows)
+    int lane = (int)(threadIdx.x % SMK_WARP);
+    SMK_FOR_WARP_ROWS(row, r.rows)
     {
         float *a = p + row * r.m;
         int64_t i = row % r.s, head = (row / r.s) % r.h;
         int64_t len = r.causal ? i + 1 : r.m;
         float mx = -INFINITY;
-        for (int64_t j = lane; j < len; j += WARP) {
+        for (int64_t j = lane; j < len; j += SMK_WARP) {
             float v = a[j];
             if (table)
                 v += table[attention_rel_index(r.win, i, j) * r.h + head];
             a[j] = v;
             mx = fmaxf(mx, v);
         }
-        mx = warp_max(mx);
+        mx = smk_warp_max(mx);
         float sum = 0;
-        for (int64_t j = lane; j < len; j += WARP) {
+        for (int64_t j = lane; j < len; j += SMK_WARP) {
             float e = expf(a[j] - mx);
             a[j] = e;
             sum += e;
         }
-        sum = warp_sum(sum);
-        for (int64_t j = lane; j < r.m; j += WARP)
+        sum = smk_warp_sum(sum);
+        for (int64_t j = lane; j < r.m; j += SMK_WARP)
             a[j] = j < len ? a[j] / sum : 0.0f;
     }
 }
@@ -115,24 +93,24 @@ extern "C" cudaError_t smk_attn_softmax(float *p, const float *table, smk_attn_r
                                         cudaStream_t s)
 {
     if (r.rows > 0 && r.m > 0)
-        attn_softmax_kernel<<<smk_blocks(r.rows * WARP), SMK_THREADS, 0, s>>>(p, table, r);
+        attn_softmax_kernel<<<smk_blocks(r.rows * SMK_WARP), SMK_THREADS, 0, s>>>(p, table, r);
     return cudaGetLastError();
 }
 
 __global__ void attn_softmax_backward_kernel(float *dp, const float *p, float *dtable,
                                              smk_attn_rows r)
 {
-    int lane = (int)(threadIdx.x % WARP);
-    FOR_WARP_ROWS(row, r.rows)
+    int lane = (int)(threadIdx.x % SMK_WARP);
+    SMK_FOR_WARP_ROWS(row, r.rows)
     {
         float *g = dp + row * r.m;
         const float *a = p + row * r.m;
         int64_t i = row % r.s, head = (row / r.s) % r.h;
         float dot = 0;
-        for (int64_t j = lane; j < r.m; j += WARP)
+        for (int64_t j = lane; j < r.m; j += SMK_WARP)
             dot += g[j] * a[j];
-        dot = warp_sum(dot);
-        for (int64_t j = lane; j < r.m; j += WARP) {
+        dot = smk_warp_sum(dot);
+        for (int64_t j = lane; j < r.m; j += SMK_WARP) {
             float v = a[j] * (g[j] - dot);
             g[j] = v;
             if (dtable) /* one entry serves many pairs, sequences and samples */
@@ -145,7 +123,7 @@ extern "C" cudaError_t smk_attn_softmax_backward(float *dp, const float *p, floa
                                                  smk_attn_rows r, cudaStream_t s)
 {
     if (r.rows > 0 && r.m > 0)
-        attn_softmax_backward_kernel<<<smk_blocks(r.rows * WARP), SMK_THREADS, 0, s>>>(
+        attn_softmax_backward_kernel<<<smk_blocks(r.rows * SMK_WARP), SMK_THREADS, 0, s>>>(
             dp, p, dtable, r);
     return cudaGetLastError();
 }

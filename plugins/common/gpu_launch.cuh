@@ -1,7 +1,7 @@
 /*
- * What every CUDA kernel file of the plugins shares: the launch shape, the grid-stride loop and
- * the offset of an output element along a walk (gpu_ops.h). Device code; included by
- * plugins/NAME/NAME_gpu.cu only.
+ * What every CUDA kernel file of the plugins shares: the launch shape, the grid-stride loop, the
+ * offset of an output element along a walk (gpu_ops.h), and sums and maxima over a block or a
+ * warp. Device code; included by plugins/NAME/NAME_gpu.cu only.
  */
 #ifndef SCALEMETER_PLUGINS_GPU_LAUNCH_CUH
 #define SCALEMETER_PLUGINS_GPU_LAUNCH_CUH
@@ -35,6 +35,45 @@ __device__ inline int64_t smk_offset(const smk_walk &w, int64_t o)
         off += c * w.stride[d];
     }
     return off;
+}
+
+/* The sum of v over the block's SMK_THREADS threads (part: SMK_THREADS floats of shared
+ * memory), returned to all of them; every thread of the block must call it. */
+__device__ inline float smk_block_sum(float v, float *part)
+{
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int half = SMK_THREADS / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half)
+            part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    float s = part[0];
+    __syncthreads(); /* part is reused by the next sum */
+    return s;
+}
+
+/* Rows over the warps of the grid: all 32 lanes of a warp take the same rows (SMK_THREADS is a
+ * multiple of 32), so every lane reaches every shuffle below. */
+#define SMK_WARP 32
+#define SMK_FOR_WARP_ROWS(row, n)                                                                 \
+    for (int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / SMK_WARP; row < (n);  \
+         row += (int64_t)gridDim.x * blockDim.x / SMK_WARP)
+
+/* The sum and the maximum of v over the 32 lanes of a warp, returned to all of them; every lane
+ * must call it. */
+__device__ inline float smk_warp_sum(float v)
+{
+    for (int o = SMK_WARP / 2; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ inline float smk_warp_max(float v)
+{
+    for (int o = SMK_WARP / 2; o > 0; o /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
 }
 
 __host__ __device__ inline int64_t smk_walk_elems(const smk_walk &w)

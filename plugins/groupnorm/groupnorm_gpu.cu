@@ -7,21 +7,6 @@
 #include "gpu_launch.cuh"
 #include "groupnorm_gpu.h"
 
-/* The sum of v over the block's threads, returned to all of them. */
-__device__ inline float block_sum(float v, float *part)
-{
-    part[threadIdx.x] = v;
-    __syncthreads();
-    for (int half = SMK_THREADS / 2; half > 0; half /= 2) {
-        if ((int)threadIdx.x < half)
-            part[threadIdx.x] += part[threadIdx.x + half];
-        __syncthreads();
-    }
-    float s = part[0];
-    __syncthreads(); /* part is reused by the next sum */
-    return s;
-}
-
 /* The channel (of C = groups cpg) of value i of row r. */
 __device__ inline int64_t channel_of(const smk_groups &g, int64_t r, int64_t i)
 {
@@ -39,13 +24,13 @@ __global__ void groupnorm_forward_kernel(float *y, float *stats, const float *x,
         float s = 0;
         for (int64_t i = threadIdx.x; i < g.len; i += blockDim.x)
             s += v[i];
-        float mu = block_sum(s, part) / (float)g.len;
+        float mu = smk_block_sum(s, part) / (float)g.len;
         s = 0;
         for (int64_t i = threadIdx.x; i < g.len; i += blockDim.x) {
             float d = v[i] - mu;
             s += d * d;
         }
-        float rstd = rsqrtf(block_sum(s, part) / (float)g.len + eps);
+        float rstd = rsqrtf(smk_block_sum(s, part) / (float)g.len + eps);
         for (int64_t i = threadIdx.x; i < g.len; i += blockDim.x) {
             int64_t c = channel_of(g, r, i);
             /* x scale + shift, as groupnorm_cpu.c */
@@ -73,7 +58,8 @@ __global__ void groupnorm_backward_kernel(float *dx, const float *dy, const floa
             sg += gd;
             sgx += gd * (v[i] - mu) * rstd;
         }
-        float mg = block_sum(sg, part) / (float)g.len, mgx = block_sum(sgx, part) / (float)g.len;
+        float mg = smk_block_sum(sg, part) / (float)g.len;
+        float mgx = smk_block_sum(sgx, part) / (float)g.len;
         for (int64_t i = threadIdx.x; i < g.len; i += blockDim.x) {
             float xh = (v[i] - mu) * rstd;
             float gd = d[i] * (gamma ? gamma[channel_of(g, r, i)] : 1.0f);
@@ -99,8 +85,8 @@ __global__ void groupnorm_params_kernel(float *dgamma, float *dbeta, const float
             sg += dy[at] * (x[at] - stats[2 * r]) * stats[2 * r + 1];
             sb += dy[at];
         }
-        sg = block_sum(sg, part);
-        sb = block_sum(sb, part);
+        sg = smk_block_sum(sg, part);
+        sb = smk_block_sum(sb, part);
         if (threadIdx.x == 0) {
             dgamma[c] = sg;
             dbeta[c] = sb;

@@ -13,21 +13,6 @@ __device__ inline int64_t row_base(const smk_rows &r, int64_t i)
     return r.stride == 1 ? i * r.len : i / r.per_sample * r.sample + i % r.per_sample;
 }
 
-/* The sum of v over the block's threads, returned to all of them. */
-__device__ inline float block_sum(float v, float *part)
-{
-    part[threadIdx.x] = v;
-    __syncthreads();
-    for (int half = SMK_THREADS / 2; half > 0; half /= 2) {
-        if ((int)threadIdx.x < half)
-            part[threadIdx.x] += part[threadIdx.x + half];
-        __syncthreads();
-    }
-    float s = part[0];
-    __syncthreads(); /* part is reused by the next sum */
-    return s;
-}
-
 __global__ void layernorm_forward_kernel(float *y, float *stats, const float *x,
                                          const float *gamma, const float *beta, smk_rows r,
                                          float eps)
@@ -39,13 +24,13 @@ __global__ void layernorm_forward_kernel(float *y, float *stats, const float *x,
         float s = 0;
         for (int64_t i = threadIdx.x; i < r.len; i += blockDim.x)
             s += v[i * r.stride];
-        float mu = block_sum(s, part) / (float)r.len;
+        float mu = smk_block_sum(s, part) / (float)r.len;
         s = 0;
         for (int64_t i = threadIdx.x; i < r.len; i += blockDim.x) {
             float d = v[i * r.stride] - mu;
             s += d * d;
         }
-        float rstd = rsqrtf(block_sum(s, part) / (float)r.len + eps);
+        float rstd = rsqrtf(smk_block_sum(s, part) / (float)r.len + eps);
         for (int64_t i = threadIdx.x; i < r.len; i += blockDim.x) {
             float xh = (v[i * r.stride] - mu) * rstd;
             o[i * r.stride] = gamma ? xh * gamma[i] + beta[i] : xh;
@@ -70,7 +55,8 @@ __global__ void layernorm_backward_kernel(float *dx, const float *dy, const floa
             sg += g;
             sgx += g * (v[i * r.stride] - mu) * rstd;
         }
-        float mg = block_sum(sg, part) / (float)r.len, mgx = block_sum(sgx, part) / (float)r.len;
+        float mg = smk_block_sum(sg, part) / (float)r.len;
+        float mgx = smk_block_sum(sgx, part) / (float)r.len;
         for (int64_t i = threadIdx.x; i < r.len; i += blockDim.x) {
             float xh = (v[i * r.stride] - mu) * rstd;
             float g = d[i * r.stride] * (gamma ? gamma[i] : 1.0f);

@@ -10,34 +10,13 @@
 #include "window_attention_gpu.h"
 
 #define WA_EPS 1e-12f /* F.normalize's default eps, as window_attention_cpu.c */
-#define WARP 32
-
-__device__ inline float warp_sum(float v)
-{
-    for (int o = WARP / 2; o > 0; o /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-__device__ inline float warp_max(float v)
-{
-    for (int o = WARP / 2; o > 0; o /= 2)
-        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
 
 __device__ inline float head_scale(const smk_wa_scale &a, int64_t head)
 {
     return a.logit_scale ? expf(fminf(a.logit_scale[head], a.ln100)) : a.scale;
 }
 
-/* Warps of the grid over rows: every lane of a warp takes the same rows, so the shuffles see
- * all 32 lanes (SMK_THREADS is a multiple of 32). */
-#define WARP_ROWS(row, n)                                                                         \
-    for (int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / WARP; row < (n);      \
-         row += (int64_t)gridDim.x * blockDim.x / WARP)
-
-static unsigned warp_blocks(int64_t rows) { return smk_blocks(rows * WARP); }
+static unsigned warp_blocks(int64_t rows) { return smk_blocks(rows * SMK_WARP); }
 
 __global__ void gather_kernel(float *xw, const float *x, smk_wa g)
 {
@@ -163,28 +142,28 @@ extern "C" cudaError_t smk_wa_normalise(float *qkv, float *norms, smk_wa g, cuda
 __global__ void softmax_kernel(float *prob, const float *table, smk_wa_scale a, smk_wa g)
 {
     int64_t n = g.lay.tokens;
-    int lane = (int)(threadIdx.x % WARP);
-    WARP_ROWS(row, g.groups * g.heads * n)
+    int lane = (int)(threadIdx.x % SMK_WARP);
+    SMK_FOR_WARP_ROWS(row, g.groups * g.heads * n)
     {
         int64_t i = row % n, head = row / n % g.heads, ws = row / (n * g.heads) % g.lay.windows;
         float scale = head_scale(a, head), mx = -FLT_MAX;
         int label = wa_label(&g.p, &g.lay, ws, i);
         float *s = prob + row * n;
-        for (int64_t j = lane; j < n; j += WARP) {
+        for (int64_t j = lane; j < n; j += SMK_WARP) {
             float mask = wa_label(&g.p, &g.lay, ws, j) != label ? -100.0f : 0.0f;
             float v = scale * s[j] + (table[wa_rel_index(&g.p, i, j) * g.heads + head] + mask);
             s[j] = v;
             mx = fmaxf(mx, v);
         }
-        mx = warp_max(mx);
+        mx = smk_warp_max(mx);
         float sum = 0;
-        for (int64_t j = lane; j < n; j += WARP) {
+        for (int64_t j = lane; j < n; j += SMK_WARP) {
             float e = expf(s[j] - mx);
             s[j] = e;
             sum += e;
         }
-        sum = warp_sum(sum);
-        for (int64_t j = lane; j < n; j += WARP)
+        sum = smk_warp_sum(sum);
+        for (int64_t j = lane; j < n; j += SMK_WARP)
             s[j] /= sum;
     }
 }
@@ -201,17 +180,17 @@ extern "C" cudaError_t smk_wa_softmax(float *prob, const float *table, smk_wa_sc
 __global__ void softmax_backward_kernel(float *ds, const float *prob, float *dtable, smk_wa g)
 {
     int64_t n = g.lay.tokens;
-    int lane = (int)(threadIdx.x % WARP);
-    WARP_ROWS(row, g.groups * g.heads * n)
+    int lane = (int)(threadIdx.x % SMK_WARP);
+    SMK_FOR_WARP_ROWS(row, g.groups * g.heads * n)
     {
         int64_t i = row % n, head = row / n % g.heads;
         float *d = ds + row * n;
         const float *p = prob + row * n;
         float dot = 0;
-        for (int64_t j = lane; j < n; j += WARP)
+        for (int64_t j = lane; j < n; j += SMK_WARP)
             dot += d[j] * p[j];
-        dot = warp_sum(dot);
-        for (int64_t j = lane; j < n; j += WARP) {
+        dot = smk_warp_sum(dot);
+        for (int64_t j = lane; j < n; j += SMK_WARP) {
             float v = p[j] * (d[j] - dot);
             d[j] = v;
             atomicAdd(dtable + wa_rel_index(&g.p, i, j) * g.heads + head, v);
