@@ -18,6 +18,13 @@
 /* RNN_GATES: G, the blocks of H rows of each weight matrix, in PyTorch's order.
  * RNN_SAVED: floats per hidden unit and step that a training forward keeps for backward, besides
  * the layer's output h (LSTM: i, f, g, o and the cell c; GRU: r, z, n and W_hn h + b_hn). */
+/* GRU alone has a dB apart from dA and a direct path from h_prev to h (z h). */
+#ifdef SM_RECURRENT_GRU
+#define RNN_GRU 1
+#else
+#define RNN_GRU 0
+#endif
+
 #if defined(SM_RECURRENT_LSTM)
 #define RNN_NAME "lstm"
 #define RNN_GATES 4 /* i, f, g, o */
@@ -123,6 +130,39 @@ static inline int64_t rnn_state_floats(const rnn_geom *g)
     int64_t outputs = sm_mul(g->l - 1, sm_mul(g->rows, g->dh));
     int64_t saved = sm_mul(sm_mul(g->l, g->d), sm_mul(g->rows, RNN_SAVED * g->h));
     return sm_add(outputs, saved);
+}
+
+/* Scratch. forward: P (R x G H), then Q (batch x G H). backward: dA (R x G H), dB (the same
+ * for GRU; dA itself otherwise), two R x D H output gradients of inner layers (L > 1), the
+ * carried gradients of h and c (batch x H each), and with previous_h (the GPU's) Hp (R x H):
+ * each row's previous hidden state, so that dW_hh is one product over the whole sequence. */
+typedef struct rnn_work {
+    float *pre, *hid;
+    float *da, *db, *dy[2], *carry, *dc, *hp;
+} rnn_work;
+
+/* Floats of scratch, and where each part lies from base (w and base NULL: the count only). */
+static inline int64_t rnn_work_floats(const rnn_geom *g, rnn_work *w, float *base,
+                                      int previous_h)
+{
+    int64_t seq = sm_mul(g->rows, g->gh), batch = sm_mul(g->n, g->h);
+    int64_t inner = g->l > 1 ? sm_mul(g->rows, g->dh) : 0;
+    int64_t fwd = sm_add(seq, sm_mul(g->n, g->gh));
+    int64_t da_db = RNN_GRU ? sm_mul(2, seq) : seq;
+    int64_t bwd = sm_add(sm_add(sm_add(da_db, sm_mul(2, inner)), sm_mul(2, batch)),
+                         previous_h ? sm_mul(g->rows, g->h) : 0);
+    if (w && base) {
+        w->pre = base;
+        w->hid = base + seq;
+        w->da = base;
+        w->db = RNN_GRU ? base + seq : base;
+        w->dy[0] = base + da_db;
+        w->dy[1] = w->dy[0] + inner;
+        w->carry = w->dy[1] + inner;
+        w->dc = w->carry + batch;
+        w->hp = previous_h ? w->dc + batch : NULL;
+    }
+    return fwd > bwd ? fwd : bwd;
 }
 
 /* R x D H output of layer k: the state for all but the last, whose output is the layer's. */

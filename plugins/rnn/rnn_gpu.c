@@ -22,12 +22,6 @@
 #include "gpu_util.h"
 #include "rnn.h"
 
-/* GRU alone has a dB apart from dA (and a direct path from h_prev to h, in rnn_gpu.cu). */
-#ifdef SM_RECURRENT_GRU
-#define RNN_GRU 1
-#else
-#define RNN_GRU 0
-#endif
 
 /* Bytes of a count of floats; SIZE_MAX when the count overflowed (sm_mul saturates). */
 static size_t float_bytes(int64_t floats)
@@ -42,42 +36,12 @@ static size_t rnn_gpu_state_size(const sm_layer_io *l)
     return float_bytes(rnn_state_floats(&g));
 }
 
-/* Scratch. forward: P (R x G H), then Q (batch x G H). backward: dA (R x G H), dB (the same
- * for GRU; dA itself otherwise), two R x D H output gradients of inner layers (L > 1), the
- * carried gradients of h and c (batch x H each), and Hp (R x H). */
-typedef struct rnn_work {
-    float *pre, *hid;
-    float *da, *db, *dy[2], *carry, *dc, *hp;
-} rnn_work;
-
-static int64_t work_floats(const rnn_geom *g, rnn_work *w, float *base)
-{
-    int64_t seq = sm_mul(g->rows, g->gh), batch = sm_mul(g->n, g->h);
-    int64_t inner = g->l > 1 ? sm_mul(g->rows, g->dh) : 0;
-    int64_t fwd = sm_add(seq, sm_mul(g->n, g->gh));
-    int64_t da_db = RNN_GRU ? sm_mul(2, seq) : seq;
-    int64_t bwd = sm_add(sm_add(sm_add(da_db, sm_mul(2, inner)), sm_mul(2, batch)),
-                         sm_mul(g->rows, g->h));
-    if (w && base) {
-        w->pre = base;
-        w->hid = base + seq;
-        w->da = base;
-        w->db = RNN_GRU ? base + seq : base;
-        w->dy[0] = base + da_db;
-        w->dy[1] = w->dy[0] + inner;
-        w->carry = w->dy[1] + inner;
-        w->dc = w->carry + batch;
-        w->hp = w->dc + batch;
-    }
-    return fwd > bwd ? fwd : bwd;
-}
-
 static size_t rnn_gpu_work_size(const sm_layer_io *l)
 {
     rnn_geom g = rnn_geom_of(l);
     if (!rnn_int_fits(&g))
         return SIZE_MAX;
-    return float_bytes(work_floats(&g, NULL, NULL));
+    return float_bytes(rnn_work_floats(&g, NULL, NULL, 1));
 }
 
 /* cuBLAS counts in int; checked once, so the calls below may cast. */
@@ -131,8 +95,8 @@ static smk_rnn_step step_of(const rnn_geom *g, int64_t i, int dir)
 static int rnn_forward(const sm_layer_io *l, sm_error *err)
 {
     rnn_geom g = rnn_geom_of(l);
-    rnn_work w;
-    work_floats(&g, &w, l->work);
+    rnn_work w = {0};
+    rnn_work_floats(&g, &w, l->work, 1);
     for (int64_t k = 0; k < g.l; k++) {
         const float *x = rnn_layer_input(l, &g, k);
         float *y = rnn_layer_output(l, &g, k);
@@ -178,8 +142,8 @@ static int weight_grads(const sm_layer_io *l, const rnn_geom *g, const rnn_block
 static int rnn_backward(const sm_layer_io *l, sm_error *err)
 {
     rnn_geom g = rnn_geom_of(l);
-    rnn_work w;
-    work_floats(&g, &w, l->work);
+    rnn_work w = {0};
+    rnn_work_floats(&g, &w, l->work, 1);
     for (int64_t k = g.l - 1; k >= 0; k--) {
         const float *dy = k == g.l - 1 ? l->dout->data : w.dy[k % 2];
         float *dx = k == 0 ? l->din[0].data : w.dy[(k - 1) % 2];
