@@ -86,11 +86,14 @@ if(SCALEMETER_HAVE_CUDA)
   # CUDA's runtime reserves address space that AddressSanitizer's shadow would overlap
   # (protect_shadow_gap); LeakSanitizer reports what the CUDA libraries and MPI never free.
   if(SCALEMETER_SANITIZE)
-    set_tests_properties(gpu_host gpu_executor gpu_cli_allreduce_nccl gpu_cli_backends
-      PROPERTIES ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
-    foreach(case precision precision_value precision_cpu conv_algo allreduce no_kernel)
-      set_tests_properties(gpu_cli_bench_bad_${case} PROPERTIES ENVIRONMENT
-        "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+    set(sm_gpu_asan "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+    set_tests_properties(gpu_executor gpu_cli_allreduce_nccl gpu_cli_backends
+      PROPERTIES ENVIRONMENT "${sm_gpu_asan}")
+    foreach(case precision precision_value precision_cpu conv_algo allreduce)
+      set_tests_properties(gpu_cli_bench_bad_${case} PROPERTIES ENVIRONMENT "${sm_gpu_asan}")
     endforeach()
+    # these two also need the fake plugin's type without kernels
+    set_tests_properties(gpu_host gpu_cli_bench_bad_no_kernel PROPERTIES ENVIRONMENT
+      "${sm_gpu_asan};SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/good")
   endif()
 endif()
