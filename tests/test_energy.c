@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "network_metrics.h"
+#include "fit_tests.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
@@ -88,18 +88,7 @@ static int write_csv(const char *path, int zero_rows)
     return fclose(f);
 }
 
-static sm_runs *load(const char *path)
-{
-    sm_runs *runs;
-    sm_status st;
-    if (sm_runs_read(path, &runs, &st) || sm_runs_metrics(runs, reg, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return NULL;
-    }
-    return runs;
-}
-
-static void check_coeffs(const sm_phase_fit *pf, const double *c, int n, double tol)
+static void check_energy_coeffs(const sm_phase_fit *pf, const double *c, int n, double tol)
 {
     CHECK(pf->fitted);
     CHECK_EQ(pf->n_coeffs, n);
@@ -125,7 +114,7 @@ static void test_recovery(const char *dir)
     snprintf(csv, sizeof csv, "%s/energy_exact.csv", dir);
     snprintf(ini, sizeof ini, "%s/energy_coeffs.ini", dir);
     CHECK(write_csv(csv, 0) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     CHECK(runs != NULL);
     if (!runs)
         return;
@@ -136,8 +125,8 @@ static void test_recovery(const char *dir)
     sm_fit fit;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
-    check_coeffs(&fit.energy[SM_ENERGY_INFER], e_infer, 4, 1e-6);
-    check_coeffs(&fit.energy[SM_ENERGY_STEP], e_step, 7, 1e-6);
+    check_energy_coeffs(&fit.energy[SM_ENERGY_INFER], e_infer, 4, 1e-6);
+    check_energy_coeffs(&fit.energy[SM_ENERGY_STEP], e_step, 7, 1e-6);
     CHECK(fit.energy[SM_ENERGY_STEP].stats.mape < 1e-7);
     CHECK_EQ(fit.energy[SM_ENERGY_STEP].stats.n, 72);
 
@@ -149,8 +138,8 @@ static void test_recovery(const char *dir)
     sm_fit_meta back_meta;
     CHECK(sm_fit_read(ini, &back, &back_meta, &st) == 0);
     CHECK(back.opt.idle_watts == IDLE_WATTS);
-    check_coeffs(&back.energy[SM_ENERGY_STEP], fit.energy[SM_ENERGY_STEP].c, 7, 1e-15);
-    check_coeffs(&back.energy[SM_ENERGY_INFER], fit.energy[SM_ENERGY_INFER].c, 4, 1e-15);
+    check_energy_coeffs(&back.energy[SM_ENERGY_STEP], fit.energy[SM_ENERGY_STEP].c, 7, 1e-15);
+    check_energy_coeffs(&back.energy[SM_ENERGY_INFER], fit.energy[SM_ENERGY_INFER].c, 4, 1e-15);
     sm_predictor *p;
     CHECK(sm_predictor_from_coeffs(ini, &p, &st) == 0);
     sm_network *net;
@@ -185,7 +174,7 @@ static void test_zero_energy(const char *dir)
     char csv[4096];
     snprintf(csv, sizeof csv, "%s/energy_zero.csv", dir);
     CHECK(write_csv(csv, 10) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     CHECK(runs != NULL);
     if (!runs)
         return;
@@ -197,14 +186,14 @@ static void test_zero_energy(const char *dir)
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK_EQ(fit.energy[SM_ENERGY_STEP].stats.n, 62);
-    check_coeffs(&fit.energy[SM_ENERGY_STEP], e_step, 7, 1e-6);
+    check_energy_coeffs(&fit.energy[SM_ENERGY_STEP], e_step, 7, 1e-6);
     sm_runs_free(runs);
 }
 
 /* A CSV without energy columns fits no energy, and the predictor says NAN. */
 static void test_no_energy(void)
 {
-    sm_runs *runs = load("tests/data/fit/validate_hand.csv");
+    sm_runs *runs = runs_with_metrics(reg, "tests/data/fit/validate_hand.csv");
     CHECK(runs != NULL);
     if (!runs)
         return;

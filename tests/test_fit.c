@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "network_metrics.h"
+#include "fit_tests.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
@@ -125,35 +125,12 @@ static int write_csv(const char *path, int ring, int multi, double amp)
     return write_csv_terms(path, ring, multi, amp, 0);
 }
 
-static sm_runs *load(const char *path)
-{
-    sm_runs *runs;
-    sm_status st;
-    if (sm_runs_read(path, &runs, &st) || sm_runs_metrics(runs, reg, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return NULL;
-    }
-    return runs;
-}
-
-static void check_coeffs(const sm_phase_fit *pf, const double *c, int n, double tol)
-{
-    CHECK(pf->fitted);
-    CHECK_EQ(pf->n_coeffs, n);
-    for (int k = 0; k < n; k++)
-        if (!NEAR(pf->c[k], c[k], tol)) {
-            fprintf(stderr, "  coefficient %d: %.9g, expected %.9g (tolerance %g)\n", k + 1,
-                    pf->c[k], c[k], tol);
-            CHECK(NEAR(pf->c[k], c[k], tol));
-        }
-}
-
 static void test_exact(const char *dir)
 {
     char csv[4096];
     snprintf(csv, sizeof csv, "%s/fit_exact.csv", dir);
     CHECK(write_csv(csv, 0, 1, 0.0) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     CHECK(runs != NULL);
     if (!runs)
         return;
@@ -191,7 +168,7 @@ static void test_ring(const char *dir)
     char csv[4096];
     snprintf(csv, sizeof csv, "%s/fit_ring.csv", dir);
     CHECK(write_csv(csv, 1, 1, 0.0) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options opt;
@@ -225,7 +202,7 @@ static void test_weight_terms(const char *dir)
     char csv[4096];
     snprintf(csv, sizeof csv, "%s/fit_weights.csv", dir);
     CHECK(write_csv_terms(csv, 0, 1, 0.0, 1) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options opt;
@@ -266,7 +243,7 @@ static void test_noisy(const char *dir)
     char csv[4096];
     snprintf(csv, sizeof csv, "%s/fit_noisy.csv", dir);
     CHECK(write_csv(csv, 0, 1, 0.01) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options opt;
@@ -298,7 +275,7 @@ static void test_file_and_predictor(const char *dir)
     snprintf(csv, sizeof csv, "%s/fit_single.csv", dir);
     snprintf(ini, sizeof ini, "%s/fit_single.ini", dir);
     CHECK(write_csv(csv, 0, 0, 0.0) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options opt;
@@ -401,7 +378,7 @@ static void test_dispatch_form(const char *dir)
     snprintf(csv, sizeof csv, "%s/fit_dispatch.csv", dir);
     snprintf(ini, sizeof ini, "%s/fit_dispatch.ini", dir);
     CHECK(write_dispatch_csv(csv, 3) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options opt;
@@ -446,7 +423,7 @@ static void test_dispatch_form(const char *dir)
     /* two networks cannot separate the update's constant from its per-tensor and per-weight
      * terms (three unknowns, two values): the fit leaves the constant out and says so */
     CHECK(write_dispatch_csv(csv, 2) == 0);
-    runs = load(csv);
+    runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options_default(&opt);
@@ -494,7 +471,7 @@ static void test_contention(const char *dir)
     snprintf(csv, sizeof csv, "%s/fit_contention.csv", dir);
     snprintf(ini, sizeof ini, "%s/fit_contention.ini", dir);
     CHECK(write_contention_csv(csv, 0) == 0);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options opt;
@@ -532,7 +509,7 @@ static void test_contention(const char *dir)
     sm_runs_free(runs);
 
     CHECK(write_contention_csv(csv, 1) == 0); /* every row at G = 2 */
-    runs = load(csv);
+    runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options_default(&opt);
@@ -552,7 +529,7 @@ static void test_choose_weight_term(const char *dir)
     snprintf(csv, sizeof csv, "%s/fit_choose.csv", dir);
     for (int made_with = 0; made_with <= 1; made_with++) {
         CHECK(write_csv_terms(csv, 0, 1, 0.01, made_with) == 0);
-        sm_runs *runs = load(csv);
+        sm_runs *runs = runs_with_metrics(reg, csv);
         if (!runs)
             return;
         sm_fit_options opt;
@@ -593,7 +570,7 @@ static void test_choose_weight_term(const char *dir)
                "%s,8,1,1,1,1e-3,,,,\n%s,8,2,1,1,2e-3,,,,\n%s,8,1,1,1,3e-3,,,,\n",
             nets[0], nets[0], nets[1]);
     fclose(f);
-    sm_runs *runs = load(csv);
+    sm_runs *runs = runs_with_metrics(reg, csv);
     if (!runs)
         return;
     sm_fit_options opt;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fit_tests.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * (1 + fabs(b)))
@@ -31,13 +32,7 @@ static sm_runs *load(sm_registry *reg, const char *dir)
         return NULL;
     fputs(csv_text, f);
     fclose(f);
-    sm_runs *runs;
-    sm_status st;
-    if (sm_runs_read(path, &runs, &st) || sm_runs_metrics(runs, reg, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return NULL;
-    }
-    return runs;
+    return runs_with_metrics(reg, path);
 }
 
 static void test_unweighted(const sm_runs *runs)

@@ -19,7 +19,7 @@
 
 #include "../core/src/allreduce_model.h"
 #include "check.h"
-#include "network_metrics.h"
+#include "fit_tests.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
@@ -84,13 +84,7 @@ static sm_runs *write_and_load(const char *dir, const char *name, const int (*la
         }
     if (fclose(f))
         return NULL;
-    sm_runs *runs;
-    sm_status st;
-    if (sm_runs_read(path, &runs, &st) || sm_runs_metrics(runs, reg, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return NULL;
-    }
-    return runs;
+    return runs_with_metrics(reg, path);
 }
 
 static void ring_options(sm_fit_options *opt)
@@ -101,18 +95,6 @@ static void ring_options(sm_fit_options *opt)
     opt->bucket_bytes = BUCKET;
     opt->weight_term = opt->update_term = 1;
     opt->contention = 0; /* these passes do not slow with G: test_fit.c checks that term */
-}
-
-static void check_coeffs(const sm_phase_fit *pf, const double *c, int n, double tol)
-{
-    CHECK(pf->fitted);
-    CHECK_EQ(pf->n_coeffs, n);
-    for (int k = 0; k < n && k < pf->n_coeffs; k++)
-        if (!NEAR(pf->c[k], c[k], tol)) {
-            fprintf(stderr, "  coefficient %d: %.9g, expected %.9g (tolerance %g)\n", k + 1,
-                    pf->c[k], c[k], tol);
-            CHECK(NEAR(pf->c[k], c[k], tol));
-        }
 }
 
 static void check_names(const sm_fit *fit, sm_phase ph, const char *const *names, int n)

@@ -20,10 +20,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "network_metrics.h"
+#include "fit_tests.h"
 #include "scalemeter/fit.h"
-
-#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
 
 static const char *const nets[] = {"tests/data/fit/tiny_a.ini", "tests/data/fit/tiny_b.ini",
                                    "tests/data/fit/tiny_c.ini"};
@@ -84,13 +82,7 @@ static sm_runs *write_and_load(const char *dir, const char *backend)
                 }
         }
     fclose(f);
-    sm_runs *runs;
-    sm_status st;
-    if (sm_runs_read(path, &runs, &st) || sm_runs_metrics(runs, reg, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return NULL;
-    }
-    return runs;
+    return runs_with_metrics(reg, path);
 }
 
 static void options(sm_fit_options *opt)
@@ -105,42 +97,28 @@ static void test_targets(void)
 {
     sm_run one = {.nodes = 1, .gpus_per_node = 1, .t_fwd = 0.1, .t_bwd = 0.2, .t_grad = 0.05,
                   .t_step = 0.34};
-    CHECK(NEAR(sm_run_target(&one, SM_PHASE_GRAD), 0.05, 1e-12));
-    CHECK(NEAR(sm_run_target(&one, SM_PHASE_BWD_GRAD), 0.25, 1e-12));
-    CHECK(NEAR(sm_run_target(&one, SM_PHASE_STEP), 0.34, 1e-12));
+    CHECK_NEAR(sm_run_target(&one, SM_PHASE_GRAD), 0.05, 1e-12);
+    CHECK_NEAR(sm_run_target(&one, SM_PHASE_BWD_GRAD), 0.25, 1e-12);
+    CHECK_NEAR(sm_run_target(&one, SM_PHASE_STEP), 0.34, 1e-12);
     /* t_grad 0.15 holds 0.09 of waiting: the step spends 0.06 beyond 0.1 + 0.2 */
     sm_run four = {.nodes = 1, .gpus_per_node = 4, .t_fwd = 0.1, .t_bwd = 0.2, .t_grad = 0.15,
                    .t_step = 0.36};
-    CHECK(NEAR(sm_run_target(&four, SM_PHASE_GRAD), 0.06, 1e-12));
-    CHECK(NEAR(sm_run_target(&four, SM_PHASE_BWD_GRAD), 0.26, 1e-12));
-    CHECK(NEAR(sm_run_target(&four, SM_PHASE_STEP), 0.36, 1e-12));
-    CHECK(NEAR(sm_run_target(&four, SM_PHASE_BWD), 0.2, 1e-12));
+    CHECK_NEAR(sm_run_target(&four, SM_PHASE_GRAD), 0.06, 1e-12);
+    CHECK_NEAR(sm_run_target(&four, SM_PHASE_BWD_GRAD), 0.26, 1e-12);
+    CHECK_NEAR(sm_run_target(&four, SM_PHASE_STEP), 0.36, 1e-12);
+    CHECK_NEAR(sm_run_target(&four, SM_PHASE_BWD), 0.2, 1e-12);
     sm_run nodes = four; /* 2 nodes of 2: devices, not devices per node, decide */
     nodes.nodes = nodes.gpus_per_node = 2;
-    CHECK(NEAR(sm_run_target(&nodes, SM_PHASE_GRAD), 0.06, 1e-12));
+    CHECK_NEAR(sm_run_target(&nodes, SM_PHASE_GRAD), 0.06, 1e-12);
     four.t_step = 0.29; /* shorter than the passes' columns: nothing left to fit */
     CHECK(isnan(sm_run_target(&four, SM_PHASE_GRAD)));
-    CHECK(NEAR(sm_run_target(&four, SM_PHASE_BWD_GRAD), 0.19, 1e-12));
+    CHECK_NEAR(sm_run_target(&four, SM_PHASE_BWD_GRAD), 0.19, 1e-12);
     four.t_step = NAN; /* no step: the columns, whose sum is the step */
-    CHECK(NEAR(sm_run_target(&four, SM_PHASE_GRAD), 0.15, 1e-12));
-    CHECK(NEAR(sm_run_target(&four, SM_PHASE_BWD_GRAD), 0.35, 1e-12));
+    CHECK_NEAR(sm_run_target(&four, SM_PHASE_GRAD), 0.15, 1e-12);
+    CHECK_NEAR(sm_run_target(&four, SM_PHASE_BWD_GRAD), 0.35, 1e-12);
     four.t_step = 0.36;
     four.t_grad = NAN; /* the phase was not measured */
     CHECK(isnan(sm_run_target(&four, SM_PHASE_GRAD)));
-}
-
-static void check_grad(const sm_fit *fit, const double *c, int n, double tol)
-{
-    const sm_phase_fit *pf = &fit->phase[SM_PHASE_GRAD];
-    CHECK(pf->fitted);
-    CHECK_EQ(pf->n_coeffs, n);
-    CHECK_EQ(pf->dropped, 0);
-    for (int k = 0; k < n && k < pf->n_coeffs; k++)
-        if (!NEAR(pf->c[k], c[k], tol)) {
-            fprintf(stderr, "  grad coefficient %d: %.9g, expected %.9g\n", k + 1, pf->c[k],
-                    c[k]);
-            CHECK(NEAR(pf->c[k], c[k], tol));
-        }
 }
 
 static void test_cpu_ranks(const char *dir)
@@ -157,7 +135,8 @@ static void test_cpu_ranks(const char *dir)
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.contention && fit.comm_contention && fit.multi_gpu && !fit.multi_node);
     /* the wait in the t_grad column is not fitted: the chosen coefficients come back exactly */
-    check_grad(&fit, c_grad, 3, 1e-6);
+    CHECK_EQ(fit.phase[SM_PHASE_GRAD].dropped, 0);
+    check_coeffs(&fit.phase[SM_PHASE_GRAD], c_grad, 3, 1e-6);
     char name[32];
     CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 1, name, sizeof name),
                    "c2_intra_bytes_shared");
@@ -170,7 +149,8 @@ static void test_cpu_ranks(const char *dir)
     CHECK(sm_fit_write(&fit, &meta, ini, &st) == 0);
     CHECK(sm_fit_read(ini, &back, &meta_back, &st) == 0);
     CHECK(back.comm_contention);
-    check_grad(&back, c_grad, 3, 1e-12);
+    CHECK_EQ(back.phase[SM_PHASE_GRAD].dropped, 0);
+    check_coeffs(&back.phase[SM_PHASE_GRAD], c_grad, 3, 1e-12);
     /* 16 ranks of tiny_b (W = 110, 4W = 440 bytes, k = 1, L layers) by hand:
      *   bytes  log2(16) 2 x 15/16 x 440 = 4 x 1.875 x 440 = 3300
      *   steps  2 x 15 x 1 = 30 */
@@ -179,10 +159,10 @@ static void test_cpu_ranks(const char *dir)
     CHECK_EQ(m.weights, 110);
     const sm_layout sixteen = {2, 1, 16};
     double want = c_grad[0] * (double)m.layers + c_grad[1] * 3300 + c_grad[2] * 30;
-    CHECK(NEAR(sm_fit_eval(&back, SM_PHASE_GRAD, &m, &sixteen), want, 1e-9));
+    CHECK_NEAR(sm_fit_eval(&back, SM_PHASE_GRAD, &m, &sixteen), want, 1e-9);
     /* the step: both passes and the all-reduce, without the wait */
     double step = 2 * pass_eq(&m, 2, 16) + want;
-    CHECK(NEAR(sm_fit_eval(&back, SM_PHASE_STEP, &m, &sixteen), step, 1e-6));
+    CHECK_NEAR(sm_fit_eval(&back, SM_PHASE_STEP, &m, &sixteen), step, 1e-6);
 
     /* --grad-column, the form before: the column, waiting included, and the plain bytes; at
      * 4 ranks the fitted all-reduce then holds much of the wait (0.6 of the passes here) */
