@@ -26,6 +26,7 @@
 
 #include "cpu_util.h"
 #include "rnn.h"
+#include "rnn_cell.h"
 
 
 /* ---- where things live --------------------------------------------------------------------- */
@@ -45,8 +46,6 @@ static size_t rnn_work_size(const sm_layer_io *l)
 }
 
 /* ---- forward ------------------------------------------------------------------------------- */
-
-static inline float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 /* rows x cols y += b on every row */
 static void add_rows(float *y, int64_t rows, int64_t cols, const float *b)
@@ -81,41 +80,22 @@ static void step_forward(const rnn_geom *g, int64_t t, int64_t tp, int first, in
 #if defined(SM_RECURRENT_LSTM)
         float *v = saved + row * RNN_SAVED * h;
         const float *vp = first ? NULL : saved + prev * RNN_SAVED * h;
-        for (int64_t j = 0; j < h; j++) {
-            float i = sigmoidf(a[j] + qn[j]);
-            float f = sigmoidf(a[h + j] + qn[h + j]);
-            float gg = tanhf(a[2 * h + j] + qn[2 * h + j]);
-            float o = sigmoidf(a[3 * h + j] + qn[3 * h + j]);
-            float c = i * gg + (vp ? f * vp[4 * h + j] : 0.0f);
-            v[j] = i;
-            v[h + j] = f;
-            v[2 * h + j] = gg;
-            v[3 * h + j] = o;
-            v[4 * h + j] = c;
-            out[j] = o * tanhf(c);
-        }
+        for (int64_t j = 0; j < h; j++)
+            out[j] = rnn_lstm_forward(a[j] + qn[j], a[h + j] + qn[h + j],
+                                      a[2 * h + j] + qn[2 * h + j], a[3 * h + j] + qn[3 * h + j],
+                                      vp, h, j, v);
 #elif defined(SM_RECURRENT_GRU)
         float *v = saved + row * RNN_SAVED * h;
         const float *hp = first ? NULL : y + prev * g->dh + dir * h;
-        for (int64_t j = 0; j < h; j++) {
-            float r = sigmoidf(a[j] + qn[j]);
-            float z = sigmoidf(a[h + j] + qn[h + j]);
-            float hn = qn[2 * h + j]; /* W_hn h + b_hn, which r scales */
-            float nn = tanhf(a[2 * h + j] + r * hn);
-            v[j] = r;
-            v[h + j] = z;
-            v[2 * h + j] = nn;
-            v[3 * h + j] = hn;
-            out[j] = (1.0f - z) * nn + (hp ? z * hp[j] : 0.0f);
-        }
+        for (int64_t j = 0; j < h; j++) /* qn's n block: W_hn h + b_hn */
+            out[j] = rnn_gru_forward(a[j] + qn[j], a[h + j] + qn[h + j], a[2 * h + j],
+                                     qn[2 * h + j], hp, h, j, v);
 #else
         (void)saved;
         (void)first;
         (void)prev;
-        for (int64_t j = 0; j < h; j++) {
-            float x = a[j] + qn[j];
-            out[j] = g->relu ? (x > 0.0f ? x : 0.0f) : tanhf(x);
-        }
+        for (int64_t j = 0; j < h; j++)
+            out[j] = rnn_simple_forward(a[j] + qn[j], g->relu);
 #endif
     }
 }
@@ -170,43 +150,21 @@ static void step_backward(const rnn_geom *g, int64_t t, int64_t tp, int first, i
         const float *v = saved + row * RNN_SAVED * h;
         const float *vp = first ? NULL : saved + prev * RNN_SAVED * h;
         float *dc = w->dc + n * h;
-        for (int64_t j = 0; j < h; j++) {
-            float dh = d_out[j] + (last ? 0.0f : carry[j]);
-            float i = v[j], f = v[h + j], gg = v[2 * h + j], o = v[3 * h + j];
-            float tc = tanhf(v[4 * h + j]), c_prev = vp ? vp[4 * h + j] : 0.0f;
-            float dcell = (last ? 0.0f : dc[j]) + dh * o * (1.0f - tc * tc);
-            da[j] = dcell * gg * i * (1.0f - i);
-            da[h + j] = dcell * c_prev * f * (1.0f - f);
-            da[2 * h + j] = dcell * i * (1.0f - gg * gg);
-            da[3 * h + j] = dh * tc * o * (1.0f - o);
-            dc[j] = dcell * f;
-        }
+        for (int64_t j = 0; j < h; j++)
+            rnn_lstm_backward(v, vp, h, j, d_out[j] + (last ? 0.0f : carry[j]), last, dc + j, da);
 #elif defined(SM_RECURRENT_GRU)
         const float *v = saved + row * RNN_SAVED * h;
         const float *hp = first ? NULL : y + prev * g->dh + dir * h;
         float *db = w->db + row * g->gh;
-        for (int64_t j = 0; j < h; j++) {
-            float dh = d_out[j] + (last ? 0.0f : carry[j]);
-            float r = v[j], z = v[h + j], nn = v[2 * h + j], hn = v[3 * h + j];
-            float h_prev = hp ? hp[j] : 0.0f;
-            float dn = dh * (1.0f - z) * (1.0f - nn * nn); /* of n's pre-activation */
-            float dr = dn * hn * r * (1.0f - r);
-            float dz = dh * (h_prev - nn) * z * (1.0f - z);
-            da[j] = db[j] = dr;
-            da[h + j] = db[h + j] = dz;
-            da[2 * h + j] = dn;
-            db[2 * h + j] = dn * r;
-            carry[j] = dh * z; /* h' = ... + z h: the direct path to h_prev */
-        }
+        for (int64_t j = 0; j < h; j++)
+            rnn_gru_backward(v, hp, h, j, d_out[j] + (last ? 0.0f : carry[j]), da, db, carry + j);
 #else
         (void)saved;
         (void)first;
         (void)prev;
         const float *hv = y + row * g->dh + dir * h;
-        for (int64_t j = 0; j < h; j++) {
-            float dh = d_out[j] + (last ? 0.0f : carry[j]);
-            da[j] = g->relu ? (hv[j] > 0.0f ? dh : 0.0f) : dh * (1.0f - hv[j] * hv[j]);
-        }
+        for (int64_t j = 0; j < h; j++)
+            da[j] = rnn_simple_backward(hv[j], g->relu, d_out[j] + (last ? 0.0f : carry[j]));
 #endif
     }
 }

@@ -1,19 +1,18 @@
 /*
  * The element-wise parts of lstm, gru and rnn (rnn_gpu.c) around cuBLAS's products: the gates
- * of one step and their gradients, one thread per sample and hidden unit, with the formulas and
- * the order of operations of rnn_cpu.c's step_forward and step_backward; the previous hidden
+ * of one step and their gradients, one thread per sample and hidden unit, each running the unit
+ * arithmetic of rnn_cell.h that rnn_cpu.c's loops run; the previous hidden
  * state of every row (for dW_hh as one product); and the bias gradients, column sums with one
  * thread per column (no atomics: the same sums every run). SM_RECURRENT_LSTM, _GRU or _RNN
  * (one build per type) selects the cell.
  */
 #include "gpu_launch.cuh"
+#include "rnn_cell.h"
 #include "rnn_gpu.h"
 
 #if defined(SM_RECURRENT_LSTM) + defined(SM_RECURRENT_GRU) + defined(SM_RECURRENT_RNN) != 1
 #error "build the rnn plugin with exactly one of SM_RECURRENT_LSTM, _GRU and _RNN"
 #endif
-
-__device__ inline float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 __global__ void rnn_step_forward_kernel(float *y, float *saved, const float *pre, const float *q,
                                         const float *b_ih, const float *b_hh, smk_rnn_step st)
@@ -32,34 +31,18 @@ __global__ void rnn_step_forward_kernel(float *y, float *saved, const float *pre
         int64_t prev = n * st.s + st.tp;
         float *v = saved + row * st.saved_row;
         const float *vp = st.first ? NULL : saved + prev * st.saved_row;
-        float ig = sigmoid(GATE_IN(0) + GATE_HID(0));
-        float f = sigmoid(GATE_IN(1) + GATE_HID(1));
-        float gg = tanhf(GATE_IN(2) + GATE_HID(2));
-        float o = sigmoid(GATE_IN(3) + GATE_HID(3));
-        float c = ig * gg + (vp ? f * vp[4 * h + j] : 0.0f);
-        v[j] = ig;
-        v[h + j] = f;
-        v[2 * h + j] = gg;
-        v[3 * h + j] = o;
-        v[4 * h + j] = c;
-        out[j] = o * tanhf(c);
+        out[j] = rnn_lstm_forward(GATE_IN(0) + GATE_HID(0), GATE_IN(1) + GATE_HID(1),
+                                  GATE_IN(2) + GATE_HID(2), GATE_IN(3) + GATE_HID(3), vp, h, j, v);
 #elif defined(SM_RECURRENT_GRU)
         int64_t prev = n * st.s + st.tp;
         float *v = saved + row * st.saved_row;
         const float *hp = st.first ? NULL : y + prev * st.dh + st.dir * h;
-        float r = sigmoid(GATE_IN(0) + GATE_HID(0));
-        float z = sigmoid(GATE_IN(1) + GATE_HID(1));
-        float hn = GATE_HID(2); /* W_hn h + b_hn, which r scales */
-        float nn = tanhf(GATE_IN(2) + r * hn);
-        v[j] = r;
-        v[h + j] = z;
-        v[2 * h + j] = nn;
-        v[3 * h + j] = hn;
-        out[j] = (1.0f - z) * nn + (hp ? z * hp[j] : 0.0f);
+        /* GATE_HID(2): W_hn h + b_hn, which r scales */
+        out[j] = rnn_gru_forward(GATE_IN(0) + GATE_HID(0), GATE_IN(1) + GATE_HID(1), GATE_IN(2),
+                                 GATE_HID(2), hp, h, j, v);
 #else
         (void)saved;
-        float x = GATE_IN(0) + GATE_HID(0);
-        out[j] = st.relu ? (x > 0.0f ? x : 0.0f) : tanhf(x);
+        out[j] = rnn_simple_forward(GATE_IN(0) + GATE_HID(0), st.relu);
 #endif
 #undef GATE_IN
 #undef GATE_HID
@@ -84,36 +67,18 @@ __global__ void rnn_step_backward_kernel(float *da, float *db, float *carry, flo
         int64_t prev = n * st.s + st.tp;
         const float *v = saved + row * st.saved_row;
         const float *vp = st.first ? NULL : saved + prev * st.saved_row;
-        float ig = v[j], f = v[h + j], gg = v[2 * h + j], o = v[3 * h + j];
-        float tc = tanhf(v[4 * h + j]), c_prev = vp ? vp[4 * h + j] : 0.0f;
-        float dcell = (st.last ? 0.0f : dc[n * h + j]) + dh * o * (1.0f - tc * tc);
-        a[j] = dcell * gg * ig * (1.0f - ig);
-        a[h + j] = dcell * c_prev * f * (1.0f - f);
-        a[2 * h + j] = dcell * ig * (1.0f - gg * gg);
-        a[3 * h + j] = dh * tc * o * (1.0f - o);
-        dc[n * h + j] = dcell * f;
+        rnn_lstm_backward(v, vp, h, j, dh, st.last, dc + n * h + j, a);
 #elif defined(SM_RECURRENT_GRU)
         (void)dc;
         int64_t prev = n * st.s + st.tp;
         const float *v = saved + row * st.saved_row;
         const float *hp = st.first ? NULL : y + prev * st.dh + st.dir * h;
-        float *b = db + row * st.gh;
-        float r = v[j], z = v[h + j], nn = v[2 * h + j], hn = v[3 * h + j];
-        float h_prev = hp ? hp[j] : 0.0f;
-        float dn = dh * (1.0f - z) * (1.0f - nn * nn); /* of n's pre-activation */
-        float dr = dn * hn * r * (1.0f - r);
-        float dz = dh * (h_prev - nn) * z * (1.0f - z);
-        a[j] = b[j] = dr;
-        a[h + j] = b[h + j] = dz;
-        a[2 * h + j] = dn;
-        b[2 * h + j] = dn * r;
-        carry[n * h + j] = dh * z; /* h' = ... + z h: the direct path to h_prev */
+        rnn_gru_backward(v, hp, h, j, dh, a, db + row * st.gh, carry + n * h + j);
 #else
         (void)db;
         (void)dc;
         (void)saved;
-        float hv = y[row * st.dh + st.dir * h + j];
-        a[j] = st.relu ? (hv > 0.0f ? dh : 0.0f) : dh * (1.0f - hv * hv);
+        a[j] = rnn_simple_backward(y[row * st.dh + st.dir * h + j], st.relu, dh);
 #endif
     }
 }
