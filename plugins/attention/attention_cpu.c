@@ -111,14 +111,6 @@ static int attn_forward(const sm_layer_io *l, sm_error *err)
     return 0;
 }
 
-static void column_sums(const float *m, int64_t rows, int64_t cols, int64_t ld, float *out)
-{
-    memset(out, 0, (size_t)cols * sizeof *out);
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            out[j] += m[i * ld + j];
-}
-
 /* dW (E x E) = dy^T x and db for one projection of rows inputs x whose output gradient is dy
  * (row stride ld). */
 static void projection_grads(const attention_geom *g, int64_t rows, const float *dy, int64_t ld,
@@ -127,7 +119,7 @@ static void projection_grads(const attention_geom *g, int64_t rows, const float 
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->e, (int)g->e, (int)rows, 1.0f, dy,
                 (int)ld, x, (int)g->e, 0.0f, dw, (int)g->e);
     if (db)
-        column_sums(dy, rows, g->e, ld, db);
+        cpu_column_sums(dy, rows, g->e, ld, db);
 }
 
 /* in (rows x E) += dy (rows x E, row stride ld) W: the input gradient of one projection. */

@@ -91,6 +91,17 @@ static inline void cpu_accumulate(float *restrict din, const float *restrict dou
         din[i] += dout[i];
 }
 
+/* out[j] = sum over the rows of m[i ld + j], j < cols: a bias's gradient (summed in row order,
+ * so the same every run). */
+static inline void cpu_column_sums(const float *m, int64_t rows, int64_t cols, int64_t ld,
+                                   float *out)
+{
+    memset(out, 0, (size_t)cols * sizeof *out);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            out[j] += m[i * ld + j];
+}
+
 /* A counter-based random number (splitmix64 of seed and index): the same mask for the same seed
  * and element, with no state to carry. */
 static inline uint64_t cpu_hash(uint64_t seed, uint64_t i)

@@ -47,13 +47,8 @@ static int linear_backward(const sm_layer_io *l, sm_error *err)
         return 0;
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.out, (int)g.in, (int)g.rows, 1.0f,
                 dy, (int)g.out, l->in[0].data, (int)g.in, 0.0f, l->dw, (int)g.in);
-    if (g.bias) {
-        float *db = l->dw + g.out * g.in;
-        memset(db, 0, (size_t)g.out * sizeof *db);
-        for (int64_t r = 0; r < g.rows; r++)
-            for (int64_t o = 0; o < g.out; o++)
-                db[o] += dy[r * g.out + o];
-    }
+    if (g.bias)
+        cpu_column_sums(dy, g.rows, g.out, g.out, l->dw + g.out * g.in);
     return 0;
 }
 

@@ -38,12 +38,8 @@ static int head_backward(const sm_layer_io *l, sm_error *err)
                     1.0f, dy, (int)g.vocab, l->state, (int)g.e, 1.0f, l->din[0].data, (int)g.e);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.vocab, (int)g.e, (int)g.rows, 1.0f,
                 dy, (int)g.vocab, l->in[0].data, (int)g.e, 0.0f, l->work, (int)g.e);
-    if (l->dw) {
-        memset(l->dw, 0, (size_t)l->n_w * sizeof *l->dw);
-        for (int64_t r = 0; r < g.rows; r++)
-            for (int64_t v = 0; v < g.vocab; v++)
-                l->dw[v] += dy[r * g.vocab + v];
-    }
+    if (l->dw) /* the bias: n_w = vocab */
+        cpu_column_sums(dy, g.rows, g.vocab, g.vocab, l->dw);
     return 0;
 }
 

@@ -169,14 +169,6 @@ static void step_backward(const rnn_geom *g, int64_t t, int64_t tp, int first, i
     }
 }
 
-static void column_sums(const float *m, int64_t rows, int64_t cols, float *out)
-{
-    memset(out, 0, (size_t)cols * sizeof *out);
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            out[j] += m[i * cols + j];
-}
-
 /* The gradients of one layer and direction's weights from its dA, dB, input x and output y. */
 static void weight_grads(const rnn_geom *g, const rnn_block *gb, int dir, const rnn_work *w,
                          const float *x, const float *y)
@@ -193,8 +185,8 @@ static void weight_grads(const rnn_geom *g, const rnn_block *gb, int dir, const 
                     y + (n * g->s + h0) * g->dh + dir * g->h, (int)g->dh, 1.0f, gb->w_hh,
                     (int)g->h);
     if (gb->b_ih) {
-        column_sums(w->da, g->rows, g->gh, gb->b_ih);
-        column_sums(w->db, g->rows, g->gh, gb->b_hh);
+        cpu_column_sums(w->da, g->rows, g->gh, g->gh, gb->b_ih);
+        cpu_column_sums(w->db, g->rows, g->gh, g->gh, gb->b_hh);
     }
 }
 

@@ -297,14 +297,6 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
     return 0;
 }
 
-static void column_sums(const float *m, int64_t rows, int64_t cols, int64_t ld, float *out)
-{
-    memset(out, 0, (size_t)cols * sizeof *out);
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            out[j] += m[i * ld + j];
-}
-
 /* The gradient of q or k (d values, normalised in place by forward) through F.normalize:
  * (dv - v (v . dv)) / norm, or dv / eps where the norm was clamped (no gradient through it). */
 static void normalise_grad(const float *v, float norm, float *dv, int64_t d)
@@ -343,7 +335,7 @@ static void cpb_backward(const wa_geom *g, const float *w, float *dw, float *dta
     coords_table(g->p, coords);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, WA_CPB_HIDDEN, 2, (int)t, 1.0f, dhidden,
                 WA_CPB_HIDDEN, coords, 2, 0.0f, dw + o->cpb_w0, 2);
-    column_sums(dhidden, t, WA_CPB_HIDDEN, WA_CPB_HIDDEN, dw + o->cpb_b0);
+    cpu_column_sums(dhidden, t, WA_CPB_HIDDEN, WA_CPB_HIDDEN, dw + o->cpb_b0);
 }
 
 static int wa_backward(const sm_layer_io *l, sm_error *err)
@@ -366,7 +358,7 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.c, (int)g.c, (int)g.rows, 1.0f,
                 dyw, (int)g.c, g.ctx, (int)g.c, 0.0f, dw + o->proj_w, (int)g.c);
     if (o->proj_b >= 0)
-        column_sums(dyw, g.rows, g.c, g.c, dw + o->proj_b);
+        cpu_column_sums(dyw, g.rows, g.c, g.c, dw + o->proj_b);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.c, (int)g.c, 1.0f,
                 dyw, (int)g.c, w + o->proj_w, (int)g.c, 0.0f, dctx, (int)g.c);
 
@@ -426,7 +418,7 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)c3, (int)g.c, (int)g.rows, 1.0f,
                 dqkv, (int)c3, g.xw, (int)g.c, 0.0f, dw + o->qkv_w, (int)g.c);
     if (o->qkv_b >= 0) {
-        column_sums(dqkv, g.rows, c3, c3, dw + o->qkv_b);
+        cpu_column_sums(dqkv, g.rows, c3, c3, dw + o->qkv_b);
         if (g.p->v2) /* zeroed in every forward: no gradient reaches it */
             memset(dw + o->qkv_b + g.c, 0, (size_t)g.c * sizeof(float));
     }
