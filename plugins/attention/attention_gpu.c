@@ -1,7 +1,8 @@
 /*
  * GPU kernels of attention (kernels.h, struct sm_gpu_kernels): attention_cpu.c's computation,
  * with its layouts, weights and state (attention.h), on cuBLAS and the kernels of
- * attention_gpu.cu (bias, masked softmax with the relative position bias, its backward pass).
+ * attention_gpu.cu (masked softmax with the relative position bias, its backward pass) and
+ * common/rows_gpu.cu (the projections' bias and its gradient).
  * cuBLAS is column-major: a row-major matrix R x C with row stride ld is its transpose, C x R
  * with leading dimension ld, so each row-major product Z = X Y appears as Z^T = Y^T X^T:
  *   projection   Y = X W^T + b       gemm(T, N, E, rows, E, W, X) into Y, then the bias
@@ -20,8 +21,9 @@
  * the forward's intermediates). Work (backward only): dC, dQ (Rq x E each), dK dV (Rk x 2E),
  * and dP of every head (the layout of P).
  */
-#include "attention_gpu.h"
 #include "attention.h"
+#include "attention_gpu.h"
+#include "gpu_ops.h"
 #include "gpu_util.h"
 
 static cublasComputeType_t compute_type(const sm_layer_io *l)
@@ -94,7 +96,7 @@ static int project(const sm_layer_io *l, const attention_geom *g, int64_t rows, 
              ld, 0, 1, err))
         return -1;
     if (b)
-        GPU_CUDA(err, smk_attn_bias_rows, y, ld, b, rows, g->e, gpu_stream(l));
+        GPU_CUDA(err, smk_bias_rows, y, ld, b, rows, g->e, gpu_stream(l));
     return 0;
 }
 
@@ -116,7 +118,7 @@ static int projection_grads(const sm_layer_io *l, const attention_geom *g, int64
              g->e, 0, 1, err))
         return -1;
     if (db)
-        GPU_CUDA(err, smk_attn_column_sums, db, dy, ld, rows, g->e, gpu_stream(l));
+        GPU_CUDA(err, smk_column_sums, db, dy, ld, rows, g->e, gpu_stream(l));
     return 0;
 }
 

@@ -1,8 +1,8 @@
 /*
- * The element-wise and row-wise parts of attention (attention_gpu.c) around cuBLAS's products:
- * the projections' bias and its gradient, and the softmax of the scores with the causal mask and
- * the relative position bias (attention.h's attention_rel_index, the CPU's arithmetic), forward
- * and backward. A softmax row is one warp's: its lanes stride over the columns and meet through
+ * The row-wise parts of attention (attention_gpu.c) around cuBLAS's products (the projections'
+ * bias and its gradient are common/rows_gpu.cu's): the softmax of the scores with the causal
+ * mask and the relative position bias (attention.h's attention_rel_index, the CPU's
+ * arithmetic), forward and backward. A softmax row is one warp's: its lanes stride over the columns and meet through
  * shuffles; every warp of the grid takes every (grid warps)-th row.
  */
 #include <math.h>
@@ -10,55 +10,6 @@
 #include "attention.h"
 #include "attention_gpu.h"
 #include "gpu_launch.cuh"
-
-__global__ void attn_bias_rows_kernel(float *y, int64_t ld, const float *b, int64_t rows,
-                                      int64_t cols)
-{
-    SMK_FOR(k, rows * cols)
-    y[(k / cols) * ld + k % cols] += b[k % cols];
-}
-
-extern "C" cudaError_t smk_attn_bias_rows(float *y, int64_t ld, const float *b, int64_t rows,
-                                          int64_t cols, cudaStream_t s)
-{
-    if (rows > 0 && cols > 0)
-        attn_bias_rows_kernel<<<smk_blocks(rows * cols), SMK_THREADS, 0, s>>>(y, ld, b, rows,
-                                                                             cols);
-    return cudaGetLastError();
-}
-
-/* One block per column (grid-stride over the columns): its threads sum strided shares of the
- * rows and a tree in shared memory adds them; no atomics, so the sums are deterministic. */
-__global__ void attn_column_sums_kernel(float *db, const float *dy, int64_t ld, int64_t rows,
-                                        int64_t cols)
-{
-    __shared__ float part[SMK_THREADS];
-    for (int64_t c = blockIdx.x; c < cols; c += gridDim.x) { /* the same c for the whole block */
-        float sum = 0;
-        for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
-            sum += dy[r * ld + c];
-        part[threadIdx.x] = sum;
-        __syncthreads();
-        for (unsigned k = blockDim.x / 2; k > 0; k /= 2) {
-            if (threadIdx.x < k)
-                part[threadIdx.x] += part[threadIdx.x + k];
-            __syncthreads();
-        }
-        if (threadIdx.x == 0)
-            db[c] = part[0];
-        __syncthreads(); /* part is reused by the next column */
-    }
-}
-
-extern "C" cudaError_t smk_attn_column_sums(float *db, const float *dy, int64_t ld, int64_t rows,
-                                            int64_t cols, cudaStream_t s)
-{
-    if (cols <= 0)
-        return cudaSuccess;
-    unsigned blocks = (unsigned)(cols < 65535 ? cols : 65535);
-    attn_column_sums_kernel<<<blocks, SMK_THREADS, 0, s>>>(db, dy, ld, rows, cols);
-    return cudaGetLastError();
-}
 
 __global__ void attn_softmax_kernel(float *p, const float *table, smk_attn_rows r)
 {

@@ -1,8 +1,8 @@
 /*
- * The CUDA kernels of attention (attention_gpu.cu): what cuBLAS's products leave to the layer,
- * the bias of the projections, the masked softmax of the scores with the relative position
- * bias, and its backward pass. C launchers for attention_gpu.c; each enqueues its kernel on the
- * stream and returns cudaGetLastError(), so GPU_CUDA (gpu_util.h) checks it.
+ * The CUDA kernels of attention (attention_gpu.cu): the masked softmax of the scores with the
+ * relative position bias, and its backward pass (the projections' bias: gpu_ops.h). C
+ * launchers for attention_gpu.c; each enqueues its kernel on the stream and returns
+ * cudaGetLastError(), so GPU_CUDA (gpu_util.h) checks it.
  */
 #ifndef SCALEMETER_PLUGINS_ATTENTION_GPU_H
 #define SCALEMETER_PLUGINS_ATTENTION_GPU_H
@@ -23,12 +23,6 @@ typedef struct smk_attn_rows {
     int causal;  /* row i keeps columns j <= i (M = S) */
 } smk_attn_rows;
 
-/* y[r * ld + c] += b[c] for r < rows, c < cols. */
-cudaError_t smk_attn_bias_rows(float *y, int64_t ld, const float *b, int64_t rows, int64_t cols,
-                               cudaStream_t s);
-/* db[c] = sum over r < rows of dy[r * ld + c] (overwritten). */
-cudaError_t smk_attn_column_sums(float *db, const float *dy, int64_t ld, int64_t rows,
-                                 int64_t cols, cudaStream_t s);
 /* In place, each row of p: p = softmax(p + B) over its unmasked columns, masked ones 0; B the
  * table's entry for (i, j) and the row's head (table NULL: none). */
 cudaError_t smk_attn_softmax(float *p, const float *table, smk_attn_rows r, cudaStream_t s);

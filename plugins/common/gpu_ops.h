@@ -10,6 +10,8 @@
  *                          (permute, channel_shuffle)
  *   elementwise_gpu.cu     add and mul with broadcasting, and their reductions back to a
  *                          broadcast input (add, mul, layer_scale)
+ *   rows_gpu.cu            a bias over the rows of a matrix and its gradient (linear, lm_head,
+ *                          attention, window_attention, the recurrent types)
  */
 #ifndef SCALEMETER_PLUGINS_GPU_OPS_H
 #define SCALEMETER_PLUGINS_GPU_OPS_H
@@ -56,6 +58,14 @@ cudaError_t smk_mul_accumulate(float *dx, const float *dy, const float *other, s
  * other[offset_o(o)] when other is not NULL (mul). One block per element of dx. */
 cudaError_t smk_reduce_to_input(float *dx, const float *dy, smk_walk wx, const float *other,
                                 smk_walk wo, cudaStream_t s);
+
+/* ---- rows_gpu.cu ---- */
+/* y[r ld + c] += b[c] for r < rows, c < cols. */
+cudaError_t smk_bias_rows(float *y, int64_t ld, const float *b, int64_t rows, int64_t cols,
+                          cudaStream_t s);
+/* db[c] = sum over r < rows of dy[r ld + c], c < cols (overwritten). */
+cudaError_t smk_column_sums(float *db, const float *dy, int64_t ld, int64_t rows, int64_t cols,
+                            cudaStream_t s);
 
 #ifdef __cplusplus
 }

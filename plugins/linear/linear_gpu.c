@@ -5,12 +5,12 @@
  *   forward   Y (R x O)  = X W^T      Y^T = W X^T:  gemm(T, N, O, R, F, W, X) into Y
  *   input     dX        += dY W       dX^T = W^T dY^T:  gemm(N, N, F, R, O, W, dY), beta 1
  *   weights   dW (O x F) = dY^T X     dW^T = X^T dY:  gemm(N, T, F, O, R, X, dY), beta 0
- * and the bias by the kernels of linear_gpu.cu. fp32 computes with CUBLAS_COMPUTE_32F, tf32 with
- * CUBLAS_COMPUTE_32F_FAST_TF32 (PyTorch's torch.backends.cuda.matmul.allow_tf32).
+ * and the bias by the kernels of common/rows_gpu.cu. fp32 computes with CUBLAS_COMPUTE_32F,
+ * tf32 with CUBLAS_COMPUTE_32F_FAST_TF32 (PyTorch's torch.backends.cuda.matmul.allow_tf32).
  */
 #include <math.h>
 
-#include "linear_gpu.h"
+#include "gpu_ops.h"
 #include "gpu_util.h"
 #include "linear.h"
 
@@ -51,7 +51,7 @@ static int linear_forward(const sm_layer_io *l, sm_error *err)
                CUDA_R_32F, (int)g.in, &zero, l->out->data, CUDA_R_32F, (int)g.out,
                compute_type(l), CUBLAS_GEMM_DEFAULT);
     if (g.bias)
-        GPU_CUDA(err, smk_bias_rows, l->out->data, l->w + g.out * g.in, g.rows, g.out,
+        GPU_CUDA(err, smk_bias_rows, l->out->data, g.out, l->w + g.out * g.in, g.rows, g.out,
                  gpu_stream(l));
     return 0;
 }
@@ -70,7 +70,7 @@ static int linear_backward(const sm_layer_io *l, sm_error *err)
                CUDA_R_32F, (int)g.out, &zero, l->dw, CUDA_R_32F, (int)g.in, compute_type(l),
                CUBLAS_GEMM_DEFAULT);
     if (g.bias)
-        GPU_CUDA(err, smk_column_sums, l->dw + g.out * g.in, l->dout->data, g.rows, g.out,
+        GPU_CUDA(err, smk_column_sums, l->dw + g.out * g.in, l->dout->data, g.out, g.rows, g.out,
                  gpu_stream(l));
     return 0;
 }

@@ -6,8 +6,8 @@
  *   forward   Y (R x V)  = X M^T      Y^T = M X^T:  gemm(T, N, V, R, E, M, X) into Y
  *   input     dX        += dY M       dX^T = M^T dY^T:  gemm(N, N, E, R, V, M, dY), beta 1
  *   matrix    dM (V x E) = dY^T X     dM^T = X^T dY:  gemm(N, T, E, V, R, X, dY) into scratch
- * dM is computed for its cost and dropped, as on the CPU. The bias (bias=true) is an input
- * broadcast over the rows, added and reduced by the kernels of elementwise_gpu.cu. fp32
+ * dM is computed for its cost and dropped, as on the CPU. The bias (bias=true) is added to every
+ * row and its gradient summed over them by the kernels of common/rows_gpu.cu. fp32
  * computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32.
  */
 #include "gpu_ops.h"
@@ -34,13 +34,6 @@ static cublasComputeType_t compute_type(const sm_layer_io *l)
     return l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 }
 
-/* The bias over the output R x V: the same vocab values for every row. */
-static smk_walk bias_walk(lm_head_geom g)
-{
-    smk_walk w = {{1, 1, 1, g.rows, g.vocab}, {0, 0, 0, 0, 1}};
-    return w;
-}
-
 static int head_forward(const sm_layer_io *l, sm_error *err)
 {
     lm_head_geom g = lm_head_geom_of(l);
@@ -50,7 +43,7 @@ static int head_forward(const sm_layer_io *l, sm_error *err)
                CUDA_R_32F, (int)g.e, &zero, l->out->data, CUDA_R_32F, (int)g.vocab,
                compute_type(l), CUBLAS_GEMM_DEFAULT);
     if (l->w)
-        GPU_CUDA(err, smk_broadcast_add, l->out->data, l->w, bias_walk(g), 1, gpu_stream(l));
+        GPU_CUDA(err, smk_bias_rows, l->out->data, g.vocab, l->w, g.rows, g.vocab, gpu_stream(l));
     return 0;
 }
 
@@ -67,11 +60,9 @@ static int head_backward(const sm_layer_io *l, sm_error *err)
                (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.e, l->dout->data,
                CUDA_R_32F, (int)g.vocab, &zero, l->work, CUDA_R_32F, (int)g.e, compute_type(l),
                CUBLAS_GEMM_DEFAULT);
-    if (l->dw) {
-        GPU_CUDA(err, cudaMemsetAsync, l->dw, 0, (size_t)l->n_w * sizeof(float), gpu_stream(l));
-        GPU_CUDA(err, smk_reduce_to_input, l->dw, l->dout->data, bias_walk(g), NULL, bias_walk(g),
+    if (l->dw) /* the bias: n_w = vocab */
+        GPU_CUDA(err, smk_column_sums, l->dw, l->dout->data, g.vocab, g.rows, g.vocab,
                  gpu_stream(l));
-    }
     return 0;
 }
 

@@ -18,9 +18,10 @@
  * fp32 computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32. State (rnn.h):
  * the inner layers' outputs and the saved activations, written by every forward.
  */
-#include "rnn_gpu.h"
+#include "gpu_ops.h"
 #include "gpu_util.h"
 #include "rnn.h"
+#include "rnn_gpu.h"
 
 
 /* Bytes of a count of floats; SIZE_MAX when the count overflowed (sm_mul saturates). */
@@ -133,8 +134,8 @@ static int weight_grads(const sm_layer_io *l, const rnn_geom *g, const rnn_block
              gb->w_hh, g->h, err))
         return -1;
     if (gb->b_ih) {
-        GPU_CUDA(err, smk_rnn_column_sums, gb->b_ih, w->da, g->rows, g->gh, gpu_stream(l));
-        GPU_CUDA(err, smk_rnn_column_sums, gb->b_hh, w->db, g->rows, g->gh, gpu_stream(l));
+        GPU_CUDA(err, smk_column_sums, gb->b_ih, w->da, g->gh, g->rows, g->gh, gpu_stream(l));
+        GPU_CUDA(err, smk_column_sums, gb->b_hh, w->db, g->gh, g->rows, g->gh, gpu_stream(l));
     }
     return 0;
 }

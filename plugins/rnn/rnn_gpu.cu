@@ -1,10 +1,9 @@
 /*
  * The element-wise parts of lstm, gru and rnn (rnn_gpu.c) around cuBLAS's products: the gates
  * of one step and their gradients, one thread per sample and hidden unit, each running the unit
- * arithmetic of rnn_cell.h that rnn_cpu.c's loops run; the previous hidden
- * state of every row (for dW_hh as one product); and the bias gradients, column sums with one
- * thread per column (no atomics: the same sums every run). SM_RECURRENT_LSTM, _GRU or _RNN
- * (one build per type) selects the cell.
+ * arithmetic of rnn_cell.h that rnn_cpu.c's loops run; and the previous hidden state of every
+ * row (for dW_hh as one product). The bias gradients are common/rows_gpu.cu's column sums.
+ * SM_RECURRENT_LSTM, _GRU or _RNN (one build per type) selects the cell.
  */
 #include "gpu_launch.cuh"
 #include "rnn_cell.h"
@@ -95,17 +94,6 @@ __global__ void rnn_prev_hidden_kernel(float *hp, const float *y, int64_t n, int
     }
 }
 
-__global__ void rnn_column_sums_kernel(float *out, const float *m, int64_t rows, int64_t cols)
-{
-    SMK_FOR(c, cols)
-    {
-        float s = 0;
-        for (int64_t r = 0; r < rows; r++)
-            s += m[r * cols + c];
-        out[c] = s;
-    }
-}
-
 extern "C" cudaError_t smk_rnn_step_forward(float *y, float *saved, const float *pre,
                                             const float *q, const float *b_ih, const float *b_hh,
                                             smk_rnn_step st, cudaStream_t s)
@@ -133,13 +121,5 @@ extern "C" cudaError_t smk_rnn_prev_hidden(float *hp, const float *y, int64_t n,
     if (total > 0)
         rnn_prev_hidden_kernel<<<smk_blocks(total), SMK_THREADS, 0, s>>>(hp, y, n, steps, h, dh,
                                                                          dir);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t smk_rnn_column_sums(float *out, const float *m, int64_t rows, int64_t cols,
-                                           cudaStream_t s)
-{
-    if (cols > 0)
-        rnn_column_sums_kernel<<<smk_blocks(cols), SMK_THREADS, 0, s>>>(out, m, rows, cols);
     return cudaGetLastError();
 }

@@ -40,9 +40,6 @@ cudaError_t smk_rnn_step_backward(float *da, float *db, float *carry, float *dc,
  * step of the direction, where h_prev is the zero state. */
 cudaError_t smk_rnn_prev_hidden(float *hp, const float *y, int64_t n, int64_t steps, int64_t h,
                                 int64_t dh, int dir, cudaStream_t s);
-/* out[c] = sum over r of m[r cols + c] (overwritten). */
-cudaError_t smk_rnn_column_sums(float *out, const float *m, int64_t rows, int64_t cols,
-                                cudaStream_t s);
 
 #ifdef __cplusplus
 }

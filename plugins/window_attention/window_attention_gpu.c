@@ -1,7 +1,8 @@
 /*
  * GPU kernels of window_attention (kernels.h, struct sm_gpu_kernels): window_attention_cpu.c's
  * computation, step by step and with its layouts, its products on cuBLAS (strided-batched over
- * the windows, one call per head) and the rest on the kernels of window_attention_gpu.cu.
+ * the windows, one call per head), the biases on common/rows_gpu.cu and the rest on the kernels
+ * of window_attention_gpu.cu.
  * cuBLAS is column-major: gemm() below computes a row-major product as its transpose. fp32
  * computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32.
  *
@@ -15,6 +16,7 @@
  */
 #include <math.h>
 
+#include "gpu_ops.h"
 #include "gpu_util.h"
 #include "window_attention.h"
 #include "window_attention_gpu.h"
@@ -207,9 +209,11 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
     if (gemm(l, r, c3, c, 1.0f, one(g.xw, c, 0), one(w + o->qkv_w, c, 1), 0.0f, g.qkv, c3, 0, 1,
              err))
         return -1;
-    if (o->qkv_b >= 0) /* v2: torchvision zeroes the key third of the bias in every forward */
-        GPU_CUDA(err, smk_wa_add_bias, g.qkv, w + o->qkv_b, r, c3, g.k.p.v2 ? c : 0,
-                 g.k.p.v2 ? 2 * c : 0, s);
+    if (o->qkv_b >= 0) { /* v2: torchvision zeroes the key third of the bias in every forward */
+        GPU_CUDA(err, smk_bias_rows, g.qkv, c3, w + o->qkv_b, r, g.k.p.v2 ? c : c3, s);
+        if (g.k.p.v2)
+            GPU_CUDA(err, smk_bias_rows, g.qkv + 2 * c, c3, w + o->qkv_b + 2 * c, r, c, s);
+    }
     if (g.k.p.v2)
         GPU_CUDA(err, smk_wa_normalise, g.qkv, g.norms, g.k, s);
 
@@ -230,7 +234,7 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
              err))
         return -1;
     if (o->proj_b >= 0)
-        GPU_CUDA(err, smk_wa_add_bias, yw, w + o->proj_b, r, c, 0, 0, s);
+        GPU_CUDA(err, smk_bias_rows, yw, c, w + o->proj_b, r, c, s);
     GPU_CUDA(err, smk_wa_scatter, l->out->data, yw, g.k, 0, s);
     return 0;
 }
@@ -255,7 +259,8 @@ static int cpb_backward(const sm_layer_io *l, const wa_geom *g, const wa_work *w
     if (gemm(l, WA_CPB_HIDDEN, 2, t, 1.0f, one(wk->dhidden, WA_CPB_HIDDEN, 1),
              one(wk->coords, 2, 0), 0.0f, l->dw + o->cpb_w0, 2, 0, 1, err))
         return -1;
-    GPU_CUDA(err, smk_wa_column_sums, l->dw + o->cpb_b0, wk->dhidden, t, WA_CPB_HIDDEN, s);
+    GPU_CUDA(err, smk_column_sums, l->dw + o->cpb_b0, wk->dhidden, WA_CPB_HIDDEN, t,
+             WA_CPB_HIDDEN, s);
     return 0;
 }
 
@@ -280,7 +285,7 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
              1, err))
         return -1;
     if (o->proj_b >= 0)
-        GPU_CUDA(err, smk_wa_column_sums, dw + o->proj_b, wk.dyw, r, c, s);
+        GPU_CUDA(err, smk_column_sums, dw + o->proj_b, wk.dyw, c, r, c, s);
     if (gemm(l, r, c, c, 1.0f, one(wk.dyw, c, 0), one(w + o->proj_w, c, 0), 0.0f, wk.dctx, c, 0,
              1, err))
         return -1;
@@ -316,7 +321,7 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
              1, err))
         return -1;
     if (o->qkv_b >= 0) {
-        GPU_CUDA(err, smk_wa_column_sums, dw + o->qkv_b, wk.dqkv, r, c3, s);
+        GPU_CUDA(err, smk_column_sums, dw + o->qkv_b, wk.dqkv, c3, r, c3, s);
         if (g.k.p.v2) /* zeroed in every forward: no gradient reaches it */
             GPU_CUDA(err, cudaMemsetAsync, dw + o->qkv_b + c, 0, (size_t)c * sizeof(float), s);
     }

@@ -1,6 +1,6 @@
 /*
  * CUDA kernels of window_attention (window_attention_gpu.h): the windows' gather and scatter,
- * biases, v2's normalisation and bias MLP pieces, and the softmax with its position bias and
+ * v2's normalisation and bias MLP pieces, and the softmax with its position bias and
  * mask, one warp per row of scores (N = wh ww values, 49 in Swin). Indices are those of
  * window_attention.h, which both backends compile.
  */
@@ -57,59 +57,6 @@ extern "C" cudaError_t smk_wa_scatter(float *x, const float *xw, smk_wa g, int a
 {
     if (g.rows > 0 && g.c > 0)
         scatter_kernel<<<smk_blocks(g.rows * g.c), SMK_THREADS, 0, s>>>(x, xw, g, add);
-    return cudaGetLastError();
-}
-
-__global__ void add_bias_kernel(float *y, const float *b, int64_t rows, int64_t cols,
-                                int64_t skip_from, int64_t skip_to)
-{
-    SMK_FOR(i, rows * cols)
-    {
-        int64_t j = i % cols;
-        if (j < skip_from || j >= skip_to)
-            y[i] += b[j];
-    }
-}
-
-extern "C" cudaError_t smk_wa_add_bias(float *y, const float *b, int64_t rows, int64_t cols,
-                                       int64_t skip_from, int64_t skip_to, cudaStream_t s)
-{
-    if (rows > 0 && cols > 0)
-        add_bias_kernel<<<smk_blocks(rows * cols), SMK_THREADS, 0, s>>>(y, b, rows, cols,
-                                                                         skip_from, skip_to);
-    return cudaGetLastError();
-}
-
-/* Threads over the columns (x), blocks over chunks of rows (y); one atomicAdd per column and
- * block into sums zeroed first (layernorm_gpu.cu's parameter gradients). */
-#define SUM_ROWS 256
-
-__global__ void column_sums_kernel(float *out, const float *m, int64_t rows, int64_t cols)
-{
-    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < cols;
-         j += (int64_t)gridDim.x * blockDim.x) {
-        float sum = 0;
-        for (int64_t r0 = (int64_t)blockIdx.y * SUM_ROWS; r0 < rows;
-             r0 += (int64_t)gridDim.y * SUM_ROWS)
-            for (int64_t r = r0; r < r0 + SUM_ROWS && r < rows; r++)
-                sum += m[r * cols + j];
-        atomicAdd(out + j, sum);
-    }
-}
-
-extern "C" cudaError_t smk_wa_column_sums(float *out, const float *m, int64_t rows, int64_t cols,
-                                          cudaStream_t s)
-{
-    if (cols <= 0)
-        return cudaSuccess;
-    cudaError_t e = cudaMemsetAsync(out, 0, (size_t)cols * sizeof(float), s);
-    if (e != cudaSuccess || rows <= 0)
-        return e;
-    int64_t chunks = (rows + SUM_ROWS - 1) / SUM_ROWS;
-    int64_t xs = (cols + SMK_THREADS - 1) / SMK_THREADS;
-    dim3 grid((unsigned)(xs < (1 << 20) ? xs : (1 << 20)),
-              (unsigned)(chunks < 1024 ? chunks : 1024));
-    column_sums_kernel<<<grid, SMK_THREADS, 0, s>>>(out, m, rows, cols);
     return cudaGetLastError();
 }
 

@@ -42,12 +42,6 @@ typedef struct smk_wa_scale {
 cudaError_t smk_wa_gather(float *xw, const float *x, smk_wa g, cudaStream_t s);
 /* The rows of xw that are input pixels, written into x (add = 0) or added to it (add = 1). */
 cudaError_t smk_wa_scatter(float *x, const float *xw, smk_wa g, int add, cudaStream_t s);
-/* y[r][j] += b[j] for r < rows, j < cols but not in [skip_from, skip_to) (v2's key bias). */
-cudaError_t smk_wa_add_bias(float *y, const float *b, int64_t rows, int64_t cols,
-                            int64_t skip_from, int64_t skip_to, cudaStream_t s);
-/* out[j] = sum over r < rows of m[r * cols + j] (overwritten). */
-cudaError_t smk_wa_column_sums(float *out, const float *m, int64_t rows, int64_t cols,
-                               cudaStream_t s);
 /* v2: q and k of every row and head divided by max(|.|, 1e-12) in place; norms (R x 2h) gets
  * the norms before the clamp, q's h then k's h per row. */
 cudaError_t smk_wa_normalise(float *qkv, float *norms, smk_wa g, cudaStream_t s);

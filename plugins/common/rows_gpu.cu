@@ -1,21 +1,22 @@
 /*
- * What cuBLAS's GEMMs leave to the linear layer (linear_gpu.c): adding the bias to every row,
- * and the bias gradient, the column sums of the output gradient.
+ * A bias over the rows of a matrix and its gradient, what cuBLAS's products leave to the layers
+ * that project rows (linear, lm_head, attention, window_attention, the recurrent types): adding
+ * the bias to every row, and the column sums of the output gradient. Rows are ld floats apart.
  */
 #include "gpu_launch.cuh"
-#include "linear_gpu.h"
 
-__global__ void bias_rows_kernel(float *y, const float *b, int64_t rows, int64_t cols)
+__global__ void bias_rows_kernel(float *y, int64_t ld, const float *b, int64_t rows,
+                                 int64_t cols)
 {
     SMK_FOR(i, rows * cols)
-    y[i] += b[i % cols];
+    y[(i / cols) * ld + i % cols] += b[i % cols];
 }
 
-extern "C" cudaError_t smk_bias_rows(float *y, const float *b, int64_t rows, int64_t cols,
-                                     cudaStream_t s)
+extern "C" cudaError_t smk_bias_rows(float *y, int64_t ld, const float *b, int64_t rows,
+                                     int64_t cols, cudaStream_t s)
 {
     if (rows > 0 && cols > 0)
-        bias_rows_kernel<<<smk_blocks(rows * cols), SMK_THREADS, 0, s>>>(y, b, rows, cols);
+        bias_rows_kernel<<<smk_blocks(rows * cols), SMK_THREADS, 0, s>>>(y, ld, b, rows, cols);
     return cudaGetLastError();
 }
 
@@ -25,7 +26,8 @@ extern "C" cudaError_t smk_bias_rows(float *y, const float *b, int64_t rows, int
 #define SUM_COLS 32
 #define SUM_ROWS 8
 
-__global__ void column_sums_kernel(float *db, const float *dy, int64_t rows, int64_t cols)
+__global__ void column_sums_kernel(float *db, const float *dy, int64_t ld, int64_t rows,
+                                   int64_t cols)
 {
     __shared__ float part[SUM_ROWS][SUM_COLS];
     int64_t c = (int64_t)blockIdx.x * SUM_COLS + threadIdx.x;
@@ -33,7 +35,7 @@ __global__ void column_sums_kernel(float *db, const float *dy, int64_t rows, int
     if (c < cols)
         for (int64_t r = (int64_t)blockIdx.y * SUM_ROWS + threadIdx.y; r < rows;
              r += (int64_t)gridDim.y * SUM_ROWS)
-            s += dy[r * cols + c];
+            s += dy[r * ld + c];
     part[threadIdx.y][threadIdx.x] = s;
     __syncthreads();
     if (threadIdx.y == 0 && c < cols) {
@@ -43,8 +45,8 @@ __global__ void column_sums_kernel(float *db, const float *dy, int64_t rows, int
     }
 }
 
-extern "C" cudaError_t smk_column_sums(float *db, const float *dy, int64_t rows, int64_t cols,
-                                       cudaStream_t s)
+extern "C" cudaError_t smk_column_sums(float *db, const float *dy, int64_t ld, int64_t rows,
+                                       int64_t cols, cudaStream_t s)
 {
     if (cols <= 0)
         return cudaSuccess;
@@ -54,6 +56,6 @@ extern "C" cudaError_t smk_column_sums(float *db, const float *dy, int64_t rows,
     int64_t col_blocks = (cols + SUM_COLS - 1) / SUM_COLS;
     int64_t row_blocks = (rows + 64 * SUM_ROWS - 1) / (64 * SUM_ROWS); /* >= 64 rows a thread */
     dim3 grid((unsigned)col_blocks, (unsigned)(row_blocks > 1024 ? 1024 : row_blocks));
-    column_sums_kernel<<<grid, dim3(SUM_COLS, SUM_ROWS), 0, s>>>(db, dy, rows, cols);
+    column_sums_kernel<<<grid, dim3(SUM_COLS, SUM_ROWS), 0, s>>>(db, dy, ld, rows, cols);
     return cudaGetLastError();
 }
