@@ -45,7 +45,7 @@ static void usage(void)
         "                     ring) or nccl (NCCL's cost model: ring or tree, LL, LL128 or\n"
         "                     Simple, whichever it predicts fastest for the bucket)\n"
         "  --framework F      (--device) how kernels are dispatched: configs/frameworks/F.ini\n"
-        "                     (pytorch-eager, cuda-graphs) or a file (default: the device\n"
+        "                     (pytorch-eager, cuda-graphs, fused) or a file (default: the device\n"
         "                     file's [framework])\n"
         "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
         "                     file's); --coeffs refuses a calibration of another precision\n"

@@ -31,6 +31,10 @@ add_test(NAME cli_curve_framework
           --nodes 1
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_curve_framework PROPERTIES PASS_REGULAR_EXPRESSION "cuda-graphs dispatch")
+add_test(NAME cli_curve_framework_fused
+  COMMAND ${SCALEMETER_BIN} curve resnet50 --device h100 --framework fused --batch 8 --nodes 1
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_framework_fused PROPERTIES PASS_REGULAR_EXPRESSION "fused dispatch")
 add_test(NAME cli_curve_framework_not_a_framework
   COMMAND ${SCALEMETER_BIN} curve resnet50 --device h100 --framework configs/devices/a100.ini
           --batch 8 --nodes 1

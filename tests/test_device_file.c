@@ -49,6 +49,9 @@ static const error_case cases[] = {
     {"name = x\n" DEVICE_PART NODE_PART, 1, "name outside a section"},
     {DEVICE_PART "this line has no equals sign\n" NODE_PART, 4, "syntax error"},
     {DEVICE_PART "precision = fp8\n" NODE_PART, 4, "precision = fp8: expected fp32, tf32"},
+    {DEVICE_PART NODE_PART "[framework]\nfuse_epilogues = yes\n", 11,
+     "fuse_epilogues = yes: expected an integer from 0 to 1"},
+    {DEVICE_PART NODE_PART "[framework]\nfuse_epilogues = 2\n", 11, "fuse_epilogues = 2"},
 };
 
 int main(void)
@@ -77,6 +80,7 @@ int main(void)
     CHECK_NEAR(dev.launch_overhead, 5e-6, 0);
     CHECK_EQ(dev.inter_ports, 1);
     CHECK_EQ(dev.precision, SM_FP32);
+    CHECK_EQ(dev.fuse_epilogues, 0);
     CHECK_CONTAINS(dev.name, "sm_test_net_"); /* the file's name */
     /* units: TFLOP/s, GB/s and microseconds into SI */
     CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
@@ -111,6 +115,35 @@ int main(void)
     CHECK_CONTAINS(st.msg, "unknown device 'no_such_device'");
     CHECK_EQ(sm_predictor_from_device("tests/data/curve/missing.ini", &p, &st), -1);
     CHECK_CONTAINS(st.msg, "unknown device 'tests/data/curve/missing.ini'");
+
+    /* The shipped fusing framework on torchvision's ResNet-50: all 53 BatchNorm2d modules are
+     * fed by a convolution, and the ReLU runs 49 times (after the stem and three times in each
+     * of the 16 bottlenecks: after bn1, bn2 and the residual addition), so 102 layers fuse. */
+    sm_registry *reg;
+    sm_network *net;
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/fused.ini", &dev, &st), 0);
+    CHECK_EQ(dev.fuse_epilogues, 1);
+    if (sm_registry_open(&reg, &st) || sm_network_load(reg, "resnet50", NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    int n_fused = 0, n_norms = 0, n_relus = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        n_fused += sm_layer_fused(&dev, net, i);
+        n_norms += !strcmp(net->layers[i].type->name, "batchnorm2d");
+        n_relus += !strcmp(net->layers[i].type->name, "relu");
+    }
+    CHECK_EQ(n_norms, 53);
+    CHECK_EQ(n_relus, 49);
+    CHECK_EQ(n_fused, 102);
+    dev.fuse_epilogues = 0;
+    n_fused = 0;
+    for (int i = 0; i < net->n_layers; i++)
+        n_fused += sm_layer_fused(&dev, net, i);
+    CHECK_EQ(n_fused, 0);
+    sm_network_free(net);
+    sm_registry_free(reg);
+
     unlink(net_file_path);
     return check_summary();
 }

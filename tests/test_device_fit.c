@@ -1,7 +1,9 @@
 /* `fit --device-out` (device_fit.c) recovers the dispatch and efficiency keys of a device
  * description from runs that description itself predicts: tests/data/curve/framework_device.ini
  * (dispatch 20/30/40 us per kernel, 3 us per parameter tensor, efficiencies 0.5) generates the
- * times, and the fit starts from round_device.ini (10 us everywhere).
+ * times, and the fit starts from round_device.ini (10 us everywhere). Then the same with a
+ * framework that fuses (fused_device.ini from round_fused_device.ini): the fit must leave out
+ * the ReLUs and the batch norm that follow convolutions, as the predictor does.
  *
  * Usage: test_device_fit OUTDIR */
 #include <stdio.h>
@@ -42,31 +44,30 @@ static int write_runs(const char *path, sm_registry *reg, const sm_predictor *tr
     return fclose(f);
 }
 
-int main(int argc, char **argv)
+/* Fits TRUTH's times from BASE, in OUTDIR/TAG.csv and .ini, and checks the keys. */
+static void check_recovery(sm_registry *reg, const char *truth_path, const char *base,
+                           const char *outdir, const char *tag)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_device_fit OUTDIR\n");
-        return 2;
-    }
     char csv[4096], ini[4096];
-    snprintf(csv, sizeof csv, "%s/device_fit.csv", argv[1]);
-    snprintf(ini, sizeof ini, "%s/device_fit.ini", argv[1]);
+    snprintf(csv, sizeof csv, "%s/%s.csv", outdir, tag);
+    snprintf(ini, sizeof ini, "%s/%s.ini", outdir, tag);
     sm_status st;
-    sm_registry *reg;
     sm_predictor *truth;
     sm_runs *runs;
-    if (sm_registry_open(&reg, &st) ||
-        sm_predictor_from_device("tests/data/curve/framework_device.ini", &truth, &st)) {
+    if (sm_predictor_from_device(truth_path, &truth, &st)) {
         fprintf(stderr, "%s\n", st.msg);
-        return 1;
+        CHECK(0);
+        return;
     }
     CHECK_EQ(write_runs(csv, reg, truth), 0);
     if (sm_runs_read(csv, &runs, &st)) {
         fprintf(stderr, "%s\n", st.msg);
-        return 1;
+        CHECK(0);
+        sm_predictor_free(truth);
+        return;
     }
     sm_device_fit_result d;
-    CHECK_EQ(sm_device_fit(runs, reg, "tests/data/curve/round_device.ini", &d, &st), 0);
+    CHECK_EQ(sm_device_fit(runs, reg, base, &d, &st), 0);
     CHECK_NEAR(d.dispatch_infer, 20e-6, 1e-6);
     CHECK_NEAR(d.dispatch_fwd, 30e-6, 1e-6);
     CHECK_NEAR(d.dispatch_bwd, 40e-6, 1e-6);
@@ -91,6 +92,24 @@ int main(int argc, char **argv)
     sm_predictor_free(fitted);
     sm_predictor_free(truth);
     sm_runs_free(runs);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_device_fit OUTDIR\n");
+        return 2;
+    }
+    sm_status st;
+    sm_registry *reg;
+    if (sm_registry_open(&reg, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    check_recovery(reg, "tests/data/curve/framework_device.ini", "tests/data/curve/round_device.ini",
+                   argv[1], "device_fit");
+    check_recovery(reg, "tests/data/curve/fused_device.ini",
+                   "tests/data/curve/round_fused_device.ini", argv[1], "device_fit_fused");
     sm_registry_free(reg);
     return check_summary();
 }

@@ -156,6 +156,37 @@ int main(void)
     CHECK_NEAR(pr.t_fwd, 9.112554496e-4, 1e-9);
     sm_predictor_free(p);
 
+    /* Fusion (tests/data/curve/fused_framework.ini: fuse_epilogues = 1, 10 us per kernel) on
+     * conv_bn_relu.ini, batch 32, 64 x 56 x 56 = 6,422,528 elements:
+     *   relu_in  as the ReLU above: fwd 1.02760448e-4 + 10 us = 1.12760448e-4 s,
+     *            bwd 2.05520896e-4 + 10 us = 2.15520896e-4 s
+     *   bn_in    12,845,056 FLOPs / 5e12 = 2.569e-6 s < bytes 51,380,224 + 4 x 128 (gamma and
+     *            beta) = 51,380,736 / 5e11 = 1.02761472e-4 s; + 10 us = 1.12761472e-4 s;
+     *            bwd 2.05522944e-4 + 10 us = 2.15522944e-4 s
+     *   conv     fwd 1.4897504512e-3 s, bwd 2.9695009024e-3 s (above)
+     *   bn, relu fused into the convolution: nothing.
+     * Not fused (round_device.ini, 10 us launches), bn and relu cost what bn_in and relu_in do.
+     * The update is the same either way: the fused batch norm keeps its weights. 20 x (36,864
+     * + 2 x 128) bytes / 5e11 = 1.4848e-6 s + 5 parameter tensors x 10 us = 5.14848e-5 s. */
+    sm_network *cbr;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/conv_bn_relu.ini", NULL, &cbr, &st), 0);
+    CHECK_EQ(sm_predictor_from_device(DEVICE, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 2 * (1.12760448e-4 + 1.12761472e-4) + 1.4897504512e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 2 * (2.15520896e-4 + 2.15522944e-4) + 2.9695009024e-3, 1e-9);
+    CHECK_NEAR(pr.t_grad, 5.14848e-5, 1e-9);
+    sm_predictor_free(p);
+    sm_device_options fuse = {NULL, 0, 0, "tests/data/curve/fused_framework.ini", NULL};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fuse, &p, &st), 0);
+    CHECK_CONTAINS(sm_predictor_describe(p), "test-fused dispatch");
+    CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3, 1e-9);
+    CHECK_NEAR(pr.t_infer, 1.7152723712e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
+    CHECK_NEAR(pr.t_grad, 5.14848e-5, 1e-9);
+    sm_predictor_free(p);
+    sm_network_free(cbr);
+
     sm_network_free(net);
     sm_registry_free(reg);
     return check_summary();

@@ -77,6 +77,8 @@ static const field fields[] = {
      "microseconds per parameter tensor of the optimizer step"},
     {"framework", "autocast_casts_per_matmul", F_REAL, AT(autocast_casts), 1, 0, 100, 1, 0,
      "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
+    {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
+     "1: batch norms and activations run inside their neighbours' kernels"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
      "devices in one node"},
     {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 0, 1e6, 0, 1,
@@ -242,6 +244,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     dev->framework[0] = '\0';
     dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
     dev->autocast_casts = 0;
+    dev->fuse_epilogues = 0;
     reader r = {0};
     r.path = path;
     r.framework_only = 1;

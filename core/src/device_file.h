@@ -30,6 +30,7 @@ typedef struct sm_device {
     char framework[64];
     double dispatch_infer, dispatch_fwd, dispatch_bwd, dispatch_update;
     double autocast_casts;
+    int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
     int devices_per_node;
     sm_link intra;           /* one direction of a device's links inside the node */
     sm_link inter;           /* one network port, one direction */
@@ -38,6 +39,11 @@ typedef struct sm_device {
 
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
 int sm_layer_is_matmul(const sm_layer *l);
+
+/* 1 for a layer that a fusing framework (fuse_epilogues) runs inside a neighbouring kernel:
+ * a batch norm fed by a convolution, an activation fed by a convolution, a linear layer, an
+ * addition or a fused layer. It costs no kernel and no pass over memory. */
+int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
 
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);

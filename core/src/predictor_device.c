@@ -37,6 +37,36 @@ int sm_layer_is_matmul(const sm_layer *l)
     return 0;
 }
 
+static int is_type(const sm_layer *l, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(l->type->name, *names))
+            return 1;
+    return 0;
+}
+
+/* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them)
+ * computes a batch norm's statistics in the epilogue of the convolution that feeds it and
+ * applies it, with the activation after it, in the prologue or epilogue of a neighbouring
+ * kernel; an activation rides in the epilogue of the convolution, linear layer or addition
+ * (BN-add-ReLU) that produces its input. Layers come after their inputs, so the recursion
+ * ends. */
+int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
+{
+    static const char *const acts[] = {"relu",  "relu6", "sigmoid",   "tanh",       "silu",
+                                       "gelu", "hardswish", "hardsigmoid", NULL};
+    static const char *const norms[] = {"batchnorm2d", NULL};
+    static const char *const convs[] = {"conv2d", NULL};
+    static const char *const producers[] = {"conv2d", "linear", "add", NULL};
+    const sm_layer *l = &net->layers[i];
+    if (!v->fuse_epilogues || l->n_inputs != 1 || l->inputs[0] < 0)
+        return 0;
+    const sm_layer *in = &net->layers[l->inputs[0]];
+    if (is_type(l, norms))
+        return is_type(in, convs);
+    return is_type(l, acts) && (is_type(in, producers) || sm_layer_fused(v, net, l->inputs[0]));
+}
+
 /* Seconds of one kernel on the device: bound by compute or by memory. */
 static double roofline(const device_predictor *d, int matmul, double flops, double bytes)
 {
@@ -85,7 +115,7 @@ static int passes(const device_predictor *d, const sm_network *net, int block, i
     memset(t, 0, sizeof *t);
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
-        if (block >= 0 && l->block != block)
+        if ((block >= 0 && l->block != block) || sm_layer_fused(&d->dev, net, i))
             continue;
         pass_times one;
         sm_metrics m;
@@ -113,6 +143,8 @@ static int overlapped_sync(const device_predictor *d, const sm_network *net, int
             free(grads);
             return -1;
         }
+        if (sm_layer_fused(&d->dev, net, net->n_layers - 1 - i))
+            t.bwd = 0;
         grads[i] = (sm_grad_layer){GRAD_BYTES_PER_WEIGHT * (double)m.weights, t.bwd};
     }
     *exposed = sm_ring_allreduce_overlapped(a, grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES);
