@@ -7,7 +7,9 @@
 #
 #   --ranks LIST   rank counts, comma-separated (default 1,2,4,8,16; at most the node's cores)
 #   --bin PATH     the scalemeter to run (default: scalemeter on the PATH, else build/bin/)
-#   -o FILE        the measurement CSV, appended to: a run cut off goes on where it stopped
+#   -o FILE        the measurement CSV, appended to: a run cut off goes on where it stopped;
+#                  FILE.lscpu gets the node's topology (how many of its cores share a physical
+#                  core or a socket decides how co-located ranks slow each other)
 #
 # Each rank count runs `mpirun --bind-to core -np N scalemeter bench --backend cpu --threads 1
 # --reps 3` over resnet18 and mobilenet_v2 at images 32, 64 and batches 2, 8; vgg11 at image 32
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
     --ranks) ranks=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
     -o) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "rank_study.sh: unexpected argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -33,6 +35,13 @@ if [ -z "$bin" ]; then
 fi
 [ -x "$bin" ] || { echo "rank_study.sh: no scalemeter at $bin (build it, or --bin PATH)" >&2; exit 1; }
 cores=$(nproc)
+# a batch job on a rented node often runs as root, which Open MPI refuses unless told
+if [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+if command -v lscpu >/dev/null 2>&1; then
+    lscpu >"$out.lscpu"
+fi
 for n in $(echo "$ranks" | tr ',' ' '); do
     [ "$n" -le "$cores" ] ||
         { echo "rank_study.sh: $n ranks on $cores cores: each rank needs a core of its own" >&2; exit 1; }
