@@ -52,6 +52,8 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "[framework]\nfuse_epilogues = yes\n", 11,
      "fuse_epilogues = yes: expected an integer from 0 to 1"},
     {DEVICE_PART NODE_PART "[framework]\nfuse_epilogues = 2\n", 11, "fuse_epilogues = 2"},
+    {DEVICE_PART NODE_PART "[framework]\ngrad_bytes_per_weight = 0\n", 11,
+     "grad_bytes_per_weight = 0: expected a number above 0"},
 };
 
 int main(void)
@@ -81,6 +83,7 @@ int main(void)
     CHECK_EQ(dev.inter_ports, 1);
     CHECK_EQ(dev.precision, SM_FP32);
     CHECK_EQ(dev.fuse_epilogues, 0);
+    CHECK_NEAR(dev.grad_bytes, 4, 0); /* fp32 gradients, as DDP under AMP */
     CHECK_CONTAINS(dev.name, "sm_test_net_"); /* the file's name */
     /* units: TFLOP/s, GB/s and microseconds into SI */
     CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
@@ -123,6 +126,7 @@ int main(void)
     sm_network *net;
     CHECK_EQ(sm_device_load_framework("configs/frameworks/fused.ini", &dev, &st), 0);
     CHECK_EQ(dev.fuse_epilogues, 1);
+    CHECK_NEAR(dev.grad_bytes, 2, 0); /* fp16 gradients, as NVIDIA's MLPerf code reduces them */
     if (sm_registry_open(&reg, &st) || sm_network_load(reg, "resnet50", NULL, &net, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         return 1;

@@ -184,6 +184,14 @@ int main(void)
     CHECK_NEAR(pr.t_infer, 1.7152723712e-3, 1e-9);
     CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
     CHECK_NEAR(pr.t_grad, 5.14848e-5, 1e-9);
+    /* 2 bytes per weight (fused_framework.ini), conv_relu.ini on 3 nodes x 4 as above: the
+     * gradient is 2 x 36,864 = 73,728 bytes.
+     *   inside  2 x 3/4 x 73,728 / 100e9      = 1.10592e-6 s
+     *   between 2 x 2/3 x (73,728 / 4) / 5e9  = 4.9152e-6 s
+     *   latency                                = 3.2e-5 s
+     *   update (as above)                      = 1.147456e-5 s; t_grad 4.949568e-5 s */
+    CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
+    CHECK_NEAR(pr.t_grad, 4.949568e-5, 1e-9);
     sm_predictor_free(p);
     sm_network_free(cbr);
 

@@ -276,8 +276,8 @@ def main():
     w("(bf16), as MLPerf Training v3.0 measured it: 0.86 and 0.66 (issue 12's figures). Predicted")
     w("by `scalemeter curve resnet50 --device h100 --precision bf16 --global-batch 3200 --nodes")
     w("1,2,8 --framework F --collective C`, without and with `--overlap`. `fused` is CUDA graphs")
-    w("with cuDNN's fused convolution, batch-norm and ReLU kernels, as NVIDIA's submission runs;")
-    w("docs/scaling.md, \"Frameworks\".\n")
+    w("with cuDNN's fused convolution, batch-norm and ReLU kernels and fp16 gradients, as NVIDIA's")
+    w("submission runs; docs/scaling.md, \"Frameworks\".\n")
     w("| framework | collective | overlap | 8 GPUs img/s | 16 GPUs (0.86) | 64 GPUs (0.66) |")
     w("|---|---|---|---|---|---|")
     for fw in ("pytorch-eager", "cuda-graphs", "fused"):

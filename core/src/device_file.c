@@ -36,6 +36,8 @@ typedef struct field {
 } field;
 
 #define AT(member) offsetof(sm_device, member)
+/* DDP all-reduces the fp32 gradients of fp32 master weights, under mixed precision too. */
+#define DEFAULT_GRAD_BYTES 4.0
 #define SIZE(member) ((double)sizeof(((sm_device *)0)->member))
 #define PEAK(p) (AT(peak) + (p) * sizeof(double))
 #define EFF(p) (AT(efficiency) + (p) * sizeof(double))
@@ -79,6 +81,8 @@ static const field fields[] = {
      "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
     {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
      "1: batch norms and activations run inside their neighbours' kernels"},
+    {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
+     "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
      "devices in one node"},
     {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 0, 1e6, 0, 1,
@@ -206,6 +210,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     dev->memory_efficiency = 0.7;
     dev->launch_overhead = 5e-6;
     dev->inter_ports = 1;
+    dev->grad_bytes = DEFAULT_GRAD_BYTES;
     /* -1: not given; filled in below from the keys they default to */
     for (int p = 0; p < SM_N_PRECISIONS; p++)
         dev->efficiency[p] = -1;
@@ -245,6 +250,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
     dev->autocast_casts = 0;
     dev->fuse_epilogues = 0;
+    dev->grad_bytes = DEFAULT_GRAD_BYTES;
     reader r = {0};
     r.path = path;
     r.framework_only = 1;

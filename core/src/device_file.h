@@ -31,6 +31,7 @@ typedef struct sm_device {
     double dispatch_infer, dispatch_fwd, dispatch_bwd, dispatch_update;
     double autocast_casts;
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
+    double grad_bytes;  /* bytes per weight the gradient all-reduce moves */
     int devices_per_node;
     sm_link intra;           /* one direction of a device's links inside the node */
     sm_link inter;           /* one network port, one direction */

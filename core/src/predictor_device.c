@@ -23,8 +23,6 @@ typedef struct device_predictor {
 
 /* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
 #define UPDATE_BYTES_PER_WEIGHT 20.0
-/* DDP all-reduces the fp32 gradients of the fp32 master weights, also under mixed precision. */
-#define GRAD_BYTES_PER_WEIGHT 4.0
 
 /* Layer types whose FLOPs are matrix products, run on tensor cores at tf32, fp16 and bf16;
  * every other layer (element-wise, normalisation, pooling) runs in fp32 arithmetic. */
@@ -145,7 +143,7 @@ static int overlapped_sync(const device_predictor *d, const sm_network *net, int
         }
         if (sm_layer_fused(&d->dev, net, net->n_layers - 1 - i))
             t.bwd = 0;
-        grads[i] = (sm_grad_layer){GRAD_BYTES_PER_WEIGHT * (double)m.weights, t.bwd};
+        grads[i] = (sm_grad_layer){d->dev.grad_bytes * (double)m.weights, t.bwd};
     }
     *exposed = sm_ring_allreduce_overlapped(a, grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES);
     free(grads);
@@ -172,7 +170,7 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     int g = layout->gpus_per_node;
     sm_link inter = v->inter;
     inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
-    sm_ring_config a = {GRAD_BYTES_PER_WEIGHT * (double)total.weights, d->bucket_bytes,
+    sm_ring_config a = {v->grad_bytes * (double)total.weights, d->bucket_bytes,
                       layout->nodes, g, v->intra, inter, d->collective};
     double exposed = sm_ring_allreduce_time(&a).total;
     if (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st))
