@@ -75,8 +75,9 @@ static void usage(void)
         "  --idle-watts W      energy: the power of one device doing nothing, taken off the\n"
         "                      measured energy before its terms are fitted (default 0: the\n"
         "                      terms take it all)\n"
-        "  --device-name NAME  the machine's name in the coefficient file (default: the CPU\n"
-        "                      model of /proc/cpuinfo)\n"
+        "  --device-name NAME  the machine's name in the coefficient file (default: the one\n"
+        "                      the rows' device column names, as bench writes a GPU's;\n"
+        "                      else this machine's CPU model, from /proc/cpuinfo)\n"
         "  --device-out FILE   also derive a device description for `curve --device FILE`:\n"
         "                      the dispatch time per kernel and phase, the compute and memory\n"
         "                      efficiencies of the rows' precision, fitted to these rows by the\n"
@@ -481,11 +482,13 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
     }
 }
 
-static void fill_meta(const fit_args *a, sm_fit_meta *meta)
+static void fill_meta(const fit_args *a, const sm_runs *runs, sm_fit_meta *meta)
 {
     memset(meta, 0, sizeof *meta);
     if (a->device)
         snprintf(meta->device, sizeof meta->device, "%s", a->device);
+    else if (runs->device[0])
+        snprintf(meta->device, sizeof meta->device, "%s", runs->device);
     else
         cpu_name(meta->device, sizeof meta->device);
     time_t now = time(NULL);
@@ -582,7 +585,7 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
                         "counts separate them\n",
                 a->csv, fit.devices_max);
     sm_fit_meta meta;
-    fill_meta(a, &meta);
+    fill_meta(a, runs, &meta);
     if (!a->loo)
         print_fit(a, &fit, &meta);
     if (a->out) {

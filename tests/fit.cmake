@@ -146,6 +146,12 @@ add_test(NAME cli_fit_writes_coeffs
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_fit_writes_coeffs PROPERTIES DEPENDS test_fit PASS_REGULAR_EXPRESSION
   "\"device\": \"test box\".*\"multi_device\": true.*\"fwd\": {\"coefficients\": {\"c1_flops\": 2.50000000000[0-9]*e-10")
+# without --device-name, the machine the rows name (bench writes the GPU's name)
+add_test(NAME cli_fit_device_from_csv
+  COMMAND ${SCALEMETER_BIN} fit configs/calibrations/h100-pytorch-tf32.csv --format json
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_fit_device_from_csv PROPERTIES
+  PASS_REGULAR_EXPRESSION "\"device\": \"NVIDIA H100 80GB HBM3\"")
 add_test(NAME cli_fit_help COMMAND ${SCALEMETER_BIN} fit --help)
 set_tests_properties(cli_fit_help PROPERTIES PASS_REGULAR_EXPRESSION "usage: scalemeter fit RUNS.csv")
 add_test(NAME cli_predict_help COMMAND ${SCALEMETER_BIN} predict --help)

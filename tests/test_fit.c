@@ -588,6 +588,44 @@ static void test_choose_weight_term(const char *dir)
     sm_runs_free(runs);
 }
 
+/* The machine a CSV's rows name in their device column, as `fit` records it by default. */
+static void test_device_column(const char *dir)
+{
+    static const struct {
+        const char *devices[3]; /* the three rows' device fields; NULL: no device column */
+        const char *machine;
+    } cases[] = {
+        {{"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"},
+         "NVIDIA H100 80GB HBM3"},
+        {{"NVIDIA H100 80GB HBM3", "", "NVIDIA H100 80GB HBM3"}, "NVIDIA H100 80GB HBM3"},
+        {{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"}, ""},
+        {{"cuda", "cuda", "cuda"}, ""},          /* measure.py's backend words name no machine */
+        {{"cuda:1", "cuda:1", "cuda:1"}, ""},
+        {{"", "", ""}, ""},
+        {{NULL, NULL, NULL}, ""},
+    };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/device_column.csv", dir);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        int with = cases[c].devices[0] != NULL;
+        fprintf(f, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step%s\n",
+                with ? ",device" : "");
+        for (int i = 0; i < 3; i++)
+            fprintf(f, "%s,8,%d,1,1,0.1,0.1,0.2,0.01,0.31%s%s\n", nets[i], 1 << i, with ? "," : "",
+                    with ? cases[c].devices[i] : "");
+        fclose(f);
+        sm_runs *runs;
+        sm_status st;
+        CHECK_EQ(sm_runs_read(path, &runs, &st), 0);
+        CHECK_EQ(strcmp(runs->device, cases[c].machine), 0);
+        sm_runs_free(runs);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -608,6 +646,7 @@ int main(int argc, char **argv)
     test_dispatch_form(argv[1]);
     test_contention(argv[1]);
     test_choose_weight_term(argv[1]);
+    test_device_column(argv[1]);
     sm_registry_free(reg);
     return check_summary();
 }

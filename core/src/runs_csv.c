@@ -244,6 +244,8 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
         r->cpu = strcmp(trim(fields[col_of[COL_BACKEND]]), "cpu") == 0;
     else if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
         r->cpu = strcmp(trim(fields[col_of[COL_DEVICE]]), "cpu") == 0;
+    if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
+        snprintf(r->device, sizeof r->device, "%s", trim(fields[col_of[COL_DEVICE]]));
     r->model = strdup(f[COL_MODEL]);
     return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
 }
@@ -253,6 +255,24 @@ static int is_blank(const char *s)
     while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
         s++;
     return !*s || *s == '#';
+}
+
+/* The machine the rows were measured on, where their device columns agree on one: a name, not
+ * measure.py's backend words (cpu, cuda, cuda:N). */
+static void common_device(sm_runs *runs)
+{
+    const char *name = NULL;
+    for (int i = 0; i < runs->n; i++) {
+        const char *d = runs->rows[i].device;
+        if (!*d)
+            continue;
+        if (!strcmp(d, "cpu") || !strcmp(d, "cuda") || !strncmp(d, "cuda:", 5) ||
+            (name && strcmp(name, d)))
+            return;
+        name = d;
+    }
+    if (name)
+        snprintf(runs->device, sizeof runs->device, "%s", name);
 }
 
 /* Orders rows by configuration, then by line. */
@@ -350,8 +370,10 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         sm_fail(st, "%s: a header but no measurements", path);
     else
         rc = 0;
-    if (rc == 0)
+    if (rc == 0) {
         find_repeats(runs);
+        common_device(runs);
+    }
 done:
     free(line);
     sm_input_close(f);

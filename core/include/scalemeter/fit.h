@@ -64,6 +64,7 @@ typedef struct sm_run {
     sm_metrics m;                                  /* at batch 1, set by sm_runs_metrics */
     unsigned family_bit; /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
     int cpu; /* the devices are CPU ranks: backend cpu (bench), or device cpu (measure.py) */
+    char device[64]; /* the device column: a GPU's name (bench), cpu or cuda (measure.py); "" */
 } sm_run;
 
 typedef struct sm_runs {
@@ -75,6 +76,8 @@ typedef struct sm_runs {
      * earlier row already has: kept, as repeated measurements, and counted so that commands can
      * say so; the first such row's line and the line it repeats */
     int repeated, repeated_line, repeated_of;
+    char device[64]; /* the machine every row names in its device column; "" where they name
+                        none, several, or only a backend (cpu, cuda, cuda:1) */
     int energy_zero; /* energy fields that read 0 (a counter that did not advance): taken as
                         not measured */
 } sm_runs;
