@@ -39,7 +39,8 @@ static void usage(void)
         "  --epochs E         also the time to train for E epochs at each node count\n"
         "  --threshold T      turning point: the node count past which one more doubling\n"
         "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
-        "  --overlap          (--device) all-reduce gradient buckets during the backward pass\n"
+        "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
+        "                     --coeffs: a ring-form calibration, its buckets and terms)\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
         "  --collective C     (--device) the all-reduce: ring (default: the hierarchical\n"
         "                     ring) or nccl (NCCL's cost model: ring or tree, LL, LL128 or\n"
@@ -285,9 +286,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
     else if (!a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && (a->overlap || a->bucket_mib > 0 || a->framework || a->collective))
-        problem = "--overlap, --bucket-mib, --framework and --collective apply to --device; "
-                  "fitted coefficients already hold what was measured";
+    else if (a->coeffs && (a->bucket_mib > 0 || a->framework || a->collective))
+        problem = "--bucket-mib, --framework and --collective apply to --device; fitted "
+                  "coefficients already hold what was measured";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -645,7 +646,7 @@ static void warn_extrapolation(const curve_run *r)
 static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
 {
     if (a->coeffs) {
-        if (sm_predictor_from_coeffs(a->coeffs, p, st))
+        if (sm_predictor_from_coeffs_opts(a->coeffs, a->overlap, p, st))
             return -1;
         if (sm_predictor_check_precision(*p, a->precision, st)) {
             sm_predictor_free(*p);

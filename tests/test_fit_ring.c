@@ -429,6 +429,59 @@ static void test_flat_file(void)
     CHECK_CONTAINS(st.msg, "flat ring form of older versions: refit it");
 }
 
+/* Overlap with fitted coefficients (tests/data/fit/ring_coeffs.ini) on two_conv.ini, batch 1,
+ * 2 nodes of 4 devices. Each conv: 75,497,472 FLOPs, backward 2e-6 x that + half the 0.002
+ * intercept = 150.995944 s; 589,824 weights, 2,359,296 bytes of gradient.
+ *   one bucket of 2,359,296 bytes: 1e-9 x 2 x 3/4 x 2,359,296 = 3.538944e-3 inside,
+ *   1e-8 x 2 x 1/2 x 2,359,296 / 4 = 5.89824e-3 between, 1e-6 x 6 + 1e-5 x 2 = 2.6e-5 of steps:
+ *   9.463184e-3 s
+ *   conv2's gradient (over the 1 MiB first bucket) is sent from 150.995944 s, done long before
+ *   conv1's backward ends at 301.991888 s; conv1's is the last bucket: exposed 9.463184e-3 s
+ *   t_grad = 0.0005 x 2 layers + 9.463184e-3 = 1.0463184e-2 s
+ * Not overlapped, one 25 MiB bucket of 4,718,592 bytes: 7.077888e-3 + 1.179648e-2 + 2.6e-5
+ * + 0.001 = 1.9900368e-2 s. */
+static void test_overlap(void)
+{
+    const char *file = "tests/data/fit/ring_coeffs.ini";
+    sm_network *net = load_net("tests/data/curve/two_conv.ini", 0);
+    sm_predictor *plain, *overlapped;
+    sm_status st;
+    if (!net)
+        return;
+    CHECK(sm_predictor_from_coeffs(file, &plain, &st) == 0);
+    CHECK(sm_predictor_from_coeffs_opts(file, 1, &overlapped, &st) == 0);
+    CHECK_CONTAINS(sm_predictor_describe(overlapped), "during the backward pass");
+    sm_layout l = {1, 2, 4};
+    sm_prediction a, b;
+    CHECK(sm_predict(plain, net, &l, &a, &st) == 0);
+    CHECK(sm_predict(overlapped, net, &l, &b, &st) == 0);
+    CHECK_NEAR(a.t_grad, 1.9900368e-2, 1e-12);
+    CHECK_NEAR(b.t_grad, 1.0463184e-2, 1e-9); /* a difference of times near 302 s */
+    CHECK_NEAR(b.t_bwd, 301.991888, 1e-9);
+    CHECK_NEAR(b.t_step, b.t_fwd + b.t_bwd + b.t_grad, 1e-12);
+    /* one device sends nothing: the same either way */
+    sm_layout one = {1, 1, 1};
+    CHECK(sm_predict(plain, net, &one, &a, &st) == 0);
+    CHECK(sm_predict(overlapped, net, &one, &b, &st) == 0);
+    CHECK_NEAR(b.t_grad, a.t_grad, 0);
+    sm_predictor_free(overlapped);
+    /* ring_overlap_coeffs.ini: a backward of 1e-12 x 75,497,472 + 0.0001 = 1.75497472e-4 s a
+     * layer, against 9.463184e-3 s a bucket. conv2's bucket is sent from 1.75497472e-4 s to
+     * 9.638681472e-3 s; conv1's, ready at 3.50994944e-4 s, waits for it and ends at
+     * 1.9101865472e-2 s: exposed 1.8750870528e-2 s, t_grad 1.9750870528e-2 s. */
+    CHECK(sm_predictor_from_coeffs_opts("tests/data/fit/ring_overlap_coeffs.ini", 1, &overlapped,
+                                        &st) == 0);
+    CHECK(sm_predict(overlapped, net, &l, &b, &st) == 0);
+    CHECK_NEAR(b.t_bwd, 3.50994944e-4, 1e-12);
+    CHECK_NEAR(b.t_grad, 1.9750870528e-2, 1e-12);
+    sm_predictor_free(plain);
+    sm_predictor_free(overlapped);
+    sm_network_free(net);
+    /* the linear form has no per-bucket terms */
+    CHECK(sm_predictor_from_coeffs_opts("tests/data/fit/tiny_coeffs.ini", 1, &plain, &st) == -1);
+    CHECK_CONTAINS(st.msg, "tiny_coeffs.ini: overlap needs the ring form");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -446,6 +499,7 @@ int main(int argc, char **argv)
     test_one_device_per_node(argv[1]);
     test_one_node(argv[1]);
     test_flat_file();
+    test_overlap();
     sm_registry_free(reg);
     return check_summary();
 }

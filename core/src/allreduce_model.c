@@ -37,8 +37,8 @@ static double bucket_time(const sm_ring_config *a, double bytes)
     return sm_ring_allreduce_time(&one).total;
 }
 
-double sm_ring_allreduce_overlapped(const sm_ring_config *a, const sm_grad_layer *layers, int n,
-                                    double first_bucket_bytes)
+double sm_allreduce_overlapped(const sm_grad_layer *layers, int n, double first_bucket_bytes,
+                               double bucket_bytes, sm_bucket_cost cost, const void *ctx)
 {
     double now = 0, link_free = 0, filled = 0, cap = first_bucket_bytes;
     for (int i = 0; i < n; i++) {
@@ -46,10 +46,19 @@ double sm_ring_allreduce_overlapped(const sm_ring_config *a, const sm_grad_layer
         filled += layers[i].bytes;
         if (filled > 0 && (filled >= cap || i == n - 1)) {
             /* sent when ready and when the link has finished the bucket before */
-            link_free = fmax(now, link_free) + bucket_time(a, filled);
+            link_free = fmax(now, link_free) + cost(ctx, filled);
             filled = 0;
-            cap = a->bucket_bytes;
+            cap = bucket_bytes;
         }
     }
     return fmax(link_free - now, 0);
+}
+
+static double ring_bucket_cost(const void *ctx, double bytes) { return bucket_time(ctx, bytes); }
+
+double sm_ring_allreduce_overlapped(const sm_ring_config *a, const sm_grad_layer *layers, int n,
+                                    double first_bucket_bytes)
+{
+    return sm_allreduce_overlapped(layers, n, first_bucket_bytes, a->bucket_bytes,
+                                   ring_bucket_cost, a);
 }

@@ -71,4 +71,10 @@ typedef struct sm_grad_layer {
 double sm_ring_allreduce_overlapped(const sm_ring_config *a, const sm_grad_layer *layers, int n,
                                     double first_bucket_bytes);
 
+/* The same schedule with any cost of one bucket's all-reduce (a fitted model's, say): buckets
+ * after the first hold bucket_bytes. */
+typedef double (*sm_bucket_cost)(const void *ctx, double bytes);
+double sm_allreduce_overlapped(const sm_grad_layer *layers, int n, double first_bucket_bytes,
+                               double bucket_bytes, sm_bucket_cost cost, const void *ctx);
+
 #endif

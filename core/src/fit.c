@@ -112,11 +112,41 @@ static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
     return n;
 }
 
+/* The communication terms of the ring forms for `bytes` of gradient sent in `buckets`; NAN for
+ * every other kind. */
+static double comm_value(int kind, const sm_layout *l, double bytes, double buckets)
+{
+    double D = (double)sm_layout_devices(l), N = l->nodes, G = l->gpus_per_node;
+    switch (kind) {
+    case T_RING_BYTES:
+        return 2.0 * (D - 1) / D * bytes;
+    case T_RING_STEPS:
+        return 2.0 * (D - 1) * buckets;
+    case T_INTRA_BYTES:
+        return 2.0 * (G - 1) / G * bytes;
+    case T_INTRA_BYTES_SHARED:
+        return log2(G) * 2.0 * (G - 1) / G * bytes;
+    case T_INTER_BYTES:
+        return 2.0 * (N - 1) / N * bytes / G;
+    case T_INTRA_STEPS:
+        return 2.0 * (G - 1) * buckets;
+    case T_INTER_STEPS:
+        return 2.0 * (N - 1) * buckets;
+    default:
+        return NAN;
+    }
+}
+
+static int is_comm(int kind)
+{
+    return (kind >= T_RING_BYTES && kind <= T_INTER_STEPS) || kind == T_INTRA_BYTES_SHARED;
+}
+
 static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const sm_layout *l)
 {
     int64_t devices = sm_layout_devices(l);
     double b = (double)l->batch, D = (double)devices, W = (double)m->weights;
-    double N = l->nodes, G = l->gpus_per_node; /* nodes, devices per node */
+    double G = l->gpus_per_node; /* devices per node */
     double bytes = 4.0 * W;                    /* fp32 gradients */
     double buckets = ceil(bytes / fit->opt.bucket_bytes);
     if (l->nodes < 1 || l->gpus_per_node < 1)
@@ -146,22 +176,8 @@ static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const
         return devices > 1 ? W : 0.0;
     case T_DEVICES:
         return devices > 1 ? D : 0.0;
-    case T_RING_BYTES:
-        return 2.0 * (D - 1) / D * bytes;
-    case T_RING_STEPS:
-        return 2.0 * (D - 1) * buckets;
-    case T_INTRA_BYTES:
-        return 2.0 * (G - 1) / G * bytes;
-    case T_INTRA_BYTES_SHARED:
-        return log2(G) * 2.0 * (G - 1) / G * bytes;
-    case T_INTER_BYTES:
-        return 2.0 * (N - 1) / N * bytes / G;
-    case T_INTRA_STEPS:
-        return 2.0 * (G - 1) * buckets;
-    case T_INTER_STEPS:
-        return 2.0 * (N - 1) * buckets;
     default:
-        return NAN;
+        return is_comm(kind) ? comm_value(kind, l, bytes, buckets) : NAN;
     }
 }
 
@@ -225,6 +241,49 @@ double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
     int n = sm_fit_terms(fit, ph, m, layout, x);
     for (int k = 0; k < n; k++)
         t += fit->phase[ph].c[k] * x[k];
+    return t;
+}
+
+double sm_fit_eval_share(const sm_fit *fit, sm_phase ph, const sm_metrics *part, double share,
+                         const sm_layout *layout)
+{
+    if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
+        return NAN;
+    int kind[SM_MAX_COEFFS];
+    double x[SM_MAX_COEFFS], t = 0;
+    int n = phase_terms(fit, ph, kind);
+    sm_fit_terms(fit, ph, part, layout, x);
+    for (int k = 0; k < n; k++)
+        t += fit->phase[ph].c[k] * x[k] * (kind[k] == T_INTERCEPT ? share : 1.0);
+    return t;
+}
+
+double sm_fit_bucket_seconds(const sm_fit *fit, const sm_layout *layout, double bytes)
+{
+    const sm_phase_fit *pf = &fit->phase[SM_PHASE_GRAD];
+    if (!pf->fitted || fit->opt.grad_form == SM_GRAD_LINEAR)
+        return NAN;
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, SM_PHASE_GRAD, kind);
+    double t = 0;
+    for (int k = 0; k < n; k++)
+        if (is_comm(kind[k]))
+            t += pf->c[k] * comm_value(kind[k], layout, bytes, 1);
+    return t;
+}
+
+double sm_fit_grad_local(const sm_fit *fit, const sm_metrics *m, const sm_layout *layout)
+{
+    const sm_phase_fit *pf = &fit->phase[SM_PHASE_GRAD];
+    if (!pf->fitted || fit->opt.grad_form == SM_GRAD_LINEAR)
+        return NAN;
+    int kind[SM_MAX_COEFFS];
+    double x[SM_MAX_COEFFS], t = 0;
+    int n = phase_terms(fit, SM_PHASE_GRAD, kind);
+    sm_fit_terms(fit, SM_PHASE_GRAD, m, layout, x);
+    for (int k = 0; k < n; k++)
+        if (!is_comm(kind[k]))
+            t += pf->c[k] * x[k];
     return t;
 }
 

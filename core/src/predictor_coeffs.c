@@ -9,13 +9,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allreduce_model.h"
 #include "predictor.h"
 #include "scalemeter/fit.h"
 
 typedef struct coeffs {
     sm_fit fit;
     sm_fit_meta meta;
+    int overlap; /* buckets all-reduced while the backward pass runs */
 } coeffs;
+
+typedef struct bucket_ctx {
+    const sm_fit *fit;
+    const sm_layout *layout;
+} bucket_ctx;
+
+static double fitted_bucket(const void *ctx, double bytes)
+{
+    const bucket_ctx *b = ctx;
+    return sm_fit_bucket_seconds(b->fit, b->layout, bytes);
+}
+
+/* What the step waits for after the backward pass when DDP's buckets are all-reduced during
+ * it, as predictor_device.c schedules them, with the fitted times: each layer's backward time
+ * by the bwd equation on its own metrics (and its FLOPs' share of the intercept), each
+ * bucket's all-reduce by grad's communication terms. */
+static int overlapped_comm(const sm_fit *fit, const sm_network *net, const sm_metrics *whole,
+                           const sm_layout *layout, double *exposed, sm_status *st)
+{
+    sm_grad_layer *grads = malloc((size_t)(net->n_layers ? net->n_layers : 1) * sizeof *grads);
+    if (!grads)
+        return sm_fail(st, "out of memory");
+    for (int i = 0; i < net->n_layers; i++) {
+        sm_metrics m;
+        if (sm_layer_metrics_at(&net->layers[net->n_layers - 1 - i], 1, &m, st)) {
+            free(grads);
+            return -1;
+        }
+        double share = whole->flops > 0 ? (double)m.flops / (double)whole->flops
+                                        : 1.0 / net->n_layers;
+        grads[i] = (sm_grad_layer){4.0 * (double)m.weights,
+                                   sm_fit_eval_share(fit, SM_PHASE_BWD, &m, share, layout)};
+    }
+    bucket_ctx ctx = {fit, layout};
+    *exposed = sm_allreduce_overlapped(grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES,
+                                       fit->opt.bucket_bytes, fitted_bucket, &ctx);
+    free(grads);
+    return 0;
+}
 
 static int predict(const void *impl, const sm_network *net, const sm_layout *layout,
                    sm_prediction *out, sm_status *st)
@@ -28,6 +69,12 @@ static int predict(const void *impl, const sm_network *net, const sm_layout *lay
     out->t_fwd = sm_fit_eval(&c->fit, SM_PHASE_FWD, &m, layout);
     out->t_bwd = sm_fit_eval(&c->fit, SM_PHASE_BWD, &m, layout);
     out->t_grad = sm_fit_eval(&c->fit, SM_PHASE_GRAD, &m, layout);
+    if (c->overlap && sm_layout_devices(layout) > 1 && c->fit.phase[SM_PHASE_GRAD].fitted) {
+        double exposed = 0;
+        if (overlapped_comm(&c->fit, net, &m, layout, &exposed, st))
+            return -1;
+        out->t_grad = sm_fit_grad_local(&c->fit, &m, layout) + exposed;
+    }
     out->t_step = out->t_fwd + out->t_bwd + out->t_grad;
     out->e_infer = sm_fit_energy_eval(&c->fit, SM_ENERGY_INFER, &m, layout);
     out->e_step = sm_fit_energy_eval(&c->fit, SM_ENERGY_STEP, &m, layout);
@@ -55,10 +102,7 @@ static int predict_block(const void *impl, const sm_network *net, int block,
         return -1;
     double share = whole.flops > 0 ? (double)part.flops / (double)whole.flops
                                    : 1.0 / net->n_blocks;
-    /* the forward equation on the block's own metrics (its F, I, O and, with a weight term, W),
-     * with the intercept, term 4, replaced by the block's share of it */
-    *t_fwd = sm_fit_eval(&c->fit, ph, &part, layout) -
-             pf->c[3] * (1.0 - share);
+    *t_fwd = sm_fit_eval_share(&c->fit, ph, &part, share, layout);
     return 0;
 }
 
@@ -68,6 +112,12 @@ static const predictor_ops coeffs_ops = {predict, predict_block, coeffs_free};
 
 int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st)
 {
+    return sm_predictor_from_coeffs_opts(path, 0, out, st);
+}
+
+int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out,
+                                  sm_status *st)
+{
     *out = NULL;
     coeffs *c = malloc(sizeof *c);
     if (!c)
@@ -76,14 +126,22 @@ int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st
         free(c);
         return -1;
     }
+    c->overlap = overlap != 0;
+    if (overlap && c->fit.opt.grad_form == SM_GRAD_LINEAR) {
+        free(c);
+        return sm_fail(st, "%s: overlap needs the ring form's communication terms, per bucket; "
+                           "this calibration has the linear form (refit with --grad-model ring)",
+                       path);
+    }
     char desc[512];
     int points = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (c->fit.phase[ph].stats.n > points)
             points = c->fit.phase[ph].stats.n;
-    snprintf(desc, sizeof desc, "%s (%s, fit %.10s, %d points)",
+    snprintf(desc, sizeof desc, "%s (%s, fit %.10s, %d points)%s",
              c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision,
-             c->meta.date, points);
+             c->meta.date, points,
+             overlap ? ", buckets all-reduced during the backward pass" : "");
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);
     *out = predictor_new(&coeffs_ops, c, desc);

@@ -220,6 +220,20 @@ const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k);
 double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
                    const sm_layout *layout);
 
+/* The phase's equation on a part of a network (a block, a layer): its own metrics, and of the
+ * intercept, a per-pass cost, only `share` (the part's share of the network's FLOPs), so that
+ * the parts add up to the whole. */
+double sm_fit_eval_share(const sm_fit *fit, sm_phase ph, const sm_metrics *part, double share,
+                         const sm_layout *layout);
+
+/* The grad phase split for an all-reduce that overlaps the backward pass: the seconds of one
+ * bucket of `bytes` (the ring form's communication terms with 4W = bytes and one bucket; NAN
+ * where grad is not fitted or its form is the linear one, whose terms are not per bucket),
+ * and the rest of grad without the communication (the update, per layer, per tensor; NAN as
+ * the bucket's). */
+double sm_fit_bucket_seconds(const sm_fit *fit, const sm_layout *layout, double bytes);
+double sm_fit_grad_local(const sm_fit *fit, const sm_metrics *m, const sm_layout *layout);
+
 /* Joules of one device for an inference pass or a training step: idle_watts x the fitted time
  * + the energy terms; NAN where the energy or the time is not fitted. */
 double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
