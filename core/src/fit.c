@@ -228,6 +228,23 @@ const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, s
     return buf;
 }
 
+/* The phase's terms times its coefficients, the intercept's times `share`, the communication
+ * terms left out where without_comm. */
+static double eval_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
+                         const sm_layout *layout, double share, int without_comm)
+{
+    if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
+        return NAN;
+    int kind[SM_MAX_COEFFS];
+    double x[SM_MAX_COEFFS], t = 0;
+    int n = phase_terms(fit, ph, kind);
+    sm_fit_terms(fit, ph, m, layout, x);
+    for (int k = 0; k < n; k++)
+        if (!without_comm || !is_comm(kind[k]))
+            t += fit->phase[ph].c[k] * x[k] * (kind[k] == T_INTERCEPT ? share : 1.0);
+    return t;
+}
+
 double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
                    const sm_layout *layout)
 {
@@ -235,27 +252,13 @@ double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
         return sm_fit_eval(fit, SM_PHASE_FWD, m, layout) +
                sm_fit_eval(fit, SM_PHASE_BWD, m, layout) +
                sm_fit_eval(fit, SM_PHASE_GRAD, m, layout);
-    if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
-        return NAN;
-    double x[SM_MAX_COEFFS], t = 0;
-    int n = sm_fit_terms(fit, ph, m, layout, x);
-    for (int k = 0; k < n; k++)
-        t += fit->phase[ph].c[k] * x[k];
-    return t;
+    return eval_terms(fit, ph, m, layout, 1.0, 0);
 }
 
 double sm_fit_eval_share(const sm_fit *fit, sm_phase ph, const sm_metrics *part, double share,
                          const sm_layout *layout)
 {
-    if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
-        return NAN;
-    int kind[SM_MAX_COEFFS];
-    double x[SM_MAX_COEFFS], t = 0;
-    int n = phase_terms(fit, ph, kind);
-    sm_fit_terms(fit, ph, part, layout, x);
-    for (int k = 0; k < n; k++)
-        t += fit->phase[ph].c[k] * x[k] * (kind[k] == T_INTERCEPT ? share : 1.0);
-    return t;
+    return eval_terms(fit, ph, part, layout, share, 0);
 }
 
 double sm_fit_bucket_seconds(const sm_fit *fit, const sm_layout *layout, double bytes)
@@ -274,17 +277,9 @@ double sm_fit_bucket_seconds(const sm_fit *fit, const sm_layout *layout, double 
 
 double sm_fit_grad_local(const sm_fit *fit, const sm_metrics *m, const sm_layout *layout)
 {
-    const sm_phase_fit *pf = &fit->phase[SM_PHASE_GRAD];
-    if (!pf->fitted || fit->opt.grad_form == SM_GRAD_LINEAR)
+    if (fit->opt.grad_form == SM_GRAD_LINEAR)
         return NAN;
-    int kind[SM_MAX_COEFFS];
-    double x[SM_MAX_COEFFS], t = 0;
-    int n = phase_terms(fit, SM_PHASE_GRAD, kind);
-    sm_fit_terms(fit, SM_PHASE_GRAD, m, layout, x);
-    for (int k = 0; k < n; k++)
-        if (!is_comm(kind[k]))
-            t += pf->c[k] * x[k];
-    return t;
+    return eval_terms(fit, SM_PHASE_GRAD, m, layout, 1.0, 1);
 }
 
 void sm_fit_stats_of(const double *y, const double *p, int n, sm_fit_stats *out)
