@@ -28,7 +28,7 @@ static void usage(void)
         "                     draws curves side by side\n"
         "  --coeffs FILE      coefficients fitted by `scalemeter fit`\n"
         "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
-        "                     or of a file (a100, h100, h200, cpu ship with scalemeter)\n"
+        "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
         "  --batch LIST       weak scaling: the per-device batch stays fixed\n"
         "  --global-batch LIST  strong scaling: the global batch is split over the devices\n"
         "                     (rounded down; it must be at least the number of devices)\n"

@@ -96,7 +96,8 @@ int main(void)
         const char *name;
         double tf32, bf16, bandwidth;
         int per_node;
-    } shipped[] = {{"a100", 156e12, 312e12, 2039e9, 8},
+    } shipped[] = {{"v100", 0, 0, 900e9, 8}, /* Volta: no TF32, no BF16 */
+                   {"a100", 156e12, 312e12, 2039e9, 8},
                    {"h100", 494.7e12, 989.4e12, 3350e9, 8},
                    {"h200", 494.7e12, 989.4e12, 4800e9, 8},
                    {"cpu", 0, 0, 204.8e9, 2}};

@@ -241,34 +241,38 @@ def main():
         cells = [f"{fmt(m[p][0])} ({m[p][1]:.2f})" if p in m else "-" for p in PHASES]
         w(f"| {name} | {dev} | " + " | ".join(cells) + " |")
 
-    w("\n## A100 ResNet-50, batch 256 per GPU, one GPU and eight, calibration-free\n")
-    w("NVIDIA DeepLearningExamples (PyTorch ResNet-50 v1.5, DGX A100 80GB, pytorch-21.03, DDP,")
-    w("batch 256 per GPU): 938 and 7,248 img/s in TF32 on 1 and 8 GPUs, 2,470 and 16,621 img/s")
-    w("with AMP (fp16, modelled at bf16: the A100's peak is the same). Predicted by")
-    w("`scalemeter curve resnet50 --device a100 --batch 256 --nodes 1 -g G")
-    w("--precision P --overlap` (eager PyTorch, the A100 file's framework; DDP overlaps its")
-    w("buckets with the backward pass).\n")
-    w("| precision | GPUs | predicted img/s | published | error |")
-    w("|---|---|---|---|---|")
+    w("\n## ResNet-50, batch 256 per GPU, one GPU and eight, calibration-free\n")
+    w("NVIDIA DeepLearningExamples (PyTorch ResNet-50 v1.5, pytorch-21.03 container, DDP, batch")
+    w("256 per GPU), training throughput on one GPU and on the eight of a node: DGX A100 80GB in")
+    w("TF32 and AMP, DGX-1 (V100 16GB) in FP32 and AMP. AMP is fp16, modelled at bf16 on the")
+    w("A100 (the same peak). Predicted by `scalemeter curve resnet50 --device D --batch 256")
+    w("--nodes 1 -g G --precision P --overlap` (eager PyTorch, the device files' framework; DDP")
+    w("overlaps its buckets with the backward pass). The V100's file carries the efficiencies")
+    w("measured on H100 over to Volta unchanged, as the A100's does.\n")
+    w("| device | precision | GPUs | predicted img/s | published | error |")
+    w("|---|---|---|---|---|---|")
+    published = {("a100", "tf32"): (938, 7248), ("a100", "bf16"): (2470, 16621),
+                 ("v100", "fp32"): (367, 2855), ("v100", "fp16"): (1200, 8322)}
     ips = {}
-    published = {("tf32", 1): 938, ("tf32", 8): 7248, ("bf16", 1): 2470, ("bf16", 8): 16621}
-    for prec in ("tf32", "bf16"):
-        for gpus in (1, 8):
-            d = json.loads(run(a.bin, "curve", "resnet50", "--device", "a100", "--batch", "256",
+    for (dev, prec), pubs in published.items():
+        for gpus, pub in zip((1, 8), pubs):
+            d = json.loads(run(a.bin, "curve", "resnet50", "--device", dev, "--batch", "256",
                                "--nodes", "1", "-g", str(gpus), "--precision", prec,
                                "--overlap", "--format", "json"))
             if "curves" not in d:
                 sys.exit("accuracy_report: unexpected curve JSON")
-            ips[prec, gpus] = d["curves"][0]["points"][0]["images_per_s"]
-            pub = published[prec, gpus]
-            w(f"| {prec} | {gpus} | {ips[prec, gpus]:.0f} | {pub} | "
-              f"{ips[prec, gpus] / pub - 1:+.1%} |")
-    ratio = ips["bf16", 1] / ips["tf32", 1]
-    w(f"\nAMP over TF32 on one GPU: {ratio:.2f} predicted, 2.63 published. Eight GPUs over one")
-    w("(the tables' \"strong scaling\", at a fixed batch per GPU):")
-    for prec in ("tf32", "bf16"):
-        w(f"{prec} {ips[prec, 8] / ips[prec, 1]:.2f} predicted, "
-          f"{published[prec, 8] / published[prec, 1]:.2f} published{';' if prec == 'tf32' else '.'}")
+            ips[dev, prec, gpus] = d["curves"][0]["points"][0]["images_per_s"]
+            w(f"| {dev} | {prec} | {gpus} | {ips[dev, prec, gpus]:.0f} | {pub} | "
+              f"{ips[dev, prec, gpus] / pub - 1:+.1%} |")
+    w("\nAMP over TF32 on one A100: "
+      f"{ips['a100', 'bf16', 1] / ips['a100', 'tf32', 1]:.2f} predicted, 2.63 published. Eight")
+    w("GPUs over one (the tables' \"strong scaling\", at a fixed batch per GPU), predicted and")
+    w("published:\n")
+    w("| device | precision | predicted | published |")
+    w("|---|---|---|---|")
+    for (dev, prec), pubs in published.items():
+        w(f"| {dev} | {prec} | {ips[dev, prec, 8] / ips[dev, prec, 1]:.2f} | "
+          f"{pubs[1] / pubs[0]:.2f} |")
 
     ranks_section(a, w)
 
