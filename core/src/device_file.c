@@ -36,8 +36,6 @@ typedef struct field {
 } field;
 
 #define AT(member) offsetof(sm_device, member)
-/* DDP all-reduces the fp32 gradients of fp32 master weights, under mixed precision too. */
-#define DEFAULT_GRAD_BYTES 4.0
 #define SIZE(member) ((double)sizeof(((sm_device *)0)->member))
 #define PEAK(p) (AT(peak) + (p) * sizeof(double))
 #define EFF(p) (AT(efficiency) + (p) * sizeof(double))
@@ -199,6 +197,27 @@ static void name_from_path(const char *path, char *name, size_t len)
     snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), base);
 }
 
+/* [framework] before a file is read: no name, dispatch not given (-1, for
+ * dispatch_fallbacks), no casts, no fusion, fp32 gradients. */
+static void framework_defaults(sm_device *dev)
+{
+    dev->framework[0] = '\0';
+    dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
+    dev->autocast_casts = 0;
+    dev->fuse_epilogues = 0;
+    dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
+}
+
+/* A dispatch time the file did not give is the bare launch overhead. */
+static void dispatch_fallbacks(sm_device *dev)
+{
+    double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
+                          &dev->dispatch_update};
+    for (int k = 0; k < 4; k++)
+        if (*dispatch[k] < 0)
+            *dispatch[k] = dev->launch_overhead;
+}
+
 int sm_device_load(const char *path, sm_device *dev, sm_status *st)
 {
     memset(dev, 0, sizeof *dev);
@@ -210,11 +229,10 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     dev->memory_efficiency = 0.7;
     dev->launch_overhead = 5e-6;
     dev->inter_ports = 1;
-    dev->grad_bytes = DEFAULT_GRAD_BYTES;
-    /* -1: not given; filled in below from the keys they default to */
+    framework_defaults(dev);
+    /* -1: not given; filled in below from the key they default to */
     for (int p = 0; p < SM_N_PRECISIONS; p++)
         dev->efficiency[p] = -1;
-    dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
     name_from_path(path, dev->name, sizeof dev->name);
 
     reader r = {0};
@@ -236,21 +254,13 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     for (int p = 0; p < SM_N_PRECISIONS; p++)
         if (dev->efficiency[p] < 0)
             dev->efficiency[p] = dev->compute_efficiency;
-    double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
-                          &dev->dispatch_update};
-    for (int k = 0; k < 4; k++)
-        if (*dispatch[k] < 0)
-            *dispatch[k] = dev->launch_overhead;
+    dispatch_fallbacks(dev);
     return 0;
 }
 
 int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
 {
-    dev->framework[0] = '\0';
-    dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
-    dev->autocast_casts = 0;
-    dev->fuse_epilogues = 0;
-    dev->grad_bytes = DEFAULT_GRAD_BYTES;
+    framework_defaults(dev);
     reader r = {0};
     r.path = path;
     r.framework_only = 1;
@@ -258,11 +268,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     r.st = st;
     if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
         return -1;
-    double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
-                          &dev->dispatch_update};
-    for (int k = 0; k < 4; k++)
-        if (*dispatch[k] < 0)
-            *dispatch[k] = dev->launch_overhead;
+    dispatch_fallbacks(dev);
     if (!dev->framework[0])
         name_from_path(path, dev->framework, sizeof dev->framework);
     return 0;
