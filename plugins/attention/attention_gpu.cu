@@ -27,16 +27,7 @@ __global__ void attn_softmax_kernel(float *p, const float *table, smk_attn_rows 
             a[j] = v;
             mx = fmaxf(mx, v);
         }
-        mx = smk_warp_max(mx);
-        float sum = 0;
-        for (int64_t j = lane; j < len; j += SMK_WARP) {
-            float e = expf(a[j] - mx);
-            a[j] = e;
-            sum += e;
-        }
-        sum = smk_warp_sum(sum);
-        for (int64_t j = lane; j < r.m; j += SMK_WARP)
-            a[j] = j < len ? a[j] / sum : 0.0f;
+        smk_warp_softmax_rest(a, len, r.m, smk_warp_max(mx));
     }
 }
 

@@ -76,6 +76,23 @@ __device__ inline float smk_warp_max(float v)
     return v;
 }
 
+/* The rest of a softmax over a row of n that one warp holds, once a[0..len) hold the logits and
+ * mx their maximum over the warp: a[0..len) become exp(a - mx) over their sum, a[len..n) 0
+ * (masked, as a causal row's future). Every lane must call it. */
+__device__ inline void smk_warp_softmax_rest(float *a, int64_t len, int64_t n, float mx)
+{
+    int lane = (int)(threadIdx.x % SMK_WARP);
+    float sum = 0;
+    for (int64_t j = lane; j < len; j += SMK_WARP) {
+        float e = expf(a[j] - mx);
+        a[j] = e;
+        sum += e;
+    }
+    sum = smk_warp_sum(sum);
+    for (int64_t j = lane; j < n; j += SMK_WARP)
+        a[j] = j < len ? a[j] / sum : 0.0f;
+}
+
 __host__ __device__ inline int64_t smk_walk_elems(const smk_walk &w)
 {
     int64_t n = 1;

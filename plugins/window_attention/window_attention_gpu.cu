@@ -102,16 +102,7 @@ __global__ void softmax_kernel(float *prob, const float *table, smk_wa_scale a, 
             s[j] = v;
             mx = fmaxf(mx, v);
         }
-        mx = smk_warp_max(mx);
-        float sum = 0;
-        for (int64_t j = lane; j < n; j += SMK_WARP) {
-            float e = expf(s[j] - mx);
-            s[j] = e;
-            sum += e;
-        }
-        sum = smk_warp_sum(sum);
-        for (int64_t j = lane; j < n; j += SMK_WARP)
-            s[j] /= sum;
+        smk_warp_softmax_rest(s, n, n, smk_warp_max(mx));
     }
 }
 
