@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "launcher.h"
 #include "output.h"
+#include "scalemeter/comm.h"
 
 #define MAX_BYTES (UINT64_C(64) << 30)
 
@@ -21,9 +22,13 @@ static void usage(void)
 {
     printf("usage: mpirun -np N scalemeter allreduce [--impl NAME|all] [--min-bytes N]\n"
            "           [--max-bytes N] [--iters N] [--warmup N] [--chunk-bytes N]\n"
-           "           [--check|--no-check] [--format table|csv|json] [-o FILE]\n\n"
+           "           [--check|--no-check] [--format table|csv|json] [-o FILE]\n"
+           "       scalemeter allreduce --device NAME|FILE [--nodes N] [-g G]\n"
+           "           [--collective ring|nccl] [--min-bytes N] [--max-bytes N] [--format F]\n\n"
            "Times an in-place float sum over the MPI ranks for sizes doubling from --min-bytes\n"
            "to --max-bytes (nccl-tests' all_reduce_perf). Without mpirun it is a 1-rank run.\n"
+           "With --device it times nothing: it prints what the device description predicts for\n"
+           "the same sweep, to set beside all_reduce_perf's output on that cluster.\n"
            "  --impl NAME       all (default) or one of:\n");
     for (int i = 0; i < sm_allreduce_impl_count(); i++)
         printf("                      %-5s %s\n", sm_allreduce_impl_at(i)->name,
@@ -35,7 +40,13 @@ static void usage(void)
            "  --warmup N        untimed runs before them (default 5)\n"
            "  --chunk-bytes N   ring: bytes per pipelined chunk (default %zuK)\n"
            "  --no-check        skip comparing one more run with the exact sum (default: check)\n"
-           "  --format F        table (default), csv or json\n\n"
+           "  --format F        table (default), csv or json\n"
+           "  --device NAME     predict with configs/devices/NAME.ini (or a file), no MPI\n"
+           "  --nodes N         (--device) nodes (default 1)\n"
+           "  -g, --gpus-per-node G  (--device) devices per node (default: the description's)\n"
+           "  --collective C    (--device) ring (default: the hierarchical ring of `curve`) or\n"
+           "                    nccl (NCCL's cost model and its choice of algorithm and protocol,\n"
+           "                    NVLS where the description has nvls_efficiency)\n\n"
            "time_s: each rank's mean time per timed run, the maximum over ranks (nccl-tests\n"
            "-a 3). algbw_gb_s = bytes / time_s / 1e9; busbw_gb_s = algbw * 2(n-1)/n for n ranks,\n"
            "the bandwidth each link of a ring carries. Only rank 0 prints.\n",
@@ -49,6 +60,11 @@ typedef struct allreduce_args {
     int iters, warmup, check, help;
     output_format format;
     const char *output; /* -o: rank 0's report goes there */
+    const char *device; /* --device: predict instead of measuring */
+    const char *collective;
+    int nodes, gpus_per_node; /* --device's layout; 0 devices: the description's */
+    const char *measure_only; /* an option that times a run, given (refused with --device) */
+    const char *device_only;  /* an option of the predicted layout, given */
 } allreduce_args;
 
 /* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
@@ -130,6 +146,16 @@ static int parse_option(int c, allreduce_args *a, sm_status *st)
     case 'o':
         a->output = v;
         return 0;
+    case 'D':
+        a->device = v;
+        return 0;
+    case 'C':
+        a->collective = v;
+        return 0;
+    case 'N':
+        return parse_count("--nodes", v, 1, &a->nodes, st);
+    case 'g':
+        return parse_count("--gpus-per-node", v, 1, &a->gpus_per_node, st);
     }
     return -1;
 }
@@ -150,15 +176,29 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
         {"chunk-bytes", required_argument, 0, 'c'}, {"iters", required_argument, 0, 'n'},
         {"warmup", required_argument, 0, 'w'},  {"format", required_argument, 0, 'f'},
         {"check", no_argument, 0, 'k'},         {"no-check", no_argument, 0, 'K'},
-        {"output", required_argument, 0, 'o'},  {0, 0, 0, 0}};
-    for (int c; (c = next_option(argc, argv, "ho:", opts, st->msg, sizeof st->msg)) != -1;) {
+        {"output", required_argument, 0, 'o'},  {"device", required_argument, 0, 'D'},
+        {"nodes", required_argument, 0, 'N'},   {"gpus-per-node", required_argument, 0, 'g'},
+        {"collective", required_argument, 0, 'C'}, {0, 0, 0, 0}};
+    a->nodes = 1;
+    for (int c; (c = next_option(argc, argv, "ho:g:", opts, st->msg, sizeof st->msg)) != -1;) {
         if (c == 'h') {
             a->help = 1;
             return 0;
         }
         if (c == '?' || parse_option(c, a, st))
             return -1;
+        for (const struct option *o = opts; o->name; o++)
+            if (o->val == c && strchr("inwckK", c))
+                a->measure_only = o->name;
+            else if (o->val == c && strchr("NgC", c))
+                a->device_only = o->name;
     }
+    if (a->device && a->measure_only)
+        return sm_fail(st, "--%s times a run; --device predicts one: give one or the other",
+                       a->measure_only);
+    if (!a->device && a->device_only)
+        return sm_fail(st, "--%s describes a predicted layout: it needs --device (mpirun sets "
+                       "the ranks of a measured run)", a->device_only);
     if (optind < argc)
         return sm_fail(st, "unexpected argument '%s' (scalemeter help allreduce)",
                        argv[optind]);
@@ -303,6 +343,54 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
     return rc;
 }
 
+/* --device: the sweep as the description predicts it, in all_reduce_perf's units (busbw =
+ * algbw x 2(n-1)/n, whatever algorithm runs, as nccl-tests computes it). */
+static int predicted_sweep(const allreduce_args *a)
+{
+    enum { MAX_SIZES = 64 };
+    double bytes[MAX_SIZES];
+    sm_allreduce_estimate e[MAX_SIZES];
+    int n = 0;
+    for (uint64_t b = a->min_bytes; b <= a->max_bytes && n < MAX_SIZES; b *= 2)
+        bytes[n++] = (double)b;
+    int g = a->gpus_per_node;
+    sm_status st = {""};
+    if (sm_device_allreduce(a->device, a->collective, a->nodes, &g, bytes, n, e, &st))
+        return report_error(st.msg);
+    int ranks = a->nodes * g;
+    const char *collective = a->collective ? a->collective : "ring";
+    if (a->format == FORMAT_CSV)
+        printf("bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol\n");
+    else if (a->format == FORMAT_JSON)
+        printf("{\"device\": \"%s\", \"collective\": \"%s\", \"ranks\": %d, \"nodes\": %d, "
+               "\"gpus_per_node\": %d,\n \"results\": [",
+               a->device, collective, ranks, a->nodes, g);
+    else
+        printf("# all-reduce predicted by %s, %d node%s x %d devices, collective %s "
+               "(docs/scaling.md)\n%12s  %5s  %10s  %10s  %10s  %-9s %s\n",
+               a->device, a->nodes, a->nodes == 1 ? "" : "s", g, collective, "bytes", "ranks",
+               "time", "algbw GB/s", "busbw GB/s", "algorithm", "protocol");
+    for (int i = 0; i < n; i++) {
+        double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : 0;
+        double busbw = algbw * 2.0 * (ranks - 1) / ranks;
+        if (a->format == FORMAT_CSV) {
+            printf("%.0f,model,%d,%d,%.6e,%.4f,%.4f,%s,%s\n", bytes[i], ranks, a->nodes, t, algbw,
+                   busbw, e[i].algorithm, e[i].protocol);
+        } else if (a->format == FORMAT_JSON) {
+            printf("%s\n  {\"bytes\": %.0f, \"time_s\": %.6e, \"algbw_gb_s\": %.4f, "
+                   "\"busbw_gb_s\": %.4f, \"algorithm\": \"%s\", \"protocol\": \"%s\"}",
+                   i ? "," : "", bytes[i], t, algbw, busbw, e[i].algorithm, e[i].protocol);
+        } else {
+            char ts[32];
+            printf("%12.0f  %5d  %10s  %10.3f  %10.3f  %-9s %s\n", bytes[i], ranks,
+                   fmt_seconds(t, ts, sizeof ts), algbw, busbw, e[i].algorithm, e[i].protocol);
+        }
+    }
+    if (a->format == FORMAT_JSON)
+        printf("\n]}\n");
+    return 0;
+}
+
 int cmd_allreduce(int argc, char **argv)
 {
     allreduce_args a;
@@ -319,6 +407,8 @@ int cmd_allreduce(int argc, char **argv)
     }
     if (launcher_rank() == 0 && output_to("allreduce", a.output))
         return 1;
+    if (a.device)
+        return predicted_sweep(&a);
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
         return report_error("allreduce: MPI_Init failed");
     /* Errors come back as codes and travel up as messages, instead of aborting the job. */

@@ -106,3 +106,12 @@ if(SM_FIT_COMM_PYTHON3)
            ${CMAKE_CURRENT_SOURCE_DIR}/test_fit_comm_cli.py ${SCALEMETER_BIN}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+
+# allreduce --device: predicted bus bandwidths against nccl-tests figures measured on H100 and
+# A100 nodes (published in NVIDIA's issue trackers), NCCL's choice by size, option conflicts
+find_program(SM_ALLREDUCE_PYTHON3 python3)
+if(SM_ALLREDUCE_PYTHON3)
+  add_test(NAME cli_allreduce_predicted COMMAND ${SM_ALLREDUCE_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_allreduce_predicted_cli.py ${SCALEMETER_BIN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()

@@ -17,7 +17,7 @@ int main(void)
      *   latency   4 buckets x 2 x 7 steps x 5 us                      = 2.8e-4 s
      *   total                                                          = 3.85798448e-3 s */
     sm_ring_config flat = {S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6},
-                           SM_COLLECTIVE_RING};
+                           SM_COLLECTIVE_RING, 0};
     sm_ring_time t = sm_ring_allreduce_time(&flat);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.57798448e-3, 1e-9);
@@ -31,7 +31,7 @@ int main(void)
      *   latency  4 x (2 x 7 x 3.4 us + 2 x 3 x 9.6 us) = 4 x 105.2 us        = 4.208e-4 s
      *   total                                                                = 1.2017093111e-3 s */
     sm_ring_config hier = {S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6},
-                           SM_COLLECTIVE_RING};
+                           SM_COLLECTIVE_RING, 0};
     t = sm_ring_allreduce_time(&hier);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.975538311e-4 + 3.8335548e-4, 1e-9);
@@ -80,7 +80,7 @@ int main(void)
      *   (3e6, 0.5 ms) (2e6, 0.5 ms): 5e6 >= 4e6 ready at 3 ms, sent 3.502 -> 8.504 ms
      *   (0, 1 ms) (1e6, 2 ms): the rest, ready at 6 ms, sent 8.504 -> 9.506 ms
      * exposed 9.506 - 6 = 3.506 ms. */
-    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING};
+    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING, 0};
     const sm_grad_layer six[] = {{0.5e6, 1e-3}, {1e6, 1e-3},   {3e6, 0.5e-3},
                                  {2e6, 0.5e-3}, {0, 1e-3},     {1e6, 2e-3}};
     CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, six, 6, 1e6), 3.506e-3, 1e-12);
@@ -104,25 +104,63 @@ int main(void)
      * latency (tree LL 6.8 + 2 x 7 x 0.6 = 15.2 us, LL128 and Simple more), bandwidth
      * 450e9 x 0.5 x 8/14: 15e-6 + 1e3 x 14 / 1.8e12 = 1.50077778e-5 s. */
     sm_link nvlink = {450e9, 3.4e-6}, net = {50e9, 9.6e-6};
-    sm_nccl_choice c = sm_nccl_allreduce(1e3, 1, 8, &nvlink, &net);
+    sm_nccl_choice c = sm_nccl_allreduce(1e3, 1, 8, &nvlink, &net, 0);
     CHECK_NEAR(c.seconds, 1.5e-5 + 1e3 * 14 / 1.8e12, 1e-9);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "LL"));
     /* 1e9 bytes: ring Simple, 8.4 + 14 x 3.4 = 56 us + 1e9 x 14 / (8 x 450e9) s
      * = 3.94488889e-3 s (LL128: 40.6 us + that / 0.92 = 4.2677e-3 s) */
-    c = sm_nccl_allreduce(1e9, 1, 8, &nvlink, &net);
+    c = sm_nccl_allreduce(1e9, 1, 8, &nvlink, &net, 0);
     CHECK_NEAR(c.seconds, 56e-6 + 1e9 * 14 / 3.6e12, 1e-9);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
     /* 16 nodes of 1 (50 GB/s, 9.6 us between nodes), 1,000 bytes: the tree on LL, 6.8 +
      * 2 x log2(16) x 9.6 x 5/14 = 34.2285714 us, bandwidth 50e9 / 3.8 x 0.5: + 1.52e-7 s
      * (ring LL: 6.6 + 30 x 9.6 x 2.7/14 = 62.14 us) */
-    c = sm_nccl_allreduce(1e3, 16, 1, &nvlink, &net);
+    c = sm_nccl_allreduce(1e3, 16, 1, &nvlink, &net, 0);
     CHECK_NEAR(c.seconds, 6.8e-6 + 8 * 9.6e-6 * 5 / 14 + 1.52e-7, 1e-9);
     CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL"));
-    c = sm_nccl_allreduce(1e3, 1, 1, &nvlink, &net);
+    c = sm_nccl_allreduce(1e3, 1, 1, &nvlink, &net, 0);
     CHECK(c.seconds == 0 && !strcmp(c.algorithm, "none"));
+    /* NVLS (NVLink SHARP, efficiency e = 0.85), one node of 8 at B = 370.8 GB/s and 3.4 us:
+     * bus bandwidth 2 e B (G-1)/(G+1) = 2 x 0.85 x 370.8e9 x 7/9 = 4.9028e11 B/s, latency
+     * 3.4 x 25/3.4 = 25 us; 1e9 bytes: 25e-6 + 1e9 x 14/8 / 4.9028e11 = 3.59434e-3 s, where
+     * the ring on Simple takes 56e-6 + 1e9 x 14/8 / 370.8e9 = 4.77545e-3 s */
+    sm_link hopper = {370.8e9, 3.4e-6};
+    double nvls_bus = 2 * 0.85 * 370.8e9 * 7 / 9;
+    c = sm_nccl_allreduce(1e9, 1, 8, &hopper, &net, 0.85);
+    CHECK_NEAR(c.seconds, 25e-6 + 1e9 * 1.75 / nvls_bus, 1e-9);
+    CHECK(!strcmp(c.algorithm, "nvls") && !strcmp(c.protocol, "Simple"));
+    /* 1,000 bytes: NVLS's 25 us lose to the ring's LL (15 us + 1e3 x 14 / (8 x 370.8e9 x 0.5)) */
+    c = sm_nccl_allreduce(1e3, 1, 8, &hopper, &net, 0.85);
+    CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "LL"));
+    /* two devices: 2 x 0.85 x B x 1/3 = 0.567 B, below the ring's B: the ring */
+    c = sm_nccl_allreduce(1e9, 1, 2, &hopper, &net, 0.85);
+    CHECK(!strcmp(c.algorithm, "ring"));
+    CHECK_NEAR(c.seconds, 8.4e-6 + 2 * 3.4e-6 + 1e9 / 370.8e9, 1e-9);
+    /* 2 nodes of 8, network 8 x 50 GB/s (each ring's share 50e9): the NVLS tree, bus
+     * min(4.9028e11, 2 x 8 x 50e9, 8 x 57.7e9 = 4.616e11) = 4.616e11, latency 25 us +
+     * 2 x log2(2) x 14 x 20.9/14 us = 66.8 us; 1e9 bytes: 66.8e-6 + 1e9 x 30/16 / 4.616e11 */
+    sm_link port = {50e9, 14e-6};
+    c = sm_nccl_allreduce(1e9, 2, 8, &hopper, &port, 0.85);
+    CHECK(!strcmp(c.algorithm, "nvls_tree"));
+    CHECK_NEAR(c.seconds, 66.8e-6 + 1e9 * 1.875 / 4.616e11, 1e-9);
+    /* 4 nodes: the network no longer doubles, the NVLS tree's bus is min(4.9028e11, 4e11,
+     * 8 x 45.5e9 = 3.64e11) = 3.64e11, below the ring's min(370.8e9, 4e11), but its latency,
+     * 25 + 2 x log2(4) x 20.9 = 108.6 us, is below the ring's 8.4 + 2 x 3 x 14 + (62 - 6) x
+     * 3.4 = 282.8 us. 1e9 bytes: the NVLS tree, 108.6e-6 + 1e9 x 62/32 / 3.64e11 s; 1e10
+     * bytes: the ring on Simple, 282.8e-6 + 1e10 x 62/32 / 370.8e9 s */
+    c = sm_nccl_allreduce(1e9, 4, 8, &hopper, &port, 0.85);
+    CHECK(!strcmp(c.algorithm, "nvls_tree"));
+    CHECK_NEAR(c.seconds, 108.6e-6 + 1e9 * 62 / 32 / 3.64e11, 1e-9);
+    c = sm_nccl_allreduce(1e10, 4, 8, &hopper, &port, 0.85);
+    CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
+    CHECK_NEAR(c.seconds, 282.8e-6 + 1e10 * 62 / 32 / 370.8e9, 1e-9);
+    /* without NVLS (e = 0) the same 2 nodes run the ring */
+    c = sm_nccl_allreduce(1e9, 2, 8, &hopper, &port, 0);
+    CHECK(!strcmp(c.algorithm, "ring"));
+
     /* sm_ring_allreduce_time with the NCCL collective: 2 equal buckets of 5e8 bytes on the
      * node of 8, each 56 us + 5e8 x 14 / 3.6e12 s */
-    sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL};
+    sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL, 0};
     CHECK_NEAR(sm_ring_allreduce_time(&nccl).total, 2 * (56e-6 + 5e8 * 14 / 3.6e12), 1e-9);
 
     /* one device sends nothing */

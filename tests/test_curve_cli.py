@@ -164,8 +164,9 @@ check("turning points" in out and "resnet50, batch 64: none up to 8 nodes" in ou
 # --- SVG: well-formed, one line per curve, axes, legend, turning points -------------------------
 with tempfile.TemporaryDirectory() as tmp:
     svg = os.path.join(tmp, "c.svg")
+    # the ring collective: its step latencies turn both curves within 64 nodes
     rc, out, err = run("resnet50,vgg16", "--device", "h100", "--global-batch", "4096",
-                       "--nodes", "1:64", "--format", "svg", "-o", svg)
+                       "--nodes", "1:64", "--collective", "ring", "--format", "svg", "-o", svg)
     check(rc == 0 and out == "", f"-o writes the file, nothing to stdout: {err}")
     ns = {"s": "http://www.w3.org/2000/svg"}
     root = ET.parse(svg).getroot()  # raises on malformed XML
@@ -181,7 +182,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for tick in ["1", "2", "4", "8", "16", "32", "64"]:
         check(tick in texts, f"node tick {tick}")
     rc, out, err = run("resnet50,vgg16", "--device", "h100", "--global-batch", "4096",
-                       "--nodes", "1:64", "--format", "json")
+                       "--nodes", "1:64", "--collective", "ring", "--format", "json")
     want = sum(c["turning_point"] is not None for c in json.loads(out)["curves"])
     marks = root.findall(".//s:g[@class='turning-point']", ns)
     check(len(marks) == want and want > 0, f"turning-point marks {len(marks)}, curves {want}")

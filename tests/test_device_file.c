@@ -54,6 +54,9 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "[framework]\nfuse_epilogues = 2\n", 11, "fuse_epilogues = 2"},
     {DEVICE_PART NODE_PART "[framework]\ngrad_bytes_per_weight = 0\n", 11,
      "grad_bytes_per_weight = 0: expected a number above 0"},
+    {DEVICE_PART NODE_PART "collective = mpi\n", 10, "collective = mpi: expected ring"},
+    {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
+     "nvls_efficiency = 1.2: expected a number from 0 and at most 1"},
 };
 
 int main(void)
@@ -84,6 +87,8 @@ int main(void)
     CHECK_EQ(dev.precision, SM_FP32);
     CHECK_EQ(dev.fuse_epilogues, 0);
     CHECK_NEAR(dev.grad_bytes, 4, 0); /* fp32 gradients, as DDP under AMP */
+    CHECK_EQ(dev.collective, SM_COLLECTIVE_RING);
+    CHECK_NEAR(dev.nvls_efficiency, 0, 0); /* no NVLink SHARP */
     CHECK_CONTAINS(dev.name, "sm_test_net_"); /* the file's name */
     /* units: TFLOP/s, GB/s and microseconds into SI */
     CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
@@ -96,11 +101,13 @@ int main(void)
         const char *name;
         double tf32, bf16, bandwidth;
         int per_node;
-    } shipped[] = {{"v100", 0, 0, 900e9, 8}, /* Volta: no TF32, no BF16 */
-                   {"a100", 156e12, 312e12, 2039e9, 8},
-                   {"h100", 494.7e12, 989.4e12, 3350e9, 8},
-                   {"h200", 494.7e12, 989.4e12, 4800e9, 8},
-                   {"cpu", 0, 0, 204.8e9, 2}};
+        sm_collective collective;
+        double nvls; /* NVLink SHARP: Hopper's NVSwitch */
+    } shipped[] = {{"v100", 0, 0, 900e9, 8, SM_COLLECTIVE_NCCL, 0}, /* no TF32, no BF16 */
+                   {"a100", 156e12, 312e12, 2039e9, 8, SM_COLLECTIVE_NCCL, 0},
+                   {"h100", 494.7e12, 989.4e12, 3350e9, 8, SM_COLLECTIVE_NCCL, 0.85},
+                   {"h200", 494.7e12, 989.4e12, 4800e9, 8, SM_COLLECTIVE_NCCL, 0.85},
+                   {"cpu", 0, 0, 204.8e9, 2, SM_COLLECTIVE_RING, 0}};
     for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
         char file[4096];
         CHECK_EQ(sm_device_find(shipped[i].name, file, sizeof file, &st), 0);
@@ -109,6 +116,8 @@ int main(void)
         CHECK_NEAR(dev.peak[SM_BF16], shipped[i].bf16, 1e-12);
         CHECK_NEAR(dev.memory_bandwidth, shipped[i].bandwidth, 1e-12);
         CHECK_EQ(dev.devices_per_node, shipped[i].per_node);
+        CHECK_EQ(dev.collective, shipped[i].collective);
+        CHECK_NEAR(dev.nvls_efficiency, shipped[i].nvls, 0);
         sm_predictor *p;
         CHECK_EQ(sm_predictor_from_device(shipped[i].name, &p, &st), 0);
         sm_predictor_free(p);

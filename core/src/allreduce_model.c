@@ -2,8 +2,20 @@
  * bandwidth terms that saturate at 2x the gradient as N grows and a latency that grows with the
  * number of ring steps and buckets, so that a model fitted on few nodes extrapolates to many. */
 #include <math.h>
+#include <string.h>
 
 #include "allreduce_model.h"
+
+int sm_collective_parse(const char *name, sm_collective *out, sm_status *st)
+{
+    if (!name || !strcmp(name, "ring"))
+        *out = SM_COLLECTIVE_RING;
+    else if (!strcmp(name, "nccl"))
+        *out = SM_COLLECTIVE_NCCL;
+    else
+        return sm_fail(st, "collective %s: expected ring or nccl", name);
+    return 0;
+}
 
 sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
 {
@@ -16,7 +28,7 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
         /* equal buckets, each NCCL's choice for its size: no split into bandwidth and latency */
         double k = (double)t.buckets;
         t.total = k * sm_nccl_allreduce(a->bytes / k, a->nodes, a->gpus_per_node, &a->intra,
-                                        &a->inter).seconds;
+                                        &a->inter, a->nvls_efficiency).seconds;
         t.bandwidth = t.latency = NAN;
         return t;
     }

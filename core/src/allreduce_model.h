@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "scalemeter/scalemeter.h"
+
 /* One kind of link: bytes per second in one direction (a ring sends one way on each link) and
  * seconds of latency per ring step. */
 typedef struct sm_link {
@@ -23,7 +25,12 @@ typedef struct sm_ring_config {
     sm_link intra;       /* between the devices of a node */
     sm_link inter;       /* between nodes, per ring: each of the G rings gets this much */
     sm_collective collective; /* the hierarchical ring below, or NCCL's choice (nccl_model.c) */
+    double nvls_efficiency;   /* NCCL's only: NVLink SHARP in the node's switches at this share
+                                 of the link (NCCL: 0.85 on Hopper); 0: none */
 } sm_ring_config;
+
+/* "ring" (and NULL) or "nccl", as `--collective` takes them. */
+int sm_collective_parse(const char *name, sm_collective *out, sm_status *st);
 
 /* The parts of one all-reduce. */
 typedef struct sm_ring_time {
@@ -41,14 +48,16 @@ typedef struct sm_ring_time {
 sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a);
 
 /* What NCCL runs for an all-reduce of `bytes` on N nodes of G devices, and how long it takes
- * by NCCL's cost model (nccl_model.c): the fastest algorithm and protocol. */
+ * by NCCL's cost model (nccl_model.c): the fastest algorithm and protocol. `inter` is one
+ * ring's share of the node's network, as in sm_ring_config. With nvls_efficiency > 0 the
+ * node's switches reduce (NVLS inside a node, NVLS tree across nodes). */
 typedef struct sm_nccl_choice {
-    const char *algorithm; /* "ring", "tree"; "none" when nothing is sent */
+    const char *algorithm; /* "ring", "tree", "nvls", "nvls_tree"; "none" when nothing is sent */
     const char *protocol;  /* "LL", "LL128", "Simple" */
     double seconds;
 } sm_nccl_choice;
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
-                                 const sm_link *inter);
+                                 const sm_link *inter, double nvls_efficiency);
 
 /* One layer's part in the backward pass, which runs the layers last to first. */
 typedef struct sm_grad_layer {

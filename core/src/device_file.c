@@ -22,7 +22,7 @@ int sm_precision_parse(const char *text)
     return -1;
 }
 
-typedef enum { F_REAL, F_INT, F_TEXT, F_PRECISION } field_kind;
+typedef enum { F_REAL, F_INT, F_TEXT, F_PRECISION, F_COLLECTIVE } field_kind;
 
 typedef struct field {
     const char *section, *key;
@@ -93,6 +93,10 @@ static const field fields[] = {
      "network ports per node"},
     {"node", "inter_node_latency_us", F_REAL, AT(inter.latency), 1e-6, 0, 1e6, 1, 1,
      "microseconds per ring step between nodes"},
+    {"node", "collective", F_COLLECTIVE, AT(collective), 0, 0, 0, 0, 0,
+     "ring (the hierarchical ring) or nccl (NCCL's cost model)"},
+    {"node", "nvls_efficiency", F_REAL, AT(nvls_efficiency), 1, 0, 1, 1, 0,
+     "NVLink SHARP's share of the link bandwidth (NCCL: 0.85 on Hopper), 0 for none"},
 };
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
 
@@ -124,6 +128,13 @@ static int set_field(reader *r, int i, const char *value)
             return sm_fail(r->st, "%s:%d: precision = %s: expected %s", path, r->rd.line, value,
                            f->what);
         *(sm_precision *)dst = (sm_precision)p;
+        return 0;
+    }
+    case F_COLLECTIVE: {
+        sm_status ignored;
+        if (sm_collective_parse(value, dst, &ignored))
+            return sm_fail(r->st, "%s:%d: collective = %s: expected %s", path, r->rd.line, value,
+                           f->what);
         return 0;
     }
     case F_INT: {
@@ -272,4 +283,15 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     if (!dev->framework[0])
         name_from_path(path, dev->framework, sizeof dev->framework);
     return 0;
+}
+
+sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
+                              int gpus_per_node, sm_collective collective)
+{
+    /* G rings cross the network at once, each on 1/G of the data, sharing the node's ports. */
+    int g = gpus_per_node;
+    sm_link inter = v->inter;
+    inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
+    return (sm_ring_config){bytes,      bucket_bytes, nodes, g, v->intra,
+                            inter,      collective,   v->nvls_efficiency};
 }

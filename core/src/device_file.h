@@ -36,6 +36,8 @@ typedef struct sm_device {
     sm_link intra;           /* one direction of a device's links inside the node */
     sm_link inter;           /* one network port, one direction */
     int inter_ports;         /* network ports per node */
+    sm_collective collective; /* what all-reduces gradients: the ring model or NCCL's */
+    double nvls_efficiency;  /* NVLink SHARP in the node's switches (NCCL's model); 0: none */
 } sm_device;
 
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
@@ -45,6 +47,11 @@ int sm_layer_is_matmul(const sm_layer *l);
  * a batch norm fed by a convolution, an activation fed by a convolution, a linear layer, an
  * addition or a fused layer. It costs no kernel and no pass over memory. */
 int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
+
+/* The all-reduce of `bytes` on N nodes of G of the description's devices, in buckets of
+ * bucket_bytes: the node's links, and each of the G rings' share of the node's ports. */
+sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
+                              int gpus_per_node, sm_collective collective);
 
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);

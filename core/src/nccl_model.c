@@ -4,7 +4,9 @@
  * messages go to the low-latency protocols and to the tree across many nodes, large ones to
  * the ring on Simple, so the bandwidth reached grows with the message size. The device file's
  * link latencies are the Simple ring's per-step latencies; the other protocols' and the
- * tree's scale with NCCL's ratios between its hardware latencies. */
+ * tree's scale with NCCL's ratios between its hardware latencies. Where the node's switches
+ * reduce (NVLink SHARP, Hopper's NVSwitch), NCCL also weighs NVLS and, across nodes, the NVLS
+ * tree. */
 #include <math.h>
 
 #include "allreduce_model.h"
@@ -42,8 +44,42 @@ static int floor_log2(int n)
     return k;
 }
 
+/* NVLS hardware latencies (NCCL's hwLat, Simple, us): NVLink 25, network 20.9 for the NVLS
+ * tree; its per-channel bandwidth caps of the NVLS tree on Hopper (GB/s): 57.7 on 2 nodes,
+ * 45.5 on more. */
+#define NVLS_NVLINK_US 25.0
+#define NVLS_TREE_NET_US 20.9
+#define NVLS_TREE_CHANNEL_CAP_2_NODES 57.7e9
+#define NVLS_TREE_CHANNEL_CAP 45.5e9
+
+/* NVLink SHARP, Simple protocol only, G >= 2 (NCCL wants two channels). The switches reduce,
+ * so each GPU sends and receives its data once rather than 2(G-1)/G times. NCCL gives the node
+ * G channels, one headed by each GPU; a GPU's links carry every channel once and its own
+ * twice, so a channel gets B/(G+1) of the GPU's bandwidth B, and an all-reduce pipelines two
+ * operations: a bus bandwidth of 2 e B (G-1)/(G+1), e the NVLS efficiency (docs/scaling.md
+ * compares it with nccl-tests' figures on H100). Across nodes
+ * (the NVLS tree) the network's bandwidth caps it, doubled on two nodes, as do NCCL's
+ * per-channel caps. Bus bandwidth converts to time as a ring's: 2(n-1)/n bytes over it. */
+static double nvls_seconds(double bytes, int nodes, int g, const sm_link *intra,
+                           const sm_link *inter, double efficiency)
+{
+    if (efficiency <= 0 || g < 2)
+        return INFINITY;
+    double n = (double)nodes * g;
+    double bus = 2 * efficiency * intra->bandwidth * (g - 1) / (g + 1);
+    double latency = intra->latency * NVLS_NVLINK_US / nvlink_us[RING][SIMPLE];
+    if (nodes > 1) {
+        double net = inter->bandwidth * g * (nodes <= 2 ? 2 : 1);
+        double cap = g * (nodes <= 2 ? NVLS_TREE_CHANNEL_CAP_2_NODES : NVLS_TREE_CHANNEL_CAP);
+        bus = fmin(bus, fmin(net, cap));
+        latency += 2 * floor_log2(nodes) * inter->latency * NVLS_TREE_NET_US /
+                   net_us[RING][SIMPLE];
+    }
+    return latency + bytes * 2 * (n - 1) / n / bus;
+}
+
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
-                                 const sm_link *inter)
+                                 const sm_link *inter, double nvls_efficiency)
 {
     sm_nccl_choice best = {"none", "none", 0};
     double n = (double)nodes * gpus_per_node;
@@ -76,5 +112,8 @@ sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, con
             if (t < best.seconds)
                 best = (sm_nccl_choice){algorithm_names[a], protocol_names[p], t};
         }
+    double t = nvls_seconds(bytes, nodes, gpus_per_node, intra, inter, nvls_efficiency);
+    if (t < best.seconds)
+        best = (sm_nccl_choice){nodes == 1 ? "nvls" : "nvls_tree", "Simple", t};
     return best;
 }

@@ -166,12 +166,8 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     if (sm_network_metrics(net, 1, &total, st))
         return -1;
 
-    /* G rings cross the network at once, each on 1/G of the data, sharing the node's ports. */
-    int g = layout->gpus_per_node;
-    sm_link inter = v->inter;
-    inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
-    sm_ring_config a = {v->grad_bytes * (double)total.weights, d->bucket_bytes,
-                      layout->nodes, g, v->intra, inter, d->collective};
+    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)total.weights, d->bucket_bytes,
+                                      layout->nodes, layout->gpus_per_node, d->collective);
     double exposed = sm_ring_allreduce_time(&a).total;
     if (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st))
         return -1;
@@ -217,10 +213,8 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
         return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
     sm_collective collective = SM_COLLECTIVE_RING;
-    if (opt->collective && !strcmp(opt->collective, "nccl"))
-        collective = SM_COLLECTIVE_NCCL;
-    else if (opt->collective && strcmp(opt->collective, "ring"))
-        return sm_fail(st, "collective %s: expected ring or nccl", opt->collective);
+    if (opt->collective && sm_collective_parse(opt->collective, &collective, st))
+        return -1;
     char path[4096];
     if (sm_device_find(name_or_path, path, sizeof path, st))
         return -1;
@@ -257,7 +251,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     }
     d->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
     d->overlap = opt->overlap != 0;
-    d->collective = collective;
+    d->collective = opt->collective ? collective : d->dev.collective;
 
     char description[512];
     snprintf(description, sizeof description,
@@ -266,7 +260,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision],
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
-             collective == SM_COLLECTIVE_NCCL ? "NCCL (ring or tree by size)" : "ring",
+             d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
              d->bucket_bytes / 1048576.0,
              d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;

@@ -68,6 +68,22 @@ double sm_comm_time(const sm_comm_fit_result *fit, double bytes, int nodes, int 
 int sm_comm_fit_write_device(const sm_comm_fit_result *fit, const char *base, const char *sources,
                              const char *path, sm_status *st);
 
+/* The all-reduce a device description predicts (the calibration-free model's, as `curve
+ * --device` uses it for one bucket): for checking a description against nccl-tests on the
+ * cluster it describes (`scalemeter allreduce --device`). */
+typedef struct sm_allreduce_estimate {
+    double seconds;
+    char algorithm[16]; /* the ring collective: "ring"; NCCL's: "ring", "tree", "nvls", ... */
+    char protocol[16];  /* NCCL's LL, LL128 or Simple; "-" for the ring collective */
+} sm_allreduce_estimate;
+
+/* Predicts an all-reduce of each of bytes[0..n) over `nodes` nodes of *gpus_per_node devices
+ * of the description device (a name or path); *gpus_per_node 0 takes the description's and
+ * says which. collective: "ring" or "nccl", as `curve --collective`; NULL: the description's. */
+int sm_device_allreduce(const char *device, const char *collective, int nodes,
+                        int *gpus_per_node, const double *bytes, int n,
+                        sm_allreduce_estimate *out, sm_status *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,8 +24,9 @@ typedef struct sm_device_options {
     int overlap;           /* 1: buckets are all-reduced while the backward pass runs */
     const char *framework; /* configs/frameworks/NAME.ini or a file whose [framework] replaces
                               the device file's (how kernels are dispatched); NULL: the file's */
-    const char *collective; /* the all-reduce: "ring" (the hierarchical ring, NULL) or "nccl"
-                               (NCCL's choice of ring or tree and protocol by message size) */
+    const char *collective; /* the all-reduce: "ring" (the hierarchical ring) or "nccl" (NCCL's
+                               choice of algorithm and protocol by message size); NULL: the
+                               description's [node] collective, ring where it gives none */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else

@@ -1,0 +1,46 @@
+/* One all-reduce as a device description predicts it, size by size, for comparing a
+ * description with nccl-tests run on the cluster it describes (`scalemeter allreduce
+ * --device`). The same links and collective as the step's gradient phase, one bucket. */
+#include <stdio.h>
+
+#include "allreduce_model.h"
+#include "device_file.h"
+#include "scalemeter/comm.h"
+#include "scalemeter/device.h"
+
+int sm_device_allreduce(const char *device, const char *collective, int nodes,
+                        int *gpus_per_node, const double *bytes, int n,
+                        sm_allreduce_estimate *out, sm_status *st)
+{
+    sm_collective c = SM_COLLECTIVE_RING;
+    char path[4096];
+    sm_device v;
+    if ((collective && sm_collective_parse(collective, &c, st)) ||
+        sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &v, st))
+        return -1;
+    if (!collective)
+        c = v.collective;
+    int g = *gpus_per_node > 0 ? *gpus_per_node : v.devices_per_node;
+    if (g > v.devices_per_node)
+        return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v.name,
+                       v.devices_per_node, g, path);
+    if (nodes < 1)
+        return sm_fail(st, "%d nodes: expected at least 1", nodes);
+    *gpus_per_node = g;
+    for (int i = 0; i < n; i++) {
+        sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], nodes, g, c);
+        sm_allreduce_estimate *e = &out[i];
+        if (c == SM_COLLECTIVE_NCCL) {
+            sm_nccl_choice choice = sm_nccl_allreduce(bytes[i], nodes, g, &a.intra, &a.inter,
+                                                      a.nvls_efficiency);
+            e->seconds = choice.seconds;
+            snprintf(e->algorithm, sizeof e->algorithm, "%s", choice.algorithm);
+            snprintf(e->protocol, sizeof e->protocol, "%s", choice.protocol);
+        } else {
+            e->seconds = sm_ring_allreduce_time(&a).total;
+            snprintf(e->algorithm, sizeof e->algorithm, "%s", nodes * g > 1 ? "ring" : "none");
+            snprintf(e->protocol, sizeof e->protocol, "-");
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""`scalemeter allreduce --device` against all_reduce_perf as operators measured it on real
+nodes. The reference figures are nccl-tests' bus bandwidths reported in NVIDIA's issue trackers,
+not numbers of the code under test:
+- NVIDIA/nccl#1455: 8 x H100 SXM, 2-4 GB messages: NCCL_ALGO=RING ~365-370 GB/s at 2 to 8
+  GPUs; NCCL_ALGO=NVLS 365-370 at 2-4 GPUs, 420, 440, 460, 480 at 5, 6, 7, 8;
+- NVIDIA/nccl-tests#212 (NCCL's maintainer): 370 GB/s with the ring, ~480 (algbw ~275) with
+  NVLink SHARP on 8 H100;
+- NVIDIA/nccl-tests#175: one node of 8 A100 SXM4, 232.54 GB/s;
+- NVIDIA/nccl-tests#309: two HGX H100 nodes with NVLS disabled, 368.76 GB/s; on one node NCCL
+  ran ring/LL up to 1 MB and NVLS/Simple from 2 MB.
+It also checks the options that only one of measuring and predicting takes, and that
+`fit-comm` reads the predicted CSV back into the description's own link terms.
+
+Usage: test_allreduce_predicted_cli.py SCALEMETER_BINARY   (run from the source root)
+"""
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    if not ok:
+        failures += 1
+        print("FAIL:", what)
+
+
+def predict(*args):
+    p = subprocess.run([BIN, "allreduce", "--format", "csv", *args], capture_output=True,
+                       text=True)
+    check(p.returncode == 0, f"allreduce {' '.join(args)}: exit {p.returncode}: {p.stderr}")
+    return list(csv.DictReader(io.StringIO(p.stdout)))
+
+
+def near(got, want, tol, what):
+    check(abs(got / want - 1) <= tol, f"{what}: {got:.1f} GB/s, measured {want} (+-{tol:.0%})")
+
+
+tmp = tempfile.mkdtemp()
+# the H100 description without NVLink SHARP, as NCCL_ALGO=RING or NCCL_NVLS_ENABLE=0 run it
+with open("configs/devices/h100.ini") as f:
+    text = f.read()
+no_nvls = os.path.join(tmp, "h100-no-nvls.ini")
+with open(no_nvls, "w") as f:
+    f.write(re.sub(r"nvls_efficiency = .*", "nvls_efficiency = 0", text))
+
+# one H100 node, 2 GiB: NCCL's choice on 2..8 GPUs against NVIDIA/nccl#1455
+nvls_measured = {2: 370, 3: 370, 4: 370, 5: 420, 6: 440, 7: 460, 8: 480}
+for g, busbw in nvls_measured.items():
+    row = predict("--device", "h100", "-g", str(g), "--min-bytes", "2G", "--max-bytes", "2G")[0]
+    near(float(row["busbw_gb_s"]), busbw, 0.05, f"h100 x {g}, NCCL with NVLS")
+    check(row["algorithm"] == ("nvls" if g >= 4 else "ring"),
+          f"h100 x {g}: algorithm {row['algorithm']}")
+for g in (2, 4, 8):
+    row = predict("--device", no_nvls, "-g", str(g), "--min-bytes", "2G", "--max-bytes", "2G")[0]
+    near(float(row["busbw_gb_s"]), 370, 0.05, f"h100 x {g}, ring")
+row = predict("--device", "h100", "--min-bytes", "4G", "--max-bytes", "4G")[0]
+near(float(row["algbw_gb_s"]), 275, 0.05, "h100 x 8 NVLS algbw (nccl-tests#212)")
+# A100 and two H100 nodes without NVLS
+row = predict("--device", "a100", "--min-bytes", "4G", "--max-bytes", "4G")[0]
+near(float(row["busbw_gb_s"]), 232.54, 0.05, "a100 x 8 (nccl-tests#175)")
+row = predict("--device", no_nvls, "--nodes", "2", "--min-bytes", "4G", "--max-bytes", "4G")[0]
+near(float(row["busbw_gb_s"]), 368.76, 0.05, "2 x h100 x 8, NVLS off (nccl-tests#309)")
+# NCCL's choice by size on one node (nccl-tests#309): ring/LL to 1 MB, NVLS/Simple from 2 MB
+for row in predict("--device", "h100", "--min-bytes", "8", "--max-bytes", "16G"):
+    b = int(row["bytes"])
+    want = ("ring", "LL") if b <= 1 << 20 else ("nvls", "Simple")
+    check((row["algorithm"], row["protocol"]) == want,
+          f"{b} bytes: {row['algorithm']}/{row['protocol']}, NCCL ran {want}")
+
+# the hierarchical ring, read back by fit-comm, gives the description's own [node] terms
+files = []
+for nodes in (1, 2):
+    p = subprocess.run([BIN, "allreduce", "--device", "h100", "--collective", "ring", "--nodes",
+                        str(nodes), "--min-bytes", "1M", "--max-bytes", "1G", "--format", "csv"],
+                       capture_output=True, text=True)
+    files.append(os.path.join(tmp, f"ring-{nodes}.csv"))
+    with open(files[-1], "w") as f:
+        f.write(p.stdout)
+p = subprocess.run([BIN, "fit-comm", *files, "--device-base", "h100", "--format", "csv"],
+                   capture_output=True, text=True)
+check(p.returncode == 0, f"fit-comm of predicted CSVs: {p.stderr}")
+fitted = {r["level"]: r for r in csv.DictReader(io.StringIO(p.stdout))}
+for level, bandwidth, latency in (("intra", 370.8, 3.4), ("inter", 50, 14)):
+    r = fitted.get(level, {"bandwidth_gb_s": "nan", "latency_us": "nan", "fitted": "0"})
+    check(r["fitted"] == "1" and abs(float(r["bandwidth_gb_s"]) / bandwidth - 1) < 0.01 and
+          abs(float(r["latency_us"]) / latency - 1) < 0.01,
+          f"fit-comm {level}: {r}, the description says {bandwidth} GB/s, {latency} us")
+
+# options of one mode refused in the other, in one line, exit 2
+for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run"),
+                     (["--nodes", "2"], "--nodes describes a predicted layout"),
+                     (["--device", "h100", "-g", "9"], "a node has 8 devices, not 9"),
+                     (["--device", "h100", "--collective", "mpi"], "expected ring or nccl"),
+                     (["--device", "nosuch"], "unknown device 'nosuch'")):
+    p = subprocess.run([BIN, "allreduce", *args], capture_output=True, text=True)
+    check(p.returncode != 0 and phrase in p.stderr and p.stderr.count("\n") == 1,
+          f"allreduce {' '.join(args)}: exit {p.returncode}, {p.stderr!r}")
+
+print("ok" if not failures else f"{failures} failures")
+sys.exit(1 if failures else 0)
