@@ -8,7 +8,8 @@ configs/calibrations/: every number of the accuracy tables comes from running sc
 For every data set: leave-one-model-out MAPE per phase of ConvMeter's form and of the dispatch
 form (the default), "train on half the networks, predict the other half" in both directions,
 the calibration-free device model as shipped and as fitted by `fit --device-out` on the training
-half, and the A100 ResNet-50 throughput against NVIDIA's published figures. Standard library
+half, and the A100 ResNet-50 throughput against NVIDIA's published figures, MLPerf's strong scaling and
+the all-reduce against nccl-tests. Standard library
 only; takes about a minute."""
 import argparse
 import csv
@@ -150,6 +151,65 @@ def ranks_section(a, w):
     w("each co-located rank slows by a factor that depends on the network (fwd + bwd at 16 ranks")
     w("over 1 rank: 1.2x for resnet18 and mobilenet_v2, 1.8x for vgg11, 2.1x for squeezenet1_0")
     w("at image 32, batch 4), which one contention coefficient per pass averages.")
+
+
+# nccl-tests' all_reduce_perf bus bandwidths published in NVIDIA's issue trackers: (device,
+# nodes, GPUs per node, NVLink SHARP on, message bytes, measured busbw GB/s, source)
+NCCL_TESTS = [
+    ("h100", 1, 8, False, 4 << 30, 370, "NVIDIA/nccl-tests#212, NCCL_ALGO=RING"),
+    ("h100", 1, 8, True, 4 << 30, 480, "NVIDIA/nccl-tests#212, NVLS"),
+    ("h100", 1, 2, True, 2 << 30, 370, "NVIDIA/nccl#1455"),
+    ("h100", 1, 4, True, 2 << 30, 370, "NVIDIA/nccl#1455"),
+    ("h100", 1, 5, True, 2 << 30, 420, "NVIDIA/nccl#1455"),
+    ("h100", 1, 6, True, 2 << 30, 440, "NVIDIA/nccl#1455"),
+    ("h100", 1, 7, True, 2 << 30, 460, "NVIDIA/nccl#1455"),
+    ("h100", 1, 8, True, 2 << 30, 480, "NVIDIA/nccl#1455"),
+    ("h100", 2, 8, False, 4 << 30, 368.76, "NVIDIA/nccl-tests#309, NVLS off"),
+    ("a100", 1, 8, False, 4 << 30, 232.54, "NVIDIA/nccl-tests#175"),
+]
+
+
+def allreduce_section(a, w):
+    w("\n## All-reduce bus bandwidth against nccl-tests, calibration-free\n")
+    w("nccl-tests' `all_reduce_perf` bus bandwidth (busbw = algbw x 2(n-1)/n) on DGX/HGX nodes as")
+    w("reported in NVIDIA's issue trackers, against `scalemeter allreduce --device D --nodes N -g")
+    w("G --min-bytes S --max-bytes S` (NCCL's cost model, the GPU descriptions' collective; the")
+    w("runs with NVLink SHARP off are predicted from the description with `nvls_efficiency =")
+    w("0`). The links are NCCL's own figures (18 x 20.6 GB/s of NVLink on an H100, 12 x 20 on")
+    w("an A100), not fitted to these runs.\n")
+    w("| device | nodes x GPUs | NVLS | bytes | predicted | algorithm | measured | error | source |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for dev, nodes, g, nvls, size, busbw, source in NCCL_TESTS:
+            path = dev
+            if not nvls:
+                with open(os.path.join(ROOT, "configs/devices", dev + ".ini")) as f:
+                    text = f.read()
+                path = os.path.join(tmp, dev + "-no-nvls.ini")
+                with open(path, "w") as f:
+                    f.write(text.replace("nvls_efficiency = 0.85", "nvls_efficiency = 0"))
+            rows = list(csv.DictReader(run(a.bin, "allreduce", "--device", path, "--nodes",
+                                           str(nodes), "-g", str(g), "--min-bytes", str(size),
+                                           "--max-bytes", str(size), "--format",
+                                           "csv").splitlines()))
+            got = float(rows[0]["busbw_gb_s"])
+            w(f"| {dev} | {nodes} x {g} | {'on' if nvls else 'off'} | {size >> 30} GiB | "
+              f"{got:.1f} | {rows[0]['algorithm']} | {busbw} | {got / busbw - 1:+.1%} | "
+              f"{source} |")
+    # NCCL's choice by size: the runs of each algorithm and protocol in a sweep of one node
+    sweep = list(csv.DictReader(run(a.bin, "allreduce", "--device", "h100", "--min-bytes", "8",
+                                    "--max-bytes", "16G", "--format", "csv").splitlines()))
+    spans = []
+    for r in sweep:
+        choice = f"{r['algorithm']}/{r['protocol']}"
+        if spans and spans[-1][0] == choice:
+            spans[-1][2] = int(r["bytes"])
+        else:
+            spans.append([choice, int(r["bytes"]), int(r["bytes"])])
+    w("\nNCCL's choice by message size on one H100 node of 8, predicted (8 B to 16 GiB): " +
+      ", ".join(f"{c} from {lo} to {hi} bytes" for c, lo, hi in spans) + ". NCCL_DEBUG on")
+    w("such a node (NVIDIA/nccl-tests#309) showed ring/LL from 8 B to 1 MB and NVLS/Simple")
+    w("from 2 MB to 16 GB.")
 
 
 def fmt(x):
@@ -298,6 +358,7 @@ def main():
                   f"{pts[0]['images_per_s']:.0f} | "
                   f"{per[1] / per[0]:.3f} ({per[1] / per[0] - 0.86:+.3f}) | "
                   f"{per[2] / per[0]:.3f} ({per[2] / per[0] - 0.66:+.3f}) |")
+    allreduce_section(a, w)
     w("")
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n")

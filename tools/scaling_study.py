@@ -5,9 +5,10 @@ N nodes of G devices, c1 L + ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + 
 k = ceil(4W / bucket) (the G terms only when the fit saw G > 1)?
 
 No multi-node cluster is at hand, so the "measurements" are synthetic: the calibration-free
-analytic model of `scalemeter curve --device h100` (a roofline per layer and a hierarchical ring
-all-reduce in 25 MiB buckets, docs/scaling.md) with fixed-seed uniform noise of +-3% on every
-time. The ground truth is therefore that analytic model, not a real machine. Both forms are
+analytic model of `scalemeter curve --device h100` (a roofline per layer and an all-reduce in
+25 MiB buckets: NCCL's cost model and choice of algorithm, the description's default, or with
+--collective ring the hierarchical ring, docs/scaling.md) with fixed-seed uniform noise of +-3%
+on every time. The ground truth is therefore that analytic model, not a real machine. Both forms are
 fitted with `scalemeter fit --update-term` (the analytic model has an optimizer pass over the
 weights, which the fit can only tell from communication with that term and single-device runs)
 on single-device runs and runs on at most 4 nodes, and asked, through `scalemeter curve
@@ -15,6 +16,7 @@ on single-device runs and runs on at most 4 nodes, and asked, through `scalemete
 
 usage: tools/scaling_study.py [--scalemeter build/bin/scalemeter] [--out DIR] [--seed 1]
                               [--noise 0.03] [--device h100] [--gpus-per-node G] [--seeds S]
+                              [--collective ring|nccl]
 Writes DIR/measurements.csv, DIR/train.csv, DIR/{linear,ring}.ini (DIR: /tmp/scaling_study by
 default) and prints the Markdown tables of docs/scaling.md. With --seeds S > 1 it repeats the
 study with the noise seeds SEED .. SEED+S-1 (in DIR/seedN/) and prints, per node count, the
@@ -65,16 +67,22 @@ def main():
     ap.add_argument("--device", default="h100")
     ap.add_argument("--gpus-per-node", default=None,
                     help="devices per node (default: the device file's)")
+    ap.add_argument("--collective", default=None,
+                    help="the truth's all-reduce: ring or nccl (default: the device file's)")
     ap.add_argument("--seeds", type=int, default=1,
                     help="repeat with this many noise seeds and summarise (default 1)")
     a = ap.parse_args()
 
     # 1. the analytic model's times at 1..64 nodes
     per_node = ["--gpus-per-node", a.gpus_per_node] if a.gpus_per_node else []
+    if a.collective:
+        per_node += ["--collective", a.collective]
     truth = curve_rows(a.scalemeter, ["--device", a.device, *per_node], "1:64")
     # single-device runs too, as a calibration has them: they tell the local update (c1 L,
     # cu W) apart from communication, which starts at 2 devices
-    single = curve_rows(a.scalemeter, ["--device", a.device, "--gpus-per-node", "1"], "1")
+    single = curve_rows(a.scalemeter, ["--device", a.device, "--gpus-per-node", "1",
+                                       *(["--collective", a.collective] if a.collective else [])],
+                        "1")
 
     errors = study(a, truth, single, a.seed, a.out, report=True)
     if a.seeds > 1:
