@@ -44,9 +44,9 @@ static void usage(void)
            "  --device NAME     predict with configs/devices/NAME.ini (or a file), no MPI\n"
            "  --nodes N         (--device) nodes (default 1)\n"
            "  -g, --gpus-per-node G  (--device) devices per node (default: the description's)\n"
-           "  --collective C    (--device) ring (default: the hierarchical ring of `curve`) or\n"
-           "                    nccl (NCCL's cost model and its choice of algorithm and protocol,\n"
-           "                    NVLS where the description has nvls_efficiency)\n\n"
+           "  --collective C    (--device) ring (the hierarchical ring) or nccl (NCCL's cost\n"
+           "                    model and its choice of algorithm and protocol, NVLS where the\n"
+           "                    description has nvls_efficiency); default: the description's\n\n"
            "time_s: each rank's mean time per timed run, the maximum over ranks (nccl-tests\n"
            "-a 3). algbw_gb_s = bytes / time_s / 1e9; busbw_gb_s = algbw * 2(n-1)/n for n ranks,\n"
            "the bandwidth each link of a ring carries. Only rank 0 prints.\n",
@@ -353,19 +353,21 @@ static int predicted_sweep(const allreduce_args *a)
     int n = 0;
     for (uint64_t b = a->min_bytes; b <= a->max_bytes && n < MAX_SIZES; b *= 2)
         bytes[n++] = (double)b;
-    int g = a->gpus_per_node;
+    sm_allreduce_layout layout = {a->collective, a->nodes, a->gpus_per_node};
     sm_status st = {""};
-    if (sm_device_allreduce(a->device, a->collective, a->nodes, &g, bytes, n, e, &st))
+    if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st))
         return report_error(st.msg);
-    int ranks = a->nodes * g;
-    const char *collective = a->collective ? a->collective : "ring";
+    int g = layout.gpus_per_node, ranks = a->nodes * g;
+    const char *collective = layout.collective;
     if (a->format == FORMAT_CSV)
         printf("bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol\n");
-    else if (a->format == FORMAT_JSON)
-        printf("{\"device\": \"%s\", \"collective\": \"%s\", \"ranks\": %d, \"nodes\": %d, "
-               "\"gpus_per_node\": %d,\n \"results\": [",
-               a->device, collective, ranks, a->nodes, g);
-    else
+    else if (a->format == FORMAT_JSON) {
+        printf("{\"device\": ");
+        json_string(stdout, a->device);
+        printf(", \"collective\": \"%s\", \"ranks\": %d, \"nodes\": %d, \"gpus_per_node\": %d,\n"
+               " \"results\": [",
+               collective, ranks, a->nodes, g);
+    } else
         printf("# all-reduce predicted by %s, %d node%s x %d devices, collective %s "
                "(docs/scaling.md)\n%12s  %5s  %10s  %10s  %10s  %-9s %s\n",
                a->device, a->nodes, a->nodes == 1 ? "" : "s", g, collective, "bytes", "ranks",

@@ -99,19 +99,15 @@ add_test(NAME cli_allreduce_bad_iters_np2
           ${MPIEXEC_POSTFLAGS})
 set_tests_properties(cli_allreduce_bad_iters_np2 PROPERTIES TIMEOUT 120)
 
-# fit-comm: link parameters recovered from nccl-tests output and allreduce CSVs (docs/scaling.md)
-find_program(SM_FIT_COMM_PYTHON3 python3)
-if(SM_FIT_COMM_PYTHON3)
-  add_test(NAME cli_fit_comm COMMAND ${SM_FIT_COMM_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_fit_comm_cli.py ${SCALEMETER_BIN}
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
-
-# allreduce --device: predicted bus bandwidths against nccl-tests figures measured on H100 and
-# A100 nodes (published in NVIDIA's issue trackers), NCCL's choice by size, option conflicts
+# fit-comm: link parameters recovered from nccl-tests output and allreduce CSVs; allreduce
+# --device: predicted bus bandwidths against nccl-tests figures measured on H100 and A100 nodes
+# (published in NVIDIA's issue trackers), NCCL's choice by size, option conflicts
+# (docs/scaling.md)
 find_program(SM_ALLREDUCE_PYTHON3 python3)
 if(SM_ALLREDUCE_PYTHON3)
-  add_test(NAME cli_allreduce_predicted COMMAND ${SM_ALLREDUCE_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_allreduce_predicted_cli.py ${SCALEMETER_BIN}
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  foreach(script fit_comm allreduce_predicted)
+    add_test(NAME cli_${script} COMMAND ${SM_ALLREDUCE_PYTHON3}
+             ${CMAKE_CURRENT_SOURCE_DIR}/test_${script}_cli.py ${SCALEMETER_BIN}
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  endforeach()
 endif()

@@ -16,6 +16,7 @@ Usage: test_allreduce_predicted_cli.py SCALEMETER_BINARY   (run from the source 
 """
 import csv
 import io
+import json
 import os
 import re
 import subprocess
@@ -94,6 +95,14 @@ for level, bandwidth, latency in (("intra", 370.8, 3.4), ("inter", 50, 14)):
     check(r["fitted"] == "1" and abs(float(r["bandwidth_gb_s"]) / bandwidth - 1) < 0.01 and
           abs(float(r["latency_us"]) / latency - 1) < 0.01,
           f"fit-comm {level}: {r}, the description says {bandwidth} GB/s, {latency} us")
+
+# JSON names the collective the description chose: NCCL's for the GPUs, the ring for the CPU
+for device, want in (("h100", "nccl"), ("cpu", "ring")):
+    p = subprocess.run([BIN, "allreduce", "--device", device, "--min-bytes", "1M",
+                        "--max-bytes", "2M", "--format", "json"], capture_output=True, text=True)
+    d = json.loads(p.stdout)
+    check(d["collective"] == want and len(d["results"]) == 2 and d["device"] == device,
+          f"{device} JSON: {d}")
 
 # options of one mode refused in the other, in one line, exit 2
 for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run"),

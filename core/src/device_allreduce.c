@@ -8,25 +8,26 @@
 #include "scalemeter/comm.h"
 #include "scalemeter/device.h"
 
-int sm_device_allreduce(const char *device, const char *collective, int nodes,
-                        int *gpus_per_node, const double *bytes, int n,
-                        sm_allreduce_estimate *out, sm_status *st)
+int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes,
+                        int n, sm_allreduce_estimate *out, sm_status *st)
 {
     sm_collective c = SM_COLLECTIVE_RING;
     char path[4096];
     sm_device v;
-    if ((collective && sm_collective_parse(collective, &c, st)) ||
+    if ((layout->collective && sm_collective_parse(layout->collective, &c, st)) ||
         sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &v, st))
         return -1;
-    if (!collective)
+    if (!layout->collective)
         c = v.collective;
-    int g = *gpus_per_node > 0 ? *gpus_per_node : v.devices_per_node;
+    int nodes = layout->nodes;
+    int g = layout->gpus_per_node > 0 ? layout->gpus_per_node : v.devices_per_node;
     if (g > v.devices_per_node)
         return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v.name,
                        v.devices_per_node, g, path);
     if (nodes < 1)
         return sm_fail(st, "%d nodes: expected at least 1", nodes);
-    *gpus_per_node = g;
+    layout->gpus_per_node = g;
+    layout->collective = c == SM_COLLECTIVE_NCCL ? "nccl" : "ring";
     for (int i = 0; i < n; i++) {
         sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], nodes, g, c);
         sm_allreduce_estimate *e = &out[i];

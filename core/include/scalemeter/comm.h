@@ -77,12 +77,17 @@ typedef struct sm_allreduce_estimate {
     char protocol[16];  /* NCCL's LL, LL128 or Simple; "-" for the ring collective */
 } sm_allreduce_estimate;
 
-/* Predicts an all-reduce of each of bytes[0..n) over `nodes` nodes of *gpus_per_node devices
- * of the description device (a name or path); *gpus_per_node 0 takes the description's and
- * says which. collective: "ring" or "nccl", as `curve --collective`; NULL: the description's. */
-int sm_device_allreduce(const char *device, const char *collective, int nodes,
-                        int *gpus_per_node, const double *bytes, int n,
-                        sm_allreduce_estimate *out, sm_status *st);
+/* Where the all-reduce runs. collective: "ring" or "nccl", as `curve --collective`; NULL takes
+ * the description's and gpus_per_node 0 its devices per node, and the call says which. */
+typedef struct sm_allreduce_layout {
+    const char *collective;
+    int nodes, gpus_per_node;
+} sm_allreduce_layout;
+
+/* Predicts an all-reduce of each of bytes[0..n) on the layout's devices of the description
+ * device (a name or path). */
+int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes,
+                        int n, sm_allreduce_estimate *out, sm_status *st);
 
 #ifdef __cplusplus
 }
