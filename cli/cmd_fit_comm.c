@@ -16,7 +16,8 @@ static void usage(void)
 {
     printf(
         "usage: scalemeter fit-comm FILE[@NODES]... [--device-base NAME] [--device-out FILE]\n"
-        "                           [--min-bytes N] [--impl NAME] [--format table|csv|json]\n\n"
+        "                           [--min-bytes N] [--impl NAME] [--collective ring|nccl]\n"
+        "                           [--format table|csv|json]\n\n"
         "Fits the all-reduce's bandwidth and per-step latency inside a node and between nodes\n"
         "(the [node] keys of a device description) to measured all-reduces: the output of\n"
         "nccl-tests' all_reduce_perf as it prints it (ranks and nodes from its '# Rank ... on\n"
@@ -30,9 +31,15 @@ static void usage(void)
         "  --min-bytes N     smallest message used (default 1M; smaller ones run NCCL's\n"
         "                    low-latency protocols, which gradient buckets do not); suffixes K, M, G\n"
         "  --impl NAME       the implementation of a CSV with several (nccl, ring, mpi)\n"
+        "  --collective C    the equation fitted: ring (the hierarchical ring) or nccl (NCCL's\n"
+        "                    ring on Simple: run all_reduce_perf with NCCL_ALGO=Ring\n"
+        "                    NCCL_PROTO=Simple); default: the base description's collective\n"
         "  --format F        table (default), csv or json\n\n"
-        "Model, per message of s bytes on N nodes of G devices with P ports per node:\n"
-        "  2(G-1)/G s/B_intra + 2(G-1) l_intra + 2(N-1)/N s/(min(P,G) B_port) + 2(N-1) l_inter\n"
+        "Model, per message of s bytes on N nodes of G devices with P ports per node, n = N G:\n"
+        "  ring: 2(G-1)/G s/B_intra + 2(G-1) l_intra + 2(N-1)/N s/(min(P,G) B_port)\n"
+        "        + 2(N-1) l_inter\n"
+        "  nccl: 8.4 us + (2(n-1) - 2(N-1)) l_intra + 2(N-1) l_inter\n"
+        "        + 2(n-1)/n s / min(B_intra, min(P,G) B_port)\n"
         "(docs/scaling.md, \"Calibrating communication\").\n");
 }
 
@@ -40,7 +47,7 @@ typedef struct fit_comm_args {
     const char *files[MAX_FILES];
     int nodes[MAX_FILES];
     int n_files;
-    const char *base, *out, *impl;
+    const char *base, *out, *impl, *collective;
     double min_bytes;
     output_format format;
 } fit_comm_args;
@@ -72,12 +79,13 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
 {
     memset(a, 0, sizeof *a);
     a->base = "h100", a->min_bytes = 1048576, a->format = FORMAT_TABLE;
-    enum { BASE = 256, OUT, IMPL, MIN_BYTES, FORMAT };
+    enum { BASE = 256, OUT, IMPL, MIN_BYTES, FORMAT, COLLECTIVE };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"device-base", required_argument, 0, BASE}, {"device-out", required_argument, 0, OUT},
         {"impl", required_argument, 0, IMPL},        {"min-bytes", required_argument, 0, MIN_BYTES},
-        {"format", required_argument, 0, FORMAT},    {0, 0, 0, 0}};
+        {"format", required_argument, 0, FORMAT},
+        {"collective", required_argument, 0, COLLECTIVE}, {0, 0, 0, 0}};
     char msg[512];
     for (int c; (c = next_option(argc, argv, "h", opts, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
@@ -89,6 +97,8 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
             a->out = optarg;
         } else if (c == IMPL) {
             a->impl = optarg;
+        } else if (c == COLLECTIVE) {
+            a->collective = optarg;
         } else if (c == MIN_BYTES) {
             if (parse_size(optarg, &a->min_bytes))
                 return -1;
@@ -137,22 +147,24 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
                          const sm_comm_fit_result *f)
 {
     if (a->format == FORMAT_CSV) {
-        printf("level,bandwidth_gb_s,latency_us,fitted\n");
-        printf("intra,%.6g,%.6g,%d\n", f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
-               f->intra_fitted);
-        printf("inter,%.6g,%.6g,%d\n", f->inter_bandwidth / 1e9, f->inter_latency * 1e6,
-               f->inter_fitted);
+        const char *form = f->nccl ? "nccl" : "ring";
+        printf("level,bandwidth_gb_s,latency_us,fitted,collective\n");
+        printf("intra,%.6g,%.6g,%d,%s\n", f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
+               f->intra_fitted, form);
+        printf("inter,%.6g,%.6g,%d,%s\n", f->inter_bandwidth / 1e9, f->inter_latency * 1e6,
+               f->inter_fitted && !f->inter_bandwidth_hidden, form);
         return;
     }
     if (a->format == FORMAT_JSON) {
         printf("{\"intra\": {\"bandwidth_gb_s\": %.6g, \"latency_us\": %.6g, \"fitted\": %s},\n"
                " \"inter\": {\"bandwidth_gb_s\": %.6g, \"latency_us\": %.6g, \"fitted\": %s, "
                "\"ports\": %d},\n \"samples\": %d, \"min_bytes\": %.0f, \"mape\": %.6g, "
-               "\"files\": [",
+               "\"collective\": \"%s\", \"inter_bandwidth_hidden\": %s, \"files\": [",
                f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
                f->intra_fitted ? "true" : "false", f->inter_bandwidth / 1e9,
                f->inter_latency * 1e6, f->inter_fitted ? "true" : "false", f->inter_ports,
-               f->used, a->min_bytes, f->mape);
+               f->used, a->min_bytes, f->mape, f->nccl ? "nccl" : "ring",
+               f->inter_bandwidth_hidden ? "true" : "false");
         for (int i = 0; i < runs->n_sources; i++) {
             printf(i ? ", " : "");
             json_string(stdout, runs->sources[i]);
@@ -166,6 +178,11 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
     level_row(t, "inter-node (per port)", f->inter_bandwidth, f->inter_latency, f->inter_fitted);
     table_print(t, stdout);
     table_free(t);
+    printf("\nThe %s fitted.\n", f->nccl ? "equation of NCCL's ring on Simple (collective = nccl) was"
+                                        : "hierarchical ring (collective = ring) was");
+    if (f->inter_bandwidth_hidden)
+        printf("The runs across nodes went at NVLink's pace: the network is at least that fast, and "
+               "its bandwidth is the base's (or NVLink's, shared by the ports).\n");
     printf("\n%d samples of at least %.0f bytes from %d file%s, %d network port%s per node; "
            "MAPE of the fit %.3f\n",
            f->used, a->min_bytes, runs->n_sources, runs->n_sources == 1 ? "" : "s",
@@ -185,7 +202,7 @@ int cmd_fit_comm(int argc, char **argv)
             sm_comm_runs_free(&runs);
             return report_error(st.msg);
         }
-    if (sm_comm_fit(&runs, a.min_bytes, a.base, &fit, &st)) {
+    if (sm_comm_fit(&runs, a.min_bytes, a.base, a.collective, &fit, &st)) {
         sm_comm_runs_free(&runs);
         return report_error(st.msg);
     }

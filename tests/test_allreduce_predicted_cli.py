@@ -86,7 +86,8 @@ for nodes in (1, 2):
     files.append(os.path.join(tmp, f"ring-{nodes}.csv"))
     with open(files[-1], "w") as f:
         f.write(p.stdout)
-p = subprocess.run([BIN, "fit-comm", *files, "--device-base", "h100", "--format", "csv"],
+p = subprocess.run([BIN, "fit-comm", *files, "--device-base", "h100", "--collective", "ring",
+                    "--format", "csv"],
                    capture_output=True, text=True)
 check(p.returncode == 0, f"fit-comm of predicted CSVs: {p.stderr}")
 fitted = {r["level"]: r for r in csv.DictReader(io.StringIO(p.stdout))}

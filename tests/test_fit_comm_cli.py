@@ -32,7 +32,17 @@ def ring_time(s, nodes, g):
     return t
 
 
-def nccl_tests_output(nodes, g, root_column=True):
+def nccl_ring_time(s, nodes, g, b_port=B_PORT):
+    """NCCL's ring on the Simple protocol (src/graph/tuning.cc: base latency 8.4 us, one latency
+    per step, 2(N-1) of the 2(n-1) steps across the network), one ring through all n devices at
+    the pace of its slowest link, written out independently of the code under test."""
+    n = nodes * g
+    bus = B_INTRA if nodes == 1 else min(B_INTRA, min(PORTS, g) * b_port)
+    return (8.4e-6 + (2 * (n - 1) - 2 * (nodes - 1)) * L_INTRA + 2 * (nodes - 1) * L_INTER +
+            2 * (n - 1) / n * s / bus)
+
+
+def nccl_tests_output(nodes, g, root_column=True, time=ring_time):
     lines = [f"# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 "
              f"iters: 20 agg iters: 1 validation: 1 graph: 0",
              "#", "# Using devices"]
@@ -49,7 +59,7 @@ def nccl_tests_output(nodes, g, root_column=True):
                  "(us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)")
     s = 8
     while s <= 256 << 20:
-        us = ring_time(s, nodes, g) * 1e6
+        us = time(s, nodes, g) * 1e6
         algbw = s / (us * 1e-6) / 1e9
         busbw = algbw * 2 * (nodes * g - 1) / (nodes * g)
         r = "      -1" if root_column else ""
@@ -88,7 +98,9 @@ with tempfile.TemporaryDirectory() as d:
     four = write("four-nodes.txt", nccl_tests_output(4, 8))
     out = os.path.join(d, "fitted.ini")
 
-    rc, so, se = run("fit-comm", one, two, four, "--device-out", out, "--format", "json")
+    # the hierarchical ring (the h100 description's collective is NCCL's: asked for)
+    rc, so, se = run("fit-comm", one, two, four, "--device-out", out, "--format", "json",
+                     "--collective", "ring")
     check(rc == 0, f"fit-comm exit {rc}: {se}")
     if rc == 0:
         r = json.loads(so)
@@ -118,17 +130,18 @@ with tempfile.TemporaryDirectory() as d:
         check(near(float(keys[("node", "intra_node_bandwidth_gb_s")]), 360, 0.01), "written intra bw")
         check(near(float(keys[("node", "inter_node_latency_us")]), 12, 0.01), "written inter lat")
         check(keys.get(("node", "devices_per_node")) == "8", "other keys kept from the base")
+        check(keys.get(("node", "collective")) == "ring", "the form fitted is the collective")
         check(keys.get(("device", "peak_tf32_tflops")) is not None, "device keys kept")
         rc, so, se = run("curve", "resnet50", "--device", out, "--batch", "64", "--nodes", "1:4",
                          "--format", "json")
         check(rc == 0, f"curve on the written description: {se}")
 
     # Inside one node only: the inter-node terms stay the base's, and the table says so.
-    rc, so, se = run("fit-comm", one)
+    rc, so, se = run("fit-comm", one, "--collective", "ring")
     check(rc == 0 and "from the base" in so and "fitted" in so, f"one node only: {rc} {so} {se}")
 
     # Across nodes only: the intra-node terms come from the base description.
-    rc, so, se = run("fit-comm", two, "--format", "json")
+    rc, so, se = run("fit-comm", two, "--format", "json", "--collective", "ring")
     check(rc == 0 and not json.loads(so)["intra"]["fitted"] and json.loads(so)["inter"]["fitted"]
           if rc == 0 else False, f"two nodes only: {rc} {se}")
 
@@ -141,11 +154,12 @@ with tempfile.TemporaryDirectory() as d:
             rows.append(f"{s},nccl,{8 * nodes},{nodes},{t:.6e},{s / t / 1e9:.4f},0")
             s *= 2
     csv = write("allreduce.csv", "\n".join(rows) + "\n")
-    rc, so, se = run("fit-comm", csv, "--format", "csv")
+    rc, so, se = run("fit-comm", csv, "--format", "csv", "--collective", "ring")
     check(rc == 0, f"csv input: {se}")
     if rc == 0:
         lines = so.strip().splitlines()
-        check(lines[0] == "level,bandwidth_gb_s,latency_us,fitted", f"csv header {lines[0]}")
+        check(lines[0] == "level,bandwidth_gb_s,latency_us,fitted,collective",
+              f"csv header {lines[0]}")
         intra = lines[1].split(",")
         check(near(float(intra[1]), 360, 0.01) and near(float(intra[2]), 5, 0.02), f"csv {intra}")
 
@@ -153,9 +167,53 @@ with tempfile.TemporaryDirectory() as d:
     rows2 = ["bytes,impl,ranks,time_s"] + [
         f"{1 << k},nccl,16,{ring_time(1 << k, 2, 8):.6e}" for k in range(20, 27)]
     csv2 = write("no-nodes.csv", "\n".join(rows2) + "\n")
-    rc, so, se = run("fit-comm", one, csv2 + "@2", "--format", "json")
+    rc, so, se = run("fit-comm", one, csv2 + "@2", "--format", "json", "--collective", "ring")
     check(rc == 0 and near(json.loads(so)["inter"]["bandwidth_gb_s"], 45, 0.01) if rc == 0 else
           False, f"FILE@NODES: {rc} {se}")
+
+    # NCCL's ring on Simple (the h100 description's collective, so the default form): runs made
+    # with NCCL_ALGO=Ring NCCL_PROTO=Simple. With 40 GB/s ports (8 x 40 < 360) the network is
+    # the ring's slowest link between nodes and its bandwidth is fitted back.
+    def nccl_file(name, nodes, b_port):
+        return write(name, nccl_tests_output(
+            nodes, 8, time=lambda s, n, g: nccl_ring_time(s, n, g, b_port)))
+
+    nccl_one = nccl_file("nccl-one.txt", 1, 40e9)
+    nccl_out = os.path.join(d, "nccl.ini")
+    # a base without NVLink SHARP, so that NCCL's model runs the fitted ring on large messages
+    with open("configs/devices/h100.ini") as f:
+        no_nvls = write("h100-no-nvls.ini", f.read().replace("nvls_efficiency = 0.85",
+                                                             "nvls_efficiency = 0"))
+    rc, so, se = run("fit-comm", nccl_one, nccl_file("nccl-two.txt", 2, 40e9),
+                     nccl_file("nccl-four.txt", 4, 40e9), "--format", "json",
+                     "--device-out", nccl_out, "--device-base", no_nvls)
+    check(rc == 0, f"nccl form: {se}")
+    if rc == 0:
+        r = json.loads(so)
+        check(r["collective"] == "nccl" and not r["inter_bandwidth_hidden"], f"nccl form: {r}")
+        check(near(r["intra"]["bandwidth_gb_s"], 360, 0.01) and
+              near(r["intra"]["latency_us"], 5, 0.02), f"nccl intra {r['intra']}")
+        check(near(r["inter"]["bandwidth_gb_s"], 40, 0.01) and
+              near(r["inter"]["latency_us"], 12, 0.02), f"nccl inter {r['inter']}")
+        check(r["mape"] < 0.01, f"nccl mape {r['mape']}")
+        with open(nccl_out) as f:
+            check("collective = nccl" in f.read(), "nccl form written as collective = nccl")
+        # the fitted description predicts the runs back through NCCL's model (LL and LL128 are
+        # faster than Simple only below the sizes compared here)
+        rc, so, se = run("allreduce", "--device", nccl_out, "--nodes", "2", "--min-bytes", "1G",
+                         "--max-bytes", "1G", "--format", "csv")
+        row = so.strip().splitlines()[-1].split(",") if rc == 0 else ["0"] * 5
+        check(rc == 0 and near(float(row[4]), nccl_ring_time(1 << 30, 2, 8, 40e9), 0.01),
+              f"allreduce --device of the fitted description: {rc} {row} {se}")
+    # With 50 GB/s ports (8 x 50 > 360) the runs across nodes go at NVLink's pace: the network
+    # bandwidth is not seen, only its latency.
+    rc, so, se = run("fit-comm", nccl_one, nccl_file("nccl-two-fast.txt", 2, 50e9),
+                     nccl_file("nccl-four-fast.txt", 4, 50e9), "--format", "json")
+    r = json.loads(so) if rc == 0 else {}
+    check(rc == 0 and r["inter_bandwidth_hidden"] and near(r["inter"]["latency_us"], 12, 0.02)
+          and r["inter"]["bandwidth_gb_s"] * PORTS >= 360, f"network faster than NVLink: {r} {se}")
+    rc, so, se = run("fit-comm", nccl_one, "--collective", "mpi")
+    check(rc != 0 and "expected ring or nccl" in se, f"--collective mpi: {rc} {se}")
 
     # Errors: one line, naming the file (and the line where there is one), non-zero exit.
     def fails(args, *words):

@@ -59,6 +59,18 @@ typedef struct sm_nccl_choice {
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
                                  const sm_link *inter, double nvls_efficiency);
 
+/* NCCL's ring on the Simple protocol as a line in the links' terms:
+ *   t = base + intra_steps x l_intra + inter_steps x l_inter + bus_bytes / bus,
+ * bus the node's NVLink bandwidth on one node, else the lesser of it and the node's network;
+ * what `fit-comm` fits to nccl-tests runs made with NCCL_ALGO=Ring NCCL_PROTO=Simple. */
+typedef struct sm_nccl_ring_terms {
+    double base;        /* seconds */
+    double intra_steps; /* 2(n-1) - 2(N-1) for n = N x G devices */
+    double inter_steps; /* 2(N-1) */
+    double bus_bytes;   /* 2(n-1)/n x bytes */
+} sm_nccl_ring_terms;
+sm_nccl_ring_terms sm_nccl_ring_simple_terms(double bytes, int nodes, int gpus_per_node);
+
 /* One layer's part in the backward pass, which runs the layers last to first. */
 typedef struct sm_grad_layer {
     double bytes; /* gradient bytes of its weights (0: nothing to all-reduce) */

@@ -2,7 +2,8 @@
  * node and between nodes) fitted to measured all-reduces, and written into a device
  * description. Two stages, so that each level is fitted where it is seen alone: the intra-node
  * terms on runs inside one node, then the inter-node terms on what runs across nodes take
- * beyond the intra-node part. */
+ * beyond the intra-node part. Two forms: the hierarchical ring, and NCCL's ring on Simple
+ * (scalemeter/comm.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,8 +21,22 @@ static int ring_ports(const sm_comm_fit_result *f, int g)
     return f->inter_ports > 0 && f->inter_ports < g ? f->inter_ports : g;
 }
 
+/* NCCL's ring on Simple: one ring over the nodes' devices, as fast as its slowest link. */
+static double nccl_bus(const sm_comm_fit_result *f, int nodes, int g)
+{
+    double net = ring_ports(f, g) * f->inter_bandwidth;
+    return nodes > 1 && net < f->intra_bandwidth ? net : f->intra_bandwidth;
+}
+
 double sm_comm_time(const sm_comm_fit_result *f, double s, int nodes, int g)
 {
+    if (f->nccl) {
+        sm_nccl_ring_terms r = sm_nccl_ring_simple_terms(s, nodes, g);
+        return nodes * g < 2 ? 0
+                             : r.base + r.intra_steps * f->intra_latency +
+                                   r.inter_steps * f->inter_latency +
+                                   r.bus_bytes / nccl_bus(f, nodes, g);
+    }
     double n = nodes, t = 0;
     if (g > 1)
         t += 2 * (g - 1.0) / g * s / f->intra_bandwidth + 2 * (g - 1.0) * f->intra_latency;
@@ -31,8 +46,9 @@ double sm_comm_time(const sm_comm_fit_result *f, double s, int nodes, int g)
     return t;
 }
 
-/* Fits t - known = x0 * bw_feature + x1 * steps over the samples `pick` accepts, relative to
- * t; needs two message sizes to tell bandwidth from latency. */
+/* Fits t - known = x0 * bw_feature + x1 * steps over the samples of one level, relative to t;
+ * needs two message sizes to tell bandwidth from latency. In NCCL's form x0 is 1 / bus, the
+ * whole ring's bandwidth, on the runs across nodes too. */
 static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double min_bytes,
                      int inter, double *inv_bw, double *lat, int *used, sm_status *st)
 {
@@ -52,6 +68,12 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
         double bw = inter ? 2 * (n - 1) / n * s->bytes / ring_ports(f, s->gpus_per_node)
                           : 2 * (g - 1) / g * s->bytes;
         double steps = inter ? 2 * (n - 1) : 2 * (g - 1);
+        if (f->nccl) {
+            sm_nccl_ring_terms ring = sm_nccl_ring_simple_terms(s->bytes, s->nodes, (int)g);
+            known = ring.base + (inter ? ring.intra_steps * f->intra_latency : 0);
+            bw = ring.bus_bytes;
+            steps = inter ? ring.inter_steps : ring.intra_steps;
+        }
         /* row-major here; turned column-major for sm_lstsq below */
         A[2 * m] = bw / s->time_s, A[2 * m + 1] = steps / s->time_s;
         b[m++] = (s->time_s - known) / s->time_s;
@@ -81,9 +103,12 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
 }
 
 int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
-                sm_comm_fit_result *out, sm_status *st)
+                const char *collective, sm_comm_fit_result *out, sm_status *st)
 {
     memset(out, 0, sizeof *out);
+    sm_collective form = SM_COLLECTIVE_RING;
+    if (collective && sm_collective_parse(collective, &form, st))
+        return -1;
     if (base) {
         char path[4096];
         sm_device v;
@@ -92,7 +117,10 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
         out->intra_bandwidth = v.intra.bandwidth, out->intra_latency = v.intra.latency;
         out->inter_bandwidth = v.inter.bandwidth, out->inter_latency = v.inter.latency;
         out->inter_ports = v.inter_ports;
+        if (!collective)
+            form = v.collective;
     }
+    out->nccl = form == SM_COLLECTIVE_NCCL;
     int intra = 0, inter = 0;
     for (int i = 0; i < r->n; i++) {
         intra |= r->samples[i].nodes == 1 && r->samples[i].gpus_per_node > 1;
@@ -114,7 +142,22 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
     if (inter) {
         if (fit_level(r, out, min_bytes, 1, &inv_bw, &lat, &out->used, st))
             return -1;
-        out->inter_bandwidth = 1 / inv_bw, out->inter_latency = lat, out->inter_fitted = 1;
+        out->inter_latency = lat, out->inter_fitted = 1;
+        /* NCCL's form fits the ring's bus: the network's, shared by the node's ports (for the
+         * runs' devices per node), where it is the slowest link; at NVLink's pace (within 2%,
+         * the runs' noise) the network is at least as fast and the runs tell no more */
+        int g = 0;
+        for (int i = 0; i < r->n; i++)
+            if (r->samples[i].nodes > 1 && r->samples[i].gpus_per_node > g)
+                g = r->samples[i].gpus_per_node;
+        if (!out->nccl)
+            out->inter_bandwidth = 1 / inv_bw;
+        else if (1 / inv_bw < 0.98 * out->intra_bandwidth)
+            out->inter_bandwidth = 1 / inv_bw / ring_ports(out, g);
+        else
+            out->inter_bandwidth_hidden = 1,
+            out->inter_bandwidth =
+                fmax(out->inter_bandwidth, out->intra_bandwidth / ring_ports(out, g));
     }
     double sum = 0;
     int n = 0;
@@ -130,23 +173,34 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
     return 0;
 }
 
-/* The [node] keys the fit replaces, and their values in the units of the file. */
-static const char *const node_keys[] = {"intra_node_bandwidth_gb_s", "intra_node_latency_us",
-                                        "inter_node_bandwidth_gb_s", "inter_node_latency_us"};
+/* The [node] keys the fit replaces, and their values as the file writes them: the links, and
+ * the collective whose equation they were fitted to. */
+#define N_NODE_KEYS 5
+static const char *const node_keys[N_NODE_KEYS] = {
+    "intra_node_bandwidth_gb_s", "intra_node_latency_us", "inter_node_bandwidth_gb_s",
+    "inter_node_latency_us", "collective"};
 
-static double node_value(const sm_comm_fit_result *f, int k)
+static void node_value(const sm_comm_fit_result *f, int k, char *text, size_t len)
 {
-    switch (k) {
-    case 0: return f->intra_bandwidth / 1e9;
-    case 1: return f->intra_latency * 1e6;
-    case 2: return f->inter_bandwidth / 1e9;
-    default: return f->inter_latency * 1e6;
-    }
+    double v[] = {f->intra_bandwidth / 1e9, f->intra_latency * 1e6, f->inter_bandwidth / 1e9,
+                  f->inter_latency * 1e6};
+    if (k == 4)
+        snprintf(text, len, "%s", f->nccl ? "nccl" : "ring");
+    else
+        snprintf(text, len, "%.6g", v[k]);
 }
 
 static int key_fitted(const sm_comm_fit_result *f, int k)
 {
-    return k < 2 ? f->intra_fitted : f->inter_fitted;
+    return k == 4 || (k < 2 ? f->intra_fitted : f->inter_fitted);
+}
+
+static void write_key(FILE *out, const sm_comm_fit_result *f, int k)
+{
+    char value[32];
+    node_value(f, k, value, sizeof value);
+    fprintf(out, "%s = %s  ; %s by fit-comm\n", node_keys[k], value,
+            k == 4 ? "the form fitted" : "fitted");
 }
 
 /* "  key = value ; comment" -> the key, or "" */
@@ -181,23 +235,23 @@ int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, cons
             f->inter_fitted ? "inter-node" : "", base_path);
     char *line = NULL, section[64] = "";
     size_t cap = 0;
-    int written[4] = {0};
+    int written[N_NODE_KEYS] = {0};
     while (getline(&line, &cap, in) != -1) {
         const char *p = line + strspn(line, " \t");
         if (*p == '[') {
             if (!strcmp(section, "node"))
-                for (int k = 0; k < 4; k++)
+                for (int k = 0; k < N_NODE_KEYS; k++)
                     if (!written[k] && key_fitted(f, k))
-                        fprintf(out, "%s = %.6g\n", node_keys[k], node_value(f, k)), written[k] = 1;
+                        write_key(out, f, k), written[k] = 1;
             size_t n = strcspn(p + 1, "]");
             snprintf(section, sizeof section, "%.*s", (int)(n < 63 ? n : 63), p + 1);
         }
         char key[64];
         line_key(line, key, sizeof key);
         int replaced = 0;
-        for (int k = 0; k < 4 && !strcmp(section, "node"); k++)
+        for (int k = 0; k < N_NODE_KEYS && !strcmp(section, "node"); k++)
             if (!strcmp(key, node_keys[k]) && key_fitted(f, k)) {
-                fprintf(out, "%s = %.6g  ; fitted by fit-comm\n", key, node_value(f, k));
+                write_key(out, f, k);
                 written[k] = replaced = 1;
             }
         if (!replaced)
@@ -205,13 +259,13 @@ int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, cons
     }
     free(line);
     int missing = 0;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < N_NODE_KEYS; k++)
         missing |= !written[k] && key_fitted(f, k);
     if (missing && strcmp(section, "node"))
         fprintf(out, "\n[node]\n");
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < N_NODE_KEYS; k++)
         if (!written[k] && key_fitted(f, k))
-            fprintf(out, "%s = %.6g  ; fitted by fit-comm\n", node_keys[k], node_value(f, k));
+            write_key(out, f, k);
     int bad = ferror(in);
     fclose(in);
     if (bad) {

@@ -78,6 +78,20 @@ static double nvls_seconds(double bytes, int nodes, int g, const sm_link *intra,
     return latency + bytes * 2 * (n - 1) / n / bus;
 }
 
+/* The ring on protocol p: 2(n-1) steps, 2(N-1) of them across the network; it moves 2(n-1)/n
+ * of the bytes through every link. */
+static sm_nccl_ring_terms ring_terms(int p, double bytes, int nodes, int g)
+{
+    double n = (double)nodes * g, inter_steps = 2.0 * (nodes - 1);
+    return (sm_nccl_ring_terms){base_us[RING][p] * 1e-6, 2 * (n - 1) - inter_steps, inter_steps,
+                                bytes * 2 * (n - 1) / n};
+}
+
+sm_nccl_ring_terms sm_nccl_ring_simple_terms(double bytes, int nodes, int gpus_per_node)
+{
+    return ring_terms(SIMPLE, bytes, nodes, gpus_per_node);
+}
+
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
                                  const sm_link *inter, double nvls_efficiency)
 {
@@ -95,20 +109,18 @@ sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, con
         for (int p = 0; p < N_PROTOCOLS; p++) {
             double step_intra = intra->latency * nvlink_us[a][p] / nvlink_us[RING][SIMPLE];
             double step_inter = inter->latency * net_us[a][p] / net_us[RING][SIMPLE];
-            double latency = base_us[a][p] * 1e-6, bandwidth;
+            double t;
             if (a == RING) {
-                /* 2(n-1) steps, 2(N-1) of them cross the network; the ring moves
-                 * 2(n-1)/n of the bytes through every link */
-                double inter_steps = 2.0 * (nodes - 1);
-                latency += (2 * (n - 1) - inter_steps) * step_intra + inter_steps * step_inter;
-                bandwidth = bus * protocol_efficiency(a, p, nodes) * n / (2 * (n - 1));
+                sm_nccl_ring_terms r = ring_terms(p, bytes, nodes, gpus_per_node);
+                t = r.base + r.intra_steps * step_intra + r.inter_steps * step_inter +
+                    r.bus_bytes / (bus * protocol_efficiency(a, p, nodes));
             } else {
                 /* up a chain in the node and a binary tree across nodes, and down again;
                  * reduce and broadcast each carry all bytes */
-                latency += 2 * ((gpus_per_node - 1) * step_intra + floor_log2(nodes) * step_inter);
-                bandwidth = bus * protocol_efficiency(a, p, nodes) * 0.5;
+                t = base_us[a][p] * 1e-6 +
+                    2 * ((gpus_per_node - 1) * step_intra + floor_log2(nodes) * step_inter) +
+                    bytes / (bus * protocol_efficiency(a, p, nodes) * 0.5);
             }
-            double t = latency + bytes / bandwidth;
             if (t < best.seconds)
                 best = (sm_nccl_choice){algorithm_names[a], protocol_names[p], t};
         }

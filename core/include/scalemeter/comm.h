@@ -10,6 +10,13 @@
  * It is linear in 1/B_intra, l_intra, 1/B_port and l_inter. The intra-node terms are fitted to
  * the runs inside one node, then the inter-node terms to what the runs across nodes take beyond
  * them, each by non-negative least squares relative to each time.
+ *
+ * Where the description's collective is NCCL's, the terms are those of NCCL's ring on the
+ * Simple protocol instead (nccl-tests run with NCCL_ALGO=Ring NCCL_PROTO=Simple), one ring over
+ * all n = N G devices, pipelined through NVLink and the network:
+ *   t(s) = 8.4 us + (2(n-1) - 2(N-1)) l_intra + 2(N-1) l_inter + 2(n-1)/n s / bus,
+ * bus = B_intra on one node, min(B_intra, min(P,G) B_port) across nodes; NCCL's model then adds
+ * its other algorithms and protocols from NCCL's own constants.
  */
 #ifndef SCALEMETER_COMM_H
 #define SCALEMETER_COMM_H
@@ -49,6 +56,9 @@ typedef struct sm_comm_fit_result {
     double inter_bandwidth, inter_latency; /* per network port, seconds per ring step */
     int inter_ports;                       /* P the fit assumed */
     int intra_fitted, inter_fitted;        /* 0: no run spans that level; the base's values */
+    int nccl;                              /* 1: NCCL's ring (above), 0: the hierarchical ring */
+    int inter_bandwidth_hidden; /* NCCL's form: the runs across nodes went at NVLink's pace, so
+                                   the network is at least that fast; the base's value kept */
     int used;                              /* samples at or above min_bytes */
     double mape;                           /* of the fitted model on those samples */
 } sm_comm_fit_result;
@@ -56,9 +66,10 @@ typedef struct sm_comm_fit_result {
 /* Fits the terms to the samples of at least min_bytes (smaller messages use NCCL's
  * low-latency protocols, which a gradient bucket never does). base (a device name or path, or
  * NULL) gives the network ports per node and the values of a level no run identifies; without
- * it P = G and runs across nodes need runs inside one node beside them. */
+ * it P = G and runs across nodes need runs inside one node beside them. collective: "ring" or
+ * "nccl", the form fitted; NULL: the base's collective (ring without a base). */
 int sm_comm_fit(const sm_comm_runs *runs, double min_bytes, const char *base,
-                sm_comm_fit_result *out, sm_status *st);
+                const char *collective, sm_comm_fit_result *out, sm_status *st);
 
 /* The fitted model's time for one all-reduce. */
 double sm_comm_time(const sm_comm_fit_result *fit, double bytes, int nodes, int gpus_per_node);
