@@ -152,7 +152,7 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
         printf("intra,%.6g,%.6g,%d,%s\n", f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
                f->intra_fitted, form);
         printf("inter,%.6g,%.6g,%d,%s\n", f->inter_bandwidth / 1e9, f->inter_latency * 1e6,
-               f->inter_fitted && !f->inter_bandwidth_hidden, form);
+               f->inter_fitted, form);
         return;
     }
     if (a->format == FORMAT_JSON) {

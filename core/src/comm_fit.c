@@ -154,10 +154,11 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
             out->inter_bandwidth = 1 / inv_bw;
         else if (1 / inv_bw < 0.98 * out->intra_bandwidth)
             out->inter_bandwidth = 1 / inv_bw / ring_ports(out, g);
-        else
-            out->inter_bandwidth_hidden = 1,
+        else {
+            out->inter_bandwidth_hidden = 1;
             out->inter_bandwidth =
                 fmax(out->inter_bandwidth, out->intra_bandwidth / ring_ports(out, g));
+        }
     }
     double sum = 0;
     int n = 0;
