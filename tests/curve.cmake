@@ -46,3 +46,11 @@ add_test(NAME cli_curve_framework_not_a_framework_message
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_curve_framework_not_a_framework_message PROPERTIES
   PASS_REGULAR_EXPRESSION "a100.ini:5: \\[device\\] in a framework file: expected \\[framework\\] only")
+
+# tools/mlperf_epochs.py, which docs/accuracy.md's MLPerf throughputs come from, on logs written
+# by the test
+find_program(SM_MLPERF_PYTHON3 python3)
+if(SM_MLPERF_PYTHON3)
+  add_test(NAME tool_mlperf_epochs COMMAND ${SM_MLPERF_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_mlperf_epochs.py WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()

@@ -55,6 +55,8 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "[framework]\ngrad_bytes_per_weight = 0\n", 11,
      "grad_bytes_per_weight = 0: expected a number above 0"},
     {DEVICE_PART NODE_PART "collective = mpi\n", 10, "collective = mpi: expected ring"},
+    {DEVICE_PART NODE_PART "[framework]\nfuse_bn_relu = 2\n", 11,
+     "fuse_bn_relu = 2: expected an integer from 0 to 1"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
      "nvls_efficiency = 1.2: expected a number from 0 and at most 1"},
 };
@@ -86,6 +88,7 @@ int main(void)
     CHECK_EQ(dev.inter_ports, 1);
     CHECK_EQ(dev.precision, SM_FP32);
     CHECK_EQ(dev.fuse_epilogues, 0);
+    CHECK_EQ(dev.fuse_bn_relu, 0);
     CHECK_NEAR(dev.grad_bytes, 4, 0); /* fp32 gradients, as DDP under AMP */
     CHECK_EQ(dev.collective, SM_COLLECTIVE_RING);
     CHECK_NEAR(dev.nvls_efficiency, 0, 0); /* no NVLink SHARP */
@@ -155,6 +158,24 @@ int main(void)
     for (int i = 0; i < net->n_layers; i++)
         n_fused += sm_layer_fused(&dev, net, i);
     CHECK_EQ(n_fused, 0);
+    /* The same code across nodes (configs/frameworks/fused-bn-relu.ini): the 53 norms run as
+     * kernels, and every ReLU follows a norm (after the stem, bn1 and bn2 of each bottleneck)
+     * or a residual addition of bn3's output (16 additions, fused with their ReLU into a
+     * BN-add-ReLU kernel): 49 + 16 = 65 layers fuse. */
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/fused-bn-relu.ini", &dev, &st), 0);
+    CHECK_EQ(dev.fuse_bn_relu, 1);
+    CHECK_EQ(dev.fuse_epilogues, 0);
+    int n_adds = 0, n_fused_norms = 0;
+    n_fused = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        int fused = sm_layer_fused(&dev, net, i);
+        n_fused += fused;
+        n_adds += !strcmp(net->layers[i].type->name, "add");
+        n_fused_norms += fused && !strcmp(net->layers[i].type->name, "batchnorm2d");
+    }
+    CHECK_EQ(n_adds, 16);
+    CHECK_EQ(n_fused_norms, 0);
+    CHECK_EQ(n_fused, 65);
     sm_network_free(net);
     sm_registry_free(reg);
 

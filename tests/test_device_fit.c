@@ -8,6 +8,7 @@
  * Usage: test_device_fit OUTDIR */
 #include <stdio.h>
 
+#include "../core/src/device_file.h"
 #include "check.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -88,6 +89,16 @@ static void check_recovery(sm_registry *reg, const char *truth_path, const char 
     CHECK_EQ(sm_predict(truth, net, &l, &a, &st), 0);
     CHECK_EQ(sm_predict(fitted, net, &l, &b, &st), 0);
     CHECK_NEAR(b.t_step, a.t_step, 1e-5);
+    /* and keeps the base's framework and node keys that the fit does not touch */
+    sm_device vb, vw;
+    CHECK_EQ(sm_device_load(base, &vb, &st), 0);
+    CHECK_EQ(sm_device_load(ini, &vw, &st), 0);
+    CHECK_EQ(vw.fuse_epilogues, vb.fuse_epilogues);
+    CHECK_EQ(vw.fuse_bn_relu, vb.fuse_bn_relu);
+    CHECK_NEAR(vw.grad_bytes, vb.grad_bytes, 0);
+    CHECK_EQ(vw.collective, vb.collective);
+    CHECK_NEAR(vw.nvls_efficiency, vb.nvls_efficiency, 0);
+    CHECK_NEAR(vw.inter.latency, vb.inter.latency, 1e-15);
     sm_network_free(net);
     sm_predictor_free(fitted);
     sm_predictor_free(truth);

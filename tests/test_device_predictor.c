@@ -193,6 +193,16 @@ int main(void)
     CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
     CHECK_NEAR(pr.t_grad, 4.949568e-5, 1e-9);
     sm_predictor_free(p);
+    /* BN-ReLU kernels (bn_relu_framework.ini: fuse_bn_relu = 1): both batch norms run, the
+     * ReLU fed by the input stays, the ReLU after the last norm rides in its kernel:
+     *   fwd relu_in + bn_in + conv + bn = 1.12760448e-4 + 2 x 1.12761472e-4 + 1.4897504512e-3
+     *   bwd 2.15520896e-4 + 2 x 2.15522944e-4 + 2.9695009024e-3 */
+    sm_device_options bn_relu = {NULL, 0, 0, "tests/data/curve/bn_relu_framework.ini", NULL};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bn_relu, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3, 1e-9);
+    sm_predictor_free(p);
     sm_network_free(cbr);
 
     sm_network_free(net);

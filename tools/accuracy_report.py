@@ -212,6 +212,44 @@ def allreduce_section(a, w):
     w("from 2 MB to 16 GB.")
 
 
+# MLPerf Training v3.0 ResNet-50 on DGX H100-class nodes, global batch 3,200, bf16: training
+# images per second and GPU, the median epoch (epochs 2 on) of each system's five result logs
+# (tools/mlperf_epochs.py on github.com/mlcommons/training_results_v3.0), and the network
+# code each ran (its config_*.sh: NETWORK=)
+MLPERF_EPOCHS = [
+    (8, 7009, "NVIDIA/results/dgxh100_ngc23.04_mxnet", "resnet-v1b-mainloop-fl", "fused"),
+    (16, 6031, "Dell/results/2xXE9680x8H100-SXM-80GB", "resnet-v1b-fl", "fused-bn-relu"),
+    (64, 4606, "NVIDIA/results/dgxh100_n8_ngc23.04_mxnet", "resnet-v1b-fl", "fused-bn-relu"),
+]
+
+
+def mlperf_as_submitted(a, w):
+    w("\nThe same runs as submitted: their logs give each system's training throughput (the")
+    w("median epoch of five runs, evaluation left out; `tools/mlperf_epochs.py` on")
+    w("mlcommons/training_results_v3.0), whose ratios are the 0.86 and 0.66 above. The one-node")
+    w("runs use NVIDIA's fused network (`NETWORK=resnet-v1b-mainloop-fl`: NormConvolution,")
+    w("ScaleBiasAddRelu), the runs across nodes one whose batch norms are kernels of their own")
+    w("(`resnet-v1b-fl`: BatchNorm with the ReLU fused, BatchNormAddRelu); each is predicted")
+    w("with the framework that describes its code (`fused`, `fused-bn-relu`), by `scalemeter")
+    w("curve resnet50 --device h100 --precision bf16 --global-batch 3200 --nodes N --framework")
+    w("F --collective C`.\n")
+    w("| GPUs | system | network | framework | measured img/s per GPU | collective | "
+      "predicted | error | ratio to 8 GPUs, measured | predicted |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for coll in ("ring", "nccl"):
+        base_pred = None
+        for gpus, measured, system, network, fw in MLPERF_EPOCHS:
+            d = json.loads(run(a.bin, "curve", "resnet50", "--device", "h100", "--precision",
+                               "bf16", "--global-batch", "3200", "--nodes", str(gpus // 8),
+                               "--framework", fw, "--collective", coll, "--format", "json"))
+            pt = d["curves"][0]["points"][0]
+            pred = pt["images_per_s"] / pt["devices"]
+            base_pred = base_pred or pred
+            w(f"| {gpus} | {system.split('/')[0]} {system.split('/')[-1]} | {network} | {fw} | "
+              f"{measured} | {coll} | {pred:.0f} | {pred / measured - 1:+.1%} | "
+              f"{measured / MLPERF_EPOCHS[0][1]:.3f} | {pred / base_pred:.3f} |")
+
+
 def fmt(x):
     return "-" if x is None else f"{x:.3f}"
 
@@ -358,6 +396,7 @@ def main():
                   f"{pts[0]['images_per_s']:.0f} | "
                   f"{per[1] / per[0]:.3f} ({per[1] / per[0] - 0.86:+.3f}) | "
                   f"{per[2] / per[0]:.3f} ({per[2] / per[0] - 0.66:+.3f}) |")
+    mlperf_as_submitted(a, w)
     allreduce_section(a, w)
     w("")
     with open(a.out, "w") as f:

@@ -77,6 +77,8 @@ static const field fields[] = {
      "microseconds per parameter tensor of the optimizer step"},
     {"framework", "autocast_casts_per_matmul", F_REAL, AT(autocast_casts), 1, 0, 100, 1, 0,
      "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
+    {"framework", "fuse_bn_relu", F_INT, AT(fuse_bn_relu), 1, 0, 1, 1, 0,
+     "1: batch norms run as their own kernels, with the activation and addition after them"},
     {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
      "1: batch norms and activations run inside their neighbours' kernels"},
     {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
@@ -216,6 +218,7 @@ static void framework_defaults(sm_device *dev)
     dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
     dev->autocast_casts = 0;
     dev->fuse_epilogues = 0;
+    dev->fuse_bn_relu = 0;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
 }
 

@@ -31,6 +31,7 @@ typedef struct sm_device {
     double dispatch_infer, dispatch_fwd, dispatch_bwd, dispatch_update;
     double autocast_casts;
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
+    int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */
     double grad_bytes;  /* bytes per weight the gradient all-reduce moves */
     int devices_per_node;
     sm_link intra;           /* one direction of a device's links inside the node */
@@ -43,9 +44,10 @@ typedef struct sm_device {
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
 int sm_layer_is_matmul(const sm_layer *l);
 
-/* 1 for a layer that a fusing framework (fuse_epilogues) runs inside a neighbouring kernel:
- * a batch norm fed by a convolution, an activation fed by a convolution, a linear layer, an
- * addition or a fused layer. It costs no kernel and no pass over memory. */
+/* 1 for a layer that a fusing framework runs inside a neighbouring kernel. fuse_epilogues: a
+ * batch norm fed by a convolution, an activation fed by a convolution, a linear layer, an
+ * addition or a fused layer. fuse_bn_relu: an activation fed by a batch norm or a fused layer,
+ * an addition of a batch norm's output. It costs no kernel and no pass over memory. */
 int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
 
 /* The all-reduce of `bytes` on N nodes of G of the description's devices, in buckets of

@@ -231,15 +231,17 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
     fprintf(out,
             "[framework]\nname = %s\ndispatch_infer_us = %.4g\ndispatch_fwd_us = %.4g\n"
             "dispatch_bwd_us = %.4g\ndispatch_update_us = %.4g\nautocast_casts_per_matmul = "
-            "%.17g\nfuse_epilogues = %d\ngrad_bytes_per_weight = %.17g\n\n",
+            "%.17g\nfuse_epilogues = %d\nfuse_bn_relu = %d\ngrad_bytes_per_weight = %.17g\n\n",
             v.framework[0] ? v.framework : "fitted", f->dispatch_infer * 1e6,
             f->dispatch_fwd * 1e6, f->dispatch_bwd * 1e6, f->dispatch_update * 1e6,
-            v.autocast_casts, v.fuse_epilogues, v.grad_bytes);
+            v.autocast_casts, v.fuse_epilogues, v.fuse_bn_relu, v.grad_bytes);
     fprintf(out,
             "[node]\ndevices_per_node = %d\nintra_node_bandwidth_gb_s = %.17g\n"
             "intra_node_latency_us = %.17g\ninter_node_bandwidth_gb_s = %.17g\n"
-            "inter_node_ports = %d\ninter_node_latency_us = %.17g\n",
+            "inter_node_ports = %d\ninter_node_latency_us = %.17g\ncollective = %s\n"
+            "nvls_efficiency = %.17g\n",
             v.devices_per_node, v.intra.bandwidth / 1e9, v.intra.latency * 1e6,
-            v.inter.bandwidth / 1e9, v.inter_ports, v.inter.latency * 1e6);
+            v.inter.bandwidth / 1e9, v.inter_ports, v.inter.latency * 1e6,
+            v.collective == SM_COLLECTIVE_NCCL ? "nccl" : "ring", v.nvls_efficiency);
     return sm_atomic_commit(out, tmp, path, st);
 }

@@ -43,12 +43,14 @@ static int is_type(const sm_layer *l, const char *const *names)
     return 0;
 }
 
-/* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them)
- * computes a batch norm's statistics in the epilogue of the convolution that feeds it and
- * applies it, with the activation after it, in the prologue or epilogue of a neighbouring
+/* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them on
+ * one node) computes a batch norm's statistics in the epilogue of the convolution that feeds it
+ * and applies it, with the activation after it, in the prologue or epilogue of a neighbouring
  * kernel; an activation rides in the epilogue of the convolution, linear layer or addition
- * (BN-add-ReLU) that produces its input. Layers come after their inputs, so the recursion
- * ends. */
+ * (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across nodes) the
+ * norms run as kernels of their own, and the activation after a norm, and an addition of a
+ * norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU). Layers come
+ * after their inputs, so the recursion ends. */
 int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
 {
     static const char *const acts[] = {"relu",  "relu6", "sigmoid",   "tanh",       "silu",
@@ -56,10 +58,21 @@ int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
     static const char *const norms[] = {"batchnorm2d", NULL};
     static const char *const convs[] = {"conv2d", NULL};
     static const char *const producers[] = {"conv2d", "linear", "add", NULL};
+    static const char *const adds[] = {"add", NULL};
     const sm_layer *l = &net->layers[i];
-    if (!v->fuse_epilogues || l->n_inputs != 1 || l->inputs[0] < 0)
+    if (l->n_inputs < 1 || l->inputs[0] < 0)
         return 0;
     const sm_layer *in = &net->layers[l->inputs[0]];
+    if (v->fuse_bn_relu && !v->fuse_epilogues) {
+        if (is_type(l, adds))
+            for (int k = 0; k < l->n_inputs; k++)
+                if (l->inputs[k] >= 0 && is_type(&net->layers[l->inputs[k]], norms))
+                    return 1;
+        return l->n_inputs == 1 && is_type(l, acts) &&
+               (is_type(in, norms) || sm_layer_fused(v, net, l->inputs[0]));
+    }
+    if (!v->fuse_epilogues || l->n_inputs != 1)
+        return 0;
     if (is_type(l, norms))
         return is_type(in, convs);
     return is_type(l, acts) && (is_type(in, producers) || sm_layer_fused(v, net, l->inputs[0]));
