@@ -174,105 +174,31 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
     return 0;
 }
 
-/* The [node] keys the fit replaces, and their values as the file writes them: the links, and
- * the collective whose equation they were fitted to. */
-#define N_NODE_KEYS 5
-static const char *const node_keys[N_NODE_KEYS] = {
-    "intra_node_bandwidth_gb_s", "intra_node_latency_us", "inter_node_bandwidth_gb_s",
-    "inter_node_latency_us", "collective"};
-
-static void node_value(const sm_comm_fit_result *f, int k, char *text, size_t len)
-{
-    double v[] = {f->intra_bandwidth / 1e9, f->intra_latency * 1e6, f->inter_bandwidth / 1e9,
-                  f->inter_latency * 1e6};
-    if (k == 4)
-        snprintf(text, len, "%s", f->nccl ? "nccl" : "ring");
-    else
-        snprintf(text, len, "%.6g", v[k]);
-}
-
-static int key_fitted(const sm_comm_fit_result *f, int k)
-{
-    return k == 4 || (k < 2 ? f->intra_fitted : f->inter_fitted);
-}
-
-static void write_key(FILE *out, const sm_comm_fit_result *f, int k)
-{
-    char value[32];
-    node_value(f, k, value, sizeof value);
-    fprintf(out, "%s = %s  ; %s by fit-comm\n", node_keys[k], value,
-            k == 4 ? "the form fitted" : "fitted");
-}
-
-/* "  key = value ; comment" -> the key, or "" */
-static void line_key(const char *line, char *key, size_t len)
-{
-    const char *p = line + strspn(line, " \t");
-    size_t n = strcspn(p, " \t=;#\r\n");
-    if (p[n + strspn(p + n, " \t")] != '=' || n >= len)
-        n = 0;
-    memcpy(key, p, n);
-    key[n] = '\0';
-}
-
 int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, const char *sources,
                              const char *path, sm_status *st)
 {
-    char base_path[4096];
+    /* the links of the levels fitted, and the collective whose equation they were fitted to */
+    const double value[] = {f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
+                            f->inter_bandwidth / 1e9, f->inter_latency * 1e6};
+    static const char *const names[] = {"intra_node_bandwidth_gb_s", "intra_node_latency_us",
+                                        "inter_node_bandwidth_gb_s", "inter_node_latency_us"};
+    sm_device_key keys[5];
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+        if (k < 2 ? f->intra_fitted : f->inter_fitted) {
+            keys[n] = (sm_device_key){"node", names[k], "", "fitted by fit-comm"};
+            snprintf(keys[n++].value, sizeof keys[0].value, "%.6g", value[k]);
+        }
+    keys[n] = (sm_device_key){"node", "collective", "", "the form fitted by fit-comm"};
+    snprintf(keys[n++].value, sizeof keys[0].value, "%s", f->nccl ? "nccl" : "ring");
+    char base_path[4096], header[8192];
     if (sm_device_find(base, base_path, sizeof base_path, st))
         return -1;
-    FILE *in = fopen(base_path, "r");
-    if (!in)
-        return sm_fail(st, "%s: %s", base_path, strerror(errno));
-    char tmp[4200];
-    FILE *out = sm_atomic_open(path, tmp, sizeof tmp, st);
-    if (!out) {
-        fclose(in);
-        return -1;
-    }
-    fprintf(out, "; Device description written by `scalemeter fit-comm` from %s: the all-reduce\n"
-                 "; terms of [node] fitted to those runs (%s%s%s), everything else from %s.\n",
-            sources, f->intra_fitted ? "intra-node" : "", f->intra_fitted && f->inter_fitted ? ", " : "",
-            f->inter_fitted ? "inter-node" : "", base_path);
-    char *line = NULL, section[64] = "";
-    size_t cap = 0;
-    int written[N_NODE_KEYS] = {0};
-    while (getline(&line, &cap, in) != -1) {
-        const char *p = line + strspn(line, " \t");
-        if (*p == '[') {
-            if (!strcmp(section, "node"))
-                for (int k = 0; k < N_NODE_KEYS; k++)
-                    if (!written[k] && key_fitted(f, k))
-                        write_key(out, f, k), written[k] = 1;
-            size_t n = strcspn(p + 1, "]");
-            snprintf(section, sizeof section, "%.*s", (int)(n < 63 ? n : 63), p + 1);
-        }
-        char key[64];
-        line_key(line, key, sizeof key);
-        int replaced = 0;
-        for (int k = 0; k < N_NODE_KEYS && !strcmp(section, "node"); k++)
-            if (!strcmp(key, node_keys[k]) && key_fitted(f, k)) {
-                write_key(out, f, k);
-                written[k] = replaced = 1;
-            }
-        if (!replaced)
-            fputs(line, out);
-    }
-    free(line);
-    int missing = 0;
-    for (int k = 0; k < N_NODE_KEYS; k++)
-        missing |= !written[k] && key_fitted(f, k);
-    if (missing && strcmp(section, "node"))
-        fprintf(out, "\n[node]\n");
-    for (int k = 0; k < N_NODE_KEYS; k++)
-        if (!written[k] && key_fitted(f, k))
-            write_key(out, f, k);
-    int bad = ferror(in);
-    fclose(in);
-    if (bad) {
-        fclose(out);
-        remove(tmp);
-        return sm_fail(st, "%s: read error", base_path);
-    }
-    return sm_atomic_commit(out, tmp, path, st);
+    snprintf(header, sizeof header,
+             "; Device description written by `scalemeter fit-comm` from %s: the all-reduce\n"
+             "; terms of [node] fitted to those runs (%s%s%s), everything else from %s.\n",
+             sources, f->intra_fitted ? "intra-node" : "",
+             f->intra_fitted && f->inter_fitted ? ", " : "", f->inter_fitted ? "inter-node" : "",
+             base_path);
+    return sm_device_write_replacing(base_path, keys, n, header, path, st);
 }

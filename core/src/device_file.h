@@ -55,6 +55,20 @@ int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
 sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
                               int gpus_per_node, sm_collective collective);
 
+/* One key a writer sets: [section] key = value ; comment (NULL: none). */
+typedef struct sm_device_key {
+    const char *section, *key;
+    char value[256];
+    const char *comment;
+} sm_device_key;
+
+/* Writes the description base (a name or path) to path with header (comment lines) first and
+ * each of keys[0..n) set: in place of the base's line where it has one, else at the end of its
+ * section, or in a section added at the end. The rest of the base, comments included, is
+ * copied as it stands. */
+int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n,
+                              const char *header, const char *path, sm_status *st);
+
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);
 /* Replaces dev's [framework] keys by those of a framework file (only a [framework] section);

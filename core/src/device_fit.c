@@ -206,42 +206,39 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
     sm_device v;
     if (sm_device_load(f->base, &v, st))
         return -1;
-    char tmp[4200];
-    FILE *out = sm_atomic_open(path, tmp, sizeof tmp, st);
-    if (!out)
-        return -1;
-    int p = sm_precision_parse(f->precision);
-    fprintf(out,
-            "; Device description written by `scalemeter fit --device-out` from %s:\n"
-            "; the dispatch times and the %s compute and memory efficiencies fitted to those runs\n"
-            "; (%d reclassifications), everything else from %s.\n"
-            "[device]\nname = %s-fitted\ndescription = %s, keys fitted to %s\nprecision = %s\n",
-            source, f->precision, f->iterations, f->base, v.name, v.description, source,
-            f->precision);
-    for (int q = 0; q < SM_N_PRECISIONS; q++)
-        if (v.peak[q] > 0)
-            fprintf(out, "peak_%s_tflops = %.17g\n", sm_precision_names[q], v.peak[q] / 1e12);
-    fprintf(out, "memory_bandwidth_gb_s = %.17g\ncompute_efficiency = %.17g\n",
-            v.memory_bandwidth / 1e9, v.compute_efficiency);
-    for (int q = 0; q < SM_N_PRECISIONS; q++)
-        fprintf(out, "compute_efficiency_%s = %.6g\n", sm_precision_names[q],
-                q == p ? f->compute_efficiency : v.efficiency[q]);
-    fprintf(out, "memory_efficiency = %.6g\nlaunch_overhead_us = %.17g\n\n", f->memory_efficiency,
-            v.launch_overhead * 1e6);
-    fprintf(out,
-            "[framework]\nname = %s\ndispatch_infer_us = %.4g\ndispatch_fwd_us = %.4g\n"
-            "dispatch_bwd_us = %.4g\ndispatch_update_us = %.4g\nautocast_casts_per_matmul = "
-            "%.17g\nfuse_epilogues = %d\nfuse_bn_relu = %d\ngrad_bytes_per_weight = %.17g\n\n",
-            v.framework[0] ? v.framework : "fitted", f->dispatch_infer * 1e6,
-            f->dispatch_fwd * 1e6, f->dispatch_bwd * 1e6, f->dispatch_update * 1e6,
-            v.autocast_casts, v.fuse_epilogues, v.fuse_bn_relu, v.grad_bytes);
-    fprintf(out,
-            "[node]\ndevices_per_node = %d\nintra_node_bandwidth_gb_s = %.17g\n"
-            "intra_node_latency_us = %.17g\ninter_node_bandwidth_gb_s = %.17g\n"
-            "inter_node_ports = %d\ninter_node_latency_us = %.17g\ncollective = %s\n"
-            "nvls_efficiency = %.17g\n",
-            v.devices_per_node, v.intra.bandwidth / 1e9, v.intra.latency * 1e6,
-            v.inter.bandwidth / 1e9, v.inter_ports, v.inter.latency * 1e6,
-            v.collective == SM_COLLECTIVE_NCCL ? "nccl" : "ring", v.nvls_efficiency);
-    return sm_atomic_commit(out, tmp, path, st);
+    /* the keys fitted; everything else is the base's, as it stands */
+    char efficiency[64];
+    snprintf(efficiency, sizeof efficiency, "compute_efficiency_%s", f->precision);
+    struct {
+        const char *section, *key;
+        int digits;
+        double value;
+    } fitted[] = {{"device", efficiency, 6, f->compute_efficiency},
+                  {"device", "memory_efficiency", 6, f->memory_efficiency},
+                  {"framework", "dispatch_infer_us", 4, f->dispatch_infer * 1e6},
+                  {"framework", "dispatch_fwd_us", 4, f->dispatch_fwd * 1e6},
+                  {"framework", "dispatch_bwd_us", 4, f->dispatch_bwd * 1e6},
+                  {"framework", "dispatch_update_us", 4, f->dispatch_update * 1e6}};
+    enum { N_FITTED = sizeof fitted / sizeof fitted[0] };
+    sm_device_key keys[N_FITTED + 4] = {{"device", "name", "", NULL},
+                                        {"device", "description", "", NULL},
+                                        {"device", "precision", "", NULL},
+                                        {"framework", "name", "", NULL}};
+    snprintf(keys[0].value, sizeof keys[0].value, "%s-fitted", v.name);
+    snprintf(keys[1].value, sizeof keys[1].value, "%s, keys fitted to %s", v.description,
+             source);
+    snprintf(keys[2].value, sizeof keys[2].value, "%s", f->precision);
+    snprintf(keys[3].value, sizeof keys[3].value, "%s", v.framework[0] ? v.framework : "fitted");
+    for (int i = 0; i < N_FITTED; i++) {
+        keys[4 + i] = (sm_device_key){fitted[i].section, fitted[i].key, "", NULL};
+        snprintf(keys[4 + i].value, sizeof keys[0].value, "%.*g", fitted[i].digits,
+                 fitted[i].value);
+    }
+    char header[8192];
+    snprintf(header, sizeof header,
+             "; Device description written by `scalemeter fit --device-out` from %s:\n"
+             "; the dispatch times and the %s compute and memory efficiencies fitted to those runs\n"
+             "; (%d reclassifications), everything else from %s.\n",
+             source, f->precision, f->iterations, f->base);
+    return sm_device_write_replacing(f->base, keys, N_FITTED + 4, header, path, st);
 }
