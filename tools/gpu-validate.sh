@@ -162,19 +162,23 @@ if has bench; then
 fi
 
 # ---- torch: PyTorch's runs of the same configurations -----------------------------------------
-if has torch; then
-    say "torch: measure.py --device cuda --precision $precision, cudnn.benchmark -> $torch_csv"
-    # the comparison needs the same arithmetic and algorithm search as scalemeter's run:
-    # measure.py --precision sets TF32 (on for tf32 only), the wrapper cuDNN's benchmark mode
-    python3 - "$src/examples/pytorch/measure.py" --models "$models" --images "$images" \
-        --batches "$batches" --device cuda --precision "$precision" -o "$torch_csv" \
-        >>"$log" 2>&1 <<'PY' || {
+# examples/pytorch/measure.py ARGS... with cuDNN's benchmark mode on. The comparison needs the
+# same arithmetic and algorithm search as scalemeter's run: measure.py --precision sets TF32
+# (on for tf32 only), this wrapper cuDNN's benchmark mode.
+measure_py() {
+    python3 - "$src/examples/pytorch/measure.py" "$@" >>"$log" 2>&1 <<'PY'
 import runpy, sys, torch
 torch.backends.cudnn.benchmark = True
 script = sys.argv[1]
 sys.argv = sys.argv[1:]
 runpy.run_path(script, run_name="__main__")
 PY
+}
+
+if has torch; then
+    say "torch: measure.py --device cuda --precision $precision, cudnn.benchmark -> $torch_csv"
+    measure_py --models "$models" --images "$images" --batches "$batches" --device cuda \
+        --precision "$precision" -o "$torch_csv" || {
         say "measure.py failed or was cut off (exit $?): run the phase again to resume"
         failures=$((failures + 1))
     }
@@ -202,16 +206,8 @@ if has models; then
             --model $spec -o "$models_csv" >>"$log" 2>&1 ||
             { say "models: bench $spec failed (see $log)"; failures=$((failures + 1)); }
     done
-    python3 - "$src/examples/pytorch/measure.py" --models vit_b_16,vit_b_32,swin_t --images 224 \
-        --batches 8,32 --device cuda --precision "$precision" \
-        -o "$out/$slug-pytorch-models-$precision.csv" \
-        >>"$log" 2>&1 <<'PY' || {
-import runpy, sys, torch
-torch.backends.cudnn.benchmark = True
-script = sys.argv[1]
-sys.argv = sys.argv[1:]
-runpy.run_path(script, run_name="__main__")
-PY
+    measure_py --models vit_b_16,vit_b_32,swin_t --images 224 --batches 8,32 --device cuda \
+        --precision "$precision" -o "$out/$slug-pytorch-models-$precision.csv" || {
         say "models: measure.py failed (see $log)"
         failures=$((failures + 1))
     }
