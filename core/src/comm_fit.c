@@ -64,15 +64,21 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
         double n = s->nodes, g = s->gpus_per_node;
         if (s->bytes < min_bytes || (inter ? s->nodes < 2 : s->nodes != 1 || g < 2))
             continue;
-        double known = inter ? sm_comm_time(f, s->bytes, 1, s->gpus_per_node) : 0;
-        double bw = inter ? 2 * (n - 1) / n * s->bytes / ring_ports(f, s->gpus_per_node)
-                          : 2 * (g - 1) / g * s->bytes;
-        double steps = inter ? 2 * (n - 1) : 2 * (g - 1);
+        /* t - known = x0 bw + x1 steps, in the form's terms */
+        double known, bw, steps;
         if (f->nccl) {
             sm_nccl_ring_terms ring = sm_nccl_ring_simple_terms(s->bytes, s->nodes, (int)g);
             known = ring.base + (inter ? ring.intra_steps * f->intra_latency : 0);
             bw = ring.bus_bytes;
             steps = inter ? ring.inter_steps : ring.intra_steps;
+        } else if (inter) {
+            known = sm_comm_time(f, s->bytes, 1, s->gpus_per_node);
+            bw = 2 * (n - 1) / n * s->bytes / ring_ports(f, s->gpus_per_node);
+            steps = 2 * (n - 1);
+        } else {
+            known = 0;
+            bw = 2 * (g - 1) / g * s->bytes;
+            steps = 2 * (g - 1);
         }
         /* row-major here; turned column-major for sm_lstsq below */
         A[2 * m] = bw / s->time_s, A[2 * m + 1] = steps / s->time_s;
