@@ -24,7 +24,8 @@ static void usage(void)
            "           [--max-bytes N] [--iters N] [--warmup N] [--chunk-bytes N]\n"
            "           [--check|--no-check] [--format table|csv|json] [-o FILE]\n"
            "       scalemeter allreduce --device NAME|FILE [--nodes N] [-g G]\n"
-           "           [--collective ring|nccl] [--min-bytes N] [--max-bytes N] [--format F]\n\n"
+           "           [--collective ring|nccl] [--algorithm LIST] [--protocol LIST]\n"
+           "           [--min-bytes N] [--max-bytes N] [--format F]\n\n"
            "Times an in-place float sum over the MPI ranks for sizes doubling from --min-bytes\n"
            "to --max-bytes (nccl-tests' all_reduce_perf). Without mpirun it is a 1-rank run.\n"
            "With --device it times nothing: it prints what the device description predicts for\n"
@@ -46,7 +47,12 @@ static void usage(void)
            "  -g, --gpus-per-node G  (--device) devices per node (default: the description's)\n"
            "  --collective C    (--device) ring (the hierarchical ring) or nccl (NCCL's cost\n"
            "                    model and its choice of algorithm and protocol, NVLS where the\n"
-           "                    description has nvls_efficiency); default: the description's\n\n"
+           "                    description has nvls_efficiency); default: the description's\n"
+           "  --algorithm LIST  (--device) NCCL's choice among these only, as NCCL_ALGO\n"
+           "                    restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
+           "  --protocol LIST   (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
+           "                    (--algorithm Ring --protocol Simple predicts the runs that\n"
+           "                    fit-comm asks for)\n\n"
            "time_s: each rank's mean time per timed run, the maximum over ranks (nccl-tests\n"
            "-a 3). algbw_gb_s = bytes / time_s / 1e9; busbw_gb_s = algbw * 2(n-1)/n for n ranks,\n"
            "the bandwidth each link of a ring carries. Only rank 0 prints.\n",
@@ -61,7 +67,7 @@ typedef struct allreduce_args {
     output_format format;
     const char *output; /* -o: rank 0's report goes there */
     const char *device; /* --device: predict instead of measuring */
-    const char *collective;
+    const char *collective, *algorithms, *protocols;
     int nodes, gpus_per_node; /* --device's layout; 0 devices: the description's */
     const char *measure_only; /* an option that times a run, given (refused with --device) */
     const char *device_only;  /* an option of the predicted layout, given */
@@ -152,6 +158,12 @@ static int parse_option(int c, allreduce_args *a, sm_status *st)
     case 'C':
         a->collective = v;
         return 0;
+    case 'A':
+        a->algorithms = v;
+        return 0;
+    case 'P':
+        a->protocols = v;
+        return 0;
     case 'N':
         return parse_count("--nodes", v, 1, &a->nodes, st);
     case 'g':
@@ -178,7 +190,8 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
         {"check", no_argument, 0, 'k'},         {"no-check", no_argument, 0, 'K'},
         {"output", required_argument, 0, 'o'},  {"device", required_argument, 0, 'D'},
         {"nodes", required_argument, 0, 'N'},   {"gpus-per-node", required_argument, 0, 'g'},
-        {"collective", required_argument, 0, 'C'}, {0, 0, 0, 0}};
+        {"collective", required_argument, 0, 'C'}, {"algorithm", required_argument, 0, 'A'},
+        {"protocol", required_argument, 0, 'P'},  {0, 0, 0, 0}};
     a->nodes = 1;
     for (int c; (c = next_option(argc, argv, "ho:g:", opts, st->msg, sizeof st->msg)) != -1;) {
         if (c == 'h') {
@@ -190,7 +203,7 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
         for (const struct option *o = opts; o->name; o++)
             if (o->val == c && strchr("inwckK", c))
                 a->measure_only = o->name;
-            else if (o->val == c && strchr("NgC", c))
+            else if (o->val == c && strchr("NgCAP", c))
                 a->device_only = o->name;
     }
     if (a->device && a->measure_only)
@@ -353,7 +366,8 @@ static int predicted_sweep(const allreduce_args *a)
     int n = 0;
     for (uint64_t b = a->min_bytes; b <= a->max_bytes && n < MAX_SIZES; b *= 2)
         bytes[n++] = (double)b;
-    sm_allreduce_layout layout = {a->collective, a->nodes, a->gpus_per_node};
+    sm_allreduce_layout layout = {a->collective, a->nodes, a->gpus_per_node, a->algorithms,
+                                  a->protocols};
     sm_status st = {""};
     if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st))
         return report_error(st.msg);

@@ -158,6 +158,39 @@ int main(void)
     c = sm_nccl_allreduce(1e9, 2, 8, &hopper, &port, 0);
     CHECK(!strcmp(c.algorithm, "ring"));
 
+    /* NCCL_ALGO=Ring NCCL_PROTO=Simple (sm_nccl_allreduce_only): the 1e9 bytes on one Hopper
+     * node that NVLS would take run the ring on Simple, 56e-6 + 1e9 x 1.75 / 370.8e9 s; 1,000
+     * bytes too (the ring's LL is left out): 56e-6 + 1e3 x 1.75 / 370.8e9 s */
+    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, 0.85, SM_NCCL_RING, SM_NCCL_SIMPLE);
+    CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
+    CHECK_NEAR(c.seconds, 56e-6 + 1e9 * 1.75 / 370.8e9, 1e-9);
+    c = sm_nccl_allreduce_only(1e3, 1, 8, &hopper, &net, 0.85, SM_NCCL_RING, SM_NCCL_SIMPLE);
+    CHECK_NEAR(c.seconds, 56e-6 + 1e3 * 1.75 / 370.8e9, 1e-12);
+    /* NCCL_ALGO=Tree on 16 nodes of 1, LL128 and Simple only: 1,000 bytes go to the tree's
+     * LL128, 14 + 2 x 4 x 9.6 x 8.5/14 = 60.6286 us + 1e3 / (50e9 x 120/128 x 0.5) s, where
+     * Simple takes 8.4 + 8 x 9.6 = 85.2 us */
+    c = sm_nccl_allreduce_only(1e3, 16, 1, &nvlink, &net, 0, SM_NCCL_TREE,
+                               SM_NCCL_LL128 | SM_NCCL_SIMPLE);
+    CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL128"));
+    CHECK_NEAR(c.seconds, 14e-6 + 8 * 9.6e-6 * 8.5 / 14 + 1e3 / (50e9 * 120 / 128 * 0.5), 1e-12);
+    /* NVLS alone where it cannot run (one device a node, or LL only): nothing, INFINITY */
+    c = sm_nccl_allreduce_only(1e9, 2, 1, &hopper, &port, 0.85, SM_NCCL_NVLS_TREE,
+                               SM_NCCL_SIMPLE);
+    CHECK(isinf(c.seconds));
+    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, 0.85, SM_NCCL_NVLS, SM_NCCL_LL);
+    CHECK(isinf(c.seconds));
+    /* NCCL_ALGO's and NCCL_PROTO's spellings */
+    sm_status st;
+    unsigned mask = 0;
+    CHECK(sm_nccl_parse_algorithms("Ring,NVLSTree", &mask, &st) == 0 &&
+          mask == (SM_NCCL_RING | SM_NCCL_NVLS_TREE));
+    CHECK(sm_nccl_parse_protocols("simple", &mask, &st) == 0 && mask == SM_NCCL_SIMPLE);
+    CHECK(sm_nccl_parse_protocols("LL,LL128", &mask, &st) == 0 &&
+          mask == (SM_NCCL_LL | SM_NCCL_LL128));
+    CHECK(sm_nccl_parse_algorithms("Ring,", &mask, &st) == -1 &&
+          strstr(st.msg, "algorithm Ring,: expected a comma list of Ring, Tree, NVLS"));
+    CHECK(sm_nccl_parse_protocols("LL12", &mask, &st) == -1 && strstr(st.msg, "protocol LL12"));
+
     /* sm_ring_allreduce_time with the NCCL collective: 2 equal buckets of 5e8 bytes on the
      * node of 8, each 56 us + 5e8 x 14 / 3.6e12 s */
     sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL, 0};

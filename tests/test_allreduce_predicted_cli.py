@@ -97,6 +97,33 @@ for level, bandwidth, latency in (("intra", 370.8, 3.4), ("inter", 50, 14)):
           abs(float(r["latency_us"]) / latency - 1) < 0.01,
           f"fit-comm {level}: {r}, the description says {bandwidth} GB/s, {latency} us")
 
+# NCCL_ALGO=Ring NCCL_PROTO=Simple, as operators run all_reduce_perf for fit-comm: NVLS off on
+# the description that has it, the ring's busbw at 2 GiB as nccl#1455 measured with NVLS off;
+# the sweeps of 1 and 2 nodes, read back by fit-comm's NCCL form, give NVLink's figures (the
+# network's 8 x 50 GB/s is faster than NVLink, so the runs cannot tell it)
+row = predict("--device", "h100", "--algorithm", "Ring", "--protocol", "Simple",
+              "--min-bytes", "2G", "--max-bytes", "2G")[0]
+near(float(row["busbw_gb_s"]), 370, 0.05, "h100 x 8, NCCL_ALGO=Ring NCCL_PROTO=Simple")
+check((row["algorithm"], row["protocol"]) == ("ring", "Simple"), f"forced ring: {row}")
+files = []
+for nodes in (1, 2):
+    rows = predict("--device", "h100", "--algorithm", "ring", "--protocol", "simple", "--nodes",
+                   str(nodes), "--min-bytes", "1M", "--max-bytes", "1G")
+    check(all((r["algorithm"], r["protocol"]) == ("ring", "Simple") for r in rows),
+          f"{nodes} nodes: every size on the ring's Simple")
+    files.append(os.path.join(tmp, f"nccl-ring-{nodes}.csv"))
+    with open(files[-1], "w") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+p = subprocess.run([BIN, "fit-comm", *files, "--device-base", "h100", "--collective", "nccl",
+                    "--format", "csv"], capture_output=True, text=True)
+fitted = {r["level"]: r for r in csv.DictReader(io.StringIO(p.stdout))}
+intra = fitted.get("intra", {"bandwidth_gb_s": "nan", "latency_us": "nan"})
+check(p.returncode == 0 and abs(float(intra["bandwidth_gb_s"]) / 370.8 - 1) < 0.01 and
+      abs(float(intra["latency_us"]) / 3.4 - 1) < 0.01,
+      f"fit-comm --collective nccl of forced ring sweeps: {p.stdout} {p.stderr}")
+
 # JSON names the collective the description chose: NCCL's for the GPUs, the ring for the CPU
 for device, want in (("h100", "nccl"), ("cpu", "ring")):
     p = subprocess.run([BIN, "allreduce", "--device", device, "--min-bytes", "1M",
@@ -110,7 +137,15 @@ for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run
                      (["--nodes", "2"], "--nodes describes a predicted layout"),
                      (["--device", "h100", "-g", "9"], "a node has 8 devices, not 9"),
                      (["--device", "h100", "--collective", "mpi"], "expected ring or nccl"),
-                     (["--device", "nosuch"], "unknown device 'nosuch'")):
+                     (["--device", "nosuch"], "unknown device 'nosuch'"),
+                     (["--algorithm", "ring"], "--algorithm describes a predicted layout"),
+                     (["--device", "h100", "--algorithm", "butterfly"],
+                      "algorithm butterfly: expected a comma list of Ring, Tree, NVLS"),
+                     (["--device", "h100", "--protocol", "LL256"], "protocol LL256"),
+                     (["--device", "h100", "--collective", "ring", "--protocol", "LL"],
+                      "it needs the nccl collective, not ring"),
+                     (["--device", "h100", "--nodes", "2", "--algorithm", "NVLS"],
+                      "no algorithm of NVLS on protocol any runs on 2 nodes of 8 devices")):
     p = subprocess.run([BIN, "allreduce", *args], capture_output=True, text=True)
     check(p.returncode != 0 and phrase in p.stderr and p.stderr.count("\n") == 1,
           f"allreduce {' '.join(args)}: exit {p.returncode}, {p.stderr!r}")

@@ -59,6 +59,25 @@ typedef struct sm_nccl_choice {
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
                                  const sm_link *inter, double nvls_efficiency);
 
+/* The same among the algorithms and protocols of the masks only, as NCCL_ALGO and NCCL_PROTO
+ * restrict NCCL (operators force NCCL_ALGO=Ring NCCL_PROTO=Simple for fit-comm's runs). A mask
+ * that leaves nothing for the layout (NVLS on one GPU a node) gives seconds = INFINITY. */
+enum {
+    SM_NCCL_RING = 1u,
+    SM_NCCL_TREE = 2u,
+    SM_NCCL_NVLS = 4u,      /* inside one node */
+    SM_NCCL_NVLS_TREE = 8u, /* across nodes */
+    SM_NCCL_ALL_ALGORITHMS = 15u
+};
+enum { SM_NCCL_LL = 1u, SM_NCCL_LL128 = 2u, SM_NCCL_SIMPLE = 4u, SM_NCCL_ALL_PROTOCOLS = 7u };
+sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node,
+                                      const sm_link *intra, const sm_link *inter,
+                                      double nvls_efficiency, unsigned algorithms,
+                                      unsigned protocols);
+/* NCCL_ALGO's and NCCL_PROTO's comma lists, any case ("Ring,Tree", "simple"), into masks. */
+int sm_nccl_parse_algorithms(const char *text, unsigned *out, sm_status *st);
+int sm_nccl_parse_protocols(const char *text, unsigned *out, sm_status *st);
+
 /* NCCL's ring on the Simple protocol as a line in the links' terms:
  *   t = base + intra_steps x l_intra + inter_steps x l_inter + bus_bytes / bus,
  * bus the node's NVLink bandwidth on one node, else the lesser of it and the node's network;

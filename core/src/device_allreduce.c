@@ -1,6 +1,7 @@
 /* One all-reduce as a device description predicts it, size by size, for comparing a
  * description with nccl-tests run on the cluster it describes (`scalemeter allreduce
  * --device`). The same links and collective as the step's gradient phase, one bucket. */
+#include <math.h>
 #include <stdio.h>
 
 #include "allreduce_model.h"
@@ -14,11 +15,19 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
     sm_collective c = SM_COLLECTIVE_RING;
     char path[4096];
     sm_device v;
+    unsigned algorithms = SM_NCCL_ALL_ALGORITHMS, protocols = SM_NCCL_ALL_PROTOCOLS;
+    int restricted = layout->algorithms || layout->protocols;
     if ((layout->collective && sm_collective_parse(layout->collective, &c, st)) ||
-        sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &v, st))
+        (layout->algorithms && sm_nccl_parse_algorithms(layout->algorithms, &algorithms, st)) ||
+        (layout->protocols && sm_nccl_parse_protocols(layout->protocols, &protocols, st)))
+        return -1;
+    if (restricted && layout->collective && c != SM_COLLECTIVE_NCCL)
+        return sm_fail(st, "an algorithm or protocol restricts NCCL's choice: it needs the nccl "
+                           "collective, not %s", layout->collective);
+    if (sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &v, st))
         return -1;
     if (!layout->collective)
-        c = v.collective;
+        c = restricted ? SM_COLLECTIVE_NCCL : v.collective;
     int nodes = layout->nodes;
     int g = layout->gpus_per_node > 0 ? layout->gpus_per_node : v.devices_per_node;
     if (g > v.devices_per_node)
@@ -32,8 +41,17 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
         sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], nodes, g, c);
         sm_allreduce_estimate *e = &out[i];
         if (c == SM_COLLECTIVE_NCCL) {
-            sm_nccl_choice choice = sm_nccl_allreduce(bytes[i], nodes, g, &a.intra, &a.inter,
-                                                      a.nvls_efficiency);
+            sm_nccl_choice choice = sm_nccl_allreduce_only(bytes[i], nodes, g, &a.intra,
+                                                           &a.inter, a.nvls_efficiency,
+                                                           algorithms, protocols);
+            if (!isfinite(choice.seconds))
+                return sm_fail(st, "%s: no algorithm of %s on protocol %s runs on %d node%s of "
+                                   "%d devices (NVLS runs inside one node, NVLSTree "
+                                   "across nodes, both on Simple with two devices a node "
+                                   "and nvls_efficiency in %s)",
+                               v.name, layout->algorithms ? layout->algorithms : "any",
+                               layout->protocols ? layout->protocols : "any", nodes,
+                               nodes == 1 ? "" : "s", g, path);
             e->seconds = choice.seconds;
             snprintf(e->algorithm, sizeof e->algorithm, "%s", choice.algorithm);
             snprintf(e->protocol, sizeof e->protocol, "%s", choice.protocol);

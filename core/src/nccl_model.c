@@ -7,7 +7,9 @@
  * tree's scale with NCCL's ratios between its hardware latencies. Where the node's switches
  * reduce (NVLink SHARP, Hopper's NVSwitch), NCCL also weighs NVLS and, across nodes, the NVLS
  * tree. */
+#include <ctype.h>
 #include <math.h>
+#include <string.h>
 
 #include "allreduce_model.h"
 
@@ -95,6 +97,15 @@ sm_nccl_ring_terms sm_nccl_ring_simple_terms(double bytes, int nodes, int gpus_p
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
                                  const sm_link *inter, double nvls_efficiency)
 {
+    return sm_nccl_allreduce_only(bytes, nodes, gpus_per_node, intra, inter, nvls_efficiency,
+                                  SM_NCCL_ALL_ALGORITHMS, SM_NCCL_ALL_PROTOCOLS);
+}
+
+sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node,
+                                      const sm_link *intra, const sm_link *inter,
+                                      double nvls_efficiency, unsigned algorithms,
+                                      unsigned protocols)
+{
     sm_nccl_choice best = {"none", "none", 0};
     double n = (double)nodes * gpus_per_node;
     if (bytes <= 0 || n <= 1)
@@ -104,9 +115,12 @@ sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, con
      * ports; inside the node NVLink bounds it */
     double bus = nodes == 1 ? intra->bandwidth
                             : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    static const unsigned algorithm_bits[N_ALGORITHMS] = {SM_NCCL_RING, SM_NCCL_TREE};
     best.seconds = INFINITY;
     for (int a = 0; a < N_ALGORITHMS; a++)
         for (int p = 0; p < N_PROTOCOLS; p++) {
+            if (!(algorithms & algorithm_bits[a]) || !(protocols & (1u << p)))
+                continue;
             double step_intra = intra->latency * nvlink_us[a][p] / nvlink_us[RING][SIMPLE];
             double step_inter = inter->latency * net_us[a][p] / net_us[RING][SIMPLE];
             double t;
@@ -124,8 +138,58 @@ sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, con
             if (t < best.seconds)
                 best = (sm_nccl_choice){algorithm_names[a], protocol_names[p], t};
         }
-    double t = nvls_seconds(bytes, nodes, gpus_per_node, intra, inter, nvls_efficiency);
-    if (t < best.seconds)
-        best = (sm_nccl_choice){nodes == 1 ? "nvls" : "nvls_tree", "Simple", t};
+    /* NVLS inside one node, the NVLS tree across nodes: Simple only */
+    unsigned nvls = nodes == 1 ? SM_NCCL_NVLS : SM_NCCL_NVLS_TREE;
+    if ((algorithms & nvls) && (protocols & SM_NCCL_SIMPLE)) {
+        double t = nvls_seconds(bytes, nodes, gpus_per_node, intra, inter, nvls_efficiency);
+        if (t < best.seconds)
+            best = (sm_nccl_choice){nodes == 1 ? "nvls" : "nvls_tree", "Simple", t};
+    }
     return best;
+}
+
+/* One NCCL_ALGO / NCCL_PROTO name of names[] in text[0..len), case-insensitive; -1 if none. */
+static int name_index(const char *text, size_t len, const char *const *names, int n)
+{
+    for (int k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < len && names[k][i] && tolower((unsigned char)text[i]) == names[k][i])
+            i++;
+        if (i == len && !names[k][i])
+            return k;
+    }
+    return -1;
+}
+
+/* A comma list of names into bits; `what` names the option in messages. */
+static int parse_list(const char *text, const char *what, const char *const *names, int n,
+                      const unsigned *bits, const char *expected, unsigned *out, sm_status *st)
+{
+    *out = 0;
+    for (const char *p = text;;) {
+        size_t len = strcspn(p, ",");
+        int k = name_index(p, len, names, n);
+        if (k < 0)
+            return sm_fail(st, "%s %s: expected a comma list of %s", what, text, expected);
+        *out |= bits[k];
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+int sm_nccl_parse_algorithms(const char *text, unsigned *out, sm_status *st)
+{
+    static const char *const names[] = {"ring", "tree", "nvls", "nvlstree", "nvls_tree"};
+    static const unsigned bits[] = {SM_NCCL_RING, SM_NCCL_TREE, SM_NCCL_NVLS, SM_NCCL_NVLS_TREE,
+                                    SM_NCCL_NVLS_TREE};
+    return parse_list(text, "algorithm", names, 5, bits, "Ring, Tree, NVLS and NVLSTree", out,
+                      st);
+}
+
+int sm_nccl_parse_protocols(const char *text, unsigned *out, sm_status *st)
+{
+    static const char *const names[] = {"ll", "ll128", "simple"};
+    static const unsigned bits[] = {SM_NCCL_LL, SM_NCCL_LL128, SM_NCCL_SIMPLE};
+    return parse_list(text, "protocol", names, 3, bits, "LL, LL128 and Simple", out, st);
 }

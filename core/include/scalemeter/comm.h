@@ -89,10 +89,14 @@ typedef struct sm_allreduce_estimate {
 } sm_allreduce_estimate;
 
 /* Where the all-reduce runs. collective: "ring" or "nccl", as `curve --collective`; NULL takes
- * the description's and gpus_per_node 0 its devices per node, and the call says which. */
+ * the description's and gpus_per_node 0 its devices per node, and the call says which.
+ * algorithms, protocols: NCCL_ALGO's and NCCL_PROTO's lists ("Ring", "Simple"), restricting
+ * NCCL's choice as those variables restrict NCCL; NULL: all. Either makes the collective nccl,
+ * and with collective "ring" it is an error. */
 typedef struct sm_allreduce_layout {
     const char *collective;
     int nodes, gpus_per_node;
+    const char *algorithms, *protocols;
 } sm_allreduce_layout;
 
 /* Predicts an all-reduce of each of bytes[0..n) on the layout's devices of the description
