@@ -20,7 +20,8 @@
 static void usage(void)
 {
     printf(
-        "usage: scalemeter curve MODEL[,MODEL...] (--coeffs FILE | --device NAME|FILE)\n"
+        "usage: scalemeter curve MODEL[,MODEL...] (--coeffs FILE | --device NAME|FILE |\n"
+        "                        --coeffs FILE --device NAME|FILE)\n"
         "                        (--batch LIST | --global-batch LIST) --nodes LIST [options]\n\n"
         "Predicts one training step per node count: forward, backward and gradient\n"
         "synchronisation time, throughput, scaling efficiency and the turning point.\n\n"
@@ -29,6 +30,10 @@ static void usage(void)
         "  --coeffs FILE      coefficients fitted by `scalemeter fit`\n"
         "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
         "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
+        "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
+        "                     calibration, the gradients' all-reduce from the description\n"
+        "                     (its links, devices per node and collective); a calibration\n"
+        "                     of one node then scales as the cluster's collective does\n"
         "  --batch LIST       weak scaling: the per-device batch stays fixed\n"
         "  --global-batch LIST  strong scaling: the global batch is split over the devices\n"
         "                     (rounded down; it must be at least the number of devices)\n"
@@ -40,7 +45,7 @@ static void usage(void)
         "  --threshold T      turning point: the node count past which one more doubling\n"
         "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
         "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
-        "                     --coeffs: a ring-form calibration, its buckets and terms)\n"
+        "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
         "  --collective C     (--device) the all-reduce: ring (the hierarchical ring) or nccl\n"
         "                     (NCCL's cost model: ring, tree or NVLS, LL, LL128 or Simple,\n"
@@ -281,15 +286,20 @@ static int parse_args(int argc, char **argv, curve_args *a)
     if (!a->models)
         problem = "which network? (scalemeter curve resnet50 --device h100 --batch 64 "
                   "--nodes 1:64)";
-    else if (!a->coeffs == !a->device)
-        problem = "give one of --coeffs FILE or --device NAME";
+    else if (!a->coeffs && !a->device)
+        problem = "give --coeffs FILE, --device NAME, or both (fitted passes, the "
+                  "description's all-reduce)";
     else if (have_batch == have_global)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
     else if (!a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && (a->bucket_mib > 0 || a->framework || a->collective))
+    else if (a->coeffs && !a->device && (a->bucket_mib > 0 || a->framework || a->collective))
         problem = "--bucket-mib, --framework and --collective apply to --device; fitted "
-                  "coefficients already hold what was measured";
+                  "coefficients already hold what was measured (add --device NAME for its "
+                  "all-reduce)";
+    else if (a->coeffs && a->framework)
+        problem = "--framework applies to --device alone: with --coeffs the passes are the "
+                  "calibration's, as measured";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -584,8 +594,13 @@ static void write_svg(FILE *out, const curve_run *r)
     if (a->n_batches == 1)
         snprintf(b, sizeof b, a->strong ? ", global batch %lld" : ", batch %lld per device",
                  (long long)a->batches[0]);
-    snprintf(title, sizeof title, "%s scaling%s on %.100s%s", a->strong ? "Strong" : "Weak", of,
-             a->device ? a->device : a->coeffs, b);
+    char on[240];
+    if (a->coeffs && a->device)
+        snprintf(on, sizeof on, "%.100s with %.100s's all-reduce", a->coeffs, a->device);
+    else
+        snprintf(on, sizeof on, "%.100s", a->device ? a->device : a->coeffs);
+    snprintf(title, sizeof title, "%s scaling%s on %s%s", a->strong ? "Strong" : "Weak", of, on,
+             b);
     snprintf(x_label, sizeof x_label, "nodes (%d device%s each, log2 scale)", r->gpus_per_node,
              r->gpus_per_node == 1 ? "" : "s");
     svg_chart chart = {title, sm_predictor_describe(r->pred), x_label, a->threshold, series,
@@ -646,6 +661,10 @@ static void warn_extrapolation(const curve_run *r)
 
 static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
 {
+    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework,
+                             a->collective};
+    if (a->coeffs && a->device)
+        return sm_predictor_from_coeffs_device(a->coeffs, a->device, &opt, p, st);
     if (a->coeffs) {
         if (sm_predictor_from_coeffs_opts(a->coeffs, a->overlap, p, st))
             return -1;
@@ -656,8 +675,6 @@ static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
         }
         return 0;
     }
-    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework,
-                             a->collective};
     return sm_predictor_from_device_opts(a->device, &opt, p, st);
 }
 

@@ -6,13 +6,15 @@
 
 #include "commands.h"
 #include "output.h"
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
 static void usage(void)
 {
     printf(
-        "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--nodes N]\n"
-        "                          [--gpus-per-node G] [--image S] [--dataset D] [--epochs E]\n"
+        "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--device NAME|FILE]\n"
+        "                          [--nodes N] [--gpus-per-node G] [--image S] [--dataset D]\n"
+        "                          [--epochs E]\n"
         "                          [--per-block] [--precision P] [--format table|csv|json]\n"
         "                          [-o FILE]\n\n"
         "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
@@ -20,10 +22,14 @@ static void usage(void)
         "  --batch B          per-device batch (required)\n"
         "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (default:\n"
         "                     default, the shipped CPU calibration)\n"
+        "  --device NAME      the gradients' all-reduce from a device description (its\n"
+        "                     links, devices per node and collective: configs/devices/NAME.ini\n"
+        "                     or a file); the passes and the update stay the calibration's\n"
         "  --precision P      fp32, tf32, fp16 or bf16: refuse a calibration of another\n"
         "                     precision (default: the calibration's, which is shown)\n"
         "  --nodes N          nodes (default 1)\n"
-        "  --gpus-per-node G  devices per node (default 1); N x G devices in all\n"
+        "  --gpus-per-node G  devices per node (default: the --device description's, else 1);\n"
+        "                     N x G devices in all\n"
         "  --image S          input height and width (default: the network file's)\n"
         "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
         "  --epochs E         also the time to train for E epochs (t_train = E x t_epoch)\n"
@@ -42,16 +48,18 @@ static void usage(void)
 }
 
 typedef struct predict_args {
-    const char *model, *coeffs, *precision, *output;
-    int64_t batch, nodes, gpus, image, dataset, epochs;
+    const char *model, *coeffs, *device, *precision, *output;
+    int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
     int per_block;
     output_format format;
 } predict_args;
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){NULL, "default", NULL, NULL, 0, 1, 1, 0, DEFAULT_DATASET, 0, 0, FORMAT_TABLE};
-    enum { BATCH = 256, COEFFS, PRECISION, NODES, GPUS, IMAGE, DATASET, EPOCHS, FORMAT, PER_BLOCK };
+    *a = (predict_args){NULL, "default", NULL, NULL, NULL, 0, 1, 0, 0, DEFAULT_DATASET, 0, 0,
+                        FORMAT_TABLE};
+    enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, GPUS, IMAGE, DATASET, EPOCHS, FORMAT,
+           PER_BLOCK };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
@@ -59,7 +67,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"nodes", required_argument, 0, NODES},  {"gpus-per-node", required_argument, 0, GPUS},
         {"image", required_argument, 0, IMAGE},  {"dataset", required_argument, 0, DATASET},
         {"epochs", required_argument, 0, EPOCHS}, {"format", required_argument, 0, FORMAT},
-        {"per-block", no_argument, 0, PER_BLOCK}, {0, 0, 0, 0}};
+        {"per-block", no_argument, 0, PER_BLOCK}, {"device", required_argument, 0, DEVICE},
+        {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
     while (!bad && (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1) {
@@ -75,6 +84,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
             break;
         case COEFFS:
             a->coeffs = optarg;
+            break;
+        case DEVICE:
+            a->device = optarg;
             break;
         case PRECISION:
             a->precision = optarg;
@@ -334,7 +346,8 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
 static int run(const predict_args *a, const sm_network *net, const sm_predictor *p)
 {
     sm_status st;
-    sm_layout l = {a->batch, (int)a->nodes, (int)a->gpus};
+    int per_node = sm_predictor_devices_per_node(p);
+    sm_layout l = {a->batch, (int)a->nodes, a->gpus ? (int)a->gpus : per_node ? per_node : 1};
     sm_prediction t;
     if (sm_predict(p, net, &l, &t, &st))
         return report_error(st.msg);
@@ -378,7 +391,9 @@ int cmd_predict(int argc, char **argv)
         return 2;
     sm_status st;
     sm_predictor *p;
-    if (sm_predictor_from_coeffs(a.coeffs, &p, &st))
+    sm_device_options comm = {a.precision, 0, 0, NULL, NULL};
+    if (a.device ? sm_predictor_from_coeffs_device(a.coeffs, a.device, &comm, &p, &st)
+                 : sm_predictor_from_coeffs(a.coeffs, &p, &st))
         return report_error(st.msg);
     if (sm_predictor_check_precision(p, a.precision, &st)) {
         sm_predictor_free(p);

@@ -134,6 +134,55 @@ check(near(float(rows[0]["t_fwd"]), 1.219682128e-3), "coefficients: t_fwd")
 for r, want in zip(rows, [1.7e-4, 1.998664e-4, 2.447996e-4]):
     check(near(float(r["t_grad"]), want), f"coefficients: t_grad at {r['nodes']} nodes")
 
+# --- fitted passes, the description's all-reduce (--coeffs and --device together) ------------
+# ring_coeffs.ini's passes and local update (17 x 10 us = 1.7e-4 s), round_device.ini's ring
+# (it names no collective) on 4 devices a node, 4 x 24,666 = 98,664 bytes in one bucket:
+#   1 node: 2 x 3/4 x 98,664 / 100e9 + 2 x 3 x 2 us = 1.347996e-5 s, t_grad 1.8347996e-4 s;
+#   3 nodes: + 2 x 2/3 x (98,664 / 4) / (10e9 x 2 ports / 4 rings) + 2 x 2 x 5 us
+#            = 1.347996e-5 + 6.5776e-6 + 2e-5 = 4.005756e-5 s, t_grad 2.1005756e-4 s.
+HYBRID = ["examples/tiny_resnet.ini", "--coeffs", "tests/data/curve/ring_coeffs.ini",
+          "--device", "tests/data/curve/round_device.ini", "--batch", "8", "--format", "csv"]
+out = good(*HYBRID, "--nodes", "1,3")
+rows = list(csv.DictReader(io.StringIO(out)))
+check([r["gpus_per_node"] for r in rows] == ["4", "4"], "both: the description's 4 devices a node")
+check(all(near(float(r["t_fwd"]), 1.219682128e-3) for r in rows), "both: the fitted t_fwd")
+for r, want in zip(rows, [1.8347996e-4, 2.1005756e-4]):
+    check(near(float(r["t_grad"]), want), f"both: t_grad at {r['nodes']} nodes, {r['t_grad']}")
+# one bucket, ready when the backward pass ends (98,664 bytes fill no 1 MiB first bucket): the
+# overlapped all-reduce hides nothing
+out = good(*HYBRID, "--nodes", "3", "--overlap")
+check(near(float(list(csv.DictReader(io.StringIO(out)))[0]["t_grad"]), 2.1005756e-4),
+      "both, --overlap, one bucket: nothing hidden")
+# NCCL's choice: the local update plus what `allreduce --device` predicts for the bucket
+out = good(*HYBRID, "--nodes", "3", "--collective", "nccl")
+t_grad = float(list(csv.DictReader(io.StringIO(out)))[0]["t_grad"])
+p = subprocess.run([SM, "allreduce", "--device", "tests/data/curve/round_device.ini", "--nodes",
+                    "3", "-g", "4", "--collective", "nccl", "--min-bytes", "98664",
+                    "--max-bytes", "98664", "--format", "csv"], capture_output=True, text=True)
+sweep = list(csv.DictReader(io.StringIO(p.stdout)))
+check(p.returncode == 0 and len(sweep) == 1, f"allreduce --device: {p.stderr}")
+check(near(t_grad, 1.7e-4 + float(sweep[0]["time_s"]), 1e-4),
+      f"both, nccl: t_grad {t_grad} = 1.7e-4 + all_reduce {sweep[0]['time_s']}")
+# predict takes the same pair: one row of the curve
+p = subprocess.run([SM, "predict", "examples/tiny_resnet.ini", "--coeffs",
+                    "tests/data/curve/ring_coeffs.ini", "--device",
+                    "tests/data/curve/round_device.ini", "--batch", "8", "--nodes", "3",
+                    "--format", "json"], capture_output=True, text=True)
+doc = json.loads(p.stdout) if p.returncode == 0 else {}
+check(doc.get("gpus_per_node") == 4 and near(doc.get("t_grad", 0), 2.1005756e-4),
+      f"predict --coeffs --device: {p.stdout[:300]} {p.stderr}")
+# DDP's 25 MiB buckets hide behind ResNet-50's backward pass: overlap shortens t_grad
+grads = []
+for extra in ([], ["--overlap"]):
+    out = good("resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--device", "h100",
+               "--batch", "64", "--nodes", "4", "--format", "csv", *extra)
+    grads.append(float(list(csv.DictReader(io.StringIO(out)))[0]["t_grad"]))
+check(grads[1] < grads[0], f"both, resnet50 on 4 h100 nodes: overlap {grads[1]} < {grads[0]}")
+rc, out, err = run("resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--device",
+                   "h100", "--batch", "64", "--nodes", "1")
+check(rc == 0 and "gradients all-reduced by h100's NCCL model" in out,
+      f"both: the table says whose all-reduce: {out[:200]}")
+
 # --- JSON, several models and batches, turning points -----------------------------------------
 out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", "--nodes", "1:64",
            "--format", "json")
@@ -189,6 +238,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(any(t.startswith("turns at ") for t in texts), "turning point labelled")
 
     # --- bad input: one line naming the problem, non-zero exit --------------------------------
+    # calibrations whose t_grad holds communication: the linear form on 1, 2 and 4 ranks; any
+    # form on rows of 2 ranks alone
+    RANKS = "tests/data/scaling/cpu-16-ranks-1-to-4.csv"
+    LINEAR, ONE_LAYOUT = os.path.join(tmp, "linear.ini"), os.path.join(tmp, "one_layout.ini")
+    with open(RANKS) as f, open(os.path.join(tmp, "two.csv"), "w") as two:
+        for i, line in enumerate(f):
+            if i == 0 or line.split(",")[4] == "2":
+                two.write(line)
+    for args in ([RANKS, "--grad-model", "linear", "-o", LINEAR],
+                 [os.path.join(tmp, "two.csv"), "-o", ONE_LAYOUT]):
+        p = subprocess.run([SM, "fit", *args], capture_output=True, text=True)
+        check(p.returncode == 0, f"fit {args}: {p.stderr}")
     missing = os.path.join(tmp, "nobw.ini")
     with open(missing, "w") as f:
         f.write("[device]\npeak_fp32_tflops = 10\n[node]\ndevices_per_node = 8\n"
@@ -208,7 +269,7 @@ with tempfile.TemporaryDirectory() as tmp:
         (["resnet50", "--device", "h100", "--global-batch", "64", "--nodes", "1:16"],
          "global batch 64 is smaller than the 128 devices of 16 nodes x 8 per node"),
         (H100 + ["--global-batch", "64", "--nodes", "1"], "give one of --batch"),
-        (["resnet50", "--batch", "64", "--nodes", "1"], "give one of --coeffs FILE or --device"),
+        (["resnet50", "--batch", "64", "--nodes", "1"], "give --coeffs FILE, --device NAME, or both"),
         (["resnet50", "--device", missing, "--batch", "64", "--nodes", "1"],
          missing + ": [device] memory_bandwidth_gb_s is missing"),
         (["resnet50", "--device", "nope", "--batch", "64", "--nodes", "1"],
@@ -229,6 +290,14 @@ with tempfile.TemporaryDirectory() as tmp:
         (["resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--batch", "64",
           "--nodes", "1", "--collective", "nccl"], "apply to --device"),
         (H100 + ["--nodes", "1", "--collective", "tree"], "collective tree: expected ring or nccl"),
+        (HYBRID + ["--nodes", "1", "--framework", "fused"], "--framework applies to --device alone"),
+        (HYBRID + ["--nodes", "1", "-g", "8"], "round: a node has 4 devices, not 8"),
+        (HYBRID + ["--nodes", "1", "--precision", "bf16"], "it cannot predict bf16"),
+        (HYBRID + ["--nodes", "1", "--collective", "tree"], "collective tree: expected ring or nccl"),
+        (["resnet50", "--coeffs", LINEAR, "--device", "cpu", "--batch", "4", "--nodes", "1"],
+         "the linear form's t_grad does not tell the local update from communication"),
+        (["resnet50", "--coeffs", ONE_LAYOUT, "--device", "cpu", "--batch", "4", "--nodes", "1"],
+         "its t_grad holds the communication of the one layout its runs had"),
         (H100 + ["--nodes", "1", "-o", os.path.join(tmp, "no", "dir.svg")], "cannot write"),
         (["examples/tiny_resnet.ini", "--coeffs", "tests/data/curve/infer_coeffs.ini",
           "--batch", "8", "--nodes", "1"], "the predictor gives no training step time"),

@@ -12,12 +12,19 @@ on every time. The ground truth is therefore that analytic model, not a real mac
 fitted with `scalemeter fit --update-term` (the analytic model has an optimizer pass over the
 weights, which the fit can only tell from communication with that term and single-device runs)
 on single-device runs and runs on at most 4 nodes, and asked, through `scalemeter curve
---coeffs`, about 8 to 64 nodes.
+--coeffs`, about 8 to 64 nodes. A third prediction keeps the ring form's passes and local
+update and takes the all-reduce from a description that `scalemeter fit-comm` fitted to the
+all_reduce_perf sweeps an operator would run on those 1 to 4 nodes (NCCL_ALGO=Ring
+NCCL_PROTO=Simple for NCCL's form; the analytic model's sweeps, with the same noise), through
+`scalemeter curve --coeffs ring.ini --device cluster.ini`. Its communication equation is the
+truth's own, so it checks that the links fitted on a few nodes carry the collective's choice to
+many, not the collective model itself (that is checked against nccl-tests, docs/accuracy.md).
 
 usage: tools/scaling_study.py [--scalemeter build/bin/scalemeter] [--out DIR] [--seed 1]
                               [--noise 0.03] [--device h100] [--gpus-per-node G] [--seeds S]
                               [--collective ring|nccl]
-Writes DIR/measurements.csv, DIR/train.csv, DIR/{linear,ring}.ini (DIR: /tmp/scaling_study by
+Writes DIR/measurements.csv, DIR/train.csv, DIR/{linear,ring}.ini, DIR/allreduce-N.csv and
+DIR/cluster.ini (DIR: /tmp/scaling_study by
 default) and prints the Markdown tables of docs/scaling.md. With --seeds S > 1 it repeats the
 study with the noise seeds SEED .. SEED+S-1 (in DIR/seedN/) and prints, per node count, the
 median and the range of the t_grad errors over them: one seed's noise can favour a form.
@@ -27,6 +34,7 @@ import argparse
 import configparser
 import csv
 import io
+import json
 import os
 import random
 import statistics
@@ -38,6 +46,8 @@ MODELS = ["resnet18", "resnet50", "vgg16", "mobilenet_v2"]
 BATCHES = [16, 32, 64, 128]
 TRAIN_MAX_NODES = 4
 TIMES = ["t_infer", "t_fwd", "t_bwd", "t_grad"]
+FORMS = ("linear", "ring", "described")
+LABEL = {"linear": "linear", "ring": "ring", "described": "ring passes + fit-comm"}
 HEADER = ["model", "image", "batch", "nodes", "gpus_per_node"] + TIMES + ["t_step"]
 
 
@@ -52,6 +62,13 @@ def curve_rows(binary, source, nodes, extra=()):
     out = scalemeter(binary, "curve", ",".join(MODELS), *source, "--batch",
                      ",".join(map(str, BATCHES)), "--nodes", nodes, "--format", "csv", *extra)
     return list(csv.DictReader(io.StringIO(out)))
+
+
+def device_collective(binary, device):
+    """The description's own collective, as `allreduce --device --format json` names it."""
+    out = scalemeter(binary, "allreduce", "--device", device, "--min-bytes", "1M",
+                     "--max-bytes", "1M", "--format", "json")
+    return json.loads(out)["collective"]
 
 
 def key(row):
@@ -90,12 +107,12 @@ def main():
                            for s in range(a.seed + 1, a.seed + a.seeds)]
         print(f"\nt_grad MAPE against the noisy 'measurements' over noise seeds {a.seed} to "
               f"{a.seed + a.seeds - 1}: median (smallest to largest):\n")
-        print("| nodes | GPUs | t_grad linear | t_grad ring |")
-        print("|---:|---:|---:|---:|")
+        print("| nodes | GPUs | " + " | ".join(f"t_grad {LABEL[f]}" for f in FORMS) + " |")
+        print("|---:|---:|" + "---:|" * len(FORMS))
         gpus = int(truth[0]["gpus_per_node"])
         for n in sorted(errors):
             cells = []
-            for form in ("linear", "ring"):
+            for form in FORMS:
                 e = sorted(r[n][form] for r in runs)
                 cells.append(f"{statistics.median(e):.1%} ({e[0]:.1%} to {e[-1]:.1%})")
             print(f"| {n} | {n * gpus} | " + " | ".join(cells) + " |")
@@ -132,6 +149,29 @@ def study(a, truth, single, seed, out, report=False):
                    "-o", coeffs, "--device-name", f"analytic {a.device} +-{a.noise:.0%} noise")
         rows = curve_rows(a.scalemeter, ["--coeffs", coeffs, "--gpus-per-node", gpus], "8:64")
         predicted[form] = {key(r): r for r in rows}
+    # the ring form's passes, the all-reduce of a description fitted to noisy sweeps of <= 4
+    # nodes (one node of one device sends nothing: no sweep)
+    cluster = os.path.join(out, "cluster.ini")
+    sweeps = []
+    collective = a.collective or device_collective(a.scalemeter, a.device)
+    force = ["--algorithm", "ring", "--protocol", "simple"] if collective == "nccl" else []
+    for n in [n for n in (1, 2, 4) if n > 1 or int(gpus) > 1]:
+        text = scalemeter(a.scalemeter, "allreduce", "--device", a.device, "--nodes", str(n),
+                          "-g", gpus, "--collective", collective, *force, "--min-bytes", "1M",
+                          "--max-bytes", "1G", "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(text)))
+        for r in rows:
+            r["time_s"] = f"{float(r['time_s']) * (1 + rng.uniform(-a.noise, a.noise)):.6e}"
+        sweeps.append(os.path.join(out, f"allreduce-{n}.csv"))
+        with open(sweeps[-1], "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+    scalemeter(a.scalemeter, "fit-comm", *sweeps, "--device-base", a.device, "--collective",
+               collective, "--device-out", cluster)
+    rows = curve_rows(a.scalemeter, ["--coeffs", os.path.join(out, "ring.ini"), "--device",
+                                     cluster, "--gpus-per-node", gpus], "8:64")
+    predicted["described"] = {key(r): r for r in rows}
 
     # 4. errors against the noisy measurements (what a user would compare with) and against the
     # noise-free analytic model
@@ -142,7 +182,7 @@ def study(a, truth, single, seed, out, report=False):
     test_nodes = sorted({k[2] for k in predicted["ring"]})
     errors = {n: {form: statistics.mean(ape(form, k, "t_grad", measured[k]["t_grad"])
                                         for k in predicted["ring"] if k[2] == n)
-                  for form in ("linear", "ring")}
+                  for form in FORMS}
               for n in test_nodes}
     if not report:
         return errors
@@ -151,13 +191,14 @@ def study(a, truth, single, seed, out, report=False):
           "batches per node count.\n")
     print("Mean absolute percentage error of t_grad and t_step against the noisy "
           "'measurements' (noise-free analytic model in parentheses):\n")
-    print("| nodes | GPUs | t_grad linear | t_grad ring | t_step linear | t_step ring |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| nodes | GPUs | " + " | ".join(f"{phase} {LABEL[f]}" for phase in ("t_grad", "t_step")
+                                           for f in FORMS) + " |")
+    print("|---:|---:|" + "---:|" * 2 * len(FORMS))
     for n in test_nodes:
         ks = [k for k in predicted["ring"] if k[2] == n]
         cells = []
         for phase in ("t_grad", "t_step"):
-            for form in ("linear", "ring"):
+            for form in FORMS:
                 noisy = sum(ape(form, k, phase, measured[k][phase]) for k in ks) / len(ks)
                 clean = sum(ape(form, k, phase, float(truth_by_key[k][phase]))
                             for k in ks) / len(ks)
@@ -165,14 +206,14 @@ def study(a, truth, single, seed, out, report=False):
         print(f"| {n} | {n * int(gpus)} | " + " | ".join(cells) + " |")
 
     print("\nPer network at 64 nodes, t_grad MAPE over the batches (noisy measurements):\n")
-    print("| network | measured t_grad | linear | ring |")
-    print("|---|---:|---:|---:|")
+    print("| network | measured t_grad | " + " | ".join(LABEL[f] for f in FORMS) + " |")
+    print("|---|---:|" + "---:|" * len(FORMS))
     for m in MODELS:
         ks = [k for k in predicted["ring"] if k[0] == m and k[2] == test_nodes[-1]]
         mean_t = sum(measured[k]["t_grad"] for k in ks) / len(ks)
         errs = [sum(ape(f, k, "t_grad", measured[k]["t_grad"]) for k in ks) / len(ks)
-                for f in ("linear", "ring")]
-        print(f"| {m} | {mean_t * 1e3:.2f} ms | {errs[0]:.1%} | {errs[1]:.1%} |")
+                for f in FORMS]
+        print(f"| {m} | {mean_t * 1e3:.2f} ms | " + " | ".join(f"{e:.1%}" for e in errs) + " |")
 
     ini = configparser.ConfigParser()
     ini.read(os.path.join(out, "ring.ini"))

@@ -23,6 +23,8 @@ const char *sm_predictor_describe(const sm_predictor *p) { return p->description
 
 const char *sm_predictor_precision(const sm_predictor *p) { return p->precision; }
 
+int sm_predictor_devices_per_node(const sm_predictor *p) { return p->devices_per_node; }
+
 int sm_predictor_check_precision(const sm_predictor *p, const char *precision, sm_status *st)
 {
     if (!precision || strcmp(precision, p->precision) == 0)

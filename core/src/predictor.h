@@ -18,6 +18,7 @@ struct sm_predictor {
     void *impl;
     char description[512];
     char precision[8]; /* of the calibration, or the device model's */
+    int devices_per_node; /* of the description behind it; 0: none */
 };
 
 /* Wraps impl (owned from now on) into a new predictor; NULL when out of memory. */

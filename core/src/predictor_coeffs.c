@@ -3,40 +3,64 @@
  * Block-wise forward time: the forward equation on the block's F, I, O (and W, when the fit has
  * a weight term); the intercept c4 is a per-pass cost with no block of its own, so each block
  * gets the share of it that its FLOPs are of the network's, and the blocks add up to the whole
- * forward pass. */
+ * forward pass.
+ *
+ * With a device description beside the coefficients (curve --coeffs FILE --device NAME), the
+ * passes and the local update stay the fit's and the gradients are all-reduced by the
+ * description's collective: a calibration made on one node, or on one device, then scales as
+ * the cluster's links and NCCL's choice of algorithm do, where the fitted communication terms
+ * would extrapolate one algorithm's equation (docs/scaling.md, "Fitted passes, the cluster's
+ * all-reduce"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "allreduce_model.h"
+#include "device_file.h"
 #include "predictor.h"
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+
+/* The all-reduce of a description: its links, its devices per node and its collective. */
+typedef struct comm_model {
+    sm_device dev;
+    double bucket_bytes;
+    sm_collective collective;
+} comm_model;
 
 typedef struct coeffs {
     sm_fit fit;
     sm_fit_meta meta;
-    int overlap; /* buckets all-reduced while the backward pass runs */
+    int overlap;       /* buckets all-reduced while the backward pass runs */
+    comm_model *comm;  /* NULL: the fit's own communication terms */
 } coeffs;
 
 typedef struct bucket_ctx {
-    const sm_fit *fit;
+    const coeffs *c;
     const sm_layout *layout;
 } bucket_ctx;
 
-static double fitted_bucket(const void *ctx, double bytes)
+/* One bucket's all-reduce: the fit's communication terms, or the description's collective. */
+static double bucket_seconds(const void *ctx, double bytes)
 {
     const bucket_ctx *b = ctx;
-    return sm_fit_bucket_seconds(b->fit, b->layout, bytes);
+    if (!b->c->comm)
+        return sm_fit_bucket_seconds(&b->c->fit, b->layout, bytes);
+    sm_ring_config a = sm_device_ring(&b->c->comm->dev, bytes, bytes, b->layout->nodes,
+                                      b->layout->gpus_per_node, b->c->comm->collective);
+    return sm_ring_allreduce_time(&a).total;
 }
 
 /* What the step waits for after the backward pass when DDP's buckets are all-reduced during
  * it, as predictor_device.c schedules them, with the fitted times: each layer's backward time
  * by the bwd equation on its own metrics (and its FLOPs' share of the intercept), each
- * bucket's all-reduce by grad's communication terms. */
-static int overlapped_comm(const sm_fit *fit, const sm_network *net, const sm_metrics *whole,
+ * bucket's all-reduce by bucket_seconds. */
+static int overlapped_comm(const coeffs *c, const sm_network *net, const sm_metrics *whole,
                            const sm_layout *layout, double *exposed, sm_status *st)
 {
+    double bytes_per_weight = c->comm ? c->comm->dev.grad_bytes : 4.0;
+    double bucket = c->comm ? c->comm->bucket_bytes : c->fit.opt.bucket_bytes;
     sm_grad_layer *grads = malloc((size_t)(net->n_layers ? net->n_layers : 1) * sizeof *grads);
     if (!grads)
         return sm_fail(st, "out of memory");
@@ -48,13 +72,39 @@ static int overlapped_comm(const sm_fit *fit, const sm_network *net, const sm_me
         }
         double share = whole->flops > 0 ? (double)m.flops / (double)whole->flops
                                         : 1.0 / net->n_layers;
-        grads[i] = (sm_grad_layer){4.0 * (double)m.weights,
-                                   sm_fit_eval_share(fit, SM_PHASE_BWD, &m, share, layout)};
+        grads[i] = (sm_grad_layer){bytes_per_weight * (double)m.weights,
+                                   sm_fit_eval_share(&c->fit, SM_PHASE_BWD, &m, share, layout)};
     }
-    bucket_ctx ctx = {fit, layout};
-    *exposed = sm_allreduce_overlapped(grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES,
-                                       fit->opt.bucket_bytes, fitted_bucket, &ctx);
+    bucket_ctx ctx = {c, layout};
+    *exposed = sm_allreduce_overlapped(grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES, bucket,
+                                       bucket_seconds, &ctx);
     free(grads);
+    return 0;
+}
+
+/* t_grad with the description's all-reduce: the fit's local update (its grad phase without
+ * communication terms; the linear form has none on single-device runs) plus the collective. */
+static int described_grad(const coeffs *c, const sm_network *net, const sm_metrics *m,
+                          const sm_layout *layout, double *t_grad, sm_status *st)
+{
+    const sm_device *v = &c->comm->dev;
+    if (layout->gpus_per_node > v->devices_per_node)
+        return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
+                       v->devices_per_node, layout->gpus_per_node, v->path);
+    double local = c->fit.opt.grad_form == SM_GRAD_LINEAR
+                       ? sm_fit_eval(&c->fit, SM_PHASE_GRAD, m, layout)
+                       : sm_fit_grad_local(&c->fit, m, layout);
+    double sync;
+    if (c->overlap && sm_layout_devices(layout) > 1) {
+        if (overlapped_comm(c, net, m, layout, &sync, st))
+            return -1;
+    } else {
+        sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights,
+                                          c->comm->bucket_bytes, layout->nodes,
+                                          layout->gpus_per_node, c->comm->collective);
+        sync = sm_ring_allreduce_time(&a).total;
+    }
+    *t_grad = local + sync;
     return 0;
 }
 
@@ -69,9 +119,13 @@ static int predict(const void *impl, const sm_network *net, const sm_layout *lay
     out->t_fwd = sm_fit_eval(&c->fit, SM_PHASE_FWD, &m, layout);
     out->t_bwd = sm_fit_eval(&c->fit, SM_PHASE_BWD, &m, layout);
     out->t_grad = sm_fit_eval(&c->fit, SM_PHASE_GRAD, &m, layout);
-    if (c->overlap && sm_layout_devices(layout) > 1 && c->fit.phase[SM_PHASE_GRAD].fitted) {
+    if (c->comm) {
+        if (described_grad(c, net, &m, layout, &out->t_grad, st))
+            return -1;
+    } else if (c->overlap && sm_layout_devices(layout) > 1 &&
+               c->fit.phase[SM_PHASE_GRAD].fitted) {
         double exposed = 0;
-        if (overlapped_comm(&c->fit, net, &m, layout, &exposed, st))
+        if (overlapped_comm(c, net, &m, layout, &exposed, st))
             return -1;
         out->t_grad = sm_fit_grad_local(&c->fit, &m, layout) + exposed;
     }
@@ -106,7 +160,12 @@ static int predict_block(const void *impl, const sm_network *net, int block,
     return 0;
 }
 
-static void coeffs_free(void *impl) { free(impl); }
+static void coeffs_free(void *impl)
+{
+    coeffs *c = impl;
+    free(c->comm);
+    free(c);
+}
 
 static const predictor_ops coeffs_ops = {predict, predict_block, coeffs_free};
 
@@ -115,39 +174,106 @@ int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st
     return sm_predictor_from_coeffs_opts(path, 0, out, st);
 }
 
-int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out,
-                                  sm_status *st)
+/* Reads path into a predictor; comm (owned from now on, may be NULL) replaces the fit's
+ * communication terms. */
+static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predictor **out,
+                       sm_status *st)
 {
     *out = NULL;
     coeffs *c = malloc(sizeof *c);
-    if (!c)
+    if (!c) {
+        free(comm);
         return sm_fail(st, "%s: out of memory", path);
+    }
+    c->comm = comm;
     if (sm_fit_read(path, &c->fit, &c->meta, st)) {
-        free(c);
+        coeffs_free(c);
         return -1;
     }
     c->overlap = overlap != 0;
-    if (overlap && c->fit.opt.grad_form == SM_GRAD_LINEAR) {
-        free(c);
-        return sm_fail(st, "%s: overlap needs the ring form's communication terms, per bucket; "
-                           "this calibration has the linear form (refit with --grad-model ring)",
-                       path);
+    int linear = c->fit.opt.grad_form == SM_GRAD_LINEAR;
+    const char *problem = NULL;
+    if (overlap && linear && !comm)
+        problem = "overlap needs the ring form's communication terms, per bucket; this "
+                  "calibration has the linear form (refit with --grad-model ring)";
+    else if (comm && linear && c->fit.multi_device)
+        problem = "the linear form's t_grad does not tell the local update from communication, "
+                  "which the device description replaces (refit with --grad-model ring, or on "
+                  "single-device runs)";
+    else if (comm && c->fit.comm_unidentified)
+        problem = "its t_grad holds the communication of the one layout its runs had, which the "
+                  "device description would add again (refit with single-device runs among "
+                  "the rows, or on them alone)";
+    if (problem) {
+        coeffs_free(c);
+        return sm_fail(st, "%s: %s", path, problem);
     }
     char desc[512];
     int points = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (c->fit.phase[ph].stats.n > points)
             points = c->fit.phase[ph].stats.n;
-    snprintf(desc, sizeof desc, "%s (%s, fit %.10s, %d points)%s",
+    char sync[200] = "";
+    if (comm)
+        snprintf(sync, sizeof sync, "; gradients all-reduced by %.63s's %s in %g MiB buckets",
+                 comm->dev.name,
+                 comm->collective == SM_COLLECTIVE_NCCL ? "NCCL model" : "ring",
+                 comm->bucket_bytes / 1048576.0);
+    snprintf(desc, sizeof desc, "%s (%s, fit %.10s, %d points)%s%s",
              c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision,
-             c->meta.date, points,
+             c->meta.date, points, sync,
              overlap ? ", buckets all-reduced during the backward pass" : "");
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);
+    int devices_per_node = comm ? comm->dev.devices_per_node : 0;
     *out = predictor_new(&coeffs_ops, c, desc);
     if (!*out)
         return sm_fail(st, "%s: out of memory", path);
     snprintf((*out)->precision, sizeof (*out)->precision, "%s", precision);
+    (*out)->devices_per_node = devices_per_node;
+    return 0;
+}
+
+int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out,
+                                  sm_status *st)
+{
+    return open_coeffs(path, overlap, NULL, out, st);
+}
+
+int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
+                                    const sm_device_options *opt, sm_predictor **out,
+                                    sm_status *st)
+{
+    static const sm_device_options defaults = {NULL, 0, 0, NULL, NULL};
+    *out = NULL;
+    if (!opt)
+        opt = &defaults;
+    if (opt->framework)
+        return sm_fail(st, "framework %s: with coefficients the passes are the calibration's; "
+                           "a framework applies to --device alone",
+                       opt->framework);
+    if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
+        return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
+    comm_model *comm = calloc(1, sizeof *comm);
+    if (!comm)
+        return sm_fail(st, "out of memory");
+    char path[4096];
+    if (sm_collective_parse(opt->collective, &comm->collective, st) ||
+        sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &comm->dev, st)) {
+        free(comm);
+        return -1;
+    }
+    if (!opt->collective)
+        comm->collective = comm->dev.collective;
+    comm->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) *
+                         1048576.0;
+    if (open_coeffs(coeffs_path, opt->overlap, comm, out, st))
+        return -1;
+    if (sm_predictor_check_precision(*out, opt->precision, st)) {
+        sm_predictor_free(*out);
+        *out = NULL;
+        return -1;
+    }
     return 0;
 }
 
@@ -167,7 +293,8 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
         return 0;
     const sm_fit *fit = &((const coeffs *)p->impl)->fit;
     int64_t n = sm_layout_devices(layout);
-    int grad = fit->phase[SM_PHASE_GRAD].fitted;
+    /* with a description's all-reduce, the fit's communication terms are not used */
+    int grad = fit->phase[SM_PHASE_GRAD].fitted && !((const coeffs *)p->impl)->comm;
     int ring = fit->opt.grad_form == SM_GRAD_RING;
     char text[320];
     if (grad && fit->comm_unidentified && n != fit->devices_max) {
@@ -180,7 +307,8 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
     } else if (n > 1 && !fit->multi_device && grad && !fit->comm_unidentified) {
         snprintf(text, sizeof text,
                  "the calibration saw single-device runs only: t_grad for %lld devices is the "
-                 "local update alone, without communication (calibrate with several devices)",
+                 "local update alone, without communication (calibrate with several devices, "
+                 "or add --device NAME: a description's all-reduce)",
                  (long long)n);
         append(buf, len, text);
     } else if (grad && ring && !fit->flat_ring) {
@@ -208,10 +336,11 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
                  (long long)n);
         append(buf, len, text);
     }
-    if (n > fit->devices_max && fit->multi_device) {
+    if (n > fit->devices_max && fit->multi_device && (grad || fit->contention)) {
         snprintf(text, sizeof text,
-                 "%lld devices is beyond the calibrated range (at most %d): t_grad extrapolates",
-                 (long long)n, fit->devices_max);
+                 "%lld devices is beyond the calibrated range (at most %d): %s extrapolates",
+                 (long long)n, fit->devices_max,
+                 grad ? "t_grad" : "the passes' contention term");
         append(buf, len, text);
     }
     if (fit->batch_max > 0 && layout->batch > fit->batch_max) {

@@ -277,19 +277,16 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              d->bucket_bytes / 1048576.0,
              d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;
+    int devices_per_node = d->dev.devices_per_node;
     *out = predictor_new(&device_ops, d, description);
     if (!*out)
         return sm_fail(st, "out of memory");
     snprintf((*out)->precision, sizeof (*out)->precision, "%s", sm_precision_names[precision]);
+    (*out)->devices_per_node = devices_per_node;
     return 0;
 }
 
 int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st)
 {
     return sm_predictor_from_device_opts(name_or_path, NULL, out, st);
-}
-
-int sm_predictor_devices_per_node(const sm_predictor *p)
-{
-    return p->ops == &device_ops ? ((const device_predictor *)p->impl)->dev.devices_per_node : 0;
 }

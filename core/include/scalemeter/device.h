@@ -36,7 +36,17 @@ int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
                                   sm_predictor **out, sm_status *st);
 
-/* Devices per node of the description behind a device predictor; 0 for other predictors. */
+/* Passes and local update from a coefficient file of `scalemeter fit`, the gradients'
+ * all-reduce from a device description (its links, devices per node and collective): a
+ * calibration of one node or one device predicting a cluster. opt: bucket_mib, overlap and
+ * collective as for a description; precision, when given, must be the calibration's; a
+ * framework is refused, since the passes are measured. The fit's t_grad must tell the local
+ * update from communication (the ring form, or single-device runs). */
+int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
+                                    const sm_device_options *opt, sm_predictor **out,
+                                    sm_status *st);
+
+/* Devices per node of the description behind a predictor; 0 for a calibration alone. */
 int sm_predictor_devices_per_node(const sm_predictor *p);
 
 /* The keys of a device description fitted to measured runs (`scalemeter fit --device-out`). */
