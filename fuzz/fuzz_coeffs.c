@@ -1,6 +1,8 @@
 /* Fuzz target: the coefficient file reader (`predict --coeffs`), and a prediction from what it
- * accepted, so that accepted values are also exercised. */
+ * accepted, so that accepted values are also exercised: alone, and beside the h100
+ * description's all-reduce with overlap (`curve --coeffs FILE --device h100 --overlap`). */
 #include "fuzz_common.h"
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 #include "scalemeter/predict.h"
 #include "scalemeter/scalemeter.h"
@@ -21,9 +23,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file(data, size);
-    sm_status st;
-    sm_predictor *p = NULL;
-    if (sm_predictor_from_coeffs(path, &p, &st) == 0) {
+    const sm_device_options overlap = {NULL, 0, 1, NULL, NULL};
+    for (int described = 0; described <= 1; described++) {
+        sm_status st;
+        sm_predictor *p = NULL;
+        if (described ? sm_predictor_from_coeffs_device(path, "h100", &overlap, &p, &st)
+                      : sm_predictor_from_coeffs(path, &p, &st))
+            continue;
         const sm_layout layouts[] = {{1, 1, 1}, {64, 4, 8}};
         for (int i = 0; i < 2; i++) {
             sm_prediction t;
