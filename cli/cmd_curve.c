@@ -588,7 +588,7 @@ static void write_svg(FILE *out, const curve_run *r)
     }
     /* "Weak scaling of resnet50 on h100, batch 64 per device"; several models: the legend
      * names them */
-    char title[400], of[200] = "", x_label[96], b[64] = "";
+    char title[640], of[200] = "", x_label[96], b[64] = "";
     if (!several_models)
         snprintf(of, sizeof of, " of %.180s", a->models);
     if (a->n_batches == 1)
