@@ -113,18 +113,17 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
 {
     memset(out, 0, sizeof *out);
     sm_collective form = SM_COLLECTIVE_RING;
-    if (collective && sm_collective_parse(collective, &form, st))
+    if (!base && sm_collective_parse(collective, &form, st))
         return -1;
     if (base) {
         char path[4096];
         sm_device v;
-        if (sm_device_find(base, path, sizeof path, st) || sm_device_load(path, &v, st))
+        if (sm_device_find(base, path, sizeof path, st) || sm_device_load(path, &v, st) ||
+            sm_device_collective(&v, collective, &form, st))
             return -1;
         out->intra_bandwidth = v.intra.bandwidth, out->intra_latency = v.intra.latency;
         out->inter_bandwidth = v.inter.bandwidth, out->inter_latency = v.inter.latency;
         out->inter_ports = v.inter_ports;
-        if (!collective)
-            form = v.collective;
     }
     out->nccl = form == SM_COLLECTIVE_NCCL;
     int intra = 0, inter = 0;

@@ -17,22 +17,21 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
     sm_device v;
     unsigned algorithms = SM_NCCL_ALL_ALGORITHMS, protocols = SM_NCCL_ALL_PROTOCOLS;
     int restricted = layout->algorithms || layout->protocols;
-    if ((layout->collective && sm_collective_parse(layout->collective, &c, st)) ||
-        (layout->algorithms && sm_nccl_parse_algorithms(layout->algorithms, &algorithms, st)) ||
-        (layout->protocols && sm_nccl_parse_protocols(layout->protocols, &protocols, st)))
+    if ((layout->algorithms && sm_nccl_parse_algorithms(layout->algorithms, &algorithms, st)) ||
+        (layout->protocols && sm_nccl_parse_protocols(layout->protocols, &protocols, st)) ||
+        sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &v, st) ||
+        sm_device_collective(&v, layout->collective, &c, st))
         return -1;
+    /* a restriction of NCCL's choice runs NCCL's model; beside --collective ring it is an error */
     if (restricted && layout->collective && c != SM_COLLECTIVE_NCCL)
         return sm_fail(st, "an algorithm or protocol restricts NCCL's choice: it needs the nccl "
                            "collective, not %s", layout->collective);
-    if (sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &v, st))
-        return -1;
-    if (!layout->collective)
-        c = restricted ? SM_COLLECTIVE_NCCL : v.collective;
+    if (restricted)
+        c = SM_COLLECTIVE_NCCL;
     int nodes = layout->nodes;
     int g = layout->gpus_per_node > 0 ? layout->gpus_per_node : v.devices_per_node;
-    if (g > v.devices_per_node)
-        return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v.name,
-                       v.devices_per_node, g, path);
+    if (sm_device_check_layout(&v, g, st))
+        return -1;
     if (nodes < 1)
         return sm_fail(st, "%d nodes: expected at least 1", nodes);
     layout->gpus_per_node = g;

@@ -288,6 +288,23 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     return 0;
 }
 
+int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
+                         sm_status *st)
+{
+    if (option)
+        return sm_collective_parse(option, out, st);
+    *out = v->collective;
+    return 0;
+}
+
+int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st)
+{
+    if (gpus_per_node <= v->devices_per_node)
+        return 0;
+    return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
+                   v->devices_per_node, gpus_per_node, v->path);
+}
+
 sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
                               int gpus_per_node, sm_collective collective)
 {

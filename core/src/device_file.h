@@ -55,6 +55,15 @@ int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
 sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
                               int gpus_per_node, sm_collective collective);
 
+/* The collective named by option ("ring" or "nccl", as --collective takes it), else the
+ * description's [node] collective. */
+int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
+                         sm_status *st);
+
+/* 0 when a node of the description holds gpus_per_node devices; else -1 with a message naming
+ * the file's devices_per_node. */
+int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st);
+
 /* One key a writer sets: [section] key = value ; comment (NULL: none). */
 typedef struct sm_device_key {
     const char *section, *key;

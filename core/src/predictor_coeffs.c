@@ -37,71 +37,82 @@ typedef struct coeffs {
 } coeffs;
 
 typedef struct bucket_ctx {
-    const coeffs *c;
+    const sm_fit *fit;
     const sm_layout *layout;
 } bucket_ctx;
 
-/* One bucket's all-reduce: the fit's communication terms, or the description's collective. */
-static double bucket_seconds(const void *ctx, double bytes)
+static double fitted_bucket(const void *ctx, double bytes)
 {
     const bucket_ctx *b = ctx;
-    if (!b->c->comm)
-        return sm_fit_bucket_seconds(&b->c->fit, b->layout, bytes);
-    sm_ring_config a = sm_device_ring(&b->c->comm->dev, bytes, bytes, b->layout->nodes,
-                                      b->layout->gpus_per_node, b->c->comm->collective);
-    return sm_ring_allreduce_time(&a).total;
+    return sm_fit_bucket_seconds(b->fit, b->layout, bytes);
 }
 
-/* What the step waits for after the backward pass when DDP's buckets are all-reduced during
- * it, as predictor_device.c schedules them, with the fitted times: each layer's backward time
- * by the bwd equation on its own metrics (and its FLOPs' share of the intercept), each
- * bucket's all-reduce by bucket_seconds. */
-static int overlapped_comm(const coeffs *c, const sm_network *net, const sm_metrics *whole,
-                           const sm_layout *layout, double *exposed, sm_status *st)
+/* The layers' gradient bytes and fitted backward times in backward order (last layer first),
+ * for the overlapped schedule: each layer's time by the bwd equation on its own metrics, with
+ * its FLOPs' share of the intercept. NULL (st set) on failure; the caller frees. */
+static sm_grad_layer *fitted_grads(const sm_fit *fit, const sm_network *net,
+                                   const sm_metrics *whole, const sm_layout *layout,
+                                   double bytes_per_weight, sm_status *st)
 {
-    double bytes_per_weight = c->comm ? c->comm->dev.grad_bytes : 4.0;
-    double bucket = c->comm ? c->comm->bucket_bytes : c->fit.opt.bucket_bytes;
     sm_grad_layer *grads = malloc((size_t)(net->n_layers ? net->n_layers : 1) * sizeof *grads);
-    if (!grads)
-        return sm_fail(st, "out of memory");
+    if (!grads) {
+        sm_fail(st, "out of memory");
+        return NULL;
+    }
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
         if (sm_layer_metrics_at(&net->layers[net->n_layers - 1 - i], 1, &m, st)) {
             free(grads);
-            return -1;
+            return NULL;
         }
         double share = whole->flops > 0 ? (double)m.flops / (double)whole->flops
                                         : 1.0 / net->n_layers;
         grads[i] = (sm_grad_layer){bytes_per_weight * (double)m.weights,
-                                   sm_fit_eval_share(&c->fit, SM_PHASE_BWD, &m, share, layout)};
+                                   sm_fit_eval_share(fit, SM_PHASE_BWD, &m, share, layout)};
     }
-    bucket_ctx ctx = {c, layout};
-    *exposed = sm_allreduce_overlapped(grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES, bucket,
-                                       bucket_seconds, &ctx);
+    return grads;
+}
+
+/* What the step waits for after the backward pass when DDP's buckets are all-reduced during
+ * it, as predictor_device.c schedules them, with the fitted times: the layers' fitted backward
+ * times, each bucket's all-reduce by grad's communication terms. */
+static int overlapped_comm(const sm_fit *fit, const sm_network *net, const sm_metrics *whole,
+                           const sm_layout *layout, double *exposed, sm_status *st)
+{
+    sm_grad_layer *grads = fitted_grads(fit, net, whole, layout, 4.0, st);
+    if (!grads)
+        return -1;
+    bucket_ctx ctx = {fit, layout};
+    *exposed = sm_allreduce_overlapped(grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES,
+                                       fit->opt.bucket_bytes, fitted_bucket, &ctx);
     free(grads);
     return 0;
 }
 
 /* t_grad with the description's all-reduce: the fit's local update (its grad phase without
- * communication terms; the linear form has none on single-device runs) plus the collective. */
+ * communication terms; the linear form has none on single-device runs) plus the collective,
+ * after the backward pass or, with overlap, scheduled through it on the layers' fitted
+ * backward times. */
 static int described_grad(const coeffs *c, const sm_network *net, const sm_metrics *m,
                           const sm_layout *layout, double *t_grad, sm_status *st)
 {
     const sm_device *v = &c->comm->dev;
-    if (layout->gpus_per_node > v->devices_per_node)
-        return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
-                       v->devices_per_node, layout->gpus_per_node, v->path);
+    if (sm_device_check_layout(v, layout->gpus_per_node, st))
+        return -1;
     double local = c->fit.opt.grad_form == SM_GRAD_LINEAR
                        ? sm_fit_eval(&c->fit, SM_PHASE_GRAD, m, layout)
                        : sm_fit_grad_local(&c->fit, m, layout);
+    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights,
+                                      c->comm->bucket_bytes, layout->nodes,
+                                      layout->gpus_per_node, c->comm->collective);
     double sync;
     if (c->overlap && sm_layout_devices(layout) > 1) {
-        if (overlapped_comm(c, net, m, layout, &sync, st))
+        sm_grad_layer *grads = fitted_grads(&c->fit, net, m, layout, v->grad_bytes, st);
+        if (!grads)
             return -1;
+        sync = sm_ring_allreduce_overlapped(&a, grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES);
+        free(grads);
     } else {
-        sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights,
-                                          c->comm->bucket_bytes, layout->nodes,
-                                          layout->gpus_per_node, c->comm->collective);
         sync = sm_ring_allreduce_time(&a).total;
     }
     *t_grad = local + sync;
@@ -125,7 +136,7 @@ static int predict(const void *impl, const sm_network *net, const sm_layout *lay
     } else if (c->overlap && sm_layout_devices(layout) > 1 &&
                c->fit.phase[SM_PHASE_GRAD].fitted) {
         double exposed = 0;
-        if (overlapped_comm(c, net, &m, layout, &exposed, st))
+        if (overlapped_comm(&c->fit, net, &m, layout, &exposed, st))
             return -1;
         out->t_grad = sm_fit_grad_local(&c->fit, &m, layout) + exposed;
     }
@@ -258,13 +269,11 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
     if (!comm)
         return sm_fail(st, "out of memory");
     char path[4096];
-    if (sm_collective_parse(opt->collective, &comm->collective, st) ||
-        sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &comm->dev, st)) {
+    if (sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &comm->dev, st) ||
+        sm_device_collective(&comm->dev, opt->collective, &comm->collective, st)) {
         free(comm);
         return -1;
     }
-    if (!opt->collective)
-        comm->collective = comm->dev.collective;
     comm->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) *
                          1048576.0;
     if (open_coeffs(coeffs_path, opt->overlap, comm, out, st))

@@ -168,9 +168,8 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
 {
     const device_predictor *d = impl;
     const sm_device *v = &d->dev;
-    if (layout->gpus_per_node > v->devices_per_node)
-        return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
-                       v->devices_per_node, layout->gpus_per_node, v->path);
+    if (sm_device_check_layout(v, layout->gpus_per_node, st))
+        return -1;
     pass_times t;
     if (passes(d, net, -1, layout->batch, &t, st))
         return -1;
@@ -225,16 +224,14 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         opt = &defaults;
     if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
         return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
-    sm_collective collective = SM_COLLECTIVE_RING;
-    if (opt->collective && sm_collective_parse(opt->collective, &collective, st))
-        return -1;
     char path[4096];
     if (sm_device_find(name_or_path, path, sizeof path, st))
         return -1;
     device_predictor *d = calloc(1, sizeof *d);
     if (!d)
         return sm_fail(st, "out of memory");
-    if (sm_device_load(path, &d->dev, st)) {
+    if (sm_device_load(path, &d->dev, st) ||
+        sm_device_collective(&d->dev, opt->collective, &d->collective, st)) {
         free(d);
         return -1;
     }
@@ -264,7 +261,6 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     }
     d->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
     d->overlap = opt->overlap != 0;
-    d->collective = opt->collective ? collective : d->dev.collective;
 
     char description[512];
     snprintf(description, sizeof description,
