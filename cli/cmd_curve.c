@@ -663,10 +663,9 @@ static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
 {
     sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework,
                              a->collective};
-    if (a->coeffs && a->device)
-        return sm_predictor_from_coeffs_device(a->coeffs, a->device, &opt, p, st);
     if (a->coeffs) {
-        if (sm_predictor_from_coeffs_opts(a->coeffs, a->overlap, p, st))
+        if (a->device ? sm_predictor_from_coeffs_device(a->coeffs, a->device, &opt, p, st)
+                      : sm_predictor_from_coeffs_opts(a->coeffs, a->overlap, p, st))
             return -1;
         if (sm_predictor_check_precision(*p, a->precision, st)) {
             sm_predictor_free(*p);

@@ -391,7 +391,7 @@ int cmd_predict(int argc, char **argv)
         return 2;
     sm_status st;
     sm_predictor *p;
-    sm_device_options comm = {a.precision, 0, 0, NULL, NULL};
+    sm_device_options comm = {NULL, 0, 0, NULL, NULL};
     if (a.device ? sm_predictor_from_coeffs_device(a.coeffs, a.device, &comm, &p, &st)
                  : sm_predictor_from_coeffs(a.coeffs, &p, &st))
         return report_error(st.msg);

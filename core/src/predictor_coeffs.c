@@ -276,14 +276,7 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
     }
     comm->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) *
                          1048576.0;
-    if (open_coeffs(coeffs_path, opt->overlap, comm, out, st))
-        return -1;
-    if (sm_predictor_check_precision(*out, opt->precision, st)) {
-        sm_predictor_free(*out);
-        *out = NULL;
-        return -1;
-    }
-    return 0;
+    return open_coeffs(coeffs_path, opt->overlap, comm, out, st);
 }
 
 static void append(char *buf, size_t len, const char *text)

@@ -39,9 +39,10 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
 /* Passes and local update from a coefficient file of `scalemeter fit`, the gradients'
  * all-reduce from a device description (its links, devices per node and collective): a
  * calibration of one node or one device predicting a cluster. opt: bucket_mib, overlap and
- * collective as for a description; precision, when given, must be the calibration's; a
- * framework is refused, since the passes are measured. The fit's t_grad must tell the local
- * update from communication (the ring form, or single-device runs). */
+ * collective as for a description; a framework is refused, since the passes are measured;
+ * precision is not read (check the calibration's with sm_predictor_check_precision, as for
+ * sm_predictor_from_coeffs). The fit's t_grad must tell the local update from communication
+ * (the ring form, or single-device runs). */
 int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
                                     const sm_device_options *opt, sm_predictor **out,
                                     sm_status *st);
