@@ -15,6 +15,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -187,7 +188,9 @@ def allreduce_section(a, w):
                     text = f.read()
                 path = os.path.join(tmp, dev + "-no-nvls.ini")
                 with open(path, "w") as f:
-                    f.write(text.replace("nvls_efficiency = 0.85", "nvls_efficiency = 0"))
+                    # every spelling of the key's line, not one value of it
+                    f.write(re.sub(r"(?m)^\s*nvls_efficiency\s*=.*$", "nvls_efficiency = 0",
+                                   text))
             rows = list(csv.DictReader(run(a.bin, "allreduce", "--device", path, "--nodes",
                                            str(nodes), "-g", str(g), "--min-bytes", str(size),
                                            "--max-bytes", str(size), "--format",
