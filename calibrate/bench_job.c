@@ -287,12 +287,11 @@ static void oom_row(row *r)
 }
 
 int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, void *ctx,
-                         const char *const **out_row, int *oom, sm_status *st)
+                         int *oom, sm_status *st)
 {
     const sm_bench_spec *s = j->s;
     row *r = &j->last;
     row_init(j, r, i);
-    *out_row = NULL;
     *oom = 0;
     sm_bench_options o = s->opt;
     o.batch = j->items[i].batch;
@@ -312,8 +311,14 @@ int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, 
     else
         row_times(r, &res);
     *oom = rc == SM_BENCH_NOMEM;
+    return 0;
+}
+
+int sm_bench_job_store(sm_bench_job *j, int i, const char *const **out_row, sm_status *st)
+{
+    *out_row = NULL;
     for (int k = 0; k < SM_N_RUN_COLS; k++)
-        j->fields[k] = r->f[k];
+        j->fields[k] = j->last.f[k];
     int failed = j->w && sm_runs_writer_append(j->w, j->fields, st) != 0;
     if (agree_failed(j->comm, failed, st))
         return -1;

@@ -7,7 +7,8 @@
  *
  *   sm_bench_layout_of    nodes and ranks per node, from the ranks that share memory
  *   sm_bench_job_open     networks, the backend's job, the configurations, the CSV
- *   sm_bench_job_measure  one configuration measured and stored
+ *   sm_bench_job_measure  one configuration measured
+ *   sm_bench_job_store    its row appended (rank 0)
  *
  * Collective calls fail on every rank together: the lowest rank that failed has the message,
  * the others an empty one, so that a job prints one line.
@@ -68,12 +69,15 @@ const sm_bench_item *sm_bench_job_item(const sm_bench_job *j, int i);
 /* The CSV columns this job's rows fill (the first of scalemeter/fit.h's sm_run_columns). */
 int sm_bench_job_columns(const sm_bench_job *j);
 
-/* Measures configuration i on every rank and appends its row (rank 0), status ok, or oom with
- * empty times when it does not fit. 0 with *row (on rank 0: its fields, sm_bench_job_columns of
- * them, valid until the next call) and *oom; -1 on every rank (see the top of this file); or
- * SM_BENCH_RANK_FAILED: this rank alone failed while the others wait in a collective, so the
- * caller must MPI_Abort. */
+/* Measures configuration i on every rank: status ok, or oom with empty times when it does not
+ * fit. 0 with *oom; -1 on every rank (see the top of this file); or SM_BENCH_RANK_FAILED: this
+ * rank alone failed while the others wait in a collective, so the caller must MPI_Abort. */
 int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, void *ctx,
-                         const char *const **row, int *oom, sm_status *st);
+                         int *oom, sm_status *st);
+/* Collective: appends the row sm_bench_job_measure made for configuration i (rank 0) and marks
+ * it stored. A step of its own, so that the command can store the row and count it with its
+ * interrupting signals held. 0 with *row (on rank 0: its fields, sm_bench_job_columns of them,
+ * valid until the next call), or -1 on every rank. */
+int sm_bench_job_store(sm_bench_job *j, int i, const char *const **row, sm_status *st);
 
 #endif

@@ -377,31 +377,36 @@ typedef struct tally {
 } tally;
 
 /* What a SIGINT or SIGTERM (Ctrl-C, mpirun passing it on, a batch system's time limit) says as
- * the job ends: every stored row is already on disk, written and synced one by one. Two
- * buffers, so that the handler never reads one being rewritten. */
-static char interrupted_msg[2][640];
-static volatile sig_atomic_t interrupted_len[2], interrupted_which;
+ * the job ends: every stored row is already on disk, written and synced one by one. While a
+ * row is stored and counted, the handler holds the signal over (`storing`), so that the message
+ * always says what the file holds. Not sigprocmask: Linux hands a process's signal to its main
+ * thread unless that thread blocks it, and then to another (OpenBLAS's, MPI's), where the
+ * handler would print the count of before the row. */
+static char interrupted_msg[640];
+static volatile sig_atomic_t interrupted_len, storing, held_signal;
 
 static void on_interrupt(int sig)
 {
-    int k = interrupted_which;
-    if (interrupted_len[k])
-        (void)!write(STDERR_FILENO, interrupted_msg[k], (size_t)interrupted_len[k]);
+    if (storing) {
+        held_signal = sig;
+        return;
+    }
+    if (interrupted_len)
+        (void)!write(STDERR_FILENO, interrupted_msg, (size_t)interrupted_len);
     _exit(128 + sig);
 }
 
+/* Called before the handler is set, or while `storing`: the handler never reads it half made. */
 static void interrupt_message(const sm_bench_layout *l, const char *file, const tally *t)
 {
     if (l->rank != 0)
         return; /* one message per job */
-    int k = !interrupted_which;
-    int n = snprintf(interrupted_msg[k], sizeof interrupted_msg[k],
+    int n = snprintf(interrupted_msg, sizeof interrupted_msg,
                      "\nscalemeter: interrupted: %s keeps the %d rows measured before (%d in "
                      "this run); the same command resumes from there\n",
                      file, t->measured + t->oom + t->skipped, t->measured + t->oom);
-    interrupted_len[k] = n < 0 ? 0 : n < (int)sizeof interrupted_msg[k] ? n
-                                                                         : (int)sizeof interrupted_msg[k] - 1;
-    interrupted_which = k;
+    interrupted_len = n < 0 ? 0 : n < (int)sizeof interrupted_msg ? n
+                                                                   : (int)sizeof interrupted_msg - 1;
 }
 
 static void catch_interrupts(int on)
@@ -415,13 +420,13 @@ static void catch_interrupts(int on)
 }
 
 /* One configuration measured and stored; its row echoed. Returns 0 or an exit status. */
-static int measure(sm_bench_job *job, int i, view *p, tally *t)
+static int measure(sm_bench_job *job, int i, const char *file, view *p, tally *t)
 {
     const sm_bench_layout *l = p->l;
     sm_status st = {""};
     const char *const *row;
     int oom;
-    int rc = sm_bench_job_measure(job, i, show, p, &row, &oom, &st);
+    int rc = sm_bench_job_measure(job, i, show, p, &oom, &st);
     if (l->rank == 0 && p->tty)
         fprintf(stderr, "\r\033[K"); /* the row may go to the same terminal */
     if (rc == SM_BENCH_RANK_FAILED && l->ranks > 1) {
@@ -432,11 +437,23 @@ static int measure(sm_bench_job *job, int i, view *p, tally *t)
         report(l, &st);
         return 1;
     }
-    /* counted once stored: the tally says what the file holds */
-    if (oom)
-        t->oom++;
-    else
-        t->measured++;
+    /* stored and counted as one step: a signal meanwhile ends the job after it */
+    storing = 1;
+    rc = sm_bench_job_store(job, i, &row, &st);
+    if (!rc) {
+        if (oom)
+            t->oom++;
+        else
+            t->measured++;
+        interrupt_message(l, file, t);
+    }
+    storing = 0;
+    if (held_signal)
+        on_interrupt(held_signal);
+    if (rc) {
+        report(l, &st);
+        return 1;
+    }
     if (!row)
         return 0; /* ranks other than 0 */
     if (oom)
@@ -481,8 +498,7 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
             continue;
         p.c = c;
         double t0 = now();
-        rc = measure(job, i, &p, &t);
-        interrupt_message(l, a->output, &t);
+        rc = measure(job, i, a->output, &p, &t);
         p.index++;
         p.seconds_done += now() - t0;
         p.work_done += c->work;
