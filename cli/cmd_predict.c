@@ -13,7 +13,7 @@ static void usage(void)
 {
     printf(
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--device NAME|FILE]\n"
-        "                          [--nodes N] [--gpus-per-node G] [--image S] [--dataset D]\n"
+        "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
         "                          [--epochs E]\n"
         "                          [--per-block] [--precision P] [--format table|csv|json]\n"
         "                          [-o FILE]\n\n"
@@ -28,8 +28,8 @@ static void usage(void)
         "  --precision P      fp32, tf32, fp16 or bf16: refuse a calibration of another\n"
         "                     precision (default: the calibration's, which is shown)\n"
         "  --nodes N          nodes (default 1)\n"
-        "  --gpus-per-node G  devices per node (default: the --device description's, else 1);\n"
-        "                     N x G devices in all\n"
+        "  -g, --gpus-per-node G  devices per node (default: the --device\n"
+        "                     description's, else 1); N x G devices in all\n"
         "  --image S          input height and width (default: the network file's)\n"
         "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
         "  --epochs E         also the time to train for E epochs (t_train = E x t_epoch)\n"
@@ -58,20 +58,20 @@ static int parse_args(int argc, char **argv, predict_args *a)
 {
     *a = (predict_args){NULL, "default", NULL, NULL, NULL, 0, 1, 0, 0, DEFAULT_DATASET, 0, 0,
                         FORMAT_TABLE};
-    enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, GPUS, IMAGE, DATASET, EPOCHS, FORMAT,
+    enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
            PER_BLOCK };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
         {"precision", required_argument, 0, PRECISION},
-        {"nodes", required_argument, 0, NODES},  {"gpus-per-node", required_argument, 0, GPUS},
+        {"nodes", required_argument, 0, NODES},  {"gpus-per-node", required_argument, 0, 'g'},
         {"image", required_argument, 0, IMAGE},  {"dataset", required_argument, 0, DATASET},
         {"epochs", required_argument, 0, EPOCHS}, {"format", required_argument, 0, FORMAT},
         {"per-block", no_argument, 0, PER_BLOCK}, {"device", required_argument, 0, DEVICE},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
-    while (!bad && (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1) {
+    while (!bad && (c = next_option(argc, argv, "ho:g:", opts, msg, sizeof msg)) != -1) {
         switch (c) {
         case 'h':
             usage();
@@ -94,7 +94,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case NODES:
             bad = parse_positive("--nodes", optarg, 1 << 20, &a->nodes);
             break;
-        case GPUS:
+        case 'g':
             bad = parse_positive("--gpus-per-node", optarg, 1 << 16, &a->gpus);
             break;
         case IMAGE:

@@ -49,6 +49,11 @@ run fit runs.csv --device x
 run predict resnet18 --batch 8 --format csv -o "$tmp/p.csv" && [ ! -s "$tmp/out" ] &&
     head -1 "$tmp/p.csv" | grep -q '^model,image,batch,nodes,gpus_per_node,precision,' &&
     sed -n 2p "$tmp/p.csv" | grep -q '^resnet18,224,8,1,1,fp32,' || check "predict --format csv -o"
+# -g is --gpus-per-node wherever a command takes devices per node
+for cmd in "predict resnet18 --batch 8" "curve resnet18 --coeffs default --batch 8 --nodes 2"; do
+    run $cmd -g 3 --format csv && grep -q '^resnet18,224,8,[12],3,' "$tmp/out" ||
+        check "$cmd -g 3"
+done
 run metrics resnet18 --format json -o "$tmp/m.json" &&
     grep -q '"weights": 11689512' "$tmp/m.json" || check "metrics -o"
 run models --format json && head -1 "$tmp/out" | grep -q '^{"models": \[' || check "models json object"
