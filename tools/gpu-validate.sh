@@ -13,13 +13,16 @@
 #           and gpt2 of the zoo, swin_t and vit_b_32 exported by tools/export_torch.py, an LSTM
 #           and a transformer encoder of tests/data/sequence_models.py; PyTorch beside the
 #           torchvision ones (measure.py)
+#   ranks   (not in the default phases) data-parallel CPU training at 1 to 16 ranks on the
+#           machine's cores, with its topology and the ranks' bindings (tools/rank_study.sh:
+#           ranks.csv, ranks.csv.lscpu, ranks.csv.bindings)
 #
 #   tools/gpu-validate.sh [--phase LIST] [--pack TARBALL] [--out DIR] [--quick]
 #                         [--precision fp32|tf32] [--models LIST] [--images LIST]
 #                         [--batches LIST]
 #
 #   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report; models
-#                  only when named); setup
+#                  and ranks only when named); setup
 #                  always runs. Every phase resumes: the CSVs keep what was measured, so a
 #                  call cut off by a time limit goes on where it stopped when run again.
 #   --pack FILE    the offline tarball (default: the first of $SM_PACK,
@@ -57,7 +60,7 @@ while [ $# -gt 0 ]; do
     --quick)
         models=resnet18,resnet50,mobilenet_v2,efficientnet_b0,densenet121,squeezenet1_0
         images=64,128; batches=8,32; shift ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "gpu-validate.sh: unexpected argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -211,6 +214,16 @@ if has models; then
         say "models: measure.py failed (see $log)"
         failures=$((failures + 1))
     }
+fi
+
+# ---- ranks --------------------------------------------------------------------------------------
+if has ranks; then
+    ranks=1,2,4,8,16
+    [ "$(nproc)" -ge 16 ] || ranks=1,2,4
+    say "ranks: tools/rank_study.sh --ranks $ranks -> $out/ranks.csv"
+    sh "$src/tools/rank_study.sh" --ranks "$ranks" --bin "$sm" -o "$out/ranks.csv" >>"$log" 2>&1 ||
+        { say "ranks: rank_study.sh failed or was cut off (see $log): run again to resume"
+          failures=$((failures + 1)); }
 fi
 
 # ---- report ------------------------------------------------------------------------------------
