@@ -536,8 +536,10 @@ static void write_table(FILE *out, const curve_run *r)
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
             fmt_seconds(epoch_time(r, p), c[10], sizeof c[10]);
             fmt_seconds(train_time(r, p), c[11], sizeof c[11]);
-            snprintf(c[12], sizeof c[12], isfinite(p->pred.e_step) ? "%.4g W" : "-",
-                     step_energy(p) / p->pred.t_step);
+            if (isfinite(p->pred.e_step))
+                fmt_watts(step_energy(p) / p->pred.t_step, c[12], sizeof c[12]);
+            else
+                snprintf(c[12], sizeof c[12], "-");
             snprintf(c[13], sizeof c[13], isfinite(p->pred.e_step) ? "%.4g" : "-",
                      epoch_energy(r, p) / 3.6e6);
             const char *cells[16] = {row->model, c[0], c[1], c[2],  c[3],  c[4], c[5],

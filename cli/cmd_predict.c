@@ -318,8 +318,12 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
                      {"e_train", e.train / 3.6e6, "kWh", "the whole training run"}};
         for (int i = 0; i < (a->epochs ? 5 : 4); i++) {
             char v[64];
-            snprintf(v, sizeof v, isfinite(erows[i].v) ? "%.4g %s" : "-", erows[i].v,
-                     erows[i].unit);
+            if (!isfinite(erows[i].v))
+                snprintf(v, sizeof v, "-");
+            else if (!strcmp(erows[i].unit, "W"))
+                fmt_watts(erows[i].v, v, sizeof v);
+            else
+                snprintf(v, sizeof v, "%.4g %s", erows[i].v, erows[i].unit);
             const char *er[] = {erows[i].name, v, erows[i].meaning};
             table_add(tab, er);
         }

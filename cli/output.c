@@ -188,6 +188,14 @@ const char *fmt_si(double v, char *buf, size_t len)
     return buf;
 }
 
+const char *fmt_watts(double w, char *buf, size_t len)
+{
+    char si[24];
+    fmt_si(w, si, sizeof si); /* "392.1" or "12.3 k" */
+    snprintf(buf, len, "%s%sW", si, strchr(si, ' ') ? "" : " ");
+    return buf;
+}
+
 const char *fmt_seconds(double s, char *buf, size_t len)
 {
     if (isnan(s))

@@ -25,6 +25,8 @@ int parse_positive(const char *option, const char *text, int64_t max, int64_t *o
 const char *fmt_count(int64_t v, char *buf, size_t len);
 /* 4.09e9 -> "4.09 G" */
 const char *fmt_si(double v, char *buf, size_t len);
+/* Watts with an SI prefix: 392.1 W, 12.3 kW. */
+const char *fmt_watts(double w, char *buf, size_t len);
 /* 0.00123 -> "1.23 ms" */
 const char *fmt_seconds(double s, char *buf, size_t len);
 

@@ -244,6 +244,20 @@ add_test(NAME cli_curve_energy
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_curve_energy PROPERTIES PASS_REGULAR_EXPRESSION
   "e_step_j,power_w,e_epoch_j\n[^\n]*,25.276,106.379,12638\n[^\n]*,50.5519,212.757,12638\n")
+# the tables give the power in watts, then kilowatts: 106.379 W on one device, 128 x that =
+# 13,616.5 W on 128
+add_test(NAME cli_curve_energy_table
+  COMMAND ${SCALEMETER_BIN} curve ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/energy_coeffs.ini
+          --batch 2 --nodes 1,128 --dataset 1000
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_energy_table PROPERTIES PASS_REGULAR_EXPRESSION
+  " 1 +1 [^\n]* 106\\.4 W [^\n]*\n[^\n]* 128 +128 [^\n]* 13\\.6 kW ")
+add_test(NAME cli_predict_energy_table
+  COMMAND ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/energy_coeffs.ini
+          --batch 2 --nodes 128 --dataset 1000
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_energy_table PROPERTIES PASS_REGULAR_EXPRESSION
+  "power +13\\.6 kW +average over a step")
 add_test(NAME cli_fit_bad_energy_field
   COMMAND ${SM_FIT_CLI} fails "bad_energy.csv:2: energy_j 'lots' is not a number of joules"
           ${SCALEMETER_BIN} fit ${SM_FIT_DATA}/bad_energy.csv
