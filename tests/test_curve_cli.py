@@ -292,7 +292,9 @@ with tempfile.TemporaryDirectory() as tmp:
         (H100 + ["--nodes", "1", "--collective", "tree"], "collective tree: expected ring or nccl"),
         (HYBRID + ["--nodes", "1", "--framework", "fused"], "--framework applies to --device alone"),
         (HYBRID + ["--nodes", "1", "-g", "8"], "round: a node has 4 devices, not 8"),
-        (HYBRID + ["--nodes", "1", "--precision", "bf16"], "it cannot predict bf16"),
+        # the calibration is named, not the description's all-reduce beside it
+        (HYBRID + ["--nodes", "1", "--precision", "bf16"],
+         "points) is a calibration of fp32 runs; it cannot predict bf16"),
         (HYBRID + ["--nodes", "1", "--collective", "tree"], "collective tree: expected ring or nccl"),
         (["resnet50", "--coeffs", LINEAR, "--device", "cpu", "--batch", "4", "--nodes", "1"],
          "the linear form's t_grad does not tell the local update from communication"),

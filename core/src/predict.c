@@ -29,10 +29,13 @@ int sm_predictor_check_precision(const sm_predictor *p, const char *precision, s
 {
     if (!precision || strcmp(precision, p->precision) == 0)
         return 0;
+    /* the calibration alone is named: a description's all-reduce beside it has no precision */
     return sm_fail(st,
                    "%s is a calibration of %s runs; it cannot predict %s (fit the %s rows of a "
-                   "measurement CSV with `scalemeter fit --precision %s`, or use --device)",
-                   p->description, p->precision, precision, precision, precision);
+                   "measurement CSV with `scalemeter fit --precision %s`, or leave the "
+                   "calibration out: `curve --device NAME` models any precision)",
+                   p->calibration[0] ? p->calibration : p->description, p->precision, precision,
+                   precision, precision);
 }
 
 void sm_predictor_free(sm_predictor *p)

@@ -17,6 +17,7 @@ struct sm_predictor {
     const predictor_ops *ops;
     void *impl;
     char description[512];
+    char calibration[256]; /* the coefficient file's own part of it; "" for a device model */
     char precision[8]; /* of the calibration, or the device model's */
     int devices_per_node; /* of the description behind it; 0: none */
 };

@@ -219,7 +219,7 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
         coeffs_free(c);
         return sm_fail(st, "%s: %s", path, problem);
     }
-    char desc[512];
+    char calibration[256], desc[512];
     int points = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (c->fit.phase[ph].stats.n > points)
@@ -230,9 +230,10 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
                  comm->dev.name,
                  comm->collective == SM_COLLECTIVE_NCCL ? "NCCL model" : "ring",
                  comm->bucket_bytes / 1048576.0);
-    snprintf(desc, sizeof desc, "%s (%s, fit %.10s, %d points)%s%s",
+    snprintf(calibration, sizeof calibration, "%.180s (%s, fit %.10s, %d points)",
              c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision,
-             c->meta.date, points, sync,
+             c->meta.date, points);
+    snprintf(desc, sizeof desc, "%s%s%s", calibration, sync,
              overlap ? ", buckets all-reduced during the backward pass" : "");
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);
@@ -241,6 +242,7 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     if (!*out)
         return sm_fail(st, "%s: out of memory", path);
     snprintf((*out)->precision, sizeof (*out)->precision, "%s", precision);
+    snprintf((*out)->calibration, sizeof (*out)->calibration, "%s", calibration);
     (*out)->devices_per_node = devices_per_node;
     return 0;
 }
