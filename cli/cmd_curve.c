@@ -65,7 +65,11 @@ static void usage(void)
         "Times are seconds per step of one device; images_per_s counts the whole cluster.\n"
         "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
         "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
-        "(the measurement CSV's columns first, so `scalemeter fit` reads it).\n"
+        "[,e_step_j,power_w,e_epoch_j[,e_train_j]][,allreduce_algorithm,allreduce_protocol]\n"
+        "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
+        "calibration has it). With a description (--device), the all-reduce column says\n"
+        "what one gradient bucket's all-reduce runs at each node count: NCCL's algorithm and\n"
+        "protocol for the bucket's size (nvls/Simple, tree/LL128, ...) or the ring.\n"
         "docs/scaling.md explains the models.\n");
 }
 
@@ -383,14 +387,42 @@ static int models_energy(const curve_run *r)
     return 0;
 }
 
+/* Whether a description's all-reduce is behind the predictor: the points then say what one
+ * gradient bucket's all-reduce runs (NCCL's algorithm and protocol, or the ring). */
+static int tells_allreduce(const curve_run *r) { return sm_predictor_devices_per_node(r->pred) > 0; }
+
+/* What one bucket's all-reduce runs at a point: 1 with *e; 0 where nothing is sent (one
+ * device) or the predictor cannot tell. */
+static int point_allreduce(const curve_run *r, const curve_row *row, const sm_curve_point *p,
+                           sm_allreduce_estimate *e)
+{
+    sm_status st;
+    return sm_predictor_allreduce(r->pred, row->net, &p->layout, e, &st) == 0;
+}
+
+/* "nvls_tree/Simple", "ring/LL"; the ring collective's "ring"; "-" where nothing is sent. */
+static const char *allreduce_label(const curve_run *r, const curve_row *row,
+                                   const sm_curve_point *p, char *buf, size_t len)
+{
+    sm_allreduce_estimate e;
+    if (!point_allreduce(r, row, p, &e))
+        snprintf(buf, len, "-");
+    else if (!strcmp(e.protocol, "-"))
+        snprintf(buf, len, "%s", e.algorithm);
+    else
+        snprintf(buf, len, "%s/%s", e.algorithm, e.protocol);
+    return buf;
+}
+
 static void write_csv(FILE *out, const curve_run *r)
 {
-    int energy = models_energy(r);
+    int energy = models_energy(r), allreduce = tells_allreduce(r);
     fprintf(out, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
-                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s\n",
+                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%s\n",
             r->args->epochs ? ",epochs,t_train" : "",
             energy ? ",e_step_j,power_w,e_epoch_j" : "",
-            energy && r->args->epochs ? ",e_train_j" : "");
+            energy && r->args->epochs ? ",e_train_j" : "",
+            allreduce ? ",allreduce_algorithm,allreduce_protocol" : "");
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
@@ -422,6 +454,13 @@ static void write_csv(FILE *out, const curve_run *r)
                     fputc(',', out);
                     csv_number(out, e[j]);
                 }
+            }
+            if (allreduce) {
+                sm_allreduce_estimate e;
+                if (point_allreduce(r, row, p, &e))
+                    fprintf(out, ",%s,%s", e.algorithm, e.protocol);
+                else
+                    fputs(",,", out);
             }
             fputc('\n', out);
         }
@@ -488,6 +527,18 @@ static void write_json(FILE *out, const curve_run *r)
                     json_number(out, ev[j]);
                 }
             }
+            sm_allreduce_estimate e;
+            if (tells_allreduce(r) && point_allreduce(r, row, p, &e)) {
+                fputs(", \"allreduce\": {\"algorithm\": ", out);
+                json_string(out, e.algorithm);
+                fputs(", \"protocol\": ", out);
+                json_string(out, e.protocol);
+                fputs(", \"bucket_s\": ", out);
+                json_number(out, e.seconds);
+                fputc('}', out);
+            } else if (tells_allreduce(r)) {
+                fputs(", \"allreduce\": null", out);
+            }
             fputc('}', out);
         }
         fputs("]}", out);
@@ -510,7 +561,8 @@ static void write_table(FILE *out, const curve_run *r)
         fprintf(out, ", training %lld epoch%s", (long long)r->args->epochs,
                 r->args->epochs == 1 ? "" : "s");
     fputs("\n\n", out);
-    int energy = models_energy(r), n_cols = 12 + (r->args->epochs != 0);
+    int energy = models_energy(r), allreduce = tells_allreduce(r);
+    int n_cols = 12 + (r->args->epochs != 0);
     const char *headers[16] = {"model",  "batch",    "global",     "nodes",  "devices", "t_fwd",
                                "t_bwd",  "t_grad",   "t_step",     "images/s", "efficiency",
                                "t_epoch", "t_train"};
@@ -518,12 +570,14 @@ static void write_table(FILE *out, const curve_run *r)
         headers[n_cols++] = "power";
         headers[n_cols++] = "kWh/epoch";
     }
+    if (allreduce)
+        headers[n_cols++] = "all-reduce";
     text_table *t = table_new(n_cols, headers);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
             const sm_curve_point *p = &row->curve.points[i];
-            char c[14][32];
+            char c[15][32];
             snprintf(c[0], sizeof c[0], "%lld", (long long)p->layout.batch);
             snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
             snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
@@ -549,6 +603,8 @@ static void write_table(FILE *out, const curve_run *r)
                 cells[n++] = c[12];
                 cells[n++] = c[13];
             }
+            if (allreduce)
+                cells[n++] = allreduce_label(r, row, p, c[14], sizeof c[14]);
             table_add(t, cells);
         }
     }

@@ -83,7 +83,9 @@ if len(rows) == 2:
 out = good(*ROUND, "--batch", "32", "--nodes", "1,3", "--dataset", "1000", "--epochs", "5",
            "--format", "csv")
 rows = list(csv.DictReader(io.StringIO(out)))
-check(out.splitlines()[0].endswith(",t_epoch,epochs,t_train"), "CSV: epoch columns last")
+check(out.splitlines()[0].endswith(",t_epoch,epochs,t_train,allreduce_algorithm,"
+                                   "allreduce_protocol"),
+      "CSV: the epoch columns after t_epoch, then the description's all-reduce")
 if len(rows) == 2:
     r1, r3 = rows
     check(near(float(r1["t_epoch"]), 8 * STEP1), f"t_epoch at 1 node: {r1['t_epoch']}")
@@ -182,6 +184,49 @@ rc, out, err = run("resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "
                    "h100", "--batch", "64", "--nodes", "1")
 check(rc == 0 and "gradients all-reduced by h100's NCCL model" in out,
       f"both: the table says whose all-reduce: {out[:200]}")
+
+# --- what one bucket's all-reduce runs ---------------------------------------------------------
+# ResNet-50's 25,557,032 fp32 gradients (102,228,128 bytes) go in ceil(102,228,128 / 25 MiB)
+# = 4 equal buckets of 25,557,032 bytes. On one H100 node NCCL runs NVLS on Simple from 2 MB
+# (NCCL_DEBUG on such a node, NVIDIA/nccl-tests#309); across nodes the column is what
+# `allreduce --device` says NCCL picks for the same bucket.
+BUCKET = "25557032"
+out = good("resnet50", "--device", "h100", "--batch", "64", "--nodes", "1,2,4,64",
+           "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out)))
+check((rows[0]["allreduce_algorithm"], rows[0]["allreduce_protocol"]) == ("nvls", "Simple"),
+      f"all-reduce on one H100 node: {rows[0]}")
+for r in rows[1:]:
+    p = subprocess.run([SM, "allreduce", "--device", "h100", "--nodes", r["nodes"], "--min-bytes",
+                        BUCKET, "--max-bytes", BUCKET, "--format", "csv"],
+                       capture_output=True, text=True)
+    sweep = list(csv.DictReader(io.StringIO(p.stdout)))
+    check(p.returncode == 0 and len(sweep) == 1 and
+          (r["allreduce_algorithm"], r["allreduce_protocol"]) ==
+          (sweep[0].get("algorithm"), sweep[0].get("protocol")),
+          f"all-reduce on {r['nodes']} nodes: curve {r['allreduce_algorithm']}/"
+          f"{r['allreduce_protocol']}, allreduce --device {sweep} {p.stderr}")
+# the same in JSON, with one bucket's time; the table's column; the ring collective; one device
+# sends nothing; a calibration alone has no algorithm to tell
+doc = json.loads(good("resnet50", "--device", "h100", "--batch", "64", "--nodes", "1",
+                      "--format", "json"))
+a = doc["curves"][0]["points"][0].get("allreduce") or {}
+check(a.get("algorithm") == "nvls" and a.get("protocol") == "Simple" and a.get("bucket_s", 0) > 0,
+      f"JSON allreduce: {a}")
+rc, out, err = run("resnet50", "--device", "h100", "--batch", "64", "--nodes", "1")
+check(rc == 0 and "all-reduce" in out.splitlines()[3] and "nvls/Simple" in out,
+      f"the table's all-reduce column: {out[:600]}")
+out = good("resnet50", "--device", "h100", "--batch", "64", "--nodes", "1,2", "-g", "1",
+           "--collective", "ring", "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out)))
+check([(r["allreduce_algorithm"], r["allreduce_protocol"]) for r in rows] ==
+      [("", ""), ("ring", "-")], f"ring collective, one device then two: {rows}")
+out = good("resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--batch", "64",
+           "--nodes", "1,2", "--format", "csv")
+check("allreduce_algorithm" not in out.splitlines()[0], "a calibration alone: no all-reduce column")
+out = good(*HYBRID, "--nodes", "3")
+check(list(csv.DictReader(io.StringIO(out)))[0]["allreduce_algorithm"] == "ring",
+      "both: the description's ring collective")
 
 # --- JSON, several models and batches, turning points -----------------------------------------
 out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", "--nodes", "1:64",

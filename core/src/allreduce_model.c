@@ -40,6 +40,18 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
     return t;
 }
 
+sm_nccl_choice sm_ring_allreduce_choice(const sm_ring_config *a)
+{
+    sm_ring_time t = sm_ring_allreduce_time(a);
+    if (t.buckets == 0)
+        return (sm_nccl_choice){"none", a->collective == SM_COLLECTIVE_NCCL ? "none" : "-", 0};
+    double bytes = a->bytes / (double)t.buckets;
+    if (a->collective == SM_COLLECTIVE_NCCL)
+        return sm_nccl_allreduce(bytes, a->nodes, a->gpus_per_node, &a->intra, &a->inter,
+                                 a->nvls_efficiency);
+    return (sm_nccl_choice){"ring", "-", t.total / (double)t.buckets};
+}
+
 /* A ring all-reduce of one bucket of `bytes`. */
 static double bucket_time(const sm_ring_config *a, double bytes)
 {

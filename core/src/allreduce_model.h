@@ -59,6 +59,11 @@ typedef struct sm_nccl_choice {
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
                                  const sm_link *inter, double nvls_efficiency);
 
+/* What each of the equal buckets of sm_ring_allreduce_time runs: NCCL's choice for the
+ * bucket's size, or "ring" and "-" for the ring collective; "none" when nothing is sent.
+ * seconds: one bucket's time. */
+sm_nccl_choice sm_ring_allreduce_choice(const sm_ring_config *a);
+
 /* The same among the algorithms and protocols of the masks only, as NCCL_ALGO and NCCL_PROTO
  * restrict NCCL (operators force NCCL_ALGO=Ring NCCL_PROTO=Simple for fit-comm's runs). A mask
  * that leaves nothing for the layout (NVLS on one GPU a node) gives seconds = INFINITY. */

@@ -51,13 +51,9 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
                                v.name, layout->algorithms ? layout->algorithms : "any",
                                layout->protocols ? layout->protocols : "any", nodes,
                                nodes == 1 ? "" : "s", g, path);
-            e->seconds = choice.seconds;
-            snprintf(e->algorithm, sizeof e->algorithm, "%s", choice.algorithm);
-            snprintf(e->protocol, sizeof e->protocol, "%s", choice.protocol);
+            sm_allreduce_estimate_of(choice, e);
         } else {
-            e->seconds = sm_ring_allreduce_time(&a).total;
-            snprintf(e->algorithm, sizeof e->algorithm, "%s", nodes * g > 1 ? "ring" : "none");
-            snprintf(e->protocol, sizeof e->protocol, "-");
+            sm_allreduce_estimate_of(sm_ring_allreduce_choice(&a), e);
         }
     }
     return 0;

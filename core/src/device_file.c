@@ -288,6 +288,13 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     return 0;
 }
 
+void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out)
+{
+    out->seconds = choice.seconds;
+    snprintf(out->algorithm, sizeof out->algorithm, "%s", choice.algorithm);
+    snprintf(out->protocol, sizeof out->protocol, "%s", choice.protocol);
+}
+
 int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
                          sm_status *st)
 {

@@ -4,6 +4,7 @@
 #define SCALEMETER_DEVICE_FILE_H
 
 #include "allreduce_model.h"
+#include "scalemeter/comm.h"
 #include "scalemeter/scalemeter.h"
 
 typedef enum sm_precision { SM_FP32, SM_TF32, SM_FP16, SM_BF16, SM_N_PRECISIONS } sm_precision;
@@ -54,6 +55,9 @@ int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
  * bucket_bytes: the node's links, and each of the G rings' share of the node's ports. */
 sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
                               int gpus_per_node, sm_collective collective);
+
+/* The public form of what the all-reduce model chose. */
+void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out);
 
 /* The collective named by option ("ring" or "nccl", as --collective takes it), else the
  * description's [node] collective. */

@@ -25,6 +25,14 @@ const char *sm_predictor_precision(const sm_predictor *p) { return p->precision;
 
 int sm_predictor_devices_per_node(const sm_predictor *p) { return p->devices_per_node; }
 
+int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                           sm_allreduce_estimate *out, sm_status *st)
+{
+    if (!p->ops->allreduce || sm_layout_devices(layout) < 2)
+        return 1;
+    return p->ops->allreduce(p->impl, net, layout, out, st);
+}
+
 int sm_predictor_check_precision(const sm_predictor *p, const char *precision, sm_status *st)
 {
     if (!precision || strcmp(precision, p->precision) == 0)

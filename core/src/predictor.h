@@ -3,7 +3,7 @@
 #ifndef SCALEMETER_PREDICTOR_H
 #define SCALEMETER_PREDICTOR_H
 
-#include "scalemeter/predict.h"
+#include "scalemeter/device.h"
 
 typedef struct predictor_ops {
     int (*predict)(const void *impl, const sm_network *net, const sm_layout *layout,
@@ -11,6 +11,10 @@ typedef struct predictor_ops {
     int (*predict_block)(const void *impl, const sm_network *net, int block,
                          const sm_layout *layout, double *t_fwd, sm_status *st);
     void (*free)(void *impl);
+    /* what one gradient bucket's all-reduce runs (sm_predictor_allreduce); NULL: no
+     * description's all-reduce behind the predictor */
+    int (*allreduce)(const void *impl, const sm_network *net, const sm_layout *layout,
+                     sm_allreduce_estimate *out, sm_status *st);
 } predictor_ops;
 
 struct sm_predictor {

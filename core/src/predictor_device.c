@@ -207,9 +207,25 @@ static int device_predict_block(const void *impl, const sm_network *net, int blo
     return 0;
 }
 
+static int device_allreduce(const void *impl, const sm_network *net, const sm_layout *layout,
+                            sm_allreduce_estimate *out, sm_status *st)
+{
+    const device_predictor *d = impl;
+    sm_metrics total;
+    if (sm_device_check_layout(&d->dev, layout->gpus_per_node, st) ||
+        sm_network_metrics(net, 1, &total, st))
+        return -1;
+    sm_ring_config a = sm_device_ring(&d->dev, d->dev.grad_bytes * (double)total.weights,
+                                      d->bucket_bytes, layout->nodes, layout->gpus_per_node,
+                                      d->collective);
+    sm_allreduce_estimate_of(sm_ring_allreduce_choice(&a), out);
+    return 0;
+}
+
 static void device_free(void *impl) { free(impl); }
 
-static const predictor_ops device_ops = {device_predict, device_predict_block, device_free};
+static const predictor_ops device_ops = {device_predict, device_predict_block, device_free,
+                                         device_allreduce};
 
 int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st)
 {

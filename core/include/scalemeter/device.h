@@ -10,6 +10,7 @@
 #ifndef SCALEMETER_DEVICE_H
 #define SCALEMETER_DEVICE_H
 
+#include "scalemeter/comm.h"
 #include "scalemeter/predict.h"
 
 #ifdef __cplusplus
@@ -49,6 +50,15 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
 
 /* Devices per node of the description behind a predictor; 0 for a calibration alone. */
 int sm_predictor_devices_per_node(const sm_predictor *p);
+
+/* What the all-reduce of the description behind a predictor runs for one gradient bucket of
+ * net on layout (the buckets are equal, as the prediction takes them): NCCL's algorithm and
+ * protocol for the bucket's size ("nvls_tree", "Simple"), or "ring" and "-" for the ring
+ * collective; seconds: that bucket's all-reduce. 1 when there is none to tell: a calibration
+ * alone (its fitted terms have no algorithm), or one device, which sends nothing; 0 with *out;
+ * -1 on error. */
+int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                           sm_allreduce_estimate *out, sm_status *st);
 
 /* The keys of a device description fitted to measured runs (`scalemeter fit --device-out`). */
 typedef struct sm_device_fit_result {
