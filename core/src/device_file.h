@@ -5,6 +5,7 @@
 
 #include "allreduce_model.h"
 #include "scalemeter/comm.h"
+#include "scalemeter/predict.h"
 #include "scalemeter/scalemeter.h"
 
 typedef enum sm_precision { SM_FP32, SM_TF32, SM_FP16, SM_BF16, SM_N_PRECISIONS } sm_precision;
@@ -58,6 +59,13 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
 
 /* The public form of what the all-reduce model chose. */
 void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out);
+
+/* What one of the equal buckets of net's gradient all-reduce runs on the layout's devices of
+ * the description (sm_ring_allreduce_choice), as the predictors send them; the layout checked
+ * against the description's devices per node. */
+int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bucket_bytes,
+                            sm_collective collective, const sm_layout *layout,
+                            sm_allreduce_estimate *out, sm_status *st);
 
 /* The collective named by option ("ring" or "nccl", as --collective takes it), else the
  * description's [node] collective. */

@@ -185,16 +185,8 @@ static int coeffs_allreduce(const void *impl, const sm_network *net, const sm_la
     const coeffs *c = impl;
     if (!c->comm)
         return 1;
-    const sm_device *v = &c->comm->dev;
-    sm_metrics m;
-    if (sm_device_check_layout(v, layout->gpus_per_node, st) ||
-        sm_network_metrics(net, 1, &m, st))
-        return -1;
-    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m.weights,
-                                      c->comm->bucket_bytes, layout->nodes,
-                                      layout->gpus_per_node, c->comm->collective);
-    sm_allreduce_estimate_of(sm_ring_allreduce_choice(&a), out);
-    return 0;
+    return sm_device_bucket_choice(&c->comm->dev, net, c->comm->bucket_bytes,
+                                   c->comm->collective, layout, out, st);
 }
 
 static const predictor_ops coeffs_ops = {predict, predict_block, coeffs_free, coeffs_allreduce};

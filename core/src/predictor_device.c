@@ -211,15 +211,7 @@ static int device_allreduce(const void *impl, const sm_network *net, const sm_la
                             sm_allreduce_estimate *out, sm_status *st)
 {
     const device_predictor *d = impl;
-    sm_metrics total;
-    if (sm_device_check_layout(&d->dev, layout->gpus_per_node, st) ||
-        sm_network_metrics(net, 1, &total, st))
-        return -1;
-    sm_ring_config a = sm_device_ring(&d->dev, d->dev.grad_bytes * (double)total.weights,
-                                      d->bucket_bytes, layout->nodes, layout->gpus_per_node,
-                                      d->collective);
-    sm_allreduce_estimate_of(sm_ring_allreduce_choice(&a), out);
-    return 0;
+    return sm_device_bucket_choice(&d->dev, net, d->bucket_bytes, d->collective, layout, out, st);
 }
 
 static void device_free(void *impl) { free(impl); }
