@@ -391,27 +391,16 @@ static int models_energy(const curve_run *r)
  * gradient bucket's all-reduce runs (NCCL's algorithm and protocol, or the ring). */
 static int tells_allreduce(const curve_run *r) { return sm_predictor_devices_per_node(r->pred) > 0; }
 
-/* What one bucket's all-reduce runs at a point: 1 with *e; 0 where nothing is sent (one
+/* What one bucket's all-reduce runs at a point: algorithm "none" where nothing is sent (one
  * device) or the predictor cannot tell. */
-static int point_allreduce(const curve_run *r, const curve_row *row, const sm_curve_point *p,
-                           sm_allreduce_estimate *e)
-{
-    sm_status st;
-    return sm_predictor_allreduce(r->pred, row->net, &p->layout, e, &st) == 0;
-}
-
-/* "nvls_tree/Simple", "ring/LL"; the ring collective's "ring"; "-" where nothing is sent. */
-static const char *allreduce_label(const curve_run *r, const curve_row *row,
-                                   const sm_curve_point *p, char *buf, size_t len)
+static sm_allreduce_estimate point_allreduce(const curve_run *r, const curve_row *row,
+                                             const sm_curve_point *p)
 {
     sm_allreduce_estimate e;
-    if (!point_allreduce(r, row, p, &e))
-        snprintf(buf, len, "-");
-    else if (!strcmp(e.protocol, "-"))
-        snprintf(buf, len, "%s", e.algorithm);
-    else
-        snprintf(buf, len, "%s/%s", e.algorithm, e.protocol);
-    return buf;
+    sm_status st;
+    if (sm_predictor_allreduce(r->pred, row->net, &p->layout, &e, &st) != 0)
+        e = (sm_allreduce_estimate){0, "none", "-"};
+    return e;
 }
 
 static void write_csv(FILE *out, const curve_run *r)
@@ -456,11 +445,8 @@ static void write_csv(FILE *out, const curve_run *r)
                 }
             }
             if (allreduce) {
-                sm_allreduce_estimate e;
-                if (point_allreduce(r, row, p, &e))
-                    fprintf(out, ",%s,%s", e.algorithm, e.protocol);
-                else
-                    fputs(",,", out);
+                sm_allreduce_estimate e = point_allreduce(r, row, p);
+                csv_allreduce(out, &e);
             }
             fputc('\n', out);
         }
@@ -527,17 +513,9 @@ static void write_json(FILE *out, const curve_run *r)
                     json_number(out, ev[j]);
                 }
             }
-            sm_allreduce_estimate e;
-            if (tells_allreduce(r) && point_allreduce(r, row, p, &e)) {
-                fputs(", \"allreduce\": {\"algorithm\": ", out);
-                json_string(out, e.algorithm);
-                fputs(", \"protocol\": ", out);
-                json_string(out, e.protocol);
-                fputs(", \"bucket_s\": ", out);
-                json_number(out, e.seconds);
-                fputc('}', out);
-            } else if (tells_allreduce(r)) {
-                fputs(", \"allreduce\": null", out);
+            if (tells_allreduce(r)) {
+                sm_allreduce_estimate e = point_allreduce(r, row, p);
+                json_allreduce(out, &e);
             }
             fputc('}', out);
         }
@@ -603,8 +581,10 @@ static void write_table(FILE *out, const curve_run *r)
                 cells[n++] = c[12];
                 cells[n++] = c[13];
             }
-            if (allreduce)
-                cells[n++] = allreduce_label(r, row, p, c[14], sizeof c[14]);
+            if (allreduce) {
+                sm_allreduce_estimate e = point_allreduce(r, row, p);
+                cells[n++] = fmt_allreduce(&e, c[14], sizeof c[14]);
+            }
             table_add(t, cells);
         }
     }

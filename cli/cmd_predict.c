@@ -44,7 +44,10 @@ static void usage(void)
         "did not measure is shown as - (null in JSON). A layout the calibration never saw (several\n"
         "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n"
         "Coefficients fitted with energy (docs/energy.md) add e_infer and e_step (joules, all\n"
-        "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n");
+        "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n"
+        "With --device, all-reduce says what one gradient bucket's all-reduce runs: NCCL's\n"
+        "algorithm and protocol for its size, or the ring (CSV: allreduce_algorithm,\n"
+        "allreduce_protocol; JSON: allreduce, with the bucket's seconds).\n");
 }
 
 typedef struct predict_args {
@@ -171,7 +174,8 @@ static void json_number(const char *key, double v)
 }
 
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                       const sm_layout *l, const sm_prediction *t, const double *blocks,
+                       const sm_layout *l, const sm_prediction *t,
+                       const sm_allreduce_estimate *ar, const double *blocks,
                        const char *warning)
 {
     printf("{\"model\": ");
@@ -209,6 +213,8 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
         if (a->epochs)
             json_number("e_train_j", e.train);
     }
+    if (ar)
+        json_allreduce(stdout, ar);
     if (blocks) {
         printf(", \"per_block\": [");
         for (int b = 0; b < net->n_blocks; b++) {
@@ -231,13 +237,14 @@ static void csv_number(double v)
 }
 
 static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                      const sm_layout *l, const sm_prediction *t)
+                      const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar)
 {
     job_energy e = energy_of(a, l, t);
     printf("model,image,batch,nodes,gpus_per_node,precision,dataset,t_infer,t_fwd,t_bwd,t_grad,"
-           "t_step,t_epoch,images_per_s%s%s%s\n", a->epochs ? ",epochs,t_train" : "",
+           "t_step,t_epoch,images_per_s%s%s%s%s\n", a->epochs ? ",epochs,t_train" : "",
            e.modelled ? ",e_infer_j,e_step_j,e_epoch_j,power_w" : "",
-           e.modelled && a->epochs ? ",e_train_j" : "");
+           e.modelled && a->epochs ? ",e_train_j" : "",
+           ar ? ",allreduce_algorithm,allreduce_protocol" : "");
     csv_field(stdout, net->name);
     printf(",%lld,%lld,%d,%d,%s,%lld",
            (long long)(net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]),
@@ -257,11 +264,14 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
         for (int i = 0; i < (a->epochs ? 5 : 4); i++)
             csv_number(ev[i]);
     }
+    if (ar)
+        csv_allreduce(stdout, ar);
     printf("\n");
 }
 
 static void print_table(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                        const sm_layout *l, const sm_prediction *t, const double *blocks)
+                        const sm_layout *l, const sm_prediction *t,
+                        const sm_allreduce_estimate *ar, const double *blocks)
 {
     char shape[96], buf[64];
     printf("%s (%s), input %s, batch %lld per device, %d node%s x %d device%s\n"
@@ -300,11 +310,20 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     }
     double ips = sm_images_per_s(l, t->t_step);
     if (isfinite(ips))
-        snprintf(buf, sizeof buf, "%.4g", ips);
+        snprintf(buf, sizeof buf, ips >= 1000 ? "%.0f" : "%.4g", ips); /* 170304, not 1.703e+05 */
     else
         snprintf(buf, sizeof buf, "-");
     const char *row[] = {"images_per_s", buf, "samples per second, all devices"};
     table_add(tab, row);
+    if (ar) {
+        char what[96] = "nothing sent on one device";
+        if (strcmp(ar->algorithm, "none"))
+            snprintf(what, sizeof what, "one gradient bucket's all-reduce (%s)",
+                     fmt_seconds(ar->seconds, buf, sizeof buf));
+        char label[40];
+        const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};
+        table_add(tab, ar_row);
+    }
     job_energy e = energy_of(a, l, t);
     if (e.modelled) {
         const struct {
@@ -374,16 +393,28 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     }
     if (warning[0])
         fprintf(stderr, "scalemeter predict: warning: %s\n", warning);
+    /* with a description behind the calibration: what one gradient bucket's all-reduce runs */
+    sm_allreduce_estimate ar_buf, *ar = NULL;
+    if (sm_predictor_devices_per_node(p) > 0) {
+        ar = &ar_buf;
+        int rc = sm_predictor_allreduce(p, net, &l, ar, &st);
+        if (rc < 0) {
+            free(blocks);
+            return report_error(st.msg);
+        }
+        if (rc > 0)
+            *ar = (sm_allreduce_estimate){0, "none", "-"}; /* one device sends nothing */
+    }
     if (output_to("predict", a->output)) {
         free(blocks);
         return 1;
     }
     if (a->format == FORMAT_JSON)
-        print_json(a, net, p, &l, &t, blocks, warning);
+        print_json(a, net, p, &l, &t, ar, blocks, warning);
     else if (a->format == FORMAT_CSV)
-        print_csv(a, net, p, &l, &t);
+        print_csv(a, net, p, &l, &t, ar);
     else
-        print_table(a, net, p, &l, &t, blocks);
+        print_table(a, net, p, &l, &t, ar, blocks);
     free(blocks);
     return 0;
 }

@@ -196,6 +196,38 @@ const char *fmt_watts(double w, char *buf, size_t len)
     return buf;
 }
 
+const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len)
+{
+    if (!strcmp(e->algorithm, "none"))
+        snprintf(buf, len, "-");
+    else if (!strcmp(e->protocol, "-"))
+        snprintf(buf, len, "%s", e->algorithm);
+    else
+        snprintf(buf, len, "%s/%s", e->algorithm, e->protocol);
+    return buf;
+}
+
+void csv_allreduce(FILE *out, const sm_allreduce_estimate *e)
+{
+    if (!strcmp(e->algorithm, "none"))
+        fputs(",,", out);
+    else
+        fprintf(out, ",%s,%s", e->algorithm, e->protocol);
+}
+
+void json_allreduce(FILE *out, const sm_allreduce_estimate *e)
+{
+    if (!strcmp(e->algorithm, "none")) {
+        fputs(", \"allreduce\": null", out);
+        return;
+    }
+    fputs(", \"allreduce\": {\"algorithm\": ", out);
+    json_string(out, e->algorithm);
+    fputs(", \"protocol\": ", out);
+    json_string(out, e->protocol);
+    fprintf(out, ", \"bucket_s\": %.6g}", e->seconds);
+}
+
 const char *fmt_seconds(double s, char *buf, size_t len)
 {
     if (isnan(s))

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scalemeter/comm.h"
 #include "scalemeter/scalemeter.h"
 
 typedef enum { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_SVG } output_format;
@@ -27,6 +28,13 @@ const char *fmt_count(int64_t v, char *buf, size_t len);
 const char *fmt_si(double v, char *buf, size_t len);
 /* Watts with an SI prefix: 392.1 W, 12.3 kW. */
 const char *fmt_watts(double w, char *buf, size_t len);
+/* What one gradient bucket's all-reduce runs (sm_predictor_allreduce), for the three formats;
+ * algorithm "none": nothing is sent (one device). Table: "tree/LL128", the ring collective's
+ * "ring", "-"; CSV: ",ALGORITHM,PROTOCOL" (",," for none); JSON: ', "allreduce": {...}' with
+ * the bucket's seconds, or null. */
+const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len);
+void csv_allreduce(FILE *out, const sm_allreduce_estimate *e);
+void json_allreduce(FILE *out, const sm_allreduce_estimate *e);
 /* 0.00123 -> "1.23 ms" */
 const char *fmt_seconds(double s, char *buf, size_t len);
 

@@ -227,6 +227,21 @@ check("allreduce_algorithm" not in out.splitlines()[0], "a calibration alone: no
 out = good(*HYBRID, "--nodes", "3")
 check(list(csv.DictReader(io.StringIO(out)))[0]["allreduce_algorithm"] == "ring",
       "both: the description's ring collective")
+# predict --coeffs --device says the same as curve for the same layout
+curve_pt = json.loads(good("resnet50", "--coeffs", "h100-pytorch-bf16", "--device", "h100",
+                           "--batch", "64", "--nodes", "16", "--format", "json"))
+curve_ar = curve_pt["curves"][0]["points"][0]["allreduce"]
+p = subprocess.run([SM, "predict", "resnet50", "--coeffs", "h100-pytorch-bf16", "--device",
+                    "h100", "--batch", "64", "--nodes", "16", "--format", "json"],
+                   capture_output=True, text=True)
+doc = json.loads(p.stdout) if p.returncode == 0 else {}
+check(doc.get("allreduce") == curve_ar and curve_ar["algorithm"] != "none",
+      f"predict's all-reduce {doc.get('allreduce')} is curve's {curve_ar}")
+p = subprocess.run([SM, "predict", "resnet50", "--coeffs", "h100-pytorch-bf16", "--device",
+                    "h100", "--batch", "64", "--nodes", "16"], capture_output=True, text=True)
+check(p.returncode == 0 and f"{curve_ar['algorithm']}/{curve_ar['protocol']}" in
+      next((ln for ln in p.stdout.splitlines() if ln.startswith("all-reduce")), ""),
+      f"predict's table row: {p.stdout[-400:]}")
 
 # --- JSON, several models and batches, turning points -----------------------------------------
 out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", "--nodes", "1:64",
