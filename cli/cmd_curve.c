@@ -241,17 +241,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
         case THRESHOLD:
             bad = parse_threshold(v, &a->threshold);
             break;
-        case BUCKET: {
-            char *end;
-            errno = 0;
-            a->bucket_mib = strtod(v, &end);
-            if (errno || end == v || *end || !(a->bucket_mib > 0 && a->bucket_mib <= 1 << 20)) {
-                fprintf(stderr, "scalemeter curve: --bucket-mib %s: expected a size in MiB above "
-                                "0 and at most 1048576\n", v);
-                bad = 1;
-            }
+        case BUCKET:
+            bad = parse_bucket_mib(v, &a->bucket_mib);
             break;
-        }
         case PRECISION:
             a->precision = v;
             break;

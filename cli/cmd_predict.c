@@ -14,7 +14,7 @@ static void usage(void)
     printf(
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--device NAME|FILE]\n"
         "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
-        "                          [--epochs E]\n"
+        "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
         "                          [--per-block] [--precision P] [--format table|csv|json]\n"
         "                          [-o FILE]\n\n"
         "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
@@ -25,6 +25,10 @@ static void usage(void)
         "  --device NAME      the gradients' all-reduce from a device description (its\n"
         "                     links, devices per node and collective: configs/devices/NAME.ini\n"
         "                     or a file); the passes and the update stay the calibration's\n"
+        "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
+        "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
+        "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
+        "  --collective C     (--device) ring or nccl (default: the description's)\n"
         "  --precision P      fp32, tf32, fp16 or bf16: refuse a calibration of another\n"
         "                     precision (default: the calibration's, which is shown)\n"
         "  --nodes N          nodes (default 1)\n"
@@ -51,7 +55,9 @@ static void usage(void)
 }
 
 typedef struct predict_args {
-    const char *model, *coeffs, *device, *precision, *output;
+    const char *model, *coeffs, *device, *precision, *output, *collective;
+    double bucket_mib; /* 0: not given */
+    int overlap;
     int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
     int per_block;
     output_format format;
@@ -59,10 +65,10 @@ typedef struct predict_args {
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){NULL, "default", NULL, NULL, NULL, 0, 1, 0, 0, DEFAULT_DATASET, 0, 0,
-                        FORMAT_TABLE};
+    *a = (predict_args){.coeffs = "default", .nodes = 1, .dataset = DEFAULT_DATASET,
+                        .format = FORMAT_TABLE};
     enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
-           PER_BLOCK };
+           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
@@ -71,6 +77,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"image", required_argument, 0, IMAGE},  {"dataset", required_argument, 0, DATASET},
         {"epochs", required_argument, 0, EPOCHS}, {"format", required_argument, 0, FORMAT},
         {"per-block", no_argument, 0, PER_BLOCK}, {"device", required_argument, 0, DEVICE},
+        {"overlap", no_argument, 0, OVERLAP},    {"bucket-mib", required_argument, 0, BUCKET},
+        {"collective", required_argument, 0, COLLECTIVE},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -116,6 +124,15 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case PER_BLOCK:
             a->per_block = 1;
             break;
+        case OVERLAP:
+            a->overlap = 1;
+            break;
+        case BUCKET:
+            bad = parse_bucket_mib(optarg, &a->bucket_mib);
+            break;
+        case COLLECTIVE:
+            a->collective = optarg;
+            break;
         default:
             return usage_error("predict", msg);
         }
@@ -136,6 +153,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
     }
     if (!a->batch) {
         fprintf(stderr, "scalemeter predict: --batch B is required (the per-device batch)\n");
+        return -1;
+    }
+    if (!a->device && (a->bucket_mib > 0 || a->collective)) {
+        fprintf(stderr, "scalemeter predict: --bucket-mib and --collective apply to --device; "
+                        "fitted coefficients already hold what was measured (add --device NAME "
+                        "for its all-reduce)\n");
         return -1;
     }
     if (a->per_block && a->format == FORMAT_CSV) {
@@ -426,9 +449,9 @@ int cmd_predict(int argc, char **argv)
         return 2;
     sm_status st;
     sm_predictor *p;
-    sm_device_options comm = {NULL, 0, 0, NULL, NULL};
+    sm_device_options comm = {NULL, a.bucket_mib, a.overlap, NULL, a.collective};
     if (a.device ? sm_predictor_from_coeffs_device(a.coeffs, a.device, &comm, &p, &st)
-                 : sm_predictor_from_coeffs(a.coeffs, &p, &st))
+                 : sm_predictor_from_coeffs_opts(a.coeffs, a.overlap, &p, &st))
         return report_error(st.msg);
     if (sm_predictor_check_precision(p, a.precision, &st)) {
         sm_predictor_free(p);

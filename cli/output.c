@@ -158,6 +158,22 @@ int parse_positive(const char *option, const char *text, int64_t max, int64_t *o
     return 0;
 }
 
+int parse_bucket_mib(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v > 0 && v <= 1 << 20)) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--bucket-mib %s: expected a size in MiB above 0 and at most "
+                                  "1048576", text);
+        report_error(msg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 const char *fmt_count(int64_t v, char *buf, size_t len)
 {
     char digits[32];

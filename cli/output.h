@@ -21,6 +21,8 @@ int parse_format(const char *text, unsigned allowed, output_format *out);
 
 /* A positive integer option; -1 with a message naming the option. */
 int parse_positive(const char *option, const char *text, int64_t max, int64_t *out);
+/* --bucket-mib of the device model: above 0, at most 1 TiB; -1 with a message. */
+int parse_bucket_mib(const char *text, double *out);
 
 /* 25557032 -> "25,557,032" */
 const char *fmt_count(int64_t v, char *buf, size_t len);

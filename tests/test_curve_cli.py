@@ -237,6 +237,24 @@ p = subprocess.run([SM, "predict", "resnet50", "--coeffs", "h100-pytorch-bf16", 
 doc = json.loads(p.stdout) if p.returncode == 0 else {}
 check(doc.get("allreduce") == curve_ar and curve_ar["algorithm"] != "none",
       f"predict's all-reduce {doc.get('allreduce')} is curve's {curve_ar}")
+# predict takes curve's --overlap, --bucket-mib and --collective, and predicts the same row
+for extra in (["--overlap"], ["--collective", "ring"], ["--bucket-mib", "5", "--overlap"]):
+    c = csv.DictReader(io.StringIO(good("resnet50", "--coeffs", "h100-pytorch-bf16", "--device",
+                                        "h100", "--batch", "64", "--nodes", "16",
+                                        "--format", "csv", *extra)))
+    want = next(c)
+    p = subprocess.run([SM, "predict", "resnet50", "--coeffs", "h100-pytorch-bf16", "--device",
+                        "h100", "--batch", "64", "--nodes", "16", "--format", "csv", *extra],
+                       capture_output=True, text=True)
+    got = next(csv.DictReader(io.StringIO(p.stdout)), {}) if p.returncode == 0 else {}
+    check(got.get("t_grad") == want["t_grad"] and
+          got.get("allreduce_algorithm") == want["allreduce_algorithm"],
+          f"predict {extra}: {got.get('t_grad')} {got.get('allreduce_algorithm')}, curve "
+          f"{want['t_grad']} {want['allreduce_algorithm']} {p.stderr}")
+p = subprocess.run([SM, "predict", "resnet50", "--batch", "64", "--collective", "nccl"],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and "apply to --device" in p.stderr and
+      len(p.stderr.strip().splitlines()) == 1, f"predict --collective without --device: {p.stderr}")
 p = subprocess.run([SM, "predict", "resnet50", "--coeffs", "h100-pytorch-bf16", "--device",
                     "h100", "--batch", "64", "--nodes", "16"], capture_output=True, text=True)
 check(p.returncode == 0 and f"{curve_ar['algorithm']}/{curve_ar['protocol']}" in
