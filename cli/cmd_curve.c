@@ -51,6 +51,9 @@ static void usage(void)
         "                     (NCCL's cost model: ring, tree or NVLS, LL, LL128 or Simple,\n"
         "                     whichever it predicts fastest for the bucket); default: the\n"
         "                     description's (nccl for the shipped GPUs, ring for the cpu)\n"
+        "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
+        "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
+        "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
         "  --framework F      (--device) how kernels are dispatched: configs/frameworks/F.ini\n"
         "                     (pytorch-eager, cuda-graphs, fused, fused-bn-relu) or a file\n"
         "                     (default: the device file's [framework])\n"
@@ -75,6 +78,7 @@ static void usage(void)
 
 typedef struct curve_args {
     const char *models, *coeffs, *device, *precision, *output, *framework, *collective;
+    const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
     int64_t batches[MAX_SWEEP];
     int n_batches, strong;
     int nodes[MAX_SWEEP];
@@ -183,7 +187,7 @@ static int parse_args(int argc, char **argv, curve_args *a)
     int have_batch = 0, have_global = 0;
     enum { COEFFS = 256, DEVICE, BATCH, GLOBAL, NODES, IMAGE, THRESHOLD, BUCKET, PRECISION,
            FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS,
-           COLLECTIVE };
+           COLLECTIVE, ALGORITHM, PROTOCOL };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"output", required_argument, 0, 'o'},
@@ -203,6 +207,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
         {"dataset", required_argument, 0, DATASET},
         {"epochs", required_argument, 0, EPOCHS},
         {"collective", required_argument, 0, COLLECTIVE},
+        {"algorithm", required_argument, 0, ALGORITHM},
+        {"protocol", required_argument, 0, PROTOCOL},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -262,6 +268,12 @@ static int parse_args(int argc, char **argv, curve_args *a)
         case COLLECTIVE:
             a->collective = v;
             break;
+        case ALGORITHM:
+            a->algorithms = v;
+            break;
+        case PROTOCOL:
+            a->protocols = v;
+            break;
         case EPOCHS:
             bad = parse_positive("--epochs", v, MAX_EPOCHS, &a->epochs);
             break;
@@ -289,8 +301,11 @@ static int parse_args(int argc, char **argv, curve_args *a)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
     else if (!a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && !a->device && (a->bucket_mib > 0 || a->framework || a->collective))
-        problem = "--bucket-mib, --framework and --collective apply to --device; fitted "
+    else if (a->coeffs && !a->device &&
+             (a->bucket_mib > 0 || a->framework || a->collective || a->algorithms ||
+              a->protocols))
+        problem = "--bucket-mib, --framework, --collective, --algorithm and --protocol apply "
+                  "to --device; fitted "
                   "coefficients already hold what was measured (add --device NAME for its "
                   "all-reduce)";
     else if (a->coeffs && a->framework)
@@ -692,7 +707,7 @@ static void warn_extrapolation(const curve_run *r)
 static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
 {
     sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework,
-                             a->collective};
+                             a->collective, a->algorithms, a->protocols};
     if (a->coeffs) {
         if (a->device ? sm_predictor_from_coeffs_device(a->coeffs, a->device, &opt, p, st)
                       : sm_predictor_from_coeffs_opts(a->coeffs, a->overlap, p, st))

@@ -15,6 +15,7 @@ static void usage(void)
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--device NAME|FILE]\n"
         "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
         "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
+        "                          [--algorithm LIST] [--protocol LIST]\n"
         "                          [--per-block] [--precision P] [--format table|csv|json]\n"
         "                          [-o FILE]\n\n"
         "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
@@ -29,6 +30,9 @@ static void usage(void)
         "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
         "  --collective C     (--device) ring or nccl (default: the description's)\n"
+        "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
+        "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
+        "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
         "  --precision P      fp32, tf32, fp16 or bf16: refuse a calibration of another\n"
         "                     precision (default: the calibration's, which is shown)\n"
         "  --nodes N          nodes (default 1)\n"
@@ -56,6 +60,7 @@ static void usage(void)
 
 typedef struct predict_args {
     const char *model, *coeffs, *device, *precision, *output, *collective;
+    const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
     double bucket_mib; /* 0: not given */
     int overlap;
     int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
@@ -68,7 +73,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
     *a = (predict_args){.coeffs = "default", .nodes = 1, .dataset = DEFAULT_DATASET,
                         .format = FORMAT_TABLE};
     enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
-           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE };
+           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
@@ -79,6 +84,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"per-block", no_argument, 0, PER_BLOCK}, {"device", required_argument, 0, DEVICE},
         {"overlap", no_argument, 0, OVERLAP},    {"bucket-mib", required_argument, 0, BUCKET},
         {"collective", required_argument, 0, COLLECTIVE},
+        {"algorithm", required_argument, 0, ALGORITHM},
+        {"protocol", required_argument, 0, PROTOCOL},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -133,6 +140,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case COLLECTIVE:
             a->collective = optarg;
             break;
+        case ALGORITHM:
+            a->algorithms = optarg;
+            break;
+        case PROTOCOL:
+            a->protocols = optarg;
+            break;
         default:
             return usage_error("predict", msg);
         }
@@ -155,8 +168,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
         fprintf(stderr, "scalemeter predict: --batch B is required (the per-device batch)\n");
         return -1;
     }
-    if (!a->device && (a->bucket_mib > 0 || a->collective)) {
-        fprintf(stderr, "scalemeter predict: --bucket-mib and --collective apply to --device; "
+    if (!a->device && (a->bucket_mib > 0 || a->collective || a->algorithms || a->protocols)) {
+        fprintf(stderr, "scalemeter predict: --bucket-mib, --collective, --algorithm and "
+                        "--protocol apply to --device; "
                         "fitted coefficients already hold what was measured (add --device NAME "
                         "for its all-reduce)\n");
         return -1;
@@ -449,7 +463,9 @@ int cmd_predict(int argc, char **argv)
         return 2;
     sm_status st;
     sm_predictor *p;
-    sm_device_options comm = {NULL, a.bucket_mib, a.overlap, NULL, a.collective};
+    sm_device_options comm = {.bucket_mib = a.bucket_mib, .overlap = a.overlap,
+                              .collective = a.collective, .algorithms = a.algorithms,
+                              .protocols = a.protocols};
     if (a.device ? sm_predictor_from_coeffs_device(a.coeffs, a.device, &comm, &p, &st)
                  : sm_predictor_from_coeffs_opts(a.coeffs, a.overlap, &p, &st))
         return report_error(st.msg);

@@ -305,7 +305,7 @@ int cmd_validate(int argc, char **argv)
     int rc = a.coeffs ? sm_predictor_from_coeffs(a.coeffs, &p, &st)
                       : sm_predictor_from_device_opts(
                             a.device,
-                            &(sm_device_options){runs->rows[0].precision, 0, 0, NULL, NULL}, &p,
+                            &(sm_device_options){.precision = runs->rows[0].precision}, &p,
                             &st);
     if (!rc)
         rc = sm_predictor_check_precision(p, runs->rows[0].precision, &st);

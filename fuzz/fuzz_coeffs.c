@@ -23,7 +23,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file(data, size);
-    const sm_device_options overlap = {NULL, 0, 1, NULL, NULL};
+    const sm_device_options overlap = {.overlap = 1};
     for (int described = 0; described <= 1; described++) {
         sm_status st;
         sm_predictor *p = NULL;

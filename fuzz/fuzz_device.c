@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int q = 0; q < 3; q++) {
         sm_status st;
         sm_predictor *p = NULL;
-        sm_device_options opt = {precisions[q], 0, q == 2, NULL, NULL};
+        sm_device_options opt = {.precision = precisions[q], .overlap = q == 2};
         if (sm_predictor_from_device_opts(path, &opt, &p, &st))
             continue;
         const sm_layout layouts[] = {{1, 1, 1}, {32, 16, 8}};

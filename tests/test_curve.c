@@ -45,7 +45,7 @@ static void weak_scaling(const sm_registry *reg)
         }
         for (int d = 0; d < 4; d++)
             for (int overlap = 0; overlap <= 1; overlap++) {
-                sm_device_options opt = {NULL, 0, overlap, NULL, NULL};
+                sm_device_options opt = {.overlap = overlap};
                 sm_predictor *p;
                 CHECK_EQ(sm_predictor_from_device_opts(devices[d], &opt, &p, &st), 0);
                 for (int b = 0; b < 3; b++) {

@@ -227,6 +227,51 @@ check("allreduce_algorithm" not in out.splitlines()[0], "a calibration alone: no
 out = good(*HYBRID, "--nodes", "3")
 check(list(csv.DictReader(io.StringIO(out)))[0]["allreduce_algorithm"] == "ring",
       "both: the description's ring collective")
+# NCCL_ALGO / NCCL_PROTO: the local update plus what `allreduce --device` predicts for the
+# bucket under the same restriction, which runs NCCL's model on a description of the ring
+out = good(*HYBRID, "--nodes", "3", "--algorithm", "ring", "--protocol", "simple")
+row = list(csv.DictReader(io.StringIO(out)))[0]
+p = subprocess.run([SM, "allreduce", "--device", "tests/data/curve/round_device.ini", "--nodes",
+                    "3", "-g", "4", "--algorithm", "ring", "--protocol", "simple", "--min-bytes",
+                    "98664", "--max-bytes", "98664", "--format", "csv"],
+                   capture_output=True, text=True)
+sweep = list(csv.DictReader(io.StringIO(p.stdout)))
+check(p.returncode == 0 and len(sweep) == 1 and
+      near(float(row["t_grad"]), 1.7e-4 + float(sweep[0]["time_s"]), 1e-4) and
+      (row["allreduce_algorithm"], row["allreduce_protocol"]) == ("ring", "Simple"),
+      f"both, forced Ring/Simple: {row} against {sweep} {p.stderr}")
+# a restriction leaves NCCL fewer choices, never a faster one: forced Ring/Simple on h100 nodes
+# is at least NCCL's own choice at every node count, and says ring/Simple
+free_, forced = (list(csv.DictReader(io.StringIO(good(
+    "resnet50", "--device", "h100", "--batch", "64", "--nodes", "1:64", "--format", "csv",
+    *extra)))) for extra in ([], ["--algorithm", "Ring", "--protocol", "Simple"]))
+check(all(float(f["t_grad"]) >= float(n["t_grad"]) and
+          (f["allreduce_algorithm"], f["allreduce_protocol"]) == ("ring", "Simple")
+          for f, n in zip(forced, free_)) and len(forced) == 7,
+      f"forced Ring/Simple: {[(f['t_grad'], f['allreduce_algorithm']) for f in forced]}")
+rc, out, err = run("resnet50", "--device", "h100", "--batch", "64", "--nodes", "1",
+                   "--algorithm", "Ring", "--protocol", "Simple")
+check(rc == 0 and "(NCCL_ALGO=Ring, NCCL_PROTO=Simple)" in out.splitlines()[0],
+      f"the table says the restriction: {out[:200]}")
+for args, phrase in [
+        (["--algorithm", "ring", "--collective", "ring"], "it needs the nccl collective"),
+        (["--algorithm", "rng"], "algorithm rng: expected a comma list of Ring, Tree"),
+        (["--protocol", "LL,"], "protocol LL,: expected a comma list"),
+        (["--algorithm", "nvls", "--nodes", "2"], "no algorithm of nvls on protocol any runs on "
+                                                  "2 nodes of 8 devices")]:
+    cmd = ["resnet50", "--device", "h100", "--batch", "64", *args]
+    if "--nodes" not in args:
+        cmd += ["--nodes", "1"]
+    rc, out, err = run(*cmd)
+    check(rc != 0 and len(err.strip().splitlines()) == 1 and phrase in err,
+          f"{args}: exit {rc}, {err!r}")
+rc, out, err = run("resnet50", "--coeffs", "h100-pytorch-bf16", "--batch", "64", "--nodes", "1",
+                   "--algorithm", "ring")
+check(rc != 0 and "apply to --device" in err, f"--algorithm without --device: {err!r}")
+p = subprocess.run([SM, "predict", "resnet50", "--batch", "64", "--protocol", "simple"],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and "apply to --device" in p.stderr,
+      f"predict --protocol without --device: {p.stderr}")
 # predict --coeffs --device says the same as curve for the same layout
 curve_pt = json.loads(good("resnet50", "--coeffs", "h100-pytorch-bf16", "--device", "h100",
                            "--batch", "64", "--nodes", "16", "--format", "json"))
@@ -238,7 +283,8 @@ doc = json.loads(p.stdout) if p.returncode == 0 else {}
 check(doc.get("allreduce") == curve_ar and curve_ar["algorithm"] != "none",
       f"predict's all-reduce {doc.get('allreduce')} is curve's {curve_ar}")
 # predict takes curve's --overlap, --bucket-mib and --collective, and predicts the same row
-for extra in (["--overlap"], ["--collective", "ring"], ["--bucket-mib", "5", "--overlap"]):
+for extra in (["--overlap"], ["--collective", "ring"], ["--bucket-mib", "5", "--overlap"],
+              ["--algorithm", "ring,tree", "--protocol", "LL128,simple"]):
     c = csv.DictReader(io.StringIO(good("resnet50", "--coeffs", "h100-pytorch-bf16", "--device",
                                         "h100", "--batch", "64", "--nodes", "16",
                                         "--format", "csv", *extra)))

@@ -64,7 +64,7 @@ int main(void)
 
     /* 0.05 MiB buckets = 52,428.8 bytes: 3 buckets, latency 3 x 32 us = 9.6e-5 s, sync
      * 1.204224e-5 + 9.6e-5 = 1.0804224e-4 s; t_grad = 1.195168e-4 s. */
-    sm_device_options opt = {NULL, 0.05, 0, NULL, NULL};
+    sm_device_options opt = {.bucket_mib = 0.05};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
     CHECK_NEAR(pr.t_grad, 1.195168e-4, 1e-9);
@@ -98,7 +98,7 @@ int main(void)
     CHECK_NEAR(pr.t_bwd, 2 * 9.763676416e-4, 1e-9);
     CHECK_NEAR(pr.t_grad, 4.845376e-4, 1e-9);
     sm_predictor_free(p);
-    opt = (sm_device_options){NULL, 0, 1, NULL, NULL};
+    opt = (sm_device_options){.overlap = 1};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st), 0);
     CHECK_EQ(sm_predict(p, two, &cluster, &pr, &st), 0);
     CHECK_NEAR(pr.t_grad, 2.9186176e-4, 1e-9);
@@ -109,7 +109,7 @@ int main(void)
      *   conv  7,398,752,256 / 2e13 = 3.699376128e-4 s > 25,763,840 / 5e11; + 10 us
      *   relu  25,690,112 / 5e11 = 5.1380224e-5 s; + 10 us
      *   forward 3.799376128e-4 + 6.1380224e-5 = 4.413178368e-4 s */
-    sm_device_options bf16 = {"bf16", 0, 0, NULL, NULL};
+    sm_device_options bf16 = {.precision = "bf16"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bf16, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
     CHECK_NEAR(pr.t_fwd, 4.413178368e-4, 1e-9);
@@ -122,10 +122,10 @@ int main(void)
     sm_predictor_free(p);
 
     /* a precision the file gives no peak for, and one that does not exist */
-    sm_device_options fp16 = {"fp16", 0, 0, NULL, NULL};
+    sm_device_options fp16 = {.precision = "fp16"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fp16, &p, &st), -1);
     CHECK_CONTAINS(st.msg, "peak_fp16_tflops is missing");
-    sm_device_options fp8 = {"fp8", 0, 0, NULL, NULL};
+    sm_device_options fp8 = {.precision = "fp8"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fp8, &p, &st), -1);
     CHECK_CONTAINS(st.msg, "precision fp8");
 
@@ -176,7 +176,7 @@ int main(void)
     CHECK_NEAR(pr.t_bwd, 2 * (2.15520896e-4 + 2.15522944e-4) + 2.9695009024e-3, 1e-9);
     CHECK_NEAR(pr.t_grad, 5.14848e-5, 1e-9);
     sm_predictor_free(p);
-    sm_device_options fuse = {NULL, 0, 0, "tests/data/curve/fused_framework.ini", NULL};
+    sm_device_options fuse = {.framework = "tests/data/curve/fused_framework.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fuse, &p, &st), 0);
     CHECK_CONTAINS(sm_predictor_describe(p), "test-fused dispatch");
     CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
@@ -197,7 +197,7 @@ int main(void)
      * ReLU fed by the input stays, the ReLU after the last norm rides in its kernel:
      *   fwd relu_in + bn_in + conv + bn = 1.12760448e-4 + 2 x 1.12761472e-4 + 1.4897504512e-3
      *   bwd 2.15520896e-4 + 2 x 2.15522944e-4 + 2.9695009024e-3 */
-    sm_device_options bn_relu = {NULL, 0, 0, "tests/data/curve/bn_relu_framework.ini", NULL};
+    sm_device_options bn_relu = {.framework = "tests/data/curve/bn_relu_framework.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bn_relu, &p, &st), 0);
     CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
     CHECK_NEAR(pr.t_fwd, 1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3, 1e-9);

@@ -17,6 +17,15 @@ int sm_collective_parse(const char *name, sm_collective *out, sm_status *st)
     return 0;
 }
 
+/* NCCL's choice for one bucket of `bytes`, among what the config leaves it. */
+static sm_nccl_choice nccl_bucket(const sm_ring_config *a, double bytes)
+{
+    return sm_nccl_allreduce_only(bytes, a->nodes, a->gpus_per_node, &a->intra, &a->inter,
+                                  a->nvls_efficiency,
+                                  a->algorithms ? a->algorithms : SM_NCCL_ALL_ALGORITHMS,
+                                  a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
+}
+
 sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
 {
     sm_ring_time t = {0, 0, 0, 0};
@@ -27,8 +36,7 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
     if (a->collective == SM_COLLECTIVE_NCCL) {
         /* equal buckets, each NCCL's choice for its size: no split into bandwidth and latency */
         double k = (double)t.buckets;
-        t.total = k * sm_nccl_allreduce(a->bytes / k, a->nodes, a->gpus_per_node, &a->intra,
-                                        &a->inter, a->nvls_efficiency).seconds;
+        t.total = k * nccl_bucket(a, a->bytes / k).seconds;
         t.bandwidth = t.latency = NAN;
         return t;
     }
@@ -47,8 +55,7 @@ sm_nccl_choice sm_ring_allreduce_choice(const sm_ring_config *a)
         return (sm_nccl_choice){"none", a->collective == SM_COLLECTIVE_NCCL ? "none" : "-", 0};
     double bytes = a->bytes / (double)t.buckets;
     if (a->collective == SM_COLLECTIVE_NCCL)
-        return sm_nccl_allreduce(bytes, a->nodes, a->gpus_per_node, &a->intra, &a->inter,
-                                 a->nvls_efficiency);
+        return nccl_bucket(a, bytes);
     return (sm_nccl_choice){"ring", "-", t.total / (double)t.buckets};
 }
 

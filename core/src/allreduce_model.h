@@ -27,6 +27,9 @@ typedef struct sm_ring_config {
     sm_collective collective; /* the hierarchical ring below, or NCCL's choice (nccl_model.c) */
     double nvls_efficiency;   /* NCCL's only: NVLink SHARP in the node's switches at this share
                                  of the link (NCCL: 0.85 on Hopper); 0: none */
+    unsigned algorithms, protocols; /* NCCL's only: its choice among these (SM_NCCL_* masks,
+                                       as NCCL_ALGO and NCCL_PROTO); 0: all. A restriction
+                                       that leaves nothing runs forever (INFINITY) */
 } sm_ring_config;
 
 /* "ring" (and NULL) or "nccl", as `--collective` takes them. */

@@ -318,6 +318,48 @@ int sm_device_collective(const sm_device *v, const char *option, sm_collective *
     return 0;
 }
 
+int sm_device_choose_collective(sm_device *v, const char *collective, const char *algorithms,
+                                const char *protocols, sm_collective *out, sm_status *st)
+{
+    unsigned a = 0, p = 0;
+    if ((algorithms && sm_nccl_parse_algorithms(algorithms, &a, st)) ||
+        (protocols && sm_nccl_parse_protocols(protocols, &p, st)) ||
+        sm_device_collective(v, collective, out, st))
+        return -1;
+    if (algorithms || protocols) {
+        if (collective && *out != SM_COLLECTIVE_NCCL)
+            return sm_fail(st, "an algorithm or protocol restricts NCCL's choice: it needs the "
+                               "nccl collective, not %s", collective);
+        *out = SM_COLLECTIVE_NCCL;
+    }
+    v->nccl_algorithms = a;
+    v->nccl_protocols = p;
+    snprintf(v->nccl_algo, sizeof v->nccl_algo, "%.63s", algorithms ? algorithms : "any");
+    snprintf(v->nccl_proto, sizeof v->nccl_proto, "%.63s", protocols ? protocols : "any");
+    return 0;
+}
+
+const char *sm_device_restriction(const sm_device *v, char *buf, size_t len)
+{
+    if (!v->nccl_algorithms && !v->nccl_protocols)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, " (NCCL_ALGO=%s, NCCL_PROTO=%s)", v->nccl_algo, v->nccl_proto);
+    return buf;
+}
+
+int sm_device_check_allreduce(const sm_device *v, double seconds, int nodes, int gpus_per_node,
+                              sm_status *st)
+{
+    if (isfinite(seconds))
+        return 0;
+    return sm_fail(st, "%s: no algorithm of %s on protocol %s runs on %d node%s of %d devices "
+                       "(NVLS runs inside one node, NVLSTree across nodes, both on Simple with "
+                       "two devices a node and nvls_efficiency in %s)",
+                   v->name, v->nccl_algo, v->nccl_proto, nodes, nodes == 1 ? "" : "s",
+                   gpus_per_node, v->path);
+}
+
 int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st)
 {
     if (gpus_per_node <= v->devices_per_node)
@@ -333,6 +375,6 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
     int g = gpus_per_node;
     sm_link inter = v->inter;
     inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
-    return (sm_ring_config){bytes,      bucket_bytes, nodes, g, v->intra,
-                            inter,      collective,   v->nvls_efficiency};
+    return (sm_ring_config){bytes, bucket_bytes, nodes, g, v->intra, inter, collective,
+                            v->nvls_efficiency, v->nccl_algorithms, v->nccl_protocols};
 }

@@ -41,6 +41,10 @@ typedef struct sm_device {
     int inter_ports;         /* network ports per node */
     sm_collective collective; /* what all-reduces gradients: the ring model or NCCL's */
     double nvls_efficiency;  /* NVLink SHARP in the node's switches (NCCL's model); 0: none */
+    /* NCCL's choice restricted as NCCL_ALGO and NCCL_PROTO restrict it (masks of SM_NCCL_*;
+     * 0: all), and the lists as given, for messages (sm_device_choose_collective) */
+    unsigned nccl_algorithms, nccl_protocols;
+    char nccl_algo[64], nccl_proto[64];
 } sm_device;
 
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
@@ -71,6 +75,21 @@ int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bu
  * description's [node] collective. */
 int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
                          sm_status *st);
+
+/* The collective of the options (else the description's) and NCCL's restriction to the
+ * algorithms and protocols of NCCL_ALGO's and NCCL_PROTO's lists (NULL: none), set in v. A
+ * restriction runs NCCL's model; beside the ring collective named it is an error. */
+int sm_device_choose_collective(sm_device *v, const char *collective, const char *algorithms,
+                                const char *protocols, sm_collective *out, sm_status *st);
+
+/* " (NCCL_ALGO=Ring, NCCL_PROTO=Simple)" for a restricted choice, "" for none: for the
+ * predictors' descriptions. */
+const char *sm_device_restriction(const sm_device *v, char *buf, size_t len);
+
+/* 0 when an all-reduce of `seconds` on the layout runs; -1 with a message where the
+ * description's restriction of NCCL leaves no algorithm for it (seconds infinite). */
+int sm_device_check_allreduce(const sm_device *v, double seconds, int nodes, int gpus_per_node,
+                              sm_status *st);
 
 /* 0 when a node of the description holds gpus_per_node devices; else -1 with a message naming
  * the file's devices_per_node. */

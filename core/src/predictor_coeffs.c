@@ -105,15 +105,15 @@ static int described_grad(const coeffs *c, const sm_network *net, const sm_metri
     sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights,
                                       c->comm->bucket_bytes, layout->nodes,
                                       layout->gpus_per_node, c->comm->collective);
-    double sync;
+    double sync = sm_ring_allreduce_time(&a).total;
+    if (sm_device_check_allreduce(v, sync, layout->nodes, layout->gpus_per_node, st))
+        return -1;
     if (c->overlap && sm_layout_devices(layout) > 1) {
         sm_grad_layer *grads = fitted_grads(&c->fit, net, m, layout, v->grad_bytes, st);
         if (!grads)
             return -1;
         sync = sm_ring_allreduce_overlapped(&a, grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES);
         free(grads);
-    } else {
-        sync = sm_ring_allreduce_time(&a).total;
     }
     *t_grad = local + sync;
     return 0;
@@ -235,16 +235,17 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (c->fit.phase[ph].stats.n > points)
             points = c->fit.phase[ph].stats.n;
-    char sync[200] = "";
+    char sync[360] = "", restriction[160];
     if (comm)
-        snprintf(sync, sizeof sync, "; gradients all-reduced by %.63s's %s in %g MiB buckets",
+        snprintf(sync, sizeof sync, "; gradients all-reduced by %.63s's %s%s in %g MiB buckets",
                  comm->dev.name,
                  comm->collective == SM_COLLECTIVE_NCCL ? "NCCL model" : "ring",
+                 sm_device_restriction(&comm->dev, restriction, sizeof restriction),
                  comm->bucket_bytes / 1048576.0);
     snprintf(calibration, sizeof calibration, "%.180s (%s, fit %.10s, %d points)",
              c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision,
              c->meta.date, points);
-    snprintf(desc, sizeof desc, "%s%s%s", calibration, sync,
+    snprintf(desc, sizeof desc, "%s%.200s%s", calibration, sync,
              overlap ? ", buckets all-reduced during the backward pass" : "");
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);
@@ -268,7 +269,7 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
                                     const sm_device_options *opt, sm_predictor **out,
                                     sm_status *st)
 {
-    static const sm_device_options defaults = {NULL, 0, 0, NULL, NULL};
+    static const sm_device_options defaults = {0};
     *out = NULL;
     if (!opt)
         opt = &defaults;
@@ -283,7 +284,8 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
         return sm_fail(st, "out of memory");
     char path[4096];
     if (sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &comm->dev, st) ||
-        sm_device_collective(&comm->dev, opt->collective, &comm->collective, st)) {
+        sm_device_choose_collective(&comm->dev, opt->collective, opt->algorithms,
+                                    opt->protocols, &comm->collective, st)) {
         free(comm);
         return -1;
     }

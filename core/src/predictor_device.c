@@ -181,7 +181,8 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)total.weights, d->bucket_bytes,
                                       layout->nodes, layout->gpus_per_node, d->collective);
     double exposed = sm_ring_allreduce_time(&a).total;
-    if (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st))
+    if (sm_device_check_allreduce(v, exposed, layout->nodes, layout->gpus_per_node, st) ||
+        (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st)))
         return -1;
     /* the optimizer: one kernel per parameter tensor (PyTorch's default for-each SGD still
      * dispatches per tensor) and a stream over the weights */
@@ -227,7 +228,7 @@ int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
                                   sm_predictor **out, sm_status *st)
 {
-    static const sm_device_options defaults = {NULL, 0, 0, NULL, NULL};
+    static const sm_device_options defaults = {0};
     if (!opt)
         opt = &defaults;
     if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
@@ -239,7 +240,8 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     if (!d)
         return sm_fail(st, "out of memory");
     if (sm_device_load(path, &d->dev, st) ||
-        sm_device_collective(&d->dev, opt->collective, &d->collective, st)) {
+        sm_device_choose_collective(&d->dev, opt->collective, opt->algorithms, opt->protocols,
+                                    &d->collective, st)) {
         free(d);
         return -1;
     }
@@ -270,14 +272,15 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     d->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
     d->overlap = opt->overlap != 0;
 
-    char description[512];
+    char description[512], restriction[160];
     snprintf(description, sizeof description,
-             "%.63s (%.191s): roofline at %s, %.63s dispatch, %s all-reduce in %g MiB "
+             "%.63s (%.127s): roofline at %s, %.63s dispatch, %s all-reduce%s in %g MiB "
              "buckets%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision],
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
+             sm_device_restriction(&d->dev, restriction, sizeof restriction),
              d->bucket_bytes / 1048576.0,
              d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;

@@ -28,6 +28,10 @@ typedef struct sm_device_options {
     const char *collective; /* the all-reduce: "ring" (the hierarchical ring) or "nccl" (NCCL's
                                choice of algorithm and protocol by message size); NULL: the
                                description's [node] collective, ring where it gives none */
+    const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists ("Ring,Tree",
+                               "Simple"): NCCL's choice among these only, as the variables
+                               restrict NCCL; either runs the nccl collective (beside "ring"
+                               it is an error); NULL: all */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else
