@@ -113,10 +113,12 @@ int main(void)
     CHECK_NEAR(c.seconds, 56e-6 + 1e9 * 14 / 3.6e12, 1e-9);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
     /* 16 nodes of 1 (50 GB/s, 9.6 us between nodes), 1,000 bytes: the tree on LL, 6.8 +
-     * 2 x log2(16) x 9.6 x 5/14 = 34.2285714 us, bandwidth 50e9 / 3.8 x 0.5: + 1.52e-7 s
-     * (ring LL: 6.6 + 30 x 9.6 x 2.7/14 = 62.14 us) */
+     * 2 x log2(16) x 9.6 x 5/14 = 34.2285714 us, bandwidth 50e9 x 0.92 / 3.8 x 0.5 (the
+     * tree's all-reduce 0.92 of the bus, then LL's 1/3.8, as tuning.cc applies them):
+     * + 1e3 x 3.8 / (50e9 x 0.92 x 0.5) = 1.65217e-7 s (ring LL: 6.6 + 30 x 9.6 x 2.7/14
+     * = 62.14 us) */
     c = sm_nccl_allreduce(1e3, 16, 1, &nvlink, &net, 0);
-    CHECK_NEAR(c.seconds, 6.8e-6 + 8 * 9.6e-6 * 5 / 14 + 1.52e-7, 1e-9);
+    CHECK_NEAR(c.seconds, 6.8e-6 + 8 * 9.6e-6 * 5 / 14 + 1e3 * 3.8 / (50e9 * 0.92 * 0.5), 1e-12);
     CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL"));
     c = sm_nccl_allreduce(1e3, 1, 1, &nvlink, &net, 0);
     CHECK(c.seconds == 0 && !strcmp(c.algorithm, "none"));
@@ -167,12 +169,13 @@ int main(void)
     c = sm_nccl_allreduce_only(1e3, 1, 8, &hopper, &net, 0.85, SM_NCCL_RING, SM_NCCL_SIMPLE);
     CHECK_NEAR(c.seconds, 56e-6 + 1e3 * 1.75 / 370.8e9, 1e-12);
     /* NCCL_ALGO=Tree on 16 nodes of 1, LL128 and Simple only: 1,000 bytes go to the tree's
-     * LL128, 14 + 2 x 4 x 9.6 x 8.5/14 = 60.6286 us + 1e3 / (50e9 x 120/128 x 0.5) s, where
-     * Simple takes 8.4 + 8 x 9.6 = 85.2 us */
+     * LL128, 14 + 2 x 4 x 9.6 x 8.5/14 = 60.6286 us + 1e3 / (50e9 x 0.92 x 120/128 x 0.5) s,
+     * where Simple takes 8.4 + 8 x 9.6 = 85.2 us */
     c = sm_nccl_allreduce_only(1e3, 16, 1, &nvlink, &net, 0, SM_NCCL_TREE,
                                SM_NCCL_LL128 | SM_NCCL_SIMPLE);
     CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL128"));
-    CHECK_NEAR(c.seconds, 14e-6 + 8 * 9.6e-6 * 8.5 / 14 + 1e3 / (50e9 * 120 / 128 * 0.5), 1e-12);
+    CHECK_NEAR(c.seconds, 14e-6 + 8 * 9.6e-6 * 8.5 / 14 + 1e3 / (50e9 * 0.92 * 120 / 128 * 0.5),
+               1e-12);
     /* NVLS alone where it cannot run (one device a node, or LL only): nothing, INFINITY */
     c = sm_nccl_allreduce_only(1e9, 2, 1, &hopper, &port, 0.85, SM_NCCL_NVLS_TREE,
                                SM_NCCL_SIMPLE);
