@@ -398,8 +398,8 @@ static int models_energy(const curve_run *r)
  * gradient bucket's all-reduce runs (NCCL's algorithm and protocol, or the ring). */
 static int tells_allreduce(const curve_run *r) { return sm_predictor_devices_per_node(r->pred) > 0; }
 
-/* What one bucket's all-reduce runs at a point: algorithm "none" where nothing is sent (one
- * device) or the predictor cannot tell. */
+/* What one bucket's all-reduce runs at a point (algorithm "none" on one device); "none" too
+ * where the predictor cannot tell, which tells_allreduce keeps from the output. */
 static sm_allreduce_estimate point_allreduce(const curve_run *r, const curve_row *row,
                                              const sm_curve_point *p)
 {

@@ -431,17 +431,13 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     if (warning[0])
         fprintf(stderr, "scalemeter predict: warning: %s\n", warning);
     /* with a description behind the calibration: what one gradient bucket's all-reduce runs */
-    sm_allreduce_estimate ar_buf, *ar = NULL;
-    if (sm_predictor_devices_per_node(p) > 0) {
-        ar = &ar_buf;
-        int rc = sm_predictor_allreduce(p, net, &l, ar, &st);
-        if (rc < 0) {
-            free(blocks);
-            return report_error(st.msg);
-        }
-        if (rc > 0)
-            *ar = (sm_allreduce_estimate){0, "none", "-"}; /* one device sends nothing */
+    sm_allreduce_estimate ar_buf;
+    int ar_rc = sm_predictor_allreduce(p, net, &l, &ar_buf, &st);
+    if (ar_rc < 0) {
+        free(blocks);
+        return report_error(st.msg);
     }
+    const sm_allreduce_estimate *ar = ar_rc == 0 ? &ar_buf : NULL;
     if (output_to("predict", a->output)) {
         free(blocks);
         return 1;

@@ -28,7 +28,7 @@ int sm_predictor_devices_per_node(const sm_predictor *p) { return p->devices_per
 int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                            sm_allreduce_estimate *out, sm_status *st)
 {
-    if (!p->ops->allreduce || sm_layout_devices(layout) < 2)
+    if (!p->ops->allreduce)
         return 1;
     return p->ops->allreduce(p->impl, net, layout, out, st);
 }

@@ -58,9 +58,9 @@ int sm_predictor_devices_per_node(const sm_predictor *p);
 /* What the all-reduce of the description behind a predictor runs for one gradient bucket of
  * net on layout (the buckets are equal, as the prediction takes them): NCCL's algorithm and
  * protocol for the bucket's size ("nvls_tree", "Simple"), or "ring" and "-" for the ring
- * collective; seconds: that bucket's all-reduce. 1 when there is none to tell: a calibration
- * alone (its fitted terms have no algorithm), or one device, which sends nothing; 0 with *out;
- * -1 on error. */
+ * collective; algorithm "none" on one device, which sends nothing; seconds: that bucket's
+ * all-reduce. 0 with *out; 1 when there is none to tell (a calibration alone: its fitted terms
+ * have no algorithm); -1 on error. */
 int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                            sm_allreduce_estimate *out, sm_status *st);
 
