@@ -339,6 +339,21 @@ int sm_device_choose_collective(sm_device *v, const char *collective, const char
     return 0;
 }
 
+int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt,
+                             sm_device *v, sm_collective *collective, double *bucket_bytes,
+                             sm_status *st)
+{
+    if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
+        return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
+    char path[4096];
+    if (sm_device_find(name_or_path, path, sizeof path, st) || sm_device_load(path, v, st) ||
+        sm_device_choose_collective(v, opt->collective, opt->algorithms, opt->protocols,
+                                    collective, st))
+        return -1;
+    *bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
+    return 0;
+}
+
 const char *sm_device_restriction(const sm_device *v, char *buf, size_t len)
 {
     if (!v->nccl_algorithms && !v->nccl_protocols)

@@ -5,6 +5,7 @@
 
 #include "allreduce_model.h"
 #include "scalemeter/comm.h"
+#include "scalemeter/device.h"
 #include "scalemeter/predict.h"
 #include "scalemeter/scalemeter.h"
 
@@ -81,6 +82,13 @@ int sm_device_collective(const sm_device *v, const char *option, sm_collective *
  * restriction runs NCCL's model; beside the ring collective named it is an error. */
 int sm_device_choose_collective(sm_device *v, const char *collective, const char *algorithms,
                                 const char *protocols, sm_collective *out, sm_status *st);
+
+/* The description name_or_path loaded for its all-reduce as opt asks (bucket_mib, collective,
+ * algorithms, protocols): the collective chosen (sm_device_choose_collective) and the bucket in
+ * bytes. What both predictors with a description do first. */
+int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt,
+                             sm_device *v, sm_collective *collective, double *bucket_bytes,
+                             sm_status *st);
 
 /* " (NCCL_ALGO=Ring, NCCL_PROTO=Simple)" for a restricted choice, "" for none: for the
  * predictors' descriptions. */

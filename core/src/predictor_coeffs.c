@@ -277,20 +277,14 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
         return sm_fail(st, "framework %s: with coefficients the passes are the calibration's; "
                            "a framework applies to --device alone",
                        opt->framework);
-    if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
-        return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
     comm_model *comm = calloc(1, sizeof *comm);
     if (!comm)
         return sm_fail(st, "out of memory");
-    char path[4096];
-    if (sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &comm->dev, st) ||
-        sm_device_choose_collective(&comm->dev, opt->collective, opt->algorithms,
-                                    opt->protocols, &comm->collective, st)) {
+    if (sm_device_open_allreduce(device, opt, &comm->dev, &comm->collective, &comm->bucket_bytes,
+                                 st)) {
         free(comm);
         return -1;
     }
-    comm->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) *
-                         1048576.0;
     return open_coeffs(coeffs_path, opt->overlap, comm, out, st);
 }
 

@@ -231,17 +231,11 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     static const sm_device_options defaults = {0};
     if (!opt)
         opt = &defaults;
-    if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
-        return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
-    char path[4096];
-    if (sm_device_find(name_or_path, path, sizeof path, st))
-        return -1;
     device_predictor *d = calloc(1, sizeof *d);
     if (!d)
         return sm_fail(st, "out of memory");
-    if (sm_device_load(path, &d->dev, st) ||
-        sm_device_choose_collective(&d->dev, opt->collective, opt->algorithms, opt->protocols,
-                                    &d->collective, st)) {
+    if (sm_device_open_allreduce(name_or_path, opt, &d->dev, &d->collective, &d->bucket_bytes,
+                                 st)) {
         free(d);
         return -1;
     }
@@ -264,12 +258,12 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         d->precision = (sm_precision)p;
     }
     if (d->dev.peak[d->precision] <= 0) {
-        sm_fail(st, "%s: [device] peak_%s_tflops is missing: no peak for precision %s", path,
+        sm_fail(st, "%s: [device] peak_%s_tflops is missing: no peak for precision %s",
+                d->dev.path,
                 sm_precision_names[d->precision], sm_precision_names[d->precision]);
         free(d);
         return -1;
     }
-    d->bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
     d->overlap = opt->overlap != 0;
 
     char description[512], restriction[160];
