@@ -26,13 +26,21 @@ static sm_nccl_choice nccl_bucket(const sm_ring_config *a, double bytes)
                                   a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
 }
 
+/* The equal buckets a's gradient goes in; 0 when nothing is sent (no bytes, one device). */
+static int64_t bucket_count(const sm_ring_config *a)
+{
+    if (a->bytes <= 0 || (a->nodes <= 1 && a->gpus_per_node <= 1))
+        return 0;
+    return (int64_t)ceil(a->bytes / a->bucket_bytes);
+}
+
 sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
 {
     sm_ring_time t = {0, 0, 0, 0};
     double n = a->nodes, g = a->gpus_per_node;
-    if (a->bytes <= 0 || (a->nodes <= 1 && a->gpus_per_node <= 1))
+    t.buckets = bucket_count(a);
+    if (t.buckets == 0)
         return t;
-    t.buckets = (int64_t)ceil(a->bytes / a->bucket_bytes);
     if (a->collective == SM_COLLECTIVE_NCCL) {
         /* equal buckets, each NCCL's choice for its size: no split into bandwidth and latency */
         double k = (double)t.buckets;
@@ -50,13 +58,12 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
 
 sm_nccl_choice sm_ring_allreduce_choice(const sm_ring_config *a)
 {
-    sm_ring_time t = sm_ring_allreduce_time(a);
-    if (t.buckets == 0)
+    int64_t k = bucket_count(a);
+    if (k == 0)
         return (sm_nccl_choice){"none", a->collective == SM_COLLECTIVE_NCCL ? "none" : "-", 0};
-    double bytes = a->bytes / (double)t.buckets;
     if (a->collective == SM_COLLECTIVE_NCCL)
-        return nccl_bucket(a, bytes);
-    return (sm_nccl_choice){"ring", "-", t.total / (double)t.buckets};
+        return nccl_bucket(a, a->bytes / (double)k);
+    return (sm_nccl_choice){"ring", "-", sm_ring_allreduce_time(a).total / (double)k};
 }
 
 /* A ring all-reduce of one bucket of `bytes`. */

@@ -1,7 +1,6 @@
 /* One all-reduce as a device description predicts it, size by size, for comparing a
  * description with nccl-tests run on the cluster it describes (`scalemeter allreduce
  * --device`). The same links and collective as the step's gradient phase, one bucket. */
-#include <math.h>
 #include <stdio.h>
 
 #include "allreduce_model.h"
