@@ -5,6 +5,8 @@
 #include "check.h"
 
 #define MIB 1048576.0
+/* NCCL's system where the ring collective ignores it: no NVLS, no generation, no host */
+#define NO_NCCL {0, SM_GPU_UNKNOWN, SM_HOST_OTHER, 0}
 
 int main(void)
 {
@@ -17,7 +19,7 @@ int main(void)
      *   latency   4 buckets x 2 x 7 steps x 5 us                      = 2.8e-4 s
      *   total                                                          = 3.85798448e-3 s */
     sm_ring_config flat = {S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6},
-                           SM_COLLECTIVE_RING, 0, 0, 0};
+                           SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
     sm_ring_time t = sm_ring_allreduce_time(&flat);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.57798448e-3, 1e-9);
@@ -31,7 +33,7 @@ int main(void)
      *   latency  4 x (2 x 7 x 3.4 us + 2 x 3 x 9.6 us) = 4 x 105.2 us        = 4.208e-4 s
      *   total                                                                = 1.2017093111e-3 s */
     sm_ring_config hier = {S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6},
-                           SM_COLLECTIVE_RING, 0, 0, 0};
+                           SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
     t = sm_ring_allreduce_time(&hier);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.975538311e-4 + 3.8335548e-4, 1e-9);
@@ -80,7 +82,7 @@ int main(void)
      *   (3e6, 0.5 ms) (2e6, 0.5 ms): 5e6 >= 4e6 ready at 3 ms, sent 3.502 -> 8.504 ms
      *   (0, 1 ms) (1e6, 2 ms): the rest, ready at 6 ms, sent 8.504 -> 9.506 ms
      * exposed 9.506 - 6 = 3.506 ms. */
-    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING, 0, 0, 0};
+    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
     const sm_grad_layer six[] = {{0.5e6, 1e-3}, {1e6, 1e-3},   {3e6, 0.5e-3},
                                  {2e6, 0.5e-3}, {0, 1e-3},     {1e6, 2e-3}};
     CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, six, 6, 1e6), 3.506e-3, 1e-12);
@@ -104,45 +106,50 @@ int main(void)
      * latency (tree LL 6.8 + 2 x 7 x 0.6 = 15.2 us, LL128 and Simple more), bandwidth
      * 450e9 x 0.5 x 8/14: 15e-6 + 1e3 x 14 / 1.8e12 = 1.50077778e-5 s. */
     sm_link nvlink = {450e9, 3.4e-6}, net = {50e9, 9.6e-6};
-    sm_nccl_choice c = sm_nccl_allreduce(1e3, 1, 8, &nvlink, &net, 0);
+    /* no NVLS, generation unknown: no caps */
+    const sm_nccl_system none = NO_NCCL;
+    sm_nccl_choice c = sm_nccl_allreduce(1e3, 1, 8, &nvlink, &net, &none);
     CHECK_NEAR(c.seconds, 1.5e-5 + 1e3 * 14 / 1.8e12, 1e-9);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "LL"));
     /* 1e9 bytes: ring Simple, 8.4 + 14 x 3.4 = 56 us + 1e9 x 14 / (8 x 450e9) s
      * = 3.94488889e-3 s (LL128: 40.6 us + that / 0.92 = 4.2677e-3 s) */
-    c = sm_nccl_allreduce(1e9, 1, 8, &nvlink, &net, 0);
+    c = sm_nccl_allreduce(1e9, 1, 8, &nvlink, &net, &none);
     CHECK_NEAR(c.seconds, 56e-6 + 1e9 * 14 / 3.6e12, 1e-9);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
     /* 16 nodes of 1 (50 GB/s, 9.6 us between nodes), 1,000 bytes: the tree on LL, 6.8 +
      * 2 x log2(16) x 9.6 x 5/14 = 34.2285714 us, bandwidth 50e9 x 0.92 / 3.8 x 0.5 (the
      * tree's all-reduce 0.92 of the bus, then LL's 1/3.8, as tuning.cc applies them):
      * + 1e3 x 3.8 / (50e9 x 0.92 x 0.5) = 1.65217e-7 s (ring LL: 6.6 + 30 x 9.6 x 2.7/14
-     * = 62.14 us) */
-    c = sm_nccl_allreduce(1e3, 16, 1, &nvlink, &net, 0);
+     * = 62.14 us; 109.5 us with the tree's network latency,
+     * which NCCL takes for the ring with one device a node) */
+    c = sm_nccl_allreduce(1e3, 16, 1, &nvlink, &net, &none);
     CHECK_NEAR(c.seconds, 6.8e-6 + 8 * 9.6e-6 * 5 / 14 + 1e3 * 3.8 / (50e9 * 0.92 * 0.5), 1e-12);
     CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL"));
-    c = sm_nccl_allreduce(1e3, 1, 1, &nvlink, &net, 0);
+    c = sm_nccl_allreduce(1e3, 1, 1, &nvlink, &net, &none);
     CHECK(c.seconds == 0 && !strcmp(c.algorithm, "none"));
     /* NVLS (NVLink SHARP, efficiency e = 0.85), one node of 8 at B = 370.8 GB/s and 3.4 us:
      * bus bandwidth 2 e B (G-1)/(G+1) = 2 x 0.85 x 370.8e9 x 7/9 = 4.9028e11 B/s, latency
      * 3.4 x 25/3.4 = 25 us; 1e9 bytes: 25e-6 + 1e9 x 14/8 / 4.9028e11 = 3.59434e-3 s, where
      * the ring on Simple takes 56e-6 + 1e9 x 14/8 / 370.8e9 = 4.77545e-3 s */
     sm_link hopper = {370.8e9, 3.4e-6};
+    /* a DGX H100: Hopper, Intel hosts, NVLS at NCCL's 0.85, a channel per GPU */
+    const sm_nccl_system hopper_nvls = {0.85, SM_GPU_HOPPER, SM_HOST_INTEL, 0};
     double nvls_bus = 2 * 0.85 * 370.8e9 * 7 / 9;
-    c = sm_nccl_allreduce(1e9, 1, 8, &hopper, &net, 0.85);
+    c = sm_nccl_allreduce(1e9, 1, 8, &hopper, &net, &hopper_nvls);
     CHECK_NEAR(c.seconds, 25e-6 + 1e9 * 1.75 / nvls_bus, 1e-9);
     CHECK(!strcmp(c.algorithm, "nvls") && !strcmp(c.protocol, "Simple"));
     /* 1,000 bytes: NVLS's 25 us lose to the ring's LL (15 us + 1e3 x 14 / (8 x 370.8e9 x 0.5)) */
-    c = sm_nccl_allreduce(1e3, 1, 8, &hopper, &net, 0.85);
+    c = sm_nccl_allreduce(1e3, 1, 8, &hopper, &net, &hopper_nvls);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "LL"));
     /* two devices: 2 x 0.85 x B x 1/3 = 0.567 B, below the ring's B: the ring */
-    c = sm_nccl_allreduce(1e9, 1, 2, &hopper, &net, 0.85);
+    c = sm_nccl_allreduce(1e9, 1, 2, &hopper, &net, &hopper_nvls);
     CHECK(!strcmp(c.algorithm, "ring"));
     CHECK_NEAR(c.seconds, 8.4e-6 + 2 * 3.4e-6 + 1e9 / 370.8e9, 1e-9);
     /* 2 nodes of 8, network 8 x 50 GB/s (each ring's share 50e9): the NVLS tree, bus
      * min(4.9028e11, 2 x 8 x 50e9, 8 x 57.7e9 = 4.616e11) = 4.616e11, latency 25 us +
      * 2 x log2(2) x 14 x 20.9/14 us = 66.8 us; 1e9 bytes: 66.8e-6 + 1e9 x 30/16 / 4.616e11 */
     sm_link port = {50e9, 14e-6};
-    c = sm_nccl_allreduce(1e9, 2, 8, &hopper, &port, 0.85);
+    c = sm_nccl_allreduce(1e9, 2, 8, &hopper, &port, &hopper_nvls);
     CHECK(!strcmp(c.algorithm, "nvls_tree"));
     CHECK_NEAR(c.seconds, 66.8e-6 + 1e9 * 1.875 / 4.616e11, 1e-9);
     /* 4 nodes: the network no longer doubles, the NVLS tree's bus is min(4.9028e11, 4e11,
@@ -150,37 +157,84 @@ int main(void)
      * 25 + 2 x log2(4) x 20.9 = 108.6 us, is below the ring's 8.4 + 2 x 3 x 14 + (62 - 6) x
      * 3.4 = 282.8 us. 1e9 bytes: the NVLS tree, 108.6e-6 + 1e9 x 62/32 / 3.64e11 s; 1e10
      * bytes: the ring on Simple, 282.8e-6 + 1e10 x 62/32 / 370.8e9 s */
-    c = sm_nccl_allreduce(1e9, 4, 8, &hopper, &port, 0.85);
+    c = sm_nccl_allreduce(1e9, 4, 8, &hopper, &port, &hopper_nvls);
     CHECK(!strcmp(c.algorithm, "nvls_tree"));
     CHECK_NEAR(c.seconds, 108.6e-6 + 1e9 * 62 / 32 / 3.64e11, 1e-9);
-    c = sm_nccl_allreduce(1e10, 4, 8, &hopper, &port, 0.85);
+    c = sm_nccl_allreduce(1e10, 4, 8, &hopper, &port, &hopper_nvls);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
     CHECK_NEAR(c.seconds, 282.8e-6 + 1e10 * 62 / 32 / 370.8e9, 1e-9);
     /* without NVLS (e = 0) the same 2 nodes run the ring */
-    c = sm_nccl_allreduce(1e9, 2, 8, &hopper, &port, 0);
+    c = sm_nccl_allreduce(1e9, 2, 8, &hopper, &port, &none);
     CHECK(!strcmp(c.algorithm, "ring"));
 
     /* NCCL_ALGO=Ring NCCL_PROTO=Simple (sm_nccl_allreduce_only): the 1e9 bytes on one Hopper
      * node that NVLS would take run the ring on Simple, 56e-6 + 1e9 x 1.75 / 370.8e9 s; 1,000
      * bytes too (the ring's LL is left out): 56e-6 + 1e3 x 1.75 / 370.8e9 s */
-    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, 0.85, SM_NCCL_RING, SM_NCCL_SIMPLE);
+    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, &hopper_nvls, SM_NCCL_RING, SM_NCCL_SIMPLE);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
     CHECK_NEAR(c.seconds, 56e-6 + 1e9 * 1.75 / 370.8e9, 1e-9);
-    c = sm_nccl_allreduce_only(1e3, 1, 8, &hopper, &net, 0.85, SM_NCCL_RING, SM_NCCL_SIMPLE);
+    c = sm_nccl_allreduce_only(1e3, 1, 8, &hopper, &net, &hopper_nvls, SM_NCCL_RING, SM_NCCL_SIMPLE);
     CHECK_NEAR(c.seconds, 56e-6 + 1e3 * 1.75 / 370.8e9, 1e-12);
     /* NCCL_ALGO=Tree on 16 nodes of 1, LL128 and Simple only: 1,000 bytes go to the tree's
      * LL128, 14 + 2 x 4 x 9.6 x 8.5/14 = 60.6286 us + 1e3 / (50e9 x 0.92 x 120/128 x 0.5) s,
      * where Simple takes 8.4 + 8 x 9.6 = 85.2 us */
-    c = sm_nccl_allreduce_only(1e3, 16, 1, &nvlink, &net, 0, SM_NCCL_TREE,
+    c = sm_nccl_allreduce_only(1e3, 16, 1, &nvlink, &net, &none, SM_NCCL_TREE,
                                SM_NCCL_LL128 | SM_NCCL_SIMPLE);
     CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL128"));
     CHECK_NEAR(c.seconds, 14e-6 + 8 * 9.6e-6 * 8.5 / 14 + 1e3 / (50e9 * 0.92 * 120 / 128 * 0.5),
                1e-12);
+    /* NCCL's caps (tuning.cc, per generation and node count; GB/s). One Hopper node: LL's
+     * bus is capped at 141 (llMaxBws), below 370.8 x 0.5; 1,000 bytes still go to the ring's
+     * LL: 15 us + 1e3 x 14/8 / 141e9 */
+    c = sm_nccl_allreduce(1e3, 1, 8, &hopper, &net, &hopper_nvls);
+    CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "LL"));
+    CHECK_NEAR(c.seconds, 15e-6 + 1e3 * 1.75 / 141e9, 1e-12);
+    /* 64 nodes of 8 H200 (370.8 GB/s, 3.4 us; a port of 50 GB/s a GPU, 14 us), a channel per
+     * port. NVIDIA/nccl#1752 logs NCCL on such a cluster: Tree/LL128 at 16 MiB, NVLSTree/Simple
+     * from 32 MiB. 16 MiB: the tree on LL128, latency 14 + 2 x (7 x 1.25 + 6 x 8.5) = 133.5
+     * us; bus min(370.8, 8 x 50) = 370.8, the tree's all-reduce min(0.92 x 370.8, 8 x 36)
+     * = 288, LL128 min(288 x 120/128, 8 x 29) = 232 GB/s, half of it per direction, and the
+     * correction for 2^24 bytes (2^18 x 64: 0.9): 133.5e-6 + 2^24 / (232e9 x 0.5 x 0.9) s =
+     * 294.2 us. The NVLS tree takes 25 + 2 x 6 x 20.9 = 275.8 us of latency alone, the tree on
+     * Simple 232.4 us of latency and 0.7 of 288/2 GB/s. */
+    sm_link h200_port = {50e9, 14e-6};
+    c = sm_nccl_allreduce(16 * MIB, 64, 8, &hopper, &h200_port, &hopper_nvls);
+    CHECK(!strcmp(c.algorithm, "tree") && !strcmp(c.protocol, "LL128"));
+    CHECK_NEAR(c.seconds, 133.5e-6 + 16 * MIB / (232e9 * 0.5 * 0.9), 1e-9);
+    /* 64 MiB: the NVLS tree, bus min(2 x 0.85 x 370.8 x 7/9, 8 x 50, 8 x 45.5) = 364 GB/s:
+     * 275.8e-6 + 2^26 x 1022/512 / 364e9 = 643.8 us, where the tree on LL128 takes 133.5 +
+     * 2^26 / (232e9 x 0.5 x 0.9) = 776.3 us. (At 32 MiB the model's tree, 454.9 us, beats the
+     * NVLS tree's 459.8 by 1%: NCCL chose the NVLS tree there, one size earlier.) */
+    c = sm_nccl_allreduce(64 * MIB, 64, 8, &hopper, &h200_port, &hopper_nvls);
+    CHECK(!strcmp(c.algorithm, "nvls_tree") && !strcmp(c.protocol, "Simple"));
+    CHECK_NEAR(c.seconds, 275.8e-6 + 64 * MIB * 1022 / 512 / 364e9, 1e-9);
+    /* the generation unknown, the tree's caps are left out: LL128's bus is 0.92 x 370.8 x
+     * 120/128 GB/s */
+    sm_nccl_system unknown = hopper_nvls;
+    unknown.generation = SM_GPU_UNKNOWN;
+    c = sm_nccl_allreduce_only(16 * MIB, 64, 8, &hopper, &h200_port, &unknown, SM_NCCL_TREE,
+                               SM_NCCL_LL128);
+    CHECK_NEAR(c.seconds, 133.5e-6 + 16 * MIB / (370.8e9 * 0.92 * 120 / 128 * 0.5 * 0.9), 1e-9);
+    /* LL across nodes is capped by the host CPU: 2 nodes, 39 GB/s behind Intel, 22.5 behind
+     * AMD, both below 370.8 x 0.5; the ring's latency is the same, so 1e6 bytes differ by
+     * 1e6 x 30/16 x (1/22.5e9 - 1/39e9) s */
+    sm_nccl_system amd = hopper_nvls;
+    amd.host = SM_HOST_AMD;
+    double intel_ll = sm_nccl_allreduce_only(1e6, 2, 8, &hopper, &h200_port, &hopper_nvls,
+                                             SM_NCCL_RING, SM_NCCL_LL).seconds;
+    double amd_ll = sm_nccl_allreduce_only(1e6, 2, 8, &hopper, &h200_port, &amd, SM_NCCL_RING,
+                                           SM_NCCL_LL).seconds;
+    CHECK_NEAR(amd_ll - intel_ll, 1e6 * 30 / 16 * (1 / 22.5e9 - 1 / 39e9), 1e-12);
+    /* One device a node exposes the network's latency, and NCCL takes the tree's for the
+     * ring: 16 nodes of 1 on the ring's LL, 6.6 + 30 x 9.6 x 5.0/14 us, and LL's bus
+     * min(50 x 0.5, 20.4) GB/s behind a host not AMD's */
+    c = sm_nccl_allreduce_only(1e3, 16, 1, &nvlink, &net, &none, SM_NCCL_RING, SM_NCCL_LL);
+    CHECK_NEAR(c.seconds, 6.6e-6 + 30 * 9.6e-6 * 5 / 14 + 1e3 * 30 / 16 / 20.4e9, 1e-12);
     /* NVLS alone where it cannot run (one device a node, or LL only): nothing, INFINITY */
-    c = sm_nccl_allreduce_only(1e9, 2, 1, &hopper, &port, 0.85, SM_NCCL_NVLS_TREE,
+    c = sm_nccl_allreduce_only(1e9, 2, 1, &hopper, &port, &hopper_nvls, SM_NCCL_NVLS_TREE,
                                SM_NCCL_SIMPLE);
     CHECK(isinf(c.seconds));
-    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, 0.85, SM_NCCL_NVLS, SM_NCCL_LL);
+    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, &hopper_nvls, SM_NCCL_NVLS, SM_NCCL_LL);
     CHECK(isinf(c.seconds));
     /* NCCL_ALGO's and NCCL_PROTO's spellings */
     sm_status st;
@@ -196,7 +250,7 @@ int main(void)
 
     /* sm_ring_allreduce_time with the NCCL collective: 2 equal buckets of 5e8 bytes on the
      * node of 8, each 56 us + 5e8 x 14 / 3.6e12 s */
-    sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL, 0, 0, 0};
+    sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL, NO_NCCL, 0, 0};
     CHECK_NEAR(sm_ring_allreduce_time(&nccl).total, 2 * (56e-6 + 5e8 * 14 / 3.6e12), 1e-9);
 
     /* one device sends nothing */

@@ -59,6 +59,11 @@ static const error_case cases[] = {
      "fuse_bn_relu = 2: expected an integer from 0 to 1"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
      "nvls_efficiency = 1.2: expected a number from 0 and at most 1"},
+    {DEVICE_PART "architecture = sm90\n" NODE_PART, 4,
+     "architecture = sm90: expected the GPU's generation for NCCL's constants: volta, ampere, "
+     "hopper or blackwell"},
+    {DEVICE_PART NODE_PART "host_cpu = Intel\n", 10,
+     "host_cpu = Intel: expected the node's CPU for NCCL's constants: intel, amd, arm or other"},
 };
 
 int main(void)
@@ -92,6 +97,8 @@ int main(void)
     CHECK_NEAR(dev.grad_bytes, 4, 0); /* fp32 gradients, as DDP under AMP */
     CHECK_EQ(dev.collective, SM_COLLECTIVE_RING);
     CHECK_NEAR(dev.nvls_efficiency, 0, 0); /* no NVLink SHARP */
+    CHECK_EQ(dev.generation, SM_GPU_UNKNOWN); /* NCCL's per-generation caps left out */
+    CHECK_EQ(dev.host, SM_HOST_OTHER);        /* NCCL's values for a host not AMD's */
     CHECK_CONTAINS(dev.name, "sm_test_net_"); /* the file's name */
     /* units: TFLOP/s, GB/s and microseconds into SI */
     CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
@@ -106,11 +113,16 @@ int main(void)
         int per_node;
         sm_collective collective;
         double nvls; /* NVLink SHARP: Hopper's NVSwitch */
-    } shipped[] = {{"v100", 0, 0, 900e9, 8, SM_COLLECTIVE_NCCL, 0}, /* no TF32, no BF16 */
-                   {"a100", 156e12, 312e12, 2039e9, 8, SM_COLLECTIVE_NCCL, 0},
-                   {"h100", 494.7e12, 989.4e12, 3350e9, 8, SM_COLLECTIVE_NCCL, 0.85},
-                   {"h200", 494.7e12, 989.4e12, 4800e9, 8, SM_COLLECTIVE_NCCL, 0.85},
-                   {"cpu", 0, 0, 204.8e9, 2, SM_COLLECTIVE_RING, 0}};
+        sm_gpu_generation generation;
+        sm_host_cpu host; /* DGX-1 and DGX H100/H200: Intel Xeon; DGX A100: AMD EPYC */
+    } shipped[] = {
+        {"v100", 0, 0, 900e9, 8, SM_COLLECTIVE_NCCL, 0, SM_GPU_VOLTA, SM_HOST_INTEL},
+        {"a100", 156e12, 312e12, 2039e9, 8, SM_COLLECTIVE_NCCL, 0, SM_GPU_AMPERE, SM_HOST_AMD},
+        {"h100", 494.7e12, 989.4e12, 3350e9, 8, SM_COLLECTIVE_NCCL, 0.85, SM_GPU_HOPPER,
+         SM_HOST_INTEL},
+        {"h200", 494.7e12, 989.4e12, 4800e9, 8, SM_COLLECTIVE_NCCL, 0.85, SM_GPU_HOPPER,
+         SM_HOST_INTEL},
+        {"cpu", 0, 0, 204.8e9, 2, SM_COLLECTIVE_RING, 0, SM_GPU_UNKNOWN, SM_HOST_OTHER}};
     for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
         char file[4096];
         CHECK_EQ(sm_device_find(shipped[i].name, file, sizeof file, &st), 0);
@@ -121,6 +133,8 @@ int main(void)
         CHECK_EQ(dev.devices_per_node, shipped[i].per_node);
         CHECK_EQ(dev.collective, shipped[i].collective);
         CHECK_NEAR(dev.nvls_efficiency, shipped[i].nvls, 0);
+        CHECK_EQ(dev.generation, shipped[i].generation);
+        CHECK_EQ(dev.host, shipped[i].host);
         sm_predictor *p;
         CHECK_EQ(sm_predictor_from_device(shipped[i].name, &p, &st), 0);
         sm_predictor_free(p);

@@ -160,7 +160,8 @@ static void test_terms_by_hand(void)
     memcpy(fit.phase[SM_PHASE_GRAD].c, links, sizeof links);
     CHECK_NEAR(sm_fit_eval(&fit, SM_PHASE_GRAD, &m, &l), 1201.709311e-6, 1e-9);
     sm_ring_config a = {102228128.0,        25.0 * 1024 * 1024, 4, 8, {450e9, 3.4e-6},
-                        {50e9, 9.6e-6}, SM_COLLECTIVE_RING, 0, 0, 0};
+                        {50e9, 9.6e-6}, SM_COLLECTIVE_RING,
+                        {0, SM_GPU_UNKNOWN, SM_HOST_OTHER, 0}, 0, 0};
     CHECK_NEAR(sm_ring_allreduce_time(&a).total, 1201.709311e-6, 1e-9);
 
     /* the form is the analytic model on every layout, one node or one device per node too */

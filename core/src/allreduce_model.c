@@ -21,7 +21,7 @@ int sm_collective_parse(const char *name, sm_collective *out, sm_status *st)
 static sm_nccl_choice nccl_bucket(const sm_ring_config *a, double bytes)
 {
     return sm_nccl_allreduce_only(bytes, a->nodes, a->gpus_per_node, &a->intra, &a->inter,
-                                  a->nvls_efficiency,
+                                  &a->system,
                                   a->algorithms ? a->algorithms : SM_NCCL_ALL_ALGORITHMS,
                                   a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
 }

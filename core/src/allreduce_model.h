@@ -17,6 +17,32 @@ typedef struct sm_link {
 
 typedef enum { SM_COLLECTIVE_RING, SM_COLLECTIVE_NCCL } sm_collective;
 
+/* What NCCL's tuning constants depend on besides the links (src/graph/tuning.cc): the GPU's
+ * generation picks the per-channel bandwidth caps across nodes and LL's cap inside one node,
+ * the host CPU LL's caps across nodes. UNKNOWN leaves the generation's caps out; OTHER (Arm,
+ * POWER, a CPU not named) takes NCCL's values for every host that is not AMD's. */
+typedef enum {
+    SM_GPU_UNKNOWN,
+    SM_GPU_VOLTA,
+    SM_GPU_AMPERE,
+    SM_GPU_HOPPER,
+    SM_GPU_BLACKWELL
+} sm_gpu_generation;
+typedef enum { SM_HOST_OTHER, SM_HOST_INTEL, SM_HOST_AMD } sm_host_cpu;
+
+typedef struct sm_nccl_system {
+    double nvls_efficiency;       /* NVLink SHARP in the node's switches at this share of the
+                                     link (NCCL: 0.85 on Hopper); 0: none */
+    sm_gpu_generation generation;
+    sm_host_cpu host;
+    int channels; /* NCCL's channels across nodes: one per network port that the node's
+                     devices use, min(P, G); 0: G */
+} sm_nccl_system;
+
+/* "volta", "ampere", "hopper", "blackwell"; "intel", "amd", "arm", "other" (arm is other). */
+int sm_gpu_generation_parse(const char *name, sm_gpu_generation *out);
+int sm_host_cpu_parse(const char *name, sm_host_cpu *out);
+
 typedef struct sm_ring_config {
     double bytes;        /* gradient bytes each device holds */
     double bucket_bytes; /* bytes per bucket (PyTorch DDP: 25 MiB) */
@@ -25,8 +51,7 @@ typedef struct sm_ring_config {
     sm_link intra;       /* between the devices of a node */
     sm_link inter;       /* between nodes, per ring: each of the G rings gets this much */
     sm_collective collective; /* the hierarchical ring below, or NCCL's choice (nccl_model.c) */
-    double nvls_efficiency;   /* NCCL's only: NVLink SHARP in the node's switches at this share
-                                 of the link (NCCL: 0.85 on Hopper); 0: none */
+    sm_nccl_system system;    /* NCCL's only: what its constants depend on */
     unsigned algorithms, protocols; /* NCCL's only: its choice among these (SM_NCCL_* masks,
                                        as NCCL_ALGO and NCCL_PROTO); 0: all. A restriction
                                        that leaves nothing runs forever (INFINITY) */
@@ -52,15 +77,15 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a);
 
 /* What NCCL runs for an all-reduce of `bytes` on N nodes of G devices, and how long it takes
  * by NCCL's cost model (nccl_model.c): the fastest algorithm and protocol. `inter` is one
- * ring's share of the node's network, as in sm_ring_config. With nvls_efficiency > 0 the
- * node's switches reduce (NVLS inside a node, NVLS tree across nodes). */
+ * ring's share of the node's network, as in sm_ring_config. With sys->nvls_efficiency > 0
+ * the node's switches reduce (NVLS inside a node, NVLS tree across nodes). */
 typedef struct sm_nccl_choice {
     const char *algorithm; /* "ring", "tree", "nvls", "nvls_tree"; "none" when nothing is sent */
     const char *protocol;  /* "LL", "LL128", "Simple" */
     double seconds;
 } sm_nccl_choice;
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
-                                 const sm_link *inter, double nvls_efficiency);
+                                 const sm_link *inter, const sm_nccl_system *sys);
 
 /* What each of the equal buckets of sm_ring_allreduce_time runs: NCCL's choice for the
  * bucket's size, or "ring" and "-" for the ring collective; "none" when nothing is sent.
@@ -80,7 +105,7 @@ enum {
 enum { SM_NCCL_LL = 1u, SM_NCCL_LL128 = 2u, SM_NCCL_SIMPLE = 4u, SM_NCCL_ALL_PROTOCOLS = 7u };
 sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node,
                                       const sm_link *intra, const sm_link *inter,
-                                      double nvls_efficiency, unsigned algorithms,
+                                      const sm_nccl_system *sys, unsigned algorithms,
                                       unsigned protocols);
 /* NCCL_ALGO's and NCCL_PROTO's comma lists, any case ("Ring,Tree", "simple"), into masks. */
 int sm_nccl_parse_algorithms(const char *text, unsigned *out, sm_status *st);

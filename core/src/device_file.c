@@ -22,7 +22,7 @@ int sm_precision_parse(const char *text)
     return -1;
 }
 
-typedef enum { F_REAL, F_INT, F_TEXT, F_PRECISION, F_COLLECTIVE } field_kind;
+typedef enum { F_REAL, F_INT, F_TEXT, F_PRECISION, F_COLLECTIVE, F_GENERATION, F_HOST } field_kind;
 
 typedef struct field {
     const char *section, *key;
@@ -56,6 +56,8 @@ static const field fields[] = {
      "fraction of peak FLOP/s, above 0 and at most 1"},
     {"device", "memory_efficiency", F_REAL, AT(memory_efficiency), 1, 0, 1, 0, 0,
      "fraction of memory bandwidth, above 0 and at most 1"},
+    {"device", "architecture", F_GENERATION, AT(generation), 0, 0, 0, 0, 0,
+     "the GPU's generation for NCCL's constants: volta, ampere, hopper or blackwell"},
     {"device", "launch_overhead_us", F_REAL, AT(launch_overhead), 1e-6, 0, 1e6, 1, 0,
      "microseconds per layer"},
     {"device", "compute_efficiency_fp32", F_REAL, EFF(SM_FP32), 1, 0, 1, 0, 0,
@@ -97,6 +99,8 @@ static const field fields[] = {
      "microseconds per ring step between nodes"},
     {"node", "collective", F_COLLECTIVE, AT(collective), 0, 0, 0, 0, 0,
      "ring (the hierarchical ring) or nccl (NCCL's cost model)"},
+    {"node", "host_cpu", F_HOST, AT(host), 0, 0, 0, 0, 0,
+     "the node's CPU for NCCL's constants: intel, amd, arm or other"},
     {"node", "nvls_efficiency", F_REAL, AT(nvls_efficiency), 1, 0, 1, 1, 0,
      "NVLink SHARP's share of the link bandwidth (NCCL: 0.85 on Hopper), 0 for none"},
 };
@@ -139,6 +143,16 @@ static int set_field(reader *r, int i, const char *value)
                            f->what);
         return 0;
     }
+    case F_GENERATION:
+        if (sm_gpu_generation_parse(value, dst))
+            return sm_fail(r->st, "%s:%d: %s = %s: expected %s", path, r->rd.line, f->key, value,
+                           f->what);
+        return 0;
+    case F_HOST:
+        if (sm_host_cpu_parse(value, dst))
+            return sm_fail(r->st, "%s:%d: %s = %s: expected %s", path, r->rd.line, f->key, value,
+                           f->what);
+        return 0;
     case F_INT: {
         errno = 0;
         long v = strtol(value, &end, 10);
@@ -354,12 +368,17 @@ int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *
     return 0;
 }
 
-const char *sm_device_restriction(const sm_device *v, char *buf, size_t len)
+const char *sm_device_restriction(const sm_device *v, sm_collective collective, char *buf,
+                                  size_t len)
 {
-    if (!v->nccl_algorithms && !v->nccl_protocols)
-        snprintf(buf, len, "%s", "");
-    else
-        snprintf(buf, len, " (NCCL_ALGO=%s, NCCL_PROTO=%s)", v->nccl_algo, v->nccl_proto);
+    char restriction[160] = "";
+    if (v->nccl_algorithms || v->nccl_protocols)
+        snprintf(restriction, sizeof restriction, " (NCCL_ALGO=%.63s, NCCL_PROTO=%.63s)",
+                 v->nccl_algo, v->nccl_proto);
+    snprintf(buf, len, "%s%s", collective == SM_COLLECTIVE_NCCL ? restriction : "",
+             collective == SM_COLLECTIVE_NCCL && v->generation == SM_GPU_UNKNOWN
+                 ? " without NCCL's per-generation caps (no architecture in the description)"
+                 : "");
     return buf;
 }
 
@@ -390,6 +409,8 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
     int g = gpus_per_node;
     sm_link inter = v->inter;
     inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
+    sm_nccl_system system = {v->nvls_efficiency, v->generation, v->host,
+                             v->inter_ports < g ? v->inter_ports : g};
     return (sm_ring_config){bytes, bucket_bytes, nodes, g, v->intra, inter, collective,
-                            v->nvls_efficiency, v->nccl_algorithms, v->nccl_protocols};
+                            system, v->nccl_algorithms, v->nccl_protocols};
 }

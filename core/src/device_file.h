@@ -42,6 +42,8 @@ typedef struct sm_device {
     int inter_ports;         /* network ports per node */
     sm_collective collective; /* what all-reduces gradients: the ring model or NCCL's */
     double nvls_efficiency;  /* NVLink SHARP in the node's switches (NCCL's model); 0: none */
+    sm_gpu_generation generation; /* for NCCL's caps; SM_GPU_UNKNOWN where not given */
+    sm_host_cpu host;             /* for NCCL's LL caps; SM_HOST_OTHER where not given */
     /* NCCL's choice restricted as NCCL_ALGO and NCCL_PROTO restrict it (masks of SM_NCCL_*;
      * 0: all), and the lists as given, for messages (sm_device_choose_collective) */
     unsigned nccl_algorithms, nccl_protocols;
@@ -90,9 +92,12 @@ int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *
                              sm_device *v, sm_collective *collective, double *bucket_bytes,
                              sm_status *st);
 
-/* " (NCCL_ALGO=Ring, NCCL_PROTO=Simple)" for a restricted choice, "" for none: for the
- * predictors' descriptions. */
-const char *sm_device_restriction(const sm_device *v, char *buf, size_t len);
+/* What qualifies NCCL's model where the collective is NCCL's, for the predictors'
+ * descriptions: " (NCCL_ALGO=Ring, NCCL_PROTO=Simple)" for a restricted choice, and a note
+ * where the description names no architecture (NCCL's per-generation caps left out); ""
+ * for the ring and for NCCL unrestricted on a known generation. */
+const char *sm_device_restriction(const sm_device *v, sm_collective collective, char *buf,
+                                  size_t len);
 
 /* 0 when an all-reduce of `seconds` on the layout runs; -1 with a message where the
  * description's restriction of NCCL leaves no algorithm for it (seconds infinite). */

@@ -6,7 +6,8 @@
  * link latencies are the Simple ring's per-step latencies; the other protocols' and the
  * tree's scale with NCCL's ratios between its hardware latencies. Where the node's switches
  * reduce (NVLink SHARP, Hopper's NVSwitch), NCCL also weighs NVLS and, across nodes, the NVLS
- * tree. */
+ * tree. NCCL's bandwidth caps per channel and for LL go by the GPU's generation and the host's
+ * CPU (sm_nccl_system), and the tree's bandwidth by NCCL's correction per message size. */
 #include <ctype.h>
 #include <math.h>
 #include <string.h>
@@ -25,47 +26,109 @@ static const double base_us[N_ALGORITHMS][N_PROTOCOLS] = {{6.6, 14.0, 8.4}, {6.8
 static const double nvlink_us[N_ALGORITHMS][N_PROTOCOLS] = {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}};
 static const double net_us[N_ALGORITHMS][N_PROTOCOLS] = {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}};
 
-/* The share of the link's bandwidth a protocol carries as data (LL: 4 bytes of flag per 4 of
- * data; LL128: 8 of 128), NCCL's refinements per algorithm. The tree's all-reduce reaches 0.92
- * of the bus on every protocol, and LL and LL128 take their shares of that (NCCL applies the
- * tree's 0.92 first, then 1/3.8 for LL, 7/9 inside a node or 120/128 across for LL128). */
-static double protocol_efficiency(int a, int p, int nodes)
-{
-    static const double ring[N_PROTOCOLS] = {0.5, 0.92, 1.0};
-    if (a == RING)
-        return ring[p];
-    return 0.92 * (p == LL ? 1 / 3.8 : p == LL128 ? (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1);
-}
+/* NCCL's bandwidth caps (GB/s), per GPU generation (Volta, Ampere, Hopper, Blackwell) and
+ * node count (1, 2, more): per channel, of the ring on LL128, the tree's all-reduce, the tree
+ * on LL128 and the NVLS tree (perChMax*Bws); LL's whole bus inside one node (llMaxBws). */
+static const double ring_ll128_cap[4][3] = {
+    {20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
+static const double tree_cap[4][3] = {
+    {26.5, 18.5, 10}, {24, 23.6, 17.8}, {38.7, 41.4, 36}, {70, 42.8, 24}};
+static const double tree_ll128_cap[4][3] = {
+    {20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29}, {55.6, 31.67, 20}};
+static const double nvls_tree_cap[4][3] = {
+    {26.5, 18.5, 10}, {24, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96, 80}};
+static const double ll_cap_one_node[4] = {39, 87.7, 141, 282};
 
-static int floor_log2(int n)
+/* LL's whole bus across nodes (llMaxBws) goes by the host CPU instead: AMD's, or any other. */
+static const double ll_cap_amd[2] = {22.5, 19}, ll_cap_other[2] = {39, 20.4};
+
+/* NCCL's correction of the tree's bandwidth for medium messages, per protocol and power of two
+ * of the size from 64 bytes (treeCorrectionFactor): the tree falls short of its model there. */
+static const double tree_correction[N_PROTOCOLS][24] = {
+    {1, 1, 1, 1, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1, 1, 1, 1, 1},
+    {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1, 1},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+
+static int floor_log2(double n)
 {
     int k = 0;
-    while (n > 1) {
-        n >>= 1;
+    while (n >= 2) {
+        n /= 2;
         k++;
     }
     return k;
 }
 
+/* The tree's correction for `bytes`, applied below 2^(limit+6) bytes as NCCL applies it. */
+static double tree_correction_of(int p, double bytes, int limit)
+{
+    if (bytes < 64)
+        return 1;
+    int k = floor_log2(bytes / 64);
+    return k < limit ? tree_correction[p][k] : 1;
+}
+
+/* One capped bandwidth: a per-channel cap (GB/s) times the channels, or no cap at all where
+ * the generation is unknown or on one node (NCCL's channels inside a node come from its
+ * search of the NVLink graph, which no description states). */
+static double channel_cap(const double cap[4][3], const sm_nccl_system *sys, int nodes,
+                          int channels)
+{
+    if (sys->generation == SM_GPU_UNKNOWN || nodes == 1)
+        return INFINITY;
+    return channels * cap[sys->generation - 1][nodes == 2 ? 1 : 2] * 1e9;
+}
+
+static double ll_cap(const sm_nccl_system *sys, int nodes)
+{
+    if (nodes == 1)
+        return sys->generation == SM_GPU_UNKNOWN ? INFINITY
+                                                  : ll_cap_one_node[sys->generation - 1] * 1e9;
+    const double *cap = sys->host == SM_HOST_AMD ? ll_cap_amd : ll_cap_other;
+    return cap[nodes == 2 ? 0 : 1] * 1e9;
+}
+
+/* The bus bandwidth of algorithm a on protocol p, from the links' bus: the share a protocol
+ * carries as data (LL: 4 bytes of flag per 4 of data; LL128: 8 of 128) and NCCL's
+ * refinements and caps, in tuning.cc's order. The tree's all-reduce reaches 0.92 of the bus
+ * on every protocol, and LL and LL128 take their shares of that. */
+static double bus_bandwidth(int a, int p, double bus, int nodes, int channels,
+                            const sm_nccl_system *sys)
+{
+    if (a == RING) {
+        if (p == LL)
+            return fmin(bus * 0.5, ll_cap(sys, nodes));
+        if (p == LL128)
+            return fmin(bus * 0.92, channel_cap(ring_ll128_cap, sys, nodes, channels));
+        return bus;
+    }
+    bus = fmin(bus * 0.92, channel_cap(tree_cap, sys, nodes, channels));
+    if (p == LL)
+        return fmin(bus / 3.8, ll_cap(sys, nodes));
+    if (p == LL128)
+        return fmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                    channel_cap(tree_ll128_cap, sys, nodes, channels));
+    return bus;
+}
+
 /* NVLS hardware latencies (NCCL's hwLat, Simple, us): NVLink 25, network 20.9 for the NVLS
- * tree; its per-channel bandwidth caps of the NVLS tree on Hopper (GB/s): 57.7 on 2 nodes,
- * 45.5 on more. */
+ * tree. */
 #define NVLS_NVLINK_US 25.0
 #define NVLS_TREE_NET_US 20.9
-#define NVLS_TREE_CHANNEL_CAP_2_NODES 57.7e9
-#define NVLS_TREE_CHANNEL_CAP 45.5e9
 
 /* NVLink SHARP, Simple protocol only, G >= 2 (NCCL wants two channels). The switches reduce,
  * so each GPU sends and receives its data once rather than 2(G-1)/G times. NCCL gives the node
  * G channels, one headed by each GPU; a GPU's links carry every channel once and its own
  * twice, so a channel gets B/(G+1) of the GPU's bandwidth B, and an all-reduce pipelines two
  * operations: a bus bandwidth of 2 e B (G-1)/(G+1), e the NVLS efficiency (docs/scaling.md
- * compares it with nccl-tests' figures on H100). Across nodes
- * (the NVLS tree) the network's bandwidth caps it, doubled on two nodes, as do NCCL's
- * per-channel caps. Bus bandwidth converts to time as a ring's: 2(n-1)/n bytes over it. */
-static double nvls_seconds(double bytes, int nodes, int g, const sm_link *intra,
-                           const sm_link *inter, double efficiency)
+ * compares it with nccl-tests' figures on H100). Across nodes (the NVLS tree) the network's
+ * bandwidth caps it, doubled on two nodes, as do NCCL's per-channel caps, and Blackwell on
+ * x86 hosts takes the tree's correction. Bus bandwidth converts to time as a ring's: 2(n-1)/n
+ * bytes over it. */
+static double nvls_seconds(double bytes, int nodes, int g, int channels, const sm_link *intra,
+                           const sm_link *inter, const sm_nccl_system *sys)
 {
+    double efficiency = sys->nvls_efficiency;
     if (efficiency <= 0 || g < 2)
         return INFINITY;
     double n = (double)nodes * g;
@@ -73,8 +136,9 @@ static double nvls_seconds(double bytes, int nodes, int g, const sm_link *intra,
     double latency = intra->latency * NVLS_NVLINK_US / nvlink_us[RING][SIMPLE];
     if (nodes > 1) {
         double net = inter->bandwidth * g * (nodes <= 2 ? 2 : 1);
-        double cap = g * (nodes <= 2 ? NVLS_TREE_CHANNEL_CAP_2_NODES : NVLS_TREE_CHANNEL_CAP);
-        bus = fmin(bus, fmin(net, cap));
+        bus = fmin(bus, fmin(net, channel_cap(nvls_tree_cap, sys, nodes, channels)));
+        if (sys->generation == SM_GPU_BLACKWELL && sys->host != SM_HOST_OTHER)
+            bus *= tree_correction_of(SIMPLE, bytes, 24);
         latency += 2 * floor_log2(nodes) * inter->latency * NVLS_TREE_NET_US /
                    net_us[RING][SIMPLE];
     }
@@ -96,15 +160,15 @@ sm_nccl_ring_terms sm_nccl_ring_simple_terms(double bytes, int nodes, int gpus_p
 }
 
 sm_nccl_choice sm_nccl_allreduce(double bytes, int nodes, int gpus_per_node, const sm_link *intra,
-                                 const sm_link *inter, double nvls_efficiency)
+                                 const sm_link *inter, const sm_nccl_system *sys)
 {
-    return sm_nccl_allreduce_only(bytes, nodes, gpus_per_node, intra, inter, nvls_efficiency,
+    return sm_nccl_allreduce_only(bytes, nodes, gpus_per_node, intra, inter, sys,
                                   SM_NCCL_ALL_ALGORITHMS, SM_NCCL_ALL_PROTOCOLS);
 }
 
 sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node,
                                       const sm_link *intra, const sm_link *inter,
-                                      double nvls_efficiency, unsigned algorithms,
+                                      const sm_nccl_system *sys, unsigned algorithms,
                                       unsigned protocols)
 {
     sm_nccl_choice best = {"none", "none", 0};
@@ -116,6 +180,7 @@ sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node
      * ports; inside the node NVLink bounds it */
     double bus = nodes == 1 ? intra->bandwidth
                             : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    int channels = sys->channels > 0 ? sys->channels : gpus_per_node;
     static const unsigned algorithm_bits[N_ALGORITHMS] = {SM_NCCL_RING, SM_NCCL_TREE};
     best.seconds = INFINITY;
     for (int a = 0; a < N_ALGORITHMS; a++)
@@ -123,18 +188,21 @@ sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node
             if (!(algorithms & algorithm_bits[a]) || !(protocols & (1u << p)))
                 continue;
             double step_intra = intra->latency * nvlink_us[a][p] / nvlink_us[RING][SIMPLE];
-            double step_inter = inter->latency * net_us[a][p] / net_us[RING][SIMPLE];
+            /* one device a node exposes the network's latency: NCCL takes the tree's */
+            int net_a = gpus_per_node == 1 ? TREE : a;
+            double step_inter = inter->latency * net_us[net_a][p] / net_us[RING][SIMPLE];
+            double bw = bus_bandwidth(a, p, bus, nodes, channels, sys);
             double t;
             if (a == RING) {
                 sm_nccl_ring_terms r = ring_terms(p, bytes, nodes, gpus_per_node);
                 t = r.base + r.intra_steps * step_intra + r.inter_steps * step_inter +
-                    r.bus_bytes / (bus * protocol_efficiency(a, p, nodes));
+                    r.bus_bytes / bw;
             } else {
                 /* up a chain in the node and a binary tree across nodes, and down again;
                  * reduce and broadcast each carry all bytes */
                 t = base_us[a][p] * 1e-6 +
                     2 * ((gpus_per_node - 1) * step_intra + floor_log2(nodes) * step_inter) +
-                    bytes / (bus * protocol_efficiency(a, p, nodes) * 0.5);
+                    bytes / (bw * 0.5 * tree_correction_of(p, bytes, 23));
             }
             if (t < best.seconds)
                 best = (sm_nccl_choice){algorithm_names[a], protocol_names[p], t};
@@ -142,7 +210,7 @@ sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node
     /* NVLS inside one node, the NVLS tree across nodes: Simple only */
     unsigned nvls = nodes == 1 ? SM_NCCL_NVLS : SM_NCCL_NVLS_TREE;
     if ((algorithms & nvls) && (protocols & SM_NCCL_SIMPLE)) {
-        double t = nvls_seconds(bytes, nodes, gpus_per_node, intra, inter, nvls_efficiency);
+        double t = nvls_seconds(bytes, nodes, gpus_per_node, channels, intra, inter, sys);
         if (t < best.seconds)
             best = (sm_nccl_choice){nodes == 1 ? "nvls" : "nvls_tree", "Simple", t};
     }
@@ -193,4 +261,34 @@ int sm_nccl_parse_protocols(const char *text, unsigned *out, sm_status *st)
     static const char *const names[] = {"ll", "ll128", "simple"};
     static const unsigned bits[] = {SM_NCCL_LL, SM_NCCL_LL128, SM_NCCL_SIMPLE};
     return parse_list(text, "protocol", names, 3, bits, "LL, LL128 and Simple", out, st);
+}
+
+/* name among names[0..n), exactly; -1 if none. */
+static int name_of(const char *name, const char *const *names, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!strcmp(name, names[k]))
+            return k;
+    return -1;
+}
+
+int sm_gpu_generation_parse(const char *name, sm_gpu_generation *out)
+{
+    static const char *const names[] = {"volta", "ampere", "hopper", "blackwell"};
+    int k = name_of(name, names, 4);
+    if (k < 0)
+        return -1;
+    *out = (sm_gpu_generation)(SM_GPU_VOLTA + k);
+    return 0;
+}
+
+int sm_host_cpu_parse(const char *name, sm_host_cpu *out)
+{
+    static const char *const names[] = {"intel", "amd", "arm", "other"};
+    static const sm_host_cpu hosts[] = {SM_HOST_INTEL, SM_HOST_AMD, SM_HOST_OTHER, SM_HOST_OTHER};
+    int k = name_of(name, names, 4);
+    if (k < 0)
+        return -1;
+    *out = hosts[k];
+    return 0;
 }

@@ -230,22 +230,23 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
         coeffs_free(c);
         return sm_fail(st, "%s: %s", path, problem);
     }
-    char calibration[256], desc[512];
+    char calibration[256], desc[640];
     int points = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (c->fit.phase[ph].stats.n > points)
             points = c->fit.phase[ph].stats.n;
-    char sync[360] = "", restriction[160];
+    char sync[512] = "", restriction[256];
     if (comm)
         snprintf(sync, sizeof sync, "; gradients all-reduced by %.63s's %s%s in %g MiB buckets",
                  comm->dev.name,
                  comm->collective == SM_COLLECTIVE_NCCL ? "NCCL model" : "ring",
-                 sm_device_restriction(&comm->dev, restriction, sizeof restriction),
+                 sm_device_restriction(&comm->dev, comm->collective, restriction,
+                                       sizeof restriction),
                  comm->bucket_bytes / 1048576.0);
     snprintf(calibration, sizeof calibration, "%.180s (%s, fit %.10s, %d points)",
              c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision,
              c->meta.date, points);
-    snprintf(desc, sizeof desc, "%s%.200s%s", calibration, sync,
+    snprintf(desc, sizeof desc, "%s%.240s%s", calibration, sync,
              overlap ? ", buckets all-reduced during the backward pass" : "");
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);

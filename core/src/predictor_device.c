@@ -266,7 +266,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     }
     d->overlap = opt->overlap != 0;
 
-    char description[512], restriction[160];
+    char description[512], restriction[256];
     snprintf(description, sizeof description,
              "%.63s (%.127s): roofline at %s, %.63s dispatch, %s all-reduce%s in %g MiB "
              "buckets%s",
@@ -274,7 +274,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              sm_precision_names[d->precision],
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
-             sm_device_restriction(&d->dev, restriction, sizeof restriction),
+             sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
              d->bucket_bytes / 1048576.0,
              d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;
