@@ -166,6 +166,10 @@ NCCL_TESTS = [
     ("h100", 1, 7, True, 2 << 30, 460, "NVIDIA/nccl#1455"),
     ("h100", 1, 8, True, 2 << 30, 480, "NVIDIA/nccl#1455"),
     ("h100", 2, 8, False, 4 << 30, 368.76, "NVIDIA/nccl-tests#309, NVLS off"),
+    ("h100", 2, 8, False, 4 << 30, 330, "NVIDIA/nccl#1221, RoCE, NVLS off"),
+    ("h100", 2, 8, True, 4 << 30, 430, "NVIDIA/nccl#1221, RoCE"),
+    ("h100", 4, 8, False, 4 << 30, 320, "NVIDIA/nccl#1221, RoCE, NVLS off"),
+    ("h100", 4, 8, True, 4 << 30, 320, "NVIDIA/nccl#1221, RoCE"),
     ("a100", 1, 8, False, 4 << 30, 232.54, "NVIDIA/nccl-tests#175"),
 ]
 
@@ -180,6 +184,7 @@ def allreduce_section(a, w):
     w("an A100), not fitted to these runs.\n")
     w("| device | nodes x GPUs | NVLS | bytes | predicted | algorithm | measured | error | source |")
     w("|---|---|---|---|---|---|---|---|---|")
+    predicted = {}
     with tempfile.TemporaryDirectory() as tmp:
         for dev, nodes, g, nvls, size, busbw, source in NCCL_TESTS:
             path = dev
@@ -196,12 +201,31 @@ def allreduce_section(a, w):
                                            "--max-bytes", str(size), "--format",
                                            "csv").splitlines()))
             got = float(rows[0]["busbw_gb_s"])
+            predicted[(dev, nodes, g, nvls, size)] = got
             w(f"| {dev} | {nodes} x {g} | {'on' if nvls else 'off'} | {size >> 30} GiB | "
               f"{got:.1f} | {rows[0]['algorithm']} | {busbw} | {got / busbw - 1:+.1%} | "
               f"{source} |")
     # NCCL's choice by size: the runs of each algorithm and protocol in a sweep of one node
-    sweep = list(csv.DictReader(run(a.bin, "allreduce", "--device", "h100", "--min-bytes", "8",
-                                    "--max-bytes", "16G", "--format", "csv").splitlines()))
+    w("\nNCCL's choice by message size on one H100 node of 8, predicted (8 B to 16 GiB): " +
+      choice_spans(a, "h100", 1, "8", "16G") + ". NCCL_DEBUG on such a node")
+    w("(NVIDIA/nccl-tests#309) showed ring/LL from 8 B to 1 MB and NVLS/Simple from 2 MB to")
+    w("16 GB. On 64 nodes of 8 H200, predicted (1 MiB to 1 GiB): " +
+      choice_spans(a, "h200", 64, "1M", "1G") + ". NCCL_DEBUG on such a cluster")
+    w("(Ethernet, NVIDIA/nccl#1752) showed tree/LL128 at 16 MiB and NVLSTree/Simple from 32 MiB.")
+    w("\nNVLink SHARP raised nccl#1221's RoCE cluster from 330 to 430 GB/s on two nodes and")
+    gain = {n: predicted[("h100", n, 8, True, 4 << 30)] / predicted[("h100", n, 8, False, 4 << 30)]
+            - 1 for n in (2, 4)}
+    w(f"gained nothing on four. The model: {gain[2]:+.0%} on two nodes, where NCCL's per-channel")
+    w(f"cap bounds the NVLS tree at 8 x 57.7 GB/s, and {gain[4]:+.0%} on four, where the cap of")
+    w("8 x 45.5 GB/s leaves it below the ring's 370.8. That RoCE fabric runs 10-14% below the")
+    w("InfiniBand of nccl-tests#309, which the description's 50 GB/s ports stand for.")
+
+
+def choice_spans(a, device, nodes, lo, hi):
+    """What NCCL runs over a predicted sweep, as spans of sizes of one algorithm/protocol."""
+    sweep = list(csv.DictReader(run(a.bin, "allreduce", "--device", device, "--nodes",
+                                    str(nodes), "--min-bytes", lo, "--max-bytes", hi,
+                                    "--format", "csv").splitlines()))
     spans = []
     for r in sweep:
         choice = f"{r['algorithm']}/{r['protocol']}"
@@ -209,10 +233,15 @@ def allreduce_section(a, w):
             spans[-1][2] = int(r["bytes"])
         else:
             spans.append([choice, int(r["bytes"]), int(r["bytes"])])
-    w("\nNCCL's choice by message size on one H100 node of 8, predicted (8 B to 16 GiB): " +
-      ", ".join(f"{c} from {lo} to {hi} bytes" for c, lo, hi in spans) + ". NCCL_DEBUG on")
-    w("such a node (NVIDIA/nccl-tests#309) showed ring/LL from 8 B to 1 MB and NVLS/Simple")
-    w("from 2 MB to 16 GB.")
+    return ", ".join(f"{c} from {size_text(lo)} to {size_text(hi)}" for c, lo, hi in spans)
+
+
+def size_text(n):
+    """Bytes in the largest binary unit that divides them: 8 B, 2 MiB, 16 GiB."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
 
 
 # MLPerf Training v3.0 ResNet-50 on DGX H100-class nodes, global batch 3,200, bf16: training
