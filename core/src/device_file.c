@@ -116,6 +116,30 @@ typedef struct reader {
     sm_status *st;
 } reader;
 
+/* A value named from a list (precision, collective, architecture, host CPU) into dst; -1 if it
+ * names none. */
+static int parse_name(field_kind kind, const char *value, void *dst)
+{
+    sm_status ignored;
+    switch (kind) {
+    case F_PRECISION: {
+        int p = sm_precision_parse(value);
+        if (p < 0)
+            return -1;
+        *(sm_precision *)dst = (sm_precision)p;
+        return 0;
+    }
+    case F_COLLECTIVE:
+        return sm_collective_parse(value, dst, &ignored) ? -1 : 0;
+    case F_GENERATION:
+        return sm_gpu_generation_parse(value, dst);
+    case F_HOST:
+        return sm_host_cpu_parse(value, dst);
+    default:
+        return -1;
+    }
+}
+
 static int set_field(reader *r, int i, const char *value)
 {
     const field *f = &fields[i];
@@ -128,28 +152,11 @@ static int set_field(reader *r, int i, const char *value)
             return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->rd.line,
                            f->key, f->hi - 1);
         return 0;
-    case F_PRECISION: {
-        int p = sm_precision_parse(value);
-        if (p < 0)
-            return sm_fail(r->st, "%s:%d: precision = %s: expected %s", path, r->rd.line, value,
-                           f->what);
-        *(sm_precision *)dst = (sm_precision)p;
-        return 0;
-    }
-    case F_COLLECTIVE: {
-        sm_status ignored;
-        if (sm_collective_parse(value, dst, &ignored))
-            return sm_fail(r->st, "%s:%d: collective = %s: expected %s", path, r->rd.line, value,
-                           f->what);
-        return 0;
-    }
+    case F_PRECISION:
+    case F_COLLECTIVE:
     case F_GENERATION:
-        if (sm_gpu_generation_parse(value, dst))
-            return sm_fail(r->st, "%s:%d: %s = %s: expected %s", path, r->rd.line, f->key, value,
-                           f->what);
-        return 0;
     case F_HOST:
-        if (sm_host_cpu_parse(value, dst))
+        if (parse_name(f->kind, value, dst))
             return sm_fail(r->st, "%s:%d: %s = %s: expected %s", path, r->rd.line, f->key, value,
                            f->what);
         return 0;
@@ -405,12 +412,12 @@ int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st)
 sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
                               int gpus_per_node, sm_collective collective)
 {
-    /* G rings cross the network at once, each on 1/G of the data, sharing the node's ports. */
-    int g = gpus_per_node;
+    /* G rings cross the network at once, each on 1/G of the data, sharing the node's ports;
+     * NCCL has a channel for each port they use */
+    int g = gpus_per_node, ports = v->inter_ports < g ? v->inter_ports : g;
     sm_link inter = v->inter;
-    inter.bandwidth *= (double)(v->inter_ports < g ? v->inter_ports : g) / g;
-    sm_nccl_system system = {v->nvls_efficiency, v->generation, v->host,
-                             v->inter_ports < g ? v->inter_ports : g};
+    inter.bandwidth *= (double)ports / g;
+    sm_nccl_system system = {v->nvls_efficiency, v->generation, v->host, ports};
     return (sm_ring_config){bytes, bucket_bytes, nodes, g, v->intra, inter, collective,
                             system, v->nccl_algorithms, v->nccl_protocols};
 }

@@ -39,8 +39,12 @@ static const double nvls_tree_cap[4][3] = {
     {26.5, 18.5, 10}, {24, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96, 80}};
 static const double ll_cap_one_node[4] = {39, 87.7, 141, 282};
 
-/* LL's whole bus across nodes (llMaxBws) goes by the host CPU instead: AMD's, or any other. */
-static const double ll_cap_amd[2] = {22.5, 19}, ll_cap_other[2] = {39, 20.4};
+/* LL's whole bus across nodes (llMaxBws) goes by the host CPU instead: AMD's, or any other
+ * (the one-node column unused). */
+static const double ll_cap_amd[3] = {0, 22.5, 19}, ll_cap_other[3] = {0, 39, 20.4};
+
+/* The column of NCCL's tables for a node count: 1, 2, more. */
+static int node_column(int nodes) { return nodes <= 2 ? nodes - 1 : 2; }
 
 /* NCCL's correction of the tree's bandwidth for medium messages, per protocol and power of two
  * of the size from 64 bytes (treeCorrectionFactor): the tree falls short of its model there. */
@@ -76,7 +80,7 @@ static double channel_cap(const double cap[4][3], const sm_nccl_system *sys, int
 {
     if (sys->generation == SM_GPU_UNKNOWN || nodes == 1)
         return INFINITY;
-    return channels * cap[sys->generation - 1][nodes == 2 ? 1 : 2] * 1e9;
+    return channels * cap[sys->generation - 1][node_column(nodes)] * 1e9;
 }
 
 static double ll_cap(const sm_nccl_system *sys, int nodes)
@@ -85,7 +89,7 @@ static double ll_cap(const sm_nccl_system *sys, int nodes)
         return sys->generation == SM_GPU_UNKNOWN ? INFINITY
                                                   : ll_cap_one_node[sys->generation - 1] * 1e9;
     const double *cap = sys->host == SM_HOST_AMD ? ll_cap_amd : ll_cap_other;
-    return cap[nodes == 2 ? 0 : 1] * 1e9;
+    return cap[node_column(nodes)] * 1e9;
 }
 
 /* The bus bandwidth of algorithm a on protocol p, from the links' bus: the share a protocol
