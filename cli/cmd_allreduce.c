@@ -366,8 +366,11 @@ static int predicted_sweep(const allreduce_args *a)
     int n = 0;
     for (uint64_t b = a->min_bytes; b <= a->max_bytes && n < MAX_SIZES; b *= 2)
         bytes[n++] = (double)b;
-    sm_allreduce_layout layout = {a->collective, a->nodes, a->gpus_per_node, a->algorithms,
-                                  a->protocols};
+    sm_allreduce_layout layout = {.collective = a->collective,
+                                  .nodes = a->nodes,
+                                  .gpus_per_node = a->gpus_per_node,
+                                  .algorithms = a->algorithms,
+                                  .protocols = a->protocols};
     sm_status st = {""};
     if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st))
         return report_error(st.msg);
@@ -379,13 +382,16 @@ static int predicted_sweep(const allreduce_args *a)
         printf("{\"device\": ");
         json_string(stdout, a->device);
         printf(", \"collective\": \"%s\", \"ranks\": %d, \"nodes\": %d, \"gpus_per_node\": %d,\n"
-               " \"results\": [",
+               " \"restriction\": ",
                collective, ranks, a->nodes, g);
+        /* without the line's leading space, "" where nothing restricts the model */
+        json_string(stdout, layout.restriction + (layout.restriction[0] == ' '));
+        printf(",\n \"results\": [");
     } else
-        printf("# all-reduce predicted by %s, %d node%s x %d devices, collective %s "
+        printf("# all-reduce predicted by %s, %d node%s x %d devices, collective %s%s "
                "(docs/scaling.md)\n%12s  %5s  %10s  %10s  %10s  %-9s %s\n",
-               a->device, a->nodes, a->nodes == 1 ? "" : "s", g, collective, "bytes", "ranks",
-               "time", "algbw GB/s", "busbw GB/s", "algorithm", "protocol");
+               a->device, a->nodes, a->nodes == 1 ? "" : "s", g, collective, layout.restriction,
+               "bytes", "ranks", "time", "algbw GB/s", "busbw GB/s", "algorithm", "protocol");
     for (int i = 0; i < n; i++) {
         double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : 0;
         double busbw = algbw * 2.0 * (ranks - 1) / ranks;

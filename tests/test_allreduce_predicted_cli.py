@@ -145,6 +145,29 @@ for device, want in (("h100", "nccl"), ("cpu", "ring")):
     check(d["collective"] == want and len(d["results"]) == 2 and d["device"] == device,
           f"{device} JSON: {d}")
 
+# what restricts NCCL's model is said, as curve's description line says it: the caps a
+# description without an architecture leaves out (header and JSON), NCCL_ALGO's restriction,
+# nothing for the shipped h100 or the ring
+no_arch = os.path.join(tmp, "h100-no-architecture.ini")
+with open(no_arch, "w") as f:
+    f.write(re.sub(r"(?m)^architecture = .*$", "", text))
+caveat = "without NCCL's per-generation caps (no architecture in the description)"
+for device, args, fmt, want in ((no_arch, [], "table", caveat),
+                                (no_arch, [], "json", caveat),
+                                ("h100", ["--algorithm", "Ring"], "json",
+                                 "(NCCL_ALGO=Ring, NCCL_PROTO=any)"),
+                                ("h100", [], "json", ""),
+                                ("h100", ["--collective", "ring"], "json", "")):
+    p = subprocess.run([BIN, "allreduce", "--device", device, "--nodes", "2", "--min-bytes", "1M",
+                        "--max-bytes", "1M", "--format", fmt, *args], capture_output=True,
+                       text=True)
+    if fmt == "json":
+        got = json.loads(p.stdout).get("restriction") if p.returncode == 0 else None
+        ok = got == want
+    else:
+        ok = p.returncode == 0 and want in p.stdout.splitlines()[0]
+    check(ok, f"allreduce --device {device} {' '.join(args)} --format {fmt}: {p.stdout!r}")
+
 # options of one mode refused in the other, in one line, exit 2
 for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run"),
                      (["--nodes", "2"], "--nodes describes a predicted layout"),

@@ -26,6 +26,7 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
         return sm_fail(st, "%d nodes: expected at least 1", nodes);
     layout->gpus_per_node = g;
     layout->collective = c == SM_COLLECTIVE_NCCL ? "nccl" : "ring";
+    sm_device_restriction(&v, c, layout->restriction, sizeof layout->restriction);
     for (int i = 0; i < n; i++) {
         sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], nodes, g, c);
         sm_nccl_choice choice = sm_ring_allreduce_choice(&a);

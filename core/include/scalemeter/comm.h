@@ -97,6 +97,10 @@ typedef struct sm_allreduce_layout {
     const char *collective;
     int nodes, gpus_per_node;
     const char *algorithms, *protocols;
+    /* set by the call: what restricts or leaves out part of NCCL's model, as `curve`'s
+     * description line says it (" (NCCL_ALGO=..., ...)", " without NCCL's per-generation
+     * caps ..."); "" where nothing does */
+    char restriction[256];
 } sm_allreduce_layout;
 
 /* Predicts an all-reduce of each of bytes[0..n) on the layout's devices of the description
