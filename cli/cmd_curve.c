@@ -53,10 +53,13 @@ static void usage(void)
         "                     description's (nccl for the shipped GPUs, ring for the cpu)\n"
         "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
         "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
-        "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
-        "  --framework F      (--device) how kernels are dispatched: configs/frameworks/F.ini\n"
-        "                     (pytorch-eager, cuda-graphs, fused, fused-bn-relu) or a file\n"
-        "                     (default: the device file's [framework])\n"
+        "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n");
+    /* two strings: C99 promises string literals of 4095 characters, no more */
+    printf(
+        "  --framework F      (--device) how kernels are dispatched, and the activations'\n"
+        "                     layout: configs/frameworks/F.ini (pytorch-eager,\n"
+        "                     pytorch-channels-last, cuda-graphs, fused, fused-bn-relu) or a\n"
+        "                     file (default: the device file's [framework])\n"
         "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
         "                     file's); --coeffs refuses a calibration of another precision\n"
         "  --format F         table (default), csv, json or svg\n"

@@ -57,6 +57,7 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "collective = mpi\n", 10, "collective = mpi: expected ring"},
     {DEVICE_PART NODE_PART "[framework]\nfuse_bn_relu = 2\n", 11,
      "fuse_bn_relu = 2: expected an integer from 0 to 1"},
+    {DEVICE_PART NODE_PART "[framework]\nchannels_last = nhwc\n", 11, "channels_last = nhwc"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
      "nvls_efficiency = 1.2: expected a number from 0 and at most 1"},
     {DEVICE_PART "architecture = sm90\n" NODE_PART, 4,
@@ -94,6 +95,7 @@ int main(void)
     CHECK_EQ(dev.precision, SM_FP32);
     CHECK_EQ(dev.fuse_epilogues, 0);
     CHECK_EQ(dev.fuse_bn_relu, 0);
+    CHECK_EQ(dev.channels_last, 0); /* NCHW, PyTorch's default memory format */
     CHECK_NEAR(dev.grad_bytes, 4, 0); /* fp32 gradients, as DDP under AMP */
     CHECK_EQ(dev.collective, SM_COLLECTIVE_RING);
     CHECK_NEAR(dev.nvls_efficiency, 0, 0); /* no NVLink SHARP */
@@ -138,6 +140,22 @@ int main(void)
         sm_predictor *p;
         CHECK_EQ(sm_predictor_from_device(shipped[i].name, &p, &st), 0);
         sm_predictor_free(p);
+    }
+
+    /* The shipped frameworks' layouts: eager PyTorch NCHW unless told (pytorch-channels-last,
+     * as DeepLearningExamples' AMP configs say memory_format: nhwc); NVIDIA's MLPerf ResNet-50
+     * code NHWC (--conv-layout NHWC) in the three frameworks that stand for it. */
+    static const struct {
+        const char *file;
+        int channels_last;
+    } frameworks[] = {{"configs/frameworks/pytorch-eager.ini", 0},
+                      {"configs/frameworks/pytorch-channels-last.ini", 1},
+                      {"configs/frameworks/cuda-graphs.ini", 1},
+                      {"configs/frameworks/fused.ini", 1},
+                      {"configs/frameworks/fused-bn-relu.ini", 1}};
+    for (size_t i = 0; i < sizeof frameworks / sizeof *frameworks; i++) {
+        CHECK_EQ(sm_device_load_framework(frameworks[i].file, &dev, &st), 0);
+        CHECK_EQ(dev.channels_last, frameworks[i].channels_last);
     }
 
     sm_predictor *p;

@@ -105,14 +105,43 @@ int main(void)
     sm_predictor_free(p);
     sm_network_free(two);
 
-    /* bf16: 2e13 FLOP/s, half the bytes.
-     *   conv  7,398,752,256 / 2e13 = 3.699376128e-4 s > 25,763,840 / 5e11; + 10 us
+    /* bf16: 2e13 FLOP/s, half the bytes. The file stores activations NCHW (no [framework]
+     * channels_last), so cuDNN transposes around the convolution: its input and output,
+     * 2 x 200,704 x 32 = 12,845,056 elements of 2 bytes, each read and written once more:
+     * 51,380,224 bytes / 5e11 = 1.02760448e-4 s forward, twice that backward (data and weight
+     * gradients transpose again).
+     *   conv  7,398,752,256 / 2e13 = 3.699376128e-4 s > 25,763,840 / 5e11;
+     *         + 1.02760448e-4 + 10 us = 4.826980608e-4 s
      *   relu  25,690,112 / 5e11 = 5.1380224e-5 s; + 10 us
-     *   forward 3.799376128e-4 + 6.1380224e-5 = 4.413178368e-4 s */
+     *   forward 4.826980608e-4 + 6.1380224e-5 = 5.440782848e-4 s
+     *   backward conv 7.398752256e-4 + 2.05520896e-4 + 10 us, relu 1.02760448e-4 + 10 us
+     *            = 1.0681565696e-3 s */
     sm_device_options bf16 = {.precision = "bf16"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bf16, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 5.440782848e-4, 1e-9);
+    CHECK_NEAR(pr.t_infer, pr.t_fwd, 0);
+    CHECK_NEAR(pr.t_bwd, 1.0681565696e-3, 1e-9);
+    CHECK_CONTAINS(sm_predictor_describe(p), "roofline at bf16 NCHW (cuDNN transposes");
+    /* channels-last (tests/data/curve/channels_last_framework.ini, 10 us per kernel as the
+     * device's launch): no transposes, forward 3.799376128e-4 + 6.1380224e-5 = 4.413178368e-4 s,
+     * backward 7.498752256e-4 + 1.12760448e-4 = 8.626356736e-4 s; and at fp32 the layout costs
+     * nothing (the times at the top) */
+    sm_device_options last = {.precision = "bf16",
+                              .framework = "tests/data/curve/channels_last_framework.ini"};
+    sm_predictor *q;
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &last, &q, &st), 0);
+    CHECK_EQ(sm_predict(q, net, &one, &pr, &st), 0);
     CHECK_NEAR(pr.t_fwd, 4.413178368e-4, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 8.626356736e-4, 1e-9);
+    CHECK_CONTAINS(sm_predictor_describe(q), "roofline at bf16 channels-last, test-channels-last");
+    sm_predictor_free(q);
+    last.precision = "fp32";
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &last, &q, &st), 0);
+    CHECK_EQ(sm_predict(q, net, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.4897504512e-3 + 1.12760448e-4, 1e-9);
+    sm_predictor_free(q);
+    CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0); /* p again: bf16, NCHW */
 
     /* more devices in a node than the description has */
     sm_layout five = {32, 1, 5};
@@ -147,13 +176,14 @@ int main(void)
     /* bf16 at its own efficiency, 40e12 x 0.25 = 1e13 FLOP/s for the convolution (a matrix
      * layer); the ReLU stays at fp32 arithmetic and half the bytes; autocast adds 2 cast
      * kernels for the one convolution: 4 launches.
-     *   conv 7,398,752,256 / 1e13 = 7.398752256e-4 s > 25,763,840 / 5e11
+     *   conv 7,398,752,256 / 1e13 = 7.398752256e-4 s > 25,763,840 / 5e11; NCHW: the
+     *        transposes above, 1.02760448e-4 s
      *   relu 25,690,112 / 5e11 = 5.1380224e-5 s > 6,422,528 / 5e12
-     *   fwd  7.398752256e-4 + 5.1380224e-5 + 4 x 30 us = 9.112554496e-4 s */
+     *   fwd  7.398752256e-4 + 1.02760448e-4 + 5.1380224e-5 + 4 x 30 us = 1.0140158976e-3 s */
     CHECK_EQ(sm_predictor_from_device_opts(framework, &bf16, &p, &st), 0);
     CHECK_CONTAINS(sm_predictor_precision(p), "bf16");
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
-    CHECK_NEAR(pr.t_fwd, 9.112554496e-4, 1e-9);
+    CHECK_NEAR(pr.t_fwd, 1.0140158976e-3, 1e-9);
     sm_predictor_free(p);
 
     /* Fusion (tests/data/curve/fused_framework.ini: fuse_epilogues = 1, 10 us per kernel) on

@@ -378,23 +378,27 @@ def main():
     w("TF32 and AMP, DGX-1 (V100 16GB) in FP32 and AMP. AMP is fp16, modelled at bf16 on the")
     w("A100 (the same peak). Predicted by `scalemeter curve resnet50 --device D --batch 256")
     w("--nodes 1 -g G --precision P --overlap` (eager PyTorch, the device files' framework; DDP")
-    w("overlaps its buckets with the backward pass). The V100's file carries the efficiencies")
-    w("measured on H100 over to Volta unchanged, as the A100's does.\n")
-    w("| device | precision | GPUs | predicted img/s | published | error |")
-    w("|---|---|---|---|---|---|")
+    w("overlaps its buckets with the backward pass), with `--framework pytorch-channels-last` for")
+    w("AMP, whose runs keep their activations channels-last (the examples' configs.yml:")
+    w("`memory_format: nhwc` in every AMP configuration). The V100's file carries the")
+    w("efficiencies measured on H100 over to Volta unchanged, as the A100's does.\n")
+    w("| device | precision | framework | GPUs | predicted img/s | published | error |")
+    w("|---|---|---|---|---|---|---|")
     published = {("a100", "tf32"): (938, 7248), ("a100", "bf16"): (2470, 16621),
                  ("v100", "fp32"): (367, 2855), ("v100", "fp16"): (1200, 8322)}
     ips = {}
     for (dev, prec), pubs in published.items():
+        amp = prec in ("fp16", "bf16")
+        framework = ("--framework", "pytorch-channels-last") if amp else ()
         for gpus, pub in zip((1, 8), pubs):
             d = json.loads(run(a.bin, "curve", "resnet50", "--device", dev, "--batch", "256",
                                "--nodes", "1", "-g", str(gpus), "--precision", prec,
-                               "--overlap", "--format", "json"))
+                               *framework, "--overlap", "--format", "json"))
             if "curves" not in d:
                 sys.exit("accuracy_report: unexpected curve JSON")
             ips[dev, prec, gpus] = d["curves"][0]["points"][0]["images_per_s"]
-            w(f"| {dev} | {prec} | {gpus} | {ips[dev, prec, gpus]:.0f} | {pub} | "
-              f"{ips[dev, prec, gpus] / pub - 1:+.1%} |")
+            w(f"| {dev} | {prec} | {framework[1] if amp else 'pytorch-eager'} | {gpus} | "
+              f"{ips[dev, prec, gpus]:.0f} | {pub} | {ips[dev, prec, gpus] / pub - 1:+.1%} |")
     w("\nAMP over TF32 on one A100: "
       f"{ips['a100', 'bf16', 1] / ips['a100', 'tf32', 1]:.2f} predicted, 2.63 published. Eight")
     w("GPUs over one (the tables' \"strong scaling\", at a fixed batch per GPU), predicted and")

@@ -83,6 +83,9 @@ static const field fields[] = {
      "1: batch norms run as their own kernels, with the activation and addition after them"},
     {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
      "1: batch norms and activations run inside their neighbours' kernels"},
+    {"framework", "channels_last", F_INT, AT(channels_last), 1, 0, 1, 1, 0,
+     "1: activations stored channels-last (NHWC); 0: NCHW, transposed around each "
+     "convolution at fp16 and bf16"},
     {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
@@ -232,7 +235,8 @@ static void name_from_path(const char *path, char *name, size_t len)
 }
 
 /* [framework] before a file is read: no name, dispatch not given (-1, for
- * dispatch_fallbacks), no casts, no fusion, fp32 gradients. */
+ * dispatch_fallbacks), no casts, no fusion, fp32 gradients, NCHW activations (PyTorch's
+ * default memory format). */
 static void framework_defaults(sm_device *dev)
 {
     dev->framework[0] = '\0';
@@ -240,6 +244,7 @@ static void framework_defaults(sm_device *dev)
     dev->autocast_casts = 0;
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
+    dev->channels_last = 0;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
 }
 

@@ -36,6 +36,10 @@ typedef struct sm_device {
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
     int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */
     double grad_bytes;  /* bytes per weight the gradient all-reduce moves */
+    /* 1: activations stored channels-last (NHWC), as cuDNN's fp16/bf16 tensor-core
+     * convolutions read them; 0: NCHW, PyTorch's default, transposed around each convolution
+     * at fp16/bf16 (sm_layer_transpose_bytes) */
+    int channels_last;
     int devices_per_node;
     sm_link intra;           /* one direction of a device's links inside the node */
     sm_link inter;           /* one network port, one direction */
@@ -52,6 +56,13 @@ typedef struct sm_device {
 
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
 int sm_layer_is_matmul(const sm_layer *l);
+
+/* The bytes that cuDNN's NCHW <-> NHWC transposes around a convolution move in one pass at
+ * precision p, at its metrics m (at the batch): at fp16 and bf16 without channels_last, each
+ * cuDNN call reads and writes its input and its output once more (the forward convolution:
+ * input and output; the backward pass: data and weight gradients, twice that); 0 otherwise. */
+double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                sm_precision p, int backward);
 
 /* 1 for a layer that a fusing framework runs inside a neighbouring kernel. fuse_epilogues: a
  * batch norm fed by a convolution, an activation fed by a convolution, a linear layer, an

@@ -6,7 +6,8 @@
  *                                                  precision, u_m = 1 / memory efficiency)
  *
  * with L the kernels launched (and autocast's casts), C the matrix layers' compute-bound
- * seconds at peak, M the memory-bound layers' seconds at full bandwidth, R the fp32 compute of
+ * seconds at peak, M the memory-bound layers' seconds at full bandwidth (NCHW convolutions'
+ * transposes at fp16/bf16 among them), R the fp32 compute of
  * compute-bound element-wise layers at the base file's fp32 efficiency. A non-negative
  * relative least-squares fit over the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd,
  * u_c, u_m; the layers are then reclassified at the new efficiencies until nothing changes.
@@ -58,6 +59,8 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         } else {
             x[U_M] += mem;
         }
+        x[U_M] += sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2) /
+                  v->memory_bandwidth;
         launches += 1;
         matmuls += mm;
     }

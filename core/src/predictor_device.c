@@ -35,6 +35,15 @@ int sm_layer_is_matmul(const sm_layer *l)
     return 0;
 }
 
+double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                sm_precision p, int backward)
+{
+    if (v->channels_last || (p != SM_FP16 && p != SM_BF16) || strcmp(l->type->name, "conv2d"))
+        return 0;
+    /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice */
+    return 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) * (backward ? 2 : 1);
+}
+
 static int is_type(const sm_layer *l, const char *const *names)
 {
     for (; *names; names++)
@@ -98,7 +107,9 @@ typedef struct pass_times {
  * (measured on H100: docs/calibration.md). The layers' bytes are counted at fp32 and halve at
  * fp16 and bf16; the backward pass reads the saved activations and the output gradient and
  * writes the input gradient: twice the forward traffic. Under autocast every
- * matrix-multiplying layer adds cast kernels. A view (no kernel) takes no time. */
+ * matrix-multiplying layer adds cast kernels, and NCHW convolutions the transposes cuDNN runs
+ * around them (memory-bound kernels of cuDNN's own, no dispatch of the framework's). A view
+ * (no kernel) takes no time. */
 static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t batch,
                         pass_times *t, sm_metrics *m, sm_status *st)
 {
@@ -112,10 +123,14 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     int mm = sm_layer_is_matmul(l);
     double bytes = (double)m->bytes * (half ? 0.5 : 1.0);
     double launches = 1 + (half && mm ? v->autocast_casts : 0);
-    t->fwd = roofline(d, mm, (double)m->flops, bytes);
+    double stream = v->memory_bandwidth * v->memory_efficiency;
+    t->fwd = roofline(d, mm, (double)m->flops, bytes) +
+             sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
     t->infer = t->fwd + launches * v->dispatch_infer;
     t->fwd += launches * v->dispatch_fwd;
-    t->bwd = roofline(d, mm, (double)m->bwd_flops, 2 * bytes) + launches * v->dispatch_bwd;
+    t->bwd = roofline(d, mm, (double)m->bwd_flops, 2 * bytes) +
+             sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
+             launches * v->dispatch_bwd;
     return 0;
 }
 
@@ -268,10 +283,13 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
 
     char description[512], restriction[256];
     snprintf(description, sizeof description,
-             "%.63s (%.127s): roofline at %s, %.63s dispatch, %s all-reduce%s in %g MiB "
+             "%.63s (%.127s): roofline at %s%s, %.63s dispatch, %s all-reduce%s in %g MiB "
              "buckets%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision],
+             d->precision != SM_FP16 && d->precision != SM_BF16 ? ""
+             : d->dev.channels_last ? " channels-last"
+                                    : " NCHW (cuDNN transposes around convolutions)",
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
              sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
