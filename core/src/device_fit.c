@@ -7,10 +7,10 @@
  *
  * with L the kernels launched (and autocast's casts), C the matrix layers' compute-bound
  * seconds at peak, M the memory-bound layers' seconds at full bandwidth (NCHW convolutions'
- * transposes at fp16/bf16 among them), R the fp32 compute of
- * compute-bound element-wise layers at the base file's fp32 efficiency. A non-negative
- * relative least-squares fit over the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd,
- * u_c, u_m; the layers are then reclassified at the new efficiencies until nothing changes.
+ * transposes at fp16/bf16 among them), R the fp32 compute of compute-bound element-wise
+ * layers at the base file's fp32 efficiency. A non-negative relative least-squares fit over
+ * the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd, u_c, u_m; the layers are then
+ * reclassified at the new efficiencies until nothing changes.
  * The update is fitted alone: t_grad = d_update P + u 20 W / bandwidth. */
 #include <errno.h>
 #include <math.h>
