@@ -12,11 +12,12 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
                         int n, sm_allreduce_estimate *out, sm_status *st)
 {
     sm_collective c = SM_COLLECTIVE_RING;
-    char path[4096];
     sm_device v;
-    if (sm_device_find(device, path, sizeof path, st) || sm_device_load(path, &v, st) ||
-        sm_device_choose_collective(&v, layout->collective, layout->algorithms,
-                                    layout->protocols, &c, st))
+    const sm_device_options opt = {.collective = layout->collective,
+                                   .algorithms = layout->algorithms,
+                                   .protocols = layout->protocols};
+    /* each size one whole message: no buckets */
+    if (sm_device_open_allreduce(device, &opt, &v, &c, NULL, st))
         return -1;
     int nodes = layout->nodes;
     int g = layout->gpus_per_node > 0 ? layout->gpus_per_node : v.devices_per_node;

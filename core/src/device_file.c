@@ -376,7 +376,9 @@ int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *
         sm_device_choose_collective(v, opt->collective, opt->algorithms, opt->protocols,
                                     collective, st))
         return -1;
-    *bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
+    if (bucket_bytes)
+        *bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) *
+                        1048576.0;
     return 0;
 }
 

@@ -15,6 +15,8 @@ typedef enum sm_precision { SM_FP32, SM_TF32, SM_FP16, SM_BF16, SM_N_PRECISIONS 
 extern const char *const sm_precision_names[SM_N_PRECISIONS];
 /* The precision named by text, or -1. */
 int sm_precision_parse(const char *text);
+/* 1 for fp16 and bf16: 2-byte activations, autocast's casts, NCHW transposes. */
+static inline int sm_precision_is_half(sm_precision p) { return p == SM_FP16 || p == SM_BF16; }
 
 typedef struct sm_device {
     char path[4096];
@@ -98,7 +100,8 @@ int sm_device_choose_collective(sm_device *v, const char *collective, const char
 
 /* The description name_or_path loaded for its all-reduce as opt asks (bucket_mib, collective,
  * algorithms, protocols): the collective chosen (sm_device_choose_collective) and the bucket in
- * bytes. What both predictors with a description do first. */
+ * bytes (bucket_bytes NULL: not wanted). What both predictors with a description, and
+ * `allreduce --device`, do first. */
 int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt,
                              sm_device *v, sm_collective *collective, double *bucket_bytes,
                              sm_status *st);
