@@ -35,7 +35,7 @@ typedef struct row_net {
 static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_network *net,
                   int phase, double eff_c, double eff_m, double *x, double *fixed, sm_status *st)
 {
-    int half = p == SM_FP16 || p == SM_BF16;
+    int half = sm_precision_is_half(p);
     double scale = half ? 0.5 : 1.0, launches = 0, matmuls = 0;
     memset(x, 0, N_UNKNOWNS * sizeof *x);
     *fixed = 0;

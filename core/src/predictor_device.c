@@ -24,32 +24,31 @@ typedef struct device_predictor {
 /* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
 #define UPDATE_BYTES_PER_WEIGHT 20.0
 
-/* Layer types whose FLOPs are matrix products, run on tensor cores at tf32, fp16 and bf16;
- * every other layer (element-wise, normalisation, pooling) runs in fp32 arithmetic. */
-int sm_layer_is_matmul(const sm_layer *l)
-{
-    static const char *const names[] = {"conv2d", "linear", "attention", "lm_head"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        if (strcmp(l->type->name, names[k]) == 0)
-            return 1;
-    return 0;
-}
-
-double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
-                                sm_precision p, int backward)
-{
-    if (v->channels_last || (p != SM_FP16 && p != SM_BF16) || strcmp(l->type->name, "conv2d"))
-        return 0;
-    /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice */
-    return 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) * (backward ? 2 : 1);
-}
-
 static int is_type(const sm_layer *l, const char *const *names)
 {
     for (; *names; names++)
         if (!strcmp(l->type->name, *names))
             return 1;
     return 0;
+}
+
+static const char *const convs[] = {"conv2d", NULL};
+
+/* Layer types whose FLOPs are matrix products, run on tensor cores at tf32, fp16 and bf16;
+ * every other layer (element-wise, normalisation, pooling) runs in fp32 arithmetic. */
+int sm_layer_is_matmul(const sm_layer *l)
+{
+    static const char *const names[] = {"conv2d", "linear", "attention", "lm_head", NULL};
+    return is_type(l, names);
+}
+
+double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                sm_precision p, int backward)
+{
+    if (v->channels_last || !sm_precision_is_half(p) || !is_type(l, convs))
+        return 0;
+    /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice */
+    return 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) * (backward ? 2 : 1);
 }
 
 /* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them on
@@ -65,7 +64,6 @@ int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
     static const char *const acts[] = {"relu",  "relu6", "sigmoid",   "tanh",       "silu",
                                        "gelu", "hardswish", "hardsigmoid", NULL};
     static const char *const norms[] = {"batchnorm2d", NULL};
-    static const char *const convs[] = {"conv2d", NULL};
     static const char *const producers[] = {"conv2d", "linear", "add", NULL};
     static const char *const adds[] = {"add", NULL};
     const sm_layer *l = &net->layers[i];
@@ -119,7 +117,7 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         return -1;
     if (!m->kernels)
         return 0;
-    int half = d->precision == SM_FP16 || d->precision == SM_BF16;
+    int half = sm_precision_is_half(d->precision);
     int mm = sm_layer_is_matmul(l);
     double bytes = (double)m->bytes * (half ? 0.5 : 1.0);
     double launches = 1 + (half && mm ? v->autocast_casts : 0);
@@ -287,7 +285,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              "buckets%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision],
-             d->precision != SM_FP16 && d->precision != SM_BF16 ? ""
+             !sm_precision_is_half(d->precision) ? ""
              : d->dev.channels_last ? " channels-last"
                                     : " NCHW (cuDNN transposes around convolutions)",
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
