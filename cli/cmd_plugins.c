@@ -1,4 +1,5 @@
-/* scalemeter plugins: every loaded layer type and the file it came from. */
+/* scalemeter plugins: every loaded layer type, what it declares of itself (its ABI version, its
+ * traits, whether it says what it keeps for backward) and the file it came from. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,8 +10,25 @@ static void usage(void)
 {
     printf("usage: scalemeter plugins [--format table|csv|json] [-o FILE]\n\n"
            "Lists every layer type loaded from %s and from the folders of\n"
-           "SCALEMETER_PLUGIN_PATH, with the plugin file that provides it.\n",
+           "SCALEMETER_PLUGIN_PATH, with the plugin file that provides it, its ABI version,\n"
+           "its traits (how it is priced, fused and classified) and whether it declares what\n"
+           "it keeps for backward ('default': the host assumes every input and the output,\n"
+           "docs/memory.md).\n",
            sm_plugin_dir());
+}
+
+/* The traits' names (plugin.h), '+'-joined in bit order; "-" for none. */
+static const char *traits_text(unsigned traits, char *buf, size_t len)
+{
+    static const char *const names[] = {"matmul",   "convolution", "normalisation",
+                                        "batch_statistics", "activation", "residual",
+                                        "attention", "recurrent",   "view"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned b = 0; b < sizeof names / sizeof names[0] && used < len; b++)
+        if (traits & (1u << b))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "+" : "", names[b]);
+    return buf[0] ? buf : "-";
 }
 
 int cmd_plugins(int argc, char **argv)
@@ -27,26 +45,35 @@ int cmd_plugins(int argc, char **argv)
     if (format == FORMAT_JSON)
         printf("{\"plugins\": [");
     else if (format == FORMAT_CSV)
-        printf("type,summary,path\n");
-    const char *headers[] = {"type", "summary", "plugin"};
-    text_table *t = format == FORMAT_TABLE ? table_new(3, headers) : NULL;
+        printf("type,abi,traits,saved,summary,path\n");
+    const char *headers[] = {"type", "abi", "traits", "saved", "summary", "plugin"};
+    text_table *t = format == FORMAT_TABLE ? table_new(6, headers) : NULL;
     for (int i = 0; i < n; i++) {
         const sm_layer_type *type = sm_registry_type(reg, i);
         const char *summary = type->summary ? type->summary : "";
         const char *path = sm_registry_path(reg, i);
+        const char *saved = type->saved ? "declared" : "default";
+        char abi[16], buf[160];
+        snprintf(abi, sizeof abi, "%u", type->abi_version);
+        const char *traits = traits_text(type->traits, buf, sizeof buf);
         if (t) {
-            const char *row[] = {type->name, summary, path};
+            const char *row[] = {type->name, abi, traits, saved, summary, path};
             table_add(t, row);
         } else if (format == FORMAT_CSV) {
-            csv_field(stdout, type->name);
-            putchar(',');
-            csv_field(stdout, summary);
-            putchar(',');
-            csv_field(stdout, path);
+            const char *row[] = {type->name, abi, traits, saved, summary, path};
+            for (int k = 0; k < 6; k++) {
+                if (k)
+                    putchar(',');
+                csv_field(stdout, row[k]);
+            }
             putchar('\n');
         } else {
             printf("%s\n  {\"type\": ", i ? "," : "");
             json_string(stdout, type->name);
+            printf(", \"abi\": %u, \"traits\": ", type->abi_version);
+            json_string(stdout, traits);
+            printf(", \"saved\": ");
+            json_string(stdout, saved);
             printf(", \"summary\": ");
             json_string(stdout, summary);
             printf(", \"path\": ");

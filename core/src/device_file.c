@@ -22,7 +22,16 @@ int sm_precision_parse(const char *text)
     return -1;
 }
 
-typedef enum { F_REAL, F_INT, F_TEXT, F_PRECISION, F_COLLECTIVE, F_GENERATION, F_HOST } field_kind;
+typedef enum {
+    F_REAL,
+    F_INT,
+    F_TEXT,
+    F_PRECISION,
+    F_COLLECTIVE,
+    F_GENERATION,
+    F_HOST,
+    F_OPTIMIZER
+} field_kind;
 
 typedef struct field {
     const char *section, *key;
@@ -68,7 +77,17 @@ static const field fields[] = {
      "fraction of the fp16 peak, above 0 and at most 1"},
     {"device", "compute_efficiency_bf16", F_REAL, EFF(SM_BF16), 1, 0, 1, 0, 0,
      "fraction of the bf16 peak, above 0 and at most 1"},
+    {"device", "memory_gib", F_REAL, AT(memory_capacity), 1073741824.0, 0, 1e6, 0, 0,
+     "the device's memory in GiB (2^30 bytes), as nvidia-smi reports it"},
     {"framework", "name", F_TEXT, AT(framework), 0, 0, SIZE(framework), 0, 0, "short name"},
+    {"framework", "optimizer", F_OPTIMIZER, AT(optimizer), 0, 0, 0, 0, 0,
+     "sgd, momentum, adam or adamw"},
+    {"framework", "dropout_mask_bytes", F_REAL, AT(mask_bytes), 1, 0, 8, 0, 0,
+     "bytes per element of a dropout mask: 1 (CUDA's bool), 4 (PyTorch's CPU float)"},
+    {"framework", "workspace_mib", F_REAL, AT(workspace), 1048576.0, 0, 1e7, 1, 0,
+     "MiB of the libraries' workspace (cuBLAS, cuDNN)"},
+    {"framework", "context_mib", F_REAL, AT(context), 1048576.0, 0, 1e7, 1, 0,
+     "MiB outside the framework's allocator (CUDA context, loaded kernels)"},
     {"framework", "dispatch_infer_us", F_REAL, AT(dispatch_infer), 1e-6, 0, 1e6, 1, 0,
      "microseconds per kernel of an inference pass"},
     {"framework", "dispatch_fwd_us", F_REAL, AT(dispatch_fwd), 1e-6, 0, 1e6, 1, 0,
@@ -138,6 +157,13 @@ static int parse_name(field_kind kind, const char *value, void *dst)
         return sm_gpu_generation_parse(value, dst);
     case F_HOST:
         return sm_host_cpu_parse(value, dst);
+    case F_OPTIMIZER: {
+        int o = sm_optimizer_parse(value);
+        if (o < 0)
+            return -1;
+        *(int *)dst = o;
+        return 0;
+    }
     default:
         return -1;
     }
@@ -159,6 +185,7 @@ static int set_field(reader *r, int i, const char *value)
     case F_COLLECTIVE:
     case F_GENERATION:
     case F_HOST:
+    case F_OPTIMIZER:
         if (parse_name(f->kind, value, dst))
             return sm_fail(r->st, "%s:%d: %s = %s: expected %s", path, r->rd.line, f->key, value,
                            f->what);
@@ -246,6 +273,19 @@ static void framework_defaults(sm_device *dev)
     dev->fuse_bn_relu = 0;
     dev->channels_last = 0;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
+    dev->optimizer = SM_OPTIMIZER_MOMENTUM; /* torchvision's reference recipes */
+    dev->mask_bytes = 1;                    /* CUDA's native_dropout keeps a bool mask */
+    dev->workspace = dev->context = 0;
+}
+
+void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_config *out)
+{
+    out->half = sm_precision_is_half(p);
+    out->optimizer = (sm_optimizer)v->optimizer;
+    out->mask_bytes = v->mask_bytes;
+    out->workspace_bytes = v->workspace;
+    out->context_bytes = v->context;
+    out->capacity_bytes = v->memory_capacity;
 }
 
 /* A dispatch time the file did not give is the bare launch overhead. */

@@ -6,6 +6,7 @@
 #include "allreduce_model.h"
 #include "scalemeter/comm.h"
 #include "scalemeter/device.h"
+#include "scalemeter/memory.h"
 #include "scalemeter/predict.h"
 #include "scalemeter/scalemeter.h"
 
@@ -42,6 +43,12 @@ typedef struct sm_device {
      * convolutions read them; 0: NCHW, PyTorch's default, transposed around each convolution
      * at fp16/bf16 (sm_layer_transpose_bytes) */
     int channels_last;
+    /* memory (memory.h): the device's capacity (bytes; 0: not given), and of the framework
+     * its optimizer, dropout masks' bytes per element, the libraries' workspace and the
+     * context outside its allocator (bytes) */
+    double memory_capacity;
+    int optimizer; /* sm_optimizer */
+    double mask_bytes, workspace, context;
     int devices_per_node;
     sm_link intra;           /* one direction of a device's links inside the node */
     sm_link inter;           /* one network port, one direction */
@@ -55,6 +62,9 @@ typedef struct sm_device {
     unsigned nccl_algorithms, nccl_protocols;
     char nccl_algo[64], nccl_proto[64];
 } sm_device;
+
+/* The memory configuration of a description at precision p. */
+void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_config *out);
 
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
 int sm_layer_is_matmul(const sm_layer *l);

@@ -46,16 +46,16 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         if (!m.kernels || sm_layer_fused(v, net, i))
             continue;
         int mm = sm_layer_is_matmul(&net->layers[i]);
+        /* the matrix products' share at the precision's peak (fitted), the rest at fp32's */
+        double share = m.flops > 0 ? (double)m.matmul_flops / (double)m.flops : 0;
         double flops = (double)(phase == 2 ? m.bwd_flops : m.flops);
         double bytes = (double)m.bytes * scale * (phase == 2 ? 2 : 1);
-        sm_precision lp = mm || v->peak[SM_FP32] <= 0 ? p : SM_FP32;
-        double c = flops / v->peak[lp], mem = bytes / v->memory_bandwidth;
-        double e = mm ? eff_c : v->efficiency[lp];
-        if (c / e >= mem / eff_m) {
-            if (mm)
-                x[U_C] += c;
-            else
-                *fixed += c / e;
+        sm_precision vec = v->peak[SM_FP32] > 0 ? SM_FP32 : p;
+        double c_mm = share * flops / v->peak[p], mem = bytes / v->memory_bandwidth;
+        double t_vec = (1 - share) * flops / (v->peak[vec] * v->efficiency[vec]);
+        if (c_mm / eff_c + t_vec >= mem / eff_m) {
+            x[U_C] += c_mm;
+            *fixed += t_vec;
         } else {
             x[U_M] += mem;
         }

@@ -19,6 +19,7 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     out->flops = sm_mul(m->flops, batch);
     out->macs = sm_mul(m->macs, batch);
     out->bwd_flops = sm_mul(m->bwd_flops, batch);
+    out->matmul_flops = sm_mul(m->matmul_flops, batch);
     if (m->counts_io) {
         out->inputs = sm_mul(m->input_elems, batch);
         out->outputs = sm_mul(m->output_elems, batch);
@@ -43,7 +44,8 @@ static int add_metrics(sm_metrics *out, const sm_metrics *m)
                    add_checked(&out->inputs, m->inputs) | add_checked(&out->outputs, m->outputs) |
                    add_checked(&out->weights, m->weights) | add_checked(&out->layers, m->layers) |
                    add_checked(&out->param_tensors, m->param_tensors) |
-                   add_checked(&out->kernels, m->kernels) | add_checked(&out->bytes, m->bytes)
+                   add_checked(&out->kernels, m->kernels) | add_checked(&out->bytes, m->bytes) |
+                   add_checked(&out->matmul_flops, m->matmul_flops)
                ? -1
                : 0;
 }

@@ -41,15 +41,13 @@ static const char *const family_names[SM_N_FAMILIES] = {"cnn", "transformer", "r
 
 sm_family sm_network_family(const sm_network *net)
 {
-    int conv = 0, recurrent = 0;
-    for (int i = 0; i < net->n_layers; i++) {
-        const char *type = net->layers[i].type->name;
-        if (!strcmp(type, "attention") || !strcmp(type, "window_attention"))
-            return SM_FAMILY_TRANSFORMER;
-        recurrent |= !strcmp(type, "lstm") || !strcmp(type, "gru") || !strcmp(type, "rnn");
-        conv |= !strcmp(type, "conv2d");
-    }
-    return recurrent ? SM_FAMILY_RECURRENT : conv ? SM_FAMILY_CNN : SM_FAMILY_MLP;
+    unsigned traits = 0;
+    for (int i = 0; i < net->n_layers; i++)
+        traits |= net->layers[i].type->traits;
+    return traits & SM_TRAIT_ATTENTION     ? SM_FAMILY_TRANSFORMER
+           : traits & SM_TRAIT_RECURRENT   ? SM_FAMILY_RECURRENT
+           : traits & SM_TRAIT_CONVOLUTION ? SM_FAMILY_CNN
+                                           : SM_FAMILY_MLP;
 }
 
 const char *sm_family_name(sm_family f)

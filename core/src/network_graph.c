@@ -272,6 +272,36 @@ static int metrics_overflow(const sm_layer_metrics *m)
            m->bytes < 0 || m->bwd_flops < 0;
 }
 
+/* What the layer keeps for backward: the plugin's declaration, or the conservative default
+ * (plugin.h). A declaration that names an input the layer does not have, or negative bytes,
+ * is the plugin's error. */
+static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, const char *at,
+                       sm_status *st)
+{
+    sm_layer_saved *s = &l->saved;
+    memset(s, 0, sizeof *s);
+    if (!t->saved) {
+        int view = (t->traits & SM_TRAIT_VIEW) != 0;
+        s->inputs = view ? 0 : l->n_inputs >= 32 ? UINT32_MAX : (1u << l->n_inputs) - 1;
+        s->output = !view;
+        s->aliases_input = view;
+        return 0;
+    }
+    sm_error e = {{0}};
+    if (t->saved(l->params, in, l->n_inputs, &l->out, s, &e))
+        return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "cannot say what it keeps");
+    if ((l->n_inputs < 32 && (s->inputs >> l->n_inputs)) || s->extra_elems < 0 ||
+        s->extra_elems == SM_OVERFLOW || s->mask_elems < 0 || s->mask_elems == SM_OVERFLOW ||
+        s->extra_bytes < 0 ||
+        s->extra_bytes_fixed < 0 || s->extra_bytes == SM_OVERFLOW ||
+        s->extra_bytes_fixed == SM_OVERFLOW)
+        return sm_fail(st, "%s (%s): the plugin's saved() names an input it lacks or a byte "
+                       "count out of range", at, t->name);
+    s->output = s->output != 0;
+    s->aliases_input = s->aliases_input != 0 && l->n_inputs > 0;
+    return 0;
+}
+
 /* Parses, infers and counts one layer whose inputs are already done. */
 static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net,
                        sm_layer *l, sm_status *st)
@@ -312,10 +342,15 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "cannot count");
     if (m->bwd_flops == 0) /* input gradient, plus the weight gradient where there are weights */
         m->bwd_flops = sm_mul(m->weights ? 2 : 1, m->flops);
+    if (m->matmul_flops == 0 && (t->traits & SM_TRAIT_MATMUL))
+        m->matmul_flops = m->flops;
     if (metrics_overflow(m))
         return sm_fail(st, "%s (%s): a count overflows 64 bits; sizes are too large", at,
                        t->name);
-    return 0;
+    if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
+        return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
+                       at, t->name, (long long)m->matmul_flops, (long long)m->flops);
+    return layer_saved(t, l, in, at, st);
 }
 
 int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,

@@ -4,6 +4,7 @@
 #define SCALEMETER_PREDICTOR_H
 
 #include "scalemeter/device.h"
+#include "scalemeter/memory.h"
 
 typedef struct predictor_ops {
     int (*predict)(const void *impl, const sm_network *net, const sm_layout *layout,
@@ -24,6 +25,7 @@ struct sm_predictor {
     char calibration[256]; /* the coefficient file's own part of it; "" for a device model */
     char precision[8]; /* of the calibration, or the device model's */
     int devices_per_node; /* of the description behind it; 0: none */
+    sm_memory_config memory; /* its description's and precision's (sm_predict_memory) */
 };
 
 /* Wraps impl (owned from now on) into a new predictor; NULL when out of memory. */

@@ -251,12 +251,20 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);
     int devices_per_node = comm ? comm->dev.devices_per_node : 0;
+    /* memory: the description's where there is one, else the precision's alone */
+    int p = sm_precision_parse(precision);
+    sm_memory_config memory = {.optimizer = SM_OPTIMIZER_MOMENTUM, .mask_bytes = 1};
+    if (comm)
+        sm_device_memory_config(&comm->dev, p < 0 ? SM_FP32 : (sm_precision)p, &memory);
+    else
+        memory.half = p >= 0 && sm_precision_is_half((sm_precision)p);
     *out = predictor_new(&coeffs_ops, c, desc);
     if (!*out)
         return sm_fail(st, "%s: out of memory", path);
     snprintf((*out)->precision, sizeof (*out)->precision, "%s", precision);
     snprintf((*out)->calibration, sizeof (*out)->calibration, "%s", calibration);
     (*out)->devices_per_node = devices_per_node;
+    (*out)->memory = memory;
     return 0;
 }
 

@@ -24,28 +24,21 @@ typedef struct device_predictor {
 /* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
 #define UPDATE_BYTES_PER_WEIGHT 20.0
 
-static int is_type(const sm_layer *l, const char *const *names)
+static int has_trait(const sm_layer *l, unsigned traits)
 {
-    for (; *names; names++)
-        if (!strcmp(l->type->name, *names))
-            return 1;
-    return 0;
+    return (l->type->traits & traits) != 0;
 }
 
-static const char *const convs[] = {"conv2d", NULL};
-
-/* Layer types whose FLOPs are matrix products, run on tensor cores at tf32, fp16 and bf16;
- * every other layer (element-wise, normalisation, pooling) runs in fp32 arithmetic. */
+/* A layer whose FLOPs are matrix products, all or in part (the plugin's matmul_flops). */
 int sm_layer_is_matmul(const sm_layer *l)
 {
-    static const char *const names[] = {"conv2d", "linear", "attention", "lm_head", NULL};
-    return is_type(l, names);
+    return l->m.matmul_flops > 0;
 }
 
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward)
 {
-    if (v->channels_last || !sm_precision_is_half(p) || !is_type(l, convs))
+    if (v->channels_last || !sm_precision_is_half(p) || !has_trait(l, SM_TRAIT_CONVOLUTION))
         return 0;
     /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice */
     return 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) * (backward ? 2 : 1);
@@ -54,43 +47,47 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
 /* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them on
  * one node) computes a batch norm's statistics in the epilogue of the convolution that feeds it
  * and applies it, with the activation after it, in the prologue or epilogue of a neighbouring
- * kernel; an activation rides in the epilogue of the convolution, linear layer or addition
- * (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across nodes) the
- * norms run as kernels of their own, and the activation after a norm, and an addition of a
- * norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU). Layers come
- * after their inputs, so the recursion ends. */
+ * kernel; an activation rides in the epilogue of the convolution, matrix product or residual
+ * addition (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across
+ * nodes) the norms run as kernels of their own, and the activation after a norm, and an
+ * addition of a norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU).
+ * Only the plugins' traits decide; layers come after their inputs, so the recursion ends. */
 int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
 {
-    static const char *const acts[] = {"relu",  "relu6", "sigmoid",   "tanh",       "silu",
-                                       "gelu", "hardswish", "hardsigmoid", NULL};
-    static const char *const norms[] = {"batchnorm2d", NULL};
-    static const char *const producers[] = {"conv2d", "linear", "add", NULL};
-    static const char *const adds[] = {"add", NULL};
+    const unsigned batch_norm = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS;
     const sm_layer *l = &net->layers[i];
     if (l->n_inputs < 1 || l->inputs[0] < 0)
         return 0;
     const sm_layer *in = &net->layers[l->inputs[0]];
+    int act = has_trait(l, SM_TRAIT_ACTIVATION);
     if (v->fuse_bn_relu && !v->fuse_epilogues) {
-        if (is_type(l, adds))
+        if (has_trait(l, SM_TRAIT_RESIDUAL))
             for (int k = 0; k < l->n_inputs; k++)
-                if (l->inputs[k] >= 0 && is_type(&net->layers[l->inputs[k]], norms))
+                if (l->inputs[k] >= 0 &&
+                    (net->layers[l->inputs[k]].type->traits & batch_norm) == batch_norm)
                     return 1;
-        return l->n_inputs == 1 && is_type(l, acts) &&
-               (is_type(in, norms) || sm_layer_fused(v, net, l->inputs[0]));
+        return l->n_inputs == 1 && act &&
+               ((in->type->traits & batch_norm) == batch_norm ||
+                sm_layer_fused(v, net, l->inputs[0]));
     }
     if (!v->fuse_epilogues || l->n_inputs != 1)
         return 0;
-    if (is_type(l, norms))
-        return is_type(in, convs);
-    return is_type(l, acts) && (is_type(in, producers) || sm_layer_fused(v, net, l->inputs[0]));
+    if ((l->type->traits & batch_norm) == batch_norm)
+        return has_trait(in, SM_TRAIT_CONVOLUTION);
+    return act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
+                   sm_layer_fused(v, net, l->inputs[0]));
 }
 
-/* Seconds of one kernel on the device: bound by compute or by memory. */
-static double roofline(const device_predictor *d, int matmul, double flops, double bytes)
+/* Seconds of one kernel on the device: bound by compute or by memory. Its matrix products
+ * (share of the FLOPs) run at the precision's matrix peak, the rest at the fp32 vector peak
+ * (at every precision: element-wise work does not use tensor cores). */
+static double roofline(const device_predictor *d, double share, double flops, double bytes)
 {
     const sm_device *v = &d->dev;
-    sm_precision p = matmul || v->peak[SM_FP32] <= 0 ? d->precision : SM_FP32;
-    double compute = flops / (v->peak[p] * v->efficiency[p]);
+    sm_precision p = d->precision, vec = v->peak[SM_FP32] > 0 ? SM_FP32 : d->precision;
+    double compute = share * flops / (v->peak[p] * v->efficiency[p]);
+    if (share < 1)
+        compute += (1 - share) * flops / (v->peak[vec] * v->efficiency[vec]);
     double memory = bytes / (v->memory_bandwidth * v->memory_efficiency);
     return fmax(compute, memory);
 }
@@ -119,14 +116,15 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         return 0;
     int half = sm_precision_is_half(d->precision);
     int mm = sm_layer_is_matmul(l);
+    double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
     double bytes = (double)m->bytes * (half ? 0.5 : 1.0);
     double launches = 1 + (half && mm ? v->autocast_casts : 0);
     double stream = v->memory_bandwidth * v->memory_efficiency;
-    t->fwd = roofline(d, mm, (double)m->flops, bytes) +
+    t->fwd = roofline(d, share, (double)m->flops, bytes) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
     t->infer = t->fwd + launches * v->dispatch_infer;
     t->fwd += launches * v->dispatch_fwd;
-    t->bwd = roofline(d, mm, (double)m->bwd_flops, 2 * bytes) +
+    t->bwd = roofline(d, share, (double)m->bwd_flops, 2 * bytes) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
              launches * v->dispatch_bwd;
     return 0;
@@ -295,11 +293,14 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
+    sm_memory_config memory;
+    sm_device_memory_config(&d->dev, precision, &memory);
     *out = predictor_new(&device_ops, d, description);
     if (!*out)
         return sm_fail(st, "out of memory");
     snprintf((*out)->precision, sizeof (*out)->precision, "%s", sm_precision_names[precision]);
     (*out)->devices_per_node = devices_per_node;
+    (*out)->memory = memory;
     return 0;
 }
 

@@ -91,9 +91,9 @@ static int valid_type_name(const char *name)
 static int wrong_version(const char *path, uint32_t version, sm_status *st)
 {
     return sm_fail(st,
-                   "%s: built for plugin ABI version %u, this scalemeter loads version %u; "
-                   "rebuild it against this scalemeter's headers",
-                   path, version, SM_PLUGIN_ABI_VERSION);
+                   "%s: built for plugin ABI version %u, this scalemeter loads versions %u to "
+                   "%u; rebuild it against this scalemeter's headers",
+                   path, version, SM_PLUGIN_ABI_OLDEST, SM_PLUGIN_ABI_VERSION);
 }
 
 /* Checks a descriptor before anything of it is used. */
@@ -101,7 +101,7 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
 {
     if (!t)
         return sm_fail(st, "%s: plugin entry point returned no descriptor", path);
-    if (t->abi_version != SM_PLUGIN_ABI_VERSION)
+    if (t->abi_version < SM_PLUGIN_ABI_OLDEST || t->abi_version > SM_PLUGIN_ABI_VERSION)
         return wrong_version(path, t->abi_version, st);
     if (t->struct_size < offsetof(sm_layer_type, cpu))
         return sm_fail(st, "%s: descriptor too small (%u bytes) for ABI version %u", path,
@@ -275,7 +275,7 @@ static int load_companion(plugin *p, sm_status *st)
                     SM_GPU_ENTRY_NAME);
         else if (!k)
             sm_fail(st, "%s: its entry point returned no GPU kernels", path);
-        else if (k->abi_version != SM_PLUGIN_ABI_VERSION)
+        else if (k->abi_version < SM_PLUGIN_ABI_OLDEST || k->abi_version > SM_PLUGIN_ABI_VERSION)
             wrong_version(path, k->abi_version, st);
         else if (k->struct_size < offsetof(struct sm_gpu_kernels, backward) + sizeof k->backward)
             sm_fail(st, "%s: GPU kernel table too small (%u bytes) for ABI version %u", path,

@@ -11,7 +11,7 @@
  *   SM_ACTIVATION_GELU         gelu         8                    x * Phi(x)
  *
  * A transcendental function (exp, erf) counts as one FLOP. Shape unchanged, no weights, no MACs;
- * the only parameter is `inplace`, accepted and ignored.
+ * the only parameter is `inplace`: no count changes, only what training keeps (activation_saved).
  */
 #include <scalemeter/plugin.h>
 
@@ -52,7 +52,7 @@
 #endif
 
 typedef struct activation_params {
-    int inplace; /* read so the key is known; no effect on any count */
+    int inplace; /* what training keeps: the result in the input's storage */
 } activation_params;
 
 static void activation_parse(void *params, sm_args *args)
@@ -88,6 +88,31 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: activation_cpu.c. */
 extern const struct sm_cpu_kernels activation_cpu_kernels;
 
+/* What autograd keeps (derivatives.yaml): ReLU, sigmoid and tanh their result (in place: the
+ * input's storage); ReLU6 (hardtanh) its result in place, else its input; the others their
+ * input (in place, a copy of it, made before it is overwritten: the same count). */
+static int act_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                     sm_layer_saved *s, sm_error *err)
+{
+    (void)in;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    const activation_params *p = params;
+#if defined(SM_ACTIVATION_RELU) || defined(SM_ACTIVATION_SIGMOID) || defined(SM_ACTIVATION_TANH)
+    s->output = 1;
+    s->aliases_input = p->inplace;
+#elif defined(SM_ACTIVATION_RELU6)
+    s->output = p->inplace;
+    s->aliases_input = p->inplace;
+    s->inputs = p->inplace ? 0 : 1;
+#else
+    (void)p;
+    s->inputs = 1;
+#endif
+    return 0;
+}
+
 static const sm_layer_type activation_type = {
     SM_LAYER_TYPE_INIT,
     .name = ACT_NAME,
@@ -99,6 +124,8 @@ static const sm_layer_type activation_type = {
     .infer = activation_infer,
     .metrics = activation_metrics,
     .cpu = &activation_cpu_kernels,
+    .traits = SM_TRAIT_ACTIVATION,
+    .saved = act_saved,
 };
 
 SM_DEFINE_PLUGIN(activation_type)

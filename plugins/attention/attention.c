@@ -177,6 +177,7 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in,
     }
     m->macs = sm_mul(g, macs);
     m->flops = sm_mul(g, flops);
+    m->matmul_flops = sm_mul(2, m->macs); /* projections, scores, context; the rest vector */
     m->bytes = sm_mul(4, sm_mul(g, bytes));
     m->bwd_flops = sm_mul(2, m->flops);
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);
@@ -204,6 +205,7 @@ static const sm_layer_type attention_type = {
     .infer = attention_infer,
     .metrics = attention_metrics,
     .cpu = &attention_cpu_kernels,
+    .traits = SM_TRAIT_ATTENTION,
 };
 
 SM_DEFINE_PLUGIN(attention_type)

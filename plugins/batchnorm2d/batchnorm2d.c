@@ -45,6 +45,19 @@ static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: batchnorm2d_cpu.c. */
 extern const struct sm_cpu_kernels batchnorm2d_cpu_kernels;
 
+/* Training keeps the input and, per channel, the batch's mean and inverse deviation (fp32). */
+static int batchnorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_saved *s, sm_error *err)
+{
+    (void)params;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    s->inputs = 1;
+    s->extra_bytes_fixed = sm_mul(2 * 4, in[0].dim[0]);
+    return 0;
+}
+
 static const sm_layer_type batchnorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "batchnorm2d",
@@ -56,6 +69,8 @@ static const sm_layer_type batchnorm_type = {
     .infer = batchnorm_infer,
     .metrics = batchnorm_metrics,
     .cpu = &batchnorm2d_cpu_kernels,
+    .traits = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS,
+    .saved = batchnorm_saved,
 };
 
 SM_DEFINE_PLUGIN(batchnorm_type)

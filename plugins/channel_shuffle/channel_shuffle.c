@@ -51,6 +51,9 @@ static const sm_layer_type shuffle_type = {
     .parse = shuffle_parse,
     .infer = shuffle_infer,
     .cpu = &channel_shuffle_cpu_kernels,
+    .traits = 0,
+    /* a contiguous copy (a new tensor) of a transposed view: nothing kept */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(shuffle_type)

@@ -84,6 +84,8 @@ static const sm_layer_type chunk_type = {
     .infer = chunk_infer,
     .metrics = chunk_metrics,
     .cpu = &chunk_cpu_kernels,
+    .traits = SM_TRAIT_VIEW,
+    .saved = sm_saved_view,
 };
 
 SM_DEFINE_PLUGIN(chunk_type)

@@ -66,6 +66,9 @@ static const sm_layer_type cls_token_type = {
     .infer = cls_token_infer,
     .metrics = cls_token_metrics,
     .cpu = &cls_token_cpu_kernels,
+    .traits = 0,
+    /* torch.cat into a new tensor: nothing kept */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(cls_token_type)

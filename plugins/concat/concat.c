@@ -64,6 +64,9 @@ static const sm_layer_type concat_type = {
     .parse = concat_parse,
     .infer = concat_infer,
     .cpu = &concat_cpu_kernels,
+    .traits = 0,
+    /* a copy into a new tensor; its gradient is a split: nothing kept */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(concat_type)

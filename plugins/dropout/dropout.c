@@ -42,6 +42,21 @@ static int dropout_metrics(const void *params, const sm_shape *in, int n_in, con
 /* CPU kernels: dropout_cpu.c. */
 extern const struct sm_cpu_kernels dropout_cpu_kernels;
 
+/* Training keeps the mask (nothing at p = 0, where PyTorch returns its input). */
+static int dropout_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                         sm_layer_saved *s, sm_error *err)
+{
+    (void)in;
+    (void)n_in;
+    (void)err;
+    const dropout_params *p = params;
+    if (p->p > 0)
+        s->mask_elems = sm_shape_elems(out);
+    else
+        s->aliases_input = 1;
+    return 0;
+}
+
 static const sm_layer_type dropout_type = {
     SM_LAYER_TYPE_INIT,
     .name = "dropout",
@@ -53,6 +68,8 @@ static const sm_layer_type dropout_type = {
     .infer = dropout_infer,
     .metrics = dropout_metrics,
     .cpu = &dropout_cpu_kernels,
+    .traits = 0,
+    .saved = dropout_saved,
 };
 
 SM_DEFINE_PLUGIN(dropout_type)

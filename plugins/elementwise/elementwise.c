@@ -20,11 +20,13 @@
 #define EW_VERB "add"
 #define EW_MAX_INPUTS 0
 #define EW_SUMMARY "element-wise sum of two or more inputs, with broadcasting"
+#define EW_TRAITS SM_TRAIT_RESIDUAL
 #else
 #define EW_NAME "mul"
 #define EW_VERB "multiply"
 #define EW_MAX_INPUTS 2
 #define EW_SUMMARY "element-wise product of two inputs, with broadcasting (squeeze-excitation)"
+#define EW_TRAITS 0
 #endif
 
 typedef struct elementwise_params {
@@ -105,6 +107,22 @@ static int elementwise_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: elementwise_cpu.c. */
 extern const struct sm_cpu_kernels elementwise_cpu_kernels;
 
+/* A sum keeps nothing; a product keeps both factors (each one's gradient is the other). */
+static int elementwise_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                             sm_layer_saved *s, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)out;
+    (void)err;
+#ifdef SM_ELEMENTWISE_MUL
+    s->inputs = n_in >= 32 ? UINT32_MAX : (1u << n_in) - 1;
+#else
+    (void)n_in, (void)s;
+#endif
+    return 0;
+}
+
 static const sm_layer_type elementwise_type = {
     SM_LAYER_TYPE_INIT,
     .name = EW_NAME,
@@ -116,6 +134,8 @@ static const sm_layer_type elementwise_type = {
     .infer = elementwise_infer,
     .metrics = elementwise_metrics,
     .cpu = &elementwise_cpu_kernels,
+    .traits = EW_TRAITS,
+    .saved = elementwise_saved,
 };
 
 SM_DEFINE_PLUGIN(elementwise_type)

@@ -67,6 +67,18 @@ static int embedding_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: embedding_cpu.c. */
 extern const struct sm_cpu_kernels embedding_cpu_kernels;
 
+/* The weight gradient scatters by the indices: the int64 token ids are kept. */
+static int embedding_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_saved *s, sm_error *err)
+{
+    (void)params;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    s->extra_bytes = sm_mul(8, sm_shape_elems(&in[0]));
+    return 0;
+}
+
 static const sm_layer_type embedding_type = {
     SM_LAYER_TYPE_INIT,
     .name = "embedding",
@@ -78,6 +90,8 @@ static const sm_layer_type embedding_type = {
     .infer = embedding_infer,
     .metrics = embedding_metrics,
     .cpu = &embedding_cpu_kernels,
+    .traits = 0,
+    .saved = embedding_saved,
 };
 
 SM_DEFINE_PLUGIN(embedding_type)

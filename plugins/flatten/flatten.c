@@ -71,6 +71,8 @@ static const sm_layer_type flatten_type = {
     .infer = flatten_infer,
     .metrics = flatten_metrics,
     .cpu = &flatten_cpu_kernels,
+    .traits = SM_TRAIT_VIEW,
+    .saved = sm_saved_view,
 };
 
 SM_DEFINE_PLUGIN(flatten_type)

@@ -65,6 +65,20 @@ static int groupnorm_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: groupnorm_cpu.c. */
 extern const struct sm_cpu_kernels groupnorm_cpu_kernels;
 
+/* Training keeps the input and each group's mean and rstd (fp32). */
+static int groupnorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_saved *s, sm_error *err)
+{
+    (void)in;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    const groupnorm_params *p = params;
+    s->inputs = 1;
+    s->extra_bytes = sm_mul(2 * 4, p->groups);
+    return 0;
+}
+
 static const sm_layer_type groupnorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "groupnorm",
@@ -77,6 +91,8 @@ static const sm_layer_type groupnorm_type = {
     .infer = groupnorm_infer,
     .metrics = groupnorm_metrics,
     .cpu = &groupnorm_cpu_kernels,
+    .traits = SM_TRAIT_NORMALISATION,
+    .saved = groupnorm_saved,
 };
 
 SM_DEFINE_PLUGIN(groupnorm_type)

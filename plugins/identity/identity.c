@@ -52,6 +52,8 @@ static const sm_layer_type identity_type = {
     .infer = identity_infer,
     .metrics = identity_metrics,
     .cpu = &identity_cpu_kernels,
+    .traits = SM_TRAIT_VIEW,
+    .saved = sm_saved_view,
 };
 
 SM_DEFINE_PLUGIN(identity_type)

@@ -68,6 +68,25 @@ static int layernorm_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: layernorm_cpu.c. */
 extern const struct sm_cpu_kernels layernorm_cpu_kernels;
 
+/* Training keeps the input and each row's mean and rstd (fp32). */
+static int layernorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_saved *s, sm_error *err)
+{
+    (void)n_in;
+    (void)out;
+    (void)err;
+    const layernorm_params *p = params;
+    int64_t n = 1; /* elements of one row */
+    if (p->channels)
+        n = in[0].dim[0];
+    else
+        for (int i = in[0].ndim - (int)p->dims; i < in[0].ndim; i++)
+            n = sm_mul(n, in[0].dim[i]);
+    s->inputs = 1;
+    s->extra_bytes = sm_mul(2 * 4, sm_shape_elems(&in[0]) / (n > 0 ? n : 1));
+    return 0;
+}
+
 static const sm_layer_type layernorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "layernorm",
@@ -80,6 +99,8 @@ static const sm_layer_type layernorm_type = {
     .infer = layernorm_infer,
     .metrics = layernorm_metrics,
     .cpu = &layernorm_cpu_kernels,
+    .traits = SM_TRAIT_NORMALISATION,
+    .saved = layernorm_saved,
 };
 
 SM_DEFINE_PLUGIN(layernorm_type)

@@ -50,6 +50,9 @@ static const sm_layer_type merge_type = {
     .parse = merge_parse,
     .infer = merge_infer,
     .cpu = &patch_merge_cpu_kernels,
+    .traits = 0,
+    /* slices concatenated into a new tensor: nothing kept */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(merge_type)

@@ -83,6 +83,8 @@ static const sm_layer_type permute_type = {
     .parse = permute_parse,
     .infer = permute_infer,
     .cpu = &permute_cpu_kernels,
+    .traits = SM_TRAIT_VIEW,
+    .saved = sm_saved_view,
 };
 
 SM_DEFINE_PLUGIN(permute_type)

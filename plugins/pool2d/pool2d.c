@@ -166,6 +166,23 @@ static int pool2d_metrics(const void *params, const sm_shape *in, int n_in, cons
 /* CPU kernels: pool2d_cpu.c. */
 extern const struct sm_cpu_kernels pool2d_cpu_kernels;
 
+/* Both keep the input (average pooling for its shape); max pooling its int64 indices too. */
+static int pool2d_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                        sm_layer_saved *s, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)n_in;
+    (void)err;
+    s->inputs = 1;
+#ifdef SM_POOL_MAX
+    s->extra_bytes = sm_mul(8, sm_shape_elems(out));
+#else
+    (void)out;
+#endif
+    return 0;
+}
+
 static const sm_layer_type pool2d_type = {
     SM_LAYER_TYPE_INIT,
     .name = POOL_NAME,
@@ -177,6 +194,8 @@ static const sm_layer_type pool2d_type = {
     .infer = pool2d_infer,
     .metrics = pool2d_metrics,
     .cpu = &pool2d_cpu_kernels,
+    .traits = 0,
+    .saved = pool2d_saved,
 };
 
 SM_DEFINE_PLUGIN(pool2d_type)

@@ -77,6 +77,9 @@ static const sm_layer_type pos_embedding_type = {
     .infer = pos_embedding_infer,
     .metrics = pos_embedding_metrics,
     .cpu = &pos_embedding_cpu_kernels,
+    .traits = 0,
+    /* x + a learned table (broadcast over the batch): nothing of the batch kept */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(pos_embedding_type)

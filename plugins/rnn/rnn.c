@@ -129,6 +129,7 @@ static int rnn_metrics(const void *params, const sm_shape *in, int n_in, const s
     m->weights = weights;
     m->param_tensors = (int64_t)(p->bias ? 4 : 2) * p->layers * d;
     m->bwd_flops = sm_mul(2, m->flops);
+    m->matmul_flops = sm_mul(2, m->macs); /* the gates' products; the cells are vector work */
     m->bytes = sm_mul(4, sm_mul(s, step_bytes));
     if (m->bwd_flops == SM_OVERFLOW || m->weights == SM_OVERFLOW || m->bytes == SM_OVERFLOW) {
         char si[64];
@@ -156,6 +157,7 @@ static const sm_layer_type rnn_type = {
     .infer = rnn_infer,
     .metrics = rnn_metrics,
     .cpu = &rnn_cpu_kernels,
+    .traits = SM_TRAIT_RECURRENT,
 };
 
 SM_DEFINE_PLUGIN(rnn_type)

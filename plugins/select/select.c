@@ -68,6 +68,8 @@ static const sm_layer_type select_type = {
     .infer = select_infer,
     .metrics = select_metrics,
     .cpu = &select_cpu_kernels,
+    .traits = SM_TRAIT_VIEW,
+    .saved = sm_saved_view,
 };
 
 SM_DEFINE_PLUGIN(select_type)

@@ -46,6 +46,19 @@ static int softmax_metrics(const void *params, const sm_shape *in, int n_in, con
 /* CPU kernels: softmax_cpu.c. */
 extern const struct sm_cpu_kernels softmax_cpu_kernels;
 
+/* Its gradient is computed from its result. */
+static int softmax_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                         sm_layer_saved *s, sm_error *err)
+{
+    (void)params;
+    (void)in;
+    (void)n_in;
+    (void)out;
+    (void)err;
+    s->output = 1;
+    return 0;
+}
+
 static const sm_layer_type softmax_type = {
     SM_LAYER_TYPE_INIT,
     .name = "softmax",
@@ -57,6 +70,8 @@ static const sm_layer_type softmax_type = {
     .infer = softmax_infer,
     .metrics = softmax_metrics,
     .cpu = &softmax_cpu_kernels,
+    .traits = 0,
+    .saved = softmax_saved,
 };
 
 SM_DEFINE_PLUGIN(softmax_type)

@@ -62,6 +62,8 @@ static const sm_layer_type tokens_type = {
     .infer = tokens_infer,
     .metrics = tokens_metrics,
     .cpu = &tokens_cpu_kernels,
+    .traits = SM_TRAIT_VIEW,
+    .saved = sm_saved_view,
 };
 
 SM_DEFINE_PLUGIN(tokens_type)

@@ -165,6 +165,7 @@ static int wa_metrics(const void *params, const sm_shape *in, int n_in, const sm
     }
     m->macs = macs;
     m->flops = sm_add(sm_mul(2, macs), flops);
+    m->matmul_flops = sm_mul(2, macs); /* projections, scores, context; the rest vector */
     m->bwd_flops = sm_mul(2, m->flops);
     m->bytes = sm_mul(4, bytes);
     wa_weight_layout w = wa_weights_of(p);
@@ -189,6 +190,7 @@ static const sm_layer_type window_attention_type = {
     .infer = wa_infer,
     .metrics = wa_metrics,
     .cpu = &window_attention_cpu_kernels,
+    .traits = SM_TRAIT_ATTENTION,
 };
 
 SM_DEFINE_PLUGIN(window_attention_type)

@@ -59,6 +59,9 @@ static const sm_layer_type departition_type = {
     .parse = departition_parse,
     .infer = departition_infer,
     .cpu = &window_departition_cpu_kernels,
+    .traits = 0,
+    /* a contiguous copy of a permuted view: a new tensor, nothing kept */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(departition_type)

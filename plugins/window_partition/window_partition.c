@@ -55,6 +55,9 @@ static const sm_layer_type partition_type = {
     .parse = partition_parse,
     .infer = partition_infer,
     .cpu = &window_partition_cpu_kernels,
+    .traits = 0,
+    /* a contiguous copy of a permuted view: a new tensor, nothing kept */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(partition_type)

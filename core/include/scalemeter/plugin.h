@@ -29,12 +29,15 @@
 extern "C" {
 #endif
 
-/* Bumped on any change that breaks an existing plugin; appending fields to a table does not
- * (its struct_size tells the other side which fields it knows). Version 1 had no host table and
- * kept the kernel ABI in this header; 2 split it into kernels.h. Whatever the version, every
+/* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
+ * (its struct_size tells the other side which fields it knows), so the host loads every version
+ * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
+ * "ABI 3" below). Version 1 had no host table and kept the kernel ABI in this header; 2 split
+ * it into kernels.h; 3 added traits, matmul_flops and saved. Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 2u
+#define SM_PLUGIN_ABI_VERSION 3u
+#define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
 
@@ -133,7 +136,47 @@ typedef struct sm_layer_metrics {
     int64_t bytes;         /* activation bytes read and written at fp32 (weights: host adds) */
     int64_t bwd_flops;     /* backward FLOPs (input and weight gradients); 0: host estimates */
     int counts_io;         /* 1: input/output elements count towards ConvMeter's I and O */
+    /* ABI 3. Of flops, those done as matrix products, which tensor cores run at tf32, fp16 and
+     * bf16 (the rest, element-wise work, runs at the fp32 vector rate at every precision). 0: all
+     * of flops when the type has SM_TRAIT_MATMUL, none otherwise; the backward pass has the same
+     * share. Set it where a layer is partly both (attention's softmax, a recurrent cell's gates). */
+    int64_t matmul_flops;
 } sm_layer_metrics;
+
+/* Traits: what kind of layer a type is, all that the host's pricing, fusion and the network's
+ * family go by (the core never looks at a type's name). A type declares every one that holds. */
+enum {
+    SM_TRAIT_MATMUL = 1u << 0,      /* its FLOPs are matrix products (see matmul_flops) */
+    SM_TRAIT_CONVOLUTION = 1u << 1, /* a convolution: a CNN's; cuDNN's layout transposes */
+    SM_TRAIT_NORMALISATION = 1u << 2, /* normalises its input (batch, layer, group norm) */
+    SM_TRAIT_BATCH_STATISTICS = 1u << 3, /* its statistics are per channel over the batch
+                                            (batch norm): a convolution's epilogue can sum them */
+    SM_TRAIT_ACTIVATION = 1u << 4, /* element-wise function of one input: rides an epilogue */
+    SM_TRAIT_RESIDUAL = 1u << 5,   /* adds its inputs element-wise (a residual connection) */
+    SM_TRAIT_ATTENTION = 1u << 6,  /* attention over a sequence: a transformer's */
+    SM_TRAIT_RECURRENT = 1u << 7,  /* a recurrent layer: a recurrent network's */
+    SM_TRAIT_VIEW = 1u << 8, /* only moves or aliases its input: its output is input 0's storage
+                                unless saved() says otherwise, and it keeps nothing */
+};
+
+/* What one layer keeps for its backward pass, for one sample, as the framework's autograd
+ * keeps it (PyTorch's derivatives.yaml): the host adds up unique storages, so a tensor kept by
+ * two layers (a ReLU's output, the next convolution's input) counts once. */
+typedef struct sm_layer_saved {
+    uint32_t inputs; /* bit k: input k is kept (a convolution's input) */
+    int output;      /* 1: the output is kept (ReLU, sigmoid, softmax keep their results) */
+    int aliases_input; /* 1: the output is input 0's storage (in place, or a view) */
+    /* Intermediate activations of the layer's own, per sample, in elements stored at the
+     * activation precision (attention's projections and scores, a recurrent layer's gates). */
+    int64_t extra_elems;
+    /* Elements of dropout masks: stored as the framework does, one byte each under CUDA (a bool
+     * mask), an activation-sized float each on PyTorch's CPU path (device [framework] key). */
+    int64_t mask_elems;
+    /* Tensors of the layer's own, in bytes as stored whatever the precision: max pooling's int64
+     * indices, dropout's one-byte mask, layer norm's fp32 mean and rstd per row. */
+    int64_t extra_bytes;       /* per sample */
+    int64_t extra_bytes_fixed; /* whatever the batch (batch norm's per-channel statistics) */
+} sm_layer_saved;
 
 typedef struct sm_layer_type {
     uint32_t abi_version; /* SM_PLUGIN_ABI_VERSION */
@@ -155,7 +198,33 @@ typedef struct sm_layer_type {
 
     /* Optional (NULL where absent): the kernels `bench --backend cpu` runs (kernels.h). */
     const struct sm_cpu_kernels *cpu;
+
+    /* ABI 3; a plugin of ABI 2 has neither (zero), so: no traits, and the default below. */
+    uint32_t traits; /* SM_TRAIT_* */
+    /* What the layer keeps for backward; s arrives zeroed. NULL: the host assumes the
+     * conservative default, every input and the output kept (none kept and the output aliased
+     * for a SM_TRAIT_VIEW type), and `scalemeter plugins` says the type relies on it. */
+    int (*saved)(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                 sm_layer_saved *s, sm_error *err);
 } sm_layer_type;
+
+/* The saved() of a layer that keeps nothing for its backward pass (a sum, a concatenation, a
+ * copy into a new tensor): distinct from NULL, which asks for the conservative default. */
+static inline int sm_saved_nothing(const void *params, const sm_shape *in, int n_in,
+                                   const sm_shape *out, sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)s, (void)err;
+    return 0;
+}
+
+/* The saved() of a view (SM_TRAIT_VIEW): its output is its input's storage; it keeps nothing. */
+static inline int sm_saved_view(const void *params, const sm_shape *in, int n_in,
+                                const sm_shape *out, sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)err;
+    s->aliases_input = 1;
+    return 0;
+}
 
 #define SM_LAYER_TYPE_INIT .abi_version = SM_PLUGIN_ABI_VERSION, .struct_size = sizeof(sm_layer_type)
 

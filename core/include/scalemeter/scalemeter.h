@@ -75,6 +75,7 @@ typedef struct sm_metrics {
     int64_t kernels;       /* K: layers that do work (FLOPs or bytes): what a framework launches
                               and dispatches once per pass; views and identities do not count */
     int64_t bytes;         /* bytes moved by the forward pass at fp32, weights read once */
+    int64_t matmul_flops;  /* of flops, those done as matrix products (tensor cores) */
 } sm_metrics;
 
 typedef struct sm_layer {
@@ -86,7 +87,8 @@ typedef struct sm_layer {
     int n_inputs;
     int *inputs; /* indices of layers, or SM_NETWORK_INPUT */
     sm_shape out;
-    sm_layer_metrics m; /* per sample */
+    sm_layer_metrics m;    /* per sample */
+    sm_layer_saved saved;  /* what it keeps for backward (the plugin's, or the default) */
 } sm_layer;
 
 typedef struct sm_network {

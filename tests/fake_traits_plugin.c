@@ -1,0 +1,52 @@
+/* A test plugin of a user's: type TEST_TYPE_NAME, a matrix product y = x W^T (x: rows x E,
+ * W: out x E, no bias) with the traits TEST_TRAITS, or, with TEST_ABI2, the descriptor as ABI
+ * version 2 built it (no traits, no saved()). */
+#include <stddef.h>
+#include <scalemeter/plugin.h>
+
+typedef struct mm_params {
+    int64_t out;
+} mm_params;
+
+static void parse(void *params, sm_args *args)
+{
+    ((mm_params *)params)->out = sm_arg_int(args, "out", SM_REQUIRED, 1, 1 << 20);
+}
+static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
+{
+    (void)n_in, (void)err;
+    *out = in[0];
+    out->dim[out->ndim - 1] = ((const mm_params *)params)->out;
+    return 0;
+}
+static int metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                   sm_layer_metrics *m, sm_error *err)
+{
+    (void)n_in, (void)err;
+    int64_t e = in[0].dim[in[0].ndim - 1];
+    m->macs = sm_mul(sm_shape_elems(out), e);
+    m->flops = sm_mul(2, m->macs);
+    m->weights = sm_mul(e, ((const mm_params *)params)->out);
+    m->param_tensors = 1;
+    return 0;
+}
+
+static const sm_layer_type desc = {
+#ifdef TEST_ABI2
+    .abi_version = 2,
+    .struct_size = offsetof(sm_layer_type, traits),
+#else
+    SM_LAYER_TYPE_INIT,
+    .traits = TEST_TRAITS,
+#endif
+    .name = TEST_TYPE_NAME,
+    .summary = "test matrix product",
+    .params_size = sizeof(mm_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = parse,
+    .infer = infer,
+    .metrics = metrics,
+};
+
+SM_DEFINE_PLUGIN(desc)

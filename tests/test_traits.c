@@ -1,0 +1,137 @@
+/*
+ * test_traits: the core prices, fuses and classifies layers by their plugins' traits (plugin.h,
+ * ABI 3), never by their type names: a user's matrix product that declares SM_TRAIT_MATMUL is
+ * priced as linear is at every precision, the same plugin built for ABI 2 still loads and is
+ * priced at the fp32 vector peak with the documented default of what it keeps, and the in-tree
+ * window_attention and lstm run their products on tensor cores at bf16.
+ *
+ * Expected times are hand-derived on tests/data/curve/round_device.ini: fp32 at 10 TFLOP/s x
+ * 0.5 = 5e12 FLOP/s, bf16 at 40 x 0.5 = 2e13, 10 us launch per kernel, memory 5e11 bytes/s.
+ * The products are 256 rows x 1024 -> 1024: 268,435,456 MACs, 536,870,912 FLOPs: 107.37 us at
+ * fp32 and 26.84 us at bf16, each above its memory time (at most 12.6 us), plus 10 us.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "net_file.h"
+#include "scalemeter/device.h"
+#include "scalemeter/memory.h"
+#include "scalemeter/predict.h"
+
+#define ROUND "tests/data/curve/round_device.ini"
+#define FLOPS 536870912.0
+
+static sm_registry *reg;
+
+static sm_network *load(const char *layers)
+{
+    char text[512];
+    snprintf(text, sizeof text, "[network]\nname = t\ninput = %s\n[layers]\n%s\n",
+             strstr(layers, "window_attention") ? "14x14x384" : "256x1024", layers);
+    sm_status st;
+    sm_network *net = NULL;
+    if (sm_network_load(reg, net_file(text), NULL, &net, &st))
+        fprintf(stderr, "%s\n", st.msg);
+    return net;
+}
+
+/* The forward time of one training pass of net at a batch and precision. */
+static double t_fwd_at(const char *layers, const char *precision, int64_t batch)
+{
+    sm_network *net = load(layers);
+    sm_device_options opt = {.precision = precision};
+    sm_predictor *p = NULL;
+    sm_status st;
+    sm_prediction out = {0};
+    sm_layout one = {batch, 1, 1};
+    if (!net || sm_predictor_from_device_opts(ROUND, &opt, &p, &st) ||
+        sm_predict(p, net, &one, &out, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        out.t_fwd = -1;
+    }
+    sm_predictor_free(p);
+    sm_network_free(net);
+    return out.t_fwd;
+}
+
+static double t_fwd(const char *layers, const char *precision)
+{
+    return t_fwd_at(layers, precision, 1);
+}
+
+static void test_matmul_trait(void)
+{
+    const char *linear = "y = linear out=1024 bias=false";
+    const char *user = "y = user_matmul out=1024";
+    CHECK_NEAR(t_fwd(linear, "fp32"), FLOPS / 5e12 + 10e-6, 1e-9);
+    CHECK_NEAR(t_fwd(linear, "bf16"), FLOPS / 2e13 + 10e-6, 1e-9);
+    CHECK_NEAR(t_fwd(user, "fp32"), FLOPS / 5e12 + 10e-6, 1e-9);
+    CHECK_NEAR(t_fwd(user, "bf16"), FLOPS / 2e13 + 10e-6, 1e-9);
+}
+
+static void test_abi2_defaults(void)
+{
+    const char *old = "y = user_abi2 out=1024";
+    /* no traits: the vector peak at every precision */
+    CHECK_NEAR(t_fwd(old, "fp32"), FLOPS / 5e12 + 10e-6, 1e-9);
+    CHECK_NEAR(t_fwd(old, "bf16"), FLOPS / 5e12 + 10e-6, 1e-9);
+    const sm_layer_type *t = sm_registry_find(reg, "user_abi2");
+    CHECK(t && t->abi_version == 2 && t->traits == 0 && t->saved == NULL);
+    /* what it keeps by default: its input and its output, 256 x 1024 fp32 each; linear keeps
+     * its input alone */
+    sm_network *net = load(old);
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_NEAR(m.activations, 2 * 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.weights, 1024 * 1024 * 4.0, 1e-12);
+    sm_network_free(net);
+    net = load("y = linear out=1024 bias=false");
+    CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_NEAR(m.activations, 256 * 1024 * 4.0, 1e-12);
+    sm_network_free(net);
+}
+
+static void test_families(void)
+{
+    sm_network *net = load("y = user_attention out=1024");
+    CHECK(net && sm_network_family(net) == SM_FAMILY_TRANSFORMER);
+    sm_network_free(net);
+    net = load("y = user_matmul out=1024");
+    CHECK(net && sm_network_family(net) == SM_FAMILY_MLP);
+    sm_network_free(net);
+    net = load("r = lstm hidden=512");
+    CHECK(net && sm_network_family(net) == SM_FAMILY_RECURRENT);
+    sm_network_free(net);
+}
+
+/* The in-tree types whose products were priced at the fp32 peak at every precision before the
+ * traits: their matrix products (most of their FLOPs, compute-bound at batch 32) now run at
+ * bf16's peak, 4 times fp32's on this device, so bf16 takes well under half fp32's time. */
+static void test_in_tree_products(void)
+{
+    const char *nets[] = {"r = lstm hidden=512",
+                          "g = window_attention dim=384 heads=12 window=7 shift=3"};
+    for (int i = 0; i < 2; i++) {
+        double fp32 = t_fwd_at(nets[i], "fp32", 32), bf16 = t_fwd_at(nets[i], "bf16", 32);
+        CHECK_MSG(fp32 > 0 && bf16 > 0 && bf16 < 0.5 * fp32, "%s: fp32 %g s, bf16 %g s",
+                  nets[i], fp32, bf16);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    sm_status st;
+    if (argc < 2 || sm_registry_open(&reg, &st) || sm_registry_load_dir(reg, argv[1], &st)) {
+        fprintf(stderr, "usage: test_traits PLUGIN_DIR (%s)\n", argc < 2 ? "" : st.msg);
+        return 2;
+    }
+    test_matmul_trait();
+    test_abi2_defaults();
+    test_families();
+    test_in_tree_products();
+    sm_registry_free(reg);
+    return check_summary();
+}
