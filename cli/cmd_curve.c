@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "curve_svg.h"
 #include "output.h"
+#include "predictor_choice.h"
 #include "scalemeter/curve.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -180,6 +181,13 @@ static int parse_threshold(const char *text, double *out)
     return 0;
 }
 
+/* The options that choose the predictor, as predict reads them too. */
+static predictor_choice choice_of(const curve_args *a)
+{
+    return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
+                              a->algorithms, a->protocols, a->bucket_mib, a->overlap};
+}
+
 static int parse_args(int argc, char **argv, curve_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -297,23 +305,14 @@ static int parse_args(int argc, char **argv, curve_args *a)
     if (!a->models)
         problem = "which network? (scalemeter curve resnet50 --device h100 --batch 64 "
                   "--nodes 1:64)";
-    else if (!a->coeffs && !a->device)
-        problem = "give --coeffs FILE, --device NAME, or both (fitted passes, the "
-                  "description's all-reduce)";
-    else if (have_batch == have_global)
+    else {
+        predictor_choice choice = choice_of(a);
+        problem = predictor_choice_problem(&choice);
+    }
+    if (!problem && have_batch == have_global)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
-    else if (!a->n_nodes)
+    else if (!problem && !a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && !a->device &&
-             (a->bucket_mib > 0 || a->framework || a->collective || a->algorithms ||
-              a->protocols))
-        problem = "--bucket-mib, --framework, --collective, --algorithm and --protocol apply "
-                  "to --device; fitted "
-                  "coefficients already hold what was measured (add --device NAME for its "
-                  "all-reduce)";
-    else if (a->coeffs && a->framework)
-        problem = "--framework applies to --device alone: with --coeffs the passes are the "
-                  "calibration's, as measured";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -707,24 +706,6 @@ static void warn_extrapolation(const curve_run *r)
     }
 }
 
-static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
-{
-    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework,
-                             a->collective, a->algorithms, a->protocols};
-    if (a->coeffs) {
-        if (a->device ? sm_predictor_from_coeffs_device(a->coeffs, a->device, &opt, p, st)
-                      : sm_predictor_from_coeffs_opts(a->coeffs, a->overlap, p, st))
-            return -1;
-        if (sm_predictor_check_precision(*p, a->precision, st)) {
-            sm_predictor_free(*p);
-            *p = NULL;
-            return -1;
-        }
-        return 0;
-    }
-    return sm_predictor_from_device_opts(a->device, &opt, p, st);
-}
-
 /* Loads every network and computes every curve; rows and networks stay for the output. */
 static int compute(curve_run *r, const sm_registry *reg, char **models, int n_models,
                    sm_network **nets, sm_status *st)
@@ -769,6 +750,7 @@ int cmd_curve(int argc, char **argv)
     }
 
     sm_status st;
+    predictor_choice choice = choice_of(&a);
     sm_predictor *pred = NULL;
     sm_registry *reg = NULL;
     sm_network *nets[MAX_SWEEP] = {0};
@@ -776,7 +758,7 @@ int cmd_curve(int argc, char **argv)
     int rc = 0;
     if (!r.rows)
         rc = report_error("out of memory");
-    else if (open_predictor(&a, &pred, &st) || sm_registry_open(&reg, &st))
+    else if (predictor_choice_open(&choice, &pred, &st) || sm_registry_open(&reg, &st))
         rc = report_error(st.msg);
     if (rc == 0) {
         r.pred = pred;

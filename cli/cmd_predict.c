@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "predictor_choice.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
@@ -15,17 +16,19 @@ static void usage(void)
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--device NAME|FILE]\n"
         "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
         "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
-        "                          [--algorithm LIST] [--protocol LIST]\n"
+        "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
         "                          [--per-block] [--precision P] [--format table|csv|json]\n"
         "                          [-o FILE]\n\n"
-        "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
-        "equations and the coefficients of `scalemeter fit`.\n\n"
+        "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
+        "one-row case, the same options giving the same numbers.\n\n"
         "  --batch B          per-device batch (required)\n"
-        "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (default:\n"
-        "                     default, the shipped CPU calibration)\n"
-        "  --device NAME      the gradients' all-reduce from a device description (its\n"
-        "                     links, devices per node and collective: configs/devices/NAME.ini\n"
-        "                     or a file); the passes and the update stay the calibration's\n"
+        "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (without\n"
+        "                     --device: default, the shipped one-thread CPU calibration)\n"
+        "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
+        "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
+        "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
+        "                     calibration, the gradients' all-reduce from the description\n"
+        "                     (its links, devices per node and collective)\n"
         "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
         "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
@@ -33,8 +36,10 @@ static void usage(void)
         "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
         "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
         "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
-        "  --precision P      fp32, tf32, fp16 or bf16: refuse a calibration of another\n"
-        "                     precision (default: the calibration's, which is shown)\n"
+        "  --framework F      (--device alone) how kernels are dispatched:\n"
+        "                     configs/frameworks/F.ini or a file (default: the device file's)\n"
+        "  --precision P      fp32, tf32, fp16 or bf16: --device alone models it (default: the\n"
+        "                     file's); --coeffs refuses a calibration of another precision\n"
         "  --nodes N          nodes (default 1)\n"
         "  -g, --gpus-per-node G  devices per node (default: the --device\n"
         "                     description's, else 1); N x G devices in all\n"
@@ -59,7 +64,7 @@ static void usage(void)
 }
 
 typedef struct predict_args {
-    const char *model, *coeffs, *device, *precision, *output, *collective;
+    const char *model, *coeffs, *device, *precision, *output, *collective, *framework;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
     double bucket_mib; /* 0: not given */
     int overlap;
@@ -68,12 +73,19 @@ typedef struct predict_args {
     output_format format;
 } predict_args;
 
+/* The options that choose the predictor, as curve reads them too. */
+static predictor_choice choice_of(const predict_args *a)
+{
+    return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
+                              a->algorithms, a->protocols, a->bucket_mib, a->overlap};
+}
+
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){.coeffs = "default", .nodes = 1, .dataset = DEFAULT_DATASET,
+    *a = (predict_args){.nodes = 1, .dataset = DEFAULT_DATASET,
                         .format = FORMAT_TABLE};
     enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
-           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL };
+           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL, FRAMEWORK };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
@@ -86,6 +98,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"collective", required_argument, 0, COLLECTIVE},
         {"algorithm", required_argument, 0, ALGORITHM},
         {"protocol", required_argument, 0, PROTOCOL},
+        {"framework", required_argument, 0, FRAMEWORK},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -146,6 +159,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case PROTOCOL:
             a->protocols = optarg;
             break;
+        case FRAMEWORK:
+            a->framework = optarg;
+            break;
         default:
             return usage_error("predict", msg);
         }
@@ -168,11 +184,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
         fprintf(stderr, "scalemeter predict: --batch B is required (the per-device batch)\n");
         return -1;
     }
-    if (!a->device && (a->bucket_mib > 0 || a->collective || a->algorithms || a->protocols)) {
-        fprintf(stderr, "scalemeter predict: --bucket-mib, --collective, --algorithm and "
-                        "--protocol apply to --device; "
-                        "fitted coefficients already hold what was measured (add --device NAME "
-                        "for its all-reduce)\n");
+    if (!a->coeffs && !a->device)
+        a->coeffs = "default";
+    predictor_choice choice = choice_of(a);
+    const char *problem = predictor_choice_problem(&choice);
+    if (problem) {
+        fprintf(stderr, "scalemeter predict: %s\n", problem);
         return -1;
     }
     if (a->per_block && a->format == FORMAT_CSV) {
@@ -459,16 +476,9 @@ int cmd_predict(int argc, char **argv)
         return 2;
     sm_status st;
     sm_predictor *p;
-    sm_device_options comm = {.bucket_mib = a.bucket_mib, .overlap = a.overlap,
-                              .collective = a.collective, .algorithms = a.algorithms,
-                              .protocols = a.protocols};
-    if (a.device ? sm_predictor_from_coeffs_device(a.coeffs, a.device, &comm, &p, &st)
-                 : sm_predictor_from_coeffs_opts(a.coeffs, a.overlap, &p, &st))
+    predictor_choice choice = choice_of(&a);
+    if (predictor_choice_open(&choice, &p, &st))
         return report_error(st.msg);
-    if (sm_predictor_check_precision(p, a.precision, &st)) {
-        sm_predictor_free(p);
-        return report_error(st.msg);
-    }
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_predictor_free(p);

@@ -315,6 +315,48 @@ check(p.returncode == 0 and f"{curve_ar['algorithm']}/{curve_ar['protocol']}" in
       next((ln for ln in p.stdout.splitlines() if ln.startswith("all-reduce")), ""),
       f"predict's table row: {p.stdout[-400:]}")
 
+# --- predict is curve's one-row case: equal options, equal numbers ---------------------------
+# --device alone is the calibration-free model for both (predict once kept the shipped CPU
+# calibration's passes under --device: 1.68 min a step of resnet50 at batch 256 on an H100).
+# conv_relu on round_device at 3 nodes: the hand numbers above (FWD, BWD, GRAD3).
+p = subprocess.run([SM, "predict", *ROUND, "--batch", "32", "--nodes", "3", "--format", "json"],
+                   capture_output=True, text=True)
+doc = json.loads(p.stdout) if p.returncode == 0 else {}
+check(doc.get("gpus_per_node") == 4 and near(doc.get("t_fwd", 0), FWD) and
+      near(doc.get("t_bwd", 0), BWD) and near(doc.get("t_grad", 0), GRAD3) and
+      near(doc.get("t_step", 0), STEP3), f"predict --device alone: {p.stdout[:400]} {p.stderr}")
+TIMES = ("t_fwd", "t_bwd", "t_grad", "t_step")
+for args in (["resnet50", "--device", "h100", "--batch", "256", "-g", "1", "--nodes", "1"],
+             ["resnet50", "--device", "h100", "--precision", "bf16", "--batch", "64", "-g", "8",
+              "--nodes", "4"],
+             ["resnet50", "--device", "a100", "--framework", "fused", "--batch", "32",
+              "--nodes", "2"],
+             ["resnet50", "--coeffs", "h100-pytorch-bf16", "--device", "h100", "--batch", "64",
+              "--nodes", "16", "--precision", "bf16"],
+             ["resnet50", "--coeffs", "h100-pytorch-tf32", "--batch", "256", "--nodes", "2",
+              "-g", "4"],
+             ["resnet18", "--coeffs", "default", "--batch", "8", "--image", "128", "--nodes", "1"],
+             ["examples/tiny_resnet.ini", "--coeffs", "tests/data/curve/ring_coeffs.ini",
+              "--batch", "8", "--nodes", "4", "--overlap"]):
+    c = json.loads(good(*args, "--format", "json") or "{}")
+    want = c["curves"][0]["points"][0] if c else {}
+    p = subprocess.run([SM, "predict", *args, "--format", "json"], capture_output=True, text=True)
+    got = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(want and all(got.get(k) == want[k] for k in TIMES) and
+          got.get("coeffs") == c.get("predictor"),
+          f"predict {' '.join(args)}: {[got.get(k) for k in TIMES]}, curve "
+          f"{[want.get(k) for k in TIMES]} {p.stderr}")
+# the case by magnitude: an H100 step of resnet50 at batch 256 is about 0.14 s
+# (README: measured 0.138 s), not minutes
+p = subprocess.run([SM, "predict", "resnet50", "--device", "h100", "--batch", "256", "-g", "1",
+                    "--format", "json"], capture_output=True, text=True)
+doc = json.loads(p.stdout) if p.returncode == 0 else {}
+check(0.1 < doc.get("t_step", 0) < 0.2, f"predict --device h100: t_step {doc.get('t_step')}")
+p = subprocess.run([SM, "predict", "resnet50", "--coeffs", "default", "--framework", "fused",
+                    "--batch", "8"], capture_output=True, text=True)
+check(p.returncode == 2 and "--framework" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+      f"predict --coeffs --framework refused: {p.stderr}")
+
 # --- JSON, several models and batches, turning points -----------------------------------------
 out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", "--nodes", "1:64",
            "--format", "json")
