@@ -10,6 +10,7 @@
 #include "curve_svg.h"
 #include "output.h"
 #include "predictor_choice.h"
+#include "warnings.h"
 #include "scalemeter/curve.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -340,6 +341,7 @@ typedef struct curve_run {
     int gpus_per_node;
     curve_row *rows;
     int n_rows;
+    warnings *warn; /* said on stderr and in JSON's warning */
 } curve_run;
 
 static int64_t image_of(const curve_run *r, const sm_network *net)
@@ -475,12 +477,13 @@ static void write_json(FILE *out, const curve_run *r)
     fputs("{\"predictor\": ", out);
     json_string(out, sm_predictor_describe(r->pred));
     fprintf(out, ", \"scaling\": \"%s\", \"gpus_per_node\": %d, \"threshold\": %g, "
-                 "\"overlap\": %s, \"dataset\": %lld, ",
+                 "\"overlap\": %s, \"dataset\": %lld",
             r->args->strong ? "strong" : "weak", r->gpus_per_node, r->args->threshold,
             r->args->overlap ? "true" : "false", (long long)r->args->dataset);
     if (r->args->epochs)
-        fprintf(out, "\"epochs\": %lld, ", (long long)r->args->epochs);
-    fputs("\"curves\": [", out);
+        fprintf(out, ", \"epochs\": %lld", (long long)r->args->epochs);
+    warnings_json(r->warn, out);
+    fputs(", \"curves\": [", out);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         const sm_curve *c = &row->curve;
@@ -681,29 +684,16 @@ static int write_output(const curve_run *r)
     return 0;
 }
 
-/* Where fitted coefficients are asked beyond what they saw: one line per curve, at the first
- * node count concerned, on standard error (the output itself stays machine-readable). */
-static void warn_extrapolation(const curve_run *r)
+/* What the predictor warns about, over every point: each warning once, naming the models or
+ * the batches and node counts it applies to. */
+static int gather_warnings(curve_run *r)
 {
-    for (int k = 0; k < r->n_rows; k++) {
-        const curve_row *row = &r->rows[k];
-        char net_msg[1024];
-        int seen = 0; /* a network's rows share its warning */
-        for (int j = 0; j < k; j++)
-            seen |= r->rows[j].net == row->net;
-        if (!seen && sm_predictor_network_warning(r->pred, row->net, net_msg, sizeof net_msg))
-            fprintf(stderr, "scalemeter curve: warning: %s\n", net_msg);
-        for (int i = 0; i < row->curve.n_points; i++) {
-            char msg[1024], b[64];
-            const sm_curve_point *p = &row->curve.points[i];
-            if (!sm_predictor_warning(r->pred, &p->layout, msg, sizeof msg))
-                continue;
-            batch_label(r, row->batch, b, sizeof b);
-            fprintf(stderr, "scalemeter curve: warning: %s, %s, from %d nodes on: %s\n",
-                    row->model, b, p->layout.nodes, msg);
-            break;
-        }
-    }
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++)
+            if (warnings_add(r->warn, r->pred, r->rows[k].model, r->rows[k].net,
+                             &r->rows[k].curve.points[i].layout))
+                return -1;
+    return 0;
 }
 
 /* Loads every network and computes every curve; rows and networks stay for the output. */
@@ -754,9 +744,10 @@ int cmd_curve(int argc, char **argv)
     sm_predictor *pred = NULL;
     sm_registry *reg = NULL;
     sm_network *nets[MAX_SWEEP] = {0};
-    curve_run r = {&a, NULL, 0, calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)), 0};
+    curve_run r = {&a, NULL, 0, calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)), 0,
+                   warnings_new()};
     int rc = 0;
-    if (!r.rows)
+    if (!r.rows || !r.warn)
         rc = report_error("out of memory");
     else if (predictor_choice_open(&choice, &pred, &st) || sm_registry_open(&reg, &st))
         rc = report_error(st.msg);
@@ -766,14 +757,17 @@ int cmd_curve(int argc, char **argv)
         r.gpus_per_node = a.gpus_per_node ? (int)a.gpus_per_node : per_node ? per_node : 1;
         if (compute(&r, reg, models, n_models, nets, &st)) {
             rc = report_error(st.msg);
+        } else if (gather_warnings(&r)) {
+            rc = report_error("out of memory");
         } else {
-            warn_extrapolation(&r);
+            warnings_print(r.warn, "curve");
             rc = write_output(&r);
         }
     }
     for (int k = 0; k < r.n_rows; k++)
         sm_curve_free(&r.rows[k].curve);
     free(r.rows);
+    warnings_free(r.warn);
     for (int m = 0; m < n_models; m++)
         sm_network_free(nets[m]);
     sm_registry_free(reg);

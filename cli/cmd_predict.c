@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "output.h"
 #include "predictor_choice.h"
+#include "warnings.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
@@ -229,8 +230,7 @@ static void json_number(const char *key, double v)
 
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
                        const sm_layout *l, const sm_prediction *t,
-                       const sm_allreduce_estimate *ar, const double *blocks,
-                       const char *warning)
+                       const sm_allreduce_estimate *ar, const double *blocks, warnings *warn)
 {
     printf("{\"model\": ");
     json_string(stdout, net->name);
@@ -253,11 +253,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
         printf(", \"epochs\": %lld", (long long)a->epochs);
         json_number("t_train", (double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset));
     }
-    printf(", \"warning\": ");
-    if (warning[0])
-        json_string(stdout, warning);
-    else
-        printf("null");
+    warnings_json(warn, stdout);
     job_energy e = energy_of(a, l, t);
     if (e.modelled) {
         json_number("e_infer_j", e.infer);
@@ -439,32 +435,35 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
                 return report_error(st.msg);
             }
     }
-    char warning[2048], net_warning[1024];
-    sm_predictor_warning(p, &l, warning, sizeof warning);
-    if (sm_predictor_network_warning(p, net, net_warning, sizeof net_warning)) {
-        size_t used = strlen(warning);
-        snprintf(warning + used, sizeof warning - used, "%s%s", used ? "; " : "", net_warning);
+    /* said as curve says them: predict is its one-row case */
+    warnings *warn = warnings_new();
+    if (!warn || warnings_add(warn, p, a->model, net, &l)) {
+        warnings_free(warn);
+        free(blocks);
+        return report_error("out of memory");
     }
-    if (warning[0])
-        fprintf(stderr, "scalemeter predict: warning: %s\n", warning);
+    warnings_print(warn, "predict");
     /* with a description behind the calibration: what one gradient bucket's all-reduce runs */
     sm_allreduce_estimate ar_buf;
     int ar_rc = sm_predictor_allreduce(p, net, &l, &ar_buf, &st);
     if (ar_rc < 0) {
+        warnings_free(warn);
         free(blocks);
         return report_error(st.msg);
     }
     const sm_allreduce_estimate *ar = ar_rc == 0 ? &ar_buf : NULL;
     if (output_to("predict", a->output)) {
+        warnings_free(warn);
         free(blocks);
         return 1;
     }
     if (a->format == FORMAT_JSON)
-        print_json(a, net, p, &l, &t, ar, blocks, warning);
+        print_json(a, net, p, &l, &t, ar, blocks, warn);
     else if (a->format == FORMAT_CSV)
         print_csv(a, net, p, &l, &t, ar);
     else
         print_table(a, net, p, &l, &t, ar, blocks);
+    warnings_free(warn);
     free(blocks);
     return 0;
 }

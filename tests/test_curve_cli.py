@@ -357,6 +357,43 @@ p = subprocess.run([SM, "predict", "resnet50", "--coeffs", "default", "--framewo
 check(p.returncode == 2 and "--framework" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
       f"predict --coeffs --framework refused: {p.stderr}")
 
+# --- warnings: each said once a command, naming what it applies to, and in JSON too ------------
+# the shipped CPU calibration (configs/calibrations/default.ini): single-device runs, batches 1
+# to 16, images 64 to 224, cnn networks. 3 models x 3 batches x 4 node counts = 36 points, three
+# warnings: several devices (nodes 2 to 8, every batch), batches 32 and 64 (every node count),
+# and vit_b_16's family; resnet18 at 128 is inside the image range.
+WARN_ARGS = ["resnet18,resnet50,vit_b_16", "--coeffs", "default", "--batch", "8,32,64",
+             "--nodes", "1:8", "--image", "128"]
+WANT_WARNINGS = [
+    "batch 8, 32, 64 on 2, 4, 8 nodes: the calibration saw single-device runs only: t_grad on "
+    "several devices is the local update alone",
+    "batch 32, 64 on 1, 2, 4, 8 nodes: a batch beyond the calibrated range (1 to 16): times "
+    "extrapolate",
+    "vit_b_16: the calibration was fitted on cnn networks only, and the layers of transformer "
+    "networks cost differently"]
+for fmt in ("table", "csv", "json"):
+    rc, out, err = run(*WARN_ARGS, "--format", fmt)
+    lines = [ln for ln in err.splitlines() if ln.startswith("scalemeter curve: warning: ")]
+    check(rc == 0 and len(lines) == 3 and len(err.splitlines()) == 3 and
+          all(any(ln[len("scalemeter curve: warning: "):].startswith(w) for ln in lines)
+              for w in WANT_WARNINGS), f"curve --format {fmt}: warnings {err}")
+    if fmt == "json" and rc == 0:
+        doc = json.loads(out)
+        said = [ln[len("scalemeter curve: warning: "):] for ln in lines]
+        check(doc.get("warning") == "; ".join(said),
+              f"curve JSON warning is what stderr says: {doc.get('warning')!r}")
+doc = json.loads(good(*ROUND, "--batch", "32", "--nodes", "1,3", "--format", "json") or "{}")
+check("warning" in doc and doc["warning"] is None, "curve JSON: warning null when none")
+# predict says the same as the one-row curve
+args = ["resnet50", "--coeffs", "default", "--batch", "32", "--nodes", "2", "-g", "4"]
+c = json.loads(good(*args, "--format", "json") or "{}")
+p = subprocess.run([SM, "predict", *args, "--format", "json"], capture_output=True, text=True)
+got = json.loads(p.stdout) if p.returncode == 0 else {}
+check(c.get("warning") and got.get("warning") == c.get("warning") and
+      got["warning"].startswith("batch 32 on 2 nodes x 4 devices: the calibration saw "
+                                "single-device runs only"),
+      f"predict's warning {got.get('warning')!r}, curve's {c.get('warning')!r}")
+
 # --- JSON, several models and batches, turning points -----------------------------------------
 out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", "--nodes", "1:64",
            "--format", "json")
