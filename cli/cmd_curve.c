@@ -9,6 +9,8 @@
 #include "commands.h"
 #include "curve_svg.h"
 #include "output.h"
+#include "predictor_choice.h"
+#include "warnings.h"
 #include "scalemeter/curve.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -180,6 +182,13 @@ static int parse_threshold(const char *text, double *out)
     return 0;
 }
 
+/* The options that choose the predictor, as predict reads them too. */
+static predictor_choice choice_of(const curve_args *a)
+{
+    return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
+                              a->algorithms, a->protocols, a->bucket_mib, a->overlap};
+}
+
 static int parse_args(int argc, char **argv, curve_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -297,23 +306,14 @@ static int parse_args(int argc, char **argv, curve_args *a)
     if (!a->models)
         problem = "which network? (scalemeter curve resnet50 --device h100 --batch 64 "
                   "--nodes 1:64)";
-    else if (!a->coeffs && !a->device)
-        problem = "give --coeffs FILE, --device NAME, or both (fitted passes, the "
-                  "description's all-reduce)";
-    else if (have_batch == have_global)
+    else {
+        predictor_choice choice = choice_of(a);
+        problem = predictor_choice_problem(&choice);
+    }
+    if (!problem && have_batch == have_global)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
-    else if (!a->n_nodes)
+    else if (!problem && !a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
-    else if (a->coeffs && !a->device &&
-             (a->bucket_mib > 0 || a->framework || a->collective || a->algorithms ||
-              a->protocols))
-        problem = "--bucket-mib, --framework, --collective, --algorithm and --protocol apply "
-                  "to --device; fitted "
-                  "coefficients already hold what was measured (add --device NAME for its "
-                  "all-reduce)";
-    else if (a->coeffs && a->framework)
-        problem = "--framework applies to --device alone: with --coeffs the passes are the "
-                  "calibration's, as measured";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -341,6 +341,7 @@ typedef struct curve_run {
     int gpus_per_node;
     curve_row *rows;
     int n_rows;
+    warnings *warn; /* said on stderr and in JSON's warning */
 } curve_run;
 
 static int64_t image_of(const curve_run *r, const sm_network *net)
@@ -476,12 +477,13 @@ static void write_json(FILE *out, const curve_run *r)
     fputs("{\"predictor\": ", out);
     json_string(out, sm_predictor_describe(r->pred));
     fprintf(out, ", \"scaling\": \"%s\", \"gpus_per_node\": %d, \"threshold\": %g, "
-                 "\"overlap\": %s, \"dataset\": %lld, ",
+                 "\"overlap\": %s, \"dataset\": %lld",
             r->args->strong ? "strong" : "weak", r->gpus_per_node, r->args->threshold,
             r->args->overlap ? "true" : "false", (long long)r->args->dataset);
     if (r->args->epochs)
-        fprintf(out, "\"epochs\": %lld, ", (long long)r->args->epochs);
-    fputs("\"curves\": [", out);
+        fprintf(out, ", \"epochs\": %lld", (long long)r->args->epochs);
+    warnings_json(r->warn, out);
+    fputs(", \"curves\": [", out);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         const sm_curve *c = &row->curve;
@@ -682,47 +684,16 @@ static int write_output(const curve_run *r)
     return 0;
 }
 
-/* Where fitted coefficients are asked beyond what they saw: one line per curve, at the first
- * node count concerned, on standard error (the output itself stays machine-readable). */
-static void warn_extrapolation(const curve_run *r)
+/* What the predictor warns about, over every point: each warning once, naming the models or
+ * the batches and node counts it applies to. */
+static int gather_warnings(curve_run *r)
 {
-    for (int k = 0; k < r->n_rows; k++) {
-        const curve_row *row = &r->rows[k];
-        char net_msg[1024];
-        int seen = 0; /* a network's rows share its warning */
-        for (int j = 0; j < k; j++)
-            seen |= r->rows[j].net == row->net;
-        if (!seen && sm_predictor_network_warning(r->pred, row->net, net_msg, sizeof net_msg))
-            fprintf(stderr, "scalemeter curve: warning: %s\n", net_msg);
-        for (int i = 0; i < row->curve.n_points; i++) {
-            char msg[1024], b[64];
-            const sm_curve_point *p = &row->curve.points[i];
-            if (!sm_predictor_warning(r->pred, &p->layout, msg, sizeof msg))
-                continue;
-            batch_label(r, row->batch, b, sizeof b);
-            fprintf(stderr, "scalemeter curve: warning: %s, %s, from %d nodes on: %s\n",
-                    row->model, b, p->layout.nodes, msg);
-            break;
-        }
-    }
-}
-
-static int open_predictor(const curve_args *a, sm_predictor **p, sm_status *st)
-{
-    sm_device_options opt = {a->precision, a->bucket_mib, a->overlap, a->framework,
-                             a->collective, a->algorithms, a->protocols};
-    if (a->coeffs) {
-        if (a->device ? sm_predictor_from_coeffs_device(a->coeffs, a->device, &opt, p, st)
-                      : sm_predictor_from_coeffs_opts(a->coeffs, a->overlap, p, st))
-            return -1;
-        if (sm_predictor_check_precision(*p, a->precision, st)) {
-            sm_predictor_free(*p);
-            *p = NULL;
-            return -1;
-        }
-        return 0;
-    }
-    return sm_predictor_from_device_opts(a->device, &opt, p, st);
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++)
+            if (warnings_add(r->warn, r->pred, r->rows[k].model, r->rows[k].net,
+                             &r->rows[k].curve.points[i].layout))
+                return -1;
+    return 0;
 }
 
 /* Loads every network and computes every curve; rows and networks stay for the output. */
@@ -769,14 +740,16 @@ int cmd_curve(int argc, char **argv)
     }
 
     sm_status st;
+    predictor_choice choice = choice_of(&a);
     sm_predictor *pred = NULL;
     sm_registry *reg = NULL;
     sm_network *nets[MAX_SWEEP] = {0};
-    curve_run r = {&a, NULL, 0, calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)), 0};
+    curve_run r = {&a, NULL, 0, calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)), 0,
+                   warnings_new()};
     int rc = 0;
-    if (!r.rows)
+    if (!r.rows || !r.warn)
         rc = report_error("out of memory");
-    else if (open_predictor(&a, &pred, &st) || sm_registry_open(&reg, &st))
+    else if (predictor_choice_open(&choice, &pred, &st) || sm_registry_open(&reg, &st))
         rc = report_error(st.msg);
     if (rc == 0) {
         r.pred = pred;
@@ -784,14 +757,17 @@ int cmd_curve(int argc, char **argv)
         r.gpus_per_node = a.gpus_per_node ? (int)a.gpus_per_node : per_node ? per_node : 1;
         if (compute(&r, reg, models, n_models, nets, &st)) {
             rc = report_error(st.msg);
+        } else if (gather_warnings(&r)) {
+            rc = report_error("out of memory");
         } else {
-            warn_extrapolation(&r);
+            warnings_print(r.warn, "curve");
             rc = write_output(&r);
         }
     }
     for (int k = 0; k < r.n_rows; k++)
         sm_curve_free(&r.rows[k].curve);
     free(r.rows);
+    warnings_free(r.warn);
     for (int m = 0; m < n_models; m++)
         sm_network_free(nets[m]);
     sm_registry_free(reg);

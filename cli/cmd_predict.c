@@ -6,6 +6,8 @@
 
 #include "commands.h"
 #include "output.h"
+#include "predictor_choice.h"
+#include "warnings.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
@@ -15,17 +17,19 @@ static void usage(void)
         "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--device NAME|FILE]\n"
         "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
         "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
-        "                          [--algorithm LIST] [--protocol LIST]\n"
+        "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
         "                          [--per-block] [--precision P] [--format table|csv|json]\n"
         "                          [-o FILE]\n\n"
-        "Predicts the times of one step of MODEL (a network file or a zoo name) with ConvMeter's\n"
-        "equations and the coefficients of `scalemeter fit`.\n\n"
+        "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
+        "one-row case, the same options giving the same numbers.\n\n"
         "  --batch B          per-device batch (required)\n"
-        "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (default:\n"
-        "                     default, the shipped CPU calibration)\n"
-        "  --device NAME      the gradients' all-reduce from a device description (its\n"
-        "                     links, devices per node and collective: configs/devices/NAME.ini\n"
-        "                     or a file); the passes and the update stay the calibration's\n"
+        "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (without\n"
+        "                     --device: default, the shipped one-thread CPU calibration)\n"
+        "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
+        "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
+        "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
+        "                     calibration, the gradients' all-reduce from the description\n"
+        "                     (its links, devices per node and collective)\n"
         "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
         "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
         "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
@@ -33,8 +37,10 @@ static void usage(void)
         "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
         "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
         "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
-        "  --precision P      fp32, tf32, fp16 or bf16: refuse a calibration of another\n"
-        "                     precision (default: the calibration's, which is shown)\n"
+        "  --framework F      (--device alone) how kernels are dispatched:\n"
+        "                     configs/frameworks/F.ini or a file (default: the device file's)\n"
+        "  --precision P      fp32, tf32, fp16 or bf16: --device alone models it (default: the\n"
+        "                     file's); --coeffs refuses a calibration of another precision\n"
         "  --nodes N          nodes (default 1)\n"
         "  -g, --gpus-per-node G  devices per node (default: the --device\n"
         "                     description's, else 1); N x G devices in all\n"
@@ -59,7 +65,7 @@ static void usage(void)
 }
 
 typedef struct predict_args {
-    const char *model, *coeffs, *device, *precision, *output, *collective;
+    const char *model, *coeffs, *device, *precision, *output, *collective, *framework;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
     double bucket_mib; /* 0: not given */
     int overlap;
@@ -68,12 +74,19 @@ typedef struct predict_args {
     output_format format;
 } predict_args;
 
+/* The options that choose the predictor, as curve reads them too. */
+static predictor_choice choice_of(const predict_args *a)
+{
+    return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
+                              a->algorithms, a->protocols, a->bucket_mib, a->overlap};
+}
+
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){.coeffs = "default", .nodes = 1, .dataset = DEFAULT_DATASET,
+    *a = (predict_args){.nodes = 1, .dataset = DEFAULT_DATASET,
                         .format = FORMAT_TABLE};
     enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
-           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL };
+           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL, FRAMEWORK };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
@@ -86,6 +99,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"collective", required_argument, 0, COLLECTIVE},
         {"algorithm", required_argument, 0, ALGORITHM},
         {"protocol", required_argument, 0, PROTOCOL},
+        {"framework", required_argument, 0, FRAMEWORK},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -146,6 +160,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case PROTOCOL:
             a->protocols = optarg;
             break;
+        case FRAMEWORK:
+            a->framework = optarg;
+            break;
         default:
             return usage_error("predict", msg);
         }
@@ -168,11 +185,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
         fprintf(stderr, "scalemeter predict: --batch B is required (the per-device batch)\n");
         return -1;
     }
-    if (!a->device && (a->bucket_mib > 0 || a->collective || a->algorithms || a->protocols)) {
-        fprintf(stderr, "scalemeter predict: --bucket-mib, --collective, --algorithm and "
-                        "--protocol apply to --device; "
-                        "fitted coefficients already hold what was measured (add --device NAME "
-                        "for its all-reduce)\n");
+    if (!a->coeffs && !a->device)
+        a->coeffs = "default";
+    predictor_choice choice = choice_of(a);
+    const char *problem = predictor_choice_problem(&choice);
+    if (problem) {
+        fprintf(stderr, "scalemeter predict: %s\n", problem);
         return -1;
     }
     if (a->per_block && a->format == FORMAT_CSV) {
@@ -212,8 +230,7 @@ static void json_number(const char *key, double v)
 
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
                        const sm_layout *l, const sm_prediction *t,
-                       const sm_allreduce_estimate *ar, const double *blocks,
-                       const char *warning)
+                       const sm_allreduce_estimate *ar, const double *blocks, warnings *warn)
 {
     printf("{\"model\": ");
     json_string(stdout, net->name);
@@ -236,11 +253,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
         printf(", \"epochs\": %lld", (long long)a->epochs);
         json_number("t_train", (double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset));
     }
-    printf(", \"warning\": ");
-    if (warning[0])
-        json_string(stdout, warning);
-    else
-        printf("null");
+    warnings_json(warn, stdout);
     job_energy e = energy_of(a, l, t);
     if (e.modelled) {
         json_number("e_infer_j", e.infer);
@@ -422,32 +435,35 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
                 return report_error(st.msg);
             }
     }
-    char warning[2048], net_warning[1024];
-    sm_predictor_warning(p, &l, warning, sizeof warning);
-    if (sm_predictor_network_warning(p, net, net_warning, sizeof net_warning)) {
-        size_t used = strlen(warning);
-        snprintf(warning + used, sizeof warning - used, "%s%s", used ? "; " : "", net_warning);
+    /* said as curve says them: predict is its one-row case */
+    warnings *warn = warnings_new();
+    if (!warn || warnings_add(warn, p, a->model, net, &l)) {
+        warnings_free(warn);
+        free(blocks);
+        return report_error("out of memory");
     }
-    if (warning[0])
-        fprintf(stderr, "scalemeter predict: warning: %s\n", warning);
+    warnings_print(warn, "predict");
     /* with a description behind the calibration: what one gradient bucket's all-reduce runs */
     sm_allreduce_estimate ar_buf;
     int ar_rc = sm_predictor_allreduce(p, net, &l, &ar_buf, &st);
     if (ar_rc < 0) {
+        warnings_free(warn);
         free(blocks);
         return report_error(st.msg);
     }
     const sm_allreduce_estimate *ar = ar_rc == 0 ? &ar_buf : NULL;
     if (output_to("predict", a->output)) {
+        warnings_free(warn);
         free(blocks);
         return 1;
     }
     if (a->format == FORMAT_JSON)
-        print_json(a, net, p, &l, &t, ar, blocks, warning);
+        print_json(a, net, p, &l, &t, ar, blocks, warn);
     else if (a->format == FORMAT_CSV)
         print_csv(a, net, p, &l, &t, ar);
     else
         print_table(a, net, p, &l, &t, ar, blocks);
+    warnings_free(warn);
     free(blocks);
     return 0;
 }
@@ -459,16 +475,9 @@ int cmd_predict(int argc, char **argv)
         return 2;
     sm_status st;
     sm_predictor *p;
-    sm_device_options comm = {.bucket_mib = a.bucket_mib, .overlap = a.overlap,
-                              .collective = a.collective, .algorithms = a.algorithms,
-                              .protocols = a.protocols};
-    if (a.device ? sm_predictor_from_coeffs_device(a.coeffs, a.device, &comm, &p, &st)
-                 : sm_predictor_from_coeffs_opts(a.coeffs, a.overlap, &p, &st))
+    predictor_choice choice = choice_of(&a);
+    if (predictor_choice_open(&choice, &p, &st))
         return report_error(st.msg);
-    if (sm_predictor_check_precision(p, a.precision, &st)) {
-        sm_predictor_free(p);
-        return report_error(st.msg);
-    }
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_predictor_free(p);

@@ -91,7 +91,7 @@ set_tests_properties(cli_predict_hand PROPERTIES PASS_REGULAR_EXPRESSION
   "\"t_infer\": 0.083708, \"t_fwd\": 0.078868, \"t_bwd\": 0.157736, \"t_grad\": 0.001, \"t_step\": 0.237604, \"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"warning\": null")
 # 2 nodes x 4 devices after a single-device calibration: a warning, and t_grad stays c1 L
 add_test(NAME cli_predict_warns_devices
-  COMMAND ${SM_FIT_CLI} warns "single-device runs only: t_grad for 8 devices"
+  COMMAND ${SM_FIT_CLI} warns "batch 2 on 2 nodes x 4 devices: the calibration saw single-device runs only: t_grad on several devices"
           ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini
           --batch 2 --nodes 2 --gpus-per-node 4
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
@@ -109,7 +109,7 @@ set_tests_properties(cli_predict_ring_hand PROPERTIES PASS_REGULAR_EXPRESSION
   "\"t_grad\": 0.00103096, .*\"warning\": null")
 # a ring fit of one node has no inter-node terms: asked about 2 nodes, predict warns
 add_test(NAME cli_predict_warns_nodes
-  COMMAND ${SM_FIT_CLI} warns "single-node runs only: t_grad for 2 nodes leaves out the inter-node"
+  COMMAND ${SM_FIT_CLI} warns "batch 2 on 2 nodes x 4 devices: the calibration saw single-node runs only: t_grad on several nodes leaves out the inter-node"
           ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini
           --coeffs ${SM_FIT_DATA}/ring_one_node_coeffs.ini --batch 2 --nodes 2 --gpus-per-node 4
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
@@ -212,7 +212,7 @@ set_tests_properties(cli_fit_write_fails_whole PROPERTIES PASS_REGULAR_EXPRESSIO
 # outside its range (64 to 224); none inside it.
 add_test(NAME cli_predict_warns_family COMMAND ${SCALEMETER_BIN} predict vit_b_16 --batch 1)
 set_tests_properties(cli_predict_warns_family PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: vit_b_16 is a transformer network, and the calibration was fitted on cnn networks only.*t_step")
+  "warning: vit_b_16: the calibration was fitted on cnn networks only, and the layers of transformer networks cost differently.*t_step")
 add_test(NAME cli_predict_warns_image COMMAND ${SCALEMETER_BIN} predict resnet18 --batch 1 --image 512)
 set_tests_properties(cli_predict_warns_image PROPERTIES PASS_REGULAR_EXPRESSION
   "warning: resnet18: image 512 is outside the calibrated range \\(64 to 224\\): times extrapolate")
@@ -221,7 +221,7 @@ set_tests_properties(cli_predict_no_warning_inside PROPERTIES FAIL_REGULAR_EXPRE
 add_test(NAME cli_curve_warns_family
   COMMAND ${SCALEMETER_BIN} curve vit_b_16 --coeffs h100-pytorch-tf32 --batch 8 --nodes 1 --format csv)
 set_tests_properties(cli_curve_warns_family PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: vit_b_16 is a transformer network, and the calibration was fitted on cnn networks only")
+  "warning: vit_b_16: the calibration was fitted on cnn networks only, and the layers of transformer networks cost differently")
 sm_add_c_test(test_energy test_energy.c ${CMAKE_CURRENT_BINARY_DIR})
 
 # Energy written by hand (tests/data/fit/energy_coeffs.ini: tiny_coeffs.ini, 100 W idle) for

@@ -17,3 +17,10 @@ add_test(NAME install_consumer
 set_tests_properties(install_consumer PROPERTIES TIMEOUT 300)
 # env.sh of the offline pack finds its folder under sh and bash from any folder, or refuses
 add_test(NAME offline_env_finds_itself COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_offline_env.sh)
+# The library's dynamic symbols: the sm_ API and nothing else (core/exports.map)
+find_program(SM_NM nm)
+if(SM_NM)
+  add_test(NAME library_exports_sm_only
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_exports.sh $<TARGET_FILE:scalemeter>
+            ${PROJECT_SOURCE_DIR}/core/include)
+endif()

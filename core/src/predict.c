@@ -41,7 +41,7 @@ int sm_predictor_check_precision(const sm_predictor *p, const char *precision, s
     return sm_fail(st,
                    "%s is a calibration of %s runs; it cannot predict %s (fit the %s rows of a "
                    "measurement CSV with `scalemeter fit --precision %s`, or leave the "
-                   "calibration out: `curve --device NAME` models any precision)",
+                   "calibration out: `--device NAME` alone models any precision)",
                    p->calibration[0] ? p->calibration : p->description, p->precision, precision,
                    precision, precision);
 }

@@ -320,53 +320,43 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
     if (grad && fit->comm_unidentified && n != fit->devices_max) {
         snprintf(text, sizeof text,
                  "the calibration's runs could not separate communication from the rest: t_grad "
-                 "for %lld devices is fitted as measured, on up to %d devices (calibrate with "
-                 "one rank and with several, into one CSV)",
-                 (long long)n, fit->devices_max);
+                 "is as measured on %d devices (calibrate with one rank and with several, into "
+                 "one CSV)",
+                 fit->devices_max);
         append(buf, len, text);
     } else if (n > 1 && !fit->multi_device && grad && !fit->comm_unidentified) {
-        snprintf(text, sizeof text,
-                 "the calibration saw single-device runs only: t_grad for %lld devices is the "
-                 "local update alone, without communication (calibrate with several devices, "
-                 "or add --device NAME: a description's all-reduce)",
-                 (long long)n);
-        append(buf, len, text);
+        append(buf, len,
+               "the calibration saw single-device runs only: t_grad on several devices is the "
+               "local update alone, without communication (calibrate with several devices, or "
+               "add --device NAME: a description's all-reduce)");
     } else if (grad && ring && !fit->flat_ring) {
         /* the hierarchical ring form fits a level's terms only when the rows had that level */
-        if (layout->gpus_per_node > 1 && !fit->multi_gpu) {
-            snprintf(text, sizeof text,
-                     "the calibration saw one device per node only: t_grad for %d devices per "
-                     "node leaves out the intra-node terms of the ring all-reduce (calibrate "
-                     "with several devices per node)",
-                     layout->gpus_per_node);
-            append(buf, len, text);
-        }
-        if (layout->nodes > 1 && !fit->multi_node) {
-            snprintf(text, sizeof text,
-                     "the calibration saw single-node runs only: t_grad for %d nodes leaves out "
-                     "the inter-node terms of the ring all-reduce (calibrate on several nodes)",
-                     layout->nodes);
-            append(buf, len, text);
-        }
+        if (layout->gpus_per_node > 1 && !fit->multi_gpu)
+            append(buf, len,
+                   "the calibration saw one device per node only: t_grad with several devices "
+                   "per node leaves out the intra-node terms of the ring all-reduce (calibrate "
+                   "with several devices per node)");
+        if (layout->nodes > 1 && !fit->multi_node)
+            append(buf, len,
+                   "the calibration saw single-node runs only: t_grad on several nodes leaves "
+                   "out the inter-node terms of the ring all-reduce (calibrate on several "
+                   "nodes)");
     } else if (grad && ring && fit->flat_ring && layout->gpus_per_node > 1 && n > 1) {
-        snprintf(text, sizeof text,
-                 "the coefficients are of the flat ring form (one ring over all %lld devices), "
-                 "written before the hierarchical form: refit to tell the intra-node from the "
-                 "inter-node terms",
-                 (long long)n);
-        append(buf, len, text);
+        append(buf, len,
+               "the coefficients are of the flat ring form (one ring over all devices), written "
+               "before the hierarchical form: refit to tell the intra-node from the inter-node "
+               "terms");
     }
     if (n > fit->devices_max && fit->multi_device && (grad || fit->contention)) {
         snprintf(text, sizeof text,
-                 "%lld devices is beyond the calibrated range (at most %d): %s extrapolates",
-                 (long long)n, fit->devices_max,
+                 "more devices than calibrated (at most %d): %s extrapolates", fit->devices_max,
                  grad ? "t_grad" : "the passes' contention term");
         append(buf, len, text);
     }
     if (fit->batch_max > 0 && layout->batch > fit->batch_max) {
         snprintf(text, sizeof text,
-                 "batch %lld is beyond the calibrated range (%lld to %lld): times extrapolate",
-                 (long long)layout->batch, (long long)fit->batch_min, (long long)fit->batch_max);
+                 "a batch beyond the calibrated range (%lld to %lld): times extrapolate",
+                 (long long)fit->batch_min, (long long)fit->batch_max);
         append(buf, len, text);
     }
     return buf[0] != '\0';
@@ -384,24 +374,24 @@ int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, c
     char text[400];
     sm_family family = sm_network_family(net);
     if (fit->families && !(fit->families & (1u << family))) {
-        int used = snprintf(text, sizeof text, "%s is a %s network, and the calibration was "
-                            "fitted on", net->name, sm_family_name(family));
+        int used = snprintf(text, sizeof text, "the calibration was fitted on");
         for (int k = 0, n = 0; k < SM_N_FAMILIES && used > 0 && (size_t)used < sizeof text; k++)
             if (fit->families & (1u << k))
                 used += snprintf(text + used, sizeof text - (size_t)used, "%s%s",
                                  n++ ? " and " : " ", sm_family_name((sm_family)k));
         if (used > 0 && (size_t)used < sizeof text)
             snprintf(text + used, sizeof text - (size_t)used,
-                     " networks only: its layers cost differently (calibrate with %s networks, "
-                     "or use --device)", sm_family_name(family));
+                     " networks only, and the layers of %s networks cost differently "
+                     "(calibrate with %s networks, or use --device)", sm_family_name(family),
+                     sm_family_name(family));
         append(buf, len, text);
     }
     int64_t image = sm_network_image(net);
     if (fit->image_min > 0 && fit->image_max > 0 &&
         (image < fit->image_min || image > fit->image_max)) {
         snprintf(text, sizeof text,
-                 "%s: %s %lld is outside the calibrated range (%lld to %lld): times extrapolate",
-                 net->name, net->input.ndim == 3 ? "image" : "sequence length", (long long)image,
+                 "%s %lld is outside the calibrated range (%lld to %lld): times extrapolate",
+                 net->input.ndim == 3 ? "image" : "sequence length", (long long)image,
                  (long long)fit->image_min, (long long)fit->image_max);
         append(buf, len, text);
     }

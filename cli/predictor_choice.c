@@ -1,0 +1,41 @@
+/* The one place where predict and curve turn --coeffs, --device and their companions into a
+ * predictor, so that the two commands cannot come to mean different things by them again. */
+#include "predictor_choice.h"
+
+#include <stddef.h>
+
+#include "scalemeter/device.h"
+
+const char *predictor_choice_problem(const predictor_choice *c)
+{
+    if (!c->coeffs && !c->device)
+        return "give --coeffs FILE, --device NAME, or both (fitted passes, the description's "
+               "all-reduce)";
+    if (!c->device && (c->bucket_mib > 0 || c->framework || c->collective || c->algorithms ||
+                       c->protocols))
+        return "--bucket-mib, --framework, --collective, --algorithm and --protocol apply to "
+               "--device; fitted coefficients already hold what was measured (add --device "
+               "NAME for its all-reduce)";
+    if (c->coeffs && c->framework)
+        return "--framework applies to --device alone: with --coeffs the passes are the "
+               "calibration's, as measured";
+    return NULL;
+}
+
+int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st)
+{
+    sm_device_options opt = {c->precision, c->bucket_mib, c->overlap, c->framework,
+                             c->collective, c->algorithms, c->protocols};
+    *out = NULL;
+    if (!c->coeffs)
+        return sm_predictor_from_device_opts(c->device, &opt, out, st);
+    if (c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)
+                  : sm_predictor_from_coeffs_opts(c->coeffs, c->overlap, out, st))
+        return -1;
+    if (sm_predictor_check_precision(*out, c->precision, st)) {
+        sm_predictor_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}

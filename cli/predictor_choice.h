@@ -1,0 +1,26 @@
+/* The options that choose a predictor, read alike by predict and curve (predict is curve's
+ * one-row case, so the same options must give the same numbers). */
+#ifndef SCALEMETER_CLI_PREDICTOR_CHOICE_H
+#define SCALEMETER_CLI_PREDICTOR_CHOICE_H
+
+#include "scalemeter/predict.h"
+
+typedef struct predictor_choice {
+    const char *coeffs;     /* --coeffs: a calibration's passes and update */
+    const char *device;     /* --device: alone the calibration-free model; beside --coeffs the
+                               gradients' all-reduce */
+    const char *precision;  /* --precision: modelled by --device alone, checked by --coeffs */
+    const char *framework;  /* --framework (--device alone) */
+    const char *collective, *algorithms, *protocols; /* (--device) */
+    double bucket_mib;      /* (--device) 0: not given */
+    int overlap;
+} predictor_choice;
+
+/* Why the options do not go together (a usage error's text), or NULL. */
+const char *predictor_choice_problem(const predictor_choice *c);
+/* --coeffs alone: the calibration; --device alone: the roofline model of the description;
+ * both: the calibration's passes and update with the description's all-reduce. At least one
+ * of the two must be given. -1 with a message in st. */
+int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st);
+
+#endif

@@ -1,0 +1,232 @@
+/* Warnings gathered over the points of a command and said once each (warnings.h). */
+#include "warnings.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "scalemeter/fit.h"
+
+#define WARNING_LEN 2048
+
+/* A growing set of distinct integers, kept in order of arrival. */
+typedef struct int_set {
+    int64_t *v;
+    int n, cap;
+} int_set;
+
+static int set_add(int_set *s, int64_t x)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] == x)
+            return 0;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        int64_t *v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = x;
+    return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One text and what it applies to: models (a network's warning), or batches, node counts
+ * and devices per node (a layout's). */
+typedef struct entry {
+    char *text;
+    int of_network;
+    const char **models;
+    int n_models, cap_models;
+    int_set batches, nodes, gpus;
+    char *line; /* "SUBJECT: TEXT", made when asked for */
+} entry;
+
+struct warnings {
+    entry *e;
+    int n, cap;
+};
+
+warnings *warnings_new(void) { return calloc(1, sizeof(warnings)); }
+
+void warnings_free(warnings *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < w->n; i++) {
+        free(w->e[i].text);
+        free(w->e[i].models);
+        free(w->e[i].batches.v);
+        free(w->e[i].nodes.v);
+        free(w->e[i].gpus.v);
+        free(w->e[i].line);
+    }
+    free(w->e);
+    free(w);
+}
+
+static entry *find(warnings *w, const char *text, int of_network)
+{
+    for (int i = 0; i < w->n; i++)
+        if (w->e[i].of_network == of_network && !strcmp(w->e[i].text, text))
+            return &w->e[i];
+    if (w->n == w->cap) {
+        int cap = w->cap ? 2 * w->cap : 4;
+        entry *e = realloc(w->e, (size_t)cap * sizeof *e);
+        if (!e)
+            return NULL;
+        w->e = e;
+        w->cap = cap;
+    }
+    entry *e = &w->e[w->n];
+    *e = (entry){.text = strdup(text), .of_network = of_network};
+    if (!e->text)
+        return NULL;
+    w->n++;
+    return e;
+}
+
+static int add_model(entry *e, const char *model)
+{
+    for (int i = 0; i < e->n_models; i++)
+        if (!strcmp(e->models[i], model))
+            return 0;
+    if (e->n_models == e->cap_models) {
+        int cap = e->cap_models ? 2 * e->cap_models : 4;
+        const char **m = realloc(e->models, (size_t)cap * sizeof *m);
+        if (!m)
+            return -1;
+        e->models = m;
+        e->cap_models = cap;
+    }
+    e->models[e->n_models++] = model;
+    return 0;
+}
+
+/* Each "; "-separated warning of text (the library's joint) into its entry. */
+static int add_each(warnings *w, char *text, int of_network, const char *model,
+                    const sm_layout *l)
+{
+    for (char *t = text, *next; t; t = next) {
+        next = strstr(t, "; ");
+        if (next) {
+            *next = '\0';
+            next += 2;
+        }
+        entry *e = find(w, t, of_network);
+        if (!e)
+            return -1;
+        if (of_network ? add_model(e, model)
+                       : set_add(&e->batches, l->batch) || set_add(&e->nodes, l->nodes) ||
+                             set_add(&e->gpus, l->gpus_per_node))
+            return -1;
+        free(e->line); /* its subject has grown */
+        e->line = NULL;
+    }
+    return 0;
+}
+
+int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm_network *net,
+                 const sm_layout *layout)
+{
+    char text[WARNING_LEN];
+    if (sm_predictor_network_warning(p, net, text, sizeof text) &&
+        add_each(w, text, 1, model, layout))
+        return -1;
+    if (sm_predictor_warning(p, layout, text, sizeof text) && add_each(w, text, 0, model, layout))
+        return -1;
+    return 0;
+}
+
+/* "64, 128" of a set, in increasing order. */
+static void list(const int_set *s, char *buf, size_t len)
+{
+    int64_t v[s->n > 0 ? s->n : 1];
+    memcpy(v, s->v, (size_t)s->n * sizeof *v);
+    qsort(v, (size_t)s->n, sizeof *v, by_value);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->n && used < len; i++) {
+        int k = snprintf(buf + used, len - used, "%s%lld", i ? ", " : "", (long long)v[i]);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+const char *warnings_line(warnings *w, int i)
+{
+    if (i < 0 || i >= w->n)
+        return NULL;
+    entry *e = &w->e[i];
+    if (e->line)
+        return e->line;
+    char subject[WARNING_LEN];
+    size_t used = 0;
+    subject[0] = '\0';
+    if (e->of_network) {
+        for (int k = 0; k < e->n_models && used < sizeof subject; k++) {
+            int n = snprintf(subject + used, sizeof subject - used, "%s%s", k ? ", " : "",
+                             e->models[k]);
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+    } else {
+        char batches[512], nodes[512], gpus[512];
+        list(&e->batches, batches, sizeof batches);
+        list(&e->nodes, nodes, sizeof nodes);
+        list(&e->gpus, gpus, sizeof gpus);
+        int one_node = e->nodes.n == 1 && e->nodes.v[0] == 1;
+        int one_gpu = e->gpus.n == 1 && e->gpus.v[0] == 1;
+        snprintf(subject, sizeof subject, "batch %s on %s node%s%s%s%s", batches, nodes,
+                 one_node ? "" : "s", one_gpu ? "" : " x ", one_gpu ? "" : gpus,
+                 one_gpu ? "" : " devices");
+    }
+    size_t n = strlen(subject) + strlen(e->text) + 3;
+    e->line = malloc(n);
+    if (!e->line)
+        return e->text;
+    snprintf(e->line, n, "%s: %s", subject, e->text);
+    return e->line;
+}
+
+void warnings_print(warnings *w, const char *cmd)
+{
+    const char *line;
+    for (int i = 0; (line = warnings_line(w, i)); i++)
+        fprintf(stderr, "scalemeter %s: warning: %s\n", cmd, line);
+}
+
+void warnings_json(warnings *w, FILE *out)
+{
+    fputs(", \"warning\": ", out);
+    if (!w->n) {
+        fputs("null", out);
+        return;
+    }
+    size_t len = 1;
+    for (int i = 0; i < w->n; i++)
+        len += strlen(warnings_line(w, i)) + 2;
+    char *all = malloc(len);
+    if (!all) {
+        json_string(out, warnings_line(w, 0)); /* the first at least */
+        return;
+    }
+    all[0] = '\0';
+    for (int i = 0; i < w->n; i++) {
+        if (i)
+            strcat(all, "; ");
+        strcat(all, warnings_line(w, i));
+    }
+    json_string(out, all);
+    free(all);
+}

@@ -1,0 +1,28 @@
+/* The warnings of one command, each said once with what it applies to: a curve of 20 models x
+ * 12 batches says "t_grad is the local update alone" once, naming the batches and node counts,
+ * not once a point. predict and curve share it (predict is curve's one-row case). */
+#ifndef SCALEMETER_CLI_WARNINGS_H
+#define SCALEMETER_CLI_WARNINGS_H
+
+#include <stdio.h>
+
+#include "scalemeter/predict.h"
+
+typedef struct warnings warnings;
+
+/* NULL when out of memory. */
+warnings *warnings_new(void);
+void warnings_free(warnings *w);
+/* What p warns about net (named model) and about layout; -1 when out of memory. */
+int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm_network *net,
+                 const sm_layout *layout);
+/* Each warning in one line, "SUBJECT: TEXT": SUBJECT names the models, or the per-device
+ * batches and the node counts (with the devices per node), that it applies to. NULL past the
+ * last. */
+const char *warnings_line(warnings *w, int i);
+/* The lines on stderr, "scalemeter CMD: warning: LINE". */
+void warnings_print(warnings *w, const char *cmd);
+/* ', "warning": "LINE; LINE"' (null when there is none), for a JSON object. */
+void warnings_json(warnings *w, FILE *out);
+
+#endif
