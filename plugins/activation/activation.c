@@ -11,7 +11,8 @@
  *   SM_ACTIVATION_GELU         gelu         8                    x * Phi(x)
  *
  * A transcendental function (exp, erf) counts as one FLOP. Shape unchanged, no weights, no MACs;
- * the only parameter is `inplace`: no count changes, only what training keeps (activation_saved).
+ * the parameters, `inplace` and gelu's `composite`, change no count, only what training keeps
+ * (act_saved).
  */
 #include <scalemeter/plugin.h>
 
@@ -52,13 +53,17 @@
 #endif
 
 typedef struct activation_params {
-    int inplace; /* what training keeps: the result in the input's storage */
+    int inplace;   /* what training keeps: the result in the input's storage */
+    int composite; /* gelu: computed by elementary ops (Hugging Face's NewGELUActivation) */
 } activation_params;
 
 static void activation_parse(void *params, sm_args *args)
 {
     activation_params *p = params;
     p->inplace = sm_arg_bool(args, "inplace", 0);
+#ifdef SM_ACTIVATION_GELU
+    p->composite = sm_arg_bool(args, "composite", 0);
+#endif
 }
 
 static int activation_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
@@ -88,27 +93,23 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: activation_cpu.c. */
 extern const struct sm_cpu_kernels activation_cpu_kernels;
 
-/* What autograd keeps (derivatives.yaml): ReLU, sigmoid and tanh their result (in place: the
- * input's storage); ReLU6 (hardtanh) its result in place, else its input; the others their
- * input (in place, a copy of it, made before it is overwritten: the same count). */
+/* What autograd keeps (derivatives.yaml, and PyTorch 1.13 as tools/torch_saved_tensors.py
+ * records it): ReLU, sigmoid and tanh their result (in place: the input's storage); the others
+ * their input (in place, ReLU6, SiLU and Hardswish keep a copy of it made before it is
+ * overwritten: the same count). A composite GELU (0.5 x (1 + tanh(...)) in Python) keeps its
+ * input and three intermediates of its size. */
 static int act_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                      sm_layer_saved *s, sm_error *err)
 {
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
+    (void)in, (void)n_in, (void)err;
     const activation_params *p = params;
 #if defined(SM_ACTIVATION_RELU) || defined(SM_ACTIVATION_SIGMOID) || defined(SM_ACTIVATION_TANH)
+    (void)out;
     s->output = 1;
     s->aliases_input = p->inplace;
-#elif defined(SM_ACTIVATION_RELU6)
-    s->output = p->inplace;
-    s->aliases_input = p->inplace;
-    s->inputs = p->inplace ? 0 : 1;
 #else
-    (void)p;
     s->inputs = 1;
+    s->extra_elems = p->composite ? sm_mul(3, sm_shape_elems(out)) : 0;
 #endif
     return 0;
 }

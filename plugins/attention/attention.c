@@ -72,6 +72,7 @@ static void attention_parse(void *params, sm_args *args)
     p->packed = sm_arg_bool(args, "packed", 1);
     p->rel_pos = sm_arg_int(args, "rel_pos", 0, 0, MAX_WINDOW);
     p->scale = sm_arg_choice(args, "scale", scales, ATTENTION_SCALE_HEAD);
+    p->dropout = sm_arg_real(args, "dropout", 0, 0, 1);
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
@@ -190,6 +191,27 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
+/* What training keeps, per sequence, as PyTorch 1.13's nn.MultiheadAttention and Hugging Face's
+ * eager BERT and GPT-2 attention keep it (tools/torch_saved_tensors.py): the query side's input
+ * (or MHA's copy of it), the projected Q, K and V (S E + 2 M E: Q scaled, K, V; GPT-2's packed
+ * c_attn output is the same bytes), the softmax's result (h S M) and the context before the
+ * output projection (S E); with dropout on the weights, its mask and its output (h S M more).
+ * A memory input is kept as the key and value projection's input. */
+static int attention_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_saved *s, sm_error *err)
+{
+    const attention_params *p = params;
+    (void)out, (void)err;
+    int64_t g = in[0].ndim == 3 ? in[0].dim[0] : 1, len = in[0].dim[in[0].ndim - 2];
+    int64_t mlen = n_in == 2 ? in[1].dim[0] : len, e = p->dim;
+    int64_t hsm = sm_mul(p->heads, sm_mul(len, mlen));
+    int64_t own = sm_add(sm_mul(2, sm_mul(len, e)), sm_mul(2, sm_mul(mlen, e)));
+    s->inputs = n_in == 2 ? 3u : 1u;
+    s->extra_elems = sm_mul(g, sm_add(own, sm_mul(p->dropout > 0 ? 2 : 1, hsm)));
+    s->mask_elems = p->dropout > 0 ? sm_mul(g, hsm) : 0;
+    return 0;
+}
+
 /* CPU kernels: attention_cpu.c. */
 extern const struct sm_cpu_kernels attention_cpu_kernels;
 
@@ -197,7 +219,7 @@ static const sm_layer_type attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "attention",
     .summary = "multi-head self- or cross-attention with its projections (nn.MultiheadAttention, "
-               "MaxViT's windows): dim, heads, bias, causal, packed, rel_pos, scale",
+               "MaxViT's windows): dim, heads, bias, causal, packed, rel_pos, scale, dropout",
     .params_size = sizeof(attention_params),
     .min_inputs = 1,
     .max_inputs = 2,
@@ -206,6 +228,7 @@ static const sm_layer_type attention_type = {
     .metrics = attention_metrics,
     .cpu = &attention_cpu_kernels,
     .traits = SM_TRAIT_ATTENTION,
+    .saved = attention_saved,
 };
 
 SM_DEFINE_PLUGIN(attention_type)

@@ -31,6 +31,7 @@ typedef struct attention_params {
     int causal;
     int packed;
     int scale; /* enum attention_scale */
+    double dropout; /* on the attention weights, in training (what is kept for backward) */
 } attention_params;
 
 /* Index into the (2W-1)^2 rows of the relative position bias table for query position i and key

@@ -146,6 +146,22 @@ static int rnn_metrics(const void *params, const sm_shape *in, int n_in, const s
 /* CPU kernels: rnn_cpu.c. */
 extern const struct sm_cpu_kernels rnn_cpu_kernels;
 
+/* What cuDNN's training keeps (PyTorch's _cudnn_rnn saves its input, output and reserve
+ * space): the input, the output, and per step, layer and direction the gates' activations and
+ * the cell's state, G + 1 vectors of H, the reserve space's contents. An estimate from cuDNN's
+ * documented layout, not yet checked against a measurement (no recurrent zoo network). */
+static int rnn_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                     sm_layer_saved *s, sm_error *err)
+{
+    const rnn_params *p = params;
+    (void)n_in, (void)out, (void)err;
+    int64_t units = sm_mul(sm_mul(in->dim[0], p->layers), sm_mul(rnn_directions(p), p->hidden));
+    s->inputs = 1;
+    s->output = 1;
+    s->extra_elems = sm_mul(RNN_GATES + 1, units);
+    return 0;
+}
+
 static const sm_layer_type rnn_type = {
     SM_LAYER_TYPE_INIT,
     .name = RNN_NAME,
@@ -158,6 +174,7 @@ static const sm_layer_type rnn_type = {
     .metrics = rnn_metrics,
     .cpu = &rnn_cpu_kernels,
     .traits = SM_TRAIT_RECURRENT,
+    .saved = rnn_saved,
 };
 
 SM_DEFINE_PLUGIN(rnn_type)

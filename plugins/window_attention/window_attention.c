@@ -174,6 +174,23 @@ static int wa_metrics(const void *params, const sm_shape *in, int n_in, const sm
     return 0;
 }
 
+/* What training keeps, per window of N tokens, as torchvision 0.14's shifted_window_attention
+ * runs it: the partitioned copy of the input (the qkv projection's input), its output (Q, K and
+ * V are views of it), Q scaled, the softmax's result and the projection's input: 6 N C + h N^2.
+ * V2's cosine attention keeps the normalised Q and K and the scores before the logit scale in
+ * place of Q scaled: 7 N C + 2 h N^2. */
+static int wa_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                    sm_layer_saved *s, sm_error *err)
+{
+    const window_attention_params *p = params;
+    (void)n_in, (void)out, (void)err;
+    wa_layout g = wa_layout_of(p, in->dim[0], in->dim[1]);
+    int64_t nc = sm_mul(g.tokens, p->dim), hnn = sm_mul(p->heads, sm_mul(g.tokens, g.tokens));
+    int64_t one = p->v2 ? sm_add(sm_mul(7, nc), sm_mul(2, hnn)) : sm_add(sm_mul(6, nc), hnn);
+    s->extra_elems = sm_mul(g.windows, one);
+    return 0;
+}
+
 /* CPU kernels: window_attention_cpu.c. */
 extern const struct sm_cpu_kernels window_attention_cpu_kernels;
 
@@ -191,6 +208,7 @@ static const sm_layer_type window_attention_type = {
     .metrics = wa_metrics,
     .cpu = &window_attention_cpu_kernels,
     .traits = SM_TRAIT_ATTENTION,
+    .saved = wa_saved,
 };
 
 SM_DEFINE_PLUGIN(window_attention_type)
