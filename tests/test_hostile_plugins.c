@@ -145,7 +145,7 @@ static void fifo_and_empty_folder(void)
 
 /* Item 15: a world-writable folder or plugin is refused, naming it and why; relative entries
  * of SCALEMETER_PLUGIN_PATH are refused; a folder named twice loads once. */
-static void trust(const char *good)
+static void trust(void)
 {
     char dir[160], path[192];
     snprintf(dir, sizeof dir, "%s/shared", tmpdir);
@@ -195,7 +195,6 @@ static void trust(const char *good)
     CHECK_EQ(sm_registry_open(&reg, &st), -1);
     CHECK_CONTAINS(st.msg, "'plugins' is a relative folder");
     unsetenv("SCALEMETER_PLUGIN_PATH");
-    (void)good;
     unlink(path);
     rmdir(dir);
 }
@@ -245,7 +244,7 @@ int main(int argc, char **argv)
     CHECK_EQ(load(good, &st), 0); /* the checks refuse none of a good plugin */
 
     fifo_and_empty_folder();
-    trust(good);
+    trust();
     rmdir(tmpdir);
     return check_summary();
 }
