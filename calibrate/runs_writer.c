@@ -183,11 +183,22 @@ int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols,
     w->n_cols = n_cols;
     w->n_key = n_key < 16 ? n_key : 16;
     memcpy(w->key_cols, key_cols, (size_t)w->n_key * sizeof *key_cols);
-    w->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* O_NONBLOCK: a FIFO must not wait for a reader (it is refused below) */
+    w->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
     if (w->fd < 0) {
         sm_fail(st, "%s: %s", path, strerror(errno));
         free(w->path);
         free(w);
+        return -1;
+    }
+    /* the file is read back whole, to resume and to check its header: a pipe, a terminal or
+     * /dev/zero would hang or never end, so only a regular file will do */
+    struct stat sb;
+    if (fstat(w->fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        fcntl(w->fd, F_SETFL, O_APPEND) != 0) {
+        sm_fail(st, "%s: not a regular file (-o names the CSV file bench appends its rows to)",
+                path);
+        sm_runs_writer_close(w);
         return -1;
     }
     /* one writer at a time: two benchmarks appending to one file would measure the same

@@ -31,8 +31,9 @@ static void usage(FILE *out)
     fprintf(out, "\nEvery command takes --help, --format (table, csv or json where it prints data;\n"
                  "docs/output.md) and -o FILE; \"--\" ends the options and \"-\" reads a file from\n"
                  "the standard input.\n");
-    fprintf(out, "\nenvironment:\n  SCALEMETER_PLUGIN_PATH  ':'-separated folders of extra layer "
-                 "plugins (*.so)\n");
+    fprintf(out, "\nenvironment:\n  SCALEMETER_PLUGIN_PATH  ':'-separated absolute folders of "
+                 "extra layer plugins\n                          (*.so, native code: keep them "
+                 "writable by you only)\n");
 }
 
 int main(int argc, char **argv)

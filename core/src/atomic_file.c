@@ -1,12 +1,14 @@
 /* Files the library writes (coefficients, device descriptions) appear whole or not at all: they
- * are written beside their final name and renamed once flushed to disk, so a full disk or a
- * crash never leaves a truncated file where a good one was, or a 0-byte one. A path that is not
- * a regular file (/dev/null, /dev/stdout, a pipe) is written in place: renaming over it would
- * replace the device with a file. */
+ * are written beside their final name, under a fresh name (PATH.tmp.XXXXXXXX), and renamed once
+ * flushed to disk, so a full disk or a crash never leaves a truncated file where a good one
+ * was, or a 0-byte one. A path that is not a regular file (/dev/null, /dev/stdout, a pipe) is
+ * written in place: renaming over it would replace the device with a file. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -22,13 +24,32 @@ FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
             sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
         return f;
     }
-    if ((size_t)snprintf(tmp, len, "%s.tmp", path) >= len) {
-        sm_fail(st, "%.200s...: path too long", path);
-        return NULL;
+    /* a name of our own, created here (O_CREAT | O_EXCL, which follows no symbolic link): a
+     * link planted at a name known in advance would have us overwrite its target. mkstemp
+     * would do, but makes the file 0600 where fopen's 0666 less the umask is wanted. */
+    static unsigned counter;
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        unsigned salt =
+            (unsigned)now.tv_nsec ^ ((unsigned)getpid() << 16) ^ counter++ * 2654435761u;
+        if ((size_t)snprintf(tmp, len, "%s.tmp.%08x", path, salt) >= len) {
+            sm_fail(st, "%.200s...: path too long", path);
+            return NULL;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
     }
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
         sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+    }
     return f;
 }
 

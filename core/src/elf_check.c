@@ -1,7 +1,8 @@
 /* A look at a plugin file before dlopen: the dynamic loader trusts the headers it maps, so a
  * truncated or foreign .so dropped into a plugin folder would crash every command inside
  * ld.so. Checked here: the ELF magic, this process's class, byte order and machine, a shared
- * object, and that the file holds every header table and loadable segment it declares. */
+ * object, that the file holds every header table and loadable segment it declares, and its
+ * dynamic section (elf_dynamic.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -52,9 +53,10 @@ static int read_at(int fd, void *buf, size_t len, off_t at)
     return 0;
 }
 
-int sm_elf_check(const char *path, sm_status *st)
+int sm_elf_check(const char *path, const char *entry, sm_status *st)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named x.so must not wait for a writer (it is refused below) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return sm_fail(st, "%s: cannot load plugin: %s", path, strerror(errno));
     struct stat sb;
@@ -103,6 +105,8 @@ int sm_elf_check(const char *path, sm_status *st)
             rc = sm_fail(st, "%s: truncated or damaged plugin: segment %d ends beyond its %llu "
                          "bytes (rebuild or reinstall it)", path, i, (unsigned long long)size);
     }
+    if (rc == 0)
+        rc = sm_elf_check_dynamic(fd, size, path, entry, st);
 done:
     close(fd);
     return rc;

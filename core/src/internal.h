@@ -26,12 +26,28 @@ void host_args_init(host_args *a, sm_kv *kv, int n);
 /* 0 when parsing went well and every key was read; else -1 with the reason in msg. */
 int host_args_finish(host_args *a, char *msg, size_t len);
 
-/* Refuses, naming the file, what dlopen would crash on: a truncated, foreign or non-ELF .so
- * (elf_check.c). */
-int sm_elf_check(const char *path, sm_status *st);
+/* Refuses, naming the file, what dlopen would crash on: a truncated, foreign or non-ELF .so,
+ * or one whose dynamic section points outside it (elf_check.c), and one whose symbol entry
+ * (may be NULL) is defined but not a function. */
+int sm_elf_check(const char *path, const char *entry, sm_status *st);
+/* The dynamic section's part of sm_elf_check, on the open file of size bytes (elf_dynamic.c). */
+int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *entry,
+                         sm_status *st);
 
-/* Writing a file whole or not at all (atomic_file.c): open PATH.tmp (tmp: its name), then
- * commit, which flushes, syncs and renames it over path, or removes it and fails. */
+/* While a plugin loads (plugin_guard.c): a crash inside it names the plugin on stderr. */
+void sm_plugin_guard_begin(const char *path);
+void sm_plugin_guard_end(void);
+
+/* Addresses a plugin hands over (plugin_memory.c): whether [p, p + len) lies in the loaded
+ * segments of the plugin dlopen returned handle for; whether s is a string of fewer than max
+ * bytes in some loaded object; whether fn lies in some loaded object. */
+int sm_plugin_holds(void *handle, const void *p, size_t len);
+int sm_loaded_string(const char *s, size_t max);
+int sm_loaded_code(const void *fn);
+
+/* Writing a file whole or not at all (atomic_file.c): open PATH.tmp.XXXXXXXX, a fresh name
+ * (tmp: its name), then commit, which flushes, syncs and renames it over path, or removes it
+ * and fails. */
 FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
 int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
 

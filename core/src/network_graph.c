@@ -315,8 +315,9 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     host_args args;
     host_args_init(&args, dl->kv, dl->n_kv);
     l->params = calloc(1, t->params_size ? t->params_size : 1);
-    if (!l->params)
-        return sm_fail(st, "out of memory");
+    if (!l->params) /* params_size is the plugin's word: name the layer and what it asked */
+        return sm_fail(st, "%s (%s): out of memory allocating the %zu bytes of parameters its "
+                       "plugin declares", at, t->name, t->params_size);
     t->parse(l->params, &args.base);
     if (host_args_finish(&args, err, sizeof err))
         return sm_fail(st, "%s (%s): %s", at, t->name, err);
@@ -329,6 +330,9 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (t->infer(l->params, in, l->n_inputs, &l->out, &e))
         return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "inputs do not fit");
     char shape[96];
+    if (l->out.ndim < 1 || l->out.ndim > SM_MAX_DIMS) /* dim[] holds only SM_MAX_DIMS */
+        return sm_fail(st, "%s (%s): its plugin gave an output shape of %d dimensions (1 to %d "
+                       "allowed)", at, t->name, l->out.ndim, SM_MAX_DIMS);
     if (check_shape(&l->out))
         return sm_fail(st, "%s (%s): output shape %s is empty or too large", at, t->name,
                        sm_shape_str(&l->out, shape, sizeof shape));

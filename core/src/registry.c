@@ -5,8 +5,10 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -116,24 +118,91 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
     return 0;
 }
 
+/* The largest params_size the host allocates per layer: parameter structs are a few numbers,
+ * and a huge one would fail (or, under a sanitizer, abort) at the first layer of the type. */
+#define MAX_PARAMS_SIZE (1u << 20)
+
+static int check_params_size(const sm_layer_type *t, const char *path, sm_status *st)
+{
+    if (t->params_size > MAX_PARAMS_SIZE)
+        return sm_fail(st, "%s: layer type '%s' declares %zu bytes of parameters per layer "
+                       "(at most %u)", path, t->name, t->params_size, MAX_PARAMS_SIZE);
+    return 0;
+}
+
+/* The descriptor and what check_descriptor reads of it lie in memory the host may read: the
+ * descriptor in the plugin itself, its strings and functions in some loaded object. */
+static int check_descriptor_memory(void *handle, const sm_layer_type *t, const char *path,
+                                   sm_status *st)
+{
+    if (!t)
+        return 0; /* check_descriptor refuses it */
+    if ((uintptr_t)t % _Alignof(sm_layer_type) || !sm_plugin_holds(handle, t, 8))
+        return sm_fail(st, "%s: its entry point returned %p, which is not a descriptor in the "
+                       "plugin (it must return a static object)", path, (const void *)t);
+    size_t len = t->struct_size < sizeof *t ? t->struct_size : sizeof *t;
+    if (len < offsetof(sm_layer_type, cpu))
+        return 0; /* check_descriptor refuses it by its size */
+    if (!sm_plugin_holds(handle, t, len))
+        return sm_fail(st, "%s: its descriptor (%u bytes) extends beyond the plugin", path,
+                       t->struct_size);
+    if (!sm_loaded_string(t->name, 256) || (t->summary && !sm_loaded_string(t->summary, 4096)))
+        return sm_fail(st, "%s: its descriptor's name or summary is not a string in memory", path);
+    void *fn[3];
+    memcpy(&fn[0], &t->parse, sizeof fn[0]); /* function to object pointer, as POSIX allows */
+    memcpy(&fn[1], &t->infer, sizeof fn[1]);
+    memcpy(&fn[2], &t->metrics, sizeof fn[2]);
+    for (int i = 0; i < 3; i++)
+        if (fn[i] && !sm_loaded_code(fn[i]))
+            return sm_fail(st, "%s: its descriptor's %s points outside every loaded object",
+                           path, (const char *[]){"parse", "infer", "metrics"}[i]);
+    return 0;
+}
+
+/* dlopen and the entry point, with the crash guard on: the descriptor, or NULL with st set. */
+static const sm_layer_type *open_plugin(const char *path, void **handle_out, sm_status *st)
+{
+    sm_plugin_guard_begin(path);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *sym = handle ? dlsym(handle, SM_PLUGIN_ENTRY_NAME) : NULL;
+    const sm_layer_type *t = NULL;
+    if (sym) {
+        sm_plugin_entry_fn entry;
+        memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
+        t = entry(&host);
+    }
+    sm_plugin_guard_end();
+    *handle_out = handle;
+    if (!handle)
+        sm_fail(st, "%s: cannot load plugin: %s", path, dlerror());
+    else if (!sym)
+        sm_fail(st, "%s: not a scalemeter plugin: no entry point %s", path, SM_PLUGIN_ENTRY_NAME);
+    else if (!t)
+        sm_fail(st, "%s: plugin entry point returned no descriptor", path);
+    return t;
+}
+
+/* Anyone who can write a plugin file or folder can make every command run their code. */
+static int check_not_world_writable(const char *path, int folder, sm_status *st)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (sb.st_mode & S_IWOTH))
+        return sm_fail(st, "%s: refusing plugin %s: it is writable by every user, who could make "
+                       "scalemeter run their code (chmod o-w it)", path,
+                       folder ? "folder" : "file");
+    return 0;
+}
+
 int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
 {
-    if (sm_elf_check(path, st))
+    if (check_not_world_writable(path, 0, st) || sm_elf_check(path, SM_PLUGIN_ENTRY_NAME, st))
         return -1;
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle)
-        return sm_fail(st, "%s: cannot load plugin: %s", path, dlerror());
-    void *sym = dlsym(handle, SM_PLUGIN_ENTRY_NAME);
-    if (!sym) {
-        dlclose(handle);
-        return sm_fail(st, "%s: not a scalemeter plugin: no entry point %s", path,
-                       SM_PLUGIN_ENTRY_NAME);
-    }
-    sm_plugin_entry_fn entry;
-    memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
-    const sm_layer_type *t = entry(&host);
-    if (check_descriptor(t, path, st)) {
-        dlclose(handle);
+    void *handle;
+    const sm_layer_type *t = open_plugin(path, &handle, st);
+    if (!t || check_descriptor_memory(handle, t, path, st) || check_descriptor(t, path, st) ||
+        check_params_size(t, path, st)) {
+        if (handle)
+            dlclose(handle);
         return -1;
     }
     for (int i = 0; i < reg->count; i++)
@@ -168,6 +237,8 @@ static int compare_names(const void *a, const void *b)
 
 int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
 {
+    if (check_not_world_writable(dir, 1, st))
+        return -1;
     DIR *d = opendir(dir);
     if (!d)
         return sm_fail(st, "%s: cannot open plugin folder: %s", dir, strerror(errno));
@@ -192,7 +263,8 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
         names[n++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, compare_names); /* a stable order: errors repeat the same */
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(names, n, sizeof *names, compare_names); /* a stable order: errors repeat the same */
     for (size_t i = 0; i < n; i++) {
         if (rc == 0) {
             size_t len = strlen(dir) + strlen(names[i]) + 2;
@@ -207,6 +279,41 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
     return rc;
 }
 
+/* The folders of SCALEMETER_PLUGIN_PATH after the default one. A relative entry ("." or
+ * "plugins") would load code from whatever folder a command runs in, so it is refused; a folder
+ * named twice, or the default folder again, is loaded once (its types would clash otherwise). */
+static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
+{
+    char *list = strdup(extra);
+    char (*seen)[PATH_MAX] = calloc(strlen(extra) / 2 + 2, sizeof *seen);
+    if (!list || !seen) {
+        free(list), free(seen);
+        return sm_fail(st, "out of memory");
+    }
+    int n_seen = 0, rc = 0;
+    if (realpath(sm_plugin_dir(), seen[0]))
+        n_seen++;
+    for (char *save = NULL, *dir = strtok_r(list, ":", &save); dir && rc == 0;
+         dir = strtok_r(NULL, ":", &save)) {
+        if (dir[0] != '/') {
+            rc = sm_fail(st, "SCALEMETER_PLUGIN_PATH: '%s' is a relative folder; name plugin "
+                         "folders by absolute path", dir);
+            break;
+        }
+        int again = 0;
+        if (realpath(dir, seen[n_seen])) {
+            for (int i = 0; i < n_seen && !again; i++)
+                again = !strcmp(seen[i], seen[n_seen]);
+            n_seen += !again;
+        }
+        sm_status sub;
+        if (!again && sm_registry_load_dir(reg, dir, &sub))
+            rc = sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg);
+    }
+    free(list), free(seen);
+    return rc;
+}
+
 int sm_registry_open(sm_registry **out, sm_status *st)
 {
     sm_registry *reg = sm_registry_new();
@@ -214,16 +321,8 @@ int sm_registry_open(sm_registry **out, sm_status *st)
         return sm_fail(st, "out of memory");
     int rc = sm_registry_load_dir(reg, sm_plugin_dir(), st);
     const char *extra = getenv("SCALEMETER_PLUGIN_PATH");
-    if (rc == 0 && extra && *extra) {
-        char *list = strdup(extra);
-        for (char *save = NULL, *dir = strtok_r(list, ":", &save); dir && rc == 0;
-             dir = strtok_r(NULL, ":", &save)) {
-            sm_status sub;
-            if (sm_registry_load_dir(reg, dir, &sub))
-                rc = sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg);
-        }
-        free(list);
-    }
+    if (rc == 0 && extra && *extra)
+        rc = load_plugin_path(reg, extra, st);
     if (rc) {
         sm_registry_free(reg);
         return -1;
@@ -258,13 +357,23 @@ static int load_companion(plugin *p, sm_status *st)
     int rc = GPU_NONE;
     if (access(path, F_OK) == 0) {
         rc = GPU_FAILED;
-        int bad_elf = sm_elf_check(path, st);
+        int bad_elf = check_not_world_writable(path, 0, st) ||
+                      sm_elf_check(path, SM_GPU_ENTRY_NAME, st);
+        if (!bad_elf)
+            sm_plugin_guard_begin(path);
         void *handle = bad_elf ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
         void *sym = handle ? dlsym(handle, SM_GPU_ENTRY_NAME) : NULL;
         sm_gpu_entry_fn entry = NULL;
         if (sym)
             memcpy(&entry, &sym, sizeof entry);
         const struct sm_gpu_kernels *k = entry ? entry(&host) : NULL;
+        if (!bad_elf)
+            sm_plugin_guard_end();
+        if (k && ((uintptr_t)k % _Alignof(struct sm_gpu_kernels) ||
+                  !sm_plugin_holds(handle, k, 8) ||
+                  !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size
+                                                                        : sizeof *k)))
+            k = NULL; /* not a table in the module: refused below as none */
         if (bad_elf)
             ; /* st says why */
         else if (!handle)

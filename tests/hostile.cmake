@@ -1,0 +1,30 @@
+# Hostile inputs (issue 40, items 9-15): plugins that crash or lie (tests/hostile_plugin.c),
+# damaged dynamic sections, FIFOs and devices where files are expected, world-writable plugin
+# folders, relative and repeated SCALEMETER_PLUGIN_PATH entries, a symbolic link planted at
+# the atomic writer's temporary name.
+foreach(kind ndim params pointer data_entry crash)
+  string(TOUPPER ${kind} upper)
+  add_library(hostile_${kind} MODULE hostile_plugin.c)
+  target_include_directories(hostile_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  target_compile_definitions(hostile_${kind} PRIVATE HOSTILE_${upper}
+    HOSTILE_NAME="test_hostile_${kind}")
+  set_target_properties(hostile_${kind} PROPERTIES PREFIX "" OUTPUT_NAME ${kind}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/${kind}
+    C_VISIBILITY_PRESET hidden)
+endforeach()
+sm_add_c_test(test_hostile_plugins test_hostile_plugins.c
+  $<TARGET_FILE:fake_plugin_good> $<TARGET_FILE:hostile_ndim> $<TARGET_FILE:hostile_params>
+  $<TARGET_FILE:hostile_pointer> $<TARGET_FILE:hostile_data_entry>)
+add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_params
+  hostile_pointer hostile_data_entry)
+# a FIFO must be refused, not waited on: a hang ends at this limit
+set_tests_properties(test_hostile_plugins PROPERTIES TIMEOUT 60)
+
+add_test(NAME cli_hostile_inputs
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_hostile_cli.sh ${SCALEMETER_BIN}
+          $<TARGET_FILE:hostile_crash> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_hostile_inputs PROPERTIES TIMEOUT 120)
+if(SCALEMETER_SANITIZE)
+  # bench maps Open MPI, whose own allocations LeakSanitizer reports (as bench.cmake)
+  set_tests_properties(cli_hostile_inputs PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+endif()

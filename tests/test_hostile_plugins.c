@@ -1,0 +1,250 @@
+/* Hostile plugins and plugin folders (issue 40, items 9-13 and 15): each is refused with one
+ * line naming the file, never a crash, a hang or heap contents in a message.
+ * argv: good.so (tests/fake_plugin.c), then ndim.so params.so pointer.so data_entry.so
+ * (tests/hostile_plugin.c). */
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "net_file.h"
+#include "scalemeter/scalemeter.h"
+
+static char tmpdir[] = "/tmp/sm_hostile_XXXXXX";
+static unsigned char *good_bytes;
+static size_t good_size;
+
+/* Loads path into a fresh registry: the status, and the message in st. */
+static int load(const char *path, sm_status *st)
+{
+    sm_registry *reg = sm_registry_new();
+    int rc = sm_registry_load_file(reg, path, st);
+    sm_registry_free(reg);
+    return rc;
+}
+
+static void expect_refused(const char *path, const char *phrase)
+{
+    sm_status st;
+    int rc = load(path, &st);
+    CHECK_MSG(rc == -1, "%s was loaded", path);
+    if (rc == -1) {
+        CHECK_CONTAINS(st.msg, path);
+        CHECK_CONTAINS(st.msg, phrase);
+        CHECK(strchr(st.msg, '\n') == NULL);
+    }
+}
+
+/* The file offset of a dynamic entry's value in good.so, found by hand from its headers. */
+static size_t dynamic_value_offset(ElfW(Sxword) tag)
+{
+    ElfW(Ehdr) eh;
+    memcpy(&eh, good_bytes, sizeof eh);
+    for (int i = 0; i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        memcpy(&ph, good_bytes + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_DYNAMIC)
+            continue;
+        for (size_t off = ph.p_offset; off + sizeof(ElfW(Dyn)) <= ph.p_offset + ph.p_filesz;
+             off += sizeof(ElfW(Dyn))) {
+            ElfW(Dyn) d;
+            memcpy(&d, good_bytes + off, sizeof d);
+            if (d.d_tag == tag)
+                return off + offsetof(ElfW(Dyn), d_un);
+            if (d.d_tag == DT_NULL)
+                break;
+        }
+    }
+    return 0;
+}
+
+/* A copy of good.so with one dynamic entry's value replaced: it keeps every byte of the file,
+ * so only the dynamic section's check can refuse it. */
+static void corrupt_dynamic(ElfW(Sxword) tag, const char *tag_name, uint64_t value)
+{
+    size_t at = dynamic_value_offset(tag);
+    CHECK_MSG(at != 0, "good.so has no %s", tag_name);
+    if (!at)
+        return;
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s.so", tmpdir, tag_name);
+    unsigned char *copy = malloc(good_size);
+    memcpy(copy, good_bytes, good_size);
+    ElfW(Xword) v = (ElfW(Xword))value;
+    memcpy(copy + at, &v, sizeof v);
+    FILE *f = fopen(path, "wb");
+    fwrite(copy, 1, good_size, f);
+    fclose(f);
+    free(copy);
+    expect_refused(path, tag_name);
+    unlink(path);
+}
+
+static void damaged_dynamic_sections(void)
+{
+    /* addresses beyond any segment of a plugin of a few kB; sizes of 1 GB */
+    corrupt_dynamic(DT_STRTAB, "DT_STRTAB", 0x7fff0000);
+    corrupt_dynamic(DT_SYMTAB, "DT_SYMTAB", 0x7fff0000);
+    corrupt_dynamic(DT_GNU_HASH, "DT_GNU_HASH", 0x7fff0000);
+    corrupt_dynamic(DT_RELA, "DT_RELA", 0x7fff0000);
+    corrupt_dynamic(DT_RELASZ, "DT_RELA", 1u << 30);
+    corrupt_dynamic(DT_INIT_ARRAY, "DT_INIT_ARRAY", 0x7fff0000);
+    corrupt_dynamic(DT_INIT_ARRAYSZ, "DT_INIT_ARRAY", 1u << 30);
+    corrupt_dynamic(DT_STRSZ, "DT_STRTAB", 1u << 30);
+    /* the GNU hash table's bucket count (its first word) made huge */
+    size_t at = dynamic_value_offset(DT_GNU_HASH);
+    ElfW(Addr) hash = 0;
+    if (at)
+        memcpy(&hash, good_bytes + at, sizeof hash);
+    /* a shared object's first segment maps from offset 0 at address 0 (checked), so the
+     * table's address is its file offset */
+    ElfW(Ehdr) eh;
+    memcpy(&eh, good_bytes, sizeof eh);
+    ElfW(Phdr) first;
+    memcpy(&first, good_bytes + eh.e_phoff, sizeof first);
+    CHECK(first.p_type != PT_LOAD || (first.p_vaddr == 0 && first.p_offset == 0));
+    if (hash && hash + 4 <= good_size) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/buckets.so", tmpdir);
+        unsigned char *copy = malloc(good_size);
+        memcpy(copy, good_bytes, good_size);
+        uint32_t buckets = 0x40000000u;
+        memcpy(copy + hash, &buckets, 4);
+        FILE *f = fopen(path, "wb");
+        fwrite(copy, 1, good_size, f);
+        fclose(f);
+        free(copy);
+        expect_refused(path, "DT_GNU_HASH");
+        unlink(path);
+    }
+}
+
+/* Item 11 and 12: a FIFO named x.so is refused without waiting for a writer; a folder without
+ * any .so loads nothing (qsort of no names). */
+static void fifo_and_empty_folder(void)
+{
+    char dir[160], path[192];
+    snprintf(dir, sizeof dir, "%s/fifo", tmpdir);
+    CHECK_EQ(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/x.so", dir);
+    CHECK_EQ(mkfifo(path, 0600), 0);
+    sm_registry *reg = sm_registry_new();
+    sm_status st;
+    CHECK_EQ(sm_registry_load_dir(reg, dir, &st), -1);
+    CHECK_CONTAINS(st.msg, path);
+    CHECK_CONTAINS(st.msg, "not a regular file");
+    unlink(path);
+    CHECK_EQ(sm_registry_load_dir(reg, dir, &st), 0);
+    CHECK_EQ(sm_registry_count(reg), 0);
+    sm_registry_free(reg);
+    rmdir(dir);
+}
+
+/* Item 15: a world-writable folder or plugin is refused, naming it and why; relative entries
+ * of SCALEMETER_PLUGIN_PATH are refused; a folder named twice loads once. */
+static void trust(void)
+{
+    char dir[160], path[192];
+    snprintf(dir, sizeof dir, "%s/shared", tmpdir);
+    CHECK_EQ(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/good.so", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite(good_bytes, 1, good_size, f);
+    fclose(f);
+    CHECK_EQ(chmod(path, 0644), 0);
+
+    sm_registry *reg = sm_registry_new();
+    sm_status st;
+    CHECK_EQ(chmod(dir, 0777), 0);
+    CHECK_EQ(sm_registry_load_dir(reg, dir, &st), -1);
+    CHECK_CONTAINS(st.msg, dir);
+    CHECK_CONTAINS(st.msg, "refusing plugin folder: it is writable by every user");
+    CHECK_EQ(chmod(dir, 0700), 0);
+    CHECK_EQ(chmod(path, 0666), 0);
+    CHECK_EQ(sm_registry_load_dir(reg, dir, &st), -1);
+    CHECK_CONTAINS(st.msg, path);
+    CHECK_CONTAINS(st.msg, "refusing plugin file: it is writable by every user");
+    CHECK_EQ(sm_registry_count(reg), 0);
+    CHECK_EQ(chmod(path, 0644), 0);
+    sm_registry_free(reg);
+
+    /* the default folder alone, to count what one more folder adds */
+    unsetenv("SCALEMETER_PLUGIN_PATH");
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    int shipped = sm_registry_count(reg);
+    sm_registry_free(reg);
+
+    char list[512];
+    snprintf(list, sizeof list, "%s:%s/:%s/../shared", dir, dir, dir);
+    setenv("SCALEMETER_PLUGIN_PATH", list, 1);
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    if (reg) {
+        CHECK_EQ(sm_registry_count(reg), shipped + 1);
+        CHECK(sm_registry_find(reg, "test_identity") != NULL);
+        sm_registry_free(reg);
+    }
+    setenv("SCALEMETER_PLUGIN_PATH", ".", 1);
+    reg = NULL;
+    CHECK_EQ(sm_registry_open(&reg, &st), -1);
+    CHECK_CONTAINS(st.msg, "SCALEMETER_PLUGIN_PATH: '.' is a relative folder");
+    snprintf(list, sizeof list, "%s:plugins", dir);
+    setenv("SCALEMETER_PLUGIN_PATH", list, 1);
+    CHECK_EQ(sm_registry_open(&reg, &st), -1);
+    CHECK_CONTAINS(st.msg, "'plugins' is a relative folder");
+    unsetenv("SCALEMETER_PLUGIN_PATH");
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: test_hostile_plugins good.so ndim.so params.so pointer.so "
+                        "data_entry.so\n");
+        return 2;
+    }
+    const char *good = argv[1], *ndim = argv[2], *params = argv[3], *pointer = argv[4],
+               *data_entry = argv[5];
+    CHECK(mkdtemp(tmpdir) != NULL);
+    FILE *in = fopen(good, "rb");
+    if (!in)
+        check_fatal(__FILE__, __LINE__, "cannot read %s", good);
+    static unsigned char bytes[1 << 22];
+    good_size = fread(bytes, 1, sizeof bytes, in);
+    fclose(in);
+    good_bytes = bytes;
+
+    /* item 9: 99 dimensions are refused without formatting past the 4 an sm_shape holds */
+    sm_status st;
+    sm_registry *reg;
+    unsetenv("SCALEMETER_PLUGIN_PATH");
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_registry_load_file(reg, ndim, &st), 0);
+    sm_network *net = net_load(reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\n"
+                                    "b = test_hostile_ndim\n", 0, &st);
+    CHECK(net == NULL);
+    if (!net) {
+        char where[96];
+        snprintf(where, sizeof where, "%s:5: layer b (test_hostile_ndim)", net_file_path);
+        CHECK_CONTAINS(st.msg, where);
+        CHECK_CONTAINS(st.msg, "output shape of 99 dimensions (1 to 4 allowed)");
+    }
+    sm_network_free(net);
+    sm_registry_free(reg);
+
+    /* item 13: 2^40 bytes of parameters refused when loading, naming the plugin */
+    expect_refused(params, "declares 1099511627776 bytes of parameters per layer");
+    /* item 10: a descriptor at 0x10, an entry point that is data, damaged dynamic sections */
+    expect_refused(pointer, "returned 0x10, which is not a descriptor in the plugin");
+    expect_refused(data_entry, "its sm_plugin_layer_type is not a function (ELF symbol type 1)");
+    damaged_dynamic_sections();
+    CHECK_EQ(load(good, &st), 0); /* the checks refuse none of a good plugin */
+
+    fifo_and_empty_folder();
+    trust();
+    rmdir(tmpdir);
+    return check_summary();
+}
