@@ -185,9 +185,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
         case BUCKET: {
             char *end;
             double mb = strtod(v, &end);
-            if (end == v || *end || !(mb > 0) || mb > 1e6) {
+            if (end == v || *end || !SM_BUCKET_MIB_OK(mb)) {
                 fprintf(stderr, "scalemeter fit: --bucket-mib %s: expected a positive number "
-                                "of MiB\n", v);
+                                "of MiB from %g (one 4-byte gradient) to %.0f\n", v,
+                        SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
                 return -1;
             }
             a->opt.bucket_bytes = mb * 1024 * 1024;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scalemeter/device.h"
+
 int report_error(const char *msg)
 {
     fprintf(stderr, "scalemeter: %s\n", msg);
@@ -163,10 +165,10 @@ int parse_bucket_mib(const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v > 0 && v <= 1 << 20)) {
+    if (errno || end == text || *end || !SM_BUCKET_MIB_OK(v)) {
         char msg[256];
-        snprintf(msg, sizeof msg, "--bucket-mib %s: expected a size in MiB above 0 and at most "
-                                  "1048576", text);
+        snprintf(msg, sizeof msg, "--bucket-mib %s: expected a positive number of MiB from %g "
+                 "(one 4-byte gradient) to %.0f", text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
         report_error(msg);
         return -1;
     }

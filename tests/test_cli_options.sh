@@ -61,4 +61,34 @@ run plugins --format json && head -1 "$tmp/out" | grep -q '^{"plugins": \[' || c
 run predict resnet18 --batch 8 -o /nonexistent/dir/p.txt
 [ $? -ne 0 ] && grep -q "cannot write /nonexistent/dir/p.txt" "$tmp/out" || check "-o unwritable"
 
+# --bucket-mib has a physical range, one 4-byte gradient (3.8147e-06 MiB) to 1 TiB, in every
+# command that takes it: 1e-20 once overflowed the bucket count and hid the all-reduce
+for cmd in "predict resnet50 --device h100 --nodes 64 --batch 32" \
+    "curve resnet50 --device h100 --nodes 64 --batch 32" "fit runs.csv" "bench resnet18 -o x.csv"; do
+    for mib in 1e-20 1e-15 3e-6 2e6 nan inf -1; do
+        run $cmd --bucket-mib $mib
+        [ $? -ne 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+            grep -q -- "--bucket-mib .*from 3.8147e-06 (one 4-byte gradient) to 1048576" "$tmp/out" ||
+            check "$cmd --bucket-mib $mib"
+    done
+done
+# bench --max-memory in GB becomes int64_t bytes: past 1e6 GB it is refused, not overflowed
+run bench resnet18 -o x.csv --max-memory 1e12
+[ $? -ne 0 ] && grep -q -- "--max-memory 1e12: expected at most 1000000 GB" "$tmp/out" ||
+    check "bench --max-memory 1e12"
+# at the bounds the all-reduce is computed: 4-byte buckets cost more than 25 MiB ones
+run predict resnet50 --device h100 --nodes 64 --batch 32 --bucket-mib 3.8147e-06 --format csv &&
+    small=$(grep '^resnet50,' "$tmp/out") &&
+    run predict resnet50 --device h100 --nodes 64 --batch 32 --format csv &&
+    awk -F, -v s="$small" '/^model,/ { for (i = 1; i <= NF; i++) if ($i == "t_grad") c = i }
+        /^resnet50,/ { split(s, a, ","); exit !(a[c] > 100 * $c && $c > 0) }' "$tmp/out" ||
+    check "--bucket-mib 3.8147e-06"
+# and a coefficient file's bucket_mb likewise, at its line
+sed 's/^bucket_mb *=.*/bucket_mb = 1e-20/' "$src/configs/calibrations/h100-pytorch-fp32.ini" \
+    >"$tmp/c.ini"
+line=$(grep -n '^bucket_mb' "$tmp/c.ini" | cut -d: -f1)
+run predict resnet50 --coeffs "$tmp/c.ini" --batch 8
+[ $? -ne 0 ] && grep -q "c.ini:$line: bucket_mb = 1e-20: expected a positive number" "$tmp/out" ||
+    check "coefficient file bucket_mb = 1e-20"
+
 exit $fail

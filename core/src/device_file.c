@@ -369,8 +369,9 @@ int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *
                              sm_device *v, sm_collective *collective, double *bucket_bytes,
                              sm_status *st)
 {
-    if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
-        return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
+    if (opt->bucket_mib != 0 && !SM_BUCKET_MIB_OK(opt->bucket_mib))
+        return sm_fail(st, "bucket size %g MiB: expected a positive number from %g to %.0f",
+                       opt->bucket_mib, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
     char path[4096];
     if (sm_device_find(name_or_path, path, sizeof path, st) || sm_device_load(path, v, st) ||
         sm_device_choose_collective(v, opt->collective, opt->algorithms, opt->protocols,
