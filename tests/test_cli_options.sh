@@ -91,4 +91,20 @@ run predict resnet50 --coeffs "$tmp/c.ini" --batch 8
 [ $? -ne 0 ] && grep -q "c.ini:$line: bucket_mb = 1e-20: expected a positive number" "$tmp/out" ||
     check "coefficient file bucket_mb = 1e-20"
 
+# coefficients all zero predict a 0 s step: predict refuses it as curve does, one message
+sed -E 's/^(c[0-9]+_[a-z_]+) = .*/\1 = 0/' "$src/configs/calibrations/default.ini" >"$tmp/zero.ini"
+for cmd in "predict resnet18 --batch 8" "predict resnet18 --batch 8 --format json" \
+    "curve resnet18 --batch 8 --nodes 1:2"; do
+    run $cmd --coeffs "$tmp/zero.ini"
+    [ $? -ne 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+        grep -q "resnet18 at batch 8 on 1 nodes x 1: the predicted step time 0 s is not positive" \
+            "$tmp/out" || check "$cmd, zero coefficients"
+done
+# and an inference of 0 s likewise, the step's coefficients kept
+awk '/^\[/ { s = $0 } s == "[infer]" && /^c[0-9]/ { sub(/=.*/, "= 0") } { print }' \
+    "$src/configs/calibrations/default.ini" >"$tmp/zero-infer.ini"
+run predict resnet18 --batch 8 --coeffs "$tmp/zero-infer.ini"
+[ $? -ne 0 ] && grep -q "the predicted inference time 0 s is not positive" "$tmp/out" ||
+    check "predict, zero inference coefficients"
+
 exit $fail
