@@ -243,13 +243,18 @@ void json_allreduce(FILE *out, const sm_allreduce_estimate *e)
     json_string(out, e->algorithm);
     fputs(", \"protocol\": ", out);
     json_string(out, e->protocol);
-    fprintf(out, ", \"bucket_s\": %.6g}", e->seconds);
+    if (isfinite(e->seconds)) /* a restriction that leaves nothing runs forever: not JSON */
+        fprintf(out, ", \"bucket_s\": %.6g}", e->seconds);
+    else
+        fputs(", \"bucket_s\": null}", out);
 }
 
 const char *fmt_seconds(double s, char *buf, size_t len)
 {
     if (isnan(s))
         snprintf(buf, len, "-");
+    else if (isinf(s))
+        snprintf(buf, len, "%s", s > 0 ? "inf" : "-inf"); /* not "inf d" */
     else if (s >= 86400 * 1e5) /* in 3 digits, so that the unit always fits the column */
         snprintf(buf, len, "%.3g d", s / 86400);
     else if (s >= 3600 * 48)

@@ -107,4 +107,26 @@ run predict resnet18 --batch 8 --coeffs "$tmp/zero-infer.ini"
 [ $? -ne 0 ] && grep -q "the predicted inference time 0 s is not positive" "$tmp/out" ||
     check "predict, zero inference coefficients"
 
+# device rates have a physical floor: 1e-300 TFLOP/s once gave steps of inf s, printed as
+# "inf d" in tables and as inf, which is not JSON
+sed 's/^peak_tf32_tflops *=.*/peak_tf32_tflops = 1e-300/' "$src/configs/devices/h100.ini" >"$tmp/slow.ini"
+line=$(grep -n '^peak_tf32_tflops' "$tmp/slow.ini" | cut -d: -f1)
+run curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1
+[ $? -ne 0 ] && grep -q "slow.ini:$line: peak_tf32_tflops = 1e-300: expected a number from 1e-06" \
+    "$tmp/out" || check "peak 1e-300 TFLOP/s"
+for key in memory_bandwidth_gb_s compute_efficiency intra_node_bandwidth_gb_s; do
+    sed "s/^$key *=.*/$key = 1e-300/" "$src/configs/devices/h100.ini" >"$tmp/slow.ini"
+    run curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1
+    [ $? -ne 0 ] && grep -q "slow.ini:[0-9]*: $key = 1e-300: expected a number from" "$tmp/out" ||
+        check "$key = 1e-300"
+done
+# at the floor, 1e-6 TFLOP/s, a step takes hours: 8 devices / 10.08 h = 0.00022 images/s, shown
+# with its digits, not as 0, and the JSON parses
+sed 's/^peak_tf32_tflops *=.*/peak_tf32_tflops = 1e-6/' "$src/configs/devices/h100.ini" >"$tmp/slow.ini"
+run curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1 &&
+    grep -q '^resnet18 .* 10\.08 h  *0\.000220[0-9]  ' "$tmp/out" || check "sub-unit images/s"
+"$bin" curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1:2 --format json >"$tmp/out" 2>&1 &&
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out" ||
+    check "curve JSON of a slow device"
+
 exit $fail
