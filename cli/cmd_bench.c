@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "launcher.h"
 #include "output.h"
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 #include "executor.h"
 
@@ -132,6 +133,18 @@ static int parse_real(const char *option, const char *text, double *out, sm_stat
     return 0;
 }
 
+static int parse_bucket(const char *text, double *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !SM_BUCKET_MIB_OK(v))
+        return sm_fail(st, "--bucket-mib %s: expected a positive number of MiB from %g (one "
+                       "4-byte gradient) to %.0f", text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+    *out = v;
+    return 0;
+}
+
 static int parse_int_list(const char *option, const char *text, int64_t hi, int64_t *out,
                           int *n, sm_status *st)
 {
@@ -236,9 +249,14 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
     case OPT_MIN_TIME:
         return parse_real("--min-time", v, &a->min_time, st);
     case OPT_BUCKET:
-        return parse_real("--bucket-mib", v, &a->bucket_mb, st);
+        return parse_bucket(v, &a->bucket_mb, st);
     case OPT_MAX_MEMORY:
-        return parse_real("--max-memory", v, &a->max_memory_gb, st);
+        if (parse_real("--max-memory", v, &a->max_memory_gb, st))
+            return -1;
+        /* bytes as int64_t: 1e6 GB leaves room, 1e10 would overflow the conversion */
+        if (a->max_memory_gb > 1e6)
+            return sm_fail(st, "--max-memory %s: expected at most 1000000 GB", v);
+        return 0;
     case OPT_ALLREDUCE:
         if (!strcmp(v, "ring"))
             a->allreduce = SM_BENCH_RING;
@@ -279,8 +297,6 @@ static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
         return sm_fail(st, "which networks? (scalemeter bench resnet18,mobilenet_v2 -o runs.csv)");
     if (!a->output)
         return sm_fail(st, "where to? (-o RUNS.csv; rows are appended, the file is resumable)");
-    if (a->bucket_mb * 1048576.0 / 4 < 1 || a->bucket_mb > 1e6)
-        return sm_fail(st, "--bucket-mib %g: expected from 4e-6 to 1e6 MiB", a->bucket_mb);
     if (!a->cuda && (a->precision || a->conv_algo))
         return sm_fail(st, "%s: only with --backend cuda (the CPU backend computes in fp32)",
                        a->precision ? "--precision" : "--conv-algo");

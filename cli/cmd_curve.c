@@ -466,7 +466,7 @@ static void write_csv(FILE *out, const curve_run *r)
 
 static void json_number(FILE *out, double v)
 {
-    if (isnan(v))
+    if (!isfinite(v)) /* inf is not JSON */
         fputs("null", out);
     else
         fprintf(out, "%.6g", v);
@@ -576,7 +576,9 @@ static void write_table(FILE *out, const curve_run *r)
             fmt_seconds(p->pred.t_bwd, c[5], sizeof c[5]);
             fmt_seconds(p->pred.t_grad, c[6], sizeof c[6]);
             fmt_seconds(p->pred.t_step, c[7], sizeof c[7]);
-            snprintf(c[8], sizeof c[8], "%.0f", p->images_per_s);
+            /* 170304, not 1.703e+05; 0.25, not 0 */
+            snprintf(c[8], sizeof c[8], p->images_per_s >= 1000 ? "%.0f" : "%.4g",
+                     p->images_per_s);
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
             fmt_seconds(epoch_time(r, p), c[10], sizeof c[10]);
             fmt_seconds(train_time(r, p), c[11], sizeof c[11]);

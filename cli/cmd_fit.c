@@ -185,9 +185,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
         case BUCKET: {
             char *end;
             double mb = strtod(v, &end);
-            if (end == v || *end || !(mb > 0) || mb > 1e6) {
+            if (end == v || *end || !SM_BUCKET_MIB_OK(mb)) {
                 fprintf(stderr, "scalemeter fit: --bucket-mib %s: expected a positive number "
-                                "of MiB\n", v);
+                                "of MiB from %g (one 4-byte gradient) to %.0f\n", v,
+                        SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
                 return -1;
             }
             a->opt.bucket_bytes = mb * 1024 * 1024;
@@ -533,8 +534,31 @@ static int choose_weight_term(fit_args *a, const sm_runs *runs, sm_loo *loo)
     return 0;
 }
 
+/* Rows of several devices whose step is no longer than its passes have no gradient phase to
+ * fit (sm_run_target gives NaN): say once which lines are left out of grad, and why. */
+static void warn_impossible_steps(const fit_args *a, const sm_runs *runs)
+{
+    char lines[256] = "";
+    int n = 0, used = 0;
+    for (int i = 0; i < runs->n; i++) {
+        const sm_run *r = &runs->rows[i];
+        if (r->nodes * r->gpus_per_node < 2 || isnan(r->t_step) || isnan(r->t_fwd) ||
+            isnan(r->t_bwd) || r->t_step > r->t_fwd + r->t_bwd)
+            continue;
+        if (n++ < 10 && used < (int)sizeof lines)
+            used += snprintf(lines + used, sizeof lines - (size_t)used, "%s%d", n > 1 ? ", " : "",
+                             r->line);
+    }
+    if (n)
+        fprintf(stderr, "scalemeter fit: warning: %s: %d row%s of several devices (line%s %s%s) "
+                        "have t_step <= t_fwd + t_bwd, impossible with a gradient phase; they are "
+                        "left out of the grad fit\n",
+                a->csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "");
+}
+
 static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
 {
+    warn_impossible_steps(a, runs);
     sm_status st;
     sm_loo loo = {0};
     if (a->weight_term < 0 && choose_weight_term(a, runs, &loo))

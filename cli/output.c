@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scalemeter/device.h"
+
 int report_error(const char *msg)
 {
     fprintf(stderr, "scalemeter: %s\n", msg);
@@ -163,10 +165,10 @@ int parse_bucket_mib(const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v > 0 && v <= 1 << 20)) {
+    if (errno || end == text || *end || !SM_BUCKET_MIB_OK(v)) {
         char msg[256];
-        snprintf(msg, sizeof msg, "--bucket-mib %s: expected a size in MiB above 0 and at most "
-                                  "1048576", text);
+        snprintf(msg, sizeof msg, "--bucket-mib %s: expected a positive number of MiB from %g "
+                 "(one 4-byte gradient) to %.0f", text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
         report_error(msg);
         return -1;
     }
@@ -241,13 +243,18 @@ void json_allreduce(FILE *out, const sm_allreduce_estimate *e)
     json_string(out, e->algorithm);
     fputs(", \"protocol\": ", out);
     json_string(out, e->protocol);
-    fprintf(out, ", \"bucket_s\": %.6g}", e->seconds);
+    if (isfinite(e->seconds)) /* a restriction that leaves nothing runs forever: not JSON */
+        fprintf(out, ", \"bucket_s\": %.6g}", e->seconds);
+    else
+        fputs(", \"bucket_s\": null}", out);
 }
 
 const char *fmt_seconds(double s, char *buf, size_t len)
 {
     if (isnan(s))
         snprintf(buf, len, "-");
+    else if (isinf(s))
+        snprintf(buf, len, "%s", s > 0 ? "inf" : "-inf"); /* not "inf d" */
     else if (s >= 86400 * 1e5) /* in 3 digits, so that the unit always fits the column */
         snprintf(buf, len, "%.3g d", s / 86400);
     else if (s >= 3600 * 48)

@@ -107,6 +107,13 @@ add_test(NAME cli_predict_ring_hand
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_ring_hand PROPERTIES PASS_REGULAR_EXPRESSION
   "\"t_grad\": 0.00103096, .*\"warning\": null")
+# rows of several devices whose step is no longer than t_fwd + t_bwd have no gradient phase:
+# lines 7 (0.030 < 0.011 + 0.020) and 9 (0.046 = 0.016 + 0.030) are named once, lines 8 and 10
+# (0.045 > 0.038, 0.050 > 0.046) are not
+add_test(NAME cli_fit_warns_impossible_steps
+  COMMAND ${SM_FIT_CLI} warns "impossible_steps.csv: 2 rows of several devices (lines 7, 9) have t_step <= t_fwd + t_bwd"
+          ${SCALEMETER_BIN} fit ${SM_FIT_DATA}/impossible_steps.csv
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 # a ring fit of one node has no inter-node terms: asked about 2 nodes, predict warns
 add_test(NAME cli_predict_warns_nodes
   COMMAND ${SM_FIT_CLI} warns "batch 2 on 2 nodes x 4 devices: the calibration saw single-node runs only: t_grad on several nodes leaves out the inter-node"

@@ -87,6 +87,16 @@ int main(void)
                                  {2e6, 0.5e-3}, {0, 1e-3},     {1e6, 2e-3}};
     CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, six, 6, 1e6), 3.506e-3, 1e-12);
     /* a link 1000x faster: only the last bucket shows, 1e6 x 1e-12 + 2e-6 = 3e-6 s */
+    /* more buckets than int64_t holds (1e20 bytes in 4-byte buckets: 2.5e19 > 2^63): the count
+     * saturates, the latency stays 2.5e19 buckets x 2 steps x 1 us = 5e13 s (the cast once
+     * overflowed, undefined behaviour, and gave a time near 0 or negative) */
+    sm_ring_config huge = pair;
+    huge.bytes = 1e20;
+    huge.bucket_bytes = 4;
+    sm_ring_time th = sm_ring_allreduce_time(&huge);
+    CHECK(th.buckets == INT64_C(1) << 62);
+    CHECK_NEAR(th.latency, 5e13, 1e-12);
+    CHECK_NEAR(th.bandwidth, 1e20 / 1e9, 1e-12); /* 2 (G-1)/G x bytes / bandwidth, G = 2 */
     sm_ring_config fast = pair;
     fast.intra.bandwidth = 1e12;
     CHECK_NEAR(sm_ring_allreduce_overlapped(&fast, six, 6, 1e6), 3e-6, 1e-9);

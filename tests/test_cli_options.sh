@@ -61,4 +61,72 @@ run plugins --format json && head -1 "$tmp/out" | grep -q '^{"plugins": \[' || c
 run predict resnet18 --batch 8 -o /nonexistent/dir/p.txt
 [ $? -ne 0 ] && grep -q "cannot write /nonexistent/dir/p.txt" "$tmp/out" || check "-o unwritable"
 
+# --bucket-mib has a physical range, one 4-byte gradient (3.8147e-06 MiB) to 1 TiB, in every
+# command that takes it: 1e-20 once overflowed the bucket count and hid the all-reduce
+for cmd in "predict resnet50 --device h100 --nodes 64 --batch 32" \
+    "curve resnet50 --device h100 --nodes 64 --batch 32" "fit runs.csv" "bench resnet18 -o x.csv"; do
+    for mib in 1e-20 1e-15 3e-6 2e6 nan inf -1; do
+        run $cmd --bucket-mib $mib
+        [ $? -ne 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+            grep -q -- "--bucket-mib .*from 3.8147e-06 (one 4-byte gradient) to 1048576" "$tmp/out" ||
+            check "$cmd --bucket-mib $mib"
+    done
+done
+# bench --max-memory in GB becomes int64_t bytes: past 1e6 GB it is refused, not overflowed
+run bench resnet18 -o x.csv --max-memory 1e12
+[ $? -ne 0 ] && grep -q -- "--max-memory 1e12: expected at most 1000000 GB" "$tmp/out" ||
+    check "bench --max-memory 1e12"
+# at the bounds the all-reduce is computed: 4-byte buckets cost more than 25 MiB ones
+run predict resnet50 --device h100 --nodes 64 --batch 32 --bucket-mib 3.8147e-06 --format csv &&
+    small=$(grep '^resnet50,' "$tmp/out") &&
+    run predict resnet50 --device h100 --nodes 64 --batch 32 --format csv &&
+    awk -F, -v s="$small" '/^model,/ { for (i = 1; i <= NF; i++) if ($i == "t_grad") c = i }
+        /^resnet50,/ { split(s, a, ","); exit !(a[c] > 100 * $c && $c > 0) }' "$tmp/out" ||
+    check "--bucket-mib 3.8147e-06"
+# and a coefficient file's bucket_mb likewise, at its line
+sed 's/^bucket_mb *=.*/bucket_mb = 1e-20/' "$src/configs/calibrations/h100-pytorch-fp32.ini" \
+    >"$tmp/c.ini"
+line=$(grep -n '^bucket_mb' "$tmp/c.ini" | cut -d: -f1)
+run predict resnet50 --coeffs "$tmp/c.ini" --batch 8
+[ $? -ne 0 ] && grep -q "c.ini:$line: bucket_mb = 1e-20: expected a positive number" "$tmp/out" ||
+    check "coefficient file bucket_mb = 1e-20"
+
+# coefficients all zero predict a 0 s step: predict refuses it as curve does, one message
+sed -E 's/^(c[0-9]+_[a-z_]+) = .*/\1 = 0/' "$src/configs/calibrations/default.ini" >"$tmp/zero.ini"
+for cmd in "predict resnet18 --batch 8" "predict resnet18 --batch 8 --format json" \
+    "curve resnet18 --batch 8 --nodes 1:2"; do
+    run $cmd --coeffs "$tmp/zero.ini"
+    [ $? -ne 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+        grep -q "resnet18 at batch 8 on 1 nodes x 1: the predicted step time 0 s is not positive" \
+            "$tmp/out" || check "$cmd, zero coefficients"
+done
+# and an inference of 0 s likewise, the step's coefficients kept
+awk '/^\[/ { s = $0 } s == "[infer]" && /^c[0-9]/ { sub(/=.*/, "= 0") } { print }' \
+    "$src/configs/calibrations/default.ini" >"$tmp/zero-infer.ini"
+run predict resnet18 --batch 8 --coeffs "$tmp/zero-infer.ini"
+[ $? -ne 0 ] && grep -q "the predicted inference time 0 s is not positive" "$tmp/out" ||
+    check "predict, zero inference coefficients"
+
+# device rates have a physical floor: 1e-300 TFLOP/s once gave steps of inf s, printed as
+# "inf d" in tables and as inf, which is not JSON
+sed 's/^peak_tf32_tflops *=.*/peak_tf32_tflops = 1e-300/' "$src/configs/devices/h100.ini" >"$tmp/slow.ini"
+line=$(grep -n '^peak_tf32_tflops' "$tmp/slow.ini" | cut -d: -f1)
+run curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1
+[ $? -ne 0 ] && grep -q "slow.ini:$line: peak_tf32_tflops = 1e-300: expected a number from 1e-06" \
+    "$tmp/out" || check "peak 1e-300 TFLOP/s"
+for key in memory_bandwidth_gb_s compute_efficiency intra_node_bandwidth_gb_s; do
+    sed "s/^$key *=.*/$key = 1e-300/" "$src/configs/devices/h100.ini" >"$tmp/slow.ini"
+    run curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1
+    [ $? -ne 0 ] && grep -q "slow.ini:[0-9]*: $key = 1e-300: expected a number from" "$tmp/out" ||
+        check "$key = 1e-300"
+done
+# at the floor, 1e-6 TFLOP/s, a step takes hours: 8 devices / 10.08 h = 0.00022 images/s, shown
+# with its digits, not as 0, and the JSON parses
+sed 's/^peak_tf32_tflops *=.*/peak_tf32_tflops = 1e-6/' "$src/configs/devices/h100.ini" >"$tmp/slow.ini"
+run curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1 &&
+    grep -q '^resnet18 .* 10\.08 h  *0\.000220[0-9]  ' "$tmp/out" || check "sub-unit images/s"
+"$bin" curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1:2 --format json >"$tmp/out" 2>&1 &&
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out" ||
+    check "curve JSON of a slow device"
+
 exit $fail

@@ -30,13 +30,13 @@ static const error_case cases[] = {
     {"[device]\nprecision = bf16\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 1000\n" NODE_PART,
      0, "[device] peak_bf16_tflops is missing (TFLOP/s, needed for precision = bf16)"},
     {"[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = fast\n" NODE_PART, 3,
-     "memory_bandwidth_gb_s = fast: expected a number above 0"},
+     "memory_bandwidth_gb_s = fast: expected a number from 0.001"},
     {"[device]\npeak_fp32_tflops = -1\nmemory_bandwidth_gb_s = 1000\n" NODE_PART, 2,
-     "peak_fp32_tflops = -1: expected a number above 0"},
+     "peak_fp32_tflops = -1: expected a number from 1e-06"},
     {DEVICE_PART "[node]\ndevices_per_node = 8\nintra_node_bandwidth_gb_s = 0\n"
                  "intra_node_latency_us = 3\ninter_node_bandwidth_gb_s = 50\n"
                  "inter_node_latency_us = 10\n",
-     6, "intra_node_bandwidth_gb_s = 0: expected a number above 0"},
+     6, "intra_node_bandwidth_gb_s = 0: expected a number from 0.001"},
     {DEVICE_PART "compute_efficiency = 1.5\n" NODE_PART, 4, "compute_efficiency = 1.5"},
     {DEVICE_PART "[node]\ndevices_per_node = 2.5\n", 5,
      "devices_per_node = 2.5: expected an integer from 1 to 4096"},

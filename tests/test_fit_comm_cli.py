@@ -239,6 +239,61 @@ with tempfile.TemporaryDirectory() as d:
                   "1048576,ring,8,1,2e-4\n")
     fails([mixed], "mixed.csv:3", "--impl")
     fails([one, "--min-bytes", "1G"], "need two sizes")
+
+    # An empty CSV field is an error at its line, in every column, never a shift of the ones
+    # after it (",," once merged, so that 58.2 in algbw_gb_s was read as the time).
+    head = "bytes,impl,ranks,nodes,time_s,algbw_gb_s\n1048576,nccl,8,1,1e-4,10\n"
+    for col, row in (("time_s", "2097152,nccl,8,1,,58.2"), ("bytes", ",nccl,8,1,2e-4,58.2"),
+                     ("impl", "2097152,,8,1,2e-4,58.2"), ("ranks", "2097152,nccl,,1,2e-4,58.2"),
+                     ("nodes", "2097152,nccl,8,,2e-4,58.2")):
+        fails([write(f"empty-{col}.csv", head + row + "\n")], f"empty-{col}.csv:3",
+              f"{col} field is empty")
+    fails([write("hex.csv", head + "0x200000,nccl,8,1,2e-4,10\n")], "hex.csv:3")
+    fails([write("plus.csv", head + "2097152,nccl,+8,1,2e-4,10\n")], "plus.csv:3")
+
+    # Runs appended to one log are read each with its own ranks: two runs of 4 ranks on
+    # different hosts are 1 node x 4 twice, not 2 nodes x 4 (nothing across nodes to fit).
+    four_a = nccl_tests_output(1, 4)
+    four_b = nccl_tests_output(1, 4).replace("node00", "node07")
+    rc, so, se = run("fit-comm", write("appended4.txt", four_a + four_b), "--format", "json",
+                     "--collective", "ring")
+    r = json.loads(so) if rc == 0 else {}
+    check(rc == 0 and not r["inter"]["fitted"] and r["samples"] == 18 and
+          near(r["intra"]["bandwidth_gb_s"], B_INTRA / 1e9, 0.01) and
+          near(r["intra"]["latency_us"], L_INTRA * 1e6, 0.01), f"appended runs: {rc} {r} {se}")
+    # and one, two and four nodes in one file fit as the three files do
+    both = [run("fit-comm", *files, "--format", "json", "--collective", "ring")
+            for files in ([one, two, four],
+                          [write("appended.txt", "".join(open(x).read() for x in (one, two, four)))])]
+    got = [json.loads(so) if rc == 0 else {} for rc, so, se in both]
+    check(all(rc == 0 for rc, _, _ in both) and
+          all(near(got[1][k][m], got[0][k][m], 1e-9) for k in ("intra", "inter")
+              for m in ("bandwidth_gb_s", "latency_us")) and
+          near(got[1]["inter"]["latency_us"], L_INTER * 1e6, 0.01),
+          f"one file of three runs: {got} {both[1][2]}")
+
+    # A row nccl-tests counted wrong values in is refused at its line, in either column; N/A
+    # (run with -c 0, nothing checked) is read.
+    def with_row(name, size, make):
+        lines = nccl_tests_output(1, 8).splitlines()
+        at = next(i for i, l in enumerate(lines) if l.split() and l.split()[0] == str(size))
+        lines[at] = make(lines[at])
+        return write(name, "\n".join(lines) + "\n"), at + 1
+
+    path, at = with_row("wrong-out.txt", 1 << 20,
+                        lambda l: " ".join(l.split()[:8] + ["2"] + l.split()[9:]))
+    fails([path], f"wrong-out.txt:{at}", "wrong values")
+    path, at = with_row("wrong-in.txt", 1 << 21, lambda l: " ".join(l.split()[:-1] + ["1"]))
+    fails([path], f"wrong-in.txt:{at}", "wrong values")
+    unchecked = write("unchecked.txt", "\n".join(
+        " ".join(l.split()[:8] + ["N/A"] + l.split()[9:-1] + ["N/A"])
+        if l.split() and l.split()[0].isdigit() else l
+        for l in nccl_tests_output(1, 8).splitlines()) + "\n")
+    rc, so, se = run("fit-comm", unchecked, "--format", "json", "--collective", "ring")
+    check(rc == 0 and json.loads(so)["samples"] == 9, f"#wrong N/A: {rc} {se}")
+    # a size not in decimal digits is refused at its line, not skipped as noise
+    path, at = with_row("hex.txt", 1 << 20, lambda l: l.replace("1048576", "0x100000", 1))
+    fails([path], f"hex.txt:{at}", "decimal")
     fails([one, "--device-base", "nosuchdevice"], "nosuchdevice")
     fails([one, "--min-bytes", "lots"], "--min-bytes")
 

@@ -30,6 +30,17 @@ static const error_case cases[] = {
     {NET "a = relu from=@in\n", 4, "@in used outside a block"},
     {"[network]\ninput = 3x0x8\n[layers]\na = relu\n", 2, "input = 3x0x8"},
     {"[network]\ninput = 3x4000000000x8\n[layers]\na = relu\n", 2, "input = 3x4000000000x8"},
+    /* a shape is sizes joined by single 'x's, nothing before, between or after */
+    {"[network]\ninput = 3x32x\n[layers]\na = relu\n", 2, "input = 3x32x:"},
+    {"[network]\ninput = 3xx32\n[layers]\na = relu\n", 2, "input = 3xx32:"},
+    {"[network]\ninput = x3x32\n[layers]\na = relu\n", 2, "input = x3x32:"},
+    {"[network]\ninput = 3x 32\n[layers]\na = relu\n", 2, "input = 3x 32:"},
+    {"[network]\ninput = +3x32\n[layers]\na = relu\n", 2, "input = +3x32:"},
+    {"[network]\ninput = 3x-32\n[layers]\na = relu\n", 2, "input = 3x-32:"},
+    {"[network]\ninput = 0x32\n[layers]\na = relu\n", 2, "input = 0x32:"},
+    {"[network]\ninput = 3X32\n[layers]\na = relu\n", 2, "input = 3X32:"},
+    {"[network]\ninput = 3x32x8x8x8x8x8x8x8\n[layers]\na = relu\n", 2, "expected up to"},
+    {"[network]\ninput =\n[layers]\na = relu\n", 2, "expected up to"},
     {"[layers]\na = relu\n", 0, "no [network] section"},
     {"[network]\ninput = 3x8x8\nsize = 4\n", 3, "unknown key 'size'"},
     {NET "[blocks x]\na = relu\n", 4, "unknown section [blocks x]"},
@@ -145,6 +156,31 @@ static void deep_and_large(const sm_registry *reg)
     unsetenv("SCALEMETER_MAX_LAYERS");
 }
 
+/* An expression longer than any fixed buffer, continued over indented lines, is read whole:
+ * 10 + 130 zeros + 100 is 110 channels (a 256-byte buffer once made it 10). */
+static void long_expression(const sm_registry *reg)
+{
+    char text[4096];
+    size_t used = (size_t)snprintf(text, sizeof text, NET "a = conv2d out=${10");
+    for (int i = 0; i < 130; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s +0",
+                                 i % 20 == 0 ? "\n " : "");
+    snprintf(text + used, sizeof text - used, "\n  +100} kernel=1\n");
+    CHECK(strlen(text) > 400);
+    sm_status st;
+    sm_network *net = net_load(reg, text, 0, &st);
+    CHECK(net != NULL);
+    if (!net) {
+        fprintf(stderr, "long expression: %s\n", st.msg);
+        return;
+    }
+    CHECK_EQ(net->layers[0].out.dim[0], 110);
+    sm_network_free(net);
+    /* and an error in its far end is reported, not cut off */
+    snprintf(text + used, sizeof text - used, "\n  +100/0} kernel=1\n");
+    expect_error(reg, "long expression", text, 4, "division by zero");
+}
+
 int main(void)
 {
     sm_status st;
@@ -171,6 +207,7 @@ int main(void)
         CHECK(strchr(st.msg, '\n') == NULL); /* one line */
     }
     deep_and_large(reg);
+    long_expression(reg);
     sm_registry_free(reg);
     return check_summary();
 }

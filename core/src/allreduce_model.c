@@ -26,24 +26,34 @@ static sm_nccl_choice nccl_bucket(const sm_ring_config *a, double bytes)
                                   a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
 }
 
-/* The equal buckets a's gradient goes in; 0 when nothing is sent (no bytes, one device). */
+/* The equal buckets a's gradient goes in; 0 when nothing is sent (no bytes, one device). A
+ * double: callers keep the bucket in SM_MIN_BUCKET_MIB..SM_MAX_BUCKET_MIB, yet a gradient of
+ * 2^63 bytes or a NaN would still overflow int64_t (undefined behaviour). */
+static double bucket_count_real(const sm_ring_config *a)
+{
+    if (!(a->bytes > 0) || (a->nodes <= 1 && a->gpus_per_node <= 1))
+        return 0;
+    return ceil(a->bytes / a->bucket_bytes);
+}
+
+/* The count as sm_ring_time reports it: saturated at 2^62, where the times, computed from the
+ * double, stay right. */
 static int64_t bucket_count(const sm_ring_config *a)
 {
-    if (a->bytes <= 0 || (a->nodes <= 1 && a->gpus_per_node <= 1))
-        return 0;
-    return (int64_t)ceil(a->bytes / a->bucket_bytes);
+    double k = bucket_count_real(a);
+    return k < 0x1p62 ? (int64_t)k : INT64_C(1) << 62;
 }
 
 sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
 {
     sm_ring_time t = {0, 0, 0, 0};
     double n = a->nodes, g = a->gpus_per_node;
+    double k = bucket_count_real(a);
     t.buckets = bucket_count(a);
     if (t.buckets == 0)
         return t;
     if (a->collective == SM_COLLECTIVE_NCCL) {
         /* equal buckets, each NCCL's choice for its size: no split into bandwidth and latency */
-        double k = (double)t.buckets;
         t.total = k * nccl_bucket(a, a->bytes / k).seconds;
         t.bandwidth = t.latency = NAN;
         return t;
@@ -51,19 +61,19 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
     /* Summed over buckets the bytes add up to the whole gradient; every bucket pays the steps. */
     t.bandwidth = 2 * (g - 1) / g * a->bytes / a->intra.bandwidth +
                   2 * (n - 1) / n * (a->bytes / g) / a->inter.bandwidth;
-    t.latency = (double)t.buckets * (2 * (g - 1) * a->intra.latency + 2 * (n - 1) * a->inter.latency);
+    t.latency = k * (2 * (g - 1) * a->intra.latency + 2 * (n - 1) * a->inter.latency);
     t.total = t.bandwidth + t.latency;
     return t;
 }
 
 sm_nccl_choice sm_ring_allreduce_choice(const sm_ring_config *a)
 {
-    int64_t k = bucket_count(a);
+    double k = bucket_count_real(a);
     if (k == 0)
         return (sm_nccl_choice){"none", a->collective == SM_COLLECTIVE_NCCL ? "none" : "-", 0};
     if (a->collective == SM_COLLECTIVE_NCCL)
-        return nccl_bucket(a, a->bytes / (double)k);
-    return (sm_nccl_choice){"ring", "-", sm_ring_allreduce_time(a).total / (double)k};
+        return nccl_bucket(a, a->bytes / k);
+    return (sm_nccl_choice){"ring", "-", sm_ring_allreduce_time(a).total / k};
 }
 
 /* A ring all-reduce of one bucket of `bytes`. */

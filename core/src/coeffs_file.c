@@ -18,6 +18,7 @@
 
 #include "ini_reader.h"
 #include "internal.h"
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
 /* The sections with coefficients: the time phases, then the energy phases ([energy_infer],
@@ -245,8 +246,9 @@ static int fit_key(reader *r, const char *key, const char *value)
             return fail_at(r, "grad_model = %s: expected linear or ring", value);
         fit->opt.grad_form = flag ? SM_GRAD_RING : SM_GRAD_LINEAR;
     } else if (!strcmp(key, "bucket_mb")) {
-        if (parse_real(value, &x) || !(x > 0) || !isfinite(x))
-            return fail_at(r, "bucket_mb = %s: expected a positive number", value);
+        if (parse_real(value, &x) || !SM_BUCKET_MIB_OK(x))
+            return fail_at(r, "bucket_mb = %s: expected a positive number from %g to %.0f", value,
+                           SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
         fit->opt.bucket_bytes = x * 1024 * 1024;
     } else if (!strcmp(key, "idle_watts")) {
         if (parse_real(value, &x) || !(x >= 0) || !isfinite(x))

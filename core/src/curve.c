@@ -73,11 +73,7 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
             rc = sm_fail(st, "%s: the predictor gives no training step time (%s): a curve "
                          "needs forward, backward and gradient times", net->name,
                          sm_predictor_describe(p));
-        else if (rc == 0 && !(c->pred.t_step > 0 && isfinite(c->pred.t_step)))
-            rc = sm_fail(st, "%s at batch %lld on %d nodes x %d: the predicted step time %g s is "
-                         "not positive; the predictor does not fit this configuration",
-                         net->name, (long long)c->layout.batch, c->layout.nodes,
-                         c->layout.gpus_per_node, c->pred.t_step);
+        /* sm_predict has refused a step that is not positive and finite */
         if (rc == 0) {
             c->images_per_s = sm_images_per_s(&c->layout, c->pred.t_step);
             ips[i] = c->images_per_s;

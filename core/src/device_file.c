@@ -38,7 +38,9 @@ typedef struct field {
     field_kind kind;
     size_t offset;
     double scale;      /* file unit -> SI unit */
-    double lo, hi;     /* range in file units; lo itself allowed only where lo_ok */
+    double lo, hi;     /* range in file units; lo itself allowed only where lo_ok. Rates and
+                          efficiencies have a physical floor, not 0: 1e-300 TFLOP/s made times
+                          of inf s */
     int lo_ok;
     int required;      /* 1: always; 2: where [device] precision selects it; 0: has a default */
     const char *what;  /* for messages: what it is, with its unit */
@@ -55,34 +57,34 @@ static const field fields[] = {
      "one line"},
     {"device", "precision", F_PRECISION, AT(precision), 0, 0, 0, 0, 0,
      "fp32, tf32, fp16 or bf16"},
-    {"device", "peak_fp32_tflops", F_REAL, PEAK(SM_FP32), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
-    {"device", "peak_tf32_tflops", F_REAL, PEAK(SM_TF32), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
-    {"device", "peak_fp16_tflops", F_REAL, PEAK(SM_FP16), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
-    {"device", "peak_bf16_tflops", F_REAL, PEAK(SM_BF16), 1e12, 0, 1e6, 0, 2, "TFLOP/s"},
-    {"device", "memory_bandwidth_gb_s", F_REAL, AT(memory_bandwidth), 1e9, 0, 1e6, 0, 1,
+    {"device", "peak_fp32_tflops", F_REAL, PEAK(SM_FP32), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "peak_tf32_tflops", F_REAL, PEAK(SM_TF32), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "peak_fp16_tflops", F_REAL, PEAK(SM_FP16), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "peak_bf16_tflops", F_REAL, PEAK(SM_BF16), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "memory_bandwidth_gb_s", F_REAL, AT(memory_bandwidth), 1e9, 1e-3, 1e6, 1, 1,
      "memory bandwidth in GB/s"},
-    {"device", "compute_efficiency", F_REAL, AT(compute_efficiency), 1, 0, 1, 0, 0,
-     "fraction of peak FLOP/s, above 0 and at most 1"},
-    {"device", "memory_efficiency", F_REAL, AT(memory_efficiency), 1, 0, 1, 0, 0,
-     "fraction of memory bandwidth, above 0 and at most 1"},
+    {"device", "compute_efficiency", F_REAL, AT(compute_efficiency), 1, 1e-4, 1, 1, 0,
+     "fraction of peak FLOP/s"},
+    {"device", "memory_efficiency", F_REAL, AT(memory_efficiency), 1, 1e-4, 1, 1, 0,
+     "fraction of memory bandwidth"},
     {"device", "architecture", F_GENERATION, AT(generation), 0, 0, 0, 0, 0,
      "the GPU's generation for NCCL's constants: volta, ampere, hopper or blackwell"},
     {"device", "launch_overhead_us", F_REAL, AT(launch_overhead), 1e-6, 0, 1e6, 1, 0,
      "microseconds per layer"},
-    {"device", "compute_efficiency_fp32", F_REAL, EFF(SM_FP32), 1, 0, 1, 0, 0,
-     "fraction of the fp32 peak, above 0 and at most 1"},
-    {"device", "compute_efficiency_tf32", F_REAL, EFF(SM_TF32), 1, 0, 1, 0, 0,
-     "fraction of the tf32 peak, above 0 and at most 1"},
-    {"device", "compute_efficiency_fp16", F_REAL, EFF(SM_FP16), 1, 0, 1, 0, 0,
-     "fraction of the fp16 peak, above 0 and at most 1"},
-    {"device", "compute_efficiency_bf16", F_REAL, EFF(SM_BF16), 1, 0, 1, 0, 0,
-     "fraction of the bf16 peak, above 0 and at most 1"},
-    {"device", "memory_gib", F_REAL, AT(memory_capacity), 1073741824.0, 0, 1e6, 0, 0,
+    {"device", "compute_efficiency_fp32", F_REAL, EFF(SM_FP32), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp32 peak"},
+    {"device", "compute_efficiency_tf32", F_REAL, EFF(SM_TF32), 1, 1e-4, 1, 1, 0,
+     "fraction of the tf32 peak"},
+    {"device", "compute_efficiency_fp16", F_REAL, EFF(SM_FP16), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp16 peak"},
+    {"device", "compute_efficiency_bf16", F_REAL, EFF(SM_BF16), 1, 1e-4, 1, 1, 0,
+     "fraction of the bf16 peak"},
+    {"device", "memory_gib", F_REAL, AT(memory_capacity), 1073741824.0, 1e-3, 1e6, 1, 0,
      "the device's memory in GiB (2^30 bytes), as nvidia-smi reports it"},
     {"framework", "name", F_TEXT, AT(framework), 0, 0, SIZE(framework), 0, 0, "short name"},
     {"framework", "optimizer", F_OPTIMIZER, AT(optimizer), 0, 0, 0, 0, 0,
      "sgd, momentum, adam or adamw"},
-    {"framework", "dropout_mask_bytes", F_REAL, AT(mask_bytes), 1, 0, 8, 0, 0,
+    {"framework", "dropout_mask_bytes", F_REAL, AT(mask_bytes), 1, 0.125, 8, 1, 0,
      "bytes per element of a dropout mask: 1 (CUDA's bool), 4 (PyTorch's CPU float)"},
     {"framework", "workspace_mib", F_REAL, AT(workspace), 1048576.0, 0, 1e7, 1, 0,
      "MiB of the libraries' workspace (cuBLAS, cuDNN)"},
@@ -109,11 +111,11 @@ static const field fields[] = {
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
      "devices in one node"},
-    {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 0, 1e6, 0, 1,
+    {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 1e-3, 1e6, 1, 1,
      "GB/s in one direction between the devices of a node"},
     {"node", "intra_node_latency_us", F_REAL, AT(intra.latency), 1e-6, 0, 1e6, 1, 1,
      "microseconds per ring step inside a node"},
-    {"node", "inter_node_bandwidth_gb_s", F_REAL, AT(inter.bandwidth), 1e9, 0, 1e6, 0, 1,
+    {"node", "inter_node_bandwidth_gb_s", F_REAL, AT(inter.bandwidth), 1e9, 1e-3, 1e6, 1, 1,
      "GB/s in one direction of one network port"},
     {"node", "inter_node_ports", F_INT, AT(inter_ports), 1, 1, 1024, 1, 0,
      "network ports per node"},
@@ -409,8 +411,9 @@ int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *
                              sm_device *v, sm_collective *collective, double *bucket_bytes,
                              sm_status *st)
 {
-    if (opt->bucket_mib < 0 || !isfinite(opt->bucket_mib))
-        return sm_fail(st, "bucket size %g MiB: expected a positive number", opt->bucket_mib);
+    if (opt->bucket_mib != 0 && !SM_BUCKET_MIB_OK(opt->bucket_mib))
+        return sm_fail(st, "bucket size %g MiB: expected a positive number from %g to %.0f",
+                       opt->bucket_mib, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
     char path[4096];
     if (sm_device_find(name_or_path, path, sizeof path, st) || sm_device_load(path, v, st) ||
         sm_device_choose_collective(v, opt->collective, opt->algorithms, opt->protocols,

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
 static const char *const phase_names[SM_N_PHASES] = {"infer", "fwd",      "bwd",
@@ -531,9 +532,9 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
 {
     memset(out, 0, sizeof *out);
     out->opt = *opt;
-    if (opt->grad_form == SM_GRAD_RING && !(opt->bucket_bytes >= 1))
-        return sm_fail(st, "ring gradient model: bucket size %g bytes is not positive",
-                       opt->bucket_bytes);
+    if (opt->grad_form == SM_GRAD_RING && !SM_BUCKET_MIB_OK(opt->bucket_bytes / 1048576))
+        return sm_fail(st, "ring gradient model: bucket size %g bytes: expected from 4 bytes "
+                       "to %.0f MiB", opt->bucket_bytes, SM_MAX_BUCKET_MIB);
     int first = 1, g_seen = 0, gpu_ranks = 0; /* rows of several devices per node not CPU */
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];

@@ -66,7 +66,7 @@ static int floor_log2(double n)
 /* The tree's correction for `bytes`, applied below 2^(limit+6) bytes as NCCL applies it. */
 static double tree_correction_of(int p, double bytes, int limit)
 {
-    if (bytes < 64)
+    if (bytes < 64 || !(bytes < 0x1p100)) /* the second: floor_log2 would loop on inf */
         return 1;
     int k = floor_log2(bytes / 64);
     return k < limit ? tree_correction[p][k] : 1;

@@ -147,12 +147,20 @@ static char *substitute(const char *text, scope_args *args, char *err, size_t er
                 free(out);
                 return NULL;
             }
-            char expr[256];
-            snprintf(expr, sizeof expr, "%.*s", (int)(close - p - 2), p + 2);
+            /* as long as written: a fixed buffer would cut a long sum short, silently */
+            char *expr = strndup(p + 2, (size_t)(close - p - 2));
+            if (!expr) {
+                free(out);
+                return snprintf(err, errlen, "out of memory"), NULL;
+            }
             int64_t v;
             char why[128];
-            if (sm_expr_eval(expr, lookup_arg, args, &v, why, sizeof why)) {
-                snprintf(err, errlen, "in ${%.100s}: %.100s", expr, why);
+            int bad = sm_expr_eval(expr, lookup_arg, args, &v, why, sizeof why);
+            if (bad)
+                snprintf(err, errlen, "in ${%.100s%s}: %.100s", expr,
+                         strlen(expr) > 100 ? "..." : "", why);
+            free(expr);
+            if (bad) {
                 free(out);
                 return NULL;
             }
@@ -322,20 +330,22 @@ static int parse_shape(const char *text, sm_shape *s)
 {
     memset(s, 0, sizeof *s);
     const char *p = text;
-    while (*p) {
+    for (;;) {
+        /* digits only: strtoll alone would take " 32", "+32" and, after a last 'x', nothing */
+        if (!isdigit((unsigned char)*p))
+            return -1;
         char *end;
         errno = 0;
         long long v = strtoll(p, &end, 10);
-        if (end == p || errno || v < 1 || v > MAX_INPUT_DIM || s->ndim == SM_MAX_DIMS)
+        if (errno || v < 1 || v > MAX_INPUT_DIM || s->ndim == SM_MAX_DIMS)
             return -1;
         s->dim[s->ndim++] = v;
         p = end;
-        if (*p == 'x')
-            p++;
-        else if (*p)
+        if (!*p)
+            return 0;
+        if (*p++ != 'x')
             return -1;
     }
-    return s->ndim ? 0 : -1;
 }
 
 static int parse_network_section(parse_ctx *c, const section *s)

@@ -80,6 +80,18 @@ static int check_physical(const sm_predictor *p, const sm_network *net, const sm
                    l->nodes, l->gpus_per_node, energy ? "energy" : "time");
 }
 
+/* A pass takes time: a step or an inference of 0 s (coefficients all zero, say) is no
+ * prediction, and predict, curve and every other command refuse it alike. */
+static int check_positive(const sm_network *net, const sm_layout *l, const char *what,
+                          double t, sm_status *st)
+{
+    if (isnan(t) || t > 0)
+        return 0;
+    return sm_fail(st, "%s at batch %lld on %d nodes x %d: the predicted %s %g s is not "
+                   "positive; the predictor does not fit this configuration",
+                   net->name, (long long)l->batch, l->nodes, l->gpus_per_node, what, t);
+}
+
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                sm_prediction *out, sm_status *st)
 {
@@ -95,6 +107,9 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
     for (int i = 0; i < 7; i++)
         if (check_physical(p, net, layout, names[i], values[i], st))
             return -1;
+    if (check_positive(net, layout, "step time", out->t_step, st) ||
+        check_positive(net, layout, "inference time", out->t_infer, st))
+        return -1;
     return 0;
 }
 

@@ -18,6 +18,11 @@ extern "C" {
 #endif
 
 #define SM_DEFAULT_BUCKET_MIB 25.0 /* PyTorch DDP's bucket_cap_mb */
+/* The gradient bucket's physical range, in MiB: one 4-byte gradient at least (a smaller bucket
+ * holds nothing, and the bucket count overflows), 1 TiB at most (beyond any device's memory). */
+#define SM_MIN_BUCKET_MIB (4.0 / 1048576)
+#define SM_MAX_BUCKET_MIB 1048576.0
+#define SM_BUCKET_MIB_OK(mib) ((mib) >= SM_MIN_BUCKET_MIB && (mib) <= SM_MAX_BUCKET_MIB)
 
 typedef struct sm_device_options {
     const char *precision; /* "fp32", "tf32", "fp16" or "bf16"; NULL: the file's precision */
