@@ -64,6 +64,8 @@ static void usage(void)
         "                     file (default: the device file's [framework])\n"
         "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
         "                     file's); --coeffs refuses a calibration of another precision\n"
+        "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
+        "                     the framework's, momentum for the shipped ones)\n"
         "  --format F         table (default), csv, json or svg\n"
         "  -o, --output FILE  write there instead of to standard output\n\n"
         "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
@@ -74,6 +76,9 @@ static void usage(void)
         "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
         "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
         "[,e_step_j,power_w,e_epoch_j[,e_train_j]][,allreduce_algorithm,allreduce_protocol]\n"
+        ",memory,memory_capacity,fits (bytes one device needs, its capacity, whether it fits:\n"
+        "a point that does not fit shows no times in the table and is not drawn in the SVG;\n"
+        "docs/memory.md)\n"
         "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
         "calibration has it). With a description (--device), the all-reduce column says\n"
         "what one gradient bucket's all-reduce runs at each node count: NCCL's algorithm and\n"
@@ -84,6 +89,7 @@ static void usage(void)
 typedef struct curve_args {
     const char *models, *coeffs, *device, *precision, *output, *framework, *collective;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
+    const char *optimizer; /* --optimizer; NULL: the framework's */
     int64_t batches[MAX_SWEEP];
     int n_batches, strong;
     int nodes[MAX_SWEEP];
@@ -186,7 +192,8 @@ static int parse_threshold(const char *text, double *out)
 static predictor_choice choice_of(const curve_args *a)
 {
     return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
-                              a->algorithms, a->protocols, a->bucket_mib, a->overlap};
+                              a->algorithms, a->protocols, a->bucket_mib, a->overlap,
+                              a->optimizer};
 }
 
 static int parse_args(int argc, char **argv, curve_args *a)
@@ -198,7 +205,7 @@ static int parse_args(int argc, char **argv, curve_args *a)
     int64_t nodes[MAX_SWEEP];
     int have_batch = 0, have_global = 0;
     enum { COEFFS = 256, DEVICE, BATCH, GLOBAL, NODES, IMAGE, THRESHOLD, BUCKET, PRECISION,
-           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS,
+           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS, OPTIMIZER,
            COLLECTIVE, ALGORITHM, PROTOCOL };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
@@ -214,6 +221,7 @@ static int parse_args(int argc, char **argv, curve_args *a)
         {"bucket-mib", required_argument, 0, BUCKET},
         {"precision", required_argument, 0, PRECISION},
         {"framework", required_argument, 0, FRAMEWORK},
+        {"optimizer", required_argument, 0, OPTIMIZER},
         {"format", required_argument, 0, FORMAT},
         {"overlap", no_argument, 0, OVERLAP},
         {"dataset", required_argument, 0, DATASET},
@@ -264,6 +272,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
             break;
         case PRECISION:
             a->precision = v;
+            break;
+        case OPTIMIZER:
+            a->optimizer = optarg;
             break;
         case FRAMEWORK:
             a->framework = v;
@@ -418,7 +429,8 @@ static void write_csv(FILE *out, const curve_run *r)
 {
     int energy = models_energy(r), allreduce = tells_allreduce(r);
     fprintf(out, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
-                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%s\n",
+                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%s"
+                 CSV_MEMORY_HEADER "\n",
             r->args->epochs ? ",epochs,t_train" : "",
             energy ? ",e_step_j,power_w,e_epoch_j" : "",
             energy && r->args->epochs ? ",e_train_j" : "",
@@ -459,6 +471,7 @@ static void write_csv(FILE *out, const curve_run *r)
                 sm_allreduce_estimate e = point_allreduce(r, row, p);
                 csv_allreduce(out, &e);
             }
+            csv_memory(out, &p->memory);
             fputc('\n', out);
         }
     }
@@ -498,6 +511,11 @@ static void write_json(FILE *out, const curve_run *r)
                     turning_gain(c));
         else
             fputs("null", out);
+        fputs(", \"fits_from_nodes\": ", out);
+        if (c->fits_from >= 0 && c->points[c->fits_from].memory.fits == 1)
+            fprintf(out, "%d", c->points[c->fits_from].layout.nodes);
+        else
+            fputs("null", out);
         fputs(", \"points\": [", out);
         for (int i = 0; i < c->n_points; i++) {
             const sm_curve_point *p = &c->points[i];
@@ -529,6 +547,7 @@ static void write_json(FILE *out, const curve_run *r)
                 sm_allreduce_estimate e = point_allreduce(r, row, p);
                 json_allreduce(out, &e);
             }
+            json_memory(out, "memory", &p->memory);
             fputc('}', out);
         }
         fputs("]}", out);
@@ -539,6 +558,42 @@ static void write_json(FILE *out, const curve_run *r)
 static void batch_label(const curve_run *r, int64_t batch, char *buf, size_t len)
 {
     snprintf(buf, len, r->args->strong ? "global batch %lld" : "batch %lld", (long long)batch);
+}
+
+/* Where memory stops a curve: the first node count at which it fits (strong scaling), or
+ * that it fits at none; a device whose memory is not known is said once. */
+static void write_memory_notes(FILE *out, const curve_run *r)
+{
+    int unknown = 0, said = 0;
+    for (int k = 0; k < r->n_rows; k++) {
+        const curve_row *row = &r->rows[k];
+        const sm_curve *c = &row->curve;
+        int oom = 0;
+        for (int i = 0; i < c->n_points; i++)
+            oom |= c->points[i].memory.fits == 0;
+        unknown |= c->n_points && c->points[0].memory.fits < 0;
+        if (!oom)
+            continue;
+        char b[64], need[32], has[32];
+        batch_label(r, row->batch, b, sizeof b);
+        const sm_curve_point *p = &c->points[c->fits_from >= 0 ? c->fits_from : 0];
+        fprintf(out, "%s  %s, %s: ", said++ ? "" : "\nmemory (oom: more than the device has):\n",
+                row->model, b);
+        if (c->fits_from < 0)
+            fprintf(out, "fits at no node count (needs %s of %s per device)\n",
+                    fmt_gib(p->memory.peak + p->memory.context, need, sizeof need),
+                    fmt_gib(p->memory.capacity, has, sizeof has));
+        else if (c->fits_from > 0)
+            fprintf(out, "fits from %d node%s on (batch %lld per device, %s of %s)\n",
+                    p->layout.nodes, p->layout.nodes == 1 ? "" : "s", (long long)p->layout.batch,
+                    fmt_gib(p->memory.peak + p->memory.context, need, sizeof need),
+                    fmt_gib(p->memory.capacity, has, sizeof has));
+        else
+            fprintf(out, "runs out of memory at some node counts (DDP's gradient buckets)\n");
+    }
+    if (unknown)
+        fprintf(out, "\nmemory: the device's capacity is not known (a calibration alone); "
+                     "--device D says whether it fits\n");
 }
 
 static void write_table(FILE *out, const curve_run *r)
@@ -552,10 +607,10 @@ static void write_table(FILE *out, const curve_run *r)
                 r->args->epochs == 1 ? "" : "s");
     fputs("\n\n", out);
     int energy = models_energy(r), allreduce = tells_allreduce(r);
-    int n_cols = 12 + (r->args->epochs != 0);
-    const char *headers[16] = {"model",  "batch",    "global",     "nodes",  "devices", "t_fwd",
-                               "t_bwd",  "t_grad",   "t_step",     "images/s", "efficiency",
-                               "t_epoch", "t_train"};
+    int n_cols = 13 + (r->args->epochs != 0);
+    const char *headers[17] = {"model",    "batch",      "global",  "nodes",  "devices",
+                               "t_fwd",    "t_bwd",      "t_grad",  "t_step", "memory",
+                               "images/s", "efficiency", "t_epoch", "t_train"};
     if (energy) {
         headers[n_cols++] = "power";
         headers[n_cols++] = "kWh/epoch";
@@ -567,7 +622,7 @@ static void write_table(FILE *out, const curve_run *r)
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
             const sm_curve_point *p = &row->curve.points[i];
-            char c[15][32];
+            char c[16][32];
             snprintf(c[0], sizeof c[0], "%lld", (long long)p->layout.batch);
             snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
             snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
@@ -588,9 +643,13 @@ static void write_table(FILE *out, const curve_run *r)
                 snprintf(c[12], sizeof c[12], "-");
             snprintf(c[13], sizeof c[13], isfinite(p->pred.e_step) ? "%.4g" : "-",
                      epoch_energy(r, p) / 3.6e6);
-            const char *cells[16] = {row->model, c[0], c[1], c[2],  c[3],  c[4], c[5],
-                                     c[6],       c[7], c[8], c[9], c[10], c[11]};
-            int n = 12 + (r->args->epochs != 0);
+            fmt_memory(&p->memory, c[15], sizeof c[15]);
+            if (p->memory.fits == 0) /* it cannot run: no time as if it could */
+                for (int j = 4; j <= 11; j++)
+                    snprintf(c[j], sizeof c[j], "-");
+            const char *cells[17] = {row->model, c[0], c[1], c[2], c[3],  c[4],  c[5],
+                                     c[6],       c[7], c[15], c[8], c[9], c[10], c[11]};
+            int n = 13 + (r->args->epochs != 0);
             if (energy) {
                 cells[n++] = c[12];
                 cells[n++] = c[13];
@@ -604,8 +663,9 @@ static void write_table(FILE *out, const curve_run *r)
     }
     table_print(t, out);
     table_free(t);
+    write_memory_notes(out, r);
     fprintf(out, "\nturning points (one more doubling of nodes gains less than %g%% "
-                 "throughput):\n", r->args->threshold * 100);
+                 "throughput, among the points that fit):\n", r->args->threshold * 100);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         const sm_curve *c = &row->curve;
@@ -710,7 +770,7 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
     for (int m = 0; m < n_models; m++)
         for (int b = 0; b < a->n_batches; b++) {
             curve_row *row = &r->rows[r->n_rows];
-            *row = (curve_row){models[m], nets[m], a->batches[b], {0, NULL, -1}};
+            *row = (curve_row){models[m], nets[m], a->batches[b], {0, NULL, -1, -1}};
             sm_curve_spec spec = {a->strong ? 0 : a->batches[b], a->strong ? a->batches[b] : 0,
                                   r->gpus_per_node, a->nodes, a->n_nodes, a->threshold};
             if (sm_curve_compute(r->pred, nets[m], &spec, &row->curve, st))

@@ -14,7 +14,8 @@
 static void usage(void)
 {
     printf(
-        "usage: scalemeter predict MODEL --batch B [--coeffs FILE] [--device NAME|FILE]\n"
+        "usage: scalemeter predict MODEL (--batch B | --max-batch) [--coeffs FILE]\n"
+        "                          [--device NAME|FILE] [--optimizer O]\n"
         "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
         "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
         "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
@@ -22,7 +23,11 @@ static void usage(void)
         "                          [-o FILE]\n\n"
         "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
         "one-row case, the same options giving the same numbers.\n\n"
-        "  --batch B          per-device batch (required)\n"
+        "  --batch B          per-device batch\n"
+        "  --max-batch        instead of --batch: the largest per-device batch whose training\n"
+        "                     memory fits the device (needs --device: its memory_gib)\n"
+        "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
+        "                     the framework's, momentum for the shipped ones)\n"
         "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (without\n"
         "                     --device: default, the shipped one-thread CPU calibration)\n"
         "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
@@ -50,6 +55,9 @@ static void usage(void)
         "  --per-block        forward time of every block: the forward equation on the block's\n"
         "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
         "                     proportion to their FLOPs (so the blocks add up to t_fwd)\n"
+    );
+    /* two strings: C99 promises string literals of 4095 characters, no more */
+    printf(
         "  --format F         table (default), csv or json\n"
         "  -o, --output FILE  write there instead of the standard output\n\n"
         "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
@@ -61,16 +69,21 @@ static void usage(void)
         "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n"
         "With --device, all-reduce says what one gradient bucket's all-reduce runs: NCCL's\n"
         "algorithm and protocol for its size, or the ring (CSV: allreduce_algorithm,\n"
-        "allreduce_protocol; JSON: allreduce, with the bucket's seconds).\n");
+        "allreduce_protocol; JSON: allreduce, with the bucket's seconds).\n"
+        "memory: what one device holds while training (weights, gradients, optimizer state,\n"
+        "the activations kept for backward, workspace, the context) against its capacity;\n"
+        "a batch that does not fit shows no times in the table (JSON: memory.fits false;\n"
+        "memory_infer: inference's peak; docs/memory.md).\n");
 }
 
 typedef struct predict_args {
     const char *model, *coeffs, *device, *precision, *output, *collective, *framework;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
+    const char *optimizer; /* --optimizer; NULL: the framework's */
     double bucket_mib; /* 0: not given */
     int overlap;
     int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
-    int per_block;
+    int per_block, max_batch;
     output_format format;
 } predict_args;
 
@@ -78,7 +91,8 @@ typedef struct predict_args {
 static predictor_choice choice_of(const predict_args *a)
 {
     return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
-                              a->algorithms, a->protocols, a->bucket_mib, a->overlap};
+                              a->algorithms, a->protocols, a->bucket_mib, a->overlap,
+                              a->optimizer};
 }
 
 static int parse_args(int argc, char **argv, predict_args *a)
@@ -86,7 +100,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
     *a = (predict_args){.nodes = 1, .dataset = DEFAULT_DATASET,
                         .format = FORMAT_TABLE};
     enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
-           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL, FRAMEWORK };
+           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL, FRAMEWORK, OPTIMIZER,
+           MAX_BATCH };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
@@ -100,6 +115,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"algorithm", required_argument, 0, ALGORITHM},
         {"protocol", required_argument, 0, PROTOCOL},
         {"framework", required_argument, 0, FRAMEWORK},
+        {"optimizer", required_argument, 0, OPTIMIZER},
+        {"max-batch", no_argument, 0, MAX_BATCH},
         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -163,6 +180,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case FRAMEWORK:
             a->framework = optarg;
             break;
+        case OPTIMIZER:
+            a->optimizer = optarg;
+            break;
+        case MAX_BATCH:
+            a->max_batch = 1;
+            break;
         default:
             return usage_error("predict", msg);
         }
@@ -181,8 +204,14 @@ static int parse_args(int argc, char **argv, predict_args *a)
                         "--batch 32)\n");
         return -1;
     }
-    if (!a->batch) {
-        fprintf(stderr, "scalemeter predict: --batch B is required (the per-device batch)\n");
+    if (!a->batch == !a->max_batch) {
+        fprintf(stderr, "scalemeter predict: give --batch B (the per-device batch) or "
+                        "--max-batch (the largest that fits), one of the two\n");
+        return -1;
+    }
+    if (a->max_batch && !a->device) {
+        fprintf(stderr, "scalemeter predict: --max-batch needs --device NAME, whose memory_gib "
+                        "says how much memory there is\n");
         return -1;
     }
     if (!a->coeffs && !a->device)
@@ -228,9 +257,16 @@ static void json_number(const char *key, double v)
         printf("null");
 }
 
+/* One device's memory while training and at inference, and the largest batch when asked. */
+typedef struct predict_memory {
+    sm_memory train, infer;
+    int64_t max_batch; /* --max-batch: the largest per-device batch that fits; -1: not asked */
+} predict_memory;
+
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
                        const sm_layout *l, const sm_prediction *t,
-                       const sm_allreduce_estimate *ar, const double *blocks, warnings *warn)
+                       const sm_allreduce_estimate *ar, const double *blocks, warnings *warn,
+                       const predict_memory *mem)
 {
     printf("{\"model\": ");
     json_string(stdout, net->name);
@@ -265,6 +301,10 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     }
     if (ar)
         json_allreduce(stdout, ar);
+    if (mem->max_batch >= 0)
+        printf(", \"max_batch\": %lld", (long long)mem->max_batch);
+    json_memory(stdout, "memory", &mem->train);
+    json_memory(stdout, "memory_infer", &mem->infer);
     if (blocks) {
         printf(", \"per_block\": [");
         for (int b = 0; b < net->n_blocks; b++) {
@@ -287,14 +327,17 @@ static void csv_number(double v)
 }
 
 static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                      const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar)
+                      const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
+                      const predict_memory *mem)
 {
     job_energy e = energy_of(a, l, t);
     printf("model,image,batch,nodes,gpus_per_node,precision,dataset,t_infer,t_fwd,t_bwd,t_grad,"
-           "t_step,t_epoch,images_per_s%s%s%s%s\n", a->epochs ? ",epochs,t_train" : "",
+           "t_step,t_epoch,images_per_s%s%s%s%s" CSV_MEMORY_HEADER "%s\n",
+           a->epochs ? ",epochs,t_train" : "",
            e.modelled ? ",e_infer_j,e_step_j,e_epoch_j,power_w" : "",
            e.modelled && a->epochs ? ",e_train_j" : "",
-           ar ? ",allreduce_algorithm,allreduce_protocol" : "");
+           ar ? ",allreduce_algorithm,allreduce_protocol" : "",
+           mem->max_batch >= 0 ? ",max_batch" : "");
     csv_field(stdout, net->name);
     printf(",%lld,%lld,%d,%d,%s,%lld",
            (long long)(net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]),
@@ -316,12 +359,54 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
     }
     if (ar)
         csv_allreduce(stdout, ar);
+    csv_memory(stdout, &mem->train);
+    if (mem->max_batch >= 0)
+        printf(",%lld", (long long)mem->max_batch);
     printf("\n");
+}
+
+/* The memory rows of the table: what one device holds, against its capacity. */
+static void memory_rows(text_table *tab, const predict_memory *mem)
+{
+    const sm_memory *m = &mem->train;
+    char v[8][32], meaning[160], has[32];
+    const struct {
+        const char *name;
+        double bytes;
+        const char *meaning;
+    } rows[] = {{"weights", m->weights, "fp32 (master) weights"},
+                {"gradients", m->gradients, "fp32 gradients (and DDP's buckets)"},
+                {"optimizer", m->optimizer, "the optimizer's state"},
+                {"activations", m->activations, "kept for the backward pass"},
+                {"workspace", m->workspace + m->context, "libraries' workspace and context"},
+                {"memory_infer", mem->infer.peak + mem->infer.context,
+                 "inference: weights and the peak of live tensors"}};
+    for (int i = 0; i < 6; i++) {
+        const char *row[] = {rows[i].name, fmt_gib(rows[i].bytes, v[i], sizeof v[i]),
+                             rows[i].meaning};
+        table_add(tab, row);
+    }
+    if (m->fits < 0)
+        snprintf(meaning, sizeof meaning, "training, one device (capacity not known: "
+                                          "--device D tells)");
+    else
+        snprintf(meaning, sizeof meaning, "training, one device: %s %s",
+                 m->fits ? "fits in" : "DOES NOT FIT in", fmt_gib(m->capacity, has, sizeof has));
+    const char *row[] = {"memory", fmt_memory(m, v[6], sizeof v[6]), meaning};
+    table_add(tab, row);
+    if (mem->max_batch >= 0) {
+        snprintf(v[7], sizeof v[7], "%lld", (long long)mem->max_batch);
+        const char *mb[] = {"max_batch", v[7],
+                            mem->max_batch ? "the largest per-device batch that fits"
+                                           : "not even one sample per device fits"};
+        table_add(tab, mb);
+    }
 }
 
 static void print_table(const predict_args *a, const sm_network *net, const sm_predictor *p,
                         const sm_layout *l, const sm_prediction *t,
-                        const sm_allreduce_estimate *ar, const double *blocks)
+                        const sm_allreduce_estimate *ar, const double *blocks,
+                        const predict_memory *mem)
 {
     char shape[96], buf[64];
     printf("%s (%s), input %s, batch %lld per device, %d node%s x %d device%s\n"
@@ -343,8 +428,9 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         {"t_step", t->t_step, "t_fwd + t_bwd + t_grad"},
         {"t_epoch", sm_epoch_time(l, t->t_step, a->dataset), "one pass over the dataset"},
     };
+    int oom = mem->train.fits == 0; /* it cannot run: no time as if it could */
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const char *row[] = {rows[i].name, fmt_seconds(rows[i].v, buf, sizeof buf),
+        const char *row[] = {rows[i].name, oom ? "-" : fmt_seconds(rows[i].v, buf, sizeof buf),
                              rows[i].meaning};
         table_add(tab, row);
     }
@@ -359,7 +445,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         table_add(tab, row);
     }
     double ips = sm_images_per_s(l, t->t_step);
-    if (isfinite(ips))
+    if (isfinite(ips) && !oom)
         snprintf(buf, sizeof buf, ips >= 1000 ? "%.0f" : "%.4g", ips); /* 170304, not 1.703e+05 */
     else
         snprintf(buf, sizeof buf, "-");
@@ -374,6 +460,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};
         table_add(tab, ar_row);
     }
+    memory_rows(tab, mem);
     job_energy e = energy_of(a, l, t);
     if (e.modelled) {
         const struct {
@@ -416,11 +503,33 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     table_free(tab);
 }
 
+/* Memory at the layout's batch; with --max-batch, the largest batch that fits first, which
+ * becomes the layout's (batch 1 where not even that fits, to show what it needs). */
+static int memory_of(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                     sm_layout *l, predict_memory *mem, sm_status *st)
+{
+    mem->max_batch = -1;
+    if (a->max_batch) {
+        sm_memory_config c;
+        sm_predictor_memory_config(p, &c);
+        if (sm_network_max_batch(net, sm_layout_devices(l), 1, &c, &mem->max_batch, st))
+            return -1;
+        l->batch = mem->max_batch ? mem->max_batch : 1;
+    }
+    return sm_predict_memory(p, net, l, 1, &mem->train, st) ||
+                   sm_predict_memory(p, net, l, 0, &mem->infer, st)
+               ? -1
+               : 0;
+}
+
 static int run(const predict_args *a, const sm_network *net, const sm_predictor *p)
 {
     sm_status st;
     int per_node = sm_predictor_devices_per_node(p);
     sm_layout l = {a->batch, (int)a->nodes, a->gpus ? (int)a->gpus : per_node ? per_node : 1};
+    predict_memory mem;
+    if (memory_of(a, net, p, &l, &mem, &st))
+        return report_error(st.msg);
     sm_prediction t;
     if (sm_predict(p, net, &l, &t, &st))
         return report_error(st.msg);
@@ -458,11 +567,11 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
         return 1;
     }
     if (a->format == FORMAT_JSON)
-        print_json(a, net, p, &l, &t, ar, blocks, warn);
+        print_json(a, net, p, &l, &t, ar, blocks, warn, &mem);
     else if (a->format == FORMAT_CSV)
-        print_csv(a, net, p, &l, &t, ar);
+        print_csv(a, net, p, &l, &t, ar, &mem);
     else
-        print_table(a, net, p, &l, &t, ar, blocks);
+        print_table(a, net, p, &l, &t, ar, blocks, &mem);
     warnings_free(warn);
     free(blocks);
     return 0;

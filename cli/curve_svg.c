@@ -171,6 +171,9 @@ static void draw_grid(FILE *out, const axes *a, const svg_chart *chart, double e
     fputs("</g>\n", out);
 }
 
+/* A point that does not fit the device's memory is not drawn: it cannot run. */
+static int runs(const sm_curve *c, int i) { return c->points[i].memory.fits != 0; }
+
 static void draw_series(FILE *out, const axes *a, double eff_top, int s, const sm_curve *c)
 {
     const char *colour = palette[s % N_COLOURS];
@@ -178,19 +181,24 @@ static void draw_series(FILE *out, const axes *a, double eff_top, int s, const s
     /* ideal scaling from the first point */
     fprintf(out, "<polyline class=\"ideal\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" "
                  "opacity=\"0.6\" points=\"");
-    for (int i = 0; i < c->n_points; i++)
-        fprintf(out, "%s%.1f,%.1f", i ? " " : "", x_of(a, c->points[i].layout.nodes),
-                y_top(a, ideal(c, i)));
+    for (int i = 0, n = 0; i < c->n_points; i++)
+        if (runs(c, i))
+            fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", x_of(a, c->points[i].layout.nodes),
+                    y_top(a, ideal(c, i)));
     fputs("\"/>\n<polyline class=\"series\" stroke-width=\"2.5\" points=\"", out);
-    for (int i = 0; i < c->n_points; i++)
-        fprintf(out, "%s%.1f,%.1f", i ? " " : "", x_of(a, c->points[i].layout.nodes),
-                y_top(a, c->points[i].images_per_s));
+    for (int i = 0, n = 0; i < c->n_points; i++)
+        if (runs(c, i))
+            fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", x_of(a, c->points[i].layout.nodes),
+                    y_top(a, c->points[i].images_per_s));
     fputs("\"/>\n<polyline class=\"efficiency\" stroke-width=\"2.5\" points=\"", out);
-    for (int i = 0; i < c->n_points; i++)
-        fprintf(out, "%s%.1f,%.1f", i ? " " : "", x_of(a, c->points[i].layout.nodes),
-                y_bottom(c->points[i].efficiency * 100, eff_top));
+    for (int i = 0, n = 0; i < c->n_points; i++)
+        if (runs(c, i))
+            fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", x_of(a, c->points[i].layout.nodes),
+                    y_bottom(c->points[i].efficiency * 100, eff_top));
     fprintf(out, "\"/>\n</g>\n<g fill=\"%s\">\n", colour);
     for (int i = 0; i < c->n_points; i++) {
+        if (!runs(c, i))
+            continue;
         double x = x_of(a, c->points[i].layout.nodes);
         fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>\n", x,
                 y_top(a, c->points[i].images_per_s));
@@ -263,6 +271,17 @@ static void draw_legend(FILE *out, const svg_chart *chart)
     if (!turns) {
         snprintf(buf, sizeof buf, "(none up to %d nodes)", last);
         text(out, LEGEND_X + 36, y + 36.5, "start", NULL, buf);
+        y += 16;
+    }
+    int oom = 0;
+    for (int s = 0; s < chart->n_series; s++)
+        for (int i = 0; i < chart->series[s].curve->n_points; i++)
+            oom += !runs(chart->series[s].curve, i);
+    if (oom) {
+        snprintf(buf, sizeof buf, "%d point%s not drawn: more memory", oom, oom == 1 ? "" : "s");
+        text(out, LEGEND_X, y + 44.5, "start", "fill=\"#b00020\"", buf);
+        text(out, LEGEND_X, y + 60.5, "start", "fill=\"#b00020\"",
+             "than the device has (oom)");
     }
     fputs("</g>\n", out);
 }

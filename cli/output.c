@@ -375,3 +375,43 @@ void csv_field(FILE *out, const char *s)
     }
     fputc('"', out);
 }
+
+const char *fmt_gib(double bytes, char *buf, size_t len)
+{
+    double gib = bytes / 1073741824.0;
+    snprintf(buf, len, gib >= 100 ? "%.0f GiB" : gib >= 0.1 ? "%.1f GiB" : "%.3f GiB", gib);
+    return buf;
+}
+
+const char *fmt_memory(const sm_memory *m, char *buf, size_t len)
+{
+    char gib[32];
+    snprintf(buf, len, "%s%s", fmt_gib(m->peak + m->context, gib, sizeof gib),
+             m->fits == 0 ? " oom" : "");
+    return buf;
+}
+
+void csv_memory(FILE *out, const sm_memory *m)
+{
+    fprintf(out, ",%.0f,", m->peak + m->context);
+    if (m->fits >= 0)
+        fprintf(out, "%.0f,%s", m->capacity, m->fits ? "true" : "false");
+    else
+        fputc(',', out);
+}
+
+void json_memory(FILE *out, const char *key, const sm_memory *m)
+{
+    const char *names[] = {"weights", "gradients", "optimizer", "activations", "workspace",
+                           "context", "peak"};
+    const double v[] = {m->weights,   m->gradients, m->optimizer, m->activations,
+                        m->workspace, m->context,   m->peak};
+    fprintf(out, ", \"%s\": {", key);
+    for (int i = 0; i < 7; i++)
+        fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", names[i], v[i]);
+    if (m->fits >= 0)
+        fprintf(out, ", \"capacity\": %.0f, \"fits\": %s}", m->capacity,
+                m->fits ? "true" : "false");
+    else
+        fputs(", \"capacity\": null, \"fits\": null}", out);
+}

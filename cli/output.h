@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "scalemeter/comm.h"
+#include "scalemeter/memory.h"
 #include "scalemeter/scalemeter.h"
 
 typedef enum { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_SVG } output_format;
@@ -37,6 +38,17 @@ const char *fmt_watts(double w, char *buf, size_t len);
 const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len);
 void csv_allreduce(FILE *out, const sm_allreduce_estimate *e);
 void json_allreduce(FILE *out, const sm_allreduce_estimate *e);
+/* One device's memory (memory.h), for the three formats. Table and CSV give what the device
+ * needs, the allocator's peak plus the context outside it; table: "12.3 GiB", with " oom" where
+ * it does not fit; CSV: the header's columns ",memory,memory_capacity,fits" (bytes; an
+ * empty capacity and fits where the capacity is not known) and their values; JSON:
+ * ', "KEY": {"weights": ..., "fits": true|false|null}' in bytes. */
+const char *fmt_memory(const sm_memory *m, char *buf, size_t len);
+#define CSV_MEMORY_HEADER ",memory,memory_capacity,fits"
+void csv_memory(FILE *out, const sm_memory *m);
+void json_memory(FILE *out, const char *key, const sm_memory *m);
+/* "12.3 GiB" */
+const char *fmt_gib(double bytes, char *buf, size_t len);
 /* 0.00123 -> "1.23 ms" */
 const char *fmt_seconds(double s, char *buf, size_t len);
 

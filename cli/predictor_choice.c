@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "scalemeter/device.h"
+#include "scalemeter/memory.h"
 
 const char *predictor_choice_problem(const predictor_choice *c)
 {
@@ -19,6 +20,8 @@ const char *predictor_choice_problem(const predictor_choice *c)
     if (c->coeffs && c->framework)
         return "--framework applies to --device alone: with --coeffs the passes are the "
                "calibration's, as measured";
+    if (c->optimizer && sm_optimizer_parse(c->optimizer) < 0)
+        return "--optimizer: expected sgd, momentum, adam or adamw";
     return NULL;
 }
 
@@ -27,15 +30,16 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
     sm_device_options opt = {c->precision, c->bucket_mib, c->overlap, c->framework,
                              c->collective, c->algorithms, c->protocols};
     *out = NULL;
-    if (!c->coeffs)
-        return sm_predictor_from_device_opts(c->device, &opt, out, st);
-    if (c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)
-                  : sm_predictor_from_coeffs_opts(c->coeffs, c->overlap, out, st))
+    if (!c->coeffs ? sm_predictor_from_device_opts(c->device, &opt, out, st)
+        : c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)
+                    : sm_predictor_from_coeffs_opts(c->coeffs, c->overlap, out, st))
         return -1;
-    if (sm_predictor_check_precision(*out, c->precision, st)) {
+    if (c->coeffs && sm_predictor_check_precision(*out, c->precision, st)) {
         sm_predictor_free(*out);
         *out = NULL;
         return -1;
     }
+    if (c->optimizer)
+        sm_predictor_set_optimizer(*out, (sm_optimizer)sm_optimizer_parse(c->optimizer));
     return 0;
 }

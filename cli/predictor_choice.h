@@ -14,6 +14,8 @@ typedef struct predictor_choice {
     const char *collective, *algorithms, *protocols; /* (--device) */
     double bucket_mib;      /* (--device) 0: not given */
     int overlap;
+    const char *optimizer;  /* --optimizer: sgd, momentum, adam, adamw (memory); NULL: the
+                               framework's */
 } predictor_choice;
 
 /* Why the options do not go together (a usage error's text), or NULL. */

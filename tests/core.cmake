@@ -75,3 +75,6 @@ add_test(NAME cli_metrics_folder_as_model_message
   COMMAND sh -c "\"$0\" metrics \"$1\" 2>&1" ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/models)
 set_tests_properties(cli_metrics_folder_as_model_message PROPERTIES PASS_REGULAR_EXPRESSION
   "models: is a folder, not a model file")
+
+# One device's memory (memory.h), hand-derived on a small network.
+sm_add_c_test(test_memory test_memory.c)

@@ -54,3 +54,8 @@ if(SM_MLPERF_PYTHON3)
   add_test(NAME tool_mlperf_epochs COMMAND ${SM_MLPERF_PYTHON3}
            ${CMAKE_CURRENT_SOURCE_DIR}/test_mlperf_epochs.py WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+if(SM_CURVE_PYTHON3)
+  # Memory in predict and curve: fits, the largest batch, points that cannot run.
+  add_test(NAME cli_memory COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_cli.py
+           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()

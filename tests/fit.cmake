@@ -40,7 +40,7 @@ foreach(case
     "form|--form paleo: expected dispatch or convmeter|fit;x.csv;--form;paleo"
     "precision|--precision fp8: expected fp32, tf32, fp16 or bf16|fit;x.csv;--precision;fp8"
     "cv|--cv kfold: expected loo|fit;x.csv;--cv;kfold"
-    "predict_batch|--batch B is required|predict;${SM_FIT_DATA}/tiny_a.ini"
+    "predict_batch|give --batch B (the per-device batch) or --max-batch|predict;${SM_FIT_DATA}/tiny_a.ini"
     "predict_batch_zero|--batch 0: expected an integer from 1|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;0"
     "predict_coeffs|unknown coefficient file 'no_such_coeffs'|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;no_such_coeffs"
     "predict_term|bad_coeffs_term.ini:25: [fwd] c2_weights: expected c2_inputs here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_term.ini"
@@ -133,7 +133,7 @@ add_test(NAME cli_predict_default_json
   COMMAND ${SCALEMETER_BIN} predict resnet18 --batch 8 --format json
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_default_json PROPERTIES PASS_REGULAR_EXPRESSION
-  "^{\"model\": \"resnet18\", \"coeffs\": \"[^\"]+\", \"precision\": \"fp32\", \"batch\": 8, \"nodes\": 1, \"gpus_per_node\": 1, \"image\": 224, \"dataset\": 1281167, \"t_infer\": [0-9.e-]+, \"t_fwd\": [0-9.e-]+, \"t_bwd\": [0-9.e-]+, \"t_grad\": [0-9.e-]+, \"t_step\": [0-9.e-]+, \"t_epoch\": [0-9.e+-]+, \"images_per_s\": [0-9.e+-]+, \"warning\": null}\n$")
+  "^{\"model\": \"resnet18\", \"coeffs\": \"[^\"]+\", \"precision\": \"fp32\", \"batch\": 8, \"nodes\": 1, \"gpus_per_node\": 1, \"image\": 224, \"dataset\": 1281167, \"t_infer\": [0-9.e-]+, \"t_fwd\": [0-9.e-]+, \"t_bwd\": [0-9.e-]+, \"t_grad\": [0-9.e-]+, \"t_step\": [0-9.e-]+, \"t_epoch\": [0-9.e+-]+, \"images_per_s\": [0-9.e+-]+, \"warning\": null, \"memory\": {[^}]*\"capacity\": null, \"fits\": null}, \"memory_infer\": {[^}]*}}\n$")
 foreach(key t_step t_infer t_fwd t_bwd)
   add_test(NAME cli_predict_default_grows_${key}
     COMMAND ${SM_FIT_CLI} grows ${key} 1,2,4,8,16,64 ${SCALEMETER_BIN} predict resnet50 --image 128
@@ -242,7 +242,7 @@ add_test(NAME cli_predict_energy
           --batch 2 --dataset 1000 --epochs 3 --format json
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_energy PROPERTIES PASS_REGULAR_EXPRESSION
-  "\"e_infer_j\": 8.87859, \"e_step_j\": 25.276, \"e_epoch_j\": 12638, \"power_w\": 106.379, \"e_train_j\": 37914}")
+  "\"e_infer_j\": 8.87859, \"e_step_j\": 25.276, \"e_epoch_j\": 12638, \"power_w\": 106.379, \"e_train_j\": 37914, \"memory\": {")
 # curve at 1 and 2 nodes: on 2 the job's energy per step and its power are twice a device's
 # (50.5519 J, 212.757 W), an epoch's energy the same (250 steps)
 add_test(NAME cli_curve_energy
@@ -250,7 +250,7 @@ add_test(NAME cli_curve_energy
           --batch 2 --nodes 1,2 --dataset 1000 --format csv
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_curve_energy PROPERTIES PASS_REGULAR_EXPRESSION
-  "e_step_j,power_w,e_epoch_j\n[^\n]*,25.276,106.379,12638\n[^\n]*,50.5519,212.757,12638\n")
+  "e_step_j,power_w,e_epoch_j,memory,memory_capacity,fits\n[^\n]*,25.276,106.379,12638,[^\n]*\n[^\n]*,50.5519,212.757,12638,[^\n]*\n")
 # the tables give the power in watts, then kilowatts: 106.379 W on one device, 128 x that =
 # 13,616.5 W on 128
 add_test(NAME cli_curve_energy_table

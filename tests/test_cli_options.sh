@@ -124,7 +124,7 @@ done
 # with its digits, not as 0, and the JSON parses
 sed 's/^peak_tf32_tflops *=.*/peak_tf32_tflops = 1e-6/' "$src/configs/devices/h100.ini" >"$tmp/slow.ini"
 run curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1 &&
-    grep -q '^resnet18 .* 10\.08 h  *0\.000220[0-9]  ' "$tmp/out" || check "sub-unit images/s"
+    grep -q '^resnet18 .* 10\.08 h  *[0-9.]* GiB  *0\.000220[0-9]  ' "$tmp/out" || check "sub-unit images/s"
 "$bin" curve resnet18 --device "$tmp/slow.ini" --batch 1 --nodes 1:2 --format json >"$tmp/out" 2>&1 &&
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out" ||
     check "curve JSON of a slow device"

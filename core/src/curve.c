@@ -43,6 +43,7 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
     out->n_points = 0;
     out->points = NULL;
     out->turning = -1;
+    out->fits_from = -1;
     if (check_spec(spec, st))
         return -1;
     sm_curve_point *pts = calloc((size_t)spec->n_nodes, sizeof *pts);
@@ -69,6 +70,8 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         }
         c->global_batch = c->layout.batch * devices;
         rc = sm_predict(p, net, &c->layout, &c->pred, st);
+        if (rc == 0)
+            rc = sm_predict_memory(p, net, &c->layout, 1, &c->memory, st);
         if (rc == 0 && isnan(c->pred.t_step))
             rc = sm_fail(st, "%s: the predictor gives no training step time (%s): a curve "
                          "needs forward, backward and gradient times", net->name,
@@ -84,7 +87,18 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
     if (rc == 0) {
         out->n_points = spec->n_nodes;
         out->points = pts;
-        out->turning = sm_curve_turning_point(spec->nodes, ips, spec->n_nodes, spec->threshold);
+        /* the turning point among the points that run: from the first that fits, as far as
+         * every next one does (a strong-scaling curve starts fitting, a weak one stops) */
+        int lo = 0, hi;
+        while (lo < spec->n_nodes && pts[lo].memory.fits == 0)
+            lo++;
+        for (hi = lo; hi + 1 < spec->n_nodes && pts[hi + 1].memory.fits != 0; hi++)
+            ;
+        out->fits_from = lo < spec->n_nodes ? lo : -1;
+        int turn = lo < spec->n_nodes ? sm_curve_turning_point(spec->nodes + lo, ips + lo,
+                                                               hi - lo + 1, spec->threshold)
+                                       : -1;
+        out->turning = turn >= 0 ? lo + turn : -1;
     } else {
         free(pts);
     }

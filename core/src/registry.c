@@ -148,14 +148,16 @@ static int check_descriptor_memory(void *handle, const sm_layer_type *t, const c
                        t->struct_size);
     if (!sm_loaded_string(t->name, 256) || (t->summary && !sm_loaded_string(t->summary, 4096)))
         return sm_fail(st, "%s: its descriptor's name or summary is not a string in memory", path);
-    void *fn[3];
+    void *fn[4] = {0};
     memcpy(&fn[0], &t->parse, sizeof fn[0]); /* function to object pointer, as POSIX allows */
     memcpy(&fn[1], &t->infer, sizeof fn[1]);
     memcpy(&fn[2], &t->metrics, sizeof fn[2]);
-    for (int i = 0; i < 3; i++)
+    if (len >= offsetof(sm_layer_type, saved) + sizeof t->saved) /* ABI 3 */
+        memcpy(&fn[3], &t->saved, sizeof fn[3]);
+    for (int i = 0; i < 4; i++)
         if (fn[i] && !sm_loaded_code(fn[i]))
             return sm_fail(st, "%s: its descriptor's %s points outside every loaded object",
-                           path, (const char *[]){"parse", "infer", "metrics"}[i]);
+                           path, (const char *[]){"parse", "infer", "metrics", "saved"}[i]);
     return 0;
 }
 

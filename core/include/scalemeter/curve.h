@@ -8,6 +8,7 @@
 #ifndef SCALEMETER_CURVE_H
 #define SCALEMETER_CURVE_H
 
+#include "scalemeter/memory.h"
 #include "scalemeter/predict.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,7 @@ typedef struct sm_curve_point {
     sm_prediction pred;
     double images_per_s;  /* global_batch / t_step */
     double efficiency;    /* images_per_s / (nodes / nodes[0] x images_per_s[0]) */
+    sm_memory memory;     /* one device's training memory; memory.fits 0: it cannot run */
 } sm_curve_point;
 
 typedef struct sm_curve_spec {
@@ -36,7 +38,9 @@ typedef struct sm_curve_spec {
 typedef struct sm_curve {
     int n_points;
     sm_curve_point *points;
-    int turning; /* index of the turning point in points, -1 where the curve never turns */
+    int turning; /* index of the turning point in points, -1 where the curve never turns;
+                    among the points that run (memory.fits != 0) */
+    int fits_from; /* index of the first point whose memory fits (or is not known), -1: none */
 } sm_curve;
 
 /* A prediction at every node count of the spec. */

@@ -1,0 +1,108 @@
+/*
+ * test_memory: one device's memory (memory.h) on a small network whose every byte is derived
+ * by hand below from what PyTorch's autograd keeps (derivatives.yaml, and the per-module record
+ * of tools/torch_saved_tensors.py): a convolution keeps its input, batch norm its input and two
+ * fp32 statistics per channel, ReLU its output, max pooling its input and int64 indices, a view
+ * nothing, linear its input, dropout its mask. The zoo against PyTorch itself is
+ * tests/test_memory_zoo.py.
+ *
+ *   input 3x8x8 (192) -> conv 4 3x3 pad 1, no bias (256) -> batch norm (256) -> ReLU (256)
+ *   -> max pool 2 (64) -> flatten (64, a view) -> linear 10 (10) -> dropout 0.5 (10)
+ *
+ * Kept at fp32, per sample: the input 768 B (conv), conv's output 1024 B (batch norm), ReLU's
+ * output 1024 B (ReLU; max pooling keeps the same storage), the indices 8 x 64 = 512 B, the
+ * pooled output 256 B (linear, through the view), the mask 10 x 1 B: 3594 B, and batch norm's
+ * 2 x 4 channels x 4 B = 32 B whatever the batch. Weights: 108 + 8 + 650 = 766.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "net_file.h"
+#include "scalemeter/memory.h"
+
+static const char *const tiny = "[network]\nname = tiny\ninput = 3x8x8\n[layers]\n"
+                                "conv = conv2d out=4 kernel=3 padding=1 bias=false\n"
+                                "bn = batchnorm2d\nrelu = relu\npool = maxpool2d kernel=2\n"
+                                "flat = flatten\nfc = linear out=10\ndrop = dropout p=0.5\n";
+
+static void test_training(const sm_network *net)
+{
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_ADAM, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 3594 + 32);
+    CHECK_EQ(m.weights, 4 * 766);
+    CHECK_EQ(m.gradients, 4 * 766);
+    CHECK_EQ(m.optimizer, 8 * 766); /* Adam: two fp32 moments */
+    CHECK_EQ(m.fits, -1);           /* no capacity given */
+    CHECK(sm_network_memory(net, 4, 2, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 4 * 3594 + 32);
+    CHECK_EQ(m.gradients, 2 * 4 * 766); /* DDP's bucket copy beside the gradients */
+    CHECK_EQ(m.peak, 4 * 766 + 8 * 766 + 8 * 766 + 4 * 3594 + 32);
+    /* bf16 autocast: activations of 2 bytes (768 elements), indices and mask as stored, and
+     * the half copies of the convolution's and the linear layer's weights (108 + 650) */
+    c.half = 1;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 2 * 768 + 512 + 10 + 32 + 2 * 758);
+    /* batch 2^32 stays finite and exact */
+    c.half = 0;
+    CHECK(sm_network_memory(net, INT64_C(1) << 32, 1, 1, &c, &m, &st) == 0);
+    CHECK(m.activations == 3594.0 * 4294967296.0 + 32);
+}
+
+/* Inference: the live tensors, layer by layer: the input (768) and conv's output (1024) at once,
+ * then each output beside the one it reads, 2048 at most; the view allocates nothing. */
+static void test_inference(const sm_network *net)
+{
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    CHECK(sm_network_memory(net, 1, 1, 0, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 2048);
+    CHECK_EQ(m.gradients, 0);
+    CHECK_EQ(m.optimizer, 0);
+    CHECK_EQ(m.peak, 4 * 766 + 2048);
+}
+
+/* The largest batch: SGD, 100,000 bytes: 2 x 3064 + 32 + 3594 b fits up to b = 26. */
+static void test_max_batch(const sm_network *net)
+{
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1,
+                          .capacity_bytes = 100000};
+    sm_memory m;
+    sm_status st;
+    int64_t b = -1;
+    CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == 0);
+    CHECK_EQ(b, 26);
+    CHECK(sm_network_memory(net, 26, 1, 1, &c, &m, &st) == 0 && m.fits == 1);
+    CHECK(sm_network_memory(net, 27, 1, 1, &c, &m, &st) == 0 && m.fits == 0);
+    /* the context outside the allocator counts against the capacity */
+    c.context_bytes = 3594;
+    CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == 0);
+    CHECK_EQ(b, 25);
+    c.capacity_bytes = 1000; /* not even one sample */
+    CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == 0);
+    CHECK_EQ(b, 0);
+    c.capacity_bytes = 0;
+    CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == -1);
+    CHECK_CONTAINS(st.msg, "memory_gib");
+}
+
+int main(void)
+{
+    sm_registry *reg;
+    sm_network *net;
+    sm_status st;
+    if (sm_registry_open(&reg, &st) || sm_network_load(reg, net_file(tiny), NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    test_training(net);
+    test_inference(net);
+    test_max_batch(net);
+    sm_network_free(net);
+    sm_registry_free(reg);
+    return check_summary();
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Memory in `scalemeter predict` and `curve` as a user sees it: whether a configuration fits,
+the largest batch, points that cannot run kept out of the times and the chart.
+
+The expected figures come from outside the code: PyTorch 1.13's record of what autograd keeps
+for ResNet-50 at batch 1, 86,121,984 bytes (tools/torch_saved_tensors.py; per sample
+86,121,984 - 8 x 26,560 BN channels = 85,909,504, the statistics being per layer), and the
+h100 description's memory_gib = 79.6 (nvidia-smi's 81,559 MiB), 85,469,849,190 bytes.
+
+usage: test_memory_cli.py SCALEMETER   (run from the source root)
+"""
+import json
+import subprocess
+import sys
+
+SM = sys.argv[1]
+failures = []
+checks = 0
+H100 = ["--device", "h100", "-g", "1"]
+CAPACITY = 79.6 * 2**30
+PER_SAMPLE = 86121984 - 8 * 26560  # ResNet-50's activations per sample, PyTorch's count
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([SM, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def good_json(*args):
+    rc, out, err = run(*args, "--format", "json")
+    check(rc == 0, f"{' '.join(args)}: exit {rc}: {err.strip()}")
+    return json.loads(out) if rc == 0 else {}
+
+
+# --- the issue's two configurations: they do not fit, and no time is shown as if they could ---
+rc, out, err = run("curve", "vgg16", *H100, "--batch", "65536", "--nodes", "1")
+row = [l for l in out.splitlines() if l.startswith("vgg16 ")]
+check(rc == 0 and row and " oom " in row[0] and " 53.6 s " not in row[0],
+      f"vgg16 at 65536: the table marks oom and shows no step time: {row}")
+check("fits at no node count" in out, "vgg16 at 65536: the memory note says it fits nowhere")
+d = good_json("curve", "vgg16", *H100, "--batch", "65536", "--nodes", "1")
+mem = d["curves"][0]["points"][0]["memory"] if d else {}
+check(mem.get("fits") is False, f"vgg16 at 65536: JSON memory.fits false: {mem}")
+# vgg16 keeps 73,355,264 bytes a sample (PyTorch), so 65536 samples need over 4.4 TiB
+check(mem.get("activations", 0) > 65536 * 73.3e6, f"vgg16 activations: {mem}")
+d = good_json("predict", "resnet50", *H100, "--batch", "4096")
+check(d.get("memory", {}).get("fits") is False, "resnet50 at 4096 does not fit an H100")
+check(abs(d["memory"]["activations"] / (4096 * PER_SAMPLE + 8 * 26560) - 1) < 0.03,
+      f"resnet50 at 4096: activations within 3% of PyTorch's count: {d.get('memory')}")
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096")
+t_step = [l for l in out.splitlines() if l.startswith("t_step")]
+check(t_step and t_step[0].split()[1] == "-", f"predict's table shows no t_step: {t_step}")
+check("DOES NOT FIT" in out, "predict's table says it does not fit")
+
+# --- the largest batch, consistent with fits: that batch fits, one more does not ---
+d = good_json("predict", "resnet50", *H100, "--max-batch")
+b = d.get("max_batch", 0)
+fixed = sum(d["memory"][k] for k in ("weights", "gradients", "optimizer", "workspace",
+                                      "context")) if d else 0
+expected = int((CAPACITY - fixed - 8 * 26560) // PER_SAMPLE)
+check(abs(b - expected) <= expected * 0.03, f"max_batch {b}, PyTorch's count gives {expected}")
+check(d.get("batch") == b and d.get("memory", {}).get("fits") is True, "max_batch fits")
+d2 = good_json("predict", "resnet50", *H100, "--batch", str(b + 1))
+check(d2.get("memory", {}).get("fits") is False, f"batch {b + 1} does not fit")
+rc, out, err = run("predict", "resnet50", "--max-batch")
+check(rc != 0 and "--device" in err and len(err.strip().splitlines()) == 1,
+      f"--max-batch without --device: one line: {err}")
+rc, out, err = run("predict", "resnet50", "--device", "tests/data/curve/round_device.ini",
+                   "--max-batch")
+check(rc != 0 and "memory_gib" in err, f"--max-batch on a description without memory: {err}")
+d = good_json("predict", "resnet50", "--device", "tests/data/curve/round_device.ini",
+              "--batch", "8")
+check(d.get("memory", {}).get("fits", 0) is None and d["memory"]["capacity"] is None,
+      "no capacity: fits null, memory still counted")
+check(d.get("memory", {}).get("activations", 0) > 0, "no capacity: activations counted")
+
+# --- the optimizer's state: Adam's two fp32 moments of 25,557,032 weights ---
+d = good_json("predict", "resnet50", *H100, "--batch", "32", "--optimizer", "adam")
+check(d.get("memory", {}).get("optimizer") == 8 * 25557032, f"adam: {d.get('memory')}")
+d = good_json("predict", "resnet50", *H100, "--batch", "32", "--optimizer", "sgd")
+check(d.get("memory", {}).get("optimizer") == 0, "plain SGD keeps no state")
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "32", "--optimizer", "lion")
+check(rc != 0 and "--optimizer" in err, f"unknown optimizer refused: {err}")
+
+# --- strong scaling: the first node count at which the global batch fits ---
+# 8192 samples: 1024 a device on 8 nodes need 1024 x 85.9 MB = 88 GB > 85.5 GB; 512 on 16 fit
+d = good_json("curve", "resnet50", *H100, "--global-batch", "8192", "--nodes", "1:32")
+c = d["curves"][0] if d else {}
+check(c.get("fits_from_nodes") == 16, f"fits from 16 nodes: {c.get('fits_from_nodes')}")
+fits = [p["memory"]["fits"] for p in c.get("points", [])]
+check(fits == [False] * 4 + [True] * 2, f"fits per node count: {fits}")
+tp = c.get("turning_point")
+check(tp is None or tp["nodes"] >= 16, f"the turning point is among points that fit: {tp}")
+rc, out, err = run("curve", "resnet50", *H100, "--global-batch", "8192", "--nodes", "1:32")
+check("fits from 16 nodes on (batch 512 per device" in out, "the table says where it fits")
+rc, svg, err = run("curve", "resnet50", *H100, "--global-batch", "8192", "--nodes", "1:32",
+                   "--format", "svg")
+check(svg.count("r=\"3.5\"/>") == 2 * 2, "the chart draws the 2 points that fit, in both panels")
+check("4 points not drawn" in svg, "the chart says why points are missing")
+rc, out, err = run("curve", "resnet50", *H100, "--global-batch", "8192", "--nodes", "1:32",
+                   "--format", "csv")
+rows = out.splitlines()
+check(rows[0].endswith(",memory,memory_capacity,fits") and rows[1].endswith(",false") and
+      rows[-1].endswith(",true"), f"CSV memory columns: {rows[0]} / {rows[1]}")
+
+print(f"{checks - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
