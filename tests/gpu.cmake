@@ -53,6 +53,12 @@ else()
 endif()
 
 if(SCALEMETER_HAVE_CUDA)
+  # The counting and predicting commands of this build with every CUDA library hidden: the
+  # program links none (the backend modules do), and they run without them (issue 34).
+  add_test(NAME gpu_cli_without_cuda_libs
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_without_cuda_libs.sh ${CMAKE_BINARY_DIR}
+            ${PROJECT_SOURCE_DIR})
+
   # Without a device: what the GPU parts can show anyway (kernels of every type, their host
   # parts, the executor's refusals).
   add_executable(test_gpu_host test_gpu_host.c)
