@@ -5,8 +5,8 @@
  *
  *   ring   our ring all-reduce over MPI point-to-point (allreduce_ring.h)
  *   mpi    MPI_Allreduce, the reference
- *   nccl   (issue 7) ncclAllReduce on the GPU: one more entry in allreduce_impls.c, whose
- *          buffer lives on the device, whose run is asynchronous and whose wait syncs a stream
+ *   nccl   ncclAllReduce on the GPU, from the cuda module (allreduce_nccl.c): its buffer
+ *          lives on the device, its run is asynchronous and its wait syncs a stream
  */
 #ifndef SCALEMETER_ALLREDUCE_H
 #define SCALEMETER_ALLREDUCE_H
@@ -43,6 +43,9 @@ typedef struct sm_allreduce_impl {
 int sm_allreduce_impl_count(void);
 const sm_allreduce_impl *sm_allreduce_impl_at(int i);
 const sm_allreduce_impl *sm_allreduce_impl_find(const char *name);
+/* Why nccl is not among them ("" when it is): not built, the cuda module's load error, or
+ * fewer GPUs than ranks on this host. */
+const char *sm_allreduce_nccl_why(void);
 
 typedef struct sm_allreduce_config {
     int warmup, iters; /* untimed runs, then timed runs */

@@ -1,7 +1,8 @@
 /*
  * The all-reduce implementations the benchmark knows. Both here keep their buffer in host
- * memory, so load, store and wait are trivial; they differ only in run. Where CUDA, cuDNN and
- * NCCL were found a third, nccl, keeps it on the GPU (allreduce_nccl.c).
+ * memory, so load, store and wait are trivial; they differ only in run. Where the cuda module
+ * was built (CUDA, cuDNN and NCCL found) and loads, a third, nccl, keeps it on the GPU
+ * (allreduce_nccl.c).
  */
 #include "allreduce.h"
 
@@ -11,10 +12,7 @@
 #include <string.h>
 
 #include "allreduce_ring.h"
-#ifdef SM_HAVE_CUDA
-#include "allreduce_nccl.h"
-#include "cuda_device.h"
-#endif
+#include "backend_module.h"
 
 typedef struct host_ctx {
     MPI_Comm comm;
@@ -146,14 +144,9 @@ static const sm_allreduce_impl impls[] = {
      load_host, run_ring, wait_host, store_host, close_host},
     {"mpi", "MPI_Allreduce of the MPI library (the reference)", open_mpi, load_host, run_mpi,
      wait_host, store_host, close_host},
-#ifdef SM_HAVE_CUDA
-    {"nccl", "ncclAllReduce of NVIDIA's NCCL on each rank's GPU, bootstrapped over MPI",
-     sm_nccl_impl_open, sm_nccl_impl_load, sm_nccl_impl_run, sm_nccl_impl_wait,
-     sm_nccl_impl_store, sm_nccl_impl_close},
-#endif
 };
+#define N_HOST_IMPLS ((int)(sizeof impls / sizeof impls[0]))
 
-#ifdef SM_HAVE_CUDA
 /* Ranks the launcher starts on this host (Open MPI, MPICH), before MPI_Init; 1 without one. */
 static int launcher_local_ranks(void)
 {
@@ -165,32 +158,54 @@ static int launcher_local_ranks(void)
     }
     return 1;
 }
-#endif
 
-/* nccl, the last entry, counts only where it can run: a GPU for every rank of this host (NCCL
- * refuses two ranks on one GPU). Elsewhere `--impl all` keeps meaning what runs here, and
- * `scalemeter backends` says that nccl is built in. */
+static sm_status nccl_why = {""};
+
+/* nccl, the cuda module's, counts only where it can run: a GPU for every rank of this host
+ * (NCCL refuses two ranks on one GPU). Elsewhere `--impl all` keeps meaning what runs here,
+ * and `scalemeter backends` says whether nccl is built in. */
+static const sm_allreduce_impl *nccl_impl(void)
+{
+    static const sm_allreduce_impl *nccl;
+    static int asked;
+    if (!asked) {
+        asked = 1;
+        const sm_backend_module *m = NULL;
+        if (!sm_backend_module_built("cuda"))
+            sm_fail(&nccl_why, "the cuda backend is not built");
+        else if ((m = sm_backend_module_load("cuda", &nccl_why)) != NULL) {
+            int devices = m->device_count(), ranks = launcher_local_ranks();
+            if (devices >= ranks)
+                nccl = m->allreduce;
+            else
+                sm_fail(&nccl_why, "%d rank%s on this host, %d CUDA device%s", ranks,
+                        ranks == 1 ? "" : "s", devices, devices == 1 ? "" : "s");
+        }
+    }
+    return nccl;
+}
+
+const char *sm_allreduce_nccl_why(void)
+{
+    return nccl_impl() ? "" : nccl_why.msg;
+}
+
 int sm_allreduce_impl_count(void)
 {
-    int n = (int)(sizeof impls / sizeof impls[0]);
-#ifdef SM_HAVE_CUDA
-    static int usable = -1;
-    if (usable < 0)
-        usable = sm_cuda_device_count() >= launcher_local_ranks();
-    n -= !usable;
-#endif
-    return n;
+    return N_HOST_IMPLS + (nccl_impl() != NULL);
 }
 
 const sm_allreduce_impl *sm_allreduce_impl_at(int i)
 {
-    return i >= 0 && i < sm_allreduce_impl_count() ? &impls[i] : NULL;
+    if (i >= 0 && i < N_HOST_IMPLS)
+        return &impls[i];
+    return i == N_HOST_IMPLS ? nccl_impl() : NULL;
 }
 
 const sm_allreduce_impl *sm_allreduce_impl_find(const char *name)
 {
     for (int i = 0; i < sm_allreduce_impl_count(); i++)
-        if (strcmp(impls[i].name, name) == 0)
-            return &impls[i];
+        if (strcmp(sm_allreduce_impl_at(i)->name, name) == 0)
+            return sm_allreduce_impl_at(i);
     return NULL;
 }

@@ -1,8 +1,8 @@
 /*
  * The compute backends of `scalemeter bench`, one row each (as allreduce_impls.c keeps the
  * all-reduces): what the command asks of a backend for a whole job and for one configuration,
- * so that the command knows none of them. The rows: cpu (bench_cpu.c) and, where CUDA, cuDNN
- * and NCCL were found at build time, cuda (bench_cuda.c).
+ * so that the command knows none of them. The rows: cpu (bench_cpu.c) and, from the cuda
+ * module (backend_module.h) where it was built and its libraries load, cuda (bench_cuda.c).
  *
  *   sm_bench_backend_find  the row of a name
  *   sm_bench_measure       one configuration on every rank: executor, agreement, sm_bench_run
@@ -46,11 +46,9 @@ typedef struct sm_bench_backend {
 } sm_bench_backend;
 
 extern const sm_bench_backend sm_bench_backend_cpu;
-#ifdef SM_HAVE_CUDA
-extern const sm_bench_backend sm_bench_backend_cuda;
-#endif
 
-/* The row named name, or NULL when this build has none (the message lists those it has). */
+/* The row named name, or NULL with a message: the backends this build has, or why the cuda
+ * module does not load. */
 const sm_bench_backend *sm_bench_backend_find(const char *name, sm_status *st);
 
 /* What sm_bench_measure returns when a configuration does not fit (SM_EXECUTOR_NOMEM of the

@@ -1,36 +1,31 @@
 /*
- * The table of bench's compute backends and what every configuration does alike whichever
- * runs it (bench_backend.h): executor, agreement over the ranks, measurement.
+ * bench's compute backends by name (cpu here, cuda from its module) and what every
+ * configuration does alike whichever runs it (bench_backend.h): executor, agreement over the
+ * ranks, measurement.
  */
 #include "bench_backend.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const sm_bench_backend *const backends[] = {
-    &sm_bench_backend_cpu,
-#ifdef SM_HAVE_CUDA
-    &sm_bench_backend_cuda,
-#endif
-};
-#define N_BACKENDS ((int)(sizeof backends / sizeof backends[0]))
+#include "backend_module.h"
 
 const sm_bench_backend *sm_bench_backend_find(const char *name, sm_status *st)
 {
-    char names[128] = "";
-    for (int i = 0; i < N_BACKENDS; i++) {
-        if (!strcmp(backends[i]->name, name))
-            return backends[i];
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "", backends[i]->name);
+    if (!strcmp(name, "cpu"))
+        return &sm_bench_backend_cpu;
+    if (strcmp(name, "cuda") != 0) {
+        sm_fail(st, "--backend %s: expected cpu%s", name,
+                sm_backend_module_built("cuda") ? " or cuda" : "");
+        return NULL;
     }
-    if (!strcmp(name, "cuda"))
-        sm_fail(st, "--backend cuda: expected %s (the GPU backend is not built into this "
-                    "binary: it needs CUDA, cuDNN and NCCL at build time; scalemeter backends)",
-                names);
-    else
-        sm_fail(st, "--backend %s: expected %s", name, names);
-    return NULL;
+    if (!sm_backend_module_built("cuda")) {
+        sm_fail(st, "--backend cuda: expected cpu (the GPU backend is not built into this "
+                    "binary: it needs CUDA, cuDNN and NCCL at build time; scalemeter backends)");
+        return NULL;
+    }
+    const sm_backend_module *m = sm_backend_module_load("cuda", st);
+    return m ? m->bench : NULL;
 }
 
 /* A GPU library that ran out of device memory inside a call (cuDNN's algorithm search, cuBLAS's

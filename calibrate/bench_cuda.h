@@ -34,6 +34,9 @@ void sm_cuda_job_close(sm_cuda_job *job);
  * joins the same ranks, each on its executor's device (NULL with one rank: nothing to
  * all-reduce); meter may be NULL (no energy). cfg->allreduce is ignored: gradients go through
  * NCCL. Returns as sm_bench_run. */
+/* bench's row of this backend (bench_backend.h), which the cuda module hands out. */
+extern const struct sm_bench_backend sm_bench_backend_cuda;
+
 int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t nccl,
                   sm_energy_meter *meter, MPI_Comm comm, sm_bench_progress_fn progress,
                   void *ctx, sm_bench_result *out, sm_status *st);

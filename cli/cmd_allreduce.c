@@ -119,6 +119,9 @@ static int parse_option(int c, allreduce_args *a, sm_status *st)
             for (int k = 0; k < sm_allreduce_impl_count(); k++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ",
                          sm_allreduce_impl_at(k)->name);
+            if (!strcmp(v, "nccl")) /* known, not usable here: say why */
+                return sm_fail(st, "--impl nccl: expected %sor all (%s)", names,
+                               sm_allreduce_nccl_why());
             return sm_fail(st, "--impl %s: expected %sor all", v, names);
         }
         a->impl = strcmp(v, "all") ? v : NULL;

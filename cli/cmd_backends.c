@@ -1,81 +1,67 @@
 /*
  * scalemeter backends: what this binary can measure with, and whether it can here and now.
  * Compute backends (cpu, cuda: what `bench --backend` takes), collectives (ring, mpi, nccl:
- * what `allreduce --impl` takes) and the energy meter (nvml). "built" is fixed when the binary
- * is built (the GPU parts only where CUDA, cuDNN and NCCL were found); "usable" is asked now
- * (a GPU visible, NVML loadable). Starts no MPI job: safe on a login node.
+ * what `allreduce --impl` takes) and the energy meter (nvml). "built" is whether the backend's
+ * module (lib/scalemeter/backends/cpu.so, cuda.so; calibrate/backend_module.h) was built;
+ * "usable" is asked now: the module loads (else the detail is the library it misses), a GPU is
+ * visible, NVML loads. Starts no MPI job: safe on a login node.
  */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <mpi.h>
-
-#include "allreduce.h"
+#include "backend_module.h"
 #include "commands.h"
-#include "nvml_energy.h"
 #include "output.h"
-#ifdef SM_HAVE_CUDA
-#include "cuda_device.h"
-#endif
 
 static void usage(void)
 {
     printf("usage: scalemeter backends [--format table|json] [-o FILE]\n\n"
            "Lists the compute backends (cpu, cuda), the all-reduce implementations (ring, mpi,\n"
-           "nccl) and the energy meter (nvml) of this binary: whether each is built in, and\n"
-           "whether it is usable on this machine now (for cuda and nccl: a CUDA device is\n"
-           "visible; for nvml: libnvidia-ml.so.1 loads and reads a device), with a detail.\n");
+           "nccl) and the energy meter (nvml) of this binary: whether each is built (its module\n"
+           "lib/scalemeter/backends/cpu.so or cuda.so is there), and whether it is usable on\n"
+           "this machine now (the module loads; for cuda and nccl: a CUDA device is visible;\n"
+           "for nvml: libnvidia-ml.so.1 loads and reads a device), with a detail: why not.\n");
 }
 
-typedef struct backend {
-    const char *name, *kind;
-    int built, usable;
-    char detail[512];
-} backend;
+typedef sm_backend_row backend;
 
 enum { N_BACKENDS = 6 };
 
-static void describe(backend *b)
+/* Every row of module name's from what it says, or, where it does not load, why. */
+static void ask(const char *name, backend *b)
 {
     sm_status st = {""};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    b[0] = (backend){"cpu", "compute", 1, 1, ""};
-    snprintf(b[0].detail, sizeof b[0].detail,
-             "the plugins' CPU kernels, OpenBLAS for GEMMs; %ld cores", cores);
-    b[1] = (backend){"cuda", "compute", 0, 0, "not built in (needs CUDA, cuDNN and NCCL to build)"};
-    b[2] = (backend){"ring", "collective", 1, 1, "our ring all-reduce over MPI point-to-point"};
-    b[3] = (backend){"mpi", "collective", 1, 1, ""};
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(version, &len); /* one of the calls allowed before MPI_Init */
-    version[strcspn(version, ",\n")] = '\0';
-    snprintf(b[3].detail, sizeof b[3].detail, "MPI_Allreduce of %s", version);
-    b[4] = (backend){"nccl", "collective", 0, 0, "not built in (needs CUDA, cuDNN and NCCL to build)"};
-#ifdef SM_HAVE_CUDA
-    b[1].built = b[4].built = 1;
-    char what[400];
-    if (sm_cuda_describe(what, sizeof what, &st) == 0) {
-        b[1].usable = b[4].usable = 1;
-        snprintf(b[1].detail, sizeof b[1].detail, "cuDNN, cuBLAS; %s", what);
-        snprintf(b[4].detail, sizeof b[4].detail, "ncclAllReduce, one GPU per rank");
-    } else {
-        snprintf(b[1].detail, sizeof b[1].detail, "%.400s", st.msg);
-        snprintf(b[4].detail, sizeof b[4].detail, "needs a CUDA device");
+    int built = sm_backend_module_built(name);
+    const sm_backend_module *m = built ? sm_backend_module_load(name, &st) : NULL;
+    backend rows[N_BACKENDS];
+    int n = m ? m->describe(rows, N_BACKENDS) : 0;
+    for (int i = 0; i < N_BACKENDS; i++) {
+        if (strcmp(b[i].detail, name) != 0) /* rows of another module */
+            continue;
+        b[i].built = built;
+        if (!built)
+            snprintf(b[i].detail, sizeof b[i].detail, "not built (needs %s to build)",
+                     strcmp(name, "cuda") ? "Open MPI and OpenBLAS" : "CUDA, cuDNN and NCCL");
+        else if (!m)
+            snprintf(b[i].detail, sizeof b[i].detail, "%.500s", st.msg);
+        for (int k = 0; k < n; k++)
+            if (!strcmp(rows[k].name, b[i].name))
+                b[i] = rows[k];
     }
-#endif
-    b[5] = (backend){"nvml", "energy", 1, 0, ""};
-    sm_energy_meter *m = NULL;
-    if (sm_energy_open(NULL, &m, &st) == 0) {
-        b[5].usable = 1;
-        snprintf(b[5].detail, sizeof b[5].detail, "GPU energy by %s",
-                 strcmp(sm_energy_method(m), "counter") == 0
-                     ? "its counter (nvmlDeviceGetTotalEnergyConsumption)"
-                     : "sampling its power (nvmlDeviceGetPowerUsage)");
-        sm_energy_close(m);
-    } else {
-        snprintf(b[5].detail, sizeof b[5].detail, "%.400s", st.msg);
+}
+
+static void describe(backend *b)
+{
+    /* the detail names the module until it answers */
+    static const char *const rows[N_BACKENDS][3] = {
+        {"cpu", "compute", "cpu"},     {"cuda", "compute", "cuda"}, {"ring", "collective", "cpu"},
+        {"mpi", "collective", "cpu"},  {"nccl", "collective", "cuda"}, {"nvml", "energy", "cpu"}};
+    for (int i = 0; i < N_BACKENDS; i++) {
+        b[i] = (backend){rows[i][0], rows[i][1], 0, 0, ""};
+        snprintf(b[i].detail, sizeof b[i].detail, "%s", rows[i][2]);
     }
+    ask("cpu", b);
+    ask("cuda", b);
 }
 
 static void print_table(const backend *b)

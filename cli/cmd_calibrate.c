@@ -8,10 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend_module.h"
 #include "commands.h"
-#ifdef SM_HAVE_CUDA
-#include "cuda_device.h"
-#endif
 #include "launcher.h"
 #include "output.h"
 
@@ -98,18 +96,22 @@ int cmd_calibrate(int argc, char **argv)
     int n_bench = 1;
     /* calibrate's own options, then every other option of bench, passed on as given */
     enum { MODEL = 256, IMAGE, BATCH, DEVICE_NAME, DEVICE_OLD, PASS = 1000 };
+    const sm_backend_module *cpu = cpu_module("calibrate"); /* bench's options are there */
+    if (!cpu)
+        return 1;
+    const struct option *bench_opts = cpu->bench_options;
     struct option opts[64] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
         {"model", required_argument, 0, MODEL},  {"image", required_argument, 0, IMAGE},
         {"batch", required_argument, 0, BATCH},  {"device-name", required_argument, 0, DEVICE_NAME},
         {"device", required_argument, 0, DEVICE_OLD}};
     int n_opts = 7;
-    for (int k = 0; bench_options[k].name && n_opts < 63; k++) {
+    for (int k = 0; bench_opts[k].name && n_opts < 63; k++) {
         int own = 0;
         for (int m = 0; m < n_opts; m++)
-            own |= !strcmp(opts[m].name, bench_options[k].name);
+            own |= !strcmp(opts[m].name, bench_opts[k].name);
         if (!own) {
-            opts[n_opts] = bench_options[k];
+            opts[n_opts] = bench_opts[k];
             opts[n_opts].flag = NULL;
             opts[n_opts++].val = PASS + k;
         }
@@ -154,11 +156,11 @@ int cmd_calibrate(int argc, char **argv)
             { /* "--name", then its value */
                 static char names[MAX_ARGS][40];
                 snprintf(names[n_bench], sizeof names[n_bench], "--%s",
-                         bench_options[c - PASS].name);
+                         bench_opts[c - PASS].name);
                 bench[n_bench] = names[n_bench];
                 n_bench++;
             }
-            if (bench_options[c - PASS].has_arg != no_argument)
+            if (bench_opts[c - PASS].has_arg != no_argument)
                 bench[n_bench++] = optarg;
         }
     }
@@ -196,19 +198,16 @@ int cmd_calibrate(int argc, char **argv)
 
     char *fit[16] = {"fit", csv, "--weight-term", "--update-term", "-o", ini};
     int n_fit = 6;
-#ifdef SM_HAVE_CUDA
-    /* the coefficient file names the GPU and the arithmetic, not the host's CPU */
-    char gpu[400];
-    sm_cuda_info info;
+    /* the coefficient file names the GPU and the arithmetic, not the host's CPU (bench has
+     * loaded the cuda module already) */
+    char gpu[400], name[256];
     sm_status st;
-    if (cuda && !device && sm_cuda_probe(&info, &st) == 0) {
+    const sm_backend_module *m = cuda ? sm_backend_module_load("cuda", &st) : NULL;
+    if (m && !device && m->device_name(name, sizeof name, &st) == 0) {
         const char *precision = passed_on(bench, n_bench, "--precision");
-        snprintf(gpu, sizeof gpu, "%.256s, cuda %s", info.name, precision ? precision : "fp32");
+        snprintf(gpu, sizeof gpu, "%.256s, cuda %s", name, precision ? precision : "fp32");
         device = gpu;
     }
-#else
-    (void)cuda;
-#endif
     if (device) {
         fit[n_fit++] = "--device-name";
         fit[n_fit++] = (char *)device;

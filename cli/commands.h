@@ -13,6 +13,10 @@ typedef struct command {
 /* bench's options (cmd_bench.c), which calibrate passes on. */
 extern const struct option bench_options[];
 
+/* The cpu backend module (cmd_measure.c), which holds bench and allreduce; NULL after printing
+ * why it does not load, as `scalemeter COMMAND: ...`. */
+const struct sm_backend_module *cpu_module(const char *cmd);
+
 int cmd_allreduce(int argc, char **argv);
 int cmd_backends(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

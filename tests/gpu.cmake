@@ -53,17 +53,23 @@ else()
 endif()
 
 if(SCALEMETER_HAVE_CUDA)
+  # The counting and predicting commands of this build with every CUDA library hidden: the
+  # program links none (the backend modules do), and they run without them (issue 34).
+  add_test(NAME gpu_cli_without_cuda_libs
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_without_cuda_libs.sh ${CMAKE_BINARY_DIR}
+            ${PROJECT_SOURCE_DIR})
+
   # Without a device: what the GPU parts can show anyway (kernels of every type, their host
   # parts, the executor's refusals).
   add_executable(test_gpu_host test_gpu_host.c)
-  target_link_libraries(test_gpu_host PRIVATE scalemeter_calibrate m)
+  target_link_libraries(test_gpu_host PRIVATE scalemeter_calibrate_cuda m)
   add_test(NAME gpu_host COMMAND test_gpu_host WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(gpu_host PROPERTIES ENVIRONMENT
     SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/good)
 
   # With a device: every GPU kernel against the CPU's, zoo networks training.
   add_executable(test_gpu_executor test_gpu_executor.c)
-  target_link_libraries(test_gpu_executor PRIVATE scalemeter_calibrate m)
+  target_link_libraries(test_gpu_executor PRIVATE scalemeter_calibrate_cuda m)
   add_test(NAME gpu_executor COMMAND test_gpu_executor WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   add_test(NAME gpu_cli_allreduce_nccl COMMAND ${SM_GPU_CLI} nccl ${SCALEMETER_BIN})
   set_tests_properties(gpu_executor gpu_cli_allreduce_nccl PROPERTIES SKIP_RETURN_CODE 77

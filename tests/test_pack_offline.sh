@@ -24,6 +24,7 @@ fail() { echo "FAILED: $*"; exit 1; }
 
 for f in bin/scalemeter lib/libscalemeter.so.0 env.sh share/scalemeter/models/resnet50.ini \
     share/scalemeter/configs/devices/h100.ini lib/scalemeter/plugins/conv2d.so \
+    lib/scalemeter/backends/cpu.so \
     bin/test_gpu_executor bin/test_gpu_host bin/test_nvml_energy lib/libfake_nvml.so \
     mpi/usr/bin/orted mpi/usr/bin/mpirun mpi/usr/lib/x86_64-linux-gnu/libmpi.so.40 \
     mpi/usr/lib/x86_64-linux-gnu/libopen-pal.so.40 \

@@ -116,7 +116,8 @@ for pass in 1 2 3 4; do
     [ -s "$work/added" ] || break
     say "pass $pass: bundled $(tr '\n' ' ' <"$work/added")"
 done
-for f in "$stage"/bin/scalemeter "$stage"/lib/scalemeter/plugins/*.so; do
+for f in "$stage"/bin/scalemeter "$stage"/lib/scalemeter/plugins/*.so \
+    "$stage"/lib/scalemeter/backends/*.so; do
     LD_LIBRARY_PATH=$libpath ldd "$f" | grep 'not found' | grep -Ev "$skip" || true
 done >"$work/unresolved"
 if [ -s "$work/unresolved" ]; then

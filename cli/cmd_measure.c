@@ -1,0 +1,31 @@
+/*
+ * scalemeter bench and scalemeter allreduce: their code (cmd_bench.c, cmd_allreduce.c) is in
+ * the cpu backend module with MPI and the executors (calibrate/backend_module.h), so that this
+ * program links neither; here they load it and run.
+ */
+#include <stdio.h>
+
+#include "backend_module.h"
+#include "commands.h"
+#include "launcher.h"
+
+const sm_backend_module *cpu_module(const char *cmd)
+{
+    sm_status st = {""};
+    const sm_backend_module *m = sm_backend_module_load("cpu", &st);
+    if (!m)
+        fprintf(stderr, "scalemeter %s: %s\n", cmd, st.msg);
+    return m;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const sm_backend_module *m = cpu_module("bench");
+    return m ? m->bench_main(argc, argv) : 1;
+}
+
+int cmd_allreduce(int argc, char **argv)
+{
+    const sm_backend_module *m = cpu_module("allreduce");
+    return m ? m->allreduce_main(argc, argv) : 1;
+}
