@@ -59,3 +59,9 @@ if(SM_CURVE_PYTHON3)
   add_test(NAME cli_memory COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_cli.py
            ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+if(SM_CURVE_PYTHON3)
+  # Every zoo network's activations against PyTorch's record of what autograd keeps (3%).
+  add_test(NAME memory_zoo_vs_pytorch
+           COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_zoo.py
+           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()
