@@ -85,6 +85,16 @@ static const struct sm_cpu_kernels mish_cpu = {
     .backward = mish_backward,
 };
 
+/* What training keeps for the backward pass: mish's gradient needs its input (as PyTorch's
+ * F.mish saves `self`). Without saved(), the host would assume input and output both. */
+static int mish_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                      sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)err;
+    s->inputs = 1; /* bit 0: the first input */
+    return 0;
+}
+
 static const sm_layer_type mish = {
     SM_LAYER_TYPE_INIT,
     .name = "mish",
@@ -96,6 +106,8 @@ static const sm_layer_type mish = {
     .infer = mish_infer,
     .metrics = mish_metrics,
     .cpu = &mish_cpu,
+    .traits = SM_TRAIT_ACTIVATION, /* element-wise: rides a producer's epilogue when fused */
+    .saved = mish_saved,
 };
 
 SM_DEFINE_PLUGIN(mish)
