@@ -65,3 +65,9 @@ if(SM_CURVE_PYTHON3)
            COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_zoo.py
            ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+if(SM_CURVE_PYTHON3)
+  # Every configuration the shipped H100 sets ran is predicted to fit an H100.
+  add_test(NAME memory_measured_runs_fit
+           COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_measured.py
+           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()
