@@ -54,19 +54,6 @@ static int adaptive_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: adaptive_avgpool2d_cpu.c. */
 extern const struct sm_cpu_kernels adaptive_avgpool2d_cpu_kernels;
 
-/* Its backward reads the input's shape from the input itself: the input is kept. */
-static int adaptive_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                          sm_layer_saved *s, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    s->inputs = 1;
-    return 0;
-}
-
 static const sm_layer_type adaptive_type = {
     SM_LAYER_TYPE_INIT,
     .name = "adaptive_avgpool2d",
@@ -79,7 +66,8 @@ static const sm_layer_type adaptive_type = {
     .metrics = adaptive_metrics,
     .cpu = &adaptive_avgpool2d_cpu_kernels,
     .traits = 0,
-    .saved = adaptive_saved,
+    /* its backward reads the input's shape from the input itself: the input is kept */
+    .saved = sm_saved_input,
 };
 
 SM_DEFINE_PLUGIN(adaptive_type)

@@ -151,19 +151,6 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
 /* CPU kernels: conv2d_cpu.c. */
 extern const struct sm_cpu_kernels conv2d_cpu_kernels;
 
-/* The weight gradient needs the input. */
-static int conv2d_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                        sm_layer_saved *s, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    s->inputs = 1;
-    return 0;
-}
-
 static const sm_layer_type conv2d_type = {
     SM_LAYER_TYPE_INIT,
     .name = "conv2d",
@@ -177,7 +164,8 @@ static const sm_layer_type conv2d_type = {
     .metrics = conv2d_metrics,
     .cpu = &conv2d_cpu_kernels,
     .traits = SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL,
-    .saved = conv2d_saved,
+    /* the weight gradient needs the input */
+    .saved = sm_saved_input,
 };
 
 SM_DEFINE_PLUGIN(conv2d_type)

@@ -54,19 +54,6 @@ static int layer_scale_metrics(const void *params, const sm_shape *in, int n_in,
 /* CPU kernels: layer_scale_cpu.c. */
 extern const struct sm_cpu_kernels layer_scale_cpu_kernels;
 
-/* gamma * x: gamma's gradient needs x. */
-static int layer_scale_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                             sm_layer_saved *s, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    s->inputs = 1;
-    return 0;
-}
-
 static const sm_layer_type layer_scale_type = {
     SM_LAYER_TYPE_INIT,
     .name = "layer_scale",
@@ -79,7 +66,8 @@ static const sm_layer_type layer_scale_type = {
     .metrics = layer_scale_metrics,
     .cpu = &layer_scale_cpu_kernels,
     .traits = 0,
-    .saved = layer_scale_saved,
+    /* gamma * x: gamma's gradient needs x */
+    .saved = sm_saved_input,
 };
 
 SM_DEFINE_PLUGIN(layer_scale_type)

@@ -71,19 +71,6 @@ static int linear_metrics(const void *params, const sm_shape *in, int n_in, cons
 /* CPU kernels: linear_cpu.c. */
 extern const struct sm_cpu_kernels linear_cpu_kernels;
 
-/* The weight gradient needs the input. */
-static int linear_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                        sm_layer_saved *s, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    s->inputs = 1;
-    return 0;
-}
-
 static const sm_layer_type linear_type = {
     SM_LAYER_TYPE_INIT,
     .name = "linear",
@@ -96,7 +83,8 @@ static const sm_layer_type linear_type = {
     .metrics = linear_metrics,
     .cpu = &linear_cpu_kernels,
     .traits = SM_TRAIT_MATMUL,
-    .saved = linear_saved,
+    /* the weight gradient needs the input */
+    .saved = sm_saved_input,
 };
 
 SM_DEFINE_PLUGIN(linear_type)

@@ -73,19 +73,6 @@ static int lm_head_metrics(const void *params, const sm_shape *in, int n_in, con
 /* CPU kernels: lm_head_cpu.c. */
 extern const struct sm_cpu_kernels lm_head_cpu_kernels;
 
-/* The weight gradient needs the input. */
-static int lm_head_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                         sm_layer_saved *s, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    s->inputs = 1;
-    return 0;
-}
-
 static const sm_layer_type lm_head_type = {
     SM_LAYER_TYPE_INIT,
     .name = "lm_head",
@@ -99,7 +86,8 @@ static const sm_layer_type lm_head_type = {
     .metrics = lm_head_metrics,
     .cpu = &lm_head_cpu_kernels,
     .traits = SM_TRAIT_MATMUL,
-    .saved = lm_head_saved,
+    /* the weight gradient needs the input */
+    .saved = sm_saved_input,
 };
 
 SM_DEFINE_PLUGIN(lm_head_type)

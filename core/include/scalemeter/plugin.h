@@ -217,6 +217,15 @@ static inline int sm_saved_nothing(const void *params, const sm_shape *in, int n
     return 0;
 }
 
+/* The saved() of a layer that keeps its first input alone (a convolution, a linear layer). */
+static inline int sm_saved_input(const void *params, const sm_shape *in, int n_in,
+                                 const sm_shape *out, sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)err;
+    s->inputs = 1;
+    return 0;
+}
+
 /* The saved() of a view (SM_TRAIT_VIEW): its output is its input's storage; it keeps nothing. */
 static inline int sm_saved_view(const void *params, const sm_shape *in, int n_in,
                                 const sm_shape *out, sm_layer_saved *s, sm_error *err)
