@@ -38,9 +38,12 @@ and output), the table docs/memory-reference.md gives.
 
 Sizes: images 224 x 224 for every CNN and ViT (the native size of most; the same for all, so
 that one scalemeter command checks the zoo), sequences at the model file's default length
-(BERT 128, GPT-2 1024). Batches 1 and 2: two points give the per-sample part and any constant
-part (GPT-2's position ids); batch 4 would cost regnet_y_128gf ~10 GiB of saved activations plus
-its 2.6 GB of weights, beyond the 2-core, 24 GiB machines this runs on in reasonable time.
+(BERT 128, GPT-2 1024). Batches 1 and 2: two points give the per-sample part and the constant
+part (BN's save_mean/save_invstd, GPT-2's position ids). Memory is not what limits the batch
+(regnet_y_128gf saves 1.27 GB at batch 2, beside 2.6 GB of weights; the run peaks at 8 GB
+resident); time is: the whole zoo at batches 1 and 2 takes 10.4 minutes of CPU time with 2
+threads, 19.5 minutes wall on two cores shared with other jobs, and every larger batch adds
+its multiple of the forward passes.
 
 BERT-base and GPT-2 small: no Hugging Face transformers here, so BertModel and GPT2LMHeadModel
 are written out below with the modules, names and forward code of transformers 4.25 (eager
@@ -49,7 +52,8 @@ attention), random weights: what they save is what the library's modules would.
 Output: tests/data/reference/saved_tensors.json (one line per model and batch) and
 tests/data/reference/saved_tensors_layers.json (one line per module, batch 1).
 
-Usage: /usr/bin/python3 tools/torch_saved_tensors.py [-o DIR] [--batches 1,2] [--by-type] [MODEL ...]
+Usage: /usr/bin/python3 tools/torch_saved_tensors.py [-o DIR] [--batches 1,2] [--by-type]
+                                                     [--no-peak] [MODEL ...]
 Needs torch and torchvision (Debian: python3-torchvision).
 """
 import argparse
@@ -208,7 +212,8 @@ class BertModel(nn.Module):
 
     def forward(self, input_ids):
         dtype = torch.float32
-        mask = torch.ones(input_ids.shape)[:, None, None, :].to(dtype)  # get_extended_attention_mask
+        # get_extended_attention_mask of an all-ones mask: zeros, added to the scores
+        mask = torch.ones(input_ids.shape)[:, None, None, :].to(dtype)
         mask = (1.0 - mask) * torch.finfo(dtype).min
         sequence = self.encoder(self.embeddings(input_ids), mask)
         return sequence, self.pooler(sequence)
