@@ -133,11 +133,12 @@ int parse_format(const char *text, unsigned allowed, output_format *out)
             *out = (output_format)i;
             return 0;
         }
-    char msg[256];
-    int used = snprintf(msg, sizeof msg, "--format %s: expected one of", text);
-    for (int i = 0; i < 4; i++)
+    char msg[256], *end = msg + sizeof msg;
+    /* the value's length is the user's: what is written stops at msg's end */
+    char *at = msg + snprintf(msg, sizeof msg, "--format %.200s: expected one of", text);
+    for (int i = 0; i < 4 && at < end; i++)
         if (allowed & (1u << i))
-            used += snprintf(msg + used, sizeof msg - (size_t)used, " %s", names[i]);
+            at += snprintf(at, (size_t)(end - at), " %s", names[i]);
     report_error(msg);
     return -1;
 }
