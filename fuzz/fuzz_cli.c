@@ -1,8 +1,9 @@
 /* Fuzz target: the values of the command-line options (cli/option_values.c and cli/output.c):
  * byte counts with suffixes (64M, 1KiB), integer lists (1,2,4), sweeps (1:64), fractions
  * (10%), FILE@NODES operands, --format names, and the option splitter itself (next_option) on
- * an argv cut from the input at each NUL. The first byte picks the parser; each value parsed
- * is checked against the promise its parser makes. */
+ * an argv cut from the input at each NUL; and the output writers (numbers for people, JSON and
+ * CSV strings, aligned tables). The first byte picks which; each value parsed is checked
+ * against the promise its parser makes, each string written against its format. */
 #include <getopt.h>
 #include <math.h>
 
@@ -25,7 +26,7 @@ static void values(int which, char *text)
     int64_t list[OPTION_MAX_SWEEP], i64;
     uint64_t u64;
     double d;
-    int n, i;
+    int n = 0, i;
     char *items[OPTION_MAX_LIST];
     output_format f;
     switch (which) {
@@ -88,6 +89,103 @@ static void values(int which, char *text)
     }
 }
 
+/* A JSON string as json_string writes it, read back: the text itself. */
+static void json_round_trip(const char *text, const char *out)
+{
+    check(*out++ == '"');
+    for (; *out != '"'; text++) {
+        unsigned ch = (unsigned char)*out++;
+        check(ch >= 0x20);
+        if (ch == '\\') {
+            if (*out == 'u') {
+                unsigned v;
+                check(sscanf(out + 1, "%4x", &v) == 1);
+                ch = v, out += 5;
+            } else {
+                ch = (unsigned char)*out++;
+            }
+        }
+        check((unsigned char)*text == ch);
+    }
+    check(*text == '\0' && out[1] == '\0');
+}
+
+/* A CSV field as csv_field writes it, read back as a CSV reader would: the text itself. */
+static void csv_round_trip(const char *text, const char *out)
+{
+    if (*out != '"') {
+        check(!strpbrk(out, ",\"\n") && strcmp(out, text) == 0);
+        return;
+    }
+    for (out++; !(out[0] == '"' && out[1] != '"'); text++) {
+        if (*out == '"')
+            out++;
+        check(*out++ == *text);
+    }
+    check(*text == '\0' && out[1] == '\0');
+}
+
+static void writers(int which, char *text)
+{
+    char buf[64], *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        exit(2);
+    switch (which) {
+    case 0:
+        fmt_count(strtoll(text, NULL, 10), buf, sizeof buf);
+        break;
+    case 1:
+        fmt_si(strtod(text, NULL), buf, sizeof buf);
+        fmt_watts(strtod(text, NULL), buf, sizeof buf);
+        break;
+    case 2:
+        fmt_seconds(strtod(text, NULL), buf, sizeof buf);
+        break;
+    case 3:
+        json_string(f, text);
+        break;
+    case 4:
+        csv_field(f, text);
+        break;
+    default: { /* a table: rows at line ends, cells at commas; as many columns as row 0 */
+        enum { MAX_CELLS = 256 };
+        const char *cells[MAX_CELLS];
+        char *save, *row = strtok_r(text, "\n", &save);
+        if (!row)
+            break;
+        int n_cols = 0;
+        for (char *c = row; n_cols < MAX_CELLS; c = strchr(c, ',') + 1) {
+            cells[n_cols++] = c;
+            if (!strchr(c, ','))
+                break;
+        }
+        for (int c = 0; c < n_cols; c++)
+            if (strchr(cells[c], ','))
+                *strchr(cells[c], ',') = '\0';
+        text_table *t = table_new(n_cols, cells);
+        while ((row = strtok_r(NULL, "\n", &save))) {
+            for (int c = 0; c < n_cols; c++) {
+                cells[c] = row;
+                row += strcspn(row, ",");
+                if (*row)
+                    *row++ = '\0';
+            }
+            table_add(t, cells);
+        }
+        table_print(t, f);
+        table_free(t);
+    }
+    }
+    fclose(f);
+    if (which == 3)
+        json_round_trip(text, out);
+    else if (which == 4)
+        csv_round_trip(text, out);
+    free(out);
+}
+
 /* argv from the NUL-separated input, under a command with every kind of option. */
 static void options(char *text, size_t len)
 {
@@ -120,8 +218,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size);
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
-    if (data[0] < 0xf0)
-        values(data[0] % 11, text);
+    if (data[0] < 0xa0)
+        values(data[0] % 16, text);
+    else if (data[0] < 0xf0)
+        writers((data[0] - 0xa0) % 8, text);
     else
         options(text, size - 1);
     free(text);
