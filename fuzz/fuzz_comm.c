@@ -12,7 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    snprintf(out, sizeof out, "/tmp/sm_fuzz_comm_XXXXXX");
+    snprintf(out, sizeof out, "%s/sm_fuzz_comm_XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     int fd = mkstemp(out);
     if (fd < 0) {
         perror("fuzz_comm: mkstemp");

@@ -24,7 +24,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         fprintf(stderr, "fuzz_fit: %s\n", st.msg);
         exit(2);
     }
-    snprintf(dir, sizeof dir, "/tmp/sm_fuzz_fit_XXXXXX");
+    /* tmpfs where there is one: the coefficient file and description are fsync'ed */
+    snprintf(dir, sizeof dir, "%s/sm_fuzz_fit_XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     if (!mkdtemp(dir)) {
         perror("fuzz_fit: mkdtemp");
         exit(2);
