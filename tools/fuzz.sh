@@ -6,21 +6,28 @@
 # inputs run and the rate. Exits non-zero on a crash, a leak, a hang or a failed replay, naming
 # the input that caused it.
 #
-#   tools/fuzz.sh [--seconds S] [TARGET...]
+#   tools/fuzz.sh [--seconds S] [--jobs N] [TARGET...]
 #   targets: network coeffs device runs_csv comm cli framework fit elf resume atomic
+# --jobs N runs N processes per target (libFuzzer's -fork=N), for the long run on many cores.
 set -eu
 cd "$(dirname "$0")/.."
 seconds=20
+jobs=1
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=$2; shift 2 ;;
     --seconds=*) seconds=${1#--seconds=}; shift ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --jobs=*) jobs=${1#--jobs=}; shift ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     *) break ;;
     esac
 done
 case $seconds in ''|*[!0-9]*) echo "fuzz.sh: --seconds $seconds: expected whole seconds" >&2; exit 2 ;; esac
+case $jobs in ''|0|*[!0-9]*) echo "fuzz.sh: --jobs $jobs: expected a positive integer" >&2; exit 2 ;; esac
+fork=""
+[ "$jobs" -eq 1 ] || fork="-fork=$jobs"
 all="network coeffs device runs_csv comm cli framework fit elf resume atomic"
 targets=${*:-$all}
 
@@ -81,10 +88,14 @@ for t in $targets; do
     for f in $(seeds "$t"); do cp -n "$f" "$corpus/" 2>/dev/null || true; done
     log=build-fuzz/fuzz-$t.log
     d=$(dict "$t")
-    if "$bin" $limits ${d:+-dict=$d} -max_total_time="$seconds" -print_final_stats=1 \
+    if "$bin" $limits $fork ${d:+-dict=$d} -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix=build-fuzz/artifacts/$t/ "$corpus" >"$log" 2>&1; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+        if [ -n "$fork" ]; then # no final stats: the last progress line, "#RUNS: ... exec/s R"
+            runs=$(sed -n 's/^#\([0-9]*\): cov.*/\1/p' "$log" | tail -n 1)
+            rate=$(sed -n 's/^#[0-9]*: cov.* exec\/s \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+        fi
         printf '%-10s %12s %10s %s\n' "$t" "${runs:-?}" "${rate:-?}" "$(ls "$corpus" | wc -l) files"
     else
         echo "fuzz.sh: $t: a finding; the input is in build-fuzz/artifacts/$t/ (log: $log):" >&2
