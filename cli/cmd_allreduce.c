@@ -13,10 +13,9 @@
 #include "allreduce_ring.h"
 #include "commands.h"
 #include "launcher.h"
+#include "option_values.h"
 #include "output.h"
 #include "scalemeter/comm.h"
-
-#define MAX_BYTES (UINT64_C(64) << 30)
 
 static void usage(void)
 {
@@ -72,42 +71,6 @@ typedef struct allreduce_args {
     const char *measure_only; /* an option that times a run, given (refused with --device) */
     const char *device_only;  /* an option of the predicted layout, given */
 } allreduce_args;
-
-/* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
-static int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    int shift = 0;
-    if (*end && strchr("kK", *end))
-        shift = 10;
-    else if (*end && strchr("mM", *end))
-        shift = 20;
-    else if (*end && strchr("gG", *end))
-        shift = 30;
-    if (shift)
-        end++;
-    if (!strcmp(end, "B") || (shift && !strcmp(end, "iB")))
-        end += strlen(end);
-    if (errno || end == text || *end || !isdigit((unsigned char)text[0]) ||
-        v > (MAX_BYTES >> shift) || (v << shift) < 4 || (v << shift) % 4)
-        return sm_fail(st, "%s %s: expected a multiple of 4 bytes from 4 to 64G (suffixes K, M, G)",
-                       option, text);
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
-static int parse_count(const char *option, const char *text, int lo, int *out, sm_status *st)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > 1000000)
-        return sm_fail(st, "%s %s: expected an integer from %d to 1000000", option, text, lo);
-    *out = (int)v;
-    return 0;
-}
 
 static int parse_option(int c, allreduce_args *a, sm_status *st)
 {

@@ -23,12 +23,13 @@
 #include "bench_job.h"
 #include "commands.h"
 #include "launcher.h"
+#include "option_values.h"
 #include "output.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 #include "executor.h"
 
-#define MAX_LIST 64
+#define MAX_LIST OPTION_MAX_LIST
 
 static void usage(void)
 {
@@ -88,51 +89,6 @@ typedef struct bench_args {
     const char *precision, *conv_algo; /* cuda only: NULL when not given */
 } bench_args;
 
-/* "a,b,c" into items (strdup'ed); -1 when empty or too long. */
-static int split_list(const char *option, const char *text, char **items, int *n,
-                      sm_status *st)
-{
-    *n = 0;
-    const char *p = text;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        if (!len)
-            return sm_fail(st, "%s '%s': an empty item", option, text);
-        if (*n == MAX_LIST)
-            return sm_fail(st, "%s: more than %d items", option, MAX_LIST);
-        if (!(items[*n] = strndup(p, len)))
-            return sm_fail(st, "out of memory");
-        (*n)++;
-        if (!p[len])
-            return 0;
-        p += len + 1;
-    }
-}
-
-static int parse_int(const char *option, const char *text, int64_t lo, int64_t hi, int64_t *out,
-                     sm_status *st)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi)
-        return sm_fail(st, "%s %s: expected an integer from %lld to %lld", option, text,
-                       (long long)lo, (long long)hi);
-    *out = v;
-    return 0;
-}
-
-static int parse_real(const char *option, const char *text, double *out, sm_status *st)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v > 0) || !isfinite(v))
-        return sm_fail(st, "%s %s: expected a positive number", option, text);
-    *out = v;
-    return 0;
-}
-
 static int parse_bucket(const char *text, double *out, sm_status *st)
 {
     char *end;
@@ -143,19 +99,6 @@ static int parse_bucket(const char *text, double *out, sm_status *st)
                        "4-byte gradient) to %.0f", text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
     *out = v;
     return 0;
-}
-
-static int parse_int_list(const char *option, const char *text, int64_t hi, int64_t *out,
-                          int *n, sm_status *st)
-{
-    char *items[MAX_LIST];
-    int rc = split_list(option, text, items, n, st);
-    for (int i = 0; i < *n; i++) {
-        if (rc == 0)
-            rc = parse_int(option, items[i], 1, hi, &out[i], st);
-        free(items[i]);
-    }
-    return rc;
 }
 
 /* A comma-separated list of networks, added to those given before (operands and --model). */

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "curve_svg.h"
+#include "option_values.h"
 #include "output.h"
 #include "predictor_choice.h"
 #include "warnings.h"
@@ -17,7 +18,7 @@
 
 #define MAX_NODES (1 << 20)
 #define MAX_BATCH (INT64_C(1) << 32)
-#define MAX_SWEEP 256
+#define MAX_SWEEP OPTION_MAX_SWEEP
 
 static void usage(void)
 {
@@ -100,55 +101,6 @@ typedef struct curve_args {
     output_format format;
 } curve_args;
 
-/* "64", "32,64,128", "1:64" (doubling from A up to B) or a mix, into out[]. */
-static int parse_list(const char *option, const char *text, int64_t max, int64_t *out, int *n)
-{
-    char msg[512];
-    const char *p = text;
-    *n = 0;
-    for (;;) {
-        char *end;
-        int64_t range[2];
-        int parts = 0;
-        for (;;) {
-            errno = 0;
-            long long v = strtoll(p, &end, 10);
-            if (errno || end == p || v < 1 || v > max) {
-                snprintf(msg, sizeof msg, "%s %s: expected integers from 1 to %lld, or A:B, "
-                         "separated by commas", option, text, (long long)max);
-                return report_error(msg), -1;
-            }
-            range[parts++] = v;
-            p = end;
-            if (*p != ':' || parts == 2)
-                break;
-            p++;
-        }
-        if (parts == 2 && range[0] > range[1]) {
-            snprintf(msg, sizeof msg, "%s %s: the range %lld:%lld runs backwards", option, text,
-                     (long long)range[0], (long long)range[1]);
-            return report_error(msg), -1;
-        }
-        for (int64_t v = range[0]; v <= range[parts - 1]; v *= 2) {
-            if (*n == MAX_SWEEP) {
-                snprintf(msg, sizeof msg, "%s %s: more than %d values", option, text, MAX_SWEEP);
-                return report_error(msg), -1;
-            }
-            out[(*n)++] = v;
-            if (parts == 1 || v > range[1] / 2)
-                break;
-        }
-        if (*p == '\0')
-            return 0;
-        if (*p != ',') {
-            snprintf(msg, sizeof msg, "%s %s: unexpected '%c'; expected integers from 1 to %lld, "
-                     "or A:B, separated by commas", option, text, *p, (long long)max);
-            return report_error(msg), -1;
-        }
-        p++;
-    }
-}
-
 static int by_value(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -167,25 +119,6 @@ static int unique(int64_t *v, int n)
             v[m++] = v[i];
     }
     return m;
-}
-
-static int parse_threshold(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end != text && *end == '%' && end[1] == '\0') {
-        v /= 100;
-        end++;
-    }
-    if (errno || end == text || *end || !(v > 0 && v <= 1)) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "--threshold %s: expected a gain above 0 and at most 1 "
-                 "(0.1 or 10%%)", text);
-        return report_error(msg), -1;
-    }
-    *out = v;
-    return 0;
 }
 
 /* The options that choose the predictor, as predict reads them too. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "option_values.h"
 #include "output.h"
 #include "scalemeter/comm.h"
 
@@ -52,29 +53,6 @@ typedef struct fit_comm_args {
     output_format format;
 } fit_comm_args;
 
-static int parse_size(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    double unit = 1;
-    if (*end == 'K' || *end == 'k')
-        unit = 1024, end++;
-    else if (*end == 'M' || *end == 'm')
-        unit = 1048576, end++;
-    else if (*end == 'G' || *end == 'g')
-        unit = 1073741824, end++;
-    if (!strcmp(end, "B") || (unit > 1 && !strcmp(end, "iB")))
-        end += strlen(end);
-    if (errno || end == text || *end || !(v >= 0) || !isfinite(v * unit)) {
-        fprintf(stderr, "scalemeter fit-comm: --min-bytes %s: expected a size in bytes (suffixes "
-                        "K, M, G)\n", text);
-        return -1;
-    }
-    *out = v * unit;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, fit_comm_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -115,14 +93,9 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
             fprintf(stderr, "scalemeter fit-comm: more than %d files\n", MAX_FILES);
             return -1;
         }
-        /* FILE@NODES: the '@' is the last one, so that a path may hold others */
-        char *at = strrchr(argv[i], '@');
-        int64_t nodes = 0;
-        if (at) {
-            *at = '\0';
-            if (parse_positive("FILE@NODES", at + 1, 1 << 20, &nodes))
-                return -1;
-        }
+        int64_t nodes;
+        if (parse_file_nodes(argv[i], &nodes))
+            return -1;
         a->files[a->n_files] = argv[i];
         a->nodes[a->n_files++] = (int)nodes;
     }

@@ -135,11 +135,12 @@ int parse_format(const char *text, unsigned allowed, output_format *out)
             *out = (output_format)i;
             return 0;
         }
-    char msg[256];
-    int used = snprintf(msg, sizeof msg, "--format %s: expected one of", text);
-    for (int i = 0; i < 4; i++)
+    char msg[256], *end = msg + sizeof msg;
+    /* the value's length is the user's: what is written stops at msg's end */
+    char *at = msg + snprintf(msg, sizeof msg, "--format %.200s: expected one of", text);
+    for (int i = 0; i < 4 && at < end; i++)
         if (allowed & (1u << i))
-            used += snprintf(msg + used, sizeof msg - (size_t)used, " %s", names[i]);
+            at += snprintf(at, (size_t)(end - at), " %s", names[i]);
     report_error(msg);
     return -1;
 }
@@ -179,7 +180,8 @@ int parse_bucket_mib(const char *text, double *out)
 const char *fmt_count(int64_t v, char *buf, size_t len)
 {
     char digits[32];
-    snprintf(digits, sizeof digits, "%" PRId64, v < 0 ? -v : v);
+    /* the magnitude unsigned: -v overflows for the smallest int64 */
+    snprintf(digits, sizeof digits, "%" PRIu64, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
     size_t n = strlen(digits), used = 0;
     if (v < 0 && used + 1 < len)
         buf[used++] = '-';
@@ -311,6 +313,7 @@ static int looks_numeric(const char *s)
 
 void table_print(const text_table *t, FILE *out)
 {
+    /* columns past the 64th are printed unaligned (no command has that many) */
     int width[64] = {0};
     for (int r = 0; r < t->n_rows; r++)
         for (int c = 0; c < t->n_cols && c < 64; c++) {
@@ -325,10 +328,11 @@ void table_print(const text_table *t, FILE *out)
             if (r == 0 && t->n_rows > 1)
                 right = looks_numeric(t->cells[t->n_cols + c]);
             const char *sep = c + 1 < t->n_cols ? "  " : "";
+            int w = c < 64 ? width[c] : 0;
             if (right)
-                fprintf(out, "%*s%s", width[c], s, sep);
+                fprintf(out, "%*s%s", w, s, sep);
             else if (c + 1 < t->n_cols)
-                fprintf(out, "%-*s%s", width[c], s, sep);
+                fprintf(out, "%-*s%s", w, s, sep);
             else
                 fprintf(out, "%s", s);
         }

@@ -34,6 +34,13 @@ run predict resnet18 --batch
 [ $? -eq 2 ] && grep -q "option --batch needs a value" "$tmp/out" || check "missing value"
 run predict resnet18 --batch 8 --per-block=yes
 [ $? -eq 2 ] && grep -q "option --per-block takes no value" "$tmp/out" || check "flag with a value"
+# a --format value longer than the message: cut at 200 characters, still one line (it wrote
+# past the message's buffer; found by fuzz/fuzz_cli.c)
+long=$(printf '%0300d' 0)
+run metrics resnet18 --format "$long"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+    grep -q -- "--format $(printf '%0200d' 0): expected one of table csv json$" "$tmp/out" ||
+    check "--format too long"
 run fit runs.csv --dev x
 [ $? -eq 2 ] && grep -q "option '--dev' is ambiguous" "$tmp/out" || check "ambiguous abbreviation"
 run fit runs.csv --device x

@@ -7,6 +7,7 @@
  *
  * Usage: test_device_fit OUTDIR */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "../core/src/device_file.h"
 #include "check.h"
@@ -105,6 +106,31 @@ static void check_recovery(sm_registry *reg, const char *truth_path, const char 
     sm_runs_free(runs);
 }
 
+/* A fit beyond what a description holds (1.1 s per parameter tensor: 1.1e6 us, the loader
+ * takes at most 1e6) is refused, naming the key, and nothing is written: the file would be
+ * refused by every command (found by fuzz/fuzz_fit.c). */
+static void check_out_of_range(const char *outdir)
+{
+    char ini[4096];
+    snprintf(ini, sizeof ini, "%s/device_fit_out_of_range.ini", outdir);
+    remove(ini);
+    sm_device_fit_result d = {.precision = "fp32", .dispatch_infer = 20e-6,
+                              .dispatch_fwd = 30e-6, .dispatch_bwd = 40e-6,
+                              .dispatch_update = 1.1, .compute_efficiency = 0.5,
+                              .memory_efficiency = 0.5};
+    snprintf(d.base, sizeof d.base, "tests/data/curve/round_device.ini");
+    sm_status st;
+    CHECK_EQ(sm_device_fit_write(&d, "runs.csv", ini, &st), -1);
+    CHECK_CONTAINS(st.msg, "runs.csv: the fitted dispatch_update_us = 1.1e+06 is outside");
+    CHECK_CONTAINS(st.msg, "not written");
+    CHECK_EQ(access(ini, F_OK), -1);
+    /* an efficiency of 0 likewise */
+    d.dispatch_update = 3e-6, d.memory_efficiency = 0;
+    CHECK_EQ(sm_device_fit_write(&d, "runs.csv", ini, &st), -1);
+    CHECK_CONTAINS(st.msg, "memory_efficiency = 0 is outside");
+    CHECK_EQ(access(ini, F_OK), -1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -121,6 +147,7 @@ int main(int argc, char **argv)
                    argv[1], "device_fit");
     check_recovery(reg, "tests/data/curve/fused_device.ini",
                    "tests/data/curve/round_fused_device.ini", argv[1], "device_fit_fused");
+    check_out_of_range(argv[1]);
     sm_registry_free(reg);
     return check_summary();
 }

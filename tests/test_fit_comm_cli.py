@@ -296,6 +296,15 @@ with tempfile.TemporaryDirectory() as d:
     fails([path], f"hex.txt:{at}", "decimal")
     fails([one, "--device-base", "nosuchdevice"], "nosuchdevice")
     fails([one, "--min-bytes", "lots"], "--min-bytes")
+    # 100 s more per all-reduce than the links explain: 100 / 14 ring steps of 8 ranks is
+    # 7.1e6 us per step, beyond the 1e6 a description holds; the file is not written (it was,
+    # and no command could load it; found by fuzz/fuzz_comm.c)
+    slow = write("slow.csv", "bytes,impl,ranks,nodes,time_s\n" + "".join(
+        f"{s},nccl,8,1,{100 + s / 1e10}\n" for s in (1 << 20, 1 << 21, 1 << 22)))
+    slow_out = os.path.join(d, "slow.ini")
+    fails([slow, "--collective", "ring", "--device-out", slow_out], "slow.csv",
+          "intra_node_latency_us = 7.14", "slow.ini not written")
+    check(not os.path.exists(slow_out), "slow.ini written")
 
 if failures:
     print(f"{failures} check(s) failed")

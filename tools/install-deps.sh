@@ -1,11 +1,11 @@
 #!/bin/sh
 # Installs scalemeter's build dependencies from Debian's packages (run as root, or with sudo
 # available). With --test, also what the test suite uses: PyTorch's torchvision for the
-# exporter test and Chromium for rendering the SVG charts.
+# exporter test, Chromium for rendering the SVG charts and clang for the sanitizer build.
 set -eu
 packages="cmake make gcc pkg-config libinih-dev libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin"
 if [ "${1:-}" = "--test" ]; then
-    packages="$packages python3 python3-torchvision chromium"
+    packages="$packages python3 python3-torchvision chromium clang"
 fi
 missing=""
 for p in $packages; do

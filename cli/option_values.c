@@ -1,0 +1,210 @@
+/* The values of the commands' options, parsed apart from the commands so that the fuzz target
+ * of fuzz/fuzz_cli.c reaches them: byte counts with suffixes (64M, 1K, 2GiB), integer lists
+ * (1,2,4), sweeps (1:64), fractions (10%) and FILE@NODES operands. Each returns 0, or -1 with a
+ * one-line message naming the option (in st, or on standard error where it takes none). */
+#include "option_values.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
+int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    int shift = 0;
+    if (*end && strchr("kK", *end))
+        shift = 10;
+    else if (*end && strchr("mM", *end))
+        shift = 20;
+    else if (*end && strchr("gG", *end))
+        shift = 30;
+    if (shift)
+        end++;
+    if (!strcmp(end, "B") || (shift && !strcmp(end, "iB")))
+        end += strlen(end);
+    if (errno || end == text || *end || !isdigit((unsigned char)text[0]) ||
+        v > (OPTION_MAX_BYTES >> shift) || (v << shift) < 4 || (v << shift) % 4)
+        return sm_fail(st, "%s %s: expected a multiple of 4 bytes from 4 to 64G (suffixes K, M, G)",
+                       option, text);
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int parse_count(const char *option, const char *text, int lo, int *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > 1000000)
+        return sm_fail(st, "%s %s: expected an integer from %d to 1000000", option, text, lo);
+    *out = (int)v;
+    return 0;
+}
+
+/* "a,b,c" into items (strdup'ed); -1 when empty or too long. */
+int split_list(const char *option, const char *text, char **items, int *n, sm_status *st)
+{
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (!len)
+            return sm_fail(st, "%s '%s': an empty item", option, text);
+        if (*n == OPTION_MAX_LIST)
+            return sm_fail(st, "%s: more than %d items", option, OPTION_MAX_LIST);
+        if (!(items[*n] = strndup(p, len)))
+            return sm_fail(st, "out of memory");
+        (*n)++;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+int parse_int(const char *option, const char *text, int64_t lo, int64_t hi, int64_t *out,
+              sm_status *st)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return sm_fail(st, "%s %s: expected an integer from %lld to %lld", option, text,
+                       (long long)lo, (long long)hi);
+    *out = v;
+    return 0;
+}
+
+int parse_real(const char *option, const char *text, double *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v > 0) || !isfinite(v))
+        return sm_fail(st, "%s %s: expected a positive number", option, text);
+    *out = v;
+    return 0;
+}
+
+int parse_int_list(const char *option, const char *text, int64_t hi, int64_t *out, int *n,
+                   sm_status *st)
+{
+    char *items[OPTION_MAX_LIST];
+    int rc = split_list(option, text, items, n, st);
+    for (int i = 0; i < *n; i++) {
+        if (rc == 0)
+            rc = parse_int(option, items[i], 1, hi, &out[i], st);
+        free(items[i]);
+    }
+    return rc;
+}
+
+/* "64", "32,64,128", "1:64" (doubling from A up to B) or a mix, into out[]. */
+int parse_list(const char *option, const char *text, int64_t max, int64_t *out, int *n)
+{
+    char msg[512];
+    const char *p = text;
+    *n = 0;
+    for (;;) {
+        char *end;
+        int64_t range[2];
+        int parts = 0;
+        for (;;) {
+            errno = 0;
+            long long v = strtoll(p, &end, 10);
+            if (errno || end == p || v < 1 || v > max) {
+                snprintf(msg, sizeof msg, "%s %s: expected integers from 1 to %lld, or A:B, "
+                         "separated by commas", option, text, (long long)max);
+                return report_error(msg), -1;
+            }
+            range[parts++] = v;
+            p = end;
+            if (*p != ':' || parts == 2)
+                break;
+            p++;
+        }
+        if (parts == 2 && range[0] > range[1]) {
+            snprintf(msg, sizeof msg, "%s %s: the range %lld:%lld runs backwards", option, text,
+                     (long long)range[0], (long long)range[1]);
+            return report_error(msg), -1;
+        }
+        for (int64_t v = range[0]; v <= range[parts - 1]; v *= 2) {
+            if (*n == OPTION_MAX_SWEEP) {
+                snprintf(msg, sizeof msg, "%s %s: more than %d values", option, text,
+                         OPTION_MAX_SWEEP);
+                return report_error(msg), -1;
+            }
+            out[(*n)++] = v;
+            if (parts == 1 || v > range[1] / 2)
+                break;
+        }
+        if (*p == '\0')
+            return 0;
+        if (*p != ',') {
+            snprintf(msg, sizeof msg, "%s %s: unexpected '%c'; expected integers from 1 to %lld, "
+                     "or A:B, separated by commas", option, text, *p, (long long)max);
+            return report_error(msg), -1;
+        }
+        p++;
+    }
+}
+
+int parse_threshold(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end != text && *end == '%' && end[1] == '\0') {
+        v /= 100;
+        end++;
+    }
+    if (errno || end == text || *end || !(v > 0 && v <= 1)) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "--threshold %s: expected a gain above 0 and at most 1 "
+                 "(0.1 or 10%%)", text);
+        return report_error(msg), -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int parse_size(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    double unit = 1;
+    if (*end == 'K' || *end == 'k')
+        unit = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        unit = 1048576, end++;
+    else if (*end == 'G' || *end == 'g')
+        unit = 1073741824, end++;
+    if (!strcmp(end, "B") || (unit > 1 && !strcmp(end, "iB")))
+        end += strlen(end);
+    if (errno || end == text || *end || !(v >= 0) || !isfinite(v * unit)) {
+        fprintf(stderr, "scalemeter fit-comm: --min-bytes %s: expected a size in bytes (suffixes "
+                        "K, M, G)\n", text);
+        return -1;
+    }
+    *out = v * unit;
+    return 0;
+}
+
+int parse_file_nodes(char *arg, int64_t *nodes)
+{
+    /* the '@' is the last one, so that a path may hold others */
+    char *at = strrchr(arg, '@');
+    *nodes = 0;
+    if (!at)
+        return 0;
+    *at = '\0';
+    return parse_positive("FILE@NODES", at + 1, 1 << 20, nodes);
+}
