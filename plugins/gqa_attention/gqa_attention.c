@@ -1,0 +1,158 @@
+/*
+ * gqa_attention: Llama's self-attention (Hugging Face's LlamaAttention, Meta's Attention):
+ * grouped-query attention, where kv_heads key/value heads serve heads query heads (heads /
+ * kv_heads each; kv_heads = heads is multi-head attention, 1 multi-query), with rotary position
+ * embeddings (RoPE, rotate_half's pairing) on the queries and keys, a causal mask, and four
+ * projections without bias. The per-sample input is a sequence S x E, E = dim; the output has
+ * its shape. With h = heads, kv = kv_heads, d = E / h and kvE = kv d, per sequence:
+ *
+ *   projections   Q = x W_q^T                        S E^2 MACs
+ *                 K, V = x W_k^T, x W_v^T            2 S E kvE MACs
+ *   rotary        q cos + rotate_half(q) sin         3 S (E + kvE) FLOPs (on Q and K)
+ *   scaling       Q / sqrt(d)                        S E FLOPs
+ *   scores        Q_j K_{j/(h/kv)}^T for each head   h S^2 d = S^2 E MACs
+ *   softmax       over each row of h S x S scores    3 h S^2 FLOPs (as attention counts it)
+ *   context       A_j V_{j/(h/kv)}                   S^2 E MACs
+ *   output        y = ctx W_o^T                      S E^2 MACs
+ *
+ *   macs          = 2 S E^2 + 2 S E kvE + 2 S^2 E
+ *   flops         = 2 macs + S E + 3 h S^2 + (rope_theta ? 3 S (E + kvE) : 0)
+ *   matmul_flops  = 2 macs
+ *   weights       = 2 E^2 + 2 E kvE, param_tensors = 4 (q_proj, k_proj, v_proj, o_proj)
+ *   bwd_flops     = 2 flops
+ *   bytes         = 4 (12 S E + 8 S kvE + 4 h S^2): attention's count of the same steps, the
+ *                   key and value side at kvE features
+ *
+ * PyTorch check (torch 1.13, /usr/bin/python3): nn.Linear(8, 8), nn.Linear(8, 4) twice and
+ * nn.Linear(8, 8), bias=False (E 8, 4 heads, 2 KV heads, d 2: LlamaAttention's projections)
+ * hold 64 + 32 + 32 + 64 = 192 parameters in 4 tensors, what tests/test_llama.c asserts.
+ *
+ * causal=true (the default) changes no count: Hugging Face computes every score and adds the
+ * mask. rope_theta = 0 leaves positions out (no rotation). max_len is the longest sequence the
+ * rotary table is built for (Llama 3.1's max_position_embeddings, 131072): a longer input is
+ * refused, as pos_embedding refuses one longer than its table. rope_theta is read as a number
+ * for the kernels; no count depends on its value.
+ */
+#include <scalemeter/plugin.h>
+
+#include "gqa_attention.h"
+
+#define MAX_DIM ((int64_t)1 << 24)
+
+static void gqa_parse(void *params, sm_args *args)
+{
+    gqa_params *p = params;
+    p->dim = sm_arg_int(args, "dim", SM_REQUIRED, 1, MAX_DIM);
+    p->heads = sm_arg_int(args, "heads", SM_REQUIRED, 1, MAX_DIM);
+    p->kv_heads = sm_arg_int(args, "kv_heads", p->heads, 1, MAX_DIM);
+    p->rope_theta = sm_arg_real(args, "rope_theta", 10000, 0, 1e12);
+    p->max_len = sm_arg_int(args, "max_len", 0, 0, (int64_t)1 << 40);
+    p->causal = sm_arg_bool(args, "causal", 1);
+    char msg[128];
+    if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
+        snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
+                 (long long)p->heads);
+        sm_arg_fail(args, msg);
+    } else if (p->heads >= 1 && p->kv_heads >= 1 && p->heads % p->kv_heads != 0) {
+        snprintf(msg, sizeof msg, "heads %lld is not divisible by kv_heads %lld",
+                 (long long)p->heads, (long long)p->kv_heads);
+        sm_arg_fail(args, msg);
+    } else if (p->rope_theta > 0 && p->dim >= 1 && p->heads >= 1 && (p->dim / p->heads) % 2) {
+        snprintf(msg, sizeof msg, "rotary embeddings need an even head size, got %lld",
+                 (long long)(p->dim / p->heads));
+        sm_arg_fail(args, msg);
+    }
+}
+
+static int gqa_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                     sm_error *err)
+{
+    const gqa_params *p = params;
+    char s[64];
+    if (n_in != 1 || p->dim < 1 || p->heads < 1 || p->kv_heads < 1 || p->dim % p->heads ||
+        p->heads % p->kv_heads) {
+        sm_error_set(err, "gqa_attention takes one input, heads dividing dim, kv_heads heads");
+        return -1;
+    }
+    if (in->ndim != 2 || in->dim[1] != p->dim) {
+        sm_error_set(err, "gqa_attention needs a sequence S x %lld, got %s", (long long)p->dim,
+                     sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    if (p->max_len && in->dim[0] > p->max_len) {
+        sm_error_set(err, "sequence of %lld positions is longer than max_len %lld (input %s)",
+                     (long long)in->dim[0], (long long)p->max_len,
+                     sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    *out = *in;
+    return 0;
+}
+
+static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                       sm_layer_metrics *m, sm_error *err)
+{
+    const gqa_params *p = params;
+    sm_shape checked;
+    (void)out;
+    if (gqa_infer(params, in, n_in, &checked, err))
+        return -1;
+    int64_t s = in->dim[0], e = p->dim, h = p->heads, ekv = p->kv_heads * (e / h);
+    int64_t se = sm_mul(s, e), skv = sm_mul(s, ekv), hss = sm_mul(h, sm_mul(s, s));
+    int64_t macs = sm_add(sm_add(sm_mul(2, sm_mul(se, e)), sm_mul(2, sm_mul(se, ekv))),
+                          sm_mul(2, sm_mul(se, s)));
+    int64_t flops = sm_add(sm_add(sm_mul(2, macs), se), sm_mul(3, hss));
+    if (p->rope_theta > 0)
+        flops = sm_add(flops, sm_mul(3, sm_add(se, skv)));
+    m->macs = macs;
+    m->flops = flops;
+    m->matmul_flops = sm_mul(2, macs);
+    m->bwd_flops = sm_mul(2, flops);
+    m->bytes = sm_mul(4, sm_add(sm_add(sm_mul(12, se), sm_mul(8, skv)), sm_mul(4, hss)));
+    m->weights = sm_add(sm_mul(2, sm_mul(e, e)), sm_mul(2, sm_mul(e, ekv)));
+    m->param_tensors = 4;
+    return 0;
+}
+
+/* What training keeps per sequence in Hugging Face's eager LlamaAttention, read from its code
+ * (PyTorch's derivatives.yaml for each op): the input (shared by the three projections); with
+ * rotary embeddings, the projected Q and K (cos multiplies them), rotate_half of each (sin
+ * multiplies it), the rotated Q (the score product), cos and sin (S d each); K and V repeated to
+ * h heads by repeat_kv (S E each: the score and context products), the softmax's result
+ * (h S^2) and the context made contiguous for o_proj (S E). Without rotation the projections'
+ * outputs are those products' operands themselves. So 6 S E + 2 S kvE + 2 S d + h S^2 with
+ * rotary embeddings, 4 S E + h S^2 without. */
+static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                     sm_layer_saved *s, sm_error *err)
+{
+    const gqa_params *p = params;
+    (void)n_in, (void)out, (void)err;
+    int64_t len = in[0].dim[0], e = p->dim, d = e / p->heads, ekv = p->kv_heads * d;
+    int64_t own = p->rope_theta > 0 ? sm_add(sm_mul(len, sm_add(6 * e, 2 * ekv)),
+                                             sm_mul(2, sm_mul(len, d)))
+                                    : sm_mul(4, sm_mul(len, e));
+    s->inputs = 1;
+    s->extra_elems = sm_add(own, sm_mul(p->heads, sm_mul(len, len)));
+    return 0;
+}
+
+/* CPU kernels: gqa_attention_cpu.c. */
+extern const struct sm_cpu_kernels gqa_attention_cpu_kernels;
+
+static const sm_layer_type gqa_attention_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "gqa_attention",
+    .summary = "grouped-query causal self-attention with rotary positions, no bias (Llama's): "
+               "dim, heads, kv_heads, rope_theta, max_len, causal",
+    .params_size = sizeof(gqa_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = gqa_parse,
+    .infer = gqa_infer,
+    .metrics = gqa_metrics,
+    .cpu = &gqa_attention_cpu_kernels,
+    .traits = SM_TRAIT_ATTENTION,
+    .saved = gqa_saved,
+};
+
+SM_DEFINE_PLUGIN(gqa_attention_type)

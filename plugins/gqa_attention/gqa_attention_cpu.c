@@ -1,0 +1,183 @@
+/*
+ * CPU kernels of gqa_attention (kernels.h, struct sm_cpu_kernels), OpenBLAS sgemm for every
+ * product. R = batch x S rows; Q is R x E, K and V the column blocks of one R x 2kvE matrix.
+ *
+ *   forward    Q = X W_q^T,  K = X W_k^T,  V = X W_v^T;  rotate Q and K (rope_theta > 0)
+ *              for each sequence and head j (key/value head t = j / (h / kv)):
+ *                  P = softmax(c Q_j K_t^T)  (causal: j > i masked),  C_j = P V_t
+ *              Y = C W_o^T
+ *   backward   dC = dY W_o,  dW_o = dY^T C
+ *              per sequence and head: dV_t += P^T dC_j,  dP = dC_j V_t^T,
+ *                  dS = P (dP - rowsum(dP P)),  dQ_j = c dS K_t,  dK_t += c dS^T Q_j
+ *              rotate dQ and dK back (the transpose of the rotation)
+ *              dX += dQ W_q + dK W_k + dV W_v,  dW_q = dQ^T X, ...
+ * The rotation of a head's pair (i, i + d/2) at position p by a = gqa_angle(theta, d, i, p):
+ * (u, v) -> (u cos a - v sin a, v cos a + u sin a), Hugging Face's q * cos + rotate_half(q) * sin.
+ * State: rotated Q, rotated K and V, every head's P, C. Work: dC, dQ, dK dV, one head's dP.
+ */
+#include <cblas.h>
+#include <math.h>
+
+#include "cpu_util.h"
+#include "gqa_attention.h"
+
+static size_t gqa_state_size(const sm_layer_io *l)
+{
+    gqa_geom g = gqa_geom_of(l);
+    return cpu_float_bytes(gqa_state_floats(&g));
+}
+
+static size_t gqa_work_size(const sm_layer_io *l)
+{
+    gqa_geom g = gqa_geom_of(l);
+    return cpu_float_bytes(
+        sm_add(sm_add(sm_mul(2 * g.e, g.r), sm_mul(2 * g.ekv, g.r)), sm_mul(g.s, g.s)));
+}
+
+/* y (rows x out, row stride ld) = x (rows x E) W^T */
+static void project(const gqa_geom *g, int64_t out, const float *x, const float *w, float *y,
+                    int64_t ld)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->r, (int)out, (int)g->e, 1.0f, x,
+                (int)g->e, w, (int)g->e, 0.0f, y, (int)ld);
+}
+
+/* Rotates the heads of `width` features of every row (row stride ld) by sign * the angle of
+ * its position: sign -1 is the transpose, which the gradients go through. */
+static void rotate(const gqa_geom *g, float *m, int64_t width, int64_t ld, int sign)
+{
+    if (g->theta <= 0)
+        return;
+    int64_t half = g->d / 2;
+    for (int64_t r = 0; r < g->r; r++)
+        for (int64_t i = 0; i < half; i++) {
+            float a = gqa_angle(g->theta, g->d, i, r % g->s), c = cosf(a), s = sign * sinf(a);
+            for (int64_t h0 = 0; h0 < width; h0 += g->d) {
+                float *u = m + r * ld + h0 + i, *v = u + half;
+                float uu = *u, vv = *v;
+                *u = uu * c - vv * s;
+                *v = vv * c + uu * s;
+            }
+        }
+}
+
+static void softmax_rows(const gqa_geom *g, float *a)
+{
+    for (int64_t i = 0; i < g->s; i++) {
+        float *row = a + i * g->s;
+        int64_t len = g->causal ? i + 1 : g->s;
+        float mx = row[0];
+        for (int64_t j = 1; j < len; j++)
+            mx = row[j] > mx ? row[j] : mx;
+        float sum = 0;
+        for (int64_t j = 0; j < len; j++)
+            sum += row[j] = expf(row[j] - mx);
+        for (int64_t j = 0; j < len; j++)
+            row[j] /= sum;
+        for (int64_t j = len; j < g->s; j++)
+            row[j] = 0;
+    }
+}
+
+static int gqa_forward(const sm_layer_io *l, sm_error *err)
+{
+    (void)err;
+    gqa_geom g = gqa_geom_of(l);
+    int64_t k2 = 2 * g.ekv, group = g.h / g.kv;
+    const float *x = l->in[0].data;
+    project(&g, g.e, x, g.wq, g.q, g.e);
+    project(&g, g.ekv, x, g.wk, g.kvm, k2);
+    project(&g, g.ekv, x, g.wv, g.kvm + g.ekv, k2);
+    rotate(&g, g.q, g.e, g.e, 1);
+    rotate(&g, g.kvm, g.ekv, k2, 1);
+    for (int64_t t = 0; t < g.n; t++)
+        for (int64_t h = 0; h < g.h; h++) {
+            const float *q = g.q + t * g.s * g.e + h * g.d;
+            const float *k = g.kvm + t * g.s * k2 + (h / group) * g.d;
+            float *p = g.p + (t * g.h + h) * g.s * g.s;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.s, (int)g.d,
+                        g.scale, q, (int)g.e, k, (int)k2, 0.0f, p, (int)g.s);
+            softmax_rows(&g, p);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
+                        1.0f, p, (int)g.s, k + g.ekv, (int)k2, 0.0f,
+                        g.ctx + t * g.s * g.e + h * g.d, (int)g.e);
+        }
+    project(&g, g.e, g.ctx, g.wo, l->out->data, g.e);
+    return 0;
+}
+
+/* dW (out x E) = dy^T x for one projection whose output gradient is dy (row stride ld). */
+static void weight_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld,
+                        const float *x, float *dw)
+{
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)out, (int)g->e, (int)g->r, 1.0f, dy,
+                (int)ld, x, (int)g->e, 0.0f, dw, (int)g->e);
+}
+
+/* in (R x E) += dy (R x out, row stride ld) W */
+static void input_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld,
+                       const float *w, float *in)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->r, (int)g->e, (int)out, 1.0f,
+                dy, (int)ld, w, (int)g->e, 1.0f, in, (int)g->e);
+}
+
+static int gqa_backward(const sm_layer_io *l, sm_error *err)
+{
+    (void)err;
+    gqa_geom g = gqa_geom_of(l);
+    int64_t k2 = 2 * g.ekv, group = g.h / g.kv;
+    const float *x = l->in[0].data, *dy = l->dout->data;
+    float *dctx = l->work, *dq = dctx + g.r * g.e, *dkv = dq + g.r * g.e, *dp = dkv + g.r * k2;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.r, (int)g.e, (int)g.e, 1.0f, dy,
+                (int)g.e, g.wo, (int)g.e, 0.0f, dctx, (int)g.e);
+    if (l->dw)
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.e, (int)g.e, (int)g.r, 1.0f,
+                    dy, (int)g.e, g.ctx, (int)g.e, 0.0f, g.dwo, (int)g.e);
+    memset(dkv, 0, (size_t)(g.r * k2) * sizeof(float)); /* heads of a group add into it */
+    for (int64_t t = 0; t < g.n; t++)
+        for (int64_t h = 0; h < g.h; h++) {
+            int64_t qo = t * g.s * g.e + h * g.d, ko = t * g.s * k2 + (h / group) * g.d;
+            const float *p = g.p + (t * g.h + h) * g.s * g.s, *dc = dctx + qo;
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
+                        1.0f, p, (int)g.s, dc, (int)g.e, 1.0f, dkv + ko + g.ekv, (int)k2);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.s, (int)g.d,
+                        1.0f, dc, (int)g.e, g.kvm + ko + g.ekv, (int)k2, 0.0f, dp, (int)g.s);
+            for (int64_t i = 0; i < g.s; i++) {
+                float *row = dp + i * g.s;
+                const float *pr = p + i * g.s;
+                float dot = 0;
+                for (int64_t j = 0; j < g.s; j++)
+                    dot += row[j] * pr[j];
+                for (int64_t j = 0; j < g.s; j++)
+                    row[j] = pr[j] * (row[j] - dot);
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
+                        g.scale, dp, (int)g.s, g.kvm + ko, (int)k2, 0.0f, dq + qo, (int)g.e);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
+                        g.scale, dp, (int)g.s, g.q + qo, (int)g.e, 1.0f, dkv + ko, (int)k2);
+        }
+    rotate(&g, dq, g.e, g.e, -1);
+    rotate(&g, dkv, g.ekv, k2, -1);
+    float *dx = l->din[0].data;
+    if (dx) {
+        input_grad(&g, g.e, dq, g.e, g.wq, dx);
+        input_grad(&g, g.ekv, dkv, k2, g.wk, dx);
+        input_grad(&g, g.ekv, dkv + g.ekv, k2, g.wv, dx);
+    }
+    if (l->dw) {
+        weight_grad(&g, g.e, dq, g.e, x, g.dwq);
+        weight_grad(&g, g.ekv, dkv, k2, x, g.dwk);
+        weight_grad(&g, g.ekv, dkv + g.ekv, k2, x, g.dwv);
+    }
+    return 0;
+}
+
+const struct sm_cpu_kernels gqa_attention_cpu_kernels = {
+    .struct_size = sizeof(struct sm_cpu_kernels),
+    .work_size = gqa_work_size,
+    .state_size = gqa_state_size,
+    .init = gqa_init,
+    .forward = gqa_forward,
+    .backward = gqa_backward,
+};

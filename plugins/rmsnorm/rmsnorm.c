@@ -1,0 +1,88 @@
+/*
+ * rmsnorm: root-mean-square normalisation over the last dimension, as Llama's reference code
+ * writes it (and torch.nn.RMSNorm computes it):
+ *     y = x * rsqrt(mean(x^2, -1) + eps) * weight
+ * with one learnable weight per feature and no bias, no mean subtracted.
+ *
+ *   E             = the last dimension, rows = elements / E
+ *   flops         = 4 per element (square, sum, scale by the row's rsqrt, weight) + 2 per row
+ *                   (the mean's divide and the eps add; rsqrt itself is one more: 3 per row)
+ *   weights       = E, param_tensors = 1 (LlamaRMSNorm.weight)
+ *   bwd_flops     = 2 flops: dx = rstd (g w - xhat mean(g w xhat)) and dweight = sum dy xhat
+ *
+ * What autograd keeps, observed with torch.autograd.graph.saved_tensors_hooks on Llama's
+ * RMSNorm(8) (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight; torch 1.13, x of
+ * 3x8, /usr/bin/python3; the grad_fn of each packed tensor printed):
+ *     x (3x8, the input), x.pow(2)'s result (3x8, PowBackward0), the rsqrt (3x1,
+ *     RsqrtBackward0, packed twice, one storage), x again (same storage), the normalised x
+ *     (3x8, MulBackward0), the weight (a parameter)
+ * so, per sample: the input, and of its own the square and the normalised x (2 E per row) and
+ * one rsqrt per row: 75 elements for 3x8, what saved() below gives (24 + 2 * 24 + 3).
+ */
+#include <scalemeter/plugin.h>
+
+#include "rmsnorm.h"
+
+static void rmsnorm_parse(void *params, sm_args *args)
+{
+    rmsnorm_params *p = params;
+    p->eps = sm_arg_real(args, "eps", 1e-5, 0, 1);
+}
+
+static int rmsnorm_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                         sm_error *err)
+{
+    (void)params;
+    char s[64];
+    if (n_in != 1 || in->ndim < 1 || in->dim[in->ndim - 1] < 1) {
+        sm_error_set(err, "rmsnorm takes one input with a last dimension, got %s",
+                     n_in == 1 ? sm_shape_str(in, s, sizeof s) : "several");
+        return -1;
+    }
+    *out = *in;
+    return 0;
+}
+
+static int rmsnorm_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                           sm_layer_metrics *m, sm_error *err)
+{
+    (void)params, (void)n_in, (void)out, (void)err;
+    int64_t e = in->dim[in->ndim - 1], n = sm_shape_elems(in);
+    int64_t rows = n / e;
+    m->flops = sm_add(sm_mul(4, n), sm_mul(3, rows));
+    m->weights = e;
+    m->param_tensors = 1;
+    m->bwd_flops = sm_mul(2, m->flops);
+    return 0;
+}
+
+/* The input; x^2, the normalised x and each row's rsqrt (see the top of the file). */
+static int rmsnorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                         sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)n_in, (void)out, (void)err;
+    int64_t n = sm_shape_elems(&in[0]);
+    s->inputs = 1;
+    s->extra_elems = sm_add(sm_mul(2, n), n / in[0].dim[in[0].ndim - 1]);
+    return 0;
+}
+
+/* CPU kernels: rmsnorm_cpu.c. */
+extern const struct sm_cpu_kernels rmsnorm_cpu_kernels;
+
+static const sm_layer_type rmsnorm_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "rmsnorm",
+    .summary = "root-mean-square normalisation over the last dimension (Llama's RMSNorm): eps",
+    .params_size = sizeof(rmsnorm_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = rmsnorm_parse,
+    .infer = rmsnorm_infer,
+    .metrics = rmsnorm_metrics,
+    .cpu = &rmsnorm_cpu_kernels,
+    .traits = SM_TRAIT_NORMALISATION,
+    .saved = rmsnorm_saved,
+};
+
+SM_DEFINE_PLUGIN(rmsnorm_type)

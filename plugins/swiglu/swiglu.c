@@ -1,0 +1,98 @@
+/*
+ * swiglu: the SwiGLU feed-forward block of Llama (Hugging Face's LlamaMLP, Meta's
+ * FeedForward), three projections without bias on the last dimension:
+ *     y = down_proj(silu(gate_proj(x)) * up_proj(x))
+ * gate_proj and up_proj E -> F, down_proj F -> E, with E the input's last dimension and
+ * F = hidden. The output has the input's shape.
+ *
+ *   rows          = product of all dimensions but the last (S for a sequence)
+ *   macs          = 3 rows E F
+ *   flops         = 2 macs + 6 rows F  (silu: 5, as the silu plugin counts; the product: 1)
+ *   matmul_flops  = 2 macs
+ *   weights       = 3 E F, param_tensors = 3 (gate_proj, up_proj, down_proj weights)
+ *   bwd_flops     = 2 flops (each product has an input and a weight gradient)
+ *
+ * PyTorch check (torch 1.13, /usr/bin/python3): LlamaMLP(8, 6) as written in
+ * tests/test_llama.c has 144 parameters in 3 tensors (48 each), and at x of 3x8 the profiler's
+ * aten::mm FLOPs are 864 = 2 x 432 MACs = 2 x 3 x 3 x 8 x 6.
+ *
+ * What autograd keeps, observed with torch.autograd.graph.saved_tensors_hooks on that module
+ * (the grad_fn of each packed tensor printed): x (3x8, by gate_proj and up_proj, one storage),
+ * gate_proj's output (3x6, by silu), silu's output and up_proj's output (3x6 each, the product's
+ * factors), the product (3x6, by down_proj), and the three weights (parameters): so per
+ * sample, the input and 4 F per row of its own (96 elements for 3x8: 24 + 4 x 18).
+ */
+#include <scalemeter/plugin.h>
+
+#include "swiglu.h"
+
+#define MAX_HIDDEN ((int64_t)1 << 24)
+
+static void swiglu_parse(void *params, sm_args *args)
+{
+    swiglu_params *p = params;
+    p->hidden = sm_arg_int(args, "hidden", SM_REQUIRED, 1, MAX_HIDDEN);
+}
+
+static int swiglu_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                        sm_error *err)
+{
+    (void)params;
+    char s[64];
+    if (n_in != 1 || in->ndim < 1 || in->dim[in->ndim - 1] < 1) {
+        sm_error_set(err, "swiglu takes one input with a last dimension, got %s",
+                     n_in == 1 ? sm_shape_str(in, s, sizeof s) : "several");
+        return -1;
+    }
+    *out = *in;
+    return 0;
+}
+
+static int swiglu_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                          sm_layer_metrics *m, sm_error *err)
+{
+    const swiglu_params *p = params;
+    (void)n_in, (void)out, (void)err;
+    int64_t e = in->dim[in->ndim - 1], rows = sm_shape_elems(in) / e;
+    int64_t ef = sm_mul(e, p->hidden);
+    m->macs = sm_mul(3, sm_mul(rows, ef));
+    m->matmul_flops = sm_mul(2, m->macs);
+    m->flops = sm_add(m->matmul_flops, sm_mul(6, sm_mul(rows, p->hidden)));
+    m->weights = sm_mul(3, ef);
+    m->param_tensors = 3;
+    m->bwd_flops = sm_mul(2, m->flops);
+    return 0;
+}
+
+/* The input and 4 F per row: gate_proj's output, silu's, up_proj's, their product. */
+static int swiglu_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                        sm_layer_saved *s, sm_error *err)
+{
+    const swiglu_params *p = params;
+    (void)n_in, (void)out, (void)err;
+    int64_t rows = sm_shape_elems(&in[0]) / in[0].dim[in[0].ndim - 1];
+    s->inputs = 1;
+    s->extra_elems = sm_mul(4, sm_mul(rows, p->hidden));
+    return 0;
+}
+
+/* CPU kernels: swiglu_cpu.c. */
+extern const struct sm_cpu_kernels swiglu_cpu_kernels;
+
+static const sm_layer_type swiglu_type = {
+    SM_LAYER_TYPE_INIT,
+    .name = "swiglu",
+    .summary = "SwiGLU feed-forward, down(silu(gate(x)) * up(x)) without bias (Llama's MLP): "
+               "hidden",
+    .params_size = sizeof(swiglu_params),
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .parse = swiglu_parse,
+    .infer = swiglu_infer,
+    .metrics = swiglu_metrics,
+    .cpu = &swiglu_cpu_kernels,
+    .traits = SM_TRAIT_MATMUL,
+    .saved = swiglu_saved,
+};
+
+SM_DEFINE_PLUGIN(swiglu_type)
