@@ -59,7 +59,9 @@ static void usage(void)
         "  --min-time S      seconds of timed steps to aim for; a step that takes longer gets\n"
         "                    fewer repetitions (default 1)\n"
         "  --warmup N        untimed steps first (default 2)\n"
-        "  --threads N       OpenBLAS threads per rank (default: cores / ranks on the node)\n"
+        "  --threads N       OpenBLAS threads per rank (default: the CPUs its affinity mask\n"
+        "                    and cgroup quota allow, shared with the node's ranks that have\n"
+        "                    the same CPUs; the CSV's threads column)\n"
         "  --bucket-mib MB   gradients all-reduced per message, in MiB (default 25, as\n"
         "                    PyTorch's DistributedDataParallel)\n"
         "  --allreduce NAME  ring (default, calibrate/allreduce_ring.c) or mpi (MPI_Allreduce);\n"
@@ -585,10 +587,8 @@ int cmd_bench(int argc, char **argv)
     if (sm_bench_layout_of(MPI_COMM_WORLD, &l, &st)) {
         report(&l, &st);
     } else {
-        if (!a.threads) {
-            long cores = sysconf(_SC_NPROCESSORS_ONLN);
-            a.threads = cores / l.per_node > 1 ? cores / l.per_node : 1;
-        }
+        if (!a.threads)
+            a.threads = sm_bench_default_threads(MPI_COMM_WORLD);
         sm_cpu_set_threads((int)a.threads);
         rc = bench(&a, &l, l.rank == 0 && !a.quiet && isatty(STDERR_FILENO));
     }
