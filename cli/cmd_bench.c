@@ -577,6 +577,15 @@ int cmd_bench(int argc, char **argv)
         free_args(&a);
         return 2;
     }
+#ifdef OPEN_MPI /* MPICH talks PMI-2 to srun; Debian's Open MPI, PMIx alone */
+    char why[400];
+    if (launcher_srun_without_pmix(why, sizeof why)) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "scalemeter bench: %s\n", why);
+        free_args(&a);
+        return 1;
+    }
+#endif
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         free_args(&a);
         return report_error("bench: MPI_Init failed");
