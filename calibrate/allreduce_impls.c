@@ -162,7 +162,7 @@ static int launcher_local_ranks(void)
 static sm_status nccl_why = {""};
 
 /* nccl, the cuda module's, counts only where it can run: a GPU for every rank of this host
- * (NCCL refuses two ranks on one GPU). Elsewhere `--impl all` keeps meaning what runs here,
+ * (NCCL refuses two ranks on one GPU), or GPUs srun gave each rank. Elsewhere `--impl all` keeps meaning what runs here,
  * and `scalemeter backends` says whether nccl is built in. */
 static const sm_allreduce_impl *nccl_impl(void)
 {
@@ -175,7 +175,11 @@ static const sm_allreduce_impl *nccl_impl(void)
             sm_fail(&nccl_why, "the cuda backend is not built");
         else if ((m = sm_backend_module_load("cuda", &nccl_why)) != NULL) {
             int devices = m->device_count(), ranks = launcher_local_ranks();
-            if (devices >= ranks)
+            /* srun gives each task its devices (--gpus-per-task) through CUDA_VISIBLE_DEVICES:
+             * whether they are its own, the device choice (gpu_choice.h) tells after MPI_Init */
+            const char *step = getenv("SLURM_STEP_ID"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+            int per_task = step && *step && cvd && *cvd && devices >= 1;
+            if (devices >= ranks || per_task)
                 nccl = m->allreduce;
             else
                 sm_fail(&nccl_why, "%d rank%s on this host, %d CUDA device%s", ranks,

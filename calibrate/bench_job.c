@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cpu_budget.h"
 #include "runs_writer.h"
 #include "scalemeter/fit.h"
 
@@ -94,6 +96,31 @@ int sm_bench_layout_of(MPI_Comm comm, sm_bench_layout *l, sm_status *st)
     return sm_fail(st, "hosts run %d to %d ranks each; start the same number on every host "
                        "(the layout is nodes x ranks per node)",
                    lo, hi);
+}
+
+int sm_bench_default_threads(MPI_Comm comm)
+{
+    sm_cpu_mask mine, *masks = NULL;
+    sm_cpu_affinity(&mine);
+    int me = 0, n = 1;
+    MPI_Comm local;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(local, &me);
+        MPI_Comm_size(local, &n);
+        masks = calloc((size_t)n, sizeof *masks);
+        if (masks && MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, masks, (int)sizeof mine,
+                                   MPI_BYTE, local) != MPI_SUCCESS) {
+            free(masks);
+            masks = NULL;
+        }
+        MPI_Comm_free(&local);
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = masks ? sm_threads_per_rank(masks, n, me, sm_cpu_quota(), (int)online)
+                        : sm_threads_per_rank(&mine, 1, 0, sm_cpu_quota(), (int)online);
+    free(masks);
+    return threads;
 }
 
 /* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */

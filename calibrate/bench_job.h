@@ -6,6 +6,7 @@
  * same command resumes. The command only parses options and shows what happens.
  *
  *   sm_bench_layout_of    nodes and ranks per node, from the ranks that share memory
+ *   sm_bench_default_threads  the CPUs of a rank, from the masks of its host's ranks
  *   sm_bench_job_open     networks, the backend's job, the configurations, the CSV
  *   sm_bench_job_measure  one configuration measured
  *   sm_bench_job_store    its row appended (rank 0)
@@ -29,6 +30,10 @@ typedef struct sm_bench_layout {
 
 /* Collective over comm: 0, or -1 when hosts run different numbers of ranks. */
 int sm_bench_layout_of(MPI_Comm comm, sm_bench_layout *l, sm_status *st);
+
+/* Collective over comm: bench's default OpenBLAS threads for this rank, from the affinity
+ * masks of the ranks of its host and the cgroup's CPU quota (cpu_budget.h). */
+int sm_bench_default_threads(MPI_Comm comm);
 
 typedef struct sm_bench_spec {
     const sm_bench_backend *backend;

@@ -1,16 +1,20 @@
 /*
- * CUDA devices and the NCCL bootstrap (cuda_device.h). A rank's device is its rank among the
- * ranks that share its host (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED): one rank per GPU.
- * More ranks than GPUs on a host are refused, since NCCL refuses two ranks on one GPU and their
+ * CUDA devices and the NCCL bootstrap (cuda_device.h). A rank's device follows from what the
+ * ranks that share its host (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED) see (gpu_choice.h):
+ * its own device 0 where the launcher gave each rank its own, else its rank among them; more
+ * ranks than GPUs on a host are refused, since NCCL refuses two ranks on one GPU and their
  * timings would mix.
  */
 #include "cuda_device.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
+
+#include "gpu_choice.h"
 
 static int cuda_failed(sm_status *st, const char *call, cudaError_t e)
 {
@@ -88,32 +92,46 @@ static int agree(MPI_Comm comm, int failed, sm_status *st)
 
 int sm_cuda_select_device(MPI_Comm comm, int *device, sm_status *st)
 {
-    MPI_Comm local;
-    int local_rank = 0, local_size = 1, count = 0, failed = 0;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
-        MPI_SUCCESS) {
+    MPI_Comm local = MPI_COMM_NULL;
+    int local_rank = 0, local_size = 1, failed = 0;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) !=
+        MPI_SUCCESS)
+        local = MPI_COMM_NULL;
+    if (local != MPI_COMM_NULL) {
         MPI_Comm_rank(local, &local_rank);
         MPI_Comm_size(local, &local_size);
-        MPI_Comm_free(&local);
     }
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count < 1) {
+    /* what this rank sees, by PCI bus id, and then what every rank of the host sees */
+    sm_gpu_view mine;
+    memset(&mine, 0, sizeof mine);
+    cudaError_t e = cudaGetDeviceCount(&mine.count);
+    if (e != cudaSuccess) {
         failed = 1;
-        if (e != cudaSuccess)
-            sm_fail(st, "no CUDA device: cudaGetDeviceCount: %s", cudaGetErrorString(e));
-        else
-            sm_fail(st, "no CUDA device: cudaGetDeviceCount found none");
+        sm_fail(st, "no CUDA device: cudaGetDeviceCount: %s", cudaGetErrorString(e));
         cudaGetLastError();
-    } else if (local_size > count) {
-        /* NCCL refuses two ranks on one GPU ("duplicate GPU"), and their timings would mix */
-        failed = 1;
-        sm_fail(st, "%d ranks on this host share %d GPU%s: start at most one rank per GPU",
-                local_size, count, count == 1 ? "" : "s");
-    } else {
-        *device = local_rank % count;
-        if ((e = cudaSetDevice(*device)) != cudaSuccess)
-            failed = cuda_failed(st, "cudaSetDevice", e) != 0;
+        mine.count = 0;
     }
+    for (int i = 0; i < mine.count && i < SM_GPU_VIEW_MAX && !failed; i++)
+        if ((e = cudaDeviceGetPCIBusId(mine.ids[i], (int)sizeof mine.ids[i], i)) != cudaSuccess)
+            failed = cuda_failed(st, "cudaDeviceGetPCIBusId", e) != 0;
+    sm_gpu_view *views = calloc((size_t)local_size, sizeof *views);
+    if (!views) {
+        failed = 1;
+        sm_fail(st, "out of memory");
+    } else if (local == MPI_COMM_NULL) {
+        views[0] = mine;
+    } else if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, views, (int)sizeof mine,
+                             MPI_BYTE, local) != MPI_SUCCESS) {
+        failed = 1;
+        sm_fail(st, "MPI_Allgather of the ranks' GPUs failed");
+    }
+    if (local != MPI_COMM_NULL)
+        MPI_Comm_free(&local);
+    if (!failed)
+        failed = sm_gpu_choose(views, local_size, local_rank, device, st) != 0;
+    free(views);
+    if (!failed && (e = cudaSetDevice(*device)) != cudaSuccess)
+        failed = cuda_failed(st, "cudaSetDevice", e) != 0;
     return agree(comm, failed, st);
 }
 

@@ -34,9 +34,9 @@ int sm_cuda_probe(sm_cuda_info *info, sm_status *st);
  * 13.0 (driver 13.0), cuDNN 9.19.0, NCCL 2.28.3", or -1 saying why no device is usable. */
 int sm_cuda_describe(char *buf, size_t len, sm_status *st);
 
-/* The device of this rank, its rank among the ranks of its host (devices as the host shows
- * them, so CUDA_VISIBLE_DEVICES is respected), made current with cudaSetDevice; more ranks on a
- * host than devices is an error. Collective over comm. */
+/* The device of this rank (gpu_choice.h): device 0 where each rank of its host sees devices of
+ * its own (srun --gpus-per-task=1), else its rank among the ranks of its host; more ranks on a
+ * host than devices is an error. Made current with cudaSetDevice. Collective over comm. */
 int sm_cuda_select_device(MPI_Comm comm, int *device, sm_status *st);
 
 /* The PCI bus id of a device ("0000:3b:00.0"), by which NVML finds the same device whatever

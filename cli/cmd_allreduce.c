@@ -397,6 +397,14 @@ int cmd_allreduce(int argc, char **argv)
         return 1;
     if (a.device)
         return predicted_sweep(&a);
+#ifdef OPEN_MPI /* MPICH talks PMI-2 to srun; Debian's Open MPI, PMIx alone */
+    char why[400];
+    if (launcher_srun_without_pmix(why, sizeof why)) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "scalemeter allreduce: %s\n", why);
+        return 1;
+    }
+#endif
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
         return report_error("allreduce: MPI_Init failed");
     /* Errors come back as codes and travel up as messages, instead of aborting the job. */

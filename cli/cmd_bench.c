@@ -60,7 +60,9 @@ static void usage(void)
         "  --min-time S      seconds of timed steps to aim for; a step that takes longer gets\n"
         "                    fewer repetitions (default 1)\n"
         "  --warmup N        untimed steps first (default 2)\n"
-        "  --threads N       OpenBLAS threads per rank (default: cores / ranks on the node)\n"
+        "  --threads N       OpenBLAS threads per rank (default: the CPUs its affinity mask\n"
+        "                    and cgroup quota allow, shared with the node's ranks that have\n"
+        "                    the same CPUs; the CSV's threads column)\n"
         "  --bucket-mib MB   gradients all-reduced per message, in MiB (default 25, as\n"
         "                    PyTorch's DistributedDataParallel)\n"
         "  --allreduce NAME  ring (default, calibrate/allreduce_ring.c) or mpi (MPI_Allreduce);\n"
@@ -518,6 +520,15 @@ int cmd_bench(int argc, char **argv)
         free_args(&a);
         return 2;
     }
+#ifdef OPEN_MPI /* MPICH talks PMI-2 to srun; Debian's Open MPI, PMIx alone */
+    char why[400];
+    if (launcher_srun_without_pmix(why, sizeof why)) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "scalemeter bench: %s\n", why);
+        free_args(&a);
+        return 1;
+    }
+#endif
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         free_args(&a);
         return report_error("bench: MPI_Init failed");
@@ -528,10 +539,8 @@ int cmd_bench(int argc, char **argv)
     if (sm_bench_layout_of(MPI_COMM_WORLD, &l, &st)) {
         report(&l, &st);
     } else {
-        if (!a.threads) {
-            long cores = sysconf(_SC_NPROCESSORS_ONLN);
-            a.threads = cores / l.per_node > 1 ? cores / l.per_node : 1;
-        }
+        if (!a.threads)
+            a.threads = sm_bench_default_threads(MPI_COMM_WORLD);
         sm_cpu_set_threads((int)a.threads);
         rc = bench(&a, &l, l.rank == 0 && !a.quiet && isatty(STDERR_FILENO));
     }

@@ -190,6 +190,8 @@ int cmd_calibrate(int argc, char **argv)
     int rc = run_into_file("/dev/null", cmd_bench, n_bench, bench);
     if (launcher_rank() != 0) /* the measuring was collective; the rest is rank 0's */
         return rc;
+    if (rc && launcher_srun_without_pmix(NULL, 0))
+        return rc; /* nothing measured: bench said what to run instead */
     if (rc) {
         fprintf(stderr, "scalemeter calibrate: measuring stopped; every row measured so far is "
                         "in %s, and the same command resumes from there\n", csv);

@@ -1,9 +1,18 @@
 /* What the MPI launcher tells a process before MPI_Init: its rank, so that only rank 0 prints
- * a usage error and only rank 0 goes on to the steps after a collective command. */
+ * a usage error and only rank 0 goes on to the steps after a collective command; and whether
+ * srun started it without the PMIx that Open MPI needs, which MPI_Init would answer with
+ * twenty lines and an abort. */
 #ifndef SCALEMETER_CLI_LAUNCHER_H
 #define SCALEMETER_CLI_LAUNCHER_H
 
-/* This process's rank in the job (0 when not started by mpirun). */
+#include <stddef.h>
+
+/* This process's rank in the job (0 when not started by mpirun or srun). */
 int launcher_rank(void);
+
+/* 1 where srun started this process without PMIx (plain srun, --mpi=pmi2 or none) and
+ * mpirun did not either, with the one-line message saying what to run instead in msg (NULL:
+ * none); 0 otherwise. */
+int launcher_srun_without_pmix(char *msg, size_t len);
 
 #endif

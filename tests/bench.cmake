@@ -134,3 +134,14 @@ add_test(NAME cli_bench_progress_line
 if(SCALEMETER_SANITIZE)
   set_tests_properties(cli_bench_progress_line PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()
+
+# bench's default thread count: cpu.max, cgroup v1 quotas and /proc/self/cgroup parsed from
+# fixtures (tests/data/cgroup/), affinity masks of a node's ranks shared out
+sm_add_c_test(test_cpu_budget test_cpu_budget.c)
+# ... and the thread count bench chooses under taskset (and mpirun), from its CSV
+add_test(NAME cli_bench_threads_affinity
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_threads.sh ${SCALEMETER_BIN}
+          ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${SM_MPIRUN_FLAGS}
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_bench_threads_affinity PROPERTIES TIMEOUT 300 PROCESSORS 2
+  SKIP_RETURN_CODE 77 ENVIRONMENT "${SM_BENCH_ENV}")

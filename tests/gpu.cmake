@@ -10,6 +10,12 @@ add_executable(test_nvml_energy test_nvml_energy.c)
 target_link_libraries(test_nvml_energy PRIVATE scalemeter_calibrate)
 add_test(NAME gpu_nvml_energy COMMAND test_nvml_energy $<TARGET_FILE:fake_nvml>)
 
+# Which GPU a rank takes (calibrate/gpu_choice.c), decided from fixture views of a host's
+# ranks: needs no CUDA either.
+add_executable(test_gpu_choice test_gpu_choice.c)
+target_link_libraries(test_gpu_choice PRIVATE scalemeter_calibrate)
+add_test(NAME gpu_device_choice COMMAND test_gpu_choice)
+
 set(SM_GPU_CLI sh ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_cli.sh)
 if(SCALEMETER_HAVE_CUDA)
   set(sm_cuda_built yes)
