@@ -12,11 +12,11 @@
  * takes two clocks, leaving issue slots for loads and address arithmetic: cuBLAS SGEMM reaches
  * about 0.85 of the peak there. The second 64 lanes of Ampere GA10x, Ada, Hopper and
  * Blackwell double the peak but not the issue slots (on GA10x and Ada they are shared with
- * INT32 besides): on H100 eager PyTorch's fp32 convolutions reach 0.6 of the 128-lane peak
- * (docs/calibration.md), which leaves 0.35 for the second 64 lanes. */
+ * INT32 besides): on H100 eager PyTorch's fp32 convolutions reach 0.76 of the 128-lane peak
+ * (`fit --device-out` on ../shared/data/h100), which leaves 0.67 for the second 64 lanes. */
 #define FIRST_LANES 64
 #define FIRST_LANES_EFFICIENCY 0.85
-#define MORE_LANES_EFFICIENCY 0.35
+#define MORE_LANES_EFFICIENCY 0.67
 
 static double fp32_efficiency(int lanes)
 {
@@ -28,9 +28,10 @@ static double fp32_efficiency(int lanes)
 
 /* Fractions of the dense tensor-core peak that eager PyTorch's convolutions and matrix
  * products reach, per generation (0: the generation has no such precision). Measured on
- * Hopper (H100: TF32 0.3) and checked on Ampere and Volta against NVIDIA's published
- * DeepLearningExamples figures (A100 TF32 and AMP, V100 AMP at 0.7, docs/accuracy.md); Turing
- * takes Volta's, Ada Ampere's and Blackwell Hopper's, whose tensor cores they extend. TF32 and
+ * Hopper (H100: TF32 0.44, `fit --device-out` on ../shared/data/h100) and checked on Ampere
+ * and Volta against NVIDIA's published DeepLearningExamples figures (A100 TF32 at 0.3, A100
+ * and V100 AMP at 0.7, docs/accuracy.md); Turing takes Volta's, Ada Ampere's and Blackwell
+ * Hopper's, whose tensor cores they extend. TF32 and
  * BF16 came with Ampere (A100 whitepaper, "TF32", "BF16"). */
 static const struct {
     const char *name;
@@ -38,7 +39,7 @@ static const struct {
 } generations[] = {
     {"volta", {0, 0, 0.7, 0}},       {"turing", {0, 0, 0.7, 0}},
     {"ampere", {0, 0.3, 0.7, 0.7}},  {"ada", {0, 0.3, 0.7, 0.7}},
-    {"hopper", {0, 0.3, 0.7, 0.7}},  {"blackwell", {0, 0.3, 0.7, 0.7}},
+    {"hopper", {0, 0.44, 0.7, 0.7}}, {"blackwell", {0, 0.44, 0.7, 0.7}},
 };
 #define N_GENERATIONS ((int)(sizeof generations / sizeof generations[0]))
 
