@@ -25,6 +25,7 @@ int cmd_curve(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_fit_comm(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_predict(int argc, char **argv);

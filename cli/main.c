@@ -11,6 +11,7 @@ static const command commands[] = {
     {"bench", cmd_bench, "measure training steps and inference of networks into a runs CSV"},
     {"calibrate", cmd_calibrate, "calibrate this machine in one job: bench, fit, validate"},
     {"curve", cmd_curve, "scaling curves against node count: times, images/s, turning point"},
+    {"devices", cmd_devices, "the device descriptions: peaks, memory and their sources"},
     {"fit", cmd_fit, "fit coefficients to a measurement CSV; --cv loo validates them"},
     {"fit-comm", cmd_fit_comm, "fit all-reduce bandwidths and latencies to nccl-tests output"},
     {"metrics", cmd_metrics, "FLOPs, conv inputs/outputs, weights and layers of a network"},

@@ -380,8 +380,9 @@ def main():
     w("--nodes 1 -g G --precision P --overlap` (eager PyTorch, the device files' framework; DDP")
     w("overlaps its buckets with the backward pass), with `--framework pytorch-channels-last` for")
     w("AMP, whose runs keep their activations channels-last (the examples' configs.yml:")
-    w("`memory_format: nhwc` in every AMP configuration). The V100's file carries the")
-    w("efficiencies measured on H100 over to Volta unchanged, as the A100's does.\n")
+    w("`memory_format: nhwc` in every AMP configuration). The A100's and V100's files take")
+    w("their efficiencies from their architecture (docs/devices.md: 64 FP32 lanes per SM reach")
+    w("0.85 of the FP32 peak; tensor cores 0.3 at TF32 on Ampere, 0.7 at fp16 and bf16).\n")
     w("| device | precision | framework | GPUs | predicted img/s | published | error |")
     w("|---|---|---|---|---|---|---|")
     published = {("a100", "tf32"): (938, 7248), ("a100", "bf16"): (2470, 16621),

@@ -127,6 +127,23 @@ static const field fields[] = {
      "the node's CPU for NCCL's constants: intel, amd, arm or other"},
     {"node", "nvls_efficiency", F_REAL, AT(nvls_efficiency), 1, 0, 1, 1, 0,
      "NVLink SHARP's share of the link bandwidth (NCCL: 0.85 on Hopper), 0 for none"},
+    /* the architecture (docs/devices.md): what limits a kernel, for the efficiencies a file
+     * does not give (device_arch.c) */
+    {"device", "sm_count", F_INT, AT(sm_count), 1, 1, 100000, 1, 0,
+     "streaming multiprocessors"},
+    {"device", "boost_clock_mhz", F_REAL, AT(boost_clock), 1e6, 1, 1e5, 1, 0,
+     "the boost clock in MHz"},
+    {"device", "fp32_lanes_per_sm", F_INT, AT(fp32_lanes), 1, 1, 4096, 1, 0,
+     "FP32 FMA lanes per SM"},
+    {"device", "tensor_cores", F_TEXT, AT(tensor_cores), 0, 0, SIZE(tensor_cores), 0, 0,
+     "none, volta, turing, ampere, ada, hopper or blackwell"},
+    {"device", "l2_mib", F_REAL, AT(l2_bytes), 1048576.0, 0, 1e6, 1, 0, "L2 cache in MiB"},
+    {"device", "memory_type", F_TEXT, AT(memory_type), 0, 0, SIZE(memory_type), 0, 0,
+     "hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
+    {"device", "power_limit_w", F_REAL, AT(power_limit), 1, 1, 1e5, 1, 0,
+     "the board's power limit in W"},
+    {"device", "source", F_TEXT, AT(source), 0, 0, SIZE(source), 0, 0,
+     "where the figures come from"},
 };
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
 
@@ -333,9 +350,27 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            f->what, f->required == 2 ? ", needed for precision = " : "",
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
+    int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
+    for (int i = 0; i < N_FIELDS; i++) {
+        for (int p = 0; p < SM_N_PRECISIONS; p++) {
+            if (fields[i].offset == EFF(p) && fields[i].kind == F_REAL)
+                eff_given[p] = r.set_at[i] != 0;
+            if (fields[i].offset == PEAK(p) && fields[i].kind == F_REAL)
+                peak_line[p] = r.set_at[i];
+        }
+        if (fields[i].offset == AT(memory_efficiency))
+            memory_given = r.set_at[i] != 0;
+    }
+    /* an explicit compute_efficiency stands for every precision, as before */
+    for (int i = 0; i < N_FIELDS; i++)
+        if (fields[i].offset == AT(compute_efficiency) && r.set_at[i])
+            for (int p = 0; p < SM_N_PRECISIONS; p++)
+                eff_given[p] |= dev->efficiency[p] < 0 ? 2 : 0;
     for (int p = 0; p < SM_N_PRECISIONS; p++)
         if (dev->efficiency[p] < 0)
             dev->efficiency[p] = dev->compute_efficiency;
+    if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, st))
+        return -1;
     dispatch_fallbacks(dev);
     return 0;
 }

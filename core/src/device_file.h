@@ -49,6 +49,17 @@ typedef struct sm_device {
     double memory_capacity;
     int optimizer; /* sm_optimizer */
     double mask_bytes, workspace, context;
+    /* What limits a kernel on the part (docs/devices.md); 0 or "" where the file gives none:
+     * SMs, boost clock (Hz), FP32 lanes per SM, the tensor cores' generation, L2 (bytes),
+     * the memory's type, the board's power limit (W), where the figures come from */
+    int sm_count;
+    double boost_clock;
+    int fp32_lanes;
+    char tensor_cores[16];
+    double l2_bytes;
+    char memory_type[16];
+    double power_limit;
+    char source[256];
     int devices_per_node;
     sm_link intra;           /* one direction of a device's links inside the node */
     sm_link inter;           /* one network port, one direction */
@@ -145,6 +156,13 @@ typedef struct sm_device_key {
  * copied as it stands. */
 int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n,
                               const char *header, const char *path, sm_status *st);
+
+/* The efficiencies a description leaves out, from its architecture keys (device_arch.c):
+ * eff_given[p] and memory_given say which the file gave. -1 with a message naming the
+ * file where its peaks contradict its architecture. */
+int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS],
+                            int memory_given, const int peak_line[SM_N_PRECISIONS],
+                            sm_status *st);
 
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);

@@ -69,6 +69,22 @@ int sm_predictor_devices_per_node(const sm_predictor *p);
 int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                            sm_allreduce_estimate *out, sm_status *st);
 
+/* A device description as `scalemeter devices` lists it (every figure as the file gives it,
+ * in its units; 0 or "" where it gives none). */
+typedef struct sm_device_info {
+    char name[64], description[192], source[256];
+    char tensor_cores[16], memory_type[16];
+    double peak_tflops[4];      /* dense: fp32, tf32, fp16, bf16 */
+    double efficiency[4];       /* what the model takes of each peak (the file's or the
+                                   architecture's default) */
+    double memory_gib, memory_bandwidth_gb_s, memory_efficiency;
+    double boost_clock_mhz, l2_mib, power_limit_w;
+    int sm_count, fp32_lanes_per_sm, devices_per_node;
+} sm_device_info;
+
+/* Loads and checks the description name_or_path (sm_device_find) into out. */
+int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status *st);
+
 /* The keys of a device description fitted to measured runs (`scalemeter fit --device-out`). */
 typedef struct sm_device_fit_result {
     char base[4096];           /* the description the other keys come from */

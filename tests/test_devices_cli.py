@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""`scalemeter devices` against the datasheets, and the loader's architecture checks.
+
+usage: test_devices_cli.py SCALEMETER_BIN"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+NAMES = ["h100", "h100-pcie", "h200", "b200", "a100", "a100-pcie-40gb", "a100-pcie-80gb", "a10",
+         "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090"]
+failures = []
+
+
+def check(what, got, want, tol=0.005):
+    if want is None or got is None:
+        ok = got == want
+    else:
+        ok = abs(got - want) <= tol * abs(want)
+    if not ok:
+        failures.append(f"{what}: got {got}, expected {want}")
+
+
+def run(*args):
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True)
+
+
+r = run("devices", "--format", "json")
+if r.returncode != 0:
+    sys.exit(f"FAIL: devices --format json: {r.stderr}")
+devs = {d["device"]: d for d in json.loads(r.stdout)["devices"]}
+for n in NAMES:
+    if n not in devs:
+        failures.append(f"{n}: not listed")
+    elif not devs[n]["source"]:
+        failures.append(f"{n}: no source")
+# datasheet figures (dense TFLOPS, GB/s), typed in from the datasheets, not from the files
+sheet = {
+    ("h100", "bf16"): 989.4, ("h100", "fp32"): 66.9,
+    ("a100", "bf16"): 312, ("a100", "fp32"): 19.5, ("a100", "tf32"): 156,
+    ("t4", "fp16"): 65, ("t4", "tf32"): None, ("t4", "bf16"): None,
+    ("l4", "bf16"): 121, ("l4", "fp32"): 30.3,
+    ("v100", "fp16"): 125, ("v100", "fp32"): 15.7, ("v100", "bf16"): None,
+    ("p100", "fp16"): 18.7, ("p100", "tf32"): None,
+    ("l40s", "bf16"): 362.05, ("rtx4090", "bf16"): 165.2, ("h100-pcie", "bf16"): 756,
+    ("b200", "bf16"): 2250, ("a10", "fp16"): 125, ("v100-pcie-32gb", "fp16"): 112,
+}
+for (n, p), want in sheet.items():
+    check(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
+for n, bw in {"a100": 2039, "t4": 320, "l4": 300, "v100": 900, "h100": 3350, "h200": 4800,
+              "a100-pcie-40gb": 1555, "a100-pcie-80gb": 1935, "l40s": 864, "rtx4090": 1008,
+              "p100": 732, "a10": 600, "b200": 8000}.items():
+    check(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
+# memory: nvidia-smi's MiB totals / 1024 (T4 15360, L4 23034, V100 16 GB 16160, A100 81920)
+for n, mib in {"t4": 15360, "l4": 23034, "v100": 16160, "a100": 81920}.items():
+    check(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
+for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1}.items():
+    check(f"{n} devices per node", devs[n]["devices_per_node"], g)
+# the FP32 peak is SMs x FP32 lanes x 2 FLOP x boost clock (the whitepapers' arithmetic)
+for n in NAMES:
+    d = devs[n]
+    derived = d["sm_count"] * d["fp32_lanes_per_sm"] * 2 * d["boost_clock_mhz"] / 1e6
+    check(f"{n} fp32 from SMs and clock", d["peak_tflops"]["fp32"], derived, tol=0.03)
+# the architecture's defaults (docs/devices.md): 64 lanes reach 0.85; 128 lanes
+# (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada tf32 0.3
+check("v100 fp32 efficiency", devs["v100"]["efficiency"]["fp32"], 0.85)
+check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.76)
+check("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.7)
+check("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.3)
+
+r = run("devices", "--format", "csv")
+if not r.stdout.startswith("device,description,peak_fp32_tflops,"):
+    failures.append("csv header")
+if "\nt4,NVIDIA T4 16 GB,8.1,,65,,15,320,1,40,1590,4,turing,gddr6," not in r.stdout:
+    failures.append("csv row of t4: " + r.stdout[:200])
+
+# the loader refuses peaks the architecture cannot have, naming file and line
+base = """[device]
+peak_fp32_tflops = 15.7
+%s
+memory_bandwidth_gb_s = 900
+sm_count = 80
+boost_clock_mhz = 1530
+fp32_lanes_per_sm = %d
+tensor_cores = volta
+[node]
+devices_per_node = 1
+intra_node_bandwidth_gb_s = 15
+intra_node_latency_us = 3
+inter_node_bandwidth_gb_s = 12.5
+inter_node_latency_us = 14
+"""
+with tempfile.TemporaryDirectory() as tmp:
+    for extra, lanes, want in [
+            ("peak_tf32_tflops = 125", 64, ":3: peak_tf32_tflops on volta tensor cores, which have no tf32"),
+            ("peak_fp16_tflops = 125", 128, ":2: peak_fp32_tflops = 15.7 is not sm_count x fp32_lanes_per_sm x 2 x boost_clock_mhz = 31.3 TFLOP/s")]:
+        path = os.path.join(tmp, "bad.ini")
+        with open(path, "w") as f:
+            f.write(base % (extra, lanes))
+        r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+        if r.returncode == 0 or want not in r.stderr or r.stderr.count("\n") != 1:
+            failures.append(f"{extra}, {lanes} lanes: rc {r.returncode}, {r.stderr!r}")
+
+if failures:
+    print("FAIL:\n  " + "\n  ".join(failures))
+    sys.exit(1)
+print(f"{len(NAMES)} descriptions against their datasheets: ok")
