@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json_writer.h"
 #include "scalemeter/comm.h"
 #include "scalemeter/memory.h"
 #include "scalemeter/scalemeter.h"
@@ -37,16 +38,16 @@ const char *fmt_watts(double w, char *buf, size_t len);
  * the bucket's seconds, or null. */
 const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len);
 void csv_allreduce(FILE *out, const sm_allreduce_estimate *e);
-void json_allreduce(FILE *out, const sm_allreduce_estimate *e);
+void json_allreduce(json_writer *w, const sm_allreduce_estimate *e);
 /* One device's memory (memory.h), for the three formats. Table and CSV give what the device
  * needs, the allocator's peak plus the context outside it; table: "12.3 GiB", with " oom" where
  * it does not fit; CSV: the header's columns ",memory,memory_capacity,fits" (bytes; an
  * empty capacity and fits where the capacity is not known) and their values; JSON:
- * ', "KEY": {"weights": ..., "fits": true|false|null}' in bytes. */
+ * the member "KEY": {"weights": ..., "fits": true|false|null} in bytes. */
 const char *fmt_memory(const sm_memory *m, char *buf, size_t len);
 #define CSV_MEMORY_HEADER ",memory,memory_capacity,fits"
 void csv_memory(FILE *out, const sm_memory *m);
-void json_memory(FILE *out, const char *key, const sm_memory *m);
+void json_memory(json_writer *w, const char *key, const sm_memory *m);
 /* "12.3 GiB" */
 const char *fmt_gib(double bytes, char *buf, size_t len);
 /* 0.00123 -> "1.23 ms" */
@@ -59,7 +60,6 @@ void table_add(text_table *t, const char *const *cells);
 void table_print(const text_table *t, FILE *out);
 void table_free(text_table *t);
 
-void json_string(FILE *out, const char *s);
 void csv_field(FILE *out, const char *s);
 
 /* getopt_long with the conventions every command shares: "--name VALUE" and "--name=VALUE",
