@@ -620,6 +620,18 @@ static void write_table(FILE *out, const curve_run *r)
     if (allreduce)
         headers[n_cols++] = "all-reduce";
     text_table *t = table_new(n_cols, headers);
+    /* one unit a column: t_fwd, t_bwd, t_grad, t_step, t_epoch, t_train */
+    time_unit unit[6];
+    for (int j = 0; j < 6; j++)
+        unit[j] = time_unit_of(0);
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++) {
+            const sm_curve_point *p = &r->rows[k].curve.points[i];
+            const double v[6] = {p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad, p->pred.t_step,
+                                 epoch_time(r, p), train_time(r, p)};
+            for (int j = 0; j < 6 && p->memory.fits != 0; j++)
+                time_unit_add(&unit[j], v[j]);
+        }
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
@@ -629,16 +641,16 @@ static void write_table(FILE *out, const curve_run *r)
             snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
             snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
             snprintf(c[3], sizeof c[3], "%lld", (long long)sm_layout_devices(&p->layout));
-            fmt_seconds(p->pred.t_fwd, c[4], sizeof c[4]);
-            fmt_seconds(p->pred.t_bwd, c[5], sizeof c[5]);
-            fmt_seconds(p->pred.t_grad, c[6], sizeof c[6]);
-            fmt_seconds(p->pred.t_step, c[7], sizeof c[7]);
+            fmt_seconds_in(p->pred.t_fwd, &unit[0], c[4], sizeof c[4]);
+            fmt_seconds_in(p->pred.t_bwd, &unit[1], c[5], sizeof c[5]);
+            fmt_seconds_in(p->pred.t_grad, &unit[2], c[6], sizeof c[6]);
+            fmt_seconds_in(p->pred.t_step, &unit[3], c[7], sizeof c[7]);
             /* 170304, not 1.703e+05; 0.25, not 0 */
             snprintf(c[8], sizeof c[8], p->images_per_s >= 1000 ? "%.0f" : "%.4g",
                      p->images_per_s);
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
-            fmt_seconds(epoch_time(r, p), c[10], sizeof c[10]);
-            fmt_seconds(train_time(r, p), c[11], sizeof c[11]);
+            fmt_seconds_in(epoch_time(r, p), &unit[4], c[10], sizeof c[10]);
+            fmt_seconds_in(train_time(r, p), &unit[5], c[11], sizeof c[11]);
             if (isfinite(p->pred.e_step))
                 fmt_watts(step_energy(p) / p->pred.t_step, c[12], sizeof c[12]);
             else

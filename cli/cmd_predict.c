@@ -485,9 +485,12 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         return;
     const char *bh[] = {"block", "t_fwd", "share"};
     tab = table_new(3, bh);
+    time_unit unit = time_unit_of(0); /* one for the column */
+    for (int b = 0; b < net->n_blocks; b++)
+        time_unit_add(&unit, blocks[b]);
     for (int b = 0; b < net->n_blocks; b++) {
         char tb[32], share[32];
-        fmt_seconds(blocks[b], tb, sizeof tb);
+        fmt_seconds_in(blocks[b], &unit, tb, sizeof tb);
         snprintf(share, sizeof share, isfinite(t->t_fwd) ? "%.1f%%" : "-",
                  100.0 * blocks[b] / t->t_fwd);
         const char *r[] = {net->blocks[b], tb, share};

@@ -270,6 +270,43 @@ const char *fmt_seconds(double s, char *buf, size_t len)
     return buf;
 }
 
+time_unit time_unit_of(double largest)
+{
+    static const time_unit units[] = {{"d", 86400, 0}, {"h", 3600, 0}, {"min", 60, 0},
+                                      {"s", 1, 0},     {"ms", 1e-3, 0}, {"us", 1e-6, 0}};
+    /* fmt_seconds' thresholds: days from 48 h */
+    const double from[] = {3600 * 48, 3600, 60, 1, 1e-3, 0};
+    double a = isfinite(largest) ? fabs(largest) : 0;
+    int i = 0;
+    while (i < 5 && a < from[i])
+        i++;
+    time_unit u = units[a == 0 ? 3 : i]; /* a column of zeros is in seconds */
+    u.largest = a;
+    return u;
+}
+
+void time_unit_add(time_unit *u, double s)
+{
+    if (isfinite(s) && fabs(s) > u->largest)
+        *u = time_unit_of(fabs(s));
+}
+
+const char *fmt_seconds_in(double s, const time_unit *u, char *buf, size_t len)
+{
+    if (!isfinite(s))
+        return fmt_seconds(s, buf, len);
+    double v = s / u->scale, a = fabs(v);
+    if (a >= 1000)
+        snprintf(buf, len, "%.0f %s", v, u->name);
+    else if (a >= 1 && u->scale >= 86400)
+        snprintf(buf, len, "%.1f %s", v, u->name); /* as fmt_seconds: 2.3 d, 10.08 h */
+    else if (a >= 1 && u->scale >= 60)
+        snprintf(buf, len, "%.2f %s", v, u->name);
+    else
+        snprintf(buf, len, "%.3g %s", v, u->name);
+    return buf;
+}
+
 struct text_table {
     int n_cols, n_rows, cap;
     char **cells; /* row-major, row 0 = headers */

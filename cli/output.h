@@ -52,6 +52,19 @@ void json_memory(json_writer *w, const char *key, const sm_memory *m);
 const char *fmt_gib(double bytes, char *buf, size_t len);
 /* 0.00123 -> "1.23 ms" */
 const char *fmt_seconds(double s, char *buf, size_t len);
+/* One unit for a column of times, so that a column reads 1.48, 0.742, 0.373 min and not
+ * 1.48 min, 44.5 s, 22.4 s: the unit fmt_seconds gives the column's largest value (.scale
+ * seconds). time_unit_of(0) is seconds; a column widens it with time_unit_add. */
+typedef struct {
+    const char *name;
+    double scale;
+    double largest; /* of the finite values seen */
+} time_unit;
+time_unit time_unit_of(double largest);
+void time_unit_add(time_unit *u, double s);
+/* s in unit u: fmt_seconds' digits for the unit (3 significant below 1 unit), whole numbers
+ * from 1000 on; "-" for nan and "inf" as fmt_seconds. */
+const char *fmt_seconds_in(double s, const time_unit *u, char *buf, size_t len);
 
 /* A table of text cells printed with aligned columns; numbers align right. */
 typedef struct text_table text_table;

@@ -10,3 +10,9 @@ if(SM_OUTPUT_PYTHON3)
            ${CMAKE_CURRENT_SOURCE_DIR}/test_json_outputs.py ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+# one unit a table column of times (curve's t_epoch from minutes down to seconds)
+if(SM_OUTPUT_PYTHON3)
+  add_test(NAME cli_table_units COMMAND ${SM_OUTPUT_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_table_units.py ${SCALEMETER_BIN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()
