@@ -203,15 +203,23 @@ static int count_nodes(void)
     return nodes;
 }
 
-static void print_header(const allreduce_args *a, int ranks, int nodes)
+static void print_header(const allreduce_args *a, json_writer *w, int ranks, int nodes)
 {
     if (a->format == FORMAT_CSV) {
         printf("bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s\n");
     } else if (a->format == FORMAT_JSON) {
-        printf("{\"ranks\": %d, \"nodes\": %d, \"iters\": %d, \"warmup\": %d, \"chunk_bytes\": %" PRIu64
-               ", \"check\": %s, \"time\": \"max over ranks of the mean per run\",\n"
-               " \"results\": [",
-               ranks, nodes, a->iters, a->warmup, a->chunk_bytes, a->check ? "true" : "false");
+        json_begin_object(w);
+        json_field_int(w, "ranks", ranks);
+        json_field_int(w, "nodes", nodes);
+        json_field_int(w, "iters", a->iters);
+        json_field_int(w, "warmup", a->warmup);
+        json_key(w, "chunk_bytes");
+        json_number_digits(w, (double)a->chunk_bytes, 20);
+        json_field_bool(w, "check", a->check);
+        json_field_string(w, "time", "max over ranks of the mean per run");
+        json_key(w, "results");
+        json_begin_array(w);
+        json_one_per_line(w);
     } else {
         char version[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
@@ -227,17 +235,23 @@ static void print_header(const allreduce_args *a, int ranks, int nodes)
     fflush(stdout);
 }
 
-static void print_row(const allreduce_args *a, const char *impl, const sm_allreduce_result *r,
-                      int nodes, int first)
+static void print_row(const allreduce_args *a, json_writer *w, const char *impl,
+                      const sm_allreduce_result *r, int nodes)
 {
     if (a->format == FORMAT_CSV) {
         printf("%zu,%s,%d,%d,%.6e,%.4f,%.4f\n", r->bytes, impl, r->ranks, nodes, r->time_s,
                r->algbw_gb_s, r->busbw_gb_s);
     } else if (a->format == FORMAT_JSON) {
-        printf("%s\n  {\"bytes\": %zu, \"impl\": \"%s\", \"ranks\": %d, \"time_s\": %.6e, "
-               "\"algbw_gb_s\": %.4f, \"busbw_gb_s\": %.4f, \"checked\": %s}",
-               first ? "" : ",", r->bytes, impl, r->ranks, r->time_s, r->algbw_gb_s,
-               r->busbw_gb_s, r->checked ? "true" : "false");
+        json_begin_object(w);
+        json_field_int(w, "bytes", (int64_t)r->bytes);
+        json_field_string(w, "impl", impl);
+        json_field_int(w, "ranks", r->ranks);
+        json_key(w, "time_s");
+        json_number_digits(w, r->time_s, 7);
+        json_field_number(w, "algbw_gb_s", r->algbw_gb_s);
+        json_field_number(w, "busbw_gb_s", r->busbw_gb_s);
+        json_field_bool(w, "checked", r->checked);
+        json_end(w);
     } else {
         char t[32];
         printf("%12zu  %-5s %5d  %10s  %10.3f  %10.3f  %5s\n", r->bytes, impl, r->ranks,
@@ -300,9 +314,10 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
             break;
         }
     int nodes = count_nodes();
+    json_writer w;
+    json_init(&w, stdout);
     if (rank == 0 && !rc)
-        print_header(a, ranks, nodes);
-    int first = 1;
+        print_header(a, &w, ranks, nodes);
     for (uint64_t bytes = a->min_bytes; !rc && bytes <= a->max_bytes; bytes *= 2)
         for (int i = 0; !rc && i < n_impls; i++) {
             sm_allreduce_result r;
@@ -311,11 +326,12 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
             if (agree(failed, &st, rank, ranks))
                 rc = 1;
             else if (rank == 0)
-                print_row(a, impls[i]->name, &r, nodes, first);
-            first = 0;
+                print_row(a, &w, impls[i]->name, &r, nodes);
         }
-    if (rank == 0 && a->format == FORMAT_JSON && opened == n_impls)
-        printf("\n]}\n"); /* closed even after an error, so stdout stays valid JSON */
+    if (rank == 0 && a->format == FORMAT_JSON && opened == n_impls) {
+        json_end(&w); /* closed even after an error, so stdout stays valid JSON */
+        json_end(&w);
+    }
     for (int i = 0; i < opened; i++)
         impls[i]->close(ctx[i]);
     free(host);
@@ -342,22 +358,28 @@ static int predicted_sweep(const allreduce_args *a)
         return report_error(st.msg);
     int g = layout.gpus_per_node, ranks = a->nodes * g;
     const char *collective = layout.collective;
-    if (a->format == FORMAT_CSV)
+    json_writer w;
+    json_init(&w, stdout);
+    if (a->format == FORMAT_CSV) {
         printf("bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol\n");
-    else if (a->format == FORMAT_JSON) {
-        printf("{\"device\": ");
-        json_string(stdout, a->device);
-        printf(", \"collective\": \"%s\", \"ranks\": %d, \"nodes\": %d, \"gpus_per_node\": %d,\n"
-               " \"restriction\": ",
-               collective, ranks, a->nodes, g);
+    } else if (a->format == FORMAT_JSON) {
+        json_begin_object(&w);
+        json_field_string(&w, "device", a->device);
+        json_field_string(&w, "collective", collective);
+        json_field_int(&w, "ranks", ranks);
+        json_field_int(&w, "nodes", a->nodes);
+        json_field_int(&w, "gpus_per_node", g);
         /* without the line's leading space, "" where nothing restricts the model */
-        json_string(stdout, layout.restriction + (layout.restriction[0] == ' '));
-        printf(",\n \"results\": [");
-    } else
+        json_field_string(&w, "restriction", layout.restriction + (layout.restriction[0] == ' '));
+        json_key(&w, "results");
+        json_begin_array(&w);
+        json_one_per_line(&w);
+    } else {
         printf("# all-reduce predicted by %s, %d node%s x %d devices, collective %s%s "
                "(docs/scaling.md)\n%12s  %5s  %10s  %10s  %10s  %-9s %s\n",
                a->device, a->nodes, a->nodes == 1 ? "" : "s", g, collective, layout.restriction,
                "bytes", "ranks", "time", "algbw GB/s", "busbw GB/s", "algorithm", "protocol");
+    }
     for (int i = 0; i < n; i++) {
         double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : 0;
         double busbw = algbw * 2.0 * (ranks - 1) / ranks;
@@ -365,17 +387,26 @@ static int predicted_sweep(const allreduce_args *a)
             printf("%.0f,model,%d,%d,%.6e,%.4f,%.4f,%s,%s\n", bytes[i], ranks, a->nodes, t, algbw,
                    busbw, e[i].algorithm, e[i].protocol);
         } else if (a->format == FORMAT_JSON) {
-            printf("%s\n  {\"bytes\": %.0f, \"time_s\": %.6e, \"algbw_gb_s\": %.4f, "
-                   "\"busbw_gb_s\": %.4f, \"algorithm\": \"%s\", \"protocol\": \"%s\"}",
-                   i ? "," : "", bytes[i], t, algbw, busbw, e[i].algorithm, e[i].protocol);
+            json_begin_object(&w);
+            json_key(&w, "bytes");
+            json_number_digits(&w, bytes[i], 17);
+            json_key(&w, "time_s");
+            json_number_digits(&w, t, 7);
+            json_field_number(&w, "algbw_gb_s", algbw);
+            json_field_number(&w, "busbw_gb_s", busbw);
+            json_field_string(&w, "algorithm", e[i].algorithm);
+            json_field_string(&w, "protocol", e[i].protocol);
+            json_end(&w);
         } else {
             char ts[32];
             printf("%12.0f  %5d  %10s  %10.3f  %10.3f  %-9s %s\n", bytes[i], ranks,
                    fmt_seconds(t, ts, sizeof ts), algbw, busbw, e[i].algorithm, e[i].protocol);
         }
     }
-    if (a->format == FORMAT_JSON)
-        printf("\n]}\n");
+    if (a->format == FORMAT_JSON) {
+        json_end(&w);
+        json_end(&w);
+    }
     return 0;
 }
 

@@ -79,18 +79,23 @@ static void print_table(const backend *b)
 
 static void print_json(const backend *b)
 {
-    printf("{\"backends\": [");
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "backends");
+    json_begin_array(&w);
+    json_one_per_line(&w);
     for (int i = 0; i < N_BACKENDS; i++) {
-        printf("%s\n  {\"name\": ", i ? "," : "");
-        json_string(stdout, b[i].name);
-        printf(", \"kind\": ");
-        json_string(stdout, b[i].kind);
-        printf(", \"built\": %s, \"usable\": %s, \"detail\": ", b[i].built ? "true" : "false",
-               b[i].usable ? "true" : "false");
-        json_string(stdout, b[i].detail);
-        printf("}");
+        json_begin_object(&w);
+        json_field_string(&w, "name", b[i].name);
+        json_field_string(&w, "kind", b[i].kind);
+        json_field_bool(&w, "built", b[i].built);
+        json_field_bool(&w, "usable", b[i].usable);
+        json_field_string(&w, "detail", b[i].detail);
+        json_end(&w);
     }
-    printf("\n]}\n");
+    json_end(&w);
+    json_end(&w);
 }
 
 int cmd_backends(int argc, char **argv)

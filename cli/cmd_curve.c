@@ -410,82 +410,84 @@ static void write_csv(FILE *out, const curve_run *r)
     }
 }
 
-static void json_number(FILE *out, double v)
-{
-    if (!isfinite(v)) /* inf is not JSON */
-        fputs("null", out);
-    else
-        fprintf(out, "%.6g", v);
-}
-
 static void write_json(FILE *out, const curve_run *r)
 {
-    fputs("{\"predictor\": ", out);
-    json_string(out, sm_predictor_describe(r->pred));
-    fprintf(out, ", \"scaling\": \"%s\", \"gpus_per_node\": %d, \"threshold\": %g, "
-                 "\"overlap\": %s, \"dataset\": %lld",
-            r->args->strong ? "strong" : "weak", r->gpus_per_node, r->args->threshold,
-            r->args->overlap ? "true" : "false", (long long)r->args->dataset);
+    json_writer w;
+    json_init(&w, out);
+    json_begin_object(&w);
+    json_field_string(&w, "predictor", sm_predictor_describe(r->pred));
+    json_field_string(&w, "scaling", r->args->strong ? "strong" : "weak");
+    json_field_int(&w, "gpus_per_node", r->gpus_per_node);
+    json_field_number(&w, "threshold", r->args->threshold);
+    json_field_bool(&w, "overlap", r->args->overlap);
+    json_field_int(&w, "dataset", r->args->dataset);
     if (r->args->epochs)
-        fprintf(out, ", \"epochs\": %lld", (long long)r->args->epochs);
-    warnings_json(r->warn, out);
-    fputs(", \"curves\": [", out);
+        json_field_int(&w, "epochs", r->args->epochs);
+    warnings_json(r->warn, &w);
+    json_key(&w, "curves");
+    json_begin_array(&w);
+    json_one_per_line(&w);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         const sm_curve *c = &row->curve;
-        fprintf(out, "%s\n  {\"model\": ", k ? "," : "");
-        json_string(out, row->model);
-        fprintf(out, ", \"image\": %lld, \"%s\": %lld, \"turning_point\": ",
-                (long long)image_of(r, row->net), r->args->strong ? "global_batch" : "batch",
-                (long long)row->batch);
-        if (c->turning >= 0)
-            fprintf(out, "{\"nodes\": %d, \"next_nodes\": %d, \"gain_per_doubling\": %.4g}",
-                    c->points[c->turning].layout.nodes, c->points[c->turning + 1].layout.nodes,
-                    turning_gain(c));
-        else
-            fputs("null", out);
-        fputs(", \"fits_from_nodes\": ", out);
+        json_begin_object(&w);
+        json_field_string(&w, "model", row->model);
+        json_field_int(&w, "image", image_of(r, row->net));
+        json_field_int(&w, r->args->strong ? "global_batch" : "batch", row->batch);
+        json_key(&w, "turning_point");
+        if (c->turning >= 0) {
+            json_begin_object(&w);
+            json_field_int(&w, "nodes", c->points[c->turning].layout.nodes);
+            json_field_int(&w, "next_nodes", c->points[c->turning + 1].layout.nodes);
+            json_key(&w, "gain_per_doubling");
+            json_number_digits(&w, turning_gain(c), 4);
+            json_end(&w);
+        } else {
+            json_null(&w);
+        }
+        json_key(&w, "fits_from_nodes");
         if (c->fits_from >= 0 && c->points[c->fits_from].memory.fits == 1)
-            fprintf(out, "%d", c->points[c->fits_from].layout.nodes);
+            json_int(&w, c->points[c->fits_from].layout.nodes);
         else
-            fputs("null", out);
-        fputs(", \"points\": [", out);
+            json_null(&w);
+        json_key(&w, "points");
+        json_begin_array(&w);
+        json_one_per_line(&w);
         for (int i = 0; i < c->n_points; i++) {
             const sm_curve_point *p = &c->points[i];
-            fprintf(out, "%s\n    {\"nodes\": %d, \"gpus_per_node\": %d, \"devices\": %lld, "
-                         "\"batch\": %lld, \"global_batch\": %lld",
-                    i ? "," : "", p->layout.nodes, p->layout.gpus_per_node,
-                    (long long)sm_layout_devices(&p->layout), (long long)p->layout.batch,
-                    (long long)p->global_batch);
+            json_begin_object(&w);
+            json_field_int(&w, "nodes", p->layout.nodes);
+            json_field_int(&w, "gpus_per_node", p->layout.gpus_per_node);
+            json_field_int(&w, "devices", sm_layout_devices(&p->layout));
+            json_field_int(&w, "batch", p->layout.batch);
+            json_field_int(&w, "global_batch", p->global_batch);
             const char *names[] = {"t_infer", "t_fwd",        "t_bwd",      "t_grad", "t_step",
                                    "images_per_s", "efficiency", "t_epoch", "t_train"};
             const double vals[] = {p->pred.t_infer, p->pred.t_fwd,  p->pred.t_bwd,
                                    p->pred.t_grad,  p->pred.t_step, p->images_per_s,
                                    p->efficiency,   epoch_time(r, p), train_time(r, p)};
-            for (int j = 0; j < (r->args->epochs ? 9 : 8); j++) {
-                fprintf(out, ", \"%s\": ", names[j]);
-                json_number(out, vals[j]);
-            }
+            for (int j = 0; j < (r->args->epochs ? 9 : 8); j++)
+                json_field_number(&w, names[j], vals[j]);
             if (isfinite(p->pred.e_step)) {
                 const char *en[] = {"e_step_j", "power_w", "e_epoch_j", "e_train_j"};
                 const double ev[] = {step_energy(p), step_energy(p) / p->pred.t_step,
                                      epoch_energy(r, p),
                                      (double)r->args->epochs * epoch_energy(r, p)};
-                for (int j = 0; j < (r->args->epochs ? 4 : 3); j++) {
-                    fprintf(out, ", \"%s\": ", en[j]);
-                    json_number(out, ev[j]);
-                }
+                for (int j = 0; j < (r->args->epochs ? 4 : 3); j++)
+                    json_field_number(&w, en[j], ev[j]);
             }
             if (tells_allreduce(r)) {
                 sm_allreduce_estimate e = point_allreduce(r, row, p);
-                json_allreduce(out, &e);
+                json_allreduce(&w, &e);
             }
-            json_memory(out, "memory", &p->memory);
-            fputc('}', out);
+            json_memory(&w, "memory", &p->memory);
+            json_end(&w);
         }
-        fputs("]}", out);
+        json_end(&w);
+        json_end(&w);
     }
-    fputs("\n]}\n", out);
+    json_end(&w);
+    json_end(&w);
 }
 
 static void batch_label(const curve_run *r, int64_t batch, char *buf, size_t len)
@@ -551,6 +553,18 @@ static void write_table(FILE *out, const curve_run *r)
     if (allreduce)
         headers[n_cols++] = "all-reduce";
     text_table *t = table_new(n_cols, headers);
+    /* one unit a column: t_fwd, t_bwd, t_grad, t_step, t_epoch, t_train */
+    time_unit unit[6];
+    for (int j = 0; j < 6; j++)
+        unit[j] = time_unit_of(0);
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++) {
+            const sm_curve_point *p = &r->rows[k].curve.points[i];
+            const double v[6] = {p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad, p->pred.t_step,
+                                 epoch_time(r, p), train_time(r, p)};
+            for (int j = 0; j < 6 && p->memory.fits != 0; j++)
+                time_unit_add(&unit[j], v[j]);
+        }
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
@@ -560,16 +574,16 @@ static void write_table(FILE *out, const curve_run *r)
             snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
             snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
             snprintf(c[3], sizeof c[3], "%lld", (long long)sm_layout_devices(&p->layout));
-            fmt_seconds(p->pred.t_fwd, c[4], sizeof c[4]);
-            fmt_seconds(p->pred.t_bwd, c[5], sizeof c[5]);
-            fmt_seconds(p->pred.t_grad, c[6], sizeof c[6]);
-            fmt_seconds(p->pred.t_step, c[7], sizeof c[7]);
+            fmt_seconds_in(p->pred.t_fwd, &unit[0], c[4], sizeof c[4]);
+            fmt_seconds_in(p->pred.t_bwd, &unit[1], c[5], sizeof c[5]);
+            fmt_seconds_in(p->pred.t_grad, &unit[2], c[6], sizeof c[6]);
+            fmt_seconds_in(p->pred.t_step, &unit[3], c[7], sizeof c[7]);
             /* 170304, not 1.703e+05; 0.25, not 0 */
             snprintf(c[8], sizeof c[8], p->images_per_s >= 1000 ? "%.0f" : "%.4g",
                      p->images_per_s);
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
-            fmt_seconds(epoch_time(r, p), c[10], sizeof c[10]);
-            fmt_seconds(train_time(r, p), c[11], sizeof c[11]);
+            fmt_seconds_in(epoch_time(r, p), &unit[4], c[10], sizeof c[10]);
+            fmt_seconds_in(train_time(r, p), &unit[5], c[11], sizeof c[11]);
             if (isfinite(p->pred.e_step))
                 fmt_watts(step_energy(p) / p->pred.t_step, c[12], sizeof c[12]);
             else

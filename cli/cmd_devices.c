@@ -2,11 +2,13 @@
  * their datasheet peaks, memory and sources. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "json_writer.h"
 #include "output.h"
 #include "scalemeter/device.h"
 
@@ -64,12 +66,10 @@ static const char *figure(double v, int digits, char *buf, size_t len)
     return buf;
 }
 
-static void json_number(const char *key, double v)
+/* A figure the file gives, or null where it gives none (0). */
+static void json_figure(json_writer *w, const char *key, double v)
 {
-    if (v > 0)
-        printf(", \"%s\": %.6g", key, v);
-    else
-        printf(", \"%s\": null", key);
+    json_field_number(w, key, v > 0 ? v : NAN);
 }
 
 int cmd_devices(int argc, char **argv)
@@ -92,9 +92,15 @@ int cmd_devices(int argc, char **argv)
         printf("device,description,peak_fp32_tflops,peak_tf32_tflops,peak_fp16_tflops,"
                "peak_bf16_tflops,memory_gib,memory_bandwidth_gb_s,devices_per_node,sm_count,"
                "boost_clock_mhz,l2_mib,tensor_cores,memory_type,source\n");
-    else if (format == FORMAT_JSON)
-        printf("{\"devices\": [");
-    int failed = 0, rows = 0;
+    json_writer jw;
+    json_init(&jw, stdout);
+    if (format == FORMAT_JSON) {
+        json_begin_object(&jw);
+        json_key(&jw, "devices");
+        json_begin_array(&jw);
+        json_one_per_line(&jw);
+    }
+    int failed = 0;
     for (int i = 0; i < n; i++) {
         char path[4400];
         snprintf(path, sizeof path, "%s/%s.ini", dir, names[i]);
@@ -132,47 +138,41 @@ int cmd_devices(int argc, char **argv)
             csv_field(stdout, d.source);
             putchar('\n');
         } else {
-            printf("%s\n  {\"device\": ", rows ? "," : "");
-            json_string(stdout, d.name);
-            printf(", \"description\": ");
-            json_string(stdout, d.description);
-            printf(", \"peak_tflops\": {");
+            json_begin_object(&jw);
+            json_field_string(&jw, "device", d.name);
+            json_field_string(&jw, "description", d.description);
+            json_key(&jw, "peak_tflops");
+            json_begin_object(&jw);
             for (int k = 0; k < 4; k++)
-                d.peak_tflops[k] > 0 ? printf("%s\"%s\": %.6g", k ? ", " : "", prec[k],
-                                              d.peak_tflops[k])
-                                     : printf("%s\"%s\": null", k ? ", " : "", prec[k]);
-            printf("}, \"efficiency\": {");
+                json_figure(&jw, prec[k], d.peak_tflops[k]);
+            json_end(&jw);
+            json_key(&jw, "efficiency");
+            json_begin_object(&jw);
             for (int k = 0; k < 4; k++)
-                d.efficiency[k] > 0 ? printf("%s\"%s\": %.4g", k ? ", " : "", prec[k],
-                                             d.efficiency[k])
-                                    : printf("%s\"%s\": null", k ? ", " : "", prec[k]);
-            printf("}");
-            json_number("memory_gib", d.memory_gib);
-            json_number("memory_bandwidth_gb_s", d.memory_bandwidth_gb_s);
-            json_number("memory_efficiency", d.memory_efficiency);
-            printf(", \"devices_per_node\": %d", d.devices_per_node);
-            json_number("sm_count", d.sm_count);
-            json_number("fp32_lanes_per_sm", d.fp32_lanes_per_sm);
-            json_number("boost_clock_mhz", d.boost_clock_mhz);
-            json_number("l2_mib", d.l2_mib);
-            json_number("power_limit_w", d.power_limit_w);
-            printf(", \"tensor_cores\": ");
-            json_string(stdout, d.tensor_cores);
-            printf(", \"memory_type\": ");
-            json_string(stdout, d.memory_type);
-            printf(", \"source\": ");
-            json_string(stdout, d.source);
-            printf(", \"path\": ");
-            json_string(stdout, path);
-            printf("}");
+                json_figure(&jw, prec[k], d.efficiency[k]);
+            json_end(&jw);
+            json_figure(&jw, "memory_gib", d.memory_gib);
+            json_figure(&jw, "memory_bandwidth_gb_s", d.memory_bandwidth_gb_s);
+            json_figure(&jw, "memory_efficiency", d.memory_efficiency);
+            json_field_int(&jw, "devices_per_node", d.devices_per_node);
+            json_figure(&jw, "sm_count", d.sm_count);
+            json_figure(&jw, "fp32_lanes_per_sm", d.fp32_lanes_per_sm);
+            json_figure(&jw, "boost_clock_mhz", d.boost_clock_mhz);
+            json_figure(&jw, "l2_mib", d.l2_mib);
+            json_figure(&jw, "power_limit_w", d.power_limit_w);
+            json_field_string(&jw, "tensor_cores", d.tensor_cores);
+            json_field_string(&jw, "memory_type", d.memory_type);
+            json_field_string(&jw, "source", d.source);
+            json_field_string(&jw, "path", path);
+            json_end(&jw);
         }
-        rows++;
     }
     if (t) {
         table_print(t, stdout);
         table_free(t);
     } else if (format == FORMAT_JSON) {
-        printf("\n]}\n");
+        json_end(&jw);
+        json_end(&jw);
     }
     for (int i = 0; i < n; i++)
         free(names[i]);

@@ -273,14 +273,6 @@ static void cpu_name(char *buf, size_t len)
     fclose(f);
 }
 
-static void json_number(double v)
-{
-    if (isfinite(v))
-        printf("%.6g", v);
-    else
-        printf("null");
-}
-
 static const char *option_text(const sm_fit_options *o, char *buf, size_t len)
 {
     snprintf(buf, len, "%s form, weighting %s, %s, grad %s%s%s",
@@ -301,17 +293,15 @@ static void stats_cells(const sm_fit_stats *s, char c[5][32])
     snprintf(c[4], 32, isfinite(s->r2) ? "%.3f" : "-", s->r2);
 }
 
-static void json_stats(const sm_fit_stats *s)
+static void json_stats(json_writer *w, const sm_fit_stats *s)
 {
-    printf("{\"mape\": ");
-    json_number(s->mape);
-    printf(", \"rmse\": ");
-    json_number(s->rmse);
-    printf(", \"nrmse\": ");
-    json_number(s->nrmse);
-    printf(", \"r2\": ");
-    json_number(s->r2);
-    printf(", \"n\": %d}", s->n);
+    json_begin_object(w);
+    json_field_number(w, "mape", s->mape);
+    json_field_number(w, "rmse", s->rmse);
+    json_field_number(w, "nrmse", s->nrmse);
+    json_field_number(w, "r2", s->r2);
+    json_field_int(w, "n", s->n);
+    json_end(w);
 }
 
 static void csv_stats(const char *phase, const char *model, const sm_fit_stats *s)
@@ -335,12 +325,15 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
         fprintf(stderr, "): the others cannot separate the terms without them; first: %s\n",
                 loo->why);
     }
+    json_writer w;
+    json_init(&w, stdout);
     if (a->format == FORMAT_JSON) {
-        printf("{\"source\": ");
-        json_string(stdout, a->csv);
-        printf(", \"options\": ");
-        json_string(stdout, opts);
-        printf(", \"phases\": {");
+        json_begin_object(&w);
+        json_field_string(&w, "source", a->csv);
+        json_field_string(&w, "options", opts);
+        json_key(&w, "phases");
+        json_begin_object(&w);
+        json_one_per_line(&w);
     } else if (a->format == FORMAT_CSV) {
         printf("phase,model,n,rmse,nrmse,mape,r2\n");
     } else {
@@ -348,25 +341,26 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
                "each network predicted by a fit on the others; MAPE a fraction\n\n",
                a->csv, runs->n, loo->n_models, opts);
     }
-    int first_phase = 1;
     for (int ph = 0; ph < SM_N_PHASES; ph++) {
         const char *name = sm_phase_name((sm_phase)ph);
         if (loo->overall[ph].n == 0)
             continue;
         if (a->format == FORMAT_JSON) {
-            printf("%s\n  \"%s\": {\"overall\": ", first_phase ? "" : ",", name);
-            json_stats(&loo->overall[ph]);
-            printf(", \"per_model\": {");
-            for (int k = 0, first = 1; k < loo->n_models; k++) {
+            json_key(&w, name);
+            json_begin_object(&w);
+            json_key(&w, "overall");
+            json_stats(&w, &loo->overall[ph]);
+            json_key(&w, "per_model");
+            json_begin_object(&w);
+            json_one_per_line(&w);
+            for (int k = 0; k < loo->n_models; k++) {
                 if (loo->per_model[k][ph].n == 0)
                     continue;
-                printf("%s\n    ", first ? "" : ",");
-                json_string(stdout, loo->models[k]);
-                printf(": ");
-                json_stats(&loo->per_model[k][ph]);
-                first = 0;
+                json_key(&w, loo->models[k]);
+                json_stats(&w, &loo->per_model[k][ph]);
             }
-            printf("}}");
+            json_end(&w);
+            json_end(&w);
         } else if (a->format == FORMAT_CSV) {
             for (int k = 0; k < loo->n_models; k++)
                 if (loo->per_model[k][ph].n)
@@ -390,16 +384,16 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
             table_free(t);
             putchar('\n');
         }
-        first_phase = 0;
     }
     if (a->format == FORMAT_JSON) {
-        printf("\n}, \"not_validated\": [");
-        for (int k = 0, n = 0; k < loo->n_models; k++)
-            if (loo->not_validated[k]) {
-                printf("%s", n++ ? ", " : "");
-                json_string(stdout, loo->models[k]);
-            }
-        printf("]}\n");
+        json_end(&w);
+        json_key(&w, "not_validated");
+        json_begin_array(&w);
+        for (int k = 0; k < loo->n_models; k++)
+            if (loo->not_validated[k])
+                json_string(&w, loo->models[k]);
+        json_end(&w);
+        json_end(&w);
     }
 }
 
@@ -407,16 +401,19 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
 {
     char name[32], opts[128];
     option_text(&fit->opt, opts, sizeof opts);
+    json_writer w;
+    json_init(&w, stdout);
     if (a->format == FORMAT_JSON) {
-        printf("{\"device\": ");
-        json_string(stdout, meta->device);
-        printf(", \"source\": ");
-        json_string(stdout, meta->source);
-        printf(", \"options\": ");
-        json_string(stdout, opts);
-        printf(", \"precision\": \"%s\"", fit->precision);
-        printf(", \"rows\": %d, \"multi_device\": %s, \"phases\": {", fit->rows,
-               fit->multi_device ? "true" : "false");
+        json_begin_object(&w);
+        json_field_string(&w, "device", meta->device);
+        json_field_string(&w, "source", meta->source);
+        json_field_string(&w, "options", opts);
+        json_field_string(&w, "precision", fit->precision);
+        json_field_int(&w, "rows", fit->rows);
+        json_field_bool(&w, "multi_device", fit->multi_device);
+        json_key(&w, "phases");
+        json_begin_object(&w);
+        json_one_per_line(&w);
     } else if (a->format == FORMAT_CSV) {
         printf("phase,name,value\n");
     } else {
@@ -427,7 +424,6 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
     }
     const char *headers[] = {"phase", "coefficient", "value", "n", "RMSE", "NRMSE", "MAPE", "R2"};
     text_table *t = a->format == FORMAT_TABLE ? table_new(8, headers) : NULL;
-    int first_phase = 1;
     for (int slot = 0; slot < SM_N_FIT_PHASES + SM_N_ENERGY; slot++) {
         int energy = slot >= SM_N_FIT_PHASES;
         const sm_phase_fit *pf = energy ? &fit->energy[slot - SM_N_FIT_PHASES] : &fit->phase[slot];
@@ -441,8 +437,12 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
             snprintf(pname, sizeof pname, "%s", sm_phase_name(ph));
         if (!pf->fitted)
             continue;
-        if (a->format == FORMAT_JSON)
-            printf("%s\n  \"%s\": {\"coefficients\": {", first_phase ? "" : ",", pname);
+        if (a->format == FORMAT_JSON) {
+            json_key(&w, pname);
+            json_begin_object(&w);
+            json_key(&w, "coefficients");
+            json_begin_object(&w);
+        }
         for (int k = 0; k < pf->n_coeffs; k++) {
             sm_fit_term_name(fit, ph, k, name, sizeof name);
             char value[32], c[5][32];
@@ -457,19 +457,20 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
             } else if (a->format == FORMAT_CSV) {
                 printf("%s,%s,%.17g\n", pname, name, pf->c[k]);
             } else {
-                printf("%s\"%s\": %.17g", k ? ", " : "", name, pf->c[k]);
+                json_key(&w, name);
+                json_number_digits(&w, pf->c[k], 17);
             }
         }
         if (a->format == FORMAT_JSON) {
-            printf("}, \"fit\": ");
-            json_stats(&pf->stats);
-            printf("}");
+            json_end(&w);
+            json_key(&w, "fit");
+            json_stats(&w, &pf->stats);
+            json_end(&w);
         } else if (a->format == FORMAT_CSV) {
             const sm_fit_stats *s = &pf->stats;
             printf("%s,n,%d\n%s,rmse,%.6g\n%s,nrmse,%.6g\n%s,mape,%.6g\n%s,r2,%.6g\n", pname,
                    s->n, pname, s->rmse, pname, s->nrmse, pname, s->mape, pname, s->r2);
         }
-        first_phase = 0;
     }
     if (t) {
         table_print(t, stdout);
@@ -479,7 +480,10 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
                    "terms (RMSE in joules)\n",
                    fit->opt.idle_watts);
     } else if (a->format == FORMAT_JSON) {
-        printf("\n}, \"idle_watts\": %.17g}\n", fit->opt.idle_watts);
+        json_end(&w);
+        json_key(&w, "idle_watts");
+        json_number_digits(&w, fit->opt.idle_watts, 17);
+        json_end(&w);
     }
 }
 

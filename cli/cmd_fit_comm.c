@@ -129,20 +129,34 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
         return;
     }
     if (a->format == FORMAT_JSON) {
-        printf("{\"intra\": {\"bandwidth_gb_s\": %.6g, \"latency_us\": %.6g, \"fitted\": %s},\n"
-               " \"inter\": {\"bandwidth_gb_s\": %.6g, \"latency_us\": %.6g, \"fitted\": %s, "
-               "\"ports\": %d},\n \"samples\": %d, \"min_bytes\": %.0f, \"mape\": %.6g, "
-               "\"collective\": \"%s\", \"inter_bandwidth_hidden\": %s, \"files\": [",
-               f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
-               f->intra_fitted ? "true" : "false", f->inter_bandwidth / 1e9,
-               f->inter_latency * 1e6, f->inter_fitted ? "true" : "false", f->inter_ports,
-               f->used, a->min_bytes, f->mape, f->nccl ? "nccl" : "ring",
-               f->inter_bandwidth_hidden ? "true" : "false");
-        for (int i = 0; i < runs->n_sources; i++) {
-            printf(i ? ", " : "");
-            json_string(stdout, runs->sources[i]);
-        }
-        printf("]}\n");
+        json_writer w;
+        json_init(&w, stdout);
+        json_begin_object(&w);
+        json_key(&w, "intra");
+        json_begin_object(&w);
+        json_field_number(&w, "bandwidth_gb_s", f->intra_bandwidth / 1e9);
+        json_field_number(&w, "latency_us", f->intra_latency * 1e6);
+        json_field_bool(&w, "fitted", f->intra_fitted);
+        json_end(&w);
+        json_key(&w, "inter");
+        json_begin_object(&w);
+        json_field_number(&w, "bandwidth_gb_s", f->inter_bandwidth / 1e9);
+        json_field_number(&w, "latency_us", f->inter_latency * 1e6);
+        json_field_bool(&w, "fitted", f->inter_fitted);
+        json_field_int(&w, "ports", f->inter_ports);
+        json_end(&w);
+        json_field_int(&w, "samples", f->used);
+        json_key(&w, "min_bytes");
+        json_number_digits(&w, a->min_bytes, 17);
+        json_field_number(&w, "mape", f->mape);
+        json_field_string(&w, "collective", f->nccl ? "nccl" : "ring");
+        json_field_bool(&w, "inter_bandwidth_hidden", f->inter_bandwidth_hidden);
+        json_key(&w, "files");
+        json_begin_array(&w);
+        for (int i = 0; i < runs->n_sources; i++)
+            json_string(&w, runs->sources[i]);
+        json_end(&w);
+        json_end(&w);
         return;
     }
     static const char *const headers[] = {"level", "GB/s", "us/step", ""};

@@ -98,12 +98,20 @@ static void values_of(const sm_metrics *m, int64_t v[N_METRICS])
     memcpy(v, all, sizeof all);
 }
 
-static void json_metrics(const sm_metrics *m)
+static void json_metrics(json_writer *w, const sm_metrics *m)
 {
     int64_t v[N_METRICS];
     values_of(m, v);
     for (int k = 0; k < N_METRICS; k++)
-        printf("%s\"%s\": %lld", k ? ", " : "", names[k], (long long)v[k]);
+        json_field_int(w, names[k], v[k]);
+}
+
+static void json_shape(json_writer *w, const sm_shape *s)
+{
+    json_begin_array(w);
+    for (int d = 0; d < s->ndim; d++)
+        json_int(w, s->dim[d]);
+    json_end(w);
 }
 
 static void csv_row(const char *scope, const char *name, const char *type, const char *shape,
@@ -166,16 +174,16 @@ static int run(const sm_network *net, const metrics_args *a)
     char shape[96];
     const char *headers[] = {"name", "type", "output", "flops", "macs", "I", "O", "weights",
                              "L"};
+    json_writer w;
+    json_init(&w, stdout);
     if (a->format == FORMAT_JSON) {
-        printf("{\"model\": ");
-        json_string(stdout, net->name);
-        printf(", \"path\": ");
-        json_string(stdout, net->path);
-        printf(", \"input\": [");
-        for (int d = 0; d < net->input.ndim; d++)
-            printf("%s%lld", d ? ", " : "", (long long)net->input.dim[d]);
-        printf("], \"batch\": %lld, ", (long long)a->batch);
-        json_metrics(&total);
+        json_begin_object(&w);
+        json_field_string(&w, "model", net->name);
+        json_field_string(&w, "path", net->path);
+        json_key(&w, "input");
+        json_shape(&w, &net->input);
+        json_field_int(&w, "batch", a->batch);
+        json_metrics(&w, &total);
     } else if (a->format == FORMAT_CSV) {
         printf("scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,"
                "param_tensors,kernels,bytes\n");
@@ -197,8 +205,11 @@ static int run(const sm_network *net, const metrics_args *a)
         for (int i = 0; i < net->n_layers; i++)
             last[net->layers[i].block] = &net->layers[i];
         text_table *t = a->format == FORMAT_TABLE ? table_new(9, headers) : NULL;
-        if (a->format == FORMAT_JSON)
-            printf(", \"per_block\": [");
+        if (a->format == FORMAT_JSON) {
+            json_key(&w, "per_block");
+            json_begin_array(&w);
+            json_one_per_line(&w);
+        }
         for (int b = 0; b < net->n_blocks; b++) {
             if (last[b])
                 sm_shape_str(&last[b]->out, shape, sizeof shape);
@@ -209,11 +220,11 @@ static int run(const sm_network *net, const metrics_args *a)
             } else if (a->format == FORMAT_CSV) {
                 csv_row("block", net->blocks[b], "", shape, &blocks[b]);
             } else {
-                printf("%s\n  {\"name\": ", b ? "," : "");
-                json_string(stdout, net->blocks[b]);
-                printf(", \"output\": \"%s\", ", shape);
-                json_metrics(&blocks[b]);
-                printf("}");
+                json_begin_object(&w);
+                json_field_string(&w, "name", net->blocks[b]);
+                json_field_string(&w, "output", shape);
+                json_metrics(&w, &blocks[b]);
+                json_end(&w);
             }
         }
         free(blocks);
@@ -223,13 +234,16 @@ static int run(const sm_network *net, const metrics_args *a)
             table_print(t, stdout);
             table_free(t);
         } else if (a->format == FORMAT_JSON) {
-            printf("\n]");
+            json_end(&w);
         }
     }
     if (a->per_layer) {
         text_table *t = a->format == FORMAT_TABLE ? table_new(9, headers) : NULL;
-        if (a->format == FORMAT_JSON)
-            printf(", \"per_layer\": [");
+        if (a->format == FORMAT_JSON) {
+            json_key(&w, "per_layer");
+            json_begin_array(&w);
+            json_one_per_line(&w);
+        }
         for (int i = 0; i < net->n_layers; i++) {
             const sm_layer *l = &net->layers[i];
             if (sm_layer_metrics_at(l, a->batch, &m, &st))
@@ -240,16 +254,14 @@ static int run(const sm_network *net, const metrics_args *a)
             } else if (a->format == FORMAT_CSV) {
                 csv_row("layer", l->name, l->type->name, shape, &m);
             } else {
-                printf("%s\n  {\"name\": ", i ? "," : "");
-                json_string(stdout, l->name);
-                printf(", \"type\": \"%s\", \"block\": ", l->type->name);
-                json_string(stdout, net->blocks[l->block]);
-                printf(", \"output\": [");
-                for (int d = 0; d < l->out.ndim; d++)
-                    printf("%s%lld", d ? ", " : "", (long long)l->out.dim[d]);
-                printf("], ");
-                json_metrics(&m);
-                printf("}");
+                json_begin_object(&w);
+                json_field_string(&w, "name", l->name);
+                json_field_string(&w, "type", l->type->name);
+                json_field_string(&w, "block", net->blocks[l->block]);
+                json_key(&w, "output");
+                json_shape(&w, &l->out);
+                json_metrics(&w, &m);
+                json_end(&w);
             }
         }
         if (t) {
@@ -257,11 +269,11 @@ static int run(const sm_network *net, const metrics_args *a)
             table_print(t, stdout);
             table_free(t);
         } else if (a->format == FORMAT_JSON) {
-            printf("\n]");
+            json_end(&w);
         }
     }
     if (a->format == FORMAT_JSON)
-        printf("}\n");
+        json_end(&w);
     return 0;
 }
 

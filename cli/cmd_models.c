@@ -110,8 +110,14 @@ int cmd_models(int argc, char **argv)
     text_table *t = format == FORMAT_TABLE ? table_new(6, headers) : NULL;
     if (format == FORMAT_CSV)
         printf("model,input,weights,macs,flops,layers,source,path\n");
-    else if (format == FORMAT_JSON)
-        printf("{\"models\": [");
+    json_writer jw;
+    json_init(&jw, stdout);
+    if (format == FORMAT_JSON) {
+        json_begin_object(&jw);
+        json_key(&jw, "models");
+        json_begin_array(&jw);
+        json_one_per_line(&jw);
+    }
     int failed = 0, rows = 0;
     for (int i = 0; i < n; i++) {
         char path[4400];
@@ -148,19 +154,20 @@ int cmd_models(int argc, char **argv)
             csv_field(stdout, path);
             putchar('\n');
         } else {
-            printf("%s\n  {\"model\": ", rows ? "," : "");
-            json_string(stdout, names[i]);
-            printf(", \"input\": [");
+            json_begin_object(&jw);
+            json_field_string(&jw, "model", names[i]);
+            json_key(&jw, "input");
+            json_begin_array(&jw);
             for (int d = 0; d < net->input.ndim; d++)
-                printf("%s%lld", d ? ", " : "", (long long)net->input.dim[d]);
-            printf("], \"weights\": %lld, \"macs\": %lld, \"flops\": %lld, \"layers\": %lld, "
-                   "\"source\": ",
-                   (long long)m.weights, (long long)m.macs, (long long)m.flops,
-                   (long long)m.layers);
-            json_string(stdout, source);
-            printf(", \"path\": ");
-            json_string(stdout, path);
-            printf("}");
+                json_int(&jw, net->input.dim[d]);
+            json_end(&jw);
+            json_field_int(&jw, "weights", m.weights);
+            json_field_int(&jw, "macs", m.macs);
+            json_field_int(&jw, "flops", m.flops);
+            json_field_int(&jw, "layers", m.layers);
+            json_field_string(&jw, "source", source);
+            json_field_string(&jw, "path", path);
+            json_end(&jw);
         }
         rows++;
         sm_network_free(net);
@@ -169,7 +176,8 @@ int cmd_models(int argc, char **argv)
         table_print(t, stdout);
         table_free(t);
     } else if (format == FORMAT_JSON) {
-        printf("\n]}\n");
+        json_end(&jw);
+        json_end(&jw);
     }
     for (int i = 0; i < n; i++)
         free(names[i]);

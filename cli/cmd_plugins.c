@@ -42,9 +42,14 @@ int cmd_plugins(int argc, char **argv)
     if (sm_registry_open(&reg, &st))
         return report_error(st.msg);
     int n = sm_registry_count(reg);
-    if (format == FORMAT_JSON)
-        printf("{\"plugins\": [");
-    else if (format == FORMAT_CSV)
+    json_writer w;
+    json_init(&w, stdout);
+    if (format == FORMAT_JSON) {
+        json_begin_object(&w);
+        json_key(&w, "plugins");
+        json_begin_array(&w);
+        json_one_per_line(&w);
+    } else if (format == FORMAT_CSV)
         printf("type,abi,traits,saved,summary,path\n");
     const char *headers[] = {"type", "abi", "traits", "saved", "summary", "plugin"};
     text_table *t = format == FORMAT_TABLE ? table_new(6, headers) : NULL;
@@ -68,24 +73,22 @@ int cmd_plugins(int argc, char **argv)
             }
             putchar('\n');
         } else {
-            printf("%s\n  {\"type\": ", i ? "," : "");
-            json_string(stdout, type->name);
-            printf(", \"abi\": %u, \"traits\": ", type->abi_version);
-            json_string(stdout, traits);
-            printf(", \"saved\": ");
-            json_string(stdout, saved);
-            printf(", \"summary\": ");
-            json_string(stdout, summary);
-            printf(", \"path\": ");
-            json_string(stdout, path);
-            printf("}");
+            json_begin_object(&w);
+            json_field_string(&w, "type", type->name);
+            json_field_int(&w, "abi", type->abi_version);
+            json_field_string(&w, "traits", traits);
+            json_field_string(&w, "saved", saved);
+            json_field_string(&w, "summary", summary);
+            json_field_string(&w, "path", path);
+            json_end(&w);
         }
     }
     if (t) {
         table_print(t, stdout);
         table_free(t);
     } else if (format == FORMAT_JSON) {
-        printf("\n]}\n");
+        json_end(&w);
+        json_end(&w);
     }
     sm_registry_free(reg);
     return 0;

@@ -248,15 +248,6 @@ static job_energy energy_of(const predict_args *a, const sm_layout *l, const sm_
     return e;
 }
 
-static void json_number(const char *key, double v)
-{
-    printf(", \"%s\": ", key);
-    if (isfinite(v))
-        printf("%.6g", v);
-    else
-        printf("null");
-}
-
 /* One device's memory while training and at inference, and the largest batch when asked. */
 typedef struct predict_memory {
     sm_memory train, infer;
@@ -268,54 +259,58 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
                        const sm_allreduce_estimate *ar, const double *blocks, warnings *warn,
                        const predict_memory *mem)
 {
-    printf("{\"model\": ");
-    json_string(stdout, net->name);
-    printf(", \"coeffs\": ");
-    json_string(stdout, sm_predictor_describe(p));
-    printf(", \"precision\": \"%s\"", sm_predictor_precision(p));
-    printf(", \"batch\": %lld, \"nodes\": %d, \"gpus_per_node\": %d, \"image\": %lld, "
-           "\"dataset\": %lld",
-           (long long)l->batch, l->nodes, l->gpus_per_node,
-           (long long)(net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]),
-           (long long)a->dataset);
-    json_number("t_infer", t->t_infer);
-    json_number("t_fwd", t->t_fwd);
-    json_number("t_bwd", t->t_bwd);
-    json_number("t_grad", t->t_grad);
-    json_number("t_step", t->t_step);
-    json_number("t_epoch", sm_epoch_time(l, t->t_step, a->dataset));
-    json_number("images_per_s", sm_images_per_s(l, t->t_step));
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_field_string(&w, "model", net->name);
+    json_field_string(&w, "coeffs", sm_predictor_describe(p));
+    json_field_string(&w, "precision", sm_predictor_precision(p));
+    json_field_int(&w, "batch", l->batch);
+    json_field_int(&w, "nodes", l->nodes);
+    json_field_int(&w, "gpus_per_node", l->gpus_per_node);
+    json_field_int(&w, "image", net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]);
+    json_field_int(&w, "dataset", a->dataset);
+    json_field_number(&w, "t_infer", t->t_infer);
+    json_field_number(&w, "t_fwd", t->t_fwd);
+    json_field_number(&w, "t_bwd", t->t_bwd);
+    json_field_number(&w, "t_grad", t->t_grad);
+    json_field_number(&w, "t_step", t->t_step);
+    json_field_number(&w, "t_epoch", sm_epoch_time(l, t->t_step, a->dataset));
+    json_field_number(&w, "images_per_s", sm_images_per_s(l, t->t_step));
     if (a->epochs) {
-        printf(", \"epochs\": %lld", (long long)a->epochs);
-        json_number("t_train", (double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset));
+        json_field_int(&w, "epochs", a->epochs);
+        json_field_number(&w, "t_train",
+                          (double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset));
     }
-    warnings_json(warn, stdout);
+    warnings_json(warn, &w);
     job_energy e = energy_of(a, l, t);
     if (e.modelled) {
-        json_number("e_infer_j", e.infer);
-        json_number("e_step_j", e.step);
-        json_number("e_epoch_j", e.epoch);
-        json_number("power_w", e.watts);
+        json_field_number(&w, "e_infer_j", e.infer);
+        json_field_number(&w, "e_step_j", e.step);
+        json_field_number(&w, "e_epoch_j", e.epoch);
+        json_field_number(&w, "power_w", e.watts);
         if (a->epochs)
-            json_number("e_train_j", e.train);
+            json_field_number(&w, "e_train_j", e.train);
     }
     if (ar)
-        json_allreduce(stdout, ar);
+        json_allreduce(&w, ar);
     if (mem->max_batch >= 0)
-        printf(", \"max_batch\": %lld", (long long)mem->max_batch);
-    json_memory(stdout, "memory", &mem->train);
-    json_memory(stdout, "memory_infer", &mem->infer);
+        json_field_int(&w, "max_batch", mem->max_batch);
+    json_memory(&w, "memory", &mem->train);
+    json_memory(&w, "memory_infer", &mem->infer);
     if (blocks) {
-        printf(", \"per_block\": [");
+        json_key(&w, "per_block");
+        json_begin_array(&w);
+        json_one_per_line(&w);
         for (int b = 0; b < net->n_blocks; b++) {
-            printf("%s\n  {\"name\": ", b ? "," : "");
-            json_string(stdout, net->blocks[b]);
-            json_number("t_fwd", blocks[b]);
-            printf("}");
+            json_begin_object(&w);
+            json_field_string(&w, "name", net->blocks[b]);
+            json_field_number(&w, "t_fwd", blocks[b]);
+            json_end(&w);
         }
-        printf("\n]");
+        json_end(&w);
     }
-    printf("}\n");
+    json_end(&w);
 }
 
 static void csv_number(double v)
@@ -490,9 +485,12 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         return;
     const char *bh[] = {"block", "t_fwd", "share"};
     tab = table_new(3, bh);
+    time_unit unit = time_unit_of(0); /* one for the column */
+    for (int b = 0; b < net->n_blocks; b++)
+        time_unit_add(&unit, blocks[b]);
     for (int b = 0; b < net->n_blocks; b++) {
         char tb[32], share[32];
-        fmt_seconds(blocks[b], tb, sizeof tb);
+        fmt_seconds_in(blocks[b], &unit, tb, sizeof tb);
         snprintf(share, sizeof share, isfinite(t->t_fwd) ? "%.1f%%" : "-",
                  100.0 * blocks[b] / t->t_fwd);
         const char *r[] = {net->blocks[b], tb, share};

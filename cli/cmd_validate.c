@@ -149,25 +149,15 @@ static void cells(const vstats *v, int energy, char c[5][32])
     snprintf(c[4], 32, isfinite(v->median_ratio) ? "%.2f" : "-", v->median_ratio);
 }
 
-static void json_num(double v)
+static void json_vstats(json_writer *w, const vstats *v)
 {
-    if (isfinite(v))
-        printf("%.6g", v);
-    else
-        printf("null");
-}
-
-static void json_vstats(const vstats *v)
-{
-    printf("{\"n\": %d, \"mape\": ", v->s.n);
-    json_num(v->s.mape);
-    printf(", \"rmse\": ");
-    json_num(v->s.rmse);
-    printf(", \"r2\": ");
-    json_num(v->s.r2);
-    printf(", \"median_ratio\": ");
-    json_num(v->median_ratio);
-    printf("}");
+    json_begin_object(w);
+    json_field_int(w, "n", v->s.n);
+    json_field_number(w, "mape", v->s.mape);
+    json_field_number(w, "rmse", v->s.rmse);
+    json_field_number(w, "r2", v->s.r2);
+    json_field_number(w, "median_ratio", v->median_ratio);
+    json_end(w);
 }
 
 static void report(const validate_args *a, const sm_runs *runs, const sm_prediction *pred,
@@ -179,13 +169,17 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
         report_error("out of memory");
         return;
     }
+    json_writer w;
+    json_init(&w, stdout);
     if (a->format == FORMAT_JSON) {
-        printf("{\"source\": ");
-        json_string(stdout, a->csv);
-        printf(", \"predictor\": ");
-        json_string(stdout, sm_predictor_describe(p));
-        printf(", \"precision\": \"%s\", \"rows\": %d, \"phases\": {",
-               sm_predictor_precision(p), runs->n);
+        json_begin_object(&w);
+        json_field_string(&w, "source", a->csv);
+        json_field_string(&w, "predictor", sm_predictor_describe(p));
+        json_field_string(&w, "precision", sm_predictor_precision(p));
+        json_field_int(&w, "rows", runs->n);
+        json_key(&w, "phases");
+        json_begin_object(&w);
+        json_one_per_line(&w);
     } else if (a->format == FORMAT_CSV) {
         printf("phase,model,n,mape,rmse,r2,median_ratio\n");
     } else {
@@ -199,7 +193,6 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
                          "spends beyond its passes (docs/calibration.md)"
                        : "");
     }
-    int first_phase = 1;
     for (int ph = 0; ph < N_QUANTITIES; ph++) {
         vstats all;
         stats_of(runs, pred, NULL, ph, &all, y, q);
@@ -208,9 +201,14 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
         const char *name = quantity_names[ph];
         const char *headers[] = {"phase", "model", "n", "MAPE", "RMSE", "R2", "ratio"};
         text_table *t = a->format == FORMAT_TABLE ? table_new(7, headers) : NULL;
-        if (a->format == FORMAT_JSON)
-            printf("%s\n  \"%s\": {\"per_model\": {", first_phase ? "" : ",", name);
-        for (int m = 0, first = 1; m <= n_models; m++) {
+        if (a->format == FORMAT_JSON) {
+            json_key(&w, name);
+            json_begin_object(&w);
+            json_key(&w, "per_model");
+            json_begin_object(&w);
+            json_one_per_line(&w);
+        }
+        for (int m = 0; m <= n_models; m++) {
             vstats v;
             const char *model = m < n_models ? models[m] : "overall";
             if (m < n_models)
@@ -230,15 +228,13 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
                 printf(",%d,%.6g,%.6g,%.6g,%.6g\n", v.s.n, v.s.mape, v.s.rmse, v.s.r2,
                        v.median_ratio);
             } else if (m < n_models) {
-                printf("%s\n    ", first ? "" : ",");
-                json_string(stdout, model);
-                printf(": ");
-                json_vstats(&v);
-                first = 0;
+                json_key(&w, model);
+                json_vstats(&w, &v);
             } else {
-                printf("}, \"overall\": ");
-                json_vstats(&v);
-                printf("}");
+                json_end(&w);
+                json_key(&w, "overall");
+                json_vstats(&w, &v);
+                json_end(&w);
             }
         }
         if (t) {
@@ -246,10 +242,11 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
             table_free(t);
             putchar('\n');
         }
-        first_phase = 0;
     }
-    if (a->format == FORMAT_JSON)
-        printf("\n}}\n");
+    if (a->format == FORMAT_JSON) {
+        json_end(&w);
+        json_end(&w);
+    }
     free(y), free(q);
 }
 

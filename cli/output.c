@@ -235,20 +235,18 @@ void csv_allreduce(FILE *out, const sm_allreduce_estimate *e)
         fprintf(out, ",%s,%s", e->algorithm, e->protocol);
 }
 
-void json_allreduce(FILE *out, const sm_allreduce_estimate *e)
+void json_allreduce(json_writer *w, const sm_allreduce_estimate *e)
 {
+    json_key(w, "allreduce");
     if (!strcmp(e->algorithm, "none")) {
-        fputs(", \"allreduce\": null", out);
+        json_null(w);
         return;
     }
-    fputs(", \"allreduce\": {\"algorithm\": ", out);
-    json_string(out, e->algorithm);
-    fputs(", \"protocol\": ", out);
-    json_string(out, e->protocol);
-    if (isfinite(e->seconds)) /* a restriction that leaves nothing runs forever: not JSON */
-        fprintf(out, ", \"bucket_s\": %.6g}", e->seconds);
-    else
-        fputs(", \"bucket_s\": null}", out);
+    json_begin_object(w);
+    json_field_string(w, "algorithm", e->algorithm);
+    json_field_string(w, "protocol", e->protocol);
+    json_field_number(w, "bucket_s", e->seconds); /* runs forever: null */
+    json_end(w);
 }
 
 const char *fmt_seconds(double s, char *buf, size_t len)
@@ -271,6 +269,43 @@ const char *fmt_seconds(double s, char *buf, size_t len)
         snprintf(buf, len, "%.3g ms", s * 1e3);
     else
         snprintf(buf, len, "%.3g us", s * 1e6);
+    return buf;
+}
+
+time_unit time_unit_of(double largest)
+{
+    static const time_unit units[] = {{"d", 86400, 0}, {"h", 3600, 0}, {"min", 60, 0},
+                                      {"s", 1, 0},     {"ms", 1e-3, 0}, {"us", 1e-6, 0}};
+    /* fmt_seconds' thresholds: days from 48 h */
+    const double from[] = {3600 * 48, 3600, 60, 1, 1e-3, 0};
+    double a = isfinite(largest) ? fabs(largest) : 0;
+    int i = 0;
+    while (i < 5 && a < from[i])
+        i++;
+    time_unit u = units[a == 0 ? 3 : i]; /* a column of zeros is in seconds */
+    u.largest = a;
+    return u;
+}
+
+void time_unit_add(time_unit *u, double s)
+{
+    if (isfinite(s) && fabs(s) > u->largest)
+        *u = time_unit_of(fabs(s));
+}
+
+const char *fmt_seconds_in(double s, const time_unit *u, char *buf, size_t len)
+{
+    if (!isfinite(s))
+        return fmt_seconds(s, buf, len);
+    double v = s / u->scale, a = fabs(v);
+    if (a >= 1000)
+        snprintf(buf, len, "%.0f %s", v, u->name);
+    else if (a >= 1 && u->scale >= 86400)
+        snprintf(buf, len, "%.1f %s", v, u->name); /* as fmt_seconds: 2.3 d, 10.08 h */
+    else if (a >= 1 && u->scale >= 60)
+        snprintf(buf, len, "%.2f %s", v, u->name);
+    else
+        snprintf(buf, len, "%.3g %s", v, u->name);
     return buf;
 }
 
@@ -350,21 +385,6 @@ void table_free(text_table *t)
     free(t);
 }
 
-void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
 void csv_field(FILE *out, const char *s)
 {
     if (!strpbrk(s, ",\"\n")) {
@@ -404,18 +424,26 @@ void csv_memory(FILE *out, const sm_memory *m)
         fputc(',', out);
 }
 
-void json_memory(FILE *out, const char *key, const sm_memory *m)
+void json_memory(json_writer *w, const char *key, const sm_memory *m)
 {
     const char *names[] = {"weights", "gradients", "optimizer", "activations", "workspace",
                            "context", "peak"};
     const double v[] = {m->weights,   m->gradients, m->optimizer, m->activations,
                         m->workspace, m->context,   m->peak};
-    fprintf(out, ", \"%s\": {", key);
-    for (int i = 0; i < 7; i++)
-        fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", names[i], v[i]);
-    if (m->fits >= 0)
-        fprintf(out, ", \"capacity\": %.0f, \"fits\": %s}", m->capacity,
-                m->fits ? "true" : "false");
-    else
-        fputs(", \"capacity\": null, \"fits\": null}", out);
+    json_key(w, key);
+    json_begin_object(w);
+    for (int i = 0; i < 7; i++) {
+        json_key(w, names[i]);
+        json_number_digits(w, round(v[i]), 17); /* bytes, every digit */
+    }
+    json_key(w, "capacity");
+    if (m->fits >= 0) {
+        json_number_digits(w, round(m->capacity), 17);
+        json_field_bool(w, "fits", m->fits);
+    } else {
+        json_null(w);
+        json_key(w, "fits");
+        json_null(w);
+    }
+    json_end(w);
 }

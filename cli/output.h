@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json_writer.h"
 #include "scalemeter/comm.h"
 #include "scalemeter/memory.h"
 #include "scalemeter/scalemeter.h"
@@ -37,20 +38,33 @@ const char *fmt_watts(double w, char *buf, size_t len);
  * the bucket's seconds, or null. */
 const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len);
 void csv_allreduce(FILE *out, const sm_allreduce_estimate *e);
-void json_allreduce(FILE *out, const sm_allreduce_estimate *e);
+void json_allreduce(json_writer *w, const sm_allreduce_estimate *e);
 /* One device's memory (memory.h), for the three formats. Table and CSV give what the device
  * needs, the allocator's peak plus the context outside it; table: "12.3 GiB", with " oom" where
  * it does not fit; CSV: the header's columns ",memory,memory_capacity,fits" (bytes; an
  * empty capacity and fits where the capacity is not known) and their values; JSON:
- * ', "KEY": {"weights": ..., "fits": true|false|null}' in bytes. */
+ * the member "KEY": {"weights": ..., "fits": true|false|null} in bytes. */
 const char *fmt_memory(const sm_memory *m, char *buf, size_t len);
 #define CSV_MEMORY_HEADER ",memory,memory_capacity,fits"
 void csv_memory(FILE *out, const sm_memory *m);
-void json_memory(FILE *out, const char *key, const sm_memory *m);
+void json_memory(json_writer *w, const char *key, const sm_memory *m);
 /* "12.3 GiB" */
 const char *fmt_gib(double bytes, char *buf, size_t len);
 /* 0.00123 -> "1.23 ms" */
 const char *fmt_seconds(double s, char *buf, size_t len);
+/* One unit for a column of times, so that a column reads 1.48, 0.742, 0.373 min and not
+ * 1.48 min, 44.5 s, 22.4 s: the unit fmt_seconds gives the column's largest value (.scale
+ * seconds). time_unit_of(0) is seconds; a column widens it with time_unit_add. */
+typedef struct {
+    const char *name;
+    double scale;
+    double largest; /* of the finite values seen */
+} time_unit;
+time_unit time_unit_of(double largest);
+void time_unit_add(time_unit *u, double s);
+/* s in unit u: fmt_seconds' digits for the unit (3 significant below 1 unit), whole numbers
+ * from 1000 on; "-" for nan and "inf" as fmt_seconds. */
+const char *fmt_seconds_in(double s, const time_unit *u, char *buf, size_t len);
 
 /* A table of text cells printed with aligned columns; numbers align right. */
 typedef struct text_table text_table;
@@ -59,7 +73,6 @@ void table_add(text_table *t, const char *const *cells);
 void table_print(const text_table *t, FILE *out);
 void table_free(text_table *t);
 
-void json_string(FILE *out, const char *s);
 void csv_field(FILE *out, const char *s);
 
 /* getopt_long with the conventions every command shares: "--name VALUE" and "--name=VALUE",

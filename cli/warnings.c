@@ -206,11 +206,11 @@ void warnings_print(warnings *w, const char *cmd)
         fprintf(stderr, "scalemeter %s: warning: %s\n", cmd, line);
 }
 
-void warnings_json(warnings *w, FILE *out)
+void warnings_json(warnings *w, json_writer *out)
 {
-    fputs(", \"warning\": ", out);
+    json_key(out, "warning");
     if (!w->n) {
-        fputs("null", out);
+        json_null(out);
         return;
     }
     size_t len = 1;

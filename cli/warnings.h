@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "json_writer.h"
 #include "scalemeter/predict.h"
 
 typedef struct warnings warnings;
@@ -22,7 +23,7 @@ int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm
 const char *warnings_line(warnings *w, int i);
 /* The lines on stderr, "scalemeter CMD: warning: LINE". */
 void warnings_print(warnings *w, const char *cmd);
-/* ', "warning": "LINE; LINE"' (null when there is none), for a JSON object. */
-void warnings_json(warnings *w, FILE *out);
+/* The member "warning": "LINE; LINE" (null when there is none) of the open JSON object. */
+void warnings_json(warnings *w, json_writer *out);
 
 #endif

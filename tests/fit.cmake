@@ -5,6 +5,8 @@
 sm_add_c_test(test_fit_lstsq test_fit_lstsq.c)
 sm_add_c_test(test_fit test_fit.c ${CMAKE_CURRENT_BINARY_DIR})
 sm_add_c_test(test_fit_loo test_fit_loo.c ${CMAKE_CURRENT_BINARY_DIR})
+# the measurement CSV's quoting (RFC 4180): quoted commas, quotes, newlines; text after a quote
+sm_add_c_test(test_runs_csv test_runs_csv.c ${CMAKE_CURRENT_BINARY_DIR})
 # the hierarchical ring form of the gradient term: hand-worked terms, recovery, left-out levels
 sm_add_c_test(test_fit_ring test_fit_ring.c ${CMAKE_CURRENT_BINARY_DIR})
 # several devices: the gradient phase beyond the passes, CPU ranks' shared memory system

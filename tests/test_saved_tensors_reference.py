@@ -26,8 +26,12 @@ with open("tests/data/reference/saved_tensors.json") as f:
     ref = json.load(f)
 models = ref["models"]
 check("batches", ref["batches"], [1, 2])
+# The Llama 3 models are left out: their fp32 weights alone (32 and 282 GB) exceed the 24 GiB
+# of the machines the reference is made on; their layers' declarations are checked by
+# tests/test_llama.c against PyTorch's record of a small block.
+TOO_BIG = {"llama3_8b", "llama3_70b"}
 zoo = sorted(os.path.basename(p)[:-4] for p in glob.glob("models/*.ini"))
-check("networks: the whole zoo", sorted(models), zoo)
+check("networks: the whole zoo", sorted(models), [m for m in zoo if m not in TOO_BIG])
 
 
 def saved(name, batch=1):
@@ -35,7 +39,7 @@ def saved(name, batch=1):
 
 
 # Every image network's input is N x 3 x 224 x 224 float32, saved by its first conv.
-for name in zoo:
+for name in (m for m in zoo if m not in TOO_BIG):
     if name in ("bert_base", "gpt2"):
         continue
     for n in (1, 2):

@@ -23,12 +23,15 @@ enum { COL_MODEL = SM_COL_MODEL, COL_IMAGE = SM_COL_IMAGE, COL_BATCH = SM_COL_BA
        COL_ENERGY_STEP, COL_ENERGY_INFER, COL_BACKEND, COL_DEVICE, N_ALL_COLS };
 #define MAX_FIELDS 256
 
-/* Splits line in place into fields; "..." quotes a field ("" is a quote). Returns the count,
- * or -1 for an unterminated quote. */
-static int split_csv(char *line, char **fields, int max)
+/* Splits a record in place into fields, RFC 4180: "..." quotes a field that may hold commas,
+ * newlines and quotes ("" is a quote). Returns the count; -1 for an unterminated quote; -2 for
+ * text after a closing quote ("resnet18"50), with *bad the field's index. *newlines counts the
+ * newlines inside quotes before the end or the error, for the error's line. */
+static int split_csv(char *line, char **fields, int max, int *bad, int *newlines)
 {
     int n = 0;
     char *p = line;
+    *newlines = 0;
     for (;;) {
         if (n == max)
             return n;
@@ -46,11 +49,16 @@ static int split_csv(char *line, char **fields, int max)
                     p++;
                     break;
                 } else {
+                    *newlines += *p == '\n';
                     *out++ = *p++;
                 }
             }
-            while (*p && *p != ',')
-                p++; /* text after the closing quote is dropped */
+            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+                p++; /* the line's end, or blanks before the comma */
+            if (*p && *p != ',') {
+                *bad = n - 1;
+                return -2;
+            }
         } else {
             while (*p && *p != ',')
                 *out++ = *p++;
@@ -62,6 +70,56 @@ static int split_csv(char *line, char **fields, int max)
         if (!more)
             return n;
     }
+}
+
+/* Whether a record ends inside a quoted field, so that the next line continues it. */
+static int in_quotes(const char *s)
+{
+    int quoted = 0, field_start = 1;
+    for (; *s; s++) {
+        if (quoted) {
+            if (*s == '"' && s[1] == '"')
+                s++;
+            else if (*s == '"')
+                quoted = 0;
+        } else if (*s == '"' && field_start) {
+            quoted = 1;
+        }
+        if (!quoted)
+            field_start = *s == ',';
+    }
+    return quoted;
+}
+
+/* The next record into *rec: one line, or more where a quoted field holds newlines. Returns 0;
+ * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory. *lineno: the record's last line. */
+static int read_record(FILE *f, char **rec, size_t *cap, int *lineno)
+{
+    char *line = NULL;
+    size_t line_cap = 0, used = 0;
+    int rc = -1;
+    ssize_t len;
+    while ((len = getline(&line, &line_cap, f)) >= 0) {
+        (*lineno)++;
+        if (used + (size_t)len + 1 > *cap) {
+            size_t want = 2 * (used + (size_t)len + 1);
+            char *grown = realloc(*rec, want);
+            if (!grown) {
+                rc = -3;
+                break;
+            }
+            *rec = grown;
+            *cap = want;
+        }
+        memcpy(*rec + used, line, (size_t)len + 1);
+        used += (size_t)len;
+        rc = 0;
+        if (!in_quotes(*rec))
+            break;
+        rc = -2;
+    }
+    free(line);
+    return rc;
 }
 
 static char *trim(char *s)
@@ -136,12 +194,18 @@ static int parse_energy(const char *path, int line, const char *col, char **fiel
 }
 
 /* col_of[COL_STATUS]: the optional status column (what bench writes: ok, oom, ...), or -1. */
-static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm_status *st)
+static int parse_header(const char *path, int line_no, char *line, int col_of[N_ALL_COLS],
+                        sm_status *st)
 {
     char *fields[MAX_FIELDS];
-    int n = split_csv(line, fields, MAX_FIELDS);
+    int bad = 0, newlines;
+    int n = split_csv(line, fields, MAX_FIELDS, &bad, &newlines);
+    if (n == -2)
+        return sm_fail(st, "%s:%d: text after the closing quote of header field %d (a quoted "
+                       "field ends at its quote; \"\" is a quote inside it)",
+                       path, line_no + newlines, bad + 1);
     if (n < 0)
-        return sm_fail(st, "%s:1: unterminated quote in the header", path);
+        return sm_fail(st, "%s:%d: unterminated quote in the header", path, line_no);
     for (int c = 0; c < N_ALL_COLS; c++)
         col_of[c] = -1;
     for (int i = 0; i < n; i++) {
@@ -161,17 +225,17 @@ static int parse_header(const char *path, char *line, int col_of[N_ALL_COLS], sm
         for (int c = 0; c < N_COLS; c++)
             if (strcmp(name, sm_run_columns[c]) == 0) {
                 if (col_of[c] >= 0)
-                    return sm_fail(st, "%s:1: column %s appears twice", path, name);
+                    return sm_fail(st, "%s:%d: column %s appears twice", path, line_no, name);
                 col_of[c] = i;
             }
     }
     for (int c = 0; c < N_COLS; c++)
         if (col_of[c] < 0)
             return sm_fail(st,
-                           "%s:1: no column '%s' in the header (a measurement CSV starts with "
+                           "%s:%d: no column '%s' in the header (a measurement CSV starts with "
                            "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,"
                            "t_step)",
-                           path, sm_run_columns[c]);
+                           path, line_no, sm_run_columns[c]);
     return 0;
 }
 
@@ -181,7 +245,12 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
                      sm_run *r, int *energy_zero, sm_status *st)
 {
     char *fields[MAX_FIELDS];
-    int n = split_csv(text, fields, MAX_FIELDS);
+    int bad = 0, newlines;
+    int n = split_csv(text, fields, MAX_FIELDS, &bad, &newlines);
+    if (n == -2)
+        return sm_fail(st, "%s:%d: text after the closing quote of field %d (a quoted field "
+                       "ends at its quote; \"\" is a quote inside it)",
+                       path, line + newlines, bad + 1);
     if (n < 0)
         return sm_fail(st, "%s:%d: unterminated quote", path, line);
     if (col_of[COL_STATUS] >= 0 && col_of[COL_STATUS] < n) {
@@ -331,15 +400,24 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         sm_fail(st, "%s: out of memory", path);
         goto done;
     }
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        if (lineno == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+    for (;;) {
+        int first = lineno + 1, read = read_record(f, &line, &cap, &lineno);
+        if (read == -1)
+            break;
+        if (read == -2 || read == -3) {
+            sm_fail(st, read == -2 ? "%s:%d: unterminated quote: the file ends inside a quoted "
+                                     "field"
+                                   : "%s:%d: out of memory",
+                    path, first);
+            goto done;
+        }
+        if (first == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
             (unsigned char)line[2] == 0xBF)
             memmove(line, line + 3, strlen(line + 3) + 1); /* a byte-order mark */
         if (is_blank(line))
             continue;
         if (!have_header) {
-            if (parse_header(path, line, col_of, st))
+            if (parse_header(path, first, line, col_of, st))
                 goto done;
             have_header = 1;
             continue;
@@ -353,7 +431,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
             }
             runs->rows = rows;
         }
-        int parsed = parse_row(path, lineno, line, col_of, &runs->rows[runs->n],
+        int parsed = parse_row(path, first, line, col_of, &runs->rows[runs->n],
                                &runs->energy_zero, st);
         if (parsed < 0)
             goto done;

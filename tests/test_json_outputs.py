@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Every command's --format json output is strict JSON: each invocation below must exit 0 and
+parse with NaN, Infinity and -Infinity refused (Python accepts them by default; JSON has none),
+and a few values are checked against figures from outside the code.
+
+usage: test_json_outputs.py SCALEMETER SOURCE_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failed = 0
+
+
+def check(cond, what):
+    global failed
+    if not cond:
+        failed += 1
+        print(f"FAIL: {what}")
+
+
+def refuse(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def run_json(bin_, *args):
+    p = subprocess.run([bin_, *args, "--format", "json"], capture_output=True, text=True)
+    what = " ".join(args)
+    if p.returncode != 0:
+        check(False, f"{what}: exit {p.returncode}: {p.stderr.strip()}")
+        return None
+    try:
+        return json.loads(p.stdout, parse_constant=refuse)
+    except ValueError as e:
+        check(False, f"{what}: not JSON ({e}):\n{p.stdout[:400]}")
+        return None
+
+
+def main():
+    bin_, src = sys.argv[1], sys.argv[2]
+    csv = os.path.join(src, "configs/calibrations/cpu-amd-epyc-1thread.csv")
+    with tempfile.TemporaryDirectory() as tmp:
+        # resnet18 has 11,689,512 parameters (torchvision's model card)
+        m = run_json(bin_, "metrics", "resnet18", "--per-block", "--per-layer")
+        check(m and m["weights"] == 11689512 and m["input"] == [3, 224, 224], "metrics resnet18")
+        check(m and m["per_layer"][0]["output"] == [64, 112, 112], "metrics conv1 output")
+        # a file name with a quote, a backslash and a tab comes back as it was
+        odd = os.path.join(tmp, 'we"ird\\na\tme.ini')
+        shutil.copy(os.path.join(src, "models/resnet18.ini"), odd)
+        m = run_json(bin_, "metrics", odd)
+        check(m and m["path"] == odd, f"metrics path escaped: {m and m['path']!r}")
+
+        p = run_json(bin_, "predict", "resnet18", "--coeffs", "default", "--batch", "8",
+                     "--per-block")
+        check(p and p["batch"] == 8 and p["nodes"] == 1 and p["warning"] is None, "predict")
+        check(p and p["memory"]["fits"] is None, "predict: a calibration knows no capacity")
+        check(p and len(p["per_block"]) > 0, "predict per_block")
+
+        c = run_json(bin_, "curve", "resnet18,alexnet", "--coeffs", "default", "--batch", "8",
+                     "--nodes", "1:4", "--epochs", "2")
+        check(c and [q["nodes"] for q in c["curves"][1]["points"]] == [1, 2, 4], "curve nodes")
+        check(c and c["curves"][1]["model"] == "alexnet" and c["epochs"] == 2, "curve models")
+
+        # at the floor, 1e-6 TFLOP/s, steps take hours: still numbers, not inf
+        slow = os.path.join(tmp, "slow.ini")
+        with open(os.path.join(src, "configs/devices/h100.ini")) as f:
+            text = f.read()
+        with open(slow, "w") as f:
+            f.write("\n".join("peak_tf32_tflops = 1e-6" if l.startswith("peak_tf32_tflops")
+                              else l for l in text.split("\n")))
+        c = run_json(bin_, "curve", "resnet18", "--device", slow, "--batch", "1", "--nodes", "1:4")
+        check(c and c["curves"][0]["points"][0]["t_step"] > 3600, "curve on a slow device")
+
+        a = run_json(bin_, "allreduce", "--device", "h100", "--nodes", "2", "-g", "8",
+                     "--min-bytes", "1024", "--max-bytes", "4096")
+        check(a and [r["bytes"] for r in a["results"]] == [1024, 2048, 4096] and
+              a["ranks"] == 16, "allreduce --device")
+
+        f = run_json(bin_, "fit", csv)
+        check(f and f["rows"] == 200 and "infer" in f["phases"], "fit")
+        f = run_json(bin_, "fit", csv, "--cv", "loo")
+        check(f and isinstance(f["not_validated"], list) and "infer" in f["phases"], "fit --cv loo")
+        v = run_json(bin_, "validate", csv, "--coeffs", "default")
+        check(v and v["rows"] == 200 and v["phases"]["infer"]["overall"]["n"] > 0, "validate")
+
+        mo = run_json(bin_, "models")
+        check(mo and any(r["model"] == "resnet18" and r["weights"] == 11689512
+                         for r in mo["models"]), "models")
+        pl = run_json(bin_, "plugins")
+        check(pl and any(r["type"] == "conv2d" for r in pl["plugins"]), "plugins")
+        b = run_json(bin_, "backends")
+        check(b and b["backends"][0]["name"] == "cpu" and b["backends"][0]["built"] is True,
+              "backends")
+    print(f"{'FAIL' if failed else 'ok'}: {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
