@@ -6,7 +6,7 @@
   python3 tools/export_torch.py --module path/to/file.py:MyNet -o my.ini
   python3 tools/export_torch.py --module lm.py:TinyLM --input 128 --input-dtype long -o lm.ini
 
-The model (a torchvision model name, or a class constructed with no arguments) is traced with
+The model (a torchvision model name, or a class constructed with --kwargs) is traced with
 torch.fx and run on zeros twice, with batches of 2 and 3, so every node has its real shape and
 the dimension that changed is known to be the batch (a sequence-first tensor, S x N x E, has it
 second). Each node becomes a layer of a plugin type (plugins/*/):
@@ -58,20 +58,27 @@ concatenations) is written as a concatenation of that earlier one and the rest: 
 tensor, elements, bytes and cost, and lines that stay short.
 
 Where torch.fx cannot trace a module's forward (Python control flow on tensor values), the
-tracing is retried with the nearest enclosing module the rules know kept whole. An operation
-without a layer type, or a forward that cannot be traced, stops the export with one line naming
-the node or module path, the operation or source line, and what to do: add a plugin
+tracing is retried with the nearest enclosing module the rules know kept whole. A forward that
+cannot be traced stops the export with one line naming the module path and source line. The
+operations without a layer type are all listed in one run, a line each naming the node, the
+module it is called in and the model's source line, then what to do: add a plugin
 (docs/plugins.md) and a rule below (module_rule or composite_rule for modules,
 Exporter.on_function for functions and methods).
+
+Options: --kwargs '{"num_classes": 10}' gives the constructor keyword arguments; --module
+path/file.py:Class puts the file's folder first on the import path (its sibling imports work as
+when it is run); -v says which Python runs the export where this one has no torch.
 """
 import argparse
 import dis
 import importlib
 import importlib.util
 import inspect
+import json
 import operator
 import os
 import re
+import shlex
 import sys
 import traceback
 import warnings
@@ -79,7 +86,8 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
 from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
 
-require_torch("export_torch.py")
+# the notice that torch was found in another interpreter only with -v: it is no news each run
+require_torch("export_torch.py", verbose=any(a in ("-v", "--verbose") for a in sys.argv[1:]))
 import torch  # noqa: E402
 import torch.fx as fx
 import torch.nn.functional as F
@@ -99,43 +107,87 @@ TORCHVISION_INPUT = {"inception_v3": (3, 299, 299)}
 
 
 class ExportError(Exception):
-    pass
+    """One line (or several, one per operation, where a model has several the exporter cannot
+    write); `unsupported`: an operation without a layer type, for which the way out is a plugin."""
+
+    def __init__(self, msg, unsupported=False):
+        super().__init__(msg)
+        self.unsupported = unsupported
+
+
+PLUGIN_HINT = ("scalemeter has no layer type for {}: write a plugin (docs/plugins.md) and map it "
+               "in tools/export_torch.py (module_rule, Exporter.on_function)")
 
 
 # ---- the model -------------------------------------------------------------------------------
 
 
+def parse_kwargs(text):
+    """--kwargs: a JSON object of the constructor's keyword arguments."""
+    if text is None:
+        return {}
+    try:
+        kwargs = json.loads(text)
+    except ValueError as e:
+        raise ExportError(f"--kwargs {text}: not JSON ({e})")
+    if not isinstance(kwargs, dict):
+        raise ExportError(f"--kwargs {text}: expected a JSON object such as "
+                          "'{\"num_classes\": 10}'")
+    return kwargs
+
+
+def import_module_of(args, path):
+    """The module of --module: a file (whose folder goes first on the import path, so that its
+    sibling imports resolve as when it is run as a script) or a dotted name under the current
+    folder."""
+    if path.endswith(".py") or os.sep in path:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        spec = importlib.util.spec_from_file_location(
+            os.path.splitext(os.path.basename(path))[0], path)
+        if spec is None:
+            raise ImportError(f"cannot load {path}")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return importlib.import_module(path)
+
+
+def construct(args, what, builder, kwargs):
+    try:
+        return builder(**kwargs)
+    except TypeError as e:  # an unknown or missing keyword argument
+        raise ExportError(f"{what}: cannot construct it with --kwargs {json.dumps(kwargs)}: {e}")
+
+
 def load_model(args):
+    kwargs = parse_kwargs(getattr(args, "kwargs", None))
     if args.module:
         path, _, cls = args.module.rpartition(":")
         if not path or not cls:
             raise ExportError(f"--module {args.module}: expected MODULE:CLASS "
                               "(my_pkg.my_file:MyNet or path/to/file.py:MyNet)")
         try:
-            if path.endswith(".py") or os.sep in path:
-                spec = importlib.util.spec_from_file_location(
-                    os.path.splitext(os.path.basename(path))[0], path)
-                if spec is None:
-                    raise ImportError(f"cannot load {path}")
-                mod = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(mod)
-            else:
-                sys.path.insert(0, os.getcwd())
-                mod = importlib.import_module(path)
+            mod = import_module_of(args, path)
         except (ImportError, OSError, SyntaxError) as e:
             raise ExportError(f"--module {args.module}: cannot import {path}: {e}")
         if not hasattr(mod, cls):
             raise ExportError(f"--module {args.module}: {path} has no {cls}")
-        return getattr(mod, cls)(), f"{path}:{cls}"
+        return construct(args, f"--module {args.module}", getattr(mod, cls), kwargs), \
+            f"{path}:{cls}"
     import torchvision
     builder = getattr(torchvision.models, args.model, None)
     if builder is None or not callable(builder) or args.model.startswith("_"):
         raise ExportError(f"{args.model}: not a model of torchvision.models "
                           "(use --module MODULE:CLASS for your own)")
-    kwargs = dict(TORCHVISION_KWARGS.get(args.model, {}))
+    kwargs = dict(TORCHVISION_KWARGS.get(args.model, {}), **kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # torch.meshgrid's notice in Swin, MaxViT
-        return builder(weights=None, **kwargs), f"torchvision.models.{args.model}"
+        return construct(args, args.model, builder, dict(weights=None, **kwargs)), \
+            f"torchvision.models.{args.model}"
 
 
 def parse_input(text):
@@ -179,6 +231,7 @@ class ScopeTracer(fx.Tracer):
 
     def __init__(self, leaves=()):
         super().__init__()
+        self.record_stack_traces = True  # node.stack_trace: the model's line of each operation
         self.scope = ""
         self.leaves = set(leaves)
         self.failed_in = None
@@ -685,15 +738,16 @@ class Exporter:
     # -- helpers --
 
     def fail(self, node, what, hint=True):
+        raise ExportError(self.describe(node, what), unsupported=hint)
+
+    def describe(self, node, what):
+        """node NAME (OP TARGET, in MODULE) at FILE:LINE (code): WHAT"""
         op = node.target if isinstance(node.target, str) else getattr(
             node.target, "__name__", str(node.target))
         scope = node.meta.get("scope") if node.op != "call_module" else None
         where = f"node {node.name} ({node.op} {op}" + (f", in {scope}" if scope else "") + ")"
-        msg = f"{where}: {what}"
-        if hint:
-            msg += ("; scalemeter has no layer type for it: write a plugin (docs/plugins.md) and "
-                    "map it in tools/export_torch.py (module_rule, Exporter.on_function)")
-        raise ExportError(msg)
+        line = source_line(node)
+        return f"{where}" + (f" at {line}" if line else "") + f": {what}"
 
     def arg(self, node, i, name, default=None):
         if len(node.args) > i:
@@ -729,15 +783,21 @@ class Exporter:
         if len(placeholders) != 1:
             raise ExportError(f"the model's forward takes {len(placeholders)} inputs; "
                               "scalemeter networks have one")
+        errors = []  # every operation the exporter cannot write, so that one run lists them all
         for node in self.gm.graph.nodes:
             if node in self.consumed:
                 continue
             try:
                 self.on_node(node)
             except ExportError as e:
-                if not str(e).startswith("node "):
-                    self.fail(node, str(e), hint=False)  # name the node of a rule's refusal
-                raise
+                msg = str(e)
+                if not msg.startswith("node "):
+                    msg = self.describe(node, msg)  # name the node of a rule's refusal
+                errors.append((msg, e.unsupported))
+                # a stand-in, so that the operations using its result are checked too
+                self.value[node] = Layer("?", [], [])
+        if errors:
+            raise ExportError(report_errors(errors), unsupported=any(u for _, u in errors))
         if isinstance(self.output, str):
             raise ExportError("the model returns its input unchanged")
         return self.layers
@@ -1181,6 +1241,36 @@ class Exporter:
             self.value[node] = flat
 
 
+def source_line(node):
+    """file:line (code) of the model's own source that made a node (the innermost frame of
+    torch.fx's stack trace outside torch and this file), or ""."""
+    frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n\s*(.*)', node.stack_trace or "")
+    frames = [f for f in frames if os.sep + "torch" + os.sep not in f[0] and
+              f[0] != os.path.abspath(__file__) and not f[0].startswith("<")]
+    if not frames:
+        return ""
+    path, line, code = frames[0]  # innermost first
+    code = code.strip()
+    if len(code) > 60:
+        code = code[:57] + "..."
+    return f"{os.path.basename(path)}:{line}" + (f" ({code})" if code else "")
+
+
+def report_errors(errors):
+    """The lines of an export that failed: one per operation; the way out (a plugin) once."""
+    kinds = [msg for msg, unsupported in errors if unsupported]
+    if len(errors) == 1:
+        msg, unsupported = errors[0]
+        return msg + ("; " + PLUGIN_HINT.format("it") if unsupported else "")
+    lines = [msg for msg, _ in errors]
+    if kinds:
+        lines.append(f"{len(errors)} operations cannot be exported ({len(kinds)} without a layer "
+                     "type); " + PLUGIN_HINT.format("those"))
+    else:
+        lines.append(f"{len(errors)} operations cannot be exported")
+    return "\n".join(lines)
+
+
 def is_transpose12(n):
     if n.op == "call_method" and n.target == "transpose" or (
             n.op == "call_function" and n.target is torch.transpose):
@@ -1386,13 +1476,17 @@ def main(argv=None):
                "export_torch.py --module my_pkg.my_file:MyNet --input 3x32x32 -o my.ini")
     ap.add_argument("model", nargs="?", help="a torchvision.models builder (resnet50)")
     ap.add_argument("--module", help="your model as MODULE:CLASS (my_pkg.net:Net or "
-                                     "path/to/net.py:Net), constructed without arguments")
+                                     "path/to/net.py:Net, whose folder goes on the import path)")
     ap.add_argument("--input", help="one sample's shape: CxHxW for images (default 3x224x224; "
                                     "3x299x299 for inception_v3), S for S token ids")
     ap.add_argument("--input-dtype", choices=sorted(INPUT_DTYPES), default="float",
                     help="the input's element type: float (images, features) or long (token "
                          "ids, for a model that starts with nn.Embedding)")
+    ap.add_argument("--kwargs", help="the model's constructor arguments as a JSON object: "
+                                     "'{\"num_classes\": 10}'")
     ap.add_argument("--name", help="the network's name (default: the model's)")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="say which Python runs the export when this one has no torch")
     ap.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = ap.parse_args(argv)
     if bool(args.model) == bool(args.module):
@@ -1406,11 +1500,13 @@ def main(argv=None):
             ([args.model] if args.model else ["--module", args.module]) +
             (["--input", args.input] if args.input else []) +
             (["--input-dtype", args.input_dtype] if args.input_dtype != "float" else []) +
+            (["--kwargs", shlex.quote(args.kwargs)] if args.kwargs else []) +
             (["--name", args.name] if args.name else []) +
             (["-o", args.output] if args.output else []))
         text = export(model, input_shape, name, source, command, INPUT_DTYPES[args.input_dtype])
     except ExportError as e:
-        print(f"export_torch.py: {args.model or args.module}: {e}", file=sys.stderr)
+        for line in str(e).splitlines():
+            print(f"export_torch.py: {args.model or args.module}: {line}", file=sys.stderr)
         return 1
     if args.output:
         with open(args.output, "w") as f:
