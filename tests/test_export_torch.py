@@ -155,6 +155,48 @@ def check_module_options(binary, exporter, tmp):
     check(not os.path.exists(path + "x"), "no file written")
 
 
+# tests/data/ordinary_models.py: class -> (--input, --input-dtype, MACs derived in its docstring)
+ORDINARY_MODELS = {
+    "TextCNN": ("20", "long", 30848),
+    "SentenceClassifier": ("12", "long", 792),
+    "Video3D": ("3x4x8x8", "float", 202768),
+    "TinyUNet": ("3x16x16", "float", 32256),
+    "SuperResolution": ("1x8x8", "float", 55296),
+    "FunctionalLayers": ("3x8x8", "float", 4096),
+}
+
+
+def check_ordinary_models(binary, exporter, tmp):
+    """Conv1d, Conv3d, ConvTranspose2d, Upsample and F.interpolate, PixelShuffle and
+    F.pixel_shuffle, F.conv2d and F.linear with the model's own parameters, mean over a
+    sequence: each model exports with PyTorch's parameters, its shape and hand-derived MACs."""
+    spec = importlib.util.spec_from_file_location("ordinary_models",
+                                                  "tests/data/ordinary_models.py")
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    import torch
+    for cls, (shape, dtype, macs) in ORDINARY_MODELS.items():
+        path = os.path.join(tmp, cls + ".ini")
+        rc, err = export(exporter, ["--module", f"tests/data/ordinary_models.py:{cls}",
+                                    "--input", shape, "--input-dtype", dtype, "-o", path])
+        check(rc == 0, f"export {cls} {err.strip()}")
+        if rc:
+            continue
+        m = metrics(binary, path)
+        net = getattr(models, cls)()
+        want = sum(p.numel() for p in net.parameters())
+        check(m["weights"] == want, f"{cls}: weights {m['weights']} == sum(p.numel()) {want}")
+        check(m["param_tensors"] == len(list(net.parameters())),
+              f"{cls}: parameter tensors {m['param_tensors']} == {len(list(net.parameters()))}")
+        check(m["macs"] == macs, f"{cls}: MACs {m['macs']} == {macs:,} (hand-derived)")
+        dims = [int(v) for v in shape.split("x")]
+        x = (torch.zeros(1, *dims, dtype=torch.long) if dtype == "long"
+             else torch.zeros(1, *dims))
+        want = list(net(x).shape[1:])
+        check(m["per_layer"][-1]["output"] == want,
+              f"{cls}: output {m['per_layer'][-1]['output']} == PyTorch's {want}")
+
+
 def check_interpreter_notice(tmp):
     """Run from a Python without torch, the exporter re-runs under one that has it, and says so
     only with -v."""
@@ -219,12 +261,13 @@ def main():
             check(max(len(line) for line in text.splitlines()) <= 198, "lines of <= 198 chars")
 
         check_module_options(binary, exporter, tmp)
+        check_ordinary_models(binary, exporter, tmp)
         check_interpreter_notice(tmp)
         check_transformers(binary, exporter, tmp)
         check_sequence_models(binary, exporter, tmp)
 
         # unsupported operations: non-zero exit, the node and the way out named
-        for cls, needle in (("WithPixelShuffle", "PixelShuffle"), ("WithSine", "sin")):
+        for cls, needle in (("WithPixelUnshuffle", "PixelUnshuffle"), ("WithSine", "sin")):
             rc, err = export(exporter, ["--module", f"tests/data/custom_cnn.py:{cls}",
                                         "--input", "3x16x16", "-o", os.path.join(tmp, "x.ini")])
             check(rc != 0, f"{cls}: refused (exit {rc})")

@@ -455,6 +455,88 @@ def conv2d_params(m):
     return p
 
 
+# ---- rules of the types added for ordinary models (issue 35): conv1d, conv3d,
+# conv_transpose2d, upsample, pixel_shuffle, mean, and F.conv2d / F.linear with parameters
+
+
+def same_padding(kernel, dilation):
+    tot = [d * (k - 1) for d, k in zip(dilation, kernel)]
+    if any(t % 2 for t in tot):
+        raise ExportError("padding='same' with an even kernel pads unevenly")
+    return tuple(t // 2 for t in tot)
+
+
+def conv_padding(m):
+    if not isinstance(m.padding, str):
+        return tuple(m.padding)
+    if m.padding == "valid":
+        return (0,) * len(m.kernel_size)
+    return same_padding(m.kernel_size, m.dilation)
+
+
+def conv1d_params(m):
+    p = [("out", m.out_channels), ("kernel", m.kernel_size[0])]
+    opt(p, "stride", m.stride[0], 1)
+    opt(p, "padding", conv_padding(m)[0], 0)
+    opt(p, "dilation", m.dilation[0], 1)
+    opt(p, "groups", m.groups, 1)
+    opt(p, "bias", m.bias is not None, True)
+    return p
+
+
+def conv3d_params(m):
+    """kernel, stride, padding, dilation over H x W, and key_d for D where it differs from H."""
+    p = [("out", m.out_channels)]
+    for key, v, default in (("kernel", m.kernel_size, None), ("stride", m.stride, "1"),
+                            ("padding", conv_padding(m), "0"), ("dilation", m.dilation, "1")):
+        hw = pair_str(v[1:])
+        if default is None:
+            p.append((key, hw))
+        else:
+            opt(p, key, hw, default)
+        opt(p, f"{key}_d", int(v[0]), int(v[1]))
+    opt(p, "groups", m.groups, 1)
+    opt(p, "bias", m.bias is not None, True)
+    return p
+
+
+def conv_transpose2d_params(m):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"ConvTranspose2d with padding_mode={m.padding_mode}")
+    p = [("out", m.out_channels), ("kernel", pair_str(m.kernel_size))]
+    opt(p, "stride", pair_str(m.stride), "1")
+    opt(p, "padding", pair_str(m.padding), "0")
+    opt(p, "output_padding", pair_str(m.output_padding), "0")
+    opt(p, "dilation", pair_str(m.dilation), "1")
+    opt(p, "groups", m.groups, 1)
+    opt(p, "bias", m.bias is not None, True)
+    return p
+
+
+UPSAMPLE_MODES = {"nearest": "nearest", "bilinear": "bilinear"}
+
+
+def upsample_params(size, scale, mode, align_corners):
+    """nn.Upsample / F.interpolate on N x C x H x W: a scale (one factor for both axes) or a
+    size."""
+    if mode not in UPSAMPLE_MODES:
+        raise ExportError(f"interpolation mode {mode!r} (upsample has nearest and bilinear)")
+    p = []
+    opt(p, "mode", UPSAMPLE_MODES[mode], "nearest")
+    if scale is not None:
+        sc = scale if isinstance(scale, (tuple, list)) else (scale, scale)
+        if len(sc) != 2 or sc[0] != sc[1]:
+            raise ExportError(f"scale_factor {scale!r} differs between H and W (give a size)")
+        p.append(("scale", float(sc[0])))
+    elif size is not None:
+        p.append(("size", pair_str(size)))
+    else:
+        raise ExportError("interpolation without a size or a scale_factor")
+    if align_corners and mode == "bilinear":
+        p.append(("align_corners", True))
+    return p
+
+
 def pool_params(kernel, stride, padding, dilation, ceil_mode, is_max):
     stride = kernel if stride is None or stride == [] or stride == () else stride
     p = [("kernel", pair_str(kernel))]
@@ -495,6 +577,16 @@ def module_rule(m):
     """(type, params) for a module exported whole, or None."""
     if isinstance(m, nn.Conv2d):
         return "conv2d", conv2d_params(m)
+    if isinstance(m, nn.Conv1d):
+        return "conv1d", conv1d_params(m)
+    if isinstance(m, nn.Conv3d):
+        return "conv3d", conv3d_params(m)
+    if isinstance(m, nn.ConvTranspose2d):
+        return "conv_transpose2d", conv_transpose2d_params(m)
+    if isinstance(m, nn.Upsample):
+        return "upsample", upsample_params(m.size, m.scale_factor, m.mode, m.align_corners)
+    if isinstance(m, nn.PixelShuffle):
+        return "pixel_shuffle", [("factor", m.upscale_factor)]
     if isinstance(m, nn.Linear):
         p = [("out", m.out_features)]
         opt(p, "bias", m.bias is not None, True)
@@ -979,6 +1071,8 @@ class Exporter:
             self.add(node, "patch_merge", [], [first], "patch_merging_pad")  # torchvision's Swin
         elif (method and t == "mean") or (not method and t is torch.mean):
             self.on_mean(node)
+        elif self.on_added_function(node):
+            pass
         elif not method and t in ACTIVATION_FUNCTIONS:
             self.add(node, ACTIVATION_FUNCTIONS[t], [], [first], ACTIVATION_FUNCTIONS[t])
         elif method and t in ACTIVATION_METHODS:
@@ -1201,6 +1295,22 @@ class Exporter:
         opt(p, "axis", axis, 0)
         self.add(node, "chunk", p, [x], "chunk")
 
+    def on_axis_mean(self, node, src, dims, keep):
+        """x.mean(d) (a sentence classifier's mean over its sequence): a mean layer per axis,
+        the last axis first, so that the earlier axes keep their numbers."""
+        axes = sorted((axis_of(src, d) for d in dims), reverse=True)
+        prev = src
+        for i, axis in enumerate(axes):
+            p = [("axis", axis)]
+            opt(p, "keepdim", bool(keep), False)
+            if i == len(axes) - 1:
+                self.add(node, "mean", p, [prev], "mean")
+            else:
+                layer = Layer("mean", p, [prev], base="mean")
+                layer.scope, layer.node = node.meta.get("scope", ""), node
+                self.layers.append(layer)
+                prev = layer
+
     def on_final_state(self, node, rnn, kind, index):
         """h_n[i] of a recurrent module: the last layer's final state in direction i is a
         position of its output (the last step forwards, the first backwards)."""
@@ -1224,14 +1334,67 @@ class Exporter:
             self.layers.append(piece)
             self.value[node] = piece
 
+    def on_added_function(self, node):
+        """F.interpolate, F.pixel_shuffle, and F.conv2d / F.linear with the model's own
+        parameters. True when handled."""
+        t, first = node.target, node.args[0] if node.args else None
+        if node.op != "call_function":
+            return False
+        if t in (F.interpolate, getattr(F, "upsample", None)):
+            if len(shape_of(first) or ()) != 3:
+                self.fail(node, "interpolation of a tensor other than N x C x H x W")
+            p = upsample_params(self.arg(node, 1, "size"), self.arg(node, 2, "scale_factor"),
+                                self.arg(node, 3, "mode", "nearest"),
+                                self.arg(node, 4, "align_corners"))
+            self.add(node, "upsample", p, [first], "interpolate")
+        elif t in (F.pixel_shuffle, torch.pixel_shuffle):
+            self.add(node, "pixel_shuffle", [("factor", self.arg(node, 1, "upscale_factor"))],
+                     [first], "pixel_shuffle")
+        elif t in (F.conv2d, torch.conv2d, F.linear, torch._C._nn.linear):
+            self.on_functional_layer(node)
+        else:
+            return False
+        return True
+
+    def on_functional_layer(self, node):
+        """F.conv2d(x, self.weight, self.bias, ...) and F.linear(x, self.weight, self.bias):
+        the layer conv2d or linear, its sizes read from the weight's shape."""
+        conv = node.target in (F.conv2d, torch.conv2d)
+        weight, bias = self.arg(node, 1, "weight"), self.arg(node, 2, "bias")
+        w = self.param_of(weight)
+        if w is None or (bias is not None and self.param_of(bias) is None):
+            self.fail(node, f"{'conv2d' if conv else 'linear'} whose weight or bias is not a "
+                            "parameter of the model (computed tensors have no layer type)")
+        # the layer owns these parameters: named after the weight's module
+        owner = weight.target.rpartition(".")[0]
+        if conv:
+            groups = self.arg(node, 6, "groups", 1)
+            m = nn.Conv2d(w.shape[1] * groups, w.shape[0], tuple(w.shape[2:]),
+                          stride=self.arg(node, 3, "stride", 1),
+                          padding=self.arg(node, 4, "padding", 0),
+                          dilation=self.arg(node, 5, "dilation", 1), groups=groups,
+                          bias=bias is not None, device="meta")
+            type_, params = "conv2d", conv2d_params(m)
+        else:
+            p = [("out", w.shape[0])]
+            opt(p, "bias", bias is not None, True)
+            type_, params = "linear", p
+        layer = self.add(node, type_, params, self.tensor_inputs(node, [node.args[0]]),
+                         "conv2d" if conv else "linear")
+        if owner and owner not in (l.name for l in self.layers[:-1]):
+            layer.name = owner
+
     def on_mean(self, node):
         src = node.args[0]
         dims = self.arg(node, 1, "dim")
         keep = self.arg(node, 2, "keepdim", False)
         nd = len(shape_of(src)) + 1
+        if dims is None:
+            self.fail(node, "mean over every dimension, the batch's too")
         dims = sorted(d % nd for d in (dims if isinstance(dims, (list, tuple)) else [dims]))
         if nd != 4 or dims != [2, 3]:
-            self.fail(node, f"mean over dims {dims} (only the spatial mean of NxCxHxW is mapped)")
+            self.on_axis_mean(node, src, dims, keep)
+            return
         pool = self.add(node, "adaptive_avgpool2d", [("size", "1")], [src], "mean")
         if not keep:
             flat = Layer("flatten", [], [pool], base="mean_flatten")
