@@ -124,6 +124,98 @@ def check_sequence_models(binary, exporter, tmp):
         check(not os.path.exists(os.path.join(tmp, "z.ini")), f"{cls}: no file written")
 
 
+def check_module_options(binary, exporter, tmp):
+    """--module path/file.py:Class imports the file's siblings; --kwargs constructs it; every
+    unsupported operation is listed in one run with its module and line."""
+    path = os.path.join(tmp, "sibling.ini")
+    rc, err = export(exporter, ["--module", "tests/data/export_pkg/several_unsupported.py:SiblingNet",
+                                "--kwargs", '{"num_classes": 10}', "--input", "3x8x8", "-o", path])
+    check(rc == 0, f"SiblingNet (a sibling import, --kwargs) exports {err.strip()}")
+    if rc == 0:
+        m = metrics(binary, path)
+        # conv 3->8 3x3: 8*3*9 + 8 = 224; head 8->10: 80 + 10 = 90
+        check(m["weights"] == 224 + 90, f"SiblingNet weights {m['weights']} == 314 (num_classes 10)")
+    rc, err = export(exporter, ["--module", "tests/data/export_pkg/several_unsupported.py:SiblingNet",
+                                "--kwargs", '{"classes": 10}', "-o", path + "x"])
+    check(rc != 0 and "--kwargs" in err and "classes" in err and err.count("\n") == 1,
+          f"an unknown constructor argument refused in one line: {err.strip()}")
+    rc, err = export(exporter, ["--module", "tests/data/export_pkg/several_unsupported.py:SiblingNet",
+                                "--kwargs", "[10]", "-o", path + "x"])
+    check(rc != 0 and "JSON object" in err, f"--kwargs that is not an object refused: {err.strip()}")
+    rc, err = export(exporter, ["--module",
+                                "tests/data/export_pkg/several_unsupported.py:SeveralUnsupported",
+                                "--input", "3x8x8", "-o", path + "x"])
+    lines = err.strip().splitlines()
+    want = [("erf", "in stem", "export_sibling.py:14"), ("sin", "several_unsupported.py:18"),
+            ("cos", "several_unsupported.py:19")]
+    check(rc != 0 and len(lines) == 4 and all(all(n in line for n in w)
+                                              for w, line in zip(want, lines)),
+          f"three unsupported operations listed, each with module and line: {lines}")
+    check("3 operations" in lines[-1] and "plugin" in lines[-1], f"then the way out: {lines[-1]}")
+    check(not os.path.exists(path + "x"), "no file written")
+
+
+# tests/data/ordinary_models.py: class -> (--input, --input-dtype, MACs derived in its docstring)
+ORDINARY_MODELS = {
+    "TextCNN": ("20", "long", 30848),
+    "SentenceClassifier": ("12", "long", 792),
+    "Video3D": ("3x4x8x8", "float", 202768),
+    "TinyUNet": ("3x16x16", "float", 32256),
+    "SuperResolution": ("1x8x8", "float", 55296),
+    "FunctionalLayers": ("3x8x8", "float", 4096),
+}
+
+
+def check_ordinary_models(binary, exporter, tmp):
+    """Conv1d, Conv3d, ConvTranspose2d, Upsample and F.interpolate, PixelShuffle and
+    F.pixel_shuffle, F.conv2d and F.linear with the model's own parameters, mean over a
+    sequence: each model exports with PyTorch's parameters, its shape and hand-derived MACs."""
+    spec = importlib.util.spec_from_file_location("ordinary_models",
+                                                  "tests/data/ordinary_models.py")
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    import torch
+    for cls, (shape, dtype, macs) in ORDINARY_MODELS.items():
+        path = os.path.join(tmp, cls + ".ini")
+        rc, err = export(exporter, ["--module", f"tests/data/ordinary_models.py:{cls}",
+                                    "--input", shape, "--input-dtype", dtype, "-o", path])
+        check(rc == 0, f"export {cls} {err.strip()}")
+        if rc:
+            continue
+        m = metrics(binary, path)
+        net = getattr(models, cls)()
+        want = sum(p.numel() for p in net.parameters())
+        check(m["weights"] == want, f"{cls}: weights {m['weights']} == sum(p.numel()) {want}")
+        check(m["param_tensors"] == len(list(net.parameters())),
+              f"{cls}: parameter tensors {m['param_tensors']} == {len(list(net.parameters()))}")
+        check(m["macs"] == macs, f"{cls}: MACs {m['macs']} == {macs:,} (hand-derived)")
+        dims = [int(v) for v in shape.split("x")]
+        x = (torch.zeros(1, *dims, dtype=torch.long) if dtype == "long"
+             else torch.zeros(1, *dims))
+        want = list(net(x).shape[1:])
+        check(m["per_layer"][-1]["output"] == want,
+              f"{cls}: output {m['per_layer'][-1]['output']} == PyTorch's {want}")
+
+
+def check_interpreter_notice(tmp):
+    """Run from a Python without torch, the exporter re-runs under one that has it, and says so
+    only with -v."""
+    venv = os.path.join(tmp, "venv")
+    if subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--copies", venv],
+                      capture_output=True).returncode != 0:
+        print("skip  the interpreter notice (python3 -m venv unavailable)")
+        return
+    python = os.path.join(venv, "bin", "python3")
+    env = dict(os.environ, SCALEMETER_PYTHON=sys.executable)
+    for extra, want in (([], False), (["-v"], True)):
+        out = subprocess.run([python, "tools/export_torch.py", "resnet18", "-o",
+                              os.path.join(tmp, "r.ini")] + extra,
+                             capture_output=True, text=True, env=env)
+        check(out.returncode == 0 and ("running under" in out.stderr) == want,
+              f"without torch here, {extra or 'no -v'}: notice {'shown' if want else 'absent'} "
+              f"(stderr {out.stderr.strip()!r})")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     spec = importlib.util.spec_from_file_location("export_torch", "tools/export_torch.py")
@@ -168,11 +260,14 @@ def main():
             check("source = tests/data/custom_cnn.py:CustomCNN" in text, "source names the class")
             check(max(len(line) for line in text.splitlines()) <= 198, "lines of <= 198 chars")
 
+        check_module_options(binary, exporter, tmp)
+        check_ordinary_models(binary, exporter, tmp)
+        check_interpreter_notice(tmp)
         check_transformers(binary, exporter, tmp)
         check_sequence_models(binary, exporter, tmp)
 
         # unsupported operations: non-zero exit, the node and the way out named
-        for cls, needle in (("WithPixelShuffle", "PixelShuffle"), ("WithSine", "sin")):
+        for cls, needle in (("WithPixelUnshuffle", "PixelUnshuffle"), ("WithSine", "sin")):
             rc, err = export(exporter, ["--module", f"tests/data/custom_cnn.py:{cls}",
                                         "--input", "3x16x16", "-o", os.path.join(tmp, "x.ini")])
             check(rc != 0, f"{cls}: refused (exit {rc})")

@@ -6,7 +6,7 @@
   python3 tools/export_torch.py --module path/to/file.py:MyNet -o my.ini
   python3 tools/export_torch.py --module lm.py:TinyLM --input 128 --input-dtype long -o lm.ini
 
-The model (a torchvision model name, or a class constructed with no arguments) is traced with
+The model (a torchvision model name, or a class constructed with --kwargs) is traced with
 torch.fx and run on zeros twice, with batches of 2 and 3, so every node has its real shape and
 the dimension that changed is known to be the batch (a sequence-first tensor, S x N x E, has it
 second). Each node becomes a layer of a plugin type (plugins/*/):
@@ -58,20 +58,27 @@ concatenations) is written as a concatenation of that earlier one and the rest: 
 tensor, elements, bytes and cost, and lines that stay short.
 
 Where torch.fx cannot trace a module's forward (Python control flow on tensor values), the
-tracing is retried with the nearest enclosing module the rules know kept whole. An operation
-without a layer type, or a forward that cannot be traced, stops the export with one line naming
-the node or module path, the operation or source line, and what to do: add a plugin
+tracing is retried with the nearest enclosing module the rules know kept whole. A forward that
+cannot be traced stops the export with one line naming the module path and source line. The
+operations without a layer type are all listed in one run, a line each naming the node, the
+module it is called in and the model's source line, then what to do: add a plugin
 (docs/plugins.md) and a rule below (module_rule or composite_rule for modules,
 Exporter.on_function for functions and methods).
+
+Options: --kwargs '{"num_classes": 10}' gives the constructor keyword arguments; --module
+path/file.py:Class puts the file's folder first on the import path (its sibling imports work as
+when it is run); -v says which Python runs the export where this one has no torch.
 """
 import argparse
 import dis
 import importlib
 import importlib.util
 import inspect
+import json
 import operator
 import os
 import re
+import shlex
 import sys
 import traceback
 import warnings
@@ -79,7 +86,8 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
 from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
 
-require_torch("export_torch.py")
+# the notice that torch was found in another interpreter only with -v: it is no news each run
+require_torch("export_torch.py", verbose=any(a in ("-v", "--verbose") for a in sys.argv[1:]))
 import torch  # noqa: E402
 import torch.fx as fx
 import torch.nn.functional as F
@@ -99,43 +107,87 @@ TORCHVISION_INPUT = {"inception_v3": (3, 299, 299)}
 
 
 class ExportError(Exception):
-    pass
+    """One line (or several, one per operation, where a model has several the exporter cannot
+    write); `unsupported`: an operation without a layer type, for which the way out is a plugin."""
+
+    def __init__(self, msg, unsupported=False):
+        super().__init__(msg)
+        self.unsupported = unsupported
+
+
+PLUGIN_HINT = ("scalemeter has no layer type for {}: write a plugin (docs/plugins.md) and map it "
+               "in tools/export_torch.py (module_rule, Exporter.on_function)")
 
 
 # ---- the model -------------------------------------------------------------------------------
 
 
+def parse_kwargs(text):
+    """--kwargs: a JSON object of the constructor's keyword arguments."""
+    if text is None:
+        return {}
+    try:
+        kwargs = json.loads(text)
+    except ValueError as e:
+        raise ExportError(f"--kwargs {text}: not JSON ({e})")
+    if not isinstance(kwargs, dict):
+        raise ExportError(f"--kwargs {text}: expected a JSON object such as "
+                          "'{\"num_classes\": 10}'")
+    return kwargs
+
+
+def import_module_of(args, path):
+    """The module of --module: a file (whose folder goes first on the import path, so that its
+    sibling imports resolve as when it is run as a script) or a dotted name under the current
+    folder."""
+    if path.endswith(".py") or os.sep in path:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        spec = importlib.util.spec_from_file_location(
+            os.path.splitext(os.path.basename(path))[0], path)
+        if spec is None:
+            raise ImportError(f"cannot load {path}")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return importlib.import_module(path)
+
+
+def construct(args, what, builder, kwargs):
+    try:
+        return builder(**kwargs)
+    except TypeError as e:  # an unknown or missing keyword argument
+        raise ExportError(f"{what}: cannot construct it with --kwargs {json.dumps(kwargs)}: {e}")
+
+
 def load_model(args):
+    kwargs = parse_kwargs(getattr(args, "kwargs", None))
     if args.module:
         path, _, cls = args.module.rpartition(":")
         if not path or not cls:
             raise ExportError(f"--module {args.module}: expected MODULE:CLASS "
                               "(my_pkg.my_file:MyNet or path/to/file.py:MyNet)")
         try:
-            if path.endswith(".py") or os.sep in path:
-                spec = importlib.util.spec_from_file_location(
-                    os.path.splitext(os.path.basename(path))[0], path)
-                if spec is None:
-                    raise ImportError(f"cannot load {path}")
-                mod = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(mod)
-            else:
-                sys.path.insert(0, os.getcwd())
-                mod = importlib.import_module(path)
+            mod = import_module_of(args, path)
         except (ImportError, OSError, SyntaxError) as e:
             raise ExportError(f"--module {args.module}: cannot import {path}: {e}")
         if not hasattr(mod, cls):
             raise ExportError(f"--module {args.module}: {path} has no {cls}")
-        return getattr(mod, cls)(), f"{path}:{cls}"
+        return construct(args, f"--module {args.module}", getattr(mod, cls), kwargs), \
+            f"{path}:{cls}"
     import torchvision
     builder = getattr(torchvision.models, args.model, None)
     if builder is None or not callable(builder) or args.model.startswith("_"):
         raise ExportError(f"{args.model}: not a model of torchvision.models "
                           "(use --module MODULE:CLASS for your own)")
-    kwargs = dict(TORCHVISION_KWARGS.get(args.model, {}))
+    kwargs = dict(TORCHVISION_KWARGS.get(args.model, {}), **kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # torch.meshgrid's notice in Swin, MaxViT
-        return builder(weights=None, **kwargs), f"torchvision.models.{args.model}"
+        return construct(args, args.model, builder, dict(weights=None, **kwargs)), \
+            f"torchvision.models.{args.model}"
 
 
 def parse_input(text):
@@ -179,6 +231,7 @@ class ScopeTracer(fx.Tracer):
 
     def __init__(self, leaves=()):
         super().__init__()
+        self.record_stack_traces = True  # node.stack_trace: the model's line of each operation
         self.scope = ""
         self.leaves = set(leaves)
         self.failed_in = None
@@ -402,6 +455,88 @@ def conv2d_params(m):
     return p
 
 
+# ---- rules of the types added for ordinary models (issue 35): conv1d, conv3d,
+# conv_transpose2d, upsample, pixel_shuffle, mean, and F.conv2d / F.linear with parameters
+
+
+def same_padding(kernel, dilation):
+    tot = [d * (k - 1) for d, k in zip(dilation, kernel)]
+    if any(t % 2 for t in tot):
+        raise ExportError("padding='same' with an even kernel pads unevenly")
+    return tuple(t // 2 for t in tot)
+
+
+def conv_padding(m):
+    if not isinstance(m.padding, str):
+        return tuple(m.padding)
+    if m.padding == "valid":
+        return (0,) * len(m.kernel_size)
+    return same_padding(m.kernel_size, m.dilation)
+
+
+def conv1d_params(m):
+    p = [("out", m.out_channels), ("kernel", m.kernel_size[0])]
+    opt(p, "stride", m.stride[0], 1)
+    opt(p, "padding", conv_padding(m)[0], 0)
+    opt(p, "dilation", m.dilation[0], 1)
+    opt(p, "groups", m.groups, 1)
+    opt(p, "bias", m.bias is not None, True)
+    return p
+
+
+def conv3d_params(m):
+    """kernel, stride, padding, dilation over H x W, and key_d for D where it differs from H."""
+    p = [("out", m.out_channels)]
+    for key, v, default in (("kernel", m.kernel_size, None), ("stride", m.stride, "1"),
+                            ("padding", conv_padding(m), "0"), ("dilation", m.dilation, "1")):
+        hw = pair_str(v[1:])
+        if default is None:
+            p.append((key, hw))
+        else:
+            opt(p, key, hw, default)
+        opt(p, f"{key}_d", int(v[0]), int(v[1]))
+    opt(p, "groups", m.groups, 1)
+    opt(p, "bias", m.bias is not None, True)
+    return p
+
+
+def conv_transpose2d_params(m):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"ConvTranspose2d with padding_mode={m.padding_mode}")
+    p = [("out", m.out_channels), ("kernel", pair_str(m.kernel_size))]
+    opt(p, "stride", pair_str(m.stride), "1")
+    opt(p, "padding", pair_str(m.padding), "0")
+    opt(p, "output_padding", pair_str(m.output_padding), "0")
+    opt(p, "dilation", pair_str(m.dilation), "1")
+    opt(p, "groups", m.groups, 1)
+    opt(p, "bias", m.bias is not None, True)
+    return p
+
+
+UPSAMPLE_MODES = {"nearest": "nearest", "bilinear": "bilinear"}
+
+
+def upsample_params(size, scale, mode, align_corners):
+    """nn.Upsample / F.interpolate on N x C x H x W: a scale (one factor for both axes) or a
+    size."""
+    if mode not in UPSAMPLE_MODES:
+        raise ExportError(f"interpolation mode {mode!r} (upsample has nearest and bilinear)")
+    p = []
+    opt(p, "mode", UPSAMPLE_MODES[mode], "nearest")
+    if scale is not None:
+        sc = scale if isinstance(scale, (tuple, list)) else (scale, scale)
+        if len(sc) != 2 or sc[0] != sc[1]:
+            raise ExportError(f"scale_factor {scale!r} differs between H and W (give a size)")
+        p.append(("scale", float(sc[0])))
+    elif size is not None:
+        p.append(("size", pair_str(size)))
+    else:
+        raise ExportError("interpolation without a size or a scale_factor")
+    if align_corners and mode == "bilinear":
+        p.append(("align_corners", True))
+    return p
+
+
 def pool_params(kernel, stride, padding, dilation, ceil_mode, is_max):
     stride = kernel if stride is None or stride == [] or stride == () else stride
     p = [("kernel", pair_str(kernel))]
@@ -442,6 +577,16 @@ def module_rule(m):
     """(type, params) for a module exported whole, or None."""
     if isinstance(m, nn.Conv2d):
         return "conv2d", conv2d_params(m)
+    if isinstance(m, nn.Conv1d):
+        return "conv1d", conv1d_params(m)
+    if isinstance(m, nn.Conv3d):
+        return "conv3d", conv3d_params(m)
+    if isinstance(m, nn.ConvTranspose2d):
+        return "conv_transpose2d", conv_transpose2d_params(m)
+    if isinstance(m, nn.Upsample):
+        return "upsample", upsample_params(m.size, m.scale_factor, m.mode, m.align_corners)
+    if isinstance(m, nn.PixelShuffle):
+        return "pixel_shuffle", [("factor", m.upscale_factor)]
     if isinstance(m, nn.Linear):
         p = [("out", m.out_features)]
         opt(p, "bias", m.bias is not None, True)
@@ -685,15 +830,16 @@ class Exporter:
     # -- helpers --
 
     def fail(self, node, what, hint=True):
+        raise ExportError(self.describe(node, what), unsupported=hint)
+
+    def describe(self, node, what):
+        """node NAME (OP TARGET, in MODULE) at FILE:LINE (code): WHAT"""
         op = node.target if isinstance(node.target, str) else getattr(
             node.target, "__name__", str(node.target))
         scope = node.meta.get("scope") if node.op != "call_module" else None
         where = f"node {node.name} ({node.op} {op}" + (f", in {scope}" if scope else "") + ")"
-        msg = f"{where}: {what}"
-        if hint:
-            msg += ("; scalemeter has no layer type for it: write a plugin (docs/plugins.md) and "
-                    "map it in tools/export_torch.py (module_rule, Exporter.on_function)")
-        raise ExportError(msg)
+        line = source_line(node)
+        return f"{where}" + (f" at {line}" if line else "") + f": {what}"
 
     def arg(self, node, i, name, default=None):
         if len(node.args) > i:
@@ -729,15 +875,21 @@ class Exporter:
         if len(placeholders) != 1:
             raise ExportError(f"the model's forward takes {len(placeholders)} inputs; "
                               "scalemeter networks have one")
+        errors = []  # every operation the exporter cannot write, so that one run lists them all
         for node in self.gm.graph.nodes:
             if node in self.consumed:
                 continue
             try:
                 self.on_node(node)
             except ExportError as e:
-                if not str(e).startswith("node "):
-                    self.fail(node, str(e), hint=False)  # name the node of a rule's refusal
-                raise
+                msg = str(e)
+                if not msg.startswith("node "):
+                    msg = self.describe(node, msg)  # name the node of a rule's refusal
+                errors.append((msg, e.unsupported))
+                # a stand-in, so that the operations using its result are checked too
+                self.value[node] = Layer("?", [], [])
+        if errors:
+            raise ExportError(report_errors(errors), unsupported=any(u for _, u in errors))
         if isinstance(self.output, str):
             raise ExportError("the model returns its input unchanged")
         return self.layers
@@ -919,6 +1071,8 @@ class Exporter:
             self.add(node, "patch_merge", [], [first], "patch_merging_pad")  # torchvision's Swin
         elif (method and t == "mean") or (not method and t is torch.mean):
             self.on_mean(node)
+        elif self.on_added_function(node):
+            pass
         elif not method and t in ACTIVATION_FUNCTIONS:
             self.add(node, ACTIVATION_FUNCTIONS[t], [], [first], ACTIVATION_FUNCTIONS[t])
         elif method and t in ACTIVATION_METHODS:
@@ -1141,6 +1295,22 @@ class Exporter:
         opt(p, "axis", axis, 0)
         self.add(node, "chunk", p, [x], "chunk")
 
+    def on_axis_mean(self, node, src, dims, keep):
+        """x.mean(d) (a sentence classifier's mean over its sequence): a mean layer per axis,
+        the last axis first, so that the earlier axes keep their numbers."""
+        axes = sorted((axis_of(src, d) for d in dims), reverse=True)
+        prev = src
+        for i, axis in enumerate(axes):
+            p = [("axis", axis)]
+            opt(p, "keepdim", bool(keep), False)
+            if i == len(axes) - 1:
+                self.add(node, "mean", p, [prev], "mean")
+            else:
+                layer = Layer("mean", p, [prev], base="mean")
+                layer.scope, layer.node = node.meta.get("scope", ""), node
+                self.layers.append(layer)
+                prev = layer
+
     def on_final_state(self, node, rnn, kind, index):
         """h_n[i] of a recurrent module: the last layer's final state in direction i is a
         position of its output (the last step forwards, the first backwards)."""
@@ -1164,14 +1334,67 @@ class Exporter:
             self.layers.append(piece)
             self.value[node] = piece
 
+    def on_added_function(self, node):
+        """F.interpolate, F.pixel_shuffle, and F.conv2d / F.linear with the model's own
+        parameters. True when handled."""
+        t, first = node.target, node.args[0] if node.args else None
+        if node.op != "call_function":
+            return False
+        if t in (F.interpolate, getattr(F, "upsample", None)):
+            if len(shape_of(first) or ()) != 3:
+                self.fail(node, "interpolation of a tensor other than N x C x H x W")
+            p = upsample_params(self.arg(node, 1, "size"), self.arg(node, 2, "scale_factor"),
+                                self.arg(node, 3, "mode", "nearest"),
+                                self.arg(node, 4, "align_corners"))
+            self.add(node, "upsample", p, [first], "interpolate")
+        elif t in (F.pixel_shuffle, torch.pixel_shuffle):
+            self.add(node, "pixel_shuffle", [("factor", self.arg(node, 1, "upscale_factor"))],
+                     [first], "pixel_shuffle")
+        elif t in (F.conv2d, torch.conv2d, F.linear, torch._C._nn.linear):
+            self.on_functional_layer(node)
+        else:
+            return False
+        return True
+
+    def on_functional_layer(self, node):
+        """F.conv2d(x, self.weight, self.bias, ...) and F.linear(x, self.weight, self.bias):
+        the layer conv2d or linear, its sizes read from the weight's shape."""
+        conv = node.target in (F.conv2d, torch.conv2d)
+        weight, bias = self.arg(node, 1, "weight"), self.arg(node, 2, "bias")
+        w = self.param_of(weight)
+        if w is None or (bias is not None and self.param_of(bias) is None):
+            self.fail(node, f"{'conv2d' if conv else 'linear'} whose weight or bias is not a "
+                            "parameter of the model (computed tensors have no layer type)")
+        # the layer owns these parameters: named after the weight's module
+        owner = weight.target.rpartition(".")[0]
+        if conv:
+            groups = self.arg(node, 6, "groups", 1)
+            m = nn.Conv2d(w.shape[1] * groups, w.shape[0], tuple(w.shape[2:]),
+                          stride=self.arg(node, 3, "stride", 1),
+                          padding=self.arg(node, 4, "padding", 0),
+                          dilation=self.arg(node, 5, "dilation", 1), groups=groups,
+                          bias=bias is not None, device="meta")
+            type_, params = "conv2d", conv2d_params(m)
+        else:
+            p = [("out", w.shape[0])]
+            opt(p, "bias", bias is not None, True)
+            type_, params = "linear", p
+        layer = self.add(node, type_, params, self.tensor_inputs(node, [node.args[0]]),
+                         "conv2d" if conv else "linear")
+        if owner and owner not in (l.name for l in self.layers[:-1]):
+            layer.name = owner
+
     def on_mean(self, node):
         src = node.args[0]
         dims = self.arg(node, 1, "dim")
         keep = self.arg(node, 2, "keepdim", False)
         nd = len(shape_of(src)) + 1
+        if dims is None:
+            self.fail(node, "mean over every dimension, the batch's too")
         dims = sorted(d % nd for d in (dims if isinstance(dims, (list, tuple)) else [dims]))
         if nd != 4 or dims != [2, 3]:
-            self.fail(node, f"mean over dims {dims} (only the spatial mean of NxCxHxW is mapped)")
+            self.on_axis_mean(node, src, dims, keep)
+            return
         pool = self.add(node, "adaptive_avgpool2d", [("size", "1")], [src], "mean")
         if not keep:
             flat = Layer("flatten", [], [pool], base="mean_flatten")
@@ -1179,6 +1402,36 @@ class Exporter:
             flat.node = node
             self.layers.append(flat)
             self.value[node] = flat
+
+
+def source_line(node):
+    """file:line (code) of the model's own source that made a node (the innermost frame of
+    torch.fx's stack trace outside torch and this file), or ""."""
+    frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n\s*(.*)', node.stack_trace or "")
+    frames = [f for f in frames if os.sep + "torch" + os.sep not in f[0] and
+              f[0] != os.path.abspath(__file__) and not f[0].startswith("<")]
+    if not frames:
+        return ""
+    path, line, code = frames[0]  # innermost first
+    code = code.strip()
+    if len(code) > 60:
+        code = code[:57] + "..."
+    return f"{os.path.basename(path)}:{line}" + (f" ({code})" if code else "")
+
+
+def report_errors(errors):
+    """The lines of an export that failed: one per operation; the way out (a plugin) once."""
+    kinds = [msg for msg, unsupported in errors if unsupported]
+    if len(errors) == 1:
+        msg, unsupported = errors[0]
+        return msg + ("; " + PLUGIN_HINT.format("it") if unsupported else "")
+    lines = [msg for msg, _ in errors]
+    if kinds:
+        lines.append(f"{len(errors)} operations cannot be exported ({len(kinds)} without a layer "
+                     "type); " + PLUGIN_HINT.format("those"))
+    else:
+        lines.append(f"{len(errors)} operations cannot be exported")
+    return "\n".join(lines)
 
 
 def is_transpose12(n):
@@ -1386,13 +1639,17 @@ def main(argv=None):
                "export_torch.py --module my_pkg.my_file:MyNet --input 3x32x32 -o my.ini")
     ap.add_argument("model", nargs="?", help="a torchvision.models builder (resnet50)")
     ap.add_argument("--module", help="your model as MODULE:CLASS (my_pkg.net:Net or "
-                                     "path/to/net.py:Net), constructed without arguments")
+                                     "path/to/net.py:Net, whose folder goes on the import path)")
     ap.add_argument("--input", help="one sample's shape: CxHxW for images (default 3x224x224; "
                                     "3x299x299 for inception_v3), S for S token ids")
     ap.add_argument("--input-dtype", choices=sorted(INPUT_DTYPES), default="float",
                     help="the input's element type: float (images, features) or long (token "
                          "ids, for a model that starts with nn.Embedding)")
+    ap.add_argument("--kwargs", help="the model's constructor arguments as a JSON object: "
+                                     "'{\"num_classes\": 10}'")
     ap.add_argument("--name", help="the network's name (default: the model's)")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="say which Python runs the export when this one has no torch")
     ap.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = ap.parse_args(argv)
     if bool(args.model) == bool(args.module):
@@ -1406,11 +1663,13 @@ def main(argv=None):
             ([args.model] if args.model else ["--module", args.module]) +
             (["--input", args.input] if args.input else []) +
             (["--input-dtype", args.input_dtype] if args.input_dtype != "float" else []) +
+            (["--kwargs", shlex.quote(args.kwargs)] if args.kwargs else []) +
             (["--name", args.name] if args.name else []) +
             (["-o", args.output] if args.output else []))
         text = export(model, input_shape, name, source, command, INPUT_DTYPES[args.input_dtype])
     except ExportError as e:
-        print(f"export_torch.py: {args.model or args.module}: {e}", file=sys.stderr)
+        for line in str(e).splitlines():
+            print(f"export_torch.py: {args.model or args.module}: {line}", file=sys.stderr)
         return 1
     if args.output:
         with open(args.output, "w") as f:

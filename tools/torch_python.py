@@ -4,8 +4,9 @@ A Debian machine often has two Pythons: Debian's /usr/bin/python3, where `apt-ge
 python3-torchvision` puts PyTorch, and another one first on PATH (pyenv, conda, a venv) without
 it. The tools that need torch call require_torch() before importing it: if this interpreter lacks
 torch, the script runs again under the first one that has it (SCALEMETER_PYTHON, then
-/usr/bin/python3, then every python3 on PATH), saying so on stderr; if none has it, it stops
-with what to install.
+/usr/bin/python3, then every python3 on PATH), saying so on stderr when asked (verbose: a user
+who has torch only in Debian's Python needs no notice each run); if none has it, it stops with
+what to install.
 """
 import os
 import shutil
@@ -39,7 +40,7 @@ def _candidates():
     return found
 
 
-def require_torch(tool, modules=("torch", "torchvision")):
+def require_torch(tool, modules=("torch", "torchvision"), verbose=True):
     """Returns when `modules` import here; else re-executes the script or exits with advice."""
     if _has(modules):
         return
@@ -53,9 +54,10 @@ def require_torch(tool, modules=("torch", "torchvision")):
                                     stderr=subprocess.DEVNULL, timeout=120).returncode == 0
             except (OSError, subprocess.TimeoutExpired):
                 ok = False
-            if ok:
+            if ok and verbose:
                 print(f"{tool}: {sys.executable} has no {' or '.join(modules)}; running under "
                       f"{python}", file=sys.stderr)
+            if ok:
                 os.environ[_REEXEC] = "1"
                 os.execv(python, [python] + sys.argv)
     sys.exit(f"{tool}: needs {' and '.join(modules)}, and no Python here has them (tried "

@@ -16,7 +16,7 @@ counts, by hand (conv MACs: out * Ho * Wo * in * kh * kw; linear: in * out):
   total   weights 43,770; MACs 2,842,624; conv inputs (I) 3*32*32 + 16*32*32 = 19,456;
           conv outputs (O) 2 * 16*32*32 = 32,768; layers with weights 5; parameter tensors 8
 
-WithPixelShuffle and WithSine use operations scalemeter has no layer type for; the exporter must
+WithPixelUnshuffle and WithSine use operations scalemeter has no layer type for; the exporter must
 refuse them naming the node.
 """
 import torch
@@ -42,11 +42,11 @@ class CustomCNN(nn.Module):
         return self.fc(z)
 
 
-class WithPixelShuffle(nn.Module):
+class WithPixelUnshuffle(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
-        self.shuffle = nn.PixelShuffle(2)
+        self.shuffle = nn.PixelUnshuffle(2)
 
     def forward(self, x):
         return self.shuffle(self.conv(x))
