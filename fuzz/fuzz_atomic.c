@@ -1,11 +1,11 @@
-/* Fuzz target: the atomic writer (core/src/atomic_file.c) that coefficient files and device
+/* Fuzz target: the atomic writer (core/src/util/atomic_file.c) that coefficient files and device
  * descriptions are written with: any bytes written to a new file, over an existing one, over
  * /dev/null (in place) or to a path too long must be there whole afterwards, or the old file
  * untouched and no temporary left. */
 #include <sys/stat.h>
 
 #include "fuzz_common.h"
-#include "internal.h"
+#include "util/util.h"
 
 static char dir[64];
 

@@ -1,6 +1,6 @@
 /* Fuzz target: nccl-tests output and allreduce CSVs as `fit-comm` reads them, the fit, and the
  * device description it writes (--device-out), which must load again. */
-#include "device_file.h"
+#include "device/device_file.h"
 #include "fuzz_common.h"
 #include "scalemeter/comm.h"
 

@@ -2,7 +2,7 @@
  * registry's dlopen itself is not fuzzed: loading random bytes that pass the check can run
  * their code (constructors), which is a plugin's right, not a parser's bug. */
 #include "fuzz_common.h"
-#include "internal.h"
+#include "network/network_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* Fuzz target: framework files (`curve --framework`, configs/frameworks/), read over the
  * framework keys of a real device description, then a prediction with them. */
-#include "device_file.h"
+#include "device/device_file.h"
 #include "fuzz_common.h"
 #include "scalemeter/device.h"
 

@@ -82,3 +82,7 @@ sm_add_c_test(test_memory test_memory.c)
 # The commit-msg hook of tools/hooks refuses messages not in git's form.
 add_test(NAME commit_msg_hook COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_commit_msg.sh
          ${PROJECT_SOURCE_DIR}/tools/hooks/commit-msg)
+
+# The core's areas depend one way: includes and calls (core/src/README.md).
+add_test(NAME core_layers COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_core_layers.sh
+         ${PROJECT_SOURCE_DIR}/core/src ${CMAKE_BINARY_DIR}/core/CMakeFiles/scalemeter.dir/src)

@@ -1,7 +1,7 @@
 /* The ring all-reduce model against numbers worked out by hand. */
 #include <string.h>
 
-#include "../core/src/allreduce_model.h"
+#include "../core/src/device/allreduce_model.h"
 #include "check.h"
 
 #define MIB 1048576.0

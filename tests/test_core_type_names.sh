@@ -10,7 +10,7 @@ types=$("$bin" plugins --format csv | tail -n +2 | cut -d, -f1)
 [ -n "$types" ] || { echo "no layer types listed by $bin plugins"; exit 1; }
 found=0
 for t in $types; do
-    hits=$(grep -n "\"$t\"" "$src"/*.c "$src"/*.h | grep -v 'grad_form == SM_GRAD_RING ? "ring" : "linear"' |
+    hits=$(grep -rn --include="*.[ch]" "\"$t\"" "$src" | grep -v 'grad_form == SM_GRAD_RING ? "ring" : "linear"' |
            grep -v 'parse_flag(value, "linear", "ring"' || true)
     if [ -n "$hits" ]; then
         echo "layer type '$t' named in the core:"

@@ -1,7 +1,7 @@
 /* Device descriptions: the shipped ones load with their datasheet numbers, defaults apply where
  * a field may be left out, and every mistake is one line naming the file and the line, or the
  * missing field. */
-#include "../core/src/device_file.h"
+#include "../core/src/device/device_file.h"
 #include "check.h"
 #include "net_file.h"
 #include "scalemeter/device.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../core/src/device_file.h"
+#include "../core/src/device/device_file.h"
 #include "check.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"

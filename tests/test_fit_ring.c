@@ -1,11 +1,11 @@
 /* The hierarchical ring form of the gradient term (`scalemeter fit --grad-model ring`,
- * core/src/fit.c): N nodes of G devices, a reduce-scatter inside the node, a ring across the
+ * core/src/fit/fit.c): N nodes of G devices, a reduce-scatter inside the node, a ring across the
  * nodes on 1/G of the data, an all-gather inside the node, in k = ceil(4W / bucket) buckets:
  *
  *   T_grad = c1 L [+ cu W] + ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k
  *
  * Checked here: the terms of one layout worked out by hand; with 1/bandwidth and latency as its
- * coefficients the form is the analytic model of core/src/allreduce_model.c; the fit recovers
+ * coefficients the form is the analytic model of core/src/device/allreduce_model.c; the fit recovers
  * chosen coefficients exactly from synthetic runs of the tiny networks over several (N, G)
  * layouts, and leaves out the terms of a level its rows never have (G = 1 only, N = 1 only);
  * the coefficient file records that, and the predictor warns when asked about such a level;
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/src/allreduce_model.h"
+#include "../core/src/device/allreduce_model.h"
 #include "check.h"
 #include "fit_tests.h"
 #include "scalemeter/fit.h"
@@ -127,7 +127,7 @@ static void hierarchical_fit(sm_fit *fit, double bucket_bytes)
  * 9.6 us per step, configs/devices/h100.ini) and no layer term:
  *   178,899,224 / 450e9 = 397.553831 us      19,167,774 / 50e9 = 383.35548 us
  *   56 x 3.4 us = 190.4 us                   24 x 9.6 us = 230.4 us
- *   total 1201.709311 us, which core/src/allreduce_model.c gives too. */
+ *   total 1201.709311 us, which core/src/device/allreduce_model.c gives too. */
 static void test_terms_by_hand(void)
 {
     sm_fit fit;

@@ -1,4 +1,4 @@
-/* The step of several devices (core/src/runs_csv.c, core/src/fit.c):
+/* The step of several devices (core/src/fit/runs_csv.c, core/src/fit/fit.c):
  *
  * - bench's phase columns are each the slowest device's time in that phase, so on several
  *   devices t_grad also holds the wait of the devices that finished their backward pass first

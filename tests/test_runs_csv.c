@@ -1,4 +1,4 @@
-/* The measurement CSV's reader (core/src/runs_csv.c) on RFC 4180's quoting: quoted commas,
+/* The measurement CSV's reader (core/src/fit/runs_csv.c) on RFC 4180's quoting: quoted commas,
  * quotes and newlines are read; text after a closing quote is an error naming file:line. */
 #include "check.h"
 #include "scalemeter/fit.h"

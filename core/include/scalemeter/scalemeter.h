@@ -7,6 +7,19 @@
  *
  * Every function that can fail returns 0 on success and -1 with a one-line message in an
  * sm_status on failure; nothing here prints or exits.
+ *
+ * The public headers, in reading order:
+ *
+ *   scalemeter/plugin.h     the layer-descriptor ABI: a type's parameters, shapes, costs,
+ *                           traits and what it keeps for backward (what plugins include)
+ *   scalemeter/kernels.h    the kernel ABI: a type's CPU and GPU kernels (what bench runs)
+ *   scalemeter/scalemeter.h this file: plugins, networks, metrics
+ *   scalemeter/predict.h    predictors and predictions of a step
+ *   scalemeter/memory.h     what one device holds while training or running a network
+ *   scalemeter/fit.h        measurement CSVs, least-squares fits, coefficient files
+ *   scalemeter/comm.h       the all-reduce's cost models, fitted to nccl-tests
+ *   scalemeter/device.h     device descriptions: the calibration-free model
+ *   scalemeter/curve.h      scaling curves over node counts
  */
 #ifndef SCALEMETER_H
 #define SCALEMETER_H

@@ -1,0 +1,514 @@
+/* Reads a device and cluster description (INI through inih): a table of the fields, their
+ * units and ranges, so that every mistake is named by file and line, or by the missing field. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device_file.h"
+#include "util/ini_reader.h"
+#include "util/util.h"
+
+const char *const sm_precision_names[SM_N_PRECISIONS] = {"fp32", "tf32", "fp16", "bf16"};
+
+int sm_precision_parse(const char *text)
+{
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        if (strcmp(text, sm_precision_names[p]) == 0)
+            return p;
+    return -1;
+}
+
+typedef enum {
+    F_REAL,
+    F_INT,
+    F_TEXT,
+    F_PRECISION,
+    F_COLLECTIVE,
+    F_GENERATION,
+    F_HOST,
+    F_OPTIMIZER
+} field_kind;
+
+typedef struct field {
+    const char *section, *key;
+    field_kind kind;
+    size_t offset;
+    double scale;      /* file unit -> SI unit */
+    double lo, hi;     /* range in file units; lo itself allowed only where lo_ok. Rates and
+                          efficiencies have a physical floor, not 0: 1e-300 TFLOP/s made times
+                          of inf s */
+    int lo_ok;
+    int required;      /* 1: always; 2: where [device] precision selects it; 0: has a default */
+    const char *what;  /* for messages: what it is, with its unit */
+} field;
+
+#define AT(member) offsetof(sm_device, member)
+#define SIZE(member) ((double)sizeof(((sm_device *)0)->member))
+#define PEAK(p) (AT(peak) + (p) * sizeof(double))
+#define EFF(p) (AT(efficiency) + (p) * sizeof(double))
+
+static const field fields[] = {
+    {"device", "name", F_TEXT, AT(name), 0, 0, SIZE(name), 0, 0, "short name"},
+    {"device", "description", F_TEXT, AT(description), 0, 0, SIZE(description), 0, 0,
+     "one line"},
+    {"device", "precision", F_PRECISION, AT(precision), 0, 0, 0, 0, 0,
+     "fp32, tf32, fp16 or bf16"},
+    {"device", "peak_fp32_tflops", F_REAL, PEAK(SM_FP32), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "peak_tf32_tflops", F_REAL, PEAK(SM_TF32), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "peak_fp16_tflops", F_REAL, PEAK(SM_FP16), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "peak_bf16_tflops", F_REAL, PEAK(SM_BF16), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "memory_bandwidth_gb_s", F_REAL, AT(memory_bandwidth), 1e9, 1e-3, 1e6, 1, 1,
+     "memory bandwidth in GB/s"},
+    {"device", "compute_efficiency", F_REAL, AT(compute_efficiency), 1, 1e-4, 1, 1, 0,
+     "fraction of peak FLOP/s"},
+    {"device", "memory_efficiency", F_REAL, AT(memory_efficiency), 1, 1e-4, 1, 1, 0,
+     "fraction of memory bandwidth"},
+    {"device", "architecture", F_GENERATION, AT(generation), 0, 0, 0, 0, 0,
+     "the GPU's generation for NCCL's constants: volta, ampere, hopper or blackwell"},
+    {"device", "launch_overhead_us", F_REAL, AT(launch_overhead), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per layer"},
+    {"device", "compute_efficiency_fp32", F_REAL, EFF(SM_FP32), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp32 peak"},
+    {"device", "compute_efficiency_tf32", F_REAL, EFF(SM_TF32), 1, 1e-4, 1, 1, 0,
+     "fraction of the tf32 peak"},
+    {"device", "compute_efficiency_fp16", F_REAL, EFF(SM_FP16), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp16 peak"},
+    {"device", "compute_efficiency_bf16", F_REAL, EFF(SM_BF16), 1, 1e-4, 1, 1, 0,
+     "fraction of the bf16 peak"},
+    {"device", "memory_gib", F_REAL, AT(memory_capacity), 1073741824.0, 1e-3, 1e6, 1, 0,
+     "the device's memory in GiB (2^30 bytes), as nvidia-smi reports it"},
+    {"framework", "name", F_TEXT, AT(framework), 0, 0, SIZE(framework), 0, 0, "short name"},
+    {"framework", "optimizer", F_OPTIMIZER, AT(optimizer), 0, 0, 0, 0, 0,
+     "sgd, momentum, adam or adamw"},
+    {"framework", "dropout_mask_bytes", F_REAL, AT(mask_bytes), 1, 0.125, 8, 1, 0,
+     "bytes per element of a dropout mask: 1 (CUDA's bool), 4 (PyTorch's CPU float)"},
+    {"framework", "workspace_mib", F_REAL, AT(workspace), 1048576.0, 0, 1e7, 1, 0,
+     "MiB of the libraries' workspace (cuBLAS, cuDNN)"},
+    {"framework", "context_mib", F_REAL, AT(context), 1048576.0, 0, 1e7, 1, 0,
+     "MiB outside the framework's allocator (CUDA context, loaded kernels)"},
+    {"framework", "dispatch_infer_us", F_REAL, AT(dispatch_infer), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per kernel of an inference pass"},
+    {"framework", "dispatch_fwd_us", F_REAL, AT(dispatch_fwd), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per kernel of a training forward pass"},
+    {"framework", "dispatch_bwd_us", F_REAL, AT(dispatch_bwd), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per kernel of a backward pass"},
+    {"framework", "dispatch_update_us", F_REAL, AT(dispatch_update), 1e-6, 0, 1e6, 1, 0,
+     "microseconds per parameter tensor of the optimizer step"},
+    {"framework", "autocast_casts_per_matmul", F_REAL, AT(autocast_casts), 1, 0, 100, 1, 0,
+     "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
+    {"framework", "fuse_bn_relu", F_INT, AT(fuse_bn_relu), 1, 0, 1, 1, 0,
+     "1: batch norms run as their own kernels, with the activation and addition after them"},
+    {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
+     "1: batch norms and activations run inside their neighbours' kernels"},
+    {"framework", "channels_last", F_INT, AT(channels_last), 1, 0, 1, 1, 0,
+     "1: activations stored channels-last (NHWC); 0: NCHW, transposed around each "
+     "convolution at fp16 and bf16"},
+    {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
+     "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
+    {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
+     "devices in one node"},
+    {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 1e-3, 1e6, 1, 1,
+     "GB/s in one direction between the devices of a node"},
+    {"node", "intra_node_latency_us", F_REAL, AT(intra.latency), 1e-6, 0, 1e6, 1, 1,
+     "microseconds per ring step inside a node"},
+    {"node", "inter_node_bandwidth_gb_s", F_REAL, AT(inter.bandwidth), 1e9, 1e-3, 1e6, 1, 1,
+     "GB/s in one direction of one network port"},
+    {"node", "inter_node_ports", F_INT, AT(inter_ports), 1, 1, 1024, 1, 0,
+     "network ports per node"},
+    {"node", "inter_node_latency_us", F_REAL, AT(inter.latency), 1e-6, 0, 1e6, 1, 1,
+     "microseconds per ring step between nodes"},
+    {"node", "collective", F_COLLECTIVE, AT(collective), 0, 0, 0, 0, 0,
+     "ring (the hierarchical ring) or nccl (NCCL's cost model)"},
+    {"node", "host_cpu", F_HOST, AT(host), 0, 0, 0, 0, 0,
+     "the node's CPU for NCCL's constants: intel, amd, arm or other"},
+    {"node", "nvls_efficiency", F_REAL, AT(nvls_efficiency), 1, 0, 1, 1, 0,
+     "NVLink SHARP's share of the link bandwidth (NCCL: 0.85 on Hopper), 0 for none"},
+    /* the architecture (docs/devices.md): what limits a kernel, for the efficiencies a file
+     * does not give (device_arch.c) */
+    {"device", "sm_count", F_INT, AT(sm_count), 1, 1, 100000, 1, 0,
+     "streaming multiprocessors"},
+    {"device", "boost_clock_mhz", F_REAL, AT(boost_clock), 1e6, 1, 1e5, 1, 0,
+     "the boost clock in MHz"},
+    {"device", "fp32_lanes_per_sm", F_INT, AT(fp32_lanes), 1, 1, 4096, 1, 0,
+     "FP32 FMA lanes per SM"},
+    {"device", "tensor_cores", F_TEXT, AT(tensor_cores), 0, 0, SIZE(tensor_cores), 0, 0,
+     "none, volta, turing, ampere, ada, hopper or blackwell"},
+    {"device", "l2_mib", F_REAL, AT(l2_bytes), 1048576.0, 0, 1e6, 1, 0, "L2 cache in MiB"},
+    {"device", "memory_type", F_TEXT, AT(memory_type), 0, 0, SIZE(memory_type), 0, 0,
+     "hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
+    {"device", "power_limit_w", F_REAL, AT(power_limit), 1, 1, 1e5, 1, 0,
+     "the board's power limit in W"},
+    {"device", "source", F_TEXT, AT(source), 0, 0, SIZE(source), 0, 0,
+     "where the figures come from"},
+};
+#define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+typedef struct reader {
+    sm_ini_reader rd;
+    const char *path;    /* of the file read: the device's, or a framework file */
+    int framework_only;  /* a framework file: [framework] alone */
+    int error; /* the handler failed: st holds why */
+    int set_at[N_FIELDS];
+    sm_device *dev;
+    sm_status *st;
+} reader;
+
+/* A value named from a list (precision, collective, architecture, host CPU) into dst; -1 if it
+ * names none. */
+static int parse_name(field_kind kind, const char *value, void *dst)
+{
+    sm_status ignored;
+    switch (kind) {
+    case F_PRECISION: {
+        int p = sm_precision_parse(value);
+        if (p < 0)
+            return -1;
+        *(sm_precision *)dst = (sm_precision)p;
+        return 0;
+    }
+    case F_COLLECTIVE:
+        return sm_collective_parse(value, dst, &ignored) ? -1 : 0;
+    case F_GENERATION:
+        return sm_gpu_generation_parse(value, dst);
+    case F_HOST:
+        return sm_host_cpu_parse(value, dst);
+    case F_OPTIMIZER: {
+        int o = sm_optimizer_parse(value);
+        if (o < 0)
+            return -1;
+        *(int *)dst = o;
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+static int set_field(reader *r, int i, const char *value)
+{
+    const field *f = &fields[i];
+    void *dst = (char *)r->dev + f->offset;
+    const char *path = r->path;
+    char *end;
+    switch (f->kind) {
+    case F_TEXT: /* hi: the size of the text's buffer */
+        if (snprintf(dst, (size_t)f->hi, "%s", value) >= (int)f->hi)
+            return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->rd.line,
+                           f->key, f->hi - 1);
+        return 0;
+    case F_PRECISION:
+    case F_COLLECTIVE:
+    case F_GENERATION:
+    case F_HOST:
+    case F_OPTIMIZER:
+        if (parse_name(f->kind, value, dst))
+            return sm_fail(r->st, "%s:%d: %s = %s: expected %s", path, r->rd.line, f->key, value,
+                           f->what);
+        return 0;
+    case F_INT: {
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (errno || end == value || *end || v < f->lo || v > f->hi)
+            return sm_fail(r->st, "%s:%d: %s = %s: expected an integer from %.0f to %.0f (%s)",
+                           path, r->rd.line, f->key, value, f->lo, f->hi, f->what);
+        *(int *)dst = (int)v;
+        return 0;
+    }
+    case F_REAL: {
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno || end == value || *end || !isfinite(v) || v > f->hi || v < f->lo ||
+            (v == f->lo && !f->lo_ok))
+            return sm_fail(r->st, "%s:%d: %s = %s: expected a number %s %g and at most %g (%s)",
+                           path, r->rd.line, f->key, value, f->lo_ok ? "from" : "above", f->lo,
+                           f->hi, f->what);
+        *(double *)dst = v * f->scale;
+        return 0;
+    }
+    }
+    return 0;
+}
+
+static int on_entry(void *user, const char *section, const char *key, const char *value)
+{
+    reader *r = user;
+    const char *path = r->path;
+    if (r->error)
+        return 0;
+    if (r->framework_only && strcmp(section, "framework") != 0) {
+        r->error = 1;
+        return sm_fail(r->st, "%s:%d: [%s] in a framework file: expected [framework] only",
+                       path, r->rd.line, section[0] ? section : "no section"), 0;
+    }
+    if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0 &&
+        strcmp(section, "framework") != 0) {
+        r->error = 1;
+        if (!section[0])
+            return sm_fail(r->st, "%s:%d: %s outside a section: expected it under [device], "
+                           "[framework] or [node]", path, r->rd.line, key), 0;
+        return sm_fail(r->st, "%s:%d: unknown section [%s]: expected [device], [framework] or "
+                       "[node]", path, r->rd.line, section), 0;
+    }
+    for (int i = 0; i < N_FIELDS; i++) {
+        if (strcmp(fields[i].section, section) != 0 || strcmp(fields[i].key, key) != 0)
+            continue;
+        if (r->set_at[i]) {
+            r->error = 1;
+            return sm_fail(r->st, "%s:%d: %s given twice (first at line %d)", path, r->rd.line, key,
+                           r->set_at[i]), 0;
+        }
+        r->set_at[i] = r->rd.line;
+        if (set_field(r, i, value))
+            return r->error = 1, 0;
+        return 1;
+    }
+    r->error = 1;
+    return sm_fail(r->st, "%s:%d: unknown key '%s' in [%s] (docs/scaling.md lists the fields)",
+                   path, r->rd.line, key, section), 0;
+}
+
+/* The file name without folder and .ini, the name of a description that gives none. */
+static void name_from_path(const char *path, char *name, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strcspn(base, ".");
+    snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), base);
+}
+
+/* [framework] before a file is read: no name, dispatch not given (-1, for
+ * dispatch_fallbacks), no casts, no fusion, fp32 gradients, NCHW activations (PyTorch's
+ * default memory format). */
+static void framework_defaults(sm_device *dev)
+{
+    dev->framework[0] = '\0';
+    dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
+    dev->autocast_casts = 0;
+    dev->fuse_epilogues = 0;
+    dev->fuse_bn_relu = 0;
+    dev->channels_last = 0;
+    dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
+    dev->optimizer = SM_OPTIMIZER_MOMENTUM; /* torchvision's reference recipes */
+    dev->mask_bytes = 1;                    /* CUDA's native_dropout keeps a bool mask */
+    dev->workspace = dev->context = 0;
+}
+
+void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_config *out)
+{
+    out->half = sm_precision_is_half(p);
+    out->optimizer = (sm_optimizer)v->optimizer;
+    out->mask_bytes = v->mask_bytes;
+    out->workspace_bytes = v->workspace;
+    out->context_bytes = v->context;
+    out->capacity_bytes = v->memory_capacity;
+}
+
+/* A dispatch time the file did not give is the bare launch overhead. */
+static void dispatch_fallbacks(sm_device *dev)
+{
+    double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
+                          &dev->dispatch_update};
+    for (int k = 0; k < 4; k++)
+        if (*dispatch[k] < 0)
+            *dispatch[k] = dev->launch_overhead;
+}
+
+int sm_device_load(const char *path, sm_device *dev, sm_status *st)
+{
+    memset(dev, 0, sizeof *dev);
+    if (snprintf(dev->path, sizeof dev->path, "%s", path) >= (int)sizeof dev->path)
+        return sm_fail(st, "%.200s...: path too long", path);
+    /* Defaults of the optional fields; the shipped descriptions state them too. */
+    dev->precision = SM_FP32;
+    dev->compute_efficiency = 0.5;
+    dev->memory_efficiency = 0.7;
+    dev->launch_overhead = 5e-6;
+    dev->inter_ports = 1;
+    framework_defaults(dev);
+    /* -1: not given; filled in below from the key they default to */
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        dev->efficiency[p] = -1;
+    name_from_path(path, dev->name, sizeof dev->name);
+
+    reader r = {0};
+    r.path = path;
+    r.dev = dev;
+    r.st = st;
+    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
+        return -1;
+
+    for (int i = 0; i < N_FIELDS; i++) {
+        const field *f = &fields[i];
+        int needed = f->required == 1 ||
+                     (f->required == 2 && f->offset == PEAK(dev->precision));
+        if (needed && !r.set_at[i])
+            return sm_fail(st, "%s: [%s] %s is missing (%s%s%s)", path, f->section, f->key,
+                           f->what, f->required == 2 ? ", needed for precision = " : "",
+                           f->required == 2 ? sm_precision_names[dev->precision] : "");
+    }
+    int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
+    for (int i = 0; i < N_FIELDS; i++) {
+        for (int p = 0; p < SM_N_PRECISIONS; p++) {
+            if (fields[i].offset == EFF(p) && fields[i].kind == F_REAL)
+                eff_given[p] = r.set_at[i] != 0;
+            if (fields[i].offset == PEAK(p) && fields[i].kind == F_REAL)
+                peak_line[p] = r.set_at[i];
+        }
+        if (fields[i].offset == AT(memory_efficiency))
+            memory_given = r.set_at[i] != 0;
+    }
+    /* an explicit compute_efficiency stands for every precision, as before */
+    for (int i = 0; i < N_FIELDS; i++)
+        if (fields[i].offset == AT(compute_efficiency) && r.set_at[i])
+            for (int p = 0; p < SM_N_PRECISIONS; p++)
+                eff_given[p] |= dev->efficiency[p] < 0 ? 2 : 0;
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        if (dev->efficiency[p] < 0)
+            dev->efficiency[p] = dev->compute_efficiency;
+    if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, st))
+        return -1;
+    dispatch_fallbacks(dev);
+    return 0;
+}
+
+int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
+{
+    framework_defaults(dev);
+    reader r = {0};
+    r.path = path;
+    r.framework_only = 1;
+    r.dev = dev;
+    r.st = st;
+    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
+        return -1;
+    dispatch_fallbacks(dev);
+    if (!dev->framework[0])
+        name_from_path(path, dev->framework, sizeof dev->framework);
+    return 0;
+}
+
+void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out)
+{
+    out->seconds = choice.seconds;
+    snprintf(out->algorithm, sizeof out->algorithm, "%s", choice.algorithm);
+    snprintf(out->protocol, sizeof out->protocol, "%s", choice.protocol);
+}
+
+int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bucket_bytes,
+                            sm_collective collective, const sm_layout *layout,
+                            sm_allreduce_estimate *out, sm_status *st)
+{
+    sm_metrics m;
+    if (sm_device_check_layout(v, layout->gpus_per_node, st) ||
+        sm_network_metrics(net, 1, &m, st))
+        return -1;
+    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m.weights, bucket_bytes,
+                                      layout->nodes, layout->gpus_per_node, collective);
+    sm_allreduce_estimate_of(sm_ring_allreduce_choice(&a), out);
+    return 0;
+}
+
+int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
+                         sm_status *st)
+{
+    if (option)
+        return sm_collective_parse(option, out, st);
+    *out = v->collective;
+    return 0;
+}
+
+int sm_device_choose_collective(sm_device *v, const char *collective, const char *algorithms,
+                                const char *protocols, sm_collective *out, sm_status *st)
+{
+    unsigned a = 0, p = 0;
+    if ((algorithms && sm_nccl_parse_algorithms(algorithms, &a, st)) ||
+        (protocols && sm_nccl_parse_protocols(protocols, &p, st)) ||
+        sm_device_collective(v, collective, out, st))
+        return -1;
+    if (algorithms || protocols) {
+        if (collective && *out != SM_COLLECTIVE_NCCL)
+            return sm_fail(st, "an algorithm or protocol restricts NCCL's choice: it needs the "
+                               "nccl collective, not %s", collective);
+        *out = SM_COLLECTIVE_NCCL;
+    }
+    v->nccl_algorithms = a;
+    v->nccl_protocols = p;
+    snprintf(v->nccl_algo, sizeof v->nccl_algo, "%.63s", algorithms ? algorithms : "any");
+    snprintf(v->nccl_proto, sizeof v->nccl_proto, "%.63s", protocols ? protocols : "any");
+    return 0;
+}
+
+int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt,
+                             sm_device *v, sm_collective *collective, double *bucket_bytes,
+                             sm_status *st)
+{
+    if (opt->bucket_mib != 0 && !SM_BUCKET_MIB_OK(opt->bucket_mib))
+        return sm_fail(st, "bucket size %g MiB: expected a positive number from %g to %.0f",
+                       opt->bucket_mib, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+    char path[4096];
+    if (sm_device_find(name_or_path, path, sizeof path, st) || sm_device_load(path, v, st) ||
+        sm_device_choose_collective(v, opt->collective, opt->algorithms, opt->protocols,
+                                    collective, st))
+        return -1;
+    if (bucket_bytes)
+        *bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) *
+                        1048576.0;
+    return 0;
+}
+
+const char *sm_device_restriction(const sm_device *v, sm_collective collective, char *buf,
+                                  size_t len)
+{
+    char restriction[160] = "";
+    if (v->nccl_algorithms || v->nccl_protocols)
+        snprintf(restriction, sizeof restriction, " (NCCL_ALGO=%.63s, NCCL_PROTO=%.63s)",
+                 v->nccl_algo, v->nccl_proto);
+    snprintf(buf, len, "%s%s", collective == SM_COLLECTIVE_NCCL ? restriction : "",
+             collective == SM_COLLECTIVE_NCCL && v->generation == SM_GPU_UNKNOWN
+                 ? " without NCCL's per-generation caps (no architecture in the description)"
+                 : "");
+    return buf;
+}
+
+int sm_device_check_allreduce(const sm_device *v, double seconds, int nodes, int gpus_per_node,
+                              sm_status *st)
+{
+    if (isfinite(seconds))
+        return 0;
+    return sm_fail(st, "%s: no algorithm of %s on protocol %s runs on %d node%s of %d devices "
+                       "(NVLS runs inside one node, NVLSTree across nodes, both on Simple with "
+                       "two devices a node and nvls_efficiency in %s)",
+                   v->name, v->nccl_algo, v->nccl_proto, nodes, nodes == 1 ? "" : "s",
+                   gpus_per_node, v->path);
+}
+
+int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st)
+{
+    if (gpus_per_node <= v->devices_per_node)
+        return 0;
+    return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
+                   v->devices_per_node, gpus_per_node, v->path);
+}
+
+sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
+                              int gpus_per_node, sm_collective collective)
+{
+    /* G rings cross the network at once, each on 1/G of the data, sharing the node's ports;
+     * NCCL has a channel for each port they use */
+    int g = gpus_per_node, ports = v->inter_ports < g ? v->inter_ports : g;
+    sm_link inter = v->inter;
+    inter.bandwidth *= (double)ports / g;
+    sm_nccl_system system = {v->nvls_efficiency, v->generation, v->host, ports};
+    return (sm_ring_config){bytes, bucket_bytes, nodes, g, v->intra, inter, collective,
+                            system, v->nccl_algorithms, v->nccl_protocols};
+}
+
+int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st)
+{
+    return sm_data_find("device", "configs/devices", name_or_path, NULL, path, len, st);
+}

@@ -1,0 +1,173 @@
+/* A device and cluster description as read from configs/devices/NAME.ini (device_file.c);
+ * every quantity in SI units (FLOP/s, bytes/s, seconds). Internal to the core. */
+#ifndef SCALEMETER_DEVICE_FILE_H
+#define SCALEMETER_DEVICE_FILE_H
+
+#include "device/allreduce_model.h"
+#include "scalemeter/comm.h"
+#include "scalemeter/device.h"
+#include "scalemeter/memory.h"
+#include "scalemeter/predict.h"
+#include "scalemeter/scalemeter.h"
+
+typedef enum sm_precision { SM_FP32, SM_TF32, SM_FP16, SM_BF16, SM_N_PRECISIONS } sm_precision;
+
+/* "fp32", "tf32", "fp16", "bf16" */
+extern const char *const sm_precision_names[SM_N_PRECISIONS];
+/* The precision named by text, or -1. */
+int sm_precision_parse(const char *text);
+/* 1 for fp16 and bf16: 2-byte activations, autocast's casts, NCHW transposes. */
+static inline int sm_precision_is_half(sm_precision p) { return p == SM_FP16 || p == SM_BF16; }
+
+typedef struct sm_device {
+    char path[4096];
+    char name[64];
+    char description[192];
+    double peak[SM_N_PRECISIONS]; /* FLOP/s; 0 where the file gives none */
+    sm_precision precision;       /* the file's default */
+    double memory_bandwidth;      /* bytes/s */
+    double compute_efficiency;    /* fraction of peak a layer reaches, (0, 1] */
+    double efficiency[SM_N_PRECISIONS]; /* per precision; compute_efficiency where not given */
+    double memory_efficiency;     /* fraction of memory bandwidth a layer reaches, (0, 1] */
+    double launch_overhead;       /* seconds per kernel */
+    /* [framework]: host time per kernel a framework spends launching and dispatching it, per
+     * pass (seconds; launch_overhead where not given), per parameter tensor of the optimizer
+     * step, and the extra cast kernels autocast runs per matrix-multiplying layer at fp16/bf16 */
+    char framework[64];
+    double dispatch_infer, dispatch_fwd, dispatch_bwd, dispatch_update;
+    double autocast_casts;
+    int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
+    int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */
+    double grad_bytes;  /* bytes per weight the gradient all-reduce moves */
+    /* 1: activations stored channels-last (NHWC), as cuDNN's fp16/bf16 tensor-core
+     * convolutions read them; 0: NCHW, PyTorch's default, transposed around each convolution
+     * at fp16/bf16 (sm_layer_transpose_bytes) */
+    int channels_last;
+    /* memory (memory.h): the device's capacity (bytes; 0: not given), and of the framework
+     * its optimizer, dropout masks' bytes per element, the libraries' workspace and the
+     * context outside its allocator (bytes) */
+    double memory_capacity;
+    int optimizer; /* sm_optimizer */
+    double mask_bytes, workspace, context;
+    /* What limits a kernel on the part (docs/devices.md); 0 or "" where the file gives none:
+     * SMs, boost clock (Hz), FP32 lanes per SM, the tensor cores' generation, L2 (bytes),
+     * the memory's type, the board's power limit (W), where the figures come from */
+    int sm_count;
+    double boost_clock;
+    int fp32_lanes;
+    char tensor_cores[16];
+    double l2_bytes;
+    char memory_type[16];
+    double power_limit;
+    char source[256];
+    int devices_per_node;
+    sm_link intra;           /* one direction of a device's links inside the node */
+    sm_link inter;           /* one network port, one direction */
+    int inter_ports;         /* network ports per node */
+    sm_collective collective; /* what all-reduces gradients: the ring model or NCCL's */
+    double nvls_efficiency;  /* NVLink SHARP in the node's switches (NCCL's model); 0: none */
+    sm_gpu_generation generation; /* for NCCL's caps; SM_GPU_UNKNOWN where not given */
+    sm_host_cpu host;             /* for NCCL's LL caps; SM_HOST_OTHER where not given */
+    /* NCCL's choice restricted as NCCL_ALGO and NCCL_PROTO restrict it (masks of SM_NCCL_*;
+     * 0: all), and the lists as given, for messages (sm_device_choose_collective) */
+    unsigned nccl_algorithms, nccl_protocols;
+    char nccl_algo[64], nccl_proto[64];
+} sm_device;
+
+/* The memory configuration of a description at precision p. */
+void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_config *out);
+
+/* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
+int sm_layer_is_matmul(const sm_layer *l);
+
+/* The bytes that cuDNN's NCHW <-> NHWC transposes around a convolution move in one pass at
+ * precision p, at its metrics m (at the batch): at fp16 and bf16 without channels_last, each
+ * cuDNN call reads and writes its input and its output once more (the forward convolution:
+ * input and output; the backward pass: data and weight gradients, twice that); 0 otherwise. */
+double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                sm_precision p, int backward);
+
+/* 1 for a layer that a fusing framework runs inside a neighbouring kernel. fuse_epilogues: a
+ * batch norm fed by a convolution, an activation fed by a convolution, a linear layer, an
+ * addition or a fused layer. fuse_bn_relu: an activation fed by a batch norm or a fused layer,
+ * an addition of a batch norm's output. It costs no kernel and no pass over memory. */
+int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
+
+/* The all-reduce of `bytes` on N nodes of G of the description's devices, in buckets of
+ * bucket_bytes: the node's links, and each of the G rings' share of the node's ports. */
+sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
+                              int gpus_per_node, sm_collective collective);
+
+/* The public form of what the all-reduce model chose. */
+void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out);
+
+/* What one of the equal buckets of net's gradient all-reduce runs on the layout's devices of
+ * the description (sm_ring_allreduce_choice), as the predictors send them; the layout checked
+ * against the description's devices per node. */
+int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bucket_bytes,
+                            sm_collective collective, const sm_layout *layout,
+                            sm_allreduce_estimate *out, sm_status *st);
+
+/* The collective named by option ("ring" or "nccl", as --collective takes it), else the
+ * description's [node] collective. */
+int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
+                         sm_status *st);
+
+/* The collective of the options (else the description's) and NCCL's restriction to the
+ * algorithms and protocols of NCCL_ALGO's and NCCL_PROTO's lists (NULL: none), set in v. A
+ * restriction runs NCCL's model; beside the ring collective named it is an error. */
+int sm_device_choose_collective(sm_device *v, const char *collective, const char *algorithms,
+                                const char *protocols, sm_collective *out, sm_status *st);
+
+/* The description name_or_path loaded for its all-reduce as opt asks (bucket_mib, collective,
+ * algorithms, protocols): the collective chosen (sm_device_choose_collective) and the bucket in
+ * bytes (bucket_bytes NULL: not wanted). What both predictors with a description, and
+ * `allreduce --device`, do first. */
+int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt,
+                             sm_device *v, sm_collective *collective, double *bucket_bytes,
+                             sm_status *st);
+
+/* What qualifies NCCL's model where the collective is NCCL's, for the predictors'
+ * descriptions: " (NCCL_ALGO=Ring, NCCL_PROTO=Simple)" for a restricted choice, and a note
+ * where the description names no architecture (NCCL's per-generation caps left out); ""
+ * for the ring and for NCCL unrestricted on a known generation. */
+const char *sm_device_restriction(const sm_device *v, sm_collective collective, char *buf,
+                                  size_t len);
+
+/* 0 when an all-reduce of `seconds` on the layout runs; -1 with a message where the
+ * description's restriction of NCCL leaves no algorithm for it (seconds infinite). */
+int sm_device_check_allreduce(const sm_device *v, double seconds, int nodes, int gpus_per_node,
+                              sm_status *st);
+
+/* 0 when a node of the description holds gpus_per_node devices; else -1 with a message naming
+ * the file's devices_per_node. */
+int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st);
+
+/* One key a writer sets: [section] key = value ; comment (NULL: none). */
+typedef struct sm_device_key {
+    const char *section, *key;
+    char value[256];
+    const char *comment;
+} sm_device_key;
+
+/* Writes the description base (a name or path) to path with header (comment lines) first and
+ * each of keys[0..n) set: in place of the base's line where it has one, else at the end of its
+ * section, or in a section added at the end. The rest of the base, comments included, is
+ * copied as it stands. */
+int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n,
+                              const char *header, const char *path, sm_status *st);
+
+/* The efficiencies a description leaves out, from its architecture keys (device_arch.c):
+ * eff_given[p] and memory_given say which the file gave. -1 with a message naming the
+ * file where its peaks contradict its architecture. */
+int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS],
+                            int memory_given, const int peak_line[SM_N_PRECISIONS],
+                            sm_status *st);
+
+/* Reads and checks a description; errors name the file and line, or the missing field. */
+int sm_device_load(const char *path, sm_device *dev, sm_status *st);
+/* Replaces dev's [framework] keys by those of a framework file (only a [framework] section);
+ * keys it does not give fall back to the launch overhead, as in a device file. */
+int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st);
+
+#endif

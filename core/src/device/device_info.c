@@ -1,0 +1,34 @@
+/* A device description's figures for listing (`scalemeter devices`), in the file's units. */
+#include <stdio.h>
+#include <string.h>
+
+#include "device/device_file.h"
+#include "scalemeter/device.h"
+
+int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status *st)
+{
+    memset(out, 0, sizeof *out);
+    char path[4096];
+    sm_device v;
+    if (sm_device_find(name_or_path, path, sizeof path, st) || sm_device_load(path, &v, st))
+        return -1;
+    snprintf(out->name, sizeof out->name, "%s", v.name);
+    snprintf(out->description, sizeof out->description, "%s", v.description);
+    snprintf(out->source, sizeof out->source, "%s", v.source);
+    snprintf(out->tensor_cores, sizeof out->tensor_cores, "%s", v.tensor_cores);
+    snprintf(out->memory_type, sizeof out->memory_type, "%s", v.memory_type);
+    for (int p = 0; p < SM_N_PRECISIONS; p++) {
+        out->peak_tflops[p] = v.peak[p] / 1e12;
+        out->efficiency[p] = v.peak[p] > 0 ? v.efficiency[p] : 0;
+    }
+    out->memory_gib = v.memory_capacity / 1073741824.0;
+    out->memory_bandwidth_gb_s = v.memory_bandwidth / 1e9;
+    out->memory_efficiency = v.memory_efficiency;
+    out->boost_clock_mhz = v.boost_clock / 1e6;
+    out->l2_mib = v.l2_bytes / 1048576.0;
+    out->power_limit_w = v.power_limit;
+    out->sm_count = v.sm_count;
+    out->fp32_lanes_per_sm = v.fp32_lanes;
+    out->devices_per_node = v.devices_per_node;
+    return 0;
+}

@@ -1,0 +1,59 @@
+/* What the device model knows of a layer from its plugin's declarations (plugin.h: traits,
+ * matmul_flops): whether its FLOPs run on tensor cores, the layout transposes cuDNN adds around
+ * a convolution at fp16/bf16, and whether a fusing framework runs it inside a neighbour's
+ * kernel. The predictor and fit --device-out both price layers by these. */
+#include "device/device_file.h"
+
+static int has_trait(const sm_layer *l, unsigned traits)
+{
+    return (l->type->traits & traits) != 0;
+}
+
+/* A layer whose FLOPs are matrix products, all or in part (the plugin's matmul_flops). */
+int sm_layer_is_matmul(const sm_layer *l)
+{
+    return l->m.matmul_flops > 0;
+}
+
+double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                sm_precision p, int backward)
+{
+    if (v->channels_last || !sm_precision_is_half(p) || !has_trait(l, SM_TRAIT_CONVOLUTION))
+        return 0;
+    /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice */
+    return 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) * (backward ? 2 : 1);
+}
+
+/* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them on
+ * one node) computes a batch norm's statistics in the epilogue of the convolution that feeds it
+ * and applies it, with the activation after it, in the prologue or epilogue of a neighbouring
+ * kernel; an activation rides in the epilogue of the convolution, matrix product or residual
+ * addition (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across
+ * nodes) the norms run as kernels of their own, and the activation after a norm, and an
+ * addition of a norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU).
+ * Only the plugins' traits decide; layers come after their inputs, so the recursion ends. */
+int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
+{
+    const unsigned batch_norm = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS;
+    const sm_layer *l = &net->layers[i];
+    if (l->n_inputs < 1 || l->inputs[0] < 0)
+        return 0;
+    const sm_layer *in = &net->layers[l->inputs[0]];
+    int act = has_trait(l, SM_TRAIT_ACTIVATION);
+    if (v->fuse_bn_relu && !v->fuse_epilogues) {
+        if (has_trait(l, SM_TRAIT_RESIDUAL))
+            for (int k = 0; k < l->n_inputs; k++)
+                if (l->inputs[k] >= 0 &&
+                    (net->layers[l->inputs[k]].type->traits & batch_norm) == batch_norm)
+                    return 1;
+        return l->n_inputs == 1 && act &&
+               ((in->type->traits & batch_norm) == batch_norm ||
+                sm_layer_fused(v, net, l->inputs[0]));
+    }
+    if (!v->fuse_epilogues || l->n_inputs != 1)
+        return 0;
+    if ((l->type->traits & batch_norm) == batch_norm)
+        return has_trait(in, SM_TRAIT_CONVOLUTION);
+    return act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
+                   sm_layer_fused(v, net, l->inputs[0]));
+}

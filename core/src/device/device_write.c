@@ -1,0 +1,95 @@
+/* Writing a device description as a copy of another with some keys replaced: what `fit
+ * --device-out` and `fit-comm --device-out` write. Every key the writer does not replace, and
+ * every comment, comes from the base as it stands, so a key added to the format later is kept
+ * without the writers knowing of it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device_file.h"
+#include "network/network_internal.h"
+#include "scalemeter/device.h"
+
+/* "  key = value ; comment" -> the key, or "" */
+static void line_key(const char *line, char *key, size_t len)
+{
+    const char *p = line + strspn(line, " \t");
+    size_t n = strcspn(p, " \t=;#\r\n");
+    if (p[n + strspn(p + n, " \t")] != '=' || n >= len)
+        n = 0;
+    memcpy(key, p, n);
+    key[n] = '\0';
+}
+
+static void write_key(FILE *out, const sm_device_key *k)
+{
+    fprintf(out, "%s = %s%s%s\n", k->key, k->value, k->comment ? "  ; " : "",
+            k->comment ? k->comment : "");
+}
+
+/* The keys of `section` not written yet (they were not in the base's section). */
+static void write_rest(FILE *out, const char *section, const sm_device_key *keys, int n,
+                       int *written)
+{
+    for (int i = 0; i < n; i++)
+        if (!written[i] && !strcmp(keys[i].section, section))
+            write_key(out, &keys[i]), written[i] = 1;
+}
+
+int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n,
+                              const char *header, const char *path, sm_status *st)
+{
+    char base_path[4096];
+    if (sm_device_find(base, base_path, sizeof base_path, st))
+        return -1;
+    FILE *in = fopen(base_path, "r");
+    if (!in)
+        return sm_fail(st, "%s: %s", base_path, strerror(errno));
+    int *written = calloc((size_t)(n ? n : 1), sizeof *written);
+    char tmp[4200];
+    FILE *out = written ? sm_atomic_open(path, tmp, sizeof tmp, st) : NULL;
+    if (!out) {
+        fclose(in);
+        free(written);
+        return written ? -1 : sm_fail(st, "out of memory");
+    }
+    fputs(header, out);
+    char *line = NULL, section[64] = "";
+    size_t cap = 0;
+    while (getline(&line, &cap, in) != -1) {
+        const char *p = line + strspn(line, " \t");
+        if (*p == '[') {
+            write_rest(out, section, keys, n, written);
+            size_t len = strcspn(p + 1, "]");
+            snprintf(section, sizeof section, "%.*s", (int)(len < 63 ? len : 63), p + 1);
+        }
+        char key[64];
+        line_key(line, key, sizeof key);
+        int replaced = 0;
+        for (int i = 0; i < n && key[0]; i++)
+            if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key)) {
+                write_key(out, &keys[i]);
+                written[i] = replaced = 1;
+            }
+        if (!replaced)
+            fputs(line, out);
+    }
+    free(line);
+    write_rest(out, section, keys, n, written);
+    /* sections the base does not have, in the order the keys name them */
+    for (int i = 0; i < n; i++)
+        if (!written[i]) {
+            fprintf(out, "\n[%s]\n", keys[i].section);
+            write_rest(out, keys[i].section, keys, n, written);
+        }
+    free(written);
+    int bad = ferror(in);
+    fclose(in);
+    if (bad) {
+        fclose(out);
+        remove(tmp);
+        return sm_fail(st, "%s: read error", base_path);
+    }
+    return sm_atomic_commit(out, tmp, path, st);
+}

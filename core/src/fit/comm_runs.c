@@ -1,0 +1,340 @@
+/* Reading all-reduce timings for `fit-comm`: nccl-tests' all_reduce_perf output as it prints
+ * it, and the CSV of `scalemeter allreduce`. Every sample keeps its file and line, so that an
+ * error or a poor fit can be traced to the row. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+#include "scalemeter/comm.h"
+
+#define MAX_TOKENS 32
+#define MAX_HOSTS 4096
+
+static int add_sample(sm_comm_runs *r, const sm_comm_sample *s, sm_status *st)
+{
+    if (r->n == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 64;
+        sm_comm_sample *grown = realloc(r->samples, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return sm_fail(st, "out of memory");
+        r->samples = grown, r->cap = cap;
+    }
+    r->samples[r->n++] = *s;
+    return 0;
+}
+
+/* Words separated by runs of blanks (nccl-tests' aligned columns). */
+static int split_words(char *line, char **tok)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < MAX_TOKENS;
+         t = strtok_r(NULL, " \t\r\n", &save))
+        tok[n++] = t;
+    return n;
+}
+
+/* Comma-separated fields, empty ones kept: strtok would merge ",," and shift the columns. */
+static int split_csv(char *line, char **tok)
+{
+    line[strcspn(line, "\r\n")] = '\0';
+    if (!*line)
+        return 0;
+    int n = 0;
+    for (char *p = line; n < MAX_TOKENS;) {
+        tok[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return n;
+}
+
+static int parse_double(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Plain decimal digits only: strtol would also take " 12" and "+12", and read "0x100000" as 0. */
+static int parse_int(const char *text, long *out)
+{
+    if (!isdigit((unsigned char)text[0]))
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* ranks / nodes devices per node, or an error naming the file. */
+static int layout(const char *path, int ranks, int hosts, int nodes, int *n, int *g,
+                  sm_status *st)
+{
+    *n = nodes > 0 ? nodes : hosts;
+    if (*n < 1 || ranks < *n || ranks % *n)
+        return sm_fail(st, "%s: %d ranks cannot sit on %d node%s evenly; give the node count as "
+                       "%s@NODES", path, ranks, *n, *n == 1 ? "" : "s", path);
+    *g = ranks / *n;
+    return 0;
+}
+
+/* One nccl-tests run of a log: its ranks, their hosts and its first sample. Several runs
+ * appended to one file are read each with its own ranks. */
+typedef struct nccl_run {
+    char *hosts[MAX_HOSTS];
+    int n_hosts, ranks, first, line;
+} nccl_run;
+
+static void run_reset(nccl_run *run, int first, int line)
+{
+    for (int h = 0; h < run->n_hosts; h++)
+        free(run->hosts[h]);
+    run->n_hosts = run->ranks = 0;
+    run->first = first;
+    run->line = line;
+}
+
+/* Gives the samples of the run its layout; a run without samples (one that stopped before its
+ * first size) adds nothing. */
+static int run_finish(sm_comm_runs *r, nccl_run *run, const char *path, int nodes,
+                      sm_status *st)
+{
+    if (r->n == run->first)
+        return 0;
+    if (run->ranks == 0)
+        return sm_fail(st, "%s:%d: no '# Rank N ... on HOST' lines, so the ranks are unknown; "
+                       "keep nccl-tests' whole output, header included", path, run->line);
+    int n = 0, g = 0;
+    if (layout(path, run->ranks, run->n_hosts, nodes, &n, &g, st))
+        return -1;
+    for (int i = run->first; i < r->n; i++)
+        r->samples[i].nodes = n, r->samples[i].gpus_per_node = g;
+    return 0;
+}
+
+/* The first line nccl-tests prints for a run ("# nThread 1 nGpus 1 minBytes ...", newer
+ * versions "# Collective test starting: all_reduce_perf" before it). */
+static int starts_run(char **tok, int nt)
+{
+    int k = strcmp(tok[0], "#") ? 0 : 1;
+    return nt > k && (!strcmp(tok[k], "nThread") ||
+                      (nt > k + 1 && !strcmp(tok[k], "Collective") && !strcmp(tok[k + 1], "test")));
+}
+
+/* nccl-tests' reduction names: with them a row is a data row whatever its size looks like. */
+static int is_redop(const char *w)
+{
+    static const char *const ops[] = {"sum", "prod", "max", "min", "avg", "mulsum"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (!strcmp(w, ops[i]))
+            return 1;
+    return 0;
+}
+
+/* A #wrong column: 0, or N/A where nccl-tests ran without checking (-c 0). */
+static int wrong_ok(const char *w)
+{
+    return !strcmp(w, "0") || !strcmp(w, "N/A");
+}
+
+/* nccl-tests: "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x18] NVIDIA H100 ..." names
+ * each rank's host; a data row is "size count type redop [root] time algbw busbw #wrong ...",
+ * times in microseconds, the out-of-place ones first. */
+static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes, int source,
+                           sm_status *st)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int has_root = 1, lineno = 0, rc = 0, first = r->n;
+    nccl_run run = {.first = r->n, .line = 1};
+    while (!rc && getline(&line, &cap, f) != -1) {
+        lineno++;
+        char *tok[MAX_TOKENS];
+        int nt = split_words(line, tok);
+        if (nt == 0)
+            continue;
+        if (tok[0][0] == '#') {
+            /* "#" may stand alone or start the first word ("#wrong") */
+            int k = strcmp(tok[0], "#") ? 0 : 1;
+            if (starts_run(tok, nt) && (run.ranks || r->n > run.first)) {
+                if ((rc = run_finish(r, &run, path, nodes, st)))
+                    break;
+                run_reset(&run, r->n, lineno);
+            } else if (nt > k + 1 && !strcmp(tok[k], "Rank")) {
+                run.ranks++;
+                for (int i = k + 2; i + 1 < nt; i++)
+                    if (!strcmp(tok[i], "on")) {
+                        int known = 0;
+                        for (int h = 0; h < run.n_hosts && !known; h++)
+                            known = !strcmp(run.hosts[h], tok[i + 1]);
+                        if (!known && run.n_hosts < MAX_HOSTS &&
+                            !(run.hosts[run.n_hosts++] = strdup(tok[i + 1])))
+                            rc = sm_fail(st, "out of memory");
+                        break;
+                    }
+            } else {
+                /* the column header says whether this version prints a root column */
+                int redop = 0, root = 0;
+                for (int i = 0; i < nt; i++)
+                    redop |= !strcmp(tok[i], "redop"), root |= !strcmp(tok[i], "root");
+                if (redop)
+                    has_root = root;
+            }
+            continue;
+        }
+        long size, count;
+        int numbers = nt >= 2 && !parse_int(tok[0], &size) && !parse_int(tok[1], &count);
+        if (!numbers && !(nt > 3 && is_redop(tok[3])))
+            continue; /* not a data row: NCCL's INFO/WARN lines, a banner */
+        int t = has_root ? 5 : 4;
+        double us;
+        if (!numbers || nt <= t || parse_double(tok[t], &us) || size <= 0 || us <= 0) {
+            rc = sm_fail(st, "%s:%d: expected 'size count type redop%s time ...' with a size "
+                         "and count in decimal digits and a positive time (us)", path, lineno,
+                         has_root ? " root" : "");
+            break;
+        }
+        /* a run that summed wrongly timed something else than the all-reduce asked for */
+        for (int w = t + 3; w < nt && w <= t + 7; w += 4)
+            if (!wrong_ok(tok[w])) {
+                rc = sm_fail(st, "%s:%d: nccl-tests counted %s wrong values (#wrong) at %ld "
+                             "bytes; the timings of a failing run are not fitted", path, lineno,
+                             tok[w], size);
+                break;
+            }
+        if (rc)
+            break;
+        sm_comm_sample s = {(double)size, us * 1e-6, 0, 0, source, lineno};
+        rc = add_sample(r, &s, st);
+    }
+    free(line);
+    if (!rc)
+        rc = run_finish(r, &run, path, nodes, st);
+    run_reset(&run, 0, 0);
+    if (!rc && r->n == first)
+        rc = sm_fail(st, "%s: no data rows (nccl-tests all_reduce_perf output or a "
+                     "`scalemeter allreduce --format csv` file expected)", path);
+    return rc;
+}
+
+/* `scalemeter allreduce --format csv`: bytes,impl,ranks[,nodes],time_s,... */
+static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int nodes,
+                              const char *impl, int source, sm_status *st)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1;
+    int lineno = 0, rc = 0, first = r->n;
+    char seen_impl[64] = "";
+    while (!rc && getline(&line, &cap, f) != -1) {
+        lineno++;
+        char *tok[MAX_TOKENS];
+        int nt = split_csv(line, tok);
+        if (nt == 0)
+            continue;
+        if (lineno == 1) {
+            for (int i = 0; i < nt; i++) {
+                col_bytes = !strcmp(tok[i], "bytes") ? i : col_bytes;
+                col_impl = !strcmp(tok[i], "impl") ? i : col_impl;
+                col_ranks = !strcmp(tok[i], "ranks") ? i : col_ranks;
+                col_nodes = !strcmp(tok[i], "nodes") ? i : col_nodes;
+                col_time = !strcmp(tok[i], "time_s") ? i : col_time;
+            }
+            if (col_bytes < 0 || col_ranks < 0 || col_time < 0)
+                rc = sm_fail(st, "%s:1: expected the columns bytes, ranks and time_s", path);
+            continue;
+        }
+        int need = col_bytes > col_ranks ? col_bytes : col_ranks;
+        need = col_time > need ? col_time : need;
+        need = col_impl > need ? col_impl : need;
+        need = col_nodes > need ? col_nodes : need;
+        long bytes, ranks, file_nodes = 1;
+        double t;
+        const int cols[] = {col_bytes, col_ranks, col_time, col_nodes, col_impl};
+        const char *names[] = {"bytes", "ranks", "time_s", "nodes", "impl"};
+        int empty = -1;
+        for (int i = 0; i < 5 && nt > need && empty < 0; i++)
+            empty = cols[i] >= 0 && !*tok[cols[i]] ? i : -1;
+        if (empty >= 0) {
+            rc = sm_fail(st, "%s:%d: the %s field is empty", path, lineno, names[empty]);
+            break;
+        }
+        if (nt <= need || parse_int(tok[col_bytes], &bytes) || parse_int(tok[col_ranks], &ranks) ||
+            parse_double(tok[col_time], &t) ||
+            (col_nodes >= 0 && parse_int(tok[col_nodes], &file_nodes)) || bytes <= 0 ||
+            ranks < 1 || ranks > 1 << 24 || t <= 0 || file_nodes < 1 || file_nodes > 1 << 24) {
+            rc = sm_fail(st, "%s:%d: expected positive bytes, ranks%s and time_s", path, lineno,
+                         col_nodes >= 0 ? ", nodes" : "");
+            break;
+        }
+        if (col_impl >= 0) {
+            if (impl && strcmp(tok[col_impl], impl))
+                continue;
+            if (!impl && seen_impl[0] && strcmp(seen_impl, tok[col_impl])) {
+                rc = sm_fail(st, "%s:%d: rows of both '%s' and '%s': choose one with --impl",
+                             path, lineno, seen_impl, tok[col_impl]);
+                break;
+            }
+            snprintf(seen_impl, sizeof seen_impl, "%s", tok[col_impl]);
+        }
+        int n = 0, g = 0;
+        if ((rc = layout(path, (int)ranks, (int)file_nodes, nodes, &n, &g, st)))
+            break;
+        sm_comm_sample s = {(double)bytes, t, n, g, source, lineno};
+        rc = add_sample(r, &s, st);
+    }
+    free(line);
+    if (!rc && r->n == first)
+        rc = sm_fail(st, "%s: no rows%s%s", path, impl ? " of --impl " : "", impl ? impl : "");
+    return rc;
+}
+
+int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *impl,
+                      sm_status *st)
+{
+    FILE *f = sm_input_open(&path);
+    if (!f)
+        return sm_fail(st, "%s: %s", path, strerror(errno));
+    char **grown = realloc(r->sources, (size_t)(r->n_sources + 1) * sizeof *grown);
+    if (!grown) {
+        sm_input_close(f);
+        return sm_fail(st, "out of memory");
+    }
+    r->sources = grown;
+    if (!(r->sources[r->n_sources] = strdup(path))) {
+        sm_input_close(f);
+        return sm_fail(st, "out of memory");
+    }
+    int source = r->n_sources++;
+    int c = fgetc(f);
+    ungetc(c, f);
+    int rc = c == 'b' ? read_allreduce_csv(r, f, path, nodes, impl, source, st)
+                      : read_nccl_tests(r, f, path, nodes, source, st);
+    if (!rc && ferror(f))
+        rc = sm_fail(st, "%s: read error", path);
+    sm_input_close(f);
+    return rc;
+}
+
+void sm_comm_runs_free(sm_comm_runs *r)
+{
+    for (int i = 0; i < r->n_sources; i++)
+        free(r->sources[i]);
+    free(r->sources);
+    free(r->samples);
+    memset(r, 0, sizeof *r);
+}

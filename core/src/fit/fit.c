@@ -1,0 +1,626 @@
+/* ConvMeter's phase models as design-matrix rows, their least-squares fit and evaluation.
+ *
+ *   infer, fwd, bwd   b (c1 F + c2 I + c3 O) + c4  [+ c5 W: weights read once per pass]
+ *                     [+ ck K: dispatch form, K kernels launched per pass]
+ *                     [+ cc log2(G) b F: devices of one node share its memory system, caches
+ *                      and power, so each one computes slower the more run beside it; fitted
+ *                      when the rows have at least two values of G]
+ *   grad              convmeter form: c1 L  [+ cu W: the update]
+ *                     dispatch form:  cp P + cu W + c0  (P parameter tensors, each one an
+ *                                     optimizer launch; W the update's memory traffic)
+ *                     [+ communication terms when the fit saw several devices]
+ *                       linear: c W [D>1] + c D [D>1]   (ConvMeter, section 3.3; D = N G devices)
+ *                       ring:   hierarchical, as core/src/device/allreduce_model.c: a reduce-scatter in
+ *                               the node, a ring across the N nodes on 1/G of the data, an
+ *                               all-gather in the node (k = ceil(4W / bucket) buckets)
+ *                                 intra bytes  2(G-1)/G 4W        intra steps  2(G-1) k
+ *                                 inter bytes  2(N-1)/N 4W / G    inter steps  2(N-1) k
+ *                               the intra terms only when the fit saw rows with G > 1, the inter
+ *                               terms only when it saw N > 1: a term whose column is 0 on every
+ *                               row would make the system rank-deficient
+ *                       flat ring (coefficient files written before the hierarchical form, read
+ *                               only): c 2(D-1)/D 4W + c 2(D-1) k
+ *   bwd_grad          the bwd terms followed by the grad terms (they overlap in practice); one
+ *                     W term when both the pass and the update have one, since they coincide
+ *
+ * With relative weighting each row is divided by its measured time, so the fit minimises the
+ * squared relative error: MAPE is the headline metric and runs span three orders of magnitude. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scalemeter/device.h"
+#include "scalemeter/fit.h"
+
+static const char *const phase_names[SM_N_PHASES] = {"infer", "fwd",      "bwd",
+                                                     "grad",  "bwd_grad", "step"};
+
+const char *sm_phase_name(sm_phase ph)
+{
+    return ph >= 0 && ph < SM_N_PHASES ? phase_names[ph] : "?";
+}
+
+void sm_fit_options_default(sm_fit_options *opt)
+{
+    opt->form = SM_FORM_DISPATCH;
+    opt->relative = 1;
+    opt->nonneg = 1;
+    opt->weight_term = 0;
+    opt->update_term = 0;
+    opt->grad_form = SM_GRAD_RING; /* extrapolates to more ranks (docs/scaling.md) */
+    opt->bucket_bytes = 25.0 * 1024 * 1024;
+    opt->idle_watts = 0;
+    opt->contention = 1;
+    opt->grad_column = 0;
+}
+
+enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
+       T_DEVICES, T_RING_BYTES, T_RING_STEPS, T_INTRA_BYTES, T_INTER_BYTES, T_INTRA_STEPS,
+       T_INTER_STEPS, T_KERNELS, T_PARAM_TENSORS, T_CONTENTION, T_INTRA_BYTES_SHARED };
+static const char *const term_names[] = {"flops",       "inputs",      "outputs",   "intercept",
+                                         "pass_weights", "layers",      "update",    "weights",
+                                         "devices",     "ring_bytes",  "ring_steps",
+                                         "intra_bytes", "inter_bytes", "intra_steps",
+                                         "inter_steps", "kernels",     "param_tensors",
+                                         "contention",  "intra_bytes_shared"};
+
+/* The kinds of term of a phase, in order; returns their number. */
+static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
+{
+    int n = 0, dispatch = fit->opt.form == SM_FORM_DISPATCH;
+    if (ph == SM_PHASE_INFER || ph == SM_PHASE_FWD || ph == SM_PHASE_BWD ||
+        ph == SM_PHASE_BWD_GRAD) {
+        kind[n++] = T_FLOPS;
+        kind[n++] = T_INPUTS;
+        kind[n++] = T_OUTPUTS;
+        kind[n++] = T_INTERCEPT;
+        if (fit->opt.weight_term)
+            kind[n++] = T_PASS_WEIGHTS;
+        if (dispatch)
+            kind[n++] = T_KERNELS;
+        if (fit->contention)
+            kind[n++] = T_CONTENTION;
+    }
+    if (ph == SM_PHASE_GRAD || ph == SM_PHASE_BWD_GRAD) {
+        kind[n++] = dispatch ? T_PARAM_TENSORS : T_LAYERS;
+        if ((dispatch || fit->opt.update_term) &&
+            !(ph == SM_PHASE_BWD_GRAD && fit->opt.weight_term))
+            kind[n++] = T_UPDATE;
+        if (dispatch && ph == SM_PHASE_GRAD)
+            kind[n++] = T_INTERCEPT;
+        if (fit->opt.grad_form == SM_GRAD_LINEAR) {
+            if (fit->multi_device) {
+                kind[n++] = T_WEIGHTS;
+                kind[n++] = T_DEVICES;
+            }
+        } else if (fit->flat_ring) {
+            if (fit->multi_device) {
+                kind[n++] = T_RING_BYTES;
+                kind[n++] = T_RING_STEPS;
+            }
+        } else {
+            if (fit->multi_gpu)
+                kind[n++] = fit->comm_contention ? T_INTRA_BYTES_SHARED : T_INTRA_BYTES;
+            if (fit->multi_node)
+                kind[n++] = T_INTER_BYTES;
+            if (fit->multi_gpu)
+                kind[n++] = T_INTRA_STEPS;
+            if (fit->multi_node)
+                kind[n++] = T_INTER_STEPS;
+        }
+    }
+    return n;
+}
+
+/* The communication terms of the ring forms for `bytes` of gradient sent in `buckets`; NAN for
+ * every other kind. */
+static double comm_value(int kind, const sm_layout *l, double bytes, double buckets)
+{
+    double D = (double)sm_layout_devices(l), N = l->nodes, G = l->gpus_per_node;
+    switch (kind) {
+    case T_RING_BYTES:
+        return 2.0 * (D - 1) / D * bytes;
+    case T_RING_STEPS:
+        return 2.0 * (D - 1) * buckets;
+    case T_INTRA_BYTES:
+        return 2.0 * (G - 1) / G * bytes;
+    case T_INTRA_BYTES_SHARED:
+        return log2(G) * 2.0 * (G - 1) / G * bytes;
+    case T_INTER_BYTES:
+        return 2.0 * (N - 1) / N * bytes / G;
+    case T_INTRA_STEPS:
+        return 2.0 * (G - 1) * buckets;
+    case T_INTER_STEPS:
+        return 2.0 * (N - 1) * buckets;
+    default:
+        return NAN;
+    }
+}
+
+static int is_comm(int kind)
+{
+    return (kind >= T_RING_BYTES && kind <= T_INTER_STEPS) || kind == T_INTRA_BYTES_SHARED;
+}
+
+static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const sm_layout *l)
+{
+    int64_t devices = sm_layout_devices(l);
+    double b = (double)l->batch, D = (double)devices, W = (double)m->weights;
+    double G = l->gpus_per_node; /* devices per node */
+    double bytes = 4.0 * W;                    /* fp32 gradients */
+    double buckets = ceil(bytes / fit->opt.bucket_bytes);
+    if (l->nodes < 1 || l->gpus_per_node < 1)
+        return NAN;
+    switch (kind) {
+    case T_FLOPS:
+        return b * (double)m->flops;
+    case T_INPUTS:
+        return b * (double)m->inputs;
+    case T_OUTPUTS:
+        return b * (double)m->outputs;
+    case T_INTERCEPT:
+        return 1.0;
+    case T_PASS_WEIGHTS:
+        return W;
+    case T_LAYERS:
+        return (double)m->layers;
+    case T_KERNELS:
+        return (double)m->kernels;
+    case T_PARAM_TENSORS:
+        return (double)m->param_tensors;
+    case T_CONTENTION:
+        return log2(G) * b * (double)m->flops;
+    case T_UPDATE:
+        return W;
+    case T_WEIGHTS:
+        return devices > 1 ? W : 0.0;
+    case T_DEVICES:
+        return devices > 1 ? D : 0.0;
+    default:
+        return is_comm(kind) ? comm_value(kind, l, bytes, buckets) : NAN;
+    }
+}
+
+int sm_fit_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m, const sm_layout *layout,
+                 double *x)
+{
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, ph, kind);
+    for (int k = 0; k < n; k++)
+        x[k] = term_value(fit, kind[k], m, layout);
+    return n;
+}
+
+const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k)
+{
+    /* linear and flat ring: N = nodes x G devices; hierarchical ring: N nodes of G devices */
+    static const char *const formulas[] = {"b*F",
+                                           "b*I",
+                                           "b*O",
+                                           "1",
+                                           "W",
+                                           "L",
+                                           "W",
+                                           "W*[N>1]",
+                                           "N*[N>1]",
+                                           "2(N-1)/N*4W",
+                                           "2(N-1)*ceil(4W/bucket)",
+                                           "2(G-1)/G*4W",
+                                           "2(N-1)/N*4W/G",
+                                           "2(G-1)*ceil(4W/bucket)",
+                                           "2(N-1)*ceil(4W/bucket)",
+                                           "K",
+                                           "P",
+                                           "log2(G)*b*F",
+                                           "log2(G)*2(G-1)/G*4W"};
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, ph, kind);
+    return k >= 0 && k < n ? formulas[kind[k]] : NULL;
+}
+
+const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, size_t len)
+{
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, ph, kind);
+    if (k < 0 || k >= n)
+        return NULL;
+    snprintf(buf, len, "c%d_%s", k + 1, term_names[kind[k]]);
+    return buf;
+}
+
+/* The phase's terms times its coefficients, the intercept's times `share`, the communication
+ * terms left out where without_comm. */
+static double eval_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
+                         const sm_layout *layout, double share, int without_comm)
+{
+    if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
+        return NAN;
+    int kind[SM_MAX_COEFFS];
+    double x[SM_MAX_COEFFS], t = 0;
+    int n = phase_terms(fit, ph, kind);
+    sm_fit_terms(fit, ph, m, layout, x);
+    for (int k = 0; k < n; k++)
+        if (!without_comm || !is_comm(kind[k]))
+            t += fit->phase[ph].c[k] * x[k] * (kind[k] == T_INTERCEPT ? share : 1.0);
+    return t;
+}
+
+double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
+                   const sm_layout *layout)
+{
+    if (ph == SM_PHASE_STEP)
+        return sm_fit_eval(fit, SM_PHASE_FWD, m, layout) +
+               sm_fit_eval(fit, SM_PHASE_BWD, m, layout) +
+               sm_fit_eval(fit, SM_PHASE_GRAD, m, layout);
+    return eval_terms(fit, ph, m, layout, 1.0, 0);
+}
+
+double sm_fit_eval_share(const sm_fit *fit, sm_phase ph, const sm_metrics *part, double share,
+                         const sm_layout *layout)
+{
+    return eval_terms(fit, ph, part, layout, share, 0);
+}
+
+double sm_fit_bucket_seconds(const sm_fit *fit, const sm_layout *layout, double bytes)
+{
+    const sm_phase_fit *pf = &fit->phase[SM_PHASE_GRAD];
+    if (!pf->fitted || fit->opt.grad_form == SM_GRAD_LINEAR)
+        return NAN;
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, SM_PHASE_GRAD, kind);
+    double t = 0;
+    for (int k = 0; k < n; k++)
+        if (is_comm(kind[k]))
+            t += pf->c[k] * comm_value(kind[k], layout, bytes, 1);
+    return t;
+}
+
+double sm_fit_grad_local(const sm_fit *fit, const sm_metrics *m, const sm_layout *layout)
+{
+    if (fit->opt.grad_form == SM_GRAD_LINEAR)
+        return NAN;
+    return eval_terms(fit, SM_PHASE_GRAD, m, layout, 1.0, 1);
+}
+
+void sm_fit_stats_of(const double *y, const double *p, int n, sm_fit_stats *out)
+{
+    out->n = n;
+    out->rmse = out->nrmse = out->mape = out->r2 = NAN;
+    if (n < 1)
+        return;
+    double lo = y[0], hi = y[0], mean = 0, ss_res = 0, ss_tot = 0, ape = 0;
+    for (int i = 0; i < n; i++) {
+        lo = y[i] < lo ? y[i] : lo;
+        hi = y[i] > hi ? y[i] : hi;
+        mean += y[i] / n;
+    }
+    for (int i = 0; i < n; i++) {
+        ss_res += (p[i] - y[i]) * (p[i] - y[i]);
+        ss_tot += (y[i] - mean) * (y[i] - mean);
+        ape += fabs(p[i] - y[i]) / y[i];
+    }
+    out->rmse = sqrt(ss_res / n);
+    out->mape = ape / n;
+    if (hi > lo) {
+        out->nrmse = out->rmse / (hi - lo);
+        out->r2 = 1.0 - ss_res / ss_tot;
+    }
+}
+
+/* Terms beyond ConvMeter's that a fit may leave out when the rows cannot tell them from the
+ * others, in the order they are given up: with two networks, the update's intercept and the
+ * dispatch term are constant per network, like the pass intercept. */
+static int droppable(const sm_fit *fit, sm_phase ph, int kind)
+{
+    if (kind == T_INTERCEPT)
+        return fit->opt.form == SM_FORM_DISPATCH && ph == SM_PHASE_GRAD ? 1 : 0;
+    return kind == T_KERNELS ? 2 : kind == T_PASS_WEIGHTS ? 3 : kind == T_UPDATE ? 4
+           : kind == T_CONTENTION ? 5 : 0;
+}
+
+/* Solves A c = b (m x n, column-major) for the terms of phase ph; on a rank-deficient system,
+ * leaves out the droppable terms one rank after another until it solves. The coefficients of
+ * left-out terms are 0. Messages name `what` ("phase fwd"). */
+static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, const double *A,
+                          const double *b, int m, int n, sm_phase_fit *pf, sm_status *st)
+{
+    int kind[SM_MAX_COEFFS];
+    phase_terms(fit, ph, kind);
+    double *sub = malloc((size_t)m * (size_t)n * sizeof *sub);
+    if (!sub)
+        return sm_fail(st, "%s: out of memory", what);
+    unsigned dropped = 0;
+    int rc;
+    for (int rank = 0;; rank++) {
+        if (rank > 0) {
+            unsigned more = 0;
+            for (int k = 0; k < n; k++)
+                if (droppable(fit, ph, kind[k]) == rank)
+                    more |= 1u << k;
+            if (!more && rank <= 5)
+                continue;
+            dropped |= more;
+        }
+        int cols = 0;
+        for (int k = 0; k < n; k++)
+            if (!(dropped >> k & 1))
+                memcpy(sub + (size_t)m * (size_t)cols++, A + (size_t)m * (size_t)k,
+                       (size_t)m * sizeof *A);
+        double c[SM_MAX_COEFFS];
+        sm_status inner;
+        rc = cols <= m ? sm_lstsq(sub, b, m, cols, fit->opt.nonneg, c, &inner)
+                       : (sm_fail(&inner, "%d point%s for %d coefficients: too few points", m,
+                                  m == 1 ? "" : "s", cols),
+                          SM_LSTSQ_RANK_DEFICIENT);
+        if (rc == 0) {
+            for (int k = 0, j = 0; k < n; k++)
+                pf->c[k] = dropped >> k & 1 ? 0.0 : c[j++];
+            pf->dropped = dropped;
+            break;
+        }
+        if (rc != SM_LSTSQ_RANK_DEFICIENT || rank >= 5) {
+            sm_fail(st, "%s: %s", what, inner.msg);
+            break;
+        }
+    }
+    free(sub);
+    return rc;
+}
+
+/* What one least-squares fit is fitted to: phase ph's time, or energy phase e's joules. */
+typedef struct fit_target {
+    sm_phase terms; /* the phase whose terms the fit takes */
+    int energy;     /* 0: the time of phase `terms`; 1: the energy of e */
+    sm_energy_phase e;
+} fit_target;
+
+static sm_phase energy_time_phase(sm_energy_phase e);
+
+/* A row's measured value y (what the statistics compare with) and the part of it the terms
+ * must reproduce (rhs: an energy less the idle power over the measured time). 1 for a row that
+ * measured it, 0 for one that did not, -1 with st set when the row cannot be fitted. */
+static int target_value(const fit_target *t, const sm_fit *fit, const sm_runs *runs,
+                        const sm_run *run, double *y, double *rhs, sm_status *st)
+{
+    if (!t->energy) {
+        *y = *rhs = sm_run_target(run, t->terms);
+        if (fit->opt.grad_column && t->terms == SM_PHASE_GRAD) /* the form before */
+            *y = *rhs = run->t_grad;
+        else if (fit->opt.grad_column && t->terms == SM_PHASE_BWD_GRAD)
+            *y = *rhs = run->t_bwd + run->t_grad;
+        return isfinite(*y);
+    }
+    double j = sm_run_energy(run, t->e), time = sm_run_target(run, energy_time_phase(t->e));
+    if (!isfinite(j) || !isfinite(time))
+        return 0;
+    *y = j;
+    *rhs = j - fit->opt.idle_watts * time;
+    if (*rhs < 0)
+        return sm_fail(st, "%s:%d: %g J per device in %g s is less than the idle power of %g W "
+                           "would use: lower --idle-watts",
+                       runs->path, run->line, j, time, fit->opt.idle_watts);
+    return 1;
+}
+
+/* Fits pf to target t over the rows in use (all when use is NULL), each weighted by 1 / y with
+ * opt.relative; left unfitted when no row measured it. Messages name `what`. */
+static int fit_rows(const sm_runs *runs, const int *use, sm_fit *fit, const fit_target *t,
+                    const char *what, sm_phase_fit *pf, sm_status *st)
+{
+    memset(pf, 0, sizeof *pf);
+    int m = 0;
+    double y, rhs;
+    for (int i = 0; i < runs->n; i++) {
+        int v = !use || use[i] ? target_value(t, fit, runs, &runs->rows[i], &y, &rhs, st) : 0;
+        if (v < 0)
+            return -1;
+        m += v;
+    }
+    if (m == 0)
+        return 0; /* not measured: left out */
+    double probe[SM_MAX_COEFFS];
+    const sm_layout one = {1, 1, 1};
+    int n = sm_fit_terms(fit, t->terms, &runs->rows[0].m, &one, probe);
+    double *A = malloc((size_t)m * (size_t)n * sizeof *A);
+    double *b = malloc((size_t)m * sizeof *b);
+    double *ys = malloc((size_t)m * sizeof *ys);
+    double *pred = malloc((size_t)m * sizeof *pred);
+    int rc = -1;
+    if (!A || !b || !ys || !pred) {
+        sm_fail(st, "%s: out of memory", what);
+        goto done;
+    }
+    for (int i = 0, r = 0; i < runs->n; i++) {
+        const sm_run *run = &runs->rows[i];
+        if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
+            continue;
+        double x[SM_MAX_COEFFS];
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
+        sm_fit_terms(fit, t->terms, &run->m, &l, x);
+        double w = fit->opt.relative ? 1.0 / y : 1.0;
+        for (int k = 0; k < n; k++)
+            A[(size_t)m * (size_t)k + (size_t)r] = x[k] * w;
+        b[r] = rhs * w;
+        ys[r++] = y;
+    }
+    if ((rc = solve_dropping(fit, t->terms, what, A, b, m, n, pf, st)))
+        goto done;
+    pf->fitted = 1;
+    pf->n_coeffs = n;
+    for (int i = 0, r = 0; i < runs->n; i++) {
+        const sm_run *run = &runs->rows[i];
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
+        if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
+            continue;
+        pred[r++] = t->energy ? sm_fit_energy_eval(fit, t->e, &run->m, &l)
+                              : sm_fit_eval(fit, t->terms, &run->m, &l);
+    }
+    sm_fit_stats_of(ys, pred, m, &pf->stats);
+done:
+    free(A), free(b), free(ys), free(pred);
+    return rc;
+}
+
+static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph,
+                     sm_status *st)
+{
+    const fit_target t = {ph, 0, SM_ENERGY_INFER};
+    char what[32];
+    snprintf(what, sizeof what, "phase %s", sm_phase_name(ph));
+    return fit_rows(runs, use, fit, &t, what, &fit->phase[ph], st);
+}
+
+const char *sm_energy_phase_name(sm_energy_phase e)
+{
+    return e == SM_ENERGY_INFER ? "infer" : e == SM_ENERGY_STEP ? "step" : "unknown";
+}
+
+/* The time an energy phase spends (its idle energy) and the phase whose terms it takes. */
+static sm_phase energy_time_phase(sm_energy_phase e)
+{
+    return e == SM_ENERGY_INFER ? SM_PHASE_INFER : SM_PHASE_STEP;
+}
+
+sm_phase sm_energy_terms_phase(sm_energy_phase e)
+{
+    return e == SM_ENERGY_INFER ? SM_PHASE_INFER : SM_PHASE_BWD_GRAD;
+}
+
+double sm_run_energy(const sm_run *r, sm_energy_phase e)
+{
+    double j = e == SM_ENERGY_INFER ? r->e_infer : r->e_step;
+    return isfinite(j) && j > 0 ? j / ((double)r->nodes * r->gpus_per_node) : NAN;
+}
+
+double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
+                          const sm_layout *layout)
+{
+    if (e < 0 || e >= SM_N_ENERGY || !fit->energy[e].fitted)
+        return NAN;
+    double t = sm_fit_eval(fit, energy_time_phase(e), m, layout);
+    if (!isfinite(t))
+        return NAN;
+    double x[SM_MAX_COEFFS], joules = fit->opt.idle_watts * t;
+    int n = sm_fit_terms(fit, sm_energy_terms_phase(e), m, layout, x);
+    for (int k = 0; k < n; k++)
+        joules += fit->energy[e].c[k] * x[k];
+    return joules;
+}
+
+/* The energy of phase e on the rows that measured it and its time: what is left after the
+ * idle power over the measured time, fitted on the time's terms. */
+static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energy_phase e,
+                      sm_status *st)
+{
+    memset(&fit->energy[e], 0, sizeof fit->energy[e]);
+    const sm_phase_fit *ph = fit->phase;
+    int have_time = e == SM_ENERGY_INFER ? ph[SM_PHASE_INFER].fitted
+                                         : ph[SM_PHASE_FWD].fitted && ph[SM_PHASE_BWD].fitted &&
+                                               ph[SM_PHASE_GRAD].fitted &&
+                                               ph[SM_PHASE_BWD_GRAD].fitted;
+    if (!have_time)
+        return 0; /* no time to attach the energy to */
+    const fit_target t = {sm_energy_terms_phase(e), 1, e};
+    char what[32];
+    snprintf(what, sizeof what, "energy of %s", sm_energy_phase_name(e));
+    return fit_rows(runs, use, fit, &t, what, &fit->energy[e], st);
+}
+
+int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
+                sm_status *st)
+{
+    memset(out, 0, sizeof *out);
+    out->opt = *opt;
+    if (opt->grad_form == SM_GRAD_RING && !SM_BUCKET_MIB_OK(opt->bucket_bytes / 1048576))
+        return sm_fail(st, "ring gradient model: bucket size %g bytes: expected from 4 bytes "
+                       "to %.0f MiB", opt->bucket_bytes, SM_MAX_BUCKET_MIB);
+    int first = 1, g_seen = 0, gpu_ranks = 0; /* rows of several devices per node not CPU */
+    for (int i = 0; i < runs->n; i++) {
+        const sm_run *r = &runs->rows[i];
+        if (use && !use[i])
+            continue;
+        /* two values of G at least, or log2(G) b F is a multiple of b F */
+        if (!g_seen)
+            g_seen = r->gpus_per_node;
+        else if (g_seen != r->gpus_per_node)
+            out->contention = opt->contention;
+        int devices = r->nodes * r->gpus_per_node;
+        if (isfinite(r->t_grad)) { /* the communication terms are fitted on t_grad rows */
+            out->multi_device |= devices > 1;
+            out->multi_gpu |= r->gpus_per_node > 1;
+            out->multi_node |= r->nodes > 1;
+            gpu_ranks |= r->gpus_per_node > 1 && !r->cpu;
+        }
+        if (first || r->batch < out->batch_min)
+            out->batch_min = r->batch;
+        if (first || r->batch > out->batch_max)
+            out->batch_max = r->batch;
+        if (first || r->image < out->image_min)
+            out->image_min = r->image;
+        if (first || r->image > out->image_max)
+            out->image_max = r->image;
+        if (first || devices > out->devices_max)
+            out->devices_max = devices;
+        out->families |= r->family_bit;
+        if (first)
+            snprintf(out->precision, sizeof out->precision, "%s", r->precision);
+        else if (strcmp(out->precision, r->precision) != 0)
+            return sm_fail(st,
+                           "%s:%d: a %s row among %s rows: fit one precision at a time "
+                           "(--precision P keeps the rows of P)",
+                           runs->path, r->line, r->precision, out->precision);
+        out->rows++;
+        first = 0;
+    }
+    if (out->rows == 0)
+        return sm_fail(st, "%s: no rows to fit", runs->path);
+    /* the CPU ranks of a node copy through the memory system their passes share: the same
+     * log2(G) contention slows their all-reduce (GPUs copy over links of their own) */
+    out->comm_contention = out->contention && out->multi_gpu && !gpu_ranks &&
+                           opt->grad_form == SM_GRAD_RING && !opt->grad_column;
+    /* t_grad rows of a single layout cannot separate communication from the update: every
+     * communication term is then a multiple of a term of the update */
+    int layout_n = 0, layout_g = 0, layouts = 0;
+    for (int i = 0; i < runs->n && layouts < 2; i++) {
+        const sm_run *r = &runs->rows[i];
+        if ((use && !use[i]) || !isfinite(r->t_grad))
+            continue;
+        if (!layouts || r->nodes != layout_n || r->gpus_per_node != layout_g)
+            layouts++;
+        layout_n = r->nodes;
+        layout_g = r->gpus_per_node;
+    }
+    if (out->multi_device && layouts < 2) {
+        out->multi_device = out->multi_gpu = out->multi_node = 0;
+        out->comm_unidentified = 1;
+    }
+    int fitted = 0;
+    for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
+        int rc = fit_phase(runs, use, out, (sm_phase)ph, st);
+        if (rc) {
+            /* Rows of one device count, or none beside single-device ones, cannot tell the
+             * communication terms from the update and the intercept: fit grad as measured at
+             * the device counts seen, and let predict say so. Refitting from the first phase
+             * keeps grad and bwd_grad of one form. */
+            int comm_phase = ph == SM_PHASE_GRAD || ph == SM_PHASE_BWD_GRAD;
+            if (rc != SM_LSTSQ_RANK_DEFICIENT || !comm_phase || !out->multi_device)
+                return -1;
+            out->multi_device = out->multi_gpu = out->multi_node = 0;
+            out->comm_unidentified = 1;
+            fitted = 0;
+            ph = -1;
+            continue;
+        }
+        fitted += out->phase[ph].fitted;
+    }
+    if (!fitted)
+        return sm_fail(st, "%s: no phase has measurements", runs->path);
+    if (!(opt->idle_watts >= 0 && isfinite(opt->idle_watts)))
+        return sm_fail(st, "idle power %g W: expected a number of watts, 0 or more",
+                       opt->idle_watts);
+    for (int e = 0; e < SM_N_ENERGY; e++)
+        if (fit_energy(runs, use, out, (sm_energy_phase)e, st))
+            return -1;
+    return 0;
+}

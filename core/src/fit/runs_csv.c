@@ -1,0 +1,580 @@
+/* The measurement CSV (docs/calibration.md): columns found by name in the header (extra columns are
+ * ignored), one configuration per row, an empty time meaning "not measured". Every bad field is
+ * reported with the file, line and column, since a silently skipped row would bias the fit. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+#include "scalemeter/fit.h"
+
+const char *const sm_run_columns[SM_N_RUN_COLS] = {
+    "model",   "image",  "batch", "nodes",  "gpus_per_node", "t_infer",   "t_fwd",
+    "t_bwd",   "t_grad", "t_step", "backend", "threads",      "reps",      "status",
+    "precision", "conv_algo", "device", "energy_j", "energy_infer_j", "energy_window_s",
+    "energy_infer_window_s"};
+
+/* The columns a reader needs, then those it reads where present (col_of[] indices). */
+enum { COL_MODEL = SM_COL_MODEL, COL_IMAGE = SM_COL_IMAGE, COL_BATCH = SM_COL_BATCH,
+       COL_NODES = SM_COL_NODES, COL_GPUS = SM_COL_GPUS, COL_INFER = SM_COL_INFER,
+       COL_STEP = SM_COL_STEP, N_COLS = SM_N_REQUIRED_COLS, COL_STATUS = N_COLS, COL_PRECISION,
+       COL_ENERGY_STEP, COL_ENERGY_INFER, COL_BACKEND, COL_DEVICE, N_ALL_COLS };
+#define MAX_FIELDS 256
+
+/* Splits a record in place into fields, RFC 4180: "..." quotes a field that may hold commas,
+ * newlines and quotes ("" is a quote). Returns the count; -1 for an unterminated quote; -2 for
+ * text after a closing quote ("resnet18"50), with *bad the field's index. *newlines counts the
+ * newlines inside quotes before the end or the error, for the error's line. */
+static int split_csv(char *line, char **fields, int max, int *bad, int *newlines)
+{
+    int n = 0;
+    char *p = line;
+    *newlines = 0;
+    for (;;) {
+        if (n == max)
+            return n;
+        char *out = p;
+        fields[n++] = p;
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (!*p)
+                    return -1;
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *newlines += *p == '\n';
+                    *out++ = *p++;
+                }
+            }
+            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+                p++; /* the line's end, or blanks before the comma */
+            if (*p && *p != ',') {
+                *bad = n - 1;
+                return -2;
+            }
+        } else {
+            while (*p && *p != ',')
+                *out++ = *p++;
+        }
+        int more = *p == ',';
+        if (more)
+            p++;
+        *out = '\0';
+        if (!more)
+            return n;
+    }
+}
+
+/* Whether a record ends inside a quoted field, so that the next line continues it. */
+static int in_quotes(const char *s)
+{
+    int quoted = 0, field_start = 1;
+    for (; *s; s++) {
+        if (quoted) {
+            if (*s == '"' && s[1] == '"')
+                s++;
+            else if (*s == '"')
+                quoted = 0;
+        } else if (*s == '"' && field_start) {
+            quoted = 1;
+        }
+        if (!quoted)
+            field_start = *s == ',';
+    }
+    return quoted;
+}
+
+/* The next record into *rec: one line, or more where a quoted field holds newlines. Returns 0;
+ * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory. *lineno: the record's last line. */
+static int read_record(FILE *f, char **rec, size_t *cap, int *lineno)
+{
+    char *line = NULL;
+    size_t line_cap = 0, used = 0;
+    int rc = -1;
+    ssize_t len;
+    while ((len = getline(&line, &line_cap, f)) >= 0) {
+        (*lineno)++;
+        if (used + (size_t)len + 1 > *cap) {
+            size_t want = 2 * (used + (size_t)len + 1);
+            char *grown = realloc(*rec, want);
+            if (!grown) {
+                rc = -3;
+                break;
+            }
+            *rec = grown;
+            *cap = want;
+        }
+        memcpy(*rec + used, line, (size_t)len + 1);
+        used += (size_t)len;
+        rc = 0;
+        if (!in_quotes(*rec))
+            break;
+        rc = -2;
+    }
+    free(line);
+    return rc;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+static int parse_count(const char *path, int line, const char *col, const char *text,
+                       int64_t lo, int64_t hi, int64_t *out, sm_status *st)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (!*text || errno || *end)
+        return sm_fail(st, "%s:%d: %s '%s' is not an integer", path, line, col, text);
+    if (v < lo || v > hi)
+        return sm_fail(st, "%s:%d: %s %lld is out of range [%lld, %lld]", path, line, col, v,
+                       (long long)lo, (long long)hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_time(const char *path, int line, const char *col, const char *text,
+                      double *out, sm_status *st)
+{
+    if (!*text) {
+        *out = NAN;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno == ERANGE)
+        return sm_fail(st, "%s:%d: %s '%s' is not a number of seconds", path, line, col, text);
+    if (!isfinite(v))
+        return sm_fail(st, "%s:%d: %s is %s; leave the field empty for \"not measured\"", path,
+                       line, col, text);
+    if (v <= 0)
+        return sm_fail(st, "%s:%d: %s %s is not a positive time", path, line, col, text);
+    *out = v;
+    return 0;
+}
+
+/* An optional energy column: joules, empty for "not measured". 0 is what an energy counter
+ * reads over a window shorter than its update period (the H100's, over a few milliseconds):
+ * not a measurement either, counted in *zero so that commands can say so. */
+static int parse_energy(const char *path, int line, const char *col, char **fields, int n,
+                        int at, double *out, int *zero, sm_status *st)
+{
+    *out = NAN;
+    if (at < 0 || at >= n)
+        return 0;
+    const char *text = trim(fields[at]);
+    if (!*text)
+        return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno == ERANGE || !isfinite(v) || v < 0)
+        return sm_fail(st, "%s:%d: %s '%s' is not a number of joules (empty: not measured)",
+                       path, line, col, text);
+    if (v == 0)
+        ++*zero;
+    else
+        *out = v;
+    return 0;
+}
+
+/* col_of[COL_STATUS]: the optional status column (what bench writes: ok, oom, ...), or -1. */
+static int parse_header(const char *path, int line_no, char *line, int col_of[N_ALL_COLS],
+                        sm_status *st)
+{
+    char *fields[MAX_FIELDS];
+    int bad = 0, newlines;
+    int n = split_csv(line, fields, MAX_FIELDS, &bad, &newlines);
+    if (n == -2)
+        return sm_fail(st, "%s:%d: text after the closing quote of header field %d (a quoted "
+                       "field ends at its quote; \"\" is a quote inside it)",
+                       path, line_no + newlines, bad + 1);
+    if (n < 0)
+        return sm_fail(st, "%s:%d: unterminated quote in the header", path, line_no);
+    for (int c = 0; c < N_ALL_COLS; c++)
+        col_of[c] = -1;
+    for (int i = 0; i < n; i++) {
+        const char *name = trim(fields[i]);
+        if (strcmp(name, sm_run_columns[SM_COL_STATUS]) == 0)
+            col_of[COL_STATUS] = i;
+        if (strcmp(name, sm_run_columns[SM_COL_PRECISION]) == 0)
+            col_of[COL_PRECISION] = i;
+        if (strcmp(name, sm_run_columns[SM_COL_ENERGY]) == 0)
+            col_of[COL_ENERGY_STEP] = i;
+        if (strcmp(name, sm_run_columns[SM_COL_ENERGY_INFER]) == 0)
+            col_of[COL_ENERGY_INFER] = i;
+        if (strcmp(name, sm_run_columns[SM_COL_BACKEND]) == 0)
+            col_of[COL_BACKEND] = i;
+        if (strcmp(name, sm_run_columns[SM_COL_DEVICE]) == 0)
+            col_of[COL_DEVICE] = i;
+        for (int c = 0; c < N_COLS; c++)
+            if (strcmp(name, sm_run_columns[c]) == 0) {
+                if (col_of[c] >= 0)
+                    return sm_fail(st, "%s:%d: column %s appears twice", path, line_no, name);
+                col_of[c] = i;
+            }
+    }
+    for (int c = 0; c < N_COLS; c++)
+        if (col_of[c] < 0)
+            return sm_fail(st,
+                           "%s:%d: no column '%s' in the header (a measurement CSV starts with "
+                           "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,"
+                           "t_step)",
+                           path, line_no, sm_run_columns[c]);
+    return 0;
+}
+
+/* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
+ * configuration); -1 with a message. */
+static int parse_row(const char *path, int line, char *text, const int col_of[N_ALL_COLS],
+                     sm_run *r, int *energy_zero, sm_status *st)
+{
+    char *fields[MAX_FIELDS];
+    int bad = 0, newlines;
+    int n = split_csv(text, fields, MAX_FIELDS, &bad, &newlines);
+    if (n == -2)
+        return sm_fail(st, "%s:%d: text after the closing quote of field %d (a quoted field "
+                       "ends at its quote; \"\" is a quote inside it)",
+                       path, line + newlines, bad + 1);
+    if (n < 0)
+        return sm_fail(st, "%s:%d: unterminated quote", path, line);
+    if (col_of[COL_STATUS] >= 0 && col_of[COL_STATUS] < n) {
+        const char *status = trim(fields[col_of[COL_STATUS]]);
+        if (*status && strcmp(status, "ok") != 0)
+            return 1;
+    }
+    const char *f[N_COLS];
+    for (int c = 0; c < N_COLS; c++) {
+        if (col_of[c] >= n)
+            return sm_fail(st, "%s:%d: %d fields, but column %s is field %d", path, line, n,
+                           sm_run_columns[c], col_of[c] + 1);
+        f[c] = trim(fields[col_of[c]]);
+    }
+    memset(r, 0, sizeof *r);
+    r->line = line;
+    if (!*f[COL_MODEL])
+        return sm_fail(st, "%s:%d: empty model name", path, line);
+    int64_t v;
+    if (*f[COL_IMAGE] &&
+        parse_count(path, line, "image", f[COL_IMAGE], 1, 1 << 20, &r->image, st))
+        return -1;
+    if (parse_count(path, line, "batch", f[COL_BATCH], 1, INT64_C(1) << 32, &r->batch, st))
+        return -1;
+    r->nodes = r->gpus_per_node = 1;
+    if (*f[COL_NODES]) {
+        if (parse_count(path, line, "nodes", f[COL_NODES], 1, 1 << 20, &v, st))
+            return -1;
+        r->nodes = (int)v;
+    }
+    if (*f[COL_GPUS]) {
+        if (parse_count(path, line, "gpus_per_node", f[COL_GPUS], 1, 1 << 16, &v, st))
+            return -1;
+        r->gpus_per_node = (int)v;
+    }
+    double *t[] = {&r->t_infer, &r->t_fwd, &r->t_bwd, &r->t_grad, &r->t_step};
+    for (int k = 0; k < 5; k++)
+        if (parse_time(path, line, sm_run_columns[COL_INFER + k], f[COL_INFER + k], t[k], st))
+            return -1;
+    if (isnan(r->t_infer) && isnan(r->t_fwd) && isnan(r->t_bwd) && isnan(r->t_grad) &&
+        isnan(r->t_step))
+        return sm_fail(st, "%s:%d: no time measured (t_infer ... t_step all empty)", path, line);
+    snprintf(r->precision, sizeof r->precision, "fp32");
+    if (col_of[COL_PRECISION] >= 0 && col_of[COL_PRECISION] < n) {
+        const char *p = trim(fields[col_of[COL_PRECISION]]);
+        if (*p) {
+            if (strcmp(p, "fp32") && strcmp(p, "tf32") && strcmp(p, "fp16") && strcmp(p, "bf16"))
+                return sm_fail(st, "%s:%d: precision '%s': expected fp32, tf32, fp16 or bf16",
+                               path, line, p);
+            snprintf(r->precision, sizeof r->precision, "%s", p);
+        }
+    }
+    if (parse_energy(path, line, sm_run_columns[SM_COL_ENERGY], fields, n,
+                     col_of[COL_ENERGY_STEP], &r->e_step, energy_zero, st) ||
+        parse_energy(path, line, sm_run_columns[SM_COL_ENERGY_INFER], fields, n,
+                     col_of[COL_ENERGY_INFER], &r->e_infer, energy_zero, st))
+        return -1;
+    /* bench writes backend (cpu, cuda), measure.py device (cpu, cuda, cuda:1) */
+    if (col_of[COL_BACKEND] >= 0 && col_of[COL_BACKEND] < n)
+        r->cpu = strcmp(trim(fields[col_of[COL_BACKEND]]), "cpu") == 0;
+    else if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
+        r->cpu = strcmp(trim(fields[col_of[COL_DEVICE]]), "cpu") == 0;
+    if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
+        snprintf(r->device, sizeof r->device, "%s", trim(fields[col_of[COL_DEVICE]]));
+    r->model = strdup(f[COL_MODEL]);
+    return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
+}
+
+static int is_blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+        s++;
+    return !*s || *s == '#';
+}
+
+/* The machine the rows were measured on, where their device columns agree on one: a name, not
+ * measure.py's backend words (cpu, cuda, cuda:N). */
+static void common_device(sm_runs *runs)
+{
+    const char *name = NULL;
+    for (int i = 0; i < runs->n; i++) {
+        const char *d = runs->rows[i].device;
+        if (!*d)
+            continue;
+        if (!strcmp(d, "cpu") || !strcmp(d, "cuda") || !strncmp(d, "cuda:", 5) ||
+            (name && strcmp(name, d)))
+            return;
+        name = d;
+    }
+    if (name)
+        snprintf(runs->device, sizeof runs->device, "%s", name);
+}
+
+/* Orders rows by configuration, then by line. */
+static int compare_config(const void *pa, const void *pb)
+{
+    const sm_run *a = *(const sm_run *const *)pa, *b = *(const sm_run *const *)pb;
+    int c = strcmp(a->model, b->model);
+    if (!c)
+        c = (a->image > b->image) - (a->image < b->image);
+    if (!c)
+        c = (a->batch > b->batch) - (a->batch < b->batch);
+    if (!c)
+        c = (a->nodes > b->nodes) - (a->nodes < b->nodes);
+    if (!c)
+        c = (a->gpus_per_node > b->gpus_per_node) - (a->gpus_per_node < b->gpus_per_node);
+    if (!c)
+        c = strcmp(a->precision, b->precision);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Counts the rows that measure a configuration again (sorted, so n log n). */
+static void find_repeats(sm_runs *runs)
+{
+    const sm_run **by = malloc((size_t)runs->n * sizeof *by);
+    if (!by)
+        return; /* only a diagnostic */
+    for (int i = 0; i < runs->n; i++)
+        by[i] = &runs->rows[i];
+    qsort(by, (size_t)runs->n, sizeof *by, compare_config);
+    for (int i = 1; i < runs->n; i++) {
+        sm_run a = *by[i - 1], b = *by[i];
+        a.line = b.line = 0;
+        const sm_run *pa = &a, *pb = &b;
+        if (compare_config(&pa, &pb) != 0)
+            continue;
+        if (!runs->repeated || by[i]->line < runs->repeated_line) {
+            runs->repeated_line = by[i]->line;
+            runs->repeated_of = by[i - 1]->line;
+        }
+        runs->repeated++;
+    }
+    free(by);
+}
+
+int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
+{
+    *out = NULL;
+    FILE *f = sm_input_open(&path);
+    if (!f)
+        return sm_fail(st, "%s: %s", path, strerror(errno));
+    sm_runs *runs = calloc(1, sizeof *runs);
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, rc = -1, col_of[N_ALL_COLS], have_header = 0, room = 0;
+    if (!runs || !(runs->path = strdup(path))) {
+        sm_fail(st, "%s: out of memory", path);
+        goto done;
+    }
+    for (;;) {
+        int first = lineno + 1, read = read_record(f, &line, &cap, &lineno);
+        if (read == -1)
+            break;
+        if (read == -2 || read == -3) {
+            sm_fail(st, read == -2 ? "%s:%d: unterminated quote: the file ends inside a quoted "
+                                     "field"
+                                   : "%s:%d: out of memory",
+                    path, first);
+            goto done;
+        }
+        if (first == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+            (unsigned char)line[2] == 0xBF)
+            memmove(line, line + 3, strlen(line + 3) + 1); /* a byte-order mark */
+        if (is_blank(line))
+            continue;
+        if (!have_header) {
+            if (parse_header(path, first, line, col_of, st))
+                goto done;
+            have_header = 1;
+            continue;
+        }
+        if (runs->n == room) {
+            room = room ? 2 * room : 64;
+            sm_run *rows = realloc(runs->rows, (size_t)room * sizeof *rows);
+            if (!rows) {
+                sm_fail(st, "%s:%d: out of memory", path, lineno);
+                goto done;
+            }
+            runs->rows = rows;
+        }
+        int parsed = parse_row(path, first, line, col_of, &runs->rows[runs->n],
+                               &runs->energy_zero, st);
+        if (parsed < 0)
+            goto done;
+        if (parsed == 0)
+            runs->n++;
+        else
+            runs->not_measured++;
+    }
+    if (ferror(f))
+        sm_fail(st, "%s: read error after line %d", path, lineno);
+    else if (!have_header)
+        sm_fail(st, "%s: empty file: no header", path);
+    else if (runs->n == 0)
+        sm_fail(st, "%s: a header but no measurements", path);
+    else
+        rc = 0;
+    if (rc == 0) {
+        find_repeats(runs);
+        common_device(runs);
+    }
+done:
+    free(line);
+    sm_input_close(f);
+    if (rc)
+        sm_runs_free(runs);
+    else
+        *out = runs;
+    return rc;
+}
+
+int sm_runs_select_precision(sm_runs *runs, const char *precision, sm_status *st)
+{
+    if (!precision) {
+        for (int i = 1; i < runs->n; i++)
+            if (strcmp(runs->rows[i].precision, runs->rows[0].precision) != 0)
+                return sm_fail(st,
+                               "%s: rows of %s (line %d) and %s (line %d): a calibration is of "
+                               "one precision; choose one with --precision",
+                               runs->path, runs->rows[0].precision, runs->rows[0].line,
+                               runs->rows[i].precision, runs->rows[i].line);
+        return 0;
+    }
+    int kept = 0;
+    for (int i = 0; i < runs->n; i++) {
+        if (strcmp(runs->rows[i].precision, precision) == 0)
+            runs->rows[kept++] = runs->rows[i];
+        else
+            free(runs->rows[i].model);
+    }
+    int had = runs->n;
+    runs->n = kept;
+    if (kept == 0)
+        return sm_fail(st, "%s: none of its %d rows is of precision %s", runs->path, had,
+                       precision);
+    return 0;
+}
+
+void sm_runs_free(sm_runs *runs)
+{
+    if (!runs)
+        return;
+    for (int i = 0; i < runs->n; i++)
+        free(runs->rows[i].model);
+    free(runs->rows);
+    free(runs->path);
+    free(runs);
+}
+
+/* What a step of several devices spends beyond its passes: step - passes, NAN unless positive;
+ * the phase as measured where the step is not (the step is then the sum of the phases). */
+static double beyond(double step, double passes, double measured)
+{
+    if (isnan(step) || isnan(measured))
+        return isnan(step) ? measured : NAN;
+    double t = step - passes;
+    return t > 0 ? t : NAN;
+}
+
+double sm_run_target(const sm_run *r, sm_phase ph)
+{
+    int several = r->nodes * r->gpus_per_node > 1;
+    switch (ph) {
+    case SM_PHASE_INFER:
+        return r->t_infer;
+    case SM_PHASE_FWD:
+        return r->t_fwd;
+    case SM_PHASE_BWD:
+        return r->t_bwd;
+    case SM_PHASE_GRAD:
+        return several ? beyond(r->t_step, r->t_fwd + r->t_bwd, r->t_grad) : r->t_grad;
+    case SM_PHASE_BWD_GRAD: /* NAN unless both are measured */
+        return several ? beyond(r->t_step, r->t_fwd, r->t_bwd + r->t_grad)
+                       : r->t_bwd + r->t_grad;
+    case SM_PHASE_STEP:
+        return isnan(r->t_step) ? r->t_fwd + r->t_bwd + r->t_grad : r->t_step;
+    default:
+        return NAN;
+    }
+}
+
+int sm_runs_models(const sm_runs *runs)
+{
+    const char **seen = malloc((size_t)(runs->n > 0 ? runs->n : 1) * sizeof *seen);
+    if (!seen)
+        return -1;
+    int n = 0;
+    for (int i = 0; i < runs->n; i++) {
+        int k = 0;
+        while (k < n && strcmp(seen[k], runs->rows[i].model) != 0)
+            k++;
+        if (k == n)
+            seen[n++] = runs->rows[i].model;
+    }
+    free(seen);
+    return n;
+}
+
+/* One network load per (model, image): zoo networks take milliseconds each to build, but a
+ * dataset has hundreds of rows. */
+int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
+{
+    for (int i = 0; i < runs->n; i++) {
+        sm_run *r = &runs->rows[i];
+        int j;
+        for (j = 0; j < i; j++)
+            if (runs->rows[j].image == r->image && strcmp(runs->rows[j].model, r->model) == 0)
+                break;
+        if (j < i) {
+            r->m = runs->rows[j].m;
+            r->family_bit = runs->rows[j].family_bit;
+            continue;
+        }
+        sm_network *net;
+        sm_network_options opt = {r->image};
+        sm_status inner;
+        if (sm_network_load(reg, r->model, &opt, &net, &inner))
+            return sm_fail(st, "%s:%d: model %s at image %lld: %s", runs->path, r->line,
+                           r->model, (long long)r->image, inner.msg);
+        int rc = sm_network_metrics(net, 1, &r->m, &inner);
+        r->family_bit = 1u << sm_network_family(net);
+        sm_network_free(net);
+        if (rc)
+            return sm_fail(st, "%s:%d: %s", runs->path, r->line, inner.msg);
+    }
+    return 0;
+}

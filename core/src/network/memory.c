@@ -1,0 +1,167 @@
+/* Memory of one device (memory.h): the network's tensors from what each layer's plugin says
+ * it keeps (sm_layer.saved), the rest from the framework and the device. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+#include "scalemeter/memory.h"
+
+static const char *const optimizer_names[SM_N_OPTIMIZERS] = {"sgd", "momentum", "adam", "adamw"};
+/* fp32 state per weight: momentum's buffer; Adam's and AdamW's two moments */
+static const double optimizer_states[SM_N_OPTIMIZERS] = {0, 1, 2, 2};
+
+const char *sm_optimizer_name(sm_optimizer o)
+{
+    return o >= 0 && o < SM_N_OPTIMIZERS ? optimizer_names[o] : "unknown";
+}
+
+int sm_optimizer_parse(const char *name)
+{
+    for (int o = 0; o < SM_N_OPTIMIZERS; o++)
+        if (!strcmp(name, optimizer_names[o]))
+            return o;
+    return -1;
+}
+
+/* The storage a layer's output lives in: its own (layer + 1), or, for a layer whose output
+ * aliases its input (in place, a view), its input's, down to the network's input (0). */
+static int storage_of(const int *owner, int input)
+{
+    return input == SM_NETWORK_INPUT ? 0 : owner[input];
+}
+
+static void find_owners(const sm_network *net, int *owner)
+{
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        owner[i] = l->saved.aliases_input ? storage_of(owner, l->inputs[0]) : i + 1;
+    }
+}
+
+/* Elements of one sample of storage s. */
+static double storage_elems(const sm_network *net, int s)
+{
+    return (double)(s == 0 ? sm_shape_elems(&net->input) : net->layers[s - 1].m.output_elems);
+}
+
+/* Bytes a layer keeps of its own (not its inputs' or output's storages) at the batch. */
+static double own_bytes(const sm_layer_saved *s, double batch, double act, double mask)
+{
+    return batch * ((double)s->extra_elems * act + (double)s->mask_elems * mask +
+                    (double)s->extra_bytes) +
+           (double)s->extra_bytes_fixed;
+}
+
+/* Training: the unique storages kept at the end of the forward pass, and what layers keep of
+ * their own. Under autocast each matrix-multiplying layer keeps the half copy of its weight,
+ * a tensor of its own rather than the parameter. */
+static double kept_bytes(const sm_network *net, const int *owner, char *kept, double batch,
+                         const sm_memory_config *c)
+{
+    double act = c->half ? 2 : 4, total = 0;
+    memset(kept, 0, (size_t)net->n_layers + 1);
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        for (int k = 0; k < l->n_inputs && k < 32; k++)
+            if (l->saved.inputs & (1u << k))
+                kept[storage_of(owner, l->inputs[k])] = 1;
+        if (l->saved.output)
+            kept[owner[i]] = 1;
+        total += own_bytes(&l->saved, batch, act, c->mask_bytes);
+        if (c->half && l->m.matmul_flops > 0)
+            total += 2.0 * (double)l->m.weights;
+    }
+    for (int s = 0; s <= net->n_layers; s++)
+        if (kept[s])
+            total += storage_elems(net, s) * batch * act;
+    return total;
+}
+
+/* Inference: the most bytes alive at once, running the layers in order. A storage is made by
+ * its layer and freed after the last layer that reads it; the network's output stays; a
+ * layer's own tensors live while it runs. */
+static double live_peak(const sm_network *net, const int *owner, int *readers, double batch,
+                        const sm_memory_config *c)
+{
+    double act = c->half ? 2 : 4;
+    int n = net->n_layers;
+    memset(readers, 0, ((size_t)n + 1) * sizeof *readers);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < net->layers[i].n_inputs; k++)
+            readers[storage_of(owner, net->layers[i].inputs[k])]++;
+    if (n > 0)
+        readers[owner[n - 1]]++; /* the output is kept */
+    double live = storage_elems(net, 0) * batch * act, peak = live;
+    for (int i = 0; i < n; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (owner[i] == i + 1)
+            live += storage_elems(net, i + 1) * batch * act;
+        double during = live + batch * (double)l->saved.extra_elems * act;
+        peak = fmax(peak, during);
+        for (int k = 0; k < l->n_inputs; k++) {
+            int s = storage_of(owner, l->inputs[k]);
+            if (--readers[s] == 0)
+                live -= storage_elems(net, s) * batch * act;
+        }
+    }
+    return peak;
+}
+
+int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int training,
+                      const sm_memory_config *c, sm_memory *out, sm_status *st)
+{
+    memset(out, 0, sizeof *out);
+    if (batch < 1)
+        return sm_fail(st, "batch size %lld is not positive", (long long)batch);
+    sm_metrics total;
+    if (sm_network_metrics(net, 1, &total, st))
+        return -1;
+    int *owner = malloc(((size_t)net->n_layers + 1) * sizeof *owner);
+    int *readers = malloc(((size_t)net->n_layers + 1) * sizeof *readers);
+    char *kept = malloc((size_t)net->n_layers + 1);
+    if (!owner || !readers || !kept) {
+        free(owner), free(readers), free(kept);
+        return sm_fail(st, "%s: out of memory counting its memory", net->name);
+    }
+    find_owners(net, owner);
+    double w = (double)total.weights;
+    out->weights = 4 * w;
+    if (training) {
+        out->gradients = 4 * w * (devices > 1 ? 2 : 1);
+        out->optimizer = 4 * w * optimizer_states[c->optimizer];
+        out->activations = kept_bytes(net, owner, kept, (double)batch, c);
+    } else {
+        out->activations = live_peak(net, owner, readers, (double)batch, c);
+    }
+    free(owner), free(readers), free(kept);
+    out->workspace = c->workspace_bytes;
+    out->context = c->context_bytes;
+    out->peak = out->weights + out->gradients + out->optimizer + out->activations + out->workspace;
+    out->capacity = c->capacity_bytes;
+    out->fits = c->capacity_bytes > 0 ? out->peak + out->context <= c->capacity_bytes : -1;
+    return 0;
+}
+
+int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
+                         const sm_memory_config *c, int64_t *out, sm_status *st)
+{
+    *out = 0;
+    if (c->capacity_bytes <= 0)
+        return sm_fail(st, "the device's memory is not known: give [device] memory_gib in its "
+                           "description");
+    /* memory grows with the batch: the largest batch that fits, by bisection */
+    int64_t lo = 0, hi = (int64_t)1 << 40;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        sm_memory m;
+        if (sm_network_memory(net, mid, devices, training, c, &m, st))
+            return -1;
+        if (m.fits == 1)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *out = lo;
+    return 0;
+}

@@ -1,0 +1,87 @@
+/* ConvMeter's metrics of a network's layers, blocks and whole, at a batch size. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+
+static int add_checked(int64_t *sum, int64_t v)
+{
+    return __builtin_add_overflow(*sum, v, sum);
+}
+
+int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_status *st)
+{
+    const sm_layer_metrics *m = &l->m;
+    memset(out, 0, sizeof *out);
+    if (batch < 1)
+        return sm_fail(st, "batch size %lld is not positive", (long long)batch);
+    out->flops = sm_mul(m->flops, batch);
+    out->macs = sm_mul(m->macs, batch);
+    out->bwd_flops = sm_mul(m->bwd_flops, batch);
+    out->matmul_flops = sm_mul(m->matmul_flops, batch);
+    if (m->counts_io) {
+        out->inputs = sm_mul(m->input_elems, batch);
+        out->outputs = sm_mul(m->output_elems, batch);
+    }
+    out->weights = m->weights;
+    out->layers = m->weights > 0;
+    out->param_tensors = m->param_tensors;
+    out->kernels = m->flops > 0 || m->bytes > 0 || m->weights > 0;
+    out->bytes = sm_add(sm_mul(m->bytes, batch), sm_mul(4, m->weights));
+    if (out->flops == SM_OVERFLOW || out->macs == SM_OVERFLOW || out->bwd_flops == SM_OVERFLOW ||
+        out->inputs == SM_OVERFLOW || out->outputs == SM_OVERFLOW || out->bytes == SM_OVERFLOW)
+        return sm_fail(st, "layer %s: counts at batch %lld overflow 64 bits", l->name,
+                       (long long)batch);
+    return 0;
+}
+
+/* out += m; -1 when a total overflows 64 bits. */
+static int add_metrics(sm_metrics *out, const sm_metrics *m)
+{
+    return add_checked(&out->flops, m->flops) | add_checked(&out->macs, m->macs) |
+                   add_checked(&out->bwd_flops, m->bwd_flops) |
+                   add_checked(&out->inputs, m->inputs) | add_checked(&out->outputs, m->outputs) |
+                   add_checked(&out->weights, m->weights) | add_checked(&out->layers, m->layers) |
+                   add_checked(&out->param_tensors, m->param_tensors) |
+                   add_checked(&out->kernels, m->kernels) | add_checked(&out->bytes, m->bytes) |
+                   add_checked(&out->matmul_flops, m->matmul_flops)
+               ? -1
+               : 0;
+}
+
+int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics *out,
+                     sm_status *st)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < net->n_layers; i++) {
+        if (block >= 0 && net->layers[i].block != block)
+            continue;
+        sm_metrics m;
+        if (sm_layer_metrics_at(&net->layers[i], batch, &m, st))
+            return -1;
+        if (add_metrics(out, &m))
+            return sm_fail(st, "%s: totals at batch %lld overflow 64 bits", net->name,
+                           (long long)batch);
+    }
+    return 0;
+}
+
+int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st)
+{
+    memset(out, 0, (size_t)net->n_blocks * sizeof *out);
+    for (int i = 0; i < net->n_layers; i++) {
+        sm_metrics m;
+        if (sm_layer_metrics_at(&net->layers[i], batch, &m, st))
+            return -1;
+        if (add_metrics(&out[net->layers[i].block], &m))
+            return sm_fail(st, "%s: block %s: totals at batch %lld overflow 64 bits", net->name,
+                           net->blocks[net->layers[i].block], (long long)batch);
+    }
+    return 0;
+}
+
+int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st)
+{
+    return sm_block_metrics(net, -1, batch, out, st);
+}

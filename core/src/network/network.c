@@ -1,0 +1,69 @@
+/* A network as a user names it: found by name or path, loaded (parsed by network_parse.c, built
+ * by network_graph.c), its layers looked up, and what kind of network it is. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+
+int sm_network_find(const char *model, char *path, size_t len, sm_status *st)
+{
+    return sm_data_find("model", "models", model, "`scalemeter models` lists the zoo", path, len,
+                        st);
+}
+
+int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,
+                    sm_network **out, sm_status *st)
+{
+    char path[4096];
+    if (sm_network_find(model, path, sizeof path, st))
+        return -1;
+    draft_network d;
+    int rc = sm_draft_parse(reg, path, &d, st);
+    if (rc == 0)
+        rc = sm_network_build(&d, opt, out, st);
+    if (rc == 0)
+        (*out)->registry = reg;
+    sm_draft_free(&d);
+    return rc;
+}
+
+const sm_layer *sm_network_layer(const sm_network *net, const char *name)
+{
+    for (int i = 0; i < net->n_layers; i++)
+        if (strcmp(net->layers[i].name, name) == 0)
+            return &net->layers[i];
+    return NULL;
+}
+
+static const char *const family_names[SM_N_FAMILIES] = {"cnn", "transformer", "recurrent", "mlp"};
+
+sm_family sm_network_family(const sm_network *net)
+{
+    unsigned traits = 0;
+    for (int i = 0; i < net->n_layers; i++)
+        traits |= net->layers[i].type->traits;
+    return traits & SM_TRAIT_ATTENTION     ? SM_FAMILY_TRANSFORMER
+           : traits & SM_TRAIT_RECURRENT   ? SM_FAMILY_RECURRENT
+           : traits & SM_TRAIT_CONVOLUTION ? SM_FAMILY_CNN
+                                           : SM_FAMILY_MLP;
+}
+
+const char *sm_family_name(sm_family f)
+{
+    return f >= 0 && f < SM_N_FAMILIES ? family_names[f] : "unknown";
+}
+
+int sm_family_parse(const char *name)
+{
+    for (int f = 0; f < SM_N_FAMILIES; f++)
+        if (!strcmp(name, family_names[f]))
+            return f;
+    return -1;
+}
+
+int64_t sm_network_image(const sm_network *net)
+{
+    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
+}

@@ -1,0 +1,451 @@
+/* From draft to network: resolve input names, order the layers so each follows its inputs
+ * (refusing cycles), then let each layer's plugin parse its parameters, infer its output shape
+ * and count its cost. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+
+#define MAX_DIM (INT64_C(1) << 40)
+
+/* Name -> draft index, open addressing. */
+typedef struct name_map {
+    int *slots;
+    size_t cap;
+    const draft_network *d;
+} name_map;
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static int map_find(const name_map *m, const char *name)
+{
+    for (size_t i = hash(name) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        int idx = m->slots[i];
+        if (idx < 0 || strcmp(m->d->layers[idx].name, name) == 0)
+            return idx;
+    }
+}
+
+/* Fills the map; a name given twice is an error. */
+static int map_build(name_map *m, const draft_network *d, sm_status *st)
+{
+    m->d = d;
+    m->cap = 16;
+    while (m->cap < 2 * (size_t)d->n_layers)
+        m->cap *= 2;
+    m->slots = malloc(m->cap * sizeof *m->slots);
+    if (!m->slots)
+        return sm_fail(st, "out of memory");
+    memset(m->slots, 0xff, m->cap * sizeof *m->slots);
+    for (int k = 0; k < d->n_layers; k++) {
+        const char *name = d->layers[k].name;
+        size_t i = hash(name) & (m->cap - 1);
+        for (; m->slots[i] >= 0; i = (i + 1) & (m->cap - 1))
+            if (strcmp(d->layers[m->slots[i]].name, name) == 0)
+                return sm_fail(st, "%s:%d: layer name %s is already used at line %d", d->path,
+                               d->layers[k].line, name, d->layers[m->slots[i]].line);
+        m->slots[i] = k;
+    }
+    return 0;
+}
+
+static int where(const draft_network *d, const draft_layer *l, char *buf, size_t len)
+{
+    if (l->block_line)
+        return snprintf(buf, len, "%s:%d (block at line %d): layer %s", d->path, l->line,
+                        l->block_line, l->name);
+    return snprintf(buf, len, "%s:%d: layer %s", d->path, l->line, l->name);
+}
+
+static int block_input(const draft_network *d, const name_map *m, const draft_block *b,
+                       int *out, const char *at, sm_status *st)
+{
+    if (!b->in_name) {
+        *out = b->in_index;
+        return 0;
+    }
+    if (strcmp(b->in_name, "@input") == 0) {
+        *out = SM_NETWORK_INPUT;
+        return 0;
+    }
+    *out = map_find(m, b->in_name);
+    if (*out < 0)
+        return sm_fail(st, "%s:%d: block %s: from = %s names no layer (needed by %s)", d->path,
+                       b->line, b->name, b->in_name, at);
+    return 0;
+}
+
+/* The draft indices of one layer's inputs. */
+static int resolve_inputs(const draft_network *d, const name_map *m, int k, int *in,
+                          sm_status *st)
+{
+    const draft_layer *l = &d->layers[k];
+    const draft_block *b = &d->blocks[l->block];
+    char at[4200];
+    where(d, l, at, sizeof at);
+    int first_of_block = k == 0 || d->layers[k - 1].block != l->block;
+    if (l->n_from == 0) {
+        if (first_of_block)
+            return block_input(d, m, b, &in[0], at, st);
+        in[0] = l->prev;
+        return 0;
+    }
+    for (int j = 0; j < l->n_from; j++) {
+        const char *name = l->from[j];
+        if (strcmp(name, "@input") == 0) {
+            in[j] = SM_NETWORK_INPUT;
+        } else if (strcmp(name, "@in") == 0) {
+            if (!l->scope)
+                return sm_fail(st, "%s: @in used outside a block", at);
+            if (block_input(d, m, b, &in[j], at, st))
+                return -1;
+        } else {
+            in[j] = -2;
+            if (l->scope) {
+                char full[1024];
+                snprintf(full, sizeof full, "%s.%s", l->scope, name);
+                in[j] = map_find(m, full);
+            }
+            if (in[j] < 0)
+                in[j] = map_find(m, name);
+            if (in[j] < 0)
+                return sm_fail(st, "%s: input '%s' names no layer", at, name);
+        }
+        if (in[j] == k)
+            return sm_fail(st, "%s: takes its own output as input (a cycle)", at);
+    }
+    return 0;
+}
+
+/* Describes a cycle among the layers not yet placed, starting from start. */
+static int report_cycle(const draft_network *d, int **inputs, const int *n_in,
+                        const char *placed, int start, sm_status *st)
+{
+    int *seen = calloc((size_t)d->n_layers, sizeof *seen);
+    int k = start, step = 1;
+    while (!seen[k]) { /* walk unplaced inputs until a layer repeats: it lies on the cycle */
+        seen[k] = step++;
+        int next = -1;
+        for (int j = 0; j < n_in[k] && next < 0; j++)
+            if (inputs[k][j] >= 0 && !placed[inputs[k][j]])
+                next = inputs[k][j];
+        k = next;
+    }
+    char path[2048];
+    int used = snprintf(path, sizeof path, "%s", d->layers[k].name);
+    for (int c = k, guard = 0; guard < d->n_layers; guard++) {
+        int next = -1;
+        for (int j = 0; j < n_in[c] && next < 0; j++)
+            if (inputs[c][j] >= 0 && !placed[inputs[c][j]])
+                next = inputs[c][j];
+        c = next;
+        if (used > 0 && (size_t)used < sizeof path)
+            used += snprintf(path + used, sizeof path - (size_t)used, " <- %s",
+                             d->layers[c].name);
+        if (c == k)
+            break;
+    }
+    free(seen);
+    return sm_fail(st, "%s:%d: layers form a cycle: %s", d->path, d->layers[k].line, path);
+}
+
+/* A binary min-heap of layer indices: the ready layer that comes first in the file. */
+typedef struct index_heap {
+    int *v;
+    int n;
+} index_heap;
+
+static void heap_push(index_heap *h, int x)
+{
+    int i = h->n++;
+    for (; i > 0 && h->v[(i - 1) / 2] > x; i = (i - 1) / 2)
+        h->v[i] = h->v[(i - 1) / 2];
+    h->v[i] = x;
+}
+
+static int heap_pop(index_heap *h)
+{
+    int top = h->v[0], last = h->v[--h->n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+            c++;
+        if (h->v[c] >= last)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n)
+        h->v[i] = last;
+    return top;
+}
+
+/* order[i] = the draft index of the i-th layer of an order where inputs come first; the file's
+ * order is kept wherever it already works: of the layers whose inputs are all placed, the one
+ * first in the file goes next. Kahn's algorithm over the consumers of each layer, so that the
+ * time grows with the layers and edges (n log n), whatever order the file lists them in. */
+static int order_layers(const draft_network *d, int **inputs, const int *n_in, int *order,
+                        sm_status *st)
+{
+    int n = d->n_layers, edges = 0, rc = 0;
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < n_in[k]; j++)
+            edges += inputs[k][j] >= 0;
+    char *placed = calloc((size_t)n, 1);
+    int *pending = calloc((size_t)n, sizeof *pending);
+    int *first = calloc((size_t)n + 1, sizeof *first); /* consumers of k: next[first[k]..] */
+    int *consumers = malloc(((size_t)edges + 1) * sizeof *consumers);
+    index_heap ready = {malloc(((size_t)n + 1) * sizeof(int)), 0};
+    if (!placed || !pending || !first || !consumers || !ready.v) {
+        rc = sm_fail(st, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < n_in[k]; j++)
+            if (inputs[k][j] >= 0)
+                first[inputs[k][j] + 1]++, pending[k]++;
+    for (int k = 0; k < n; k++)
+        first[k + 1] += first[k];
+    {
+        int *fill = calloc((size_t)n, sizeof *fill);
+        if (!fill) {
+            rc = sm_fail(st, "out of memory");
+            goto done;
+        }
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < n_in[k]; j++)
+                if (inputs[k][j] >= 0) {
+                    int src = inputs[k][j];
+                    consumers[first[src] + fill[src]++] = k;
+                }
+        free(fill);
+    }
+    for (int k = 0; k < n; k++)
+        if (pending[k] == 0)
+            heap_push(&ready, k);
+    int placed_n = 0;
+    while (ready.n) {
+        int k = heap_pop(&ready);
+        placed[k] = 1;
+        order[placed_n++] = k;
+        for (int e = first[k]; e < first[k + 1]; e++)
+            if (--pending[consumers[e]] == 0)
+                heap_push(&ready, consumers[e]);
+    }
+    if (placed_n < n) {
+        int lo = 0;
+        while (placed[lo])
+            lo++;
+        rc = report_cycle(d, inputs, n_in, placed, lo, st);
+    }
+done:
+    free(placed), free(pending), free(first), free(consumers), free(ready.v);
+    return rc;
+}
+
+static int check_shape(const sm_shape *s)
+{
+    if (s->ndim < 1 || s->ndim > SM_MAX_DIMS)
+        return -1;
+    for (int i = 0; i < s->ndim; i++)
+        if (s->dim[i] < 1 || s->dim[i] > MAX_DIM)
+            return -1;
+    return sm_shape_elems(s) == SM_OVERFLOW ? -1 : 0;
+}
+
+static int metrics_overflow(const sm_layer_metrics *m)
+{
+    return m->flops == SM_OVERFLOW || m->macs == SM_OVERFLOW || m->weights == SM_OVERFLOW ||
+           m->param_tensors == SM_OVERFLOW || m->input_elems == SM_OVERFLOW ||
+           m->output_elems == SM_OVERFLOW || m->bytes == SM_OVERFLOW ||
+           m->bwd_flops == SM_OVERFLOW || m->flops < 0 || m->macs < 0 || m->weights < 0 ||
+           m->bytes < 0 || m->bwd_flops < 0;
+}
+
+/* What the layer keeps for backward: the plugin's declaration, or the conservative default
+ * (plugin.h). A declaration that names an input the layer does not have, or negative bytes,
+ * is the plugin's error. */
+static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, const char *at,
+                       sm_status *st)
+{
+    sm_layer_saved *s = &l->saved;
+    memset(s, 0, sizeof *s);
+    if (!t->saved) {
+        int view = (t->traits & SM_TRAIT_VIEW) != 0;
+        s->inputs = view ? 0 : l->n_inputs >= 32 ? UINT32_MAX : (1u << l->n_inputs) - 1;
+        s->output = !view;
+        s->aliases_input = view;
+        return 0;
+    }
+    sm_error e = {{0}};
+    if (t->saved(l->params, in, l->n_inputs, &l->out, s, &e))
+        return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "cannot say what it keeps");
+    if ((l->n_inputs < 32 && (s->inputs >> l->n_inputs)) || s->extra_elems < 0 ||
+        s->extra_elems == SM_OVERFLOW || s->mask_elems < 0 || s->mask_elems == SM_OVERFLOW ||
+        s->extra_bytes < 0 ||
+        s->extra_bytes_fixed < 0 || s->extra_bytes == SM_OVERFLOW ||
+        s->extra_bytes_fixed == SM_OVERFLOW)
+        return sm_fail(st, "%s (%s): the plugin's saved() names an input it lacks or a byte "
+                       "count out of range", at, t->name);
+    s->output = s->output != 0;
+    s->aliases_input = s->aliases_input != 0 && l->n_inputs > 0;
+    return 0;
+}
+
+/* Parses, infers and counts one layer whose inputs are already done. */
+static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net,
+                       sm_layer *l, sm_status *st)
+{
+    char at[4200], err[SM_ERROR_LEN];
+    where(d, dl, at, sizeof at);
+    const sm_layer_type *t = dl->type;
+    if (l->n_inputs < t->min_inputs || (t->max_inputs && l->n_inputs > t->max_inputs))
+        return sm_fail(st, "%s (%s): takes %d to %d inputs, got %d", at, t->name, t->min_inputs,
+                       t->max_inputs ? t->max_inputs : 999, l->n_inputs);
+    host_args args;
+    host_args_init(&args, dl->kv, dl->n_kv);
+    l->params = calloc(1, t->params_size ? t->params_size : 1);
+    if (!l->params) /* params_size is the plugin's word: name the layer and what it asked */
+        return sm_fail(st, "%s (%s): out of memory allocating the %zu bytes of parameters its "
+                       "plugin declares", at, t->name, t->params_size);
+    t->parse(l->params, &args.base);
+    if (host_args_finish(&args, err, sizeof err))
+        return sm_fail(st, "%s (%s): %s", at, t->name, err);
+
+    sm_shape in[l->n_inputs];
+    for (int j = 0; j < l->n_inputs; j++)
+        in[j] = l->inputs[j] == SM_NETWORK_INPUT ? net->input : net->layers[l->inputs[j]].out;
+    sm_error e = {{0}};
+    memset(&l->out, 0, sizeof l->out);
+    if (t->infer(l->params, in, l->n_inputs, &l->out, &e))
+        return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "inputs do not fit");
+    char shape[96];
+    if (l->out.ndim < 1 || l->out.ndim > SM_MAX_DIMS) /* dim[] holds only SM_MAX_DIMS */
+        return sm_fail(st, "%s (%s): its plugin gave an output shape of %d dimensions (1 to %d "
+                       "allowed)", at, t->name, l->out.ndim, SM_MAX_DIMS);
+    if (check_shape(&l->out))
+        return sm_fail(st, "%s (%s): output shape %s is empty or too large", at, t->name,
+                       sm_shape_str(&l->out, shape, sizeof shape));
+    sm_layer_metrics *m = &l->m;
+    memset(m, 0, sizeof *m);
+    for (int j = 0; j < l->n_inputs; j++)
+        m->input_elems = sm_add(m->input_elems, sm_shape_elems(&in[j]));
+    m->output_elems = sm_shape_elems(&l->out);
+    m->bytes = sm_mul(4, sm_add(m->input_elems, m->output_elems));
+    if (t->metrics && t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
+        return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "cannot count");
+    if (m->bwd_flops == 0) /* input gradient, plus the weight gradient where there are weights */
+        m->bwd_flops = sm_mul(m->weights ? 2 : 1, m->flops);
+    if (m->matmul_flops == 0 && (t->traits & SM_TRAIT_MATMUL))
+        m->matmul_flops = m->flops;
+    if (metrics_overflow(m))
+        return sm_fail(st, "%s (%s): a count overflows 64 bits; sizes are too large", at,
+                       t->name);
+    if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
+        return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
+                       at, t->name, (long long)m->matmul_flops, (long long)m->flops);
+    return layer_saved(t, l, in, at, st);
+}
+
+int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
+                     sm_status *st)
+{
+    name_map map = {0};
+    int n = d->n_layers, rc = 0;
+    int **inputs = calloc((size_t)n, sizeof *inputs);
+    int *n_in = calloc((size_t)n, sizeof *n_in);
+    int *order = calloc((size_t)n, sizeof *order);
+    int *position = calloc((size_t)n, sizeof *position);
+    sm_network *net = calloc(1, sizeof *net);
+    if (!inputs || !n_in || !order || !position || !net)
+        rc = sm_fail(st, "out of memory");
+    if (rc == 0)
+        rc = map_build(&map, d, st);
+    for (int k = 0; rc == 0 && k < n; k++) {
+        n_in[k] = d->layers[k].n_from ? d->layers[k].n_from : 1;
+        inputs[k] = calloc((size_t)n_in[k], sizeof **inputs);
+        rc = resolve_inputs(d, &map, k, inputs[k], st);
+    }
+    if (rc == 0)
+        rc = order_layers(d, inputs, n_in, order, st);
+    if (rc == 0) {
+        net->name = strdup(d->name);
+        net->path = strdup(d->path);
+        net->input = d->input;
+        if (opt && opt->image > 0) {
+            if (opt->image > (1 << 30))
+                rc = sm_fail(st, "--image %lld is too large", (long long)opt->image);
+            else if (net->input.ndim == 3)
+                net->input.dim[1] = net->input.dim[2] = opt->image;
+            else
+                net->input.dim[0] = opt->image;
+        }
+        net->n_blocks = d->n_blocks;
+        net->blocks = calloc((size_t)d->n_blocks, sizeof *net->blocks);
+        for (int b = 0; b < d->n_blocks; b++)
+            net->blocks[b] = strdup(d->blocks[b].name);
+        net->layers = calloc((size_t)n, sizeof *net->layers);
+        if (!net->layers || !net->blocks)
+            rc = sm_fail(st, "out of memory");
+    }
+    for (int i = 0; rc == 0 && i < n; i++)
+        position[order[i]] = i;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        const draft_layer *dl = &d->layers[order[i]];
+        sm_layer *l = &net->layers[i];
+        l->name = strdup(dl->name);
+        l->block = dl->block;
+        l->line = dl->line;
+        l->type = dl->type;
+        l->n_inputs = n_in[order[i]];
+        l->inputs = malloc((size_t)l->n_inputs * sizeof *l->inputs);
+        net->n_layers = i + 1;
+        for (int j = 0; j < l->n_inputs; j++) {
+            int src = inputs[order[i]][j];
+            l->inputs[j] = src < 0 ? SM_NETWORK_INPUT : position[src];
+        }
+        rc = infer_layer(d, dl, net, l, st);
+    }
+    for (int k = 0; inputs && k < n; k++)
+        free(inputs[k]);
+    free(inputs);
+    free(n_in);
+    free(order);
+    free(position);
+    free(map.slots);
+    if (rc) {
+        sm_network_free(net);
+        return -1;
+    }
+    *out = net;
+    return 0;
+}
+
+/* Frees what sm_network_build allocated. */
+void sm_network_free(sm_network *net)
+{
+    if (!net)
+        return;
+    for (int i = 0; i < net->n_layers; i++) {
+        free(net->layers[i].name);
+        free(net->layers[i].params);
+        free(net->layers[i].inputs);
+    }
+    for (int b = 0; b < net->n_blocks; b++)
+        free(net->blocks[b]);
+    free(net->layers);
+    free(net->blocks);
+    free(net->name);
+    free(net->path);
+    free(net);
+}

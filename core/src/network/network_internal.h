@@ -1,0 +1,85 @@
+/* The network area's own declarations (network/): plugins loaded safely, layer parameters,
+ * networks parsed and built. Not part of the public API; above util/ (core/src/README.md). */
+#ifndef SCALEMETER_NETWORK_INTERNAL_H
+#define SCALEMETER_NETWORK_INTERNAL_H
+
+#include "util/util.h"
+
+/* One key=value parameter of a layer line. */
+typedef struct sm_kv {
+    char *key;
+    char *value;
+    int used;
+} sm_kv;
+
+/* The host side of sm_args: the plugin reads keys, the host remembers which and the first
+ * failure. */
+typedef struct host_args {
+    sm_args base;
+    sm_kv *kv;
+    int n;
+    char error[SM_ERROR_LEN];
+} host_args;
+
+void host_args_init(host_args *a, sm_kv *kv, int n);
+/* 0 when parsing went well and every key was read; else -1 with the reason in msg. */
+int host_args_finish(host_args *a, char *msg, size_t len);
+
+/* Refuses, naming the file, what dlopen would crash on: a truncated, foreign or non-ELF .so,
+ * or one whose dynamic section points outside it (elf_check.c), and one whose symbol entry
+ * (may be NULL) is defined but not a function. */
+int sm_elf_check(const char *path, const char *entry, sm_status *st);
+/* The dynamic section's part of sm_elf_check, on the open file of size bytes (elf_dynamic.c). */
+int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *entry,
+                         sm_status *st);
+
+/* While a plugin loads (plugin_guard.c): a crash inside it names the plugin on stderr. */
+void sm_plugin_guard_begin(const char *path);
+void sm_plugin_guard_end(void);
+
+/* Addresses a plugin hands over (plugin_memory.c): whether [p, p + len) lies in the loaded
+ * segments of the plugin dlopen returned handle for; whether s is a string of fewer than max
+ * bytes in some loaded object; whether fn lies in some loaded object. */
+int sm_plugin_holds(void *handle, const void *p, size_t len);
+int sm_loaded_string(const char *s, size_t max);
+int sm_loaded_code(const void *fn);
+
+/* A layer as the file writes it, before its inputs are resolved (network_parse.c). */
+typedef struct draft_layer {
+    char *name;          /* full name */
+    char *scope;         /* block prefix names resolve in first, or NULL */
+    int block;           /* index of the block instance */
+    int line;            /* line of the layer (in a template: the template's line) */
+    int block_line;      /* line of the [block] section that instantiated it, or 0 */
+    const sm_layer_type *type;
+    sm_kv *kv;
+    int n_kv;
+    char **from; /* input names as written; n_from == 0: the previous layer */
+    int n_from;
+    int prev; /* the layer written before, or SM_NETWORK_INPUT */
+} draft_layer;
+
+typedef struct draft_block {
+    char *name;
+    char *in_name; /* the block's explicit `from`, or NULL */
+    int in_index;  /* otherwise: the layer written before the block */
+    int line;
+} draft_block;
+
+typedef struct draft_network {
+    const char *path;
+    char *name;
+    sm_shape input;
+    draft_layer *layers;
+    int n_layers, cap_layers;
+    draft_block *blocks;
+    int n_blocks, cap_blocks;
+} draft_network;
+
+int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st);
+void sm_draft_free(draft_network *d);
+/* Resolves inputs, orders, infers shapes and costs: the draft becomes the network. */
+int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
+                     sm_status *st);
+
+#endif

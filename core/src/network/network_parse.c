@@ -1,0 +1,546 @@
+/* Reads a network file (INI, through inih) into a draft: layers with their parameters and the
+ * names of their inputs, templates instantiated and repetitions unrolled. The format is in
+ * docs/network-format.md. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/ini_reader.h"
+#include "network/network_internal.h"
+
+#define MAX_REPEAT 100000
+#define MAX_INPUT_DIM (1 << 30)
+
+/* ---- stage 1: the file as sections of key = value entries, with line numbers ------------- */
+
+typedef struct entry {
+    char *key;
+    char *value;
+    int line;
+} entry;
+
+typedef struct section {
+    char *header;
+    int line;
+    entry *entries;
+    int n, cap;
+} section;
+
+typedef struct ini_file {
+    sm_ini_reader rd;
+    int out_of_memory;
+    section *sections;
+    int n, cap;
+} ini_file;
+
+static int grow(void **items, int *cap, int n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    int next = *cap ? 2 * *cap : 16;
+    void *p = realloc(*items, (size_t)next * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = next;
+    return 0;
+}
+
+static int on_entry(void *user, const char *sect, const char *key, const char *value)
+{
+    ini_file *r = user;
+    section *s = r->n ? &r->sections[r->n - 1] : NULL;
+    if (r->rd.new_section || !s) {
+        if (grow((void **)&r->sections, &r->cap, r->n, sizeof *s))
+            return r->out_of_memory = 1, 0;
+        s = &r->sections[r->n++];
+        memset(s, 0, sizeof *s);
+        s->header = strdup(sect);
+        s->line = r->rd.section_line;
+        r->rd.new_section = 0;
+    }
+    /* inih hands an indented line to us as a continuation of the previous key */
+    if (r->rd.indented && s->n && strcmp(s->entries[s->n - 1].key, key) == 0) {
+        entry *e = &s->entries[s->n - 1];
+        size_t len = strlen(e->value) + strlen(value) + 2;
+        char *joined = malloc(len);
+        if (!joined)
+            return r->out_of_memory = 1, 0;
+        snprintf(joined, len, "%s %s", e->value, value);
+        free(e->value);
+        e->value = joined;
+        return 1;
+    }
+    if (grow((void **)&s->entries, &s->cap, s->n, sizeof *s->entries))
+        return r->out_of_memory = 1, 0;
+    s->entries[s->n++] = (entry){strdup(key), strdup(value), r->rd.line};
+    return 1;
+}
+
+static void ini_file_free(ini_file *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        for (int j = 0; j < r->sections[i].n; j++) {
+            free(r->sections[i].entries[j].key);
+            free(r->sections[i].entries[j].value);
+        }
+        free(r->sections[i].entries);
+        free(r->sections[i].header);
+    }
+    free(r->sections);
+}
+
+static int ini_file_read(const char *path, ini_file *r, sm_status *st)
+{
+    memset(r, 0, sizeof *r);
+    if (sm_ini_parse(path, &r->rd, on_entry, r, &r->out_of_memory, st))
+        return r->out_of_memory ? sm_fail(st, "%s: out of memory", path) : -1;
+    return 0;
+}
+
+/* ---- stage 2: sections into layers ------------------------------------------------------ */
+
+/* Values of template arguments and of the repetition index i. */
+typedef struct scope_args {
+    const char **names;
+    int64_t *values;
+    int *used;
+    int n;
+    int has_i;
+    int64_t i;
+} scope_args;
+
+static int lookup_arg(void *ctx, const char *name, size_t len, int64_t *value)
+{
+    scope_args *a = ctx;
+    for (int k = 0; a && k < a->n; k++)
+        if (strlen(a->names[k]) == len && strncmp(a->names[k], name, len) == 0) {
+            a->used[k] = 1;
+            *value = a->values[k];
+            return 0;
+        }
+    if (a && a->has_i && len == 1 && name[0] == 'i') {
+        *value = a->i;
+        return 0;
+    }
+    return -1;
+}
+
+/* Replaces every ${expr} of text; the result is malloc'd. */
+static char *substitute(const char *text, scope_args *args, char *err, size_t errlen)
+{
+    size_t cap = strlen(text) + 64, used = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return snprintf(err, errlen, "out of memory"), NULL;
+    for (const char *p = text; *p;) {
+        char piece[32];
+        const char *add = p;
+        size_t n = 1;
+        if (p[0] == '$' && p[1] == '{') {
+            const char *close = strchr(p, '}');
+            if (!close) {
+                snprintf(err, errlen, "'${' without '}'");
+                free(out);
+                return NULL;
+            }
+            /* as long as written: a fixed buffer would cut a long sum short, silently */
+            char *expr = strndup(p + 2, (size_t)(close - p - 2));
+            if (!expr) {
+                free(out);
+                return snprintf(err, errlen, "out of memory"), NULL;
+            }
+            int64_t v;
+            char why[128];
+            int bad = sm_expr_eval(expr, lookup_arg, args, &v, why, sizeof why);
+            if (bad)
+                snprintf(err, errlen, "in ${%.100s%s}: %.100s", expr,
+                         strlen(expr) > 100 ? "..." : "", why);
+            free(expr);
+            if (bad) {
+                free(out);
+                return NULL;
+            }
+            n = (size_t)snprintf(piece, sizeof piece, "%lld", (long long)v);
+            add = piece;
+            p = close + 1;
+        } else {
+            p++;
+        }
+        if (used + n + 1 > cap) {
+            cap = 2 * (used + n + 1);
+            char *grown = realloc(out, cap);
+            if (!grown) {
+                free(out);
+                return snprintf(err, errlen, "out of memory"), NULL;
+            }
+            out = grown;
+        }
+        memcpy(out + used, add, n);
+        used += n;
+    }
+    out[used] = '\0';
+    return out;
+}
+
+typedef struct parse_ctx {
+    const sm_registry *reg;
+    const char *path;
+    draft_network *d;
+    ini_file *file;
+    sm_status *st;
+} parse_ctx;
+
+/* Layers (and blocks) a network may expand to: repetition and templates let a few hundred bytes
+ * describe millions, gigabytes of memory; the largest zoo network has under 1,000. */
+#define DEFAULT_MAX_LAYERS 1000000
+#define MAX_LAYERS_ENV "SCALEMETER_MAX_LAYERS"
+
+static int max_layers(sm_status *st)
+{
+    const char *env = getenv(MAX_LAYERS_ENV);
+    if (!env || !*env)
+        return DEFAULT_MAX_LAYERS;
+    char *end;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno || *end || v < 1 || v > 100000000)
+        return sm_fail(st, "%s=%s: expected a layer count from 1 to 100000000", MAX_LAYERS_ENV,
+                       env);
+    return (int)v;
+}
+
+static int check_size(parse_ctx *c, int count, const char *what, int line)
+{
+    int limit = max_layers(c->st);
+    if (limit < 0)
+        return -1;
+    if (count >= limit)
+        return sm_fail(c->st, "%s:%d: the network expands to more than %d %s; set %s to allow "
+                       "more", c->path, line, limit, what, MAX_LAYERS_ENV);
+    return 0;
+}
+
+static int add_block(parse_ctx *c, const char *name, const char *in_name, int line)
+{
+    draft_network *d = c->d;
+    if (check_size(c, d->n_blocks, "blocks", line))
+        return -1;
+    if (grow((void **)&d->blocks, &d->cap_blocks, d->n_blocks, sizeof *d->blocks))
+        return sm_fail(c->st, "out of memory");
+    d->blocks[d->n_blocks] = (draft_block){strdup(name), in_name ? strdup(in_name) : NULL,
+                                           d->n_layers ? d->n_layers - 1 : SM_NETWORK_INPUT,
+                                           line};
+    return d->n_blocks++;
+}
+
+/* "conv2d out=64 kernel=3 from=a,b" into a draft layer. */
+static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char *where)
+{
+    char *save = NULL;
+    char *type = strtok_r(text, " \t", &save);
+    if (!type)
+        return sm_fail(c->st, "%s: layer %s has no type", where, l->name);
+    l->type = sm_registry_find(c->reg, type);
+    if (!l->type)
+        return sm_fail(c->st, "%s: layer %s: unknown layer type '%s' (`scalemeter plugins` "
+                       "lists the loaded types)", where, l->name, type);
+    for (char *tok; (tok = strtok_r(NULL, " \t", &save));) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok || !eq[1])
+            return sm_fail(c->st, "%s: layer %s: expected key=value, got '%s' (a line starting "
+                           "with whitespace continues the line before)", where, l->name, tok);
+        *eq = '\0';
+        if (strcmp(tok, "from") == 0) {
+            if (l->n_from)
+                return sm_fail(c->st, "%s: layer %s: 'from' given twice", where, l->name);
+            char *names = eq + 1, *s2 = NULL;
+            for (char *n = strtok_r(names, ",", &s2); n; n = strtok_r(NULL, ",", &s2)) {
+                char **grown = realloc(l->from, (size_t)(l->n_from + 1) * sizeof *grown);
+                if (!grown)
+                    return sm_fail(c->st, "out of memory");
+                l->from = grown;
+                l->from[l->n_from++] = strdup(n);
+            }
+            continue;
+        }
+        for (int k = 0; k < l->n_kv; k++)
+            if (strcmp(l->kv[k].key, tok) == 0)
+                return sm_fail(c->st, "%s: layer %s: parameter %s given twice", where, l->name,
+                               tok);
+        sm_kv *grown = realloc(l->kv, (size_t)(l->n_kv + 1) * sizeof *grown);
+        if (!grown)
+            return sm_fail(c->st, "out of memory");
+        l->kv = grown;
+        l->kv[l->n_kv++] = (sm_kv){strdup(tok), strdup(eq + 1), 0};
+    }
+    return 0;
+}
+
+/* Adds one layer; key and value are substituted with args first (args may be NULL). */
+static int add_layer(parse_ctx *c, const entry *e, const char *prefix, int block, int block_line,
+                     scope_args *args)
+{
+    draft_network *d = c->d;
+    char where[4096], err[256];
+    if (check_size(c, d->n_layers, "layers", block_line ? block_line : e->line))
+        return -1;
+    if (block_line)
+        snprintf(where, sizeof where, "%s:%d (block at line %d)", c->path, e->line, block_line);
+    else
+        snprintf(where, sizeof where, "%s:%d", c->path, e->line);
+    char *local = substitute(e->key, args, err, sizeof err);
+    if (!local)
+        return sm_fail(c->st, "%s: %s", where, err);
+    char *text = substitute(e->value, args, err, sizeof err);
+    if (!text) {
+        free(local);
+        return sm_fail(c->st, "%s: layer %s: %s", where, e->key, err);
+    }
+    if (grow((void **)&d->layers, &d->cap_layers, d->n_layers, sizeof *d->layers)) {
+        free(local);
+        free(text);
+        return sm_fail(c->st, "out of memory");
+    }
+    draft_layer *l = &d->layers[d->n_layers];
+    memset(l, 0, sizeof *l);
+    if (prefix) {
+        size_t len = strlen(prefix) + strlen(local) + 2;
+        l->name = malloc(len);
+        snprintf(l->name, len, "%s.%s", prefix, local);
+        l->scope = strdup(prefix);
+        free(local);
+    } else {
+        l->name = local;
+    }
+    l->block = block;
+    l->line = e->line;
+    l->block_line = block_line;
+    l->prev = d->n_layers ? d->n_layers - 1 : SM_NETWORK_INPUT;
+    d->n_layers++; /* counted now so that sm_draft_free releases it on any error below */
+    int rc = parse_layer_text(c, l, text, where);
+    free(text);
+    return rc;
+}
+
+static int parse_shape(const char *text, sm_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    const char *p = text;
+    for (;;) {
+        /* digits only: strtoll alone would take " 32", "+32" and, after a last 'x', nothing */
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (errno || v < 1 || v > MAX_INPUT_DIM || s->ndim == SM_MAX_DIMS)
+            return -1;
+        s->dim[s->ndim++] = v;
+        p = end;
+        if (!*p)
+            return 0;
+        if (*p++ != 'x')
+            return -1;
+    }
+}
+
+static int parse_network_section(parse_ctx *c, const section *s)
+{
+    for (int k = 0; k < s->n; k++) {
+        const entry *e = &s->entries[k];
+        if (strcmp(e->key, "name") == 0) {
+            free(c->d->name);
+            c->d->name = strdup(e->value);
+        } else if (strcmp(e->key, "input") == 0) {
+            if (parse_shape(e->value, &c->d->input))
+                return sm_fail(c->st, "%s:%d: input = %s: expected up to %d sizes in [1, %d] "
+                               "joined by 'x', such as 3x224x224", c->path, e->line, e->value,
+                               SM_MAX_DIMS, MAX_INPUT_DIM);
+        } else if (strcmp(e->key, "source") != 0 && strcmp(e->key, "description") != 0) {
+            return sm_fail(c->st, "%s:%d: unknown key '%s' in [network] (name, input, source, "
+                           "description)", c->path, e->line, e->key);
+        }
+    }
+    return 0;
+}
+
+static const section *find_template(parse_ctx *c, const char *name)
+{
+    for (int i = 0; i < c->file->n; i++) {
+        const char *h = c->file->sections[i].header;
+        if (strncmp(h, "template ", 9) == 0 && strcmp(h + 9, name) == 0)
+            return &c->file->sections[i];
+    }
+    return NULL;
+}
+
+/* "layer1.{0..2}" into prefix "layer1.", range 0..2 and suffix "". */
+static int parse_repeat(const char *spec, char *prefix, size_t len, const char **suffix,
+                        long long *first, long long *last)
+{
+    const char *open = strchr(spec, '{');
+    *first = *last = -1;
+    *suffix = "";
+    if (!open) {
+        snprintf(prefix, len, "%s", spec);
+        return 0;
+    }
+    char *end;
+    *first = strtoll(open + 1, &end, 10);
+    if (end == open + 1 || strncmp(end, "..", 2) != 0)
+        return -1;
+    const char *b = end + 2;
+    *last = strtoll(b, &end, 10);
+    if (end == b || *end != '}' || *first < 0 || *last < *first ||
+        *last - *first >= MAX_REPEAT || strchr(end + 1, '{'))
+        return -1;
+    snprintf(prefix, len, "%.*s", (int)(open - spec), spec);
+    *suffix = end + 1;
+    return 0;
+}
+
+static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
+{
+    char prefix[512];
+    const char *suffix;
+    long long first, last;
+    if (parse_repeat(spec, prefix, sizeof prefix, &suffix, &first, &last) || !*spec)
+        return sm_fail(c->st, "%s:%d: [block %s]: expected a name, optionally with one {A..B} "
+                       "repetition (0 <= A <= B)", c->path, s->line, spec);
+    const char *use = NULL, *from = NULL;
+    int n_args = 0;
+    for (int k = 0; k < s->n; k++) {
+        if (strcmp(s->entries[k].key, "use") == 0)
+            use = s->entries[k].value;
+        else if (strcmp(s->entries[k].key, "from") == 0)
+            from = s->entries[k].value;
+        else
+            n_args++;
+    }
+    const section *tmpl = NULL;
+    if (use && !(tmpl = find_template(c, use)))
+        return sm_fail(c->st, "%s:%d: [block %s]: no [template %s] in this file", c->path,
+                       s->line, spec, use);
+    const char *names[n_args ? n_args : 1];
+    int64_t values[n_args ? n_args : 1];
+    int used[n_args ? n_args : 1];
+    int rc = 0;
+    for (long long i = first; i <= last && rc == 0; i++) {
+        char name[600];
+        if (first >= 0)
+            snprintf(name, sizeof name, "%s%lld%s", prefix, i, suffix);
+        else
+            snprintf(name, sizeof name, "%s", prefix);
+        scope_args args = {names, values, used, 0, first >= 0, i};
+        /* a block that uses a template gives arguments; evaluate them (they may use ${i}) */
+        for (int k = 0; tmpl && k < s->n; k++) {
+            const entry *e = &s->entries[k];
+            if (!strcmp(e->key, "use") || !strcmp(e->key, "from"))
+                continue;
+            char why[128];
+            scope_args index_only = {NULL, NULL, NULL, 0, first >= 0, i};
+            int64_t v;
+            if (sm_expr_eval(e->value, lookup_arg, &index_only, &v, why, sizeof why))
+                return sm_fail(c->st, "%s:%d: argument %s = %.100s%s: %s", c->path, e->line,
+                               e->key, e->value, strlen(e->value) > 100 ? "..." : "", why);
+            names[args.n] = e->key;
+            values[args.n] = v;
+            used[args.n++] = 0;
+        }
+        int block = add_block(c, name, from, s->line);
+        if (block < 0)
+            return -1;
+        const section *body = tmpl ? tmpl : s;
+        for (int k = 0; k < body->n && rc == 0; k++) {
+            const entry *e = &body->entries[k];
+            if (!tmpl && !strcmp(e->key, "from"))
+                continue;
+            rc = add_layer(c, e, name, block, s->line, &args);
+        }
+        for (int k = 0; k < args.n && rc == 0; k++)
+            if (!args.used[k])
+                rc = sm_fail(c->st, "%s:%d: [block %s]: argument '%s' is not used by "
+                             "[template %s]", c->path, s->line, spec, args.names[k], use);
+    }
+    return rc;
+}
+
+static int parse_layers_section(parse_ctx *c, const section *s)
+{
+    for (int k = 0; k < s->n; k++) {
+        int block = add_block(c, s->entries[k].key, NULL, s->entries[k].line);
+        if (block < 0 || add_layer(c, &s->entries[k], NULL, block, 0, NULL))
+            return -1;
+    }
+    return 0;
+}
+
+static char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *b = slash ? slash + 1 : path;
+    const char *dot = strrchr(b, '.');
+    return strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
+}
+
+int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st)
+{
+    memset(d, 0, sizeof *d);
+    d->path = path;
+    ini_file file;
+    int rc = ini_file_read(path, &file, st);
+    parse_ctx c = {reg, path, d, &file, st};
+    int seen_network = 0;
+    for (int i = 0; rc == 0 && i < file.n; i++) {
+        const section *s = &file.sections[i];
+        if (strcmp(s->header, "network") == 0) {
+            seen_network = 1;
+            rc = parse_network_section(&c, s);
+        } else if (strcmp(s->header, "layers") == 0) {
+            rc = parse_layers_section(&c, s);
+        } else if (strncmp(s->header, "block ", 6) == 0) {
+            rc = parse_block_section(&c, s, s->header + 6);
+        } else if (strncmp(s->header, "template ", 9) != 0) {
+            rc = sm_fail(st, "%s:%d: unknown section [%s]: expected [network], [layers], "
+                         "[template NAME] or [block NAME]", path, s->line, s->header);
+        }
+    }
+    if (rc == 0 && (!seen_network || d->input.ndim == 0))
+        rc = sm_fail(st, "%s: no [network] section with an input shape (input = 3x224x224)",
+                     path);
+    if (rc == 0 && d->n_layers == 0)
+        rc = sm_fail(st, "%s: the network has no layers", path);
+    if (rc == 0 && !d->name)
+        d->name = base_name(path);
+    ini_file_free(&file);
+    return rc;
+}
+
+void sm_draft_free(draft_network *d)
+{
+    for (int i = 0; i < d->n_layers; i++) {
+        draft_layer *l = &d->layers[i];
+        free(l->name);
+        free(l->scope);
+        for (int k = 0; k < l->n_kv; k++) {
+            free(l->kv[k].key);
+            free(l->kv[k].value);
+        }
+        free(l->kv);
+        for (int k = 0; k < l->n_from; k++)
+            free(l->from[k]);
+        free(l->from);
+    }
+    for (int i = 0; i < d->n_blocks; i++) {
+        free(d->blocks[i].name);
+        free(d->blocks[i].in_name);
+    }
+    free(d->layers);
+    free(d->blocks);
+    free(d->name);
+    memset(d, 0, sizeof *d);
+}

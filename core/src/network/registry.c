@@ -1,0 +1,427 @@
+/* The plugin loader: every layer type comes from a shared object exporting SM_PLUGIN_ENTRY;
+ * its GPU kernels from a companion NAME_gpu.so, loaded only when the cuda backend asks, so
+ * that a program that only counts never maps the CUDA libraries. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "network/network_internal.h"
+#include "scalemeter/kernels.h"
+#include "scalemeter/scalemeter.h"
+
+#ifndef SCALEMETER_VERSION
+#define SCALEMETER_VERSION "unknown"
+#endif
+
+/* What every entry point of every plugin receives. */
+static const sm_host host = {
+    .struct_size = sizeof(sm_host),
+    .abi_version = SM_PLUGIN_ABI_VERSION,
+    .version = SCALEMETER_VERSION,
+};
+
+/* The suffix of a GPU companion module, which the folder scan skips. */
+#define GPU_SUFFIX "_gpu.so"
+
+enum { GPU_UNTRIED, GPU_NONE, GPU_LOADED, GPU_FAILED };
+
+typedef struct plugin {
+    char *path;
+    sm_layer_type type; /* a copy, zero past the plugin's struct_size */
+    /* The GPU companion, once asked for: its kernels (a copy, zero past its struct_size), or
+     * why it could not load (repeated to every later caller). */
+    int gpu_state;
+    struct sm_gpu_kernels gpu;
+    char *gpu_error;
+} plugin;
+
+struct sm_registry {
+    int count, cap;
+    plugin *items;
+};
+
+sm_registry *sm_registry_new(void)
+{
+    return calloc(1, sizeof(sm_registry));
+}
+
+void sm_registry_free(sm_registry *reg)
+{
+    if (!reg)
+        return;
+    /* Loaded plugins stay mapped for the life of the process: what they pull in (libstdc++,
+     * the CUDA libraries) does not expect to be unloaded, and dlopen of the same file again
+     * only counts up a reference. Refused plugins are closed at once. */
+    for (int i = 0; i < reg->count; i++) {
+        free(reg->items[i].path);
+        free(reg->items[i].gpu_error);
+    }
+    free(reg->items);
+    free(reg);
+}
+
+int sm_registry_count(const sm_registry *reg) { return reg->count; }
+const sm_layer_type *sm_registry_type(const sm_registry *reg, int i) { return &reg->items[i].type; }
+const char *sm_registry_path(const sm_registry *reg, int i) { return reg->items[i].path; }
+
+const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name)
+{
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i].type.name, name) == 0)
+            return &reg->items[i].type;
+    return NULL;
+}
+
+static int valid_type_name(const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return 1;
+}
+
+/* A plugin of another ABI version, named with both versions. abi_version is the first field
+ * of every descriptor and GPU table of every version, so it can be read whatever the rest. */
+static int wrong_version(const char *path, uint32_t version, sm_status *st)
+{
+    return sm_fail(st,
+                   "%s: built for plugin ABI version %u, this scalemeter loads versions %u to "
+                   "%u; rebuild it against this scalemeter's headers",
+                   path, version, SM_PLUGIN_ABI_OLDEST, SM_PLUGIN_ABI_VERSION);
+}
+
+/* Checks a descriptor before anything of it is used. */
+static int check_descriptor(const sm_layer_type *t, const char *path, sm_status *st)
+{
+    if (!t)
+        return sm_fail(st, "%s: plugin entry point returned no descriptor", path);
+    if (t->abi_version < SM_PLUGIN_ABI_OLDEST || t->abi_version > SM_PLUGIN_ABI_VERSION)
+        return wrong_version(path, t->abi_version, st);
+    if (t->struct_size < offsetof(sm_layer_type, cpu))
+        return sm_fail(st, "%s: descriptor too small (%u bytes) for ABI version %u", path,
+                       t->struct_size, SM_PLUGIN_ABI_VERSION);
+    if (!valid_type_name(t->name))
+        return sm_fail(st, "%s: layer type name must be non-empty lower-case letters, digits, '_'",
+                       path);
+    if (!t->parse || !t->infer)
+        return sm_fail(st, "%s: layer type '%s' lacks parse or infer", path, t->name);
+    if (t->min_inputs < 0 || (t->max_inputs && t->max_inputs < t->min_inputs))
+        return sm_fail(st, "%s: layer type '%s' has an invalid input count range", path, t->name);
+    return 0;
+}
+
+/* The largest params_size the host allocates per layer: parameter structs are a few numbers,
+ * and a huge one would fail (or, under a sanitizer, abort) at the first layer of the type. */
+#define MAX_PARAMS_SIZE (1u << 20)
+
+static int check_params_size(const sm_layer_type *t, const char *path, sm_status *st)
+{
+    if (t->params_size > MAX_PARAMS_SIZE)
+        return sm_fail(st, "%s: layer type '%s' declares %zu bytes of parameters per layer "
+                       "(at most %u)", path, t->name, t->params_size, MAX_PARAMS_SIZE);
+    return 0;
+}
+
+/* The descriptor and what check_descriptor reads of it lie in memory the host may read: the
+ * descriptor in the plugin itself, its strings and functions in some loaded object. */
+static int check_descriptor_memory(void *handle, const sm_layer_type *t, const char *path,
+                                   sm_status *st)
+{
+    if (!t)
+        return 0; /* check_descriptor refuses it */
+    if ((uintptr_t)t % _Alignof(sm_layer_type) || !sm_plugin_holds(handle, t, 8))
+        return sm_fail(st, "%s: its entry point returned %p, which is not a descriptor in the "
+                       "plugin (it must return a static object)", path, (const void *)t);
+    size_t len = t->struct_size < sizeof *t ? t->struct_size : sizeof *t;
+    if (len < offsetof(sm_layer_type, cpu))
+        return 0; /* check_descriptor refuses it by its size */
+    if (!sm_plugin_holds(handle, t, len))
+        return sm_fail(st, "%s: its descriptor (%u bytes) extends beyond the plugin", path,
+                       t->struct_size);
+    if (!sm_loaded_string(t->name, 256) || (t->summary && !sm_loaded_string(t->summary, 4096)))
+        return sm_fail(st, "%s: its descriptor's name or summary is not a string in memory", path);
+    void *fn[4] = {0};
+    memcpy(&fn[0], &t->parse, sizeof fn[0]); /* function to object pointer, as POSIX allows */
+    memcpy(&fn[1], &t->infer, sizeof fn[1]);
+    memcpy(&fn[2], &t->metrics, sizeof fn[2]);
+    if (len >= offsetof(sm_layer_type, saved) + sizeof t->saved) /* ABI 3 */
+        memcpy(&fn[3], &t->saved, sizeof fn[3]);
+    for (int i = 0; i < 4; i++)
+        if (fn[i] && !sm_loaded_code(fn[i]))
+            return sm_fail(st, "%s: its descriptor's %s points outside every loaded object",
+                           path, (const char *[]){"parse", "infer", "metrics", "saved"}[i]);
+    return 0;
+}
+
+/* dlopen and the entry point, with the crash guard on: the descriptor, or NULL with st set. */
+static const sm_layer_type *open_plugin(const char *path, void **handle_out, sm_status *st)
+{
+    sm_plugin_guard_begin(path);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *sym = handle ? dlsym(handle, SM_PLUGIN_ENTRY_NAME) : NULL;
+    const sm_layer_type *t = NULL;
+    if (sym) {
+        sm_plugin_entry_fn entry;
+        memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
+        t = entry(&host);
+    }
+    sm_plugin_guard_end();
+    *handle_out = handle;
+    if (!handle)
+        sm_fail(st, "%s: cannot load plugin: %s", path, dlerror());
+    else if (!sym)
+        sm_fail(st, "%s: not a scalemeter plugin: no entry point %s", path, SM_PLUGIN_ENTRY_NAME);
+    else if (!t)
+        sm_fail(st, "%s: plugin entry point returned no descriptor", path);
+    return t;
+}
+
+/* Anyone who can write a plugin file or folder can make every command run their code. */
+static int check_not_world_writable(const char *path, int folder, sm_status *st)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (sb.st_mode & S_IWOTH))
+        return sm_fail(st, "%s: refusing plugin %s: it is writable by every user, who could make "
+                       "scalemeter run their code (chmod o-w it)", path,
+                       folder ? "folder" : "file");
+    return 0;
+}
+
+int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
+{
+    if (check_not_world_writable(path, 0, st) || sm_elf_check(path, SM_PLUGIN_ENTRY_NAME, st))
+        return -1;
+    void *handle;
+    const sm_layer_type *t = open_plugin(path, &handle, st);
+    if (!t || check_descriptor_memory(handle, t, path, st) || check_descriptor(t, path, st) ||
+        check_params_size(t, path, st)) {
+        if (handle)
+            dlclose(handle);
+        return -1;
+    }
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i].type.name, t->name) == 0) {
+            sm_fail(st, "%s: layer type '%s' is already provided by %s", path, t->name,
+                    reg->items[i].path);
+            dlclose(handle);
+            return -1;
+        }
+    if (reg->count == reg->cap) {
+        int cap = reg->cap ? 2 * reg->cap : 32;
+        plugin *items = realloc(reg->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            dlclose(handle);
+            return sm_fail(st, "out of memory loading %s", path);
+        }
+        reg->items = items;
+        reg->cap = cap;
+    }
+    plugin *p = &reg->items[reg->count];
+    memset(p, 0, sizeof *p);
+    memcpy(&p->type, t, t->struct_size < sizeof p->type ? t->struct_size : sizeof p->type);
+    p->path = strdup(path);
+    reg->count++;
+    return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
+{
+    if (check_not_world_writable(dir, 1, st))
+        return -1;
+    DIR *d = opendir(dir);
+    if (!d)
+        return sm_fail(st, "%s: cannot open plugin folder: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        if (len > strlen(GPU_SUFFIX) && !strcmp(e->d_name + len - strlen(GPU_SUFFIX), GPU_SUFFIX))
+            continue; /* a companion: loaded with its plugin, when asked for */
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **grown = realloc(names, cap * sizeof *names);
+            if (!grown) {
+                rc = sm_fail(st, "out of memory listing %s", dir);
+                break;
+            }
+            names = grown;
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(names, n, sizeof *names, compare_names); /* a stable order: errors repeat the same */
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0) {
+            size_t len = strlen(dir) + strlen(names[i]) + 2;
+            char *path = malloc(len);
+            snprintf(path, len, "%s/%s", dir, names[i]);
+            rc = sm_registry_load_file(reg, path, st);
+            free(path);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+/* The folders of SCALEMETER_PLUGIN_PATH after the default one. A relative entry ("." or
+ * "plugins") would load code from whatever folder a command runs in, so it is refused; a folder
+ * named twice, or the default folder again, is loaded once (its types would clash otherwise). */
+static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
+{
+    char *list = strdup(extra);
+    char (*seen)[PATH_MAX] = calloc(strlen(extra) / 2 + 2, sizeof *seen);
+    if (!list || !seen) {
+        free(list), free(seen);
+        return sm_fail(st, "out of memory");
+    }
+    int n_seen = 0, rc = 0;
+    if (realpath(sm_plugin_dir(), seen[0]))
+        n_seen++;
+    for (char *save = NULL, *dir = strtok_r(list, ":", &save); dir && rc == 0;
+         dir = strtok_r(NULL, ":", &save)) {
+        if (dir[0] != '/') {
+            rc = sm_fail(st, "SCALEMETER_PLUGIN_PATH: '%s' is a relative folder; name plugin "
+                         "folders by absolute path", dir);
+            break;
+        }
+        int again = 0;
+        if (realpath(dir, seen[n_seen])) {
+            for (int i = 0; i < n_seen && !again; i++)
+                again = !strcmp(seen[i], seen[n_seen]);
+            n_seen += !again;
+        }
+        sm_status sub;
+        if (!again && sm_registry_load_dir(reg, dir, &sub))
+            rc = sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg);
+    }
+    free(list), free(seen);
+    return rc;
+}
+
+int sm_registry_open(sm_registry **out, sm_status *st)
+{
+    sm_registry *reg = sm_registry_new();
+    if (!reg)
+        return sm_fail(st, "out of memory");
+    int rc = sm_registry_load_dir(reg, sm_plugin_dir(), st);
+    const char *extra = getenv("SCALEMETER_PLUGIN_PATH");
+    if (rc == 0 && extra && *extra)
+        rc = load_plugin_path(reg, extra, st);
+    if (rc) {
+        sm_registry_free(reg);
+        return -1;
+    }
+    *out = reg;
+    return 0;
+}
+
+/* ---- GPU companion modules ------------------------------------------------------------------ */
+
+/* NAME_gpu.so beside NAME.so (NAME: the plugin's file name, whatever its type's name). */
+static char *companion_path(const char *path)
+{
+    size_t len = strlen(path);
+    size_t stem = len > 3 && !strcmp(path + len - 3, ".so") ? len - 3 : len;
+    char *p = malloc(stem + sizeof GPU_SUFFIX);
+    if (p) {
+        memcpy(p, path, stem);
+        memcpy(p + stem, GPU_SUFFIX, sizeof GPU_SUFFIX);
+    }
+    return p;
+}
+
+/* Loads p's companion: GPU_LOADED, GPU_NONE when there is none, or GPU_FAILED with st set. */
+static int load_companion(plugin *p, sm_status *st)
+{
+    char *path = companion_path(p->path);
+    if (!path) {
+        sm_fail(st, "out of memory");
+        return GPU_FAILED;
+    }
+    int rc = GPU_NONE;
+    if (access(path, F_OK) == 0) {
+        rc = GPU_FAILED;
+        int bad_elf = check_not_world_writable(path, 0, st) ||
+                      sm_elf_check(path, SM_GPU_ENTRY_NAME, st);
+        if (!bad_elf)
+            sm_plugin_guard_begin(path);
+        void *handle = bad_elf ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        void *sym = handle ? dlsym(handle, SM_GPU_ENTRY_NAME) : NULL;
+        sm_gpu_entry_fn entry = NULL;
+        if (sym)
+            memcpy(&entry, &sym, sizeof entry);
+        const struct sm_gpu_kernels *k = entry ? entry(&host) : NULL;
+        if (!bad_elf)
+            sm_plugin_guard_end();
+        if (k && ((uintptr_t)k % _Alignof(struct sm_gpu_kernels) ||
+                  !sm_plugin_holds(handle, k, 8) ||
+                  !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size
+                                                                        : sizeof *k)))
+            k = NULL; /* not a table in the module: refused below as none */
+        if (bad_elf)
+            ; /* st says why */
+        else if (!handle)
+            sm_fail(st, "%s: cannot load the GPU kernels of '%s': %s", path, p->type.name,
+                    dlerror());
+        else if (!sym)
+            sm_fail(st, "%s: not a GPU kernel module: no entry point %s", path,
+                    SM_GPU_ENTRY_NAME);
+        else if (!k)
+            sm_fail(st, "%s: its entry point returned no GPU kernels", path);
+        else if (k->abi_version < SM_PLUGIN_ABI_OLDEST || k->abi_version > SM_PLUGIN_ABI_VERSION)
+            wrong_version(path, k->abi_version, st);
+        else if (k->struct_size < offsetof(struct sm_gpu_kernels, backward) + sizeof k->backward)
+            sm_fail(st, "%s: GPU kernel table too small (%u bytes) for ABI version %u", path,
+                    k->struct_size, SM_PLUGIN_ABI_VERSION);
+        else {
+            memcpy(&p->gpu, k, k->struct_size < sizeof p->gpu ? k->struct_size : sizeof p->gpu);
+            rc = GPU_LOADED; /* stays mapped, as plugins do */
+        }
+        if (rc == GPU_FAILED && handle)
+            dlclose(handle);
+    }
+    free(path);
+    return rc;
+}
+
+int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
+                            const struct sm_gpu_kernels **out, sm_status *st)
+{
+    *out = NULL;
+    plugin *p = NULL;
+    for (int i = 0; i < reg->count && !p; i++)
+        if (&reg->items[i].type == type || !strcmp(reg->items[i].type.name, type->name))
+            p = &reg->items[i];
+    if (!p)
+        return sm_fail(st, "layer type '%s' is not in this registry", type->name);
+    /* A cache in the registry's items: logically const, as a lookup. */
+    if (p->gpu_state == GPU_UNTRIED) {
+        sm_status sub = {{0}};
+        p->gpu_state = load_companion(p, &sub);
+        if (p->gpu_state == GPU_FAILED)
+            p->gpu_error = strdup(sub.msg);
+    }
+    if (p->gpu_state == GPU_FAILED)
+        return sm_fail(st, "%s", p->gpu_error ? p->gpu_error : "out of memory");
+    if (p->gpu_state == GPU_LOADED)
+        *out = &p->gpu;
+    return 0;
+}

@@ -1,0 +1,126 @@
+/* Dispatch of predictions to the predictor's own kind, and the checks every kind shares. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict/predictor.h"
+
+sm_predictor *predictor_new(const predictor_ops *ops, void *impl, const char *description)
+{
+    sm_predictor *p = calloc(1, sizeof *p);
+    if (!p) {
+        ops->free(impl);
+        return NULL;
+    }
+    p->ops = ops;
+    p->impl = impl;
+    snprintf(p->description, sizeof p->description, "%s", description);
+    return p;
+}
+
+const char *sm_predictor_describe(const sm_predictor *p) { return p->description; }
+
+const char *sm_predictor_precision(const sm_predictor *p) { return p->precision; }
+
+int sm_predictor_devices_per_node(const sm_predictor *p) { return p->devices_per_node; }
+
+int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                           sm_allreduce_estimate *out, sm_status *st)
+{
+    if (!p->ops->allreduce)
+        return 1;
+    return p->ops->allreduce(p->impl, net, layout, out, st);
+}
+
+int sm_predictor_check_precision(const sm_predictor *p, const char *precision, sm_status *st)
+{
+    if (!precision || strcmp(precision, p->precision) == 0)
+        return 0;
+    /* the calibration alone is named: a description's all-reduce beside it has no precision */
+    return sm_fail(st,
+                   "%s is a calibration of %s runs; it cannot predict %s (fit the %s rows of a "
+                   "measurement CSV with `scalemeter fit --precision %s`, or leave the "
+                   "calibration out: `--device NAME` alone models any precision)",
+                   p->calibration[0] ? p->calibration : p->description, p->precision, precision,
+                   precision, precision);
+}
+
+void sm_predictor_free(sm_predictor *p)
+{
+    if (!p)
+        return;
+    p->ops->free(p->impl);
+    free(p);
+}
+
+static int check_layout(const sm_layout *l, sm_status *st)
+{
+    if (l->batch < 1)
+        return sm_fail(st, "batch %lld: the per-device batch must be at least 1",
+                       (long long)l->batch);
+    if (l->nodes < 1 || l->gpus_per_node < 1)
+        return sm_fail(st, "nodes %d, devices per node %d: both must be at least 1", l->nodes,
+                       l->gpus_per_node);
+    return 0;
+}
+
+/* One rule for every command: a time below zero or without bound is refused, never printed.
+ * NaN stays: it is a phase the predictor knows nothing of (a calibration without it). */
+static int check_physical(const sm_predictor *p, const sm_network *net, const sm_layout *l,
+                          const char *phase, double t, sm_status *st)
+{
+    if (isnan(t) || (t >= 0 && isfinite(t)))
+        return 0;
+    int energy = phase[0] == 'e';
+    return sm_fail(st, "%s predicts %s = %g %s for %s at batch %lld on %d x %d devices: not a "
+                   "physical %s (coefficients fitted with `fit --no-nonneg` can do this; "
+                   "refit without it)",
+                   p->description, phase, t, energy ? "J" : "s", net->name, (long long)l->batch,
+                   l->nodes, l->gpus_per_node, energy ? "energy" : "time");
+}
+
+/* A pass takes time: a step or an inference of 0 s (coefficients all zero, say) is no
+ * prediction, and predict, curve and every other command refuse it alike. */
+static int check_positive(const sm_network *net, const sm_layout *l, const char *what,
+                          double t, sm_status *st)
+{
+    if (isnan(t) || t > 0)
+        return 0;
+    return sm_fail(st, "%s at batch %lld on %d nodes x %d: the predicted %s %g s is not "
+                   "positive; the predictor does not fit this configuration",
+                   net->name, (long long)l->batch, l->nodes, l->gpus_per_node, what, t);
+}
+
+int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+               sm_prediction *out, sm_status *st)
+{
+    if (check_layout(layout, st))
+        return -1;
+    *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    if (p->ops->predict(p->impl, net, layout, out, st))
+        return -1;
+    const char *const names[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "e_infer",
+                                 "e_step"};
+    const double values[] = {out->t_infer, out->t_fwd,   out->t_bwd, out->t_grad,
+                             out->t_step,  out->e_infer, out->e_step};
+    for (int i = 0; i < 7; i++)
+        if (check_physical(p, net, layout, names[i], values[i], st))
+            return -1;
+    if (check_positive(net, layout, "step time", out->t_step, st) ||
+        check_positive(net, layout, "inference time", out->t_infer, st))
+        return -1;
+    return 0;
+}
+
+int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
+                     const sm_layout *layout, double *t_fwd, sm_status *st)
+{
+    if (check_layout(layout, st))
+        return -1;
+    if (block < 0 || block >= net->n_blocks)
+        return sm_fail(st, "%s has no block %d", net->name, block);
+    if (p->ops->predict_block(p->impl, net, block, layout, t_fwd, st))
+        return -1;
+    return check_physical(p, net, layout, net->blocks[block], *t_fwd, st);
+}

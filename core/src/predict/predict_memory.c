@@ -1,0 +1,23 @@
+/* A predictor's memory configuration and its memory predictions (memory.h): the network's
+ * memory (network/memory.c) with what the predictor's description says of the device. */
+#include "predict/predictor.h"
+#include "scalemeter/memory.h"
+
+int sm_predictor_memory_config(const sm_predictor *p, sm_memory_config *out)
+{
+    *out = p->memory;
+    return 0;
+}
+
+void sm_predictor_set_optimizer(sm_predictor *p, sm_optimizer o)
+{
+    if (o >= 0 && o < SM_N_OPTIMIZERS)
+        p->memory.optimizer = o;
+}
+
+int sm_predict_memory(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                      int training, sm_memory *out, sm_status *st)
+{
+    return sm_network_memory(net, layout->batch, sm_layout_devices(layout), training, &p->memory,
+                             out, st);
+}

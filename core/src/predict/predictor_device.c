@@ -1,0 +1,251 @@
+/* Predictions from a device description alone (PALEO-style): every layer takes its roofline
+ * time plus the framework's dispatch of its kernel, and gradients are all-reduced by the ring
+ * model of allreduce_model.c. No calibration, so the numbers are as good as the description's
+ * efficiencies and dispatch times (`fit --device-out` derives them from measurements);
+ * docs/scaling.md says more. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device_file.h"
+#include "network/network_internal.h"
+#include "predict/predictor.h"
+#include "scalemeter/device.h"
+
+typedef struct device_predictor {
+    sm_device dev;
+    sm_precision precision;
+    double bucket_bytes;
+    int overlap;
+    sm_collective collective;
+} device_predictor;
+
+/* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
+#define UPDATE_BYTES_PER_WEIGHT 20.0
+
+/* Seconds of one kernel on the device: bound by compute or by memory. Its matrix products
+ * (share of the FLOPs) run at the precision's matrix peak, the rest at the fp32 vector peak
+ * (at every precision: element-wise work does not use tensor cores). */
+static double roofline(const device_predictor *d, double share, double flops, double bytes)
+{
+    const sm_device *v = &d->dev;
+    sm_precision p = d->precision, vec = v->peak[SM_FP32] > 0 ? SM_FP32 : d->precision;
+    double compute = share * flops / (v->peak[p] * v->efficiency[p]);
+    if (share < 1)
+        compute += (1 - share) * flops / (v->peak[vec] * v->efficiency[vec]);
+    double memory = bytes / (v->memory_bandwidth * v->memory_efficiency);
+    return fmax(compute, memory);
+}
+
+typedef struct pass_times {
+    double infer, fwd, bwd; /* seconds */
+} pass_times;
+
+/* One layer's passes: its roofline time on the device plus the framework's dispatch of its
+ * kernel on the host. The host runs ahead of the device only as far as the device is busy,
+ * and on GPUs eager frameworks are mostly host-bound below large batches, so the two add
+ * (measured on H100: docs/calibration.md). The layers' bytes are counted at fp32 and halve at
+ * fp16 and bf16; the backward pass reads the saved activations and the output gradient and
+ * writes the input gradient: twice the forward traffic. Under autocast every
+ * matrix-multiplying layer adds cast kernels, and NCHW convolutions the transposes cuDNN runs
+ * around them (memory-bound kernels of cuDNN's own, no dispatch of the framework's). A view
+ * (no kernel) takes no time. */
+static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t batch,
+                        pass_times *t, sm_metrics *m, sm_status *st)
+{
+    const sm_device *v = &d->dev;
+    memset(t, 0, sizeof *t);
+    if (sm_layer_metrics_at(l, batch, m, st))
+        return -1;
+    if (!m->kernels)
+        return 0;
+    int half = sm_precision_is_half(d->precision);
+    int mm = sm_layer_is_matmul(l);
+    double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
+    double bytes = (double)m->bytes * (half ? 0.5 : 1.0);
+    double launches = 1 + (half && mm ? v->autocast_casts : 0);
+    double stream = v->memory_bandwidth * v->memory_efficiency;
+    t->fwd = roofline(d, share, (double)m->flops, bytes) +
+             sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
+    t->infer = t->fwd + launches * v->dispatch_infer;
+    t->fwd += launches * v->dispatch_fwd;
+    t->bwd = roofline(d, share, (double)m->bwd_flops, 2 * bytes) +
+             sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
+             launches * v->dispatch_bwd;
+    return 0;
+}
+
+/* The passes over the layers of one block (all layers where block < 0). */
+static int passes(const device_predictor *d, const sm_network *net, int block, int64_t batch,
+                  pass_times *t, sm_status *st)
+{
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        if ((block >= 0 && l->block != block) || sm_layer_fused(&d->dev, net, i))
+            continue;
+        pass_times one;
+        sm_metrics m;
+        if (layer_passes(d, l, batch, &one, &m, st))
+            return -1;
+        t->infer += one.infer;
+        t->fwd += one.fwd;
+        t->bwd += one.bwd;
+    }
+    return 0;
+}
+
+/* What the step waits for after the backward pass when DDP's buckets are all-reduced during
+ * it: the layers' gradients and backward times in backward order (last layer first). */
+static int overlapped_sync(const device_predictor *d, const sm_network *net, int64_t batch,
+                           const sm_ring_config *a, double *exposed, sm_status *st)
+{
+    sm_grad_layer *grads = malloc((size_t)(net->n_layers ? net->n_layers : 1) * sizeof *grads);
+    if (!grads)
+        return sm_fail(st, "out of memory");
+    for (int i = 0; i < net->n_layers; i++) {
+        pass_times t;
+        sm_metrics m;
+        if (layer_passes(d, &net->layers[net->n_layers - 1 - i], batch, &t, &m, st)) {
+            free(grads);
+            return -1;
+        }
+        if (sm_layer_fused(&d->dev, net, net->n_layers - 1 - i))
+            t.bwd = 0;
+        grads[i] = (sm_grad_layer){d->dev.grad_bytes * (double)m.weights, t.bwd};
+    }
+    *exposed = sm_ring_allreduce_overlapped(a, grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES);
+    free(grads);
+    return 0;
+}
+
+static int device_predict(const void *impl, const sm_network *net, const sm_layout *layout,
+                          sm_prediction *out, sm_status *st)
+{
+    const device_predictor *d = impl;
+    const sm_device *v = &d->dev;
+    if (sm_device_check_layout(v, layout->gpus_per_node, st))
+        return -1;
+    pass_times t;
+    if (passes(d, net, -1, layout->batch, &t, st))
+        return -1;
+    double bwd = t.bwd;
+    sm_metrics total;
+    if (sm_network_metrics(net, 1, &total, st))
+        return -1;
+
+    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)total.weights, d->bucket_bytes,
+                                      layout->nodes, layout->gpus_per_node, d->collective);
+    double exposed = sm_ring_allreduce_time(&a).total;
+    if (sm_device_check_allreduce(v, exposed, layout->nodes, layout->gpus_per_node, st) ||
+        (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st)))
+        return -1;
+    /* the optimizer: one kernel per parameter tensor (PyTorch's default for-each SGD still
+     * dispatches per tensor) and a stream over the weights */
+    double update = UPDATE_BYTES_PER_WEIGHT * (double)total.weights /
+                        (v->memory_bandwidth * v->memory_efficiency) +
+                    (double)total.param_tensors * v->dispatch_update;
+
+    out->t_infer = t.infer;
+    out->t_fwd = t.fwd;
+    out->t_bwd = bwd;
+    out->t_grad = exposed + update;
+    out->t_step = t.fwd + bwd + out->t_grad;
+    return 0;
+}
+
+static int device_predict_block(const void *impl, const sm_network *net, int block,
+                                const sm_layout *layout, double *t_fwd, sm_status *st)
+{
+    pass_times t;
+    if (passes(impl, net, block, layout->batch, &t, st))
+        return -1;
+    *t_fwd = t.fwd;
+    return 0;
+}
+
+static int device_allreduce(const void *impl, const sm_network *net, const sm_layout *layout,
+                            sm_allreduce_estimate *out, sm_status *st)
+{
+    const device_predictor *d = impl;
+    return sm_device_bucket_choice(&d->dev, net, d->bucket_bytes, d->collective, layout, out, st);
+}
+
+static void device_free(void *impl) { free(impl); }
+
+static const predictor_ops device_ops = {device_predict, device_predict_block, device_free,
+                                         device_allreduce};
+
+int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
+                                  sm_predictor **out, sm_status *st)
+{
+    static const sm_device_options defaults = {0};
+    if (!opt)
+        opt = &defaults;
+    device_predictor *d = calloc(1, sizeof *d);
+    if (!d)
+        return sm_fail(st, "out of memory");
+    if (sm_device_open_allreduce(name_or_path, opt, &d->dev, &d->collective, &d->bucket_bytes,
+                                 st)) {
+        free(d);
+        return -1;
+    }
+    if (opt->framework) {
+        char fpath[4096];
+        if (sm_data_find("framework", "configs/frameworks", opt->framework, NULL, fpath,
+                         sizeof fpath, st) ||
+            sm_device_load_framework(fpath, &d->dev, st)) {
+            free(d);
+            return -1;
+        }
+    }
+    d->precision = d->dev.precision;
+    if (opt->precision) {
+        int p = sm_precision_parse(opt->precision);
+        if (p < 0) {
+            free(d);
+            return sm_fail(st, "precision %s: expected fp32, tf32, fp16 or bf16", opt->precision);
+        }
+        d->precision = (sm_precision)p;
+    }
+    if (d->dev.peak[d->precision] <= 0) {
+        sm_fail(st, "%s: [device] peak_%s_tflops is missing: no peak for precision %s",
+                d->dev.path,
+                sm_precision_names[d->precision], sm_precision_names[d->precision]);
+        free(d);
+        return -1;
+    }
+    d->overlap = opt->overlap != 0;
+
+    char description[512], restriction[256];
+    snprintf(description, sizeof description,
+             "%.63s (%.127s): roofline at %s%s, %.63s dispatch, %s all-reduce%s in %g MiB "
+             "buckets%s",
+             d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
+             sm_precision_names[d->precision],
+             !sm_precision_is_half(d->precision) ? ""
+             : d->dev.channels_last ? " channels-last"
+                                    : " NCHW (cuDNN transposes around convolutions)",
+             d->dev.framework[0] ? d->dev.framework : "kernel-launch",
+             d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
+             sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
+             d->bucket_bytes / 1048576.0,
+             d->overlap ? " overlapped with the backward pass" : "");
+    sm_precision precision = d->precision;
+    int devices_per_node = d->dev.devices_per_node;
+    sm_memory_config memory;
+    sm_device_memory_config(&d->dev, precision, &memory);
+    *out = predictor_new(&device_ops, d, description);
+    if (!*out)
+        return sm_fail(st, "out of memory");
+    snprintf((*out)->precision, sizeof (*out)->precision, "%s", sm_precision_names[precision]);
+    (*out)->devices_per_node = devices_per_node;
+    (*out)->memory = memory;
+    return 0;
+}
+
+int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st)
+{
+    return sm_predictor_from_device_opts(name_or_path, NULL, out, st);
+}

@@ -1,0 +1,91 @@
+/* Where the build or install tree of this library keeps its plugins and data. The build tree
+ * mirrors the install tree (lib/scalemeter/plugins, share/scalemeter), so one rule finds both
+ * from the library's own location, with no environment variable needed. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/stat.h>
+
+#include "util/util.h"
+
+static char plugin_dir[PATH_MAX + 32];
+static char data_dir[PATH_MAX + 32];
+static const char anchor; /* an object of this library, for dladdr */
+
+static const char *lib_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (!dir[0]) {
+        Dl_info info;
+        char path[PATH_MAX];
+        if (dladdr(&anchor, &info) && info.dli_fname &&
+            realpath(info.dli_fname, path))
+            snprintf(dir, sizeof dir, "%s", dirname(path));
+        else
+            snprintf(dir, sizeof dir, ".");
+    }
+    return dir;
+}
+
+const char *sm_plugin_dir(void)
+{
+    if (!plugin_dir[0])
+        snprintf(plugin_dir, sizeof plugin_dir, "%s/scalemeter/plugins", lib_dir());
+    return plugin_dir;
+}
+
+const char *sm_data_dir(void)
+{
+    if (!data_dir[0]) {
+        /* the install's libdir to its datadir (lib/x86_64-linux-gnu: ../../share), then the
+         * build tree's lib/ to share/ */
+        static const char *const up[] = {SM_LIB_TO_DATA, "../share"};
+        char path[PATH_MAX + 32];
+        for (int i = 0; i < 2 && !data_dir[0]; i++) {
+            snprintf(path, sizeof path, "%s/%s/scalemeter", lib_dir(), up[i]);
+            if (!realpath(path, data_dir))
+                data_dir[0] = '\0';
+        }
+        if (!data_dir[0]) /* keep the unresolved path for messages */
+            snprintf(data_dir, sizeof data_dir, "%s/%s/scalemeter", lib_dir(), up[0]);
+    }
+    return data_dir;
+}
+
+static int is_file(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
+int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
+                 char *path, size_t len, sm_status *st)
+{
+    if (is_file(name) || !strcmp(name, "-")) { /* "-": the standard input */
+        snprintf(path, len, "%s", name);
+        return 0;
+    }
+    if (!strchr(name, '/')) {
+        snprintf(path, len, "%s/%s/%s.ini", sm_data_dir(), subdir, name);
+        if (is_file(path))
+            return 0;
+    }
+    if (is_dir(name))
+        return sm_fail(st, "%s: is a folder, not a %s file (name a .ini file in it)", name, what);
+    if (strchr(name, '/'))
+        return sm_fail(st, "unknown %s '%s': no such file", what, name);
+    return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s", what, name,
+                   sm_data_dir(), subdir, name, hint ? " (" : "", hint ? hint : "",
+                   hint ? ")" : "");
+}

@@ -1,0 +1,33 @@
+/* The core's utilities (util/), below every other area: files written whole, files and data
+ * found, expressions. Not part of the public API. core/src/README.md has the areas' order. */
+#ifndef SCALEMETER_UTIL_H
+#define SCALEMETER_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scalemeter/scalemeter.h"
+
+/* Writing a file whole or not at all (atomic_file.c): open PATH.tmp.XXXXXXXX, a fresh name
+ * (tmp: its name), then commit, which flushes, syncs and renames it over path, or removes it
+ * and fails. */
+FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
+int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
+
+/* A file to read (input_file.c): "-" is the standard input, and *path becomes "<stdin>" for
+ * messages; otherwise fopen, NULL with errno. sm_input_close leaves the standard input open. */
+FILE *sm_input_open(const char **path);
+void sm_input_close(FILE *f);
+
+/* A file given by its path ("-": the standard input), or by name as
+ * sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with "unknown WHAT 'NAME': ..." and the hint (may
+ * be NULL). */
+int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
+                 char *path, size_t len, sm_status *st);
+
+/* Integer expression over named values: + - * / % ( ) == != < <= > >=. */
+typedef int (*sm_lookup_fn)(void *ctx, const char *name, size_t len, int64_t *value);
+int sm_expr_eval(const char *text, sm_lookup_fn lookup, void *ctx, int64_t *value, char *err,
+                 size_t errlen);
+
+#endif
