@@ -161,7 +161,7 @@ static void json_vstats(json_writer *w, const vstats *v)
 }
 
 static void report(const validate_args *a, const sm_runs *runs, const sm_prediction *pred,
-                   const sm_predictor *p, char **models, int n_models)
+                   const sm_predictor *p, char **models, int n_models, int known, int oom)
 {
     double *y = malloc((size_t)runs->n * sizeof *y), *q = malloc((size_t)runs->n * sizeof *q);
     if (!y || !q) {
@@ -243,16 +243,41 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
             putchar('\n');
         }
     }
+    /* memory: every row ran, so every row should be predicted to fit */
     if (a->format == FORMAT_JSON) {
         json_end(&w);
+        json_key(&w, "memory");
+        json_begin_object(&w);
+        json_field_int(&w, "rows_with_capacity", known);
+        json_field_int(&w, "ran_but_predicted_not_to_fit", oom);
         json_end(&w);
+        json_end(&w);
+    } else if (a->format == FORMAT_TABLE) {
+        if (known)
+            printf("memory: %d of %d rows ran and are predicted not to fit the device\n", oom,
+                   known);
+        else
+            printf("memory: the device's capacity is not known (--device D says)\n");
     }
     free(y), free(q);
 }
 
-/* Predicts every row, loading each (model, image) network once. */
+/* A measured row, so a configuration that ran, that the memory model says does not fit: the
+ * first five said one by one, the count at the end (report). */
+static void ran_but_oom_warn(const sm_runs *runs, const sm_run *r, const sm_memory *m, int k)
+{
+    char need[32], has[32];
+    if (k < 5)
+        fprintf(stderr, "scalemeter validate: warning: %s:%d: %s at batch %lld ran, but is "
+                "predicted not to fit (%s of %s)\n", runs->path, r->line, r->model,
+                (long long)r->batch, fmt_gib(m->peak + m->context, need, sizeof need),
+                fmt_gib(m->capacity, has, sizeof has));
+}
+
+/* Predicts every row, loading each (model, image) network once; counts the rows whose memory
+ * the predictor knows (known) and those of them it says do not fit (oom). */
 static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_predictor *p,
-                        sm_prediction *pred, sm_status *st)
+                        sm_prediction *pred, int *known, int *oom, sm_status *st)
 {
     sm_network *net = NULL;
     const sm_run *loaded = NULL;
@@ -273,8 +298,13 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
         }
         const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
         sm_status inner;
-        if (sm_predict(p, net, &l, &pred[i], &inner))
+        sm_memory mem;
+        if (sm_predict(p, net, &l, &pred[i], &inner) ||
+            sm_predict_memory(p, net, &l, 1, &mem, &inner))
             rc = sm_fail(st, "%s:%d: %s", runs->path, r->line, inner.msg);
+        else if (mem.fits == 0) /* it ran: the memory model is wrong there, say where */
+            ran_but_oom_warn(runs, r, &mem, (*oom)++);
+        *known += mem.fits >= 0;
     }
     sm_network_free(net);
     return rc;
@@ -313,9 +343,9 @@ int cmd_validate(int argc, char **argv)
     char **models = rc ? NULL : calloc((size_t)runs->n, sizeof *models);
     if (!rc && (!pred || !models))
         rc = sm_fail(&st, "out of memory");
-    int n_models = 0;
+    int n_models = 0, known = 0, oom = 0;
     if (!rc)
-        rc = predict_rows(runs, reg, p, pred, &st);
+        rc = predict_rows(runs, reg, p, pred, &known, &oom, &st);
     if (!rc) {
         for (int i = 0; i < runs->n; i++) {
             int k = 0;
@@ -327,7 +357,7 @@ int cmd_validate(int argc, char **argv)
         if (output_to("validate", a.output))
             rc = sm_fail(&st, "no report written");
         else
-            report(&a, runs, pred, p, models, n_models);
+            report(&a, runs, pred, p, models, n_models, known, oom);
     }
     int exit_code = rc ? report_error(st.msg) : 0;
     free(models);

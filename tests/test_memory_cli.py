@@ -111,5 +111,25 @@ rows = out.splitlines()
 check(rows[0].endswith(",memory,memory_capacity,fits") and rows[1].endswith(",false") and
       rows[-1].endswith(",true"), f"CSV memory columns: {rows[0]} / {rows[1]}")
 
+# --- validate: every measured row ran, so each should be predicted to fit ---
+d = good_json("validate", "configs/calibrations/h100-pytorch-tf32.csv", "--device", "h100")
+check(d.get("memory") == {"rows_with_capacity": d.get("rows"), "ran_but_predicted_not_to_fit": 0},
+      f"validate: every H100 row fits: {d.get('memory')}")
+import os, tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    tiny = os.path.join(tmp, "tiny.ini")  # an H100 of 1 MiB: no row can fit
+    with open("configs/devices/h100.ini") as f:
+        text = f.read().replace("memory_gib = 79.6", "memory_gib = 0.001")
+    with open(tiny, "w") as f:
+        f.write(text)
+    rc, out, err = run("validate", "configs/calibrations/h100-pytorch-tf32.csv", "--device", tiny,
+                       "--format", "json")
+    d = json.loads(out) if rc == 0 else {}
+    check(d.get("memory", {}).get("ran_but_predicted_not_to_fit") == d.get("rows"),
+          f"validate on a 1 MiB device: every row flagged: {d.get('memory')}")
+    warned = [l for l in err.splitlines() if "ran, but is predicted not to fit" in l]
+    check(len(warned) == 5 and "h100-pytorch-tf32.csv:2: " in warned[0],
+          f"validate names the first five rows by file and line: {warned[:2]}")
+
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
