@@ -138,7 +138,7 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
 {
     char *fields[256];
     char *line = text, *next;
-    int lineno = 0;
+    int lineno = 0, header = 0;
     for (; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
@@ -152,6 +152,9 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
         int nf = split(line, fields, 256);
         if (nf < 0)
             return sm_fail(st, "%s:%d: unterminated quote", w->path, lineno);
+        if (lineno != 1 && !header)
+            return sm_fail(st, "%s:%d: a row before bench's header, which must be line 1; "
+                           "write to another file (-o)", w->path, lineno);
         if (lineno == 1) {
             for (int c = 0; c < w->n_cols || c < nf; c++)
                 if (c >= nf || c >= w->n_cols || strcmp(fields[c], cols[c]) != 0)
@@ -160,12 +163,18 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
                                    "where bench writes '%s'); write to another file (-o)",
                                    w->path, c + 1, c < nf ? fields[c] : "",
                                    c < w->n_cols ? cols[c] : "");
+            header = 1;
             continue;
         }
         if (add_key(w, fields, nf))
             return sm_fail(st, "%s: out of memory", w->path);
         w->rows++;
     }
+    /* a file with text but no header (blank or comment lines alone) would get rows appended
+     * that no reader takes as a measurement CSV */
+    if (!header && lineno)
+        return sm_fail(st, "%s: has no header line (bench's columns); write to another file (-o)",
+                       w->path);
     return 0;
 }
 
@@ -216,6 +225,15 @@ int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols,
     size_t len = 0;
     char *text = slurp(w->fd, &len);
     int rc = text ? 0 : sm_fail(st, "%s: cannot read: %s", path, strerror(errno));
+    /* a NUL would end the text early and the rows after it would be measured again */
+    const char *nul = rc == 0 ? memchr(text, '\0', len) : NULL;
+    if (nul) {
+        int line = 1;
+        for (const char *c = text; c < nul; c++)
+            line += *c == '\n';
+        rc = sm_fail(st, "%s:%d: a NUL byte: not a measurement CSV; write to another file (-o)",
+                     path, line);
+    }
     if (rc == 0 && len && text[len - 1] != '\n') {
         /* not our doing (each row is one write), but a cut line must not glue onto the next */
         char *last = strrchr(text, '\n');
@@ -270,10 +288,11 @@ int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values)
 
 int sm_runs_writer_rows(const sm_runs_writer *w) { return w->rows; }
 
-/* Appends field to line as CSV: quoted when it holds a comma, a quote or a line break. */
+/* Appends field to line as CSV: quoted when it holds a comma or a quote, or starts with '#'
+ * (a line of a comment otherwise). */
 static size_t put_field(char *line, size_t used, size_t cap, const char *f)
 {
-    int quote = strpbrk(f, ",\"\r\n") != NULL;
+    int quote = strpbrk(f, ",\"") != NULL || f[0] == '#';
     if (quote && used < cap)
         line[used++] = '"';
     for (; *f && used + 2 < cap; f++) {
@@ -291,6 +310,13 @@ int sm_runs_writer_append(sm_runs_writer *w, const char *const *fields, sm_statu
     char line[8192];
     size_t used = 0, cap = sizeof line - 1;
     for (int c = 0; c < w->n_cols; c++) {
+        /* a row is one line, and its key joins fields with 0x1f: control bytes cannot be read
+         * back as written */
+        for (const char *f = fields[c]; *f; f++)
+            if ((unsigned char)*f < 0x20)
+                return sm_fail(st, "%s: column %d ('%.40s') holds a control character "
+                               "(0x%02x), which a row cannot keep", w->path, c + 1, fields[c],
+                               (unsigned char)*f);
         if (c && used < cap)
             line[used++] = ',';
         used = put_field(line, used, cap, fields[c]);

@@ -145,3 +145,8 @@ add_test(NAME cli_bench_threads_affinity
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_bench_threads_affinity PROPERTIES TIMEOUT 300 PROCESSORS 2
   SKIP_RETURN_CODE 77 ENVIRONMENT "${SM_BENCH_ENV}")
+
+# The measurement CSV's writer on files it did not write: refused, never rows lost or repeated.
+sm_add_c_test(test_runs_writer test_runs_writer.c)
+target_sources(test_runs_writer PRIVATE ${PROJECT_SOURCE_DIR}/calibrate/runs_writer.c)
+target_include_directories(test_runs_writer PRIVATE ${PROJECT_SOURCE_DIR}/calibrate)
