@@ -22,7 +22,7 @@ static void usage(void)
     printf("usage: mpirun -np N scalemeter allreduce [--impl NAME|all] [--min-bytes N]\n"
            "           [--max-bytes N] [--iters N] [--warmup N] [--chunk-bytes N]\n"
            "           [--check|--no-check] [--format table|csv|json] [-o FILE]\n"
-           "       scalemeter allreduce --device NAME|FILE [--nodes N] [-g G]\n"
+           "       scalemeter allreduce --device NAME|FILE [--nodes N] [-g G] [--op OP]\n"
            "           [--collective ring|nccl] [--algorithm LIST] [--protocol LIST]\n"
            "           [--min-bytes N] [--max-bytes N] [--format F]\n\n"
            "Times an in-place float sum over the MPI ranks for sizes doubling from --min-bytes\n"
@@ -51,7 +51,10 @@ static void usage(void)
            "                    restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
            "  --protocol LIST   (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
            "                    (--algorithm Ring --protocol Simple predicts the runs that\n"
-           "                    fit-comm asks for)\n\n"
+           "                    fit-comm asks for)\n"
+           "  --op OP           (--device) all_reduce (default), all_gather or reduce_scatter:\n"
+           "                    all_gather_perf's and reduce_scatter_perf's sweeps, bytes\n"
+           "                    their size, busbw = algbw * (n-1)/n as they compute it\n\n"
            "time_s: each rank's mean time per timed run, the maximum over ranks (nccl-tests\n"
            "-a 3). algbw_gb_s = bytes / time_s / 1e9; busbw_gb_s = algbw * 2(n-1)/n for n ranks,\n"
            "the bandwidth each link of a ring carries. Only rank 0 prints.\n",
@@ -66,6 +69,7 @@ typedef struct allreduce_args {
     output_format format;
     const char *output; /* -o: rank 0's report goes there */
     const char *device; /* --device: predict instead of measuring */
+    const char *op;     /* --op (--device): all_reduce, all_gather, reduce_scatter; NULL: the first */
     const char *collective, *algorithms, *protocols;
     int nodes, gpus_per_node; /* --device's layout; 0 devices: the description's */
     const char *measure_only; /* an option that times a run, given (refused with --device) */
@@ -130,6 +134,9 @@ static int parse_option(int c, allreduce_args *a, sm_status *st)
     case 'P':
         a->protocols = v;
         return 0;
+    case 'O':
+        a->op = v;
+        return 0;
     case 'N':
         return parse_count("--nodes", v, 1, &a->nodes, st);
     case 'g':
@@ -157,7 +164,8 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
         {"output", required_argument, 0, 'o'},  {"device", required_argument, 0, 'D'},
         {"nodes", required_argument, 0, 'N'},   {"gpus-per-node", required_argument, 0, 'g'},
         {"collective", required_argument, 0, 'C'}, {"algorithm", required_argument, 0, 'A'},
-        {"protocol", required_argument, 0, 'P'},  {0, 0, 0, 0}};
+        {"protocol", required_argument, 0, 'P'},  {"op", required_argument, 0, 'O'},
+        {0, 0, 0, 0}};
     a->nodes = 1;
     for (int c; (c = next_option(argc, argv, "ho:g:", opts, st->msg, sizeof st->msg)) != -1;) {
         if (c == 'h') {
@@ -169,7 +177,7 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
         for (const struct option *o = opts; o->name; o++)
             if (o->val == c && strchr("inwckK", c))
                 a->measure_only = o->name;
-            else if (o->val == c && strchr("NgCAP", c))
+            else if (o->val == c && strchr("NgCAPO", c))
                 a->device_only = o->name;
     }
     if (a->device && a->measure_only)
@@ -352,12 +360,18 @@ static int predicted_sweep(const allreduce_args *a)
                                   .nodes = a->nodes,
                                   .gpus_per_node = a->gpus_per_node,
                                   .algorithms = a->algorithms,
-                                  .protocols = a->protocols};
+                                  .protocols = a->protocols,
+                                  .op = a->op};
     sm_status st = {""};
     if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st))
         return report_error(st.msg);
     int g = layout.gpus_per_node, ranks = a->nodes * g;
     const char *collective = layout.collective;
+    /* nccl-tests' bus factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and
+     * reduce-scatter */
+    int reduce = !a->op || !strcmp(a->op, "all_reduce");
+    double factor = (reduce ? 2.0 : 1.0) * (ranks - 1) / ranks;
+    const char *op = a->op ? a->op : "all_reduce";
     json_writer w;
     json_init(&w, stdout);
     if (a->format == FORMAT_CSV) {
@@ -365,6 +379,7 @@ static int predicted_sweep(const allreduce_args *a)
     } else if (a->format == FORMAT_JSON) {
         json_begin_object(&w);
         json_field_string(&w, "device", a->device);
+        json_field_string(&w, "op", op);
         json_field_string(&w, "collective", collective);
         json_field_int(&w, "ranks", ranks);
         json_field_int(&w, "nodes", a->nodes);
@@ -375,14 +390,14 @@ static int predicted_sweep(const allreduce_args *a)
         json_begin_array(&w);
         json_one_per_line(&w);
     } else {
-        printf("# all-reduce predicted by %s, %d node%s x %d devices, collective %s%s "
+        printf("# %s predicted by %s, %d node%s x %d devices, collective %s%s "
                "(docs/scaling.md)\n%12s  %5s  %10s  %10s  %10s  %-9s %s\n",
-               a->device, a->nodes, a->nodes == 1 ? "" : "s", g, collective, layout.restriction,
+               op, a->device, a->nodes, a->nodes == 1 ? "" : "s", g, collective, layout.restriction,
                "bytes", "ranks", "time", "algbw GB/s", "busbw GB/s", "algorithm", "protocol");
     }
     for (int i = 0; i < n; i++) {
         double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : 0;
-        double busbw = algbw * 2.0 * (ranks - 1) / ranks;
+        double busbw = algbw * factor;
         if (a->format == FORMAT_CSV) {
             printf("%.0f,model,%d,%d,%.6e,%.4f,%.4f,%s,%s\n", bytes[i], ranks, a->nodes, t, algbw,
                    busbw, e[i].algorithm, e[i].protocol);

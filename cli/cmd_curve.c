@@ -67,6 +67,11 @@ static void usage(void)
         "                     file's); --coeffs refuses a calibration of another precision\n"
         "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
         "                     the framework's, momentum for the shipped ones)\n"
+        "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
+        "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
+        "                     full): states divided across the devices, and their collectives\n"
+        "  --checkpoint C     (--device alone) none, selective or full activation\n"
+        "                     checkpointing of the blocks (docs/memory.md)\n"
         "  --format F         table (default), csv, json or svg\n"
         "  -o, --output FILE  write there instead of to standard output\n\n"
         "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
@@ -91,6 +96,7 @@ typedef struct curve_args {
     const char *models, *coeffs, *device, *precision, *output, *framework, *collective;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
     const char *optimizer; /* --optimizer; NULL: the framework's */
+    const char *shard, *checkpoint; /* --shard, --checkpoint; NULL: none */
     int64_t batches[MAX_SWEEP];
     int n_batches, strong;
     int nodes[MAX_SWEEP];
@@ -126,7 +132,7 @@ static predictor_choice choice_of(const curve_args *a)
 {
     return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
                               a->algorithms, a->protocols, a->bucket_mib, a->overlap,
-                              a->optimizer};
+                              a->optimizer, a->shard, a->checkpoint};
 }
 
 static int parse_args(int argc, char **argv, curve_args *a)
@@ -138,7 +144,7 @@ static int parse_args(int argc, char **argv, curve_args *a)
     int64_t nodes[MAX_SWEEP];
     int have_batch = 0, have_global = 0;
     enum { COEFFS = 256, DEVICE, BATCH, GLOBAL, NODES, IMAGE, THRESHOLD, BUCKET, PRECISION,
-           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS, OPTIMIZER,
+           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS, OPTIMIZER, SHARD, CHECKPOINT,
            COLLECTIVE, ALGORITHM, PROTOCOL };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
@@ -155,6 +161,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
         {"precision", required_argument, 0, PRECISION},
         {"framework", required_argument, 0, FRAMEWORK},
         {"optimizer", required_argument, 0, OPTIMIZER},
+        {"shard", required_argument, 0, SHARD},
+        {"checkpoint", required_argument, 0, CHECKPOINT},
         {"format", required_argument, 0, FORMAT},
         {"overlap", no_argument, 0, OVERLAP},
         {"dataset", required_argument, 0, DATASET},
@@ -208,6 +216,12 @@ static int parse_args(int argc, char **argv, curve_args *a)
             break;
         case OPTIMIZER:
             a->optimizer = optarg;
+            break;
+        case SHARD:
+            a->shard = optarg;
+            break;
+        case CHECKPOINT:
+            a->checkpoint = optarg;
             break;
         case FRAMEWORK:
             a->framework = v;

@@ -10,12 +10,14 @@
 #include "warnings.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "scalemeter/memory.h"
 
 static void usage(void)
 {
     printf(
         "usage: scalemeter predict MODEL (--batch B | --max-batch) [--coeffs FILE]\n"
-        "                          [--device NAME|FILE] [--optimizer O]\n"
+        "                          [--device NAME|FILE] [--optimizer O] [--shard S]\n"
+        "                          [--checkpoint C]\n"
         "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
         "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
         "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
@@ -28,6 +30,11 @@ static void usage(void)
         "                     memory fits the device (needs --device: its memory_gib)\n"
         "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
         "                     the framework's, momentum for the shipped ones)\n"
+        "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
+        "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
+        "                     full): states divided across the devices, and their collectives\n"
+        "  --checkpoint C     (--device alone) none, selective or full activation\n"
+        "                     checkpointing of the blocks (docs/memory.md)\n"
         "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (without\n"
         "                     --device: default, the shipped one-thread CPU calibration)\n"
         "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
@@ -80,6 +87,7 @@ typedef struct predict_args {
     const char *model, *coeffs, *device, *precision, *output, *collective, *framework;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
     const char *optimizer; /* --optimizer; NULL: the framework's */
+    const char *shard, *checkpoint; /* --shard, --checkpoint; NULL: none */
     double bucket_mib; /* 0: not given */
     int overlap;
     int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
@@ -92,7 +100,7 @@ static predictor_choice choice_of(const predict_args *a)
 {
     return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
                               a->algorithms, a->protocols, a->bucket_mib, a->overlap,
-                              a->optimizer};
+                              a->optimizer, a->shard, a->checkpoint};
 }
 
 static int parse_args(int argc, char **argv, predict_args *a)
@@ -101,6 +109,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
                         .format = FORMAT_TABLE};
     enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
            PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL, FRAMEWORK, OPTIMIZER,
+           SHARD, CHECKPOINT,
            MAX_BATCH };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
@@ -116,6 +125,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"protocol", required_argument, 0, PROTOCOL},
         {"framework", required_argument, 0, FRAMEWORK},
         {"optimizer", required_argument, 0, OPTIMIZER},
+        {"shard", required_argument, 0, SHARD},
+        {"checkpoint", required_argument, 0, CHECKPOINT},
         {"max-batch", no_argument, 0, MAX_BATCH},
         {0, 0, 0, 0}};
     char msg[512];
@@ -182,6 +193,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
             break;
         case OPTIMIZER:
             a->optimizer = optarg;
+            break;
+        case SHARD:
+            a->shard = optarg;
+            break;
+        case CHECKPOINT:
+            a->checkpoint = optarg;
             break;
         case MAX_BATCH:
             a->max_batch = 1;
@@ -265,6 +282,10 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_field_string(&w, "model", net->name);
     json_field_string(&w, "coeffs", sm_predictor_describe(p));
     json_field_string(&w, "precision", sm_predictor_precision(p));
+    sm_memory_config mc;
+    sm_predictor_memory_config(p, &mc);
+    json_field_string(&w, "shard", sm_shard_name(mc.shard));
+    json_field_string(&w, "checkpoint", sm_checkpoint_name(mc.checkpoint));
     json_field_int(&w, "batch", l->batch);
     json_field_int(&w, "nodes", l->nodes);
     json_field_int(&w, "gpus_per_node", l->gpus_per_node);

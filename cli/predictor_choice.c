@@ -20,6 +20,13 @@ const char *predictor_choice_problem(const predictor_choice *c)
     if (c->coeffs && c->framework)
         return "--framework applies to --device alone: with --coeffs the passes are the "
                "calibration's, as measured";
+    if ((c->shard || c->checkpoint) && c->coeffs)
+        return "--shard and --checkpoint apply to --device alone: a calibration measured DDP "
+               "without checkpointing";
+    if (c->shard && sm_shard_parse(c->shard) < 0)
+        return "--shard: expected none, optimizer, gradients or full";
+    if (c->checkpoint && sm_checkpoint_parse(c->checkpoint) < 0)
+        return "--checkpoint: expected none, selective or full";
     if (c->optimizer && sm_optimizer_parse(c->optimizer) < 0)
         return "--optimizer: expected sgd, momentum, adam or adamw";
     return NULL;
@@ -28,7 +35,8 @@ const char *predictor_choice_problem(const predictor_choice *c)
 int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st)
 {
     sm_device_options opt = {c->precision, c->bucket_mib, c->overlap, c->framework,
-                             c->collective, c->algorithms, c->protocols};
+                             c->collective, c->algorithms, c->protocols, c->shard,
+                             c->checkpoint};
     *out = NULL;
     if (!c->coeffs ? sm_predictor_from_device_opts(c->device, &opt, out, st)
         : c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)

@@ -16,6 +16,7 @@ typedef struct predictor_choice {
     int overlap;
     const char *optimizer;  /* --optimizer: sgd, momentum, adam, adamw (memory); NULL: the
                                framework's */
+    const char *shard, *checkpoint; /* --shard, --checkpoint (--device alone) */
 } predictor_choice;
 
 /* Why the options do not go together (a usage error's text), or NULL. */

@@ -78,6 +78,8 @@ set_tests_properties(cli_metrics_folder_as_model_message PROPERTIES PASS_REGULAR
 
 # One device's memory (memory.h), hand-derived on a small network.
 sm_add_c_test(test_memory test_memory.c)
+# Sharded data parallelism and activation checkpointing in that memory, hand-derived.
+sm_add_c_test(test_memory_sharding test_memory_sharding.c)
 
 # The commit-msg hook of tools/hooks refuses messages not in git's form.
 add_test(NAME commit_msg_hook COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_commit_msg.sh

@@ -2,6 +2,8 @@
 # `curve` command (docs/scaling.md).
 sm_add_c_test(test_allreduce_model test_allreduce_model.c)
 sm_add_c_test(test_device_predictor test_device_predictor.c)
+# Sharding and checkpointing in its step, hand-derived on the same device.
+sm_add_c_test(test_device_sharding test_device_sharding.c)
 sm_add_c_test(test_device_file test_device_file.c)
 # fit --device-out: the keys of a description recovered from the times it predicts
 sm_add_c_test(test_device_fit test_device_fit.c ${CMAKE_CURRENT_BINARY_DIR})
@@ -58,6 +60,12 @@ if(SM_CURVE_PYTHON3)
   # Memory in predict and curve: fits, the largest batch, points that cannot run.
   add_test(NAME cli_memory COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_cli.py
            ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()
+if(SM_CURVE_PYTHON3)
+  # --shard and --checkpoint in predict and curve: memory, time, refusals, hand-derived.
+  add_test(NAME cli_sharding COMMAND ${SM_CURVE_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_sharding_cli.py ${SCALEMETER_BIN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
 if(SM_CURVE_PYTHON3)
   # Every zoo network's activations against PyTorch's record of what autograd keeps (3%).

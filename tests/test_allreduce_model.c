@@ -1,4 +1,5 @@
 /* The ring all-reduce model against numbers worked out by hand. */
+#include <math.h>
 #include <string.h>
 
 #include "../core/src/device/allreduce_model.h"
@@ -262,6 +263,24 @@ int main(void)
      * node of 8, each 56 us + 5e8 x 14 / 3.6e12 s */
     sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL, NO_NCCL, 0, 0};
     CHECK_NEAR(sm_ring_allreduce_time(&nccl).total, 2 * (56e-6 + 5e8 * 14 / 3.6e12), 1e-9);
+
+    /* all-gather and reduce-scatter, NCCL's ring: 7 steps on the node of 8; Simple at 5e8
+     * bytes, 8.4 + 7 x 3.4 = 32.2 us + 7/8 of the bytes at 450 GB/s, beats LL128 (14 + 7 x 1.9
+     * us, 0.92 of the bus) and LL (half the bus) */
+    sm_nccl_choice ag = sm_collective_choice(&nccl, SM_OP_ALL_GATHER, 5e8);
+    CHECK(!strcmp(ag.algorithm, "ring") && !strcmp(ag.protocol, "Simple"));
+    CHECK_NEAR(ag.seconds, 32.2e-6 + 5e8 * 7 / 8 / 450e9, 1e-9);
+    CHECK_NEAR(sm_collective_choice(&nccl, SM_OP_REDUCE_SCATTER, 5e8).seconds, ag.seconds, 1e-12);
+    /* the all-reduce is still the all-reduce: 56 us + 5e8 x 14 / 3.6e12 s */
+    CHECK_NEAR(sm_collective_choice(&nccl, SM_OP_ALL_REDUCE, 5e8).seconds,
+               56e-6 + 5e8 * 14 / 3.6e12, 1e-9);
+    sm_ring_config tree_only = nccl;
+    tree_only.algorithms = SM_NCCL_TREE; /* the tree runs no all-gather */
+    CHECK(sm_collective_choice(&tree_only, SM_OP_ALL_GATHER, 5e8).seconds == INFINITY);
+    /* the ring form over 8 nodes of one device (50 GB/s, 5 us): 7/8 x S / 50e9 = 1.78899224e-3
+     * s and 7 x 5 us: 1.82399224e-3 s, in one message whatever the buckets */
+    CHECK_NEAR(sm_collective_choice(&flat, SM_OP_REDUCE_SCATTER, S).seconds, 1.82399224e-3,
+               1e-9);
 
     /* one device sends nothing */
     sm_ring_config single = pair;

@@ -181,10 +181,30 @@ for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run
                      (["--device", "h100", "--collective", "ring", "--protocol", "LL"],
                       "it needs the nccl collective, not ring"),
                      (["--device", "h100", "--nodes", "2", "--algorithm", "NVLS"],
-                      "no algorithm of NVLS on protocol any runs on 2 nodes of 8 devices")):
+                      "no algorithm of NVLS on protocol any runs on 2 nodes of 8 devices"),
+                     (["--device", "h100", "--op", "all_to_all"],
+                      "op all_to_all: expected all_reduce, all_gather or reduce_scatter"),
+                     (["--op", "all_gather"], "--op describes a predicted layout")):
     p = subprocess.run([BIN, "allreduce", *args], capture_output=True, text=True)
     check(p.returncode != 0 and phrase in p.stderr and p.stderr.count("\n") == 1,
           f"allreduce {' '.join(args)}: exit {p.returncode}, {p.stderr!r}")
+
+# all_gather_perf and reduce_scatter_perf on tests/data/curve/round_device.ini's ring, 2 nodes
+# of 4, 1 MiB (the gathered buffer): 3/4 x 1,048,576 / 100e9 + 3 x 2 us inside, 1/2 x
+# (1,048,576 / 4) / 5e9 (two ports of 10 GB/s for four rings) + 5 us across: 4.507872e-5 s,
+# half the all-reduce; nccl-tests' busbw = algbw x 7/8 (all-reduce: x 14/8).
+for op, seconds, factor in (("all_gather", 4.507872e-5, 7 / 8),
+                            ("reduce_scatter", 4.507872e-5, 7 / 8),
+                            ("all_reduce", 9.015744e-5, 14 / 8)):
+    p = subprocess.run([BIN, "allreduce", "--format", "csv", "--device",
+                        "tests/data/curve/round_device.ini", "--nodes", "2", "--op", op,
+                        "--min-bytes", "1048576", "--max-bytes", "1048576"],
+                       capture_output=True, text=True)
+    rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    ok = len(rows) == 1 and abs(float(rows[0]["time_s"]) / seconds - 1) < 1e-6
+    algbw = 1048576 / seconds / 1e9
+    ok = ok and abs(float(rows[0]["busbw_gb_s"]) - algbw * factor) < 1e-3
+    check(ok, f"--op {op}: {seconds} s, busbw x {factor}: {p.stdout!r} {p.stderr!r}")
 
 print("ok" if not failures else f"{failures} failures")
 sys.exit(1 if failures else 0)

@@ -97,14 +97,17 @@ typedef struct sm_allreduce_layout {
     const char *collective;
     int nodes, gpus_per_node;
     const char *algorithms, *protocols;
+    const char *op; /* "all_reduce" (and NULL), "all_gather" or "reduce_scatter": nccl-tests'
+                       all_reduce_perf, all_gather_perf, reduce_scatter_perf */
     /* set by the call: what restricts or leaves out part of NCCL's model, as `curve`'s
      * description line says it (" (NCCL_ALGO=..., ...)", " without NCCL's per-generation
      * caps ..."); "" where nothing does */
     char restriction[256];
 } sm_allreduce_layout;
 
-/* Predicts an all-reduce of each of bytes[0..n) on the layout's devices of the description
- * device (a name or path). */
+/* Predicts an all-reduce (or the layout's op) of each of bytes[0..n) on the layout's devices of
+ * the description device (a name or path); bytes are nccl-tests' size (all-gather: the gathered
+ * buffer; reduce-scatter: the input). */
 int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes,
                         int n, sm_allreduce_estimate *out, sm_status *st);
 

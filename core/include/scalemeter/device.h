@@ -37,6 +37,11 @@ typedef struct sm_device_options {
                                "Simple"): NCCL's choice among these only, as the variables
                                restrict NCCL; either runs the nccl collective (beside "ring"
                                it is an error); NULL: all */
+    const char *shard;      /* "none", "optimizer", "gradients", "full" (memory.h's sm_shard):
+                               what the devices divide and the collectives that follow; NULL:
+                               none (DDP) */
+    const char *checkpoint; /* "none", "selective", "full": the recomputed forward in the
+                               backward pass and the activations kept; NULL: none */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else

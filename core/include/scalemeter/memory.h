@@ -30,6 +30,34 @@ typedef enum {
 const char *sm_optimizer_name(sm_optimizer o);
 int sm_optimizer_parse(const char *name);
 
+/* Sharded data parallelism (ZeRO-1/2/3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD full):
+ * across the devices each holds 1/N of the optimizer's state, also of the gradients, also of
+ * the weights. */
+typedef enum {
+    SM_SHARD_NONE,      /* DDP: a full replica each */
+    SM_SHARD_OPTIMIZER, /* ZeRO-1 */
+    SM_SHARD_GRADIENTS, /* ZeRO-2, FSDP SHARD_GRAD_OP */
+    SM_SHARD_FULL,      /* ZeRO-3, FSDP FULL_SHARD */
+    SM_N_SHARDS
+} sm_shard;
+
+/* Activation checkpointing of the units (the network file's [block]s of more than one layer):
+ * full keeps only each unit's inputs and recomputes the rest in the backward pass; selective
+ * (torchtitan's op policy) keeps what matrix-multiplying and attention layers keep. */
+typedef enum {
+    SM_CHECKPOINT_NONE,
+    SM_CHECKPOINT_SELECTIVE,
+    SM_CHECKPOINT_FULL,
+    SM_N_CHECKPOINTS
+} sm_checkpoint;
+
+/* "none", "optimizer", "gradients", "full"; "none", "selective", "full"; parse: -1 for another
+ * name. */
+const char *sm_shard_name(sm_shard s);
+int sm_shard_parse(const char *name);
+const char *sm_checkpoint_name(sm_checkpoint c);
+int sm_checkpoint_parse(const char *name);
+
 /* What the framework and the device add to the network's own tensors. */
 typedef struct sm_memory_config {
     int half;               /* 1: fp16/bf16 autocast: activations of 2 bytes, else 4 */
@@ -38,16 +66,23 @@ typedef struct sm_memory_config {
     double workspace_bytes; /* the libraries' workspace (cuBLAS, cuDNN) */
     double context_bytes;   /* outside the allocator: CUDA context, the framework's kernels */
     double capacity_bytes;  /* the device's memory; 0: not known */
+    sm_shard shard;         /* (training) what is divided across the devices */
+    sm_checkpoint checkpoint; /* (training) what the units keep for the backward pass */
 } sm_memory_config;
 
 /* Bytes of one device. peak = weights + gradients + optimizer + activations + workspace, what
  * the framework's allocator holds at most (torch.cuda.max_memory_allocated); fits compares
  * peak + context with capacity. */
 typedef struct sm_memory {
-    double weights;     /* fp32 (AMP keeps fp32 master weights) */
-    double gradients;   /* fp32, and DDP's bucket copy of them on more than one device */
+    double weights;     /* fp32 (AMP keeps fp32 master weights); sharded fully: 1/N of them
+                           and the gathered weights of two layers (the one computed, the one
+                           prefetched) at the gather precision (2 bytes at fp16 and bf16) */
+    double gradients;   /* fp32, and DDP's bucket copy of them on more than one device;
+                           sharded: 1/N and the largest layer's unsharded gradient */
     double optimizer;
-    double activations; /* training: kept for backward; inference: the peak of live tensors */
+    double activations; /* training: kept for backward (checkpointed: the units' inputs and
+                           what the policy keeps, plus the largest unit's recomputed tensors
+                           during its backward); inference: the peak of live tensors */
     double workspace;
     double context;
     double peak;
@@ -55,8 +90,9 @@ typedef struct sm_memory {
     int fits;           /* 1, 0, or -1 where the capacity is not known */
 } sm_memory;
 
-/* Training memory of net at a per-device batch on `devices` devices (DDP: one replica each);
- * training = 0: inference. */
+/* Training memory of net at a per-device batch on `devices` devices (DDP: one replica each;
+ * c->shard divides the states across them); training = 0: inference. -1 with a message for
+ * SM_SHARD_FULL on one device. */
 int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int training,
                       const sm_memory_config *c, sm_memory *out, sm_status *st);
 

@@ -76,6 +76,20 @@ sm_nccl_choice sm_ring_allreduce_choice(const sm_ring_config *a)
     return (sm_nccl_choice){"ring", "-", sm_ring_allreduce_time(a).total / k};
 }
 
+sm_nccl_choice sm_collective_choice(const sm_ring_config *a, sm_collective_op op, double bytes)
+{
+    sm_ring_config one = *a;
+    one.bytes = one.bucket_bytes = bytes;
+    if (op == SM_OP_ALL_REDUCE || bucket_count_real(&one) == 0)
+        return sm_ring_allreduce_choice(&one);
+    if (a->collective == SM_COLLECTIVE_NCCL)
+        return sm_nccl_gather_scatter_only(
+            bytes, a->nodes, a->gpus_per_node, &a->intra, &a->inter, &a->system,
+            a->algorithms ? a->algorithms : SM_NCCL_ALL_ALGORITHMS,
+            a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
+    return (sm_nccl_choice){"ring", "-", sm_ring_allreduce_time(&one).total / 2};
+}
+
 /* A ring all-reduce of one bucket of `bytes`. */
 static double bucket_time(const sm_ring_config *a, double bytes)
 {

@@ -107,6 +107,23 @@ sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node
                                       const sm_link *intra, const sm_link *inter,
                                       const sm_nccl_system *sys, unsigned algorithms,
                                       unsigned protocols);
+/* An all-gather or a reduce-scatter of `bytes` (the gathered buffer, the scattered input:
+ * nccl-tests' size) by NCCL's model: the ring on its fastest protocol, n-1 steps moving
+ * (n-1)/n of the bytes; INFINITY where the masks leave out the ring. */
+sm_nccl_choice sm_nccl_gather_scatter_only(double bytes, int nodes, int gpus_per_node,
+                                           const sm_link *intra, const sm_link *inter,
+                                           const sm_nccl_system *sys, unsigned algorithms,
+                                           unsigned protocols);
+
+/* The collectives of sharded data parallelism beside the all-reduce. */
+typedef enum { SM_OP_ALL_REDUCE, SM_OP_ALL_GATHER, SM_OP_REDUCE_SCATTER } sm_collective_op;
+
+/* One collective of `bytes` on a's layout by a's collective (a->bytes and a->bucket_bytes are
+ * not read): the hierarchical ring, where an all-gather and a reduce-scatter are each half of
+ * the all-reduce's ring, (G-1)/G s / B_intra + (G-1) l_intra + (N-1)/N (s/G) / B_inter +
+ * (N-1) l_inter; or NCCL's choice. "none" and 0 s where nothing is sent. */
+sm_nccl_choice sm_collective_choice(const sm_ring_config *a, sm_collective_op op, double bytes);
+
 /* NCCL_ALGO's and NCCL_PROTO's comma lists, any case ("Ring,Tree", "simple"), into masks. */
 int sm_nccl_parse_algorithms(const char *text, unsigned *out, sm_status *st);
 int sm_nccl_parse_protocols(const char *text, unsigned *out, sm_status *st);

@@ -2,6 +2,7 @@
  * description with nccl-tests run on the cluster it describes (`scalemeter allreduce
  * --device`). The same links and collective as the step's gradient phase, one bucket. */
 #include <stdio.h>
+#include <string.h>
 
 #include "device/allreduce_model.h"
 #include "device/device_file.h"
@@ -19,6 +20,13 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
     /* each size one whole message: no buckets */
     if (sm_device_open_allreduce(device, &opt, &v, &c, NULL, st))
         return -1;
+    static const char *const ops[] = {"all_reduce", "all_gather", "reduce_scatter"};
+    int op = 0;
+    while (layout->op && op < 3 && strcmp(layout->op, ops[op]))
+        op++;
+    if (op == 3)
+        return sm_fail(st, "op %s: expected all_reduce, all_gather or reduce_scatter",
+                       layout->op);
     int nodes = layout->nodes;
     int g = layout->gpus_per_node > 0 ? layout->gpus_per_node : v.devices_per_node;
     if (sm_device_check_layout(&v, g, st))
@@ -30,7 +38,7 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
     sm_device_restriction(&v, c, layout->restriction, sizeof layout->restriction);
     for (int i = 0; i < n; i++) {
         sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], nodes, g, c);
-        sm_nccl_choice choice = sm_ring_allreduce_choice(&a);
+        sm_nccl_choice choice = sm_collective_choice(&a, (sm_collective_op)op, bytes[i]);
         if (sm_device_check_allreduce(&v, choice.seconds, nodes, g, st))
             return -1;
         sm_allreduce_estimate_of(choice, &out[i]);

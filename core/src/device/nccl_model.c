@@ -221,6 +221,42 @@ sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node
     return best;
 }
 
+/* All-gather and reduce-scatter as tuning.cc models them: the ring only (its tree is the
+ * all-reduce's), n-1 steps of which N-1 cross the network, moving (n-1)/n of the bytes (the
+ * gathered buffer, the scattered input) through every link, on the protocols' bandwidths as
+ * for the all-reduce's ring. NCCL's NVLS and PAT algorithms for these collectives are left
+ * out: a GPU the ring does not use is no choice this model makes. */
+sm_nccl_choice sm_nccl_gather_scatter_only(double bytes, int nodes, int gpus_per_node,
+                                           const sm_link *intra, const sm_link *inter,
+                                           const sm_nccl_system *sys, unsigned algorithms,
+                                           unsigned protocols)
+{
+    sm_nccl_choice best = {"none", "none", 0};
+    double n = (double)nodes * gpus_per_node;
+    if (bytes <= 0 || n <= 1)
+        return best;
+    double bus = nodes == 1 ? intra->bandwidth
+                            : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    int channels = sys->channels > 0 ? sys->channels : gpus_per_node;
+    best.seconds = INFINITY;
+    if (!(algorithms & SM_NCCL_RING))
+        return best;
+    for (int p = 0; p < N_PROTOCOLS; p++) {
+        if (!(protocols & (1u << p)))
+            continue;
+        double step_intra = intra->latency * nvlink_us[RING][p] / nvlink_us[RING][SIMPLE];
+        int net_a = gpus_per_node == 1 ? TREE : RING;
+        double step_inter = inter->latency * net_us[net_a][p] / net_us[RING][SIMPLE];
+        double inter_steps = nodes - 1.0, steps = n - 1;
+        double t = base_us[RING][p] * 1e-6 + (steps - inter_steps) * step_intra +
+                   inter_steps * step_inter +
+                   bytes * (n - 1) / n / bus_bandwidth(RING, p, bus, nodes, channels, sys);
+        if (t < best.seconds)
+            best = (sm_nccl_choice){algorithm_names[RING], protocol_names[p], t};
+    }
+    return best;
+}
+
 /* One NCCL_ALGO / NCCL_PROTO name of names[] in text[0..len), case-insensitive; -1 if none. */
 static int name_index(const char *text, size_t len, const char *const *names, int n)
 {

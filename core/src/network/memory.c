@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "network/network_internal.h"
+#include "network/checkpoint.h"
 #include "scalemeter/memory.h"
 
 static const char *const optimizer_names[SM_N_OPTIMIZERS] = {"sgd", "momentum", "adam", "adamw"};
@@ -16,12 +17,32 @@ const char *sm_optimizer_name(sm_optimizer o)
     return o >= 0 && o < SM_N_OPTIMIZERS ? optimizer_names[o] : "unknown";
 }
 
+static int name_index(const char *name, const char *const *names, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (name && !strcmp(name, names[k]))
+            return k;
+    return -1;
+}
+
 int sm_optimizer_parse(const char *name)
 {
-    for (int o = 0; o < SM_N_OPTIMIZERS; o++)
-        if (!strcmp(name, optimizer_names[o]))
-            return o;
-    return -1;
+    return name_index(name, optimizer_names, SM_N_OPTIMIZERS);
+}
+
+static const char *const shard_names[SM_N_SHARDS] = {"none", "optimizer", "gradients", "full"};
+static const char *const checkpoint_names[SM_N_CHECKPOINTS] = {"none", "selective", "full"};
+
+const char *sm_shard_name(sm_shard s) { return s >= 0 && s < SM_N_SHARDS ? shard_names[s] : "unknown"; }
+int sm_shard_parse(const char *name) { return name_index(name, shard_names, SM_N_SHARDS); }
+
+const char *sm_checkpoint_name(sm_checkpoint c)
+{
+    return c >= 0 && c < SM_N_CHECKPOINTS ? checkpoint_names[c] : "unknown";
+}
+int sm_checkpoint_parse(const char *name)
+{
+    return name_index(name, checkpoint_names, SM_N_CHECKPOINTS);
 }
 
 /* The storage a layer's output lives in: its own (layer + 1), or, for a layer whose output
@@ -53,29 +74,71 @@ static double own_bytes(const sm_layer_saved *s, double batch, double act, doubl
            (double)s->extra_bytes_fixed;
 }
 
-/* Training: the unique storages kept at the end of the forward pass, and what layers keep of
- * their own. Under autocast each matrix-multiplying layer keeps the half copy of its weight,
- * a tensor of its own rather than the parameter. */
-static double kept_bytes(const sm_network *net, const int *owner, char *kept, double batch,
+/* Marks in kept[] the storages layer i keeps (its saved inputs' and output's) and returns the
+ * bytes it keeps of its own. Under autocast each matrix-multiplying layer keeps the half copy
+ * of its weight, a tensor of its own rather than the parameter; fully sharded, the weight it
+ * keeps is the gathered one, counted with the weights. */
+static double keep_layer(const sm_network *net, const int *owner, int i, char *kept, double batch,
                          const sm_memory_config *c)
 {
-    double act = c->half ? 2 : 4, total = 0;
+    const sm_layer *l = &net->layers[i];
+    for (int k = 0; k < l->n_inputs && k < 32; k++)
+        if (l->saved.inputs & (1u << k))
+            kept[storage_of(owner, l->inputs[k])] = 1;
+    if (l->saved.output)
+        kept[owner[i]] = 1;
+    double own = own_bytes(&l->saved, batch, c->half ? 2 : 4, c->mask_bytes);
+    if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
+        own += 2.0 * (double)l->m.weights;
+    return own;
+}
+
+/* Bytes of the storages marked in kept[] and not in held[] (NULL: none held). */
+static double storage_bytes(const sm_network *net, const char *kept, const char *held,
+                            double batch, const sm_memory_config *c)
+{
+    double total = 0;
+    for (int s = 0; s <= net->n_layers; s++)
+        if (kept[s] && !(held && held[s]))
+            total += storage_elems(net, s) * batch * (c->half ? 2 : 4);
+    return total;
+}
+
+/* Training: the unique storages kept at the end of the forward pass, and what layers keep of
+ * their own. Checkpointed, a unit's recomputed layers keep nothing, the unit keeps its inputs
+ * (the storages its layers read that are made outside it), and the backward pass of the unit
+ * with the most recomputed tensors holds them too, beside what is kept. */
+static double kept_bytes(const sm_network *net, const int *owner, const int *unit, char *kept,
+                         char *redo, double batch, const sm_memory_config *c)
+{
+    double total = 0, transient = 0;
     memset(kept, 0, (size_t)net->n_layers + 1);
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
-        for (int k = 0; k < l->n_inputs && k < 32; k++)
-            if (l->saved.inputs & (1u << k))
-                kept[storage_of(owner, l->inputs[k])] = 1;
-        if (l->saved.output)
-            kept[owner[i]] = 1;
-        total += own_bytes(&l->saved, batch, act, c->mask_bytes);
-        if (c->half && l->m.matmul_flops > 0)
-            total += 2.0 * (double)l->m.weights;
+        if (!sm_checkpoint_recomputes(l, unit[i], c->checkpoint))
+            total += keep_layer(net, owner, i, kept, batch, c);
+        if (unit[i] < 0 || c->checkpoint == SM_CHECKPOINT_NONE)
+            continue;
+        for (int k = 0; k < l->n_inputs; k++) {
+            int s = storage_of(owner, l->inputs[k]);
+            if (s == 0 || unit[s - 1] != unit[i])
+                kept[s] = 1;
+        }
     }
-    for (int s = 0; s <= net->n_layers; s++)
-        if (kept[s])
-            total += storage_elems(net, s) * batch * act;
-    return total;
+    total += storage_bytes(net, kept, NULL, batch, c);
+    for (int u = 0; c->checkpoint != SM_CHECKPOINT_NONE && u < net->n_blocks; u++) {
+        double own = 0;
+        int any = 0;
+        memset(redo, 0, (size_t)net->n_layers + 1);
+        for (int i = 0; i < net->n_layers; i++)
+            if (unit[i] == u && sm_checkpoint_recomputes(&net->layers[i], u, c->checkpoint)) {
+                own += keep_layer(net, owner, i, redo, batch, c);
+                any = 1;
+            }
+        if (any)
+            transient = fmax(transient, own + storage_bytes(net, redo, kept, batch, c));
+    }
+    return total + transient;
 }
 
 /* Inference: the most bytes alive at once, running the layers in order. A storage is made by
@@ -117,24 +180,39 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
         return -1;
+    if (training && c->shard == SM_SHARD_FULL && devices < 2)
+        return sm_fail(st, "shard full on one device: there is nothing to shard across (give "
+                           "more devices, or shard none)");
     int *owner = malloc(((size_t)net->n_layers + 1) * sizeof *owner);
     int *readers = malloc(((size_t)net->n_layers + 1) * sizeof *readers);
-    char *kept = malloc((size_t)net->n_layers + 1);
-    if (!owner || !readers || !kept) {
-        free(owner), free(readers), free(kept);
+    char *kept = malloc((size_t)net->n_layers + 1), *redo = malloc((size_t)net->n_layers + 1);
+    int *unit = sm_checkpoint_units(net);
+    if (!owner || !readers || !kept || !redo || !unit) {
+        free(owner), free(readers), free(kept), free(redo), free(unit);
         return sm_fail(st, "%s: out of memory counting its memory", net->name);
     }
     find_owners(net, owner);
-    double w = (double)total.weights;
+    double w = (double)total.weights, n = (double)devices, largest = 0;
+    for (int i = 0; i < net->n_layers; i++)
+        largest = fmax(largest, (double)net->layers[i].m.weights);
     out->weights = 4 * w;
     if (training) {
+        sm_shard shard = devices > 1 ? c->shard : SM_SHARD_NONE;
         out->gradients = 4 * w * (devices > 1 ? 2 : 1);
-        out->optimizer = 4 * w * optimizer_states[c->optimizer];
-        out->activations = kept_bytes(net, owner, kept, (double)batch, c);
+        out->optimizer = 4 * w * optimizer_states[c->optimizer] / (shard ? n : 1);
+        /* reduce-scattered gradients need no bucket copy; one layer's whole gradient exists
+         * until it is reduced */
+        if (shard >= SM_SHARD_GRADIENTS)
+            out->gradients = 4 * w / n + 4 * largest;
+        /* FSDP gathers a layer's weights (bf16 under MixedPrecision) while the next layer's
+         * gather is in flight */
+        if (shard == SM_SHARD_FULL)
+            out->weights = 4 * w / n + 2 * largest * (c->half ? 2 : 4);
+        out->activations = kept_bytes(net, owner, unit, kept, redo, (double)batch, c);
     } else {
         out->activations = live_peak(net, owner, readers, (double)batch, c);
     }
-    free(owner), free(readers), free(kept);
+    free(owner), free(readers), free(kept), free(redo), free(unit);
     out->workspace = c->workspace_bytes;
     out->context = c->context_bytes;
     out->peak = out->weights + out->gradients + out->optimizer + out->activations + out->workspace;

@@ -11,6 +11,7 @@
 #include "device/device_file.h"
 #include "network/network_internal.h"
 #include "predict/predictor.h"
+#include "network/checkpoint.h"
 #include "scalemeter/device.h"
 
 typedef struct device_predictor {
@@ -19,6 +20,8 @@ typedef struct device_predictor {
     double bucket_bytes;
     int overlap;
     sm_collective collective;
+    sm_shard shard;
+    sm_checkpoint checkpoint;
 } device_predictor;
 
 /* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
@@ -96,28 +99,129 @@ static int passes(const device_predictor *d, const sm_network *net, int block, i
     return 0;
 }
 
-/* What the step waits for after the backward pass when DDP's buckets are all-reduced during
- * it: the layers' gradients and backward times in backward order (last layer first). */
-static int overlapped_sync(const device_predictor *d, const sm_network *net, int64_t batch,
-                           const sm_ring_config *a, double *exposed, sm_status *st)
+/* One layer's part of the step, in the network's order: its passes (a fused layer none), the
+ * backward pass with the forward that checkpointing recomputes in it, and its weights. */
+typedef struct layer_step {
+    pass_times t;
+    double weights;
+} layer_step;
+
+static layer_step *layer_steps(const device_predictor *d, const sm_network *net, int64_t batch,
+                               sm_status *st)
+{
+    layer_step *ls = calloc((size_t)net->n_layers + 1, sizeof *ls);
+    int *unit = sm_checkpoint_units(net);
+    if (!ls || !unit) {
+        free(ls), free(unit);
+        sm_fail(st, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < net->n_layers; i++) {
+        sm_metrics m;
+        if (layer_passes(d, &net->layers[i], batch, &ls[i].t, &m, st)) {
+            free(ls), free(unit);
+            return NULL;
+        }
+        ls[i].weights = (double)m.weights;
+        if (sm_layer_fused(&d->dev, net, i))
+            ls[i].t = (pass_times){0, 0, 0};
+        if (sm_checkpoint_recomputes(&net->layers[i], unit[i], d->checkpoint))
+            ls[i].t.bwd += ls[i].t.fwd;
+    }
+    free(unit);
+    return ls;
+}
+
+/* What the step waits for after the backward pass when the buckets are reduced during it: the
+ * layers' gradients and backward times in backward order (last layer first), each bucket
+ * costing cost(ctx, bytes). */
+static int overlapped_sync(const device_predictor *d, const sm_network *net, const layer_step *ls,
+                           double bucket_bytes, sm_bucket_cost cost, const void *ctx,
+                           double *exposed, sm_status *st)
 {
     sm_grad_layer *grads = malloc((size_t)(net->n_layers ? net->n_layers : 1) * sizeof *grads);
     if (!grads)
         return sm_fail(st, "out of memory");
     for (int i = 0; i < net->n_layers; i++) {
-        pass_times t;
-        sm_metrics m;
-        if (layer_passes(d, &net->layers[net->n_layers - 1 - i], batch, &t, &m, st)) {
-            free(grads);
-            return -1;
-        }
-        if (sm_layer_fused(&d->dev, net, net->n_layers - 1 - i))
-            t.bwd = 0;
-        grads[i] = (sm_grad_layer){d->dev.grad_bytes * (double)m.weights, t.bwd};
+        const layer_step *l = &ls[net->n_layers - 1 - i];
+        grads[i] = (sm_grad_layer){d->dev.grad_bytes * l->weights, l->t.bwd};
     }
-    *exposed = sm_ring_allreduce_overlapped(a, grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES);
+    *exposed = sm_allreduce_overlapped(grads, net->n_layers, SM_DDP_FIRST_BUCKET_BYTES,
+                                       bucket_bytes, cost, ctx);
     free(grads);
     return 0;
+}
+
+/* One collective's seconds on the ring configuration's layout. */
+typedef struct op_ctx {
+    const sm_ring_config *a;
+    sm_collective_op op;
+} op_ctx;
+
+static double op_cost(const void *ctx, double bytes)
+{
+    const op_ctx *c = ctx;
+    return sm_collective_choice(c->a, c->op, bytes).seconds;
+}
+
+/* A collective of `bytes` in equal buckets of at most bucket_bytes, one after the other. */
+static double bucketed(const sm_ring_config *a, sm_collective_op op, double bytes,
+                       double bucket_bytes)
+{
+    if (!(bytes > 0))
+        return 0;
+    double k = ceil(bytes / bucket_bytes);
+    return k * sm_collective_choice(a, op, bytes / k).seconds;
+}
+
+/* FSDP's full sharding: each layer's weights are gathered before its forward pass and again
+ * before its backward pass, and its gradient reduce-scattered after it. The next layer's
+ * gather runs while this layer computes (FSDP prefetches), and in the backward pass beside
+ * the reduce-scatter of the layer before; what a layer's compute does not cover waits. */
+static double full_shard_exposed(const device_predictor *d, const sm_ring_config *a,
+                                 const layer_step *ls, int n)
+{
+    double gather = sm_precision_is_half(d->precision) ? 2 : 4, exposed = 0;
+#define AG(i) ((i) >= 0 && (i) < n ? sm_collective_choice(a, SM_OP_ALL_GATHER, \
+                                                           gather * ls[i].weights).seconds : 0)
+#define RS(i) ((i) >= 0 && (i) < n ? sm_collective_choice(a, SM_OP_REDUCE_SCATTER, \
+                                                           d->dev.grad_bytes * ls[i].weights) \
+                                         .seconds : 0)
+    exposed += AG(0);
+    for (int i = 0; i < n; i++)
+        exposed += fmax(0, AG(i + 1) - ls[i].t.fwd);
+    exposed += AG(n - 1);
+    for (int i = n - 1; i >= 0; i--)
+        exposed += fmax(0, AG(i - 1) + RS(i + 1) - ls[i].t.bwd);
+    exposed += RS(0);
+#undef AG
+#undef RS
+    return exposed;
+}
+
+/* What the step waits for besides the passes: the gradients' synchronisation, DDP's
+ * all-reduce or the sharded collectives. */
+static int sync_exposed(const device_predictor *d, const sm_network *net, const sm_layout *layout,
+                        const layer_step *ls, double weights, sm_shard shard, double *exposed,
+                        sm_status *st)
+{
+    const sm_device *v = &d->dev;
+    sm_ring_config a = sm_device_ring(v, v->grad_bytes * weights, d->bucket_bytes, layout->nodes,
+                                      layout->gpus_per_node, d->collective);
+    double gather = sm_precision_is_half(d->precision) ? 2 : 4;
+    op_ctx ctx = {&a, shard == SM_SHARD_NONE ? SM_OP_ALL_REDUCE : SM_OP_REDUCE_SCATTER};
+    if (shard == SM_SHARD_FULL) {
+        *exposed = full_shard_exposed(d, &a, ls, net->n_layers);
+    } else {
+        *exposed = shard == SM_SHARD_NONE ? sm_ring_allreduce_time(&a).total
+                                          : bucketed(&a, ctx.op, a.bytes, d->bucket_bytes);
+        if (d->overlap && overlapped_sync(d, net, ls, d->bucket_bytes, op_cost, &ctx, exposed, st))
+            return -1;
+        /* ZeRO-1 and -2: each rank updates its shard, then the updated weights are gathered */
+        if (shard != SM_SHARD_NONE)
+            *exposed += bucketed(&a, SM_OP_ALL_GATHER, gather * weights, d->bucket_bytes);
+    }
+    return sm_device_check_allreduce(v, *exposed, layout->nodes, layout->gpus_per_node, st);
 }
 
 static int device_predict(const void *impl, const sm_network *net, const sm_layout *layout,
@@ -127,31 +231,40 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     const sm_device *v = &d->dev;
     if (sm_device_check_layout(v, layout->gpus_per_node, st))
         return -1;
-    pass_times t;
-    if (passes(d, net, -1, layout->batch, &t, st))
-        return -1;
-    double bwd = t.bwd;
+    int64_t devices = sm_layout_devices(layout);
+    if (d->shard == SM_SHARD_FULL && devices < 2)
+        return sm_fail(st, "shard full on one device: there is nothing to shard across (give "
+                           "more devices, or shard none)");
+    sm_shard shard = devices > 1 ? d->shard : SM_SHARD_NONE;
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
         return -1;
-
-    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)total.weights, d->bucket_bytes,
-                                      layout->nodes, layout->gpus_per_node, d->collective);
-    double exposed = sm_ring_allreduce_time(&a).total;
-    if (sm_device_check_allreduce(v, exposed, layout->nodes, layout->gpus_per_node, st) ||
-        (d->overlap && overlapped_sync(d, net, layout->batch, &a, &exposed, st)))
+    layer_step *ls = layer_steps(d, net, layout->batch, st);
+    if (!ls)
+        return -1;
+    pass_times t = {0, 0, 0};
+    for (int i = 0; i < net->n_layers; i++) {
+        t.infer += ls[i].t.infer;
+        t.fwd += ls[i].t.fwd;
+        t.bwd += ls[i].t.bwd;
+    }
+    double exposed;
+    int rc = sync_exposed(d, net, layout, ls, (double)total.weights, shard, &exposed, st);
+    free(ls);
+    if (rc)
         return -1;
     /* the optimizer: one kernel per parameter tensor (PyTorch's default for-each SGD still
-     * dispatches per tensor) and a stream over the weights */
-    double update = UPDATE_BYTES_PER_WEIGHT * (double)total.weights /
-                        (v->memory_bandwidth * v->memory_efficiency) +
-                    (double)total.param_tensors * v->dispatch_update;
+     * dispatches per tensor) and a stream over the weights; sharded, over 1/N of them */
+    double share = shard == SM_SHARD_NONE ? 1 : 1.0 / (double)devices;
+    double update = share * (UPDATE_BYTES_PER_WEIGHT * (double)total.weights /
+                                 (v->memory_bandwidth * v->memory_efficiency) +
+                             (double)total.param_tensors * v->dispatch_update);
 
     out->t_infer = t.infer;
     out->t_fwd = t.fwd;
-    out->t_bwd = bwd;
+    out->t_bwd = t.bwd;
     out->t_grad = exposed + update;
-    out->t_step = t.fwd + bwd + out->t_grad;
+    out->t_step = t.fwd + t.bwd + out->t_grad;
     return 0;
 }
 
@@ -217,6 +330,17 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         return -1;
     }
     d->overlap = opt->overlap != 0;
+    int shard = opt->shard ? sm_shard_parse(opt->shard) : SM_SHARD_NONE;
+    int checkpoint = opt->checkpoint ? sm_checkpoint_parse(opt->checkpoint) : SM_CHECKPOINT_NONE;
+    if (shard < 0 || checkpoint < 0) {
+        free(d);
+        return shard < 0 ? sm_fail(st, "shard %s: expected none, optimizer, gradients or full",
+                                   opt->shard)
+                         : sm_fail(st, "checkpoint %s: expected none, selective or full",
+                                   opt->checkpoint);
+    }
+    d->shard = (sm_shard)shard;
+    d->checkpoint = (sm_checkpoint)checkpoint;
 
     char description[512], restriction[256];
     snprintf(description, sizeof description,
@@ -236,6 +360,8 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     int devices_per_node = d->dev.devices_per_node;
     sm_memory_config memory;
     sm_device_memory_config(&d->dev, precision, &memory);
+    memory.shard = d->shard;
+    memory.checkpoint = d->checkpoint;
     *out = predictor_new(&device_ops, d, description);
     if (!*out)
         return sm_fail(st, "out of memory");

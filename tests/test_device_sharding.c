@@ -1,0 +1,120 @@
+/*
+ * test_device_sharding: sharded data parallelism and activation checkpointing in the device
+ * predictor's step (predictor_device.c), worked out by hand on tests/data/curve/round_device.ini
+ * (5e12 FLOP/s, 5e11 bytes/s, 10 us launches; nodes of 4, 100 GB/s and 2 us inside, two ports
+ * of 10 GB/s and 5 us between: 5 GB/s for each of the four rings) at fp32, batch 32, on 3 nodes
+ * x 4 devices, with the numbers of tests/test_device_predictor.c for two_conv.ini: each conv's
+ * forward 2,415,919,104 / 5e12 + 10 us = 4.931838208e-4 s, backward 9.763676416e-4 s, 589,824
+ * weights (2,359,296 bytes); the update 20 x 1,179,648 / 5e11 + 2 x 10 us = 6.718592e-5 s.
+ *
+ * An all-gather or reduce-scatter of one conv's 2,359,296 bytes on the ring:
+ *   3/4 x 2,359,296 / 100e9 + 3 x 2 us + 2/3 x 589,824 / 5e9 + 2 x 5 us = 1.1233792e-4 s (c)
+ * and of both convs' 4,718,592 bytes: 3.538944e-5 + 6e-6 + 1.572864e-4 + 1e-5 = 2.0867584e-4
+ * (c2). Sharded, each device updates a twelfth: 5.598826667e-6 s.
+ */
+#include "check.h"
+#include "net_file.h"
+#include "scalemeter/device.h"
+
+#define DEVICE "tests/data/curve/round_device.ini"
+#define C 1.1233792e-4
+#define C2 2.0867584e-4
+#define UPDATE (6.718592e-5 / 12)
+
+static double grad_of(const sm_network *net, const char *shard, const char *checkpoint,
+                      int overlap, const sm_layout *l, sm_prediction *pr)
+{
+    sm_device_options opt = {.overlap = overlap, .shard = shard, .checkpoint = checkpoint};
+    sm_predictor *p;
+    sm_status st;
+    if (sm_predictor_from_device_opts(DEVICE, &opt, &p, &st) || sm_predict(p, net, l, pr, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return -1;
+    }
+    sm_predictor_free(p);
+    return pr->t_grad;
+}
+
+/* Two convs, each a layer of its own. */
+static void test_shard(const sm_network *two)
+{
+    sm_layout cluster = {32, 3, 4};
+    sm_prediction pr;
+    /* full: c before conv1's forward (conv2's runs during it), c before conv2's backward
+     * (conv1's gather and conv2's reduce-scatter run during the backward passes), c for
+     * conv1's reduce-scatter at the end */
+    CHECK_NEAR(grad_of(two, "full", NULL, 0, &cluster, &pr), 3 * C + UPDATE, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 2 * 9.763676416e-4, 1e-9);
+    /* ZeRO-2, not overlapped: one 25 MiB bucket reduce-scattered, then the weights gathered */
+    CHECK_NEAR(grad_of(two, "gradients", NULL, 0, &cluster, &pr), 2 * C2 + UPDATE, 1e-9);
+    /* ZeRO-1, overlapped: conv2's gradient is reduced during conv1's backward, conv1's shows
+     * (c), and the gather after the step (c2) */
+    CHECK_NEAR(grad_of(two, "optimizer", NULL, 1, &cluster, &pr), C + C2 + UPDATE, 1e-9);
+    /* none is DDP's all-reduce, as in test_device_predictor: 4.845376e-4 s */
+    CHECK_NEAR(grad_of(two, "none", NULL, 0, &cluster, &pr), 4.845376e-4, 1e-9);
+    /* one device: full sharding refused, the others divide nothing (update 6.718592e-5) */
+    sm_layout one = {32, 1, 1};
+    CHECK(grad_of(two, "full", NULL, 0, &one, &pr) == -1);
+    CHECK_NEAR(grad_of(two, "gradients", NULL, 0, &one, &pr), 6.718592e-5, 1e-9);
+}
+
+/*
+ * The same convs in one block with a ReLU between: a checkpointed unit. The ReLU moves
+ * 4 x 2 x 524,288 bytes: forward 8.388608e-6 + 10 us = 1.8388608e-5 s, backward 2.6777216e-5
+ * s. Selective recomputes the ReLU's forward in the backward pass, full all three.
+ */
+static void test_checkpoint(const sm_network *blocked)
+{
+    sm_layout cluster = {32, 3, 4};
+    sm_prediction pr;
+    double bwd = 2 * 9.763676416e-4 + 2.6777216e-5;
+    grad_of(blocked, NULL, "none", 0, &cluster, &pr);
+    CHECK_NEAR(pr.t_bwd, bwd, 1e-9);
+    grad_of(blocked, NULL, "selective", 0, &cluster, &pr);
+    CHECK_NEAR(pr.t_bwd, bwd + 1.8388608e-5, 1e-9);
+    CHECK_NEAR(pr.t_fwd, 2 * 4.931838208e-4 + 1.8388608e-5, 1e-9);
+    grad_of(blocked, NULL, "full", 0, &cluster, &pr);
+    CHECK_NEAR(pr.t_bwd, bwd + 2 * 4.931838208e-4 + 1.8388608e-5, 1e-9);
+    /* fully sharded, the ReLU's short forward does not cover conv2's gather (c - 1.8388608e-5
+     * shows), nor its backward conv1's gather and conv2's reduce-scatter (2c - 2.6777216e-5):
+     * c + (c - relu fwd) + c + (2c - relu bwd) + c */
+    CHECK_NEAR(grad_of(blocked, "full", NULL, 0, &cluster, &pr),
+               6 * C - 1.8388608e-5 - 2.6777216e-5 + UPDATE, 1e-9);
+}
+
+static void test_bad_names(void)
+{
+    sm_predictor *p;
+    sm_status st;
+    sm_device_options opt = {.shard = "zero3"};
+    CHECK(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st) == -1);
+    CHECK_CONTAINS(st.msg, "shard zero3: expected none, optimizer, gradients or full");
+    opt = (sm_device_options){.checkpoint = "some"};
+    CHECK(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st) == -1);
+    CHECK_CONTAINS(st.msg, "checkpoint some: expected none, selective or full");
+}
+
+int main(void)
+{
+    sm_status st;
+    sm_registry *reg;
+    sm_network *two, *blocked = NULL;
+    if (sm_registry_open(&reg, &st) ||
+        sm_network_load(reg, "tests/data/curve/two_conv.ini", NULL, &two, &st) ||
+        !(blocked = net_load(reg,
+                             "[network]\nname = blocked\ninput = 256x8x8\n[block b]\n"
+                             "conv1 = conv2d out=256 kernel=3 padding=1 bias=false\n"
+                             "relu = relu\n"
+                             "conv2 = conv2d out=256 kernel=3 padding=1 bias=false\n",
+                             0, &st))) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    test_shard(two);
+    test_checkpoint(blocked);
+    test_bad_names();
+    sm_network_free(two);
+    sm_network_free(blocked);
+    sm_registry_free(reg);
+    return check_summary();
+}

@@ -1,0 +1,120 @@
+/*
+ * test_memory_sharding: sharded data parallelism and activation checkpointing in one device's
+ * memory (memory.h), derived by hand on a network of two checkpointed units (blocks of three
+ * layers) between two single layers. PyTorch keeps: linear its input, GELU its input
+ * (derivatives.yaml's gelu_backward(grad, self)).
+ *
+ *   input 8 (s0) -> embed linear 8 (s1) -> [b0: fc1 linear 16 (s2), act gelu (s3),
+ *   fc2 linear 8 (s4)] -> [b1: fc1 (s5), act (s6), fc2 (s7)] -> head linear 4 (s8)
+ *
+ * Weights (with biases): embed 72, fc1 144, fc2 136, head 36: 668; the largest layer 144.
+ * Kept per sample, in elements:
+ *   none: s0 8, b0 s1 8 + s2 16 + s3 16, b1 s4 8 + s5 16 + s6 16, head s7 8: 96 (384 B fp32)
+ *   full: the single layers' s0 and s7 and the units' inputs s1 and s4: 32 (128 B), and during
+ *     a unit's backward its recomputed s2 and s3 (s1 is held): 32 (128 B): 256 B
+ *   selective: GELU's input is recomputed, the linear layers keep theirs: s0 s1 s3 s4 s6 s7:
+ *     64 (256 B), and during a unit's backward s2: 16 (64 B): 320 B
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "net_file.h"
+#include "scalemeter/memory.h"
+
+static const char *const two = "[network]\nname = two\ninput = 8\n"
+                               "[layers]\nembed = linear out=8\n"
+                               "[block b0]\nfc1 = linear out=16\nact = gelu\nfc2 = linear out=8\n"
+                               "[block b1]\nfc1 = linear out=16\nact = gelu\nfc2 = linear out=8\n"
+                               "[layers]\nhead = linear out=4\n";
+
+static void test_checkpoint(const sm_network *net)
+{
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 384);
+    c.checkpoint = SM_CHECKPOINT_FULL;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 256);
+    CHECK(sm_network_memory(net, 10, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 2560);
+    c.checkpoint = SM_CHECKPOINT_SELECTIVE;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 320);
+    /* inference recomputes nothing: the live peak, s2 and s3 at once (32 elements) */
+    CHECK(sm_network_memory(net, 1, 1, 0, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 128);
+}
+
+/* Adam on 4 devices at fp32: weights 4 x 668 = 2672, gradients 2672 and DDP's bucket copy,
+ * the two moments 5344. */
+static void test_shard(const sm_network *net)
+{
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_ADAM, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.weights, 2672);
+    CHECK_EQ(m.gradients, 5344);
+    CHECK_EQ(m.optimizer, 5344);
+    c.shard = SM_SHARD_OPTIMIZER; /* a quarter of the moments */
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.weights, 2672);
+    CHECK_EQ(m.gradients, 5344);
+    CHECK_EQ(m.optimizer, 1336);
+    c.shard = SM_SHARD_GRADIENTS; /* 668 of gradient, fc1's 144 x 4 whole */
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.gradients, 668 + 576);
+    CHECK_EQ(m.optimizer, 1336);
+    CHECK_EQ(m.weights, 2672);
+    c.shard = SM_SHARD_FULL; /* 668 of weights, two gathered fc1s of 144 x 4 */
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.weights, 668 + 1152);
+    CHECK_EQ(m.peak, 1820 + 1244 + 1336 + 384);
+    /* bf16: gathered at 2 bytes (668 + 2 x 144 x 2), activations at 2 bytes (96 x 2) and no
+     * autocast copies of the weights: the gathered ones are what the layers keep */
+    c.half = 1;
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.weights, 668 + 576);
+    CHECK_EQ(m.activations, 192);
+    c.shard = SM_SHARD_NONE; /* the copies: 2 x 668 */
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 192 + 1336);
+    /* one device: nothing to shard across */
+    c.shard = SM_SHARD_FULL;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);
+    CHECK_CONTAINS(st.msg, "shard full on one device");
+    /* ZeRO-2 on one device divides nothing */
+    c.shard = SM_SHARD_GRADIENTS, c.half = 0;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.gradients, 2672);
+    CHECK_EQ(m.optimizer, 5344);
+}
+
+static void test_names(void)
+{
+    CHECK_EQ(sm_shard_parse("gradients"), SM_SHARD_GRADIENTS);
+    CHECK_EQ(sm_shard_parse("zero3"), -1);
+    CHECK_EQ(sm_checkpoint_parse("selective"), SM_CHECKPOINT_SELECTIVE);
+    CHECK_EQ(sm_checkpoint_parse("all"), -1);
+    CHECK(!strcmp(sm_shard_name(SM_SHARD_FULL), "full"));
+}
+
+int main(void)
+{
+    sm_registry *reg;
+    sm_network *net;
+    sm_status st;
+    if (sm_registry_open(&reg, &st) || sm_network_load(reg, net_file(two), NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    test_checkpoint(net);
+    test_shard(net);
+    test_names();
+    sm_network_free(net);
+    sm_registry_free(reg);
+    return check_summary();
+}

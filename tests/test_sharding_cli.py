@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""--shard and --checkpoint in `scalemeter predict` and `curve`, as a user sees them.
+
+tests/data/curve/gelu_units.ini on tests/data/curve/round_device.ini at fp32, batch 1, AdamW,
+one node of 4 devices; every figure by hand (tests/test_memory_sharding.c derives the bytes):
+weights 668 (4 x 668 = 2672 bytes), the largest layer fc1's 144; kept per sample 384 bytes,
+256 fully checkpointed, 320 selectively. Each layer's passes are the 10 us launch and a few
+nanoseconds of roofline, so the recomputed forward adds 10 us a recomputed layer: the six
+layers of the two units under full, the two GELUs under selective.
+
+usage: test_sharding_cli.py SCALEMETER   (run from the source root)
+"""
+import json
+import subprocess
+import sys
+
+SM = sys.argv[1]
+NET = "tests/data/curve/gelu_units.ini"
+ROUND = ["--device", "tests/data/curve/round_device.ini"]
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([SM, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def predict(*opts):
+    rc, out, err = run("predict", NET, *ROUND, "-g", "4", "--batch", "1", "--optimizer",
+                       "adamw", "--format", "json", *opts)
+    check(rc == 0, f"predict {' '.join(opts)}: exit {rc}: {err.strip()}")
+    return json.loads(out) if rc == 0 else {"memory": {}}
+
+
+def refused(args, message):
+    rc, out, err = run(*args)
+    lines = err.strip().splitlines()
+    check(rc != 0 and len(lines) == 1 and message in lines[0],
+          f"{' '.join(args)}: one line with '{message}', got exit {rc}: {err.strip()}")
+
+
+# --- memory: each sharding divides one more state by 4 ---
+none = predict()
+check(none.get("shard") == "none" and none.get("checkpoint") == "none", f"defaults: {none}")
+m = none["memory"]
+check((m.get("weights"), m.get("gradients"), m.get("optimizer"), m.get("activations"))
+      == (2672, 5344, 5344, 384), f"DDP: weights, gradients and bucket copy, Adam's two: {m}")
+m = predict("--shard", "optimizer")["memory"]
+check((m.get("gradients"), m.get("optimizer")) == (5344, 1336), f"ZeRO-1: {m}")
+m = predict("--shard", "gradients")["memory"]
+check((m.get("weights"), m.get("gradients")) == (2672, 668 + 4 * 144), f"ZeRO-2: {m}")
+full = predict("--shard", "full", "--checkpoint", "full")
+m = full["memory"]
+check(full.get("shard") == "full" and full.get("checkpoint") == "full", f"JSON names: {full}")
+check((m.get("weights"), m.get("gradients"), m.get("optimizer"), m.get("activations"))
+      == (668 + 2 * 144 * 4, 1244, 1336, 256), f"ZeRO-3 and full checkpointing: {m}")
+check(m.get("peak") == 1820 + 1244 + 1336 + 256, f"peak adds them: {m}")
+check(predict("--checkpoint", "selective")["memory"].get("activations") == 320,
+      "selective checkpointing keeps 320 bytes")
+
+# --- time: the recomputed forward in the backward pass ---
+sel = predict("--checkpoint", "selective")
+ful = predict("--checkpoint", "full")
+if "t_bwd" in none and "t_bwd" in sel and "t_bwd" in ful:
+    check(abs(sel["t_bwd"] - none["t_bwd"] - 2e-5) < 1e-7, f"selective: +2 x 10 us: {sel}")
+    check(abs(ful["t_bwd"] - none["t_bwd"] - 6e-5) < 1e-7, f"full: +6 x 10 us: {ful}")
+    check(ful["t_fwd"] == none["t_fwd"], "the forward pass is not recomputed in itself")
+
+# --- curve takes them too, alike ---
+rc, out, err = run("curve", NET, *ROUND, "-g", "4", "--batch", "1", "--nodes", "1,2",
+                   "--optimizer", "adamw", "--shard", "full", "--format", "json")
+check(rc == 0, f"curve --shard full: exit {rc}: {err.strip()}")
+if rc == 0:
+    pts = json.loads(out)["curves"][0]["points"]
+    check(pts[0]["memory"]["weights"] == 1820, f"curve on 4 devices: {pts[0]['memory']}")
+    check(pts[1]["memory"]["weights"] == 2672 / 8 + 1152, f"curve on 8: {pts[1]['memory']}")
+
+# --- refusals, one line each ---
+refused(["predict", NET, *ROUND, "-g", "1", "--batch", "1", "--shard", "full"],
+        "shard full on one device")
+refused(["predict", NET, "--coeffs", "default", "--batch", "1", "--shard", "optimizer"],
+        "--shard and --checkpoint apply to --device alone")
+refused(["curve", NET, "--coeffs", "default", "--batch", "1", "--nodes", "1",
+         "--checkpoint", "full"], "a calibration measured DDP without checkpointing")
+refused(["predict", NET, *ROUND, "--batch", "1", "--shard", "zero3"],
+        "--shard: expected none, optimizer, gradients or full")
+refused(["curve", NET, *ROUND, "--batch", "1", "--nodes", "1", "--checkpoint", "most"],
+        "--checkpoint: expected none, selective or full")
+
+print(f"{checks - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
