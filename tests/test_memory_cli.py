@@ -131,5 +131,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(warned) == 5 and "h100-pytorch-tf32.csv:2: " in warned[0],
           f"validate names the first five rows by file and line: {warned[:2]}")
 
+# --- Korthikanti et al. (2022), "Reducing activation recomputation in large transformer
+# models", eq. 1: a GPT layer keeps s b h (34 + 5 a s / h) bytes at fp16 with 1-byte dropout
+# masks, for Megatron's kernels. GPT-2 (s 1024, h 768, a 12) at bf16 on a CUDA device: the
+# per-sample growth of the activations, less the parts outside the 12 blocks (the ids 8 s, the
+# embedding dropout's mask s h, ln_f's input 2 s h and statistics 8 s, the head's input 2 s h),
+# per block. Hugging Face's eager block differs in two places the paper's count leaves out or
+# fuses: its composite gelu_new keeps four 4h tensors where Megatron's GELU keeps its input (24
+# s b h more) and each of its two layer norms keeps fp32 mean and rstd (16 s more).
+s_, h_, a_ = 1024, 768, 12
+act = [good_json("predict", "gpt2", *H100, "--batch", str(b), "--precision", "bf16")
+       .get("memory", {}).get("activations", 0) for b in (1, 2)]
+outside = 8 * s_ + s_ * h_ + 2 * s_ * h_ + 8 * s_ + 2 * s_ * h_
+per_layer = (act[1] - act[0] - outside) / 12
+paper = s_ * h_ * (34 + 5 * a_ * s_ / h_)
+check(abs(per_layer - (paper + 24 * s_ * h_ + 16 * s_)) <= 1e-4 * paper,
+      f"GPT-2 layer: {per_layer:.0f} bytes, Korthikanti {paper:.0f} + 24sbh + 16s")
+
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
