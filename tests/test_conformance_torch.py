@@ -8,7 +8,8 @@ matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter
 per sample). test_conformance then holds the plugin to the same numbers, so that they are
 never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
 
-usage: test_conformance_torch.py [--derive] [CASES.ini...]   (default: plugins/*/cases.ini)
+usage: test_conformance_torch.py [--derive] [CASES.ini...]
+(default: plugins/*/cases.ini and examples/plugin/cases.ini)
 """
 import glob
 import math
@@ -222,7 +223,8 @@ def derive(expr, shape):
 
 def main(argv):
     show = "--derive" in argv
-    files = [a for a in argv if a != "--derive"] or sorted(glob.glob("plugins/*/cases.ini"))
+    files = [a for a in argv if a != "--derive"] or sorted(glob.glob("plugins/*/cases.ini")) + [
+        "examples/plugin/cases.ini"]
     failed = checked = 0
     for path in files:
         for line, section, kv in cases(path):
