@@ -53,6 +53,9 @@ typedef struct sm_backend_module {
     const struct sm_allreduce_impl *allreduce;
     int (*device_count)(void);
     int (*device_name)(char *buf, size_t len, sm_status *st);
+
+    /* cpu: `scalemeter check-plugin` (cli/cmd_check_plugin.c), which runs the executor. */
+    int (*check_plugin_main)(int argc, char **argv);
 } sm_backend_module;
 
 /* The path of module name (lib/scalemeter/backends/NAME.so), and whether it exists: whether

@@ -1,5 +1,6 @@
 /*
- * scalemeter bench and scalemeter allreduce: their code (cmd_bench.c, cmd_allreduce.c) is in
+ * scalemeter bench, allreduce and check-plugin: their code (cmd_bench.c, cmd_allreduce.c,
+ * cmd_check_plugin.c) is in
  * the cpu backend module with MPI and the executors (calibrate/backend_module.h), so that this
  * program links neither; here they load it and run.
  */
@@ -28,4 +29,10 @@ int cmd_allreduce(int argc, char **argv)
 {
     const sm_backend_module *m = cpu_module("allreduce");
     return m ? m->allreduce_main(argc, argv) : 1;
+}
+
+int cmd_check_plugin(int argc, char **argv)
+{
+    const sm_backend_module *m = cpu_module("check-plugin");
+    return m ? m->check_plugin_main(argc, argv) : 1;
 }

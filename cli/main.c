@@ -10,6 +10,7 @@ static const command commands[] = {
     {"backends", cmd_backends, "compute backends and all-reduces built in, and usable here"},
     {"bench", cmd_bench, "measure training steps and inference of networks into a runs CSV"},
     {"calibrate", cmd_calibrate, "calibrate this machine in one job: bench, fit, validate"},
+    {"check-plugin", cmd_check_plugin, "a plugin against its cases: counts, refusals, gradients"},
     {"curve", cmd_curve, "scaling curves against node count: times, images/s, turning point"},
     {"devices", cmd_devices, "the device descriptions: peaks, memory and their sources"},
     {"fit", cmd_fit, "fit coefficients to a measurement CSV; --cv loo validates them"},
@@ -28,7 +29,7 @@ static void usage(FILE *out)
                  "Predicts forward, backward and gradient-synchronisation time of deep networks\n"
                  "against batch size and node count (ConvMeter, PALEO).\n\ncommands:\n");
     for (int i = 0; i < n_commands; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nEvery command takes --help, --format (table, csv or json where it prints data;\n"
                  "docs/output.md) and -o FILE; \"--\" ends the options and \"-\" reads a file from\n"
                  "the standard input.\n");

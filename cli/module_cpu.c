@@ -54,4 +54,5 @@ const sm_backend_module sm_backend_table = {
     .bench_main = cmd_bench,
     .allreduce_main = cmd_allreduce,
     .bench_options = bench_options,
+    .check_plugin_main = cmd_check_plugin,
 };

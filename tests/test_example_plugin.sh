@@ -37,4 +37,24 @@ out=$(SCALEMETER_PLUGIN_PATH=$dir "$scalemeter" bench --model "$src/examples/plu
 row=$(tail -n 1 "$csv")
 echo "$row" | grep -Eq "mish_net.ini,32,2,1,1,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,.*,cpu,1,1,ok$" ||
     fail "bench row: $row"
+# check-plugin: its cases pass, gradients included; a wrong backward (mish's derivative with
+# 1 - tanh for 1 - tanh^2) fails the gradient check, which bench would have timed silently.
+out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$src/examples/plugin/cases.ini" 2>&1) ||
+    fail "check-plugin mish: $out"
+echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: all passed$" || fail "$out"
+echo "$out" | grep -q "^ok .* refuse unknown_parameter (mish): refused" || fail "$out"
+mkdir "$dir/bad"
+sed 's/(1.0f - t \* t)/(1.0f - t)/' "$src/examples/plugin/mish.c" > "$dir/bad/mish.c"
+grep -q "(1.0f - t) \* sig" "$dir/bad/mish.c" || fail "the broken copy of mish.c is not broken"
+$cc -std=c11 -O2 -shared -fPIC -I"$src/core/include" -o "$dir/bad/mish.so" "$dir/bad/mish.c" -lm
+if out=$("$scalemeter" check-plugin "$dir/bad/mish.so" --cases "$src/examples/plugin/cases.ini" \
+         2>&1); then
+    fail "check-plugin passed a wrong gradient: $out"
+fi
+echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input .*: too large$" ||
+    fail "$out"
+echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: 2 failed$" || fail "$out"
+# Without cases: the type is named, and the exit is 1.
+out=$("$scalemeter" check-plugin "$dir/mish.so" 2>&1) && fail "check-plugin without cases.ini"
+echo "$out" | grep -q "$dir/cases.ini: cannot read the cases file" || fail "$out"
 echo "1 passed, 0 failed"

@@ -1,0 +1,438 @@
+/*
+ * The conformance harness (conformance.h): reads a cases.ini, builds each case's tiny network,
+ * compares the layer named g with the expected values and checks its gradients on the CPU.
+ *
+ * The gradient check is tests/gradient_check.h's, installed: with a fixed random r,
+ * R = sum(y * r) has dR/dy = r, so after backward from r the gradient of every input element
+ * and every weight must equal (R(v + e) - R(v - e)) / 2e. Inputs are spread values (distinct,
+ * none near 0) so that no difference crosses a kink of relu or max.
+ */
+#include "conformance.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "executor.h"
+
+#define LINE_LEN 1024
+#define TEXT_LEN 4096
+
+/* The expected values a case may give, each checked only when given. */
+enum {
+    X_MACS, X_FLOPS, X_WEIGHTS, X_PARAM_TENSORS, X_BWD_FLOPS, X_SAVED_INPUTS, X_SAVED_OUTPUT,
+    X_ALIASES_INPUT, X_SAVED_EXTRA_ELEMS, X_SAVED_EXTRA_BYTES, X_COUNT
+};
+static const char *const expect_keys[X_COUNT] = {
+    "macs", "flops", "weights", "param_tensors", "bwd_flops", "saved_inputs", "saved_output",
+    "aliases_input", "saved_extra_elems", "saved_extra_bytes",
+};
+
+typedef struct conf_case {
+    int refuse; /* [refuse NAME] rather than [case NAME] */
+    int line;   /* of its section header */
+    char name[128], type[64], input[64], output[64], message[256];
+    char net[TEXT_LEN];
+    int has[X_COUNT];
+    long long want[X_COUNT];
+    int gradient; /* 1: check it where the type has CPU kernels */
+    long long batch;
+    double eps, tolerance, scale;
+    int random_weights;
+} conf_case;
+
+static void case_reset(conf_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->gradient = 1;
+    c->batch = 2;
+    c->eps = 1e-3;
+    c->tolerance = 1e-2;
+    c->scale = 1;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* The type of the layer named g in a line "g = TYPE ..." (or of "TYPE ..." for layer =). */
+static void type_of(char *dst, size_t len, const char *line)
+{
+    const char *eq = strchr(line, '=');
+    const char *p = line;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == 'g' && eq && strspn(p + 1, " \t") == (size_t)(eq - p - 1))
+        p = eq + 1;
+    while (isspace((unsigned char)*p))
+        p++;
+    size_t n = strcspn(p, " \t");
+    snprintf(dst, len, "%.*s", (int)(n < len ? n : len - 1), p);
+}
+
+/* ---- the gradient check ------------------------------------------------------------------ */
+
+typedef struct grad_run {
+    sm_executor *ex;
+    float *r;
+    uint64_t rng;
+} grad_run;
+
+static double rnd(uint64_t *rng) /* uniform in [-1, 1) */
+{
+    *rng = *rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    return (double)(*rng >> 11) / 4503599627370496.0 - 1.0;
+}
+
+static int64_t elems(const sm_tensor *t) { return t->n * sm_shape_elems(&t->shape); }
+
+static void spread(float *x, int64_t n, double s, uint64_t *rng)
+{
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)(s * ((2.0 * (double)i + 1.0) / (double)n - 1.0));
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)((rnd(rng) + 1) / 2 * (double)(i + 1)) % (i + 1);
+        float t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+}
+
+static int objective(grad_run *g, double *value, sm_status *st)
+{
+    if (sm_executor_forward(g->ex, 1, st))
+        return -1;
+    sm_tensor y = sm_executor_output(g->ex);
+    double s = 0;
+    for (int64_t i = 0; i < elems(&y); i++)
+        s += (double)y.data[i] * g->r[i];
+    *value = s;
+    return 0;
+}
+
+/* Largest |analytic - numeric| over v, relative to the largest |numeric| (at least 1e-3). */
+static int compare(grad_run *g, float *v, const float *grad, int64_t n, double eps, double *err,
+                   sm_status *st)
+{
+    double worst = 0, scale = 1e-3;
+    for (int64_t i = 0; i < n; i++) {
+        float keep = v[i];
+        double up, down;
+        v[i] = keep + (float)eps;
+        if (objective(g, &up, st))
+            return -1;
+        v[i] = keep - (float)eps;
+        if (objective(g, &down, st))
+            return -1;
+        v[i] = keep;
+        double numeric = (up - down) / (2 * eps);
+        double d = fabs(numeric - grad[i]);
+        worst = d > worst ? d : worst;
+        scale = fabs(numeric) > scale ? fabs(numeric) : scale;
+    }
+    *err = worst / scale;
+    return 0;
+}
+
+/* The relative errors of the input and weight gradients of net at c's batch. */
+static int gradient_errors(const sm_network *net, const conf_case *c, double *ein, double *ew,
+                           int64_t *n_weights, sm_status *st)
+{
+    grad_run g = {.rng = 12345};
+    sm_executor_options opt = {.batch = c->batch, .seed = 7, .input_grad = 1};
+    if (sm_executor_new(net, &opt, &g.ex, st))
+        return -1;
+    int rc = -1;
+    sm_tensor in = sm_executor_input(g.ex), out = sm_executor_output(g.ex);
+    spread(in.data, elems(&in), c->scale, &g.rng);
+    int64_t nw;
+    float *w = sm_executor_weights(g.ex, &nw);
+    if (c->random_weights)
+        for (int64_t i = 0; i < nw; i++)
+            w[i] = (float)rnd(&g.rng);
+    g.r = malloc((size_t)elems(&out) * sizeof *g.r);
+    float *dx = malloc((size_t)elems(&in) * sizeof(float));
+    float *dw = malloc((size_t)(nw ? nw : 1) * sizeof(float));
+    if (!g.r || !dx || !dw) {
+        sm_fail(st, "out of memory");
+        goto done;
+    }
+    for (int64_t i = 0; i < elems(&out); i++)
+        g.r[i] = (float)rnd(&g.rng);
+    double r0;
+    if (objective(&g, &r0, st))
+        goto done;
+    sm_tensor dy = sm_executor_output_grad(g.ex);
+    memcpy(dy.data, g.r, (size_t)elems(&dy) * sizeof(float));
+    if (sm_executor_backward(g.ex, st))
+        goto done;
+    memcpy(dx, sm_executor_input_grad(g.ex).data, (size_t)elems(&in) * sizeof(float));
+    memcpy(dw, sm_executor_weight_grads(g.ex, &nw), (size_t)nw * sizeof(float));
+    *ew = 0;
+    *n_weights = nw;
+    if (compare(&g, in.data, dx, elems(&in), c->eps, ein, st) ||
+        (nw && compare(&g, w, dw, nw, c->eps, ew, st)))
+        goto done;
+    rc = 0;
+done:
+    free(g.r);
+    free(dx);
+    free(dw);
+    sm_executor_free(g.ex);
+    return rc;
+}
+
+/* ---- one case ----------------------------------------------------------------------------- */
+
+static sm_network *load_case(const sm_registry *reg, const conf_case *c, sm_status *st)
+{
+    char path[] = "/tmp/sm_conformance_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        sm_fail(st, "cannot write a temporary network file in /tmp");
+        return NULL;
+    }
+    fprintf(f, "[network]\nname = %s\ninput = %s\n[layers]\n%s", c->name, c->input, c->net);
+    fclose(f);
+    sm_network *net = NULL;
+    sm_network_options opt = {0};
+    int rc = sm_network_load(reg, path, &opt, &net, st);
+    unlink(path);
+    return rc ? NULL : net;
+}
+
+static long long got_value(const sm_layer *l, int k)
+{
+    switch (k) {
+    case X_MACS: return l->m.macs;
+    case X_FLOPS: return l->m.flops;
+    case X_WEIGHTS: return l->m.weights;
+    case X_PARAM_TENSORS: return l->m.param_tensors;
+    case X_BWD_FLOPS: return l->m.bwd_flops;
+    case X_SAVED_INPUTS: return l->saved.inputs;
+    case X_SAVED_OUTPUT: return l->saved.output;
+    case X_ALIASES_INPUT: return l->saved.aliases_input;
+    case X_SAVED_EXTRA_ELEMS: return l->saved.extra_elems;
+    default: return l->saved.extra_bytes;
+    }
+}
+
+/* Runs c; writes "ok ..." or the first failure into line; 0 when it passed. */
+static int run_case(const sm_registry *reg, const conf_case *c, int *gradient_done, char *line,
+                    size_t len)
+{
+    sm_status st = {{0}};
+    sm_network *net = load_case(reg, c, &st);
+    if (c->refuse) {
+        if (net) {
+            sm_network_free(net);
+            snprintf(line, len, "loaded; expected a refusal holding \"%s\"", c->message);
+            return -1;
+        }
+        if (!strstr(st.msg, c->message) || !strstr(st.msg, "layer g")) {
+            snprintf(line, len, "refused with \"%.500s\"; expected \"%.200s\" naming layer g", st.msg,
+                     c->message);
+            return -1;
+        }
+        snprintf(line, len, "refused: %s", c->message);
+        return 0;
+    }
+    if (!net) {
+        snprintf(line, len, "does not load: %.700s", st.msg);
+        return -1;
+    }
+    int rc = -1;
+    const sm_layer *l = sm_network_layer(net, "g");
+    char shape[96];
+    if (!l) {
+        snprintf(line, len, "the network has no layer named g (the layer under test)");
+        goto done;
+    }
+    sm_shape_str(&l->out, shape, sizeof shape);
+    if (c->output[0] && strcmp(shape, c->output)) {
+        snprintf(line, len, "output %s, expected %s", shape, c->output);
+        goto done;
+    }
+    for (int k = 0; k < X_COUNT; k++)
+        if (c->has[k] && got_value(l, k) != c->want[k]) {
+            snprintf(line, len, "%s %lld, expected %lld", expect_keys[k], got_value(l, k),
+                     c->want[k]);
+            goto done;
+        }
+    int used = snprintf(line, len, "output %s", shape);
+    if (c->gradient && l->type->cpu) {
+        double ein = 0, ew = 0;
+        int64_t nw = 0;
+        if (gradient_errors(net, c, &ein, &ew, &nw, &st)) {
+            snprintf(line, len, "gradient check: %.700s", st.msg);
+            goto done;
+        }
+        *gradient_done = 1;
+        int bad = ein > c->tolerance || ew > c->tolerance;
+        snprintf(line + used, len - (size_t)used,
+                 "; gradient error input %.2e, weights %.2e (%lld weights), tolerance %.0e%s",
+                 ein, ew, (long long)nw, c->tolerance, bad ? ": too large" : "");
+        if (bad)
+            goto done;
+    } else if (c->gradient) {
+        snprintf(line + used, len - (size_t)used, "; no CPU kernels: no gradient check");
+    }
+    rc = 0;
+done:
+    sm_network_free(net);
+    return rc;
+}
+
+/* ---- the file ----------------------------------------------------------------------------- */
+
+static int set_key(conf_case *c, const char *key, const char *value, sm_status *st,
+                   const char *path, int lineno)
+{
+    char *end;
+    for (int k = 0; k < X_COUNT; k++)
+        if (!strcmp(key, expect_keys[k])) {
+            c->want[k] = strtoll(value, &end, 10);
+            c->has[k] = 1;
+            if (end == value || *end)
+                return sm_fail(st, "%s:%d: %s must be an integer, not '%s'", path, lineno, key,
+                               value);
+            return 0;
+        }
+    size_t used = strlen(c->net);
+    if (!strcmp(key, "layer") || !strcmp(key, "net")) {
+        int g = !strcmp(key, "layer");
+        if (g || !strncmp(value, "g ", 2) || !strncmp(value, "g=", 2))
+            type_of(c->type, sizeof c->type, value);
+        int w = snprintf(c->net + used, sizeof c->net - used, "%s%s\n", g ? "g = " : "", value);
+        if (w < 0 || (size_t)w >= sizeof c->net - used)
+            return sm_fail(st, "%s:%d: the case's layers are too long", path, lineno);
+    } else if (!strcmp(key, "input")) {
+        snprintf(c->input, sizeof c->input, "%s", value);
+    } else if (!strcmp(key, "output")) {
+        snprintf(c->output, sizeof c->output, "%s", value);
+    } else if (!strcmp(key, "message")) {
+        snprintf(c->message, sizeof c->message, "%s", value);
+    } else if (!strcmp(key, "gradient")) {
+        c->gradient = strcmp(value, "no") != 0;
+    } else if (!strcmp(key, "random_weights")) {
+        c->random_weights = !strcmp(value, "yes");
+    } else if (!strcmp(key, "batch") || !strcmp(key, "eps") || !strcmp(key, "tolerance") ||
+               !strcmp(key, "scale")) {
+        double v = strtod(value, &end);
+        if (end == value || *end || !(v > 0))
+            return sm_fail(st, "%s:%d: %s must be a positive number, not '%s'", path, lineno,
+                           key, value);
+        if (key[0] == 'b')
+            c->batch = (long long)v;
+        else if (key[0] == 'e')
+            c->eps = v;
+        else if (key[0] == 't')
+            c->tolerance = v;
+        else
+            c->scale = v;
+    } else if (strcmp(key, "torch")) { /* torch: for tests/test_conformance_torch.py */
+        return sm_fail(st, "%s:%d: unknown key '%s' (docs/plugins.md lists a case's keys)", path,
+                       lineno, key);
+    }
+    return 0;
+}
+
+static int registry_index(const sm_registry *reg, const char *type)
+{
+    for (int i = 0; i < sm_registry_count(reg); i++)
+        if (!strcmp(sm_registry_type(reg, i)->name, type))
+            return i;
+    return -1;
+}
+
+/* Runs the case that ends here (if any), adding to tally. */
+static int finish_case(const sm_registry *reg, const conf_case *c, const char *path, FILE *out,
+                       sm_conformance_tally *t, sm_status *st)
+{
+    if (!c->line)
+        return 0;
+    if (!c->input[0] || !c->type[0])
+        return sm_fail(st, "%s:%d: case %s needs input and layer (or net with a layer g)", path,
+                       c->line, c->name);
+    if (c->refuse && !c->message[0])
+        return sm_fail(st, "%s:%d: refusal %s needs message", path, c->line, c->name);
+    char line[1024];
+    int grad = 0;
+    int rc = run_case(reg, c, &grad, line, sizeof line);
+    int idx = registry_index(reg, c->type);
+    if (idx < 0 && rc == 0) { /* a case of a type not loaded cannot pass */
+        snprintf(line, sizeof line, "type %s is not loaded", c->type);
+        rc = -1;
+    }
+    if (idx >= 0) {
+        if (t->cases_of)
+            t->cases_of[idx]++;
+        if (t->gradients_of)
+            t->gradients_of[idx] += grad;
+    }
+    c->refuse ? t->refusals++ : t->cases++;
+    t->gradients += grad;
+    t->failures += rc != 0;
+    fprintf(out, "%-4s %s:%d %s %s (%s): %s\n", rc ? "FAIL" : "ok", path, c->line,
+            c->refuse ? "refuse" : "case", c->name, c->type, line);
+    return 0;
+}
+
+int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
+                       sm_conformance_tally *tally, sm_status *st)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sm_fail(st, "%s: cannot read the cases file", path);
+    conf_case *c = malloc(sizeof *c);
+    if (!c) {
+        fclose(f);
+        return sm_fail(st, "out of memory");
+    }
+    case_reset(c);
+    char buf[LINE_LEN];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(buf, sizeof buf, f)) {
+        lineno++;
+        char *s = trim(buf);
+        if (!*s || *s == '#' || *s == ';')
+            continue;
+        if (*s == '[') {
+            char kind[16], name[128];
+            if (sscanf(s, "[%15s %127[^]]]", kind, name) != 2 ||
+                (strcmp(kind, "case") && strcmp(kind, "refuse"))) {
+                rc = sm_fail(st, "%s:%d: a section is [case NAME] or [refuse NAME], not %s", path,
+                             lineno, s);
+                break;
+            }
+            rc = finish_case(reg, c, path, out, tally, st);
+            case_reset(c);
+            c->refuse = !strcmp(kind, "refuse");
+            c->line = lineno;
+            snprintf(c->name, sizeof c->name, "%s", trim(name));
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq || !c->line) {
+            rc = sm_fail(st, "%s:%d: expected KEY = VALUE inside a [case] or [refuse] section",
+                         path, lineno);
+            break;
+        }
+        *eq = '\0';
+        rc = set_key(c, trim(s), trim(eq + 1), st, path, lineno);
+    }
+    if (rc == 0)
+        rc = finish_case(reg, c, path, out, tally, st);
+    free(c);
+    fclose(f);
+    return rc;
+}

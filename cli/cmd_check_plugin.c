@@ -1,0 +1,134 @@
+/*
+ * scalemeter check-plugin: the conformance harness (calibrate/conformance.h) on one plugin of
+ * a user's, so that an out-of-tree type gets the checks the shipped ones get: its counts and
+ * refusals against its cases, and its backward pass against finite differences of its forward
+ * pass (bench times a wrong gradient without complaint). In the cpu module, with the executor.
+ */
+#define _DEFAULT_SOURCE /* realpath */
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "conformance.h"
+#include "executor.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: scalemeter check-plugin PLUGIN.so [--cases FILE]\n\n"
+            "Loads PLUGIN.so beside the shipped layer types and runs its conformance cases\n"
+            "(default: cases.ini beside it; docs/plugins.md, \"Conformance cases\"): each case's\n"
+            "output shape, counts and saved tensors against the values given, each refusal's\n"
+            "message, and where the type has CPU kernels its gradients against central finite\n"
+            "differences. Prints one line per case; exits 1 when one fails, or when a type of\n"
+            "the plugin has no case (or CPU kernels and no gradient-checked case).\n");
+}
+
+/* Checks that the types [first, end) of reg have cases; prints why not. */
+static int coverage(const sm_registry *reg, int first, int end, const sm_conformance_tally *t,
+                    const char *cases)
+{
+    int bad = 0;
+    for (int i = first; i < end; i++) {
+        const sm_layer_type *type = sm_registry_type(reg, i);
+        if (!t->cases_of[i]) {
+            printf("FAIL %s: no case of type %s (add [case NAME] with layer = %s ...)\n", cases,
+                   type->name, type->name);
+            bad++;
+        } else if (type->cpu && !t->gradients_of[i]) {
+            printf("FAIL %s: type %s has CPU kernels and no gradient-checked case\n", cases,
+                   type->name);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* The index of the type that plugin gave reg already (its folder is in SCALEMETER_PLUGIN_PATH,
+ * or it is a shipped one), or -1. */
+static int already_loaded(const sm_registry *reg, const char *plugin)
+{
+    char want[PATH_MAX], have[PATH_MAX];
+    if (!realpath(plugin, want))
+        return -1; /* sm_registry_load_file says why */
+    for (int i = 0; i < sm_registry_count(reg); i++)
+        if (realpath(sm_registry_path(reg, i), have) && !strcmp(want, have))
+            return i;
+    return -1;
+}
+
+int cmd_check_plugin(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"cases", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
+    const char *cases = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'c') {
+            cases = optarg;
+        } else if (c == 'h') {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "scalemeter check-plugin: see --help\n");
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "scalemeter check-plugin: expected one PLUGIN.so (see --help)\n");
+        return 2;
+    }
+    const char *plugin = argv[optind];
+    char beside[4096];
+    if (!cases) { /* cases.ini in the plugin's folder */
+        char copy[4096];
+        snprintf(copy, sizeof copy, "%s", plugin);
+        snprintf(beside, sizeof beside, "%s/cases.ini", dirname(copy));
+        cases = beside;
+    }
+    sm_status st;
+    sm_registry *reg = NULL;
+    if (sm_registry_open(&reg, &st)) {
+        fprintf(stderr, "scalemeter check-plugin: %s\n", st.msg);
+        return 1;
+    }
+    int first = already_loaded(reg, plugin), end = first + 1, rc = 1;
+    sm_conformance_tally t = {0};
+    if (first < 0) {
+        first = sm_registry_count(reg);
+        if (sm_registry_load_file(reg, plugin, &st)) {
+            fprintf(stderr, "scalemeter check-plugin: %s\n", st.msg);
+            goto done;
+        }
+        end = sm_registry_count(reg);
+    }
+    int n = sm_registry_count(reg);
+    t.cases_of = calloc((size_t)n, sizeof(int));
+    t.gradients_of = calloc((size_t)n, sizeof(int));
+    if (!t.cases_of || !t.gradients_of) {
+        fprintf(stderr, "scalemeter check-plugin: out of memory\n");
+        goto done;
+    }
+    sm_cpu_set_threads(1); /* the same sums, so the same errors, on every machine */
+    if (sm_conformance_run(reg, cases, stdout, &t, &st)) {
+        fprintf(stderr, "scalemeter check-plugin: %s\n", st.msg);
+        goto done;
+    }
+    int uncovered = coverage(reg, first, end, &t, cases);
+    printf("%s: %d cases, %d refusals, %d gradient checks: ", sm_registry_type(reg, first)->name,
+           t.cases, t.refusals, t.gradients);
+    if (t.failures + uncovered)
+        printf("%d failed\n", t.failures + uncovered);
+    else
+        printf("all passed\n");
+    rc = t.failures + uncovered ? 1 : 0;
+done:
+    free(t.cases_of);
+    free(t.gradients_of);
+    sm_registry_free(reg);
+    return rc;
+}

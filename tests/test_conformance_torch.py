@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""The expected values of every plugins/*/cases.ini against PyTorch itself.
+
+A case's `torch = EXPR` is the PyTorch module (or function) it models; this runs it on a batch
+of 2 of the case's input and compares with the case's output shape, weights (sum of
+parameters' numel), param_tensors (len(parameters())) and macs (multiply-accumulates of the
+matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter counts them,
+per sample). test_conformance then holds the plugin to the same numbers, so that they are
+never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
+
+usage: test_conformance_torch.py [--derive] [CASES.ini...]
+(default: plugins/*/cases.ini and examples/plugin/cases.ini)
+"""
+import glob
+import math
+import sys
+
+try:
+    import torch
+    import torch.nn as nn
+    import torchvision
+    from torch.utils._python_dispatch import TorchDispatchMode
+except ImportError as e:  # ctest reads 77 as skipped, not passed
+    print(f"SKIP: {e} (Debian's python3-torchvision)")
+    sys.exit(77)
+
+aten = torch.ops.aten
+
+
+# ---- the helpers a case's torch expression may use --------------------------------------
+
+class Fn(nn.Module):
+    """A function of the input as a module without parameters."""
+    def __init__(self, f):
+        super().__init__()
+        self.f = f
+
+    def forward(self, x):
+        return self.f(x)
+
+
+class First(nn.Module):
+    """The first output of a module returning a tuple (nn.LSTM's output, h)."""
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x)[0]
+
+
+class Self(nn.Module):
+    """Self-attention: nn.MultiheadAttention(x, x, x)'s output."""
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x, x, x, need_weights=False)[0]
+
+
+class ChannelsLast(nn.Module):
+    """A module on the last dim applied to dim 1 (ConvNeXt's LayerNorm2d)."""
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x.movedim(1, -1)).movedim(-1, 1)
+
+
+class Scale(nn.Module):
+    """ConvNeXt's layer_scale: x * gamma, gamma of the given shape."""
+    def __init__(self, *shape):
+        super().__init__()
+        self.gamma = nn.Parameter(torch.ones(*shape))
+
+    def forward(self, x):
+        return x * self.gamma
+
+
+class ClsToken(nn.Module):
+    """ViT's class token prepended to the sequence."""
+    def __init__(self, e):
+        super().__init__()
+        self.class_token = nn.Parameter(torch.zeros(1, 1, e))
+
+    def forward(self, x):
+        return torch.cat([self.class_token.expand(x.shape[0], -1, -1), x], dim=1)
+
+
+class PosEmbedding(nn.Module):
+    """GPT-2's wpe: x + table[0:S]."""
+    def __init__(self, max_len, e):
+        super().__init__()
+        self.wpe = nn.Embedding(max_len, e)
+
+    def forward(self, x):
+        return x + self.wpe(torch.arange(x.shape[1]))
+
+
+class TiedHead(nn.Module):
+    """An LM head tied to the embedding: the matrix is the embedding's, the bias its own."""
+    def __init__(self, e, vocab, bias):
+        super().__init__()
+        self.register_buffer("tied", torch.zeros(vocab, e))
+        self.bias = nn.Parameter(torch.zeros(vocab)) if bias else None
+
+    def forward(self, x):
+        return nn.functional.linear(x, self.tied, self.bias)
+
+
+class SwiGLU(nn.Module):
+    """Llama's MLP: down(silu(gate(x)) * up(x)), no bias."""
+    def __init__(self, e, f):
+        super().__init__()
+        self.gate_proj = nn.Linear(e, f, bias=False)
+        self.up_proj = nn.Linear(e, f, bias=False)
+        self.down_proj = nn.Linear(f, e, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(nn.functional.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class RMSNorm(nn.Module):
+    """Llama's RMSNorm (torch 1.13 has no nn.RMSNorm)."""
+    def __init__(self, e, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(e))
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class GQA(nn.Module):
+    """Llama's attention: q, k, v, o projections without bias, kv_heads key/value heads."""
+    def __init__(self, e, heads, kv_heads):
+        super().__init__()
+        d = e // heads
+        self.h, self.kv, self.d = heads, kv_heads, d
+        self.q_proj = nn.Linear(e, e, bias=False)
+        self.k_proj = nn.Linear(e, kv_heads * d, bias=False)
+        self.v_proj = nn.Linear(e, kv_heads * d, bias=False)
+        self.o_proj = nn.Linear(e, e, bias=False)
+
+    def forward(self, x):
+        n, s, _ = x.shape
+        q = self.q_proj(x).view(n, s, self.h, self.d).transpose(1, 2)
+        k = self.k_proj(x).view(n, s, self.kv, self.d).transpose(1, 2)
+        v = self.v_proj(x).view(n, s, self.kv, self.d).transpose(1, 2)
+        k = k.repeat_interleave(self.h // self.kv, 1)
+        v = v.repeat_interleave(self.h // self.kv, 1)
+        a = (q @ k.transpose(-1, -2) / math.sqrt(self.d))
+        a = a.masked_fill(torch.ones(s, s).triu(1).bool(), float("-inf")).softmax(-1)
+        return self.o_proj((a @ v).transpose(1, 2).reshape(n, s, -1))
+
+
+# ---- a MAC counter: torch.utils.flop_counter's rules (torch >= 2.1) for torch 1.13 ----------
+
+def _numel(shape):
+    return math.prod(shape)
+
+
+class MacCounter(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.macs = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        packet = func._overloadpacket
+        if packet in (aten.mm, aten.addmm):
+            a, b = (args[0], args[1]) if packet is aten.mm else (args[1], args[2])
+            self.macs += a.shape[0] * a.shape[1] * b.shape[1]
+        elif packet in (aten.bmm, aten.baddbmm):
+            a, b = (args[0], args[1]) if packet is aten.bmm else (args[1], args[2])
+            self.macs += a.shape[0] * a.shape[1] * a.shape[2] * b.shape[2]
+        elif packet is aten.convolution:
+            x, w, transposed = args[0], args[1], args[6]
+            # each output element (input element, transposed) takes the weight's
+            # channels-per-group x taps products
+            self.macs += _numel((x if transposed else out).shape) * _numel(w.shape[1:])
+        return out
+
+
+# ---- the cases files ----------------------------------------------------------------------
+
+def cases(path):
+    """(line, section, {key: value}) of each [case] with a torch key."""
+    out, cur = [], None
+    for n, raw in enumerate(open(path), 1):
+        s = raw.strip()
+        if not s or s[0] in "#;":
+            continue
+        if s.startswith("["):
+            cur = (n, s, {})
+            out.append(cur)
+        elif cur and "=" in s:
+            k, v = s.split("=", 1)
+            cur[2][k.strip()] = v.strip()
+    return [c for c in out if c[1].startswith("[case") and "torch" in c[2]]
+
+
+def derive(expr, shape):
+    torch.manual_seed(0)
+    m = eval(expr)
+    dims = [int(d) for d in shape.split("x")]
+    if isinstance(m, nn.Embedding):
+        x = torch.zeros(2, *dims, dtype=torch.long)
+    else:
+        x = torch.randn(2, *dims)
+    counter = MacCounter()
+    with counter:
+        y = m(x)
+    return {
+        "output": "x".join(str(d) for d in y.shape[1:]),
+        "weights": str(sum(p.numel() for p in m.parameters())),
+        "param_tensors": str(len(list(m.parameters()))),
+        "macs": str(counter.macs // 2),  # per sample of the batch of 2
+    }
+
+
+def main(argv):
+    show = "--derive" in argv
+    files = [a for a in argv if a != "--derive"] or sorted(glob.glob("plugins/*/cases.ini")) + [
+        "examples/plugin/cases.ini"]
+    failed = checked = 0
+    for path in files:
+        for line, section, kv in cases(path):
+            got = derive(kv["torch"], kv["input"])
+            if show:
+                print(f"{path}:{line} {section} " + " ".join(f"{k}={v}" for k, v in got.items()))
+                continue
+            for key in ("output", "weights", "param_tensors", "macs"):
+                if key not in kv:
+                    continue
+                checked += 1
+                if kv[key] != got[key]:
+                    failed += 1
+                    print(f"{path}:{line}: {section} {key} = {kv[key]}, PyTorch gives {got[key]}"
+                          f" ({kv['torch']})")
+    if not show:
+        print(f"{checked - failed} passed, {failed} failed")
+    return 1 if failed or (not show and checked == 0) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
