@@ -66,10 +66,12 @@ const sm_backend_module *sm_backend_module_load(const char *name, sm_status *st)
         refuse(name, path, dlerror(), st);
         return NULL;
     }
-    const sm_backend_module *m = (const sm_backend_module *)dlsym(h, SM_BACKEND_MODULE_SYMBOL);
+    char symbol[64], why_none[128];
+    snprintf(symbol, sizeof symbol, "%s%s", SM_BACKEND_MODULE_SYMBOL, name);
+    const sm_backend_module *m = (const sm_backend_module *)dlsym(h, symbol);
     if (!m) {
-        refuse(name, path, "no " SM_BACKEND_MODULE_SYMBOL " table (not a scalemeter backend)",
-               st);
+        snprintf(why_none, sizeof why_none, "no %s table (not a scalemeter backend)", symbol);
+        refuse(name, path, why_none, st);
     } else if (m->abi_version != SM_BACKEND_MODULE_ABI ||
                m->struct_size < sizeof(sm_backend_module)) {
         char why[160];

@@ -46,7 +46,7 @@ static int device_name(char *buf, size_t len, sm_status *st)
     return 0;
 }
 
-const sm_backend_module sm_backend_table = {
+const sm_backend_module sm_backend_table_cuda = {
     .abi_version = SM_BACKEND_MODULE_ABI,
     .struct_size = sizeof(sm_backend_module),
     .name = "cuda",

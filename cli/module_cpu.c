@@ -46,7 +46,7 @@ static int describe(sm_backend_row *rows, int max)
     return 4;
 }
 
-const sm_backend_module sm_backend_table = {
+const sm_backend_module sm_backend_table_cpu = {
     .abi_version = SM_BACKEND_MODULE_ABI,
     .struct_size = sizeof(sm_backend_module),
     .name = "cpu",

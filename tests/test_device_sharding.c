@@ -25,10 +25,11 @@ static double grad_of(const sm_network *net, const char *shard, const char *chec
                       int overlap, const sm_layout *l, sm_prediction *pr)
 {
     sm_device_options opt = {.overlap = overlap, .shard = shard, .checkpoint = checkpoint};
-    sm_predictor *p;
+    sm_predictor *p = NULL;
     sm_status st;
     if (sm_predictor_from_device_opts(DEVICE, &opt, &p, &st) || sm_predict(p, net, l, pr, &st)) {
         fprintf(stderr, "%s\n", st.msg);
+        sm_predictor_free(p);
         return -1;
     }
     sm_predictor_free(p);
