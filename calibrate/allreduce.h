@@ -55,7 +55,7 @@ typedef struct sm_allreduce_config {
 typedef struct sm_allreduce_result {
     size_t bytes;
     int ranks;
-    double time_s;    /* max over ranks of each rank's mean time per timed run */
+    double time_s;     /* max over ranks of each rank's mean time per timed run */
     double algbw_gb_s; /* bytes / time_s / 1e9 */
     double busbw_gb_s; /* algbw * 2(n-1)/n: what each link carries (nccl-tests) */
     int checked;
@@ -70,7 +70,7 @@ float sm_allreduce_expected(int ranks, size_t i);
  * message naming the size, the first wrong element, the rank, the value and the expected one.
  * host holds count floats of scratch for loading and checking. */
 int sm_allreduce_measure(const sm_allreduce_impl *impl, void *ctx, size_t count, float *host,
-                         const sm_allreduce_config *cfg, MPI_Comm comm,
-                         sm_allreduce_result *out, sm_status *st);
+                         const sm_allreduce_config *cfg, MPI_Comm comm, sm_allreduce_result *out,
+                         sm_status *st);
 
 #endif

@@ -33,8 +33,8 @@ float sm_allreduce_expected(int ranks, size_t i)
     return (float)sum;
 }
 
-static int load_input(const sm_allreduce_impl *impl, void *ctx, size_t count, float *host,
-                      int rank, sm_status *st)
+static int load_input(const sm_allreduce_impl *impl, void *ctx, size_t count, float *host, int rank,
+                      sm_status *st)
 {
     for (size_t i = 0; i < count; i++)
         host[i] = sm_allreduce_input(rank, i);
@@ -44,8 +44,7 @@ static int load_input(const sm_allreduce_impl *impl, void *ctx, size_t count, fl
 /* The timed runs reduce their own output again, so values grow n-fold per run and may reach
  * infinity (of one sign, never NaN); floats that large are not slower, unlike denormals. */
 static int time_runs(const sm_allreduce_impl *impl, void *ctx, size_t count,
-                     const sm_allreduce_config *cfg, MPI_Comm comm, double *worst,
-                     sm_status *st)
+                     const sm_allreduce_config *cfg, MPI_Comm comm, double *worst, sm_status *st)
 {
     for (int i = 0; i < cfg->warmup; i++)
         if (impl->run(ctx, count, st))
@@ -102,15 +101,14 @@ static int check_run(const sm_allreduce_impl *impl, void *ctx, size_t count, flo
     if (rc != MPI_SUCCESS)
         return sm_fail(st, "%s: cannot gather the check", impl->name);
     if (bad >= 0)
-        return sm_fail(st,
-                       "%s: wrong sum at %zu bytes: element %.0f is %g on rank %d, expected %g",
+        return sm_fail(st, "%s: wrong sum at %zu bytes: element %.0f is %g on rank %d, expected %g",
                        impl->name, count * sizeof(float), at[0], at[1], bad, at[2]);
     return 0;
 }
 
 int sm_allreduce_measure(const sm_allreduce_impl *impl, void *ctx, size_t count, float *host,
-                         const sm_allreduce_config *cfg, MPI_Comm comm,
-                         sm_allreduce_result *out, sm_status *st)
+                         const sm_allreduce_config *cfg, MPI_Comm comm, sm_allreduce_result *out,
+                         sm_status *st)
 {
     int rank, n;
     MPI_Comm_rank(comm, &rank);

@@ -32,8 +32,8 @@ static int mpi_failed(sm_status *st, const char *what, int rc)
 }
 
 /* Collective: fails on every rank when any rank could not allocate, naming the first. */
-static int open_host(void **out, size_t max_count, MPI_Comm comm,
-                     const sm_allreduce_options *opt, size_t scratch_elems, sm_status *st)
+static int open_host(void **out, size_t max_count, MPI_Comm comm, const sm_allreduce_options *opt,
+                     size_t scratch_elems, sm_status *st)
 {
     int rank, bad = 0, rc;
     MPI_Comm_rank(comm, &rank);
@@ -162,8 +162,8 @@ static int launcher_local_ranks(void)
 static sm_status nccl_why = {""};
 
 /* nccl, the cuda module's, counts only where it can run: a GPU for every rank of this host
- * (NCCL refuses two ranks on one GPU), or GPUs srun gave each rank. Elsewhere `--impl all` keeps meaning what runs here,
- * and `scalemeter backends` says whether nccl is built in. */
+ * (NCCL refuses two ranks on one GPU), or GPUs srun gave each rank. Elsewhere `--impl all` keeps
+ * meaning what runs here, and `scalemeter backends` says whether nccl is built in. */
 static const sm_allreduce_impl *nccl_impl(void)
 {
     static const sm_allreduce_impl *nccl;
@@ -189,15 +189,9 @@ static const sm_allreduce_impl *nccl_impl(void)
     return nccl;
 }
 
-const char *sm_allreduce_nccl_why(void)
-{
-    return nccl_impl() ? "" : nccl_why.msg;
-}
+const char *sm_allreduce_nccl_why(void) { return nccl_impl() ? "" : nccl_why.msg; }
 
-int sm_allreduce_impl_count(void)
-{
-    return N_HOST_IMPLS + (nccl_impl() != NULL);
-}
+int sm_allreduce_impl_count(void) { return N_HOST_IMPLS + (nccl_impl() != NULL); }
 
 const sm_allreduce_impl *sm_allreduce_impl_at(int i)
 {

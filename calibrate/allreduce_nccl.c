@@ -41,8 +41,8 @@ void sm_nccl_impl_close(void *ctx)
     free(c);
 }
 
-int sm_nccl_impl_open(void **ctx, size_t max_count, MPI_Comm comm,
-                      const sm_allreduce_options *opt, sm_status *st)
+int sm_nccl_impl_open(void **ctx, size_t max_count, MPI_Comm comm, const sm_allreduce_options *opt,
+                      sm_status *st)
 {
     (void)opt;
     *ctx = NULL;
@@ -92,8 +92,8 @@ int sm_nccl_impl_load(void *ctx, const float *host, size_t count, sm_status *st)
     nccl_ctx *c = ctx;
     if (in_range(c, count, st))
         return -1;
-    cudaError_t e = cudaMemcpyAsync(c->buf, host, count * sizeof(float), cudaMemcpyHostToDevice,
-                                    c->stream);
+    cudaError_t e =
+        cudaMemcpyAsync(c->buf, host, count * sizeof(float), cudaMemcpyHostToDevice, c->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(c->stream);
     return e == cudaSuccess ? 0 : cuda_failed(st, "cudaMemcpyAsync to the device", e);
@@ -104,8 +104,8 @@ int sm_nccl_impl_store(void *ctx, float *host, size_t count, sm_status *st)
     nccl_ctx *c = ctx;
     if (in_range(c, count, st))
         return -1;
-    cudaError_t e = cudaMemcpyAsync(host, c->buf, count * sizeof(float), cudaMemcpyDeviceToHost,
-                                    c->stream);
+    cudaError_t e =
+        cudaMemcpyAsync(host, c->buf, count * sizeof(float), cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(c->stream);
     return e == cudaSuccess ? 0 : cuda_failed(st, "cudaMemcpyAsync to the host", e);

@@ -9,8 +9,8 @@
 
 #include "allreduce.h"
 
-int sm_nccl_impl_open(void **ctx, size_t max_count, MPI_Comm comm,
-                      const sm_allreduce_options *opt, sm_status *st);
+int sm_nccl_impl_open(void **ctx, size_t max_count, MPI_Comm comm, const sm_allreduce_options *opt,
+                      sm_status *st);
 int sm_nccl_impl_load(void *ctx, const float *host, size_t count, sm_status *st);
 int sm_nccl_impl_run(void *ctx, size_t count, sm_status *st);
 int sm_nccl_impl_wait(void *ctx, sm_status *st);

@@ -75,9 +75,10 @@ const sm_backend_module *sm_backend_module_load(const char *name, sm_status *st)
     } else if (m->abi_version != SM_BACKEND_MODULE_ABI ||
                m->struct_size < sizeof(sm_backend_module)) {
         char why[160];
-        snprintf(why, sizeof why, "built for backend ABI %u (table of %u bytes), this "
-                 "scalemeter has ABI %u (%zu bytes)", m->abi_version, m->struct_size,
-                 SM_BACKEND_MODULE_ABI, sizeof(sm_backend_module));
+        snprintf(why, sizeof why,
+                 "built for backend ABI %u (table of %u bytes), this "
+                 "scalemeter has ABI %u (%zu bytes)",
+                 m->abi_version, m->struct_size, SM_BACKEND_MODULE_ABI, sizeof(sm_backend_module));
         refuse(name, path, why, st);
         m = NULL;
     } else if (strcmp(m->name, name) != 0) {

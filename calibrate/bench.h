@@ -36,23 +36,23 @@ typedef enum sm_bench_allreduce {
 } sm_bench_allreduce;
 
 typedef struct sm_bench_config {
-    int warmup;              /* untimed steps first, >= 1 (the first also checks the sums) */
-    int max_reps;            /* timed repetitions at most, >= 1 */
-    double min_time;         /* seconds of timed steps to aim for: the repetitions are
-                                min_time / (one step), within [min(3, max_reps), max_reps] */
-    size_t bucket_floats;    /* gradients all-reduced per message, > 0 */
+    int warmup;           /* untimed steps first, >= 1 (the first also checks the sums) */
+    int max_reps;         /* timed repetitions at most, >= 1 */
+    double min_time;      /* seconds of timed steps to aim for: the repetitions are
+                             min_time / (one step), within [min(3, max_reps), max_reps] */
+    size_t bucket_floats; /* gradients all-reduced per message, > 0 */
     sm_bench_allreduce allreduce;
-    float lr;                /* SGD learning rate */
+    float lr; /* SGD learning rate */
 } sm_bench_config;
 
 typedef struct sm_bench_result {
     double t_infer, t_fwd, t_bwd, t_grad, t_step; /* seconds */
     int reps;
-    double loss;                   /* of the first warm-up step */
-    double energy_j;               /* per training step, all ranks together; NAN: not measured */
-    double energy_infer_j;         /* per inference pass, likewise */
-    double energy_window_s;        /* seconds the training joules were taken over; NAN: none */
-    double energy_infer_window_s;  /* likewise for inference */
+    double loss;                  /* of the first warm-up step */
+    double energy_j;              /* per training step, all ranks together; NAN: not measured */
+    double energy_infer_j;        /* per inference pass, likewise */
+    double energy_window_s;       /* seconds the training joules were taken over; NAN: none */
+    double energy_infer_window_s; /* likewise for inference */
 } sm_bench_result;
 
 /* Called on every rank as the measurement moves on: phase "warm-up", "training" or
@@ -63,20 +63,20 @@ typedef void (*sm_bench_progress_fn)(void *ctx, const char *phase, int reps);
  * self is the backend's state for one configuration. Functions that can fail return 0 or -1
  * with a message. Work may be enqueued (a GPU stream) rather than done: sync waits for it. */
 typedef struct sm_bench_ops {
-    const char *collective;     /* what all-reduces the gradients, for messages: "ring", "NCCL" */
-    double check_tolerance;     /* of the all-reduce check, relative to the gradients' size */
+    const char *collective; /* what all-reduces the gradients, for messages: "ring", "NCCL" */
+    double check_tolerance; /* of the all-reduce check, relative to the gradients' size */
     int (*forward)(void *self, int training, sm_status *st);
     int (*loss)(void *self, double *loss, sm_status *st); /* loss NULL: need not wait */
     int (*backward)(void *self, sm_status *st);
     void (*next_seed)(void *self);
-    float *(*grads)(void *self, int64_t *n);                 /* all weight gradients */
+    float *(*grads)(void *self, int64_t *n);                         /* all weight gradients */
     int (*allreduce)(void *self, float *g, size_t n, sm_status *st); /* in place, summed */
     int (*sgd)(void *self, float lr, sm_status *st);
     /* k gradients g[0], g[stride], ... copied to the host after the work before (waits) */
     int (*sample)(void *self, const float *g, int64_t stride, int k, float *out, sm_status *st);
-    int (*sync)(void *self, sm_status *st);                  /* waits for what is enqueued */
-    int (*clocks)(void *self, int n, sm_status *st);         /* room for n timestamps */
-    int (*mark)(void *self, int i, sm_status *st);           /* timestamp i, enqueued */
+    int (*sync)(void *self, sm_status *st);          /* waits for what is enqueued */
+    int (*clocks)(void *self, int n, sm_status *st); /* room for n timestamps */
+    int (*mark)(void *self, int i, sm_status *st);   /* timestamp i, enqueued */
     /* seconds from timestamp a to b, after a sync */
     int (*seconds)(void *self, int a, int b, double *s, sm_status *st);
 } sm_bench_ops;
@@ -108,7 +108,6 @@ double sm_median(double *v, int n);
 int sm_bench_repetitions(const sm_bench_config *cfg, double estimate);
 /* t: reps rows of cols times on this rank. Each repetition's times become the maximum over the
  * ranks (what a data-parallel step waits for), then each column its median. Collective. */
-void sm_bench_reduce_times(MPI_Comm comm, int ranks, double *t, int reps, int cols,
-                           double *median);
+void sm_bench_reduce_times(MPI_Comm comm, int ranks, double *t, int reps, int cols, double *median);
 
 #endif

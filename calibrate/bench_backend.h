@@ -26,8 +26,8 @@ typedef struct sm_bench_options {
 } sm_bench_options;
 
 typedef struct sm_bench_backend {
-    const char *name;  /* what --backend names */
-    int n_columns;     /* of the measurement CSV (scalemeter/fit.h) its rows fill */
+    const char *name; /* what --backend names */
+    int n_columns;    /* of the measurement CSV (scalemeter/fit.h) its rows fill */
     /* Collective: what the backend holds for the whole job (devices, communicators, energy
      * meter). 0, or -1 on every rank together (the message on the ranks that failed, the
      * others an empty one). note: a line for rank 0 to print, empty for none. */
@@ -62,7 +62,6 @@ const sm_bench_backend *sm_bench_backend_find(const char *name, sm_status *st);
  * while the others wait in a collective: the caller must MPI_Abort). */
 int sm_bench_measure(const sm_bench_backend *b, void *job, const sm_network *net,
                      const sm_bench_options *o, const sm_bench_config *cfg, MPI_Comm comm,
-                     sm_bench_progress_fn progress, void *ctx, sm_bench_result *out,
-                     sm_status *st);
+                     sm_bench_progress_fn progress, void *ctx, sm_bench_result *out, sm_status *st);
 
 #endif

@@ -47,8 +47,7 @@ static int agree_max(MPI_Comm comm, int code)
 
 int sm_bench_measure(const sm_bench_backend *b, void *job, const sm_network *net,
                      const sm_bench_options *o, const sm_bench_config *cfg, MPI_Comm comm,
-                     sm_bench_progress_fn progress, void *ctx, sm_bench_result *out,
-                     sm_status *st)
+                     sm_bench_progress_fn progress, void *ctx, sm_bench_result *out, sm_status *st)
 {
     void *ex = NULL;
     int rc = b->executor_new(job, net, o, &ex, st);

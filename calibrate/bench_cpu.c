@@ -115,9 +115,18 @@ int sm_bench_cpu(sm_executor *ex, const sm_bench_config *cfg, MPI_Comm comm,
     sm_bench_ops ops = {
         .collective = cfg->allreduce == SM_BENCH_RING ? "ring" : "MPI",
         .check_tolerance = 1e-5,
-        .forward = forward, .loss = loss, .backward = backward, .next_seed = next_seed,
-        .grads = grads, .allreduce = allreduce, .sgd = sgd, .sample = sample,
-        .sync = sync_nothing, .clocks = clocks, .mark = mark, .seconds = seconds,
+        .forward = forward,
+        .loss = loss,
+        .backward = backward,
+        .next_seed = next_seed,
+        .grads = grads,
+        .allreduce = allreduce,
+        .sgd = sgd,
+        .sample = sample,
+        .sync = sync_nothing,
+        .clocks = clocks,
+        .mark = mark,
+        .seconds = seconds,
     };
     cpu_bench b = {ex, cfg, comm, NULL, NULL, 0};
     int ranks;
@@ -173,8 +182,8 @@ static const char *cpu_device(const void *job)
 }
 
 /* Without a limit asked for, nine tenths of the memory available to each rank of this host. */
-static int cpu_executor_new(void *job, const sm_network *net, const sm_bench_options *o,
-                            void **ex, sm_status *st)
+static int cpu_executor_new(void *job, const sm_network *net, const sm_bench_options *o, void **ex,
+                            sm_status *st)
 {
     (void)job;
     double limit = o->max_bytes > 0 ? (double)o->max_bytes
@@ -193,7 +202,13 @@ static int cpu_run(void *job, void *ex, const sm_bench_config *cfg, MPI_Comm com
 }
 
 const sm_bench_backend sm_bench_backend_cpu = {
-    .name = "cpu", .n_columns = SM_N_CPU_COLS,
-    .open = cpu_open, .close = cpu_close, .device = cpu_device, .check = sm_executor_check,
-    .executor_new = cpu_executor_new, .executor_free = cpu_executor_free, .run = cpu_run,
+    .name = "cpu",
+    .n_columns = SM_N_CPU_COLS,
+    .open = cpu_open,
+    .close = cpu_close,
+    .device = cpu_device,
+    .check = sm_executor_check,
+    .executor_new = cpu_executor_new,
+    .executor_free = cpu_executor_free,
+    .run = cpu_run,
 };

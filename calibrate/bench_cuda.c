@@ -115,15 +115,25 @@ static int seconds(void *self, int a, int b, double *s, sm_status *st)
 }
 
 static const sm_bench_ops cuda_ops = {
-    .collective = "NCCL", .check_tolerance = 1e-4,
-    .forward = forward, .loss = loss, .backward = backward, .next_seed = next_seed,
-    .grads = grads, .allreduce = allreduce, .sgd = sgd, .sample = sample, .sync = sync_stream,
-    .clocks = clocks, .mark = mark, .seconds = seconds,
+    .collective = "NCCL",
+    .check_tolerance = 1e-4,
+    .forward = forward,
+    .loss = loss,
+    .backward = backward,
+    .next_seed = next_seed,
+    .grads = grads,
+    .allreduce = allreduce,
+    .sgd = sgd,
+    .sample = sample,
+    .sync = sync_stream,
+    .clocks = clocks,
+    .mark = mark,
+    .seconds = seconds,
 };
 
 int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t nccl,
-                  sm_energy_meter *meter, MPI_Comm comm, sm_bench_progress_fn progress,
-                  void *ctx, sm_bench_result *out, sm_status *st)
+                  sm_energy_meter *meter, MPI_Comm comm, sm_bench_progress_fn progress, void *ctx,
+                  sm_bench_result *out, sm_status *st)
 {
     int ranks;
     MPI_Comm_size(comm, &ranks);
@@ -205,16 +215,18 @@ static const char *cuda_device_name(const void *job)
 }
 
 /* The executor refuses what exceeds the GPU's free memory itself. */
-static int cuda_executor_new(void *job, const sm_network *net, const sm_bench_options *o,
-                             void **ex, sm_status *st)
+static int cuda_executor_new(void *job, const sm_network *net, const sm_bench_options *o, void **ex,
+                             sm_status *st)
 {
     const sm_cuda_job *j = job;
     sm_cuda_executor_options opt = {
-        .batch = o->batch, .seed = 1, .device = j->device, .max_bytes = o->max_bytes,
+        .batch = o->batch,
+        .seed = 1,
+        .device = j->device,
+        .max_bytes = o->max_bytes,
         .precision = sm_gpu_precision_parse(o->precision ? o->precision : "fp32"),
-        .algo_search = o->conv_algo && !strcmp(o->conv_algo, "heuristic")
-                           ? SM_GPU_ALGO_HEURISTIC
-                           : SM_GPU_ALGO_MEASURE,
+        .algo_search = o->conv_algo && !strcmp(o->conv_algo, "heuristic") ? SM_GPU_ALGO_HEURISTIC
+                                                                          : SM_GPU_ALGO_MEASURE,
     };
     return sm_cuda_executor_new(net, &opt, (sm_cuda_executor **)ex, st);
 }
@@ -222,16 +234,20 @@ static int cuda_executor_new(void *job, const sm_network *net, const sm_bench_op
 static void cuda_executor_free(void *ex) { sm_cuda_executor_free(ex); }
 
 static int cuda_run(void *job, void *ex, const sm_bench_config *cfg, MPI_Comm comm,
-                    sm_bench_progress_fn progress, void *ctx, sm_bench_result *out,
-                    sm_status *st)
+                    sm_bench_progress_fn progress, void *ctx, sm_bench_result *out, sm_status *st)
 {
     const sm_cuda_job *j = job;
     return sm_bench_cuda(ex, cfg, j->nccl, j->meter, comm, progress, ctx, out, st);
 }
 
 const sm_bench_backend sm_bench_backend_cuda = {
-    .name = "cuda", .n_columns = SM_N_RUN_COLS,
-    .open = cuda_open, .close = cuda_close, .device = cuda_device_name,
-    .check = sm_cuda_executor_check, .executor_new = cuda_executor_new,
-    .executor_free = cuda_executor_free, .run = cuda_run,
+    .name = "cuda",
+    .n_columns = SM_N_RUN_COLS,
+    .open = cuda_open,
+    .close = cuda_close,
+    .device = cuda_device_name,
+    .check = sm_cuda_executor_check,
+    .executor_new = cuda_executor_new,
+    .executor_free = cuda_executor_free,
+    .run = cuda_run,
 };

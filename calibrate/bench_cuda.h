@@ -38,7 +38,7 @@ void sm_cuda_job_close(sm_cuda_job *job);
 extern const struct sm_bench_backend sm_bench_backend_cuda;
 
 int sm_bench_cuda(sm_cuda_executor *ex, const sm_bench_config *cfg, ncclComm_t nccl,
-                  sm_energy_meter *meter, MPI_Comm comm, sm_bench_progress_fn progress,
-                  void *ctx, sm_bench_result *out, sm_status *st);
+                  sm_energy_meter *meter, MPI_Comm comm, sm_bench_progress_fn progress, void *ctx,
+                  sm_bench_result *out, sm_status *st);
 
 #endif

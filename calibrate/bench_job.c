@@ -24,26 +24,25 @@ struct sm_bench_job {
     const sm_bench_spec *s;
     MPI_Comm comm;
     sm_registry *reg;
-    sm_network **nets;   /* n_models x images, loaded once */
+    sm_network **nets; /* n_models x images, loaded once */
     int n_nets;
     sm_bench_item *items;
     sm_network **item_net;
     int n;
     void *backend_job;
     int backend_open;
-    sm_runs_writer *w;   /* rank 0 */
+    sm_runs_writer *w; /* rank 0 */
     char notes[MAX_NOTES][SM_STATUS_LEN + 64];
     int n_notes;
-    row last;            /* the row measure stored last */
+    row last; /* the row measure stored last */
     const char *fields[SM_N_RUN_COLS];
 };
 
 /* A row's key: what makes a configuration, so a resumed job skips the rows the CSV holds. The
  * CPU's first N_KEY; a GPU row's precision, algorithm choice and device too. */
-static const int key_columns[] = {SM_COL_MODEL,     SM_COL_IMAGE,     SM_COL_BATCH,
-                                  SM_COL_NODES,     SM_COL_GPUS,      SM_COL_BACKEND,
-                                  SM_COL_THREADS,   SM_COL_PRECISION, SM_COL_CONV_ALGO,
-                                  SM_COL_DEVICE};
+static const int key_columns[] = {
+    SM_COL_MODEL,   SM_COL_IMAGE,   SM_COL_BATCH,     SM_COL_NODES,     SM_COL_GPUS,
+    SM_COL_BACKEND, SM_COL_THREADS, SM_COL_PRECISION, SM_COL_CONV_ALGO, SM_COL_DEVICE};
 #define N_KEY 7
 #define N_KEY_GPU 10
 
@@ -76,8 +75,7 @@ int sm_bench_layout_of(MPI_Comm comm, sm_bench_layout *l, sm_status *st)
     int local_rank = 0, local_size = 1;
     MPI_Comm_rank(comm, &l->rank);
     MPI_Comm_size(comm, &l->ranks);
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
-        MPI_SUCCESS) {
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
         MPI_Comm_rank(local, &local_rank);
         MPI_Comm_size(local, &local_size);
         MPI_Comm_free(&local);
@@ -93,8 +91,9 @@ int sm_bench_layout_of(MPI_Comm comm, sm_bench_layout *l, sm_status *st)
         st->msg[0] = '\0';
         return -1;
     }
-    return sm_fail(st, "hosts run %d to %d ranks each; start the same number on every host "
-                       "(the layout is nodes x ranks per node)",
+    return sm_fail(st,
+                   "hosts run %d to %d ranks each; start the same number on every host "
+                   "(the layout is nodes x ranks per node)",
                    lo, hi);
 }
 
@@ -104,8 +103,7 @@ int sm_bench_default_threads(MPI_Comm comm)
     sm_cpu_affinity(&mine);
     int me = 0, n = 1;
     MPI_Comm local;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
-        MPI_SUCCESS) {
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
         MPI_Comm_rank(local, &me);
         MPI_Comm_size(local, &n);
         masks = calloc((size_t)n, sizeof *masks);
@@ -150,8 +148,7 @@ static int load_networks(sm_bench_job *j, sm_status *st)
         for (int i = 0; i < n_images; i++) {
             sm_network_options opt = {s->n_images ? s->images[i] : 0};
             sm_network **net = &j->nets[m * n_images + i];
-            if (sm_network_load(j->reg, s->models[m], &opt, net, st) ||
-                s->backend->check(*net, st))
+            if (sm_network_load(j->reg, s->models[m], &opt, net, st) || s->backend->check(*net, st))
                 return -1;
         }
     return 0;
@@ -236,8 +233,7 @@ static int open_output(sm_bench_job *j, sm_status *st)
     return 0;
 }
 
-int sm_bench_job_open(const sm_bench_spec *s, MPI_Comm comm, sm_bench_job **out,
-                      sm_status *st)
+int sm_bench_job_open(const sm_bench_spec *s, MPI_Comm comm, sm_bench_job **out, sm_status *st)
 {
     *out = NULL;
     sm_bench_job *j = calloc(1, sizeof *j);
@@ -313,8 +309,8 @@ static void oom_row(row *r)
     snprintf(r->f[SM_COL_STATUS], sizeof r->f[0], "oom");
 }
 
-int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, void *ctx,
-                         int *oom, sm_status *st)
+int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, void *ctx, int *oom,
+                         sm_status *st)
 {
     const sm_bench_spec *s = j->s;
     row *r = &j->last;

@@ -37,16 +37,16 @@ int sm_bench_default_threads(MPI_Comm comm);
 
 typedef struct sm_bench_spec {
     const sm_bench_backend *backend;
-    const char *output;            /* the measurement CSV, appended to and resumed */
-    char *const *models;           /* zoo names or network files */
+    const char *output;  /* the measurement CSV, appended to and resumed */
+    char *const *models; /* zoo names or network files */
     int n_models;
-    const int64_t *images;         /* image sizes (sequence lengths) to load each model at */
-    int n_images;                  /* 0: each network's own */
+    const int64_t *images; /* image sizes (sequence lengths) to load each model at */
+    int n_images;          /* 0: each network's own */
     const int64_t *batches;
     int n_batches;
     sm_bench_config cfg;
-    sm_bench_options opt;          /* batch and per_node are set per configuration */
-    int64_t threads;               /* the CSV's threads column */
+    sm_bench_options opt; /* batch and per_node are set per configuration */
+    int64_t threads;      /* the CSV's threads column */
     sm_bench_layout layout;
 } sm_bench_spec;
 
@@ -54,8 +54,8 @@ typedef struct sm_bench_spec {
 typedef struct sm_bench_item {
     const char *model;
     int64_t image, batch;
-    double work;   /* FLOPs and weight updates of one step, for time estimates */
-    int stored;    /* the CSV holds its row: from before (skipped), or measured in this job */
+    double work; /* FLOPs and weight updates of one step, for time estimates */
+    int stored;  /* the CSV holds its row: from before (skipped), or measured in this job */
 } sm_bench_item;
 
 typedef struct sm_bench_job sm_bench_job;
@@ -77,8 +77,8 @@ int sm_bench_job_columns(const sm_bench_job *j);
 /* Measures configuration i on every rank: status ok, or oom with empty times when it does not
  * fit. 0 with *oom; -1 on every rank (see the top of this file); or SM_BENCH_RANK_FAILED: this
  * rank alone failed while the others wait in a collective, so the caller must MPI_Abort. */
-int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, void *ctx,
-                         int *oom, sm_status *st);
+int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, void *ctx, int *oom,
+                         sm_status *st);
 /* Collective: appends the row sm_bench_job_measure made for configuration i (rank 0) and marks
  * it stored. A step of its own, so that the command can store the row and count it with its
  * interrupting signals held. 0 with *row (on rank 0: its fields, sm_bench_job_columns of them,

@@ -30,8 +30,7 @@ int sm_bench_repetitions(const sm_bench_config *cfg, double estimate)
     return want < lo ? lo : (int)want;
 }
 
-void sm_bench_reduce_times(MPI_Comm comm, int ranks, double *t, int reps, int cols,
-                           double *median)
+void sm_bench_reduce_times(MPI_Comm comm, int ranks, double *t, int reps, int cols, double *median)
 {
     if (ranks > 1)
         MPI_Allreduce(MPI_IN_PLACE, t, reps * cols, MPI_DOUBLE, MPI_MAX, comm);
@@ -86,8 +85,8 @@ static int step(const run *r, int m, sm_status *st)
 {
     const sm_bench_ops *b = r->b;
     if (b->mark(r->self, m, st) || b->forward(r->self, 1, st) || b->loss(r->self, NULL, st) ||
-        b->mark(r->self, m + 1, st) || b->backward(r->self, st) ||
-        b->mark(r->self, m + 2, st) || grad_sync(r, st) || b->mark(r->self, m + 3, st))
+        b->mark(r->self, m + 1, st) || b->backward(r->self, st) || b->mark(r->self, m + 2, st) ||
+        grad_sync(r, st) || b->mark(r->self, m + 3, st))
         return -1;
     b->next_seed(r->self);
     return 0;
@@ -106,7 +105,7 @@ static int checked_step(const run *r, double *loss, sm_status *st)
     const float *g = b->grads(r->self, &n);
     int64_t stride = n > CHECK_SAMPLES ? n / CHECK_SAMPLES : 1;
     int k = (int)((n + stride - 1) / stride < CHECK_SAMPLES ? (n + stride - 1) / stride
-                                                             : CHECK_SAMPLES);
+                                                            : CHECK_SAMPLES);
     static float own[CHECK_SAMPLES], sum[CHECK_SAMPLES];
     int failed = b->forward(r->self, 1, st) || b->loss(r->self, loss, st) ||
                  b->backward(r->self, st) || (k && b->sample(r->self, g, stride, k, own, st));
@@ -124,8 +123,8 @@ static int checked_step(const run *r, double *loss, sm_status *st)
             sm_fail(st,
                     "the %s all-reduce summed gradient %lld to %.9g on rank %d, expected "
                     "%.9g (%d ranks x %.9g)",
-                    b->collective, (long long)(i * stride), (double)sum[i], r->rank, want,
-                    r->ranks, (double)own[i]);
+                    b->collective, (long long)(i * stride), (double)sum[i], r->rank, want, r->ranks,
+                    (double)own[i]);
             failed = 1;
         }
     }
@@ -206,8 +205,8 @@ static int extra_repetitions(const run *r, int measuring, int reps, double windo
 {
     double need = 0;
     if (measuring && window < ENERGY_MIN_WINDOW_S)
-        need = window > 0 ? ceil((ENERGY_MIN_WINDOW_S - window) / (window / reps))
-                          : ENERGY_MAX_EXTRA;
+        need =
+            window > 0 ? ceil((ENERGY_MIN_WINDOW_S - window) / (window / reps)) : ENERGY_MAX_EXTRA;
     need = need > ENERGY_MAX_EXTRA ? ENERGY_MAX_EXTRA : need;
     if (r->ranks > 1)
         MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_DOUBLE, MPI_MAX, r->comm);

@@ -22,12 +22,21 @@
 
 /* The expected values a case may give, each checked only when given. */
 enum {
-    X_MACS, X_FLOPS, X_WEIGHTS, X_PARAM_TENSORS, X_BWD_FLOPS, X_SAVED_INPUTS, X_SAVED_OUTPUT,
-    X_ALIASES_INPUT, X_SAVED_EXTRA_ELEMS, X_SAVED_EXTRA_BYTES, X_COUNT
+    X_MACS,
+    X_FLOPS,
+    X_WEIGHTS,
+    X_PARAM_TENSORS,
+    X_BWD_FLOPS,
+    X_SAVED_INPUTS,
+    X_SAVED_OUTPUT,
+    X_ALIASES_INPUT,
+    X_SAVED_EXTRA_ELEMS,
+    X_SAVED_EXTRA_BYTES,
+    X_COUNT
 };
 static const char *const expect_keys[X_COUNT] = {
-    "macs", "flops", "weights", "param_tensors", "bwd_flops", "saved_inputs", "saved_output",
-    "aliases_input", "saved_extra_elems", "saved_extra_bytes",
+    "macs",         "flops",        "weights",       "param_tensors",     "bwd_flops",
+    "saved_inputs", "saved_output", "aliases_input", "saved_extra_elems", "saved_extra_bytes",
 };
 
 typedef struct conf_case {
@@ -213,16 +222,26 @@ static sm_network *load_case(const sm_registry *reg, const conf_case *c, sm_stat
 static long long got_value(const sm_layer *l, int k)
 {
     switch (k) {
-    case X_MACS: return l->m.macs;
-    case X_FLOPS: return l->m.flops;
-    case X_WEIGHTS: return l->m.weights;
-    case X_PARAM_TENSORS: return l->m.param_tensors;
-    case X_BWD_FLOPS: return l->m.bwd_flops;
-    case X_SAVED_INPUTS: return l->saved.inputs;
-    case X_SAVED_OUTPUT: return l->saved.output;
-    case X_ALIASES_INPUT: return l->saved.aliases_input;
-    case X_SAVED_EXTRA_ELEMS: return l->saved.extra_elems;
-    default: return l->saved.extra_bytes;
+    case X_MACS:
+        return l->m.macs;
+    case X_FLOPS:
+        return l->m.flops;
+    case X_WEIGHTS:
+        return l->m.weights;
+    case X_PARAM_TENSORS:
+        return l->m.param_tensors;
+    case X_BWD_FLOPS:
+        return l->m.bwd_flops;
+    case X_SAVED_INPUTS:
+        return l->saved.inputs;
+    case X_SAVED_OUTPUT:
+        return l->saved.output;
+    case X_ALIASES_INPUT:
+        return l->saved.aliases_input;
+    case X_SAVED_EXTRA_ELEMS:
+        return l->saved.extra_elems;
+    default:
+        return l->saved.extra_bytes;
     }
 }
 
@@ -239,8 +258,8 @@ static int run_case(const sm_registry *reg, const conf_case *c, int *gradient_do
             return -1;
         }
         if (!strstr(st.msg, c->message) || !strstr(st.msg, "layer g")) {
-            snprintf(line, len, "refused with \"%.500s\"; expected \"%.200s\" naming layer g", st.msg,
-                     c->message);
+            snprintf(line, len, "refused with \"%.500s\"; expected \"%.200s\" naming layer g",
+                     st.msg, c->message);
             return -1;
         }
         snprintf(line, len, "refused: %s", c->message);
@@ -279,8 +298,8 @@ static int run_case(const sm_registry *reg, const conf_case *c, int *gradient_do
         *gradient_done = 1;
         int bad = ein > c->tolerance || ew > c->tolerance;
         snprintf(line + used, len - (size_t)used,
-                 "; gradient error input %.2e, weights %.2e (%lld weights), tolerance %.0e%s",
-                 ein, ew, (long long)nw, c->tolerance, bad ? ": too large" : "");
+                 "; gradient error input %.2e, weights %.2e (%lld weights), tolerance %.0e%s", ein,
+                 ew, (long long)nw, c->tolerance, bad ? ": too large" : "");
         if (bad)
             goto done;
     } else if (c->gradient) {
@@ -329,8 +348,8 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
                !strcmp(key, "scale")) {
         double v = strtod(value, &end);
         if (end == value || *end || !(v > 0))
-            return sm_fail(st, "%s:%d: %s must be a positive number, not '%s'", path, lineno,
-                           key, value);
+            return sm_fail(st, "%s:%d: %s must be a positive number, not '%s'", path, lineno, key,
+                           value);
         if (key[0] == 'b')
             c->batch = (long long)v;
         else if (key[0] == 'e')

@@ -12,10 +12,7 @@
 
 #define MAX_CPUS ((int)(sizeof(sm_cpu_mask) * CHAR_BIT))
 
-static int has(const sm_cpu_mask *m, int c)
-{
-    return (int)(m->bits[c / 64] >> (c % 64) & 1u);
-}
+static int has(const sm_cpu_mask *m, int c) { return (int)(m->bits[c / 64] >> (c % 64) & 1u); }
 
 int sm_cpu_mask_count(const sm_cpu_mask *m)
 {
@@ -140,10 +137,7 @@ static char *read_line(const char *path, char *buf, size_t len)
 }
 
 /* The smaller of two limits, 0 being none. */
-static int tighter(int a, int b)
-{
-    return a <= 0 ? (b > 0 ? b : 0) : b <= 0 || a < b ? a : b;
-}
+static int tighter(int a, int b) { return a <= 0 ? (b > 0 ? b : 0) : b <= 0 || a < b ? a : b; }
 
 /* The cgroup at dir and each of its ancestors down to base: the tightest quota. */
 static int walk(const char *base, const char *path, int v1)

@@ -75,8 +75,8 @@ int sm_cuda_describe(char *buf, size_t len, sm_status *st)
              "NCCL %d.%d.%d",
              info.count, info.count == 1 ? "" : "s", info.name, info.major, info.minor,
              info.memory_gb, info.runtime / 1000, info.runtime % 1000 / 10, info.driver / 1000,
-             info.driver % 1000 / 10, cudnn / 10000, cudnn % 10000 / 100, cudnn % 100,
-             nccl / 10000, nccl % 10000 / 100, nccl % 100);
+             info.driver % 1000 / 10, cudnn / 10000, cudnn % 10000 / 100, cudnn % 100, nccl / 10000,
+             nccl % 10000 / 100, nccl % 100);
     return 0;
 }
 
@@ -94,8 +94,7 @@ int sm_cuda_select_device(MPI_Comm comm, int *device, sm_status *st)
 {
     MPI_Comm local = MPI_COMM_NULL;
     int local_rank = 0, local_size = 1, failed = 0;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) !=
-        MPI_SUCCESS)
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS)
         local = MPI_COMM_NULL;
     if (local != MPI_COMM_NULL) {
         MPI_Comm_rank(local, &local_rank);
@@ -120,8 +119,8 @@ int sm_cuda_select_device(MPI_Comm comm, int *device, sm_status *st)
         sm_fail(st, "out of memory");
     } else if (local == MPI_COMM_NULL) {
         views[0] = mine;
-    } else if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, views, (int)sizeof mine,
-                             MPI_BYTE, local) != MPI_SUCCESS) {
+    } else if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, views, (int)sizeof mine, MPI_BYTE,
+                             local) != MPI_SUCCESS) {
         failed = 1;
         sm_fail(st, "MPI_Allgather of the ranks' GPUs failed");
     }

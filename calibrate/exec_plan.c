@@ -55,8 +55,14 @@ int sm_plan_init(sm_plan *p, const sm_network *net, int64_t batch, sm_status *st
         e->w_offset = p->n_weights;
         p->n_weights = sm_add(p->n_weights, l->m.weights);
         e->call = (sm_layer_io){
-            .struct_size = sizeof(sm_layer_io), .params = l->params, .n_in = l->n_inputs,
-            .in = e->in, .out = &e->out, .dout = &e->dout, .din = e->din, .n_w = l->m.weights,
+            .struct_size = sizeof(sm_layer_io),
+            .params = l->params,
+            .n_in = l->n_inputs,
+            .in = e->in,
+            .out = &e->out,
+            .dout = &e->dout,
+            .din = e->din,
+            .n_w = l->m.weights,
         };
     }
     const sm_shape *o = &net->layers[p->n - 1].out;
@@ -105,10 +111,7 @@ static int zeroes(const sm_plan *p, int i, int j)
 
 /* Whether layer i's output gradient must be zeroed before a backward pass: nothing reads the
  * output, and it is not the network's. */
-static int unread(const sm_plan *p, int i)
-{
-    return i < p->n - 1 && p->layers[i].last_reader < 0;
-}
+static int unread(const sm_plan *p, int i) { return i < p->n - 1 && p->layers[i].last_reader < 0; }
 
 /* The seed of layer i's random parts (dropout) in a step whose seed is step_seed. */
 static uint64_t layer_seed(uint64_t step_seed, int i)
@@ -130,8 +133,8 @@ int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, s
     return 0;
 }
 
-int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), void *ctx,
-                     int *failed, sm_error *err)
+int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), void *ctx, int *failed,
+                     sm_error *err)
 {
     *failed = -1;
     for (int i = 0; i < p->n; i++)

@@ -62,8 +62,8 @@ int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, s
 /* The backward pass of every layer in reverse order, each gradient buffer zeroed by zero(ctx,
  * tensor) just before the first to add into it (and those no gradient flows into, first).
  * 0; -1 with *failed the layer and err its message; or -1 with *failed -1 when zero failed. */
-int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), void *ctx,
-                     int *failed, sm_error *err);
+int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), void *ctx, int *failed,
+                     sm_error *err);
 
 /* The next step's seed after *step_seed (splitmix64). */
 void sm_plan_next_seed(uint64_t *step_seed);

@@ -319,7 +319,10 @@ sm_tensor sm_executor_input(const sm_executor *ex) { return ex->p.input; }
 sm_tensor sm_executor_input_grad(const sm_executor *ex) { return ex->p.input_grad; }
 sm_tensor sm_executor_output(const sm_executor *ex) { return ex->p.layers[ex->p.n - 1].out; }
 sm_tensor sm_executor_output_grad(const sm_executor *ex) { return ex->p.layers[ex->p.n - 1].dout; }
-sm_tensor sm_executor_activation(const sm_executor *ex, int layer) { return ex->p.layers[layer].out; }
+sm_tensor sm_executor_activation(const sm_executor *ex, int layer)
+{
+    return ex->p.layers[layer].out;
+}
 
 float *sm_executor_weights(const sm_executor *ex, int64_t *count)
 {

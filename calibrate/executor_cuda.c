@@ -84,8 +84,8 @@ int sm_gpu_precision_check(int precision, sm_status *st)
 /* ---- checks and planning ---------------------------------------------------------------- */
 
 /* Whether kernels k (of a plugin maybe built against an older plugin.h) has a field set. */
-#define HAS(k, field)                                                                             \
-    ((k)->struct_size >= offsetof(struct sm_gpu_kernels, field) + sizeof (k)->field && (k)->field)
+#define HAS(k, field)                                                                              \
+    ((k)->struct_size >= offsetof(struct sm_gpu_kernels, field) + sizeof(k)->field && (k)->field)
 
 /* The GPU kernels of a layer's type, from its companion module (loaded on first use); NULL
  * when it has none usable, or when the module failed to load (st says why, naming it). */
@@ -111,8 +111,8 @@ int sm_cuda_executor_check(const sm_network *net, sm_status *st)
         if (kernels_of(net, l, &why))
             continue;
         if (why.msg[0])
-            return sm_fail(st, "%s:%d: layer '%s' of type '%s': %s", net->path, l->line,
-                           l->name, l->type->name, why.msg);
+            return sm_fail(st, "%s:%d: layer '%s' of type '%s': %s", net->path, l->line, l->name,
+                           l->type->name, why.msg);
         return sm_fail(st,
                        "%s:%d: layer '%s' of type '%s' has no GPU kernel, so %s cannot run "
                        "on the cuda backend",
@@ -172,11 +172,11 @@ static int cuda_failed(sm_status *st, const char *call, cudaError_t e)
     return sm_fail(st, "%s: %s", call, cudaGetErrorString(e));
 }
 
-#define CUDA_TRY(st, fn, ...)                                                                     \
-    do {                                                                                          \
-        cudaError_t e_ = fn(__VA_ARGS__);                                                         \
-        if (e_ != cudaSuccess)                                                                    \
-            return cuda_failed(st, #fn, e_);                                                      \
+#define CUDA_TRY(st, fn, ...)                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = fn(__VA_ARGS__);                                                          \
+        if (e_ != cudaSuccess)                                                                     \
+            return cuda_failed(st, #fn, e_);                                                       \
     } while (0)
 
 static int handles(sm_cuda_executor *ex, sm_status *st)
@@ -241,9 +241,9 @@ static int initialise(sm_cuda_executor *ex, sm_status *st)
         }
         if (HAS(g->k, init))
             g->k->init(call, lw, state);
-        cudaError_t err = state ? cudaMemcpy(call->state, state, g->state_bytes,
-                                             cudaMemcpyHostToDevice)
-                                : cudaSuccess;
+        cudaError_t err =
+            state ? cudaMemcpy(call->state, state, g->state_bytes, cudaMemcpyHostToDevice)
+                  : cudaSuccess;
         free(state);
         if (err != cudaSuccess)
             rc = cuda_failed(st, "cudaMemcpy", err);
@@ -324,8 +324,9 @@ static int setup_layers(sm_cuda_executor *ex, sm_status *st)
         return rc;
     if (most && (e = cudaMalloc(&ex->work, most)) != cudaSuccess) {
         cuda_failed(st, "cudaMalloc", e);
-        sm_fail(st, "%s at batch %lld: no device memory left for the %.3g GB of scratch its "
-                    "kernels chose",
+        sm_fail(st,
+                "%s at batch %lld: no device memory left for the %.3g GB of scratch its "
+                "kernels chose",
                 ex->p.net->name, (long long)ex->opt.batch, (double)most / 1e9);
         return SM_EXECUTOR_NOMEM;
     }
@@ -350,7 +351,8 @@ static int new_plan(const sm_network *net, const sm_cuda_executor_options *opt,
     *out = ex;
     ex->opt = *opt;
     ex->ctx = (sm_gpu_context){.struct_size = sizeof(sm_gpu_context),
-                               .precision = opt->precision, .algo_search = opt->algo_search};
+                               .precision = opt->precision,
+                               .algo_search = opt->algo_search};
     int rc = sm_plan_init(&ex->p, net, opt->batch, st);
     if (rc)
         return rc;
@@ -372,8 +374,9 @@ static int allocate(sm_cuda_executor *ex, sm_status *st)
     if (e != cudaSuccess)
         return cuda_failed(st, "cudaMemGetInfo", e);
     if (ex->opt.max_bytes > 0 && ex->bytes > (uint64_t)ex->opt.max_bytes) {
-        sm_fail(st, "%s at batch %lld needs %.3g GB of device memory, more than the %.3g GB "
-                    "allowed",
+        sm_fail(st,
+                "%s at batch %lld needs %.3g GB of device memory, more than the %.3g GB "
+                "allowed",
                 ex->p.net->name, (long long)ex->opt.batch, (double)ex->bytes / 1e9,
                 (double)ex->opt.max_bytes / 1e9);
         return SM_EXECUTOR_NOMEM;

@@ -27,13 +27,13 @@
 typedef struct sm_cuda_executor sm_cuda_executor;
 
 typedef struct sm_cuda_executor_options {
-    int64_t batch;       /* samples per step, > 0 */
-    uint64_t seed;       /* of the weights, the input and the labels */
-    int input_grad;      /* 1: also compute the gradient of the network's input (tests) */
-    int64_t max_bytes;   /* > 0: refuse larger plans with SM_EXECUTOR_NOMEM before allocating */
-    int device;          /* CUDA device ordinal */
-    int precision;       /* sm_gpu_precision: SM_GPU_FP32 or SM_GPU_TF32 */
-    int algo_search;     /* sm_gpu_algo_search */
+    int64_t batch;        /* samples per step, > 0 */
+    uint64_t seed;        /* of the weights, the input and the labels */
+    int input_grad;       /* 1: also compute the gradient of the network's input (tests) */
+    int64_t max_bytes;    /* > 0: refuse larger plans with SM_EXECUTOR_NOMEM before allocating */
+    int device;           /* CUDA device ordinal */
+    int precision;        /* sm_gpu_precision: SM_GPU_FP32 or SM_GPU_TF32 */
+    int algo_search;      /* sm_gpu_algo_search */
     int64_t search_bytes; /* workspace convolution algorithms may be timed with; 0: 1 GiB. Less
                             is used when less device memory is free */
 } sm_cuda_executor_options;

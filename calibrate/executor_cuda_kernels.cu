@@ -38,8 +38,7 @@ __device__ inline float block_sum(float v, float *part)
 }
 
 __global__ void softmax_cross_entropy_kernel(float *dy, float *row_loss, const float *y,
-                                             const int32_t *labels, int64_t rows,
-                                             int64_t classes)
+                                             const int32_t *labels, int64_t rows, int64_t classes)
 {
     __shared__ float part[THREADS];
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -109,8 +108,8 @@ extern "C" cudaError_t smx_sgd(float *w, const float *g, int64_t n, float lr, cu
 {
     if (n > 0) {
         int64_t blocks = (n + THREADS - 1) / THREADS;
-        sgd_kernel<<<(unsigned)(blocks < (1 << 20) ? blocks : (1 << 20)), THREADS, 0, s>>>(w, g,
-                                                                                       n, lr);
+        sgd_kernel<<<(unsigned)(blocks < (1 << 20) ? blocks : (1 << 20)), THREADS, 0, s>>>(w, g, n,
+                                                                                           lr);
     }
     return cudaGetLastError();
 }

@@ -51,11 +51,13 @@ int sm_gpu_choose(const sm_gpu_view *views, int n, int me, int *device, sm_statu
         return 0;
     }
     if (identical) /* NCCL refuses two ranks on one GPU ("duplicate GPU") */
-        return sm_fail(st, "%d ranks on this host share %d GPU%s: start at most one rank per "
-                           "GPU (srun --gpus-per-task=1 gives each rank its own)",
+        return sm_fail(st,
+                       "%d ranks on this host share %d GPU%s: start at most one rank per "
+                       "GPU (srun --gpus-per-task=1 gives each rank its own)",
                        n, views[0].count, views[0].count == 1 ? "" : "s");
-    return sm_fail(st, "local ranks %d and %d of this host both see GPU %s, with other "
-                       "devices (CUDA_VISIBLE_DEVICES): give each rank GPUs of its own, or "
-                       "every rank all of them",
+    return sm_fail(st,
+                   "local ranks %d and %d of this host both see GPU %s, with other "
+                   "devices (CUDA_VISIBLE_DEVICES): give each rank GPUs of its own, or "
+                   "every rank all of them",
                    a, b, views[a].ids[shared]);
 }

@@ -14,9 +14,14 @@
 #include "cuda_device.h"
 
 static const sm_allreduce_impl nccl = {
-    "nccl", "ncclAllReduce of NVIDIA's NCCL on each rank's GPU, bootstrapped over MPI",
-    sm_nccl_impl_open, sm_nccl_impl_load, sm_nccl_impl_run, sm_nccl_impl_wait,
-    sm_nccl_impl_store, sm_nccl_impl_close};
+    "nccl",
+    "ncclAllReduce of NVIDIA's NCCL on each rank's GPU, bootstrapped over MPI",
+    sm_nccl_impl_open,
+    sm_nccl_impl_load,
+    sm_nccl_impl_run,
+    sm_nccl_impl_wait,
+    sm_nccl_impl_store,
+    sm_nccl_impl_close};
 
 static int describe(sm_backend_row *rows, int max)
 {

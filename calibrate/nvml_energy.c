@@ -11,19 +11,19 @@
 #include <string.h>
 #include <time.h>
 
-typedef int nvml_return;     /* nvmlReturn_t */
-typedef void *nvml_device;   /* nvmlDevice_t */
+typedef int nvml_return;   /* nvmlReturn_t */
+typedef void *nvml_device; /* nvmlDevice_t */
 #define NVML_SUCCESS 0
 
 typedef struct nvml_api {
     void *lib;
-    nvml_return (*init)(void);                                    /* nvmlInit_v2 */
-    nvml_return (*shutdown)(void);                                /* nvmlShutdown */
-    const char *(*error_string)(nvml_return);                     /* nvmlErrorString */
-    nvml_return (*by_pci)(const char *, nvml_device *);           /* ..GetHandleByPciBusId_v2 */
-    nvml_return (*by_index)(unsigned, nvml_device *);             /* ..GetHandleByIndex_v2 */
-    nvml_return (*energy)(nvml_device, unsigned long long *);     /* ..GetTotalEnergyConsumption */
-    nvml_return (*power)(nvml_device, unsigned *);                /* ..GetPowerUsage */
+    nvml_return (*init)(void);                                /* nvmlInit_v2 */
+    nvml_return (*shutdown)(void);                            /* nvmlShutdown */
+    const char *(*error_string)(nvml_return);                 /* nvmlErrorString */
+    nvml_return (*by_pci)(const char *, nvml_device *);       /* ..GetHandleByPciBusId_v2 */
+    nvml_return (*by_index)(unsigned, nvml_device *);         /* ..GetHandleByIndex_v2 */
+    nvml_return (*energy)(nvml_device, unsigned long long *); /* ..GetTotalEnergyConsumption */
+    nvml_return (*power)(nvml_device, unsigned *);            /* ..GetPowerUsage */
 } nvml_api;
 
 struct sm_energy_meter {
@@ -104,8 +104,9 @@ static int choose(sm_energy_meter *m, const char *pci, sm_status *st)
         return 0;
     }
     if ((r = m->api.power(m->dev, &mw)) != NVML_SUCCESS)
-        return sm_fail(st, "the device has neither an energy counter nor a power reading "
-                           "(nvmlDeviceGetPowerUsage: %s; energy not measured)",
+        return sm_fail(st,
+                       "the device has neither an energy counter nor a power reading "
+                       "(nvmlDeviceGetPowerUsage: %s; energy not measured)",
                        nvml_error(&m->api, r));
     return 0;
 }
@@ -183,9 +184,9 @@ int sm_energy_start(sm_energy_meter *m, sm_status *st)
 {
     if (m->use_counter) {
         nvml_return r = m->api.energy(m->dev, &m->counter_start);
-        return r == NVML_SUCCESS ? 0
-                                 : sm_fail(st, "nvmlDeviceGetTotalEnergyConsumption: %s",
-                                           nvml_error(&m->api, r));
+        return r == NVML_SUCCESS
+                   ? 0
+                   : sm_fail(st, "nvmlDeviceGetTotalEnergyConsumption: %s", nvml_error(&m->api, r));
     }
     if (m->thread_started)
         return sm_fail(st, "the energy measurement is already running");
@@ -212,8 +213,7 @@ int sm_energy_stop(sm_energy_meter *m, double *joules, sm_status *st)
         unsigned long long end = 0;
         nvml_return r = m->api.energy(m->dev, &end);
         if (r != NVML_SUCCESS)
-            return sm_fail(st, "nvmlDeviceGetTotalEnergyConsumption: %s",
-                           nvml_error(&m->api, r));
+            return sm_fail(st, "nvmlDeviceGetTotalEnergyConsumption: %s", nvml_error(&m->api, r));
         *joules = (double)(end - m->counter_start) / 1000.0;
         return 0;
     }

@@ -153,8 +153,10 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
         if (nf < 0)
             return sm_fail(st, "%s:%d: unterminated quote", w->path, lineno);
         if (lineno != 1 && !header)
-            return sm_fail(st, "%s:%d: a row before bench's header, which must be line 1; "
-                           "write to another file (-o)", w->path, lineno);
+            return sm_fail(st,
+                           "%s:%d: a row before bench's header, which must be line 1; "
+                           "write to another file (-o)",
+                           w->path, lineno);
         if (lineno == 1) {
             for (int c = 0; c < w->n_cols || c < nf; c++)
                 if (c >= nf || c >= w->n_cols || strcmp(fields[c], cols[c]) != 0)
@@ -178,9 +180,8 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
     return 0;
 }
 
-int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols,
-                        const int *key_cols, int n_key, sm_runs_writer **out, const char **note,
-                        sm_status *st)
+int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, const int *key_cols,
+                        int n_key, sm_runs_writer **out, const char **note, sm_status *st)
 {
     *out = NULL;
     *note = NULL;
@@ -203,8 +204,7 @@ int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols,
     /* the file is read back whole, to resume and to check its header: a pipe, a terminal or
      * /dev/zero would hang or never end, so only a regular file will do */
     struct stat sb;
-    if (fstat(w->fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        fcntl(w->fd, F_SETFL, O_APPEND) != 0) {
+    if (fstat(w->fd, &sb) != 0 || !S_ISREG(sb.st_mode) || fcntl(w->fd, F_SETFL, O_APPEND) != 0) {
         sm_fail(st, "%s: not a regular file (-o names the CSV file bench appends its rows to)",
                 path);
         sm_runs_writer_close(w);
@@ -314,9 +314,10 @@ int sm_runs_writer_append(sm_runs_writer *w, const char *const *fields, sm_statu
          * back as written */
         for (const char *f = fields[c]; *f; f++)
             if ((unsigned char)*f < 0x20)
-                return sm_fail(st, "%s: column %d ('%.40s') holds a control character "
-                               "(0x%02x), which a row cannot keep", w->path, c + 1, fields[c],
-                               (unsigned char)*f);
+                return sm_fail(st,
+                               "%s: column %d ('%.40s') holds a control character "
+                               "(0x%02x), which a row cannot keep",
+                               w->path, c + 1, fields[c], (unsigned char)*f);
         if (c && used < cap)
             line[used++] = ',';
         used = put_field(line, used, cap, fields[c]);
@@ -334,8 +335,8 @@ int sm_runs_writer_append(sm_runs_writer *w, const char *const *fields, sm_statu
     if (wrote != (ssize_t)used) {
         int err = wrote < 0 ? errno : ENOSPC;
         if (wrote > 0 && ftruncate(w->fd, before.st_size) != 0)
-            return sm_fail(st, "%s: a row was cut short (%s) and could not be removed: %s",
-                           w->path, strerror(err), strerror(errno));
+            return sm_fail(st, "%s: a row was cut short (%s) and could not be removed: %s", w->path,
+                           strerror(err), strerror(errno));
         return sm_fail(st, "%s: cannot append a row: %s", w->path, strerror(err));
     }
     if (fsync(w->fd) != 0)

@@ -1,6 +1,6 @@
 /*
- * The measurement CSV (docs/calibration.md), written so that nothing measured is ever lost: every row is
- * appended with one write() of the whole line and made durable (fsync) before the next
+ * The measurement CSV (docs/calibration.md), written so that nothing measured is ever lost: every
+ * row is appended with one write() of the whole line and made durable (fsync) before the next
  * configuration starts, so an interrupted benchmark (Ctrl-C, a killed rank, a time limit) leaves
  * every finished row and never half of one. Opening an existing file reads which configurations
  * it already holds, so that running the same benchmark again measures only the rest.
@@ -17,9 +17,8 @@ typedef struct sm_runs_writer sm_runs_writer;
  * the file and the first column that differs; an incomplete last line (a write cut short by
  * the disk, not by us) is cut off, and *note says so (NULL otherwise). key_cols (indices into
  * cols) are what identifies a configuration. */
-int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols,
-                        const int *key_cols, int n_key, sm_runs_writer **out, const char **note,
-                        sm_status *st);
+int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, const int *key_cols,
+                        int n_key, sm_runs_writer **out, const char **note, sm_status *st);
 /* Whether the file holds a row whose key columns have these values (n_key of them). */
 int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values);
 /* Rows the file held when opened. */

@@ -69,7 +69,7 @@ typedef struct allreduce_args {
     output_format format;
     const char *output; /* -o: rank 0's report goes there */
     const char *device; /* --device: predict instead of measuring */
-    const char *op;     /* --op (--device): all_reduce, all_gather, reduce_scatter; NULL: the first */
+    const char *op; /* --op (--device): all_reduce, all_gather, reduce_scatter; NULL: the first */
     const char *collective, *algorithms, *protocols;
     int nodes, gpus_per_node; /* --device's layout; 0 devices: the description's */
     const char *measure_only; /* an option that times a run, given (refused with --device) */
@@ -155,17 +155,25 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
                           .warmup = 5,
                           .check = 1,
                           .format = FORMAT_TABLE};
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},          {"impl", required_argument, 0, 'i'},
-        {"min-bytes", required_argument, 0, 'm'}, {"max-bytes", required_argument, 0, 'M'},
-        {"chunk-bytes", required_argument, 0, 'c'}, {"iters", required_argument, 0, 'n'},
-        {"warmup", required_argument, 0, 'w'},  {"format", required_argument, 0, 'f'},
-        {"check", no_argument, 0, 'k'},         {"no-check", no_argument, 0, 'K'},
-        {"output", required_argument, 0, 'o'},  {"device", required_argument, 0, 'D'},
-        {"nodes", required_argument, 0, 'N'},   {"gpus-per-node", required_argument, 0, 'g'},
-        {"collective", required_argument, 0, 'C'}, {"algorithm", required_argument, 0, 'A'},
-        {"protocol", required_argument, 0, 'P'},  {"op", required_argument, 0, 'O'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"impl", required_argument, 0, 'i'},
+                                         {"min-bytes", required_argument, 0, 'm'},
+                                         {"max-bytes", required_argument, 0, 'M'},
+                                         {"chunk-bytes", required_argument, 0, 'c'},
+                                         {"iters", required_argument, 0, 'n'},
+                                         {"warmup", required_argument, 0, 'w'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"check", no_argument, 0, 'k'},
+                                         {"no-check", no_argument, 0, 'K'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"device", required_argument, 0, 'D'},
+                                         {"nodes", required_argument, 0, 'N'},
+                                         {"gpus-per-node", required_argument, 0, 'g'},
+                                         {"collective", required_argument, 0, 'C'},
+                                         {"algorithm", required_argument, 0, 'A'},
+                                         {"protocol", required_argument, 0, 'P'},
+                                         {"op", required_argument, 0, 'O'},
+                                         {0, 0, 0, 0}};
     a->nodes = 1;
     for (int c; (c = next_option(argc, argv, "ho:g:", opts, st->msg, sizeof st->msg)) != -1;) {
         if (c == 'h') {
@@ -184,11 +192,12 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
         return sm_fail(st, "--%s times a run; --device predicts one: give one or the other",
                        a->measure_only);
     if (!a->device && a->device_only)
-        return sm_fail(st, "--%s describes a predicted layout: it needs --device (mpirun sets "
-                       "the ranks of a measured run)", a->device_only);
+        return sm_fail(st,
+                       "--%s describes a predicted layout: it needs --device (mpirun sets "
+                       "the ranks of a measured run)",
+                       a->device_only);
     if (optind < argc)
-        return sm_fail(st, "unexpected argument '%s' (scalemeter help allreduce)",
-                       argv[optind]);
+        return sm_fail(st, "unexpected argument '%s' (scalemeter help allreduce)", argv[optind]);
     if (a->min_bytes > a->max_bytes)
         return sm_fail(st, "--min-bytes %" PRIu64 " is larger than --max-bytes %" PRIu64,
                        a->min_bytes, a->max_bytes);
@@ -305,8 +314,8 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     float *host = NULL;
     if (pages > 0 && page > 0 && need > (uint64_t)pages * (uint64_t)page)
-        sm_fail(&st, "--max-bytes %s: needs %" PRIu64 " MiB per rank, the node has %" PRIu64
-                " MiB", a->max_text, need >> 20, ((uint64_t)pages * (uint64_t)page) >> 20);
+        sm_fail(&st, "--max-bytes %s: needs %" PRIu64 " MiB per rank, the node has %" PRIu64 " MiB",
+                a->max_text, need >> 20, ((uint64_t)pages * (uint64_t)page) >> 20);
     else if (!(host = malloc(max_count * sizeof *host)))
         sm_fail(&st, "--max-bytes %s: cannot allocate the check buffer", a->max_text);
     if (agree(!host, &st, rank, ranks)) {

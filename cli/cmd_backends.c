@@ -54,8 +54,8 @@ static void describe(backend *b)
 {
     /* the detail names the module until it answers */
     static const char *const rows[N_BACKENDS][3] = {
-        {"cpu", "compute", "cpu"},     {"cuda", "compute", "cuda"}, {"ring", "collective", "cpu"},
-        {"mpi", "collective", "cpu"},  {"nccl", "collective", "cuda"}, {"nvml", "energy", "cpu"}};
+        {"cpu", "compute", "cpu"},    {"cuda", "compute", "cuda"},    {"ring", "collective", "cpu"},
+        {"mpi", "collective", "cpu"}, {"nccl", "collective", "cuda"}, {"nvml", "energy", "cpu"}};
     for (int i = 0; i < N_BACKENDS; i++) {
         b[i] = (backend){rows[i][0], rows[i][1], 0, 0, ""};
         snprintf(b[i].detail, sizeof b[i].detail, "%s", rows[i][2]);

@@ -1,8 +1,8 @@
 /*
  * scalemeter bench: measures training steps and inference of networks on this machine and
- * appends one row per configuration (model x image x batch) to a measurement CSV (docs/calibration.md),
- * the input of `scalemeter fit`. Under mpirun every rank runs its own batch and the gradients
- * are all-reduced (data parallel); without it, one rank.
+ * appends one row per configuration (model x image x batch) to a measurement CSV
+ * (docs/calibration.md), the input of `scalemeter fit`. Under mpirun every rank runs its own batch
+ * and the gradients are all-reduced (data parallel); without it, one rank.
  *
  * Nothing measured is lost: rank 0 appends each row as soon as it is measured (one write, then
  * fsync); a second run of the same command measures only the configurations the file lacks.
@@ -86,8 +86,8 @@ typedef struct bench_args {
     double min_time, bucket_mb, max_memory_gb;
     sm_bench_allreduce allreduce;
     int allreduce_given;
-    int cuda;            /* --backend cuda */
-    int quiet, help;     /* --quiet: no progress line; --help */
+    int cuda;                          /* --backend cuda */
+    int quiet, help;                   /* --quiet: no progress line; --help */
     const char *precision, *conv_algo; /* cuda only: NULL when not given */
 } bench_args;
 
@@ -97,8 +97,10 @@ static int parse_bucket(const char *text, double *out, sm_status *st)
     errno = 0;
     double v = strtod(text, &end);
     if (errno || end == text || *end || !SM_BUCKET_MIB_OK(v))
-        return sm_fail(st, "--bucket-mib %s: expected a positive number of MiB from %g (one "
-                       "4-byte gradient) to %.0f", text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+        return sm_fail(st,
+                       "--bucket-mib %s: expected a positive number of MiB from %g (one "
+                       "4-byte gradient) to %.0f",
+                       text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
     *out = v;
     return 0;
 }
@@ -126,8 +128,19 @@ static int add_models(bench_args *a, const char *text, sm_status *st)
 }
 
 enum {
-    OPT_MODEL = 256, OPT_BACKEND, OPT_PRECISION, OPT_CONV_ALGO, OPT_IMAGE, OPT_BATCH, OPT_REPS,
-    OPT_WARMUP, OPT_THREADS, OPT_MIN_TIME, OPT_BUCKET, OPT_MAX_MEMORY, OPT_ALLREDUCE
+    OPT_MODEL = 256,
+    OPT_BACKEND,
+    OPT_PRECISION,
+    OPT_CONV_ALGO,
+    OPT_IMAGE,
+    OPT_BATCH,
+    OPT_REPS,
+    OPT_WARMUP,
+    OPT_THREADS,
+    OPT_MIN_TIME,
+    OPT_BUCKET,
+    OPT_MAX_MEMORY,
+    OPT_ALLREDUCE
 };
 
 /* Also what calibrate passes on to bench (cmd_calibrate.c reads this table). */
@@ -171,8 +184,9 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
         if (strcmp(v, "fp32") && strcmp(v, "tf32") && strcmp(v, "fp16") && strcmp(v, "bf16"))
             return sm_fail(st, "--precision %s: expected fp32 or tf32", v);
         if (!strcmp(v, "fp16") || !strcmp(v, "bf16"))
-            return sm_fail(st, "--precision %s: not implemented by the GPU backend (fp32 and "
-                               "tf32 are: fp32 data, with or without TF32 tensor cores)",
+            return sm_fail(st,
+                           "--precision %s: not implemented by the GPU backend (fp32 and "
+                           "tf32 are: fp32 data, with or without TF32 tensor cores)",
                            v);
         a->precision = v;
         return 0;
@@ -226,8 +240,8 @@ static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
     a->min_time = 1.0;
     a->bucket_mb = 25;
     a->allreduce = SM_BENCH_RING;
-    for (int c; (c = next_option(argc, argv, "hqo:", bench_options, st->msg, sizeof st->msg)) !=
-                -1;) {
+    for (int c;
+         (c = next_option(argc, argv, "hqo:", bench_options, st->msg, sizeof st->msg)) != -1;) {
         if (c == 'h') {
             a->help = 1;
             return 0;
@@ -366,8 +380,9 @@ static void interrupt_message(const sm_bench_layout *l, const char *file, const 
                      "\nscalemeter: interrupted: %s keeps the %d rows measured before (%d in "
                      "this run); the same command resumes from there\n",
                      file, t->measured + t->oom + t->skipped, t->measured + t->oom);
-    interrupted_len = n < 0 ? 0 : n < (int)sizeof interrupted_msg ? n
-                                                                   : (int)sizeof interrupted_msg - 1;
+    interrupted_len = n < 0                             ? 0
+                      : n < (int)sizeof interrupted_msg ? n
+                                                        : (int)sizeof interrupted_msg - 1;
 }
 
 static void catch_interrupts(int on)
@@ -418,8 +433,9 @@ static int measure(sm_bench_job *job, int i, const char *file, view *p, tally *t
     if (!row)
         return 0; /* ranks other than 0 */
     if (oom)
-        fprintf(stderr, "scalemeter: %s image %s batch %s: out of memory, recorded as "
-                        "status=oom\n",
+        fprintf(stderr,
+                "scalemeter: %s image %s batch %s: out of memory, recorded as "
+                "status=oom\n",
                 row[SM_COL_MODEL], row[SM_COL_IMAGE], row[SM_COL_BATCH]);
     for (int k = 0; k < sm_bench_job_columns(job); k++)
         printf("%s%s", k ? "," : "", row[k]);
@@ -469,8 +485,9 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
     if (l->rank == 0) {
         if (tty)
             fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "scalemeter: %s: %d configurations measured, %d out of memory, %d "
-                        "already there\n",
+        fprintf(stderr,
+                "scalemeter: %s: %d configurations measured, %d out of memory, %d "
+                "already there\n",
                 a->output, t.measured, t.oom, t.skipped);
     }
     catch_interrupts(0);
@@ -482,15 +499,21 @@ static int bench(const bench_args *a, const sm_bench_layout *l, int tty)
     /* learning rate 0: the update costs the same, and the weights (so the numbers the kernels
      * see, and their speed) stay those of the first step however long it runs */
     sm_bench_spec s = {
-        .backend = a->backend, .output = a->output,
-        .models = a->models, .n_models = a->n_models,
-        .images = a->images, .n_images = a->n_images,
-        .batches = a->batches, .n_batches = a->n_batches,
-        .cfg = {(int)a->warmup, (int)a->reps, a->min_time,
-                (size_t)(a->bucket_mb * 1048576.0 / 4), a->allreduce, 0.0f},
+        .backend = a->backend,
+        .output = a->output,
+        .models = a->models,
+        .n_models = a->n_models,
+        .images = a->images,
+        .n_images = a->n_images,
+        .batches = a->batches,
+        .n_batches = a->n_batches,
+        .cfg = {(int)a->warmup, (int)a->reps, a->min_time, (size_t)(a->bucket_mb * 1048576.0 / 4),
+                a->allreduce, 0.0f},
         .opt = {.max_bytes = a->max_memory_gb > 0 ? (int64_t)(a->max_memory_gb * 1e9) : 0,
-                .precision = a->precision, .conv_algo = a->conv_algo},
-        .threads = a->threads, .layout = *l,
+                .precision = a->precision,
+                .conv_algo = a->conv_algo},
+        .threads = a->threads,
+        .layout = *l,
     };
     sm_status st = {""};
     sm_bench_job *job = NULL;

@@ -15,7 +15,7 @@
 
 /* Networks that run at 32 and 64 pixels and differ in what dominates them: plain and residual
  * convolutions, depthwise and grouped ones, squeeze-excitation, a heavy dense head. */
-#define DEFAULT_MODELS                                                                           \
+#define DEFAULT_MODELS                                                                             \
     "resnet18,mobilenet_v2,squeezenet1_0,shufflenet_v2_x1_0,vgg11,regnet_y_400mf,mnasnet1_0"
 #define DEFAULT_IMAGES "32,64"
 #define DEFAULT_BATCHES "1,2,4,8"
@@ -26,31 +26,31 @@
 
 static void usage(void)
 {
-    printf("usage: scalemeter calibrate [MODEL[,MODEL...]] [-o PREFIX] [--image LIST]\n"
-           "                            [--batch LIST] [--device-name NAME] [bench options]\n"
-           "       mpirun -np N scalemeter calibrate ...   (a cluster: data parallel over N ranks)\n\n"
-           "Calibrates this machine in one job: measures the networks (scalemeter bench), fits\n"
-           "the coefficients (scalemeter fit --weight-term --update-term) and validates them\n"
-           "leave-one-model-out. Writes\n"
-           "  PREFIX.csv       the measurements (rows are kept if the job is interrupted; run the\n"
-           "                   same command again to measure only what is missing)\n"
-           "  PREFIX.ini       the coefficients: scalemeter predict MODEL --coeffs PREFIX.ini\n"
-           "  PREFIX-loo.json  the leave-one-model-out validation (also printed as a table)\n\n"
-           "  -o PREFIX      file names (default: calibration)\n"
-           "  MODEL,...      networks, also --model LIST (default: %s)\n"
-           "  --image LIST   image sizes (default: %s)\n"
-           "  --batch LIST   per-rank batch sizes (default: %s)\n"
-           "  --device-name NAME  the machine's name in the coefficient file (default: the CPU\n"
-           "                 model)\n"
-           "  -q, --quiet    no progress line (there is none when stderr is not a terminal)\n"
-           "Other options (--backend, --reps, --min-time, --threads, --bucket-mib, --allreduce,\n"
-           "--max-memory, --warmup, --precision, --conv-algo) go to scalemeter bench; see\n"
-           "scalemeter bench --help. With --backend cuda (one rank per GPU, docs/gpu.md) the\n"
-           "defaults are --image %s --batch %s and the device is the GPU.\n"
-           "The defaults take a few minutes on one CPU core. For the communication terms, run it\n"
-           "again with another rank count and the same -o: the rows add up in one CSV.\n",
-           DEFAULT_MODELS, DEFAULT_IMAGES, DEFAULT_BATCHES, DEFAULT_GPU_IMAGES,
-           DEFAULT_GPU_BATCHES);
+    printf(
+        "usage: scalemeter calibrate [MODEL[,MODEL...]] [-o PREFIX] [--image LIST]\n"
+        "                            [--batch LIST] [--device-name NAME] [bench options]\n"
+        "       mpirun -np N scalemeter calibrate ...   (a cluster: data parallel over N ranks)\n\n"
+        "Calibrates this machine in one job: measures the networks (scalemeter bench), fits\n"
+        "the coefficients (scalemeter fit --weight-term --update-term) and validates them\n"
+        "leave-one-model-out. Writes\n"
+        "  PREFIX.csv       the measurements (rows are kept if the job is interrupted; run the\n"
+        "                   same command again to measure only what is missing)\n"
+        "  PREFIX.ini       the coefficients: scalemeter predict MODEL --coeffs PREFIX.ini\n"
+        "  PREFIX-loo.json  the leave-one-model-out validation (also printed as a table)\n\n"
+        "  -o PREFIX      file names (default: calibration)\n"
+        "  MODEL,...      networks, also --model LIST (default: %s)\n"
+        "  --image LIST   image sizes (default: %s)\n"
+        "  --batch LIST   per-rank batch sizes (default: %s)\n"
+        "  --device-name NAME  the machine's name in the coefficient file (default: the CPU\n"
+        "                 model)\n"
+        "  -q, --quiet    no progress line (there is none when stderr is not a terminal)\n"
+        "Other options (--backend, --reps, --min-time, --threads, --bucket-mib, --allreduce,\n"
+        "--max-memory, --warmup, --precision, --conv-algo) go to scalemeter bench; see\n"
+        "scalemeter bench --help. With --backend cuda (one rank per GPU, docs/gpu.md) the\n"
+        "defaults are --image %s --batch %s and the device is the GPU.\n"
+        "The defaults take a few minutes on one CPU core. For the communication terms, run it\n"
+        "again with another rank count and the same -o: the rows add up in one CSV.\n",
+        DEFAULT_MODELS, DEFAULT_IMAGES, DEFAULT_BATCHES, DEFAULT_GPU_IMAGES, DEFAULT_GPU_BATCHES);
 }
 
 /* The value of a bench option among the arguments calibrate passes on ("--name V" or
@@ -100,11 +100,13 @@ int cmd_calibrate(int argc, char **argv)
     if (!cpu)
         return 1;
     const struct option *bench_opts = cpu->bench_options;
-    struct option opts[64] = {
-        {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
-        {"model", required_argument, 0, MODEL},  {"image", required_argument, 0, IMAGE},
-        {"batch", required_argument, 0, BATCH},  {"device-name", required_argument, 0, DEVICE_NAME},
-        {"device", required_argument, 0, DEVICE_OLD}};
+    struct option opts[64] = {{"help", no_argument, 0, 'h'},
+                              {"output", required_argument, 0, 'o'},
+                              {"model", required_argument, 0, MODEL},
+                              {"image", required_argument, 0, IMAGE},
+                              {"batch", required_argument, 0, BATCH},
+                              {"device-name", required_argument, 0, DEVICE_NAME},
+                              {"device", required_argument, 0, DEVICE_OLD}};
     int n_opts = 7;
     for (int k = 0; bench_opts[k].name && n_opts < 63; k++) {
         int own = 0;
@@ -155,8 +157,7 @@ int cmd_calibrate(int argc, char **argv)
                 return usage_error("calibrate", msg);
             { /* "--name", then its value */
                 static char names[MAX_ARGS][40];
-                snprintf(names[n_bench], sizeof names[n_bench], "--%s",
-                         bench_opts[c - PASS].name);
+                snprintf(names[n_bench], sizeof names[n_bench], "--%s", bench_opts[c - PASS].name);
                 bench[n_bench] = names[n_bench];
                 n_bench++;
             }
@@ -193,8 +194,10 @@ int cmd_calibrate(int argc, char **argv)
     if (rc && launcher_srun_without_pmix(NULL, 0))
         return rc; /* nothing measured: bench said what to run instead */
     if (rc) {
-        fprintf(stderr, "scalemeter calibrate: measuring stopped; every row measured so far is "
-                        "in %s, and the same command resumes from there\n", csv);
+        fprintf(stderr,
+                "scalemeter calibrate: measuring stopped; every row measured so far is "
+                "in %s, and the same command resumes from there\n",
+                csv);
         return rc;
     }
 
@@ -223,7 +226,9 @@ int cmd_calibrate(int argc, char **argv)
     if ((rc = run_into_file(loo, cmd_fit, 8, cv)))
         return rc;
     if (!quiet)
-        fprintf(stderr, "scalemeter calibrate: wrote %s, %s and %s\nnext: scalemeter predict "
-                        "resnet50 --coeffs %s --batch 32\n", csv, ini, loo, ini);
+        fprintf(stderr,
+                "scalemeter calibrate: wrote %s, %s and %s\nnext: scalemeter predict "
+                "resnet50 --coeffs %s --batch 32\n",
+                csv, ini, loo, ini);
     return 0;
 }

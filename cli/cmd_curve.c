@@ -22,81 +22,79 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: scalemeter curve MODEL[,MODEL...] (--coeffs FILE | --device NAME|FILE |\n"
-        "                        --coeffs FILE --device NAME|FILE)\n"
-        "                        (--batch LIST | --global-batch LIST) --nodes LIST [options]\n\n"
-        "Predicts one training step per node count: forward, backward and gradient\n"
-        "synchronisation time, throughput, scaling efficiency and the turning point.\n\n"
-        "  MODEL              a network file or a network of the zoo (resnet50); a comma list\n"
-        "                     draws curves side by side\n"
-        "  --coeffs FILE      coefficients fitted by `scalemeter fit`\n"
-        "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
-        "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
-        "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
-        "                     calibration, the gradients' all-reduce from the description\n"
-        "                     (its links, devices per node and collective); a calibration\n"
-        "                     of one node then scales as the cluster's collective does\n"
-        "  --batch LIST       weak scaling: the per-device batch stays fixed\n"
-        "  --global-batch LIST  strong scaling: the global batch is split over the devices\n"
-        "                     (rounded down; it must be at least the number of devices)\n"
-        "  --nodes LIST       node counts\n"
-        "  -g, --gpus-per-node G  devices per node (default: the device file's, else 1)\n"
-        "  --image S          input height and width (a sequence's length)\n"
-        "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
-        "  --epochs E         also the time to train for E epochs at each node count\n"
-        "  --threshold T      turning point: the node count past which one more doubling\n"
-        "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
-        "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
-        "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
-        "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
-        "  --collective C     (--device) the all-reduce: ring (the hierarchical ring) or nccl\n"
-        "                     (NCCL's cost model: ring, tree or NVLS, LL, LL128 or Simple,\n"
-        "                     whichever it predicts fastest for the bucket); default: the\n"
-        "                     description's (nccl for the shipped GPUs, ring for the cpu)\n"
-        "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
-        "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
-        "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n");
+    printf("usage: scalemeter curve MODEL[,MODEL...] (--coeffs FILE | --device NAME|FILE |\n"
+           "                        --coeffs FILE --device NAME|FILE)\n"
+           "                        (--batch LIST | --global-batch LIST) --nodes LIST [options]\n\n"
+           "Predicts one training step per node count: forward, backward and gradient\n"
+           "synchronisation time, throughput, scaling efficiency and the turning point.\n\n"
+           "  MODEL              a network file or a network of the zoo (resnet50); a comma list\n"
+           "                     draws curves side by side\n"
+           "  --coeffs FILE      coefficients fitted by `scalemeter fit`\n"
+           "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
+           "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
+           "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
+           "                     calibration, the gradients' all-reduce from the description\n"
+           "                     (its links, devices per node and collective); a calibration\n"
+           "                     of one node then scales as the cluster's collective does\n"
+           "  --batch LIST       weak scaling: the per-device batch stays fixed\n"
+           "  --global-batch LIST  strong scaling: the global batch is split over the devices\n"
+           "                     (rounded down; it must be at least the number of devices)\n"
+           "  --nodes LIST       node counts\n"
+           "  -g, --gpus-per-node G  devices per node (default: the device file's, else 1)\n"
+           "  --image S          input height and width (a sequence's length)\n"
+           "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
+           "  --epochs E         also the time to train for E epochs at each node count\n"
+           "  --threshold T      turning point: the node count past which one more doubling\n"
+           "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
+           "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
+           "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
+           "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
+           "  --collective C     (--device) the all-reduce: ring (the hierarchical ring) or nccl\n"
+           "                     (NCCL's cost model: ring, tree or NVLS, LL, LL128 or Simple,\n"
+           "                     whichever it predicts fastest for the bucket); default: the\n"
+           "                     description's (nccl for the shipped GPUs, ring for the cpu)\n"
+           "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
+           "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
+           "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n");
     /* two strings: C99 promises string literals of 4095 characters, no more */
-    printf(
-        "  --framework F      (--device) how kernels are dispatched, and the activations'\n"
-        "                     layout: configs/frameworks/F.ini (pytorch-eager,\n"
-        "                     pytorch-channels-last, cuda-graphs, fused, fused-bn-relu) or a\n"
-        "                     file (default: the device file's [framework])\n"
-        "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
-        "                     file's); --coeffs refuses a calibration of another precision\n"
-        "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
-        "                     the framework's, momentum for the shipped ones)\n"
-        "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
-        "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
-        "                     full): states divided across the devices, and their collectives\n"
-        "  --checkpoint C     (--device alone) none, selective or full activation\n"
-        "                     checkpointing of the blocks (docs/memory.md)\n"
-        "  --format F         table (default), csv, json or svg\n"
-        "  -o, --output FILE  write there instead of to standard output\n\n"
-        "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
-        "doubles from A up to B (1:64 = 1,2,4,8,16,32,64).\n"
-        "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count.\n"
-        "t_epoch = ceil(D / global batch) x t_step; t_train = E x t_epoch.\n"
-        "Times are seconds per step of one device; images_per_s counts the whole cluster.\n"
-        "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
-        "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
-        "[,e_step_j,power_w,e_epoch_j[,e_train_j]][,allreduce_algorithm,allreduce_protocol]\n"
-        ",memory,memory_capacity,fits (bytes one device needs, its capacity, whether it fits:\n"
-        "a point that does not fit shows no times in the table and is not drawn in the SVG;\n"
-        "docs/memory.md)\n"
-        "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
-        "calibration has it). With a description (--device), the all-reduce column says\n"
-        "what one gradient bucket's all-reduce runs at each node count: NCCL's algorithm and\n"
-        "protocol for the bucket's size (nvls/Simple, tree/LL128, ...) or the ring.\n"
-        "docs/scaling.md explains the models.\n");
+    printf("  --framework F      (--device) how kernels are dispatched, and the activations'\n"
+           "                     layout: configs/frameworks/F.ini (pytorch-eager,\n"
+           "                     pytorch-channels-last, cuda-graphs, fused, fused-bn-relu) or a\n"
+           "                     file (default: the device file's [framework])\n"
+           "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
+           "                     file's); --coeffs refuses a calibration of another precision\n"
+           "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
+           "                     the framework's, momentum for the shipped ones)\n"
+           "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
+           "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
+           "                     full): states divided across the devices, and their collectives\n"
+           "  --checkpoint C     (--device alone) none, selective or full activation\n"
+           "                     checkpointing of the blocks (docs/memory.md)\n"
+           "  --format F         table (default), csv, json or svg\n"
+           "  -o, --output FILE  write there instead of to standard output\n\n"
+           "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
+           "doubles from A up to B (1:64 = 1,2,4,8,16,32,64).\n"
+           "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count.\n"
+           "t_epoch = ceil(D / global batch) x t_step; t_train = E x t_epoch.\n"
+           "Times are seconds per step of one device; images_per_s counts the whole cluster.\n"
+           "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
+           "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
+           "[,e_step_j,power_w,e_epoch_j[,e_train_j]][,allreduce_algorithm,allreduce_protocol]\n"
+           ",memory,memory_capacity,fits (bytes one device needs, its capacity, whether it fits:\n"
+           "a point that does not fit shows no times in the table and is not drawn in the SVG;\n"
+           "docs/memory.md)\n"
+           "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
+           "calibration has it). With a description (--device), the all-reduce column says\n"
+           "what one gradient bucket's all-reduce runs at each node count: NCCL's algorithm and\n"
+           "protocol for the bucket's size (nvls/Simple, tree/LL128, ...) or the ring.\n"
+           "docs/scaling.md explains the models.\n");
 }
 
 typedef struct curve_args {
     const char *models, *coeffs, *device, *precision, *output, *framework, *collective;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
-    const char *optimizer; /* --optimizer; NULL: the framework's */
-    const char *shard, *checkpoint; /* --shard, --checkpoint; NULL: none */
+    const char *optimizer;              /* --optimizer; NULL: the framework's */
+    const char *shard, *checkpoint;     /* --shard, --checkpoint; NULL: none */
     int64_t batches[MAX_SWEEP];
     int n_batches, strong;
     int nodes[MAX_SWEEP];
@@ -130,9 +128,9 @@ static int unique(int64_t *v, int n)
 /* The options that choose the predictor, as predict reads them too. */
 static predictor_choice choice_of(const curve_args *a)
 {
-    return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
-                              a->algorithms, a->protocols, a->bucket_mib, a->overlap,
-                              a->optimizer, a->shard, a->checkpoint};
+    return (predictor_choice){a->coeffs,     a->device,     a->precision, a->framework,
+                              a->collective, a->algorithms, a->protocols, a->bucket_mib,
+                              a->overlap,    a->optimizer,  a->shard,     a->checkpoint};
 }
 
 static int parse_args(int argc, char **argv, curve_args *a)
@@ -143,34 +141,52 @@ static int parse_args(int argc, char **argv, curve_args *a)
     a->format = FORMAT_TABLE;
     int64_t nodes[MAX_SWEEP];
     int have_batch = 0, have_global = 0;
-    enum { COEFFS = 256, DEVICE, BATCH, GLOBAL, NODES, IMAGE, THRESHOLD, BUCKET, PRECISION,
-           FRAMEWORK, FORMAT, OVERLAP, DATASET, EPOCHS, OPTIMIZER, SHARD, CHECKPOINT,
-           COLLECTIVE, ALGORITHM, PROTOCOL };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},
-        {"output", required_argument, 0, 'o'},
-        {"gpus-per-node", required_argument, 0, 'g'},
-        {"coeffs", required_argument, 0, COEFFS},
-        {"device", required_argument, 0, DEVICE},
-        {"batch", required_argument, 0, BATCH},
-        {"global-batch", required_argument, 0, GLOBAL},
-        {"nodes", required_argument, 0, NODES},
-        {"image", required_argument, 0, IMAGE},
-        {"threshold", required_argument, 0, THRESHOLD},
-        {"bucket-mib", required_argument, 0, BUCKET},
-        {"precision", required_argument, 0, PRECISION},
-        {"framework", required_argument, 0, FRAMEWORK},
-        {"optimizer", required_argument, 0, OPTIMIZER},
-        {"shard", required_argument, 0, SHARD},
-        {"checkpoint", required_argument, 0, CHECKPOINT},
-        {"format", required_argument, 0, FORMAT},
-        {"overlap", no_argument, 0, OVERLAP},
-        {"dataset", required_argument, 0, DATASET},
-        {"epochs", required_argument, 0, EPOCHS},
-        {"collective", required_argument, 0, COLLECTIVE},
-        {"algorithm", required_argument, 0, ALGORITHM},
-        {"protocol", required_argument, 0, PROTOCOL},
-        {0, 0, 0, 0}};
+    enum {
+        COEFFS = 256,
+        DEVICE,
+        BATCH,
+        GLOBAL,
+        NODES,
+        IMAGE,
+        THRESHOLD,
+        BUCKET,
+        PRECISION,
+        FRAMEWORK,
+        FORMAT,
+        OVERLAP,
+        DATASET,
+        EPOCHS,
+        OPTIMIZER,
+        SHARD,
+        CHECKPOINT,
+        COLLECTIVE,
+        ALGORITHM,
+        PROTOCOL
+    };
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"gpus-per-node", required_argument, 0, 'g'},
+                                         {"coeffs", required_argument, 0, COEFFS},
+                                         {"device", required_argument, 0, DEVICE},
+                                         {"batch", required_argument, 0, BATCH},
+                                         {"global-batch", required_argument, 0, GLOBAL},
+                                         {"nodes", required_argument, 0, NODES},
+                                         {"image", required_argument, 0, IMAGE},
+                                         {"threshold", required_argument, 0, THRESHOLD},
+                                         {"bucket-mib", required_argument, 0, BUCKET},
+                                         {"precision", required_argument, 0, PRECISION},
+                                         {"framework", required_argument, 0, FRAMEWORK},
+                                         {"optimizer", required_argument, 0, OPTIMIZER},
+                                         {"shard", required_argument, 0, SHARD},
+                                         {"checkpoint", required_argument, 0, CHECKPOINT},
+                                         {"format", required_argument, 0, FORMAT},
+                                         {"overlap", no_argument, 0, OVERLAP},
+                                         {"dataset", required_argument, 0, DATASET},
+                                         {"epochs", required_argument, 0, EPOCHS},
+                                         {"collective", required_argument, 0, COLLECTIVE},
+                                         {"algorithm", required_argument, 0, ALGORITHM},
+                                         {"protocol", required_argument, 0, PROTOCOL},
+                                         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
     while (!bad && (c = next_option(argc, argv, "ho:g:", opts, msg, sizeof msg)) != -1) {
@@ -256,8 +272,10 @@ static int parse_args(int argc, char **argv, curve_args *a)
     if (optind < argc)
         a->models = argv[optind++];
     if (optind < argc) {
-        fprintf(stderr, "scalemeter curve: networks are one comma-separated list ('%s' is "
-                        "another operand)\n", argv[optind]);
+        fprintf(stderr,
+                "scalemeter curve: networks are one comma-separated list ('%s' is "
+                "another operand)\n",
+                argv[optind]);
         return -1;
     }
     const char *problem = NULL;
@@ -358,7 +376,10 @@ static int models_energy(const curve_run *r)
 
 /* Whether a description's all-reduce is behind the predictor: the points then say what one
  * gradient bucket's all-reduce runs (NCCL's algorithm and protocol, or the ring). */
-static int tells_allreduce(const curve_run *r) { return sm_predictor_devices_per_node(r->pred) > 0; }
+static int tells_allreduce(const curve_run *r)
+{
+    return sm_predictor_devices_per_node(r->pred) > 0;
+}
 
 /* What one bucket's all-reduce runs at a point (algorithm "none" on one device); "none" too
  * where the predictor cannot tell, which tells_allreduce keeps from the output. */
@@ -375,11 +396,11 @@ static sm_allreduce_estimate point_allreduce(const curve_run *r, const curve_row
 static void write_csv(FILE *out, const curve_run *r)
 {
     int energy = models_energy(r), allreduce = tells_allreduce(r);
-    fprintf(out, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
-                 "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%s"
-                 CSV_MEMORY_HEADER "\n",
-            r->args->epochs ? ",epochs,t_train" : "",
-            energy ? ",e_step_j,power_w,e_epoch_j" : "",
+    fprintf(out,
+            "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
+            "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%"
+            "s" CSV_MEMORY_HEADER "\n",
+            r->args->epochs ? ",epochs,t_train" : "", energy ? ",e_step_j,power_w,e_epoch_j" : "",
             energy && r->args->epochs ? ",e_train_j" : "",
             allreduce ? ",allreduce_algorithm,allreduce_protocol" : "");
     for (int k = 0; k < r->n_rows; k++) {
@@ -475,10 +496,10 @@ static void write_json(FILE *out, const curve_run *r)
             json_field_int(&w, "devices", sm_layout_devices(&p->layout));
             json_field_int(&w, "batch", p->layout.batch);
             json_field_int(&w, "global_batch", p->global_batch);
-            const char *names[] = {"t_infer", "t_fwd",        "t_bwd",      "t_grad", "t_step",
+            const char *names[] = {"t_infer",      "t_fwd",      "t_bwd",   "t_grad", "t_step",
                                    "images_per_s", "efficiency", "t_epoch", "t_train"};
-            const double vals[] = {p->pred.t_infer, p->pred.t_fwd,  p->pred.t_bwd,
-                                   p->pred.t_grad,  p->pred.t_step, p->images_per_s,
+            const double vals[] = {p->pred.t_infer, p->pred.t_fwd,    p->pred.t_bwd,
+                                   p->pred.t_grad,  p->pred.t_step,   p->images_per_s,
                                    p->efficiency,   epoch_time(r, p), train_time(r, p)};
             for (int j = 0; j < (r->args->epochs ? 9 : 8); j++)
                 json_field_number(&w, names[j], vals[j]);
@@ -547,10 +568,11 @@ static void write_memory_notes(FILE *out, const curve_run *r)
 
 static void write_table(FILE *out, const curve_run *r)
 {
-    fprintf(out, "%s\n%s scaling, %d device%s per node; times per step of one device; an epoch "
-                 "is %lld samples",
-            sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak",
-            r->gpus_per_node, r->gpus_per_node == 1 ? "" : "s", (long long)r->args->dataset);
+    fprintf(out,
+            "%s\n%s scaling, %d device%s per node; times per step of one device; an epoch "
+            "is %lld samples",
+            sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak", r->gpus_per_node,
+            r->gpus_per_node == 1 ? "" : "s", (long long)r->args->dataset);
     if (r->args->epochs)
         fprintf(out, ", training %lld epoch%s", (long long)r->args->epochs,
                 r->args->epochs == 1 ? "" : "s");
@@ -574,8 +596,8 @@ static void write_table(FILE *out, const curve_run *r)
     for (int k = 0; k < r->n_rows; k++)
         for (int i = 0; i < r->rows[k].curve.n_points; i++) {
             const sm_curve_point *p = &r->rows[k].curve.points[i];
-            const double v[6] = {p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad, p->pred.t_step,
-                                 epoch_time(r, p), train_time(r, p)};
+            const double v[6] = {p->pred.t_fwd,  p->pred.t_bwd,    p->pred.t_grad,
+                                 p->pred.t_step, epoch_time(r, p), train_time(r, p)};
             for (int j = 0; j < 6 && p->memory.fits != 0; j++)
                 time_unit_add(&unit[j], v[j]);
         }
@@ -593,8 +615,7 @@ static void write_table(FILE *out, const curve_run *r)
             fmt_seconds_in(p->pred.t_grad, &unit[2], c[6], sizeof c[6]);
             fmt_seconds_in(p->pred.t_step, &unit[3], c[7], sizeof c[7]);
             /* 170304, not 1.703e+05; 0.25, not 0 */
-            snprintf(c[8], sizeof c[8], p->images_per_s >= 1000 ? "%.0f" : "%.4g",
-                     p->images_per_s);
+            snprintf(c[8], sizeof c[8], p->images_per_s >= 1000 ? "%.0f" : "%.4g", p->images_per_s);
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
             fmt_seconds_in(epoch_time(r, p), &unit[4], c[10], sizeof c[10]);
             fmt_seconds_in(train_time(r, p), &unit[5], c[11], sizeof c[11]);
@@ -608,7 +629,7 @@ static void write_table(FILE *out, const curve_run *r)
             if (p->memory.fits == 0) /* it cannot run: no time as if it could */
                 for (int j = 4; j <= 11; j++)
                     snprintf(c[j], sizeof c[j], "-");
-            const char *cells[17] = {row->model, c[0], c[1], c[2], c[3],  c[4],  c[5],
+            const char *cells[17] = {row->model, c[0], c[1],  c[2], c[3], c[4],  c[5],
                                      c[6],       c[7], c[15], c[8], c[9], c[10], c[11]};
             int n = 13 + (r->args->epochs != 0);
             if (energy) {
@@ -625,8 +646,10 @@ static void write_table(FILE *out, const curve_run *r)
     table_print(t, out);
     table_free(t);
     write_memory_notes(out, r);
-    fprintf(out, "\nturning points (one more doubling of nodes gains less than %g%% "
-                 "throughput, among the points that fit):\n", r->args->threshold * 100);
+    fprintf(out,
+            "\nturning points (one more doubling of nodes gains less than %g%% "
+            "throughput, among the points that fit):\n",
+            r->args->threshold * 100);
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         const sm_curve *c = &row->curve;
@@ -672,11 +695,10 @@ static void write_svg(FILE *out, const curve_run *r)
         snprintf(on, sizeof on, "%.100s with %.100s's all-reduce", a->coeffs, a->device);
     else
         snprintf(on, sizeof on, "%.100s", a->device ? a->device : a->coeffs);
-    snprintf(title, sizeof title, "%s scaling%s on %s%s", a->strong ? "Strong" : "Weak", of, on,
-             b);
+    snprintf(title, sizeof title, "%s scaling%s on %s%s", a->strong ? "Strong" : "Weak", of, on, b);
     snprintf(x_label, sizeof x_label, "nodes (%d device%s each, log2 scale)", r->gpus_per_node,
              r->gpus_per_node == 1 ? "" : "s");
-    svg_chart chart = {title, sm_predictor_describe(r->pred), x_label, a->threshold, series,
+    svg_chart chart = {title,    sm_predictor_describe(r->pred), x_label, a->threshold, series,
                        r->n_rows};
     curve_svg_write(out, &chart);
 }
@@ -690,10 +712,18 @@ static int write_output(const curve_run *r)
         return report_error(msg);
     }
     switch (r->args->format) {
-    case FORMAT_CSV: write_csv(out, r); break;
-    case FORMAT_JSON: write_json(out, r); break;
-    case FORMAT_SVG: write_svg(out, r); break;
-    case FORMAT_TABLE: write_table(out, r); break;
+    case FORMAT_CSV:
+        write_csv(out, r);
+        break;
+    case FORMAT_JSON:
+        write_json(out, r);
+        break;
+    case FORMAT_SVG:
+        write_svg(out, r);
+        break;
+    case FORMAT_TABLE:
+        write_table(out, r);
+        break;
     }
     int failed = ferror(out);
     if (out != stdout)
@@ -732,8 +762,12 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
         for (int b = 0; b < a->n_batches; b++) {
             curve_row *row = &r->rows[r->n_rows];
             *row = (curve_row){models[m], nets[m], a->batches[b], {0, NULL, -1, -1}};
-            sm_curve_spec spec = {a->strong ? 0 : a->batches[b], a->strong ? a->batches[b] : 0,
-                                  r->gpus_per_node, a->nodes, a->n_nodes, a->threshold};
+            sm_curve_spec spec = {a->strong ? 0 : a->batches[b],
+                                  a->strong ? a->batches[b] : 0,
+                                  r->gpus_per_node,
+                                  a->nodes,
+                                  a->n_nodes,
+                                  a->threshold};
             if (sm_curve_compute(r->pred, nets[m], &spec, &row->curve, st))
                 return -1;
             r->n_rows++;
@@ -767,8 +801,9 @@ int cmd_curve(int argc, char **argv)
     sm_predictor *pred = NULL;
     sm_registry *reg = NULL;
     sm_network *nets[MAX_SWEEP] = {0};
-    curve_run r = {&a, NULL, 0, calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)), 0,
-                   warnings_new()};
+    curve_run r = {&a, NULL,
+                   0,  calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)),
+                   0,  warnings_new()};
     int rc = 0;
     if (!r.rows || !r.warn)
         rc = report_error("out of memory");

@@ -85,8 +85,8 @@ int cmd_devices(int argc, char **argv)
     if (!names)
         return 1;
     static const char *const prec[] = {"fp32", "tf32", "fp16", "bf16"};
-    const char *headers[] = {"device", "description", "fp32", "tf32", "fp16", "bf16", "GiB",
-                             "GB/s", "per node", "SMs", "MHz", "source"};
+    const char *headers[] = {"device", "description", "fp32",     "tf32", "fp16", "bf16",
+                             "GiB",    "GB/s",        "per node", "SMs",  "MHz",  "source"};
     text_table *t = format == FORMAT_TABLE ? table_new(12, headers) : NULL;
     if (format == FORMAT_CSV)
         printf("device,description,peak_fp32_tflops,peak_tf32_tflops,peak_fp16_tflops,"

@@ -12,35 +12,34 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: scalemeter fit RUNS.csv [-o COEFFS.ini] [--cv loo] [--format table|csv|json]\n"
-        "                      [--weighting none|relative] [--nonneg | --no-nonneg]\n"
-        "                      [--form dispatch|convmeter] [--precision P]\n"
-        "                      [--grad-model linear|ring] [--bucket-mib MB] [--weight-term]\n"
-        "                      [--no-weight-term] [--update-term] [--no-contention]\n"
-        "                      [--grad-column] [--idle-watts W] [--device-name NAME]\n"
-        "                      [--device-out DEV.ini [--device-base NAME]]\n\n"
-        "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv (- for\n"
-        "the standard input)\n"
-        "(header model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step;\n"
-        "seconds; an empty field is not measured; other columns are ignored). Each row's F, I,\n"
-        "O, W, L come from its network file at its image size.\n\n"
-        "  infer, fwd, bwd  t = b (c1 F + c2 I + c3 O) + c4 + c5 K   (dispatch form, default;\n"
-        "                   K = kernels a pass launches: per-layer launch and framework\n"
-        "                   dispatch; the convmeter form leaves c5 K out)\n"
-        "                   [+ cw W: the weight term]  [+ cc log2(G) b F: devices sharing a\n"
-        "                   node slow each other; when the rows have two values of G]\n"
-        "  grad             dispatch: cp P + cu W + c0 (P parameter tensors); convmeter: c1 L;\n"
-        "                   plus communication terms when rows with several devices\n"
-        "                   exist: linear (ConvMeter, D = nodes x G devices): c2 W + c3 D;\n"
-        "                   ring (hierarchical, N nodes of G devices, k = ceil(4W / bucket)):\n"
-        "                   ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k,\n"
-        "                   the G terms only if some row has G > 1, the N terms only if some\n"
-        "                   row has N > 1\n"
-        "  bwd_grad         the bwd and grad terms fitted together to t_bwd + t_grad\n"
-        "  energy           where the CSV has energy_infer_j and energy_j (joules of all the\n"
-        "                   job's devices): joules of one device = idle_watts x t + the terms\n"
-        "                   of infer (an inference pass) or of bwd_grad (a training step)\n\n");
+    printf("usage: scalemeter fit RUNS.csv [-o COEFFS.ini] [--cv loo] [--format table|csv|json]\n"
+           "                      [--weighting none|relative] [--nonneg | --no-nonneg]\n"
+           "                      [--form dispatch|convmeter] [--precision P]\n"
+           "                      [--grad-model linear|ring] [--bucket-mib MB] [--weight-term]\n"
+           "                      [--no-weight-term] [--update-term] [--no-contention]\n"
+           "                      [--grad-column] [--idle-watts W] [--device-name NAME]\n"
+           "                      [--device-out DEV.ini [--device-base NAME]]\n\n"
+           "Fits ConvMeter's coefficients by least squares to the measurements of RUNS.csv (- for\n"
+           "the standard input)\n"
+           "(header model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step;\n"
+           "seconds; an empty field is not measured; other columns are ignored). Each row's F, I,\n"
+           "O, W, L come from its network file at its image size.\n\n"
+           "  infer, fwd, bwd  t = b (c1 F + c2 I + c3 O) + c4 + c5 K   (dispatch form, default;\n"
+           "                   K = kernels a pass launches: per-layer launch and framework\n"
+           "                   dispatch; the convmeter form leaves c5 K out)\n"
+           "                   [+ cw W: the weight term]  [+ cc log2(G) b F: devices sharing a\n"
+           "                   node slow each other; when the rows have two values of G]\n"
+           "  grad             dispatch: cp P + cu W + c0 (P parameter tensors); convmeter: c1 L;\n"
+           "                   plus communication terms when rows with several devices\n"
+           "                   exist: linear (ConvMeter, D = nodes x G devices): c2 W + c3 D;\n"
+           "                   ring (hierarchical, N nodes of G devices, k = ceil(4W / bucket)):\n"
+           "                   ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k,\n"
+           "                   the G terms only if some row has G > 1, the N terms only if some\n"
+           "                   row has N > 1\n"
+           "  bwd_grad         the bwd and grad terms fitted together to t_bwd + t_grad\n"
+           "  energy           where the CSV has energy_infer_j and energy_j (joules of all the\n"
+           "                   job's devices): joules of one device = idle_watts x t + the terms\n"
+           "                   of infer (an inference pass) or of bwd_grad (a training step)\n\n");
     printf(
         "  -o FILE             write the coefficient file (INI; `scalemeter predict --coeffs`)\n"
         "  --cv loo            leave-one-model-out validation: each network is predicted by a\n"
@@ -99,9 +98,27 @@ static int parse_args(int argc, char **argv, fit_args *a)
     memset(a, 0, sizeof *a);
     sm_fit_options_default(&a->opt);
     a->weight_term = -1;
-    enum { CV = 256, FORMAT, WEIGHTING, GRAD_MODEL, FORM, PRECISION, DEVICE_OUT, DEVICE_BASE,
-           BUCKET, DEVICE_NAME, DEVICE_OLD, NONNEG, NO_NONNEG, WEIGHT_TERM, NO_WEIGHT_TERM,
-           UPDATE_TERM, NO_CONTENTION, GRAD_COLUMN, IDLE_WATTS };
+    enum {
+        CV = 256,
+        FORMAT,
+        WEIGHTING,
+        GRAD_MODEL,
+        FORM,
+        PRECISION,
+        DEVICE_OUT,
+        DEVICE_BASE,
+        BUCKET,
+        DEVICE_NAME,
+        DEVICE_OLD,
+        NONNEG,
+        NO_NONNEG,
+        WEIGHT_TERM,
+        NO_WEIGHT_TERM,
+        UPDATE_TERM,
+        NO_CONTENTION,
+        GRAD_COLUMN,
+        IDLE_WATTS
+    };
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},
         {"output", required_argument, 0, 'o'},
@@ -170,8 +187,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
             break;
         case PRECISION:
             if (strcmp(v, "fp32") && strcmp(v, "tf32") && strcmp(v, "fp16") && strcmp(v, "bf16")) {
-                fprintf(stderr, "scalemeter fit: --precision %s: expected fp32, tf32, fp16 or "
-                                "bf16\n", v);
+                fprintf(stderr,
+                        "scalemeter fit: --precision %s: expected fp32, tf32, fp16 or "
+                        "bf16\n",
+                        v);
                 return -1;
             }
             a->precision = v;
@@ -186,9 +205,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
             char *end;
             double mb = strtod(v, &end);
             if (end == v || *end || !SM_BUCKET_MIB_OK(mb)) {
-                fprintf(stderr, "scalemeter fit: --bucket-mib %s: expected a positive number "
-                                "of MiB from %g (one 4-byte gradient) to %.0f\n", v,
-                        SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+                fprintf(stderr,
+                        "scalemeter fit: --bucket-mib %s: expected a positive number "
+                        "of MiB from %g (one 4-byte gradient) to %.0f\n",
+                        v, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
                 return -1;
             }
             a->opt.bucket_bytes = mb * 1024 * 1024;
@@ -225,8 +245,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
             char *end;
             a->opt.idle_watts = strtod(v, &end);
             if (end == v || *end || !(a->opt.idle_watts >= 0 && a->opt.idle_watts <= 1e6)) {
-                fprintf(stderr, "scalemeter fit: --idle-watts %s: expected watts from 0 to "
-                                "1000000\n", v);
+                fprintf(stderr,
+                        "scalemeter fit: --idle-watts %s: expected watts from 0 to "
+                        "1000000\n",
+                        v);
                 return -1;
             }
             break;
@@ -277,8 +299,7 @@ static const char *option_text(const sm_fit_options *o, char *buf, size_t len)
 {
     snprintf(buf, len, "%s form, weighting %s, %s, grad %s%s%s",
              o->form == SM_FORM_DISPATCH ? "dispatch" : "convmeter",
-             o->relative ? "relative" : "none",
-             o->nonneg ? "nonneg" : "unconstrained",
+             o->relative ? "relative" : "none", o->nonneg ? "nonneg" : "unconstrained",
              o->grad_form == SM_GRAD_RING ? "ring" : "linear",
              o->weight_term ? ", weight term" : "", o->update_term ? ", update term" : "");
     return buf;
@@ -316,8 +337,9 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
     char opts[128];
     option_text(&a->opt, opts, sizeof opts);
     if (loo->n_not_validated) {
-        fprintf(stderr, "scalemeter fit: note: leave-one-model-out could not validate %d of %d "
-                        "networks (",
+        fprintf(stderr,
+                "scalemeter fit: note: leave-one-model-out could not validate %d of %d "
+                "networks (",
                 loo->n_not_validated, loo->n_models);
         for (int k = 0, n = 0; k < loo->n_models; k++)
             if (loo->not_validated[k])
@@ -419,8 +441,9 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
     } else {
         printf("fit of %s: %d %s rows, batch %lld-%lld, image %lld-%lld, up to %d devices (%s)\n"
                "statistics of each phase's fit on its own points (MAPE a fraction)\n\n",
-               a->csv, fit->rows, fit->precision, (long long)fit->batch_min, (long long)fit->batch_max,
-               (long long)fit->image_min, (long long)fit->image_max, fit->devices_max, opts);
+               a->csv, fit->rows, fit->precision, (long long)fit->batch_min,
+               (long long)fit->batch_max, (long long)fit->image_min, (long long)fit->image_max,
+               fit->devices_max, opts);
     }
     const char *headers[] = {"phase", "coefficient", "value", "n", "RMSE", "NRMSE", "MAPE", "R2"};
     text_table *t = a->format == FORMAT_TABLE ? table_new(8, headers) : NULL;
@@ -451,8 +474,8 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
                 stats_cells(&pf->stats, c);
                 if (energy)
                     snprintf(c[1], sizeof c[1], "%.3g J", pf->stats.rmse);
-                const char *row[] = {k ? "" : pname, name, value, k ? "" : c[0],
-                                     k ? "" : c[1], k ? "" : c[2], k ? "" : c[3], k ? "" : c[4]};
+                const char *row[] = {k ? "" : pname, name,          value,         k ? "" : c[0],
+                                     k ? "" : c[1],  k ? "" : c[2], k ? "" : c[3], k ? "" : c[4]};
                 table_add(t, row);
             } else if (a->format == FORMAT_CSV) {
                 printf("%s,%s,%.17g\n", pname, name, pf->c[k]);
@@ -468,8 +491,8 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
             json_end(&w);
         } else if (a->format == FORMAT_CSV) {
             const sm_fit_stats *s = &pf->stats;
-            printf("%s,n,%d\n%s,rmse,%.6g\n%s,nrmse,%.6g\n%s,mape,%.6g\n%s,r2,%.6g\n", pname,
-                   s->n, pname, s->rmse, pname, s->nrmse, pname, s->mape, pname, s->r2);
+            printf("%s,n,%d\n%s,rmse,%.6g\n%s,nrmse,%.6g\n%s,mape,%.6g\n%s,r2,%.6g\n", pname, s->n,
+                   pname, s->rmse, pname, s->nrmse, pname, s->mape, pname, s->r2);
         }
     }
     if (t) {
@@ -533,8 +556,7 @@ static int choose_weight_term(fit_args *a, const sm_runs *runs, sm_loo *loo)
                 "scalemeter fit: the weight term (cw W per pass) is %s: held-out MAPE %.3f "
                 "with it, %.3f without (leave-one-model-out, step or else inference; %s)\n",
                 a->opt.weight_term ? "in" : "out", mape[1], mape[0],
-                a->opt.weight_term ? "--no-weight-term leaves it out"
-                                   : "--weight-term puts it in");
+                a->opt.weight_term ? "--no-weight-term leaves it out" : "--weight-term puts it in");
     return 0;
 }
 
@@ -554,9 +576,10 @@ static void warn_impossible_steps(const fit_args *a, const sm_runs *runs)
                              r->line);
     }
     if (n)
-        fprintf(stderr, "scalemeter fit: warning: %s: %d row%s of several devices (line%s %s%s) "
-                        "have t_step <= t_fwd + t_bwd, impossible with a gradient phase; they are "
-                        "left out of the grad fit\n",
+        fprintf(stderr,
+                "scalemeter fit: warning: %s: %d row%s of several devices (line%s %s%s) "
+                "have t_step <= t_fwd + t_bwd, impossible with a gradient phase; they are "
+                "left out of the grad fit\n",
                 a->csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "");
 }
 
@@ -584,15 +607,18 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
         return report_error(st.msg);
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (!fit.phase[ph].fitted)
-            fprintf(stderr, "scalemeter fit: note: no row of %s measures phase %s; it is left "
-                            "out\n", a->csv, sm_phase_name((sm_phase)ph));
+            fprintf(stderr,
+                    "scalemeter fit: note: no row of %s measures phase %s; it is left "
+                    "out\n",
+                    a->csv, sm_phase_name((sm_phase)ph));
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         for (int k = 0; k < fit.phase[ph].n_coeffs; k++)
             if (fit.phase[ph].dropped >> k & 1) {
                 char name[32];
-                fprintf(stderr, "scalemeter fit: note: phase %s: %s cannot be told apart from "
-                                "the other terms on the networks of %s; it is left at 0 (more "
-                                "networks separate it)\n",
+                fprintf(stderr,
+                        "scalemeter fit: note: phase %s: %s cannot be told apart from "
+                        "the other terms on the networks of %s; it is left at 0 (more "
+                        "networks separate it)\n",
                         sm_phase_name((sm_phase)ph),
                         sm_fit_term_name(&fit, (sm_phase)ph, k, name, sizeof name), a->csv);
             }
@@ -600,17 +626,19 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
         for (int k = 0; k < fit.energy[e].n_coeffs; k++)
             if (fit.energy[e].dropped >> k & 1) {
                 char name[32];
-                fprintf(stderr, "scalemeter fit: note: energy of %s: %s cannot be told apart "
-                                "from the other terms; it is left at 0\n",
+                fprintf(stderr,
+                        "scalemeter fit: note: energy of %s: %s cannot be told apart "
+                        "from the other terms; it is left at 0\n",
                         sm_energy_phase_name((sm_energy_phase)e),
-                        sm_fit_term_name(&fit, sm_energy_terms_phase((sm_energy_phase)e), k,
-                                         name, sizeof name));
+                        sm_fit_term_name(&fit, sm_energy_terms_phase((sm_energy_phase)e), k, name,
+                                         sizeof name));
             }
     if (fit.comm_unidentified)
-        fprintf(stderr, "scalemeter fit: note: the rows of %s cannot separate the communication "
-                        "terms of grad from the rest: grad is fitted without them, as measured "
-                        "(up to %d devices); single-device rows beside rows at several device "
-                        "counts separate them\n",
+        fprintf(stderr,
+                "scalemeter fit: note: the rows of %s cannot separate the communication "
+                "terms of grad from the rest: grad is fitted without them, as measured "
+                "(up to %d devices); single-device rows beside rows at several device "
+                "counts separate them\n",
                 a->csv, fit.devices_max);
     sm_fit_meta meta;
     fill_meta(a, runs, &meta);
@@ -634,16 +662,20 @@ int cmd_fit(int argc, char **argv)
     if (sm_runs_read(a.csv, &runs, &st))
         return report_error(st.msg);
     if (runs->not_measured)
-        fprintf(stderr, "scalemeter fit: %s: %d rows not measured (status other than ok, such as "
-                "oom) left out\n", a.csv, runs->not_measured);
+        fprintf(stderr,
+                "scalemeter fit: %s: %d rows not measured (status other than ok, such as "
+                "oom) left out\n",
+                a.csv, runs->not_measured);
     if (runs->energy_zero)
-        fprintf(stderr, "scalemeter fit: warning: %s: %d energy field%s read 0 J (a counter "
+        fprintf(stderr,
+                "scalemeter fit: warning: %s: %d energy field%s read 0 J (a counter "
                 "that did not advance over a short measurement); taken as not measured\n",
                 a.csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
     if (runs->repeated)
-        fprintf(stderr, "scalemeter fit: warning: %s:%d: the configuration of line %d measured "
-                "again (%d such row%s); every row is fitted as a repeated measurement\n", a.csv,
-                runs->repeated_line, runs->repeated_of, runs->repeated,
+        fprintf(stderr,
+                "scalemeter fit: warning: %s:%d: the configuration of line %d measured "
+                "again (%d such row%s); every row is fitted as a repeated measurement\n",
+                a.csv, runs->repeated_line, runs->repeated_of, runs->repeated,
                 runs->repeated == 1 ? "" : "s");
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {

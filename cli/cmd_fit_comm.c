@@ -30,7 +30,8 @@ static void usage(void)
         "  --device-out F    write the base with the fitted [node] keys as a device description\n"
         "                    (for curve/predict --device F)\n"
         "  --min-bytes N     smallest message used (default 1M; smaller ones run NCCL's\n"
-        "                    low-latency protocols, which gradient buckets do not); suffixes K, M, G\n"
+        "                    low-latency protocols, which gradient buckets do not); suffixes K, M, "
+        "G\n"
         "  --impl NAME       the implementation of a CSV with several (nccl, ring, mpi)\n"
         "  --collective C    the equation fitted: ring (the hierarchical ring) or nccl (NCCL's\n"
         "                    ring on Simple: run all_reduce_perf with NCCL_ALGO=Ring\n"
@@ -58,12 +59,14 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
     memset(a, 0, sizeof *a);
     a->base = "h100", a->min_bytes = 1048576, a->format = FORMAT_TABLE;
     enum { BASE = 256, OUT, IMPL, MIN_BYTES, FORMAT, COLLECTIVE };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},
-        {"device-base", required_argument, 0, BASE}, {"device-out", required_argument, 0, OUT},
-        {"impl", required_argument, 0, IMPL},        {"min-bytes", required_argument, 0, MIN_BYTES},
-        {"format", required_argument, 0, FORMAT},
-        {"collective", required_argument, 0, COLLECTIVE}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"device-base", required_argument, 0, BASE},
+                                         {"device-out", required_argument, 0, OUT},
+                                         {"impl", required_argument, 0, IMPL},
+                                         {"min-bytes", required_argument, 0, MIN_BYTES},
+                                         {"format", required_argument, 0, FORMAT},
+                                         {"collective", required_argument, 0, COLLECTIVE},
+                                         {0, 0, 0, 0}};
     char msg[512];
     for (int c; (c = next_option(argc, argv, "h", opts, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
@@ -165,15 +168,17 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
     level_row(t, "inter-node (per port)", f->inter_bandwidth, f->inter_latency, f->inter_fitted);
     table_print(t, stdout);
     table_free(t);
-    printf("\nThe %s fitted.\n", f->nccl ? "equation of NCCL's ring on Simple (collective = nccl) was"
-                                        : "hierarchical ring (collective = ring) was");
+    printf("\nThe %s fitted.\n", f->nccl
+                                     ? "equation of NCCL's ring on Simple (collective = nccl) was"
+                                     : "hierarchical ring (collective = ring) was");
     if (f->inter_bandwidth_hidden)
-        printf("The runs across nodes went at NVLink's pace: the network is at least that fast, and "
-               "its bandwidth is the base's (or NVLink's, shared by the ports).\n");
+        printf(
+            "The runs across nodes went at NVLink's pace: the network is at least that fast, and "
+            "its bandwidth is the base's (or NVLink's, shared by the ports).\n");
     printf("\n%d samples of at least %.0f bytes from %d file%s, %d network port%s per node; "
            "MAPE of the fit %.3f\n",
-           f->used, a->min_bytes, runs->n_sources, runs->n_sources == 1 ? "" : "s",
-           f->inter_ports, f->inter_ports == 1 ? "" : "s", f->mape);
+           f->used, a->min_bytes, runs->n_sources, runs->n_sources == 1 ? "" : "s", f->inter_ports,
+           f->inter_ports == 1 ? "" : "s", f->mape);
 }
 
 int cmd_fit_comm(int argc, char **argv)

@@ -36,11 +36,14 @@ static int parse_args(int argc, char **argv, metrics_args *a)
 {
     *a = (metrics_args){NULL, NULL, 0, 1, FORMAT_TABLE, 0, 0};
     enum { IMAGE = 256, BATCH, FORMAT, PER_LAYER, PER_BLOCK };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},          {"output", required_argument, 0, 'o'},
-        {"image", required_argument, 0, IMAGE}, {"batch", required_argument, 0, BATCH},
-        {"format", required_argument, 0, FORMAT}, {"per-layer", no_argument, 0, PER_LAYER},
-        {"per-block", no_argument, 0, PER_BLOCK}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"image", required_argument, 0, IMAGE},
+                                         {"batch", required_argument, 0, BATCH},
+                                         {"format", required_argument, 0, FORMAT},
+                                         {"per-layer", no_argument, 0, PER_LAYER},
+                                         {"per-block", no_argument, 0, PER_BLOCK},
+                                         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
     while (!bad && (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1) {
@@ -87,9 +90,9 @@ static int parse_args(int argc, char **argv, metrics_args *a)
 }
 
 #define N_METRICS 10
-static const char *const names[N_METRICS] = {
-    "flops", "macs", "bwd_flops", "inputs", "outputs", "weights", "layers", "param_tensors",
-    "kernels", "bytes"};
+static const char *const names[N_METRICS] = {"flops",   "macs",    "bwd_flops", "inputs",
+                                             "outputs", "weights", "layers",    "param_tensors",
+                                             "kernels", "bytes"};
 
 static void values_of(const sm_metrics *m, int64_t v[N_METRICS])
 {
@@ -151,14 +154,14 @@ static void print_summary(const sm_network *net, const metrics_args *a, const sm
     int64_t v[N_METRICS];
     values_of(m, v);
     static const char *const labels[] = {
-        "F     forward FLOPs",          "      multiply-accumulates", "      backward FLOPs",
-        "I     conv input elements",    "O     conv output elements", "W     weights",
-        "L     layers with weights",    "      parameter tensors",
-        "K     kernels (working layers)", "      bytes moved (fp32)"};
+        "F     forward FLOPs",       "      multiply-accumulates", "      backward FLOPs",
+        "I     conv input elements", "O     conv output elements", "W     weights",
+        "L     layers with weights", "      parameter tensors",    "K     kernels (working layers)",
+        "      bytes moved (fp32)"};
     for (int k = 0; k < N_METRICS; k++) {
         fmt_count(v[k], buf, sizeof buf);
-        const char *row[] = {labels[k], buf, k >= 5 && k <= 8 ? "" :
-                                                 fmt_si((double)v[k], si, sizeof si)};
+        const char *row[] = {labels[k], buf,
+                             k >= 5 && k <= 8 ? "" : fmt_si((double)v[k], si, sizeof si)};
         table_add(t, row);
     }
     table_print(t, stdout);
@@ -172,8 +175,7 @@ static int run(const sm_network *net, const metrics_args *a)
     if (sm_network_metrics(net, a->batch, &total, &st))
         return report_error(st.msg);
     char shape[96];
-    const char *headers[] = {"name", "type", "output", "flops", "macs", "I", "O", "weights",
-                             "L"};
+    const char *headers[] = {"name", "type", "output", "flops", "macs", "I", "O", "weights", "L"};
     json_writer w;
     json_init(&w, stdout);
     if (a->format == FORMAT_JSON) {
@@ -187,8 +189,7 @@ static int run(const sm_network *net, const metrics_args *a)
     } else if (a->format == FORMAT_CSV) {
         printf("scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,"
                "param_tensors,kernels,bytes\n");
-        csv_row("network", net->name, "", sm_shape_str(&net->input, shape, sizeof shape),
-                &total);
+        csv_row("network", net->name, "", sm_shape_str(&net->input, shape, sizeof shape), &total);
     } else {
         print_summary(net, a, &total);
     }

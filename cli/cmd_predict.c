@@ -14,81 +14,80 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: scalemeter predict MODEL (--batch B | --max-batch) [--coeffs FILE]\n"
-        "                          [--device NAME|FILE] [--optimizer O] [--shard S]\n"
-        "                          [--checkpoint C]\n"
-        "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
-        "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
-        "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
-        "                          [--per-block] [--precision P] [--format table|csv|json]\n"
-        "                          [-o FILE]\n\n"
-        "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
-        "one-row case, the same options giving the same numbers.\n\n"
-        "  --batch B          per-device batch\n"
-        "  --max-batch        instead of --batch: the largest per-device batch whose training\n"
-        "                     memory fits the device (needs --device: its memory_gib)\n"
-        "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
-        "                     the framework's, momentum for the shipped ones)\n"
-        "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
-        "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
-        "                     full): states divided across the devices, and their collectives\n"
-        "  --checkpoint C     (--device alone) none, selective or full activation\n"
-        "                     checkpointing of the blocks (docs/memory.md)\n"
-        "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (without\n"
-        "                     --device: default, the shipped one-thread CPU calibration)\n"
-        "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
-        "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
-        "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
-        "                     calibration, the gradients' all-reduce from the description\n"
-        "                     (its links, devices per node and collective)\n"
-        "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
-        "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
-        "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
-        "  --collective C     (--device) ring or nccl (default: the description's)\n"
-        "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
-        "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
-        "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
-        "  --framework F      (--device alone) how kernels are dispatched:\n"
-        "                     configs/frameworks/F.ini or a file (default: the device file's)\n"
-        "  --precision P      fp32, tf32, fp16 or bf16: --device alone models it (default: the\n"
-        "                     file's); --coeffs refuses a calibration of another precision\n"
-        "  --nodes N          nodes (default 1)\n"
-        "  -g, --gpus-per-node G  devices per node (default: the --device\n"
-        "                     description's, else 1); N x G devices in all\n"
-        "  --image S          input height and width (default: the network file's)\n"
-        "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
-        "  --epochs E         also the time to train for E epochs (t_train = E x t_epoch)\n"
-        "  --per-block        forward time of every block: the forward equation on the block's\n"
-        "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
-        "                     proportion to their FLOPs (so the blocks add up to t_fwd)\n"
-    );
+    printf("usage: scalemeter predict MODEL (--batch B | --max-batch) [--coeffs FILE]\n"
+           "                          [--device NAME|FILE] [--optimizer O] [--shard S]\n"
+           "                          [--checkpoint C]\n"
+           "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
+           "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
+           "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
+           "                          [--per-block] [--precision P] [--format table|csv|json]\n"
+           "                          [-o FILE]\n\n"
+           "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
+           "one-row case, the same options giving the same numbers.\n\n"
+           "  --batch B          per-device batch\n"
+           "  --max-batch        instead of --batch: the largest per-device batch whose training\n"
+           "                     memory fits the device (needs --device: its memory_gib)\n"
+           "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
+           "                     the framework's, momentum for the shipped ones)\n"
+           "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
+           "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
+           "                     full): states divided across the devices, and their collectives\n"
+           "  --checkpoint C     (--device alone) none, selective or full activation\n"
+           "                     checkpointing of the blocks (docs/memory.md)\n"
+           "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (without\n"
+           "                     --device: default, the shipped one-thread CPU calibration)\n"
+           "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
+           "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
+           "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
+           "                     calibration, the gradients' all-reduce from the description\n"
+           "                     (its links, devices per node and collective)\n"
+           "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
+           "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
+           "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
+           "  --collective C     (--device) ring or nccl (default: the description's)\n"
+           "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
+           "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
+           "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
+           "  --framework F      (--device alone) how kernels are dispatched:\n"
+           "                     configs/frameworks/F.ini or a file (default: the device file's)\n"
+           "  --precision P      fp32, tf32, fp16 or bf16: --device alone models it (default: the\n"
+           "                     file's); --coeffs refuses a calibration of another precision\n"
+           "  --nodes N          nodes (default 1)\n"
+           "  -g, --gpus-per-node G  devices per node (default: the --device\n"
+           "                     description's, else 1); N x G devices in all\n"
+           "  --image S          input height and width (default: the network file's)\n"
+           "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
+           "  --epochs E         also the time to train for E epochs (t_train = E x t_epoch)\n"
+           "  --per-block        forward time of every block: the forward equation on the block's\n"
+           "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
+           "                     proportion to their FLOPs (so the blocks add up to t_fwd)\n");
     /* two strings: C99 promises string literals of 4095 characters, no more */
-    printf(
-        "  --format F         table (default), csv or json\n"
-        "  -o, --output FILE  write there instead of the standard output\n\n"
-        "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
-        "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
-        "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step. A phase the calibration\n"
-        "did not measure is shown as - (null in JSON). A layout the calibration never saw (several\n"
-        "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n"
-        "Coefficients fitted with energy (docs/energy.md) add e_infer and e_step (joules, all\n"
-        "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n"
-        "With --device, all-reduce says what one gradient bucket's all-reduce runs: NCCL's\n"
-        "algorithm and protocol for its size, or the ring (CSV: allreduce_algorithm,\n"
-        "allreduce_protocol; JSON: allreduce, with the bucket's seconds).\n"
-        "memory: what one device holds while training (weights, gradients, optimizer state,\n"
-        "the activations kept for backward, workspace, the context) against its capacity;\n"
-        "a batch that does not fit shows no times in the table (JSON: memory.fits false;\n"
-        "memory_infer: inference's peak; docs/memory.md).\n");
+    printf("  --format F         table (default), csv or json\n"
+           "  -o, --output FILE  write there instead of the standard output\n\n"
+           "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
+           "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
+           "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step. A phase the "
+           "calibration\n"
+           "did not measure is shown as - (null in JSON). A layout the calibration never saw "
+           "(several\n"
+           "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n"
+           "Coefficients fitted with energy (docs/energy.md) add e_infer and e_step (joules, all\n"
+           "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n"
+           "With --device, all-reduce says what one gradient bucket's all-reduce runs: NCCL's\n"
+           "algorithm and protocol for its size, or the ring (CSV: allreduce_algorithm,\n"
+           "allreduce_protocol; JSON: allreduce, with the bucket's seconds).\n"
+           "memory: what one device holds while training (weights, gradients, optimizer state,\n"
+           "the activations kept for backward, workspace, the context) against its capacity;\n"
+           "a batch that does not fit shows no times in the table (JSON: memory.fits false;\n"
+           "memory_infer: inference's peak; docs/memory.md).\n");
 }
 
 typedef struct predict_args {
     const char *model, *coeffs, *device, *precision, *output, *collective, *framework;
     const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
-    const char *optimizer; /* --optimizer; NULL: the framework's */
-    const char *shard, *checkpoint; /* --shard, --checkpoint; NULL: none */
-    double bucket_mib; /* 0: not given */
+    const char *optimizer;              /* --optimizer; NULL: the framework's */
+    const char *shard, *checkpoint;     /* --shard, --checkpoint; NULL: none */
+    double bucket_mib;                  /* 0: not given */
     int overlap;
     int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
     int per_block, max_batch;
@@ -98,37 +97,60 @@ typedef struct predict_args {
 /* The options that choose the predictor, as curve reads them too. */
 static predictor_choice choice_of(const predict_args *a)
 {
-    return (predictor_choice){a->coeffs, a->device, a->precision, a->framework, a->collective,
-                              a->algorithms, a->protocols, a->bucket_mib, a->overlap,
-                              a->optimizer, a->shard, a->checkpoint};
+    return (predictor_choice){a->coeffs,     a->device,     a->precision, a->framework,
+                              a->collective, a->algorithms, a->protocols, a->bucket_mib,
+                              a->overlap,    a->optimizer,  a->shard,     a->checkpoint};
 }
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){.nodes = 1, .dataset = DEFAULT_DATASET,
-                        .format = FORMAT_TABLE};
-    enum { BATCH = 256, COEFFS, DEVICE, PRECISION, NODES, IMAGE, DATASET, EPOCHS, FORMAT,
-           PER_BLOCK, OVERLAP, BUCKET, COLLECTIVE, ALGORITHM, PROTOCOL, FRAMEWORK, OPTIMIZER,
-           SHARD, CHECKPOINT,
-           MAX_BATCH };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
-        {"batch", required_argument, 0, BATCH},  {"coeffs", required_argument, 0, COEFFS},
-        {"precision", required_argument, 0, PRECISION},
-        {"nodes", required_argument, 0, NODES},  {"gpus-per-node", required_argument, 0, 'g'},
-        {"image", required_argument, 0, IMAGE},  {"dataset", required_argument, 0, DATASET},
-        {"epochs", required_argument, 0, EPOCHS}, {"format", required_argument, 0, FORMAT},
-        {"per-block", no_argument, 0, PER_BLOCK}, {"device", required_argument, 0, DEVICE},
-        {"overlap", no_argument, 0, OVERLAP},    {"bucket-mib", required_argument, 0, BUCKET},
-        {"collective", required_argument, 0, COLLECTIVE},
-        {"algorithm", required_argument, 0, ALGORITHM},
-        {"protocol", required_argument, 0, PROTOCOL},
-        {"framework", required_argument, 0, FRAMEWORK},
-        {"optimizer", required_argument, 0, OPTIMIZER},
-        {"shard", required_argument, 0, SHARD},
-        {"checkpoint", required_argument, 0, CHECKPOINT},
-        {"max-batch", no_argument, 0, MAX_BATCH},
-        {0, 0, 0, 0}};
+    *a = (predict_args){.nodes = 1, .dataset = DEFAULT_DATASET, .format = FORMAT_TABLE};
+    enum {
+        BATCH = 256,
+        COEFFS,
+        DEVICE,
+        PRECISION,
+        NODES,
+        IMAGE,
+        DATASET,
+        EPOCHS,
+        FORMAT,
+        PER_BLOCK,
+        OVERLAP,
+        BUCKET,
+        COLLECTIVE,
+        ALGORITHM,
+        PROTOCOL,
+        FRAMEWORK,
+        OPTIMIZER,
+        SHARD,
+        CHECKPOINT,
+        MAX_BATCH
+    };
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"batch", required_argument, 0, BATCH},
+                                         {"coeffs", required_argument, 0, COEFFS},
+                                         {"precision", required_argument, 0, PRECISION},
+                                         {"nodes", required_argument, 0, NODES},
+                                         {"gpus-per-node", required_argument, 0, 'g'},
+                                         {"image", required_argument, 0, IMAGE},
+                                         {"dataset", required_argument, 0, DATASET},
+                                         {"epochs", required_argument, 0, EPOCHS},
+                                         {"format", required_argument, 0, FORMAT},
+                                         {"per-block", no_argument, 0, PER_BLOCK},
+                                         {"device", required_argument, 0, DEVICE},
+                                         {"overlap", no_argument, 0, OVERLAP},
+                                         {"bucket-mib", required_argument, 0, BUCKET},
+                                         {"collective", required_argument, 0, COLLECTIVE},
+                                         {"algorithm", required_argument, 0, ALGORITHM},
+                                         {"protocol", required_argument, 0, PROTOCOL},
+                                         {"framework", required_argument, 0, FRAMEWORK},
+                                         {"optimizer", required_argument, 0, OPTIMIZER},
+                                         {"shard", required_argument, 0, SHARD},
+                                         {"checkpoint", required_argument, 0, CHECKPOINT},
+                                         {"max-batch", no_argument, 0, MAX_BATCH},
+                                         {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
     while (!bad && (c = next_option(argc, argv, "ho:g:", opts, msg, sizeof msg)) != -1) {
@@ -212,8 +234,10 @@ static int parse_args(int argc, char **argv, predict_args *a)
     if (optind < argc)
         a->model = argv[optind++];
     if (optind < argc) {
-        fprintf(stderr, "scalemeter predict: one network at a time ('%s' is a second one; "
-                        "scalemeter curve takes several)\n", argv[optind]);
+        fprintf(stderr,
+                "scalemeter predict: one network at a time ('%s' is a second one; "
+                "scalemeter curve takes several)\n",
+                argv[optind]);
         return -1;
     }
     if (!a->model) {
@@ -257,8 +281,12 @@ typedef struct job_energy {
 static job_energy energy_of(const predict_args *a, const sm_layout *l, const sm_prediction *t)
 {
     double devices = (double)sm_layout_devices(l);
-    job_energy e = {isfinite(t->e_infer) || isfinite(t->e_step), t->e_infer * devices,
-                    t->e_step * devices, 0, 0, 0};
+    job_energy e = {isfinite(t->e_infer) || isfinite(t->e_step),
+                    t->e_infer * devices,
+                    t->e_step * devices,
+                    0,
+                    0,
+                    0};
     e.epoch = sm_epoch_steps(l, a->dataset) * e.step;
     e.train = (double)a->epochs * e.epoch;
     e.watts = e.step / t->t_step;
@@ -272,9 +300,8 @@ typedef struct predict_memory {
 } predict_memory;
 
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                       const sm_layout *l, const sm_prediction *t,
-                       const sm_allreduce_estimate *ar, const double *blocks, warnings *warn,
-                       const predict_memory *mem)
+                       const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
+                       const double *blocks, warnings *warn, const predict_memory *mem)
 {
     json_writer w;
     json_init(&w, stdout);
@@ -360,8 +387,8 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
            (long long)l->batch, l->nodes, l->gpus_per_node, sm_predictor_precision(p),
            (long long)a->dataset);
     double epoch = sm_epoch_time(l, t->t_step, a->dataset);
-    const double v[] = {t->t_infer, t->t_fwd, t->t_bwd, t->t_grad, t->t_step, epoch,
-                        sm_images_per_s(l, t->t_step)};
+    const double v[] = {
+        t->t_infer, t->t_fwd, t->t_bwd, t->t_grad, t->t_step, epoch, sm_images_per_s(l, t->t_step)};
     for (int i = 0; i < 7; i++)
         csv_number(v[i]);
     if (a->epochs) {
@@ -403,8 +430,9 @@ static void memory_rows(text_table *tab, const predict_memory *mem)
         table_add(tab, row);
     }
     if (m->fits < 0)
-        snprintf(meaning, sizeof meaning, "training, one device (capacity not known: "
-                                          "--device D tells)");
+        snprintf(meaning, sizeof meaning,
+                 "training, one device (capacity not known: "
+                 "--device D tells)");
     else
         snprintf(meaning, sizeof meaning, "training, one device: %s %s",
                  m->fits ? "fits in" : "DOES NOT FIT in", fmt_gib(m->capacity, has, sizeof has));
@@ -420,9 +448,8 @@ static void memory_rows(text_table *tab, const predict_memory *mem)
 }
 
 static void print_table(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                        const sm_layout *l, const sm_prediction *t,
-                        const sm_allreduce_estimate *ar, const double *blocks,
-                        const predict_memory *mem)
+                        const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
+                        const double *blocks, const predict_memory *mem)
 {
     char shape[96], buf[64];
     printf("%s (%s), input %s, batch %lld per device, %d node%s x %d device%s\n"
@@ -453,11 +480,11 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     if (a->epochs) {
         char meaning[64];
         snprintf(meaning, sizeof meaning, "time to train: %lld epochs", (long long)a->epochs);
-        const char *row[] = {"t_train",
-                             fmt_seconds((double)a->epochs *
-                                             sm_epoch_time(l, t->t_step, a->dataset),
-                                         buf, sizeof buf),
-                             meaning};
+        const char *row[] = {
+            "t_train",
+            fmt_seconds((double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset), buf,
+                        sizeof buf),
+            meaning};
         table_add(tab, row);
     }
     double ips = sm_images_per_s(l, t->t_step);

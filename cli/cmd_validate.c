@@ -40,11 +40,13 @@ static int parse_args(int argc, char **argv, validate_args *a)
 {
     memset(a, 0, sizeof *a);
     enum { COEFFS = 256, DEVICE, PRECISION, FORMAT };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},           {"output", required_argument, 0, 'o'},
-        {"coeffs", required_argument, 0, COEFFS}, {"device", required_argument, 0, DEVICE},
-        {"precision", required_argument, 0, PRECISION},
-        {"format", required_argument, 0, FORMAT}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"coeffs", required_argument, 0, COEFFS},
+                                         {"device", required_argument, 0, DEVICE},
+                                         {"precision", required_argument, 0, PRECISION},
+                                         {"format", required_argument, 0, FORMAT},
+                                         {0, 0, 0, 0}};
     char msg[512];
     for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
@@ -89,8 +91,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
 enum { Q_INFER, Q_FWD, Q_BWD, Q_GRAD, Q_STEP, Q_ENERGY_INFER, Q_ENERGY_STEP, N_QUANTITIES };
 static const char *const quantity_names[N_QUANTITIES] = {
     "infer", "fwd", "bwd", "grad", "step", "energy_infer", "energy_step"};
-static const sm_phase quantity_phase[Q_ENERGY_INFER] = {
-    SM_PHASE_INFER, SM_PHASE_FWD, SM_PHASE_BWD, SM_PHASE_GRAD, SM_PHASE_STEP};
+static const sm_phase quantity_phase[Q_ENERGY_INFER] = {SM_PHASE_INFER, SM_PHASE_FWD, SM_PHASE_BWD,
+                                                        SM_PHASE_GRAD, SM_PHASE_STEP};
 
 static double predicted(const sm_prediction *p, int q)
 {
@@ -101,7 +103,7 @@ static double predicted(const sm_prediction *p, int q)
 
 static double measured(const sm_run *r, int q)
 {
-    return q < Q_ENERGY_INFER  ? sm_run_target(r, quantity_phase[q])
+    return q < Q_ENERGY_INFER    ? sm_run_target(r, quantity_phase[q])
            : q == Q_ENERGY_INFER ? sm_run_energy(r, SM_ENERGY_INFER)
                                  : sm_run_energy(r, SM_ENERGY_STEP);
 }
@@ -118,8 +120,8 @@ typedef struct vstats {
     double median_ratio;
 } vstats;
 
-static void stats_of(const sm_runs *runs, const sm_prediction *pred, const char *model,
-                     int ph, vstats *out, double *y, double *p)
+static void stats_of(const sm_runs *runs, const sm_prediction *pred, const char *model, int ph,
+                     vstats *out, double *y, double *p)
 {
     int n = 0;
     for (int i = 0; i < runs->n; i++) {
@@ -268,9 +270,11 @@ static void ran_but_oom_warn(const sm_runs *runs, const sm_run *r, const sm_memo
 {
     char need[32], has[32];
     if (k < 5)
-        fprintf(stderr, "scalemeter validate: warning: %s:%d: %s at batch %lld ran, but is "
-                "predicted not to fit (%s of %s)\n", runs->path, r->line, r->model,
-                (long long)r->batch, fmt_gib(m->peak + m->context, need, sizeof need),
+        fprintf(stderr,
+                "scalemeter validate: warning: %s:%d: %s at batch %lld ran, but is "
+                "predicted not to fit (%s of %s)\n",
+                runs->path, r->line, r->model, (long long)r->batch,
+                fmt_gib(m->peak + m->context, need, sizeof need),
                 fmt_gib(m->capacity, has, sizeof has));
 }
 
@@ -290,8 +294,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
             sm_network_options opt = {r->image};
             sm_status inner;
             if (sm_network_load(reg, r->model, &opt, &net, &inner)) {
-                rc = sm_fail(st, "%s:%d: model %s: %s", runs->path, r->line, r->model,
-                             inner.msg);
+                rc = sm_fail(st, "%s:%d: model %s: %s", runs->path, r->line, r->model, inner.msg);
                 break;
             }
             loaded = r;
@@ -320,9 +323,10 @@ int cmd_validate(int argc, char **argv)
     if (sm_runs_read(a.csv, &runs, &st))
         return report_error(st.msg);
     if (runs->repeated)
-        fprintf(stderr, "scalemeter validate: warning: %s:%d: the configuration of line %d "
-                "measured again (%d such row%s); every row is compared as measured\n", a.csv,
-                runs->repeated_line, runs->repeated_of, runs->repeated,
+        fprintf(stderr,
+                "scalemeter validate: warning: %s:%d: the configuration of line %d "
+                "measured again (%d such row%s); every row is compared as measured\n",
+                a.csv, runs->repeated_line, runs->repeated_of, runs->repeated,
                 runs->repeated == 1 ? "" : "s");
     if (sm_runs_select_precision(runs, a.precision, &st)) {
         sm_runs_free(runs);
@@ -331,9 +335,8 @@ int cmd_validate(int argc, char **argv)
     sm_predictor *p = NULL;
     int rc = a.coeffs ? sm_predictor_from_coeffs(a.coeffs, &p, &st)
                       : sm_predictor_from_device_opts(
-                            a.device,
-                            &(sm_device_options){.precision = runs->rows[0].precision}, &p,
-                            &st);
+                            a.device, &(sm_device_options){.precision = runs->rows[0].precision},
+                            &p, &st);
     if (!rc)
         rc = sm_predictor_check_precision(p, runs->rows[0].precision, &st);
     sm_registry *reg = NULL;

@@ -11,7 +11,7 @@
 #define HEIGHT 640
 #define PLOT_X0 96.0
 #define PLOT_X1 700.0
-#define TOP_Y0 84.0  /* throughput panel */
+#define TOP_Y0 84.0 /* throughput panel */
 #define TOP_Y1 384.0
 #define BOT_Y0 420.0 /* efficiency panel */
 #define BOT_Y1 570.0
@@ -26,11 +26,20 @@ static void xml_text(FILE *out, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*s, out);
         }
     }
 }
@@ -57,8 +66,8 @@ static const char *tick_label(double v, char *buf, size_t len)
 }
 
 typedef struct axes {
-    double lx0, lx1;   /* log2 of the node range */
-    double ly0, ly1;   /* log10 of the throughput range */
+    double lx0, lx1; /* log2 of the node range */
+    double ly0, ly1; /* log10 of the throughput range */
 } axes;
 
 static double x_of(const axes *a, double nodes)
@@ -144,11 +153,12 @@ static void draw_grid(FILE *out, const axes *a, const svg_chart *chart, double e
     fputs("</g>\n", out);
 
     /* frames, tick labels and axis titles */
-    fprintf(out, "<g fill=\"none\" stroke=\"#333333\" stroke-width=\"1.2\">\n"
-                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n"
-                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n</g>\n",
-            PLOT_X0, TOP_Y0, PLOT_X1 - PLOT_X0, TOP_Y1 - TOP_Y0, PLOT_X0, BOT_Y0,
-            PLOT_X1 - PLOT_X0, BOT_Y1 - BOT_Y0);
+    fprintf(out,
+            "<g fill=\"none\" stroke=\"#333333\" stroke-width=\"1.2\">\n"
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n"
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n</g>\n",
+            PLOT_X0, TOP_Y0, PLOT_X1 - PLOT_X0, TOP_Y1 - TOP_Y0, PLOT_X0, BOT_Y0, PLOT_X1 - PLOT_X0,
+            BOT_Y1 - BOT_Y0);
     fputs("<g class=\"ticks\" font-size=\"12\" fill=\"#333333\">\n", out);
     for (double n = exp2(ceil(a->lx0)); log2(n) <= a->lx1; n *= 2)
         text(out, x_of(a, n), BOT_Y1 + 16, "middle", NULL, tick_label(n, buf, sizeof buf));
@@ -162,11 +172,9 @@ static void draw_grid(FILE *out, const axes *a, const svg_chart *chart, double e
     fputs("</g>\n<g class=\"axis-labels\" font-size=\"14\" fill=\"#111111\">\n", out);
     text(out, (PLOT_X0 + PLOT_X1) / 2, BOT_Y1 + 40, "middle", NULL, chart->x_label);
     char rot[96];
-    snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.1f %.1f)\"", 28.0,
-             (TOP_Y0 + TOP_Y1) / 2);
+    snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.1f %.1f)\"", 28.0, (TOP_Y0 + TOP_Y1) / 2);
     text(out, 28, (TOP_Y0 + TOP_Y1) / 2, "middle", rot, "throughput (images/s, log scale)");
-    snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.1f %.1f)\"", 28.0,
-             (BOT_Y0 + BOT_Y1) / 2);
+    snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.1f %.1f)\"", 28.0, (BOT_Y0 + BOT_Y1) / 2);
     text(out, 28, (BOT_Y0 + BOT_Y1) / 2, "middle", rot, "efficiency (%)");
     fputs("</g>\n", out);
 }
@@ -216,8 +224,9 @@ static void draw_turning_point(FILE *out, const axes *a, double eff_top, int s, 
     const sm_curve_point *p = &c->points[c->turning];
     double x = x_of(a, p->layout.nodes), y = y_top(a, p->images_per_s);
     fprintf(out, "<g class=\"turning-point\" stroke=\"%s\" fill=\"none\">\n", colour);
-    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"1.2\" "
-                 "stroke-dasharray=\"2 3\"/>\n",
+    fprintf(out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"1.2\" "
+            "stroke-dasharray=\"2 3\"/>\n",
             x, TOP_Y0, x, BOT_Y1);
     fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" stroke-width=\"2.5\"/>\n", x, y);
     fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" stroke-width=\"2.5\"/>\n", x,
@@ -229,8 +238,10 @@ static void draw_turning_point(FILE *out, const axes *a, double eff_top, int s, 
     /* beside the ring, on the side with more room, staggered so that the labels of several
      * curves do not overlap; a white halo keeps it legible over lines */
     char style[160];
-    snprintf(style, sizeof style, "font-size=\"12\" fill=\"%s\" stroke=\"#ffffff\" "
-             "stroke-width=\"4\" paint-order=\"stroke\"", colour);
+    snprintf(style, sizeof style,
+             "font-size=\"12\" fill=\"%s\" stroke=\"#ffffff\" "
+             "stroke-width=\"4\" paint-order=\"stroke\"",
+             colour);
     int right_half = x > (PLOT_X0 + PLOT_X1) / 2;
     double ly = fmin(y + 26 + 15.0 * s, TOP_Y1 - 6);
     text(out, right_half ? x - 12 : x + 12, ly, right_half ? "end" : "start", style, label);
@@ -243,15 +254,17 @@ static void draw_legend(FILE *out, const svg_chart *chart)
     fputs("<g class=\"legend\" font-size=\"13\" fill=\"#111111\">\n", out);
     for (int s = 0; s < chart->n_series; s++, y += 22) {
         const char *colour = palette[s % N_COLOURS];
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                     "stroke-width=\"2.5\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-                     "fill=\"%s\"/>\n",
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"2.5\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+                "fill=\"%s\"/>\n",
                 LEGEND_X, y, LEGEND_X + 28, y, colour, LEGEND_X + 14, y, colour);
         text(out, LEGEND_X + 36, y + 4.5, "start", NULL, chart->series[s].label);
     }
     y += 8;
-    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\" "
-                 "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+    fprintf(out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
             LEGEND_X, y, LEGEND_X + 28, y);
     text(out, LEGEND_X + 36, y + 4.5, "start", NULL, "ideal (linear) scaling");
     y += 24;
@@ -262,8 +275,9 @@ static void draw_legend(FILE *out, const svg_chart *chart)
         if (c->n_points && c->points[c->n_points - 1].layout.nodes > last)
             last = c->points[c->n_points - 1].layout.nodes;
     }
-    fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" stroke=\"#555555\" stroke-width=\"2.5\" "
-                 "fill=\"none\"/>\n",
+    fprintf(out,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" stroke=\"#555555\" stroke-width=\"2.5\" "
+            "fill=\"none\"/>\n",
             LEGEND_X + 14, y);
     text(out, LEGEND_X + 36, y + 4.5, "start", NULL, "turning point: one more");
     snprintf(buf, sizeof buf, "doubling gains < %g%%", chart->threshold * 100);
@@ -280,8 +294,7 @@ static void draw_legend(FILE *out, const svg_chart *chart)
     if (oom) {
         snprintf(buf, sizeof buf, "%d point%s not drawn: more memory", oom, oom == 1 ? "" : "s");
         text(out, LEGEND_X, y + 44.5, "start", "fill=\"#b00020\"", buf);
-        text(out, LEGEND_X, y + 60.5, "start", "fill=\"#b00020\"",
-             "than the device has (oom)");
+        text(out, LEGEND_X, y + 60.5, "start", "fill=\"#b00020\"", "than the device has (oom)");
     }
     fputs("</g>\n", out);
 }
@@ -290,14 +303,14 @@ void curve_svg_write(FILE *out, const svg_chart *chart)
 {
     double eff_top;
     axes a = find_axes(chart, &eff_top);
-    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                 "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, "
-                 "sans-serif\">\n<title>",
+    fprintf(out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, "
+            "sans-serif\">\n<title>",
             WIDTH, HEIGHT, WIDTH, HEIGHT);
     xml_text(out, chart->title);
-    fprintf(out, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", WIDTH,
-            HEIGHT);
+    fprintf(out, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", WIDTH, HEIGHT);
     text(out, PLOT_X0, 30, "start", "font-size=\"18\" font-weight=\"bold\" fill=\"#111111\"",
          chart->title);
     text(out, PLOT_X0, 52, "start", "font-size=\"12\" fill=\"#555555\"", chart->subtitle);

@@ -4,10 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-void json_init(json_writer *w, FILE *out)
-{
-    *w = (json_writer){.out = out};
-}
+void json_init(json_writer *w, FILE *out) { *w = (json_writer){.out = out}; }
 
 /* A new line, indented two spaces for each open container, of the DEPTH outermost, that puts
  * its members on lines of their own: {"curves": [ one line a curve, its points further in. */
@@ -56,15 +53,9 @@ static void begin(json_writer *w, char kind)
     w->depth++;
 }
 
-void json_begin_object(json_writer *w)
-{
-    begin(w, '{');
-}
+void json_begin_object(json_writer *w) { begin(w, '{'); }
 
-void json_begin_array(json_writer *w)
-{
-    begin(w, '[');
-}
+void json_begin_array(json_writer *w) { begin(w, '['); }
 
 void json_one_per_line(json_writer *w)
 {
@@ -136,10 +127,7 @@ void json_number_digits(json_writer *w, double v, int digits)
         fputs("null", w->out);
 }
 
-void json_number(json_writer *w, double v)
-{
-    json_number_digits(w, v, 6);
-}
+void json_number(json_writer *w, double v) { json_number_digits(w, v, 6); }
 
 void json_int(json_writer *w, int64_t v)
 {

@@ -10,11 +10,11 @@
 
 typedef struct {
     FILE *out;
-    int depth;                         /* open containers */
-    char kind[JSON_MAX_DEPTH];         /* '{' or '[' */
-    int count[JSON_MAX_DEPTH];         /* members or elements written so far */
-    char lines[JSON_MAX_DEPTH];        /* each member on a line of its own */
-    int errors;                        /* misuse: a value with no key, too deep, ... */
+    int depth;                  /* open containers */
+    char kind[JSON_MAX_DEPTH];  /* '{' or '[' */
+    int count[JSON_MAX_DEPTH];  /* members or elements written so far */
+    char lines[JSON_MAX_DEPTH]; /* each member on a line of its own */
+    int errors;                 /* misuse: a value with no key, too deep, ... */
 } json_writer;
 
 void json_init(json_writer *w, FILE *out);

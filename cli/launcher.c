@@ -40,9 +40,10 @@ int launcher_srun_without_pmix(char *msg, size_t len)
         char how[64] = "";
         if (type && *type)
             snprintf(how, sizeof how, " (--mpi=%.40s)", type);
-        snprintf(msg, len, "srun%s started %d rank%s without PMIx: run `srun --mpi=pmix ...` "
-                           "(Debian's Open MPI talks to Slurm through PMIx), or mpirun inside "
-                           "sbatch",
+        snprintf(msg, len,
+                 "srun%s started %d rank%s without PMIx: run `srun --mpi=pmix ...` "
+                 "(Debian's Open MPI talks to Slurm through PMIx), or mpirun inside "
+                 "sbatch",
                  how, ranks, ranks == 1 ? "" : "s");
     }
     return 1;

@@ -30,9 +30,10 @@ static void usage(FILE *out)
                  "against batch size and node count (ConvMeter, PALEO).\n\ncommands:\n");
     for (int i = 0; i < n_commands; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nEvery command takes --help, --format (table, csv or json where it prints data;\n"
-                 "docs/output.md) and -o FILE; \"--\" ends the options and \"-\" reads a file from\n"
-                 "the standard input.\n");
+    fprintf(out,
+            "\nEvery command takes --help, --format (table, csv or json where it prints data;\n"
+            "docs/output.md) and -o FILE; \"--\" ends the options and \"-\" reads a file from\n"
+            "the standard input.\n");
     fprintf(out, "\nenvironment:\n  SCALEMETER_PLUGIN_PATH  ':'-separated absolute folders of "
                  "extra layer plugins\n                          (*.so, native code: keep them "
                  "writable by you only)\n");

@@ -22,8 +22,8 @@ static int describe(sm_backend_row *rows, int max)
     rows[0] = (sm_backend_row){"cpu", "compute", 1, 1, ""};
     snprintf(rows[0].detail, sizeof rows[0].detail,
              "the plugins' CPU kernels, OpenBLAS for GEMMs; %ld cores", cores);
-    rows[1] = (sm_backend_row){"ring", "collective", 1, 1,
-                               "our ring all-reduce over MPI point-to-point"};
+    rows[1] =
+        (sm_backend_row){"ring", "collective", 1, 1, "our ring all-reduce over MPI point-to-point"};
     rows[2] = (sm_backend_row){"mpi", "collective", 1, 1, ""};
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;

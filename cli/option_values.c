@@ -120,8 +120,10 @@ int parse_list(const char *option, const char *text, int64_t max, int64_t *out, 
             errno = 0;
             long long v = strtoll(p, &end, 10);
             if (errno || end == p || v < 1 || v > max) {
-                snprintf(msg, sizeof msg, "%s %s: expected integers from 1 to %lld, or A:B, "
-                         "separated by commas", option, text, (long long)max);
+                snprintf(msg, sizeof msg,
+                         "%s %s: expected integers from 1 to %lld, or A:B, "
+                         "separated by commas",
+                         option, text, (long long)max);
                 return report_error(msg), -1;
             }
             range[parts++] = v;
@@ -148,8 +150,10 @@ int parse_list(const char *option, const char *text, int64_t max, int64_t *out, 
         if (*p == '\0')
             return 0;
         if (*p != ',') {
-            snprintf(msg, sizeof msg, "%s %s: unexpected '%c'; expected integers from 1 to %lld, "
-                     "or A:B, separated by commas", option, text, *p, (long long)max);
+            snprintf(msg, sizeof msg,
+                     "%s %s: unexpected '%c'; expected integers from 1 to %lld, "
+                     "or A:B, separated by commas",
+                     option, text, *p, (long long)max);
             return report_error(msg), -1;
         }
         p++;
@@ -167,8 +171,10 @@ int parse_threshold(const char *text, double *out)
     }
     if (errno || end == text || *end || !(v > 0 && v <= 1)) {
         char msg[256];
-        snprintf(msg, sizeof msg, "--threshold %s: expected a gain above 0 and at most 1 "
-                 "(0.1 or 10%%)", text);
+        snprintf(msg, sizeof msg,
+                 "--threshold %s: expected a gain above 0 and at most 1 "
+                 "(0.1 or 10%%)",
+                 text);
         return report_error(msg), -1;
     }
     *out = v;
@@ -190,8 +196,10 @@ int parse_size(const char *text, double *out)
     if (!strcmp(end, "B") || (unit > 1 && !strcmp(end, "iB")))
         end += strlen(end);
     if (errno || end == text || *end || !(v >= 0) || !isfinite(v * unit)) {
-        fprintf(stderr, "scalemeter fit-comm: --min-bytes %s: expected a size in bytes (suffixes "
-                        "K, M, G)\n", text);
+        fprintf(stderr,
+                "scalemeter fit-comm: --min-bytes %s: expected a size in bytes (suffixes "
+                "K, M, G)\n",
+                text);
         return -1;
     }
     *out = v * unit;

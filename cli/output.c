@@ -39,8 +39,8 @@ static const struct option *long_named(const struct option *longs, const char *a
 static int started = 0;
 static char **started_on = NULL;
 
-int next_option(int argc, char **argv, const char *shorts, const struct option *longs,
-                char *msg, size_t len)
+int next_option(int argc, char **argv, const char *shorts, const struct option *longs, char *msg,
+                size_t len)
 {
     char spec[64];
     snprintf(spec, sizeof spec, ":%s", shorts); /* ':' first: a missing value is told apart */
@@ -70,8 +70,8 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
             snprintf(msg, len, "option '%s' is ambiguous (scalemeter help %s lists the options)",
                      arg, argv[0]);
         else
-            snprintf(msg, len, "unknown option '%s' (scalemeter help %s lists the options)",
-                     arg, argv[0]);
+            snprintf(msg, len, "unknown option '%s' (scalemeter help %s lists the options)", arg,
+                     argv[0]);
     } else {
         snprintf(msg, len, "unknown option '-%c' (scalemeter help %s lists the options)",
                  optopt ? optopt : '?', argv[0]);
@@ -114,8 +114,8 @@ int format_options(int argc, char **argv, unsigned allowed, output_format *forma
     }
     if (optind < argc) {
         char text[512];
-        snprintf(text, sizeof text, "unexpected argument '%s' (scalemeter help %s)",
-                 argv[optind], argv[0]);
+        snprintf(text, sizeof text, "unexpected argument '%s' (scalemeter help %s)", argv[optind],
+                 argv[0]);
         return usage_error(argv[0], text);
     }
     return output_to(argv[0], output) ? 2 : 0;
@@ -168,8 +168,10 @@ int parse_bucket_mib(const char *text, double *out)
     double v = strtod(text, &end);
     if (errno || end == text || *end || !SM_BUCKET_MIB_OK(v)) {
         char msg[256];
-        snprintf(msg, sizeof msg, "--bucket-mib %s: expected a positive number of MiB from %g "
-                 "(one 4-byte gradient) to %.0f", text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+        snprintf(msg, sizeof msg,
+                 "--bucket-mib %s: expected a positive number of MiB from %g "
+                 "(one 4-byte gradient) to %.0f",
+                 text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
         report_error(msg);
         return -1;
     }
@@ -274,7 +276,7 @@ const char *fmt_seconds(double s, char *buf, size_t len)
 
 time_unit time_unit_of(double largest)
 {
-    static const time_unit units[] = {{"d", 86400, 0}, {"h", 3600, 0}, {"min", 60, 0},
+    static const time_unit units[] = {{"d", 86400, 0}, {"h", 3600, 0},  {"min", 60, 0},
                                       {"s", 1, 0},     {"ms", 1e-3, 0}, {"us", 1e-6, 0}};
     /* fmt_seconds' thresholds: days from 48 h */
     const double from[] = {3600 * 48, 3600, 60, 1, 1e-3, 0};
@@ -426,8 +428,8 @@ void csv_memory(FILE *out, const sm_memory *m)
 
 void json_memory(json_writer *w, const char *key, const sm_memory *m)
 {
-    const char *names[] = {"weights", "gradients", "optimizer", "activations", "workspace",
-                           "context", "peak"};
+    const char *names[] = {"weights",   "gradients", "optimizer", "activations",
+                           "workspace", "context",   "peak"};
     const double v[] = {m->weights,   m->gradients, m->optimizer, m->activations,
                         m->workspace, m->context,   m->peak};
     json_key(w, key);

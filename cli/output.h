@@ -81,8 +81,8 @@ void csv_field(FILE *out, const char *s);
  * Returns the option's val (its value in optarg), -1 after the last option (the operands are then
  * argv[optind] to argv[argc - 1]), or '?' with a one-line message in msg. The first call of a
  * parse starts afresh, so a command may run another in the same process. */
-int next_option(int argc, char **argv, const char *shorts, const struct option *longs,
-                char *msg, size_t len);
+int next_option(int argc, char **argv, const char *shorts, const struct option *longs, char *msg,
+                size_t len);
 /* -o FILE: the standard output goes to path from now on ("-" or NULL: it stays); -1 with a
  * message naming the file. */
 int output_to(const char *cmd, const char *path);

@@ -12,8 +12,8 @@ const char *predictor_choice_problem(const predictor_choice *c)
     if (!c->coeffs && !c->device)
         return "give --coeffs FILE, --device NAME, or both (fitted passes, the description's "
                "all-reduce)";
-    if (!c->device && (c->bucket_mib > 0 || c->framework || c->collective || c->algorithms ||
-                       c->protocols))
+    if (!c->device &&
+        (c->bucket_mib > 0 || c->framework || c->collective || c->algorithms || c->protocols))
         return "--bucket-mib, --framework, --collective, --algorithm and --protocol apply to "
                "--device; fitted coefficients already hold what was measured (add --device "
                "NAME for its all-reduce)";
@@ -34,11 +34,10 @@ const char *predictor_choice_problem(const predictor_choice *c)
 
 int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st)
 {
-    sm_device_options opt = {c->precision, c->bucket_mib, c->overlap, c->framework,
-                             c->collective, c->algorithms, c->protocols, c->shard,
-                             c->checkpoint};
+    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap, c->framework, c->collective,
+                             c->algorithms, c->protocols,  c->shard,   c->checkpoint};
     *out = NULL;
-    if (!c->coeffs ? sm_predictor_from_device_opts(c->device, &opt, out, st)
+    if (!c->coeffs  ? sm_predictor_from_device_opts(c->device, &opt, out, st)
         : c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)
                     : sm_predictor_from_coeffs_opts(c->coeffs, c->overlap, out, st))
         return -1;

@@ -6,16 +6,16 @@
 #include "scalemeter/predict.h"
 
 typedef struct predictor_choice {
-    const char *coeffs;     /* --coeffs: a calibration's passes and update */
-    const char *device;     /* --device: alone the calibration-free model; beside --coeffs the
-                               gradients' all-reduce */
-    const char *precision;  /* --precision: modelled by --device alone, checked by --coeffs */
-    const char *framework;  /* --framework (--device alone) */
+    const char *coeffs;    /* --coeffs: a calibration's passes and update */
+    const char *device;    /* --device: alone the calibration-free model; beside --coeffs the
+                              gradients' all-reduce */
+    const char *precision; /* --precision: modelled by --device alone, checked by --coeffs */
+    const char *framework; /* --framework (--device alone) */
     const char *collective, *algorithms, *protocols; /* (--device) */
-    double bucket_mib;      /* (--device) 0: not given */
+    double bucket_mib;                               /* (--device) 0: not given */
     int overlap;
-    const char *optimizer;  /* --optimizer: sgd, momentum, adam, adamw (memory); NULL: the
-                               framework's */
+    const char *optimizer;          /* --optimizer: sgd, momentum, adam, adamw (memory); NULL: the
+                                       framework's */
     const char *shard, *checkpoint; /* --shard, --checkpoint (--device alone) */
 } predictor_choice;
 

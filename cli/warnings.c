@@ -112,8 +112,7 @@ static int add_model(entry *e, const char *model)
 }
 
 /* Each "; "-separated warning of text (the library's joint) into its entry. */
-static int add_each(warnings *w, char *text, int of_network, const char *model,
-                    const sm_layout *l)
+static int add_each(warnings *w, char *text, int of_network, const char *model, const sm_layout *l)
 {
     for (char *t = text, *next; t; t = next) {
         next = strstr(t, "; ");

@@ -195,11 +195,13 @@ static void options(char *text, size_t len)
     for (size_t k = 0; k <= len && argc < MAX_ARGS; k += strlen(text + k) + 1)
         argv[argc++] = text + k;
     argv[argc] = NULL;
-    static const struct option longs[] = {
-        {"help", no_argument, 0, 'h'},       {"batch", required_argument, 0, 'b'},
-        {"batches", required_argument, 0, 'B'}, {"format", required_argument, 0, 'f'},
-        {"nonneg", no_argument, 0, 'n'},     {"no-nonneg", no_argument, 0, 'N'},
-        {0, 0, 0, 0}};
+    static const struct option longs[] = {{"help", no_argument, 0, 'h'},
+                                          {"batch", required_argument, 0, 'b'},
+                                          {"batches", required_argument, 0, 'B'},
+                                          {"format", required_argument, 0, 'f'},
+                                          {"nonneg", no_argument, 0, 'n'},
+                                          {"no-nonneg", no_argument, 0, 'N'},
+                                          {0, 0, 0, 0}};
     char msg[512];
     /* a command stops at the first '?' (the next call would start the parse afresh) */
     for (int c; (c = next_option(argc, argv, "hb:", longs, msg, sizeof msg)) != -1 && c != '?';) {

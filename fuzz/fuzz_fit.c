@@ -38,7 +38,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void put_time(FILE *f, const uint8_t *b)
 {
     unsigned v = (unsigned)b[0] << 8 | b[1];
-    static const char *const edges[] = {"", "0", "-0.01", "1e308", "1e-308", "nan", "inf", "5e-324"};
+    static const char *const edges[] = {"",       "0",   "-0.01", "1e308",
+                                        "1e-308", "nan", "inf",   "5e-324"};
     if (v >= 0xfff8)
         fprintf(f, ",%s", edges[v - 0xfff8]);
     else
@@ -124,8 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sm_predictor *p = NULL;
             sm_device_options none = {0};
             if (sm_predictor_from_device_opts(out, &none, &p, &st)) {
-                fprintf(stderr, "fuzz_fit: a device description written is refused: %s\n",
-                        st.msg);
+                fprintf(stderr, "fuzz_fit: a device description written is refused: %s\n", st.msg);
                 abort();
             }
             sm_predictor_free(p);

@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     /* as bench_job.c: the CPU's 7 key columns of 14, or the GPU's 10 of all */
-    static const int keys[] = {SM_COL_MODEL,   SM_COL_IMAGE,   SM_COL_BATCH,     SM_COL_NODES,
-                               SM_COL_GPUS,    SM_COL_BACKEND, SM_COL_THREADS,   SM_COL_PRECISION,
+    static const int keys[] = {SM_COL_MODEL,     SM_COL_IMAGE,   SM_COL_BATCH,   SM_COL_NODES,
+                               SM_COL_GPUS,      SM_COL_BACKEND, SM_COL_THREADS, SM_COL_PRECISION,
                                SM_COL_CONV_ALGO, SM_COL_DEVICE};
     int gpu = data[0] & 1, n_cols = gpu ? SM_N_RUN_COLS : SM_N_CPU_COLS, n_key = gpu ? 10 : 7;
     int fd = open(path, O_WRONLY | O_TRUNC);

@@ -40,8 +40,8 @@ EXPORT int nvmlShutdown(void) { return OK; }
 
 EXPORT const char *nvmlErrorString(int r)
 {
-    return r == NOT_SUPPORTED ? "Not Supported"
-           : r == NOT_FOUND   ? "Not Found"
+    return r == NOT_SUPPORTED       ? "Not Supported"
+           : r == NOT_FOUND         ? "Not Found"
            : r == DRIVER_NOT_LOADED ? "Driver Not Loaded"
                                     : "Unknown Error";
 }

@@ -156,8 +156,8 @@ static void check_gradients(const char *what, const char *text, int64_t batch, d
     double ew = nw ? compare(&f, w, dw_copy, nw, eps) : 0;
     printf("%-36s input %.2e  weights %.2e  (%lld weights)\n", what, ein, ew, (long long)nw);
     if (ein > tol || ew > tol)
-        fprintf(stderr, "%s: gradient error input %.3g, weights %.3g (tolerance %.3g)\n", what,
-                ein, ew, tol);
+        fprintf(stderr, "%s: gradient error input %.3g, weights %.3g (tolerance %.3g)\n", what, ein,
+                ew, tol);
     CHECK(ein <= tol);
     CHECK(ew <= tol);
     free(dx_copy);

@@ -12,10 +12,7 @@
 static char net_file_path[64];
 
 /* The last file goes when the test exits, so that no test leaves one behind in /tmp. */
-static void net_file_remove(void)
-{
-    unlink(net_file_path);
-}
+static void net_file_remove(void) { unlink(net_file_path); }
 
 static inline const char *net_file(const char *text)
 {

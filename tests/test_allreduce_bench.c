@@ -81,9 +81,10 @@ static void test_check_catches(void)
     CHECK_EQ(broken.open(&ctx, 16, MPI_COMM_WORLD, NULL, &st), 0);
     CHECK_EQ(sm_allreduce_measure(&broken, ctx, 16, host, &cfg, MPI_COMM_WORLD, &r, &st), -1);
     char want[200];
-    snprintf(want, sizeof want, "broken: wrong sum at 64 bytes: element 5 is %g on rank %d, "
-             "expected %g", sm_allreduce_expected(ranks, 5) + 1, ranks - 1,
-             sm_allreduce_expected(ranks, 5));
+    snprintf(want, sizeof want,
+             "broken: wrong sum at 64 bytes: element 5 is %g on rank %d, "
+             "expected %g",
+             sm_allreduce_expected(ranks, 5) + 1, ranks - 1, sm_allreduce_expected(ranks, 5));
     CHECK_CONTAINS(st.msg, want);
     /* Without the check the same runs pass: the check is what caught it. */
     cfg.check = 0;

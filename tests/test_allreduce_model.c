@@ -7,7 +7,10 @@
 
 #define MIB 1048576.0
 /* NCCL's system where the ring collective ignores it: no NVLS, no generation, no host */
-#define NO_NCCL {0, SM_GPU_UNKNOWN, SM_HOST_OTHER, 0}
+#define NO_NCCL                                                                                    \
+    {                                                                                              \
+        0, SM_GPU_UNKNOWN, SM_HOST_OTHER, 0                                                        \
+    }
 
 int main(void)
 {
@@ -19,8 +22,8 @@ int main(void)
      *   bandwidth 2 x 7/8 x 102,228,128 / 50e9 = 178,899,224 / 50e9 = 3.57798448e-3 s
      *   latency   4 buckets x 2 x 7 steps x 5 us                      = 2.8e-4 s
      *   total                                                          = 3.85798448e-3 s */
-    sm_ring_config flat = {S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6},
-                           SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
+    sm_ring_config flat = {
+        S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
     sm_ring_time t = sm_ring_allreduce_time(&flat);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.57798448e-3, 1e-9);
@@ -33,8 +36,8 @@ int main(void)
      *   between  2 x 3/4 x (102,228,128 / 8) / 50e9 = 19,167,774 / 50e9   = 3.8335548e-4 s
      *   latency  4 x (2 x 7 x 3.4 us + 2 x 3 x 9.6 us) = 4 x 105.2 us        = 4.208e-4 s
      *   total                                                                = 1.2017093111e-3 s */
-    sm_ring_config hier = {S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6},
-                           SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
+    sm_ring_config hier = {
+        S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
     t = sm_ring_allreduce_time(&hier);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.975538311e-4 + 3.8335548e-4, 1e-9);
@@ -83,9 +86,10 @@ int main(void)
      *   (3e6, 0.5 ms) (2e6, 0.5 ms): 5e6 >= 4e6 ready at 3 ms, sent 3.502 -> 8.504 ms
      *   (0, 1 ms) (1e6, 2 ms): the rest, ready at 6 ms, sent 8.504 -> 9.506 ms
      * exposed 9.506 - 6 = 3.506 ms. */
-    sm_ring_config pair = {0, 4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
-    const sm_grad_layer six[] = {{0.5e6, 1e-3}, {1e6, 1e-3},   {3e6, 0.5e-3},
-                                 {2e6, 0.5e-3}, {0, 1e-3},     {1e6, 2e-3}};
+    sm_ring_config pair = {0,       4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING,
+                           NO_NCCL, 0,   0};
+    const sm_grad_layer six[] = {{0.5e6, 1e-3}, {1e6, 1e-3}, {3e6, 0.5e-3},
+                                 {2e6, 0.5e-3}, {0, 1e-3},   {1e6, 2e-3}};
     CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, six, 6, 1e6), 3.506e-3, 1e-12);
     /* a link 1000x faster: only the last bucket shows, 1e6 x 1e-12 + 2e-6 = 3e-6 s */
     /* more buckets than int64_t holds (1e20 bytes in 4-byte buckets: 2.5e19 > 2^63): the count
@@ -181,10 +185,12 @@ int main(void)
     /* NCCL_ALGO=Ring NCCL_PROTO=Simple (sm_nccl_allreduce_only): the 1e9 bytes on one Hopper
      * node that NVLS would take run the ring on Simple, 56e-6 + 1e9 x 1.75 / 370.8e9 s; 1,000
      * bytes too (the ring's LL is left out): 56e-6 + 1e3 x 1.75 / 370.8e9 s */
-    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, &hopper_nvls, SM_NCCL_RING, SM_NCCL_SIMPLE);
+    c = sm_nccl_allreduce_only(1e9, 1, 8, &hopper, &net, &hopper_nvls, SM_NCCL_RING,
+                               SM_NCCL_SIMPLE);
     CHECK(!strcmp(c.algorithm, "ring") && !strcmp(c.protocol, "Simple"));
     CHECK_NEAR(c.seconds, 56e-6 + 1e9 * 1.75 / 370.8e9, 1e-9);
-    c = sm_nccl_allreduce_only(1e3, 1, 8, &hopper, &net, &hopper_nvls, SM_NCCL_RING, SM_NCCL_SIMPLE);
+    c = sm_nccl_allreduce_only(1e3, 1, 8, &hopper, &net, &hopper_nvls, SM_NCCL_RING,
+                               SM_NCCL_SIMPLE);
     CHECK_NEAR(c.seconds, 56e-6 + 1e3 * 1.75 / 370.8e9, 1e-12);
     /* NCCL_ALGO=Tree on 16 nodes of 1, LL128 and Simple only: 1,000 bytes go to the tree's
      * LL128, 14 + 2 x 4 x 9.6 x 8.5/14 = 60.6286 us + 1e3 / (50e9 x 0.92 x 120/128 x 0.5) s,
@@ -232,9 +238,11 @@ int main(void)
     sm_nccl_system amd = hopper_nvls;
     amd.host = SM_HOST_AMD;
     double intel_ll = sm_nccl_allreduce_only(1e6, 2, 8, &hopper, &h200_port, &hopper_nvls,
-                                             SM_NCCL_RING, SM_NCCL_LL).seconds;
-    double amd_ll = sm_nccl_allreduce_only(1e6, 2, 8, &hopper, &h200_port, &amd, SM_NCCL_RING,
-                                           SM_NCCL_LL).seconds;
+                                             SM_NCCL_RING, SM_NCCL_LL)
+                          .seconds;
+    double amd_ll =
+        sm_nccl_allreduce_only(1e6, 2, 8, &hopper, &h200_port, &amd, SM_NCCL_RING, SM_NCCL_LL)
+            .seconds;
     CHECK_NEAR(amd_ll - intel_ll, 1e6 * 30 / 16 * (1 / 22.5e9 - 1 / 39e9), 1e-12);
     /* One device a node exposes the network's latency, and NCCL takes the tree's for the
      * ring: 16 nodes of 1 on the ring's LL, 6.6 + 30 x 9.6 x 5.0/14 us, and LL's bus
@@ -279,8 +287,7 @@ int main(void)
     CHECK(sm_collective_choice(&tree_only, SM_OP_ALL_GATHER, 5e8).seconds == INFINITY);
     /* the ring form over 8 nodes of one device (50 GB/s, 5 us): 7/8 x S / 50e9 = 1.78899224e-3
      * s and 7 x 5 us: 1.82399224e-3 s, in one message whatever the buckets */
-    CHECK_NEAR(sm_collective_choice(&flat, SM_OP_REDUCE_SCATTER, S).seconds, 1.82399224e-3,
-               1e-9);
+    CHECK_NEAR(sm_collective_choice(&flat, SM_OP_REDUCE_SCATTER, S).seconds, 1.82399224e-3, 1e-9);
 
     /* one device sends nothing */
     sm_ring_config single = pair;

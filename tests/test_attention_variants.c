@@ -42,10 +42,9 @@ static void test_counts(void)
     /* MaxViT's block attention: RelativePositionalMultiHeadAttention(64, 32, 49) on 4 windows
      * of 7x7 = 49 tokens, E = 64, h = 64 / 32 = 2 heads. */
     if (attention_metrics(NET("4x49x64", "a = attention dim=64 heads=2 rel_pos=7 scale=dim\n"),
-                          &m) ==
-        0) {
-        CHECK_EQ(m.weights, 16978);    /* PyTorch: sum(p.numel()) */
-        CHECK_EQ(m.param_tensors, 5);  /* PyTorch: to_qkv w, b, merge w, b, the table */
+                          &m) == 0) {
+        CHECK_EQ(m.weights, 16978);   /* PyTorch: sum(p.numel()) */
+        CHECK_EQ(m.param_tensors, 5); /* PyTorch: to_qkv w, b, merge w, b, the table */
         /* per window (S = M = 49): 4 S E^2 + 2 S^2 E = 4*49*4096 + 2*2401*64
          * = 802,816 + 307,328 = 1,110,144; G = 4 windows: 4,440,576 */
         CHECK_EQ(m.macs, 4440576);
@@ -58,8 +57,8 @@ static void test_counts(void)
         CHECK_EQ(m.output_elems, 4 * 49 * 64);
     }
     /* one window: a quarter of the products, the same weights */
-    if (attention_metrics(NET("49x64", "a = attention dim=64 heads=2 rel_pos=7 scale=dim\n"),
-                          &m) == 0) {
+    if (attention_metrics(NET("49x64", "a = attention dim=64 heads=2 rel_pos=7 scale=dim\n"), &m) ==
+        0) {
         CHECK_EQ(m.macs, 1110144);
         CHECK_EQ(m.weights, 16978);
     }
@@ -81,9 +80,9 @@ static void test_counts(void)
      * flops = 2 macs 4192 + S E 40 + 3 h S M 210 + biases 2 S E + 2 M E = 80 + 112: 4634.
      * bytes = 4 (12 S E + 8 M E + M E (the memory read) + 4 h S M) = 4 (480 + 448 + 56 + 280) */
     if (attention_metrics(NET("5x8", "c = chunk chunks=3 index=0 axis=0\n"
-                              "mem = concat axis=0 from=@input,c\n"
-                              "a = attention dim=8 heads=2 from=@input,mem\n"),
-                   &m) == 0) {
+                                     "mem = concat axis=0 from=@input,c\n"
+                                     "a = attention dim=8 heads=2 from=@input,mem\n"),
+                          &m) == 0) {
         CHECK_EQ(m.macs, 2096);
         CHECK_EQ(m.flops, 4634);
         CHECK_EQ(m.bwd_flops, 9268);
@@ -94,9 +93,9 @@ static void test_counts(void)
         CHECK_EQ(m.output_elems, 40);
     }
     /* a memory as long as the query: the MACs and FLOPs of self-attention (1680, 3710 above) */
-    if (attention_metrics(NET("5x8",
-                              "mem = linear out=8\na = attention dim=8 heads=2 from=@input,mem\n"),
-                          &m) == 0) {
+    if (attention_metrics(
+            NET("5x8", "mem = linear out=8\na = attention dim=8 heads=2 from=@input,mem\n"), &m) ==
+        0) {
         CHECK_EQ(m.macs, 1680);
         CHECK_EQ(m.flops, 3710);
         CHECK_EQ(m.bytes, 4000 + 4 * 40); /* and the memory's S E read */
@@ -165,8 +164,9 @@ static double worst_vs_reference(const ref_case *c, const float *w, const float 
                     a[j] /= div;
                     if (c->win) {
                         int64_t dr = i / c->win - j / c->win, dc = i % c->win - j % c->win;
-                        a[j] += w[((dr + c->win - 1) * (2 * c->win - 1) + dc + c->win - 1) *
-                                      c->heads + h];
+                        a[j] +=
+                            w[((dr + c->win - 1) * (2 * c->win - 1) + dc + c->win - 1) * c->heads +
+                              h];
                     }
                     mx = a[j] > mx ? a[j] : mx;
                 }
@@ -218,8 +218,8 @@ static void forward_case(const char *what, const char *text, const ref_case *c, 
         const float *mem = l->n_inputs == 2 ? input_of(f.ex, l, 1).data : x.data;
         int64_t seqs = sm_tensor_elems(&x) / (c->s * c->e);
         double worst = worst_vs_reference(c, w, x.data, mem, y.data, seqs);
-        printf("%-44s %s: worst |y - reference| %.2e\n", what,
-               training ? "training" : "inference", worst);
+        printf("%-44s %s: worst |y - reference| %.2e\n", what, training ? "training" : "inference",
+               worst);
         CHECK(worst < 1e-5);
     }
     teardown(&f);
@@ -363,13 +363,12 @@ static void test_gradients(void)
     /* groups with the relative position bias: every table entry is shared by several score
      * entries, over the windows and the batch */
     check_gradients("groups 3x4x8 rel_pos 2 scale=dim",
-                    NET("3x4x8", "a = attention dim=8 heads=2 rel_pos=2 scale=dim\n"), 2, eps,
-                    tol);
+                    NET("3x4x8", "a = attention dim=8 heads=2 rel_pos=2 scale=dim\n"), 2, eps, tol);
     check_gradients("groups 2x9x6 rel_pos 3 causal",
                     NET("2x9x6", "a = attention dim=6 heads=3 rel_pos=3 causal=true\n"), 2, eps,
                     tol);
-    check_gradients("groups 3x5x8, 4 heads", NET("3x5x8", "a = attention dim=8 heads=4\n"), 2,
-                    eps, tol);
+    check_gradients("groups 3x5x8, 4 heads", NET("3x5x8", "a = attention dim=8 heads=4\n"), 2, eps,
+                    tol);
     /* a table of larger values than its initialisation's, so that its gradient is checked
      * where the bias moves the softmax */
     random_weights = 1;
@@ -407,8 +406,8 @@ static void test_refusals(void)
     expect_refusal(NET("4x8", "m = linear out=8\n"
                               "a = attention dim=8 heads=2 rel_pos=2 from=@input,m\n"),
                    6, "rel_pos=2 with a memory input");
-    expect_refusal(NET("2x5x8", "m = linear out=8\na = attention dim=8 heads=2 from=@input,m\n"),
-                   6, "cross-attention takes a query S x E, got groups 2x5x8");
+    expect_refusal(NET("2x5x8", "m = linear out=8\na = attention dim=8 heads=2 from=@input,m\n"), 6,
+                   "cross-attention takes a query S x E, got groups 2x5x8");
     expect_refusal(NET("5x8", "a = attention dim=8 heads=2 from=@input,@input,@input\n"), 5,
                    "takes 1 to 2 inputs, got 3");
     expect_refusal(NET("2x2x5x8", "a = attention dim=8 heads=2\n"), 5,

@@ -27,9 +27,9 @@ typedef struct fake {
     int rank;
     double now, marks[4 * SM_BENCH_MAX_REPS];
     float g[N_GRADS];
-    int buckets;       /* all-reduce calls */
-    int no_sum;        /* 1: the collective leaves the gradients as they are */
-    int fail_warm_up;  /* 1: the training forward fails on this rank */
+    int buckets;      /* all-reduce calls */
+    int no_sum;       /* 1: the collective leaves the gradients as they are */
+    int fail_warm_up; /* 1: the training forward fails on this rank */
     int forwards;
 } fake;
 
@@ -129,10 +129,20 @@ static int seconds(void *self, int a, int b, double *s, sm_status *st)
 }
 
 static const sm_bench_ops fake_ops = {
-    .collective = "fake", .check_tolerance = 1e-6,
-    .forward = forward, .loss = loss, .backward = backward, .next_seed = next_seed,
-    .grads = grads, .allreduce = allreduce, .sgd = sgd, .sample = sample, .sync = nothing,
-    .clocks = clocks, .mark = mark, .seconds = seconds,
+    .collective = "fake",
+    .check_tolerance = 1e-6,
+    .forward = forward,
+    .loss = loss,
+    .backward = backward,
+    .next_seed = next_seed,
+    .grads = grads,
+    .allreduce = allreduce,
+    .sgd = sgd,
+    .sample = sample,
+    .sync = nothing,
+    .clocks = clocks,
+    .mark = mark,
+    .seconds = seconds,
 };
 
 static int rank, ranks;
@@ -147,16 +157,15 @@ static void progress(void *ctx, const char *phase, int reps)
 }
 
 /* 4 gradients per bucket: 10 gradients go in 3 buckets. */
-static const sm_bench_config config = {.warmup = 2, .max_reps = 5, .min_time = 10.0,
-                                       .bucket_floats = 4, .lr = 0.1f};
+static const sm_bench_config config = {
+    .warmup = 2, .max_reps = 5, .min_time = 10.0, .bucket_floats = 4, .lr = 0.1f};
 
 static void test_times(void)
 {
     fake f = {.rank = rank};
     sm_bench_result out;
     sm_status st = {""};
-    int rc = sm_bench_run(&fake_ops, &f, &config, NULL, MPI_COMM_WORLD, progress, NULL, &out,
-                          &st);
+    int rc = sm_bench_run(&fake_ops, &f, &config, NULL, MPI_COMM_WORLD, progress, NULL, &out, &st);
     CHECK_MSG(rc == 0, "sm_bench_run: %d %s", rc, st.msg);
     CHECK_EQ(out.reps, 5); /* a virtual step takes no real time: max_reps */
     double buckets = ranks > 1 ? 3 : 0, slowest_fwd = T_FWD(ranks - 1);

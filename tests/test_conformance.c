@@ -107,8 +107,8 @@ int main(void)
         }
         free(folders[i]);
     }
-    CHECK_MSG(t.failures == 0, "%d of %d cases and refusals failed (FAIL lines above)",
-              t.failures, t.cases + t.refusals);
+    CHECK_MSG(t.failures == 0, "%d of %d cases and refusals failed (FAIL lines above)", t.failures,
+              t.cases + t.refusals);
     check_passed += t.cases + t.refusals - t.failures;
 
     /* every type has cases, and a gradient-checked one where it has CPU kernels */

@@ -44,7 +44,8 @@ int main(void)
     /* /proc/self/cgroup: the v2 line, the v1 line with the cpu controller (not cpuacct,
      * cpuset or a named hierarchy) */
     char path[256];
-    const char *v1 = "12:pids:/a\n5:cpuset:/b\n4:cpuacct,cpu:/docker/abc\n1:name=systemd:/c\n0::/u\n";
+    const char *v1 =
+        "12:pids:/a\n5:cpuset:/b\n4:cpuacct,cpu:/docker/abc\n1:name=systemd:/c\n0::/u\n";
     CHECK_EQ(sm_cgroup_path(v1, 1, path, sizeof path), 0);
     CHECK_STR_EQ(path, "/docker/abc");
     CHECK_EQ(sm_cgroup_path(v1, 0, path, sizeof path), 0);
@@ -57,11 +58,13 @@ int main(void)
 
     /* the tightest quota from the process's cgroup up: the job's 1.5 CPUs (2), not the step's
      * 4 nor the unlimited slurm/ */
-    CHECK_EQ(sm_cgroup_cpu_limit("tests/data/cgroup/v2/sys",
-                                 slurp("tests/data/cgroup/v2/proc_cgroup")), 2);
+    CHECK_EQ(
+        sm_cgroup_cpu_limit("tests/data/cgroup/v2/sys", slurp("tests/data/cgroup/v2/proc_cgroup")),
+        2);
     /* v1: the container's 2.5 CPUs (3) under an unlimited root; its "0::/" finds no cpu.max */
-    CHECK_EQ(sm_cgroup_cpu_limit("tests/data/cgroup/v1/sys",
-                                 slurp("tests/data/cgroup/v1/proc_cgroup")), 3);
+    CHECK_EQ(
+        sm_cgroup_cpu_limit("tests/data/cgroup/v1/sys", slurp("tests/data/cgroup/v1/proc_cgroup")),
+        3);
     /* no cgroup files at all: no limit */
     CHECK_EQ(sm_cgroup_cpu_limit("tests/data/cgroup/none", "0::/\n"), 0);
 
@@ -77,16 +80,16 @@ int main(void)
     CHECK_EQ(sm_cpu_mask_parse("", &m), -1);
 
     /* threads per rank: masks of the node's ranks, the quota, the online CPUs */
-    sm_cpu_mask one[] = {mask("0")};                  /* taskset -c 0 */
+    sm_cpu_mask one[] = {mask("0")}; /* taskset -c 0 */
     CHECK_EQ(sm_threads_per_rank(one, 1, 0, 0, 2), 1);
     sm_cpu_mask all8[] = {mask("0-7")};
     CHECK_EQ(sm_threads_per_rank(all8, 1, 0, 0, 8), 8);
-    CHECK_EQ(sm_threads_per_rank(all8, 1, 0, 0, 6), 6);  /* at most the online CPUs */
-    CHECK_EQ(sm_threads_per_rank(all8, 1, 0, 3, 8), 3);  /* docker --cpus 3 */
-    sm_cpu_mask same[] = {mask("0-7"), mask("0-7")};     /* mpirun --bind-to none */
+    CHECK_EQ(sm_threads_per_rank(all8, 1, 0, 0, 6), 6); /* at most the online CPUs */
+    CHECK_EQ(sm_threads_per_rank(all8, 1, 0, 3, 8), 3); /* docker --cpus 3 */
+    sm_cpu_mask same[] = {mask("0-7"), mask("0-7")};    /* mpirun --bind-to none */
     CHECK_EQ(sm_threads_per_rank(same, 2, 1, 0, 8), 4);
-    CHECK_EQ(sm_threads_per_rank(same, 2, 0, 2, 8), 1);  /* the quota is both ranks' */
-    sm_cpu_mask own[] = {mask("0-3"), mask("4-7")};      /* srun --cpus-per-task=4 */
+    CHECK_EQ(sm_threads_per_rank(same, 2, 0, 2, 8), 1); /* the quota is both ranks' */
+    sm_cpu_mask own[] = {mask("0-3"), mask("4-7")};     /* srun --cpus-per-task=4 */
     CHECK_EQ(sm_threads_per_rank(own, 2, 0, 0, 8), 4);
     CHECK_EQ(sm_threads_per_rank(own, 2, 1, 0, 8), 4);
     sm_cpu_mask three[] = {mask("0-3"), mask("0-3"), mask("0-3")};

@@ -49,8 +49,8 @@ static void weak_scaling(const sm_registry *reg)
                 sm_predictor *p;
                 CHECK_EQ(sm_predictor_from_device_opts(devices[d], &opt, &p, &st), 0);
                 for (int b = 0; b < 3; b++) {
-                    sm_curve_spec spec = {batches[b], 0, sm_predictor_devices_per_node(p), nodes,
-                                          64, SM_DEFAULT_THRESHOLD};
+                    sm_curve_spec spec = {batches[b], 0,  sm_predictor_devices_per_node(p),
+                                          nodes,      64, SM_DEFAULT_THRESHOLD};
                     sm_curve c;
                     if (sm_curve_compute(p, net, &spec, &c, &st)) {
                         fprintf(stderr, "%s\n", st.msg);
@@ -63,9 +63,10 @@ static void weak_scaling(const sm_registry *reg)
                         efficient &= c.points[i].efficiency <= 1 + 1e-12;
                     }
                     if (!rising || !efficient)
-                        fprintf(stderr, "%s on %s, batch %lld, overlap %d: step falls or "
-                                "efficiency above 1\n", models[m], devices[d],
-                                (long long)batches[b], overlap);
+                        fprintf(stderr,
+                                "%s on %s, batch %lld, overlap %d: step falls or "
+                                "efficiency above 1\n",
+                                models[m], devices[d], (long long)batches[b], overlap);
                     CHECK(rising);
                     CHECK(efficient);
                     CHECK_NEAR(c.points[0].efficiency, 1, 1e-12);
@@ -122,9 +123,9 @@ static void strong_scaling(const sm_registry *reg)
 
     /* specs a curve refuses */
     const int backwards[] = {4, 2}, zero[] = {0, 2};
-    sm_curve_spec bad[] = {
-        {64, 0, 8, backwards, 2, 0.1}, {64, 0, 8, zero, 2, 0.1}, {64, 0, 8, nodes, 5, 0},
-        {64, 1024, 8, nodes, 5, 0.1},  {64, 0, 0, nodes, 5, 0.1}, {64, 0, 8, nodes, 0, 0.1}};
+    sm_curve_spec bad[] = {{64, 0, 8, backwards, 2, 0.1}, {64, 0, 8, zero, 2, 0.1},
+                           {64, 0, 8, nodes, 5, 0},       {64, 1024, 8, nodes, 5, 0.1},
+                           {64, 0, 0, nodes, 5, 0.1},     {64, 0, 8, nodes, 0, 0.1}};
     static const char *const why[] = {"expected ascending", "node count 0",
                                       "threshold 0",        "either a per-device batch",
                                       "devices per node 0", "at least one node count"};

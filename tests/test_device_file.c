@@ -8,8 +8,8 @@
 
 /* A complete description; lines 1-9. */
 #define DEVICE_PART "[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 1000\n"
-#define NODE_PART                                                                                 \
-    "[node]\ndevices_per_node = 8\nintra_node_bandwidth_gb_s = 450\nintra_node_latency_us = 3\n" \
+#define NODE_PART                                                                                  \
+    "[node]\ndevices_per_node = 8\nintra_node_bandwidth_gb_s = 450\nintra_node_latency_us = 3\n"   \
     "inter_node_bandwidth_gb_s = 50\ninter_node_latency_us = 10\n"
 
 typedef struct error_case {
@@ -95,10 +95,10 @@ int main(void)
     CHECK_EQ(dev.precision, SM_FP32);
     CHECK_EQ(dev.fuse_epilogues, 0);
     CHECK_EQ(dev.fuse_bn_relu, 0);
-    CHECK_EQ(dev.channels_last, 0); /* NCHW, PyTorch's default memory format */
+    CHECK_EQ(dev.channels_last, 0);   /* NCHW, PyTorch's default memory format */
     CHECK_NEAR(dev.grad_bytes, 4, 0); /* fp32 gradients, as DDP under AMP */
     CHECK_EQ(dev.collective, SM_COLLECTIVE_RING);
-    CHECK_NEAR(dev.nvls_efficiency, 0, 0); /* no NVLink SHARP */
+    CHECK_NEAR(dev.nvls_efficiency, 0, 0);    /* no NVLink SHARP */
     CHECK_EQ(dev.generation, SM_GPU_UNKNOWN); /* NCCL's per-generation caps left out */
     CHECK_EQ(dev.host, SM_HOST_OTHER);        /* NCCL's values for a host not AMD's */
     CHECK_CONTAINS(dev.name, "sm_test_net_"); /* the file's name */

@@ -40,7 +40,8 @@ static int write_runs(const char *path, sm_registry *reg, const sm_predictor *tr
                 char size[32] = ""; /* empty: the network file's own input */
                 if (opt.image)
                     snprintf(size, sizeof size, "%lld", (long long)opt.image);
-                fprintf(f, "%s,%s,%d,1,1,%.17g,%.17g,%.17g,%.17g,\n", nets[k], size, b, p.t_infer, p.t_fwd, p.t_bwd, p.t_grad);
+                fprintf(f, "%s,%s,%d,1,1,%.17g,%.17g,%.17g,%.17g,\n", nets[k], size, b, p.t_infer,
+                        p.t_fwd, p.t_bwd, p.t_grad);
                 sm_network_free(net);
             }
     return fclose(f);
@@ -114,9 +115,12 @@ static void check_out_of_range(const char *outdir)
     char ini[4096];
     snprintf(ini, sizeof ini, "%s/device_fit_out_of_range.ini", outdir);
     remove(ini);
-    sm_device_fit_result d = {.precision = "fp32", .dispatch_infer = 20e-6,
-                              .dispatch_fwd = 30e-6, .dispatch_bwd = 40e-6,
-                              .dispatch_update = 1.1, .compute_efficiency = 0.5,
+    sm_device_fit_result d = {.precision = "fp32",
+                              .dispatch_infer = 20e-6,
+                              .dispatch_fwd = 30e-6,
+                              .dispatch_bwd = 40e-6,
+                              .dispatch_update = 1.1,
+                              .compute_efficiency = 0.5,
                               .memory_efficiency = 0.5};
     snprintf(d.base, sizeof d.base, "tests/data/curve/round_device.ini");
     sm_status st;
@@ -143,8 +147,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", st.msg);
         return 1;
     }
-    check_recovery(reg, "tests/data/curve/framework_device.ini", "tests/data/curve/round_device.ini",
-                   argv[1], "device_fit");
+    check_recovery(reg, "tests/data/curve/framework_device.ini",
+                   "tests/data/curve/round_device.ini", argv[1], "device_fit");
     check_recovery(reg, "tests/data/curve/fused_device.ini",
                    "tests/data/curve/round_fused_device.ini", argv[1], "device_fit_fused");
     check_out_of_range(argv[1]);

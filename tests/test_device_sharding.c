@@ -21,8 +21,8 @@
 #define C2 2.0867584e-4
 #define UPDATE (6.718592e-5 / 12)
 
-static double grad_of(const sm_network *net, const char *shard, const char *checkpoint,
-                      int overlap, const sm_layout *l, sm_prediction *pr)
+static double grad_of(const sm_network *net, const char *shard, const char *checkpoint, int overlap,
+                      const sm_layout *l, sm_prediction *pr)
 {
     sm_device_options opt = {.overlap = overlap, .shard = shard, .checkpoint = checkpoint};
     sm_predictor *p = NULL;

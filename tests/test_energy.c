@@ -14,7 +14,7 @@
 #include "fit_tests.h"
 #include "scalemeter/fit.h"
 
-#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
+#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol)*fabs(b))
 
 static const char *const nets[] = {"tests/data/fit/tiny_a.ini", "tests/data/fit/tiny_b.ini",
                                    "tests/data/fit/tiny_c.ini"};

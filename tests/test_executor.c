@@ -30,11 +30,10 @@ static void test_gradients(void)
                                  "bias=false\n"),
                     2, eps, tol);
     check_gradients("conv2d groups 2 kernel 3x2",
-                    NET("4x5x6", "c = conv2d out=6 kernel=3x2 groups=2 stride=1x2\n"), 3, eps,
-                    tol);
+                    NET("4x5x6", "c = conv2d out=6 kernel=3x2 groups=2 stride=1x2\n"), 3, eps, tol);
     check_gradients("conv2d depthwise x2 stride 2",
-                    NET("4x7x7", "c = conv2d out=8 kernel=3 groups=4 stride=2 padding=1\n"), 2,
-                    eps, tol);
+                    NET("4x7x7", "c = conv2d out=8 kernel=3 groups=4 stride=2 padding=1\n"), 2, eps,
+                    tol);
     check_gradients("conv2d depthwise stride 1 (padded planes)",
                     NET("3x6x5", "c = conv2d out=3 kernel=3 groups=3 padding=1\n"), 2, eps, tol);
     check_gradients("conv2d depthwise x2 kernel 3x5 dilation 2 pad 2x1 no bias",
@@ -43,22 +42,22 @@ static void test_gradients(void)
                     2, eps, tol);
     check_gradients("conv2d 1x1 one sample (no im2col)",
                     NET("5x17x16", "c = conv2d out=3 kernel=1\n"), 1, eps, tol);
-    check_gradients("conv2d 1x1 batched GEMM", NET("5x3x3", "c = conv2d out=4 kernel=1\n"), 3,
-                    eps, tol);
+    check_gradients("conv2d 1x1 batched GEMM", NET("5x3x3", "c = conv2d out=4 kernel=1\n"), 3, eps,
+                    tol);
     check_gradients("conv2d 3x3 batched GEMM pad 1",
                     NET("3x4x4", "c = conv2d out=5 kernel=3 padding=1\n"), 4, eps, tol);
     check_gradients("linear vector", NET("10", "fc = linear out=7\n"), 3, eps, tol);
-    check_gradients("linear sequence no bias", NET("5x6", "fc = linear out=4 bias=false\n"), 2,
-                    eps, tol);
+    check_gradients("linear sequence no bias", NET("5x6", "fc = linear out=4 bias=false\n"), 2, eps,
+                    tol);
     /* pooling */
     check_gradients("maxpool2d 3 stride 2 pad 1",
                     NET("2x7x7", "p = maxpool2d kernel=3 stride=2 padding=1\n"), 2, eps, tol);
     check_gradients("maxpool2d 2 ceil_mode dilation 2",
-                    NET("2x9x8", "p = maxpool2d kernel=2 stride=2 dilation=2 ceil_mode=true\n"),
-                    2, eps, tol);
+                    NET("2x9x8", "p = maxpool2d kernel=2 stride=2 dilation=2 ceil_mode=true\n"), 2,
+                    eps, tol);
     check_gradients("avgpool2d 3 stride 2 pad 1 ceil_mode",
-                    NET("2x8x7", "p = avgpool2d kernel=3 stride=2 padding=1 ceil_mode=true\n"),
-                    2, eps, tol);
+                    NET("2x8x7", "p = avgpool2d kernel=3 stride=2 padding=1 ceil_mode=true\n"), 2,
+                    eps, tol);
     check_gradients("adaptive_avgpool2d 2x3 of 5x7",
                     NET("3x5x7", "p = adaptive_avgpool2d size=2x3\n"), 2, eps, tol);
     /* normalisation: a conv before gives batch norm weights and inputs off its identity */
@@ -73,8 +72,8 @@ static void test_gradients(void)
     check_gradients("layernorm channels", NET("4x3x2", "ln = layernorm channels=true\n"), 2, eps,
                     tol);
     /* activations, on spread inputs wide enough to reach every piece (relu6 above 6) */
-    static const char *const acts[] = {"relu", "relu6", "hardsigmoid", "hardswish", "sigmoid",
-                                       "silu", "tanh", "gelu"};
+    static const char *const acts[] = {"relu",    "relu6", "hardsigmoid", "hardswish",
+                                       "sigmoid", "silu",  "tanh",        "gelu"};
     spread_scale = 8; /* [-8, 8) in steps of 0.2, odd tenths: every piece, no kink within eps */
     for (int i = 0; i < 8; i++) {
         char text[128];
@@ -92,17 +91,19 @@ static void test_gradients(void)
                     NET("4x3x3", "p = adaptive_avgpool2d size=1\nf = flatten\nfc = linear out=4\n"
                                  "g = sigmoid\ns = mul from=@input,g\n"),
                     2, eps, tol);
-    check_gradients("mul broadcast last dim", NET("3x5", "fc = linear out=5 from=@input\n"
-                                                         "p = linear out=1 from=@input\n"
-                                                         "m = mul from=fc,p\n"),
+    check_gradients("mul broadcast last dim",
+                    NET("3x5", "fc = linear out=5 from=@input\n"
+                               "p = linear out=1 from=@input\n"
+                               "m = mul from=fc,p\n"),
                     2, eps, tol);
     check_gradients("concat channels of two branches",
                     NET("2x4x4", "a = conv2d out=3 kernel=3 padding=1\n"
                                  "b = conv2d out=2 kernel=1 from=@input\n"
                                  "c = concat from=a,b,@input\n"),
                     2, eps, tol);
-    check_gradients("concat last axis", NET("3x4", "a = linear out=2\nc = concat axis=-1 "
-                                                   "from=a,@input\n"),
+    check_gradients("concat last axis",
+                    NET("3x4", "a = linear out=2\nc = concat axis=-1 "
+                               "from=a,@input\n"),
                     2, eps, tol);
     /* softmax, shapes, dropout */
     check_gradients("softmax last axis", NET("3x5", "s = softmax\n"), 2, eps, tol);
@@ -110,22 +111,21 @@ static void test_gradients(void)
     check_gradients("channel_shuffle 3 groups", NET("6x2x2", "s = channel_shuffle groups=3\n"), 2,
                     eps, tol);
     check_gradients("permute 1,2,0", NET("2x3x4", "p = permute order=1,2,0\n"), 2, eps, tol);
-    check_gradients("flatten + identity", NET("2x3x4", "f = flatten\ni = identity\n"), 2, eps,
-                    tol);
+    check_gradients("flatten + identity", NET("2x3x4", "f = flatten\ni = identity\n"), 2, eps, tol);
     check_gradients("chunk pieces 0 and 2 of 3, re-joined",
                     NET("5x2x2", "a = chunk chunks=3 index=0\nb = chunk chunks=3 index=2 "
                                  "from=@input\nc = concat from=b,a\n"),
                     2, eps, tol);
-    check_gradients("chunk last axis", NET("3x7", "a = chunk chunks=2 index=1 axis=-1\n"), 2,
-                    eps, tol);
+    check_gradients("chunk last axis", NET("3x7", "a = chunk chunks=2 index=1 axis=-1\n"), 2, eps,
+                    tol);
     random_weights = 1;
     check_gradients("layer_scale channels after conv",
                     NET("3x4x4", "c = conv2d out=4 kernel=3\ns = layer_scale\n"), 2, eps, tol);
     check_gradients("layer_scale last axis", NET("3x6", "s = layer_scale axis=-1\n"), 2, eps, tol);
     random_weights = 0;
     /* transformers */
-    check_gradients("attention 2 heads packed bias", NET("5x8", "a = attention dim=8 heads=2\n"),
-                    2, eps, tol);
+    check_gradients("attention 2 heads packed bias", NET("5x8", "a = attention dim=8 heads=2\n"), 2,
+                    eps, tol);
     check_gradients("attention causal 4 heads",
                     NET("6x8", "a = attention dim=8 heads=4 causal=true\n"), 2, eps, tol);
     check_gradients("attention unpacked without bias",
@@ -142,8 +142,7 @@ static void test_gradients(void)
                     NET("4", "e = embedding vocab=5 dim=3\nfc = linear out=2\n"), 2, eps, tol);
     check_gradients("lm_head with bias", NET("3x4", "h = lm_head vocab=6 bias=true\n"), 2, eps,
                     tol);
-    check_gradients("dropout p 0.3 (training mask)", NET("50", "d = dropout p=0.3\n"), 2, eps,
-                    tol);
+    check_gradients("dropout p 0.3 (training mask)", NET("50", "d = dropout p=0.3\n"), 2, eps, tol);
     check_gradients("residual block: conv bn add pool fc",
                     NET("2x6x6", "c1 = conv2d out=2 kernel=3 padding=1 bias=false\n"
                                  "b1 = batchnorm2d\nc2 = conv2d out=2 kernel=3 padding=1\n"
@@ -229,15 +228,15 @@ static void test_conv_forward(void)
                        2, 1, 2, 0, 0, 1, 1, 2, 1);
     check_conv_forward(NET("4x7x7", "c = conv2d out=8 kernel=3 groups=4 stride=2 padding=1\n"), 2,
                        8, 3, 3, 2, 2, 1, 1, 1, 1, 4, 1);
-    check_conv_forward(NET("3x6x5", "c = conv2d out=3 kernel=3 groups=3 padding=1\n"), 2, 3, 3,
-                       3, 1, 1, 1, 1, 1, 1, 3, 1);
+    check_conv_forward(NET("3x6x5", "c = conv2d out=3 kernel=3 groups=3 padding=1\n"), 2, 3, 3, 3,
+                       1, 1, 1, 1, 1, 1, 3, 1);
     check_conv_forward(NET("2x7x8", "c = conv2d out=4 kernel=3x5 groups=2 dilation=2 padding=2x1 "
                                     "bias=false\n"),
                        2, 4, 3, 5, 1, 1, 2, 1, 2, 2, 2, 0);
-    check_conv_forward(NET("5x3x3", "c = conv2d out=4 kernel=1\n"), 5, 4, 1, 1, 1, 1, 0, 0, 1, 1,
-                       1, 1);
-    check_conv_forward(NET("8x20x20", "c = conv2d out=16 kernel=3 padding=1\n"), 2, 16, 3, 3, 1,
-                       1, 1, 1, 1, 1, 1, 1);
+    check_conv_forward(NET("5x3x3", "c = conv2d out=4 kernel=1\n"), 5, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1,
+                       1);
+    check_conv_forward(NET("8x20x20", "c = conv2d out=16 kernel=3 padding=1\n"), 2, 16, 3, 3, 1, 1,
+                       1, 1, 1, 1, 1, 1);
 }
 
 static void test_linear_and_pool_forward(void)
@@ -537,8 +536,9 @@ static void test_refusals(const char *fake_plugin)
     /* a layer type without CPU kernels: refused, naming the layer, the type and the line */
     sm_registry *r2 = NULL;
     if (sm_registry_open(&r2, &st) == 0 && sm_registry_load_file(r2, fake_plugin, &st) == 0) {
-        sm_network *net = net_load(r2, NET("3x4x4", "c = conv2d out=2 kernel=1\n"
-                                                    "odd = test_identity\n"),
+        sm_network *net = net_load(r2,
+                                   NET("3x4x4", "c = conv2d out=2 kernel=1\n"
+                                                "odd = test_identity\n"),
                                    0, &st);
         CHECK(net != NULL);
         if (net) {

@@ -40,12 +40,12 @@ static void test_counts(void)
     /* nn.Conv1d(4, 6, 3, stride=2, padding=1, groups=2) on 4x9: (2, 6, 5), 42 parameters */
     if (metrics_of(NET("4x9", "g = conv1d out=6 kernel=3 stride=2 padding=1 groups=2\n"), &m) ==
         0) {
-        CHECK_EQ(m.output_elems, 30);  /* 6 x 5 */
-        CHECK_EQ(m.macs, 180);         /* 30 outputs x 4/2 channels x 3 taps */
-        CHECK_EQ(m.flops, 390);        /* 2 x 180 + 30 (bias) */
-        CHECK_EQ(m.weights, 42);       /* PyTorch: 42 */
-        CHECK_EQ(m.param_tensors, 2);  /* weight, bias */
-        CHECK_EQ(m.bwd_flops, 780);    /* 2 x flops */
+        CHECK_EQ(m.output_elems, 30); /* 6 x 5 */
+        CHECK_EQ(m.macs, 180);        /* 30 outputs x 4/2 channels x 3 taps */
+        CHECK_EQ(m.flops, 390);       /* 2 x 180 + 30 (bias) */
+        CHECK_EQ(m.weights, 42);      /* PyTorch: 42 */
+        CHECK_EQ(m.param_tensors, 2); /* weight, bias */
+        CHECK_EQ(m.bwd_flops, 780);   /* 2 x flops */
         CHECK_EQ(m.counts_io, 1);
     }
     /* nn.Conv1d(3, 2, 2, dilation=3, bias=False) on 3x10: (1, 2, 7), 12 parameters */
@@ -172,8 +172,8 @@ static void test_forward(void)
                  NET("2x3x3", "g = conv_transpose2d out=3 kernel=2x3 stride=1x2 dilation=2 "
                               "bias=false\n"),
                  1, 135, -0.94740011, -2.14981506);
-    forward_case("upsample nearest x2", NET("3x3x4", "g = upsample scale=2\n"), 2, 288,
-                 6.69440937, 2.47660350);
+    forward_case("upsample nearest x2", NET("3x3x4", "g = upsample scale=2\n"), 2, 288, 6.69440937,
+                 2.47660350);
     forward_case("upsample nearest to 5x7", NET("2x3x4", "g = upsample size=5x7\n"), 1, 70,
                  1.06490136, 3.18209166);
     forward_case("upsample bilinear x2", NET("3x3x4", "g = upsample mode=bilinear scale=2\n"), 2,
@@ -181,12 +181,12 @@ static void test_forward(void)
     forward_case("upsample bilinear align_corners 5x7",
                  NET("2x3x4", "g = upsample mode=bilinear size=5x7 align_corners=true\n"), 1, 70,
                  -0.24450295, 3.15415555);
-    forward_case("pixel_shuffle 2", NET("8x3x2", "g = pixel_shuffle factor=2\n"), 2, 96,
-                 0.58858785, 1.91100521);
+    forward_case("pixel_shuffle 2", NET("8x3x2", "g = pixel_shuffle factor=2\n"), 2, 96, 0.58858785,
+                 1.91100521);
     forward_case("mean axis 0 of 5x4", NET("5x4", "g = mean axis=0\n"), 2, 8, 0.23061965,
                  -0.33046890);
-    forward_case("mean axis 1 keepdim of 3x4x5", NET("3x4x5", "g = mean axis=1 keepdim=true\n"),
-                 2, 30, -0.03005897, -0.57211471);
+    forward_case("mean axis 1 keepdim of 3x4x5", NET("3x4x5", "g = mean axis=1 keepdim=true\n"), 2,
+                 30, -0.03005897, -0.57211471);
 }
 
 /* ---- backward ------------------------------------------------------------------------------ */
@@ -196,30 +196,30 @@ static void test_gradients(void)
     const double eps = 1e-3, tol = 1e-2;
     random_weights = 1;
     check_gradients("conv1d groups 2 stride 2",
-                    NET("4x9", "g = conv1d out=6 kernel=3 stride=2 padding=1 groups=2\n"), 2,
+                    NET("4x9", "g = conv1d out=6 kernel=3 stride=2 padding=1 groups=2\n"), 2, eps,
+                    tol);
+    check_gradients("conv1d dilation 3", NET("3x10", "g = conv1d out=2 kernel=2 dilation=3\n"), 2,
                     eps, tol);
-    check_gradients("conv1d dilation 3", NET("3x10", "g = conv1d out=2 kernel=2 dilation=3\n"),
-                    2, eps, tol);
-    check_gradients("conv3d", NET("2x3x5x4", "g = conv3d out=4 kernel=3 kernel_d=2 stride=2 "
-                                             "stride_d=1 padding=1 padding_d=0\n"),
+    check_gradients("conv3d",
+                    NET("2x3x5x4", "g = conv3d out=4 kernel=3 kernel_d=2 stride=2 "
+                                   "stride_d=1 padding=1 padding_d=0\n"),
                     2, eps, tol);
     check_gradients("conv_transpose2d",
                     NET("4x3x4", "g = conv_transpose2d out=6 kernel=3 stride=2 padding=1 "
                                  "output_padding=1 groups=2\n"),
                     2, eps, tol);
     check_gradients("upsample nearest x2", NET("2x3x4", "g = upsample scale=2\n"), 2, eps, tol);
-    check_gradients("upsample bilinear x2",
-                    NET("2x3x4", "g = upsample mode=bilinear scale=2\n"), 2, eps, tol);
+    check_gradients("upsample bilinear x2", NET("2x3x4", "g = upsample mode=bilinear scale=2\n"), 2,
+                    eps, tol);
     check_gradients("upsample bilinear align_corners 5x7",
                     NET("2x3x4", "g = upsample mode=bilinear size=5x7 align_corners=true\n"), 2,
                     eps, tol);
-    check_gradients("pixel_shuffle 2", NET("8x3x2", "g = pixel_shuffle factor=2\n"), 2, eps,
-                    tol);
+    check_gradients("pixel_shuffle 2", NET("8x3x2", "g = pixel_shuffle factor=2\n"), 2, eps, tol);
     check_gradients("mean axis 0", NET("5x4", "g = mean axis=0\n"), 2, eps, tol);
     /* the input also feeds the add: backward must add to its gradient, not overwrite it */
     check_gradients("mean keepdim + residual add",
-                    NET("3x1x5", "g = mean axis=1 keepdim=true\ns = add from=g,@input\n"), 2,
-                    eps, tol);
+                    NET("3x1x5", "g = mean axis=1 keepdim=true\ns = add from=g,@input\n"), 2, eps,
+                    tol);
     check_gradients("pixel_shuffle + conv_transpose2d + upsample",
                     NET("8x3x2", "g = pixel_shuffle factor=2\nc = conv_transpose2d out=2 "
                                  "kernel=2 stride=2\nu = upsample mode=bilinear scale=0.5\n"),
@@ -242,14 +242,12 @@ static void test_refusals(void)
                    "out 6 is not divisible by groups 4");
     expect_refusal(NET("4x2", "g = conv1d out=6 kernel=3\n"), "conv1d", "leaves no output");
     expect_refusal(NET("4x9x9", "g = conv1d out=6 kernel=3\n"), "conv1d", "needs a CxL input");
-    expect_refusal(NET("4x9x9", "g = conv3d out=6 kernel=3\n"), "conv3d",
-                   "needs a CxDxHxW input");
+    expect_refusal(NET("4x9x9", "g = conv3d out=6 kernel=3\n"), "conv3d", "needs a CxDxHxW input");
     expect_refusal(NET("4x3x4", "g = conv_transpose2d out=6 kernel=3 stride=2 "
                                 "output_padding=2\n"),
                    "conv_transpose2d", "output_padding 2 must be smaller than the stride 2");
     expect_refusal(NET("3x4x4", "g = upsample\n"), "upsample", "give one of scale");
-    expect_refusal(NET("3x4x4", "g = upsample scale=2 size=8\n"), "upsample",
-                   "give one of scale");
+    expect_refusal(NET("3x4x4", "g = upsample scale=2 size=8\n"), "upsample", "give one of scale");
     expect_refusal(NET("3x4x4", "g = upsample scale=2 align_corners=true\n"), "upsample",
                    "align_corners applies to mode=bilinear only");
     expect_refusal(NET("3x4x4", "g = upsample mode=bicubic scale=2\n"), "upsample", "bicubic");

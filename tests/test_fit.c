@@ -12,7 +12,7 @@
 #include "fit_tests.h"
 #include "scalemeter/fit.h"
 
-#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
+#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol)*fabs(b))
 
 static const char *const nets[] = {"tests/data/fit/tiny_a.ini", "tests/data/fit/tiny_b.ini",
                                    "tests/data/fit/tiny_c.ini"};
@@ -107,14 +107,13 @@ static int write_csv_terms(const char *path, int ring, int multi, double amp, in
                     double ti = (fwd_eq(c_infer, &m, batches[b]) + c_pass_w[0] * W) * noise(amp);
                     double tf = (fwd_eq(c_fwd, &m, batches[b]) + c_pass_w[1] * W) * noise(amp);
                     double tb = (fwd_eq(c_bwd, &m, batches[b]) + c_pass_w[2] * W) * noise(amp);
-                    double tg = (ring ? grad_ring(&m, layouts[l][0], layouts[l][1])
-                                      : grad_linear(&m, n)) +
-                                c_update * W;
+                    double tg =
+                        (ring ? grad_ring(&m, layouts[l][0], layouts[l][1]) : grad_linear(&m, n)) +
+                        c_update * W;
                     tg *= noise(amp);
                     /* t_step left empty: the step target is then the sum of the parts */
-                    fprintf(f, "%s,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,,\"an, ignored\"\n",
-                            nets[k], images[s], batches[b], layouts[l][0], layouts[l][1], ti, tf,
-                            tb, tg);
+                    fprintf(f, "%s,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,,\"an, ignored\"\n", nets[k],
+                            images[s], batches[b], layouts[l][0], layouts[l][1], ti, tf, tb, tg);
                 }
         }
     return fclose(f);
@@ -217,7 +216,7 @@ static void test_weight_terms(const char *dir)
     double infer[5] = {c_infer[0], c_infer[1], c_infer[2], c_infer[3], c_pass_w[0]};
     double bwd[5] = {c_bwd[0], c_bwd[1], c_bwd[2], c_bwd[3], c_pass_w[2]};
     double grad[4] = {c_grad[0], c_update, c_grad[1], c_grad[2]};
-    double both[8] = {c_bwd[0], c_bwd[1],  c_bwd[2],  c_bwd[3], c_pass_w[2] + c_update,
+    double both[8] = {c_bwd[0],  c_bwd[1],  c_bwd[2], c_bwd[3], c_pass_w[2] + c_update,
                       c_grad[0], c_grad[1], c_grad[2]};
     check_coeffs(&fit.phase[SM_PHASE_INFER], infer, 5, 1e-7);
     check_coeffs(&fit.phase[SM_PHASE_BWD], bwd, 5, 1e-7);
@@ -345,7 +344,7 @@ static void test_file_and_predictor(const char *dir)
 
 /* The dispatch form (the default): a cost per kernel K in every pass, and an update of a cost
  * per parameter tensor P, per weight and a constant; written as tf32 runs. */
-static const double c_kernel[3] = {3e-5, 4e-5, 6e-5}; /* infer, fwd, bwd: seconds per kernel */
+static const double c_kernel[3] = {3e-5, 4e-5, 6e-5};   /* infer, fwd, bwd: seconds per kernel */
 static const double c_update_p[3] = {5e-6, 2e-9, 1e-4}; /* per tensor, per weight, constant */
 
 static int write_dispatch_csv(const char *path, int n_nets)
@@ -396,8 +395,7 @@ static void test_dispatch_form(const char *dir)
     CHECK_EQ(fit.phase[SM_PHASE_GRAD].dropped, 0);
     char name[32];
     CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_FWD, 4, name, sizeof name), "c5_kernels");
-    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 0, name, sizeof name),
-                   "c1_param_tensors");
+    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 0, name, sizeof name), "c1_param_tensors");
     /* ConvMeter's form cannot express these times */
     opt.form = SM_FORM_CONVMETER;
     sm_fit plain;
@@ -486,8 +484,7 @@ static void test_contention(const char *dir)
     check_coeffs(&fit.phase[SM_PHASE_FWD], fwd, 5, 1e-7);
     check_coeffs(&fit.phase[SM_PHASE_BWD], bwd, 5, 1e-7);
     char name[32];
-    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_INFER, 4, name, sizeof name),
-                   "c5_contention");
+    CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_INFER, 4, name, sizeof name), "c5_contention");
     CHECK_CONTAINS(sm_fit_term_formula(&fit, SM_PHASE_INFER, 4), "log2(G)*b*F");
 
     sm_fit_meta meta = {"test device", "2026-01-01", "synthetic", "0"}, meta_back;
@@ -566,8 +563,9 @@ static void test_choose_weight_term(const char *dir)
     CHECK(f != NULL);
     if (!f)
         return;
-    fprintf(f, "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n"
-               "%s,8,1,1,1,1e-3,,,,\n%s,8,2,1,1,2e-3,,,,\n%s,8,1,1,1,3e-3,,,,\n",
+    fprintf(f,
+            "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n"
+            "%s,8,1,1,1,1e-3,,,,\n%s,8,2,1,1,2e-3,,,,\n%s,8,1,1,1,3e-3,,,,\n",
             nets[0], nets[0], nets[1]);
     fclose(f);
     sm_runs *runs = runs_with_metrics(reg, csv);
@@ -599,7 +597,7 @@ static void test_device_column(const char *dir)
          "NVIDIA H100 80GB HBM3"},
         {{"NVIDIA H100 80GB HBM3", "", "NVIDIA H100 80GB HBM3"}, "NVIDIA H100 80GB HBM3"},
         {{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"}, ""},
-        {{"cuda", "cuda", "cuda"}, ""},          /* measure.py's backend words name no machine */
+        {{"cuda", "cuda", "cuda"}, ""}, /* measure.py's backend words name no machine */
         {{"cuda:1", "cuda:1", "cuda:1"}, ""},
         {{"", "", ""}, ""},
         {{NULL, NULL, NULL}, ""},

@@ -5,8 +5,8 @@
  *   T_grad = c1 L [+ cu W] + ci 2(G-1)/G 4W + cn 2(N-1)/N 4W/G + cis 2(G-1) k + cns 2(N-1) k
  *
  * Checked here: the terms of one layout worked out by hand; with 1/bandwidth and latency as its
- * coefficients the form is the analytic model of core/src/device/allreduce_model.c; the fit recovers
- * chosen coefficients exactly from synthetic runs of the tiny networks over several (N, G)
+ * coefficients the form is the analytic model of core/src/device/allreduce_model.c; the fit
+ * recovers chosen coefficients exactly from synthetic runs of the tiny networks over several (N, G)
  * layouts, and leaves out the terms of a level its rows never have (G = 1 only, N = 1 only);
  * the coefficient file records that, and the predictor warns when asked about such a level;
  * coefficient files of the flat ring form written before are read as that flat ring.
@@ -22,7 +22,7 @@
 #include "fit_tests.h"
 #include "scalemeter/fit.h"
 
-#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol) * fabs(b))
+#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol)*fabs(b))
 
 static const char *const nets[] = {"tests/data/fit/tiny_a.ini", "tests/data/fit/tiny_b.ini",
                                    "tests/data/fit/tiny_c.ini"};
@@ -143,8 +143,8 @@ static void test_terms_by_hand(void)
     CHECK(x[2] == 19167774.0);
     CHECK(x[3] == 56);
     CHECK(x[4] == 24);
-    const char *const names[] = {"c1_layers", "c2_intra_bytes", "c3_inter_bytes",
-                                 "c4_intra_steps", "c5_inter_steps"};
+    const char *const names[] = {"c1_layers", "c2_intra_bytes", "c3_inter_bytes", "c4_intra_steps",
+                                 "c5_inter_steps"};
     check_names(&fit, SM_PHASE_GRAD, names, 5);
     CHECK_CONTAINS(sm_fit_term_formula(&fit, SM_PHASE_GRAD, 2), "2(N-1)/N*4W/G");
 
@@ -159,9 +159,16 @@ static void test_terms_by_hand(void)
     const double links[5] = {0, 1 / 450e9, 1 / 50e9, 3.4e-6, 9.6e-6};
     memcpy(fit.phase[SM_PHASE_GRAD].c, links, sizeof links);
     CHECK_NEAR(sm_fit_eval(&fit, SM_PHASE_GRAD, &m, &l), 1201.709311e-6, 1e-9);
-    sm_ring_config a = {102228128.0,        25.0 * 1024 * 1024, 4, 8, {450e9, 3.4e-6},
-                        {50e9, 9.6e-6}, SM_COLLECTIVE_RING,
-                        {0, SM_GPU_UNKNOWN, SM_HOST_OTHER, 0}, 0, 0};
+    sm_ring_config a = {102228128.0,
+                        25.0 * 1024 * 1024,
+                        4,
+                        8,
+                        {450e9, 3.4e-6},
+                        {50e9, 9.6e-6},
+                        SM_COLLECTIVE_RING,
+                        {0, SM_GPU_UNKNOWN, SM_HOST_OTHER, 0},
+                        0,
+                        0};
     CHECK_NEAR(sm_ring_allreduce_time(&a).total, 1201.709311e-6, 1e-9);
 
     /* the form is the analytic model on every layout, one node or one device per node too */
@@ -229,9 +236,16 @@ static void test_recovery(const char *dir)
     if (!runs)
         return;
     CHECK_EQ(runs->n, 3 * 3 * 3 * 6);
-    const double both[10] = {c_bwd[0],     c_bwd[1],        c_bwd[2],        c_bwd[3],
-                             c_bwd[4] + c_grad[G_UPDATE],   c_grad[G_LAYERS], c_grad[G_INTRA_BYTES],
-                             c_grad[G_INTER_BYTES], c_grad[G_INTRA_STEPS], c_grad[G_INTER_STEPS]};
+    const double both[10] = {c_bwd[0],
+                             c_bwd[1],
+                             c_bwd[2],
+                             c_bwd[3],
+                             c_bwd[4] + c_grad[G_UPDATE],
+                             c_grad[G_LAYERS],
+                             c_grad[G_INTRA_BYTES],
+                             c_grad[G_INTER_BYTES],
+                             c_grad[G_INTRA_STEPS],
+                             c_grad[G_INTER_STEPS]};
     for (int variant = 0; variant < 4; variant++) {
         sm_fit_options opt;
         ring_options(&opt);

@@ -95,14 +95,14 @@ static void options(sm_fit_options *opt)
 /* Rows made by hand: one device, four devices, a step shorter than its passes, no step. */
 static void test_targets(void)
 {
-    sm_run one = {.nodes = 1, .gpus_per_node = 1, .t_fwd = 0.1, .t_bwd = 0.2, .t_grad = 0.05,
-                  .t_step = 0.34};
+    sm_run one = {
+        .nodes = 1, .gpus_per_node = 1, .t_fwd = 0.1, .t_bwd = 0.2, .t_grad = 0.05, .t_step = 0.34};
     CHECK_NEAR(sm_run_target(&one, SM_PHASE_GRAD), 0.05, 1e-12);
     CHECK_NEAR(sm_run_target(&one, SM_PHASE_BWD_GRAD), 0.25, 1e-12);
     CHECK_NEAR(sm_run_target(&one, SM_PHASE_STEP), 0.34, 1e-12);
     /* t_grad 0.15 holds 0.09 of waiting: the step spends 0.06 beyond 0.1 + 0.2 */
-    sm_run four = {.nodes = 1, .gpus_per_node = 4, .t_fwd = 0.1, .t_bwd = 0.2, .t_grad = 0.15,
-                   .t_step = 0.36};
+    sm_run four = {
+        .nodes = 1, .gpus_per_node = 4, .t_fwd = 0.1, .t_bwd = 0.2, .t_grad = 0.15, .t_step = 0.36};
     CHECK_NEAR(sm_run_target(&four, SM_PHASE_GRAD), 0.06, 1e-12);
     CHECK_NEAR(sm_run_target(&four, SM_PHASE_BWD_GRAD), 0.26, 1e-12);
     CHECK_NEAR(sm_run_target(&four, SM_PHASE_STEP), 0.36, 1e-12);

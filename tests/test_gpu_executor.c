@@ -71,8 +71,12 @@ static int open_pair(pair *p, const char *text, int64_t batch, int precision, in
         return -1;
     }
     sm_executor_options co = {.batch = batch, .seed = 7, .input_grad = 1};
-    sm_cuda_executor_options go = {.batch = batch, .seed = 7, .input_grad = 1, .device = 0,
-                                   .precision = precision, .algo_search = algo};
+    sm_cuda_executor_options go = {.batch = batch,
+                                   .seed = 7,
+                                   .input_grad = 1,
+                                   .device = 0,
+                                   .precision = precision,
+                                   .algo_search = algo};
     if (sm_executor_new(p->net, &co, &p->cpu, &st)) {
         fprintf(stderr, "cpu executor: %s\n", st.msg);
         return -1;
@@ -104,8 +108,8 @@ static void compare(const char *what, const char *text, int64_t batch, int preci
     }
     sm_status st;
     double d[7] = {0}, cpu_loss = 0, gpu_loss = 0;
-    int ok = sm_executor_forward(p.cpu, 1, &st) == 0 &&
-             sm_cuda_executor_forward(p.gpu, 1, &st) == 0;
+    int ok =
+        sm_executor_forward(p.cpu, 1, &st) == 0 && sm_cuda_executor_forward(p.gpu, 1, &st) == 0;
     sm_tensor yc = sm_executor_output(p.cpu), yg = sm_cuda_executor_output(p.gpu);
     if (ok)
         d[0] = against(p.gpu, yg.data, yc.data, elems(&yc));
@@ -116,8 +120,7 @@ static void compare(const char *what, const char *text, int64_t batch, int preci
         sm_tensor gc = sm_executor_output_grad(p.cpu), gg = sm_cuda_executor_output_grad(p.gpu);
         d[2] = against(p.gpu, gg.data, gc.data, elems(&gc));
     }
-    ok = ok && sm_executor_backward(p.cpu, &st) == 0 &&
-         sm_cuda_executor_backward(p.gpu, &st) == 0;
+    ok = ok && sm_executor_backward(p.cpu, &st) == 0 && sm_cuda_executor_backward(p.gpu, &st) == 0;
     int64_t nw = 0;
     if (ok) {
         sm_tensor xc = sm_executor_input_grad(p.cpu), xg = sm_cuda_executor_input_grad(p.gpu);
@@ -138,8 +141,8 @@ static void compare(const char *what, const char *text, int64_t batch, int preci
     if (!ok)
         fprintf(stderr, "%s: %s\n", what, st.msg);
     CHECK(ok);
-    static const char *const names[] = {"forward", "loss", "dloss", "dinput", "dweights",
-                                        "weights after SGD", "inference"};
+    static const char *const names[] = {
+        "forward", "loss", "dloss", "dinput", "dweights", "weights after SGD", "inference"};
     printf("%-40s %s fwd %.1e loss %.1e dy %.1e dx %.1e dw %.1e sgd %.1e infer %.1e\n", what,
            sm_gpu_precision_name(precision), d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
     for (int k = 0; k < 7; k++) {
@@ -161,15 +164,17 @@ static void test_layers(int precision, int algo, double tol)
     compare("conv2d stride 2 pad 1x2 dilation 2",
             NET("2x9x8", "c = conv2d out=3 kernel=3 stride=2 padding=1x2 dilation=2 bias=false\n"),
             2, precision, algo, tol);
-    compare("conv2d groups 2 kernel 3x2", NET("4x5x6", "c = conv2d out=6 kernel=3x2 groups=2 "
-                                                       "stride=1x2\n"),
+    compare("conv2d groups 2 kernel 3x2",
+            NET("4x5x6", "c = conv2d out=6 kernel=3x2 groups=2 "
+                         "stride=1x2\n"),
             3, precision, algo, tol);
     compare("conv2d depthwise x2 stride 2",
             NET("4x7x7", "c = conv2d out=8 kernel=3 groups=4 stride=2 padding=1\n"), 2, precision,
             algo, tol);
     compare("conv2d 1x1", NET("5x9x9", "c = conv2d out=6 kernel=1\n"), 3, precision, algo, tol);
-    compare("conv2d 16 -> 32 3x3 at 20x20", NET("16x20x20", "c = conv2d out=32 kernel=3 "
-                                                            "padding=1\n"),
+    compare("conv2d 16 -> 32 3x3 at 20x20",
+            NET("16x20x20", "c = conv2d out=32 kernel=3 "
+                            "padding=1\n"),
             4, precision, algo, tol);
     /* linear: cuBLAS */
     compare("linear vector", NET("10", "fc = linear out=7\n"), 3, precision, algo, tol);
@@ -202,7 +207,7 @@ static void test_layers(int precision, int algo, double tol)
     compare("layernorm channels", NET("4x3x2", "ln = layernorm channels=true\n"), 2, precision,
             algo, tol);
     /* activations: cuDNN's four, the kernels' four; after a linear layer, so values spread */
-    static const char *const acts[] = {"relu", "relu6", "sigmoid", "tanh",
+    static const char *const acts[] = {"relu", "relu6", "sigmoid",   "tanh",
                                        "silu", "gelu",  "hardswish", "hardsigmoid"};
     for (int i = 0; i < 8; i++) {
         char text[160], what[64];
@@ -220,21 +225,22 @@ static void test_layers(int precision, int algo, double tol)
             NET("4x3x3", "p = adaptive_avgpool2d size=1\nf = flatten\nfc = linear out=4\n"
                          "g = sigmoid\ns = mul from=@input,g\n"),
             2, precision, algo, tol);
-    compare("mul broadcast last dim", NET("3x5", "fc = linear out=5 from=@input\n"
-                                                 "p = linear out=1 from=@input\n"
-                                                 "m = mul from=fc,p\n"),
+    compare("mul broadcast last dim",
+            NET("3x5", "fc = linear out=5 from=@input\n"
+                       "p = linear out=1 from=@input\n"
+                       "m = mul from=fc,p\n"),
             2, precision, algo, tol);
-    compare("concat channels of two branches", NET("2x4x4", "a = conv2d out=3 kernel=3 padding=1\n"
-                                                            "b = conv2d out=2 kernel=1 "
-                                                            "from=@input\n"
-                                                            "c = concat from=a,b,@input\n"),
+    compare("concat channels of two branches",
+            NET("2x4x4", "a = conv2d out=3 kernel=3 padding=1\n"
+                         "b = conv2d out=2 kernel=1 "
+                         "from=@input\n"
+                         "c = concat from=a,b,@input\n"),
             2, precision, algo, tol);
     compare("concat last axis", NET("3x4", "a = linear out=2\nc = concat axis=-1 from=a,@input\n"),
             2, precision, algo, tol);
     /* softmax, shapes, dropout (the same mask on both) */
     compare("softmax last axis", NET("3x5", "s = softmax\n"), 2, precision, algo, tol);
-    compare("softmax channel axis", NET("4x2x3", "s = softmax axis=0\n"), 2, precision, algo,
-            tol);
+    compare("softmax channel axis", NET("4x2x3", "s = softmax axis=0\n"), 2, precision, algo, tol);
     compare("channel_shuffle 3 groups", NET("6x2x2", "s = channel_shuffle groups=3\n"), 2,
             precision, algo, tol);
     compare("permute 1,2,0", NET("2x3x4", "p = permute order=1,2,0\n"), 2, precision, algo, tol);
@@ -268,8 +274,8 @@ static void test_attention_layers(int precision, int algo, double tol)
     compare("attention packed 5x8 bias 2 heads", NET("5x8", "a = attention dim=8 heads=2\n"), 2,
             precision, algo, tol);
     compare("attention unpacked no bias 1 head",
-            NET("6x6", "a = attention dim=6 heads=1 packed=false bias=false\n"), 3, precision,
-            algo, tol);
+            NET("6x6", "a = attention dim=6 heads=1 packed=false bias=false\n"), 3, precision, algo,
+            tol);
     compare("attention causal 7x12 3 heads",
             NET("7x12", "a = attention dim=12 heads=3 causal=true\n"), 2, precision, algo, tol);
     /* cross-attention: a memory longer (a linear of the input) and shorter (a chunk of it) than
@@ -322,8 +328,8 @@ static void test_sequence_layers(int precision, int algo, double tol)
     /* pos_embedding: a table as long as the sequence, and a longer one (its other rows get 0) */
     compare("pos_embedding max_len S", NET("5x6", "p = pos_embedding max_len=5\n"), 3, precision,
             algo, tol);
-    compare("pos_embedding max_len > S", NET("5x6", "p = pos_embedding max_len=9\n"), 2,
-            precision, algo, tol);
+    compare("pos_embedding max_len > S", NET("5x6", "p = pos_embedding max_len=9\n"), 2, precision,
+            algo, tol);
     compare("pos_embedding batch 1", NET("4x3", "p = pos_embedding max_len=4\n"), 1, precision,
             algo, tol);
     /* cls_token: the token (starting at 0) in front; its gradient sums over the batch */
@@ -339,10 +345,10 @@ static void test_sequence_layers(int precision, int algo, double tol)
     compare("lm_head", NET("5x8", "h = lm_head vocab=10\n"), 2, precision, algo, tol);
     compare("lm_head bias", NET("5x8", "h = lm_head vocab=12 bias=true\n"), 3, precision, algo,
             tol);
-    compare("lm_head bias of 2x3x8", NET("2x3x8", "h = lm_head vocab=7 bias=true\n"), 2,
-            precision, algo, tol);
-    compare("lm_head bias vector", NET("6", "h = lm_head vocab=9 bias=true\n"), 4, precision,
+    compare("lm_head bias of 2x3x8", NET("2x3x8", "h = lm_head vocab=7 bias=true\n"), 2, precision,
             algo, tol);
+    compare("lm_head bias vector", NET("6", "h = lm_head vocab=9 bias=true\n"), 4, precision, algo,
+            tol);
     /* small chains: GPT-2's ends, a mini-BERT, a mini-ViT front (two selects, so that both the
      * class token and the patch tokens get gradients, down to the patchify convolution) */
     compare("mini GPT-2: embedding pos layernorm lm_head",
@@ -369,8 +375,7 @@ static void test_window_layers(int precision, int algo, double tol)
             NET("5x7x8", "g = window_attention dim=8 heads=2 window=3 shift=1\n"), 2, precision,
             algo, tol);
     compare("window_attention not shifted",
-            NET("6x6x8", "g = window_attention dim=8 heads=2 window=3\n"), 2, precision, algo,
-            tol);
+            NET("6x6x8", "g = window_attention dim=8 heads=2 window=3\n"), 2, precision, algo, tol);
     compare("window_attention 3x2 no biases",
             NET("4x5x8", "g = window_attention dim=8 heads=4 window=3x2 shift=1x1 "
                          "qkv_bias=false proj_bias=false\n"),
@@ -381,8 +386,8 @@ static void test_window_layers(int precision, int algo, double tol)
             algo, tol);
     /* Swin's window 7 and shift 3: 49 tokens, more than a warp's lanes per row of scores */
     compare("window_attention window 7 shift 3",
-            NET("14x14x16", "g = window_attention dim=16 heads=2 window=7 shift=3\n"), 2,
-            precision, algo, tol);
+            NET("14x14x16", "g = window_attention dim=16 heads=2 window=7 shift=3\n"), 2, precision,
+            algo, tol);
     /* the input also feeds the add: backward must add to its gradient */
     compare("window_attention + residual add",
             NET("4x4x8", "g = window_attention dim=8 heads=2 window=3 shift=1\n"
@@ -397,21 +402,20 @@ static void test_window_layers(int precision, int algo, double tol)
                          "proj_bias=false v2=true\n"),
             2, precision, algo, tol);
     compare("window_attention v2 no qkv bias",
-            NET("4x4x8", "g = window_attention dim=8 heads=1 window=2 qkv_bias=false v2=true\n"),
-            2, precision, algo, tol);
+            NET("4x4x8", "g = window_attention dim=8 heads=1 window=2 qkv_bias=false v2=true\n"), 2,
+            precision, algo, tol);
 
     /* the index shuffles: MaxViT's windows and Swin's patch merging (odd sizes padded) */
-    compare("window_partition p 3", NET("4x6x6", "p = window_partition p=3\n"), 2, precision,
-            algo, tol);
+    compare("window_partition p 3", NET("4x6x6", "p = window_partition p=3\n"), 2, precision, algo,
+            tol);
     compare("window_partition p 2 of 3x4x6", NET("3x4x6", "p = window_partition p=2\n"), 2,
             precision, algo, tol);
-    compare("window_departition p 3 h 2 w 2",
-            NET("4x9x3", "d = window_departition p=3 h=2 w=2\n"), 2, precision, algo, tol);
-    compare("window_departition p 2 h 1 w 3",
-            NET("3x4x5", "d = window_departition p=2 h=1 w=3\n"), 2, precision, algo, tol);
+    compare("window_departition p 3 h 2 w 2", NET("4x9x3", "d = window_departition p=3 h=2 w=2\n"),
+            2, precision, algo, tol);
+    compare("window_departition p 2 h 1 w 3", NET("3x4x5", "d = window_departition p=2 h=1 w=3\n"),
+            2, precision, algo, tol);
     compare("patch_merge even", NET("4x6x3", "m = patch_merge\n"), 2, precision, algo, tol);
-    compare("patch_merge odd (padded)", NET("5x7x3", "m = patch_merge\n"), 2, precision, algo,
-            tol);
+    compare("patch_merge odd (padded)", NET("5x7x3", "m = patch_merge\n"), 2, precision, algo, tol);
 
     /* MaxViT's window attention: partition, attention within each window's 9 tokens, back */
     compare("partition, attention, departition",
@@ -451,20 +455,18 @@ static void test_recurrent_layers(int precision, int algo, double tol)
     compare("groupnorm C x D x H x W groups C", NET("4x2x3x2", "g = groupnorm groups=4\n"), 2,
             precision, algo, tol);
     compare("conv2d + groupnorm groups 2",
-            NET("3x5x5", "c = conv2d out=4 kernel=3\ng = groupnorm groups=2\n"), 2, precision,
-            algo, tol);
+            NET("3x5x5", "c = conv2d out=4 kernel=3\ng = groupnorm groups=2\n"), 2, precision, algo,
+            tol);
     /* recurrent: batch_first, zero initial state and every step's output are all the CPU
      * has; layers, bidirectional, bias, nonlinearity; S = 1 (no recurrent product) */
     compare("lstm", NET("5x4", "r = lstm hidden=6\n"), 2, precision, algo, tol);
     compare("lstm 2 layers bidirectional",
-            NET("4x3", "r = lstm hidden=5 layers=2 bidirectional=true\n"), 3, precision, algo,
-            tol);
-    compare("lstm no bias", NET("3x4", "r = lstm hidden=4 bias=false\n"), 2, precision, algo,
-            tol);
+            NET("4x3", "r = lstm hidden=5 layers=2 bidirectional=true\n"), 3, precision, algo, tol);
+    compare("lstm no bias", NET("3x4", "r = lstm hidden=4 bias=false\n"), 2, precision, algo, tol);
     compare("gru", NET("5x4", "r = gru hidden=6\n"), 2, precision, algo, tol);
     compare("gru 2 layers bidirectional no bias",
-            NET("4x3", "r = gru hidden=5 layers=2 bidirectional=true bias=false\n"), 3,
-            precision, algo, tol);
+            NET("4x3", "r = gru hidden=5 layers=2 bidirectional=true bias=false\n"), 3, precision,
+            algo, tol);
     compare("gru one step bidirectional", NET("1x3", "r = gru hidden=4 bidirectional=true\n"), 2,
             precision, algo, tol);
     compare("rnn tanh", NET("5x4", "r = rnn hidden=6\n"), 2, precision, algo, tol);
@@ -478,8 +480,7 @@ static void test_recurrent_layers(int precision, int algo, double tol)
     /* chains: every step into a linear; the last step of a bidirectional lstm picked by
      * select (its GPU kernels: test_sequence_layers) into a classifier */
     compare("gru 2 layers + linear every step",
-            NET("4x3", "r = gru hidden=6 layers=2\nfc = linear out=4\n"), 2, precision, algo,
-            tol);
+            NET("4x3", "r = gru hidden=6 layers=2\nfc = linear out=4\n"), 2, precision, algo, tol);
     compare("linear + lstm bidirectional + select last + linear",
             NET("5x4", "e = linear out=6\nr = lstm hidden=5 bidirectional=true\n"
                        "s = select index=-1\nfc = linear out=3\n"),
@@ -494,10 +495,11 @@ static void test_zoo(void)
     static const struct {
         const char *name;
         int64_t input;
-    } models[] = {{"resnet18", 64},       {"mobilenet_v2", 64},   {"squeezenet1_0", 64},
-                  {"efficientnet_b0", 64}, {"shufflenet_v2_x1_0", 64}, {"convnext_tiny", 64},
-                  {"googlenet", 64},      {"vit_b_16", 224},      {"bert_base", 128},
-                  {"gpt2", 128}};
+    } models[] = {{"resnet18", 64},           {"mobilenet_v2", 64},
+                  {"squeezenet1_0", 64},      {"efficientnet_b0", 64},
+                  {"shufflenet_v2_x1_0", 64}, {"convnext_tiny", 64},
+                  {"googlenet", 64},          {"vit_b_16", 224},
+                  {"bert_base", 128},         {"gpt2", 128}};
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         sm_status st;
         sm_network *net = NULL;
@@ -525,8 +527,8 @@ static void test_zoo(void)
             sm_tensor y = sm_cuda_executor_output(g);
             chance = log((double)y.shape.dim[y.shape.ndim - 1]);
         }
-        printf("%-40s loss %.4f -> %.4f after 8 SGD steps (ln C = %.2f)\n", models[m].name,
-               first, loss, chance);
+        printf("%-40s loss %.4f -> %.4f after 8 SGD steps (ln C = %.2f)\n", models[m].name, first,
+               loss, chance);
         CHECK(ok && first > 0.55 * chance && first < 1.5 * chance);
         CHECK(ok && loss < first);
         sm_cuda_executor_free(g);
@@ -585,8 +587,8 @@ static void test_tiny_resnet(void)
 static void test_out_of_memory(void)
 {
     sm_status st;
-    sm_network *net = net_load(reg, NET("3x224x224", "c = conv2d out=64 kernel=3 padding=1\n"), 0,
-                               &st);
+    sm_network *net =
+        net_load(reg, NET("3x224x224", "c = conv2d out=64 kernel=3 padding=1\n"), 0, &st);
     if (!net) {
         CHECK(0);
         return;

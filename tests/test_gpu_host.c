@@ -35,13 +35,47 @@ static const struct sm_gpu_kernels *gpu_of(const sm_layer_type *t)
 
 /* The types the GPU kernels cover: every layer of the CNNs of the zoo, and the token and
  * sequence types of its transformers. */
-static const char *const gpu_types[] = {
-    "conv2d", "linear", "maxpool2d", "avgpool2d", "adaptive_avgpool2d", "batchnorm2d",
-    "layernorm", "relu", "relu6", "silu", "sigmoid", "tanh", "gelu", "hardswish", "hardsigmoid",
-    "add", "mul", "concat", "flatten", "dropout", "softmax", "channel_shuffle", "permute",
-    "identity", "chunk", "layer_scale", "embedding", "tokens", "pos_embedding", "cls_token",
-    "lm_head", "select", "attention", "window_attention", "window_partition",
-    "window_departition", "patch_merge", "groupnorm", "lstm", "gru", "rnn"};
+static const char *const gpu_types[] = {"conv2d",
+                                        "linear",
+                                        "maxpool2d",
+                                        "avgpool2d",
+                                        "adaptive_avgpool2d",
+                                        "batchnorm2d",
+                                        "layernorm",
+                                        "relu",
+                                        "relu6",
+                                        "silu",
+                                        "sigmoid",
+                                        "tanh",
+                                        "gelu",
+                                        "hardswish",
+                                        "hardsigmoid",
+                                        "add",
+                                        "mul",
+                                        "concat",
+                                        "flatten",
+                                        "dropout",
+                                        "softmax",
+                                        "channel_shuffle",
+                                        "permute",
+                                        "identity",
+                                        "chunk",
+                                        "layer_scale",
+                                        "embedding",
+                                        "tokens",
+                                        "pos_embedding",
+                                        "cls_token",
+                                        "lm_head",
+                                        "select",
+                                        "attention",
+                                        "window_attention",
+                                        "window_partition",
+                                        "window_departition",
+                                        "patch_merge",
+                                        "groupnorm",
+                                        "lstm",
+                                        "gru",
+                                        "rnn"};
 
 static void test_gpu_kernels_present(void)
 {
@@ -92,14 +126,20 @@ static int host_layer_of(host_layer *h, const char *text, int64_t batch)
         return -1;
     }
     const sm_layer *l = &h->net->layers[h->net->n_layers - 1];
-    h->in = (sm_tensor){NULL, batch, l->n_inputs && l->inputs[0] >= 0
-                                         ? h->net->layers[l->inputs[0]].out
-                                         : h->net->input};
+    h->in = (sm_tensor){NULL, batch,
+                        l->n_inputs && l->inputs[0] >= 0 ? h->net->layers[l->inputs[0]].out
+                                                         : h->net->input};
     h->out = (sm_tensor){NULL, batch, l->out};
     static const sm_gpu_context ctx = {.struct_size = sizeof(sm_gpu_context)};
-    h->call = (sm_layer_io){.struct_size = sizeof(sm_layer_io), .params = l->params, .n_in = 1,
-                            .in = &h->in, .out = &h->out, .dout = &h->out, .din = &h->in,
-                            .n_w = l->m.weights, .gpu = &ctx};
+    h->call = (sm_layer_io){.struct_size = sizeof(sm_layer_io),
+                            .params = l->params,
+                            .n_in = 1,
+                            .in = &h->in,
+                            .out = &h->out,
+                            .dout = &h->out,
+                            .din = &h->in,
+                            .n_w = l->m.weights,
+                            .gpu = &ctx};
     return 0;
 }
 

@@ -27,12 +27,12 @@ static void test_counts(void)
     sm_layer_metrics m;
     /* nn.GroupNorm(4, 12) on 12x5x5 */
     if (metrics_of(NET("12x5x5", "g = groupnorm groups=4\n"), &m) == 0) {
-        CHECK_EQ(m.weights, 24);        /* PyTorch: 24 (gamma 12 + beta 12) */
-        CHECK_EQ(m.param_tensors, 2);   /* PyTorch: 2 tensors */
-        CHECK_EQ(m.flops, 1500);        /* 5 per element x 12*5*5 = 300 elements */
-        CHECK_EQ(m.bwd_flops, 1500);    /* = flops, as layernorm */
-        CHECK_EQ(m.macs, 0);            /* not a convolution or linear layer */
-        CHECK_EQ(m.bytes, 2400);        /* 4 x (300 in + 300 out) */
+        CHECK_EQ(m.weights, 24);      /* PyTorch: 24 (gamma 12 + beta 12) */
+        CHECK_EQ(m.param_tensors, 2); /* PyTorch: 2 tensors */
+        CHECK_EQ(m.flops, 1500);      /* 5 per element x 12*5*5 = 300 elements */
+        CHECK_EQ(m.bwd_flops, 1500);  /* = flops, as layernorm */
+        CHECK_EQ(m.macs, 0);          /* not a convolution or linear layer */
+        CHECK_EQ(m.bytes, 2400);      /* 4 x (300 in + 300 out) */
         CHECK_EQ(m.output_elems, 300);
     }
     /* nn.InstanceNorm2d(6): groupnorm groups=6 affine=false, as the exporter writes it */
@@ -104,8 +104,8 @@ static void forward_case(const char *what, const char *text, int64_t groups, int
                     worst = d > worst ? d : worst;
                 }
             }
-        printf("%-40s %s: worst |y - reference| %.2e\n", what,
-               training ? "training" : "inference", worst);
+        printf("%-40s %s: worst |y - reference| %.2e\n", what, training ? "training" : "inference",
+               worst);
         CHECK(worst < 1e-5);
     }
     teardown(&f);
@@ -125,16 +125,16 @@ static void forward_case(const char *what, const char *text, int64_t groups, int
 static void test_forward_pytorch(void)
 {
     static const double groupnorm_2[24] = {
-        -0.04123417, 1.14054499, 1.23580184,  0.92627554, 0.24492150, 0.09154914,
-        1.09853043,  0.54233226, 0.34491226,  -0.38586484, 0.96519251, 1.60949215,
-        -0.84313322, 0.54183771, 1.36760363,  1.31421339, 0.58041817, 0.05365260,
-        1.39468736,  0.84802430, 0.38497893,  -0.99607604, 0.22449415, 1.43331656,
+        -0.04123417, 1.14054499, 1.23580184, 0.92627554,  0.24492150, 0.09154914,
+        1.09853043,  0.54233226, 0.34491226, -0.38586484, 0.96519251, 1.60949215,
+        -0.84313322, 0.54183771, 1.36760363, 1.31421339,  0.58041817, 0.05365260,
+        1.39468736,  0.84802430, 0.38497893, -0.99607604, 0.22449415, 1.43331656,
     };
     static const double instancenorm[24] = {
-        -1.41099922, 0.62350442,  0.78749480,  1.39296074,  -0.48510471, -0.90785603,
-        -1.36832988, 0.37480590,  0.99352398,  1.34156268,  -0.28333603, -1.05822664,
-        -1.31405534, 0.20436208,  1.10969326,  1.28601078,  -0.13349791, -1.15251287,
-        -1.25710375, 0.06753922,  1.18956453,  1.22670126,  -0.00394826, -1.22275299,
+        -1.41099922, 0.62350442, 0.78749480, 1.39296074, -0.48510471, -0.90785603,
+        -1.36832988, 0.37480590, 0.99352398, 1.34156268, -0.28333603, -1.05822664,
+        -1.31405534, 0.20436208, 1.10969326, 1.28601078, -0.13349791, -1.15251287,
+        -1.25710375, 0.06753922, 1.18956453, 1.22670126, -0.00394826, -1.22275299,
     };
     static const char *const nets[2] = {NET("4x3", "g = groupnorm groups=2\n"),
                                         NET("4x3", "g = groupnorm groups=4 affine=false\n")};
@@ -193,16 +193,15 @@ static void test_gradients(void)
 {
     const double eps = 1e-3, tol = 1e-2;
     random_weights = 1; /* gamma and beta away from 1 and 0, so that both matter */
-    check_gradients("groupnorm groups 2 of 4x3x3", NET("4x3x3", "g = groupnorm groups=2\n"), 2,
-                    eps, tol);
+    check_gradients("groupnorm groups 2 of 4x3x3", NET("4x3x3", "g = groupnorm groups=2\n"), 2, eps,
+                    tol);
     check_gradients("groupnorm groups C, no affine (instance)",
                     NET("4x3x3", "g = groupnorm groups=4 affine=false\n"), 2, eps, tol);
-    check_gradients("groupnorm 1-D input 8, groups 2", NET("8", "g = groupnorm groups=2\n"), 3,
-                    eps, tol);
+    check_gradients("groupnorm 1-D input 8, groups 2", NET("8", "g = groupnorm groups=2\n"), 3, eps,
+                    tol);
     /* the input also feeds the add: backward must add to its gradient, not overwrite it */
     check_gradients("groupnorm + residual add",
-                    NET("4x2x3", "g = groupnorm groups=2\ns = add from=g,@input\n"), 2, eps,
-                    tol);
+                    NET("4x2x3", "g = groupnorm groups=2\ns = add from=g,@input\n"), 2, eps, tol);
     random_weights = 0;
 }
 

@@ -223,8 +223,10 @@ int main(int argc, char **argv)
     unsetenv("SCALEMETER_PLUGIN_PATH");
     CHECK_EQ(sm_registry_open(&reg, &st), 0);
     CHECK_EQ(sm_registry_load_file(reg, ndim, &st), 0);
-    sm_network *net = net_load(reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\n"
-                                    "b = test_hostile_ndim\n", 0, &st);
+    sm_network *net = net_load(reg,
+                               "[network]\ninput = 3x8x8\n[layers]\na = relu\n"
+                               "b = test_hostile_ndim\n",
+                               0, &st);
     CHECK(net == NULL);
     if (!net) {
         char where[96];

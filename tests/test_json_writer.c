@@ -90,7 +90,8 @@ int main(void)
     /* strings: quote, backslash, control characters; UTF-8 passes through; keys escaped too */
     start(&c);
     json_begin_array(&c.w);
-    json_string(&c.w, "a\"b\\c\nd\te\x01" "f\x7f");
+    json_string(&c.w, "a\"b\\c\nd\te\x01"
+                      "f\x7f");
     json_string(&c.w, "\xc3\xa9t\xc3\xa9");
     json_string(&c.w, NULL);
     json_begin_object(&c.w);

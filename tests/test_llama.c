@@ -91,8 +91,8 @@ static void test_counts(void)
         CHECK_EQ(m.matmul_flops, 2720);
         CHECK_EQ(s.extra_elems, 400);
     }
-    if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=0\n"), &m,
-                 &s) == 0) {
+    if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=0\n"), &m, &s) ==
+        0) {
         CHECK_EQ(m.flops, 3060);
         CHECK_EQ(s.extra_elems, 260);
     }
@@ -158,12 +158,12 @@ static void test_refusals(void)
     expect_refusal_at(NET("9x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 max_len=8\n"),
                       ":5: layer g (gqa_attention)",
                       "sequence of 9 positions is longer than max_len 8");
-    expect_refusal_at(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=3\n"), ":5:",
-                      "heads 4 is not divisible by kv_heads 3");
-    expect_refusal_at(NET("5x6", "g = gqa_attention dim=6 heads=2\n"), ":5:",
-                      "rotary embeddings need an even head size, got 3");
-    expect_refusal_at(NET("5x6", "g = gqa_attention dim=8 heads=2\n"), ":5:",
-                      "gqa_attention needs a sequence S x 8, got 5x6");
+    expect_refusal_at(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=3\n"),
+                      ":5:", "heads 4 is not divisible by kv_heads 3");
+    expect_refusal_at(NET("5x6", "g = gqa_attention dim=6 heads=2\n"),
+                      ":5:", "rotary embeddings need an even head size, got 3");
+    expect_refusal_at(NET("5x6", "g = gqa_attention dim=8 heads=2\n"),
+                      ":5:", "gqa_attention needs a sequence S x 8, got 5x6");
     expect_refusal_at(NET("5x6", "g = swiglu\n"), ":5:", "hidden");
 }
 

@@ -69,8 +69,7 @@ static void test_inference(const sm_network *net)
 /* The largest batch: SGD, 100,000 bytes: 2 x 3064 + 32 + 3594 b fits up to b = 26. */
 static void test_max_batch(const sm_network *net)
 {
-    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1,
-                          .capacity_bytes = 100000};
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1, .capacity_bytes = 100000};
     sm_memory m;
     sm_status st;
     int64_t b = -1;

@@ -129,7 +129,8 @@ static void blocks_and_templates(const sm_registry *reg)
     CHECK(act && strcmp(net->layers[act->inputs[0]].name, "stem") == 0);
     const sm_layer *cat = sm_network_layer(net, "merge.cat");
     CHECK(cat && cat->out.dim[0] == 8 && cat->out.dim[1] == 4);
-    const sm_layer *r1 = sm_network_layer(net, "rep1.conv"), *r3 = sm_network_layer(net, "rep3.conv");
+    const sm_layer *r1 = sm_network_layer(net, "rep1.conv"),
+                   *r3 = sm_network_layer(net, "rep3.conv");
     CHECK(r1 && r1->out.dim[0] == 9);  /* 4*2 + 1 */
     CHECK(r3 && r3->out.dim[0] == 11); /* 4*2 + 3 */
     /* each repetition takes the previous one's output; rep1 takes merge.cat (8 channels) */
@@ -145,8 +146,8 @@ static void blocks_and_templates(const sm_registry *reg)
 static void sequence_input(const sm_registry *reg)
 {
     sm_status st;
-    sm_network *net = net_load(reg, "[network]\ninput = 16x32\n[layers]\nfc = linear out=8\n",
-                               50, &st);
+    sm_network *net =
+        net_load(reg, "[network]\ninput = 16x32\n[layers]\nfc = linear out=8\n", 50, &st);
     CHECK(net != NULL);
     if (!net) {
         fprintf(stderr, "%s\n", st.msg);

@@ -105,8 +105,9 @@ static void deep_and_large(const sm_registry *reg)
      * 200-character limit) */
     size_t cap = 200000, used = 0;
     char *text = malloc(cap);
-    used += (size_t)snprintf(text, cap, NET "[template t]\nc = conv2d out=${w} kernel=1\n"
-                                            "[block b]\nuse = t\nw = (");
+    used += (size_t)snprintf(text, cap,
+                             NET "[template t]\nc = conv2d out=${w} kernel=1\n"
+                                 "[block b]\nuse = t\nw = (");
     for (int i = 0; i < 30000; i++) {
         if (i % 100 == 0)
             used += (size_t)snprintf(text + used, cap - used, "\n  ");
@@ -115,8 +116,9 @@ static void deep_and_large(const sm_registry *reg)
     snprintf(text + used, cap - used, "\n");
     expect_error(reg, "30,000 brackets", text, 8, "nested more than 200 deep");
     /* 200 levels are still fine: (((...4...))) */
-    used = (size_t)snprintf(text, cap, NET "[template t]\nc = conv2d out=${w} kernel=1\n"
-                                          "[block b]\nuse = t\nw = ");
+    used = (size_t)snprintf(text, cap,
+                            NET "[template t]\nc = conv2d out=${w} kernel=1\n"
+                                "[block b]\nuse = t\nw = ");
     for (int i = 0; i < 199; i++) {
         if (i % 100 == 0)
             used += (size_t)snprintf(text + used, cap - used, "\n  ");
@@ -139,7 +141,8 @@ static void deep_and_large(const sm_registry *reg)
     free(text);
 
     /* 3 layers x 500 repetitions = 1,500 layers against a limit of 1,000 */
-    const char *big = NET "[template t]\nx = relu\ny = relu\nz = relu\n[block b{1..500}]\nuse = t\n";
+    const char *big =
+        NET "[template t]\nx = relu\ny = relu\nz = relu\n[block b{1..500}]\nuse = t\n";
     setenv("SCALEMETER_MAX_LAYERS", "1000", 1);
     expect_error(reg, "layer limit", big, 8, "more than 1000 layers; set SCALEMETER_MAX_LAYERS");
     setenv("SCALEMETER_MAX_LAYERS", "2000", 1);
@@ -163,8 +166,8 @@ static void long_expression(const sm_registry *reg)
     char text[4096];
     size_t used = (size_t)snprintf(text, sizeof text, NET "a = conv2d out=${10");
     for (int i = 0; i < 130; i++)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%s +0",
-                                 i % 20 == 0 ? "\n " : "");
+        used +=
+            (size_t)snprintf(text + used, sizeof text - used, "%s +0", i % 20 == 0 ? "\n " : "");
     snprintf(text + used, sizeof text - used, "\n  +100} kernel=1\n");
     CHECK(strlen(text) > 400);
     sm_status st;

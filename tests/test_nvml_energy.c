@@ -40,8 +40,7 @@ static double measure(const char *mode, const char *method, sm_status *st)
     CHECK(sm_energy_stop(m, &joules, st) == 0);
     double seconds = now() - t0;
     sm_energy_close(m);
-    printf("%-8s %-7s %.3f J in %.3f s: %.1f W\n", mode, method, joules, seconds,
-           joules / seconds);
+    printf("%-8s %-7s %.3f J in %.3f s: %.1f W\n", mode, method, joules, seconds, joules / seconds);
     return joules / seconds;
 }
 

@@ -40,8 +40,7 @@ static sm_network *load_at(const char *path, int64_t image, const char *file, in
 #define LOAD(path) load_at((path), 0, __FILE__, __LINE__)
 #define LOAD_IMAGE(path, image) load_at((path), (image), __FILE__, __LINE__)
 
-static const sm_layer *layer_at(const sm_network *net, const char *name, const char *file,
-                                int line)
+static const sm_layer *layer_at(const sm_network *net, const char *name, const char *file, int line)
 {
     const sm_layer *l = sm_network_layer(net, name);
     if (l) {
@@ -100,10 +99,30 @@ static void expect_fail_at(const char *path, int line, const char *phrase, const
 static void test_registry(void)
 {
     static const char *const types[] = {
-        "conv2d", "linear", "maxpool2d", "avgpool2d", "adaptive_avgpool2d", "batchnorm2d",
-        "layernorm", "relu", "relu6", "silu", "sigmoid", "tanh", "gelu", "hardswish",
-        "hardsigmoid", "add", "mul", "concat", "flatten", "dropout", "softmax",
-        "channel_shuffle", "permute", "identity",
+        "conv2d",
+        "linear",
+        "maxpool2d",
+        "avgpool2d",
+        "adaptive_avgpool2d",
+        "batchnorm2d",
+        "layernorm",
+        "relu",
+        "relu6",
+        "silu",
+        "sigmoid",
+        "tanh",
+        "gelu",
+        "hardswish",
+        "hardsigmoid",
+        "add",
+        "mul",
+        "concat",
+        "flatten",
+        "dropout",
+        "softmax",
+        "channel_shuffle",
+        "permute",
+        "identity",
     };
     CHECK(sm_registry_count(reg) >= (int)(sizeof types / sizeof types[0]));
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
@@ -136,24 +155,24 @@ static void test_conv(void)
 
     /* c1: 3x32x32, out=8 kernel=3 stride=2 padding=1 */
     const sm_layer *l = LAYER(net, "c1");
-    STR_EQ(shape_of(l), "8x16x16");  /* Ho = floor((32 + 2*1 - 1*(3-1) - 1) / 2) + 1 = 15 + 1 */
-    EQ(l->m.macs, 55296);            /* out*Ho*Wo*(C/g)*kh*kw = 8*16*16*3*3*3 */
-    EQ(l->m.flops, 112640);          /* 2*55296 + bias out*Ho*Wo = 110592 + 2048 */
-    EQ(l->m.weights, 224);           /* 8*3*3*3 + 8 = 216 + 8 */
-    EQ(l->m.param_tensors, 2);       /* weight, bias */
-    EQ(l->m.input_elems, 3072);      /* 3*32*32 */
-    EQ(l->m.output_elems, 2048);     /* 8*16*16 */
-    EQ(l->m.bytes, 20480);           /* 4*(3072 + 2048) */
-    EQ(l->m.bwd_flops, 225280);      /* 2*112640: input gradient + weight gradient */
+    STR_EQ(shape_of(l), "8x16x16"); /* Ho = floor((32 + 2*1 - 1*(3-1) - 1) / 2) + 1 = 15 + 1 */
+    EQ(l->m.macs, 55296);           /* out*Ho*Wo*(C/g)*kh*kw = 8*16*16*3*3*3 */
+    EQ(l->m.flops, 112640);         /* 2*55296 + bias out*Ho*Wo = 110592 + 2048 */
+    EQ(l->m.weights, 224);          /* 8*3*3*3 + 8 = 216 + 8 */
+    EQ(l->m.param_tensors, 2);      /* weight, bias */
+    EQ(l->m.input_elems, 3072);     /* 3*32*32 */
+    EQ(l->m.output_elems, 2048);    /* 8*16*16 */
+    EQ(l->m.bytes, 20480);          /* 4*(3072 + 2048) */
+    EQ(l->m.bwd_flops, 225280);     /* 2*112640: input gradient + weight gradient */
     EQ(l->m.counts_io, 1);
 
     /* dw: depthwise, 8x16x16, out=8 kernel=3 padding=1 groups=8 bias=false */
     l = LAYER(net, "dw");
-    STR_EQ(shape_of(l), "8x16x16");  /* floor((16 + 2 - 2 - 1) / 1) + 1 = 16 */
-    EQ(l->m.macs, 18432);            /* 8*16*16*(8/8)*9 */
-    EQ(l->m.flops, 36864);           /* 2*18432, no bias */
-    EQ(l->m.weights, 72);            /* 8*(8/8)*9 */
-    EQ(l->m.param_tensors, 1);       /* weight only */
+    STR_EQ(shape_of(l), "8x16x16"); /* floor((16 + 2 - 2 - 1) / 1) + 1 = 16 */
+    EQ(l->m.macs, 18432);           /* 8*16*16*(8/8)*9 */
+    EQ(l->m.flops, 36864);          /* 2*18432, no bias */
+    EQ(l->m.weights, 72);           /* 8*(8/8)*9 */
+    EQ(l->m.param_tensors, 1);      /* weight only */
 
     /* dil: 8x16x16, out=16 kernel=3 dilation=2 padding=0 */
     l = LAYER(net, "dil");
@@ -165,41 +184,41 @@ static void test_conv(void)
     /* grp: 16x12x12, out=32 kernel=1 groups=4 bias=false */
     l = LAYER(net, "grp");
     STR_EQ(shape_of(l), "32x12x12");
-    EQ(l->m.macs, 18432);            /* 32*12*12*(16/4)*1*1 = 4608*4 */
-    EQ(l->m.weights, 128);           /* 32*(16/4)*1*1 */
+    EQ(l->m.macs, 18432);  /* 32*12*12*(16/4)*1*1 = 4608*4 */
+    EQ(l->m.weights, 128); /* 32*(16/4)*1*1 */
 
     /* rect: 32x12x12, out=4 kernel=3x5 stride=1x2 padding=1x2 */
     l = LAYER(net, "rect");
     /* Ho = floor((12 + 2*1 - 1*(3-1) - 1) / 1) + 1 = 12;
      * Wo = floor((12 + 2*2 - 1*(5-1) - 1) / 2) + 1 = 6 */
     STR_EQ(shape_of(l), "4x12x6");
-    EQ(l->m.macs, 138240);           /* 4*12*6*32*3*5 = 288*480 */
-    EQ(l->m.flops, 276768);          /* 2*138240 + 4*12*6 = 276480 + 288 */
-    EQ(l->m.weights, 1924);          /* 4*32*3*5 + 4 = 1920 + 4 */
+    EQ(l->m.macs, 138240);  /* 4*12*6*32*3*5 = 288*480 */
+    EQ(l->m.flops, 276768); /* 2*138240 + 4*12*6 = 276480 + 288 */
+    EQ(l->m.weights, 1924); /* 4*32*3*5 + 4 = 1920 + 4 */
 
     sm_metrics t = TOTALS(net, 1);
-    EQ(t.flops, 797216);             /* 112640 + 36864 + 334080 + 36864 + 276768 */
-    EQ(t.macs, 396288);              /* 55296 + 18432 + 165888 + 18432 + 138240 */
-    EQ(t.inputs, 14080);             /* I: 3072 + 2048 + 2048 + 2304 + 4608 */
-    EQ(t.outputs, 11296);            /* O: 2048 + 2048 + 2304 + 4608 + 288 */
-    EQ(t.weights, 3516);             /* 224 + 72 + 1168 + 128 + 1924 */
-    EQ(t.layers, 5);                 /* every conv holds weights */
-    EQ(t.param_tensors, 8);          /* 2 + 1 + 2 + 1 + 2 */
-    EQ(t.bwd_flops, 1594432);        /* 2*797216 */
+    EQ(t.flops, 797216);      /* 112640 + 36864 + 334080 + 36864 + 276768 */
+    EQ(t.macs, 396288);       /* 55296 + 18432 + 165888 + 18432 + 138240 */
+    EQ(t.inputs, 14080);      /* I: 3072 + 2048 + 2048 + 2304 + 4608 */
+    EQ(t.outputs, 11296);     /* O: 2048 + 2048 + 2304 + 4608 + 288 */
+    EQ(t.weights, 3516);      /* 224 + 72 + 1168 + 128 + 1924 */
+    EQ(t.layers, 5);          /* every conv holds weights */
+    EQ(t.param_tensors, 8);   /* 2 + 1 + 2 + 1 + 2 */
+    EQ(t.bwd_flops, 1594432); /* 2*797216 */
 
     t = TOTALS(net, 4);
-    EQ(t.flops, 3188864);            /* 4*797216: per-sample counts scale with the batch */
-    EQ(t.macs, 1585152);             /* 4*396288 */
-    EQ(t.inputs, 56320);             /* 4*14080 */
-    EQ(t.outputs, 45184);            /* 4*11296 */
-    EQ(t.weights, 3516);             /* weights do not */
+    EQ(t.flops, 3188864); /* 4*797216: per-sample counts scale with the batch */
+    EQ(t.macs, 1585152);  /* 4*396288 */
+    EQ(t.inputs, 56320);  /* 4*14080 */
+    EQ(t.outputs, 45184); /* 4*11296 */
+    EQ(t.weights, 3516);  /* weights do not */
     sm_network_free(net);
 
     /* --image 64 sets H = W = 64 */
     net = LOAD_IMAGE(DATA "conv.ini", 64);
     l = LAYER(net, "c1");
-    STR_EQ(shape_of(l), "8x32x32");  /* floor((64 + 2 - 2 - 1) / 2) + 1 = 31 + 1 */
-    EQ(l->m.macs, 221184);           /* 8*32*32*3*9 */
+    STR_EQ(shape_of(l), "8x32x32"); /* floor((64 + 2 - 2 - 1) / 2) + 1 = 31 + 1 */
+    EQ(l->m.macs, 221184);          /* 8*32*32*3*9 */
     sm_network_free(net);
 }
 
@@ -211,46 +230,46 @@ static void test_linear(void)
     /* fc1: 197x768, out=3072 */
     const sm_layer *l = LAYER(net, "fc1");
     STR_EQ(shape_of(l), "197x3072");
-    EQ(l->m.macs, 464781312);        /* rows*in*out = 197*768*3072 = 197*2359296 */
-    EQ(l->m.flops, 930167808);       /* 2*464781312 + 197*3072 = 929562624 + 605184 */
-    EQ(l->m.weights, 2362368);       /* 768*3072 + 3072 = 2359296 + 3072 */
+    EQ(l->m.macs, 464781312);  /* rows*in*out = 197*768*3072 = 197*2359296 */
+    EQ(l->m.flops, 930167808); /* 2*464781312 + 197*3072 = 929562624 + 605184 */
+    EQ(l->m.weights, 2362368); /* 768*3072 + 3072 = 2359296 + 3072 */
     EQ(l->m.param_tensors, 2);
-    EQ(l->m.bwd_flops, 1860335616);  /* 2*930167808 */
-    EQ(l->m.counts_io, 0);           /* only convolutions count towards I and O */
+    EQ(l->m.bwd_flops, 1860335616); /* 2*930167808 */
+    EQ(l->m.counts_io, 0);          /* only convolutions count towards I and O */
 
     /* fc2: 197x3072, out=10 bias=false */
     l = LAYER(net, "fc2");
     STR_EQ(shape_of(l), "197x10");
-    EQ(l->m.macs, 6051840);          /* 197*3072*10 = 605184*10 */
-    EQ(l->m.flops, 12103680);        /* 2*6051840 */
-    EQ(l->m.weights, 30720);         /* 3072*10 */
+    EQ(l->m.macs, 6051840);   /* 197*3072*10 = 605184*10 */
+    EQ(l->m.flops, 12103680); /* 2*6051840 */
+    EQ(l->m.weights, 30720);  /* 3072*10 */
     EQ(l->m.param_tensors, 1);
 
     /* ln: layernorm over the last dim (768) of 197x768 */
     l = LAYER(net, "ln");
     STR_EQ(shape_of(l), "197x768");
-    EQ(l->m.weights, 1536);          /* 2*768: gamma and beta */
+    EQ(l->m.weights, 1536); /* 2*768: gamma and beta */
     EQ(l->m.param_tensors, 2);
-    EQ(l->m.flops, 756480);          /* 5 per element: 5*197*768 = 5*151296 */
+    EQ(l->m.flops, 756480); /* 5 per element: 5*197*768 = 5*151296 */
     EQ(l->m.macs, 0);
 
     /* sm: softmax over the last axis */
     l = LAYER(net, "sm");
-    EQ(l->m.flops, 453888);          /* 3 per element: 3*151296 */
+    EQ(l->m.flops, 453888); /* 3 per element: 3*151296 */
 
     sm_metrics t = TOTALS(net, 1);
-    EQ(t.inputs, 0);                 /* no convolution: I = O = 0 */
+    EQ(t.inputs, 0); /* no convolution: I = O = 0 */
     EQ(t.outputs, 0);
-    EQ(t.macs, 470833152);           /* 464781312 + 6051840 */
-    EQ(t.layers, 3);                 /* fc1, fc2, ln */
+    EQ(t.macs, 470833152); /* 464781312 + 6051840 */
+    EQ(t.layers, 3);       /* fc1, fc2, ln */
     sm_network_free(net);
 
     net = LOAD(DATA "linear_vec.ini");
     l = LAYER(net, "fc");
     STR_EQ(shape_of(l), "1000");
-    EQ(l->m.macs, 768000);           /* 1*768*1000 */
-    EQ(l->m.flops, 1537000);         /* 2*768000 + 1000 */
-    EQ(l->m.weights, 769000);        /* 768*1000 + 1000 */
+    EQ(l->m.macs, 768000);    /* 1*768*1000 */
+    EQ(l->m.flops, 1537000);  /* 2*768000 + 1000 */
+    EQ(l->m.weights, 769000); /* 768*1000 + 1000 */
     sm_network_free(net);
 }
 
@@ -258,58 +277,58 @@ static void test_linear(void)
 
 static void test_pool(void)
 {
-    sm_network *net = LOAD(DATA "pool.ini"); /* input 1x5x5 */
+    sm_network *net = LOAD(DATA "pool.ini");   /* input 1x5x5 */
     const sm_layer *l = LAYER(net, "mp_ceil"); /* kernel=2 stride=2 ceil_mode=true */
     /* floor((5 + 0 - 1*(2-1) - 1 + (2-1)) / 2) + 1 = floor(4/2) + 1 = 3; the last window starts
      * at (3-1)*2 = 4 < 5 + 0, inside the input, so it stays */
     STR_EQ(shape_of(l), "1x3x3");
-    EQ(l->m.flops, 27);              /* (2*2 - 1) comparisons * 9 outputs */
+    EQ(l->m.flops, 27); /* (2*2 - 1) comparisons * 9 outputs */
     EQ(l->m.macs, 0);
     EQ(l->m.weights, 0);
     EQ(l->m.param_tensors, 0);
 
-    l = LAYER(net, "mp_floor");      /* kernel=2, stride defaults to the kernel */
-    STR_EQ(shape_of(l), "1x2x2");    /* floor((5 - 1 - 1) / 2) + 1 = 1 + 1 */
-    EQ(l->m.flops, 12);              /* 3 * 4 */
+    l = LAYER(net, "mp_floor");   /* kernel=2, stride defaults to the kernel */
+    STR_EQ(shape_of(l), "1x2x2"); /* floor((5 - 1 - 1) / 2) + 1 = 1 + 1 */
+    EQ(l->m.flops, 12);           /* 3 * 4 */
 
-    l = LAYER(net, "mp_last");       /* kernel=1 stride=3 ceil_mode=true */
+    l = LAYER(net, "mp_last"); /* kernel=1 stride=3 ceil_mode=true */
     /* floor((5 - 0 - 1 + (3-1)) / 3) + 1 = 2 + 1 = 3, but the third window would start at
      * (3-1)*3 = 6 >= 5 + 0, past the input: PyTorch drops it, 2 */
     STR_EQ(shape_of(l), "1x2x2");
-    EQ(l->m.flops, 0);               /* (1*1 - 1) comparisons */
+    EQ(l->m.flops, 0); /* (1*1 - 1) comparisons */
 
-    l = LAYER(net, "mp_dil");        /* kernel=2 stride=1 dilation=2 */
-    STR_EQ(shape_of(l), "1x3x3");    /* floor((5 - 2*(2-1) - 1) / 1) + 1 = 2 + 1 */
-    EQ(l->m.flops, 27);              /* (2*2 - 1) * 9: dilation does not change the window */
+    l = LAYER(net, "mp_dil");     /* kernel=2 stride=1 dilation=2 */
+    STR_EQ(shape_of(l), "1x3x3"); /* floor((5 - 2*(2-1) - 1) / 1) + 1 = 2 + 1 */
+    EQ(l->m.flops, 27);           /* (2*2 - 1) * 9: dilation does not change the window */
 
-    l = LAYER(net, "ap");            /* avgpool2d kernel=3 stride=2 padding=1 */
-    STR_EQ(shape_of(l), "1x3x3");    /* floor((5 + 2 - 2 - 1) / 2) + 1 = 2 + 1 */
-    EQ(l->m.flops, 81);              /* 3*3 per output * 9 */
-    EQ(l->m.bytes, 136);             /* 4*(25 + 9) */
+    l = LAYER(net, "ap");         /* avgpool2d kernel=3 stride=2 padding=1 */
+    STR_EQ(shape_of(l), "1x3x3"); /* floor((5 + 2 - 2 - 1) / 2) + 1 = 2 + 1 */
+    EQ(l->m.flops, 81);           /* 3*3 per output * 9 */
+    EQ(l->m.bytes, 136);          /* 4*(25 + 9) */
 
-    l = LAYER(net, "ap_ceil");       /* avgpool2d kernel=2 ceil_mode=true (stride 2) */
-    STR_EQ(shape_of(l), "1x3x3");    /* floor((5 - 1 - 1 + 1) / 2) + 1 = 3; (3-1)*2 = 4 < 5 */
-    EQ(l->m.flops, 36);              /* 2*2 * 9 */
+    l = LAYER(net, "ap_ceil");    /* avgpool2d kernel=2 ceil_mode=true (stride 2) */
+    STR_EQ(shape_of(l), "1x3x3"); /* floor((5 - 1 - 1 + 1) / 2) + 1 = 3; (3-1)*2 = 4 < 5 */
+    EQ(l->m.flops, 36);           /* 2*2 * 9 */
     sm_network_free(net);
 
-    net = LOAD(DATA "pool6.ini");    /* input 1x6x6, kernel=3 stride=2 padding=1 */
+    net = LOAD(DATA "pool6.ini"); /* input 1x6x6, kernel=3 stride=2 padding=1 */
     l = LAYER(net, "mp_ceil");
     /* floor((6 + 2 - 2 - 1 + 1) / 2) + 1 = 3 + 1 = 4; (4-1)*2 = 6 < 6 + 1 keeps it */
     STR_EQ(shape_of(l), "1x4x4");
-    EQ(l->m.flops, 128);             /* (9 - 1) * 16 */
+    EQ(l->m.flops, 128); /* (9 - 1) * 16 */
     l = LAYER(net, "mp_floor");
-    STR_EQ(shape_of(l), "1x3x3");    /* floor((6 + 2 - 2 - 1) / 2) + 1 = 2 + 1 */
-    EQ(l->m.flops, 72);              /* 8 * 9 */
+    STR_EQ(shape_of(l), "1x3x3"); /* floor((6 + 2 - 2 - 1) / 2) + 1 = 2 + 1 */
+    EQ(l->m.flops, 72);           /* 8 * 9 */
     sm_network_free(net);
 
     net = LOAD(DATA "adaptive.ini"); /* input 16x7x5 */
     l = LAYER(net, "gap");
     STR_EQ(shape_of(l), "16x1x1");
-    EQ(l->m.flops, 576);             /* input elements + output elements = 16*7*5 + 16 = 560 + 16 */
+    EQ(l->m.flops, 576); /* input elements + output elements = 16*7*5 + 16 = 560 + 16 */
     EQ(l->m.macs, 0);
     l = LAYER(net, "ap23");
     STR_EQ(shape_of(l), "16x2x3");
-    EQ(l->m.flops, 656);             /* 560 + 16*2*3 */
+    EQ(l->m.flops, 656); /* 560 + 16*2*3 */
     sm_network_free(net);
 }
 
@@ -320,35 +339,35 @@ static void test_se(void)
     sm_network *net = LOAD(DATA "se.ini"); /* input 16x8x8 */
     const sm_layer *l = LAYER(net, "fc1");
     STR_EQ(shape_of(l), "4x1x1");
-    EQ(l->m.weights, 68);            /* 4*16*1*1 + 4 */
-    EQ(l->m.macs, 64);               /* 4*1*1*16 */
-    l = LAYER(net, "act");           /* relu inplace=true: inplace is accepted and ignored */
-    EQ(l->m.flops, 4);               /* 1 per element */
+    EQ(l->m.weights, 68);  /* 4*16*1*1 + 4 */
+    EQ(l->m.macs, 64);     /* 4*1*1*16 */
+    l = LAYER(net, "act"); /* relu inplace=true: inplace is accepted and ignored */
+    EQ(l->m.flops, 4);     /* 1 per element */
     l = LAYER(net, "fc2");
-    EQ(l->m.weights, 80);            /* 16*4 + 16 */
+    EQ(l->m.weights, 80); /* 16*4 + 16 */
     l = LAYER(net, "gate");
-    EQ(l->m.flops, 48);              /* hardsigmoid, 3 per element * 16 */
+    EQ(l->m.flops, 48); /* hardsigmoid, 3 per element * 16 */
 
-    l = LAYER(net, "scale");         /* 16x1x1 * 16x8x8 */
-    STR_EQ(shape_of(l), "16x8x8");   /* the larger, broadcast shape */
-    EQ(l->m.flops, 1024);            /* output elements * (2 inputs - 1) = 16*8*8 */
-    EQ(l->m.input_elems, 1040);      /* 16 + 1024 */
-    EQ(l->m.bytes, 8256);            /* 4*(1040 + 1024) */
-    EQ(l->m.macs, 0);                /* element-wise, not a multiply-accumulate */
+    l = LAYER(net, "scale");       /* 16x1x1 * 16x8x8 */
+    STR_EQ(shape_of(l), "16x8x8"); /* the larger, broadcast shape */
+    EQ(l->m.flops, 1024);          /* output elements * (2 inputs - 1) = 16*8*8 */
+    EQ(l->m.input_elems, 1040);    /* 16 + 1024 */
+    EQ(l->m.bytes, 8256);          /* 4*(1040 + 1024) */
+    EQ(l->m.macs, 0);              /* element-wise, not a multiply-accumulate */
     EQ(l->m.weights, 0);
 
     l = LAYER(net, "vflat");
-    STR_EQ(shape_of(l), "16");       /* flatten of 16x1x1 */
+    STR_EQ(shape_of(l), "16"); /* flatten of 16x1x1 */
     l = LAYER(net, "vfc");
     STR_EQ(shape_of(l), "16");
-    EQ(l->m.weights, 272);           /* 16*16 + 16 */
-    l = LAYER(net, "vscale");        /* 16x8x8 * a vector of 16 channels */
+    EQ(l->m.weights, 272);    /* 16*16 + 16 */
+    l = LAYER(net, "vscale"); /* 16x8x8 * a vector of 16 channels */
     STR_EQ(shape_of(l), "16x8x8");
-    EQ(l->m.flops, 1024);            /* 1024 * (2 - 1) */
+    EQ(l->m.flops, 1024); /* 1024 * (2 - 1) */
 
     sm_metrics t = TOTALS(net, 1);
-    EQ(t.layers, 3);                 /* fc1, fc2, vfc */
-    EQ(t.weights, 420);              /* 68 + 80 + 272 */
+    EQ(t.layers, 3);    /* fc1, fc2, vfc */
+    EQ(t.weights, 420); /* 68 + 80 + 272 */
     sm_network_free(net);
 }
 
@@ -360,18 +379,18 @@ static void test_concat(void)
     const sm_layer *l = LAYER(net, "cat");     /* a 4x4x4, b 12x4x4, input 8x4x4 */
     STR_EQ(shape_of(l), "24x4x4");             /* 4 + 12 + 8 channels */
     EQ(l->m.flops, 0);
-    EQ(l->m.input_elems, 384);                 /* 64 + 192 + 128 */
-    EQ(l->m.bytes, 3072);                      /* 4*(384 + 384) */
+    EQ(l->m.input_elems, 384); /* 64 + 192 + 128 */
+    EQ(l->m.bytes, 3072);      /* 4*(384 + 384) */
     EQ(l->n_inputs, 3);
 
-    l = LAYER(net, "shuf");                    /* channel_shuffle groups=4 of 24 channels */
+    l = LAYER(net, "shuf"); /* channel_shuffle groups=4 of 24 channels */
     STR_EQ(shape_of(l), "24x4x4");
     EQ(l->m.flops, 0);
-    EQ(l->m.bytes, 3072);                      /* a copy: 4*(384 + 384) */
+    EQ(l->m.bytes, 3072); /* a copy: 4*(384 + 384) */
 
-    l = LAYER(net, "cat_w");                   /* axis=2 of 4x4x4 and 4x4x4 */
+    l = LAYER(net, "cat_w"); /* axis=2 of 4x4x4 and 4x4x4 */
     STR_EQ(shape_of(l), "4x4x8");
-    l = LAYER(net, "cat_neg");                 /* axis=-2 (= 1) of three 4x4x4 */
+    l = LAYER(net, "cat_neg"); /* axis=-2 (= 1) of three 4x4x4 */
     STR_EQ(shape_of(l), "4x12x4");
     sm_network_free(net);
 }
@@ -384,33 +403,33 @@ static void test_permute(void)
     const sm_layer *l = LAYER(net, "to_hwc");   /* order=1,2,0 */
     STR_EQ(shape_of(l), "4x6x8");               /* (dim1, dim2, dim0) */
     EQ(l->m.flops, 0);
-    EQ(l->m.bytes, 1536);                       /* 4*(192 + 192) */
+    EQ(l->m.bytes, 1536); /* 4*(192 + 192) */
 
-    l = LAYER(net, "ln");                       /* normalises the last dim, 8 */
-    EQ(l->m.weights, 16);                       /* 2*8 */
-    EQ(l->m.flops, 960);                        /* 5*192 */
+    l = LAYER(net, "ln"); /* normalises the last dim, 8 */
+    EQ(l->m.weights, 16); /* 2*8 */
+    EQ(l->m.flops, 960);  /* 5*192 */
 
-    l = LAYER(net, "fc");                       /* linear out=32 on 4x6x8 */
+    l = LAYER(net, "fc"); /* linear out=32 on 4x6x8 */
     STR_EQ(shape_of(l), "4x6x32");
-    EQ(l->m.macs, 6144);                        /* rows*in*out = (4*6)*8*32 */
-    EQ(l->m.flops, 13056);                      /* 2*6144 + 24*32 = 12288 + 768 */
-    EQ(l->m.weights, 288);                      /* 8*32 + 32 */
+    EQ(l->m.macs, 6144);   /* rows*in*out = (4*6)*8*32 */
+    EQ(l->m.flops, 13056); /* 2*6144 + 24*32 = 12288 + 768 */
+    EQ(l->m.weights, 288); /* 8*32 + 32 */
 
     l = LAYER(net, "act");
-    EQ(l->m.flops, 6144);                       /* gelu, 8 per element * 768 */
+    EQ(l->m.flops, 6144); /* gelu, 8 per element * 768 */
 
-    l = LAYER(net, "to_chw");                   /* order=201 on 4x6x32 */
-    STR_EQ(shape_of(l), "32x4x6");              /* (dim2, dim0, dim1) */
+    l = LAYER(net, "to_chw");      /* order=201 on 4x6x32 */
+    STR_EQ(shape_of(l), "32x4x6"); /* (dim2, dim0, dim1) */
 
-    l = LAYER(net, "ln2d");                     /* channels=true: over dim 0, 32 channels */
+    l = LAYER(net, "ln2d"); /* channels=true: over dim 0, 32 channels */
     STR_EQ(shape_of(l), "32x4x6");
-    EQ(l->m.weights, 64);                       /* 2*32 */
+    EQ(l->m.weights, 64); /* 2*32 */
     EQ(l->m.param_tensors, 2);
-    EQ(l->m.flops, 3840);                       /* 5*768 */
+    EQ(l->m.flops, 3840); /* 5*768 */
 
-    l = LAYER(net, "ln_2");                     /* dims=2 of 4x6x8: normalised shape 6x8 */
-    EQ(l->m.weights, 96);                       /* 2*6*8 */
-    l = LAYER(net, "ln_2na");                   /* affine=false */
+    l = LAYER(net, "ln_2");   /* dims=2 of 4x6x8: normalised shape 6x8 */
+    EQ(l->m.weights, 96);     /* 2*6*8 */
+    l = LAYER(net, "ln_2na"); /* affine=false */
     EQ(l->m.weights, 0);
     EQ(l->m.param_tensors, 0);
     sm_network_free(net);
@@ -422,27 +441,27 @@ static void test_flatten_norm(void)
 {
     sm_network *net = LOAD(DATA "flatten.ini"); /* input 8x2x2 */
     const sm_layer *l = LAYER(net, "f0");
-    STR_EQ(shape_of(l), "32");                  /* torch.flatten(x, 1): 8*2*2 */
+    STR_EQ(shape_of(l), "32"); /* torch.flatten(x, 1): 8*2*2 */
     EQ(l->m.flops, 0);
-    EQ(l->m.bytes, 0);                          /* a view */
+    EQ(l->m.bytes, 0); /* a view */
     l = LAYER(net, "f1");
-    STR_EQ(shape_of(l), "8x4");                 /* start=1: 8, 2*2 */
+    STR_EQ(shape_of(l), "8x4"); /* start=1: 8, 2*2 */
     l = LAYER(net, "fneg");
-    STR_EQ(shape_of(l), "8x4");                 /* start=-2 = 1 on 3 dims */
+    STR_EQ(shape_of(l), "8x4"); /* start=-2 = 1 on 3 dims */
     sm_network_free(net);
 
-    net = LOAD(DATA "norm.ini");                /* input 16x4x4 */
+    net = LOAD(DATA "norm.ini"); /* input 16x4x4 */
     l = LAYER(net, "bn");
     STR_EQ(shape_of(l), "16x4x4");
-    EQ(l->m.weights, 32);                       /* 2*16: gamma and beta */
+    EQ(l->m.weights, 32); /* 2*16: gamma and beta */
     EQ(l->m.param_tensors, 2);
-    EQ(l->m.flops, 512);                        /* 2 per element * 256 */
+    EQ(l->m.flops, 512); /* 2 per element * 256 */
     EQ(l->m.macs, 0);
-    l = LAYER(net, "bn_na");                    /* affine=false */
+    l = LAYER(net, "bn_na"); /* affine=false */
     EQ(l->m.weights, 0);
     EQ(l->m.param_tensors, 0);
     sm_metrics t = TOTALS(net, 1);
-    EQ(t.layers, 1);                            /* only bn holds weights */
+    EQ(t.layers, 1); /* only bn holds weights */
     sm_network_free(net);
 }
 
@@ -477,12 +496,12 @@ static void test_elementwise(void)
         EQ(l->m.weights, 0);
         EQ(l->m.counts_io, 0);
     }
-    EQ(LAYER(net, "drop")->m.bytes, 0);   /* a no-op at inference */
+    EQ(LAYER(net, "drop")->m.bytes, 0); /* a no-op at inference */
     EQ(LAYER(net, "id")->m.bytes, 0);
-    EQ(LAYER(net, "relu")->m.bytes, 192); /* 4*(24 + 24) */
+    EQ(LAYER(net, "relu")->m.bytes, 192);      /* 4*(24 + 24) */
     EQ(LAYER(net, "sum3")->m.input_elems, 72); /* 3 * 24 */
     sm_metrics t = TOTALS(net, 1);
-    EQ(t.flops, 888);                     /* 24+48+72+96+96+120+120+192+72+0+0+48 */
+    EQ(t.flops, 888); /* 24+48+72+96+96+120+120+192+72+0+0+48 */
     EQ(t.layers, 0);
     EQ(t.weights, 0);
     sm_network_free(net);

@@ -35,8 +35,8 @@ static const char *mapped(const char *const *needles, int n, char *line, size_t 
 
 int main(void)
 {
-    static const char *const cuda[] = {"libcudart", "libcudnn", "libcublas", "libnccl",
-                                       "libcuda.so", "_gpu.so"};
+    static const char *const cuda[] = {"libcudart", "libcudnn",   "libcublas",
+                                       "libnccl",   "libcuda.so", "_gpu.so"};
     const int n_cuda = (int)(sizeof cuda / sizeof cuda[0]);
     static const char *const models[] = {"resnet50", "mobilenet_v3_large", "vit_b_16",
                                          "convnext_tiny", "gpt2"};

@@ -98,11 +98,28 @@ int main(int argc, char **argv)
     unsetenv("SCALEMETER_PLUGIN_PATH");
     CHECK_EQ(sm_registry_open(&reg, &st), 0);
     CHECK(sm_registry_count(reg) >= 24); /* the 24 layer types of issue 2 at least */
-    static const char *const required[] = {
-        "conv2d", "linear", "maxpool2d", "avgpool2d", "adaptive_avgpool2d", "batchnorm2d",
-        "layernorm", "relu", "relu6", "silu", "sigmoid", "tanh", "gelu", "hardswish",
-        "hardsigmoid", "add", "mul", "concat", "flatten", "dropout", "softmax",
-        "channel_shuffle"};
+    static const char *const required[] = {"conv2d",
+                                           "linear",
+                                           "maxpool2d",
+                                           "avgpool2d",
+                                           "adaptive_avgpool2d",
+                                           "batchnorm2d",
+                                           "layernorm",
+                                           "relu",
+                                           "relu6",
+                                           "silu",
+                                           "sigmoid",
+                                           "tanh",
+                                           "gelu",
+                                           "hardswish",
+                                           "hardsigmoid",
+                                           "add",
+                                           "mul",
+                                           "concat",
+                                           "flatten",
+                                           "dropout",
+                                           "softmax",
+                                           "channel_shuffle"};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         CHECK(sm_registry_find(reg, required[i]) != NULL);
     /* a plugin claiming the name of one already loaded */

@@ -41,8 +41,10 @@ static int same_bits(const char *what, const float *got, const float *want, size
 {
     for (size_t i = 0; i < count; i++)
         if (!bits_equal(got[i], want[i])) {
-            fprintf(stderr, "rank %d/%d, count %zu, chunk %zu: %s: element %zu is %g, "
-                    "expected %g\n", rank, ranks, count, chunk, what, i, got[i], want[i]);
+            fprintf(stderr,
+                    "rank %d/%d, count %zu, chunk %zu: %s: element %zu is %g, "
+                    "expected %g\n",
+                    rank, ranks, count, chunk, what, i, got[i], want[i]);
             return 0;
         }
     return 1;
@@ -73,8 +75,7 @@ static void test_exact(size_t count, size_t chunk, MPI_Comm comm)
     }
     CHECK_EQ(sm_ring_allreduce(buf, count, comm, chunk), MPI_SUCCESS);
     CHECK(same_bits("exact sum", buf, want, count, chunk));
-    CHECK_EQ(MPI_Allreduce(MPI_IN_PLACE, ref, (int)count, MPI_FLOAT, MPI_SUM, comm),
-             MPI_SUCCESS);
+    CHECK_EQ(MPI_Allreduce(MPI_IN_PLACE, ref, (int)count, MPI_FLOAT, MPI_SUM, comm), MPI_SUCCESS);
     CHECK(same_bits("MPI_Allreduce", buf, ref, count, chunk));
     int guard_ok = 1;
     for (size_t i = count; i < count + GUARD; i++)

@@ -50,18 +50,18 @@ static void test_counts(void)
     }
     /* nn.GRU(8, 16) over S = 6: G H = 48 */
     if (metrics_of(NET("6x8", "g = gru hidden=16\n"), &m) == 0) {
-        CHECK_EQ(m.weights, 1248);   /* 48 (8 + 16) + 2 x 48 = 1152 + 96; PyTorch: 1248 */
+        CHECK_EQ(m.weights, 1248);    /* 48 (8 + 16) + 2 x 48 = 1152 + 96; PyTorch: 1248 */
         CHECK_EQ(m.param_tensors, 4); /* PyTorch: 4 */
         CHECK_EQ(m.macs, 6912);       /* 6 x 1152 */
         /* 2 x 6912 + biases 6 x 2 x 48 = 576 + units 6 x 16 x 19 = 1824 */
         CHECK_EQ(m.flops, 16224);
-        CHECK_EQ(m.bytes, 2880); /* 4 x 6 x (8 + 2 x 48 + 16) */
+        CHECK_EQ(m.bytes, 2880);      /* 4 x 6 x (8 + 2 x 48 + 16) */
         CHECK_EQ(m.output_elems, 96); /* 6 x 16 */
     }
     /* nn.RNN(5, 7, num_layers=3, nonlinearity="relu", bias=False) over S = 4 */
     if (metrics_of(NET("4x5", "g = rnn hidden=7 layers=3 nonlinearity=relu bias=false\n"), &m) ==
         0) {
-        CHECK_EQ(m.weights, 280);    /* 7 (5 + 7) + 2 x 7 (7 + 7) = 84 + 196; PyTorch: 280 */
+        CHECK_EQ(m.weights, 280);     /* 7 (5 + 7) + 2 x 7 (7 + 7) = 84 + 196; PyTorch: 280 */
         CHECK_EQ(m.param_tensors, 6); /* PyTorch: 6 */
         CHECK_EQ(m.macs, 1120);       /* 4 x 280 */
         CHECK_EQ(m.flops, 2324);      /* 2 x 1120 + units 4 x 3 x 7 x 1 (relu) = 84 */
@@ -200,8 +200,8 @@ static void forward_case(const char *what, const char *text, rnn_case c, int64_t
             double d = fabs(ref[i] - y.data[i]);
             worst = d > worst ? d : worst;
         }
-        printf("%-44s %s: worst |y - reference| %.2e\n", what,
-               training ? "training" : "inference", worst);
+        printf("%-44s %s: worst |y - reference| %.2e\n", what, training ? "training" : "inference",
+               worst);
         CHECK(worst < 1e-5);
     }
     free(ref);
@@ -225,20 +225,18 @@ static void forward_case(const char *what, const char *text, rnn_case c, int64_t
 static void test_forward_pytorch(void)
 {
     static const double lstm[32] = {
-        -0.11779336, -0.20467535, -0.28365753, -0.06526533, -0.12608753, -0.31557250,
-        -0.29406188, 0.00353292,  -0.13739134, -0.37218454, -0.26959052, 0.00832817,
-        -0.11018307, -0.40542009, -0.21617787, 0.05996090,  -0.10973269, -0.20608513,
-        -0.29345632, -0.03849321, -0.12456206, -0.30528178, -0.30949559, 0.02335434,
-        -0.13175171, -0.36300190, -0.28090092, 0.03124415,  -0.11384238, -0.38848749,
-        -0.22611617, 0.06186318,
+        -0.11779336, -0.20467535, -0.28365753, -0.06526533, -0.12608753, -0.31557250, -0.29406188,
+        0.00353292,  -0.13739134, -0.37218454, -0.26959052, 0.00832817,  -0.11018307, -0.40542009,
+        -0.21617787, 0.05996090,  -0.10973269, -0.20608513, -0.29345632, -0.03849321, -0.12456206,
+        -0.30528178, -0.30949559, 0.02335434,  -0.13175171, -0.36300190, -0.28090092, 0.03124415,
+        -0.11384238, -0.38848749, -0.22611617, 0.06186318,
     };
     static const double gru[32] = {
-        -0.06186428, -0.55975046, -0.07411932, -0.34971824, -0.52645922, 0.01704980,
-        -0.10243535, -0.31459395, -0.41272077, -0.47653004, -0.06460485, -0.26833470,
-        -0.61089217, 0.11525931,  -0.14559538, -0.07581511, -0.16041650, -0.44144352,
-        -0.19291389, -0.45370584, -0.44898360, 0.00232960,  -0.29655487, -0.29155664,
-        -0.45321292, -0.28676321, -0.14983258, -0.34220406, -0.53610728, 0.01739880,
-        -0.27889003, -0.00964030,
+        -0.06186428, -0.55975046, -0.07411932, -0.34971824, -0.52645922, 0.01704980,  -0.10243535,
+        -0.31459395, -0.41272077, -0.47653004, -0.06460485, -0.26833470, -0.61089217, 0.11525931,
+        -0.14559538, -0.07581511, -0.16041650, -0.44144352, -0.19291389, -0.45370584, -0.44898360,
+        0.00232960,  -0.29655487, -0.29155664, -0.45321292, -0.28676321, -0.14983258, -0.34220406,
+        -0.53610728, 0.01739880,  -0.27889003, -0.00964030,
     };
     static const double rnn_relu[32] = {
         0.81965597, 0.04031953, 0.00000000, 0.11618047, 0.49011976, 0.46699958, 0.89455144,
@@ -317,20 +315,20 @@ static void test_gradients(void)
     check_gradients("lstm 2 layers bidirectional",
                     NET("4x3", "g = lstm hidden=3 layers=2 bidirectional=true\n"), 2, eps, tol);
     check_gradients("gru no bias, 2 layers bidirectional",
-                    NET("4x3", "g = gru hidden=3 layers=2 bidirectional=true bias=false\n"), 2,
-                    eps, tol);
+                    NET("4x3", "g = gru hidden=3 layers=2 bidirectional=true bias=false\n"), 2, eps,
+                    tol);
     check_gradients("gru with bias", NET("4x3", "g = gru hidden=3\n"), 3, eps, tol);
     check_gradients("rnn tanh 2 layers bidirectional",
                     NET("4x3", "g = rnn hidden=3 layers=2 bidirectional=true\n"), 2, eps, tol);
     /* spread inputs (gradient_check.h) keep the pre-activations off relu's kink here */
     check_gradients("rnn relu bidirectional",
-                    NET("4x3", "g = rnn hidden=3 bidirectional=true nonlinearity=relu\n"), 2,
-                    eps, tol);
+                    NET("4x3", "g = rnn hidden=3 bidirectional=true nonlinearity=relu\n"), 2, eps,
+                    tol);
     check_gradients("lstm one step", NET("1x3", "g = lstm hidden=2\n"), 2, eps, tol);
     /* the input also feeds the add: backward must add to its gradient, not overwrite it */
     check_gradients("lstm + residual add",
-                    NET("4x4", "g = lstm hidden=2 bidirectional=true\ns = add from=g,@input\n"),
-                    2, eps, tol);
+                    NET("4x4", "g = lstm hidden=2 bidirectional=true\ns = add from=g,@input\n"), 2,
+                    eps, tol);
     random_weights = 0;
 }
 

@@ -61,8 +61,7 @@ int main(int argc, char **argv)
 
     /* "resnet18"50 was read as resnet18: text after the closing quote is refused */
     snprintf(want, sizeof want, "%s:2: text after the closing quote of field 1", path);
-    CHECK_CONTAINS(error_of(HEADER "\"resnet18\"50,224,8,1,1,0.1,0.2,0.3,0.01,0.51\n", &st),
-                   want);
+    CHECK_CONTAINS(error_of(HEADER "\"resnet18\"50,224,8,1,1,0.1,0.2,0.3,0.01,0.51\n", &st), want);
     /* on the line where it is, inside a record of two lines */
     snprintf(want, sizeof want, "%s:3: text after the closing quote of field 1", path);
     CHECK_CONTAINS(error_of(HEADER "\"a\nb\"x,224,8,1,1,0.1,0.2,0.3,0.01,0.51\n", &st), want);

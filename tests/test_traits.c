@@ -116,8 +116,8 @@ static void test_in_tree_products(void)
                           "g = window_attention dim=384 heads=12 window=7 shift=3"};
     for (int i = 0; i < 2; i++) {
         double fp32 = t_fwd_at(nets[i], "fp32", 32), bf16 = t_fwd_at(nets[i], "bf16", 32);
-        CHECK_MSG(fp32 > 0 && bf16 > 0 && bf16 < 0.5 * fp32, "%s: fp32 %g s, bf16 %g s",
-                  nets[i], fp32, bf16);
+        CHECK_MSG(fp32 > 0 && bf16 > 0 && bf16 < 0.5 * fp32, "%s: fp32 %g s, bf16 %g s", nets[i],
+                  fp32, bf16);
     }
 }
 

@@ -30,9 +30,9 @@
 
 static sm_registry *reg;
 
-#define EQ(what, got, want)                                                                       \
-    CHECK_MSG((int64_t)(got) == (int64_t)(want), "%s: got %" PRId64 ", want %" PRId64, what,    \
-          (int64_t)(got), (int64_t)(want))
+#define EQ(what, got, want)                                                                        \
+    CHECK_MSG((int64_t)(got) == (int64_t)(want), "%s: got %" PRId64 ", want %" PRId64, what,       \
+              (int64_t)(got), (int64_t)(want))
 
 static sm_network *load(const char *model, int64_t image)
 {
@@ -63,7 +63,7 @@ static void load_fails(const char *model, int64_t image, const char *piece1, con
     CHECK_MSG(strchr(st.msg, '\n') == NULL, "%s: message is not one line: %s", model, st.msg);
     CHECK_MSG(strstr(st.msg, piece1), "%s: message lacks '%s': %s", model, piece1, st.msg);
     CHECK_MSG(!piece2 || strstr(st.msg, piece2), "%s: message lacks '%s': %s", model, piece2,
-          st.msg);
+              st.msg);
 }
 
 static const sm_layer *find_layer(const sm_network *net, const char *name)
@@ -110,12 +110,12 @@ static void check_layer(const sm_network *net, const char *name, expect e)
     const int64_t got[] = {l->m.flops,         l->m.macs,  l->m.weights,
                            l->m.param_tensors, l->m.bytes, l->m.bwd_flops};
     const int64_t want[] = {e.flops, e.macs, e.weights, e.tensors, e.bytes, e.bwd};
-    static const char *const field[] = {"flops", "macs", "weights", "param_tensors", "bytes",
-                                        "bwd_flops"};
+    static const char *const field[] = {"flops",         "macs",  "weights",
+                                        "param_tensors", "bytes", "bwd_flops"};
     for (int k = 0; k < 6; k++)
         if (want[k] >= 0)
-            CHECK_MSG(got[k] == want[k], "%s: %s %" PRId64 ", want %" PRId64, what, field[k], got[k],
-                  want[k]);
+            CHECK_MSG(got[k] == want[k], "%s: %s %" PRId64 ", want %" PRId64, what, field[k],
+                      got[k], want[k]);
 }
 
 static sm_metrics totals(const sm_network *net, int64_t batch)
@@ -222,8 +222,8 @@ static void test_errors(void)
      * (allowed), 8 is one too many and names pos_embedding's line. */
     sm_network *net = load("tests/data/transformers/small.ini", 7);
     sm_network_free(net);
-    load_fails("tests/data/transformers/small.ini", 8,
-               "tests/data/transformers/small.ini:8:", "sequence of 8 positions is longer than "
+    load_fails("tests/data/transformers/small.ini", 8, "tests/data/transformers/small.ini:8:",
+               "sequence of 8 positions is longer than "
                "max_len 7");
 
     /* BERT at 1024 tokens: its position table has 512 rows. The message names the line of
@@ -355,8 +355,7 @@ static void test_bert(void)
     if (!net)
         return;
     CHECK_MSG(net->input.ndim == 1 && net->input.dim[0] == 128, "bert_base input is not 128");
-    check_layer(net, "embeddings.word_embeddings",
-                (expect){"128x768", 0, 0, 23440896, 1, -1, -1});
+    check_layer(net, "embeddings.word_embeddings", (expect){"128x768", 0, 0, 23440896, 1, -1, -1});
     check_layer(net, "embeddings.token_type_embeddings",
                 (expect){"128x768", 0, 0, 1536, 1, -1, -1});
     check_layer(net, "embeddings.position_embeddings",
@@ -461,8 +460,7 @@ static void test_sequence_length(void)
     static const int64_t seq[] = {64, 128, 256};
     static const int64_t proj[] = {150994944, 301989888, 603979776};
     static const int64_t scores[] = {6291456, 25165824, 100663296};
-    static const int64_t bert[] = {INT64_C(5511905280), INT64_C(11174215680),
-                                   INT64_C(22951821312)};
+    static const int64_t bert[] = {INT64_C(5511905280), INT64_C(11174215680), INT64_C(22951821312)};
     int64_t attn[3] = {0, 0, 0}, mlp[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++) {
         sm_network *net = load("models/bert_base.ini", seq[k]);
@@ -495,7 +493,7 @@ int main(void)
         return 1;
     }
     static const char *const needed[] = {"embedding", "pos_embedding", "cls_token", "tokens",
-                                          "select",    "attention",     "lm_head"};
+                                         "select",    "attention",     "lm_head"};
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
         CHECK_MSG(sm_registry_find(reg, needed[i]), "plugin %s is not loaded", needed[i]);
     test_small();

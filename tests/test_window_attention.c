@@ -34,8 +34,8 @@ static void test_counts(void)
     sm_layer_metrics m;
     /* swin_t's first stage: ShiftedWindowAttention(96, [7, 7], [3, 3], 3) on 56x56x96:
      * 8 x 8 = 64 windows of N = 49 tokens, C = 96 */
-    if (metrics_of(NET("56x56x96", "g = window_attention dim=96 heads=3 window=7 shift=3\n"),
-                   &m) == 0) {
+    if (metrics_of(NET("56x56x96", "g = window_attention dim=96 heads=3 window=7 shift=3\n"), &m) ==
+        0) {
         CHECK_EQ(m.weights, 37755);   /* PyTorch: 37755 */
         CHECK_EQ(m.param_tensors, 5); /* PyTorch: 5 tensors */
         /* 64 (4 49 96^2 + 2 49^2 96) = 64 (1806336 + 460992) = 64 x 2267328 */
@@ -44,16 +44,16 @@ static void test_counts(void)
     }
     /* ShiftedWindowAttentionV2(96, [7, 7], [3, 3], 3): the same plus the cpb MLP on its
      * T = 13 x 13 = 169 rows: 169 (2 512 + 512 3) = 169 x 2560 = 432640 */
-    if (metrics_of(NET("56x56x96",
-                       "g = window_attention dim=96 heads=3 window=7 shift=3 v2=true\n"),
-                   &m) == 0) {
+    if (metrics_of(
+            NET("56x56x96", "g = window_attention dim=96 heads=3 window=7 shift=3 v2=true\n"),
+            &m) == 0) {
         CHECK_EQ(m.weights, 40323);   /* PyTorch: 40323 */
         CHECK_EQ(m.param_tensors, 8); /* PyTorch: 8 tensors */
         CHECK_EQ(m.macs, 145108992 + 432640);
     }
     /* 9x10 padded to 14x14 by window 7: 2 x 2 = 4 windows, 4 x 2267328 */
-    if (metrics_of(NET("9x10x96", "g = window_attention dim=96 heads=3 window=7 shift=3\n"),
-                   &m) == 0) {
+    if (metrics_of(NET("9x10x96", "g = window_attention dim=96 heads=3 window=7 shift=3\n"), &m) ==
+        0) {
         CHECK_EQ(m.macs, 9069312);
         CHECK_EQ(m.output_elems, 9 * 10 * 96); /* cropped back */
     }
@@ -190,11 +190,11 @@ static const torch_case torch_cases[] = {
      7.558022025,
      11.389396658,
      5.241903732,
-     {0.04277712,  -0.19257063, -0.07355360, 0.33342906,  0.33080777,  0.32057758,  0.34089395,
-      0.32831847,  0.25442374,  -0.34441906, 0.19951761,  0.32389086,  0.09463145,  0.22715992,
-      0.34709428,  0.47705364,  -0.05960738, -0.17194131, -0.12397101, -0.06349455, -0.07657239,
-      0.07432848,  -0.05697070, -0.14233087, 0.34394833,  -0.10308539, -0.11608510, 0.09326517,
-      0.03616494,  -0.45259537, -0.38562747, -0.29175810}},
+     {0.04277712, -0.19257063, -0.07355360, 0.33342906,  0.33080777,  0.32057758,  0.34089395,
+      0.32831847, 0.25442374,  -0.34441906, 0.19951761,  0.32389086,  0.09463145,  0.22715992,
+      0.34709428, 0.47705364,  -0.05960738, -0.17194131, -0.12397101, -0.06349455, -0.07657239,
+      0.07432848, -0.05697070, -0.14233087, 0.34394833,  -0.10308539, -0.11608510, 0.09326517,
+      0.03616494, -0.45259537, -0.38562747, -0.29175810}},
     {"v1 2x2x8 in one window: no shift",
      NET("2x2x8", "g = window_attention dim=8 heads=2 window=3 shift=1\n"),
      1,
@@ -240,8 +240,8 @@ static void test_forward_pytorch(void)
                 double d = fabs(y.data[i * n / 32] - tc->values[i]);
                 worst = d > worst ? d : worst;
             }
-            printf("%-50s worst |y - PyTorch| %.2e, sums off by %.1e %.1e %.1e\n", tc->what,
-                   worst, fabs(sum - tc->sum), fabs(sumsq - tc->sumsq), fabs(wsum - tc->wsum));
+            printf("%-50s worst |y - PyTorch| %.2e, sums off by %.1e %.1e %.1e\n", tc->what, worst,
+                   fabs(sum - tc->sum), fabs(sumsq - tc->sumsq), fabs(wsum - tc->wsum));
             CHECK(worst < 1e-5);
             CHECK(fabs(sum - tc->sum) < 1e-5);
             CHECK(fabs(sumsq - tc->sumsq) < 1e-5);

@@ -48,11 +48,11 @@ static int64_t out_shape(const char *text, char *buf, size_t len)
     return bytes;
 }
 
-#define SHAPE_IS(s, want)                                                                      \
-    do {                                                                                       \
-        if (strcmp(s, want) != 0)                                                              \
-            fprintf(stderr, "shape %s, expected %s\n", s, want);                              \
-        CHECK(strcmp(s, want) == 0);                                                           \
+#define SHAPE_IS(s, want)                                                                          \
+    do {                                                                                           \
+        if (strcmp(s, want) != 0)                                                                  \
+            fprintf(stderr, "shape %s, expected %s\n", s, want);                                   \
+        CHECK(strcmp(s, want) == 0);                                                               \
     } while (0)
 
 /* Bytes are a copy's: every element read once and written once, 4 bytes each. */
@@ -67,8 +67,7 @@ static void test_shapes(void)
     SHAPE_IS(s, "3x4x12");
     /* MaxViT-T's first stage: 64x56x56 in windows of 7: (56/7)^2 = 64 windows of 49 pixels;
      * 200,704 elements */
-    CHECK_EQ(out_shape(NET("64x56x56", "g = window_partition p=7\n"), s, sizeof s),
-             4 * 2 * 200704);
+    CHECK_EQ(out_shape(NET("64x56x56", "g = window_partition p=7\n"), s, sizeof s), 4 * 2 * 200704);
     SHAPE_IS(s, "64x49x64");
     CHECK_EQ(out_shape(NET("64x49x64", "g = window_departition p=7 h=8 w=8\n"), s, sizeof s),
              4 * 2 * 200704);
@@ -98,8 +97,8 @@ static void forward_case(const char *what, const char *text, const int *want, in
     for (int64_t i = 0; i < n && i < elems(&y); i++)
         wrong += y.data[i] != (float)want[i];
     if (wrong)
-        fprintf(stderr, "%s: %lld of %lld outputs differ from PyTorch's\n", what,
-                (long long)wrong, (long long)n);
+        fprintf(stderr, "%s: %lld of %lld outputs differ from PyTorch's\n", what, (long long)wrong,
+                (long long)n);
     CHECK_EQ(wrong, 0);
     teardown(&f);
 }
@@ -108,13 +107,13 @@ static void test_forward_pytorch(void)
 {
     /* _patch_merging_pad of 5x7x3 arange: 3x4x12, zeros where the patch is padding */
     static const int merge[] = {
-        0,  1,  2,  21, 22, 23, 3,  4,  5,  24,  25,  26,  6,  7,  8,  27, 28, 29, 9,  10, 11,
-        30, 31, 32, 12, 13, 14, 33, 34, 35, 15,  16,  17,  36, 37, 38, 18, 19, 20, 39, 40, 41,
-        0,  0,  0,  0,  0,  0,  42, 43, 44, 63,  64,  65,  45, 46, 47, 66, 67, 68, 48, 49, 50,
-        69, 70, 71, 51, 52, 53, 72, 73, 74, 54,  55,  56,  75, 76, 77, 57, 58, 59, 78, 79, 80,
-        60, 61, 62, 81, 82, 83, 0,  0,  0,  0,   0,   0,   84, 85, 86, 0,  0,  0,  87, 88, 89,
-        0,  0,  0,  90, 91, 92, 0,  0,  0,  93,  94,  95,  0,  0,  0,  96, 97, 98, 0,  0,  0,
-        99, 100, 101, 0, 0, 0,  102, 103, 104, 0, 0,  0,   0,  0,  0,  0,  0,  0};
+        0,  1,   2,   21, 22, 23, 3,   4,   5,   24, 25, 26, 6,  7,  8,  27, 28, 29, 9,  10, 11,
+        30, 31,  32,  12, 13, 14, 33,  34,  35,  15, 16, 17, 36, 37, 38, 18, 19, 20, 39, 40, 41,
+        0,  0,   0,   0,  0,  0,  42,  43,  44,  63, 64, 65, 45, 46, 47, 66, 67, 68, 48, 49, 50,
+        69, 70,  71,  51, 52, 53, 72,  73,  74,  54, 55, 56, 75, 76, 77, 57, 58, 59, 78, 79, 80,
+        60, 61,  62,  81, 82, 83, 0,   0,   0,   0,  0,  0,  84, 85, 86, 0,  0,  0,  87, 88, 89,
+        0,  0,   0,   90, 91, 92, 0,   0,   0,   93, 94, 95, 0,  0,  0,  96, 97, 98, 0,  0,  0,
+        99, 100, 101, 0,  0,  0,  102, 103, 104, 0,  0,  0,  0,  0,  0,  0,  0,  0};
     forward_case("patch_merge 5x7x3", NET("5x7x3", "g = patch_merge\n"), merge,
                  (int64_t)(sizeof merge / sizeof merge[0]));
     /* WindowPartition()(x, 2) of 2x4x6 arange: 6x4x2 */
@@ -135,8 +134,9 @@ static void test_forward_pytorch(void)
 static void test_round_trip(void)
 {
     fixture f;
-    if (setup(&f, NET("5x6x9", "a = window_partition p=3\n"
-                               "g = window_departition p=3 h=2 w=3\n"),
+    if (setup(&f,
+              NET("5x6x9", "a = window_partition p=3\n"
+                           "g = window_departition p=3 h=2 w=3\n"),
               2)) {
         CHECK(0);
         return;
@@ -145,8 +145,7 @@ static void test_round_trip(void)
     CHECK_EQ(sm_executor_forward(f.ex, 0, &st), 0);
     sm_tensor x = sm_executor_input(f.ex), y = sm_executor_output(f.ex);
     CHECK_EQ(elems(&x), elems(&y));
-    CHECK(elems(&x) == elems(&y) &&
-          memcmp(x.data, y.data, (size_t)elems(&x) * sizeof(float)) == 0);
+    CHECK(elems(&x) == elems(&y) && memcmp(x.data, y.data, (size_t)elems(&x) * sizeof(float)) == 0);
     teardown(&f);
 }
 
@@ -157,10 +156,9 @@ static void test_gradients(void)
     const double eps = 1e-3, tol = 1e-2;
     /* a linear layer after the move, so that a misplaced gradient changes R */
     check_gradients("patch_merge 5x7x3 (padded)",
-                    NET("5x7x3", "g = patch_merge\nf = flatten\nl = linear out=3\n"), 2, eps,
-                    tol);
-    check_gradients("window_partition 2x4x6, p 2",
-                    NET("2x4x6", "g = window_partition p=2\n"), 2, eps, tol);
+                    NET("5x7x3", "g = patch_merge\nf = flatten\nl = linear out=3\n"), 2, eps, tol);
+    check_gradients("window_partition 2x4x6, p 2", NET("2x4x6", "g = window_partition p=2\n"), 2,
+                    eps, tol);
     check_gradients("window_departition 6x4x2, p 2, 2x3",
                     NET("6x4x2", "g = window_departition p=2 h=2 w=3\n"), 2, eps, tol);
     /* the input also feeds the add: backward must add to its gradient, not overwrite it */

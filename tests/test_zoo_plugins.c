@@ -23,7 +23,8 @@ static void chunk(const sm_registry *reg)
         fprintf(stderr, "%s\n", st.msg);
         return;
     }
-    const sm_layer *a = sm_network_layer(net, "a"), *b = sm_network_layer(net, "b"), *w = sm_network_layer(net, "w");
+    const sm_layer *a = sm_network_layer(net, "a"), *b = sm_network_layer(net, "b"),
+                   *w = sm_network_layer(net, "w");
     const sm_layer *cat = sm_network_layer(net, "cat");
     CHECK(a && b && w && cat);
     if (a && b && w && cat) {
@@ -49,8 +50,7 @@ static void chunk(const sm_registry *reg)
     CHECK(net_load(reg, "[network]\ninput = 8x4x4\n[layers]\nc = chunk chunks=2 index=0 axis=3\n",
                    0, &st) == NULL);
     CHECK_CONTAINS(st.msg, "axis 3 out of range");
-    CHECK(net_load(reg, "[network]\ninput = 8x4x4\n[layers]\nc = chunk index=0\n", 0, &st) ==
-          NULL);
+    CHECK(net_load(reg, "[network]\ninput = 8x4x4\n[layers]\nc = chunk index=0\n", 0, &st) == NULL);
     CHECK_CONTAINS(st.msg, "chunks");
 }
 

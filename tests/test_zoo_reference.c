@@ -343,16 +343,16 @@ static const published PUBLISHED[] = {
 
 /* ---- the checks --------------------------------------------------------------------------- */
 
-#define CHECK_MODEL_EQ(actual, expected, what)                                                    \
-    do {                                                                                          \
-        long long a_ = (long long)(actual), e_ = (long long)(expected);                          \
-        if (a_ == e_) {                                                                           \
-            check_passed++;                                                                       \
-        } else {                                                                                  \
-            check_failed++;                                                                       \
-            fprintf(stderr, "%s at %s: %s = %lld, PyTorch gives %lld\n", path, size, what, a_,   \
-                    e_);                                                                          \
-        }                                                                                         \
+#define CHECK_MODEL_EQ(actual, expected, what)                                                     \
+    do {                                                                                           \
+        long long a_ = (long long)(actual), e_ = (long long)(expected);                            \
+        if (a_ == e_) {                                                                            \
+            check_passed++;                                                                        \
+        } else {                                                                                   \
+            check_failed++;                                                                        \
+            fprintf(stderr, "%s at %s: %s = %lld, PyTorch gives %lld\n", path, size, what, a_,     \
+                    e_);                                                                           \
+        }                                                                                          \
     } while (0)
 
 /* Output shapes of the layers named after a leaf module, at the native size. */

@@ -78,8 +78,8 @@ static int activation_infer(const void *params, const sm_shape *in, int n_in, sm
     return 0;
 }
 
-static int activation_metrics(const void *params, const sm_shape *in, int n_in,
-                              const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int activation_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                              sm_layer_metrics *m, sm_error *err)
 {
     (void)params;
     (void)n_in;

@@ -12,7 +12,11 @@
 
 #if defined(SM_ACTIVATION_RELU)
 static inline float act(float x) { return x > 0 ? x : 0.0f; }
-static inline float grad(float x, float y) { (void)y; return (float)(x > 0); }
+static inline float grad(float x, float y)
+{
+    (void)y;
+    return (float)(x > 0);
+}
 #elif defined(SM_ACTIVATION_RELU6)
 static inline float clamp(float x, float lo, float hi)
 {
@@ -20,7 +24,11 @@ static inline float clamp(float x, float lo, float hi)
     return x < hi ? x : hi;
 }
 static inline float act(float x) { return clamp(x, 0.0f, 6.0f); }
-static inline float grad(float x, float y) { (void)y; return (float)(x > 0) * (float)(x < 6); }
+static inline float grad(float x, float y)
+{
+    (void)y;
+    return (float)(x > 0) * (float)(x < 6);
+}
 #elif defined(SM_ACTIVATION_HARDSIGMOID)
 static inline float clamp(float x, float lo, float hi)
 {
@@ -48,7 +56,11 @@ static inline float grad(float x, float y)
 }
 #elif defined(SM_ACTIVATION_SIGMOID)
 static inline float act(float x) { return 1.0f / (1.0f + expf(-x)); }
-static inline float grad(float x, float y) { (void)x; return y * (1 - y); }
+static inline float grad(float x, float y)
+{
+    (void)x;
+    return y * (1 - y);
+}
 #elif defined(SM_ACTIVATION_SILU)
 static inline float act(float x) { return x / (1.0f + expf(-x)); }
 static inline float grad(float x, float y)
@@ -59,7 +71,11 @@ static inline float grad(float x, float y)
 }
 #elif defined(SM_ACTIVATION_TANH)
 static inline float act(float x) { return tanhf(x); }
-static inline float grad(float x, float y) { (void)x; return 1 - y * y; }
+static inline float grad(float x, float y)
+{
+    (void)x;
+    return 1 - y * y;
+}
 #elif defined(SM_ACTIVATION_GELU)
 /* nn.GELU's exact form: x Phi(x), Phi the standard normal distribution function. */
 static inline float act(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678f)); }

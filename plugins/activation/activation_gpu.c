@@ -9,7 +9,7 @@
 #include "activation_gpu.h"
 #include "gpu_util.h"
 
-#if defined(SM_ACTIVATION_RELU) || defined(SM_ACTIVATION_RELU6) ||                               \
+#if defined(SM_ACTIVATION_RELU) || defined(SM_ACTIVATION_RELU6) ||                                 \
     defined(SM_ACTIVATION_SIGMOID) || defined(SM_ACTIVATION_TANH)
 
 #if defined(SM_ACTIVATION_RELU)
@@ -93,19 +93,15 @@ static int act_backward(const sm_layer_io *l, sm_error *err)
         cudnnTensorDescriptor_t d = n0 + p->chunk <= p->n ? p->full : p->last;
         int64_t at = n0 * p->per_sample;
         /* beta 1: dx += the activation's gradient, as kernels.h asks */
-        GPU_CUDNN(err, cudnnActivationBackward, gpu_cudnn(l), p->act, &one, d,
-                  l->out->data + at, d, l->dout->data + at, d, l->in[0].data + at, &one, d,
-                  l->din[0].data + at);
+        GPU_CUDNN(err, cudnnActivationBackward, gpu_cudnn(l), p->act, &one, d, l->out->data + at, d,
+                  l->dout->data + at, d, l->in[0].data + at, &one, d, l->din[0].data + at);
     }
     return 0;
 }
 
 static const struct sm_gpu_kernels activation_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .setup = act_setup,
-    .forward = act_forward,
-    .backward = act_backward,
-    .release = act_release,
+    SM_GPU_KERNELS_INIT,      .setup = act_setup,     .forward = act_forward,
+    .backward = act_backward, .release = act_release,
 };
 
 SM_DEFINE_GPU_KERNELS(activation_gpu_kernels)

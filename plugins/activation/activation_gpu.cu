@@ -45,8 +45,7 @@ __global__ void activation_backward_kernel(float *dx, const float *dy, const flo
     dx[i] += dy[i] * grad(x[i]);
 }
 
-extern "C" cudaError_t smk_activation_forward(float *y, const float *x, int64_t n,
-                                              cudaStream_t s)
+extern "C" cudaError_t smk_activation_forward(float *y, const float *x, int64_t n, cudaStream_t s)
 {
     if (n > 0)
         activation_forward_kernel<<<smk_blocks(n), SMK_THREADS, 0, s>>>(y, x, n);

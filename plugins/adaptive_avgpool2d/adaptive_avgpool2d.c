@@ -40,8 +40,8 @@ static int adaptive_infer(const void *params, const sm_shape *in, int n_in, sm_s
     return 0;
 }
 
-static int adaptive_metrics(const void *params, const sm_shape *in, int n_in,
-                            const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int adaptive_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                            sm_layer_metrics *m, sm_error *err)
 {
     (void)params;
     (void)err;

@@ -35,8 +35,8 @@ static int adaptive_setup(const sm_layer_io *l, void **plan, sm_error *err)
     }
     *plan = p;
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
-    *p = (adaptive_plan){NULL, NULL, NULL, l->in[0].n * in->dim[0], in->dim[1], in->dim[2],
-                         out->dim[1], out->dim[2]};
+    *p = (adaptive_plan){NULL,       NULL,       NULL,        l->in[0].n * in->dim[0],
+                         in->dim[1], in->dim[2], out->dim[1], out->dim[2]};
     if (p->h % p->ho || p->w % p->wo || !gpu_int_ok(p->h / p->ho, p->w / p->wo, 1, 1))
         return 0;
     int kh = (int)(p->h / p->ho), kw = (int)(p->w / p->wo);
@@ -55,8 +55,8 @@ static int adaptive_forward(const sm_layer_io *l, sm_error *err)
     const adaptive_plan *p = l->plan;
     const float one = 1.0f, zero = 0.0f;
     if (p->pool)
-        GPU_CUDNN(err, cudnnPoolingForward, gpu_cudnn(l), p->pool, &one, p->x, l->in[0].data,
-                  &zero, p->y, l->out->data);
+        GPU_CUDNN(err, cudnnPoolingForward, gpu_cudnn(l), p->pool, &one, p->x, l->in[0].data, &zero,
+                  p->y, l->out->data);
     else
         GPU_CUDA(err, smk_adaptive_avgpool_forward, l->out->data, l->in[0].data, p->planes, p->h,
                  p->w, p->ho, p->wo, gpu_stream(l));
@@ -70,20 +70,17 @@ static int adaptive_backward(const sm_layer_io *l, sm_error *err)
     if (!l->din[0].data)
         return 0;
     if (p->pool) /* beta 1: din += the gradient */
-        GPU_CUDNN(err, cudnnPoolingBackward, gpu_cudnn(l), p->pool, &one, p->y, l->out->data,
-                  p->y, l->dout->data, p->x, l->in[0].data, &one, p->x, l->din[0].data);
+        GPU_CUDNN(err, cudnnPoolingBackward, gpu_cudnn(l), p->pool, &one, p->y, l->out->data, p->y,
+                  l->dout->data, p->x, l->in[0].data, &one, p->x, l->din[0].data);
     else
-        GPU_CUDA(err, smk_adaptive_avgpool_backward, l->din[0].data, l->dout->data, p->planes,
-                 p->h, p->w, p->ho, p->wo, gpu_stream(l));
+        GPU_CUDA(err, smk_adaptive_avgpool_backward, l->din[0].data, l->dout->data, p->planes, p->h,
+                 p->w, p->ho, p->wo, gpu_stream(l));
     return 0;
 }
 
 static const struct sm_gpu_kernels adaptive_avgpool2d_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .setup = adaptive_setup,
-    .forward = adaptive_forward,
-    .backward = adaptive_backward,
-    .release = adaptive_release,
+    SM_GPU_KERNELS_INIT,           .setup = adaptive_setup,     .forward = adaptive_forward,
+    .backward = adaptive_backward, .release = adaptive_release,
 };
 
 SM_DEFINE_GPU_KERNELS(adaptive_avgpool2d_gpu_kernels)

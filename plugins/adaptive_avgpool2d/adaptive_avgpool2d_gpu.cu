@@ -63,6 +63,6 @@ extern "C" cudaError_t smk_adaptive_avgpool_backward(float *dx, const float *dy,
     int64_t n = planes * ho * wo;
     if (n > 0)
         adaptive_backward_kernel<<<smk_blocks(n), SMK_THREADS, 0, s>>>(dx, dy, planes, h, w, ho,
-                                                                        wo);
+                                                                       wo);
     return cudaGetLastError();
 }

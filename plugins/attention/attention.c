@@ -92,8 +92,9 @@ static int check_memory(const attention_params *p, const sm_shape *query, const 
         return -1;
     }
     if (p->rel_pos) {
-        sm_error_set(err, "rel_pos=%lld with a memory input: the relative position bias is for "
-                          "self-attention within a window",
+        sm_error_set(err,
+                     "rel_pos=%lld with a memory input: the relative position bias is for "
+                     "self-attention within a window",
                      (long long)p->rel_pos);
         return -1;
     }
@@ -125,8 +126,9 @@ static int attention_infer(const void *params, const sm_shape *in, int n_in, sm_
         return -1;
     }
     if (in[0].ndim != 2 && in[0].ndim != 3) {
-        sm_error_set(err, "attention needs a sequence S x E or groups of sequences G x S x E, "
-                          "got %s",
+        sm_error_set(err,
+                     "attention needs a sequence S x E or groups of sequences G x S x E, "
+                     "got %s",
                      sm_shape_str(&in[0], s, sizeof s));
         return -1;
     }
@@ -139,8 +141,9 @@ static int attention_infer(const void *params, const sm_shape *in, int n_in, sm_
     if (n_in == 2 && check_memory(p, &in[0], &in[1], err))
         return -1;
     if (p->rel_pos && len != p->rel_pos * p->rel_pos) {
-        sm_error_set(err, "rel_pos=%lld needs S = %lld x %lld = %lld positions (one window), got "
-                          "S = %lld in %s",
+        sm_error_set(err,
+                     "rel_pos=%lld needs S = %lld x %lld = %lld positions (one window), got "
+                     "S = %lld in %s",
                      (long long)p->rel_pos, (long long)p->rel_pos, (long long)p->rel_pos,
                      (long long)(p->rel_pos * p->rel_pos), (long long)len,
                      sm_shape_str(&in[0], s, sizeof s));
@@ -150,8 +153,8 @@ static int attention_infer(const void *params, const sm_shape *in, int n_in, sm_
     return 0;
 }
 
-static int attention_metrics(const void *params, const sm_shape *in, int n_in,
-                             const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int attention_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                             sm_layer_metrics *m, sm_error *err)
 {
     const attention_params *p = params;
     sm_shape checked;
@@ -163,7 +166,7 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in,
     int64_t mlen = has_memory ? in[1].dim[0] : s, e = p->dim, h = p->heads;
     int64_t se = sm_mul(s, e), me = sm_mul(mlen, e);
     int64_t hsm = sm_mul(h, sm_mul(s, mlen));            /* scores of one sequence */
-    int64_t proj = sm_mul(2, sm_mul(sm_add(se, me), e));  /* Q and output; K and V */
+    int64_t proj = sm_mul(2, sm_mul(sm_add(se, me), e)); /* Q and output; K and V */
     int64_t mix = sm_mul(2, sm_mul(sm_mul(s, mlen), e)); /* scores and context */
     int64_t macs = sm_add(proj, mix);
     int64_t flops = sm_add(sm_add(sm_mul(2, macs), se), sm_mul(3, hsm));

@@ -30,7 +30,7 @@ typedef struct attention_params {
     int bias;
     int causal;
     int packed;
-    int scale; /* enum attention_scale */
+    int scale;      /* enum attention_scale */
     double dropout; /* on the attention weights, in training (what is kept for backward) */
 } attention_params;
 
@@ -79,7 +79,7 @@ typedef struct attention_geom {
     const float *w[4], *b[4];       /* q, k, v, output; b NULL without bias */
     const float *table;             /* (2W - 1)^2 x h; NULL without rel_pos */
     float *dw[4], *db[4], *dtable;
-    const float *x, *mem; /* the query's input, the keys' and values' (x without a memory) */
+    const float *x, *mem;    /* the query's input, the keys' and values' (x without a memory) */
     float *q, *kv, *p, *ctx; /* state */
     float scale;
     int causal;

@@ -104,8 +104,8 @@ static int attn_forward(const sm_layer_io *l, sm_error *err)
                 add_rel_bias(&g, h, p);
             softmax_rows(&g, p);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.m,
-                        1.0f, p, (int)g.m, k + g.e, (int)e2, 0.0f,
-                        g.ctx + t * g.s * g.e + h * g.d, (int)g.e);
+                        1.0f, p, (int)g.m, k + g.e, (int)e2, 0.0f, g.ctx + t * g.s * g.e + h * g.d,
+                        (int)g.e);
         }
     project(&g, g.rq, g.ctx, g.w[3], g.b[3], l->out->data, g.e);
     return 0;
@@ -155,8 +155,8 @@ static int attn_backward(const sm_layer_io *l, sm_error *err)
     int64_t e2 = 2 * g.e;
     const float *dy = l->dout->data;
     float *dctx = l->work, *dq = dctx + g.rq * g.e, *dkv = dq + g.rq * g.e, *dp = dkv + g.rk * e2;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rq, (int)g.e, (int)g.e, 1.0f,
-                dy, (int)g.e, g.w[3], (int)g.e, 0.0f, dctx, (int)g.e);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rq, (int)g.e, (int)g.e, 1.0f, dy,
+                (int)g.e, g.w[3], (int)g.e, 0.0f, dctx, (int)g.e);
     if (l->dw)
         projection_grads(&g, g.rq, dy, g.e, g.ctx, g.dw[3], g.db[3]);
     if (g.dtable) /* summed into below */
@@ -165,10 +165,10 @@ static int attn_backward(const sm_layer_io *l, sm_error *err)
         for (int64_t h = 0; h < g.h; h++) {
             int64_t qo = t * g.s * g.e + h * g.d, ko = t * g.m * e2 + h * g.d;
             const float *p = g.p + (t * g.h + h) * g.s * g.m, *dc = dctx + qo;
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.m, (int)g.d, (int)g.s,
-                        1.0f, p, (int)g.m, dc, (int)g.e, 0.0f, dkv + ko + g.e, (int)e2);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.m, (int)g.d,
-                        1.0f, dc, (int)g.e, g.kv + ko + g.e, (int)e2, 0.0f, dp, (int)g.m);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.m, (int)g.d, (int)g.s, 1.0f,
+                        p, (int)g.m, dc, (int)g.e, 0.0f, dkv + ko + g.e, (int)e2);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.m, (int)g.d, 1.0f,
+                        dc, (int)g.e, g.kv + ko + g.e, (int)e2, 0.0f, dp, (int)g.m);
             scores_grad(&g, h, p, dp);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.m,
                         g.scale, dp, (int)g.m, g.kv + ko, (int)e2, 0.0f, dq + qo, (int)g.e);

@@ -73,8 +73,9 @@ static int attn_gpu_setup(const sm_layer_io *l, void **plan, sm_error *err)
         return -1;
     attention_geom g = attention_geom_of(l);
     if (g.rq > INT_MAX || g.rk > INT_MAX || 2 * g.e > INT_MAX) {
-        sm_error_set(err, "attention of %lld query rows, %lld key rows and %lld features exceeds "
-                          "cuBLAS's int sizes",
+        sm_error_set(err,
+                     "attention of %lld query rows, %lld key rows and %lld features exceeds "
+                     "cuBLAS's int sizes",
                      (long long)g.rq, (long long)g.rk, (long long)g.e);
         return -1;
     }
@@ -195,12 +196,8 @@ static int attn_gpu_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels attention_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = attn_gpu_state_size,
-    .init = attention_init,
-    .setup = attn_gpu_setup,
-    .work_size = attn_gpu_work_size,
-    .forward = attn_gpu_forward,
+    SM_GPU_KERNELS_INIT,           .state_size = attn_gpu_state_size, .init = attention_init,
+    .setup = attn_gpu_setup,       .work_size = attn_gpu_work_size,   .forward = attn_gpu_forward,
     .backward = attn_gpu_backward,
 };
 

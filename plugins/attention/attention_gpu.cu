@@ -2,8 +2,8 @@
  * The row-wise parts of attention (attention_gpu.c) around cuBLAS's products (the projections'
  * bias and its gradient are common/rows_gpu.cu's): the softmax of the scores with the causal
  * mask and the relative position bias (attention.h's attention_rel_index, the CPU's
- * arithmetic), forward and backward. A softmax row is one warp's: its lanes stride over the columns and meet through
- * shuffles; every warp of the grid takes every (grid warps)-th row.
+ * arithmetic), forward and backward. A softmax row is one warp's: its lanes stride over the columns
+ * and meet through shuffles; every warp of the grid takes every (grid warps)-th row.
  */
 #include <math.h>
 

@@ -28,8 +28,8 @@ static int batchnorm_infer(const void *params, const sm_shape *in, int n_in, sm_
     return 0;
 }
 
-static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in,
-                             const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                             sm_layer_metrics *m, sm_error *err)
 {
     const batchnorm_params *p = params;
     (void)n_in;

@@ -96,13 +96,11 @@ static int bn_forward(const sm_layer_io *l, sm_error *err)
         GPU_CUDNN(err, cudnnBatchNormalizationForwardTraining, gpu_cudnn(l),
                   CUDNN_BATCHNORM_SPATIAL, &one, &zero, p->x, l->in[0].data, p->x, l->out->data,
                   p->param, scale, shift, BN_MOMENTUM, s + RUNNING_MEAN * p->c,
-                  s + RUNNING_VAR * p->c, BN_EPS, s + SAVED_MEAN * p->c,
-                  s + SAVED_INVSTD * p->c);
+                  s + RUNNING_VAR * p->c, BN_EPS, s + SAVED_MEAN * p->c, s + SAVED_INVSTD * p->c);
     else
         GPU_CUDNN(err, cudnnBatchNormalizationForwardInference, gpu_cudnn(l),
                   CUDNN_BATCHNORM_SPATIAL, &one, &zero, p->x, l->in[0].data, p->x, l->out->data,
-                  p->param, scale, shift, s + RUNNING_MEAN * p->c, s + RUNNING_VAR * p->c,
-                  BN_EPS);
+                  p->param, scale, shift, s + RUNNING_MEAN * p->c, s + RUNNING_VAR * p->c, BN_EPS);
     return 0;
 }
 
@@ -124,14 +122,9 @@ static int bn_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels batchnorm2d_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = bn_state_size,
-    .init = bn_init,
-    .setup = bn_setup,
-    .work_size = bn_work_size,
-    .forward = bn_forward,
-    .backward = bn_backward,
-    .release = bn_release,
+    SM_GPU_KERNELS_INIT,     .state_size = bn_state_size, .init = bn_init,
+    .setup = bn_setup,       .work_size = bn_work_size,   .forward = bn_forward,
+    .backward = bn_backward, .release = bn_release,
 };
 
 SM_DEFINE_GPU_KERNELS(batchnorm2d_gpu_kernels)

@@ -46,10 +46,11 @@ static int chunk_infer(const void *params, const sm_shape *in, int n_in, sm_shap
     int64_t size = n / p->chunks + (n % p->chunks != 0); /* ceil(n / chunks), as torch.chunk */
     int64_t start = p->index * size; /* index < chunks <= 2^24 and size <= 2^40: no overflow */
     if (start >= n) {
-        sm_error_set(err, "piece %lld of %lld is empty: %lld elements along axis %lld make "
-                     "pieces of %lld (input %s)", (long long)p->index, (long long)p->chunks,
-                     (long long)n, (long long)p->axis, (long long)size,
-                     sm_shape_str(in, s, sizeof s));
+        sm_error_set(err,
+                     "piece %lld of %lld is empty: %lld elements along axis %lld make "
+                     "pieces of %lld (input %s)",
+                     (long long)p->index, (long long)p->chunks, (long long)n, (long long)p->axis,
+                     (long long)size, sm_shape_str(in, s, sizeof s));
         return -1;
     }
     *out = *in;

@@ -24,8 +24,8 @@ static inline chunk_geom chunk_geom_of(const sm_layer_io *l)
     const sm_shape *s = &l->in[0].shape;
     int axis = sm_axis(p->axis, s);
     int64_t n = s->dim[axis], piece = n / p->chunks + (n % p->chunks != 0);
-    chunk_geom g = {l->in[0].n * sm_shape_dims(s, 0, axis), sm_shape_dims(s, axis + 1, s->ndim),
-                    n, p->index * piece, l->out->shape.dim[axis]};
+    chunk_geom g = {l->in[0].n * sm_shape_dims(s, 0, axis), sm_shape_dims(s, axis + 1, s->ndim), n,
+                    p->index * piece, l->out->shape.dim[axis]};
     return g;
 }
 

@@ -37,8 +37,8 @@ static int cls_token_infer(const void *params, const sm_shape *in, int n_in, sm_
     return 0;
 }
 
-static int cls_token_metrics(const void *params, const sm_shape *in, int n_in,
-                             const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int cls_token_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                             sm_layer_metrics *m, sm_error *err)
 {
     (void)params;
     (void)out;

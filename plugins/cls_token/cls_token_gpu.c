@@ -22,8 +22,8 @@ static int cls_backward(const sm_layer_io *l, sm_error *err)
     if (l->dw)
         GPU_CUDA(err, smk_cls_token_grad, l->dw, l->dout->data, l->in[0].n, in, e, gpu_stream(l));
     if (l->din[0].data)
-        GPU_CUDA(err, smk_accumulate_2d, l->din[0].data, in, l->dout->data + e, in + e,
-                 l->in[0].n, in, gpu_stream(l));
+        GPU_CUDA(err, smk_accumulate_2d, l->din[0].data, in, l->dout->data + e, in + e, l->in[0].n,
+                 in, gpu_stream(l));
     return 0;
 }
 

@@ -52,10 +52,7 @@ static inline conv_direct conv_direct_of(const convnd_params *p, int64_t n, cons
     return g;
 }
 
-static inline int64_t conv_direct_taps(const conv_direct *g)
-{
-    return g->k[0] * g->k[1] * g->k[2];
-}
+static inline int64_t conv_direct_taps(const conv_direct *g) { return g->k[0] * g->k[1] * g->k[2]; }
 
 /* Calls the three operations over every (output position, tap) pair whose input lies inside:
  * mode 0: Y += W X (gather), 1: X += W^T Y (scatter), 2: dW += Y X^T (weight gradient). */
@@ -156,8 +153,7 @@ static inline int conv_direct_forward(const sm_layer_io *l, int transposed)
     int64_t nw = g.cy * (g.cx / g.groups) * conv_direct_taps(&g);
     const sm_shape *out = &l->out->shape;
     int64_t plane = sm_shape_elems(out) / out->dim[0];
-    conv_direct_fill_bias(l->out->data, p->bias ? l->w + nw : NULL, l->out->n, out->dim[0],
-                          plane);
+    conv_direct_fill_bias(l->out->data, p->bias ? l->w + nw : NULL, l->out->n, out->dim[0], plane);
     if (transposed)
         conv_direct_run(&g, 1, l->out->data, l->in[0].data, l->w);
     else

@@ -64,7 +64,9 @@ static inline int convnd_infer(const char *name, const convnd_params *p, int nd,
     }
     if (in->ndim != nd + 1) {
         sm_error_set(err, "%s needs a %s input, got %s", name,
-                     nd == 1 ? "CxL" : nd == 2 ? "CxHxW" : "CxDxHxW",
+                     nd == 1   ? "CxL"
+                     : nd == 2 ? "CxHxW"
+                               : "CxDxHxW",
                      sm_shape_str(in, s, sizeof s));
         return -1;
     }

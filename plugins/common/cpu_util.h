@@ -1,7 +1,8 @@
 /*
  * Small helpers shared by the CPU kernels of the plugins (plugins/NAME/NAME_cpu.c): vectorised
  * sums, column sums, the dropout hash, initial weight scaling, buffer sizes. Header-only and
- * static, so every plugin stays one self-contained shared object. Geometry (elements, dims) is kernels.h's, for both backends.
+ * static, so every plugin stays one self-contained shared object. Geometry (elements, dims) is
+ * kernels.h's, for both backends.
  */
 #ifndef SCALEMETER_PLUGINS_CPU_UTIL_H
 #define SCALEMETER_PLUGINS_CPU_UTIL_H

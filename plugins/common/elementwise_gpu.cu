@@ -40,8 +40,8 @@ extern "C" cudaError_t smk_broadcast_mul(float *y, const float *a, smk_walk wa, 
     return cudaGetLastError();
 }
 
-__global__ void mul_accumulate_kernel(float *dx, const float *dy, const float *other,
-                                      smk_walk wo, int64_t n)
+__global__ void mul_accumulate_kernel(float *dx, const float *dy, const float *other, smk_walk wo,
+                                      int64_t n)
 {
     SMK_FOR(o, n)
     dx[o] += dy[o] * other[smk_offset(wo, o)];
@@ -64,8 +64,8 @@ typedef struct reduce_shape {
     int64_t n_in, n_red; /* elements of the input, outputs summed into each */
 } reduce_shape;
 
-__global__ void reduce_to_input_kernel(float *dx, const float *dy, smk_walk wx,
-                                       const float *other, smk_walk wo, reduce_shape r)
+__global__ void reduce_to_input_kernel(float *dx, const float *dy, smk_walk wx, const float *other,
+                                       smk_walk wo, reduce_shape r)
 {
     __shared__ float part[SMK_THREADS];
     for (int64_t j = blockIdx.x; j < r.n_in; j += gridDim.x) {

@@ -34,8 +34,8 @@ extern "C" cudaError_t smk_accumulate_2d(float *dst, int64_t dst_pitch, const fl
                                          cudaStream_t s)
 {
     if (rows > 0 && cols > 0)
-        accumulate_2d_kernel<<<smk_blocks(rows * cols), SMK_THREADS, 0, s>>>(
-            dst, dst_pitch, src, src_pitch, rows, cols);
+        accumulate_2d_kernel<<<smk_blocks(rows * cols), SMK_THREADS, 0, s>>>(dst, dst_pitch, src,
+                                                                             src_pitch, rows, cols);
     return cudaGetLastError();
 }
 

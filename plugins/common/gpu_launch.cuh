@@ -21,8 +21,8 @@ static inline unsigned smk_blocks(int64_t n)
 }
 
 /* i over [0, n), every thread of the grid taking every gridDim.x * blockDim.x-th. */
-#define SMK_FOR(i, n)                                                                             \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                    \
+#define SMK_FOR(i, n)                                                                              \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
          i += (int64_t)gridDim.x * blockDim.x)
 
 /* The offset along w of output element o (the last dimension fastest). */
@@ -56,8 +56,8 @@ __device__ inline float smk_block_sum(float v, float *part)
 /* Rows over the warps of the grid: all 32 lanes of a warp take the same rows (SMK_THREADS is a
  * multiple of 32), so every lane reaches every shuffle below. */
 #define SMK_WARP 32
-#define SMK_FOR_WARP_ROWS(row, n)                                                                 \
-    for (int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / SMK_WARP; row < (n);  \
+#define SMK_FOR_WARP_ROWS(row, n)                                                                  \
+    for (int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / SMK_WARP; row < (n);     \
          row += (int64_t)gridDim.x * blockDim.x / SMK_WARP)
 
 /* The sum and the maximum of v over the 32 lanes of a warp, returned to all of them; every lane

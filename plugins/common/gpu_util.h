@@ -19,31 +19,31 @@
 
 #include <scalemeter/kernels.h>
 
-#define GPU_CUDA(err, fn, ...)                                                                    \
-    do {                                                                                          \
-        cudaError_t e_ = fn(__VA_ARGS__);                                                         \
-        if (e_ != cudaSuccess) {                                                                  \
-            sm_error_set(err, "%s: %s", #fn, cudaGetErrorString(e_));                             \
-            return -1;                                                                            \
-        }                                                                                         \
+#define GPU_CUDA(err, fn, ...)                                                                     \
+    do {                                                                                           \
+        cudaError_t e_ = fn(__VA_ARGS__);                                                          \
+        if (e_ != cudaSuccess) {                                                                   \
+            sm_error_set(err, "%s: %s", #fn, cudaGetErrorString(e_));                              \
+            return -1;                                                                             \
+        }                                                                                          \
     } while (0)
 
-#define GPU_CUDNN(err, fn, ...)                                                                   \
-    do {                                                                                          \
-        cudnnStatus_t s_ = fn(__VA_ARGS__);                                                       \
-        if (s_ != CUDNN_STATUS_SUCCESS) {                                                         \
-            sm_error_set(err, "%s: %s", #fn, cudnnGetErrorString(s_));                            \
-            return -1;                                                                            \
-        }                                                                                         \
+#define GPU_CUDNN(err, fn, ...)                                                                    \
+    do {                                                                                           \
+        cudnnStatus_t s_ = fn(__VA_ARGS__);                                                        \
+        if (s_ != CUDNN_STATUS_SUCCESS) {                                                          \
+            sm_error_set(err, "%s: %s", #fn, cudnnGetErrorString(s_));                             \
+            return -1;                                                                             \
+        }                                                                                          \
     } while (0)
 
-#define GPU_CUBLAS(err, fn, ...)                                                                  \
-    do {                                                                                          \
-        cublasStatus_t s_ = fn(__VA_ARGS__);                                                      \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            sm_error_set(err, "%s: %s", #fn, cublasGetStatusString(s_));                          \
-            return -1;                                                                            \
-        }                                                                                         \
+#define GPU_CUBLAS(err, fn, ...)                                                                   \
+    do {                                                                                           \
+        cublasStatus_t s_ = fn(__VA_ARGS__);                                                       \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
+            sm_error_set(err, "%s: %s", #fn, cublasGetStatusString(s_));                           \
+            return -1;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* The launchers of gpu_ops.h and NAME_gpu.h return cudaError_t too: GPU_CUDA(err, smk_..., ...)
@@ -79,8 +79,7 @@ static inline int gpu_tensor_desc(cudnnTensorDescriptor_t *d, int64_t n, int64_t
                                   int64_t w, sm_error *err)
 {
     if (!gpu_int_ok(n, c, h, w)) {
-        sm_error_set(err,
-                     "a %lldx%lldx%lldx%lld tensor exceeds the 2^31 elements cuDNN addresses",
+        sm_error_set(err, "a %lldx%lldx%lldx%lld tensor exceeds the 2^31 elements cuDNN addresses",
                      (long long)n, (long long)c, (long long)h, (long long)w);
         return -1;
     }

@@ -5,8 +5,7 @@
  */
 #include "gpu_launch.cuh"
 
-__global__ void bias_rows_kernel(float *y, int64_t ld, const float *b, int64_t rows,
-                                 int64_t cols)
+__global__ void bias_rows_kernel(float *y, int64_t ld, const float *b, int64_t rows, int64_t cols)
 {
     SMK_FOR(i, rows * cols)
     y[(i / cols) * ld + i % cols] += b[i % cols];

@@ -37,11 +37,23 @@ static conv_geom geom_of(const sm_layer_io *l)
     const conv2d_params *p = l->params;
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
     conv_geom g = {
-        .n = l->in[0].n, .c = in->dim[0], .h = in->dim[1], .w = in->dim[2],
-        .out = out->dim[0], .ho = out->dim[1], .wo = out->dim[2],
-        .kh = p->kernel[0], .kw = p->kernel[1], .sh = p->stride[0], .sw = p->stride[1],
-        .ph = p->padding[0], .pw = p->padding[1], .dh = p->dilation[0], .dw = p->dilation[1],
-        .groups = p->groups, .bias = p->bias,
+        .n = l->in[0].n,
+        .c = in->dim[0],
+        .h = in->dim[1],
+        .w = in->dim[2],
+        .out = out->dim[0],
+        .ho = out->dim[1],
+        .wo = out->dim[2],
+        .kh = p->kernel[0],
+        .kw = p->kernel[1],
+        .sh = p->stride[0],
+        .sw = p->stride[1],
+        .ph = p->padding[0],
+        .pw = p->padding[1],
+        .dh = p->dilation[0],
+        .dw = p->dilation[1],
+        .groups = p->groups,
+        .bias = p->bias,
     };
     g.cg = g.c / g.groups;
     g.og = g.out / g.groups;
@@ -53,8 +65,8 @@ static conv_geom geom_of(const sm_layer_io *l)
         g.nb = g.n;
     if (g.nb < 1)
         g.nb = 1;
-    g.direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
-               g.nb == 1;
+    g.direct =
+        g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.nb == 1;
     return g;
 }
 
@@ -192,7 +204,7 @@ static void dw_backward_plane(const conv_geom *g, const float *x, const float *w
  * which the first wo count): no bounds inside the loops, and rows of a few pixels (late layers)
  * no longer cost a loop each. */
 typedef struct padded {
-    int64_t hp, wp, len; /* padded size; len: flat output positions covering every output */
+    int64_t hp, wp, len;  /* padded size; len: flat output positions covering every output */
     float *xp, *yf, *dxp; /* Hp Wp, ho Wp, Hp Wp floats of scratch */
 } padded;
 
@@ -292,15 +304,16 @@ static void depthwise_forward(const conv_geom *g, const float *x, const float *w
         }
 }
 
-static void depthwise_backward(const conv_geom *g, const float *x, const float *w,
-                               const float *dy, float *dx, float *dw)
+static void depthwise_backward(const conv_geom *g, const float *x, const float *w, const float *dy,
+                               float *dx, float *dw)
 {
     int64_t kk = g->kh * g->kw, hw = g->h * g->w;
     for (int64_t n = 0; n < g->n; n++)
         for (int64_t oc = 0; oc < g->out; oc++) {
             int64_t ic = oc / g->og;
-            dw_backward_plane(g, x + (n * g->c + ic) * hw, w + oc * kk, dy + (n * g->out + oc) * g->p,
-                              dx ? dx + (n * g->c + ic) * hw : NULL, dw ? dw + oc * kk : NULL);
+            dw_backward_plane(g, x + (n * g->c + ic) * hw, w + oc * kk,
+                              dy + (n * g->out + oc) * g->p, dx ? dx + (n * g->c + ic) * hw : NULL,
+                              dw ? dw + oc * kk : NULL);
         }
 }
 
@@ -332,8 +345,8 @@ static void gemm_forward(const conv_geom *g, const float *x, const float *w, flo
                             y + (n0 * g->out + gi * g->og) * g->p, (int)g->p);
                 continue;
             }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og, (int)cols,
-                        (int)g->k, 1.0f, wg, (int)g->k, cm, (int)cols, 0.0f, ytmp, (int)cols);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og, (int)cols, (int)g->k,
+                        1.0f, wg, (int)g->k, cm, (int)cols, 0.0f, ytmp, (int)cols);
             for (int64_t o = 0; o < g->og; o++)
                 for (int64_t j = 0; j < nbc; j++)
                     memcpy(y + ((n0 + j) * g->out + gi * g->og + o) * g->p,

@@ -101,8 +101,7 @@ static int descriptors(const sm_layer_io *l, conv_plan *pl, sm_error *err)
 
 /* Whether an algorithm result may be taken: it ran, it fits, and at fp32 it is no tensor-op
  * algorithm (Conv_v7.cpp's filter for allow_tf32 = False). */
-static int usable(cudnnStatus_t status, size_t memory, cudnnMathType_t math,
-                  const sm_layer_io *l)
+static int usable(cudnnStatus_t status, size_t memory, cudnnMathType_t math, const sm_layer_io *l)
 {
     return status == CUDNN_STATUS_SUCCESS && memory <= l->work_bytes &&
            !(l->gpu->precision == SM_GPU_FP32 && math == CUDNN_TENSOR_OP_MATH);
@@ -115,9 +114,9 @@ static int choose_forward(const sm_layer_io *l, conv_plan *pl, sm_error *err)
     cudnnConvolutionFwdAlgoPerf_t r[MAX_ALGOS];
     int got = 0;
     if (l->gpu->algo_search == SM_GPU_ALGO_MEASURE)
-        GPU_CUDNN(err, cudnnFindConvolutionForwardAlgorithmEx, gpu_cudnn(l), pl->x,
-                  l->in[0].data, pl->w, l->w, pl->conv[FWD], pl->y, l->out->data, MAX_ALGOS, &got,
-                  r, l->work, l->work_bytes);
+        GPU_CUDNN(err, cudnnFindConvolutionForwardAlgorithmEx, gpu_cudnn(l), pl->x, l->in[0].data,
+                  pl->w, l->w, pl->conv[FWD], pl->y, l->out->data, MAX_ALGOS, &got, r, l->work,
+                  l->work_bytes);
     else
         GPU_CUDNN(err, cudnnGetConvolutionForwardAlgorithm_v7, gpu_cudnn(l), pl->x, pl->w,
                   pl->conv[FWD], pl->y, MAX_ALGOS, &got, r);
@@ -139,8 +138,8 @@ static int choose_backward_data(const sm_layer_io *l, conv_plan *pl, sm_error *e
     int got = 0;
     if (l->gpu->algo_search == SM_GPU_ALGO_MEASURE)
         GPU_CUDNN(err, cudnnFindConvolutionBackwardDataAlgorithmEx, gpu_cudnn(l), pl->w, l->w,
-                  pl->y, l->dout->data, pl->conv[BWD_DATA], pl->x, l->din[0].data, MAX_ALGOS,
-                  &got, r, l->work, l->work_bytes);
+                  pl->y, l->dout->data, pl->conv[BWD_DATA], pl->x, l->din[0].data, MAX_ALGOS, &got,
+                  r, l->work, l->work_bytes);
     else
         GPU_CUDNN(err, cudnnGetConvolutionBackwardDataAlgorithm_v7, gpu_cudnn(l), pl->w, pl->y,
                   pl->conv[BWD_DATA], pl->x, MAX_ALGOS, &got, r);
@@ -216,8 +215,7 @@ static int conv_forward(const sm_layer_io *l, sm_error *err)
     if (pl->has_bias) {
         const conv2d_params *p = l->params;
         const float *b = l->w + (l->n_w - p->out);
-        GPU_CUDNN(err, cudnnAddTensor, gpu_cudnn(l), &one, pl->bias, b, &one, pl->y,
-                  l->out->data);
+        GPU_CUDNN(err, cudnnAddTensor, gpu_cudnn(l), &one, pl->bias, b, &one, pl->y, l->out->data);
     }
     return 0;
 }
@@ -227,9 +225,9 @@ static int conv_backward(const sm_layer_io *l, sm_error *err)
     const conv_plan *pl = l->plan;
     const conv2d_params *p = l->params;
     const float one = 1.0f, zero = 0.0f;
-    GPU_CUDNN(err, cudnnConvolutionBackwardFilter, gpu_cudnn(l), &one, pl->x, l->in[0].data,
-              pl->y, l->dout->data, pl->conv[BWD_FILTER], pl->bwd_filter, l->work, l->work_bytes,
-              &zero, pl->w, l->dw);
+    GPU_CUDNN(err, cudnnConvolutionBackwardFilter, gpu_cudnn(l), &one, pl->x, l->in[0].data, pl->y,
+              l->dout->data, pl->conv[BWD_FILTER], pl->bwd_filter, l->work, l->work_bytes, &zero,
+              pl->w, l->dw);
     if (pl->has_bias)
         GPU_CUDNN(err, cudnnConvolutionBackwardBias, gpu_cudnn(l), &one, pl->y, l->dout->data,
                   &zero, pl->bias, l->dw + (l->n_w - p->out));
@@ -242,12 +240,8 @@ static int conv_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels conv2d_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .init = conv_init,
-    .setup = conv_setup,
-    .work_size = conv_work_size,
-    .forward = conv_forward,
-    .backward = conv_backward,
+    SM_GPU_KERNELS_INIT,         .init = conv_init,       .setup = conv_setup,
+    .work_size = conv_work_size, .forward = conv_forward, .backward = conv_backward,
     .release = conv_release,
 };
 

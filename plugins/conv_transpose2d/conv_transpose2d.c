@@ -23,8 +23,8 @@ static void conv_transpose2d_parse(void *params, sm_args *args)
     convnd_check(p, args, 1);
 }
 
-static int conv_transpose2d_infer(const void *params, const sm_shape *in, int n_in,
-                                  sm_shape *out, sm_error *err)
+static int conv_transpose2d_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
+                                  sm_error *err)
 {
     return convnd_infer("conv_transpose2d", params, 2, 1, in, n_in, out, err);
 }

@@ -1,6 +1,6 @@
 /*
- * CPU kernels of conv_transpose2d (kernels.h, struct sm_cpu_kernels): direct loops over every output
- * position and kernel tap (common/conv_direct.h), forward, input and weight gradients.
+ * CPU kernels of conv_transpose2d (kernels.h, struct sm_cpu_kernels): direct loops over every
+ * output position and kernel tap (common/conv_direct.h), forward, input and weight gradients.
  */
 #include "conv_direct.h"
 

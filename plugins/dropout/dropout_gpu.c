@@ -23,8 +23,8 @@ static int dropout_forward(const sm_layer_io *l, sm_error *err)
     }
     uint64_t threshold = (uint64_t)(p->p * 9007199254740992.0); /* as dropout_cpu.c */
     float scale = (float)(1.0 / (1.0 - p->p));
-    GPU_CUDA(err, smk_dropout_forward, l->out->data, l->state, l->in[0].data, n, l->seed,
-             threshold, scale, gpu_stream(l));
+    GPU_CUDA(err, smk_dropout_forward, l->out->data, l->state, l->in[0].data, n, l->seed, threshold,
+             scale, gpu_stream(l));
     return 0;
 }
 

@@ -26,8 +26,8 @@ __global__ void dropout_forward_kernel(float *y, uint8_t *keep, const float *x, 
     }
 }
 
-__global__ void dropout_backward_kernel(float *dx, const float *dy, const uint8_t *keep,
-                                        int64_t n, float scale)
+__global__ void dropout_backward_kernel(float *dx, const float *dy, const uint8_t *keep, int64_t n,
+                                        float scale)
 {
     SMK_FOR(i, n)
     if (keep[i])
@@ -39,8 +39,8 @@ extern "C" cudaError_t smk_dropout_forward(float *y, uint8_t *keep, const float 
                                            cudaStream_t s)
 {
     if (n > 0)
-        dropout_forward_kernel<<<smk_blocks(n), SMK_THREADS, 0, s>>>(y, keep, x, n, seed,
-                                                                     threshold, scale);
+        dropout_forward_kernel<<<smk_blocks(n), SMK_THREADS, 0, s>>>(y, keep, x, n, seed, threshold,
+                                                                     scale);
     return cudaGetLastError();
 }
 

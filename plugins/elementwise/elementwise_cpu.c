@@ -25,23 +25,23 @@ static void strides_of(const sm_shape *s, const sm_shape *o, int64_t n, walk *w)
 
 /* Calls body(o, a, b) with the offsets of the output and of inputs a and b for every element,
  * the last dimension innermost. */
-#define WALK(wa, wb, body)                                                                        \
-    do {                                                                                          \
-        int64_t o_ = 0;                                                                           \
-        for (int64_t i0 = 0; i0 < (wa).size[0]; i0++)                                            \
-            for (int64_t i1 = 0; i1 < (wa).size[1]; i1++)                                        \
-                for (int64_t i2 = 0; i2 < (wa).size[2]; i2++)                                    \
-                    for (int64_t i3 = 0; i3 < (wa).size[3]; i3++) {                              \
-                        int64_t a_ = i0 * (wa).stride[0] + i1 * (wa).stride[1] +                 \
-                                     i2 * (wa).stride[2] + i3 * (wa).stride[3];                  \
-                        int64_t b_ = i0 * (wb).stride[0] + i1 * (wb).stride[1] +                 \
-                                     i2 * (wb).stride[2] + i3 * (wb).stride[3];                  \
-                        int64_t sa_ = (wa).stride[4], sb_ = (wb).stride[4];                      \
-                        for (int64_t i4 = 0; i4 < (wa).size[4]; i4++, o_++) {                    \
-                            int64_t o = o_, a = a_ + i4 * sa_, b = b_ + i4 * sb_;                 \
-                            body;                                                                 \
-                        }                                                                         \
-                    }                                                                             \
+#define WALK(wa, wb, body)                                                                         \
+    do {                                                                                           \
+        int64_t o_ = 0;                                                                            \
+        for (int64_t i0 = 0; i0 < (wa).size[0]; i0++)                                              \
+            for (int64_t i1 = 0; i1 < (wa).size[1]; i1++)                                          \
+                for (int64_t i2 = 0; i2 < (wa).size[2]; i2++)                                      \
+                    for (int64_t i3 = 0; i3 < (wa).size[3]; i3++) {                                \
+                        int64_t a_ = i0 * (wa).stride[0] + i1 * (wa).stride[1] +                   \
+                                     i2 * (wa).stride[2] + i3 * (wa).stride[3];                    \
+                        int64_t b_ = i0 * (wb).stride[0] + i1 * (wb).stride[1] +                   \
+                                     i2 * (wb).stride[2] + i3 * (wb).stride[3];                    \
+                        int64_t sa_ = (wa).stride[4], sb_ = (wb).stride[4];                        \
+                        for (int64_t i4 = 0; i4 < (wa).size[4]; i4++, o_++) {                      \
+                            int64_t o = o_, a = a_ + i4 * sa_, b = b_ + i4 * sb_;                  \
+                            body;                                                                  \
+                        }                                                                          \
+                    }                                                                              \
     } while (0)
 
 #ifdef SM_ELEMENTWISE_ADD
@@ -72,7 +72,10 @@ static int add_forward(const sm_layer_io *l, sm_error *err)
         walk wx, wy;
         strides_of(&l->in[k].shape, &l->out->shape, l->in[k].n, &wx);
         wy = wx; /* unused second walk */
-        WALK(wx, wy, { (void)b; y[o] += x[a]; });
+        WALK(wx, wy, {
+            (void)b;
+            y[o] += x[a];
+        });
     }
     return 0;
 }
@@ -92,7 +95,10 @@ static int add_backward(const sm_layer_io *l, sm_error *err)
         }
         walk wx;
         strides_of(&l->in[k].shape, &l->out->shape, l->in[k].n, &wx);
-        WALK(wx, wx, { (void)b; dx[a] += dy[o]; });
+        WALK(wx, wx, {
+            (void)b;
+            dx[a] += dy[o];
+        });
     }
     return 0;
 }

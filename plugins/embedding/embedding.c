@@ -48,8 +48,8 @@ static int embedding_infer(const void *params, const sm_shape *in, int n_in, sm_
     return 0;
 }
 
-static int embedding_metrics(const void *params, const sm_shape *in, int n_in,
-                             const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int embedding_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                             sm_layer_metrics *m, sm_error *err)
 {
     const embedding_params *p = params;
     (void)in;

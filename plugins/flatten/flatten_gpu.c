@@ -9,7 +9,8 @@
 static int flatten_forward(const sm_layer_io *l, sm_error *err)
 {
     GPU_CUDA(err, cudaMemcpyAsync, l->out->data, l->in[0].data,
-             (size_t)sm_tensor_elems(l->out) * sizeof(float), cudaMemcpyDeviceToDevice, gpu_stream(l));
+             (size_t)sm_tensor_elems(l->out) * sizeof(float), cudaMemcpyDeviceToDevice,
+             gpu_stream(l));
     return 0;
 }
 

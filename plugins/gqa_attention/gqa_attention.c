@@ -64,8 +64,7 @@ static void gqa_parse(void *params, sm_args *args)
     }
 }
 
-static int gqa_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
-                     sm_error *err)
+static int gqa_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
     const gqa_params *p = params;
     char s[64];
@@ -81,8 +80,7 @@ static int gqa_infer(const void *params, const sm_shape *in, int n_in, sm_shape 
     }
     if (p->max_len && in->dim[0] > p->max_len) {
         sm_error_set(err, "sequence of %lld positions is longer than max_len %lld (input %s)",
-                     (long long)in->dim[0], (long long)p->max_len,
-                     sm_shape_str(in, s, sizeof s));
+                     (long long)in->dim[0], (long long)p->max_len, sm_shape_str(in, s, sizeof s));
         return -1;
     }
     *out = *in;
@@ -128,9 +126,9 @@ static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_
     const gqa_params *p = params;
     (void)n_in, (void)out, (void)err;
     int64_t len = in[0].dim[0], e = p->dim, d = e / p->heads, ekv = p->kv_heads * d;
-    int64_t own = p->rope_theta > 0 ? sm_add(sm_mul(len, sm_add(6 * e, 2 * ekv)),
-                                             sm_mul(2, sm_mul(len, d)))
-                                    : sm_mul(4, sm_mul(len, e));
+    int64_t own = p->rope_theta > 0
+                      ? sm_add(sm_mul(len, sm_add(6 * e, 2 * ekv)), sm_mul(2, sm_mul(len, d)))
+                      : sm_mul(4, sm_mul(len, e));
     s->inputs = 1;
     s->extra_elems = sm_add(own, sm_mul(p->heads, sm_mul(len, len)));
     return 0;

@@ -107,19 +107,19 @@ static int gqa_forward(const sm_layer_io *l, sm_error *err)
 }
 
 /* dW (out x E) = dy^T x for one projection whose output gradient is dy (row stride ld). */
-static void weight_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld,
-                        const float *x, float *dw)
+static void weight_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld, const float *x,
+                        float *dw)
 {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)out, (int)g->e, (int)g->r, 1.0f, dy,
                 (int)ld, x, (int)g->e, 0.0f, dw, (int)g->e);
 }
 
 /* in (R x E) += dy (R x out, row stride ld) W */
-static void input_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld,
-                       const float *w, float *in)
+static void input_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld, const float *w,
+                       float *in)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->r, (int)g->e, (int)out, 1.0f,
-                dy, (int)ld, w, (int)g->e, 1.0f, in, (int)g->e);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->r, (int)g->e, (int)out, 1.0f, dy,
+                (int)ld, w, (int)g->e, 1.0f, in, (int)g->e);
 }
 
 static int gqa_backward(const sm_layer_io *l, sm_error *err)
@@ -132,17 +132,17 @@ static int gqa_backward(const sm_layer_io *l, sm_error *err)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.r, (int)g.e, (int)g.e, 1.0f, dy,
                 (int)g.e, g.wo, (int)g.e, 0.0f, dctx, (int)g.e);
     if (l->dw)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.e, (int)g.e, (int)g.r, 1.0f,
-                    dy, (int)g.e, g.ctx, (int)g.e, 0.0f, g.dwo, (int)g.e);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.e, (int)g.e, (int)g.r, 1.0f, dy,
+                    (int)g.e, g.ctx, (int)g.e, 0.0f, g.dwo, (int)g.e);
     memset(dkv, 0, (size_t)(g.r * k2) * sizeof(float)); /* heads of a group add into it */
     for (int64_t t = 0; t < g.n; t++)
         for (int64_t h = 0; h < g.h; h++) {
             int64_t qo = t * g.s * g.e + h * g.d, ko = t * g.s * k2 + (h / group) * g.d;
             const float *p = g.p + (t * g.h + h) * g.s * g.s, *dc = dctx + qo;
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
-                        1.0f, p, (int)g.s, dc, (int)g.e, 1.0f, dkv + ko + g.ekv, (int)k2);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.s, (int)g.d,
-                        1.0f, dc, (int)g.e, g.kvm + ko + g.ekv, (int)k2, 0.0f, dp, (int)g.s);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s, 1.0f,
+                        p, (int)g.s, dc, (int)g.e, 1.0f, dkv + ko + g.ekv, (int)k2);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.s, (int)g.d, 1.0f,
+                        dc, (int)g.e, g.kvm + ko + g.ekv, (int)k2, 0.0f, dp, (int)g.s);
             for (int64_t i = 0; i < g.s; i++) {
                 float *row = dp + i * g.s;
                 const float *pr = p + i * g.s;

@@ -19,8 +19,8 @@ static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb
                 const float *b, int64_t ldb, int64_t sb, float beta, float *c, int64_t ldc,
                 int64_t sc, int64_t batch, sm_error *err)
 {
-    cublasComputeType_t ct = l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                              : CUBLAS_COMPUTE_32F;
+    cublasComputeType_t ct =
+        l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     GPU_CUBLAS(err, cublasGemmStridedBatchedEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k,
                &alpha, a, CUDA_R_32F, (int)lda, (long long)sa, b, CUDA_R_32F, (int)ldb,
                (long long)sb, &beta, c, CUDA_R_32F, (int)ldc, (long long)sc, (int)batch, ct,
@@ -55,8 +55,9 @@ static int gqa_gpu_setup(const sm_layer_io *l, void **plan, sm_error *err)
         return -1;
     gqa_geom g = gqa_geom_of(l);
     if (g.r > INT_MAX || 2 * g.e > INT_MAX || g.s * g.s > INT_MAX) {
-        sm_error_set(err, "gqa_attention of %lld rows and %lld features exceeds cuBLAS's int "
-                          "sizes",
+        sm_error_set(err,
+                     "gqa_attention of %lld rows and %lld features exceeds cuBLAS's int "
+                     "sizes",
                      (long long)g.r, (long long)g.e);
         return -1;
     }
@@ -67,8 +68,8 @@ static int gqa_gpu_setup(const sm_layer_io *l, void **plan, sm_error *err)
 static int project(const sm_layer_io *l, const gqa_geom *g, int64_t out, const float *x,
                    const float *w, float *y, int64_t ld, sm_error *err)
 {
-    return gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, out, g->r, g->e, 1.0f, w, g->e, 0, x, g->e, 0, 0.0f,
-                y, ld, 0, 1, err);
+    return gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, out, g->r, g->e, 1.0f, w, g->e, 0, x, g->e, 0, 0.0f, y,
+                ld, 0, 1, err);
 }
 
 static int gqa_gpu_forward(const sm_layer_io *l, sm_error *err)
@@ -84,8 +85,8 @@ static int gqa_gpu_forward(const sm_layer_io *l, sm_error *err)
     GPU_CUDA(err, smk_gqa_rotate, g.q, g.r, g.e, g.e, g.s, g.d, g.theta, 1, gpu_stream(l));
     GPU_CUDA(err, smk_gqa_rotate, g.kvm, g.r, g.ekv, k2, g.s, g.d, g.theta, 1, gpu_stream(l));
     for (int64_t h = 0; h < g.h; h++) /* P = c Q K^T of head h, every sequence */
-        if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.s, g.s, g.d, g.scale, g.kvm + (h / group) * g.d,
-                 k2, sk, g.q + h * g.d, g.e, sq, 0.0f, g.p + h * g.s * g.s, g.s, sp, g.n, err))
+        if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.s, g.s, g.d, g.scale, g.kvm + (h / group) * g.d, k2,
+                 sk, g.q + h * g.d, g.e, sq, 0.0f, g.p + h * g.s * g.s, g.s, sp, g.n, err))
             return -1;
     GPU_CUDA(err, smk_gqa_softmax, g.p, g.n * g.h * g.s, g.s, g.causal, gpu_stream(l));
     for (int64_t h = 0; h < g.h; h++) /* C = P V */
@@ -97,14 +98,14 @@ static int gqa_gpu_forward(const sm_layer_io *l, sm_error *err)
 }
 
 /* in (R x E) += dy (R x out, row stride ld) W;  dW (out x E) = dy^T x */
-static int grads(const sm_layer_io *l, const gqa_geom *g, int64_t out, const float *dy,
-                 int64_t ld, const float *w, float *dw, float *in, sm_error *err)
+static int grads(const sm_layer_io *l, const gqa_geom *g, int64_t out, const float *dy, int64_t ld,
+                 const float *w, float *dw, float *in, sm_error *err)
 {
-    if (in && gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g->e, g->r, out, 1.0f, w, g->e, 0, dy, ld, 0,
-                   1.0f, in, g->e, 0, 1, err))
+    if (in && gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g->e, g->r, out, 1.0f, w, g->e, 0, dy, ld, 0, 1.0f,
+                   in, g->e, 0, 1, err))
         return -1;
-    if (dw && gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g->e, out, g->r, 1.0f, l->in[0].data, g->e, 0,
-                   dy, ld, 0, 0.0f, dw, g->e, 0, 1, err))
+    if (dw && gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g->e, out, g->r, 1.0f, l->in[0].data, g->e, 0, dy,
+                   ld, 0, 0.0f, dw, g->e, 0, 1, err))
         return -1;
     return 0;
 }
@@ -116,8 +117,8 @@ static int gqa_gpu_backward(const sm_layer_io *l, sm_error *err)
     int64_t sp = g.h * g.s * g.s;
     const float *dy = l->dout->data;
     float *dctx = l->work, *dq = dctx + g.r * g.e, *dkv = dq + g.r * g.e, *dp = dkv + g.r * k2;
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.r, g.e, 1.0f, g.wo, g.e, 0, dy, g.e, 0, 0.0f,
-             dctx, g.e, 0, 1, err))
+    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.r, g.e, 1.0f, g.wo, g.e, 0, dy, g.e, 0, 0.0f, dctx,
+             g.e, 0, 1, err))
         return -1;
     if (l->dw && gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.e, g.r, 1.0f, g.ctx, g.e, 0, dy, g.e, 0,
                       0.0f, g.dwo, g.e, 0, 1, err))
@@ -155,12 +156,8 @@ static int gqa_gpu_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels gqa_attention_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = gqa_gpu_state_size,
-    .init = gqa_init,
-    .setup = gqa_gpu_setup,
-    .work_size = gqa_gpu_work_size,
-    .forward = gqa_gpu_forward,
+    SM_GPU_KERNELS_INIT,          .state_size = gqa_gpu_state_size, .init = gqa_init,
+    .setup = gqa_gpu_setup,       .work_size = gqa_gpu_work_size,   .forward = gqa_gpu_forward,
     .backward = gqa_gpu_backward,
 };
 

@@ -26,13 +26,12 @@ __global__ void gqa_rotate_kernel(float *m, int64_t rows, int64_t width, int64_t
     }
 }
 
-extern "C" cudaError_t smk_gqa_rotate(float *m, int64_t rows, int64_t width, int64_t ld,
-                                      int64_t s, int64_t d, double theta, int sign,
-                                      cudaStream_t st)
+extern "C" cudaError_t smk_gqa_rotate(float *m, int64_t rows, int64_t width, int64_t ld, int64_t s,
+                                      int64_t d, double theta, int sign, cudaStream_t st)
 {
     if (rows > 0 && d >= 2 && theta > 0)
-        gqa_rotate_kernel<<<smk_blocks(rows * (d / 2)), SMK_THREADS, 0, st>>>(m, rows, width, ld,
-                                                                              s, d, theta, sign);
+        gqa_rotate_kernel<<<smk_blocks(rows * (d / 2)), SMK_THREADS, 0, st>>>(m, rows, width, ld, s,
+                                                                              d, theta, sign);
     return cudaGetLastError();
 }
 
@@ -54,8 +53,7 @@ extern "C" cudaError_t smk_gqa_softmax(float *p, int64_t rows, int64_t n, int ca
                                        cudaStream_t st)
 {
     if (rows > 0 && n > 0)
-        gqa_softmax_kernel<<<smk_blocks(rows * SMK_WARP), SMK_THREADS, 0, st>>>(p, rows, n,
-                                                                               causal);
+        gqa_softmax_kernel<<<smk_blocks(rows * SMK_WARP), SMK_THREADS, 0, st>>>(p, rows, n, causal);
     return cudaGetLastError();
 }
 
@@ -75,11 +73,11 @@ __global__ void gqa_softmax_backward_kernel(float *dp, const float *p, int64_t r
     }
 }
 
-extern "C" cudaError_t smk_gqa_softmax_backward(float *dp, const float *p, int64_t rows,
-                                                int64_t n, cudaStream_t st)
+extern "C" cudaError_t smk_gqa_softmax_backward(float *dp, const float *p, int64_t rows, int64_t n,
+                                                cudaStream_t st)
 {
     if (rows > 0 && n > 0)
-        gqa_softmax_backward_kernel<<<smk_blocks(rows * SMK_WARP), SMK_THREADS, 0, st>>>(
-            dp, p, rows, n);
+        gqa_softmax_backward_kernel<<<smk_blocks(rows * SMK_WARP), SMK_THREADS, 0, st>>>(dp, p,
+                                                                                         rows, n);
     return cudaGetLastError();
 }

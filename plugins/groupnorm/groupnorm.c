@@ -48,8 +48,8 @@ static int groupnorm_infer(const void *params, const sm_shape *in, int n_in, sm_
     return 0;
 }
 
-static int groupnorm_metrics(const void *params, const sm_shape *in, int n_in,
-                             const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int groupnorm_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                             sm_layer_metrics *m, sm_error *err)
 {
     const groupnorm_params *p = params;
     (void)n_in;

@@ -28,8 +28,8 @@ static int gn_forward(const sm_layer_io *l, sm_error *err)
         gamma = l->w;
         beta = l->w + g.groups * g.cpg;
     }
-    GPU_CUDA(err, smk_groupnorm_forward, l->out->data, l->training ? l->state : NULL,
-             l->in[0].data, gamma, beta, g, (float)GN_EPS, gpu_stream(l));
+    GPU_CUDA(err, smk_groupnorm_forward, l->out->data, l->training ? l->state : NULL, l->in[0].data,
+             gamma, beta, g, (float)GN_EPS, gpu_stream(l));
     return 0;
 }
 
@@ -47,11 +47,8 @@ static int gn_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels groupnorm_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = gn_state_size,
-    .init = gn_init,
-    .forward = gn_forward,
-    .backward = gn_backward,
+    SM_GPU_KERNELS_INIT,   .state_size = gn_state_size, .init = gn_init,
+    .forward = gn_forward, .backward = gn_backward,
 };
 
 SM_DEFINE_GPU_KERNELS(groupnorm_gpu_kernels)

@@ -13,9 +13,8 @@ __device__ inline int64_t channel_of(const smk_groups &g, int64_t r, int64_t i)
     return (r % g.groups) * g.cpg + i / g.spatial;
 }
 
-__global__ void groupnorm_forward_kernel(float *y, float *stats, const float *x,
-                                         const float *gamma, const float *beta, smk_groups g,
-                                         float eps)
+__global__ void groupnorm_forward_kernel(float *y, float *stats, const float *x, const float *gamma,
+                                         const float *beta, smk_groups g, float eps)
 {
     __shared__ float part[SMK_THREADS];
     for (int64_t r = blockIdx.x; r < g.rows; r += gridDim.x) {
@@ -107,8 +106,8 @@ extern "C" cudaError_t smk_groupnorm_forward(float *y, float *stats, const float
 }
 
 extern "C" cudaError_t smk_groupnorm_backward(float *dx, const float *dy, const float *x,
-                                              const float *stats, const float *gamma,
-                                              smk_groups g, cudaStream_t s)
+                                              const float *stats, const float *gamma, smk_groups g,
+                                              cudaStream_t s)
 {
     if (g.rows > 0 && g.len > 0)
         groupnorm_backward_kernel<<<limit_blocks(g.rows), SMK_THREADS, 0, s>>>(dx, dy, x, stats,
@@ -122,7 +121,7 @@ extern "C" cudaError_t smk_groupnorm_params(float *dgamma, float *dbeta, const f
 {
     int64_t channels = g.groups * g.cpg;
     if (channels > 0)
-        groupnorm_params_kernel<<<limit_blocks(channels), SMK_THREADS, 0, s>>>(dgamma, dbeta, dy,
-                                                                               x, stats, g);
+        groupnorm_params_kernel<<<limit_blocks(channels), SMK_THREADS, 0, s>>>(dgamma, dbeta, dy, x,
+                                                                               stats, g);
     return cudaGetLastError();
 }

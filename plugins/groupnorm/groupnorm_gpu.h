@@ -25,9 +25,8 @@ typedef struct smk_groups {
 cudaError_t smk_groupnorm_forward(float *y, float *stats, const float *x, const float *gamma,
                                   const float *beta, smk_groups g, float eps, cudaStream_t s);
 /* dx += rstd (gamma dy - mean(gamma dy) - xhat mean(gamma dy xhat)) over each row. */
-cudaError_t smk_groupnorm_backward(float *dx, const float *dy, const float *x,
-                                   const float *stats, const float *gamma, smk_groups g,
-                                   cudaStream_t s);
+cudaError_t smk_groupnorm_backward(float *dx, const float *dy, const float *x, const float *stats,
+                                   const float *gamma, smk_groups g, cudaStream_t s);
 /* dgamma[c] = sum over samples and spatial of dy xhat, dbeta[c] = sum of dy (overwritten). */
 cudaError_t smk_groupnorm_params(float *dgamma, float *dbeta, const float *dy, const float *x,
                                  const float *stats, smk_groups g, cudaStream_t s);

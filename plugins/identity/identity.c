@@ -26,8 +26,8 @@ static int identity_infer(const void *params, const sm_shape *in, int n_in, sm_s
     return 0;
 }
 
-static int identity_metrics(const void *params, const sm_shape *in, int n_in,
-                            const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int identity_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                            sm_layer_metrics *m, sm_error *err)
 {
     (void)params;
     (void)in;

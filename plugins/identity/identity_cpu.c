@@ -1,6 +1,7 @@
 /*
  * CPU kernels of identity (kernels.h, struct sm_cpu_kernels): the same values in the output, so
- * forward copies and backward adds the output gradient to the input's. (nn.Identity; the host gives every layer its own output, so this copies.)
+ * forward copies and backward adds the output gradient to the input's. (nn.Identity; the host gives
+ * every layer its own output, so this copies.)
  */
 #include "cpu_util.h"
 

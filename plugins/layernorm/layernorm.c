@@ -37,16 +37,16 @@ static int layernorm_infer(const void *params, const sm_shape *in, int n_in, sm_
         return -1;
     }
     if (!p->channels && p->dims > in->ndim) {
-        sm_error_set(err, "dims=%lld exceeds the %d dims of input %s", (long long)p->dims,
-                     in->ndim, sm_shape_str(in, s, sizeof s));
+        sm_error_set(err, "dims=%lld exceeds the %d dims of input %s", (long long)p->dims, in->ndim,
+                     sm_shape_str(in, s, sizeof s));
         return -1;
     }
     *out = *in;
     return 0;
 }
 
-static int layernorm_metrics(const void *params, const sm_shape *in, int n_in,
-                             const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int layernorm_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                             sm_layer_metrics *m, sm_error *err)
 {
     const layernorm_params *p = params;
     (void)n_in;

@@ -13,7 +13,7 @@
 #include "layernorm.h"
 
 typedef struct ln_geom {
-    int64_t rows, len, stride; /* rows of len values, stride apart */
+    int64_t rows, len, stride;       /* rows of len values, stride apart */
     int64_t per_sample_rows, sample; /* rows per sample, elements per sample */
     int affine;
 } ln_geom;

@@ -47,8 +47,8 @@ static int ln_forward(const sm_layer_io *l, sm_error *err)
 {
     const layernorm_params *p = l->params;
     smk_rows r = rows_of(l);
-    GPU_CUDA(err, smk_layernorm_forward, l->out->data, l->training ? l->state : NULL,
-             l->in[0].data, p->affine ? l->w : NULL, p->affine ? l->w + r.len : NULL, r, (float)LN_EPS,
+    GPU_CUDA(err, smk_layernorm_forward, l->out->data, l->training ? l->state : NULL, l->in[0].data,
+             p->affine ? l->w : NULL, p->affine ? l->w + r.len : NULL, r, (float)LN_EPS,
              gpu_stream(l));
     return 0;
 }
@@ -67,11 +67,8 @@ static int ln_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels layernorm_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = ln_state_size,
-    .init = ln_init,
-    .forward = ln_forward,
-    .backward = ln_backward,
+    SM_GPU_KERNELS_INIT,   .state_size = ln_state_size, .init = ln_init,
+    .forward = ln_forward, .backward = ln_backward,
 };
 
 SM_DEFINE_GPU_KERNELS(layernorm_gpu_kernels)

@@ -13,9 +13,8 @@ __device__ inline int64_t row_base(const smk_rows &r, int64_t i)
     return r.stride == 1 ? i * r.len : i / r.per_sample * r.sample + i % r.per_sample;
 }
 
-__global__ void layernorm_forward_kernel(float *y, float *stats, const float *x,
-                                         const float *gamma, const float *beta, smk_rows r,
-                                         float eps)
+__global__ void layernorm_forward_kernel(float *y, float *stats, const float *x, const float *gamma,
+                                         const float *beta, smk_rows r, float eps)
 {
     __shared__ float part[SMK_THREADS];
     for (int64_t row = blockIdx.x; row < r.rows; row += gridDim.x) {
@@ -101,8 +100,8 @@ extern "C" cudaError_t smk_layernorm_forward(float *y, float *stats, const float
 }
 
 extern "C" cudaError_t smk_layernorm_backward(float *dx, const float *dy, const float *x,
-                                              const float *stats, const float *gamma,
-                                              smk_rows r, cudaStream_t s)
+                                              const float *stats, const float *gamma, smk_rows r,
+                                              cudaStream_t s)
 {
     if (r.rows > 0 && r.len > 0)
         layernorm_backward_kernel<<<row_blocks(r.rows), SMK_THREADS, 0, s>>>(dx, dy, x, stats,

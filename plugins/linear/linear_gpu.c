@@ -46,10 +46,9 @@ static int linear_forward(const sm_layer_io *l, sm_error *err)
 {
     linear_geom g = linear_geom_of(l);
     const float one = 1.0f, zero = 0.0f;
-    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_T, CUBLAS_OP_N, (int)g.out,
-               (int)g.rows, (int)g.in, &one, l->w, CUDA_R_32F, (int)g.in, l->in[0].data,
-               CUDA_R_32F, (int)g.in, &zero, l->out->data, CUDA_R_32F, (int)g.out,
-               compute_type(l), CUBLAS_GEMM_DEFAULT);
+    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_T, CUBLAS_OP_N, (int)g.out, (int)g.rows,
+               (int)g.in, &one, l->w, CUDA_R_32F, (int)g.in, l->in[0].data, CUDA_R_32F, (int)g.in,
+               &zero, l->out->data, CUDA_R_32F, (int)g.out, compute_type(l), CUBLAS_GEMM_DEFAULT);
     if (g.bias)
         GPU_CUDA(err, smk_bias_rows, l->out->data, g.out, l->w + g.out * g.in, g.rows, g.out,
                  gpu_stream(l));
@@ -66,8 +65,8 @@ static int linear_backward(const sm_layer_io *l, sm_error *err)
                    CUDA_R_32F, (int)g.out, &one, l->din[0].data, CUDA_R_32F, (int)g.in,
                    compute_type(l), CUBLAS_GEMM_DEFAULT);
     GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_T, (int)g.in, (int)g.out,
-               (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.in, l->dout->data,
-               CUDA_R_32F, (int)g.out, &zero, l->dw, CUDA_R_32F, (int)g.in, compute_type(l),
+               (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.in, l->dout->data, CUDA_R_32F,
+               (int)g.out, &zero, l->dw, CUDA_R_32F, (int)g.in, compute_type(l),
                CUBLAS_GEMM_DEFAULT);
     if (g.bias)
         GPU_CUDA(err, smk_column_sums, l->dw + g.out * g.in, l->dout->data, g.out, g.rows, g.out,
@@ -76,11 +75,8 @@ static int linear_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels linear_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .init = linear_init,
-    .setup = linear_setup,
-    .forward = linear_forward,
-    .backward = linear_backward,
+    SM_GPU_KERNELS_INIT,       .init = linear_init,         .setup = linear_setup,
+    .forward = linear_forward, .backward = linear_backward,
 };
 
 SM_DEFINE_GPU_KERNELS(linear_gpu_kernels)

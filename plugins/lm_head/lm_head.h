@@ -26,8 +26,7 @@ static inline lm_head_geom lm_head_geom_of(const sm_layer_io *l)
 {
     const lm_head_params *p = l->params;
     const sm_shape *s = &l->in[0].shape;
-    lm_head_geom g = {l->in[0].n * sm_shape_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1],
-                      p->vocab};
+    lm_head_geom g = {l->in[0].n * sm_shape_dims(s, 0, s->ndim - 1), s->dim[s->ndim - 1], p->vocab};
     return g;
 }
 

@@ -40,8 +40,8 @@ static int head_forward(const sm_layer_io *l, sm_error *err)
     const float one = 1.0f, zero = 0.0f;
     GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_T, CUBLAS_OP_N, (int)g.vocab,
                (int)g.rows, (int)g.e, &one, l->state, CUDA_R_32F, (int)g.e, l->in[0].data,
-               CUDA_R_32F, (int)g.e, &zero, l->out->data, CUDA_R_32F, (int)g.vocab,
-               compute_type(l), CUBLAS_GEMM_DEFAULT);
+               CUDA_R_32F, (int)g.e, &zero, l->out->data, CUDA_R_32F, (int)g.vocab, compute_type(l),
+               CUBLAS_GEMM_DEFAULT);
     if (l->w)
         GPU_CUDA(err, smk_bias_rows, l->out->data, g.vocab, l->w, g.rows, g.vocab, gpu_stream(l));
     return 0;
@@ -53,12 +53,12 @@ static int head_backward(const sm_layer_io *l, sm_error *err)
     const float one = 1.0f, zero = 0.0f;
     if (l->din[0].data)
         GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_N, (int)g.e,
-                   (int)g.rows, (int)g.vocab, &one, l->state, CUDA_R_32F, (int)g.e,
-                   l->dout->data, CUDA_R_32F, (int)g.vocab, &one, l->din[0].data, CUDA_R_32F,
-                   (int)g.e, compute_type(l), CUBLAS_GEMM_DEFAULT);
+                   (int)g.rows, (int)g.vocab, &one, l->state, CUDA_R_32F, (int)g.e, l->dout->data,
+                   CUDA_R_32F, (int)g.vocab, &one, l->din[0].data, CUDA_R_32F, (int)g.e,
+                   compute_type(l), CUBLAS_GEMM_DEFAULT);
     GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_T, (int)g.e, (int)g.vocab,
-               (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.e, l->dout->data,
-               CUDA_R_32F, (int)g.vocab, &zero, l->work, CUDA_R_32F, (int)g.e, compute_type(l),
+               (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.e, l->dout->data, CUDA_R_32F,
+               (int)g.vocab, &zero, l->work, CUDA_R_32F, (int)g.e, compute_type(l),
                CUBLAS_GEMM_DEFAULT);
     if (l->dw) /* the bias: n_w = vocab */
         GPU_CUDA(err, smk_column_sums, l->dw, l->dout->data, g.vocab, g.rows, g.vocab,
@@ -67,12 +67,8 @@ static int head_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels lm_head_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = lm_head_matrix_size,
-    .init = lm_head_init,
-    .setup = head_setup,
-    .work_size = lm_head_matrix_size,
-    .forward = head_forward,
+    SM_GPU_KERNELS_INIT,       .state_size = lm_head_matrix_size, .init = lm_head_init,
+    .setup = head_setup,       .work_size = lm_head_matrix_size,  .forward = head_forward,
     .backward = head_backward,
 };
 

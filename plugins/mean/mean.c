@@ -25,8 +25,9 @@ static int mean_infer(const void *params, const sm_shape *in, int n_in, sm_shape
         return -1;
     }
     if (in->ndim == 1 && !p->keepdim) {
-        sm_error_set(err, "mean over the only axis of %s leaves nothing of a sample: use "
-                          "keepdim=true (one value per sample)",
+        sm_error_set(err,
+                     "mean over the only axis of %s leaves nothing of a sample: use "
+                     "keepdim=true (one value per sample)",
                      sm_shape_str(in, s, sizeof s));
         return -1;
     }

@@ -7,8 +7,8 @@
 #include "patch_merge.h"
 #include "patch_merge_gpu.h"
 
-__global__ void patch_merge_kernel(float *x, float *y, int64_t n, int64_t h, int64_t w,
-                                   int64_t c, int backward)
+__global__ void patch_merge_kernel(float *x, float *y, int64_t n, int64_t h, int64_t w, int64_t c,
+                                   int backward)
 {
     int64_t ho = (h + 1) / 2, wo = (w + 1) / 2;
     SMK_FOR(o, n * ho * wo * 4 * c)

@@ -26,8 +26,9 @@ static int pixel_shuffle_infer(const void *params, const sm_shape *in, int n_in,
         return -1;
     }
     if (r < 1 || in->dim[0] % (r * r) != 0) {
-        sm_error_set(err, "pixel_shuffle: channels %lld are not divisible by factor^2 = %lld "
-                          "(input %s)",
+        sm_error_set(err,
+                     "pixel_shuffle: channels %lld are not divisible by factor^2 = %lld "
+                     "(input %s)",
                      (long long)in->dim[0], (long long)(r * r), sm_shape_str(in, s, sizeof s));
         return -1;
     }

@@ -22,11 +22,11 @@
 
 #ifdef SM_POOL_MAX
 #define POOL_NAME "maxpool2d"
-#define POOL_SUMMARY                                                                              \
+#define POOL_SUMMARY                                                                               \
     "max pooling over H and W (nn.MaxPool2d): kernel, stride, padding, dilation, ceil_mode"
 #else
 #define POOL_NAME "avgpool2d"
-#define POOL_SUMMARY                                                                              \
+#define POOL_SUMMARY                                                                               \
     "average pooling over H and W (nn.AvgPool2d): kernel, stride, padding, ceil_mode"
 #endif
 

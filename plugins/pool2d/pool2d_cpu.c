@@ -20,8 +20,8 @@ typedef struct pool_geom {
 static pool_geom geom_of(const sm_layer_io *l)
 {
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
-    pool_geom g = {l->in[0].n * in->dim[0], in->dim[1], in->dim[2], out->dim[1], out->dim[2],
-                   l->params};
+    pool_geom g = {
+        l->in[0].n * in->dim[0], in->dim[1], in->dim[2], out->dim[1], out->dim[2], l->params};
     return g;
 }
 

@@ -15,9 +15,19 @@ static smk_pool_geom geom_of(const sm_layer_io *l)
 {
     const pool2d_params *p = l->params;
     const sm_shape *in = &l->in[0].shape, *out = &l->out->shape;
-    smk_pool_geom g = {l->in[0].n * in->dim[0], in->dim[1], in->dim[2], out->dim[1], out->dim[2],
-                       p->kernel[0], p->kernel[1], p->stride[0], p->stride[1], p->padding[0],
-                       p->padding[1], 1, 1};
+    smk_pool_geom g = {l->in[0].n * in->dim[0],
+                       in->dim[1],
+                       in->dim[2],
+                       out->dim[1],
+                       out->dim[2],
+                       p->kernel[0],
+                       p->kernel[1],
+                       p->stride[0],
+                       p->stride[1],
+                       p->padding[0],
+                       p->padding[1],
+                       1,
+                       1};
 #ifdef SM_POOL_MAX
     g.dh = p->dilation[0];
     g.dw = p->dilation[1];
@@ -78,8 +88,8 @@ static int pool_setup(const sm_layer_io *l, void **plan, sm_error *err)
         gpu_tensor_desc(&p->y, l->in[0].n, out->dim[0], g.ho, g.wo, err))
         return -1;
     GPU_CUDNN(err, cudnnCreatePoolingDescriptor, &p->pool);
-    GPU_CUDNN(err, cudnnSetPooling2dDescriptor, p->pool, POOL_MODE, CUDNN_PROPAGATE_NAN,
-              (int)g.kh, (int)g.kw, (int)g.ph, (int)g.pw, (int)g.sh, (int)g.sw);
+    GPU_CUDNN(err, cudnnSetPooling2dDescriptor, p->pool, POOL_MODE, CUDNN_PROPAGATE_NAN, (int)g.kh,
+              (int)g.kw, (int)g.ph, (int)g.pw, (int)g.sh, (int)g.sw);
     return 0;
 }
 
@@ -88,13 +98,13 @@ static int pool_forward(const sm_layer_io *l, sm_error *err)
     const pool_plan *p = l->plan;
     const float one = 1.0f, zero = 0.0f;
     if (p->pool) {
-        GPU_CUDNN(err, cudnnPoolingForward, gpu_cudnn(l), p->pool, &one, p->x, l->in[0].data,
-                  &zero, p->y, l->out->data);
+        GPU_CUDNN(err, cudnnPoolingForward, gpu_cudnn(l), p->pool, &one, p->x, l->in[0].data, &zero,
+                  p->y, l->out->data);
         return 0;
     }
 #ifdef SM_POOL_MAX
-    GPU_CUDA(err, smk_maxpool_forward, l->out->data, l->training ? l->state : NULL,
-             l->in[0].data, geom_of(l), gpu_stream(l));
+    GPU_CUDA(err, smk_maxpool_forward, l->out->data, l->training ? l->state : NULL, l->in[0].data,
+             geom_of(l), gpu_stream(l));
 #else
     GPU_CUDA(err, smk_avgpool_forward, l->out->data, l->in[0].data, geom_of(l), gpu_stream(l));
 #endif
@@ -109,16 +119,15 @@ static int pool_backward(const sm_layer_io *l, sm_error *err)
         return 0;
     if (p->pool) {
         /* beta 1: din += the gradient, as kernels.h asks */
-        GPU_CUDNN(err, cudnnPoolingBackward, gpu_cudnn(l), p->pool, &one, p->y, l->out->data,
-                  p->y, l->dout->data, p->x, l->in[0].data, &one, p->x, l->din[0].data);
+        GPU_CUDNN(err, cudnnPoolingBackward, gpu_cudnn(l), p->pool, &one, p->y, l->out->data, p->y,
+                  l->dout->data, p->x, l->in[0].data, &one, p->x, l->din[0].data);
         return 0;
     }
 #ifdef SM_POOL_MAX
     GPU_CUDA(err, smk_maxpool_backward, l->din[0].data, l->dout->data, l->state, geom_of(l),
              gpu_stream(l));
 #else
-    GPU_CUDA(err, smk_avgpool_backward, l->din[0].data, l->dout->data, geom_of(l),
-             gpu_stream(l));
+    GPU_CUDA(err, smk_avgpool_backward, l->din[0].data, l->dout->data, geom_of(l), gpu_stream(l));
 #endif
     return 0;
 }
@@ -128,10 +137,8 @@ static const struct sm_gpu_kernels pool2d_gpu_kernels = {
 #ifdef SM_POOL_MAX
     .state_size = pool_state_size,
 #endif
-    .setup = pool_setup,
-    .forward = pool_forward,
-    .backward = pool_backward,
-    .release = pool_release,
+    .setup = pool_setup,           .forward = pool_forward,
+    .backward = pool_backward,     .release = pool_release,
 };
 
 SM_DEFINE_GPU_KERNELS(pool2d_gpu_kernels)

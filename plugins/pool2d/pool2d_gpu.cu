@@ -52,8 +52,8 @@ __global__ void maxpool_backward_kernel(float *dx, const float *dy, const int32_
     }
 }
 
-extern "C" cudaError_t smk_maxpool_forward(float *y, int32_t *arg, const float *x,
-                                           smk_pool_geom g, cudaStream_t s)
+extern "C" cudaError_t smk_maxpool_forward(float *y, int32_t *arg, const float *x, smk_pool_geom g,
+                                           cudaStream_t s)
 {
     int64_t n = g.planes * g.ho * g.wo;
     if (n > 0)

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 typedef struct smk_pool_geom {
-    int64_t planes, h, w, ho, wo;  /* planes = batch x channels */
+    int64_t planes, h, w, ho, wo; /* planes = batch x channels */
     int64_t kh, kw, sh, sw, ph, pw, dh, dw;
 } smk_pool_geom;
 /* Max pooling, padding as -infinity; arg (NULL at inference) gets each output's argmax, the

@@ -37,8 +37,7 @@ static int pos_embedding_infer(const void *params, const sm_shape *in, int n_in,
     }
     if (in->dim[0] > p->max_len) {
         sm_error_set(err, "sequence of %lld positions is longer than max_len %lld (input %s)",
-                     (long long)in->dim[0], (long long)p->max_len,
-                     sm_shape_str(in, s, sizeof s));
+                     (long long)in->dim[0], (long long)p->max_len, sm_shape_str(in, s, sizeof s));
         return -1;
     }
     *out = *in;

@@ -29,8 +29,8 @@ static int pos_backward(const sm_layer_io *l, sm_error *err)
 {
     if (l->dw) {
         GPU_CUDA(err, cudaMemsetAsync, l->dw, 0, (size_t)l->n_w * sizeof(float), gpu_stream(l));
-        GPU_CUDA(err, smk_reduce_to_input, l->dw, l->dout->data, table_walk(l), NULL,
-                 table_walk(l), gpu_stream(l));
+        GPU_CUDA(err, smk_reduce_to_input, l->dw, l->dout->data, table_walk(l), NULL, table_walk(l),
+                 gpu_stream(l));
     }
     if (l->din[0].data)
         GPU_CUDA(err, smk_accumulate, l->din[0].data, l->dout->data, sm_tensor_elems(&l->in[0]),

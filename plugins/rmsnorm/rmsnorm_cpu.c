@@ -10,20 +10,14 @@
 #include "cpu_util.h"
 #include "rmsnorm.h"
 
-static int64_t row_len(const sm_layer_io *l)
-{
-    return l->in[0].shape.dim[l->in[0].shape.ndim - 1];
-}
+static int64_t row_len(const sm_layer_io *l) { return l->in[0].shape.dim[l->in[0].shape.ndim - 1]; }
 
 static int64_t rows_of(const sm_layer_io *l)
 {
     return l->in[0].n * sm_shape_elems(&l->in[0].shape) / row_len(l);
 }
 
-static size_t rms_state_size(const sm_layer_io *l)
-{
-    return cpu_float_bytes(rows_of(l));
-}
+static size_t rms_state_size(const sm_layer_io *l) { return cpu_float_bytes(rows_of(l)); }
 
 static void rms_init(const sm_layer_io *l, float *w, void *state)
 {

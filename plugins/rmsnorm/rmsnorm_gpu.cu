@@ -42,8 +42,8 @@ __global__ void rmsnorm_backward_kernel(float *dx, const float *dy, const float 
 
 #define PARAM_ROWS 256
 
-__global__ void rmsnorm_weight_kernel(float *dw, const float *dy, const float *x,
-                                      const float *rstd, int64_t rows, int64_t len)
+__global__ void rmsnorm_weight_kernel(float *dw, const float *dy, const float *x, const float *rstd,
+                                      int64_t rows, int64_t len)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= len)

@@ -15,8 +15,8 @@ extern "C" {
 
 /* y = x r w for rows rows of len values, r = rsqrt(mean(x^2) + eps); rstd (NULL at inference)
  * gets each row's r. */
-cudaError_t smk_rmsnorm_forward(float *y, float *rstd, const float *x, const float *w,
-                                int64_t rows, int64_t len, float eps, cudaStream_t s);
+cudaError_t smk_rmsnorm_forward(float *y, float *rstd, const float *x, const float *w, int64_t rows,
+                                int64_t len, float eps, cudaStream_t s);
 /* dx += r (dy w - xhat mean(dy w xhat)), xhat = x r. */
 cudaError_t smk_rmsnorm_backward(float *dx, const float *dy, const float *x, const float *rstd,
                                  const float *w, int64_t rows, int64_t len, cudaStream_t s);

@@ -45,14 +45,17 @@
 #define MAX_LAYERS ((int64_t)1 << 16)
 
 #if defined(SM_RECURRENT_LSTM)
-#define RNN_SUMMARY "long short-term memory over a sequence (nn.LSTM): hidden, layers, " \
-                    "bidirectional, bias"
+#define RNN_SUMMARY                                                                                \
+    "long short-term memory over a sequence (nn.LSTM): hidden, layers, "                           \
+    "bidirectional, bias"
 #elif defined(SM_RECURRENT_GRU)
-#define RNN_SUMMARY "gated recurrent unit over a sequence (nn.GRU): hidden, layers, " \
-                    "bidirectional, bias"
+#define RNN_SUMMARY                                                                                \
+    "gated recurrent unit over a sequence (nn.GRU): hidden, layers, "                              \
+    "bidirectional, bias"
 #else
-#define RNN_SUMMARY "Elman recurrent layer over a sequence (nn.RNN): hidden, layers, " \
-                    "bidirectional, bias, nonlinearity"
+#define RNN_SUMMARY                                                                                \
+    "Elman recurrent layer over a sequence (nn.RNN): hidden, layers, "                             \
+    "bidirectional, bias, nonlinearity"
 #endif
 
 static void rnn_parse(void *params, sm_args *args)
@@ -69,8 +72,7 @@ static void rnn_parse(void *params, sm_args *args)
 #endif
 }
 
-static int rnn_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
-                     sm_error *err)
+static int rnn_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
     const rnn_params *p = params;
     char s[64];
@@ -134,7 +136,7 @@ static int rnn_metrics(const void *params, const sm_shape *in, int n_in, const s
     if (m->bwd_flops == SM_OVERFLOW || m->weights == SM_OVERFLOW || m->bytes == SM_OVERFLOW) {
         char si[64];
         sm_error_set(err, "%s overflows 64 bits (input %s, hidden %lld, layers %lld)",
-                     m->weights == SM_OVERFLOW  ? "weight count"
+                     m->weights == SM_OVERFLOW ? "weight count"
                      : m->bytes == SM_OVERFLOW ? "byte count"
                                                : "FLOP count",
                      sm_shape_str(in, si, sizeof si), (long long)h, (long long)p->layers);

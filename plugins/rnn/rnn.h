@@ -104,8 +104,8 @@ typedef struct rnn_block {
     int64_t e_k;
 } rnn_block;
 
-static inline rnn_block rnn_block_of(const sm_layer_io *l, const rnn_geom *g, float *w,
-                                     int64_t k, int dir)
+static inline rnn_block rnn_block_of(const sm_layer_io *l, const rnn_geom *g, float *w, int64_t k,
+                                     int dir)
 {
     const rnn_params *p = l->params;
     int64_t offset = 0;
@@ -142,8 +142,7 @@ typedef struct rnn_work {
 } rnn_work;
 
 /* Floats of scratch, and where each part lies from base (w and base NULL: the count only). */
-static inline int64_t rnn_work_floats(const rnn_geom *g, rnn_work *w, float *base,
-                                      int previous_h)
+static inline int64_t rnn_work_floats(const rnn_geom *g, rnn_work *w, float *base, int previous_h)
 {
     int64_t seq = sm_mul(g->rows, g->gh), batch = sm_mul(g->n, g->h);
     int64_t inner = g->l > 1 ? sm_mul(g->rows, g->dh) : 0;

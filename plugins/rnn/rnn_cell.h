@@ -21,8 +21,8 @@ RNN_CELL float rnn_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 /* LSTM: the gates from their pre-activations and c_prev (vp: the previous step's saved values,
  * NULL at the first); saves i f g o c in v, returns h = o tanh(c). */
-RNN_CELL float rnn_lstm_forward(float xi, float xf, float xg, float xo, const float *vp,
-                                int64_t h, int64_t j, float *v)
+RNN_CELL float rnn_lstm_forward(float xi, float xf, float xg, float xo, const float *vp, int64_t h,
+                                int64_t j, float *v)
 {
     float i = rnn_sigmoid(xi), f = rnn_sigmoid(xf), gg = tanhf(xg), o = rnn_sigmoid(xo);
     float c = i * gg + (vp ? f * vp[4 * h + j] : 0.0f);

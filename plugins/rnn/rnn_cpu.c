@@ -28,7 +28,6 @@
 #include "rnn.h"
 #include "rnn_cell.h"
 
-
 /* ---- where things live --------------------------------------------------------------------- */
 
 static size_t rnn_state_size(const sm_layer_io *l)
@@ -60,8 +59,8 @@ static void add_rows(float *y, int64_t rows, int64_t cols, const float *b)
 static void hidden_product(const rnn_geom *g, const float *h_prev, const rnn_block *b, float *q)
 {
     if (h_prev)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->n, (int)g->gh, (int)g->h,
-                    1.0f, h_prev, (int)(g->s * g->dh), b->w_hh, (int)g->h, 0.0f, q, (int)g->gh);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->n, (int)g->gh, (int)g->h, 1.0f,
+                    h_prev, (int)(g->s * g->dh), b->w_hh, (int)g->h, 0.0f, q, (int)g->gh);
     else
         memset(q, 0, (size_t)(g->n * g->gh) * sizeof *q);
     if (b->b_hh)
@@ -81,9 +80,9 @@ static void step_forward(const rnn_geom *g, int64_t t, int64_t tp, int first, in
         float *v = saved + row * RNN_SAVED * h;
         const float *vp = first ? NULL : saved + prev * RNN_SAVED * h;
         for (int64_t j = 0; j < h; j++)
-            out[j] = rnn_lstm_forward(a[j] + qn[j], a[h + j] + qn[h + j],
-                                      a[2 * h + j] + qn[2 * h + j], a[3 * h + j] + qn[3 * h + j],
-                                      vp, h, j, v);
+            out[j] =
+                rnn_lstm_forward(a[j] + qn[j], a[h + j] + qn[h + j], a[2 * h + j] + qn[2 * h + j],
+                                 a[3 * h + j] + qn[3 * h + j], vp, h, j, v);
 #elif defined(SM_RECURRENT_GRU)
         float *v = saved + row * RNN_SAVED * h;
         const float *hp = first ? NULL : y + prev * g->dh + dir * h;
@@ -115,9 +114,8 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
         float *y = rnn_layer_output(l, &g, k);
         for (int dir = 0; dir < g.d; dir++) {
             rnn_block b = rnn_block_of(l, &g, l->w, k, dir);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.gh,
-                        (int)b.e_k, 1.0f, x, (int)b.e_k, b.w_ih, (int)b.e_k, 0.0f, w.pre,
-                        (int)g.gh);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.gh, (int)b.e_k,
+                        1.0f, x, (int)b.e_k, b.w_ih, (int)b.e_k, 0.0f, w.pre, (int)g.gh);
             if (b.b_ih)
                 add_rows(w.pre, g.rows, g.gh, b.b_ih);
             float *saved = rnn_saved_of(l, &g, k, dir);
@@ -136,9 +134,8 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
 /* dA and dB of step t of every sample, from dY_t and the carried gradients (last: the last step
  * of the direction, nothing carried in); leaves in carry (GRU) and dc what flows to step tp
  * besides dB_t W_hh. */
-static void step_backward(const rnn_geom *g, int64_t t, int64_t tp, int first, int last,
-                          int dir, const float *dy, const float *y, const float *saved,
-                          const rnn_work *w)
+static void step_backward(const rnn_geom *g, int64_t t, int64_t tp, int first, int last, int dir,
+                          const float *dy, const float *y, const float *saved, const rnn_work *w)
 {
     int64_t h = g->h;
     for (int64_t n = 0; n < g->n; n++) {
@@ -180,8 +177,8 @@ static void weight_grads(const rnn_geom *g, const rnn_block *gb, int dir, const 
      * after h(t + 1) */
     int64_t t0 = dir ? 0 : 1, h0 = dir ? 1 : 0;
     for (int64_t n = 0; g->s > 1 && n < g->n; n++)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->gh, (int)g->h,
-                    (int)(g->s - 1), 1.0f, w->db + (n * g->s + t0) * g->gh, (int)g->gh,
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->gh, (int)g->h, (int)(g->s - 1),
+                    1.0f, w->db + (n * g->s + t0) * g->gh, (int)g->gh,
                     y + (n * g->s + h0) * g->dh + dir * g->h, (int)g->dh, 1.0f, gb->w_hh,
                     (int)g->h);
     if (gb->b_ih) {

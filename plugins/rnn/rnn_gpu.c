@@ -23,7 +23,6 @@
 #include "rnn.h"
 #include "rnn_gpu.h"
 
-
 /* Bytes of a count of floats; SIZE_MAX when the count overflowed (sm_mul saturates). */
 static size_t float_bytes(int64_t floats)
 {
@@ -66,11 +65,11 @@ static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb
                 float beta, float *c, int64_t ldc, sm_error *err)
 {
     const float one = 1.0f;
-    cublasComputeType_t type = l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                 : CUBLAS_COMPUTE_32F;
+    cublasComputeType_t type =
+        l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k, &one, a,
-               CUDA_R_32F, (int)lda, b, CUDA_R_32F, (int)ldb, &beta, c, CUDA_R_32F, (int)ldc,
-               type, CUBLAS_GEMM_DEFAULT);
+               CUDA_R_32F, (int)lda, b, CUDA_R_32F, (int)ldb, &beta, c, CUDA_R_32F, (int)ldc, type,
+               CUBLAS_GEMM_DEFAULT);
     return 0;
 }
 
@@ -111,11 +110,10 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
                 smk_rnn_step st = step_of(&g, i, dir);
                 /* h_prev: sample 0's row tp of this direction's columns, samples S D H apart */
                 if (i > 0 && gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.gh, g.n, g.h, b.w_hh, g.h,
-                                  y + st.tp * g.dh + dir * g.h, g.s * g.dh, 0.0f, w.hid, g.gh,
-                                  err))
+                                  y + st.tp * g.dh + dir * g.h, g.s * g.dh, 0.0f, w.hid, g.gh, err))
                     return -1;
-                GPU_CUDA(err, smk_rnn_step_forward, y, saved, w.pre, i > 0 ? w.hid : NULL,
-                         b.b_ih, b.b_hh, st, gpu_stream(l));
+                GPU_CUDA(err, smk_rnn_step_forward, y, saved, w.pre, i > 0 ? w.hid : NULL, b.b_ih,
+                         b.b_hh, st, gpu_stream(l));
             }
         }
     }
@@ -126,8 +124,8 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
 static int weight_grads(const sm_layer_io *l, const rnn_geom *g, const rnn_block *gb, int dir,
                         const rnn_work *w, const float *x, const float *y, sm_error *err)
 {
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, gb->e_k, g->gh, g->rows, x, gb->e_k, w->da, g->gh,
-             0.0f, gb->w_ih, gb->e_k, err))
+    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, gb->e_k, g->gh, g->rows, x, gb->e_k, w->da, g->gh, 0.0f,
+             gb->w_ih, gb->e_k, err))
         return -1;
     GPU_CUDA(err, smk_rnn_prev_hidden, w->hp, y, g->n, g->s, g->h, g->dh, dir, gpu_stream(l));
     if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g->h, g->gh, g->rows, w->hp, g->h, w->db, g->gh, 0.0f,
@@ -157,12 +155,12 @@ static int rnn_backward(const sm_layer_io *l, sm_error *err)
             const float *saved = rnn_saved_of(l, &g, k, dir);
             for (int64_t i = g.s - 1; i >= 0; i--) {
                 smk_rnn_step st = step_of(&g, i, dir);
-                GPU_CUDA(err, smk_rnn_step_backward, w.da, RNN_GRU ? w.db : NULL, w.carry, w.dc,
-                         dy, y, saved, st, gpu_stream(l));
+                GPU_CUDA(err, smk_rnn_step_backward, w.da, RNN_GRU ? w.db : NULL, w.carry, w.dc, dy,
+                         y, saved, st, gpu_stream(l));
                 /* carry (+)= dB_t W_hh, the gradient of h_prev; dB_t samples S G H apart */
-                if (i > 0 && gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.h, g.n, g.gh, b.w_hh, g.h,
-                                  w.db + st.t * g.gh, g.s * g.gh, RNN_GRU ? 1.0f : 0.0f, w.carry,
-                                  g.h, err))
+                if (i > 0 &&
+                    gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.h, g.n, g.gh, b.w_hh, g.h,
+                         w.db + st.t * g.gh, g.s * g.gh, RNN_GRU ? 1.0f : 0.0f, w.carry, g.h, err))
                     return -1;
             }
             if (l->dw) {
@@ -179,12 +177,8 @@ static int rnn_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels rnn_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = rnn_gpu_state_size,
-    .init = rnn_init,
-    .setup = rnn_setup,
-    .work_size = rnn_gpu_work_size,
-    .forward = rnn_forward,
+    SM_GPU_KERNELS_INIT,      .state_size = rnn_gpu_state_size, .init = rnn_init,
+    .setup = rnn_setup,       .work_size = rnn_gpu_work_size,   .forward = rnn_forward,
     .backward = rnn_backward,
 };
 

@@ -24,8 +24,8 @@ __global__ void rnn_step_forward_kernel(float *y, float *saved, const float *pre
         const float *a = pre + row * st.gh, *qn = q ? q + n * st.gh : NULL;
         float *out = y + row * st.dh + st.dir * h;
         /* gate k's input part (P + b_ih) and hidden part (Q + b_hh), summed apart as the CPU */
-#define GATE_IN(k) (a[(k) * h + j] + (b_ih ? b_ih[(k) * h + j] : 0.0f))
-#define GATE_HID(k) ((qn ? qn[(k) * h + j] : 0.0f) + (b_hh ? b_hh[(k) * h + j] : 0.0f))
+#define GATE_IN(k) (a[(k)*h + j] + (b_ih ? b_ih[(k)*h + j] : 0.0f))
+#define GATE_HID(k) ((qn ? qn[(k)*h + j] : 0.0f) + (b_hh ? b_hh[(k)*h + j] : 0.0f))
 #if defined(SM_RECURRENT_LSTM)
         int64_t prev = n * st.s + st.tp;
         float *v = saved + row * st.saved_row;
@@ -109,8 +109,8 @@ extern "C" cudaError_t smk_rnn_step_backward(float *da, float *db, float *carry,
                                              smk_rnn_step st, cudaStream_t s)
 {
     if (st.n > 0 && st.h > 0)
-        rnn_step_backward_kernel<<<smk_blocks(st.n * st.h), SMK_THREADS, 0, s>>>(
-            da, db, carry, dc, dy, y, saved, st);
+        rnn_step_backward_kernel<<<smk_blocks(st.n * st.h), SMK_THREADS, 0, s>>>(da, db, carry, dc,
+                                                                                 dy, y, saved, st);
     return cudaGetLastError();
 }
 

@@ -11,8 +11,7 @@ static int select_forward(const sm_layer_io *l, sm_error *err)
 {
     int64_t row = sm_sample_elems(l->out), in = sm_sample_elems(&l->in[0]);
     smk_walk w = {{1, 1, 1, l->in[0].n, row}, {0, 0, 0, in, 1}};
-    GPU_CUDA(err, smk_gather, l->out->data, l->in[0].data + select_row(l) * row, w,
-             gpu_stream(l));
+    GPU_CUDA(err, smk_gather, l->out->data, l->in[0].data + select_row(l) * row, w, gpu_stream(l));
     return 0;
 }
 

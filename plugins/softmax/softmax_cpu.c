@@ -18,7 +18,8 @@ static softmax_geom geom_of(const sm_layer_io *l)
     const softmax_params *p = l->params;
     const sm_shape *s = &l->out->shape;
     int axis = (int)(p->axis < 0 ? p->axis + s->ndim : p->axis);
-    softmax_geom g = {l->out->n * sm_shape_dims(s, 0, axis), s->dim[axis], sm_shape_dims(s, axis + 1, s->ndim)};
+    softmax_geom g = {l->out->n * sm_shape_dims(s, 0, axis), s->dim[axis],
+                      sm_shape_dims(s, axis + 1, s->ndim)};
     return g;
 }
 

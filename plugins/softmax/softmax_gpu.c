@@ -50,17 +50,14 @@ static int softmax_backward(const sm_layer_io *l, sm_error *err)
     const float one = 1.0f;
     if (l->din[0].data) /* beta 1: din += the gradient */
         GPU_CUDNN(err, cudnnSoftmaxBackward, gpu_cudnn(l), CUDNN_SOFTMAX_ACCURATE,
-                  CUDNN_SOFTMAX_MODE_CHANNEL, &one, p->t, l->out->data, p->t, l->dout->data,
-                  &one, p->t, l->din[0].data);
+                  CUDNN_SOFTMAX_MODE_CHANNEL, &one, p->t, l->out->data, p->t, l->dout->data, &one,
+                  p->t, l->din[0].data);
     return 0;
 }
 
 static const struct sm_gpu_kernels softmax_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .setup = softmax_setup,
-    .forward = softmax_forward,
-    .backward = softmax_backward,
-    .release = softmax_release,
+    SM_GPU_KERNELS_INIT,          .setup = softmax_setup,     .forward = softmax_forward,
+    .backward = softmax_backward, .release = softmax_release,
 };
 
 SM_DEFINE_GPU_KERNELS(softmax_gpu_kernels)

@@ -26,10 +26,10 @@ static int swiglu_forward(const sm_layer_io *l, sm_error *err)
     swiglu_geom g = swiglu_geom_of(l);
     const float *x = l->in[0].data;
     int e = (int)g.e, f = (int)g.f, rows = (int)g.rows;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, f, e, 1.0f, x, e, g.wg, e, 0.0f,
-                g.g, f);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, f, e, 1.0f, x, e, g.wu, e, 0.0f,
-                g.u, f);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, f, e, 1.0f, x, e, g.wg, e, 0.0f, g.g,
+                f);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, f, e, 1.0f, x, e, g.wu, e, 0.0f, g.u,
+                f);
     for (int64_t i = 0; i < g.rows * g.f; i++)
         g.h[i] = g.g[i] * sigmoid(g.g[i]) * g.u[i];
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, e, f, 1.0f, g.h, f, g.wd, f, 0.0f,
@@ -58,8 +58,8 @@ static int swiglu_backward(const sm_layer_io *l, sm_error *err)
                     1.0f, l->din[0].data, e);
     }
     if (l->dw) {
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, e, f, rows, 1.0f, dy, e, g.h, f,
-                    0.0f, g.dwd, f);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, e, f, rows, 1.0f, dy, e, g.h, f, 0.0f,
+                    g.dwd, f);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, f, e, rows, 1.0f, dg, f, x, e, 0.0f,
                     g.dwg, e);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, f, e, rows, 1.0f, du, f, x, e, 0.0f,

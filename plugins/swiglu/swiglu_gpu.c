@@ -19,8 +19,8 @@ static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb
                 float beta, float *c, int64_t ldc, sm_error *err)
 {
     const float alpha = 1.0f;
-    cublasComputeType_t ct = l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                              : CUBLAS_COMPUTE_32F;
+    cublasComputeType_t ct =
+        l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k, &alpha, a,
                CUDA_R_32F, (int)lda, b, CUDA_R_32F, (int)ldb, &beta, c, CUDA_R_32F, (int)ldc, ct,
                CUBLAS_GEMM_DEFAULT);
@@ -42,8 +42,9 @@ static int swiglu_gpu_setup(const sm_layer_io *l, void **plan, sm_error *err)
         return -1;
     swiglu_geom g = swiglu_geom_of(l);
     if (g.rows > INT_MAX || g.e > INT_MAX || g.f > INT_MAX) {
-        sm_error_set(err, "swiglu of %lld rows, %lld features and hidden %lld exceeds cuBLAS's "
-                          "int sizes",
+        sm_error_set(err,
+                     "swiglu of %lld rows, %lld features and hidden %lld exceeds cuBLAS's "
+                     "int sizes",
                      (long long)g.rows, (long long)g.e, (long long)g.f);
         return -1;
     }
@@ -56,8 +57,7 @@ static int swiglu_gpu_forward(const sm_layer_io *l, sm_error *err)
     const float *x = l->in[0].data;
     if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.f, g.rows, g.e, g.wg, g.e, x, g.e, 0.0f, g.g, g.f,
              err) ||
-        gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.f, g.rows, g.e, g.wu, g.e, x, g.e, 0.0f, g.u, g.f,
-             err))
+        gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.f, g.rows, g.e, g.wu, g.e, x, g.e, 0.0f, g.u, g.f, err))
         return -1;
     GPU_CUDA(err, smk_swiglu_gate, g.h, g.g, g.u, g.rows * g.f, gpu_stream(l));
     return gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.e, g.rows, g.f, g.wd, g.f, g.h, g.f, 0.0f,
@@ -69,8 +69,7 @@ static int swiglu_gpu_backward(const sm_layer_io *l, sm_error *err)
     swiglu_geom g = swiglu_geom_of(l);
     const float *x = l->in[0].data, *dy = l->dout->data;
     float *dh = l->work, *dg = dh + g.rows * g.f, *du = dg + g.rows * g.f;
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.f, g.rows, g.e, g.wd, g.f, dy, g.e, 0.0f, dh, g.f,
-             err))
+    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.f, g.rows, g.e, g.wd, g.f, dy, g.e, 0.0f, dh, g.f, err))
         return -1;
     GPU_CUDA(err, smk_swiglu_gate_backward, dg, du, dh, g.g, g.u, g.rows * g.f, gpu_stream(l));
     float *dx = l->din[0].data;
@@ -81,10 +80,10 @@ static int swiglu_gpu_backward(const sm_layer_io *l, sm_error *err)
         return -1;
     if (l->dw && (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.f, g.e, g.rows, g.h, g.f, dy, g.e, 0.0f,
                        g.dwd, g.f, err) ||
-                  gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, x, g.e, dg, g.f, 0.0f,
-                       g.dwg, g.e, err) ||
-                  gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, x, g.e, du, g.f, 0.0f,
-                       g.dwu, g.e, err)))
+                  gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, x, g.e, dg, g.f, 0.0f, g.dwg,
+                       g.e, err) ||
+                  gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, x, g.e, du, g.f, 0.0f, g.dwu,
+                       g.e, err)))
         return -1;
     return 0;
 }

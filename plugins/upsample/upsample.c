@@ -55,8 +55,8 @@ static int upsample_infer(const void *params, const sm_shape *in, int n_in, sm_s
     return 0;
 }
 
-static int upsample_metrics(const void *params, const sm_shape *in, int n_in,
-                            const sm_shape *out, sm_layer_metrics *m, sm_error *err)
+static int upsample_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                            sm_layer_metrics *m, sm_error *err)
 {
     const upsample_params *p = params;
     (void)in, (void)n_in, (void)err;

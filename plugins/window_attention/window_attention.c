@@ -97,8 +97,7 @@ static int wa_valid(const window_attention_params *p)
            p->shift[0] < p->window[0] && p->shift[1] < p->window[1];
 }
 
-static int wa_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
-                    sm_error *err)
+static int wa_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
     const window_attention_params *p = params;
     char s[64];
@@ -108,14 +107,16 @@ static int wa_infer(const void *params, const sm_shape *in, int n_in, sm_shape *
         return -1;
     }
     if (in->ndim != 3) {
-        sm_error_set(err, "window_attention needs a channels-last H x W x C input (Swin's "
-                          "layout), got %s",
+        sm_error_set(err,
+                     "window_attention needs a channels-last H x W x C input (Swin's "
+                     "layout), got %s",
                      sm_shape_str(in, s, sizeof s));
         return -1;
     }
     if (in->dim[2] != p->dim) {
-        sm_error_set(err, "input %s has %lld channels (its last dim), window_attention has dim "
-                          "%lld",
+        sm_error_set(err,
+                     "input %s has %lld channels (its last dim), window_attention has dim "
+                     "%lld",
                      sm_shape_str(in, s, sizeof s), (long long)in->dim[2], (long long)p->dim);
         return -1;
     }

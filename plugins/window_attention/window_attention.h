@@ -132,11 +132,11 @@ static inline wa_weight_layout wa_weights_of(const window_attention_params *p)
 {
     wa_weight_layout o = {-1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0};
     int64_t c = p->dim, t = sm_mul(2 * p->window[0] - 1, 2 * p->window[1] - 1), at = 0;
-#define WA_TAKE(field, size)                                                                      \
-    do {                                                                                          \
-        o.field = at;                                                                             \
-        at = sm_add(at, (size));                                                                  \
-        o.tensors++;                                                                              \
+#define WA_TAKE(field, size)                                                                       \
+    do {                                                                                           \
+        o.field = at;                                                                              \
+        at = sm_add(at, (size));                                                                   \
+        o.tensors++;                                                                               \
     } while (0)
     if (p->v2)
         WA_TAKE(logit_scale, p->heads);
@@ -167,9 +167,9 @@ static inline void wa_init_weights(const window_attention_params *p, float *w)
     wa_weight_layout o = wa_weights_of(p);
     int64_t c = p->dim, t = (2 * p->window[0] - 1) * (2 * p->window[1] - 1);
     float lin = 1.0f / sqrtf((float)c);
-#define WA_SCALE(at, n, bound)                                                                    \
-    for (int64_t i_ = 0; i_ < (n); i_++)                                                          \
-        w[(at) + i_] *= (bound)
+#define WA_SCALE(at, n, bound)                                                                     \
+    for (int64_t i_ = 0; i_ < (n); i_++)                                                           \
+    w[(at) + i_] *= (bound)
     if (o.table >= 0)
         WA_SCALE(o.table, t * p->heads, 0.02f * sqrtf(3.0f));
     if (o.logit_scale >= 0)

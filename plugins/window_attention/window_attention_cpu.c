@@ -102,11 +102,16 @@ typedef struct wa_work {
 static int64_t work_floats(const wa_geom *g, const sm_layer_io *l, wa_work *k)
 {
     int64_t n = g->lay.tokens, t = g->lay.table_rows;
-    int64_t sizes[8] = {sm_mul(g->rows, g->c), sm_mul(g->rows, g->c), sm_mul(g->rows, 3 * g->c),
-                        sm_mul(n, n), n, g->p->v2 ? sm_mul(t, g->heads) : 0, g->p->v2 ? 2 * t : 0,
+    int64_t sizes[8] = {sm_mul(g->rows, g->c),
+                        sm_mul(g->rows, g->c),
+                        sm_mul(g->rows, 3 * g->c),
+                        sm_mul(n, n),
+                        n,
+                        g->p->v2 ? sm_mul(t, g->heads) : 0,
+                        g->p->v2 ? 2 * t : 0,
                         g->p->v2 ? sm_mul(t, WA_CPB_HIDDEN) : 0};
-    float **at[8] = {&k->dyw, &k->dctx, &k->dqkv, &k->dp, &k->labels, &k->dtable, &k->coords,
-                     &k->dhidden};
+    float **at[8] = {&k->dyw,    &k->dctx,   &k->dqkv,   &k->dp,
+                     &k->labels, &k->dtable, &k->coords, &k->dhidden};
     int64_t total = 0;
     for (int i = 0; i < 8; i++) {
         if (l->work)
@@ -202,8 +207,7 @@ static void cpb_forward(const wa_geom *g, const float *w, float *coords)
     int64_t t = g->lay.table_rows;
     const wa_weight_layout *o = &g->wl;
     coords_table(g->p, coords);
-    linear(t, 2, WA_CPB_HIDDEN, coords, 2, w + o->cpb_w0, w + o->cpb_b0, g->hidden,
-           WA_CPB_HIDDEN);
+    linear(t, 2, WA_CPB_HIDDEN, coords, 2, w + o->cpb_w0, w + o->cpb_b0, g->hidden, WA_CPB_HIDDEN);
     for (int64_t i = 0; i < t * WA_CPB_HIDDEN; i++)
         g->hidden[i] = g->hidden[i] > 0 ? g->hidden[i] : 0;
     linear(t, WA_CPB_HIDDEN, g->heads, g->hidden, WA_CPB_HIDDEN, w + o->cpb_w2, NULL, g->table,
@@ -287,8 +291,7 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
                                     (labels[i] != labels[j] ? -100.0f : 0.0f);
             softmax_rows(n, p);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)g.d, (int)n, 1.0f,
-                        p, (int)n, v, (int)c3, 0.0f, g.ctx + win * n * g.c + head * g.d,
-                        (int)g.c);
+                        p, (int)n, v, (int)c3, 0.0f, g.ctx + win * n * g.c + head * g.d, (int)g.c);
         }
     }
     linear(g.rows, g.c, g.c, g.ctx, g.c, w + o->proj_w, o->proj_b >= 0 ? w + o->proj_b : NULL, yw,
@@ -313,8 +316,8 @@ static void normalise_grad(const float *v, float norm, float *dv, int64_t d)
 
 /* v2: dtable (T x h, the gradient of the table after 16 sigmoid) back through the sigmoid and
  * the MLP into dW2, dW0 and db0. dhidden, coords: T x 512 and T x 2 scratch. */
-static void cpb_backward(const wa_geom *g, const float *w, float *dw, float *dtable,
-                         float *dhidden, float *coords)
+static void cpb_backward(const wa_geom *g, const float *w, float *dw, float *dtable, float *dhidden,
+                         float *coords)
 {
     int64_t t = g->lay.table_rows;
     const wa_weight_layout *o = &g->wl;
@@ -323,8 +326,8 @@ static void cpb_backward(const wa_geom *g, const float *w, float *dw, float *dta
         dtable[i] *= 16.0f * s * (1.0f - s);
     }
     /* z = hidden W2^T: dW2 (h x 512) = dz^T hidden, dhidden = dz W2, zero where ReLU cut */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->heads, WA_CPB_HIDDEN, (int)t,
-                1.0f, dtable, (int)g->heads, g->hidden, WA_CPB_HIDDEN, 0.0f, dw + o->cpb_w2,
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->heads, WA_CPB_HIDDEN, (int)t, 1.0f,
+                dtable, (int)g->heads, g->hidden, WA_CPB_HIDDEN, 0.0f, dw + o->cpb_w2,
                 WA_CPB_HIDDEN);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)t, WA_CPB_HIDDEN, (int)g->heads,
                 1.0f, dtable, (int)g->heads, w + o->cpb_w2, WA_CPB_HIDDEN, 0.0f, dhidden,
@@ -355,8 +358,8 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
     /* the windows of dy (the scatter's transpose is the gather); then the projection:
      * dW_proj = dYw^T C, db_proj = column sums, dC = dYw W_proj */
     gather(&g, l->dout->data, dyw);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.c, (int)g.c, (int)g.rows, 1.0f,
-                dyw, (int)g.c, g.ctx, (int)g.c, 0.0f, dw + o->proj_w, (int)g.c);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.c, (int)g.c, (int)g.rows, 1.0f, dyw,
+                (int)g.c, g.ctx, (int)g.c, 0.0f, dw + o->proj_w, (int)g.c);
     if (o->proj_b >= 0)
         cpu_column_sums(dyw, g.rows, g.c, g.c, dw + o->proj_b);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.c, (int)g.c, 1.0f,
@@ -374,10 +377,10 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
             float *dq = dqkv + off, *dk = dq + g.c, *dv = dq + 2 * g.c;
             float scale = head_scale(&g, w, head);
             /* dv = P^T dC, dP = dC v^T */
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)g.d, (int)n, 1.0f,
-                        p, (int)n, dc, (int)g.c, 0.0f, dv, (int)c3);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)g.d, 1.0f,
-                        dc, (int)g.c, v, (int)c3, 0.0f, dp, (int)n);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)g.d, (int)n, 1.0f, p,
+                        (int)n, dc, (int)g.c, 0.0f, dv, (int)c3);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)g.d, 1.0f, dc,
+                        (int)g.c, v, (int)c3, 0.0f, dp, (int)n);
             /* through the softmax: dS = P (dP - rowsum(dP P)); the bias takes dS as it is */
             for (int64_t i = 0; i < n; i++) {
                 float *row = dp + i * n;
@@ -415,16 +418,16 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
                 }
 
     /* qkv: dW_qkv = dQKV^T Xw, db_qkv, dXw = dQKV W_qkv (into dYw's buffer) */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)c3, (int)g.c, (int)g.rows, 1.0f,
-                dqkv, (int)c3, g.xw, (int)g.c, 0.0f, dw + o->qkv_w, (int)g.c);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)c3, (int)g.c, (int)g.rows, 1.0f, dqkv,
+                (int)c3, g.xw, (int)g.c, 0.0f, dw + o->qkv_w, (int)g.c);
     if (o->qkv_b >= 0) {
         cpu_column_sums(dqkv, g.rows, c3, c3, dw + o->qkv_b);
         if (g.p->v2) /* zeroed in every forward: no gradient reaches it */
             memset(dw + o->qkv_b + g.c, 0, (size_t)g.c * sizeof(float));
     }
     if (l->din[0].data) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.c, (int)c3,
-                    1.0f, dqkv, (int)c3, w + o->qkv_w, (int)g.c, 0.0f, dyw, (int)g.c);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.c, (int)c3, 1.0f,
+                    dqkv, (int)c3, w + o->qkv_w, (int)g.c, 0.0f, dyw, (int)g.c);
         scatter(&g, dyw, l->din[0].data, 1);
     }
     if (g.p->v2)

@@ -22,7 +22,7 @@
 #include "window_attention_gpu.h"
 
 typedef struct wa_geom {
-    smk_wa k; /* what the CUDA kernels see */
+    smk_wa k;         /* what the CUDA kernels see */
     int64_t n, nn, t; /* tokens N, N^2, table rows T */
     wa_weight_layout wl;
     /* state */
@@ -73,8 +73,8 @@ static size_t wa_state_size(const sm_layer_io *l)
     int64_t r = g.k.rows;
     int64_t floats = sm_add(sm_mul(r, 5 * g.k.c), sm_mul(sm_mul(g.k.groups, g.k.heads), g.nn));
     if (g.k.p.v2)
-        floats = sm_add(floats, sm_add(sm_mul(r, 2 * g.k.heads),
-                                       sm_mul(g.t, WA_CPB_HIDDEN + g.k.heads)));
+        floats = sm_add(floats,
+                        sm_add(sm_mul(r, 2 * g.k.heads), sm_mul(g.t, WA_CPB_HIDDEN + g.k.heads)));
     return float_bytes(floats);
 }
 
@@ -98,8 +98,8 @@ static int64_t work_floats(const wa_geom *g, const sm_layer_io *l, wa_work *k)
                                  v2 ? sm_mul(g->t, g->k.heads) : 0,
                                  v2 ? 2 * g->t : 0,
                                  v2 ? sm_mul(g->t, WA_CPB_HIDDEN) : 0};
-    float **at[WORK_PARTS] = {&k->dyw, &k->dctx, &k->dqkv, &k->ds, &k->dtable, &k->coords,
-                              &k->dhidden};
+    float **at[WORK_PARTS] = {&k->dyw,    &k->dctx,   &k->dqkv,   &k->ds,
+                              &k->dtable, &k->coords, &k->dhidden};
     int64_t total = 0;
     for (int i = 0; i < WORK_PARTS; i++) {
         if (l->work)
@@ -133,8 +133,9 @@ static int wa_setup(const sm_layer_io *l, void **plan, sm_error *err)
     int64_t counts[5] = {g.k.rows, 3 * g.k.c, g.k.groups, g.nn, g.t};
     for (int i = 0; i < 5; i++)
         if (counts[i] > INT_MAX) {
-            sm_error_set(err, "window_attention: %lld rows of %lld features in %lld windows of "
-                              "%lld tokens exceed cuBLAS's int sizes",
+            sm_error_set(err,
+                         "window_attention: %lld rows of %lld features in %lld windows of "
+                         "%lld tokens exceed cuBLAS's int sizes",
                          (long long)g.k.rows, (long long)g.k.c, (long long)g.k.groups,
                          (long long)g.n);
             return -1;
@@ -156,11 +157,11 @@ static int gemm(const sm_layer_io *l, int64_t m, int64_t n, int64_t k, float alp
 {
     cublasComputeType_t type =
         l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    GPU_CUBLAS(err, cublasGemmStridedBatchedEx, gpu_cublas(l),
-               b.trans ? CUBLAS_OP_T : CUBLAS_OP_N, a.trans ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n,
-               (int)m, (int)k, &alpha, b.p, CUDA_R_32F, (int)b.ld, (long long)b.stride, a.p,
-               CUDA_R_32F, (int)a.ld, (long long)a.stride, &beta, c, CUDA_R_32F, (int)ldc,
-               (long long)stride_c, (int)batch, type, CUBLAS_GEMM_DEFAULT);
+    GPU_CUBLAS(err, cublasGemmStridedBatchedEx, gpu_cublas(l), b.trans ? CUBLAS_OP_T : CUBLAS_OP_N,
+               a.trans ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k, &alpha, b.p, CUDA_R_32F,
+               (int)b.ld, (long long)b.stride, a.p, CUDA_R_32F, (int)a.ld, (long long)a.stride,
+               &beta, c, CUDA_R_32F, (int)ldc, (long long)stride_c, (int)batch, type,
+               CUBLAS_GEMM_DEFAULT);
     return 0;
 }
 
@@ -230,8 +231,7 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
         if (gemm(l, n, d, n, 1.0f, p, v, 0.0f, g.ctx + hd * d, c, n * c, g.k.groups, err))
             return -1;
     }
-    if (gemm(l, r, c, c, 1.0f, one(g.ctx, c, 0), one(w + o->proj_w, c, 1), 0.0f, yw, c, 0, 1,
-             err))
+    if (gemm(l, r, c, c, 1.0f, one(g.ctx, c, 0), one(w + o->proj_w, c, 1), 0.0f, yw, c, 0, 1, err))
         return -1;
     if (o->proj_b >= 0)
         GPU_CUDA(err, smk_bias_rows, yw, c, w + o->proj_b, r, c, s);
@@ -259,8 +259,8 @@ static int cpb_backward(const sm_layer_io *l, const wa_geom *g, const wa_work *w
     if (gemm(l, WA_CPB_HIDDEN, 2, t, 1.0f, one(wk->dhidden, WA_CPB_HIDDEN, 1),
              one(wk->coords, 2, 0), 0.0f, l->dw + o->cpb_w0, 2, 0, 1, err))
         return -1;
-    GPU_CUDA(err, smk_column_sums, l->dw + o->cpb_b0, wk->dhidden, WA_CPB_HIDDEN, t,
-             WA_CPB_HIDDEN, s);
+    GPU_CUDA(err, smk_column_sums, l->dw + o->cpb_b0, wk->dhidden, WA_CPB_HIDDEN, t, WA_CPB_HIDDEN,
+             s);
     return 0;
 }
 
@@ -281,13 +281,13 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
     /* the windows of dy (the scatter's transpose is the gather); then the projection:
      * dW_proj = dYw^T C, db_proj = column sums, dC = dYw W_proj */
     GPU_CUDA(err, smk_wa_gather, wk.dyw, l->dout->data, g.k, s);
-    if (gemm(l, c, c, r, 1.0f, one(wk.dyw, c, 1), one(g.ctx, c, 0), 0.0f, dw + o->proj_w, c, 0,
-             1, err))
+    if (gemm(l, c, c, r, 1.0f, one(wk.dyw, c, 1), one(g.ctx, c, 0), 0.0f, dw + o->proj_w, c, 0, 1,
+             err))
         return -1;
     if (o->proj_b >= 0)
         GPU_CUDA(err, smk_column_sums, dw + o->proj_b, wk.dyw, c, r, c, s);
-    if (gemm(l, r, c, c, 1.0f, one(wk.dyw, c, 0), one(w + o->proj_w, c, 0), 0.0f, wk.dctx, c, 0,
-             1, err))
+    if (gemm(l, r, c, c, 1.0f, one(wk.dyw, c, 0), one(w + o->proj_w, c, 0), 0.0f, wk.dctx, c, 0, 1,
+             err))
         return -1;
 
     /* per head over every window: dv = P^T dC, dP = dC v^T (into dS) */
@@ -317,8 +317,8 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
              o->logit_scale >= 0 ? dw + o->logit_scale : NULL, scale_of(&g, w), g.k, s);
 
     /* qkv: dW_qkv = dQKV^T Xw, db_qkv, dXw = dQKV W_qkv (into dYw's buffer) */
-    if (gemm(l, c3, c, r, 1.0f, one(wk.dqkv, c3, 1), one(g.xw, c, 0), 0.0f, dw + o->qkv_w, c, 0,
-             1, err))
+    if (gemm(l, c3, c, r, 1.0f, one(wk.dqkv, c3, 1), one(g.xw, c, 0), 0.0f, dw + o->qkv_w, c, 0, 1,
+             err))
         return -1;
     if (o->qkv_b >= 0) {
         GPU_CUDA(err, smk_column_sums, dw + o->qkv_b, wk.dqkv, c3, r, c3, s);
@@ -326,8 +326,8 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
             GPU_CUDA(err, cudaMemsetAsync, dw + o->qkv_b + c, 0, (size_t)c * sizeof(float), s);
     }
     if (l->din[0].data) {
-        if (gemm(l, r, c, c3, 1.0f, one(wk.dqkv, c3, 0), one(w + o->qkv_w, c, 0), 0.0f, wk.dyw,
-                 c, 0, 1, err))
+        if (gemm(l, r, c, c3, 1.0f, one(wk.dqkv, c3, 0), one(w + o->qkv_w, c, 0), 0.0f, wk.dyw, c,
+                 0, 1, err))
             return -1;
         GPU_CUDA(err, smk_wa_scatter, l->din[0].data, wk.dyw, g.k, 1, s);
     }
@@ -337,12 +337,8 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
 }
 
 static const struct sm_gpu_kernels window_attention_gpu_kernels = {
-    SM_GPU_KERNELS_INIT,
-    .state_size = wa_state_size,
-    .init = wa_init,
-    .setup = wa_setup,
-    .work_size = wa_work_size,
-    .forward = wa_forward,
+    SM_GPU_KERNELS_INIT,     .state_size = wa_state_size, .init = wa_init,
+    .setup = wa_setup,       .work_size = wa_work_size,   .forward = wa_forward,
     .backward = wa_backward,
 };
 

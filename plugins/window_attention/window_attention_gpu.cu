@@ -52,8 +52,7 @@ __global__ void scatter_kernel(float *x, const float *xw, smk_wa g, int add)
     }
 }
 
-extern "C" cudaError_t smk_wa_scatter(float *x, const float *xw, smk_wa g, int add,
-                                      cudaStream_t s)
+extern "C" cudaError_t smk_wa_scatter(float *x, const float *xw, smk_wa g, int add, cudaStream_t s)
 {
     if (g.rows > 0 && g.c > 0)
         scatter_kernel<<<smk_blocks(g.rows * g.c), SMK_THREADS, 0, s>>>(x, xw, g, add);
@@ -227,8 +226,8 @@ extern "C" cudaError_t smk_wa_cpb_hidden(float *hidden, const float *coords, con
                                          const float *b0, int64_t t, cudaStream_t s)
 {
     if (t > 0)
-        cpb_hidden_kernel<<<smk_blocks(t * WA_CPB_HIDDEN), SMK_THREADS, 0, s>>>(hidden, coords,
-                                                                                w0, b0, t);
+        cpb_hidden_kernel<<<smk_blocks(t * WA_CPB_HIDDEN), SMK_THREADS, 0, s>>>(hidden, coords, w0,
+                                                                                b0, t);
     return cudaGetLastError();
 }
 

@@ -61,13 +61,12 @@ cudaError_t smk_wa_qk_grad(float *dqkv, const float *qkv, const float *norms, fl
 /* v2's coordinate table (T x 2). */
 cudaError_t smk_wa_coords(float *coords, smk_wa g, cudaStream_t s);
 /* v2: hidden (T x 512) = relu(coords W0^T + b0). */
-cudaError_t smk_wa_cpb_hidden(float *hidden, const float *coords, const float *w0,
-                              const float *b0, int64_t t, cudaStream_t s);
+cudaError_t smk_wa_cpb_hidden(float *hidden, const float *coords, const float *w0, const float *b0,
+                              int64_t t, cudaStream_t s);
 /* v2: table = 16 sigmoid(table), n values. */
 cudaError_t smk_wa_sigmoid16(float *table, int64_t n, cudaStream_t s);
 /* v2: dtable *= 16 s (1 - s) with s = table / 16 (the sigmoid's gradient). */
-cudaError_t smk_wa_sigmoid16_backward(float *dtable, const float *table, int64_t n,
-                                      cudaStream_t s);
+cudaError_t smk_wa_sigmoid16_backward(float *dtable, const float *table, int64_t n, cudaStream_t s);
 /* v2: dhidden = 0 where hidden (after the ReLU) is not positive. */
 cudaError_t smk_wa_relu_backward(float *dhidden, const float *hidden, int64_t n, cudaStream_t s);
 

@@ -31,7 +31,8 @@ static int departition_infer(const void *params, const sm_shape *in, int n_in, s
         return -1;
     }
     if (in->dim[0] != p->hp * p->wp || in->dim[1] != p->p * p->p) {
-        sm_error_set(err, "input %s is not h x w = %lld x %lld windows of p x p = %lld x %lld "
+        sm_error_set(err,
+                     "input %s is not h x w = %lld x %lld windows of p x p = %lld x %lld "
                      "pixels (expected %lldx%lldxC)",
                      sm_shape_str(in, s, sizeof s), (long long)p->hp, (long long)p->wp,
                      (long long)p->p, (long long)p->p, (long long)(p->hp * p->wp),

@@ -6,8 +6,8 @@
 #include "gpu_launch.cuh"
 #include "window_departition_gpu.h"
 
-__global__ void departition_kernel(float *x, float *y, int64_t n, int64_t c,
-                                   departition_params p, int backward)
+__global__ void departition_kernel(float *x, float *y, int64_t n, int64_t c, departition_params p,
+                                   int backward)
 {
     int64_t h = p.hp * p.p, w = p.wp * p.p, per = c * h * w;
     SMK_FOR(o, n * per)

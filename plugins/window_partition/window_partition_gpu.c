@@ -13,8 +13,8 @@ static int partition_run(const sm_layer_io *l, int backward, sm_error *err)
     const sm_shape *s = &l->in[0].shape;
     float *x = backward ? l->din[0].data : l->in[0].data;
     float *y = backward ? l->dout->data : l->out->data;
-    GPU_CUDA(err, smk_partition, x, y, l->in[0].n, s->dim[0], s->dim[1], s->dim[2], p->p,
-             backward, gpu_stream(l));
+    GPU_CUDA(err, smk_partition, x, y, l->in[0].n, s->dim[0], s->dim[1], s->dim[2], p->p, backward,
+             gpu_stream(l));
     return 0;
 }
 

@@ -22,12 +22,11 @@ __global__ void partition_kernel(float *x, float *y, int64_t n, int64_t c, int64
     }
 }
 
-extern "C" cudaError_t smk_partition(float *x, float *y, int64_t n, int64_t c, int64_t h,
-                                     int64_t w, int64_t p, int backward, cudaStream_t s)
+extern "C" cudaError_t smk_partition(float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                                     int64_t p, int backward, cudaStream_t s)
 {
     int64_t total = n * c * h * w;
     if (total > 0)
-        partition_kernel<<<smk_blocks(total), SMK_THREADS, 0, s>>>(x, y, n, c, h, w, p,
-                                                                   backward);
+        partition_kernel<<<smk_blocks(total), SMK_THREADS, 0, s>>>(x, y, n, c, h, w, p, backward);
     return cudaGetLastError();
 }

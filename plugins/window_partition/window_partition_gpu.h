@@ -16,8 +16,8 @@ extern "C" {
 
 /* n samples C x H x W into windows of p x p: y = the windows of x (backward = 0), or
  * x += the gradient of the windows y back at their pixels (backward = 1). */
-cudaError_t smk_partition(float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w,
-                          int64_t p, int backward, cudaStream_t s);
+cudaError_t smk_partition(float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t p,
+                          int backward, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -59,8 +59,8 @@ typedef struct sm_comm_fit_result {
     int nccl;                              /* 1: NCCL's ring (above), 0: the hierarchical ring */
     int inter_bandwidth_hidden; /* NCCL's form: the runs across nodes went at NVLink's pace, so
                                    the network is at least that fast; the base's value kept */
-    int used;                              /* samples at or above min_bytes */
-    double mape;                           /* of the fitted model on those samples */
+    int used;                   /* samples at or above min_bytes */
+    double mape;                /* of the fitted model on those samples */
 } sm_comm_fit_result;
 
 /* Fits the terms to the samples of at least min_bytes (smaller messages use NCCL's
@@ -108,8 +108,8 @@ typedef struct sm_allreduce_layout {
 /* Predicts an all-reduce (or the layout's op) of each of bytes[0..n) on the layout's devices of
  * the description device (a name or path); bytes are nccl-tests' size (all-gather: the gathered
  * buffer; reduce-scatter: the input). */
-int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes,
-                        int n, sm_allreduce_estimate *out, sm_status *st);
+int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes, int n,
+                        sm_allreduce_estimate *out, sm_status *st);
 
 #ifdef __cplusplus
 }

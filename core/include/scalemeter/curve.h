@@ -21,25 +21,25 @@ typedef struct sm_curve_point {
     sm_layout layout;     /* layout.batch: per device */
     int64_t global_batch; /* layout.batch x devices */
     sm_prediction pred;
-    double images_per_s;  /* global_batch / t_step */
-    double efficiency;    /* images_per_s / (nodes / nodes[0] x images_per_s[0]) */
-    sm_memory memory;     /* one device's training memory; memory.fits 0: it cannot run */
+    double images_per_s; /* global_batch / t_step */
+    double efficiency;   /* images_per_s / (nodes / nodes[0] x images_per_s[0]) */
+    sm_memory memory;    /* one device's training memory; memory.fits 0: it cannot run */
 } sm_curve_point;
 
 typedef struct sm_curve_spec {
     int64_t batch;        /* weak scaling: per-device batch; 0 under strong scaling */
     int64_t global_batch; /* strong scaling: the global batch; 0 under weak scaling */
     int gpus_per_node;
-    const int *nodes;     /* ascending, no repeats */
+    const int *nodes; /* ascending, no repeats */
     int n_nodes;
-    double threshold;     /* (0, 1]: gain per doubling below which the curve turns */
+    double threshold; /* (0, 1]: gain per doubling below which the curve turns */
 } sm_curve_spec;
 
 typedef struct sm_curve {
     int n_points;
     sm_curve_point *points;
-    int turning; /* index of the turning point in points, -1 where the curve never turns;
-                    among the points that run (memory.fits != 0) */
+    int turning;   /* index of the turning point in points, -1 where the curve never turns;
+                      among the points that run (memory.fits != 0) */
     int fits_from; /* index of the first point whose memory fits (or is not known), -1: none */
 } sm_curve;
 

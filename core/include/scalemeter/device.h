@@ -25,11 +25,11 @@ extern "C" {
 #define SM_BUCKET_MIB_OK(mib) ((mib) >= SM_MIN_BUCKET_MIB && (mib) <= SM_MAX_BUCKET_MIB)
 
 typedef struct sm_device_options {
-    const char *precision; /* "fp32", "tf32", "fp16" or "bf16"; NULL: the file's precision */
-    double bucket_mib;     /* gradient bucket in MiB; 0: SM_DEFAULT_BUCKET_MIB */
-    int overlap;           /* 1: buckets are all-reduced while the backward pass runs */
-    const char *framework; /* configs/frameworks/NAME.ini or a file whose [framework] replaces
-                              the device file's (how kernels are dispatched); NULL: the file's */
+    const char *precision;  /* "fp32", "tf32", "fp16" or "bf16"; NULL: the file's precision */
+    double bucket_mib;      /* gradient bucket in MiB; 0: SM_DEFAULT_BUCKET_MIB */
+    int overlap;            /* 1: buckets are all-reduced while the backward pass runs */
+    const char *framework;  /* configs/frameworks/NAME.ini or a file whose [framework] replaces
+                               the device file's (how kernels are dispatched); NULL: the file's */
     const char *collective; /* the all-reduce: "ring" (the hierarchical ring) or "nccl" (NCCL's
                                choice of algorithm and protocol by message size); NULL: the
                                description's [node] collective, ring where it gives none */
@@ -79,9 +79,9 @@ int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const s
 typedef struct sm_device_info {
     char name[64], description[192], source[256];
     char tensor_cores[16], memory_type[16];
-    double peak_tflops[4];      /* dense: fp32, tf32, fp16, bf16 */
-    double efficiency[4];       /* what the model takes of each peak (the file's or the
-                                   architecture's default) */
+    double peak_tflops[4]; /* dense: fp32, tf32, fp16, bf16 */
+    double efficiency[4];  /* what the model takes of each peak (the file's or the
+                              architecture's default) */
     double memory_gib, memory_bandwidth_gb_s, memory_efficiency;
     double boost_clock_mhz, l2_mib, power_limit_w;
     int sm_count, fp32_lanes_per_sm, devices_per_node;
@@ -92,11 +92,11 @@ int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status 
 
 /* The keys of a device description fitted to measured runs (`scalemeter fit --device-out`). */
 typedef struct sm_device_fit_result {
-    char base[4096];           /* the description the other keys come from */
-    char precision[8];         /* of the runs */
+    char base[4096];   /* the description the other keys come from */
+    char precision[8]; /* of the runs */
     double dispatch_infer, dispatch_fwd, dispatch_bwd; /* seconds per kernel */
-    double dispatch_update;    /* seconds per parameter tensor */
-    double compute_efficiency; /* of the precision's peak, matrix layers */
+    double dispatch_update;                            /* seconds per parameter tensor */
+    double compute_efficiency;                         /* of the precision's peak, matrix layers */
     double memory_efficiency;
     int iterations; /* reclassifications of layers as compute- or memory-bound */
 } sm_device_fit_result;

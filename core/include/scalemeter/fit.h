@@ -41,12 +41,30 @@ const char *sm_phase_name(sm_phase ph);
  * the GPU backend adds. A reader finds columns by name and ignores those it does not know;
  * status (ok, oom), precision (fp32 when absent) and the energies are read where present. */
 typedef enum sm_run_column {
-    SM_COL_MODEL, SM_COL_IMAGE, SM_COL_BATCH, SM_COL_NODES, SM_COL_GPUS, SM_COL_INFER,
-    SM_COL_FWD, SM_COL_BWD, SM_COL_GRAD, SM_COL_STEP, SM_N_REQUIRED_COLS,
-    SM_COL_BACKEND = SM_N_REQUIRED_COLS, SM_COL_THREADS, SM_COL_REPS, SM_COL_STATUS,
+    SM_COL_MODEL,
+    SM_COL_IMAGE,
+    SM_COL_BATCH,
+    SM_COL_NODES,
+    SM_COL_GPUS,
+    SM_COL_INFER,
+    SM_COL_FWD,
+    SM_COL_BWD,
+    SM_COL_GRAD,
+    SM_COL_STEP,
+    SM_N_REQUIRED_COLS,
+    SM_COL_BACKEND = SM_N_REQUIRED_COLS,
+    SM_COL_THREADS,
+    SM_COL_REPS,
+    SM_COL_STATUS,
     SM_N_CPU_COLS,
-    SM_COL_PRECISION = SM_N_CPU_COLS, SM_COL_CONV_ALGO, SM_COL_DEVICE, SM_COL_ENERGY,
-    SM_COL_ENERGY_INFER, SM_COL_ENERGY_WINDOW, SM_COL_ENERGY_INFER_WINDOW, SM_N_RUN_COLS
+    SM_COL_PRECISION = SM_N_CPU_COLS,
+    SM_COL_CONV_ALGO,
+    SM_COL_DEVICE,
+    SM_COL_ENERGY,
+    SM_COL_ENERGY_INFER,
+    SM_COL_ENERGY_WINDOW,
+    SM_COL_ENERGY_INFER_WINDOW,
+    SM_N_RUN_COLS
 } sm_run_column;
 /* "model", "image", ..., "energy_infer_j": the header names, indexed by sm_run_column. */
 extern const char *const sm_run_columns[SM_N_RUN_COLS];
@@ -60,9 +78,9 @@ typedef struct sm_run {
     double t_infer, t_fwd, t_bwd, t_grad, t_step; /* seconds; NAN = not measured */
     double e_infer, e_step; /* joules of an inference pass and of a training step, all devices
                                of the job (energy_infer_j, energy_j); NAN = not measured */
-    int line;                                      /* of the CSV file */
-    sm_metrics m;                                  /* at batch 1, set by sm_runs_metrics */
-    unsigned family_bit; /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
+    int line;               /* of the CSV file */
+    sm_metrics m;           /* at batch 1, set by sm_runs_metrics */
+    unsigned family_bit;    /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
     int cpu; /* the devices are CPU ranks: backend cpu (bench), or device cpu (measure.py) */
     char device[64]; /* the device column: a GPU's name (bench), cpu or cuda (measure.py); "" */
 } sm_run;
@@ -95,9 +113,10 @@ void sm_runs_free(sm_runs *runs);
 /* The measured value a phase is fitted to or validated against; NAN when not measured. The step
  * is t_step, or t_fwd + t_bwd + t_grad when t_step is empty. On several devices the gradient
  * phase is what the step spends beyond its passes, t_step - t_fwd - t_bwd (NAN unless
- * positive), and bwd_grad t_step - t_fwd, where t_step is measured: each phase column is the slowest device's time in that
- * phase, so t_grad also holds the wait of the devices that finished their backward pass first
- * for the last one, which the step holds once (in t_bwd) and the columns' sum twice. */
+ * positive), and bwd_grad t_step - t_fwd, where t_step is measured: each phase column is the
+ * slowest device's time in that phase, so t_grad also holds the wait of the devices that finished
+ * their backward pass first for the last one, which the step holds once (in t_bwd) and the columns'
+ * sum twice. */
 double sm_run_target(const sm_run *r, sm_phase ph);
 
 /* ---- fitting ---------------------------------------------------------------------------- */
@@ -177,20 +196,20 @@ sm_phase sm_energy_terms_phase(sm_energy_phase e);
 typedef struct sm_fit {
     sm_fit_options opt;
     char precision[8]; /* of the rows fitted; a coefficient file without one: fp32 */
-    int multi_device; /* the fit saw rows with N x G > 1: grad carries its communication terms */
-    int multi_gpu;    /* ... rows with G > 1 (ring form: the intra-node terms are fitted) */
-    int multi_node;   /* ... rows with N > 1 (ring form: the inter-node terms are fitted) */
+    int multi_device;  /* the fit saw rows with N x G > 1: grad carries its communication terms */
+    int multi_gpu;     /* ... rows with G > 1 (ring form: the intra-node terms are fitted) */
+    int multi_node;    /* ... rows with N > 1 (ring form: the inter-node terms are fitted) */
     int comm_unidentified; /* there were multi-device rows, but they could not separate the
                               communication terms (one device count only): grad is fitted as
                               measured, without them */
-    int contention;   /* the pass phases carry cc log2(G) b F (sm_fit_options.contention and rows
-                         at two values of G or more) */
+    int contention;      /* the pass phases carry cc log2(G) b F (sm_fit_options.contention and rows
+                            at two values of G or more) */
     int comm_contention; /* the intra-node bytes are log2(G) 2(G-1)/G 4W: the ranks are CPU
                             ranks, whose copies share one memory system as their passes do
                             (sm_fit_options.contention, ring form, rows with G > 1, all CPU) */
-    int flat_ring;    /* ring form read from a coefficient file written before the hierarchical
-                         form: one flat ring over all N x G devices, c 2(D-1)/D 4W
-                         + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */
+    int flat_ring;       /* ring form read from a coefficient file written before the hierarchical
+                            form: one flat ring over all N x G devices, c 2(D-1)/D 4W
+                            + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */
     sm_phase_fit phase[SM_N_FIT_PHASES];
     sm_phase_fit energy[SM_N_ENERGY]; /* .fitted 0 where no row measured the energy */
     /* the range of the rows fitted, to tell extrapolation from interpolation */
@@ -217,8 +236,7 @@ const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, s
 /* The term k itself, "b*F", for people. */
 const char *sm_fit_term_formula(const sm_fit *fit, sm_phase ph, int k);
 /* The fitted time of a phase (SM_PHASE_STEP: fwd + bwd + grad); NAN when not fitted. */
-double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
-                   const sm_layout *layout);
+double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m, const sm_layout *layout);
 
 /* The phase's equation on a part of a network (a block, a layer): its own metrics, and of the
  * intercept, a per-pass cost, only `share` (the part's share of the network's FLOPs), so that
@@ -249,8 +267,7 @@ void sm_fit_stats_of(const double *measured, const double *predicted, int n, sm_
  * (Lawson-Hanson active set). Columns are scaled to unit norm before solving. A and b are not
  * changed. Fails, saying why: SM_LSTSQ_RANK_DEFICIENT when A has rank below n, -1 otherwise. */
 #define SM_LSTSQ_RANK_DEFICIENT (-2)
-int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x,
-             sm_status *st);
+int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x, sm_status *st);
 
 /* ---- coefficient file ------------------------------------------------------------------- */
 
@@ -284,9 +301,9 @@ int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, c
 
 typedef struct sm_loo {
     int n_models;
-    char **models;                         /* in order of first appearance */
+    char **models;                          /* in order of first appearance */
     sm_fit_stats (*per_model)[SM_N_PHASES]; /* [model][phase] */
-    sm_fit_stats overall[SM_N_PHASES];     /* all held-out predictions pooled */
+    sm_fit_stats overall[SM_N_PHASES];      /* all held-out predictions pooled */
     /* models the fit on the others failed for (too few networks left to separate the terms):
      * not validated, their statistics empty; why holds the first failure's message */
     int *not_validated; /* [model]: 1 or 0 */

@@ -88,17 +88,17 @@ typedef struct sm_layer_io {
     float *w;  /* n_w weights; NULL when the layer has none */
     float *dw; /* n_w weight gradients, OVERWRITTEN by backward */
     int64_t n_w;
-    void *state;       /* state_size bytes kept by the host from call to call: what a training
-                          forward leaves for backward (batch statistics, argmax, dropout mask)
-                          and what persists between steps (running statistics) */
-    void *work;        /* work_bytes of scratch shared by all layers, not preserved. In GPU
-                          setup: a search workspace that algorithms may be timed with */
+    void *state; /* state_size bytes kept by the host from call to call: what a training
+                    forward leaves for backward (batch statistics, argmax, dropout mask)
+                    and what persists between steps (running statistics) */
+    void *work;  /* work_bytes of scratch shared by all layers, not preserved. In GPU
+                    setup: a search workspace that algorithms may be timed with */
     size_t work_bytes;
-    void *plan;        /* what this layer's GPU setup made; NULL before setup and without one */
-    int training;      /* forward: 1 in a training step, 0 at inference (running statistics,
-                          no dropout, and state need not be written) */
-    uint64_t seed;     /* differs from step to step; what randomness forward needs derives from
-                          it (the dropout mask) */
+    void *plan;    /* what this layer's GPU setup made; NULL before setup and without one */
+    int training;  /* forward: 1 in a training step, 0 at inference (running statistics,
+                      no dropout, and state need not be written) */
+    uint64_t seed; /* differs from step to step; what randomness forward needs derives from
+                      it (the dropout mask) */
     const sm_gpu_context *gpu; /* the GPU backend's handles; NULL on the CPU */
 } sm_layer_io;
 
@@ -156,19 +156,19 @@ struct sm_gpu_kernels {
     void (*release)(void *plan);
 };
 
-#define SM_GPU_KERNELS_INIT                                                                       \
+#define SM_GPU_KERNELS_INIT                                                                        \
     .abi_version = SM_PLUGIN_ABI_VERSION, .struct_size = sizeof(struct sm_gpu_kernels)
 
 /* The entry point of a GPU module: the host's table in, the kernels out (NULL: none). */
 typedef const struct sm_gpu_kernels *(*sm_gpu_entry_fn)(const sm_host *host);
 
 /* Defines the entry point of a GPU module NAME_gpu.so returning its kernels. */
-#define SM_DEFINE_GPU_KERNELS(kernels)                                                            \
-    SM_PLUGIN_EXPORT const struct sm_gpu_kernels *SM_GPU_ENTRY(const sm_host *host);              \
-    SM_PLUGIN_EXPORT const struct sm_gpu_kernels *SM_GPU_ENTRY(const sm_host *host)               \
-    {                                                                                             \
-        (void)host;                                                                               \
-        return &(kernels);                                                                        \
+#define SM_DEFINE_GPU_KERNELS(kernels)                                                             \
+    SM_PLUGIN_EXPORT const struct sm_gpu_kernels *SM_GPU_ENTRY(const sm_host *host);               \
+    SM_PLUGIN_EXPORT const struct sm_gpu_kernels *SM_GPU_ENTRY(const sm_host *host)                \
+    {                                                                                              \
+        (void)host;                                                                                \
+        return &(kernels);                                                                         \
     }
 
 /* ---- geometry a kernel of either backend needs -------------------------------------------- */

@@ -60,13 +60,13 @@ int sm_checkpoint_parse(const char *name);
 
 /* What the framework and the device add to the network's own tensors. */
 typedef struct sm_memory_config {
-    int half;               /* 1: fp16/bf16 autocast: activations of 2 bytes, else 4 */
+    int half; /* 1: fp16/bf16 autocast: activations of 2 bytes, else 4 */
     sm_optimizer optimizer;
-    double mask_bytes;      /* per dropout mask element: 1 (CUDA's bool mask), 4 (CPU's) */
-    double workspace_bytes; /* the libraries' workspace (cuBLAS, cuDNN) */
-    double context_bytes;   /* outside the allocator: CUDA context, the framework's kernels */
-    double capacity_bytes;  /* the device's memory; 0: not known */
-    sm_shard shard;         /* (training) what is divided across the devices */
+    double mask_bytes;        /* per dropout mask element: 1 (CUDA's bool mask), 4 (CPU's) */
+    double workspace_bytes;   /* the libraries' workspace (cuBLAS, cuDNN) */
+    double context_bytes;     /* outside the allocator: CUDA context, the framework's kernels */
+    double capacity_bytes;    /* the device's memory; 0: not known */
+    sm_shard shard;           /* (training) what is divided across the devices */
     sm_checkpoint checkpoint; /* (training) what the units keep for the backward pass */
 } sm_memory_config;
 
@@ -74,11 +74,11 @@ typedef struct sm_memory_config {
  * the framework's allocator holds at most (torch.cuda.max_memory_allocated); fits compares
  * peak + context with capacity. */
 typedef struct sm_memory {
-    double weights;     /* fp32 (AMP keeps fp32 master weights); sharded fully: 1/N of them
-                           and the gathered weights of two layers (the one computed, the one
-                           prefetched) at the gather precision (2 bytes at fp16 and bf16) */
-    double gradients;   /* fp32, and DDP's bucket copy of them on more than one device;
-                           sharded: 1/N and the largest layer's unsharded gradient */
+    double weights;   /* fp32 (AMP keeps fp32 master weights); sharded fully: 1/N of them
+                         and the gathered weights of two layers (the one computed, the one
+                         prefetched) at the gather precision (2 bytes at fp16 and bf16) */
+    double gradients; /* fp32, and DDP's bucket copy of them on more than one device;
+                         sharded: 1/N and the largest layer's unsharded gradient */
     double optimizer;
     double activations; /* training: kept for backward (checkpointed: the units' inputs and
                            what the policy keeps, plus the largest unit's recomputed tensors
@@ -86,8 +86,8 @@ typedef struct sm_memory {
     double workspace;
     double context;
     double peak;
-    double capacity;    /* 0: not known */
-    int fits;           /* 1, 0, or -1 where the capacity is not known */
+    double capacity; /* 0: not known */
+    int fits;        /* 1, 0, or -1 where the capacity is not known */
 } sm_memory;
 
 /* Training memory of net at a per-device batch on `devices` devices (DDP: one replica each;

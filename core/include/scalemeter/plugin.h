@@ -117,10 +117,7 @@ static inline int sm_arg_choice(sm_args *a, const char *key, const char *const *
     return a->ops->get_choice(a, key, choices, dflt);
 }
 /* Rejects a combination of parameters; msg is one line without the file or layer. */
-static inline void sm_arg_fail(sm_args *a, const char *msg)
-{
-    a->ops->fail(a, msg);
-}
+static inline void sm_arg_fail(sm_args *a, const char *msg) { a->ops->fail(a, msg); }
 
 /* What one forward pass of the layer costs for one sample. metrics receives it zeroed, but for
  * input_elems and output_elems, filled from the shapes, and bytes, 4 * (input_elems +
@@ -139,22 +136,23 @@ typedef struct sm_layer_metrics {
     /* ABI 3. Of flops, those done as matrix products, which tensor cores run at tf32, fp16 and
      * bf16 (the rest, element-wise work, runs at the fp32 vector rate at every precision). 0: all
      * of flops when the type has SM_TRAIT_MATMUL, none otherwise; the backward pass has the same
-     * share. Set it where a layer is partly both (attention's softmax, a recurrent cell's gates). */
+     * share. Set it where a layer is partly both (attention's softmax, a recurrent cell's gates).
+     */
     int64_t matmul_flops;
 } sm_layer_metrics;
 
 /* Traits: what kind of layer a type is, all that the host's pricing, fusion and the network's
  * family go by (the core never looks at a type's name). A type declares every one that holds. */
 enum {
-    SM_TRAIT_MATMUL = 1u << 0,      /* its FLOPs are matrix products (see matmul_flops) */
-    SM_TRAIT_CONVOLUTION = 1u << 1, /* a convolution: a CNN's; cuDNN's layout transposes */
-    SM_TRAIT_NORMALISATION = 1u << 2, /* normalises its input (batch, layer, group norm) */
+    SM_TRAIT_MATMUL = 1u << 0,           /* its FLOPs are matrix products (see matmul_flops) */
+    SM_TRAIT_CONVOLUTION = 1u << 1,      /* a convolution: a CNN's; cuDNN's layout transposes */
+    SM_TRAIT_NORMALISATION = 1u << 2,    /* normalises its input (batch, layer, group norm) */
     SM_TRAIT_BATCH_STATISTICS = 1u << 3, /* its statistics are per channel over the batch
                                             (batch norm): a convolution's epilogue can sum them */
-    SM_TRAIT_ACTIVATION = 1u << 4, /* element-wise function of one input: rides an epilogue */
-    SM_TRAIT_RESIDUAL = 1u << 5,   /* adds its inputs element-wise (a residual connection) */
-    SM_TRAIT_ATTENTION = 1u << 6,  /* attention over a sequence: a transformer's */
-    SM_TRAIT_RECURRENT = 1u << 7,  /* a recurrent layer: a recurrent network's */
+    SM_TRAIT_ACTIVATION = 1u << 4,       /* element-wise function of one input: rides an epilogue */
+    SM_TRAIT_RESIDUAL = 1u << 5,         /* adds its inputs element-wise (a residual connection) */
+    SM_TRAIT_ATTENTION = 1u << 6,        /* attention over a sequence: a transformer's */
+    SM_TRAIT_RECURRENT = 1u << 7,        /* a recurrent layer: a recurrent network's */
     SM_TRAIT_VIEW = 1u << 8, /* only moves or aliases its input: its output is input 0's storage
                                 unless saved() says otherwise, and it keeps nothing */
 };
@@ -163,8 +161,8 @@ enum {
  * keeps it (PyTorch's derivatives.yaml): the host adds up unique storages, so a tensor kept by
  * two layers (a ReLU's output, the next convolution's input) counts once. */
 typedef struct sm_layer_saved {
-    uint32_t inputs; /* bit k: input k is kept (a convolution's input) */
-    int output;      /* 1: the output is kept (ReLU, sigmoid, softmax keep their results) */
+    uint32_t inputs;   /* bit k: input k is kept (a convolution's input) */
+    int output;        /* 1: the output is kept (ReLU, sigmoid, softmax keep their results) */
     int aliases_input; /* 1: the output is input 0's storage (in place, or a view) */
     /* Intermediate activations of the layer's own, per sample, in elements stored at the
      * activation precision (attention's projections and scores, a recurrent layer's gates). */
@@ -235,19 +233,20 @@ static inline int sm_saved_view(const void *params, const sm_shape *in, int n_in
     return 0;
 }
 
-#define SM_LAYER_TYPE_INIT .abi_version = SM_PLUGIN_ABI_VERSION, .struct_size = sizeof(sm_layer_type)
+#define SM_LAYER_TYPE_INIT                                                                         \
+    .abi_version = SM_PLUGIN_ABI_VERSION, .struct_size = sizeof(sm_layer_type)
 
 /* The entry point's type: the host's table in, the descriptor out (NULL: refuse to load). */
 typedef const sm_layer_type *(*sm_plugin_entry_fn)(const sm_host *host);
 
 /* Defines the entry point of a plugin returning its descriptor whatever the host; the host
  * compares the versions. */
-#define SM_DEFINE_PLUGIN(descriptor)                                                              \
-    SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(const sm_host *host);                   \
-    SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(const sm_host *host)                    \
-    {                                                                                             \
-        (void)host;                                                                               \
-        return &(descriptor);                                                                     \
+#define SM_DEFINE_PLUGIN(descriptor)                                                               \
+    SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(const sm_host *host);                    \
+    SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(const sm_host *host)                     \
+    {                                                                                              \
+        (void)host;                                                                                \
+        return &(descriptor);                                                                      \
     }
 
 /* Checked arithmetic: results saturate at SM_OVERFLOW, which the host reports as an overflow. */

@@ -37,8 +37,7 @@ typedef struct sm_predictor sm_predictor;
 int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st);
 /* The same; overlap = 1: gradient buckets all-reduced during the backward pass, as DDP does
  * (the ring forms only: their communication terms give each bucket's time). */
-int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out,
-                                  sm_status *st);
+int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out, sm_status *st);
 /* A device and cluster description (configs/devices/NAME.ini), or a path to one. */
 int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st);
 /* Where the predictor came from, for reports: "cpu-xeon (fit 2026-11-22, 240 points)". */

@@ -92,16 +92,16 @@ typedef struct sm_metrics {
 } sm_metrics;
 
 typedef struct sm_layer {
-    char *name;  /* full name, as the framework names the module: "layer1.0.conv1" */
-    int block;   /* index into sm_network.blocks */
-    int line;    /* line of the network file that defined it */
+    char *name; /* full name, as the framework names the module: "layer1.0.conv1" */
+    int block;  /* index into sm_network.blocks */
+    int line;   /* line of the network file that defined it */
     const sm_layer_type *type;
     void *params;
     int n_inputs;
     int *inputs; /* indices of layers, or SM_NETWORK_INPUT */
     sm_shape out;
-    sm_layer_metrics m;    /* per sample */
-    sm_layer_saved saved;  /* what it keeps for backward (the plugin's, or the default) */
+    sm_layer_metrics m;   /* per sample */
+    sm_layer_saved saved; /* what it keeps for backward (the plugin's, or the default) */
 } sm_layer;
 
 typedef struct sm_network {

@@ -83,10 +83,10 @@ sm_nccl_choice sm_collective_choice(const sm_ring_config *a, sm_collective_op op
     if (op == SM_OP_ALL_REDUCE || bucket_count_real(&one) == 0)
         return sm_ring_allreduce_choice(&one);
     if (a->collective == SM_COLLECTIVE_NCCL)
-        return sm_nccl_gather_scatter_only(
-            bytes, a->nodes, a->gpus_per_node, &a->intra, &a->inter, &a->system,
-            a->algorithms ? a->algorithms : SM_NCCL_ALL_ALGORITHMS,
-            a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
+        return sm_nccl_gather_scatter_only(bytes, a->nodes, a->gpus_per_node, &a->intra, &a->inter,
+                                           &a->system,
+                                           a->algorithms ? a->algorithms : SM_NCCL_ALL_ALGORITHMS,
+                                           a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
     return (sm_nccl_choice){"ring", "-", sm_ring_allreduce_time(&one).total / 2};
 }
 
@@ -121,6 +121,6 @@ static double ring_bucket_cost(const void *ctx, double bytes) { return bucket_ti
 double sm_ring_allreduce_overlapped(const sm_ring_config *a, const sm_grad_layer *layers, int n,
                                     double first_bucket_bytes)
 {
-    return sm_allreduce_overlapped(layers, n, first_bucket_bytes, a->bucket_bytes,
-                                   ring_bucket_cost, a);
+    return sm_allreduce_overlapped(layers, n, first_bucket_bytes, a->bucket_bytes, ring_bucket_cost,
+                                   a);
 }

@@ -31,8 +31,8 @@ typedef enum {
 typedef enum { SM_HOST_OTHER, SM_HOST_INTEL, SM_HOST_AMD } sm_host_cpu;
 
 typedef struct sm_nccl_system {
-    double nvls_efficiency;       /* NVLink SHARP in the node's switches at this share of the
-                                     link (NCCL: 0.85 on Hopper); 0: none */
+    double nvls_efficiency; /* NVLink SHARP in the node's switches at this share of the
+                               link (NCCL: 0.85 on Hopper); 0: none */
     sm_gpu_generation generation;
     sm_host_cpu host;
     int channels; /* NCCL's channels across nodes: one per network port that the node's
@@ -44,12 +44,12 @@ int sm_gpu_generation_parse(const char *name, sm_gpu_generation *out);
 int sm_host_cpu_parse(const char *name, sm_host_cpu *out);
 
 typedef struct sm_ring_config {
-    double bytes;        /* gradient bytes each device holds */
-    double bucket_bytes; /* bytes per bucket (PyTorch DDP: 25 MiB) */
-    int nodes;           /* N */
-    int gpus_per_node;   /* G */
-    sm_link intra;       /* between the devices of a node */
-    sm_link inter;       /* between nodes, per ring: each of the G rings gets this much */
+    double bytes;             /* gradient bytes each device holds */
+    double bucket_bytes;      /* bytes per bucket (PyTorch DDP: 25 MiB) */
+    int nodes;                /* N */
+    int gpus_per_node;        /* G */
+    sm_link intra;            /* between the devices of a node */
+    sm_link inter;            /* between nodes, per ring: each of the G rings gets this much */
     sm_collective collective; /* the hierarchical ring below, or NCCL's choice (nccl_model.c) */
     sm_nccl_system system;    /* NCCL's only: what its constants depend on */
     unsigned algorithms, protocols; /* NCCL's only: its choice among these (SM_NCCL_* masks,

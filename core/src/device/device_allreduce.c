@@ -9,8 +9,8 @@
 #include "scalemeter/comm.h"
 #include "scalemeter/device.h"
 
-int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes,
-                        int n, sm_allreduce_estimate *out, sm_status *st)
+int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes, int n,
+                        sm_allreduce_estimate *out, sm_status *st)
 {
     sm_collective c = SM_COLLECTIVE_RING;
     sm_device v;
@@ -25,8 +25,7 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
     while (layout->op && op < 3 && strcmp(layout->op, ops[op]))
         op++;
     if (op == 3)
-        return sm_fail(st, "op %s: expected all_reduce, all_gather or reduce_scatter",
-                       layout->op);
+        return sm_fail(st, "op %s: expected all_reduce, all_gather or reduce_scatter", layout->op);
     int nodes = layout->nodes;
     int g = layout->gpus_per_node > 0 ? layout->gpus_per_node : v.devices_per_node;
     if (sm_device_check_layout(&v, g, st))

@@ -45,9 +45,8 @@ static const struct {
 
 static const char *const memory_types[] = {"hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x"};
 
-int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS],
-                            int memory_given, const int peak_line[SM_N_PRECISIONS],
-                            sm_status *st)
+int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS], int memory_given,
+                            const int peak_line[SM_N_PRECISIONS], sm_status *st)
 {
     (void)memory_given; /* streaming kernels reach 0.7 of HBM3 (H100) and no public
                            measurement here tells the other types apart: the default stays */
@@ -56,16 +55,19 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
         for (size_t k = 0; k < sizeof memory_types / sizeof memory_types[0]; k++)
             known |= !strcmp(dev->memory_type, memory_types[k]);
         if (!known)
-            return sm_fail(st, "%s: memory_type = %s: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 "
-                               "or gddr6x", dev->path, dev->memory_type);
+            return sm_fail(st,
+                           "%s: memory_type = %s: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 "
+                           "or gddr6x",
+                           dev->path, dev->memory_type);
     }
     /* the FP32 peak is SMs x lanes x 2 FLOP x boost clock: a datasheet figure that is not
      * (beyond its rounding) names the wrong part or clock */
     if (dev->sm_count && dev->fp32_lanes && dev->boost_clock > 0 && dev->peak[SM_FP32] > 0) {
         double derived = dev->sm_count * dev->fp32_lanes * 2.0 * dev->boost_clock;
         if (fabs(dev->peak[SM_FP32] / derived - 1) > 0.03)
-            return sm_fail(st, "%s:%d: peak_fp32_tflops = %g is not sm_count x "
-                               "fp32_lanes_per_sm x 2 x boost_clock_mhz = %.1f TFLOP/s",
+            return sm_fail(st,
+                           "%s:%d: peak_fp32_tflops = %g is not sm_count x "
+                           "fp32_lanes_per_sm x 2 x boost_clock_mhz = %.1f TFLOP/s",
                            dev->path, peak_line[SM_FP32], dev->peak[SM_FP32] / 1e12,
                            derived / 1e12);
     }
@@ -88,8 +90,9 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
             continue;
         for (int p = SM_TF32; p < SM_N_PRECISIONS; p++) {
             if (generations[g].eff[p] == 0 && peak_line[p])
-                return sm_fail(st, "%s:%d: peak_%s_tflops on %s tensor cores, which have no "
-                                   "%s (it came with Ampere)",
+                return sm_fail(st,
+                               "%s:%d: peak_%s_tflops on %s tensor cores, which have no "
+                               "%s (it came with Ampere)",
                                dev->path, peak_line[p], sm_precision_names[p], dev->tensor_cores,
                                sm_precision_names[p]);
             if (!eff_given[p] && generations[g].eff[p] > 0)
@@ -97,6 +100,8 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
         }
         return 0;
     }
-    return sm_fail(st, "%s: tensor_cores = %s: expected none, volta, turing, ampere, ada, hopper "
-                       "or blackwell", dev->path, dev->tensor_cores);
+    return sm_fail(st,
+                   "%s: tensor_cores = %s: expected none, volta, turing, ampere, ada, hopper "
+                   "or blackwell",
+                   dev->path, dev->tensor_cores);
 }

@@ -38,13 +38,13 @@ typedef struct field {
     const char *section, *key;
     field_kind kind;
     size_t offset;
-    double scale;      /* file unit -> SI unit */
-    double lo, hi;     /* range in file units; lo itself allowed only where lo_ok. Rates and
-                          efficiencies have a physical floor, not 0: 1e-300 TFLOP/s made times
-                          of inf s */
+    double scale;  /* file unit -> SI unit */
+    double lo, hi; /* range in file units; lo itself allowed only where lo_ok. Rates and
+                      efficiencies have a physical floor, not 0: 1e-300 TFLOP/s made times
+                      of inf s */
     int lo_ok;
-    int required;      /* 1: always; 2: where [device] precision selects it; 0: has a default */
-    const char *what;  /* for messages: what it is, with its unit */
+    int required;     /* 1: always; 2: where [device] precision selects it; 0: has a default */
+    const char *what; /* for messages: what it is, with its unit */
 } field;
 
 #define AT(member) offsetof(sm_device, member)
@@ -54,10 +54,8 @@ typedef struct field {
 
 static const field fields[] = {
     {"device", "name", F_TEXT, AT(name), 0, 0, SIZE(name), 0, 0, "short name"},
-    {"device", "description", F_TEXT, AT(description), 0, 0, SIZE(description), 0, 0,
-     "one line"},
-    {"device", "precision", F_PRECISION, AT(precision), 0, 0, 0, 0, 0,
-     "fp32, tf32, fp16 or bf16"},
+    {"device", "description", F_TEXT, AT(description), 0, 0, SIZE(description), 0, 0, "one line"},
+    {"device", "precision", F_PRECISION, AT(precision), 0, 0, 0, 0, 0, "fp32, tf32, fp16 or bf16"},
     {"device", "peak_fp32_tflops", F_REAL, PEAK(SM_FP32), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
     {"device", "peak_tf32_tflops", F_REAL, PEAK(SM_TF32), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
     {"device", "peak_fp16_tflops", F_REAL, PEAK(SM_FP16), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
@@ -130,8 +128,7 @@ static const field fields[] = {
      "NVLink SHARP's share of the link bandwidth (NCCL: 0.85 on Hopper), 0 for none"},
     /* the architecture (docs/devices.md): what limits a kernel, for the efficiencies a file
      * does not give (device_arch.c) */
-    {"device", "sm_count", F_INT, AT(sm_count), 1, 1, 100000, 1, 0,
-     "streaming multiprocessors"},
+    {"device", "sm_count", F_INT, AT(sm_count), 1, 1, 100000, 1, 0, "streaming multiprocessors"},
     {"device", "boost_clock_mhz", F_REAL, AT(boost_clock), 1e6, 1, 1e5, 1, 0,
      "the boost clock in MHz"},
     {"device", "fp32_lanes_per_sm", F_INT, AT(fp32_lanes), 1, 1, 4096, 1, 0,
@@ -150,9 +147,9 @@ static const field fields[] = {
 
 typedef struct reader {
     sm_ini_reader rd;
-    const char *path;    /* of the file read: the device's, or a framework file */
-    int framework_only;  /* a framework file: [framework] alone */
-    int error; /* the handler failed: st holds why */
+    const char *path;   /* of the file read: the device's, or a framework file */
+    int framework_only; /* a framework file: [framework] alone */
+    int error;          /* the handler failed: st holds why */
     int set_at[N_FIELDS];
     sm_device *dev;
     sm_status *st;
@@ -242,17 +239,24 @@ static int on_entry(void *user, const char *section, const char *key, const char
         return 0;
     if (r->framework_only && strcmp(section, "framework") != 0) {
         r->error = 1;
-        return sm_fail(r->st, "%s:%d: [%s] in a framework file: expected [framework] only",
-                       path, r->rd.line, section[0] ? section : "no section"), 0;
+        return sm_fail(r->st, "%s:%d: [%s] in a framework file: expected [framework] only", path,
+                       r->rd.line, section[0] ? section : "no section"),
+               0;
     }
     if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0 &&
         strcmp(section, "framework") != 0) {
         r->error = 1;
         if (!section[0])
-            return sm_fail(r->st, "%s:%d: %s outside a section: expected it under [device], "
-                           "[framework] or [node]", path, r->rd.line, key), 0;
-        return sm_fail(r->st, "%s:%d: unknown section [%s]: expected [device], [framework] or "
-                       "[node]", path, r->rd.line, section), 0;
+            return sm_fail(r->st,
+                           "%s:%d: %s outside a section: expected it under [device], "
+                           "[framework] or [node]",
+                           path, r->rd.line, key),
+                   0;
+        return sm_fail(r->st,
+                       "%s:%d: unknown section [%s]: expected [device], [framework] or "
+                       "[node]",
+                       path, r->rd.line, section),
+               0;
     }
     for (int i = 0; i < N_FIELDS; i++) {
         if (strcmp(fields[i].section, section) != 0 || strcmp(fields[i].key, key) != 0)
@@ -260,7 +264,8 @@ static int on_entry(void *user, const char *section, const char *key, const char
         if (r->set_at[i]) {
             r->error = 1;
             return sm_fail(r->st, "%s:%d: %s given twice (first at line %d)", path, r->rd.line, key,
-                           r->set_at[i]), 0;
+                           r->set_at[i]),
+                   0;
         }
         r->set_at[i] = r->rd.line;
         if (set_field(r, i, value))
@@ -269,7 +274,8 @@ static int on_entry(void *user, const char *section, const char *key, const char
     }
     r->error = 1;
     return sm_fail(r->st, "%s:%d: unknown key '%s' in [%s] (docs/scaling.md lists the fields)",
-                   path, r->rd.line, key, section), 0;
+                   path, r->rd.line, key, section),
+           0;
 }
 
 /* The file name without folder and .ini, the name of a description that gives none. */
@@ -344,11 +350,10 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
 
     for (int i = 0; i < N_FIELDS; i++) {
         const field *f = &fields[i];
-        int needed = f->required == 1 ||
-                     (f->required == 2 && f->offset == PEAK(dev->precision));
+        int needed = f->required == 1 || (f->required == 2 && f->offset == PEAK(dev->precision));
         if (needed && !r.set_at[i])
-            return sm_fail(st, "%s: [%s] %s is missing (%s%s%s)", path, f->section, f->key,
-                           f->what, f->required == 2 ? ", needed for precision = " : "",
+            return sm_fail(st, "%s: [%s] %s is missing (%s%s%s)", path, f->section, f->key, f->what,
+                           f->required == 2 ? ", needed for precision = " : "",
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
     int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
@@ -404,8 +409,7 @@ int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bu
                             sm_allreduce_estimate *out, sm_status *st)
 {
     sm_metrics m;
-    if (sm_device_check_layout(v, layout->gpus_per_node, st) ||
-        sm_network_metrics(net, 1, &m, st))
+    if (sm_device_check_layout(v, layout->gpus_per_node, st) || sm_network_metrics(net, 1, &m, st))
         return -1;
     sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m.weights, bucket_bytes,
                                       layout->nodes, layout->gpus_per_node, collective);
@@ -413,8 +417,7 @@ int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bu
     return 0;
 }
 
-int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
-                         sm_status *st)
+int sm_device_collective(const sm_device *v, const char *option, sm_collective *out, sm_status *st)
 {
     if (option)
         return sm_collective_parse(option, out, st);
@@ -432,8 +435,10 @@ int sm_device_choose_collective(sm_device *v, const char *collective, const char
         return -1;
     if (algorithms || protocols) {
         if (collective && *out != SM_COLLECTIVE_NCCL)
-            return sm_fail(st, "an algorithm or protocol restricts NCCL's choice: it needs the "
-                               "nccl collective, not %s", collective);
+            return sm_fail(st,
+                           "an algorithm or protocol restricts NCCL's choice: it needs the "
+                           "nccl collective, not %s",
+                           collective);
         *out = SM_COLLECTIVE_NCCL;
     }
     v->nccl_algorithms = a;
@@ -443,21 +448,19 @@ int sm_device_choose_collective(sm_device *v, const char *collective, const char
     return 0;
 }
 
-int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt,
-                             sm_device *v, sm_collective *collective, double *bucket_bytes,
-                             sm_status *st)
+int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt, sm_device *v,
+                             sm_collective *collective, double *bucket_bytes, sm_status *st)
 {
     if (opt->bucket_mib != 0 && !SM_BUCKET_MIB_OK(opt->bucket_mib))
         return sm_fail(st, "bucket size %g MiB: expected a positive number from %g to %.0f",
                        opt->bucket_mib, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
     char path[4096];
     if (sm_device_find(name_or_path, path, sizeof path, st) || sm_device_load(path, v, st) ||
-        sm_device_choose_collective(v, opt->collective, opt->algorithms, opt->protocols,
-                                    collective, st))
+        sm_device_choose_collective(v, opt->collective, opt->algorithms, opt->protocols, collective,
+                                    st))
         return -1;
     if (bucket_bytes)
-        *bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) *
-                        1048576.0;
+        *bucket_bytes = (opt->bucket_mib > 0 ? opt->bucket_mib : SM_DEFAULT_BUCKET_MIB) * 1048576.0;
     return 0;
 }
 
@@ -480,9 +483,10 @@ int sm_device_check_allreduce(const sm_device *v, double seconds, int nodes, int
 {
     if (isfinite(seconds))
         return 0;
-    return sm_fail(st, "%s: no algorithm of %s on protocol %s runs on %d node%s of %d devices "
-                       "(NVLS runs inside one node, NVLSTree across nodes, both on Simple with "
-                       "two devices a node and nvls_efficiency in %s)",
+    return sm_fail(st,
+                   "%s: no algorithm of %s on protocol %s runs on %d node%s of %d devices "
+                   "(NVLS runs inside one node, NVLSTree across nodes, both on Simple with "
+                   "two devices a node and nvls_efficiency in %s)",
                    v->name, v->nccl_algo, v->nccl_proto, nodes, nodes == 1 ? "" : "s",
                    gpus_per_node, v->path);
 }
@@ -504,8 +508,16 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
     sm_link inter = v->inter;
     inter.bandwidth *= (double)ports / g;
     sm_nccl_system system = {v->nvls_efficiency, v->generation, v->host, ports};
-    return (sm_ring_config){bytes, bucket_bytes, nodes, g, v->intra, inter, collective,
-                            system, v->nccl_algorithms, v->nccl_protocols};
+    return (sm_ring_config){bytes,
+                            bucket_bytes,
+                            nodes,
+                            g,
+                            v->intra,
+                            inter,
+                            collective,
+                            system,
+                            v->nccl_algorithms,
+                            v->nccl_protocols};
 }
 
 int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st)

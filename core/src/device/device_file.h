@@ -23,13 +23,13 @@ typedef struct sm_device {
     char path[4096];
     char name[64];
     char description[192];
-    double peak[SM_N_PRECISIONS]; /* FLOP/s; 0 where the file gives none */
-    sm_precision precision;       /* the file's default */
-    double memory_bandwidth;      /* bytes/s */
-    double compute_efficiency;    /* fraction of peak a layer reaches, (0, 1] */
+    double peak[SM_N_PRECISIONS];       /* FLOP/s; 0 where the file gives none */
+    sm_precision precision;             /* the file's default */
+    double memory_bandwidth;            /* bytes/s */
+    double compute_efficiency;          /* fraction of peak a layer reaches, (0, 1] */
     double efficiency[SM_N_PRECISIONS]; /* per precision; compute_efficiency where not given */
-    double memory_efficiency;     /* fraction of memory bandwidth a layer reaches, (0, 1] */
-    double launch_overhead;       /* seconds per kernel */
+    double memory_efficiency;           /* fraction of memory bandwidth a layer reaches, (0, 1] */
+    double launch_overhead;             /* seconds per kernel */
     /* [framework]: host time per kernel a framework spends launching and dispatching it, per
      * pass (seconds; launch_overhead where not given), per parameter tensor of the optimizer
      * step, and the extra cast kernels autocast runs per matrix-multiplying layer at fp16/bf16 */
@@ -61,11 +61,11 @@ typedef struct sm_device {
     double power_limit;
     char source[256];
     int devices_per_node;
-    sm_link intra;           /* one direction of a device's links inside the node */
-    sm_link inter;           /* one network port, one direction */
-    int inter_ports;         /* network ports per node */
-    sm_collective collective; /* what all-reduces gradients: the ring model or NCCL's */
-    double nvls_efficiency;  /* NVLink SHARP in the node's switches (NCCL's model); 0: none */
+    sm_link intra;                /* one direction of a device's links inside the node */
+    sm_link inter;                /* one network port, one direction */
+    int inter_ports;              /* network ports per node */
+    sm_collective collective;     /* what all-reduces gradients: the ring model or NCCL's */
+    double nvls_efficiency;       /* NVLink SHARP in the node's switches (NCCL's model); 0: none */
     sm_gpu_generation generation; /* for NCCL's caps; SM_GPU_UNKNOWN where not given */
     sm_host_cpu host;             /* for NCCL's LL caps; SM_HOST_OTHER where not given */
     /* NCCL's choice restricted as NCCL_ALGO and NCCL_PROTO restrict it (masks of SM_NCCL_*;
@@ -110,8 +110,7 @@ int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bu
 
 /* The collective named by option ("ring" or "nccl", as --collective takes it), else the
  * description's [node] collective. */
-int sm_device_collective(const sm_device *v, const char *option, sm_collective *out,
-                         sm_status *st);
+int sm_device_collective(const sm_device *v, const char *option, sm_collective *out, sm_status *st);
 
 /* The collective of the options (else the description's) and NCCL's restriction to the
  * algorithms and protocols of NCCL_ALGO's and NCCL_PROTO's lists (NULL: none), set in v. A
@@ -123,9 +122,8 @@ int sm_device_choose_collective(sm_device *v, const char *collective, const char
  * algorithms, protocols): the collective chosen (sm_device_choose_collective) and the bucket in
  * bytes (bucket_bytes NULL: not wanted). What both predictors with a description, and
  * `allreduce --device`, do first. */
-int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt,
-                             sm_device *v, sm_collective *collective, double *bucket_bytes,
-                             sm_status *st);
+int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *opt, sm_device *v,
+                             sm_collective *collective, double *bucket_bytes, sm_status *st);
 
 /* What qualifies NCCL's model where the collective is NCCL's, for the predictors'
  * descriptions: " (NCCL_ALGO=Ring, NCCL_PROTO=Simple)" for a restricted choice, and a note
@@ -160,9 +158,8 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
 /* The efficiencies a description leaves out, from its architecture keys (device_arch.c):
  * eff_given[p] and memory_given say which the file gave. -1 with a message naming the
  * file where its peaks contradict its architecture. */
-int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS],
-                            int memory_given, const int peak_line[SM_N_PRECISIONS],
-                            sm_status *st);
+int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS], int memory_given,
+                            const int peak_line[SM_N_PRECISIONS], sm_status *st);
 
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);

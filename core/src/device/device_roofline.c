@@ -4,16 +4,10 @@
  * kernel. The predictor and fit --device-out both price layers by these. */
 #include "device/device_file.h"
 
-static int has_trait(const sm_layer *l, unsigned traits)
-{
-    return (l->type->traits & traits) != 0;
-}
+static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->traits & traits) != 0; }
 
 /* A layer whose FLOPs are matrix products, all or in part (the plugin's matmul_flops). */
-int sm_layer_is_matmul(const sm_layer *l)
-{
-    return l->m.matmul_flops > 0;
-}
+int sm_layer_is_matmul(const sm_layer *l) { return l->m.matmul_flops > 0; }
 
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward)

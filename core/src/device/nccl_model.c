@@ -51,7 +51,8 @@ static int node_column(int nodes) { return nodes <= 2 ? nodes - 1 : 2; }
 static const double tree_correction[N_PROTOCOLS][24] = {
     {1, 1, 1, 1, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1, 1, 1, 1, 1},
     {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1, 1},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
 static int floor_log2(double n)
 {
@@ -87,7 +88,7 @@ static double ll_cap(const sm_nccl_system *sys, int nodes)
 {
     if (nodes == 1)
         return sys->generation == SM_GPU_UNKNOWN ? INFINITY
-                                                  : ll_cap_one_node[sys->generation - 1] * 1e9;
+                                                 : ll_cap_one_node[sys->generation - 1] * 1e9;
     const double *cap = sys->host == SM_HOST_AMD ? ll_cap_amd : ll_cap_other;
     return cap[node_column(nodes)] * 1e9;
 }
@@ -143,8 +144,7 @@ static double nvls_seconds(double bytes, int nodes, int g, int channels, const s
         bus = fmin(bus, fmin(net, channel_cap(nvls_tree_cap, sys, nodes, channels)));
         if (sys->generation == SM_GPU_BLACKWELL && sys->host != SM_HOST_OTHER)
             bus *= tree_correction_of(SIMPLE, bytes, 24);
-        latency += 2 * floor_log2(nodes) * inter->latency * NVLS_TREE_NET_US /
-                   net_us[RING][SIMPLE];
+        latency += 2 * floor_log2(nodes) * inter->latency * NVLS_TREE_NET_US / net_us[RING][SIMPLE];
     }
     return latency + bytes * 2 * (n - 1) / n / bus;
 }
@@ -182,8 +182,8 @@ sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node
     /* NCCL's bus bandwidth: a channel's ring crosses nodes through one port, the node's
      * channels through all of them, so between nodes the G rings' shares add up to the node's
      * ports; inside the node NVLink bounds it */
-    double bus = nodes == 1 ? intra->bandwidth
-                            : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    double bus =
+        nodes == 1 ? intra->bandwidth : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
     int channels = sys->channels > 0 ? sys->channels : gpus_per_node;
     static const unsigned algorithm_bits[N_ALGORITHMS] = {SM_NCCL_RING, SM_NCCL_TREE};
     best.seconds = INFINITY;
@@ -235,8 +235,8 @@ sm_nccl_choice sm_nccl_gather_scatter_only(double bytes, int nodes, int gpus_per
     double n = (double)nodes * gpus_per_node;
     if (bytes <= 0 || n <= 1)
         return best;
-    double bus = nodes == 1 ? intra->bandwidth
-                            : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    double bus =
+        nodes == 1 ? intra->bandwidth : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
     int channels = sys->channels > 0 ? sys->channels : gpus_per_node;
     best.seconds = INFINITY;
     if (!(algorithms & SM_NCCL_RING))
@@ -292,8 +292,7 @@ int sm_nccl_parse_algorithms(const char *text, unsigned *out, sm_status *st)
     static const char *const names[] = {"ring", "tree", "nvls", "nvlstree", "nvls_tree"};
     static const unsigned bits[] = {SM_NCCL_RING, SM_NCCL_TREE, SM_NCCL_NVLS, SM_NCCL_NVLS_TREE,
                                     SM_NCCL_NVLS_TREE};
-    return parse_list(text, "algorithm", names, 5, bits, "Ring, Tree, NVLS and NVLSTree", out,
-                      st);
+    return parse_list(text, "algorithm", names, 5, bits, "Ring, Tree, NVLS and NVLSTree", out, st);
 }
 
 int sm_nccl_parse_protocols(const char *text, unsigned *out, sm_status *st)

@@ -77,7 +77,8 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             "predict --coeffs`.\n"
             "; Times in seconds. Terms: flops = b F, inputs = b I, outputs = b O (F, I, O at "
             "batch 1,\n; b the per-device batch), intercept = 1, pass_weights = W, layers = L, "
-            "update = W,\n; kernels = K (layers that do work), param_tensors = P;\n; linear form (N = nodes x gpus_per_node devices): weights = W [N>1], "
+            "update = W,\n; kernels = K (layers that do work), param_tensors = P;\n; linear form "
+            "(N = nodes x gpus_per_node devices): weights = W [N>1], "
             "devices = N [N>1];\n; ring form (N nodes of G = gpus_per_node devices, k = "
             "ceil(4W / bucket)): intra_bytes =\n; 2(G-1)/G 4W, inter_bytes = 2(N-1)/N 4W/G, "
             "intra_steps = 2(G-1) k, inter_steps = 2(N-1) k,\n; the intra terms only when "
@@ -92,18 +93,21 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             meta->device, meta->date, meta->source, meta->version, fit->rows);
     fprintf(f, "precision = %s\nform = %s\n", fit->precision[0] ? fit->precision : "fp32",
             fit->opt.form == SM_FORM_DISPATCH ? "dispatch" : "convmeter");
-    fprintf(f, "weighting = %s\nnonneg = %s\ngrad_model = %s\nweight_term = %s\n"
-               "update_term = %s\n",
+    fprintf(f,
+            "weighting = %s\nnonneg = %s\ngrad_model = %s\nweight_term = %s\n"
+            "update_term = %s\n",
             fit->opt.relative ? "relative" : "none", yes_no(fit->opt.nonneg),
-            fit->opt.grad_form == SM_GRAD_RING ? "ring" : "linear",
-            yes_no(fit->opt.weight_term), yes_no(fit->opt.update_term));
-    fprintf(f, "bucket_mb = %.17g\nmulti_device = %s\nmulti_gpu = %s\nmulti_node = %s\n"
-               "comm_unidentified = %s\ncontention = %s\ncomm_contention = %s\n",
+            fit->opt.grad_form == SM_GRAD_RING ? "ring" : "linear", yes_no(fit->opt.weight_term),
+            yes_no(fit->opt.update_term));
+    fprintf(f,
+            "bucket_mb = %.17g\nmulti_device = %s\nmulti_gpu = %s\nmulti_node = %s\n"
+            "comm_unidentified = %s\ncontention = %s\ncomm_contention = %s\n",
             fit->opt.bucket_bytes / (1024.0 * 1024), yes_no(fit->multi_device),
             yes_no(fit->multi_gpu), yes_no(fit->multi_node), yes_no(fit->comm_unidentified),
             yes_no(fit->contention), yes_no(fit->comm_contention));
-    fprintf(f, "batch_min = %lld\nbatch_max = %lld\nimage_min = %lld\nimage_max = %lld\n"
-               "devices_max = %d\n",
+    fprintf(f,
+            "batch_min = %lld\nbatch_max = %lld\nimage_min = %lld\nimage_max = %lld\n"
+            "devices_max = %d\n",
             (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
             (long long)fit->image_max, fit->devices_max);
     fprintf(f, "idle_watts = %.17g\n", fit->opt.idle_watts);
@@ -122,19 +126,20 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
         char section[32];
         fprintf(f, "\n[%s]\n", slot_name(slot, section, sizeof section));
         write_equation(f, fit, ph,
-                       slot < SM_N_FIT_PHASES                          ? ""
+                       slot < SM_N_FIT_PHASES                      ? ""
                        : slot - SM_N_FIT_PHASES == SM_ENERGY_INFER ? "idle_watts*t_infer"
-                                                                     : "idle_watts*t_step");
+                                                                   : "idle_watts*t_step");
         char name[32];
         for (int k = 0; k < pf->n_coeffs; k++)
             fprintf(f, "%s = %.17g\n", sm_fit_term_name(fit, ph, k, name, sizeof name), pf->c[k]);
         for (int k = 0; k < pf->n_coeffs; k++)
             if (pf->dropped >> k & 1)
-                fprintf(f, "; %s: not identifiable from these rows (too few networks), left at "
-                           "0\n",
+                fprintf(f,
+                        "; %s: not identifiable from these rows (too few networks), left at "
+                        "0\n",
                         sm_fit_term_name(fit, ph, k, name, sizeof name));
-        fprintf(f, "points = %d\nrmse = %.6g\nnrmse = %.6g\nmape = %.6g\nr2 = %.6g\n",
-                pf->stats.n, pf->stats.rmse, pf->stats.nrmse, pf->stats.mape, pf->stats.r2);
+        fprintf(f, "points = %d\nrmse = %.6g\nnrmse = %.6g\nmape = %.6g\nr2 = %.6g\n", pf->stats.n,
+                pf->stats.rmse, pf->stats.nrmse, pf->stats.mape, pf->stats.r2);
     }
     return sm_atomic_commit(f, tmp, path, st);
 }
@@ -232,13 +237,13 @@ static int fit_key(reader *r, const char *key, const char *value)
         if (parse_flag(value, "no", "yes", &flag))
             return fail_at(r, "%s = %s: expected yes or no", key, value);
         r->seen_levels |= !strcmp(key, "multi_gpu") || !strcmp(key, "multi_node");
-        *(!strcmp(key, "nonneg")         ? &fit->opt.nonneg
-          : !strcmp(key, "weight_term")  ? &fit->opt.weight_term
-          : !strcmp(key, "update_term")  ? &fit->opt.update_term
-          : !strcmp(key, "multi_device") ? &fit->multi_device
-          : !strcmp(key, "multi_gpu")    ? &fit->multi_gpu
-          : !strcmp(key, "multi_node")   ? &fit->multi_node
-          : !strcmp(key, "contention")   ? &fit->contention
+        *(!strcmp(key, "nonneg")            ? &fit->opt.nonneg
+          : !strcmp(key, "weight_term")     ? &fit->opt.weight_term
+          : !strcmp(key, "update_term")     ? &fit->opt.update_term
+          : !strcmp(key, "multi_device")    ? &fit->multi_device
+          : !strcmp(key, "multi_gpu")       ? &fit->multi_gpu
+          : !strcmp(key, "multi_node")      ? &fit->multi_node
+          : !strcmp(key, "contention")      ? &fit->contention
           : !strcmp(key, "comm_contention") ? &fit->comm_contention
                                             : &fit->comm_unidentified) = flag;
     } else if (!strcmp(key, "grad_model")) {
@@ -262,15 +267,17 @@ static int fit_key(reader *r, const char *key, const char *value)
             snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), p);
             int f = n ? sm_family_parse(name) : -1;
             if (f < 0)
-                return fail_at(r, "families = %s: expected names among cnn, transformer, "
-                                  "recurrent, mlp, separated by commas", value);
+                return fail_at(r,
+                               "families = %s: expected names among cnn, transformer, "
+                               "recurrent, mlp, separated by commas",
+                               value);
             fit->families |= 1u << f;
             p += n;
             p += strspn(p, ", ");
         }
-    } else if (!strcmp(key, "rows") || !strcmp(key, "devices_max") ||
-               !strcmp(key, "batch_min") || !strcmp(key, "batch_max") ||
-               !strcmp(key, "image_min") || !strcmp(key, "image_max")) {
+    } else if (!strcmp(key, "rows") || !strcmp(key, "devices_max") || !strcmp(key, "batch_min") ||
+               !strcmp(key, "batch_max") || !strcmp(key, "image_min") ||
+               !strcmp(key, "image_max")) {
         if (parse_int(value, 0, INT32_MAX, &v))
             return fail_at(r, "%s = %s: expected a non-negative integer", key, value);
         if (!strcmp(key, "rows"))
@@ -344,8 +351,9 @@ static int on_entry(void *user, const char *section, const char *key, const char
     for (int slot = 0; slot < N_SLOTS; slot++)
         if (!strcmp(section, slot_name(slot, name, sizeof name)))
             return phase_key(r, slot, key, value);
-    return fail_at(r, "unknown section [%s] (expected fit, infer, fwd, bwd, grad, bwd_grad, "
-                      "energy_infer, energy_step)",
+    return fail_at(r,
+                   "unknown section [%s] (expected fit, infer, fwd, bwd, grad, bwd_grad, "
+                   "energy_infer, energy_step)",
                    section);
 }
 
@@ -409,8 +417,7 @@ int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
     if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.failed, st))
         return -1;
     if (!r.seen_fit)
-        return sm_fail(st, "%s: no [fit] section: not a coefficient file of scalemeter fit",
-                       path);
+        return sm_fail(st, "%s: no [fit] section: not a coefficient file of scalemeter fit", path);
     int any = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         any |= fit->phase[ph].fitted;

@@ -32,10 +32,10 @@ double sm_comm_time(const sm_comm_fit_result *f, double s, int nodes, int g)
 {
     if (f->nccl) {
         sm_nccl_ring_terms r = sm_nccl_ring_simple_terms(s, nodes, g);
-        return nodes * g < 2 ? 0
-                             : r.base + r.intra_steps * f->intra_latency +
-                                   r.inter_steps * f->inter_latency +
-                                   r.bus_bytes / nccl_bus(f, nodes, g);
+        return nodes * g < 2
+                   ? 0
+                   : r.base + r.intra_steps * f->intra_latency + r.inter_steps * f->inter_latency +
+                         r.bus_bytes / nccl_bus(f, nodes, g);
     }
     double n = nodes, t = 0;
     if (g > 1)
@@ -87,9 +87,11 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
     }
     int rc = 0;
     if (m < 2 || largest <= smallest)
-        rc = sm_fail(st, "%d %s sample%s of at least %.0f bytes and %s: need two sizes or more to "
-                     "tell bandwidth from latency", m, inter ? "inter-node" : "intra-node",
-                     m == 1 ? "" : "s", min_bytes, m ? "one size" : "none");
+        rc = sm_fail(st,
+                     "%d %s sample%s of at least %.0f bytes and %s: need two sizes or more to "
+                     "tell bandwidth from latency",
+                     m, inter ? "inter-node" : "intra-node", m == 1 ? "" : "s", min_bytes,
+                     m ? "one size" : "none");
     double *Acol = rc ? NULL : malloc((size_t)m * 2 * sizeof *Acol);
     if (!rc && !Acol)
         rc = sm_fail(st, "out of memory");
@@ -100,7 +102,8 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
         rc = sm_lstsq(Acol, b, m, 2, 1, x, st);
         *inv_bw = x[0], *lat = x[1], *used += m;
         if (!rc && !(x[0] > 0))
-            rc = sm_fail(st, "the %s times do not grow with the message size: no bandwidth can "
+            rc = sm_fail(st,
+                         "the %s times do not grow with the message size: no bandwidth can "
                          "be fitted (are the sizes large enough? see --min-bytes)",
                          inter ? "inter-node" : "intra-node");
     }
@@ -108,8 +111,8 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
     return rc;
 }
 
-int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
-                const char *collective, sm_comm_fit_result *out, sm_status *st)
+int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const char *collective,
+                sm_comm_fit_result *out, sm_status *st)
 {
     memset(out, 0, sizeof *out);
     sm_collective form = SM_COLLECTIVE_RING;
@@ -133,11 +136,11 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
     }
     if (!intra && !inter)
         return sm_fail(st, "every run is on one rank: nothing is communicated (run the "
-                       "all-reduce over the devices of a node, and across nodes)");
+                           "all-reduce over the devices of a node, and across nodes)");
     if (inter && !intra && !base)
         return sm_fail(st, "runs across nodes but none inside one node: the intra-node terms "
-                       "cannot be told apart; add a run on one node's devices or name a "
-                       "device description with --device-base to take them from");
+                           "cannot be told apart; add a run on one node's devices or name a "
+                           "device description with --device-base to take them from");
     double inv_bw, lat;
     if (intra) {
         if (fit_level(r, out, min_bytes, 0, &inv_bw, &lat, &out->used, st))
@@ -171,8 +174,8 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base,
         const sm_comm_sample *s = &r->samples[i];
         if (s->bytes < min_bytes || (s->nodes < 2 && s->gpus_per_node < 2))
             continue;
-        sum += fabs(sm_comm_time(out, s->bytes, s->nodes, s->gpus_per_node) - s->time_s) /
-               s->time_s;
+        sum +=
+            fabs(sm_comm_time(out, s->bytes, s->nodes, s->gpus_per_node) - s->time_s) / s->time_s;
         n++;
     }
     out->mape = n ? sum / n : 0;
@@ -194,7 +197,8 @@ int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, cons
             /* the ranges device_file.c loads: a description no command could read is not
              * written (runs of seconds per step fit latencies beyond them) */
             if (!(k % 2 ? value[k] >= 0 : value[k] > 0) || !(value[k] <= 1e6))
-                return sm_fail(st, "%s: the fitted %s = %.6g is outside a device description's "
+                return sm_fail(st,
+                               "%s: the fitted %s = %.6g is outside a device description's "
                                "range (%s 1000000); %s not written",
                                sources, names[k], value[k], k % 2 ? "0 to" : "above 0, at most",
                                path);

@@ -81,13 +81,14 @@ static int parse_int(const char *text, long *out)
 }
 
 /* ranks / nodes devices per node, or an error naming the file. */
-static int layout(const char *path, int ranks, int hosts, int nodes, int *n, int *g,
-                  sm_status *st)
+static int layout(const char *path, int ranks, int hosts, int nodes, int *n, int *g, sm_status *st)
 {
     *n = nodes > 0 ? nodes : hosts;
     if (*n < 1 || ranks < *n || ranks % *n)
-        return sm_fail(st, "%s: %d ranks cannot sit on %d node%s evenly; give the node count as "
-                       "%s@NODES", path, ranks, *n, *n == 1 ? "" : "s", path);
+        return sm_fail(st,
+                       "%s: %d ranks cannot sit on %d node%s evenly; give the node count as "
+                       "%s@NODES",
+                       path, ranks, *n, *n == 1 ? "" : "s", path);
     *g = ranks / *n;
     return 0;
 }
@@ -110,14 +111,15 @@ static void run_reset(nccl_run *run, int first, int line)
 
 /* Gives the samples of the run its layout; a run without samples (one that stopped before its
  * first size) adds nothing. */
-static int run_finish(sm_comm_runs *r, nccl_run *run, const char *path, int nodes,
-                      sm_status *st)
+static int run_finish(sm_comm_runs *r, nccl_run *run, const char *path, int nodes, sm_status *st)
 {
     if (r->n == run->first)
         return 0;
     if (run->ranks == 0)
-        return sm_fail(st, "%s:%d: no '# Rank N ... on HOST' lines, so the ranks are unknown; "
-                       "keep nccl-tests' whole output, header included", path, run->line);
+        return sm_fail(st,
+                       "%s:%d: no '# Rank N ... on HOST' lines, so the ranks are unknown; "
+                       "keep nccl-tests' whole output, header included",
+                       path, run->line);
     int n = 0, g = 0;
     if (layout(path, run->ranks, run->n_hosts, nodes, &n, &g, st))
         return -1;
@@ -146,10 +148,7 @@ static int is_redop(const char *w)
 }
 
 /* A #wrong column: 0, or N/A where nccl-tests ran without checking (-c 0). */
-static int wrong_ok(const char *w)
-{
-    return !strcmp(w, "0") || !strcmp(w, "N/A");
-}
+static int wrong_ok(const char *w) { return !strcmp(w, "0") || !strcmp(w, "N/A"); }
 
 /* nccl-tests: "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x18] NVIDIA H100 ..." names
  * each rank's host; a data row is "size count type redop [root] time algbw busbw #wrong ...",
@@ -203,17 +202,19 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
         int t = has_root ? 5 : 4;
         double us;
         if (!numbers || nt <= t || parse_double(tok[t], &us) || size <= 0 || us <= 0) {
-            rc = sm_fail(st, "%s:%d: expected 'size count type redop%s time ...' with a size "
-                         "and count in decimal digits and a positive time (us)", path, lineno,
-                         has_root ? " root" : "");
+            rc = sm_fail(st,
+                         "%s:%d: expected 'size count type redop%s time ...' with a size "
+                         "and count in decimal digits and a positive time (us)",
+                         path, lineno, has_root ? " root" : "");
             break;
         }
         /* a run that summed wrongly timed something else than the all-reduce asked for */
         for (int w = t + 3; w < nt && w <= t + 7; w += 4)
             if (!wrong_ok(tok[w])) {
-                rc = sm_fail(st, "%s:%d: nccl-tests counted %s wrong values (#wrong) at %ld "
-                             "bytes; the timings of a failing run are not fitted", path, lineno,
-                             tok[w], size);
+                rc = sm_fail(st,
+                             "%s:%d: nccl-tests counted %s wrong values (#wrong) at %ld "
+                             "bytes; the timings of a failing run are not fitted",
+                             path, lineno, tok[w], size);
                 break;
             }
         if (rc)
@@ -226,8 +227,10 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
         rc = run_finish(r, &run, path, nodes, st);
     run_reset(&run, 0, 0);
     if (!rc && r->n == first)
-        rc = sm_fail(st, "%s: no data rows (nccl-tests all_reduce_perf output or a "
-                     "`scalemeter allreduce --format csv` file expected)", path);
+        rc = sm_fail(st,
+                     "%s: no data rows (nccl-tests all_reduce_perf output or a "
+                     "`scalemeter allreduce --format csv` file expected)",
+                     path);
     return rc;
 }
 
@@ -275,8 +278,8 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
         }
         if (nt <= need || parse_int(tok[col_bytes], &bytes) || parse_int(tok[col_ranks], &ranks) ||
             parse_double(tok[col_time], &t) ||
-            (col_nodes >= 0 && parse_int(tok[col_nodes], &file_nodes)) || bytes <= 0 ||
-            ranks < 1 || ranks > 1 << 24 || t <= 0 || file_nodes < 1 || file_nodes > 1 << 24) {
+            (col_nodes >= 0 && parse_int(tok[col_nodes], &file_nodes)) || bytes <= 0 || ranks < 1 ||
+            ranks > 1 << 24 || t <= 0 || file_nodes < 1 || file_nodes > 1 << 24) {
             rc = sm_fail(st, "%s:%d: expected positive bytes, ranks%s and time_s", path, lineno,
                          col_nodes >= 0 ? ", nodes" : "");
             break;
@@ -285,8 +288,8 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
             if (impl && strcmp(tok[col_impl], impl))
                 continue;
             if (!impl && seen_impl[0] && strcmp(seen_impl, tok[col_impl])) {
-                rc = sm_fail(st, "%s:%d: rows of both '%s' and '%s': choose one with --impl",
-                             path, lineno, seen_impl, tok[col_impl]);
+                rc = sm_fail(st, "%s:%d: rows of both '%s' and '%s': choose one with --impl", path,
+                             lineno, seen_impl, tok[col_impl]);
                 break;
             }
             snprintf(seen_impl, sizeof seen_impl, "%s", tok[col_impl]);
@@ -303,8 +306,7 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
     return rc;
 }
 
-int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *impl,
-                      sm_status *st)
+int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *impl, sm_status *st)
 {
     FILE *f = sm_input_open(&path);
     if (!f)

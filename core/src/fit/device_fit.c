@@ -59,8 +59,8 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         } else {
             x[U_M] += mem;
         }
-        x[U_M] += sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2) /
-                  v->memory_bandwidth;
+        x[U_M] +=
+            sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2) / v->memory_bandwidth;
         launches += 1;
         matmuls += mm;
     }
@@ -116,7 +116,7 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     for (int iter = 0; iter < 20; iter++) {
         int m = 0;
         /* fill column-major after counting rows: first pass into a row buffer */
-        double (*rows)[N_UNKNOWNS] = (double (*)[N_UNKNOWNS])A;
+        double(*rows)[N_UNKNOWNS] = (double(*)[N_UNKNOWNS])A;
         for (int i = 0; i < runs->n; i++)
             for (int ph = 0; ph < 3; ph++) {
                 double t = target(rn[i].run, ph), fixed;
@@ -131,8 +131,7 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                 m++;
             }
         if (m < N_UNKNOWNS) {
-            sm_fail(st, "%s: %d pass times for %d device keys: too few", runs->path, m,
-                    N_UNKNOWNS);
+            sm_fail(st, "%s: %d pass times for %d device keys: too few", runs->path, m, N_UNKNOWNS);
             goto done;
         }
         double *colmajor = malloc((size_t)m * N_UNKNOWNS * sizeof *colmajor);
@@ -147,8 +146,9 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         int solved = sm_lstsq(colmajor, b, m, N_UNKNOWNS, 1, u, &inner);
         free(colmajor);
         if (solved) {
-            sm_fail(st, "%s: device keys: %s (rows of several networks and batches separate "
-                        "dispatch from compute and memory)",
+            sm_fail(st,
+                    "%s: device keys: %s (rows of several networks and batches separate "
+                    "dispatch from compute and memory)",
                     runs->path, inner.msg);
             goto done;
         }
@@ -228,8 +228,7 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
                                         {"device", "precision", "", NULL},
                                         {"framework", "name", "", NULL}};
     snprintf(keys[0].value, sizeof keys[0].value, "%s-fitted", v.name);
-    snprintf(keys[1].value, sizeof keys[1].value, "%s, keys fitted to %s", v.description,
-             source);
+    snprintf(keys[1].value, sizeof keys[1].value, "%s, keys fitted to %s", v.description, source);
     snprintf(keys[2].value, sizeof keys[2].value, "%s", f->precision);
     snprintf(keys[3].value, sizeof keys[3].value, "%s", v.framework[0] ? v.framework : "fitted");
     for (int i = 0; i < N_FITTED; i++) {
@@ -237,19 +236,20 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
          * us): a description no command could read is not written */
         double hi = i < 2 ? 1 : 1e6, x = fitted[i].value;
         if (!(i < 2 ? x > 0 : x >= 0) || !(x <= hi))
-            return sm_fail(st, "%s: the fitted %s = %.6g is outside a device description's "
+            return sm_fail(st,
+                           "%s: the fitted %s = %.6g is outside a device description's "
                            "range (%s %g); %s not written",
-                           source, fitted[i].key, x, i < 2 ? "above 0, at most" : "0 to", hi,
-                           path);
+                           source, fitted[i].key, x, i < 2 ? "above 0, at most" : "0 to", hi, path);
         keys[4 + i] = (sm_device_key){fitted[i].section, fitted[i].key, "", NULL};
         snprintf(keys[4 + i].value, sizeof keys[0].value, "%.*g", fitted[i].digits,
                  fitted[i].value);
     }
     char header[8192];
-    snprintf(header, sizeof header,
-             "; Device description written by `scalemeter fit --device-out` from %s:\n"
-             "; the dispatch times and the %s compute and memory efficiencies fitted to those runs\n"
-             "; (%d reclassifications), everything else from %s.\n",
-             source, f->precision, f->iterations, f->base);
+    snprintf(
+        header, sizeof header,
+        "; Device description written by `scalemeter fit --device-out` from %s:\n"
+        "; the dispatch times and the %s compute and memory efficiencies fitted to those runs\n"
+        "; (%d reclassifications), everything else from %s.\n",
+        source, f->precision, f->iterations, f->base);
     return sm_device_write_replacing(f->base, keys, N_FITTED + 4, header, path, st);
 }

@@ -10,15 +10,12 @@
  *                                     optimizer launch; W the update's memory traffic)
  *                     [+ communication terms when the fit saw several devices]
  *                       linear: c W [D>1] + c D [D>1]   (ConvMeter, section 3.3; D = N G devices)
- *                       ring:   hierarchical, as core/src/device/allreduce_model.c: a reduce-scatter in
- *                               the node, a ring across the N nodes on 1/G of the data, an
- *                               all-gather in the node (k = ceil(4W / bucket) buckets)
- *                                 intra bytes  2(G-1)/G 4W        intra steps  2(G-1) k
- *                                 inter bytes  2(N-1)/N 4W / G    inter steps  2(N-1) k
- *                               the intra terms only when the fit saw rows with G > 1, the inter
- *                               terms only when it saw N > 1: a term whose column is 0 on every
- *                               row would make the system rank-deficient
- *                       flat ring (coefficient files written before the hierarchical form, read
+ *                       ring:   hierarchical, as core/src/device/allreduce_model.c: a
+ * reduce-scatter in the node, a ring across the N nodes on 1/G of the data, an all-gather in the
+ * node (k = ceil(4W / bucket) buckets) intra bytes  2(G-1)/G 4W        intra steps  2(G-1) k inter
+ * bytes  2(N-1)/N 4W / G    inter steps  2(N-1) k the intra terms only when the fit saw rows with G
+ * > 1, the inter terms only when it saw N > 1: a term whose column is 0 on every row would make the
+ * system rank-deficient flat ring (coefficient files written before the hierarchical form, read
  *                               only): c 2(D-1)/D 4W + c 2(D-1) k
  *   bwd_grad          the bwd terms followed by the grad terms (they overlap in practice); one
  *                     W term when both the pass and the update have one, since they coincide
@@ -55,15 +52,32 @@ void sm_fit_options_default(sm_fit_options *opt)
     opt->grad_column = 0;
 }
 
-enum { T_FLOPS, T_INPUTS, T_OUTPUTS, T_INTERCEPT, T_PASS_WEIGHTS, T_LAYERS, T_UPDATE, T_WEIGHTS,
-       T_DEVICES, T_RING_BYTES, T_RING_STEPS, T_INTRA_BYTES, T_INTER_BYTES, T_INTRA_STEPS,
-       T_INTER_STEPS, T_KERNELS, T_PARAM_TENSORS, T_CONTENTION, T_INTRA_BYTES_SHARED };
-static const char *const term_names[] = {"flops",       "inputs",      "outputs",   "intercept",
-                                         "pass_weights", "layers",      "update",    "weights",
-                                         "devices",     "ring_bytes",  "ring_steps",
-                                         "intra_bytes", "inter_bytes", "intra_steps",
-                                         "inter_steps", "kernels",     "param_tensors",
-                                         "contention",  "intra_bytes_shared"};
+enum {
+    T_FLOPS,
+    T_INPUTS,
+    T_OUTPUTS,
+    T_INTERCEPT,
+    T_PASS_WEIGHTS,
+    T_LAYERS,
+    T_UPDATE,
+    T_WEIGHTS,
+    T_DEVICES,
+    T_RING_BYTES,
+    T_RING_STEPS,
+    T_INTRA_BYTES,
+    T_INTER_BYTES,
+    T_INTRA_STEPS,
+    T_INTER_STEPS,
+    T_KERNELS,
+    T_PARAM_TENSORS,
+    T_CONTENTION,
+    T_INTRA_BYTES_SHARED
+};
+static const char *const term_names[] = {
+    "flops",      "inputs",        "outputs",     "intercept",         "pass_weights",
+    "layers",     "update",        "weights",     "devices",           "ring_bytes",
+    "ring_steps", "intra_bytes",   "inter_bytes", "intra_steps",       "inter_steps",
+    "kernels",    "param_tensors", "contention",  "intra_bytes_shared"};
 
 /* The kinds of term of a phase, in order; returns their number. */
 static int phase_terms(const sm_fit *fit, sm_phase ph, int *kind)
@@ -148,7 +162,7 @@ static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const
     int64_t devices = sm_layout_devices(l);
     double b = (double)l->batch, D = (double)devices, W = (double)m->weights;
     double G = l->gpus_per_node; /* devices per node */
-    double bytes = 4.0 * W;                    /* fp32 gradients */
+    double bytes = 4.0 * W;      /* fp32 gradients */
     double buckets = ceil(bytes / fit->opt.bucket_bytes);
     if (l->nodes < 1 || l->gpus_per_node < 1)
         return NAN;
@@ -246,8 +260,7 @@ static double eval_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
     return t;
 }
 
-double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
-                   const sm_layout *layout)
+double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m, const sm_layout *layout)
 {
     if (ph == SM_PHASE_STEP)
         return sm_fit_eval(fit, SM_PHASE_FWD, m, layout) +
@@ -315,8 +328,11 @@ static int droppable(const sm_fit *fit, sm_phase ph, int kind)
 {
     if (kind == T_INTERCEPT)
         return fit->opt.form == SM_FORM_DISPATCH && ph == SM_PHASE_GRAD ? 1 : 0;
-    return kind == T_KERNELS ? 2 : kind == T_PASS_WEIGHTS ? 3 : kind == T_UPDATE ? 4
-           : kind == T_CONTENTION ? 5 : 0;
+    return kind == T_KERNELS        ? 2
+           : kind == T_PASS_WEIGHTS ? 3
+           : kind == T_UPDATE       ? 4
+           : kind == T_CONTENTION   ? 5
+                                    : 0;
 }
 
 /* Solves A c = b (m x n, column-major) for the terms of phase ph; on a rank-deficient system,
@@ -397,8 +413,9 @@ static int target_value(const fit_target *t, const sm_fit *fit, const sm_runs *r
     *y = j;
     *rhs = j - fit->opt.idle_watts * time;
     if (*rhs < 0)
-        return sm_fail(st, "%s:%d: %g J per device in %g s is less than the idle power of %g W "
-                           "would use: lower --idle-watts",
+        return sm_fail(st,
+                       "%s:%d: %g J per device in %g s is less than the idle power of %g W "
+                       "would use: lower --idle-watts",
                        runs->path, run->line, j, time, fit->opt.idle_watts);
     return 1;
 }
@@ -462,8 +479,7 @@ done:
     return rc;
 }
 
-static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph,
-                     sm_status *st)
+static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph, sm_status *st)
 {
     const fit_target t = {ph, 0, SM_ENERGY_INFER};
     char what[32];
@@ -515,10 +531,10 @@ static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energ
 {
     memset(&fit->energy[e], 0, sizeof fit->energy[e]);
     const sm_phase_fit *ph = fit->phase;
-    int have_time = e == SM_ENERGY_INFER ? ph[SM_PHASE_INFER].fitted
-                                         : ph[SM_PHASE_FWD].fitted && ph[SM_PHASE_BWD].fitted &&
-                                               ph[SM_PHASE_GRAD].fitted &&
-                                               ph[SM_PHASE_BWD_GRAD].fitted;
+    int have_time = e == SM_ENERGY_INFER
+                        ? ph[SM_PHASE_INFER].fitted
+                        : ph[SM_PHASE_FWD].fitted && ph[SM_PHASE_BWD].fitted &&
+                              ph[SM_PHASE_GRAD].fitted && ph[SM_PHASE_BWD_GRAD].fitted;
     if (!have_time)
         return 0; /* no time to attach the energy to */
     const fit_target t = {sm_energy_terms_phase(e), 1, e};
@@ -533,8 +549,10 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     memset(out, 0, sizeof *out);
     out->opt = *opt;
     if (opt->grad_form == SM_GRAD_RING && !SM_BUCKET_MIB_OK(opt->bucket_bytes / 1048576))
-        return sm_fail(st, "ring gradient model: bucket size %g bytes: expected from 4 bytes "
-                       "to %.0f MiB", opt->bucket_bytes, SM_MAX_BUCKET_MIB);
+        return sm_fail(st,
+                       "ring gradient model: bucket size %g bytes: expected from 4 bytes "
+                       "to %.0f MiB",
+                       opt->bucket_bytes, SM_MAX_BUCKET_MIB);
     int first = 1, g_seen = 0, gpu_ranks = 0; /* rows of several devices per node not CPU */
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];

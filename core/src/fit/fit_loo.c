@@ -43,8 +43,7 @@ static int list_models(const sm_runs *runs, sm_loo *loo, int *model_of, sm_statu
         model_of[i] = k;
     }
     if (loo->n_models < 2)
-        return sm_fail(st, "%s: leave-one-model-out needs rows of at least two models",
-                       runs->path);
+        return sm_fail(st, "%s: leave-one-model-out needs rows of at least two models", runs->path);
     loo->per_model = calloc((size_t)loo->n_models, sizeof *loo->per_model);
     loo->not_validated = calloc((size_t)loo->n_models, sizeof *loo->not_validated);
     return loo->per_model && loo->not_validated ? 0 : sm_fail(st, "out of memory");

@@ -11,16 +11,32 @@
 #include "scalemeter/fit.h"
 
 const char *const sm_run_columns[SM_N_RUN_COLS] = {
-    "model",   "image",  "batch", "nodes",  "gpus_per_node", "t_infer",   "t_fwd",
-    "t_bwd",   "t_grad", "t_step", "backend", "threads",      "reps",      "status",
-    "precision", "conv_algo", "device", "energy_j", "energy_infer_j", "energy_window_s",
-    "energy_infer_window_s"};
+    "model",          "image",           "batch",
+    "nodes",          "gpus_per_node",   "t_infer",
+    "t_fwd",          "t_bwd",           "t_grad",
+    "t_step",         "backend",         "threads",
+    "reps",           "status",          "precision",
+    "conv_algo",      "device",          "energy_j",
+    "energy_infer_j", "energy_window_s", "energy_infer_window_s"};
 
 /* The columns a reader needs, then those it reads where present (col_of[] indices). */
-enum { COL_MODEL = SM_COL_MODEL, COL_IMAGE = SM_COL_IMAGE, COL_BATCH = SM_COL_BATCH,
-       COL_NODES = SM_COL_NODES, COL_GPUS = SM_COL_GPUS, COL_INFER = SM_COL_INFER,
-       COL_STEP = SM_COL_STEP, N_COLS = SM_N_REQUIRED_COLS, COL_STATUS = N_COLS, COL_PRECISION,
-       COL_ENERGY_STEP, COL_ENERGY_INFER, COL_BACKEND, COL_DEVICE, N_ALL_COLS };
+enum {
+    COL_MODEL = SM_COL_MODEL,
+    COL_IMAGE = SM_COL_IMAGE,
+    COL_BATCH = SM_COL_BATCH,
+    COL_NODES = SM_COL_NODES,
+    COL_GPUS = SM_COL_GPUS,
+    COL_INFER = SM_COL_INFER,
+    COL_STEP = SM_COL_STEP,
+    N_COLS = SM_N_REQUIRED_COLS,
+    COL_STATUS = N_COLS,
+    COL_PRECISION,
+    COL_ENERGY_STEP,
+    COL_ENERGY_INFER,
+    COL_BACKEND,
+    COL_DEVICE,
+    N_ALL_COLS
+};
 #define MAX_FIELDS 256
 
 /* Splits a record in place into fields, RFC 4180: "..." quotes a field that may hold commas,
@@ -92,7 +108,8 @@ static int in_quotes(const char *s)
 }
 
 /* The next record into *rec: one line, or more where a quoted field holds newlines. Returns 0;
- * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory. *lineno: the record's last line. */
+ * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory. *lineno: the record's
+ * last line. */
 static int read_record(FILE *f, char **rec, size_t *cap, int *lineno)
 {
     char *line = NULL;
@@ -132,8 +149,8 @@ static char *trim(char *s)
     return s;
 }
 
-static int parse_count(const char *path, int line, const char *col, const char *text,
-                       int64_t lo, int64_t hi, int64_t *out, sm_status *st)
+static int parse_count(const char *path, int line, const char *col, const char *text, int64_t lo,
+                       int64_t hi, int64_t *out, sm_status *st)
 {
     char *end;
     errno = 0;
@@ -147,8 +164,8 @@ static int parse_count(const char *path, int line, const char *col, const char *
     return 0;
 }
 
-static int parse_time(const char *path, int line, const char *col, const char *text,
-                      double *out, sm_status *st)
+static int parse_time(const char *path, int line, const char *col, const char *text, double *out,
+                      sm_status *st)
 {
     if (!*text) {
         *out = NAN;
@@ -171,8 +188,8 @@ static int parse_time(const char *path, int line, const char *col, const char *t
 /* An optional energy column: joules, empty for "not measured". 0 is what an energy counter
  * reads over a window shorter than its update period (the H100's, over a few milliseconds):
  * not a measurement either, counted in *zero so that commands can say so. */
-static int parse_energy(const char *path, int line, const char *col, char **fields, int n,
-                        int at, double *out, int *zero, sm_status *st)
+static int parse_energy(const char *path, int line, const char *col, char **fields, int n, int at,
+                        double *out, int *zero, sm_status *st)
 {
     *out = NAN;
     if (at < 0 || at >= n)
@@ -184,8 +201,8 @@ static int parse_energy(const char *path, int line, const char *col, char **fiel
     errno = 0;
     double v = strtod(text, &end);
     if (end == text || *end || errno == ERANGE || !isfinite(v) || v < 0)
-        return sm_fail(st, "%s:%d: %s '%s' is not a number of joules (empty: not measured)",
-                       path, line, col, text);
+        return sm_fail(st, "%s:%d: %s '%s' is not a number of joules (empty: not measured)", path,
+                       line, col, text);
     if (v == 0)
         ++*zero;
     else
@@ -201,7 +218,8 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
     int bad = 0, newlines;
     int n = split_csv(line, fields, MAX_FIELDS, &bad, &newlines);
     if (n == -2)
-        return sm_fail(st, "%s:%d: text after the closing quote of header field %d (a quoted "
+        return sm_fail(st,
+                       "%s:%d: text after the closing quote of header field %d (a quoted "
                        "field ends at its quote; \"\" is a quote inside it)",
                        path, line_no + newlines, bad + 1);
     if (n < 0)
@@ -248,7 +266,8 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
     int bad = 0, newlines;
     int n = split_csv(text, fields, MAX_FIELDS, &bad, &newlines);
     if (n == -2)
-        return sm_fail(st, "%s:%d: text after the closing quote of field %d (a quoted field "
+        return sm_fail(st,
+                       "%s:%d: text after the closing quote of field %d (a quoted field "
                        "ends at its quote; \"\" is a quote inside it)",
                        path, line + newlines, bad + 1);
     if (n < 0)
@@ -270,8 +289,7 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
     if (!*f[COL_MODEL])
         return sm_fail(st, "%s:%d: empty model name", path, line);
     int64_t v;
-    if (*f[COL_IMAGE] &&
-        parse_count(path, line, "image", f[COL_IMAGE], 1, 1 << 20, &r->image, st))
+    if (*f[COL_IMAGE] && parse_count(path, line, "image", f[COL_IMAGE], 1, 1 << 20, &r->image, st))
         return -1;
     if (parse_count(path, line, "batch", f[COL_BATCH], 1, INT64_C(1) << 32, &r->batch, st))
         return -1;
@@ -298,13 +316,13 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
         const char *p = trim(fields[col_of[COL_PRECISION]]);
         if (*p) {
             if (strcmp(p, "fp32") && strcmp(p, "tf32") && strcmp(p, "fp16") && strcmp(p, "bf16"))
-                return sm_fail(st, "%s:%d: precision '%s': expected fp32, tf32, fp16 or bf16",
-                               path, line, p);
+                return sm_fail(st, "%s:%d: precision '%s': expected fp32, tf32, fp16 or bf16", path,
+                               line, p);
             snprintf(r->precision, sizeof r->precision, "%s", p);
         }
     }
-    if (parse_energy(path, line, sm_run_columns[SM_COL_ENERGY], fields, n,
-                     col_of[COL_ENERGY_STEP], &r->e_step, energy_zero, st) ||
+    if (parse_energy(path, line, sm_run_columns[SM_COL_ENERGY], fields, n, col_of[COL_ENERGY_STEP],
+                     &r->e_step, energy_zero, st) ||
         parse_energy(path, line, sm_run_columns[SM_COL_ENERGY_INFER], fields, n,
                      col_of[COL_ENERGY_INFER], &r->e_infer, energy_zero, st))
         return -1;
@@ -405,9 +423,10 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         if (read == -1)
             break;
         if (read == -2 || read == -3) {
-            sm_fail(st, read == -2 ? "%s:%d: unterminated quote: the file ends inside a quoted "
-                                     "field"
-                                   : "%s:%d: out of memory",
+            sm_fail(st,
+                    read == -2 ? "%s:%d: unterminated quote: the file ends inside a quoted "
+                                 "field"
+                               : "%s:%d: out of memory",
                     path, first);
             goto done;
         }
@@ -431,8 +450,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
             }
             runs->rows = rows;
         }
-        int parsed = parse_row(path, first, line, col_of, &runs->rows[runs->n],
-                               &runs->energy_zero, st);
+        int parsed =
+            parse_row(path, first, line, col_of, &runs->rows[runs->n], &runs->energy_zero, st);
         if (parsed < 0)
             goto done;
         if (parsed == 0)
@@ -523,8 +542,7 @@ double sm_run_target(const sm_run *r, sm_phase ph)
     case SM_PHASE_GRAD:
         return several ? beyond(r->t_step, r->t_fwd + r->t_bwd, r->t_grad) : r->t_grad;
     case SM_PHASE_BWD_GRAD: /* NAN unless both are measured */
-        return several ? beyond(r->t_step, r->t_fwd, r->t_bwd + r->t_grad)
-                       : r->t_bwd + r->t_grad;
+        return several ? beyond(r->t_step, r->t_fwd, r->t_bwd + r->t_grad) : r->t_bwd + r->t_grad;
     case SM_PHASE_STEP:
         return isnan(r->t_step) ? r->t_fwd + r->t_bwd + r->t_grad : r->t_step;
     default:
@@ -568,8 +586,8 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
         sm_network_options opt = {r->image};
         sm_status inner;
         if (sm_network_load(reg, r->model, &opt, &net, &inner))
-            return sm_fail(st, "%s:%d: model %s at image %lld: %s", runs->path, r->line,
-                           r->model, (long long)r->image, inner.msg);
+            return sm_fail(st, "%s:%d: model %s at image %lld: %s", runs->path, r->line, r->model,
+                           (long long)r->image, inner.msg);
         int rc = sm_network_metrics(net, 1, &r->m, &inner);
         r->family_bit = 1u << sm_network_family(net);
         sm_network_free(net);

@@ -48,8 +48,8 @@ static int in_range(host_args *h, const char *key, const char *text, int64_t v, 
     if (v >= lo && v <= hi)
         return 1;
     if (!h->error[0])
-        snprintf(h->error, sizeof h->error, "parameter %s=%s out of range [%lld, %lld]", key,
-                 text, (long long)lo, (long long)hi);
+        snprintf(h->error, sizeof h->error, "parameter %s=%s out of range [%lld, %lld]", key, text,
+                 (long long)lo, (long long)hi);
     return 0;
 }
 
@@ -128,8 +128,8 @@ static double get_real(sm_args *a, const char *key, double dflt, double lo, doub
     }
     if (v < lo || v > hi) {
         if (!h->error[0])
-            snprintf(h->error, sizeof h->error, "parameter %s=%s out of range [%g, %g]", key, s,
-                     lo, hi);
+            snprintf(h->error, sizeof h->error, "parameter %s=%s out of range [%g, %g]", key, s, lo,
+                     hi);
         return dflt;
     }
     return v;

@@ -78,20 +78,26 @@ int sm_elf_check(const char *path, const char *entry, sm_status *st)
         || eh.e_machine != HOST_MACHINE
 #endif
     ) {
-        rc = sm_fail(st, "%s: not a plugin for this machine (ELF class %d, machine %d): rebuild "
-                     "it here", path, eh.e_ident[EI_CLASS], eh.e_machine);
+        rc = sm_fail(st,
+                     "%s: not a plugin for this machine (ELF class %d, machine %d): rebuild "
+                     "it here",
+                     path, eh.e_ident[EI_CLASS], eh.e_machine);
         goto done;
     }
     if (eh.e_type != ET_DYN) {
-        rc = sm_fail(st, "%s: not a plugin: an ELF file but not a shared object (build it with "
-                     "-shared -fPIC)", path);
+        rc = sm_fail(st,
+                     "%s: not a plugin: an ELF file but not a shared object (build it with "
+                     "-shared -fPIC)",
+                     path);
         goto done;
     }
     if (eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0 ||
         !table_fits(eh.e_phoff, eh.e_phnum, eh.e_phentsize, size) ||
         (eh.e_shnum && !table_fits(eh.e_shoff, eh.e_shnum, eh.e_shentsize, size))) {
-        rc = sm_fail(st, "%s: truncated or damaged plugin: its header tables lie beyond its %llu "
-                     "bytes (rebuild or reinstall it)", path, (unsigned long long)size);
+        rc = sm_fail(st,
+                     "%s: truncated or damaged plugin: its header tables lie beyond its %llu "
+                     "bytes (rebuild or reinstall it)",
+                     path, (unsigned long long)size);
         goto done;
     }
     for (int i = 0; i < eh.e_phnum && rc == 0; i++) {
@@ -102,8 +108,10 @@ int sm_elf_check(const char *path, const char *entry, sm_status *st)
         }
         if ((ph.p_type == PT_LOAD || ph.p_type == PT_DYNAMIC) &&
             !table_fits(ph.p_offset, 1, ph.p_filesz, size))
-            rc = sm_fail(st, "%s: truncated or damaged plugin: segment %d ends beyond its %llu "
-                         "bytes (rebuild or reinstall it)", path, i, (unsigned long long)size);
+            rc = sm_fail(st,
+                         "%s: truncated or damaged plugin: segment %d ends beyond its %llu "
+                         "bytes (rebuild or reinstall it)",
+                         path, i, (unsigned long long)size);
     }
     if (rc == 0)
         rc = sm_elf_check_dynamic(fd, size, path, entry, st);

@@ -64,8 +64,10 @@ static int read_vaddr(const image *im, void *buf, uint64_t len, uint64_t addr)
 
 static int damaged(const image *im, const char *what, sm_status *st)
 {
-    return sm_fail(st, "%s: damaged plugin: its dynamic section's %s lies outside its loadable "
-                   "segments (rebuild or reinstall it)", im->path, what);
+    return sm_fail(st,
+                   "%s: damaged plugin: its dynamic section's %s lies outside its loadable "
+                   "segments (rebuild or reinstall it)",
+                   im->path, what);
 }
 
 /* Number of dynamic symbols, from the GNU hash table: the last chain's end. */
@@ -75,8 +77,8 @@ static int gnu_hash_count(const image *im, uint64_t at, uint64_t *count, sm_stat
     if (read_vaddr(im, h, sizeof h, at))
         return damaged(im, "DT_GNU_HASH", st);
     uint64_t buckets = at + sizeof h + (uint64_t)h[2] * sizeof(ElfW(Addr));
-    if (h[0] == 0 || !segment_of(im, at, sizeof h + (uint64_t)h[2] * sizeof(ElfW(Addr)) +
-                                             (uint64_t)h[0] * 4, 1))
+    if (h[0] == 0 ||
+        !segment_of(im, at, sizeof h + (uint64_t)h[2] * sizeof(ElfW(Addr)) + (uint64_t)h[0] * 4, 1))
         return damaged(im, "DT_GNU_HASH (its tables)", st);
     uint32_t top = 0;
     for (uint32_t b = 0; b < h[0]; b++) {
@@ -113,11 +115,11 @@ static int check_relocs(const image *im, uint64_t at, uint64_t size, int rela, u
         ElfW(Rela) r = {0};
         if (read_vaddr(im, &r, ent, at + off))
             return damaged(im, what, st);
-        if (!segment_of(im, r.r_offset, sizeof(ElfW(Addr)), 0) ||
-            R_SYM(r.r_info) >= nsyms)
-            return sm_fail(st, "%s: damaged plugin: relocation %llu of %s points outside the "
-                           "plugin (rebuild or reinstall it)", im->path,
-                           (unsigned long long)(off / ent), what);
+        if (!segment_of(im, r.r_offset, sizeof(ElfW(Addr)), 0) || R_SYM(r.r_info) >= nsyms)
+            return sm_fail(st,
+                           "%s: damaged plugin: relocation %llu of %s points outside the "
+                           "plugin (rebuild or reinstall it)",
+                           im->path, (unsigned long long)(off / ent), what);
     }
     return 0;
 }
@@ -142,18 +144,18 @@ static int check_entry(const image *im, uint64_t symtab, uint64_t nsyms, uint64_
         int type = ELF64_ST_TYPE(s.st_info);
         const seg *code = segment_of(im, s.st_value, 1, 0);
         if (type != STT_FUNC)
-            return sm_fail(st, "%s: not a scalemeter plugin: its %s is not a function (ELF "
-                           "symbol type %d)", im->path, entry, type);
+            return sm_fail(st,
+                           "%s: not a scalemeter plugin: its %s is not a function (ELF "
+                           "symbol type %d)",
+                           im->path, entry, type);
         if (!code || !(code->flags & PF_X))
-            return sm_fail(st, "%s: damaged plugin: its %s lies outside its code", im->path,
-                           entry);
+            return sm_fail(st, "%s: damaged plugin: its %s lies outside its code", im->path, entry);
         return 0;
     }
     return 0;
 }
 
-int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *entry,
-                         sm_status *st)
+int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *entry, sm_status *st)
 {
     image im = {.fd = fd, .path = path};
     ElfW(Ehdr) eh;
@@ -171,8 +173,8 @@ int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *en
         if (im.n_loads == MAX_LOADS || ph.p_filesz > ph.p_memsz ||
             ph.p_vaddr > UINT64_MAX - ph.p_memsz)
             return sm_fail(st, "%s: damaged plugin: segment %d is malformed", path, i);
-        im.loads[im.n_loads++] = (seg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
-                                       ph.p_flags};
+        im.loads[im.n_loads++] =
+            (seg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags};
     }
     (void)size; /* sm_elf_check has bounded every segment by the file's size */
     if (!dyn_size)
@@ -227,26 +229,28 @@ int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *en
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (has[names[i]] && v[names[i]] >= v[DT_STRSZ])
             return damaged(&im, "DT_SONAME, DT_RPATH or DT_RUNPATH", st);
-    if (has[DT_RELA] && check_relocs(&im, v[DT_RELA], v[DT_RELASZ], 1, nsyms,
-                                     "DT_RELA (with DT_RELASZ)", st))
+    if (has[DT_RELA] &&
+        check_relocs(&im, v[DT_RELA], v[DT_RELASZ], 1, nsyms, "DT_RELA (with DT_RELASZ)", st))
         return -1;
-    if (has[DT_REL] && check_relocs(&im, v[DT_REL], v[DT_RELSZ], 0, nsyms,
-                                    "DT_REL (with DT_RELSZ)", st))
+    if (has[DT_REL] &&
+        check_relocs(&im, v[DT_REL], v[DT_RELSZ], 0, nsyms, "DT_REL (with DT_RELSZ)", st))
         return -1;
-    if (has[DT_JMPREL] && check_relocs(&im, v[DT_JMPREL], v[DT_PLTRELSZ],
-                                       !has[DT_PLTREL] || v[DT_PLTREL] == DT_RELA, nsyms,
-                                       "DT_JMPREL (with DT_PLTRELSZ)", st))
+    if (has[DT_JMPREL] &&
+        check_relocs(&im, v[DT_JMPREL], v[DT_PLTRELSZ], !has[DT_PLTREL] || v[DT_PLTREL] == DT_RELA,
+                     nsyms, "DT_JMPREL (with DT_PLTRELSZ)", st))
         return -1;
     /* arrays of function pointers ld.so calls: inside a segment (their values are relocated) */
-    const struct { int at, size; const char *what; } arrays[] = {
+    const struct {
+        int at, size;
+        const char *what;
+    } arrays[] = {
         {DT_INIT_ARRAY, DT_INIT_ARRAYSZ, "DT_INIT_ARRAY (with DT_INIT_ARRAYSZ)"},
         {DT_FINI_ARRAY, DT_FINI_ARRAYSZ, "DT_FINI_ARRAY (with DT_FINI_ARRAYSZ)"},
         {DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, "DT_PREINIT_ARRAY"},
     };
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
-        if (has[arrays[i].at] &&
-            (v[arrays[i].size] % sizeof(ElfW(Addr)) ||
-             !segment_of(&im, v[arrays[i].at], v[arrays[i].size], 0)))
+        if (has[arrays[i].at] && (v[arrays[i].size] % sizeof(ElfW(Addr)) ||
+                                  !segment_of(&im, v[arrays[i].at], v[arrays[i].size], 0)))
             return damaged(&im, arrays[i].what, st);
     const int code[] = {DT_INIT, DT_FINI};
     for (size_t i = 0; i < sizeof code / sizeof *code; i++) {
@@ -254,6 +258,5 @@ int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *en
         if (has[code[i]] && (!s || !(s->flags & PF_X)))
             return damaged(&im, "DT_INIT or DT_FINI", st);
     }
-    return entry ? check_entry(&im, v[DT_SYMTAB], nsyms, v[DT_STRTAB], v[DT_STRSZ], entry, st)
-                 : 0;
+    return entry ? check_entry(&im, v[DT_SYMTAB], nsyms, v[DT_STRTAB], v[DT_STRSZ], entry, st) : 0;
 }

@@ -33,7 +33,10 @@ int sm_optimizer_parse(const char *name)
 static const char *const shard_names[SM_N_SHARDS] = {"none", "optimizer", "gradients", "full"};
 static const char *const checkpoint_names[SM_N_CHECKPOINTS] = {"none", "selective", "full"};
 
-const char *sm_shard_name(sm_shard s) { return s >= 0 && s < SM_N_SHARDS ? shard_names[s] : "unknown"; }
+const char *sm_shard_name(sm_shard s)
+{
+    return s >= 0 && s < SM_N_SHARDS ? shard_names[s] : "unknown";
+}
 int sm_shard_parse(const char *name) { return name_index(name, shard_names, SM_N_SHARDS); }
 
 const char *sm_checkpoint_name(sm_checkpoint c)
@@ -94,8 +97,8 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
 }
 
 /* Bytes of the storages marked in kept[] and not in held[] (NULL: none held). */
-static double storage_bytes(const sm_network *net, const char *kept, const char *held,
-                            double batch, const sm_memory_config *c)
+static double storage_bytes(const sm_network *net, const char *kept, const char *held, double batch,
+                            const sm_memory_config *c)
 {
     double total = 0;
     for (int s = 0; s <= net->n_layers; s++)

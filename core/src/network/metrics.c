@@ -5,10 +5,7 @@
 
 #include "network/network_internal.h"
 
-static int add_checked(int64_t *sum, int64_t v)
-{
-    return __builtin_add_overflow(*sum, v, sum);
-}
+static int add_checked(int64_t *sum, int64_t v) { return __builtin_add_overflow(*sum, v, sum); }
 
 int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_status *st)
 {

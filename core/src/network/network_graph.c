@@ -65,8 +65,8 @@ static int where(const draft_network *d, const draft_layer *l, char *buf, size_t
     return snprintf(buf, len, "%s:%d: layer %s", d->path, l->line, l->name);
 }
 
-static int block_input(const draft_network *d, const name_map *m, const draft_block *b,
-                       int *out, const char *at, sm_status *st)
+static int block_input(const draft_network *d, const name_map *m, const draft_block *b, int *out,
+                       const char *at, sm_status *st)
 {
     if (!b->in_name) {
         *out = b->in_index;
@@ -84,8 +84,7 @@ static int block_input(const draft_network *d, const name_map *m, const draft_bl
 }
 
 /* The draft indices of one layer's inputs. */
-static int resolve_inputs(const draft_network *d, const name_map *m, int k, int *in,
-                          sm_status *st)
+static int resolve_inputs(const draft_network *d, const name_map *m, int k, int *in, sm_status *st)
 {
     const draft_layer *l = &d->layers[k];
     const draft_block *b = &d->blocks[l->block];
@@ -126,8 +125,8 @@ static int resolve_inputs(const draft_network *d, const name_map *m, int k, int 
 }
 
 /* Describes a cycle among the layers not yet placed, starting from start. */
-static int report_cycle(const draft_network *d, int **inputs, const int *n_in,
-                        const char *placed, int start, sm_status *st)
+static int report_cycle(const draft_network *d, int **inputs, const int *n_in, const char *placed,
+                        int start, sm_status *st)
 {
     int *seen = calloc((size_t)d->n_layers, sizeof *seen);
     int k = start, step = 1;
@@ -148,8 +147,7 @@ static int report_cycle(const draft_network *d, int **inputs, const int *n_in,
                 next = inputs[c][j];
         c = next;
         if (used > 0 && (size_t)used < sizeof path)
-            used += snprintf(path + used, sizeof path - (size_t)used, " <- %s",
-                             d->layers[c].name);
+            used += snprintf(path + used, sizeof path - (size_t)used, " <- %s", d->layers[c].name);
         if (c == k)
             break;
     }
@@ -289,22 +287,24 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
     }
     sm_error e = {{0}};
     if (t->saved(l->params, in, l->n_inputs, &l->out, s, &e))
-        return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "cannot say what it keeps");
+        return sm_fail(st, "%s (%s): %s", at, t->name,
+                       e.msg[0] ? e.msg : "cannot say what it keeps");
     if ((l->n_inputs < 32 && (s->inputs >> l->n_inputs)) || s->extra_elems < 0 ||
         s->extra_elems == SM_OVERFLOW || s->mask_elems < 0 || s->mask_elems == SM_OVERFLOW ||
-        s->extra_bytes < 0 ||
-        s->extra_bytes_fixed < 0 || s->extra_bytes == SM_OVERFLOW ||
+        s->extra_bytes < 0 || s->extra_bytes_fixed < 0 || s->extra_bytes == SM_OVERFLOW ||
         s->extra_bytes_fixed == SM_OVERFLOW)
-        return sm_fail(st, "%s (%s): the plugin's saved() names an input it lacks or a byte "
-                       "count out of range", at, t->name);
+        return sm_fail(st,
+                       "%s (%s): the plugin's saved() names an input it lacks or a byte "
+                       "count out of range",
+                       at, t->name);
     s->output = s->output != 0;
     s->aliases_input = s->aliases_input != 0 && l->n_inputs > 0;
     return 0;
 }
 
 /* Parses, infers and counts one layer whose inputs are already done. */
-static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net,
-                       sm_layer *l, sm_status *st)
+static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net, sm_layer *l,
+                       sm_status *st)
 {
     char at[4200], err[SM_ERROR_LEN];
     where(d, dl, at, sizeof at);
@@ -316,8 +316,10 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     host_args_init(&args, dl->kv, dl->n_kv);
     l->params = calloc(1, t->params_size ? t->params_size : 1);
     if (!l->params) /* params_size is the plugin's word: name the layer and what it asked */
-        return sm_fail(st, "%s (%s): out of memory allocating the %zu bytes of parameters its "
-                       "plugin declares", at, t->name, t->params_size);
+        return sm_fail(st,
+                       "%s (%s): out of memory allocating the %zu bytes of parameters its "
+                       "plugin declares",
+                       at, t->name, t->params_size);
     t->parse(l->params, &args.base);
     if (host_args_finish(&args, err, sizeof err))
         return sm_fail(st, "%s (%s): %s", at, t->name, err);
@@ -331,8 +333,10 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "inputs do not fit");
     char shape[96];
     if (l->out.ndim < 1 || l->out.ndim > SM_MAX_DIMS) /* dim[] holds only SM_MAX_DIMS */
-        return sm_fail(st, "%s (%s): its plugin gave an output shape of %d dimensions (1 to %d "
-                       "allowed)", at, t->name, l->out.ndim, SM_MAX_DIMS);
+        return sm_fail(st,
+                       "%s (%s): its plugin gave an output shape of %d dimensions (1 to %d "
+                       "allowed)",
+                       at, t->name, l->out.ndim, SM_MAX_DIMS);
     if (check_shape(&l->out))
         return sm_fail(st, "%s (%s): output shape %s is empty or too large", at, t->name,
                        sm_shape_str(&l->out, shape, sizeof shape));
@@ -349,8 +353,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (m->matmul_flops == 0 && (t->traits & SM_TRAIT_MATMUL))
         m->matmul_flops = m->flops;
     if (metrics_overflow(m))
-        return sm_fail(st, "%s (%s): a count overflows 64 bits; sizes are too large", at,
-                       t->name);
+        return sm_fail(st, "%s (%s): a count overflows 64 bits; sizes are too large", at, t->name);
     if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
         return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
                        at, t->name, (long long)m->matmul_flops, (long long)m->flops);

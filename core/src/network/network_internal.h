@@ -30,8 +30,7 @@ int host_args_finish(host_args *a, char *msg, size_t len);
  * (may be NULL) is defined but not a function. */
 int sm_elf_check(const char *path, const char *entry, sm_status *st);
 /* The dynamic section's part of sm_elf_check, on the open file of size bytes (elf_dynamic.c). */
-int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *entry,
-                         sm_status *st);
+int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *entry, sm_status *st);
 
 /* While a plugin loads (plugin_guard.c): a crash inside it names the plugin on stderr. */
 void sm_plugin_guard_begin(const char *path);
@@ -46,11 +45,11 @@ int sm_loaded_code(const void *fn);
 
 /* A layer as the file writes it, before its inputs are resolved (network_parse.c). */
 typedef struct draft_layer {
-    char *name;          /* full name */
-    char *scope;         /* block prefix names resolve in first, or NULL */
-    int block;           /* index of the block instance */
-    int line;            /* line of the layer (in a template: the template's line) */
-    int block_line;      /* line of the [block] section that instantiated it, or 0 */
+    char *name;     /* full name */
+    char *scope;    /* block prefix names resolve in first, or NULL */
+    int block;      /* index of the block instance */
+    int line;       /* line of the layer (in a template: the template's line) */
+    int block_line; /* line of the [block] section that instantiated it, or 0 */
     const sm_layer_type *type;
     sm_kv *kv;
     int n_kv;

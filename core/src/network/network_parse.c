@@ -219,8 +219,10 @@ static int check_size(parse_ctx *c, int count, const char *what, int line)
     if (limit < 0)
         return -1;
     if (count >= limit)
-        return sm_fail(c->st, "%s:%d: the network expands to more than %d %s; set %s to allow "
-                       "more", c->path, line, limit, what, MAX_LAYERS_ENV);
+        return sm_fail(c->st,
+                       "%s:%d: the network expands to more than %d %s; set %s to allow "
+                       "more",
+                       c->path, line, limit, what, MAX_LAYERS_ENV);
     return 0;
 }
 
@@ -232,8 +234,7 @@ static int add_block(parse_ctx *c, const char *name, const char *in_name, int li
     if (grow((void **)&d->blocks, &d->cap_blocks, d->n_blocks, sizeof *d->blocks))
         return sm_fail(c->st, "out of memory");
     d->blocks[d->n_blocks] = (draft_block){strdup(name), in_name ? strdup(in_name) : NULL,
-                                           d->n_layers ? d->n_layers - 1 : SM_NETWORK_INPUT,
-                                           line};
+                                           d->n_layers ? d->n_layers - 1 : SM_NETWORK_INPUT, line};
     return d->n_blocks++;
 }
 
@@ -246,13 +247,17 @@ static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char
         return sm_fail(c->st, "%s: layer %s has no type", where, l->name);
     l->type = sm_registry_find(c->reg, type);
     if (!l->type)
-        return sm_fail(c->st, "%s: layer %s: unknown layer type '%s' (`scalemeter plugins` "
-                       "lists the loaded types)", where, l->name, type);
+        return sm_fail(c->st,
+                       "%s: layer %s: unknown layer type '%s' (`scalemeter plugins` "
+                       "lists the loaded types)",
+                       where, l->name, type);
     for (char *tok; (tok = strtok_r(NULL, " \t", &save));) {
         char *eq = strchr(tok, '=');
         if (!eq || eq == tok || !eq[1])
-            return sm_fail(c->st, "%s: layer %s: expected key=value, got '%s' (a line starting "
-                           "with whitespace continues the line before)", where, l->name, tok);
+            return sm_fail(c->st,
+                           "%s: layer %s: expected key=value, got '%s' (a line starting "
+                           "with whitespace continues the line before)",
+                           where, l->name, tok);
         *eq = '\0';
         if (strcmp(tok, "from") == 0) {
             if (l->n_from)
@@ -357,12 +362,15 @@ static int parse_network_section(parse_ctx *c, const section *s)
             c->d->name = strdup(e->value);
         } else if (strcmp(e->key, "input") == 0) {
             if (parse_shape(e->value, &c->d->input))
-                return sm_fail(c->st, "%s:%d: input = %s: expected up to %d sizes in [1, %d] "
-                               "joined by 'x', such as 3x224x224", c->path, e->line, e->value,
-                               SM_MAX_DIMS, MAX_INPUT_DIM);
+                return sm_fail(c->st,
+                               "%s:%d: input = %s: expected up to %d sizes in [1, %d] "
+                               "joined by 'x', such as 3x224x224",
+                               c->path, e->line, e->value, SM_MAX_DIMS, MAX_INPUT_DIM);
         } else if (strcmp(e->key, "source") != 0 && strcmp(e->key, "description") != 0) {
-            return sm_fail(c->st, "%s:%d: unknown key '%s' in [network] (name, input, source, "
-                           "description)", c->path, e->line, e->key);
+            return sm_fail(c->st,
+                           "%s:%d: unknown key '%s' in [network] (name, input, source, "
+                           "description)",
+                           c->path, e->line, e->key);
         }
     }
     return 0;
@@ -395,8 +403,8 @@ static int parse_repeat(const char *spec, char *prefix, size_t len, const char *
         return -1;
     const char *b = end + 2;
     *last = strtoll(b, &end, 10);
-    if (end == b || *end != '}' || *first < 0 || *last < *first ||
-        *last - *first >= MAX_REPEAT || strchr(end + 1, '{'))
+    if (end == b || *end != '}' || *first < 0 || *last < *first || *last - *first >= MAX_REPEAT ||
+        strchr(end + 1, '{'))
         return -1;
     snprintf(prefix, len, "%.*s", (int)(open - spec), spec);
     *suffix = end + 1;
@@ -409,8 +417,10 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
     const char *suffix;
     long long first, last;
     if (parse_repeat(spec, prefix, sizeof prefix, &suffix, &first, &last) || !*spec)
-        return sm_fail(c->st, "%s:%d: [block %s]: expected a name, optionally with one {A..B} "
-                       "repetition (0 <= A <= B)", c->path, s->line, spec);
+        return sm_fail(c->st,
+                       "%s:%d: [block %s]: expected a name, optionally with one {A..B} "
+                       "repetition (0 <= A <= B)",
+                       c->path, s->line, spec);
     const char *use = NULL, *from = NULL;
     int n_args = 0;
     for (int k = 0; k < s->n; k++) {
@@ -423,8 +433,8 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
     }
     const section *tmpl = NULL;
     if (use && !(tmpl = find_template(c, use)))
-        return sm_fail(c->st, "%s:%d: [block %s]: no [template %s] in this file", c->path,
-                       s->line, spec, use);
+        return sm_fail(c->st, "%s:%d: [block %s]: no [template %s] in this file", c->path, s->line,
+                       spec, use);
     const char *names[n_args ? n_args : 1];
     int64_t values[n_args ? n_args : 1];
     int used[n_args ? n_args : 1];
@@ -445,8 +455,8 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
             scope_args index_only = {NULL, NULL, NULL, 0, first >= 0, i};
             int64_t v;
             if (sm_expr_eval(e->value, lookup_arg, &index_only, &v, why, sizeof why))
-                return sm_fail(c->st, "%s:%d: argument %s = %.100s%s: %s", c->path, e->line,
-                               e->key, e->value, strlen(e->value) > 100 ? "..." : "", why);
+                return sm_fail(c->st, "%s:%d: argument %s = %.100s%s: %s", c->path, e->line, e->key,
+                               e->value, strlen(e->value) > 100 ? "..." : "", why);
             names[args.n] = e->key;
             values[args.n] = v;
             used[args.n++] = 0;
@@ -463,8 +473,10 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
         }
         for (int k = 0; k < args.n && rc == 0; k++)
             if (!args.used[k])
-                rc = sm_fail(c->st, "%s:%d: [block %s]: argument '%s' is not used by "
-                             "[template %s]", c->path, s->line, spec, args.names[k], use);
+                rc = sm_fail(c->st,
+                             "%s:%d: [block %s]: argument '%s' is not used by "
+                             "[template %s]",
+                             c->path, s->line, spec, args.names[k], use);
     }
     return rc;
 }
@@ -505,13 +517,14 @@ int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, s
         } else if (strncmp(s->header, "block ", 6) == 0) {
             rc = parse_block_section(&c, s, s->header + 6);
         } else if (strncmp(s->header, "template ", 9) != 0) {
-            rc = sm_fail(st, "%s:%d: unknown section [%s]: expected [network], [layers], "
-                         "[template NAME] or [block NAME]", path, s->line, s->header);
+            rc = sm_fail(st,
+                         "%s:%d: unknown section [%s]: expected [network], [layers], "
+                         "[template NAME] or [block NAME]",
+                         path, s->line, s->header);
         }
     }
     if (rc == 0 && (!seen_network || d->input.ndim == 0))
-        rc = sm_fail(st, "%s: no [network] section with an input shape (input = 3x224x224)",
-                     path);
+        rc = sm_fail(st, "%s: no [network] section with an input shape (input = 3x224x224)", path);
     if (rc == 0 && d->n_layers == 0)
         rc = sm_fail(st, "%s: the network has no layers", path);
     if (rc == 0 && !d->name)

@@ -24,8 +24,8 @@ static void on_crash(int sig)
 
 void sm_plugin_guard_begin(const char *path)
 {
-    int n = snprintf(message, sizeof message, "scalemeter: crashed while loading plugin %s\n",
-                     path);
+    int n =
+        snprintf(message, sizeof message, "scalemeter: crashed while loading plugin %s\n", path);
     message_len = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -45,7 +45,4 @@ int sm_loaded_string(const char *s, size_t max)
     return 0;
 }
 
-int sm_loaded_code(const void *fn)
-{
-    return fn && object_of(fn) != NULL;
-}
+int sm_loaded_code(const void *fn) { return fn && object_of(fn) != NULL; }

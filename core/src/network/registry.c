@@ -46,10 +46,7 @@ struct sm_registry {
     plugin *items;
 };
 
-sm_registry *sm_registry_new(void)
-{
-    return calloc(1, sizeof(sm_registry));
-}
+sm_registry *sm_registry_new(void) { return calloc(1, sizeof(sm_registry)); }
 
 void sm_registry_free(sm_registry *reg)
 {
@@ -125,8 +122,10 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
 static int check_params_size(const sm_layer_type *t, const char *path, sm_status *st)
 {
     if (t->params_size > MAX_PARAMS_SIZE)
-        return sm_fail(st, "%s: layer type '%s' declares %zu bytes of parameters per layer "
-                       "(at most %u)", path, t->name, t->params_size, MAX_PARAMS_SIZE);
+        return sm_fail(st,
+                       "%s: layer type '%s' declares %zu bytes of parameters per layer "
+                       "(at most %u)",
+                       path, t->name, t->params_size, MAX_PARAMS_SIZE);
     return 0;
 }
 
@@ -138,8 +137,10 @@ static int check_descriptor_memory(void *handle, const sm_layer_type *t, const c
     if (!t)
         return 0; /* check_descriptor refuses it */
     if ((uintptr_t)t % _Alignof(sm_layer_type) || !sm_plugin_holds(handle, t, 8))
-        return sm_fail(st, "%s: its entry point returned %p, which is not a descriptor in the "
-                       "plugin (it must return a static object)", path, (const void *)t);
+        return sm_fail(st,
+                       "%s: its entry point returned %p, which is not a descriptor in the "
+                       "plugin (it must return a static object)",
+                       path, (const void *)t);
     size_t len = t->struct_size < sizeof *t ? t->struct_size : sizeof *t;
     if (len < offsetof(sm_layer_type, cpu))
         return 0; /* check_descriptor refuses it by its size */
@@ -156,8 +157,8 @@ static int check_descriptor_memory(void *handle, const sm_layer_type *t, const c
         memcpy(&fn[3], &t->saved, sizeof fn[3]);
     for (int i = 0; i < 4; i++)
         if (fn[i] && !sm_loaded_code(fn[i]))
-            return sm_fail(st, "%s: its descriptor's %s points outside every loaded object",
-                           path, (const char *[]){"parse", "infer", "metrics", "saved"}[i]);
+            return sm_fail(st, "%s: its descriptor's %s points outside every loaded object", path,
+                           (const char *[]){"parse", "infer", "metrics", "saved"}[i]);
     return 0;
 }
 
@@ -189,9 +190,10 @@ static int check_not_world_writable(const char *path, int folder, sm_status *st)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && (sb.st_mode & S_IWOTH))
-        return sm_fail(st, "%s: refusing plugin %s: it is writable by every user, who could make "
-                       "scalemeter run their code (chmod o-w it)", path,
-                       folder ? "folder" : "file");
+        return sm_fail(st,
+                       "%s: refusing plugin %s: it is writable by every user, who could make "
+                       "scalemeter run their code (chmod o-w it)",
+                       path, folder ? "folder" : "file");
     return 0;
 }
 
@@ -265,7 +267,7 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
         names[n++] = strdup(e->d_name);
     }
     closedir(d);
-    if (n) /* qsort(NULL, 0, ...) is undefined */
+    if (n)                                             /* qsort(NULL, 0, ...) is undefined */
         qsort(names, n, sizeof *names, compare_names); /* a stable order: errors repeat the same */
     for (size_t i = 0; i < n; i++) {
         if (rc == 0) {
@@ -287,7 +289,7 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
 static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
 {
     char *list = strdup(extra);
-    char (*seen)[PATH_MAX] = calloc(strlen(extra) / 2 + 2, sizeof *seen);
+    char(*seen)[PATH_MAX] = calloc(strlen(extra) / 2 + 2, sizeof *seen);
     if (!list || !seen) {
         free(list), free(seen);
         return sm_fail(st, "out of memory");
@@ -298,8 +300,10 @@ static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
     for (char *save = NULL, *dir = strtok_r(list, ":", &save); dir && rc == 0;
          dir = strtok_r(NULL, ":", &save)) {
         if (dir[0] != '/') {
-            rc = sm_fail(st, "SCALEMETER_PLUGIN_PATH: '%s' is a relative folder; name plugin "
-                         "folders by absolute path", dir);
+            rc = sm_fail(st,
+                         "SCALEMETER_PLUGIN_PATH: '%s' is a relative folder; name plugin "
+                         "folders by absolute path",
+                         dir);
             break;
         }
         int again = 0;
@@ -359,8 +363,8 @@ static int load_companion(plugin *p, sm_status *st)
     int rc = GPU_NONE;
     if (access(path, F_OK) == 0) {
         rc = GPU_FAILED;
-        int bad_elf = check_not_world_writable(path, 0, st) ||
-                      sm_elf_check(path, SM_GPU_ENTRY_NAME, st);
+        int bad_elf =
+            check_not_world_writable(path, 0, st) || sm_elf_check(path, SM_GPU_ENTRY_NAME, st);
         if (!bad_elf)
             sm_plugin_guard_begin(path);
         void *handle = bad_elf ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -371,10 +375,9 @@ static int load_companion(plugin *p, sm_status *st)
         const struct sm_gpu_kernels *k = entry ? entry(&host) : NULL;
         if (!bad_elf)
             sm_plugin_guard_end();
-        if (k && ((uintptr_t)k % _Alignof(struct sm_gpu_kernels) ||
-                  !sm_plugin_holds(handle, k, 8) ||
-                  !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size
-                                                                        : sizeof *k)))
+        if (k &&
+            ((uintptr_t)k % _Alignof(struct sm_gpu_kernels) || !sm_plugin_holds(handle, k, 8) ||
+             !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size : sizeof *k)))
             k = NULL; /* not a table in the module: refused below as none */
         if (bad_elf)
             ; /* st says why */
@@ -382,8 +385,7 @@ static int load_companion(plugin *p, sm_status *st)
             sm_fail(st, "%s: cannot load the GPU kernels of '%s': %s", path, p->type.name,
                     dlerror());
         else if (!sym)
-            sm_fail(st, "%s: not a GPU kernel module: no entry point %s", path,
-                    SM_GPU_ENTRY_NAME);
+            sm_fail(st, "%s: not a GPU kernel module: no entry point %s", path, SM_GPU_ENTRY_NAME);
         else if (!k)
             sm_fail(st, "%s: its entry point returned no GPU kernels", path);
         else if (k->abi_version < SM_PLUGIN_ABI_OLDEST || k->abi_version > SM_PLUGIN_ABI_VERSION)

@@ -60,7 +60,8 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         int64_t devices = sm_layout_devices(&c->layout);
         if (spec->global_batch > 0) {
             if (spec->global_batch < devices) {
-                rc = sm_fail(st, "global batch %lld is smaller than the %lld devices of %d "
+                rc = sm_fail(st,
+                             "global batch %lld is smaller than the %lld devices of %d "
                              "node%s x %d per node: every device needs a sample",
                              (long long)spec->global_batch, (long long)devices, spec->nodes[i],
                              spec->nodes[i] == 1 ? "" : "s", spec->gpus_per_node);
@@ -73,9 +74,10 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         if (rc == 0)
             rc = sm_predict_memory(p, net, &c->layout, 1, &c->memory, st);
         if (rc == 0 && isnan(c->pred.t_step))
-            rc = sm_fail(st, "%s: the predictor gives no training step time (%s): a curve "
-                         "needs forward, backward and gradient times", net->name,
-                         sm_predictor_describe(p));
+            rc = sm_fail(st,
+                         "%s: the predictor gives no training step time (%s): a curve "
+                         "needs forward, backward and gradient times",
+                         net->name, sm_predictor_describe(p));
         /* sm_predict has refused a step that is not positive and finite */
         if (rc == 0) {
             c->images_per_s = sm_images_per_s(&c->layout, c->pred.t_step);
@@ -97,7 +99,7 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         out->fits_from = lo < spec->n_nodes ? lo : -1;
         int turn = lo < spec->n_nodes ? sm_curve_turning_point(spec->nodes + lo, ips + lo,
                                                                hi - lo + 1, spec->threshold)
-                                       : -1;
+                                      : -1;
         out->turning = turn >= 0 ? lo + turn : -1;
     } else {
         free(pts);

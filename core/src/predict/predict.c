@@ -73,7 +73,8 @@ static int check_physical(const sm_predictor *p, const sm_network *net, const sm
     if (isnan(t) || (t >= 0 && isfinite(t)))
         return 0;
     int energy = phase[0] == 'e';
-    return sm_fail(st, "%s predicts %s = %g %s for %s at batch %lld on %d x %d devices: not a "
+    return sm_fail(st,
+                   "%s predicts %s = %g %s for %s at batch %lld on %d x %d devices: not a "
                    "physical %s (coefficients fitted with `fit --no-nonneg` can do this; "
                    "refit without it)",
                    p->description, phase, t, energy ? "J" : "s", net->name, (long long)l->batch,
@@ -82,12 +83,13 @@ static int check_physical(const sm_predictor *p, const sm_network *net, const sm
 
 /* A pass takes time: a step or an inference of 0 s (coefficients all zero, say) is no
  * prediction, and predict, curve and every other command refuse it alike. */
-static int check_positive(const sm_network *net, const sm_layout *l, const char *what,
-                          double t, sm_status *st)
+static int check_positive(const sm_network *net, const sm_layout *l, const char *what, double t,
+                          sm_status *st)
 {
     if (isnan(t) || t > 0)
         return 0;
-    return sm_fail(st, "%s at batch %lld on %d nodes x %d: the predicted %s %g s is not "
+    return sm_fail(st,
+                   "%s at batch %lld on %d nodes x %d: the predicted %s %g s is not "
                    "positive; the predictor does not fit this configuration",
                    net->name, (long long)l->batch, l->nodes, l->gpus_per_node, what, t);
 }
@@ -100,8 +102,8 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
     *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     if (p->ops->predict(p->impl, net, layout, out, st))
         return -1;
-    const char *const names[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "e_infer",
-                                 "e_step"};
+    const char *const names[] = {"t_infer", "t_fwd",   "t_bwd", "t_grad",
+                                 "t_step",  "e_infer", "e_step"};
     const double values[] = {out->t_infer, out->t_fwd,   out->t_bwd, out->t_grad,
                              out->t_step,  out->e_infer, out->e_step};
     for (int i = 0; i < 7; i++)

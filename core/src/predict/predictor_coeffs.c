@@ -32,8 +32,8 @@ typedef struct comm_model {
 typedef struct coeffs {
     sm_fit fit;
     sm_fit_meta meta;
-    int overlap;       /* buckets all-reduced while the backward pass runs */
-    comm_model *comm;  /* NULL: the fit's own communication terms */
+    int overlap;      /* buckets all-reduced while the backward pass runs */
+    comm_model *comm; /* NULL: the fit's own communication terms */
 } coeffs;
 
 typedef struct bucket_ctx {
@@ -65,8 +65,8 @@ static sm_grad_layer *fitted_grads(const sm_fit *fit, const sm_network *net,
             free(grads);
             return NULL;
         }
-        double share = whole->flops > 0 ? (double)m.flops / (double)whole->flops
-                                        : 1.0 / net->n_layers;
+        double share =
+            whole->flops > 0 ? (double)m.flops / (double)whole->flops : 1.0 / net->n_layers;
         grads[i] = (sm_grad_layer){bytes_per_weight * (double)m.weights,
                                    sm_fit_eval_share(fit, SM_PHASE_BWD, &m, share, layout)};
     }
@@ -102,9 +102,8 @@ static int described_grad(const coeffs *c, const sm_network *net, const sm_metri
     double local = c->fit.opt.grad_form == SM_GRAD_LINEAR
                        ? sm_fit_eval(&c->fit, SM_PHASE_GRAD, m, layout)
                        : sm_fit_grad_local(&c->fit, m, layout);
-    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights,
-                                      c->comm->bucket_bytes, layout->nodes,
-                                      layout->gpus_per_node, c->comm->collective);
+    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights, c->comm->bucket_bytes,
+                                      layout->nodes, layout->gpus_per_node, c->comm->collective);
     double sync = sm_ring_allreduce_time(&a).total;
     if (sm_device_check_allreduce(v, sync, layout->nodes, layout->gpus_per_node, st))
         return -1;
@@ -133,8 +132,7 @@ static int predict(const void *impl, const sm_network *net, const sm_layout *lay
     if (c->comm) {
         if (described_grad(c, net, &m, layout, &out->t_grad, st))
             return -1;
-    } else if (c->overlap && sm_layout_devices(layout) > 1 &&
-               c->fit.phase[SM_PHASE_GRAD].fitted) {
+    } else if (c->overlap && sm_layout_devices(layout) > 1 && c->fit.phase[SM_PHASE_GRAD].fitted) {
         double exposed = 0;
         if (overlapped_comm(&c->fit, net, &m, layout, &exposed, st))
             return -1;
@@ -165,8 +163,7 @@ static int predict_block(const void *impl, const sm_network *net, int block,
     sm_metrics whole, part;
     if (sm_network_metrics(net, 1, &whole, st) || sm_block_metrics(net, block, 1, &part, st))
         return -1;
-    double share = whole.flops > 0 ? (double)part.flops / (double)whole.flops
-                                   : 1.0 / net->n_blocks;
+    double share = whole.flops > 0 ? (double)part.flops / (double)whole.flops : 1.0 / net->n_blocks;
     *t_fwd = sm_fit_eval_share(&c->fit, ph, &part, share, layout);
     return 0;
 }
@@ -185,8 +182,8 @@ static int coeffs_allreduce(const void *impl, const sm_network *net, const sm_la
     const coeffs *c = impl;
     if (!c->comm)
         return 1;
-    return sm_device_bucket_choice(&c->comm->dev, net, c->comm->bucket_bytes,
-                                   c->comm->collective, layout, out, st);
+    return sm_device_bucket_choice(&c->comm->dev, net, c->comm->bucket_bytes, c->comm->collective,
+                                   layout, out, st);
 }
 
 static const predictor_ops coeffs_ops = {predict, predict_block, coeffs_free, coeffs_allreduce};
@@ -237,15 +234,14 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
             points = c->fit.phase[ph].stats.n;
     char sync[512] = "", restriction[256];
     if (comm)
-        snprintf(sync, sizeof sync, "; gradients all-reduced by %.63s's %s%s in %g MiB buckets",
-                 comm->dev.name,
-                 comm->collective == SM_COLLECTIVE_NCCL ? "NCCL model" : "ring",
-                 sm_device_restriction(&comm->dev, comm->collective, restriction,
-                                       sizeof restriction),
-                 comm->bucket_bytes / 1048576.0);
+        snprintf(
+            sync, sizeof sync, "; gradients all-reduced by %.63s's %s%s in %g MiB buckets",
+            comm->dev.name, comm->collective == SM_COLLECTIVE_NCCL ? "NCCL model" : "ring",
+            sm_device_restriction(&comm->dev, comm->collective, restriction, sizeof restriction),
+            comm->bucket_bytes / 1048576.0);
     snprintf(calibration, sizeof calibration, "%.180s (%s, fit %.10s, %d points)",
-             c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision,
-             c->meta.date, points);
+             c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision, c->meta.date,
+             points);
     snprintf(desc, sizeof desc, "%s%.240s%s", calibration, sync,
              overlap ? ", buckets all-reduced during the backward pass" : "");
     char precision[8];
@@ -261,30 +257,29 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     *out = predictor_new(&coeffs_ops, c, desc);
     if (!*out)
         return sm_fail(st, "%s: out of memory", path);
-    snprintf((*out)->precision, sizeof (*out)->precision, "%s", precision);
-    snprintf((*out)->calibration, sizeof (*out)->calibration, "%s", calibration);
+    snprintf((*out)->precision, sizeof(*out)->precision, "%s", precision);
+    snprintf((*out)->calibration, sizeof(*out)->calibration, "%s", calibration);
     (*out)->devices_per_node = devices_per_node;
     (*out)->memory = memory;
     return 0;
 }
 
-int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out,
-                                  sm_status *st)
+int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out, sm_status *st)
 {
     return open_coeffs(path, overlap, NULL, out, st);
 }
 
 int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
-                                    const sm_device_options *opt, sm_predictor **out,
-                                    sm_status *st)
+                                    const sm_device_options *opt, sm_predictor **out, sm_status *st)
 {
     static const sm_device_options defaults = {0};
     *out = NULL;
     if (!opt)
         opt = &defaults;
     if (opt->framework)
-        return sm_fail(st, "framework %s: with coefficients the passes are the calibration's; "
-                           "a framework applies to --device alone",
+        return sm_fail(st,
+                       "framework %s: with coefficients the passes are the calibration's; "
+                       "a framework applies to --device alone",
                        opt->framework);
     comm_model *comm = calloc(1, sizeof *comm);
     if (!comm)
@@ -348,9 +343,8 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
                "terms");
     }
     if (n > fit->devices_max && fit->multi_device && (grad || fit->contention)) {
-        snprintf(text, sizeof text,
-                 "more devices than calibrated (at most %d): %s extrapolates", fit->devices_max,
-                 grad ? "t_grad" : "the passes' contention term");
+        snprintf(text, sizeof text, "more devices than calibrated (at most %d): %s extrapolates",
+                 fit->devices_max, grad ? "t_grad" : "the passes' contention term");
         append(buf, len, text);
     }
     if (fit->batch_max > 0 && layout->batch > fit->batch_max) {
@@ -382,8 +376,8 @@ int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, c
         if (used > 0 && (size_t)used < sizeof text)
             snprintf(text + used, sizeof text - (size_t)used,
                      " networks only, and the layers of %s networks cost differently "
-                     "(calibrate with %s networks, or use --device)", sm_family_name(family),
-                     sm_family_name(family));
+                     "(calibrate with %s networks, or use --device)",
+                     sm_family_name(family), sm_family_name(family));
         append(buf, len, text);
     }
     int64_t image = sm_network_image(net);

@@ -54,8 +54,8 @@ typedef struct pass_times {
  * matrix-multiplying layer adds cast kernels, and NCHW convolutions the transposes cuDNN runs
  * around them (memory-bound kernels of cuDNN's own, no dispatch of the framework's). A view
  * (no kernel) takes no time. */
-static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t batch,
-                        pass_times *t, sm_metrics *m, sm_status *st)
+static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t batch, pass_times *t,
+                        sm_metrics *m, sm_status *st)
 {
     const sm_device *v = &d->dev;
     memset(t, 0, sizeof *t);
@@ -182,11 +182,15 @@ static double full_shard_exposed(const device_predictor *d, const sm_ring_config
                                  const layer_step *ls, int n)
 {
     double gather = sm_precision_is_half(d->precision) ? 2 : 4, exposed = 0;
-#define AG(i) ((i) >= 0 && (i) < n ? sm_collective_choice(a, SM_OP_ALL_GATHER, \
-                                                           gather * ls[i].weights).seconds : 0)
-#define RS(i) ((i) >= 0 && (i) < n ? sm_collective_choice(a, SM_OP_REDUCE_SCATTER, \
-                                                           d->dev.grad_bytes * ls[i].weights) \
-                                         .seconds : 0)
+#define AG(i)                                                                                      \
+    ((i) >= 0 && (i) < n                                                                           \
+         ? sm_collective_choice(a, SM_OP_ALL_GATHER, gather * ls[i].weights).seconds               \
+         : 0)
+#define RS(i)                                                                                      \
+    ((i) >= 0 && (i) < n                                                                           \
+         ? sm_collective_choice(a, SM_OP_REDUCE_SCATTER, d->dev.grad_bytes * ls[i].weights)        \
+               .seconds                                                                            \
+         : 0)
     exposed += AG(0);
     for (int i = 0; i < n; i++)
         exposed += fmax(0, AG(i + 1) - ls[i].t.fwd);
@@ -323,8 +327,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         d->precision = (sm_precision)p;
     }
     if (d->dev.peak[d->precision] <= 0) {
-        sm_fail(st, "%s: [device] peak_%s_tflops is missing: no peak for precision %s",
-                d->dev.path,
+        sm_fail(st, "%s: [device] peak_%s_tflops is missing: no peak for precision %s", d->dev.path,
                 sm_precision_names[d->precision], sm_precision_names[d->precision]);
         free(d);
         return -1;
@@ -349,13 +352,12 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision],
              !sm_precision_is_half(d->precision) ? ""
-             : d->dev.channels_last ? " channels-last"
-                                    : " NCHW (cuDNN transposes around convolutions)",
+             : d->dev.channels_last              ? " channels-last"
+                                                 : " NCHW (cuDNN transposes around convolutions)",
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
              sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
-             d->bucket_bytes / 1048576.0,
-             d->overlap ? " overlapped with the backward pass" : "");
+             d->bucket_bytes / 1048576.0, d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
     sm_memory_config memory;
@@ -365,7 +367,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     *out = predictor_new(&device_ops, d, description);
     if (!*out)
         return sm_fail(st, "out of memory");
-    snprintf((*out)->precision, sizeof (*out)->precision, "%s", sm_precision_names[precision]);
+    snprintf((*out)->precision, sizeof(*out)->precision, "%s", sm_precision_names[precision]);
     (*out)->devices_per_node = devices_per_node;
     (*out)->memory = memory;
     return 0;

@@ -136,12 +136,18 @@ static int64_t parse_cmp(parser *p)
             p->s += n;
             int64_t r = parse_sum(p);
             switch (i) {
-            case 0: return v == r;
-            case 1: return v != r;
-            case 2: return v <= r;
-            case 3: return v >= r;
-            case 4: return v < r;
-            default: return v > r;
+            case 0:
+                return v == r;
+            case 1:
+                return v != r;
+            case 2:
+                return v <= r;
+            case 3:
+                return v >= r;
+            case 4:
+                return v < r;
+            default:
+                return v > r;
             }
         }
     }

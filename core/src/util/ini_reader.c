@@ -50,7 +50,8 @@ int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *
         return -1;
     if (r->too_long)
         return sm_fail(st, "%s:%d: line longer than %d characters%s", path, r->too_long,
-                       MAX_LINE_SHOWN, "; continue it on an indented next line where the format "
+                       MAX_LINE_SHOWN,
+                       "; continue it on an indented next line where the format "
                        "allows");
     if (rc > 0)
         return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",

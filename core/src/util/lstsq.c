@@ -17,8 +17,8 @@
 
 /* Unconstrained solution of the columns with keep[j] (all when keep is NULL); x[j] = 0 for the
  * others. A is column-major m x n. */
-static int solve_subset(const double *A, const double *b, int m, int n, const int *keep,
-                        double *x, int *rank, sm_status *st)
+static int solve_subset(const double *A, const double *b, int m, int n, const int *keep, double *x,
+                        int *rank, sm_status *st)
 {
     int k = 0;
     for (int j = 0; j < n; j++)
@@ -36,8 +36,8 @@ static int solve_subset(const double *A, const double *b, int m, int n, const in
                    (size_t)m * sizeof *sub);
     memcpy(rhs, b, (size_t)m * sizeof *rhs);
     lapack_int r = 0;
-    lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, m, k, 1, sub, m, rhs, m > n ? m : n, sv,
-                                     RANK_RCOND, &r);
+    lapack_int info =
+        LAPACKE_dgelsd(LAPACK_COL_MAJOR, m, k, 1, sub, m, rhs, m > n ? m : n, sv, RANK_RCOND, &r);
     if (info == 0)
         for (int j = 0, c = 0; j < n; j++)
             x[j] = !keep || keep[j] ? rhs[c++] : 0.0;
@@ -125,8 +125,7 @@ static int nnls(const double *A, const double *b, int m, int n, double *x, sm_st
     return sm_fail(st, "NNLS did not converge in %d iterations", 30 * n);
 }
 
-int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x,
-             sm_status *st)
+int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x, sm_status *st)
 {
     if (n < 1)
         return sm_fail(st, "no coefficients to fit");

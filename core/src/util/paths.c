@@ -23,8 +23,7 @@ static const char *lib_dir(void)
     if (!dir[0]) {
         Dl_info info;
         char path[PATH_MAX];
-        if (dladdr(&anchor, &info) && info.dli_fname &&
-            realpath(info.dli_fname, path))
+        if (dladdr(&anchor, &info) && info.dli_fname && realpath(info.dli_fname, path))
             snprintf(dir, sizeof dir, "%s", dirname(path));
         else
             snprintf(dir, sizeof dir, ".");
