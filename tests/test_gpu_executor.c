@@ -487,6 +487,51 @@ static void test_recurrent_layers(int precision, int algo, double tol)
             2, precision, algo, tol);
 }
 
+/* The types with direct CUDA loops of their own (conv1d, conv3d, conv_transpose2d, upsample,
+ * pixel_shuffle, mean): strides, padding, dilation, groups, both modes of upsample at integer
+ * and other ratios, and every axis of mean. */
+static void test_direct_layers(int precision, int algo, double tol)
+{
+    compare("conv1d 3 pad 1", NET("3x10", "c = conv1d out=4 kernel=3 padding=1\n"), 2, precision,
+            algo, tol);
+    compare("conv1d stride 2 dilation 2 groups 3",
+            NET("6x11", "c = conv1d out=3 kernel=3 stride=2 dilation=2 groups=3 bias=false\n"), 2,
+            precision, algo, tol);
+    compare("conv3d 3 pad 1", NET("2x4x5x5", "c = conv3d out=3 kernel=3 padding=1\n"), 2, precision,
+            algo, tol);
+    compare("conv3d 3x2x3 stride 2 groups 2",
+            NET("4x5x6x6", "c = conv3d out=4 kernel=2x3 kernel_d=3 padding_d=1 stride=2 "
+                           "groups=2\n"),
+            2, precision, algo, tol);
+    compare("conv_transpose2d stride 2 output_padding",
+            NET("4x5x5", "t = conv_transpose2d out=3 kernel=3 stride=2 padding=1 "
+                         "output_padding=1\n"),
+            2, precision, algo, tol);
+    compare("conv_transpose2d 3x2 groups 2 dilation 2",
+            NET("4x4x5", "t = conv_transpose2d out=6 kernel=3x2 groups=2 dilation=2 "
+                         "bias=false\n"),
+            2, precision, algo, tol);
+    compare("upsample nearest x2", NET("3x4x5", "u = upsample scale=2\n"), 2, precision, algo, tol);
+    compare("upsample nearest to 7x9", NET("2x4x5", "u = upsample size=7x9\n"), 2, precision, algo,
+            tol);
+    compare("upsample bilinear x2", NET("3x4x5", "u = upsample mode=bilinear scale=2\n"), 2,
+            precision, algo, tol);
+    compare("upsample bilinear align_corners to 7x3",
+            NET("2x4x5", "u = upsample mode=bilinear size=7x3 align_corners=true\n"), 2, precision,
+            algo, tol);
+    compare("pixel_shuffle 2", NET("8x3x4", "p = pixel_shuffle factor=2\n"), 2, precision, algo,
+            tol);
+    compare("mean axis 0 of S x E", NET("5x6", "m = mean axis=0\n"), 3, precision, algo, tol);
+    compare("mean axis 1 keepdim", NET("3x4x5", "m = mean axis=1 keepdim=true\n"), 2, precision,
+            algo, tol);
+    compare("mean last axis", NET("3x4x5", "m = mean axis=2\n"), 2, precision, algo, tol);
+    compare("conv2d + pixel_shuffle + conv_transpose2d + upsample",
+            NET("2x6x6", "c = conv2d out=8 kernel=3 padding=1\np = pixel_shuffle factor=2\n"
+                         "t = conv_transpose2d out=2 kernel=2 stride=2\n"
+                         "u = upsample mode=bilinear scale=0.5\n"),
+            2, precision, algo, tol);
+}
+
 /* Zoo networks at a small input, whole: a few SGD steps lower the loss on a fixed batch. The
  * transformers at the input their position tables allow (vit_b_16: 224; bert_base and gpt2: a
  * sequence of 128 tokens). */
@@ -631,6 +676,7 @@ int main(void)
         test_sequence_layers(precision, SM_GPU_ALGO_MEASURE, tol);
         test_window_layers(precision, SM_GPU_ALGO_MEASURE, tol);
         test_recurrent_layers(precision, SM_GPU_ALGO_MEASURE, tol);
+        test_direct_layers(precision, SM_GPU_ALGO_MEASURE, tol);
     }
     test_tiny_resnet();
     test_zoo();

@@ -33,8 +33,8 @@ static const struct sm_gpu_kernels *gpu_of(const sm_layer_type *t)
 
 #define NET(input, layers) "[network]\nname = t\ninput = " input "\n[layers]\n" layers
 
-/* The types the GPU kernels cover: every layer of the CNNs of the zoo, and the token and
- * sequence types of its transformers. */
+/* The types the GPU kernels cover: every layer of the CNNs of the zoo, the token and sequence
+ * types of its transformers, and the direct convolutions, resizes and reductions. */
 static const char *const gpu_types[] = {"conv2d",
                                         "linear",
                                         "maxpool2d",
@@ -75,7 +75,13 @@ static const char *const gpu_types[] = {"conv2d",
                                         "groupnorm",
                                         "lstm",
                                         "gru",
-                                        "rnn"};
+                                        "rnn",
+                                        "conv1d",
+                                        "conv3d",
+                                        "conv_transpose2d",
+                                        "upsample",
+                                        "pixel_shuffle",
+                                        "mean"};
 
 static void test_gpu_kernels_present(void)
 {
@@ -156,6 +162,21 @@ static void test_init_and_state(void)
         k->init(&h.call, w, NULL);
         CHECK(fabs(w[0] + 1 / sqrt(18.0)) < 1e-6 && fabs(w[113] - 1 / sqrt(18.0)) < 1e-6);
         CHECK(k->state_size == NULL);
+    }
+    sm_network_free(h.net);
+    /* conv_transpose2d: fan_in is the weight's size(1) x taps, out/groups x kh x kw = 3 x 9
+     * (a convolution's rule, C/groups x taps, would give 18) */
+    if (host_layer_of(&h, NET("4x5x5", "t = conv_transpose2d out=6 kernel=3 groups=2\n"), 2) == 0) {
+        const struct sm_gpu_kernels *k = gpu_of(h.net->layers[0].type);
+        float w[4 * 3 * 9 + 6];
+        for (int i = 0; i < 4 * 3 * 9 + 6; i++)
+            w[i] = i % 2 ? 1.0f : -1.0f;
+        CHECK_EQ(h.call.n_w, 4 * 3 * 9 + 6);
+        CHECK(k && k->init);
+        if (k && k->init) {
+            k->init(&h.call, w, NULL);
+            CHECK(fabs(w[0] + 1 / sqrt(27.0)) < 1e-6 && fabs(w[113] - 1 / sqrt(27.0)) < 1e-6);
+        }
     }
     sm_network_free(h.net);
     /* linear: 1/sqrt(in features) */

@@ -8,18 +8,6 @@
 #include "cpu_util.h"
 #include "upsample.h"
 
-/* The two input indices and the weight of the second along one axis, for output index o. */
-static void taps(const upsample_params *p, int64_t o, int64_t in, int64_t out, int64_t *i0,
-                 int64_t *i1, float *w1)
-{
-    float s = upsample_source(p, o, in, out);
-    *i0 = (int64_t)s;
-    if (*i0 > in - 1)
-        *i0 = in - 1;
-    *i1 = *i0 + 1 < in ? *i0 + 1 : *i0;
-    *w1 = p->mode == UPSAMPLE_BILINEAR ? s - (float)*i0 : 0.0f;
-}
-
 static void run(const sm_layer_io *l, int backward)
 {
     const upsample_params *p = l->params;
@@ -32,9 +20,9 @@ static void run(const sm_layer_io *l, int backward)
         for (int64_t oh = 0; oh < ho; oh++) {
             int64_t h0, h1, w0, w1;
             float a, b;
-            taps(p, oh, h, ho, &h0, &h1, &a);
+            upsample_taps(p, oh, h, ho, &h0, &h1, &a);
             for (int64_t ow = 0; ow < wo; ow++) {
-                taps(p, ow, w, wo, &w0, &w1, &b);
+                upsample_taps(p, ow, w, wo, &w0, &w1, &b);
                 float k00 = (1 - a) * (1 - b), k01 = (1 - a) * b, k10 = a * (1 - b), k11 = a * b;
                 int64_t o = (c * ho + oh) * wo + ow;
                 if (!backward) {
