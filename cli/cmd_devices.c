@@ -1,7 +1,6 @@
 /* scalemeter devices: the device descriptions shipped (each .ini of configs/devices) with
  * their datasheet peaks, memory and sources. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,41 +19,6 @@ static void usage(void)
            "precision), memory in GiB (2^30 bytes), bandwidth in GB/s, devices per node, SMs,\n"
            "boost clock, and the source of the figures (docs/devices.md).\n",
            sm_data_dir());
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names (without .ini) of the folder's descriptions, sorted; NULL on failure. */
-static char **list_devices(const char *dir, int *n)
-{
-    DIR *d = opendir(dir);
-    *n = 0;
-    if (!d) {
-        fprintf(stderr, "scalemeter: %s: cannot open the devices folder\n", dir);
-        return NULL;
-    }
-    char **names = NULL;
-    int cap = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") != 0 || e->d_name[0] == '.')
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 32;
-            char **grown = realloc(names, (size_t)cap * sizeof *names);
-            if (!grown)
-                break;
-            names = grown;
-        }
-        names[(*n)++] = strndup(e->d_name, len - 4);
-    }
-    closedir(d);
-    if (names)
-        qsort(names, (size_t)*n, sizeof *names, by_name);
-    return names;
 }
 
 /* a figure to `digits` significant digits, or "-" where the description gives none */
@@ -81,7 +45,7 @@ int cmd_devices(int argc, char **argv)
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/configs/devices", sm_data_dir());
     int n;
-    char **names = list_devices(dir, &n);
+    char **names = list_ini_names(dir, "devices", &n);
     if (!names)
         return 1;
     static const char *const prec[] = {"fp32", "tf32", "fp16", "bf16"};

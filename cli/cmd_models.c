@@ -1,6 +1,5 @@
 /* scalemeter models: the networks of the zoo (each .ini of the models folder) and their size. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +15,6 @@ static void usage(void)
            "multiply-accumulates (what torchvision calls GFLOPS), layers holding weights, and\n"
            "where the description comes from. `scalemeter metrics NAME` gives the rest.\n",
            sm_data_dir());
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The `source` of the [network] section, or "" (the loader does not keep it). */
@@ -55,36 +49,6 @@ static void read_source(const char *path, char *out, size_t len)
     fclose(f);
 }
 
-/* The names (without .ini) of the zoo's files, sorted; NULL with a message on failure. */
-static char **list_zoo(const char *dir, int *n)
-{
-    DIR *d = opendir(dir);
-    *n = 0;
-    if (!d) {
-        fprintf(stderr, "scalemeter: %s: cannot open the models folder\n", dir);
-        return NULL;
-    }
-    char **names = NULL;
-    int cap = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") != 0 || e->d_name[0] == '.')
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 32;
-            char **grown = realloc(names, (size_t)cap * sizeof *names);
-            if (!grown)
-                break;
-            names = grown;
-        }
-        names[(*n)++] = strndup(e->d_name, len - 4);
-    }
-    closedir(d);
-    if (names)
-        qsort(names, (size_t)*n, sizeof *names, by_name);
-    return names;
-}
-
 int cmd_models(int argc, char **argv)
 {
     output_format format = FORMAT_TABLE;
@@ -94,7 +58,7 @@ int cmd_models(int argc, char **argv)
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/models", sm_data_dir());
     int n;
-    char **names = list_zoo(dir, &n);
+    char **names = list_ini_names(dir, "models", &n);
     if (!names)
         return 1;
     sm_status st;

@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -448,4 +449,38 @@ void json_memory(json_writer *w, const char *key, const sm_memory *m)
         json_null(w);
     }
     json_end(w);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **list_ini_names(const char *dir, const char *what, int *n)
+{
+    DIR *d = opendir(dir);
+    *n = 0;
+    if (!d) {
+        fprintf(stderr, "scalemeter: %s: cannot open the %s folder\n", dir, what);
+        return NULL;
+    }
+    char **names = NULL;
+    int cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") != 0 || e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **grown = realloc(names, (size_t)cap * sizeof *names);
+            if (!grown)
+                break;
+            names = grown;
+        }
+        names[(*n)++] = strndup(e->d_name, len - 4);
+    }
+    closedir(d);
+    if (names)
+        qsort(names, (size_t)*n, sizeof *names, by_name);
+    return names;
 }

@@ -48,6 +48,9 @@ const char *fmt_memory(const sm_memory *m, char *buf, size_t len);
 #define CSV_MEMORY_HEADER ",memory,memory_capacity,fits"
 void csv_memory(FILE *out, const sm_memory *m);
 void json_memory(json_writer *w, const char *key, const sm_memory *m);
+/* The names (without .ini) of a folder's INI files, sorted (what: "models", "devices", for the
+ * message); NULL with a message on stderr when the folder cannot be opened. */
+char **list_ini_names(const char *dir, const char *what, int *n);
 /* "12.3 GiB" */
 const char *fmt_gib(double bytes, char *buf, size_t len);
 /* 0.00123 -> "1.23 ms" */
