@@ -21,6 +21,8 @@ int main(void)
     }
     CHECK_EQ(sm_predictor_devices_per_node(p), 4);
     CHECK_CONTAINS(sm_predictor_describe(p), "roofline at fp32");
+    /* mfu's denominator: the file's peak_fp32_tflops = 10, before its efficiency */
+    CHECK_NEAR(sm_predictor_peak_flops(p), 10e12, 1e-12);
 
     /* Batch 32, one device.
      * conv 64->64, 3x3, 56x56: 200,704 outputs x 64 x 9 = 115,605,504 MACs, 231,211,008 FLOPs
@@ -66,6 +68,7 @@ int main(void)
      * 1.204224e-5 + 9.6e-5 = 1.0804224e-4 s; t_grad = 1.195168e-4 s. */
     sm_device_options opt = {.bucket_mib = 0.05};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &opt, &p, &st), 0);
+    CHECK_NEAR(sm_predictor_peak_flops(p), 10e12, 1e-12);
     CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
     CHECK_NEAR(pr.t_grad, 1.195168e-4, 1e-9);
     sm_predictor_free(p);
@@ -118,6 +121,7 @@ int main(void)
      *            = 1.0681565696e-3 s */
     sm_device_options bf16 = {.precision = "bf16"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bf16, &p, &st), 0);
+    CHECK_NEAR(sm_predictor_peak_flops(p), 40e12, 1e-12); /* peak_bf16_tflops */
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
     CHECK_NEAR(pr.t_fwd, 5.440782848e-4, 1e-9);
     CHECK_NEAR(pr.t_infer, pr.t_fwd, 0);

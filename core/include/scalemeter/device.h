@@ -65,6 +65,11 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
 /* Devices per node of the description behind a predictor; 0 for a calibration alone. */
 int sm_predictor_devices_per_node(const sm_predictor *p);
 
+/* One device's dense peak (FLOP/s) at the predictor's precision, from the description behind
+ * a device model (its peak_<precision>_tflops): the denominator of model FLOPs utilisation.
+ * 0 where the passes come from a calibration, which states no peak. */
+double sm_predictor_peak_flops(const sm_predictor *p);
+
 /* What the all-reduce of the description behind a predictor runs for one gradient bucket of
  * net on layout (the buckets are equal, as the prediction takes them): NCCL's algorithm and
  * protocol for the bucket's size ("nvls_tree", "Simple"), or "ring" and "-" for the ring

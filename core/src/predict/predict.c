@@ -25,6 +25,8 @@ const char *sm_predictor_precision(const sm_predictor *p) { return p->precision;
 
 int sm_predictor_devices_per_node(const sm_predictor *p) { return p->devices_per_node; }
 
+double sm_predictor_peak_flops(const sm_predictor *p) { return p->peak_flops; }
+
 int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                            sm_allreduce_estimate *out, sm_status *st)
 {

@@ -360,6 +360,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              d->bucket_bytes / 1048576.0, d->overlap ? " overlapped with the backward pass" : "");
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
+    double peak_flops = d->dev.peak[precision];
     sm_memory_config memory;
     sm_device_memory_config(&d->dev, precision, &memory);
     memory.shard = d->shard;
@@ -369,6 +370,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         return sm_fail(st, "out of memory");
     snprintf((*out)->precision, sizeof(*out)->precision, "%s", sm_precision_names[precision]);
     (*out)->devices_per_node = devices_per_node;
+    (*out)->peak_flops = peak_flops;
     (*out)->memory = memory;
     return 0;
 }
