@@ -41,8 +41,12 @@ static void usage(void)
            "                     (rounded down; it must be at least the number of devices)\n"
            "  --nodes LIST       node counts\n"
            "  -g, --gpus-per-node G  devices per node (default: the device file's, else 1)\n"
-           "  --image S          input height and width (a sequence's length)\n"
+           "  --image S          an image network's input height and width\n"
+           "  --seq S            a sequence network's length in tokens\n"
            "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
+           "  --tokens T         (sequence networks) tokens per epoch, with K, M, B, T for\n"
+           "                     powers of 1000 (300M, 2.5B, 15T): ceil(T / (global batch x S))\n"
+           "                     steps\n"
            "  --epochs E         also the time to train for E epochs at each node count\n"
            "  --threshold T      turning point: the node count past which one more doubling\n"
            "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
@@ -76,11 +80,15 @@ static void usage(void)
            "doubles from A up to B (1:64 = 1,2,4,8,16,32,64).\n"
            "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count.\n"
            "t_epoch = ceil(D / global batch) x t_step; t_train = E x t_epoch.\n"
-           "Times are seconds per step of one device; images_per_s counts the whole cluster.\n"
+           "Times are seconds per step of one device; images_per_s counts the whole cluster's\n"
+           "samples, tokens_per_s (sequence networks) its tokens: global batch x S / t_step.\n"
+           "mfu: model FLOPs utilisation (PaLM's): one device's forward and backward FLOPs per\n"
+           "step / (t_step x its dense peak at the precision); --device alone knows the peak.\n"
            "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
            "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
            "[,e_step_j,power_w,e_epoch_j[,e_train_j]][,allreduce_algorithm,allreduce_protocol]\n"
-           ",memory,memory_capacity,fits (bytes one device needs, its capacity, whether it fits:\n"
+           "[,tokens_per_s],mfu,memory,memory_capacity,fits (bytes one device needs, its capacity, "
+           "whether it fits:\n"
            "a point that does not fit shows no times in the table and is not drawn in the SVG;\n"
            "docs/memory.md)\n"
            "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
@@ -100,6 +108,8 @@ typedef struct curve_args {
     int nodes[MAX_SWEEP];
     int n_nodes;
     int64_t gpus_per_node, image, dataset, epochs;
+    int64_t seq, tokens; /* --seq, --tokens; 0: not given */
+    int dataset_given;
     double threshold, bucket_mib;
     int overlap;
     output_format format;
@@ -161,7 +171,9 @@ static int parse_args(int argc, char **argv, curve_args *a)
         CHECKPOINT,
         COLLECTIVE,
         ALGORITHM,
-        PROTOCOL
+        PROTOCOL,
+        SEQ,
+        TOKENS
     };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"output", required_argument, 0, 'o'},
@@ -186,6 +198,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
                                          {"collective", required_argument, 0, COLLECTIVE},
                                          {"algorithm", required_argument, 0, ALGORITHM},
                                          {"protocol", required_argument, 0, PROTOCOL},
+                                         {"seq", required_argument, 0, SEQ},
+                                         {"tokens", required_argument, 0, TOKENS},
                                          {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -250,6 +264,7 @@ static int parse_args(int argc, char **argv, curve_args *a)
             break;
         case DATASET:
             bad = parse_positive("--dataset", v, MAX_DATASET, &a->dataset);
+            a->dataset_given = 1;
             break;
         case COLLECTIVE:
             a->collective = v;
@@ -262,6 +277,12 @@ static int parse_args(int argc, char **argv, curve_args *a)
             break;
         case EPOCHS:
             bad = parse_positive("--epochs", v, MAX_EPOCHS, &a->epochs);
+            break;
+        case SEQ:
+            bad = parse_positive("--seq", v, 1 << 24, &a->seq);
+            break;
+        case TOKENS:
+            bad = parse_tokens("--tokens", v, &a->tokens);
             break;
         default:
             return usage_error("curve", msg), -1;
@@ -290,6 +311,11 @@ static int parse_args(int argc, char **argv, curve_args *a)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
     else if (!problem && !a->n_nodes)
         problem = "which node counts? (--nodes 1:64)";
+    else if (!problem && a->image && a->seq)
+        problem = "--image and --seq: one of the two (--image for image networks, --seq for "
+                  "sequence networks)";
+    else if (!problem && a->dataset_given && a->tokens)
+        problem = "--dataset and --tokens: one of the two (samples, or sequence networks' tokens)";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
@@ -322,9 +348,36 @@ typedef struct curve_run {
 
 static int64_t image_of(const curve_run *r, const sm_network *net)
 {
-    if (r->args->image)
-        return r->args->image;
-    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
+    (void)r;
+    return sm_network_image(net); /* as --image or --seq set it at load */
+}
+
+/* Samples of an epoch of this network: --dataset's, or --tokens' sequences. */
+static int64_t dataset_of(const curve_run *r, const sm_network *net)
+{
+    return dataset_samples(r->args->dataset, r->args->tokens, sm_network_image(net));
+}
+
+/* Whether any curve is of a sequence network: the tokens_per_s column is written then. */
+static int has_sequence(const curve_run *r)
+{
+    for (int k = 0; k < r->n_rows; k++)
+        if (is_sequence(r->rows[k].net))
+            return 1;
+    return 0;
+}
+
+/* tokens_per_s of a point of a sequence network; NAN for an image network. */
+static double point_tokens_per_s(const curve_row *row, const sm_curve_point *p)
+{
+    return is_sequence(row->net)
+               ? tokens_per_s(&p->layout, p->pred.t_step, sm_network_image(row->net))
+               : NAN;
+}
+
+static double point_mfu(const curve_run *r, const curve_row *row, const sm_curve_point *p)
+{
+    return model_flops_utilisation(r->pred, row->net, p->layout.batch, p->pred.t_step);
 }
 
 /* Throughput gained by the doubling after the turning point, per doubling. */
@@ -342,14 +395,14 @@ static void csv_number(FILE *out, double v)
 }
 
 /* Seconds of one pass over the dataset, and of the whole training run (0 without --epochs). */
-static double epoch_time(const curve_run *r, const sm_curve_point *p)
+static double epoch_time(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
-    return sm_epoch_time(&p->layout, p->pred.t_step, r->args->dataset);
+    return sm_epoch_time(&p->layout, p->pred.t_step, dataset_of(r, row->net));
 }
 
-static double train_time(const curve_run *r, const sm_curve_point *p)
+static double train_time(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
-    return (double)r->args->epochs * epoch_time(r, p);
+    return (double)r->args->epochs * epoch_time(r, row, p);
 }
 
 /* Joules of a step of the whole job, of an epoch, of the run; watts of the job. NAN where the
@@ -359,9 +412,9 @@ static double step_energy(const sm_curve_point *p)
     return p->pred.e_step * (double)sm_layout_devices(&p->layout);
 }
 
-static double epoch_energy(const curve_run *r, const sm_curve_point *p)
+static double epoch_energy(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
-    return sm_epoch_steps(&p->layout, r->args->dataset) * step_energy(p);
+    return sm_epoch_steps(&p->layout, dataset_of(r, row->net)) * step_energy(p);
 }
 
 /* Whether any point has an energy: the energy columns are written then. */
@@ -399,10 +452,11 @@ static void write_csv(FILE *out, const curve_run *r)
     fprintf(out,
             "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
             "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%"
-            "s" CSV_MEMORY_HEADER "\n",
+            "s%s,mfu" CSV_MEMORY_HEADER "\n",
             r->args->epochs ? ",epochs,t_train" : "", energy ? ",e_step_j,power_w,e_epoch_j" : "",
             energy && r->args->epochs ? ",e_train_j" : "",
-            allreduce ? ",allreduce_algorithm,allreduce_protocol" : "");
+            allreduce ? ",allreduce_algorithm,allreduce_protocol" : "",
+            has_sequence(r) ? ",tokens_per_s" : "");
     for (int k = 0; k < r->n_rows; k++) {
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
@@ -421,15 +475,15 @@ static void write_csv(FILE *out, const curve_run *r)
             if (row->curve.turning >= 0)
                 fprintf(out, "%d", row->curve.points[row->curve.turning].layout.nodes);
             fputc(',', out);
-            csv_number(out, epoch_time(r, p));
+            csv_number(out, epoch_time(r, row, p));
             if (r->args->epochs) {
                 fprintf(out, ",%lld,", (long long)r->args->epochs);
-                csv_number(out, train_time(r, p));
+                csv_number(out, train_time(r, row, p));
             }
             if (energy) {
                 const double e[] = {step_energy(p), step_energy(p) / p->pred.t_step,
-                                    epoch_energy(r, p),
-                                    (double)r->args->epochs * epoch_energy(r, p)};
+                                    epoch_energy(r, row, p),
+                                    (double)r->args->epochs * epoch_energy(r, row, p)};
                 for (int j = 0; j < (r->args->epochs ? 4 : 3); j++) {
                     fputc(',', out);
                     csv_number(out, e[j]);
@@ -439,6 +493,12 @@ static void write_csv(FILE *out, const curve_run *r)
                 sm_allreduce_estimate e = point_allreduce(r, row, p);
                 csv_allreduce(out, &e);
             }
+            if (has_sequence(r)) {
+                fputc(',', out);
+                csv_number(out, point_tokens_per_s(row, p));
+            }
+            fputc(',', out);
+            csv_number(out, point_mfu(r, row, p));
             csv_memory(out, &p->memory);
             fputc('\n', out);
         }
@@ -455,7 +515,13 @@ static void write_json(FILE *out, const curve_run *r)
     json_field_int(&w, "gpus_per_node", r->gpus_per_node);
     json_field_number(&w, "threshold", r->args->threshold);
     json_field_bool(&w, "overlap", r->args->overlap);
-    json_field_int(&w, "dataset", r->args->dataset);
+    if (r->args->tokens) { /* samples differ by each network's sequence length */
+        json_key(&w, "dataset");
+        json_null(&w);
+        json_field_int(&w, "tokens", r->args->tokens);
+    } else {
+        json_field_int(&w, "dataset", r->args->dataset);
+    }
     if (r->args->epochs)
         json_field_int(&w, "epochs", r->args->epochs);
     warnings_json(r->warn, &w);
@@ -468,6 +534,8 @@ static void write_json(FILE *out, const curve_run *r)
         json_begin_object(&w);
         json_field_string(&w, "model", row->model);
         json_field_int(&w, "image", image_of(r, row->net));
+        if (is_sequence(row->net))
+            json_field_int(&w, "seq", image_of(r, row->net));
         json_field_int(&w, r->args->strong ? "global_batch" : "batch", row->batch);
         json_key(&w, "turning_point");
         if (c->turning >= 0) {
@@ -498,16 +566,19 @@ static void write_json(FILE *out, const curve_run *r)
             json_field_int(&w, "global_batch", p->global_batch);
             const char *names[] = {"t_infer",      "t_fwd",      "t_bwd",   "t_grad", "t_step",
                                    "images_per_s", "efficiency", "t_epoch", "t_train"};
-            const double vals[] = {p->pred.t_infer, p->pred.t_fwd,    p->pred.t_bwd,
-                                   p->pred.t_grad,  p->pred.t_step,   p->images_per_s,
-                                   p->efficiency,   epoch_time(r, p), train_time(r, p)};
+            const double vals[] = {p->pred.t_infer, p->pred.t_fwd,         p->pred.t_bwd,
+                                   p->pred.t_grad,  p->pred.t_step,        p->images_per_s,
+                                   p->efficiency,   epoch_time(r, row, p), train_time(r, row, p)};
             for (int j = 0; j < (r->args->epochs ? 9 : 8); j++)
                 json_field_number(&w, names[j], vals[j]);
+            if (is_sequence(row->net))
+                json_field_number(&w, "tokens_per_s", point_tokens_per_s(row, p));
+            json_field_number(&w, "mfu", point_mfu(r, row, p));
             if (isfinite(p->pred.e_step)) {
                 const char *en[] = {"e_step_j", "power_w", "e_epoch_j", "e_train_j"};
                 const double ev[] = {step_energy(p), step_energy(p) / p->pred.t_step,
-                                     epoch_energy(r, p),
-                                     (double)r->args->epochs * epoch_energy(r, p)};
+                                     epoch_energy(r, row, p),
+                                     (double)r->args->epochs * epoch_energy(r, row, p)};
                 for (int j = 0; j < (r->args->epochs ? 4 : 3); j++)
                     json_field_number(&w, en[j], ev[j]);
             }
@@ -570,16 +641,22 @@ static void write_table(FILE *out, const curve_run *r)
 {
     fprintf(out,
             "%s\n%s scaling, %d device%s per node; times per step of one device; an epoch "
-            "is %lld samples",
+            "is %lld %s",
             sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak", r->gpus_per_node,
-            r->gpus_per_node == 1 ? "" : "s", (long long)r->args->dataset);
+            r->gpus_per_node == 1 ? "" : "s",
+            (long long)(r->args->tokens ? r->args->tokens : r->args->dataset),
+            r->args->tokens ? "tokens" : "samples");
     if (r->args->epochs)
         fprintf(out, ", training %lld epoch%s", (long long)r->args->epochs,
                 r->args->epochs == 1 ? "" : "s");
     fputs("\n\n", out);
     int energy = models_energy(r), allreduce = tells_allreduce(r);
     int n_cols = 13 + (r->args->epochs != 0);
-    const char *headers[17] = {"model",    "batch",      "global",  "nodes",  "devices",
+    /* sequence networks: tokens/s where images/s was; beside it where images are drawn too */
+    int sequence = has_sequence(r), all_sequence = sequence;
+    for (int k = 0; k < r->n_rows; k++)
+        all_sequence &= is_sequence(r->rows[k].net);
+    const char *headers[20] = {"model",    "batch",      "global",  "nodes",  "devices",
                                "t_fwd",    "t_bwd",      "t_grad",  "t_step", "memory",
                                "images/s", "efficiency", "t_epoch", "t_train"};
     if (energy) {
@@ -588,6 +665,11 @@ static void write_table(FILE *out, const curve_run *r)
     }
     if (allreduce)
         headers[n_cols++] = "all-reduce";
+    if (all_sequence)
+        headers[10] = "tokens/s";
+    else if (sequence)
+        headers[n_cols++] = "tokens/s";
+    headers[n_cols++] = "mfu";
     text_table *t = table_new(n_cols, headers);
     /* one unit a column: t_fwd, t_bwd, t_grad, t_step, t_epoch, t_train */
     time_unit unit[6];
@@ -595,9 +677,10 @@ static void write_table(FILE *out, const curve_run *r)
         unit[j] = time_unit_of(0);
     for (int k = 0; k < r->n_rows; k++)
         for (int i = 0; i < r->rows[k].curve.n_points; i++) {
-            const sm_curve_point *p = &r->rows[k].curve.points[i];
-            const double v[6] = {p->pred.t_fwd,  p->pred.t_bwd,    p->pred.t_grad,
-                                 p->pred.t_step, epoch_time(r, p), train_time(r, p)};
+            const curve_row *row = &r->rows[k];
+            const sm_curve_point *p = &row->curve.points[i];
+            const double v[6] = {p->pred.t_fwd,  p->pred.t_bwd,         p->pred.t_grad,
+                                 p->pred.t_step, epoch_time(r, row, p), train_time(r, row, p)};
             for (int j = 0; j < 6 && p->memory.fits != 0; j++)
                 time_unit_add(&unit[j], v[j]);
         }
@@ -605,7 +688,7 @@ static void write_table(FILE *out, const curve_run *r)
         const curve_row *row = &r->rows[k];
         for (int i = 0; i < row->curve.n_points; i++) {
             const sm_curve_point *p = &row->curve.points[i];
-            char c[16][32];
+            char c[20][32];
             snprintf(c[0], sizeof c[0], "%lld", (long long)p->layout.batch);
             snprintf(c[1], sizeof c[1], "%lld", (long long)p->global_batch);
             snprintf(c[2], sizeof c[2], "%d", p->layout.nodes);
@@ -616,20 +699,30 @@ static void write_table(FILE *out, const curve_run *r)
             fmt_seconds_in(p->pred.t_step, &unit[3], c[7], sizeof c[7]);
             /* 170304, not 1.703e+05; 0.25, not 0 */
             snprintf(c[8], sizeof c[8], p->images_per_s >= 1000 ? "%.0f" : "%.4g", p->images_per_s);
+            double tps = point_tokens_per_s(row, p), mfu = point_mfu(r, row, p);
+            snprintf(c[16], sizeof c[16],
+                     !isfinite(tps) ? "-"
+                     : tps >= 1000  ? "%.0f"
+                                    : "%.4g",
+                     tps);
+            snprintf(c[17], sizeof c[17], isfinite(mfu) ? "%.1f%%" : "-", mfu * 100);
+            if (all_sequence)
+                snprintf(c[8], sizeof c[8], "%s", c[16]);
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
-            fmt_seconds_in(epoch_time(r, p), &unit[4], c[10], sizeof c[10]);
-            fmt_seconds_in(train_time(r, p), &unit[5], c[11], sizeof c[11]);
+            fmt_seconds_in(epoch_time(r, row, p), &unit[4], c[10], sizeof c[10]);
+            fmt_seconds_in(train_time(r, row, p), &unit[5], c[11], sizeof c[11]);
             if (isfinite(p->pred.e_step))
                 fmt_watts(step_energy(p) / p->pred.t_step, c[12], sizeof c[12]);
             else
                 snprintf(c[12], sizeof c[12], "-");
             snprintf(c[13], sizeof c[13], isfinite(p->pred.e_step) ? "%.4g" : "-",
-                     epoch_energy(r, p) / 3.6e6);
+                     epoch_energy(r, row, p) / 3.6e6);
             fmt_memory(&p->memory, c[15], sizeof c[15]);
             if (p->memory.fits == 0) /* it cannot run: no time as if it could */
-                for (int j = 4; j <= 11; j++)
-                    snprintf(c[j], sizeof c[j], "-");
-            const char *cells[17] = {row->model, c[0], c[1],  c[2], c[3], c[4],  c[5],
+                for (int j = 4; j <= 17; j++)
+                    if (j <= 11 || j >= 16)
+                        snprintf(c[j], sizeof c[j], "-");
+            const char *cells[20] = {row->model, c[0], c[1],  c[2], c[3], c[4],  c[5],
                                      c[6],       c[7], c[15], c[8], c[9], c[10], c[11]};
             int n = 13 + (r->args->epochs != 0);
             if (energy) {
@@ -640,6 +733,9 @@ static void write_table(FILE *out, const curve_run *r)
                 sm_allreduce_estimate e = point_allreduce(r, row, p);
                 cells[n++] = fmt_allreduce(&e, c[14], sizeof c[14]);
             }
+            if (sequence && !all_sequence)
+                cells[n++] = c[16];
+            cells[n++] = c[17];
             table_add(t, cells);
         }
     }
@@ -749,15 +845,27 @@ static int gather_warnings(curve_run *r)
     return 0;
 }
 
-/* Loads every network and computes every curve; rows and networks stay for the output. */
+/* Loads every network and computes every curve; rows and networks stay for the output. -1
+ * with st, -2 where an option does not fit a network (said on standard error). */
 static int compute(curve_run *r, const sm_registry *reg, char **models, int n_models,
                    sm_network **nets, sm_status *st)
 {
     const curve_args *a = r->args;
-    sm_network_options opt = {a->image};
+    sm_network_options opt = {a->image ? a->image : a->seq};
     for (int m = 0; m < n_models; m++)
         if (sm_network_load(reg, models[m], &opt, &nets[m], st))
             return -1;
+    for (int m = 0; m < n_models; m++) {
+        if (check_length_option("curve", models[m], nets[m], a->image, a->seq))
+            return -2;
+        if (a->tokens && !is_sequence(nets[m])) {
+            fprintf(stderr,
+                    "scalemeter curve: --tokens: %s is an image network; --dataset "
+                    "counts its samples\n",
+                    models[m]);
+            return -2;
+        }
+    }
     for (int m = 0; m < n_models; m++)
         for (int b = 0; b < a->n_batches; b++) {
             curve_row *row = &r->rows[r->n_rows];
@@ -813,7 +921,10 @@ int cmd_curve(int argc, char **argv)
         r.pred = pred;
         int per_node = sm_predictor_devices_per_node(pred);
         r.gpus_per_node = a.gpus_per_node ? (int)a.gpus_per_node : per_node ? per_node : 1;
-        if (compute(&r, reg, models, n_models, nets, &st)) {
+        int computed = compute(&r, reg, models, n_models, nets, &st);
+        if (computed == -2) {
+            rc = 2; /* said already */
+        } else if (computed) {
             rc = report_error(st.msg);
         } else if (gather_warnings(&r)) {
             rc = report_error("out of memory");

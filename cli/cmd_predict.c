@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "option_values.h"
 #include "output.h"
 #include "predictor_choice.h"
 #include "warnings.h"
@@ -17,7 +18,8 @@ static void usage(void)
     printf("usage: scalemeter predict MODEL (--batch B | --max-batch) [--coeffs FILE]\n"
            "                          [--device NAME|FILE] [--optimizer O] [--shard S]\n"
            "                          [--checkpoint C]\n"
-           "                          [--nodes N] [-g G] [--image S] [--dataset D]\n"
+           "                          [--nodes N] [-g G] [--image S | --seq S]\n"
+           "                          [--dataset D | --tokens T]\n"
            "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
            "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
            "                          [--per-block] [--precision P] [--format table|csv|json]\n"
@@ -55,8 +57,12 @@ static void usage(void)
            "  --nodes N          nodes (default 1)\n"
            "  -g, --gpus-per-node G  devices per node (default: the --device\n"
            "                     description's, else 1); N x G devices in all\n"
-           "  --image S          input height and width (default: the network file's)\n"
+           "  --image S          an image network's input height and width (default: the\n"
+           "                     network file's)\n"
+           "  --seq S            a sequence network's length in tokens (default: the file's)\n"
            "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
+           "  --tokens T         (a sequence network) tokens per epoch, with K, M, B, T for\n"
+           "                     powers of 1000 (300M, 2.5B, 15T): ceil(T / (B N G S)) steps\n"
            "  --epochs E         also the time to train for E epochs (t_train = E x t_epoch)\n"
            "  --per-block        forward time of every block: the forward equation on the block's\n"
            "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
@@ -66,8 +72,10 @@ static void usage(void)
            "  -o, --output FILE  write there instead of the standard output\n\n"
            "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
            "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
-           "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step. A phase the "
-           "calibration\n"
+           "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step (samples);\n"
+           "a sequence network: tokens_per_s = B N G S / t_step. mfu (model FLOPs utilisation,\n"
+           "PaLM's): one device's forward and backward FLOPs per step / (t_step x its dense peak\n"
+           "at the precision), known with --device alone. A phase the calibration\n"
            "did not measure is shown as - (null in JSON). A layout the calibration never saw "
            "(several\n"
            "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n"
@@ -90,6 +98,8 @@ typedef struct predict_args {
     double bucket_mib;                  /* 0: not given */
     int overlap;
     int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
+    int64_t seq, tokens;                                /* --seq, --tokens; 0: not given */
+    int dataset_given;
     int per_block, max_batch;
     output_format format;
 } predict_args;
@@ -125,7 +135,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
         OPTIMIZER,
         SHARD,
         CHECKPOINT,
-        MAX_BATCH
+        MAX_BATCH,
+        SEQ,
+        TOKENS
     };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"output", required_argument, 0, 'o'},
@@ -150,6 +162,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
                                          {"shard", required_argument, 0, SHARD},
                                          {"checkpoint", required_argument, 0, CHECKPOINT},
                                          {"max-batch", no_argument, 0, MAX_BATCH},
+                                         {"seq", required_argument, 0, SEQ},
+                                         {"tokens", required_argument, 0, TOKENS},
                                          {0, 0, 0, 0}};
     char msg[512];
     int c, bad = 0;
@@ -184,6 +198,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
             break;
         case DATASET:
             bad = parse_positive("--dataset", optarg, MAX_DATASET, &a->dataset);
+            a->dataset_given = 1;
             break;
         case EPOCHS:
             bad = parse_positive("--epochs", optarg, MAX_EPOCHS, &a->epochs);
@@ -225,6 +240,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case MAX_BATCH:
             a->max_batch = 1;
             break;
+        case SEQ:
+            bad = parse_positive("--seq", optarg, 1 << 24, &a->seq);
+            break;
+        case TOKENS:
+            bad = parse_tokens("--tokens", optarg, &a->tokens);
+            break;
         default:
             return usage_error("predict", msg);
         }
@@ -248,6 +269,16 @@ static int parse_args(int argc, char **argv, predict_args *a)
     if (!a->batch == !a->max_batch) {
         fprintf(stderr, "scalemeter predict: give --batch B (the per-device batch) or "
                         "--max-batch (the largest that fits), one of the two\n");
+        return -1;
+    }
+    if (a->image && a->seq) {
+        fprintf(stderr, "scalemeter predict: --image and --seq: one of the two (--image for an "
+                        "image network, --seq for a sequence network)\n");
+        return -1;
+    }
+    if (a->dataset_given && a->tokens) {
+        fprintf(stderr, "scalemeter predict: --dataset and --tokens: one of the two (samples, or "
+                        "a sequence network's tokens)\n");
         return -1;
     }
     if (a->max_batch && !a->device) {
@@ -316,8 +347,12 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_field_int(&w, "batch", l->batch);
     json_field_int(&w, "nodes", l->nodes);
     json_field_int(&w, "gpus_per_node", l->gpus_per_node);
-    json_field_int(&w, "image", net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]);
+    json_field_int(&w, "image", sm_network_image(net));
+    if (is_sequence(net))
+        json_field_int(&w, "seq", sm_network_image(net));
     json_field_int(&w, "dataset", a->dataset);
+    if (a->tokens)
+        json_field_int(&w, "tokens", a->tokens);
     json_field_number(&w, "t_infer", t->t_infer);
     json_field_number(&w, "t_fwd", t->t_fwd);
     json_field_number(&w, "t_bwd", t->t_bwd);
@@ -325,6 +360,9 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_field_number(&w, "t_step", t->t_step);
     json_field_number(&w, "t_epoch", sm_epoch_time(l, t->t_step, a->dataset));
     json_field_number(&w, "images_per_s", sm_images_per_s(l, t->t_step));
+    if (is_sequence(net))
+        json_field_number(&w, "tokens_per_s", tokens_per_s(l, t->t_step, sm_network_image(net)));
+    json_field_number(&w, "mfu", model_flops_utilisation(p, net, l->batch, t->t_step));
     if (a->epochs) {
         json_field_int(&w, "epochs", a->epochs);
         json_field_number(&w, "t_train",
@@ -375,17 +413,15 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
 {
     job_energy e = energy_of(a, l, t);
     printf("model,image,batch,nodes,gpus_per_node,precision,dataset,t_infer,t_fwd,t_bwd,t_grad,"
-           "t_step,t_epoch,images_per_s%s%s%s%s" CSV_MEMORY_HEADER "%s\n",
+           "t_step,t_epoch,images_per_s%s%s%s%s%s,mfu" CSV_MEMORY_HEADER "%s\n",
            a->epochs ? ",epochs,t_train" : "",
            e.modelled ? ",e_infer_j,e_step_j,e_epoch_j,power_w" : "",
            e.modelled && a->epochs ? ",e_train_j" : "",
            ar ? ",allreduce_algorithm,allreduce_protocol" : "",
-           mem->max_batch >= 0 ? ",max_batch" : "");
+           is_sequence(net) ? ",tokens,tokens_per_s" : "", mem->max_batch >= 0 ? ",max_batch" : "");
     csv_field(stdout, net->name);
-    printf(",%lld,%lld,%d,%d,%s,%lld",
-           (long long)(net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0]),
-           (long long)l->batch, l->nodes, l->gpus_per_node, sm_predictor_precision(p),
-           (long long)a->dataset);
+    printf(",%lld,%lld,%d,%d,%s,%lld", (long long)sm_network_image(net), (long long)l->batch,
+           l->nodes, l->gpus_per_node, sm_predictor_precision(p), (long long)a->dataset);
     double epoch = sm_epoch_time(l, t->t_step, a->dataset);
     const double v[] = {
         t->t_infer, t->t_fwd, t->t_bwd, t->t_grad, t->t_step, epoch, sm_images_per_s(l, t->t_step)};
@@ -402,6 +438,14 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
     }
     if (ar)
         csv_allreduce(stdout, ar);
+    if (is_sequence(net)) {
+        if (a->tokens)
+            printf(",%lld", (long long)a->tokens);
+        else
+            printf(",");
+        csv_number(tokens_per_s(l, t->t_step, sm_network_image(net)));
+    }
+    csv_number(model_flops_utilisation(p, net, l->batch, t->t_step));
     csv_memory(stdout, &mem->train);
     if (mem->max_batch >= 0)
         printf(",%lld", (long long)mem->max_batch);
@@ -492,8 +536,27 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         snprintf(buf, sizeof buf, ips >= 1000 ? "%.0f" : "%.4g", ips); /* 170304, not 1.703e+05 */
     else
         snprintf(buf, sizeof buf, "-");
-    const char *row[] = {"images_per_s", buf, "samples per second, all devices"};
-    table_add(tab, row);
+    if (is_sequence(net)) {
+        double tps = tokens_per_s(l, t->t_step, sm_network_image(net));
+        if (isfinite(tps) && !oom)
+            snprintf(buf, sizeof buf, tps >= 1000 ? "%.0f" : "%.4g", tps);
+        else
+            snprintf(buf, sizeof buf, "-");
+        const char *trow[] = {"tokens_per_s", buf, "tokens per second, all devices"};
+        table_add(tab, trow);
+    } else {
+        const char *row[] = {"images_per_s", buf, "samples per second, all devices"};
+        table_add(tab, row);
+    }
+    double mfu = model_flops_utilisation(p, net, l->batch, t->t_step);
+    if (isfinite(mfu) && !oom)
+        snprintf(buf, sizeof buf, "%.1f%%", mfu * 100);
+    else
+        snprintf(buf, sizeof buf, "-");
+    const char *mrow[] = {"mfu", buf,
+                          isfinite(mfu) ? "model FLOPs utilisation: (F + Fb) / (t_step x peak)"
+                                        : "model FLOPs utilisation: --device tells the peak"};
+    table_add(tab, mrow);
     if (ar) {
         char what[96] = "nothing sent on one device";
         if (strcmp(ar->algorithm, "none"))
@@ -639,11 +702,22 @@ int cmd_predict(int argc, char **argv)
         return report_error(st.msg);
     }
     sm_network *net;
-    sm_network_options opt = {a.image};
+    sm_network_options opt = {a.image ? a.image : a.seq};
     int rc;
     if (sm_network_load(reg, a.model, &opt, &net, &st)) {
         rc = report_error(st.msg);
+    } else if (check_length_option("predict", a.model, net, a.image, a.seq)) {
+        rc = 2;
+        sm_network_free(net);
+    } else if (a.tokens && !is_sequence(net)) {
+        fprintf(stderr,
+                "scalemeter predict: --tokens: %s is an image network; --dataset counts "
+                "its samples\n",
+                a.model);
+        rc = 2;
+        sm_network_free(net);
     } else {
+        a.dataset = dataset_samples(a.dataset, a.tokens, sm_network_image(net));
         rc = run(&a, net, p);
         sm_network_free(net);
     }

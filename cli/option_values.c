@@ -216,3 +216,73 @@ int parse_file_nodes(char *arg, int64_t *nodes)
     *at = '\0';
     return parse_positive("FILE@NODES", at + 1, 1 << 20, nodes);
 }
+
+/* Whole numbers only: the digits are read as an integer and the suffix's power of 1000 must
+ * absorb every decimal, so 2.5B is 2,500,000,000 exactly and no rounding hides 1.5 tokens. */
+int parse_tokens(const char *option, const char *text, int64_t *out)
+{
+    static const struct {
+        char c;
+        int64_t scale;
+    } suffixes[] = {{'K', INT64_C(1000)},
+                    {'k', INT64_C(1000)},
+                    {'M', INT64_C(1000000)},
+                    {'B', INT64_C(1000000000)},
+                    {'G', INT64_C(1000000000)},
+                    {'T', INT64_C(1000000000000)},
+                    {'P', INT64_C(1000000000000000)}};
+    const char *s = text;
+    int64_t digits = 0, scale = 1, frac_div = 1;
+    int n_digits = 0, in_frac = 0, ok = 1, pending_zeros = 0;
+    for (; *s && ok; s++) {
+        if (*s == '.' && !in_frac) {
+            in_frac = 1;
+        } else if (isdigit((unsigned char)*s)) {
+            if (in_frac && *s == '0') { /* trailing zeros of a fraction do not count */
+                pending_zeros++;
+                continue;
+            }
+            for (; pending_zeros > 0 && ok; pending_zeros--) {
+                ok = digits <= OPTION_MAX_TOKENS / 10 && frac_div <= OPTION_MAX_TOKENS / 10;
+                digits *= 10;
+                frac_div *= 10;
+            }
+            ok = ok && digits <= OPTION_MAX_TOKENS / 10;
+            digits = digits * 10 + (*s - '0');
+            if (in_frac) {
+                ok = ok && frac_div <= OPTION_MAX_TOKENS / 10;
+                frac_div *= 10;
+            }
+            n_digits++;
+        } else {
+            break;
+        }
+    }
+    if (ok && *s) {
+        ok = 0;
+        for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+            if (*s == suffixes[i].c && s[1] == '\0') {
+                scale = suffixes[i].scale;
+                ok = 1;
+            }
+    }
+    char msg[256];
+    if (!ok || !n_digits || (in_frac && text[0] == '.')) {
+        snprintf(msg, sizeof msg,
+                 "%s %s: expected a number of tokens, with K, M, B (or G), T or P for "
+                 "powers of 1000 (300M, 2.5B, 15T)",
+                 option, text);
+        return report_error(msg), -1;
+    }
+    if (scale % frac_div || digits > OPTION_MAX_TOKENS / (scale / frac_div)) {
+        snprintf(msg, sizeof msg, "%s %s: expected a whole number of tokens up to 1000P", option,
+                 text);
+        return report_error(msg), -1;
+    }
+    if (digits == 0) {
+        snprintf(msg, sizeof msg, "%s %s: a dataset of 0 tokens has no epoch", option, text);
+        return report_error(msg), -1;
+    }
+    *out = digits * (scale / frac_div);
+    return 0;
+}

@@ -36,6 +36,12 @@ int parse_list(const char *option, const char *text, int64_t max, int64_t *out, 
 /* curve --threshold: above 0 and at most 1, "0.1" or "10%". */
 int parse_threshold(const char *text, double *out);
 
+/* The most tokens --tokens accepts: 1000P. */
+#define OPTION_MAX_TOKENS INT64_C(1000000000000000000)
+/* predict and curve --tokens: a dataset in tokens, a whole number with an SI suffix for
+ * powers of 1000 (K, M, B or G, T, P: 300M, 2.5B, 15T); 0 tokens is refused; the message on
+ * standard error. */
+int parse_tokens(const char *option, const char *text, int64_t *out);
 /* fit-comm --min-bytes: a size in bytes, suffixes K, M, G (KB, KiB, ...). */
 int parse_size(const char *text, double *out);
 /* fit-comm's operands: FILE@NODES cut at the last '@' (arg keeps FILE), nodes from 1 to 2^20;

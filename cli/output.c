@@ -484,3 +484,45 @@ char **list_ini_names(const char *dir, const char *what, int *n)
         qsort(names, (size_t)*n, sizeof *names, by_name);
     return names;
 }
+
+int is_sequence(const sm_network *net) { return net->input.ndim <= 2; }
+
+int check_length_option(const char *cmd, const char *model, const sm_network *net, int64_t image,
+                        int64_t seq)
+{
+    char shape[96];
+    if (seq && !is_sequence(net))
+        fprintf(stderr,
+                "scalemeter %s: --seq: %s is an image network (input %s); --image sets its "
+                "height and width\n",
+                cmd, model, sm_shape_str(&net->input, shape, sizeof shape));
+    else if (image && is_sequence(net))
+        fprintf(stderr,
+                "scalemeter %s: --image: %s is a sequence network (input %s); --seq sets its "
+                "length\n",
+                cmd, model, sm_shape_str(&net->input, shape, sizeof shape));
+    else
+        return 0;
+    return -1;
+}
+
+double tokens_per_s(const sm_layout *l, double t_step, int64_t seq)
+{
+    return sm_images_per_s(l, t_step) * (double)seq;
+}
+
+int64_t dataset_samples(int64_t dataset, int64_t tokens, int64_t seq)
+{
+    return tokens > 0 ? (tokens + seq - 1) / seq : dataset;
+}
+
+double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int64_t batch,
+                               double t_step)
+{
+    double peak = sm_predictor_peak_flops(p);
+    sm_metrics m;
+    sm_status st;
+    if (!(peak > 0) || !isfinite(t_step) || sm_network_metrics(net, batch, &m, &st))
+        return NAN;
+    return (double)(m.flops + m.bwd_flops) / (t_step * peak);
+}

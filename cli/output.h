@@ -21,6 +21,23 @@ int parse_format(const char *text, unsigned allowed, output_format *out);
 #define MAX_DATASET (INT64_C(1) << 50)
 #define MAX_EPOCHS (1 << 20)
 
+/* A sequence network: its input is token ids (1-D) or S x E (2-D); an image is C x H x W. */
+int is_sequence(const sm_network *net);
+/* --image given to a sequence network, or --seq to an image network: -1 with one line
+ * naming the option and the network ("scalemeter CMD: ..." on standard error). */
+int check_length_option(const char *cmd, const char *model, const sm_network *net, int64_t image,
+                        int64_t seq);
+/* Tokens per second of all devices: global batch x seq / t_step. */
+double tokens_per_s(const sm_layout *l, double t_step, int64_t seq);
+/* The dataset of an epoch in samples: the --dataset given, or (tokens > 0) ceil(tokens / seq)
+ * sequences, which gives ceil(tokens / (global batch x seq)) steps (nested ceilings of
+ * whole numbers are one). */
+int64_t dataset_samples(int64_t dataset, int64_t tokens, int64_t seq);
+/* Model FLOPs utilisation, as PaLM and Megatron-LM define it: the training FLOPs of a step on
+ * one device (forward and backward at its batch) per second, over its dense peak at the
+ * predictor's precision; NAN where the peak is not known (a calibration) or t_step is not. */
+double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int64_t batch,
+                               double t_step);
 /* A positive integer option; -1 with a message naming the option. */
 int parse_positive(const char *option, const char *text, int64_t max, int64_t *out);
 /* --bucket-mib of the device model: above 0, at most 1 TiB; -1 with a message. */

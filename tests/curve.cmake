@@ -79,3 +79,10 @@ if(SM_CURVE_PYTHON3)
            COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_measured.py
            ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+
+# Tokens as the unit of sequence networks in predict and curve: --seq, tokens_per_s, --tokens
+# with SI suffixes, mfu against GPT-2's hand count, and their refusals (issue 36).
+if(SM_CURVE_PYTHON3)
+  add_test(NAME cli_tokens COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_tokens_cli.py
+           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()

@@ -90,7 +90,7 @@ add_test(NAME cli_predict_hand
           --batch 2 --dataset 1000 --format json
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_hand PROPERTIES PASS_REGULAR_EXPRESSION
-  "\"t_infer\": 0.083708, \"t_fwd\": 0.078868, \"t_bwd\": 0.157736, \"t_grad\": 0.001, \"t_step\": 0.237604, \"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"warning\": null")
+  "\"t_infer\": 0.083708, \"t_fwd\": 0.078868, \"t_bwd\": 0.157736, \"t_grad\": 0.001, \"t_step\": 0.237604, \"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"mfu\": null, \"warning\": null")
 # 2 nodes x 4 devices after a single-device calibration: a warning, and t_grad stays c1 L
 add_test(NAME cli_predict_warns_devices
   COMMAND ${SM_FIT_CLI} warns "batch 2 on 2 nodes x 4 devices: the calibration saw single-device runs only: t_grad on several devices"
@@ -135,7 +135,7 @@ add_test(NAME cli_predict_default_json
   COMMAND ${SCALEMETER_BIN} predict resnet18 --batch 8 --format json
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_default_json PROPERTIES PASS_REGULAR_EXPRESSION
-  "^{\"model\": \"resnet18\", \"coeffs\": \"[^\"]+\", \"precision\": \"fp32\", \"shard\": \"none\", \"checkpoint\": \"none\", \"batch\": 8, \"nodes\": 1, \"gpus_per_node\": 1, \"image\": 224, \"dataset\": 1281167, \"t_infer\": [0-9.e-]+, \"t_fwd\": [0-9.e-]+, \"t_bwd\": [0-9.e-]+, \"t_grad\": [0-9.e-]+, \"t_step\": [0-9.e-]+, \"t_epoch\": [0-9.e+-]+, \"images_per_s\": [0-9.e+-]+, \"warning\": null, \"memory\": {[^}]*\"capacity\": null, \"fits\": null}, \"memory_infer\": {[^}]*}}\n$")
+  "^{\"model\": \"resnet18\", \"coeffs\": \"[^\"]+\", \"precision\": \"fp32\", \"shard\": \"none\", \"checkpoint\": \"none\", \"batch\": 8, \"nodes\": 1, \"gpus_per_node\": 1, \"image\": 224, \"dataset\": 1281167, \"t_infer\": [0-9.e-]+, \"t_fwd\": [0-9.e-]+, \"t_bwd\": [0-9.e-]+, \"t_grad\": [0-9.e-]+, \"t_step\": [0-9.e-]+, \"t_epoch\": [0-9.e+-]+, \"images_per_s\": [0-9.e+-]+, \"mfu\": null, \"warning\": null, \"memory\": {[^}]*\"capacity\": null, \"fits\": null}, \"memory_infer\": {[^}]*}}\n$")
 foreach(key t_step t_infer t_fwd t_bwd)
   add_test(NAME cli_predict_default_grows_${key}
     COMMAND ${SM_FIT_CLI} grows ${key} 1,2,4,8,16,64 ${SCALEMETER_BIN} predict resnet50 --image 128
@@ -206,7 +206,7 @@ add_test(NAME cli_predict_epochs
           --batch 2 --dataset 1000 --epochs 3 --format json
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_epochs PROPERTIES PASS_REGULAR_EXPRESSION
-  "\"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"epochs\": 3, \"t_train\": 356.406,")
+  "\"t_epoch\": 118.802, \"images_per_s\": 8.41737, \"mfu\": null, \"epochs\": 3, \"t_train\": 356.406,")
 
 # A coefficient file that cannot be written whole (here: over a 1 KiB file-size limit, as on a
 # full disk) is an error, and the file that was there before is left as it was, not truncated.
@@ -252,7 +252,7 @@ add_test(NAME cli_curve_energy
           --batch 2 --nodes 1,2 --dataset 1000 --format csv
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_curve_energy PROPERTIES PASS_REGULAR_EXPRESSION
-  "e_step_j,power_w,e_epoch_j,memory,memory_capacity,fits\n[^\n]*,25.276,106.379,12638,[^\n]*\n[^\n]*,50.5519,212.757,12638,[^\n]*\n")
+  "e_step_j,power_w,e_epoch_j,mfu,memory,memory_capacity,fits\n[^\n]*,25.276,106.379,12638,[^\n]*\n[^\n]*,50.5519,212.757,12638,[^\n]*\n")
 # the tables give the power in watts, then kilowatts: 106.379 W on one device, 128 x that =
 # 13,616.5 W on 128
 add_test(NAME cli_curve_energy_table

@@ -84,7 +84,7 @@ out = good(*ROUND, "--batch", "32", "--nodes", "1,3", "--dataset", "1000", "--ep
            "--format", "csv")
 rows = list(csv.DictReader(io.StringIO(out)))
 check(out.splitlines()[0].endswith(",t_epoch,epochs,t_train,allreduce_algorithm,"
-                                   "allreduce_protocol,memory,memory_capacity,fits"),
+                                   "allreduce_protocol,mfu,memory,memory_capacity,fits"),
       "CSV: the epoch columns after t_epoch, then the description's all-reduce")
 if len(rows) == 2:
     r1, r3 = rows
