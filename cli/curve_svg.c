@@ -4,6 +4,7 @@
 #include "curve_svg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Canvas and plot areas, in SVG user units (pixels). */
@@ -21,6 +22,61 @@
 static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                       "#E69F00", "#56B4E9", "#000000", "#999933"};
 #define N_COLOURS ((int)(sizeof palette / sizeof palette[0]))
+
+/* Beyond the palette, the marker and the line's dash tell curves apart: both step with each
+ * round of colours (5 markers and 4 dashes, coprime, so (colour, marker, dash) repeats only
+ * after 8 x 20 = 160 curves), so the ninth curve differs from the first along its whole line,
+ * not at its points alone. */
+enum { MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND, MARK_DOWN, N_MARKERS };
+static const char *const dashes[] = {NULL, "10 4", "10 3 2 3", "2 3"};
+#define N_DASHES ((int)(sizeof dashes / sizeof dashes[0]))
+
+typedef struct line_style {
+    const char *colour;
+    int marker;
+    const char *dash; /* NULL: solid */
+} line_style;
+
+static line_style style_of(int s)
+{
+    int round = s / N_COLOURS;
+    return (line_style){palette[s % N_COLOURS], round % N_MARKERS, dashes[round % N_DASHES]};
+}
+
+/* stroke-dasharray="..." with a leading space, or nothing for a solid line */
+static const char *dash_attr(const line_style *st, char *buf, size_t len)
+{
+    if (!st->dash)
+        return "";
+    snprintf(buf, len, " stroke-dasharray=\"%s\"", st->dash);
+    return buf;
+}
+
+/* One marker centred at (x, y), filled by the enclosing group; the circle stays first, written
+ * as it always was. The others have about the circle's area. */
+static void marker(FILE *out, int m, double x, double y)
+{
+    switch (m) {
+    case MARK_SQUARE:
+        fprintf(out, "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z\"/>\n", x - 3.2,
+                y - 3.2, x + 3.2, y - 3.2, x + 3.2, y + 3.2, x - 3.2, y + 3.2);
+        break;
+    case MARK_TRIANGLE:
+        fprintf(out, "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z\"/>\n", x, y - 4.6, x + 4.2,
+                y + 2.6, x - 4.2, y + 2.6);
+        break;
+    case MARK_DIAMOND:
+        fprintf(out, "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z\"/>\n", x, y - 4.4,
+                x + 4.4, y, x, y + 4.4, x - 4.4, y);
+        break;
+    case MARK_DOWN:
+        fprintf(out, "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z\"/>\n", x, y + 4.6, x + 4.2,
+                y - 2.6, x - 4.2, y - 2.6);
+        break;
+    default:
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>\n", x, y);
+    }
+}
 
 static void xml_text(FILE *out, const char *s)
 {
@@ -184,43 +240,136 @@ static int runs(const sm_curve *c, int i) { return c->points[i].memory.fits != 0
 
 static void draw_series(FILE *out, const axes *a, double eff_top, int s, const sm_curve *c)
 {
-    const char *colour = palette[s % N_COLOURS];
-    fprintf(out, "<g class=\"curve\" stroke=\"%s\" fill=\"none\">\n", colour);
-    /* ideal scaling from the first point */
-    fprintf(out, "<polyline class=\"ideal\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" "
-                 "opacity=\"0.6\" points=\"");
-    for (int i = 0, n = 0; i < c->n_points; i++)
-        if (runs(c, i))
-            fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", x_of(a, c->points[i].layout.nodes),
-                    y_top(a, ideal(c, i)));
-    fputs("\"/>\n<polyline class=\"series\" stroke-width=\"2.5\" points=\"", out);
+    line_style st = style_of(s);
+    char dash[64];
+    fprintf(out, "<g class=\"curve\" stroke=\"%s\" fill=\"none\">\n", st.colour);
+    const char *dashed = dash_attr(&st, dash, sizeof dash);
+    fprintf(out, "<polyline class=\"series\" stroke-width=\"2.5\"%s points=\"", dashed);
     for (int i = 0, n = 0; i < c->n_points; i++)
         if (runs(c, i))
             fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", x_of(a, c->points[i].layout.nodes),
                     y_top(a, c->points[i].images_per_s));
-    fputs("\"/>\n<polyline class=\"efficiency\" stroke-width=\"2.5\" points=\"", out);
+    fprintf(out, "\"/>\n<polyline class=\"efficiency\" stroke-width=\"2.5\"%s points=\"", dashed);
     for (int i = 0, n = 0; i < c->n_points; i++)
         if (runs(c, i))
             fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", x_of(a, c->points[i].layout.nodes),
                     y_bottom(c->points[i].efficiency * 100, eff_top));
-    fprintf(out, "\"/>\n</g>\n<g fill=\"%s\">\n", colour);
+    fprintf(out, "\"/>\n</g>\n<g class=\"markers\" fill=\"%s\">\n", st.colour);
     for (int i = 0; i < c->n_points; i++) {
         if (!runs(c, i))
             continue;
         double x = x_of(a, c->points[i].layout.nodes);
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>\n", x,
-                y_top(a, c->points[i].images_per_s));
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>\n", x,
-                y_bottom(c->points[i].efficiency * 100, eff_top));
+        marker(out, st.marker, x, y_top(a, c->points[i].images_per_s));
+        marker(out, st.marker, x, y_bottom(c->points[i].efficiency * 100, eff_top));
     }
     fputs("</g>\n", out);
 }
 
-static void draw_turning_point(FILE *out, const axes *a, double eff_top, int s, const sm_curve *c)
+/* Ideal scaling from each curve's first point, drawn over all the series in a thin dark dash on
+ * a white underlay, so a near-linear curve beneath does not hide it. */
+static void draw_ideal(FILE *out, const axes *a, const svg_chart *chart)
+{
+    fputs("<g class=\"ideal-lines\" fill=\"none\">\n", out);
+    for (int s = 0; s < chart->n_series; s++) {
+        const sm_curve *c = chart->series[s].curve;
+        for (int pass = 0; pass < 2; pass++) {
+            fputs(pass ? "<polyline class=\"ideal\" stroke=\"#333333\" stroke-width=\"1.2\" "
+                         "stroke-dasharray=\"5 3\" points=\""
+                       : "<polyline class=\"ideal-halo\" stroke=\"#ffffff\" "
+                         "stroke-width=\"3.6\" stroke-linecap=\"round\" points=\"",
+                  out);
+            for (int i = 0, n = 0; i < c->n_points; i++)
+                if (runs(c, i))
+                    fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", x_of(a, c->points[i].layout.nodes),
+                            y_top(a, ideal(c, i)));
+            fputs("\"/>\n", out);
+        }
+    }
+    fputs("</g>\n", out);
+}
+
+/* Label placement works on boxes and segments in the SVG's coordinates; a label's text is
+ * taken as 7 px a character wide and 13 px tall at font-size 12 (DejaVu Sans runs about 6.5). */
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+typedef struct seg {
+    double x0, y0, x1, y1;
+} seg;
+
+static int boxes_meet(const box *a, const box *b)
+{
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* Liang-Barsky clipping: whether any part of the segment lies inside the box. */
+static int seg_meets_box(const seg *g, const box *b)
+{
+    double dx = g->x1 - g->x0, dy = g->y1 - g->y0, t0 = 0, t1 = 1;
+    double p[4] = {-dx, dx, -dy, dy};
+    double q[4] = {g->x0 - b->x0, b->x1 - g->x0, g->y0 - b->y0, b->y1 - g->y0};
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0) {
+            if (q[k] < 0)
+                return 0;
+            continue;
+        }
+        double t = q[k] / p[k];
+        if (p[k] < 0)
+            t0 = fmax(t0, t);
+        else
+            t1 = fmin(t1, t);
+        if (t0 > t1)
+            return 0;
+    }
+    return 1;
+}
+
+/* The label box of text whose baseline starts (anchor start) or ends (anchor end) at (x, y),
+ * with 2 px to spare around it. */
+static box label_box(double x, double y, int end_anchor, const char *label)
+{
+    double w = 7.0 * (double)strlen(label);
+    double x0 = end_anchor ? x - w : x;
+    return (box){x0 - 2, y - 12, x0 + w + 2, y + 5};
+}
+
+typedef struct obstacles {
+    seg *segs; /* every series' throughput line */
+    int n_segs;
+    box *boxes; /* rings and labels already placed */
+    int n_boxes;
+} obstacles;
+
+static int clear(const obstacles *o, const box *b)
+{
+    if (b->x0 < PLOT_X0 || b->x1 > PLOT_X1 || b->y0 < TOP_Y0 || b->y1 > TOP_Y1)
+        return 0;
+    for (int i = 0; i < o->n_segs; i++)
+        if (seg_meets_box(&o->segs[i], b))
+            return 0;
+    for (int i = 0; i < o->n_boxes; i++)
+        if (boxes_meet(&o->boxes[i], b))
+            return 0;
+    return 1;
+}
+
+static const char *turning_label(const sm_curve *c, char *buf, size_t len)
+{
+    int nodes = c->points[c->turning].layout.nodes;
+    snprintf(buf, len, "turns at %d node%s", nodes, nodes == 1 ? "" : "s");
+    return buf;
+}
+
+/* Rings the turning point and labels it at the first place, beside the ring and then stepping
+ * further above and below it, where the label crosses no curve and no other label. Returns 0
+ * where none is clear: the legend then says it. */
+static int draw_turning_point(FILE *out, const axes *a, double eff_top, int s, const sm_curve *c,
+                              obstacles *o)
 {
     if (c->turning < 0)
-        return;
-    const char *colour = palette[s % N_COLOURS];
+        return 1;
+    const char *colour = style_of(s).colour;
     const sm_curve_point *p = &c->points[c->turning];
     double x = x_of(a, p->layout.nodes), y = y_top(a, p->images_per_s);
     fprintf(out, "<g class=\"turning-point\" stroke=\"%s\" fill=\"none\">\n", colour);
@@ -233,39 +382,63 @@ static void draw_turning_point(FILE *out, const axes *a, double eff_top, int s, 
             y_bottom(p->efficiency * 100, eff_top));
     fputs("</g>\n", out);
     char label[64];
-    snprintf(label, sizeof label, "turns at %d node%s", p->layout.nodes,
-             p->layout.nodes == 1 ? "" : "s");
-    /* beside the ring, on the side with more room, staggered so that the labels of several
-     * curves do not overlap; a white halo keeps it legible over lines */
-    char style[160];
-    snprintf(style, sizeof style,
-             "font-size=\"12\" fill=\"%s\" stroke=\"#ffffff\" "
-             "stroke-width=\"4\" paint-order=\"stroke\"",
-             colour);
-    int right_half = x > (PLOT_X0 + PLOT_X1) / 2;
-    double ly = fmin(y + 26 + 15.0 * s, TOP_Y1 - 6);
-    text(out, right_half ? x - 12 : x + 12, ly, right_half ? "end" : "start", style, label);
+    turning_label(c, label, sizeof label);
+    /* the side with more room first; steps of 16 px, below before above */
+    int right_first = x <= (PLOT_X0 + PLOT_X1) / 2;
+    for (int step = 0; step < 2 * 16 + 1; step++) {
+        double dy = 16.0 * ((step + 1) / 2) * (step % 2 ? 1 : -1);
+        for (int side = 0; side < 2; side++) {
+            int right = side == 0 ? right_first : !right_first;
+            double lx = right ? x + 12 : x - 12, ly = y + 4 + dy;
+            box b = label_box(lx, ly, !right, label);
+            if (!clear(o, &b))
+                continue;
+            o->boxes[o->n_boxes++] = b;
+            /* a white halo keeps it legible over the grid and the ideal lines */
+            char style[160];
+            snprintf(style, sizeof style,
+                     "class=\"turning-label\" font-size=\"12\" fill=\"%s\" stroke=\"#ffffff\" "
+                     "stroke-width=\"4\" paint-order=\"stroke\"",
+                     colour);
+            text(out, lx, ly, right ? "start" : "end", style, label);
+            return 1;
+        }
+    }
+    return 0;
 }
 
-static void draw_legend(FILE *out, const svg_chart *chart)
+/* in_legend[s]: the turning point of series s found no clear place by its ring, so its label
+ * goes under the legend entry. */
+static void draw_legend(FILE *out, const svg_chart *chart, const int *in_legend)
 {
-    char buf[96];
+    char buf[96], dash[64];
     double y = TOP_Y0 + 6;
     fputs("<g class=\"legend\" font-size=\"13\" fill=\"#111111\">\n", out);
     for (int s = 0; s < chart->n_series; s++, y += 22) {
-        const char *colour = palette[s % N_COLOURS];
+        line_style st = style_of(s);
         fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                "stroke-width=\"2.5\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-                "fill=\"%s\"/>\n",
-                LEGEND_X, y, LEGEND_X + 28, y, colour, LEGEND_X + 14, y, colour);
+                "<g class=\"legend-entry\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n<g fill=\"%s\">",
+                LEGEND_X, y, LEGEND_X + 28, y, st.colour, dash_attr(&st, dash, sizeof dash),
+                st.colour);
+        marker(out, st.marker, LEGEND_X + 14, y);
+        fputs("</g></g>\n", out);
         text(out, LEGEND_X + 36, y + 4.5, "start", NULL, chart->series[s].label);
+        if (in_legend[s]) {
+            char style[96];
+            snprintf(style, sizeof style, "class=\"turning-label\" font-size=\"12\" fill=\"%s\"",
+                     st.colour);
+            text(out, LEGEND_X + 36, y + 20, "start", style,
+                 turning_label(chart->series[s].curve, buf, sizeof buf));
+            y += 15;
+        }
     }
     y += 8;
     fprintf(out,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\" "
-            "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-            LEGEND_X, y, LEGEND_X + 28, y);
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ffffff\" "
+            "stroke-width=\"3.6\"/>\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+            "stroke=\"#333333\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\"/>\n",
+            LEGEND_X, y, LEGEND_X + 28, y, LEGEND_X, y, LEGEND_X + 28, y);
     text(out, LEGEND_X + 36, y + 4.5, "start", NULL, "ideal (linear) scaling");
     y += 24;
     int turns = 0, last = 0;
@@ -317,8 +490,46 @@ void curve_svg_write(FILE *out, const svg_chart *chart)
     draw_grid(out, &a, chart, eff_top);
     for (int s = 0; s < chart->n_series; s++)
         draw_series(out, &a, eff_top, s, chart->series[s].curve);
+    draw_ideal(out, &a, chart);
+
+    /* what a turning point's label must keep off: every throughput line and every ring */
+    int n_points = 0;
     for (int s = 0; s < chart->n_series; s++)
-        draw_turning_point(out, &a, eff_top, s, chart->series[s].curve);
-    draw_legend(out, chart);
+        n_points += chart->series[s].curve->n_points;
+    obstacles o = {calloc((size_t)n_points + 1, sizeof(seg)), 0,
+                   calloc(2 * (size_t)chart->n_series + 1, sizeof(box)), 0};
+    int *in_legend = calloc((size_t)chart->n_series + 1, sizeof(int));
+    if (!o.segs || !o.boxes || !in_legend) {
+        fputs("</svg>\n", out); /* out of memory: a chart without its labels */
+        free(o.segs);
+        free(o.boxes);
+        free(in_legend);
+        return;
+    }
+    for (int s = 0; s < chart->n_series; s++) {
+        const sm_curve *c = chart->series[s].curve;
+        double px = 0, py = 0;
+        for (int i = 0, n = 0; i < c->n_points; i++) {
+            if (!runs(c, i))
+                continue;
+            double x = x_of(&a, c->points[i].layout.nodes),
+                   y = y_top(&a, c->points[i].images_per_s);
+            if (n++)
+                o.segs[o.n_segs++] = (seg){px, py, x, y};
+            px = x;
+            py = y;
+        }
+        if (c->turning >= 0) {
+            const sm_curve_point *p = &c->points[c->turning];
+            double x = x_of(&a, p->layout.nodes), y = y_top(&a, p->images_per_s);
+            o.boxes[o.n_boxes++] = (box){x - 9.5, y - 9.5, x + 9.5, y + 9.5};
+        }
+    }
+    for (int s = 0; s < chart->n_series; s++)
+        in_legend[s] = !draw_turning_point(out, &a, eff_top, s, chart->series[s].curve, &o);
+    draw_legend(out, chart, in_legend);
     fputs("</svg>\n", out);
+    free(o.segs);
+    free(o.boxes);
+    free(in_legend);
 }
