@@ -186,6 +186,21 @@ static int parse_name(field_kind kind, const char *value, void *dst)
     }
 }
 
+int sm_device_check_value(const char *section, const char *key, double v, char *why, size_t len)
+{
+    for (int i = 0; i < N_FIELDS; i++) {
+        const field *f = &fields[i];
+        if (f->kind != F_REAL || strcmp(f->section, section) || strcmp(f->key, key))
+            continue;
+        if (isfinite(v) && v <= f->hi && (v > f->lo || (v == f->lo && f->lo_ok)))
+            return 0;
+        snprintf(why, len, "%s %g and at most %g", f->lo_ok ? "from" : "above", f->lo, f->hi);
+        return -1;
+    }
+    snprintf(why, len, "not a numeric key of [%s]", section);
+    return -1;
+}
+
 static int set_field(reader *r, int i, const char *value)
 {
     const field *f = &fields[i];

@@ -74,6 +74,11 @@ typedef struct sm_device {
     char nccl_algo[64], nccl_proto[64];
 } sm_device;
 
+/* 0 when v, in the file's unit, is within the range the loader takes for [section] key; else
+ * -1 with that range in why ("above 0.001 and at most 1e+06"). What a writer checks, so that
+ * it never writes a description the loader refuses. */
+int sm_device_check_value(const char *section, const char *key, double v, char *why, size_t len);
+
 /* The memory configuration of a description at precision p. */
 void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_config *out);
 

@@ -196,12 +196,12 @@ int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, cons
         if (k < 2 ? f->intra_fitted : f->inter_fitted) {
             /* the ranges device_file.c loads: a description no command could read is not
              * written (runs of seconds per step fit latencies beyond them) */
-            if (!(k % 2 ? value[k] >= 0 : value[k] > 0) || !(value[k] <= 1e6))
+            char why[96];
+            if (sm_device_check_value("node", names[k], value[k], why, sizeof why))
                 return sm_fail(st,
                                "%s: the fitted %s = %.6g is outside a device description's "
-                               "range (%s 1000000); %s not written",
-                               sources, names[k], value[k], k % 2 ? "0 to" : "above 0, at most",
-                               path);
+                               "range (%s); %s not written",
+                               sources, names[k], value[k], why, path);
             keys[n] = (sm_device_key){"node", names[k], "", "fitted by fit-comm"};
             snprintf(keys[n++].value, sizeof keys[0].value, "%.6g", value[k]);
         }

@@ -232,14 +232,15 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
     snprintf(keys[2].value, sizeof keys[2].value, "%s", f->precision);
     snprintf(keys[3].value, sizeof keys[3].value, "%s", v.framework[0] ? v.framework : "fitted");
     for (int i = 0; i < N_FITTED; i++) {
-        /* the ranges device_file.c loads (efficiencies above 0, at most 1; dispatch 0 to 1e6
-         * us): a description no command could read is not written */
-        double hi = i < 2 ? 1 : 1e6, x = fitted[i].value;
-        if (!(i < 2 ? x > 0 : x >= 0) || !(x <= hi))
+        /* the ranges device_file.c loads: a description no command could read is not
+         * written */
+        char why[96];
+        if (sm_device_check_value(fitted[i].section, fitted[i].key, fitted[i].value, why,
+                                  sizeof why))
             return sm_fail(st,
                            "%s: the fitted %s = %.6g is outside a device description's "
-                           "range (%s %g); %s not written",
-                           source, fitted[i].key, x, i < 2 ? "above 0, at most" : "0 to", hi, path);
+                           "range (%s); %s not written",
+                           source, fitted[i].key, fitted[i].value, why, path);
         keys[4 + i] = (sm_device_key){fitted[i].section, fitted[i].key, "", NULL};
         snprintf(keys[4 + i].value, sizeof keys[0].value, "%.*g", fitted[i].digits,
                  fitted[i].value);
