@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sm_status st;
-    if (sm_elf_check(fuzz_file(data, size), &st) == 0 && size < 64)
+    if (sm_elf_check(fuzz_file(data, size), SM_PLUGIN_ENTRY_NAME, &st) == 0 && size < 64)
         abort(); /* nothing this short is a loadable ELF object: the check let it through */
     return 0;
 }
