@@ -144,6 +144,11 @@ static void test_errors(void)
     const double bad_b[] = {1, NAN, 3};
     CHECK(sm_lstsq(line_A, bad_b, 3, 2, 0, x, &st) == -1);
     CHECK_CONTAINS(st.msg, "point 2: measured value is not finite");
+    /* a term of 1e-150 against values of 1e200: the coefficient, 1e350, is beyond a double
+     * (found by fuzz_fit, which wrote it as c1_flops = -inf into a coefficient file) */
+    const double tiny[] = {1e-150, 1e-150}, huge[] = {1e200, 1e200};
+    CHECK(sm_lstsq(tiny, huge, 2, 1, 0, x, &st) == -1);
+    CHECK_CONTAINS(st.msg, "coefficient 1 is not finite");
 }
 
 int main(void)

@@ -174,8 +174,18 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
     }
     if (nonneg && nnls(As, b, m, n, x, st))
         goto done;
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n; j++) {
         x[j] /= scale[j];
+        /* terms whose sizes differ beyond a double's range give an infinite coefficient, which
+         * no coefficient file may hold: a fit that cannot be written is no fit */
+        if (!isfinite(x[j])) {
+            sm_fail(st,
+                    "coefficient %d is not finite: the terms' sizes differ beyond double "
+                    "precision (counts or times out of any physical range)",
+                    j + 1);
+            goto done;
+        }
+    }
     rc = 0;
 done:
     free(As);
