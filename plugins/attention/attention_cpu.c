@@ -67,25 +67,6 @@ static void add_rel_bias(const attention_geom *g, int64_t head, float *a)
             a[i * g->m + j] += g->table[attention_rel_index(g->win, i, j) * g->h + head];
 }
 
-/* Row-wise softmax of the S x M scores, the upper triangle masked when causal (M = S). */
-static void softmax_rows(const attention_geom *g, float *a)
-{
-    for (int64_t i = 0; i < g->s; i++) {
-        float *row = a + i * g->m;
-        int64_t len = g->causal ? i + 1 : g->m;
-        float mx = row[0];
-        for (int64_t j = 1; j < len; j++)
-            mx = row[j] > mx ? row[j] : mx;
-        float sum = 0;
-        for (int64_t j = 0; j < len; j++)
-            sum += row[j] = expf(row[j] - mx);
-        for (int64_t j = 0; j < len; j++)
-            row[j] /= sum;
-        for (int64_t j = len; j < g->m; j++)
-            row[j] = 0;
-    }
-}
-
 static int attn_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
@@ -102,7 +83,7 @@ static int attn_forward(const sm_layer_io *l, sm_error *err)
                         g.scale, q, (int)g.e, k, (int)e2, 0.0f, p, (int)g.m);
             if (g.table)
                 add_rel_bias(&g, h, p);
-            softmax_rows(&g, p);
+            cpu_softmax_rows(p, g.s, g.m, g.causal);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.m,
                         1.0f, p, (int)g.m, k + g.e, (int)e2, 0.0f, g.ctx + t * g.s * g.e + h * g.d,
                         (int)g.e);

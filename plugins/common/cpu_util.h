@@ -8,6 +8,7 @@
 #define SCALEMETER_PLUGINS_CPU_UTIL_H
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -79,6 +80,26 @@ static inline void cpu_axpy(float *restrict y, const float *restrict x, float a,
 
 /* Bytes of a count of floats, for work_size and state_size: SIZE_MAX when the count overflowed
  * (sm_mul saturates) or the bytes do not fit in a size_t (kernels.h: more than addressable). */
+/* Row-wise softmax of a rows x cols matrix of scores, in place; causal: row i keeps its first
+ * i + 1 entries and the rest become 0 (a decoder's mask, cols = rows). */
+static inline void cpu_softmax_rows(float *a, int64_t rows, int64_t cols, int causal)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        float *row = a + i * cols;
+        int64_t len = causal ? i + 1 : cols;
+        float mx = row[0];
+        for (int64_t j = 1; j < len; j++)
+            mx = row[j] > mx ? row[j] : mx;
+        float sum = 0;
+        for (int64_t j = 0; j < len; j++)
+            sum += row[j] = expf(row[j] - mx);
+        for (int64_t j = 0; j < len; j++)
+            row[j] /= sum;
+        for (int64_t j = len; j < cols; j++)
+            row[j] = 0;
+    }
+}
+
 static inline size_t cpu_float_bytes(int64_t floats)
 {
     int64_t bytes = sm_mul(floats, (int64_t)sizeof(float));

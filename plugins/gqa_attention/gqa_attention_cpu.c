@@ -61,24 +61,6 @@ static void rotate(const gqa_geom *g, float *m, int64_t width, int64_t ld, int s
         }
 }
 
-static void softmax_rows(const gqa_geom *g, float *a)
-{
-    for (int64_t i = 0; i < g->s; i++) {
-        float *row = a + i * g->s;
-        int64_t len = g->causal ? i + 1 : g->s;
-        float mx = row[0];
-        for (int64_t j = 1; j < len; j++)
-            mx = row[j] > mx ? row[j] : mx;
-        float sum = 0;
-        for (int64_t j = 0; j < len; j++)
-            sum += row[j] = expf(row[j] - mx);
-        for (int64_t j = 0; j < len; j++)
-            row[j] /= sum;
-        for (int64_t j = len; j < g->s; j++)
-            row[j] = 0;
-    }
-}
-
 static int gqa_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
@@ -97,7 +79,7 @@ static int gqa_forward(const sm_layer_io *l, sm_error *err)
             float *p = g.p + (t * g.h + h) * g.s * g.s;
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.s, (int)g.s, (int)g.d,
                         g.scale, q, (int)g.e, k, (int)k2, 0.0f, p, (int)g.s);
-            softmax_rows(&g, p);
+            cpu_softmax_rows(p, g.s, g.s, g.causal);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.s, (int)g.d, (int)g.s,
                         1.0f, p, (int)g.s, k + g.ekv, (int)k2, 0.0f,
                         g.ctx + t * g.s * g.e + h * g.d, (int)g.e);
