@@ -240,20 +240,6 @@ static void normalise_qk(const wa_geom *g)
             }
 }
 
-/* Row-wise softmax of one head's N x N scores. */
-static void softmax_rows(int64_t n, float *a)
-{
-    for (int64_t i = 0; i < n; i++) {
-        float *row = a + i * n, mx = row[0], sum = 0;
-        for (int64_t j = 1; j < n; j++)
-            mx = row[j] > mx ? row[j] : mx;
-        for (int64_t j = 0; j < n; j++)
-            sum += row[j] = expf(row[j] - mx);
-        for (int64_t j = 0; j < n; j++)
-            row[j] /= sum;
-    }
-}
-
 static int wa_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
@@ -289,7 +275,7 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
                 for (int64_t j = 0; j < n; j++)
                     p[i * n + j] += table[wa_rel_index(g.p, i, j) * g.heads + head] +
                                     (labels[i] != labels[j] ? -100.0f : 0.0f);
-            softmax_rows(n, p);
+            cpu_softmax_rows(p, n, n, 0);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)g.d, (int)n, 1.0f,
                         p, (int)n, v, (int)c3, 0.0f, g.ctx + win * n * g.c + head * g.d, (int)g.c);
         }
