@@ -67,4 +67,4 @@ add_test(NAME core_has_no_type_names
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"
-  PASS_REGULAR_EXPRESSION "\nconv2d,3,matmul\\+convolution,declared,[^\n]*\n.*\nuser_abi2,2,-,default,.*\nuser_matmul,3,matmul,default,")
+  PASS_REGULAR_EXPRESSION "\nconv2d,4,matmul\\+convolution,declared,[^\n]*\n.*\nuser_abi2,2,-,default,.*\nuser_matmul,4,matmul,default,")

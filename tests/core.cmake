@@ -78,6 +78,7 @@ set_tests_properties(cli_metrics_folder_as_model_message PROPERTIES PASS_REGULAR
 
 # One device's memory (memory.h), hand-derived on a small network.
 sm_add_c_test(test_memory test_memory.c)
+sm_add_c_test(test_lm_memory test_lm_memory.c)
 # Sharded data parallelism and activation checkpointing in that memory, hand-derived.
 sm_add_c_test(test_memory_sharding test_memory_sharding.c)
 

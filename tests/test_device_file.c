@@ -67,10 +67,46 @@ static const error_case cases[] = {
      "host_cpu = Intel: expected the node's CPU for NCCL's constants: intel, amd, arm or other"},
 };
 
+/* What one pass of an attention layer asks of the device (sm_layer_pass_work), by hand from
+ * its metrics: 100 FLOPs of which 60 matrix products (20 the score product), 200 backward,
+ * 1000 bytes at fp32 of which 400 the score matrices. bf16 halves the bytes and the backward
+ * pass doubles them; a fused kernel drops the score bytes and recomputes the score product
+ * in the backward pass (the matrix share of the backward FLOPs, 0.6 x 200, plus 20). */
+static void test_pass_work(void)
+{
+    sm_device v = {0};
+    sm_metrics m = {.flops = 100,
+                    .matmul_flops = 60,
+                    .bwd_flops = 200,
+                    .bytes = 1000,
+                    .scores_bytes = 400,
+                    .scores_flops = 20};
+    sm_layer_work f = sm_layer_pass_work(&v, &m, SM_BF16, 0);
+    sm_layer_work b = sm_layer_pass_work(&v, &m, SM_BF16, 1);
+    CHECK_EQ(f.matmul_flops, 60);
+    CHECK_EQ(f.vector_flops, 40);
+    CHECK_EQ(f.bytes, 500);
+    CHECK_EQ(b.matmul_flops, 120);
+    CHECK_EQ(b.vector_flops, 80);
+    CHECK_EQ(b.bytes, 1000);
+    v.fused_attention = 1;
+    f = sm_layer_pass_work(&v, &m, SM_BF16, 0);
+    b = sm_layer_pass_work(&v, &m, SM_BF16, 1);
+    CHECK_EQ(f.matmul_flops, 60);
+    CHECK_EQ(f.vector_flops, 40);
+    CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(b.matmul_flops, 140);
+    CHECK_EQ(b.vector_flops, 80);
+    CHECK_EQ(b.bytes, 600);
+    f = sm_layer_pass_work(&v, &m, SM_FP32, 0);
+    CHECK_EQ(f.bytes, 600);
+}
+
 int main(void)
 {
     sm_status st;
     sm_device dev;
+    test_pass_work();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *path = net_file(cases[i].text);
         st.msg[0] = '\0';

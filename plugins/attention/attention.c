@@ -184,6 +184,8 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
     m->matmul_flops = sm_mul(2, m->macs); /* projections, scores, context; the rest vector */
     m->bytes = sm_mul(4, sm_mul(g, bytes));
     m->bwd_flops = sm_mul(2, m->flops);
+    m->scores_bytes = sm_mul(16, sm_mul(g, hsm)); /* written, softmaxed (2), read: 4 h S M */
+    m->scores_flops = sm_mul(g, sm_mul(2, sm_mul(sm_mul(s, mlen), e))); /* Q K^T */
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);
     m->param_tensors = (p->packed ? 2 : 4) * (p->bias ? 2 : 1);
     if (p->rel_pos) {
@@ -199,7 +201,9 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
  * (or MHA's copy of it), the projected Q, K and V (S E + 2 M E: Q scaled, K, V; GPT-2's packed
  * c_attn output is the same bytes), the softmax's result (h S M) and the context before the
  * output projection (S E); with dropout on the weights, its mask and its output (h S M more).
- * A memory input is kept as the key and value projection's input. */
+ * A memory input is kept as the key and value projection's input. A fused kernel (PyTorch's
+ * scaled_dot_product_attention) keeps Q, K, V and its output, the context, as eager does, and
+ * the fp32 log-sum-exp of each of the h S rows instead of the probabilities and their mask. */
 static int attention_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_saved *s, sm_error *err)
 {
@@ -212,6 +216,9 @@ static int attention_saved(const void *params, const sm_shape *in, int n_in, con
     s->inputs = n_in == 2 ? 3u : 1u;
     s->extra_elems = sm_mul(g, sm_add(own, sm_mul(p->dropout > 0 ? 2 : 1, hsm)));
     s->mask_elems = p->dropout > 0 ? sm_mul(g, hsm) : 0;
+    s->scores_elems = sm_mul(g, sm_mul(p->dropout > 0 ? 2 : 1, hsm));
+    s->scores_mask_elems = s->mask_elems;
+    s->fused_bytes = sm_mul(4, sm_mul(g, sm_mul(p->heads, len)));
     return 0;
 }
 

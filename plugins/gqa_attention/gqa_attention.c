@@ -107,6 +107,8 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     m->matmul_flops = sm_mul(2, macs);
     m->bwd_flops = sm_mul(2, flops);
     m->bytes = sm_mul(4, sm_add(sm_add(sm_mul(12, se), sm_mul(8, skv)), sm_mul(4, hss)));
+    m->scores_bytes = sm_mul(16, hss);          /* written, softmaxed (2), read */
+    m->scores_flops = sm_mul(2, sm_mul(se, s)); /* Q K^T: S^2 E MACs */
     m->weights = sm_add(sm_mul(2, sm_mul(e, e)), sm_mul(2, sm_mul(e, ekv)));
     m->param_tensors = 4;
     return 0;
@@ -119,7 +121,9 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
  * h heads by repeat_kv (S E each: the score and context products), the softmax's result
  * (h S^2) and the context made contiguous for o_proj (S E). Without rotation the projections'
  * outputs are those products' operands themselves. So 6 S E + 2 S kvE + 2 S d + h S^2 with
- * rotary embeddings, 4 S E + h S^2 without. */
+ * rotary embeddings, 4 S E + h S^2 without. A fused kernel (scaled_dot_product_attention, as
+ * torchtitan and Hugging Face's sdpa attention call it) keeps the same operands and output and
+ * the fp32 log-sum-exp of each of the h S rows instead of the probabilities. */
 static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                      sm_layer_saved *s, sm_error *err)
 {
@@ -131,6 +135,17 @@ static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_
                       : sm_mul(4, sm_mul(len, e));
     s->inputs = 1;
     s->extra_elems = sm_add(own, sm_mul(p->heads, sm_mul(len, len)));
+    s->scores_elems = sm_mul(p->heads, sm_mul(len, len));
+    s->fused_bytes = sm_mul(4, sm_mul(p->heads, len));
+    /* torchtitan's selective policy (plugin.h) keeps the outputs of q_proj and v_proj (the
+     * first and third matrix products) and the attention kernel's (its output and log-sum-exp)
+     * and recomputes k_proj, o_proj and the rotations; with eager attention its softmax is
+     * recomputed as well, so the same is kept */
+    s->selective = 1;
+    s->selective_elems = sm_add(sm_mul(2, sm_mul(len, e)), sm_mul(len, ekv));
+    s->selective_bytes = s->fused_bytes;
+    s->selective_flops =
+        sm_add(sm_mul(2, sm_mul(len, sm_mul(e, ekv))), sm_mul(2, sm_mul(len, sm_mul(e, e))));
     return 0;
 }
 

@@ -64,7 +64,10 @@ static int swiglu_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
-/* The input and 4 F per row: gate_proj's output, silu's, up_proj's, their product. */
+/* The input and 4 F per row: gate_proj's output, silu's, up_proj's, their product. Under
+ * torchtitan's selective policy (plugin.h), in Llama's order of matrix products (gate_proj,
+ * up_proj, down_proj, after attention's four): gate_proj's output (F per row) and down_proj's,
+ * the output, are kept; up_proj (rows E F MACs) is recomputed with the element-wise rest. */
 static int swiglu_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                         sm_layer_saved *s, sm_error *err)
 {
@@ -73,6 +76,10 @@ static int swiglu_saved(const void *params, const sm_shape *in, int n_in, const 
     int64_t rows = sm_shape_elems(&in[0]) / in[0].dim[in[0].ndim - 1];
     s->inputs = 1;
     s->extra_elems = sm_mul(4, sm_mul(rows, p->hidden));
+    s->selective = 1;
+    s->selective_output = 1;
+    s->selective_elems = sm_mul(rows, p->hidden);
+    s->selective_flops = sm_mul(2, sm_mul(rows, sm_mul(in[0].dim[in[0].ndim - 1], p->hidden)));
     return 0;
 }
 

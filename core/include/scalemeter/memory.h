@@ -68,6 +68,8 @@ typedef struct sm_memory_config {
     double capacity_bytes;    /* the device's memory; 0: not known */
     sm_shard shard;           /* (training) what is divided across the devices */
     sm_checkpoint checkpoint; /* (training) what the units keep for the backward pass */
+    int fused_attention;      /* 1: attention layers keep a fused kernel's tensors, not their
+                                 score matrices (plugin.h's sm_layer_saved) */
 } sm_memory_config;
 
 /* Bytes of one device. peak = weights + gradients + optimizer + activations + workspace, what

@@ -32,11 +32,12 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" below). Version 1 had no host table and kept the kernel ABI in this header; 2 split
- * it into kernels.h; 3 added traits, matmul_flops and saved. Whatever the version, every
+ * "ABI 3" and "ABI 4" below). Version 1 had no host table and kept the kernel ABI in this header; 2
+ * split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of metrics
+ * and saved (what a fused attention kernel does not write or keep). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 3u
+#define SM_PLUGIN_ABI_VERSION 4u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -139,6 +140,13 @@ typedef struct sm_layer_metrics {
      * share. Set it where a layer is partly both (attention's softmax, a recurrent cell's gates).
      */
     int64_t matmul_flops;
+    /* ABI 4, attention layers. Of bytes, those of the S x S score and probability matrices that
+     * an eager attention writes and reads back; of matmul_flops, those of the score product
+     * Q K^T. A fused kernel (FlashAttention, PyTorch's scaled_dot_product_attention) keeps the
+     * scores on chip, so the host drops scores_bytes when the framework fuses attention, and
+     * adds scores_flops to the backward pass, which recomputes them. 0: nothing to drop. */
+    int64_t scores_bytes;
+    int64_t scores_flops;
 } sm_layer_metrics;
 
 /* Traits: what kind of layer a type is, all that the host's pricing, fusion and the network's
@@ -174,6 +182,30 @@ typedef struct sm_layer_saved {
      * indices, dropout's one-byte mask, layer norm's fp32 mean and rstd per row. */
     int64_t extra_bytes;       /* per sample */
     int64_t extra_bytes_fixed; /* whatever the batch (batch norm's per-channel statistics) */
+    /* ABI 4, attention layers: what a fused kernel keeps instead of eager attention's scores.
+     * Of extra_elems, the S x S probabilities (and their dropout's output) that eager attention
+     * keeps; of mask_elems, the dropout mask on them (a fused kernel regenerates it from the
+     * random seed). A fused kernel keeps its operands and output, which eager attention keeps
+     * too, and fused_bytes more as stored (FlashAttention's fp32 log-sum-exp of every row). The
+     * host uses them only when the framework fuses attention. */
+    int64_t scores_elems;
+    int64_t scores_mask_elems;
+    int64_t fused_bytes;
+    /* ABI 4. Under selective checkpointing (torchtitan's op policy: inside a checkpointed
+     * block the outputs of matrix products, all but every second one, and of fused attention
+     * kernels are kept, everything else recomputed in the backward pass), a layer that is
+     * partly both says so: selective = 1, and what it keeps then of its own (elements at the
+     * activation precision, and bytes as stored), whether its output is among those, and the
+     * FLOPs of the matrix products it recomputes. selective = 0: a layer that multiplies
+     * matrices or attends keeps all it keeps, any other is recomputed whole. */
+    int selective;
+    int selective_output;
+    int64_t selective_elems;
+    int64_t selective_bytes;
+    int64_t selective_flops;
+    /* ABI 4. Bytes per sample its backward pass allocates beside what it keeps and the
+     * gradients of its output and input (a loss's gradient of its fp32 log-probabilities). */
+    int64_t backward_bytes;
 } sm_layer_saved;
 
 typedef struct sm_layer_type {

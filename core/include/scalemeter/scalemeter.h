@@ -89,6 +89,9 @@ typedef struct sm_metrics {
                               and dispatches once per pass; views and identities do not count */
     int64_t bytes;         /* bytes moved by the forward pass at fp32, weights read once */
     int64_t matmul_flops;  /* of flops, those done as matrix products (tensor cores) */
+    int64_t scores_bytes;  /* of bytes, attention's score matrices (a fused kernel's are none) */
+    int64_t scores_flops;  /* of matmul_flops, attention's score products (a fused kernel
+                              recomputes them in the backward pass) */
 } sm_metrics;
 
 typedef struct sm_layer {

@@ -106,6 +106,9 @@ static const field fields[] = {
     {"framework", "channels_last", F_INT, AT(channels_last), 1, 0, 1, 1, 0,
      "1: activations stored channels-last (NHWC); 0: NCHW, transposed around each "
      "convolution at fp16 and bf16"},
+    {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
+     "1: attention runs as one fused kernel (FlashAttention, scaled_dot_product_attention); "
+     "0: eager (matmul, softmax, matmul)"},
     {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
@@ -313,6 +316,7 @@ static void framework_defaults(sm_device *dev)
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
     dev->channels_last = 0;
+    dev->fused_attention = 0;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->optimizer = SM_OPTIMIZER_MOMENTUM; /* torchvision's reference recipes */
     dev->mask_bytes = 1;                    /* CUDA's native_dropout keeps a bool mask */
@@ -327,6 +331,7 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->workspace_bytes = v->workspace;
     out->context_bytes = v->context;
     out->capacity_bytes = v->memory_capacity;
+    out->fused_attention = v->fused_attention;
 }
 
 /* A dispatch time the file did not give is the bare launch overhead. */

@@ -43,6 +43,10 @@ typedef struct sm_device {
      * convolutions read them; 0: NCHW, PyTorch's default, transposed around each convolution
      * at fp16/bf16 (sm_layer_transpose_bytes) */
     int channels_last;
+    /* 1: attention runs as one fused kernel (FlashAttention, PyTorch's scaled_dot_product_
+     * attention): no score matrices in memory, recomputed in the backward pass (plugin.h's
+     * scores fields); 0: eager, as written in Python (matmul, softmax, matmul) */
+    int fused_attention;
     /* memory (memory.h): the device's capacity (bytes; 0: not given), and of the framework
      * its optimizer, dropout masks' bytes per element, the libraries' workspace and the
      * context outside its allocator (bytes) */
@@ -84,6 +88,16 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
 
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
 int sm_layer_is_matmul(const sm_layer *l);
+
+/* What one pass of a layer asks of the device: FLOPs on the matrix units, FLOPs on the vector
+ * units, and bytes at the precision (fp32 counts halved at fp16/bf16; the backward pass reads
+ * and writes twice the forward traffic). A fused attention kernel moves no score bytes and
+ * recomputes the score product in the backward pass (plugin.h's scores fields). */
+typedef struct sm_layer_work {
+    double matmul_flops, vector_flops, bytes;
+} sm_layer_work;
+sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_metrics *m, sm_precision p,
+                                 int backward);
 
 /* The bytes that cuDNN's NCHW <-> NHWC transposes around a convolution move in one pass at
  * precision p, at its metrics m (at the batch): at fp16 and bf16 without channels_last, each

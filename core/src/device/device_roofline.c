@@ -9,6 +9,20 @@ static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->trai
 /* A layer whose FLOPs are matrix products, all or in part (the plugin's matmul_flops). */
 int sm_layer_is_matmul(const sm_layer *l) { return l->m.matmul_flops > 0; }
 
+sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_metrics *m, sm_precision p,
+                                 int backward)
+{
+    double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
+    double flops = (double)(backward ? m->bwd_flops : m->flops);
+    double scores = v->fused_attention ? (double)m->scores_bytes : 0;
+    double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
+    sm_layer_work w = {share * flops + redo, (1 - share) * flops,
+                       ((double)m->bytes - scores) * (sm_precision_is_half(p) ? 0.5 : 1.0)};
+    if (backward)
+        w.bytes *= 2;
+    return w;
+}
+
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward)
 {

@@ -36,7 +36,7 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
                   int phase, double eff_c, double eff_m, double *x, double *fixed, sm_status *st)
 {
     int half = sm_precision_is_half(p);
-    double scale = half ? 0.5 : 1.0, launches = 0, matmuls = 0;
+    double launches = 0, matmuls = 0;
     memset(x, 0, N_UNKNOWNS * sizeof *x);
     *fixed = 0;
     for (int i = 0; i < net->n_layers; i++) {
@@ -46,13 +46,11 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         if (!m.kernels || sm_layer_fused(v, net, i))
             continue;
         int mm = sm_layer_is_matmul(&net->layers[i]);
-        /* the matrix products' share at the precision's peak (fitted), the rest at fp32's */
-        double share = m.flops > 0 ? (double)m.matmul_flops / (double)m.flops : 0;
-        double flops = (double)(phase == 2 ? m.bwd_flops : m.flops);
-        double bytes = (double)m.bytes * scale * (phase == 2 ? 2 : 1);
+        /* the matrix products at the precision's peak (fitted), the rest at fp32's */
+        sm_layer_work w = sm_layer_pass_work(v, &m, p, phase == 2);
         sm_precision vec = v->peak[SM_FP32] > 0 ? SM_FP32 : p;
-        double c_mm = share * flops / v->peak[p], mem = bytes / v->memory_bandwidth;
-        double t_vec = (1 - share) * flops / (v->peak[vec] * v->efficiency[vec]);
+        double c_mm = w.matmul_flops / v->peak[p], mem = w.bytes / v->memory_bandwidth;
+        double t_vec = w.vector_flops / (v->peak[vec] * v->efficiency[vec]);
         if (c_mm / eff_c + t_vec >= mem / eff_m) {
             x[U_C] += c_mm;
             *fixed += t_vec;

@@ -27,15 +27,20 @@ int *sm_checkpoint_units(const sm_network *net)
 }
 
 /* torchtitan's selective policy saves the outputs of matrix products and attention (mm,
- * scaled_dot_product_attention) and recomputes the element-wise rest. */
+ * scaled_dot_product_attention) and recomputes the element-wise rest; a layer made of both
+ * says what of it the policy keeps. */
 static int kept_by_policy(const sm_layer *l)
 {
     return (l->type->traits & (SM_TRAIT_MATMUL | SM_TRAIT_ATTENTION)) || l->m.matmul_flops > 0;
 }
 
-int sm_checkpoint_recomputes(const sm_layer *l, int unit, sm_checkpoint c)
+sm_checkpoint_effect sm_checkpoint_effect_on(const sm_layer *l, int unit, sm_checkpoint c)
 {
     if (unit < 0 || c == SM_CHECKPOINT_NONE)
-        return 0;
-    return c == SM_CHECKPOINT_FULL || !kept_by_policy(l);
+        return SM_KEEPS_ALL;
+    if (c == SM_CHECKPOINT_FULL)
+        return SM_RECOMPUTES_ALL;
+    if (l->saved.selective)
+        return SM_RECOMPUTES_PART;
+    return kept_by_policy(l) ? SM_KEEPS_ALL : SM_RECOMPUTES_ALL;
 }

@@ -9,9 +9,12 @@
  * unit), else -1. malloc'd; NULL when out of memory. */
 int *sm_checkpoint_units(const sm_network *net);
 
-/* 1 when checkpointing c drops what layer l (of that unit) keeps and recomputes its forward
- * pass in the backward pass: every layer of a unit under full, those that neither multiply
- * matrices nor attend under selective. */
-int sm_checkpoint_recomputes(const sm_layer *l, int unit, sm_checkpoint c);
+/* What checkpointing c does to layer l (of that unit): keeps all it keeps (outside a unit, or
+ * no checkpointing), recomputes its forward pass in the backward pass and keeps nothing
+ * (every layer of a unit under full; under selective, those that neither multiply matrices
+ * nor attend), or, under selective, keeps the part its plugin declares (sm_layer_saved's
+ * selective fields) and recomputes the rest. */
+typedef enum { SM_KEEPS_ALL, SM_RECOMPUTES_ALL, SM_RECOMPUTES_PART } sm_checkpoint_effect;
+sm_checkpoint_effect sm_checkpoint_effect_on(const sm_layer *l, int unit, sm_checkpoint c);
 
 #endif

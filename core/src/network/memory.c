@@ -69,11 +69,25 @@ static double storage_elems(const sm_network *net, int s)
     return (double)(s == 0 ? sm_shape_elems(&net->input) : net->layers[s - 1].m.output_elems);
 }
 
-/* Bytes a layer keeps of its own (not its inputs' or output's storages) at the batch. */
-static double own_bytes(const sm_layer_saved *s, double batch, double act, double mask)
+/* Elements a layer keeps of its own at the activation precision, per sample: under a fused
+ * attention kernel its score matrices give way to the kernel's own tensors (plugin.h). */
+static double own_elems(const sm_layer_saved *s, const sm_memory_config *c)
 {
-    return batch * ((double)s->extra_elems * act + (double)s->mask_elems * mask +
-                    (double)s->extra_bytes) +
+    if (!c->fused_attention)
+        return (double)s->extra_elems;
+    return (double)(s->extra_elems - s->scores_elems);
+}
+
+/* Bytes a layer keeps of its own (not its inputs' or output's storages) at the batch. */
+static double own_bytes(const sm_layer_saved *s, double batch, const sm_memory_config *c)
+{
+    double act = c->half ? 2 : 4;
+    double masks = (double)s->mask_elems, stored = (double)s->extra_bytes;
+    if (c->fused_attention) {
+        masks -= (double)s->scores_mask_elems;
+        stored += (double)s->fused_bytes;
+    }
+    return batch * (own_elems(s, c) * act + masks * c->mask_bytes + stored) +
            (double)s->extra_bytes_fixed;
 }
 
@@ -90,10 +104,21 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
             kept[storage_of(owner, l->inputs[k])] = 1;
     if (l->saved.output)
         kept[owner[i]] = 1;
-    double own = own_bytes(&l->saved, batch, c->half ? 2 : 4, c->mask_bytes);
+    double own = own_bytes(&l->saved, batch, c);
     if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
         own += 2.0 * (double)l->m.weights;
     return own;
+}
+
+/* What a layer that selective checkpointing keeps in part keeps: its output if it says so,
+ * and the bytes of its own it declares (plugin.h's selective fields). */
+static double keep_selected(const sm_network *net, const int *owner, int i, char *kept,
+                            double batch, const sm_memory_config *c)
+{
+    const sm_layer_saved *s = &net->layers[i].saved;
+    if (s->selective_output)
+        kept[owner[i]] = 1;
+    return batch * ((double)s->selective_elems * (c->half ? 2 : 4) + (double)s->selective_bytes);
 }
 
 /* Bytes of the storages marked in kept[] and not in held[] (NULL: none held). */
@@ -108,9 +133,11 @@ static double storage_bytes(const sm_network *net, const char *kept, const char 
 }
 
 /* Training: the unique storages kept at the end of the forward pass, and what layers keep of
- * their own. Checkpointed, a unit's recomputed layers keep nothing, the unit keeps its inputs
- * (the storages its layers read that are made outside it), and the backward pass of the unit
- * with the most recomputed tensors holds them too, beside what is kept. */
+ * their own. Checkpointed, a unit's recomputed layers keep nothing (a layer kept in part, what
+ * it declares), the unit keeps its inputs (the storages its layers read that are made outside
+ * it), and the backward pass of the unit with the most recomputed tensors holds them too,
+ * beside what is kept; so does the backward pass of the layer that allocates most of its own
+ * (a loss's fp32 gradients), whichever is more. */
 static double kept_bytes(const sm_network *net, const int *owner, const int *unit, char *kept,
                          char *redo, double batch, const sm_memory_config *c)
 {
@@ -118,8 +145,12 @@ static double kept_bytes(const sm_network *net, const int *owner, const int *uni
     memset(kept, 0, (size_t)net->n_layers + 1);
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
-        if (!sm_checkpoint_recomputes(l, unit[i], c->checkpoint))
+        sm_checkpoint_effect e = sm_checkpoint_effect_on(l, unit[i], c->checkpoint);
+        if (e == SM_KEEPS_ALL)
             total += keep_layer(net, owner, i, kept, batch, c);
+        else if (e == SM_RECOMPUTES_PART)
+            total += keep_selected(net, owner, i, kept, batch, c);
+        transient = fmax(transient, batch * (double)l->saved.backward_bytes);
         if (unit[i] < 0 || c->checkpoint == SM_CHECKPOINT_NONE)
             continue;
         for (int k = 0; k < l->n_inputs; k++) {
@@ -133,11 +164,17 @@ static double kept_bytes(const sm_network *net, const int *owner, const int *uni
         double own = 0;
         int any = 0;
         memset(redo, 0, (size_t)net->n_layers + 1);
-        for (int i = 0; i < net->n_layers; i++)
-            if (unit[i] == u && sm_checkpoint_recomputes(&net->layers[i], u, c->checkpoint)) {
-                own += keep_layer(net, owner, i, redo, batch, c);
-                any = 1;
-            }
+        for (int i = 0; i < net->n_layers; i++) {
+            if (unit[i] != u)
+                continue;
+            sm_checkpoint_effect e = sm_checkpoint_effect_on(&net->layers[i], u, c->checkpoint);
+            if (e == SM_KEEPS_ALL)
+                continue;
+            own += keep_layer(net, owner, i, redo, batch, c);
+            if (e == SM_RECOMPUTES_PART) /* what it kept is held already */
+                own -= keep_selected(net, owner, i, redo, batch, c);
+            any = 1;
+        }
         if (any)
             transient = fmax(transient, own + storage_bytes(net, redo, kept, batch, c));
     }
@@ -163,7 +200,7 @@ static double live_peak(const sm_network *net, const int *owner, int *readers, d
         const sm_layer *l = &net->layers[i];
         if (owner[i] == i + 1)
             live += storage_elems(net, i + 1) * batch * act;
-        double during = live + batch * (double)l->saved.extra_elems * act;
+        double during = live + batch * own_elems(&l->saved, c) * act;
         peak = fmax(peak, during);
         for (int k = 0; k < l->n_inputs; k++) {
             int s = storage_of(owner, l->inputs[k]);

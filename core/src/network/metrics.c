@@ -17,6 +17,8 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     out->macs = sm_mul(m->macs, batch);
     out->bwd_flops = sm_mul(m->bwd_flops, batch);
     out->matmul_flops = sm_mul(m->matmul_flops, batch);
+    out->scores_bytes = sm_mul(m->scores_bytes, batch);
+    out->scores_flops = sm_mul(m->scores_flops, batch);
     if (m->counts_io) {
         out->inputs = sm_mul(m->input_elems, batch);
         out->outputs = sm_mul(m->output_elems, batch);
@@ -42,7 +44,9 @@ static int add_metrics(sm_metrics *out, const sm_metrics *m)
                    add_checked(&out->weights, m->weights) | add_checked(&out->layers, m->layers) |
                    add_checked(&out->param_tensors, m->param_tensors) |
                    add_checked(&out->kernels, m->kernels) | add_checked(&out->bytes, m->bytes) |
-                   add_checked(&out->matmul_flops, m->matmul_flops)
+                   add_checked(&out->matmul_flops, m->matmul_flops) |
+                   add_checked(&out->scores_bytes, m->scores_bytes) |
+                   add_checked(&out->scores_flops, m->scores_flops)
                ? -1
                : 0;
 }

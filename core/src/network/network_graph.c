@@ -292,12 +292,21 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
     if ((l->n_inputs < 32 && (s->inputs >> l->n_inputs)) || s->extra_elems < 0 ||
         s->extra_elems == SM_OVERFLOW || s->mask_elems < 0 || s->mask_elems == SM_OVERFLOW ||
         s->extra_bytes < 0 || s->extra_bytes_fixed < 0 || s->extra_bytes == SM_OVERFLOW ||
-        s->extra_bytes_fixed == SM_OVERFLOW)
+        s->extra_bytes_fixed == SM_OVERFLOW || s->scores_elems < 0 ||
+        s->scores_elems > s->extra_elems || s->scores_mask_elems < 0 ||
+        s->scores_mask_elems > s->mask_elems || s->fused_bytes < 0 ||
+        s->fused_bytes == SM_OVERFLOW || s->selective_elems < 0 ||
+        s->selective_elems == SM_OVERFLOW || s->selective_bytes < 0 ||
+        s->selective_bytes == SM_OVERFLOW || s->selective_flops < 0 ||
+        s->selective_flops > l->m.matmul_flops || s->backward_bytes < 0 ||
+        s->backward_bytes == SM_OVERFLOW)
         return sm_fail(st,
                        "%s (%s): the plugin's saved() names an input it lacks or a byte "
                        "count out of range",
                        at, t->name);
     s->output = s->output != 0;
+    s->selective = s->selective != 0;
+    s->selective_output = s->selective && s->selective_output != 0;
     s->aliases_input = s->aliases_input != 0 && l->n_inputs > 0;
     return 0;
 }
@@ -357,6 +366,12 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
         return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
                        at, t->name, (long long)m->matmul_flops, (long long)m->flops);
+    if (m->scores_bytes < 0 || m->scores_bytes > m->bytes || m->scores_flops < 0 ||
+        m->scores_flops > m->matmul_flops)
+        return sm_fail(st,
+                       "%s (%s): the plugin's scores_bytes or scores_flops is not within its "
+                       "bytes or matmul_flops",
+                       at, t->name);
     return layer_saved(t, l, in, at, st);
 }
 

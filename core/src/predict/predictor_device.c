@@ -28,16 +28,16 @@ typedef struct device_predictor {
 #define UPDATE_BYTES_PER_WEIGHT 20.0
 
 /* Seconds of one kernel on the device: bound by compute or by memory. Its matrix products
- * (share of the FLOPs) run at the precision's matrix peak, the rest at the fp32 vector peak
- * (at every precision: element-wise work does not use tensor cores). */
-static double roofline(const device_predictor *d, double share, double flops, double bytes)
+ * run at the precision's matrix peak, the rest at the fp32 vector peak (at every precision:
+ * element-wise work does not use tensor cores). */
+static double roofline(const device_predictor *d, sm_layer_work w)
 {
     const sm_device *v = &d->dev;
     sm_precision p = d->precision, vec = v->peak[SM_FP32] > 0 ? SM_FP32 : d->precision;
-    double compute = share * flops / (v->peak[p] * v->efficiency[p]);
-    if (share < 1)
-        compute += (1 - share) * flops / (v->peak[vec] * v->efficiency[vec]);
-    double memory = bytes / (v->memory_bandwidth * v->memory_efficiency);
+    double compute = w.matmul_flops / (v->peak[p] * v->efficiency[p]);
+    if (w.vector_flops > 0)
+        compute += w.vector_flops / (v->peak[vec] * v->efficiency[vec]);
+    double memory = w.bytes / (v->memory_bandwidth * v->memory_efficiency);
     return fmax(compute, memory);
 }
 
@@ -52,8 +52,9 @@ typedef struct pass_times {
  * fp16 and bf16; the backward pass reads the saved activations and the output gradient and
  * writes the input gradient: twice the forward traffic. Under autocast every
  * matrix-multiplying layer adds cast kernels, and NCHW convolutions the transposes cuDNN runs
- * around them (memory-bound kernels of cuDNN's own, no dispatch of the framework's). A view
- * (no kernel) takes no time. */
+ * around them (memory-bound kernels of cuDNN's own, no dispatch of the framework's). A fused
+ * attention kernel keeps its scores on chip (no score bytes in either pass) and recomputes
+ * them in the backward pass (their product once more). A view (no kernel) takes no time. */
 static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t batch, pass_times *t,
                         sm_metrics *m, sm_status *st)
 {
@@ -65,15 +66,13 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         return 0;
     int half = sm_precision_is_half(d->precision);
     int mm = sm_layer_is_matmul(l);
-    double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
-    double bytes = (double)m->bytes * (half ? 0.5 : 1.0);
     double launches = 1 + (half && mm ? v->autocast_casts : 0);
     double stream = v->memory_bandwidth * v->memory_efficiency;
-    t->fwd = roofline(d, share, (double)m->flops, bytes) +
+    t->fwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 0)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
     t->infer = t->fwd + launches * v->dispatch_infer;
     t->fwd += launches * v->dispatch_fwd;
-    t->bwd = roofline(d, share, (double)m->bwd_flops, 2 * bytes) +
+    t->bwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 1)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
              launches * v->dispatch_bwd;
     return 0;
@@ -125,8 +124,15 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         ls[i].weights = (double)m.weights;
         if (sm_layer_fused(&d->dev, net, i))
             ls[i].t = (pass_times){0, 0, 0};
-        if (sm_checkpoint_recomputes(&net->layers[i], unit[i], d->checkpoint))
+        /* what checkpointing recomputes: the whole forward pass, or the matrix products a
+         * layer kept in part declares (its element-wise rest is left out: small beside them) */
+        sm_checkpoint_effect e = sm_checkpoint_effect_on(&net->layers[i], unit[i], d->checkpoint);
+        if (e == SM_RECOMPUTES_ALL)
             ls[i].t.bwd += ls[i].t.fwd;
+        else if (e == SM_RECOMPUTES_PART)
+            ls[i].t.bwd += roofline(
+                d, (sm_layer_work){(double)net->layers[i].saved.selective_flops * (double)batch, 0,
+                                   0});
     }
     free(unit);
     return ls;
