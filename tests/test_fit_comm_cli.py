@@ -42,8 +42,19 @@ def nccl_ring_time(s, nodes, g, b_port=B_PORT):
             2 * (n - 1) / n * s / bus)
 
 
-def nccl_tests_output(nodes, g, root_column=True, time=ring_time):
-    lines = [f"# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 "
+def half_ring_time(s, nodes, g):
+    """An all-gather or reduce-scatter of s bytes (the gathered buffer) on the same rings: each
+    device sends (n - 1) / n of s in n - 1 steps, half an all-reduce's traffic and steps."""
+    t = 0.0
+    if g > 1:
+        t += (g - 1) / g * s / B_INTRA + (g - 1) * L_INTRA
+    if nodes > 1:
+        t += (nodes - 1) / nodes * s / (min(PORTS, g) * B_PORT) + (nodes - 1) * L_INTER
+    return t
+
+
+def nccl_tests_output(nodes, g, root_column=True, time=ring_time, collective=None, redop="sum"):
+    lines = ([f"# Collective test starting: {collective}"] if collective else []) + [f"# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 "
              f"iters: 20 agg iters: 1 validation: 1 graph: 0",
              "#", "# Using devices"]
     for r in range(nodes * g):
@@ -63,7 +74,7 @@ def nccl_tests_output(nodes, g, root_column=True, time=ring_time):
         algbw = s / (us * 1e-6) / 1e9
         busbw = algbw * 2 * (nodes * g - 1) / (nodes * g)
         r = "      -1" if root_column else ""
-        lines.append(f"{s:12d}  {s // 4:12d}     float     sum{r}  {us:8.2f}  {algbw:6.2f}  "
+        lines.append(f"{s:12d}  {s // 4:12d}     float  {redop:>6s}{r}  {us:8.2f}  {algbw:6.2f}  "
                      f"{busbw:6.2f}      0  {us * 1.01:8.2f}  {algbw:6.2f}  {busbw:6.2f}      0")
         s *= 2
     lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 123.456", "#"]
@@ -135,6 +146,27 @@ with tempfile.TemporaryDirectory() as d:
         rc, so, se = run("curve", "resnet50", "--device", out, "--batch", "64", "--nodes", "1:4",
                          "--format", "json")
         check(rc == 0, f"curve on the written description: {se}")
+
+    # all_gather_perf (its rows' reduction "none", with or without nccl-tests' "Collective test
+    # starting" line) and reduce_scatter_perf (known by that line alone) give the same links back.
+    ag = [write(f"ag-{n}.txt", nccl_tests_output(n, 8, time=half_ring_time, redop="none",
+                                                   collective="all_gather_perf" if n > 1 else None))
+          for n in (1, 2)]
+    rs = write("rs-4.txt", nccl_tests_output(4, 8, time=half_ring_time,
+                                              collective="reduce_scatter_perf"))
+    rc, so, se = run("fit-comm", *ag, rs, "--format", "json", "--collective", "ring")
+    check(rc == 0, f"all-gather and reduce-scatter runs: {se}")
+    if rc == 0:
+        r = json.loads(so)
+        check(near(r["intra"]["bandwidth_gb_s"], 360, 0.01) and
+              near(r["intra"]["latency_us"], 5, 0.02), f"gather intra {r['intra']}")
+        check(near(r["inter"]["bandwidth_gb_s"], 45, 0.01) and
+              near(r["inter"]["latency_us"], 12, 0.02), f"gather inter {r['inter']}")
+        check(r["mape"] < 0.01, f"gather mape {r['mape']}")
+    other = write("alltoall.txt", nccl_tests_output(1, 8, collective="alltoall_perf"))
+    rc, so, se = run("fit-comm", other)
+    check(rc != 0 and f"{other}:1: a run of alltoall_perf" in se and se.count("\n") == 1,
+          f"alltoall refused in one line: {rc} {se}")
 
     # Inside one node only: the inter-node terms stay the base's, and the table says so.
     rc, so, se = run("fit-comm", one, "--collective", "ring")

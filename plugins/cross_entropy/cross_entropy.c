@@ -35,14 +35,12 @@ static void ce_parse(void *params, sm_args *args)
     p->upcast = sm_arg_bool(args, "upcast", 1);
 }
 
-static int ce_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
-                    sm_error *err)
+static int ce_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
     (void)params, (void)n_in;
     char s[64];
     if (in->ndim > 2 || in->dim[in->ndim - 1] < 2) {
-        sm_error_set(err,
-                     "cross_entropy takes logits S x V or V of at least 2 classes, got %s",
+        sm_error_set(err, "cross_entropy takes logits S x V or V of at least 2 classes, got %s",
                      sm_shape_str(in, s, sizeof s));
         return -1;
     }

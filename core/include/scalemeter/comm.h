@@ -34,6 +34,9 @@ typedef struct sm_comm_sample {
     int nodes, gpus_per_node;
     int source; /* index into sm_comm_runs.sources */
     int line;   /* of that file */
+    int half;   /* 1: an all-gather or a reduce-scatter (nccl-tests' all_gather_perf and
+                   reduce_scatter_perf, whose size is the gathered buffer's): on a ring, half
+                   an all-reduce's traffic and steps */
 } sm_comm_sample;
 
 typedef struct sm_comm_runs {

@@ -46,6 +46,18 @@ double sm_comm_time(const sm_comm_fit_result *f, double s, int nodes, int g)
     return t;
 }
 
+/* A sample's time in the fitted model: an all-reduce's, or for an all-gather or reduce-scatter
+ * half its ring's part (NCCL's base latency whole). */
+static double sample_time(const sm_comm_fit_result *f, const sm_comm_sample *s)
+{
+    double t = sm_comm_time(f, s->bytes, s->nodes, s->gpus_per_node);
+    if (!s->half || s->nodes * s->gpus_per_node < 2)
+        return t;
+    double base =
+        f->nccl ? sm_nccl_ring_simple_terms(s->bytes, s->nodes, s->gpus_per_node).base : 0;
+    return base + 0.5 * (t - base);
+}
+
 /* Fits t - known = x0 * bw_feature + x1 * steps over the samples of one level, relative to t;
  * needs two message sizes to tell bandwidth from latency. In NCCL's form x0 is 1 / bus, the
  * whole ring's bandwidth, on the runs across nodes too. */
@@ -64,21 +76,22 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
         double n = s->nodes, g = s->gpus_per_node;
         if (s->bytes < min_bytes || (inter ? s->nodes < 2 : s->nodes != 1 || g < 2))
             continue;
-        /* t - known = x0 bw + x1 steps, in the form's terms */
-        double known, bw, steps;
+        /* t - known = x0 bw + x1 steps, in the form's terms; an all-gather or reduce-scatter
+         * sends half an all-reduce's bytes in half its steps around the same ring */
+        double known, bw, steps, k = s->half ? 0.5 : 1.0;
         if (f->nccl) {
             sm_nccl_ring_terms ring = sm_nccl_ring_simple_terms(s->bytes, s->nodes, (int)g);
-            known = ring.base + (inter ? ring.intra_steps * f->intra_latency : 0);
-            bw = ring.bus_bytes;
-            steps = inter ? ring.inter_steps : ring.intra_steps;
+            known = ring.base + (inter ? k * ring.intra_steps * f->intra_latency : 0);
+            bw = k * ring.bus_bytes;
+            steps = k * (inter ? ring.inter_steps : ring.intra_steps);
         } else if (inter) {
-            known = sm_comm_time(f, s->bytes, 1, s->gpus_per_node);
-            bw = 2 * (n - 1) / n * s->bytes / ring_ports(f, s->gpus_per_node);
-            steps = 2 * (n - 1);
+            known = k * sm_comm_time(f, s->bytes, 1, s->gpus_per_node);
+            bw = k * 2 * (n - 1) / n * s->bytes / ring_ports(f, s->gpus_per_node);
+            steps = k * 2 * (n - 1);
         } else {
             known = 0;
-            bw = 2 * (g - 1) / g * s->bytes;
-            steps = 2 * (g - 1);
+            bw = k * 2 * (g - 1) / g * s->bytes;
+            steps = k * 2 * (g - 1);
         }
         /* row-major here; turned column-major for sm_lstsq below */
         A[2 * m] = bw / s->time_s, A[2 * m + 1] = steps / s->time_s;
@@ -174,8 +187,7 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const
         const sm_comm_sample *s = &r->samples[i];
         if (s->bytes < min_bytes || (s->nodes < 2 && s->gpus_per_node < 2))
             continue;
-        sum +=
-            fabs(sm_comm_time(out, s->bytes, s->nodes, s->gpus_per_node) - s->time_s) / s->time_s;
+        sum += fabs(sample_time(out, s) - s->time_s) / s->time_s;
         n++;
     }
     out->mape = n ? sum / n : 0;

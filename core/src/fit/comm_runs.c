@@ -147,6 +147,25 @@ static int is_redop(const char *w)
     return 0;
 }
 
+/* nccl-tests' "# Collective test starting: NAME_perf" line (from version 2.17): 0 for an
+ * all-reduce, 1 for an all-gather or reduce-scatter (half its ring's traffic and steps), -1
+ * with a message for another collective, 2 for a line that is not this one. */
+static int collective_line(char **tok, int nt, int k, const char *path, int lineno, sm_status *st)
+{
+    if (nt < k + 4 || strcmp(tok[k], "Collective") || strcmp(tok[k + 1], "test") ||
+        strcmp(tok[k + 2], "starting:"))
+        return 2;
+    const char *name = tok[k + 3];
+    if (!strcmp(name, "all_reduce_perf"))
+        return 0;
+    if (!strcmp(name, "all_gather_perf") || !strcmp(name, "reduce_scatter_perf"))
+        return 1;
+    return sm_fail(st,
+                   "%s:%d: a run of %s; fit-comm reads all_reduce_perf, all_gather_perf and "
+                   "reduce_scatter_perf",
+                   path, lineno, name);
+}
+
 /* A #wrong column: 0, or N/A where nccl-tests ran without checking (-c 0). */
 static int wrong_ok(const char *w) { return !strcmp(w, "0") || !strcmp(w, "N/A"); }
 
@@ -158,7 +177,7 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
 {
     char *line = NULL;
     size_t cap = 0;
-    int has_root = 1, lineno = 0, rc = 0, first = r->n;
+    int has_root = 1, lineno = 0, rc = 0, first = r->n, half = 0;
     nccl_run run = {.first = r->n, .line = 1};
     while (!rc && getline(&line, &cap, f) != -1) {
         lineno++;
@@ -168,8 +187,14 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
             continue;
         if (tok[0][0] == '#') {
             /* "#" may stand alone or start the first word ("#wrong") */
-            int k = strcmp(tok[0], "#") ? 0 : 1;
-            if (starts_run(tok, nt) && (run.ranks || r->n > run.first)) {
+            int k = strcmp(tok[0], "#") ? 0 : 1, op = collective_line(tok, nt, k, path, lineno, st);
+            if (op < 0) {
+                rc = -1;
+                break;
+            }
+            if (op < 2) {
+                half = op;
+            } else if (starts_run(tok, nt) && (run.ranks || r->n > run.first)) {
                 if ((rc = run_finish(r, &run, path, nodes, st)))
                     break;
                 run_reset(&run, r->n, lineno);
@@ -219,7 +244,15 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
             }
         if (rc)
             break;
-        sm_comm_sample s = {(double)size, us * 1e-6, 0, 0, source, lineno};
+        /* all_gather_perf's rows have no reduction: "none" (older versions print no
+         * "Collective test starting" line) */
+        sm_comm_sample s = {(double)size,
+                            us * 1e-6,
+                            0,
+                            0,
+                            source,
+                            lineno,
+                            half || (nt > 3 && !strcmp(tok[3], "none"))};
         rc = add_sample(r, &s, st);
     }
     free(line);
@@ -297,7 +330,7 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
         int n = 0, g = 0;
         if ((rc = layout(path, (int)ranks, (int)file_nodes, nodes, &n, &g, st)))
             break;
-        sm_comm_sample s = {(double)bytes, t, n, g, source, lineno};
+        sm_comm_sample s = {(double)bytes, t, n, g, source, lineno, 0};
         rc = add_sample(r, &s, st);
     }
     free(line);
