@@ -1,6 +1,8 @@
 # The conformance harness: every loaded layer type against its folder's plugins/*/cases.ini
 # (calibrate/conformance.c), and the expected values of those files against PyTorch.
 sm_add_c_test(test_conformance test_conformance.c)
+# Its device mode (the GPU comparison's plumbing) with the CPU standing in for the device.
+sm_add_c_test(test_conformance_device test_conformance_device.c)
 # The same cases on the GPU against the CPU (ggml's test-backend-ops), where CUDA is built;
 # skipped (77) without a device.
 if(SCALEMETER_HAVE_CUDA)
