@@ -6,6 +6,9 @@
  * R = sum(y * r) has dR/dy = r, so after backward from r the gradient of every input element
  * and every weight must equal (R(v + e) - R(v - e)) / 2e. Inputs are spread values (distinct,
  * none near 0) so that no difference crosses a kink of relu or max.
+ *
+ * With a device (conformance.h), the same input, weights and output gradient then run there,
+ * and its output and gradients must match the CPU's within the case's tolerance.
  */
 #include "conformance.h"
 
@@ -19,6 +22,7 @@
 
 #define LINE_LEN 1024
 #define TEXT_LEN 4096
+#define SEED 7 /* of the executors' weights, input and dropout masks */
 
 /* The expected values a case may give, each checked only when given. */
 enum {
@@ -47,6 +51,7 @@ typedef struct conf_case {
     int has[X_COUNT];
     long long want[X_COUNT];
     int gradient; /* 1: check it where the type has CPU kernels */
+    int device;   /* 1: and compare it on the device, where one is given */
     long long batch;
     double eps, tolerance, scale;
     int random_weights;
@@ -56,6 +61,7 @@ static void case_reset(conf_case *c)
 {
     memset(c, 0, sizeof *c);
     c->gradient = 1;
+    c->device = 1;
     c->batch = 2;
     c->eps = 1e-3;
     c->tolerance = 1e-2;
@@ -151,12 +157,44 @@ static int compare(grad_run *g, float *v, const float *grad, int64_t n, double e
     return 0;
 }
 
-/* The relative errors of the input and weight gradients of net at c's batch. */
+/* What the device gave for a case: compare's return (2: not asked), errors and why. */
+typedef struct device_result {
+    int rc;
+    double err[3];
+    char line[512];
+} device_result;
+
+/* Runs the CPU's forward and backward of g again on dev, from the same numbers. */
+static void device_compare(const sm_conformance_device *dev, const sm_network *net,
+                           const conf_case *c, grad_run *g, const float *y, const float *dx,
+                           const float *dw, int64_t nw, device_result *dr)
+{
+    sm_tensor in = sm_executor_input(g->ex), out = sm_executor_output(g->ex);
+    int64_t n;
+    sm_conformance_reference ref = {.net = net,
+                                    .batch = c->batch,
+                                    .seed = SEED,
+                                    .n_input = elems(&in),
+                                    .n_weights = nw,
+                                    .n_output = elems(&out),
+                                    .input = in.data,
+                                    .weights = sm_executor_weights(g->ex, &n),
+                                    .output_grad = g->r,
+                                    .output = y,
+                                    .input_grad = dx,
+                                    .weight_grads = dw};
+    dr->line[0] = '\0';
+    dr->rc = dev->compare(&ref, dr->err, dr->line, sizeof dr->line);
+}
+
+/* The relative errors of the input and weight gradients of net at c's batch; with dev, what
+ * the device gave for the same forward and backward (dr). */
 static int gradient_errors(const sm_network *net, const conf_case *c, double *ein, double *ew,
-                           int64_t *n_weights, sm_status *st)
+                           int64_t *n_weights, const sm_conformance_device *dev, device_result *dr,
+                           sm_status *st)
 {
     grad_run g = {.rng = 12345};
-    sm_executor_options opt = {.batch = c->batch, .seed = 7, .input_grad = 1};
+    sm_executor_options opt = {.batch = c->batch, .seed = SEED, .input_grad = 1};
     if (sm_executor_new(net, &opt, &g.ex, st))
         return -1;
     int rc = -1;
@@ -170,7 +208,8 @@ static int gradient_errors(const sm_network *net, const conf_case *c, double *ei
     g.r = malloc((size_t)elems(&out) * sizeof *g.r);
     float *dx = malloc((size_t)elems(&in) * sizeof(float));
     float *dw = malloc((size_t)(nw ? nw : 1) * sizeof(float));
-    if (!g.r || !dx || !dw) {
+    float *y = malloc((size_t)elems(&out) * sizeof(float));
+    if (!g.r || !dx || !dw || !y) {
         sm_fail(st, "out of memory");
         goto done;
     }
@@ -185,13 +224,17 @@ static int gradient_errors(const sm_network *net, const conf_case *c, double *ei
         goto done;
     memcpy(dx, sm_executor_input_grad(g.ex).data, (size_t)elems(&in) * sizeof(float));
     memcpy(dw, sm_executor_weight_grads(g.ex, &nw), (size_t)nw * sizeof(float));
+    memcpy(y, sm_executor_output(g.ex).data, (size_t)elems(&out) * sizeof(float));
     *ew = 0;
     *n_weights = nw;
     if (compare(&g, in.data, dx, elems(&in), c->eps, ein, st) ||
         (nw && compare(&g, w, dw, nw, c->eps, ew, st)))
         goto done;
+    if (dev) /* compare() put every value back as it was */
+        device_compare(dev, net, c, &g, y, dx, dw, nw, dr);
     rc = 0;
 done:
+    free(y);
     free(g.r);
     free(dx);
     free(dw);
@@ -245,9 +288,29 @@ static long long got_value(const sm_layer *l, int k)
     }
 }
 
-/* Runs c; writes "ok ..." or the first failure into line; 0 when it passed. */
-static int run_case(const sm_registry *reg, const conf_case *c, int *gradient_done, char *line,
-                    size_t len)
+/* Appends the device's verdict on a case to line (at used); -1 when it failed. */
+static int device_verdict(const sm_conformance_device *dev, const conf_case *c,
+                          const device_result *dr, char *line, size_t len, size_t used)
+{
+    if (dr->rc == 1) {
+        snprintf(line + used, len - used, "; %s: not compared (%s)", dev->name, dr->line);
+        return 0;
+    }
+    if (dr->rc) {
+        snprintf(line + used, len - used, "; %s: %s", dev->name, dr->line);
+        return -1;
+    }
+    int bad = dr->err[0] > c->tolerance || dr->err[1] > c->tolerance || dr->err[2] > c->tolerance;
+    snprintf(line + used, len - used,
+             "; %s against cpu: output %.2e, input grad %.2e, weight grads %.2e%s", dev->name,
+             dr->err[0], dr->err[1], dr->err[2], bad ? ": too large" : "");
+    return bad ? -1 : 0;
+}
+
+/* Runs c (on dev too, when given); writes "ok ..." or the first failure into line; 0 when it
+ * passed. */
+static int run_case(const sm_registry *reg, const conf_case *c, const sm_conformance_device *dev,
+                    int *gradient_done, int *device_done, char *line, size_t len)
 {
     sm_status st = {{0}};
     sm_network *net = load_case(reg, c, &st);
@@ -291,7 +354,8 @@ static int run_case(const sm_registry *reg, const conf_case *c, int *gradient_do
     if (c->gradient && l->type->cpu) {
         double ein = 0, ew = 0;
         int64_t nw = 0;
-        if (gradient_errors(net, c, &ein, &ew, &nw, &st)) {
+        device_result dr = {.rc = 2};
+        if (gradient_errors(net, c, &ein, &ew, &nw, c->device ? dev : NULL, &dr, &st)) {
             snprintf(line, len, "gradient check: %.700s", st.msg);
             goto done;
         }
@@ -302,6 +366,12 @@ static int run_case(const sm_registry *reg, const conf_case *c, int *gradient_do
                  ew, (long long)nw, c->tolerance, bad ? ": too large" : "");
         if (bad)
             goto done;
+        if (dr.rc != 2) {
+            used = (int)strlen(line);
+            *device_done = dr.rc == 0; /* compared, whatever the verdict */
+            if (device_verdict(dev, c, &dr, line, len, (size_t)used))
+                goto done;
+        }
     } else if (c->gradient) {
         snprintf(line + used, len - (size_t)used, "; no CPU kernels: no gradient check");
     }
@@ -342,6 +412,8 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
         snprintf(c->message, sizeof c->message, "%s", value);
     } else if (!strcmp(key, "gradient")) {
         c->gradient = strcmp(value, "no") != 0;
+    } else if (!strcmp(key, "device")) {
+        c->device = strcmp(value, "no") != 0;
     } else if (!strcmp(key, "random_weights")) {
         c->random_weights = !strcmp(value, "yes");
     } else if (!strcmp(key, "batch") || !strcmp(key, "eps") || !strcmp(key, "tolerance") ||
@@ -359,7 +431,7 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
         else
             c->scale = v;
     } else if (strcmp(key, "torch")) { /* torch: for tests/test_conformance_torch.py */
-        return sm_fail(st, "%s:%d: unknown key '%s' (docs/plugins.md lists a case's keys)", path,
+        return sm_fail(st, "%s:%d: unknown key '%s' (docs/plugin-abi.md lists a case's keys)", path,
                        lineno, key);
     }
     return 0;
@@ -385,8 +457,8 @@ static int finish_case(const sm_registry *reg, const conf_case *c, const char *p
     if (c->refuse && !c->message[0])
         return sm_fail(st, "%s:%d: refusal %s needs message", path, c->line, c->name);
     char line[1024];
-    int grad = 0;
-    int rc = run_case(reg, c, &grad, line, sizeof line);
+    int grad = 0, dev = 0;
+    int rc = run_case(reg, c, t->device, &grad, &dev, line, sizeof line);
     int idx = registry_index(reg, c->type);
     if (idx < 0 && rc == 0) { /* a case of a type not loaded cannot pass */
         snprintf(line, sizeof line, "type %s is not loaded", c->type);
@@ -397,7 +469,10 @@ static int finish_case(const sm_registry *reg, const conf_case *c, const char *p
             t->cases_of[idx]++;
         if (t->gradients_of)
             t->gradients_of[idx] += grad;
+        if (t->device_of)
+            t->device_of[idx] += dev;
     }
+    t->device_checks += dev;
     c->refuse ? t->refusals++ : t->cases++;
     t->gradients += grad;
     t->failures += rc != 0;

@@ -1,6 +1,20 @@
 # The conformance harness: every loaded layer type against its folder's plugins/*/cases.ini
 # (calibrate/conformance.c), and the expected values of those files against PyTorch.
 sm_add_c_test(test_conformance test_conformance.c)
+# Its device mode (the GPU comparison's plumbing) with the CPU standing in for the device.
+sm_add_c_test(test_conformance_device test_conformance_device.c)
+# The same cases on the GPU against the CPU (ggml's test-backend-ops), where CUDA is built;
+# skipped (77) without a device.
+if(SCALEMETER_HAVE_CUDA)
+  sm_add_c_test(test_conformance_gpu test_conformance.c)
+  target_compile_definitions(test_conformance_gpu PRIVATE SM_CONFORMANCE_GPU)
+  target_link_libraries(test_conformance_gpu PRIVATE scalemeter_calibrate_cuda)
+  set_tests_properties(test_conformance_gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  if(SCALEMETER_SANITIZE) # as the GPU tests (gpu.cmake): ASan's shadow gap and CUDA
+    set_tests_properties(test_conformance_gpu PROPERTIES ENVIRONMENT
+      "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+  endif()
+endif()
 # PyTorch (Debian's python3-torchvision) for the cases' `torch =` modules; skipped without it.
 find_program(SM_CONFORMANCE_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(SM_CONFORMANCE_PYTHON3)

@@ -5,6 +5,11 @@
  * loaded type with no case, or with CPU kernels and no gradient-checked case, fails the suite,
  * naming the folder whose cases.ini should hold them: a new type's tests are written beside it.
  *
+ * Built a second time as test_conformance_gpu (SM_CONFORMANCE_GPU, where CUDA is built): every
+ * gradient-checked case also runs on the GPU from the CPU's numbers and must match the CPU
+ * within its tolerance, and a type with GPU kernels needs such a case. Without a CUDA device
+ * it exits 77 (ctest: skipped).
+ *
  * The folder of a type is the one whose CMakeLists.txt names it (sm_plugin(NAME ...) or a
  * foreach list, as activation/ builds eight types). Run from the source tree.
  */
@@ -17,6 +22,10 @@
 #include "check.h"
 #include "conformance.h"
 #include "executor.h"
+#ifdef SM_CONFORMANCE_GPU
+#include "conformance_cuda.h"
+#include "cuda_device.h"
+#endif
 
 #define PLUGINS "plugins"
 
@@ -70,10 +79,43 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+#ifdef SM_CONFORMANCE_GPU
+/* 0 when there is a CUDA device (printed); 77, ctest's skipped, when there is none. */
+static int probe_gpu(void)
+{
+    sm_status st;
+    sm_cuda_info info;
+    if (sm_cuda_probe(&info, &st)) {
+        printf("no CUDA device: skipped (%s)\n", st.msg);
+        return 77;
+    }
+    printf("%s, %.1f GB, sm_%d%d\n", info.name, info.memory_gb, info.major, info.minor);
+    return 0;
+}
+
+/* Every type with both CPU and GPU kernels was compared on the GPU by one case at least. */
+static void check_gpu_coverage(const sm_registry *reg, const sm_conformance_tally *t, int i,
+                               const char *dir)
+{
+    const sm_layer_type *type = sm_registry_type(reg, i);
+    const struct sm_gpu_kernels *k = NULL;
+    sm_status st;
+    CHECK_MSG(sm_registry_gpu_kernels(reg, type, &k, &st) == 0, "%s", st.msg);
+    CHECK_MSG(!k || !type->cpu || t->device_of[i] > 0,
+              "layer type %s has GPU kernels but no case compared on the GPU in " PLUGINS
+              "/%s/cases.ini (a gradient-checked case without device = no)",
+              type->name, dir);
+}
+#endif
+
 int main(void)
 {
     sm_status st;
     sm_registry *reg = NULL;
+#ifdef SM_CONFORMANCE_GPU
+    if (probe_gpu())
+        return 77;
+#endif
     if (sm_registry_open(&reg, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         return 1;
@@ -83,6 +125,10 @@ int main(void)
     sm_conformance_tally t = {0};
     t.cases_of = calloc((size_t)n, sizeof(int));
     t.gradients_of = calloc((size_t)n, sizeof(int));
+#ifdef SM_CONFORMANCE_GPU
+    t.device = sm_conformance_cuda();
+    t.device_of = calloc((size_t)n, sizeof(int));
+#endif
 
     /* every folder's cases, in name order so that the output reads the same on every run */
     char *folders[256];
@@ -120,15 +166,19 @@ int main(void)
         folder_of(type->name, dir, sizeof dir);
         CHECK_MSG(t.cases_of[i] > 0,
                   "layer type %s has no conformance cases: add a [case NAME] with layer = %s ... "
-                  "to " PLUGINS "/%s/cases.ini (docs/plugins.md)",
+                  "to " PLUGINS "/%s/cases.ini (docs/plugin-abi.md)",
                   type->name, type->name, dir);
         CHECK_MSG(!type->cpu || t.gradients_of[i] > 0,
                   "layer type %s has CPU kernels but no gradient-checked case in " PLUGINS
                   "/%s/cases.ini",
                   type->name, dir);
+#ifdef SM_CONFORMANCE_GPU
+        check_gpu_coverage(reg, &t, i, dir);
+#endif
     }
-    printf("%d cases, %d refusals, %d gradient checks over %d types\n", t.cases, t.refusals,
-           t.gradients, n);
+    printf("%d cases, %d refusals, %d gradient checks, %d compared on a device over %d types\n",
+           t.cases, t.refusals, t.gradients, t.device_checks, n);
+    free(t.device_of);
     free(t.cases_of);
     free(t.gradients_of);
     sm_registry_free(reg);

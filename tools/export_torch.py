@@ -62,7 +62,7 @@ tracing is retried with the nearest enclosing module the rules know kept whole. 
 cannot be traced stops the export with one line naming the module path and source line. The
 operations without a layer type are all listed in one run, a line each naming the node, the
 module it is called in and the model's source line, then what to do: add a plugin
-(docs/plugins.md) and a rule below (module_rule or composite_rule for modules,
+(docs/plugin-abi.md) and a rule below (module_rule or composite_rule for modules,
 Exporter.on_function for functions and methods).
 
 Options: --kwargs '{"num_classes": 10}' gives the constructor keyword arguments; --module
@@ -115,7 +115,7 @@ class ExportError(Exception):
         self.unsupported = unsupported
 
 
-PLUGIN_HINT = ("scalemeter has no layer type for {}: write a plugin (docs/plugins.md) and map it "
+PLUGIN_HINT = ("scalemeter has no layer type for {}: write a plugin (docs/plugin-abi.md) and map it "
                "in tools/export_torch.py (module_rule, Exporter.on_function)")
 
 

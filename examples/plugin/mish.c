@@ -11,7 +11,7 @@
  *   SCALEMETER_PLUGIN_PATH=/tmp/plugins scalemeter bench --model mish_net.ini -o runs.csv
  *
  * GPU kernels would go in a second file built as /tmp/plugins/mish_gpu.so against CUDA, which
- * only the cuda backend loads (docs/plugins.md); without one, the cuda backend refuses mish.
+ * only the cuda backend loads (docs/plugin-abi.md); without one, the cuda backend refuses mish.
  */
 #include <math.h>
 

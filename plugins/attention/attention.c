@@ -121,8 +121,8 @@ static int attention_infer(const void *params, const sm_shape *in, int n_in, sm_
 {
     const attention_params *p = params;
     char s[64];
-    if (n_in < 1 || n_in > 2 || p->dim < 1 || p->heads < 1 || p->dim % p->heads != 0) {
-        sm_error_set(err, "attention takes one or two inputs, dim >= 1 and heads dividing dim");
+    if (p->dim < 1 || p->heads < 1 || p->dim % p->heads != 0) {
+        sm_error_set(err, "attention needs dim >= 1 and heads dividing dim");
         return -1;
     }
     if (in[0].ndim != 2 && in[0].ndim != 3) {

@@ -16,7 +16,7 @@
  *   dP = dC V^T                 gemm(T, N, M, S, d, V, dC)
  *   dQ = c dS K                 gemm(N, N, d, S, M, K, dS)
  *   dK = c dS^T Q               gemm(N, T, d, M, S, Q, dS)
- * fp32 computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32 (as linear).
+ * The products are common/gemm_gpu.h's, in its precision.
  * State: Q, K V, every head's P, C, as on the CPU (also written at inference, where they are
  * the forward's intermediates). Work (backward only): dC, dQ (Rq x E each), dK dV (Rk x 2E),
  * and dP of every head (the layout of P).
@@ -24,26 +24,8 @@
 #include "attention.h"
 #include "attention_gpu.h"
 #include "gpu_ops.h"
+#include "gemm_gpu.h"
 #include "gpu_util.h"
-
-static cublasComputeType_t compute_type(const sm_layer_io *l)
-{
-    return l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-}
-
-/* C = alpha op(A) op(B) + beta C for `batch` products whose operands lie sa, sb, sc floats apart
- * (column-major, cuBLAS's arguments in cuBLAS's order; sizes checked against int in setup). */
-static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
-                int64_t n, int64_t k, float alpha, const float *a, int64_t lda, int64_t sa,
-                const float *b, int64_t ldb, int64_t sb, float beta, float *c, int64_t ldc,
-                int64_t sc, int64_t batch, sm_error *err)
-{
-    GPU_CUBLAS(err, cublasGemmStridedBatchedEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k,
-               &alpha, a, CUDA_R_32F, (int)lda, (long long)sa, b, CUDA_R_32F, (int)ldb,
-               (long long)sb, &beta, c, CUDA_R_32F, (int)ldc, (long long)sc, (int)batch,
-               compute_type(l), CUBLAS_GEMM_DEFAULT);
-    return 0;
-}
 
 static smk_attn_rows rows_of(const attention_geom *g)
 {
@@ -93,8 +75,8 @@ static size_t attn_gpu_work_size(const sm_layer_io *l)
 static int project(const sm_layer_io *l, const attention_geom *g, int64_t rows, const float *x,
                    const float *w, const float *b, float *y, int64_t ld, sm_error *err)
 {
-    if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g->e, rows, g->e, 1.0f, w, g->e, 0, x, g->e, 0, 0.0f, y,
-             ld, 0, 1, err))
+    if (gemm_gpu_batched(l, CUBLAS_OP_T, CUBLAS_OP_N, g->e, rows, g->e, 1.0f, w, g->e, 0, x, g->e,
+                         0, 0.0f, y, ld, 0, 1, err))
         return -1;
     if (b)
         GPU_CUDA(err, smk_bias_rows, y, ld, b, rows, g->e, gpu_stream(l));
@@ -105,8 +87,8 @@ static int project(const sm_layer_io *l, const attention_geom *g, int64_t rows, 
 static int add_input_grad(const sm_layer_io *l, const attention_geom *g, int64_t rows,
                           const float *dy, int64_t ld, const float *w, float *in, sm_error *err)
 {
-    return gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g->e, rows, g->e, 1.0f, w, g->e, 0, dy, ld, 0, 1.0f,
-                in, g->e, 0, 1, err);
+    return gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g->e, rows, g->e, 1.0f, w, g->e, 0, dy, ld,
+                            0, 1.0f, in, g->e, 0, 1, err);
 }
 
 /* dW (E x E) = dy^T x and db (NULL: no bias) for one projection of rows inputs x whose output
@@ -115,8 +97,8 @@ static int projection_grads(const sm_layer_io *l, const attention_geom *g, int64
                             const float *dy, int64_t ld, const float *x, float *dw, float *db,
                             sm_error *err)
 {
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g->e, g->e, rows, 1.0f, x, g->e, 0, dy, ld, 0, 0.0f, dw,
-             g->e, 0, 1, err))
+    if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_T, g->e, g->e, rows, 1.0f, x, g->e, 0, dy, ld, 0,
+                         0.0f, dw, g->e, 0, 1, err))
         return -1;
     if (db)
         GPU_CUDA(err, smk_column_sums, db, dy, ld, rows, g->e, gpu_stream(l));
@@ -133,13 +115,15 @@ static int attn_gpu_forward(const sm_layer_io *l, sm_error *err)
         if (project(l, &g, g.rk, g.mem, g.w[t], g.b[t], g.kv + (t - 1) * g.e, e2, err))
             return -1;
     for (int64_t h = 0; h < g.h; h++) /* P = c Q K^T of head h, every sequence */
-        if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.m, g.s, g.d, g.scale, g.kv + h * g.d, e2, sk,
-                 g.q + h * g.d, g.e, sq, 0.0f, g.p + h * g.s * g.m, g.m, sp, g.seqs, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_T, CUBLAS_OP_N, g.m, g.s, g.d, g.scale, g.kv + h * g.d,
+                             e2, sk, g.q + h * g.d, g.e, sq, 0.0f, g.p + h * g.s * g.m, g.m, sp,
+                             g.seqs, err))
             return -1;
     GPU_CUDA(err, smk_attn_softmax, g.p, g.table, rows_of(&g), gpu_stream(l));
     for (int64_t h = 0; h < g.h; h++) /* C = P V */
-        if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.m, 1.0f, g.kv + g.e + h * g.d, e2, sk,
-                 g.p + h * g.s * g.m, g.m, sp, 0.0f, g.ctx + h * g.d, g.e, sq, g.seqs, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.m, 1.0f, g.kv + g.e + h * g.d,
+                             e2, sk, g.p + h * g.s * g.m, g.m, sp, 0.0f, g.ctx + h * g.d, g.e, sq,
+                             g.seqs, err))
             return -1;
     return project(l, &g, g.rq, g.ctx, g.w[3], g.b[3], l->out->data, g.e, err);
 }
@@ -151,18 +135,18 @@ static int attn_gpu_backward(const sm_layer_io *l, sm_error *err)
     const float *dy = l->dout->data;
     float *dctx = l->work, *dq = dctx + g.rq * g.e, *dkv = dq + g.rq * g.e, *dp = dkv + g.rk * e2;
     /* dC = dY W_o */
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.rq, g.e, 1.0f, g.w[3], g.e, 0, dy, g.e, 0, 0.0f,
-             dctx, g.e, 0, 1, err))
+    if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.rq, g.e, 1.0f, g.w[3], g.e, 0, dy, g.e,
+                         0, 0.0f, dctx, g.e, 0, 1, err))
         return -1;
     if (l->dw && projection_grads(l, &g, g.rq, dy, g.e, g.ctx, g.dw[3], g.db[3], err))
         return -1;
     for (int64_t h = 0; h < g.h; h++) {
         const float *p = g.p + h * g.s * g.m, *dc = dctx + h * g.d, *v = g.kv + g.e + h * g.d;
         /* dV = P^T dC, dP = dC V^T */
-        if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.m, g.s, 1.0f, dc, g.e, sq, p, g.m, sp, 0.0f,
-                 dkv + g.e + h * g.d, e2, sk, g.seqs, err) ||
-            gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.m, g.s, g.d, 1.0f, v, e2, sk, dc, g.e, sq, 0.0f,
-                 dp + h * g.s * g.m, g.m, sp, g.seqs, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.m, g.s, 1.0f, dc, g.e, sq, p, g.m,
+                             sp, 0.0f, dkv + g.e + h * g.d, e2, sk, g.seqs, err) ||
+            gemm_gpu_batched(l, CUBLAS_OP_T, CUBLAS_OP_N, g.m, g.s, g.d, 1.0f, v, e2, sk, dc, g.e,
+                             sq, 0.0f, dp + h * g.s * g.m, g.m, sp, g.seqs, err))
             return -1;
     }
     if (g.dtable) /* summed into by the softmax's backward pass */
@@ -172,10 +156,10 @@ static int attn_gpu_backward(const sm_layer_io *l, sm_error *err)
     for (int64_t h = 0; h < g.h; h++) {
         const float *ds = dp + h * g.s * g.m;
         /* dQ = c dS K, dK = c dS^T Q */
-        if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.m, g.scale, g.kv + h * g.d, e2, sk, ds,
-                 g.m, sp, 0.0f, dq + h * g.d, g.e, sq, g.seqs, err) ||
-            gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.m, g.s, g.scale, g.q + h * g.d, g.e, sq, ds,
-                 g.m, sp, 0.0f, dkv + h * g.d, e2, sk, g.seqs, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.m, g.scale, g.kv + h * g.d,
+                             e2, sk, ds, g.m, sp, 0.0f, dq + h * g.d, g.e, sq, g.seqs, err) ||
+            gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.m, g.s, g.scale, g.q + h * g.d,
+                             g.e, sq, ds, g.m, sp, 0.0f, dkv + h * g.d, e2, sk, g.seqs, err))
             return -1;
     }
     float *dx = l->din[0].data, *dmem = l->n_in == 2 ? l->din[1].data : dx;

@@ -19,9 +19,10 @@ static void batchnorm_parse(void *params, sm_args *args)
 static int batchnorm_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                            sm_error *err)
 {
+    (void)n_in;
     (void)params;
-    if (n_in != 1 || in->ndim < 1) {
-        sm_error_set(err, "batchnorm2d needs one input with channels at its first dimension");
+    if (in->ndim < 1) {
+        sm_error_set(err, "batchnorm2d needs an input with channels at its first dimension");
         return -1;
     }
     *out = *in;

@@ -30,10 +30,11 @@ static void chunk_parse(void *params, sm_args *args)
 static int chunk_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                        sm_error *err)
 {
+    (void)n_in;
     const chunk_params *p = params;
     char s[64];
-    if (n_in != 1 || p->chunks < 1 || p->index < 0 || p->index >= p->chunks) {
-        sm_error_set(err, "chunk takes one input, chunks >= 1 and 0 <= index < chunks");
+    if (p->chunks < 1 || p->index < 0 || p->index >= p->chunks) {
+        sm_error_set(err, "chunk needs chunks >= 1 and 0 <= index < chunks");
         return -1;
     }
     int64_t axis = p->axis < 0 ? p->axis + in->ndim : p->axis;

@@ -18,10 +18,6 @@ static int concat_infer(const void *params, const sm_shape *in, int n_in, sm_sha
 {
     const concat_params *p = params;
     char a[64], b[64];
-    if (n_in < 1) {
-        sm_error_set(err, "concat takes one or more inputs");
-        return -1;
-    }
     int64_t axis = p->axis < 0 ? p->axis + in[0].ndim : p->axis;
     if (axis < 0 || axis >= in[0].ndim) {
         sm_error_set(err, "axis %lld out of range for input %s", (long long)p->axis,

@@ -63,12 +63,9 @@ static const char *pad_str(const int64_t v[2], char *buf, size_t len)
 static int conv2d_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                         sm_error *err)
 {
+    (void)n_in;
     const conv2d_params *p = params;
     char s[64];
-    if (n_in != 1) {
-        sm_error_set(err, "conv2d takes one input, got %d", n_in);
-        return -1;
-    }
     if (!conv2d_valid(p)) {
         sm_error_set(err, "conv2d parameters are invalid");
         return -1;
@@ -122,8 +119,9 @@ static int conv2d_infer(const void *params, const sm_shape *in, int n_in, sm_sha
 static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                           sm_layer_metrics *m, sm_error *err)
 {
+    (void)n_in;
     const conv2d_params *p = params;
-    if (n_in != 1 || in->ndim != 3 || out->ndim != 3 || !conv2d_valid(p)) {
+    if (in->ndim != 3 || out->ndim != 3 || !conv2d_valid(p)) {
         sm_error_set(err, "conv2d metrics called with unexpected shapes");
         return -1;
     }

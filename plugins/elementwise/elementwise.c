@@ -73,11 +73,6 @@ static int elementwise_infer(const void *params, const sm_shape *in, int n_in, s
                              sm_error *err)
 {
     (void)params;
-    if (n_in < 2 || (EW_MAX_INPUTS && n_in > EW_MAX_INPUTS)) {
-        sm_error_set(err, EW_NAME " takes %s inputs, got %d", EW_MAX_INPUTS ? "two" : "two or more",
-                     n_in);
-        return -1;
-    }
     sm_shape r = in[0];
     for (int i = 1; i < n_in; i++) {
         sm_shape t;

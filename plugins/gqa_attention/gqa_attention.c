@@ -66,11 +66,12 @@ static void gqa_parse(void *params, sm_args *args)
 
 static int gqa_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
+    (void)n_in;
     const gqa_params *p = params;
     char s[64];
-    if (n_in != 1 || p->dim < 1 || p->heads < 1 || p->kv_heads < 1 || p->dim % p->heads ||
+    if (p->dim < 1 || p->heads < 1 || p->kv_heads < 1 || p->dim % p->heads ||
         p->heads % p->kv_heads) {
-        sm_error_set(err, "gqa_attention takes one input, heads dividing dim, kv_heads heads");
+        sm_error_set(err, "gqa_attention needs heads dividing dim, kv_heads heads");
         return -1;
     }
     if (in->ndim != 2 || in->dim[1] != p->dim) {

@@ -10,23 +10,10 @@
  */
 #include <limits.h>
 
+#include "gemm_gpu.h"
 #include "gpu_util.h"
 #include "gqa_attention.h"
 #include "gqa_attention_gpu.h"
-
-static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
-                int64_t n, int64_t k, float alpha, const float *a, int64_t lda, int64_t sa,
-                const float *b, int64_t ldb, int64_t sb, float beta, float *c, int64_t ldc,
-                int64_t sc, int64_t batch, sm_error *err)
-{
-    cublasComputeType_t ct =
-        l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    GPU_CUBLAS(err, cublasGemmStridedBatchedEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k,
-               &alpha, a, CUDA_R_32F, (int)lda, (long long)sa, b, CUDA_R_32F, (int)ldb,
-               (long long)sb, &beta, c, CUDA_R_32F, (int)ldc, (long long)sc, (int)batch, ct,
-               CUBLAS_GEMM_DEFAULT);
-    return 0;
-}
 
 static size_t float_bytes(int64_t floats)
 {
@@ -68,8 +55,8 @@ static int gqa_gpu_setup(const sm_layer_io *l, void **plan, sm_error *err)
 static int project(const sm_layer_io *l, const gqa_geom *g, int64_t out, const float *x,
                    const float *w, float *y, int64_t ld, sm_error *err)
 {
-    return gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, out, g->r, g->e, 1.0f, w, g->e, 0, x, g->e, 0, 0.0f, y,
-                ld, 0, 1, err);
+    return gemm_gpu_batched(l, CUBLAS_OP_T, CUBLAS_OP_N, out, g->r, g->e, 1.0f, w, g->e, 0, x, g->e,
+                            0, 0.0f, y, ld, 0, 1, err);
 }
 
 static int gqa_gpu_forward(const sm_layer_io *l, sm_error *err)
@@ -85,14 +72,15 @@ static int gqa_gpu_forward(const sm_layer_io *l, sm_error *err)
     GPU_CUDA(err, smk_gqa_rotate, g.q, g.r, g.e, g.e, g.s, g.d, g.theta, 1, gpu_stream(l));
     GPU_CUDA(err, smk_gqa_rotate, g.kvm, g.r, g.ekv, k2, g.s, g.d, g.theta, 1, gpu_stream(l));
     for (int64_t h = 0; h < g.h; h++) /* P = c Q K^T of head h, every sequence */
-        if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.s, g.s, g.d, g.scale, g.kvm + (h / group) * g.d, k2,
-                 sk, g.q + h * g.d, g.e, sq, 0.0f, g.p + h * g.s * g.s, g.s, sp, g.n, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_T, CUBLAS_OP_N, g.s, g.s, g.d, g.scale,
+                             g.kvm + (h / group) * g.d, k2, sk, g.q + h * g.d, g.e, sq, 0.0f,
+                             g.p + h * g.s * g.s, g.s, sp, g.n, err))
             return -1;
     GPU_CUDA(err, smk_gqa_softmax, g.p, g.n * g.h * g.s, g.s, g.causal, gpu_stream(l));
     for (int64_t h = 0; h < g.h; h++) /* C = P V */
-        if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.s, 1.0f,
-                 g.kvm + g.ekv + (h / group) * g.d, k2, sk, g.p + h * g.s * g.s, g.s, sp, 0.0f,
-                 g.ctx + h * g.d, g.e, sq, g.n, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.s, 1.0f,
+                             g.kvm + g.ekv + (h / group) * g.d, k2, sk, g.p + h * g.s * g.s, g.s,
+                             sp, 0.0f, g.ctx + h * g.d, g.e, sq, g.n, err))
             return -1;
     return project(l, &g, g.e, g.ctx, g.wo, l->out->data, g.e, err);
 }
@@ -101,11 +89,11 @@ static int gqa_gpu_forward(const sm_layer_io *l, sm_error *err)
 static int grads(const sm_layer_io *l, const gqa_geom *g, int64_t out, const float *dy, int64_t ld,
                  const float *w, float *dw, float *in, sm_error *err)
 {
-    if (in && gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g->e, g->r, out, 1.0f, w, g->e, 0, dy, ld, 0, 1.0f,
-                   in, g->e, 0, 1, err))
+    if (in && gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g->e, g->r, out, 1.0f, w, g->e, 0, dy,
+                               ld, 0, 1.0f, in, g->e, 0, 1, err))
         return -1;
-    if (dw && gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g->e, out, g->r, 1.0f, l->in[0].data, g->e, 0, dy,
-                   ld, 0, 0.0f, dw, g->e, 0, 1, err))
+    if (dw && gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_T, g->e, out, g->r, 1.0f, l->in[0].data,
+                               g->e, 0, dy, ld, 0, 0.0f, dw, g->e, 0, 1, err))
         return -1;
     return 0;
 }
@@ -117,21 +105,21 @@ static int gqa_gpu_backward(const sm_layer_io *l, sm_error *err)
     int64_t sp = g.h * g.s * g.s;
     const float *dy = l->dout->data;
     float *dctx = l->work, *dq = dctx + g.r * g.e, *dkv = dq + g.r * g.e, *dp = dkv + g.r * k2;
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.r, g.e, 1.0f, g.wo, g.e, 0, dy, g.e, 0, 0.0f, dctx,
-             g.e, 0, 1, err))
+    if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.r, g.e, 1.0f, g.wo, g.e, 0, dy, g.e, 0,
+                         0.0f, dctx, g.e, 0, 1, err))
         return -1;
-    if (l->dw && gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.e, g.r, 1.0f, g.ctx, g.e, 0, dy, g.e, 0,
-                      0.0f, g.dwo, g.e, 0, 1, err))
+    if (l->dw && gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.e, g.r, 1.0f, g.ctx, g.e, 0,
+                                  dy, g.e, 0, 0.0f, g.dwo, g.e, 0, 1, err))
         return -1;
     GPU_CUDA(err, cudaMemsetAsync, dkv, 0, (size_t)(g.r * k2) * sizeof(float), gpu_stream(l));
     for (int64_t h = 0; h < g.h; h++) {
         int64_t t = (h / group) * g.d;
         const float *p = g.p + h * g.s * g.s, *dc = dctx + h * g.d;
         /* dV_t += P^T dC_h, dP = dC_h V_t^T */
-        if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.s, g.s, 1.0f, dc, g.e, sq, p, g.s, sp, 1.0f,
-                 dkv + g.ekv + t, k2, sk, g.n, err) ||
-            gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.s, g.s, g.d, 1.0f, g.kvm + g.ekv + t, k2, sk, dc,
-                 g.e, sq, 0.0f, dp + h * g.s * g.s, g.s, sp, g.n, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.s, g.s, 1.0f, dc, g.e, sq, p, g.s,
+                             sp, 1.0f, dkv + g.ekv + t, k2, sk, g.n, err) ||
+            gemm_gpu_batched(l, CUBLAS_OP_T, CUBLAS_OP_N, g.s, g.s, g.d, 1.0f, g.kvm + g.ekv + t,
+                             k2, sk, dc, g.e, sq, 0.0f, dp + h * g.s * g.s, g.s, sp, g.n, err))
             return -1;
     }
     GPU_CUDA(err, smk_gqa_softmax_backward, dp, g.p, g.n * g.h * g.s, g.s, gpu_stream(l));
@@ -139,10 +127,10 @@ static int gqa_gpu_backward(const sm_layer_io *l, sm_error *err)
         int64_t t = (h / group) * g.d;
         const float *ds = dp + h * g.s * g.s;
         /* dQ_h = c dS K_t, dK_t += c dS^T Q_h */
-        if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.s, g.scale, g.kvm + t, k2, sk, ds, g.s,
-                 sp, 0.0f, dq + h * g.d, g.e, sq, g.n, err) ||
-            gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.s, g.s, g.scale, g.q + h * g.d, g.e, sq, ds,
-                 g.s, sp, 1.0f, dkv + t, k2, sk, g.n, err))
+        if (gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_N, g.d, g.s, g.s, g.scale, g.kvm + t, k2, sk,
+                             ds, g.s, sp, 0.0f, dq + h * g.d, g.e, sq, g.n, err) ||
+            gemm_gpu_batched(l, CUBLAS_OP_N, CUBLAS_OP_T, g.d, g.s, g.s, g.scale, g.q + h * g.d,
+                             g.e, sq, ds, g.s, sp, 1.0f, dkv + t, k2, sk, g.n, err))
             return -1;
     }
     GPU_CUDA(err, smk_gqa_rotate, dq, g.r, g.e, g.e, g.s, g.d, g.theta, -1, gpu_stream(l));

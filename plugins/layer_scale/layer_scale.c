@@ -21,12 +21,9 @@ static void layer_scale_parse(void *params, sm_args *args)
 static int layer_scale_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                              sm_error *err)
 {
+    (void)n_in;
     const layer_scale_params *p = params;
     char s[64];
-    if (n_in != 1) {
-        sm_error_set(err, "layer_scale takes one input, got %d", n_in);
-        return -1;
-    }
     int64_t axis = p->axis < 0 ? p->axis + in->ndim : p->axis;
     if (axis < 0 || axis >= in->ndim) {
         sm_error_set(err, "axis %lld out of range for input %s", (long long)p->axis,

@@ -5,11 +5,12 @@
  *   forward   Y (R x O)  = X W^T      Y^T = W X^T:  gemm(T, N, O, R, F, W, X) into Y
  *   input     dX        += dY W       dX^T = W^T dY^T:  gemm(N, N, F, R, O, W, dY), beta 1
  *   weights   dW (O x F) = dY^T X     dW^T = X^T dY:  gemm(N, T, F, O, R, X, dY), beta 0
- * and the bias by the kernels of common/rows_gpu.cu. fp32 computes with CUBLAS_COMPUTE_32F,
- * tf32 with CUBLAS_COMPUTE_32F_FAST_TF32 (PyTorch's torch.backends.cuda.matmul.allow_tf32).
+ * and the bias by the kernels of common/rows_gpu.cu. The products are common/gemm_gpu.h's, in its
+ * precision.
  */
 #include <math.h>
 
+#include "gemm_gpu.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
 #include "linear.h"
@@ -37,18 +38,12 @@ static int linear_setup(const sm_layer_io *l, void **plan, sm_error *err)
     return 0;
 }
 
-static cublasComputeType_t compute_type(const sm_layer_io *l)
-{
-    return l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-}
-
 static int linear_forward(const sm_layer_io *l, sm_error *err)
 {
     linear_geom g = linear_geom_of(l);
-    const float one = 1.0f, zero = 0.0f;
-    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_T, CUBLAS_OP_N, (int)g.out, (int)g.rows,
-               (int)g.in, &one, l->w, CUDA_R_32F, (int)g.in, l->in[0].data, CUDA_R_32F, (int)g.in,
-               &zero, l->out->data, CUDA_R_32F, (int)g.out, compute_type(l), CUBLAS_GEMM_DEFAULT);
+    if (gemm_gpu(l, CUBLAS_OP_T, CUBLAS_OP_N, g.out, g.rows, g.in, 1.0f, l->w, g.in, l->in[0].data,
+                 g.in, 0.0f, l->out->data, g.out, err))
+        return -1;
     if (g.bias)
         GPU_CUDA(err, smk_bias_rows, l->out->data, g.out, l->w + g.out * g.in, g.rows, g.out,
                  gpu_stream(l));
@@ -58,16 +53,12 @@ static int linear_forward(const sm_layer_io *l, sm_error *err)
 static int linear_backward(const sm_layer_io *l, sm_error *err)
 {
     linear_geom g = linear_geom_of(l);
-    const float one = 1.0f, zero = 0.0f;
-    if (l->din[0].data)
-        GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_N, (int)g.in,
-                   (int)g.rows, (int)g.out, &one, l->w, CUDA_R_32F, (int)g.in, l->dout->data,
-                   CUDA_R_32F, (int)g.out, &one, l->din[0].data, CUDA_R_32F, (int)g.in,
-                   compute_type(l), CUBLAS_GEMM_DEFAULT);
-    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_T, (int)g.in, (int)g.out,
-               (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.in, l->dout->data, CUDA_R_32F,
-               (int)g.out, &zero, l->dw, CUDA_R_32F, (int)g.in, compute_type(l),
-               CUBLAS_GEMM_DEFAULT);
+    if (l->din[0].data && gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_N, g.in, g.rows, g.out, 1.0f, l->w,
+                                   g.in, l->dout->data, g.out, 1.0f, l->din[0].data, g.in, err))
+        return -1;
+    if (gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_T, g.in, g.out, g.rows, 1.0f, l->in[0].data, g.in,
+                 l->dout->data, g.out, 0.0f, l->dw, g.in, err))
+        return -1;
     if (g.bias)
         GPU_CUDA(err, smk_column_sums, l->dw + g.out * g.in, l->dout->data, g.out, g.rows, g.out,
                  gpu_stream(l));

@@ -7,9 +7,10 @@
  *   input     dX        += dY M       dX^T = M^T dY^T:  gemm(N, N, E, R, V, M, dY), beta 1
  *   matrix    dM (V x E) = dY^T X     dM^T = X^T dY:  gemm(N, T, E, V, R, X, dY) into scratch
  * dM is computed for its cost and dropped, as on the CPU. The bias (bias=true) is added to every
- * row and its gradient summed over them by the kernels of common/rows_gpu.cu. fp32
- * computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32.
+ * row and its gradient summed over them by the kernels of common/rows_gpu.cu. The products
+ * are common/gemm_gpu.h's, in its precision.
  */
+#include "gemm_gpu.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
 #include "lm_head.h"
@@ -29,19 +30,12 @@ static int head_setup(const sm_layer_io *l, void **plan, sm_error *err)
     return 0;
 }
 
-static cublasComputeType_t compute_type(const sm_layer_io *l)
-{
-    return l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-}
-
 static int head_forward(const sm_layer_io *l, sm_error *err)
 {
     lm_head_geom g = lm_head_geom_of(l);
-    const float one = 1.0f, zero = 0.0f;
-    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_T, CUBLAS_OP_N, (int)g.vocab,
-               (int)g.rows, (int)g.e, &one, l->state, CUDA_R_32F, (int)g.e, l->in[0].data,
-               CUDA_R_32F, (int)g.e, &zero, l->out->data, CUDA_R_32F, (int)g.vocab, compute_type(l),
-               CUBLAS_GEMM_DEFAULT);
+    if (gemm_gpu(l, CUBLAS_OP_T, CUBLAS_OP_N, g.vocab, g.rows, g.e, 1.0f, l->state, g.e,
+                 l->in[0].data, g.e, 0.0f, l->out->data, g.vocab, err))
+        return -1;
     if (l->w)
         GPU_CUDA(err, smk_bias_rows, l->out->data, g.vocab, l->w, g.rows, g.vocab, gpu_stream(l));
     return 0;
@@ -50,16 +44,13 @@ static int head_forward(const sm_layer_io *l, sm_error *err)
 static int head_backward(const sm_layer_io *l, sm_error *err)
 {
     lm_head_geom g = lm_head_geom_of(l);
-    const float one = 1.0f, zero = 0.0f;
-    if (l->din[0].data)
-        GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_N, (int)g.e,
-                   (int)g.rows, (int)g.vocab, &one, l->state, CUDA_R_32F, (int)g.e, l->dout->data,
-                   CUDA_R_32F, (int)g.vocab, &one, l->din[0].data, CUDA_R_32F, (int)g.e,
-                   compute_type(l), CUBLAS_GEMM_DEFAULT);
-    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), CUBLAS_OP_N, CUBLAS_OP_T, (int)g.e, (int)g.vocab,
-               (int)g.rows, &one, l->in[0].data, CUDA_R_32F, (int)g.e, l->dout->data, CUDA_R_32F,
-               (int)g.vocab, &zero, l->work, CUDA_R_32F, (int)g.e, compute_type(l),
-               CUBLAS_GEMM_DEFAULT);
+    if (l->din[0].data &&
+        gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.rows, g.vocab, 1.0f, l->state, g.e,
+                 l->dout->data, g.vocab, 1.0f, l->din[0].data, g.e, err))
+        return -1;
+    if (gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.vocab, g.rows, 1.0f, l->in[0].data, g.e,
+                 l->dout->data, g.vocab, 0.0f, l->work, g.e, err))
+        return -1;
     if (l->dw) /* the bias: n_w = vocab */
         GPU_CUDA(err, smk_column_sums, l->dw, l->dout->data, g.vocab, g.rows, g.vocab,
                  gpu_stream(l));

@@ -17,12 +17,13 @@ static void pixel_shuffle_parse(void *params, sm_args *args)
 static int pixel_shuffle_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                                sm_error *err)
 {
+    (void)n_in;
     const pixel_shuffle_params *p = params;
     int64_t r = p->factor;
     char s[64];
-    if (n_in != 1 || in->ndim != 3) {
+    if (in->ndim != 3) {
         sm_error_set(err, "pixel_shuffle needs one CxHxW input, got %s",
-                     n_in == 1 ? sm_shape_str(in, s, sizeof s) : "several");
+                     sm_shape_str(in, s, sizeof s));
         return -1;
     }
     if (r < 1 || in->dim[0] % (r * r) != 0) {

@@ -102,10 +102,11 @@ static int64_t floor_div(int64_t a, int64_t b)
 static int pool2d_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                         sm_error *err)
 {
+    (void)n_in;
     const pool2d_params *p = params;
     char s[64];
-    if (n_in != 1 || !pool2d_valid(p)) {
-        sm_error_set(err, POOL_NAME " takes one input and valid parameters");
+    if (!pool2d_valid(p)) {
+        sm_error_set(err, POOL_NAME " needs valid parameters");
         return -1;
     }
     if (in->ndim != 3) {
@@ -146,9 +147,10 @@ static int pool2d_infer(const void *params, const sm_shape *in, int n_in, sm_sha
 static int pool2d_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                           sm_layer_metrics *m, sm_error *err)
 {
+    (void)n_in;
     const pool2d_params *p = params;
     (void)in;
-    if (n_in != 1 || !pool2d_valid(p)) {
+    if (!pool2d_valid(p)) {
         sm_error_set(err, POOL_NAME " metrics called with unexpected parameters");
         return -1;
     }

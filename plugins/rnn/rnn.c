@@ -74,10 +74,11 @@ static void rnn_parse(void *params, sm_args *args)
 
 static int rnn_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
+    (void)n_in;
     const rnn_params *p = params;
     char s[64];
-    if (n_in != 1 || p->hidden < 1 || p->layers < 1) {
-        sm_error_set(err, RNN_NAME " takes one input, hidden >= 1 and layers >= 1");
+    if (p->hidden < 1 || p->layers < 1) {
+        sm_error_set(err, RNN_NAME " needs hidden >= 1 and layers >= 1");
         return -1;
     }
     if (in->ndim != 2 || in->dim[0] < 1 || in->dim[1] < 1) {
@@ -108,9 +109,10 @@ static int64_t unit_flops(const rnn_params *p)
 static int rnn_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                        sm_layer_metrics *m, sm_error *err)
 {
+    (void)n_in;
     const rnn_params *p = params;
     (void)out;
-    if (n_in != 1 || in->ndim != 2) {
+    if (in->ndim != 2) {
         sm_error_set(err, RNN_NAME " metrics called with unexpected shapes");
         return -1;
     }

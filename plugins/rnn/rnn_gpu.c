@@ -15,9 +15,10 @@
  *                                                         gemm(N, T, H, GH, R, Hp, dB)
  *             db_ih, db_hh the column sums of dA and dB, and
  *             dX_k += dA W_ih                             gemm(N, N, E_k, R, GH, W_ih, dA)
- * fp32 computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32. State (rnn.h):
+ * The products are common/gemm_gpu.h's, in its precision. State (rnn.h):
  * the inner layers' outputs and the saved activations, written by every forward.
  */
+#include "gemm_gpu.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
 #include "rnn.h"
@@ -59,20 +60,6 @@ static int rnn_setup(const sm_layer_io *l, void **plan, sm_error *err)
     return 0;
 }
 
-/* C (m x n, column-major) = op(A) op(B) + beta C, alpha 1, in the layer's precision. */
-static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
-                int64_t n, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
-                float beta, float *c, int64_t ldc, sm_error *err)
-{
-    const float one = 1.0f;
-    cublasComputeType_t type =
-        l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k, &one, a,
-               CUDA_R_32F, (int)lda, b, CUDA_R_32F, (int)ldb, &beta, c, CUDA_R_32F, (int)ldc, type,
-               CUBLAS_GEMM_DEFAULT);
-    return 0;
-}
-
 /* Step i of direction dir: t = i forwards, S-1-i in reverse; tp the step before it. */
 static smk_rnn_step step_of(const rnn_geom *g, int64_t i, int dir)
 {
@@ -102,15 +89,16 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
         float *y = rnn_layer_output(l, &g, k);
         for (int dir = 0; dir < g.d; dir++) {
             rnn_block b = rnn_block_of(l, &g, l->w, k, dir);
-            if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.gh, g.rows, b.e_k, b.w_ih, b.e_k, x, b.e_k,
-                     0.0f, w.pre, g.gh, err))
+            if (gemm_gpu(l, CUBLAS_OP_T, CUBLAS_OP_N, g.gh, g.rows, b.e_k, 1.0f, b.w_ih, b.e_k, x,
+                         b.e_k, 0.0f, w.pre, g.gh, err))
                 return -1;
             float *saved = rnn_saved_of(l, &g, k, dir);
             for (int64_t i = 0; i < g.s; i++) {
                 smk_rnn_step st = step_of(&g, i, dir);
                 /* h_prev: sample 0's row tp of this direction's columns, samples S D H apart */
-                if (i > 0 && gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.gh, g.n, g.h, b.w_hh, g.h,
-                                  y + st.tp * g.dh + dir * g.h, g.s * g.dh, 0.0f, w.hid, g.gh, err))
+                if (i > 0 &&
+                    gemm_gpu(l, CUBLAS_OP_T, CUBLAS_OP_N, g.gh, g.n, g.h, 1.0f, b.w_hh, g.h,
+                             y + st.tp * g.dh + dir * g.h, g.s * g.dh, 0.0f, w.hid, g.gh, err))
                     return -1;
                 GPU_CUDA(err, smk_rnn_step_forward, y, saved, w.pre, i > 0 ? w.hid : NULL, b.b_ih,
                          b.b_hh, st, gpu_stream(l));
@@ -124,12 +112,12 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
 static int weight_grads(const sm_layer_io *l, const rnn_geom *g, const rnn_block *gb, int dir,
                         const rnn_work *w, const float *x, const float *y, sm_error *err)
 {
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, gb->e_k, g->gh, g->rows, x, gb->e_k, w->da, g->gh, 0.0f,
-             gb->w_ih, gb->e_k, err))
+    if (gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_T, gb->e_k, g->gh, g->rows, 1.0f, x, gb->e_k, w->da,
+                 g->gh, 0.0f, gb->w_ih, gb->e_k, err))
         return -1;
     GPU_CUDA(err, smk_rnn_prev_hidden, w->hp, y, g->n, g->s, g->h, g->dh, dir, gpu_stream(l));
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g->h, g->gh, g->rows, w->hp, g->h, w->db, g->gh, 0.0f,
-             gb->w_hh, g->h, err))
+    if (gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_T, g->h, g->gh, g->rows, 1.0f, w->hp, g->h, w->db, g->gh,
+                 0.0f, gb->w_hh, g->h, err))
         return -1;
     if (gb->b_ih) {
         GPU_CUDA(err, smk_column_sums, gb->b_ih, w->da, g->gh, g->rows, g->gh, gpu_stream(l));
@@ -158,9 +146,9 @@ static int rnn_backward(const sm_layer_io *l, sm_error *err)
                 GPU_CUDA(err, smk_rnn_step_backward, w.da, RNN_GRU ? w.db : NULL, w.carry, w.dc, dy,
                          y, saved, st, gpu_stream(l));
                 /* carry (+)= dB_t W_hh, the gradient of h_prev; dB_t samples S G H apart */
-                if (i > 0 &&
-                    gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.h, g.n, g.gh, b.w_hh, g.h,
-                         w.db + st.t * g.gh, g.s * g.gh, RNN_GRU ? 1.0f : 0.0f, w.carry, g.h, err))
+                if (i > 0 && gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_N, g.h, g.n, g.gh, 1.0f, b.w_hh,
+                                      g.h, w.db + st.t * g.gh, g.s * g.gh, RNN_GRU ? 1.0f : 0.0f,
+                                      w.carry, g.h, err))
                     return -1;
             }
             if (l->dw) {
@@ -168,8 +156,8 @@ static int rnn_backward(const sm_layer_io *l, sm_error *err)
                 if (weight_grads(l, &g, &gb, dir, &w, x, y, err))
                     return -1;
             }
-            if (dx && gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, b.e_k, g.rows, g.gh, b.w_ih, b.e_k, w.da,
-                           g.gh, 1.0f, dx, b.e_k, err))
+            if (dx && gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_N, b.e_k, g.rows, g.gh, 1.0f, b.w_ih,
+                               b.e_k, w.da, g.gh, 1.0f, dx, b.e_k, err))
                 return -1;
         }
     }

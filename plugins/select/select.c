@@ -19,12 +19,9 @@ static void select_parse(void *params, sm_args *args)
 static int select_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
                         sm_error *err)
 {
+    (void)n_in;
     const select_params *p = params;
     char s[64];
-    if (n_in != 1) {
-        sm_error_set(err, "select takes one input, got %d", n_in);
-        return -1;
-    }
     if (in->ndim < 2) {
         sm_error_set(err, "select needs a sequence S x E (2 or more dims), got %s",
                      sm_shape_str(in, s, sizeof s));

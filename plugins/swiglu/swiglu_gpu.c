@@ -5,27 +5,15 @@
  *   projection   Y = X W^T       gemm(T, N, out, rows, in, W, X)
  *   input grad   dX += dY W      gemm(N, N, in, rows, out, W, dY), beta 1
  *   weight grad  dW = dY^T X     gemm(N, T, in, out, rows, X, dY)
- * fp32 computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32 (as linear).
+ * The products are common/gemm_gpu.h's, in its precision.
  * State: G, U, H; work (backward only): dH, dG, dU.
  */
 #include <limits.h>
 
+#include "gemm_gpu.h"
 #include "gpu_util.h"
 #include "swiglu.h"
 #include "swiglu_gpu.h"
-
-static int gemm(const sm_layer_io *l, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
-                int64_t n, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
-                float beta, float *c, int64_t ldc, sm_error *err)
-{
-    const float alpha = 1.0f;
-    cublasComputeType_t ct =
-        l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    GPU_CUBLAS(err, cublasGemmEx, gpu_cublas(l), ta, tb, (int)m, (int)n, (int)k, &alpha, a,
-               CUDA_R_32F, (int)lda, b, CUDA_R_32F, (int)ldb, &beta, c, CUDA_R_32F, (int)ldc, ct,
-               CUBLAS_GEMM_DEFAULT);
-    return 0;
-}
 
 static size_t swiglu_gpu_rows_size(const sm_layer_io *l)
 {
@@ -55,13 +43,14 @@ static int swiglu_gpu_forward(const sm_layer_io *l, sm_error *err)
 {
     swiglu_geom g = swiglu_geom_of(l);
     const float *x = l->in[0].data;
-    if (gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.f, g.rows, g.e, g.wg, g.e, x, g.e, 0.0f, g.g, g.f,
-             err) ||
-        gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.f, g.rows, g.e, g.wu, g.e, x, g.e, 0.0f, g.u, g.f, err))
+    if (gemm_gpu(l, CUBLAS_OP_T, CUBLAS_OP_N, g.f, g.rows, g.e, 1.0f, g.wg, g.e, x, g.e, 0.0f, g.g,
+                 g.f, err) ||
+        gemm_gpu(l, CUBLAS_OP_T, CUBLAS_OP_N, g.f, g.rows, g.e, 1.0f, g.wu, g.e, x, g.e, 0.0f, g.u,
+                 g.f, err))
         return -1;
     GPU_CUDA(err, smk_swiglu_gate, g.h, g.g, g.u, g.rows * g.f, gpu_stream(l));
-    return gemm(l, CUBLAS_OP_T, CUBLAS_OP_N, g.e, g.rows, g.f, g.wd, g.f, g.h, g.f, 0.0f,
-                l->out->data, g.e, err);
+    return gemm_gpu(l, CUBLAS_OP_T, CUBLAS_OP_N, g.e, g.rows, g.f, 1.0f, g.wd, g.f, g.h, g.f, 0.0f,
+                    l->out->data, g.e, err);
 }
 
 static int swiglu_gpu_backward(const sm_layer_io *l, sm_error *err)
@@ -69,21 +58,22 @@ static int swiglu_gpu_backward(const sm_layer_io *l, sm_error *err)
     swiglu_geom g = swiglu_geom_of(l);
     const float *x = l->in[0].data, *dy = l->dout->data;
     float *dh = l->work, *dg = dh + g.rows * g.f, *du = dg + g.rows * g.f;
-    if (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.f, g.rows, g.e, g.wd, g.f, dy, g.e, 0.0f, dh, g.f, err))
+    if (gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_N, g.f, g.rows, g.e, 1.0f, g.wd, g.f, dy, g.e, 0.0f, dh,
+                 g.f, err))
         return -1;
     GPU_CUDA(err, smk_swiglu_gate_backward, dg, du, dh, g.g, g.u, g.rows * g.f, gpu_stream(l));
     float *dx = l->din[0].data;
-    if (dx && (gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.rows, g.f, g.wg, g.e, dg, g.f, 1.0f, dx,
-                    g.e, err) ||
-               gemm(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.rows, g.f, g.wu, g.e, du, g.f, 1.0f, dx,
-                    g.e, err)))
+    if (dx && (gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.rows, g.f, 1.0f, g.wg, g.e, dg, g.f,
+                        1.0f, dx, g.e, err) ||
+               gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_N, g.e, g.rows, g.f, 1.0f, g.wu, g.e, du, g.f,
+                        1.0f, dx, g.e, err)))
         return -1;
-    if (l->dw && (gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.f, g.e, g.rows, g.h, g.f, dy, g.e, 0.0f,
-                       g.dwd, g.f, err) ||
-                  gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, x, g.e, dg, g.f, 0.0f, g.dwg,
-                       g.e, err) ||
-                  gemm(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, x, g.e, du, g.f, 0.0f, g.dwu,
-                       g.e, err)))
+    if (l->dw && (gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_T, g.f, g.e, g.rows, 1.0f, g.h, g.f, dy, g.e,
+                           0.0f, g.dwd, g.f, err) ||
+                  gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, 1.0f, x, g.e, dg, g.f,
+                           0.0f, g.dwg, g.e, err) ||
+                  gemm_gpu(l, CUBLAS_OP_N, CUBLAS_OP_T, g.e, g.f, g.rows, 1.0f, x, g.e, du, g.f,
+                           0.0f, g.dwu, g.e, err)))
         return -1;
     return 0;
 }

@@ -3,8 +3,8 @@
  * computation, step by step and with its layouts, its products on cuBLAS (strided-batched over
  * the windows, one call per head), the biases on common/rows_gpu.cu and the rest on the kernels
  * of window_attention_gpu.cu.
- * cuBLAS is column-major: gemm() below computes a row-major product as its transpose. fp32
- * computes with CUBLAS_COMPUTE_32F, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32.
+ * cuBLAS is column-major: gemm() below computes a row-major product as its transpose, on
+ * common/gemm_gpu.h (which owns the precision).
  *
  * The per-head score factor (d^-1/2, or v2's exp(min(logit_scale, ln 100)), a weight on the
  * device) is applied by the softmax kernel, not by the product, and in backward by the kernel
@@ -16,6 +16,7 @@
  */
 #include <math.h>
 
+#include "gemm_gpu.h"
 #include "gpu_ops.h"
 #include "gpu_util.h"
 #include "window_attention.h"
@@ -155,14 +156,9 @@ typedef struct mat {
 static int gemm(const sm_layer_io *l, int64_t m, int64_t n, int64_t k, float alpha, mat a, mat b,
                 float beta, float *c, int64_t ldc, int64_t stride_c, int64_t batch, sm_error *err)
 {
-    cublasComputeType_t type =
-        l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    GPU_CUBLAS(err, cublasGemmStridedBatchedEx, gpu_cublas(l), b.trans ? CUBLAS_OP_T : CUBLAS_OP_N,
-               a.trans ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k, &alpha, b.p, CUDA_R_32F,
-               (int)b.ld, (long long)b.stride, a.p, CUDA_R_32F, (int)a.ld, (long long)a.stride,
-               &beta, c, CUDA_R_32F, (int)ldc, (long long)stride_c, (int)batch, type,
-               CUBLAS_GEMM_DEFAULT);
-    return 0;
+    return gemm_gpu_batched(l, b.trans ? CUBLAS_OP_T : CUBLAS_OP_N,
+                            a.trans ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, alpha, b.p, b.ld,
+                            b.stride, a.p, a.ld, a.stride, beta, c, ldc, stride_c, batch, err);
 }
 
 /* One matrix, no batch. */

@@ -1,7 +1,7 @@
 /* Where a plugin's descriptor points, checked before the host reads it: an entry point that
  * returns 0x10, or the address of something freed, would crash the first command that reads
  * the descriptor. The descriptor must lie in the plugin's own loaded segments (a static object,
- * as docs/plugins.md asks), and the strings and functions it names in some loaded object. */
+ * as docs/plugin-abi.md asks), and the strings and functions it names in some loaded object. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
