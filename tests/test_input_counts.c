@@ -55,10 +55,10 @@ int main(void)
             checked++;
         }
     }
-    /* 50 types: all but concat and add (any number) have a maximum; add and mul a minimum
+    /* 51 types: all but concat and add (any number) have a maximum; add and mul a minimum
      * of 2 */
-    CHECK_EQ(sm_registry_count(reg), 50);
-    CHECK_EQ(checked, 48 + 2);
+    CHECK_EQ(sm_registry_count(reg), 51);
+    CHECK_EQ(checked, 49 + 2);
     sm_registry_free(reg);
     return check_summary();
 }
