@@ -10,6 +10,7 @@
 #include "curve_svg.h"
 #include "option_values.h"
 #include "output.h"
+#include "point_columns.h"
 #include "option_table.h"
 #include "predictor_choice.h"
 #include "predictor_options.h"
@@ -32,18 +33,15 @@ static void footer(void)
            "samples, tokens_per_s (sequence networks) its tokens: global batch x S / t_step.\n"
            "mfu: model FLOPs utilisation (PaLM's): one device's forward and backward FLOPs per\n"
            "step / (t_step x its dense peak at the precision); --device alone knows the peak.\n"
-           "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
-           "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
-           "[,e_step_j,power_w,e_epoch_j[,e_train_j]][,allreduce_algorithm,allreduce_protocol]\n"
-           "[,tokens_per_s],mfu,memory,memory_capacity,fits (bytes one device needs, its capacity, "
-           "whether it fits:\n"
-           "a point that does not fit shows no times in the table and is not drawn in the SVG;\n"
-           "docs/memory.md)\n"
+           "memory, memory_capacity, fits: bytes one device needs, its capacity, whether it fits:\n"
+           "a point that does not fit shows no times in the table and is not drawn in the SVG\n"
+           "(docs/memory.md)\n"
            "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
            "calibration has it). With a description (--device), the all-reduce column says\n"
            "what one gradient bucket's all-reduce runs at each node count: NCCL's algorithm and\n"
            "protocol for the bucket's size (nvls/Simple, tree/LL128, ...) or the ring.\n"
            "docs/scaling.md explains the models.\n");
+    point_columns_usage(stdout);
 }
 
 typedef struct curve_args {
@@ -213,12 +211,6 @@ static double turning_gain(const sm_curve *c)
     return pow(q->images_per_s / p->images_per_s, 1 / doublings) - 1;
 }
 
-static void csv_number(FILE *out, double v)
-{
-    if (!isnan(v))
-        fprintf(out, "%.6g", v);
-}
-
 /* Seconds of one pass over the dataset, and of the whole training run (0 without --epochs). */
 static double epoch_time(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
@@ -271,63 +263,47 @@ static sm_allreduce_estimate point_allreduce(const curve_run *r, const curve_row
     return e;
 }
 
+/* A point as the column table reads it. */
+static point_view view_of(const curve_run *r, const curve_row *row, const sm_curve_point *p)
+{
+    const sm_curve *c = &row->curve;
+    point_view v = {row->model,
+                    row->net,
+                    r->pred,
+                    p,
+                    c->turning >= 0 ? c->points[c->turning].layout.nodes : 0,
+                    dataset_of(r, row->net),
+                    r->args->common.tokens,
+                    r->args->common.epochs,
+                    tells_allreduce(r),
+                    {0, "none", "-"},
+                    -1};
+    if (v.tells_allreduce)
+        v.allreduce = point_allreduce(r, row, p);
+    return v;
+}
+
+/* The columns every point needs, so that each row has the header's. */
+static unsigned column_set(const curve_run *r)
+{
+    unsigned set = 0;
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++) {
+            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i]);
+            set |= point_column_set(&v);
+        }
+    return set;
+}
+
 static void write_csv(FILE *out, const curve_run *r)
 {
-    int energy = models_energy(r), allreduce = tells_allreduce(r);
-    fprintf(out,
-            "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
-            "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%"
-            "s%s,mfu" CSV_MEMORY_HEADER "\n",
-            r->args->common.epochs ? ",epochs,t_train" : "", energy ? ",e_step_j,power_w,e_epoch_j" : "",
-            energy && r->args->common.epochs ? ",e_train_j" : "",
-            allreduce ? ",allreduce_algorithm,allreduce_protocol" : "",
-            has_sequence(r) ? ",tokens_per_s" : "");
-    for (int k = 0; k < r->n_rows; k++) {
-        const curve_row *row = &r->rows[k];
-        for (int i = 0; i < row->curve.n_points; i++) {
-            const sm_curve_point *p = &row->curve.points[i];
-            const double t[] = {p->pred.t_infer, p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad,
-                                p->pred.t_step};
-            csv_field(out, row->model);
-            fprintf(out, ",%lld,%lld,%d,%d", (long long)image_of(r, row->net),
-                    (long long)p->layout.batch, p->layout.nodes, p->layout.gpus_per_node);
-            for (int j = 0; j < 5; j++) {
-                fputc(',', out);
-                csv_number(out, t[j]);
-            }
-            fprintf(out, ",%lld,%lld,%.6g,%.6g,", (long long)p->global_batch,
-                    (long long)sm_layout_devices(&p->layout), p->images_per_s, p->efficiency);
-            if (row->curve.turning >= 0)
-                fprintf(out, "%d", row->curve.points[row->curve.turning].layout.nodes);
-            fputc(',', out);
-            csv_number(out, epoch_time(r, row, p));
-            if (r->args->common.epochs) {
-                fprintf(out, ",%lld,", (long long)r->args->common.epochs);
-                csv_number(out, train_time(r, row, p));
-            }
-            if (energy) {
-                const double e[] = {step_energy(p), step_energy(p) / p->pred.t_step,
-                                    epoch_energy(r, row, p),
-                                    (double)r->args->common.epochs * epoch_energy(r, row, p)};
-                for (int j = 0; j < (r->args->common.epochs ? 4 : 3); j++) {
-                    fputc(',', out);
-                    csv_number(out, e[j]);
-                }
-            }
-            if (allreduce) {
-                sm_allreduce_estimate e = point_allreduce(r, row, p);
-                csv_allreduce(out, &e);
-            }
-            if (has_sequence(r)) {
-                fputc(',', out);
-                csv_number(out, point_tokens_per_s(row, p));
-            }
-            fputc(',', out);
-            csv_number(out, point_mfu(r, row, p));
-            csv_memory(out, &p->memory);
-            fputc('\n', out);
+    unsigned set = column_set(r);
+    point_csv_header(out, set);
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++) {
+            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i]);
+            point_csv_row(out, set, &v);
         }
-    }
 }
 
 static void write_json(FILE *out, const curve_run *r)

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "option_values.h"
 #include "output.h"
+#include "point_columns.h"
 #include "option_table.h"
 #include "predictor_choice.h"
 #include "predictor_options.h"
@@ -35,8 +36,9 @@ static void footer(void)
            "the activations kept for backward, workspace, the context) against its capacity;\n"
            "a batch that does not fit shows no times in the table (JSON: memory.fits false;\n"
            "memory_infer: inference's peak; docs/memory.md).\n"
-           "The CSV has curve's columns for the one point (docs/output.md), and max_batch last\n"
-           "with --max-batch.\n");
+           "The CSV has curve's columns for the one point (docs/output.md), max_batch with\n"
+           "--max-batch:\n");
+    point_columns_usage(stdout);
 }
 
 typedef struct predict_args {
@@ -212,57 +214,28 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_end(&w);
 }
 
-static void csv_number(double v)
+/* predict's one point, as curve's are: efficiency 1, no turning point. */
+static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
+                               const predict_memory *mem)
 {
-    if (isfinite(v))
-        printf(",%.6g", v);
-    else
-        printf(",");
+    sm_curve_point pt = {*l, l->batch * sm_layout_devices(l), *t, sm_images_per_s(l, t->t_step),
+                         0, mem->train};
+    pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
+    return pt;
 }
 
 static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
                       const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
                       const predict_memory *mem)
 {
-    job_energy e = energy_of(a, l, t);
-    printf("model,image,batch,nodes,gpus_per_node,precision,dataset,t_infer,t_fwd,t_bwd,t_grad,"
-           "t_step,t_epoch,images_per_s%s%s%s%s%s,mfu" CSV_MEMORY_HEADER "%s\n",
-           a->common.epochs ? ",epochs,t_train" : "",
-           e.modelled ? ",e_infer_j,e_step_j,e_epoch_j,power_w" : "",
-           e.modelled && a->common.epochs ? ",e_train_j" : "",
-           ar ? ",allreduce_algorithm,allreduce_protocol" : "",
-           is_sequence(net) ? ",tokens,tokens_per_s" : "", mem->max_batch >= 0 ? ",max_batch" : "");
-    csv_field(stdout, net->name);
-    printf(",%lld,%lld,%d,%d,%s,%lld", (long long)sm_network_image(net), (long long)l->batch,
-           l->nodes, l->gpus_per_node, sm_predictor_precision(p), (long long)a->common.dataset);
-    double epoch = sm_epoch_time(l, t->t_step, a->common.dataset);
-    const double v[] = {
-        t->t_infer, t->t_fwd, t->t_bwd, t->t_grad, t->t_step, epoch, sm_images_per_s(l, t->t_step)};
-    for (int i = 0; i < 7; i++)
-        csv_number(v[i]);
-    if (a->common.epochs) {
-        printf(",%lld", (long long)a->common.epochs);
-        csv_number((double)a->common.epochs * epoch);
-    }
-    if (e.modelled) {
-        const double ev[] = {e.infer, e.step, e.epoch, e.watts, e.train};
-        for (int i = 0; i < (a->common.epochs ? 5 : 4); i++)
-            csv_number(ev[i]);
-    }
+    sm_curve_point pt = point_of(l, t, mem);
+    point_view v = {a->model,         net, p, &pt, 0, a->common.dataset, a->common.tokens,
+                    a->common.epochs, ar != NULL, {0, "none", "-"}, mem->max_batch};
     if (ar)
-        csv_allreduce(stdout, ar);
-    if (is_sequence(net)) {
-        if (a->common.tokens)
-            printf(",%lld", (long long)a->common.tokens);
-        else
-            printf(",");
-        csv_number(tokens_per_s(l, t->t_step, sm_network_image(net)));
-    }
-    csv_number(model_flops_utilisation(p, net, l->batch, t->t_step));
-    csv_memory(stdout, &mem->train);
-    if (mem->max_batch >= 0)
-        printf(",%lld", (long long)mem->max_batch);
-    printf("\n");
+        v.allreduce = *ar;
+    unsigned set = point_column_set(&v);
+    point_csv_header(stdout, set);
+    point_csv_row(stdout, set, &v);
 }
 
 /* The memory rows of the table: what one device holds, against its capacity. */
