@@ -308,6 +308,7 @@ static void write_csv(FILE *out, const curve_run *r)
 
 static void write_json(FILE *out, const curve_run *r)
 {
+    unsigned set = column_set(r);
     json_writer w;
     json_init(&w, out);
     json_begin_object(&w);
@@ -360,33 +361,10 @@ static void write_json(FILE *out, const curve_run *r)
         for (int i = 0; i < c->n_points; i++) {
             const sm_curve_point *p = &c->points[i];
             json_begin_object(&w);
-            json_field_int(&w, "nodes", p->layout.nodes);
-            json_field_int(&w, "gpus_per_node", p->layout.gpus_per_node);
-            json_field_int(&w, "devices", sm_layout_devices(&p->layout));
-            json_field_int(&w, "batch", p->layout.batch);
-            json_field_int(&w, "global_batch", p->global_batch);
-            const char *names[] = {"t_infer",      "t_fwd",      "t_bwd",   "t_grad", "t_step",
-                                   "images_per_s", "efficiency", "t_epoch", "t_train"};
-            const double vals[] = {p->pred.t_infer, p->pred.t_fwd,         p->pred.t_bwd,
-                                   p->pred.t_grad,  p->pred.t_step,        p->images_per_s,
-                                   p->efficiency,   epoch_time(r, row, p), train_time(r, row, p)};
-            for (int j = 0; j < (r->args->common.epochs ? 9 : 8); j++)
-                json_field_number(&w, names[j], vals[j]);
-            if (is_sequence(row->net))
-                json_field_number(&w, "tokens_per_s", point_tokens_per_s(row, p));
-            json_field_number(&w, "mfu", point_mfu(r, row, p));
-            if (isfinite(p->pred.e_step)) {
-                const char *en[] = {"e_step_j", "power_w", "e_epoch_j", "e_train_j"};
-                const double ev[] = {step_energy(p), step_energy(p) / p->pred.t_step,
-                                     epoch_energy(r, row, p),
-                                     (double)r->args->common.epochs * epoch_energy(r, row, p)};
-                for (int j = 0; j < (r->args->common.epochs ? 4 : 3); j++)
-                    json_field_number(&w, en[j], ev[j]);
-            }
-            if (tells_allreduce(r)) {
-                sm_allreduce_estimate e = point_allreduce(r, row, p);
-                json_allreduce(&w, &e);
-            }
+            point_view v = view_of(r, row, p);
+            point_json_fields(&w, set, &v);
+            if (v.tells_allreduce)
+                json_allreduce(&w, &v.allreduce);
             json_memory(&w, "memory", &p->memory);
             json_end(&w);
         }

@@ -218,11 +218,7 @@ void point_json_fields(json_writer *w, unsigned set, const point_view *v)
         else if (x.kind == CELL_REAL)
             json_field_number(w, c->json_key, x.x);
         else if (x.kind == CELL_TEXT)
-            json_field_string(w, c->json_key, x.s);
-        else {
-            json_key(w, c->json_key);
-            json_null(w);
-        }
+            json_field_string(w, c->json_key, x.s); /* empty: not of this point, left out */
     }
 }
 

@@ -62,7 +62,8 @@ unsigned point_column_set(const point_view *v);
 /* The header line and a row, each ending in a newline. */
 void point_csv_header(FILE *out, unsigned set);
 void point_csv_row(FILE *out, unsigned set, const point_view *v);
-/* The point's members with a JSON key, into the open object of w. */
+/* The point's members with a JSON key, into the open object of w; a non-finite number is
+ * null, an empty cell (tokens_per_s of an image network) is left out. */
 void point_json_fields(json_writer *w, unsigned set, const point_view *v);
 /* "CSV columns: model,...[,epochs,t_train]...", wrapped, for the commands' --help. */
 void point_columns_usage(FILE *out);
