@@ -567,9 +567,11 @@ static void write_svg(FILE *out, const curve_run *r)
                  (long long)a->batches[0]);
     char on[240];
     if (a->common.choice.coeffs && a->common.choice.device)
-        snprintf(on, sizeof on, "%.100s with %.100s's all-reduce", a->common.choice.coeffs, a->common.choice.device);
+        snprintf(on, sizeof on, "%.100s with %.100s's all-reduce", a->common.choice.coeffs,
+                 a->common.choice.device);
     else
-        snprintf(on, sizeof on, "%.100s", a->common.choice.device ? a->common.choice.device : a->common.choice.coeffs);
+        snprintf(on, sizeof on, "%.100s",
+                 a->common.choice.device ? a->common.choice.device : a->common.choice.coeffs);
     snprintf(title, sizeof title, "%s scaling%s on %s%s", a->strong ? "Strong" : "Weak", of, on, b);
     snprintf(x_label, sizeof x_label, "nodes (%d device%s each, log2 scale)", r->gpus_per_node,
              r->gpus_per_node == 1 ? "" : "s");
@@ -699,7 +701,9 @@ int cmd_curve(int argc, char **argv)
     if (rc == 0) {
         r.pred = pred;
         int per_node = sm_predictor_devices_per_node(pred);
-        r.gpus_per_node = a.common.gpus_per_node ? (int)a.common.gpus_per_node : per_node ? per_node : 1;
+        r.gpus_per_node = a.common.gpus_per_node ? (int)a.common.gpus_per_node
+                          : per_node             ? per_node
+                                                 : 1;
         int computed = compute(&r, reg, models, n_models, nets, &st);
         if (computed == -2) {
             rc = 2; /* said already */

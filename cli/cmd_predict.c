@@ -67,7 +67,8 @@ static const opt_desc step_opts[] = {
 static const opt_desc output_opts[] = {
     {"format", 0, "F", opt_format, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
      AT(format), "table (default), csv or json"},
-    {"output", 'o', "FILE", opt_string, 0, AT(output), "write there instead of the standard output"},
+    {"output", 'o', "FILE", opt_string, 0, AT(output),
+     "write there instead of the standard output"},
 };
 
 static const opt_command predict_command = {
@@ -117,33 +118,33 @@ static int parse_args(int argc, char **argv, predict_args *a)
     return 0;
 }
 
-/* Energy of the whole job (all its devices), where the calibration models it. */
-typedef struct job_energy {
-    int modelled;
-    double infer, step, epoch, train; /* joules: an inference pass, a step, an epoch, a run */
-    double watts;                     /* average power over a step */
-} job_energy;
-
-static job_energy energy_of(const predict_args *a, const sm_layout *l, const sm_prediction *t)
-{
-    double devices = (double)sm_layout_devices(l);
-    job_energy e = {isfinite(t->e_infer) || isfinite(t->e_step),
-                    t->e_infer * devices,
-                    t->e_step * devices,
-                    0,
-                    0,
-                    0};
-    e.epoch = sm_epoch_steps(l, a->common.dataset) * e.step;
-    e.train = (double)a->common.epochs * e.epoch;
-    e.watts = e.step / t->t_step;
-    return e;
-}
-
 /* One device's memory while training and at inference, and the largest batch when asked. */
 typedef struct predict_memory {
     sm_memory train, infer;
     int64_t max_batch; /* --max-batch: the largest per-device batch that fits; -1: not asked */
 } predict_memory;
+
+/* predict's one point, as curve's are: efficiency 1, no turning point. */
+static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
+                               const predict_memory *mem)
+{
+    sm_curve_point pt = {*l, l->batch * sm_layout_devices(l), *t, sm_images_per_s(l, t->t_step),
+                         0, mem->train};
+    pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
+    return pt;
+}
+
+/* The point as the column table reads it (pt: point_of's, kept by the caller). */
+static point_view view_of(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                          const sm_curve_point *pt, const sm_allreduce_estimate *ar,
+                          const predict_memory *mem)
+{
+    point_view v = {a->model,         net, p, pt, 0, a->common.dataset, a->common.tokens,
+                    a->common.epochs, ar != NULL, {0, "none", "-"}, mem->max_batch};
+    if (ar)
+        v.allreduce = *ar;
+    return v;
+}
 
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
                        const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
@@ -168,30 +169,25 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_field_int(&w, "dataset", a->common.dataset);
     if (a->common.tokens)
         json_field_int(&w, "tokens", a->common.tokens);
-    json_field_number(&w, "t_infer", t->t_infer);
-    json_field_number(&w, "t_fwd", t->t_fwd);
-    json_field_number(&w, "t_bwd", t->t_bwd);
-    json_field_number(&w, "t_grad", t->t_grad);
-    json_field_number(&w, "t_step", t->t_step);
-    json_field_number(&w, "t_epoch", sm_epoch_time(l, t->t_step, a->common.dataset));
-    json_field_number(&w, "images_per_s", sm_images_per_s(l, t->t_step));
+    /* the values of the column table, in predict's order of keys */
+    sm_curve_point pt = point_of(l, t, mem);
+    point_view v = view_of(a, net, p, &pt, ar, mem);
+    const char *times[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "t_epoch",
+                           "images_per_s"};
+    for (int i = 0; i < 7; i++)
+        point_json_named(&w, &v, times[i]);
     if (is_sequence(net))
-        json_field_number(&w, "tokens_per_s", tokens_per_s(l, t->t_step, sm_network_image(net)));
-    json_field_number(&w, "mfu", model_flops_utilisation(p, net, l->batch, t->t_step));
+        point_json_named(&w, &v, "tokens_per_s");
+    point_json_named(&w, &v, "mfu");
     if (a->common.epochs) {
         json_field_int(&w, "epochs", a->common.epochs);
-        json_field_number(&w, "t_train",
-                          (double)a->common.epochs * sm_epoch_time(l, t->t_step, a->common.dataset));
+        point_json_named(&w, &v, "t_train");
     }
     warnings_json(warn, &w);
-    job_energy e = energy_of(a, l, t);
-    if (e.modelled) {
-        json_field_number(&w, "e_infer_j", e.infer);
-        json_field_number(&w, "e_step_j", e.step);
-        json_field_number(&w, "e_epoch_j", e.epoch);
-        json_field_number(&w, "power_w", e.watts);
-        if (a->common.epochs)
-            json_field_number(&w, "e_train_j", e.train);
+    if (point_column_set(&v) & COLS_ENERGY) {
+        const char *energy[] = {"e_infer_j", "e_step_j", "e_epoch_j", "power_w", "e_train_j"};
+        for (int i = 0; i < (a->common.epochs ? 5 : 4); i++)
+            point_json_named(&w, &v, energy[i]);
     }
     if (ar)
         json_allreduce(&w, ar);
@@ -214,25 +210,12 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_end(&w);
 }
 
-/* predict's one point, as curve's are: efficiency 1, no turning point. */
-static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
-                               const predict_memory *mem)
-{
-    sm_curve_point pt = {*l, l->batch * sm_layout_devices(l), *t, sm_images_per_s(l, t->t_step),
-                         0, mem->train};
-    pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
-    return pt;
-}
-
 static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
                       const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
                       const predict_memory *mem)
 {
     sm_curve_point pt = point_of(l, t, mem);
-    point_view v = {a->model,         net, p, &pt, 0, a->common.dataset, a->common.tokens,
-                    a->common.epochs, ar != NULL, {0, "none", "-"}, mem->max_batch};
-    if (ar)
-        v.allreduce = *ar;
+    point_view v = view_of(a, net, p, &pt, ar, mem);
     unsigned set = point_column_set(&v);
     point_csv_header(stdout, set);
     point_csv_row(stdout, set, &v);
@@ -289,41 +272,43 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
            l->gpus_per_node > 1 ? "s" : "", sm_predictor_describe(p));
     const char *headers[] = {"quantity", "value", "meaning"};
     text_table *tab = table_new(3, headers);
+    /* the values are the column table's, as the CSV and curve have them */
+    sm_curve_point pt = point_of(l, t, mem);
+    point_view v = view_of(a, net, p, &pt, ar, mem);
     const struct {
-        const char *name;
-        double v;
-        const char *meaning;
+        const char *name, *meaning;
     } rows[] = {
-        {"t_infer", t->t_infer, "inference forward pass"},
-        {"t_fwd", t->t_fwd, "training forward pass"},
-        {"t_bwd", t->t_bwd, "backward pass"},
-        {"t_grad", t->t_grad, "gradient synchronisation and update"},
-        {"t_step", t->t_step, "t_fwd + t_bwd + t_grad"},
-        {"t_epoch", sm_epoch_time(l, t->t_step, a->common.dataset), "one pass over the dataset"},
+        {"t_infer", "inference forward pass"},
+        {"t_fwd", "training forward pass"},
+        {"t_bwd", "backward pass"},
+        {"t_grad", "gradient synchronisation and update"},
+        {"t_step", "t_fwd + t_bwd + t_grad"},
+        {"t_epoch", "one pass over the dataset"},
     };
     int oom = mem->train.fits == 0; /* it cannot run: no time as if it could */
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const char *row[] = {rows[i].name, oom ? "-" : fmt_seconds(rows[i].v, buf, sizeof buf),
+        double value = point_value(&v, rows[i].name);
+        const char *row[] = {rows[i].name, oom ? "-" : fmt_seconds(value, buf, sizeof buf),
                              rows[i].meaning};
         table_add(tab, row);
     }
     if (a->common.epochs) {
         char meaning[64];
-        snprintf(meaning, sizeof meaning, "time to train: %lld epochs", (long long)a->common.epochs);
+        snprintf(meaning, sizeof meaning, "time to train: %lld epochs",
+                 (long long)a->common.epochs);
         const char *row[] = {
             "t_train",
-            fmt_seconds((double)a->common.epochs * sm_epoch_time(l, t->t_step, a->common.dataset), buf,
-                        sizeof buf),
+            fmt_seconds(point_value(&v, "t_train"), buf, sizeof buf),
             meaning};
         table_add(tab, row);
     }
-    double ips = sm_images_per_s(l, t->t_step);
+    double ips = point_value(&v, "images_per_s");
     if (isfinite(ips) && !oom)
         snprintf(buf, sizeof buf, ips >= 1000 ? "%.0f" : "%.4g", ips); /* 170304, not 1.703e+05 */
     else
         snprintf(buf, sizeof buf, "-");
     if (is_sequence(net)) {
-        double tps = tokens_per_s(l, t->t_step, sm_network_image(net));
+        double tps = point_value(&v, "tokens_per_s");
         if (isfinite(tps) && !oom)
             snprintf(buf, sizeof buf, tps >= 1000 ? "%.0f" : "%.4g", tps);
         else
@@ -334,7 +319,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         const char *row[] = {"images_per_s", buf, "samples per second, all devices"};
         table_add(tab, row);
     }
-    double mfu = model_flops_utilisation(p, net, l->batch, t->t_step);
+    double mfu = point_value(&v, "mfu");
     if (isfinite(mfu) && !oom)
         snprintf(buf, sizeof buf, "%.1f%%", mfu * 100);
     else
@@ -353,26 +338,26 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         table_add(tab, ar_row);
     }
     memory_rows(tab, mem);
-    job_energy e = energy_of(a, l, t);
-    if (e.modelled) {
+    if (point_column_set(&v) & COLS_ENERGY) {
         const struct {
             const char *name;
             double v;
             const char *unit, *meaning;
-        } erows[] = {{"e_infer", e.infer, "J", "inference pass, all devices"},
-                     {"e_step", e.step, "J", "training step, all devices"},
-                     {"e_epoch", e.epoch / 3.6e6, "kWh", "one pass over the dataset"},
-                     {"power", e.watts, "W", "average over a step, all devices"},
-                     {"e_train", e.train / 3.6e6, "kWh", "the whole training run"}};
+        } erows[] = {
+            {"e_infer", point_value(&v, "e_infer_j"), "J", "inference pass, all devices"},
+            {"e_step", point_value(&v, "e_step_j"), "J", "training step, all devices"},
+            {"e_epoch", point_value(&v, "e_epoch_j") / 3.6e6, "kWh", "one pass over the dataset"},
+            {"power", point_value(&v, "power_w"), "W", "average over a step, all devices"},
+            {"e_train", point_value(&v, "e_train_j") / 3.6e6, "kWh", "the whole training run"}};
         for (int i = 0; i < (a->common.epochs ? 5 : 4); i++) {
-            char v[64];
+            char text[64];
             if (!isfinite(erows[i].v))
-                snprintf(v, sizeof v, "-");
+                snprintf(text, sizeof text, "-");
             else if (!strcmp(erows[i].unit, "W"))
-                fmt_watts(erows[i].v, v, sizeof v);
+                fmt_watts(erows[i].v, text, sizeof text);
             else
-                snprintf(v, sizeof v, "%.4g %s", erows[i].v, erows[i].unit);
-            const char *er[] = {erows[i].name, v, erows[i].meaning};
+                snprintf(text, sizeof text, "%.4g %s", erows[i].v, erows[i].unit);
+            const char *er[] = {erows[i].name, text, erows[i].meaning};
             table_add(tab, er);
         }
     }
@@ -421,7 +406,10 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
 {
     sm_status st;
     int per_node = sm_predictor_devices_per_node(p);
-    sm_layout l = {a->batch, (int)a->nodes, a->common.gpus_per_node ? (int)a->common.gpus_per_node : per_node ? per_node : 1};
+    sm_layout l = {a->batch, (int)a->nodes,
+                   a->common.gpus_per_node ? (int)a->common.gpus_per_node
+                   : per_node              ? per_node
+                                           : 1};
     predict_memory mem;
     if (memory_of(a, net, p, &l, &mem, &st))
         return report_error(st.msg);
@@ -503,7 +491,8 @@ int cmd_predict(int argc, char **argv)
         rc = 2;
         sm_network_free(net);
     } else {
-        a.common.dataset = dataset_samples(a.common.dataset, a.common.tokens, sm_network_image(net));
+        a.common.dataset =
+            dataset_samples(a.common.dataset, a.common.tokens, sm_network_image(net));
         rc = run(&a, net, p);
         sm_network_free(net);
     }

@@ -87,8 +87,8 @@ static void flatten(const opt_group *groups, int n_groups, flat_opts *f)
         }
 }
 
-int opt_parse(const opt_command *cmd, const opt_group *groups, int n_groups, int argc,
-              char **argv, int *first)
+int opt_parse(const opt_command *cmd, const opt_group *groups, int n_groups, int argc, char **argv,
+              int *first)
 {
     flat_opts f;
     flatten(groups, n_groups, &f);

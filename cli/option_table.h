@@ -36,7 +36,10 @@ typedef struct opt_group {
     void *base;
 } opt_group;
 
-#define OPT_GROUP(title, table, base) {title, table, (int)(sizeof table / sizeof table[0]), base}
+#define OPT_GROUP(title, table, base)                                                              \
+    {                                                                                              \
+        title, table, (int)(sizeof table / sizeof table[0]), base                                  \
+    }
 
 /* What --help says around the groups. */
 typedef struct opt_command {
@@ -67,8 +70,8 @@ typedef struct opt_list_value {
 /* Parses argv (argv[0] the command's name) by the groups: --help (-h) prints the help and
  * exits 0; the operands are then argv[*first] to argv[argc - 1]. Returns 0, or 2 after a
  * one-line message (an unknown option, a bad value). */
-int opt_parse(const opt_command *cmd, const opt_group *groups, int n_groups, int argc,
-              char **argv, int *first);
+int opt_parse(const opt_command *cmd, const opt_group *groups, int n_groups, int argc, char **argv,
+              int *first);
 /* The help of cmd: the usage line, the paragraph, every group's options, the footer. */
 void opt_usage(const opt_command *cmd, const opt_group *groups, int n_groups);
 

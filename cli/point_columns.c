@@ -8,27 +8,15 @@
 #include "output.h"
 #include "scalemeter/fit.h"
 
-static cell integer(int64_t i)
-{
-    return (cell){CELL_INT, i, 0, NULL};
-}
+static cell integer(int64_t i) { return (cell){CELL_INT, i, 0, NULL}; }
 
-static cell real(double x)
-{
-    return (cell){CELL_REAL, 0, x, NULL};
-}
+static cell real(double x) { return (cell){CELL_REAL, 0, x, NULL}; }
 
-static cell text(const char *s)
-{
-    return (cell){CELL_TEXT, 0, 0, s};
-}
+static cell text(const char *s) { return (cell){CELL_TEXT, 0, 0, s}; }
 
 static const cell empty = {CELL_EMPTY, 0, 0, NULL};
 
-static int64_t devices(const point_view *v)
-{
-    return sm_layout_devices(&v->p->layout);
-}
+static int64_t devices(const point_view *v) { return sm_layout_devices(&v->p->layout); }
 
 static double epoch_s(const point_view *v)
 {
@@ -36,10 +24,7 @@ static double epoch_s(const point_view *v)
 }
 
 /* Joules of the whole job (all its devices): an inference pass, a step, an epoch. */
-static double job_step_j(const point_view *v)
-{
-    return v->p->pred.e_step * (double)devices(v);
-}
+static double job_step_j(const point_view *v) { return v->p->pred.e_step * (double)devices(v); }
 
 static double job_epoch_j(const point_view *v)
 {
@@ -69,10 +54,7 @@ static cell turning(const point_view *v)
 static cell t_epoch(const point_view *v) { return real(epoch_s(v)); }
 static cell epochs(const point_view *v) { return integer(v->epochs); }
 static cell t_train(const point_view *v) { return real((double)v->epochs * epoch_s(v)); }
-static cell e_infer(const point_view *v)
-{
-    return real(v->p->pred.e_infer * (double)devices(v));
-}
+static cell e_infer(const point_view *v) { return real(v->p->pred.e_infer * (double)devices(v)); }
 static cell e_step(const point_view *v) { return real(job_step_j(v)); }
 static cell power(const point_view *v) { return real(job_step_j(v) / v->p->pred.t_step); }
 static cell e_epoch(const point_view *v) { return real(job_epoch_j(v)); }
@@ -97,13 +79,9 @@ static cell tokens_s(const point_view *v)
 }
 static cell mfu(const point_view *v)
 {
-    return real(
-        model_flops_utilisation(v->pred, v->net, v->p->layout.batch, v->p->pred.t_step));
+    return real(model_flops_utilisation(v->pred, v->net, v->p->layout.batch, v->p->pred.t_step));
 }
-static cell memory(const point_view *v)
-{
-    return real(v->p->memory.peak + v->p->memory.context);
-}
+static cell memory(const point_view *v) { return real(v->p->memory.peak + v->p->memory.context); }
 static cell capacity(const point_view *v)
 {
     return v->p->memory.fits >= 0 ? real(v->p->memory.capacity) : empty;
@@ -167,13 +145,11 @@ unsigned point_column_set(const point_view *v)
     const sm_prediction *t = &v->p->pred;
     return (v->epochs ? COLS_EPOCHS : 0u) |
            (isfinite(t->e_infer) || isfinite(t->e_step) ? COLS_ENERGY : 0u) |
-           (v->tells_allreduce ? COLS_ALLREDUCE : 0u) | (is_sequence(v->net) ? COLS_SEQUENCE : 0u) | (v->max_batch >= 0 ? COLS_MAX_BATCH : 0u);
+           (v->tells_allreduce ? COLS_ALLREDUCE : 0u) | (is_sequence(v->net) ? COLS_SEQUENCE : 0u) |
+           (v->max_batch >= 0 ? COLS_MAX_BATCH : 0u);
 }
 
-static int wanted(const point_column *c, unsigned set)
-{
-    return (c->when & set) == c->when;
-}
+static int wanted(const point_column *c, unsigned set) { return (c->when & set) == c->when; }
 
 void point_csv_header(FILE *out, unsigned set)
 {
@@ -230,8 +206,8 @@ void point_columns_usage(FILE *out)
         unsigned when = point_columns[i].when;
         int opens = when && (i == 0 || point_columns[i - 1].when != when);
         int closes = when && (i + 1 == n_point_columns || point_columns[i + 1].when != when);
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s%s", opens ? "[" : "",
-                              i ? "," : "", point_columns[i].name, closes ? "]" : "");
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s%s", opens ? "[" : "", i ? "," : "",
+                              point_columns[i].name, closes ? "]" : "");
     }
     /* wrapped at 80 columns, at the commas */
     for (const char *at = line; *at;) {
@@ -244,4 +220,19 @@ void point_columns_usage(FILE *out)
         fprintf(out, "%.*s\n", (int)cut, at);
         at += cut;
     }
+}
+
+double point_value(const point_view *v, const char *name)
+{
+    for (int i = 0; i < n_point_columns; i++)
+        if (!strcmp(point_columns[i].name, name)) {
+            cell x = point_columns[i].get(v);
+            return x.kind == CELL_REAL ? x.x : x.kind == CELL_INT ? (double)x.i : NAN;
+        }
+    return NAN;
+}
+
+void point_json_named(json_writer *w, const point_view *v, const char *name)
+{
+    json_field_number(w, name, point_value(v, name));
 }

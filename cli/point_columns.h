@@ -17,9 +17,9 @@ typedef struct point_view {
     const sm_network *net;
     const sm_predictor *pred;
     const sm_curve_point *p;
-    int turning_nodes;              /* the curve's turning point; 0: none */
-    int64_t dataset;                /* samples of an epoch of this network */
-    int64_t tokens, epochs;         /* --tokens, --epochs; 0: not given */
+    int turning_nodes;               /* the curve's turning point; 0: none */
+    int64_t dataset;                 /* samples of an epoch of this network */
+    int64_t tokens, epochs;          /* --tokens, --epochs; 0: not given */
     int tells_allreduce;             /* a description's all-reduce is behind the predictor */
     sm_allreduce_estimate allreduce; /* one bucket's; algorithm "none": nothing sent */
     int64_t max_batch;               /* predict --max-batch's answer; -1: not asked */
@@ -49,7 +49,7 @@ typedef struct point_column {
     const char *json_key; /* in a point's JSON object; NULL: said otherwise there */
     unsigned when;        /* 0: always; else the COLS_ bits it needs, all of them */
     cell (*get)(const point_view *v);
-    int whole;            /* a real written whole (bytes), not in 6 significant digits */
+    int whole; /* a real written whole (bytes), not in 6 significant digits */
 } point_column;
 
 extern const point_column point_columns[];
@@ -65,6 +65,11 @@ void point_csv_row(FILE *out, unsigned set, const point_view *v);
 /* The point's members with a JSON key, into the open object of w; a non-finite number is
  * null, an empty cell (tokens_per_s of an image network) is left out. */
 void point_json_fields(json_writer *w, unsigned set, const point_view *v);
+/* The number in the column named name (NAN where it is empty or not a number), for the
+ * writers that say a value their own way (predict's table and its JSON's order). */
+double point_value(const point_view *v, const char *name);
+/* "NAME": its value, the column's name as the key. */
+void point_json_named(json_writer *w, const point_view *v, const char *name);
 /* "CSV columns: model,...[,epochs,t_train]...", wrapped, for the commands' --help. */
 void point_columns_usage(FILE *out);
 
