@@ -10,7 +10,10 @@
 #include "curve_svg.h"
 #include "option_values.h"
 #include "output.h"
+#include "point_columns.h"
+#include "option_table.h"
 #include "predictor_choice.h"
+#include "predictor_options.h"
 #include "warnings.h"
 #include "scalemeter/curve.h"
 #include "scalemeter/device.h"
@@ -20,63 +23,9 @@
 #define MAX_BATCH (INT64_C(1) << 32)
 #define MAX_SWEEP OPTION_MAX_SWEEP
 
-static void usage(void)
+static void footer(void)
 {
-    printf("usage: scalemeter curve MODEL[,MODEL...] (--coeffs FILE | --device NAME|FILE |\n"
-           "                        --coeffs FILE --device NAME|FILE)\n"
-           "                        (--batch LIST | --global-batch LIST) --nodes LIST [options]\n\n"
-           "Predicts one training step per node count: forward, backward and gradient\n"
-           "synchronisation time, throughput, scaling efficiency and the turning point.\n\n"
-           "  MODEL              a network file or a network of the zoo (resnet50); a comma list\n"
-           "                     draws curves side by side\n"
-           "  --coeffs FILE      coefficients fitted by `scalemeter fit`\n"
-           "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
-           "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
-           "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
-           "                     calibration, the gradients' all-reduce from the description\n"
-           "                     (its links, devices per node and collective); a calibration\n"
-           "                     of one node then scales as the cluster's collective does\n"
-           "  --batch LIST       weak scaling: the per-device batch stays fixed\n"
-           "  --global-batch LIST  strong scaling: the global batch is split over the devices\n"
-           "                     (rounded down; it must be at least the number of devices)\n"
-           "  --nodes LIST       node counts\n"
-           "  -g, --gpus-per-node G  devices per node (default: the device file's, else 1)\n"
-           "  --image S          an image network's input height and width\n"
-           "  --seq S            a sequence network's length in tokens\n"
-           "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
-           "  --tokens T         (sequence networks) tokens per epoch, with K, M, B, T for\n"
-           "                     powers of 1000 (300M, 2.5B, 15T): ceil(T / (global batch x S))\n"
-           "                     steps\n"
-           "  --epochs E         also the time to train for E epochs at each node count\n"
-           "  --threshold T      turning point: the node count past which one more doubling\n"
-           "                     gains less than T in throughput (default 0.1; 10%% works too)\n"
-           "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
-           "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
-           "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
-           "  --collective C     (--device) the all-reduce: ring (the hierarchical ring) or nccl\n"
-           "                     (NCCL's cost model: ring, tree or NVLS, LL, LL128 or Simple,\n"
-           "                     whichever it predicts fastest for the bucket); default: the\n"
-           "                     description's (nccl for the shipped GPUs, ring for the cpu)\n"
-           "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
-           "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
-           "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n");
-    /* two strings: C99 promises string literals of 4095 characters, no more */
-    printf("  --framework F      (--device) how kernels are dispatched, and the activations'\n"
-           "                     layout: configs/frameworks/F.ini (pytorch-eager,\n"
-           "                     pytorch-channels-last, cuda-graphs, fused, fused-bn-relu) or a\n"
-           "                     file (default: the device file's [framework])\n"
-           "  --precision P      fp32, tf32, fp16 or bf16: --device models it (default: the\n"
-           "                     file's); --coeffs refuses a calibration of another precision\n"
-           "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
-           "                     the framework's, momentum for the shipped ones)\n"
-           "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
-           "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
-           "                     full): states divided across the devices, and their collectives\n"
-           "  --checkpoint C     (--device alone) none, selective or full activation\n"
-           "                     checkpointing of the blocks (docs/memory.md)\n"
-           "  --format F         table (default), csv, json or svg\n"
-           "  -o, --output FILE  write there instead of to standard output\n\n"
-           "A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
+    printf("A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
            "doubles from A up to B (1:64 = 1,2,4,8,16,32,64).\n"
            "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count.\n"
            "t_epoch = ceil(D / global batch) x t_step; t_train = E x t_epoch.\n"
@@ -84,36 +33,56 @@ static void usage(void)
            "samples, tokens_per_s (sequence networks) its tokens: global batch x S / t_step.\n"
            "mfu: model FLOPs utilisation (PaLM's): one device's forward and backward FLOPs per\n"
            "step / (t_step x its dense peak at the precision); --device alone knows the peak.\n"
-           "CSV columns: model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,\n"
-           "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch[,epochs,t_train]\n"
-           "[,e_step_j,power_w,e_epoch_j[,e_train_j]][,allreduce_algorithm,allreduce_protocol]\n"
-           "[,tokens_per_s],mfu,memory,memory_capacity,fits (bytes one device needs, its capacity, "
-           "whether it fits:\n"
-           "a point that does not fit shows no times in the table and is not drawn in the SVG;\n"
-           "docs/memory.md)\n"
+           "memory, memory_capacity, fits: bytes one device needs, its capacity, whether it fits:\n"
+           "a point that does not fit shows no times in the table and is not drawn in the SVG\n"
+           "(docs/memory.md)\n"
            "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
            "calibration has it). With a description (--device), the all-reduce column says\n"
            "what one gradient bucket's all-reduce runs at each node count: NCCL's algorithm and\n"
            "protocol for the bucket's size (nvls/Simple, tree/LL128, ...) or the ring.\n"
            "docs/scaling.md explains the models.\n");
+    point_columns_usage(stdout);
 }
 
 typedef struct curve_args {
-    const char *models, *coeffs, *device, *precision, *output, *framework, *collective;
-    const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
-    const char *optimizer;              /* --optimizer; NULL: the framework's */
-    const char *shard, *checkpoint;     /* --shard, --checkpoint; NULL: none */
-    int64_t batches[MAX_SWEEP];
+    predictor_options common; /* the options predict shares */
+    const char *models, *output;
+    opt_list_value batch_list, global_list, node_list; /* as given */
+    int64_t batches[MAX_SWEEP];                        /* per device (weak) or global (strong) */
     int n_batches, strong;
-    int nodes[MAX_SWEEP];
+    int nodes[MAX_SWEEP]; /* ascending, no repeats */
     int n_nodes;
-    int64_t gpus_per_node, image, dataset, epochs;
-    int64_t seq, tokens; /* --seq, --tokens; 0: not given */
-    int dataset_given;
-    double threshold, bucket_mib;
-    int overlap;
+    double threshold;
     output_format format;
 } curve_args;
+
+#define AT(member) OPT_AT(curve_args, member)
+
+/* curve's own options; the shared ones are predictor_options.c's. */
+static const opt_desc sweep_opts[] = {
+    {"batch", 0, "LIST", opt_list, MAX_BATCH, AT(batch_list),
+     "weak scaling: the per-device batch stays fixed"},
+    {"global-batch", 0, "LIST", opt_list, MAX_BATCH, AT(global_list),
+     "strong scaling: the global batch is split over the devices\n"
+     "(rounded down; it must be at least the number of devices)"},
+    {"nodes", 0, "LIST", opt_list, MAX_NODES, AT(node_list), "node counts"},
+    {"threshold", 0, "T", opt_ratio, 0, AT(threshold),
+     "turning point: the node count past which one more doubling\n"
+     "gains less than T in throughput (default 0.1; 10% works too)"},
+};
+
+static const opt_desc output_opts[] = {
+    {"format", 0, "F", opt_format, 15, AT(format), "table (default), csv, json or svg"},
+    {"output", 'o', "FILE", opt_string, 0, AT(output), "write there instead of to standard output"},
+};
+
+static const opt_command curve_command = {
+    "curve", "MODEL[,MODEL...] (--batch LIST | --global-batch LIST) --nodes LIST [options]",
+    "Predicts one training step per node count: forward, backward and gradient\n"
+    "synchronisation time, throughput, scaling efficiency and the turning point.\n"
+    "MODEL is a network file or a network of the zoo (resnet50); a comma list draws\n"
+    "curves side by side. Give --coeffs FILE, --device NAME|FILE, or both.",
+    footer};
 
 static int by_value(const void *a, const void *b)
 {
@@ -135,195 +104,49 @@ static int unique(int64_t *v, int n)
     return m;
 }
 
-/* The options that choose the predictor, as predict reads them too. */
-static predictor_choice choice_of(const curve_args *a)
-{
-    return (predictor_choice){a->coeffs,     a->device,     a->precision, a->framework,
-                              a->collective, a->algorithms, a->protocols, a->bucket_mib,
-                              a->overlap,    a->optimizer,  a->shard,     a->checkpoint};
-}
-
 static int parse_args(int argc, char **argv, curve_args *a)
 {
     memset(a, 0, sizeof *a);
     a->threshold = SM_DEFAULT_THRESHOLD;
-    a->dataset = DEFAULT_DATASET;
     a->format = FORMAT_TABLE;
-    int64_t nodes[MAX_SWEEP];
-    int have_batch = 0, have_global = 0;
-    enum {
-        COEFFS = 256,
-        DEVICE,
-        BATCH,
-        GLOBAL,
-        NODES,
-        IMAGE,
-        THRESHOLD,
-        BUCKET,
-        PRECISION,
-        FRAMEWORK,
-        FORMAT,
-        OVERLAP,
-        DATASET,
-        EPOCHS,
-        OPTIMIZER,
-        SHARD,
-        CHECKPOINT,
-        COLLECTIVE,
-        ALGORITHM,
-        PROTOCOL,
-        SEQ,
-        TOKENS
-    };
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"gpus-per-node", required_argument, 0, 'g'},
-                                         {"coeffs", required_argument, 0, COEFFS},
-                                         {"device", required_argument, 0, DEVICE},
-                                         {"batch", required_argument, 0, BATCH},
-                                         {"global-batch", required_argument, 0, GLOBAL},
-                                         {"nodes", required_argument, 0, NODES},
-                                         {"image", required_argument, 0, IMAGE},
-                                         {"threshold", required_argument, 0, THRESHOLD},
-                                         {"bucket-mib", required_argument, 0, BUCKET},
-                                         {"precision", required_argument, 0, PRECISION},
-                                         {"framework", required_argument, 0, FRAMEWORK},
-                                         {"optimizer", required_argument, 0, OPTIMIZER},
-                                         {"shard", required_argument, 0, SHARD},
-                                         {"checkpoint", required_argument, 0, CHECKPOINT},
-                                         {"format", required_argument, 0, FORMAT},
-                                         {"overlap", no_argument, 0, OVERLAP},
-                                         {"dataset", required_argument, 0, DATASET},
-                                         {"epochs", required_argument, 0, EPOCHS},
-                                         {"collective", required_argument, 0, COLLECTIVE},
-                                         {"algorithm", required_argument, 0, ALGORITHM},
-                                         {"protocol", required_argument, 0, PROTOCOL},
-                                         {"seq", required_argument, 0, SEQ},
-                                         {"tokens", required_argument, 0, TOKENS},
-                                         {0, 0, 0, 0}};
-    char msg[512];
-    int c, bad = 0;
-    while (!bad && (c = next_option(argc, argv, "ho:g:", opts, msg, sizeof msg)) != -1) {
-        const char *v = optarg;
-        switch (c) {
-        case 'h':
-            usage();
-            exit(0);
-        case 'o':
-            a->output = v;
-            break;
-        case 'g':
-            bad = parse_positive("--gpus-per-node", v, 4096, &a->gpus_per_node);
-            break;
-        case COEFFS:
-            a->coeffs = v;
-            break;
-        case DEVICE:
-            a->device = v;
-            break;
-        case BATCH:
-            bad = parse_list("--batch", v, MAX_BATCH, a->batches, &a->n_batches);
-            have_batch = 1;
-            break;
-        case GLOBAL:
-            bad = parse_list("--global-batch", v, MAX_BATCH, a->batches, &a->n_batches);
-            have_global = 1;
-            break;
-        case NODES:
-            bad = parse_list("--nodes", v, MAX_NODES, nodes, &a->n_nodes);
-            break;
-        case IMAGE:
-            bad = parse_positive("--image", v, 1 << 20, &a->image);
-            break;
-        case THRESHOLD:
-            bad = parse_threshold(v, &a->threshold);
-            break;
-        case BUCKET:
-            bad = parse_bucket_mib(v, &a->bucket_mib);
-            break;
-        case PRECISION:
-            a->precision = v;
-            break;
-        case OPTIMIZER:
-            a->optimizer = optarg;
-            break;
-        case SHARD:
-            a->shard = optarg;
-            break;
-        case CHECKPOINT:
-            a->checkpoint = optarg;
-            break;
-        case FRAMEWORK:
-            a->framework = v;
-            break;
-        case FORMAT:
-            bad = parse_format(v, 15, &a->format);
-            break;
-        case OVERLAP:
-            a->overlap = 1;
-            break;
-        case DATASET:
-            bad = parse_positive("--dataset", v, MAX_DATASET, &a->dataset);
-            a->dataset_given = 1;
-            break;
-        case COLLECTIVE:
-            a->collective = v;
-            break;
-        case ALGORITHM:
-            a->algorithms = v;
-            break;
-        case PROTOCOL:
-            a->protocols = v;
-            break;
-        case EPOCHS:
-            bad = parse_positive("--epochs", v, MAX_EPOCHS, &a->epochs);
-            break;
-        case SEQ:
-            bad = parse_positive("--seq", v, 1 << 24, &a->seq);
-            break;
-        case TOKENS:
-            bad = parse_tokens("--tokens", v, &a->tokens);
-            break;
-        default:
-            return usage_error("curve", msg), -1;
-        }
-    }
-    if (bad)
+    opt_group groups[2 + PREDICTOR_OPTION_GROUPS] = {OPT_GROUP("the sweep", sweep_opts, a)};
+    predictor_option_groups(&a->common, groups + 1);
+    groups[1 + PREDICTOR_OPTION_GROUPS] = (opt_group)OPT_GROUP("output", output_opts, a);
+    int first = 0;
+    if (opt_parse(&curve_command, groups, 2 + PREDICTOR_OPTION_GROUPS, argc, argv, &first))
         return -1;
-    if (optind < argc)
-        a->models = argv[optind++];
-    if (optind < argc) {
+    if (first < argc)
+        a->models = argv[first++];
+    if (first < argc) {
         fprintf(stderr,
                 "scalemeter curve: networks are one comma-separated list ('%s' is "
                 "another operand)\n",
-                argv[optind]);
+                argv[first]);
         return -1;
     }
+    int have_batch = a->batch_list.n > 0, have_global = a->global_list.n > 0;
     const char *problem = NULL;
     if (!a->models)
         problem = "which network? (scalemeter curve resnet50 --device h100 --batch 64 "
                   "--nodes 1:64)";
-    else {
-        predictor_choice choice = choice_of(a);
-        problem = predictor_choice_problem(&choice);
-    }
+    else
+        problem = predictor_options_problem(&a->common);
     if (!problem && have_batch == have_global)
         problem = "give one of --batch (weak scaling) or --global-batch (strong scaling)";
-    else if (!problem && !a->n_nodes)
+    else if (!problem && !a->node_list.n)
         problem = "which node counts? (--nodes 1:64)";
-    else if (!problem && a->image && a->seq)
-        problem = "--image and --seq: one of the two (--image for image networks, --seq for "
-                  "sequence networks)";
-    else if (!problem && a->dataset_given && a->tokens)
-        problem = "--dataset and --tokens: one of the two (samples, or sequence networks' tokens)";
     if (problem) {
         fprintf(stderr, "scalemeter curve: %s\n", problem);
         return -1;
     }
     a->strong = have_global;
-    a->n_batches = unique(a->batches, a->n_batches);
-    qsort(nodes, (size_t)a->n_nodes, sizeof nodes[0], by_value);
-    a->n_nodes = unique(nodes, a->n_nodes);
+    const opt_list_value *b = have_global ? &a->global_list : &a->batch_list;
+    memcpy(a->batches, b->v, (size_t)b->n * sizeof b->v[0]);
+    a->n_batches = unique(a->batches, b->n);
+    int64_t nodes[MAX_SWEEP];
+    memcpy(nodes, a->node_list.v, (size_t)a->node_list.n * sizeof nodes[0]);
+    qsort(nodes, (size_t)a->node_list.n, sizeof nodes[0], by_value);
+    a->n_nodes = unique(nodes, a->node_list.n);
     for (int i = 0; i < a->n_nodes; i++)
         a->nodes[i] = (int)nodes[i];
     return 0;
@@ -355,7 +178,7 @@ static int64_t image_of(const curve_run *r, const sm_network *net)
 /* Samples of an epoch of this network: --dataset's, or --tokens' sequences. */
 static int64_t dataset_of(const curve_run *r, const sm_network *net)
 {
-    return dataset_samples(r->args->dataset, r->args->tokens, sm_network_image(net));
+    return dataset_samples(r->args->common.dataset, r->args->common.tokens, sm_network_image(net));
 }
 
 /* Whether any curve is of a sequence network: the tokens_per_s column is written then. */
@@ -388,12 +211,6 @@ static double turning_gain(const sm_curve *c)
     return pow(q->images_per_s / p->images_per_s, 1 / doublings) - 1;
 }
 
-static void csv_number(FILE *out, double v)
-{
-    if (!isnan(v))
-        fprintf(out, "%.6g", v);
-}
-
 /* Seconds of one pass over the dataset, and of the whole training run (0 without --epochs). */
 static double epoch_time(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
@@ -402,7 +219,7 @@ static double epoch_time(const curve_run *r, const curve_row *row, const sm_curv
 
 static double train_time(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
-    return (double)r->args->epochs * epoch_time(r, row, p);
+    return (double)r->args->common.epochs * epoch_time(r, row, p);
 }
 
 /* Joules of a step of the whole job, of an epoch, of the run; watts of the job. NAN where the
@@ -446,67 +263,52 @@ static sm_allreduce_estimate point_allreduce(const curve_run *r, const curve_row
     return e;
 }
 
+/* A point as the column table reads it. */
+static point_view view_of(const curve_run *r, const curve_row *row, const sm_curve_point *p)
+{
+    const sm_curve *c = &row->curve;
+    point_view v = {row->model,
+                    row->net,
+                    r->pred,
+                    p,
+                    c->turning >= 0 ? c->points[c->turning].layout.nodes : 0,
+                    dataset_of(r, row->net),
+                    r->args->common.tokens,
+                    r->args->common.epochs,
+                    tells_allreduce(r),
+                    {0, "none", "-"},
+                    -1};
+    if (v.tells_allreduce)
+        v.allreduce = point_allreduce(r, row, p);
+    return v;
+}
+
+/* The columns every point needs, so that each row has the header's. */
+static unsigned column_set(const curve_run *r)
+{
+    unsigned set = 0;
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++) {
+            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i]);
+            set |= point_column_set(&v);
+        }
+    return set;
+}
+
 static void write_csv(FILE *out, const curve_run *r)
 {
-    int energy = models_energy(r), allreduce = tells_allreduce(r);
-    fprintf(out,
-            "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
-            "global_batch,devices,images_per_s,efficiency,turning_point,t_epoch%s%s%s%"
-            "s%s,mfu" CSV_MEMORY_HEADER "\n",
-            r->args->epochs ? ",epochs,t_train" : "", energy ? ",e_step_j,power_w,e_epoch_j" : "",
-            energy && r->args->epochs ? ",e_train_j" : "",
-            allreduce ? ",allreduce_algorithm,allreduce_protocol" : "",
-            has_sequence(r) ? ",tokens_per_s" : "");
-    for (int k = 0; k < r->n_rows; k++) {
-        const curve_row *row = &r->rows[k];
-        for (int i = 0; i < row->curve.n_points; i++) {
-            const sm_curve_point *p = &row->curve.points[i];
-            const double t[] = {p->pred.t_infer, p->pred.t_fwd, p->pred.t_bwd, p->pred.t_grad,
-                                p->pred.t_step};
-            csv_field(out, row->model);
-            fprintf(out, ",%lld,%lld,%d,%d", (long long)image_of(r, row->net),
-                    (long long)p->layout.batch, p->layout.nodes, p->layout.gpus_per_node);
-            for (int j = 0; j < 5; j++) {
-                fputc(',', out);
-                csv_number(out, t[j]);
-            }
-            fprintf(out, ",%lld,%lld,%.6g,%.6g,", (long long)p->global_batch,
-                    (long long)sm_layout_devices(&p->layout), p->images_per_s, p->efficiency);
-            if (row->curve.turning >= 0)
-                fprintf(out, "%d", row->curve.points[row->curve.turning].layout.nodes);
-            fputc(',', out);
-            csv_number(out, epoch_time(r, row, p));
-            if (r->args->epochs) {
-                fprintf(out, ",%lld,", (long long)r->args->epochs);
-                csv_number(out, train_time(r, row, p));
-            }
-            if (energy) {
-                const double e[] = {step_energy(p), step_energy(p) / p->pred.t_step,
-                                    epoch_energy(r, row, p),
-                                    (double)r->args->epochs * epoch_energy(r, row, p)};
-                for (int j = 0; j < (r->args->epochs ? 4 : 3); j++) {
-                    fputc(',', out);
-                    csv_number(out, e[j]);
-                }
-            }
-            if (allreduce) {
-                sm_allreduce_estimate e = point_allreduce(r, row, p);
-                csv_allreduce(out, &e);
-            }
-            if (has_sequence(r)) {
-                fputc(',', out);
-                csv_number(out, point_tokens_per_s(row, p));
-            }
-            fputc(',', out);
-            csv_number(out, point_mfu(r, row, p));
-            csv_memory(out, &p->memory);
-            fputc('\n', out);
+    unsigned set = column_set(r);
+    point_csv_header(out, set);
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++) {
+            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i]);
+            point_csv_row(out, set, &v);
         }
-    }
 }
 
 static void write_json(FILE *out, const curve_run *r)
 {
+    unsigned set = column_set(r);
     json_writer w;
     json_init(&w, out);
     json_begin_object(&w);
@@ -514,16 +316,16 @@ static void write_json(FILE *out, const curve_run *r)
     json_field_string(&w, "scaling", r->args->strong ? "strong" : "weak");
     json_field_int(&w, "gpus_per_node", r->gpus_per_node);
     json_field_number(&w, "threshold", r->args->threshold);
-    json_field_bool(&w, "overlap", r->args->overlap);
-    if (r->args->tokens) { /* samples differ by each network's sequence length */
+    json_field_bool(&w, "overlap", r->args->common.choice.overlap);
+    if (r->args->common.tokens) { /* samples differ by each network's sequence length */
         json_key(&w, "dataset");
         json_null(&w);
-        json_field_int(&w, "tokens", r->args->tokens);
+        json_field_int(&w, "tokens", r->args->common.tokens);
     } else {
-        json_field_int(&w, "dataset", r->args->dataset);
+        json_field_int(&w, "dataset", r->args->common.dataset);
     }
-    if (r->args->epochs)
-        json_field_int(&w, "epochs", r->args->epochs);
+    if (r->args->common.epochs)
+        json_field_int(&w, "epochs", r->args->common.epochs);
     warnings_json(r->warn, &w);
     json_key(&w, "curves");
     json_begin_array(&w);
@@ -559,33 +361,10 @@ static void write_json(FILE *out, const curve_run *r)
         for (int i = 0; i < c->n_points; i++) {
             const sm_curve_point *p = &c->points[i];
             json_begin_object(&w);
-            json_field_int(&w, "nodes", p->layout.nodes);
-            json_field_int(&w, "gpus_per_node", p->layout.gpus_per_node);
-            json_field_int(&w, "devices", sm_layout_devices(&p->layout));
-            json_field_int(&w, "batch", p->layout.batch);
-            json_field_int(&w, "global_batch", p->global_batch);
-            const char *names[] = {"t_infer",      "t_fwd",      "t_bwd",   "t_grad", "t_step",
-                                   "images_per_s", "efficiency", "t_epoch", "t_train"};
-            const double vals[] = {p->pred.t_infer, p->pred.t_fwd,         p->pred.t_bwd,
-                                   p->pred.t_grad,  p->pred.t_step,        p->images_per_s,
-                                   p->efficiency,   epoch_time(r, row, p), train_time(r, row, p)};
-            for (int j = 0; j < (r->args->epochs ? 9 : 8); j++)
-                json_field_number(&w, names[j], vals[j]);
-            if (is_sequence(row->net))
-                json_field_number(&w, "tokens_per_s", point_tokens_per_s(row, p));
-            json_field_number(&w, "mfu", point_mfu(r, row, p));
-            if (isfinite(p->pred.e_step)) {
-                const char *en[] = {"e_step_j", "power_w", "e_epoch_j", "e_train_j"};
-                const double ev[] = {step_energy(p), step_energy(p) / p->pred.t_step,
-                                     epoch_energy(r, row, p),
-                                     (double)r->args->epochs * epoch_energy(r, row, p)};
-                for (int j = 0; j < (r->args->epochs ? 4 : 3); j++)
-                    json_field_number(&w, en[j], ev[j]);
-            }
-            if (tells_allreduce(r)) {
-                sm_allreduce_estimate e = point_allreduce(r, row, p);
-                json_allreduce(&w, &e);
-            }
+            point_view v = view_of(r, row, p);
+            point_json_fields(&w, set, &v);
+            if (v.tells_allreduce)
+                json_allreduce(&w, &v.allreduce);
             json_memory(&w, "memory", &p->memory);
             json_end(&w);
         }
@@ -644,14 +423,14 @@ static void write_table(FILE *out, const curve_run *r)
             "is %lld %s",
             sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak", r->gpus_per_node,
             r->gpus_per_node == 1 ? "" : "s",
-            (long long)(r->args->tokens ? r->args->tokens : r->args->dataset),
-            r->args->tokens ? "tokens" : "samples");
-    if (r->args->epochs)
-        fprintf(out, ", training %lld epoch%s", (long long)r->args->epochs,
-                r->args->epochs == 1 ? "" : "s");
+            (long long)(r->args->common.tokens ? r->args->common.tokens : r->args->common.dataset),
+            r->args->common.tokens ? "tokens" : "samples");
+    if (r->args->common.epochs)
+        fprintf(out, ", training %lld epoch%s", (long long)r->args->common.epochs,
+                r->args->common.epochs == 1 ? "" : "s");
     fputs("\n\n", out);
     int energy = models_energy(r), allreduce = tells_allreduce(r);
-    int n_cols = 13 + (r->args->epochs != 0);
+    int n_cols = 13 + (r->args->common.epochs != 0);
     /* sequence networks: tokens/s where images/s was; beside it where images are drawn too */
     int sequence = has_sequence(r), all_sequence = sequence;
     for (int k = 0; k < r->n_rows; k++)
@@ -724,7 +503,7 @@ static void write_table(FILE *out, const curve_run *r)
                         snprintf(c[j], sizeof c[j], "-");
             const char *cells[20] = {row->model, c[0], c[1],  c[2], c[3], c[4],  c[5],
                                      c[6],       c[7], c[15], c[8], c[9], c[10], c[11]};
-            int n = 13 + (r->args->epochs != 0);
+            int n = 13 + (r->args->common.epochs != 0);
             if (energy) {
                 cells[n++] = c[12];
                 cells[n++] = c[13];
@@ -787,10 +566,12 @@ static void write_svg(FILE *out, const curve_run *r)
         snprintf(b, sizeof b, a->strong ? ", global batch %lld" : ", batch %lld per device",
                  (long long)a->batches[0]);
     char on[240];
-    if (a->coeffs && a->device)
-        snprintf(on, sizeof on, "%.100s with %.100s's all-reduce", a->coeffs, a->device);
+    if (a->common.choice.coeffs && a->common.choice.device)
+        snprintf(on, sizeof on, "%.100s with %.100s's all-reduce", a->common.choice.coeffs,
+                 a->common.choice.device);
     else
-        snprintf(on, sizeof on, "%.100s", a->device ? a->device : a->coeffs);
+        snprintf(on, sizeof on, "%.100s",
+                 a->common.choice.device ? a->common.choice.device : a->common.choice.coeffs);
     snprintf(title, sizeof title, "%s scaling%s on %s%s", a->strong ? "Strong" : "Weak", of, on, b);
     snprintf(x_label, sizeof x_label, "nodes (%d device%s each, log2 scale)", r->gpus_per_node,
              r->gpus_per_node == 1 ? "" : "s");
@@ -851,14 +632,14 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
                    sm_network **nets, sm_status *st)
 {
     const curve_args *a = r->args;
-    sm_network_options opt = {a->image ? a->image : a->seq};
+    sm_network_options opt = {a->common.image ? a->common.image : a->common.seq};
     for (int m = 0; m < n_models; m++)
         if (sm_network_load(reg, models[m], &opt, &nets[m], st))
             return -1;
     for (int m = 0; m < n_models; m++) {
-        if (check_length_option("curve", models[m], nets[m], a->image, a->seq))
+        if (check_length_option("curve", models[m], nets[m], a->common.image, a->common.seq))
             return -2;
-        if (a->tokens && !is_sequence(nets[m])) {
+        if (a->common.tokens && !is_sequence(nets[m])) {
             fprintf(stderr,
                     "scalemeter curve: --tokens: %s is an image network; --dataset "
                     "counts its samples\n",
@@ -905,7 +686,7 @@ int cmd_curve(int argc, char **argv)
     }
 
     sm_status st;
-    predictor_choice choice = choice_of(&a);
+    predictor_choice choice = a.common.choice;
     sm_predictor *pred = NULL;
     sm_registry *reg = NULL;
     sm_network *nets[MAX_SWEEP] = {0};
@@ -920,7 +701,9 @@ int cmd_curve(int argc, char **argv)
     if (rc == 0) {
         r.pred = pred;
         int per_node = sm_predictor_devices_per_node(pred);
-        r.gpus_per_node = a.gpus_per_node ? (int)a.gpus_per_node : per_node ? per_node : 1;
+        r.gpus_per_node = a.common.gpus_per_node ? (int)a.common.gpus_per_node
+                          : per_node             ? per_node
+                                                 : 1;
         int computed = compute(&r, reg, models, n_models, nets, &st);
         if (computed == -2) {
             rc = 2; /* said already */

@@ -7,70 +7,18 @@
 #include "commands.h"
 #include "option_values.h"
 #include "output.h"
+#include "point_columns.h"
+#include "option_table.h"
 #include "predictor_choice.h"
+#include "predictor_options.h"
 #include "warnings.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 #include "scalemeter/memory.h"
 
-static void usage(void)
+static void footer(void)
 {
-    printf("usage: scalemeter predict MODEL (--batch B | --max-batch) [--coeffs FILE]\n"
-           "                          [--device NAME|FILE] [--optimizer O] [--shard S]\n"
-           "                          [--checkpoint C]\n"
-           "                          [--nodes N] [-g G] [--image S | --seq S]\n"
-           "                          [--dataset D | --tokens T]\n"
-           "                          [--epochs E] [--overlap] [--bucket-mib M] [--collective C]\n"
-           "                          [--algorithm LIST] [--protocol LIST] [--framework F]\n"
-           "                          [--per-block] [--precision P] [--format table|csv|json]\n"
-           "                          [-o FILE]\n\n"
-           "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
-           "one-row case, the same options giving the same numbers.\n\n"
-           "  --batch B          per-device batch\n"
-           "  --max-batch        instead of --batch: the largest per-device batch whose training\n"
-           "                     memory fits the device (needs --device: its memory_gib)\n"
-           "  --optimizer O      sgd, momentum, adam or adamw: its state in the memory (default:\n"
-           "                     the framework's, momentum for the shipped ones)\n"
-           "  --shard S          (--device alone) none (DDP), optimizer, gradients or full\n"
-           "                     (ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
-           "                     full): states divided across the devices, and their collectives\n"
-           "  --checkpoint C     (--device alone) none, selective or full activation\n"
-           "                     checkpointing of the blocks (docs/memory.md)\n"
-           "  --coeffs FILE      coefficient file, or a name of configs/calibrations/ (without\n"
-           "                     --device: default, the shipped one-thread CPU calibration)\n"
-           "  --device NAME      calibration-free roofline model of configs/devices/NAME.ini,\n"
-           "                     or of a file (v100, a100, h100, h200, cpu ship)\n"
-           "  --coeffs FILE --device NAME  both: the passes and the update from the\n"
-           "                     calibration, the gradients' all-reduce from the description\n"
-           "                     (its links, devices per node and collective)\n"
-           "  --overlap          all-reduce gradient buckets during the backward pass (with\n"
-           "                     --coeffs alone: a ring-form calibration, its buckets and terms)\n"
-           "  --bucket-mib M     (--device) gradient bucket size (default 25, as PyTorch DDP)\n"
-           "  --collective C     (--device) ring or nccl (default: the description's)\n"
-           "  --algorithm LIST   (--device) NCCL's choice among these only, as NCCL_ALGO\n"
-           "                     restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated\n"
-           "  --protocol LIST    (--device) likewise, as NCCL_PROTO: LL, LL128, Simple\n"
-           "  --framework F      (--device alone) how kernels are dispatched:\n"
-           "                     configs/frameworks/F.ini or a file (default: the device file's)\n"
-           "  --precision P      fp32, tf32, fp16 or bf16: --device alone models it (default: the\n"
-           "                     file's); --coeffs refuses a calibration of another precision\n"
-           "  --nodes N          nodes (default 1)\n"
-           "  -g, --gpus-per-node G  devices per node (default: the --device\n"
-           "                     description's, else 1); N x G devices in all\n"
-           "  --image S          an image network's input height and width (default: the\n"
-           "                     network file's)\n"
-           "  --seq S            a sequence network's length in tokens (default: the file's)\n"
-           "  --dataset D        samples per epoch (default 1281167, ImageNet's training set)\n"
-           "  --tokens T         (a sequence network) tokens per epoch, with K, M, B, T for\n"
-           "                     powers of 1000 (300M, 2.5B, 15T): ceil(T / (B N G S)) steps\n"
-           "  --epochs E         also the time to train for E epochs (t_train = E x t_epoch)\n"
-           "  --per-block        forward time of every block: the forward equation on the block's\n"
-           "                     F, I, O, with the intercept c4 shared out over the blocks in\n"
-           "                     proportion to their FLOPs (so the blocks add up to t_fwd)\n");
-    /* two strings: C99 promises string literals of 4095 characters, no more */
-    printf("  --format F         table (default), csv or json\n"
-           "  -o, --output FILE  write there instead of the standard output\n\n"
-           "t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
+    printf("t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
            "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
            "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step (samples);\n"
            "a sequence network: tokens_per_s = B N G S / t_step. mfu (model FLOPs utilisation,\n"
@@ -87,241 +35,87 @@ static void usage(void)
            "memory: what one device holds while training (weights, gradients, optimizer state,\n"
            "the activations kept for backward, workspace, the context) against its capacity;\n"
            "a batch that does not fit shows no times in the table (JSON: memory.fits false;\n"
-           "memory_infer: inference's peak; docs/memory.md).\n");
+           "memory_infer: inference's peak; docs/memory.md).\n"
+           "The CSV has curve's columns for the one point (docs/output.md), max_batch with\n"
+           "--max-batch:\n");
+    point_columns_usage(stdout);
 }
 
 typedef struct predict_args {
-    const char *model, *coeffs, *device, *precision, *output, *collective, *framework;
-    const char *algorithms, *protocols; /* NCCL_ALGO's and NCCL_PROTO's lists; NULL: all */
-    const char *optimizer;              /* --optimizer; NULL: the framework's */
-    const char *shard, *checkpoint;     /* --shard, --checkpoint; NULL: none */
-    double bucket_mib;                  /* 0: not given */
-    int overlap;
-    int64_t batch, nodes, gpus, image, dataset, epochs; /* gpus 0: not given */
-    int64_t seq, tokens;                                /* --seq, --tokens; 0: not given */
-    int dataset_given;
+    predictor_options common; /* the options curve shares */
+    const char *model, *output;
+    int64_t batch, nodes;
     int per_block, max_batch;
     output_format format;
 } predict_args;
 
-/* The options that choose the predictor, as curve reads them too. */
-static predictor_choice choice_of(const predict_args *a)
-{
-    return (predictor_choice){a->coeffs,     a->device,     a->precision, a->framework,
-                              a->collective, a->algorithms, a->protocols, a->bucket_mib,
-                              a->overlap,    a->optimizer,  a->shard,     a->checkpoint};
-}
+#define AT(member) OPT_AT(predict_args, member)
+
+/* predict's own options; the shared ones are predictor_options.c's. */
+static const opt_desc step_opts[] = {
+    {"batch", 0, "B", opt_int, INT64_C(1) << 32, AT(batch), "per-device batch"},
+    {"max-batch", 0, NULL, opt_flag, 0, AT(max_batch),
+     "instead of --batch: the largest per-device batch whose training\n"
+     "memory fits the device (needs --device: its memory_gib)"},
+    {"nodes", 0, "N", opt_int, 1 << 20, AT(nodes), "nodes (default 1)"},
+    {"per-block", 0, NULL, opt_flag, 0, AT(per_block),
+     "forward time of every block: the forward equation on the block's\n"
+     "F, I, O, with the intercept c4 shared out over the blocks in\n"
+     "proportion to their FLOPs (so the blocks add up to t_fwd)"},
+};
+
+static const opt_desc output_opts[] = {
+    {"format", 0, "F", opt_format, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
+     AT(format), "table (default), csv or json"},
+    {"output", 'o', "FILE", opt_string, 0, AT(output),
+     "write there instead of the standard output"},
+};
+
+static const opt_command predict_command = {
+    "predict", "MODEL (--batch B | --max-batch) [options]",
+    "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
+    "one-point case, the same options giving the same numbers.",
+    footer};
 
 static int parse_args(int argc, char **argv, predict_args *a)
 {
-    *a = (predict_args){.nodes = 1, .dataset = DEFAULT_DATASET, .format = FORMAT_TABLE};
-    enum {
-        BATCH = 256,
-        COEFFS,
-        DEVICE,
-        PRECISION,
-        NODES,
-        IMAGE,
-        DATASET,
-        EPOCHS,
-        FORMAT,
-        PER_BLOCK,
-        OVERLAP,
-        BUCKET,
-        COLLECTIVE,
-        ALGORITHM,
-        PROTOCOL,
-        FRAMEWORK,
-        OPTIMIZER,
-        SHARD,
-        CHECKPOINT,
-        MAX_BATCH,
-        SEQ,
-        TOKENS
-    };
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"batch", required_argument, 0, BATCH},
-                                         {"coeffs", required_argument, 0, COEFFS},
-                                         {"precision", required_argument, 0, PRECISION},
-                                         {"nodes", required_argument, 0, NODES},
-                                         {"gpus-per-node", required_argument, 0, 'g'},
-                                         {"image", required_argument, 0, IMAGE},
-                                         {"dataset", required_argument, 0, DATASET},
-                                         {"epochs", required_argument, 0, EPOCHS},
-                                         {"format", required_argument, 0, FORMAT},
-                                         {"per-block", no_argument, 0, PER_BLOCK},
-                                         {"device", required_argument, 0, DEVICE},
-                                         {"overlap", no_argument, 0, OVERLAP},
-                                         {"bucket-mib", required_argument, 0, BUCKET},
-                                         {"collective", required_argument, 0, COLLECTIVE},
-                                         {"algorithm", required_argument, 0, ALGORITHM},
-                                         {"protocol", required_argument, 0, PROTOCOL},
-                                         {"framework", required_argument, 0, FRAMEWORK},
-                                         {"optimizer", required_argument, 0, OPTIMIZER},
-                                         {"shard", required_argument, 0, SHARD},
-                                         {"checkpoint", required_argument, 0, CHECKPOINT},
-                                         {"max-batch", no_argument, 0, MAX_BATCH},
-                                         {"seq", required_argument, 0, SEQ},
-                                         {"tokens", required_argument, 0, TOKENS},
-                                         {0, 0, 0, 0}};
-    char msg[512];
-    int c, bad = 0;
-    while (!bad && (c = next_option(argc, argv, "ho:g:", opts, msg, sizeof msg)) != -1) {
-        switch (c) {
-        case 'h':
-            usage();
-            exit(0);
-        case 'o':
-            a->output = optarg;
-            break;
-        case BATCH:
-            bad = parse_positive("--batch", optarg, INT64_C(1) << 32, &a->batch);
-            break;
-        case COEFFS:
-            a->coeffs = optarg;
-            break;
-        case DEVICE:
-            a->device = optarg;
-            break;
-        case PRECISION:
-            a->precision = optarg;
-            break;
-        case NODES:
-            bad = parse_positive("--nodes", optarg, 1 << 20, &a->nodes);
-            break;
-        case 'g':
-            bad = parse_positive("--gpus-per-node", optarg, 1 << 16, &a->gpus);
-            break;
-        case IMAGE:
-            bad = parse_positive("--image", optarg, 1 << 20, &a->image);
-            break;
-        case DATASET:
-            bad = parse_positive("--dataset", optarg, MAX_DATASET, &a->dataset);
-            a->dataset_given = 1;
-            break;
-        case EPOCHS:
-            bad = parse_positive("--epochs", optarg, MAX_EPOCHS, &a->epochs);
-            break;
-        case FORMAT:
-            bad = parse_format(optarg, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
-                               &a->format);
-            break;
-        case PER_BLOCK:
-            a->per_block = 1;
-            break;
-        case OVERLAP:
-            a->overlap = 1;
-            break;
-        case BUCKET:
-            bad = parse_bucket_mib(optarg, &a->bucket_mib);
-            break;
-        case COLLECTIVE:
-            a->collective = optarg;
-            break;
-        case ALGORITHM:
-            a->algorithms = optarg;
-            break;
-        case PROTOCOL:
-            a->protocols = optarg;
-            break;
-        case FRAMEWORK:
-            a->framework = optarg;
-            break;
-        case OPTIMIZER:
-            a->optimizer = optarg;
-            break;
-        case SHARD:
-            a->shard = optarg;
-            break;
-        case CHECKPOINT:
-            a->checkpoint = optarg;
-            break;
-        case MAX_BATCH:
-            a->max_batch = 1;
-            break;
-        case SEQ:
-            bad = parse_positive("--seq", optarg, 1 << 24, &a->seq);
-            break;
-        case TOKENS:
-            bad = parse_tokens("--tokens", optarg, &a->tokens);
-            break;
-        default:
-            return usage_error("predict", msg);
-        }
-    }
-    if (bad)
+    *a = (predict_args){.nodes = 1, .format = FORMAT_TABLE};
+    opt_group groups[2 + PREDICTOR_OPTION_GROUPS] = {OPT_GROUP("the step", step_opts, a)};
+    predictor_option_groups(&a->common, groups + 1);
+    groups[1 + PREDICTOR_OPTION_GROUPS] = (opt_group)OPT_GROUP("output", output_opts, a);
+    int optind_ = 0;
+    if (opt_parse(&predict_command, groups, 2 + PREDICTOR_OPTION_GROUPS, argc, argv, &optind_))
         return -1;
-    if (optind < argc)
-        a->model = argv[optind++];
-    if (optind < argc) {
+    if (optind_ < argc)
+        a->model = argv[optind_++];
+    if (optind_ < argc) {
         fprintf(stderr,
                 "scalemeter predict: one network at a time ('%s' is a second one; "
                 "scalemeter curve takes several)\n",
-                argv[optind]);
+                argv[optind_]);
         return -1;
     }
-    if (!a->model) {
-        fprintf(stderr, "scalemeter predict: which network? (scalemeter predict resnet50 "
-                        "--batch 32)\n");
-        return -1;
-    }
-    if (!a->batch == !a->max_batch) {
-        fprintf(stderr, "scalemeter predict: give --batch B (the per-device batch) or "
-                        "--max-batch (the largest that fits), one of the two\n");
-        return -1;
-    }
-    if (a->image && a->seq) {
-        fprintf(stderr, "scalemeter predict: --image and --seq: one of the two (--image for an "
-                        "image network, --seq for a sequence network)\n");
-        return -1;
-    }
-    if (a->dataset_given && a->tokens) {
-        fprintf(stderr, "scalemeter predict: --dataset and --tokens: one of the two (samples, or "
-                        "a sequence network's tokens)\n");
-        return -1;
-    }
-    if (a->max_batch && !a->device) {
-        fprintf(stderr, "scalemeter predict: --max-batch needs --device NAME, whose memory_gib "
-                        "says how much memory there is\n");
-        return -1;
-    }
-    if (!a->coeffs && !a->device)
-        a->coeffs = "default";
-    predictor_choice choice = choice_of(a);
-    const char *problem = predictor_choice_problem(&choice);
+    const char *problem = NULL;
+    predictor_choice *c = &a->common.choice;
+    if (!a->model)
+        problem = "which network? (scalemeter predict resnet50 --batch 32)";
+    else if (!a->batch == !a->max_batch)
+        problem = "give --batch B (the per-device batch) or --max-batch (the largest that "
+                  "fits), one of the two";
+    else if (a->max_batch && !c->device)
+        problem = "--max-batch needs --device NAME, whose memory_gib says how much memory "
+                  "there is";
+    else if (a->per_block && a->format == FORMAT_CSV)
+        problem = "--per-block: --format table or json (a CSV has one shape of row)";
+    if (!c->coeffs && !c->device)
+        c->coeffs = "default";
+    if (!problem)
+        problem = predictor_options_problem(&a->common);
     if (problem) {
         fprintf(stderr, "scalemeter predict: %s\n", problem);
         return -1;
     }
-    if (a->per_block && a->format == FORMAT_CSV) {
-        fprintf(stderr, "scalemeter predict: --per-block: --format table or json (a CSV has one "
-                        "shape of row)\n");
-        return -1;
-    }
     return 0;
-}
-
-/* Energy of the whole job (all its devices), where the calibration models it. */
-typedef struct job_energy {
-    int modelled;
-    double infer, step, epoch, train; /* joules: an inference pass, a step, an epoch, a run */
-    double watts;                     /* average power over a step */
-} job_energy;
-
-static job_energy energy_of(const predict_args *a, const sm_layout *l, const sm_prediction *t)
-{
-    double devices = (double)sm_layout_devices(l);
-    job_energy e = {isfinite(t->e_infer) || isfinite(t->e_step),
-                    t->e_infer * devices,
-                    t->e_step * devices,
-                    0,
-                    0,
-                    0};
-    e.epoch = sm_epoch_steps(l, a->dataset) * e.step;
-    e.train = (double)a->epochs * e.epoch;
-    e.watts = e.step / t->t_step;
-    return e;
 }
 
 /* One device's memory while training and at inference, and the largest batch when asked. */
@@ -329,6 +123,28 @@ typedef struct predict_memory {
     sm_memory train, infer;
     int64_t max_batch; /* --max-batch: the largest per-device batch that fits; -1: not asked */
 } predict_memory;
+
+/* predict's one point, as curve's are: efficiency 1, no turning point. */
+static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
+                               const predict_memory *mem)
+{
+    sm_curve_point pt = {*l, l->batch * sm_layout_devices(l), *t, sm_images_per_s(l, t->t_step),
+                         0, mem->train};
+    pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
+    return pt;
+}
+
+/* The point as the column table reads it (pt: point_of's, kept by the caller). */
+static point_view view_of(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                          const sm_curve_point *pt, const sm_allreduce_estimate *ar,
+                          const predict_memory *mem)
+{
+    point_view v = {a->model,         net, p, pt, 0, a->common.dataset, a->common.tokens,
+                    a->common.epochs, ar != NULL, {0, "none", "-"}, mem->max_batch};
+    if (ar)
+        v.allreduce = *ar;
+    return v;
+}
 
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
                        const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
@@ -350,33 +166,28 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_field_int(&w, "image", sm_network_image(net));
     if (is_sequence(net))
         json_field_int(&w, "seq", sm_network_image(net));
-    json_field_int(&w, "dataset", a->dataset);
-    if (a->tokens)
-        json_field_int(&w, "tokens", a->tokens);
-    json_field_number(&w, "t_infer", t->t_infer);
-    json_field_number(&w, "t_fwd", t->t_fwd);
-    json_field_number(&w, "t_bwd", t->t_bwd);
-    json_field_number(&w, "t_grad", t->t_grad);
-    json_field_number(&w, "t_step", t->t_step);
-    json_field_number(&w, "t_epoch", sm_epoch_time(l, t->t_step, a->dataset));
-    json_field_number(&w, "images_per_s", sm_images_per_s(l, t->t_step));
+    json_field_int(&w, "dataset", a->common.dataset);
+    if (a->common.tokens)
+        json_field_int(&w, "tokens", a->common.tokens);
+    /* the values of the column table, in predict's order of keys */
+    sm_curve_point pt = point_of(l, t, mem);
+    point_view v = view_of(a, net, p, &pt, ar, mem);
+    const char *times[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "t_epoch",
+                           "images_per_s"};
+    for (int i = 0; i < 7; i++)
+        point_json_named(&w, &v, times[i]);
     if (is_sequence(net))
-        json_field_number(&w, "tokens_per_s", tokens_per_s(l, t->t_step, sm_network_image(net)));
-    json_field_number(&w, "mfu", model_flops_utilisation(p, net, l->batch, t->t_step));
-    if (a->epochs) {
-        json_field_int(&w, "epochs", a->epochs);
-        json_field_number(&w, "t_train",
-                          (double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset));
+        point_json_named(&w, &v, "tokens_per_s");
+    point_json_named(&w, &v, "mfu");
+    if (a->common.epochs) {
+        json_field_int(&w, "epochs", a->common.epochs);
+        point_json_named(&w, &v, "t_train");
     }
     warnings_json(warn, &w);
-    job_energy e = energy_of(a, l, t);
-    if (e.modelled) {
-        json_field_number(&w, "e_infer_j", e.infer);
-        json_field_number(&w, "e_step_j", e.step);
-        json_field_number(&w, "e_epoch_j", e.epoch);
-        json_field_number(&w, "power_w", e.watts);
-        if (a->epochs)
-            json_field_number(&w, "e_train_j", e.train);
+    if (point_column_set(&v) & COLS_ENERGY) {
+        const char *energy[] = {"e_infer_j", "e_step_j", "e_epoch_j", "power_w", "e_train_j"};
+        for (int i = 0; i < (a->common.epochs ? 5 : 4); i++)
+            point_json_named(&w, &v, energy[i]);
     }
     if (ar)
         json_allreduce(&w, ar);
@@ -399,57 +210,15 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_end(&w);
 }
 
-static void csv_number(double v)
-{
-    if (isfinite(v))
-        printf(",%.6g", v);
-    else
-        printf(",");
-}
-
 static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
                       const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
                       const predict_memory *mem)
 {
-    job_energy e = energy_of(a, l, t);
-    printf("model,image,batch,nodes,gpus_per_node,precision,dataset,t_infer,t_fwd,t_bwd,t_grad,"
-           "t_step,t_epoch,images_per_s%s%s%s%s%s,mfu" CSV_MEMORY_HEADER "%s\n",
-           a->epochs ? ",epochs,t_train" : "",
-           e.modelled ? ",e_infer_j,e_step_j,e_epoch_j,power_w" : "",
-           e.modelled && a->epochs ? ",e_train_j" : "",
-           ar ? ",allreduce_algorithm,allreduce_protocol" : "",
-           is_sequence(net) ? ",tokens,tokens_per_s" : "", mem->max_batch >= 0 ? ",max_batch" : "");
-    csv_field(stdout, net->name);
-    printf(",%lld,%lld,%d,%d,%s,%lld", (long long)sm_network_image(net), (long long)l->batch,
-           l->nodes, l->gpus_per_node, sm_predictor_precision(p), (long long)a->dataset);
-    double epoch = sm_epoch_time(l, t->t_step, a->dataset);
-    const double v[] = {
-        t->t_infer, t->t_fwd, t->t_bwd, t->t_grad, t->t_step, epoch, sm_images_per_s(l, t->t_step)};
-    for (int i = 0; i < 7; i++)
-        csv_number(v[i]);
-    if (a->epochs) {
-        printf(",%lld", (long long)a->epochs);
-        csv_number((double)a->epochs * epoch);
-    }
-    if (e.modelled) {
-        const double ev[] = {e.infer, e.step, e.epoch, e.watts, e.train};
-        for (int i = 0; i < (a->epochs ? 5 : 4); i++)
-            csv_number(ev[i]);
-    }
-    if (ar)
-        csv_allreduce(stdout, ar);
-    if (is_sequence(net)) {
-        if (a->tokens)
-            printf(",%lld", (long long)a->tokens);
-        else
-            printf(",");
-        csv_number(tokens_per_s(l, t->t_step, sm_network_image(net)));
-    }
-    csv_number(model_flops_utilisation(p, net, l->batch, t->t_step));
-    csv_memory(stdout, &mem->train);
-    if (mem->max_batch >= 0)
-        printf(",%lld", (long long)mem->max_batch);
-    printf("\n");
+    sm_curve_point pt = point_of(l, t, mem);
+    point_view v = view_of(a, net, p, &pt, ar, mem);
+    unsigned set = point_column_set(&v);
+    point_csv_header(stdout, set);
+    point_csv_row(stdout, set, &v);
 }
 
 /* The memory rows of the table: what one device holds, against its capacity. */
@@ -503,41 +272,43 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
            l->gpus_per_node > 1 ? "s" : "", sm_predictor_describe(p));
     const char *headers[] = {"quantity", "value", "meaning"};
     text_table *tab = table_new(3, headers);
+    /* the values are the column table's, as the CSV and curve have them */
+    sm_curve_point pt = point_of(l, t, mem);
+    point_view v = view_of(a, net, p, &pt, ar, mem);
     const struct {
-        const char *name;
-        double v;
-        const char *meaning;
+        const char *name, *meaning;
     } rows[] = {
-        {"t_infer", t->t_infer, "inference forward pass"},
-        {"t_fwd", t->t_fwd, "training forward pass"},
-        {"t_bwd", t->t_bwd, "backward pass"},
-        {"t_grad", t->t_grad, "gradient synchronisation and update"},
-        {"t_step", t->t_step, "t_fwd + t_bwd + t_grad"},
-        {"t_epoch", sm_epoch_time(l, t->t_step, a->dataset), "one pass over the dataset"},
+        {"t_infer", "inference forward pass"},
+        {"t_fwd", "training forward pass"},
+        {"t_bwd", "backward pass"},
+        {"t_grad", "gradient synchronisation and update"},
+        {"t_step", "t_fwd + t_bwd + t_grad"},
+        {"t_epoch", "one pass over the dataset"},
     };
     int oom = mem->train.fits == 0; /* it cannot run: no time as if it could */
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const char *row[] = {rows[i].name, oom ? "-" : fmt_seconds(rows[i].v, buf, sizeof buf),
+        double value = point_value(&v, rows[i].name);
+        const char *row[] = {rows[i].name, oom ? "-" : fmt_seconds(value, buf, sizeof buf),
                              rows[i].meaning};
         table_add(tab, row);
     }
-    if (a->epochs) {
+    if (a->common.epochs) {
         char meaning[64];
-        snprintf(meaning, sizeof meaning, "time to train: %lld epochs", (long long)a->epochs);
+        snprintf(meaning, sizeof meaning, "time to train: %lld epochs",
+                 (long long)a->common.epochs);
         const char *row[] = {
             "t_train",
-            fmt_seconds((double)a->epochs * sm_epoch_time(l, t->t_step, a->dataset), buf,
-                        sizeof buf),
+            fmt_seconds(point_value(&v, "t_train"), buf, sizeof buf),
             meaning};
         table_add(tab, row);
     }
-    double ips = sm_images_per_s(l, t->t_step);
+    double ips = point_value(&v, "images_per_s");
     if (isfinite(ips) && !oom)
         snprintf(buf, sizeof buf, ips >= 1000 ? "%.0f" : "%.4g", ips); /* 170304, not 1.703e+05 */
     else
         snprintf(buf, sizeof buf, "-");
     if (is_sequence(net)) {
-        double tps = tokens_per_s(l, t->t_step, sm_network_image(net));
+        double tps = point_value(&v, "tokens_per_s");
         if (isfinite(tps) && !oom)
             snprintf(buf, sizeof buf, tps >= 1000 ? "%.0f" : "%.4g", tps);
         else
@@ -548,7 +319,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         const char *row[] = {"images_per_s", buf, "samples per second, all devices"};
         table_add(tab, row);
     }
-    double mfu = model_flops_utilisation(p, net, l->batch, t->t_step);
+    double mfu = point_value(&v, "mfu");
     if (isfinite(mfu) && !oom)
         snprintf(buf, sizeof buf, "%.1f%%", mfu * 100);
     else
@@ -567,26 +338,26 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         table_add(tab, ar_row);
     }
     memory_rows(tab, mem);
-    job_energy e = energy_of(a, l, t);
-    if (e.modelled) {
+    if (point_column_set(&v) & COLS_ENERGY) {
         const struct {
             const char *name;
             double v;
             const char *unit, *meaning;
-        } erows[] = {{"e_infer", e.infer, "J", "inference pass, all devices"},
-                     {"e_step", e.step, "J", "training step, all devices"},
-                     {"e_epoch", e.epoch / 3.6e6, "kWh", "one pass over the dataset"},
-                     {"power", e.watts, "W", "average over a step, all devices"},
-                     {"e_train", e.train / 3.6e6, "kWh", "the whole training run"}};
-        for (int i = 0; i < (a->epochs ? 5 : 4); i++) {
-            char v[64];
+        } erows[] = {
+            {"e_infer", point_value(&v, "e_infer_j"), "J", "inference pass, all devices"},
+            {"e_step", point_value(&v, "e_step_j"), "J", "training step, all devices"},
+            {"e_epoch", point_value(&v, "e_epoch_j") / 3.6e6, "kWh", "one pass over the dataset"},
+            {"power", point_value(&v, "power_w"), "W", "average over a step, all devices"},
+            {"e_train", point_value(&v, "e_train_j") / 3.6e6, "kWh", "the whole training run"}};
+        for (int i = 0; i < (a->common.epochs ? 5 : 4); i++) {
+            char text[64];
             if (!isfinite(erows[i].v))
-                snprintf(v, sizeof v, "-");
+                snprintf(text, sizeof text, "-");
             else if (!strcmp(erows[i].unit, "W"))
-                fmt_watts(erows[i].v, v, sizeof v);
+                fmt_watts(erows[i].v, text, sizeof text);
             else
-                snprintf(v, sizeof v, "%.4g %s", erows[i].v, erows[i].unit);
-            const char *er[] = {erows[i].name, v, erows[i].meaning};
+                snprintf(text, sizeof text, "%.4g %s", erows[i].v, erows[i].unit);
+            const char *er[] = {erows[i].name, text, erows[i].meaning};
             table_add(tab, er);
         }
     }
@@ -635,7 +406,10 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
 {
     sm_status st;
     int per_node = sm_predictor_devices_per_node(p);
-    sm_layout l = {a->batch, (int)a->nodes, a->gpus ? (int)a->gpus : per_node ? per_node : 1};
+    sm_layout l = {a->batch, (int)a->nodes,
+                   a->common.gpus_per_node ? (int)a->common.gpus_per_node
+                   : per_node              ? per_node
+                                           : 1};
     predict_memory mem;
     if (memory_of(a, net, p, &l, &mem, &st))
         return report_error(st.msg);
@@ -693,7 +467,7 @@ int cmd_predict(int argc, char **argv)
         return 2;
     sm_status st;
     sm_predictor *p;
-    predictor_choice choice = choice_of(&a);
+    predictor_choice choice = a.common.choice;
     if (predictor_choice_open(&choice, &p, &st))
         return report_error(st.msg);
     sm_registry *reg;
@@ -702,14 +476,14 @@ int cmd_predict(int argc, char **argv)
         return report_error(st.msg);
     }
     sm_network *net;
-    sm_network_options opt = {a.image ? a.image : a.seq};
+    sm_network_options opt = {a.common.image ? a.common.image : a.common.seq};
     int rc;
     if (sm_network_load(reg, a.model, &opt, &net, &st)) {
         rc = report_error(st.msg);
-    } else if (check_length_option("predict", a.model, net, a.image, a.seq)) {
+    } else if (check_length_option("predict", a.model, net, a.common.image, a.common.seq)) {
         rc = 2;
         sm_network_free(net);
-    } else if (a.tokens && !is_sequence(net)) {
+    } else if (a.common.tokens && !is_sequence(net)) {
         fprintf(stderr,
                 "scalemeter predict: --tokens: %s is an image network; --dataset counts "
                 "its samples\n",
@@ -717,7 +491,8 @@ int cmd_predict(int argc, char **argv)
         rc = 2;
         sm_network_free(net);
     } else {
-        a.dataset = dataset_samples(a.dataset, a.tokens, sm_network_image(net));
+        a.common.dataset =
+            dataset_samples(a.common.dataset, a.common.tokens, sm_network_image(net));
         rc = run(&a, net, p);
         sm_network_free(net);
     }

@@ -54,8 +54,9 @@ run fit runs.csv --device x
 
 # -o FILE and --format csv where a command prints data
 run predict resnet18 --batch 8 --format csv -o "$tmp/p.csv" && [ ! -s "$tmp/out" ] &&
-    head -1 "$tmp/p.csv" | grep -q '^model,image,batch,nodes,gpus_per_node,precision,' &&
-    sed -n 2p "$tmp/p.csv" | grep -q '^resnet18,224,8,1,1,fp32,' || check "predict --format csv -o"
+    head -1 "$tmp/p.csv" | grep -q '^model,image,batch,nodes,gpus_per_node,t_infer,.*,t_step,precision,' &&
+    sed -n 2p "$tmp/p.csv" | grep -Eq '^resnet18,224,8,1,1(,[0-9.e+-]+){5},fp32,' ||
+    check "predict --format csv -o"
 # -g is --gpus-per-node wherever a command takes devices per node
 for cmd in "predict resnet18 --batch 8" "curve resnet18 --coeffs default --batch 8 --nodes 2"; do
     run $cmd -g 3 --format csv && grep -q '^resnet18,224,8,[12],3,' "$tmp/out" ||

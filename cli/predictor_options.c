@@ -1,0 +1,90 @@
+/* The table of the options predict and curve share (predictor_options.h). To add one: a
+ * member in predictor_options (or predictor_choice), one entry below; --help follows. */
+#include "predictor_options.h"
+
+#include "output.h"
+
+#define AT(member) OPT_AT(predictor_options, member)
+#define CHOICE(member) OPT_AT(predictor_options, choice.member)
+
+static const opt_desc predictor_opts[] = {
+    {"coeffs", 0, "FILE", opt_string, 0, CHOICE(coeffs),
+     "coefficients fitted by `scalemeter fit`, or a name of configs/calibrations/\n"
+     "(predict without --device: default, the shipped one-thread CPU calibration)"},
+    {"device", 0, "NAME", opt_string, 0, CHOICE(device),
+     "calibration-free roofline model of configs/devices/NAME.ini,\n"
+     "or of a file (v100, a100, h100, h200, cpu ship); beside --coeffs: the\n"
+     "passes and the update from the calibration, the gradients' all-reduce\n"
+     "from the description (its links, devices per node and collective)"},
+    {"precision", 0, "P", opt_string, 0, CHOICE(precision),
+     "fp32, tf32, fp16 or bf16: --device models it (default: the\n"
+     "file's); --coeffs refuses a calibration of another precision"},
+    {"framework", 0, "F", opt_string, 0, CHOICE(framework),
+     "(--device alone) how kernels are dispatched, and the activations'\n"
+     "layout: configs/frameworks/F.ini (pytorch-eager,\n"
+     "pytorch-channels-last, cuda-graphs, fused, fused-bn-relu) or a\n"
+     "file (default: the device file's [framework])"},
+    {"overlap", 0, NULL, opt_flag, 0, CHOICE(overlap),
+     "all-reduce gradient buckets during the backward pass (with\n"
+     "--coeffs alone: a ring-form calibration, its buckets and terms)"},
+    {"bucket-mib", 0, "M", opt_mib, 0, CHOICE(bucket_mib),
+     "(--device) gradient bucket size (default 25, as PyTorch DDP)"},
+    {"collective", 0, "C", opt_string, 0, CHOICE(collective),
+     "(--device) the all-reduce: ring (the hierarchical ring) or nccl\n"
+     "(NCCL's cost model: ring, tree or NVLS, LL, LL128 or Simple,\n"
+     "whichever it predicts fastest for the bucket); default: the\n"
+     "description's (nccl for the shipped GPUs, ring for the cpu)"},
+    {"algorithm", 0, "LIST", opt_string, 0, CHOICE(algorithms),
+     "(--device) NCCL's choice among these only, as NCCL_ALGO\n"
+     "restricts it: Ring, Tree, NVLS, NVLSTree, comma-separated"},
+    {"protocol", 0, "LIST", opt_string, 0, CHOICE(protocols),
+     "(--device) likewise, as NCCL_PROTO: LL, LL128, Simple"},
+    {"optimizer", 0, "O", opt_string, 0, CHOICE(optimizer),
+     "sgd, momentum, adam or adamw: its state in the memory (default:\n"
+     "the framework's, momentum for the shipped ones)"},
+    {"shard", 0, "S", opt_string, 0, CHOICE(shard),
+     "(--device alone) none (DDP), optimizer, gradients or full\n"
+     "(ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"
+     "full): states divided across the devices, and their collectives"},
+    {"checkpoint", 0, "C", opt_string, 0, CHOICE(checkpoint),
+     "(--device alone) none, selective or full activation\n"
+     "checkpointing of the blocks (docs/memory.md)"},
+};
+
+static const opt_desc layout_opts[] = {
+    {"gpus-per-node", 'g', "G", opt_int, 4096, AT(gpus_per_node),
+     "devices per node (default: the --device description's, else 1);\n"
+     "N x G devices in all"},
+    {"image", 0, "S", opt_int, 1 << 20, AT(image),
+     "an image network's input height and width (default: the file's)"},
+    {"seq", 0, "S", opt_int, 1 << 24, AT(seq),
+     "a sequence network's length in tokens (default: the file's)"},
+    {"dataset", 0, "D", opt_int, MAX_DATASET, AT(dataset),
+     "samples per epoch (default 1281167, ImageNet's training set)"},
+    {"tokens", 0, "T", opt_tokens, 0, AT(tokens),
+     "(a sequence network) tokens per epoch, with K, M, B, T for\n"
+     "powers of 1000 (300M, 2.5B, 15T): ceil(T / (global batch x S))\n"
+     "steps"},
+    {"epochs", 0, "E", opt_int, MAX_EPOCHS, AT(epochs),
+     "also the time to train for E epochs (t_train = E x t_epoch)"},
+};
+
+void predictor_option_groups(predictor_options *o, opt_group out[PREDICTOR_OPTION_GROUPS])
+{
+    out[0] = (opt_group)OPT_GROUP("the predictor", predictor_opts, o);
+    out[1] = (opt_group)OPT_GROUP("layout and data", layout_opts, o);
+}
+
+const char *predictor_options_problem(predictor_options *o)
+{
+    const char *problem = predictor_choice_problem(&o->choice);
+    if (!problem && o->image && o->seq)
+        problem = "--image and --seq: one of the two (--image for an image network, --seq for "
+                  "a sequence network)";
+    else if (!problem && o->dataset && o->tokens)
+        problem = "--dataset and --tokens: one of the two (samples, or a sequence network's "
+                  "tokens)";
+    if (!o->dataset)
+        o->dataset = DEFAULT_DATASET;
+    return problem;
+}
