@@ -1538,7 +1538,7 @@ def reuse_concat_prefixes(layers):
 
 
 def write_network(layers, exporter, name, input_shape, source, header):
-    lines = [f"; {h}" if h else ";" for h in header]
+    lines = [c for h in header for c in wrap_comment(h)]
     lines += ["[network]", f"name = {name}", f"input = {'x'.join(map(str, input_shape))}",
               f"source = {source}"]
 
@@ -1575,6 +1575,28 @@ def write_network(layers, exporter, name, input_shape, source, header):
             lines.extend(wrap(f"{local_name(l, block).ljust(width)} = {text}", l))
             prev = l.name
     return "\n".join(lines) + "\n"
+
+
+def wrap_comment(text):
+    """A header line as comment lines within the reader's limit: long paths in a command
+    would make one too long. A shell command is continued with a backslash."""
+    if not text:
+        return [";"]
+    lines, cur, cont = [], "; " + text.split(" ")[0], ";     "
+    for word in text.split(" ")[1:]:
+        if len(cur) + 1 + len(word) + 2 > MAX_LINE:
+            lines.append(cur + " \\")
+            cur = cont + word
+        else:
+            cur += " " + word
+    lines.append(cur)
+    out = []  # a word longer than a line (a very long path) is cut where it must be
+    for line in lines:
+        while len(line) > MAX_LINE:
+            out.append(line[:MAX_LINE - 2] + " \\")
+            line = cont + line[MAX_LINE - 2:]
+        out.append(line)
+    return out
 
 
 def local_name(l, block):
