@@ -86,12 +86,17 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
 from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
 
+# the installed command (scalemeter-export-torch) names itself in messages and file headers
+PROG = os.environ.get("SCALEMETER_EXPORT_PROG") or "export_torch.py"
+COMMAND = PROG if PROG != "export_torch.py" else "python3 tools/export_torch.py"
+SCRIPT = PROG if PROG != "export_torch.py" else "tools/export_torch.py"
 # the notice that torch was found in another interpreter only with -v: it is no news each run
-require_torch("export_torch.py", verbose=any(a in ("-v", "--verbose") for a in sys.argv[1:]))
+require_torch(PROG, verbose=any(a in ("-v", "--verbose") for a in sys.argv[1:]))
 import torch  # noqa: E402
 import torch.fx as fx
 import torch.nn.functional as F
 from torch import nn
+
 
 MAX_LINE = 198  # the network reader refuses longer lines
 MAX_DIMS = 4  # SM_MAX_DIMS: dimensions of one sample
@@ -1646,7 +1651,7 @@ def export(model, input_shape, name, source, command, dtype=torch.float32):
         l.inputs = [ex.value[v] if isinstance(v, fx.Node) else v for v in l.inputs]
     assign_names(layers, ex.modules)
     reuse_concat_prefixes(layers)
-    header = [f"{name}, exported from {source} by tools/export_torch.py "
+    header = [f"{name}, exported from {source} by {SCRIPT} "
               f"(torch {torch.__version__}):",
               f"  {command}",
               "Layer and block names are the framework's modules; regenerate rather than edit."]
@@ -1655,10 +1660,10 @@ def export(model, input_shape, name, source, command, dtype=torch.float32):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog="export_torch.py",
+        prog=PROG,
         description="Writes a scalemeter network file from a PyTorch model (torch.fx).",
-        epilog="Examples: export_torch.py resnet18 -o models/resnet18.ini; "
-               "export_torch.py --module my_pkg.my_file:MyNet --input 3x32x32 -o my.ini")
+        epilog=f"Examples: {PROG} resnet18 -o models/resnet18.ini; "
+               f"{PROG} --module my_pkg.my_file:MyNet --input 3x32x32 -o my.ini")
     ap.add_argument("model", nargs="?", help="a torchvision.models builder (resnet50)")
     ap.add_argument("--module", help="your model as MODULE:CLASS (my_pkg.net:Net or "
                                      "path/to/net.py:Net, whose folder goes on the import path)")
@@ -1681,7 +1686,7 @@ def main(argv=None):
             args.model, (3, 224, 224))
         model, source = load_model(args)
         name = args.name or args.model or args.module.rpartition(":")[2].lower()
-        command = "python3 tools/export_torch.py " + " ".join(
+        command = COMMAND + " " + " ".join(
             ([args.model] if args.model else ["--module", args.module]) +
             (["--input", args.input] if args.input else []) +
             (["--input-dtype", args.input_dtype] if args.input_dtype != "float" else []) +
@@ -1691,7 +1696,7 @@ def main(argv=None):
         text = export(model, input_shape, name, source, command, INPUT_DTYPES[args.input_dtype])
     except ExportError as e:
         for line in str(e).splitlines():
-            print(f"export_torch.py: {args.model or args.module}: {line}", file=sys.stderr)
+            print(f"{PROG}: {args.model or args.module}: {line}", file=sys.stderr)
         return 1
     if args.output:
         with open(args.output, "w") as f:
