@@ -22,7 +22,7 @@ mv "$dir/prefix" "$dir/moved"
 prefix=$dir/moved
 cmd=$prefix/bin/scalemeter-export-torch
 [ -x "$cmd" ] || fail "the install has no executable bin/scalemeter-export-torch"
-for module in export_torch.py torch_python.py; do
+for module in export_torch.py export_rules.py torch_python.py; do
     [ -f "$prefix/share/scalemeter/python/$module" ] ||
         fail "the install has no share/scalemeter/python/$module"
 done
