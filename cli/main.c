@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "external.h"
 
 static const command commands[] = {
     {"allreduce", cmd_allreduce, "time all-reduce over MPI ranks: our ring and MPI_Allreduce"},
@@ -30,6 +31,7 @@ static void usage(FILE *out)
                  "against batch size and node count (ConvMeter, PALEO).\n\ncommands:\n");
     for (int i = 0; i < n_commands; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    external_usage(out);
     fprintf(out,
             "\nEvery command takes --help, --format (table, csv or json where it prints data;\n"
             "docs/output.md) and -o FILE; \"--\" ends the options and \"-\" reads a file from\n"
@@ -47,6 +49,10 @@ int main(int argc, char **argv)
                 char *args[] = {argv[2], "--help", NULL};
                 return commands[i].run(2, args);
             }
+        char *ext[] = {argv[2], "--help", NULL};
+        int rc = external_command(2, ext);
+        if (rc >= 0)
+            return rc;
         fprintf(stderr, "scalemeter help: unknown command '%s' (scalemeter help lists them)\n",
                 argv[2]);
         return 2;
@@ -71,6 +77,9 @@ int main(int argc, char **argv)
             }
             return rc;
         }
+    int rc = external_command(argc - 1, argv + 1); /* scalemeter-NAME beside the binary */
+    if (rc >= 0)
+        return rc;
     fprintf(stderr, "scalemeter: unknown command '%s' (scalemeter --help lists them)\n", argv[1]);
     return 2;
 }

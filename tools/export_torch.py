@@ -85,13 +85,21 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
 from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
+import export_rules  # noqa: E402
 
+# the installed command (scalemeter-export-torch) names itself in messages and file headers
+PROG = os.environ.get("SCALEMETER_EXPORT_PROG") or "export_torch.py"
+COMMAND = PROG if PROG != "export_torch.py" else "python3 tools/export_torch.py"
+SCRIPT = PROG if PROG != "export_torch.py" else "tools/export_torch.py"
 # the notice that torch was found in another interpreter only with -v: it is no news each run
-require_torch("export_torch.py", verbose=any(a in ("-v", "--verbose") for a in sys.argv[1:]))
+require_torch(PROG, verbose=any(a in ("-v", "--verbose") for a in sys.argv[1:]))
 import torch  # noqa: E402
 import torch.fx as fx
 import torch.nn.functional as F
 from torch import nn
+
+# rules that out-of-tree plugins bring (tools/export_rules.py): --rules and SCALEMETER_PLUGIN_PATH
+RULES = export_rules.Rules()
 
 MAX_LINE = 198  # the network reader refuses longer lines
 MAX_DIMS = 4  # SM_MAX_DIMS: dimensions of one sample
@@ -115,8 +123,8 @@ class ExportError(Exception):
         self.unsupported = unsupported
 
 
-PLUGIN_HINT = ("scalemeter has no layer type for {}: write a plugin (docs/plugin-abi.md) and map it "
-               "in tools/export_torch.py (module_rule, Exporter.on_function)")
+PLUGIN_HINT = ("scalemeter has no layer type for {}: write a plugin (docs/plugin-abi.md) and an "
+               "export rule for it (NAME.export.py beside NAME.so, or --rules FILE)")
 
 
 # ---- the model -------------------------------------------------------------------------------
@@ -262,6 +270,8 @@ class ScopeTracer(fx.Tracer):
 
 def is_known(m):
     """Whether the exporter writes module m whole (one layer, or the layers of a composite)."""
+    if RULES.module_rule(m) is not None:
+        return True  # a plugin's rule: kept whole, written by the rule
     try:
         return module_rule(m) is not None or composite_rule(m) is not None
     except ExportError:
@@ -307,8 +317,8 @@ def trace_graph(model):
             raise ExportError(
                 f"torch.fx cannot trace {where}" + (f" at {line}" if line else "") +
                 f": {op}; make that forward traceable (no Python control flow on tensor values),"
-                " or give the module's type a rule in tools/export_torch.py (module_rule, or "
-                "composite_rule for a module made of known layers)")
+                " or give the module's type an export rule (NAME.export.py beside a plugin, or "
+                "--rules FILE: docs/plugin-abi.md)")
 
 
 def trace(model, input_shape, dtype=torch.float32):
@@ -826,10 +836,13 @@ class Exporter:
         self.expanded = {}  # node -> parameter name: a parameter expanded over the batch
         self.hidden = {}  # node -> (recurrent module's node, "h" or "c"): its final states
         self.stochastic_depth = stochastic_depth_functions()
+        self.declined = {}  # node -> where the plugin's rule that gave no layer for it is
 
     # -- helpers --
 
     def fail(self, node, what, hint=True):
+        if node in self.declined:
+            what += f" (the export rule at {self.declined[node]} gives no layer for it)"
         raise ExportError(self.describe(node, what), unsupported=hint)
 
     def describe(self, node, what):
@@ -895,6 +908,8 @@ class Exporter:
         return self.layers
 
     def on_node(self, node):
+        if node.op in ("call_module", "call_function", "call_method") and self.on_rule(node):
+            return
         if node.op == "placeholder":
             self.value[node] = "@input"
         elif node.op == "output":
@@ -922,6 +937,62 @@ class Exporter:
             self.on_module(node)
         else:
             self.on_function(node)
+
+    def on_rule(self, node):
+        """A node that a plugin's export rule (tools/export_rules.py) writes: True when
+        written, False where no rule applies or the rule gives no layer."""
+        if node.op == "call_module":
+            m = self.modules[node.target]
+            rule = RULES.module_rule(m)
+            what = f"module {node.target} ({type(m).__name__})"
+        else:
+            rule = RULES.function_rule(node.op, node.target)
+            what = (f"method .{node.target}()" if node.op == "call_method" else
+                    f"function {getattr(node.target, '__name__', node.target)}")
+        if rule is None:
+            return False
+        args = list(node.args) + list(node.kwargs.values())
+        tensors = [a for a in args if isinstance(a, fx.Node)]
+        for a in tensors:
+            if a not in self.value or shape_of(a) is None:
+                self.fail(node, f"argument {a.name} is not a tensor with a batch, which a "
+                                f"rule's layer needs (rule at {rule.where()})", hint=False)
+        nested = []
+        for a in args:
+            if isinstance(a, (list, tuple, dict)):
+                fx.node.map_arg(a, nested.append)
+        if nested:  # torch.cat((a, b)): a rule's inputs are the call's own arguments
+            self.fail(node, f"a list or tuple of tensors as an argument (rule at "
+                            f"{rule.where()}); a rule's inputs are tensors given as arguments",
+                      hint=False)
+        if shape_of(node) is None:
+            self.fail(node, f"the {what.split()[0]} does not return one tensor with a batch "
+                            f"(rule at {rule.where()})", hint=False)
+        if node.op == "call_module":
+            op = m
+        else:
+            strip = lambda v: None if isinstance(v, fx.Node) else v  # noqa: E731
+            op = export_rules.Call(node.target, [strip(a) for a in node.args],
+                                   {k: strip(v) for k, v in node.kwargs.items()})
+        layer = export_rules.call_rule(rule, op, [shape_of(a) for a in tensors],
+                                       shape_of(node), what)
+        if layer is None:
+            self.declined[node] = rule.where()
+            return False
+        type_, params = layer
+        if node.op != "call_module":
+            base = node.target if isinstance(node.target, str) else node.target.__name__
+            self.add(node, type_, params, tensors, base.rstrip("_"))
+            return True
+        n = self.calls.get(node.target, 0)
+        self.calls[node.target] = n + 1
+        if n and next(m.parameters(), None) is not None:
+            self.fail(node, f"module {node.target} holds weights and is called more than once; "
+                            "scalemeter would count its weights once per call", hint=False)
+        layer = self.add(node, type_, params, tensors, None)
+        layer.name = node.target if n == 0 else f"{node.target}_{n}"
+        layer.module = m
+        return True
 
     def module_inputs(self, node, m):
         """The tensors a module is called with: its input, and a decoder layer's memory."""
@@ -1538,7 +1609,7 @@ def reuse_concat_prefixes(layers):
 
 
 def write_network(layers, exporter, name, input_shape, source, header):
-    lines = [f"; {h}" if h else ";" for h in header]
+    lines = [c for h in header for c in wrap_comment(h)]
     lines += ["[network]", f"name = {name}", f"input = {'x'.join(map(str, input_shape))}",
               f"source = {source}"]
 
@@ -1575,6 +1646,28 @@ def write_network(layers, exporter, name, input_shape, source, header):
             lines.extend(wrap(f"{local_name(l, block).ljust(width)} = {text}", l))
             prev = l.name
     return "\n".join(lines) + "\n"
+
+
+def wrap_comment(text):
+    """A header line as comment lines within the reader's limit: long paths in a command
+    would make one too long. A shell command is continued with a backslash."""
+    if not text:
+        return [";"]
+    lines, cur, cont = [], "; " + text.split(" ")[0], ";     "
+    for word in text.split(" ")[1:]:
+        if len(cur) + 1 + len(word) + 2 > MAX_LINE:
+            lines.append(cur + " \\")
+            cur = cont + word
+        else:
+            cur += " " + word
+    lines.append(cur)
+    out = []  # a word longer than a line (a very long path) is cut where it must be
+    for line in lines:
+        while len(line) > MAX_LINE:
+            out.append(line[:MAX_LINE - 2] + " \\")
+            line = cont + line[MAX_LINE - 2:]
+        out.append(line)
+    return out
 
 
 def local_name(l, block):
@@ -1624,7 +1717,7 @@ def export(model, input_shape, name, source, command, dtype=torch.float32):
         l.inputs = [ex.value[v] if isinstance(v, fx.Node) else v for v in l.inputs]
     assign_names(layers, ex.modules)
     reuse_concat_prefixes(layers)
-    header = [f"{name}, exported from {source} by tools/export_torch.py "
+    header = [f"{name}, exported from {source} by {SCRIPT} "
               f"(torch {torch.__version__}):",
               f"  {command}",
               "Layer and block names are the framework's modules; regenerate rather than edit."]
@@ -1633,10 +1726,12 @@ def export(model, input_shape, name, source, command, dtype=torch.float32):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog="export_torch.py",
+        prog=PROG,
         description="Writes a scalemeter network file from a PyTorch model (torch.fx).",
-        epilog="Examples: export_torch.py resnet18 -o models/resnet18.ini; "
-               "export_torch.py --module my_pkg.my_file:MyNet --input 3x32x32 -o my.ini")
+        epilog=f"Examples: {PROG} resnet18 -o models/resnet18.ini; "
+               f"{PROG} --module my_pkg.my_file:MyNet --input 3x32x32 -o my.ini. "
+               "Rules files (NAME.export.py) in the folders of SCALEMETER_PLUGIN_PATH are read "
+               "too.")
     ap.add_argument("model", nargs="?", help="a torchvision.models builder (resnet50)")
     ap.add_argument("--module", help="your model as MODULE:CLASS (my_pkg.net:Net or "
                                      "path/to/net.py:Net, whose folder goes on the import path)")
@@ -1648,28 +1743,39 @@ def main(argv=None):
     ap.add_argument("--kwargs", help="the model's constructor arguments as a JSON object: "
                                      "'{\"num_classes\": 10}'")
     ap.add_argument("--name", help="the network's name (default: the model's)")
+    ap.add_argument("--rules", action="append", default=[], metavar="FILE",
+                    help="export rules of a plugin's layer types (docs/plugin-abi.md), besides "
+                         "the NAME.export.py files of SCALEMETER_PLUGIN_PATH; repeatable")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="say which Python runs the export when this one has no torch")
     ap.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = ap.parse_args(argv)
     if bool(args.model) == bool(args.module):
         ap.error("give either a torchvision model name or --module MODULE:CLASS")
+    global RULES
+    RULES = export_rules.Rules()
     try:
+        for path in export_rules.plugin_path_files() + args.rules:
+            RULES.load(path)
         input_shape = parse_input(args.input) if args.input else TORCHVISION_INPUT.get(
             args.model, (3, 224, 224))
         model, source = load_model(args)
         name = args.name or args.model or args.module.rpartition(":")[2].lower()
-        command = "python3 tools/export_torch.py " + " ".join(
+        command = COMMAND + " " + " ".join(
             ([args.model] if args.model else ["--module", args.module]) +
             (["--input", args.input] if args.input else []) +
             (["--input-dtype", args.input_dtype] if args.input_dtype != "float" else []) +
             (["--kwargs", shlex.quote(args.kwargs)] if args.kwargs else []) +
             (["--name", args.name] if args.name else []) +
+            [a for r in args.rules for a in ("--rules", shlex.quote(r))] +
             (["-o", args.output] if args.output else []))
         text = export(model, input_shape, name, source, command, INPUT_DTYPES[args.input_dtype])
     except ExportError as e:
         for line in str(e).splitlines():
-            print(f"export_torch.py: {args.model or args.module}: {line}", file=sys.stderr)
+            print(f"{PROG}: {args.model or args.module}: {line}", file=sys.stderr)
+        return 1
+    except export_rules.RulesError as e:  # the rules file is at fault, not the model
+        print(f"{PROG}: {e}", file=sys.stderr)
         return 1
     if args.output:
         with open(args.output, "w") as f:
