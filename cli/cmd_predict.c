@@ -128,8 +128,8 @@ typedef struct predict_memory {
 static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
                                const predict_memory *mem)
 {
-    sm_curve_point pt = {*l, l->batch * sm_layout_devices(l), *t, sm_images_per_s(l, t->t_step),
-                         0, mem->train};
+    sm_curve_point pt = {
+        *l, l->batch * sm_layout_devices(l), *t, sm_images_per_s(l, t->t_step), 0, mem->train};
     pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
     return pt;
 }
@@ -139,8 +139,17 @@ static point_view view_of(const predict_args *a, const sm_network *net, const sm
                           const sm_curve_point *pt, const sm_allreduce_estimate *ar,
                           const predict_memory *mem)
 {
-    point_view v = {a->model,         net, p, pt, 0, a->common.dataset, a->common.tokens,
-                    a->common.epochs, ar != NULL, {0, "none", "-"}, mem->max_batch};
+    point_view v = {a->model,
+                    net,
+                    p,
+                    pt,
+                    0,
+                    a->common.dataset,
+                    a->common.tokens,
+                    a->common.epochs,
+                    ar != NULL,
+                    {0, "none", "-"},
+                    mem->max_batch};
     if (ar)
         v.allreduce = *ar;
     return v;
@@ -172,8 +181,8 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     /* the values of the column table, in predict's order of keys */
     sm_curve_point pt = point_of(l, t, mem);
     point_view v = view_of(a, net, p, &pt, ar, mem);
-    const char *times[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "t_epoch",
-                           "images_per_s"};
+    const char *times[] = {"t_infer", "t_fwd",   "t_bwd",       "t_grad",
+                           "t_step",  "t_epoch", "images_per_s"};
     for (int i = 0; i < 7; i++)
         point_json_named(&w, &v, times[i]);
     if (is_sequence(net))
@@ -296,10 +305,8 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         char meaning[64];
         snprintf(meaning, sizeof meaning, "time to train: %lld epochs",
                  (long long)a->common.epochs);
-        const char *row[] = {
-            "t_train",
-            fmt_seconds(point_value(&v, "t_train"), buf, sizeof buf),
-            meaning};
+        const char *row[] = {"t_train", fmt_seconds(point_value(&v, "t_train"), buf, sizeof buf),
+                             meaning};
         table_add(tab, row);
     }
     double ips = point_value(&v, "images_per_s");
