@@ -1,5 +1,6 @@
 /* The one place where predict and curve turn --coeffs, --device and their companions into a
  * predictor, so that the two commands cannot come to mean different things by them again. */
+#include <string.h>
 #include "predictor_choice.h"
 
 #include <stddef.h>
@@ -20,6 +21,11 @@ const char *predictor_choice_problem(const predictor_choice *c)
     if (c->coeffs && c->framework)
         return "--framework applies to --device alone: with --coeffs the passes are the "
                "calibration's, as measured";
+    if (c->attention && c->coeffs)
+        return "--attention applies to --device alone: a calibration measured its attention "
+               "as it ran";
+    if (c->attention && strcmp(c->attention, "eager") && strcmp(c->attention, "fused"))
+        return "--attention: expected eager or fused";
     if ((c->shard || c->checkpoint) && c->coeffs)
         return "--shard and --checkpoint apply to --device alone: a calibration measured DDP "
                "without checkpointing";
@@ -34,8 +40,8 @@ const char *predictor_choice_problem(const predictor_choice *c)
 
 int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st)
 {
-    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap, c->framework, c->collective,
-                             c->algorithms, c->protocols,  c->shard,   c->checkpoint};
+    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap, c->framework,  c->collective,
+                             c->algorithms, c->protocols,  c->shard,   c->checkpoint, c->attention};
     *out = NULL;
     if (!c->coeffs  ? sm_predictor_from_device_opts(c->device, &opt, out, st)
         : c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)

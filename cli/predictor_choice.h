@@ -17,6 +17,7 @@ typedef struct predictor_choice {
     const char *optimizer;          /* --optimizer: sgd, momentum, adam, adamw (memory); NULL: the
                                        framework's */
     const char *shard, *checkpoint; /* --shard, --checkpoint (--device alone) */
+    const char *attention;          /* --attention eager|fused (--device alone) */
 } predictor_choice;
 
 /* Why the options do not go together (a usage error's text), or NULL. */

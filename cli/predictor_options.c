@@ -49,6 +49,10 @@ static const opt_desc predictor_opts[] = {
     {"checkpoint", 0, "C", opt_string, 0, CHOICE(checkpoint),
      "(--device alone) none, selective or full activation\n"
      "checkpointing of the blocks (docs/memory.md)"},
+    {"attention", 0, "A", opt_string, 0, CHOICE(attention),
+     "(--device alone) eager, or fused (FlashAttention, PyTorch's\n"
+     "scaled_dot_product_attention: no score matrices kept or moved;\n"
+     "default: the framework's fused_attention)"},
 };
 
 static const opt_desc layout_opts[] = {

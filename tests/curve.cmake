@@ -90,3 +90,9 @@ if(SM_CURVE_PYTHON3)
   add_test(NAME cli_tokens COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_tokens_cli.py
            ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+if(SM_CURVE_PYTHON3)
+  # --attention eager|fused in predict and curve: the scores kept, hand-derived; refusals.
+  add_test(NAME cli_attention COMMAND ${SM_CURVE_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_attention_cli.py ${SCALEMETER_BIN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()

@@ -42,6 +42,8 @@ typedef struct sm_device_options {
                                none (DDP) */
     const char *checkpoint; /* "none", "selective", "full": the recomputed forward in the
                                backward pass and the activations kept; NULL: none */
+    const char *attention;  /* "eager" or "fused" (FlashAttention, scaled_dot_product_attention:
+                               no score matrices kept or moved); NULL: the framework's */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else

@@ -350,10 +350,18 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     }
     d->shard = (sm_shard)shard;
     d->checkpoint = (sm_checkpoint)checkpoint;
+    if (opt->attention) {
+        int fused = !strcmp(opt->attention, "fused");
+        if (!fused && strcmp(opt->attention, "eager")) {
+            free(d);
+            return sm_fail(st, "attention %s: expected eager or fused", opt->attention);
+        }
+        d->dev.fused_attention = fused;
+    }
 
     char description[512], restriction[256];
     snprintf(description, sizeof description,
-             "%.63s (%.127s): roofline at %s%s, %.63s dispatch, %s all-reduce%s in %g MiB "
+             "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s, %s all-reduce%s in %g MiB "
              "buckets%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision],
@@ -361,6 +369,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
              : d->dev.channels_last              ? " channels-last"
                                                  : " NCHW (cuDNN transposes around convolutions)",
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
+             d->dev.fused_attention ? ", fused attention" : "",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
              sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
              d->bucket_bytes / 1048576.0, d->overlap ? " overlapped with the backward pass" : "");
