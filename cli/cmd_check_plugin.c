@@ -34,11 +34,16 @@ static int coverage(const sm_registry *reg, int first, int end, const sm_conform
     int bad = 0;
     for (int i = first; i < end; i++) {
         const sm_layer_type *type = sm_registry_type(reg, i);
-        if (!t->cases_of[i]) {
+        const struct sm_cpu_kernels *cpu = NULL;
+        sm_status st;
+        if (sm_registry_cpu_kernels(reg, type, &cpu, &st)) {
+            printf("FAIL %s\n", st.msg);
+            bad++;
+        } else if (!t->cases_of[i]) {
             printf("FAIL %s: no case of type %s (add [case NAME] with layer = %s ...)\n", cases,
                    type->name, type->name);
             bad++;
-        } else if (type->cpu && !t->gradients_of[i]) {
+        } else if (cpu && !t->gradients_of[i]) {
             printf("FAIL %s: type %s has CPU kernels and no gradient-checked case\n", cases,
                    type->name);
             bad++;

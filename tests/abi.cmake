@@ -31,6 +31,29 @@ sm_add_c_test(test_registry_gpu test_registry_gpu.c ${CMAKE_BINARY_DIR}/tests/fa
 add_dependencies(test_registry_gpu fake_plugin_gpuok fake_plugin_gpubad fake_plugin_gpunone
   fake_gpu_module_ok fake_gpu_module_bad fake_plugin_v1)
 
+# CPU companions: cpuok_cpu.so exports its table, cpubad_cpu.so no entry point; cpunone.so has
+# no companion; cpuown.so's descriptor carries its own table (a plugin of before NAME_cpu.so),
+# and cpuown_cpu.so beside it is the refused kind, so taking it would fail the test.
+foreach(kind ok bad none own)
+  add_library(fake_plugin_cpu${kind} MODULE fake_plugin.c)
+  target_include_directories(fake_plugin_cpu${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  target_compile_definitions(fake_plugin_cpu${kind} PRIVATE TEST_TYPE_NAME="test_cpu${kind}")
+  set_target_properties(fake_plugin_cpu${kind} PROPERTIES PREFIX "" OUTPUT_NAME cpu${kind}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu)
+endforeach()
+target_compile_definitions(fake_plugin_cpuown PRIVATE TEST_OWN_CPU)
+foreach(kind ok bad own)
+  add_library(fake_cpu_module_${kind} MODULE fake_cpu_module.c)
+  target_include_directories(fake_cpu_module_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  set_target_properties(fake_cpu_module_${kind} PROPERTIES PREFIX "" OUTPUT_NAME cpu${kind}_cpu
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu C_VISIBILITY_PRESET hidden)
+endforeach()
+target_compile_definitions(fake_cpu_module_bad PRIVATE TEST_NO_ENTRY)
+target_compile_definitions(fake_cpu_module_own PRIVATE TEST_NO_ENTRY)
+sm_add_c_test(test_registry_cpu test_registry_cpu.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu)
+add_dependencies(test_registry_cpu fake_plugin_cpuok fake_plugin_cpubad fake_plugin_cpunone
+  fake_plugin_cpuown fake_cpu_module_ok fake_cpu_module_bad fake_cpu_module_own)
+
 # Counting maps no CUDA library and no GPU module (the process's own /proc/self/maps).
 sm_add_c_test(test_plugins_without_cuda test_plugins_without_cuda.c)
 # The counting commands from an install-shaped copy of the build tree without any NAME_gpu.so.

@@ -122,7 +122,10 @@ int main(void)
                   "layer type %s has no conformance cases: add a [case NAME] with layer = %s ... "
                   "to " PLUGINS "/%s/cases.ini (docs/plugins.md)",
                   type->name, type->name, dir);
-        CHECK_MSG(!type->cpu || t.gradients_of[i] > 0,
+        const struct sm_cpu_kernels *cpu = NULL;
+        sm_status why;
+        CHECK_MSG(sm_registry_cpu_kernels(reg, type, &cpu, &why) == 0, "%s", why.msg);
+        CHECK_MSG(!cpu || t.gradients_of[i] > 0,
                   "layer type %s has CPU kernels but no gradient-checked case in " PLUGINS
                   "/%s/cases.ini",
                   type->name, dir);

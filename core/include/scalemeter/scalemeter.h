@@ -70,6 +70,13 @@ void sm_registry_free(sm_registry *reg);
 struct sm_gpu_kernels;
 int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
                             const struct sm_gpu_kernels **out, sm_status *st);
+/* The CPU kernels of a type of this registry (kernels.h): the descriptor's own cpu table where
+ * set, else those of the companion module NAME_cpu.so beside its NAME.so, loaded on the first
+ * call, so that nothing that only counts maps the BLAS it links. 0 with *out NULL where the type
+ * has none; -1 with a message naming the module when it is there but cannot load. */
+struct sm_cpu_kernels;
+int sm_registry_cpu_kernels(const sm_registry *reg, const sm_layer_type *type,
+                            const struct sm_cpu_kernels **out, sm_status *st);
 
 /* ---- networks --------------------------------------------------------------------------- */
 
