@@ -56,6 +56,13 @@ add_dependencies(test_registry_cpu fake_plugin_cpuok fake_plugin_cpubad fake_plu
 
 # Counting maps no CUDA library and no GPU module (the process's own /proc/self/maps).
 sm_add_c_test(test_plugins_without_cuda test_plugins_without_cuda.c)
+# `metrics` as a user runs it maps no BLAS, LAPACK(E), gfortran or CPU companion (the loader's
+# own trace, LD_DEBUG=files; libscalemeter in it shows the trace was read).
+add_test(NAME cli_metrics_maps_no_blas
+  COMMAND sh -c "LD_DEBUG=files \"$0\" metrics resnet50 2>&1 >/dev/null" ${SCALEMETER_BIN})
+set_tests_properties(cli_metrics_maps_no_blas PROPERTIES
+  PASS_REGULAR_EXPRESSION "file=[^ ]*libscalemeter\\.so"
+  FAIL_REGULAR_EXPRESSION "libopenblas|liblapack|libblas|libgfortran|_cpu\\.so")
 # The counting commands from an install-shaped copy of the build tree without any NAME_gpu.so.
 add_test(NAME cli_without_gpu_modules
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_without_gpu_modules.sh ${CMAKE_BINARY_DIR}
