@@ -97,8 +97,9 @@ int cmd_check_plugin(int argc, char **argv)
     }
     sm_status st;
     sm_registry *reg = NULL;
-    if (sm_registry_open(&reg, &st)) {
+    if (sm_registry_open(&reg, &st) || sm_registry_load_all(reg, &st)) {
         fprintf(stderr, "scalemeter check-plugin: %s\n", st.msg);
+        sm_registry_free(reg);
         return 1;
     }
     int first = already_loaded(reg, plugin), end = first + 1, rc = 1;

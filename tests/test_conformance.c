@@ -74,8 +74,9 @@ int main(void)
 {
     sm_status st;
     sm_registry *reg = NULL;
-    if (sm_registry_open(&reg, &st)) {
+    if (sm_registry_open(&reg, &st) || sm_registry_load_all(reg, &st)) {
         fprintf(stderr, "%s\n", st.msg);
+        sm_registry_free(reg);
         return 1;
     }
     sm_cpu_set_threads(1);

@@ -48,11 +48,30 @@ typedef struct plugin {
     struct sm_cpu_kernels cpu;
 } plugin;
 
+/* A folder of sm_registry_open: its plugin file names, loaded from when asked. */
+typedef struct plugin_folder {
+    char *dir;
+    char **names; /* sorted */
+    size_t n_names;
+    int from_env; /* a folder of SCALEMETER_PLUGIN_PATH */
+} plugin_folder;
+
+/* Whether every plugin of the folders is loaded: a registry of sm_registry_new has no folders,
+ * so nothing is left to load. */
+enum { ALL_LOADED, ALL_UNTRIED, ALL_FAILED };
+
 /* items are allocated one by one: a type's address stays valid while later ones load. */
 struct sm_registry {
     int count, cap;
     plugin **items;
+    int n_folders;
+    plugin_folder *folders;
+    int all_state;
+    char *all_error;
 };
+
+static sm_registry *mutable(const sm_registry *reg);
+static void free_names(char **names, size_t n);
 
 sm_registry *sm_registry_new(void) { return calloc(1, sizeof(sm_registry)); }
 
@@ -70,19 +89,30 @@ void sm_registry_free(sm_registry *reg)
         free(reg->items[i]);
     }
     free(reg->items);
+    for (int i = 0; i < reg->n_folders; i++) {
+        free(reg->folders[i].dir);
+        free_names(reg->folders[i].names, reg->folders[i].n_names);
+    }
+    free(reg->folders);
+    free(reg->all_error);
     free(reg);
 }
 
-int sm_registry_count(const sm_registry *reg) { return reg->count; }
+/* Listing asks for every type: what failed to load is sm_registry_load_all's to say. */
+int sm_registry_count(const sm_registry *reg)
+{
+    sm_status ignored;
+    sm_registry_load_all(mutable(reg), &ignored);
+    return reg->count;
+}
 const sm_layer_type *sm_registry_type(const sm_registry *reg, int i) { return &reg->items[i]->type; }
 const char *sm_registry_path(const sm_registry *reg, int i) { return reg->items[i]->path; }
 
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name)
 {
-    for (int i = 0; i < reg->count; i++)
-        if (strcmp(reg->items[i]->type.name, name) == 0)
-            return &reg->items[i]->type;
-    return NULL;
+    const sm_layer_type *t;
+    sm_status ignored;
+    return sm_registry_lookup(reg, name, &t, &ignored) ? NULL : t;
 }
 
 static int valid_type_name(const char *name)
@@ -196,14 +226,14 @@ static const sm_layer_type *open_plugin(const char *path, void **handle_out, sm_
 }
 
 /* Anyone who can write a plugin file or folder can make every command run their code. */
-static int check_not_world_writable(const char *path, int folder, sm_status *st)
+static int check_not_world_writable(const char *path, int is_folder, sm_status *st)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && (sb.st_mode & S_IWOTH))
         return sm_fail(st,
                        "%s: refusing plugin %s: it is writable by every user, who could make "
                        "scalemeter run their code (chmod o-w it)",
-                       path, folder ? "folder" : "file");
+                       path, is_folder ? "folder" : "file");
     return 0;
 }
 
@@ -252,8 +282,12 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
+/* The plugin file names of dir (companions left out), sorted: a stable order, so that errors
+ * repeat the same. 0 with *out set, or -1 with st set. */
+static int list_dir(const char *dir, char ***out, size_t *count, sm_status *st)
 {
+    *out = NULL;
+    *count = 0;
     if (check_not_world_writable(dir, 1, st))
         return -1;
     DIR *d = opendir(dir);
@@ -262,7 +296,7 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
     char **names = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
-    for (struct dirent *e; (e = readdir(d));) {
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
             continue;
@@ -278,29 +312,158 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
             }
             names = grown;
         }
-        names[n++] = strdup(e->d_name);
+        if (!(names[n] = strdup(e->d_name)))
+            rc = sm_fail(st, "out of memory listing %s", dir);
+        else
+            n++;
     }
     closedir(d);
     if (n)                                             /* qsort(NULL, 0, ...) is undefined */
-        qsort(names, n, sizeof *names, compare_names); /* a stable order: errors repeat the same */
-    for (size_t i = 0; i < n; i++) {
-        if (rc == 0) {
-            size_t len = strlen(dir) + strlen(names[i]) + 2;
-            char *path = malloc(len);
-            snprintf(path, len, "%s/%s", dir, names[i]);
-            rc = sm_registry_load_file(reg, path, st);
-            free(path);
-        }
-        free(names[i]);
-    }
-    free(names);
+        qsort(names, n, sizeof *names, compare_names);
+    *out = names;
+    *count = n;
     return rc;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(len);
+    if (path)
+        snprintf(path, len, "%s/%s", dir, name);
+    return path;
+}
+
+/* Whether a plugin of that path is loaded already. */
+static int loaded_path(const sm_registry *reg, const char *path)
+{
+    for (int i = 0; i < reg->count; i++)
+        if (!strcmp(reg->items[i]->path, path))
+            return 1;
+    return 0;
+}
+
+/* Loads folder f's file name (unless loaded); an error of a SCALEMETER_PLUGIN_PATH folder says
+ * so, as it did when every folder was loaded at start-up. */
+static int load_listed(sm_registry *reg, const plugin_folder *f, const char *name, sm_status *st)
+{
+    char *path = join(f->dir, name);
+    if (!path)
+        return sm_fail(st, "out of memory");
+    sm_status sub;
+    int rc = loaded_path(reg, path) ? 0 : sm_registry_load_file(reg, path, &sub);
+    free(path);
+    if (rc)
+        return f->from_env ? sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg)
+                           : sm_fail(st, "%s", sub.msg);
+    return 0;
+}
+
+int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
+{
+    char **names;
+    size_t n;
+    if (list_dir(dir, &names, &n, st)) {
+        free_names(names, n);
+        return -1;
+    }
+    plugin_folder f = {.dir = (char *)dir};
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = load_listed(reg, &f, names[i], st);
+    free_names(names, n);
+    return rc;
+}
+
+/* Adds a folder to be loaded from when asked (sm_registry_open's). */
+static int add_folder(sm_registry *reg, const char *dir, int from_env, sm_status *st)
+{
+    plugin_folder *grown = realloc(reg->folders, (size_t)(reg->n_folders + 1) * sizeof *grown);
+    if (!grown)
+        return sm_fail(st, "out of memory");
+    reg->folders = grown;
+    plugin_folder *f = &reg->folders[reg->n_folders];
+    memset(f, 0, sizeof *f);
+    f->from_env = from_env;
+    if (!(f->dir = strdup(dir)))
+        return sm_fail(st, "out of memory");
+    reg->n_folders++;
+    return list_dir(dir, &f->names, &f->n_names, st);
+}
+
+int sm_registry_load_all(sm_registry *reg, sm_status *st)
+{
+    if (reg->all_state == ALL_UNTRIED) {
+        sm_status sub = {{0}};
+        int rc = 0;
+        for (int i = 0; i < reg->n_folders && rc == 0; i++)
+            for (size_t j = 0; j < reg->folders[i].n_names && rc == 0; j++)
+                rc = load_listed(reg, &reg->folders[i], reg->folders[i].names[j], &sub);
+        reg->all_state = rc ? ALL_FAILED : ALL_LOADED;
+        if (rc)
+            reg->all_error = strdup(sub.msg);
+    }
+    if (reg->all_state == ALL_FAILED)
+        return sm_fail(st, "%s", reg->all_error ? reg->all_error : "out of memory");
+    return 0;
+}
+
+/* A registry's types are loaded as they are asked for: a cache, logically const. */
+static sm_registry *mutable(const sm_registry *reg) { return (sm_registry *)(uintptr_t)reg; }
+
+
+int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer_type **out,
+                       sm_status *st)
+{
+    sm_registry *reg = mutable(creg);
+    *out = NULL;
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i]->type.name, name) == 0)
+            return *out = &reg->items[i]->type, 0;
+    if (reg->all_state != ALL_UNTRIED) /* every plugin is loaded, or failed to */
+        return reg->all_state == ALL_FAILED ? sm_registry_load_all(reg, st) : 0;
+    /* NAME.so of every folder, in order: a second one is the duplicate it always was. */
+    size_t len = strlen(name);
+    char *file = malloc(len + 4);
+    if (!file)
+        return sm_fail(st, "out of memory");
+    memcpy(file, name, len);
+    memcpy(file + len, ".so", 4);
+    int rc = 0;
+    for (int i = 0; i < reg->n_folders && rc == 0; i++) {
+        const plugin_folder *f = &reg->folders[i];
+        char *const *hit =
+            f->n_names ? bsearch(&file, f->names, f->n_names, sizeof *f->names, compare_names)
+                       : NULL;
+        if (hit)
+            rc = load_listed(reg, f, *hit, st);
+    }
+    free(file);
+    if (rc)
+        return -1;
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i]->type.name, name) == 0)
+            return *out = &reg->items[i]->type, 0;
+    /* No NAME.so, or one of another type: a plugin named otherwise may provide it. */
+    if (sm_registry_load_all(reg, st))
+        return -1;
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i]->type.name, name) == 0)
+            return *out = &reg->items[i]->type, 0;
+    return 0;
 }
 
 /* The folders of SCALEMETER_PLUGIN_PATH after the default one. A relative entry ("." or
  * "plugins") would load code from whatever folder a command runs in, so it is refused; a folder
- * named twice, or the default folder again, is loaded once (its types would clash otherwise). */
-static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
+ * named twice, or the default folder again, is listed once (its types would clash otherwise). */
+static int add_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
 {
     char *list = strdup(extra);
     char(*seen)[PATH_MAX] = calloc(strlen(extra) / 2 + 2, sizeof *seen);
@@ -327,7 +490,7 @@ static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
             n_seen += !again;
         }
         sm_status sub;
-        if (!again && sm_registry_load_dir(reg, dir, &sub))
+        if (!again && add_folder(reg, dir, 1, &sub))
             rc = sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg);
     }
     free(list), free(seen);
@@ -339,10 +502,11 @@ int sm_registry_open(sm_registry **out, sm_status *st)
     sm_registry *reg = sm_registry_new();
     if (!reg)
         return sm_fail(st, "out of memory");
-    int rc = sm_registry_load_dir(reg, sm_plugin_dir(), st);
+    reg->all_state = ALL_UNTRIED; /* the folders are listed; a type loads when asked for */
+    int rc = add_folder(reg, sm_plugin_dir(), 0, st);
     const char *extra = getenv("SCALEMETER_PLUGIN_PATH");
     if (rc == 0 && extra && *extra)
-        rc = load_plugin_path(reg, extra, st);
+        rc = add_plugin_path(reg, extra, st);
     if (rc) {
         sm_registry_free(reg);
         return -1;
