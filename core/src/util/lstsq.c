@@ -18,7 +18,7 @@
 #include "scalemeter/fit.h"
 
 #ifndef SM_LAPACKE_SONAME
-#define SM_LAPACKE_SONAME "liblapacke.so.3"
+#error "SM_LAPACKE_SONAME: the build names the LAPACKE library to load (core/CMakeLists.txt)"
 #endif
 
 /* LAPACKE_dgelsd, once loaded; or why it could not be. */
