@@ -71,7 +71,12 @@ sm_add_c_test(test_registry_lazy test_registry_lazy.c
 add_dependencies(test_registry_lazy fake_plugin_renamed fake_plugin_dup_conv2d)
 
 # Counting maps no CUDA library and no GPU module (the process's own /proc/self/maps).
-sm_add_c_test(test_plugins_without_cuda test_plugins_without_cuda.c)
+# It links libscalemeter alone, as a program that only counts does: sm_add_c_test's CPU executor
+# brings OpenBLAS wherever the linker keeps unused libraries (clang's, without --as-needed).
+add_executable(test_plugins_without_cuda test_plugins_without_cuda.c)
+target_link_libraries(test_plugins_without_cuda PRIVATE scalemeter)
+add_test(NAME test_plugins_without_cuda COMMAND test_plugins_without_cuda
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 # `metrics` as a user runs it maps no BLAS, LAPACK(E), gfortran or CPU companion (the loader's
 # own trace, LD_DEBUG=files; libscalemeter in it shows the trace was read).
 add_test(NAME cli_metrics_maps_no_blas
