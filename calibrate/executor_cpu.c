@@ -42,13 +42,22 @@ void sm_cpu_set_threads(int n)
         openblas_set_num_threads(n);
 }
 
-/* The kernels of a layer's type, or NULL when it has none usable. */
-static const struct sm_cpu_kernels *kernels_of(const sm_layer_type *t)
+/* The CPU kernels of a layer's type: the descriptor's own, or its companion module's (loaded
+ * on first use through the network's registry); NULL when it has none usable, or when the
+ * module failed to load (st says why, naming it). */
+static const struct sm_cpu_kernels *kernels_of(const sm_network *net, const sm_layer *l,
+                                               sm_status *st)
 {
-    if (t->struct_size < offsetof(sm_layer_type, cpu) + sizeof t->cpu || !t->cpu)
-        return NULL;
-    const struct sm_cpu_kernels *k = t->cpu;
-    if (k->struct_size < offsetof(struct sm_cpu_kernels, backward) + sizeof k->backward ||
+    const struct sm_cpu_kernels *k = NULL;
+    const sm_layer_type *t = l->type;
+    st->msg[0] = '\0';
+    if (net->registry) {
+        if (sm_registry_cpu_kernels(net->registry, t, &k, st))
+            return NULL;
+    } else if (t->struct_size >= offsetof(sm_layer_type, cpu) + sizeof t->cpu) {
+        k = t->cpu; /* a network put together by hand: the descriptor's own kernels */
+    }
+    if (!k || k->struct_size < offsetof(struct sm_cpu_kernels, backward) + sizeof k->backward ||
         !k->forward || !k->backward)
         return NULL;
     return k;
@@ -58,11 +67,16 @@ int sm_executor_check(const sm_network *net, sm_status *st)
 {
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
-        if (!kernels_of(l->type))
-            return sm_fail(st,
-                           "%s:%d: layer '%s' of type '%s' has no CPU kernel, so %s cannot run "
-                           "on the CPU backend",
-                           net->path, l->line, l->name, l->type->name, net->name);
+        sm_status why;
+        if (kernels_of(net, l, &why))
+            continue;
+        if (why.msg[0])
+            return sm_fail(st, "%s:%d: layer '%s' of type '%s': %s", net->path, l->line, l->name,
+                           l->type->name, why.msg);
+        return sm_fail(st,
+                       "%s:%d: layer '%s' of type '%s' has no CPU kernel, so %s cannot run "
+                       "on the CPU backend",
+                       net->path, l->line, l->name, l->type->name, net->name);
     }
     if (net->n_layers == 0)
         return sm_fail(st, "%s: the network has no layers", net->path);
@@ -94,7 +108,8 @@ static int new_plan(const sm_network *net, const sm_executor_options *opt, sm_ex
     for (int i = 0; i < p->n; i++) {
         cpu_layer *c = &ex->layers[i];
         const sm_layer_io *call = &p->layers[i].call;
-        c->k = kernels_of(net->layers[i].type);
+        sm_status ignored; /* checked before planning: found, cached by the registry */
+        c->k = kernels_of(net, &net->layers[i], &ignored);
         ex->p.layers[i].forward = c->k->forward;
         ex->p.layers[i].backward = c->k->backward;
         c->state_bytes = c->k->state_size ? c->k->state_size(call) : 0;

@@ -35,11 +35,16 @@ static int coverage(const sm_registry *reg, int first, int end, const sm_conform
     int bad = 0;
     for (int i = first; i < end; i++) {
         const sm_layer_type *type = sm_registry_type(reg, i);
-        if (!t->cases_of[i]) {
+        const struct sm_cpu_kernels *cpu = NULL;
+        sm_status st;
+        if (sm_registry_cpu_kernels(reg, type, &cpu, &st)) {
+            printf("FAIL %s\n", st.msg);
+            bad++;
+        } else if (!t->cases_of[i]) {
             printf("FAIL %s: no case of type %s (add [case NAME] with layer = %s ...)\n", cases,
                    type->name, type->name);
             bad++;
-        } else if (type->cpu && !t->gradients_of[i]) {
+        } else if (cpu && !t->gradients_of[i]) {
             printf("FAIL %s: type %s has CPU kernels and no gradient-checked case\n", cases,
                    type->name);
             bad++;
@@ -93,8 +98,9 @@ int cmd_check_plugin(int argc, char **argv)
     }
     sm_status st;
     sm_registry *reg = NULL;
-    if (sm_registry_open(&reg, &st)) {
+    if (sm_registry_open(&reg, &st) || sm_registry_load_all(reg, &st)) {
         fprintf(stderr, "scalemeter check-plugin: %s\n", st.msg);
+        sm_registry_free(reg);
         return 1;
     }
     int first = already_loaded(reg, plugin), end = first + 1, rc = 1;

@@ -41,6 +41,10 @@ int cmd_plugins(int argc, char **argv)
     sm_registry *reg;
     if (sm_registry_open(&reg, &st))
         return report_error(st.msg);
+    if (sm_registry_load_all(reg, &st)) { /* a network loads only its types; this lists all */
+        sm_registry_free(reg);
+        return report_error(st.msg);
+    }
     int n = sm_registry_count(reg);
     json_writer w;
     json_init(&w, stdout);

@@ -31,8 +31,59 @@ sm_add_c_test(test_registry_gpu test_registry_gpu.c ${CMAKE_BINARY_DIR}/tests/fa
 add_dependencies(test_registry_gpu fake_plugin_gpuok fake_plugin_gpubad fake_plugin_gpunone
   fake_gpu_module_ok fake_gpu_module_bad fake_plugin_v1)
 
+# CPU companions: cpuok_cpu.so exports its table, cpubad_cpu.so no entry point; cpunone.so has
+# no companion; cpuown.so's descriptor carries its own table (a plugin of before NAME_cpu.so),
+# and cpuown_cpu.so beside it is the refused kind, so taking it would fail the test.
+foreach(kind ok bad none own)
+  add_library(fake_plugin_cpu${kind} MODULE fake_plugin.c)
+  target_include_directories(fake_plugin_cpu${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  target_compile_definitions(fake_plugin_cpu${kind} PRIVATE TEST_TYPE_NAME="test_cpu${kind}")
+  set_target_properties(fake_plugin_cpu${kind} PROPERTIES PREFIX "" OUTPUT_NAME cpu${kind}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu)
+endforeach()
+target_compile_definitions(fake_plugin_cpuown PRIVATE TEST_OWN_CPU)
+foreach(kind ok bad own)
+  add_library(fake_cpu_module_${kind} MODULE fake_cpu_module.c)
+  target_include_directories(fake_cpu_module_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  set_target_properties(fake_cpu_module_${kind} PROPERTIES PREFIX "" OUTPUT_NAME cpu${kind}_cpu
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu C_VISIBILITY_PRESET hidden)
+endforeach()
+target_compile_definitions(fake_cpu_module_bad PRIVATE TEST_NO_ENTRY)
+target_compile_definitions(fake_cpu_module_own PRIVATE TEST_NO_ENTRY)
+sm_add_c_test(test_registry_cpu test_registry_cpu.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu)
+add_dependencies(test_registry_cpu fake_plugin_cpuok fake_plugin_cpubad fake_plugin_cpunone
+  fake_plugin_cpuown fake_cpu_module_ok fake_cpu_module_bad fake_cpu_module_own)
+
+# Plugins load when a network asks for their types (test_registry_lazy.c): renamed.so provides
+# test_renamed (a file named otherwise), dup/conv2d.so a second conv2d.
+add_library(fake_plugin_renamed MODULE fake_plugin.c)
+target_include_directories(fake_plugin_renamed PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+target_compile_definitions(fake_plugin_renamed PRIVATE TEST_TYPE_NAME="test_renamed")
+set_target_properties(fake_plugin_renamed PROPERTIES PREFIX "" OUTPUT_NAME renamed
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/renamed)
+add_library(fake_plugin_dup_conv2d MODULE fake_plugin.c)
+target_include_directories(fake_plugin_dup_conv2d PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+target_compile_definitions(fake_plugin_dup_conv2d PRIVATE TEST_TYPE_NAME="conv2d")
+set_target_properties(fake_plugin_dup_conv2d PROPERTIES PREFIX "" OUTPUT_NAME conv2d
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup)
+sm_add_c_test(test_registry_lazy test_registry_lazy.c
+  ${CMAKE_BINARY_DIR}/tests/fake_plugins/renamed ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup)
+add_dependencies(test_registry_lazy fake_plugin_renamed fake_plugin_dup_conv2d)
+
 # Counting maps no CUDA library and no GPU module (the process's own /proc/self/maps).
-sm_add_c_test(test_plugins_without_cuda test_plugins_without_cuda.c)
+# It links libscalemeter alone, as a program that only counts does: sm_add_c_test's CPU executor
+# brings OpenBLAS wherever the linker keeps unused libraries (clang's, without --as-needed).
+add_executable(test_plugins_without_cuda test_plugins_without_cuda.c)
+target_link_libraries(test_plugins_without_cuda PRIVATE scalemeter)
+add_test(NAME test_plugins_without_cuda COMMAND test_plugins_without_cuda
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# `metrics` as a user runs it maps no BLAS, LAPACK(E), gfortran or CPU companion (the loader's
+# own trace, LD_DEBUG=files; libscalemeter in it shows the trace was read).
+add_test(NAME cli_metrics_maps_no_blas
+  COMMAND sh -c "LD_DEBUG=files \"$0\" metrics resnet50 2>&1 >/dev/null" ${SCALEMETER_BIN})
+set_tests_properties(cli_metrics_maps_no_blas PROPERTIES
+  PASS_REGULAR_EXPRESSION "file=[^ ]*libscalemeter\\.so"
+  FAIL_REGULAR_EXPRESSION "libopenblas|liblapack|libblas|libgfortran|_cpu\\.so")
 # The counting commands from an install-shaped copy of the build tree without any NAME_gpu.so.
 add_test(NAME cli_without_gpu_modules
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_without_gpu_modules.sh ${CMAKE_BINARY_DIR}

@@ -28,6 +28,22 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #define TEST_ABI_VERSION SM_PLUGIN_ABI_VERSION
 #endif
 
+#ifdef TEST_OWN_CPU
+/* CPU kernels in the descriptor itself, as plugins of ABI 2 and 3 were written before
+ * NAME_cpu.so: the registry hands this table out and looks for no companion. */
+#include <scalemeter/kernels.h>
+static int own_pass(const sm_layer_io *l, sm_error *err)
+{
+    (void)l, (void)err;
+    return 0;
+}
+static const struct sm_cpu_kernels own_cpu = {
+    .struct_size = sizeof(struct sm_cpu_kernels),
+    .forward = own_pass,
+    .backward = own_pass,
+};
+#endif
+
 static const sm_layer_type desc = {
     .abi_version = TEST_ABI_VERSION,
     .struct_size = sizeof(sm_layer_type),
@@ -38,6 +54,9 @@ static const sm_layer_type desc = {
     .parse = parse,
     .infer = infer,
     .metrics = metrics,
+#ifdef TEST_OWN_CPU
+    .cpu = &own_cpu,
+#endif
 };
 
 #ifndef TEST_NO_ENTRY

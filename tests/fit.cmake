@@ -3,6 +3,12 @@
 # tiny networks of tests/data/fit/, leave-one-model-out against a hand computation, and the
 # `fit` and `predict` commands, including every bad input they must refuse.
 sm_add_c_test(test_fit_lstsq test_fit_lstsq.c)
+# lstsq.c built into the test against a LAPACKE soname that no machine has: one line naming it.
+sm_add_c_test(test_lstsq_no_lapacke test_lstsq_no_lapacke.c)
+target_sources(test_lstsq_no_lapacke PRIVATE ${PROJECT_SOURCE_DIR}/core/src/util/lstsq.c)
+target_compile_definitions(test_lstsq_no_lapacke PRIVATE
+  SM_LAPACKE_SONAME="libsm_no_such_lapacke.so.9")
+target_include_directories(test_lstsq_no_lapacke PRIVATE ${LAPACKE_INCLUDE_DIRS})
 sm_add_c_test(test_fit test_fit.c ${CMAKE_CURRENT_BINARY_DIR})
 sm_add_c_test(test_fit_loo test_fit_loo.c ${CMAKE_CURRENT_BINARY_DIR})
 # the measurement CSV's quoting (RFC 4180): quoted commas, quotes, newlines; text after a quote

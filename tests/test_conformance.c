@@ -101,7 +101,9 @@ static void check_gpu_coverage(const sm_registry *reg, const sm_conformance_tall
     const struct sm_gpu_kernels *k = NULL;
     sm_status st;
     CHECK_MSG(sm_registry_gpu_kernels(reg, type, &k, &st) == 0, "%s", st.msg);
-    CHECK_MSG(!k || !type->cpu || t->device_of[i] > 0,
+    const struct sm_cpu_kernels *cpu = NULL;
+    CHECK_MSG(sm_registry_cpu_kernels(reg, type, &cpu, &st) == 0, "%s", st.msg);
+    CHECK_MSG(!k || !cpu || t->device_of[i] > 0,
               "layer type %s has GPU kernels but no case compared on the GPU in " PLUGINS
               "/%s/cases.ini (a gradient-checked case without device = no)",
               type->name, dir);
@@ -116,8 +118,9 @@ int main(void)
     if (probe_gpu())
         return 77;
 #endif
-    if (sm_registry_open(&reg, &st)) {
+    if (sm_registry_open(&reg, &st) || sm_registry_load_all(reg, &st)) {
         fprintf(stderr, "%s\n", st.msg);
+        sm_registry_free(reg);
         return 1;
     }
     sm_cpu_set_threads(1);
@@ -168,7 +171,10 @@ int main(void)
                   "layer type %s has no conformance cases: add a [case NAME] with layer = %s ... "
                   "to " PLUGINS "/%s/cases.ini (docs/plugin-abi.md)",
                   type->name, type->name, dir);
-        CHECK_MSG(!type->cpu || t.gradients_of[i] > 0,
+        const struct sm_cpu_kernels *cpu = NULL;
+        sm_status why;
+        CHECK_MSG(sm_registry_cpu_kernels(reg, type, &cpu, &why) == 0, "%s", why.msg);
+        CHECK_MSG(!cpu || t.gradients_of[i] > 0,
                   "layer type %s has CPU kernels but no gradient-checked case in " PLUGINS
                   "/%s/cases.ini",
                   type->name, dir);

@@ -31,6 +31,15 @@ static const struct sm_gpu_kernels *gpu_of(const sm_layer_type *t)
     return k;
 }
 
+static const struct sm_cpu_kernels *cpu_of(const sm_layer_type *t)
+{
+    const struct sm_cpu_kernels *k = NULL;
+    sm_status st;
+    if (sm_registry_cpu_kernels(reg, t, &k, &st))
+        fprintf(stderr, "%s: %s\n", t->name, st.msg);
+    return k;
+}
+
 #define NET(input, layers) "[network]\nname = t\ninput = " input "\n[layers]\n" layers
 
 /* The types the GPU kernels cover: every layer of the CNNs of the zoo, the token and sequence
@@ -92,10 +101,11 @@ static void test_gpu_kernels_present(void)
         if (!t)
             continue;
         const struct sm_gpu_kernels *g = gpu_of(t);
-        if (!g || !t->cpu)
+        const struct sm_cpu_kernels *c = cpu_of(t);
+        if (!g || !c)
             fprintf(stderr, "%s: GPU kernels %p, CPU kernels %p\n", t->name, (const void *)g,
-                    (const void *)t->cpu);
-        CHECK(g != NULL && t->cpu != NULL);
+                    (const void *)c);
+        CHECK(g != NULL && c != NULL);
         if (g) {
             CHECK_EQ(g->abi_version, SM_PLUGIN_ABI_VERSION);
             CHECK_EQ(g->struct_size, sizeof(struct sm_gpu_kernels));
@@ -108,7 +118,7 @@ static void test_gpu_kernels_present(void)
     printf("CPU kernels only:");
     for (int i = 0; i < sm_registry_count(reg); i++) {
         const sm_layer_type *t = sm_registry_type(reg, i);
-        if (t->cpu && !gpu_of(t)) {
+        if (cpu_of(t) && !gpu_of(t)) {
             printf(" %s", t->name);
             CHECK(!"a type with CPU kernels and none for the GPU");
         }

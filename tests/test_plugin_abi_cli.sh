@@ -1,10 +1,11 @@
 #!/bin/sh
-# A plugin built for another ABI version (here 1) in SCALEMETER_PLUGIN_PATH: the command exits
-# non-zero with one line naming the file and both versions.
+# A plugin built for another ABI version (here 1) in SCALEMETER_PLUGIN_PATH: a command that
+# loads it (`plugins` loads every plugin; a network only those of its types) exits non-zero
+# with one line naming the file and both versions.
 # usage: test_plugin_abi_cli.sh SCALEMETER PLUGIN_DIR PLUGIN_FILE
 set -eu
 sm=$1 dir=$2 file=$3
-if out=$(SCALEMETER_PLUGIN_PATH=$dir "$sm" metrics resnet18 2>&1); then
+if out=$(SCALEMETER_PLUGIN_PATH=$dir "$sm" plugins 2>&1); then
     echo "FAIL: a plugin of ABI version 1 was accepted: $out"
     exit 1
 fi

@@ -5,7 +5,9 @@
  * 0.1 s and 210 MiB where present). This test links libscalemeter alone, as a program that
  * only counts does, and reads its own /proc/self/maps. Where the GPU modules were built, asking
  * for a type's GPU kernels then maps its module, so the check can see a mapping when there is
- * one.
+ * one. Nor does counting map OpenBLAS, LAPACK(E), gfortran or a CPU companion module (issue
+ * 34: they cost every command 2 ms): asking for conv2d's CPU kernels then maps conv2d_cpu.so
+ * and OpenBLAS, which the same check must see.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,9 @@ int main(void)
     static const char *const cuda[] = {"libcudart", "libcudnn",   "libcublas",
                                        "libnccl",   "libcuda.so", "_gpu.so"};
     const int n_cuda = (int)(sizeof cuda / sizeof cuda[0]);
+    static const char *const blas[] = {"libopenblas", "liblapack", "libblas",
+                                       "libgfortran", "_cpu.so"};
+    const int n_blas = (int)(sizeof blas / sizeof blas[0]);
     static const char *const models[] = {"resnet50", "mobilenet_v3_large", "vit_b_16",
                                          "convnext_tiny", "gpt2"};
     char line[4096];
@@ -62,6 +67,18 @@ int main(void)
     if (line[0])
         fprintf(stderr, "mapped after metrics: %s", line);
     CHECK(line[0] == '\0');
+    mapped(blas, n_blas, line, sizeof line);
+    if (line[0])
+        fprintf(stderr, "mapped after metrics: %s", line);
+    CHECK(line[0] == '\0');
+
+    /* the CPU backend's first question loads conv2d's CPU module, and with it OpenBLAS */
+    const struct sm_cpu_kernels *cpu = NULL;
+    CHECK_EQ(sm_registry_cpu_kernels(reg, sm_registry_find(reg, "conv2d"), &cpu, &st), 0);
+    CHECK(cpu != NULL);
+    static const char *const cpu_module[] = {"conv2d_cpu.so"}, *const openblas[] = {"libopenblas"};
+    CHECK(mapped(cpu_module, 1, line, sizeof line)[0] != '\0');
+    CHECK(mapped(openblas, 1, line, sizeof line)[0] != '\0');
 
 #ifdef SM_HAVE_CUDA
     /* The cuda backend's first question loads conv2d's module, and with it cuDNN. */

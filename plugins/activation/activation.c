@@ -87,9 +87,6 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in, 
     return 0;
 }
 
-/* CPU kernels: activation_cpu.c. */
-extern const struct sm_cpu_kernels activation_cpu_kernels;
-
 /* What autograd keeps (derivatives.yaml, and PyTorch 1.13 as tools/torch_saved_tensors.py
  * records it): ReLU, sigmoid and tanh their result (in place: the input's storage); the others
  * their input (in place, ReLU6, SiLU and Hardswish keep a copy of it made before it is
@@ -121,7 +118,6 @@ static const sm_layer_type activation_type = {
     .parse = activation_parse,
     .infer = activation_infer,
     .metrics = activation_metrics,
-    .cpu = &activation_cpu_kernels,
     .traits = SM_TRAIT_ACTIVATION,
     .saved = act_saved,
 };

@@ -117,3 +117,5 @@ const struct sm_cpu_kernels activation_cpu_kernels = {
     .forward = activation_forward,
     .backward = activation_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(activation_cpu_kernels)

@@ -52,9 +52,6 @@ static int adaptive_metrics(const void *params, const sm_shape *in, int n_in, co
     return 0;
 }
 
-/* CPU kernels: adaptive_avgpool2d_cpu.c. */
-extern const struct sm_cpu_kernels adaptive_avgpool2d_cpu_kernels;
-
 static const sm_layer_type adaptive_type = {
     SM_LAYER_TYPE_INIT,
     .name = "adaptive_avgpool2d",
@@ -65,7 +62,6 @@ static const sm_layer_type adaptive_type = {
     .parse = adaptive_parse,
     .infer = adaptive_infer,
     .metrics = adaptive_metrics,
-    .cpu = &adaptive_avgpool2d_cpu_kernels,
     .traits = 0,
     /* its backward reads the input's shape from the input itself: the input is kept */
     .saved = sm_saved_input,

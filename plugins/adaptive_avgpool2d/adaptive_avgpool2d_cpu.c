@@ -69,3 +69,5 @@ const struct sm_cpu_kernels adaptive_avgpool2d_cpu_kernels = {
     .forward = adaptive_forward,
     .backward = adaptive_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(adaptive_avgpool2d_cpu_kernels)

@@ -222,9 +222,6 @@ static int attention_saved(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
-/* CPU kernels: attention_cpu.c. */
-extern const struct sm_cpu_kernels attention_cpu_kernels;
-
 static const sm_layer_type attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "attention",
@@ -236,7 +233,6 @@ static const sm_layer_type attention_type = {
     .parse = attention_parse,
     .infer = attention_infer,
     .metrics = attention_metrics,
-    .cpu = &attention_cpu_kernels,
     .traits = SM_TRAIT_ATTENTION,
     .saved = attention_saved,
 };

@@ -177,3 +177,5 @@ const struct sm_cpu_kernels attention_cpu_kernels = {
     .forward = attn_forward,
     .backward = attn_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(attention_cpu_kernels)

@@ -43,9 +43,6 @@ static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in, c
     return 0;
 }
 
-/* CPU kernels: batchnorm2d_cpu.c. */
-extern const struct sm_cpu_kernels batchnorm2d_cpu_kernels;
-
 /* Training keeps the input and, per channel, the batch's mean and inverse deviation (fp32). */
 static int batchnorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_saved *s, sm_error *err)
@@ -69,7 +66,6 @@ static const sm_layer_type batchnorm_type = {
     .parse = batchnorm_parse,
     .infer = batchnorm_infer,
     .metrics = batchnorm_metrics,
-    .cpu = &batchnorm2d_cpu_kernels,
     .traits = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS,
     .saved = batchnorm_saved,
 };

@@ -140,3 +140,5 @@ const struct sm_cpu_kernels batchnorm2d_cpu_kernels = {
     .forward = bn_forward,
     .backward = bn_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(batchnorm2d_cpu_kernels)

@@ -39,9 +39,6 @@ static int shuffle_infer(const void *params, const sm_shape *in, int n_in, sm_sh
     return 0;
 }
 
-/* CPU kernels: channel_shuffle_cpu.c. */
-extern const struct sm_cpu_kernels channel_shuffle_cpu_kernels;
-
 static const sm_layer_type shuffle_type = {
     SM_LAYER_TYPE_INIT,
     .name = "channel_shuffle",
@@ -51,7 +48,6 @@ static const sm_layer_type shuffle_type = {
     .max_inputs = 1,
     .parse = shuffle_parse,
     .infer = shuffle_infer,
-    .cpu = &channel_shuffle_cpu_kernels,
     .traits = 0,
     /* a contiguous copy (a new tensor) of a transposed view: nothing kept */
     .saved = sm_saved_nothing,

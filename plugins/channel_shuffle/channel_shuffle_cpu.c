@@ -43,3 +43,5 @@ const struct sm_cpu_kernels channel_shuffle_cpu_kernels = {
     .forward = shuffle_forward,
     .backward = shuffle_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(channel_shuffle_cpu_kernels)

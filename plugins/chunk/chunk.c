@@ -71,9 +71,6 @@ static int chunk_metrics(const void *params, const sm_shape *in, int n_in, const
     return 0;
 }
 
-/* CPU kernels: chunk_cpu.c. */
-extern const struct sm_cpu_kernels chunk_cpu_kernels;
-
 static const sm_layer_type chunk_type = {
     SM_LAYER_TYPE_INIT,
     .name = "chunk",
@@ -85,7 +82,6 @@ static const sm_layer_type chunk_type = {
     .parse = chunk_parse,
     .infer = chunk_infer,
     .metrics = chunk_metrics,
-    .cpu = &chunk_cpu_kernels,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

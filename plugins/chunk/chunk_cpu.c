@@ -33,3 +33,5 @@ const struct sm_cpu_kernels chunk_cpu_kernels = {
     .forward = chunk_forward,
     .backward = chunk_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(chunk_cpu_kernels)

@@ -50,9 +50,6 @@ static int cls_token_metrics(const void *params, const sm_shape *in, int n_in, c
     return 0;
 }
 
-/* CPU kernels: cls_token_cpu.c. */
-extern const struct sm_cpu_kernels cls_token_cpu_kernels;
-
 static const sm_layer_type cls_token_type = {
     SM_LAYER_TYPE_INIT,
     .name = "cls_token",
@@ -63,7 +60,6 @@ static const sm_layer_type cls_token_type = {
     .parse = cls_token_parse,
     .infer = cls_token_infer,
     .metrics = cls_token_metrics,
-    .cpu = &cls_token_cpu_kernels,
     .traits = 0,
     /* torch.cat into a new tensor: nothing kept */
     .saved = sm_saved_nothing,

@@ -41,3 +41,5 @@ const struct sm_cpu_kernels cls_token_cpu_kernels = {
     .forward = cls_forward,
     .backward = cls_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(cls_token_cpu_kernels)

@@ -47,9 +47,6 @@ static int concat_infer(const void *params, const sm_shape *in, int n_in, sm_sha
     return 0;
 }
 
-/* CPU kernels: concat_cpu.c. */
-extern const struct sm_cpu_kernels concat_cpu_kernels;
-
 static const sm_layer_type concat_type = {
     SM_LAYER_TYPE_INIT,
     .name = "concat",
@@ -59,7 +56,6 @@ static const sm_layer_type concat_type = {
     .max_inputs = 0,
     .parse = concat_parse,
     .infer = concat_infer,
-    .cpu = &concat_cpu_kernels,
     .traits = 0,
     /* a copy into a new tensor; its gradient is a split: nothing kept */
     .saved = sm_saved_nothing,

@@ -42,3 +42,5 @@ const struct sm_cpu_kernels concat_cpu_kernels = {
     .forward = concat_forward,
     .backward = concat_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(concat_cpu_kernels)

@@ -33,9 +33,6 @@ static int conv1d_metrics(const void *params, const sm_shape *in, int n_in, cons
     return convnd_metrics("conv1d", params, 0, in, out, m, err);
 }
 
-/* CPU kernels: conv1d_cpu.c. */
-extern const struct sm_cpu_kernels conv1d_cpu_kernels;
-
 static const sm_layer_type conv1d_type = {
     SM_LAYER_TYPE_INIT,
     .name = "conv1d",
@@ -47,7 +44,6 @@ static const sm_layer_type conv1d_type = {
     .parse = conv1d_parse,
     .infer = conv1d_infer,
     .metrics = conv1d_metrics,
-    .cpu = &conv1d_cpu_kernels,
     .traits = SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL,
     /* the weight gradient needs the input (torch 1.13's saved tensors: input and weight) */
     .saved = sm_saved_input,

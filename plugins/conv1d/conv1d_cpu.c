@@ -28,3 +28,5 @@ const struct sm_cpu_kernels conv1d_cpu_kernels = {
     .forward = conv1d_forward,
     .backward = conv1d_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(conv1d_cpu_kernels)

@@ -146,9 +146,6 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
-/* CPU kernels: conv2d_cpu.c. */
-extern const struct sm_cpu_kernels conv2d_cpu_kernels;
-
 static const sm_layer_type conv2d_type = {
     SM_LAYER_TYPE_INIT,
     .name = "conv2d",
@@ -160,7 +157,6 @@ static const sm_layer_type conv2d_type = {
     .parse = conv2d_parse,
     .infer = conv2d_infer,
     .metrics = conv2d_metrics,
-    .cpu = &conv2d_cpu_kernels,
     .traits = SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL,
     /* the weight gradient needs the input */
     .saved = sm_saved_input,

@@ -477,3 +477,5 @@ const struct sm_cpu_kernels conv2d_cpu_kernels = {
     .forward = conv2d_forward,
     .backward = conv2d_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(conv2d_cpu_kernels)

@@ -50,9 +50,6 @@ static int conv3d_metrics(const void *params, const sm_shape *in, int n_in, cons
     return convnd_metrics("conv3d", params, 0, in, out, m, err);
 }
 
-/* CPU kernels: conv3d_cpu.c. */
-extern const struct sm_cpu_kernels conv3d_cpu_kernels;
-
 static const sm_layer_type conv3d_type = {
     SM_LAYER_TYPE_INIT,
     .name = "conv3d",
@@ -64,7 +61,6 @@ static const sm_layer_type conv3d_type = {
     .parse = conv3d_parse,
     .infer = conv3d_infer,
     .metrics = conv3d_metrics,
-    .cpu = &conv3d_cpu_kernels,
     .traits = SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL,
     /* the weight gradient needs the input (torch 1.13's saved tensors: input and weight) */
     .saved = sm_saved_input,

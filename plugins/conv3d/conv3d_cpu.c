@@ -28,3 +28,5 @@ const struct sm_cpu_kernels conv3d_cpu_kernels = {
     .forward = conv3d_forward,
     .backward = conv3d_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(conv3d_cpu_kernels)

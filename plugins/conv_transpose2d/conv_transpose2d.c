@@ -36,9 +36,6 @@ static int conv_transpose2d_metrics(const void *params, const sm_shape *in, int 
     return convnd_metrics("conv_transpose2d", params, 1, in, out, m, err);
 }
 
-/* CPU kernels: conv_transpose2d_cpu.c. */
-extern const struct sm_cpu_kernels conv_transpose2d_cpu_kernels;
-
 static const sm_layer_type conv_transpose2d_type = {
     SM_LAYER_TYPE_INIT,
     .name = "conv_transpose2d",
@@ -50,7 +47,6 @@ static const sm_layer_type conv_transpose2d_type = {
     .parse = conv_transpose2d_parse,
     .infer = conv_transpose2d_infer,
     .metrics = conv_transpose2d_metrics,
-    .cpu = &conv_transpose2d_cpu_kernels,
     .traits = SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL,
     /* the weight gradient needs the input (torch 1.13's saved tensors: input and weight) */
     .saved = sm_saved_input,

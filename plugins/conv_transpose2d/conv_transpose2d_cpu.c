@@ -28,3 +28,5 @@ const struct sm_cpu_kernels conv_transpose2d_cpu_kernels = {
     .forward = conv_transpose2d_forward,
     .backward = conv_transpose2d_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(conv_transpose2d_cpu_kernels)

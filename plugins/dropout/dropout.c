@@ -36,9 +36,6 @@ static int dropout_metrics(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
-/* CPU kernels: dropout_cpu.c. */
-extern const struct sm_cpu_kernels dropout_cpu_kernels;
-
 /* Training keeps the mask (nothing at p = 0, where PyTorch returns its input). */
 static int dropout_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                          sm_layer_saved *s, sm_error *err)
@@ -64,7 +61,6 @@ static const sm_layer_type dropout_type = {
     .parse = dropout_parse,
     .infer = dropout_infer,
     .metrics = dropout_metrics,
-    .cpu = &dropout_cpu_kernels,
     .traits = 0,
     .saved = dropout_saved,
 };

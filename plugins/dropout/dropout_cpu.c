@@ -58,3 +58,5 @@ const struct sm_cpu_kernels dropout_cpu_kernels = {
     .forward = dropout_forward,
     .backward = dropout_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(dropout_cpu_kernels)

@@ -99,9 +99,6 @@ static int elementwise_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
-/* CPU kernels: elementwise_cpu.c. */
-extern const struct sm_cpu_kernels elementwise_cpu_kernels;
-
 /* A sum keeps nothing; a product keeps both factors (each one's gradient is the other). */
 static int elementwise_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                              sm_layer_saved *s, sm_error *err)
@@ -128,7 +125,6 @@ static const sm_layer_type elementwise_type = {
     .parse = elementwise_parse,
     .infer = elementwise_infer,
     .metrics = elementwise_metrics,
-    .cpu = &elementwise_cpu_kernels,
     .traits = EW_TRAITS,
     .saved = elementwise_saved,
 };

@@ -145,3 +145,5 @@ const struct sm_cpu_kernels elementwise_cpu_kernels = {
 };
 
 #endif
+
+SM_DEFINE_CPU_KERNELS(elementwise_cpu_kernels)

@@ -66,9 +66,6 @@ static int embedding_metrics(const void *params, const sm_shape *in, int n_in, c
     return 0;
 }
 
-/* CPU kernels: embedding_cpu.c. */
-extern const struct sm_cpu_kernels embedding_cpu_kernels;
-
 /* The weight gradient scatters by the indices: the int64 token ids are kept. */
 static int embedding_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_saved *s, sm_error *err)
@@ -91,7 +88,6 @@ static const sm_layer_type embedding_type = {
     .parse = embedding_parse,
     .infer = embedding_infer,
     .metrics = embedding_metrics,
-    .cpu = &embedding_cpu_kernels,
     .traits = 0,
     .saved = embedding_saved,
 };

@@ -42,3 +42,5 @@ const struct sm_cpu_kernels embedding_cpu_kernels = {
     .forward = embedding_forward,
     .backward = embedding_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(embedding_cpu_kernels)

@@ -54,9 +54,6 @@ static int flatten_metrics(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
-/* CPU kernels: flatten_cpu.c. */
-extern const struct sm_cpu_kernels flatten_cpu_kernels;
-
 static const sm_layer_type flatten_type = {
     SM_LAYER_TYPE_INIT,
     .name = "flatten",
@@ -67,7 +64,6 @@ static const sm_layer_type flatten_type = {
     .parse = flatten_parse,
     .infer = flatten_infer,
     .metrics = flatten_metrics,
-    .cpu = &flatten_cpu_kernels,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

@@ -25,3 +25,5 @@ const struct sm_cpu_kernels flatten_cpu_kernels = {
     .forward = flatten_forward,
     .backward = flatten_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(flatten_cpu_kernels)

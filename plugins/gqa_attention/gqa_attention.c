@@ -150,9 +150,6 @@ static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_
     return 0;
 }
 
-/* CPU kernels: gqa_attention_cpu.c. */
-extern const struct sm_cpu_kernels gqa_attention_cpu_kernels;
-
 static const sm_layer_type gqa_attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "gqa_attention",
@@ -164,7 +161,6 @@ static const sm_layer_type gqa_attention_type = {
     .parse = gqa_parse,
     .infer = gqa_infer,
     .metrics = gqa_metrics,
-    .cpu = &gqa_attention_cpu_kernels,
     .traits = SM_TRAIT_ATTENTION,
     .saved = gqa_saved,
 };

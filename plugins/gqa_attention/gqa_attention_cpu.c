@@ -163,3 +163,5 @@ const struct sm_cpu_kernels gqa_attention_cpu_kernels = {
     .forward = gqa_forward,
     .backward = gqa_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(gqa_attention_cpu_kernels)

@@ -63,9 +63,6 @@ static int groupnorm_metrics(const void *params, const sm_shape *in, int n_in, c
     return 0;
 }
 
-/* CPU kernels: groupnorm_cpu.c. */
-extern const struct sm_cpu_kernels groupnorm_cpu_kernels;
-
 /* Training keeps the input and each group's mean and rstd (fp32). */
 static int groupnorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_saved *s, sm_error *err)
@@ -91,7 +88,6 @@ static const sm_layer_type groupnorm_type = {
     .parse = groupnorm_parse,
     .infer = groupnorm_infer,
     .metrics = groupnorm_metrics,
-    .cpu = &groupnorm_cpu_kernels,
     .traits = SM_TRAIT_NORMALISATION,
     .saved = groupnorm_saved,
 };

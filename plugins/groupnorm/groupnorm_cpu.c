@@ -104,3 +104,5 @@ const struct sm_cpu_kernels groupnorm_cpu_kernels = {
     .forward = gn_forward,
     .backward = gn_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(groupnorm_cpu_kernels)

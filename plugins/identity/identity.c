@@ -35,9 +35,6 @@ static int identity_metrics(const void *params, const sm_shape *in, int n_in, co
     return 0;
 }
 
-/* CPU kernels: identity_cpu.c. */
-extern const struct sm_cpu_kernels identity_cpu_kernels;
-
 static const sm_layer_type identity_type = {
     SM_LAYER_TYPE_INIT,
     .name = "identity",
@@ -48,7 +45,6 @@ static const sm_layer_type identity_type = {
     .parse = identity_parse,
     .infer = identity_infer,
     .metrics = identity_metrics,
-    .cpu = &identity_cpu_kernels,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

@@ -25,3 +25,5 @@ const struct sm_cpu_kernels identity_cpu_kernels = {
     .forward = identity_forward,
     .backward = identity_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(identity_cpu_kernels)

@@ -48,9 +48,6 @@ static int layer_scale_metrics(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
-/* CPU kernels: layer_scale_cpu.c. */
-extern const struct sm_cpu_kernels layer_scale_cpu_kernels;
-
 static const sm_layer_type layer_scale_type = {
     SM_LAYER_TYPE_INIT,
     .name = "layer_scale",
@@ -61,7 +58,6 @@ static const sm_layer_type layer_scale_type = {
     .parse = layer_scale_parse,
     .infer = layer_scale_infer,
     .metrics = layer_scale_metrics,
-    .cpu = &layer_scale_cpu_kernels,
     .traits = 0,
     /* gamma * x: gamma's gradient needs x */
     .saved = sm_saved_input,

@@ -72,3 +72,5 @@ const struct sm_cpu_kernels layer_scale_cpu_kernels = {
     .forward = scale_forward,
     .backward = scale_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(layer_scale_cpu_kernels)

@@ -66,9 +66,6 @@ static int layernorm_metrics(const void *params, const sm_shape *in, int n_in, c
     return 0;
 }
 
-/* CPU kernels: layernorm_cpu.c. */
-extern const struct sm_cpu_kernels layernorm_cpu_kernels;
-
 /* Training keeps the input and each row's mean and rstd (fp32). */
 static int layernorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_saved *s, sm_error *err)
@@ -99,7 +96,6 @@ static const sm_layer_type layernorm_type = {
     .parse = layernorm_parse,
     .infer = layernorm_infer,
     .metrics = layernorm_metrics,
-    .cpu = &layernorm_cpu_kernels,
     .traits = SM_TRAIT_NORMALISATION,
     .saved = layernorm_saved,
 };

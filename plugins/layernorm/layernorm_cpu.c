@@ -135,3 +135,5 @@ const struct sm_cpu_kernels layernorm_cpu_kernels = {
     .forward = ln_forward,
     .backward = ln_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(layernorm_cpu_kernels)

@@ -70,9 +70,6 @@ static int linear_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
-/* CPU kernels: linear_cpu.c. */
-extern const struct sm_cpu_kernels linear_cpu_kernels;
-
 static const sm_layer_type linear_type = {
     SM_LAYER_TYPE_INIT,
     .name = "linear",
@@ -83,7 +80,6 @@ static const sm_layer_type linear_type = {
     .parse = linear_parse,
     .infer = linear_infer,
     .metrics = linear_metrics,
-    .cpu = &linear_cpu_kernels,
     .traits = SM_TRAIT_MATMUL,
     /* the weight gradient needs the input */
     .saved = sm_saved_input,

@@ -58,3 +58,5 @@ const struct sm_cpu_kernels linear_cpu_kernels = {
     .forward = linear_forward,
     .backward = linear_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(linear_cpu_kernels)

@@ -72,9 +72,6 @@ static int lm_head_metrics(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
-/* CPU kernels: lm_head_cpu.c. */
-extern const struct sm_cpu_kernels lm_head_cpu_kernels;
-
 static const sm_layer_type lm_head_type = {
     SM_LAYER_TYPE_INIT,
     .name = "lm_head",
@@ -86,7 +83,6 @@ static const sm_layer_type lm_head_type = {
     .parse = lm_head_parse,
     .infer = lm_head_infer,
     .metrics = lm_head_metrics,
-    .cpu = &lm_head_cpu_kernels,
     .traits = SM_TRAIT_MATMUL,
     /* the weight gradient needs the input */
     .saved = sm_saved_input,

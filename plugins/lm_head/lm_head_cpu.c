@@ -51,3 +51,5 @@ const struct sm_cpu_kernels lm_head_cpu_kernels = {
     .forward = head_forward,
     .backward = head_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(lm_head_cpu_kernels)

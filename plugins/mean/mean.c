@@ -52,9 +52,6 @@ static int mean_metrics(const void *params, const sm_shape *in, int n_in, const 
     return 0;
 }
 
-/* CPU kernels: mean_cpu.c. */
-extern const struct sm_cpu_kernels mean_cpu_kernels;
-
 static const sm_layer_type mean_type = {
     SM_LAYER_TYPE_INIT,
     .name = "mean",
@@ -65,7 +62,6 @@ static const sm_layer_type mean_type = {
     .parse = mean_parse,
     .infer = mean_infer,
     .metrics = mean_metrics,
-    .cpu = &mean_cpu_kernels,
     /* torch 1.13 keeps the input of mean.dim (saved_tensors_hooks shows it; its backward reads
      * only the sizes, but the generated code saves self for self.numel()) */
     .saved = sm_saved_input,

@@ -43,3 +43,5 @@ const struct sm_cpu_kernels mean_cpu_kernels = {
     .forward = mean_forward,
     .backward = mean_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(mean_cpu_kernels)

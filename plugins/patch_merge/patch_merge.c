@@ -36,9 +36,6 @@ static int merge_infer(const void *params, const sm_shape *in, int n_in, sm_shap
     return 0;
 }
 
-/* CPU kernels: patch_merge_cpu.c. */
-extern const struct sm_cpu_kernels patch_merge_cpu_kernels;
-
 static const sm_layer_type merge_type = {
     SM_LAYER_TYPE_INIT,
     .name = "patch_merge",
@@ -49,7 +46,6 @@ static const sm_layer_type merge_type = {
     .max_inputs = 1,
     .parse = merge_parse,
     .infer = merge_infer,
-    .cpu = &patch_merge_cpu_kernels,
     .traits = 0,
     /* slices concatenated into a new tensor: nothing kept */
     .saved = sm_saved_nothing,

@@ -53,3 +53,5 @@ const struct sm_cpu_kernels patch_merge_cpu_kernels = {
     .forward = merge_forward,
     .backward = merge_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(patch_merge_cpu_kernels)

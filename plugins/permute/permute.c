@@ -73,9 +73,6 @@ static int permute_infer(const void *params, const sm_shape *in, int n_in, sm_sh
     return 0;
 }
 
-/* CPU kernels: permute_cpu.c. */
-extern const struct sm_cpu_kernels permute_cpu_kernels;
-
 static const sm_layer_type permute_type = {
     SM_LAYER_TYPE_INIT,
     .name = "permute",
@@ -85,7 +82,6 @@ static const sm_layer_type permute_type = {
     .max_inputs = 1,
     .parse = permute_parse,
     .infer = permute_infer,
-    .cpu = &permute_cpu_kernels,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

@@ -64,3 +64,5 @@ const struct sm_cpu_kernels permute_cpu_kernels = {
     .forward = permute_forward,
     .backward = permute_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(permute_cpu_kernels)

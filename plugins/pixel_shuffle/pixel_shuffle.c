@@ -46,9 +46,6 @@ static int pixel_shuffle_infer(const void *params, const sm_shape *in, int n_in,
     return 0;
 }
 
-/* CPU kernels: pixel_shuffle_cpu.c. */
-extern const struct sm_cpu_kernels pixel_shuffle_cpu_kernels;
-
 static const sm_layer_type pixel_shuffle_type = {
     SM_LAYER_TYPE_INIT,
     .name = "pixel_shuffle",
@@ -59,7 +56,6 @@ static const sm_layer_type pixel_shuffle_type = {
     .parse = pixel_shuffle_parse,
     .infer = pixel_shuffle_infer,
     .metrics = NULL, /* no FLOPs, no weights; reads and writes every value once */
-    .cpu = &pixel_shuffle_cpu_kernels,
     /* torch 1.13 saves no tensor for it */
     .saved = sm_saved_nothing,
 };

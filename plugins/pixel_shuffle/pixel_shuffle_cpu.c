@@ -45,3 +45,5 @@ const struct sm_cpu_kernels pixel_shuffle_cpu_kernels = {
     .forward = pixel_shuffle_forward,
     .backward = pixel_shuffle_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(pixel_shuffle_cpu_kernels)

@@ -165,9 +165,6 @@ static int pool2d_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
-/* CPU kernels: pool2d_cpu.c. */
-extern const struct sm_cpu_kernels pool2d_cpu_kernels;
-
 /* Both keep the input (average pooling for its shape); max pooling its int64 indices too. */
 static int pool2d_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                         sm_layer_saved *s, sm_error *err)
@@ -195,7 +192,6 @@ static const sm_layer_type pool2d_type = {
     .parse = pool2d_parse,
     .infer = pool2d_infer,
     .metrics = pool2d_metrics,
-    .cpu = &pool2d_cpu_kernels,
     .traits = 0,
     .saved = pool2d_saved,
 };

@@ -162,3 +162,5 @@ const struct sm_cpu_kernels pool2d_cpu_kernels = {
     .forward = pool_forward,
     .backward = pool_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(pool2d_cpu_kernels)

@@ -64,9 +64,6 @@ static int pos_embedding_metrics(const void *params, const sm_shape *in, int n_i
     return 0;
 }
 
-/* CPU kernels: pos_embedding_cpu.c. */
-extern const struct sm_cpu_kernels pos_embedding_cpu_kernels;
-
 static const sm_layer_type pos_embedding_type = {
     SM_LAYER_TYPE_INIT,
     .name = "pos_embedding",
@@ -77,7 +74,6 @@ static const sm_layer_type pos_embedding_type = {
     .parse = pos_embedding_parse,
     .infer = pos_embedding_infer,
     .metrics = pos_embedding_metrics,
-    .cpu = &pos_embedding_cpu_kernels,
     .traits = 0,
     /* x + a learned table (broadcast over the batch): nothing of the batch kept */
     .saved = sm_saved_nothing,

@@ -43,3 +43,5 @@ const struct sm_cpu_kernels pos_embedding_cpu_kernels = {
     .forward = pos_forward,
     .backward = pos_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(pos_embedding_cpu_kernels)

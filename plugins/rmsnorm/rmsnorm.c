@@ -68,9 +68,6 @@ static int rmsnorm_saved(const void *params, const sm_shape *in, int n_in, const
     return 0;
 }
 
-/* CPU kernels: rmsnorm_cpu.c. */
-extern const struct sm_cpu_kernels rmsnorm_cpu_kernels;
-
 static const sm_layer_type rmsnorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "rmsnorm",
@@ -81,7 +78,6 @@ static const sm_layer_type rmsnorm_type = {
     .parse = rmsnorm_parse,
     .infer = rmsnorm_infer,
     .metrics = rmsnorm_metrics,
-    .cpu = &rmsnorm_cpu_kernels,
     .traits = SM_TRAIT_NORMALISATION,
     .saved = rmsnorm_saved,
 };

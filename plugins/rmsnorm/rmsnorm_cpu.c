@@ -82,3 +82,5 @@ const struct sm_cpu_kernels rmsnorm_cpu_kernels = {
     .forward = rms_forward,
     .backward = rms_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(rmsnorm_cpu_kernels)

@@ -147,9 +147,6 @@ static int rnn_metrics(const void *params, const sm_shape *in, int n_in, const s
     return 0;
 }
 
-/* CPU kernels: rnn_cpu.c. */
-extern const struct sm_cpu_kernels rnn_cpu_kernels;
-
 /* What cuDNN's training keeps (PyTorch's _cudnn_rnn saves its input, output and reserve
  * space): the input, the output, and per step, layer and direction the gates' activations and
  * the cell's state, G + 1 vectors of H, the reserve space's contents. An estimate from cuDNN's
@@ -176,7 +173,6 @@ static const sm_layer_type rnn_type = {
     .parse = rnn_parse,
     .infer = rnn_infer,
     .metrics = rnn_metrics,
-    .cpu = &rnn_cpu_kernels,
     .traits = SM_TRAIT_RECURRENT,
     .saved = rnn_saved,
 };

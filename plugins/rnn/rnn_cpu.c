@@ -235,3 +235,5 @@ const struct sm_cpu_kernels rnn_cpu_kernels = {
     .forward = rnn_forward,
     .backward = rnn_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(rnn_cpu_kernels)

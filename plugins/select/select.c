@@ -51,9 +51,6 @@ static int select_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
-/* CPU kernels: select_cpu.c. */
-extern const struct sm_cpu_kernels select_cpu_kernels;
-
 static const sm_layer_type select_type = {
     SM_LAYER_TYPE_INIT,
     .name = "select",
@@ -64,7 +61,6 @@ static const sm_layer_type select_type = {
     .parse = select_parse,
     .infer = select_infer,
     .metrics = select_metrics,
-    .cpu = &select_cpu_kernels,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

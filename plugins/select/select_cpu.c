@@ -30,3 +30,5 @@ const struct sm_cpu_kernels select_cpu_kernels = {
     .forward = select_forward,
     .backward = select_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(select_cpu_kernels)

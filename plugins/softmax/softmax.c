@@ -40,9 +40,6 @@ static int softmax_metrics(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
-/* CPU kernels: softmax_cpu.c. */
-extern const struct sm_cpu_kernels softmax_cpu_kernels;
-
 /* Its gradient is computed from its result. */
 static int softmax_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                          sm_layer_saved *s, sm_error *err)
@@ -66,7 +63,6 @@ static const sm_layer_type softmax_type = {
     .parse = softmax_parse,
     .infer = softmax_infer,
     .metrics = softmax_metrics,
-    .cpu = &softmax_cpu_kernels,
     .traits = 0,
     .saved = softmax_saved,
 };

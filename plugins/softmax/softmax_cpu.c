@@ -71,3 +71,5 @@ const struct sm_cpu_kernels softmax_cpu_kernels = {
     .forward = softmax_forward,
     .backward = softmax_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(softmax_cpu_kernels)

@@ -84,9 +84,6 @@ static int swiglu_saved(const void *params, const sm_shape *in, int n_in, const 
     return 0;
 }
 
-/* CPU kernels: swiglu_cpu.c. */
-extern const struct sm_cpu_kernels swiglu_cpu_kernels;
-
 static const sm_layer_type swiglu_type = {
     SM_LAYER_TYPE_INIT,
     .name = "swiglu",
@@ -98,7 +95,6 @@ static const sm_layer_type swiglu_type = {
     .parse = swiglu_parse,
     .infer = swiglu_infer,
     .metrics = swiglu_metrics,
-    .cpu = &swiglu_cpu_kernels,
     .traits = SM_TRAIT_MATMUL,
     .saved = swiglu_saved,
 };

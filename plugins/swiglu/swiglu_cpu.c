@@ -76,3 +76,5 @@ const struct sm_cpu_kernels swiglu_cpu_kernels = {
     .forward = swiglu_forward,
     .backward = swiglu_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(swiglu_cpu_kernels)

@@ -45,9 +45,6 @@ static int tokens_metrics(const void *params, const sm_shape *in, int n_in, cons
     return 0;
 }
 
-/* CPU kernels: tokens_cpu.c. */
-extern const struct sm_cpu_kernels tokens_cpu_kernels;
-
 static const sm_layer_type tokens_type = {
     SM_LAYER_TYPE_INIT,
     .name = "tokens",
@@ -58,7 +55,6 @@ static const sm_layer_type tokens_type = {
     .parse = tokens_parse,
     .infer = tokens_infer,
     .metrics = tokens_metrics,
-    .cpu = &tokens_cpu_kernels,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

@@ -40,3 +40,5 @@ const struct sm_cpu_kernels tokens_cpu_kernels = {
     .forward = tokens_forward,
     .backward = tokens_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(tokens_cpu_kernels)

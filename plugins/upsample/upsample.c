@@ -66,9 +66,6 @@ static int upsample_metrics(const void *params, const sm_shape *in, int n_in, co
     return 0;
 }
 
-/* CPU kernels: upsample_cpu.c. */
-extern const struct sm_cpu_kernels upsample_cpu_kernels;
-
 static const sm_layer_type upsample_type = {
     SM_LAYER_TYPE_INIT,
     .name = "upsample",
@@ -80,7 +77,6 @@ static const sm_layer_type upsample_type = {
     .parse = upsample_parse,
     .infer = upsample_infer,
     .metrics = upsample_metrics,
-    .cpu = &upsample_cpu_kernels,
     /* both modes' backward needs the sizes only (torch 1.13 saves no tensor for either) */
     .saved = sm_saved_nothing,
 };

@@ -60,3 +60,5 @@ const struct sm_cpu_kernels upsample_cpu_kernels = {
     .forward = upsample_forward,
     .backward = upsample_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(upsample_cpu_kernels)

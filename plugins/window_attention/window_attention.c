@@ -193,9 +193,6 @@ static int wa_saved(const void *params, const sm_shape *in, int n_in, const sm_s
     return 0;
 }
 
-/* CPU kernels: window_attention_cpu.c. */
-extern const struct sm_cpu_kernels window_attention_cpu_kernels;
-
 static const sm_layer_type window_attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "window_attention",
@@ -208,7 +205,6 @@ static const sm_layer_type window_attention_type = {
     .parse = wa_parse,
     .infer = wa_infer,
     .metrics = wa_metrics,
-    .cpu = &window_attention_cpu_kernels,
     .traits = SM_TRAIT_ATTENTION,
     .saved = wa_saved,
 };

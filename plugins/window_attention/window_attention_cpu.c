@@ -429,3 +429,5 @@ const struct sm_cpu_kernels window_attention_cpu_kernels = {
     .forward = wa_forward,
     .backward = wa_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(window_attention_cpu_kernels)

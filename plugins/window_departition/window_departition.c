@@ -46,9 +46,6 @@ static int departition_infer(const void *params, const sm_shape *in, int n_in, s
     return 0;
 }
 
-/* CPU kernels: window_departition_cpu.c. */
-extern const struct sm_cpu_kernels window_departition_cpu_kernels;
-
 static const sm_layer_type departition_type = {
     SM_LAYER_TYPE_INIT,
     .name = "window_departition",
@@ -59,7 +56,6 @@ static const sm_layer_type departition_type = {
     .max_inputs = 1,
     .parse = departition_parse,
     .infer = departition_infer,
-    .cpu = &window_departition_cpu_kernels,
     .traits = 0,
     /* a contiguous copy of a permuted view: a new tensor, nothing kept */
     .saved = sm_saved_nothing,

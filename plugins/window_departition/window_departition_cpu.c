@@ -45,3 +45,5 @@ const struct sm_cpu_kernels window_departition_cpu_kernels = {
     .forward = departition_forward,
     .backward = departition_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(window_departition_cpu_kernels)

@@ -41,9 +41,6 @@ static int partition_infer(const void *params, const sm_shape *in, int n_in, sm_
     return 0;
 }
 
-/* CPU kernels: window_partition_cpu.c. */
-extern const struct sm_cpu_kernels window_partition_cpu_kernels;
-
 static const sm_layer_type partition_type = {
     SM_LAYER_TYPE_INIT,
     .name = "window_partition",
@@ -54,7 +51,6 @@ static const sm_layer_type partition_type = {
     .max_inputs = 1,
     .parse = partition_parse,
     .infer = partition_infer,
-    .cpu = &window_partition_cpu_kernels,
     .traits = 0,
     /* a contiguous copy of a permuted view: a new tensor, nothing kept */
     .saved = sm_saved_nothing,

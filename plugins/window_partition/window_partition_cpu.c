@@ -49,3 +49,5 @@ const struct sm_cpu_kernels window_partition_cpu_kernels = {
     .forward = partition_forward,
     .backward = partition_backward,
 };
+
+SM_DEFINE_CPU_KERNELS(window_partition_cpu_kernels)

@@ -11,8 +11,11 @@
  * flat array per layer in PyTorch's order and layout (conv2d: weight out x C/groups x kh x kw,
  * then bias), m.weights floats long.
  *
- *   CPU kernels (`bench --backend cpu`): struct sm_cpu_kernels, pointed to by the descriptor's
- *   cpu field, in the plugin NAME.so itself.
+ *   CPU kernels (`bench --backend cpu`): struct sm_cpu_kernels, returned by SM_CPU_ENTRY of a
+ *   companion module NAME_cpu.so beside NAME.so, loaded only when a backend, the conformance
+ *   harness or check-plugin asks for them, so that the BLAS a kernel links (OpenBLAS) is never
+ *   mapped by a program that only counts. A descriptor's own cpu field, where set (plugins
+ *   written before the companion existed), still wins.
  *   GPU kernels (`bench --backend cuda`): struct sm_gpu_kernels, returned by SM_GPU_ENTRY of a
  *   companion module NAME_gpu.so beside NAME.so. The host loads it only when the cuda backend
  *   asks for the type's GPU kernels, so that the CUDA libraries it links are never mapped by a
@@ -31,6 +34,8 @@ extern "C" {
 
 #define SM_GPU_ENTRY sm_plugin_gpu_kernels
 #define SM_GPU_ENTRY_NAME "sm_plugin_gpu_kernels"
+#define SM_CPU_ENTRY sm_plugin_cpu_kernels
+#define SM_CPU_ENTRY_NAME "sm_plugin_cpu_kernels"
 
 /* A batch of n samples of one shape. data is NULL where the host has no buffer: in the size
  * queries, and for an input gradient nobody needs (that of the network's input). On the GPU,
@@ -122,6 +127,19 @@ struct sm_cpu_kernels {
      * forward of the same inputs. Non-zero with err->msg set on failure. */
     int (*backward)(const sm_layer_io *l, sm_error *err);
 };
+
+/* The entry point of a CPU module: the host's table in, the kernels out (NULL: none). The
+ * module is built with its plugin, whose descriptor carries the ABI version. */
+typedef const struct sm_cpu_kernels *(*sm_cpu_entry_fn)(const sm_host *host);
+
+/* Defines the entry point of a CPU module NAME_cpu.so returning its kernels. */
+#define SM_DEFINE_CPU_KERNELS(kernels)                                                             \
+    SM_PLUGIN_EXPORT const struct sm_cpu_kernels *SM_CPU_ENTRY(const sm_host *host);               \
+    SM_PLUGIN_EXPORT const struct sm_cpu_kernels *SM_CPU_ENTRY(const sm_host *host)                \
+    {                                                                                              \
+        (void)host;                                                                                \
+        return &(kernels);                                                                         \
+    }
 
 /* ---- GPU kernels ----------------------------------------------------------------------------
  *

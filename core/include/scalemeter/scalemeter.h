@@ -53,10 +53,18 @@ typedef struct sm_registry sm_registry;
 
 /* An empty registry; add plugins with the two functions below. */
 sm_registry *sm_registry_new(void);
-/* Every *.so of sm_plugin_dir(), then of each folder of SCALEMETER_PLUGIN_PATH (':'-separated). */
+/* The plugins of sm_plugin_dir(), then of each folder of SCALEMETER_PLUGIN_PATH (':'-separated),
+ * loaded as they are asked for: the folders are listed here, and sm_registry_find(reg, NAME)
+ * loads NAME.so of each folder that has one (the same type in two folders is an error, as
+ * ever); where no NAME.so provides NAME, every plugin is loaded (one named otherwise may).
+ * So a network maps only the plugins of its own types. */
 int sm_registry_open(sm_registry **out, sm_status *st);
+/* Every plugin of sm_registry_open's folders not loaded yet; -1 with the first failure (named,
+ * and repeated to every later call). Listing all types starts with it. */
+int sm_registry_load_all(sm_registry *reg, sm_status *st);
 int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st);
 int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st);
+/* Every type: sm_registry_count loads all first (call sm_registry_load_all to see a failure). */
 int sm_registry_count(const sm_registry *reg);
 const sm_layer_type *sm_registry_type(const sm_registry *reg, int i);
 const char *sm_registry_path(const sm_registry *reg, int i);
@@ -70,6 +78,13 @@ void sm_registry_free(sm_registry *reg);
 struct sm_gpu_kernels;
 int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
                             const struct sm_gpu_kernels **out, sm_status *st);
+/* The CPU kernels of a type of this registry (kernels.h): the descriptor's own cpu table where
+ * set, else those of the companion module NAME_cpu.so beside its NAME.so, loaded on the first
+ * call, so that nothing that only counts maps the BLAS it links. 0 with *out NULL where the type
+ * has none; -1 with a message naming the module when it is there but cannot load. */
+struct sm_cpu_kernels;
+int sm_registry_cpu_kernels(const sm_registry *reg, const sm_layer_type *type,
+                            const struct sm_cpu_kernels **out, sm_status *st);
 
 /* ---- networks --------------------------------------------------------------------------- */
 

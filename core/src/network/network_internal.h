@@ -75,6 +75,10 @@ typedef struct draft_network {
     int n_blocks, cap_blocks;
 } draft_network;
 
+/* sm_registry_find with the reason: 0 with *out NULL where no plugin provides name, -1 with st
+ * set where loading a plugin failed (registry.c). */
+int sm_registry_lookup(const sm_registry *reg, const char *name, const sm_layer_type **out,
+                       sm_status *st);
 int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st);
 void sm_draft_free(draft_network *d);
 /* Resolves inputs, orders, infers shapes and costs: the draft becomes the network. */

@@ -245,7 +245,9 @@ static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char
     char *type = strtok_r(text, " \t", &save);
     if (!type)
         return sm_fail(c->st, "%s: layer %s has no type", where, l->name);
-    l->type = sm_registry_find(c->reg, type);
+    sm_status why;
+    if (sm_registry_lookup(c->reg, type, &l->type, &why))
+        return sm_fail(c->st, "%s: layer %s: %s", where, l->name, why.msg);
     if (!l->type)
         return sm_fail(c->st,
                        "%s: layer %s: unknown layer type '%s' (`scalemeter plugins` "

@@ -1,6 +1,6 @@
 /* The plugin loader: every layer type comes from a shared object exporting SM_PLUGIN_ENTRY;
- * its GPU kernels from a companion NAME_gpu.so, loaded only when the cuda backend asks, so
- * that a program that only counts never maps the CUDA libraries. */
+ * its kernels from companions NAME_cpu.so and NAME_gpu.so, loaded only when a backend asks, so
+ * that a program that only counts never maps OpenBLAS or the CUDA libraries. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -26,25 +26,52 @@ static const sm_host host = {
     .version = SCALEMETER_VERSION,
 };
 
-/* The suffix of a GPU companion module, which the folder scan skips. */
+/* The suffixes of the companion modules, which the folder scan skips. */
 #define GPU_SUFFIX "_gpu.so"
+#define CPU_SUFFIX "_cpu.so"
 
-enum { GPU_UNTRIED, GPU_NONE, GPU_LOADED, GPU_FAILED };
+/* COMPANION_FAILED is -1, as the functions' error return. */
+enum { COMPANION_FAILED = -1, COMPANION_UNTRIED, COMPANION_NONE, COMPANION_LOADED };
+
+/* A companion module, once asked for: its state, or why it could not load. */
+typedef struct companion {
+    int state;
+    char *error;
+} companion;
 
 typedef struct plugin {
     char *path;
     sm_layer_type type; /* a copy, zero past the plugin's struct_size */
-    /* The GPU companion, once asked for: its kernels (a copy, zero past its struct_size), or
-     * why it could not load (repeated to every later caller). */
-    int gpu_state;
+    /* The companions' kernels, once loaded (copies, zero past their struct_size). */
+    companion gpu_module, cpu_module;
     struct sm_gpu_kernels gpu;
-    char *gpu_error;
+    struct sm_cpu_kernels cpu;
 } plugin;
 
+/* A folder of sm_registry_open: its plugin file names, loaded from when asked. */
+typedef struct plugin_folder {
+    char *dir;
+    char **names; /* sorted */
+    size_t n_names;
+    int from_env; /* a folder of SCALEMETER_PLUGIN_PATH */
+} plugin_folder;
+
+/* Whether every plugin of the folders is loaded: a registry of sm_registry_new has no folders,
+ * so nothing is left to load. */
+enum { ALL_LOADED, ALL_UNTRIED, ALL_FAILED };
+
+/* items are allocated one by one: a type's address stays valid while later ones load. */
 struct sm_registry {
     int count, cap;
-    plugin *items;
+    plugin **items;
+    int n_folders;
+    plugin_folder *folders;
+    int all_state;
+    char *all_error;
 };
+
+static sm_registry *mutable(const sm_registry *reg);
+static void free_names(char **names, size_t n);
 
 sm_registry *sm_registry_new(void) { return calloc(1, sizeof(sm_registry)); }
 
@@ -56,23 +83,36 @@ void sm_registry_free(sm_registry *reg)
      * the CUDA libraries) does not expect to be unloaded, and dlopen of the same file again
      * only counts up a reference. Refused plugins are closed at once. */
     for (int i = 0; i < reg->count; i++) {
-        free(reg->items[i].path);
-        free(reg->items[i].gpu_error);
+        free(reg->items[i]->path);
+        free(reg->items[i]->gpu_module.error);
+        free(reg->items[i]->cpu_module.error);
+        free(reg->items[i]);
     }
     free(reg->items);
+    for (int i = 0; i < reg->n_folders; i++) {
+        free(reg->folders[i].dir);
+        free_names(reg->folders[i].names, reg->folders[i].n_names);
+    }
+    free(reg->folders);
+    free(reg->all_error);
     free(reg);
 }
 
-int sm_registry_count(const sm_registry *reg) { return reg->count; }
-const sm_layer_type *sm_registry_type(const sm_registry *reg, int i) { return &reg->items[i].type; }
-const char *sm_registry_path(const sm_registry *reg, int i) { return reg->items[i].path; }
+/* Listing asks for every type: what failed to load is sm_registry_load_all's to say. */
+int sm_registry_count(const sm_registry *reg)
+{
+    sm_status ignored;
+    sm_registry_load_all(mutable(reg), &ignored);
+    return reg->count;
+}
+const sm_layer_type *sm_registry_type(const sm_registry *reg, int i) { return &reg->items[i]->type; }
+const char *sm_registry_path(const sm_registry *reg, int i) { return reg->items[i]->path; }
 
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name)
 {
-    for (int i = 0; i < reg->count; i++)
-        if (strcmp(reg->items[i].type.name, name) == 0)
-            return &reg->items[i].type;
-    return NULL;
+    const sm_layer_type *t;
+    sm_status ignored;
+    return sm_registry_lookup(reg, name, &t, &ignored) ? NULL : t;
 }
 
 static int valid_type_name(const char *name)
@@ -186,14 +226,14 @@ static const sm_layer_type *open_plugin(const char *path, void **handle_out, sm_
 }
 
 /* Anyone who can write a plugin file or folder can make every command run their code. */
-static int check_not_world_writable(const char *path, int folder, sm_status *st)
+static int check_not_world_writable(const char *path, int is_folder, sm_status *st)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && (sb.st_mode & S_IWOTH))
         return sm_fail(st,
                        "%s: refusing plugin %s: it is writable by every user, who could make "
                        "scalemeter run their code (chmod o-w it)",
-                       path, folder ? "folder" : "file");
+                       path, is_folder ? "folder" : "file");
     return 0;
 }
 
@@ -210,15 +250,15 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
         return -1;
     }
     for (int i = 0; i < reg->count; i++)
-        if (strcmp(reg->items[i].type.name, t->name) == 0) {
+        if (strcmp(reg->items[i]->type.name, t->name) == 0) {
             sm_fail(st, "%s: layer type '%s' is already provided by %s", path, t->name,
-                    reg->items[i].path);
+                    reg->items[i]->path);
             dlclose(handle);
             return -1;
         }
     if (reg->count == reg->cap) {
         int cap = reg->cap ? 2 * reg->cap : 32;
-        plugin *items = realloc(reg->items, (size_t)cap * sizeof *items);
+        plugin **items = realloc(reg->items, (size_t)cap * sizeof *items);
         if (!items) {
             dlclose(handle);
             return sm_fail(st, "out of memory loading %s", path);
@@ -226,11 +266,14 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
         reg->items = items;
         reg->cap = cap;
     }
-    plugin *p = &reg->items[reg->count];
-    memset(p, 0, sizeof *p);
+    plugin *p = calloc(1, sizeof *p);
+    if (!p || !(p->path = strdup(path))) {
+        free(p);
+        dlclose(handle);
+        return sm_fail(st, "out of memory loading %s", path);
+    }
     memcpy(&p->type, t, t->struct_size < sizeof p->type ? t->struct_size : sizeof p->type);
-    p->path = strdup(path);
-    reg->count++;
+    reg->items[reg->count++] = p;
     return 0;
 }
 
@@ -239,8 +282,12 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
+/* The plugin file names of dir (companions left out), sorted: a stable order, so that errors
+ * repeat the same. 0 with *out set, or -1 with st set. */
+static int list_dir(const char *dir, char ***out, size_t *count, sm_status *st)
 {
+    *out = NULL;
+    *count = 0;
     if (check_not_world_writable(dir, 1, st))
         return -1;
     DIR *d = opendir(dir);
@@ -249,11 +296,12 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
     char **names = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
-    for (struct dirent *e; (e = readdir(d));) {
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
             continue;
-        if (len > strlen(GPU_SUFFIX) && !strcmp(e->d_name + len - strlen(GPU_SUFFIX), GPU_SUFFIX))
+        if (len > strlen(GPU_SUFFIX) && (!strcmp(e->d_name + len - strlen(GPU_SUFFIX), GPU_SUFFIX) ||
+                                         !strcmp(e->d_name + len - strlen(CPU_SUFFIX), CPU_SUFFIX)))
             continue; /* a companion: loaded with its plugin, when asked for */
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
@@ -264,29 +312,158 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
             }
             names = grown;
         }
-        names[n++] = strdup(e->d_name);
+        if (!(names[n] = strdup(e->d_name)))
+            rc = sm_fail(st, "out of memory listing %s", dir);
+        else
+            n++;
     }
     closedir(d);
     if (n)                                             /* qsort(NULL, 0, ...) is undefined */
-        qsort(names, n, sizeof *names, compare_names); /* a stable order: errors repeat the same */
-    for (size_t i = 0; i < n; i++) {
-        if (rc == 0) {
-            size_t len = strlen(dir) + strlen(names[i]) + 2;
-            char *path = malloc(len);
-            snprintf(path, len, "%s/%s", dir, names[i]);
-            rc = sm_registry_load_file(reg, path, st);
-            free(path);
-        }
-        free(names[i]);
-    }
-    free(names);
+        qsort(names, n, sizeof *names, compare_names);
+    *out = names;
+    *count = n;
     return rc;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(len);
+    if (path)
+        snprintf(path, len, "%s/%s", dir, name);
+    return path;
+}
+
+/* Whether a plugin of that path is loaded already. */
+static int loaded_path(const sm_registry *reg, const char *path)
+{
+    for (int i = 0; i < reg->count; i++)
+        if (!strcmp(reg->items[i]->path, path))
+            return 1;
+    return 0;
+}
+
+/* Loads folder f's file name (unless loaded); an error of a SCALEMETER_PLUGIN_PATH folder says
+ * so, as it did when every folder was loaded at start-up. */
+static int load_listed(sm_registry *reg, const plugin_folder *f, const char *name, sm_status *st)
+{
+    char *path = join(f->dir, name);
+    if (!path)
+        return sm_fail(st, "out of memory");
+    sm_status sub;
+    int rc = loaded_path(reg, path) ? 0 : sm_registry_load_file(reg, path, &sub);
+    free(path);
+    if (rc)
+        return f->from_env ? sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg)
+                           : sm_fail(st, "%s", sub.msg);
+    return 0;
+}
+
+int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
+{
+    char **names;
+    size_t n;
+    if (list_dir(dir, &names, &n, st)) {
+        free_names(names, n);
+        return -1;
+    }
+    plugin_folder f = {.dir = (char *)dir};
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = load_listed(reg, &f, names[i], st);
+    free_names(names, n);
+    return rc;
+}
+
+/* Adds a folder to be loaded from when asked (sm_registry_open's). */
+static int add_folder(sm_registry *reg, const char *dir, int from_env, sm_status *st)
+{
+    plugin_folder *grown = realloc(reg->folders, (size_t)(reg->n_folders + 1) * sizeof *grown);
+    if (!grown)
+        return sm_fail(st, "out of memory");
+    reg->folders = grown;
+    plugin_folder *f = &reg->folders[reg->n_folders];
+    memset(f, 0, sizeof *f);
+    f->from_env = from_env;
+    if (!(f->dir = strdup(dir)))
+        return sm_fail(st, "out of memory");
+    reg->n_folders++;
+    return list_dir(dir, &f->names, &f->n_names, st);
+}
+
+int sm_registry_load_all(sm_registry *reg, sm_status *st)
+{
+    if (reg->all_state == ALL_UNTRIED) {
+        sm_status sub = {{0}};
+        int rc = 0;
+        for (int i = 0; i < reg->n_folders && rc == 0; i++)
+            for (size_t j = 0; j < reg->folders[i].n_names && rc == 0; j++)
+                rc = load_listed(reg, &reg->folders[i], reg->folders[i].names[j], &sub);
+        reg->all_state = rc ? ALL_FAILED : ALL_LOADED;
+        if (rc)
+            reg->all_error = strdup(sub.msg);
+    }
+    if (reg->all_state == ALL_FAILED)
+        return sm_fail(st, "%s", reg->all_error ? reg->all_error : "out of memory");
+    return 0;
+}
+
+/* A registry's types are loaded as they are asked for: a cache, logically const. */
+static sm_registry *mutable(const sm_registry *reg) { return (sm_registry *)(uintptr_t)reg; }
+
+
+int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer_type **out,
+                       sm_status *st)
+{
+    sm_registry *reg = mutable(creg);
+    *out = NULL;
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i]->type.name, name) == 0)
+            return *out = &reg->items[i]->type, 0;
+    if (reg->all_state != ALL_UNTRIED) /* every plugin is loaded, or failed to */
+        return reg->all_state == ALL_FAILED ? sm_registry_load_all(reg, st) : 0;
+    /* NAME.so of every folder, in order: a second one is the duplicate it always was. */
+    size_t len = strlen(name);
+    char *file = malloc(len + 4);
+    if (!file)
+        return sm_fail(st, "out of memory");
+    memcpy(file, name, len);
+    memcpy(file + len, ".so", 4);
+    int rc = 0;
+    for (int i = 0; i < reg->n_folders && rc == 0; i++) {
+        const plugin_folder *f = &reg->folders[i];
+        char *const *hit =
+            f->n_names ? bsearch(&file, f->names, f->n_names, sizeof *f->names, compare_names)
+                       : NULL;
+        if (hit)
+            rc = load_listed(reg, f, *hit, st);
+    }
+    free(file);
+    if (rc)
+        return -1;
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i]->type.name, name) == 0)
+            return *out = &reg->items[i]->type, 0;
+    /* No NAME.so, or one of another type: a plugin named otherwise may provide it. */
+    if (sm_registry_load_all(reg, st))
+        return -1;
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i]->type.name, name) == 0)
+            return *out = &reg->items[i]->type, 0;
+    return 0;
 }
 
 /* The folders of SCALEMETER_PLUGIN_PATH after the default one. A relative entry ("." or
  * "plugins") would load code from whatever folder a command runs in, so it is refused; a folder
- * named twice, or the default folder again, is loaded once (its types would clash otherwise). */
-static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
+ * named twice, or the default folder again, is listed once (its types would clash otherwise). */
+static int add_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
 {
     char *list = strdup(extra);
     char(*seen)[PATH_MAX] = calloc(strlen(extra) / 2 + 2, sizeof *seen);
@@ -313,7 +490,7 @@ static int load_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
             n_seen += !again;
         }
         sm_status sub;
-        if (!again && sm_registry_load_dir(reg, dir, &sub))
+        if (!again && add_folder(reg, dir, 1, &sub))
             rc = sm_fail(st, "%s (from SCALEMETER_PLUGIN_PATH)", sub.msg);
     }
     free(list), free(seen);
@@ -325,10 +502,11 @@ int sm_registry_open(sm_registry **out, sm_status *st)
     sm_registry *reg = sm_registry_new();
     if (!reg)
         return sm_fail(st, "out of memory");
-    int rc = sm_registry_load_dir(reg, sm_plugin_dir(), st);
+    reg->all_state = ALL_UNTRIED; /* the folders are listed; a type loads when asked for */
+    int rc = add_folder(reg, sm_plugin_dir(), 0, st);
     const char *extra = getenv("SCALEMETER_PLUGIN_PATH");
     if (rc == 0 && extra && *extra)
-        rc = load_plugin_path(reg, extra, st);
+        rc = add_plugin_path(reg, extra, st);
     if (rc) {
         sm_registry_free(reg);
         return -1;
@@ -337,93 +515,178 @@ int sm_registry_open(sm_registry **out, sm_status *st)
     return 0;
 }
 
-/* ---- GPU companion modules ------------------------------------------------------------------ */
+/* ---- companion modules ---------------------------------------------------------------------- */
 
-/* NAME_gpu.so beside NAME.so (NAME: the plugin's file name, whatever its type's name). */
-static char *companion_path(const char *path)
+/* NAME<suffix> beside NAME.so (NAME: the plugin's file name, whatever its type's name). */
+static char *companion_path(const char *path, const char *suffix)
 {
-    size_t len = strlen(path);
+    size_t len = strlen(path), n = strlen(suffix) + 1;
     size_t stem = len > 3 && !strcmp(path + len - 3, ".so") ? len - 3 : len;
-    char *p = malloc(stem + sizeof GPU_SUFFIX);
+    char *p = malloc(stem + n);
     if (p) {
         memcpy(p, path, stem);
-        memcpy(p + stem, GPU_SUFFIX, sizeof GPU_SUFFIX);
+        memcpy(p + stem, suffix, n);
     }
     return p;
 }
 
-/* Loads p's companion: GPU_LOADED, GPU_NONE when there is none, or GPU_FAILED with st set. */
-static int load_companion(plugin *p, sm_status *st)
+/* A companion's table, as its entry point returned it: NULL with *state COMPANION_NONE where
+ * the module is absent, COMPANION_FAILED with st set where it cannot load or is no table of the
+ * module; else *handle stays open and *state is COMPANION_LOADED for the caller to check. */
+static const void *open_companion(const plugin *p, const char *path, const char *entry_name,
+                                  const char *what, size_t align, void **handle_out, int *state,
+                                  sm_status *st)
 {
-    char *path = companion_path(p->path);
+    *handle_out = NULL;
+    if (access(path, F_OK) != 0) {
+        *state = COMPANION_NONE;
+        return NULL;
+    }
+    *state = COMPANION_FAILED;
+    if (check_not_world_writable(path, 0, st) || sm_elf_check(path, entry_name, st))
+        return NULL;
+    sm_plugin_guard_begin(path);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *sym = handle ? dlsym(handle, entry_name) : NULL;
+    const uint32_t *k = NULL;
+    if (sym) {
+        const void *(*entry)(const sm_host *);
+        memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
+        k = entry(&host);
+    }
+    sm_plugin_guard_end();
+    if (!handle) {
+        sm_fail(st, "%s: cannot load the %s kernels of '%s': %s", path, what, p->type.name,
+                dlerror());
+        return NULL;
+    }
+    if (!sym)
+        sm_fail(st, "%s: not a %s kernel module: no entry point %s", path, what, entry_name);
+    else if (!k || (uintptr_t)k % align || !sm_plugin_holds(handle, k, 8))
+        sm_fail(st, "%s: its entry point returned no %s kernels", path, what); /* none in it */
+    else {
+        *handle_out = handle;
+        *state = COMPANION_LOADED;
+        return k;
+    }
+    dlclose(handle);
+    return NULL;
+}
+
+/* Loads p's GPU companion: COMPANION_LOADED, COMPANION_NONE when there is none, or
+ * COMPANION_FAILED with st set. */
+static int load_gpu_companion(plugin *p, sm_status *st)
+{
+    char *path = companion_path(p->path, GPU_SUFFIX);
     if (!path) {
         sm_fail(st, "out of memory");
-        return GPU_FAILED;
+        return COMPANION_FAILED;
     }
-    int rc = GPU_NONE;
-    if (access(path, F_OK) == 0) {
-        rc = GPU_FAILED;
-        int bad_elf =
-            check_not_world_writable(path, 0, st) || sm_elf_check(path, SM_GPU_ENTRY_NAME, st);
-        if (!bad_elf)
-            sm_plugin_guard_begin(path);
-        void *handle = bad_elf ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        void *sym = handle ? dlsym(handle, SM_GPU_ENTRY_NAME) : NULL;
-        sm_gpu_entry_fn entry = NULL;
-        if (sym)
-            memcpy(&entry, &sym, sizeof entry);
-        const struct sm_gpu_kernels *k = entry ? entry(&host) : NULL;
-        if (!bad_elf)
-            sm_plugin_guard_end();
-        if (k &&
-            ((uintptr_t)k % _Alignof(struct sm_gpu_kernels) || !sm_plugin_holds(handle, k, 8) ||
-             !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size : sizeof *k)))
-            k = NULL; /* not a table in the module: refused below as none */
-        if (bad_elf)
-            ; /* st says why */
-        else if (!handle)
-            sm_fail(st, "%s: cannot load the GPU kernels of '%s': %s", path, p->type.name,
-                    dlerror());
-        else if (!sym)
-            sm_fail(st, "%s: not a GPU kernel module: no entry point %s", path, SM_GPU_ENTRY_NAME);
-        else if (!k)
-            sm_fail(st, "%s: its entry point returned no GPU kernels", path);
-        else if (k->abi_version < SM_PLUGIN_ABI_OLDEST || k->abi_version > SM_PLUGIN_ABI_VERSION)
-            wrong_version(path, k->abi_version, st);
-        else if (k->struct_size < offsetof(struct sm_gpu_kernels, backward) + sizeof k->backward)
-            sm_fail(st, "%s: GPU kernel table too small (%u bytes) for ABI version %u", path,
-                    k->struct_size, SM_PLUGIN_ABI_VERSION);
-        else {
-            memcpy(&p->gpu, k, k->struct_size < sizeof p->gpu ? k->struct_size : sizeof p->gpu);
-            rc = GPU_LOADED; /* stays mapped, as plugins do */
-        }
-        if (rc == GPU_FAILED && handle)
-            dlclose(handle);
-    }
+    void *handle;
+    int rc;
+    const struct sm_gpu_kernels *k = open_companion(
+        p, path, SM_GPU_ENTRY_NAME, "GPU", _Alignof(struct sm_gpu_kernels), &handle, &rc, st);
+    if (k && !sm_plugin_holds(handle, k,
+                              k->struct_size < sizeof *k ? k->struct_size : sizeof *k))
+        rc = COMPANION_FAILED, sm_fail(st, "%s: its entry point returned no GPU kernels", path);
+    else if (k && (k->abi_version < SM_PLUGIN_ABI_OLDEST || k->abi_version > SM_PLUGIN_ABI_VERSION))
+        rc = COMPANION_FAILED, wrong_version(path, k->abi_version, st);
+    else if (k && k->struct_size < offsetof(struct sm_gpu_kernels, backward) + sizeof k->backward)
+        rc = COMPANION_FAILED, sm_fail(st, "%s: GPU kernel table too small (%u bytes) for ABI "
+                                           "version %u",
+                                       path, k->struct_size, SM_PLUGIN_ABI_VERSION);
+    else if (k)
+        memcpy(&p->gpu, k, k->struct_size < sizeof p->gpu ? k->struct_size : sizeof p->gpu);
+    if (rc == COMPANION_FAILED && handle)
+        dlclose(handle); /* a loaded one stays mapped, as plugins do */
     free(path);
     return rc;
+}
+
+/* Loads p's CPU companion, as load_gpu_companion. Its table has no version of its own: the
+ * module is built with its plugin, whose descriptor's version was checked. */
+static int load_cpu_companion(plugin *p, sm_status *st)
+{
+    char *path = companion_path(p->path, CPU_SUFFIX);
+    if (!path) {
+        sm_fail(st, "out of memory");
+        return COMPANION_FAILED;
+    }
+    void *handle;
+    int rc;
+    const struct sm_cpu_kernels *k = open_companion(
+        p, path, SM_CPU_ENTRY_NAME, "CPU", _Alignof(struct sm_cpu_kernels), &handle, &rc, st);
+    if (k && !sm_plugin_holds(handle, k,
+                              k->struct_size < sizeof *k ? k->struct_size : sizeof *k))
+        rc = COMPANION_FAILED, sm_fail(st, "%s: its entry point returned no CPU kernels", path);
+    else if (k && k->struct_size < offsetof(struct sm_cpu_kernels, backward) + sizeof k->backward)
+        rc = COMPANION_FAILED, sm_fail(st, "%s: CPU kernel table too small (%u bytes)", path,
+                                       k->struct_size);
+    else if (k)
+        memcpy(&p->cpu, k, k->struct_size < sizeof p->cpu ? k->struct_size : sizeof p->cpu);
+    if (rc == COMPANION_FAILED && handle)
+        dlclose(handle);
+    free(path);
+    return rc;
+}
+
+/* The plugin of a type of this registry: the same descriptor, or one of the same name. */
+static plugin *plugin_of(const sm_registry *reg, const sm_layer_type *type)
+{
+    for (int i = 0; i < reg->count; i++)
+        if (&reg->items[i]->type == type || !strcmp(reg->items[i]->type.name, type->name))
+            return reg->items[i];
+    return NULL;
+}
+
+/* A companion's state, loaded on the first ask; a failure is repeated to every later caller.
+ * A cache in the registry's items: logically const, as a lookup. */
+static int companion_state(companion *c, plugin *p, int (*load)(plugin *, sm_status *),
+                           sm_status *st)
+{
+    if (c->state == COMPANION_UNTRIED) {
+        sm_status sub = {{0}};
+        c->state = load(p, &sub);
+        if (c->state == COMPANION_FAILED)
+            c->error = strdup(sub.msg);
+    }
+    if (c->state == COMPANION_FAILED)
+        return sm_fail(st, "%s", c->error ? c->error : "out of memory");
+    return c->state;
 }
 
 int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
                             const struct sm_gpu_kernels **out, sm_status *st)
 {
     *out = NULL;
-    plugin *p = NULL;
-    for (int i = 0; i < reg->count && !p; i++)
-        if (&reg->items[i].type == type || !strcmp(reg->items[i].type.name, type->name))
-            p = &reg->items[i];
+    plugin *p = plugin_of(reg, type);
     if (!p)
         return sm_fail(st, "layer type '%s' is not in this registry", type->name);
-    /* A cache in the registry's items: logically const, as a lookup. */
-    if (p->gpu_state == GPU_UNTRIED) {
-        sm_status sub = {{0}};
-        p->gpu_state = load_companion(p, &sub);
-        if (p->gpu_state == GPU_FAILED)
-            p->gpu_error = strdup(sub.msg);
-    }
-    if (p->gpu_state == GPU_FAILED)
-        return sm_fail(st, "%s", p->gpu_error ? p->gpu_error : "out of memory");
-    if (p->gpu_state == GPU_LOADED)
+    int state = companion_state(&p->gpu_module, p, load_gpu_companion, st);
+    if (state < 0)
+        return -1;
+    if (state == COMPANION_LOADED)
         *out = &p->gpu;
+    return 0;
+}
+
+int sm_registry_cpu_kernels(const sm_registry *reg, const sm_layer_type *type,
+                            const struct sm_cpu_kernels **out, sm_status *st)
+{
+    *out = NULL;
+    plugin *p = plugin_of(reg, type);
+    if (!p)
+        return sm_fail(st, "layer type '%s' is not in this registry", type->name);
+    /* A descriptor's own kernels (a plugin of ABI 2 or 3 written before the companion). */
+    if (p->type.struct_size >= offsetof(sm_layer_type, cpu) + sizeof p->type.cpu &&
+        p->type.cpu) {
+        *out = p->type.cpu;
+        return 0;
+    }
+    int state = companion_state(&p->cpu_module, p, load_cpu_companion, st);
+    if (state < 0)
+        return -1;
+    if (state == COMPANION_LOADED)
+        *out = &p->cpu;
     return 0;
 }

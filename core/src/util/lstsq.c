@@ -1,16 +1,43 @@
 /* Linear least squares through LAPACKE, unconstrained or with non-negative coefficients
  * (Lawson and Hanson, "Solving Least Squares Problems", 1974, ch. 23: the active-set NNLS).
  *
+ * LAPACKE is loaded on the first solve (dlopen by the soname the build found), not linked: it
+ * maps LAPACK, OpenBLAS and gfortran, which every command that only counts would pay for.
+ *
  * The terms of a phase differ by many orders of magnitude (FLOPs ~1e9, an intercept of 1), so
  * the columns are scaled to unit norm first; the rank is judged on the scaled matrix by SVD, so
  * a dependence between terms is reported instead of producing arbitrary coefficients. */
+#include <dlfcn.h>
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scalemeter/fit.h"
+
+#ifndef SM_LAPACKE_SONAME
+#error "SM_LAPACKE_SONAME: the build names the LAPACKE library to load (core/CMakeLists.txt)"
+#endif
+
+/* LAPACKE_dgelsd, once loaded; or why it could not be. */
+static __typeof__(&LAPACKE_dgelsd) dgelsd_fn;
+static char dgelsd_error[512];
+static pthread_once_t dgelsd_once = PTHREAD_ONCE_INIT;
+
+static void load_dgelsd(void)
+{
+    void *h = dlopen(SM_LAPACKE_SONAME, RTLD_NOW | RTLD_LOCAL);
+    void *sym = h ? dlsym(h, "LAPACKE_dgelsd") : NULL;
+    if (sym)
+        memcpy(&dgelsd_fn, &sym, sizeof dgelsd_fn); /* object to function pointer (POSIX) */
+    else
+        snprintf(dgelsd_error, sizeof dgelsd_error,
+                 "cannot load LAPACKE_dgelsd from " SM_LAPACKE_SONAME
+                 " (LAPACKE, which fit's least squares need; install liblapacke): %s",
+                 dlerror());
+}
 
 /* Singular values below this fraction of the largest count as zero. */
 #define RANK_RCOND 1e-10
@@ -20,6 +47,9 @@
 static int solve_subset(const double *A, const double *b, int m, int n, const int *keep, double *x,
                         int *rank, sm_status *st)
 {
+    pthread_once(&dgelsd_once, load_dgelsd);
+    if (!dgelsd_fn)
+        return sm_fail(st, "%s", dgelsd_error);
     int k = 0;
     for (int j = 0; j < n; j++)
         k += !keep || keep[j];
@@ -37,7 +67,7 @@ static int solve_subset(const double *A, const double *b, int m, int n, const in
     memcpy(rhs, b, (size_t)m * sizeof *rhs);
     lapack_int r = 0;
     lapack_int info =
-        LAPACKE_dgelsd(LAPACK_COL_MAJOR, m, k, 1, sub, m, rhs, m > n ? m : n, sv, RANK_RCOND, &r);
+        dgelsd_fn(LAPACK_COL_MAJOR, m, k, 1, sub, m, rhs, m > n ? m : n, sv, RANK_RCOND, &r);
     if (info == 0)
         for (int j = 0, c = 0; j < n; j++)
             x[j] = !keep || keep[j] ? rhs[c++] : 0.0;

@@ -1,0 +1,33 @@
+/*
+ * A CPU companion module for the loader's tests (tests/abi.cmake): a kernel table whose entries
+ * do nothing. TEST_NO_ENTRY builds one that exports something else, which
+ * sm_registry_cpu_kernels must refuse naming the file.
+ */
+#include <scalemeter/kernels.h>
+
+static int forward(const sm_layer_io *l, sm_error *err)
+{
+    (void)l;
+    (void)err;
+    return 0;
+}
+
+static int backward(const sm_layer_io *l, sm_error *err)
+{
+    (void)l;
+    (void)err;
+    return 0;
+}
+
+static const struct sm_cpu_kernels kernels = {
+    .struct_size = sizeof(struct sm_cpu_kernels),
+    .forward = forward,
+    .backward = backward,
+};
+
+#ifndef TEST_NO_ENTRY
+SM_DEFINE_CPU_KERNELS(kernels)
+#else
+SM_PLUGIN_EXPORT const struct sm_cpu_kernels *not_the_entry_point(void);
+SM_PLUGIN_EXPORT const struct sm_cpu_kernels *not_the_entry_point(void) { return &kernels; }
+#endif

@@ -1,0 +1,117 @@
+/*
+ * sm_registry_open loads a plugin when a network asks for its type (issue 34: loading all 50
+ * cost every metrics run 2 ms): a network of conv2d and relu maps conv2d.so and relu.so and no
+ * other plugin of the shipped folder; a type whose file is named otherwise (renamed.so
+ * providing test_renamed) is still found, by loading every plugin; NAME.so in two folders is
+ * the duplicate error it always was, naming both files; `plugins`-style listing loads all.
+ * argv: the folder of renamed.so, the folder of a second conv2d.so (tests/fake_plugin.c).
+ */
+#define _DEFAULT_SOURCE /* realpath */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "net_file.h"
+#include "scalemeter/scalemeter.h"
+
+/* How many distinct plugins of folder dir this process maps (companions counted apart). */
+static int mapped_plugins(const char *dir, char *names, size_t len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096], seen[128][256];
+    int n = 0;
+    names[0] = '\0';
+    while (f && fgets(line, sizeof line, f)) {
+        char *path = strstr(line, dir);
+        if (!path)
+            continue;
+        path[strcspn(path, "\n")] = '\0';
+        const char *base = path + strlen(dir) + 1;
+        int again = 0;
+        for (int i = 0; i < n && !again; i++)
+            again = !strcmp(seen[i], base);
+        if (!again && n < 128) {
+            snprintf(seen[n++], sizeof seen[0], "%s", base);
+            strncat(names, " ", len - strlen(names) - 1);
+            strncat(names, base, len - strlen(names) - 1);
+        }
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Plugin files of the folder (not companions): what loading all of it maps. */
+static int plugin_files(const char *dir)
+{
+    char cmd[PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep '\\.so$' | grep -cv '_[cg]pu\\.so$'", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (!p || fscanf(p, "%d", &n) != 1)
+        n = -1;
+    if (p)
+        pclose(p);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_registry_lazy RENAMED_FOLDER DUPLICATE_FOLDER\n");
+        return 2;
+    }
+    char shipped[PATH_MAX], names[8192];
+    if (!realpath(sm_plugin_dir(), shipped))
+        snprintf(shipped, sizeof shipped, "%s", sm_plugin_dir());
+    sm_status st;
+    sm_registry *reg = NULL;
+    sm_network *net = NULL;
+    static const char *const two = "[network]\nname = two\ninput = 3x8x8\n[layers]\n"
+                                   "conv = conv2d out=4 kernel=3\nact = relu\n";
+
+    /* only the network's two types */
+    unsetenv("SCALEMETER_PLUGIN_PATH");
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_network_load(reg, net_file(two), NULL, &net, &st), 0);
+    CHECK_EQ(mapped_plugins(shipped, names, sizeof names), 2);
+    CHECK_CONTAINS(names, " conv2d.so");
+    CHECK_CONTAINS(names, " relu.so");
+    sm_network_free(net);
+    net = NULL;
+    sm_registry_free(reg);
+
+    /* a plugin named otherwise than its type: found by loading every plugin */
+    setenv("SCALEMETER_PLUGIN_PATH", argv[1], 1);
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_network_load(reg, net_file("[network]\nname = r\ninput = 3x8x8\n[layers]\n"
+                                           "r = test_renamed\n"),
+                             NULL, &net, &st),
+             0);
+    CHECK(net && !strcmp(net->layers[0].type->name, "test_renamed"));
+    CHECK_EQ(mapped_plugins(shipped, names, sizeof names), plugin_files(shipped));
+    CHECK(plugin_files(shipped) > 2);
+    /* listing: the shipped types and renamed.so's */
+    CHECK_EQ(sm_registry_load_all(reg, &st), 0);
+    CHECK_EQ(sm_registry_count(reg), plugin_files(shipped) + 1);
+    sm_network_free(net);
+    net = NULL;
+    sm_registry_free(reg);
+
+    /* conv2d.so in two folders: the second is refused naming both */
+    setenv("SCALEMETER_PLUGIN_PATH", argv[2], 1);
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_network_load(reg, net_file(two), NULL, &net, &st), -1);
+    char want[3 * PATH_MAX];
+    snprintf(want, sizeof want,
+             "layer conv: %s/conv2d.so: layer type 'conv2d' is already provided by %s/conv2d.so "
+             "(from SCALEMETER_PLUGIN_PATH)",
+             argv[2], sm_plugin_dir());
+    CHECK_CONTAINS(st.msg, want);
+    CHECK(strchr(st.msg, '\n') == NULL);
+    CHECK_EQ(sm_registry_load_all(reg, &st), -1); /* and listing all says the same */
+    CHECK_CONTAINS(st.msg, "layer type 'conv2d' is already provided by");
+    sm_registry_free(reg);
+    return check_summary();
+}
