@@ -40,8 +40,8 @@ int main(void)
     static const char *const cuda[] = {"libcudart", "libcudnn",   "libcublas",
                                        "libnccl",   "libcuda.so", "_gpu.so"};
     const int n_cuda = (int)(sizeof cuda / sizeof cuda[0]);
-    static const char *const blas[] = {"libopenblas", "liblapack", "libblas",
-                                       "libgfortran", "_cpu.so"};
+    static const char *const blas[] = {"libopenblas", "liblapack", "libblas", "libgfortran",
+                                       "_cpu.so"};
     const int n_blas = (int)(sizeof blas / sizeof blas[0]);
     static const char *const models[] = {"resnet50", "mobilenet_v3_large", "vit_b_16",
                                          "convnext_tiny", "gpt2"};

@@ -85,8 +85,9 @@ int main(int argc, char **argv)
     /* a plugin named otherwise than its type: found by loading every plugin */
     setenv("SCALEMETER_PLUGIN_PATH", argv[1], 1);
     CHECK_EQ(sm_registry_open(&reg, &st), 0);
-    CHECK_EQ(sm_network_load(reg, net_file("[network]\nname = r\ninput = 3x8x8\n[layers]\n"
-                                           "r = test_renamed\n"),
+    CHECK_EQ(sm_network_load(reg,
+                             net_file("[network]\nname = r\ninput = 3x8x8\n[layers]\n"
+                                      "r = test_renamed\n"),
                              NULL, &net, &st),
              0);
     CHECK(net && !strcmp(net->layers[0].type->name, "test_renamed"));

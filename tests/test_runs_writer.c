@@ -53,9 +53,9 @@ static void test_fields(void)
     CHECK(open_it(&w, &st) == 0);
     const char *hash[] = {"#net", "1", "0.5"};
     CHECK(sm_runs_writer_append(w, hash, &st) == 0);
-    const char *newline[] = {"a\nb", "1", "0.5"}, *sep[] = {"a\x1f"
-                                                            "b",
-                                                            "2", "0.5"};
+    /* "a", the unit separator 0x1f, "b" (one string: \x1fb would read as one escape) */
+    static const char unit_sep[] = {'a', 0x1f, 'b', '\0'};
+    const char *newline[] = {"a\nb", "1", "0.5"}, *sep[] = {unit_sep, "2", "0.5"};
     CHECK(sm_runs_writer_append(w, newline, &st) == -1);
     CHECK_CONTAINS(st.msg, "column 1");
     CHECK_CONTAINS(st.msg, "control character (0x0a)");

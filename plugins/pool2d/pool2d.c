@@ -183,16 +183,11 @@ static int pool2d_saved(const void *params, const sm_shape *in, int n_in, const 
 }
 
 static const sm_layer_type pool2d_type = {
-    SM_LAYER_TYPE_INIT,
-    .name = POOL_NAME,
-    .summary = POOL_SUMMARY,
-    .params_size = sizeof(pool2d_params),
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .parse = pool2d_parse,
-    .infer = pool2d_infer,
-    .metrics = pool2d_metrics,
-    .traits = 0,
+    SM_LAYER_TYPE_INIT,        .name = POOL_NAME,
+    .summary = POOL_SUMMARY,   .params_size = sizeof(pool2d_params),
+    .min_inputs = 1,           .max_inputs = 1,
+    .parse = pool2d_parse,     .infer = pool2d_infer,
+    .metrics = pool2d_metrics, .traits = 0,
     .saved = pool2d_saved,
 };
 

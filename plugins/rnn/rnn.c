@@ -164,16 +164,11 @@ static int rnn_saved(const void *params, const sm_shape *in, int n_in, const sm_
 }
 
 static const sm_layer_type rnn_type = {
-    SM_LAYER_TYPE_INIT,
-    .name = RNN_NAME,
-    .summary = RNN_SUMMARY,
-    .params_size = sizeof(rnn_params),
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .parse = rnn_parse,
-    .infer = rnn_infer,
-    .metrics = rnn_metrics,
-    .traits = SM_TRAIT_RECURRENT,
+    SM_LAYER_TYPE_INIT,     .name = RNN_NAME,
+    .summary = RNN_SUMMARY, .params_size = sizeof(rnn_params),
+    .min_inputs = 1,        .max_inputs = 1,
+    .parse = rnn_parse,     .infer = rnn_infer,
+    .metrics = rnn_metrics, .traits = SM_TRAIT_RECURRENT,
     .saved = rnn_saved,
 };
 

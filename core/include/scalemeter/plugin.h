@@ -5,14 +5,14 @@
  * A plugin is a shared object that exports one function, SM_PLUGIN_ENTRY, which receives the
  * host's table (sm_host) and returns one descriptor (sm_layer_type) of one layer type: its name,
  * how to parse its parameters, how to infer its output shape and what its forward pass costs.
- * The host (libscalemeter) loads every plugin at run time and refuses one whose abi_version
- * differs from its own. Plugins never link against the core: everything they call is in this
- * header or passed in by the host (sm_host, sm_args).
+ * The host (libscalemeter) loads a plugin at run time when a network uses its type (NAME.so,
+ * else every plugin) and refuses one whose abi_version it does not know. Plugins never link against
+ * the core: everything they call is in this header or passed in by the host (sm_host, sm_args).
  *
- * Kernels, what the benchmark backends run, are a separate ABI: scalemeter/kernels.h. A
- * descriptor may point at its CPU kernels; GPU kernels live in a companion module NAME_gpu.so
- * beside NAME.so, loaded only when the cuda backend asks for them, so that a plugin loads on
- * machines without the CUDA libraries.
+ * Kernels, what the benchmark backends run, are a separate ABI: scalemeter/kernels.h. They
+ * live in companion modules beside NAME.so, NAME_cpu.so and NAME_gpu.so, loaded only when a
+ * backend asks for them, so that counting maps neither a BLAS nor the CUDA libraries; a
+ * descriptor may still point at CPU kernels of its own.
  *
  * Shapes are per sample: the batch dimension is never part of an sm_shape, and every count a
  * plugin reports, except weights and param_tensors, is per sample. The host multiplies by the
@@ -226,7 +226,8 @@ typedef struct sm_layer_type {
     int (*metrics)(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                    sm_layer_metrics *m, sm_error *err);
 
-    /* Optional (NULL where absent): the kernels `bench --backend cpu` runs (kernels.h). */
+    /* Optional (NULL where absent): CPU kernels of the plugin's own (kernels.h), which win over
+     * a NAME_cpu.so companion; the shipped plugins leave it NULL and use the companion. */
     const struct sm_cpu_kernels *cpu;
 
     /* ABI 3; a plugin of ABI 2 has neither (zero), so: no traits, and the default below. */

@@ -105,7 +105,10 @@ int sm_registry_count(const sm_registry *reg)
     sm_registry_load_all(mutable(reg), &ignored);
     return reg->count;
 }
-const sm_layer_type *sm_registry_type(const sm_registry *reg, int i) { return &reg->items[i]->type; }
+const sm_layer_type *sm_registry_type(const sm_registry *reg, int i)
+{
+    return &reg->items[i]->type;
+}
 const char *sm_registry_path(const sm_registry *reg, int i) { return reg->items[i]->path; }
 
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name)
@@ -300,8 +303,9 @@ static int list_dir(const char *dir, char ***out, size_t *count, sm_status *st)
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
             continue;
-        if (len > strlen(GPU_SUFFIX) && (!strcmp(e->d_name + len - strlen(GPU_SUFFIX), GPU_SUFFIX) ||
-                                         !strcmp(e->d_name + len - strlen(CPU_SUFFIX), CPU_SUFFIX)))
+        if (len > strlen(GPU_SUFFIX) &&
+            (!strcmp(e->d_name + len - strlen(GPU_SUFFIX), GPU_SUFFIX) ||
+             !strcmp(e->d_name + len - strlen(CPU_SUFFIX), CPU_SUFFIX)))
             continue; /* a companion: loaded with its plugin, when asked for */
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
@@ -318,7 +322,7 @@ static int list_dir(const char *dir, char ***out, size_t *count, sm_status *st)
             n++;
     }
     closedir(d);
-    if (n)                                             /* qsort(NULL, 0, ...) is undefined */
+    if (n) /* qsort(NULL, 0, ...) is undefined */
         qsort(names, n, sizeof *names, compare_names);
     *out = names;
     *count = n;
@@ -417,7 +421,6 @@ int sm_registry_load_all(sm_registry *reg, sm_status *st)
 
 /* A registry's types are loaded as they are asked for: a cache, logically const. */
 static sm_registry *mutable(const sm_registry *reg) { return (sm_registry *)(uintptr_t)reg; }
-
 
 int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer_type **out,
                        sm_status *st)
@@ -586,14 +589,14 @@ static int load_gpu_companion(plugin *p, sm_status *st)
     int rc;
     const struct sm_gpu_kernels *k = open_companion(
         p, path, SM_GPU_ENTRY_NAME, "GPU", _Alignof(struct sm_gpu_kernels), &handle, &rc, st);
-    if (k && !sm_plugin_holds(handle, k,
-                              k->struct_size < sizeof *k ? k->struct_size : sizeof *k))
+    if (k && !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size : sizeof *k))
         rc = COMPANION_FAILED, sm_fail(st, "%s: its entry point returned no GPU kernels", path);
     else if (k && (k->abi_version < SM_PLUGIN_ABI_OLDEST || k->abi_version > SM_PLUGIN_ABI_VERSION))
         rc = COMPANION_FAILED, wrong_version(path, k->abi_version, st);
     else if (k && k->struct_size < offsetof(struct sm_gpu_kernels, backward) + sizeof k->backward)
-        rc = COMPANION_FAILED, sm_fail(st, "%s: GPU kernel table too small (%u bytes) for ABI "
-                                           "version %u",
+        rc = COMPANION_FAILED, sm_fail(st,
+                                       "%s: GPU kernel table too small (%u bytes) for ABI "
+                                       "version %u",
                                        path, k->struct_size, SM_PLUGIN_ABI_VERSION);
     else if (k)
         memcpy(&p->gpu, k, k->struct_size < sizeof p->gpu ? k->struct_size : sizeof p->gpu);
@@ -616,12 +619,11 @@ static int load_cpu_companion(plugin *p, sm_status *st)
     int rc;
     const struct sm_cpu_kernels *k = open_companion(
         p, path, SM_CPU_ENTRY_NAME, "CPU", _Alignof(struct sm_cpu_kernels), &handle, &rc, st);
-    if (k && !sm_plugin_holds(handle, k,
-                              k->struct_size < sizeof *k ? k->struct_size : sizeof *k))
+    if (k && !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size : sizeof *k))
         rc = COMPANION_FAILED, sm_fail(st, "%s: its entry point returned no CPU kernels", path);
     else if (k && k->struct_size < offsetof(struct sm_cpu_kernels, backward) + sizeof k->backward)
-        rc = COMPANION_FAILED, sm_fail(st, "%s: CPU kernel table too small (%u bytes)", path,
-                                       k->struct_size);
+        rc = COMPANION_FAILED,
+        sm_fail(st, "%s: CPU kernel table too small (%u bytes)", path, k->struct_size);
     else if (k)
         memcpy(&p->cpu, k, k->struct_size < sizeof p->cpu ? k->struct_size : sizeof p->cpu);
     if (rc == COMPANION_FAILED && handle)
@@ -678,8 +680,7 @@ int sm_registry_cpu_kernels(const sm_registry *reg, const sm_layer_type *type,
     if (!p)
         return sm_fail(st, "layer type '%s' is not in this registry", type->name);
     /* A descriptor's own kernels (a plugin of ABI 2 or 3 written before the companion). */
-    if (p->type.struct_size >= offsetof(sm_layer_type, cpu) + sizeof p->type.cpu &&
-        p->type.cpu) {
+    if (p->type.struct_size >= offsetof(sm_layer_type, cpu) + sizeof p->type.cpu && p->type.cpu) {
         *out = p->type.cpu;
         return 0;
     }
