@@ -73,6 +73,15 @@ struct sm_registry {
 static sm_registry *mutable(const sm_registry *reg);
 static void free_names(char **names, size_t n);
 
+/* The loaded plugin of that type name, or NULL. */
+static plugin *loaded_type(const sm_registry *reg, const char *name)
+{
+    for (int i = 0; i < reg->count; i++)
+        if (strcmp(reg->items[i]->type.name, name) == 0)
+            return reg->items[i];
+    return NULL;
+}
+
 sm_registry *sm_registry_new(void) { return calloc(1, sizeof(sm_registry)); }
 
 void sm_registry_free(sm_registry *reg)
@@ -252,13 +261,12 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
             dlclose(handle);
         return -1;
     }
-    for (int i = 0; i < reg->count; i++)
-        if (strcmp(reg->items[i]->type.name, t->name) == 0) {
-            sm_fail(st, "%s: layer type '%s' is already provided by %s", path, t->name,
-                    reg->items[i]->path);
-            dlclose(handle);
-            return -1;
-        }
+    const plugin *twin = loaded_type(reg, t->name);
+    if (twin) {
+        sm_fail(st, "%s: layer type '%s' is already provided by %s", path, t->name, twin->path);
+        dlclose(handle);
+        return -1;
+    }
     if (reg->count == reg->cap) {
         int cap = reg->cap ? 2 * reg->cap : 32;
         plugin **items = realloc(reg->items, (size_t)cap * sizeof *items);
@@ -426,10 +434,10 @@ int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer
                        sm_status *st)
 {
     sm_registry *reg = mutable(creg);
-    *out = NULL;
-    for (int i = 0; i < reg->count; i++)
-        if (strcmp(reg->items[i]->type.name, name) == 0)
-            return *out = &reg->items[i]->type, 0;
+    const plugin *p = loaded_type(reg, name);
+    *out = p ? &p->type : NULL;
+    if (p)
+        return 0;
     if (reg->all_state != ALL_UNTRIED) /* every plugin is loaded, or failed to */
         return reg->all_state == ALL_FAILED ? sm_registry_load_all(reg, st) : 0;
     /* NAME.so of every folder, in order: a second one is the duplicate it always was. */
@@ -451,15 +459,11 @@ int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer
     free(file);
     if (rc)
         return -1;
-    for (int i = 0; i < reg->count; i++)
-        if (strcmp(reg->items[i]->type.name, name) == 0)
-            return *out = &reg->items[i]->type, 0;
     /* No NAME.so, or one of another type: a plugin named otherwise may provide it. */
-    if (sm_registry_load_all(reg, st))
+    if (!(p = loaded_type(reg, name)) && sm_registry_load_all(reg, st))
         return -1;
-    for (int i = 0; i < reg->count; i++)
-        if (strcmp(reg->items[i]->type.name, name) == 0)
-            return *out = &reg->items[i]->type, 0;
+    p = p ? p : loaded_type(reg, name);
+    *out = p ? &p->type : NULL;
     return 0;
 }
 
@@ -636,9 +640,9 @@ static int load_cpu_companion(plugin *p, sm_status *st)
 static plugin *plugin_of(const sm_registry *reg, const sm_layer_type *type)
 {
     for (int i = 0; i < reg->count; i++)
-        if (&reg->items[i]->type == type || !strcmp(reg->items[i]->type.name, type->name))
+        if (&reg->items[i]->type == type)
             return reg->items[i];
-    return NULL;
+    return loaded_type(reg, type->name);
 }
 
 /* A companion's state, loaded on the first ask; a failure is repeated to every later caller.
