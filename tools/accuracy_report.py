@@ -376,7 +376,7 @@ def main():
     w("NVIDIA DeepLearningExamples (PyTorch ResNet-50 v1.5, pytorch-21.03 container, DDP, batch")
     w("256 per GPU), training throughput on one GPU and on the eight of a node: DGX A100 80GB in")
     w("TF32 and AMP, DGX-1 (V100 16GB) in FP32 and AMP. AMP is fp16, modelled at bf16 on the")
-    w("A100 (the same peak). Predicted by `scalemeter curve resnet50 --device D --batch 256")
+    w("A100 (the same peak; [precision.md](precision.md)). Predicted by `scalemeter curve resnet50 --device D --batch 256")
     w("--nodes 1 -g G --precision P --overlap` (eager PyTorch, the device files' framework; DDP")
     w("overlaps its buckets with the backward pass), with `--framework pytorch-channels-last` for")
     w("AMP, whose runs keep their activations channels-last (the examples' configs.yml:")
