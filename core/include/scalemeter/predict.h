@@ -55,10 +55,17 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
 int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
                      const sm_layout *layout, double *t_fwd, sm_status *st);
 
+/* The largest global batch (per-device batch x devices) a prediction takes: integers up to
+ * 2^53 are exact in a double. */
+#define SM_MAX_GLOBAL_BATCH (INT64_C(1) << 53)
+
 static inline int64_t sm_layout_devices(const sm_layout *l)
 {
     return (int64_t)l->nodes * l->gpus_per_node;
 }
+/* 0 for a layout every prediction takes (a batch and devices of at least 1, a global batch
+ * of at most SM_MAX_GLOBAL_BATCH); else -1 with a message saying what to change. */
+int sm_layout_check(const sm_layout *l, sm_status *st);
 /* Samples per second of the whole cluster. */
 static inline double sm_images_per_s(const sm_layout *l, double t_step)
 {

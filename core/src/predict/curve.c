@@ -69,6 +69,9 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
             }
             c->layout.batch = spec->global_batch / devices;
         }
+        rc = sm_layout_check(&c->layout, st);
+        if (rc)
+            break;
         c->global_batch = c->layout.batch * devices;
         rc = sm_predict(p, net, &c->layout, &c->pred, st);
         if (rc == 0)

@@ -56,7 +56,7 @@ void sm_predictor_free(sm_predictor *p)
     free(p);
 }
 
-static int check_layout(const sm_layout *l, sm_status *st)
+int sm_layout_check(const sm_layout *l, sm_status *st)
 {
     if (l->batch < 1)
         return sm_fail(st, "batch %lld: the per-device batch must be at least 1",
@@ -64,6 +64,14 @@ static int check_layout(const sm_layout *l, sm_status *st)
     if (l->nodes < 1 || l->gpus_per_node < 1)
         return sm_fail(st, "nodes %d, devices per node %d: both must be at least 1", l->nodes,
                        l->gpus_per_node);
+    /* Samples, steps and throughputs are counted in int64 and double: a global batch beyond
+     * 2^53 would lose samples in the double, and one beyond 2^63 wrap around. */
+    if (l->batch > SM_MAX_GLOBAL_BATCH / sm_layout_devices(l))
+        return sm_fail(st,
+                       "batch %lld on %d node%s x %d devices: a global batch above 2^53 "
+                       "samples is beyond what scalemeter counts; give fewer nodes or a "
+                       "smaller batch",
+                       (long long)l->batch, l->nodes, l->nodes == 1 ? "" : "s", l->gpus_per_node);
     return 0;
 }
 
@@ -99,7 +107,7 @@ static int check_positive(const sm_network *net, const sm_layout *l, const char 
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                sm_prediction *out, sm_status *st)
 {
-    if (check_layout(layout, st))
+    if (sm_layout_check(layout, st))
         return -1;
     *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     if (p->ops->predict(p->impl, net, layout, out, st))
@@ -120,7 +128,7 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
 int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
                      const sm_layout *layout, double *t_fwd, sm_status *st)
 {
-    if (check_layout(layout, st))
+    if (sm_layout_check(layout, st))
         return -1;
     if (block < 0 || block >= net->n_blocks)
         return sm_fail(st, "%s has no block %d", net->name, block);

@@ -18,6 +18,8 @@ void sm_predictor_set_optimizer(sm_predictor *p, sm_optimizer o)
 int sm_predict_memory(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                       int training, sm_memory *out, sm_status *st)
 {
+    if (sm_layout_check(layout, st))
+        return -1;
     return sm_network_memory(net, layout->batch, sm_layout_devices(layout), training, &p->memory,
                              out, st);
 }
