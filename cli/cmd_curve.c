@@ -178,7 +178,16 @@ static int64_t image_of(const curve_run *r, const sm_network *net)
 /* Samples of an epoch of this network: --dataset's, or --tokens' sequences. */
 static int64_t dataset_of(const curve_run *r, const sm_network *net)
 {
-    return dataset_samples(r->args->common.dataset, r->args->common.tokens, sm_network_image(net));
+    return dataset_samples(r->args->common.dataset, r->args->common.tokens, net);
+}
+
+/* Whether any curve is of an image network: ImageNet's is the dataset then, unless given. */
+static int has_image(const curve_run *r)
+{
+    for (int k = 0; k < r->n_rows; k++)
+        if (!is_sequence(r->rows[k].net))
+            return 1;
+    return 0;
 }
 
 /* Whether any curve is of a sequence network: the tokens_per_s column is written then. */
@@ -211,10 +220,12 @@ static double turning_gain(const sm_curve *c)
     return pow(q->images_per_s / p->images_per_s, 1 / doublings) - 1;
 }
 
-/* Seconds of one pass over the dataset, and of the whole training run (0 without --epochs). */
+/* Seconds of one pass over the dataset, and of the whole training run (0 without --epochs);
+ * NAN without a dataset (a sequence network given no --tokens). */
 static double epoch_time(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
-    return sm_epoch_time(&p->layout, p->pred.t_step, dataset_of(r, row->net));
+    int64_t dataset = dataset_of(r, row->net);
+    return dataset ? sm_epoch_time(&p->layout, p->pred.t_step, dataset) : NAN;
 }
 
 static double train_time(const curve_run *r, const curve_row *row, const sm_curve_point *p)
@@ -231,7 +242,8 @@ static double step_energy(const sm_curve_point *p)
 
 static double epoch_energy(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
-    return sm_epoch_steps(&p->layout, dataset_of(r, row->net)) * step_energy(p);
+    int64_t dataset = dataset_of(r, row->net);
+    return dataset ? sm_epoch_steps(&p->layout, dataset) * step_energy(p) : NAN;
 }
 
 /* Whether any point has an energy: the energy columns are written then. */
@@ -317,12 +329,16 @@ static void write_json(FILE *out, const curve_run *r)
     json_field_int(&w, "gpus_per_node", r->gpus_per_node);
     json_field_number(&w, "threshold", r->args->threshold);
     json_field_bool(&w, "overlap", r->args->common.choice.overlap);
-    if (r->args->common.tokens) { /* samples differ by each network's sequence length */
+    /* with --tokens, samples differ by each network's sequence length; without a dataset
+     * given, a sequence network has none (dataset_samples) */
+    if (r->args->common.tokens || (!r->args->common.dataset && !has_image(r))) {
         json_key(&w, "dataset");
         json_null(&w);
-        json_field_int(&w, "tokens", r->args->common.tokens);
+        if (r->args->common.tokens)
+            json_field_int(&w, "tokens", r->args->common.tokens);
     } else {
-        json_field_int(&w, "dataset", r->args->common.dataset);
+        json_field_int(&w, "dataset",
+                       r->args->common.dataset ? r->args->common.dataset : DEFAULT_DATASET);
     }
     if (r->args->common.epochs)
         json_field_int(&w, "epochs", r->args->common.epochs);
@@ -335,9 +351,7 @@ static void write_json(FILE *out, const curve_run *r)
         const sm_curve *c = &row->curve;
         json_begin_object(&w);
         json_field_string(&w, "model", row->model);
-        json_field_int(&w, "image", image_of(r, row->net));
-        if (is_sequence(row->net))
-            json_field_int(&w, "seq", image_of(r, row->net));
+        json_field_int(&w, is_sequence(row->net) ? "seq" : "image", image_of(r, row->net));
         json_field_int(&w, r->args->strong ? "global_batch" : "batch", row->batch);
         json_key(&w, "turning_point");
         if (c->turning >= 0) {
@@ -418,13 +432,22 @@ static void write_memory_notes(FILE *out, const curve_run *r)
 
 static void write_table(FILE *out, const curve_run *r)
 {
-    fprintf(out,
-            "%s\n%s scaling, %d device%s per node; times per step of one device; an epoch "
-            "is %lld %s",
+    fprintf(out, "%s\n%s scaling, %d device%s per node; times per step of one device; ",
             sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak", r->gpus_per_node,
-            r->gpus_per_node == 1 ? "" : "s",
-            (long long)(r->args->common.tokens ? r->args->common.tokens : r->args->common.dataset),
-            r->args->common.tokens ? "tokens" : "samples");
+            r->gpus_per_node == 1 ? "" : "s");
+    const predictor_options *o = &r->args->common;
+    if (o->tokens || o->dataset)
+        fprintf(out, "an epoch is %lld %s", (long long)(o->tokens ? o->tokens : o->dataset),
+                o->tokens ? "tokens" : "samples");
+    else if (!has_sequence(r))
+        fprintf(out, "an epoch is %lld samples", (long long)DEFAULT_DATASET);
+    else if (has_image(r))
+        fprintf(out,
+                "an epoch is %lld samples of an image network (of a sequence network: "
+                "give --tokens T)",
+                (long long)DEFAULT_DATASET);
+    else
+        fprintf(out, "no epoch without --tokens T (the corpus in tokens)");
     if (r->args->common.epochs)
         fprintf(out, ", training %lld epoch%s", (long long)r->args->common.epochs,
                 r->args->common.epochs == 1 ? "" : "s");
@@ -487,6 +510,8 @@ static void write_table(FILE *out, const curve_run *r)
             snprintf(c[17], sizeof c[17], isfinite(mfu) ? "%.1f%%" : "-", mfu * 100);
             if (all_sequence)
                 snprintf(c[8], sizeof c[8], "%s", c[16]);
+            else if (is_sequence(row->net)) /* its throughput is in the tokens/s column */
+                snprintf(c[8], sizeof c[8], "-");
             snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
             fmt_seconds_in(epoch_time(r, row, p), &unit[4], c[10], sizeof c[10]);
             fmt_seconds_in(train_time(r, row, p), &unit[5], c[11], sizeof c[11]);

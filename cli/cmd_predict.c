@@ -172,21 +172,22 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_field_int(&w, "batch", l->batch);
     json_field_int(&w, "nodes", l->nodes);
     json_field_int(&w, "gpus_per_node", l->gpus_per_node);
-    json_field_int(&w, "image", sm_network_image(net));
-    if (is_sequence(net))
-        json_field_int(&w, "seq", sm_network_image(net));
-    json_field_int(&w, "dataset", a->common.dataset);
+    json_field_int(&w, is_sequence(net) ? "seq" : "image", sm_network_image(net));
+    json_key(&w, "dataset"); /* samples; null: none known (a sequence network, no --tokens) */
+    if (a->common.dataset)
+        json_int(&w, a->common.dataset);
+    else
+        json_null(&w);
     if (a->common.tokens)
         json_field_int(&w, "tokens", a->common.tokens);
     /* the values of the column table, in predict's order of keys */
     sm_curve_point pt = point_of(l, t, mem);
     point_view v = view_of(a, net, p, &pt, ar, mem);
-    const char *times[] = {"t_infer", "t_fwd",   "t_bwd",       "t_grad",
-                           "t_step",  "t_epoch", "images_per_s"};
-    for (int i = 0; i < 7; i++)
+    const char *times[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "t_epoch"};
+    for (int i = 0; i < 6; i++)
         point_json_named(&w, &v, times[i]);
-    if (is_sequence(net))
-        point_json_named(&w, &v, "tokens_per_s");
+    /* a sequence network's throughput is in tokens */
+    point_json_named(&w, &v, is_sequence(net) ? "tokens_per_s" : "images_per_s");
     point_json_named(&w, &v, "mfu");
     if (a->common.epochs) {
         json_field_int(&w, "epochs", a->common.epochs);
@@ -292,7 +293,8 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         {"t_bwd", "backward pass"},
         {"t_grad", "gradient synchronisation and update"},
         {"t_step", "t_fwd + t_bwd + t_grad"},
-        {"t_epoch", "one pass over the dataset"},
+        {"t_epoch", a->common.dataset ? "one pass over the dataset"
+                                      : "one pass over the dataset: --tokens T gives it"},
     };
     int oom = mem->train.fits == 0; /* it cannot run: no time as if it could */
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -498,8 +500,7 @@ int cmd_predict(int argc, char **argv)
         rc = 2;
         sm_network_free(net);
     } else {
-        a.common.dataset =
-            dataset_samples(a.common.dataset, a.common.tokens, sm_network_image(net));
+        a.common.dataset = dataset_samples(a.common.dataset, a.common.tokens, net);
         rc = run(&a, net, p);
         sm_network_free(net);
     }

@@ -511,9 +511,13 @@ double tokens_per_s(const sm_layout *l, double t_step, int64_t seq)
     return sm_images_per_s(l, t_step) * (double)seq;
 }
 
-int64_t dataset_samples(int64_t dataset, int64_t tokens, int64_t seq)
+int64_t dataset_samples(int64_t dataset, int64_t tokens, const sm_network *net)
 {
-    return tokens > 0 ? (tokens + seq - 1) / seq : dataset;
+    if (tokens > 0)
+        return (tokens + sm_network_image(net) - 1) / sm_network_image(net);
+    if (dataset > 0)
+        return dataset;
+    return is_sequence(net) ? 0 : DEFAULT_DATASET;
 }
 
 double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int64_t batch,

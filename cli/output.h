@@ -29,10 +29,11 @@ int check_length_option(const char *cmd, const char *model, const sm_network *ne
                         int64_t seq);
 /* Tokens per second of all devices: global batch x seq / t_step. */
 double tokens_per_s(const sm_layout *l, double t_step, int64_t seq);
-/* The dataset of an epoch in samples: the --dataset given, or (tokens > 0) ceil(tokens / seq)
- * sequences, which gives ceil(tokens / (global batch x seq)) steps (nested ceilings of
- * whole numbers are one). */
-int64_t dataset_samples(int64_t dataset, int64_t tokens, int64_t seq);
+/* The dataset of an epoch of net in samples: (tokens > 0) ceil(tokens / seq) sequences, which
+ * gives ceil(tokens / (global batch x seq)) steps (nested ceilings of whole numbers are one);
+ * else the --dataset given (> 0); else ImageNet's for an image network, and 0 (no dataset
+ * known: no epoch) for a sequence network, whose corpus ImageNet's size says nothing of. */
+int64_t dataset_samples(int64_t dataset, int64_t tokens, const sm_network *net);
 /* Model FLOPs utilisation, as PaLM and Megatron-LM define it: the training FLOPs of a step on
  * one device (forward and backward at its batch) per second, over its dense peak at the
  * predictor's precision; NAN where the peak is not known (a calibration) or t_step is not. */

@@ -18,9 +18,10 @@ static const cell empty = {CELL_EMPTY, 0, 0, NULL};
 
 static int64_t devices(const point_view *v) { return sm_layout_devices(&v->p->layout); }
 
+/* NAN without a dataset (a sequence network given no --tokens) */
 static double epoch_s(const point_view *v)
 {
-    return sm_epoch_time(&v->p->layout, v->p->pred.t_step, v->dataset);
+    return v->dataset ? sm_epoch_time(&v->p->layout, v->p->pred.t_step, v->dataset) : NAN;
 }
 
 /* Joules of the whole job (all its devices): an inference pass, a step, an epoch. */
@@ -28,7 +29,7 @@ static double job_step_j(const point_view *v) { return v->p->pred.e_step * (doub
 
 static double job_epoch_j(const point_view *v)
 {
-    return sm_epoch_steps(&v->p->layout, v->dataset) * job_step_j(v);
+    return v->dataset ? sm_epoch_steps(&v->p->layout, v->dataset) * job_step_j(v) : NAN;
 }
 
 static cell model(const point_view *v) { return text(v->model); }
@@ -42,10 +43,14 @@ static cell t_bwd(const point_view *v) { return real(v->p->pred.t_bwd); }
 static cell t_grad(const point_view *v) { return real(v->p->pred.t_grad); }
 static cell t_step(const point_view *v) { return real(v->p->pred.t_step); }
 static cell precision(const point_view *v) { return text(sm_predictor_precision(v->pred)); }
-static cell dataset(const point_view *v) { return integer(v->dataset); }
+static cell dataset(const point_view *v) { return v->dataset ? integer(v->dataset) : empty; }
 static cell global_batch(const point_view *v) { return integer(v->p->global_batch); }
 static cell n_devices(const point_view *v) { return integer(devices(v)); }
-static cell images_per_s(const point_view *v) { return real(v->p->images_per_s); }
+/* a sequence network's throughput is in tokens (tokens_s) */
+static cell images_per_s(const point_view *v)
+{
+    return is_sequence(v->net) ? empty : real(v->p->images_per_s);
+}
 static cell efficiency(const point_view *v) { return real(v->p->efficiency); }
 static cell turning(const point_view *v)
 {

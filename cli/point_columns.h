@@ -18,7 +18,7 @@ typedef struct point_view {
     const sm_predictor *pred;
     const sm_curve_point *p;
     int turning_nodes;               /* the curve's turning point; 0: none */
-    int64_t dataset;                 /* samples of an epoch of this network */
+    int64_t dataset;                 /* samples of an epoch of this network; 0: none known */
     int64_t tokens, epochs;          /* --tokens, --epochs; 0: not given */
     int tells_allreduce;             /* a description's all-reduce is behind the predictor */
     sm_allreduce_estimate allreduce; /* one bucket's; algorithm "none": nothing sent */

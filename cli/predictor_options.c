@@ -88,7 +88,5 @@ const char *predictor_options_problem(predictor_options *o)
     else if (!problem && o->dataset && o->tokens)
         problem = "--dataset and --tokens: one of the two (samples, or a sequence network's "
                   "tokens)";
-    if (!o->dataset)
-        o->dataset = DEFAULT_DATASET;
     return problem;
 }
