@@ -105,6 +105,15 @@ for text, value in [("15T", 15 * 10**12), ("2.5B", 2_500_000_000), ("300M", 300_
 # a calibration states no peak: mfu null, empty in CSV
 d = good_json("predict", "gpt2", "--batch", "1", "--seq", "64")
 check("mfu" in d and d["mfu"] is None, f"a calibration's mfu is null: {d.get('mfu')}")
+# beside a description, a calibration's mfu has the description's peak at its precision:
+# F + Fb of resnet50's batch of 64 over t_step x 989.4 TFLOP/s (the h100's BF16 peak)
+d = good_json("predict", "resnet50", "--coeffs", "h100-pytorch-bf16", "--device", "h100",
+              "--batch", "64")
+rc, out, _ = run("metrics", "resnet50", "--batch", "64", "--format", "json")
+m = json.loads(out) if rc == 0 else {}
+check(d.get("mfu") is not None and m and
+      near(d["mfu"] * d["t_step"] * H100_BF16, m["flops"] + m["bwd_flops"], 1e-4),
+      f"--coeffs --device: mfu {d.get('mfu')} on the h100's bf16 peak")
 d = good_json("predict", "resnet50", "--device", "h100", "--batch", "8")
 check(d.get("mfu", 0) > 0 and "tokens_per_s" not in d and "seq" not in d,
       "an image network: mfu, no tokens")

@@ -22,10 +22,10 @@ struct sm_predictor {
     const predictor_ops *ops;
     void *impl;
     char description[512];
-    char calibration[256];   /* the coefficient file's own part of it; "" for a device model */
-    char precision[8];       /* of the calibration, or the device model's */
-    int devices_per_node;    /* of the description behind it; 0: none */
-    double peak_flops;       /* the description's dense peak at precision; 0: a calibration */
+    char calibration[256]; /* the coefficient file's own part of it; "" for a device model */
+    char precision[8];     /* of the calibration, or the device model's */
+    int devices_per_node;  /* of the description behind it; 0: none */
+    double peak_flops; /* the description's dense peak at the precision; 0: a calibration alone */
     sm_memory_config memory; /* its description's and precision's (sm_predict_memory) */
 };
 

@@ -261,6 +261,10 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     snprintf((*out)->calibration, sizeof(*out)->calibration, "%s", calibration);
     (*out)->devices_per_node = devices_per_node;
     (*out)->memory = memory;
+    /* beside a description, its dense peak at the calibration's precision: the device the
+     * all-reduce runs between is the one calibrated, so mfu has a denominator */
+    if (comm && p >= 0)
+        (*out)->peak_flops = comm->dev.peak[p];
     return 0;
 }
 
