@@ -384,7 +384,8 @@ static int predicted_sweep(const allreduce_args *a)
     json_writer w;
     json_init(&w, stdout);
     if (a->format == FORMAT_CSV) {
-        printf("bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol\n");
+        /* op: fit-comm reads an all-gather's or reduce-scatter's rows as half a ring */
+        printf("bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol,op\n");
     } else if (a->format == FORMAT_JSON) {
         json_begin_object(&w);
         json_field_string(&w, "device", a->device);
@@ -408,8 +409,8 @@ static int predicted_sweep(const allreduce_args *a)
         double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : 0;
         double busbw = algbw * factor;
         if (a->format == FORMAT_CSV) {
-            printf("%.0f,model,%d,%d,%.6e,%.4f,%.4f,%s,%s\n", bytes[i], ranks, a->nodes, t, algbw,
-                   busbw, e[i].algorithm, e[i].protocol);
+            printf("%.0f,model,%d,%d,%.6e,%.4f,%.4f,%s,%s,%s\n", bytes[i], ranks, a->nodes, t,
+                   algbw, busbw, e[i].algorithm, e[i].protocol, op);
         } else if (a->format == FORMAT_JSON) {
             json_begin_object(&w);
             json_key(&w, "bytes");

@@ -195,6 +195,36 @@ with tempfile.TemporaryDirectory() as d:
         intra = lines[1].split(",")
         check(near(float(intra[1]), 360, 0.01) and near(float(intra[2]), 5, 0.02), f"csv {intra}")
 
+    # The op column (`allreduce --device --op OP --format csv` writes it): an all-gather's or
+    # reduce-scatter's rows are half a ring each, by hand above; without the column every row
+    # was read as an all-reduce and the links came back twice as fast.
+    for op in ("all_gather", "reduce_scatter"):
+        rows = ["bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol,op"]
+        for nodes in (1, 2):
+            rows += [f"{1 << k},model,{8 * nodes},{nodes},{half_ring_time(1 << k, nodes, 8):.6e},"
+                     f"0,0,ring,Simple,{op}" for k in range(20, 27)]
+        rc, so, se = run("fit-comm", write(f"{op}.csv", "\n".join(rows) + "\n"), "--format",
+                         "json", "--collective", "ring")
+        r = json.loads(so) if rc == 0 else {}
+        check(rc == 0 and near(r["intra"]["bandwidth_gb_s"], 360, 0.01) and
+              near(r["intra"]["latency_us"], 5, 0.02) and
+              near(r["inter"]["bandwidth_gb_s"], 45, 0.01) and
+              near(r["inter"]["latency_us"], 12, 0.02), f"op {op}: {rc} {r} {se}")
+    bad_op = write("alltoall.csv", "bytes,impl,ranks,nodes,time_s,op\n"
+                   "1048576,model,8,1,1e-4,all_reduce\n2097152,model,8,1,2e-4,alltoall\n")
+    rc, so, se = run("fit-comm", bad_op)
+    check(rc != 0 and se.strip() == f"scalemeter: {bad_op}:3: op 'alltoall'; fit-comm reads "
+          "all_reduce, all_gather and reduce_scatter", f"op alltoall: {rc} {se!r}")
+    # and the writer's own output comes back as the description it was predicted from
+    # (configs/devices/h100.ini: NVLink 370.8 GB/s, 3.4 us a step)
+    ag = [run("allreduce", "--device", "h100", "--nodes", str(n), "--op", "all_gather",
+              "--collective", "ring", "--min-bytes", "1M", "--format", "csv") for n in (1, 2)]
+    files = [write(f"ag{i}.csv", so) for i, (rc, so, se) in enumerate(ag)]
+    rc, so, se = run("fit-comm", *files, "--format", "json", "--collective", "ring")
+    r = json.loads(so) if rc == 0 else {}
+    check(rc == 0 and near(r["intra"]["bandwidth_gb_s"], 370.8, 0.01) and
+          near(r["intra"]["latency_us"], 3.4, 0.02), f"allreduce --op all_gather round trip: {r} {se}")
+
     # FILE@NODES: a CSV without a nodes column, 16 ranks said to be on 2 nodes.
     rows2 = ["bytes,impl,ranks,time_s"] + [
         f"{1 << k},nccl,16,{ring_time(1 << k, 2, 8):.6e}" for k in range(20, 27)]

@@ -267,13 +267,26 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
     return rc;
 }
 
-/* `scalemeter allreduce --format csv`: bytes,impl,ranks[,nodes],time_s,... */
+/* The op column of `scalemeter allreduce --device --format csv`: 0 for an all-reduce, 1 for an
+ * all-gather or reduce-scatter (as collective_line), -1 with a message for another. */
+static int csv_op(const char *op, const char *path, int lineno, sm_status *st)
+{
+    if (!strcmp(op, "all_reduce"))
+        return 0;
+    if (!strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter"))
+        return 1;
+    return sm_fail(st, "%s:%d: op '%s'; fit-comm reads all_reduce, all_gather and reduce_scatter",
+                   path, lineno, op);
+}
+
+/* `scalemeter allreduce --format csv`: bytes,impl,ranks[,nodes],time_s,...[,op] (no op:
+ * all-reduces) */
 static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int nodes,
                               const char *impl, int source, sm_status *st)
 {
     char *line = NULL;
     size_t cap = 0;
-    int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1;
+    int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1, col_op = -1;
     int lineno = 0, rc = 0, first = r->n;
     char seen_impl[64] = "";
     while (!rc && getline(&line, &cap, f) != -1) {
@@ -289,6 +302,7 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
                 col_ranks = !strcmp(tok[i], "ranks") ? i : col_ranks;
                 col_nodes = !strcmp(tok[i], "nodes") ? i : col_nodes;
                 col_time = !strcmp(tok[i], "time_s") ? i : col_time;
+                col_op = !strcmp(tok[i], "op") ? i : col_op;
             }
             if (col_bytes < 0 || col_ranks < 0 || col_time < 0)
                 rc = sm_fail(st, "%s:1: expected the columns bytes, ranks and time_s", path);
@@ -298,12 +312,13 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
         need = col_time > need ? col_time : need;
         need = col_impl > need ? col_impl : need;
         need = col_nodes > need ? col_nodes : need;
+        need = col_op > need ? col_op : need;
         long bytes, ranks, file_nodes = 1;
         double t;
-        const int cols[] = {col_bytes, col_ranks, col_time, col_nodes, col_impl};
-        const char *names[] = {"bytes", "ranks", "time_s", "nodes", "impl"};
+        const int cols[] = {col_bytes, col_ranks, col_time, col_nodes, col_impl, col_op};
+        const char *names[] = {"bytes", "ranks", "time_s", "nodes", "impl", "op"};
         int empty = -1;
-        for (int i = 0; i < 5 && nt > need && empty < 0; i++)
+        for (int i = 0; i < 6 && nt > need && empty < 0; i++)
             empty = cols[i] >= 0 && !*tok[cols[i]] ? i : -1;
         if (empty >= 0) {
             rc = sm_fail(st, "%s:%d: the %s field is empty", path, lineno, names[empty]);
@@ -327,10 +342,15 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
             }
             snprintf(seen_impl, sizeof seen_impl, "%s", tok[col_impl]);
         }
+        int half = col_op >= 0 ? csv_op(tok[col_op], path, lineno, st) : 0;
+        if (half < 0) {
+            rc = -1;
+            break;
+        }
         int n = 0, g = 0;
         if ((rc = layout(path, (int)ranks, (int)file_nodes, nodes, &n, &g, st)))
             break;
-        sm_comm_sample s = {(double)bytes, t, n, g, source, lineno, 0};
+        sm_comm_sample s = {(double)bytes, t, n, g, source, lineno, half};
         rc = add_sample(r, &s, st);
     }
     free(line);
