@@ -153,13 +153,17 @@ add_test(NAME cli_fit_loo_json
   COMMAND ${SCALEMETER_BIN} fit ${CMAKE_CURRENT_BINARY_DIR}/fit_loo.csv --cv loo --format json
           --weighting none --form convmeter
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli_fit_loo_json PROPERTIES DEPENDS test_fit_loo PASS_REGULAR_EXPRESSION
+# test_fit_loo writes fit_loo.csv, test_fit fit_exact.csv: fixtures, so that either CLI test
+# run alone (ctest -R) runs its writer first
+set_tests_properties(test_fit_loo PROPERTIES FIXTURES_SETUP fit_loo_csv)
+set_tests_properties(test_fit PROPERTIES FIXTURES_SETUP fit_exact_csv)
+set_tests_properties(cli_fit_loo_json PROPERTIES FIXTURES_REQUIRED fit_loo_csv PASS_REGULAR_EXPRESSION
   "\"phases\": {\n  \"grad\": {\"overall\": {\"mape\": [0-9.e-]+, \"rmse\": [0-9.e-]+, \"nrmse\": [0-9.e-]+, \"r2\": [0-9.e-]+, \"n\": 4}, \"per_model\": {\n    \"tests/data/fit/tiny_a.ini\": {\"mape\": 0.173333, \"rmse\": 0.0617738, \"nrmse\": 1.02956, \"r2\": -3.24, \"n\": 2},")
 add_test(NAME cli_fit_writes_coeffs
   COMMAND ${SCALEMETER_BIN} fit ${CMAKE_CURRENT_BINARY_DIR}/fit_exact.csv
           -o ${CMAKE_CURRENT_BINARY_DIR}/fit_exact.ini --device-name "test box" --format json
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli_fit_writes_coeffs PROPERTIES DEPENDS test_fit PASS_REGULAR_EXPRESSION
+set_tests_properties(cli_fit_writes_coeffs PROPERTIES FIXTURES_REQUIRED fit_exact_csv PASS_REGULAR_EXPRESSION
   "\"device\": \"test box\".*\"multi_device\": true.*\"fwd\": {\"coefficients\": {\"c1_flops\": 2.50000000000[0-9]*e-10")
 # without --device-name, the machine the rows name (bench writes the GPU's name)
 add_test(NAME cli_fit_device_from_csv
