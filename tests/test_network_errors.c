@@ -57,7 +57,7 @@ static const error_case cases[] = {
     {NET "[template t]\nc = conv2d out=${w/0} kernel=1\n[block b]\nuse = t\nw = 4\n", 5,
      "division by zero"},
     {NET "[block b{3..1}]\nc = relu\n", 4, "repetition"},
-    {NET "a = add from=@input\n", 4, "takes 2 to"},
+    {NET "a = add from=@input\n", 4, "(add): takes at least 2 inputs, got 1"},
     /* the one 64-bit quotient that does not fit (SIGFPE on x86 when computed), and its % */
     {NET "[template t]\nc = conv2d out=${w/(0-1)} kernel=1\n[block b]\nuse = t\n"
          "w = 0-9223372036854775807-1\n",

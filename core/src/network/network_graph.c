@@ -318,9 +318,17 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     char at[4200], err[SM_ERROR_LEN];
     where(d, dl, at, sizeof at);
     const sm_layer_type *t = dl->type;
-    if (l->n_inputs < t->min_inputs || (t->max_inputs && l->n_inputs > t->max_inputs))
-        return sm_fail(st, "%s (%s): takes %d to %d inputs, got %d", at, t->name, t->min_inputs,
-                       t->max_inputs ? t->max_inputs : 999, l->n_inputs);
+    if (l->n_inputs < t->min_inputs || (t->max_inputs && l->n_inputs > t->max_inputs)) {
+        char takes[48];
+        if (!t->max_inputs)
+            snprintf(takes, sizeof takes, "at least %d", t->min_inputs);
+        else if (t->max_inputs == t->min_inputs)
+            snprintf(takes, sizeof takes, "%d", t->min_inputs);
+        else
+            snprintf(takes, sizeof takes, "%d to %d", t->min_inputs, t->max_inputs);
+        return sm_fail(st, "%s (%s): takes %s input%s, got %d", at, t->name, takes,
+                       !t->max_inputs || t->max_inputs > 1 ? "s" : "", l->n_inputs);
+    }
     host_args args;
     host_args_init(&args, dl->kv, dl->n_kv);
     l->params = calloc(1, t->params_size ? t->params_size : 1);
