@@ -38,8 +38,9 @@ static void footer(void)
            "(docs/memory.md)\n"
            "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
            "calibration has it). With a description (--device), the all-reduce column says\n"
-           "what one gradient bucket's all-reduce runs at each node count: NCCL's algorithm and\n"
-           "protocol for the bucket's size (nvls/Simple, tree/LL128, ...) or the ring.\n"
+           "what one gradient bucket's all-reduce (with --shard, its reduce-scatter) runs at each\n"
+           "node count: NCCL's algorithm and protocol for the bucket's size (nvls/Simple,\n"
+           "tree/LL128, ...) or the ring.\n"
            "docs/scaling.md explains the models.\n");
     point_columns_usage(stdout);
 }
@@ -465,8 +466,11 @@ static void write_table(FILE *out, const curve_run *r)
         headers[n_cols++] = "power";
         headers[n_cols++] = "kWh/epoch";
     }
-    if (allreduce)
-        headers[n_cols++] = "all-reduce";
+    if (allreduce) { /* sharded, gradients are reduce-scattered */
+        sm_memory_config mc;
+        sm_predictor_memory_config(r->pred, &mc);
+        headers[n_cols++] = mc.shard == SM_SHARD_NONE ? "all-reduce" : "reduce-scatter";
+    }
     if (all_sequence)
         headers[10] = "tokens/s";
     else if (sequence)

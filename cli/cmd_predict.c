@@ -29,9 +29,10 @@ static void footer(void)
            "devices after a single-device fit, a batch beyond the fitted range) is warned about.\n"
            "Coefficients fitted with energy (docs/energy.md) add e_infer and e_step (joules, all\n"
            "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n"
-           "With --device, all-reduce says what one gradient bucket's all-reduce runs: NCCL's\n"
-           "algorithm and protocol for its size, or the ring (CSV: allreduce_algorithm,\n"
-           "allreduce_protocol; JSON: allreduce, with the bucket's seconds).\n"
+           "With --device, all-reduce says what one gradient bucket's all-reduce runs (with\n"
+           "--shard, its reduce-scatter): NCCL's algorithm and protocol for its size, or the\n"
+           "ring (CSV: allreduce_algorithm, allreduce_protocol; JSON: allreduce, with the\n"
+           "bucket's seconds).\n"
            "memory: what one device holds while training (weights, gradients, optimizer state,\n"
            "the activations kept for backward, workspace, the context) against its capacity;\n"
            "a batch that does not fit shows no times in the table (JSON: memory.fits false;\n"
@@ -339,8 +340,11 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     table_add(tab, mrow);
     if (ar) {
         char what[96] = "nothing sent on one device";
-        if (strcmp(ar->algorithm, "none"))
-            snprintf(what, sizeof what, "one gradient bucket's all-reduce (%s)",
+        sm_memory_config mc;
+        sm_predictor_memory_config(p, &mc);
+        if (strcmp(ar->algorithm, "none")) /* sharded, gradients are reduce-scattered */
+            snprintf(what, sizeof what, "one gradient bucket's %s (%s)",
+                     mc.shard == SM_SHARD_NONE ? "all-reduce" : "reduce-scatter",
                      fmt_seconds(ar->seconds, buf, sizeof buf));
         char label[40];
         const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};

@@ -75,6 +75,22 @@ if "t_bwd" in none and "t_bwd" in sel and "t_bwd" in ful:
     check(abs(ful["t_bwd"] - none["t_bwd"] - 6e-5) < 1e-7, f"full: +6 x 10 us: {ful}")
     check(ful["t_fwd"] == none["t_fwd"], "the forward pass is not recomputed in itself")
 
+# --- what one gradient bucket's collective runs: sharded, a reduce-scatter ---
+# the hierarchical ring on one node of 4 (100 GB/s, 2 us a step), the bucket all 2672 bytes:
+# all-reduce 2 x 3/4 x 2672 B / 100 GB/s + 6 x 2 us; reduce-scatter half of that
+ar = none.get("allreduce", {}).get("bucket_s", 0)
+rs = full.get("allreduce", {}).get("bucket_s", 0)
+want_ar, want_rs = 2 * 0.75 * 2672 / 100e9 + 6 * 2e-6, 0.75 * 2672 / 100e9 + 3 * 2e-6
+check(abs(ar - want_ar) < 1e-5 * want_ar, f"DDP's all-reduce: {ar}, not {want_ar}")
+check(abs(rs - want_rs) < 1e-5 * want_rs, f"sharded reduce-scatter: {rs}, not {want_rs}")
+rc, out, err = run("predict", NET, *ROUND, "-g", "4", "--batch", "1", "--shard", "full")
+check(rc == 0 and "one gradient bucket's reduce-scatter" in out, f"predict's row: {out}")
+rc, out, err = run("curve", NET, *ROUND, "-g", "4", "--batch", "1", "--nodes", "1",
+                   "--shard", "gradients")
+header = next((l for l in out.splitlines() if l.startswith("model")), "")
+check(rc == 0 and "reduce-scatter" in header and "all-reduce" not in header,
+      f"curve's column: {header}")
+
 # --- curve takes them too, alike ---
 rc, out, err = run("curve", NET, *ROUND, "-g", "4", "--batch", "1", "--nodes", "1,2",
                    "--optimizer", "adamw", "--shard", "full", "--format", "json")
