@@ -9,7 +9,7 @@ For every data set: leave-one-model-out MAPE per phase of ConvMeter's form and o
 form (the default), "train on half the networks, predict the other half" in both directions,
 the calibration-free device model as shipped and as fitted by `fit --device-out` on the training
 half, and the A100 ResNet-50 throughput against NVIDIA's published figures, MLPerf's strong scaling and
-the all-reduce against nccl-tests. Standard library
+single-node throughput, and the all-reduce against nccl-tests. Standard library
 only; takes about a minute."""
 import argparse
 import csv
@@ -282,6 +282,216 @@ def mlperf_as_submitted(a, w):
               f"{measured / MLPERF_EPOCHS[0][1]:.3f} | {pred / base_pred:.3f} |")
 
 
+# MLPerf Training v3.1 and v4.0 ResNet-50, every closed-division single-node submission on the
+# parts with shipped descriptions: (round, the system's results folder, description, GPUs,
+# batch per GPU and network as the logs say them (d_batch_size, s_network), training images
+# per second and GPU: tools/mlperf_epochs.py, the median epoch (epochs 2 on) of five runs;
+# the logs' throughput lines agree within 1 img/s). Checkouts of github.com/mlcommons/
+# training_results_v3.1 at d06288b2bd675a9d88e0e6181f5bb5626b71ec19 and _v4.0 at
+# 6fe954378efe4a1a1bd665550b18ff8f26018def; each system's accelerator and count from its
+# systems/<name>.json. Left out: v4.0's Dell XE9640x4H100-SXM-80GB and smc-dc-power (their
+# logs are byte for byte v3.1's Dell and v4.0's smc-ac-power ones) and Lenovo's
+# SR675v3-4xH100_SXM5_96GB (an H100 SXM5 96 GB: no description).
+MLPERF_RUNS = {"v3.1": "d06288b2bd675a9d88e0e6181f5bb5626b71ec19",
+               "v4.0": "6fe954378efe4a1a1bd665550b18ff8f26018def"}
+MLPERF_NODES = [
+    ("v3.1", "ASUSTeK/results/ESC-N8-E11", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7058),
+    ("v3.1", "ASUSTeK/results/ESC8000-E11-8xH100-PCIE-80GB", "h100-pcie", 8, 400,
+     "resnet-v1b-mainloop-fl", 4506),
+    ("v3.1", "Azure/results/ND_H100_v5_mxnet", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 6979),
+    ("v3.1", "Dell/results/XE8640x4H100-SXM-80GB", "h100", 4, 816,
+     "resnet-v1b-mainloop-fl", 7280),
+    ("v3.1", "Dell/results/XE9640x4H100-SXM-80GB", "h100", 4, 800,
+     "resnet-v1b-mainloop-fl", 7098),
+    ("v3.1", "Dell/results/XE9680x8H100-SXM-80GB", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7057),
+    ("v3.1", "Fujitsu/results/primergy-cdi-A100x2-mxnet-ngc23.09", "a100-pcie-80gb", 2, 408,
+     "resnet-v1b-stats-fl", 3351),
+    ("v3.1", "Fujitsu/results/primergy-cdi-A100x4-mxnet-ngc23.09", "a100-pcie-80gb", 4, 408,
+     "resnet-v1b-stats-fl", 3299),
+    ("v3.1", "Fujitsu/results/primergy-cdi-A100x8-mxnet-ngc23.09", "a100-pcie-80gb", 8, 400,
+     "resnet-v1b-stats-fl", 3182),
+    ("v3.1", "Fujitsu/results/primergy-cdi-A100x10-mxnet-ngc23.09", "a100-pcie-80gb", 10, 320,
+     "resnet-v1b-stats-fl", 3094),
+    ("v3.1", "GigaComputing/results/G593-ZD2_mxnet", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7043),
+    ("v3.1", "Lenovo/results/SR675v3-8xH100_PCIe_80GB_350W", "h100-pcie", 8, 400,
+     "resnet-v1b-mainloop-fl", 4148),
+    ("v3.1", "NVIDIA/results/eos_ngc23.09_mxnet", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7054),
+    ("v3.1", "Quanta_Cloud_Technology/results/D54U-3U", "h100-pcie", 4, 816,
+     "resnet-v1b-mainloop-fl", 4661),
+    ("v3.1", "Quanta_Cloud_Technology/results/D74H-7U", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7034),
+    ("v3.1", "Supermicro-RedHat/results/AS-4125GS-TNRT-RedHat-OpenShift", "h100-pcie", 8, 440,
+     "resnet-v1b-mainloop-fl", 4488),
+    ("v3.1", "Supermicro/results/AS-8125GS-TNHR", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7054),
+    ("v3.1", "Supermicro/results/SYS-421GU-TNXR", "h100", 4, 400,
+     "resnet-v1b-mainloop-fl", 7047),
+    ("v3.1", "Supermicro/results/SYS-681E-TR", "h100-pcie", 8, 400,
+     "resnet-v1b-mainloop-fl", 4402),
+    ("v3.1", "Supermicro/results/SYS-821GE-TNHR", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7053),
+    ("v3.1", "xFusion/results/G5500V7x8xL40S", "l40s", 8, 300,
+     "resnet-v1b-fl", 2204),
+    ("v4.0", "ASUSTeK/results/ESC8000A-E12-8xH100-PCIE-80GB", "h100-pcie", 8, 400,
+     "resnet-v1b-mainloop-fl", 4524),
+    ("v4.0", "ASUSTeK/results/ESC_N8A-E12", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7138),
+    ("v4.0", "Dell/results/R760xax4L40S", "l40s", 4, 400,
+     "resnet-v1b-fl", 2186),
+    ("v4.0", "Dell/results/XE8640x4H100-SXM-80GB", "h100", 4, 400,
+     "resnet-v1b-mainloop-fl", 7155),
+    ("v4.0", "Dell/results/XE9680x8H100-SXM-80GB", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7140),
+    ("v4.0", "Fujitsu/results/GX2560M7_H100_SXM_80GBx4", "h100", 4, 816,
+     "resnet-v1b-mainloop-fl", 7450),
+    ("v4.0", "Fujitsu/results/PRIMERGY-CDI-L40Sx8", "l40s", 8, 300,
+     "resnet-v1b-fl", 1858),
+    ("v4.0", "GigaComputing/results/G593-SD1_mxnet", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7134),
+    ("v4.0", "HPE/results/HPE-Cray-XD670-Gen11-H100-SXM5-80GB_n1_mxnet_24.04", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7159),
+    ("v4.0", "Lenovo/results/SR675V3-8xL40S_PCIe_48GB_350W", "l40s", 8, 300,
+     "resnet-v1b-fl", 1852),
+    ("v4.0", "Lenovo/results/SR685aV3-8xH100_SXM5_80GB_700W", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7126),
+    ("v4.0", "NVIDIA/results/eos_ngc24.04_mxnet", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7161),
+    ("v4.0", "NVIDIA/results/h200_ngc24.04_mxnet", "h200", 8, 400,
+     "resnet-v1b-mainloop-fl", 7951),
+    ("v4.0", "Oracle/results/1xBM.GPU.H100.8", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7080),
+    ("v4.0", "Quanta_Cloud_Technology/results/D54U-3U", "h100-pcie", 4, 816,
+     "resnet-v1b-mainloop-fl", 4705),
+    ("v4.0", "Quanta_Cloud_Technology/results/D74H-7U", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7112),
+    ("v4.0", "Supermicro/results/AS-8125GS-TNHR-1", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7154),
+    ("v4.0", "Supermicro/results/AS-8125GS-TNHR_8_H100-SXM-80GB", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7132),
+    ("v4.0", "Supermicro/results/SYS-421GE-TNHR2-LCC-1", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7171),
+    ("v4.0", "Supermicro/results/SYS-821GE-TNHR-1", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7129),
+    ("v4.0", "smc/results/1xSMC-H100-SXM-80GB", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7132),
+    ("v4.0", "smc-ac-power/results/1xSMC-H100-SXM-80GB", "h100", 8, 400,
+     "resnet-v1b-mainloop-fl", 7059),
+]
+# the framework file that describes each network of NVIDIA's MXNet code (symbols/<network>.py):
+# resnet-v1b-stats-fl computes a norm's statistics in its convolution's epilogue, as
+# mainloop-fl does, but applies the norm and ReLU in a kernel of its own (ScaleBiasAddRelu),
+# as resnet-v1b-fl does; no [framework] key says that half, so it takes fused-bn-relu's
+FRAMEWORK_OF = {"resnet-v1b-mainloop-fl": "fused", "resnet-v1b-fl": "fused-bn-relu",
+                "resnet-v1b-stats-fl": "fused-bn-relu"}
+
+
+def mlperf_predict(a, tmp, dev, gpus, batch, fw):
+    """Images per second and GPU, and the step time, on one node of G devices. A PCIe part's
+    description holds one device per node; a server of G cards is that description with
+    devices_per_node = G (the cards reach each other over the description's PCIe link)."""
+    path = os.path.join(ROOT, "configs", "devices", dev + ".ini")
+    with open(path) as f:
+        text = f.read()
+    if not re.search(rf"^devices_per_node = {gpus}$", text, re.M):
+        path = os.path.join(tmp, f"{dev}-x{gpus}.ini")
+        with open(path, "w") as f:
+            f.write(re.sub(r"^devices_per_node = \d+$", f"devices_per_node = {gpus}", text,
+                           flags=re.M))
+    d = json.loads(run(a.bin, "curve", "resnet50", "--device", path, "--precision", "bf16",
+                       "--batch", str(batch), "--nodes", "1", "-g", str(gpus), "--framework", fw,
+                       "--format", "json"))
+    pt = d["curves"][0]["points"][0]
+    return pt["images_per_s"] / pt["devices"], pt["t_step"]
+
+
+def mlperf_nodes_section(a, w):
+    w("\n## MLPerf Training v3.1 and v4.0 ResNet-50, single nodes, calibration-free\n")
+    w("Every closed-division single-node ResNet-50 submission of MLPerf Training v3.1 and v4.0")
+    w("on an H100 SXM, H100 PCIe, H200, A100 PCIe 80GB or L40S: training images per second and")
+    w("GPU, the median epoch of five runs (evaluation left out; `tools/mlperf_epochs.py` on")
+    w("mlcommons/training_results_v3.1 at " + MLPERF_RUNS["v3.1"][:7] + " and _v4.0 at "
+      + MLPERF_RUNS["v4.0"][:7] + ", the")
+    w("systems' folder under `results/`; the logs' own throughput lines agree within 1 img/s),")
+    w("against `scalemeter curve resnet50 --device D --precision bf16 --batch B --nodes 1 -g G")
+    w("--framework F` with the batch per GPU and the network the logs name. All ran NVIDIA's")
+    w("MXNet code: `resnet-v1b-mainloop-fl` is `fused`, `resnet-v1b-fl` `fused-bn-relu`, and")
+    w("`resnet-v1b-stats-fl` (A100 PCIe: the norms' statistics in the convolutions' epilogues,")
+    w("their application in a kernel of its own) is taken as `fused-bn-relu` (marked *), whose")
+    w("norms also take a pass of their own. PCIe parts are described one to a node; a server of")
+    w("G cards is predicted from a copy of the description with `devices_per_node = G`.\n")
+    w("| round | system | part | GPUs | batch per GPU | network | framework | measured img/s "
+      "per GPU | predicted | error |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    ratios, steps = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for rnd, system, dev, gpus, batch, network, measured in MLPERF_NODES:
+            fw = FRAMEWORK_OF[network]
+            pred, t_step = mlperf_predict(a, tmp, dev, gpus, batch, fw)
+            ratios.setdefault(dev, []).append(pred / measured)
+            steps[system, rnd] = (batch / measured, t_step)
+            star = "*" if network == "resnet-v1b-stats-fl" else ""
+            w(f"| {rnd} | {system.split('/')[0]} {system.split('/')[-1]} | {dev} | {gpus} | "
+              f"{batch} | {network} | {fw}{star} | {measured} | {pred:.0f} | "
+              f"{pred / measured - 1:+.1%} |")
+        fused_a100, _ = mlperf_predict(a, tmp, "a100-pcie-80gb", 8, 400, "fused")
+    w("\nPer part, predicted over measured:\n")
+    w("| part | systems | median | lowest | highest | within 10% |")
+    w("|---|---|---|---|---|---|")
+    for dev in ("h100", "h100-pcie", "h200", "a100-pcie-80gb", "l40s"):
+        r = sorted(ratios[dev])
+        med = (r[(len(r) - 1) // 2] + r[len(r) // 2]) / 2
+        w(f"| {dev} | {len(r)} | {med:.3f} | {r[0]:.3f} | {r[-1]:.3f} | "
+          f"{sum(abs(x - 1) <= 0.10 for x in r)} |")
+    # the same code (NGC 24.04) on H100 and H200 nodes: what scales with memory bandwidth
+    m100, p100 = steps["NVIDIA/results/eos_ngc24.04_mxnet", "v4.0"]
+    m200, p200 = steps["NVIDIA/results/h200_ngc24.04_mxnet", "v4.0"]
+    bw = 3350 / 4800
+    mem = (m100 - m200) / (1 - bw)
+    metrics = json.loads(run(a.bin, "metrics", "resnet50", "--format", "json"))
+    tflop = 400 * (metrics["flops"] + metrics["bwd_flops"]) / 1e12
+    w("\nWhere they miss. The H200 is the H100's chip (132 SMs, 1,980 MHz, 700 W) with 1.43 times")
+    w("its memory bandwidth (4.8 against 3.35 TB/s), and NVIDIA ran the same code on both (NGC")
+    w(f"24.04): a step of 400 images took {m100 * 1e3:.1f} ms on the H100 and {m200 * 1e3:.1f} ms "
+      f"on the H200, {m100 / m200:.3f} times")
+    w(f"faster; predicted {p100 * 1e3:.1f} and {p200 * 1e3:.1f} ms, {p100 / p200:.3f} times. Split "
+      "into a part that follows the memory")
+    w(f"bandwidth and one that does not, the measured pair puts {mem * 1e3:.1f} ms of the H100's "
+      f"step ({mem / m100:.0%})")
+    w(f"on memory and {(m100 - mem) * 1e3:.1f} ms on the SMs; the predicted pair, "
+      f"{(p100 - p200) / (1 - bw) * 1e3:.1f} ms ({(p100 - p200) / (1 - bw) / p100:.0%}) on memory. "
+      "So the")
+    w("limit the model gets wrong on Hopper is the SMs' rate, not the memory's: at 0.7 of the")
+    w(f"bf16 peak at the 1,980 MHz boost clock the step's {tflop:.1f} TFLOP of arithmetic take "
+      f"{tflop / (0.7 * 989.4) * 1e3:.1f} ms,")
+    w("and the model leaves most of a step to the memory-bound passes, where NVIDIA's")
+    w("NormConvolution kernels, with their neighbours' norm statistics and application in their")
+    w("epilogues and prologues, and the clocks under the 700 W limit, hold the SMs about two")
+    w("thirds of the step. It carries to the H100 PCIe unchanged:")
+    mp, pp = steps["ASUSTeK/results/ESC8000A-E12-8xH100-PCIE-80GB", "v4.0"]
+    w(f"PCIe over SXM is {m100 / mp:.3f} measured (ASUSTeK's ESC8000A-E12 and NVIDIA's eos, both "
+      f"NGC 24.04) and")
+    w(f"{p100 / pp:.3f} predicted, so the part's own limits (114 SMs at 1,755 MHz, 2 TB/s, 350 W) "
+      "come out")
+    w("right and the miss is the same SM rate. The A100 PCIe misses the same way, and more")
+    w(f"with the fused convolutions' `fused` ({fused_a100:.0f} img/s per GPU at 8 GPUs): its 300 W "
+      "limit holds")
+    m2, p2 = steps["Fujitsu/results/primergy-cdi-A100x2-mxnet-ngc23.09", "v3.1"]
+    m10, p10 = steps["Fujitsu/results/primergy-cdi-A100x10-mxnet-ngc23.09", "v3.1"]
+    w("the clocks below the 1,410 MHz boost under tensor-core load. Its runs also lose more per")
+    w(f"GPU from 2 to 10 GPUs ({(320 / m10) / (408 / m2):.3f} measured, "
+      f"{(320 / p10) / (408 / p2):.3f} predicted) than the model's")
+    w("all-reduce over one PCIe 4.0 link per card gives: ten cards share the host's root ports")
+    w("and cross its two sockets. The L40S is the one part within reach, and its spread is not")
+    w("the GPU's: the same eight cards at the same batch and network ran 2,204 img/s per GPU in")
+    w("xFusion's server (NGC 23.09) and 1,858 and 1,852 in Fujitsu's and Lenovo's (NGC 24.04),")
+    w("a host and software difference that no device description holds.")
+
+
 def fmt(x):
     return "-" if x is None else f"{x:.3f}"
 
@@ -435,6 +645,7 @@ def main():
                   f"{per[1] / per[0]:.3f} ({per[1] / per[0] - 0.86:+.3f}) | "
                   f"{per[2] / per[0]:.3f} ({per[2] / per[0] - 0.66:+.3f}) |")
     mlperf_as_submitted(a, w)
+    mlperf_nodes_section(a, w)
     allreduce_section(a, w)
     w("")
     with open(a.out, "w") as f:
