@@ -30,6 +30,10 @@ check("batches", ref["batches"], [1, 2])
 # of the machines the reference is made on; their layers' declarations are checked by
 # tests/test_llama.c against PyTorch's record of a small block.
 TOO_BIG = {"llama3_8b", "llama3_70b"}
+# Not yet recorded: the Megatron GPT networks and bert_large (tools/torch_saved_tensors.py
+# builds no Megatron module, and the reference was made before bert_large); their counts are
+# checked against the published sizes by tests/test_lm_zoo_params.py.
+TOO_BIG |= {"megatron_gpt_1_7b", "megatron_gpt_1_7b_h100", "bert_large"}
 zoo = sorted(os.path.basename(p)[:-4] for p in glob.glob("models/*.ini"))
 check("networks: the whole zoo", sorted(models), [m for m in zoo if m not in TOO_BIG])
 
