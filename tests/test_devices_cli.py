@@ -69,6 +69,9 @@ check("v100 fp32 efficiency", devs["v100"]["efficiency"]["fp32"], 0.85)
 check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.76)
 check("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.7)
 check("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.3)
+# memory: HBM 0.7 (H100's); GDDR6 0.7 x 0.77 / 0.79 = 0.68; GDDR6X 0.7 x 0.87 / 0.79 = 0.77
+for n, m in {"v100": 0.7, "a100": 0.7, "h200": 0.7, "t4": 0.68, "l4": 0.68, "rtx4090": 0.77}.items():
+    check(f"{n} memory efficiency", devs[n]["memory_efficiency"], m)
 
 r = run("devices", "--format", "csv")
 if not r.stdout.startswith("device,description,peak_fp32_tflops,"):
