@@ -64,11 +64,32 @@ for n in NAMES:
     derived = d["sm_count"] * d["fp32_lanes_per_sm"] * 2 * d["boost_clock_mhz"] / 1e6
     check(f"{n} fp32 from SMs and clock", d["peak_tflops"]["fp32"], derived, tol=0.03)
 # the architecture's defaults (docs/devices.md): 64 lanes reach 0.85; 128 lanes
-# (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada tf32 0.3
+# (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada tf32 0.3;
+# each times the part's sustained/boost clock over that of the part they were measured on
+# (H100 SXM 1830/1980 MHz, A100 SXM 1305/1410, V100 SXM2 taken at its boost). Parts at their
+# reference's power per SM, or without a power model, keep them:
 check("v100 fp32 efficiency", devs["v100"]["efficiency"]["fp32"], 0.85)
-check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.76)
-check("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.7)
 check("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.3)
+check("h200 bf16 efficiency", devs["h200"]["efficiency"]["bf16"], 0.7)
+check("l40s fp32 efficiency", devs["l40s"]["efficiency"]["fp32"], 0.76)
+check("h100 bf16 efficiency", devs["h100"]["efficiency"]["bf16"], 0.7)  # its own, measured
+# T4: the Turing model is anchored at 900 MHz at 70 W: 0.7 x 900 / 1590 = 0.3962
+check("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.3962)
+check("t4 fp32 efficiency", devs["t4"]["efficiency"]["fp32"], 0.4811)  # 0.85 x 900 / 1590
+# L4: sustained_clock_mhz = 1190 (Ada has no model): 0.76 x (1190 / 2040) / (1305 / 1410)
+# = 0.76 x 0.5833 / 0.9255 = 0.4790
+check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.4790)
+# Hopper's model by hand: W per SM 700/132 = 5.3030 at 1.83 GHz and 350/114 = 3.0702 at 1.39:
+# k = (5.3030 - 3.0702) / (1.83^3 - 1.39^3) = 2.2328 / 3.4429 = 0.64855 W per SM per GHz^3,
+# s = 5.3030 - 0.64855 x 6.1285 = 1.3284 W per SM. At 500 W: (3.7879 - 1.3284) / 0.64855
+# = 3.7923, cube root 1.5595 GHz (torchtitan's H100s); H100 PCIe at 350 W: its own 1390 MHz,
+# 1390 / 1755 over 1830 / 1980 = 0.8569: 0.7 x 0.8569
+check("h100-pcie bf16 efficiency", devs["h100-pcie"]["efficiency"]["bf16"], 0.5998)
+# Ampere's: one point (A100 SXM, 400 W, 108 SMs, 1305 MHz) and Hopper's static share
+# 1.3284 / 5.3030 = 0.2505: s = 0.2505 x 3.7037 = 0.9278, k = (3.7037 - 0.9278) / 1.305^3
+# = 1.2490. A100 PCIe 40 GB at 250 W: (2.3148 - 0.9278) / 1.2490 = 1.1105, cube root 1.0355
+# GHz; 1035.5 / 1305 = 0.7935: 0.7 x 0.7935 at bf16
+check("a100-pcie-40gb bf16 efficiency", devs["a100-pcie-40gb"]["efficiency"]["bf16"], 0.5555)
 # memory: HBM 0.7 (H100's); GDDR6 0.7 x 0.77 / 0.79 = 0.68; GDDR6X 0.7 x 0.87 / 0.79 = 0.77
 for n, m in {"v100": 0.7, "a100": 0.7, "h200": 0.7, "t4": 0.68, "l4": 0.68, "rtx4090": 0.77}.items():
     check(f"{n} memory efficiency", devs[n]["memory_efficiency"], m)
@@ -105,6 +126,42 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
         if r.returncode == 0 or want not in r.stderr or r.stderr.count("\n") != 1:
             failures.append(f"{extra}, {lanes} lanes: rc {r.returncode}, {r.stderr!r}")
+
+# the loader refuses a clock or a power limit the part cannot have, naming file and line
+node = """[node]
+devices_per_node = 1
+intra_node_bandwidth_gb_s = 15
+intra_node_latency_us = 3
+inter_node_bandwidth_gb_s = 12.5
+inter_node_latency_us = 14
+"""
+hopper = """[device]
+peak_fp32_tflops = 66.9
+memory_bandwidth_gb_s = 3350
+sm_count = 132
+boost_clock_mhz = 1980
+tensor_cores = hopper
+%s
+""" + node
+with tempfile.TemporaryDirectory() as tmp:
+    # 132 SMs x 1.3284 W = 175 W of static power above a 150 W limit
+    for extra, want in [
+            ("sustained_clock_mhz = 2100", ":7: sustained_clock_mhz = 2100 is above boost_clock_mhz = 1980"),
+            ("power_limit_w = 150", ":7: power_limit_w = 150 is below the static power the model takes for 132 hopper SMs (175 W)"),
+            ("sustained_clock_mhz = fast", ":7: sustained_clock_mhz = fast: expected a number")]:
+        path = os.path.join(tmp, "bad.ini")
+        with open(path, "w") as f:
+            f.write(hopper % extra)
+        r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+        if r.returncode == 0 or path + want not in r.stderr or r.stderr.count("\n") != 1:
+            failures.append(f"{extra}: rc {r.returncode}, {r.stderr!r}")
+    path = os.path.join(tmp, "bad.ini")
+    with open(path, "w") as f:
+        f.write("[device]\npeak_fp32_tflops = 66.9\nmemory_bandwidth_gb_s = 3350\n"
+                "sustained_clock_mhz = 1500\n" + node)
+    r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    if r.returncode == 0 or path + ":4: sustained_clock_mhz without boost_clock_mhz" not in r.stderr:
+        failures.append(f"sustained clock without boost: rc {r.returncode}, {r.stderr!r}")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
