@@ -10,12 +10,12 @@ import tempfile
 
 BIN = sys.argv[1]
 NAMES = ["h100", "h100-pcie", "h200", "b200", "a100", "a100-pcie-40gb", "a100-pcie-80gb", "a10",
-         "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090"]
+         "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090", "h100-96gb-500w"]
 failures = []
 
 
 def check(what, got, want, tol=0.005):
-    if want is None or got is None:
+    if not isinstance(want, (int, float)) or got is None:
         ok = got == want
     else:
         ok = abs(got - want) <= tol * abs(want)
@@ -46,17 +46,23 @@ sheet = {
     ("p100", "fp16"): 18.7, ("p100", "tf32"): None,
     ("l40s", "bf16"): 362.05, ("rtx4090", "bf16"): 165.2, ("h100-pcie", "bf16"): 756,
     ("b200", "bf16"): 2250, ("a10", "fp16"): 125, ("v100-pcie-32gb", "fp16"): 112,
+    ("h100-96gb-500w", "bf16"): 989.4, ("h100-96gb-500w", "fp32"): 66.9,
 }
 for (n, p), want in sheet.items():
     check(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
 for n, bw in {"a100": 2039, "t4": 320, "l4": 300, "v100": 900, "h100": 3350, "h200": 4800,
               "a100-pcie-40gb": 1555, "a100-pcie-80gb": 1935, "l40s": 864, "rtx4090": 1008,
-              "p100": 732, "a10": 600, "b200": 8000}.items():
+              "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400}.items():
     check(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
 # memory: nvidia-smi's MiB totals / 1024 (T4 15360, L4 23034, V100 16 GB 16160, A100 81920)
 for n, mib in {"t4": 15360, "l4": 23034, "v100": 16160, "a100": 81920}.items():
     check(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
-for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1}.items():
+# torchtitan's Grand Teton H100s: 96 GB HBM2e, 94 GiB as reported (arXiv 2604.11391), 500 W
+check("h100-96gb-500w memory", devs["h100-96gb-500w"]["memory_gib"], 94)
+check("h100-96gb-500w power", devs["h100-96gb-500w"]["power_limit_w"], 500)
+check("h100-96gb-500w memory type", devs["h100-96gb-500w"]["memory_type"], "hbm2e")
+for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1,
+             "h100-96gb-500w": 8}.items():
     check(f"{n} devices per node", devs[n]["devices_per_node"], g)
 # the FP32 peak is SMs x FP32 lanes x 2 FLOP x boost clock (the whitepapers' arithmetic)
 for n in NAMES:
@@ -82,7 +88,9 @@ check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.4790)
 # Hopper's model by hand: W per SM 700/132 = 5.3030 at 1.83 GHz and 350/114 = 3.0702 at 1.39:
 # k = (5.3030 - 3.0702) / (1.83^3 - 1.39^3) = 2.2328 / 3.4429 = 0.64855 W per SM per GHz^3,
 # s = 5.3030 - 0.64855 x 6.1285 = 1.3284 W per SM. At 500 W: (3.7879 - 1.3284) / 0.64855
-# = 3.7923, cube root 1.5595 GHz (torchtitan's H100s); H100 PCIe at 350 W: its own 1390 MHz,
+# = 3.7923, cube root 1.5595 GHz; 1559.5 / 1830 = 0.8522 of the 700 W part's: 0.7 x 0.8522
+check("h100-96gb-500w bf16 efficiency", devs["h100-96gb-500w"]["efficiency"]["bf16"], 0.5965)
+# H100 PCIe at 350 W: its own 1390 MHz,
 # 1390 / 1755 over 1830 / 1980 = 0.8569: 0.7 x 0.8569
 check("h100-pcie bf16 efficiency", devs["h100-pcie"]["efficiency"]["bf16"], 0.5998)
 # Ampere's: one point (A100 SXM, 400 W, 108 SMs, 1305 MHz) and Hopper's static share
