@@ -178,6 +178,33 @@ int main(void)
         sm_predictor_free(p);
     }
 
+    /* The clock each part sustains under dense work (device_arch.c's power model, by hand):
+     * Hopper's s = 1.3284 W and k = 0.64855 W/GHz^3 per SM from H100 SXM (700 W, 132 SMs,
+     * 1830 MHz) and H100 PCIe (350 W, 114 SMs, 1390 MHz); Ampere's from A100 SXM (400 W, 108
+     * SMs, 1305 MHz) at Hopper's static share 0.2505: s = 0.9278, k = 1.2490. A100 PCIe 40 GB
+     * at 250 W: cbrt((250 / 108 - 0.9278) / 1.2490) = 1.0355 GHz; A10 (150 W, 72 SMs):
+     * cbrt((2.0833 - 0.9278) / 1.2490) = 0.9744 GHz. The T4 is the Turing anchor (900 MHz),
+     * the L4 gives its own (1190 MHz); Volta has no model: the boost clock. */
+    static const struct {
+        const char *name;
+        double mhz;
+    } clocks[] = {{"h100", 1830}, {"h100-pcie", 1390}, {"a100", 1305}, {"a100-pcie-40gb", 1035.5},
+                  {"a10", 974.4}, {"t4", 900},         {"l4", 1190},   {"v100", 1530}};
+    for (size_t i = 0; i < sizeof clocks / sizeof *clocks; i++) {
+        char file[4096];
+        CHECK_EQ(sm_device_find(clocks[i].name, file, sizeof file, &st), 0);
+        CHECK_EQ(sm_device_load(file, &dev, &st), 0);
+        CHECK_NEAR(sm_device_sustained_clock(&dev) / 1e6, clocks[i].mhz, 5e-4);
+    }
+    /* a description's own efficiency stands: it was measured at the part's own clock */
+    path = net_file("[device]\npeak_fp32_tflops = 8.1\npeak_fp16_tflops = 65\n"
+                    "memory_bandwidth_gb_s = 320\nsm_count = 40\nboost_clock_mhz = 1590\n"
+                    "fp32_lanes_per_sm = 64\ntensor_cores = turing\npower_limit_w = 70\n"
+                    "compute_efficiency_fp16 = 0.6\n" NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_NEAR(dev.efficiency[SM_FP16], 0.6, 0);
+    CHECK_NEAR(dev.efficiency[SM_FP32], 0.85 * 900 / 1590, 1e-4);
+
     /* The shipped frameworks' layouts: eager PyTorch NCHW unless told (pytorch-channels-last,
      * as DeepLearningExamples' AMP configs say memory_format: nhwc); NVIDIA's MLPerf ResNet-50
      * code NHWC (--conv-layout NHWC) in the three frameworks that stand for it. */

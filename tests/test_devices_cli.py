@@ -10,12 +10,12 @@ import tempfile
 
 BIN = sys.argv[1]
 NAMES = ["h100", "h100-pcie", "h200", "b200", "a100", "a100-pcie-40gb", "a100-pcie-80gb", "a10",
-         "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090"]
+         "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090", "h100-96gb-500w"]
 failures = []
 
 
 def check(what, got, want, tol=0.005):
-    if want is None or got is None:
+    if not isinstance(want, (int, float)) or got is None:
         ok = got == want
     else:
         ok = abs(got - want) <= tol * abs(want)
@@ -46,17 +46,23 @@ sheet = {
     ("p100", "fp16"): 18.7, ("p100", "tf32"): None,
     ("l40s", "bf16"): 362.05, ("rtx4090", "bf16"): 165.2, ("h100-pcie", "bf16"): 756,
     ("b200", "bf16"): 2250, ("a10", "fp16"): 125, ("v100-pcie-32gb", "fp16"): 112,
+    ("h100-96gb-500w", "bf16"): 989.4, ("h100-96gb-500w", "fp32"): 66.9,
 }
 for (n, p), want in sheet.items():
     check(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
 for n, bw in {"a100": 2039, "t4": 320, "l4": 300, "v100": 900, "h100": 3350, "h200": 4800,
               "a100-pcie-40gb": 1555, "a100-pcie-80gb": 1935, "l40s": 864, "rtx4090": 1008,
-              "p100": 732, "a10": 600, "b200": 8000}.items():
+              "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400}.items():
     check(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
 # memory: nvidia-smi's MiB totals / 1024 (T4 15360, L4 23034, V100 16 GB 16160, A100 81920)
 for n, mib in {"t4": 15360, "l4": 23034, "v100": 16160, "a100": 81920}.items():
     check(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
-for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1}.items():
+# torchtitan's Grand Teton H100s: 96 GB HBM2e, 94 GiB as reported (arXiv 2604.11391), 500 W
+check("h100-96gb-500w memory", devs["h100-96gb-500w"]["memory_gib"], 94)
+check("h100-96gb-500w power", devs["h100-96gb-500w"]["power_limit_w"], 500)
+check("h100-96gb-500w memory type", devs["h100-96gb-500w"]["memory_type"], "hbm2e")
+for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1,
+             "h100-96gb-500w": 8}.items():
     check(f"{n} devices per node", devs[n]["devices_per_node"], g)
 # the FP32 peak is SMs x FP32 lanes x 2 FLOP x boost clock (the whitepapers' arithmetic)
 for n in NAMES:
@@ -64,11 +70,37 @@ for n in NAMES:
     derived = d["sm_count"] * d["fp32_lanes_per_sm"] * 2 * d["boost_clock_mhz"] / 1e6
     check(f"{n} fp32 from SMs and clock", d["peak_tflops"]["fp32"], derived, tol=0.03)
 # the architecture's defaults (docs/devices.md): 64 lanes reach 0.85; 128 lanes
-# (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada tf32 0.3
+# (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada tf32 0.3;
+# each times the part's sustained/boost clock over that of the part they were measured on
+# (H100 SXM 1830/1980 MHz, A100 SXM 1305/1410, V100 SXM2 taken at its boost). Parts at their
+# reference's power per SM, or without a power model, keep them:
 check("v100 fp32 efficiency", devs["v100"]["efficiency"]["fp32"], 0.85)
-check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.76)
-check("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.7)
 check("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.3)
+check("h200 bf16 efficiency", devs["h200"]["efficiency"]["bf16"], 0.7)
+check("l40s fp32 efficiency", devs["l40s"]["efficiency"]["fp32"], 0.76)
+check("h100 bf16 efficiency", devs["h100"]["efficiency"]["bf16"], 0.7)  # its own, measured
+# T4: the Turing model is anchored at 900 MHz at 70 W: 0.7 x 900 / 1590 = 0.3962
+check("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.3962)
+check("t4 fp32 efficiency", devs["t4"]["efficiency"]["fp32"], 0.4811)  # 0.85 x 900 / 1590
+# L4: sustained_clock_mhz = 1190 (Ada has no model): 0.76 x (1190 / 2040) / (1305 / 1410)
+# = 0.76 x 0.5833 / 0.9255 = 0.4790
+check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.4790)
+# Hopper's model by hand: W per SM 700/132 = 5.3030 at 1.83 GHz and 350/114 = 3.0702 at 1.39:
+# k = (5.3030 - 3.0702) / (1.83^3 - 1.39^3) = 2.2328 / 3.4429 = 0.64855 W per SM per GHz^3,
+# s = 5.3030 - 0.64855 x 6.1285 = 1.3284 W per SM. At 500 W: (3.7879 - 1.3284) / 0.64855
+# = 3.7923, cube root 1.5595 GHz; 1559.5 / 1830 = 0.8522 of the 700 W part's: 0.7 x 0.8522
+check("h100-96gb-500w bf16 efficiency", devs["h100-96gb-500w"]["efficiency"]["bf16"], 0.5965)
+# H100 PCIe at 350 W: its own 1390 MHz,
+# 1390 / 1755 over 1830 / 1980 = 0.8569: 0.7 x 0.8569
+check("h100-pcie bf16 efficiency", devs["h100-pcie"]["efficiency"]["bf16"], 0.5998)
+# Ampere's: one point (A100 SXM, 400 W, 108 SMs, 1305 MHz) and Hopper's static share
+# 1.3284 / 5.3030 = 0.2505: s = 0.2505 x 3.7037 = 0.9278, k = (3.7037 - 0.9278) / 1.305^3
+# = 1.2490. A100 PCIe 40 GB at 250 W: (2.3148 - 0.9278) / 1.2490 = 1.1105, cube root 1.0355
+# GHz; 1035.5 / 1305 = 0.7935: 0.7 x 0.7935 at bf16
+check("a100-pcie-40gb bf16 efficiency", devs["a100-pcie-40gb"]["efficiency"]["bf16"], 0.5555)
+# memory: HBM 0.7 (H100's); GDDR6 0.7 x 0.77 / 0.79 = 0.68; GDDR6X 0.7 x 0.87 / 0.79 = 0.77
+for n, m in {"v100": 0.7, "a100": 0.7, "h200": 0.7, "t4": 0.68, "l4": 0.68, "rtx4090": 0.77}.items():
+    check(f"{n} memory efficiency", devs[n]["memory_efficiency"], m)
 
 r = run("devices", "--format", "csv")
 if not r.stdout.startswith("device,description,peak_fp32_tflops,"):
@@ -102,6 +134,42 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
         if r.returncode == 0 or want not in r.stderr or r.stderr.count("\n") != 1:
             failures.append(f"{extra}, {lanes} lanes: rc {r.returncode}, {r.stderr!r}")
+
+# the loader refuses a clock or a power limit the part cannot have, naming file and line
+node = """[node]
+devices_per_node = 1
+intra_node_bandwidth_gb_s = 15
+intra_node_latency_us = 3
+inter_node_bandwidth_gb_s = 12.5
+inter_node_latency_us = 14
+"""
+hopper = """[device]
+peak_fp32_tflops = 66.9
+memory_bandwidth_gb_s = 3350
+sm_count = 132
+boost_clock_mhz = 1980
+tensor_cores = hopper
+%s
+""" + node
+with tempfile.TemporaryDirectory() as tmp:
+    # 132 SMs x 1.3284 W = 175 W of static power above a 150 W limit
+    for extra, want in [
+            ("sustained_clock_mhz = 2100", ":7: sustained_clock_mhz = 2100 is above boost_clock_mhz = 1980"),
+            ("power_limit_w = 150", ":7: power_limit_w = 150 is below the static power the model takes for 132 hopper SMs (175 W)"),
+            ("sustained_clock_mhz = fast", ":7: sustained_clock_mhz = fast: expected a number")]:
+        path = os.path.join(tmp, "bad.ini")
+        with open(path, "w") as f:
+            f.write(hopper % extra)
+        r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+        if r.returncode == 0 or path + want not in r.stderr or r.stderr.count("\n") != 1:
+            failures.append(f"{extra}: rc {r.returncode}, {r.stderr!r}")
+    path = os.path.join(tmp, "bad.ini")
+    with open(path, "w") as f:
+        f.write("[device]\npeak_fp32_tflops = 66.9\nmemory_bandwidth_gb_s = 3350\n"
+                "sustained_clock_mhz = 1500\n" + node)
+    r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    if r.returncode == 0 or path + ":4: sustained_clock_mhz without boost_clock_mhz" not in r.stderr:
+        failures.append(f"sustained clock without boost: rc {r.returncode}, {r.stderr!r}")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))

@@ -1,7 +1,9 @@
 /* The efficiencies a device description leaves out, from what limits a kernel on its
  * architecture (docs/devices.md): FP32 lanes per SM for work on the CUDA cores, the tensor
- * cores' generation for matrix products at tf32, fp16 and bf16. A description's own
- * compute_efficiency_* keys (written by hand or by `fit --device-out`) always win. */
+ * cores' generation for matrix products at tf32, fp16 and bf16, the clock the part sustains
+ * under its power limit, and the memory type's achievable fraction of the bandwidth. A
+ * description's own compute_efficiency_* and memory_efficiency keys (written by hand or by
+ * `fit --device-out`) always win. */
 #include <math.h>
 #include <string.h>
 
@@ -43,22 +45,162 @@ static const struct {
 };
 #define N_GENERATIONS ((int)(sizeof generations / sizeof generations[0]))
 
-static const char *const memory_types[] = {"hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x"};
+/* Fractions of the datasheet bandwidth that streaming kernels reach, per memory type. HBM3's
+ * 0.7 is measured (streaming kernels on H100, `fit --device-out` on ../shared/data/h100: 0.687).
+ * The others scale it by one public source's copy kernel (chsasank/device-benchmarks,
+ * torch copy_ of 2 x 380 MB, read + write counted): HBM 0.79 (V100 HBM2 766/900 GB/s, A100
+ * 80GB HBM2e 1490/2039), GDDR6 0.77 (T4 240/320, A10 469/600), GDDR6X 0.87 (RTX 3090
+ * 831/936, RTX 4090 912/1008, RTX 4070 Super 411/504). Its one HBM2 and one HBM2e part do
+ * not tell those generations apart (0.85 and 0.73 or 0.77, the A100's form not given), so
+ * the HBM types share H100's figure; GDDR6 takes 0.7 x 0.77 / 0.79, GDDR6X 0.7 x 0.87 / 0.79. */
+static const struct {
+    const char *name;
+    double efficiency;
+} memory_types[] = {{"hbm2", 0.7},  {"hbm2e", 0.7},  {"hbm3", 0.7},
+                    {"hbm3e", 0.7}, {"gddr6", 0.68}, {"gddr6x", 0.77}};
+#define N_MEMORY_TYPES ((int)(sizeof memory_types / sizeof memory_types[0]))
+
+/* The sustained clock under dense tensor and FP32 work: the board holds its power limit P
+ * with a static part (leakage, memory, board) and a dynamic part C V^2 f, V rising with f
+ * in the DVFS range, so P = N_SM (s + k f^3) per SM (f in GHz) below the boost clock.
+ * Hopper's s and k come from two parts at their limits: H100 SXM at 700 W holds 1830 MHz
+ * (132 SMs; the clock NVIDIA's dense tensor peak is quoted at: 989.4 TFLOPS = 132 x 4096
+ * FLOP x 1.83 GHz, H100 whitepaper) and H100 PCIe at 350 W 1390 MHz (114 SMs; measured under
+ * load: 1395 MHz, Chips and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth", 2023;
+ * 1384 MHz average, reanimator/bee benchmark-clock-calibration.md). That puts 25% of the
+ * SXM's 700 W in the static part; a generation with one measured point takes that share:
+ * A100 SXM at 400 W holds 1305 MHz under DGEMM (108 SMs; the clock NVIDIA's HPL Rpeak takes,
+ * glennklockwood.com/garden/peak-FLOPS), T4 at 70 W about 900 MHz (40 SMs;
+ * mlcommons/inference_results_v0.5#20, nvidia-smi under load). The Ampere model puts the
+ * A10 (72 SMs, 150 W) at 974 MHz; its measured cuBLAS fp16 54-56 of 125 TFLOPS (chsasank/
+ * device-benchmarks) at H100's 0.79 of the peak at a held clock says about 950. Volta, Ada,
+ * Blackwell and Pascal have no such measurement here: no model (a description may give
+ * sustained_clock_mhz); one Ada point (L4) does not carry to the L40S, whose measured GEMMs
+ * (0.74 of its peak) run near its boost clock at a power per SM the L4 model puts at 1.6 GHz. */
+typedef struct operating_point {
+    double watts;
+    int sms;
+    double mhz;
+} operating_point;
+
+static const operating_point HOPPER_SXM = {700, 132, 1830}, HOPPER_PCIE = {350, 114, 1390};
+
+static const struct {
+    const char *name;
+    operating_point at; /* a part's power limit, SMs and the clock it holds there */
+} power_points[] = {
+    {"hopper", {700, 132, 1830}},
+    {"ampere", {400, 108, 1305}},
+    {"turing", {70, 40, 900}},
+};
+#define N_POWER_POINTS ((int)(sizeof power_points / sizeof power_points[0]))
+
+/* s (W per SM) and k (W per SM per GHz^3) of a generation's model; -1 where it has none. */
+static int power_model(const char *generation, double *s, double *k)
+{
+    double a = HOPPER_SXM.watts / HOPPER_SXM.sms, b = HOPPER_PCIE.watts / HOPPER_PCIE.sms;
+    double fa = HOPPER_SXM.mhz / 1e3, fb = HOPPER_PCIE.mhz / 1e3;
+    double k_hopper = (a - b) / (fa * fa * fa - fb * fb * fb);
+    double static_share = (a - k_hopper * fa * fa * fa) / a;
+    for (int g = 0; g < N_POWER_POINTS; g++) {
+        if (strcmp(generation, power_points[g].name) != 0)
+            continue;
+        operating_point p = power_points[g].at;
+        double per_sm = p.watts / p.sms, f = p.mhz / 1e3;
+        *s = static_share * per_sm;
+        *k = (per_sm - *s) / (f * f * f);
+        return 0;
+    }
+    return -1;
+}
+
+/* The model's sustained clock (MHz) of sms SMs at watts, at most boost_mhz; 0 where the
+ * static part alone exceeds the limit. */
+static double model_clock(double s, double k, int sms, double watts, double boost_mhz)
+{
+    double dynamic = watts / sms - s;
+    if (dynamic <= 0)
+        return 0;
+    double mhz = 1e3 * cbrt(dynamic / k);
+    return mhz < boost_mhz ? mhz : boost_mhz;
+}
+
+/* The part each generation's default efficiencies were measured on (they include its own
+ * sustained clock), whose sustained/boost ratio normalises the others': Hopper's on H100
+ * SXM, Ampere's on A100 SXM (DeepLearningExamples), Volta's on V100 SXM2; Blackwell takes
+ * Hopper's efficiencies, Ada Ampere's, Turing and Pascal Volta's. */
+static const struct {
+    const char *name, *model;
+    operating_point part; /* mhz: the boost clock */
+} references[] = {
+    {"hopper", "hopper", {700, 132, 1980}}, {"blackwell", "hopper", {700, 132, 1980}},
+    {"ampere", "ampere", {400, 108, 1410}}, {"ada", "ampere", {400, 108, 1410}},
+    {"volta", "volta", {300, 80, 1530}},    {"turing", "volta", {300, 80, 1530}},
+    {"none", "volta", {300, 80, 1530}},
+};
+#define N_REFERENCES ((int)(sizeof references / sizeof references[0]))
+
+/* sustained / boost of the part the generation's efficiencies come from; 1 without a model */
+static double reference_ratio(const char *generation)
+{
+    for (int r = 0; r < N_REFERENCES; r++) {
+        double s, k;
+        if (strcmp(generation, references[r].name) != 0 || power_model(references[r].model, &s, &k))
+            continue;
+        operating_point p = references[r].part;
+        return model_clock(s, k, p.sms, p.watts, p.mhz) / p.mhz;
+    }
+    return 1;
+}
+
+double sm_device_sustained_clock(const sm_device *dev)
+{
+    if (dev->sustained_clock > 0)
+        return dev->sustained_clock;
+    double s, k;
+    if (!dev->tensor_cores[0] || !dev->sm_count || dev->boost_clock <= 0 || dev->power_limit <= 0 ||
+        power_model(dev->tensor_cores, &s, &k))
+        return dev->boost_clock;
+    return 1e6 * model_clock(s, k, dev->sm_count, dev->power_limit, dev->boost_clock / 1e6);
+}
+
+/* What the defaults are multiplied by: the part's sustained/boost over that of the part the
+ * generation's efficiencies were measured on; -1 with a message where the power limit is
+ * below the model's static power. */
+static double clock_factor(const sm_device *dev, int power_line, sm_status *st)
+{
+    double s = 0, k = 0;
+    /* without a clock of its own or the figures its model needs, the part is taken to hold
+     * its reference's */
+    int modelled = dev->sm_count && dev->power_limit > 0 && dev->tensor_cores[0] &&
+                   !power_model(dev->tensor_cores, &s, &k);
+    if (dev->boost_clock <= 0 || (dev->sustained_clock <= 0 && !modelled))
+        return 1;
+    double clock = sm_device_sustained_clock(dev);
+    if (clock <= 0)
+        return sm_fail(st,
+                       "%s:%d: power_limit_w = %g is below the static power the model takes "
+                       "for %d %s SMs (%.0f W): no clock sustains it",
+                       dev->path, power_line, dev->power_limit, dev->sm_count, dev->tensor_cores,
+                       s * dev->sm_count);
+    return clock / dev->boost_clock / reference_ratio(dev->tensor_cores);
+}
 
 int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS], int memory_given,
-                            const int peak_line[SM_N_PRECISIONS], sm_status *st)
+                            const int peak_line[SM_N_PRECISIONS], int power_line, int clock_line,
+                            sm_status *st)
 {
-    (void)memory_given; /* streaming kernels reach 0.7 of HBM3 (H100) and no public
-                           measurement here tells the other types apart: the default stays */
     if (dev->memory_type[0]) {
-        int known = 0;
-        for (size_t k = 0; k < sizeof memory_types / sizeof memory_types[0]; k++)
-            known |= !strcmp(dev->memory_type, memory_types[k]);
-        if (!known)
+        int m = 0;
+        while (m < N_MEMORY_TYPES && strcmp(dev->memory_type, memory_types[m].name) != 0)
+            m++;
+        if (m == N_MEMORY_TYPES)
             return sm_fail(st,
                            "%s: memory_type = %s: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 "
                            "or gddr6x",
                            dev->path, dev->memory_type);
+        if (!memory_given)
+            dev->memory_efficiency = memory_types[m].efficiency;
     }
     /* the FP32 peak is SMs x lanes x 2 FLOP x boost clock: a datasheet figure that is not
      * (beyond its rounding) names the wrong part or clock */
@@ -71,23 +213,37 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
                            dev->path, peak_line[SM_FP32], dev->peak[SM_FP32] / 1e12,
                            derived / 1e12);
     }
-    if (dev->fp32_lanes && !eff_given[SM_FP32])
+    /* a sustained clock is one the boost clock bounds */
+    if (clock_line && dev->boost_clock <= 0)
+        return sm_fail(st, "%s:%d: sustained_clock_mhz without boost_clock_mhz to bound it",
+                       dev->path, clock_line);
+    if (clock_line && dev->sustained_clock > dev->boost_clock)
+        return sm_fail(st, "%s:%d: sustained_clock_mhz = %g is above boost_clock_mhz = %g",
+                       dev->path, clock_line, dev->sustained_clock / 1e6, dev->boost_clock / 1e6);
+    int from_arch[SM_N_PRECISIONS] = {0};
+    if (dev->fp32_lanes && !eff_given[SM_FP32]) {
         dev->efficiency[SM_FP32] = fp32_efficiency(dev->fp32_lanes);
-    if (!dev->tensor_cores[0])
-        return 0;
-    if (!strcmp(dev->tensor_cores, "none")) {
+        from_arch[SM_FP32] = 1;
+    }
+    if (dev->tensor_cores[0] && !strcmp(dev->tensor_cores, "none")) {
         /* fp16 on the CUDA cores (GP100's paired half2 FMA): as fp32 */
         if (peak_line[SM_TF32] || peak_line[SM_BF16])
             return sm_fail(st, "%s:%d: a %s peak without tensor cores (tensor_cores = none)",
                            dev->path, peak_line[SM_TF32] ? peak_line[SM_TF32] : peak_line[SM_BF16],
                            peak_line[SM_TF32] ? "tf32" : "bf16");
-        if (!eff_given[SM_FP16])
+        if (!eff_given[SM_FP16]) {
             dev->efficiency[SM_FP16] = dev->efficiency[SM_FP32];
-        return 0;
-    }
-    for (int g = 0; g < N_GENERATIONS; g++) {
-        if (strcmp(dev->tensor_cores, generations[g].name) != 0)
-            continue;
+            from_arch[SM_FP16] = from_arch[SM_FP32];
+        }
+    } else if (dev->tensor_cores[0]) {
+        int g = 0;
+        while (g < N_GENERATIONS && strcmp(dev->tensor_cores, generations[g].name) != 0)
+            g++;
+        if (g == N_GENERATIONS)
+            return sm_fail(st,
+                           "%s: tensor_cores = %s: expected none, volta, turing, ampere, ada, "
+                           "hopper or blackwell",
+                           dev->path, dev->tensor_cores);
         for (int p = SM_TF32; p < SM_N_PRECISIONS; p++) {
             if (generations[g].eff[p] == 0 && peak_line[p])
                 return sm_fail(st,
@@ -95,13 +251,19 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
                                "%s (it came with Ampere)",
                                dev->path, peak_line[p], sm_precision_names[p], dev->tensor_cores,
                                sm_precision_names[p]);
-            if (!eff_given[p] && generations[g].eff[p] > 0)
+            if (!eff_given[p] && generations[g].eff[p] > 0) {
                 dev->efficiency[p] = generations[g].eff[p];
+                from_arch[p] = 1;
+            }
         }
-        return 0;
     }
-    return sm_fail(st,
-                   "%s: tensor_cores = %s: expected none, volta, turing, ampere, ada, hopper "
-                   "or blackwell",
-                   dev->path, dev->tensor_cores);
+    /* the defaults were measured at another part's sustained clock; a description's own
+     * efficiencies were measured at its own */
+    double factor = clock_factor(dev, power_line, st);
+    if (factor < 0)
+        return -1;
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        if (from_arch[p])
+            dev->efficiency[p] = fmin(1, dev->efficiency[p] * factor);
+    return 0;
 }

@@ -143,6 +143,8 @@ static const field fields[] = {
      "hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
     {"device", "power_limit_w", F_REAL, AT(power_limit), 1, 1, 1e5, 1, 0,
      "the board's power limit in W"},
+    {"device", "sustained_clock_mhz", F_REAL, AT(sustained_clock), 1e6, 1, 1e5, 1, 0,
+     "the clock in MHz the part holds under dense work at its power limit"},
     {"device", "source", F_TEXT, AT(source), 0, 0, SIZE(source), 0, 0,
      "where the figures come from"},
 };
@@ -377,6 +379,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
     int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
+    int power_line = 0, clock_line = 0;
     for (int i = 0; i < N_FIELDS; i++) {
         for (int p = 0; p < SM_N_PRECISIONS; p++) {
             if (fields[i].offset == EFF(p) && fields[i].kind == F_REAL)
@@ -386,6 +389,10 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
         }
         if (fields[i].offset == AT(memory_efficiency))
             memory_given = r.set_at[i] != 0;
+        if (fields[i].offset == AT(power_limit))
+            power_line = r.set_at[i];
+        if (fields[i].offset == AT(sustained_clock))
+            clock_line = r.set_at[i];
     }
     /* an explicit compute_efficiency stands for every precision, as before */
     for (int i = 0; i < N_FIELDS; i++)
@@ -395,7 +402,8 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     for (int p = 0; p < SM_N_PRECISIONS; p++)
         if (dev->efficiency[p] < 0)
             dev->efficiency[p] = dev->compute_efficiency;
-    if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, st))
+    if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, power_line, clock_line,
+                                st))
         return -1;
     dispatch_fallbacks(dev);
     return 0;

@@ -63,6 +63,7 @@ typedef struct sm_device {
     double l2_bytes;
     char memory_type[16];
     double power_limit;
+    double sustained_clock; /* Hz; 0: from the power model (sm_device_sustained_clock) */
     char source[256];
     int devices_per_node;
     sm_link intra;                /* one direction of a device's links inside the node */
@@ -175,10 +176,21 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
                               const char *header, const char *path, sm_status *st);
 
 /* The efficiencies a description leaves out, from its architecture keys (device_arch.c):
- * eff_given[p] and memory_given say which the file gave. -1 with a message naming the
- * file where its peaks contradict its architecture. */
+ * eff_given[p] and memory_given say which the file gave; the tensor cores' and FP32 lanes'
+ * defaults scaled by the part's sustained clock (sm_device_sustained_clock) over that of the
+ * part they were measured on; memory_efficiency from memory_type. peak_line, power_line and
+ * clock_line: the lines of the peaks, power_limit_w and sustained_clock_mhz (0: not given).
+ * -1 with a message naming the file where its peaks, clocks or power contradict its
+ * architecture. */
 int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS], int memory_given,
-                            const int peak_line[SM_N_PRECISIONS], sm_status *st);
+                            const int peak_line[SM_N_PRECISIONS], int power_line, int clock_line,
+                            sm_status *st);
+
+/* The clock (Hz) the part sustains under dense tensor and FP32 work: sustained_clock_mhz
+ * where the file gives it, else the power model of its tensor cores' generation at its
+ * power_limit_w and sm_count (at most the boost clock; 0 where the limit is below the
+ * static power), else the boost clock (0 where none is given). */
+double sm_device_sustained_clock(const sm_device *dev);
 
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);
