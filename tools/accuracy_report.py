@@ -477,12 +477,12 @@ def mlperf_nodes_section(a, w):
       f"NGC 24.04) and")
     w(f"{p100 / pp:.3f} predicted, so the part's own limits (114 SMs at 1,755 MHz, 2 TB/s, 350 W) "
       "come out")
-    w("right and the miss is the same SM rate. The A100 PCIe misses the same way, and more")
-    w(f"with the fused convolutions' `fused` ({fused_a100:.0f} img/s per GPU at 8 GPUs): its 300 W "
-      "limit holds")
+    w("right (its clock under 350 W included, docs/devices.md) and the miss is the same SM rate.")
+    w("The A100 PCIe misses the same way, its clock under its 300 W limit modelled too, and more")
+    w(f"with the fused convolutions' `fused` ({fused_a100:.0f} img/s per GPU at 8 GPUs).")
     m2, p2 = steps["Fujitsu/results/primergy-cdi-A100x2-mxnet-ngc23.09", "v3.1"]
     m10, p10 = steps["Fujitsu/results/primergy-cdi-A100x10-mxnet-ngc23.09", "v3.1"]
-    w("the clocks below the 1,410 MHz boost under tensor-core load. Its runs also lose more per")
+    w("Its runs also lose more per")
     w(f"GPU from 2 to 10 GPUs ({(320 / m10) / (408 / m2):.3f} measured, "
       f"{(320 / p10) / (408 / p2):.3f} predicted) than the model's")
     w("all-reduce over one PCIe 4.0 link per card gives: ten cards share the host's root ports")
