@@ -171,6 +171,32 @@ with tempfile.TemporaryDirectory() as tmp:
     if r.returncode == 0 or path + ":4: sustained_clock_mhz without boost_clock_mhz" not in r.stderr:
         failures.append(f"sustained clock without boost: rc {r.returncode}, {r.stderr!r}")
 
+    # max_devices_per_node: -g up to it (a PCIe part's 8- or 10-card servers), one line past it
+    # or below devices_per_node
+    path = os.path.join(tmp, "pcie.ini")
+    with open(path, "w") as f:
+        f.write(hopper % "" + "max_devices_per_node = 8\n")
+    r = run("predict", "resnet18", "--device", path, "-g", "8", "--batch", "8")
+    if r.returncode != 0:
+        failures.append(f"-g 8 within max_devices_per_node 8: {r.stderr!r}")
+    r = run("predict", "resnet18", "--device", path, "-g", "9", "--batch", "8")
+    if r.returncode == 0 or "a node holds at most 8 devices, not 9" not in r.stderr:
+        failures.append(f"-g 9 past max_devices_per_node 8: rc {r.returncode}, {r.stderr!r}")
+    with open(path, "w") as f:
+        f.write((hopper % "").replace("devices_per_node = 1", "devices_per_node = 2") +
+                "max_devices_per_node = 1\n")
+    r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    if r.returncode == 0 or "max_devices_per_node 1 is below devices_per_node 2" not in r.stderr:
+        failures.append(f"max below devices_per_node: rc {r.returncode}, {r.stderr!r}")
+    # the shipped PCIe parts take their servers' card counts (configs/devices: sources there)
+    for dev, most in (("h100-pcie", 8), ("a100-pcie-80gb", 10), ("l40s", 8)):
+        ok = run("curve", "resnet50", "--device", dev, "--batch", "8", "--nodes", "1", "-g",
+                 str(most), "--format", "csv")
+        past = run("curve", "resnet50", "--device", dev, "--batch", "8", "--nodes", "1", "-g",
+                   str(most + 1))
+        if ok.returncode != 0 or past.returncode == 0:
+            failures.append(f"{dev}: -g {most} rc {ok.returncode}, -g {most + 1} rc {past.returncode}")
+
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
     sys.exit(1)

@@ -391,17 +391,10 @@ FRAMEWORK_OF = {"resnet-v1b-mainloop-fl": "fused", "resnet-v1b-fl": "fused-bn-re
 
 
 def mlperf_predict(a, tmp, dev, gpus, batch, fw):
-    """Images per second and GPU, and the step time, on one node of G devices. A PCIe part's
-    description holds one device per node; a server of G cards is that description with
-    devices_per_node = G (the cards reach each other over the description's PCIe link)."""
+    """Images per second and GPU, and the step time, on one node of G devices (a PCIe part's
+    server of G cards: -g G up to its description's max_devices_per_node, the cards reaching
+    each other over the description's PCIe link)."""
     path = os.path.join(ROOT, "configs", "devices", dev + ".ini")
-    with open(path) as f:
-        text = f.read()
-    if not re.search(rf"^devices_per_node = {gpus}$", text, re.M):
-        path = os.path.join(tmp, f"{dev}-x{gpus}.ini")
-        with open(path, "w") as f:
-            f.write(re.sub(r"^devices_per_node = \d+$", f"devices_per_node = {gpus}", text,
-                           flags=re.M))
     d = json.loads(run(a.bin, "curve", "resnet50", "--device", path, "--precision", "bf16",
                        "--batch", str(batch), "--nodes", "1", "-g", str(gpus), "--framework", fw,
                        "--format", "json"))
@@ -423,7 +416,7 @@ def mlperf_nodes_section(a, w):
     w("`resnet-v1b-stats-fl` (A100 PCIe: the norms' statistics in the convolutions' epilogues,")
     w("their application in a kernel of its own) is taken as `fused-bn-relu` (marked *), whose")
     w("norms also take a pass of their own. PCIe parts are described one to a node; a server of")
-    w("G cards is predicted from a copy of the description with `devices_per_node = G`.\n")
+    w("G cards is `-g G`, up to the description's `max_devices_per_node`.\n")
     w("| round | system | part | GPUs | batch per GPU | network | framework | measured img/s "
       "per GPU | predicted | error |")
     w("|---|---|---|---|---|---|---|---|---|---|")

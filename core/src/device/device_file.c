@@ -113,6 +113,8 @@ static const field fields[] = {
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
      "devices in one node"},
+    {"node", "max_devices_per_node", F_INT, AT(max_devices_per_node), 1, 1, 4096, 1, 0,
+     "the most devices a node of this part holds (-g up to it; default devices_per_node)"},
     {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 1e-3, 1e6, 1, 1,
      "GB/s in one direction between the devices of a node"},
     {"node", "intra_node_latency_us", F_REAL, AT(intra.latency), 1e-6, 0, 1e6, 1, 1,
@@ -379,7 +381,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
     int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
-    int power_line = 0, clock_line = 0;
+    int power_line = 0, clock_line = 0, max_line = 0;
     for (int i = 0; i < N_FIELDS; i++) {
         for (int p = 0; p < SM_N_PRECISIONS; p++) {
             if (fields[i].offset == EFF(p) && fields[i].kind == F_REAL)
@@ -393,7 +395,14 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
             power_line = r.set_at[i];
         if (fields[i].offset == AT(sustained_clock))
             clock_line = r.set_at[i];
+        if (fields[i].offset == AT(max_devices_per_node))
+            max_line = r.set_at[i];
     }
+    if (!max_line)
+        dev->max_devices_per_node = dev->devices_per_node;
+    else if (dev->max_devices_per_node < dev->devices_per_node)
+        return sm_fail(st, "%s:%d: max_devices_per_node %d is below devices_per_node %d", path,
+                       max_line, dev->max_devices_per_node, dev->devices_per_node);
     /* an explicit compute_efficiency stands for every precision, as before */
     for (int i = 0; i < N_FIELDS; i++)
         if (fields[i].offset == AT(compute_efficiency) && r.set_at[i])
@@ -521,8 +530,12 @@ int sm_device_check_allreduce(const sm_device *v, double seconds, int nodes, int
 
 int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st)
 {
-    if (gpus_per_node <= v->devices_per_node)
+    if (gpus_per_node <= v->max_devices_per_node)
         return 0;
+    if (v->max_devices_per_node > v->devices_per_node)
+        return sm_fail(st,
+                       "%s: a node holds at most %d devices, not %d (max_devices_per_node in %s)",
+                       v->name, v->max_devices_per_node, gpus_per_node, v->path);
     return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
                    v->devices_per_node, gpus_per_node, v->path);
 }

@@ -65,7 +65,8 @@ typedef struct sm_device {
     double power_limit;
     double sustained_clock; /* Hz; 0: from the power model (sm_device_sustained_clock) */
     char source[256];
-    int devices_per_node;
+    int devices_per_node;         /* in a node as sold (DGX/HGX: 8), -g's default */
+    int max_devices_per_node;     /* the most -g takes: a PCIe part's servers hold up to 8 or 10 */
     sm_link intra;                /* one direction of a device's links inside the node */
     sm_link inter;                /* one network port, one direction */
     int inter_ports;              /* network ports per node */
