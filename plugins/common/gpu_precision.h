@@ -14,11 +14,11 @@
 #include "gpu_util.h"
 
 typedef struct gpu_precision_policy {
-    const char *name;                  /* as --precision writes it */
-    cublasComputeType_t gemm_compute;  /* cuBLAS's arithmetic for every product */
-    cudaDataType_t gemm_data;          /* the element type of A, B and C in memory */
-    cudnnMathType_t cudnn_math;        /* set on every convolution descriptor */
-    int cudnn_tensor_ops;              /* a tensor-op algorithm's result may be taken */
+    const char *name;                 /* as --precision writes it */
+    cublasComputeType_t gemm_compute; /* cuBLAS's arithmetic for every product */
+    cudaDataType_t gemm_data;         /* the element type of A, B and C in memory */
+    cudnnMathType_t cudnn_math;       /* set on every convolution descriptor */
+    int cudnn_tensor_ops;             /* a tensor-op algorithm's result may be taken */
 } gpu_precision_policy;
 
 /* The rows, indexed by sm_gpu_precision; an index without a name is not implemented. A table in
