@@ -73,6 +73,13 @@ if(SCALEMETER_HAVE_CUDA)
   set_tests_properties(gpu_host PROPERTIES ENVIRONMENT
     SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/good)
 
+  # The plugins' precision policy, a table read on the host: no device needed.
+  add_executable(test_gpu_precision test_gpu_precision.c)
+  target_include_directories(test_gpu_precision PRIVATE ${PROJECT_SOURCE_DIR}/core/include
+    ${PROJECT_SOURCE_DIR}/plugins/common)
+  target_link_libraries(test_gpu_precision PRIVATE CUDA::cudart CUDA::cublas sm_cudnn)
+  add_test(NAME gpu_precision COMMAND test_gpu_precision)
+
   # With a device: every GPU kernel against the CPU's, zoo networks training.
   add_executable(test_gpu_executor test_gpu_executor.c)
   target_link_libraries(test_gpu_executor PRIVATE scalemeter_calibrate_cuda m)

@@ -220,6 +220,14 @@ static void test_init_and_state(void)
     if (host_layer_of(&h, NET("4x3x2", "ln = layernorm channels=true\n"), 2) == 0)
         CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 2 * 2 * 6 * sizeof(float));
     sm_network_free(h.net);
+    /* rmsnorm: rstd alone per row (3 x 5 rows of 6); groupnorm: mean and rstd per sample and
+     * group (3 x 2) */
+    if (host_layer_of(&h, NET("5x6", "r = rmsnorm\n"), 3) == 0)
+        CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 3 * 5 * sizeof(float));
+    sm_network_free(h.net);
+    if (host_layer_of(&h, NET("4x3x2", "g = groupnorm groups=2\n"), 3) == 0)
+        CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 2 * 3 * 2 * sizeof(float));
+    sm_network_free(h.net);
     /* max pooling keeps an argmax only where cuDNN's windows do not fit (ceil_mode adds one) */
     if (host_layer_of(&h, NET("2x7x7", "p = maxpool2d kernel=3 stride=2 padding=1\n"), 2) == 0)
         CHECK_EQ(gpu_of(h.net->layers[0].type)->state_size(&h.call), 0);

@@ -1,10 +1,10 @@
 /*
  * CPU kernels of attention (kernels.h, struct sm_cpu_kernels): multi-head attention over each
- * sequence, with OpenBLAS sgemm for every product. A sample is one sequence S x E or G of them
- * (G x S x E); the key and value rows come from the sequence itself (self-attention) or from
- * the memory, the second input (M x E, cross-attention; G = 1). Rq = batch x G x S query rows,
- * Rk = batch x G x M key rows; h heads of d = E / h features; Q is Rq x E, K and V the column
- * blocks of one Rk x 2E matrix.
+ * sequence, with OpenBLAS sgemm for every product (the projections: common/linear_cpu.h). A sample
+ * is one sequence S x E or G of them (G x S x E); the key and value rows come from the sequence
+ * itself (self-attention) or from the memory, the second input (M x E, cross-attention; G = 1). Rq
+ * = batch x G x S query rows, Rk = batch x G x M key rows; h heads of d = E / h features; Q is Rq x
+ * E, K and V the column blocks of one Rk x 2E matrix.
  *
  *   forward    Q = X W_q^T + b_q,  K, V = Mem W_k^T + b_k, ...   (Mem = X without a memory)
  *              for each sequence and head: P = softmax(c Q K^T + B)  (causal: j > i masked)
@@ -31,6 +31,7 @@
 
 #include "attention.h"
 #include "cpu_util.h"
+#include "linear_cpu.h"
 
 /* Q, K V, the scores of every head, the context. */
 static size_t attn_state_size(const sm_layer_io *l)
@@ -47,18 +48,6 @@ static size_t attn_work_size(const sm_layer_io *l)
     return cpu_float_bytes(sm_add(rows, sm_mul(g.s, g.m)));
 }
 
-/* y (rows x E, row stride ld) = x (rows x E) W^T + b */
-static void project(const attention_geom *g, int64_t rows, const float *x, const float *w,
-                    const float *b, float *y, int64_t ld)
-{
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)g->e, (int)g->e, 1.0f, x,
-                (int)g->e, w, (int)g->e, 0.0f, y, (int)ld);
-    if (b)
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < g->e; j++)
-                y[i * ld + j] += b[j];
-}
-
 /* The relative position bias of one head added to its S x M scores (S = M = W^2). */
 static void add_rel_bias(const attention_geom *g, int64_t head, float *a)
 {
@@ -72,9 +61,9 @@ static int attn_forward(const sm_layer_io *l, sm_error *err)
     (void)err;
     attention_geom g = attention_geom_of(l);
     int64_t e2 = 2 * g.e;
-    project(&g, g.rq, g.x, g.w[0], g.b[0], g.q, g.e);
+    linear_cpu_forward(g.rq, g.e, g.e, g.x, g.e, g.w[0], g.b[0], g.q, g.e);
     for (int t = 1; t < 3; t++)
-        project(&g, g.rk, g.mem, g.w[t], g.b[t], g.kv + (t - 1) * g.e, e2);
+        linear_cpu_forward(g.rk, g.e, g.e, g.mem, g.e, g.w[t], g.b[t], g.kv + (t - 1) * g.e, e2);
     for (int64_t t = 0; t < g.seqs; t++)
         for (int64_t h = 0; h < g.h; h++) {
             const float *q = g.q + t * g.s * g.e + h * g.d, *k = g.kv + t * g.m * e2 + h * g.d;
@@ -88,27 +77,8 @@ static int attn_forward(const sm_layer_io *l, sm_error *err)
                         1.0f, p, (int)g.m, k + g.e, (int)e2, 0.0f, g.ctx + t * g.s * g.e + h * g.d,
                         (int)g.e);
         }
-    project(&g, g.rq, g.ctx, g.w[3], g.b[3], l->out->data, g.e);
+    linear_cpu_forward(g.rq, g.e, g.e, g.ctx, g.e, g.w[3], g.b[3], l->out->data, g.e);
     return 0;
-}
-
-/* dW (E x E) = dy^T x and db for one projection of rows inputs x whose output gradient is dy
- * (row stride ld). */
-static void projection_grads(const attention_geom *g, int64_t rows, const float *dy, int64_t ld,
-                             const float *x, float *dw, float *db)
-{
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->e, (int)g->e, (int)rows, 1.0f, dy,
-                (int)ld, x, (int)g->e, 0.0f, dw, (int)g->e);
-    if (db)
-        cpu_column_sums(dy, rows, g->e, ld, db);
-}
-
-/* in (rows x E) += dy (rows x E, row stride ld) W: the input gradient of one projection. */
-static void add_input_grad(const attention_geom *g, int64_t rows, const float *dy, int64_t ld,
-                           const float *w, float *in)
-{
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)g->e, (int)g->e, 1.0f,
-                dy, (int)ld, w, (int)g->e, 1.0f, in, (int)g->e);
 }
 
 /* dP of one head (S x M) in place into dS, through the softmax; dB summed into the table's
@@ -136,10 +106,9 @@ static int attn_backward(const sm_layer_io *l, sm_error *err)
     int64_t e2 = 2 * g.e;
     const float *dy = l->dout->data;
     float *dctx = l->work, *dq = dctx + g.rq * g.e, *dkv = dq + g.rq * g.e, *dp = dkv + g.rk * e2;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rq, (int)g.e, (int)g.e, 1.0f, dy,
-                (int)g.e, g.w[3], (int)g.e, 0.0f, dctx, (int)g.e);
+    linear_cpu_input_grad(g.rq, g.e, g.e, dy, g.e, g.w[3], 0.0f, dctx, g.e);
     if (l->dw)
-        projection_grads(&g, g.rq, dy, g.e, g.ctx, g.dw[3], g.db[3]);
+        linear_cpu_weight_grad(g.rq, g.e, g.e, dy, g.e, g.ctx, g.e, g.dw[3], g.db[3]);
     if (g.dtable) /* summed into below */
         memset(g.dtable, 0, (size_t)attention_table_elems(l->params) * sizeof(float));
     for (int64_t t = 0; t < g.seqs; t++)
@@ -158,13 +127,14 @@ static int attn_backward(const sm_layer_io *l, sm_error *err)
         }
     float *dx = l->din[0].data, *dmem = l->n_in == 2 ? l->din[1].data : dx;
     if (dx)
-        add_input_grad(&g, g.rq, dq, g.e, g.w[0], dx);
+        linear_cpu_input_grad(g.rq, g.e, g.e, dq, g.e, g.w[0], 1.0f, dx, g.e);
     for (int t = 1; t < 3 && dmem; t++)
-        add_input_grad(&g, g.rk, dkv + (t - 1) * g.e, e2, g.w[t], dmem);
+        linear_cpu_input_grad(g.rk, g.e, g.e, dkv + (t - 1) * g.e, e2, g.w[t], 1.0f, dmem, g.e);
     if (l->dw) {
-        projection_grads(&g, g.rq, dq, g.e, g.x, g.dw[0], g.db[0]);
+        linear_cpu_weight_grad(g.rq, g.e, g.e, dq, g.e, g.x, g.e, g.dw[0], g.db[0]);
         for (int t = 1; t < 3; t++)
-            projection_grads(&g, g.rk, dkv + (t - 1) * g.e, e2, g.mem, g.dw[t], g.db[t]);
+            linear_cpu_weight_grad(g.rk, g.e, g.e, dkv + (t - 1) * g.e, e2, g.mem, g.e, g.dw[t],
+                                   g.db[t]);
     }
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <scalemeter/plugin.h>
 
 #include "chunk.h"
+#include "view_metrics.h"
 
 #define MAX_CHUNKS ((int64_t)1 << 24)
 
@@ -59,18 +60,6 @@ static int chunk_infer(const void *params, const sm_shape *in, int n_in, sm_shap
     return 0;
 }
 
-static int chunk_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                         sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    m->bytes = 0; /* a view of its input */
-    return 0;
-}
-
 static const sm_layer_type chunk_type = {
     SM_LAYER_TYPE_INIT,
     .name = "chunk",
@@ -81,7 +70,7 @@ static const sm_layer_type chunk_type = {
     .max_inputs = 1,
     .parse = chunk_parse,
     .infer = chunk_infer,
-    .metrics = chunk_metrics,
+    .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

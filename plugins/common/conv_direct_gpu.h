@@ -9,6 +9,7 @@
 
 #include "conv_direct.h"
 #include "convnd_gpu.h"
+#include "gpu_precision.h"
 #include "gpu_util.h"
 
 static inline smk_conv_geom conv_direct_gpu_geom(const sm_layer_io *l, int transposed)

@@ -1,7 +1,7 @@
 /*
  * The one GPU matrix product of the plugins (darknet's gemm.c): every cuBLAS call of a layer
- * goes through gemm_gpu() or gemm_gpu_batched(), so the arithmetic a precision asks for is
- * decided here alone (gemm_gpu_compute below): adding bf16 is one change in this file.
+ * goes through gemm_gpu() or gemm_gpu_batched(), so every product takes the arithmetic and the
+ * element type of its precision from one place, gpu_precision.h's table.
  *
  * cuBLAS's conventions, unchanged: column-major operands, C = alpha op(A) op(B) + beta C with C
  * m x n and the inner dimension k. A row-major R x C matrix with row stride ld is the
@@ -14,21 +14,18 @@
 #ifndef SCALEMETER_PLUGINS_GEMM_GPU_H
 #define SCALEMETER_PLUGINS_GEMM_GPU_H
 
-#include "gpu_util.h"
+#include "gpu_precision.h"
 
-/* The precision policy of every product: fp32 computes in full fp32, tf32 on tensor cores
- * (PyTorch's torch.backends.cuda.matmul.allow_tf32). Precisions the kernels do not implement
- * are refused in setup by gpu_check_precision and never reach here. */
+/* The arithmetic and element type of every product: gpu_precision.h's row for the layer's
+ * precision (checked in setup by gpu_check_precision, so there is one). */
 static inline cublasComputeType_t gemm_gpu_compute(const sm_layer_io *l)
 {
-    return l->gpu->precision == SM_GPU_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    return gpu_precision(l)->gemm_compute;
 }
 
-/* The element type of A, B and C in memory. */
 static inline cudaDataType_t gemm_gpu_data(const sm_layer_io *l)
 {
-    (void)l;
-    return CUDA_R_32F;
+    return gpu_precision(l)->gemm_data;
 }
 
 /* C = alpha op(A) op(B) + beta C for `batch` products whose operands lie sa, sb, sc floats

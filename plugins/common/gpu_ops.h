@@ -12,6 +12,8 @@
  *                          broadcast input (add, mul, layer_scale)
  *   rows_gpu.cu            a bias over the rows of a matrix and its gradient (linear, lm_head,
  *                          attention, window_attention, the recurrent types)
+ *   norm_rows_gpu.cu       row normalisation and its gradients (layernorm, groupnorm, rmsnorm;
+ *                          the rows are norm_rows.h's)
  */
 #ifndef SCALEMETER_PLUGINS_GPU_OPS_H
 #define SCALEMETER_PLUGINS_GPU_OPS_H
@@ -19,6 +21,8 @@
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
+
+#include "norm_rows.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +70,21 @@ cudaError_t smk_bias_rows(float *y, int64_t ld, const float *b, int64_t rows, in
 /* db[c] = sum over r < rows of dy[r ld + c], c < cols (overwritten). */
 cudaError_t smk_column_sums(float *db, const float *dy, int64_t ld, int64_t rows, int64_t cols,
                             cudaStream_t s);
+
+/* ---- norm_rows_gpu.cu ---- */
+/* y = xhat gamma + beta per row, xhat = (x - mean) rstd, or x rstd when not centred (gamma
+ * NULL: y = xhat; beta NULL: no shift); stats (NULL at inference) gets each row's
+ * norm_rows_stats floats: mean and rstd, or rstd. */
+cudaError_t smk_norm_rows_forward(float *y, float *stats, const float *x, const float *gamma,
+                                  const float *beta, norm_rows g, float eps, cudaStream_t s);
+/* dx += rstd (g - mean(g) - xhat mean(g xhat)) over each row, g = dy gamma (no mean(g) when
+ * not centred). */
+cudaError_t smk_norm_rows_backward(float *dx, const float *dy, const float *x, const float *stats,
+                                   const float *gamma, norm_rows g, cudaStream_t s);
+/* dgamma = sum of dy xhat, dbeta = sum of dy (NULL: none) over the values of each gamma
+ * (overwritten). */
+cudaError_t smk_norm_rows_params(float *dgamma, float *dbeta, const float *dy, const float *x,
+                                 const float *stats, norm_rows g, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -57,16 +57,6 @@ static inline cublasHandle_t gpu_cublas(const sm_layer_io *l)
     return (cublasHandle_t)l->gpu->cublas;
 }
 
-/* The precision a layer was asked for, when the kernels implement it; -1 with a message. */
-static inline int gpu_check_precision(const sm_layer_io *l, const char *layer, sm_error *err)
-{
-    if (l->gpu->precision == SM_GPU_FP32 || l->gpu->precision == SM_GPU_TF32)
-        return 0;
-    sm_error_set(err, "%s: precision %d is not implemented by its GPU kernels (fp32, tf32 are)",
-                 layer, l->gpu->precision);
-    return -1;
-}
-
 /* cuDNN counts dimensions, strides and elements in int. */
 static inline int gpu_int_ok(int64_t n, int64_t c, int64_t h, int64_t w)
 {

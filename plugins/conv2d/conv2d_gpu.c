@@ -7,14 +7,15 @@
  * Setup chooses one algorithm per direction, as PyTorch does (aten/src/ATen/native/cudnn/
  * Conv_v7.cpp): by measurement (cudnnFind*AlgorithmEx on the layer's real buffers, within the
  * search workspace; torch.backends.cudnn.benchmark = True) or by cuDNN's heuristics
- * (cudnnGet*Algorithm_v7), the first result that succeeded and fits the workspace. Precision:
- * fp32 sets CUDNN_FMA_MATH and rejects tensor-op results, tf32 sets CUDNN_DEFAULT_MATH (TF32
- * permitted on Ampere and later); the chosen result's own math type is then set on the
- * direction's descriptor, as PyTorch does.
+ * (cudnnGet*Algorithm_v7), the first result that succeeded and fits the workspace. Precision
+ * (gpu_precision.h's table): fp32 sets CUDNN_FMA_MATH and rejects tensor-op results, tf32 sets
+ * CUDNN_DEFAULT_MATH (TF32 permitted on Ampere and later); the chosen result's own math type is
+ * then set on the direction's descriptor, as PyTorch does.
  */
 #include <math.h>
 
 #include "conv2d.h"
+#include "gpu_precision.h"
 #include "gpu_util.h"
 
 enum { FWD, BWD_DATA, BWD_FILTER, N_DIR };
@@ -72,7 +73,7 @@ static int descriptors(const sm_layer_io *l, conv_plan *pl, sm_error *err)
     GPU_CUDNN(err, cudnnCreateFilterDescriptor, &pl->w);
     GPU_CUDNN(err, cudnnSetFilter4dDescriptor, pl->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
               (int)p->out, (int)cg, (int)p->kernel[0], (int)p->kernel[1]);
-    cudnnMathType_t math = l->gpu->precision == SM_GPU_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+    cudnnMathType_t math = gpu_precision(l)->cudnn_math;
     for (int d = 0; d < N_DIR; d++) {
         GPU_CUDNN(err, cudnnCreateConvolutionDescriptor, &pl->conv[d]);
         GPU_CUDNN(err, cudnnSetConvolution2dDescriptor, pl->conv[d], (int)p->padding[0],
@@ -99,12 +100,12 @@ static int descriptors(const sm_layer_io *l, conv_plan *pl, sm_error *err)
     return 0;
 }
 
-/* Whether an algorithm result may be taken: it ran, it fits, and at fp32 it is no tensor-op
- * algorithm (Conv_v7.cpp's filter for allow_tf32 = False). */
+/* Whether an algorithm result may be taken: it ran, it fits, and where the precision forbids
+ * tensor ops (fp32) it is no tensor-op algorithm (Conv_v7.cpp's filter for allow_tf32 = False). */
 static int usable(cudnnStatus_t status, size_t memory, cudnnMathType_t math, const sm_layer_io *l)
 {
     return status == CUDNN_STATUS_SUCCESS && memory <= l->work_bytes &&
-           !(l->gpu->precision == SM_GPU_FP32 && math == CUDNN_TENSOR_OP_MATH);
+           (gpu_precision(l)->cudnn_tensor_ops || math != CUDNN_TENSOR_OP_MATH);
 }
 
 #define MAX_ALGOS 16

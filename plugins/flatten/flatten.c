@@ -5,6 +5,8 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "view_metrics.h"
+
 typedef struct flatten_params {
     int64_t start;
 } flatten_params;
@@ -42,18 +44,6 @@ static int flatten_infer(const void *params, const sm_shape *in, int n_in, sm_sh
     return 0;
 }
 
-static int flatten_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                           sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    m->bytes = 0; /* a view of its input */
-    return 0;
-}
-
 static const sm_layer_type flatten_type = {
     SM_LAYER_TYPE_INIT,
     .name = "flatten",
@@ -63,7 +53,7 @@ static const sm_layer_type flatten_type = {
     .max_inputs = 1,
     .parse = flatten_parse,
     .infer = flatten_infer,
-    .metrics = flatten_metrics,
+    .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

@@ -1,6 +1,7 @@
 /*
  * CPU kernels of gqa_attention (kernels.h, struct sm_cpu_kernels), OpenBLAS sgemm for every
- * product. R = batch x S rows; Q is R x E, K and V the column blocks of one R x 2kvE matrix.
+ * product (the projections: common/linear_cpu.h). R = batch x S rows; Q is R x E, K and V the
+ * column blocks of one R x 2kvE matrix.
  *
  *   forward    Q = X W_q^T,  K = X W_k^T,  V = X W_v^T;  rotate Q and K (rope_theta > 0)
  *              for each sequence and head j (key/value head t = j / (h / kv)):
@@ -19,6 +20,7 @@
 #include <math.h>
 
 #include "cpu_util.h"
+#include "linear_cpu.h"
 #include "gqa_attention.h"
 
 static size_t gqa_state_size(const sm_layer_io *l)
@@ -32,14 +34,6 @@ static size_t gqa_work_size(const sm_layer_io *l)
     gqa_geom g = gqa_geom_of(l);
     return cpu_float_bytes(
         sm_add(sm_add(sm_mul(2 * g.e, g.r), sm_mul(2 * g.ekv, g.r)), sm_mul(g.s, g.s)));
-}
-
-/* y (rows x out, row stride ld) = x (rows x E) W^T */
-static void project(const gqa_geom *g, int64_t out, const float *x, const float *w, float *y,
-                    int64_t ld)
-{
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->r, (int)out, (int)g->e, 1.0f, x,
-                (int)g->e, w, (int)g->e, 0.0f, y, (int)ld);
 }
 
 /* Rotates the heads of `width` features of every row (row stride ld) by sign * the angle of
@@ -67,9 +61,9 @@ static int gqa_forward(const sm_layer_io *l, sm_error *err)
     gqa_geom g = gqa_geom_of(l);
     int64_t k2 = 2 * g.ekv, group = g.h / g.kv;
     const float *x = l->in[0].data;
-    project(&g, g.e, x, g.wq, g.q, g.e);
-    project(&g, g.ekv, x, g.wk, g.kvm, k2);
-    project(&g, g.ekv, x, g.wv, g.kvm + g.ekv, k2);
+    linear_cpu_forward(g.r, g.e, g.e, x, g.e, g.wq, NULL, g.q, g.e);
+    linear_cpu_forward(g.r, g.e, g.ekv, x, g.e, g.wk, NULL, g.kvm, k2);
+    linear_cpu_forward(g.r, g.e, g.ekv, x, g.e, g.wv, NULL, g.kvm + g.ekv, k2);
     rotate(&g, g.q, g.e, g.e, 1);
     rotate(&g, g.kvm, g.ekv, k2, 1);
     for (int64_t t = 0; t < g.n; t++)
@@ -84,24 +78,8 @@ static int gqa_forward(const sm_layer_io *l, sm_error *err)
                         1.0f, p, (int)g.s, k + g.ekv, (int)k2, 0.0f,
                         g.ctx + t * g.s * g.e + h * g.d, (int)g.e);
         }
-    project(&g, g.e, g.ctx, g.wo, l->out->data, g.e);
+    linear_cpu_forward(g.r, g.e, g.e, g.ctx, g.e, g.wo, NULL, l->out->data, g.e);
     return 0;
-}
-
-/* dW (out x E) = dy^T x for one projection whose output gradient is dy (row stride ld). */
-static void weight_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld, const float *x,
-                        float *dw)
-{
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)out, (int)g->e, (int)g->r, 1.0f, dy,
-                (int)ld, x, (int)g->e, 0.0f, dw, (int)g->e);
-}
-
-/* in (R x E) += dy (R x out, row stride ld) W */
-static void input_grad(const gqa_geom *g, int64_t out, const float *dy, int64_t ld, const float *w,
-                       float *in)
-{
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->r, (int)g->e, (int)out, 1.0f, dy,
-                (int)ld, w, (int)g->e, 1.0f, in, (int)g->e);
 }
 
 static int gqa_backward(const sm_layer_io *l, sm_error *err)
@@ -111,11 +89,9 @@ static int gqa_backward(const sm_layer_io *l, sm_error *err)
     int64_t k2 = 2 * g.ekv, group = g.h / g.kv;
     const float *x = l->in[0].data, *dy = l->dout->data;
     float *dctx = l->work, *dq = dctx + g.r * g.e, *dkv = dq + g.r * g.e, *dp = dkv + g.r * k2;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.r, (int)g.e, (int)g.e, 1.0f, dy,
-                (int)g.e, g.wo, (int)g.e, 0.0f, dctx, (int)g.e);
+    linear_cpu_input_grad(g.r, g.e, g.e, dy, g.e, g.wo, 0.0f, dctx, g.e);
     if (l->dw)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.e, (int)g.e, (int)g.r, 1.0f, dy,
-                    (int)g.e, g.ctx, (int)g.e, 0.0f, g.dwo, (int)g.e);
+        linear_cpu_weight_grad(g.r, g.e, g.e, dy, g.e, g.ctx, g.e, g.dwo, NULL);
     memset(dkv, 0, (size_t)(g.r * k2) * sizeof(float)); /* heads of a group add into it */
     for (int64_t t = 0; t < g.n; t++)
         for (int64_t h = 0; h < g.h; h++) {
@@ -143,14 +119,14 @@ static int gqa_backward(const sm_layer_io *l, sm_error *err)
     rotate(&g, dkv, g.ekv, k2, -1);
     float *dx = l->din[0].data;
     if (dx) {
-        input_grad(&g, g.e, dq, g.e, g.wq, dx);
-        input_grad(&g, g.ekv, dkv, k2, g.wk, dx);
-        input_grad(&g, g.ekv, dkv + g.ekv, k2, g.wv, dx);
+        linear_cpu_input_grad(g.r, g.e, g.e, dq, g.e, g.wq, 1.0f, dx, g.e);
+        linear_cpu_input_grad(g.r, g.e, g.ekv, dkv, k2, g.wk, 1.0f, dx, g.e);
+        linear_cpu_input_grad(g.r, g.e, g.ekv, dkv + g.ekv, k2, g.wv, 1.0f, dx, g.e);
     }
     if (l->dw) {
-        weight_grad(&g, g.e, dq, g.e, x, g.dwq);
-        weight_grad(&g, g.ekv, dkv, k2, x, g.dwk);
-        weight_grad(&g, g.ekv, dkv + g.ekv, k2, x, g.dwv);
+        linear_cpu_weight_grad(g.r, g.e, g.e, dq, g.e, x, g.e, g.dwq, NULL);
+        linear_cpu_weight_grad(g.r, g.e, g.ekv, dkv, k2, x, g.e, g.dwk, NULL);
+        linear_cpu_weight_grad(g.r, g.e, g.ekv, dkv + g.ekv, k2, x, g.e, g.dwv, NULL);
     }
     return 0;
 }

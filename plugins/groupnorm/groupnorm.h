@@ -7,6 +7,8 @@
 
 #include <scalemeter/kernels.h>
 
+#include "norm_rows.h"
+
 typedef struct groupnorm_params {
     int64_t groups; /* C / groups channels share one mean and variance */
     int affine;     /* a gamma and a beta per channel */
@@ -37,6 +39,22 @@ static inline gn_geom gn_geom_of(const sm_layer_io *l)
     g.rows = sm_mul(l->in[0].n, p->groups);
     g.affine = p->affine;
     return g;
+}
+
+/* The same rows as common/norm_rows.h sees them (the GPU kernels'): a gamma per channel, so per
+ * spatial values of a row. */
+static inline norm_rows gn_rows(const sm_layer_io *l)
+{
+    gn_geom g = gn_geom_of(l);
+    norm_rows r = {.rows = g.rows,
+                   .len = g.len,
+                   .stride = 1,
+                   .per_sample = g.groups,
+                   .sample = g.groups * g.len,
+                   .seg = g.spatial,
+                   .groups = g.groups,
+                   .centred = 1};
+    return r;
 }
 
 /* PyTorch's initialisation: gamma 1, beta 0. */

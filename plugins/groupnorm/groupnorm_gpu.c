@@ -1,19 +1,12 @@
 /*
- * GPU kernels of groupnorm (kernels.h, struct sm_gpu_kernels) with the kernels of
- * groupnorm_gpu.cu (no legacy cuDNN call normalises groups): rows as groupnorm_cpu.c sees them,
- * each sample's group of C / groups channels one contiguous row; gamma and beta per channel.
- * State: each row's mean and 1/sqrt(var + eps), from a training forward.
+ * GPU kernels of groupnorm (kernels.h, struct sm_gpu_kernels) with common/norm_rows_gpu.cu's
+ * row normalisation (no legacy cuDNN call normalises groups): rows as groupnorm_cpu.c sees
+ * them, each sample's group of C / groups channels one contiguous row; gamma and beta per
+ * channel. State: each row's mean and 1/sqrt(var + eps), from a training forward.
  */
-#include "groupnorm_gpu.h"
+#include "gpu_ops.h"
 #include "gpu_util.h"
 #include "groupnorm.h"
-
-static smk_groups groups_of(const sm_layer_io *l)
-{
-    gn_geom g = gn_geom_of(l);
-    smk_groups r = {g.rows, g.groups, g.cpg, g.spatial, g.len};
-    return r;
-}
 
 static size_t gn_state_size(const sm_layer_io *l)
 {
@@ -22,27 +15,27 @@ static size_t gn_state_size(const sm_layer_io *l)
 
 static int gn_forward(const sm_layer_io *l, sm_error *err)
 {
-    smk_groups g = groups_of(l);
+    norm_rows r = gn_rows(l);
     const float *gamma = NULL, *beta = NULL;
     if (gn_geom_of(l).affine) {
         gamma = l->w;
-        beta = l->w + g.groups * g.cpg;
+        beta = l->w + norm_rows_params(&r);
     }
-    GPU_CUDA(err, smk_groupnorm_forward, l->out->data, l->training ? l->state : NULL, l->in[0].data,
-             gamma, beta, g, (float)GN_EPS, gpu_stream(l));
+    GPU_CUDA(err, smk_norm_rows_forward, l->out->data, l->training ? l->state : NULL, l->in[0].data,
+             gamma, beta, r, (float)GN_EPS, gpu_stream(l));
     return 0;
 }
 
 static int gn_backward(const sm_layer_io *l, sm_error *err)
 {
-    smk_groups g = groups_of(l);
+    norm_rows r = gn_rows(l);
     int affine = gn_geom_of(l).affine;
     if (affine && l->dw)
-        GPU_CUDA(err, smk_groupnorm_params, l->dw, l->dw + g.groups * g.cpg, l->dout->data,
-                 l->in[0].data, l->state, g, gpu_stream(l));
+        GPU_CUDA(err, smk_norm_rows_params, l->dw, l->dw + norm_rows_params(&r), l->dout->data,
+                 l->in[0].data, l->state, r, gpu_stream(l));
     if (l->din[0].data)
-        GPU_CUDA(err, smk_groupnorm_backward, l->din[0].data, l->dout->data, l->in[0].data,
-                 l->state, affine ? l->w : NULL, g, gpu_stream(l));
+        GPU_CUDA(err, smk_norm_rows_backward, l->din[0].data, l->dout->data, l->in[0].data,
+                 l->state, affine ? l->w : NULL, r, gpu_stream(l));
     return 0;
 }
 

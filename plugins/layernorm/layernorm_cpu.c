@@ -5,71 +5,24 @@
  *   forward   y = (x - mean) / sqrt(var + eps) * gamma + beta       (biased variance, eps 1e-5)
  *   backward  dx += rstd (g - mean(g) - xhat mean(g xhat)) with g = dy gamma;
  *             dgamma = sum over rows of dy xhat, dbeta = sum of dy
- * State: each row's mean and 1/sqrt(var + eps), written by a training forward.
+ * State: each row's mean and 1/sqrt(var + eps), written by a training forward. The rows are
+ * layernorm.h's, common/norm_rows.h's geometry, which the GPU kernels share.
  */
 #include <math.h>
 
 #include "cpu_util.h"
 #include "layernorm.h"
 
-typedef struct ln_geom {
-    int64_t rows, len, stride;       /* rows of len values, stride apart */
-    int64_t per_sample_rows, sample; /* rows per sample, elements per sample */
-    int affine;
-} ln_geom;
-
-static ln_geom geom_of(const sm_layer_io *l)
-{
-    const layernorm_params *p = l->params;
-    const sm_shape *s = &l->in[0].shape;
-    ln_geom g = {0};
-    g.sample = sm_shape_elems(s);
-    g.affine = p->affine;
-    if (p->channels) {
-        g.len = s->dim[0];
-        g.stride = s->dim[1] * s->dim[2];
-    } else {
-        g.len = sm_shape_dims(s, s->ndim - (int)p->dims, s->ndim);
-        g.stride = 1;
-    }
-    g.per_sample_rows = g.sample / g.len;
-    g.rows = l->in[0].n * g.per_sample_rows;
-    return g;
-}
-
-/* Offset of the first value of row r. */
-static int64_t row_base(const ln_geom *g, int64_t r)
-{
-    int64_t n = r / g->per_sample_rows, i = r % g->per_sample_rows;
-    return g->stride == 1 ? r * g->len : n * g->sample + i;
-}
-
-static size_t ln_state_size(const sm_layer_io *l)
-{
-    ln_geom g = geom_of(l);
-    return (size_t)(2 * g.rows) * sizeof(float);
-}
-
-static void ln_init(const sm_layer_io *l, float *w, void *state)
-{
-    (void)state;
-    ln_geom g = geom_of(l);
-    if (g.affine)
-        for (int64_t i = 0; i < g.len; i++) {
-            w[i] = 1.0f;
-            w[g.len + i] = 0.0f;
-        }
-}
-
 static int ln_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    ln_geom g = geom_of(l);
+    norm_rows g = layernorm_rows(l);
+    const layernorm_params *p = l->params;
     const float *x = l->in[0].data;
     float *y = l->out->data, *state = l->training ? l->state : NULL;
     for (int64_t r = 0; r < g.rows; r++) {
-        const float *v = x + row_base(&g, r);
-        float *o = y + row_base(&g, r);
+        const float *v = x + norm_rows_base(&g, r);
+        float *o = y + norm_rows_base(&g, r);
         double sum = 0, sq = 0;
         for (int64_t i = 0; i < g.len; i++)
             sum += v[i * g.stride];
@@ -81,7 +34,7 @@ static int ln_forward(const sm_layer_io *l, sm_error *err)
         float rstd = (float)(1.0 / sqrt(sq / (double)g.len + LN_EPS));
         for (int64_t i = 0; i < g.len; i++) {
             float xh = (v[i * g.stride] - mu) * rstd;
-            o[i * g.stride] = g.affine ? xh * l->w[i] + l->w[g.len + i] : xh;
+            o[i * g.stride] = p->affine ? xh * l->w[i] + l->w[g.len + i] : xh;
         }
         if (state) {
             state[2 * r] = mu;
@@ -94,13 +47,14 @@ static int ln_forward(const sm_layer_io *l, sm_error *err)
 static int ln_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    ln_geom g = geom_of(l);
+    norm_rows g = layernorm_rows(l);
+    const layernorm_params *p = l->params;
     const float *x = l->in[0].data, *dy = l->dout->data, *state = l->state;
-    float *dx = l->din[0].data, *dw = g.affine ? l->dw : NULL;
+    float *dx = l->din[0].data, *dw = p->affine ? l->dw : NULL;
     if (dw)
         memset(dw, 0, (size_t)(2 * g.len) * sizeof *dw);
     for (int64_t r = 0; r < g.rows; r++) {
-        int64_t base = row_base(&g, r);
+        int64_t base = norm_rows_base(&g, r);
         const float *v = x + base, *d = dy + base;
         float mu = state[2 * r], rstd = state[2 * r + 1];
         double sg = 0, sgx = 0;
@@ -110,7 +64,7 @@ static int ln_backward(const sm_layer_io *l, sm_error *err)
                 dw[i] += gi * xh;
                 dw[g.len + i] += gi;
             }
-            if (g.affine)
+            if (p->affine)
                 gi *= l->w[i];
             sg += gi;
             sgx += gi * xh;
@@ -121,7 +75,7 @@ static int ln_backward(const sm_layer_io *l, sm_error *err)
         float *o = dx + base;
         for (int64_t i = 0; i < g.len; i++) {
             float xh = (v[i * g.stride] - mu) * rstd;
-            float gi = d[i * g.stride] * (g.affine ? l->w[i] : 1.0f);
+            float gi = d[i * g.stride] * (p->affine ? l->w[i] : 1.0f);
             o[i * g.stride] += rstd * (gi - mg - xh * mgx);
         }
     }
@@ -130,8 +84,8 @@ static int ln_backward(const sm_layer_io *l, sm_error *err)
 
 const struct sm_cpu_kernels layernorm_cpu_kernels = {
     .struct_size = sizeof(struct sm_cpu_kernels),
-    .state_size = ln_state_size,
-    .init = ln_init,
+    .state_size = layernorm_state_size,
+    .init = layernorm_init,
     .forward = ln_forward,
     .backward = ln_backward,
 };

@@ -5,26 +5,20 @@
  * cost, and the tied matrix's gradient is computed (into scratch) as PyTorch computes it, but
  * it is not added to the embedding's (a vocab x E addition, small beside the products) and it
  * does not train. The matrix's all-reduce is counted once, at the embedding, as in PyTorch.
+ * The products are common/linear_cpu.h's.
  * The stand-in's initial values (lm_head.h) are the GPU's too.
  *   forward   Y = X M^T (+ b)
  *   backward  dX += dY M,  dM = dY^T X (scratch),  db = column sums of dY
  */
-#include <cblas.h>
-
-#include "cpu_util.h"
+#include "linear_cpu.h"
 #include "lm_head.h"
 
 static int head_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     lm_head_geom g = lm_head_geom_of(l);
-    float *y = l->out->data;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.vocab, (int)g.e, 1.0f,
-                l->in[0].data, (int)g.e, l->state, (int)g.e, 0.0f, y, (int)g.vocab);
-    if (l->w)
-        for (int64_t r = 0; r < g.rows; r++)
-            for (int64_t v = 0; v < g.vocab; v++)
-                y[r * g.vocab + v] += l->w[v];
+    linear_cpu_forward(g.rows, g.e, g.vocab, l->in[0].data, g.e, l->state, l->w, l->out->data,
+                       g.vocab);
     return 0;
 }
 
@@ -34,12 +28,10 @@ static int head_backward(const sm_layer_io *l, sm_error *err)
     lm_head_geom g = lm_head_geom_of(l);
     const float *dy = l->dout->data;
     if (l->din[0].data)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.e, (int)g.vocab,
-                    1.0f, dy, (int)g.vocab, l->state, (int)g.e, 1.0f, l->din[0].data, (int)g.e);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.vocab, (int)g.e, (int)g.rows, 1.0f,
-                dy, (int)g.vocab, l->in[0].data, (int)g.e, 0.0f, l->work, (int)g.e);
-    if (l->dw) /* the bias: n_w = vocab */
-        cpu_column_sums(dy, g.rows, g.vocab, g.vocab, l->dw);
+        linear_cpu_input_grad(g.rows, g.e, g.vocab, dy, g.vocab, l->state, 1.0f, l->din[0].data,
+                              g.e);
+    /* dM into scratch; the bias (n_w = vocab) where there is one to train */
+    linear_cpu_weight_grad(g.rows, g.e, g.vocab, dy, g.vocab, l->in[0].data, g.e, l->work, l->dw);
     return 0;
 }
 

@@ -3,34 +3,20 @@
  * normalised on its own:
  *   forward   r = 1 / sqrt(mean(x^2) + eps),  y = x r w
  *   backward  g = dy w,  dx += r (g - xhat mean(g xhat)) with xhat = x r;  dw = sum dy xhat
- * State: each row's r, written by a training forward.
+ * State: each row's r, written by a training forward. The rows are rmsnorm.h's, common/
+ * norm_rows.h's geometry, which the GPU kernels share.
  */
 #include <math.h>
 
 #include "cpu_util.h"
 #include "rmsnorm.h"
 
-static int64_t row_len(const sm_layer_io *l) { return l->in[0].shape.dim[l->in[0].shape.ndim - 1]; }
-
-static int64_t rows_of(const sm_layer_io *l)
-{
-    return l->in[0].n * sm_shape_elems(&l->in[0].shape) / row_len(l);
-}
-
-static size_t rms_state_size(const sm_layer_io *l) { return cpu_float_bytes(rows_of(l)); }
-
-static void rms_init(const sm_layer_io *l, float *w, void *state)
-{
-    (void)state;
-    for (int64_t i = 0; i < row_len(l); i++)
-        w[i] = 1.0f;
-}
-
 static int rms_forward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
     const rmsnorm_params *p = l->params;
-    int64_t e = row_len(l), rows = rows_of(l);
+    norm_rows g = rmsnorm_rows(l);
+    int64_t e = g.len, rows = g.rows;
     float *state = l->training ? l->state : NULL;
     for (int64_t r = 0; r < rows; r++) {
         const float *x = l->in[0].data + r * e;
@@ -50,7 +36,8 @@ static int rms_forward(const sm_layer_io *l, sm_error *err)
 static int rms_backward(const sm_layer_io *l, sm_error *err)
 {
     (void)err;
-    int64_t e = row_len(l), rows = rows_of(l);
+    norm_rows g = rmsnorm_rows(l);
+    int64_t e = g.len, rows = g.rows;
     const float *state = l->state;
     float *dw = l->dw, *dxall = l->din[0].data;
     if (dw)
@@ -77,8 +64,8 @@ static int rms_backward(const sm_layer_io *l, sm_error *err)
 
 const struct sm_cpu_kernels rmsnorm_cpu_kernels = {
     .struct_size = sizeof(struct sm_cpu_kernels),
-    .state_size = rms_state_size,
-    .init = rms_init,
+    .state_size = rmsnorm_state_size,
+    .init = rmsnorm_init,
     .forward = rms_forward,
     .backward = rms_backward,
 };

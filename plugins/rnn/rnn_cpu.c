@@ -1,7 +1,8 @@
 /*
  * CPU kernels of lstm, gru and rnn (kernels.h, struct sm_cpu_kernels), layer by layer and in
  * each layer direction by direction (forward over t = 0 .. S-1, reverse over t = S-1 .. 0), with
- * OpenBLAS sgemm for the products. R = batch x S rows; the equations are rnn.c's.
+ * OpenBLAS sgemm for the products (the input projection: common/linear_cpu.h). R = batch x S
+ * rows; the equations are rnn.c's.
  *
  *   forward   P = X_k W_ih^T + b_ih for the whole sequence (one R x G H product), then step by
  *             step Q = h_prev W_hh^T + b_hh (a batch x G H product; b_hh alone at the first
@@ -25,6 +26,7 @@
 #include <math.h>
 
 #include "cpu_util.h"
+#include "linear_cpu.h"
 #include "rnn.h"
 #include "rnn_cell.h"
 
@@ -114,10 +116,7 @@ static int rnn_forward(const sm_layer_io *l, sm_error *err)
         float *y = rnn_layer_output(l, &g, k);
         for (int dir = 0; dir < g.d; dir++) {
             rnn_block b = rnn_block_of(l, &g, l->w, k, dir);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.rows, (int)g.gh, (int)b.e_k,
-                        1.0f, x, (int)b.e_k, b.w_ih, (int)b.e_k, 0.0f, w.pre, (int)g.gh);
-            if (b.b_ih)
-                add_rows(w.pre, g.rows, g.gh, b.b_ih);
+            linear_cpu_forward(g.rows, b.e_k, g.gh, x, b.e_k, b.w_ih, b.b_ih, w.pre, g.gh);
             float *saved = rnn_saved_of(l, &g, k, dir);
             for (int64_t i = 0; i < g.s; i++) {
                 int64_t t = dir ? g.s - 1 - i : i, tp = dir ? t + 1 : t - 1;
@@ -170,8 +169,7 @@ static void step_backward(const rnn_geom *g, int64_t t, int64_t tp, int first, i
 static void weight_grads(const rnn_geom *g, const rnn_block *gb, int dir, const rnn_work *w,
                          const float *x, const float *y)
 {
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->gh, (int)gb->e_k, (int)g->rows,
-                1.0f, w->da, (int)g->gh, x, (int)gb->e_k, 0.0f, gb->w_ih, (int)gb->e_k);
+    linear_cpu_weight_grad(g->rows, gb->e_k, g->gh, w->da, g->gh, x, gb->e_k, gb->w_ih, gb->b_ih);
     memset(gb->w_hh, 0, (size_t)(g->gh * g->h) * sizeof(float));
     /* the S - 1 steps with a previous h: forwards t = 1.. after h(t - 1), reverse t = 0..S-2
      * after h(t + 1) */
@@ -181,10 +179,8 @@ static void weight_grads(const rnn_geom *g, const rnn_block *gb, int dir, const 
                     1.0f, w->db + (n * g->s + t0) * g->gh, (int)g->gh,
                     y + (n * g->s + h0) * g->dh + dir * g->h, (int)g->dh, 1.0f, gb->w_hh,
                     (int)g->h);
-    if (gb->b_ih) {
-        cpu_column_sums(w->da, g->rows, g->gh, g->gh, gb->b_ih);
+    if (gb->b_hh)
         cpu_column_sums(w->db, g->rows, g->gh, g->gh, gb->b_hh);
-    }
 }
 
 static int rnn_backward(const sm_layer_io *l, sm_error *err)
@@ -219,9 +215,7 @@ static int rnn_backward(const sm_layer_io *l, sm_error *err)
                 weight_grads(&g, &gb, dir, &w, x, y);
             }
             if (dx)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)b.e_k,
-                            (int)g.gh, 1.0f, w.da, (int)g.gh, b.w_ih, (int)b.e_k, 1.0f, dx,
-                            (int)b.e_k);
+                linear_cpu_input_grad(g.rows, b.e_k, g.gh, w.da, g.gh, b.w_ih, 1.0f, dx, b.e_k);
         }
     }
     return 0;

@@ -7,6 +7,7 @@
 #include <scalemeter/plugin.h>
 
 #include "select.h"
+#include "view_metrics.h"
 
 #define MAX_INDEX ((int64_t)1 << 30)
 
@@ -39,18 +40,6 @@ static int select_infer(const void *params, const sm_shape *in, int n_in, sm_sha
     return 0;
 }
 
-static int select_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                          sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    m->bytes = 0;
-    return 0;
-}
-
 static const sm_layer_type select_type = {
     SM_LAYER_TYPE_INIT,
     .name = "select",
@@ -60,7 +49,7 @@ static const sm_layer_type select_type = {
     .max_inputs = 1,
     .parse = select_parse,
     .infer = select_infer,
-    .metrics = select_metrics,
+    .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

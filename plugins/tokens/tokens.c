@@ -6,6 +6,8 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "view_metrics.h"
+
 typedef struct tokens_params {
     int unused; /* no parameters; the host allocates params_size bytes */
 } tokens_params;
@@ -33,18 +35,6 @@ static int tokens_infer(const void *params, const sm_shape *in, int n_in, sm_sha
     return 0;
 }
 
-static int tokens_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
-                          sm_layer_metrics *m, sm_error *err)
-{
-    (void)params;
-    (void)in;
-    (void)n_in;
-    (void)out;
-    (void)err;
-    m->bytes = 0;
-    return 0;
-}
-
 static const sm_layer_type tokens_type = {
     SM_LAYER_TYPE_INIT,
     .name = "tokens",
@@ -54,7 +44,7 @@ static const sm_layer_type tokens_type = {
     .max_inputs = 1,
     .parse = tokens_parse,
     .infer = tokens_infer,
-    .metrics = tokens_metrics,
+    .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

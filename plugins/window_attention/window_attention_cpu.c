@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "cpu_util.h"
+#include "linear_cpu.h"
 #include "window_attention.h"
 
 #define WA_NORM_EPS 1e-12f /* F.normalize's default eps */
@@ -179,18 +180,6 @@ static void window_labels(const wa_geom *g, int64_t win, float *labels)
         labels[t] = (float)wa_label(g->p, &g->lay, win, t);
 }
 
-/* y (rows x cols_out, row stride ldy) = x (rows x cols_in, stride ldx) W^T (+ b) */
-static void linear(int64_t rows, int64_t cols_in, int64_t cols_out, const float *x, int64_t ldx,
-                   const float *w, const float *b, float *y, int64_t ldy)
-{
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols_out, (int)cols_in,
-                1.0f, x, (int)ldx, w, (int)cols_in, 0.0f, y, (int)ldy);
-    if (b)
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols_out; j++)
-                y[i * ldy + j] += b[j];
-}
-
 /* v2's relative_coords_table (T x 2, window_attention.h). */
 static void coords_table(const window_attention_params *p, float *coords)
 {
@@ -207,11 +196,12 @@ static void cpb_forward(const wa_geom *g, const float *w, float *coords)
     int64_t t = g->lay.table_rows;
     const wa_weight_layout *o = &g->wl;
     coords_table(g->p, coords);
-    linear(t, 2, WA_CPB_HIDDEN, coords, 2, w + o->cpb_w0, w + o->cpb_b0, g->hidden, WA_CPB_HIDDEN);
+    linear_cpu_forward(t, 2, WA_CPB_HIDDEN, coords, 2, w + o->cpb_w0, w + o->cpb_b0, g->hidden,
+                       WA_CPB_HIDDEN);
     for (int64_t i = 0; i < t * WA_CPB_HIDDEN; i++)
         g->hidden[i] = g->hidden[i] > 0 ? g->hidden[i] : 0;
-    linear(t, WA_CPB_HIDDEN, g->heads, g->hidden, WA_CPB_HIDDEN, w + o->cpb_w2, NULL, g->table,
-           g->heads);
+    linear_cpu_forward(t, WA_CPB_HIDDEN, g->heads, g->hidden, WA_CPB_HIDDEN, w + o->cpb_w2, NULL,
+                       g->table, g->heads);
     for (int64_t i = 0; i < t * g->heads; i++)
         g->table[i] = 16.0f / (1.0f + expf(-g->table[i]));
 }
@@ -255,7 +245,7 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
         cpb_forward(&g, w, wk.coords);
 
     gather(&g, l->in[0].data, g.xw);
-    linear(g.rows, g.c, c3, g.xw, g.c, w + o->qkv_w, NULL, g.qkv, c3);
+    linear_cpu_forward(g.rows, g.c, c3, g.xw, g.c, w + o->qkv_w, NULL, g.qkv, c3);
     if (o->qkv_b >= 0) /* v2: torchvision zeroes the key third of the bias in every forward */
         for (int64_t r = 0; r < g.rows; r++)
             for (int64_t j = 0; j < c3; j++)
@@ -280,8 +270,8 @@ static int wa_forward(const sm_layer_io *l, sm_error *err)
                         p, (int)n, v, (int)c3, 0.0f, g.ctx + win * n * g.c + head * g.d, (int)g.c);
         }
     }
-    linear(g.rows, g.c, g.c, g.ctx, g.c, w + o->proj_w, o->proj_b >= 0 ? w + o->proj_b : NULL, yw,
-           g.c);
+    linear_cpu_forward(g.rows, g.c, g.c, g.ctx, g.c, w + o->proj_w,
+                       o->proj_b >= 0 ? w + o->proj_b : NULL, yw, g.c);
     scatter(&g, yw, l->out->data, 0);
     return 0;
 }
@@ -312,19 +302,16 @@ static void cpb_backward(const wa_geom *g, const float *w, float *dw, float *dta
         dtable[i] *= 16.0f * s * (1.0f - s);
     }
     /* z = hidden W2^T: dW2 (h x 512) = dz^T hidden, dhidden = dz W2, zero where ReLU cut */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->heads, WA_CPB_HIDDEN, (int)t, 1.0f,
-                dtable, (int)g->heads, g->hidden, WA_CPB_HIDDEN, 0.0f, dw + o->cpb_w2,
-                WA_CPB_HIDDEN);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)t, WA_CPB_HIDDEN, (int)g->heads,
-                1.0f, dtable, (int)g->heads, w + o->cpb_w2, WA_CPB_HIDDEN, 0.0f, dhidden,
-                WA_CPB_HIDDEN);
+    linear_cpu_weight_grad(t, WA_CPB_HIDDEN, g->heads, dtable, g->heads, g->hidden, WA_CPB_HIDDEN,
+                           dw + o->cpb_w2, NULL);
+    linear_cpu_input_grad(t, WA_CPB_HIDDEN, g->heads, dtable, g->heads, w + o->cpb_w2, 0.0f,
+                          dhidden, WA_CPB_HIDDEN);
     for (int64_t i = 0; i < t * WA_CPB_HIDDEN; i++)
         dhidden[i] = g->hidden[i] > 0 ? dhidden[i] : 0;
     /* hidden = relu(coords W0^T + b0): dW0 (512 x 2) = dhidden^T coords, db0 = column sums */
     coords_table(g->p, coords);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, WA_CPB_HIDDEN, 2, (int)t, 1.0f, dhidden,
-                WA_CPB_HIDDEN, coords, 2, 0.0f, dw + o->cpb_w0, 2);
-    cpu_column_sums(dhidden, t, WA_CPB_HIDDEN, WA_CPB_HIDDEN, dw + o->cpb_b0);
+    linear_cpu_weight_grad(t, 2, WA_CPB_HIDDEN, dhidden, WA_CPB_HIDDEN, coords, 2, dw + o->cpb_w0,
+                           dw + o->cpb_b0);
 }
 
 static int wa_backward(const sm_layer_io *l, sm_error *err)
@@ -344,12 +331,9 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
     /* the windows of dy (the scatter's transpose is the gather); then the projection:
      * dW_proj = dYw^T C, db_proj = column sums, dC = dYw W_proj */
     gather(&g, l->dout->data, dyw);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g.c, (int)g.c, (int)g.rows, 1.0f, dyw,
-                (int)g.c, g.ctx, (int)g.c, 0.0f, dw + o->proj_w, (int)g.c);
-    if (o->proj_b >= 0)
-        cpu_column_sums(dyw, g.rows, g.c, g.c, dw + o->proj_b);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.c, (int)g.c, 1.0f,
-                dyw, (int)g.c, w + o->proj_w, (int)g.c, 0.0f, dctx, (int)g.c);
+    linear_cpu_weight_grad(g.rows, g.c, g.c, dyw, g.c, g.ctx, g.c, dw + o->proj_w,
+                           o->proj_b >= 0 ? dw + o->proj_b : NULL);
+    linear_cpu_input_grad(g.rows, g.c, g.c, dyw, g.c, w + o->proj_w, 0.0f, dctx, g.c);
 
     memset(dtab, 0, (size_t)(t * g.heads) * sizeof(float));
     if (o->logit_scale >= 0)
@@ -404,16 +388,14 @@ static int wa_backward(const sm_layer_io *l, sm_error *err)
                 }
 
     /* qkv: dW_qkv = dQKV^T Xw, db_qkv, dXw = dQKV W_qkv (into dYw's buffer) */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)c3, (int)g.c, (int)g.rows, 1.0f, dqkv,
-                (int)c3, g.xw, (int)g.c, 0.0f, dw + o->qkv_w, (int)g.c);
+    linear_cpu_weight_grad(g.rows, g.c, c3, dqkv, c3, g.xw, g.c, dw + o->qkv_w,
+                           o->qkv_b >= 0 ? dw + o->qkv_b : NULL);
     if (o->qkv_b >= 0) {
-        cpu_column_sums(dqkv, g.rows, c3, c3, dw + o->qkv_b);
         if (g.p->v2) /* zeroed in every forward: no gradient reaches it */
             memset(dw + o->qkv_b + g.c, 0, (size_t)g.c * sizeof(float));
     }
     if (l->din[0].data) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.rows, (int)g.c, (int)c3, 1.0f,
-                    dqkv, (int)c3, w + o->qkv_w, (int)g.c, 0.0f, dyw, (int)g.c);
+        linear_cpu_input_grad(g.rows, g.c, c3, dqkv, c3, w + o->qkv_w, 0.0f, dyw, g.c);
         scatter(&g, dyw, l->din[0].data, 1);
     }
     if (g.p->v2)

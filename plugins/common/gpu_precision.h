@@ -1,0 +1,66 @@
+/*
+ * The precision policy of the plugins' GPU kernels, whole, in one table: which precisions
+ * (sm_gpu_precision) the kernels implement, and for each the cuBLAS compute and data types of
+ * every matrix product (gemm_gpu.h) and the cuDNN math type of every convolution (conv2d).
+ * Implementing bf16 for them is one row here; a precision without a row is refused in setup
+ * with one line naming the layer and the precisions that have rows.
+ * What each precision means for the arithmetic and the predictions: docs/precision.md.
+ */
+#ifndef SCALEMETER_PLUGINS_GPU_PRECISION_H
+#define SCALEMETER_PLUGINS_GPU_PRECISION_H
+
+#include <stdio.h>
+
+#include "gpu_util.h"
+
+typedef struct gpu_precision_policy {
+    const char *name;                 /* as --precision writes it */
+    cublasComputeType_t gemm_compute; /* cuBLAS's arithmetic for every product */
+    cudaDataType_t gemm_data;         /* the element type of A, B and C in memory */
+    cudnnMathType_t cudnn_math;       /* set on every convolution descriptor */
+    int cudnn_tensor_ops;             /* a tensor-op algorithm's result may be taken */
+} gpu_precision_policy;
+
+/* The rows, indexed by sm_gpu_precision; an index without a name is not implemented. A table in
+ * a function, so no file that includes this header holds an unused copy. */
+static inline const gpu_precision_policy *gpu_precision_table(int *n)
+{
+    static const gpu_precision_policy table[] = {
+        /* full fp32: PyTorch's allow_tf32 = False (Conv_v7.cpp drops tensor-op results) */
+        [SM_GPU_FP32] = {"fp32", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDNN_FMA_MATH, 0},
+        /* tensor cores on fp32 data: torch.backends.cuda.matmul.allow_tf32 = True */
+        [SM_GPU_TF32] = {"tf32", CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDNN_DEFAULT_MATH, 1},
+    };
+    *n = (int)(sizeof table / sizeof table[0]);
+    return table;
+}
+
+/* The policy of the precision a layer was asked for; NULL where the kernels lack it. */
+static inline const gpu_precision_policy *gpu_precision(const sm_layer_io *l)
+{
+    int n;
+    const gpu_precision_policy *t = gpu_precision_table(&n);
+    int p = l->gpu->precision;
+    return p >= 0 && p < n && t[p].name ? &t[p] : NULL;
+}
+
+/* 0 when the kernels implement the layer's precision; -1 with a message listing those they do
+ * (called in setup, so the products and convolutions never see another). */
+static inline int gpu_check_precision(const sm_layer_io *l, const char *layer, sm_error *err)
+{
+    if (gpu_precision(l))
+        return 0;
+    int n;
+    const gpu_precision_policy *t = gpu_precision_table(&n);
+    char names[64] = "";
+    size_t used = 0;
+    for (int i = 0; i < n && used < sizeof names; i++)
+        if (t[i].name)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
+                                     t[i].name);
+    sm_error_set(err, "%s: precision %d is not implemented by its GPU kernels (%s are)", layer,
+                 l->gpu->precision, names);
+    return -1;
+}
+
+#endif
