@@ -44,7 +44,7 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         if (sm_layer_metrics_at(&net->layers[i], r->batch, &m, st))
             return -1;
         /* the kernels this phase launches, as the predictor counts them */
-        int64_t k = phase == 0 ? m.kernels_infer : phase == 1 ? m.kernels_fwd : m.kernels_bwd;
+        int64_t k = sm_layer_kernels(v, &m, phase);
         if (!k || sm_layer_fused(v, net, i))
             continue;
         int mm = sm_layer_is_matmul(&net->layers[i]);

@@ -64,7 +64,9 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     memset(t, 0, sizeof *t);
     if (sm_layer_metrics_at(l, batch, m, st))
         return -1;
-    if (!m->kernels_fwd && !m->kernels_bwd)
+    int64_t k_infer = sm_layer_kernels(v, m, 0), k_fwd = sm_layer_kernels(v, m, 1),
+            k_bwd = sm_layer_kernels(v, m, 2);
+    if (!k_fwd && !k_bwd)
         return 0;
     int half = sm_precision_is_half(d->precision);
     int mm = sm_layer_is_matmul(l);
@@ -72,12 +74,12 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     double stream = v->memory_bandwidth * v->memory_efficiency;
     t->fwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 0)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
-    if (m->kernels_infer)
-        t->infer = t->fwd + ((double)m->kernels_infer + casts) * v->dispatch_infer;
-    t->fwd += ((double)m->kernels_fwd + casts) * v->dispatch_fwd;
+    if (k_infer)
+        t->infer = t->fwd + ((double)k_infer + casts) * v->dispatch_infer;
+    t->fwd += ((double)k_fwd + casts) * v->dispatch_fwd;
     t->bwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 1)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
-             ((double)m->kernels_bwd + casts) * v->dispatch_bwd;
+             ((double)k_bwd + casts) * v->dispatch_bwd;
     return 0;
 }
 
