@@ -22,7 +22,9 @@ static void usage(void)
            "torchvision calls GFLOPS); inputs/outputs: summed input/output elements of the\n"
            "convolutions (ConvMeter's I and O); weights: trainable parameters; layers: layers\n"
            "holding weights; param_tensors: trainable tensors; kernels: layers that do work (not\n"
-           "views), what a framework dispatches once per pass.\n");
+           "views), ConvMeter's K; kernels_infer, kernels_fwd, kernels_bwd: kernels eager PyTorch\n"
+           "launches at inference and in training's forward and backward passes (the plugins'\n"
+           "counts), what the device model charges dispatch for.\n");
 }
 
 typedef struct metrics_args {
@@ -89,15 +91,17 @@ static int parse_args(int argc, char **argv, metrics_args *a)
     return 0;
 }
 
-#define N_METRICS 10
-static const char *const names[N_METRICS] = {"flops",   "macs",    "bwd_flops", "inputs",
-                                             "outputs", "weights", "layers",    "param_tensors",
-                                             "kernels", "bytes"};
+#define N_METRICS 13
+static const char *const names[N_METRICS] = {
+    "flops",         "macs",    "bwd_flops", "inputs",        "outputs",     "weights",    "layers",
+    "param_tensors", "kernels", "bytes",     "kernels_infer", "kernels_fwd", "kernels_bwd"};
 
 static void values_of(const sm_metrics *m, int64_t v[N_METRICS])
 {
-    int64_t all[N_METRICS] = {m->flops,   m->macs,   m->bwd_flops,     m->inputs,  m->outputs,
-                              m->weights, m->layers, m->param_tensors, m->kernels, m->bytes};
+    int64_t all[N_METRICS] = {m->flops,      m->macs,    m->bwd_flops,     m->inputs,
+                              m->outputs,    m->weights, m->layers,        m->param_tensors,
+                              m->kernels,    m->bytes,   m->kernels_infer, m->kernels_fwd,
+                              m->kernels_bwd};
     memcpy(v, all, sizeof all);
 }
 
@@ -153,15 +157,24 @@ static void print_summary(const sm_network *net, const metrics_args *a, const sm
     text_table *t = table_new(3, headers);
     int64_t v[N_METRICS];
     values_of(m, v);
-    static const char *const labels[] = {
-        "F     forward FLOPs",       "      multiply-accumulates", "      backward FLOPs",
-        "I     conv input elements", "O     conv output elements", "W     weights",
-        "L     layers with weights", "      parameter tensors",    "K     kernels (working layers)",
-        "      bytes moved (fp32)"};
+    static const char *const labels[] = {"F     forward FLOPs",
+                                         "      multiply-accumulates",
+                                         "      backward FLOPs",
+                                         "I     conv input elements",
+                                         "O     conv output elements",
+                                         "W     weights",
+                                         "L     layers with weights",
+                                         "      parameter tensors",
+                                         "K     kernels (working layers)",
+                                         "      bytes moved (fp32)",
+                                         "      kernels at inference",
+                                         "      kernels forward (training)",
+                                         "      kernels backward"};
     for (int k = 0; k < N_METRICS; k++) {
         fmt_count(v[k], buf, sizeof buf);
         const char *row[] = {labels[k], buf,
-                             k >= 5 && k <= 8 ? "" : fmt_si((double)v[k], si, sizeof si)};
+                             (k >= 5 && k <= 8) || k >= 10 ? ""
+                                                           : fmt_si((double)v[k], si, sizeof si)};
         table_add(t, row);
     }
     table_print(t, stdout);
@@ -188,7 +201,7 @@ static int run(const sm_network *net, const metrics_args *a)
         json_metrics(&w, &total);
     } else if (a->format == FORMAT_CSV) {
         printf("scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,"
-               "param_tensors,kernels,bytes\n");
+               "param_tensors,kernels,bytes,kernels_infer,kernels_fwd,kernels_bwd\n");
         csv_row("network", net->name, "", sm_shape_str(&net->input, shape, sizeof shape), &total);
     } else {
         print_summary(net, a, &total);

@@ -39,7 +39,7 @@ add_test(NAME cli_metrics_csv_per_layer
   COMMAND ${SCALEMETER_BIN} metrics examples/tiny_resnet.ini --format csv --per-layer
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_metrics_csv_per_layer PROPERTIES PASS_REGULAR_EXPRESSION
-  "^scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,param_tensors,kernels,bytes\nnetwork,tiny_resnet,,3x32x32,.*\nlayer,layer2.0.downsample.0,conv2d,32x16x16,262144,131072,")
+  "^scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,param_tensors,kernels,bytes,kernels_infer,kernels_fwd,kernels_bwd\nnetwork,tiny_resnet,,3x32x32,.*\nlayer,layer2.0.downsample.0,conv2d,32x16x16,262144,131072,")
 add_test(NAME cli_metrics_unknown_model COMMAND ${SCALEMETER_BIN} metrics no_such_model)
 set_tests_properties(cli_metrics_unknown_model PROPERTIES WILL_FAIL ON)
 add_test(NAME cli_metrics_unknown_model_message COMMAND ${SCALEMETER_BIN} metrics no_such_model)

@@ -2,6 +2,8 @@
 # `curve` command (docs/scaling.md).
 sm_add_c_test(test_allreduce_model test_allreduce_model.c)
 sm_add_c_test(test_device_predictor test_device_predictor.c)
+# The kernels training launches per pass (plugin ABI 5's counts) and their dispatch.
+sm_add_c_test(test_kernel_counts test_kernel_counts.c)
 # Sharding and checkpointing in its step, hand-derived on the same device.
 sm_add_c_test(test_device_sharding test_device_sharding.c)
 sm_add_c_test(test_device_file test_device_file.c)

@@ -1,6 +1,7 @@
 /* A test plugin of a user's: type TEST_TYPE_NAME, a matrix product y = x W^T (x: rows x E,
  * W: out x E, no bias) with the traits TEST_TRAITS, or, with TEST_ABI2, the descriptor as ABI
- * version 2 built it (no traits, no saved()). */
+ * version 2 built it (no traits, no saved()), or with TEST_ABI4 as version 4 did (the same
+ * descriptor; its metrics() sets none of version 5's kernel counts, as it knew none). */
 #include <stddef.h>
 #include <scalemeter/plugin.h>
 
@@ -35,6 +36,10 @@ static const sm_layer_type desc = {
 #ifdef TEST_ABI2
     .abi_version = 2,
     .struct_size = offsetof(sm_layer_type, traits),
+#elif defined(TEST_ABI4)
+    .abi_version = 4,
+    .struct_size = sizeof(sm_layer_type),
+    .traits = TEST_TRAITS,
 #else
     SM_LAYER_TYPE_INIT,
     .traits = TEST_TRAITS,

@@ -2,7 +2,8 @@
  * test_traits: the core prices, fuses and classifies layers by their plugins' traits (plugin.h,
  * ABI 3), never by their type names: a user's matrix product that declares SM_TRAIT_MATMUL is
  * priced as linear is at every precision, the same plugin built for ABI 2 still loads and is
- * priced at the fp32 vector peak with the documented default of what it keeps, and the in-tree
+ * priced at the fp32 vector peak with the documented default of what it keeps, one built for
+ * ABI 4 launches the default kernel counts, and the in-tree
  * window_attention and lstm run their products on tensor cores at bf16.
  *
  * Expected times are hand-derived on tests/data/curve/round_device.ini: fp32 at 10 TFLOP/s x
@@ -94,6 +95,22 @@ static void test_abi2_defaults(void)
     sm_network_free(net);
 }
 
+/* A plugin of ABI 4 loads, and a layer that costs anything launches the default one kernel
+ * per pass: 1 x 10 us on the round device, as before ABI 5. */
+static void test_abi4_defaults(void)
+{
+    const char *old = "y = user_abi4 out=1024";
+    const sm_layer_type *t = sm_registry_find(reg, "user_abi4");
+    CHECK(t && t->abi_version == 4);
+    CHECK_NEAR(t_fwd(old, "fp32"), FLOPS / 5e12 + 10e-6, 1e-9);
+    sm_network *net = load(old);
+    sm_metrics m = {0};
+    sm_status st;
+    CHECK(net && sm_network_metrics(net, 1, &m, &st) == 0);
+    CHECK(m.kernels_infer == 1 && m.kernels_fwd == 1 && m.kernels_bwd == 1);
+    sm_network_free(net);
+}
+
 static void test_families(void)
 {
     sm_network *net = load("y = user_attention out=1024");
@@ -130,6 +147,7 @@ int main(int argc, char **argv)
     }
     test_matmul_trait();
     test_abi2_defaults();
+    test_abi4_defaults();
     test_families();
     test_in_tree_products();
     sm_registry_free(reg);

@@ -631,8 +631,10 @@ def module_rule(m):
         return "dropout", [("p", float(m.p))]
     if isinstance(m, nn.Flatten):
         return "flatten", [("start_dim", m.start_dim), ("end_dim", m.end_dim)]
-    if isinstance(m, nn.Identity) or torchvision_class(m, "StochasticDepth", "torchvision"):
+    if isinstance(m, nn.Identity):
         return "identity", []
+    if torchvision_class(m, "StochasticDepth", "torchvision"):  # its kernels run at p > 0
+        return "identity", [("stochastic_depth", float(m.p))] if m.p > 0 else []
     if isinstance(m, nn.Softmax):
         return "softmax", [("dim", m.dim)]
     if isinstance(m, nn.ChannelShuffle):
@@ -1167,7 +1169,9 @@ class Exporter:
             self.add(node, "dropout", [("p", float(self.arg(node, 1, "p", 0.5)))], [first],
                      "dropout")
         elif not method and t in self.stochastic_depth:
-            self.add(node, "identity", [], [first], "stochastic_depth")
+            p = float(self.arg(node, 1, "p"))
+            self.add(node, "identity", [("stochastic_depth", p)] if p > 0 else [], [first],
+                     "stochastic_depth")
         elif not method and t in (F.softmax, torch.softmax):
             axis = axis_of(node, self.arg(node, 1, "dim"))
             self.add(node, "softmax", [] if axis == len(shape) - 1 else [("axis", axis)],

@@ -5,6 +5,8 @@
  *   flops         = 2 per element (a multiply and an add)
  *   weights       = affine ? 2 C : 0        (gamma and beta; running stats are buffers)
  *   param_tensors = affine ? 2 : 0
+ *   kernels       = 2 forward in training (num_batches_tracked's update), 1 at inference, 1
+ *                   backward
  */
 #include <scalemeter/plugin.h>
 
@@ -40,6 +42,10 @@ static int batchnorm_metrics(const void *params, const sm_shape *in, int n_in, c
     m->weights = p->affine ? sm_mul(2, in->dim[0]) : 0;
     m->param_tensors = p->affine ? 2 : 0;
     m->bwd_flops = m->flops;
+    /* training also runs num_batches_tracked.add_(1) (nn.BatchNorm2d.forward), a kernel of its
+     * own; cuDNN's batch norm is one kernel forward and one backward */
+    m->kernels_fwd = 2;
+    m->kernels_train_only = 1;
     return 0;
 }
 

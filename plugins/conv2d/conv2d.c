@@ -6,6 +6,8 @@
  *   flops   = 2 macs + (bias ? out * Ho * Wo : 0)
  *   weights = out * (C / groups) * kh * kw + (bias ? out : 0)
  *   bwd     = 2 flops (input gradient and weight gradient)
+ *   kernels = with bias, 2 forward (1 depthwise) and 2 backward: eager PyTorch's bias addition
+ *             and bias gradient run apart from cuDNN
  *
  * Its input and output elements count towards ConvMeter's I and O.
  */
@@ -135,6 +137,12 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
     m->param_tensors = 1 + (p->bias ? 1 : 0);
     m->bwd_flops = sm_mul(2, m->flops);
     m->counts_io = 1;
+    /* PyTorch adds cuDNN's convolution's bias in a kernel of its own and sums its gradient in
+     * another (Convolution.cpp); a depthwise one at fp32 (conv_depthwise2d) adds it inside */
+    if (p->bias) {
+        m->kernels_fwd = p->groups > 1 && p->groups == in->dim[0] ? 1 : 2;
+        m->kernels_bwd = 2;
+    }
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64], so[64], k[16];
         sm_error_set(err, "%s overflows 64 bits (input %s, output %s, kernel %s)",

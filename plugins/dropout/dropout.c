@@ -1,6 +1,6 @@
 /*
- * dropout: nn.Dropout, the identity at inference. p in [0, 1) and inplace are read and ignored.
- * 0 FLOPs, 0 bytes.
+ * dropout: nn.Dropout, the identity at inference. p in [0, 1) and inplace are read.
+ * 0 FLOPs, 0 bytes; in training (p > 0) one kernel forward and one backward, none at inference.
  */
 #include <scalemeter/plugin.h>
 
@@ -27,12 +27,17 @@ static int dropout_infer(const void *params, const sm_shape *in, int n_in, sm_sh
 static int dropout_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_metrics *m, sm_error *err)
 {
-    (void)params;
     (void)in;
     (void)n_in;
     (void)out;
     (void)err;
     m->bytes = 0; /* a no-op at inference */
+    /* training on a GPU: one fused kernel each way (native_dropout and its backward); none at
+     * p = 0, where PyTorch returns its input */
+    if (((const dropout_params *)params)->p > 0) {
+        m->kernels_fwd = m->kernels_bwd = 1;
+        m->kernels_train_only = 1;
+    }
     return 0;
 }
 

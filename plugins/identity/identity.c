@@ -1,17 +1,20 @@
 /*
- * identity: nn.Identity (and stochastic depth at inference). No parameters; shape unchanged;
- * 0 FLOPs, 0 bytes.
+ * identity: nn.Identity, and torchvision's stochastic depth (StochasticDepth, either mode) with
+ * stochastic_depth = its drop probability p. No FLOPs and no bytes counted; shape unchanged.
+ * Stochastic depth at p > 0 launches, in training only, 3 kernels forward (the mask's
+ * bernoulli_ and div_, and the product) and 1 backward (the product's gradient); at p = 0, and
+ * at inference, it returns its input as nn.Identity does.
  */
 #include <scalemeter/plugin.h>
 
 typedef struct identity_params {
-    int unused; /* no parameters; the host allocates params_size bytes */
+    double drop; /* stochastic depth's probability; 0: nn.Identity */
 } identity_params;
 
 static void identity_parse(void *params, sm_args *args)
 {
-    (void)params;
-    (void)args;
+    identity_params *p = params;
+    p->drop = sm_arg_real(args, "stochastic_depth", 0.0, 0.0, 1.0);
 }
 
 static int identity_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
@@ -26,19 +29,24 @@ static int identity_infer(const void *params, const sm_shape *in, int n_in, sm_s
 static int identity_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                             sm_layer_metrics *m, sm_error *err)
 {
-    (void)params;
+    const identity_params *p = params;
     (void)in;
     (void)n_in;
     (void)out;
     (void)err;
-    m->bytes = 0; /* returns its input */
+    m->bytes = 0;      /* returns its input */
+    if (p->drop > 0) { /* torchvision.ops.stochastic_depth in training */
+        m->kernels_fwd = 3;
+        m->kernels_bwd = 1;
+        m->kernels_train_only = 3;
+    }
     return 0;
 }
 
 static const sm_layer_type identity_type = {
     SM_LAYER_TYPE_INIT,
     .name = "identity",
-    .summary = "the identity (nn.Identity, stochastic depth at inference)",
+    .summary = "the identity (nn.Identity; stochastic depth: stochastic_depth)",
     .params_size = sizeof(identity_params),
     .min_inputs = 1,
     .max_inputs = 1,

@@ -45,6 +45,9 @@ static int layer_scale_metrics(const void *params, const sm_shape *in, int n_in,
     m->weights = in->dim[axis];
     m->param_tensors = 1;
     m->bwd_flops = sm_mul(2, m->flops);
+    /* the backward pass multiplies for the input's gradient, and multiplies and sums over the
+     * batch for the scale's (autograd's MulBackward0 and sum_to_size) */
+    m->kernels_bwd = 3;
     return 0;
 }
 

@@ -32,12 +32,13 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" and "ABI 4" below). Version 1 had no host table and kept the kernel ABI in this header; 2
- * split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of metrics
- * and saved (what a fused attention kernel does not write or keep). Whatever the version, every
+ * "ABI 3", "ABI 4" and "ABI 5" below). Version 1 had no host table and kept the kernel ABI in this
+ * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
+ * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
+ * of metrics (what the training framework launches per pass). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 4u
+#define SM_PLUGIN_ABI_VERSION 5u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -147,6 +148,18 @@ typedef struct sm_layer_metrics {
      * adds scores_flops to the backward pass, which recomputes them. 0: nothing to drop. */
     int64_t scores_bytes;
     int64_t scores_flops;
+    /* ABI 5. Kernels eager PyTorch launches on a GPU for one pass of the layer in training,
+     * each paying the framework's dispatch ([framework] dispatch_* of a device file): forward
+     * and backward. 0: the default, one when the layer costs anything (FLOPs, bytes or
+     * weights), none otherwise. Set them where a layer launches more (batch norm's
+     * num_batches_tracked update, a convolution's bias addition and bias gradient, stochastic
+     * depth's mask). Of kernels_fwd, kernels_train_only run in training alone (batch norm's
+     * statistics update, a dropout or stochastic depth that inference skips): inference
+     * launches kernels_fwd - kernels_train_only, and a layer that launches none there takes
+     * no time at inference. 0: all run at inference too. */
+    int kernels_fwd;
+    int kernels_bwd;
+    int kernels_train_only;
 } sm_layer_metrics;
 
 /* Traits: what kind of layer a type is, all that the host's pricing, fusion and the network's

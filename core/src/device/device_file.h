@@ -113,6 +113,9 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
  * addition or a fused layer. fuse_bn_relu: an activation fed by a batch norm or a fused layer,
  * an addition of a batch norm's output. It costs no kernel and no pass over memory. */
 int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
+/* Kernels a layer launches in a phase (0 inference, 1 forward, 2 backward of training): its
+ * plugin's counts, eager PyTorch's; a fusing framework's own kernels are one per layer. */
+int64_t sm_layer_kernels(const sm_device *v, const sm_metrics *m, int phase);
 
 /* The all-reduce of `bytes` on N nodes of G of the description's devices, in buckets of
  * bucket_bytes: the node's links, and each of the G rings' share of the node's ports. */

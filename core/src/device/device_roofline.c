@@ -65,3 +65,13 @@ int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
     return act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
                    sm_layer_fused(v, net, l->inputs[0]));
 }
+
+/* The fusing frameworks (fuse_epilogues, fuse_bn_relu) describe NVIDIA's MLPerf MXNet code,
+ * whose batch norm updates no num_batches_tracked and whose convolutions add their bias in
+ * cuDNN's epilogue: one kernel per working layer and pass, as before plugins counted them. */
+int64_t sm_layer_kernels(const sm_device *v, const sm_metrics *m, int phase)
+{
+    if (v->fuse_epilogues || v->fuse_bn_relu)
+        return m->kernels;
+    return phase == 0 ? m->kernels_infer : phase == 1 ? m->kernels_fwd : m->kernels_bwd;
+}

@@ -5,13 +5,13 @@
  *   t_phase = d_phase L + u_c C + u_m M + R      (u_c = 1 / compute efficiency of the
  *                                                  precision, u_m = 1 / memory efficiency)
  *
- * with L the kernels launched (and autocast's casts), C the matrix layers' compute-bound
- * seconds at peak, M the memory-bound layers' seconds at full bandwidth (NCHW convolutions'
- * transposes at fp16/bf16 among them), R the fp32 compute of compute-bound element-wise
- * layers at the base file's fp32 efficiency. A non-negative relative least-squares fit over
- * the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd, u_c, u_m; the layers are then
- * reclassified at the new efficiencies until nothing changes.
- * The update is fitted alone: t_grad = d_update P + u 20 W / bandwidth. */
+ * with L the kernels launched (the plugins' counts per pass, and autocast's casts), C the
+ * matrix layers' compute-bound seconds at peak, M the memory-bound layers' seconds at full
+ * bandwidth (NCHW convolutions' transposes at fp16/bf16 among them), R the fp32 compute of
+ * compute-bound element-wise layers at the base file's fp32 efficiency. A non-negative relative
+ * least-squares fit over the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd, u_c, u_m; the
+ * layers are then reclassified at the new efficiencies until nothing changes. The update is fitted
+ * alone: t_grad = d_update P + u 20 W / bandwidth. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +43,9 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         sm_metrics m;
         if (sm_layer_metrics_at(&net->layers[i], r->batch, &m, st))
             return -1;
-        if (!m.kernels || sm_layer_fused(v, net, i))
+        /* the kernels this phase launches, as the predictor counts them */
+        int64_t k = sm_layer_kernels(v, &m, phase);
+        if (!k || sm_layer_fused(v, net, i))
             continue;
         int mm = sm_layer_is_matmul(&net->layers[i]);
         /* the matrix products at the precision's peak (fitted), the rest at fp32's */
@@ -59,7 +61,7 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         }
         x[U_M] +=
             sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2) / v->memory_bandwidth;
-        launches += 1;
+        launches += (double)k;
         matmuls += mm;
     }
     x[U_DINFER + phase] = launches + (half ? v->autocast_casts * matmuls : 0);

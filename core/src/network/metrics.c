@@ -27,6 +27,9 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     out->layers = m->weights > 0;
     out->param_tensors = m->param_tensors;
     out->kernels = m->flops > 0 || m->bytes > 0 || m->weights > 0;
+    out->kernels_fwd = m->kernels_fwd;
+    out->kernels_bwd = m->kernels_bwd;
+    out->kernels_infer = m->kernels_fwd - m->kernels_train_only;
     out->bytes = sm_add(sm_mul(m->bytes, batch), sm_mul(4, m->weights));
     if (out->flops == SM_OVERFLOW || out->macs == SM_OVERFLOW || out->bwd_flops == SM_OVERFLOW ||
         out->inputs == SM_OVERFLOW || out->outputs == SM_OVERFLOW || out->bytes == SM_OVERFLOW)
@@ -46,7 +49,10 @@ static int add_metrics(sm_metrics *out, const sm_metrics *m)
                    add_checked(&out->kernels, m->kernels) | add_checked(&out->bytes, m->bytes) |
                    add_checked(&out->matmul_flops, m->matmul_flops) |
                    add_checked(&out->scores_bytes, m->scores_bytes) |
-                   add_checked(&out->scores_flops, m->scores_flops)
+                   add_checked(&out->scores_flops, m->scores_flops) |
+                   add_checked(&out->kernels_infer, m->kernels_infer) |
+                   add_checked(&out->kernels_fwd, m->kernels_fwd) |
+                   add_checked(&out->kernels_bwd, m->kernels_bwd)
                ? -1
                : 0;
 }

@@ -312,6 +312,25 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
 }
 
 /* Parses, infers and counts one layer whose inputs are already done. */
+/* A pass launching more kernels than this is a plugin's mistake, not a layer. */
+#define MAX_KERNELS 1000
+
+/* The kernel counts of ABI 5 with their defaults (one per pass when the layer costs anything);
+ * -1 when the plugin's are out of range or more run in training alone than forward. */
+static int layer_kernels(sm_layer_metrics *m)
+{
+    int works = m->flops > 0 || m->bytes > 0 || m->weights > 0;
+    if (m->kernels_fwd == 0)
+        m->kernels_fwd = works;
+    if (m->kernels_bwd == 0)
+        m->kernels_bwd = works;
+    return m->kernels_fwd < 0 || m->kernels_fwd > MAX_KERNELS || m->kernels_bwd < 0 ||
+                   m->kernels_bwd > MAX_KERNELS || m->kernels_train_only < 0 ||
+                   m->kernels_train_only > m->kernels_fwd
+               ? -1
+               : 0;
+}
+
 static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net, sm_layer *l,
                        sm_status *st)
 {
@@ -380,6 +399,12 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's scores_bytes or scores_flops is not within its "
                        "bytes or matmul_flops",
                        at, t->name);
+    if (layer_kernels(m))
+        return sm_fail(st,
+                       "%s (%s): the plugin's kernel counts (forward %d, backward %d, of them "
+                       "training-only %d) are not within 0 to %d",
+                       at, t->name, m->kernels_fwd, m->kernels_bwd, m->kernels_train_only,
+                       MAX_KERNELS);
     return layer_saved(t, l, in, at, st);
 }
 

@@ -45,9 +45,11 @@ typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
 } pass_times;
 
-/* One layer's passes: its roofline time on the device plus the framework's dispatch of its
- * kernel on the host. The host runs ahead of the device only as far as the device is busy,
- * and on GPUs eager frameworks are mostly host-bound below large batches, so the two add
+/* One layer's passes: its roofline time on the device plus the framework's dispatch of the
+ * kernels it launches in each pass (its plugin's counts: a batch norm's statistics update, a
+ * convolution's bias, stochastic depth's mask; a layer launching none at inference, as
+ * dropout, takes no inference time). The host runs ahead of the device only as far as the device is
+ * busy, and on GPUs eager frameworks are mostly host-bound below large batches, so the two add
  * (measured on H100: docs/calibration.md). The layers' bytes are counted at fp32 and halve at
  * fp16 and bf16; the backward pass reads the saved activations and the output gradient and
  * writes the input gradient: twice the forward traffic. Under autocast every
@@ -62,19 +64,22 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     memset(t, 0, sizeof *t);
     if (sm_layer_metrics_at(l, batch, m, st))
         return -1;
-    if (!m->kernels)
+    int64_t k_infer = sm_layer_kernels(v, m, 0), k_fwd = sm_layer_kernels(v, m, 1),
+            k_bwd = sm_layer_kernels(v, m, 2);
+    if (!k_fwd && !k_bwd)
         return 0;
     int half = sm_precision_is_half(d->precision);
     int mm = sm_layer_is_matmul(l);
-    double launches = 1 + (half && mm ? v->autocast_casts : 0);
+    double casts = half && mm ? v->autocast_casts : 0;
     double stream = v->memory_bandwidth * v->memory_efficiency;
     t->fwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 0)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
-    t->infer = t->fwd + launches * v->dispatch_infer;
-    t->fwd += launches * v->dispatch_fwd;
+    if (k_infer)
+        t->infer = t->fwd + ((double)k_infer + casts) * v->dispatch_infer;
+    t->fwd += ((double)k_fwd + casts) * v->dispatch_fwd;
     t->bwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 1)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
-             launches * v->dispatch_bwd;
+             ((double)k_bwd + casts) * v->dispatch_bwd;
     return 0;
 }
 
