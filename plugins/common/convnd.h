@@ -17,6 +17,7 @@
 
 #include <scalemeter/plugin.h>
 
+#include "conv_bias_kernels.h"
 #include "conv_direct.h"
 
 #define CONVND_MAX_CHANNELS ((int64_t)1 << 24)
@@ -114,6 +115,7 @@ static inline int convnd_metrics(const char *name, const convnd_params *p, int t
     m->param_tensors = 1 + (p->bias ? 1 : 0);
     m->bwd_flops = sm_mul(2, m->flops);
     m->counts_io = 1;
+    conv_bias_kernels(p->bias, transposed, p->groups, cin, m);
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64];
         sm_error_set(err, "%s: %s overflows 64 bits (input %s)", name,

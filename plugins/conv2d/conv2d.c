@@ -14,6 +14,7 @@
 #include <scalemeter/plugin.h>
 
 #include "conv2d.h"
+#include "conv_bias_kernels.h"
 
 #define MAX_CHANNELS ((int64_t)1 << 24)
 #define MAX_WINDOW ((int64_t)1 << 16)
@@ -137,12 +138,7 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
     m->param_tensors = 1 + (p->bias ? 1 : 0);
     m->bwd_flops = sm_mul(2, m->flops);
     m->counts_io = 1;
-    /* PyTorch adds cuDNN's convolution's bias in a kernel of its own and sums its gradient in
-     * another (Convolution.cpp); a depthwise one at fp32 (conv_depthwise2d) adds it inside */
-    if (p->bias) {
-        m->kernels_fwd = p->groups > 1 && p->groups == in->dim[0] ? 1 : 2;
-        m->kernels_bwd = 2;
-    }
+    conv_bias_kernels(p->bias, 0, p->groups, in->dim[0], m);
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64], so[64], k[16];
         sm_error_set(err, "%s overflows 64 bits (input %s, output %s, kernel %s)",

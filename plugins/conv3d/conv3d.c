@@ -47,16 +47,7 @@ static int conv3d_metrics(const void *params, const sm_shape *in, int n_in, cons
                           sm_layer_metrics *m, sm_error *err)
 {
     (void)n_in;
-    if (convnd_metrics("conv3d", params, 0, in, out, m, err))
-        return -1;
-    /* PyTorch adds cuDNN's bias in a kernel of its own and sums its gradient in another
-     * (Convolution.cpp); a depthwise one at fp32 (conv_depthwise) adds it inside */
-    const convnd_params *p = params;
-    if (p->bias) {
-        m->kernels_fwd = p->groups > 1 && p->groups == in->dim[0] ? 1 : 2;
-        m->kernels_bwd = 2;
-    }
-    return 0;
+    return convnd_metrics("conv3d", params, 0, in, out, m, err);
 }
 
 static const sm_layer_type conv3d_type = {

@@ -33,12 +33,7 @@ static int conv_transpose2d_metrics(const void *params, const sm_shape *in, int 
                                     const sm_shape *out, sm_layer_metrics *m, sm_error *err)
 {
     (void)n_in;
-    if (convnd_metrics("conv_transpose2d", params, 1, in, out, m, err))
-        return -1;
-    /* PyTorch adds cuDNN's bias in a kernel of its own and sums its gradient in another */
-    if (((const convnd_params *)params)->bias)
-        m->kernels_fwd = m->kernels_bwd = 2;
-    return 0;
+    return convnd_metrics("conv_transpose2d", params, 1, in, out, m, err);
 }
 
 static const sm_layer_type conv_transpose2d_type = {
