@@ -182,23 +182,19 @@ static int64_t dataset_of(const curve_run *r, const sm_network *net)
     return dataset_samples(r->args->common.dataset, r->args->common.tokens, net);
 }
 
-/* Whether any curve is of an image network: ImageNet's is the dataset then, unless given. */
-static int has_image(const curve_run *r)
+/* How many curves are of sequence networks: with any, the tokens_per_s column is written; with
+ * any image network, ImageNet's is its dataset unless one is given. */
+static int sequence_rows(const curve_run *r)
 {
+    int n = 0;
     for (int k = 0; k < r->n_rows; k++)
-        if (!is_sequence(r->rows[k].net))
-            return 1;
-    return 0;
+        n += is_sequence(r->rows[k].net);
+    return n;
 }
 
-/* Whether any curve is of a sequence network: the tokens_per_s column is written then. */
-static int has_sequence(const curve_run *r)
-{
-    for (int k = 0; k < r->n_rows; k++)
-        if (is_sequence(r->rows[k].net))
-            return 1;
-    return 0;
-}
+static int has_image(const curve_run *r) { return sequence_rows(r) < r->n_rows; }
+
+static int has_sequence(const curve_run *r) { return sequence_rows(r) > 0; }
 
 /* tokens_per_s of a point of a sequence network; NAN for an image network. */
 static double point_tokens_per_s(const curve_row *row, const sm_curve_point *p)
@@ -456,9 +452,7 @@ static void write_table(FILE *out, const curve_run *r)
     int energy = models_energy(r), allreduce = tells_allreduce(r);
     int n_cols = 13 + (r->args->common.epochs != 0);
     /* sequence networks: tokens/s where images/s was; beside it where images are drawn too */
-    int sequence = has_sequence(r), all_sequence = sequence;
-    for (int k = 0; k < r->n_rows; k++)
-        all_sequence &= is_sequence(r->rows[k].net);
+    int sequence = has_sequence(r), all_sequence = !has_image(r);
     const char *headers[20] = {"model",    "batch",      "global",  "nodes",  "devices",
                                "t_fwd",    "t_bwd",      "t_grad",  "t_step", "memory",
                                "images/s", "efficiency", "t_epoch", "t_train"};
