@@ -460,11 +460,8 @@ static void write_table(FILE *out, const curve_run *r)
         headers[n_cols++] = "power";
         headers[n_cols++] = "kWh/epoch";
     }
-    if (allreduce) { /* sharded, gradients are reduce-scattered */
-        sm_memory_config mc;
-        sm_predictor_memory_config(r->pred, &mc);
-        headers[n_cols++] = mc.shard == SM_SHARD_NONE ? "all-reduce" : "reduce-scatter";
-    }
+    if (allreduce)
+        headers[n_cols++] = gradient_collective(r->pred);
     if (all_sequence)
         headers[10] = "tokens/s";
     else if (sequence)

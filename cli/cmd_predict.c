@@ -340,11 +340,8 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     table_add(tab, mrow);
     if (ar) {
         char what[96] = "nothing sent on one device";
-        sm_memory_config mc;
-        sm_predictor_memory_config(p, &mc);
-        if (strcmp(ar->algorithm, "none")) /* sharded, gradients are reduce-scattered */
-            snprintf(what, sizeof what, "one gradient bucket's %s (%s)",
-                     mc.shard == SM_SHARD_NONE ? "all-reduce" : "reduce-scatter",
+        if (strcmp(ar->algorithm, "none"))
+            snprintf(what, sizeof what, "one gradient bucket's %s (%s)", gradient_collective(p),
                      fmt_seconds(ar->seconds, buf, sizeof buf));
         char label[40];
         const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};

@@ -520,6 +520,13 @@ int64_t dataset_samples(int64_t dataset, int64_t tokens, const sm_network *net)
     return is_sequence(net) ? 0 : DEFAULT_DATASET;
 }
 
+const char *gradient_collective(const sm_predictor *p)
+{
+    sm_memory_config mc;
+    sm_predictor_memory_config(p, &mc);
+    return mc.shard == SM_SHARD_NONE ? "all-reduce" : "reduce-scatter";
+}
+
 double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int64_t batch,
                                double t_step)
 {

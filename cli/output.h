@@ -37,6 +37,9 @@ int64_t dataset_samples(int64_t dataset, int64_t tokens, const sm_network *net);
 /* Model FLOPs utilisation, as PaLM and Megatron-LM define it: the training FLOPs of a step on
  * one device (forward and backward at its batch) per second, over its dense peak at the
  * predictor's precision; NAN where the peak is not known (a calibration) or t_step is not. */
+/* The collective a gradient bucket runs under p: "all-reduce" (DDP), or "reduce-scatter" when
+ * the states are sharded (--shard). */
+const char *gradient_collective(const sm_predictor *p);
 double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int64_t batch,
                                double t_step);
 /* A positive integer option; -1 with a message naming the option. */
