@@ -442,15 +442,19 @@ void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out)
 }
 
 int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bucket_bytes,
-                            sm_collective collective, const sm_layout *layout,
+                            sm_collective collective, sm_collective_op op, const sm_layout *layout,
                             sm_allreduce_estimate *out, sm_status *st)
 {
     sm_metrics m;
     if (sm_device_check_layout(v, layout->gpus_per_node, st) || sm_network_metrics(net, 1, &m, st))
         return -1;
-    sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m.weights, bucket_bytes,
-                                      layout->nodes, layout->gpus_per_node, collective);
-    sm_allreduce_estimate_of(sm_ring_allreduce_choice(&a), out);
+    double bytes = v->grad_bytes * (double)m.weights;
+    sm_ring_config a =
+        sm_device_ring(v, bytes, bucket_bytes, layout->nodes, layout->gpus_per_node, collective);
+    sm_allreduce_estimate_of(op == SM_OP_ALL_REDUCE
+                                 ? sm_ring_allreduce_choice(&a)
+                                 : sm_collective_choice(&a, op, fmin(bytes, bucket_bytes)),
+                             out);
     return 0;
 }
 

@@ -125,11 +125,12 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
 /* The public form of what the all-reduce model chose. */
 void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out);
 
-/* What one of the equal buckets of net's gradient all-reduce runs on the layout's devices of
- * the description (sm_ring_allreduce_choice), as the predictors send them; the layout checked
- * against the description's devices per node. */
+/* What one of the equal buckets of net's gradients runs on the layout's devices of the
+ * description, as the predictors send them: op SM_OP_ALL_REDUCE, DDP's all-reduce
+ * (sm_ring_allreduce_choice); SM_OP_REDUCE_SCATTER, sharded data parallelism's
+ * (sm_collective_choice). The layout checked against the description's devices per node. */
 int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bucket_bytes,
-                            sm_collective collective, const sm_layout *layout,
+                            sm_collective collective, sm_collective_op op, const sm_layout *layout,
                             sm_allreduce_estimate *out, sm_status *st);
 
 /* The collective named by option ("ring" or "nccl", as --collective takes it), else the

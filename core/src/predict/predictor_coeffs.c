@@ -183,7 +183,7 @@ static int coeffs_allreduce(const void *impl, const sm_network *net, const sm_la
     if (!c->comm)
         return 1;
     return sm_device_bucket_choice(&c->comm->dev, net, c->comm->bucket_bytes, c->comm->collective,
-                                   layout, out, st);
+                                   SM_OP_ALL_REDUCE, layout, out, st);
 }
 
 static const predictor_ops coeffs_ops = {predict, predict_block, coeffs_free, coeffs_allreduce};

@@ -297,21 +297,11 @@ static int device_allreduce(const void *impl, const sm_network *net, const sm_la
                             sm_allreduce_estimate *out, sm_status *st)
 {
     const device_predictor *d = impl;
-    if (sm_device_bucket_choice(&d->dev, net, d->bucket_bytes, d->collective, layout, out, st))
-        return -1;
-    /* sharded, the gradients are reduce-scattered, not all-reduced (sync_exposed): report
-     * what NCCL chooses for a bucket of that */
-    if (d->shard != SM_SHARD_NONE && sm_layout_devices(layout) > 1) {
-        sm_metrics m;
-        if (sm_network_metrics(net, 1, &m, st))
-            return -1;
-        double bytes = d->dev.grad_bytes * (double)m.weights;
-        sm_ring_config a = sm_device_ring(&d->dev, bytes, d->bucket_bytes, layout->nodes,
-                                          layout->gpus_per_node, d->collective);
-        sm_allreduce_estimate_of(
-            sm_collective_choice(&a, SM_OP_REDUCE_SCATTER, fmin(bytes, d->bucket_bytes)), out);
-    }
-    return 0;
+    /* sharded, the gradients are reduce-scattered, not all-reduced (sync_exposed) */
+    int sharded = d->shard != SM_SHARD_NONE && sm_layout_devices(layout) > 1;
+    return sm_device_bucket_choice(&d->dev, net, d->bucket_bytes, d->collective,
+                                   sharded ? SM_OP_REDUCE_SCATTER : SM_OP_ALL_REDUCE, layout, out,
+                                   st);
 }
 
 static void device_free(void *impl) { free(impl); }
