@@ -147,19 +147,29 @@ static int is_redop(const char *w)
     return 0;
 }
 
-/* nccl-tests' "# Collective test starting: NAME_perf" line (from version 2.17): 0 for an
- * all-reduce, 1 for an all-gather or reduce-scatter (half its ring's traffic and steps), -1
- * with a message for another collective, 2 for a line that is not this one. */
+/* A collective's name (len characters of it): 0 for all_reduce, 1 for all_gather or
+ * reduce_scatter (half an all-reduce's ring traffic and steps), -1 for another. */
+static int half_of(const char *name, size_t len)
+{
+    static const char *const names[] = {"all_reduce", "all_gather", "reduce_scatter"};
+    for (int i = 0; i < 3; i++)
+        if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+            return i > 0;
+    return -1;
+}
+
+/* nccl-tests' "# Collective test starting: NAME_perf" line (from version 2.17): half_of NAME,
+ * -1 with a message for another collective, 2 for a line that is not this one. */
 static int collective_line(char **tok, int nt, int k, const char *path, int lineno, sm_status *st)
 {
     if (nt < k + 4 || strcmp(tok[k], "Collective") || strcmp(tok[k + 1], "test") ||
         strcmp(tok[k + 2], "starting:"))
         return 2;
     const char *name = tok[k + 3];
-    if (!strcmp(name, "all_reduce_perf"))
-        return 0;
-    if (!strcmp(name, "all_gather_perf") || !strcmp(name, "reduce_scatter_perf"))
-        return 1;
+    size_t len = strlen(name);
+    int half = len > 5 && !strcmp(name + len - 5, "_perf") ? half_of(name, len - 5) : -1;
+    if (half >= 0)
+        return half;
     return sm_fail(st,
                    "%s:%d: a run of %s; fit-comm reads all_reduce_perf, all_gather_perf and "
                    "reduce_scatter_perf",
@@ -267,14 +277,13 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
     return rc;
 }
 
-/* The op column of `scalemeter allreduce --device --format csv`: 0 for an all-reduce, 1 for an
- * all-gather or reduce-scatter (as collective_line), -1 with a message for another. */
+/* The op column of `scalemeter allreduce --device --format csv`: half_of it, -1 with a message
+ * for another collective. */
 static int csv_op(const char *op, const char *path, int lineno, sm_status *st)
 {
-    if (!strcmp(op, "all_reduce"))
-        return 0;
-    if (!strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter"))
-        return 1;
+    int half = half_of(op, strlen(op));
+    if (half >= 0)
+        return half;
     return sm_fail(st, "%s:%d: op '%s'; fit-comm reads all_reduce, all_gather and reduce_scatter",
                    path, lineno, op);
 }
