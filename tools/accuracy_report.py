@@ -390,7 +390,7 @@ FRAMEWORK_OF = {"resnet-v1b-mainloop-fl": "fused", "resnet-v1b-fl": "fused-bn-re
                 "resnet-v1b-stats-fl": "fused-bn-relu"}
 
 
-def mlperf_predict(a, tmp, dev, gpus, batch, fw):
+def mlperf_predict(a, dev, gpus, batch, fw):
     """Images per second and GPU, and the step time, on one node of G devices (a PCIe part's
     server of G cards: -g G up to its description's max_devices_per_node, the cards reaching
     each other over the description's PCIe link)."""
@@ -421,17 +421,16 @@ def mlperf_nodes_section(a, w):
       "per GPU | predicted | error |")
     w("|---|---|---|---|---|---|---|---|---|---|")
     ratios, steps = {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for rnd, system, dev, gpus, batch, network, measured in MLPERF_NODES:
-            fw = FRAMEWORK_OF[network]
-            pred, t_step = mlperf_predict(a, tmp, dev, gpus, batch, fw)
-            ratios.setdefault(dev, []).append(pred / measured)
-            steps[system, rnd] = (batch / measured, t_step)
-            star = "*" if network == "resnet-v1b-stats-fl" else ""
-            w(f"| {rnd} | {system.split('/')[0]} {system.split('/')[-1]} | {dev} | {gpus} | "
-              f"{batch} | {network} | {fw}{star} | {measured} | {pred:.0f} | "
-              f"{pred / measured - 1:+.1%} |")
-        fused_a100, _ = mlperf_predict(a, tmp, "a100-pcie-80gb", 8, 400, "fused")
+    for rnd, system, dev, gpus, batch, network, measured in MLPERF_NODES:
+        fw = FRAMEWORK_OF[network]
+        pred, t_step = mlperf_predict(a, dev, gpus, batch, fw)
+        ratios.setdefault(dev, []).append(pred / measured)
+        steps[system, rnd] = (batch / measured, t_step)
+        star = "*" if network == "resnet-v1b-stats-fl" else ""
+        w(f"| {rnd} | {system.split('/')[0]} {system.split('/')[-1]} | {dev} | {gpus} | "
+          f"{batch} | {network} | {fw}{star} | {measured} | {pred:.0f} | "
+          f"{pred / measured - 1:+.1%} |")
+    fused_a100, _ = mlperf_predict(a, "a100-pcie-80gb", 8, 400, "fused")
     w("\nPer part, predicted over measured:\n")
     w("| part | systems | median | lowest | highest | within 10% |")
     w("|---|---|---|---|---|---|")
