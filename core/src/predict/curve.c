@@ -69,11 +69,8 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
             }
             c->layout.batch = spec->global_batch / devices;
         }
-        rc = sm_layout_check(&c->layout, st);
-        if (rc)
-            break;
-        c->global_batch = c->layout.batch * devices;
-        rc = sm_predict(p, net, &c->layout, &c->pred, st);
+        rc = sm_predict(p, net, &c->layout, &c->pred, st); /* checks the layout first */
+        c->global_batch = rc == 0 ? c->layout.batch * devices : 0;
         if (rc == 0)
             rc = sm_predict_memory(p, net, &c->layout, 1, &c->memory, st);
         if (rc == 0 && isnan(c->pred.t_step))
