@@ -115,6 +115,11 @@ int cmd_devices(int argc, char **argv)
             for (int k = 0; k < 4; k++)
                 json_figure(&jw, prec[k], d.efficiency[k]);
             json_end(&jw);
+            json_key(&jw, "conv_efficiency");
+            json_begin_object(&jw);
+            for (int k = 0; k < 4; k++)
+                json_figure(&jw, prec[k], d.conv_efficiency[k]);
+            json_end(&jw);
             json_figure(&jw, "memory_gib", d.memory_gib);
             json_figure(&jw, "memory_bandwidth_gb_s", d.memory_bandwidth_gb_s);
             json_figure(&jw, "memory_efficiency", d.memory_efficiency);

@@ -537,9 +537,11 @@ static int write_device(const fit_args *a, const sm_runs *runs, const sm_registr
         return report_error(st.msg);
     fprintf(stderr,
             "scalemeter fit: wrote %s: dispatch %.3g/%.3g/%.3g us per kernel (infer/fwd/bwd), "
-            "%.3g us per parameter tensor, %s compute efficiency %.3g, memory %.3g\n",
+            "%.3g us per parameter tensor, %s compute efficiency %.3g (convolutions %.3g), "
+            "memory %.3g\n",
             a->device_out, d.dispatch_infer * 1e6, d.dispatch_fwd * 1e6, d.dispatch_bwd * 1e6,
-            d.dispatch_update * 1e6, d.precision, d.compute_efficiency, d.memory_efficiency);
+            d.dispatch_update * 1e6, d.precision, d.compute_efficiency, d.conv_efficiency,
+            d.memory_efficiency);
     return 0;
 }
 

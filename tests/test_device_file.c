@@ -75,14 +75,17 @@ static const error_case cases[] = {
 static void test_pass_work(void)
 {
     sm_device v = {0};
+    sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
+    sm_layer_type conv = {.name = "conv2d", .traits = SM_TRAIT_CONVOLUTION};
+    sm_layer l = {.type = &attention}, c = {.type = &conv};
     sm_metrics m = {.flops = 100,
                     .matmul_flops = 60,
                     .bwd_flops = 200,
                     .bytes = 1000,
                     .scores_bytes = 400,
                     .scores_flops = 20};
-    sm_layer_work f = sm_layer_pass_work(&v, &m, SM_BF16, 0);
-    sm_layer_work b = sm_layer_pass_work(&v, &m, SM_BF16, 1);
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1);
     CHECK_EQ(f.matmul_flops, 60);
     CHECK_EQ(f.vector_flops, 40);
     CHECK_EQ(f.bytes, 500);
@@ -90,22 +93,41 @@ static void test_pass_work(void)
     CHECK_EQ(b.vector_flops, 80);
     CHECK_EQ(b.bytes, 1000);
     v.fused_attention = 1;
-    f = sm_layer_pass_work(&v, &m, SM_BF16, 0);
-    b = sm_layer_pass_work(&v, &m, SM_BF16, 1);
+    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0);
+    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1);
     CHECK_EQ(f.matmul_flops, 60);
     CHECK_EQ(f.vector_flops, 40);
     CHECK_EQ(f.bytes, 300);
     CHECK_EQ(b.matmul_flops, 140);
     CHECK_EQ(b.vector_flops, 80);
     CHECK_EQ(b.bytes, 600);
-    f = sm_layer_pass_work(&v, &m, SM_FP32, 0);
+    f = sm_layer_pass_work(&v, &l, &m, SM_FP32, 0);
     CHECK_EQ(f.bytes, 600);
+    CHECK_EQ(f.conv_flops, 0);
+    /* a convolution's matrix products are its own kind, at conv_efficiency */
+    v.fused_attention = 0;
+    f = sm_layer_pass_work(&v, &c, &m, SM_BF16, 0);
+    CHECK_EQ(f.matmul_flops, 0);
+    CHECK_EQ(f.conv_flops, 60);
+    CHECK_EQ(f.vector_flops, 40);
+    /* 60 matrix FLOPs at 100 x 0.5 and 40 vector FLOPs at 10 x 0.8, or the same 60 as a
+     * convolution's at 100 x 0.25: 1.2 + 5 and 2.4 + 5 seconds */
+    v.peak[SM_FP32] = 10;
+    v.peak[SM_BF16] = 100;
+    v.efficiency[SM_FP32] = 0.8;
+    v.efficiency[SM_BF16] = 0.5;
+    v.conv_efficiency[SM_BF16] = 0.25;
+    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &l, &m, SM_BF16, 0)),
+               6.2, 1e-12);
+    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &c, &m, SM_BF16, 0)),
+               7.4, 1e-12);
 }
 
 int main(void)
 {
     sm_status st;
     sm_device dev;
+    char path_buf[4096];
     test_pass_work();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *path = net_file(cases[i].text);
@@ -203,7 +225,25 @@ int main(void)
                     "compute_efficiency_fp16 = 0.6\n" NODE_PART);
     CHECK_EQ(sm_device_load(path, &dev, &st), 0);
     CHECK_NEAR(dev.efficiency[SM_FP16], 0.6, 0);
+    CHECK_NEAR(dev.conv_efficiency[SM_FP16], 0.6, 0); /* its convolutions' too */
     CHECK_NEAR(dev.efficiency[SM_FP32], 0.85 * 900 / 1590, 1e-4);
+
+    /* Hopper's convolutions at fp16 and bf16: 0.35 of the peak at H100 SXM's sustained clock
+     * (device_arch.c), the matrix products 0.7; an explicit conv key wins, and a part with a
+     * lower clock takes both at its ratio. h100-pcie holds 1390 of 1755 MHz where the SXM
+     * holds 1830 of 1980: 0.35 x (1390 / 1755) / (1830 / 1980) = 0.29993. */
+    CHECK_EQ(sm_device_find("h100-pcie", path_buf, sizeof path_buf, &st), 0);
+    CHECK_EQ(sm_device_load(path_buf, &dev, &st), 0);
+    CHECK_NEAR(dev.conv_efficiency[SM_BF16], 0.35 * (1390.0 / 1755) / (1830.0 / 1980), 2e-3);
+    CHECK_NEAR(dev.efficiency[SM_BF16], 0.7 * (1390.0 / 1755) / (1830.0 / 1980), 2e-3);
+    CHECK_NEAR(dev.conv_efficiency[SM_TF32], dev.efficiency[SM_TF32], 0);
+    path = net_file("[device]\npeak_fp32_tflops = 66.9\npeak_bf16_tflops = 989.4\n"
+                    "memory_bandwidth_gb_s = 3350\ntensor_cores = hopper\n"
+                    "conv_efficiency_bf16 = 0.3\n" NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_NEAR(dev.conv_efficiency[SM_BF16], 0.3, 0);
+    CHECK_NEAR(dev.efficiency[SM_BF16], 0.7, 0);
+    CHECK_NEAR(dev.conv_efficiency[SM_FP16], 0.35, 0);
 
     /* The shipped frameworks' layouts: eager PyTorch NCHW unless told (pytorch-channels-last,
      * as DeepLearningExamples' AMP configs say memory_format: nhwc); NVIDIA's MLPerf ResNet-50

@@ -76,6 +76,7 @@ static void check_recovery(sm_registry *reg, const char *truth_path, const char 
     CHECK_NEAR(d.dispatch_bwd, 40e-6, 1e-6);
     CHECK_NEAR(d.dispatch_update, 3e-6, 1e-6);
     CHECK_NEAR(d.compute_efficiency, 0.5, 1e-6);
+    CHECK_NEAR(d.conv_efficiency, 0.5, 1e-6);
     CHECK_NEAR(d.memory_efficiency, 0.5, 1e-6);
     CHECK_CONTAINS(d.precision, "fp32");
 
@@ -95,6 +96,7 @@ static void check_recovery(sm_registry *reg, const char *truth_path, const char 
     sm_device vb, vw;
     CHECK_EQ(sm_device_load(base, &vb, &st), 0);
     CHECK_EQ(sm_device_load(ini, &vw, &st), 0);
+    CHECK_NEAR(vw.conv_efficiency[SM_FP32], 0.5, 1e-6);
     CHECK_EQ(vw.fuse_epilogues, vb.fuse_epilogues);
     CHECK_EQ(vw.fuse_bn_relu, vb.fuse_bn_relu);
     CHECK_NEAR(vw.grad_bytes, vb.grad_bytes, 0);
@@ -121,6 +123,7 @@ static void check_out_of_range(const char *outdir)
                               .dispatch_bwd = 40e-6,
                               .dispatch_update = 1.1,
                               .compute_efficiency = 0.5,
+                              .conv_efficiency = 0.5,
                               .memory_efficiency = 0.5};
     snprintf(d.base, sizeof d.base, "tests/data/curve/round_device.ini");
     sm_status st;

@@ -93,6 +93,12 @@ check("h100-96gb-500w bf16 efficiency", devs["h100-96gb-500w"]["efficiency"]["bf
 # H100 PCIe at 350 W: its own 1390 MHz,
 # 1390 / 1755 over 1830 / 1980 = 0.8569: 0.7 x 0.8569
 check("h100-pcie bf16 efficiency", devs["h100-pcie"]["efficiency"]["bf16"], 0.5998)
+# Hopper's convolutions at fp16/bf16: 0.35 at the 700 W part's clock, 0.35 x 0.8569 here; the
+# h100's own key; an Ampere part's convolutions at its matrix products' rate
+check("h100-pcie bf16 conv efficiency", devs["h100-pcie"]["conv_efficiency"]["bf16"], 0.2999)
+check("h100 bf16 conv efficiency", devs["h100"]["conv_efficiency"]["bf16"], 0.35)
+check("h100 tf32 conv efficiency", devs["h100"]["conv_efficiency"]["tf32"], 0.44)
+check("a100 bf16 conv efficiency", devs["a100"]["conv_efficiency"]["bf16"], 0.7)
 # Ampere's: one point (A100 SXM, 400 W, 108 SMs, 1305 MHz) and Hopper's static share
 # 1.3284 / 5.3030 = 0.2505: s = 0.2505 x 3.7037 = 0.9278, k = (3.7037 - 0.9278) / 1.305^3
 # = 1.2490. A100 PCIe 40 GB at 250 W: (2.3148 - 0.9278) / 1.2490 = 1.1105, cube root 1.0355

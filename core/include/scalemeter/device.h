@@ -88,9 +88,10 @@ int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const s
 typedef struct sm_device_info {
     char name[64], description[192], source[256];
     char tensor_cores[16], memory_type[16];
-    double peak_tflops[4]; /* dense: fp32, tf32, fp16, bf16 */
-    double efficiency[4];  /* what the model takes of each peak (the file's or the
-                              architecture's default) */
+    double peak_tflops[4];     /* dense: fp32, tf32, fp16, bf16 */
+    double efficiency[4];      /* what the model takes of each peak (the file's or the
+                                  architecture's default) */
+    double conv_efficiency[4]; /* the same for convolutions */
     double memory_gib, memory_bandwidth_gb_s, memory_efficiency;
     double boost_clock_mhz, l2_mib, power_limit_w;
     int sm_count, fp32_lanes_per_sm, devices_per_node;
@@ -105,7 +106,9 @@ typedef struct sm_device_fit_result {
     char precision[8]; /* of the runs */
     double dispatch_infer, dispatch_fwd, dispatch_bwd; /* seconds per kernel */
     double dispatch_update;                            /* seconds per parameter tensor */
-    double compute_efficiency;                         /* of the precision's peak, matrix layers */
+    /* of the precision's peak: matrix products, and convolutions apart; runs can't tell
+     * the two kinds apart, so the fit scales the base's pair by one factor */
+    double compute_efficiency, conv_efficiency;
     double memory_efficiency;
     int iterations; /* reclassifications of layers as compute- or memory-bound */
 } sm_device_fit_result;

@@ -34,14 +34,29 @@ static double fp32_efficiency(int lanes)
  * and Volta against NVIDIA's published DeepLearningExamples figures (A100 TF32 at 0.3, A100
  * and V100 AMP at 0.7, docs/accuracy.md); Turing takes Volta's, Ada Ampere's and Blackwell
  * Hopper's, whose tensor cores they extend. TF32 and
- * BF16 came with Ampere (A100 whitepaper, "TF32", "BF16"). */
+ * BF16 came with Ampere (A100 whitepaper, "TF32", "BF16").
+ *
+ * conv: where a generation's convolutions reach less than its matrix products. Hopper doubled
+ * the tensor cores' rate per SM over Ampere (4096 dense fp16 FLOP per clock against 2048:
+ * 989.4 TFLOPS = 132 x 4096 x 1.83 GHz, 312 = 108 x 2048 x 1.41) but not the shared memory
+ * and L2 bandwidth that feed cuDNN's implicit-GEMM convolutions, whose reductions over 64 to
+ * 512 channels x 1 or 9 taps are short beside a transformer's. Two independent sources put
+ * them at about a third of the bf16 peak: `fit --device-out` on ../shared/data/h100's eager
+ * bf16 CNN runs (0.345), and NVIDIA's fused MLPerf ResNet-50 on H100 and H200, whose step
+ * times (55.9 and 50.3 ms at batch 400, docs/accuracy.md) differ by 1.11 for 1.43 times the
+ * memory bandwidth, so that most of the step is the SMs' (0.35 predicts 55.1 and 45.6 ms, 0.7
+ * 46.0 and 35.0). */
 static const struct {
     const char *name;
-    double eff[SM_N_PRECISIONS]; /* fp32 unused: the lanes decide */
+    double eff[SM_N_PRECISIONS];  /* fp32 unused: the lanes decide */
+    double conv[SM_N_PRECISIONS]; /* 0: as eff */
 } generations[] = {
-    {"volta", {0, 0, 0.7, 0}},       {"turing", {0, 0, 0.7, 0}},
-    {"ampere", {0, 0.3, 0.7, 0.7}},  {"ada", {0, 0.3, 0.7, 0.7}},
-    {"hopper", {0, 0.44, 0.7, 0.7}}, {"blackwell", {0, 0.44, 0.7, 0.7}},
+    {"volta", {0, 0, 0.7, 0}, {0}},
+    {"turing", {0, 0, 0.7, 0}, {0}},
+    {"ampere", {0, 0.3, 0.7, 0.7}, {0}},
+    {"ada", {0, 0.3, 0.7, 0.7}, {0}},
+    {"hopper", {0, 0.44, 0.7, 0.7}, {0, 0, 0.35, 0.35}},
+    {"blackwell", {0, 0.44, 0.7, 0.7}, {0, 0, 0.35, 0.35}},
 };
 #define N_GENERATIONS ((int)(sizeof generations / sizeof generations[0]))
 
@@ -220,7 +235,7 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
     if (clock_line && dev->sustained_clock > dev->boost_clock)
         return sm_fail(st, "%s:%d: sustained_clock_mhz = %g is above boost_clock_mhz = %g",
                        dev->path, clock_line, dev->sustained_clock / 1e6, dev->boost_clock / 1e6);
-    int from_arch[SM_N_PRECISIONS] = {0};
+    int from_arch[SM_N_PRECISIONS] = {0}, conv_from_arch[SM_N_PRECISIONS] = {0};
     if (dev->fp32_lanes && !eff_given[SM_FP32]) {
         dev->efficiency[SM_FP32] = fp32_efficiency(dev->fp32_lanes);
         from_arch[SM_FP32] = 1;
@@ -255,6 +270,11 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
                 dev->efficiency[p] = generations[g].eff[p];
                 from_arch[p] = 1;
             }
+            /* a description's own compute_efficiency_P was measured on its convolutions too */
+            if (!eff_given[p] && dev->conv_efficiency[p] < 0 && generations[g].conv[p] > 0) {
+                dev->conv_efficiency[p] = generations[g].conv[p];
+                conv_from_arch[p] = 1;
+            }
         }
     }
     /* the defaults were measured at another part's sustained clock; a description's own
@@ -262,8 +282,13 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
     double factor = clock_factor(dev, power_line, st);
     if (factor < 0)
         return -1;
-    for (int p = 0; p < SM_N_PRECISIONS; p++)
+    for (int p = 0; p < SM_N_PRECISIONS; p++) {
         if (from_arch[p])
             dev->efficiency[p] = fmin(1, dev->efficiency[p] * factor);
+        if (conv_from_arch[p])
+            dev->conv_efficiency[p] = fmin(1, dev->conv_efficiency[p] * factor);
+        else if (dev->conv_efficiency[p] < 0)
+            dev->conv_efficiency[p] = dev->efficiency[p];
+    }
     return 0;
 }

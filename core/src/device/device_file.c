@@ -51,6 +51,7 @@ typedef struct field {
 #define SIZE(member) ((double)sizeof(((sm_device *)0)->member))
 #define PEAK(p) (AT(peak) + (p) * sizeof(double))
 #define EFF(p) (AT(efficiency) + (p) * sizeof(double))
+#define CONV(p) (AT(conv_efficiency) + (p) * sizeof(double))
 
 static const field fields[] = {
     {"device", "name", F_TEXT, AT(name), 0, 0, SIZE(name), 0, 0, "short name"},
@@ -78,6 +79,14 @@ static const field fields[] = {
      "fraction of the fp16 peak"},
     {"device", "compute_efficiency_bf16", F_REAL, EFF(SM_BF16), 1, 1e-4, 1, 1, 0,
      "fraction of the bf16 peak"},
+    {"device", "conv_efficiency_fp32", F_REAL, CONV(SM_FP32), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp32 peak convolutions reach"},
+    {"device", "conv_efficiency_tf32", F_REAL, CONV(SM_TF32), 1, 1e-4, 1, 1, 0,
+     "fraction of the tf32 peak convolutions reach"},
+    {"device", "conv_efficiency_fp16", F_REAL, CONV(SM_FP16), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp16 peak convolutions reach"},
+    {"device", "conv_efficiency_bf16", F_REAL, CONV(SM_BF16), 1, 1e-4, 1, 1, 0,
+     "fraction of the bf16 peak convolutions reach"},
     {"device", "memory_gib", F_REAL, AT(memory_capacity), 1073741824.0, 1e-3, 1e6, 1, 0,
      "the device's memory in GiB (2^30 bytes), as nvidia-smi reports it"},
     {"framework", "name", F_TEXT, AT(framework), 0, 0, SIZE(framework), 0, 0, "short name"},
@@ -362,7 +371,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     framework_defaults(dev);
     /* -1: not given; filled in below from the key they default to */
     for (int p = 0; p < SM_N_PRECISIONS; p++)
-        dev->efficiency[p] = -1;
+        dev->efficiency[p] = dev->conv_efficiency[p] = -1;
     name_from_path(path, dev->name, sizeof dev->name);
 
     reader r = {0};

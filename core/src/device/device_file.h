@@ -28,8 +28,12 @@ typedef struct sm_device {
     double memory_bandwidth;            /* bytes/s */
     double compute_efficiency;          /* fraction of peak a layer reaches, (0, 1] */
     double efficiency[SM_N_PRECISIONS]; /* per precision; compute_efficiency where not given */
-    double memory_efficiency;           /* fraction of memory bandwidth a layer reaches, (0, 1] */
-    double launch_overhead;             /* seconds per kernel */
+    /* per precision, the convolutions' (cuDNN's implicit GEMMs) fraction of the matrix peak:
+     * the generation's where it has one of its own (Hopper's fp16 and bf16, docs/devices.md),
+     * efficiency[p] otherwise */
+    double conv_efficiency[SM_N_PRECISIONS];
+    double memory_efficiency; /* fraction of memory bandwidth a layer reaches, (0, 1] */
+    double launch_overhead;   /* seconds per kernel */
     /* [framework]: host time per kernel a framework spends launching and dispatching it, per
      * pass (seconds; launch_overhead where not given), per parameter tensor of the optimizer
      * step, and the extra cast kernels autocast runs per matrix-multiplying layer at fp16/bf16 */
@@ -91,15 +95,19 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
 /* 1 for the layer types whose FLOPs are matrix products (tensor cores at tf32, fp16, bf16). */
 int sm_layer_is_matmul(const sm_layer *l);
 
-/* What one pass of a layer asks of the device: FLOPs on the matrix units, FLOPs on the vector
- * units, and bytes at the precision (fp32 counts halved at fp16/bf16; the backward pass reads
- * and writes twice the forward traffic). A fused attention kernel moves no score bytes and
- * recomputes the score product in the backward pass (plugin.h's scores fields). */
+/* What one pass of a layer asks of the device: FLOPs on the matrix units (a convolution's
+ * apart, at conv_efficiency), FLOPs on the vector units, and bytes at the precision (fp32
+ * counts halved at fp16/bf16; the backward pass reads and writes twice the forward traffic). A
+ * fused attention kernel moves no score bytes and recomputes the score product in the
+ * backward pass (plugin.h's scores fields). */
 typedef struct sm_layer_work {
-    double matmul_flops, vector_flops, bytes;
+    double matmul_flops, conv_flops, vector_flops, bytes;
 } sm_layer_work;
-sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_metrics *m, sm_precision p,
-                                 int backward);
+sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                 sm_precision p, int backward);
+/* Seconds of the work's arithmetic at precision p: matrix products at the precision's peak
+ * and efficiency, convolutions at their own, the rest at the fp32 vector peak. */
+double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
 
 /* The bytes that cuDNN's NCHW <-> NHWC transposes around a convolution move in one pass at
  * precision p, at its metrics m (at the batch): at fp16 and bf16 without channels_last, each

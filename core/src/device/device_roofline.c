@@ -9,18 +9,32 @@ static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->trai
 /* A layer whose FLOPs are matrix products, all or in part (the plugin's matmul_flops). */
 int sm_layer_is_matmul(const sm_layer *l) { return l->m.matmul_flops > 0; }
 
-sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_metrics *m, sm_precision p,
-                                 int backward)
+sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                 sm_precision p, int backward)
 {
     double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
     double flops = (double)(backward ? m->bwd_flops : m->flops);
     double scores = v->fused_attention ? (double)m->scores_bytes : 0;
     double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
-    sm_layer_work w = {share * flops + redo, (1 - share) * flops,
+    sm_layer_work w = {share * flops + redo, 0, (1 - share) * flops,
                        ((double)m->bytes - scores) * (sm_precision_is_half(p) ? 0.5 : 1.0)};
+    if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
+        w.conv_flops = w.matmul_flops;
+        w.matmul_flops = 0;
+    }
     if (backward)
         w.bytes *= 2;
     return w;
+}
+
+double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
+{
+    sm_precision vec = v->peak[SM_FP32] > 0 ? SM_FP32 : p;
+    double t = w.matmul_flops / (v->peak[p] * v->efficiency[p]) +
+               w.conv_flops / (v->peak[p] * v->conv_efficiency[p]);
+    if (w.vector_flops > 0)
+        t += w.vector_flops / (v->peak[vec] * v->efficiency[vec]);
+    return t;
 }
 
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,

@@ -6,9 +6,13 @@
  *                                                  precision, u_m = 1 / memory efficiency)
  *
  * with L the kernels launched (the plugins' counts per pass, and autocast's casts), C the
- * matrix layers' compute-bound seconds at peak, M the memory-bound layers' seconds at full
- * bandwidth (NCHW convolutions' transposes at fp16/bf16 among them), R the fp32 compute of
- * compute-bound element-wise layers at the base file's fp32 efficiency. A non-negative relative
+ * matrix layers' compute-bound seconds at the base's efficiencies (convolutions at
+ * conv_efficiency_P, the other matrix products at compute_efficiency_P), so that u_c scales
+ * the pair: runs of CNNs or of transformers alone can't tell the two apart, and the ratio of
+ * the base's stands (Hopper's convolutions at half its matrix products' rate at fp16 and
+ * bf16, device_arch.c); M the memory-bound layers' seconds at full bandwidth (NCHW
+ * convolutions' transposes at fp16/bf16 among them), R the fp32 compute of compute-bound
+ * element-wise layers at the base file's fp32 efficiency. A non-negative relative
  * least-squares fit over the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd, u_c, u_m; the
  * layers are then reclassified at the new efficiencies until nothing changes. The update is fitted
  * alone: t_grad = d_update P + u 20 W / bandwidth. */
@@ -33,7 +37,7 @@ typedef struct row_net {
 /* The design row of one phase (0 infer, 1 fwd, 2 bwd) of one run at the current efficiencies,
  * and the fixed part R. */
 static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_network *net,
-                  int phase, double eff_c, double eff_m, double *x, double *fixed, sm_status *st)
+                  int phase, double scale, double eff_m, double *x, double *fixed, sm_status *st)
 {
     int half = sm_precision_is_half(p);
     double launches = 0, matmuls = 0;
@@ -48,12 +52,15 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         if (!k || sm_layer_fused(v, net, i))
             continue;
         int mm = sm_layer_is_matmul(&net->layers[i]);
-        /* the matrix products at the precision's peak (fitted), the rest at fp32's */
-        sm_layer_work w = sm_layer_pass_work(v, &m, p, phase == 2);
-        sm_precision vec = v->peak[SM_FP32] > 0 ? SM_FP32 : p;
-        double c_mm = w.matmul_flops / v->peak[p], mem = w.bytes / v->memory_bandwidth;
-        double t_vec = w.vector_flops / (v->peak[vec] * v->efficiency[vec]);
-        if (c_mm / eff_c + t_vec >= mem / eff_m) {
+        /* the matrix products at the base's efficiencies (scaled by the fit), the rest at
+         * its fp32 vector rate */
+        sm_layer_work w = sm_layer_pass_work(v, &net->layers[i], &m, p, phase == 2);
+        double c_mm = sm_layer_compute_seconds(
+            v, p, (sm_layer_work){.matmul_flops = w.matmul_flops, .conv_flops = w.conv_flops});
+        double mem = w.bytes / v->memory_bandwidth;
+        double t_vec =
+            sm_layer_compute_seconds(v, p, (sm_layer_work){.vector_flops = w.vector_flops});
+        if (c_mm / scale + t_vec >= mem / eff_m) {
             x[U_C] += c_mm;
             *fixed += t_vec;
         } else {
@@ -112,7 +119,7 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
             goto done;
         }
     }
-    double eff_c = v.efficiency[p], eff_m = v.memory_efficiency, u[N_UNKNOWNS];
+    double scale = 1, eff_m = v.memory_efficiency, u[N_UNKNOWNS];
     for (int iter = 0; iter < 20; iter++) {
         int m = 0;
         /* fill column-major after counting rows: first pass into a row buffer */
@@ -122,7 +129,7 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                 double t = target(rn[i].run, ph), fixed;
                 if (!isfinite(t))
                     continue;
-                if (design(&v, (sm_precision)p, rn[i].run, rn[i].net, ph, eff_c, eff_m, rows[m],
+                if (design(&v, (sm_precision)p, rn[i].run, rn[i].net, ph, scale, eff_m, rows[m],
                            &fixed, st))
                     goto done;
                 b[m] = (t - fixed) / t;
@@ -152,10 +159,13 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                     runs->path, inner.msg);
             goto done;
         }
-        double new_c = u[U_C] > 1 ? 1 / u[U_C] : 1, new_m = u[U_M] > 1 ? 1 / u[U_M] : 1;
+        /* no efficiency above 1: the scale stops where the larger of the pair reaches it */
+        double top = fmax(v.efficiency[p], v.conv_efficiency[p]);
+        double new_c = u[U_C] > top ? 1 / u[U_C] : 1 / top;
+        double new_m = u[U_M] > 1 ? 1 / u[U_M] : 1;
         out->iterations = iter + 1;
-        int stable = fabs(new_c - eff_c) < 1e-4 * eff_c && fabs(new_m - eff_m) < 1e-4 * eff_m;
-        eff_c = new_c;
+        int stable = fabs(new_c - scale) < 1e-4 * scale && fabs(new_m - eff_m) < 1e-4 * eff_m;
+        scale = new_c;
         eff_m = new_m;
         if (stable)
             break;
@@ -163,7 +173,8 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     out->dispatch_infer = u[U_DINFER];
     out->dispatch_fwd = u[U_DFWD];
     out->dispatch_bwd = u[U_DBWD];
-    out->compute_efficiency = eff_c;
+    out->compute_efficiency = scale * v.efficiency[p];
+    out->conv_efficiency = scale * v.conv_efficiency[p];
     out->memory_efficiency = eff_m;
 
     /* the update: d_update P + u 20 W / bandwidth on the single-device t_grad rows */
@@ -210,13 +221,15 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
     if (sm_device_load(f->base, &v, st))
         return -1;
     /* the keys fitted; everything else is the base's, as it stands */
-    char efficiency[64];
+    char efficiency[64], conv[64];
     snprintf(efficiency, sizeof efficiency, "compute_efficiency_%s", f->precision);
+    snprintf(conv, sizeof conv, "conv_efficiency_%s", f->precision);
     struct {
         const char *section, *key;
         int digits;
         double value;
     } fitted[] = {{"device", efficiency, 6, f->compute_efficiency},
+                  {"device", conv, 6, f->conv_efficiency},
                   {"device", "memory_efficiency", 6, f->memory_efficiency},
                   {"framework", "dispatch_infer_us", 4, f->dispatch_infer * 1e6},
                   {"framework", "dispatch_fwd_us", 4, f->dispatch_fwd * 1e6},

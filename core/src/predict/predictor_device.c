@@ -28,17 +28,13 @@ typedef struct device_predictor {
 #define UPDATE_BYTES_PER_WEIGHT 20.0
 
 /* Seconds of one kernel on the device: bound by compute or by memory. Its matrix products
- * run at the precision's matrix peak, the rest at the fp32 vector peak (at every precision:
- * element-wise work does not use tensor cores). */
+ * run at the precision's matrix peak (convolutions at their own efficiency), the rest at the
+ * fp32 vector peak (at every precision: element-wise work does not use tensor cores). */
 static double roofline(const device_predictor *d, sm_layer_work w)
 {
     const sm_device *v = &d->dev;
-    sm_precision p = d->precision, vec = v->peak[SM_FP32] > 0 ? SM_FP32 : d->precision;
-    double compute = w.matmul_flops / (v->peak[p] * v->efficiency[p]);
-    if (w.vector_flops > 0)
-        compute += w.vector_flops / (v->peak[vec] * v->efficiency[vec]);
     double memory = w.bytes / (v->memory_bandwidth * v->memory_efficiency);
-    return fmax(compute, memory);
+    return fmax(sm_layer_compute_seconds(v, d->precision, w), memory);
 }
 
 typedef struct pass_times {
@@ -72,12 +68,12 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     int mm = sm_layer_is_matmul(l);
     double casts = half && mm ? v->autocast_casts : 0;
     double stream = v->memory_bandwidth * v->memory_efficiency;
-    t->fwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 0)) +
+    t->fwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
     if (k_infer)
         t->infer = t->fwd + ((double)k_infer + casts) * v->dispatch_infer;
     t->fwd += ((double)k_fwd + casts) * v->dispatch_fwd;
-    t->bwd = roofline(d, sm_layer_pass_work(v, m, d->precision, 1)) +
+    t->bwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 1)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
              ((double)k_bwd + casts) * v->dispatch_bwd;
     return 0;
@@ -136,8 +132,8 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             ls[i].t.bwd += ls[i].t.fwd;
         else if (e == SM_RECOMPUTES_PART)
             ls[i].t.bwd += roofline(
-                d, (sm_layer_work){(double)net->layers[i].saved.selective_flops * (double)batch, 0,
-                                   0});
+                d, (sm_layer_work){.matmul_flops = (double)net->layers[i].saved.selective_flops *
+                                                   (double)batch});
     }
     free(unit);
     return ls;
