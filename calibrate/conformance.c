@@ -36,11 +36,15 @@ enum {
     X_ALIASES_INPUT,
     X_SAVED_EXTRA_ELEMS,
     X_SAVED_EXTRA_BYTES,
+    X_BYTES,
+    X_KERNELS_FWD,
+    X_KERNELS_BWD,
     X_COUNT
 };
 static const char *const expect_keys[X_COUNT] = {
     "macs",         "flops",        "weights",       "param_tensors",     "bwd_flops",
     "saved_inputs", "saved_output", "aliases_input", "saved_extra_elems", "saved_extra_bytes",
+    "bytes",        "kernels_fwd",  "kernels_bwd",
 };
 
 typedef struct conf_case {
@@ -283,8 +287,14 @@ static long long got_value(const sm_layer *l, int k)
         return l->saved.aliases_input;
     case X_SAVED_EXTRA_ELEMS:
         return l->saved.extra_elems;
-    default:
+    case X_SAVED_EXTRA_BYTES:
         return l->saved.extra_bytes;
+    case X_BYTES:
+        return l->m.bytes;
+    case X_KERNELS_FWD:
+        return l->m.kernels_fwd;
+    default:
+        return l->m.kernels_bwd;
     }
 }
 

@@ -315,13 +315,23 @@ static void write_csv(FILE *out, const curve_run *r)
         }
 }
 
+/* The predictor as it applies to the rows' networks: cuDNN's transposes where one has a
+ * convolution. */
+static const char *description_of(const curve_run *r)
+{
+    int conv = 0;
+    for (int k = 0; k < r->n_rows; k++)
+        conv |= sm_network_has_trait(r->rows[k].net, SM_TRAIT_CONVOLUTION);
+    return sm_predictor_describe_for(r->pred, conv);
+}
+
 static void write_json(FILE *out, const curve_run *r)
 {
     unsigned set = column_set(r);
     json_writer w;
     json_init(&w, out);
     json_begin_object(&w);
-    json_field_string(&w, "predictor", sm_predictor_describe(r->pred));
+    json_field_string(&w, "predictor", description_of(r));
     json_field_string(&w, "scaling", r->args->strong ? "strong" : "weak");
     json_field_int(&w, "gpus_per_node", r->gpus_per_node);
     json_field_number(&w, "threshold", r->args->threshold);
@@ -430,7 +440,7 @@ static void write_memory_notes(FILE *out, const curve_run *r)
 static void write_table(FILE *out, const curve_run *r)
 {
     fprintf(out, "%s\n%s scaling, %d device%s per node; times per step of one device; ",
-            sm_predictor_describe(r->pred), r->args->strong ? "strong" : "weak", r->gpus_per_node,
+            description_of(r), r->args->strong ? "strong" : "weak", r->gpus_per_node,
             r->gpus_per_node == 1 ? "" : "s");
     const predictor_options *o = &r->args->common;
     if (o->tokens || o->dataset)
@@ -595,8 +605,7 @@ static void write_svg(FILE *out, const curve_run *r)
     snprintf(title, sizeof title, "%s scaling%s on %s%s", a->strong ? "Strong" : "Weak", of, on, b);
     snprintf(x_label, sizeof x_label, "nodes (%d device%s each, log2 scale)", r->gpus_per_node,
              r->gpus_per_node == 1 ? "" : "s");
-    svg_chart chart = {title,    sm_predictor_describe(r->pred), x_label, a->threshold, series,
-                       r->n_rows};
+    svg_chart chart = {title, description_of(r), x_label, a->threshold, series, r->n_rows};
     curve_svg_write(out, &chart);
 }
 

@@ -164,7 +164,8 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_init(&w, stdout);
     json_begin_object(&w);
     json_field_string(&w, "model", net->name);
-    json_field_string(&w, "coeffs", sm_predictor_describe(p));
+    int conv = sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
+    json_field_string(&w, "coeffs", sm_predictor_describe_for(p, conv));
     json_field_string(&w, "precision", sm_predictor_precision(p));
     sm_memory_config mc;
     sm_predictor_memory_config(p, &mc);
@@ -280,7 +281,8 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
            "coefficients: %s\n\n",
            net->name, net->path, sm_shape_str(&net->input, shape, sizeof shape),
            (long long)l->batch, l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node,
-           l->gpus_per_node > 1 ? "s" : "", sm_predictor_describe(p));
+           l->gpus_per_node > 1 ? "s" : "",
+           sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
     const char *headers[] = {"quantity", "value", "meaning"};
     text_table *tab = table_new(3, headers);
     /* the values are the column table's, as the CSV and curve have them */

@@ -162,8 +162,9 @@ static void json_vstats(json_writer *w, const vstats *v)
     json_end(w);
 }
 
+/* conv: a network of the rows has a convolution (what the predictor's description says) */
 static void report(const validate_args *a, const sm_runs *runs, const sm_prediction *pred,
-                   const sm_predictor *p, char **models, int n_models, int known, int oom)
+                   const sm_predictor *p, char **models, int n_models, int known, int oom, int conv)
 {
     double *y = malloc((size_t)runs->n * sizeof *y), *q = malloc((size_t)runs->n * sizeof *q);
     if (!y || !q) {
@@ -176,7 +177,7 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
     if (a->format == FORMAT_JSON) {
         json_begin_object(&w);
         json_field_string(&w, "source", a->csv);
-        json_field_string(&w, "predictor", sm_predictor_describe(p));
+        json_field_string(&w, "predictor", sm_predictor_describe_for(p, conv));
         json_field_string(&w, "precision", sm_predictor_precision(p));
         json_field_int(&w, "rows", runs->n);
         json_key(&w, "phases");
@@ -190,7 +191,8 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
             several |= runs->rows[i].nodes * runs->rows[i].gpus_per_node > 1;
         printf("validation of %s (%d %s rows, %d networks) against %s\n"
                "MAPE a fraction; ratio: median predicted / measured%s\n\n",
-               a->csv, runs->n, sm_predictor_precision(p), n_models, sm_predictor_describe(p),
+               a->csv, runs->n, sm_predictor_precision(p), n_models,
+               sm_predictor_describe_for(p, conv),
                several ? "; grad of several devices: t_step - t_fwd - t_bwd, what the step "
                          "spends beyond its passes (docs/calibration.md)"
                        : "");
@@ -279,9 +281,10 @@ static void ran_but_oom_warn(const sm_runs *runs, const sm_run *r, const sm_memo
 }
 
 /* Predicts every row, loading each (model, image) network once; counts the rows whose memory
- * the predictor knows (known) and those of them it says do not fit (oom). */
+ * the predictor knows (known) and those of them it says do not fit (oom); conv: 1 when a
+ * network has a convolution. */
 static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_predictor *p,
-                        sm_prediction *pred, int *known, int *oom, sm_status *st)
+                        sm_prediction *pred, int *known, int *oom, int *conv, sm_status *st)
 {
     sm_network *net = NULL;
     const sm_run *loaded = NULL;
@@ -298,6 +301,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
                 break;
             }
             loaded = r;
+            *conv |= sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
         }
         const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
         sm_status inner;
@@ -346,9 +350,9 @@ int cmd_validate(int argc, char **argv)
     char **models = rc ? NULL : calloc((size_t)runs->n, sizeof *models);
     if (!rc && (!pred || !models))
         rc = sm_fail(&st, "out of memory");
-    int n_models = 0, known = 0, oom = 0;
+    int n_models = 0, known = 0, oom = 0, conv = 0;
     if (!rc)
-        rc = predict_rows(runs, reg, p, pred, &known, &oom, &st);
+        rc = predict_rows(runs, reg, p, pred, &known, &oom, &conv, &st);
     if (!rc) {
         for (int i = 0; i < runs->n; i++) {
             int k = 0;
@@ -360,7 +364,7 @@ int cmd_validate(int argc, char **argv)
         if (output_to("validate", a.output))
             rc = sm_fail(&st, "no report written");
         else
-            report(&a, runs, pred, p, models, n_models, known, oom);
+            report(&a, runs, pred, p, models, n_models, known, oom, conv);
     }
     int exit_code = rc ? report_error(st.msg) : 0;
     free(models);

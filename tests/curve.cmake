@@ -55,6 +55,29 @@ add_test(NAME cli_curve_framework_not_a_framework_message
 set_tests_properties(cli_curve_framework_not_a_framework_message PROPERTIES
   PASS_REGULAR_EXPRESSION "a100.ini:5: \\[device\\] in a framework file: expected \\[framework\\] only")
 
+# The description names cuDNN's transposes around NCHW convolutions at bf16 only for a network
+# that has convolutions: not gpt2 (no convolution), but resnet50, and curve's header alike.
+add_test(NAME cli_predict_layout_transformer
+  COMMAND ${SCALEMETER_BIN} predict gpt2 --device h100 -g 1 --batch 1 --precision bf16
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_layout_transformer PROPERTIES
+  PASS_REGULAR_EXPRESSION "roofline at bf16, " FAIL_REGULAR_EXPRESSION "cuDNN|NCHW")
+add_test(NAME cli_predict_layout_cnn
+  COMMAND ${SCALEMETER_BIN} predict resnet50 --device h100 -g 1 --batch 1 --precision bf16
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_predict_layout_cnn PROPERTIES
+  PASS_REGULAR_EXPRESSION "roofline at bf16 NCHW \\(cuDNN transposes around convolutions\\), ")
+add_test(NAME cli_curve_layout_transformer
+  COMMAND ${SCALEMETER_BIN} curve gpt2 --device h100 --batch 1 --nodes 1 --precision bf16
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_layout_transformer PROPERTIES
+  PASS_REGULAR_EXPRESSION "roofline at bf16, " FAIL_REGULAR_EXPRESSION "cuDNN|NCHW")
+add_test(NAME cli_curve_layout_cnn
+  COMMAND ${SCALEMETER_BIN} curve resnet50 --device h100 --batch 1 --nodes 1 --precision bf16
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_curve_layout_cnn PROPERTIES
+  PASS_REGULAR_EXPRESSION "roofline at bf16 NCHW \\(cuDNN transposes around convolutions\\), ")
+
 # tools/mlperf_epochs.py, which docs/accuracy.md's MLPerf throughputs come from, on logs written
 # by the test
 find_program(SM_MLPERF_PYTHON3 python3)

@@ -65,6 +65,10 @@ static const error_case cases[] = {
      "hopper or blackwell"},
     {DEVICE_PART NODE_PART "host_cpu = Intel\n", 10,
      "host_cpu = Intel: expected the node's CPU for NCCL's constants: intel, amd, arm or other"},
+    {DEVICE_PART "memory_type = hbm9\n" NODE_PART, 4,
+     "memory_type = hbm9: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
+    {DEVICE_PART "tensor_cores = kepler\n" NODE_PART, 4,
+     "tensor_cores = kepler: expected none, volta, turing, ampere, ada, hopper or blackwell"},
 };
 
 /* What one pass of an attention layer asks of the device (sm_layer_pass_work), by hand from

@@ -162,13 +162,24 @@ with tempfile.TemporaryDirectory() as tmp:
     for extra, want in [
             ("sustained_clock_mhz = 2100", ":7: sustained_clock_mhz = 2100 is above boost_clock_mhz = 1980"),
             ("power_limit_w = 150", ":7: power_limit_w = 150 is below the static power the model takes for 132 hopper SMs (175 W)"),
-            ("sustained_clock_mhz = fast", ":7: sustained_clock_mhz = fast: expected a number")]:
+            ("sustained_clock_mhz = fast", ":7: sustained_clock_mhz = fast: expected a number"),
+            ("memory_type = hbm9",
+             ":7: memory_type = hbm9: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x")]:
         path = os.path.join(tmp, "bad.ini")
         with open(path, "w") as f:
             f.write(hopper % extra)
         r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
         if r.returncode == 0 or path + want not in r.stderr or r.stderr.count("\n") != 1:
             failures.append(f"{extra}: rc {r.returncode}, {r.stderr!r}")
+    # a generation the table lacks, named at its line (6) as every other bad value is
+    path = os.path.join(tmp, "bad.ini")
+    with open(path, "w") as f:
+        f.write((hopper % "").replace("tensor_cores = hopper", "tensor_cores = kepler"))
+    r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    want = (path + ":6: tensor_cores = kepler: expected none, volta, turing, ampere, ada, "
+            "hopper or blackwell")
+    if r.returncode == 0 or want not in r.stderr or r.stderr.count("\n") != 1:
+        failures.append(f"tensor_cores = kepler: rc {r.returncode}, {r.stderr!r}")
     path = os.path.join(tmp, "bad.ini")
     with open(path, "w") as f:
         f.write("[device]\npeak_fp32_tflops = 66.9\nmemory_bandwidth_gb_s = 3350\n"

@@ -1,8 +1,8 @@
 /*
  * test_gpu_host: what of the GPU backend can be checked without a GPU, run wherever it is
  * built (CI has the CUDA toolkit but no device):
- *   - the layer types of the zoo's CNNs have GPU kernels, of this header's struct size, in
- *     companion modules the registry loads only when asked;
+ *   - every layer type with kernels (tests/layer_types.h) has GPU kernels, of this header's
+ *     struct size, in companion modules the registry loads only when asked;
  *   - the GPU kernels' host parts: the initial weights and state they write (PyTorch's
  *     initialisation, batch norm's running variance of 1) and the state sizes they ask for;
  *   - the GPU executor's refusals: a layer without GPU kernels (file and line named), a
@@ -16,6 +16,7 @@
 #include "check.h"
 #include "cuda_device.h"
 #include "executor_cuda.h"
+#include "layer_types.h"
 #include "net_file.h"
 
 static sm_registry *reg;
@@ -42,61 +43,13 @@ static const struct sm_cpu_kernels *cpu_of(const sm_layer_type *t)
 
 #define NET(input, layers) "[network]\nname = t\ninput = " input "\n[layers]\n" layers
 
-/* The types the GPU kernels cover: every layer of the CNNs of the zoo, the token and sequence
- * types of its transformers, and the direct convolutions, resizes and reductions. */
-static const char *const gpu_types[] = {"conv2d",
-                                        "linear",
-                                        "maxpool2d",
-                                        "avgpool2d",
-                                        "adaptive_avgpool2d",
-                                        "batchnorm2d",
-                                        "layernorm",
-                                        "relu",
-                                        "relu6",
-                                        "silu",
-                                        "sigmoid",
-                                        "tanh",
-                                        "gelu",
-                                        "hardswish",
-                                        "hardsigmoid",
-                                        "add",
-                                        "mul",
-                                        "concat",
-                                        "flatten",
-                                        "dropout",
-                                        "softmax",
-                                        "channel_shuffle",
-                                        "permute",
-                                        "identity",
-                                        "chunk",
-                                        "layer_scale",
-                                        "embedding",
-                                        "tokens",
-                                        "pos_embedding",
-                                        "cls_token",
-                                        "lm_head",
-                                        "select",
-                                        "attention",
-                                        "window_attention",
-                                        "window_partition",
-                                        "window_departition",
-                                        "patch_merge",
-                                        "groupnorm",
-                                        "lstm",
-                                        "gru",
-                                        "rnn",
-                                        "conv1d",
-                                        "conv3d",
-                                        "conv_transpose2d",
-                                        "upsample",
-                                        "pixel_shuffle",
-                                        "mean"};
-
+/* Every type of tests/layer_types.h that has kernels has them for the GPU and the CPU. */
 static void test_gpu_kernels_present(void)
 {
-    int n = (int)(sizeof gpu_types / sizeof gpu_types[0]);
-    for (int i = 0; i < n; i++) {
-        const sm_layer_type *t = sm_registry_find(reg, gpu_types[i]);
+    for (int i = 0; i < N_TEST_LAYER_TYPES; i++) {
+        if (!test_layer_types[i].kernels)
+            continue;
+        const sm_layer_type *t = sm_registry_find(reg, test_layer_types[i].name);
         CHECK(t != NULL);
         if (!t)
             continue;

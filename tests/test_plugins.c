@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "layer_types.h"
 #include "scalemeter/scalemeter.h"
 
 #define DATA "tests/data/plugins/"
@@ -98,43 +99,22 @@ static void expect_fail_at(const char *path, int line, const char *phrase, const
 
 static void test_registry(void)
 {
-    static const char *const types[] = {
-        "conv2d",
-        "linear",
-        "maxpool2d",
-        "avgpool2d",
-        "adaptive_avgpool2d",
-        "batchnorm2d",
-        "layernorm",
-        "relu",
-        "relu6",
-        "silu",
-        "sigmoid",
-        "tanh",
-        "gelu",
-        "hardswish",
-        "hardsigmoid",
-        "add",
-        "mul",
-        "concat",
-        "flatten",
-        "dropout",
-        "softmax",
-        "channel_shuffle",
-        "permute",
-        "identity",
-    };
-    CHECK(sm_registry_count(reg) >= (int)(sizeof types / sizeof types[0]));
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        const sm_layer_type *t = sm_registry_find(reg, types[i]);
+    /* every type of the list, with its kernels where the list says */
+    for (int i = 0; i < N_TEST_LAYER_TYPES; i++) {
+        const test_layer_type *want = &test_layer_types[i];
+        const sm_layer_type *t = sm_registry_find(reg, want->name);
         if (!t)
-            check_fatal(__FILE__, __LINE__, "layer type %s is not loaded", types[i]);
-        STR_EQ(t->name, types[i]);
-        EQ(t->abi_version, SM_PLUGIN_ABI_VERSION);
-        EQ(t->struct_size, sizeof(sm_layer_type));
-        CHECK(t->summary && t->summary[0]);
+            check_fatal(__FILE__, __LINE__, "layer type %s is not loaded", want->name);
+        STR_EQ(t->name, want->name);
+        const struct sm_cpu_kernels *cpu = NULL;
+        sm_status st;
+        EQ(sm_registry_cpu_kernels(reg, t, &cpu, &st), 0);
+        if ((cpu != NULL) != want->kernels)
+            check_fatal(__FILE__, __LINE__, "layer type %s: CPU kernels %s, the list says %s",
+                        want->name, cpu ? "present" : "absent", want->kernels ? "1" : "0");
     }
-    /* one type per .so, and its file is named after it */
+    /* and nothing else of ours: one type per .so, its file named after it, of this ABI */
+    int ours = 0;
     for (int i = 0; i < sm_registry_count(reg); i++) {
         const sm_layer_type *t = sm_registry_type(reg, i);
         const char *path = sm_registry_path(reg, i);
@@ -142,8 +122,16 @@ static void test_registry(void)
         snprintf(want, sizeof want, "/%s.so", t->name);
         if (!strstr(path, "/lib/scalemeter/plugins/"))
             continue; /* a user's plugin from SCALEMETER_PLUGIN_PATH */
+        ours++;
+        if (!test_layer_type_find(t->name))
+            check_fatal(__FILE__, __LINE__, "layer type %s (%s) is not in tests/layer_types.h",
+                        t->name, path);
         CHECK(strlen(path) >= strlen(want) && !strcmp(path + strlen(path) - strlen(want), want));
+        EQ(t->abi_version, SM_PLUGIN_ABI_VERSION);
+        EQ(t->struct_size, sizeof(sm_layer_type));
+        CHECK(t->summary && t->summary[0]);
     }
+    EQ(ours, N_TEST_LAYER_TYPES);
 }
 
 /* ---- conv2d ---------------------------------------------------------------------------------- */
@@ -403,7 +391,8 @@ static void test_permute(void)
     const sm_layer *l = LAYER(net, "to_hwc");   /* order=1,2,0 */
     STR_EQ(shape_of(l), "4x6x8");               /* (dim1, dim2, dim0) */
     EQ(l->m.flops, 0);
-    EQ(l->m.bytes, 1536); /* 4*(192 + 192) */
+    EQ(l->m.bytes, 0); /* a view: no copy follows it in ConvNeXt (plugins/permute/cases.ini) */
+    EQ(l->m.kernels_fwd, 0);
 
     l = LAYER(net, "ln"); /* normalises the last dim, 8 */
     EQ(l->m.weights, 16); /* 2*8 */

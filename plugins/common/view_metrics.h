@@ -1,5 +1,5 @@
 /*
- * The metrics of a view layer (flatten, chunk, select, tokens): its output is its input's
+ * The metrics of a view layer (flatten, chunk, select, tokens, permute): its output is its input's
  * storage, so it costs nothing, not even the bytes the host counts by default
  * (4 (input + output) elements). Header-only, for descriptors (NAME.c), which link nothing.
  */

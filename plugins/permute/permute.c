@@ -3,7 +3,10 @@
  * dimension each output dimension takes, either comma-separated (order=1,2,0) or as digits
  * (order=120): both turn C x H x W into H x W x C, as x.permute(0, 2, 3, 1) does with a batch
  * (ConvNeXt's channels-last blocks). order must be a permutation of 0..n-1 with n the input's
- * number of dimensions. 0 FLOPs; bytes = 4 (input + output), the copy a contiguous consumer makes.
+ * number of dimensions. A view (view_metrics.h): 0 FLOPs, 0 bytes, no kernel. In the zoo's
+ * ConvNeXt blocks the tensors after the stem are channels-last, so the first permute yields a
+ * contiguous tensor (nn.LayerNorm copies nothing) and the second a channels-last one that the
+ * next element-wise layer reads as it is: no copy follows either (cases.ini says how).
  *
  * There is no list reader in plugin.h, so order is read with sm_arg_choice against every
  * permutation of 1 to 4 dimensions in both spellings (the table below).
@@ -11,6 +14,7 @@
 #include <scalemeter/plugin.h>
 
 #include "permute.h"
+#include "view_metrics.h"
 
 /* Every permutation of 2 to 4 dims comma-separated, then of 1 to 4 dims as digits. */
 static const char *const orders[] = {
@@ -82,6 +86,7 @@ static const sm_layer_type permute_type = {
     .max_inputs = 1,
     .parse = permute_parse,
     .infer = permute_infer,
+    .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
 };

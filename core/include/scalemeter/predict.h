@@ -42,6 +42,11 @@ int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **
 int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st);
 /* Where the predictor came from, for reports: "cpu-xeon (fit 2026-11-22, 240 points)". */
 const char *sm_predictor_describe(const sm_predictor *p);
+/* The same for a report on networks with convolutions (convolutions = 1: one at least has a
+ * layer of SM_TRAIT_CONVOLUTION, sm_network_has_trait) or without (0). A device model at fp16
+ * and bf16 names its activations' layout, and cuDNN's transposes around NCHW convolutions,
+ * only for the first: for a transformer neither applies. */
+const char *sm_predictor_describe_for(const sm_predictor *p, int convolutions);
 /* "fp32", "tf32", "fp16" or "bf16": the precision of the runs a calibration was fitted to, or
  * the one a device predictor models. */
 const char *sm_predictor_precision(const sm_predictor *p);

@@ -161,6 +161,8 @@ typedef enum {
     SM_N_FAMILIES
 } sm_family;
 sm_family sm_network_family(const sm_network *net);
+/* 1 when a layer of net has one of traits (SM_TRAIT_CONVOLUTION: it has a convolution). */
+int sm_network_has_trait(const sm_network *net, unsigned traits);
 /* "cnn", "transformer", "recurrent", "mlp"; sm_family_parse: -1 for another name. */
 const char *sm_family_name(sm_family f);
 int sm_family_parse(const char *name);

@@ -201,15 +201,38 @@ static double clock_factor(const sm_device *dev, int power_line, sm_status *st)
     return clock / dev->boost_clock / reference_ratio(dev->tensor_cores);
 }
 
+/* The index of name in generations, or N_GENERATIONS. */
+static int generation_of(const char *name)
+{
+    int g = 0;
+    while (g < N_GENERATIONS && strcmp(name, generations[g].name) != 0)
+        g++;
+    return g;
+}
+
+/* The index of name in memory_types, or N_MEMORY_TYPES. */
+static int memory_type_of(const char *name)
+{
+    int m = 0;
+    while (m < N_MEMORY_TYPES && strcmp(name, memory_types[m].name) != 0)
+        m++;
+    return m;
+}
+
+int sm_device_tensor_cores_known(const char *name)
+{
+    return !strcmp(name, "none") || generation_of(name) < N_GENERATIONS;
+}
+
+int sm_device_memory_type_known(const char *name) { return memory_type_of(name) < N_MEMORY_TYPES; }
+
 int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS], int memory_given,
                             const int peak_line[SM_N_PRECISIONS], int power_line, int clock_line,
                             sm_status *st)
 {
     if (dev->memory_type[0]) {
-        int m = 0;
-        while (m < N_MEMORY_TYPES && strcmp(dev->memory_type, memory_types[m].name) != 0)
-            m++;
-        if (m == N_MEMORY_TYPES)
+        int m = memory_type_of(dev->memory_type);
+        if (m == N_MEMORY_TYPES) /* a file's is refused at its line (device_file.c) */
             return sm_fail(st,
                            "%s: memory_type = %s: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 "
                            "or gddr6x",
@@ -251,10 +274,8 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
             from_arch[SM_FP16] = from_arch[SM_FP32];
         }
     } else if (dev->tensor_cores[0]) {
-        int g = 0;
-        while (g < N_GENERATIONS && strcmp(dev->tensor_cores, generations[g].name) != 0)
-            g++;
-        if (g == N_GENERATIONS)
+        int g = generation_of(dev->tensor_cores);
+        if (g == N_GENERATIONS) /* a file's is refused at its line (device_file.c) */
             return sm_fail(st,
                            "%s: tensor_cores = %s: expected none, volta, turing, ampere, ada, "
                            "hopper or blackwell",

@@ -27,6 +27,8 @@ typedef enum {
     F_REAL,
     F_INT,
     F_TEXT,
+    F_TENSOR_CORES, /* text, one of device_arch.c's generations (or none) */
+    F_MEMORY_TYPE,  /* text, one of device_arch.c's memory types */
     F_PRECISION,
     F_COLLECTIVE,
     F_GENERATION,
@@ -147,10 +149,10 @@ static const field fields[] = {
      "the boost clock in MHz"},
     {"device", "fp32_lanes_per_sm", F_INT, AT(fp32_lanes), 1, 1, 4096, 1, 0,
      "FP32 FMA lanes per SM"},
-    {"device", "tensor_cores", F_TEXT, AT(tensor_cores), 0, 0, SIZE(tensor_cores), 0, 0,
+    {"device", "tensor_cores", F_TENSOR_CORES, AT(tensor_cores), 0, 0, SIZE(tensor_cores), 0, 0,
      "none, volta, turing, ampere, ada, hopper or blackwell"},
     {"device", "l2_mib", F_REAL, AT(l2_bytes), 1048576.0, 0, 1e6, 1, 0, "L2 cache in MiB"},
-    {"device", "memory_type", F_TEXT, AT(memory_type), 0, 0, SIZE(memory_type), 0, 0,
+    {"device", "memory_type", F_MEMORY_TYPE, AT(memory_type), 0, 0, SIZE(memory_type), 0, 0,
      "hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
     {"device", "power_limit_w", F_REAL, AT(power_limit), 1, 1, 1e5, 1, 0,
      "the board's power limit in W"},
@@ -223,7 +225,14 @@ static int set_field(reader *r, int i, const char *value)
     void *dst = (char *)r->dev + f->offset;
     const char *path = r->path;
     char *end;
+    /* names of device_arch.c's tables: checked here, where the line is known, then text */
+    if ((f->kind == F_TENSOR_CORES && !sm_device_tensor_cores_known(value)) ||
+        (f->kind == F_MEMORY_TYPE && !sm_device_memory_type_known(value)))
+        return sm_fail(r->st, "%s:%d: %s = %s: expected %s", path, r->rd.line, f->key, value,
+                       f->what);
     switch (f->kind) {
+    case F_TENSOR_CORES:
+    case F_MEMORY_TYPE:
     case F_TEXT: /* hi: the size of the text's buffer */
         if (snprintf(dst, (size_t)f->hi, "%s", value) >= (int)f->hi)
             return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->rd.line,

@@ -188,6 +188,10 @@ typedef struct sm_device_key {
 int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n,
                               const char *header, const char *path, sm_status *st);
 
+/* 1 when device_arch.c knows a tensor_cores value (a generation, or none) or a memory_type. */
+int sm_device_tensor_cores_known(const char *name);
+int sm_device_memory_type_known(const char *name);
+
 /* The efficiencies a description leaves out, from its architecture keys (device_arch.c):
  * eff_given[p] and memory_given say which the file gave; the tensor cores' and FP32 lanes'
  * defaults scaled by the part's sustained clock (sm_device_sustained_clock) over that of the

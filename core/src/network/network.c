@@ -37,6 +37,14 @@ const sm_layer *sm_network_layer(const sm_network *net, const char *name)
     return NULL;
 }
 
+int sm_network_has_trait(const sm_network *net, unsigned traits)
+{
+    for (int i = 0; i < net->n_layers; i++)
+        if (net->layers[i].type->traits & traits)
+            return 1;
+    return 0;
+}
+
 static const char *const family_names[SM_N_FAMILIES] = {"cnn", "transformer", "recurrent", "mlp"};
 
 sm_family sm_network_family(const sm_network *net)

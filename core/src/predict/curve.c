@@ -53,7 +53,7 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         free(ips);
         return sm_fail(st, "out of memory");
     }
-    int rc = 0;
+    int rc = 0, conv = sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
     for (int i = 0; i < spec->n_nodes && rc == 0; i++) {
         sm_curve_point *c = &pts[i];
         c->layout = (sm_layout){spec->batch, spec->nodes[i], spec->gpus_per_node};
@@ -77,7 +77,7 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
             rc = sm_fail(st,
                          "%s: the predictor gives no training step time (%s): a curve "
                          "needs forward, backward and gradient times",
-                         net->name, sm_predictor_describe(p));
+                         net->name, sm_predictor_describe_for(p, conv));
         /* sm_predict has refused a step that is not positive and finite */
         if (rc == 0) {
             c->images_per_s = sm_images_per_s(&c->layout, c->pred.t_step);

@@ -21,6 +21,12 @@ sm_predictor *predictor_new(const predictor_ops *ops, void *impl, const char *de
 
 const char *sm_predictor_describe(const sm_predictor *p) { return p->description; }
 
+const char *sm_predictor_describe_for(const sm_predictor *p, int convolutions)
+{
+    const char *d = convolutions ? p->description_conv : p->description_plain;
+    return d[0] ? d : p->description;
+}
+
 const char *sm_predictor_precision(const sm_predictor *p) { return p->precision; }
 
 int sm_predictor_devices_per_node(const sm_predictor *p) { return p->devices_per_node; }

@@ -22,6 +22,9 @@ struct sm_predictor {
     const predictor_ops *ops;
     void *impl;
     char description[512];
+    /* description for networks with convolutions and for networks without; "": description */
+    char description_conv[512];
+    char description_plain[512];
     char calibration[256]; /* the coefficient file's own part of it; "" for a device model */
     char precision[8];     /* of the calibration, or the device model's */
     int devices_per_node;  /* of the description behind it; 0: none */

@@ -305,6 +305,22 @@ static void device_free(void *impl) { free(impl); }
 static const predictor_ops device_ops = {device_predict, device_predict_block, device_free,
                                          device_allreduce};
 
+/* What the predictor models, with layout naming its activations' layout (or ""). */
+static void describe(const device_predictor *d, const char *layout, char *buf, size_t len)
+{
+    char restriction[256];
+    snprintf(buf, len,
+             "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s, %s all-reduce%s in %g MiB "
+             "buckets%s",
+             d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
+             sm_precision_names[d->precision], layout,
+             d->dev.framework[0] ? d->dev.framework : "kernel-launch",
+             d->dev.fused_attention ? ", fused attention" : "",
+             d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
+             sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
+             d->bucket_bytes / 1048576.0, d->overlap ? " overlapped with the backward pass" : "");
+}
+
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
                                   sm_predictor **out, sm_status *st)
 {
@@ -364,20 +380,17 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         d->dev.fused_attention = fused;
     }
 
-    char description[512], restriction[256];
-    snprintf(description, sizeof description,
-             "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s, %s all-reduce%s in %g MiB "
-             "buckets%s",
-             d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
-             sm_precision_names[d->precision],
-             !sm_precision_is_half(d->precision) ? ""
-             : d->dev.channels_last              ? " channels-last"
-                                                 : " NCHW (cuDNN transposes around convolutions)",
-             d->dev.framework[0] ? d->dev.framework : "kernel-launch",
-             d->dev.fused_attention ? ", fused attention" : "",
-             d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
-             sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
-             d->bucket_bytes / 1048576.0, d->overlap ? " overlapped with the backward pass" : "");
+    /* the layout of activations matters to convolutions alone (device_roofline.c): named,
+     * with cuDNN's transposes where it stores NCHW at fp16/bf16, for networks that have one */
+    const char *layout = !sm_precision_is_half(d->precision) ? ""
+                         : d->dev.channels_last              ? " channels-last"
+                                                             : " NCHW";
+    char description[512], with_conv[512], without_conv[512];
+    describe(d, layout, description, sizeof description);
+    const char *conv_layout =
+        strcmp(layout, " NCHW") ? layout : " NCHW (cuDNN transposes around convolutions)";
+    describe(d, conv_layout, with_conv, sizeof with_conv);
+    describe(d, "", without_conv, sizeof without_conv);
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
     double peak_flops = d->dev.peak[precision];
@@ -388,6 +401,8 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     *out = predictor_new(&device_ops, d, description);
     if (!*out)
         return sm_fail(st, "out of memory");
+    snprintf((*out)->description_conv, sizeof(*out)->description_conv, "%s", with_conv);
+    snprintf((*out)->description_plain, sizeof(*out)->description_plain, "%s", without_conv);
     snprintf((*out)->precision, sizeof(*out)->precision, "%s", sm_precision_names[precision]);
     (*out)->devices_per_node = devices_per_node;
     (*out)->peak_flops = peak_flops;
