@@ -299,7 +299,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
             }
             loaded = r;
         }
-        const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
+        const sm_layout l = {r->batch, r->nodes, r->gpus_per_node, 1};
         sm_status inner;
         sm_memory mem;
         if (sm_predict(p, net, &l, &pred[i], &inner) ||
