@@ -31,6 +31,8 @@ static void footer(void)
            "t_epoch = ceil(D / global batch) x t_step; t_train = E x t_epoch.\n"
            "Times are seconds per step of one device; images_per_s counts the whole cluster's\n"
            "samples, tokens_per_s (sequence networks) its tokens: global batch x S / t_step.\n"
+           "With --accumulate K, batch is a micro-batch, global batch = batch x K x devices,\n"
+           "t_fwd and t_bwd are one micro-batch's and t_step = K (t_fwd + t_bwd) + t_grad.\n"
            "mfu: model FLOPs utilisation (PaLM's): one device's forward and backward FLOPs per\n"
            "step / (t_step x its dense peak at the precision); --device alone knows the peak.\n"
            "memory, memory_capacity, fits: bytes one device needs, its capacity, whether it fits:\n"
@@ -65,7 +67,8 @@ static const opt_desc sweep_opts[] = {
      "weak scaling: the per-device batch stays fixed"},
     {"global-batch", 0, "LIST", opt_list, MAX_BATCH, AT(global_list),
      "strong scaling: the global batch is split over the devices\n"
-     "(rounded down; it must be at least the number of devices)"},
+     "(rounded down; it must be at least the number of devices);\n"
+     "with --accumulate K, into K micro-batches first: a multiple of K"},
     {"nodes", 0, "LIST", opt_list, MAX_NODES, AT(node_list), "node counts"},
     {"threshold", 0, "T", opt_ratio, 0, AT(threshold),
      "turning point: the node count past which one more doubling\n"
@@ -142,6 +145,15 @@ static int parse_args(int argc, char **argv, curve_args *a)
     }
     a->strong = have_global;
     const opt_list_value *b = have_global ? &a->global_list : &a->batch_list;
+    for (int i = 0; have_global && a->common.accumulate > 1 && i < b->n; i++)
+        if (b->v[i] % a->common.accumulate) {
+            fprintf(stderr,
+                    "scalemeter curve: --global-batch %lld with --accumulate %lld: not a whole "
+                    "number of micro-batches; give a multiple of %lld\n",
+                    (long long)b->v[i], (long long)a->common.accumulate,
+                    (long long)a->common.accumulate);
+            return -1;
+        }
     memcpy(a->batches, b->v, (size_t)b->n * sizeof b->v[0]);
     a->n_batches = unique(a->batches, b->n);
     int64_t nodes[MAX_SWEEP];
@@ -206,7 +218,10 @@ static double point_tokens_per_s(const curve_row *row, const sm_curve_point *p)
 
 static double point_mfu(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
-    return model_flops_utilisation(r->pred, row->net, p->layout.batch, p->pred.t_step);
+    /* the FLOPs of a step: all its micro-batches */
+    return model_flops_utilisation(r->pred, row->net,
+                                   p->layout.batch * sm_layout_accumulate(&p->layout),
+                                   p->pred.t_step);
 }
 
 /* Throughput gained by the doubling after the turning point, per doubling. */
@@ -335,6 +350,7 @@ static void write_json(FILE *out, const curve_run *r)
     json_field_string(&w, "scaling", r->args->strong ? "strong" : "weak");
     json_field_int(&w, "gpus_per_node", r->gpus_per_node);
     json_field_number(&w, "threshold", r->args->threshold);
+    json_field_int(&w, "accumulate", r->args->common.accumulate ? r->args->common.accumulate : 1);
     json_field_bool(&w, "overlap", r->args->common.choice.overlap);
     /* with --tokens, samples differ by each network's sequence length; without a dataset
      * given, a sequence network has none (dataset_samples) */
@@ -442,6 +458,9 @@ static void write_table(FILE *out, const curve_run *r)
     fprintf(out, "%s\n%s scaling, %d device%s per node; times per step of one device; ",
             description_of(r), r->args->strong ? "strong" : "weak", r->gpus_per_node,
             r->gpus_per_node == 1 ? "" : "s");
+    if (r->args->common.accumulate > 1)
+        fprintf(out, "a step is %lld micro-batches of the batch, t_fwd and t_bwd one's; ",
+                (long long)r->args->common.accumulate);
     const predictor_options *o = &r->args->common;
     if (o->tokens || o->dataset)
         fprintf(out, "an epoch is %lld %s", (long long)(o->tokens ? o->tokens : o->dataset),
@@ -685,7 +704,8 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
                                   r->gpus_per_node,
                                   a->nodes,
                                   a->n_nodes,
-                                  a->threshold};
+                                  a->threshold,
+                                  (int)a->common.accumulate};
             if (sm_curve_compute(r->pred, nets[m], &spec, &row->curve, st))
                 return -1;
             r->n_rows++;

@@ -19,9 +19,10 @@
 static void footer(void)
 {
     printf("t_infer: inference forward pass; t_fwd, t_bwd: training forward and backward passes;\n"
-           "t_grad: gradient synchronisation and update; t_step = t_fwd + t_bwd + t_grad;\n"
-           "t_epoch = ceil(D / (B N G)) x t_step; images_per_s = B N G / t_step (samples);\n"
-           "a sequence network: tokens_per_s = B N G S / t_step. mfu (model FLOPs utilisation,\n"
+           "t_grad: gradient synchronisation and update; t_step = K (t_fwd + t_bwd) + t_grad\n"
+           "with K = --accumulate (t_fwd, t_bwd: one micro-batch's; t_grad: the step's);\n"
+           "t_epoch = ceil(D / (B K N G)) x t_step; images_per_s = B K N G / t_step (samples);\n"
+           "a sequence network: tokens_per_s = B K N G S / t_step. mfu (model FLOPs utilisation,\n"
            "PaLM's): one device's forward and backward FLOPs per step / (t_step x its dense peak\n"
            "at the precision), known with --device alone. A phase the calibration\n"
            "did not measure is shown as - (null in JSON). A layout the calibration never saw "
@@ -54,10 +55,12 @@ typedef struct predict_args {
 
 /* predict's own options; the shared ones are predictor_options.c's. */
 static const opt_desc step_opts[] = {
-    {"batch", 0, "B", opt_int, INT64_C(1) << 32, AT(batch), "per-device batch"},
+    {"batch", 0, "B", opt_int, INT64_C(1) << 32, AT(batch),
+     "per-device batch (with --accumulate: of one micro-batch)"},
     {"max-batch", 0, NULL, opt_flag, 0, AT(max_batch),
      "instead of --batch: the largest per-device batch whose training\n"
-     "memory fits the device (needs --device: its memory_gib)"},
+     "memory fits the device (needs --device: its memory_gib); with\n"
+     "--accumulate, the largest micro-batch"},
     {"nodes", 0, "N", opt_int, 1 << 20, AT(nodes), "nodes (default 1)"},
     {"per-block", 0, NULL, opt_flag, 0, AT(per_block),
      "forward time of every block: the forward equation on the block's\n"
@@ -130,7 +133,7 @@ static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
                                const predict_memory *mem)
 {
     sm_curve_point pt = {
-        *l, l->batch * sm_layout_devices(l), *t, sm_images_per_s(l, t->t_step), 0, mem->train};
+        *l, sm_layout_global_batch(l), *t, sm_images_per_s(l, t->t_step), 0, mem->train};
     pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
     return pt;
 }
@@ -172,6 +175,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_field_string(&w, "shard", sm_shard_name(mc.shard));
     json_field_string(&w, "checkpoint", sm_checkpoint_name(mc.checkpoint));
     json_field_int(&w, "batch", l->batch);
+    json_field_int(&w, "accumulate", sm_layout_accumulate(l));
     json_field_int(&w, "nodes", l->nodes);
     json_field_int(&w, "gpus_per_node", l->gpus_per_node);
     json_field_int(&w, is_sequence(net) ? "seq" : "image", sm_network_image(net));
@@ -276,11 +280,14 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
                         const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
                         const double *blocks, const predict_memory *mem)
 {
-    char shape[96], buf[64];
-    printf("%s (%s), input %s, batch %lld per device, %d node%s x %d device%s\n"
+    char shape[96], buf[64], micro[64] = "";
+    int k = sm_layout_accumulate(l);
+    if (k > 1)
+        snprintf(micro, sizeof micro, " x %d micro-batches a step", k);
+    printf("%s (%s), input %s, batch %lld per device%s, %d node%s x %d device%s\n"
            "coefficients: %s\n\n",
            net->name, net->path, sm_shape_str(&net->input, shape, sizeof shape),
-           (long long)l->batch, l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node,
+           (long long)l->batch, micro, l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node,
            l->gpus_per_node > 1 ? "s" : "",
            sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
     const char *headers[] = {"quantity", "value", "meaning"};
@@ -292,10 +299,11 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         const char *name, *meaning;
     } rows[] = {
         {"t_infer", "inference forward pass"},
-        {"t_fwd", "training forward pass"},
-        {"t_bwd", "backward pass"},
-        {"t_grad", "gradient synchronisation and update"},
-        {"t_step", "t_fwd + t_bwd + t_grad"},
+        {"t_fwd", k > 1 ? "training forward pass, one micro-batch" : "training forward pass"},
+        {"t_bwd", k > 1 ? "backward pass, one micro-batch" : "backward pass"},
+        {"t_grad", k > 1 ? "gradient synchronisation and update, once a step"
+                         : "gradient synchronisation and update"},
+        {"t_step", k > 1 ? "K (t_fwd + t_bwd) + t_grad" : "t_fwd + t_bwd + t_grad"},
         {"t_epoch", a->common.dataset ? "one pass over the dataset"
                                       : "one pass over the dataset: --tokens T gives it"},
     };
@@ -421,7 +429,8 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     sm_layout l = {a->batch, (int)a->nodes,
                    a->common.gpus_per_node ? (int)a->common.gpus_per_node
                    : per_node              ? per_node
-                                           : 1};
+                                           : 1,
+                   a->common.accumulate ? (int)a->common.accumulate : 1};
     predict_memory mem;
     if (memory_of(a, net, p, &l, &mem, &st))
         return report_error(st.msg);

@@ -303,7 +303,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
             loaded = r;
             *conv |= sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
         }
-        const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
+        const sm_layout l = {r->batch, r->nodes, r->gpus_per_node, 1};
         sm_status inner;
         sm_memory mem;
         if (sm_predict(p, net, &l, &pred[i], &inner) ||

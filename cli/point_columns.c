@@ -45,6 +45,7 @@ static cell t_step(const point_view *v) { return real(v->p->pred.t_step); }
 static cell precision(const point_view *v) { return text(sm_predictor_precision(v->pred)); }
 static cell dataset(const point_view *v) { return v->dataset ? integer(v->dataset) : empty; }
 static cell global_batch(const point_view *v) { return integer(v->p->global_batch); }
+static cell accumulate(const point_view *v) { return integer(sm_layout_accumulate(&v->p->layout)); }
 static cell n_devices(const point_view *v) { return integer(devices(v)); }
 /* a sequence network's throughput is in tokens (tokens_s) */
 static cell images_per_s(const point_view *v)
@@ -84,7 +85,10 @@ static cell tokens_s(const point_view *v)
 }
 static cell mfu(const point_view *v)
 {
-    return real(model_flops_utilisation(v->pred, v->net, v->p->layout.batch, v->p->pred.t_step));
+    /* the FLOPs of a step: all its micro-batches */
+    const sm_layout *l = &v->p->layout;
+    return real(model_flops_utilisation(v->pred, v->net, l->batch * sm_layout_accumulate(l),
+                                        v->p->pred.t_step));
 }
 static cell memory(const point_view *v) { return real(v->p->memory.peak + v->p->memory.context); }
 static cell capacity(const point_view *v)
@@ -120,6 +124,7 @@ const point_column point_columns[] = {
     {"precision", "", NULL, 0, precision, 0},
     {"dataset", "", NULL, 0, dataset, 0},
     {"global_batch", "", "global_batch", 0, global_batch, 0},
+    {"accumulate", "", "accumulate", 0, accumulate, 0},
     {"devices", "", "devices", 0, n_devices, 0},
     {"images_per_s", "1/s", "images_per_s", 0, images_per_s, 0},
     {"efficiency", "", "efficiency", 0, efficiency, 0},

@@ -59,6 +59,12 @@ static const opt_desc layout_opts[] = {
     {"gpus-per-node", 'g', "G", opt_int, 4096, AT(gpus_per_node),
      "devices per node (default: the --device description's, else 1);\n"
      "N x G devices in all"},
+    {"accumulate", 0, "K", opt_int, 1 << 20, AT(accumulate),
+     "gradient accumulation: K micro-batches of --batch per device,\n"
+     "forward and backward each, per optimizer step (default 1);\n"
+     "t_step = K (t_fwd + t_bwd) + t_grad, one all-reduce and update\n"
+     "per step (--overlap: behind the last backward pass); --shard full\n"
+     "gathers and reduce-scatters every micro-batch (FSDP's default)"},
     {"image", 0, "S", opt_int, 1 << 20, AT(image),
      "an image network's input height and width (default: the file's)"},
     {"seq", 0, "S", opt_int, 1 << 24, AT(seq),

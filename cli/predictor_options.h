@@ -12,6 +12,7 @@
 typedef struct predictor_options {
     predictor_choice choice; /* --coeffs, --device, --precision, --framework, ... */
     int64_t gpus_per_node;   /* -g; 0: the description's, else 1 */
+    int64_t accumulate;      /* --accumulate K: micro-batches per step; 0: not given (1) */
     int64_t image, seq;      /* 0: the network file's */
     int64_t dataset;         /* samples per epoch; 0: not given (dataset_samples) */
     int64_t tokens;          /* a sequence network's epoch in tokens; 0: not given */

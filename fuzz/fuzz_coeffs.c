@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (described ? sm_predictor_from_coeffs_device(path, "h100", &overlap, &p, &st)
                       : sm_predictor_from_coeffs(path, &p, &st))
             continue;
-        const sm_layout layouts[] = {{1, 1, 1}, {64, 4, 8}};
+        const sm_layout layouts[] = {{1, 1, 1, 1}, {64, 4, 8, 1}};
         for (int i = 0; i < 2; i++) {
             sm_prediction t;
             char warning[512];

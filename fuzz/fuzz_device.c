@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sm_device_options opt = {.precision = precisions[q], .overlap = q == 2};
         if (sm_predictor_from_device_opts(path, &opt, &p, &st))
             continue;
-        const sm_layout layouts[] = {{1, 1, 1}, {32, 16, 8}};
+        const sm_layout layouts[] = {{1, 1, 1, 1}, {32, 16, 8, 1}};
         for (int i = 0; i < 2; i++) {
             sm_prediction t;
             sm_predict(p, net, &layouts[i], &t, &st);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_framework: accepted alone, refused by the predictor: %s\n", st.msg);
         abort();
     }
-    const sm_layout layout = {32, 4, 8};
+    const sm_layout layout = {32, 4, 8, 1};
     sm_prediction t;
     if (sm_predict(p, net, &layout, &t, &st) == 0 && !(t.t_step >= 0))
         abort(); /* a negative or NaN step from an accepted file: a silently wrong number */

@@ -6,6 +6,8 @@ sm_add_c_test(test_device_predictor test_device_predictor.c)
 sm_add_c_test(test_kernel_counts test_kernel_counts.c)
 # Sharding and checkpointing in its step, hand-derived on the same device.
 sm_add_c_test(test_device_sharding test_device_sharding.c)
+# Gradient accumulation (--accumulate K) in the step, the layout and curves, hand-derived there.
+sm_add_c_test(test_accumulate test_accumulate.c)
 sm_add_c_test(test_device_file test_device_file.c)
 # fit --device-out: the keys of a description recovered from the times it predicts
 sm_add_c_test(test_device_fit test_device_fit.c ${CMAKE_CURRENT_BINARY_DIR})
@@ -94,6 +96,13 @@ if(SM_CURVE_PYTHON3)
   # --shard and --checkpoint in predict and curve: memory, time, refusals, hand-derived.
   add_test(NAME cli_sharding COMMAND ${SM_CURVE_PYTHON3}
            ${CMAKE_CURRENT_SOURCE_DIR}/test_sharding_cli.py ${SCALEMETER_BIN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()
+if(SM_CURVE_PYTHON3)
+  # --accumulate K in predict and curve: the step of K micro-batches from the K = 1 run's
+  # components, throughput, epochs, memory, columns, refusals.
+  add_test(NAME cli_accumulate COMMAND ${SM_CURVE_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_accumulate_cli.py ${SCALEMETER_BIN}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
 if(SM_CURVE_PYTHON3)

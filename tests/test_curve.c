@@ -50,7 +50,8 @@ static void weak_scaling(const sm_registry *reg)
                 CHECK_EQ(sm_predictor_from_device_opts(devices[d], &opt, &p, &st), 0);
                 for (int b = 0; b < 3; b++) {
                     sm_curve_spec spec = {batches[b], 0,  sm_predictor_devices_per_node(p),
-                                          nodes,      64, SM_DEFAULT_THRESHOLD};
+                                          nodes,      64, SM_DEFAULT_THRESHOLD,
+                                          1};
                     sm_curve c;
                     if (sm_curve_compute(p, net, &spec, &c, &st)) {
                         fprintf(stderr, "%s\n", st.msg);
@@ -94,7 +95,7 @@ static void strong_scaling(const sm_registry *reg)
     /* global batch 1024 over 8 devices a node: 1024/8 = 128, /16 = 64, /32 = 32, /64 = 16,
      * /128 = 8 per device */
     const int nodes[] = {1, 2, 4, 8, 16};
-    sm_curve_spec spec = {0, 1024, 8, nodes, 5, SM_DEFAULT_THRESHOLD};
+    sm_curve_spec spec = {0, 1024, 8, nodes, 5, SM_DEFAULT_THRESHOLD, 1};
     sm_curve c;
     CHECK_EQ(sm_curve_compute(p, net, &spec, &c, &st), 0);
     static const int64_t per_device[] = {128, 64, 32, 16, 8};
@@ -108,7 +109,7 @@ static void strong_scaling(const sm_registry *reg)
 
     /* 1000 over 8 devices = 125; over 3 x 8 = 24 devices: 41 each (rounded down), 984 */
     const int odd[] = {1, 3};
-    sm_curve_spec round_down = {0, 1000, 8, odd, 2, SM_DEFAULT_THRESHOLD};
+    sm_curve_spec round_down = {0, 1000, 8, odd, 2, SM_DEFAULT_THRESHOLD, 1};
     CHECK_EQ(sm_curve_compute(p, net, &round_down, &c, &st), 0);
     CHECK_EQ(c.points[0].layout.batch, 125);
     CHECK_EQ(c.points[1].layout.batch, 41);
@@ -116,16 +117,16 @@ static void strong_scaling(const sm_registry *reg)
     sm_curve_free(&c);
 
     /* a global batch smaller than the devices */
-    sm_curve_spec too_small = {0, 64, 8, nodes, 5, SM_DEFAULT_THRESHOLD};
+    sm_curve_spec too_small = {0, 64, 8, nodes, 5, SM_DEFAULT_THRESHOLD, 1};
     CHECK_EQ(sm_curve_compute(p, net, &too_small, &c, &st), -1);
     CHECK_CONTAINS(st.msg, "global batch 64 is smaller than the 128 devices of 16 nodes x 8");
     CHECK(c.points == NULL);
 
     /* specs a curve refuses */
     const int backwards[] = {4, 2}, zero[] = {0, 2};
-    sm_curve_spec bad[] = {{64, 0, 8, backwards, 2, 0.1}, {64, 0, 8, zero, 2, 0.1},
-                           {64, 0, 8, nodes, 5, 0},       {64, 1024, 8, nodes, 5, 0.1},
-                           {64, 0, 0, nodes, 5, 0.1},     {64, 0, 8, nodes, 0, 0.1}};
+    sm_curve_spec bad[] = {{64, 0, 8, backwards, 2, 0.1, 1}, {64, 0, 8, zero, 2, 0.1, 1},
+                           {64, 0, 8, nodes, 5, 0, 1},       {64, 1024, 8, nodes, 5, 0.1, 1},
+                           {64, 0, 0, nodes, 5, 0.1, 1},     {64, 0, 8, nodes, 0, 0.1, 1}};
     static const char *const why[] = {"expected ascending", "node count 0",
                                       "threshold 0",        "either a per-device batch",
                                       "devices per node 0", "at least one node count"};

@@ -30,7 +30,7 @@ static int write_runs(const char *path, sm_registry *reg, const sm_predictor *tr
                 sm_network_options opt = {k < 3 ? image : 0};
                 sm_status st;
                 sm_prediction p;
-                const sm_layout l = {b, 1, 1};
+                const sm_layout l = {b, 1, 1, 1};
                 if (sm_network_load(reg, nets[k], &opt, &net, &st) ||
                     sm_predict(truth, net, &l, &p, &st)) {
                     fprintf(stderr, "%s\n", st.msg);
@@ -87,7 +87,7 @@ static void check_recovery(sm_registry *reg, const char *truth_path, const char 
     sm_network *net;
     sm_network_options opt = {16};
     CHECK_EQ(sm_network_load(reg, nets[2], &opt, &net, &st), 0);
-    const sm_layout l = {32, 1, 1};
+    const sm_layout l = {32, 1, 1, 1};
     sm_prediction a, b;
     CHECK_EQ(sm_predict(truth, net, &l, &a, &st), 0);
     CHECK_EQ(sm_predict(fitted, net, &l, &b, &st), 0);

@@ -37,7 +37,7 @@ int main(void)
      *   2.05520896e-4 + 10 us = 2.15520896e-4 s
      * update: 20 bytes per weight, 737,280 / 5e11 = 1.47456e-6 s, + 10 us for the one layer
      *   with weights = 1.147456e-5 s; nothing to all-reduce on one device. */
-    sm_layout one = {32, 1, 1};
+    sm_layout one = {32, 1, 1, 1};
     sm_prediction pr;
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
     CHECK_NEAR(pr.t_fwd, 1.4897504512e-3 + 1.12760448e-4, 1e-9);
@@ -58,7 +58,7 @@ int main(void)
      *   between 2 x 2/3 x (147,456 / 4) / 5e9      = 9.8304e-6 s
      *   latency 1 x (2 x 3 x 2 us + 2 x 2 x 5 us)   = 3.2e-5 s
      *   sync 4.404224e-5 s + update 1.147456e-5 s  = 5.55168e-5 s */
-    sm_layout cluster = {32, 3, 4};
+    sm_layout cluster = {32, 3, 4, 1};
     CHECK_EQ(sm_predict(p, net, &cluster, &pr, &st), 0);
     CHECK_NEAR(pr.t_grad, 5.55168e-5, 1e-9);
     CHECK_NEAR(pr.t_fwd, 1.4897504512e-3 + 1.12760448e-4, 1e-9); /* weak scaling: unchanged */
@@ -155,7 +155,7 @@ int main(void)
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0); /* p again: bf16, NCHW */
 
     /* more devices in a node than the description has */
-    sm_layout five = {32, 1, 5};
+    sm_layout five = {32, 1, 5, 1};
     st.msg[0] = '\0';
     CHECK_EQ(sm_predict(p, net, &five, &pr, &st), -1);
     CHECK_CONTAINS(st.msg, "a node has 4 devices, not 5");

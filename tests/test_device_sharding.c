@@ -39,7 +39,7 @@ static double grad_of(const sm_network *net, const char *shard, const char *chec
 /* Two convs, each a layer of its own. */
 static void test_shard(const sm_network *two)
 {
-    sm_layout cluster = {32, 3, 4};
+    sm_layout cluster = {32, 3, 4, 1};
     sm_prediction pr;
     /* full: c before conv1's forward (conv2's runs during it), c before conv2's backward
      * (conv1's gather and conv2's reduce-scatter run during the backward passes), c for
@@ -54,7 +54,7 @@ static void test_shard(const sm_network *two)
     /* none is DDP's all-reduce, as in test_device_predictor: 4.845376e-4 s */
     CHECK_NEAR(grad_of(two, "none", NULL, 0, &cluster, &pr), 4.845376e-4, 1e-9);
     /* one device: full sharding refused, the others divide nothing (update 6.718592e-5) */
-    sm_layout one = {32, 1, 1};
+    sm_layout one = {32, 1, 1, 1};
     CHECK(grad_of(two, "full", NULL, 0, &one, &pr) == -1);
     CHECK_NEAR(grad_of(two, "gradients", NULL, 0, &one, &pr), 6.718592e-5, 1e-9);
 }
@@ -66,7 +66,7 @@ static void test_shard(const sm_network *two)
  */
 static void test_checkpoint(const sm_network *blocked)
 {
-    sm_layout cluster = {32, 3, 4};
+    sm_layout cluster = {32, 3, 4, 1};
     sm_prediction pr;
     double bwd = 2 * 9.763676416e-4 + 2.6777216e-5;
     grad_of(blocked, NULL, "none", 0, &cluster, &pr);

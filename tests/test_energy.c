@@ -147,7 +147,7 @@ static void test_recovery(const char *dir)
     CHECK(sm_network_load(reg, nets[1], &nopt, &net, &st) == 0);
     sm_metrics m;
     CHECK(network_metrics(reg, nets[1], 16, &m) == 0);
-    sm_layout l = {3, 2, 2};
+    sm_layout l = {3, 2, 2, 1};
     sm_prediction pr;
     CHECK(sm_predict(p, net, &l, &pr, &st) == 0);
     CHECK(NEAR(pr.e_infer, infer_joules(&m, 3), 1e-6));
@@ -204,7 +204,7 @@ static void test_no_energy(void)
     CHECK(sm_predictor_from_coeffs("tests/data/fit/tiny_coeffs.ini", &p, &st) == 0);
     sm_network *net;
     CHECK(sm_network_load(reg, nets[0], NULL, &net, &st) == 0);
-    sm_layout l = {2, 1, 1};
+    sm_layout l = {2, 1, 1, 1};
     sm_prediction pr;
     CHECK(sm_predict(p, net, &l, &pr, &st) == 0);
     CHECK(isnan(pr.e_step) && isnan(pr.e_infer) && isfinite(pr.t_step));

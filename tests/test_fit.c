@@ -308,7 +308,7 @@ static void test_file_and_predictor(const char *dir)
     CHECK(sm_network_load(reg, nets[1], &nopt, &net, &st) == 0);
     sm_metrics m;
     CHECK(sm_network_metrics(net, 1, &m, &st) == 0);
-    sm_layout l = {4, 1, 1};
+    sm_layout l = {4, 1, 1, 1};
     sm_prediction t;
     CHECK(sm_predict(p, net, &l, &t, &st) == 0);
     CHECK(NEAR(t.t_infer, fwd_eq(c_infer, &m, 4), 1e-7));
@@ -332,10 +332,10 @@ static void test_file_and_predictor(const char *dir)
     CHECK(NEAR(sum, t.t_fwd, 1e-9));
     char warn[512];
     CHECK(sm_predictor_warning(p, &l, warn, sizeof warn) == 0);
-    sm_layout many = {4, 2, 4};
+    sm_layout many = {4, 2, 4, 1};
     CHECK(sm_predictor_warning(p, &many, warn, sizeof warn) == 1);
     CHECK_CONTAINS(warn, "single-device runs only");
-    sm_layout big = {64, 1, 1};
+    sm_layout big = {64, 1, 1, 1};
     CHECK(sm_predictor_warning(p, &big, warn, sizeof warn) == 1);
     CHECK_CONTAINS(warn, "a batch beyond the calibrated range (1 to 8)");
     sm_network_free(net);
@@ -494,7 +494,7 @@ static void test_contention(const char *dir)
     check_coeffs(&back.phase[SM_PHASE_FWD], fwd, 5, 1e-12);
     sm_metrics m;
     CHECK(network_metrics(reg, nets[1], 16, &m) == 0);
-    const sm_layout sixteen = {8, 1, 16};
+    const sm_layout sixteen = {8, 1, 16, 1};
     double want = fwd_eq(c_fwd, &m, 8) + c_contention * 4.0 * 8 * (double)m.flops;
     CHECK(NEAR(sm_fit_eval(&back, SM_PHASE_FWD, &m, &sixteen), want, 1e-6));
 

@@ -135,7 +135,7 @@ static void test_terms_by_hand(void)
     sm_metrics m = {0};
     m.weights = 25557032;
     m.layers = 107;
-    sm_layout l = {64, 4, 8};
+    sm_layout l = {64, 4, 8, 1};
     double x[SM_MAX_COEFFS];
     CHECK_EQ(sm_fit_terms(&fit, SM_PHASE_GRAD, &m, &l, x), 5);
     CHECK(x[0] == 107);
@@ -174,7 +174,7 @@ static void test_terms_by_hand(void)
     /* the form is the analytic model on every layout, one node or one device per node too */
     const int layouts[][2] = {{1, 1}, {1, 8}, {4, 1}, {2, 2}, {3, 5}, {64, 8}};
     for (int i = 0; i < 6; i++) {
-        sm_layout li = {64, layouts[i][0], layouts[i][1]};
+        sm_layout li = {64, layouts[i][0], layouts[i][1], 1};
         a.nodes = li.nodes;
         a.gpus_per_node = li.gpus_per_node;
         double expect = sm_ring_allreduce_time(&a).total;
@@ -216,11 +216,11 @@ static void test_flat_and_hierarchical(void)
     CHECK(network_metrics(reg, nets[0], 8, &m) == 0);
     CHECK_EQ(m.weights, 310);
     for (int n = 1; n <= 64; n *= 2) {
-        sm_layout l = {8, n, 1};
+        sm_layout l = {8, n, 1, 1};
         CHECK_NEAR(sm_fit_eval(&flat, SM_PHASE_GRAD, &m, &l),
                    sm_fit_eval(&hier, SM_PHASE_GRAD, &m, &l), 1e-15);
     }
-    sm_layout l = {8, 2, 4};
+    sm_layout l = {8, 2, 4, 1};
     CHECK_NEAR(sm_fit_eval(&flat, SM_PHASE_GRAD, &m, &l), 1.60217e-4, 1e-12);
     CHECK_NEAR(sm_fit_eval(&hier, SM_PHASE_GRAD, &m, &l), 4.0031e-5, 1e-12);
 }
@@ -367,9 +367,9 @@ static void test_one_device_per_node(const char *dir)
     sm_network *net = load_net(nets[0], 8); /* tiny_a: W = 310, 4W = 1240 bytes, k = 2, L = 2 */
     if (net) {
         char warn[1024];
-        sm_layout ok = {4, 2, 1};
+        sm_layout ok = {4, 2, 1, 1};
         CHECK(sm_predictor_warning(p, &ok, warn, sizeof warn) == 0);
-        sm_layout eight = {4, 2, 8};
+        sm_layout eight = {4, 2, 8, 1};
         CHECK(sm_predictor_warning(p, &eight, warn, sizeof warn) == 1);
         CHECK_CONTAINS(warn, "one device per node only: t_grad with several devices per node "
                              "leaves out the intra-node terms");
@@ -400,9 +400,9 @@ static void test_one_node(const char *dir)
     const char *const names[] = {"c1_layers", "c2_update", "c3_intra_bytes", "c4_intra_steps"};
     check_names(&fit, SM_PHASE_GRAD, names, 4);
     char warn[1024];
-    sm_layout node = {4, 1, 8};
+    sm_layout node = {4, 1, 8, 1};
     CHECK(sm_predictor_warning(p, &node, warn, sizeof warn) == 0);
-    sm_layout two = {4, 2, 4};
+    sm_layout two = {4, 2, 4, 1};
     CHECK(sm_predictor_warning(p, &two, warn, sizeof warn) == 1);
     CHECK_CONTAINS(warn, "single-node runs only: t_grad on several nodes leaves out the "
                          "inter-node");
@@ -425,14 +425,14 @@ static void test_flat_file(void)
     CHECK(sm_predictor_from_coeffs("tests/data/fit/ring_flat_coeffs.ini", &p, &st) == 0);
     sm_network *net = load_net(nets[0], 8);
     if (net) {
-        sm_layout l = {2, 2, 4};
+        sm_layout l = {2, 2, 4, 1};
         sm_prediction t;
         CHECK(sm_predict(p, net, &l, &t, &st) == 0);
         CHECK_NEAR(t.t_grad, 1.60217e-4, 1e-12);
         char warn[1024];
         CHECK(sm_predictor_warning(p, &l, warn, sizeof warn) == 1);
         CHECK_CONTAINS(warn, "flat ring form (one ring over all devices)");
-        sm_layout flat = {2, 8, 1};
+        sm_layout flat = {2, 8, 1, 1};
         CHECK(sm_predictor_warning(p, &flat, warn, sizeof warn) == 0);
         sm_network_free(net);
     }
@@ -467,7 +467,7 @@ static void test_overlap(void)
     CHECK(sm_predictor_from_coeffs(file, &plain, &st) == 0);
     CHECK(sm_predictor_from_coeffs_opts(file, 1, &overlapped, &st) == 0);
     CHECK_CONTAINS(sm_predictor_describe(overlapped), "during the backward pass");
-    sm_layout l = {1, 2, 4};
+    sm_layout l = {1, 2, 4, 1};
     sm_prediction a, b;
     CHECK(sm_predict(plain, net, &l, &a, &st) == 0);
     CHECK(sm_predict(overlapped, net, &l, &b, &st) == 0);
@@ -476,7 +476,7 @@ static void test_overlap(void)
     CHECK_NEAR(b.t_bwd, 301.991888, 1e-9);
     CHECK_NEAR(b.t_step, b.t_fwd + b.t_bwd + b.t_grad, 1e-12);
     /* one device sends nothing: the same either way */
-    sm_layout one = {1, 1, 1};
+    sm_layout one = {1, 1, 1, 1};
     CHECK(sm_predict(plain, net, &one, &a, &st) == 0);
     CHECK(sm_predict(overlapped, net, &one, &b, &st) == 0);
     CHECK_NEAR(b.t_grad, a.t_grad, 0);

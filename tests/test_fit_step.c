@@ -157,7 +157,7 @@ static void test_cpu_ranks(const char *dir)
     sm_metrics m;
     CHECK(network_metrics(reg, nets[1], 16, &m) == 0);
     CHECK_EQ(m.weights, 110);
-    const sm_layout sixteen = {2, 1, 16};
+    const sm_layout sixteen = {2, 1, 16, 1};
     double want = c_grad[0] * (double)m.layers + c_grad[1] * 3300 + c_grad[2] * 30;
     CHECK_NEAR(sm_fit_eval(&back, SM_PHASE_GRAD, &m, &sixteen), want, 1e-9);
     /* the step: both passes and the all-reduce, without the wait */
@@ -169,7 +169,7 @@ static void test_cpu_ranks(const char *dir)
     opt.grad_column = 1;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.contention && !fit.comm_contention);
-    const sm_layout four = {2, 1, 4};
+    const sm_layout four = {2, 1, 4, 1};
     double grad4 = c_grad[0] * (double)m.layers + c_grad[1] * 2 * 1.5 * 440 + c_grad[2] * 6;
     CHECK(sm_fit_eval(&fit, SM_PHASE_GRAD, &m, &four) > grad4 + 0.1 * 2 * pass_eq(&m, 2, 4));
     opt.grad_column = 0;

@@ -30,7 +30,7 @@ static int predict(const char *device, const sm_network *net, sm_prediction *out
 {
     sm_status st;
     sm_predictor *p = NULL;
-    sm_layout one = {4, 1, 1};
+    sm_layout one = {4, 1, 1, 1};
     int rc = sm_predictor_from_device(device, &p, &st) || sm_predict(p, net, &one, out, &st);
     if (rc)
         fprintf(stderr, "%s: %s\n", device, st.msg);

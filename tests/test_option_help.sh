@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every option of predict and curve is in its generated --help, and every option the help
 # lists is one the parser takes: the lists below are written from docs/output.md and issue
-# 39 (the 21 options the two commands share, and each one's own), not from the code.
+# 39 (the 21 options the two commands share, and each one's own; --accumulate since), not
+# from the code.
 # usage: test_option_help.sh SCALEMETER
 set -u
 bin=$1
@@ -10,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 shared="batch coeffs device precision nodes gpus-per-node image seq dataset tokens epochs
     format overlap bucket-mib collective algorithm protocol framework optimizer shard
-    checkpoint attention output help"
+    checkpoint attention accumulate output help"
 check() { # CMD OPTIONS...: the help lists exactly these, and each is parsed as an option
     cmd=$1
     shift

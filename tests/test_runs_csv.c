@@ -1,5 +1,6 @@
 /* The measurement CSV's reader (core/src/fit/runs_csv.c) on RFC 4180's quoting: quoted commas,
- * quotes and newlines are read; text after a closing quote is an error naming file:line. */
+ * quotes and newlines are read; text after a closing quote is an error naming file:line. And
+ * predict's accumulate column: a row of K > 1 micro-batches is refused at its line. */
 #include "check.h"
 #include "scalemeter/fit.h"
 
@@ -58,6 +59,25 @@ int main(int argc, char **argv)
         CHECK_EQ(runs->rows[2].line, 5);
         sm_runs_free(runs);
     }
+
+    /* accumulate 1 or empty is a step as fit's equations have it; 4 is refused at line 3 */
+    rc = read_text("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,"
+                   "accumulate\n"
+                   "resnet18,224,8,1,1,0.1,0.2,0.3,0.01,0.51,1\n"
+                   "resnet18,224,8,1,1,0.1,0.2,0.3,0.01,0.51,\n",
+                   &runs, &st);
+    CHECK_MSG(rc == 0, "%s", st.msg);
+    if (rc == 0) {
+        CHECK_EQ(runs->n, 2);
+        sm_runs_free(runs);
+    }
+    snprintf(want, sizeof want, "%s:3: accumulate 4: a step of several micro-batches", path);
+    CHECK_CONTAINS(error_of("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,"
+                            "t_step,accumulate\n"
+                            "resnet18,224,8,1,1,0.1,0.2,0.3,0.01,0.51,1\n"
+                            "resnet18,224,8,1,1,0.1,0.2,0.3,0.01,1.81,4\n",
+                            &st),
+                   want);
 
     /* "resnet18"50 was read as resnet18: text after the closing quote is refused */
     snprintf(want, sizeof want, "%s:2: text after the closing quote of field 1", path);

@@ -45,7 +45,7 @@ static double t_fwd_at(const char *layers, const char *precision, int64_t batch)
     sm_predictor *p = NULL;
     sm_status st;
     sm_prediction out = {0};
-    sm_layout one = {batch, 1, 1};
+    sm_layout one = {batch, 1, 1, 1};
     if (!net || sm_predictor_from_device_opts(ROUND, &opt, &p, &st) ||
         sm_predict(p, net, &one, &out, &st)) {
         fprintf(stderr, "%s\n", st.msg);

@@ -36,9 +36,10 @@ ROWS = [
      2973, None, TORCHTITAN_A100),
 ]
 # Runs of other frameworks, data-parallel (issue 36): label, scalemeter options (the run's
-# own precision, framework, checkpointing and buckets), gradient accumulation steps k (the
-# step is k (t_fwd + t_bwd) + t_grad: one all-reduce and one update per k micro-batches),
-# the published figure as published, the published tokens/s per GPU derived from it, source.
+# own precision, framework, checkpointing and buckets, and its gradient accumulation steps k
+# as --accumulate k: the step is k (t_fwd + t_bwd) + t_grad, one all-reduce and one update
+# per k micro-batches), the published figure as published, the published tokens/s per GPU
+# derived from it, source.
 MEGATRON_2021 = ("NVIDIA/Megatron-LM, README.md and images/cases_april2021.png at 50a4b5f "
                  "(2021-04-08)")
 MEGATRON_2024 = ("NVIDIA/Megatron-LM, README.md and images/model_table.png at f2e5db4 "
@@ -62,18 +63,19 @@ OTHER_ROWS = [
      ["megatron_gpt_1_7b", "--device", "a100", "--nodes", "4", "-g", "8", "--batch", "16",
       "--seq", "2048", "--precision", "fp16", "--checkpoint", "full", "--framework",
       "megatron", "--bucket-mib", "81920"],
-     1, "137 TFLOP/s", megatron_tokens(137, 24, 2304, 2048, 51200, True), MEGATRON_2021),
+     "137 TFLOP/s", megatron_tokens(137, 24, 2304, 2048, 51200, True), MEGATRON_2021),
     ("Megatron-Core GPT 1.7B, 48 x H100 (6 nodes), batch 192",
      ["megatron_gpt_1_7b_h100", "--device", "h100", "--nodes", "6", "-g", "8", "--batch", "4",
       "--seq", "4096", "--precision", "bf16", "--shard", "optimizer", "--overlap",
       "--bucket-mib", "183", "--framework", "megatron-core"],
-     1, "408.8 TFLOP/s", megatron_tokens(408.8, 24, 2048, 4096, 131072, False), MEGATRON_2024),
+     "408.8 TFLOP/s", megatron_tokens(408.8, 24, 2048, 4096, 131072, False), MEGATRON_2024),
 ] + [
     (f"BERT-large pretraining, {n * 8} x A100 80GB ({n} node{'s' if n > 1 else ''}), "
      f"batch 256 x {k} accumulated",
      ["bert_large", "--device", "a100", "--nodes", str(n), "-g", "8", "--batch", "256",
-      "--seq", "128", "--precision", "fp16", "--framework", "dle-bert", "--bucket-mib", "81920"],
-     k, f"{seqs:,} sequences/s", seqs * 128 / (n * 8), DLE_BERT)
+      "--seq", "128", "--precision", "fp16", "--framework", "dle-bert", "--bucket-mib", "81920"]
+     + (["--accumulate", str(k)] if k > 1 else []),
+     f"{seqs:,} sequences/s", seqs * 128 / (n * 8), DLE_BERT)
     for n, k, seqs in [(1, 32, 4553), (8, 4, 35774), (32, 1, 138294)]
 ]
 COMMON = ["--seq", "8192", "--precision", "bf16", "--shard", "full", "--checkpoint", "selective",
@@ -110,12 +112,11 @@ def main():
         lines.append(f"| {label} | {tps:,} | {per_gpu:,.0f} | {pct(per_gpu, tps)} | "
                      f"{100 * p['mfu']:.1f}% | {mem_cells} |")
     other = []
-    for label, opts, k, figure, tps, source in OTHER_ROWS:
+    for label, opts, figure, tps, source in OTHER_ROWS:
         p = json.loads(subprocess.run([a.bin, "predict", *opts, "--format", "json"],
                                       check=True, capture_output=True, text=True,
                                       cwd=ROOT).stdout)
-        step = k * (p["t_fwd"] + p["t_bwd"]) + p["t_grad"]
-        per_gpu = k * p["batch"] * p["seq"] / step
+        per_gpu = p["tokens_per_s"] / (int(p["nodes"]) * int(p["gpus_per_node"]))
         other.append(f"| {label} | {figure} | {tps:,.0f} | {per_gpu:,.0f} | {pct(per_gpu, tps)} "
                      f"| {100 * p['mfu']:.1f}% | `{' '.join(opts)}` |")
     cmd = " ".join(["scalemeter predict MODEL --device D --nodes N -g 8 --batch B", *COMMON[:-2]])
@@ -185,8 +186,9 @@ Sources: H100 rows, {h100}; A100 row, {a100}.
 
 Each row is `scalemeter predict` with the options shown (the run's own precision, framework
 file, checkpointing, sharding and buckets) and `--format json`. Where the run accumulates
-gradients over k micro-batches, the step is k (t_fwd + t_bwd) + t_grad: one all-reduce and one
-optimizer update per k micro-batches. Published figures are converted to tokens/s per GPU
+gradients over k micro-batches, `--accumulate k`: the step is k (t_fwd + t_bwd) + t_grad, one
+all-reduce and one optimizer update per k micro-batches, and MFU counts the k micro-batches'
+FLOPs. Published figures are converted to tokens/s per GPU
 (column 3) and compared there; MFU is ours (model FLOPs, no recomputation, over the dense
 peak at the precision). Nothing is fitted to these figures.
 

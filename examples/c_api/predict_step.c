@@ -46,7 +46,8 @@ int main(int argc, char **argv)
      * sm_predictor_from_coeffs("h100-pytorch-tf32", &pred, &st). */
     if (sm_predictor_from_device(device, &pred, &st) != 0)
         goto fail;
-    sm_layout layout = {batch, 1, 1}; /* per-device batch, nodes, devices per node */
+    /* per-device batch, nodes, devices per node, micro-batches per optimizer step */
+    sm_layout layout = {.batch = batch, .nodes = 1, .gpus_per_node = 1, .accumulate = 1};
     sm_prediction t;
     if (sm_predict(pred, net, &layout, &t, &st) != 0)
         goto fail;

@@ -3,7 +3,8 @@
  * efficiency and the turning point past which more nodes stop paying.
  *
  * Weak scaling keeps the per-device batch; strong scaling keeps the global batch, so the
- * per-device batch shrinks as devices grow (rounded down where it does not divide).
+ * per-device batch shrinks as devices grow (rounded down where it does not divide). With
+ * gradient accumulation the per-device batch is a micro-batch, K of them a step.
  */
 #ifndef SCALEMETER_CURVE_H
 #define SCALEMETER_CURVE_H
@@ -18,8 +19,8 @@ extern "C" {
 #define SM_DEFAULT_THRESHOLD 0.10 /* a doubling that gains less than 10% does not pay */
 
 typedef struct sm_curve_point {
-    sm_layout layout;     /* layout.batch: per device */
-    int64_t global_batch; /* layout.batch x devices */
+    sm_layout layout;     /* layout.batch: per device, one micro-batch */
+    int64_t global_batch; /* of an optimizer step: layout.batch x accumulate x devices */
     sm_prediction pred;
     double images_per_s; /* global_batch / t_step */
     double efficiency;   /* images_per_s / (nodes / nodes[0] x images_per_s[0]) */
@@ -33,6 +34,9 @@ typedef struct sm_curve_spec {
     const int *nodes; /* ascending, no repeats */
     int n_nodes;
     double threshold; /* (0, 1]: gain per doubling below which the curve turns */
+    int accumulate;   /* micro-batches per optimizer step (sm_layout.accumulate); 0 or 1:
+                         none. Strong scaling splits global_batch into this many first,
+                         which it must divide. */
 } sm_curve_spec;
 
 typedef struct sm_curve {

@@ -19,16 +19,20 @@ typedef struct sm_prediction {
     double t_infer; /* inference forward pass */
     double t_fwd;   /* training forward pass */
     double t_bwd;   /* backward pass */
-    double t_grad;  /* gradient synchronisation and update not hidden behind the backward pass */
-    double t_step;  /* t_fwd + t_bwd + t_grad (or the combined backward+gradient fit) */
+    double t_grad;  /* gradient synchronisation and update not hidden behind the backward pass,
+                       per step (all its micro-batches: sm_layout.accumulate) */
+    double t_step;  /* K (t_fwd + t_bwd) + t_grad, K = sm_layout_accumulate; t_fwd and t_bwd
+                       are one micro-batch's */
     double e_infer; /* joules of one device for an inference pass; NAN: not modelled */
     double e_step;  /* joules of one device for a training step; NAN: not modelled */
 } sm_prediction;
 
 typedef struct sm_layout {
-    int64_t batch;     /* per device */
+    int64_t batch;     /* per device: one micro-batch */
     int nodes;         /* N */
     int gpus_per_node; /* G: devices per node */
+    int accumulate;    /* K: micro-batches per optimizer step (gradient accumulation); 0 (a
+                          layout written before it) or 1: none */
 } sm_layout;
 
 typedef struct sm_predictor sm_predictor;
@@ -60,27 +64,38 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
 int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
                      const sm_layout *layout, double *t_fwd, sm_status *st);
 
-/* The largest global batch (per-device batch x devices) a prediction takes: integers up to
- * 2^53 are exact in a double. */
+/* The largest global batch (per-device batch x micro-batches x devices) a prediction takes:
+ * integers up to 2^53 are exact in a double. */
 #define SM_MAX_GLOBAL_BATCH (INT64_C(1) << 53)
 
 static inline int64_t sm_layout_devices(const sm_layout *l)
 {
     return (int64_t)l->nodes * l->gpus_per_node;
 }
-/* 0 for a layout every prediction takes (a batch and devices of at least 1, a global batch
- * of at most SM_MAX_GLOBAL_BATCH); else -1 with a message saying what to change. */
+/* K, the micro-batches of a step: 1 where the layout leaves accumulate 0. */
+static inline int sm_layout_accumulate(const sm_layout *l)
+{
+    return l->accumulate > 1 ? l->accumulate : 1;
+}
+/* Samples of one optimizer step, all devices: batch x K x devices (after sm_layout_check). */
+static inline int64_t sm_layout_global_batch(const sm_layout *l)
+{
+    return l->batch * sm_layout_accumulate(l) * sm_layout_devices(l);
+}
+/* 0 for a layout every prediction takes (a batch and devices of at least 1, accumulate not
+ * negative, a global batch of at most SM_MAX_GLOBAL_BATCH); else -1 with a message saying
+ * what to change. */
 int sm_layout_check(const sm_layout *l, sm_status *st);
 /* Samples per second of the whole cluster. */
 static inline double sm_images_per_s(const sm_layout *l, double t_step)
 {
-    return (double)(l->batch * sm_layout_devices(l)) / t_step;
+    return (double)sm_layout_global_batch(l) / t_step;
 }
 /* Steps per epoch of dataset_size samples: whole steps, the last one partly filled as a data
  * loader without drop_last runs it (so never less than one step). */
 static inline double sm_epoch_steps(const sm_layout *l, int64_t dataset_size)
 {
-    int64_t per_step = l->batch * sm_layout_devices(l);
+    int64_t per_step = sm_layout_global_batch(l);
     return (double)((dataset_size + per_step - 1) / per_step);
 }
 /* Seconds per epoch. */

@@ -437,7 +437,7 @@ static int fit_rows(const sm_runs *runs, const int *use, sm_fit *fit, const fit_
     if (m == 0)
         return 0; /* not measured: left out */
     double probe[SM_MAX_COEFFS];
-    const sm_layout one = {1, 1, 1};
+    const sm_layout one = {1, 1, 1, 1};
     int n = sm_fit_terms(fit, t->terms, &runs->rows[0].m, &one, probe);
     double *A = malloc((size_t)m * (size_t)n * sizeof *A);
     double *b = malloc((size_t)m * sizeof *b);
@@ -453,7 +453,7 @@ static int fit_rows(const sm_runs *runs, const int *use, sm_fit *fit, const fit_
         if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
             continue;
         double x[SM_MAX_COEFFS];
-        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node, 1};
         sm_fit_terms(fit, t->terms, &run->m, &l, x);
         double w = fit->opt.relative ? 1.0 / y : 1.0;
         for (int k = 0; k < n; k++)
@@ -467,7 +467,7 @@ static int fit_rows(const sm_runs *runs, const int *use, sm_fit *fit, const fit_
     pf->n_coeffs = n;
     for (int i = 0, r = 0; i < runs->n; i++) {
         const sm_run *run = &runs->rows[i];
-        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node};
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node, 1};
         if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
             continue;
         pred[r++] = t->energy ? sm_fit_energy_eval(fit, t->e, &run->m, &l)

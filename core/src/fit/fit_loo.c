@@ -103,7 +103,7 @@ int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_s
                 continue;
             }
             const sm_run *r = &runs->rows[i];
-            const sm_layout l = {r->batch, r->nodes, r->gpus_per_node};
+            const sm_layout l = {r->batch, r->nodes, r->gpus_per_node, 1};
             for (int ph = 0; ph < SM_N_PHASES; ph++)
                 pred[(size_t)ph * n + i] = sm_fit_eval(&fit, (sm_phase)ph, &r->m, &l);
         }

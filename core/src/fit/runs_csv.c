@@ -35,6 +35,7 @@ enum {
     COL_ENERGY_INFER,
     COL_BACKEND,
     COL_DEVICE,
+    COL_ACCUMULATE,
     N_ALL_COLS
 };
 #define MAX_FIELDS 256
@@ -240,6 +241,8 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
             col_of[COL_BACKEND] = i;
         if (strcmp(name, sm_run_columns[SM_COL_DEVICE]) == 0)
             col_of[COL_DEVICE] = i;
+        if (strcmp(name, "accumulate") == 0) /* predict's and curve's CSV */
+            col_of[COL_ACCUMULATE] = i;
         for (int c = 0; c < N_COLS; c++)
             if (strcmp(name, sm_run_columns[c]) == 0) {
                 if (col_of[c] >= 0)
@@ -303,6 +306,16 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
         if (parse_count(path, line, "gpus_per_node", f[COL_GPUS], 1, 1 << 16, &v, st))
             return -1;
         r->gpus_per_node = (int)v;
+    }
+    /* a step of K micro-batches is no step of the equations fit solves (t_step = t_fwd +
+     * t_bwd + t_grad): read it as one and every coefficient would be wrong */
+    if (col_of[COL_ACCUMULATE] >= 0 && col_of[COL_ACCUMULATE] < n) {
+        const char *k = trim(fields[col_of[COL_ACCUMULATE]]);
+        if (*k && strcmp(k, "1") != 0)
+            return sm_fail(st,
+                           "%s:%d: accumulate %s: a step of several micro-batches; fit reads "
+                           "steps of one (predict or measure with --accumulate 1)",
+                           path, line, k);
     }
     double *t[] = {&r->t_infer, &r->t_fwd, &r->t_bwd, &r->t_grad, &r->t_step};
     for (int k = 0; k < 5; k++)

@@ -1,6 +1,7 @@
 /* Scaling curves: predictions over node counts, efficiency against the smallest count and the
  * turning point where one more doubling stops paying. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "scalemeter/curve.h"
@@ -24,6 +25,15 @@ static int check_spec(const sm_curve_spec *s, sm_status *st)
         return sm_fail(st, "devices per node %d: expected at least 1", s->gpus_per_node);
     if (s->n_nodes < 1)
         return sm_fail(st, "a curve needs at least one node count");
+    if (s->accumulate < 0)
+        return sm_fail(st, "accumulate %d: the micro-batches per step must be at least 1",
+                       s->accumulate);
+    /* a micro-batch that rounds down would change the step's samples K times over */
+    if (s->global_batch > 0 && s->global_batch % (s->accumulate > 1 ? s->accumulate : 1))
+        return sm_fail(st,
+                       "global batch %lld is not a whole number of %d micro-batches: give a "
+                       "multiple of %d",
+                       (long long)s->global_batch, s->accumulate, s->accumulate);
     if (!(s->threshold > 0 && s->threshold <= 1))
         return sm_fail(st, "threshold %g: expected a gain above 0 and at most 1 (100%%)",
                        s->threshold);
@@ -56,21 +66,28 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
     int rc = 0, conv = sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
     for (int i = 0; i < spec->n_nodes && rc == 0; i++) {
         sm_curve_point *c = &pts[i];
-        c->layout = (sm_layout){spec->batch, spec->nodes[i], spec->gpus_per_node};
+        c->layout = (sm_layout){spec->batch, spec->nodes[i], spec->gpus_per_node,
+                                spec->accumulate > 1 ? spec->accumulate : 1};
         int64_t devices = sm_layout_devices(&c->layout);
         if (spec->global_batch > 0) {
-            if (spec->global_batch < devices) {
+            /* the samples of one micro-batch of all devices */
+            int64_t micro = spec->global_batch / c->layout.accumulate;
+            if (micro < devices) {
+                char per[48] = "";
+                if (c->layout.accumulate > 1)
+                    snprintf(per, sizeof per, " (%lld per micro-batch)", (long long)micro);
                 rc = sm_fail(st,
-                             "global batch %lld is smaller than the %lld devices of %d "
+                             "global batch %lld%s is smaller than the %lld devices of %d "
                              "node%s x %d per node: every device needs a sample",
-                             (long long)spec->global_batch, (long long)devices, spec->nodes[i],
-                             spec->nodes[i] == 1 ? "" : "s", spec->gpus_per_node);
+                             (long long)spec->global_batch, per, (long long)devices,
+                             spec->nodes[i], spec->nodes[i] == 1 ? "" : "s",
+                             spec->gpus_per_node);
                 break;
             }
-            c->layout.batch = spec->global_batch / devices;
+            c->layout.batch = micro / devices;
         }
         rc = sm_predict(p, net, &c->layout, &c->pred, st); /* checks the layout first */
-        c->global_batch = rc == 0 ? c->layout.batch * devices : 0;
+        c->global_batch = rc == 0 ? sm_layout_global_batch(&c->layout) : 0;
         if (rc == 0)
             rc = sm_predict_memory(p, net, &c->layout, 1, &c->memory, st);
         if (rc == 0 && isnan(c->pred.t_step))

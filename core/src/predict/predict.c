@@ -70,14 +70,24 @@ int sm_layout_check(const sm_layout *l, sm_status *st)
     if (l->nodes < 1 || l->gpus_per_node < 1)
         return sm_fail(st, "nodes %d, devices per node %d: both must be at least 1", l->nodes,
                        l->gpus_per_node);
+    if (l->accumulate < 0)
+        return sm_fail(st, "accumulate %d: the micro-batches per step must be at least 1",
+                       l->accumulate);
     /* Samples, steps and throughputs are counted in int64 and double: a global batch beyond
-     * 2^53 would lose samples in the double, and one beyond 2^63 wrap around. */
-    if (l->batch > SM_MAX_GLOBAL_BATCH / sm_layout_devices(l))
+     * 2^53 would lose samples in the double, and one beyond 2^63 wrap around. Divided twice,
+     * so that devices x K is never formed. */
+    int k = sm_layout_accumulate(l);
+    if (l->batch > SM_MAX_GLOBAL_BATCH / sm_layout_devices(l) / k) {
+        char micro[48] = "";
+        if (k > 1)
+            snprintf(micro, sizeof micro, " x %d micro-batches", k);
         return sm_fail(st,
-                       "batch %lld on %d node%s x %d devices: a global batch above 2^53 "
-                       "samples is beyond what scalemeter counts; give fewer nodes or a "
+                       "batch %lld%s on %d node%s x %d devices: a global batch above 2^53 "
+                       "samples is beyond what scalemeter counts; give fewer nodes%s or a "
                        "smaller batch",
-                       (long long)l->batch, l->nodes, l->nodes == 1 ? "" : "s", l->gpus_per_node);
+                       (long long)l->batch, micro, l->nodes, l->nodes == 1 ? "" : "s",
+                       l->gpus_per_node, k > 1 ? ", fewer micro-batches" : "");
+    }
     return 0;
 }
 
@@ -110,14 +120,34 @@ static int check_positive(const sm_network *net, const sm_layout *l, const char 
                    net->name, (long long)l->batch, l->nodes, l->gpus_per_node, what, t);
 }
 
+/* Gradient accumulation, for every predictor: each device runs K micro-batches, forward and
+ * backward, and synchronises and updates once. DDP skips the all-reduce on all but the last
+ * micro-batch (no_sync), so an all-reduce overlapped with the backward pass overlaps the last
+ * one's, as without accumulation; ZeRO-1 and -2 reduce-scatter and gather once per step.
+ * FSDP's full sharding gathers the weights and reduce-scatters the gradients with every
+ * micro-batch (its default, and torchtitan's): per_micro recurs K times. A step's energy
+ * grows with its time (the average power of a step is kept). */
+static void accumulate(const sm_layout *layout, double per_micro, sm_prediction *out)
+{
+    int k = sm_layout_accumulate(layout);
+    if (k == 1)
+        return;
+    double once = out->t_step;
+    out->t_grad += (k - 1) * per_micro;
+    out->t_step = k * (out->t_fwd + out->t_bwd) + out->t_grad;
+    out->e_step *= out->t_step / once;
+}
+
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                sm_prediction *out, sm_status *st)
 {
     if (sm_layout_check(layout, st))
         return -1;
     *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-    if (p->ops->predict(p->impl, net, layout, out, st))
+    double per_micro = 0;
+    if (p->ops->predict(p->impl, net, layout, out, &per_micro, st))
         return -1;
+    accumulate(layout, per_micro, out);
     const char *const names[] = {"t_infer", "t_fwd",   "t_bwd", "t_grad",
                                  "t_step",  "e_infer", "e_step"};
     const double values[] = {out->t_infer, out->t_fwd,   out->t_bwd, out->t_grad,

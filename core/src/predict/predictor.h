@@ -7,8 +7,12 @@
 #include "scalemeter/memory.h"
 
 typedef struct predictor_ops {
+    /* One micro-batch's passes and the step's t_grad as without accumulation (t_step their
+     * sum); *per_micro: the seconds of t_grad that recur with every micro-batch (FSDP's
+     * gathers and reduce-scatters), 0 where all of it is once per step. sm_predict makes
+     * the step of sm_layout_accumulate micro-batches from these. */
     int (*predict)(const void *impl, const sm_network *net, const sm_layout *layout,
-                   sm_prediction *out, sm_status *st);
+                   sm_prediction *out, double *per_micro, sm_status *st);
     int (*predict_block)(const void *impl, const sm_network *net, int block,
                          const sm_layout *layout, double *t_fwd, sm_status *st);
     void (*free)(void *impl);

@@ -119,9 +119,10 @@ static int described_grad(const coeffs *c, const sm_network *net, const sm_metri
 }
 
 static int predict(const void *impl, const sm_network *net, const sm_layout *layout,
-                   sm_prediction *out, sm_status *st)
+                   sm_prediction *out, double *per_micro, sm_status *st)
 {
     const coeffs *c = impl;
+    *per_micro = 0; /* DDP's all-reduce: once per step, whatever the micro-batches */
     sm_metrics m;
     if (sm_network_metrics(net, 1, &m, st))
         return -1;

@@ -236,7 +236,7 @@ static int sync_exposed(const device_predictor *d, const sm_network *net, const 
 }
 
 static int device_predict(const void *impl, const sm_network *net, const sm_layout *layout,
-                          sm_prediction *out, sm_status *st)
+                          sm_prediction *out, double *per_micro, sm_status *st)
 {
     const device_predictor *d = impl;
     const sm_device *v = &d->dev;
@@ -275,6 +275,8 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     out->t_fwd = t.fwd;
     out->t_bwd = t.bwd;
     out->t_grad = exposed + update;
+    /* full sharding gathers and reduce-scatters with every micro-batch (sm_predict) */
+    *per_micro = shard == SM_SHARD_FULL ? exposed : 0;
     out->t_step = t.fwd + t.bwd + out->t_grad;
     return 0;
 }
