@@ -7,40 +7,8 @@ usage: test_accumulate_cli.py SCALEMETER   (run from the source root)
 """
 import csv
 import io
-import json
-import math
-import subprocess
-import sys
 
-SM = sys.argv[1]
-failures = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def near(actual, expected, rel=1e-5):
-    return abs(actual - expected) <= rel * abs(expected)
-
-
-def run(*args):
-    p = subprocess.run([SM, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def good_json(*args):
-    rc, out, err = run(*args, "--format", "json")
-    check(rc == 0, f"{' '.join(args)}: exit {rc}: {err.strip()}")
-    try:
-        return json.loads(out)
-    except ValueError:
-        return {}
+from cli_checks import SM, check, good_json, near, run, finish  # noqa: E402,F401
 
 
 def refused(args, *words):
@@ -152,5 +120,4 @@ rc, out, err = run("predict", "resnet18", "--batch", str(2**32), "--accumulate",
 check(rc != 0 and len(err.strip().splitlines()) == 1 and "2^53" in err and
       "micro-batches" in err, f"overflow: exit {rc}: {err.strip()}")
 
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+finish()

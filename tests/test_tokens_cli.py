@@ -8,38 +8,8 @@ import csv
 import io
 import json
 import math
-import subprocess
-import sys
 
-SM = sys.argv[1]
-failures = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def near(actual, expected, rel=1e-5):
-    return abs(actual - expected) <= rel * abs(expected)
-
-
-def run(*args):
-    p = subprocess.run([SM, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def good_json(*args):
-    rc, out, err = run(*args, "--format", "json")
-    check(rc == 0, f"{' '.join(args)}: exit {rc}: {err.strip()}")
-    try:
-        return json.loads(out)
-    except ValueError:
-        return {}
+from cli_checks import SM, check, good_json, near, run, finish  # noqa: E402,F401
 
 
 # GPT-2 small by hand (docs/transformers.md): E = 768, F = 4E, 12 layers, V = 50257, tied head.
@@ -167,5 +137,4 @@ for cmd in ("predict", "curve"):
     rc, out, _ = run(cmd, "--help")
     check(rc == 0 and "--seq" in out and "--tokens" in out and "mfu" in out, f"{cmd} --help")
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
