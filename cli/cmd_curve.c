@@ -219,9 +219,8 @@ static double point_tokens_per_s(const curve_row *row, const sm_curve_point *p)
 static double point_mfu(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
     /* the FLOPs of a step: all its micro-batches */
-    return model_flops_utilisation(r->pred, row->net,
-                                   p->layout.batch * sm_layout_accumulate(&p->layout),
-                                   p->pred.t_step);
+    return model_flops_utilisation(
+        r->pred, row->net, p->layout.batch * sm_layout_accumulate(&p->layout), p->pred.t_step);
 }
 
 /* Throughput gained by the doubling after the turning point, per doubling. */

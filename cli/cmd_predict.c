@@ -132,8 +132,8 @@ typedef struct predict_memory {
 static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
                                const predict_memory *mem)
 {
-    sm_curve_point pt = {
-        *l, sm_layout_global_batch(l), *t, sm_images_per_s(l, t->t_step), 0, mem->train};
+    sm_curve_point pt = {*l,        sm_layout_global_batch(l), *t, sm_images_per_s(l, t->t_step), 0,
+                         mem->train};
     pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
     return pt;
 }

@@ -79,9 +79,8 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
                 rc = sm_fail(st,
                              "global batch %lld%s is smaller than the %lld devices of %d "
                              "node%s x %d per node: every device needs a sample",
-                             (long long)spec->global_batch, per, (long long)devices,
-                             spec->nodes[i], spec->nodes[i] == 1 ? "" : "s",
-                             spec->gpus_per_node);
+                             (long long)spec->global_batch, per, (long long)devices, spec->nodes[i],
+                             spec->nodes[i] == 1 ? "" : "s", spec->gpus_per_node);
                 break;
             }
             c->layout.batch = micro / devices;
