@@ -230,16 +230,10 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
                             const int peak_line[SM_N_PRECISIONS], int power_line, int clock_line,
                             sm_status *st)
 {
-    if (dev->memory_type[0]) {
-        int m = memory_type_of(dev->memory_type);
-        if (m == N_MEMORY_TYPES) /* a file's is refused at its line (device_file.c) */
-            return sm_fail(st,
-                           "%s: memory_type = %s: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 "
-                           "or gddr6x",
-                           dev->path, dev->memory_type);
-        if (!memory_given)
-            dev->memory_efficiency = memory_types[m].efficiency;
-    }
+    /* the loader refused a name not in the tables at its line (device_file.c, set_field) */
+    int m = memory_type_of(dev->memory_type);
+    if (m < N_MEMORY_TYPES && !memory_given)
+        dev->memory_efficiency = memory_types[m].efficiency;
     /* the FP32 peak is SMs x lanes x 2 FLOP x boost clock: a datasheet figure that is not
      * (beyond its rounding) names the wrong part or clock */
     if (dev->sm_count && dev->fp32_lanes && dev->boost_clock > 0 && dev->peak[SM_FP32] > 0) {
@@ -263,6 +257,7 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
         dev->efficiency[SM_FP32] = fp32_efficiency(dev->fp32_lanes);
         from_arch[SM_FP32] = 1;
     }
+    int g = generation_of(dev->tensor_cores);
     if (dev->tensor_cores[0] && !strcmp(dev->tensor_cores, "none")) {
         /* fp16 on the CUDA cores (GP100's paired half2 FMA): as fp32 */
         if (peak_line[SM_TF32] || peak_line[SM_BF16])
@@ -273,13 +268,7 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
             dev->efficiency[SM_FP16] = dev->efficiency[SM_FP32];
             from_arch[SM_FP16] = from_arch[SM_FP32];
         }
-    } else if (dev->tensor_cores[0]) {
-        int g = generation_of(dev->tensor_cores);
-        if (g == N_GENERATIONS) /* a file's is refused at its line (device_file.c) */
-            return sm_fail(st,
-                           "%s: tensor_cores = %s: expected none, volta, turing, ampere, ada, "
-                           "hopper or blackwell",
-                           dev->path, dev->tensor_cores);
+    } else if (g < N_GENERATIONS) { /* "" and "none" are not generations */
         for (int p = SM_TF32; p < SM_N_PRECISIONS; p++) {
             if (generations[g].eff[p] == 0 && peak_line[p])
                 return sm_fail(st,

@@ -195,7 +195,8 @@ int sm_device_memory_type_known(const char *name);
 /* The efficiencies a description leaves out, from its architecture keys (device_arch.c):
  * eff_given[p] and memory_given say which the file gave; the tensor cores' and FP32 lanes'
  * defaults scaled by the part's sustained clock (sm_device_sustained_clock) over that of the
- * part they were measured on; memory_efficiency from memory_type. peak_line, power_line and
+ * part they were measured on; memory_efficiency from memory_type (both names the loader has
+ * checked with sm_device_*_known, or ""). peak_line, power_line and
  * clock_line: the lines of the peaks, power_limit_w and sustained_clock_mhz (0: not given).
  * -1 with a message naming the file where its peaks, clocks or power contradict its
  * architecture. */
