@@ -73,12 +73,17 @@ static const error_case cases[] = {
 
 /* What one pass of an attention layer asks of the device (sm_layer_pass_work), by hand from
  * its metrics: 100 FLOPs of which 60 matrix products (20 the score product), 200 backward,
- * 1000 bytes at fp32 of which 400 the score matrices. bf16 halves the bytes and the backward
- * pass doubles them; a fused kernel drops the score bytes and recomputes the score product
- * in the backward pass (the matrix share of the backward FLOPs, 0.6 x 200, plus 20). */
+ * 1000 bytes at fp32 of which 400 the score matrices (four passes over them: written, the
+ * softmax's read and write, read back). bf16 halves the bytes and the backward pass doubles
+ * them. Eager attention's softmax (half the score bytes) is a kernel of its own, serial to the
+ * arithmetic, and so is the dropout on the probabilities in training: 10 probabilities per
+ * sample at batch 2 (the pass's 400 score bytes over one sample's 200), each read and written
+ * at 2 bytes with a 1-byte mask, 2 x 10 x 5 = 100 bytes in either pass. A fused kernel drops
+ * the score bytes and recomputes the score product in the backward pass (the matrix share of
+ * the backward FLOPs, 0.6 x 200, plus 20). */
 static void test_pass_work(void)
 {
-    sm_device v = {0};
+    sm_device v = {.mask_bytes = 1};
     sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
     sm_layer_type conv = {.name = "conv2d", .traits = SM_TRAIT_CONVOLUTION};
     sm_layer l = {.type = &attention}, c = {.type = &conv};
@@ -88,29 +93,53 @@ static void test_pass_work(void)
                     .bytes = 1000,
                     .scores_bytes = 400,
                     .scores_flops = 20};
-    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0);
-    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1);
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
     CHECK_EQ(f.matmul_flops, 60);
     CHECK_EQ(f.vector_flops, 40);
-    CHECK_EQ(f.bytes, 500);
+    CHECK_EQ(f.bytes, 400);
+    CHECK_EQ(f.serial_bytes, 100);
     CHECK_EQ(b.matmul_flops, 120);
     CHECK_EQ(b.vector_flops, 80);
-    CHECK_EQ(b.bytes, 1000);
+    CHECK_EQ(b.bytes, 800);
+    CHECK_EQ(b.serial_bytes, 200);
+    /* with dropout on the probabilities: training adds it, inference does not */
+    l.m.scores_bytes = 200;
+    l.saved.scores_mask_elems = 10;
+    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    CHECK_EQ(f.serial_bytes, 200);
+    CHECK_EQ(b.serial_bytes, 300);
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 0).serial_bytes, 100);
+    /* the roofline: 6.2 s of arithmetic (below) against 400 overlapped bytes at 100 B/s
+     * (4 s), then 200 serial bytes (2 s) */
+    sm_device r = v;
+    r.peak[SM_FP32] = 10;
+    r.peak[SM_BF16] = 100;
+    r.efficiency[SM_FP32] = 0.8;
+    r.efficiency[SM_BF16] = 0.5;
+    r.memory_bandwidth = 200;
+    r.memory_efficiency = 0.5;
+    CHECK_NEAR(sm_layer_roofline_seconds(&r, SM_BF16, f), 6.2 + 2, 1e-12);
+    f.bytes = 1000; /* memory-bound: 10 s, then 2 */
+    CHECK_NEAR(sm_layer_roofline_seconds(&r, SM_BF16, f), 12, 1e-12);
+    l.saved.scores_mask_elems = 0;
     v.fused_attention = 1;
-    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0);
-    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1);
+    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
     CHECK_EQ(f.matmul_flops, 60);
     CHECK_EQ(f.vector_flops, 40);
     CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(f.serial_bytes, 0);
     CHECK_EQ(b.matmul_flops, 140);
     CHECK_EQ(b.vector_flops, 80);
     CHECK_EQ(b.bytes, 600);
-    f = sm_layer_pass_work(&v, &l, &m, SM_FP32, 0);
+    f = sm_layer_pass_work(&v, &l, &m, SM_FP32, 0, 1);
     CHECK_EQ(f.bytes, 600);
     CHECK_EQ(f.conv_flops, 0);
     /* a convolution's matrix products are its own kind, at conv_efficiency */
     v.fused_attention = 0;
-    f = sm_layer_pass_work(&v, &c, &m, SM_BF16, 0);
+    f = sm_layer_pass_work(&v, &c, &m, SM_BF16, 0, 1);
     CHECK_EQ(f.matmul_flops, 0);
     CHECK_EQ(f.conv_flops, 60);
     CHECK_EQ(f.vector_flops, 40);
@@ -121,9 +150,9 @@ static void test_pass_work(void)
     v.efficiency[SM_FP32] = 0.8;
     v.efficiency[SM_BF16] = 0.5;
     v.conv_efficiency[SM_BF16] = 0.25;
-    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &l, &m, SM_BF16, 0)),
+    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1)),
                6.2, 1e-12);
-    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &c, &m, SM_BF16, 0)),
+    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &c, &m, SM_BF16, 0, 1)),
                7.4, 1e-12);
 }
 

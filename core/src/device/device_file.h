@@ -97,14 +97,21 @@ int sm_layer_is_matmul(const sm_layer *l);
 
 /* What one pass of a layer asks of the device: FLOPs on the matrix units (a convolution's
  * apart, at conv_efficiency), FLOPs on the vector units, and bytes at the precision (fp32
- * counts halved at fp16/bf16; the backward pass reads and writes twice the forward traffic). A
- * fused attention kernel moves no score bytes and recomputes the score product in the
- * backward pass (plugin.h's scores fields). */
+ * counts halved at fp16/bf16; the backward pass reads and writes twice the forward traffic).
+ * Eager attention's score matrices move in kernels of their own (the softmax, the mask, the
+ * dropout on the probabilities in training), which run after the score product and before
+ * the context product on the same stream and so overlap none of the layer's arithmetic:
+ * serial_bytes, apart from bytes. A fused attention kernel moves no score bytes and
+ * recomputes the score product in the backward pass (plugin.h's scores fields). train: the
+ * pass is training's (dropout runs), not inference's. */
 typedef struct sm_layer_work {
-    double matmul_flops, conv_flops, vector_flops, bytes;
+    double matmul_flops, conv_flops, vector_flops, bytes, serial_bytes;
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
-                                 sm_precision p, int backward);
+                                 sm_precision p, int backward, int train);
+/* Seconds of one pass's work as a roofline: the larger of its arithmetic and its overlapped
+ * bytes at the achievable bandwidth, then its serial bytes. */
+double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
 /* Seconds of the work's arithmetic at precision p: matrix products at the precision's peak
  * and efficiency, convolutions at their own, the rest at the fp32 vector peak. */
 double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w);

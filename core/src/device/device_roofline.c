@@ -2,6 +2,8 @@
  * matmul_flops): whether its FLOPs run on tensor cores, the layout transposes cuDNN adds around
  * a convolution at fp16/bf16, and whether a fusing framework runs it inside a neighbour's
  * kernel. The predictor and fit --device-out both price layers by these. */
+#include <math.h>
+
 #include "device/device_file.h"
 
 static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->traits & traits) != 0; }
@@ -9,29 +11,64 @@ static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->trai
 /* A layer whose FLOPs are matrix products, all or in part (the plugin's matmul_flops). */
 int sm_layer_is_matmul(const sm_layer *l) { return l->m.matmul_flops > 0; }
 
+/* The dropout eager attention runs on its probabilities in training, for one pass of the
+ * whole batch: forward, it reads each probability and writes it and its mask
+ * (dropout_mask_bytes); backward, it reads the gradient and the mask and writes the gradient.
+ * The plugin's scores_mask_elems say how many there are (per sample; the batch is the ratio
+ * of the pass's score bytes to one sample's). */
+static double scores_dropout_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                   double elem)
+{
+    if (l->saved.scores_mask_elems <= 0 || l->m.scores_bytes <= 0)
+        return 0;
+    double batch = (double)m->scores_bytes / (double)l->m.scores_bytes;
+    return batch * (double)l->saved.scores_mask_elems * (2 * elem + v->mask_bytes);
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
-                                 sm_precision p, int backward)
+                                 sm_precision p, int backward, int train)
 {
     double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
     double flops = (double)(backward ? m->bwd_flops : m->flops);
-    double scores = v->fused_attention ? (double)m->scores_bytes : 0;
+    double half = sm_precision_is_half(p) ? 0.5 : 1.0;
+    double scores = (double)m->scores_bytes * half;
     double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
     sm_layer_work w = {share * flops + redo, 0, (1 - share) * flops,
-                       ((double)m->bytes - scores) * (sm_precision_is_half(p) ? 0.5 : 1.0)};
+                       (double)m->bytes * half - scores, 0};
+    if (!v->fused_attention) {
+        /* of the four passes over the scores, the softmax's read and write are a kernel of
+         * their own; the score product's write and the context product's read overlap their
+         * own arithmetic */
+        w.bytes += scores / 2;
+        w.serial_bytes = scores / 2;
+        if (train)
+            w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half) / (backward ? 2 : 1);
+    }
     if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
         w.conv_flops = w.matmul_flops;
         w.matmul_flops = 0;
     }
-    if (backward)
+    if (backward) {
         w.bytes *= 2;
+        w.serial_bytes *= 2;
+    }
     return w;
+}
+
+double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
+{
+    double stream = v->memory_bandwidth * v->memory_efficiency;
+    return fmax(sm_layer_compute_seconds(v, p, w), w.bytes / stream) + w.serial_bytes / stream;
 }
 
 double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
 {
     sm_precision vec = v->peak[SM_FP32] > 0 ? SM_FP32 : p;
-    double t = w.matmul_flops / (v->peak[p] * v->efficiency[p]) +
-               w.conv_flops / (v->peak[p] * v->conv_efficiency[p]);
+    double t = 0;
+    if (w.matmul_flops > 0)
+        t += w.matmul_flops / (v->peak[p] * v->efficiency[p]);
+    if (w.conv_flops > 0)
+        t += w.conv_flops / (v->peak[p] * v->conv_efficiency[p]);
     if (w.vector_flops > 0)
         t += w.vector_flops / (v->peak[vec] * v->efficiency[vec]);
     return t;

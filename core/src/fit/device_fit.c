@@ -54,7 +54,7 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         int mm = sm_layer_is_matmul(&net->layers[i]);
         /* the matrix products at the base's efficiencies (scaled by the fit), the rest at
          * its fp32 vector rate */
-        sm_layer_work w = sm_layer_pass_work(v, &net->layers[i], &m, p, phase == 2);
+        sm_layer_work w = sm_layer_pass_work(v, &net->layers[i], &m, p, phase == 2, phase > 0);
         double c_mm = sm_layer_compute_seconds(
             v, p, (sm_layer_work){.matmul_flops = w.matmul_flops, .conv_flops = w.conv_flops});
         double mem = w.bytes / v->memory_bandwidth;
@@ -67,7 +67,8 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
             x[U_M] += mem;
         }
         x[U_M] +=
-            sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2) / v->memory_bandwidth;
+            (w.serial_bytes + sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2)) /
+            v->memory_bandwidth;
         launches += (double)k;
         matmuls += mm;
     }

@@ -27,14 +27,13 @@ typedef struct device_predictor {
 /* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
 #define UPDATE_BYTES_PER_WEIGHT 20.0
 
-/* Seconds of one kernel on the device: bound by compute or by memory. Its matrix products
- * run at the precision's matrix peak (convolutions at their own efficiency), the rest at the
- * fp32 vector peak (at every precision: element-wise work does not use tensor cores). */
+/* Seconds of one pass of a layer on the device: bound by compute or by memory
+ * (device_roofline.c). Its matrix products run at the precision's matrix peak (convolutions at
+ * their own efficiency), the rest at the fp32 vector peak (at every precision: element-wise
+ * work does not use tensor cores); eager attention's score kernels add their bytes apart. */
 static double roofline(const device_predictor *d, sm_layer_work w)
 {
-    const sm_device *v = &d->dev;
-    double memory = w.bytes / (v->memory_bandwidth * v->memory_efficiency);
-    return fmax(sm_layer_compute_seconds(v, d->precision, w), memory);
+    return sm_layer_roofline_seconds(&d->dev, d->precision, w);
 }
 
 typedef struct pass_times {
@@ -68,12 +67,13 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     int mm = sm_layer_is_matmul(l);
     double casts = half && mm ? v->autocast_casts : 0;
     double stream = v->memory_bandwidth * v->memory_efficiency;
-    t->fwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0)) +
-             sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
+    double transpose = sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
     if (k_infer)
-        t->infer = t->fwd + ((double)k_infer + casts) * v->dispatch_infer;
-    t->fwd += ((double)k_fwd + casts) * v->dispatch_fwd;
-    t->bwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 1)) +
+        t->infer = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0, 0)) + transpose +
+                   ((double)k_infer + casts) * v->dispatch_infer;
+    t->fwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0, 1)) + transpose +
+             ((double)k_fwd + casts) * v->dispatch_fwd;
+    t->bwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 1, 1)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
              ((double)k_bwd + casts) * v->dispatch_bwd;
     return 0;
