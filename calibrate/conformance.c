@@ -39,12 +39,13 @@ enum {
     X_BYTES,
     X_KERNELS_FWD,
     X_KERNELS_BWD,
+    X_SERIAL_BYTES,
     X_COUNT
 };
 static const char *const expect_keys[X_COUNT] = {
     "macs",         "flops",        "weights",       "param_tensors",     "bwd_flops",
     "saved_inputs", "saved_output", "aliases_input", "saved_extra_elems", "saved_extra_bytes",
-    "bytes",        "kernels_fwd",  "kernels_bwd",
+    "bytes",        "kernels_fwd",  "kernels_bwd",   "serial_bytes",
 };
 
 typedef struct conf_case {
@@ -293,6 +294,8 @@ static long long got_value(const sm_layer *l, int k)
         return l->m.bytes;
     case X_KERNELS_FWD:
         return l->m.kernels_fwd;
+    case X_SERIAL_BYTES:
+        return l->m.serial_bytes;
     default:
         return l->m.kernels_bwd;
     }

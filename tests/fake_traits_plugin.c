@@ -1,7 +1,9 @@
 /* A test plugin of a user's: type TEST_TYPE_NAME, a matrix product y = x W^T (x: rows x E,
  * W: out x E, no bias) with the traits TEST_TRAITS, or, with TEST_ABI2, the descriptor as ABI
  * version 2 built it (no traits, no saved()), or with TEST_ABI4 as version 4 did (the same
- * descriptor; its metrics() sets none of version 5's kernel counts, as it knew none). */
+ * descriptor; its metrics() sets none of version 5's kernel counts, as it knew none). With
+ * TEST_SERIAL, half its bytes are declared serial_bytes (ABI 6); with TEST_SERIAL_TOO_MANY,
+ * one byte more than its bytes, which the host refuses. */
 #include <stddef.h>
 #include <scalemeter/plugin.h>
 
@@ -29,6 +31,11 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->flops = sm_mul(2, m->macs);
     m->weights = sm_mul(e, ((const mm_params *)params)->out);
     m->param_tensors = 1;
+#ifdef TEST_SERIAL
+    m->serial_bytes = m->bytes / 2;
+#elif defined(TEST_SERIAL_TOO_MANY)
+    m->serial_bytes = m->bytes + 1;
+#endif
     return 0;
 }
 

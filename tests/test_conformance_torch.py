@@ -3,9 +3,10 @@
 
 A case's `torch = EXPR` is the PyTorch module (or function) it models; this runs it on a batch
 of 2 of the case's input and compares with the case's output shape, weights (sum of
-parameters' numel), param_tensors (len(parameters())) and macs (multiply-accumulates of the
+parameters' numel), param_tensors (len(parameters())), macs (multiply-accumulates of the
 matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter counts them,
-per sample). test_conformance then holds the plugin to the same numbers, so that they are
+per sample), and bytes and serial_bytes (what the forward pass's aten ops read and write,
+tools/torch_eager_bytes.py, per sample). test_conformance then holds the plugin to the same numbers, so that they are
 never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
 
 usage: test_conformance_torch.py [--derive] [CASES.ini...]
@@ -13,6 +14,7 @@ usage: test_conformance_torch.py [--derive] [CASES.ini...]
 """
 import glob
 import math
+import os
 import sys
 
 try:
@@ -23,6 +25,9 @@ try:
 except ImportError as e:  # ctest reads 77 as skipped, not passed
     print(f"SKIP: {e} (Debian's python3-torchvision)")
     sys.exit(77)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import torch_eager_bytes  # noqa: E402  (the tools folder, beside this one)
 
 aten = torch.ops.aten
 
@@ -202,44 +207,56 @@ def cases(path):
     return [c for c in out if c[1].startswith("[case") and "torch" in c[2]]
 
 
-def derive(expr, shape):
+def instance(expr, shape):
+    """The case's module and a batch of 2 of its input."""
     torch.manual_seed(0)
     m = eval(expr)
     dims = [int(d) for d in shape.split("x")]
     if isinstance(m, nn.Embedding):
-        x = torch.zeros(2, *dims, dtype=torch.long)
-    else:
-        x = torch.randn(2, *dims)
+        return m, torch.zeros(2, *dims, dtype=torch.long)
+    return m, torch.randn(2, *dims)
+
+
+def derive(expr, shape):
+    m, x = instance(expr, shape)
     counter = MacCounter()
     with counter:
         y = m(x)
+    moved, serial = torch_eager_bytes.forward_bytes(m, x)
     return {
         "output": "x".join(str(d) for d in y.shape[1:]),
         "weights": str(sum(p.numel() for p in m.parameters())),
         "param_tensors": str(len(list(m.parameters()))),
         "macs": str(counter.macs // 2),  # per sample of the batch of 2
+        "bytes": str(moved // 2),
+        "serial_bytes": str(serial // 2),
     }
+
+
+def all_cases(files):
+    """(path, line, section, keys) of every case with a torch module, in files or all."""
+    files = files or sorted(glob.glob("plugins/*/cases.ini")) + ["examples/plugin/cases.ini"]
+    for path in files:
+        for line, section, kv in cases(path):
+            yield path, line, section, kv
 
 
 def main(argv):
     show = "--derive" in argv
-    files = [a for a in argv if a != "--derive"] or sorted(glob.glob("plugins/*/cases.ini")) + [
-        "examples/plugin/cases.ini"]
     failed = checked = 0
-    for path in files:
-        for line, section, kv in cases(path):
-            got = derive(kv["torch"], kv["input"])
-            if show:
-                print(f"{path}:{line} {section} " + " ".join(f"{k}={v}" for k, v in got.items()))
+    for path, line, section, kv in all_cases([a for a in argv if a != "--derive"]):
+        got = derive(kv["torch"], kv["input"])
+        if show:
+            print(f"{path}:{line} {section} " + " ".join(f"{k}={v}" for k, v in got.items()))
+            continue
+        for key in ("output", "weights", "param_tensors", "macs", "bytes", "serial_bytes"):
+            if key not in kv:
                 continue
-            for key in ("output", "weights", "param_tensors", "macs"):
-                if key not in kv:
-                    continue
-                checked += 1
-                if kv[key] != got[key]:
-                    failed += 1
-                    print(f"{path}:{line}: {section} {key} = {kv[key]}, PyTorch gives {got[key]}"
-                          f" ({kv['torch']})")
+            checked += 1
+            if kv[key] != got[key]:
+                failed += 1
+                print(f"{path}:{line}: {section} {key} = {kv[key]}, PyTorch gives {got[key]}"
+                      f" ({kv['torch']})")
     if not show:
         print(f"{checked - failed} passed, {failed} failed")
     return 1 if failed or (not show and checked == 0) else 0

@@ -111,6 +111,25 @@ static void test_abi4_defaults(void)
     sm_network_free(net);
 }
 
+/* ABI 6's serial_bytes: a product declaring half its 2 x 256 x 1024 x 4 bytes per sample as
+ * element-wise kernels between products pays them after its roofline, 1,048,576 bytes at
+ * 5e11 bytes/s (halved at bf16); one declaring more than its bytes is refused by name. */
+static void test_serial_bytes(void)
+{
+    const char *plain = "y = user_matmul out=1024", *serial = "y = user_serial out=1024";
+    CHECK_NEAR(t_fwd(serial, "fp32") - t_fwd(plain, "fp32"), 1048576 / 5e11, 1e-12);
+    CHECK_NEAR(t_fwd(serial, "bf16") - t_fwd(plain, "bf16"), 524288 / 5e11, 1e-12);
+    char text[256];
+    snprintf(text, sizeof text,
+             "[network]\nname = t\ninput = 256x1024\n[layers]\ny = user_badserial out=1024\n");
+    sm_status st;
+    sm_network *net = NULL;
+    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) != 0 && net == NULL);
+    CHECK_MSG(strstr(st.msg, ":5: layer y (user_badserial): the plugin's serial_bytes 2097153 is "
+                             "not within its 2097152 bytes") != NULL,
+              "%s", st.msg);
+}
+
 static void test_families(void)
 {
     sm_network *net = load("y = user_attention out=1024");
@@ -148,6 +167,7 @@ int main(int argc, char **argv)
     test_matmul_trait();
     test_abi2_defaults();
     test_abi4_defaults();
+    test_serial_bytes();
     test_families();
     test_in_tree_products();
     sm_registry_free(reg);

@@ -172,14 +172,22 @@ Sources: H100 rows, {h100}; A100 row, {a100}.
   MHz where the 700 W part holds 1830 (docs/devices.md), so Hopper's efficiencies measured at
   700 W are taken at 0.852 of themselves. For the same runs the shipped 700 W HBM3 `h100`
   predicts {at_700w} tokens/s per GPU;
-  the lower clock and bandwidth make the difference. What remains is not priced yet:
-  torchtitan runs FlashAttention-2, which reaches well under the 0.7 of the dense peak the
-  model gives every matrix layer on Hopper (its successor's paper, FlashAttention-3, puts it
-  at 35% on H100), and at 8192 tokens attention is a large share of the step; and the FSDP
-  all-gathers' HBM and NVLink traffic draws from the same 500 W as the matrix units. The A100
-  row, on the part the `a100` description describes, is the fair check of the time model.
-- **Not modelled here.** The rotary embeddings' and RMSNorm's fp32 temporaries beyond what
-  the plugins count; the FSDP all-gathers' memory beyond two blocks; CUDA graphs or
+  the lower clock and bandwidth make the difference. The element-wise kernels of the eager
+  blocks are priced from PyTorch's own decomposition (tools/torch_eager_bytes.py): SwiGLU's
+  silu and product between its matrix products, as kernels of their own after them (plugin
+  ABI 6's serial_bytes), and RMSNorm's six kernels over the activations instead of one read
+  and one write; this took the H100 rows from +37% and +35%. What remains is not priced yet:
+  torchtitan's RMSNorm computes in fp32 (`self._norm(x.float()).type_as(x)`, its
+  models/norms.py), so its kernels move fp32 temporaries where the model counts them at bf16,
+  36 bytes per element against 14 (by hand, 65 norms of 16384 x 4096 elements through the
+  forward, backward and recomputed passes: about 0.19 s of a 2.26 s step); the rotary
+  embedding's fp32 complex products likewise; and the FSDP collectives' SMs and HBM traffic
+  beside the matrix units, under the same 500 W. FlashAttention-2 reaches 35% of Hopper's
+  peak (FlashAttention-3's paper) on the causal half of the scores it computes, where the
+  model prices all the scores at 0.7: the two about cancel. The A100 row, on the part the
+  `a100` description describes, is the fair check of the time model.
+- **Not modelled here.** The upcasts' fp32 temporaries (plugin bytes are counted at the
+  activation precision); the FSDP all-gathers' memory beyond two blocks; CUDA graphs or
   torch.compile (the `torch.compile` rows of the same tables are faster and use less memory).
 
 ## Other frameworks: Megatron-LM and DeepLearningExamples (data-parallel)

@@ -11,6 +11,15 @@
  *   matmul_flops  = 2 macs
  *   weights       = 3 E F, param_tensors = 3 (gate_proj, up_proj, down_proj weights)
  *   bwd_flops     = 2 flops (each product has an input and a weight gradient)
+ *   bytes         = 4 rows (3 E + 8 F): what eager PyTorch's five kernels read and write, each
+ *                   tensor once per kernel (weights apart): gate_proj and up_proj read x and
+ *                   write F each, silu reads and writes F, the product reads 2 F and writes F,
+ *                   down_proj reads F and writes E
+ *   serial_bytes  = 4 rows 5 F: silu's and the product's, element-wise kernels between the
+ *                   matrix products (plugin.h, ABI 6)
+ *   Both measured with tools/torch_eager_bytes.py (torch 1.13's aten ops under a
+ *   TorchDispatchMode): LlamaMLP(8, 16) on 4 rows moves 1152 bytes in its three mm and 1280 in
+ *   silu and mul, 2432 in all, as cases.ini checks.
  *
  * PyTorch check (torch 1.13, /usr/bin/python3): LlamaMLP(8, 6) as written in
  * tests/test_llama.c has 144 parameters in 3 tensors (48 each), and at x of 3x8 the profiler's
@@ -62,6 +71,9 @@ static int swiglu_metrics(const void *params, const sm_shape *in, int n_in, cons
     m->weights = sm_mul(3, ef);
     m->param_tensors = 3;
     m->bwd_flops = sm_mul(2, m->flops);
+    int64_t f = sm_mul(rows, p->hidden);
+    m->serial_bytes = sm_mul(20, f);
+    m->bytes = sm_add(sm_mul(12, sm_mul(rows, e)), sm_mul(32, f));
     return 0;
 }
 

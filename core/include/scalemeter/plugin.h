@@ -32,13 +32,14 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3", "ABI 4" and "ABI 5" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 6" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
- * of metrics (what the training framework launches per pass). Whatever the version, every
+ * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
+ * element-wise kernels move between its matrix products). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 5u
+#define SM_PLUGIN_ABI_VERSION 6u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -160,6 +161,12 @@ typedef struct sm_layer_metrics {
     int kernels_fwd;
     int kernels_bwd;
     int kernels_train_only;
+    /* ABI 6. Of bytes (and beside scores_bytes), those its element-wise kernels move between its
+     * matrix products: they run alone on the stream, so the host adds their time to the
+     * layer's roofline instead of hiding it under the products' arithmetic (SwiGLU's silu and
+     * product, between gate/up and down). The products' own reads and writes are not among
+     * them. 0: none (a layer of one kernel, or whose element-wise work is its whole cost). */
+    int64_t serial_bytes;
 } sm_layer_metrics;
 
 /* Traits: what kind of layer a type is, all that the host's pricing, fusion and the network's

@@ -107,6 +107,8 @@ typedef struct sm_metrics {
     int64_t scores_bytes;  /* of bytes, attention's score matrices (a fused kernel's are none) */
     int64_t scores_flops;  /* of matmul_flops, attention's score products (a fused kernel
                               recomputes them in the backward pass) */
+    int64_t serial_bytes;  /* of bytes, those of element-wise kernels between a layer's matrix
+                              products, which overlap none of their arithmetic (plugin ABI 6) */
     /* Kernels eager PyTorch launches per pass (the plugins' declarations, plugin.h ABI 5): at
      * inference, and forward and backward in training. K above stays the ConvMeter feature. */
     int64_t kernels_infer;

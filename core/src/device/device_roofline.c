@@ -33,14 +33,15 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     double half = sm_precision_is_half(p) ? 0.5 : 1.0;
     double scores = (double)m->scores_bytes * half;
     double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
+    double serial = (double)m->serial_bytes * half;
     sm_layer_work w = {share * flops + redo, 0, (1 - share) * flops,
-                       (double)m->bytes * half - scores, 0};
+                       (double)m->bytes * half - scores - serial, serial};
     if (!v->fused_attention) {
         /* of the four passes over the scores, the softmax's read and write are a kernel of
          * their own; the score product's write and the context product's read overlap their
          * own arithmetic */
         w.bytes += scores / 2;
-        w.serial_bytes = scores / 2;
+        w.serial_bytes += scores / 2;
         if (train)
             w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half) / (backward ? 2 : 1);
     }

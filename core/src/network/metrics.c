@@ -19,6 +19,7 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     out->matmul_flops = sm_mul(m->matmul_flops, batch);
     out->scores_bytes = sm_mul(m->scores_bytes, batch);
     out->scores_flops = sm_mul(m->scores_flops, batch);
+    out->serial_bytes = sm_mul(m->serial_bytes, batch);
     if (m->counts_io) {
         out->inputs = sm_mul(m->input_elems, batch);
         out->outputs = sm_mul(m->output_elems, batch);
@@ -50,6 +51,7 @@ static int add_metrics(sm_metrics *out, const sm_metrics *m)
                    add_checked(&out->matmul_flops, m->matmul_flops) |
                    add_checked(&out->scores_bytes, m->scores_bytes) |
                    add_checked(&out->scores_flops, m->scores_flops) |
+                   add_checked(&out->serial_bytes, m->serial_bytes) |
                    add_checked(&out->kernels_infer, m->kernels_infer) |
                    add_checked(&out->kernels_fwd, m->kernels_fwd) |
                    add_checked(&out->kernels_bwd, m->kernels_bwd)

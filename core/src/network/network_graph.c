@@ -399,6 +399,12 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's scores_bytes or scores_flops is not within its "
                        "bytes or matmul_flops",
                        at, t->name);
+    if (m->serial_bytes < 0 || m->serial_bytes > m->bytes - m->scores_bytes)
+        return sm_fail(st,
+                       "%s (%s): the plugin's serial_bytes %lld is not within its %lld bytes "
+                       "(less its scores_bytes)",
+                       at, t->name, (long long)m->serial_bytes,
+                       (long long)(m->bytes - m->scores_bytes));
     if (layer_kernels(m))
         return sm_fail(st,
                        "%s (%s): the plugin's kernel counts (forward %d, backward %d, of them "
