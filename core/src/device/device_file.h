@@ -98,10 +98,10 @@ int sm_layer_is_matmul(const sm_layer *l);
 /* What one pass of a layer asks of the device: FLOPs on the matrix units (a convolution's
  * apart, at conv_efficiency), FLOPs on the vector units, and bytes at the precision (fp32
  * counts halved at fp16/bf16; the backward pass reads and writes twice the forward traffic).
- * Eager attention's score matrices move in kernels of their own (the softmax, the mask, the
- * dropout on the probabilities in training), which run after the score product and before
- * the context product on the same stream and so overlap none of the layer's arithmetic:
- * serial_bytes, apart from bytes. A fused attention kernel moves no score bytes and
+ * serial_bytes, apart from bytes, are those of kernels that run between a layer's matrix
+ * products on the same stream and so overlap none of its arithmetic: what the plugin declares
+ * (its serial_bytes), and eager attention's softmax over its scores and, in training, the
+ * dropout on its probabilities. A fused attention kernel moves no score bytes and
  * recomputes the score product in the backward pass (plugin.h's scores fields). train: the
  * pass is training's (dropout runs), not inference's. */
 typedef struct sm_layer_work {

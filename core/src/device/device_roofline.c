@@ -12,10 +12,10 @@ static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->trai
 int sm_layer_is_matmul(const sm_layer *l) { return l->m.matmul_flops > 0; }
 
 /* The dropout eager attention runs on its probabilities in training, for one pass of the
- * whole batch: forward, it reads each probability and writes it and its mask
- * (dropout_mask_bytes); backward, it reads the gradient and the mask and writes the gradient.
- * The plugin's scores_mask_elems say how many there are (per sample; the batch is the ratio
- * of the pass's score bytes to one sample's). */
+ * whole batch, the same in either pass: forward, it reads each probability and writes it and
+ * its mask (dropout_mask_bytes); backward, it reads the gradient and the mask and writes the
+ * gradient. The plugin's scores_mask_elems say how many there are (per sample; the batch is the
+ * ratio of the pass's score bytes to one sample's). */
 static double scores_dropout_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                    double elem)
 {
@@ -42,8 +42,6 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
          * own arithmetic */
         w.bytes += scores / 2;
         w.serial_bytes += scores / 2;
-        if (train)
-            w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half) / (backward ? 2 : 1);
     }
     if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
         w.conv_flops = w.matmul_flops;
@@ -53,6 +51,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.bytes *= 2;
         w.serial_bytes *= 2;
     }
+    if (!v->fused_attention && train)
+        w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half);
     return w;
 }
 

@@ -30,7 +30,8 @@ typedef struct device_predictor {
 /* Seconds of one pass of a layer on the device: bound by compute or by memory
  * (device_roofline.c). Its matrix products run at the precision's matrix peak (convolutions at
  * their own efficiency), the rest at the fp32 vector peak (at every precision: element-wise
- * work does not use tensor cores); eager attention's score kernels add their bytes apart. */
+ * work does not use tensor cores); the bytes of kernels between its matrix products
+ * (sm_layer_work's serial_bytes) come after. */
 static double roofline(const device_predictor *d, sm_layer_work w)
 {
     return sm_layer_roofline_seconds(&d->dev, d->precision, w);
