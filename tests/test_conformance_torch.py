@@ -6,8 +6,8 @@ of 2 of the case's input and compares with the case's output shape, weights (sum
 parameters' numel), param_tensors (len(parameters())), macs (multiply-accumulates of the
 matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter counts them,
 per sample), and bytes and serial_bytes (what the forward pass's aten ops read and write,
-tools/torch_eager_bytes.py, per sample). test_conformance then holds the plugin to the same numbers, so that they are
-never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
+tools/torch_eager_bytes.py, per sample). test_conformance then holds the plugin to the same
+numbers, so that they are never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
 
 usage: test_conformance_torch.py [--derive] [CASES.ini...]
 (default: plugins/*/cases.ini and examples/plugin/cases.ini)

@@ -54,9 +54,9 @@ class Traffic(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if not _is_view(func) and func._schema.name.split("::")[-1] not in NO_KERNEL:
+        name = func._schema.name.split("::")[-1]
+        if not _is_view(func) and name not in NO_KERNEL:
             outs = out if isinstance(out, (tuple, list)) else (out,)
-            name = func._schema.name.split("::")[-1]
             flat = list(args) + [v for v in (kwargs or {}).values()]
             flat = [x for a in flat for x in (a if isinstance(a, (tuple, list)) else (a,))]
             if any(isinstance(o, torch.Tensor) for o in outs):  # is_same_size: no kernel
@@ -64,32 +64,29 @@ class Traffic(TorchDispatchMode):
         return out
 
 
+def _forward(module, x):
+    """The forward pass's ops, and its output."""
+    with Traffic(list(module.parameters())) as fwd:
+        y = module(x)
+    return fwd.ops, y
+
+
 def measure(module, x):
     """(forward ops, backward ops): lists of (op, bytes read, bytes written)."""
-    params = list(module.parameters())
     x = x.clone().requires_grad_(True)
-    with Traffic(params) as fwd:
-        y = module(x)
-    grad = torch.ones_like(y)
-    with Traffic(params, backward=True) as bwd:
-        y.backward(grad)
-    return fwd.ops, bwd.ops
-
-
-def summary(ops):
-    mm = sum(r + w for n, r, w in ops if n in MATMUL)
-    rest = sum(r + w for n, r, w in ops if n not in MATMUL)
-    return mm, rest, len(ops)
+    fwd, y = _forward(module, x)
+    with Traffic(list(module.parameters()), backward=True) as bwd:
+        y.backward(torch.ones_like(y))
+    return fwd, bwd.ops
 
 
 def forward_bytes(module, x):
-    """Per batch: (all bytes, bytes of the kernels that are not matrix products) of a forward
-    pass, and the non-matrix part as plugin.h's serial_bytes defines it: only where the module
-    runs matrix products too (element-wise work between them), else 0."""
-    params = list(module.parameters())
-    with Traffic(params) as fwd:
-        module(x)
-    mm, rest, _ = summary(fwd.ops)
+    """(bytes, serial_bytes) of one forward pass over the batch x: all its ops' traffic, and
+    that of the ops that are not matrix products where the module runs matrix products too
+    (element-wise work between them, plugin.h's serial_bytes), else 0."""
+    ops, _ = _forward(module, x)
+    mm = sum(r + w for n, r, w in ops if n in MATMUL)
+    rest = sum(r + w for n, r, w in ops if n not in MATMUL)
     return mm + rest, rest if mm else 0
 
 
