@@ -10,30 +10,16 @@ import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-SM = sys.argv[1]
-failures = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def near(actual, expected, rel=1e-5):
-    return abs(actual - expected) <= rel * abs(expected)
+import cli_checks
+from cli_checks import SM, check, near, finish  # noqa: F401
 
 
 def run(*args):
-    p = subprocess.run([SM, "curve", *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+    """`scalemeter curve ARGS`: (exit status, stdout, stderr)."""
+    return cli_checks.run("curve", *args)
 
 
 def good(*args):
@@ -528,5 +514,4 @@ with tempfile.TemporaryDirectory() as tmp:
 rc, out, _ = run("--help")
 check(rc == 0 and "--global-batch" in out and "turning point" in out, "--help")
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -10,34 +10,12 @@ h100 description's memory_gib = 79.6 (nvidia-smi's 81,559 MiB), 85,469,849,190 b
 usage: test_memory_cli.py SCALEMETER   (run from the source root)
 """
 import json
-import subprocess
-import sys
 
-SM = sys.argv[1]
-failures = []
-checks = 0
+from cli_checks import SM, check, good_json, run, finish  # noqa: F401
+
 H100 = ["--device", "h100", "-g", "1"]
 CAPACITY = 79.6 * 2**30
 PER_SAMPLE = 86121984 - 8 * 26560  # ResNet-50's activations per sample, PyTorch's count
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args):
-    p = subprocess.run([SM, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def good_json(*args):
-    rc, out, err = run(*args, "--format", "json")
-    check(rc == 0, f"{' '.join(args)}: exit {rc}: {err.strip()}")
-    return json.loads(out) if rc == 0 else {}
 
 
 # --- the issue's two configurations: they do not fit, and no time is shown as if they could ---
@@ -151,5 +129,4 @@ paper = s_ * h_ * (34 + 5 * a_ * s_ / h_)
 check(abs(per_layer - (paper + 24 * s_ * h_ + 16 * s_)) <= 1e-4 * paper,
       f"GPT-2 layer: {per_layer:.0f} bytes, Korthikanti {paper:.0f} + 24sbh + 16s")
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
