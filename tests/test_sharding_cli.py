@@ -11,27 +11,11 @@ layers of the two units under full, the two GELUs under selective.
 usage: test_sharding_cli.py SCALEMETER   (run from the source root)
 """
 import json
-import subprocess
-import sys
 
-SM = sys.argv[1]
+from cli_checks import check, run, finish
+
 NET = "tests/data/curve/gelu_units.ini"
 ROUND = ["--device", "tests/data/curve/round_device.ini"]
-failures = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args):
-    p = subprocess.run([SM, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def predict(*opts):
@@ -112,5 +96,4 @@ refused(["predict", NET, *ROUND, "--batch", "1", "--shard", "zero3"],
 refused(["curve", NET, *ROUND, "--batch", "1", "--nodes", "1", "--checkpoint", "most"],
         "--checkpoint: expected none, selective or full")
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
