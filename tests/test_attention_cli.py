@@ -9,28 +9,14 @@ Usage: test_attention_cli.py SCALEMETER_BINARY   (run from the source root)
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-BIN = sys.argv[1]
-failures = 0
+from cli_checks import check, run, finish
+
 NET = ("[network]\nname = tiny_lm\ninput = 16x8\n[template blk]\n"
        "attn = gqa_attention dim=8 heads=2 kv_heads=1 rope_theta=0 max_len=64\n"
        "mlp = swiglu hidden=12\n[block b.{0..0}]\nuse = blk\n"
        "[layers]\nhead = linear out=50 bias=false\nloss = cross_entropy\n")
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def activations(net, batch, *extra):
@@ -65,5 +51,4 @@ with tempfile.TemporaryDirectory() as d:
         check(rc != 0 and err.count("\n") == 1 and "applies to --device alone" in err,
               f"{cmd} with --coeffs: {rc} {err!r}")
 
-print("ok" if failures == 0 else f"{failures} failed")
-sys.exit(1 if failures else 0)
+finish()
