@@ -9,12 +9,9 @@ Usage: test_fit_comm_cli.py SCALEMETER_BINARY   (run from the source root)
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-BIN = sys.argv[1]
-failures = 0
+from cli_checks import check, near, run, finish
 
 # The cluster the files describe: NVLink 360 GB/s per direction and 5 us per ring step inside a
 # node, 8 ports of 45 GB/s and 12 us per step between nodes (the DGX H100 of configs/devices has
@@ -79,22 +76,6 @@ def nccl_tests_output(nodes, g, root_column=True, time=ring_time, collective=Non
         s *= 2
     lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 123.456", "#"]
     return "\n".join(lines) + "\n"
-
-
-def run(*args):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-
-
-def near(a, b, rel):
-    return abs(a - b) <= rel * abs(b)
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -368,7 +349,4 @@ with tempfile.TemporaryDirectory() as d:
           "intra_node_latency_us = 7.14", "slow.ini not written")
     check(not os.path.exists(slow_out), "slow.ini written")
 
-if failures:
-    print(f"{failures} check(s) failed")
-    sys.exit(1)
-print("fit-comm: all checks passed")
+finish()
