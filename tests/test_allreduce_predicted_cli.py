@@ -21,30 +21,20 @@ import io
 import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
 
-BIN = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
+from cli_checks import check, near, run, finish
 
 
 def predict(*args):
-    p = subprocess.run([BIN, "allreduce", "--format", "csv", *args], capture_output=True,
-                       text=True)
-    check(p.returncode == 0, f"allreduce {' '.join(args)}: exit {p.returncode}: {p.stderr}")
-    return list(csv.DictReader(io.StringIO(p.stdout)))
+    rc, out, err = run("allreduce", "--format", "csv", *args)
+    check(rc == 0, f"allreduce {' '.join(args)}: exit {rc}: {err}")
+    return list(csv.DictReader(io.StringIO(out)))
 
 
-def near(got, want, tol, what):
-    check(abs(got / want - 1) <= tol, f"{what}: {got:.1f} GB/s, measured {want} (+-{tol:.0%})")
+def near_measured(got, want, tol, what):
+    """Checks a predicted bandwidth against a measured one within tol (0.05: 5%)."""
+    check(near(got, want, tol), f"{what}: {got:.1f} GB/s, measured {want} (+-{tol:.0%})")
 
 
 tmp = tempfile.mkdtemp()
@@ -59,19 +49,19 @@ with open(no_nvls, "w") as f:
 nvls_measured = {2: 370, 3: 370, 4: 370, 5: 420, 6: 440, 7: 460, 8: 480}
 for g, busbw in nvls_measured.items():
     row = predict("--device", "h100", "-g", str(g), "--min-bytes", "2G", "--max-bytes", "2G")[0]
-    near(float(row["busbw_gb_s"]), busbw, 0.05, f"h100 x {g}, NCCL with NVLS")
+    near_measured(float(row["busbw_gb_s"]), busbw, 0.05, f"h100 x {g}, NCCL with NVLS")
     check(row["algorithm"] == ("nvls" if g >= 4 else "ring"),
           f"h100 x {g}: algorithm {row['algorithm']}")
 for g in (2, 4, 8):
     row = predict("--device", no_nvls, "-g", str(g), "--min-bytes", "2G", "--max-bytes", "2G")[0]
-    near(float(row["busbw_gb_s"]), 370, 0.05, f"h100 x {g}, ring")
+    near_measured(float(row["busbw_gb_s"]), 370, 0.05, f"h100 x {g}, ring")
 row = predict("--device", "h100", "--min-bytes", "4G", "--max-bytes", "4G")[0]
-near(float(row["algbw_gb_s"]), 275, 0.05, "h100 x 8 NVLS algbw (nccl-tests#212)")
+near_measured(float(row["algbw_gb_s"]), 275, 0.05, "h100 x 8 NVLS algbw (nccl-tests#212)")
 # A100 and two H100 nodes without NVLS
 row = predict("--device", "a100", "--min-bytes", "4G", "--max-bytes", "4G")[0]
-near(float(row["busbw_gb_s"]), 232.54, 0.05, "a100 x 8 (nccl-tests#175)")
+near_measured(float(row["busbw_gb_s"]), 232.54, 0.05, "a100 x 8 (nccl-tests#175)")
 row = predict("--device", no_nvls, "--nodes", "2", "--min-bytes", "4G", "--max-bytes", "4G")[0]
-near(float(row["busbw_gb_s"]), 368.76, 0.05, "2 x h100 x 8, NVLS off (nccl-tests#309)")
+near_measured(float(row["busbw_gb_s"]), 368.76, 0.05, "2 x h100 x 8, NVLS off (nccl-tests#309)")
 # NCCL's choice by size on one node (nccl-tests#309): ring/LL to 1 MB, NVLS/Simple from 2 MB
 for row in predict("--device", "h100", "--min-bytes", "8", "--max-bytes", "16G"):
     b = int(row["bytes"])
@@ -93,17 +83,15 @@ for row in predict("--device", "h200", "--nodes", "64", "--min-bytes", "16M",
 # the hierarchical ring, read back by fit-comm, gives the description's own [node] terms
 files = []
 for nodes in (1, 2):
-    p = subprocess.run([BIN, "allreduce", "--device", "h100", "--collective", "ring", "--nodes",
-                        str(nodes), "--min-bytes", "1M", "--max-bytes", "1G", "--format", "csv"],
-                       capture_output=True, text=True)
+    rc, out, err = run("allreduce", "--device", "h100", "--collective", "ring", "--nodes",
+                       str(nodes), "--min-bytes", "1M", "--max-bytes", "1G", "--format", "csv")
     files.append(os.path.join(tmp, f"ring-{nodes}.csv"))
     with open(files[-1], "w") as f:
-        f.write(p.stdout)
-p = subprocess.run([BIN, "fit-comm", *files, "--device-base", "h100", "--collective", "ring",
-                    "--format", "csv"],
-                   capture_output=True, text=True)
-check(p.returncode == 0, f"fit-comm of predicted CSVs: {p.stderr}")
-fitted = {r["level"]: r for r in csv.DictReader(io.StringIO(p.stdout))}
+        f.write(out)
+rc, out, err = run("fit-comm", *files, "--device-base", "h100", "--collective", "ring",
+                   "--format", "csv")
+check(rc == 0, f"fit-comm of predicted CSVs: {err}")
+fitted = {r["level"]: r for r in csv.DictReader(io.StringIO(out))}
 for level, bandwidth, latency in (("intra", 370.8, 3.4), ("inter", 50, 14)):
     r = fitted.get(level, {"bandwidth_gb_s": "nan", "latency_us": "nan", "fitted": "0"})
     check(r["fitted"] == "1" and abs(float(r["bandwidth_gb_s"]) / bandwidth - 1) < 0.01 and
@@ -116,7 +104,7 @@ for level, bandwidth, latency in (("intra", 370.8, 3.4), ("inter", 50, 14)):
 # network's 8 x 50 GB/s is faster than NVLink, so the runs cannot tell it)
 row = predict("--device", "h100", "--algorithm", "Ring", "--protocol", "Simple",
               "--min-bytes", "2G", "--max-bytes", "2G")[0]
-near(float(row["busbw_gb_s"]), 370, 0.05, "h100 x 8, NCCL_ALGO=Ring NCCL_PROTO=Simple")
+near_measured(float(row["busbw_gb_s"]), 370, 0.05, "h100 x 8, NCCL_ALGO=Ring NCCL_PROTO=Simple")
 check((row["algorithm"], row["protocol"]) == ("ring", "Simple"), f"forced ring: {row}")
 files = []
 for nodes in (1, 2):
@@ -129,19 +117,19 @@ for nodes in (1, 2):
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-p = subprocess.run([BIN, "fit-comm", *files, "--device-base", "h100", "--collective", "nccl",
-                    "--format", "csv"], capture_output=True, text=True)
-fitted = {r["level"]: r for r in csv.DictReader(io.StringIO(p.stdout))}
+rc, out, err = run("fit-comm", *files, "--device-base", "h100", "--collective", "nccl",
+                   "--format", "csv")
+fitted = {r["level"]: r for r in csv.DictReader(io.StringIO(out))}
 intra = fitted.get("intra", {"bandwidth_gb_s": "nan", "latency_us": "nan"})
-check(p.returncode == 0 and abs(float(intra["bandwidth_gb_s"]) / 370.8 - 1) < 0.01 and
+check(rc == 0 and abs(float(intra["bandwidth_gb_s"]) / 370.8 - 1) < 0.01 and
       abs(float(intra["latency_us"]) / 3.4 - 1) < 0.01,
-      f"fit-comm --collective nccl of forced ring sweeps: {p.stdout} {p.stderr}")
+      f"fit-comm --collective nccl of forced ring sweeps: {out} {err}")
 
 # JSON names the collective the description chose: NCCL's for the GPUs, the ring for the CPU
 for device, want in (("h100", "nccl"), ("cpu", "ring")):
-    p = subprocess.run([BIN, "allreduce", "--device", device, "--min-bytes", "1M",
-                        "--max-bytes", "2M", "--format", "json"], capture_output=True, text=True)
-    d = json.loads(p.stdout)
+    rc, out, err = run("allreduce", "--device", device, "--min-bytes", "1M", "--max-bytes", "2M",
+                       "--format", "json")
+    d = json.loads(out)
     check(d["collective"] == want and len(d["results"]) == 2 and d["device"] == device,
           f"{device} JSON: {d}")
 
@@ -158,15 +146,14 @@ for device, args, fmt, want in ((no_arch, [], "table", caveat),
                                  "(NCCL_ALGO=Ring, NCCL_PROTO=any)"),
                                 ("h100", [], "json", ""),
                                 ("h100", ["--collective", "ring"], "json", "")):
-    p = subprocess.run([BIN, "allreduce", "--device", device, "--nodes", "2", "--min-bytes", "1M",
-                        "--max-bytes", "1M", "--format", fmt, *args], capture_output=True,
-                       text=True)
+    rc, out, err = run("allreduce", "--device", device, "--nodes", "2", "--min-bytes", "1M",
+                       "--max-bytes", "1M", "--format", fmt, *args)
     if fmt == "json":
-        got = json.loads(p.stdout).get("restriction") if p.returncode == 0 else None
+        got = json.loads(out).get("restriction") if rc == 0 else None
         ok = got == want
     else:
-        ok = p.returncode == 0 and want in p.stdout.splitlines()[0]
-    check(ok, f"allreduce --device {device} {' '.join(args)} --format {fmt}: {p.stdout!r}")
+        ok = rc == 0 and want in out.splitlines()[0]
+    check(ok, f"allreduce --device {device} {' '.join(args)} --format {fmt}: {out!r}")
 
 # options of one mode refused in the other, in one line, exit 2
 for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run"),
@@ -185,9 +172,9 @@ for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run
                      (["--device", "h100", "--op", "all_to_all"],
                       "op all_to_all: expected all_reduce, all_gather or reduce_scatter"),
                      (["--op", "all_gather"], "--op describes a predicted layout")):
-    p = subprocess.run([BIN, "allreduce", *args], capture_output=True, text=True)
-    check(p.returncode != 0 and phrase in p.stderr and p.stderr.count("\n") == 1,
-          f"allreduce {' '.join(args)}: exit {p.returncode}, {p.stderr!r}")
+    rc, out, err = run("allreduce", *args)
+    check(rc != 0 and phrase in err and err.count("\n") == 1,
+          f"allreduce {' '.join(args)}: exit {rc}, {err!r}")
 
 # all_gather_perf and reduce_scatter_perf on tests/data/curve/round_device.ini's ring, 2 nodes
 # of 4, 1 MiB (the gathered buffer): 3/4 x 1,048,576 / 100e9 + 3 x 2 us inside, 1/2 x
@@ -196,15 +183,13 @@ for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run
 for op, seconds, factor in (("all_gather", 4.507872e-5, 7 / 8),
                             ("reduce_scatter", 4.507872e-5, 7 / 8),
                             ("all_reduce", 9.015744e-5, 14 / 8)):
-    p = subprocess.run([BIN, "allreduce", "--format", "csv", "--device",
-                        "tests/data/curve/round_device.ini", "--nodes", "2", "--op", op,
-                        "--min-bytes", "1048576", "--max-bytes", "1048576"],
-                       capture_output=True, text=True)
-    rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    rc, out, err = run("allreduce", "--format", "csv", "--device",
+                       "tests/data/curve/round_device.ini", "--nodes", "2", "--op", op,
+                       "--min-bytes", "1048576", "--max-bytes", "1048576")
+    rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
     ok = len(rows) == 1 and abs(float(rows[0]["time_s"]) / seconds - 1) < 1e-6
     algbw = 1048576 / seconds / 1e9
     ok = ok and abs(float(rows[0]["busbw_gb_s"]) - algbw * factor) < 1e-3
-    check(ok, f"--op {op}: {seconds} s, busbw x {factor}: {p.stdout!r} {p.stderr!r}")
+    check(ok, f"--op {op}: {seconds} s, busbw x {factor}: {out!r} {err!r}")
 
-print("ok" if not failures else f"{failures} failures")
-sys.exit(1 if failures else 0)
+finish()
