@@ -4,38 +4,31 @@
 usage: test_devices_cli.py SCALEMETER_BIN"""
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-BIN = sys.argv[1]
+from cli_checks import check, near, run, finish
+
 NAMES = ["h100", "h100-pcie", "h200", "b200", "a100", "a100-pcie-40gb", "a100-pcie-80gb", "a10",
          "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090", "h100-96gb-500w"]
-failures = []
 
 
-def check(what, got, want, tol=0.005):
+def expect(what, got, want, tol=0.005):
+    """Checks a listed figure: within tol of a number, equal to anything else (None: absent)."""
     if not isinstance(want, (int, float)) or got is None:
         ok = got == want
     else:
-        ok = abs(got - want) <= tol * abs(want)
-    if not ok:
-        failures.append(f"{what}: got {got}, expected {want}")
+        ok = near(got, want, tol)
+    check(ok, f"{what}: got {got}, expected {want}")
 
 
-def run(*args):
-    return subprocess.run([BIN] + list(args), capture_output=True, text=True)
-
-
-r = run("devices", "--format", "json")
-if r.returncode != 0:
-    sys.exit(f"FAIL: devices --format json: {r.stderr}")
-devs = {d["device"]: d for d in json.loads(r.stdout)["devices"]}
+rc, out, err = run("devices", "--format", "json")
+check(rc == 0, f"devices --format json: {err}")
+if rc != 0:
+    finish()
+devs = {d["device"]: d for d in json.loads(out)["devices"]}
 for n in NAMES:
-    if n not in devs:
-        failures.append(f"{n}: not listed")
-    elif not devs[n]["source"]:
-        failures.append(f"{n}: no source")
+    check(n in devs, f"{n}: not listed")
+    check(n not in devs or devs[n]["source"], f"{n}: no source")
 # datasheet figures (dense TFLOPS, GB/s), typed in from the datasheets, not from the files
 sheet = {
     ("h100", "bf16"): 989.4, ("h100", "fp32"): 66.9,
@@ -49,70 +42,69 @@ sheet = {
     ("h100-96gb-500w", "bf16"): 989.4, ("h100-96gb-500w", "fp32"): 66.9,
 }
 for (n, p), want in sheet.items():
-    check(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
+    expect(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
 for n, bw in {"a100": 2039, "t4": 320, "l4": 300, "v100": 900, "h100": 3350, "h200": 4800,
               "a100-pcie-40gb": 1555, "a100-pcie-80gb": 1935, "l40s": 864, "rtx4090": 1008,
               "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400}.items():
-    check(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
+    expect(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
 # memory: nvidia-smi's MiB totals / 1024 (T4 15360, L4 23034, V100 16 GB 16160, A100 81920)
 for n, mib in {"t4": 15360, "l4": 23034, "v100": 16160, "a100": 81920}.items():
-    check(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
+    expect(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
 # torchtitan's Grand Teton H100s: 96 GB HBM2e, 94 GiB as reported (arXiv 2604.11391), 500 W
-check("h100-96gb-500w memory", devs["h100-96gb-500w"]["memory_gib"], 94)
-check("h100-96gb-500w power", devs["h100-96gb-500w"]["power_limit_w"], 500)
-check("h100-96gb-500w memory type", devs["h100-96gb-500w"]["memory_type"], "hbm2e")
+expect("h100-96gb-500w memory", devs["h100-96gb-500w"]["memory_gib"], 94)
+expect("h100-96gb-500w power", devs["h100-96gb-500w"]["power_limit_w"], 500)
+expect("h100-96gb-500w memory type", devs["h100-96gb-500w"]["memory_type"], "hbm2e")
 for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1,
              "h100-96gb-500w": 8}.items():
-    check(f"{n} devices per node", devs[n]["devices_per_node"], g)
+    expect(f"{n} devices per node", devs[n]["devices_per_node"], g)
 # the FP32 peak is SMs x FP32 lanes x 2 FLOP x boost clock (the whitepapers' arithmetic)
 for n in NAMES:
     d = devs[n]
     derived = d["sm_count"] * d["fp32_lanes_per_sm"] * 2 * d["boost_clock_mhz"] / 1e6
-    check(f"{n} fp32 from SMs and clock", d["peak_tflops"]["fp32"], derived, tol=0.03)
+    expect(f"{n} fp32 from SMs and clock", d["peak_tflops"]["fp32"], derived, tol=0.03)
 # the architecture's defaults (docs/devices.md): 64 lanes reach 0.85; 128 lanes
 # (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada tf32 0.3;
 # each times the part's sustained/boost clock over that of the part they were measured on
 # (H100 SXM 1830/1980 MHz, A100 SXM 1305/1410, V100 SXM2 taken at its boost). Parts at their
 # reference's power per SM, or without a power model, keep them:
-check("v100 fp32 efficiency", devs["v100"]["efficiency"]["fp32"], 0.85)
-check("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.3)
-check("h200 bf16 efficiency", devs["h200"]["efficiency"]["bf16"], 0.7)
-check("l40s fp32 efficiency", devs["l40s"]["efficiency"]["fp32"], 0.76)
-check("h100 bf16 efficiency", devs["h100"]["efficiency"]["bf16"], 0.7)  # its own, measured
+expect("v100 fp32 efficiency", devs["v100"]["efficiency"]["fp32"], 0.85)
+expect("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.3)
+expect("h200 bf16 efficiency", devs["h200"]["efficiency"]["bf16"], 0.7)
+expect("l40s fp32 efficiency", devs["l40s"]["efficiency"]["fp32"], 0.76)
+expect("h100 bf16 efficiency", devs["h100"]["efficiency"]["bf16"], 0.7)  # its own, measured
 # T4: the Turing model is anchored at 900 MHz at 70 W: 0.7 x 900 / 1590 = 0.3962
-check("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.3962)
-check("t4 fp32 efficiency", devs["t4"]["efficiency"]["fp32"], 0.4811)  # 0.85 x 900 / 1590
+expect("t4 fp16 efficiency", devs["t4"]["efficiency"]["fp16"], 0.3962)
+expect("t4 fp32 efficiency", devs["t4"]["efficiency"]["fp32"], 0.4811)  # 0.85 x 900 / 1590
 # L4: sustained_clock_mhz = 1190 (Ada has no model): 0.76 x (1190 / 2040) / (1305 / 1410)
 # = 0.76 x 0.5833 / 0.9255 = 0.4790
-check("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.4790)
+expect("l4 fp32 efficiency", devs["l4"]["efficiency"]["fp32"], 0.4790)
 # Hopper's model by hand: W per SM 700/132 = 5.3030 at 1.83 GHz and 350/114 = 3.0702 at 1.39:
 # k = (5.3030 - 3.0702) / (1.83^3 - 1.39^3) = 2.2328 / 3.4429 = 0.64855 W per SM per GHz^3,
 # s = 5.3030 - 0.64855 x 6.1285 = 1.3284 W per SM. At 500 W: (3.7879 - 1.3284) / 0.64855
 # = 3.7923, cube root 1.5595 GHz; 1559.5 / 1830 = 0.8522 of the 700 W part's: 0.7 x 0.8522
-check("h100-96gb-500w bf16 efficiency", devs["h100-96gb-500w"]["efficiency"]["bf16"], 0.5965)
+expect("h100-96gb-500w bf16 efficiency", devs["h100-96gb-500w"]["efficiency"]["bf16"], 0.5965)
 # H100 PCIe at 350 W: its own 1390 MHz,
 # 1390 / 1755 over 1830 / 1980 = 0.8569: 0.7 x 0.8569
-check("h100-pcie bf16 efficiency", devs["h100-pcie"]["efficiency"]["bf16"], 0.5998)
+expect("h100-pcie bf16 efficiency", devs["h100-pcie"]["efficiency"]["bf16"], 0.5998)
 # Hopper's convolutions at fp16/bf16: 0.35 at the 700 W part's clock, 0.35 x 0.8569 here; the
 # h100's own key; an Ampere part's convolutions at its matrix products' rate
-check("h100-pcie bf16 conv efficiency", devs["h100-pcie"]["conv_efficiency"]["bf16"], 0.2999)
-check("h100 bf16 conv efficiency", devs["h100"]["conv_efficiency"]["bf16"], 0.35)
-check("h100 tf32 conv efficiency", devs["h100"]["conv_efficiency"]["tf32"], 0.44)
-check("a100 bf16 conv efficiency", devs["a100"]["conv_efficiency"]["bf16"], 0.7)
+expect("h100-pcie bf16 conv efficiency", devs["h100-pcie"]["conv_efficiency"]["bf16"], 0.2999)
+expect("h100 bf16 conv efficiency", devs["h100"]["conv_efficiency"]["bf16"], 0.35)
+expect("h100 tf32 conv efficiency", devs["h100"]["conv_efficiency"]["tf32"], 0.44)
+expect("a100 bf16 conv efficiency", devs["a100"]["conv_efficiency"]["bf16"], 0.7)
 # Ampere's: one point (A100 SXM, 400 W, 108 SMs, 1305 MHz) and Hopper's static share
 # 1.3284 / 5.3030 = 0.2505: s = 0.2505 x 3.7037 = 0.9278, k = (3.7037 - 0.9278) / 1.305^3
 # = 1.2490. A100 PCIe 40 GB at 250 W: (2.3148 - 0.9278) / 1.2490 = 1.1105, cube root 1.0355
 # GHz; 1035.5 / 1305 = 0.7935: 0.7 x 0.7935 at bf16
-check("a100-pcie-40gb bf16 efficiency", devs["a100-pcie-40gb"]["efficiency"]["bf16"], 0.5555)
+expect("a100-pcie-40gb bf16 efficiency", devs["a100-pcie-40gb"]["efficiency"]["bf16"], 0.5555)
 # memory: HBM 0.7 (H100's); GDDR6 0.7 x 0.77 / 0.79 = 0.68; GDDR6X 0.7 x 0.87 / 0.79 = 0.77
 for n, m in {"v100": 0.7, "a100": 0.7, "h200": 0.7, "t4": 0.68, "l4": 0.68, "rtx4090": 0.77}.items():
-    check(f"{n} memory efficiency", devs[n]["memory_efficiency"], m)
+    expect(f"{n} memory efficiency", devs[n]["memory_efficiency"], m)
 
-r = run("devices", "--format", "csv")
-if not r.stdout.startswith("device,description,peak_fp32_tflops,"):
-    failures.append("csv header")
-if "\nt4,NVIDIA T4 16 GB,8.1,,65,,15,320,1,40,1590,4,turing,gddr6," not in r.stdout:
-    failures.append("csv row of t4: " + r.stdout[:200])
+rc, out, err = run("devices", "--format", "csv")
+check(out.startswith("device,description,peak_fp32_tflops,"), "csv header")
+check("\nt4,NVIDIA T4 16 GB,8.1,,65,,15,320,1,40,1590,4,turing,gddr6," in out,
+      "csv row of t4: " + out[:200])
 
 # the loader refuses peaks the architecture cannot have, naming file and line
 base = """[device]
@@ -137,9 +129,9 @@ with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bad.ini")
         with open(path, "w") as f:
             f.write(base % (extra, lanes))
-        r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
-        if r.returncode == 0 or want not in r.stderr or r.stderr.count("\n") != 1:
-            failures.append(f"{extra}, {lanes} lanes: rc {r.returncode}, {r.stderr!r}")
+        rc, out, err = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+        check(rc != 0 and want in err and err.count("\n") == 1,
+              f"{extra}, {lanes} lanes: rc {rc}, {err!r}")
 
 # the loader refuses a clock or a power limit the part cannot have, naming file and line
 node = """[node]
@@ -168,53 +160,48 @@ with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bad.ini")
         with open(path, "w") as f:
             f.write(hopper % extra)
-        r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
-        if r.returncode == 0 or path + want not in r.stderr or r.stderr.count("\n") != 1:
-            failures.append(f"{extra}: rc {r.returncode}, {r.stderr!r}")
+        rc, out, err = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+        check(rc != 0 and path + want in err and err.count("\n") == 1,
+              f"{extra}: rc {rc}, {err!r}")
     # a generation the table lacks, named at its line (6) as every other bad value is
     path = os.path.join(tmp, "bad.ini")
     with open(path, "w") as f:
         f.write((hopper % "").replace("tensor_cores = hopper", "tensor_cores = kepler"))
-    r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    rc, out, err = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
     want = (path + ":6: tensor_cores = kepler: expected none, volta, turing, ampere, ada, "
             "hopper or blackwell")
-    if r.returncode == 0 or want not in r.stderr or r.stderr.count("\n") != 1:
-        failures.append(f"tensor_cores = kepler: rc {r.returncode}, {r.stderr!r}")
+    check(rc != 0 and want in err and err.count("\n") == 1,
+          f"tensor_cores = kepler: rc {rc}, {err!r}")
     path = os.path.join(tmp, "bad.ini")
     with open(path, "w") as f:
         f.write("[device]\npeak_fp32_tflops = 66.9\nmemory_bandwidth_gb_s = 3350\n"
                 "sustained_clock_mhz = 1500\n" + node)
-    r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
-    if r.returncode == 0 or path + ":4: sustained_clock_mhz without boost_clock_mhz" not in r.stderr:
-        failures.append(f"sustained clock without boost: rc {r.returncode}, {r.stderr!r}")
+    rc, out, err = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    check(rc != 0 and path + ":4: sustained_clock_mhz without boost_clock_mhz" in err,
+          f"sustained clock without boost: rc {rc}, {err!r}")
 
     # max_devices_per_node: -g up to it (a PCIe part's 8- or 10-card servers), one line past it
     # or below devices_per_node
     path = os.path.join(tmp, "pcie.ini")
     with open(path, "w") as f:
         f.write(hopper % "" + "max_devices_per_node = 8\n")
-    r = run("predict", "resnet18", "--device", path, "-g", "8", "--batch", "8")
-    if r.returncode != 0:
-        failures.append(f"-g 8 within max_devices_per_node 8: {r.stderr!r}")
-    r = run("predict", "resnet18", "--device", path, "-g", "9", "--batch", "8")
-    if r.returncode == 0 or "a node holds at most 8 devices, not 9" not in r.stderr:
-        failures.append(f"-g 9 past max_devices_per_node 8: rc {r.returncode}, {r.stderr!r}")
+    rc, out, err = run("predict", "resnet18", "--device", path, "-g", "8", "--batch", "8")
+    check(rc == 0, f"-g 8 within max_devices_per_node 8: {err!r}")
+    rc, out, err = run("predict", "resnet18", "--device", path, "-g", "9", "--batch", "8")
+    check(rc != 0 and "a node holds at most 8 devices, not 9" in err,
+          f"-g 9 past max_devices_per_node 8: rc {rc}, {err!r}")
     with open(path, "w") as f:
         f.write((hopper % "").replace("devices_per_node = 1", "devices_per_node = 2") +
                 "max_devices_per_node = 1\n")
-    r = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
-    if r.returncode == 0 or "max_devices_per_node 1 is below devices_per_node 2" not in r.stderr:
-        failures.append(f"max below devices_per_node: rc {r.returncode}, {r.stderr!r}")
+    rc, out, err = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    check(rc != 0 and "max_devices_per_node 1 is below devices_per_node 2" in err,
+          f"max below devices_per_node: rc {rc}, {err!r}")
     # the shipped PCIe parts take their servers' card counts (configs/devices: sources there)
     for dev, most in (("h100-pcie", 8), ("a100-pcie-80gb", 10), ("l40s", 8)):
-        ok = run("curve", "resnet50", "--device", dev, "--batch", "8", "--nodes", "1", "-g",
-                 str(most), "--format", "csv")
-        past = run("curve", "resnet50", "--device", dev, "--batch", "8", "--nodes", "1", "-g",
-                   str(most + 1))
-        if ok.returncode != 0 or past.returncode == 0:
-            failures.append(f"{dev}: -g {most} rc {ok.returncode}, -g {most + 1} rc {past.returncode}")
+        ok, _, _ = run("curve", "resnet50", "--device", dev, "--batch", "8", "--nodes", "1",
+                       "-g", str(most), "--format", "csv")
+        past, _, _ = run("curve", "resnet50", "--device", dev, "--batch", "8", "--nodes", "1",
+                         "-g", str(most + 1))
+        check(ok == 0 and past != 0, f"{dev}: -g {most} rc {ok}, -g {most + 1} rc {past}")
 
-if failures:
-    print("FAIL:\n  " + "\n  ".join(failures))
-    sys.exit(1)
-print(f"{len(NAMES)} descriptions against their datasheets: ok")
+finish()
