@@ -40,12 +40,27 @@ enum {
     X_KERNELS_FWD,
     X_KERNELS_BWD,
     X_SERIAL_BYTES,
+    X_UPCAST_BYTES,
+    X_SAVED_UPCAST_BYTES,
     X_COUNT
 };
 static const char *const expect_keys[X_COUNT] = {
-    "macs",         "flops",        "weights",       "param_tensors",     "bwd_flops",
-    "saved_inputs", "saved_output", "aliases_input", "saved_extra_elems", "saved_extra_bytes",
-    "bytes",        "kernels_fwd",  "kernels_bwd",   "serial_bytes",
+    "macs",
+    "flops",
+    "weights",
+    "param_tensors",
+    "bwd_flops",
+    "saved_inputs",
+    "saved_output",
+    "aliases_input",
+    "saved_extra_elems",
+    "saved_extra_bytes",
+    "bytes",
+    "kernels_fwd",
+    "kernels_bwd",
+    "serial_bytes",
+    "upcast_bytes",
+    "saved_upcast_bytes",
 };
 
 typedef struct conf_case {
@@ -296,6 +311,10 @@ static long long got_value(const sm_layer *l, int k)
         return l->m.kernels_fwd;
     case X_SERIAL_BYTES:
         return l->m.serial_bytes;
+    case X_UPCAST_BYTES:
+        return l->m.upcast_bytes;
+    case X_SAVED_UPCAST_BYTES:
+        return l->saved.upcast_bytes;
     default:
         return l->m.kernels_bwd;
     }

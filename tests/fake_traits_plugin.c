@@ -3,7 +3,10 @@
  * version 2 built it (no traits, no saved()), or with TEST_ABI4 as version 4 did (the same
  * descriptor; its metrics() sets none of version 5's kernel counts, as it knew none). With
  * TEST_SERIAL, half its bytes are declared serial_bytes (ABI 6); with TEST_SERIAL_TOO_MANY,
- * one byte more than its bytes, which the host refuses. */
+ * one byte more than its bytes, which the host refuses. With TEST_UPCAST it computes in fp32
+ * (ABI 7): as many bytes more at 16-bit activations as its fp32 bytes, and it keeps its input
+ * and 4 bytes more per output element then; TEST_UPCAST_NEGATIVE declares -1 bytes more, and
+ * TEST_PASSES_TOO_MANY 17 passes over attention scores, both refused. */
 #include <stddef.h>
 #include <scalemeter/plugin.h>
 
@@ -35,9 +38,26 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->serial_bytes = m->bytes / 2;
 #elif defined(TEST_SERIAL_TOO_MANY)
     m->serial_bytes = m->bytes + 1;
+#elif defined(TEST_UPCAST)
+    m->upcast_bytes = m->bytes;
+#elif defined(TEST_UPCAST_NEGATIVE)
+    m->upcast_bytes = -1;
+#elif defined(TEST_PASSES_TOO_MANY)
+    m->scores_passes_fwd = 17;
 #endif
     return 0;
 }
+
+#ifdef TEST_UPCAST
+static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                 sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)err;
+    s->inputs = 1;
+    s->upcast_bytes = sm_mul(4, sm_shape_elems(out));
+    return 0;
+}
+#endif
 
 static const sm_layer_type desc = {
 #ifdef TEST_ABI2
@@ -59,6 +79,9 @@ static const sm_layer_type desc = {
     .parse = parse,
     .infer = infer,
     .metrics = metrics,
+#ifdef TEST_UPCAST
+    .saved = saved,
+#endif
 };
 
 SM_DEFINE_PLUGIN(desc)

@@ -5,8 +5,9 @@ A case's `torch = EXPR` is the PyTorch module (or function) it models; this runs
 of 2 of the case's input and compares with the case's output shape, weights (sum of
 parameters' numel), param_tensors (len(parameters())), macs (multiply-accumulates of the
 matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter counts them,
-per sample), and bytes and serial_bytes (what the forward pass's aten ops read and write,
-tools/torch_eager_bytes.py, per sample). test_conformance then holds the plugin to the same
+per sample), bytes and serial_bytes (what the forward pass's aten ops read and write,
+tools/torch_eager_bytes.py, per sample) and upcast_bytes (what they move more in bf16 than half
+of that). test_conformance then holds the plugin to the same
 numbers, so that they are never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
 
 usage: test_conformance_torch.py [--derive] [CASES.ini...]
@@ -128,14 +129,41 @@ class SwiGLU(nn.Module):
 
 
 class RMSNorm(nn.Module):
-    """Llama's RMSNorm (torch 1.13 has no nn.RMSNorm)."""
-    def __init__(self, e, eps=1e-5):
+    """Llama's RMSNorm as Meta's reference code and torchtitan write it (torch 1.13 has no
+    nn.RMSNorm): computed in fp32, cast back; upcast=False leaves the casts out."""
+    def __init__(self, e, eps=1e-5, upcast=True):
         super().__init__()
         self.weight = nn.Parameter(torch.ones(e))
-        self.eps = eps
+        self.eps, self.upcast = eps, upcast
+
+    def _norm(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
 
     def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+        if self.upcast:
+            return self._norm(x.float()).type_as(x) * self.weight
+        return self._norm(x) * self.weight
+
+
+class BertSelf(nn.Module):
+    """Hugging Face's BertSelfAttention and the output projection of BertSelfOutput: the scores
+    divided by sqrt(d) and the extended attention mask (B x 1 x 1 S, made once per model
+    forward: a buffer here) added, each a kernel of its own."""
+    def __init__(self, e, heads, s):
+        super().__init__()
+        self.h, self.d = heads, e // heads
+        self.query, self.key, self.value, self.dense = (nn.Linear(e, e) for _ in range(4))
+        self.register_buffer("mask", torch.zeros(4, 1, 1, s))
+
+    def _heads(self, x):
+        n, s, _ = x.shape
+        return x.view(n, s, self.h, self.d).permute(0, 2, 1, 3)
+
+    def forward(self, x):
+        q, k, v = self._heads(self.query(x)), self._heads(self.key(x)), self._heads(self.value(x))
+        a = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.d) + self.mask[:x.shape[0]]
+        c = torch.matmul(a.softmax(-1), v).permute(0, 2, 1, 3).contiguous()
+        return self.dense(c.view(x.shape[0], x.shape[1], -1))
 
 
 class GQA(nn.Module):
@@ -217,7 +245,30 @@ def instance(expr, shape):
     return m, torch.randn(2, *dims)
 
 
-def derive(expr, shape):
+def upcast_bytes(m, x):
+    """Bytes one sample's forward pass moves more in bf16 than half its fp32 bytes (plugin.h's
+    upcast_bytes: a module that computes in fp32 whatever its input), or "-" where PyTorch has
+    no bf16 CPU kernel for one of its ops. Per sample as the difference between batches of 4
+    and 2, so that what a pass moves once whatever the batch (a loss's total weight) is not
+    spread over the samples."""
+    if not x.dtype.is_floating_point:
+        return "0"
+
+    def more(batch):
+        xb = torch.cat([x] * (batch // x.shape[0]))
+        full, _ = torch_eager_bytes.forward_bytes(m.to(torch.float32), xb)
+        half, _ = torch_eager_bytes.forward_bytes(m.to(torch.bfloat16), xb.to(torch.bfloat16))
+        return 2 * half - full
+
+    try:
+        return str((more(4) - more(2)) // 4)
+    except RuntimeError:
+        return "-"
+    finally:
+        m.to(torch.float32)
+
+
+def derive(expr, shape, upcast=True):
     m, x = instance(expr, shape)
     counter = MacCounter()
     with counter:
@@ -230,6 +281,7 @@ def derive(expr, shape):
         "macs": str(counter.macs // 2),  # per sample of the batch of 2
         "bytes": str(moved // 2),
         "serial_bytes": str(serial // 2),
+        "upcast_bytes": upcast_bytes(m, x) if upcast else "-",
     }
 
 
@@ -245,11 +297,12 @@ def main(argv):
     show = "--derive" in argv
     failed = checked = 0
     for path, line, section, kv in all_cases([a for a in argv if a != "--derive"]):
-        got = derive(kv["torch"], kv["input"])
+        got = derive(kv["torch"], kv["input"], show or "upcast_bytes" in kv)
         if show:
             print(f"{path}:{line} {section} " + " ".join(f"{k}={v}" for k, v in got.items()))
             continue
-        for key in ("output", "weights", "param_tensors", "macs", "bytes", "serial_bytes"):
+        for key in ("output", "weights", "param_tensors", "macs", "bytes", "serial_bytes",
+                    "upcast_bytes"):
             if key not in kv:
                 continue
             checked += 1

@@ -81,6 +81,36 @@ static const error_case cases[] = {
  * at 2 bytes with a 1-byte mask, 2 x 10 x 5 = 100 bytes in either pass. A fused kernel drops
  * the score bytes and recomputes the score product in the backward pass (the matrix share of
  * the backward FLOPs, 0.6 x 200, plus 20). */
+/* Score passes (plugin.h, ABI 7): an attention that divides its scores and adds a mask in
+ * kernels of their own, 2 passes forward and 1 backward. Its 400 score bytes at fp32 are eight
+ * reads or writes of every score (four, and two per pass), 25 bytes each at bf16: forward,
+ * the score product's write and the context's read overlap the arithmetic (300 other bytes +
+ * 50), the softmax and the two passes do not (2 x 25 + 4 x 25 = 150); backward, both doubled
+ * but for the passes, which add their own one (700 and 2 x 50 + 2 x 25 = 150). A fused
+ * kernel drops them all. */
+static void test_score_passes(void)
+{
+    sm_device v = {.mask_bytes = 1};
+    sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
+    sm_layer l = {.type = &attention};
+    l.m.scores_bytes = 400, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
+    sm_metrics m = {
+        .flops = 100, .matmul_flops = 60, .bwd_flops = 200, .bytes = 1000, .scores_bytes = 400};
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    CHECK_EQ(f.bytes, 350);
+    CHECK_EQ(f.serial_bytes, 150);
+    CHECK_EQ(b.bytes, 700);
+    CHECK_EQ(b.serial_bytes, 150);
+    v.fused_attention = 1;
+    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(f.serial_bytes, 0);
+    CHECK_EQ(b.bytes, 600);
+    CHECK_EQ(b.serial_bytes, 0);
+}
+
 static void test_pass_work(void)
 {
     sm_device v = {.mask_bytes = 1};
@@ -162,6 +192,7 @@ int main(void)
     sm_device dev;
     char path_buf[4096];
     test_pass_work();
+    test_score_passes();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *path = net_file(cases[i].text);
         st.msg[0] = '\0';

@@ -26,7 +26,8 @@
  *       profiler mm + bmm FLOPs / 2                                          -> 1360
  *   and torch.autograd.graph.saved_tensors_hooks on Llama's RMSNorm(8) and the MLP at x 3x8:
  *   75 and 96 saved activation elements, input included (plugins/rmsnorm/rmsnorm.c and
- *   plugins/swiglu/swiglu.c list them).
+ *   plugins/swiglu/swiglu.c list them); the RMSNorm with its casts, x.float() ... .type_as(x),
+ *   in bfloat16: 252 bytes.
  * - backward: central finite differences of the forward pass (tests/gradient_check.h).
  */
 #include "gradient_check.h"
@@ -63,6 +64,16 @@ static void test_counts(void)
         CHECK_EQ(m.flops, 105);
         CHECK_EQ(m.macs, 0);
         CHECK_EQ(s.inputs, 1u);
+        CHECK_EQ(24 + s.extra_elems, 75);
+        /* in bf16, with its casts: x.float() and a second 3x8 fp32 tensor, the fp32 rsqrt and
+         * the normalised x cast down, 4 x 48 + 4 x 3 + 2 x 24 = 252 bytes (the same hooks on
+         * the module in bfloat16; plugins/rmsnorm/rmsnorm.c) */
+        CHECK_EQ(2 * (24 + s.extra_elems) + s.upcast_bytes, 252);
+    }
+    /* without the casts the bytes follow the activations */
+    if (layer_of(NET("3x8", "g = rmsnorm upcast=false\n"), &m, &s) == 0) {
+        CHECK_EQ(m.upcast_bytes, 0);
+        CHECK_EQ(s.upcast_bytes, 0);
         CHECK_EQ(24 + s.extra_elems, 75);
     }
     /* swiglu E 8, F 6 on 3 rows: PyTorch 144 weights in 3, 432 MACs; FLOPs 2 x 432 + 6 x 18

@@ -130,6 +130,45 @@ static void test_serial_bytes(void)
               "%s", st.msg);
 }
 
+/* ABI 7's upcast_bytes: a product of 256 rows x 1024 -> 1 (memory-bound: 524,288 FLOPs, at
+ * most 0.11 us, against 4 x (262,144 + 256) + 4 x 1024 weights = 1,053,696 bytes, 2.1 us at
+ * fp32) that computes in fp32 moves its 1,049,600 activation bytes more at bf16, 2.0992 us at
+ * 5e11 bytes/s, and nothing more at fp32; trained at bf16 it keeps its 256 x 1024 input at 2
+ * bytes, the bf16 copy of its 1024 weights autocast makes, and 4 bytes more per output element
+ * (256 x 4). Negative bytes, and more passes over attention scores than 16, are refused by
+ * name. */
+static void test_upcast_bytes(void)
+{
+    const char *plain = "y = user_matmul out=1", *upcast = "y = user_upcast out=1";
+    CHECK_NEAR(t_fwd(upcast, "fp32") - t_fwd(plain, "fp32"), 0, 1e-12);
+    CHECK_NEAR(t_fwd(upcast, "bf16") - t_fwd(plain, "bf16"), 1049600 / 5e11, 1e-12);
+    sm_network *net = load(upcast);
+    sm_memory_config c = {.half = 1, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_NEAR(m.activations, 256 * 1024 * 2.0 + 1024 * 2.0 + 256 * 4.0, 1e-12);
+    c.half = 0;
+    CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_NEAR(m.activations, 256 * 1024 * 4.0, 1e-12);
+    sm_network_free(net);
+    char text[256];
+    snprintf(text, sizeof text,
+             "[network]\nname = t\ninput = 256x1024\n[layers]\ny = user_badupcast out=1\n");
+    net = NULL;
+    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) != 0 && net == NULL);
+    CHECK_MSG(strstr(st.msg, ":5: layer y (user_badupcast): the plugin's upcast_bytes -1 is "
+                             "negative or overflows") != NULL,
+              "%s", st.msg);
+    snprintf(text, sizeof text,
+             "[network]\nname = t\ninput = 256x1024\n[layers]\ny = user_badpasses out=1\n");
+    net = NULL;
+    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) != 0 && net == NULL);
+    CHECK_MSG(strstr(st.msg, ":5: layer y (user_badpasses): the plugin's score passes (forward "
+                             "17, backward 0) are not within 0 to 16") != NULL,
+              "%s", st.msg);
+}
+
 static void test_families(void)
 {
     sm_network *net = load("y = user_attention out=1024");
@@ -168,6 +207,7 @@ int main(int argc, char **argv)
     test_abi2_defaults();
     test_abi4_defaults();
     test_serial_bytes();
+    test_upcast_bytes();
     test_families();
     test_in_tree_products();
     sm_registry_free(reg);

@@ -162,7 +162,9 @@ static sm_metrics block_totals(const sm_network *net, const char *name)
  * attention heads=4 bias=false causal=true: MACs 2576 (heads and the mask change no product),
  *   FLOPs 5152 + 56 + 3*4*49 = 5796, weights 256 in 2 tensors (nn.MultiheadAttention(8, 4,
  *   bias=False): 256 in 2), bytes 4 (1120 + 4*4*49) = 7616, bwd 11592.
- * attention packed=false: as the first, in 8 tensors (query, key, value, output, each w + b).
+ * attention packed=false: as the first, in 8 tensors (query, key, value, output, each w + b),
+ *   x read by each of the three projections: bytes 4 (22 S E + 4 h S^2) = 4 (1232 + 392) = 6496
+ *   (Hugging Face's BertSelfAttention under tools/torch_eager_bytes.py reads it three times).
  * select (index 0 and -1):       8, nothing counted (a view).
  * lm_head vocab=10:              7x10, MACs 7*8*10 = 560, FLOPs 1120, no weights, bwd 2240.
  * lm_head vocab=10 bias=true:    FLOPs 1120 + 70 = 1190, weights 10 in 1 tensor, bwd 2380.
@@ -177,7 +179,7 @@ static void test_small(void)
     check_layer(net, "cls", (expect){"7x8", 0, 0, 8, 1, 416, 8});
     check_layer(net, "attn", (expect){"7x8", 5726, 2576, 288, 4, 6048, 11452});
     check_layer(net, "attn_causal", (expect){"7x8", 5796, 2576, 256, 2, 7616, 11592});
-    check_layer(net, "attn_sep", (expect){"7x8", 5726, 2576, 288, 8, 6048, 11452});
+    check_layer(net, "attn_sep", (expect){"7x8", 5726, 2576, 288, 8, 6496, 11452});
     check_layer(net, "first", (expect){"8", 0, 0, 0, 0, 0, 0});
     check_layer(net, "last", (expect){"8", 0, 0, 0, 0, 0, 0});
     check_layer(net, "head", (expect){"7x10", 1120, 560, 0, 0, -1, 2240});
@@ -342,12 +344,13 @@ static void test_vit(void)
  *    22,951,821,312 at 256.)
  * FLOPs at S = 128 (docs/transformers.md has the sum written out):
  *   embeddings: add S E + position add S E + LayerNorm 5 S E = 688,128
- *   one layer: attention 2*327,155,712 + S E + 3*12*S^2 + 4 S E = 655,392,768; adds 2*98,304;
+ *   one layer: attention 2*327,155,712 + 12 S^2 (scores / sqrt(d)) + 12 S^2 (+ mask)
+ *              + 3*12*S^2 + 4 S E = 655,687,680; adds 2*98,304;
  *              LayerNorms 2*491,520; intermediate 2*301,989,888 + S F = 604,372,992;
  *              GELU 8 S F = 3,145,728; output 2*301,989,888 + S E = 604,078,080
- *              -> 1,868,169,216; 12 layers 22,418,030,592
+ *              -> 1,868,464,128; 12 layers 22,421,569,536
  *   pooler 2*589,824 + 768 + tanh 5*768 = 1,184,256
- *   total 22,419,902,976
+ *   total 22,423,441,920
  */
 static void test_bert(void)
 {
@@ -361,7 +364,7 @@ static void test_bert(void)
     check_layer(net, "embeddings.position_embeddings",
                 (expect){"128x768", 98304, 0, 393216, 1, -1, -1});
     check_layer(net, "encoder.layer.5.attention",
-                (expect){"128x768", 655392768, 327155712, 2362368, 8, -1, -1});
+                (expect){"128x768", 655687680, 327155712, 2362368, 8, -1, -1});
     check_layer(net, "encoder.layer.5.intermediate.dense",
                 (expect){"128x3072", 604372992, 301989888, 2362368, 2, -1, -1});
     check_layer(net, "encoder.layer.5.output.LayerNorm",
@@ -376,13 +379,13 @@ static void test_bert(void)
     EQ("bert encoder.layer.5 weights", l5.weights, 7087872);
     EQ("bert encoder.layer.5 tensors", l5.param_tensors, 16);
     EQ("bert encoder.layer.5 macs", l5.macs, 931135488);
-    EQ("bert encoder.layer.5 flops", l5.flops, 1868169216);
+    EQ("bert encoder.layer.5 flops", l5.flops, 1868464128);
 
     sm_metrics m = totals(net, 1);
     EQ("bert_base weights", m.weights, 109482240);
     EQ("bert_base param tensors", m.param_tensors, 199);
     EQ("bert_base macs at 128", m.macs, INT64_C(11174215680));
-    EQ("bert_base flops at 128", m.flops, INT64_C(22419902976));
+    EQ("bert_base flops at 128", m.flops, INT64_C(22423441920));
     EQ("bert_base conv inputs", m.inputs, 0);
     sm_network_free(net);
 

@@ -58,6 +58,9 @@ def megatron_tokens(tflops, l, h, s, v, recompute):
     return tflops * 1e12 / (blocks + 6 * h * v)
 
 
+# The 2021 row's published tokens/s per GPU at its 137 TFLOP/s (its FLOPs per token: 137e12 /
+# this), for the text's share of the A100's fp16 peak.
+MEGATRON_21_TPS = megatron_tokens(137, 24, 2304, 2048, 51200, True)
 OTHER_ROWS = [
     ("Megatron-LM GPT 1.7B, 32 x A100 80GB (4 nodes), batch 512, full recomputation",
      ["megatron_gpt_1_7b", "--device", "a100", "--nodes", "4", "-g", "8", "--batch", "16",
@@ -111,19 +114,25 @@ def main():
                      else f"- | {peak:.1f} | -")
         lines.append(f"| {label} | {tps:,} | {per_gpu:,.0f} | {pct(per_gpu, tps)} | "
                      f"{100 * p['mfu']:.1f}% | {mem_cells} |")
-    other = []
+    other, got = [], []  # got: (tokens/s per GPU, diff, MFU) per row, for the text
     for label, opts, figure, tps, source in OTHER_ROWS:
         p = json.loads(subprocess.run([a.bin, "predict", *opts, "--format", "json"],
                                       check=True, capture_output=True, text=True,
                                       cwd=ROOT).stdout)
         per_gpu = p["tokens_per_s"] / (int(p["nodes"]) * int(p["gpus_per_node"]))
+        got.append((per_gpu, pct(per_gpu, tps), 100 * p["mfu"]))
         other.append(f"| {label} | {figure} | {tps:,.0f} | {per_gpu:,.0f} | {pct(per_gpu, tps)} "
                      f"| {100 * p['mfu']:.1f}% | `{' '.join(opts)}` |")
+    bert = sorted((float(d[:-1]), d) for _, d, _ in got[2:])
     cmd = " ".join(["scalemeter predict MODEL --device D --nodes N -g 8 --batch B", *COMMON[:-2]])
     text = TEMPLATE.format(table="\n".join(lines), cmd=cmd, h100=TORCHTITAN_H100,
                            a100=TORCHTITAN_A100, at_700w=" and ".join(at_700w),
                            other="\n".join(other), m21=MEGATRON_2021, m24=MEGATRON_2024,
-                           dle=DLE_BERT)
+                           dle=DLE_BERT, m21_diff=got[0][1], m21_tps=f"{got[0][0]:,.0f}",
+                           # Megatron's own count, the recomputed forward in: 96 B s l h^2 (...)
+                           m21_hw=f"{got[0][0] * 137 / MEGATRON_21_TPS / 312 * 100:.0f}",
+                           m24_diff=got[1][1], m24_mfu=f"{got[1][2]:.0f}",
+                           bert_lo=bert[0][1], bert_hi=bert[-1][1])
     with open(a.out, "w") as f:
         f.write(text)
     print(f"wrote {os.path.relpath(a.out, ROOT)}")
@@ -176,18 +185,22 @@ Sources: H100 rows, {h100}; A100 row, {a100}.
   blocks are priced from PyTorch's own decomposition (tools/torch_eager_bytes.py): SwiGLU's
   silu and product between its matrix products, as kernels of their own after them (plugin
   ABI 6's serial_bytes), and RMSNorm's six kernels over the activations instead of one read
-  and one write; this took the H100 rows from +37% and +35%. What remains is not priced yet:
-  torchtitan's RMSNorm computes in fp32 (`self._norm(x.float()).type_as(x)`, its
-  models/norms.py), so its kernels move fp32 temporaries where the model counts them at bf16,
-  36 bytes per element against 14 (by hand, 65 norms of 16384 x 4096 elements through the
-  forward, backward and recomputed passes: about 0.19 s of a 2.26 s step); the rotary
-  embedding's fp32 complex products likewise; and the FSDP collectives' SMs and HBM traffic
-  beside the matrix units, under the same 500 W. FlashAttention-2 reaches 35% of Hopper's
+  and one write; this took the H100 rows from +37% and +35%. RMSNorm computes in fp32
+  (`self._norm(x.float()).type_as(x)`: torchtitan's models/norms.py, as Meta's reference code
+  and Hugging Face's LlamaRMSNorm), so at bf16 its two casts and four fp32 kernels move 36
+  bytes per element where half its fp32 count is 14, and the loss's cast and fp32
+  log-softmax 12 bytes more per logit (tools/torch_eager_bytes.py on the modules in bf16,
+  plugin ABI 7's upcast_bytes); pricing them took the H100 rows from +25.6% and +25.8%, and
+  the A100 row from -7.2%. Not priced yet: torchtitan's rotary embedding computes in fp32
+  too, as complex products (its apply_rotary_emb), where the zoo's gqa_attention counts
+  Hugging Face's rotate_half at bf16; and the FSDP collectives' SMs and HBM traffic beside
+  the matrix units, under the same 500 W. FlashAttention-2 reaches 35% of Hopper's
   peak (FlashAttention-3's paper) on the causal half of the scores it computes, where the
   model prices all the scores at 0.7: the two about cancel. The A100 row, on the part the
   `a100` description describes, is the fair check of the time model.
-- **Not modelled here.** The upcasts' fp32 temporaries (plugin bytes are counted at the
-  activation precision); the FSDP all-gathers' memory beyond two blocks; CUDA graphs or
+- **Not modelled here.** The fp32 temporaries a norm allocates and frees within its pass
+  beyond what autograd keeps of it (what it keeps, x.float() among it, is counted); the FSDP
+  all-gathers' memory beyond two blocks; CUDA graphs or
   torch.compile (the `torch.compile` rows of the same tables are faster and use less memory).
 
 ## Other frameworks: Megatron-LM and DeepLearningExamples (data-parallel)
@@ -220,7 +233,7 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   Accumulating in smaller micro-batches would add dispatch per micro-batch and change no
   arithmetic; the 2024 row at batch 4 without recomputation needs 72 GiB predicted, so the
   run may have used micro-batches of 1 or 2 (not published).
-- **Megatron 2021, +5%.** The prediction is 9,712 tokens/s per GPU, 46% of the A100's fp16
+- **Megatron 2021, {m21_diff}.** The prediction is {m21_tps} tokens/s per GPU, {m21_hw}% of the A100's fp16
   peak counted Megatron's way (with the recomputed forward) against the published 44%. Eager
   attention (Megatron's CoreAttention of 2021: a batched score product, the fused
   scale-mask-softmax, dropout on the probabilities, the context product) moves its 24 heads x
@@ -229,11 +242,14 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   reads and writes every probability and writes a 1-byte mask, forward and backward. By hand,
   16 x 24 x 2048^2 = 1.61e9 fp16 scores per layer: 6.4 GB through the softmax and 8.1 GB
   through the dropout in the forward pass. The model adds these to the layer's roofline
-  instead of hiding them under its arithmetic (device_roofline.c); before, the row was +31%
-  (a 2.69 s step, now 3.37 s). What is left is within the goal; Megatron's own table shows
+  instead of hiding them under its arithmetic (device_roofline.c); before, the row was +31%.
+  What is left is within the goal; Megatron's own table shows
   the matrix efficiency growing with size (44% at h 2304 up to 52% at h 20480), which one
   efficiency per precision cannot show.
-- **Megatron-Core 2024, +23%.** The same limit: a constant bf16 efficiency of 0.7 predicts 51%
+- **Megatron-Core 2024, {m24_diff}.** Its loss casts the 131,072 logits of every token to fp32
+  (megatron/core/tensor_parallel/cross_entropy.py, calculate_logits_max: `.float()`), 2.1e9
+  per GPU and step, which the model prices at their fp32 bytes since plugin ABI 7 (before:
+  +21.3%). The rest is the same limit: a constant bf16 efficiency of 0.7 predicts {m24_mfu}%
   MFU where Megatron measured 41% for this, the smallest model of the table, and 47-49% for the
   larger ones ("larger GEMMs have higher arithmetic intensity", its README). h 2048 matrix
   products and a 4096-token flash-attention kernel do not run at the efficiency of the large
@@ -241,15 +257,16 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   product where the kernel skips the masked half, and exposes the distributed optimizer's
   parameter all-gather after the step where Megatron overlaps it with the next forward pass
   (--overlap-param-gather); neither explains a model that is too fast.
-- **BERT-large phase 1, +16 to +18%.** bert_large is Hugging Face's BertModel (the encoder
+- **BERT-large phase 1, {bert_lo} to {bert_hi}.** bert_large is Hugging Face's BertModel (the encoder
   and pooler); the pretraining heads (the MLM transform and decoder, computed on the 20 masked
   tokens of each 128-token sequence only, dense_seq_output, and the NSP layer, 1.08 M weights)
   are left out, about 1.6% of the FLOPs. Its eager attention's softmax and dropout on the
   probabilities are priced as kernels of their own, as in Megatron's row (before: +24 to
-  +26%). Not priced yet: the model's division of the scores by sqrt(d) and its additive
-  attention mask, two more read-write passes over the scores per layer (the attention plugin
-  counts nn.MultiheadAttention, which scales the queries instead; by hand about 4% of the
-  step), and the matrix efficiency of an eager, jit-scripted model at h 1024. Across nodes the
+  +26%), and so, since plugin ABI 7, are its division of the scores by sqrt(d) and its
+  additive attention mask, eager kernels in DLE's modeling.py as in Hugging Face's: two more
+  read-write passes over the scores per layer forward and one backward (bert_large's
+  `scale_on=scores mask=additive`; before: +16.2 to +18.0%). Not priced yet: the matrix
+  efficiency of an eager, jit-scripted model at h 1024. Across nodes the
   published scaling (30.4 x at 32 nodes, 0.95 per GPU) is matched within 2 points by the
   prediction (fp16 gradients once per accumulated step, one bucket, 8 HDR ports per node): the
   error is in the passes, not the all-reduce.
@@ -260,8 +277,8 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   long, more than phase 1's 72,848 although every per-token cost grows with length) cannot be
   converted to tokens without the length distribution, which is not published.
 - **No key for it.** The framework files cannot say "matrix efficiency falls with the matrix
-  size", "parameter all-gather overlapped with the next forward pass" or "the scores are
-  scaled and masked in passes of their own"; each is named above where it moves a row.
+  size" or "parameter all-gather overlapped with the next forward pass"; each is named above
+  where it moves a row.
 """
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ TorchDispatchMode: the bytes of its tensor operands (read) and results (written)
 (results that alias an operand without writing it) and the parameters (the host counts the
 weights once, apart). Ops are split into matrix products (mm, addmm, bmm) and the rest, the
 element-wise and reduction kernels that run between them. This is the outside reference for a
-plugin's `bytes` and `serial_bytes` (plugin.h, ABI 6): what each kernel of PyTorch's own
-decomposition reads and writes, every tensor once per kernel, no cache reuse assumed.
+plugin's `bytes`, `serial_bytes` (plugin.h, ABI 6) and `upcast_bytes` (ABI 7: the same run in
+bf16): what each kernel of PyTorch's own decomposition reads and writes, every tensor once per
+kernel, no cache reuse assumed.
 
     python3 tools/torch_eager_bytes.py [CASES.ini...]    # per sample, fp32, every case
     python3 tools/torch_eager_bytes.py -v [CASES.ini...] # and every op, forward and backward

@@ -44,9 +44,26 @@
  *
  * causal=true (GPT-2's mask) changes no count: PyTorch and HF compute all S x S scores densely
  * and then mask the upper triangle (an additive -inf mask fused into the score product, or a
- * torch.where), so nothing is halved. The mask application itself (h S^2 selects) is left out,
- * as the dropout on the attention weights is. The key is read so network files can say what
- * the model does. A memory with causal=true is refused: a decoder's cross-attention is unmasked.
+ * torch.where), so nothing is halved. A memory with causal=true is refused: a decoder's
+ * cross-attention is unmasked.
+ *
+ * Eager code that scales or masks the scores in kernels of their own says so (the counts
+ * only; the kernels compute the same function):
+ *   scale_on=scores  (Q K^T) / sqrt(d), as Hugging Face's BERT and GPT-2 write it, in place
+ *                    of nn.MultiheadAttention's scaled Q: h S M FLOPs for S E, and 2 h S M
+ *                    bytes (a read and a write of every score) for 2 S E; one pass over the
+ *                    scores forward and one backward (its gradient is scaled too)
+ *   mask=additive    scores + mask, BERT's extended attention mask (B x 1 x 1 M, read once
+ *                    per sequence): h S M FLOPs, 2 h S M + M bytes; one pass forward, none
+ *                    backward (the sum's gradient is the scores')
+ *   mask=where       torch.where(causal, scores, min), GPT-2's (causal=true): 2 h S M bytes,
+ *                    one pass each way (the gradient is zeroed where masked)
+ * Each pass is one more read and write of every score in scores_bytes, and counted in
+ * scores_passes_fwd and _bwd (plugin.h, ABI 7), so that a fused kernel drops them and an
+ * eager one runs each as a kernel of its own. packed=false (separate query, key and value
+ * projections, as BERT's nn.Linear layers) reads x three times where the packed projection
+ * reads it once (2 S E more), or the memory twice (M E more). tests/test_conformance_torch.py
+ * checks the bytes against Hugging Face's BertSelfAttention written out (its BertSelf).
  *
  * rel_pos=W (torchvision's maxvit RelativePositionalMultiHeadAttention): a learnable table of
  * (2W - 1)^2 x h, whose entry for query position i and key position j of the W x W window
@@ -64,6 +81,8 @@
 static void attention_parse(void *params, sm_args *args)
 {
     static const char *const scales[] = {"head", "dim", NULL};
+    static const char *const scale_on[] = {"queries", "scores", NULL};
+    static const char *const masks[] = {"none", "additive", "where", NULL};
     attention_params *p = params;
     p->dim = sm_arg_int(args, "dim", SM_REQUIRED, 1, MAX_DIM);
     p->heads = sm_arg_int(args, "heads", SM_REQUIRED, 1, MAX_DIM);
@@ -73,6 +92,12 @@ static void attention_parse(void *params, sm_args *args)
     p->rel_pos = sm_arg_int(args, "rel_pos", 0, 0, MAX_WINDOW);
     p->scale = sm_arg_choice(args, "scale", scales, ATTENTION_SCALE_HEAD);
     p->dropout = sm_arg_real(args, "dropout", 0, 0, 1);
+    p->scale_on = sm_arg_choice(args, "scale_on", scale_on, ATTENTION_SCALE_QUERIES);
+    p->mask = sm_arg_choice(args, "mask", masks, ATTENTION_MASK_NONE);
+    if (p->mask == ATTENTION_MASK_WHERE && !p->causal) {
+        sm_arg_fail(args, "mask=where applies the causal mask: give causal=true");
+        return;
+    }
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
@@ -179,12 +204,31 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
         flops = sm_add(flops, hsm);
         bytes = sm_add(bytes, sm_mul(2, hsm));
     }
+    if (!p->packed)
+        bytes = sm_add(bytes, has_memory ? me : sm_mul(2, se));
+    int passes_fwd = 0, passes_bwd = 0;
+    if (p->scale_on == ATTENTION_SCALE_SCORES) {
+        flops = sm_add(flops, hsm - se);
+        bytes = sm_add(bytes, sm_mul(2, hsm - se));
+        passes_fwd++, passes_bwd++;
+    }
+    if (p->mask == ATTENTION_MASK_ADDITIVE) {
+        flops = sm_add(flops, hsm);
+        bytes = sm_add(bytes, sm_add(sm_mul(2, hsm), mlen));
+        passes_fwd++;
+    } else if (p->mask == ATTENTION_MASK_WHERE) {
+        bytes = sm_add(bytes, sm_mul(2, hsm));
+        passes_fwd++, passes_bwd++;
+    }
     m->macs = sm_mul(g, macs);
     m->flops = sm_mul(g, flops);
     m->matmul_flops = sm_mul(2, m->macs); /* projections, scores, context; the rest vector */
     m->bytes = sm_mul(4, sm_mul(g, bytes));
     m->bwd_flops = sm_mul(2, m->flops);
-    m->scores_bytes = sm_mul(16, sm_mul(g, hsm)); /* written, softmaxed (2), read: 4 h S M */
+    /* written, softmaxed (2), read: 4 h S M; a read and a write more per pass */
+    m->scores_bytes = sm_mul(4 * (4 + 2 * passes_fwd), sm_mul(g, hsm));
+    m->scores_passes_fwd = passes_fwd;
+    m->scores_passes_bwd = passes_bwd;
     m->scores_flops = sm_mul(g, sm_mul(2, sm_mul(sm_mul(s, mlen), e))); /* Q K^T */
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);
     m->param_tensors = (p->packed ? 2 : 4) * (p->bias ? 2 : 1);
@@ -226,7 +270,8 @@ static const sm_layer_type attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "attention",
     .summary = "multi-head self- or cross-attention with its projections (nn.MultiheadAttention, "
-               "MaxViT's windows): dim, heads, bias, causal, packed, rel_pos, scale, dropout",
+               "MaxViT's windows): dim, heads, bias, causal, packed, rel_pos, scale, dropout, "
+               "scale_on, mask",
     .params_size = sizeof(attention_params),
     .min_inputs = 1,
     .max_inputs = 2,

@@ -23,6 +23,18 @@ enum attention_scale {
     ATTENTION_SCALE_DIM = 1   /* sqrt(E), MaxViT's k * feat_dim**-0.5 */
 };
 
+/* Where eager code scales, and how it masks, the scores: for the counts only (the kernels
+ * compute the same function either way). */
+enum attention_scale_on {
+    ATTENTION_SCALE_QUERIES = 0, /* Q / sqrt(d) before the product: nn.MultiheadAttention */
+    ATTENTION_SCALE_SCORES = 1   /* (Q K^T) / sqrt(d): Hugging Face's BERT and GPT-2 */
+};
+enum attention_mask {
+    ATTENTION_MASK_NONE = 0,     /* none, or inside the product or softmax kernel */
+    ATTENTION_MASK_ADDITIVE = 1, /* scores + mask: BERT's extended attention mask */
+    ATTENTION_MASK_WHERE = 2     /* torch.where(causal, scores, min): GPT-2's causal mask */
+};
+
 typedef struct attention_params {
     int64_t dim;
     int64_t heads;
@@ -32,6 +44,8 @@ typedef struct attention_params {
     int packed;
     int scale;      /* enum attention_scale */
     double dropout; /* on the attention weights, in training (what is kept for backward) */
+    int scale_on;   /* enum attention_scale_on */
+    int mask;       /* enum attention_mask */
 } attention_params;
 
 /* Index into the (2W-1)^2 rows of the relative position bias table for query position i and key

@@ -11,6 +11,11 @@
  *   bwd_flops = 2 per element (dx = softmax(x) - onehot(label): an exp and a subtraction)
  *   bytes     = 4 (3 per element + 1 per row): logits read, log-probabilities written and read
  *               by the NLL, the losses written (at fp32 counts, as every plugin's)
+ *   upcast_bytes = 12 per element + 10 per row with upcast (plugin.h ABI 7): at 16-bit logits
+ *               the cast reads 2 and writes 4, the log-softmax and the NLL read and write fp32
+ *               (4 + 2 more), and the int64 labels and fp32 losses do not halve. Measured with
+ *               tools/torch_eager_bytes.py on the module of cases.ini's first case in bf16
+ *               (test_conformance_torch.py: 210 per sample of 3 x 5).
  *
  * What training keeps (PyTorch's derivatives.yaml): log_softmax keeps its output, nll_loss
  * the log-probabilities and the labels; the logits themselves are not kept (torchtitan frees
@@ -53,11 +58,14 @@ static int ce_infer(const void *params, const sm_shape *in, int n_in, sm_shape *
 static int ce_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                       sm_layer_metrics *m, sm_error *err)
 {
-    (void)params, (void)n_in, (void)err;
+    (void)n_in, (void)err;
+    const ce_params *p = params;
     int64_t n = sm_shape_elems(in), rows = sm_shape_elems(out);
     m->flops = sm_add(sm_mul(3, n), rows);
     m->bwd_flops = sm_mul(2, n);
     m->bytes = sm_mul(4, sm_add(sm_mul(3, n), rows));
+    if (p->upcast)
+        m->upcast_bytes = sm_add(sm_mul(12, n), sm_mul(10, rows));
     return 0;
 }
 

@@ -15,6 +15,18 @@
  *                   writes E, * weight reads and writes E. Measured with
  *                   tools/torch_eager_bytes.py on RMSNorm(8) over 4 rows: 992 bytes.
  *
+ * upcast=true (the default), as Meta's reference code, Hugging Face's LlamaRMSNorm and
+ * torchtitan write it: self._norm(x.float()).type_as(x) * weight. At fp32 the casts are no-ops
+ * and nothing changes; at fp16 and bf16 two more kernels cast x up and the normalised x down,
+ * and the four between them move fp32 (plugin.h ABI 7, upcast_bytes):
+ *   bytes at 16 bits = 36 E + 24 per row: the cast reads 2 and writes 4 per element, pow 4 + 4,
+ *                   mean 4 (+ 4 per row), x * rsqrt 4 + 4 (+ 4), the cast down 4 + 2, * weight
+ *                   2 + 2; the row terms as at fp32, in fp32
+ *   upcast_bytes  = that less half the fp32 bytes: 22 E + 12 per row. Measured with
+ *                   tools/torch_eager_bytes.py's forward on that module in bf16 over 4 rows of
+ *                   8: 1248 bytes, against 992 / 2.
+ * upcast=false is the same module without the casts (a model that keeps its norms at 16 bits).
+ *
  * What autograd keeps, observed with torch.autograd.graph.saved_tensors_hooks on Llama's
  * RMSNorm(8) (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight; torch 1.13, x of
  * 3x8, /usr/bin/python3; the grad_fn of each packed tensor printed):
@@ -23,6 +35,11 @@
  *     (3x8, MulBackward0), the weight (a parameter)
  * so, per sample: the input, and of its own the square and the normalised x (2 E per row) and
  * one rsqrt per row: 75 elements for 3x8, what saved() below gives (24 + 2 * 24 + 3).
+ * With the casts, in bf16 (the same hooks on the module above, x of 3x8 bfloat16): x.float()
+ * (3x8 fp32) in place of the input, a second 3x8 fp32 tensor, the rsqrt (3x1 fp32), the
+ * normalised x after its cast down (3x8 bf16) and the weight: 10 bytes per element and 4 per
+ * row, where the fp32 count at 2 bytes gives 6 and 2, so upcast_bytes = 4 E + 2 per row (at
+ * fp32 the copy is the input and the count stands).
  */
 #include <scalemeter/plugin.h>
 
@@ -32,6 +49,7 @@ static void rmsnorm_parse(void *params, sm_args *args)
 {
     rmsnorm_params *p = params;
     p->eps = sm_arg_real(args, "eps", 1e-5, 0, 1);
+    p->upcast = sm_arg_bool(args, "upcast", 1);
 }
 
 static int rmsnorm_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
@@ -52,7 +70,8 @@ static int rmsnorm_infer(const void *params, const sm_shape *in, int n_in, sm_sh
 static int rmsnorm_metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_metrics *m, sm_error *err)
 {
-    (void)params, (void)n_in, (void)out, (void)err;
+    (void)n_in, (void)out, (void)err;
+    const rmsnorm_params *p = params;
     int64_t e = in->dim[in->ndim - 1], n = sm_shape_elems(in);
     int64_t rows = n / e;
     m->flops = sm_add(sm_mul(4, n), sm_mul(3, rows));
@@ -60,6 +79,8 @@ static int rmsnorm_metrics(const void *params, const sm_shape *in, int n_in, con
     m->param_tensors = 1;
     m->bwd_flops = sm_mul(2, m->flops);
     m->bytes = sm_mul(4, sm_add(sm_mul(7, n), sm_mul(6, rows)));
+    if (p->upcast)
+        m->upcast_bytes = sm_add(sm_mul(22, n), sm_mul(12, rows));
     return 0;
 }
 
@@ -67,17 +88,20 @@ static int rmsnorm_metrics(const void *params, const sm_shape *in, int n_in, con
 static int rmsnorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                          sm_layer_saved *s, sm_error *err)
 {
-    (void)params, (void)n_in, (void)out, (void)err;
-    int64_t n = sm_shape_elems(&in[0]);
+    (void)n_in, (void)out, (void)err;
+    const rmsnorm_params *p = params;
+    int64_t n = sm_shape_elems(&in[0]), rows = n / in[0].dim[in[0].ndim - 1];
     s->inputs = 1;
-    s->extra_elems = sm_add(sm_mul(2, n), n / in[0].dim[in[0].ndim - 1]);
+    s->extra_elems = sm_add(sm_mul(2, n), rows);
+    if (p->upcast)
+        s->upcast_bytes = sm_add(sm_mul(4, n), sm_mul(2, rows));
     return 0;
 }
 
 static const sm_layer_type rmsnorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "rmsnorm",
-    .summary = "root-mean-square normalisation over the last dimension (Llama's RMSNorm): eps",
+    .summary = "root-mean-square norm over the last dimension (Llama's RMSNorm): eps, upcast",
     .params_size = sizeof(rmsnorm_params),
     .min_inputs = 1,
     .max_inputs = 1,

@@ -32,14 +32,16 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 6" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 7" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
- * element-wise kernels move between its matrix products). Whatever the version, every
+ * element-wise kernels move between its matrix products); 7 upcast_bytes in metrics and saved
+ * (what a layer that computes in fp32 moves and keeps more at 16-bit activations) and the
+ * score passes of metrics (eager attention's scaling and masking). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 6u
+#define SM_PLUGIN_ABI_VERSION 7u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -167,6 +169,21 @@ typedef struct sm_layer_metrics {
      * product, between gate/up and down). The products' own reads and writes are not among
      * them. 0: none (a layer of one kernel, or whose element-wise work is its whole cost). */
     int64_t serial_bytes;
+    /* ABI 7. Bytes more, as stored, that one forward pass moves when the activations are fp16
+     * or bf16, because the layer computes in fp32 whatever they are: its casts up and down and
+     * its fp32 temporaries (Llama's RMSNorm, x.float() ... .type_as(x): 36 bytes per element
+     * against the 14 that bytes / 2 gives). The backward pass, which autograd runs through the
+     * same fp32 graph, moves twice as many, as it does bytes. 0: none, the layer's bytes halve
+     * with its activations (a fused kernel that upcasts in registers moves nothing more). */
+    int64_t upcast_bytes;
+    /* ABI 7, attention layers. Element-wise passes over the scores beside the softmax (and the
+     * dropout the host derives), each a kernel of its own reading and writing every score:
+     * in the forward pass and in the backward pass. Hugging Face's BERT divides the scores by
+     * sqrt(d) and adds its mask (2 forward; 1 backward: the addition's gradient is the
+     * scores'). Their bytes are among scores_bytes, which then count 4 + 2 passes_fwd reads
+     * or writes of every score, so a fused kernel, which does them on chip, drops them. */
+    int scores_passes_fwd;
+    int scores_passes_bwd;
 } sm_layer_metrics;
 
 /* Traits: what kind of layer a type is, all that the host's pricing, fusion and the network's
@@ -226,6 +243,10 @@ typedef struct sm_layer_saved {
     /* ABI 4. Bytes per sample its backward pass allocates beside what it keeps and the
      * gradients of its output and input (a loss's gradient of its fp32 log-probabilities). */
     int64_t backward_bytes;
+    /* ABI 7. Bytes more per sample, as stored, that it keeps when the activations are fp16 or
+     * bf16, because it keeps fp32 copies then (RMSNorm's x.float(), where at fp32 .float() is
+     * the input itself). 0: what it keeps follows the activation precision. */
+    int64_t upcast_bytes;
 } sm_layer_saved;
 
 typedef struct sm_layer_type {

@@ -109,6 +109,8 @@ typedef struct sm_metrics {
                               recomputes them in the backward pass) */
     int64_t serial_bytes;  /* of bytes, those of element-wise kernels between a layer's matrix
                               products, which overlap none of their arithmetic (plugin ABI 6) */
+    int64_t upcast_bytes;  /* bytes more, as stored, at fp16/bf16 activations: the fp32 casts
+                              and temporaries of layers that compute in fp32 (plugin ABI 7) */
     /* Kernels eager PyTorch launches per pass (the plugins' declarations, plugin.h ABI 5): at
      * inference, and forward and backward in training. K above stays the ConvMeter feature. */
     int64_t kernels_infer;

@@ -34,14 +34,18 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     double scores = (double)m->scores_bytes * half;
     double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
     double serial = (double)m->serial_bytes * half;
+    /* a layer computing in fp32 moves its casts and fp32 temporaries at 16 bits too */
+    double upcast = half < 1 ? (double)m->upcast_bytes : 0;
     sm_layer_work w = {share * flops + redo, 0, (1 - share) * flops,
-                       (double)m->bytes * half - scores - serial, serial};
+                       (double)m->bytes * half - scores - serial + upcast, serial};
+    /* one read or one write of every score: scores_bytes holds four, and two per element-wise
+     * pass the plugin declares (its scaling, its mask) */
+    double once = scores / (4 + 2 * l->m.scores_passes_fwd);
     if (!v->fused_attention) {
-        /* of the four passes over the scores, the softmax's read and write are a kernel of
-         * their own; the score product's write and the context product's read overlap their
-         * own arithmetic */
-        w.bytes += scores / 2;
-        w.serial_bytes += scores / 2;
+        /* the softmax's read and write are a kernel of their own, and so is each pass; the
+         * score product's write and the context product's read overlap their own arithmetic */
+        w.bytes += 2 * once;
+        w.serial_bytes += 2 * once + (backward ? 0 : 2 * l->m.scores_passes_fwd * once);
     }
     if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
         w.conv_flops = w.matmul_flops;
@@ -51,6 +55,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.bytes *= 2;
         w.serial_bytes *= 2;
     }
+    if (!v->fused_attention && backward) /* the passes' own gradients, as declared */
+        w.serial_bytes += 2 * l->m.scores_passes_bwd * once;
     if (!v->fused_attention && train)
         w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half);
     return w;

@@ -82,7 +82,8 @@ static double own_elems(const sm_layer_saved *s, const sm_memory_config *c)
 static double own_bytes(const sm_layer_saved *s, double batch, const sm_memory_config *c)
 {
     double act = c->half ? 2 : 4;
-    double masks = (double)s->mask_elems, stored = (double)s->extra_bytes;
+    double masks = (double)s->mask_elems;
+    double stored = (double)s->extra_bytes + (c->half ? (double)s->upcast_bytes : 0);
     if (c->fused_attention) {
         masks -= (double)s->scores_mask_elems;
         stored += (double)s->fused_bytes;

@@ -20,6 +20,7 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     out->scores_bytes = sm_mul(m->scores_bytes, batch);
     out->scores_flops = sm_mul(m->scores_flops, batch);
     out->serial_bytes = sm_mul(m->serial_bytes, batch);
+    out->upcast_bytes = sm_mul(m->upcast_bytes, batch);
     if (m->counts_io) {
         out->inputs = sm_mul(m->input_elems, batch);
         out->outputs = sm_mul(m->output_elems, batch);
@@ -33,7 +34,8 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     out->kernels_infer = m->kernels_fwd - m->kernels_train_only;
     out->bytes = sm_add(sm_mul(m->bytes, batch), sm_mul(4, m->weights));
     if (out->flops == SM_OVERFLOW || out->macs == SM_OVERFLOW || out->bwd_flops == SM_OVERFLOW ||
-        out->inputs == SM_OVERFLOW || out->outputs == SM_OVERFLOW || out->bytes == SM_OVERFLOW)
+        out->inputs == SM_OVERFLOW || out->outputs == SM_OVERFLOW || out->bytes == SM_OVERFLOW ||
+        out->upcast_bytes == SM_OVERFLOW)
         return sm_fail(st, "layer %s: counts at batch %lld overflow 64 bits", l->name,
                        (long long)batch);
     return 0;
@@ -52,6 +54,7 @@ static int add_metrics(sm_metrics *out, const sm_metrics *m)
                    add_checked(&out->scores_bytes, m->scores_bytes) |
                    add_checked(&out->scores_flops, m->scores_flops) |
                    add_checked(&out->serial_bytes, m->serial_bytes) |
+                   add_checked(&out->upcast_bytes, m->upcast_bytes) |
                    add_checked(&out->kernels_infer, m->kernels_infer) |
                    add_checked(&out->kernels_fwd, m->kernels_fwd) |
                    add_checked(&out->kernels_bwd, m->kernels_bwd)

@@ -299,7 +299,7 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
         s->selective_elems == SM_OVERFLOW || s->selective_bytes < 0 ||
         s->selective_bytes == SM_OVERFLOW || s->selective_flops < 0 ||
         s->selective_flops > l->m.matmul_flops || s->backward_bytes < 0 ||
-        s->backward_bytes == SM_OVERFLOW)
+        s->backward_bytes == SM_OVERFLOW || s->upcast_bytes < 0 || s->upcast_bytes == SM_OVERFLOW)
         return sm_fail(st,
                        "%s (%s): the plugin's saved() names an input it lacks or a byte "
                        "count out of range",
@@ -311,9 +311,10 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
     return 0;
 }
 
-/* Parses, infers and counts one layer whose inputs are already done. */
 /* A pass launching more kernels than this is a plugin's mistake, not a layer. */
 #define MAX_KERNELS 1000
+/* Element-wise passes over attention scores (a scale, a mask, a bias): a few, not dozens. */
+#define MAX_SCORE_PASSES 16
 
 /* The kernel counts of ABI 5 with their defaults (one per pass when the layer costs anything);
  * -1 when the plugin's are out of range or more run in training alone than forward. */
@@ -331,6 +332,7 @@ static int layer_kernels(sm_layer_metrics *m)
                : 0;
 }
 
+/* Parses, infers and counts one layer whose inputs are already done. */
 static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net, sm_layer *l,
                        sm_status *st)
 {
@@ -405,6 +407,15 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "(less its scores_bytes)",
                        at, t->name, (long long)m->serial_bytes,
                        (long long)(m->bytes - m->scores_bytes));
+    if (m->scores_passes_fwd < 0 || m->scores_passes_fwd > MAX_SCORE_PASSES ||
+        m->scores_passes_bwd < 0 || m->scores_passes_bwd > MAX_SCORE_PASSES)
+        return sm_fail(st,
+                       "%s (%s): the plugin's score passes (forward %d, backward %d) are not "
+                       "within 0 to %d",
+                       at, t->name, m->scores_passes_fwd, m->scores_passes_bwd, MAX_SCORE_PASSES);
+    if (m->upcast_bytes < 0 || m->upcast_bytes == SM_OVERFLOW)
+        return sm_fail(st, "%s (%s): the plugin's upcast_bytes %lld is negative or overflows", at,
+                       t->name, (long long)m->upcast_bytes);
     if (layer_kernels(m))
         return sm_fail(st,
                        "%s (%s): the plugin's kernel counts (forward %d, backward %d, of them "
