@@ -111,6 +111,17 @@ static void test_abi4_defaults(void)
     sm_network_free(net);
 }
 
+/* A network of the one layer line, which the host refuses with want in its message. */
+static void check_refused(const char *layer, const char *want)
+{
+    char text[256];
+    snprintf(text, sizeof text, "[network]\nname = t\ninput = 256x1024\n[layers]\n%s\n", layer);
+    sm_status st;
+    sm_network *net = NULL;
+    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) != 0 && net == NULL);
+    CHECK_MSG(strstr(st.msg, want) != NULL, "%s", st.msg);
+}
+
 /* ABI 6's serial_bytes: a product declaring half its 2 x 256 x 1024 x 4 bytes per sample as
  * element-wise kernels between products pays them after its roofline, 1,048,576 bytes at
  * 5e11 bytes/s (halved at bf16); one declaring more than its bytes is refused by name. */
@@ -119,15 +130,9 @@ static void test_serial_bytes(void)
     const char *plain = "y = user_matmul out=1024", *serial = "y = user_serial out=1024";
     CHECK_NEAR(t_fwd(serial, "fp32") - t_fwd(plain, "fp32"), 1048576 / 5e11, 1e-12);
     CHECK_NEAR(t_fwd(serial, "bf16") - t_fwd(plain, "bf16"), 524288 / 5e11, 1e-12);
-    char text[256];
-    snprintf(text, sizeof text,
-             "[network]\nname = t\ninput = 256x1024\n[layers]\ny = user_badserial out=1024\n");
-    sm_status st;
-    sm_network *net = NULL;
-    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) != 0 && net == NULL);
-    CHECK_MSG(strstr(st.msg, ":5: layer y (user_badserial): the plugin's serial_bytes 2097153 is "
-                             "not within its 2097152 bytes") != NULL,
-              "%s", st.msg);
+    check_refused("y = user_badserial out=1024",
+                  ":5: layer y (user_badserial): the plugin's serial_bytes 2097153 is not within "
+                  "its 2097152 bytes");
 }
 
 /* ABI 7's upcast_bytes: a product of 256 rows x 1024 -> 1 (memory-bound: 524,288 FLOPs, at
@@ -152,21 +157,12 @@ static void test_upcast_bytes(void)
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
     CHECK_NEAR(m.activations, 256 * 1024 * 4.0, 1e-12);
     sm_network_free(net);
-    char text[256];
-    snprintf(text, sizeof text,
-             "[network]\nname = t\ninput = 256x1024\n[layers]\ny = user_badupcast out=1\n");
-    net = NULL;
-    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) != 0 && net == NULL);
-    CHECK_MSG(strstr(st.msg, ":5: layer y (user_badupcast): the plugin's upcast_bytes -1 is "
-                             "negative or overflows") != NULL,
-              "%s", st.msg);
-    snprintf(text, sizeof text,
-             "[network]\nname = t\ninput = 256x1024\n[layers]\ny = user_badpasses out=1\n");
-    net = NULL;
-    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) != 0 && net == NULL);
-    CHECK_MSG(strstr(st.msg, ":5: layer y (user_badpasses): the plugin's score passes (forward "
-                             "17, backward 0) are not within 0 to 16") != NULL,
-              "%s", st.msg);
+    check_refused("y = user_badupcast out=1",
+                  ":5: layer y (user_badupcast): the plugin's upcast_bytes -1 is negative or "
+                  "overflows");
+    check_refused("y = user_badpasses out=1",
+                  ":5: layer y (user_badpasses): the plugin's score passes (forward 17, backward "
+                  "0) are not within 0 to 16");
 }
 
 static void test_families(void)
