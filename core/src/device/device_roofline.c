@@ -42,10 +42,10 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
      * pass the plugin declares (its scaling, its mask) */
     double once = scores / (4 + 2 * l->m.scores_passes_fwd);
     if (!v->fused_attention) {
-        /* the softmax's read and write are a kernel of their own, and so is each pass; the
-         * score product's write and the context product's read overlap their own arithmetic */
+        /* the softmax's read and write are a kernel of their own; the score product's write
+         * and the context product's read overlap their own arithmetic */
         w.bytes += 2 * once;
-        w.serial_bytes += 2 * once + (backward ? 0 : 2 * l->m.scores_passes_fwd * once);
+        w.serial_bytes += 2 * once;
     }
     if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
         w.conv_flops = w.matmul_flops;
@@ -55,10 +55,13 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.bytes *= 2;
         w.serial_bytes *= 2;
     }
-    if (!v->fused_attention && backward) /* the passes' own gradients, as declared */
-        w.serial_bytes += 2 * l->m.scores_passes_bwd * once;
-    if (!v->fused_attention && train)
-        w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half);
+    if (!v->fused_attention) {
+        /* each pass a kernel of its own, as many in either pass as the plugin declares */
+        int passes = backward ? l->m.scores_passes_bwd : l->m.scores_passes_fwd;
+        w.serial_bytes += 2 * passes * once;
+        if (train)
+            w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half);
+    }
     return w;
 }
 

@@ -385,14 +385,12 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
 
     /* the layout of activations matters to convolutions alone (device_roofline.c): named,
      * with cuDNN's transposes where it stores NCHW at fp16/bf16, for networks that have one */
-    const char *layout = !sm_precision_is_half(d->precision) ? ""
-                         : d->dev.channels_last              ? " channels-last"
-                                                             : " NCHW";
+    int half = sm_precision_is_half(d->precision), nchw = half && !d->dev.channels_last;
+    const char *layout = !half ? "" : nchw ? " NCHW" : " channels-last";
     char description[512], with_conv[512], without_conv[512];
     describe(d, layout, description, sizeof description);
-    const char *conv_layout =
-        strcmp(layout, " NCHW") ? layout : " NCHW (cuDNN transposes around convolutions)";
-    describe(d, conv_layout, with_conv, sizeof with_conv);
+    describe(d, nchw ? " NCHW (cuDNN transposes around convolutions)" : layout, with_conv,
+             sizeof with_conv);
     describe(d, "", without_conv, sizeof without_conv);
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
