@@ -111,6 +111,30 @@ static void test_score_passes(void)
     CHECK_EQ(b.serial_bytes, 0);
 }
 
+/* A layer computing in fp32 at 16-bit activations (plugin ABI 7's upcast_bytes): its casts are
+ * kernels of their own, serial whatever its arithmetic; at fp32 there are none. */
+static void test_upcast_serial(void)
+{
+    sm_device v = {.mask_bytes = 1};
+    sm_layer_type rope = {.name = "rope", .traits = SM_TRAIT_ATTENTION};
+    sm_layer l = {.type = &rope};
+    sm_metrics m = {.flops = 100,
+                    .matmul_flops = 60,
+                    .bwd_flops = 200,
+                    .bytes = 1000,
+                    .serial_bytes = 200,
+                    .upcast_bytes = 300};
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    CHECK_EQ(f.bytes, 400);        /* 1000 / 2 - 100 */
+    CHECK_EQ(f.serial_bytes, 400); /* 200 / 2 + 300 */
+    CHECK_EQ(b.bytes, 800);
+    CHECK_EQ(b.serial_bytes, 800);
+    f = sm_layer_pass_work(&v, &l, &m, SM_FP32, 0, 1);
+    CHECK_EQ(f.bytes, 800);
+    CHECK_EQ(f.serial_bytes, 200);
+}
+
 static void test_pass_work(void)
 {
     sm_device v = {.mask_bytes = 1};
@@ -193,6 +217,7 @@ int main(void)
     char path_buf[4096];
     test_pass_work();
     test_score_passes();
+    test_upcast_serial();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *path = net_file(cases[i].text);
         st.msg[0] = '\0';

@@ -32,6 +32,8 @@
  */
 #include "gradient_check.h"
 
+#define ROPE_LAYER "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=500000"
+
 /* The layer g's metrics and saved() of a network text. */
 static int layer_of(const char *text, sm_layer_metrics *m, sm_layer_saved *s)
 {
@@ -91,25 +93,98 @@ static void test_counts(void)
     }
     /* gqa_attention E 8, 4 heads, 2 KV heads (d 2, kvE 4), S 5: PyTorch 192 weights in 4,
      * 1360 MACs. FLOPs 2 x 1360 + scaling S E 40 + softmax 3 h S^2 300 + rotary 3 S (E + kvE)
-     * 180 = 3240; without rotation 3060. Kept (with rotation): 6 S E + 2 S kvE + 2 S d + h S^2
-     * = 240 + 40 + 20 + 100 = 400; without: 4 S E + h S^2 = 260. */
-    if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=500000\n"), &m,
+     * 180 = 3240; without rotation 3060. Kept, with rotation or without, as
+     * tools/torch_rope_bytes.py --saved records Hugging Face's eager LlamaAttention at fp32:
+     * 1288 and 1208 bytes, that is the input (S E = 40 elements), the rotated Q, K and V
+     * repeated, the context (S E each), the probabilities (h S^2 = 100), a float64 scalar (the
+     * scaling's, 8 bytes) and with rotation cos and sin (S d each, computed once for all
+     * layers, not counted): 4 S E + h S^2 = 260 of the layer's own. */
+    sm_layer_metrics none;
+    if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=0\n"), &none,
                  &s) == 0) {
+        CHECK_EQ(none.flops, 3060);
+        CHECK_EQ(none.serial_bytes, 0);
+        CHECK_EQ(s.extra_elems, 260);
+    }
+    /* The rotation's bytes, per sequence with N = S (E + kvE) = 60 rotated elements and S d =
+     * 10, from tools/torch_rope_bytes.py (PyTorch's ops on q and k): rotate_half 40 N + 16 S d
+     * at fp32, half at bf16 (no upcast); complex 8 N + 8 S d at fp32, 20 N + 8 S d at bf16, an
+     * upcast of 16 N + 4 S d. */
+    if (layer_of(NET("5x8", ROPE_LAYER "\n"), &m, &s) == 0) {
         CHECK_EQ(m.weights, 192);
         CHECK_EQ(m.param_tensors, 4);
         CHECK_EQ(m.macs, 1360);
         CHECK_EQ(m.flops, 3240);
         CHECK_EQ(m.matmul_flops, 2720);
-        CHECK_EQ(s.extra_elems, 400);
+        CHECK_EQ(m.bytes - none.bytes, 40 * 60 + 16 * 10);
+        CHECK_EQ(m.serial_bytes, 40 * 60 + 16 * 10);
+        CHECK_EQ(m.upcast_bytes, 0);
+        CHECK_EQ(s.extra_elems, 260);
     }
-    if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=0\n"), &m, &s) ==
-        0) {
-        CHECK_EQ(m.flops, 3060);
+    if (layer_of(NET("5x8", ROPE_LAYER " rope_form=complex\n"), &m, &s) == 0) {
+        CHECK_EQ(m.flops, 3240);
+        CHECK_EQ(m.bytes - none.bytes, 8 * 60 + 8 * 10);
+        CHECK_EQ(m.serial_bytes, 8 * 60 + 8 * 10);
+        CHECK_EQ(m.upcast_bytes, 16 * 60 + 4 * 10);
         CHECK_EQ(s.extra_elems, 260);
     }
     /* kv_heads = heads: multi-head attention, 4 E^2 weights as nn.MultiheadAttention's 256 */
     if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4\n"), &m, &s) == 0)
         CHECK_EQ(m.weights, 256);
+}
+
+/* Meta's complex form pairs features (2i, 2i + 1) of a head where Hugging Face's rotate_half
+ * pairs (i, i + d/2); Hugging Face's convert_llama_weights_to_hf.py turns one into the other by
+ * permuting the rows of q_proj and k_proj in each head, w.view(heads, d / 2, 2, E).transpose(1,
+ * 2): Hugging Face's row j d/2 + i is Meta's 2i + j. With the weights so permuted the two forms
+ * must compute the same attention. */
+static void permute_heads(float *dst, const float *src, int64_t rows, int64_t d, int64_t e)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t head = r / d, i = r % d % (d / 2), j = r % d / (d / 2);
+        memcpy(dst + r * e, src + (head * d + 2 * i + j) * e, (size_t)e * sizeof *dst);
+    }
+}
+
+static void test_rope_forms(void)
+{
+    const int64_t e = 8, kve = 4, d = 4; /* 2 heads of 4, 1 key/value head */
+    fixture meta, hf;
+    if (setup(&meta,
+              NET("5x8", "g = gqa_attention dim=8 heads=2 kv_heads=1 rope_theta=10 "
+                         "rope_form=complex\n"),
+              2) ||
+        setup(&hf, NET("5x8", "g = gqa_attention dim=8 heads=2 kv_heads=1 rope_theta=10\n"), 2)) {
+        CHECK(0);
+        return;
+    }
+    int64_t nw, nw2;
+    float *w = sm_executor_weights(meta.ex, &nw), *w2 = sm_executor_weights(hf.ex, &nw2);
+    CHECK_EQ(nw, nw2);
+    memcpy(w2, w, (size_t)nw * sizeof *w);
+    permute_heads(w2, w, e, d, e);                   /* q_proj */
+    permute_heads(w2 + e * e, w + e * e, kve, d, e); /* k_proj */
+    sm_tensor x = sm_executor_input(meta.ex), x2 = sm_executor_input(hf.ex);
+    memcpy(x2.data, x.data, (size_t)elems(&x) * sizeof *x.data);
+    objective(&meta);
+    objective(&hf);
+    sm_tensor y = sm_executor_output(meta.ex), y2 = sm_executor_output(hf.ex);
+    double worst = 0, moved = 0;
+    for (int64_t i = 0; i < elems(&y); i++) {
+        worst = fmax(worst, fabs((double)y.data[i] - (double)y2.data[i]));
+        moved = fmax(moved, fabs((double)y.data[i]));
+    }
+    CHECK(moved > 1e-3);
+    CHECK(worst < 1e-5 * fmax(1, moved));
+    /* unpermuted, the two pairings differ: the test can fail */
+    memcpy(w2, w, (size_t)nw * sizeof *w);
+    objective(&hf);
+    double apart = 0;
+    for (int64_t i = 0; i < elems(&y); i++)
+        apart = fmax(apart, fabs((double)y.data[i] - (double)y2.data[i]));
+    CHECK(apart > 1e-4);
+    teardown(&meta);
+    teardown(&hf);
 }
 
 static void test_zoo(void)
@@ -150,6 +225,10 @@ static void test_gradients(void)
     check_gradients("gqa 5x8, 4 heads, 2 kv, rope",
                     NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=10\n"), 2,
                     eps, tol);
+    check_gradients("gqa 5x8, 4 heads, 2 kv, complex rope",
+                    NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=10 "
+                               "rope_form=complex\n"),
+                    2, eps, tol);
     check_gradients("gqa 4x8, 2 heads, 1 kv, no rope, not causal",
                     NET("4x8", "g = gqa_attention dim=8 heads=2 kv_heads=1 rope_theta=0 "
                                "causal=false\n"),
@@ -169,6 +248,8 @@ static void test_refusals(void)
     expect_refusal_at(NET("9x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 max_len=8\n"),
                       ":5: layer g (gqa_attention)",
                       "sequence of 9 positions is longer than max_len 8");
+    expect_refusal_at(NET("5x8", "g = gqa_attention dim=8 heads=4 rope_form=polar\n"),
+                      ":5:", "rope_form");
     expect_refusal_at(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=3\n"),
                       ":5:", "heads 4 is not divisible by kv_heads 3");
     expect_refusal_at(NET("5x6", "g = gqa_attention dim=6 heads=2\n"),
@@ -186,6 +267,7 @@ int main(void)
         return 1;
     }
     test_counts();
+    test_rope_forms();
     test_zoo();
     test_gradients();
     test_refusals();

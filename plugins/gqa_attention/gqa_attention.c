@@ -21,14 +21,28 @@
  *   weights       = 2 E^2 + 2 E kvE, param_tensors = 4 (q_proj, k_proj, v_proj, o_proj)
  *   bwd_flops     = 2 flops
  *   bytes         = 4 (12 S E + 8 S kvE + 4 h S^2): attention's count of the same steps, the
- *                   key and value side at kvE features
+ *                   key and value side at kvE features, + rope below
+ *
+ * The rotation is element-wise kernels of its own between the projections and the scores
+ * (serial_bytes), as eager PyTorch writes it. Per sequence, with N = S (E + kvE) rotated
+ * elements, forward, at fp32 (tools/torch_rope_bytes.py: PyTorch's ops on q and k):
+ *   rope_form=rotate_half  q cos, rotate_half (neg, cat), its sin product, the sum:
+ *                          40 N + 16 S d bytes; at bf16 exactly half (cos and sin at bf16)
+ *   rope_form=complex      one complex product by freqs_cis (complex64): 8 N + 8 S d bytes;
+ *                          at bf16 x.float() and .type_as(x) around it in fp32, 20 N + 8 S d:
+ *                          upcast_bytes 16 N + 4 S d
+ * The backward pass moves 56 N + 16 S d (rotate_half) and about its forward's bytes (complex)
+ * where the host's doubling gives twice the forward's: the convention of every plugin.
  *
  * PyTorch check (torch 1.13, /usr/bin/python3): nn.Linear(8, 8), nn.Linear(8, 4) twice and
  * nn.Linear(8, 8), bias=False (E 8, 4 heads, 2 KV heads, d 2: LlamaAttention's projections)
  * hold 64 + 32 + 32 + 64 = 192 parameters in 4 tensors, what tests/test_llama.c asserts.
  *
  * causal=true (the default) changes no count: Hugging Face computes every score and adds the
- * mask. rope_theta = 0 leaves positions out (no rotation). max_len is the longest sequence the
+ * mask. rope_theta = 0 leaves positions out (no rotation). rope_form says how the rotation is
+ * written (gqa_attention.h: rotate_half, Hugging Face's, the default; complex, Meta's reference
+ * code's and torchtitan's); it pairs the features differently and moves different bytes, the
+ * FLOPs are the same. max_len is the longest sequence the
  * rotary table is built for (Llama 3.1's max_position_embeddings, 131072): a longer input is
  * refused, as pos_embedding refuses one longer than its table. rope_theta is read as a number
  * for the kernels; no count depends on its value.
@@ -48,6 +62,8 @@ static void gqa_parse(void *params, sm_args *args)
     p->rope_theta = sm_arg_real(args, "rope_theta", 10000, 0, 1e12);
     p->max_len = sm_arg_int(args, "max_len", 0, 0, (int64_t)1 << 40);
     p->causal = sm_arg_bool(args, "causal", 1);
+    static const char *const forms[] = {"rotate_half", "complex", NULL};
+    p->rope_form = sm_arg_choice(args, "rope_form", forms, GQA_ROPE_ROTATE_HALF);
     char msg[128];
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
         snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
@@ -108,6 +124,14 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     m->matmul_flops = sm_mul(2, macs);
     m->bwd_flops = sm_mul(2, flops);
     m->bytes = sm_mul(4, sm_add(sm_add(sm_mul(12, se), sm_mul(8, skv)), sm_mul(4, hss)));
+    if (p->rope_theta > 0) {
+        int64_t n = sm_add(se, skv), sd = sm_mul(s, e / h);
+        int cplx = p->rope_form == GQA_ROPE_COMPLEX;
+        m->serial_bytes =
+            cplx ? sm_add(sm_mul(8, n), sm_mul(8, sd)) : sm_add(sm_mul(40, n), sm_mul(16, sd));
+        m->upcast_bytes = cplx ? sm_add(sm_mul(16, n), sm_mul(4, sd)) : 0;
+        m->bytes = sm_add(m->bytes, m->serial_bytes);
+    }
     m->scores_bytes = sm_mul(16, hss);          /* written, softmaxed (2), read */
     m->scores_flops = sm_mul(2, sm_mul(se, s)); /* Q K^T: S^2 E MACs */
     m->weights = sm_add(sm_mul(2, sm_mul(e, e)), sm_mul(2, sm_mul(e, ekv)));
@@ -115,14 +139,18 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     return 0;
 }
 
-/* What training keeps per sequence in Hugging Face's eager LlamaAttention, read from its code
- * (PyTorch's derivatives.yaml for each op): the input (shared by the three projections); with
- * rotary embeddings, the projected Q and K (cos multiplies them), rotate_half of each (sin
- * multiplies it), the rotated Q (the score product), cos and sin (S d each); K and V repeated to
- * h heads by repeat_kv (S E each: the score and context products), the softmax's result
- * (h S^2) and the context made contiguous for o_proj (S E). Without rotation the projections'
- * outputs are those products' operands themselves. So 6 S E + 2 S kvE + 2 S d + h S^2 with
- * rotary embeddings, 4 S E + h S^2 without. A fused kernel (scaled_dot_product_attention, as
+/* What training keeps per sequence in Hugging Face's eager LlamaAttention, as
+ * torch.autograd.graph.saved_tensors_hooks records it (tools/torch_rope_bytes.py --saved): the
+ * input (shared by the three projections), the rotated Q (the score product's operand), K and V
+ * repeated to h heads by repeat_kv (S E each: the score and context products), the softmax's
+ * result (h S^2) and the context made contiguous for o_proj (S E): 4 S E + h S^2, with
+ * rotary embeddings or without. The rotation keeps only its tables (a product by a tensor that
+ * needs no gradient keeps that tensor alone): cos and sin, which Hugging Face computes once per
+ * forward pass for every layer, and freqs_cis, a buffer of the model; neither is counted here
+ * (4 S d bytes at bf16 for the whole network). At bf16 Hugging Face's eager softmax keeps its
+ * fp32 result beside the bf16 one (softmax(dtype=float32).to(q.dtype)), 4 h S^2 bytes more,
+ * not counted (Hugging Face's default attention is scaled_dot_product_attention, fused). A fused
+ * kernel (scaled_dot_product_attention, as
  * torchtitan and Hugging Face's sdpa attention call it) keeps the same operands and output and
  * the fp32 log-sum-exp of each of the h S rows instead of the probabilities. */
 static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
@@ -131,9 +159,7 @@ static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_
     const gqa_params *p = params;
     (void)n_in, (void)out, (void)err;
     int64_t len = in[0].dim[0], e = p->dim, d = e / p->heads, ekv = p->kv_heads * d;
-    int64_t own = p->rope_theta > 0
-                      ? sm_add(sm_mul(len, sm_add(6 * e, 2 * ekv)), sm_mul(2, sm_mul(len, d)))
-                      : sm_mul(4, sm_mul(len, e));
+    int64_t own = sm_mul(4, sm_mul(len, e));
     s->inputs = 1;
     s->extra_elems = sm_add(own, sm_mul(p->heads, sm_mul(len, len)));
     s->scores_elems = sm_mul(p->heads, sm_mul(len, len));
@@ -154,7 +180,7 @@ static const sm_layer_type gqa_attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "gqa_attention",
     .summary = "grouped-query causal self-attention with rotary positions, no bias (Llama's): "
-               "dim, heads, kv_heads, rope_theta, max_len, causal",
+               "dim, heads, kv_heads, rope_theta, rope_form, max_len, causal",
     .params_size = sizeof(gqa_params),
     .min_inputs = 1,
     .max_inputs = 1,

@@ -22,13 +22,29 @@ typedef struct gqa_params {
     int64_t max_len;   /* positions the rotary embedding is defined for; 0: any */
     double rope_theta; /* 0: no rotary embedding */
     int causal;
+    int rope_form; /* GQA_ROPE_* */
 } gqa_params;
 
-/* The angle of rotary pair i (of d / 2) at position pos: pos theta^(-2i/d), the pairs being
- * features (i, i + d/2) of a head (Hugging Face's rotate_half). */
+/* How the rotary embedding is written: Hugging Face's q cos + rotate_half(q) sin, pairing
+ * features (i, i + d/2) of a head, at the activations' precision; or Meta's reference code's
+ * and torchtitan's apply_rotary_emb, pairing (2i, 2i + 1) as complex numbers in fp32. */
+enum { GQA_ROPE_ROTATE_HALF, GQA_ROPE_COMPLEX };
+
+/* The angle of rotary pair i (of d / 2) at position pos: pos theta^(-2i/d). */
 static inline GQA_HD float gqa_angle(double theta, int64_t d, int64_t i, int64_t pos)
 {
     return (float)((double)pos * pow(theta, -2.0 * (double)i / (double)d));
+}
+
+/* Where pair i's two features lie in a head of d: first, and first + gap. */
+static inline GQA_HD int64_t gqa_pair_first(int rope_form, int64_t i)
+{
+    return rope_form == GQA_ROPE_COMPLEX ? 2 * i : i;
+}
+
+static inline GQA_HD int64_t gqa_pair_gap(int rope_form, int64_t d)
+{
+    return rope_form == GQA_ROPE_COMPLEX ? 1 : d / 2;
 }
 
 /* A layer at one batch size: R = batch x S rows, h query heads and kv key/value heads of d
@@ -43,7 +59,7 @@ typedef struct gqa_geom {
     float *q, *kvm, *p, *ctx;
     float scale;
     double theta;
-    int causal;
+    int causal, rope_form;
 } gqa_geom;
 
 static inline gqa_geom gqa_geom_of(const sm_layer_io *l)
@@ -62,6 +78,7 @@ static inline gqa_geom gqa_geom_of(const sm_layer_io *l)
     g.scale = 1.0f / sqrtf((float)g.d);
     g.theta = p->rope_theta;
     g.causal = p->causal;
+    g.rope_form = p->rope_form;
     int64_t ee = g.e * g.e, ke = g.ekv * g.e;
     if (l->w) {
         g.wq = l->w;

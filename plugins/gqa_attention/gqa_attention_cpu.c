@@ -12,8 +12,10 @@
  *                  dS = P (dP - rowsum(dP P)),  dQ_j = c dS K_t,  dK_t += c dS^T Q_j
  *              rotate dQ and dK back (the transpose of the rotation)
  *              dX += dQ W_q + dK W_k + dV W_v,  dW_q = dQ^T X, ...
- * The rotation of a head's pair (i, i + d/2) at position p by a = gqa_angle(theta, d, i, p):
- * (u, v) -> (u cos a - v sin a, v cos a + u sin a), Hugging Face's q * cos + rotate_half(q) * sin.
+ * The rotation of a head's pair i at position p by a = gqa_angle(theta, d, i, p):
+ * (u, v) -> (u cos a - v sin a, v cos a + u sin a), the pair being features (i, i + d/2)
+ * (Hugging Face's q * cos + rotate_half(q) * sin) or (2i, 2i + 1) (rope_form=complex: Meta's
+ * (u + iv) e^{ia}).
  * State: rotated Q, rotated K and V, every head's P, C. Work: dC, dQ, dK dV, one head's dP.
  */
 #include <cblas.h>
@@ -42,12 +44,12 @@ static void rotate(const gqa_geom *g, float *m, int64_t width, int64_t ld, int s
 {
     if (g->theta <= 0)
         return;
-    int64_t half = g->d / 2;
+    int64_t half = g->d / 2, gap = gqa_pair_gap(g->rope_form, g->d);
     for (int64_t r = 0; r < g->r; r++)
         for (int64_t i = 0; i < half; i++) {
             float a = gqa_angle(g->theta, g->d, i, r % g->s), c = cosf(a), s = sign * sinf(a);
             for (int64_t h0 = 0; h0 < width; h0 += g->d) {
-                float *u = m + r * ld + h0 + i, *v = u + half;
+                float *u = m + r * ld + h0 + gqa_pair_first(g->rope_form, i), *v = u + gap;
                 float uu = *u, vv = *v;
                 *u = uu * c - vv * s;
                 *v = vv * c + uu * s;

@@ -69,8 +69,10 @@ static int gqa_gpu_forward(const sm_layer_io *l, sm_error *err)
         project(l, &g, g.ekv, x, g.wk, g.kvm, k2, err) ||
         project(l, &g, g.ekv, x, g.wv, g.kvm + g.ekv, k2, err))
         return -1;
-    GPU_CUDA(err, smk_gqa_rotate, g.q, g.r, g.e, g.e, g.s, g.d, g.theta, 1, gpu_stream(l));
-    GPU_CUDA(err, smk_gqa_rotate, g.kvm, g.r, g.ekv, k2, g.s, g.d, g.theta, 1, gpu_stream(l));
+    GPU_CUDA(err, smk_gqa_rotate, g.q, g.r, g.e, g.e, g.s, g.d, g.theta, g.rope_form, 1,
+             gpu_stream(l));
+    GPU_CUDA(err, smk_gqa_rotate, g.kvm, g.r, g.ekv, k2, g.s, g.d, g.theta, g.rope_form, 1,
+             gpu_stream(l));
     for (int64_t h = 0; h < g.h; h++) /* P = c Q K^T of head h, every sequence */
         if (gemm_gpu_batched(l, CUBLAS_OP_T, CUBLAS_OP_N, g.s, g.s, g.d, g.scale,
                              g.kvm + (h / group) * g.d, k2, sk, g.q + h * g.d, g.e, sq, 0.0f,
@@ -133,8 +135,10 @@ static int gqa_gpu_backward(const sm_layer_io *l, sm_error *err)
                              g.e, sq, ds, g.s, sp, 1.0f, dkv + t, k2, sk, g.n, err))
             return -1;
     }
-    GPU_CUDA(err, smk_gqa_rotate, dq, g.r, g.e, g.e, g.s, g.d, g.theta, -1, gpu_stream(l));
-    GPU_CUDA(err, smk_gqa_rotate, dkv, g.r, g.ekv, k2, g.s, g.d, g.theta, -1, gpu_stream(l));
+    GPU_CUDA(err, smk_gqa_rotate, dq, g.r, g.e, g.e, g.s, g.d, g.theta, g.rope_form, -1,
+             gpu_stream(l));
+    GPU_CUDA(err, smk_gqa_rotate, dkv, g.r, g.ekv, k2, g.s, g.d, g.theta, g.rope_form, -1,
+             gpu_stream(l));
     float *dx = l->din[0].data;
     if (grads(l, &g, g.e, dq, g.e, g.wq, g.dwq, dx, err) ||
         grads(l, &g, g.ekv, dkv, k2, g.wk, g.dwk, dx, err) ||

@@ -10,15 +10,15 @@
 #include "gqa_attention_gpu.h"
 
 __global__ void gqa_rotate_kernel(float *m, int64_t rows, int64_t width, int64_t ld, int64_t s,
-                                  int64_t d, double theta, int sign)
+                                  int64_t d, double theta, int rope_form, int sign)
 {
-    int64_t half = d / 2;
+    int64_t half = d / 2, gap = gqa_pair_gap(rope_form, d);
     SMK_FOR(k, rows * half)
     {
         int64_t r = k / half, i = k % half;
         float a = gqa_angle(theta, d, i, r % s), c = cosf(a), sn = sign * sinf(a);
         for (int64_t h0 = 0; h0 < width; h0 += d) {
-            float *u = m + r * ld + h0 + i, *v = u + half;
+            float *u = m + r * ld + h0 + gqa_pair_first(rope_form, i), *v = u + gap;
             float uu = *u, vv = *v;
             *u = uu * c - vv * sn;
             *v = vv * c + uu * sn;
@@ -27,11 +27,12 @@ __global__ void gqa_rotate_kernel(float *m, int64_t rows, int64_t width, int64_t
 }
 
 extern "C" cudaError_t smk_gqa_rotate(float *m, int64_t rows, int64_t width, int64_t ld, int64_t s,
-                                      int64_t d, double theta, int sign, cudaStream_t st)
+                                      int64_t d, double theta, int rope_form, int sign,
+                                      cudaStream_t st)
 {
     if (rows > 0 && d >= 2 && theta > 0)
-        gqa_rotate_kernel<<<smk_blocks(rows * (d / 2)), SMK_THREADS, 0, st>>>(m, rows, width, ld, s,
-                                                                              d, theta, sign);
+        gqa_rotate_kernel<<<smk_blocks(rows * (d / 2)), SMK_THREADS, 0, st>>>(
+            m, rows, width, ld, s, d, theta, rope_form, sign);
     return cudaGetLastError();
 }
 

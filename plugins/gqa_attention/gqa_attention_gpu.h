@@ -15,9 +15,10 @@ extern "C" {
 #endif
 
 /* In place, the heads of d features in the first width columns of rows rows (row stride ld),
- * row r at position r % s: each pair (i, i + d/2) rotated by sign * gqa_angle(theta, d, i, .). */
+ * row r at position r % s: each pair (gqa_pair_first, + gqa_pair_gap of rope_form) rotated by
+ * sign * gqa_angle(theta, d, i, .). */
 cudaError_t smk_gqa_rotate(float *m, int64_t rows, int64_t width, int64_t ld, int64_t s, int64_t d,
-                           double theta, int sign, cudaStream_t st);
+                           double theta, int rope_form, int sign, cudaStream_t st);
 /* In place, rows rows of n scores: softmax, columns j > i (i = row % n) 0 when causal. */
 cudaError_t smk_gqa_softmax(float *p, int64_t rows, int64_t n, int causal, cudaStream_t st);
 /* In place, dp into dS = P (dP - rowsum(dP P)). */

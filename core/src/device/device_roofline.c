@@ -34,10 +34,11 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     double scores = (double)m->scores_bytes * half;
     double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
     double serial = (double)m->serial_bytes * half;
-    /* a layer computing in fp32 moves its casts and fp32 temporaries at 16 bits too */
+    /* a layer computing in fp32 moves its casts and fp32 temporaries at 16 bits too: kernels
+     * of their own, beside no arithmetic */
     double upcast = half < 1 ? (double)m->upcast_bytes : 0;
     sm_layer_work w = {share * flops + redo, 0, (1 - share) * flops,
-                       (double)m->bytes * half - scores - serial + upcast, serial};
+                       (double)m->bytes * half - scores - serial, serial + upcast};
     /* one read or one write of every score: scores_bytes holds four, and two per element-wise
      * pass the plugin declares (its scaling, its mask) */
     double once = scores / (4 + 2 * l->m.scores_passes_fwd);

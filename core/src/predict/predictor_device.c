@@ -126,15 +126,19 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         ls[i].weights = (double)m.weights;
         if (sm_layer_fused(&d->dev, net, i))
             ls[i].t = (pass_times){0, 0, 0};
-        /* what checkpointing recomputes: the whole forward pass, or the matrix products a
-         * layer kept in part declares (its element-wise rest is left out: small beside them) */
+        /* what checkpointing recomputes: the whole forward pass, or of a layer kept in part
+         * the matrix products it declares and its element-wise kernels (serial_bytes: the
+         * rotary embedding, SwiGLU's silu and product), whose outputs the policy never keeps */
         sm_checkpoint_effect e = sm_checkpoint_effect_on(&net->layers[i], unit[i], d->checkpoint);
         if (e == SM_RECOMPUTES_ALL)
             ls[i].t.bwd += ls[i].t.fwd;
         else if (e == SM_RECOMPUTES_PART)
             ls[i].t.bwd += roofline(
-                d, (sm_layer_work){.matmul_flops = (double)net->layers[i].saved.selective_flops *
-                                                   (double)batch});
+                d, (sm_layer_work){
+                       .matmul_flops = (double)net->layers[i].saved.selective_flops * (double)batch,
+                       .serial_bytes =
+                           sm_layer_pass_work(&d->dev, &net->layers[i], &m, d->precision, 0, 1)
+                               .serial_bytes});
     }
     free(unit);
     return ls;
