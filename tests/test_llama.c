@@ -92,8 +92,10 @@ static void test_counts(void)
         CHECK_EQ(24 + s.extra_elems, 96);
     }
     /* gqa_attention E 8, 4 heads, 2 KV heads (d 2, kvE 4), S 5: PyTorch 192 weights in 4,
-     * 1360 MACs. FLOPs 2 x 1360 + scaling S E 40 + softmax 3 h S^2 300 + rotary 3 S (E + kvE)
-     * 180 = 3240; without rotation 3060. Kept, with rotation or without, as
+     * 1360 MACs. FLOPs, as Hugging Face's eager code and Meta's write the layer (the scores
+     * scaled and masked): 2 x 1360 + scaling h S^2 100 + mask h S^2 100 + softmax 3 h S^2 300 +
+     * rotary 3 S (E + kvE) 180 = 3400; without rotation 3220, without the mask (causal=false)
+     * 3120. Kept, with rotation or without, as
      * tools/torch_rope_bytes.py --saved records Hugging Face's eager LlamaAttention at fp32:
      * 1288 and 1208 bytes, that is the input (S E = 40 elements), the rotated Q, K and V
      * repeated, the context (S E each), the probabilities (h S^2 = 100), a float64 scalar (the
@@ -102,9 +104,21 @@ static void test_counts(void)
     sm_layer_metrics none;
     if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=0\n"), &none,
                  &s) == 0) {
-        CHECK_EQ(none.flops, 3060);
+        CHECK_EQ(none.flops, 3220);
         CHECK_EQ(none.serial_bytes, 0);
+        CHECK_EQ(none.scores_passes_fwd, 2);
+        CHECK_EQ(none.scores_passes_bwd, 1);
+        CHECK_EQ(none.scores_bytes, 4 * (4 + 2 * 2) * 100);
         CHECK_EQ(s.extra_elems, 260);
+    }
+    if (layer_of(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=2 rope_theta=0 "
+                            "causal=false\n"),
+                 &m, &s) == 0) {
+        CHECK_EQ(m.flops, 3120);
+        CHECK_EQ(m.scores_passes_fwd, 1);
+        CHECK_EQ(m.scores_passes_bwd, 1);
+        /* the mask's read and write of every score, and its read of the S x S mask */
+        CHECK_EQ(none.bytes - m.bytes, 4 * (2 * 100 + 25));
     }
     /* The rotation's bytes, per sequence with N = S (E + kvE) = 60 rotated elements and S d =
      * 10, from tools/torch_rope_bytes.py (PyTorch's ops on q and k): rotate_half 40 N + 16 S d
@@ -114,7 +128,7 @@ static void test_counts(void)
         CHECK_EQ(m.weights, 192);
         CHECK_EQ(m.param_tensors, 4);
         CHECK_EQ(m.macs, 1360);
-        CHECK_EQ(m.flops, 3240);
+        CHECK_EQ(m.flops, 3400);
         CHECK_EQ(m.matmul_flops, 2720);
         CHECK_EQ(m.bytes - none.bytes, 40 * 60 + 16 * 10);
         CHECK_EQ(m.serial_bytes, 40 * 60 + 16 * 10);
@@ -122,7 +136,7 @@ static void test_counts(void)
         CHECK_EQ(s.extra_elems, 260);
     }
     if (layer_of(NET("5x8", ROPE_LAYER " rope_form=complex\n"), &m, &s) == 0) {
-        CHECK_EQ(m.flops, 3240);
+        CHECK_EQ(m.flops, 3400);
         CHECK_EQ(m.bytes - none.bytes, 8 * 60 + 8 * 10);
         CHECK_EQ(m.serial_bytes, 8 * 60 + 8 * 10);
         CHECK_EQ(m.upcast_bytes, 16 * 60 + 4 * 10);

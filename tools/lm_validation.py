@@ -201,8 +201,10 @@ Sources: H100 rows, {h100}; A100 row, {a100}.
   counts it apart, 8 bytes at fp32 against rotate_half's 40). torchtitan's op policy
   recomputes it in the backward pass with SwiGLU's silu and product: only the outputs of
   matrix products and of attention are kept. Pricing the rotation took the H100 rows from
-  +12.6% and +15.1% to +8.5% and +10.8%, and the recomputed element-wise kernels to what the
-  table shows. Not priced: the FSDP collectives' SMs and HBM traffic beside the matrix
+  +12.6% and +15.1% to +8.5% and +10.8%, and the recomputed element-wise kernels to +5.4%
+  and +7.7%; the scores scaled and masked as Llama's code writes it (the scaling's and the
+  mask's FLOPs on every score, where the queries were scaled before) to what the table
+  shows. Not priced: the FSDP collectives' SMs and HBM traffic beside the matrix
   units, under the same 500 W. FlashAttention-2 reaches 35% of Hopper's
   peak (FlashAttention-3's paper) on the causal half of the scores it computes, where the
   model prices all the scores at 0.7: the two about cancel.

@@ -9,19 +9,29 @@
  *   projections   Q = x W_q^T                        S E^2 MACs
  *                 K, V = x W_k^T, x W_v^T            2 S E kvE MACs
  *   rotary        q cos + rotate_half(q) sin         3 S (E + kvE) FLOPs (on Q and K)
- *   scaling       Q / sqrt(d)                        S E FLOPs
  *   scores        Q_j K_{j/(h/kv)}^T for each head   h S^2 d = S^2 E MACs
+ *   scaling       scores * d^-1/2                    h S^2 FLOPs
+ *   mask          scores + causal mask (causal)      h S^2 FLOPs
  *   softmax       over each row of h S x S scores    3 h S^2 FLOPs (as attention counts it)
  *   context       A_j V_{j/(h/kv)}                   S^2 E MACs
  *   output        y = ctx W_o^T                      S E^2 MACs
  *
  *   macs          = 2 S E^2 + 2 S E kvE + 2 S^2 E
- *   flops         = 2 macs + S E + 3 h S^2 + (rope_theta ? 3 S (E + kvE) : 0)
+ *   flops         = 2 macs + (causal ? 5 : 4) h S^2 + (rope_theta ? 3 S (E + kvE) : 0)
  *   matmul_flops  = 2 macs
  *   weights       = 2 E^2 + 2 E kvE, param_tensors = 4 (q_proj, k_proj, v_proj, o_proj)
  *   bwd_flops     = 2 flops
- *   bytes         = 4 (12 S E + 8 S kvE + 4 h S^2): attention's count of the same steps, the
- *                   key and value side at kvE features, + rope below
+ *   bytes         = 4 (10 S E + 8 S kvE + 6 h S^2 + (causal ? 2 h S^2 + S^2 : 0)): attention's
+ *                   count with scale_on=scores mask=additive, the key and value side at kvE
+ *                   features, + rope below
+ *
+ * Hugging Face's eager_attention_forward and Meta's reference code both scale the scores, not
+ * the queries, and add the causal mask to them: element-wise kernels over every score
+ * (scores_passes_fwd 2, or 1 without the mask; backward 1, the scaling's: the addition's
+ * gradient is the scores'), which a fused kernel does on chip. Both compute the softmax in
+ * fp32 (softmax(dtype=float32).to(q.dtype); softmax(scores.float()).type_as(xq)): at bf16 8
+ * bytes more per score forward and its fp32 result kept beside the bf16 one (4 bytes), which
+ * plugin.h cannot yet tell from the scores a fused kernel drops; not counted.
  *
  * The rotation is element-wise kernels of its own between the projections and the scores
  * (serial_bytes), as eager PyTorch writes it. Per sequence, with N = S (E + kvE) rotated
@@ -38,12 +48,12 @@
  * nn.Linear(8, 8), bias=False (E 8, 4 heads, 2 KV heads, d 2: LlamaAttention's projections)
  * hold 64 + 32 + 32 + 64 = 192 parameters in 4 tensors, what tests/test_llama.c asserts.
  *
- * causal=true (the default) changes no count: Hugging Face computes every score and adds the
- * mask. rope_theta = 0 leaves positions out (no rotation). rope_form says how the rotation is
- * written (gqa_attention.h: rotate_half, Hugging Face's, the default; complex, Meta's reference
- * code's and torchtitan's); it pairs the features differently and moves different bytes, the
- * FLOPs are the same. max_len is the longest sequence the
- * rotary table is built for (Llama 3.1's max_position_embeddings, 131072): a longer input is
+ * causal=true (the default) computes every score and adds the mask, as Hugging Face does;
+ * causal=false adds none. rope_theta = 0 leaves positions out (no rotation). rope_form says
+ * how the rotation is written (gqa_attention.h: rotate_half, Hugging Face's, the default;
+ * complex, Meta's reference code's and torchtitan's); it pairs the features differently and
+ * moves different bytes, the FLOPs are the same. max_len is the longest sequence the rotary
+ * table is built for (Llama 3.1's max_position_embeddings, 131072): a longer input is
  * refused, as pos_embedding refuses one longer than its table. rope_theta is read as a number
  * for the kernels; no count depends on its value.
  */
@@ -116,14 +126,21 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     int64_t se = sm_mul(s, e), skv = sm_mul(s, ekv), hss = sm_mul(h, sm_mul(s, s));
     int64_t macs = sm_add(sm_add(sm_mul(2, sm_mul(se, e)), sm_mul(2, sm_mul(se, ekv))),
                           sm_mul(2, sm_mul(se, s)));
-    int64_t flops = sm_add(sm_add(sm_mul(2, macs), se), sm_mul(3, hss));
+    int64_t flops = sm_add(sm_mul(2, macs), sm_mul(4, hss));
+    int64_t elems = sm_add(sm_add(sm_mul(10, se), sm_mul(8, skv)), sm_mul(6, hss));
+    int passes_fwd = 1;
+    if (p->causal) {
+        flops = sm_add(flops, hss);
+        elems = sm_add(elems, sm_add(sm_mul(2, hss), sm_mul(s, s)));
+        passes_fwd++;
+    }
     if (p->rope_theta > 0)
         flops = sm_add(flops, sm_mul(3, sm_add(se, skv)));
     m->macs = macs;
     m->flops = flops;
     m->matmul_flops = sm_mul(2, macs);
     m->bwd_flops = sm_mul(2, flops);
-    m->bytes = sm_mul(4, sm_add(sm_add(sm_mul(12, se), sm_mul(8, skv)), sm_mul(4, hss)));
+    m->bytes = sm_mul(4, elems);
     if (p->rope_theta > 0) {
         int64_t n = sm_add(se, skv), sd = sm_mul(s, e / h);
         int cplx = p->rope_form == GQA_ROPE_COMPLEX;
@@ -132,7 +149,10 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
         m->upcast_bytes = cplx ? sm_add(sm_mul(16, n), sm_mul(4, sd)) : 0;
         m->bytes = sm_add(m->bytes, m->serial_bytes);
     }
-    m->scores_bytes = sm_mul(16, hss);          /* written, softmaxed (2), read */
+    /* written, softmaxed (2), read, and a read and a write per pass */
+    m->scores_bytes = sm_mul(4 * (4 + 2 * passes_fwd), hss);
+    m->scores_passes_fwd = passes_fwd;
+    m->scores_passes_bwd = 1;
     m->scores_flops = sm_mul(2, sm_mul(se, s)); /* Q K^T: S^2 E MACs */
     m->weights = sm_add(sm_mul(2, sm_mul(e, e)), sm_mul(2, sm_mul(e, ekv)));
     m->param_tensors = 4;
