@@ -2,7 +2,7 @@
  * gqa_attention: Llama's self-attention (Hugging Face's LlamaAttention, Meta's Attention):
  * grouped-query attention, where kv_heads key/value heads serve heads query heads (heads /
  * kv_heads each; kv_heads = heads is multi-head attention, 1 multi-query), with rotary position
- * embeddings (RoPE, rotate_half's pairing) on the queries and keys, a causal mask, and four
+ * embeddings (RoPE, as rope_form writes them) on the queries and keys, a causal mask, and four
  * projections without bias. The per-sample input is a sequence S x E, E = dim; the output has
  * its shape. With h = heads, kv = kv_heads, d = E / h and kvE = kv d, per sequence:
  *
@@ -167,10 +167,8 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
  * rotary embeddings or without. The rotation keeps only its tables (a product by a tensor that
  * needs no gradient keeps that tensor alone): cos and sin, which Hugging Face computes once per
  * forward pass for every layer, and freqs_cis, a buffer of the model; neither is counted here
- * (4 S d bytes at bf16 for the whole network). At bf16 Hugging Face's eager softmax keeps its
- * fp32 result beside the bf16 one (softmax(dtype=float32).to(q.dtype)), 4 h S^2 bytes more,
- * not counted (Hugging Face's default attention is scaled_dot_product_attention, fused). A fused
- * kernel (scaled_dot_product_attention, as
+ * (4 S d bytes at bf16 for the whole network), nor the fp32 probabilities of the softmax at
+ * bf16 (above). A fused kernel (scaled_dot_product_attention, as
  * torchtitan and Hugging Face's sdpa attention call it) keeps the same operands and output and
  * the fp32 log-sum-exp of each of the h S rows instead of the probabilities. */
 static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
