@@ -32,6 +32,15 @@ static double rnd(void) /* uniform in [-1, 1) */
 
 static int64_t elems(const sm_tensor *t) { return t->n * sm_shape_elems(&t->shape); }
 
+/* Largest |a[i] - b[i]| over n elements. */
+static inline double max_diff(const float *a, const float *b, int64_t n)
+{
+    double d = 0;
+    for (int64_t i = 0; i < n; i++)
+        d = fabs((double)a[i] - b[i]) > d ? fabs((double)a[i] - b[i]) : d;
+    return d;
+}
+
 /* Input values spread evenly over [-s, s) in a shuffled order: no two within s/n of each
  * other, none near 0. */
 static double spread_scale = 1;

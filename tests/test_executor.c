@@ -179,14 +179,6 @@ static void conv_reference(const float *x, const float *w, int has_bias, float *
                 }
 }
 
-static double max_diff(const float *a, const float *b, int64_t n)
-{
-    double d = 0;
-    for (int64_t i = 0; i < n; i++)
-        d = fabs((double)a[i] - b[i]) > d ? fabs((double)a[i] - b[i]) : d;
-    return d;
-}
-
 static void check_conv_forward(const char *text, int n, int out, int kh, int kw, int sh, int sw,
                                int ph, int pw, int dh, int dw, int groups, int bias)
 {
