@@ -6,7 +6,8 @@
  * one byte more than its bytes, which the host refuses. With TEST_UPCAST it computes in fp32
  * (ABI 7): as many bytes more at 16-bit activations as its fp32 bytes, and it keeps its input
  * and 4 bytes more per output element then; TEST_UPCAST_NEGATIVE declares -1 bytes more, and
- * TEST_PASSES_TOO_MANY 17 passes over attention scores, both refused. */
+ * TEST_PASSES_TOO_MANY 17 passes over attention scores, both refused; so is
+ * TEST_SOFTMAX_UNKNOWN's softmax form 3 (ABI 8 knows 0 to 2). */
 #include <stddef.h>
 #include <scalemeter/plugin.h>
 
@@ -44,6 +45,8 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->upcast_bytes = -1;
 #elif defined(TEST_PASSES_TOO_MANY)
     m->scores_passes_fwd = 17;
+#elif defined(TEST_SOFTMAX_UNKNOWN)
+    m->scores_softmax = 3;
 #endif
     return 0;
 }

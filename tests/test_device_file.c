@@ -111,6 +111,44 @@ static void test_score_passes(void)
     CHECK_EQ(b.serial_bytes, 0);
 }
 
+/* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
+ * scores a pass with 2 score passes, scores_bytes 4 x (4 + 2 x 2) x 10 = 320. What PyTorch's
+ * own kernels move for one score (tools/torch_rope_bytes.py --softmax, torch's ops in bfloat16:
+ * a cast up, an fp32 softmax, a cast down, 20 bytes forward and 24 backward where a bf16
+ * softmax moves 4 and 6), 16 more forward and 18 backward, at bf16 in either form and at fp16
+ * for Meta's x.float(); Hugging Face's softmax(dtype=float32) at fp16 is one kernel reading
+ * fp16 and writing fp32 and the cast back (SoftMax.cpp's half_to_float): 8 and 10. They are
+ * serial bytes, in inference too; at fp32, and under a fused kernel, none. */
+static double softmax_serial_more(int form, sm_precision p, int backward, int train, int fused)
+{
+    sm_device v = {.mask_bytes = 1, .fused_attention = fused};
+    sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
+    sm_layer l = {.type = &attention};
+    l.m.scores_bytes = 320, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
+    sm_metrics m = {
+        .flops = 100, .matmul_flops = 60, .bwd_flops = 200, .bytes = 1000, .scores_bytes = 320};
+    double native = sm_layer_pass_work(&v, &l, &m, p, backward, train).serial_bytes;
+    l.m.scores_softmax = form;
+    return sm_layer_pass_work(&v, &l, &m, p, backward, train).serial_bytes - native;
+}
+
+static void test_softmax_fp32(void)
+{
+    for (int form = SM_SOFTMAX_FLOAT; form <= SM_SOFTMAX_DTYPE; form++) {
+        CHECK_EQ(softmax_serial_more(form, SM_BF16, 0, 1, 0), 160);
+        CHECK_EQ(softmax_serial_more(form, SM_BF16, 1, 1, 0), 180);
+        CHECK_EQ(softmax_serial_more(form, SM_BF16, 0, 0, 0), 160);
+        CHECK_EQ(softmax_serial_more(form, SM_FP32, 0, 1, 0), 0);
+        CHECK_EQ(softmax_serial_more(form, SM_TF32, 1, 1, 0), 0);
+        CHECK_EQ(softmax_serial_more(form, SM_BF16, 0, 1, 1), 0);
+        CHECK_EQ(softmax_serial_more(form, SM_FP16, 1, 1, 1), 0);
+    }
+    CHECK_EQ(softmax_serial_more(SM_SOFTMAX_FLOAT, SM_FP16, 0, 1, 0), 160);
+    CHECK_EQ(softmax_serial_more(SM_SOFTMAX_FLOAT, SM_FP16, 1, 1, 0), 180);
+    CHECK_EQ(softmax_serial_more(SM_SOFTMAX_DTYPE, SM_FP16, 0, 1, 0), 80);
+    CHECK_EQ(softmax_serial_more(SM_SOFTMAX_DTYPE, SM_FP16, 1, 1, 0), 100);
+}
+
 /* A layer computing in fp32 at 16-bit activations (plugin ABI 7's upcast_bytes): its casts are
  * kernels of their own, serial whatever its arithmetic; at fp32 there are none. */
 static void test_upcast_serial(void)
@@ -218,6 +256,7 @@ int main(void)
     test_pass_work();
     test_score_passes();
     test_upcast_serial();
+    test_softmax_fp32();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *path = net_file(cases[i].text);
         st.msg[0] = '\0';

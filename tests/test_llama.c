@@ -259,6 +259,8 @@ static void test_refusals(void)
                       "sequence of 9 positions is longer than max_len 8");
     expect_refusal_at(NET("5x8", "g = gqa_attention dim=8 heads=4 rope_form=polar\n"),
                       ":5:", "rope_form");
+    expect_refusal_at(NET("5x8", "g = gqa_attention dim=8 heads=4 softmax=fp32\n"),
+                      ":5:", "softmax");
     expect_refusal_at(NET("5x8", "g = gqa_attention dim=8 heads=4 kv_heads=3\n"),
                       ":5:", "heads 4 is not divisible by kv_heads 3");
     expect_refusal_at(NET("5x6", "g = gqa_attention dim=6 heads=2\n"),

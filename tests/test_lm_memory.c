@@ -21,6 +21,16 @@
  * 1408 + 768 + 1024 + 3200 = 6400 B. The block's backward pass recomputes the rest, attn
  * 2176 - 1408 = 768 B and mlp 3072 - 768 = 2304 B and attn's output (512 B): 3584 B, less
  * than the loss's 6400: 6400 + 6400 = 12800 B.
+ *
+ * At fp16 and bf16, Llama's eager softmax in fp32 (gqa_attention's softmax=dtype_float32, the
+ * default, Hugging Face's; softmax=float, Meta's) keeps its fp32 output beside the 16-bit
+ * probabilities: 4 bytes per score, h S^2 = 512 scores a sample, 2048 B more than
+ * softmax=native (saved_tensors_hooks on Hugging Face's eager LlamaAttention in bfloat16:
+ * tools/torch_rope_bytes.py --saved lists a float32 tensor of h S^2 beside the bf16 one). At
+ * inference it holds fp32 bytes while it runs: at bf16 the input's fp32 copy and the
+ * softmax's output (PyTorch's SoftMax.cpp converts first but for fp16 under dtype=float32,
+ * which it runs in one kernel, half_to_float): 8 bytes a score, 4096 B; at fp16, 4 with
+ * dtype_float32 and 8 with float. A fused kernel, and fp32, keep and hold none of it.
  */
 #include <stdio.h>
 
@@ -36,18 +46,75 @@ static const char *const lm =
     "[block b.{0..0}]\nuse = blk\n"
     "[layers]\nhead = linear out=50 bias=false\nloss = cross_entropy\n";
 
+static double activations_at(const sm_network *net, int64_t batch, const sm_memory_config *c,
+                             int training)
+{
+    sm_memory m;
+    sm_status st;
+    if (sm_network_memory(net, batch, 1, training, c, &m, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return -1;
+    }
+    return m.activations;
+}
+
 static double activations(const sm_network *net, int64_t batch, int fused, sm_checkpoint ck)
 {
     sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
     c.fused_attention = fused;
     c.checkpoint = ck;
-    sm_memory m;
+    return activations_at(net, batch, &c, 1);
+}
+
+/* The tiny model with gqa_attention's softmax as given ("" for its default). */
+static sm_network *lm_with(sm_registry *reg, const char *softmax)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[network]\nname = tiny_lm\ninput = 16x8\n[template blk]\n"
+             "attn = gqa_attention dim=8 heads=2 kv_heads=1 rope_theta=0 max_len=64 %s\n"
+             "mlp = swiglu hidden=12\n[block b.{0..0}]\nuse = blk\n"
+             "[layers]\nhead = linear out=50 bias=false\nloss = cross_entropy\n",
+             softmax);
+    sm_network *net = NULL;
     sm_status st;
-    if (sm_network_memory(net, batch, 1, 1, &c, &m, &st)) {
+    if (sm_network_load(reg, net_file(text), NULL, &net, &st))
         fprintf(stderr, "%s\n", st.msg);
-        return -1;
-    }
-    return m.activations;
+    return net;
+}
+
+/* What each softmax form keeps (training) or holds (inference) more than softmax=native, per
+ * sample at batch 2, at fp16 (fp16 = 1), bf16 or fp32 (half = 0), eager or fused. */
+static double softmax_more(sm_registry *reg, const char *form, int half, int fp16, int fused,
+                           int training)
+{
+    sm_memory_config c = {.half = half,
+                          .fp16 = fp16,
+                          .optimizer = SM_OPTIMIZER_SGD,
+                          .mask_bytes = 1,
+                          .fused_attention = fused};
+    sm_network *with = lm_with(reg, form), *native = lm_with(reg, "softmax=native");
+    double more =
+        with && native
+            ? (activations_at(with, 2, &c, training) - activations_at(native, 2, &c, training)) / 2
+            : -1;
+    sm_network_free(with);
+    sm_network_free(native);
+    return more;
+}
+
+static void test_softmax_fp32(sm_registry *reg)
+{
+    CHECK_EQ(softmax_more(reg, "", 1, 0, 0, 1), 2048);
+    CHECK_EQ(softmax_more(reg, "softmax=float", 1, 0, 0, 1), 2048);
+    CHECK_EQ(softmax_more(reg, "", 1, 1, 0, 1), 2048);
+    CHECK_EQ(softmax_more(reg, "", 1, 0, 0, 0), 4096);
+    CHECK_EQ(softmax_more(reg, "", 1, 1, 0, 0), 2048);
+    CHECK_EQ(softmax_more(reg, "softmax=float", 1, 1, 0, 0), 4096);
+    CHECK_EQ(softmax_more(reg, "", 1, 0, 1, 1), 0);
+    CHECK_EQ(softmax_more(reg, "", 1, 0, 1, 0), 0);
+    CHECK_EQ(softmax_more(reg, "", 0, 0, 0, 1), 0);
+    CHECK_EQ(softmax_more(reg, "softmax=float", 0, 0, 0, 0), 0);
 }
 
 int main(void)
@@ -64,6 +131,7 @@ int main(void)
     CHECK_EQ(activations(net, 1, 1, SM_CHECKPOINT_SELECTIVE), 12800);
     CHECK_EQ(activations(net, 3, 1, SM_CHECKPOINT_SELECTIVE), 3 * 12800);
     sm_network_free(net);
+    test_softmax_fp32(reg);
     sm_registry_free(reg);
     return check_summary();
 }

@@ -17,7 +17,14 @@ rotated elements the counts are a N + b S d; two sizes give a and b.
 Hugging Face's eager LlamaAttention (projections, rotation, repeat_kv, scores, softmax in fp32,
 context, o_proj) with rotation and without.
 
-Usage: /usr/bin/python3 tools/torch_rope_bytes.py [--saved]     (torch 1.13 here)
+--softmax prints, per score, what Llama's softmax in fp32 moves (forward and backward, through
+torch_eager_bytes.measure) and keeps, in bfloat16, beside a bf16 softmax: Hugging Face's
+softmax(a, dtype=torch.float32).to(a.dtype) and Meta's softmax(a.float()).type_as(a), both of
+which PyTorch runs at bf16 as a cast up, an fp32 softmax and a cast down (SoftMax.cpp's
+softmax() fuses the cast into the softmax, half_to_float, for fp16 under dtype=float32 on
+CUDA only; this CPU has no fp16 softmax to measure): plugin.h's SM_SOFTMAX_* costs.
+
+Usage: /usr/bin/python3 tools/torch_rope_bytes.py [--saved] [--softmax]    (torch 1.13 here)
 """
 import os
 import sys
@@ -126,6 +133,38 @@ def saved(module, x):
     return sum(v[0] for v in seen.values()), list(seen.values())
 
 
+class Softmax(nn.Module):
+    """The scores' softmax as form writes it: native, float (Meta's) or dtype_float32 (HF's)."""
+
+    def __init__(self, form):
+        super().__init__()
+        self.form = form
+
+    def forward(self, a):
+        if self.form == "float":
+            return F.softmax(a.float(), dim=-1).type_as(a)
+        if self.form == "dtype_float32":
+            return F.softmax(a, dim=-1, dtype=torch.float32).to(a.dtype)
+        return F.softmax(a, dim=-1)
+
+
+def softmax_costs():
+    """Per score in bf16: forward and backward bytes (the backward's seed gradient left out)
+    and the bytes autograd keeps, of each form."""
+    a = torch.randn(2, 4, 5, 5).to(torch.bfloat16)
+    n = a.numel()
+    print("softmax        bf16 bytes per score: forward  backward  kept")
+    for form in ("native", "float", "dtype_float32"):
+        m = Softmax(form)
+        fwd, bwd = torch_eager_bytes.measure(m, a)
+        bwd = [op for op in bwd if op[0] != "ones_like"]
+        kept, _ = saved(m, a.clone())
+        f, b = (sum(r + w for _, r, w in ops) / n for ops in (fwd, bwd))
+        print(f"{form:14} {f:27g} {b:9g} {kept / n:5g}")
+    print("(kept: the softmax's own result; the context product keeps the bf16 probabilities,\n"
+          " the same tensor as native's, beside float's and dtype_float32's fp32 one)")
+
+
 def main(argv):
     sizes = ((4, 2, 2, 5), (8, 2, 16, 12))  # (heads, kv_heads, d, S): test_llama.c's first
     print("form         dtype     per N   per S d   (forward bytes = a N + b S d)")
@@ -141,6 +180,8 @@ def main(argv):
             print(f"{form:12} {str(dtype)[6:]:9} {a:6g}   {b:6g}")
         (a32, b32), (a16, b16) = fits[torch.float32], fits[torch.bfloat16]
         print(f"{form:12} upcast    {a16 - a32 / 2:6g}   {b16 - b32 / 2:6g}")
+    if "--softmax" in argv:
+        softmax_costs()
     if "--saved" in argv:
         h, kv, d, s = sizes[0]
         for form in ("rotate_half", "complex"):

@@ -29,9 +29,12 @@
  * the queries, and add the causal mask to them: element-wise kernels over every score
  * (scores_passes_fwd 2, or 1 without the mask; backward 1, the scaling's: the addition's
  * gradient is the scores'), which a fused kernel does on chip. Both compute the softmax in
- * fp32 (softmax(dtype=float32).to(q.dtype); softmax(scores.float()).type_as(xq)): at bf16 8
- * bytes more per score forward and its fp32 result kept beside the bf16 one (4 bytes), which
- * plugin.h cannot yet tell from the scores a fused kernel drops; not counted.
+ * fp32 and cast the probabilities back, as softmax says: dtype_float32 (the default), Hugging
+ * Face's softmax(scores, dtype=torch.float32).to(q.dtype); float, Meta's
+ * softmax(scores.float()).type_as(xq); native, at the activations' precision. At bf16 either
+ * fp32 form moves 16 bytes more per score forward and 18 backward and keeps its fp32 result
+ * beside the bf16 one (4 bytes; tools/torch_rope_bytes.py --softmax), which the host prices
+ * from scores_softmax (plugin.h, ABI 8) and drops under a fused kernel.
  *
  * The rotation is element-wise kernels of its own between the projections and the scores
  * (serial_bytes), as eager PyTorch writes it. Per sequence, with N = S (E + kvE) rotated
@@ -74,6 +77,8 @@ static void gqa_parse(void *params, sm_args *args)
     p->causal = sm_arg_bool(args, "causal", 1);
     static const char *const forms[] = {"rotate_half", "complex", NULL};
     p->rope_form = sm_arg_choice(args, "rope_form", forms, GQA_ROPE_ROTATE_HALF);
+    static const char *const softmaxes[] = {"native", "float", "dtype_float32", NULL};
+    p->softmax = sm_arg_choice(args, "softmax", softmaxes, SM_SOFTMAX_DTYPE);
     char msg[128];
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
         snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
@@ -153,6 +158,7 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     m->scores_bytes = sm_mul(4 * (4 + 2 * passes_fwd), hss);
     m->scores_passes_fwd = passes_fwd;
     m->scores_passes_bwd = 1;
+    m->scores_softmax = p->softmax;
     m->scores_flops = sm_mul(2, sm_mul(se, s)); /* Q K^T: S^2 E MACs */
     m->weights = sm_add(sm_mul(2, sm_mul(e, e)), sm_mul(2, sm_mul(e, ekv)));
     m->param_tensors = 4;
@@ -167,10 +173,11 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
  * rotary embeddings or without. The rotation keeps only its tables (a product by a tensor that
  * needs no gradient keeps that tensor alone): cos and sin, which Hugging Face computes once per
  * forward pass for every layer, and freqs_cis, a buffer of the model; neither is counted here
- * (4 S d bytes at bf16 for the whole network), nor the fp32 probabilities of the softmax at
- * bf16 (above). A fused kernel (scaled_dot_product_attention, as
- * torchtitan and Hugging Face's sdpa attention call it) keeps the same operands and output and
- * the fp32 log-sum-exp of each of the h S rows instead of the probabilities. */
+ * (4 S d bytes at bf16 for the whole network); the fp32 probabilities of the softmax at
+ * fp16 and bf16 are the host's (scores_softmax, above). A fused kernel
+ * (scaled_dot_product_attention, as torchtitan and Hugging Face's sdpa attention call it) keeps the
+ * same operands and output and the fp32 log-sum-exp of each of the h S rows instead of the
+ * probabilities. */
 static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                      sm_layer_saved *s, sm_error *err)
 {

@@ -23,6 +23,8 @@ typedef struct gqa_params {
     double rope_theta; /* 0: no rotary embedding */
     int causal;
     int rope_form; /* GQA_ROPE_* */
+    int softmax;   /* plugin.h's SM_SOFTMAX_*: what it costs at 16-bit activations (the kernels
+                      compute it in fp32 whatever it is) */
 } gqa_params;
 
 /* How the rotary embedding is written: Hugging Face's q cos + rotate_half(q) sin, pairing

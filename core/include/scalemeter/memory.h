@@ -61,6 +61,8 @@ int sm_checkpoint_parse(const char *name);
 /* What the framework and the device add to the network's own tensors. */
 typedef struct sm_memory_config {
     int half; /* 1: fp16/bf16 autocast: activations of 2 bytes, else 4 */
+    int fp16; /* 1: the 16-bit activations are fp16 (PyTorch runs Hugging Face's fp32 softmax
+                 of them in one kernel: plugin.h's SM_SOFTMAX_DTYPE) */
     sm_optimizer optimizer;
     double mask_bytes;        /* per dropout mask element: 1 (CUDA's bool mask), 4 (CPU's) */
     double workspace_bytes;   /* the libraries' workspace (cuBLAS, cuDNN) */

@@ -32,16 +32,17 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 7" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 8" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
  * element-wise kernels move between its matrix products); 7 upcast_bytes in metrics and saved
  * (what a layer that computes in fp32 moves and keeps more at 16-bit activations) and the
- * score passes of metrics (eager attention's scaling and masking). Whatever the version, every
+ * score passes of metrics (eager attention's scaling and masking); 8 the softmax's precision of
+ * metrics (an eager softmax computed in fp32 at 16-bit activations). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 7u
+#define SM_PLUGIN_ABI_VERSION 8u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -184,7 +185,22 @@ typedef struct sm_layer_metrics {
      * or writes of every score, so a fused kernel, which does them on chip, drops them. */
     int scores_passes_fwd;
     int scores_passes_bwd;
+    /* ABI 8, attention layers. How an eager softmax computes when the activations are fp16 or
+     * bf16 (SM_SOFTMAX_*; 0: at their precision). Llama's code computes it in fp32 and casts
+     * the probabilities back, which PyTorch runs as kernels of their own over every score and
+     * whose fp32 output autograd keeps; the host prices them from scores_bytes' score count,
+     * and drops them where the framework fuses attention. */
+    int scores_softmax;
 } sm_layer_metrics;
+
+/* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference
+ * code), and softmax(x, dtype=float32) at bf16, which PyTorch runs the same way (SoftMax.cpp):
+ * a cast up, an fp32 softmax, a cast down, 16 bytes more per score forward than a 16-bit
+ * softmax and 18 backward, and its fp32 output, 4 bytes per score, kept. SM_SOFTMAX_DTYPE:
+ * softmax(x, dtype=torch.float32).to(x.dtype) (Hugging Face): at fp16 PyTorch's softmax reads
+ * fp16 and writes fp32 in one kernel (half_to_float), 8 bytes more forward and 10 backward;
+ * at bf16 as SM_SOFTMAX_FLOAT. */
+enum { SM_SOFTMAX_NATIVE = 0, SM_SOFTMAX_FLOAT = 1, SM_SOFTMAX_DTYPE = 2 };
 
 /* Traits: what kind of layer a type is, all that the host's pricing, fusion and the network's
  * family go by (the core never looks at a type's name). A type declares every one that holds. */

@@ -25,6 +25,18 @@ static double scores_dropout_bytes(const sm_device *v, const sm_layer *l, const 
     return batch * (double)l->saved.scores_mask_elems * (2 * elem + v->mask_bytes);
 }
 
+/* Bytes more per score that an eager softmax computed in fp32 moves at 16-bit activations, in
+ * one pass (plugin.h's scores_softmax; tools/torch_rope_bytes.py --softmax measures them):
+ * the casts and the fp32 softmax between them, or at fp16 Hugging Face's one kernel reading
+ * fp16 and writing fp32 (PyTorch's half_to_float) and the cast back. */
+static double softmax_upcast_per_score(const sm_layer *l, sm_precision p, int backward)
+{
+    if (!sm_precision_is_half(p) || l->m.scores_softmax == SM_SOFTMAX_NATIVE)
+        return 0;
+    int in_one = l->m.scores_softmax == SM_SOFTMAX_DTYPE && p == SM_FP16;
+    return backward ? (in_one ? 10 : 18) : (in_one ? 8 : 16);
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  sm_precision p, int backward, int train)
 {
@@ -60,6 +72,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         /* each pass a kernel of its own, as many in either pass as the plugin declares */
         int passes = backward ? l->m.scores_passes_bwd : l->m.scores_passes_fwd;
         w.serial_bytes += 2 * passes * once;
+        /* once is 2 bytes a score at 16-bit activations */
+        w.serial_bytes += softmax_upcast_per_score(l, p, backward) * once / 2;
         if (train)
             w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half);
     }

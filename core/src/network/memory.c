@@ -78,9 +78,25 @@ static double own_elems(const sm_layer_saved *s, const sm_memory_config *c)
     return (double)(s->extra_elems - s->scores_elems);
 }
 
-/* Bytes a layer keeps of its own (not its inputs' or output's storages) at the batch. */
-static double own_bytes(const sm_layer_saved *s, double batch, const sm_memory_config *c)
+/* An eager softmax computed in fp32 at 16-bit activations (plugin.h's scores_softmax): fp32
+ * bytes per sample that autograd keeps of it (its output), or that it holds while it runs at
+ * inference (its input's fp32 copy too, but for Hugging Face's form at fp16, which PyTorch runs
+ * in one kernel). The scores are counted in scores_bytes, 4 + 2 passes reads or writes of 4
+ * bytes each. */
+static double softmax_fp32_bytes(const sm_layer *l, const sm_memory_config *c, int training)
 {
+    const sm_layer_metrics *m = &l->m;
+    if (!c->half || c->fused_attention || m->scores_softmax == SM_SOFTMAX_NATIVE)
+        return 0;
+    double scores = (double)m->scores_bytes / (4.0 * (4 + 2 * m->scores_passes_fwd));
+    int in_one = m->scores_softmax == SM_SOFTMAX_DTYPE && c->fp16;
+    return scores * (training || in_one ? 4 : 8);
+}
+
+/* Bytes a layer keeps of its own (not its inputs' or output's storages) at the batch. */
+static double own_bytes(const sm_layer *l, double batch, const sm_memory_config *c)
+{
+    const sm_layer_saved *s = &l->saved;
     double act = c->half ? 2 : 4;
     double masks = (double)s->mask_elems;
     double stored = (double)s->extra_bytes + (c->half ? (double)s->upcast_bytes : 0);
@@ -88,7 +104,8 @@ static double own_bytes(const sm_layer_saved *s, double batch, const sm_memory_c
         masks -= (double)s->scores_mask_elems;
         stored += (double)s->fused_bytes;
     }
-    return batch * (own_elems(s, c) * act + masks * c->mask_bytes + stored) +
+    return batch * (own_elems(s, c) * act + masks * c->mask_bytes + stored +
+                    softmax_fp32_bytes(l, c, 1)) +
            (double)s->extra_bytes_fixed;
 }
 
@@ -105,7 +122,7 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
             kept[storage_of(owner, l->inputs[k])] = 1;
     if (l->saved.output)
         kept[owner[i]] = 1;
-    double own = own_bytes(&l->saved, batch, c);
+    double own = own_bytes(l, batch, c);
     if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
         own += 2.0 * (double)l->m.weights;
     return own;
@@ -201,7 +218,8 @@ static double live_peak(const sm_network *net, const int *owner, int *readers, d
         const sm_layer *l = &net->layers[i];
         if (owner[i] == i + 1)
             live += storage_elems(net, i + 1) * batch * act;
-        double during = live + batch * own_elems(&l->saved, c) * act;
+        double during =
+            live + batch * (own_elems(&l->saved, c) * act + softmax_fp32_bytes(l, c, 0));
         peak = fmax(peak, during);
         for (int k = 0; k < l->n_inputs; k++) {
             int s = storage_of(owner, l->inputs[k]);

@@ -413,6 +413,11 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's score passes (forward %d, backward %d) are not "
                        "within 0 to %d",
                        at, t->name, m->scores_passes_fwd, m->scores_passes_bwd, MAX_SCORE_PASSES);
+    if (m->scores_softmax < SM_SOFTMAX_NATIVE || m->scores_softmax > SM_SOFTMAX_DTYPE)
+        return sm_fail(st,
+                       "%s (%s): the plugin's scores_softmax %d is not one of plugin.h's "
+                       "SM_SOFTMAX_ (0 to 2)",
+                       at, t->name, m->scores_softmax);
     if (m->upcast_bytes < 0 || m->upcast_bytes == SM_OVERFLOW)
         return sm_fail(st, "%s (%s): the plugin's upcast_bytes %lld is negative or overflows", at,
                        t->name, (long long)m->upcast_bytes);

@@ -253,8 +253,10 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     sm_memory_config memory = {.optimizer = SM_OPTIMIZER_MOMENTUM, .mask_bytes = 1};
     if (comm)
         sm_device_memory_config(&comm->dev, p < 0 ? SM_FP32 : (sm_precision)p, &memory);
-    else
+    else {
         memory.half = p >= 0 && sm_precision_is_half((sm_precision)p);
+        memory.fp16 = p == SM_FP16;
+    }
     *out = predictor_new(&coeffs_ops, c, desc);
     if (!*out)
         return sm_fail(st, "%s: out of memory", path);
