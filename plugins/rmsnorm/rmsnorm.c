@@ -27,6 +27,16 @@
  *                   8: 1248 bytes, against 992 / 2.
  * upcast=false is the same module without the casts (a model that keeps its norms at 16 bits).
  *
+ * fused=true is one kernel each way that reads its rows at the activations' precision and
+ * computes in fp32 in registers: torchtitan's fused_rmsnorm (torchtitan/models/norms.py,
+ * TritonFusedRMSNorm, April 2024 to February 2025; the norm of its April 2024 A100 preset),
+ * as Apex's FusedRMSNorm. By hand from its Triton code: the forward kernel reads x and writes
+ * y and each row's fp32 rstd, 4 (2 E + 1) bytes per row at fp32, the rstd staying fp32 at 16
+ * bits (upcast_bytes 2 per row); the backward pass is its kernel (x, dy and rstd in, dx and
+ * per-SM weight-gradient partials out), the partials' sum and the gradient's cast to the
+ * weight's dtype: 3 kernels. It keeps x, the weight and rstd: the input and 4 bytes per row.
+ * Nothing of it is serial: a layer of one kernel. upcast does not apply.
+ *
  * What autograd keeps, observed with torch.autograd.graph.saved_tensors_hooks on Llama's
  * RMSNorm(8) (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight; torch 1.13, x of
  * 3x8, /usr/bin/python3; the grad_fn of each packed tensor printed):
@@ -50,6 +60,7 @@ static void rmsnorm_parse(void *params, sm_args *args)
     rmsnorm_params *p = params;
     p->eps = sm_arg_real(args, "eps", 1e-5, 0, 1);
     p->upcast = sm_arg_bool(args, "upcast", 1);
+    p->fused = sm_arg_bool(args, "fused", 0);
 }
 
 static int rmsnorm_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
@@ -78,13 +89,21 @@ static int rmsnorm_metrics(const void *params, const sm_shape *in, int n_in, con
     m->weights = e;
     m->param_tensors = 1;
     m->bwd_flops = sm_mul(2, m->flops);
+    if (p->fused) {
+        m->bytes = sm_mul(4, sm_add(sm_mul(2, n), rows));
+        m->upcast_bytes = sm_mul(2, rows);
+        m->kernels_fwd = 1;
+        m->kernels_bwd = 3;
+        return 0;
+    }
     m->bytes = sm_mul(4, sm_add(sm_mul(7, n), sm_mul(6, rows)));
     if (p->upcast)
         m->upcast_bytes = sm_add(sm_mul(22, n), sm_mul(12, rows));
     return 0;
 }
 
-/* The input; x^2, the normalised x and each row's rsqrt (see the top of the file). */
+/* The input; x^2, the normalised x and each row's rsqrt (see the top of the file); fused, the
+ * input and each row's fp32 rstd. */
 static int rmsnorm_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                          sm_layer_saved *s, sm_error *err)
 {
@@ -92,6 +111,10 @@ static int rmsnorm_saved(const void *params, const sm_shape *in, int n_in, const
     const rmsnorm_params *p = params;
     int64_t n = sm_shape_elems(&in[0]), rows = n / in[0].dim[in[0].ndim - 1];
     s->inputs = 1;
+    if (p->fused) {
+        s->extra_bytes = sm_mul(4, rows);
+        return 0;
+    }
     s->extra_elems = sm_add(sm_mul(2, n), rows);
     if (p->upcast)
         s->upcast_bytes = sm_add(sm_mul(4, n), sm_mul(2, rows));
@@ -101,7 +124,8 @@ static int rmsnorm_saved(const void *params, const sm_shape *in, int n_in, const
 static const sm_layer_type rmsnorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "rmsnorm",
-    .summary = "root-mean-square norm over the last dimension (Llama's RMSNorm): eps, upcast",
+    .summary =
+        "root-mean-square norm over the last dimension (Llama's RMSNorm): eps, upcast, fused",
     .params_size = sizeof(rmsnorm_params),
     .min_inputs = 1,
     .max_inputs = 1,

@@ -13,6 +13,7 @@
 typedef struct rmsnorm_params {
     double eps;
     int upcast; /* computes in fp32 whatever the activations (counts only; kernels are fp32) */
+    int fused;  /* one kernel each way, as a fused Triton or Apex norm (counts only) */
 } rmsnorm_params;
 
 /* Rows of the last dimension, not centred; a weight per value and no shift. */
