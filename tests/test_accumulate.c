@@ -36,12 +36,13 @@ static void test_step(const sm_network *two)
 {
     sm_layout three = {32, 3, 4, 3};
     sm_prediction pr;
-    /* full sharding: 3C exposed every micro-batch (test_device_sharding), the update once */
+    /* full sharding: 2 C2 exposed every micro-batch (the root unit's gather and
+     * reduce-scatter: test_device_sharding), the update once */
     CHECK_EQ(predict(two, "full", 0, &three, &pr), 0);
     CHECK_NEAR(pr.t_fwd, FWD, 1e-9);
     CHECK_NEAR(pr.t_bwd, BWD, 1e-9);
-    CHECK_NEAR(pr.t_grad, 3 * 3 * C + UPDATE, 1e-9);
-    CHECK_NEAR(pr.t_step, 3 * (FWD + BWD) + 3 * 3 * C + UPDATE, 1e-9);
+    CHECK_NEAR(pr.t_grad, 3 * 2 * C2 + UPDATE, 1e-9);
+    CHECK_NEAR(pr.t_step, 3 * (FWD + BWD) + 3 * 2 * C2 + UPDATE, 1e-9);
     /* ZeRO-2: one reduce-scatter and one gather a step, as with K = 1 */
     CHECK_EQ(predict(two, "gradients", 0, &three, &pr), 0);
     CHECK_NEAR(pr.t_grad, 2 * C2 + UPDATE, 1e-9);
@@ -65,7 +66,7 @@ static void test_step(const sm_network *two)
     sm_prediction a, b;
     CHECK_EQ(predict(two, "full", 0, &zero, &a), 0);
     CHECK_EQ(predict(two, "full", 0, &one, &b), 0);
-    CHECK_NEAR(a.t_step, FWD + BWD + 3 * C + UPDATE, 1e-9);
+    CHECK_NEAR(a.t_step, FWD + BWD + 2 * C2 + UPDATE, 1e-9);
     CHECK_NEAR(a.t_step, b.t_step, 0);
     CHECK_EQ(sm_layout_global_batch(&zero), 384);
 }

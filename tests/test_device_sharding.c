@@ -41,10 +41,9 @@ static void test_shard(const sm_network *two)
 {
     sm_layout cluster = {32, 3, 4, 1};
     sm_prediction pr;
-    /* full: c before conv1's forward (conv2's runs during it), c before conv2's backward
-     * (conv1's gather and conv2's reduce-scatter run during the backward passes), c for
-     * conv1's reduce-scatter at the end */
-    CHECK_NEAR(grad_of(two, "full", NULL, 0, &cluster, &pr), 3 * C + UPDATE, 1e-9);
+    /* full: layers outside blocks are FSDP's root unit, gathered once before the forward
+     * pass and kept through the backward pass, and reduce-scattered after it: c2 + c2 */
+    CHECK_NEAR(grad_of(two, "full", NULL, 0, &cluster, &pr), 2 * C2 + UPDATE, 1e-9);
     CHECK_NEAR(pr.t_bwd, 2 * 9.763676416e-4, 1e-9);
     /* ZeRO-2, not overlapped: one 25 MiB bucket reduce-scattered, then the weights gathered */
     CHECK_NEAR(grad_of(two, "gradients", NULL, 0, &cluster, &pr), 2 * C2 + UPDATE, 1e-9);
@@ -76,11 +75,33 @@ static void test_checkpoint(const sm_network *blocked)
     CHECK_NEAR(pr.t_fwd, 2 * 4.931838208e-4 + 1.8388608e-5, 1e-9);
     grad_of(blocked, NULL, "full", 0, &cluster, &pr);
     CHECK_NEAR(pr.t_bwd, bwd + 2 * 4.931838208e-4 + 1.8388608e-5, 1e-9);
-    /* fully sharded, the ReLU's short forward does not cover conv2's gather (c - 1.8388608e-5
-     * shows), nor its backward conv1's gather and conv2's reduce-scatter (2c - 2.6777216e-5):
-     * c + (c - relu fwd) + c + (2c - relu bwd) + c */
-    CHECK_NEAR(grad_of(blocked, "full", NULL, 0, &cluster, &pr),
-               6 * C - 1.8388608e-5 - 2.6777216e-5 + UPDATE, 1e-9);
+    /* fully sharded, the block is one FSDP unit (torchtitan wraps each transformer block):
+     * its two convs' weights gathered before its forward pass (c2) and again before its
+     * backward pass (c2), its gradients reduce-scattered after it (c2); nothing computes
+     * beside any of them */
+    CHECK_NEAR(grad_of(blocked, "full", NULL, 0, &cluster, &pr), 3 * C2 + UPDATE, 1e-9);
+}
+
+/*
+ * FSDP units at batch 1, where compute no longer covers a collective: conv0 outside blocks
+ * (the root), then two blocks of a conv and a ReLU. At batch 1 a conv's forward is
+ * 75,497,472 / 5e12 + 10 us = 2.50994944e-5 s (f), its backward 4.01989888e-5 (b); the ReLU's
+ * 2.62144e-7 + 10 us = 1.0262144e-5 (r) and 1.0524288e-5 (rb). Each unit's collective is c.
+ * Forward: the root's gather (c), block 0's beside conv0 (c - f), block 1's beside block 0
+ * (c - f - r). Backward: block 1's gather at its start (c), block 0's beside block 1
+ * (c - b - rb), block 1's reduce-scatter beside block 0 (c - b - rb), block 0's beside conv0
+ * (c - b), the root's after (c). The update: 3 convs' weights, sharded.
+ */
+static void test_units(const sm_network *units)
+{
+    sm_layout cluster = {1, 3, 4, 1};
+    sm_prediction pr;
+    double f = 2.50994944e-5, b = 4.01989888e-5, r = 1.0262144e-5, rb = 1.0524288e-5;
+    double update = (20 * 3 * 589824 / 5e11 + 3 * 1e-5) / 12;
+    CHECK_NEAR(grad_of(units, "full", NULL, 0, &cluster, &pr),
+               8 * C - 2 * f - r - 3 * b - 2 * rb + update, 1e-9);
+    CHECK_NEAR(pr.t_fwd, 3 * f + 2 * r, 1e-12);
+    CHECK_NEAR(pr.t_bwd, 3 * b + 2 * rb, 1e-12);
 }
 
 /*
@@ -118,7 +139,7 @@ int main(void)
 {
     sm_status st;
     sm_registry *reg;
-    sm_network *two, *blocked = NULL, *mlp = NULL;
+    sm_network *two, *blocked = NULL, *mlp = NULL, *units = NULL;
     if (sm_registry_open(&reg, &st) ||
         sm_network_load(reg, "tests/data/curve/two_conv.ini", NULL, &two, &st) ||
         !(blocked = net_load(reg,
@@ -127,6 +148,13 @@ int main(void)
                              "relu = relu\n"
                              "conv2 = conv2d out=256 kernel=3 padding=1 bias=false\n",
                              0, &st)) ||
+        !(units = net_load(reg,
+                           "[network]\nname = units\ninput = 256x8x8\n[layers]\n"
+                           "conv0 = conv2d out=256 kernel=3 padding=1 bias=false\n"
+                           "[template unit]\n"
+                           "conv = conv2d out=256 kernel=3 padding=1 bias=false\nrelu = relu\n"
+                           "[block b.{0..1}]\nuse = unit\n",
+                           0, &st)) ||
         !(mlp = net_load(reg,
                          "[network]\nname = mlp\ninput = 4x8\n[block b]\n"
                          "m = swiglu hidden=16\nv = identity\n",
@@ -136,11 +164,13 @@ int main(void)
     }
     test_shard(two);
     test_checkpoint(blocked);
+    test_units(units);
     test_selective_elementwise(mlp);
     test_bad_names();
     sm_network_free(mlp);
     sm_network_free(two);
     sm_network_free(blocked);
+    sm_network_free(units);
     sm_registry_free(reg);
     return check_summary();
 }

@@ -50,6 +50,29 @@ static void test_checkpoint(const sm_network *net)
 
 /* Adam on 4 devices at fp32: weights 4 x 668 = 2672, gradients 2672 and DDP's bucket copy,
  * the two moments 5344. */
+/* A third block: 948 weights, a quarter of them each; gathered, the root's 108 and two of the
+ * three blocks' 280, the one computing and the one prefetched, at 4 bytes: 948 + 2672. */
+static void test_gathered_units(void)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s",
+             "[network]\nname = three\ninput = 8\n[layers]\nembed = linear out=8\n"
+             "[template u]\nfc1 = linear out=16\nact = gelu\nfc2 = linear out=8\n"
+             "[block b.{0..2}]\nuse = u\n[layers]\nhead = linear out=4\n");
+    sm_registry *reg;
+    sm_network *net = NULL;
+    sm_status st;
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_ADAM, .mask_bytes = 1};
+    c.shard = SM_SHARD_FULL;
+    sm_memory m;
+    CHECK(sm_registry_open(&reg, &st) == 0);
+    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) == 0);
+    CHECK(net && sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.weights, 948 + 2672);
+    sm_network_free(net);
+    sm_registry_free(reg);
+}
+
 static void test_shard(const sm_network *net)
 {
     sm_memory_config c = {.optimizer = SM_OPTIMIZER_ADAM, .mask_bytes = 1};
@@ -69,15 +92,17 @@ static void test_shard(const sm_network *net)
     CHECK_EQ(m.gradients, 668 + 576);
     CHECK_EQ(m.optimizer, 1336);
     CHECK_EQ(m.weights, 2672);
-    c.shard = SM_SHARD_FULL; /* 668 of weights, two gathered fc1s of 144 x 4 */
+    /* 668 of weights and, gathered by FSDP unit, the root's (embed and head, 108 weights)
+     * and the two blocks' (280 each): all 668, x 4 */
+    c.shard = SM_SHARD_FULL;
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.weights, 668 + 1152);
-    CHECK_EQ(m.peak, 1820 + 1244 + 1336 + 384);
-    /* bf16: gathered at 2 bytes (668 + 2 x 144 x 2), activations at 2 bytes (96 x 2) and no
+    CHECK_EQ(m.weights, 668 + 2672);
+    CHECK_EQ(m.peak, 3340 + 1244 + 1336 + 384);
+    /* bf16: gathered at 2 bytes (668 + 2 x 668), activations at 2 bytes (96 x 2) and no
      * autocast copies of the weights: the gathered ones are what the layers keep */
     c.half = 1;
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.weights, 668 + 576);
+    CHECK_EQ(m.weights, 668 + 1336);
     CHECK_EQ(m.activations, 192);
     c.shard = SM_SHARD_NONE; /* the copies: 2 x 668 */
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
@@ -113,6 +138,7 @@ int main(void)
     }
     test_checkpoint(net);
     test_shard(net);
+    test_gathered_units();
     test_names();
     sm_network_free(net);
     sm_registry_free(reg);

@@ -3,7 +3,8 @@
 
 tests/data/curve/gelu_units.ini on tests/data/curve/round_device.ini at fp32, batch 1, AdamW,
 one node of 4 devices; every figure by hand (tests/test_memory_sharding.c derives the bytes):
-weights 668 (4 x 668 = 2672 bytes), the largest layer fc1's 144; kept per sample 384 bytes,
+weights 668 (4 x 668 = 2672 bytes), the largest layer fc1's 144, FSDP's units the root (embed
+and head, 108) and the two blocks (280 each), all gathered at once; kept per sample 384 bytes,
 256 fully checkpointed, 320 selectively. Each layer's passes are the 10 us launch and a few
 nanoseconds of roofline, so the recomputed forward adds 10 us a recomputed layer: the six
 layers of the two units under full, the two GELUs under selective.
@@ -46,8 +47,8 @@ full = predict("--shard", "full", "--checkpoint", "full")
 m = full["memory"]
 check(full.get("shard") == "full" and full.get("checkpoint") == "full", f"JSON names: {full}")
 check((m.get("weights"), m.get("gradients"), m.get("optimizer"), m.get("activations"))
-      == (668 + 2 * 144 * 4, 1244, 1336, 256), f"ZeRO-3 and full checkpointing: {m}")
-check(m.get("peak") == 1820 + 1244 + 1336 + 256, f"peak adds them: {m}")
+      == (668 + 2672, 1244, 1336, 256), f"ZeRO-3 and full checkpointing: {m}")
+check(m.get("peak") == 3340 + 1244 + 1336 + 256, f"peak adds them: {m}")
 check(predict("--checkpoint", "selective")["memory"].get("activations") == 320,
       "selective checkpointing keeps 320 bytes")
 
@@ -81,8 +82,8 @@ rc, out, err = run("curve", NET, *ROUND, "-g", "4", "--batch", "1", "--nodes", "
 check(rc == 0, f"curve --shard full: exit {rc}: {err.strip()}")
 if rc == 0:
     pts = json.loads(out)["curves"][0]["points"]
-    check(pts[0]["memory"]["weights"] == 1820, f"curve on 4 devices: {pts[0]['memory']}")
-    check(pts[1]["memory"]["weights"] == 2672 / 8 + 1152, f"curve on 8: {pts[1]['memory']}")
+    check(pts[0]["memory"]["weights"] == 3340, f"curve on 4 devices: {pts[0]['memory']}")
+    check(pts[1]["memory"]["weights"] == 2672 / 8 + 2672, f"curve on 8: {pts[1]['memory']}")
 
 # --- refusals, one line each ---
 refused(["predict", NET, *ROUND, "-g", "1", "--batch", "1", "--shard", "full"],

@@ -11,8 +11,10 @@ difference. Nothing here is fitted to these figures. Standard library only; take
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -22,17 +24,26 @@ TORCHTITAN_H100 = ("pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan
 TORCHTITAN_A100 = ("pytorch/torchtitan, docs/performance.md, \"Llama 3 performance numbers\": "
                    "64 A100 80GB, FSDP2, selective op AC")
 
-# label, scalemeter options, published tokens/s per GPU, published memory GiB (None: not
-# published), what the memory reading is, source
+# The network each torchtitan run ran: the zoo's llama3_8b (Hugging Face's module layout, the
+# same weights and products) with torchtitan's own code (torchtitan/models/llama/model.py:
+# apply_rotary_emb's complex rotation in fp32, its softmax in fp32 inside
+# scaled_dot_product_attention), and the norm its preset chose (train_configs/llama3_8b.toml):
+# "rmsnorm" (eager) at 9dec370, the H100 runs; "fused_rmsnorm", the Triton kernel, from
+# df2dcc7 (2024-04-19) to 5e84866 (2024-05-02), when the A100 table was made (1ea476e,
+# 2024-04-24). Written into a temporary folder by torchtitan_network().
+EAGER_NORM, FUSED_NORM = "llama3_8b", "llama3_8b_fused_norm"
+
+# label, scalemeter options (the network named as above), published tokens/s per GPU,
+# published memory GiB (None: not published), source
 ROWS = [
     ("Llama 3.1 8B, 8 x H100 (1 node), local batch 2",
-     ["llama3_8b", "--device", "h100-96gb-500w", "--nodes", "1", "-g", "8", "--batch", "2"],
+     [EAGER_NORM, "--device", "h100-96gb-500w", "--nodes", "1", "-g", "8", "--batch", "2"],
      5762, 82.4, TORCHTITAN_H100),
     ("Llama 3.1 8B, 128 x H100 (16 nodes), local batch 2",
-     ["llama3_8b", "--device", "h100-96gb-500w", "--nodes", "16", "-g", "8", "--batch", "2"],
+     [EAGER_NORM, "--device", "h100-96gb-500w", "--nodes", "16", "-g", "8", "--batch", "2"],
      5605, 67.0, TORCHTITAN_H100),
     ("Llama 3 8B, 64 x A100 80GB (8 nodes), local batch 1",
-     ["llama3_8b", "--device", "a100", "--nodes", "8", "-g", "8", "--batch", "1"],
+     [FUSED_NORM, "--device", "a100", "--nodes", "8", "-g", "8", "--batch", "1"],
      2973, None, TORCHTITAN_A100),
 ]
 # Runs of other frameworks, data-parallel (issue 36): label, scalemeter options (the run's
@@ -85,7 +96,22 @@ COMMON = ["--seq", "8192", "--precision", "bf16", "--shard", "full", "--checkpoi
           "--framework", "torchtitan", "--format", "json"]
 
 
-def predict(binary, opts):
+def torchtitan_network(folder, name):
+    """Writes torchtitan's Llama 3 8B (EAGER_NORM or FUSED_NORM) into folder; its path."""
+    with open(os.path.join(ROOT, "models", "llama3_8b.ini")) as f:
+        text = f.read()
+    text = text.replace("max_len=131072", "max_len=131072 rope_form=complex softmax=float")
+    if name == FUSED_NORM:
+        text = text.replace("rmsnorm eps=1e-5", "rmsnorm eps=1e-5 fused=true")
+    assert "rope_form=complex" in text and (name == EAGER_NORM or "fused=true" in text)
+    path = os.path.join(folder, name + ".ini")
+    with open(path, "w") as f:
+        f.write(text.replace("name = llama3_8b", "name = " + name))
+    return path
+
+
+def predict(binary, opts, folder):
+    opts = [torchtitan_network(folder, opts[0]), *opts[1:]]
     out = subprocess.run([binary, "predict", *opts, *COMMON], check=True, capture_output=True,
                          text=True, cwd=ROOT).stdout
     return json.loads(out)
@@ -101,16 +127,19 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy-lm.md"))
     a = ap.parse_args()
     lines, at_700w, a100 = [], [], None
+    folder = tempfile.mkdtemp(prefix="lm_validation.")
     for label, opts, tps, mem, source in ROWS:
-        p = predict(a.bin, opts)
+        p = predict(a.bin, opts, folder)
         gpus = int(p["nodes"]) * int(p["gpus_per_node"])
         per_gpu = p["tokens_per_s"] / gpus
         if "h100-96gb-500w" in opts:  # the same run on the shipped 700 W HBM3 part, for the text
-            q = predict(a.bin, ["h100" if o == "h100-96gb-500w" else o for o in opts])
+            q = predict(a.bin, ["h100" if o == "h100-96gb-500w" else o for o in opts], folder)
             q_per_gpu = q["tokens_per_s"] / gpus
             at_700w.append(f"{q_per_gpu:,.0f} ({pct(q_per_gpu, tps)})")
-        if "a100" in opts:
-            a100 = (pct(per_gpu, tps), f"{100 * p['mfu']:.1f}")
+        if "a100" in opts:  # and with the eager norm, which the preset ran from May 2024 on
+            e = predict(a.bin, [EAGER_NORM, *opts[1:]], folder)
+            a100 = (pct(per_gpu, tps), f"{100 * p['mfu']:.1f}",
+                    pct(e["tokens_per_s"] / gpus, tps))
         peak = p["memory"]["peak"] / 2**30
         mem_cells = (f"{mem:.1f} | {peak:.1f} | {pct(peak, mem)}" if mem is not None
                      else f"- | {peak:.1f} | -")
@@ -135,7 +164,8 @@ def main():
                            m21_hw=f"{got[0][0] * 137 / MEGATRON_21_TPS / 312 * 100:.0f}",
                            m24_diff=pct(*got[1][:2]), m24_mfu=f"{got[1][2]:.0f}",
                            bert_lo=pct(*bert[0][:2]), bert_hi=pct(*bert[-1][:2]),
-                           a100_diff=a100[0], a100_mfu=a100[1])
+                           a100_diff=a100[0], a100_mfu=a100[1], a100_eager=a100[2])
+    shutil.rmtree(folder)
     with open(a.out, "w") as f:
         f.write(text)
     print(f"wrote {os.path.relpath(a.out, ROOT)}")
@@ -145,7 +175,10 @@ def main():
 TEMPLATE = """# Language-model training against published runs
 
 Generated by `tools/lm_validation.py` (issue 36); do not edit by hand. Every prediction is
-`{cmd}` with the run's model, device, nodes and local batch: FSDP's full sharding, torchtitan's
+`{cmd}` with the run's model, device, nodes and local batch. MODEL is the zoo's llama3_8b
+with torchtitan's code (`rope_form=complex softmax=float`) and the norm its preset ran: eager
+for the H100 rows, `rmsnorm fused=true` for the A100 row (below); the tool writes both
+files. The options: FSDP's full sharding, torchtitan's
 selective (op) activation checkpointing, bf16 with fp32 master weights and gradient
 reduction, and the `torchtitan` framework file (configs/frameworks/torchtitan.ini: eager
 PyTorch, AdamW, attention by `scaled_dot_product_attention`, that is FlashAttention-2: no score
@@ -209,13 +242,28 @@ Sources: H100 rows, {h100}; A100 row, {a100}.
   peak (FlashAttention-3's paper) on the causal half of the scores it computes, where the
   model prices all the scores at 0.7: the two about cancel.
 - **A100.** The A100 row, on the part the `a100` description describes, is the fair check
-  of the time model, and it misses by {a100_diff}: the run reaches 58.2% MFU by torchtitan's
-  own count, where the model gives {a100_mfu}%. Llama 8B's matrix products (8192 tokens by
+  of the time model: {a100_diff}, at {a100_mfu}% MFU where torchtitan counts 58.2% its own
+  way (6 FLOPs per weight and token, the embedding's included, and the full score product).
+  The table was made on 2024-04-24 (torchtitan 1ea476e), when the 64-A100 preset
+  (train_configs/llama3_8b.toml) set `norm_type = "fused_rmsnorm"`: torchtitan's Triton
+  RMSNorm, one kernel each way reading its rows at bf16 and computing in registers (rmsnorm's
+  `fused=true`, 4 bytes per element forward where the eager module at bf16 moves 36); the
+  preset went back to the eager norm on 2024-05-02 (5e84866), and the H100 runs of December
+  2024 ran that. With the eager norm the prediction misses by {a100_eager}. What is left
+  has the opposite sign of the H100 rows' misses: Llama 8B's matrix products (8192 tokens by
   4096 by 14336 in the MLP) are of the size at which an A100 reaches 0.85 of its bf16 peak
-  (264.5 of 312 TFLOPS: zzc0721/torch-performance-test-data, database.md), and an H100 0.80
-  (789.2 of 989.4); the descriptions price every matrix product at 0.7 of the peak, which
-  the Megatron and BERT rows below, of smaller products, do not exceed. A matrix
-  efficiency that grows with the products' sizes is what the model lacks here.
+  (264.5 of 312 TFLOPS: zzc0721/torch-performance-test-data, database.md) and an H100 0.80
+  (789.2 of 989.4), where the descriptions price every matrix product at 0.7 of the peak,
+  which the Megatron and BERT rows below, of smaller products, do not exceed: one matrix
+  efficiency per precision is what the model has.
+- **FSDP's collectives, by unit.** torchtitan applies `fully_shard` to each transformer block
+  and to the model (the root: the embedding, the final norm and the output layer), so the
+  model gathers and reduce-scatters by those units: the root's weights once before the
+  forward pass, kept to the end of the backward pass and reduce-scattered after it; each
+  block's gathered while the one before it computes (forward) or the one after it (backward,
+  beside that block's reduce-scatter). In memory: the sharded states, the root's gathered
+  weights and two blocks'. By layer, as before, a short layer (a norm) did not cover the gather
+  of the large one after it, and the memory held two of the largest layers.
 - **Not modelled here.** The fp32 temporaries a norm allocates and frees within its pass
   beyond what autograd keeps of it (what it keeps, x.float() among it, is counted); the FSDP
   all-gathers' memory beyond two blocks; CUDA graphs or

@@ -79,8 +79,9 @@ typedef struct sm_memory_config {
  * peak + context with capacity. */
 typedef struct sm_memory {
     double weights;   /* fp32 (AMP keeps fp32 master weights); sharded fully: 1/N of them
-                         and the gathered weights of two layers (the one computed, the one
-                         prefetched) at the gather precision (2 bytes at fp16 and bf16) */
+                         and, gathered at the gather precision (2 bytes at fp16 and bf16),
+                         the root unit's (the layers outside blocks) and two blocks' (the
+                         one computed, the one prefetched) */
     double gradients; /* fp32, and DDP's bucket copy of them on more than one device;
                          sharded: 1/N and the largest layer's unsharded gradient */
     double optimizer;

@@ -230,6 +230,26 @@ static double live_peak(const sm_network *net, const int *owner, int *readers, d
     return peak;
 }
 
+/* Weights FSDP holds gathered at once: the root unit's (the layers outside blocks) and the two
+ * largest blocks', the one computing and the one prefetched. */
+static double gathered_units(const sm_network *net, const int *unit)
+{
+    double root = 0, first = 0, second = 0;
+    for (int i = 0; i < net->n_layers;) {
+        double w = 0;
+        int u = unit[i];
+        for (; i < net->n_layers && unit[i] == u; i++)
+            w += (double)net->layers[i].m.weights;
+        if (u < 0)
+            root += w;
+        else if (w > first)
+            second = first, first = w;
+        else if (w > second)
+            second = w;
+    }
+    return root + first + second;
+}
+
 int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int training,
                       const sm_memory_config *c, sm_memory *out, sm_status *st)
 {
@@ -263,10 +283,11 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
          * until it is reduced */
         if (shard >= SM_SHARD_GRADIENTS)
             out->gradients = 4 * w / n + 4 * largest;
-        /* FSDP gathers a layer's weights (bf16 under MixedPrecision) while the next layer's
-         * gather is in flight */
+        /* FSDP gathers by unit (bf16 under MixedPrecision): the root's weights from the
+         * forward pass to the end of the backward pass, a block's while the next one's gather
+         * is in flight (the time model's units: predictor_device.c) */
         if (shard == SM_SHARD_FULL)
-            out->weights = 4 * w / n + 2 * largest * (c->half ? 2 : 4);
+            out->weights = 4 * w / n + gathered_units(net, unit) * (c->half ? 2 : 4);
         out->activations = kept_bytes(net, owner, unit, kept, redo, (double)batch, c);
     } else {
         out->activations = live_peak(net, owner, readers, (double)batch, c);

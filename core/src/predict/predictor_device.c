@@ -186,33 +186,77 @@ static double bucketed(const sm_ring_config *a, sm_collective_op op, double byte
     return k * sm_collective_choice(a, op, bytes / k).seconds;
 }
 
-/* FSDP's full sharding: each layer's weights are gathered before its forward pass and again
- * before its backward pass, and its gradient reduce-scattered after it. The next layer's
- * gather runs while this layer computes (FSDP prefetches), and in the backward pass beside
- * the reduce-scatter of the layer before; what a layer's compute does not cover waits. */
-static double full_shard_exposed(const device_predictor *d, const sm_ring_config *a,
-                                 const layer_step *ls, int n)
+/* FSDP's full sharding, by FSDP unit: each multi-layer [block] is one (torchtitan wraps
+ * every transformer block in fully_shard, as the checkpointing units are), and the layers
+ * outside blocks are the root's (the embedding, the final norm, the head). Forward, the root's
+ * weights are gathered first and kept until the backward pass is done (FSDP2 does not reshard
+ * the root after its forward pass); a block's are gathered while the layers before it
+ * compute (FSDP prefetches the next unit). Backward, a block's are gathered again, the first
+ * at its own start and each next one while the block after it computes, beside that block's
+ * reduce-scatter; the last block's reduce-scatter and the root's come after the passes. What
+ * the compute beside a collective does not cover waits. One run of consecutive layers of one
+ * unit is a group; a unit's weights are its groups'. */
+typedef struct shard_group {
+    int root;
+    double weights, fwd, bwd;
+} shard_group;
+
+static int shard_groups(const sm_network *net, const layer_step *ls, shard_group *g)
 {
-    double gather = sm_precision_is_half(d->precision) ? 2 : 4, exposed = 0;
-#define AG(i)                                                                                      \
-    ((i) >= 0 && (i) < n                                                                           \
-         ? sm_collective_choice(a, SM_OP_ALL_GATHER, gather * ls[i].weights).seconds               \
-         : 0)
-#define RS(i)                                                                                      \
-    ((i) >= 0 && (i) < n                                                                           \
-         ? sm_collective_choice(a, SM_OP_REDUCE_SCATTER, d->dev.grad_bytes * ls[i].weights)        \
-               .seconds                                                                            \
-         : 0)
-    exposed += AG(0);
-    for (int i = 0; i < n; i++)
-        exposed += fmax(0, AG(i + 1) - ls[i].t.fwd);
-    exposed += AG(n - 1);
-    for (int i = n - 1; i >= 0; i--)
-        exposed += fmax(0, AG(i - 1) + RS(i + 1) - ls[i].t.bwd);
-    exposed += RS(0);
+    int *unit = sm_checkpoint_units(net), n = 0;
+    if (!unit)
+        return -1;
+    for (int i = 0; i < net->n_layers; i++) {
+        if (i == 0 || unit[i] != unit[i - 1])
+            g[n++] = (shard_group){unit[i] < 0, 0, 0, 0};
+        g[n - 1].weights += ls[i].weights;
+        g[n - 1].fwd += ls[i].t.fwd;
+        g[n - 1].bwd += ls[i].t.bwd;
+    }
+    free(unit);
+    return n;
+}
+
+static double collective(const sm_ring_config *a, sm_collective_op op, double bytes)
+{
+    return bytes > 0 ? sm_collective_choice(a, op, bytes).seconds : 0;
+}
+
+static int full_shard_exposed(const device_predictor *d, const sm_ring_config *a,
+                              const sm_network *net, const layer_step *ls, double *exposed,
+                              sm_status *st)
+{
+    *exposed = 0;
+    shard_group *g = malloc(((size_t)net->n_layers + 1) * sizeof *g);
+    int n = g ? shard_groups(net, ls, g) : -1;
+    if (n < 0) {
+        free(g);
+        return sm_fail(st, "%s: out of memory", net->name);
+    }
+    double gather = sm_precision_is_half(d->precision) ? 2 : 4, root = 0, t;
+#define AG(k) (!g[k].root ? collective(a, SM_OP_ALL_GATHER, gather * g[k].weights) : 0)
+#define RS(k)                                                                                      \
+    (!g[k].root ? collective(a, SM_OP_REDUCE_SCATTER, d->dev.grad_bytes * g[k].weights) : 0)
+    for (int k = 0; k < n; k++)
+        root += g[k].root ? g[k].weights : 0;
+    t = collective(a, SM_OP_ALL_GATHER, gather * root) + (n > 0 ? AG(0) : 0);
+    for (int k = 0; k + 1 < n; k++)
+        t += fmax(0, AG(k + 1) - g[k].fwd);
+    double pending = 0; /* the reduce-scatter of the block just done */
+    int gathered = 0;   /* the group about to run was prefetched */
+    for (int k = n - 1; k >= 0; k--) {
+        if (!gathered)
+            t += AG(k);
+        gathered = !g[k].root && k > 0 && !g[k - 1].root;
+        t += fmax(0, (gathered ? AG(k - 1) : 0) + pending - g[k].bwd);
+        pending = RS(k);
+    }
+    t += pending + collective(a, SM_OP_REDUCE_SCATTER, d->dev.grad_bytes * root);
 #undef AG
 #undef RS
-    return exposed;
+    free(g);
+    *exposed = t;
+    return 0;
 }
 
 /* What the step waits for besides the passes: the gradients' synchronisation, DDP's
@@ -227,7 +271,8 @@ static int sync_exposed(const device_predictor *d, const sm_network *net, const 
     double gather = sm_precision_is_half(d->precision) ? 2 : 4;
     op_ctx ctx = {&a, shard == SM_SHARD_NONE ? SM_OP_ALL_REDUCE : SM_OP_REDUCE_SCATTER};
     if (shard == SM_SHARD_FULL) {
-        *exposed = full_shard_exposed(d, &a, ls, net->n_layers);
+        if (full_shard_exposed(d, &a, net, ls, exposed, st))
+            return -1;
     } else {
         *exposed = shard == SM_SHARD_NONE ? sm_ring_allreduce_time(&a).total
                                           : bucketed(&a, ctx.op, a.bytes, d->bucket_bytes);
