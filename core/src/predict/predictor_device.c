@@ -39,6 +39,8 @@ static double roofline(const device_predictor *d, sm_layer_work w)
 
 typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
+    double fwd_serial;      /* bytes of the training forward pass's serial kernels (what
+                               selective checkpointing recomputes of a layer kept in part) */
 } pass_times;
 
 /* One layer's passes: its roofline time on the device plus the framework's dispatch of the
@@ -60,6 +62,8 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     memset(t, 0, sizeof *t);
     if (sm_layer_metrics_at(l, batch, m, st))
         return -1;
+    sm_layer_work fwd = sm_layer_pass_work(v, l, m, d->precision, 0, 1);
+    t->fwd_serial = fwd.serial_bytes;
     int64_t k_infer = sm_layer_kernels(v, m, 0), k_fwd = sm_layer_kernels(v, m, 1),
             k_bwd = sm_layer_kernels(v, m, 2);
     if (!k_fwd && !k_bwd)
@@ -72,8 +76,7 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     if (k_infer)
         t->infer = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0, 0)) + transpose +
                    ((double)k_infer + casts) * v->dispatch_infer;
-    t->fwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0, 1)) + transpose +
-             ((double)k_fwd + casts) * v->dispatch_fwd;
+    t->fwd = roofline(d, fwd) + transpose + ((double)k_fwd + casts) * v->dispatch_fwd;
     t->bwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 1, 1)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
              ((double)k_bwd + casts) * v->dispatch_bwd;
@@ -124,8 +127,9 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             return NULL;
         }
         ls[i].weights = (double)m.weights;
+        double fwd_serial = ls[i].t.fwd_serial;
         if (sm_layer_fused(&d->dev, net, i))
-            ls[i].t = (pass_times){0, 0, 0};
+            ls[i].t = (pass_times){0, 0, 0, 0};
         /* what checkpointing recomputes: the whole forward pass, or of a layer kept in part
          * the matrix products it declares and its element-wise kernels (serial_bytes: the
          * rotary embedding, SwiGLU's silu and product), whose outputs the policy never keeps */
@@ -134,11 +138,9 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             ls[i].t.bwd += ls[i].t.fwd;
         else if (e == SM_RECOMPUTES_PART)
             ls[i].t.bwd += roofline(
-                d, (sm_layer_work){
-                       .matmul_flops = (double)net->layers[i].saved.selective_flops * (double)batch,
-                       .serial_bytes =
-                           sm_layer_pass_work(&d->dev, &net->layers[i], &m, d->precision, 0, 1)
-                               .serial_bytes});
+                d, (sm_layer_work){.matmul_flops =
+                                       (double)net->layers[i].saved.selective_flops * (double)batch,
+                                   .serial_bytes = fwd_serial});
     }
     free(unit);
     return ls;
@@ -303,7 +305,7 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     layer_step *ls = layer_steps(d, net, layout->batch, st);
     if (!ls)
         return -1;
-    pass_times t = {0, 0, 0};
+    pass_times t = {0, 0, 0, 0};
     for (int i = 0; i < net->n_layers; i++) {
         t.infer += ls[i].t.infer;
         t.fwd += ls[i].t.fwd;
