@@ -71,16 +71,13 @@ static const error_case cases[] = {
      "tensor_cores = kepler: expected none, volta, turing, ampere, ada, hopper or blackwell"},
 };
 
-/* What one pass of an attention layer asks of the device (sm_layer_pass_work), by hand from
- * its metrics: 100 FLOPs of which 60 matrix products (20 the score product), 200 backward,
- * 1000 bytes at fp32 of which 400 the score matrices (four passes over them: written, the
- * softmax's read and write, read back). bf16 halves the bytes and the backward pass doubles
- * them. Eager attention's softmax (half the score bytes) is a kernel of its own, serial to the
- * arithmetic, and so is the dropout on the probabilities in training: 10 probabilities per
- * sample at batch 2 (the pass's 400 score bytes over one sample's 200), each read and written
- * at 2 bytes with a 1-byte mask, 2 x 10 x 5 = 100 bytes in either pass. A fused kernel drops
- * the score bytes and recomputes the score product in the backward pass (the matrix share of
- * the backward FLOPs, 0.6 x 200, plus 20). */
+/* The counts of one pass that the sm_layer_pass_work tests below share, each adding its own:
+ * 100 FLOPs, 60 of them matrix products, 200 backward, 1000 bytes at fp32. */
+static sm_metrics pass_counts(void)
+{
+    return (sm_metrics){.flops = 100, .matmul_flops = 60, .bwd_flops = 200, .bytes = 1000};
+}
+
 /* Score passes (plugin.h, ABI 7): an attention that divides its scores and adds a mask in
  * kernels of their own, 2 passes forward and 1 backward. Its 400 score bytes at fp32 are eight
  * reads or writes of every score (four, and two per pass), 25 bytes each at bf16: forward,
@@ -94,8 +91,8 @@ static void test_score_passes(void)
     sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
     sm_layer l = {.type = &attention};
     l.m.scores_bytes = 400, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
-    sm_metrics m = {
-        .flops = 100, .matmul_flops = 60, .bwd_flops = 200, .bytes = 1000, .scores_bytes = 400};
+    sm_metrics m = pass_counts();
+    m.scores_bytes = 400;
     sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
     sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
     CHECK_EQ(f.bytes, 350);
@@ -125,8 +122,8 @@ static double softmax_serial_more(int form, sm_precision p, int backward, int tr
     sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
     sm_layer l = {.type = &attention};
     l.m.scores_bytes = 320, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
-    sm_metrics m = {
-        .flops = 100, .matmul_flops = 60, .bwd_flops = 200, .bytes = 1000, .scores_bytes = 320};
+    sm_metrics m = pass_counts();
+    m.scores_bytes = 320;
     double native = sm_layer_pass_work(&v, &l, &m, p, backward, train).serial_bytes;
     l.m.scores_softmax = form;
     return sm_layer_pass_work(&v, &l, &m, p, backward, train).serial_bytes - native;
@@ -156,12 +153,8 @@ static void test_upcast_serial(void)
     sm_device v = {.mask_bytes = 1};
     sm_layer_type rope = {.name = "rope", .traits = SM_TRAIT_ATTENTION};
     sm_layer l = {.type = &rope};
-    sm_metrics m = {.flops = 100,
-                    .matmul_flops = 60,
-                    .bwd_flops = 200,
-                    .bytes = 1000,
-                    .serial_bytes = 200,
-                    .upcast_bytes = 300};
+    sm_metrics m = pass_counts();
+    m.serial_bytes = 200, m.upcast_bytes = 300;
     sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
     sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
     CHECK_EQ(f.bytes, 400);        /* 1000 / 2 - 100 */
@@ -173,18 +166,24 @@ static void test_upcast_serial(void)
     CHECK_EQ(f.serial_bytes, 200);
 }
 
+/* What one pass of an attention layer asks of the device (sm_layer_pass_work), by hand from
+ * its metrics: 100 FLOPs of which 60 matrix products (20 the score product), 200 backward,
+ * 1000 bytes at fp32 of which 400 the score matrices (four passes over them: written, the
+ * softmax's read and write, read back). bf16 halves the bytes and the backward pass doubles
+ * them. Eager attention's softmax (half the score bytes) is a kernel of its own, serial to the
+ * arithmetic, and so is the dropout on the probabilities in training: 10 probabilities per
+ * sample at batch 2 (the pass's 400 score bytes over one sample's 200), each read and written
+ * at 2 bytes with a 1-byte mask, 2 x 10 x 5 = 100 bytes in either pass. A fused kernel drops
+ * the score bytes and recomputes the score product in the backward pass (the matrix share of
+ * the backward FLOPs, 0.6 x 200, plus 20). */
 static void test_pass_work(void)
 {
     sm_device v = {.mask_bytes = 1};
     sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
     sm_layer_type conv = {.name = "conv2d", .traits = SM_TRAIT_CONVOLUTION};
     sm_layer l = {.type = &attention}, c = {.type = &conv};
-    sm_metrics m = {.flops = 100,
-                    .matmul_flops = 60,
-                    .bwd_flops = 200,
-                    .bytes = 1000,
-                    .scores_bytes = 400,
-                    .scores_flops = 20};
+    sm_metrics m = pass_counts();
+    m.scores_bytes = 400, m.scores_flops = 20;
     sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
     sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
     CHECK_EQ(f.matmul_flops, 60);
