@@ -42,6 +42,11 @@ def rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
+def apply_rotate_half(x, cos, sin):
+    """Hugging Face's apply_rotary_pos_emb on one of q and k."""
+    return x * cos + rotate_half(x) * sin
+
+
 def angles(s, d):
     inv = 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d))
     return torch.outer(torch.arange(s).float(), inv)
@@ -66,8 +71,7 @@ class Rope(nn.Module):
             freqs = self.freqs.view(1, x.shape[1], 1, x.shape[-1] // 2)
             return torch.view_as_real(z * freqs).flatten(3).type_as(x)
         x = x.transpose(1, 2)  # Hugging Face rotates (n, heads, S, d)
-        c, s = self.cos.unsqueeze(1), self.sin.unsqueeze(1)
-        return x * c + rotate_half(x) * s
+        return apply_rotate_half(x, self.cos.unsqueeze(1), self.sin.unsqueeze(1))
 
     def forward(self, x):
         n, s, _ = x.shape
@@ -102,12 +106,10 @@ class LlamaAttention(nn.Module):
         v = self.v_proj(x).view(n, s, -1, self.d).transpose(1, 2)
         if self.rope:
             c, si = self.cos.to(x.dtype).unsqueeze(1), self.sin.to(x.dtype).unsqueeze(1)
-            q = q * c + rotate_half(q) * si
-            k = k * c + rotate_half(k) * si
+            q, k = apply_rotate_half(q, c, si), apply_rotate_half(k, c, si)
         k, v = repeat_kv(k, self.h // self.kv), repeat_kv(v, self.h // self.kv)
         a = torch.matmul(q, k.transpose(2, 3)) * self.d ** -0.5 + self.mask.to(x.dtype)
-        a = F.softmax(a, dim=-1, dtype=torch.float32).to(q.dtype)
-        a = F.dropout(a, p=0.0, training=True)
+        a = F.dropout(Softmax("dtype_float32")(a), p=0.0, training=True)
         o = torch.matmul(a, v).transpose(1, 2).contiguous().reshape(n, s, -1)
         return self.o_proj(o)
 
