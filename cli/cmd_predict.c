@@ -318,7 +318,8 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         char meaning[64];
         snprintf(meaning, sizeof meaning, "time to train: %lld epochs",
                  (long long)a->common.epochs);
-        const char *row[] = {"t_train", fmt_seconds(point_value(&v, "t_train"), buf, sizeof buf),
+        const char *row[] = {"t_train",
+                             oom ? "-" : fmt_seconds(point_value(&v, "t_train"), buf, sizeof buf),
                              meaning};
         table_add(tab, row);
     }
@@ -371,7 +372,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
             {"e_train", point_value(&v, "e_train_j") / 3.6e6, "kWh", "the whole training run"}};
         for (int i = 0; i < (a->common.epochs ? 5 : 4); i++) {
             char text[64];
-            if (!isfinite(erows[i].v))
+            if (!isfinite(erows[i].v) || oom)
                 snprintf(text, sizeof text, "-");
             else if (!strcmp(erows[i].unit, "W"))
                 fmt_watts(erows[i].v, text, sizeof text);
@@ -385,6 +386,10 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     table_free(tab);
     if (!blocks)
         return;
+    if (oom) {
+        printf("\nforward time per block: none, the configuration does not fit (memory)\n");
+        return;
+    }
     const char *bh[] = {"block", "t_fwd", "share"};
     tab = table_new(3, bh);
     time_unit unit = time_unit_of(0); /* one for the column */

@@ -37,6 +37,13 @@ rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096")
 t_step = [l for l in out.splitlines() if l.startswith("t_step")]
 check(t_step and t_step[0].split()[1] == "-", f"predict's table shows no t_step: {t_step}")
 check("DOES NOT FIT" in out, "predict's table says it does not fit")
+# nor a training time or a block's time for it
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096", "--epochs", "3",
+                   "--per-block")
+t_train = [l for l in out.splitlines() if l.startswith("t_train")]
+check(t_train and t_train[0].split()[1] == "-", f"predict's table shows no t_train: {t_train}")
+check("layer4 " not in out and "does not fit" in out,
+      f"--per-block shows no block times for a configuration that does not fit: {out}")
 
 # --- the largest batch, consistent with fits: that batch fits, one more does not ---
 d = good_json("predict", "resnet50", *H100, "--max-batch")
