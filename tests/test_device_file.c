@@ -115,18 +115,42 @@ static void test_score_passes(void)
  * softmax moves 4 and 6), 16 more forward and 18 backward, at bf16 in either form and at fp16
  * for Meta's x.float(); Hugging Face's softmax(dtype=float32) at fp16 is one kernel reading
  * fp16 and writing fp32 and the cast back (SoftMax.cpp's half_to_float): 8 and 10. They are
- * serial bytes, in inference too; at fp32, and under a fused kernel, none. */
-static double softmax_serial_more(int form, sm_precision p, int backward, int train, int fused)
+ * serial bytes, in inference too; at fp32, and under a fused kernel, none. Under autocast
+ * (autocast_casts_per_matmul above 0) every softmax is Hugging Face's form, the plugin's
+ * SM_SOFTMAX_NATIVE too: CUDA autocast runs softmax with dtype=float32 (ATen's
+ * autocast_mode.cpp, fp32_set_opt_dtype). */
+static double softmax_serial_more_on(const sm_device *v, int form, sm_precision p, int backward,
+                                     int train)
 {
-    sm_device v = {.mask_bytes = 1, .fused_attention = fused};
     sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
     sm_layer l = {.type = &attention};
     l.m.scores_bytes = 320, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
     sm_metrics m = pass_counts();
     m.scores_bytes = 320;
-    double native = sm_layer_pass_work(&v, &l, &m, p, backward, train).serial_bytes;
+    sm_device cast = *v;
+    cast.autocast_casts = 0; /* the reference: a cast model's 16-bit softmax */
+    double native = sm_layer_pass_work(&cast, &l, &m, p, backward, train).serial_bytes;
     l.m.scores_softmax = form;
-    return sm_layer_pass_work(&v, &l, &m, p, backward, train).serial_bytes - native;
+    return sm_layer_pass_work(v, &l, &m, p, backward, train).serial_bytes - native;
+}
+
+static double softmax_serial_more(int form, sm_precision p, int backward, int train, int fused)
+{
+    sm_device v = {.mask_bytes = 1, .fused_attention = fused};
+    return softmax_serial_more_on(&v, form, p, backward, train);
+}
+
+static void test_autocast_softmax(void)
+{
+    sm_device amp = {.mask_bytes = 1, .autocast_casts = 2};
+    CHECK_EQ(softmax_serial_more_on(&amp, SM_SOFTMAX_NATIVE, SM_BF16, 0, 1), 160);
+    CHECK_EQ(softmax_serial_more_on(&amp, SM_SOFTMAX_NATIVE, SM_BF16, 1, 1), 180);
+    CHECK_EQ(softmax_serial_more_on(&amp, SM_SOFTMAX_NATIVE, SM_FP16, 0, 1), 80);
+    CHECK_EQ(softmax_serial_more_on(&amp, SM_SOFTMAX_NATIVE, SM_FP16, 1, 0), 100);
+    CHECK_EQ(softmax_serial_more_on(&amp, SM_SOFTMAX_FLOAT, SM_FP16, 0, 1), 160);
+    CHECK_EQ(softmax_serial_more_on(&amp, SM_SOFTMAX_NATIVE, SM_TF32, 0, 1), 0);
+    amp.fused_attention = 1;
+    CHECK_EQ(softmax_serial_more_on(&amp, SM_SOFTMAX_NATIVE, SM_BF16, 1, 1), 0);
 }
 
 static void test_softmax_fp32(void)
@@ -256,6 +280,7 @@ int main(void)
     test_score_passes();
     test_upcast_serial();
     test_softmax_fp32();
+    test_autocast_softmax();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *path = net_file(cases[i].text);
         st.msg[0] = '\0';

@@ -31,6 +31,14 @@
  * softmax's output (PyTorch's SoftMax.cpp converts first but for fp16 under dtype=float32,
  * which it runs in one kernel, half_to_float): 8 bytes a score, 4096 B; at fp16, 4 with
  * dtype_float32 and 8 with float. A fused kernel, and fp32, keep and hold none of it.
+ *
+ * Under autocast every softmax is Hugging Face's form whatever the plugin says, since CUDA
+ * autocast runs softmax with dtype=float32 (ATen's autocast_mode.cpp, fp32_set_opt_dtype):
+ * GPT-2's `attention` (h 2, S 16: 512 scores a sample) keeps 2048 B more without dropout on the
+ * probabilities, as Llama's does, and 1024 B with it, where the 16-bit result the count
+ * already holds becomes the fp32 one (PyTorch's saved tensors, `tools/torch_rope_bytes.py
+ * --softmax`: 6 bytes a score kept beside 2, and beside 4 with dropout). At inference it holds
+ * 4096 B at bf16 and 2048 B at fp16, as above; a cast model (autocast 0) nothing.
  */
 #include <stdio.h>
 
@@ -117,6 +125,50 @@ static void test_softmax_fp32(sm_registry *reg)
     CHECK_EQ(softmax_more(reg, "softmax=float", 0, 0, 0, 0), 0);
 }
 
+/* What `attention` (dropout on the probabilities or not) keeps or holds more per sample at batch
+ * 2 under autocast than in a cast model, at fp16 or bf16, eager. */
+static double autocast_more(sm_registry *reg, double dropout, int fp16, int training)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "[network]\nname = tiny_gpt\ninput = 16x8\n[layers]\n"
+             "attn = attention dim=8 heads=2 dropout=%g scale_on=scores\n",
+             dropout);
+    sm_network *net = NULL;
+    sm_status st;
+    if (sm_network_load(reg, net_file(text), NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return -1;
+    }
+    sm_memory_config cast = {
+        .half = 1, .fp16 = fp16, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory_config amp = cast;
+    amp.autocast = 1;
+    double more =
+        (activations_at(net, 2, &amp, training) - activations_at(net, 2, &cast, training)) / 2;
+    sm_network_free(net);
+    return more;
+}
+
+static void test_autocast_softmax(sm_registry *reg)
+{
+    CHECK_EQ(autocast_more(reg, 0, 0, 1), 2048);
+    CHECK_EQ(autocast_more(reg, 0.1, 0, 1), 1024);
+    CHECK_EQ(autocast_more(reg, 0.1, 1, 1), 1024);
+    CHECK_EQ(autocast_more(reg, 0.1, 0, 0), 4096);
+    CHECK_EQ(autocast_more(reg, 0.1, 1, 0), 2048);
+    /* Llama's own fp32 softmax is the same under autocast; softmax=native becomes it */
+    sm_memory_config amp = {
+        .half = 1, .autocast = 1, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_network *dflt = lm_with(reg, ""), *native = lm_with(reg, "softmax=native");
+    if (dflt && native)
+        CHECK_EQ(activations_at(native, 2, &amp, 1), activations_at(dflt, 2, &amp, 1));
+    else
+        CHECK(0);
+    sm_network_free(dflt);
+    sm_network_free(native);
+}
+
 int main(void)
 {
     sm_registry *reg;
@@ -132,6 +184,7 @@ int main(void)
     CHECK_EQ(activations(net, 3, 1, SM_CHECKPOINT_SELECTIVE), 3 * 12800);
     sm_network_free(net);
     test_softmax_fp32(reg);
+    test_autocast_softmax(reg);
     sm_registry_free(reg);
     return check_summary();
 }

@@ -131,7 +131,8 @@ def saved(module, x):
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        module(x.requires_grad_(True))
+        module(tuple(t.requires_grad_(True) for t in x) if isinstance(x, tuple)
+               else x.requires_grad_(True))
     return sum(v[0] for v in seen.values()), list(seen.values())
 
 
@@ -150,6 +151,22 @@ class Softmax(nn.Module):
         return F.softmax(a, dim=-1)
 
 
+class Probs(nn.Module):
+    """The probabilities through dropout p into the context product (p @ v)."""
+
+    def __init__(self, form, p):
+        super().__init__()
+        self.form, self.p = form, p
+
+    def forward(self, av):
+        a, v = av
+        if self.form == "autocast":
+            probs = F.dropout(F.softmax(a, dim=-1, dtype=torch.float32), self.p).to(v.dtype)
+        else:
+            probs = F.dropout(Softmax(self.form)(a), self.p)
+        return probs @ v
+
+
 def softmax_costs():
     """Per score in bf16: forward and backward bytes (the backward's seed gradient left out)
     and the bytes autograd keeps, of each form."""
@@ -165,6 +182,21 @@ def softmax_costs():
         print(f"{form:14} {f:27g} {b:9g} {kept / n:5g}")
     print("(kept: the softmax's own result; the context product keeps the bf16 probabilities,\n"
           " the same tensor as native's, beside float's and dtype_float32's fp32 one)")
+    print("\nwith the context product, bf16 bytes per score kept (v and dropout's mask left out):")
+    print("form                       no dropout  dropout")
+    v = torch.randn(2, 4, 5, 3).to(torch.bfloat16)
+    for form in ("native", "dtype_float32", "autocast"):
+        row = []
+        for p in (0.0, 0.1):
+            torch.manual_seed(0)
+            kept, _ = saved(Probs(form, p), (a.clone(), v.clone()))
+            mask = n * (4 if form == "autocast" else 2) if p > 0 else 0  # CPU: the dtype's
+            row.append((kept - v.numel() * 2 - mask) / n)
+        print(f"{form:26} {row[0]:10g} {row[1]:8g}")
+    print("(autocast: CUDA autocast's softmax(a, dtype=float32), dropout in fp32, and the\n"
+          " product's cast back, as Hugging Face's BERT runs; dtype_float32: GPT-2's explicit\n"
+          " .type(v.dtype) before its dropout. CPU dropout keeps its mask at the dtype's size;\n"
+          " CUDA's keeps a bool, which dropout_mask_bytes counts.)")
 
 
 def main(argv):

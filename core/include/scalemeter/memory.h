@@ -60,7 +60,7 @@ int sm_checkpoint_parse(const char *name);
 
 /* What the framework and the device add to the network's own tensors. */
 typedef struct sm_memory_config {
-    int half; /* 1: fp16/bf16 autocast: activations of 2 bytes, else 4 */
+    int half; /* 1: fp16/bf16 activations of 2 bytes (autocast or a cast model), else 4 */
     int fp16; /* 1: the 16-bit activations are fp16 (PyTorch runs Hugging Face's fp32 softmax
                  of them in one kernel: plugin.h's SM_SOFTMAX_DTYPE) */
     sm_optimizer optimizer;
@@ -72,6 +72,9 @@ typedef struct sm_memory_config {
     sm_checkpoint checkpoint; /* (training) what the units keep for the backward pass */
     int fused_attention;      /* 1: attention layers keep a fused kernel's tensors, not their
                                  score matrices (plugin.h's sm_layer_saved) */
+    int autocast; /* 1: the 16-bit activations come from PyTorch's autocast, which runs every
+                     softmax in fp32 (Hugging Face's SM_SOFTMAX_DTYPE); 0: the model is cast
+                     (model.half(), bf16 parameters) and its softmax is the plugin's */
 } sm_memory_config;
 
 /* Bytes of one device. peak = weights + gradients + optimizer + activations + workspace, what

@@ -349,6 +349,7 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
 {
     out->half = sm_precision_is_half(p);
     out->fp16 = p == SM_FP16;
+    out->autocast = out->half && v->autocast_casts > 0;
     out->optimizer = (sm_optimizer)v->optimizer;
     out->mask_bytes = v->mask_bytes;
     out->workspace_bytes = v->workspace;

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "device/device_file.h"
+#include "network/scores.h"
 
 static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->traits & traits) != 0; }
 
@@ -26,14 +27,16 @@ static double scores_dropout_bytes(const sm_device *v, const sm_layer *l, const 
 }
 
 /* Bytes more per score that an eager softmax computed in fp32 moves at 16-bit activations, in
- * one pass (plugin.h's scores_softmax; tools/torch_rope_bytes.py --softmax measures them):
- * the casts and the fp32 softmax between them, or at fp16 Hugging Face's one kernel reading
- * fp16 and writing fp32 (PyTorch's half_to_float) and the cast back. */
-static double softmax_upcast_per_score(const sm_layer *l, sm_precision p, int backward)
+ * one pass (scores.h's form; tools/torch_rope_bytes.py --softmax measures them): the casts and
+ * the fp32 softmax between them, or at fp16 Hugging Face's one kernel reading fp16 and writing
+ * fp32 (PyTorch's half_to_float) and the cast back. */
+static double softmax_upcast_per_score(const sm_device *v, const sm_layer *l, sm_precision p,
+                                       int backward)
 {
-    if (!sm_precision_is_half(p) || l->m.scores_softmax == SM_SOFTMAX_NATIVE)
+    int form = sm_softmax_form(&l->m, v->autocast_casts > 0);
+    if (!sm_precision_is_half(p) || form == SM_SOFTMAX_NATIVE)
         return 0;
-    int in_one = l->m.scores_softmax == SM_SOFTMAX_DTYPE && p == SM_FP16;
+    int in_one = sm_softmax_in_one_kernel(form, p == SM_FP16);
     return backward ? (in_one ? 10 : 18) : (in_one ? 8 : 16);
 }
 
@@ -51,9 +54,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     double upcast = half < 1 ? (double)m->upcast_bytes : 0;
     sm_layer_work w = {share * flops + redo, 0, (1 - share) * flops,
                        (double)m->bytes * half - scores - serial, serial + upcast};
-    /* one read or one write of every score: scores_bytes holds four, and two per element-wise
-     * pass the plugin declares (its scaling, its mask) */
-    double once = scores / (4 + 2 * l->m.scores_passes_fwd);
+    /* one read or one write of every score */
+    double once = scores / sm_scores_touches(&l->m);
     if (!v->fused_attention) {
         /* the softmax's read and write are a kernel of their own; the score product's write
          * and the context product's read overlap their own arithmetic */
@@ -73,7 +75,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         int passes = backward ? l->m.scores_passes_bwd : l->m.scores_passes_fwd;
         w.serial_bytes += 2 * passes * once;
         /* once is 2 bytes a score at 16-bit activations */
-        w.serial_bytes += softmax_upcast_per_score(l, p, backward) * once / 2;
+        w.serial_bytes += softmax_upcast_per_score(v, l, p, backward) * once / 2;
         if (train)
             w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half);
     }

@@ -6,6 +6,7 @@
 
 #include "network/network_internal.h"
 #include "network/checkpoint.h"
+#include "network/scores.h"
 #include "scalemeter/memory.h"
 
 static const char *const optimizer_names[SM_N_OPTIMIZERS] = {"sgd", "momentum", "adam", "adamw"};
@@ -78,19 +79,23 @@ static double own_elems(const sm_layer_saved *s, const sm_memory_config *c)
     return (double)(s->extra_elems - s->scores_elems);
 }
 
-/* An eager softmax computed in fp32 at 16-bit activations (plugin.h's scores_softmax): fp32
- * bytes per sample that autograd keeps of it (its output), or that it holds while it runs at
- * inference (its input's fp32 copy too, but for Hugging Face's form at fp16, which PyTorch runs
- * in one kernel). The scores are counted in scores_bytes, 4 + 2 passes reads or writes of 4
- * bytes each. */
+/* An eager softmax computed in fp32 at 16-bit activations (scores.h's form): fp32 bytes per
+ * sample more than a 16-bit softmax that autograd keeps of it, or that it holds while it runs
+ * at inference (its input's fp32 copy too, but where PyTorch runs it in one kernel). Kept: its
+ * fp32 result beside the 16-bit probabilities the context product keeps, 4 bytes a score; with
+ * dropout on them the product keeps the dropout's output and the softmax's own 16-bit result,
+ * which the count holds already, is the fp32 one instead, 2 more (tools/torch_rope_bytes.py
+ * --softmax measures both). */
 static double softmax_fp32_bytes(const sm_layer *l, const sm_memory_config *c, int training)
 {
     const sm_layer_metrics *m = &l->m;
-    if (!c->half || c->fused_attention || m->scores_softmax == SM_SOFTMAX_NATIVE)
+    int form = sm_softmax_form(m, c->autocast);
+    if (!c->half || c->fused_attention || form == SM_SOFTMAX_NATIVE)
         return 0;
-    double scores = (double)m->scores_bytes / (4.0 * (4 + 2 * m->scores_passes_fwd));
-    int in_one = m->scores_softmax == SM_SOFTMAX_DTYPE && c->fp16;
-    return scores * (training || in_one ? 4 : 8);
+    double scores = (double)m->scores_bytes / (4.0 * sm_scores_touches(m));
+    if (training)
+        return scores * (l->saved.scores_mask_elems > 0 ? 2 : 4);
+    return scores * (sm_softmax_in_one_kernel(form, c->fp16) ? 4 : 8);
 }
 
 /* Bytes a layer keeps of its own (not its inputs' or output's storages) at the batch. */

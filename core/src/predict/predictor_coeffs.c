@@ -256,6 +256,7 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     else {
         memory.half = p >= 0 && sm_precision_is_half((sm_precision)p);
         memory.fp16 = p == SM_FP16;
+        memory.autocast = memory.half; /* half-precision calibrations are AMP runs */
     }
     *out = predictor_new(&coeffs_ops, c, desc);
     if (!*out)
