@@ -134,4 +134,4 @@ add_test(NAME core_has_no_type_names
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"
-  PASS_REGULAR_EXPRESSION "\nconv2d,8,matmul\\+convolution,declared,[^\n]*\n.*\nuser_abi2,2,-,default,.*\nuser_matmul,8,matmul,default,")
+  PASS_REGULAR_EXPRESSION "\nconv2d,9,matmul\\+convolution,declared,[^\n]*\n.*\nlayernorm,9,normalisation\\+autocast_fp32,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,9,matmul,default,")

@@ -190,6 +190,24 @@ static void test_upcast_serial(void)
     CHECK_EQ(f.serial_bytes, 200);
 }
 
+/* A layer norm under autocast (SM_TRAIT_AUTOCAST_FP32, autocast_casts_per_matmul above 0) runs
+ * in fp32 at bf16 and fp16: its 1000 bytes do not halve (tools/torch_autocast_norm.py: 8 bytes
+ * an element forward and 12 backward under autocast, as at fp32, where bf16 moves 4 and 6); in
+ * a cast model, or without the trait, they do. */
+static void test_autocast_fp32(void)
+{
+    sm_device amp = {.mask_bytes = 1, .autocast_casts = 2}, cast = {.mask_bytes = 1};
+    sm_layer_type ln = {.name = "ln", .traits = SM_TRAIT_NORMALISATION | SM_TRAIT_AUTOCAST_FP32};
+    sm_layer_type bn = {.name = "bn", .traits = SM_TRAIT_NORMALISATION};
+    sm_layer l = {.type = &ln}, b = {.type = &bn};
+    sm_metrics m = pass_counts();
+    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, SM_BF16, 0, 1).bytes, 1000);
+    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, SM_FP16, 1, 1).bytes, 2000);
+    CHECK_EQ(sm_layer_pass_work(&cast, &l, &m, SM_BF16, 0, 1).bytes, 500);
+    CHECK_EQ(sm_layer_pass_work(&amp, &b, &m, SM_BF16, 0, 1).bytes, 500);
+    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, SM_FP32, 0, 1).bytes, 1000);
+}
+
 /* What one pass of an attention layer asks of the device (sm_layer_pass_work), by hand from
  * its metrics: 100 FLOPs of which 60 matrix products (20 the score product), 200 backward,
  * 1000 bytes at fp32 of which 400 the score matrices (four passes over them: written, the
@@ -281,6 +299,7 @@ int main(void)
     test_upcast_serial();
     test_softmax_fp32();
     test_autocast_softmax();
+    test_autocast_fp32();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *path = net_file(cases[i].text);
         st.msg[0] = '\0';

@@ -13,6 +13,14 @@
  * output 1024 B (ReLU; max pooling keeps the same storage), the indices 8 x 64 = 512 B, the
  * pooled output 256 B (linear, through the view), the mask 10 x 1 B: 3594 B, and batch norm's
  * 2 x 4 channels x 4 B = 32 B whatever the batch. Weights: 108 + 8 + 650 = 766.
+ *
+ * Autocast runs layer norm in fp32 (ATen's autocast_mode.cpp, its fp32 list; plugin.h's
+ * SM_TRAIT_AUTOCAST_FP32), and `tools/torch_autocast_norm.py` measures what PyTorch keeps then:
+ * its input in fp32, 4 bytes an element where a bf16 layer norm keeps 2. On input 16x8 (128)
+ * -> layer norm -> linear 8 at bf16, training under autocast keeps 2 x 128 = 256 B a sample
+ * more than a cast model. Inference: the norm's output is fp32 too, so the peak, while the
+ * norm runs (its 16-bit input and its output), is 2 x 128 + 4 x 128 = 768 B where a cast
+ * model's is 512 B.
  */
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +97,37 @@ static void test_max_batch(const sm_network *net)
     CHECK_CONTAINS(st.msg, "memory_gib");
 }
 
+/* Activations per sample at batch 2, bf16, under autocast or in a cast model. */
+static double norm_activations(const sm_network *net, int autocast, int training)
+{
+    sm_memory_config c = {
+        .half = 1, .autocast = autocast, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    if (sm_network_memory(net, 2, 1, training, &c, &m, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return -1;
+    }
+    return m.activations / 2;
+}
+
+static void test_autocast_norm(sm_registry *reg)
+{
+    sm_network *net;
+    sm_status st;
+    const char *text = "[network]\nname = ln\ninput = 16x8\n[layers]\n"
+                       "ln = layernorm\nfc = linear out=8\n";
+    if (sm_network_load(reg, net_file(text), NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ(norm_activations(net, 1, 1) - norm_activations(net, 0, 1), 256);
+    CHECK_EQ(norm_activations(net, 0, 0), 512);
+    CHECK_EQ(norm_activations(net, 1, 0), 768);
+    sm_network_free(net);
+}
+
 int main(void)
 {
     sm_registry *reg;
@@ -101,6 +140,7 @@ int main(void)
     test_training(net);
     test_inference(net);
     test_max_batch(net);
+    test_autocast_norm(reg);
     sm_network_free(net);
     sm_registry_free(reg);
     return check_summary();

@@ -88,7 +88,7 @@ static const sm_layer_type groupnorm_type = {
     .parse = groupnorm_parse,
     .infer = groupnorm_infer,
     .metrics = groupnorm_metrics,
-    .traits = SM_TRAIT_NORMALISATION,
+    .traits = SM_TRAIT_NORMALISATION | SM_TRAIT_AUTOCAST_FP32,
     .saved = groupnorm_saved,
 };
 

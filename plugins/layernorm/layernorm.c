@@ -96,7 +96,7 @@ static const sm_layer_type layernorm_type = {
     .parse = layernorm_parse,
     .infer = layernorm_infer,
     .metrics = layernorm_metrics,
-    .traits = SM_TRAIT_NORMALISATION,
+    .traits = SM_TRAIT_NORMALISATION | SM_TRAIT_AUTOCAST_FP32,
     .saved = layernorm_saved,
 };
 

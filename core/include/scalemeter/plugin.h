@@ -32,17 +32,18 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 8" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 9" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
  * element-wise kernels move between its matrix products); 7 upcast_bytes in metrics and saved
  * (what a layer that computes in fp32 moves and keeps more at 16-bit activations) and the
  * score passes of metrics (eager attention's scaling and masking); 8 the softmax's precision of
- * metrics (an eager softmax computed in fp32 at 16-bit activations). Whatever the version, every
+ * metrics (an eager softmax computed in fp32 at 16-bit activations); 9 the trait
+ * SM_TRAIT_AUTOCAST_FP32 (a layer autocast runs in fp32). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 8u
+#define SM_PLUGIN_ABI_VERSION 9u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -216,6 +217,10 @@ enum {
     SM_TRAIT_RECURRENT = 1u << 7,        /* a recurrent layer: a recurrent network's */
     SM_TRAIT_VIEW = 1u << 8, /* only moves or aliases its input: its output is input 0's storage
                                 unless saved() says otherwise, and it keeps nothing */
+    /* ABI 9. CUDA autocast runs it in fp32 (ATen's autocast_mode.cpp, its fp32 list: layer_norm,
+     * group_norm): under autocast at fp16 and bf16 it moves its fp32 bytes, keeps its inputs in
+     * fp32 and writes an fp32 output (tools/torch_autocast_norm.py measures a norm's). */
+    SM_TRAIT_AUTOCAST_FP32 = 1u << 9,
 };
 
 /* What one layer keeps for its backward pass, for one sample, as the framework's autograd

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "device/device_file.h"
+#include "network/autocast.h"
 #include "network/scores.h"
 
 static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->traits & traits) != 0; }
@@ -45,7 +46,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
 {
     double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
     double flops = (double)(backward ? m->bwd_flops : m->flops);
-    double half = sm_precision_is_half(p) ? 0.5 : 1.0;
+    double half =
+        sm_precision_is_half(p) && !sm_layer_autocast_fp32(l, v->autocast_casts > 0) ? 0.5 : 1.0;
     double scores = (double)m->scores_bytes * half;
     double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
     double serial = (double)m->serial_bytes * half;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "network/network_internal.h"
+#include "network/autocast.h"
 #include "network/checkpoint.h"
 #include "network/scores.h"
 #include "scalemeter/memory.h"
@@ -116,8 +117,9 @@ static double own_bytes(const sm_layer *l, double batch, const sm_memory_config 
 
 /* Marks in kept[] the storages layer i keeps (its saved inputs' and output's) and returns the
  * bytes it keeps of its own. Under autocast each matrix-multiplying layer keeps the half copy
- * of its weight, a tensor of its own rather than the parameter; fully sharded, the weight it
- * keeps is the gathered one, counted with the weights. */
+ * of its weight, a tensor of its own rather than the parameter (fully sharded, the weight it
+ * keeps is the gathered one, counted with the weights), and a layer autocast runs in fp32 keeps
+ * its inputs in fp32, a copy of a 16-bit one or the fp32 residual stream itself. */
 static double keep_layer(const sm_network *net, const int *owner, int i, char *kept, double batch,
                          const sm_memory_config *c)
 {
@@ -130,6 +132,10 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
     double own = own_bytes(l, batch, c);
     if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
         own += 2.0 * (double)l->m.weights;
+    if (c->half && sm_layer_autocast_fp32(l, c->autocast)) /* its fp32 inputs: 2 bytes more */
+        for (int k = 0; k < l->n_inputs && k < 32; k++)
+            if (l->saved.inputs & (1u << k))
+                own += 2.0 * storage_elems(net, storage_of(owner, l->inputs[k])) * batch;
     return own;
 }
 
@@ -204,6 +210,15 @@ static double kept_bytes(const sm_network *net, const int *owner, const int *uni
     return total + transient;
 }
 
+/* Bytes of one element of storage s at inference: its producer's output precision, fp32 for a
+ * layer autocast runs in fp32. */
+static double storage_elem_bytes(const sm_network *net, int s, const sm_memory_config *c)
+{
+    if (s > 0 && c->half && sm_layer_autocast_fp32(&net->layers[s - 1], c->autocast))
+        return 4;
+    return c->half ? 2 : 4;
+}
+
 /* Inference: the most bytes alive at once, running the layers in order. A storage is made by
  * its layer and freed after the last layer that reads it; the network's output stays; a
  * layer's own tensors live while it runs. */
@@ -218,18 +233,18 @@ static double live_peak(const sm_network *net, const int *owner, int *readers, d
             readers[storage_of(owner, net->layers[i].inputs[k])]++;
     if (n > 0)
         readers[owner[n - 1]]++; /* the output is kept */
-    double live = storage_elems(net, 0) * batch * act, peak = live;
+    double live = storage_elems(net, 0) * batch * storage_elem_bytes(net, 0, c), peak = live;
     for (int i = 0; i < n; i++) {
         const sm_layer *l = &net->layers[i];
         if (owner[i] == i + 1)
-            live += storage_elems(net, i + 1) * batch * act;
+            live += storage_elems(net, i + 1) * batch * storage_elem_bytes(net, i + 1, c);
         double during =
             live + batch * (own_elems(&l->saved, c) * act + softmax_fp32_bytes(l, c, 0));
         peak = fmax(peak, during);
         for (int k = 0; k < l->n_inputs; k++) {
             int s = storage_of(owner, l->inputs[k]);
             if (--readers[s] == 0)
-                live -= storage_elems(net, s) * batch * act;
+                live -= storage_elems(net, s) * batch * storage_elem_bytes(net, s, c);
         }
     }
     return peak;
