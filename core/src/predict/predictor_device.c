@@ -178,6 +178,13 @@ static double op_cost(const void *ctx, double bytes)
     return sm_collective_choice(c->a, c->op, bytes).seconds;
 }
 
+/* Bytes per weight that sharded data parallelism gathers: the weights at the compute
+ * precision (bf16 under FSDP's MixedPrecision at fp16 and bf16). */
+static double gather_bytes(const device_predictor *d)
+{
+    return sm_precision_is_half(d->precision) ? 2 : 4;
+}
+
 /* A collective of `bytes` in equal buckets of at most bucket_bytes, one after the other. */
 static double bucketed(const sm_ring_config *a, sm_collective_op op, double bytes,
                        double bucket_bytes)
@@ -235,7 +242,7 @@ static int full_shard_exposed(const device_predictor *d, const sm_ring_config *a
         free(g);
         return sm_fail(st, "%s: out of memory", net->name);
     }
-    double gather = sm_precision_is_half(d->precision) ? 2 : 4, root = 0, t;
+    double gather = gather_bytes(d), root = 0, t;
 #define AG(k) (!g[k].root ? collective(a, SM_OP_ALL_GATHER, gather * g[k].weights) : 0)
 #define RS(k)                                                                                      \
     (!g[k].root ? collective(a, SM_OP_REDUCE_SCATTER, d->dev.grad_bytes * g[k].weights) : 0)
@@ -270,7 +277,7 @@ static int sync_exposed(const device_predictor *d, const sm_network *net, const 
     const sm_device *v = &d->dev;
     sm_ring_config a = sm_device_ring(v, v->grad_bytes * weights, d->bucket_bytes, layout->nodes,
                                       layout->gpus_per_node, d->collective);
-    double gather = sm_precision_is_half(d->precision) ? 2 : 4;
+    double gather = gather_bytes(d);
     op_ctx ctx = {&a, shard == SM_SHARD_NONE ? SM_OP_ALL_REDUCE : SM_OP_REDUCE_SCATTER};
     if (shard == SM_SHARD_FULL) {
         if (full_shard_exposed(d, &a, net, ls, exposed, st))
