@@ -50,9 +50,10 @@ static const opt_desc predictor_opts[] = {
      "(--device alone) none, selective or full activation\n"
      "checkpointing of the blocks (docs/memory.md)"},
     {"attention", 0, "A", opt_string, 0, CHOICE(attention),
-     "(--device alone) eager, or fused (FlashAttention, PyTorch's\n"
-     "scaled_dot_product_attention: no score matrices kept or moved;\n"
-     "default: the framework's fused_attention)"},
+     "(--device alone) every attention layer eager, or fused\n"
+     "(FlashAttention, PyTorch's scaled_dot_product_attention: no score\n"
+     "matrices kept or moved); default: the framework's fused_attention,\n"
+     "else each as the network's code runs it (impl=sdpa fused)"},
 };
 
 static const opt_desc layout_opts[] = {

@@ -97,7 +97,8 @@ endif()
 # ABI 3's traits: a user's matrix product declaring SM_TRAIT_MATMUL (priced as linear is), one
 # declaring attention too (a transformer's), and the same built for ABI 2 (loads, no traits,
 # the default of what it keeps), and built for ABI 4 (loads, the default kernel counts).
-foreach(kind matmul attn abi2 abi4 serial badserial upcast badupcast badpasses badsoftmax)
+foreach(kind matmul attn abi2 abi4 serial badserial upcast badupcast badpasses badsoftmax
+        badfused)
   add_library(fake_traits_${kind} MODULE fake_traits_plugin.c)
   target_include_directories(fake_traits_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
   set_target_properties(fake_traits_${kind} PROPERTIES PREFIX "" OUTPUT_NAME traits_${kind}
@@ -122,10 +123,12 @@ target_compile_definitions(fake_traits_badpasses PRIVATE TEST_TYPE_NAME="user_ba
   TEST_PASSES_TOO_MANY TEST_TRAITS=SM_TRAIT_MATMUL)
 target_compile_definitions(fake_traits_badsoftmax PRIVATE TEST_TYPE_NAME="user_badsoftmax"
   TEST_SOFTMAX_UNKNOWN TEST_TRAITS=SM_TRAIT_MATMUL)
+target_compile_definitions(fake_traits_badfused PRIVATE TEST_TYPE_NAME="user_badfused"
+  TEST_FUSED_UNKNOWN TEST_TRAITS=SM_TRAIT_MATMUL)
 sm_add_c_test(test_traits test_traits.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/traits)
 add_dependencies(test_traits fake_traits_matmul fake_traits_attn fake_traits_abi2
   fake_traits_abi4 fake_traits_serial fake_traits_badserial fake_traits_upcast
-  fake_traits_badupcast fake_traits_badpasses fake_traits_badsoftmax)
+  fake_traits_badupcast fake_traits_badpasses fake_traits_badsoftmax fake_traits_badfused)
 # No layer type's name in the core's sources: it prices and fuses by the plugins' traits.
 add_test(NAME core_has_no_type_names
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_core_type_names.sh ${SCALEMETER_BIN}
@@ -134,4 +137,4 @@ add_test(NAME core_has_no_type_names
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"
-  PASS_REGULAR_EXPRESSION "\nconv2d,9,matmul\\+convolution,declared,[^\n]*\n.*\nlayernorm,9,normalisation\\+autocast_fp32,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,9,matmul,default,")
+  PASS_REGULAR_EXPRESSION "\nconv2d,10,matmul\\+convolution,declared,[^\n]*\n.*\nlayernorm,10,normalisation\\+autocast_fp32,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,10,matmul,default,")

@@ -47,6 +47,8 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->scores_passes_fwd = 17;
 #elif defined(TEST_SOFTMAX_UNKNOWN)
     m->scores_softmax = 3;
+#elif defined(TEST_FUSED_UNKNOWN)
+    m->scores_fused = 2;
 #endif
     return 0;
 }

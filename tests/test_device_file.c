@@ -84,7 +84,8 @@ static sm_metrics pass_counts(void)
  * the score product's write and the context's read overlap the arithmetic (300 other bytes +
  * 50), the softmax and the two passes do not (2 x 25 + 4 x 25 = 150); backward, both doubled
  * but for the passes, which add their own one (700 and 2 x 50 + 2 x 25 = 150). A fused
- * kernel drops them all. */
+ * kernel drops them all: every layer's where the framework fuses attention, a layer whose code
+ * calls one (scores_fused) where it says nothing, none where it runs its own eagerly. */
 static void test_score_passes(void)
 {
     sm_device v = {.mask_bytes = 1};
@@ -106,6 +107,15 @@ static void test_score_passes(void)
     CHECK_EQ(f.serial_bytes, 0);
     CHECK_EQ(b.bytes, 600);
     CHECK_EQ(b.serial_bytes, 0);
+    l.m.scores_fused = 1;
+    v.fused_attention = SM_ATTENTION_AS_WRITTEN;
+    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(f.serial_bytes, 0);
+    v.fused_attention = SM_ATTENTION_EAGER;
+    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    CHECK_EQ(f.bytes, 350);
+    CHECK_EQ(f.serial_bytes, 150);
 }
 
 /* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
@@ -430,6 +440,22 @@ int main(void)
     for (size_t i = 0; i < sizeof frameworks / sizeof *frameworks; i++) {
         CHECK_EQ(sm_device_load_framework(frameworks[i].file, &dev, &st), 0);
         CHECK_EQ(dev.channels_last, frameworks[i].channels_last);
+    }
+    /* Attention: eager PyTorch runs each layer as the network's code does (torchvision's ViT
+     * and Hugging Face's models call scaled_dot_product_attention); Megatron-LM's 2021 code and
+     * NVIDIA's BERT run their own eager attention, torchtitan and Megatron-Core their own
+     * fused kernels. */
+    static const struct {
+        const char *file;
+        int attention;
+    } attention[] = {{"configs/frameworks/pytorch-eager.ini", SM_ATTENTION_AS_WRITTEN},
+                     {"configs/frameworks/megatron.ini", SM_ATTENTION_EAGER},
+                     {"configs/frameworks/dle-bert.ini", SM_ATTENTION_EAGER},
+                     {"configs/frameworks/torchtitan.ini", SM_ATTENTION_FUSED},
+                     {"configs/frameworks/megatron-core.ini", SM_ATTENTION_FUSED}};
+    for (size_t i = 0; i < sizeof attention / sizeof *attention; i++) {
+        CHECK_EQ(sm_device_load_framework(attention[i].file, &dev, &st), 0);
+        CHECK_EQ(dev.fused_attention, attention[i].attention);
     }
 
     sm_predictor *p;

@@ -87,6 +87,7 @@ SEQUENCE_MODELS = {
     "StackedRNN": ("10x8", "float", 5328),
     "BiLSTMFinalStates": ("6x5", "float", 4060),
     "SelfAttention": ("9x16", "float", 11840),
+    "SelfAttentionWithWeights": ("9x16", "float", 11840),
     "TinyEncoder": ("20", "long", 1413760),
     "PreNormEncoderSequenceFirst": ("7x32", "float", 60480),
     "TinyEncoderDecoder": ("10", "long", 256000),
@@ -112,6 +113,14 @@ def check_sequence_models(binary, exporter, tmp):
         check(m["param_tensors"] == len(list(net.parameters())),
               f"{cls}: parameter tensors {m['param_tensors']} == {len(list(net.parameters()))}")
         check(m["macs"] == macs, f"{cls}: MACs {m['macs']} == {macs:,} (hand-derived)")
+        # PyTorch's own source: attention called without its weights (need_weights=False, as
+        # nn.TransformerEncoderLayer's _sa_block calls it) runs scaled_dot_product_attention
+        with open(path) as f:
+            text = f.read()
+        calls = sum(isinstance(x, models.nn.MultiheadAttention) for x in net.modules())
+        sdpa = 0 if cls == "SelfAttentionWithWeights" else calls
+        check(text.count("impl=sdpa") == sdpa,
+              f"{cls}: {sdpa} of {calls} attention layers with impl=sdpa")
     # what cannot be followed: one line naming the module and what to do
     for cls, shape, needles in (
             ("FinalCellState", "6x4", ("lstm", "c_n", "out[:, -1]")),

@@ -39,6 +39,12 @@
  * already holds becomes the fp32 one (PyTorch's saved tensors, `tools/torch_rope_bytes.py
  * --softmax`: 6 bytes a score kept beside 2, and beside 4 with dropout). At inference it holds
  * 4096 B at bf16 and 2048 B at fp16, as above; a cast model (autocast 0) nothing.
+ *
+ * Where the code calls scaled_dot_product_attention (impl=sdpa, plugin.h's scores_fused), the
+ * layer keeps the fused kernel's tensors under a framework that says nothing of attention
+ * (SM_ATTENTION_AS_WRITTEN): 16384 B, as fused above, and 18304 B, eager, where the framework
+ * runs attention of its own eagerly (SM_ATTENTION_EAGER). At bf16 under autocast the fused
+ * kernel has no softmax of its own to run in fp32: nothing more than a cast model keeps.
  */
 #include <stdio.h>
 
@@ -169,6 +175,30 @@ static void test_autocast_softmax(sm_registry *reg)
     sm_network_free(native);
 }
 
+static void test_impl_sdpa(sm_registry *reg)
+{
+    sm_network *sdpa = lm_with(reg, "impl=sdpa"), *eager = lm_with(reg, "impl=eager");
+    if (!sdpa || !eager) {
+        CHECK(0);
+        sm_network_free(sdpa);
+        sm_network_free(eager);
+        return;
+    }
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    CHECK_EQ(activations_at(sdpa, 1, &c, 1), 16384);
+    CHECK_EQ(activations_at(eager, 1, &c, 1), 18304);
+    c.fused_attention = SM_ATTENTION_EAGER;
+    CHECK_EQ(activations_at(sdpa, 1, &c, 1), 18304);
+    c.fused_attention = SM_ATTENTION_FUSED;
+    CHECK_EQ(activations_at(eager, 1, &c, 1), 16384);
+    sm_memory_config amp = {
+        .half = 1, .autocast = 1, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory_config cast = {.half = 1, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    CHECK_EQ(activations_at(sdpa, 2, &amp, 1), activations_at(sdpa, 2, &cast, 1));
+    sm_network_free(sdpa);
+    sm_network_free(eager);
+}
+
 int main(void)
 {
     sm_registry *reg;
@@ -185,6 +215,7 @@ int main(void)
     sm_network_free(net);
     test_softmax_fp32(reg);
     test_autocast_softmax(reg);
+    test_impl_sdpa(reg);
     sm_registry_free(reg);
     return check_summary();
 }

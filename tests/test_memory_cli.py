@@ -124,7 +124,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # masks, for Megatron's kernels. GPT-2 (s 1024, h 768, a 12) at bf16 on a CUDA device: the
 # per-sample growth of the activations, less the parts outside the 12 blocks (the ids 8 s, the
 # embedding dropout's mask s h, ln_f's fp32 input 4 s h and statistics 8 s, the head's input
-# 2 s h), per block. Hugging Face's eager block differs in four places the paper's count leaves out or
+# 2 s h), per block. Hugging Face's eager block (--attention eager) differs in four places the paper's count leaves out or
 # fuses: its composite gelu_new keeps four 4h tensors where Megatron's GELU keeps its input (24
 # s b h more), each of its two layer norms keeps fp32 mean and rstd (16 s more), and CUDA
 # autocast runs its softmax in fp32 (ATen's autocast_mode.cpp, fp32_set_opt_dtype), whose result
@@ -133,13 +133,22 @@ with tempfile.TemporaryDirectory() as tmp:
 # and its layer norms too (autocast_mode.cpp's fp32 list), whose fp32 inputs, the residual
 # stream, are kept: 2 x 2 s b h more (as ln_f's above: 4 bytes an element, not 2,
 # `/usr/bin/python3 tools/torch_autocast_norm.py`).
+# Hugging Face's default attention, scaled_dot_product_attention (FlashAttention at bf16),
+# keeps none of the paper's 5 a s^2 (the softmax's output, the dropout's mask and output), nor
+# the fp32 softmax, but its fp32 log-sum-exp of every row, 4 a s (Dao et al. 2022, alg. 2).
 s_, h_, a_ = 1024, 768, 12
-act = [good_json("predict", "gpt2", *H100, "--batch", str(b), "--precision", "bf16")
-       .get("memory", {}).get("activations", 0) for b in (1, 2)]
 outside = 8 * s_ + s_ * h_ + 4 * s_ * h_ + 8 * s_ + 2 * s_ * h_
-per_layer = (act[1] - act[0] - outside) / 12
 paper = s_ * h_ * (34 + 5 * a_ * s_ / h_)
-check(abs(per_layer - (paper + 28 * s_ * h_ + 16 * s_ + 2 * a_ * s_ * s_)) <= 1e-4 * paper,
-      f"GPT-2 layer: {per_layer:.0f} bytes, Korthikanti {paper:.0f} + 28sbh + 16s + 2as^2")
+for attention, want, what in (
+        ("eager", paper + 28 * s_ * h_ + 16 * s_ + 2 * a_ * s_ * s_, "+ 28sbh + 16s + 2as^2"),
+        (None, paper - 5 * a_ * s_ * s_ + 28 * s_ * h_ + 16 * s_ + 4 * a_ * s_,
+         "- 5as^2 + 28sbh + 16s + 4as")):
+    opts = ["--attention", attention] if attention else []
+    act = [good_json("predict", "gpt2", *H100, "--batch", str(b), "--precision", "bf16", *opts)
+           .get("memory", {}).get("activations", 0) for b in (1, 2)]
+    per_layer = (act[1] - act[0] - outside) / 12
+    check(abs(per_layer - want) <= 1e-4 * paper,
+          f"GPT-2 layer, {attention or 'sdpa'} attention: {per_layer:.0f} bytes, Korthikanti "
+          f"{paper:.0f} {what} = {want:.0f}")
 
 finish()

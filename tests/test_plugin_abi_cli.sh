@@ -9,7 +9,7 @@ if out=$(SCALEMETER_PLUGIN_PATH=$dir "$sm" plugins 2>&1); then
     echo "FAIL: a plugin of ABI version 1 was accepted: $out"
     exit 1
 fi
-want="$file: built for plugin ABI version 1, this scalemeter loads versions 2 to 9"
+want="$file: built for plugin ABI version 1, this scalemeter loads versions 2 to 10"
 echo "$out" | grep -qF "$want" || { echo "FAIL: expected '$want' in: $out"; exit 1; }
 [ "$(echo "$out" | wc -l)" -eq 1 ] || { echo "FAIL: more than one line: $out"; exit 1; }
 echo "1 passed, 0 failed"

@@ -128,6 +128,22 @@ g1 = 12 * block + 2 * S * I64 + S * E * F32 + ln + S * E * F32
 check("gpt2 batch 1", saved("gpt2")["saved_bytes"], g1)
 check("gpt2 batch 2", saved("gpt2", 2)["saved_bytes"], 2 * g1 - S * I64 - 12 * (4 + 24))
 
+# tests/data/reference/torch2/saved_tensors.json: the same tool under PyTorch 2.5.1, the networks
+# whose attention runs scaled_dot_product_attention there. ViT-B/16's nn.MultiheadAttention,
+# called with need_weights=False, keeps the in_proj input, the packed q, k, v (3 S E), the fused
+# kernel's output, which out_proj reads (S E), and its fp32 log-sum-exp of each of 12 S rows:
+# no probabilities, no float64 scale. The rest of the layer is as under 1.13.
+with open("tests/data/reference/torch2/saved_tensors.json") as f:
+    ref2 = json.load(f)
+check("torch2 version", ref2["torch"].split(".")[0], "2")
+check("torch2 networks", sorted(ref2["models"]), ["vit_b_16"])
+S = 197
+ln = S * E * F32 + 2 * S * F32
+layer = 2 * ln + 5 * S * E * F32 + 12 * S * F32 + S * E * F32 + 2 * 4 * S * E * F32
+for n in (1, 2):
+    check(f"vit_b_16 batch {n}, PyTorch 2", ref2["models"]["vit_b_16"]["batches"][str(n)]
+          ["saved_bytes"], n * (12 * layer + 3 * 224 * 224 * F32 + ln + S * E * F32))
+
 if failures:
     sys.exit(f"{failures} check(s) failed")
 print("all checks passed")

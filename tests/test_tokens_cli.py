@@ -127,7 +127,7 @@ for cmd in (["predict", "--batch", "1"], ["curve", "--batch", "1", "--nodes", "1
             (["resnet50", "--device", "h100", "--seq", "64"], "--seq: resnet50 is an image"),
             (["resnet50", "--device", "h100", "--tokens", "1B"], "--tokens: resnet50"),
             (["gpt2", "--device", "h100", "--tokens", "1B", "--dataset", "9"], "one of the two"),
-            (["gpt2", "--device", "h100", "--seq", "2048"], "gpt2.ini:14: layer wpe")]:
+            (["gpt2", "--device", "h100", "--seq", "2048"], "gpt2.ini:15: layer wpe")]:
         rc, out, err = run(cmd[0], *args, *cmd[1:])
         lines = err.strip().splitlines()
         check(rc != 0 and len(lines) == 1 and needle in err,

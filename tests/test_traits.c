@@ -140,8 +140,8 @@ static void test_serial_bytes(void)
  * fp32) that computes in fp32 moves its 1,049,600 activation bytes more at bf16, 2.0992 us at
  * 5e11 bytes/s, and nothing more at fp32; trained at bf16 it keeps its 256 x 1024 input at 2
  * bytes, the bf16 copy of its 1024 weights autocast makes, and 4 bytes more per output element
- * (256 x 4). Negative bytes, more passes over attention scores than 16, and a softmax form
- * ABI 8 does not know, are refused by name. */
+ * (256 x 4). Negative bytes, more passes over attention scores than 16, a softmax form ABI 8
+ * does not know, and an ABI 10 scores_fused other than 0 or 1 are refused by name. */
 static void test_upcast_bytes(void)
 {
     const char *plain = "y = user_matmul out=1", *upcast = "y = user_upcast out=1";
@@ -166,6 +166,8 @@ static void test_upcast_bytes(void)
     check_refused("y = user_badsoftmax out=1",
                   ":5: layer y (user_badsoftmax): the plugin's scores_softmax 3 is not one of "
                   "plugin.h's SM_SOFTMAX_ (0 to 2)");
+    check_refused("y = user_badfused out=1",
+                  ":5: layer y (user_badfused): the plugin's scores_fused 2 is not 0 or 1");
 }
 
 static void test_families(void)

@@ -31,7 +31,9 @@ second). Each node becomes a layer of a plugin type (plugins/*/):
              the batch and concatenated in front: cls_token) and a position table (a parameter
              added to a sequence: pos_embedding)
   outputs    out, _ = lstm(x) and h_n[i] of the last layer (a position of the output: the last
-             step forwards, the first backwards); out, _ = attention(x, x, x)
+             step forwards, the first backwards); out, _ = attention(x, x, x), impl=sdpa
+             where it is called with need_weights=False (PyTorch 2.0 and later run it as
+             scaled_dot_product_attention then)
   no layer   contiguous, a view or reshape that keeps the shape, size/getattr/getitem on
              integers
 
@@ -770,9 +772,14 @@ def transformer_layer(m, decoder):
     def norm(name):
         return module_rule(getattr(m, name))
 
-    sublayers = [("self_attn", module_rule(m.self_attn), None, "dropout1")]
+    # _sa_block and _mha_block call their attention with need_weights=False: fused from 2.0 on
+    def sdpa(rule):
+        return rule[0], rule[1] + [("impl", "sdpa")]
+
+    sublayers = [("self_attn", sdpa(module_rule(m.self_attn)), None, "dropout1")]
     if decoder:
-        sublayers.append(("multihead_attn", module_rule(m.multihead_attn), "@in2", "dropout2"))
+        sublayers.append(("multihead_attn", sdpa(module_rule(m.multihead_attn)), "@in2",
+                          "dropout2"))
     ff_drop = "dropout3" if decoder else "dropout2"
     residual = "@in"
     for i, (name, rule, memory, dname) in enumerate(sublayers):
@@ -1047,6 +1054,10 @@ class Exporter:
             dim = params[0][1]
             params = [] if dim is None else [("axis", axis_of(node, dim))]
             params = [] if params == [("axis", len(out_shape) - 1)] else params
+        elif isinstance(m, nn.MultiheadAttention) and \
+                self.arg(node, 4, "need_weights", True) is False:
+            # without the weights, PyTorch 2.0 and later call scaled_dot_product_attention
+            params = params + [("impl", "sdpa")]
         elif type_ in ("window_partition", "window_departition"):
             args = [self.arg(node, i, k) for i, k in
                     enumerate(("x", "p", "h_partitions", "w_partitions"))][1:]

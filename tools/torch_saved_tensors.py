@@ -50,7 +50,12 @@ are written out below with the modules, names and forward code of transformers 4
 attention), random weights: what they save is what the library's modules would.
 
 Output: tests/data/reference/saved_tensors.json (one line per model and batch) and
-tests/data/reference/saved_tensors_layers.json (one line per module, batch 1).
+tests/data/reference/saved_tensors_layers.json (one line per module, batch 1). That reference
+was made with Debian's PyTorch 1.13, which ran every attention eagerly; the networks whose code
+calls scaled_dot_product_attention under PyTorch 2 (vit_b_16) were recorded again under
+PyTorch 2.5.1 into tests/data/reference/torch2 (`pip install torch==2.5.1 torchvision==0.20.1`
+in a venv, then VENV/bin/python tools/torch_saved_tensors.py -o tests/data/reference/torch2
+vit_b_16).
 
 Usage: /usr/bin/python3 tools/torch_saved_tensors.py [-o DIR] [--batches 1,2] [--by-type]
                                                      [--no-peak] [MODEL ...]

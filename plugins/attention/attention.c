@@ -65,6 +65,15 @@
  * reads it once (2 S E more), or the memory twice (M E more). tests/test_conformance_torch.py
  * checks the bytes against Hugging Face's BertSelfAttention written out (its BertSelf).
  *
+ * impl=sdpa: the code calls scaled_dot_product_attention, a fused kernel, where impl=eager (the
+ * default) multiplies, softmaxes and multiplies in kernels of their own: since PyTorch 2.0
+ * nn.MultiheadAttention does so when called with need_weights=False (torchvision's ViT; its
+ * default, need_weights=True, returns the weights and stays eager), and Hugging Face's models
+ * do by default where they have it ("sdpa" on PyTorch 2.1.1 and later: transformers 4.36,
+ * huggingface/transformers#28005; BERT since #28802, GPT-2 since #31172). No count changes: the
+ * host drops the score fields below wherever the framework does not run attention of its own
+ * (plugin.h's scores_fused, ABI 10).
+ *
  * rel_pos=W (torchvision's maxvit RelativePositionalMultiHeadAttention): a learnable table of
  * (2W - 1)^2 x h, whose entry for query position i and key position j of the W x W window
  * (attention.h, attention_rel_index) is added to head h's score; S must be W^2. scale=dim
@@ -94,6 +103,8 @@ static void attention_parse(void *params, sm_args *args)
     p->dropout = sm_arg_real(args, "dropout", 0, 0, 1);
     p->scale_on = sm_arg_choice(args, "scale_on", scale_on, ATTENTION_SCALE_QUERIES);
     p->mask = sm_arg_choice(args, "mask", masks, ATTENTION_MASK_NONE);
+    static const char *const impls[] = {"eager", "sdpa", NULL};
+    p->sdpa = sm_arg_choice(args, "impl", impls, 0);
     if (p->mask == ATTENTION_MASK_WHERE && !p->causal) {
         sm_arg_fail(args, "mask=where applies the causal mask: give causal=true");
         return;
@@ -229,6 +240,7 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
     m->scores_bytes = sm_mul(4 * (4 + 2 * passes_fwd), sm_mul(g, hsm));
     m->scores_passes_fwd = passes_fwd;
     m->scores_passes_bwd = passes_bwd;
+    m->scores_fused = p->sdpa;
     m->scores_flops = sm_mul(g, sm_mul(2, sm_mul(sm_mul(s, mlen), e))); /* Q K^T */
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);
     m->param_tensors = (p->packed ? 2 : 4) * (p->bias ? 2 : 1);
@@ -271,7 +283,7 @@ static const sm_layer_type attention_type = {
     .name = "attention",
     .summary = "multi-head self- or cross-attention with its projections (nn.MultiheadAttention, "
                "MaxViT's windows): dim, heads, bias, causal, packed, rel_pos, scale, dropout, "
-               "scale_on, mask",
+               "scale_on, mask, impl",
     .params_size = sizeof(attention_params),
     .min_inputs = 1,
     .max_inputs = 2,

@@ -46,6 +46,7 @@ typedef struct attention_params {
     double dropout; /* on the attention weights, in training (what is kept for backward) */
     int scale_on;   /* enum attention_scale_on */
     int mask;       /* enum attention_mask */
+    int sdpa;       /* 1: the code calls scaled_dot_product_attention (plugin.h's scores_fused) */
 } attention_params;
 
 /* Index into the (2W-1)^2 rows of the relative position bias table for query position i and key

@@ -36,6 +36,12 @@
  * beside the bf16 one (4 bytes; tools/torch_rope_bytes.py --softmax), which the host prices
  * from scores_softmax (plugin.h, ABI 8) and drops under a fused kernel.
  *
+ * impl=sdpa: the code calls scaled_dot_product_attention on the rotated, repeated Q, K and V
+ * (Hugging Face's default attention, "sdpa", on PyTorch 2.1.1 and later since transformers
+ * 4.36, huggingface/transformers#28005): the layer is a fused kernel's wherever the framework does
+ * not run attention of its own (plugin.h's scores_fused). impl=eager (the default):
+ * eager_attention_forward, above.
+ *
  * The rotation is element-wise kernels of its own between the projections and the scores
  * (serial_bytes), as eager PyTorch writes it. Per sequence, with N = S (E + kvE) rotated
  * elements, forward, at fp32 (tools/torch_rope_bytes.py: PyTorch's ops on q and k):
@@ -79,6 +85,8 @@ static void gqa_parse(void *params, sm_args *args)
     p->rope_form = sm_arg_choice(args, "rope_form", forms, GQA_ROPE_ROTATE_HALF);
     static const char *const softmaxes[] = {"native", "float", "dtype_float32", NULL};
     p->softmax = sm_arg_choice(args, "softmax", softmaxes, SM_SOFTMAX_DTYPE);
+    static const char *const impls[] = {"eager", "sdpa", NULL};
+    p->sdpa = sm_arg_choice(args, "impl", impls, 0);
     char msg[128];
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
         snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
@@ -159,6 +167,7 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     m->scores_passes_fwd = passes_fwd;
     m->scores_passes_bwd = 1;
     m->scores_softmax = p->softmax;
+    m->scores_fused = p->sdpa;
     m->scores_flops = sm_mul(2, sm_mul(se, s)); /* Q K^T: S^2 E MACs */
     m->weights = sm_add(sm_mul(2, sm_mul(e, e)), sm_mul(2, sm_mul(e, ekv)));
     m->param_tensors = 4;
@@ -205,7 +214,7 @@ static const sm_layer_type gqa_attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "gqa_attention",
     .summary = "grouped-query causal self-attention with rotary positions, no bias (Llama's): "
-               "dim, heads, kv_heads, rope_theta, rope_form, max_len, causal",
+               "dim, heads, kv_heads, rope_theta, rope_form, max_len, causal, softmax, impl",
     .params_size = sizeof(gqa_params),
     .min_inputs = 1,
     .max_inputs = 1,

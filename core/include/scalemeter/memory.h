@@ -58,6 +58,12 @@ int sm_shard_parse(const char *name);
 const char *sm_checkpoint_name(sm_checkpoint c);
 int sm_checkpoint_parse(const char *name);
 
+/* Which attention layers run as one fused kernel (FlashAttention, scaled_dot_product_attention),
+ * keeping no score matrices: those whose code calls one (plugin.h's scores_fused: torchvision's
+ * ViT, Hugging Face's default attention), every one (a framework that fuses attention of its
+ * own: torchtitan, Megatron-Core), or none (a framework whose own attention is eager). */
+enum { SM_ATTENTION_EAGER = -1, SM_ATTENTION_AS_WRITTEN = 0, SM_ATTENTION_FUSED = 1 };
+
 /* What the framework and the device add to the network's own tensors. */
 typedef struct sm_memory_config {
     int half; /* 1: fp16/bf16 activations of 2 bytes (autocast or a cast model), else 4 */
@@ -70,8 +76,8 @@ typedef struct sm_memory_config {
     double capacity_bytes;    /* the device's memory; 0: not known */
     sm_shard shard;           /* (training) what is divided across the devices */
     sm_checkpoint checkpoint; /* (training) what the units keep for the backward pass */
-    int fused_attention;      /* 1: attention layers keep a fused kernel's tensors, not their
-                                 score matrices (plugin.h's sm_layer_saved) */
+    int fused_attention;      /* SM_ATTENTION_*: which attention layers keep a fused kernel's
+                                 tensors, not their score matrices (plugin.h's sm_layer_saved) */
     int autocast; /* 1: the 16-bit activations come from PyTorch's autocast, which runs every
                      softmax in fp32 (Hugging Face's SM_SOFTMAX_DTYPE); 0: the model is cast
                      (model.half(), bf16 parameters) and its softmax is the plugin's */

@@ -40,10 +40,11 @@ extern "C" {
  * (what a layer that computes in fp32 moves and keeps more at 16-bit activations) and the
  * score passes of metrics (eager attention's scaling and masking); 8 the softmax's precision of
  * metrics (an eager softmax computed in fp32 at 16-bit activations); 9 the trait
- * SM_TRAIT_AUTOCAST_FP32 (a layer autocast runs in fp32). Whatever the version, every
+ * SM_TRAIT_AUTOCAST_FP32 (a layer autocast runs in fp32); 10 scores_fused of metrics (an
+ * attention layer whose code calls a fused kernel). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 9u
+#define SM_PLUGIN_ABI_VERSION 10u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -192,6 +193,12 @@ typedef struct sm_layer_metrics {
      * whose fp32 output autograd keeps; the host prices them from scores_bytes' score count,
      * and drops them where the framework fuses attention. */
     int scores_softmax;
+    /* ABI 10, attention layers. 1: the network's code runs the layer as one fused kernel
+     * (scaled_dot_product_attention: torchvision's ViT, Hugging Face's default "sdpa"), so the
+     * host prices it as fused, drops its score fields, unless the framework runs attention of
+     * its own eagerly ([framework] fused_attention = 0, --attention eager). 0: eager code (a
+     * framework with fused_attention = 1 fuses it all the same). */
+    int scores_fused;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference

@@ -118,8 +118,9 @@ static const field fields[] = {
      "1: activations stored channels-last (NHWC); 0: NCHW, transposed around each "
      "convolution at fp16 and bf16"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
-     "1: attention runs as one fused kernel (FlashAttention, scaled_dot_product_attention); "
-     "0: eager (matmul, softmax, matmul)"},
+     "1: every attention layer runs as one fused kernel (FlashAttention, "
+     "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
+     "each as the network's code runs it (impl=sdpa fused)"},
     {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
@@ -327,9 +328,10 @@ static void name_from_path(const char *path, char *name, size_t len)
     snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), base);
 }
 
-/* [framework] before a file is read: no name, dispatch not given (-1, for
- * dispatch_fallbacks), no casts, no fusion, fp32 gradients, NCHW activations (PyTorch's
+/* [framework] before a file is read: no name, dispatch and fused_attention not given (for
+ * framework_fallbacks), no casts, no fusion, fp32 gradients, NCHW activations (PyTorch's
  * default memory format). */
+#define ATTENTION_NOT_GIVEN (-2)
 static void framework_defaults(sm_device *dev)
 {
     dev->framework[0] = '\0';
@@ -338,7 +340,7 @@ static void framework_defaults(sm_device *dev)
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
     dev->channels_last = 0;
-    dev->fused_attention = 0;
+    dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->optimizer = SM_OPTIMIZER_MOMENTUM; /* torchvision's reference recipes */
     dev->mask_bytes = 1;                    /* CUDA's native_dropout keeps a bool mask */
@@ -358,14 +360,20 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->fused_attention = v->fused_attention;
 }
 
-/* A dispatch time the file did not give is the bare launch overhead. */
-static void dispatch_fallbacks(sm_device *dev)
+/* [framework] keys the file did not give: a dispatch time is the bare launch overhead; without
+ * fused_attention each attention layer runs as its code does. A framework that gives it runs
+ * attention of its own, fused (1) or eager (0), whatever the network's code calls. */
+static void framework_fallbacks(sm_device *dev)
 {
     double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
                           &dev->dispatch_update};
     for (int k = 0; k < 4; k++)
         if (*dispatch[k] < 0)
             *dispatch[k] = dev->launch_overhead;
+    if (dev->fused_attention == ATTENTION_NOT_GIVEN)
+        dev->fused_attention = SM_ATTENTION_AS_WRITTEN;
+    else
+        dev->fused_attention = dev->fused_attention ? SM_ATTENTION_FUSED : SM_ATTENTION_EAGER;
 }
 
 int sm_device_load(const char *path, sm_device *dev, sm_status *st)
@@ -434,7 +442,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, power_line, clock_line,
                                 st))
         return -1;
-    dispatch_fallbacks(dev);
+    framework_fallbacks(dev);
     return 0;
 }
 
@@ -448,7 +456,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     r.st = st;
     if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
         return -1;
-    dispatch_fallbacks(dev);
+    framework_fallbacks(dev);
     if (!dev->framework[0])
         name_from_path(path, dev->framework, sizeof dev->framework);
     return 0;

@@ -47,9 +47,10 @@ typedef struct sm_device {
      * convolutions read them; 0: NCHW, PyTorch's default, transposed around each convolution
      * at fp16/bf16 (sm_layer_transpose_bytes) */
     int channels_last;
-    /* 1: attention runs as one fused kernel (FlashAttention, PyTorch's scaled_dot_product_
-     * attention): no score matrices in memory, recomputed in the backward pass (plugin.h's
-     * scores fields); 0: eager, as written in Python (matmul, softmax, matmul) */
+    /* which attention layers run as one fused kernel (FlashAttention, PyTorch's
+     * scaled_dot_product_attention: no score matrices in memory, recomputed in the backward
+     * pass; plugin.h's scores fields), memory.h's SM_ATTENTION_*: all, none (eager, matmul,
+     * softmax, matmul), or those whose code calls one */
     int fused_attention;
     /* memory (memory.h): the device's capacity (bytes; 0: not given), and of the framework
      * its optimizer, dropout masks' bytes per element, the libraries' workspace and the

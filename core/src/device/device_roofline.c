@@ -49,7 +49,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     double half =
         sm_precision_is_half(p) && !sm_layer_autocast_fp32(l, v->autocast_casts > 0) ? 0.5 : 1.0;
     double scores = (double)m->scores_bytes * half;
-    double redo = v->fused_attention && backward ? (double)m->scores_flops : 0;
+    int fused = sm_scores_fused(&l->m, v->fused_attention);
+    double redo = fused && backward ? (double)m->scores_flops : 0;
     double serial = (double)m->serial_bytes * half;
     /* a layer computing in fp32 moves its casts and fp32 temporaries at 16 bits too: kernels
      * of their own, beside no arithmetic */
@@ -58,7 +59,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
                        (double)m->bytes * half - scores - serial, serial + upcast};
     /* one read or one write of every score */
     double once = scores / sm_scores_touches(&l->m);
-    if (!v->fused_attention) {
+    if (!fused) {
         /* the softmax's read and write are a kernel of their own; the score product's write
          * and the context product's read overlap their own arithmetic */
         w.bytes += 2 * once;
@@ -72,7 +73,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.bytes *= 2;
         w.serial_bytes *= 2;
     }
-    if (!v->fused_attention) {
+    if (!fused) {
         /* each pass a kernel of its own, as many in either pass as the plugin declares */
         int passes = backward ? l->m.scores_passes_bwd : l->m.scores_passes_fwd;
         w.serial_bytes += 2 * passes * once;

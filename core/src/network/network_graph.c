@@ -418,6 +418,9 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's scores_softmax %d is not one of plugin.h's "
                        "SM_SOFTMAX_ (0 to 2)",
                        at, t->name, m->scores_softmax);
+    if (m->scores_fused != 0 && m->scores_fused != 1)
+        return sm_fail(st, "%s (%s): the plugin's scores_fused %d is not 0 or 1", at, t->name,
+                       m->scores_fused);
     if (m->upcast_bytes < 0 || m->upcast_bytes == SM_OVERFLOW)
         return sm_fail(st, "%s (%s): the plugin's upcast_bytes %lld is negative or overflows", at,
                        t->name, (long long)m->upcast_bytes);

@@ -4,7 +4,15 @@
 #ifndef SCALEMETER_NETWORK_SCORES_H
 #define SCALEMETER_NETWORK_SCORES_H
 
+#include "scalemeter/memory.h"
 #include "scalemeter/plugin.h"
+
+/* 1: the layer runs as one fused attention kernel under the framework's policy
+ * (SM_ATTENTION_*, memory.h): every attention layer, none, or those whose code calls one. */
+static inline int sm_scores_fused(const sm_layer_metrics *m, int policy)
+{
+    return policy == SM_ATTENTION_FUSED || (policy == SM_ATTENTION_AS_WRITTEN && m->scores_fused);
+}
 
 /* Reads or writes of every score that scores_bytes holds: the score product's write, the
  * softmax's read and write, the context product's read, and a read and a write per element-wise

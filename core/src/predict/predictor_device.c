@@ -376,7 +376,9 @@ static void describe(const device_predictor *d, const char *layout, char *buf, s
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision], layout,
              d->dev.framework[0] ? d->dev.framework : "kernel-launch",
-             d->dev.fused_attention ? ", fused attention" : "",
+             d->dev.fused_attention == SM_ATTENTION_FUSED   ? ", fused attention"
+             : d->dev.fused_attention == SM_ATTENTION_EAGER ? ", eager attention"
+                                                            : "",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
              sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
              d->bucket_bytes / 1048576.0, d->overlap ? " overlapped with the backward pass" : "");
@@ -438,7 +440,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
             free(d);
             return sm_fail(st, "attention %s: expected eager or fused", opt->attention);
         }
-        d->dev.fused_attention = fused;
+        d->dev.fused_attention = fused ? SM_ATTENTION_FUSED : SM_ATTENTION_EAGER;
     }
 
     /* the layout of activations matters to convolutions alone (device_roofline.c): named,
