@@ -116,6 +116,14 @@ static void test_score_passes(void)
     f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
     CHECK_EQ(f.bytes, 350);
     CHECK_EQ(f.serial_bytes, 150);
+    /* fused kernels without dropout (PyTorch's CPU path): a layer with dropout on its
+     * probabilities runs eagerly; the dropout adds its own bytes then (a pass, as above) */
+    v.fused_attention = SM_ATTENTION_FUSED;
+    v.fused_attention_dropout = 0;
+    l.saved.scores_mask_elems = 1;
+    CHECK(sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1).serial_bytes >= 150);
+    v.fused_attention_dropout = 1;
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1).serial_bytes, 0);
 }
 
 /* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
@@ -456,7 +464,12 @@ int main(void)
     for (size_t i = 0; i < sizeof attention / sizeof *attention; i++) {
         CHECK_EQ(sm_device_load_framework(attention[i].file, &dev, &st), 0);
         CHECK_EQ(dev.fused_attention, attention[i].attention);
+        CHECK_EQ(dev.fused_attention_dropout, 1);
     }
+    /* PyTorch's CPU scaled_dot_product_attention takes no dropout */
+    CHECK_EQ(sm_device_load("configs/devices/cpu.ini", &dev, &st), 0);
+    CHECK_EQ(dev.fused_attention_dropout, 0);
+    CHECK_EQ(dev.fused_attention, SM_ATTENTION_AS_WRITTEN);
 
     sm_predictor *p;
     CHECK_EQ(sm_predictor_from_device("no_such_device", &p, &st), -1);

@@ -45,6 +45,9 @@
  * (SM_ATTENTION_AS_WRITTEN): 16384 B, as fused above, and 18304 B, eager, where the framework
  * runs attention of its own eagerly (SM_ATTENTION_EAGER). At bf16 under autocast the fused
  * kernel has no softmax of its own to run in fp32: nothing more than a cast model keeps.
+ * Where fused kernels take no dropout (PyTorch's CPU path: no_fused_dropout), GPT-2's
+ * `attention` with dropout on its probabilities runs eagerly, keeping what impl=eager keeps;
+ * without dropout it is fused all the same.
  */
 #include <stdio.h>
 
@@ -197,6 +200,29 @@ static void test_impl_sdpa(sm_registry *reg)
     CHECK_EQ(activations_at(sdpa, 2, &amp, 1), activations_at(sdpa, 2, &cast, 1));
     sm_network_free(sdpa);
     sm_network_free(eager);
+    sm_memory_config cpu = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 4, .no_fused_dropout = 1};
+    sm_memory_config cuda = cpu;
+    cuda.no_fused_dropout = 0;
+    for (int dropout = 0; dropout <= 1; dropout++) {
+        char text[512], text_eager[512];
+#define TINY_GPT                                                                                   \
+    "[network]\nname = tiny_gpt\ninput = 16x8\n[layers]\n"                                         \
+    "attn = attention dim=8 heads=2 dropout=%g impl=%s\n"
+        snprintf(text, sizeof text, TINY_GPT, dropout * 0.1, "sdpa");
+        snprintf(text_eager, sizeof text_eager, TINY_GPT, dropout * 0.1, "eager");
+        sm_network *s = NULL, *e = NULL;
+        sm_status st;
+        if (sm_network_load(reg, net_file(text), NULL, &s, &st) ||
+            sm_network_load(reg, net_file(text_eager), NULL, &e, &st)) {
+            fprintf(stderr, "%s\n", st.msg);
+            CHECK(0);
+        } else {
+            CHECK_EQ(activations_at(s, 2, &cpu, 1) == activations_at(e, 2, &cpu, 1), dropout);
+            CHECK(activations_at(s, 2, &cuda, 1) < activations_at(e, 2, &cuda, 1));
+        }
+        sm_network_free(s);
+        sm_network_free(e);
+    }
 }
 
 int main(void)

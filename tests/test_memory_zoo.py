@@ -7,10 +7,13 @@ reference's two batch sizes: within 3% each (the issue's target). The comparison
 CPU dropout mask (a float, as the reference's runs did) and fp32 activations.
 
 PyTorch 1.13 ran every attention eagerly, so that reference is compared with --attention eager.
-tests/data/reference/torch2/saved_tensors.json is the same tool's record under PyTorch 2.5.1 of
-the networks whose code calls scaled_dot_product_attention there (torchvision's ViT, through
-nn.MultiheadAttention with need_weights=False), compared with each attention as the network's
-code runs it (the default).
+tests/data/reference/torch2/saved_tensors.json is the same tool's record under PyTorch 2.5.1 and
+transformers 4.46.3 of the networks whose code calls scaled_dot_product_attention there
+(torchvision's ViT, through nn.MultiheadAttention with need_weights=False; Hugging Face's BERT
+and GPT-2 by default), compared with each attention as the network's code runs it (the
+default): fused in ViT, and on the CPU's math path, as eager, in BERT and GPT-2, whose dropout
+on the probabilities PyTorch's CPU kernel does not take (the cpu description's
+fused_attention_dropout = 0).
 
 Also the inference peak where the reference measured one: the model's live-tensor peak is an
 upper bound of the kind the allocator reaches; reported, not asserted (docs/memory.md).

@@ -53,12 +53,14 @@ Output: tests/data/reference/saved_tensors.json (one line per model and batch) a
 tests/data/reference/saved_tensors_layers.json (one line per module, batch 1). That reference
 was made with Debian's PyTorch 1.13, which ran every attention eagerly; the networks whose code
 calls scaled_dot_product_attention under PyTorch 2 (vit_b_16) were recorded again under
-PyTorch 2.5.1 into tests/data/reference/torch2 (`pip install torch==2.5.1 torchvision==0.20.1`
-in a venv, then VENV/bin/python tools/torch_saved_tensors.py -o tests/data/reference/torch2
-vit_b_16).
+PyTorch 2.5.1 into tests/data/reference/torch2 (`pip install torch==2.5.1 torchvision==0.20.1
+transformers==4.46.3` in a venv, then VENV/bin/python tools/torch_saved_tensors.py --hf -o
+tests/data/reference/torch2 vit_b_16 bert_base gpt2): torchvision's ViT and Hugging Face's
+default attention, scaled_dot_product_attention, which on the CPU runs fused without dropout
+and its math path with it (BERT's and GPT-2's 0.1).
 
 Usage: /usr/bin/python3 tools/torch_saved_tensors.py [-o DIR] [--batches 1,2] [--by-type]
-                                                     [--no-peak] [MODEL ...]
+                                                     [--no-peak] [--hf] [MODEL ...]
 Needs torch and torchvision (Debian: python3-torchvision).
 """
 import argparse
@@ -328,10 +330,21 @@ def zoo_names():
     return list(ZOO) + ["vit_b_16"] + list(SEQUENCE)
 
 
+# --hf: BERT and GPT-2 from the installed Hugging Face transformers, its default attention (SDPA
+# on PyTorch 2.1.1 and later), instead of the written-out 4.25 eager code
+HF = None
+
+
+def build_hf(name):
+    if name == "bert_base":
+        return HF.BertModel._from_config(HF.BertConfig())  # bert-base-uncased's sizes
+    return HF.GPT2LMHeadModel._from_config(HF.GPT2Config())  # gpt2's sizes
+
+
 def build(name):
     torch.manual_seed(0)
     if name in SEQUENCE:
-        return SEQUENCE[name][0]()
+        return build_hf(name) if HF else SEQUENCE[name][0]()
     kwargs = ZOO[name][0] if name in ZOO else {}
     return getattr(torchvision.models, name)(weights=None, **kwargs)
 
@@ -520,6 +533,9 @@ def main():
     ap.add_argument("--by-type", action="store_true",
                     help="print the saved tensors of each module type instead of writing JSON")
     ap.add_argument("--no-peak", action="store_true", help="skip the inference peak")
+    ap.add_argument("--hf", action="store_true",
+                    help="bert_base and gpt2 from the installed transformers (its default "
+                         "attention) instead of the written-out 4.25 eager code")
     ap.add_argument("models", nargs="*", help="zoo models (default: all)")
     args = ap.parse_args()
     known = zoo_names()
@@ -533,6 +549,14 @@ def main():
         sys.exit(f"torch_saved_tensors.py: --batches {args.batches!r}: want positive integers "
                  f"separated by commas")
     wanted = args.models or known
+    if args.hf:
+        global HF
+        try:
+            import transformers
+        except ImportError:
+            sys.exit("torch_saved_tensors.py: --hf needs Hugging Face transformers "
+                     "(pip install transformers)")
+        HF = transformers
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     if args.by_type:
         print_by_type(by_type(wanted))
@@ -569,6 +593,8 @@ def main():
     head = {"generator": "tools/torch_saved_tensors.py", "torch": torch.__version__,
             "torchvision": torchvision.__version__, "image": IMAGE, "batches": batches,
             "train_mode": True, "device": "cpu"}
+    if HF:
+        head["transformers"] = HF.__version__
     os.makedirs(args.out, exist_ok=True)
     with open(path, "w") as f:
         f.write(json.dumps(head)[:-1] + ', "models": {\n')

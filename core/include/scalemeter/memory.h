@@ -81,6 +81,9 @@ typedef struct sm_memory_config {
     int autocast; /* 1: the 16-bit activations come from PyTorch's autocast, which runs every
                      softmax in fp32 (Hugging Face's SM_SOFTMAX_DTYPE); 0: the model is cast
                      (model.half(), bf16 parameters) and its softmax is the plugin's */
+    int no_fused_dropout; /* 1: fused attention kernels take no dropout, so attention with
+                             dropout on its probabilities runs eagerly (PyTorch's CPU
+                             scaled_dot_product_attention); 0: they do (FlashAttention) */
 } sm_memory_config;
 
 /* Bytes of one device. peak = weights + gradients + optimizer + activations + workspace, what

@@ -121,6 +121,9 @@ static const field fields[] = {
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
      "each as the network's code runs it (impl=sdpa fused)"},
+    {"framework", "fused_attention_dropout", F_INT, AT(fused_attention_dropout), 1, 0, 1, 1, 0,
+     "1: fused attention kernels apply dropout themselves (FlashAttention); 0: they have none, "
+     "and attention with dropout on its probabilities runs eagerly (PyTorch's CPU path)"},
     {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
@@ -341,6 +344,7 @@ static void framework_defaults(sm_device *dev)
     dev->fuse_bn_relu = 0;
     dev->channels_last = 0;
     dev->fused_attention = ATTENTION_NOT_GIVEN;
+    dev->fused_attention_dropout = 1;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->optimizer = SM_OPTIMIZER_MOMENTUM; /* torchvision's reference recipes */
     dev->mask_bytes = 1;                    /* CUDA's native_dropout keeps a bool mask */
@@ -358,6 +362,7 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->context_bytes = v->context;
     out->capacity_bytes = v->memory_capacity;
     out->fused_attention = v->fused_attention;
+    out->no_fused_dropout = !v->fused_attention_dropout;
 }
 
 /* [framework] keys the file did not give: a dispatch time is the bare launch overhead; without

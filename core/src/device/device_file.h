@@ -52,6 +52,10 @@ typedef struct sm_device {
      * pass; plugin.h's scores fields), memory.h's SM_ATTENTION_*: all, none (eager, matmul,
      * softmax, matmul), or those whose code calls one */
     int fused_attention;
+    /* 1: the fused kernels apply dropout to the probabilities themselves (FlashAttention and
+     * CUDA's memory-efficient kernel); 0: they have none, and attention with dropout runs
+     * eagerly (PyTorch's CPU scaled_dot_product_attention falls back to its math path) */
+    int fused_attention_dropout;
     /* memory (memory.h): the device's capacity (bytes; 0: not given), and of the framework
      * its optimizer, dropout masks' bytes per element, the libraries' workspace and the
      * context outside its allocator (bytes) */

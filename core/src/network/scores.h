@@ -8,9 +8,14 @@
 #include "scalemeter/plugin.h"
 
 /* 1: the layer runs as one fused attention kernel under the framework's policy
- * (SM_ATTENTION_*, memory.h): every attention layer, none, or those whose code calls one. */
-static inline int sm_scores_fused(const sm_layer_metrics *m, int policy)
+ * (SM_ATTENTION_*, memory.h): every attention layer, none, or those whose code calls one;
+ * where the framework's fused kernels take no dropout (no_fused_dropout), not a layer with
+ * dropout on its probabilities, which then runs eagerly (PyTorch's CPU path). */
+static inline int sm_scores_fused(const sm_layer_metrics *m, const sm_layer_saved *s, int policy,
+                                  int no_fused_dropout)
 {
+    if (no_fused_dropout && s->scores_mask_elems > 0)
+        return 0;
     return policy == SM_ATTENTION_FUSED || (policy == SM_ATTENTION_AS_WRITTEN && m->scores_fused);
 }
 
