@@ -331,10 +331,11 @@ static void name_from_path(const char *path, char *name, size_t len)
     snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), base);
 }
 
+#define ATTENTION_NOT_GIVEN (-2) /* beside memory.h's SM_ATTENTION_* */
+
 /* [framework] before a file is read: no name, dispatch and fused_attention not given (for
  * framework_fallbacks), no casts, no fusion, fp32 gradients, NCHW activations (PyTorch's
  * default memory format). */
-#define ATTENTION_NOT_GIVEN (-2)
 static void framework_defaults(sm_device *dev)
 {
     dev->framework[0] = '\0';
