@@ -76,7 +76,7 @@ static double storage_elems(const sm_network *net, int s)
 static double own_elems(const sm_layer *l, const sm_memory_config *c)
 {
     const sm_layer_saved *s = &l->saved;
-    if (!sm_scores_fused(&l->m, &l->saved, c->fused_attention, c->no_fused_dropout))
+    if (!sm_scores_fused(l, c->fused_attention, c->no_fused_dropout))
         return (double)s->extra_elems;
     return (double)(s->extra_elems - s->scores_elems);
 }
@@ -92,7 +92,7 @@ static double softmax_fp32_bytes(const sm_layer *l, const sm_memory_config *c, i
 {
     const sm_layer_metrics *m = &l->m;
     int form = sm_softmax_form(m, c->autocast);
-    if (!c->half || sm_scores_fused(m, &l->saved, c->fused_attention, c->no_fused_dropout) ||
+    if (!c->half || sm_scores_fused(l, c->fused_attention, c->no_fused_dropout) ||
         form == SM_SOFTMAX_NATIVE)
         return 0;
     double scores = (double)m->scores_bytes / (4.0 * sm_scores_touches(m));
@@ -108,7 +108,7 @@ static double own_bytes(const sm_layer *l, double batch, const sm_memory_config 
     double act = c->half ? 2 : 4;
     double masks = (double)s->mask_elems;
     double stored = (double)s->extra_bytes + (c->half ? (double)s->upcast_bytes : 0);
-    if (sm_scores_fused(&l->m, &l->saved, c->fused_attention, c->no_fused_dropout)) {
+    if (sm_scores_fused(l, c->fused_attention, c->no_fused_dropout)) {
         masks -= (double)s->scores_mask_elems;
         stored += (double)s->fused_bytes;
     }

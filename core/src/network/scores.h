@@ -4,6 +4,7 @@
 #ifndef SCALEMETER_NETWORK_SCORES_H
 #define SCALEMETER_NETWORK_SCORES_H
 
+#include "network/network_internal.h"
 #include "scalemeter/memory.h"
 #include "scalemeter/plugin.h"
 
@@ -11,12 +12,11 @@
  * (SM_ATTENTION_*, memory.h): every attention layer, none, or those whose code calls one;
  * where the framework's fused kernels take no dropout (no_fused_dropout), not a layer with
  * dropout on its probabilities, which then runs eagerly (PyTorch's CPU path). */
-static inline int sm_scores_fused(const sm_layer_metrics *m, const sm_layer_saved *s, int policy,
-                                  int no_fused_dropout)
+static inline int sm_scores_fused(const sm_layer *l, int policy, int no_fused_dropout)
 {
-    if (no_fused_dropout && s->scores_mask_elems > 0)
+    if (no_fused_dropout && l->saved.scores_mask_elems > 0)
         return 0;
-    return policy == SM_ATTENTION_FUSED || (policy == SM_ATTENTION_AS_WRITTEN && m->scores_fused);
+    return policy == SM_ATTENTION_FUSED || (policy == SM_ATTENTION_AS_WRITTEN && l->m.scores_fused);
 }
 
 /* Reads or writes of every score that scores_bytes holds: the score product's write, the

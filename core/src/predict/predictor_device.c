@@ -129,7 +129,7 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         ls[i].weights = (double)m.weights;
         double fwd_serial = ls[i].t.fwd_serial;
         if (sm_layer_fused(&d->dev, net, i))
-            ls[i].t = (pass_times){0, 0, 0, 0};
+            ls[i].t = (pass_times){0};
         /* what checkpointing recomputes: the whole forward pass, or of a layer kept in part
          * the matrix products it declares and its element-wise kernels (serial_bytes: the
          * rotary embedding, SwiGLU's silu and product), whose outputs the policy never keeps */
@@ -312,7 +312,7 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     layer_step *ls = layer_steps(d, net, layout->batch, st);
     if (!ls)
         return -1;
-    pass_times t = {0, 0, 0, 0};
+    pass_times t = {0};
     for (int i = 0; i < net->n_layers; i++) {
         t.infer += ls[i].t.infer;
         t.fwd += ls[i].t.fwd;
