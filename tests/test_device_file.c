@@ -470,6 +470,12 @@ int main(void)
     CHECK_EQ(sm_device_load("configs/devices/cpu.ini", &dev, &st), 0);
     CHECK_EQ(dev.fused_attention_dropout, 0);
     CHECK_EQ(dev.fused_attention, SM_ATTENTION_AS_WRITTEN);
+    /* and a framework put on it keeps what its kernels keep: PyTorch's CPU dropout's float
+     * mask, no library workspace, no context (a --framework once reset them to CUDA's) */
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager.ini", &dev, &st), 0);
+    CHECK_EQ(dev.fused_attention_dropout, 0);
+    CHECK_EQ(dev.mask_bytes, 4);
+    CHECK_EQ(dev.workspace + dev.conv_workspace + dev.context, 0);
 
     sm_predictor *p;
     CHECK_EQ(sm_predictor_from_device("no_such_device", &p, &st), -1);

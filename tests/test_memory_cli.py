@@ -10,6 +10,8 @@ h100 description's memory_gib = 79.6 (nvidia-smi's 81,559 MiB), 85,469,849,190 b
 usage: test_memory_cli.py SCALEMETER   (run from the source root)
 """
 import json
+import os
+import tempfile
 
 from cli_checks import SM, check, good_json, run, finish  # noqa: F401
 
@@ -150,5 +152,36 @@ for attention, want, what in (
     check(abs(per_layer - want) <= 1e-4 * paper,
           f"GPT-2 layer, {attention or 'sdpa'} attention: {per_layer:.0f} bytes, Korthikanti "
           f"{paper:.0f} {what} = {want:.0f}")
+
+# --- what the device's kernels and libraries hold is the device's, whatever the framework ---
+# PyTorch's cuBLAS workspace per handle (aten/src/ATen/cuda/CublasHandlePool.cpp,
+# parseChosenWorkspaceSize): 4096 x 8 KiB = 32 MiB on Hopper, 4096 KiB x 2 + 16 KiB x 8 =
+# 8,519,680 bytes before it; cuDNN's convolution workspace (the descriptions' 256 MiB) only
+# where the network has a convolution
+MIB = 2**20
+for model, dev, want in (("resnet50", "h100", 32 * MIB + 256 * MIB),
+                         ("gpt2", "h100", 32 * MIB),
+                         ("resnet50", "a100", 8519680 + 256 * MIB),
+                         ("bert_base", "a100", 8519680)):
+    d = good_json("predict", model, "--device", dev, "-g", "1", "--batch", "8")
+    check(d.get("memory", {}).get("workspace") == want,
+          f"{model} on {dev}: workspace {d.get('memory', {}).get('workspace')}, want {want}")
+# a framework put on the CPU keeps the CPU's float dropout masks, no workspace and no context
+# (they were [framework] keys, and --framework reset them to CUDA's)
+base = good_json("predict", "bert_base", "--device", "cpu", "--batch", "8").get("memory", {})
+eager = good_json("predict", "bert_base", "--device", "cpu", "--batch", "8", "--framework",
+                  "pytorch-eager").get("memory", {})
+check(base and eager == base and base["workspace"] == 0 and base["context"] == 0,
+      f"--framework on the CPU leaves its memory as it was: {base} against {eager}")
+# a framework file that still sets one of them: one line naming the file, the line and [device]
+with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
+    f.write("[framework]\nname = old\ndispatch_fwd_us = 30\ndropout_mask_bytes = 1\n")
+try:
+    rc, out, err = run("predict", "bert_base", "--device", "h100", "--batch", "8", "--framework",
+                       f.name)
+finally:
+    os.unlink(f.name)
+check(rc != 0 and f"{f.name}:4:" in err and "[device]" in err and len(err.splitlines()) == 1,
+      f"dropout_mask_bytes in [framework]: one line naming file, line and [device]: {err}")
 
 finish()

@@ -70,14 +70,16 @@ typedef struct sm_memory_config {
     int fp16; /* 1: the 16-bit activations are fp16 (PyTorch runs Hugging Face's fp32 softmax
                  of them in one kernel: plugin.h's SM_SOFTMAX_DTYPE) */
     sm_optimizer optimizer;
-    double mask_bytes;        /* per dropout mask element: 1 (CUDA's bool mask), 4 (CPU's) */
-    double workspace_bytes;   /* the libraries' workspace (cuBLAS, cuDNN) */
-    double context_bytes;     /* outside the allocator: CUDA context, the framework's kernels */
-    double capacity_bytes;    /* the device's memory; 0: not known */
-    sm_shard shard;           /* (training) what is divided across the devices */
-    sm_checkpoint checkpoint; /* (training) what the units keep for the backward pass */
-    int fused_attention;      /* SM_ATTENTION_*: which attention layers keep a fused kernel's
-                                 tensors, not their score matrices (plugin.h's sm_layer_saved) */
+    double mask_bytes;           /* per dropout mask element: 1 (CUDA's bool mask), 4 (CPU's) */
+    double workspace_bytes;      /* the matrix library's workspace (cuBLAS), every network's */
+    double conv_workspace_bytes; /* the convolution library's (cuDNN): networks with a
+                                    convolution hold it besides */
+    double context_bytes;        /* outside the allocator: CUDA context, the framework's kernels */
+    double capacity_bytes;       /* the device's memory; 0: not known */
+    sm_shard shard;              /* (training) what is divided across the devices */
+    sm_checkpoint checkpoint;    /* (training) what the units keep for the backward pass */
+    int fused_attention;         /* SM_ATTENTION_*: which attention layers keep a fused kernel's
+                                    tensors, not their score matrices (plugin.h's sm_layer_saved) */
     int autocast; /* 1: the 16-bit activations come from PyTorch's autocast, which runs every
                      softmax in fp32 (Hugging Face's SM_SOFTMAX_DTYPE); 0: the model is cast
                      (model.half(), bf16 parameters) and its softmax is the plugin's */

@@ -94,12 +94,17 @@ static const field fields[] = {
     {"framework", "name", F_TEXT, AT(framework), 0, 0, SIZE(framework), 0, 0, "short name"},
     {"framework", "optimizer", F_OPTIMIZER, AT(optimizer), 0, 0, 0, 0, 0,
      "sgd, momentum, adam or adamw"},
-    {"framework", "dropout_mask_bytes", F_REAL, AT(mask_bytes), 1, 0.125, 8, 1, 0,
+    {"device", "dropout_mask_bytes", F_REAL, AT(mask_bytes), 1, 0.125, 8, 1, 0,
      "bytes per element of a dropout mask: 1 (CUDA's bool), 4 (PyTorch's CPU float)"},
-    {"framework", "workspace_mib", F_REAL, AT(workspace), 1048576.0, 0, 1e7, 1, 0,
-     "MiB of the libraries' workspace (cuBLAS, cuDNN)"},
-    {"framework", "context_mib", F_REAL, AT(context), 1048576.0, 0, 1e7, 1, 0,
+    {"device", "workspace_mib", F_REAL, AT(workspace), 1048576.0, 0, 1e7, 1, 0,
+     "MiB of the matrix library's workspace (cuBLAS), held by every network"},
+    {"device", "conv_workspace_mib", F_REAL, AT(conv_workspace), 1048576.0, 0, 1e7, 1, 0,
+     "MiB of the convolution library's workspace (cuDNN), held by networks with convolutions"},
+    {"device", "context_mib", F_REAL, AT(context), 1048576.0, 0, 1e7, 1, 0,
      "MiB outside the framework's allocator (CUDA context, loaded kernels)"},
+    {"device", "fused_attention_dropout", F_INT, AT(fused_attention_dropout), 1, 0, 1, 1, 0,
+     "1: fused attention kernels apply dropout themselves (FlashAttention); 0: they have none, "
+     "and attention with dropout on its probabilities runs eagerly (PyTorch's CPU path)"},
     {"framework", "dispatch_infer_us", F_REAL, AT(dispatch_infer), 1e-6, 0, 1e6, 1, 0,
      "microseconds per kernel of an inference pass"},
     {"framework", "dispatch_fwd_us", F_REAL, AT(dispatch_fwd), 1e-6, 0, 1e6, 1, 0,
@@ -121,9 +126,6 @@ static const field fields[] = {
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
      "each as the network's code runs it (impl=sdpa fused)"},
-    {"framework", "fused_attention_dropout", F_INT, AT(fused_attention_dropout), 1, 0, 1, 1, 0,
-     "1: fused attention kernels apply dropout themselves (FlashAttention); 0: they have none, "
-     "and attention with dropout on its probabilities runs eagerly (PyTorch's CPU path)"},
     {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
@@ -275,6 +277,18 @@ static int set_field(reader *r, int i, const char *value)
     return 0;
 }
 
+/* Keys [framework] held until the device's own kernels were seen to decide them: a framework
+ * file given with --framework replaced them, so a CPU took CUDA's bool masks and context. */
+static int moved_to_device(const char *key)
+{
+    static const char *const moved[] = {"dropout_mask_bytes", "workspace_mib", "context_mib",
+                                        "fused_attention_dropout"};
+    for (size_t i = 0; i < sizeof moved / sizeof *moved; i++)
+        if (!strcmp(key, moved[i]))
+            return 1;
+    return 0;
+}
+
 static int on_entry(void *user, const char *section, const char *key, const char *value)
 {
     reader *r = user;
@@ -300,6 +314,14 @@ static int on_entry(void *user, const char *section, const char *key, const char
                        "%s:%d: unknown section [%s]: expected [device], [framework] or "
                        "[node]",
                        path, r->rd.line, section),
+               0;
+    }
+    if (!strcmp(section, "framework") && moved_to_device(key)) {
+        r->error = 1;
+        return sm_fail(r->st,
+                       "%s:%d: %s is a [device] key (the device's kernels and libraries decide "
+                       "it, whatever the framework): give it under [device] of the description",
+                       path, r->rd.line, key),
                0;
     }
     for (int i = 0; i < N_FIELDS; i++) {
@@ -345,11 +367,8 @@ static void framework_defaults(sm_device *dev)
     dev->fuse_bn_relu = 0;
     dev->channels_last = 0;
     dev->fused_attention = ATTENTION_NOT_GIVEN;
-    dev->fused_attention_dropout = 1;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->optimizer = SM_OPTIMIZER_MOMENTUM; /* torchvision's reference recipes */
-    dev->mask_bytes = 1;                    /* CUDA's native_dropout keeps a bool mask */
-    dev->workspace = dev->context = 0;
 }
 
 void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_config *out)
@@ -360,6 +379,7 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->optimizer = (sm_optimizer)v->optimizer;
     out->mask_bytes = v->mask_bytes;
     out->workspace_bytes = v->workspace;
+    out->conv_workspace_bytes = v->conv_workspace;
     out->context_bytes = v->context;
     out->capacity_bytes = v->memory_capacity;
     out->fused_attention = v->fused_attention;
@@ -393,6 +413,8 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     dev->memory_efficiency = 0.7;
     dev->launch_overhead = 5e-6;
     dev->inter_ports = 1;
+    dev->fused_attention_dropout = 1; /* FlashAttention applies dropout itself */
+    dev->mask_bytes = 1;              /* CUDA's native_dropout keeps a bool mask */
     framework_defaults(dev);
     /* -1: not given; filled in below from the key they default to */
     for (int p = 0; p < SM_N_PRECISIONS; p++)

@@ -56,12 +56,12 @@ typedef struct sm_device {
      * CUDA's memory-efficient kernel); 0: they have none, and attention with dropout runs
      * eagerly (PyTorch's CPU scaled_dot_product_attention falls back to its math path) */
     int fused_attention_dropout;
-    /* memory (memory.h): the device's capacity (bytes; 0: not given), and of the framework
-     * its optimizer, dropout masks' bytes per element, the libraries' workspace and the
-     * context outside its allocator (bytes) */
+    /* memory (memory.h): the device's capacity (bytes; 0: not given), dropout masks' bytes per
+     * element of its kernels, its matrix and convolution libraries' workspaces and the context
+     * outside the allocator (bytes); the framework's optimizer */
     double memory_capacity;
     int optimizer; /* sm_optimizer */
-    double mask_bytes, workspace, context;
+    double mask_bytes, workspace, conv_workspace, context;
     /* What limits a kernel on the part (docs/devices.md); 0 or "" where the file gives none:
      * SMs, boost clock (Hz), FP32 lanes per SM, the tensor cores' generation, L2 (bytes),
      * the memory's type, the board's power limit (W), where the figures come from */
