@@ -417,11 +417,11 @@ FRAMEWORK_OF = {"resnet-v1b-mainloop-fl": "fused", "resnet-v1b-fl": "fused-bn-re
                 "resnet-v1b-stats-fl": "fused-bn-relu"}
 
 
-def mlperf_predict(a, dev, gpus, batch, fw):
+def mlperf_predict(a, dev, gpus, batch, fw, path=None):
     """Images per second and GPU, and the step time, on one node of G devices (a PCIe part's
     server of G cards: -g G up to its description's max_devices_per_node, the cards reaching
-    each other over the description's PCIe link)."""
-    path = os.path.join(ROOT, "configs", "devices", dev + ".ini")
+    each other over the description's PCIe link); path: a description in place of dev's."""
+    path = path or os.path.join(ROOT, "configs", "devices", dev + ".ini")
     d = json.loads(run(a.bin, "curve", "resnet50", "--device", path, "--precision", "bf16",
                        "--batch", str(batch), "--nodes", "1", "-g", str(gpus), "--framework", fw,
                        "--format", "json"))
@@ -433,17 +433,14 @@ def a100_at(a, conv_efficiency):
     """mlperf_predict's images per second and GPU of the 8-GPU A100 SXM node at batch 408, with
     the shipped a100 description's bf16 convolutions at another efficiency."""
     with open(os.path.join(ROOT, "configs", "devices", "a100.ini")) as f:
-        text = f.read().replace("[device]\n", f"[device]\nconv_efficiency_bf16 = {conv_efficiency}\n", 1)
+        text = f.read().replace("[device]\n",
+                                f"[device]\nconv_efficiency_bf16 = {conv_efficiency}\n", 1)
     with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
         f.write(text)
     try:
-        d = json.loads(run(a.bin, "curve", "resnet50", "--device", f.name, "--precision", "bf16",
-                           "--batch", "408", "--nodes", "1", "-g", "8", "--framework",
-                           "fused-bn-relu", "--format", "json"))
+        return mlperf_predict(a, "a100", 8, 408, "fused-bn-relu", path=f.name)[0]
     finally:
         os.unlink(f.name)
-    pt = d["curves"][0]["points"][0]
-    return pt["images_per_s"] / pt["devices"]
 
 
 def mlperf_nodes_section(a, w):
@@ -521,8 +518,9 @@ def mlperf_nodes_section(a, w):
     w("right (its clock under 350 W included, docs/devices.md).")
     sxm = [m for r, _, d, _, _, _, m in MLPERF_NODES if r == "v2.1" and d == "a100"]
     pcie = [m for r, _, d, _, _, _, m in MLPERF_NODES if r == "v2.1" and d == "a100-pcie-80gb"]
-    sxm_pred, _ = mlperf_predict(a, "a100", 8, 408, "fused-bn-relu")
-    pcie_pred, _ = mlperf_predict(a, "a100-pcie-80gb", 8, 408, "fused-bn-relu")
+    # the 8-GPU nodes' predicted steps, from the rows above (batch 408 over the step)
+    sxm_pred = 408 / steps["NVIDIA/results/dgxa100_ngc22.04_mxnet", "v2.1"][1]
+    pcie_pred = 408 / steps["ASUSTeK/results/ESC8000A-E11-8xA100-PCIE-80GB-NVBridge", "v2.1"][1]
     w("The A100s are over-predicted more, and by as much on the SXM part as on the PCIe card:")
     w("in v2.1, where both ran the same code (NGC 22.04 to 22.09, batch 408), PCIe over SXM is")
     w(f"{statistics.median(pcie) / statistics.median(sxm):.3f} measured (the systems' medians) "

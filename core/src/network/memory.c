@@ -271,15 +271,6 @@ static double gathered_units(const sm_network *net, const int *unit)
     return root + first + second;
 }
 
-/* cuDNN's convolution workspace is taken only by a network that runs convolutions. */
-static int has_convolution(const sm_network *net)
-{
-    for (int i = 0; i < net->n_layers; i++)
-        if (net->layers[i].type->traits & SM_TRAIT_CONVOLUTION)
-            return 1;
-    return 0;
-}
-
 int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int training,
                       const sm_memory_config *c, sm_memory *out, sm_status *st)
 {
@@ -323,7 +314,10 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
         out->activations = live_peak(net, owner, readers, (double)batch, c);
     }
     free(owner), free(readers), free(kept), free(redo), free(unit);
-    out->workspace = c->workspace_bytes + (has_convolution(net) ? c->conv_workspace_bytes : 0);
+    /* cuDNN's convolution workspace is taken only by a network that runs convolutions */
+    out->workspace =
+        c->workspace_bytes +
+        (sm_network_has_trait(net, SM_TRAIT_CONVOLUTION) ? c->conv_workspace_bytes : 0);
     out->context = c->context_bytes;
     out->peak = out->weights + out->gradients + out->optimizer + out->activations + out->workspace;
     out->capacity = c->capacity_bytes;
