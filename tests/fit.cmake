@@ -319,3 +319,12 @@ add_test(NAME cli_fit_output_device_kept
   COMMAND sh -c "\"$0\" fit \"$1\" -o /dev/null >/dev/null 2>&1 && test -c /dev/null && test ! -e /dev/null.tmp && echo kept"
           ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/tests/data/scaling/cpu-16-ranks-1-to-4.csv)
 set_tests_properties(cli_fit_output_device_kept PROPERTIES PASS_REGULAR_EXPRESSION "^kept")
+
+# The shipped calibrations are what fit makes of their CSVs today (refit by
+# tools/accuracy_report.py): a network's counts changed since would make them stale.
+find_program(SM_FIT_PYTHON3 python3)
+if(SM_FIT_PYTHON3)
+  add_test(NAME shipped_calibrations_current COMMAND ${SM_FIT_PYTHON3}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_shipped_calibrations.py ${SCALEMETER_BIN}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()

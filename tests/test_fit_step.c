@@ -127,13 +127,14 @@ static void test_cpu_ranks(const char *dir)
     CHECK(runs != NULL);
     if (!runs)
         return;
-    CHECK(runs->rows[0].cpu);
+    CHECK_EQ(runs->rows[0].backend, SM_BACKEND_CPU);
     sm_fit_options opt;
     options(&opt);
     sm_fit fit, back;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.contention && fit.comm_contention && fit.multi_gpu && !fit.multi_node);
+    CHECK_EQ(fit.backend, SM_BACKEND_CPU);
     /* the wait in the t_grad column is not fitted: the chosen coefficients come back exactly */
     CHECK_EQ(fit.phase[SM_PHASE_GRAD].dropped, 0);
     check_coeffs(&fit.phase[SM_PHASE_GRAD], c_grad, 3, 1e-6);
@@ -149,6 +150,7 @@ static void test_cpu_ranks(const char *dir)
     CHECK(sm_fit_write(&fit, &meta, ini, &st) == 0);
     CHECK(sm_fit_read(ini, &back, &meta_back, &st) == 0);
     CHECK(back.comm_contention);
+    CHECK_EQ(back.backend, SM_BACKEND_CPU); /* written as backend = cpu, read back */
     CHECK_EQ(back.phase[SM_PHASE_GRAD].dropped, 0);
     check_coeffs(&back.phase[SM_PHASE_GRAD], c_grad, 3, 1e-12);
     /* 16 ranks of tiny_b (W = 110, 4W = 440 bytes, k = 1, L layers) by hand:
@@ -188,13 +190,14 @@ static void test_gpu_ranks(const char *dir)
     CHECK(runs != NULL);
     if (!runs)
         return;
-    CHECK(!runs->rows[0].cpu);
+    CHECK_EQ(runs->rows[0].backend, SM_BACKEND_GPU);
     sm_fit_options opt;
     options(&opt);
     sm_fit fit;
     sm_status st;
     CHECK(sm_fit_runs(runs, NULL, &opt, &fit, &st) == 0);
     CHECK(fit.contention && !fit.comm_contention);
+    CHECK_EQ(fit.backend, SM_BACKEND_GPU);
     char name[32];
     CHECK_CONTAINS(sm_fit_term_name(&fit, SM_PHASE_GRAD, 1, name, sizeof name), "c2_intra_bytes");
     CHECK(sm_fit_term_name(&fit, SM_PHASE_GRAD, 1, name, sizeof name) &&

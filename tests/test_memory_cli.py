@@ -184,4 +184,15 @@ finally:
 check(rc != 0 and f"{f.name}:4:" in err and "[device]" in err and len(err.splitlines()) == 1,
       f"dropout_mask_bytes in [framework]: one line naming file, line and [device]: {err}")
 
+# a calibration keeps what its backend's kernels keep: the shipped default, PyTorch 1.13 on a
+# CPU, the CPU's float dropout masks. PyTorch 2.5.1's own record of Hugging Face's BERT on the
+# CPU at batch 2 (tests/data/reference/torch2/saved_tensors.json): 228,911,104 bytes
+ref = json.load(open("tests/data/reference/torch2/saved_tensors.json"))
+want = ref["models"]["bert_base"]["batches"]["2"]["saved_bytes"]
+cal = good_json("predict", "bert_base", "--batch", "2").get("memory", {})
+check(cal and abs(cal["activations"] / want - 1) < 0.03,
+      f"bert_base on the CPU calibration: activations within 3% of PyTorch's {want}: {cal}")
+check(cal and cal["fits"] is None and cal["capacity"] is None,
+      f"a calibration says nothing of its machine's capacity: {cal}")
+
 finish()

@@ -69,6 +69,12 @@ typedef enum sm_run_column {
 /* "model", "image", ..., "energy_infer_j": the header names, indexed by sm_run_column. */
 extern const char *const sm_run_columns[SM_N_RUN_COLS];
 
+/* What ran the rows: a row's backend column (bench: cpu, cuda) or, without one, its device column
+ * (measure.py: cpu, cuda, cuda:N; or a GPU's name). A fit's is its rows' where they all agree. */
+typedef enum sm_backend { SM_BACKEND_UNKNOWN, SM_BACKEND_CPU, SM_BACKEND_GPU } sm_backend;
+/* "cpu", "gpu"; NULL for SM_BACKEND_UNKNOWN */
+const char *sm_backend_name(sm_backend b);
+
 typedef struct sm_run {
     char *model;
     int64_t image; /* 0: the network file's own input size */
@@ -81,7 +87,7 @@ typedef struct sm_run {
     int line;               /* of the CSV file */
     sm_metrics m;           /* at batch 1, set by sm_runs_metrics */
     unsigned family_bit;    /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
-    int cpu; /* the devices are CPU ranks: backend cpu (bench), or device cpu (measure.py) */
+    sm_backend backend;     /* CPU ranks or GPUs; unknown without a backend or device column */
     char device[64]; /* the device column: a GPU's name (bench), cpu or cuda (measure.py); "" */
 } sm_run;
 
@@ -207,6 +213,8 @@ typedef struct sm_fit {
     int comm_contention; /* the intra-node bytes are log2(G) 2(G-1)/G 4W: the ranks are CPU
                             ranks, whose copies share one memory system as their passes do
                             (sm_fit_options.contention, ring form, rows with G > 1, all CPU) */
+    sm_backend backend;  /* of every row fitted; SM_BACKEND_UNKNOWN where they differ or do
+                            not say (memory: what the backend's kernels keep) */
     int flat_ring;       /* ring form read from a coefficient file written before the hierarchical
                             form: one flat ring over all N x G devices, c 2(D-1)/D 4W
                             + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */

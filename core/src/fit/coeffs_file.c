@@ -111,6 +111,8 @@ int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, s
             (long long)fit->batch_min, (long long)fit->batch_max, (long long)fit->image_min,
             (long long)fit->image_max, fit->devices_max);
     fprintf(f, "idle_watts = %.17g\n", fit->opt.idle_watts);
+    if (sm_backend_name(fit->backend))
+        fprintf(f, "backend = %s\n", sm_backend_name(fit->backend));
     if (fit->families) {
         fprintf(f, "families =");
         for (int k = 0, n = 0; k < SM_N_FAMILIES; k++)
@@ -259,6 +261,10 @@ static int fit_key(reader *r, const char *key, const char *value)
         if (parse_real(value, &x) || !(x >= 0) || !isfinite(x))
             return fail_at(r, "idle_watts = %s: expected a number of watts, 0 or more", value);
         fit->opt.idle_watts = x;
+    } else if (!strcmp(key, "backend")) {
+        if (parse_flag(value, "cpu", "gpu", &flag))
+            return fail_at(r, "backend = %s: expected cpu or gpu", value);
+        fit->backend = flag ? SM_BACKEND_GPU : SM_BACKEND_CPU;
     } else if (!strcmp(key, "families")) {
         fit->families = 0;
         for (const char *p = value; *p;) {

@@ -38,6 +38,11 @@ const char *sm_phase_name(sm_phase ph)
     return ph >= 0 && ph < SM_N_PHASES ? phase_names[ph] : "?";
 }
 
+const char *sm_backend_name(sm_backend b)
+{
+    return b == SM_BACKEND_CPU ? "cpu" : b == SM_BACKEND_GPU ? "gpu" : NULL;
+}
+
 void sm_fit_options_default(sm_fit_options *opt)
 {
     opt->form = SM_FORM_DISPATCH;
@@ -568,7 +573,7 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
             out->multi_device |= devices > 1;
             out->multi_gpu |= r->gpus_per_node > 1;
             out->multi_node |= r->nodes > 1;
-            gpu_ranks |= r->gpus_per_node > 1 && !r->cpu;
+            gpu_ranks |= r->gpus_per_node > 1 && r->backend != SM_BACKEND_CPU;
         }
         if (first || r->batch < out->batch_min)
             out->batch_min = r->batch;
@@ -581,6 +586,10 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
         if (first || devices > out->devices_max)
             out->devices_max = devices;
         out->families |= r->family_bit;
+        if (first)
+            out->backend = r->backend;
+        else if (out->backend != r->backend)
+            out->backend = SM_BACKEND_UNKNOWN;
         if (first)
             snprintf(out->precision, sizeof out->precision, "%s", r->precision);
         else if (strcmp(out->precision, r->precision) != 0)

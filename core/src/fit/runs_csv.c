@@ -340,10 +340,13 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
                      col_of[COL_ENERGY_INFER], &r->e_infer, energy_zero, st))
         return -1;
     /* bench writes backend (cpu, cuda), measure.py device (cpu, cuda, cuda:1) */
-    if (col_of[COL_BACKEND] >= 0 && col_of[COL_BACKEND] < n)
-        r->cpu = strcmp(trim(fields[col_of[COL_BACKEND]]), "cpu") == 0;
-    else if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
-        r->cpu = strcmp(trim(fields[col_of[COL_DEVICE]]), "cpu") == 0;
+    const char *backend =
+        col_of[COL_BACKEND] >= 0 && col_of[COL_BACKEND] < n ? trim(fields[col_of[COL_BACKEND]])
+        : col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n ? trim(fields[col_of[COL_DEVICE]])
+                                                            : "";
+    r->backend = !*backend                 ? SM_BACKEND_UNKNOWN
+                 : !strcmp(backend, "cpu") ? SM_BACKEND_CPU
+                                           : SM_BACKEND_GPU;
     if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
         snprintf(r->device, sizeof r->device, "%s", trim(fields[col_of[COL_DEVICE]]));
     r->model = strdup(f[COL_MODEL]);

@@ -194,6 +194,37 @@ int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st
     return sm_predictor_from_coeffs_opts(path, 0, out, st);
 }
 
+/* What one device keeps: the description's where there is one; else, for a calibration of
+ * CPU ranks, what PyTorch's CPU kernels keep (the shipped cpu description's memory facts: a
+ * float dropout mask, no library workspace), its capacity unknown; else CUDA's kernels' (a
+ * bool mask, FlashAttention's own dropout), the precision's alone. */
+static int coeffs_memory(const coeffs *c, const comm_model *comm, sm_precision p,
+                         sm_memory_config *out, sm_status *st)
+{
+    *out = (sm_memory_config){.optimizer = SM_OPTIMIZER_MOMENTUM, .mask_bytes = 1};
+    if (comm) {
+        sm_device_memory_config(&comm->dev, p, out);
+        return 0;
+    }
+    if (c->fit.backend == SM_BACKEND_CPU) {
+        char path[4096];
+        sm_device *cpu = malloc(sizeof *cpu);
+        if (!cpu)
+            return sm_fail(st, "out of memory");
+        int rc = sm_device_find("cpu", path, sizeof path, st) || sm_device_load(path, cpu, st);
+        if (!rc) {
+            sm_device_memory_config(cpu, p, out);
+            out->capacity_bytes = 0; /* of the machine calibrated, not of the description */
+        }
+        free(cpu);
+        return rc ? -1 : 0;
+    }
+    out->half = sm_precision_is_half(p);
+    out->fp16 = p == SM_FP16;
+    out->autocast = out->half; /* half-precision calibrations are AMP runs */
+    return 0;
+}
+
 /* Reads path into a predictor; comm (owned from now on, may be NULL) replaces the fit's
  * communication terms. */
 static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predictor **out,
@@ -248,15 +279,11 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);
     int devices_per_node = comm ? comm->dev.devices_per_node : 0;
-    /* memory: the description's where there is one, else the precision's alone */
     int p = sm_precision_parse(precision);
-    sm_memory_config memory = {.optimizer = SM_OPTIMIZER_MOMENTUM, .mask_bytes = 1};
-    if (comm)
-        sm_device_memory_config(&comm->dev, p < 0 ? SM_FP32 : (sm_precision)p, &memory);
-    else {
-        memory.half = p >= 0 && sm_precision_is_half((sm_precision)p);
-        memory.fp16 = p == SM_FP16;
-        memory.autocast = memory.half; /* half-precision calibrations are AMP runs */
+    sm_memory_config memory;
+    if (coeffs_memory(c, comm, p < 0 ? SM_FP32 : (sm_precision)p, &memory, st)) {
+        coeffs_free(c);
+        return -1;
     }
     *out = predictor_new(&coeffs_ops, c, desc);
     if (!*out)
