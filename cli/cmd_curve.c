@@ -145,6 +145,7 @@ static int parse_args(int argc, char **argv, curve_args *a)
     }
     a->strong = have_global;
     const opt_list_value *b = have_global ? &a->global_list : &a->batch_list;
+    /* the core refuses it too (curve.c), without the options' names or a usage exit */
     for (int i = 0; have_global && a->common.accumulate > 1 && i < b->n; i++)
         if (b->v[i] % a->common.accumulate) {
             fprintf(stderr,
@@ -349,7 +350,7 @@ static void write_json(FILE *out, const curve_run *r)
     json_field_string(&w, "scaling", r->args->strong ? "strong" : "weak");
     json_field_int(&w, "gpus_per_node", r->gpus_per_node);
     json_field_number(&w, "threshold", r->args->threshold);
-    json_field_int(&w, "accumulate", r->args->common.accumulate ? r->args->common.accumulate : 1);
+    json_field_int(&w, "accumulate", r->args->common.accumulate);
     json_field_bool(&w, "overlap", r->args->common.choice.overlap);
     /* with --tokens, samples differ by each network's sequence length; without a dataset
      * given, a sequence network has none (dataset_samples) */

@@ -435,7 +435,7 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
                    a->common.gpus_per_node ? (int)a->common.gpus_per_node
                    : per_node              ? per_node
                                            : 1,
-                   a->common.accumulate ? (int)a->common.accumulate : 1};
+                   (int)a->common.accumulate};
     predict_memory mem;
     if (memory_of(a, net, p, &l, &mem, &st))
         return report_error(st.msg);

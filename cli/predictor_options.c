@@ -95,5 +95,7 @@ const char *predictor_options_problem(predictor_options *o)
     else if (!problem && o->dataset && o->tokens)
         problem = "--dataset and --tokens: one of the two (samples, or a sequence network's "
                   "tokens)";
+    if (!o->accumulate)
+        o->accumulate = 1;
     return problem;
 }

@@ -12,7 +12,7 @@
 typedef struct predictor_options {
     predictor_choice choice; /* --coeffs, --device, --precision, --framework, ... */
     int64_t gpus_per_node;   /* -g; 0: the description's, else 1 */
-    int64_t accumulate;      /* --accumulate K: micro-batches per step; 0: not given (1) */
+    int64_t accumulate;      /* --accumulate K: micro-batches per step (default 1) */
     int64_t image, seq;      /* 0: the network file's */
     int64_t dataset;         /* samples per epoch; 0: not given (dataset_samples) */
     int64_t tokens;          /* a sequence network's epoch in tokens; 0: not given */
@@ -23,7 +23,7 @@ typedef struct predictor_options {
 #define PREDICTOR_OPTION_GROUPS 2
 void predictor_option_groups(predictor_options *o, opt_group out[PREDICTOR_OPTION_GROUPS]);
 /* After parsing: why the options do not go together (a usage error's text), or NULL; then
- * the defaults (the dataset) filled in. */
+ * the defaults filled in (--accumulate 1). */
 const char *predictor_options_problem(predictor_options *o);
 
 #endif
