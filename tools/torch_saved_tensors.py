@@ -5,7 +5,7 @@ pass of every zoo network (models/*.ini): the outside reference of scalemeter's 
 
 Per network and batch it builds the model (random weights, train mode: dropout active, batch norm
 on batch statistics), runs one forward pass under torch.autograd.graph.saved_tensors_hooks, and
-counts every tensor autograd packs. Tensors are grouped by storage (storage().data_ptr()): a view,
+counts every tensor autograd packs. Tensors are grouped by storage (its data_ptr()): a view,
 an in-place result or a tensor saved by two ops counts once, at its storage's full nbytes.
 Storages of parameters and buffers (model.parameters(), model.buffers()) are left out: they are
 the weights, not activations. No loss, no backward: a loss's own saved tensors (log_softmax of
@@ -360,7 +360,8 @@ def make_input(name, batch):
 # ---- recording --------------------------------------------------------------------------------
 
 def storage_of(t):
-    s = t.storage()
+    # untyped_storage() from PyTorch 2.0, where storage() warns that it is deprecated
+    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
     return s.data_ptr(), s.nbytes()
 
 
