@@ -244,10 +244,12 @@ int parse_tokens(const char *option, const char *text, int64_t *out)
             }
             for (; pending_zeros > 0 && ok; pending_zeros--) {
                 ok = digits <= OPTION_MAX_TOKENS / 10 && frac_div <= OPTION_MAX_TOKENS / 10;
-                digits *= 10;
-                frac_div *= 10;
+                digits *= ok ? 10 : 1;
+                frac_div *= ok ? 10 : 1;
             }
             ok = ok && digits <= OPTION_MAX_TOKENS / 10;
+            if (!ok) /* too many digits: they go no further, nor overflow */
+                break;
             digits = digits * 10 + (*s - '0');
             if (in_frac) {
                 ok = ok && frac_div <= OPTION_MAX_TOKENS / 10;
@@ -267,14 +269,15 @@ int parse_tokens(const char *option, const char *text, int64_t *out)
             }
     }
     char msg[256];
-    if (!ok || !n_digits || (in_frac && text[0] == '.')) {
+    int too_big = !ok && isdigit((unsigned char)*s); /* stopped inside the digits */
+    if (!too_big && (!ok || !n_digits || (in_frac && text[0] == '.'))) {
         snprintf(msg, sizeof msg,
                  "%s %s: expected a number of tokens, with K, M, B (or G), T or P for "
                  "powers of 1000 (300M, 2.5B, 15T)",
                  option, text);
         return report_error(msg), -1;
     }
-    if (scale % frac_div || digits > OPTION_MAX_TOKENS / (scale / frac_div)) {
+    if (too_big || scale % frac_div || digits > OPTION_MAX_TOKENS / (scale / frac_div)) {
         snprintf(msg, sizeof msg, "%s %s: expected a whole number of tokens up to 1000P", option,
                  text);
         return report_error(msg), -1;

@@ -182,6 +182,12 @@ static int wrong_ok(const char *w) { return !strcmp(w, "0") || !strcmp(w, "N/A")
 /* nccl-tests: "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x18] NVIDIA H100 ..." names
  * each rank's host; a data row is "size count type redop [root] time algbw busbw #wrong ...",
  * times in microseconds, the out-of-place ones first. */
+/* A NUL byte would end the line's words early: refused, as every reader does. */
+static int nul_byte(const char *path, int line, sm_status *st)
+{
+    return sm_fail(st, "%s:%d: a NUL byte in the line (is this a text file?)", path, line);
+}
+
 static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes, int source,
                            sm_status *st)
 {
@@ -189,8 +195,13 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
     size_t cap = 0;
     int has_root = 1, lineno = 0, rc = 0, first = r->n, half = 0;
     nccl_run run = {.first = r->n, .line = 1};
-    while (!rc && getline(&line, &cap, f) != -1) {
+    ssize_t len;
+    while (!rc && (len = getline(&line, &cap, f)) != -1) {
         lineno++;
+        if (memchr(line, '\0', (size_t)len)) {
+            rc = nul_byte(path, lineno, st);
+            break;
+        }
         char *tok[MAX_TOKENS];
         int nt = split_words(line, tok);
         if (nt == 0)
@@ -298,8 +309,13 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
     int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1, col_op = -1;
     int lineno = 0, rc = 0, first = r->n;
     char seen_impl[64] = "";
-    while (!rc && getline(&line, &cap, f) != -1) {
+    ssize_t len;
+    while (!rc && (len = getline(&line, &cap, f)) != -1) {
         lineno++;
+        if (memchr(line, '\0', (size_t)len)) {
+            rc = nul_byte(path, lineno, st);
+            break;
+        }
         char *tok[MAX_TOKENS];
         int nt = split_csv(line, tok);
         if (nt == 0)

@@ -109,8 +109,8 @@ static int in_quotes(const char *s)
 }
 
 /* The next record into *rec: one line, or more where a quoted field holds newlines. Returns 0;
- * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory. *lineno: the record's
- * last line. */
+ * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory; -4 a NUL byte (the
+ * fields, C strings, would end there). *lineno: the record's last line. */
 static int read_record(FILE *f, char **rec, size_t *cap, int *lineno)
 {
     char *line = NULL;
@@ -119,6 +119,10 @@ static int read_record(FILE *f, char **rec, size_t *cap, int *lineno)
     ssize_t len;
     while ((len = getline(&line, &line_cap, f)) >= 0) {
         (*lineno)++;
+        if (memchr(line, '\0', (size_t)len)) {
+            rc = -4;
+            break;
+        }
         if (used + (size_t)len + 1 > *cap) {
             size_t want = 2 * (used + (size_t)len + 1);
             char *grown = realloc(*rec, want);
@@ -438,6 +442,10 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         int first = lineno + 1, read = read_record(f, &line, &cap, &lineno);
         if (read == -1)
             break;
+        if (read == -4) {
+            sm_fail(st, "%s:%d: a NUL byte in the line (is this a text file?)", path, lineno);
+            goto done;
+        }
         if (read == -2 || read == -3) {
             sm_fail(st,
                     read == -2 ? "%s:%d: unterminated quote: the file ends inside a quoted "

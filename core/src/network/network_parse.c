@@ -400,14 +400,17 @@ static int parse_repeat(const char *spec, char *prefix, size_t len, const char *
         return 0;
     }
     char *end;
+    errno = 0;
     *first = strtoll(open + 1, &end, 10);
     if (end == open + 1 || strncmp(end, "..", 2) != 0)
         return -1;
     const char *b = end + 2;
     *last = strtoll(b, &end, 10);
-    if (end == b || *end != '}' || *first < 0 || *last < *first || *last - *first >= MAX_REPEAT ||
+    if (end == b || errno == ERANGE || *end != '}' || *first < 0 || *last < *first ||
         strchr(end + 1, '{'))
         return -1;
+    if (*last - *first >= MAX_REPEAT)
+        return -2;
     snprintf(prefix, len, "%.*s", (int)(open - spec), spec);
     *suffix = end + 1;
     return 0;
@@ -418,7 +421,11 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
     char prefix[512];
     const char *suffix;
     long long first, last;
-    if (parse_repeat(spec, prefix, sizeof prefix, &suffix, &first, &last) || !*spec)
+    int bad = parse_repeat(spec, prefix, sizeof prefix, &suffix, &first, &last);
+    if (bad == -2)
+        return sm_fail(c->st, "%s:%d: [block %s]: %lld..%lld is more than %d repetitions", c->path,
+                       s->line, spec, first, last, MAX_REPEAT);
+    if (bad || !*spec)
         return sm_fail(c->st,
                        "%s:%d: [block %s]: expected a name, optionally with one {A..B} "
                        "repetition (0 <= A <= B)",
@@ -441,7 +448,9 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
     int64_t values[n_args ? n_args : 1];
     int used[n_args ? n_args : 1];
     int rc = 0;
-    for (long long i = first; i <= last && rc == 0; i++) {
+    /* counted, not compared with last: i <= last would wrap past LLONG_MAX */
+    for (long long n = 0; n <= last - first && rc == 0; n++) {
+        long long i = first + n;
         char name[600];
         if (first >= 0)
             snprintf(name, sizeof name, "%s%lld%s", prefix, i, suffix);
@@ -501,12 +510,38 @@ static char *base_name(const char *path)
     return strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }
 
+/* A key given twice in [network] or in a [block], or two sections of one [network] or
+ * [template NAME]: one would silently win over the other. (A layer name given twice is
+ * refused when the layers are added, wherever it comes from.) */
+static int check_repeats(const char *path, const ini_file *f, sm_status *st)
+{
+    for (int i = 0; i < f->n; i++) {
+        const section *s = &f->sections[i];
+        int is_template = strncmp(s->header, "template ", 9) == 0;
+        for (int j = 0; (is_template || !strcmp(s->header, "network")) && j < i; j++)
+            if (!strcmp(f->sections[j].header, s->header))
+                return sm_fail(st, "%s:%d: [%s] given twice (first at line %d)", path, s->line,
+                               s->header, f->sections[j].line);
+        if (strcmp(s->header, "network") && strncmp(s->header, "block ", 6))
+            continue;
+        for (int k = 0; k < s->n; k++)
+            for (int j = 0; j < k; j++)
+                if (!strcmp(s->entries[j].key, s->entries[k].key))
+                    return sm_fail(st, "%s:%d: %s given twice in [%s] (first at line %d)", path,
+                                   s->entries[k].line, s->entries[k].key, s->header,
+                                   s->entries[j].line);
+    }
+    return 0;
+}
+
 int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st)
 {
     memset(d, 0, sizeof *d);
     d->path = path;
     ini_file file;
     int rc = ini_file_read(path, &file, st);
+    if (rc == 0)
+        rc = check_repeats(path, &file, st);
     parse_ctx c = {reg, path, d, &file, st};
     int seen_network = 0;
     for (int i = 0; rc == 0 && i < file.n; i++) {

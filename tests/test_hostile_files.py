@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Hostile input files, the second campaign: each damaged file is refused in one line that
+names the file and the line, with a non-zero exit, where it used to be read silently wrong
+(a NUL byte cut a value short: memory_gib = 7<NUL>9.6 read as 7 GiB), crashed under UBSan,
+or ran away (a block repetition up to 2^63 - 1 wrapped around).
+
+usage: test_hostile_files.py SCALEMETER   (run from the source root)
+"""
+import os
+import tempfile
+
+from cli_checks import check, finish, run
+
+tmp = tempfile.mkdtemp()
+
+
+def write(name, data):
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+def refused(args, path, line, phrase):
+    """args refused in one line naming path:line (line None: the option) and the phrase."""
+    rc, out, err = run(*args)
+    where = f"{path}:{line}:" if line else ""
+    lines = err.strip().splitlines()
+    check(rc != 0 and len(lines) == 1 and where in lines[0] and phrase in lines[0],
+          f"{' '.join(args)}: exit {rc}, want one line with '{where}' and '{phrase}': "
+          f"{err.strip()}")
+
+
+H100 = open("configs/devices/h100.ini").read()
+NET = "[network]\nname = t\ninput = 3x8x8\n[layers]\na = conv2d out=4 kernel=1\n"
+
+# a NUL byte, in every reader: device, framework, network, coefficients, runs CSV
+dev = write("nul_device.ini", H100.replace("memory_gib = 79.6", "memory_gib = 7\0" "9.6"))
+line = H100[:H100.index("memory_gib = 79.6")].count("\n") + 1
+refused(["predict", "resnet50", "--device", dev, "--batch", "8"], dev, line, "NUL byte")
+net = write("nul_net.ini", NET.replace("out=4", "out=6\0" "4"))
+refused(["metrics", net], net, 5, "NUL byte")
+fw = write("nul_fw.ini", "[framework]\nname = x\ndispatch_fwd_us = 3\0" "0\n")
+refused(["predict", "resnet50", "--device", "h100", "--framework", fw, "--batch", "8"], fw, 3,
+        "NUL byte")
+cal = open("configs/calibrations/default.ini").read()
+co = write("nul_coeffs.ini", cal.replace("\nc4_intercept = ", "\nc4_intercept = 0.0\0", 1))
+line = cal[:cal.index("\nc4_intercept = ") + 1].count("\n") + 1
+refused(["predict", "resnet50", "--coeffs", co, "--batch", "8"], co, line, "NUL byte")
+rows = open("configs/calibrations/cpu-amd-epyc-1thread.csv").read().splitlines()
+csv = write("nul_runs.csv", "\n".join([rows[0], rows[1].replace(",", ",\0", 1), rows[2]]) + "\n")
+refused(["fit", csv], csv, 2, "NUL byte")
+
+# lines ended by a carriage return alone read as one line: [network] then nothing
+cr = write("cr.ini", NET.replace("\n", "\r"))
+refused(["metrics", cr], cr, 1, "carriage return")
+# a section name longer than inih keeps (49 characters) was cut short
+long_name = write("long_section.ini", NET + "[block " + "b" * 50 + "]\nr = relu\n")
+refused(["metrics", long_name], long_name, 6, "longer than 49 characters")
+# an unterminated header: the syntax error, not a complaint about the keys after it
+unterm = write("unterminated.ini", H100.replace("\n[node]\n", "\n[node\n"))
+line = H100[:H100.index("\n[node]\n") + 1].count("\n") + 1
+refused(["predict", "resnet50", "--device", unterm, "--batch", "8"], unterm, line,
+        "syntax error")
+
+# repetitions: up to 2^63 - 1 is two blocks; 200,000 names the limit
+big = write("rep_top.ini", NET + "[block b{9223372036854775806..9223372036854775807}]\nr = relu\n")
+rc, out, err = run("metrics", big, "--per-layer")
+names = [l.split()[0] for l in out.splitlines() if l.startswith("b92")]
+check(rc == 0 and names == ["b9223372036854775806.r", "b9223372036854775807.r"],
+      f"two blocks at the top of the int64 range: exit {rc}: {err.strip()} {names}")
+many = write("rep_many.ini", NET + "[block b{0..199999}]\nr = relu\n")
+refused(["metrics", many], many, 6, "more than 100000 repetitions")
+# beyond 2^63 - 1 (19 nines: the longest header inih keeps), refused rather than saturated
+sat = write("rep_sat.ini", NET + "[block b{9999999999999999999..9999999999999999999}]\n"
+            "r = relu\n")
+refused(["metrics", sat], sat, 6, "repetition")
+
+# keys and sections given twice in a network file: one would silently win
+refused(["metrics", write("dup_input.ini", NET.replace("input = 3x8x8\n",
+                                                       "input = 3x8x8\ninput = 3x16x16\n"))],
+        os.path.join(tmp, "dup_input.ini"), 4, "input given twice in [network] (first at line 3)")
+tmpl = "[template t]\nr = relu\n"
+dup_t = write("dup_template.ini", NET + tmpl + "[template t]\nr = gelu\n[block b]\nuse = t\n")
+refused(["metrics", dup_t], dup_t, 8, "[template t] given twice (first at line 6)")
+dup_use = write("dup_use.ini", NET + tmpl + "[template u]\nr = gelu\n[block b]\nuse = t\nuse = u\n")
+refused(["metrics", dup_use], dup_use, 12, "use given twice in [block b] (first at line 11)")
+
+# --tokens past int64: refused without signed overflow (UBSan in CI's sanitizer build)
+for tokens in ["9223372036854775808", "9999999999999999999"]:
+    refused(["predict", "gpt2", "--device", "h100", "--batch", "8", "--tokens", tokens], None,
+            None, "up to 1000P")
+finish()
