@@ -86,6 +86,26 @@ refused(["metrics", dup_t], dup_t, 8, "[template t] given twice (first at line 6
 dup_use = write("dup_use.ini", NET + tmpl + "[template u]\nr = gelu\n[block b]\nuse = t\nuse = u\n")
 refused(["metrics", dup_use], dup_use, 12, "use given twice in [block b] (first at line 11)")
 
+# what ran a calibration's rows (fit's [fit] backend, which sets the memory a calibration
+# counts): a CPU row among GPU rows is refused; a key of [fit] given twice is refused; "CPU" is
+# the CPU, a CPU's model name says nothing (it used to be taken for a GPU)
+mixed = [rows[0]] + [r.replace(",cpu,1,fp32,", ",cuda,1,fp32,") if k % 2 else r
+                     for k, r in enumerate(rows[1:])]
+mixed_csv = write("mixed.csv", "\n".join(mixed) + "\n")
+refused(["fit", mixed_csv], mixed_csv, 3, "a gpu row among cpu rows (line 2)")
+dup_b = write("dup_backend.ini", cal.replace("backend = cpu\n", "backend = cpu\nbackend = gpu\n"))
+line = cal[:cal.index("backend = cpu")].count("\n") + 2
+refused(["predict", "resnet50", "--coeffs", dup_b, "--batch", "8"], dup_b, line,
+        "backend given twice in [fit] (first at line")
+for device, want in [("CPU", "backend = cpu"), ("AMD EPYC 7763", None)]:
+    named = write("named.csv", "\n".join([rows[0]] + [r.replace(",cpu,1,fp32,", f",{device},1,fp32,")
+                                                     for r in rows[1:]]) + "\n")
+    out_ini = os.path.join(tmp, "named.ini")
+    rc, out, err = run("fit", named, "-o", out_ini)
+    got = [l.strip() for l in open(out_ini)] if rc == 0 else []
+    check(rc == 0 and (want in got if want else not any(l.startswith("backend") for l in got)),
+          f"device column {device}: want {want or 'no backend key'}: exit {rc} {err.strip()}")
+
 # --tokens past int64: refused without signed overflow (UBSan in CI's sanitizer build)
 for tokens in ["9223372036854775808", "9999999999999999999"]:
     refused(["predict", "gpt2", "--device", "h100", "--batch", "8", "--tokens", tokens], None,

@@ -157,7 +157,9 @@ typedef struct reader {
     char names[N_SLOTS][SM_MAX_COEFFS][40];
     int lines[N_SLOTS][SM_MAX_COEFFS];
     int seen_fit;
-    int seen_levels; /* multi_gpu or multi_node given: not a file of the flat ring form */
+    int seen_levels;       /* multi_gpu or multi_node given: not a file of the flat ring form */
+    char fit_keys[64][40]; /* the keys of [fit] read so far, and their lines */
+    int fit_lines[64], n_fit_keys;
     sm_status *st;
     int failed;
 } reader;
@@ -211,6 +213,15 @@ static int fit_key(reader *r, const char *key, const char *value)
     double x;
     int flag;
     r->seen_fit = 1;
+    /* a key given twice: the second would silently win (as a coefficient given twice is
+     * refused); the first 64 keys are followed, more than a coefficient file writes */
+    for (int k = 0; k < r->n_fit_keys; k++)
+        if (!strcmp(r->fit_keys[k], key))
+            return fail_at(r, "%s given twice in [fit] (first at line %d)", key, r->fit_lines[k]);
+    if (r->n_fit_keys < 64 && strlen(key) < sizeof r->fit_keys[0]) {
+        snprintf(r->fit_keys[r->n_fit_keys], sizeof r->fit_keys[0], "%s", key);
+        r->fit_lines[r->n_fit_keys++] = r->rd.line;
+    }
     if (!strcmp(key, "device"))
         snprintf(meta->device, sizeof meta->device, "%s", value);
     else if (!strcmp(key, "date"))

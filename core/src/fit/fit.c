@@ -559,6 +559,7 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
                        "to %.0f MiB",
                        opt->bucket_bytes, SM_MAX_BUCKET_MIB);
     int first = 1, g_seen = 0, gpu_ranks = 0; /* rows of several devices per node not CPU */
+    int backend_row = 0;                      /* the first row that said its backend */
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
         if (use && !use[i])
@@ -586,10 +587,12 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
         if (first || devices > out->devices_max)
             out->devices_max = devices;
         out->families |= r->family_bit;
-        if (first)
-            out->backend = r->backend;
-        else if (out->backend != r->backend)
-            out->backend = SM_BACKEND_UNKNOWN;
+        if (first || !out->backend)
+            backend_row = i, out->backend = r->backend;
+        else if (r->backend && out->backend != r->backend)
+            return sm_fail(st, "%s:%d: a %s row among %s rows (line %d): fit one backend at a time",
+                           runs->path, r->line, sm_backend_name(r->backend),
+                           sm_backend_name(out->backend), runs->rows[backend_row].line);
         if (first)
             snprintf(out->precision, sizeof out->precision, "%s", r->precision);
         else if (strcmp(out->precision, r->precision) != 0)

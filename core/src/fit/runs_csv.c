@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "network/network_internal.h"
 #include "scalemeter/fit.h"
@@ -142,6 +143,19 @@ static int read_record(FILE *f, char **rec, size_t *cap, int *lineno)
     }
     free(line);
     return rc;
+}
+
+/* What a backend or device column says ran the row: bench's backend (cpu, cuda), measure.py's
+ * device (cpu, cuda, cuda:1), or a GPU's name as CUDA gives it (NVIDIA H100 80GB HBM3, Tesla
+ * V100-SXM2-16GB); anything else (a CPU's model name, nothing) does not say. */
+static sm_backend backend_of(const char *text)
+{
+    if (!strcasecmp(text, "cpu"))
+        return SM_BACKEND_CPU;
+    if (!strcasecmp(text, "cuda") || !strncasecmp(text, "cuda:", 5) ||
+        !strncasecmp(text, "NVIDIA ", 7) || !strncasecmp(text, "Tesla ", 6))
+        return SM_BACKEND_GPU;
+    return SM_BACKEND_UNKNOWN;
 }
 
 static char *trim(char *s)
@@ -348,9 +362,7 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
         col_of[COL_BACKEND] >= 0 && col_of[COL_BACKEND] < n ? trim(fields[col_of[COL_BACKEND]])
         : col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n ? trim(fields[col_of[COL_DEVICE]])
                                                             : "";
-    r->backend = !*backend                 ? SM_BACKEND_UNKNOWN
-                 : !strcmp(backend, "cpu") ? SM_BACKEND_CPU
-                                           : SM_BACKEND_GPU;
+    r->backend = backend_of(backend);
     if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
         snprintf(r->device, sizeof r->device, "%s", trim(fields[col_of[COL_DEVICE]]));
     r->model = strdup(f[COL_MODEL]);
