@@ -329,7 +329,11 @@ static void csv_stats(const char *phase, const char *model, const sm_fit_stats *
 {
     printf("%s,", phase);
     csv_field(stdout, model);
-    printf(",%d,%.6g,%.6g,%.6g,%.6g\n", s->n, s->rmse, s->nrmse, s->mape, s->r2);
+    printf(",%d", s->n);
+    double v[] = {s->rmse, s->nrmse, s->mape, s->r2};
+    for (int k = 0; k < 4; k++)
+        csv_real(stdout, v[k]);
+    putchar('\n');
 }
 
 static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
@@ -491,8 +495,14 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
             json_end(&w);
         } else if (a->format == FORMAT_CSV) {
             const sm_fit_stats *s = &pf->stats;
-            printf("%s,n,%d\n%s,rmse,%.6g\n%s,nrmse,%.6g\n%s,mape,%.6g\n%s,r2,%.6g\n", pname, s->n,
-                   pname, s->rmse, pname, s->nrmse, pname, s->mape, pname, s->r2);
+            printf("%s,n,%d\n", pname, s->n);
+            const char *key[] = {"rmse", "nrmse", "mape", "r2"};
+            double v[] = {s->rmse, s->nrmse, s->mape, s->r2};
+            for (int k = 0; k < 4; k++) {
+                printf("%s,%s", pname, key[k]);
+                csv_real(stdout, v[k]);
+                putchar('\n');
+            }
         }
     }
     if (t) {

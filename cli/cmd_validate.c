@@ -229,8 +229,11 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
             } else if (a->format == FORMAT_CSV) {
                 printf("%s,", name);
                 csv_field(stdout, model);
-                printf(",%d,%.6g,%.6g,%.6g,%.6g\n", v.s.n, v.s.mape, v.s.rmse, v.s.r2,
-                       v.median_ratio);
+                printf(",%d", v.s.n);
+                double x[] = {v.s.mape, v.s.rmse, v.s.r2, v.median_ratio};
+                for (int k = 0; k < 4; k++)
+                    csv_real(stdout, x[k]);
+                putchar('\n');
             } else if (m < n_models) {
                 json_key(&w, model);
                 json_vstats(&w, &v);

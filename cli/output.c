@@ -403,6 +403,14 @@ void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void csv_real(FILE *out, double x)
+{
+    if (isfinite(x))
+        fprintf(out, ",%.6g", x);
+    else
+        fputc(',', out);
+}
+
 const char *fmt_gib(double bytes, char *buf, size_t len)
 {
     double gib = bytes / 1073741824.0;

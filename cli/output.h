@@ -98,6 +98,8 @@ void table_print(const text_table *t, FILE *out);
 void table_free(text_table *t);
 
 void csv_field(FILE *out, const char *s);
+/* ",X" (%.6g), or "," alone where x is not finite: an unknown value is empty in CSV. */
+void csv_real(FILE *out, double x);
 
 /* getopt_long with the conventions every command shares: "--name VALUE" and "--name=VALUE",
  * unambiguous abbreviations, options and operands in any order, "--" ends the options and "-"

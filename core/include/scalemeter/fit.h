@@ -70,10 +70,17 @@ typedef enum sm_run_column {
 extern const char *const sm_run_columns[SM_N_RUN_COLS];
 
 /* What ran the rows: a row's backend column (bench: cpu, cuda) or, without one, its device column
- * (measure.py: cpu, cuda, cuda:N; or a GPU's name). A fit's is its rows' where they all agree. */
+ * (measure.py: cpu, cuda, cuda:N; or a GPU's name). A fit's is that of its rows that say it
+ * (rows of both are refused). */
 typedef enum sm_backend { SM_BACKEND_UNKNOWN, SM_BACKEND_CPU, SM_BACKEND_GPU } sm_backend;
 /* "cpu", "gpu"; NULL for SM_BACKEND_UNKNOWN */
 const char *sm_backend_name(sm_backend b);
+
+/* The longest time a runs CSV may give for one pass or step, seconds (10^6: 11.6 days), and
+ * the largest coefficient a coefficient file may hold: each multiplies a term of at least 1
+ * where it is not 0, so a larger one predicts more than that for any network. */
+#define SM_MAX_RUN_SECONDS 1e6
+#define SM_MAX_COEFF 1e6
 
 typedef struct sm_run {
     char *model;

@@ -185,7 +185,8 @@ static int parse_real(const char *text, double *out)
     char *end;
     errno = 0;
     *out = strtod(text, &end);
-    return end == text || *end || errno == ERANGE ? -1 : 0;
+    /* ERANGE also flags underflow (1e-320), a value as good as its neighbour 0 */
+    return end == text || *end || (errno == ERANGE && fabs(*out) >= 1) ? -1 : 0;
 }
 
 static int parse_int(const char *text, long long lo, long long hi, long long *out)
@@ -348,6 +349,9 @@ static int phase_key(reader *r, int ph, const char *key, const char *value)
         return fail_at(r, "unknown key '%s' in [%s]", key, section);
     if (parse_real(value, &x) || !isfinite(x))
         return fail_at(r, "%s = %s: expected a finite number", key, value);
+    if (fabs(x) > SM_MAX_COEFF)
+        return fail_at(r, "%s = %s: above %g, it would predict over %g s (or J) for any network",
+                       key, value, SM_MAX_COEFF, SM_MAX_COEFF);
     if (r->have[ph][k - 1])
         return fail_at(r, "%s given twice", key);
     r->have[ph][k - 1] = 1;
@@ -402,6 +406,12 @@ static int check_terms(reader *r)
                                                 "refit it"
                                               : "");
         }
+        for (int k = 0; k < n && fit->opt.nonneg; k++)
+            if (pf->c[k] < 0)
+                return sm_fail(r->st,
+                               "%s:%d: [%s] %s = %g: negative, where [fit] says nonneg = yes "
+                               "(fit writes no such file: refit, or say nonneg = no)",
+                               r->path, r->lines[ph][k], section, r->names[ph][k], pf->c[k]);
         for (int k = n; k < SM_MAX_COEFFS; k++)
             if (r->have[ph][k])
                 return sm_fail(r->st, "%s:%d: [%s] %s: this phase has %d coefficients", r->path,

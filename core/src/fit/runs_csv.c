@@ -200,6 +200,11 @@ static int parse_time(const char *path, int line, const char *col, const char *t
                        line, col, text);
     if (v <= 0)
         return sm_fail(st, "%s:%d: %s %s is not a positive time", path, line, col, text);
+    /* a pass or a step of a benchmark, not an epoch: its square must stay finite in the fit's
+     * statistics, which 1e308 s did not */
+    if (v > SM_MAX_RUN_SECONDS)
+        return sm_fail(st, "%s:%d: %s %s s is above %g s (11.6 days): not one pass or step", path,
+                       line, col, text, SM_MAX_RUN_SECONDS);
     *out = v;
     return 0;
 }
