@@ -339,6 +339,12 @@ static int on_entry(void *user, const char *section, const char *key, const char
         return 1;
     }
     r->error = 1;
+    for (int i = 0; i < N_FIELDS; i++)
+        if (!strcmp(fields[i].key, key))
+            return sm_fail(r->st, "%s:%d: %s is a [%s] key: give it there%s, not under [%s]", path,
+                           r->rd.line, key, fields[i].section,
+                           r->framework_only ? " (in the device description)" : "", section),
+                   0;
     return sm_fail(r->st, "%s:%d: unknown key '%s' in [%s] (docs/scaling.md lists the fields)",
                    path, r->rd.line, key, section),
            0;
@@ -484,6 +490,15 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     r.st = st;
     if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
         return -1;
+    /* an empty file is no framework: every dispatch cost would fall to the bare launch */
+    int keys = 0;
+    for (int i = 0; i < N_FIELDS; i++)
+        keys += r.set_at[i] != 0;
+    if (!keys)
+        return sm_fail(st,
+                       "%s: no [framework] keys: a framework file gives at least its dispatch "
+                       "costs (configs/frameworks/*.ini)",
+                       path);
     framework_fallbacks(dev);
     if (!dev->framework[0])
         name_from_path(path, dev->framework, sizeof dev->framework);
