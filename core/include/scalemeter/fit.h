@@ -76,11 +76,8 @@ typedef enum sm_backend { SM_BACKEND_UNKNOWN, SM_BACKEND_CPU, SM_BACKEND_GPU } s
 /* "cpu", "gpu"; NULL for SM_BACKEND_UNKNOWN */
 const char *sm_backend_name(sm_backend b);
 
-/* The longest time a runs CSV may give for one pass or step, seconds (10^6: 11.6 days), and
- * the largest coefficient a coefficient file may hold: each multiplies a term of at least 1
- * where it is not 0, so a larger one predicts more than that for any network. */
+/* The longest time a runs CSV may give for one pass or step, seconds (10^6: 11.6 days). */
 #define SM_MAX_RUN_SECONDS 1e6
-#define SM_MAX_COEFF 1e6
 
 typedef struct sm_run {
     char *model;

@@ -349,9 +349,6 @@ static int phase_key(reader *r, int ph, const char *key, const char *value)
         return fail_at(r, "unknown key '%s' in [%s]", key, section);
     if (parse_real(value, &x) || !isfinite(x))
         return fail_at(r, "%s = %s: expected a finite number", key, value);
-    if (fabs(x) > SM_MAX_COEFF)
-        return fail_at(r, "%s = %s: above %g, it would predict over %g s (or J) for any network",
-                       key, value, SM_MAX_COEFF, SM_MAX_COEFF);
     if (r->have[ph][k - 1])
         return fail_at(r, "%s given twice", key);
     r->have[ph][k - 1] = 1;
