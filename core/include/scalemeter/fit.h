@@ -217,8 +217,9 @@ typedef struct sm_fit {
     int comm_contention; /* the intra-node bytes are log2(G) 2(G-1)/G 4W: the ranks are CPU
                             ranks, whose copies share one memory system as their passes do
                             (sm_fit_options.contention, ring form, rows with G > 1, all CPU) */
-    sm_backend backend;  /* of every row fitted; SM_BACKEND_UNKNOWN where they differ or do
-                            not say (memory: what the backend's kernels keep) */
+    sm_backend backend;  /* of the rows fitted that say it (rows of two are refused);
+                            SM_BACKEND_UNKNOWN where none does (memory: what the backend's
+                            kernels keep) */
     int flat_ring;       /* ring form read from a coefficient file written before the hierarchical
                             form: one flat ring over all N x G devices, c 2(D-1)/D 4W
                             + c 2(D-1) ceil(4W / bucket) with D = N x G; never set by a fit */

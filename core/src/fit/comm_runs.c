@@ -182,12 +182,6 @@ static int wrong_ok(const char *w) { return !strcmp(w, "0") || !strcmp(w, "N/A")
 /* nccl-tests: "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x18] NVIDIA H100 ..." names
  * each rank's host; a data row is "size count type redop [root] time algbw busbw #wrong ...",
  * times in microseconds, the out-of-place ones first. */
-/* A NUL byte would end the line's words early: refused, as every reader does. */
-static int nul_byte(const char *path, int line, sm_status *st)
-{
-    return sm_fail(st, "%s:%d: a NUL byte in the line (is this a text file?)", path, line);
-}
-
 static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes, int source,
                            sm_status *st)
 {
@@ -199,7 +193,7 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
     while (!rc && (len = getline(&line, &cap, f)) != -1) {
         lineno++;
         if (memchr(line, '\0', (size_t)len)) {
-            rc = nul_byte(path, lineno, st);
+            rc = sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
             break;
         }
         char *tok[MAX_TOKENS];
@@ -313,7 +307,7 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
     while (!rc && (len = getline(&line, &cap, f)) != -1) {
         lineno++;
         if (memchr(line, '\0', (size_t)len)) {
-            rc = nul_byte(path, lineno, st);
+            rc = sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
             break;
         }
         char *tok[MAX_TOKENS];

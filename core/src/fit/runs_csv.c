@@ -460,7 +460,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         if (read == -1)
             break;
         if (read == -4) {
-            sm_fail(st, "%s:%d: a NUL byte in the line (is this a text file?)", path, lineno);
+            sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
             goto done;
         }
         if (read == -2 || read == -3) {

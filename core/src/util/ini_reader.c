@@ -30,7 +30,7 @@ static char *read_line(char *str, int num, void *stream)
         r->buf[--len] = '\0';
     /* inih reads up to the first NUL: the rest of the line would be lost silently */
     if (memchr(r->buf, '\0', (size_t)len))
-        return refuse(r, "a NUL byte in the line (is this a text file?)");
+        return refuse(r, SM_NUL_BYTE);
     /* a CR inside a line: lines that end in CR alone (classic Mac OS), which inih would read
      * as one line */
     if (memchr(r->buf, '\r', (size_t)len))

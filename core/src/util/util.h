@@ -8,6 +8,9 @@
 
 #include "scalemeter/scalemeter.h"
 
+/* What every reader says of a line holding a NUL byte, where its C string would end early. */
+#define SM_NUL_BYTE "a NUL byte in the line (is this a text file?)"
+
 /* Writing a file whole or not at all (atomic_file.c): open PATH.tmp.XXXXXXXX, a fresh name
  * (tmp: its name), then commit, which flushes, syncs and renames it over path, or removes it
  * and fails. */
