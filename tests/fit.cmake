@@ -323,9 +323,4 @@ set_tests_properties(cli_fit_output_device_kept PROPERTIES PASS_REGULAR_EXPRESSI
 
 # The shipped calibrations are what fit makes of their CSVs today (refit by
 # tools/accuracy_report.py): a network's counts changed since would make them stale.
-find_program(SM_FIT_PYTHON3 python3)
-if(SM_FIT_PYTHON3)
-  add_test(NAME shipped_calibrations_current COMMAND ${SM_FIT_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_shipped_calibrations.py ${SCALEMETER_BIN}
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
+sm_add_python_test(shipped_calibrations_current test_shipped_calibrations.py ${SCALEMETER_BIN})

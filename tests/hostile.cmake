@@ -31,9 +31,4 @@ endif()
 
 # Damaged files of every format, the second campaign: NUL bytes, CR-only line ends, long
 # section names, unterminated headers, repetitions at the int64 edge, keys given twice.
-find_program(SM_HOSTILE_PYTHON3 python3)
-if(SM_HOSTILE_PYTHON3)
-  add_test(NAME hostile_files COMMAND ${SM_HOSTILE_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_hostile_files.py ${SCALEMETER_BIN}
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
+sm_add_python_test(hostile_files test_hostile_files.py ${SCALEMETER_BIN})
