@@ -231,7 +231,7 @@ static void print_header(const allreduce_args *a, json_writer *w, int ranks, int
         json_field_int(w, "iters", a->iters);
         json_field_int(w, "warmup", a->warmup);
         json_key(w, "chunk_bytes");
-        json_number_digits(w, (double)a->chunk_bytes, 20);
+        json_whole(w, (double)a->chunk_bytes);
         json_field_bool(w, "check", a->check);
         json_field_string(w, "time", "max over ranks of the mean per run");
         json_key(w, "results");
@@ -414,7 +414,7 @@ static int predicted_sweep(const allreduce_args *a)
         } else if (a->format == FORMAT_JSON) {
             json_begin_object(&w);
             json_key(&w, "bytes");
-            json_number_digits(&w, bytes[i], 17);
+            json_whole(&w, bytes[i]);
             json_key(&w, "time_s");
             json_number_digits(&w, t, 7);
             json_field_number(&w, "algbw_gb_s", algbw);

@@ -81,11 +81,38 @@ void json_end(json_writer *w)
         fputc('\n', w->out);
 }
 
+/* The length of the well-formed UTF-8 sequence at S (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 where S holds none. */
+static int utf8_length(const unsigned char *s)
+{
+    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+    unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (s[0] < 0xc2 || s[0] > 0xf4)
+        return 0;
+    if (s[0] == 0xe0)
+        lo = 0xa0;
+    else if (s[0] == 0xed)
+        hi = 0x9f;
+    else if (s[0] == 0xf0)
+        lo = 0x90;
+    else if (s[0] == 0xf4)
+        hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* JSON text is UTF-8 (RFC 8259): a byte that begins no well-formed sequence (a description
+ * written in Latin-1, say) is written as U+FFFD, so that every reader accepts the output. */
 static void put_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
+    while (*s) {
         unsigned char ch = (unsigned char)*s;
+        int n = 1;
         if (ch == '"' || ch == '\\')
             fprintf(out, "\\%c", ch);
         else if (ch == '\n')
@@ -94,8 +121,15 @@ static void put_string(FILE *out, const char *s)
             fputs("\\t", out);
         else if (ch < 0x20 || ch == 0x7f)
             fprintf(out, "\\u%04x", ch);
-        else
+        else if (ch < 0x80)
             fputc(ch, out);
+        else if ((n = utf8_length((const unsigned char *)s)) > 0)
+            fwrite(s, 1, (size_t)n, out);
+        else {
+            fputs("\\ufffd", out);
+            n = 1;
+        }
+        s += n;
     }
     fputc('"', out);
 }
@@ -128,6 +162,15 @@ void json_number_digits(json_writer *w, double v, int digits)
 }
 
 void json_number(json_writer *w, double v) { json_number_digits(w, v, 6); }
+
+void json_whole(json_writer *w, double v)
+{
+    before_value(w);
+    if (isfinite(v))
+        fprintf(w->out, "%.0f", v == 0 ? 0.0 : round(v)); /* never an exponent */
+    else
+        fputs("null", w->out);
+}
 
 void json_int(json_writer *w, int64_t v)
 {

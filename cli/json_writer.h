@@ -30,6 +30,8 @@ void json_key(json_writer *w, const char *key);
 void json_number(json_writer *w, double v);
 /* DIGITS significant digits (17: every double exactly); inf and nan: null. */
 void json_number_digits(json_writer *w, double v, int digits);
+/* V rounded, in every digit and never in an exponent (byte counts past 2^53); inf, nan: null. */
+void json_whole(json_writer *w, double v);
 void json_int(json_writer *w, int64_t v);
 /* NULL: null. */
 void json_string(json_writer *w, const char *s);

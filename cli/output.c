@@ -445,11 +445,11 @@ void json_memory(json_writer *w, const char *key, const sm_memory *m)
     json_begin_object(w);
     for (int i = 0; i < 7; i++) {
         json_key(w, names[i]);
-        json_number_digits(w, round(v[i]), 17); /* bytes, every digit */
+        json_whole(w, v[i]); /* bytes, every digit */
     }
     json_key(w, "capacity");
     if (m->fits >= 0) {
-        json_number_digits(w, round(m->capacity), 17);
+        json_whole(w, m->capacity);
         json_field_bool(w, "fits", m->fits);
     } else {
         json_null(w);

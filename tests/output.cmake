@@ -2,6 +2,7 @@
 # its own, and every command's --format json parsed as strict JSON.
 add_executable(test_json_writer test_json_writer.c ${PROJECT_SOURCE_DIR}/cli/json_writer.c)
 target_include_directories(test_json_writer PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+target_link_libraries(test_json_writer PRIVATE m)
 add_test(NAME json_writer COMMAND test_json_writer)
 
 find_program(SM_OUTPUT_PYTHON3 python3)

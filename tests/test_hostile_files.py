@@ -6,6 +6,7 @@ or ran away (a block repetition up to 2^63 - 1 wrapped around).
 
 usage: test_hostile_files.py SCALEMETER   (run from the source root)
 """
+import json
 import os
 import tempfile
 
@@ -140,4 +141,14 @@ refused(["predict", "resnet50", "--device", "h100", "--framework", fw_dev, "--ba
 for tokens in ["9223372036854775808", "9999999999999999999"]:
     refused(["predict", "gpt2", "--device", "h100", "--batch", "8", "--tokens", tokens], None,
             None, "up to 1000P")
+
+# a description written in Latin-1 (e-acute as the one byte 0xe9) made JSON that strict
+# readers refuse: the byte is U+FFFD in the output, which parses
+latin = write("latin1_device.ini", H100.encode().replace(b"SXM5 80 GB", b"SXM5 80 GB caf\xe9"))
+rc, out, err = run("predict", "resnet50", "--device", latin, "--batch", "8", "--format", "json")
+try:
+    coeffs = json.loads(out)["coeffs"]
+except ValueError as e:
+    coeffs = f"not JSON: {e}"
+check(rc == 0 and "caf\ufffd" in coeffs, f"a Latin-1 description in JSON: {coeffs} {err.strip()}")
 finish()

@@ -102,6 +102,32 @@ int main(void)
                              "null, {\"k\\\"\": 0}]\n");
     free(c.text);
 
+    /* bytes that begin no well-formed UTF-8 sequence are U+FFFD (RFC 3629's table 3-7):
+     * Latin-1's e-acute, an overlong '/', a surrogate, past U+10FFFF, a cut-off sequence;
+     * the well-formed ones around them pass through */
+    start(&c);
+    json_begin_array(&c.w);
+    json_string(&c.w, "caf\xe9");
+    json_string(&c.w, "\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xe2\x82");
+    json_string(&c.w, "\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");
+    json_end(&c.w);
+    CHECK_STR_EQ(finish(&c), "[\"caf\\ufffd\", "
+                             "\"\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|"
+                             "\\ufffd\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\", "
+                             "\"\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\"]\n");
+    free(c.text);
+
+    /* whole numbers in every digit, rounded, never in an exponent; inf is null */
+    start(&c);
+    json_begin_array(&c.w);
+    json_whole(&c.w, 1e17);
+    json_whole(&c.w, 2.5);
+    json_whole(&c.w, -0.0);
+    json_whole(&c.w, INFINITY);
+    json_end(&c.w);
+    CHECK_STR_EQ(finish(&c), "[100000000000000000, 3, 0, null]\n");
+    free(c.text);
+
     /* numbers: six digits by default, more when asked; inf, -inf and nan are null; -0 is 0 */
     start(&c);
     json_begin_array(&c.w);
