@@ -675,7 +675,8 @@ static int gather_warnings(curve_run *r)
 }
 
 /* Loads every network and computes every curve; rows and networks stay for the output. -1
- * with st, -2 where an option does not fit a network (said on standard error). */
+ * with st, -2 where an option does not fit a network, -3 where a curve cannot be computed
+ * (both said on standard error). */
 static int compute(curve_run *r, const sm_registry *reg, char **models, int n_models,
                    sm_network **nets, sm_status *st)
 {
@@ -706,8 +707,11 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
                                   a->n_nodes,
                                   a->threshold,
                                   (int)a->common.accumulate};
-            if (sm_curve_compute(r->pred, nets[m], &spec, &row->curve, st))
-                return -1;
+            if (sm_curve_compute(r->pred, nets[m], &spec, &row->curve, st)) {
+                fprintf(stderr, "scalemeter curve: %s at batch %lld: %s\n", models[m],
+                        (long long)a->batches[b], st->msg);
+                return -3;
+            }
             r->n_rows++;
         }
     return 0;
@@ -754,8 +758,8 @@ int cmd_curve(int argc, char **argv)
                           : per_node             ? per_node
                                                  : 1;
         int computed = compute(&r, reg, models, n_models, nets, &st);
-        if (computed == -2) {
-            rc = 2; /* said already */
+        if (computed == -2 || computed == -3) {
+            rc = computed == -2 ? 2 : 1; /* said already: a usage error, or a model's */
         } else if (computed) {
             rc = report_error(st.msg);
         } else if (gather_warnings(&r)) {

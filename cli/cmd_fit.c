@@ -537,6 +537,14 @@ static void fill_meta(const fit_args *a, const sm_runs *runs, sm_fit_meta *meta)
     snprintf(meta->version, sizeof meta->version, "%s", SCALEMETER_VERSION);
 }
 
+/* A fit that fails on the rows of a->csv names the file: the core's message says what is
+ * wrong with the rows, not where they came from. */
+static int fit_error(const fit_args *a, const char *msg)
+{
+    fprintf(stderr, "scalemeter fit: %s: %s\n", a->csv, msg);
+    return 1;
+}
+
 /* --device-out: the calibration-free model's keys fitted to the same rows. */
 static int write_device(const fit_args *a, const sm_runs *runs, const sm_registry *reg)
 {
@@ -562,7 +570,7 @@ static int choose_weight_term(fit_args *a, const sm_runs *runs, sm_loo *loo)
     sm_status st;
     double mape[2];
     if (sm_fit_choose_weight_term(runs, &a->opt, mape, a->loo ? loo : NULL, &st))
-        return report_error(st.msg);
+        return fit_error(a, st.msg);
     if (isfinite(mape[0]) && isfinite(mape[1]))
         fprintf(stderr,
                 "scalemeter fit: the weight term (cw W per pass) is %s: held-out MAPE %.3f "
@@ -608,7 +616,7 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
     }
     if (a->loo) {
         if (loo.n_models == 0 && sm_fit_loo(runs, &a->opt, &loo, &st))
-            return report_error(st.msg);
+            return fit_error(a, st.msg);
         print_loo(a, runs, &loo);
         sm_loo_free(&loo);
         if (!a->out)
@@ -616,7 +624,7 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
     }
     sm_fit fit;
     if (sm_fit_runs(runs, NULL, &a->opt, &fit, &st))
-        return report_error(st.msg);
+        return fit_error(a, st.msg);
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (!fit.phase[ph].fitted)
             fprintf(stderr,

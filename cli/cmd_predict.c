@@ -427,6 +427,13 @@ static int memory_of(const predict_args *a, const sm_network *net, const sm_pred
                : 0;
 }
 
+/* A prediction the model's sizes make impossible (counts past 64 bits) names the model. */
+static int model_error(const predict_args *a, const char *msg)
+{
+    fprintf(stderr, "scalemeter predict: %s: %s\n", a->model, msg);
+    return 1;
+}
+
 static int run(const predict_args *a, const sm_network *net, const sm_predictor *p)
 {
     sm_status st;
@@ -437,11 +444,9 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
                                            : 1,
                    (int)a->common.accumulate};
     predict_memory mem;
-    if (memory_of(a, net, p, &l, &mem, &st))
-        return report_error(st.msg);
     sm_prediction t;
-    if (sm_predict(p, net, &l, &t, &st))
-        return report_error(st.msg);
+    if (memory_of(a, net, p, &l, &mem, &st) || sm_predict(p, net, &l, &t, &st))
+        return model_error(a, st.msg);
     double *blocks = NULL;
     if (a->per_block) {
         blocks = calloc((size_t)(net->n_blocks ? net->n_blocks : 1), sizeof *blocks);
@@ -450,7 +455,7 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
         for (int b = 0; b < net->n_blocks; b++)
             if (sm_predict_block(p, net, b, &l, &blocks[b], &st)) {
                 free(blocks);
-                return report_error(st.msg);
+                return model_error(a, st.msg);
             }
     }
     /* said as curve says them: predict is its one-row case */

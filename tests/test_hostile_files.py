@@ -151,4 +151,27 @@ try:
 except ValueError as e:
     coeffs = f"not JSON: {e}"
 check(rc == 0 and "caf\ufffd" in coeffs, f"a Latin-1 description in JSON: {coeffs} {err.strip()}")
+# a hand-edited coefficient of 1e307 printed a step of 1e302 s and an epoch of inf; now
+# refused, naming the file (the negative-time refusal names it too)
+huge = write("huge.ini", "\n".join("c4_intercept = 1e307" if l.startswith("c4_intercept =")
+                                   else l for l in cal.splitlines()) + "\n")
+refused(["predict", "resnet50", "--coeffs", huge, "--batch", "8"], None, None,
+        f"{huge} predicts t_infer = 1e+307 s")
+negative = write("negative_free.ini", "\n".join(
+    "c4_intercept = -100" if l.startswith("c4_intercept =") else
+    "nonneg = no" if l.startswith("nonneg =") else l for l in cal.splitlines()) + "\n")
+refused(["predict", "resnet50", "--coeffs", negative, "--batch", "8"], None, None,
+        f"{negative} predicts t_infer = -")
+# a fit that fails on its rows names the CSV: too few, or linearly dependent
+few = write("few.csv", "\n".join(rows[:3]) + "\n")
+refused(["fit", few], None, None, f"{few}: phase infer: 2 points for 4 coefficients")
+same = write("same.csv", "\n".join([rows[0]] + [rows[1]] * 6) + "\n")
+rc, out, err = run("fit", same)
+check(rc == 1 and f"{same}: phase infer: rank-deficient" in err.strip().splitlines()[-1],
+      f"a rank-deficient fit names the CSV: {err.strip()}")
+# counts past 64 bits name the model (curve: the model and the batch)
+refused(["predict", "resnet50", "--device", "h100", "--batch", "1048576", "--image", "65536"],
+        None, None, "resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
+refused(["curve", "vgg16,resnet50", "--device", "h100", "--batch", "8,1048576", "--nodes", "1",
+         "--image", "65536"], None, None, "vgg16 at batch 1048576: layer")
 finish()

@@ -371,8 +371,10 @@ static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, cons
         double c[SM_MAX_COEFFS];
         sm_status inner;
         rc = cols <= m ? sm_lstsq(sub, b, m, cols, fit->opt.nonneg, c, &inner)
-                       : (sm_fail(&inner, "%d point%s for %d coefficients: too few points", m,
-                                  m == 1 ? "" : "s", cols),
+                       : (sm_fail(&inner,
+                                  "%d point%s for %d coefficients: too few points "
+                                  "(measure more models, image or batch sizes)",
+                                  m, m == 1 ? "" : "s", cols),
                           SM_LSTSQ_RANK_DEFICIENT);
         if (rc == 0) {
             for (int k = 0, j = 0; k < n; k++)

@@ -36,8 +36,10 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     if (out->flops == SM_OVERFLOW || out->macs == SM_OVERFLOW || out->bwd_flops == SM_OVERFLOW ||
         out->inputs == SM_OVERFLOW || out->outputs == SM_OVERFLOW || out->bytes == SM_OVERFLOW ||
         out->upcast_bytes == SM_OVERFLOW)
-        return sm_fail(st, "layer %s: counts at batch %lld overflow 64 bits", l->name,
-                       (long long)batch);
+        return sm_fail(st,
+                       "layer %s: counts at batch %lld overflow 64 bits (a smaller batch or "
+                       "input keeps them in range)",
+                       l->name, (long long)batch);
     return 0;
 }
 

@@ -91,20 +91,33 @@ int sm_layout_check(const sm_layout *l, sm_status *st)
     return 0;
 }
 
-/* One rule for every command: a time below zero or without bound is refused, never printed.
- * NaN stays: it is a phase the predictor knows nothing of (a calibration without it). */
+/* No prediction is longer than this: 1e17 s is three billion years. Beyond it a number
+ * says only that a coefficient is wrong (a hand-edited 1e307), and an epoch of such steps
+ * overflows to inf. */
+#define SM_MAX_TIME_S 1e17
+
+/* One rule for every command: a time below zero or without bound is refused, never printed,
+ * naming the coefficient file where there is one. NaN stays: it is a phase the predictor
+ * knows nothing of (a calibration without it). */
 static int check_physical(const sm_predictor *p, const sm_network *net, const sm_layout *l,
                           const char *phase, double t, sm_status *st)
 {
-    if (isnan(t) || (t >= 0 && isfinite(t)))
-        return 0;
     int energy = phase[0] == 'e';
+    if (isnan(t) || (t >= 0 && isfinite(t) && (energy || t <= SM_MAX_TIME_S)))
+        return 0;
+    const char *from = p->source[0] ? p->source : p->description;
+    if (t >= 0)
+        return sm_fail(st,
+                       "%s predicts %s = %g s for %s at batch %lld on %d x %d devices: beyond "
+                       "1e17 s (three billion years), no physical time; a coefficient is out "
+                       "of range",
+                       from, phase, t, net->name, (long long)l->batch, l->nodes, l->gpus_per_node);
     return sm_fail(st,
                    "%s predicts %s = %g %s for %s at batch %lld on %d x %d devices: not a "
                    "physical %s (coefficients fitted with `fit --no-nonneg` can do this; "
                    "refit without it)",
-                   p->description, phase, t, energy ? "J" : "s", net->name, (long long)l->batch,
-                   l->nodes, l->gpus_per_node, energy ? "energy" : "time");
+                   from, phase, t, energy ? "J" : "s", net->name, (long long)l->batch, l->nodes,
+                   l->gpus_per_node, energy ? "energy" : "time");
 }
 
 /* A pass takes time: a step or an inference of 0 s (coefficients all zero, say) is no

@@ -30,6 +30,7 @@ struct sm_predictor {
     char description_conv[512];
     char description_plain[512];
     char calibration[256]; /* the coefficient file's own part of it; "" for a device model */
+    char source[256];      /* the coefficient file's path; "" for a device model */
     char precision[8];     /* of the calibration, or the device model's */
     int devices_per_node;  /* of the description behind it; 0: none */
     double peak_flops; /* the description's dense peak at the precision; 0: a calibration alone */

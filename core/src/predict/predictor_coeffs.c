@@ -290,6 +290,7 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
         return sm_fail(st, "%s: out of memory", path);
     snprintf((*out)->precision, sizeof(*out)->precision, "%s", precision);
     snprintf((*out)->calibration, sizeof(*out)->calibration, "%s", calibration);
+    snprintf((*out)->source, sizeof(*out)->source, "%s", path);
     (*out)->devices_per_node = devices_per_node;
     (*out)->memory = memory;
     /* beside a description, its dense peak at the calibration's precision: the device the

@@ -160,8 +160,10 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
     if (n < 1)
         return sm_fail(st, "no coefficients to fit");
     if (m < n)
-        return sm_fail(st, "%d point%s for %d coefficients: too few points", m, m == 1 ? "" : "s",
-                       n);
+        return sm_fail(st,
+                       "%d point%s for %d coefficients: too few points "
+                       "(measure more models, image or batch sizes)",
+                       m, m == 1 ? "" : "s", n);
     for (int i = 0; i < m; i++)
         if (!isfinite(b[i]))
             return sm_fail(st, "point %d: measured value is not finite", i + 1);
