@@ -238,7 +238,7 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
 }
 
 /* The memory rows of the table: what one device holds, against its capacity. */
-static void memory_rows(text_table *tab, const predict_memory *mem)
+static void memory_rows(const predict_args *a, text_table *tab, const predict_memory *mem)
 {
     const sm_memory *m = &mem->train;
     char v[8][32], meaning[160], has[32];
@@ -259,9 +259,9 @@ static void memory_rows(text_table *tab, const predict_memory *mem)
         table_add(tab, row);
     }
     if (m->fits < 0)
-        snprintf(meaning, sizeof meaning,
-                 "training, one device (capacity not known: "
-                 "--device D tells)");
+        snprintf(meaning, sizeof meaning, "training, one device (capacity not known: %s)",
+                 a->common.choice.device ? "the description has no memory_gib"
+                                         : "--device D tells");
     else
         snprintf(meaning, sizeof meaning, "training, one device: %s %s",
                  m->fits ? "fits in" : "DOES NOT FIT in", fmt_gib(m->capacity, has, sizeof has));
@@ -269,9 +269,17 @@ static void memory_rows(text_table *tab, const predict_memory *mem)
     table_add(tab, row);
     if (mem->max_batch >= 0) {
         snprintf(v[7], sizeof v[7], "%lld", (long long)mem->max_batch);
+        /* nothing fits: what the planner can still change */
+        const char *shard = a->common.choice.shard, *ckpt = a->common.choice.checkpoint;
+        int shard_full = shard && strcmp(shard, "full") == 0;
+        int ckpt_full = ckpt && strcmp(ckpt, "full") == 0;
+        snprintf(meaning, sizeof meaning, "not even one sample per device fits: try %smore devices",
+                 !shard_full && !ckpt_full ? "--shard full, --checkpoint full or "
+                 : !shard_full             ? "--shard full or "
+                 : !ckpt_full              ? "--checkpoint full or "
+                                           : "");
         const char *mb[] = {"max_batch", v[7],
-                            mem->max_batch ? "the largest per-device batch that fits"
-                                           : "not even one sample per device fits"};
+                            mem->max_batch ? "the largest per-device batch that fits" : meaning};
         table_add(tab, mb);
     }
 }
@@ -358,7 +366,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};
         table_add(tab, ar_row);
     }
-    memory_rows(tab, mem);
+    memory_rows(a, tab, mem);
     if (point_column_set(&v) & COLS_ENERGY) {
         const struct {
             const char *name;

@@ -368,6 +368,12 @@ for fmt in ("table", "csv", "json"):
         said = [ln[len("scalemeter curve: warning: "):] for ln in lines]
         check(doc.get("warning") == "; ".join(said),
               f"curve JSON warning is what stderr says: {doc.get('warning')!r}")
+# --overlap on single-device rows: no all-reduce to overlap; the warning says so, and the
+# header no longer claims buckets all-reduced during the backward pass
+rc, out, err = run("resnet18", "--coeffs", "default", "--overlap", "--batch", "8", "--nodes",
+                   "1:2")
+check(rc == 0 and "the overlap has nothing to hide" in err and "during the backward" not in out,
+      f"curve --overlap on single-device rows: {err}{out[:300]}")
 doc = json.loads(good(*ROUND, "--batch", "32", "--nodes", "1,3", "--format", "json") or "{}")
 check("warning" in doc and doc["warning"] is None, "curve JSON: warning null when none")
 # predict says the same as the one-row curve

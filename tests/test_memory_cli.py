@@ -63,6 +63,20 @@ check(rc != 0 and "--device" in err and len(err.strip().splitlines()) == 1,
 rc, out, err = run("predict", "resnet50", "--device", "tests/data/curve/round_device.ini",
                    "--max-batch")
 check(rc != 0 and "memory_gib" in err, f"--max-batch on a description without memory: {err}")
+# the table says why the capacity is unknown: no --device, or a description without it
+rc, out, err = run("predict", "resnet50", "--device", "tests/data/curve/round_device.ini",
+                   "--batch", "8")
+check(rc == 0 and "the description has no memory_gib" in out and "--device D" not in out,
+      f"a description without memory_gib is named as the reason: {out}")
+rc, out, err = run("predict", "resnet50", "--batch", "8")
+check(rc == 0 and "capacity not known: --device D tells" in out, f"no --device: {out}")
+# nothing fits: 70B parameters' 16 bytes each are 1 TB beside 80 GB; the table says what to try
+rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch")
+mb = [l for l in out.splitlines() if l.startswith("max_batch")]
+check(rc == 0 and mb and mb[0].split()[1] == "0" and
+      "try --shard full, --checkpoint full or more devices" in mb[0], f"max_batch 0: {mb}")
+rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch", "--shard", "full")
+check(rc == 0 and "try --checkpoint full or more devices" in out, f"with --shard full: {out}")
 d = good_json("predict", "resnet50", "--device", "tests/data/curve/round_device.ini",
               "--batch", "8")
 check(d.get("memory", {}).get("fits", 0) is None and d["memory"]["capacity"] is None,

@@ -274,8 +274,10 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     snprintf(calibration, sizeof calibration, "%.180s (%s, fit %.10s, %d points)",
              c->meta.device[0] ? c->meta.device : "unknown device", c->fit.precision, c->meta.date,
              points);
+    /* single-device rows and no description: there is no all-reduce to overlap */
+    int overlaps = overlap && (comm || c->fit.multi_device);
     snprintf(desc, sizeof desc, "%s%.240s%s", calibration, sync,
-             overlap ? ", buckets all-reduced during the backward pass" : "");
+             overlaps ? ", buckets all-reduced during the backward pass" : "");
     char precision[8];
     snprintf(precision, sizeof precision, "%s", c->fit.precision);
     int devices_per_node = comm ? comm->dev.devices_per_node : 0;
@@ -357,9 +359,14 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
         append(buf, len, text);
     } else if (n > 1 && !fit->multi_device && grad && !fit->comm_unidentified) {
         append(buf, len,
-               "the calibration saw single-device runs only: t_grad on several devices is the "
-               "local update alone, without communication (calibrate with several devices, or "
-               "add --device NAME: a description's all-reduce)");
+               ((const coeffs *)p->impl)->overlap
+                   ? "the calibration saw single-device runs only: t_grad on several devices "
+                     "is the local update alone, without communication, and the overlap has "
+                     "nothing to hide (calibrate with several devices, or add --device NAME: "
+                     "a description's all-reduce)"
+                   : "the calibration saw single-device runs only: t_grad on several devices "
+                     "is the local update alone, without communication (calibrate with several "
+                     "devices, or add --device NAME: a description's all-reduce)");
     } else if (grad && ring && !fit->flat_ring) {
         /* the hierarchical ring form fits a level's terms only when the rows had that level */
         if (layout->gpus_per_node > 1 && !fit->multi_gpu)
