@@ -101,9 +101,9 @@ static int parse_option(int c, allreduce_args *a, sm_status *st)
     case 'c':
         return parse_bytes("--chunk-bytes", v, &a->chunk_bytes, st);
     case 'n':
-        return parse_count("--iters", v, 1, &a->iters, st);
+        return parse_count("--iters", v, 1, 1000000, &a->iters, st);
     case 'w':
-        return parse_count("--warmup", v, 0, &a->warmup, st);
+        return parse_count("--warmup", v, 0, 1000000, &a->warmup, st);
     case 'f': {
         static const char *const formats[] = {"table", "csv", "json"};
         for (int k = 0; k < 3; k++)
@@ -138,9 +138,9 @@ static int parse_option(int c, allreduce_args *a, sm_status *st)
         a->op = v;
         return 0;
     case 'N':
-        return parse_count("--nodes", v, 1, &a->nodes, st);
+        return parse_count("--nodes", v, 1, 1 << 20, &a->nodes, st); /* as predict and curve */
     case 'g':
-        return parse_count("--gpus-per-node", v, 1, &a->gpus_per_node, st);
+        return parse_count("--gpus-per-node", v, 1, 4096, &a->gpus_per_node, st);
     }
     return -1;
 }

@@ -38,13 +38,13 @@ int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *
     return 0;
 }
 
-int parse_count(const char *option, const char *text, int lo, int *out, sm_status *st)
+int parse_count(const char *option, const char *text, int lo, int hi, int *out, sm_status *st)
 {
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > 1000000)
-        return sm_fail(st, "%s %s: expected an integer from %d to 1000000", option, text, lo);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return sm_fail(st, "%s %s: expected an integer from %d to %d", option, text, lo, hi);
     *out = (int)v;
     return 0;
 }

@@ -15,8 +15,8 @@
 
 /* allreduce: a multiple of 4 bytes from 4 to 64G, suffixes K, M, G (KB, KiB, ...). */
 int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st);
-/* allreduce: an integer from lo to 1000000. */
-int parse_count(const char *option, const char *text, int lo, int *out, sm_status *st);
+/* allreduce: an integer from lo to hi. */
+int parse_count(const char *option, const char *text, int lo, int hi, int *out, sm_status *st);
 
 /* bench: "a,b,c" into up to OPTION_MAX_LIST items, each strdup'ed (the caller frees the *n
  * made, also on failure). */

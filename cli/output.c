@@ -498,17 +498,15 @@ int is_sequence(const sm_network *net) { return net->input.ndim <= 2; }
 int check_length_option(const char *cmd, const char *model, const sm_network *net, int64_t image,
                         int64_t seq)
 {
-    char shape[96];
+    /* no shape in the message: the network was read at the option's size, not its own */
     if (seq && !is_sequence(net))
         fprintf(stderr,
-                "scalemeter %s: --seq: %s is an image network (input %s); --image sets its "
-                "height and width\n",
-                cmd, model, sm_shape_str(&net->input, shape, sizeof shape));
+                "scalemeter %s: --seq: %s is an image network; --image sets its height and "
+                "width\n",
+                cmd, model);
     else if (image && is_sequence(net))
-        fprintf(stderr,
-                "scalemeter %s: --image: %s is a sequence network (input %s); --seq sets its "
-                "length\n",
-                cmd, model, sm_shape_str(&net->input, shape, sizeof shape));
+        fprintf(stderr, "scalemeter %s: --image: %s is a sequence network; --seq sets its length\n",
+                cmd, model);
     else
         return 0;
     return -1;

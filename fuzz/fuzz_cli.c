@@ -36,7 +36,7 @@ static void values(int which, char *text)
             check(u64 >= 4 && u64 <= OPTION_MAX_BYTES && u64 % 4 == 0);
         break;
     case 1:
-        if (parse_count("--iters", text, 0, &i, &st) == 0)
+        if (parse_count("--iters", text, 0, 1000000, &i, &st) == 0)
             check(i >= 0 && i <= 1000000);
         break;
     case 2:
