@@ -247,8 +247,10 @@ static int layer_failed(const sm_executor *ex, int i, const char *pass, const sm
                         sm_status *st)
 {
     const sm_layer *l = &ex->p.net->layers[i];
-    return sm_fail(st, "%s: %s pass of layer '%s' (%s) failed: %s", ex->p.net->name, pass, l->name,
-                   l->type->name, err->msg[0] ? err->msg : "no reason given");
+    /* the kernel's text, bounded: a kernel may fill msg without its NUL */
+    return sm_fail(st, "%s: %s pass of layer '%s' (%s) failed: %.*s", ex->p.net->name, pass,
+                   l->name, l->type->name, err->msg[0] ? (int)sizeof err->msg - 1 : 16,
+                   err->msg[0] ? err->msg : "no reason given");
 }
 
 int sm_executor_forward(sm_executor *ex, int training, sm_status *st)

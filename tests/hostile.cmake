@@ -2,7 +2,8 @@
 # damaged dynamic sections, FIFOs and devices where files are expected, world-writable plugin
 # folders, relative and repeated SCALEMETER_PLUGIN_PATH entries, a symbolic link planted at
 # the atomic writer's temporary name.
-foreach(kind ndim params pointer data_entry crash)
+foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm saved_noterm
+        cpu_pointer negative_io negative_tensors fail_null)
   string(TOUPPER ${kind} upper)
   add_library(hostile_${kind} MODULE hostile_plugin.c)
   target_include_directories(hostile_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
@@ -14,9 +15,11 @@ foreach(kind ndim params pointer data_entry crash)
 endforeach()
 sm_add_c_test(test_hostile_plugins test_hostile_plugins.c
   $<TARGET_FILE:fake_plugin_good> $<TARGET_FILE:hostile_ndim> $<TARGET_FILE:hostile_params>
-  $<TARGET_FILE:hostile_pointer> $<TARGET_FILE:hostile_data_entry>)
+  $<TARGET_FILE:hostile_pointer> $<TARGET_FILE:hostile_data_entry> ${CMAKE_BINARY_DIR}/tests/hostile)
 add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_params
-  hostile_pointer hostile_data_entry)
+  hostile_pointer hostile_data_entry hostile_infer_noterm hostile_metrics_noterm
+  hostile_saved_noterm hostile_cpu_pointer hostile_negative_io hostile_negative_tensors
+  hostile_fail_null)
 # a FIFO must be refused, not waited on: a hang ends at this limit
 set_tests_properties(test_hostile_plugins PROPERTIES TIMEOUT 60)
 

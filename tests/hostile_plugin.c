@@ -1,18 +1,39 @@
 /* Plugins that mean harm or are badly broken, one per definition (tests/hostile.cmake):
- *   HOSTILE_NDIM       infer returns an output shape of 99 dimensions
- *   HOSTILE_PARAMS     params_size of 2^40 bytes
- *   HOSTILE_POINTER    the entry point returns 0x10 instead of a descriptor
- *   HOSTILE_DATA_ENTRY sm_plugin_layer_type is a data object, not a function
- *   HOSTILE_CRASH      the entry point writes to address 16 */
+ *   HOSTILE_NDIM             infer returns an output shape of 99 dimensions
+ *   HOSTILE_PARAMS           params_size of 2^40 bytes
+ *   HOSTILE_POINTER          the entry point returns 0x10 instead of a descriptor
+ *   HOSTILE_DATA_ENTRY       sm_plugin_layer_type is a data object, not a function
+ *   HOSTILE_CRASH            the entry point writes to address 16
+ *   HOSTILE_INFER_NOTERM     infer fills err->msg to its last byte with no NUL ('E')
+ *   HOSTILE_METRICS_NOTERM   metrics does the same ('M')
+ *   HOSTILE_SAVED_NOTERM     saved does the same ('S')
+ *   HOSTILE_CPU_POINTER      the descriptor's own CPU kernel table is at 0x10
+ *   HOSTILE_NEGATIVE_IO      metrics says the layer outputs -10^8 elements a sample
+ *   HOSTILE_NEGATIVE_TENSORS metrics says 5 weights in -10^6 parameter tensors
+ *   HOSTILE_FAIL_NULL        parse fails with a NULL reason */
 #include <stdint.h>
+#include <string.h>
 
+#include <scalemeter/kernels.h>
 #include <scalemeter/plugin.h>
 
 static void parse(void *params, sm_args *args)
 {
     (void)params;
+#ifdef HOSTILE_FAIL_NULL
+    sm_arg_fail(args, NULL);
+#else
     (void)args;
+#endif
 }
+
+/* a reason of SM_ERROR_LEN bytes, none of them NUL */
+static inline int unterminated(sm_error *err, char c)
+{
+    memset(err->msg, c, sizeof err->msg);
+    return 1;
+}
+
 static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
     (void)params, (void)n_in, (void)err;
@@ -20,8 +41,37 @@ static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out
 #ifdef HOSTILE_NDIM
     out->ndim = 99;
 #endif
+#ifdef HOSTILE_INFER_NOTERM
+    return unterminated(err, 'E');
+#endif
     return 0;
 }
+
+static int metrics(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                   sm_layer_metrics *m, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)m, (void)err;
+#ifdef HOSTILE_METRICS_NOTERM
+    return unterminated(err, 'M');
+#endif
+#ifdef HOSTILE_NEGATIVE_IO
+    m->output_elems = -100000000;
+#endif
+#ifdef HOSTILE_NEGATIVE_TENSORS
+    m->weights = 5;
+    m->param_tensors = -1000000;
+#endif
+    return 0;
+}
+
+#ifdef HOSTILE_SAVED_NOTERM
+static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                 sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)s;
+    return unterminated(err, 'S');
+}
+#endif
 
 #ifndef HOSTILE_NAME
 #define HOSTILE_NAME "test_hostile"
@@ -42,6 +92,13 @@ static const sm_layer_type desc = {
     .max_inputs = 1,
     .parse = parse,
     .infer = infer,
+    .metrics = metrics,
+#ifdef HOSTILE_CPU_POINTER
+    .cpu = (const struct sm_cpu_kernels *)(uintptr_t)0x10,
+#endif
+#ifdef HOSTILE_SAVED_NOTERM
+    .saved = saved,
+#endif
 };
 
 #if defined(HOSTILE_POINTER) || defined(HOSTILE_CRASH)

@@ -1,7 +1,7 @@
 /* Hostile plugins and plugin folders (issue 40, items 9-13 and 15): each is refused with one
  * line naming the file, never a crash, a hang or heap contents in a message.
  * argv: good.so (tests/fake_plugin.c), then ndim.so params.so pointer.so data_entry.so
- * (tests/hostile_plugin.c). */
+ * (tests/hostile_plugin.c), then the folder of the other hostile kinds, KIND/KIND.so. */
 #include <elf.h>
 #include <link.h>
 #include <stdlib.h>
@@ -199,11 +199,55 @@ static void trust(void)
     rmdir(dir);
 }
 
+/* The third campaign: plugins whose reasons run to the last byte of sm_error.msg with no NUL
+ * (read past it, under ASan a stack-buffer-overflow), whose counts are negative (activations
+ * of -1.5 GiB that "fit"), whose parse fails with no reason, or whose own CPU kernel table is
+ * at 0x10 (check-plugin crashed in the executor). DIR holds KIND/KIND.so. */
+static void lying_plugin(const char *dir, const char *kind, const char *want)
+{
+    char path[512], layer[96], where[160];
+    snprintf(path, sizeof path, "%s/%s/%s.so", dir, kind, kind);
+    snprintf(layer, sizeof layer,
+             "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_%s\n", kind);
+    sm_status st;
+    sm_registry *reg;
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
+    sm_network *net = net_load(reg, layer, 0, &st);
+    CHECK_MSG(net == NULL, "%s: a network with the layer was loaded", kind);
+    if (!net) {
+        snprintf(where, sizeof where, "%s:5: layer b (test_hostile_%s): ", net_file_path, kind);
+        CHECK_CONTAINS(st.msg, where);
+        /* the whole message is the place and the reason: nothing read past the plugin's text */
+        const char *reason = strstr(st.msg, where);
+        CHECK_MSG(reason && strcmp(reason + strlen(where), want) == 0, "%s: %s", kind, st.msg);
+    }
+    sm_network_free(net);
+    sm_registry_free(reg);
+}
+
+static void lying_plugins(const char *dir)
+{
+    char e[SM_ERROR_LEN], m[SM_ERROR_LEN], s[SM_ERROR_LEN];
+    memset(e, 'E', sizeof e - 1), e[sizeof e - 1] = '\0';
+    memset(m, 'M', sizeof m - 1), m[sizeof m - 1] = '\0';
+    memset(s, 'S', sizeof s - 1), s[sizeof s - 1] = '\0';
+    lying_plugin(dir, "infer_noterm", e);
+    lying_plugin(dir, "metrics_noterm", m);
+    lying_plugin(dir, "saved_noterm", s);
+    lying_plugin(dir, "negative_io", "the plugin's output_elems is negative");
+    lying_plugin(dir, "negative_tensors", "the plugin's param_tensors is negative");
+    lying_plugin(dir, "fail_null", "the plugin refused its parameters (no reason given)");
+    char path[512];
+    snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
+    expect_refused(path, "its CPU kernel table at 0x10 is not in the plugin");
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
+    if (argc != 7) {
         fprintf(stderr, "usage: test_hostile_plugins good.so ndim.so params.so pointer.so "
-                        "data_entry.so\n");
+                        "data_entry.so HOSTILE_DIR\n");
         return 2;
     }
     const char *good = argv[1], *ndim = argv[2], *params = argv[3], *pointer = argv[4],
@@ -245,6 +289,7 @@ int main(int argc, char **argv)
     damaged_dynamic_sections();
     CHECK_EQ(load(good, &st), 0); /* the checks refuse none of a good plugin */
 
+    lying_plugins(argv[6]);
     fifo_and_empty_folder();
     trust();
     rmdir(tmpdir);

@@ -155,11 +155,13 @@ static int get_choice(sm_args *a, const char *key, const char *const *choices, i
     return dflt < 0 ? 0 : dflt;
 }
 
+/* The plugin's own reason, read no further than the host keeps of it; none: said so. */
 static void fail(sm_args *a, const char *msg)
 {
     host_args *h = host(a);
     if (!h->error[0])
-        snprintf(h->error, sizeof h->error, "%s", msg);
+        snprintf(h->error, sizeof h->error, "%.*s", (int)sizeof h->error - 1,
+                 msg && msg[0] ? msg : "the plugin refused its parameters (no reason given)");
 }
 
 static const sm_args_ops ops = {get_int, get_pair, get_bool, get_real, get_choice, fail};

@@ -265,9 +265,36 @@ static int metrics_overflow(const sm_layer_metrics *m)
 {
     return m->flops == SM_OVERFLOW || m->macs == SM_OVERFLOW || m->weights == SM_OVERFLOW ||
            m->param_tensors == SM_OVERFLOW || m->input_elems == SM_OVERFLOW ||
-           m->output_elems == SM_OVERFLOW || m->bytes == SM_OVERFLOW ||
-           m->bwd_flops == SM_OVERFLOW || m->flops < 0 || m->macs < 0 || m->weights < 0 ||
-           m->bytes < 0 || m->bwd_flops < 0;
+           m->output_elems == SM_OVERFLOW || m->bytes == SM_OVERFLOW || m->bwd_flops == SM_OVERFLOW;
+}
+
+/* A count below zero is the plugin's error, never a size: it would subtract from memory and
+ * time (activations of -1.5 GiB that "fit"). Named, so that its author finds it. */
+static const char *metrics_negative(const sm_layer_metrics *m)
+{
+    const struct {
+        const char *name;
+        int64_t v;
+    } c[] = {{"flops", m->flops},
+             {"macs", m->macs},
+             {"bwd_flops", m->bwd_flops},
+             {"weights", m->weights},
+             {"param_tensors", m->param_tensors},
+             {"input_elems", m->input_elems},
+             {"output_elems", m->output_elems},
+             {"bytes", m->bytes}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        if (c[i].v < 0)
+            return c[i].name;
+    return NULL;
+}
+
+/* A plugin's reason for refusing, or DFLT where it gave none. Its text is the plugin's: ended
+ * here, since a plugin may fill msg to the last byte without a NUL. */
+static const char *plugin_reason(sm_error *e, const char *dflt)
+{
+    e->msg[sizeof e->msg - 1] = '\0';
+    return e->msg[0] ? e->msg : dflt;
 }
 
 /* What the layer keeps for backward: the plugin's declaration, or the conservative default
@@ -288,7 +315,7 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
     sm_error e = {{0}};
     if (t->saved(l->params, in, l->n_inputs, &l->out, s, &e))
         return sm_fail(st, "%s (%s): %s", at, t->name,
-                       e.msg[0] ? e.msg : "cannot say what it keeps");
+                       plugin_reason(&e, "cannot say what it keeps"));
     if ((l->n_inputs < 32 && (s->inputs >> l->n_inputs)) || s->extra_elems < 0 ||
         s->extra_elems == SM_OVERFLOW || s->mask_elems < 0 || s->mask_elems == SM_OVERFLOW ||
         s->extra_bytes < 0 || s->extra_bytes_fixed < 0 || s->extra_bytes == SM_OVERFLOW ||
@@ -368,7 +395,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     sm_error e = {{0}};
     memset(&l->out, 0, sizeof l->out);
     if (t->infer(l->params, in, l->n_inputs, &l->out, &e))
-        return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "inputs do not fit");
+        return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "inputs do not fit"));
     char shape[96];
     if (l->out.ndim < 1 || l->out.ndim > SM_MAX_DIMS) /* dim[] holds only SM_MAX_DIMS */
         return sm_fail(st,
@@ -385,11 +412,14 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     m->output_elems = sm_shape_elems(&l->out);
     m->bytes = sm_mul(4, sm_add(m->input_elems, m->output_elems));
     if (t->metrics && t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
-        return sm_fail(st, "%s (%s): %s", at, t->name, e.msg[0] ? e.msg : "cannot count");
+        return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "cannot count"));
     if (m->bwd_flops == 0) /* input gradient, plus the weight gradient where there are weights */
         m->bwd_flops = sm_mul(m->weights ? 2 : 1, m->flops);
     if (m->matmul_flops == 0 && (t->traits & SM_TRAIT_MATMUL))
         m->matmul_flops = m->flops;
+    const char *negative = metrics_negative(m);
+    if (negative)
+        return sm_fail(st, "%s (%s): the plugin's %s is negative", at, t->name, negative);
     if (metrics_overflow(m))
         return sm_fail(st, "%s (%s): a count overflows 64 bits; sizes are too large", at, t->name);
     if (m->matmul_flops < 0 || m->matmul_flops > m->flops)

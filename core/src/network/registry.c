@@ -181,6 +181,37 @@ static int check_params_size(const sm_layer_type *t, const char *path, sm_status
     return 0;
 }
 
+/* A CPU kernel table (a descriptor's own, or a companion's) lies in HANDLE's object, whole,
+ * and its functions in loaded code: the host calls them when bench or check-plugin runs the
+ * type, so a stray pointer would crash it there. */
+static int check_cpu_table(void *handle, const struct sm_cpu_kernels *k, const char *path,
+                           sm_status *st)
+{
+    if ((uintptr_t)k % _Alignof(struct sm_cpu_kernels) ||
+        !sm_plugin_holds(handle, k, sizeof(uint32_t)))
+        return sm_fail(st, "%s: its CPU kernel table at %p is not in the plugin", path,
+                       (const void *)k);
+    size_t len = k->struct_size < sizeof *k ? k->struct_size : sizeof *k;
+    if (!sm_plugin_holds(handle, k, len))
+        return sm_fail(st, "%s: its CPU kernel table (%u bytes) extends beyond the plugin", path,
+                       k->struct_size);
+    void *fn[5] = {0};
+    const char *names[5] = {"work_size", "state_size", "init", "forward", "backward"};
+    size_t at[5] = {offsetof(struct sm_cpu_kernels, work_size),
+                    offsetof(struct sm_cpu_kernels, state_size),
+                    offsetof(struct sm_cpu_kernels, init), offsetof(struct sm_cpu_kernels, forward),
+                    offsetof(struct sm_cpu_kernels, backward)};
+    for (int i = 0; i < 5; i++) {
+        if (at[i] + sizeof fn[i] > len)
+            continue; /* a shorter table: the field is absent (the executor checks its size) */
+        memcpy(&fn[i], (const char *)k + at[i], sizeof fn[i]); /* as POSIX allows */
+        if (fn[i] && !sm_loaded_code(fn[i]))
+            return sm_fail(st, "%s: its CPU kernel table's %s points outside every loaded object",
+                           path, names[i]);
+    }
+    return 0;
+}
+
 /* The descriptor and what check_descriptor reads of it lie in memory the host may read: the
  * descriptor in the plugin itself, its strings and functions in some loaded object. */
 static int check_descriptor_memory(void *handle, const sm_layer_type *t, const char *path,
@@ -211,6 +242,8 @@ static int check_descriptor_memory(void *handle, const sm_layer_type *t, const c
         if (fn[i] && !sm_loaded_code(fn[i]))
             return sm_fail(st, "%s: its descriptor's %s points outside every loaded object", path,
                            (const char *[]){"parse", "infer", "metrics", "saved"}[i]);
+    if (len >= offsetof(sm_layer_type, cpu) + sizeof t->cpu && t->cpu)
+        return check_cpu_table(handle, t->cpu, path, st);
     return 0;
 }
 
@@ -623,8 +656,8 @@ static int load_cpu_companion(plugin *p, sm_status *st)
     int rc;
     const struct sm_cpu_kernels *k = open_companion(
         p, path, SM_CPU_ENTRY_NAME, "CPU", _Alignof(struct sm_cpu_kernels), &handle, &rc, st);
-    if (k && !sm_plugin_holds(handle, k, k->struct_size < sizeof *k ? k->struct_size : sizeof *k))
-        rc = COMPANION_FAILED, sm_fail(st, "%s: its entry point returned no CPU kernels", path);
+    if (k && check_cpu_table(handle, k, path, st))
+        rc = COMPANION_FAILED;
     else if (k && k->struct_size < offsetof(struct sm_cpu_kernels, backward) + sizeof k->backward)
         rc = COMPANION_FAILED,
         sm_fail(st, "%s: CPU kernel table too small (%u bytes)", path, k->struct_size);
