@@ -36,6 +36,10 @@ static void json_figure(json_writer *w, const char *key, double v)
     json_field_number(w, key, v > 0 ? v : NAN);
 }
 
+/* A CSV field: the figure, or empty where the file gives none, as JSON's null and the
+ * table's "-". */
+static void csv_figure(double v) { csv_real(stdout, v > 0 ? v : NAN); }
+
 int cmd_devices(int argc, char **argv)
 {
     output_format format = FORMAT_TABLE;
@@ -92,9 +96,14 @@ int cmd_devices(int argc, char **argv)
             putchar(',');
             csv_field(stdout, d.description);
             for (int k = 0; k < 4; k++)
-                d.peak_tflops[k] > 0 ? printf(",%.6g", d.peak_tflops[k]) : printf(",");
-            printf(",%.6g,%.6g,%d,%d,%.6g,%.6g,", d.memory_gib, d.memory_bandwidth_gb_s,
-                   d.devices_per_node, d.sm_count, d.boost_clock_mhz, d.l2_mib);
+                csv_figure(d.peak_tflops[k]);
+            csv_figure(d.memory_gib);
+            csv_figure(d.memory_bandwidth_gb_s);
+            printf(",%d", d.devices_per_node);
+            csv_figure(d.sm_count);
+            csv_figure(d.boost_clock_mhz);
+            csv_figure(d.l2_mib);
+            putchar(',');
             csv_field(stdout, d.tensor_cores);
             putchar(',');
             csv_field(stdout, d.memory_type);

@@ -105,6 +105,9 @@ rc, out, err = run("devices", "--format", "csv")
 check(out.startswith("device,description,peak_fp32_tflops,"), "csv header")
 check("\nt4,NVIDIA T4 16 GB,8.1,,65,,15,320,1,40,1590,4,turing,gddr6," in out,
       "csv row of t4: " + out[:200])
+# what a description does not give is empty, as JSON's null: the cpu has no SMs, clock or L2
+cpu = [ln for ln in out.splitlines() if ln.startswith("cpu,")]
+check(cpu and ",5.89,,,,256,204.8,2,,,,,," in cpu[0], f"csv row of cpu: {cpu}")
 
 # the loader refuses peaks the architecture cannot have, naming file and line
 base = """[device]
