@@ -337,6 +337,12 @@ with tempfile.TemporaryDirectory() as d:
     # a size not in decimal digits is refused at its line, not skipped as noise
     path, at = with_row("hex.txt", 1 << 20, lambda l: l.replace("1048576", "0x100000", 1))
     fails([path], f"hex.txt:{at}", "decimal")
+    # a time past 1e6 s (11.6 days) is no one collective: 1e308 us was fitted as data
+    path, at = with_row("huge-time.txt", 1 << 20,
+                        lambda l: " ".join(l.split()[:5] + ["1e308"] + l.split()[6:]))
+    fails([path], f"huge-time.txt:{at}", "above 1e+06 s")
+    huge_csv = write("huge-time.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,2e6\n")
+    fails([huge_csv], "huge-time.csv:2", "time_s 2e6 is above 1e+06 s")
     fails([one, "--device-base", "nosuchdevice"], "nosuchdevice")
     fails([one, "--min-bytes", "lots"], "--min-bytes")
     # 100 s more per all-reduce than the links explain: 100 / 14 ring steps of 8 ranks is

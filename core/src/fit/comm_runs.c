@@ -10,6 +10,7 @@
 
 #include "network/network_internal.h"
 #include "scalemeter/comm.h"
+#include "scalemeter/fit.h"
 
 #define MAX_TOKENS 32
 #define MAX_HOSTS 4096
@@ -248,6 +249,12 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
                          path, lineno, has_root ? " root" : "");
             break;
         }
+        /* one collective, as the runs CSV's one pass: 1e308 us would be fitted as data */
+        if (us > SM_MAX_RUN_SECONDS * 1e6) {
+            rc = sm_fail(st, "%s:%d: a time of %s us is above %g s (11.6 days): not one collective",
+                         path, lineno, tok[t], SM_MAX_RUN_SECONDS);
+            break;
+        }
         /* a run that summed wrongly timed something else than the all-reduce asked for */
         for (int w = t + 3; w < nt && w <= t + 7; w += 4)
             if (!wrong_ok(tok[w])) {
@@ -349,6 +356,11 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
             ranks > 1 << 24 || t <= 0 || file_nodes < 1 || file_nodes > 1 << 24) {
             rc = sm_fail(st, "%s:%d: expected positive bytes, ranks%s and time_s", path, lineno,
                          col_nodes >= 0 ? ", nodes" : "");
+            break;
+        }
+        if (t > SM_MAX_RUN_SECONDS) {
+            rc = sm_fail(st, "%s:%d: time_s %s is above %g s (11.6 days): not one collective", path,
+                         lineno, tok[col_time], SM_MAX_RUN_SECONDS);
             break;
         }
         if (col_impl >= 0) {
