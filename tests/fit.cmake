@@ -324,3 +324,7 @@ set_tests_properties(cli_fit_output_device_kept PROPERTIES PASS_REGULAR_EXPRESSI
 # The shipped calibrations are what fit makes of their CSVs today (refit by
 # tools/accuracy_report.py): a network's counts changed since would make them stale.
 sm_add_python_test(shipped_calibrations_current test_shipped_calibrations.py ${SCALEMETER_BIN})
+
+# validate over rows in any order: each network loaded once, the same report, the first
+# failing row of the file named, rows predicted not to fit said in the file's order
+sm_add_python_test(validate_row_order test_validate_cli.py ${SCALEMETER_BIN})
