@@ -1,6 +1,7 @@
 /* The parser and the help printer of option tables (option_table.h). */
 #include "option_table.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,23 @@ int opt_int(const opt_desc *d, const char *arg, void *field)
 {
     char name[64];
     return parse_positive(dashed(d, name, sizeof name), arg, d->max, field);
+}
+
+/* --dataset counts samples in digits. A suffix (15T) is how --tokens counts, and what a user
+ * who thinks of a language model's dataset in tokens writes: said, rather than a bare
+ * "expected an integer". */
+int opt_dataset(const opt_desc *d, const char *arg, void *field)
+{
+    size_t n = strlen(arg);
+    if (n >= 2 && strchr("kKMBGTP", arg[n - 1]) && isdigit((unsigned char)arg[n - 2])) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "--dataset %s: samples are counted in digits (--dataset 1281167); a sequence "
+                 "network's dataset in tokens, with a suffix, is --tokens %s",
+                 arg, arg);
+        return report_error(msg), -1;
+    }
+    return opt_int(d, arg, field);
 }
 
 int opt_tokens(const opt_desc *d, const char *arg, void *field)

@@ -55,6 +55,7 @@ typedef struct opt_command {
 int opt_string(const opt_desc *d, const char *arg, void *field);
 int opt_flag(const opt_desc *d, const char *arg, void *field);
 int opt_int(const opt_desc *d, const char *arg, void *field);
+int opt_dataset(const opt_desc *d, const char *arg, void *field); /* opt_int, suffixes named */
 int opt_tokens(const opt_desc *d, const char *arg, void *field);
 int opt_mib(const opt_desc *d, const char *arg, void *field);
 int opt_format(const opt_desc *d, const char *arg, void *field);

@@ -70,7 +70,7 @@ static const opt_desc layout_opts[] = {
      "an image network's input height and width (default: the file's)"},
     {"seq", 0, "S", opt_int, 1 << 24, AT(seq),
      "a sequence network's length in tokens (default: the file's)"},
-    {"dataset", 0, "D", opt_int, MAX_DATASET, AT(dataset),
+    {"dataset", 0, "D", opt_dataset, MAX_DATASET, AT(dataset),
      "samples per epoch (default 1281167, ImageNet's training set)"},
     {"tokens", 0, "T", opt_tokens, 0, AT(tokens),
      "(a sequence network) tokens per epoch, with K, M, B, T for\n"

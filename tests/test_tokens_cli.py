@@ -127,6 +127,8 @@ for cmd in (["predict", "--batch", "1"], ["curve", "--batch", "1", "--nodes", "1
             (["resnet50", "--device", "h100", "--seq", "64"], "--seq: resnet50 is an image"),
             (["resnet50", "--device", "h100", "--tokens", "1B"], "--tokens: resnet50"),
             (["gpt2", "--device", "h100", "--tokens", "1B", "--dataset", "9"], "one of the two"),
+            # a dataset in tokens written as --dataset: the option that counts them is named
+            (["gpt2", "--device", "h100", "--dataset", "15T"], "is --tokens 15T"),
             (["gpt2", "--device", "h100", "--seq", "2048"], "gpt2.ini:15: layer wpe")]:
         rc, out, err = run(cmd[0], *args, *cmd[1:])
         lines = err.strip().splitlines()
