@@ -448,7 +448,10 @@ static void write_memory_notes(FILE *out, const curve_run *r)
         else
             fprintf(out, "runs out of memory at some node counts (DDP's gradient buckets)\n");
     }
-    if (unknown)
+    if (unknown && r->args->common.choice.device)
+        fprintf(out, "\nmemory: the device's capacity is not known (the description has no "
+                     "memory_gib)\n");
+    else if (unknown)
         fprintf(out, "\nmemory: the device's capacity is not known (a calibration alone); "
                      "--device D says whether it fits\n");
 }

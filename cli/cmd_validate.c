@@ -264,7 +264,8 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
             printf("memory: %d of %d rows ran and are predicted not to fit the device\n", oom,
                    known);
         else
-            printf("memory: the device's capacity is not known (--device D says)\n");
+            printf("memory: the device's capacity is not known (%s)\n",
+                   a->device ? "the description has no memory_gib" : "--device D says");
     }
     free(y), free(q);
 }

@@ -70,6 +70,14 @@ check(rc == 0 and "the description has no memory_gib" in out and "--device D" no
       f"a description without memory_gib is named as the reason: {out}")
 rc, out, err = run("predict", "resnet50", "--batch", "8")
 check(rc == 0 and "capacity not known: --device D tells" in out, f"no --device: {out}")
+rc, out, err = run("curve", "resnet50", "--device", "tests/data/curve/round_device.ini",
+                   "--batch", "8", "--nodes", "1:2")
+check(rc == 0 and "capacity is not known (the description has no memory_gib)" in out and
+      "--device D" not in out, f"curve names memory_gib as the reason: {out}")
+rc, out, err = run("validate", "configs/calibrations/cpu-amd-epyc-1thread.csv", "--device",
+                   "tests/data/curve/round_device.ini")
+check(rc == 0 and "capacity is not known (the description has no memory_gib)" in out,
+      f"validate names memory_gib as the reason: {out[-300:]}")
 # nothing fits: 70B parameters' 16 bytes each are 1 TB beside 80 GB; the table says what to try
 rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch")
 mb = [l for l in out.splitlines() if l.startswith("max_batch")]
