@@ -90,18 +90,53 @@ static void values(int which, char *text)
     }
 }
 
-/* A JSON string as json_string writes it, read back: the text itself. */
+/* The length of the well-formed UTF-8 sequence at s, or 0: decoded, then held to RFC 3629's
+ * ranges (no overlong form, no surrogate, nothing past U+10FFFF). Written apart from the
+ * writer's table of second bytes, so that the two check each other. */
+static int utf8_sequence(const unsigned char *s)
+{
+    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    int n = s[0] < 0x80             ? 1
+            : (s[0] & 0xe0) == 0xc0 ? 2
+            : (s[0] & 0xf0) == 0xe0 ? 3
+            : (s[0] & 0xf8) == 0xf0 ? 4
+                                    : 0;
+    if (n < 2)
+        return n;
+    unsigned cp = s[0] & (0x7fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    return cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+/* A JSON string as json_string writes it, read back: the text itself, but for each byte that
+ * begins no well-formed UTF-8 sequence, which is U+FFFD. */
 static void json_round_trip(const char *text, const char *out)
 {
     check(*out++ == '"');
-    for (; *out != '"'; text++) {
+    while (*out != '"') {
         unsigned ch = (unsigned char)*out++;
         check(ch >= 0x20);
+        if (ch >= 0x80) { /* a sequence passed through whole, and well-formed */
+            int n = utf8_sequence((const unsigned char *)text);
+            check(n > 1 && memcmp(out - 1, text, (size_t)n) == 0);
+            out += n - 1, text += n;
+            continue;
+        }
         if (ch == '\\') {
             if (*out == 'u') {
                 unsigned v;
                 check(sscanf(out + 1, "%4x", &v) == 1);
                 ch = v, out += 5;
+                if (v == 0xfffd) { /* a byte that begins no well-formed sequence */
+                    check((unsigned char)*text >= 0x80 &&
+                          utf8_sequence((const unsigned char *)text) == 0);
+                    text++;
+                    continue;
+                }
             } else { /* JSON's short escapes, as the writer uses them */
                 static const char from[] = "bfnrt", to[] = "\b\f\n\r\t";
                 const char *k = strchr(from, *out);
@@ -109,7 +144,7 @@ static void json_round_trip(const char *text, const char *out)
                 out++;
             }
         }
-        check((unsigned char)*text == ch);
+        check((unsigned char)*text++ == ch);
     }
     check(*text == '\0' && out[1] == '\0');
 }
