@@ -270,18 +270,17 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
     free(y), free(q);
 }
 
-/* A measured row, so a configuration that ran, that the memory model says does not fit: the
- * first five said one by one, the count at the end (report). */
-static void ran_but_oom_warn(const sm_runs *runs, const sm_run *r, const sm_memory *m, int k)
+/* A measured row, so a configuration that ran, that the memory model says needs NEED bytes of
+ * the device's HAS: the first five said one by one, the count at the end (report). */
+static void ran_but_oom_warn(const sm_runs *runs, const sm_run *r, double need, double has, int k)
 {
-    char need[32], has[32];
+    char need_s[32], has_s[32];
     if (k < 5)
         fprintf(stderr,
                 "scalemeter validate: warning: %s:%d: %s at batch %lld ran, but is "
                 "predicted not to fit (%s of %s)\n",
                 runs->path, r->line, r->model, (long long)r->batch,
-                fmt_gib(m->peak + m->context, need, sizeof need),
-                fmt_gib(m->capacity, has, sizeof has));
+                fmt_gib(need, need_s, sizeof need_s), fmt_gib(has, has_s, sizeof has_s));
 }
 
 /* Rows by (model, image), then by line: each network is loaded once, whatever the order of
@@ -317,7 +316,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
                         sm_prediction *pred, int *known, int *oom, int *conv, sm_status *st)
 {
     int *order = malloc((size_t)runs->n * sizeof *order);
-    unsigned char *no_fit = calloc((size_t)runs->n, 1);
+    double *no_fit = calloc((size_t)runs->n, sizeof *no_fit); /* bytes needed; 0: it fits */
     if (!order || !no_fit) {
         free(order), free(no_fit);
         return sm_fail(st, "out of memory");
@@ -327,6 +326,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
     sort_rows = runs->rows;
     qsort(order, (size_t)runs->n, sizeof *order, by_network);
     int failed_line = 0;
+    double capacity = 0;
     sm_network *net = NULL;
     for (int k = 0; k < runs->n; k++) {
         const sm_run *r = &runs->rows[order[k]];
@@ -353,27 +353,16 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
                 failed_line = r->line, *st = inner;
             continue;
         }
-        no_fit[order[k]] = mem.fits == 0; /* it ran: the memory model is wrong there */
+        /* it ran: where it does not fit, the memory model is wrong */
+        no_fit[order[k]] = mem.fits == 0 ? mem.peak + mem.context : 0;
+        capacity = mem.capacity; /* the predictor's device: one for every row */
         *known += mem.fits >= 0;
     }
     sm_network_free(net);
     /* in the file's order: the first five said one by one, the count at the end (report) */
-    for (int i = 0; i < runs->n && !failed_line; i++) {
-        if (!no_fit[i])
-            continue;
-        const sm_run *r = &runs->rows[i];
-        if (*oom < 5) {
-            sm_memory mem;
-            sm_network_options opt = {r->image};
-            sm_status inner;
-            net = NULL;
-            if (sm_network_load(reg, r->model, &opt, &net, &inner) == 0 &&
-                predict_row(runs, i, net, p, pred, &mem, &inner) == 0)
-                ran_but_oom_warn(runs, r, &mem, *oom);
-            sm_network_free(net);
-        }
-        ++*oom;
-    }
+    for (int i = 0; i < runs->n && !failed_line; i++)
+        if (no_fit[i] > 0)
+            ran_but_oom_warn(runs, &runs->rows[i], no_fit[i], capacity, (*oom)++);
     free(order), free(no_fit);
     return failed_line ? -1 : 0;
 }
