@@ -272,8 +272,7 @@ static int layer_failed(const sm_cuda_executor *ex, int i, const char *what, con
     const sm_layer *l = &ex->p.net->layers[i];
     /* the kernel's text, bounded: a kernel may fill msg without its NUL */
     return sm_fail(st, "%s at batch %lld: %s of layer '%s' (%s) failed: %.*s", ex->p.net->name,
-                   (long long)ex->opt.batch, what, l->name, l->type->name,
-                   err->msg[0] ? (int)sizeof err->msg - 1 : 16,
+                   (long long)ex->opt.batch, what, l->name, l->type->name, (int)sizeof err->msg - 1,
                    err->msg[0] ? err->msg : "no reason given");
 }
 

@@ -277,18 +277,6 @@ static int set_field(reader *r, int i, const char *value)
     return 0;
 }
 
-/* Keys [framework] held until the device's own kernels were seen to decide them: a framework
- * file given with --framework replaced them, so a CPU took CUDA's bool masks and context. */
-static int moved_to_device(const char *key)
-{
-    static const char *const moved[] = {"dropout_mask_bytes", "workspace_mib", "context_mib",
-                                        "fused_attention_dropout"};
-    for (size_t i = 0; i < sizeof moved / sizeof *moved; i++)
-        if (!strcmp(key, moved[i]))
-            return 1;
-    return 0;
-}
-
 static int on_entry(void *user, const char *section, const char *key, const char *value)
 {
     reader *r = user;
@@ -314,14 +302,6 @@ static int on_entry(void *user, const char *section, const char *key, const char
                        "%s:%d: unknown section [%s]: expected [device], [framework] or "
                        "[node]",
                        path, r->rd.line, section),
-               0;
-    }
-    if (!strcmp(section, "framework") && moved_to_device(key)) {
-        r->error = 1;
-        return sm_fail(r->st,
-                       "%s:%d: %s is a [device] key (the device's kernels and libraries decide "
-                       "it, whatever the framework): give it under [device] of the description",
-                       path, r->rd.line, key),
                0;
     }
     for (int i = 0; i < N_FIELDS; i++) {

@@ -358,15 +358,12 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
                  fit->devices_max);
         append(buf, len, text);
     } else if (n > 1 && !fit->multi_device && grad && !fit->comm_unidentified) {
-        append(buf, len,
-               ((const coeffs *)p->impl)->overlap
-                   ? "the calibration saw single-device runs only: t_grad on several devices "
-                     "is the local update alone, without communication, and the overlap has "
-                     "nothing to hide (calibrate with several devices, or add --device NAME: "
-                     "a description's all-reduce)"
-                   : "the calibration saw single-device runs only: t_grad on several devices "
-                     "is the local update alone, without communication (calibrate with several "
-                     "devices, or add --device NAME: a description's all-reduce)");
+        snprintf(text, sizeof text,
+                 "the calibration saw single-device runs only: t_grad on several devices is the "
+                 "local update alone, without communication%s (calibrate with several devices, "
+                 "or add --device NAME: a description's all-reduce)",
+                 ((const coeffs *)p->impl)->overlap ? ", and the overlap has nothing to hide" : "");
+        append(buf, len, text);
     } else if (grad && ring && !fit->flat_ring) {
         /* the hierarchical ring form fits a level's terms only when the rows had that level */
         if (layout->gpus_per_node > 1 && !fit->multi_gpu)
