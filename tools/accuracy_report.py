@@ -478,7 +478,7 @@ def mlperf_nodes_section(a, w):
     w("|---|---|---|---|---|---|")
     for dev in ("h100", "h100-pcie", "h200", "a100", "a100-pcie-80gb", "l40s"):
         r = sorted(ratios[dev])
-        med = (r[(len(r) - 1) // 2] + r[len(r) // 2]) / 2
+        med = statistics.median(r)
         w(f"| {dev} | {len(r)} | {med:.3f} | {r[0]:.3f} | {r[-1]:.3f} | "
           f"{sum(abs(x - 1) <= 0.10 for x in r)} |")
     # the same code (NGC 24.04) on H100 and H200 nodes: what scales with memory bandwidth
