@@ -22,7 +22,8 @@
 
 #define LINE_LEN 1024
 #define TEXT_LEN 4096
-#define SEED 7 /* of the executors' weights, input and dropout masks */
+#define SEED 7             /* of the executors' weights, input and dropout masks */
+#define MAX_CASE_BATCH 256 /* a case is a few elements; its tensors are allocated whole */
 
 /* The expected values a case may give, each checked only when given. */
 enum {
@@ -153,7 +154,8 @@ static int objective(grad_run *g, double *value, sm_status *st)
     return 0;
 }
 
-/* Largest |analytic - numeric| over v, relative to the largest |numeric| (at least 1e-3). */
+/* Largest |analytic - numeric| over v, relative to the largest |numeric| (at least 1e-3);
+ * infinite where either is not finite (a NaN loses every comparison, so it would read 0). */
 static int compare(grad_run *g, float *v, const float *grad, int64_t n, double eps, double *err,
                    sm_status *st)
 {
@@ -170,6 +172,10 @@ static int compare(grad_run *g, float *v, const float *grad, int64_t n, double e
         v[i] = keep;
         double numeric = (up - down) / (2 * eps);
         double d = fabs(numeric - grad[i]);
+        if (!isfinite(d)) {
+            *err = INFINITY;
+            return 0;
+        }
         worst = d > worst ? d : worst;
         scale = fabs(numeric) > scale ? fabs(numeric) : scale;
     }
@@ -447,21 +453,29 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
         snprintf(c->output, sizeof c->output, "%s", value);
     } else if (!strcmp(key, "message")) {
         snprintf(c->message, sizeof c->message, "%s", value);
-    } else if (!strcmp(key, "gradient")) {
-        c->gradient = strcmp(value, "no") != 0;
-    } else if (!strcmp(key, "device")) {
-        c->device = strcmp(value, "no") != 0;
-    } else if (!strcmp(key, "random_weights")) {
-        c->random_weights = !strcmp(value, "yes");
-    } else if (!strcmp(key, "batch") || !strcmp(key, "eps") || !strcmp(key, "tolerance") ||
-               !strcmp(key, "scale")) {
+    } else if (!strcmp(key, "gradient") || !strcmp(key, "device") ||
+               !strcmp(key, "random_weights")) {
+        if (strcmp(value, "yes") && strcmp(value, "no"))
+            return sm_fail(st, "%s:%d: %s must be yes or no, not '%s'", path, lineno, key, value);
+        int yes = !strcmp(value, "yes");
+        if (key[0] == 'g')
+            c->gradient = yes;
+        else if (key[0] == 'd')
+            c->device = yes;
+        else
+            c->random_weights = yes;
+    } else if (!strcmp(key, "batch")) {
+        long long v = strtoll(value, &end, 10);
+        if (end == value || *end || v < 1 || v > MAX_CASE_BATCH)
+            return sm_fail(st, "%s:%d: batch must be a whole number from 1 to %d, not '%s'", path,
+                           lineno, MAX_CASE_BATCH, value);
+        c->batch = v;
+    } else if (!strcmp(key, "eps") || !strcmp(key, "tolerance") || !strcmp(key, "scale")) {
         double v = strtod(value, &end);
-        if (end == value || *end || !(v > 0))
-            return sm_fail(st, "%s:%d: %s must be a positive number, not '%s'", path, lineno, key,
-                           value);
-        if (key[0] == 'b')
-            c->batch = (long long)v;
-        else if (key[0] == 'e')
+        if (end == value || *end || !(v > 0) || !isfinite(v))
+            return sm_fail(st, "%s:%d: %s must be a positive finite number, not '%s'", path, lineno,
+                           key, value);
+        if (key[0] == 'e')
             c->eps = v;
         else if (key[0] == 't')
             c->tolerance = v;

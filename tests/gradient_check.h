@@ -129,6 +129,8 @@ static double compare(fixture *f, float *v, const float *grad, int64_t n, double
         v[i] = keep;
         double numeric = (up - down) / (2 * eps);
         double d = fabs(numeric - grad[i]);
+        if (!isfinite(d)) /* a NaN loses every comparison: it would read 0 */
+            return INFINITY;
         worst = d > worst ? d : worst;
         scale = fabs(numeric) > scale ? fabs(numeric) : scale;
     }

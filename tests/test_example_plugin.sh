@@ -54,6 +54,29 @@ fi
 echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input .*: too large$" ||
     fail "$out"
 echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: 2 failed$" || fail "$out"
+# A backward that writes NaN fails too: a NaN error loses every comparison with the largest so
+# far, so it once read as 0 and passed.
+mkdir "$dir/nan"
+sed 's/(1.0f - t \* t)/(1.0f - t * t) * NAN/' "$src/examples/plugin/mish.c" > "$dir/nan/mish.c"
+grep -q "t \* t) \* NAN" "$dir/nan/mish.c" || fail "the NaN copy of mish.c has no NaN"
+$cc -std=c11 -O2 -shared -fPIC -I"$src/core/include" -o "$dir/nan/mish.so" "$dir/nan/mish.c" -lm
+if out=$("$scalemeter" check-plugin "$dir/nan/mish.so" --cases "$src/examples/plugin/cases.ini" \
+         2>&1); then
+    fail "check-plugin passed a NaN gradient: $out"
+fi
+echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input inf.*: too large$" ||
+    fail "$out"
+# A damaged cases file is refused at its line: a batch whose tensors no machine holds, a
+# fractional batch, a verdict that is neither yes nor no, an infinite tolerance.
+for bad in "batch = 1000000000" "batch = 2.5" "gradient = maybe" "tolerance = inf"; do
+    sed "/^\[case vector\]/a $bad" "$src/examples/plugin/cases.ini" > "$dir/bad_cases.ini"
+    grep -qx "$bad" "$dir/bad_cases.ini" || fail "no '$bad' in the damaged cases file"
+    line=$(grep -nx "$bad" "$dir/bad_cases.ini" | cut -d: -f1)
+    if out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&1); then
+        fail "check-plugin took '$bad': $out"
+    fi
+    echo "$out" | grep -q "bad_cases.ini:$line: ${bad%% *} must be" || fail "'$bad': $out"
+done
 # Without cases: the type is named, and the exit is 1.
 out=$("$scalemeter" check-plugin "$dir/mish.so" 2>&1) && fail "check-plugin without cases.ini"
 echo "$out" | grep -q "$dir/cases.ini: cannot read the cases file" || fail "$out"
