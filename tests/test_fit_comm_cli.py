@@ -283,6 +283,33 @@ with tempfile.TemporaryDirectory() as d:
     fails([mixed], "mixed.csv:3", "--impl")
     fails([one, "--min-bytes", "1G"], "need two sizes")
 
+    # A row cut short, as a log truncated mid-number, is refused at its line: "137" of
+    # "1374.89" with no algbw, busbw or #wrong once fitted 6912 GB/s within a node.
+    cut = nccl_tests_output(1, 8).splitlines()
+    last = max(i for i, l in enumerate(cut) if l.split() and l.split()[0].isdigit())
+    cut[last] = " ".join(cut[last].split()[:5] + [cut[last].split()[5][:3]])
+    fails([write("cut.txt", "\n".join(cut[:last + 1]))], f"cut.txt:{last + 1}", "algbw")
+    fails([write("cut.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,1e-4\n"
+                 "16777216,ring,8,1\n")], "cut.csv:3", "4 fields where the header has 5")
+    fails([write("long.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,1,5e-4\n")],
+          "long.csv:2", "6 fields where the header has 5")
+    # FILE@NODES may not contradict a file that names its hosts: two nodes' run read @4 once
+    # fitted 108 GB/s between nodes from 45; one host may be several (containers share names).
+    fails([one, two + "@4", "--collective", "ring"], "two-nodes.txt", "sit on 2 nodes", "@4")
+    fails([one, two + "@1", "--collective", "ring"], "two-nodes.txt", "sit on 2 nodes", "@1")
+    two_csv = write("two.csv", "bytes,impl,ranks,nodes,time_s\n1048576,ring,16,2,1e-4\n"
+                    "2097152,ring,16,2,2e-4\n")
+    fails([two_csv + "@4"], "two.csv", "sit on 2 nodes", "@4")
+    rc, so, se = run("fit-comm", one, write("one-host.txt", nccl_tests_output(2, 8).replace(
+        "node01", "node00")) + "@2", "--format", "json", "--collective", "ring")
+    check(rc == 0 and json.loads(so)["inter"]["fitted"], f"one host name @2: {rc} {se}")
+    # Each '# Rank N' once: every Rank line twice made 32 ranks of 16 and 164 GB/s.
+    doubled = "\n".join(l + ("\n" + l if "Rank" in l else "")
+                        for l in nccl_tests_output(2, 8).splitlines()) + "\n"
+    fails([write("doubled.txt", doubled)], "doubled.txt", "rank 0 given twice")
+    gap = "\n".join(l for l in nccl_tests_output(1, 8).splitlines() if "Rank  3 " not in l)
+    fails([write("gap.txt", gap + "\n")], "gap.txt", "rank 3 missing")
+
     # An empty CSV field is an error at its line, in every column, never a shift of the ones
     # after it (",," once merged, so that 58.2 in algbw_gb_s was read as the time).
     head = "bytes,impl,ranks,nodes,time_s,algbw_gb_s\n1048576,nccl,8,1,1e-4,10\n"

@@ -3,6 +3,7 @@
  * error or a poor fit can be traced to the row. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,9 +82,16 @@ static int parse_int(const char *text, long *out)
     return 0;
 }
 
-/* ranks / nodes devices per node, or an error naming the file. */
+/* ranks / nodes devices per node, or an error naming the file. A file that names more than
+ * one host tells its node count, and FILE@NODES may not contradict it; one host may be several
+ * nodes whose hosts share a name (containers), which only FILE@NODES can say. */
 static int layout(const char *path, int ranks, int hosts, int nodes, int *n, int *g, sm_status *st)
 {
+    if (nodes > 0 && hosts > 1 && nodes != hosts)
+        return sm_fail(st,
+                       "%s: the file's ranks sit on %d nodes, and @%d says %d; give @NODES only "
+                       "where the file does not tell it",
+                       path, hosts, nodes, nodes);
     *n = nodes > 0 ? nodes : hosts;
     if (*n < 1 || ranks < *n || ranks % *n)
         return sm_fail(st,
@@ -94,17 +102,26 @@ static int layout(const char *path, int ranks, int hosts, int nodes, int *n, int
     return 0;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
 /* One nccl-tests run of a log: its ranks, their hosts and its first sample. Several runs
  * appended to one file are read each with its own ranks. */
 typedef struct nccl_run {
     char *hosts[MAX_HOSTS];
     int n_hosts, ranks, first, line;
+    long *ids; /* the ranks' numbers, as the '# Rank N' lines give them */
 } nccl_run;
 
 static void run_reset(nccl_run *run, int first, int line)
 {
     for (int h = 0; h < run->n_hosts; h++)
         free(run->hosts[h]);
+    free(run->ids);
+    run->ids = NULL;
     run->n_hosts = run->ranks = 0;
     run->first = first;
     run->line = line;
@@ -121,6 +138,16 @@ static int run_finish(sm_comm_runs *r, nccl_run *run, const char *path, int node
                        "%s:%d: no '# Rank N ... on HOST' lines, so the ranks are unknown; "
                        "keep nccl-tests' whole output, header included",
                        path, run->line);
+    /* ranks 0 to N-1 once each: a line twice, or two runs' headers with one banner, would make
+     * more ranks than ran */
+    qsort(run->ids, (size_t)run->ranks, sizeof *run->ids, cmp_long);
+    for (int i = 0; i < run->ranks; i++)
+        if (run->ids[i] != i)
+            return sm_fail(st,
+                           "%s:%d: the '# Rank N' lines of this run are not ranks 0 to %d once "
+                           "each (rank %ld %s)",
+                           path, run->line, run->ranks - 1, i < run->ids[i] ? (long)i : run->ids[i],
+                           i < run->ids[i] ? "missing" : "given twice");
     int n = 0, g = 0;
     if (layout(path, run->ranks, run->n_hosts, nodes, &n, &g, st))
         return -1;
@@ -215,7 +242,19 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
                     break;
                 run_reset(&run, r->n, lineno);
             } else if (nt > k + 1 && !strcmp(tok[k], "Rank")) {
-                run.ranks++;
+                long id;
+                long *grown = realloc(run.ids, (size_t)(run.ranks + 1) * sizeof *grown);
+                if (!grown) {
+                    rc = sm_fail(st, "out of memory");
+                    break;
+                }
+                run.ids = grown;
+                if (parse_int(tok[k + 1], &id) || run.ranks == INT_MAX - 1) {
+                    rc = sm_fail(st, "%s:%d: expected '# Rank N ...' with N in decimal digits",
+                                 path, lineno);
+                    break;
+                }
+                run.ids[run.ranks++] = id;
                 for (int i = k + 2; i + 1 < nt; i++)
                     if (!strcmp(tok[i], "on")) {
                         int known = 0;
@@ -241,11 +280,16 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
         if (!numbers && !(nt > 3 && is_redop(tok[3])))
             continue; /* not a data row: NCCL's INFO/WARN lines, a banner */
         int t = has_root ? 5 : 4;
-        double us;
-        if (!numbers || nt <= t || parse_double(tok[t], &us) || size <= 0 || us <= 0) {
+        double us, algbw, busbw;
+        /* every version prints time, algbw, busbw and #wrong out of place and in place: a row
+         * cut short (a log truncated mid-number) would fit a wrong time */
+        if (!numbers || nt < t + 8 || parse_double(tok[t], &us) ||
+            parse_double(tok[t + 1], &algbw) || parse_double(tok[t + 2], &busbw) || size <= 0 ||
+            us <= 0) {
             rc = sm_fail(st,
-                         "%s:%d: expected 'size count type redop%s time ...' with a size "
-                         "and count in decimal digits and a positive time (us)",
+                         "%s:%d: expected 'size count type redop%s' and time, algbw, busbw and "
+                         "#wrong out of place and in place, with a size and count in decimal "
+                         "digits and a positive time (us)",
                          path, lineno, has_root ? " root" : "");
             break;
         }
@@ -308,7 +352,7 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
     char *line = NULL;
     size_t cap = 0;
     int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1, col_op = -1;
-    int lineno = 0, rc = 0, first = r->n;
+    int lineno = 0, rc = 0, first = r->n, header = 0;
     char seen_impl[64] = "";
     ssize_t len;
     while (!rc && (len = getline(&line, &cap, f)) != -1) {
@@ -322,6 +366,7 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
         if (nt == 0)
             continue;
         if (lineno == 1) {
+            header = nt;
             for (int i = 0; i < nt; i++) {
                 col_bytes = !strcmp(tok[i], "bytes") ? i : col_bytes;
                 col_impl = !strcmp(tok[i], "impl") ? i : col_impl;
@@ -333,6 +378,11 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
             if (col_bytes < 0 || col_ranks < 0 || col_time < 0)
                 rc = sm_fail(st, "%s:1: expected the columns bytes, ranks and time_s", path);
             continue;
+        }
+        /* a row cut short (a file truncated mid-number) or one with a field too many */
+        if (nt != header) {
+            rc = sm_fail(st, "%s:%d: %d fields where the header has %d", path, lineno, nt, header);
+            break;
         }
         int need = col_bytes > col_ranks ? col_bytes : col_ranks;
         need = col_time > need ? col_time : need;
