@@ -11,16 +11,17 @@
  * mlp's (head's), 3 x 128 elements = 1536 B. Of their own: attn without rotation 4 S E +
  * h S^2 = 512 + 512 elements = 4096 B; mlp 4 S F = 768 elements = 3072 B; the loss its fp32
  * log-probabilities 4 x 16 x 50 = 3200 B. Its backward pass then allocates 8 x 800 = 6400 B
- * more: 1536 + 4096 + 3072 + 3200 + 6400 = 18304 B.
+ * more, and the network's output, the loss's 16 values a sample, lives until it is read, 64 B:
+ * 1536 + 4096 + 3072 + 3200 + 6400 + 64 = 18368 B.
  * Fused attention: attn keeps no S x S probabilities (-512 elements, -2048 B) and the fp32
- * log-sum-exp of its h S rows (+128 B): 18304 - 1920 = 16384 B.
+ * log-sum-exp of its h S rows (+128 B): 18368 - 1920 = 16448 B.
  * Fused and selective: in the block, attn keeps what the policy keeps, q_proj's and
  * v_proj's outputs and the kernel's (S E + S kvE + S E = 320 elements, 1280 B, and the
  * 128 B log-sum-exp); mlp gate_proj's output (S F = 192 elements, 768 B) and its own
  * output; the block keeps its input. Storages: the input and mlp's output, 1024 B. Kept:
- * 1408 + 768 + 1024 + 3200 = 6400 B. The block's backward pass recomputes the rest, attn
+ * 1408 + 768 + 1024 + 3200 + 64 = 6464 B. The block's backward pass recomputes the rest, attn
  * 2176 - 1408 = 768 B and mlp 3072 - 768 = 2304 B and attn's output (512 B): 3584 B, less
- * than the loss's 6400: 6400 + 6400 = 12800 B.
+ * than the loss's 6400: 6464 + 6400 = 12864 B.
  *
  * At fp16 and bf16, Llama's eager softmax in fp32 (gqa_attention's softmax=dtype_float32, the
  * default, Hugging Face's; softmax=float, Meta's) keeps its fp32 output beside the 16-bit
@@ -42,7 +43,7 @@
  *
  * Where the code calls scaled_dot_product_attention (impl=sdpa, plugin.h's scores_fused), the
  * layer keeps the fused kernel's tensors under a framework that says nothing of attention
- * (SM_ATTENTION_AS_WRITTEN): 16384 B, as fused above, and 18304 B, eager, where the framework
+ * (SM_ATTENTION_AS_WRITTEN): 16448 B, as fused above, and 18368 B, eager, where the framework
  * runs attention of its own eagerly (SM_ATTENTION_EAGER). At bf16 under autocast the fused
  * kernel has no softmax of its own to run in fp32: nothing more than a cast model keeps.
  * Where fused kernels take no dropout (PyTorch's CPU path: no_fused_dropout), GPT-2's
@@ -188,12 +189,12 @@ static void test_impl_sdpa(sm_registry *reg)
         return;
     }
     sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
-    CHECK_EQ(activations_at(sdpa, 1, &c, 1), 16384);
-    CHECK_EQ(activations_at(eager, 1, &c, 1), 18304);
+    CHECK_EQ(activations_at(sdpa, 1, &c, 1), 16448);
+    CHECK_EQ(activations_at(eager, 1, &c, 1), 18368);
     c.fused_attention = SM_ATTENTION_EAGER;
-    CHECK_EQ(activations_at(sdpa, 1, &c, 1), 18304);
+    CHECK_EQ(activations_at(sdpa, 1, &c, 1), 18368);
     c.fused_attention = SM_ATTENTION_FUSED;
-    CHECK_EQ(activations_at(eager, 1, &c, 1), 16384);
+    CHECK_EQ(activations_at(eager, 1, &c, 1), 16448);
     sm_memory_config amp = {
         .half = 1, .autocast = 1, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
     sm_memory_config cast = {.half = 1, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
@@ -234,10 +235,10 @@ int main(void)
         fprintf(stderr, "%s\n", st.msg);
         return 1;
     }
-    CHECK_EQ(activations(net, 1, 0, SM_CHECKPOINT_NONE), 18304);
-    CHECK_EQ(activations(net, 1, 1, SM_CHECKPOINT_NONE), 16384);
-    CHECK_EQ(activations(net, 1, 1, SM_CHECKPOINT_SELECTIVE), 12800);
-    CHECK_EQ(activations(net, 3, 1, SM_CHECKPOINT_SELECTIVE), 3 * 12800);
+    CHECK_EQ(activations(net, 1, 0, SM_CHECKPOINT_NONE), 18368);
+    CHECK_EQ(activations(net, 1, 1, SM_CHECKPOINT_NONE), 16448);
+    CHECK_EQ(activations(net, 1, 1, SM_CHECKPOINT_SELECTIVE), 12864);
+    CHECK_EQ(activations(net, 3, 1, SM_CHECKPOINT_SELECTIVE), 3 * 12864);
     sm_network_free(net);
     test_softmax_fp32(reg);
     test_autocast_softmax(reg);

@@ -8,12 +8,15 @@
  *   fc2 linear 8 (s4)] -> [b1: fc1 (s5), act (s6), fc2 (s7)] -> head linear 4 (s8)
  *
  * Weights (with biases): embed 72, fc1 144, fc2 136, head 36: 668; the largest layer 144.
- * Kept per sample, in elements:
- *   none: s0 8, b0 s1 8 + s2 16 + s3 16, b1 s4 8 + s5 16 + s6 16, head s7 8: 96 (384 B fp32)
- *   full: the single layers' s0 and s7 and the units' inputs s1 and s4: 32 (128 B), and during
- *     a unit's backward its recomputed s2 and s3 (s1 is held): 32 (128 B): 256 B
+ * Kept per sample, in elements, and always the network's output s8, 4 (16 B), which the loss
+ * reads; during the backward pass the larger of its gradient (16 B) and a unit's recomputed
+ * tensors:
+ *   none: s0 8, b0 s1 8 + s2 16 + s3 16, b1 s4 8 + s5 16 + s6 16, head s7 8: 96 (384 B fp32),
+ *     with s8 and its gradient 416 B
+ *   full: the single layers' s0 and s7 and the units' inputs s1 and s4: 32 (128 B), s8 (16 B),
+ *     and during a unit's backward its recomputed s2 and s3 (s1 is held): 32 (128 B): 272 B
  *   selective: GELU's input is recomputed, the linear layers keep theirs: s0 s1 s3 s4 s6 s7:
- *     64 (256 B), and during a unit's backward s2: 16 (64 B): 320 B
+ *     64 (256 B), s8 (16 B), and during a unit's backward s2: 16 (64 B): 336 B
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,15 +37,15 @@ static void test_checkpoint(const sm_network *net)
     sm_memory m;
     sm_status st;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 384);
+    CHECK_EQ(m.activations, 416);
     c.checkpoint = SM_CHECKPOINT_FULL;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 256);
+    CHECK_EQ(m.activations, 272);
     CHECK(sm_network_memory(net, 10, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 2560);
+    CHECK_EQ(m.activations, 2720);
     c.checkpoint = SM_CHECKPOINT_SELECTIVE;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 320);
+    CHECK_EQ(m.activations, 336);
     /* inference recomputes nothing: the live peak, s2 and s3 at once (32 elements) */
     CHECK(sm_network_memory(net, 1, 1, 0, &c, &m, &st) == 0);
     CHECK_EQ(m.activations, 128);
@@ -97,16 +100,16 @@ static void test_shard(const sm_network *net)
     c.shard = SM_SHARD_FULL;
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
     CHECK_EQ(m.weights, 668 + 2672);
-    CHECK_EQ(m.peak, 3340 + 1244 + 1336 + 384);
-    /* bf16: gathered at 2 bytes (668 + 2 x 668), activations at 2 bytes (96 x 2) and no
+    CHECK_EQ(m.peak, 3340 + 1244 + 1336 + 416);
+    /* bf16: gathered at 2 bytes (668 + 2 x 668), activations at 2 bytes (104 x 2) and no
      * autocast copies of the weights: the gathered ones are what the layers keep */
     c.half = 1;
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
     CHECK_EQ(m.weights, 668 + 1336);
-    CHECK_EQ(m.activations, 192);
+    CHECK_EQ(m.activations, 208);
     c.shard = SM_SHARD_NONE; /* the copies: 2 x 668 */
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 192 + 1336);
+    CHECK_EQ(m.activations, 208 + 1336);
     /* one device: nothing to shard across */
     c.shard = SM_SHARD_FULL;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);

@@ -79,19 +79,20 @@ static void test_abi2_defaults(void)
     CHECK_NEAR(t_fwd(old, "bf16"), FLOPS / 5e12 + 10e-6, 1e-9);
     const sm_layer_type *t = sm_registry_find(reg, "user_abi2");
     CHECK(t && t->abi_version == 2 && t->traits == 0 && t->saved == NULL);
-    /* what it keeps by default: its input and its output, 256 x 1024 fp32 each; linear keeps
-     * its input alone */
+    /* what it keeps by default: its input and its output, 256 x 1024 fp32 each, and the
+     * output's gradient as the backward pass starts; linear keeps its input alone, and the
+     * network's output (its own), which the loss reads, is held beside it all the same */
     sm_network *net = load(old);
     sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
     sm_memory m;
     sm_status st;
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 2 * 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, 3 * 256 * 1024 * 4.0, 1e-12);
     CHECK_NEAR(m.weights, 1024 * 1024 * 4.0, 1e-12);
     sm_network_free(net);
     net = load("y = linear out=1024 bias=false");
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, 3 * 256 * 1024 * 4.0, 1e-12);
     sm_network_free(net);
 }
 
@@ -140,8 +141,9 @@ static void test_serial_bytes(void)
  * fp32) that computes in fp32 moves its 1,049,600 activation bytes more at bf16, 2.0992 us at
  * 5e11 bytes/s, and nothing more at fp32; trained at bf16 it keeps its 256 x 1024 input at 2
  * bytes, the bf16 copy of its 1024 weights autocast makes, and 4 bytes more per output element
- * (256 x 4). Negative bytes, more passes over attention scores than 16, a softmax form ABI 8
- * does not know, and an ABI 10 scores_fused other than 0 or 1 are refused by name. */
+ * (256 x 4), beside the network's output and its gradient (256 elements each). Negative bytes, more
+ * passes over attention scores than 16, a softmax form ABI 8 does not know, and an ABI 10
+ * scores_fused other than 0 or 1 are refused by name. */
 static void test_upcast_bytes(void)
 {
     const char *plain = "y = user_matmul out=1", *upcast = "y = user_upcast out=1";
@@ -152,10 +154,10 @@ static void test_upcast_bytes(void)
     sm_memory m;
     sm_status st;
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 256 * 1024 * 2.0 + 1024 * 2.0 + 256 * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, 256 * 1024 * 2.0 + 1024 * 2.0 + 256 * 4.0 + 2 * 256 * 2.0, 1e-12);
     c.half = 0;
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, 256 * 1024 * 4.0 + 2 * 256 * 4.0, 1e-12);
     sm_network_free(net);
     check_refused("y = user_badupcast out=1",
                   ":5: layer y (user_badupcast): the plugin's upcast_bytes -1 is negative or "

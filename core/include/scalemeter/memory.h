@@ -99,9 +99,10 @@ typedef struct sm_memory {
     double gradients; /* fp32, and DDP's bucket copy of them on more than one device;
                          sharded: 1/N and the largest layer's unsharded gradient */
     double optimizer;
-    double activations; /* training: kept for backward (checkpointed: the units' inputs and
-                           what the policy keeps, plus the largest unit's recomputed tensors
-                           during its backward); inference: the peak of live tensors */
+    double activations; /* training: kept for backward and the network's output
+                           (checkpointed: the units' inputs and what the policy keeps), plus
+                           the largest of the output's gradient and a unit's recomputed
+                           tensors during its backward; inference: the peak of live tensors */
     double workspace;
     double context;
     double peak;

@@ -190,6 +190,14 @@ static double kept_bytes(const sm_network *net, const int *owner, const int *uni
                 kept[s] = 1;
         }
     }
+    /* the network's output lives until the loss has read it, whoever saves it, and its
+     * gradient is made before the last layer's backward pass (a language model's logits,
+     * B x S x V, where no loss layer is written: it is counted once with one) */
+    if (net->n_layers > 0) {
+        int out = owner[net->n_layers - 1];
+        kept[out] = 1;
+        transient = fmax(transient, storage_elems(net, out) * batch * (c->half ? 2 : 4));
+    }
     total += storage_bytes(net, kept, NULL, batch, c);
     for (int u = 0; c->checkpoint != SM_CHECKPOINT_NONE && u < net->n_blocks; u++) {
         double own = 0;
@@ -319,6 +327,11 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
         c->workspace_bytes +
         (sm_network_has_trait(net, SM_TRAIT_CONVOLUTION) ? c->conv_workspace_bytes : 0);
     out->context = c->context_bytes;
+    /* whole bytes, so that the parts printed add up to the peak (a sharded 4W/N is not whole) */
+    double *parts[] = {&out->weights,     &out->gradients, &out->optimizer,
+                       &out->activations, &out->workspace, &out->context};
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+        *parts[k] = ceil(*parts[k]);
     out->peak = out->weights + out->gradients + out->optimizer + out->activations + out->workspace;
     out->capacity = c->capacity_bytes;
     out->fits = c->capacity_bytes > 0 ? out->peak + out->context <= c->capacity_bytes : -1;
