@@ -180,4 +180,21 @@ refused(["predict", "resnet50", "--device", "h100", "--batch", "1048576", "--ima
         None, None, "resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
 refused(["curve", "vgg16,resnet50", "--device", "h100", "--batch", "8,1048576", "--nodes", "1",
          "--image", "65536"], None, None, "vgg16 at batch 1048576: layer")
+# --- the fourth campaign ---
+# A runs CSV row with a field too many (a decimal comma: t_step "1,23909" read as 1 s) or too
+# few (cut short, its precision column lost: a bf16 row read as fp32) is refused at its line.
+comma = write("comma.csv", "\n".join([rows[0], rows[1], rows[2] + ",5"] + rows[3:8]) + "\n")
+refused(["fit", comma], comma, 3, "fields where the header has")
+refused(["validate", comma, "--coeffs", "default"], comma, 3, "fields where the header has")
+short = write("short.csv", "\n".join([rows[0], rows[1], rows[2].rsplit(",", 1)[0]] + rows[3:8])
+              + "\n")
+refused(["fit", short], short, 3, "fields where the header has")
+# two of an optional column: which one a row means is a guess (the last one won)
+dup_col = write("dup_col.csv", "\n".join([rows[0] + ",precision,precision"] +
+                                         [r + ",fp32,bf16" for r in rows[1:8]]) + "\n")
+refused(["fit", dup_col], dup_col, 1, "column precision appears twice")
+# a file with no newline at all (/dev/zero, a binary file) grew getline's buffer without end
+for args in (["fit", "/dev/zero"], ["validate", "/dev/zero", "--coeffs", "default"],
+             ["fit-comm", "/dev/zero"]):
+    refused(args, "/dev/zero", 1, "a line longer than 1 MiB")
 finish()

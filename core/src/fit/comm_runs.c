@@ -217,9 +217,14 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
     size_t cap = 0;
     int has_root = 1, lineno = 0, rc = 0, first = r->n, half = 0;
     nccl_run run = {.first = r->n, .line = 1};
-    ssize_t len;
-    while (!rc && (len = getline(&line, &cap, f)) != -1) {
+    long len;
+    while (!rc && (len = sm_read_line(f, &line, &cap)) != -1) {
         lineno++;
+        if (len < 0) {
+            rc = sm_fail(st, "%s:%d: %s", path, lineno,
+                         len == -2 ? SM_LINE_TOO_LONG : "out of memory");
+            break;
+        }
         if (memchr(line, '\0', (size_t)len)) {
             rc = sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
             break;
@@ -354,9 +359,14 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
     int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1, col_op = -1;
     int lineno = 0, rc = 0, first = r->n, header = 0;
     char seen_impl[64] = "";
-    ssize_t len;
-    while (!rc && (len = getline(&line, &cap, f)) != -1) {
+    long len;
+    while (!rc && (len = sm_read_line(f, &line, &cap)) != -1) {
         lineno++;
+        if (len < 0) {
+            rc = sm_fail(st, "%s:%d: %s", path, lineno,
+                         len == -2 ? SM_LINE_TOO_LONG : "out of memory");
+            break;
+        }
         if (memchr(line, '\0', (size_t)len)) {
             rc = sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
             break;

@@ -111,15 +111,20 @@ static int in_quotes(const char *s)
 
 /* The next record into *rec: one line, or more where a quoted field holds newlines. Returns 0;
  * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory; -4 a NUL byte (the
- * fields, C strings, would end there). *lineno: the record's last line. */
+ * fields, C strings, would end there); -5 a record longer than SM_MAX_LINE_BYTES. *lineno: the
+ * record's last line. */
 static int read_record(FILE *f, char **rec, size_t *cap, int *lineno)
 {
     char *line = NULL;
     size_t line_cap = 0, used = 0;
     int rc = -1;
-    ssize_t len;
-    while ((len = getline(&line, &line_cap, f)) >= 0) {
+    long len;
+    while ((len = sm_read_line(f, &line, &line_cap)) >= 0 || len < -1) {
         (*lineno)++;
+        if (len < -1 || used + (size_t)len > SM_MAX_LINE_BYTES) {
+            rc = len == -3 ? -3 : -5;
+            break;
+        }
         if (memchr(line, '\0', (size_t)len)) {
             rc = -4;
             break;
@@ -236,7 +241,7 @@ static int parse_energy(const char *path, int line, const char *col, char **fiel
 
 /* col_of[COL_STATUS]: the optional status column (what bench writes: ok, oom, ...), or -1. */
 static int parse_header(const char *path, int line_no, char *line, int col_of[N_ALL_COLS],
-                        sm_status *st)
+                        int *n_fields, sm_status *st)
 {
     char *fields[MAX_FIELDS];
     int bad = 0, newlines;
@@ -248,30 +253,30 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
                        path, line_no + newlines, bad + 1);
     if (n < 0)
         return sm_fail(st, "%s:%d: unterminated quote in the header", path, line_no);
+    /* the columns read where present, by name (accumulate: predict's and curve's CSV) */
+    static const struct {
+        int col;
+        const char *name;
+    } optional[] = {{COL_STATUS, "status"},        {COL_PRECISION, "precision"},
+                    {COL_ENERGY_STEP, "energy_j"}, {COL_ENERGY_INFER, "energy_infer_j"},
+                    {COL_BACKEND, "backend"},      {COL_DEVICE, "device"},
+                    {COL_ACCUMULATE, "accumulate"}};
     for (int c = 0; c < N_ALL_COLS; c++)
         col_of[c] = -1;
+    *n_fields = n;
     for (int i = 0; i < n; i++) {
         const char *name = trim(fields[i]);
-        if (strcmp(name, sm_run_columns[SM_COL_STATUS]) == 0)
-            col_of[COL_STATUS] = i;
-        if (strcmp(name, sm_run_columns[SM_COL_PRECISION]) == 0)
-            col_of[COL_PRECISION] = i;
-        if (strcmp(name, sm_run_columns[SM_COL_ENERGY]) == 0)
-            col_of[COL_ENERGY_STEP] = i;
-        if (strcmp(name, sm_run_columns[SM_COL_ENERGY_INFER]) == 0)
-            col_of[COL_ENERGY_INFER] = i;
-        if (strcmp(name, sm_run_columns[SM_COL_BACKEND]) == 0)
-            col_of[COL_BACKEND] = i;
-        if (strcmp(name, sm_run_columns[SM_COL_DEVICE]) == 0)
-            col_of[COL_DEVICE] = i;
-        if (strcmp(name, "accumulate") == 0) /* predict's and curve's CSV */
-            col_of[COL_ACCUMULATE] = i;
-        for (int c = 0; c < N_COLS; c++)
-            if (strcmp(name, sm_run_columns[c]) == 0) {
-                if (col_of[c] >= 0)
-                    return sm_fail(st, "%s:%d: column %s appears twice", path, line_no, name);
-                col_of[c] = i;
-            }
+        int c = -1;
+        for (int k = 0; k < N_COLS && c < 0; k++)
+            c = strcmp(name, sm_run_columns[k]) ? -1 : k;
+        for (size_t k = 0; k < sizeof optional / sizeof *optional && c < 0; k++)
+            c = strcmp(name, optional[k].name) ? -1 : optional[k].col;
+        if (c < 0)
+            continue; /* a column of someone else's (threads, reps, conv_algo ...) */
+        /* two of one column: which one a row means is a guess */
+        if (col_of[c] >= 0)
+            return sm_fail(st, "%s:%d: column %s appears twice", path, line_no, name);
+        col_of[c] = i;
     }
     for (int c = 0; c < N_COLS; c++)
         if (col_of[c] < 0)
@@ -286,7 +291,7 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
 /* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
  * configuration); -1 with a message. */
 static int parse_row(const char *path, int line, char *text, const int col_of[N_ALL_COLS],
-                     sm_run *r, int *energy_zero, sm_status *st)
+                     int n_fields, sm_run *r, int *energy_zero, sm_status *st)
 {
     char *fields[MAX_FIELDS];
     int bad = 0, newlines;
@@ -298,18 +303,18 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
                        path, line + newlines, bad + 1);
     if (n < 0)
         return sm_fail(st, "%s:%d: unterminated quote", path, line);
-    if (col_of[COL_STATUS] >= 0 && col_of[COL_STATUS] < n) {
+    /* a field too many (a decimal comma: "1,23909" read t_step as 1) or too few (a row cut
+     * short, its precision lost) shifts or drops what the header names */
+    if (n != n_fields)
+        return sm_fail(st, "%s:%d: %d fields where the header has %d", path, line, n, n_fields);
+    if (col_of[COL_STATUS] >= 0) {
         const char *status = trim(fields[col_of[COL_STATUS]]);
         if (*status && strcmp(status, "ok") != 0)
             return 1;
     }
     const char *f[N_COLS];
-    for (int c = 0; c < N_COLS; c++) {
-        if (col_of[c] >= n)
-            return sm_fail(st, "%s:%d: %d fields, but column %s is field %d", path, line, n,
-                           sm_run_columns[c], col_of[c] + 1);
+    for (int c = 0; c < N_COLS; c++)
         f[c] = trim(fields[col_of[c]]);
-    }
     memset(r, 0, sizeof *r);
     r->line = line;
     if (!*f[COL_MODEL])
@@ -450,7 +455,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
     sm_runs *runs = calloc(1, sizeof *runs);
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rc = -1, col_of[N_ALL_COLS], have_header = 0, room = 0;
+    int lineno = 0, rc = -1, col_of[N_ALL_COLS], n_fields = 0, have_header = 0, room = 0;
     if (!runs || !(runs->path = strdup(path))) {
         sm_fail(st, "%s: out of memory", path);
         goto done;
@@ -459,8 +464,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         int first = lineno + 1, read = read_record(f, &line, &cap, &lineno);
         if (read == -1)
             break;
-        if (read == -4) {
-            sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
+        if (read == -4 || read == -5) {
+            sm_fail(st, "%s:%d: %s", path, lineno, read == -4 ? SM_NUL_BYTE : SM_LINE_TOO_LONG);
             goto done;
         }
         if (read == -2 || read == -3) {
@@ -477,7 +482,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         if (is_blank(line))
             continue;
         if (!have_header) {
-            if (parse_header(path, first, line, col_of, st))
+            if (parse_header(path, first, line, col_of, &n_fields, st))
                 goto done;
             have_header = 1;
             continue;
@@ -491,8 +496,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
             }
             runs->rows = rows;
         }
-        int parsed =
-            parse_row(path, first, line, col_of, &runs->rows[runs->n], &runs->energy_zero, st);
+        int parsed = parse_row(path, first, line, col_of, n_fields, &runs->rows[runs->n],
+                               &runs->energy_zero, st);
         if (parsed < 0)
             goto done;
         if (parsed == 0)

@@ -22,10 +22,16 @@ static char *refuse(sm_ini_reader *r, const char *why)
 static char *read_line(char *str, int num, void *stream)
 {
     sm_ini_reader *r = stream;
-    ssize_t len = getline(&r->buf, &r->cap, r->f);
-    if (len < 0)
+    long len = sm_read_line(r->f, &r->buf, &r->cap);
+    if (len == -1)
         return NULL;
     r->line++;
+    if (len == -3)
+        return refuse(r, "out of memory");
+    if (len == -2) { /* /dev/zero: longer than any line inih takes */
+        r->too_long = r->line;
+        return NULL;
+    }
     while (len > 0 && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
         r->buf[--len] = '\0';
     /* inih reads up to the first NUL: the rest of the line would be lost silently */

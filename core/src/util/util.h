@@ -22,6 +22,13 @@ int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
 FILE *sm_input_open(const char **path);
 void sm_input_close(FILE *f);
 
+/* getline with a bound: a line (its newline kept) of at most SM_MAX_LINE_BYTES into *buf,
+ * its length; -1 at the end of the file, -2 for a longer line (/dev/zero, a binary file:
+ * getline would grow its buffer without end), -3 out of memory. */
+#define SM_MAX_LINE_BYTES (1 << 20)
+#define SM_LINE_TOO_LONG "a line longer than 1 MiB (is this a text file?)"
+long sm_read_line(FILE *f, char **buf, size_t *cap);
+
 /* A file given by its path ("-": the standard input), or by name as
  * sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with "unknown WHAT 'NAME': ..." and the hint (may
  * be NULL). */
