@@ -197,4 +197,10 @@ refused(["fit", dup_col], dup_col, 1, "column precision appears twice")
 for args in (["fit", "/dev/zero"], ["validate", "/dev/zero", "--coeffs", "default"],
              ["fit-comm", "/dev/zero"]):
     refused(args, "/dev/zero", 1, "a line longer than 1 MiB")
+# a misspelt [fit] key was a note for people: a bf16 calibration read as fp32, without a word
+bf16 = open("configs/calibrations/h100-pytorch-bf16.ini").read()
+typo = write("typo.ini", bf16.replace("\nprecision = bf16\n", "\nprecison = bf16\n"))
+line = bf16[:bf16.index("\nprecision = bf16\n") + 1].count("\n") + 1
+refused(["predict", "resnet50", "--coeffs", typo, "--batch", "32"], typo, line,
+        "unknown key 'precison' in [fit]")
 finish()

@@ -307,8 +307,17 @@ static int fit_key(reader *r, const char *key, const char *value)
               : !strcmp(key, "batch_max") ? &fit->batch_max
               : !strcmp(key, "image_min") ? &fit->image_min
                                           : &fit->image_max) = v;
+    } else {
+        /* a misspelt key read as a note once turned a bf16 calibration into fp32 silently */
+        return fail_at(r,
+                       "unknown key '%s' in [fit] (a misspelling? fit writes device, date, "
+                       "source, scalemeter, rows, precision, form, weighting, nonneg, "
+                       "grad_model, weight_term, update_term, bucket_mb, multi_device, "
+                       "multi_gpu, multi_node, comm_unidentified, contention, comm_contention, "
+                       "batch_min, batch_max, image_min, image_max, devices_max, families, "
+                       "idle_watts, backend; notes go in ';' comments)",
+                       key);
     }
-    /* other keys of [fit] are notes for people */
     return 1;
 }
 
