@@ -98,7 +98,7 @@ endif()
 # declaring attention too (a transformer's), and the same built for ABI 2 (loads, no traits,
 # the default of what it keeps), and built for ABI 4 (loads, the default kernel counts).
 foreach(kind matmul attn abi2 abi4 serial badserial upcast badupcast badpasses badsoftmax
-        badfused)
+        badfused many)
   add_library(fake_traits_${kind} MODULE fake_traits_plugin.c)
   target_include_directories(fake_traits_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
   set_target_properties(fake_traits_${kind} PROPERTIES PREFIX "" OUTPUT_NAME traits_${kind}
@@ -125,10 +125,13 @@ target_compile_definitions(fake_traits_badsoftmax PRIVATE TEST_TYPE_NAME="user_b
   TEST_SOFTMAX_UNKNOWN TEST_TRAITS=SM_TRAIT_MATMUL)
 target_compile_definitions(fake_traits_badfused PRIVATE TEST_TYPE_NAME="user_badfused"
   TEST_FUSED_UNKNOWN TEST_TRAITS=SM_TRAIT_MATMUL)
+target_compile_definitions(fake_traits_many PRIVATE TEST_TYPE_NAME="user_many" TEST_ANY_INPUTS
+  TEST_TRAITS=SM_TRAIT_MATMUL)
 sm_add_c_test(test_traits test_traits.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/traits)
 add_dependencies(test_traits fake_traits_matmul fake_traits_attn fake_traits_abi2
   fake_traits_abi4 fake_traits_serial fake_traits_badserial fake_traits_upcast
-  fake_traits_badupcast fake_traits_badpasses fake_traits_badsoftmax fake_traits_badfused)
+  fake_traits_badupcast fake_traits_badpasses fake_traits_badsoftmax fake_traits_badfused
+  fake_traits_many)
 # No layer type's name in the core's sources: it prices and fuses by the plugins' traits.
 add_test(NAME core_has_no_type_names
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_core_type_names.sh ${SCALEMETER_BIN}

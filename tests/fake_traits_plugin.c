@@ -7,7 +7,8 @@
  * (ABI 7): as many bytes more at 16-bit activations as its fp32 bytes, and it keeps its input
  * and 4 bytes more per output element then; TEST_UPCAST_NEGATIVE declares -1 bytes more, and
  * TEST_PASSES_TOO_MANY 17 passes over attention scores, both refused; so is
- * TEST_SOFTMAX_UNKNOWN's softmax form 3 (ABI 8 knows 0 to 2). */
+ * TEST_SOFTMAX_UNKNOWN's softmax form 3 (ABI 8 knows 0 to 2). TEST_ANY_INPUTS takes any number
+ * of inputs (of input 0's shape), kept by the default. */
 #include <stddef.h>
 #include <scalemeter/plugin.h>
 
@@ -80,7 +81,11 @@ static const sm_layer_type desc = {
     .summary = "test matrix product",
     .params_size = sizeof(mm_params),
     .min_inputs = 1,
+#ifdef TEST_ANY_INPUTS
+    .max_inputs = 0,
+#else
     .max_inputs = 1,
+#endif
     .parse = parse,
     .infer = infer,
     .metrics = metrics,

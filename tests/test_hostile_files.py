@@ -203,4 +203,7 @@ typo = write("typo.ini", bf16.replace("\nprecision = bf16\n", "\nprecison = bf16
 line = bf16[:bf16.index("\nprecision = bf16\n") + 1].count("\n") + 1
 refused(["predict", "resnet50", "--coeffs", typo, "--batch", "32"], typo, line,
         "unknown key 'precison' in [fit]")
+# a layer's HxW pair cut at 63 characters: kernel=000...0013x5 read as 13x13
+pair = write("pair.ini", NET.replace("kernel=1", "kernel=" + "0" * 61 + "13x5"))
+refused(["metrics", pair], pair, 5, "is too long for an integer or HxW pair")
 finish()

@@ -199,6 +199,31 @@ static void test_in_tree_products(void)
     }
 }
 
+/* The default keeps every input, more than 32 too (bit 31 stands for input 31 and every later
+ * one): 40 linear layers of 16 outputs from a 16-element input, all read by one user_many of
+ * out=4. Kept per sample at fp32: the input (the linear layers'), the 40 outputs, user_many's
+ * output (the default, and the network's) and its gradient: (16 + 40 x 16 + 4 + 4) x 4 =
+ * 2656 B, where inputs 32 to 39 were once left out (2144 B). */
+static void test_many_inputs(void)
+{
+    char text[2048] = "[network]\nname = t\ninput = 16\n[layers]\n", from[512] = "";
+    size_t used = strlen(text), listed = 0;
+    for (int i = 0; i < 40; i++) {
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "l%d = linear out=16 from=@input\n", i);
+        listed += (size_t)snprintf(from + listed, sizeof from - listed, "%sl%d", i ? "," : "", i);
+    }
+    snprintf(text + used, sizeof text - used, "m = user_many out=4 from=%s\n", from);
+    sm_status st;
+    sm_network *net = NULL;
+    CHECK(sm_network_load(reg, net_file(text), NULL, &net, &st) == 0);
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_NEAR(m.activations, (16 + 40 * 16 + 4 + 4) * 4.0, 1e-12);
+    sm_network_free(net);
+}
+
 int main(int argc, char **argv)
 {
     sm_status st;
@@ -213,6 +238,7 @@ int main(int argc, char **argv)
     test_upcast_bytes();
     test_families();
     test_in_tree_products();
+    test_many_inputs();
     sm_registry_free(reg);
     return check_summary();
 }

@@ -234,7 +234,8 @@ enum {
  * keeps it (PyTorch's derivatives.yaml): the host adds up unique storages, so a tensor kept by
  * two layers (a ReLU's output, the next convolution's input) counts once. */
 typedef struct sm_layer_saved {
-    uint32_t inputs;   /* bit k: input k is kept (a convolution's input) */
+    uint32_t inputs;   /* bit k: input k is kept (a convolution's input); bit 31: input 31
+                          and every later one */
     int output;        /* 1: the output is kept (ReLU, sigmoid, softmax keep their results) */
     int aliases_input; /* 1: the output is input 0's storage (in place, or a view) */
     /* Intermediate activations of the layer's own, per sample, in elements stored at the

@@ -84,7 +84,11 @@ static void get_pair(sm_args *a, const char *key, int64_t dflt, int64_t lo, int6
         return;
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
+    /* cut at 63, "0000...13x5" read as 13x13: no pair of int64s is this long */
+    if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf) {
+        fail_once(h, "is too long for an integer or HxW pair", key, s);
+        return;
+    }
     char *x = strchr(buf, 'x');
     if (x)
         *x = '\0';

@@ -117,6 +117,13 @@ static double own_bytes(const sm_layer *l, double batch, const sm_memory_config 
            (double)s->extra_bytes_fixed;
 }
 
+/* Whether layer l keeps its input k: bit k, and bit 31 for input 31 and every later one
+ * (plugin.h; a layer of more than 32 inputs kept by default keeps them all). */
+static int keeps_input(const sm_layer *l, int k)
+{
+    return (l->saved.inputs >> (k < 31 ? k : 31)) & 1u;
+}
+
 /* Marks in kept[] the storages layer i keeps (its saved inputs' and output's) and returns the
  * bytes it keeps of its own. Under autocast each matrix-multiplying layer keeps the half copy
  * of its weight, a tensor of its own rather than the parameter (fully sharded, the weight it
@@ -126,8 +133,8 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
                          const sm_memory_config *c)
 {
     const sm_layer *l = &net->layers[i];
-    for (int k = 0; k < l->n_inputs && k < 32; k++)
-        if (l->saved.inputs & (1u << k))
+    for (int k = 0; k < l->n_inputs; k++)
+        if (keeps_input(l, k))
             kept[storage_of(owner, l->inputs[k])] = 1;
     if (l->saved.output)
         kept[owner[i]] = 1;
@@ -135,8 +142,8 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
     if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
         own += 2.0 * (double)l->m.weights;
     if (c->half && sm_layer_autocast_fp32(l, c->autocast)) /* its fp32 inputs: 2 bytes more */
-        for (int k = 0; k < l->n_inputs && k < 32; k++)
-            if (l->saved.inputs & (1u << k))
+        for (int k = 0; k < l->n_inputs; k++)
+            if (keeps_input(l, k))
                 own += 2.0 * storage_elems(net, storage_of(owner, l->inputs[k])) * batch;
     return own;
 }
