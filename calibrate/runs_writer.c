@@ -180,6 +180,47 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
     return 0;
 }
 
+/* A file whose last line has no newline (each row is one write, so not bench's doing: an
+ * editor's, or a write cut short). Nothing is changed before the rest is known to be bench's:
+ * then a last line of every column is a row, ended with its newline, and a shorter one is cut
+ * off, lest the next row glue onto it. A file of one such line is its header, or not bench's. */
+static int last_line(sm_runs_writer *w, char *text, size_t *len, const char *const *cols,
+                     const char **note, sm_status *st)
+{
+    char *nl = strrchr(text, '\n');
+    size_t keep = nl ? (size_t)(nl - text + 1) : 0;
+    char *tail = strdup(text + keep);
+    if (!tail)
+        return sm_fail(st, "%s: out of memory", w->path);
+    if (!keep) { /* the header alone, or someone else's one line */
+        int rc = read_rows(w, text, cols, st);
+        if (rc == 0 && write_all(w->fd, "\n", 1))
+            rc = sm_fail(st, "%s: cannot end its header line: %s", w->path, strerror(errno));
+        free(tail);
+        return rc;
+    }
+    text[keep] = '\0';
+    *len = keep;
+    int rc = read_rows(w, text, cols, st);
+    char *fields[256];
+    int nf = rc == 0 ? split(tail, fields, 256) : -1;
+    if (rc == 0 && nf == w->n_cols) {
+        if (write_all(w->fd, "\n", 1))
+            rc = sm_fail(st, "%s: cannot end its last line: %s", w->path, strerror(errno));
+        else if (add_key(w, fields, nf))
+            rc = sm_fail(st, "%s: out of memory", w->path);
+        w->rows += rc == 0;
+        *note = "ended its last row, which had no newline";
+    } else if (rc == 0) {
+        if (ftruncate(w->fd, (off_t)keep) != 0)
+            rc = sm_fail(st, "%s: cannot cut off its incomplete last line: %s", w->path,
+                         strerror(errno));
+        *note = "dropped an incomplete last line (fewer fields than bench writes)";
+    }
+    free(tail);
+    return rc;
+}
+
 int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, const int *key_cols,
                         int n_key, sm_runs_writer **out, const char **note, sm_status *st)
 {
@@ -234,18 +275,9 @@ int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, c
         rc = sm_fail(st, "%s:%d: a NUL byte: not a measurement CSV; write to another file (-o)",
                      path, line);
     }
-    if (rc == 0 && len && text[len - 1] != '\n') {
-        /* not our doing (each row is one write), but a cut line must not glue onto the next */
-        char *last = strrchr(text, '\n');
-        off_t keep = last ? (off_t)(last - text + 1) : 0;
-        if (ftruncate(w->fd, keep) != 0)
-            rc = sm_fail(st, "%s: cannot cut off its incomplete last line: %s", path,
-                         strerror(errno));
-        text[keep] = '\0';
-        len = (size_t)keep;
-        *note = "dropped an incomplete last line";
-    }
-    if (rc == 0 && len)
+    if (rc == 0 && len && text[len - 1] != '\n')
+        rc = last_line(w, text, &len, cols, note, st);
+    else if (rc == 0 && len)
         rc = read_rows(w, text, cols, st);
     if (rc == 0 && !len) {
         char header[4096];

@@ -2,7 +2,9 @@
  * test_runs_writer: bench's measurement CSV (calibrate/runs_writer.c) never loses or repeats a
  * measurement on a file it did not write itself: a NUL byte, text before the header, a file of
  * blank lines and a field that cannot be read back are refused in one line; a field starting
- * with '#' is quoted, so it is read back as a row, not a comment (issue 40's fuzzing findings).
+ * with '#' is quoted, so it is read back as a row, not a comment (issue 40's fuzzing findings);
+ * a last line without its newline is cut off only from bench's own file, and only when it is
+ * not a whole row.
  */
 #include <stdio.h>
 #include <string.h>
@@ -70,11 +72,63 @@ static void test_fields(void)
     sm_runs_writer_close(w);
 }
 
+static long file_size(void)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* A last line without its newline: a whole row is kept and ended, a cut one dropped, and a
+ * file that is not bench's is refused untouched (its last line was cut off first, once: a
+ * complete measurement lost, someone's notes damaged). */
+static void test_last_line(void)
+{
+    sm_runs_writer *w = NULL;
+    sm_status st;
+    const char *note = NULL;
+    static const char whole[] = "model,batch,t_step\nresnet18,1,0.5\nresnet18,2,0.9";
+    write_file(whole, sizeof whole - 1);
+    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    const char *second[] = {"resnet18", "2"};
+    CHECK(w && sm_runs_writer_has(w, second));
+    CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 2);
+    CHECK(note && strstr(note, "ended its last row"));
+    sm_runs_writer_close(w);
+    CHECK_EQ(file_size(), (long)sizeof whole); /* the newline added, nothing lost */
+    static const char cut[] = "model,batch,t_step\nresnet18,1,0.5\nresnet18,2";
+    write_file(cut, sizeof cut - 1);
+    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 1);
+    CHECK(note && strstr(note, "dropped an incomplete last line"));
+    sm_runs_writer_close(w);
+    CHECK_EQ(file_size(), (long)strlen("model,batch,t_step\nresnet18,1,0.5\n"));
+    static const char notes[] = "my notes\nline two\nlast line";
+    write_file(notes, sizeof notes - 1);
+    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == -1);
+    CHECK_CONTAINS(st.msg, "header differs");
+    CHECK_EQ(file_size(), (long)sizeof notes - 1);
+    static const char one[] = "single line";
+    write_file(one, sizeof one - 1);
+    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == -1);
+    CHECK_EQ(file_size(), (long)sizeof one - 1);
+    static const char header[] = "model,batch,t_step";
+    write_file(header, sizeof header - 1);
+    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    sm_runs_writer_close(w);
+    CHECK_EQ(file_size(), (long)sizeof header);
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/sm_runs_writer_%d.csv", (int)getpid());
     test_refusals();
     test_fields();
+    test_last_line();
     unlink(path);
     return check_summary();
 }
