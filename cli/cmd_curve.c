@@ -634,11 +634,8 @@ static void write_svg(FILE *out, const curve_run *r)
 static int write_output(const curve_run *r)
 {
     FILE *out = stdout;
-    if (r->args->output && !(out = fopen(r->args->output, "w"))) {
-        char msg[4200];
-        snprintf(msg, sizeof msg, "-o %s: cannot write: %s", r->args->output, strerror(errno));
-        return report_error(msg);
-    }
+    if (output_to("curve", r->args->output))
+        return 1;
     switch (r->args->format) {
     case FORMAT_CSV:
         write_csv(out, r);
@@ -653,10 +650,7 @@ static int write_output(const curve_run *r)
         write_table(out, r);
         break;
     }
-    int failed = ferror(out);
-    if (out != stdout)
-        failed |= fclose(out) != 0;
-    if (failed) {
+    if (ferror(out)) {
         char msg[4200];
         snprintf(msg, sizeof msg, "%s: write failed",
                  r->args->output ? r->args->output : "standard output");

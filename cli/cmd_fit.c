@@ -269,6 +269,17 @@ static int parse_args(int argc, char **argv, fit_args *a)
                         "coeffs.ini)\n");
         return -1;
     }
+    const char *inputs[] = {a->csv, a->device_base, a->device_out};
+    if (output_not_input("fit", "-o", a->out, inputs, 3) ||
+        output_not_input("fit", "--device-out", a->device_out, inputs, 2))
+        return -1;
+    if (a->out && a->device_out && !strcmp(a->out, a->device_out)) {
+        fprintf(stderr,
+                "scalemeter fit: -o and --device-out both name %s: one would replace the "
+                "other\n",
+                a->out);
+        return -1;
+    }
     return 0;
 }
 

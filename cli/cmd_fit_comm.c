@@ -111,7 +111,11 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
                         "node.txt two-nodes.txt; --help)\n");
         return -1;
     }
-    return 0;
+    const char *inputs[MAX_FILES + 1];
+    for (int i = 0; i < a->n_files; i++)
+        inputs[i] = a->files[i];
+    inputs[a->n_files] = a->base;
+    return output_not_input("fit-comm", "--device-out", a->out, inputs, a->n_files + 1);
 }
 
 static void level_row(text_table *t, const char *level, double bw, double lat, int fitted)

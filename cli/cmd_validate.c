@@ -82,7 +82,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
         fprintf(stderr, "scalemeter validate: %s\n", problem);
         return -1;
     }
-    return 0;
+    const char *inputs[] = {a->csv, a->coeffs, a->device};
+    return output_not_input("validate", "-o", a->output, inputs, 3);
 }
 
 /* What is compared: the times of the phases, then the energies of a device (joules of the

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "external.h"
+#include "output.h"
 
 static const command commands[] = {
     {"allreduce", cmd_allreduce, "time all-reduce over MPI ranks: our ring and MPI_Allreduce"},
@@ -68,14 +69,8 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < n_commands; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
-            int rc = commands[i].run(argc - 1, argv + 1);
-            /* Output that never arrived is an error: a full disk, a closed pipe, /dev/full. */
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "scalemeter %s: cannot write the output: %s\n", argv[1],
-                        strerror(errno ? errno : EIO));
-                return rc ? rc : 1;
-            }
-            return rc;
+            /* output that never arrived is an error: a full disk, a closed pipe, /dev/full */
+            return output_finish(argv[1], commands[i].run(argc - 1, argv + 1));
         }
     int rc = external_command(argc - 1, argv + 1); /* scalemeter-NAME beside the binary */
     if (rc >= 0)

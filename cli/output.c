@@ -6,8 +6,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "scalemeter/device.h"
 
@@ -80,15 +83,63 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
     return '?';
 }
 
+/* -o FILE: the standard output goes to a file of its own beside FILE (util's atomic file),
+ * which output_finish renames over FILE when the command succeeds. A command that fails, or is
+ * interrupted, leaves FILE as it was: allreduce once emptied it before checking its options, and
+ * a sweep stopped half way looked whole. */
+static char out_tmp[4200];
+static const char *out_path;
+
+static void drop_output(int sig)
+{
+    unlink(out_tmp); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int output_to(const char *cmd, const char *path)
 {
     if (!path || !strcmp(path, "-"))
         return 0;
-    if (!freopen(path, "w", stdout)) {
-        fprintf(stderr, "scalemeter %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+    sm_status st;
+    fflush(stdout);
+    FILE *f = sm_atomic_open(path, out_tmp, sizeof out_tmp, &st);
+    if (!f || dup2(fileno(f), STDOUT_FILENO) < 0) {
+        fprintf(stderr, "scalemeter %s: cannot write %s: %s\n", cmd, path,
+                f ? strerror(errno) : st.msg);
+        if (f && out_tmp[0])
+            unlink(out_tmp);
+        if (f)
+            fclose(f);
+        out_tmp[0] = '\0';
         return -1;
     }
+    fclose(f);
+    out_path = path;
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; out_tmp[0] && i < sizeof signals / sizeof *signals; i++)
+        if (signal(signals[i], drop_output) == SIG_IGN)
+            signal(signals[i], SIG_IGN); /* nohup's choice stands */
     return 0;
+}
+
+int output_finish(const char *cmd, int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno ? errno : EIO;
+    if (!bad && out_path && out_tmp[0] && rc == 0 && fsync(STDOUT_FILENO) != 0)
+        bad = 1, e = errno;
+    if (!bad && out_path && out_tmp[0] && rc == 0 && rename(out_tmp, out_path) != 0)
+        bad = 1, e = errno;
+    if (out_path && out_tmp[0] && (rc || bad))
+        unlink(out_tmp);
+    if (!bad)
+        return rc;
+    fprintf(stderr, "scalemeter %s: cannot write %s: %s%s\n", cmd,
+            out_path ? out_path : "the output", strerror(e),
+            out_path && out_tmp[0] ? " (left as it was)" : "");
+    return rc ? rc : 1;
 }
 
 int format_options(int argc, char **argv, unsigned allowed, output_format *format,
@@ -542,4 +593,21 @@ double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int
     if (!(peak > 0) || !isfinite(t_step) || sm_network_metrics(net, batch, &m, &st))
         return NAN;
     return (double)(m.flops + m.bwd_flops) / (t_step * peak);
+}
+
+int output_not_input(const char *cmd, const char *option, const char *out,
+                     const char *const *inputs, int n)
+{
+    struct stat o, i;
+    if (!out || stat(out, &o) != 0 || !S_ISREG(o.st_mode))
+        return 0; /* nothing there yet, or a device (/dev/null) that reading leaves as it is */
+    for (int k = 0; k < n; k++)
+        if (inputs[k] && stat(inputs[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+            fprintf(stderr,
+                    "scalemeter %s: %s %s is the input %s: writing it would replace what "
+                    "is read; name another file\n",
+                    cmd, option, out, inputs[k]);
+            return -1;
+        }
+    return 0;
 }

@@ -109,9 +109,17 @@ void csv_real(FILE *out, double x);
  * parse starts afresh, so a command may run another in the same process. */
 int next_option(int argc, char **argv, const char *shorts, const struct option *longs, char *msg,
                 size_t len);
-/* -o FILE: the standard output goes to path from now on ("-" or NULL: it stays); -1 with a
- * message naming the file. */
+/* -o FILE: the standard output goes to path from now on ("-" or NULL: it stays), written
+ * whole when the command ends well (output_finish); -1 with a message naming the file. */
 int output_to(const char *cmd, const char *path);
+/* After a command: flushes the output and, for -o FILE, puts it in place where rc is 0 and
+ * drops it otherwise, FILE left as it was. Returns rc, or 1 with a message where the output
+ * could not be written (a full disk, /dev/full). */
+int output_finish(const char *cmd, int rc);
+/* -1 with a message where out (given by option) is one of the n inputs, under any name (a
+ * link): `fit runs.csv -o runs.csv` once replaced the measurements with coefficients. */
+int output_not_input(const char *cmd, const char *option, const char *out,
+                     const char *const *inputs, int n);
 /* The options of a command that has no others: --help, --format F, -o FILE. Returns 0 to go
  * on, 1 after the usage (exit 0) and 2 after a usage error. */
 int format_options(int argc, char **argv, unsigned allowed, output_format *format,

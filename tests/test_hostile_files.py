@@ -206,4 +206,31 @@ refused(["predict", "resnet50", "--coeffs", typo, "--batch", "32"], typo, line,
 # a layer's HxW pair cut at 63 characters: kernel=000...0013x5 read as 13x13
 pair = write("pair.ini", NET.replace("kernel=1", "kernel=" + "0" * 61 + "13x5"))
 refused(["metrics", pair], pair, 5, "is too long for an integer or HxW pair")
+# An output naming an input replaced it: fit's coefficients over the measurements, validate's
+# report over them; the input is refused as an output, under any name, and left as it was.
+runs = write("runs.csv", "\n".join(rows) + "\n")
+before = open(runs).read()
+link = os.path.join(tmp, "link.csv")
+os.symlink(runs, link)
+for args, phrase in ((["fit", runs, "-o", runs], "-o " + runs + " is the input"),
+                     (["fit", link, "-o", runs], "is the input " + link),
+                     (["fit", runs, "--device-out", runs], "--device-out " + runs),
+                     (["validate", runs, "--coeffs", "default", "-o", runs], "is the input"),
+                     (["fit", runs, "-o", os.path.join(tmp, "c.ini"), "--device-out",
+                       os.path.join(tmp, "c.ini")], "both name")):
+    refused(args, None, None, phrase)
+check(open(runs).read() == before, "the refused outputs left the measurements as they were")
+# -o FILE is put in place only when the command succeeds: allreduce emptied it before checking
+# its options, and every command's failure left it cut short
+kept = write("kept.csv", "precious\n")
+for args in (["allreduce", "--device", "nosuch", "-o", kept],
+             ["predict", "resnet50", "--device", "nosuch", "--batch", "8", "-o", kept],
+             ["curve", "resnet50", "--device", "nosuch", "--batch", "8", "-o", kept]):
+    rc, out, err = run(*args)
+    check(rc != 0 and open(kept).read() == "precious\n", f"{args}: exit {rc}, {kept} changed")
+check(sorted(os.listdir(tmp)).count("kept.csv") == 1 and
+      not [n for n in os.listdir(tmp) if n.startswith("kept.csv.tmp")],
+      f"no temporary left beside kept.csv: {os.listdir(tmp)}")
+rc, out, err = run("predict", "resnet50", "--device", "h100", "--batch", "8", "-o", "/dev/full")
+check(rc == 1 and "No space left on device" in err, f"-o /dev/full: exit {rc}, {err.strip()}")
 finish()

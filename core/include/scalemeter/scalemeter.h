@@ -25,6 +25,7 @@
 #define SCALEMETER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "scalemeter/plugin.h"
 
@@ -40,6 +41,15 @@ typedef struct sm_status {
 
 /* Sets st->msg (printf-style) and returns -1, so that `return sm_fail(st, ...)` reads well. */
 int sm_fail(sm_status *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- files written whole ---------------------------------------------------------------- */
+
+/* A file appears whole or not at all: sm_atomic_open creates PATH.tmp.XXXXXXXX, a fresh name
+ * (tmp: its name; empty where path is not a regular file, /dev/null, which is written in
+ * place), and sm_atomic_commit flushes, syncs and renames it over path, or removes it and
+ * fails. Coefficients, device descriptions and -o's output are written so. */
+FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
+int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
 
 /* ---- data directories ------------------------------------------------------------------- */
 

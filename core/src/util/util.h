@@ -1,5 +1,6 @@
-/* The core's utilities (util/), below every other area: files written whole, files and data
- * found, expressions. Not part of the public API. core/src/README.md has the areas' order. */
+/* The core's utilities (util/), below every other area: files and data found, expressions
+ * (files written whole: scalemeter.h). Not part of the public API. core/src/README.md has the
+ * areas' order. */
 #ifndef SCALEMETER_UTIL_H
 #define SCALEMETER_UTIL_H
 
@@ -10,12 +11,6 @@
 
 /* What every reader says of a line holding a NUL byte, where its C string would end early. */
 #define SM_NUL_BYTE "a NUL byte in the line (is this a text file?)"
-
-/* Writing a file whole or not at all (atomic_file.c): open PATH.tmp.XXXXXXXX, a fresh name
- * (tmp: its name), then commit, which flushes, syncs and renames it over path, or removes it
- * and fails. */
-FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
-int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
 
 /* A file to read (input_file.c): "-" is the standard input, and *path becomes "<stdin>" for
  * messages; otherwise fopen, NULL with errno. sm_input_close leaves the standard input open. */
