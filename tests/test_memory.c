@@ -98,6 +98,18 @@ static void test_max_batch(const sm_network *net)
     c.capacity_bytes = 0;
     CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == -1);
     CHECK_CONTAINS(st.msg, "memory_gib");
+    /* the C API's enums as ints, and no devices: refused, where an optimizer of 7 read past its
+     * table and 0 devices gave numbers */
+    sm_memory_config bad = {.optimizer = (sm_optimizer)7};
+    CHECK(sm_network_memory(net, 1, 1, 1, &bad, &m, &st) == -1);
+    CHECK_CONTAINS(st.msg, "optimizer 7");
+    bad = (sm_memory_config){.shard = (sm_shard)9};
+    CHECK(sm_network_memory(net, 1, 2, 1, &bad, &m, &st) == -1);
+    bad = (sm_memory_config){.checkpoint = (sm_checkpoint)-1};
+    CHECK(sm_network_memory(net, 1, 1, 1, &bad, &m, &st) == -1);
+    c = (sm_memory_config){.mask_bytes = 1};
+    CHECK(sm_network_memory(net, 1, 0, 1, &c, &m, &st) == -1);
+    CHECK_CONTAINS(st.msg, "0 devices");
 }
 
 /* Activations per sample at batch 2, bf16, under autocast or in a cast model. */

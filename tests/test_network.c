@@ -70,6 +70,11 @@ static void tiny_resnet(const sm_registry *reg)
     }
     CHECK_EQ(sum.macs, m.macs);
     CHECK_EQ(sum.weights, m.weights);
+    /* a block past the last is an error, not totals of 0 (the C API's index errors are values) */
+    CHECK_EQ(sm_block_metrics(net, net->n_blocks, 1, &blk, &st), -1);
+    CHECK_CONTAINS(st.msg, "has no block");
+    CHECK(sm_registry_type(reg, -1) == NULL && sm_registry_type(reg, 1 << 20) == NULL);
+    CHECK(sm_registry_path(reg, sm_registry_count(reg)) == NULL);
     sm_network_free(net);
 
     /* --image 64: every spatial size doubles, so conv MACs, I and O grow 4x; fc stays 320 */

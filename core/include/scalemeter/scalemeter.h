@@ -76,6 +76,7 @@ int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st);
 int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st);
 /* Every type: sm_registry_count loads all first (call sm_registry_load_all to see a failure). */
 int sm_registry_count(const sm_registry *reg);
+/* Type i (0 to sm_registry_count - 1) and its plugin's path; NULL for another i. */
 const sm_layer_type *sm_registry_type(const sm_registry *reg, int i);
 const char *sm_registry_path(const sm_registry *reg, int i);
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name);
@@ -183,7 +184,8 @@ int sm_family_parse(const char *name);
 /* The input size that --image sets: an image's height, or a sequence's length. */
 int64_t sm_network_image(const sm_network *net);
 
-/* Totals at a batch size; block < 0 means the whole network. */
+/* Totals at a batch size; block < 0 means the whole network, a block past the last one is an
+ * error. */
 int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st);
 int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics *out,
                      sm_status *st);

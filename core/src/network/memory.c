@@ -292,6 +292,15 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
     memset(out, 0, sizeof *out);
     if (batch < 1)
         return sm_fail(st, "batch size %lld is not positive", (long long)batch);
+    if (devices < 1)
+        return sm_fail(st, "%lld devices: at least one is needed", (long long)devices);
+    /* the C API's enums as plain ints: an optimizer of 7 read past its table */
+    if ((unsigned)c->optimizer >= SM_N_OPTIMIZERS || (unsigned)c->shard >= SM_N_SHARDS ||
+        (unsigned)c->checkpoint >= SM_N_CHECKPOINTS)
+        return sm_fail(st,
+                       "memory configuration: optimizer %d, shard %d or checkpoint %d is not "
+                       "one memory.h names",
+                       (int)c->optimizer, (int)c->shard, (int)c->checkpoint);
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
         return -1;

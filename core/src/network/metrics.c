@@ -68,6 +68,8 @@ int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics
                      sm_status *st)
 {
     memset(out, 0, sizeof *out);
+    if (block >= net->n_blocks) /* its totals would read 0, a silent wrong number */
+        return sm_fail(st, "%s has no block %d", net->name, block);
     for (int i = 0; i < net->n_layers; i++) {
         if (block >= 0 && net->layers[i].block != block)
             continue;

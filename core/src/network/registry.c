@@ -114,11 +114,15 @@ int sm_registry_count(const sm_registry *reg)
     sm_registry_load_all(mutable(reg), &ignored);
     return reg->count;
 }
+/* NULL past the types loaded, as the C API's index errors are values */
 const sm_layer_type *sm_registry_type(const sm_registry *reg, int i)
 {
-    return &reg->items[i]->type;
+    return i >= 0 && i < reg->count ? &reg->items[i]->type : NULL;
 }
-const char *sm_registry_path(const sm_registry *reg, int i) { return reg->items[i]->path; }
+const char *sm_registry_path(const sm_registry *reg, int i)
+{
+    return i >= 0 && i < reg->count ? reg->items[i]->path : NULL;
+}
 
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name)
 {
