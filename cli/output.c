@@ -103,10 +103,12 @@ int output_to(const char *cmd, const char *path)
         return 0;
     sm_status st;
     fflush(stdout);
+    errno = 0;
     FILE *f = sm_atomic_open(path, out_tmp, sizeof out_tmp, &st);
     if (!f || dup2(fileno(f), STDOUT_FILENO) < 0) {
+        /* errno is open's (or dup2's); none: a path too long for the temporary's name */
         fprintf(stderr, "scalemeter %s: cannot write %s: %s\n", cmd, path,
-                f ? strerror(errno) : st.msg);
+                strerror(errno ? errno : ENAMETOOLONG));
         if (f && out_tmp[0])
             unlink(out_tmp);
         if (f)
