@@ -202,6 +202,15 @@ static int last_line(sm_runs_writer *w, char *text, size_t *len, const char *con
     text[keep] = '\0';
     *len = keep;
     int rc = read_rows(w, text, cols, st);
+    size_t n = strlen(tail);
+    if (n && tail[n - 1] == '\r') /* as read_rows reads a line */
+        tail[--n] = '\0';
+    if (rc == 0 && tail[0] == '#') { /* a comment, kept as one */
+        if (write_all(w->fd, "\n", 1))
+            rc = sm_fail(st, "%s: cannot end its last line: %s", w->path, strerror(errno));
+        free(tail);
+        return rc;
+    }
     char *fields[256];
     int nf = rc == 0 ? split(tail, fields, 256) : -1;
     if (rc == 0 && nf == w->n_cols) {

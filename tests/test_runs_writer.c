@@ -107,6 +107,13 @@ static void test_last_line(void)
     CHECK(note && strstr(note, "dropped an incomplete last line"));
     sm_runs_writer_close(w);
     CHECK_EQ(file_size(), (long)strlen("model,batch,t_step\nresnet18,1,0.5\n"));
+    /* a comment is kept as one, not counted as the row its fields would make */
+    static const char comment[] = "model,batch,t_step\nresnet18,1,0.5\n#a,b,c";
+    write_file(comment, sizeof comment - 1);
+    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 1);
+    sm_runs_writer_close(w);
+    CHECK_EQ(file_size(), (long)sizeof comment);
     static const char notes[] = "my notes\nline two\nlast line";
     write_file(notes, sizeof notes - 1);
     CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == -1);
