@@ -189,37 +189,28 @@ static int last_line(sm_runs_writer *w, char *text, size_t *len, const char *con
 {
     char *nl = strrchr(text, '\n');
     size_t keep = nl ? (size_t)(nl - text + 1) : 0;
-    char *tail = strdup(text + keep);
+    char *tail = strdup(text + keep), *fields[256];
     if (!tail)
         return sm_fail(st, "%s: out of memory", w->path);
-    if (!keep) { /* the header alone, or someone else's one line */
-        int rc = read_rows(w, text, cols, st);
-        if (rc == 0 && write_all(w->fd, "\n", 1))
-            rc = sm_fail(st, "%s: cannot end its header line: %s", w->path, strerror(errno));
-        free(tail);
-        return rc;
+    if (keep) { /* the tail apart from the rows before it */
+        text[keep] = '\0';
+        *len = keep;
     }
-    text[keep] = '\0';
-    *len = keep;
     int rc = read_rows(w, text, cols, st);
     size_t n = strlen(tail);
     if (n && tail[n - 1] == '\r') /* as read_rows reads a line */
         tail[--n] = '\0';
-    if (rc == 0 && tail[0] == '#') { /* a comment, kept as one */
+    /* kept and ended: the header alone (read above), a comment, or a row of every column */
+    int comment = tail[0] == '#', row = keep && !comment && split(tail, fields, 256) == w->n_cols;
+    if (rc == 0 && (!keep || comment || row)) {
         if (write_all(w->fd, "\n", 1))
-            rc = sm_fail(st, "%s: cannot end its last line: %s", w->path, strerror(errno));
-        free(tail);
-        return rc;
-    }
-    char *fields[256];
-    int nf = rc == 0 ? split(tail, fields, 256) : -1;
-    if (rc == 0 && nf == w->n_cols) {
-        if (write_all(w->fd, "\n", 1))
-            rc = sm_fail(st, "%s: cannot end its last line: %s", w->path, strerror(errno));
-        else if (add_key(w, fields, nf))
+            rc = sm_fail(st, "%s: cannot end its %s line: %s", w->path, keep ? "last" : "header",
+                         strerror(errno));
+        else if (row && add_key(w, fields, w->n_cols))
             rc = sm_fail(st, "%s: out of memory", w->path);
-        w->rows += rc == 0;
-        *note = "ended its last row, which had no newline";
+        w->rows += rc == 0 && row;
+        if (row)
+            *note = "ended its last row, which had no newline";
     } else if (rc == 0) {
         if (ftruncate(w->fd, (off_t)keep) != 0)
             rc = sm_fail(st, "%s: cannot cut off its incomplete last line: %s", w->path,

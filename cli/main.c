@@ -1,5 +1,4 @@
 /* scalemeter: predicts how long a deep network takes to train and run, and how it scales. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 

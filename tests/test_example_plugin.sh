@@ -43,27 +43,25 @@ out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$src/examples/plugin/ca
     fail "check-plugin mish: $out"
 echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: all passed$" || fail "$out"
 echo "$out" | grep -q "^ok .* refuse unknown_parameter (mish): refused" || fail "$out"
-mkdir "$dir/bad"
-sed 's/(1.0f - t \* t)/(1.0f - t)/' "$src/examples/plugin/mish.c" > "$dir/bad/mish.c"
-grep -q "(1.0f - t) \* sig" "$dir/bad/mish.c" || fail "the broken copy of mish.c is not broken"
-$cc -std=c11 -O2 -shared -fPIC -I"$src/core/include" -o "$dir/bad/mish.so" "$dir/bad/mish.c" -lm
-if out=$("$scalemeter" check-plugin "$dir/bad/mish.so" --cases "$src/examples/plugin/cases.ini" \
-         2>&1); then
-    fail "check-plugin passed a wrong gradient: $out"
-fi
+# check-plugin on a copy of mish.c in folder $1, changed by the sed expression $2 (grep $3
+# proves it changed): it must fail; its output is left in $out.
+check_broken() {
+    mkdir "$dir/$1"
+    sed "$2" "$src/examples/plugin/mish.c" > "$dir/$1/mish.c"
+    grep -q "$3" "$dir/$1/mish.c" || fail "the $1 copy of mish.c is not changed"
+    $cc -std=c11 -O2 -shared -fPIC -I"$src/core/include" -o "$dir/$1/mish.so" "$dir/$1/mish.c" -lm
+    if out=$("$scalemeter" check-plugin "$dir/$1/mish.so" \
+             --cases "$src/examples/plugin/cases.ini" 2>&1); then
+        fail "check-plugin passed the $1 copy of mish: $out"
+    fi
+}
+check_broken bad 's/(1.0f - t \* t)/(1.0f - t)/' "(1.0f - t) \* sig"
 echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input .*: too large$" ||
     fail "$out"
 echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: 2 failed$" || fail "$out"
 # A backward that writes NaN fails too: a NaN error loses every comparison with the largest so
 # far, so it once read as 0 and passed.
-mkdir "$dir/nan"
-sed 's/(1.0f - t \* t)/(1.0f - t * t) * NAN/' "$src/examples/plugin/mish.c" > "$dir/nan/mish.c"
-grep -q "t \* t) \* NAN" "$dir/nan/mish.c" || fail "the NaN copy of mish.c has no NaN"
-$cc -std=c11 -O2 -shared -fPIC -I"$src/core/include" -o "$dir/nan/mish.so" "$dir/nan/mish.c" -lm
-if out=$("$scalemeter" check-plugin "$dir/nan/mish.so" --cases "$src/examples/plugin/cases.ini" \
-         2>&1); then
-    fail "check-plugin passed a NaN gradient: $out"
-fi
+check_broken nan 's/(1.0f - t \* t)/(1.0f - t * t) * NAN/' "t \* t) \* NAN"
 echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input inf.*: too large$" ||
     fail "$out"
 # A damaged cases file is refused at its line: a batch whose tensors no machine holds, a

@@ -82,6 +82,23 @@ static int parse_int(const char *text, long *out)
     return 0;
 }
 
+/* The next line of f into *line: 1; 0 at the end of the file; -1 with a message naming
+ * path:lineno for a line too long, no memory, or a NUL byte (its C string would end early). */
+static int next_line(FILE *f, char **line, size_t *cap, const char *path, int *lineno,
+                     sm_status *st)
+{
+    long len = sm_read_line(f, line, cap);
+    if (len == -1)
+        return 0;
+    ++*lineno;
+    if (len < 0)
+        return sm_fail(st, "%s:%d: %s", path, *lineno,
+                       len == -2 ? SM_LINE_TOO_LONG : "out of memory");
+    if (memchr(*line, '\0', (size_t)len))
+        return sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, *lineno);
+    return 1;
+}
+
 /* ranks / nodes devices per node, or an error naming the file. A file that names more than
  * one host tells its node count, and FILE@NODES may not contradict it; one host may be several
  * nodes whose hosts share a name (containers), which only FILE@NODES can say. */
@@ -217,18 +234,8 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
     size_t cap = 0;
     int has_root = 1, lineno = 0, rc = 0, first = r->n, half = 0;
     nccl_run run = {.first = r->n, .line = 1};
-    long len;
-    while (!rc && (len = sm_read_line(f, &line, &cap)) != -1) {
-        lineno++;
-        if (len < 0) {
-            rc = sm_fail(st, "%s:%d: %s", path, lineno,
-                         len == -2 ? SM_LINE_TOO_LONG : "out of memory");
-            break;
-        }
-        if (memchr(line, '\0', (size_t)len)) {
-            rc = sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
-            break;
-        }
+    int more = 0;
+    while (!rc && (more = next_line(f, &line, &cap, path, &lineno, st)) > 0) {
         char *tok[MAX_TOKENS];
         int nt = split_words(line, tok);
         if (nt == 0)
@@ -327,6 +334,8 @@ static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes
         rc = add_sample(r, &s, st);
     }
     free(line);
+    if (more < 0) /* a line refused: its message is in st */
+        rc = -1;
     if (!rc)
         rc = run_finish(r, &run, path, nodes, st);
     run_reset(&run, 0, 0);
@@ -359,18 +368,8 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
     int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1, col_op = -1;
     int lineno = 0, rc = 0, first = r->n, header = 0;
     char seen_impl[64] = "";
-    long len;
-    while (!rc && (len = sm_read_line(f, &line, &cap)) != -1) {
-        lineno++;
-        if (len < 0) {
-            rc = sm_fail(st, "%s:%d: %s", path, lineno,
-                         len == -2 ? SM_LINE_TOO_LONG : "out of memory");
-            break;
-        }
-        if (memchr(line, '\0', (size_t)len)) {
-            rc = sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, lineno);
-            break;
-        }
+    int more = 0;
+    while (!rc && (more = next_line(f, &line, &cap, path, &lineno, st)) > 0) {
         char *tok[MAX_TOKENS];
         int nt = split_csv(line, tok);
         if (nt == 0)
@@ -445,6 +444,8 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
         rc = add_sample(r, &s, st);
     }
     free(line);
+    if (more < 0) /* a line refused: its message is in st */
+        rc = -1;
     if (!rc && r->n == first)
         rc = sm_fail(st, "%s: no rows%s%s", path, impl ? " of --impl " : "", impl ? impl : "");
     return rc;
