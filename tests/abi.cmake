@@ -55,7 +55,7 @@ add_dependencies(test_registry_cpu fake_plugin_cpuok fake_plugin_cpubad fake_plu
   fake_plugin_cpuown fake_cpu_module_ok fake_cpu_module_bad fake_cpu_module_own)
 
 # Plugins load when a network asks for their types (test_registry_lazy.c): renamed.so provides
-# test_renamed (a file named otherwise), dup/conv2d.so a second conv2d.
+# test_renamed (a file named otherwise), dup_conv2d/conv2d.so a second conv2d.
 add_library(fake_plugin_renamed MODULE fake_plugin.c)
 target_include_directories(fake_plugin_renamed PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
 target_compile_definitions(fake_plugin_renamed PRIVATE TEST_TYPE_NAME="test_renamed")
@@ -65,9 +65,9 @@ add_library(fake_plugin_dup_conv2d MODULE fake_plugin.c)
 target_include_directories(fake_plugin_dup_conv2d PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
 target_compile_definitions(fake_plugin_dup_conv2d PRIVATE TEST_TYPE_NAME="conv2d")
 set_target_properties(fake_plugin_dup_conv2d PROPERTIES PREFIX "" OUTPUT_NAME conv2d
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup)
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup_conv2d)
 sm_add_c_test(test_registry_lazy test_registry_lazy.c
-  ${CMAKE_BINARY_DIR}/tests/fake_plugins/renamed ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup)
+  ${CMAKE_BINARY_DIR}/tests/fake_plugins/renamed ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup_conv2d)
 add_dependencies(test_registry_lazy fake_plugin_renamed fake_plugin_dup_conv2d)
 
 # Counting maps no CUDA library and no GPU module (the process's own /proc/self/maps).

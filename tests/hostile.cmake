@@ -3,7 +3,7 @@
 # folders, relative and repeated SCALEMETER_PLUGIN_PATH entries, a symbolic link planted at
 # the atomic writer's temporary name.
 foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm saved_noterm
-        cpu_pointer negative_io negative_tensors fail_null)
+        cpu_pointer negative_io negative_tensors fail_null prints exits)
   string(TOUPPER ${kind} upper)
   add_library(hostile_${kind} MODULE hostile_plugin.c)
   target_include_directories(hostile_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
@@ -20,6 +20,18 @@ add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_para
   hostile_pointer hostile_data_entry hostile_infer_noterm hostile_metrics_noterm
   hostile_saved_noterm hostile_cpu_pointer hostile_negative_io hostile_negative_tensors
   hostile_fail_null)
+# shadow.so provides conv2d, which the shipped conv2d.so provides too
+add_library(hostile_shadow MODULE hostile_plugin.c)
+target_include_directories(hostile_shadow PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+target_compile_definitions(hostile_shadow PRIVATE HOSTILE_SHADOW HOSTILE_NAME="conv2d")
+set_target_properties(hostile_shadow PROPERTIES PREFIX "" OUTPUT_NAME shadow
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/shadow C_VISIBILITY_PRESET hidden)
+# A plugin that prints, exits, or provides a shipped type under another file name, as a user's
+# plugin in SCALEMETER_PLUGIN_PATH: the command's output stays clean, an exit fails naming the
+# plugin, and the shadowed type is the duplicate error whichever type a network asks for first.
+sm_add_python_test(hostile_plugin_host test_hostile_plugin_host.py ${SCALEMETER_BIN}
+  ${CMAKE_BINARY_DIR}/tests/hostile)
+
 # a FIFO must be refused, not waited on: a hang ends at this limit
 set_tests_properties(test_hostile_plugins PROPERTIES TIMEOUT 60)
 

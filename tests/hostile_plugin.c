@@ -10,16 +10,29 @@
  *   HOSTILE_CPU_POINTER      the descriptor's own CPU kernel table is at 0x10
  *   HOSTILE_NEGATIVE_IO      metrics says the layer outputs -10^8 elements a sample
  *   HOSTILE_NEGATIVE_TENSORS metrics says 5 weights in -10^6 parameter tensors
- *   HOSTILE_FAIL_NULL        parse fails with a NULL reason */
+ *   HOSTILE_FAIL_NULL        parse fails with a NULL reason
+ *   HOSTILE_PRINTS           a constructor, parse, infer and metrics print to standard output
+ *   HOSTILE_EXITS            metrics calls exit(0)
+ *   HOSTILE_SHADOW           a file named shadow.so that provides the shipped type conv2d */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <scalemeter/kernels.h>
 #include <scalemeter/plugin.h>
 
+#ifdef HOSTILE_PRINTS
+#define SAY(what) printf("hostile plugin output from %s\n", what)
+__attribute__((constructor)) static void loaded(void) { SAY("a constructor"); }
+#else
+#define SAY(what) (void)0
+#endif
+
 static void parse(void *params, sm_args *args)
 {
     (void)params;
+    SAY("parse");
 #ifdef HOSTILE_FAIL_NULL
     sm_arg_fail(args, NULL);
 #else
@@ -37,6 +50,7 @@ static inline int unterminated(sm_error *err, char c)
 static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
     (void)params, (void)n_in, (void)err;
+    SAY("infer");
     *out = in[0];
 #ifdef HOSTILE_NDIM
     out->ndim = 99;
@@ -51,6 +65,10 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
                    sm_layer_metrics *m, sm_error *err)
 {
     (void)params, (void)in, (void)n_in, (void)out, (void)m, (void)err;
+    SAY("metrics");
+#ifdef HOSTILE_EXITS
+    exit(0);
+#endif
 #ifdef HOSTILE_METRICS_NOTERM
     return unterminated(err, 'M');
 #endif

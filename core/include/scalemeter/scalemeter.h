@@ -67,8 +67,13 @@ sm_registry *sm_registry_new(void);
  * loaded as they are asked for: the folders are listed here, and sm_registry_find(reg, NAME)
  * loads NAME.so of each folder that has one (the same type in two folders is an error, as
  * ever); where no NAME.so provides NAME, every plugin is loaded (one named otherwise may).
- * So a network maps only the plugins of its own types. */
+ * SCALEMETER_PLUGIN_PATH's plugins all load at the first lookup, so that one providing a
+ * shipped type is that error too. So a network maps only the shipped plugins of its types. */
 int sm_registry_open(sm_registry **out, sm_status *st);
+/* A program whose standard output is its result (scalemeter's commands) asks with on = 1 that
+ * what plugins print while they load and count go to standard error instead. Whatever the
+ * setting, a plugin that calls exit() then ends the process with status 1 and a line naming it. */
+void sm_plugin_stdout_to_stderr(int on);
 /* Every plugin of sm_registry_open's folders not loaded yet; -1 with the first failure (named,
  * and repeated to every later call). Listing all types starts with it. */
 int sm_registry_load_all(sm_registry *reg, sm_status *st);

@@ -520,7 +520,12 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
             int src = inputs[order[i]][j];
             l->inputs[j] = src < 0 ? SM_NETWORK_INPUT : position[src];
         }
+        /* the plugin's code runs here: an exit() inside names its type */
+        char what[320]; /* type names are shorter than 256 bytes (registry.c) */
+        snprintf(what, sizeof what, "the plugin of layer type '%s'", dl->type->name);
+        const char *outer = sm_plugin_call_begin(what);
         rc = infer_layer(d, dl, net, l, st);
+        sm_plugin_call_end(outer);
     }
     for (int k = 0; inputs && k < n; k++)
         free(inputs[k]);

@@ -35,6 +35,11 @@ int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *en
 /* While a plugin loads (plugin_guard.c): a crash inside it names the plugin on stderr. */
 void sm_plugin_guard_begin(const char *path);
 void sm_plugin_guard_end(void);
+/* Around plugin code (plugin_guard.c): an exit() inside names what (a string that outlives the
+ * call) and fails; standard output goes to standard error where the host asked
+ * (sm_plugin_stdout_to_stderr). begin returns the enclosing call's what, for end. */
+const char *sm_plugin_call_begin(const char *what);
+void sm_plugin_call_end(const char *outer);
 
 /* Addresses a plugin hands over (plugin_memory.c): whether [p, p + len) lies in the loaded
  * segments of the plugin dlopen returned handle for; whether s is a string of fewer than max

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,6 +15,9 @@
 static char message[4200];
 static size_t message_len;
 static struct sigaction old_segv, old_bus;
+/* the plugin being loaded, for sm_plugin_call_begin's exit message */
+static char loading[4200];
+static const char *loading_outer;
 
 static void on_crash(int sig)
 {
@@ -33,10 +37,70 @@ void sm_plugin_guard_begin(const char *path)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, &old_segv);
     sigaction(SIGBUS, &sa, &old_bus);
+    snprintf(loading, sizeof loading, "plugin %s, while loading,", path);
+    loading_outer = sm_plugin_call_begin(loading);
 }
 
 void sm_plugin_guard_end(void)
 {
+    sm_plugin_call_end(loading_outer);
     sigaction(SIGSEGV, &old_segv, NULL);
     sigaction(SIGBUS, &old_bus, NULL);
+}
+
+/* A plugin's code runs inside the host, and two of its habits end a command wrongly: exit()
+ * ends the process with the plugin's status (0, with half the output or none), and printf
+ * lands in the command's results (a JSON document, a CSV). While plugin code runs, an exit is
+ * turned into a failure that names the plugin, and, where the host asked, standard output goes
+ * to standard error. Nesting counts: loading a plugin happens inside a network's parse. */
+static const char *running; /* what runs, for the exit message; NULL outside plugin code */
+static int depth, to_stderr, saved_stdout = -1;
+static char exit_message[4200];
+
+static void exit_inside_plugin(void)
+{
+    if (!running)
+        return;
+    int n = snprintf(exit_message, sizeof exit_message,
+                     "scalemeter: %s called exit() inside scalemeter; the command did not "
+                     "finish (a plugin must return an error, not end the process)\n",
+                     running);
+    fflush(stdout);
+    ssize_t w = write(STDERR_FILENO, exit_message,
+                      n < 0                             ? 0
+                      : (size_t)n < sizeof exit_message ? (size_t)n
+                                                        : sizeof exit_message - 1);
+    (void)w; /* the process ends either way */
+    _exit(1);
+}
+
+void sm_plugin_stdout_to_stderr(int on) { to_stderr = on != 0; }
+
+const char *sm_plugin_call_begin(const char *what)
+{
+    const char *outer = running;
+    static int registered;
+    if (!registered)
+        registered = atexit(exit_inside_plugin) == 0;
+    if (depth++ == 0 && to_stderr) {
+        fflush(stdout);
+        saved_stdout = dup(STDOUT_FILENO);
+        if (saved_stdout >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            close(saved_stdout);
+            saved_stdout = -1;
+        }
+    }
+    running = what;
+    return outer;
+}
+
+void sm_plugin_call_end(const char *outer)
+{
+    running = outer;
+    if (--depth == 0 && saved_stdout >= 0) {
+        fflush(stdout); /* what the plugin printed, to standard error */
+        dup2(saved_stdout, STDOUT_FILENO);
+        close(saved_stdout);
+        saved_stdout = -1;
+    }
 }

@@ -66,8 +66,8 @@ struct sm_registry {
     plugin **items;
     int n_folders;
     plugin_folder *folders;
-    int all_state;
-    char *all_error;
+    int all_state, user_state; /* every folder's plugins; SCALEMETER_PLUGIN_PATH's */
+    char *all_error, *user_error;
 };
 
 static sm_registry *mutable(const sm_registry *reg);
@@ -104,6 +104,7 @@ void sm_registry_free(sm_registry *reg)
     }
     free(reg->folders);
     free(reg->all_error);
+    free(reg->user_error);
     free(reg);
 }
 
@@ -467,17 +468,9 @@ int sm_registry_load_all(sm_registry *reg, sm_status *st)
 /* A registry's types are loaded as they are asked for: a cache, logically const. */
 static sm_registry *mutable(const sm_registry *reg) { return (sm_registry *)(uintptr_t)reg; }
 
-int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer_type **out,
-                       sm_status *st)
+/* NAME.so of every folder, in order: a second one is the duplicate it always was. */
+static int load_named(sm_registry *reg, const char *name, sm_status *st)
 {
-    sm_registry *reg = mutable(creg);
-    const plugin *p = loaded_type(reg, name);
-    *out = p ? &p->type : NULL;
-    if (p)
-        return 0;
-    if (reg->all_state != ALL_UNTRIED) /* every plugin is loaded, or failed to */
-        return reg->all_state == ALL_FAILED ? sm_registry_load_all(reg, st) : 0;
-    /* NAME.so of every folder, in order: a second one is the duplicate it always was. */
     size_t len = strlen(name);
     char *file = malloc(len + 4);
     if (!file)
@@ -494,7 +487,72 @@ int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer
             rc = load_listed(reg, f, *hit, st);
     }
     free(file);
-    if (rc)
+    return rc;
+}
+
+/* A type of a user's plugin that the shipped folder provides too, as NAME.so (every shipped
+ * plugin is named after its type: test_registry_lazy): the duplicate error, naming the user's
+ * file first, without loading the shipped one. */
+static int shadows_shipped(const sm_registry *reg, const plugin *p, sm_status *st)
+{
+    size_t len = strlen(p->type.name);
+    char *file = malloc(len + 4);
+    if (!file)
+        return sm_fail(st, "out of memory");
+    memcpy(file, p->type.name, len);
+    memcpy(file + len, ".so", 4);
+    int rc = 0;
+    for (int i = 0; i < reg->n_folders && rc == 0; i++) {
+        const plugin_folder *f = &reg->folders[i];
+        if (!f->from_env && f->n_names &&
+            bsearch(&file, f->names, f->n_names, sizeof *f->names, compare_names))
+            rc = sm_fail(st,
+                         "%s: layer type '%s' is already provided by %s/%s (from "
+                         "SCALEMETER_PLUGIN_PATH)",
+                         p->path, p->type.name, f->dir, file);
+    }
+    free(file);
+    return rc;
+}
+
+/* Every plugin of SCALEMETER_PLUGIN_PATH, at the first lookup. A user's plugin may be named
+ * otherwise than its type; one that provides a shipped type (conv2d from mine.so) must be the
+ * duplicate error, not lose silently to conv2d.so or win over it by the order of lookups. The
+ * user's folders hold their few plugins; the shipped folder's stay lazy. */
+static int load_user_plugins(sm_registry *reg, sm_status *st)
+{
+    if (reg->user_state == ALL_UNTRIED) {
+        sm_status sub = {{0}};
+        int rc = 0, first = reg->count;
+        for (int i = 0; i < reg->n_folders && rc == 0; i++)
+            for (size_t j = 0; reg->folders[i].from_env && j < reg->folders[i].n_names && rc == 0;
+                 j++)
+                rc = load_listed(reg, &reg->folders[i], reg->folders[i].names[j], &sub);
+        for (int i = first; i < reg->count && rc == 0; i++)
+            rc = shadows_shipped(reg, reg->items[i], &sub);
+        reg->user_state = rc ? ALL_FAILED : ALL_LOADED;
+        if (rc)
+            reg->user_error = strdup(sub.msg);
+    }
+    if (reg->user_state == ALL_FAILED)
+        return sm_fail(st, "%s", reg->user_error ? reg->user_error : "out of memory");
+    return 0;
+}
+
+int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer_type **out,
+                       sm_status *st)
+{
+    sm_registry *reg = mutable(creg);
+    *out = NULL;
+    if (reg->all_state == ALL_UNTRIED && load_user_plugins(reg, st))
+        return -1;
+    const plugin *p = loaded_type(reg, name);
+    *out = p ? &p->type : NULL;
+    if (p)
+        return 0;
+    if (reg->all_state != ALL_UNTRIED) /* every plugin is loaded, or failed to */
+        return reg->all_state == ALL_FAILED ? sm_registry_load_all(reg, st) : 0;
+    if (load_named(reg, name, st))
         return -1;
     /* No NAME.so, or one of another type: a plugin named otherwise may provide it. */
     if (!(p = loaded_type(reg, name)) && sm_registry_load_all(reg, st))
@@ -546,7 +604,8 @@ int sm_registry_open(sm_registry **out, sm_status *st)
     sm_registry *reg = sm_registry_new();
     if (!reg)
         return sm_fail(st, "out of memory");
-    reg->all_state = ALL_UNTRIED; /* the folders are listed; a type loads when asked for */
+    /* the folders are listed; a type loads when asked for */
+    reg->all_state = reg->user_state = ALL_UNTRIED;
     int rc = add_folder(reg, sm_plugin_dir(), 0, st);
     const char *extra = getenv("SCALEMETER_PLUGIN_PATH");
     if (rc == 0 && extra && *extra)

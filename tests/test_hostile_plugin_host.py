@@ -1,0 +1,74 @@
+"""A user's plugin that misbehaves inside the host (tests/hostile_plugin.c, tests/hostile.cmake):
+- one that prints to standard output while it loads and counts must not corrupt a command's
+  results: metrics --format json stays one JSON document, the plugin's lines go to stderr;
+- one whose metrics calls exit(0) must not end the command with status 0 and no output: the
+  command fails with a line naming the plugin's type;
+- shadow.so, named otherwise, provides conv2d as the shipped conv2d.so does: every command is
+  refused with the duplicate error naming both files, whichever type its network asks for
+  first, never silently using one of them.
+
+usage: test_hostile_plugin_host.py SCALEMETER HOSTILE_FOLDER
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from cli_checks import SM, check, finish
+
+HOSTILE = sys.argv[2]
+
+
+def run_with(folder, *args):
+    env = dict(os.environ, SCALEMETER_PLUGIN_PATH=os.path.join(HOSTILE, folder))
+    p = subprocess.run([SM, *args], capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def network(tmp, name, layers):
+    path = os.path.join(tmp, name + ".ini")
+    with open(path, "w") as f:
+        f.write(f"[network]\nname = {name}\ninput = 3x8x8\n[layers]\n{layers}")
+    return path
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # prints: stdout is the JSON document alone; every print went to stderr
+    net = network(tmp, "prints", "a = relu\nh = test_hostile_prints\n")
+    rc, out, err = run_with("prints", "metrics", net, "--format", "json")
+    check(rc == 0, f"metrics with a printing plugin: exit {rc}: {err.strip()}")
+    try:
+        doc = json.loads(out)
+        check(doc.get("model") == "prints", f"metrics json names the network: {doc}")
+    except ValueError:
+        check(False, f"metrics --format json is not JSON with a printing plugin: {out!r}")
+    check("hostile plugin output" not in out, f"a plugin's print reached stdout: {out!r}")
+    for what in ("a constructor", "parse", "infer", "metrics"):
+        check(f"hostile plugin output from {what}" in err,
+              f"the plugin's print from {what} is on stderr: {err!r}")
+
+    # exits: a failure naming the type, not status 0
+    net = network(tmp, "exits", "h = test_hostile_exits\n")
+    rc, out, err = run_with("exits", "metrics", net, "--format", "json")
+    check(rc != 0, f"metrics with a plugin calling exit(0) exited {rc}")
+    check(out == "", f"no result printed: {out!r}")
+    want = ("scalemeter: the plugin of layer type 'test_hostile_exits' called exit() inside "
+            "scalemeter; the command did not finish")
+    check(err.startswith(want), f"stderr starts with '{want}': {err!r}")
+
+    # shadow: conv2d asked for first, or relu first and conv2d after, or conv2d never
+    dup = "layer type 'conv2d' is already provided by"
+    for layers in ("c = conv2d out=4 kernel=3\nr = relu\n", "r = relu\nc = conv2d out=4 kernel=3\n",
+                   "r = relu\n"):
+        net = network(tmp, "shadow", layers)
+        rc, out, err = run_with("shadow", "metrics", net)
+        first = layers.splitlines()[0]
+        check(rc != 0, f"metrics ({first}) with shadow.so providing conv2d exited 0: {out!r}")
+        check(dup in err and "shadow.so" in err and "conv2d.so" in err,
+              f"({first}) the duplicate error names both files: {err!r}")
+        check(err.count("\n") == 1, f"({first}) one line: {err!r}")
+    rc, out, err = run_with("shadow", "plugins")
+    check(rc != 0 and dup in err, f"plugins with shadow.so: exit {rc}: {err!r}")
+
+finish()
