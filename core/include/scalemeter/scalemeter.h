@@ -68,7 +68,9 @@ sm_registry *sm_registry_new(void);
  * loads NAME.so of each folder that has one (the same type in two folders is an error, as
  * ever); where no NAME.so provides NAME, every plugin is loaded (one named otherwise may).
  * SCALEMETER_PLUGIN_PATH's plugins all load at the first lookup, so that one providing a
- * shipped type is that error too. So a network maps only the shipped plugins of its types. */
+ * shipped type is that error too. So a network maps only the shipped plugins of its types.
+ * Lookups load, so a registry serves one thread at a time; after sm_registry_load_all they
+ * only read, and threads may share it. */
 int sm_registry_open(sm_registry **out, sm_status *st);
 /* A program whose standard output is its result (scalemeter's commands) asks with on = 1 that
  * what plugins print while they load and count go to standard error instead. Whatever the
