@@ -130,3 +130,8 @@ if(SM_CURVE_PYTHON3)
            ${CMAKE_CURRENT_SOURCE_DIR}/test_attention_cli.py ${SCALEMETER_BIN}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
+
+# Relations every prediction keeps (docs/scaling.md's and docs/memory.md's equations, physics),
+# over 60 seeded random configurations of zoo models, devices, precisions, shardings,
+# checkpointing, batches and node counts; predict against curve's same point.
+sm_add_python_test(prediction_invariants test_invariants.py ${SCALEMETER_BIN})
