@@ -13,6 +13,7 @@
 #include "conformance.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,10 @@
 #define TEXT_LEN 4096
 #define SEED 7             /* of the executors' weights, input and dropout masks */
 #define MAX_CASE_BATCH 256 /* a case is a few elements; its tensors are allocated whole */
+/* The gradient check runs two forward passes per value it perturbs: past this many values x
+ * forward work (docs/plugin-abi.md) a case runs for seconds to hours, so it is refused first.
+ * The shipped cases stay under 2e7. */
+#define MAX_CHECK_WORK 5e8
 
 /* The expected values a case may give, each checked only when given. */
 enum {
@@ -63,6 +68,11 @@ static const char *const expect_keys[X_COUNT] = {
     "upcast_bytes",
     "saved_upcast_bytes",
 };
+/* The other keys of a case; each may be given once, but net, repeated in order. */
+static const char *const other_keys[] = {"layer",    "input",     "output",         "message",
+                                         "gradient", "device",    "random_weights", "batch",
+                                         "eps",      "tolerance", "scale",          "torch"};
+#define N_KEYS (X_COUNT + (int)(sizeof other_keys / sizeof *other_keys))
 
 typedef struct conf_case {
     int refuse; /* [refuse NAME] rather than [case NAME] */
@@ -76,6 +86,7 @@ typedef struct conf_case {
     long long batch;
     double eps, tolerance, scale;
     int random_weights;
+    int key_line[N_KEYS]; /* where each key was given, 0: not yet */
 } conf_case;
 
 static void case_reset(conf_case *c)
@@ -345,6 +356,39 @@ static int device_verdict(const sm_conformance_device *dev, const conf_case *c,
     return bad ? -1 : 0;
 }
 
+/* Whether msg names the layer g itself: "layer g" not followed by more of a name ("layer
+ * gate", "layer g2"), as the loader writes "layer g (TYPE): ..." and "layer g: ...". */
+static int names_layer_g(const char *msg)
+{
+    for (const char *p = strstr(msg, "layer g"); p; p = strstr(p + 1, "layer g")) {
+        char next = p[7];
+        int word = p == msg || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        if (word && (next == '\0' || strchr(" \t:,;)", next)))
+            return 1;
+    }
+    return 0;
+}
+
+/* 0 when the gradient check of net at c's batch is within MAX_CHECK_WORK; otherwise writes
+ * why into line. In doubles, so that no sum saturates. */
+static int check_work(const sm_network *net, const conf_case *c, char *line, size_t len)
+{
+    double values = (double)c->batch * (double)sm_shape_elems(&net->input), pass = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        values += (double)l->m.weights;
+        pass += (double)c->batch * ((double)l->m.flops + (double)sm_shape_elems(&l->out));
+    }
+    if (values * pass <= MAX_CHECK_WORK)
+        return 0;
+    snprintf(line, len,
+             "gradient check of %.0f values (batch x input elements, and weights) x %.0f per "
+             "forward pass (batch x (FLOPs + output elements)) = %.0f, past the bound of %.0f "
+             "(docs/plugin-abi.md): give a smaller input, batch or layer, or gradient = no",
+             values, pass, values * pass, MAX_CHECK_WORK);
+    return -1;
+}
+
 /* Runs c (on dev too, when given); writes "ok ..." or the first failure into line; 0 when it
  * passed. */
 static int run_case(const sm_registry *reg, const conf_case *c, const sm_conformance_device *dev,
@@ -358,7 +402,7 @@ static int run_case(const sm_registry *reg, const conf_case *c, const sm_conform
             snprintf(line, len, "loaded; expected a refusal holding \"%s\"", c->message);
             return -1;
         }
-        if (!strstr(st.msg, c->message) || !strstr(st.msg, "layer g")) {
+        if (!strstr(st.msg, c->message) || !names_layer_g(st.msg)) {
             snprintf(line, len, "refused with \"%.500s\"; expected \"%.200s\" naming layer g",
                      st.msg, c->message);
             return -1;
@@ -383,7 +427,10 @@ static int run_case(const sm_registry *reg, const conf_case *c, const sm_conform
         goto done;
     }
     for (int k = 0; k < X_COUNT; k++)
-        if (c->has[k] && got_value(l, k) != c->want[k]) {
+        if (c->has[k] && got_value(l, k) == SM_OVERFLOW) { /* the host refuses it; in case */
+            snprintf(line, len, "%s overflows 64 bits", expect_keys[k]);
+            goto done;
+        } else if (c->has[k] && got_value(l, k) != c->want[k]) {
             snprintf(line, len, "%s %lld, expected %lld", expect_keys[k], got_value(l, k),
                      c->want[k]);
             goto done;
@@ -394,6 +441,8 @@ static int run_case(const sm_registry *reg, const conf_case *c, const sm_conform
         snprintf(line, len, "gradient check: %.700s", st.msg);
         goto done;
     }
+    if (cpu && check_work(net, c, line, len))
+        goto done;
     if (cpu) {
         double ein = 0, ew = 0;
         int64_t nw = 0;
@@ -426,23 +475,41 @@ done:
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
+static int key_index(const char *key)
+{
+    for (int k = 0; k < N_KEYS; k++)
+        if (!strcmp(key, k < X_COUNT ? expect_keys[k] : other_keys[k - X_COUNT]))
+            return k;
+    return -1;
+}
+
 static int set_key(conf_case *c, const char *key, const char *value, sm_status *st,
                    const char *path, int lineno)
 {
     char *end;
-    for (int k = 0; k < X_COUNT; k++)
-        if (!strcmp(key, expect_keys[k])) {
-            c->want[k] = strtoll(value, &end, 10);
-            c->has[k] = 1;
-            if (end == value || *end)
-                return sm_fail(st, "%s:%d: %s must be an integer, not '%s'", path, lineno, key,
-                               value);
-            return 0;
-        }
+    int ki = key_index(key);
+    if (ki >= 0) { /* the last of two would win silently */
+        if (c->key_line[ki])
+            return sm_fail(st, "%s:%d: %s given twice in [%s %s] (first at line %d)", path, lineno,
+                           key, c->refuse ? "refuse" : "case", c->name, c->key_line[ki]);
+        c->key_line[ki] = lineno;
+    }
+    if (ki >= 0 && ki < X_COUNT) {
+        /* a count; SM_OVERFLOW is the host's saturated value, never a true count, and strtoll
+         * would clamp a larger one to it */
+        errno = 0;
+        long long v = strtoll(value, &end, 10);
+        if (end == value || *end || errno == ERANGE || v < 0 || v >= SM_OVERFLOW)
+            return sm_fail(st, "%s:%d: %s must be a whole number from 0 to %lld, not '%s'", path,
+                           lineno, key, (long long)SM_OVERFLOW - 1, value);
+        c->want[ki] = v;
+        c->has[ki] = 1;
+        return 0;
+    }
     size_t used = strlen(c->net);
     if (!strcmp(key, "layer") || !strcmp(key, "net")) {
         int g = !strcmp(key, "layer");
-        if (g || !strncmp(value, "g ", 2) || !strncmp(value, "g=", 2))
+        if (g || (value[0] == 'g' && (value[1] == '=' || isspace((unsigned char)value[1]))))
             type_of(c->type, sizeof c->type, value);
         int w = snprintf(c->net + used, sizeof c->net - used, "%s%s\n", g ? "g = " : "", value);
         if (w < 0 || (size_t)w >= sizeof c->net - used)
@@ -471,8 +538,9 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
                            lineno, MAX_CASE_BATCH, value);
         c->batch = v;
     } else if (!strcmp(key, "eps") || !strcmp(key, "tolerance") || !strcmp(key, "scale")) {
+        errno = 0; /* ERANGE: past a double, or below its normal range (1e-400 reads as 0) */
         double v = strtod(value, &end);
-        if (end == value || *end || !(v > 0) || !isfinite(v))
+        if (end == value || *end || errno == ERANGE || !(v > 0) || !isfinite(v))
             return sm_fail(st, "%s:%d: %s must be a positive finite number, not '%s'", path, lineno,
                            key, value);
         if (key[0] == 'e')

@@ -89,7 +89,11 @@ int cmd_check_plugin(int argc, char **argv)
         return 2;
     }
     const char *plugin = argv[optind];
-    char beside[4096];
+    char beside[4096], here[4096];
+    if (!strchr(plugin, '/')) { /* dlopen would search the library path for a bare name */
+        snprintf(here, sizeof here, "./%s", plugin);
+        plugin = here;
+    }
     if (!cases) { /* cases.ini in the plugin's folder */
         char copy[4096];
         snprintf(copy, sizeof copy, "%s", plugin);

@@ -75,6 +75,77 @@ for bad in "batch = 1000000000" "batch = 2.5" "gradient = maybe" "tolerance = in
     fi
     echo "$out" | grep -q "bad_cases.ini:$line: ${bad%% *} must be" || fail "'$bad': $out"
 done
+# A count past int64, at its saturated value SM_OVERFLOW (2^63 - 1) or below 0, and a step
+# below a double's range are refused at their line, not clamped (the count to
+# 9223372036854775807, printed as what the case expects).
+for bad in "macs = 100000000000000000000000" "macs = 9223372036854775807" "macs = -1" \
+           "eps = 1e-310"; do
+    sed "/^\[case vector\]/a $bad" "$src/examples/plugin/cases.ini" > "$dir/bad_cases.ini"
+    line=$(grep -nx "$bad" "$dir/bad_cases.ini" | cut -d: -f1)
+    if out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&1); then
+        fail "check-plugin took '$bad': $out"
+    fi
+    echo "$out" | grep -q "bad_cases.ini:$line: ${bad%% *} must be" || fail "'$bad': $out"
+    case $out in *"expected 9223372036854775807"*) fail "'$bad' printed a clamped count: $out" ;; esac
+done
+# A key given twice is refused at the second (the last once won: flops = 999, then the
+# file's flops = 280, passed); net, a case's layers in order, repeats (case after_conv).
+sed '/^\[case vector\]/a flops = 999' "$src/examples/plugin/cases.ini" > "$dir/bad_cases.ini"
+first=$(grep -nx "flops = 999" "$dir/bad_cases.ini" | cut -d: -f1)
+second=$(grep -nx "flops = 280" "$dir/bad_cases.ini" | cut -d: -f1)
+if out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&1); then
+    fail "check-plugin took flops twice: $out"
+fi
+echo "$out" | grep -qx "scalemeter check-plugin: .*bad_cases.ini:$second: flops given twice in \[case vector\] (first at line $first)" ||
+    fail "flops twice: $out"
+# A refusal must name layer g itself: one of layer gate (a name holding g) is not g's.
+printf '%s\n' "[case vector]" "input = 40" "layer = mish" "" "[refuse other_layer]" \
+    "input = 40" "net = g = mish" "net = gate = mish beta=2 from=g" \
+    "message = unknown parameter beta" > "$dir/gate_cases.ini"
+if out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/gate_cases.ini" 2>&1); then
+    fail "check-plugin took a refusal of layer gate as g's: $out"
+fi
+echo "$out" | grep -q "^FAIL .*gate_cases.ini:5 refuse other_layer (mish): refused with .*layer gate (mish).*naming layer g$" ||
+    fail "refusal of layer gate: $out"
+echo "$out" | grep -q "^ok .*gate_cases.ini:1 case vector" || fail "gate_cases.ini: $out"
+# The gradient check's work is bounded before any kernel runs. Case vector at input N, batch
+# 2: 2N values (no weights) x 2 x (7N FLOPs + N outputs) = 16N per forward pass = 32 N^2,
+# past 5e8 from N = 3953 (32 x 3953^2 = 500,038,688; 3952 gives 499,785,728). Unbounded, N =
+# 10^6 would run for days (N = 8000 took 21 s); timeout makes that a failure here.
+for n in 3953 1000000; do
+    sed "s/^input = 40$/input = $n/; s/^output = 40$/output = $n/; /^flops = 280$/d; /^bwd_flops = 560$/d" \
+        "$src/examples/plugin/cases.ini" > "$dir/big_cases.ini"
+    grep -qx "input = $n" "$dir/big_cases.ini" || fail "no input = $n in big_cases.ini"
+    if out=$(timeout 60 "$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/big_cases.ini" 2>&1); then
+        fail "check-plugin took input = $n: $out"
+    fi
+    echo "$out" | grep -q "^FAIL .*big_cases.ini:8 case vector (mish): gradient check of $((2 * n)) values .* x $((16 * n)) per forward pass (batch x (FLOPs + output elements)) = $((32 * n * n)), past the bound of 500000000 (docs/plugin-abi.md): .*gradient = no$" ||
+        fail "input = $n: $out"
+done
+# ... and gradient = no checks the counts alone, at once: 7 x 10^6 FLOPs.
+printf '%s\n' "[case huge]" "input = 1000000" "layer = mish" "flops = 7000000" "gradient = no" \
+    > "$dir/big_cases.ini"
+out=$(timeout 60 "$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/big_cases.ini" 2>&1) &&
+    fail "check-plugin passed mish without a gradient-checked case: $out"
+echo "$out" | grep -q "^ok .*case huge (mish): output 1000000$" ||
+    fail "gradient = no: $out"
+# A count the plugin's checked arithmetic saturates (10^23 x 40 FLOPs) fails its case, never
+# passes nor prints as 9223372036854775807.
+check_broken huge 's/sm_mul(MISH_FLOPS_PER_ELEMENT, sm_shape_elems(out))/sm_mul(sm_mul(INT64_C(1000000000000), INT64_C(100000000000)), sm_shape_elems(out))/' \
+    "INT64_C(100000000000))"
+echo "$out" | grep -q "^FAIL .*case vector (mish): does not load: .*layer g (mish): a count overflows 64 bits" ||
+    fail "$out"
+case $out in *9223372036854775807*) fail "a saturated count printed: $out" ;; esac
+# A plugin named without a folder is the file here, as the docs run it, not one dlopen finds
+# on the library path.
+out=$(cd "$dir" && "$scalemeter" check-plugin mish.so --cases "$src/examples/plugin/cases.ini" 2>&1) ||
+    fail "check-plugin mish.so from its folder: $out"
+# The docs state the header's ABI version.
+abi=$(sed -n 's/^#define SM_PLUGIN_ABI_VERSION \([0-9]*\)u$/\1/p' "$src/core/include/scalemeter/plugin.h")
+[ -n "$abi" ] || fail "no SM_PLUGIN_ABI_VERSION in plugin.h"
+for want in "## ABI rules (version $abi)" "\`SM_PLUGIN_ABI_VERSION\` ($abi)" "versions 2 to $abi;"; do
+    grep -qF "$want" "$src/docs/plugin-abi.md" || fail "docs/plugin-abi.md lacks '$want'"
+done
 # Without cases: the type is named, and the exit is 1.
 out=$("$scalemeter" check-plugin "$dir/mish.so" 2>&1) && fail "check-plugin without cases.ini"
 echo "$out" | grep -q "$dir/cases.ini: cannot read the cases file" || fail "$out"
