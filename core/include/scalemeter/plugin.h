@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 9" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 10" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
