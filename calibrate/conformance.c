@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,10 @@ typedef struct conf_case {
     double eps, tolerance, scale;
     int random_weights;
     int key_line[N_KEYS]; /* where each key was given, 0: not yet */
+    /* the cases file and the line of each of net's lines, for the network's errors */
+    const char *file;
+    int net_line[TEXT_LEN / 4];
+    int n_net;
 } conf_case;
 
 static void case_reset(conf_case *c)
@@ -281,6 +286,31 @@ done:
 
 /* ---- one case ----------------------------------------------------------------------------- */
 
+static int key_index(const char *key);
+
+/* An error at line N of the temporary network file (written by load_case: [network], name,
+ * input, [layers], then net's lines) names the cases file's line instead. */
+static void name_case_line(const conf_case *c, const char *tmp, sm_status *st)
+{
+    size_t len = strlen(tmp);
+    char *end;
+    if (!c->file || strncmp(st->msg, tmp, len) || st->msg[len] != ':')
+        return;
+    long n = strtol(st->msg + len + 1, &end, 10);
+    if (end == st->msg + len + 1 || *end != ':')
+        return;
+    int line = n >= 5 && n - 5 < c->n_net                  ? c->net_line[n - 5]
+               : n == 3 && c->key_line[key_index("input")] ? c->key_line[key_index("input")]
+                                                           : c->line;
+    char head[PATH_MAX + 16];
+    int h = snprintf(head, sizeof head, "%s:%d", c->file, line);
+    size_t rest = strlen(end);
+    if (h < 0 || (size_t)h >= sizeof head || (size_t)h + rest >= sizeof st->msg)
+        return;
+    memmove(st->msg + h, end, rest + 1);
+    memcpy(st->msg, head, (size_t)h);
+}
+
 static sm_network *load_case(const sm_registry *reg, const conf_case *c, sm_status *st)
 {
     char path[] = "/tmp/sm_conformance_XXXXXX";
@@ -296,6 +326,8 @@ static sm_network *load_case(const sm_registry *reg, const conf_case *c, sm_stat
     sm_network_options opt = {0};
     int rc = sm_network_load(reg, path, &opt, &net, st);
     unlink(path);
+    if (rc)
+        name_case_line(c, path, st);
     return rc ? NULL : net;
 }
 
@@ -514,6 +546,8 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
         int w = snprintf(c->net + used, sizeof c->net - used, "%s%s\n", g ? "g = " : "", value);
         if (w < 0 || (size_t)w >= sizeof c->net - used)
             return sm_fail(st, "%s:%d: the case's layers are too long", path, lineno);
+        if (c->n_net < (int)(sizeof c->net_line / sizeof *c->net_line))
+            c->net_line[c->n_net++] = lineno;
     } else if (!strcmp(key, "input")) {
         snprintf(c->input, sizeof c->input, "%s", value);
     } else if (!strcmp(key, "output")) {
@@ -629,6 +663,7 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
             }
             rc = finish_case(reg, c, path, out, tally, st);
             case_reset(c);
+            c->file = path;
             c->refuse = !strcmp(kind, "refuse");
             c->line = lineno;
             snprintf(c->name, sizeof c->name, "%s", trim(name));

@@ -146,6 +146,14 @@ abi=$(sed -n 's/^#define SM_PLUGIN_ABI_VERSION \([0-9]*\)u$/\1/p' "$src/core/inc
 for want in "## ABI rules (version $abi)" "\`SM_PLUGIN_ABI_VERSION\` ($abi)" "versions 2 to $abi;"; do
     grep -qF "$want" "$src/docs/plugin-abi.md" || fail "docs/plugin-abi.md lacks '$want'"
 done
+# A layer the network loader refuses is named at its line of the cases file (line 4 here), not
+# at a line of the temporary network file check-plugin builds from the case.
+printf '%s\n' "[case bad]" "input = 8" "net = a = mish" "net = g = mish bogus=1" \
+    > "$dir/bad_cases.ini"
+out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&1) &&
+    fail "check-plugin passed an unknown parameter: $out"
+echo "$out" | grep -q "^FAIL .*bad_cases.ini:1 case bad (mish): does not load: $dir/bad_cases.ini:4: layer g (mish): unknown parameter bogus$" ||
+    fail "the refused layer is not named at its cases line: $out"
 # Without cases: the type is named, and the exit is 1.
 out=$("$scalemeter" check-plugin "$dir/mish.so" 2>&1) && fail "check-plugin without cases.ini"
 echo "$out" | grep -q "$dir/cases.ini: cannot read the cases file" || fail "$out"
