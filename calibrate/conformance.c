@@ -609,6 +609,16 @@ static int finish_case(const sm_registry *reg, const conf_case *c, const char *p
                        c->line, c->name);
     if (c->refuse && !c->message[0])
         return sm_fail(st, "%s:%d: refusal %s needs message", path, c->line, c->name);
+    for (int k = 0; c->refuse && k < X_COUNT; k++) /* a refused layer has nothing to count */
+        if (c->has[k])
+            return sm_fail(st, "%s:%d: %s in refusal %s: a refused layer has no counts to check",
+                           path, c->key_line[k], expect_keys[k], c->name);
+    if (c->refuse && c->output[0])
+        return sm_fail(st, "%s:%d: output in refusal %s: a refused layer has no output to check",
+                       path, c->key_line[key_index("output")], c->name);
+    if (!c->refuse && c->message[0])
+        return sm_fail(st, "%s:%d: message in case %s: only a [refuse] section expects one", path,
+                       c->key_line[key_index("message")], c->name);
     char line[1024];
     int grad = 0, dev = 0;
     int rc = run_case(reg, c, t->device, &grad, &dev, line, sizeof line);

@@ -154,6 +154,19 @@ out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&
     fail "check-plugin passed an unknown parameter: $out"
 echo "$out" | grep -q "^FAIL .*bad_cases.ini:1 case bad (mish): does not load: $dir/bad_cases.ini:4: layer g (mish): unknown parameter bogus$" ||
     fail "the refused layer is not named at its cases line: $out"
+# Keys that a section's kind cannot check are refused at their line, not ignored: a count in a
+# refusal, a message in a case.
+printf '%s\n' "[refuse r]" "input = 8" "layer = mish" "flops = 3" "message = x" \
+    > "$dir/kind_cases.ini"
+out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/kind_cases.ini" 2>&1) &&
+    fail "check-plugin took flops in a refusal: $out"
+[ "$out" = "scalemeter check-plugin: $dir/kind_cases.ini:4: flops in refusal r: a refused layer has no counts to check" ] ||
+    fail "flops in a refusal: $out"
+printf '%s\n' "[case c]" "input = 8" "layer = mish" "message = x" > "$dir/kind_cases.ini"
+out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/kind_cases.ini" 2>&1) &&
+    fail "check-plugin took a message in a case: $out"
+[ "$out" = "scalemeter check-plugin: $dir/kind_cases.ini:4: message in case c: only a [refuse] section expects one" ] ||
+    fail "message in a case: $out"
 # Without cases: the type is named, and the exit is 1.
 out=$("$scalemeter" check-plugin "$dir/mish.so" 2>&1) && fail "check-plugin without cases.ini"
 echo "$out" | grep -q "$dir/cases.ini: cannot read the cases file" || fail "$out"
