@@ -183,10 +183,14 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
         printf(
             "The runs across nodes went at NVLink's pace: the network is at least that fast, and "
             "its bandwidth is the base's (or NVLink's, shared by the ports).\n");
-    printf("\n%d samples of at least %.0f bytes from %d file%s, %d network port%s per node; "
-           "MAPE of the fit %.3f\n",
-           f->used, a->min_bytes, runs->n_sources, runs->n_sources == 1 ? "" : "s", f->inter_ports,
-           f->inter_ports == 1 ? "" : "s", f->mape);
+    /* --min-bytes 0 keeps every size: "of at least 0 bytes" says nothing */
+    char sizes[64] = "of every size";
+    if (a->min_bytes > 0)
+        snprintf(sizes, sizeof sizes, "of at least %.0f bytes", a->min_bytes);
+    printf("\n%d sample%s %s from %d file%s, %d network port%s per node; MAPE of the fit %.3f\n",
+           f->used, f->used == 1 ? "" : "s", sizes, runs->n_sources,
+           runs->n_sources == 1 ? "" : "s", f->inter_ports, f->inter_ports == 1 ? "" : "s",
+           f->mape);
 }
 
 int cmd_fit_comm(int argc, char **argv)
@@ -216,7 +220,7 @@ int cmd_fit_comm(int argc, char **argv)
         if (sm_comm_fit_write_device(&fit, a.base, sources, a.out, &st))
             rc = report_error(st.msg);
         else
-            fprintf(stderr, "wrote %s\n", a.out);
+            fprintf(stderr, "scalemeter fit-comm: wrote %s\n", a.out);
     }
     sm_comm_runs_free(&runs);
     return rc;

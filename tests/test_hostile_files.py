@@ -233,4 +233,113 @@ check(sorted(os.listdir(tmp)).count("kept.csv") == 1 and
       f"no temporary left beside kept.csv: {os.listdir(tmp)}")
 rc, out, err = run("predict", "resnet50", "--device", "h100", "--batch", "8", "-o", "/dev/full")
 check(rc == 1 and "No space left on device" in err, f"-o /dev/full: exit {rc}, {err.strip()}")
+# --- the fifth campaign: what the file readers say ---
+# A key before any [section] header named line 0 and "unknown section []": the real line now,
+# and where the key belongs; in a network, a device description, a framework file and a
+# coefficient file alike.
+top = write("top_key.ini", "; a comment\n\nname = t\n" + NET)
+refused(["metrics", top], top, 3, "name comes before any [section] header: move it under [network]")
+top_dev = write("top_key_device.ini", "memory_gib = 80\n" + H100)
+refused(["predict", "resnet50", "--device", top_dev, "--batch", "8"], top_dev, 1,
+        "before any [section] header): give it under [device]")
+top_fw = write("top_key_framework.ini", "dispatch_fwd_us = 3\n[framework]\ndispatch_bwd_us = 3\n")
+refused(["predict", "resnet50", "--device", "h100", "--framework", top_fw, "--batch", "8"], top_fw,
+        1, "give it under [framework]")
+top_co = write("top_key_coeffs.ini", "c4_intercept = 1\n" + cal)
+refused(["predict", "resnet50", "--coeffs", top_co, "--batch", "8"], top_co, 1,
+        "c4_intercept comes before any [section] header")
+# An empty [template] (a header with nothing, or only comments, under it) was "not in this
+# file"; an empty [block] made a block of no layers, silently.
+for body in ["", "; to do\n\n"]:
+    empty_t = write("empty_template.ini", NET + "[template t]\n" + body + "[block b]\nuse = t\n")
+    header_line = 7 + body.count("\n")
+    refused(["metrics", empty_t], empty_t, header_line, "[block b]: [template t] (line 6) is empty")
+empty_b = write("empty_block.ini", NET + "[block b]\n[layers]\nc = relu\n")
+refused(["metrics", empty_b], empty_b, 6, "[block b] has no layers")
+# An indented line in a device description (or a coefficient file) continues the key before
+# it, to inih: memory_gib indented under launch_overhead_us read as "launch_overhead_us given
+# twice". Values there are one line: the indented line is named as such.
+lines = H100.splitlines()
+at = next(i for i, l in enumerate(lines) if l.startswith("memory_gib"))
+key_at = max(i for i in range(at) if lines[i] and lines[i][0].isalpha())
+key = lines[key_at].split("=")[0].strip()
+lines[at] = "  " + lines[at]
+indented = write("indented_device.ini", "\n".join(lines) + "\n")
+rc, out, err = run("predict", "resnet50", "--device", indented, "--batch", "8")
+check(rc != 0 and len(err.strip().splitlines()) == 1 and f"{indented}:{at + 1}:" in err and
+      f"continues the value of the key before it ({key}, line {key_at + 1})" in err and
+      "remove the indentation" in err and "given twice" not in err,
+      f"an indented line of a description: exit {rc}: {err.strip()}")
+co_lines = cal.splitlines()
+c_at = next(i for i, l in enumerate(co_lines) if l.startswith("c4_intercept"))
+co_lines[c_at] = "\t" + co_lines[c_at]
+refused(["predict", "resnet50", "--coeffs", write("indented.ini", "\n".join(co_lines) + "\n"),
+         "--batch", "8"], os.path.join(tmp, "indented.ini"), c_at + 1, "remove the indentation")
+# The hint that an indented line continues a layer only where one does; a line too long for a
+# description is not told to continue on an indented line, which descriptions do not take.
+stray = write("stray.ini", NET.replace("kernel=1", "kernel=1 stray"))
+rc, out, err = run("metrics", stray)
+check(rc != 0 and f"{stray}:5: layer a: expected key=value, got 'stray'" in err and
+      "indent" not in err and "whitespace" not in err and "continu" not in err,
+      f"no continuation hint on a line that continues nothing: {err.strip()}")
+cont = write("continued.ini", NET + "  b = relu\n")
+refused(["metrics", cont], cont, 5,
+        "expected key=value, got 'b' (the indented line 6 continues this layer)")
+cont2 = write("continued2.ini", NET + "  b = relu\n  c = relu\n")
+refused(["metrics", cont2], cont2, 5, "(the indented lines 6-7 continue this layer)")
+long_dev = write("long_device.ini", H100.replace("\nname = h100\n", "\nname = h100 ; " + "x" * 200
+                                                 + "\n"))
+line = H100[:H100.index("\nname = h100\n") + 1].count("\n") + 1
+rc, out, err = run("predict", "resnet50", "--device", long_dev, "--batch", "8")
+check(rc != 0 and f"{long_dev}:{line}: line longer than 198 characters" in err and
+      "indented" not in err, f"a long line of a description: {err.strip()}")
+refused(["metrics", write("long_net.ini", NET.replace("kernel=1", "kernel=1 ; " + "x" * 200))],
+        os.path.join(tmp, "long_net.ini"), 5, "continue it on an indented next line")
+# Keys given twice are found by sorting now (80,000 layers of one [block] took seconds): the
+# first repetition in the file is the one named, with the first of its key, as before.
+dup_b = write("dup_block.ini", NET + "[block x]\na = relu\nb = relu\nc = relu\nb = gelu\n"
+              "a = gelu\n")
+refused(["metrics", dup_b], dup_b, 10, "b given twice in [block x] (first at line 8)")
+dup_t3 = write("dup_template3.ini", NET + tmpl + tmpl + tmpl + "[block b]\nuse = t\n")
+refused(["metrics", dup_t3], dup_t3, 8, "[template t] given twice (first at line 6)")
+# A runs CSV of CR-only line ends read as one line ("a header but no measurements"); two CSVs
+# concatenated read the second header as a row ("image 'image' is not an integer", or, with a
+# status column, a row not measured, silently).
+cr_csv = write("cr.csv", "\r".join(rows[:8]) + "\r")
+refused(["fit", cr_csv], cr_csv, 1, "carriage return alone")
+refused(["validate", cr_csv, "--coeffs", "default"], cr_csv, 1, "convert them to LF")
+twice = write("twice.csv", "\n".join(rows[:8] + rows[:8]) + "\n")
+refused(["fit", twice], twice, 9, "header repeated at line 9 (files concatenated?)")
+status_rows = open("tests/data/scaling/cpu-16-ranks-1-to-4.csv").read().splitlines()
+check(status_rows[0].endswith(",status"), "the scaling CSV has a status column")
+twice_status = write("twice_status.csv", "\n".join(status_rows + status_rows) + "\n")
+refused(["fit", twice_status], twice_status, len(status_rows) + 1,
+        f"header repeated at line {len(status_rows) + 1} (files concatenated?)")
+# fit-comm told nccl-tests output from `scalemeter allreduce --format csv` by the first byte: a
+# CSV after a blank line or a comment was read as nccl-tests ("no data rows"); a file of
+# neither kind now says which formats it reads.
+ar = ("bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,1.0e-4\n2097152,nccl,8,1,1.8e-4\n"
+      "4194304,nccl,8,1,3.4e-4\n")
+rc, want, err = run("fit-comm", write("ar.csv", ar), "--format", "csv")
+check(rc == 0, f"fit-comm on a plain CSV: {err.strip()}")
+for name, text in (("ar_blank.csv", "\n" + ar), ("ar_comment.csv", "# 8 ranks, one node\n" + ar),
+                   ("ar_both.csv", "\n# 8 ranks\n\n" + ar)):
+    rc, out, err = run("fit-comm", write(name, text), "--format", "csv")
+    check(rc == 0 and out == want, f"fit-comm {name}: exit {rc}: {err.strip()}")
+neither = write("neither.csv", "size,seconds\n1048576,1e-4\n")
+refused(["fit-comm", neither], neither, 1, "not a format fit-comm reads")
+rc, out, err = run("fit-comm", neither)
+check("all_reduce_perf" in err and "allreduce --format csv" in err,
+      f"the formats fit-comm reads are named: {err.strip()}")
+ar_cr = write("ar_cr.csv", ar.replace("\n", "\r"))
+refused(["fit-comm", ar_cr], ar_cr, 1, "carriage return alone")
+# fit-comm's summary with --min-bytes 0 said "of at least 0 bytes"; its "wrote FILE" lacked
+# the "scalemeter fit-comm: " the other commands put before theirs.
+rc, out, err = run("fit-comm", os.path.join(tmp, "ar.csv"), "--min-bytes", "0")
+check(rc == 0 and "3 samples of every size from 1 file" in out and "at least 0" not in out,
+      f"fit-comm --min-bytes 0: {out.strip()} {err.strip()}")
+fitted = os.path.join(tmp, "fitted.ini")
+rc, out, err = run("fit-comm", os.path.join(tmp, "ar.csv"), "--device-out", fitted)
+check(rc == 0 and err.strip() == f"scalemeter fit-comm: wrote {fitted}",
+      f"fit-comm --device-out says so as the other commands do: {err.strip()}")
 finish()

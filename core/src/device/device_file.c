@@ -277,27 +277,55 @@ static int set_field(reader *r, int i, const char *value)
     return 0;
 }
 
+static int has_key(const char *section, const char *key)
+{
+    for (int i = 0; i < N_FIELDS; i++)
+        if (!strcmp(fields[i].section, section) && !strcmp(fields[i].key, key))
+            return 1;
+    return 0;
+}
+
+/* A key before the first [section] header (inih's section ""): where it belongs. */
+static int outside_section(reader *r, const char *key)
+{
+    static const char *const sections[] = {"device", "framework", "node"};
+    char homes[64] = "";
+    for (int k = 0; k < 3; k++)
+        if ((!r->framework_only || !strcmp(sections[k], "framework")) && has_key(sections[k], key))
+            snprintf(homes + strlen(homes), sizeof homes - strlen(homes), "%s[%s]",
+                     homes[0] ? " or " : "", sections[k]);
+    r->error = 1;
+    if (homes[0])
+        return sm_fail(r->st,
+                       "%s:%d: %s outside a section (before any [section] header): give it "
+                       "under %s",
+                       r->path, r->rd.line, key, homes),
+               0;
+    return sm_fail(r->st, "%s:%d: %s outside a section (before any [section] header): %s", r->path,
+                   r->rd.line, key,
+                   r->framework_only ? "a framework file gives [framework] keys, under [framework]"
+                                     : "no key of [device], [framework] or [node] "
+                                       "(docs/scaling.md lists the fields)"),
+           0;
+}
+
 static int on_entry(void *user, const char *section, const char *key, const char *value)
 {
     reader *r = user;
     const char *path = r->path;
     if (r->error)
         return 0;
+    if (!section[0])
+        return outside_section(r, key);
     if (r->framework_only && strcmp(section, "framework") != 0) {
         r->error = 1;
         return sm_fail(r->st, "%s:%d: [%s] in a framework file: expected [framework] only", path,
-                       r->rd.line, section[0] ? section : "no section"),
+                       r->rd.line, section),
                0;
     }
     if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0 &&
         strcmp(section, "framework") != 0) {
         r->error = 1;
-        if (!section[0])
-            return sm_fail(r->st,
-                           "%s:%d: %s outside a section: expected it under [device], "
-                           "[framework] or [node]",
-                           path, r->rd.line, key),
-                   0;
         return sm_fail(r->st,
                        "%s:%d: unknown section [%s]: expected [device], [framework] or "
                        "[node]",
@@ -329,6 +357,11 @@ static int on_entry(void *user, const char *section, const char *key, const char
                    path, r->rd.line, key, section),
            0;
 }
+
+/* Descriptions take no continued values (an indented line is refused, naming the key it would
+ * continue: inih read it as more of that value, and the key came out "given twice"), and name
+ * a key before any [section] themselves. */
+static const sm_ini_format description_format = {0, 1, NULL};
 
 /* The file name without folder and .ini, the name of a description that gives none. */
 static void name_from_path(const char *path, char *name, size_t len)
@@ -411,7 +444,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     r.path = path;
     r.dev = dev;
     r.st = st;
-    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
+    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, &r.error, st))
         return -1;
 
     for (int i = 0; i < N_FIELDS; i++) {
@@ -468,7 +501,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     r.framework_only = 1;
     r.dev = dev;
     r.st = st;
-    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.error, st))
+    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, &r.error, st))
         return -1;
     /* an empty file is no framework: every dispatch cost would fall to the bare launch */
     int keys = 0;

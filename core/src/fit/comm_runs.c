@@ -82,21 +82,53 @@ static int parse_int(const char *text, long *out)
     return 0;
 }
 
-/* The next line of f into *line: 1; 0 at the end of the file; -1 with a message naming
+/* The lines of a file, its first ones handed out again once the format is told from them (the
+ * standard input cannot be read twice). */
+typedef struct line_source {
+    FILE *f;
+    const char *path;
+    char **held; /* lines read to tell the format, handed out first */
+    int n_held, next_held;
+    size_t held_bytes;
+} line_source;
+
+/* The next line into *line: 1; 0 at the end of the file; -1 with a message naming
  * path:lineno for a line too long, no memory, or a NUL byte (its C string would end early). */
-static int next_line(FILE *f, char **line, size_t *cap, const char *path, int *lineno,
-                     sm_status *st)
+static int next_line(line_source *src, char **line, size_t *cap, int *lineno, sm_status *st)
 {
-    long len = sm_read_line(f, line, cap);
+    if (src->next_held < src->n_held) {
+        const char *held = src->held[src->next_held++];
+        size_t len = strlen(held);
+        if (len + 1 > *cap) {
+            char *grown = realloc(*line, len + 1);
+            if (!grown)
+                return sm_fail(st, "out of memory");
+            *line = grown;
+            *cap = len + 1;
+        }
+        memcpy(*line, held, len + 1);
+        ++*lineno;
+        return 1;
+    }
+    long len = sm_read_line(src->f, line, cap);
     if (len == -1)
         return 0;
     ++*lineno;
     if (len < 0)
-        return sm_fail(st, "%s:%d: %s", path, *lineno,
+        return sm_fail(st, "%s:%d: %s", src->path, *lineno,
                        len == -2 ? SM_LINE_TOO_LONG : "out of memory");
     if (memchr(*line, '\0', (size_t)len))
-        return sm_fail(st, "%s:%d: " SM_NUL_BYTE, path, *lineno);
+        return sm_fail(st, "%s:%d: " SM_NUL_BYTE, src->path, *lineno);
     return 1;
+}
+
+static void source_free(line_source *src)
+{
+    for (int i = 0; i < src->n_held; i++)
+        free(src->held[i]);
+    free(src->held);
+    src->held = NULL;
+    src->n_held = src->next_held = 0;
 }
 
 /* ranks / nodes devices per node, or an error naming the file. A file that names more than
@@ -227,15 +259,15 @@ static int wrong_ok(const char *w) { return !strcmp(w, "0") || !strcmp(w, "N/A")
 /* nccl-tests: "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x18] NVIDIA H100 ..." names
  * each rank's host; a data row is "size count type redop [root] time algbw busbw #wrong ...",
  * times in microseconds, the out-of-place ones first. */
-static int read_nccl_tests(sm_comm_runs *r, FILE *f, const char *path, int nodes, int source,
-                           sm_status *st)
+static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int source, sm_status *st)
 {
+    const char *path = src->path;
     char *line = NULL;
     size_t cap = 0;
     int has_root = 1, lineno = 0, rc = 0, first = r->n, half = 0;
     nccl_run run = {.first = r->n, .line = 1};
     int more = 0;
-    while (!rc && (more = next_line(f, &line, &cap, path, &lineno, st)) > 0) {
+    while (!rc && (more = next_line(src, &line, &cap, &lineno, st)) > 0) {
         char *tok[MAX_TOKENS];
         int nt = split_words(line, tok);
         if (nt == 0)
@@ -360,21 +392,23 @@ static int csv_op(const char *op, const char *path, int lineno, sm_status *st)
 
 /* `scalemeter allreduce --format csv`: bytes,impl,ranks[,nodes],time_s,...[,op] (no op:
  * all-reduces) */
-static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int nodes,
-                              const char *impl, int source, sm_status *st)
+static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, const char *impl,
+                              int source, sm_status *st)
 {
+    const char *path = src->path;
     char *line = NULL;
     size_t cap = 0;
     int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1, col_op = -1;
     int lineno = 0, rc = 0, first = r->n, header = 0;
     char seen_impl[64] = "";
     int more = 0;
-    while (!rc && (more = next_line(f, &line, &cap, path, &lineno, st)) > 0) {
+    while (!rc && (more = next_line(src, &line, &cap, &lineno, st)) > 0) {
         char *tok[MAX_TOKENS];
+        const char *text = line + strspn(line, " \t\r\n");
+        if (!*text || *text == '#')
+            continue; /* blank, or a comment (before the header, most likely) */
         int nt = split_csv(line, tok);
-        if (nt == 0)
-            continue;
-        if (lineno == 1) {
+        if (!header) {
             header = nt;
             for (int i = 0; i < nt; i++) {
                 col_bytes = !strcmp(tok[i], "bytes") ? i : col_bytes;
@@ -385,7 +419,8 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
                 col_op = !strcmp(tok[i], "op") ? i : col_op;
             }
             if (col_bytes < 0 || col_ranks < 0 || col_time < 0)
-                rc = sm_fail(st, "%s:1: expected the columns bytes, ranks and time_s", path);
+                rc = sm_fail(st, "%s:%d: expected the columns bytes, ranks and time_s", path,
+                             lineno);
             continue;
         }
         /* a row cut short (a file truncated mid-number) or one with a field too many */
@@ -451,6 +486,116 @@ static int read_allreduce_csv(sm_comm_runs *r, FILE *f, const char *path, int no
     return rc;
 }
 
+enum { FORMAT_NCCL_TESTS, FORMAT_CSV };
+
+#define MAX_HELD_LINES 100000
+#define MAX_HELD_BYTES (16 << 20)
+
+/* What one line says of the format: FORMAT_*, or -1 for nothing yet. only_comments_before:
+ * whether no line but blanks and comments came before it. */
+static int line_format(const char *line, int only_comments_before)
+{
+    char copy[512], *tok[MAX_TOKENS];
+    snprintf(copy, sizeof copy, "%s", line);
+    const char *text = line + strspn(line, " \t\r\n");
+    if (!*text)
+        return -1;
+    int nt = split_words(copy, tok);
+    if (nt == 0) /* blanks past the copy's end */
+        return -1;
+    if (*text == '#') {
+        /* nccl-tests' own comment lines: the start of a run, a rank */
+        int k = strcmp(tok[0], "#") ? 0 : 1;
+        if (starts_run(tok, nt) || (nt > k && !strcmp(tok[k], "Rank")))
+            return FORMAT_NCCL_TESTS;
+        return -1;
+    }
+    /* the CSV's header: its first line of text, a column "bytes" */
+    if (only_comments_before && strchr(text, ',')) {
+        snprintf(copy, sizeof copy, "%s", text);
+        char *fields[MAX_TOKENS];
+        int nf = split_csv(copy, fields);
+        for (int i = 0; i < nf; i++) {
+            char *name = fields[i] + strspn(fields[i], " \t");
+            name[strcspn(name, " \t")] = '\0';
+            if (!strcmp(name, "bytes"))
+                return FORMAT_CSV;
+        }
+    }
+    /* a data row of nccl-tests, or NCCL's log (mpirun's may come first: read on) */
+    long v;
+    if ((nt >= 2 && !parse_int(tok[0], &v) && !parse_int(tok[1], &v)) || strstr(text, "NCCL"))
+        return FORMAT_NCCL_TESTS;
+    return -1;
+}
+
+/* Whether a line reads as lines ended by a carriage return alone (classic Mac OS): CRs that end
+ * no line, two or more, or one where no LF comes at all. */
+static int cr_line_ends(const char *s)
+{
+    int lone = 0;
+    for (const char *p = s; *p; p++)
+        lone += *p == '\r' && p[1] && p[1] != '\n';
+    return lone >= 2 || (lone == 1 && !strchr(s, '\n'));
+}
+
+/* Tells the format from the file's first lines, past blank lines and comments, which it keeps
+ * for the reader: FORMAT_*, or -1 with a message. */
+static int detect_format(line_source *src, sm_status *st)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, more, format = -1, first_text = 0, held_cap = 0;
+    while (format < 0 && (more = next_line(src, &line, &cap, &lineno, st)) > 0) {
+        /* lines ended by CR alone read as one line, whatever the format */
+        if (cr_line_ends(line)) {
+            more = sm_fail(st,
+                           "%s:%d: the lines end in a carriage return alone (classic Mac OS "
+                           "line ends), which reads as one line: convert them to LF, e.g. "
+                           "tr '\\r' '\\n' < %s > unix.txt",
+                           src->path, lineno, src->path);
+            break;
+        }
+        size_t len = strlen(line);
+        if (src->n_held == held_cap) {
+            held_cap = held_cap ? 2 * held_cap : 16;
+            char **grown = realloc(src->held, (size_t)held_cap * sizeof *grown);
+            if (!grown) {
+                more = sm_fail(st, "out of memory");
+                break;
+            }
+            src->held = grown;
+        }
+        if (!(src->held[src->n_held] = strdup(line))) {
+            more = sm_fail(st, "out of memory");
+            break;
+        }
+        src->next_held = ++src->n_held; /* handed out again only once the format is known */
+        src->held_bytes += len;
+        const char *text = line + strspn(line, " \t\r\n");
+        format = line_format(line, !first_text);
+        if (*text && *text != '#' && !first_text)
+            first_text = lineno;
+        /* a long preamble of comments: read on as nccl-tests, as before */
+        if (format < 0 && (src->n_held == MAX_HELD_LINES || src->held_bytes > MAX_HELD_BYTES))
+            format = FORMAT_NCCL_TESTS;
+    }
+    free(line);
+    if (more < 0)
+        return -1;
+    if (format < 0 && first_text)
+        return sm_fail(st,
+                       "%s:%d: not a format fit-comm reads: expected nccl-tests' "
+                       "all_reduce_perf output as it prints it ('# nThread ...' and '# Rank N "
+                       "... on HOST' lines, then rows 'size count type redop ...') or "
+                       "`scalemeter allreduce --format csv` (header bytes,impl,ranks,nodes,"
+                       "time_s)",
+                       src->path, first_text);
+    src->next_held = 0; /* the reader starts at line 1 */
+    /* only blank lines and comments: nccl-tests' reader says there are no data rows */
+    return format < 0 ? FORMAT_NCCL_TESTS : format;
+}
+
 int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *impl, sm_status *st)
 {
     FILE *f = sm_input_open(&path);
@@ -467,12 +612,14 @@ int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *
         return sm_fail(st, "out of memory");
     }
     int source = r->n_sources++;
-    int c = fgetc(f);
-    ungetc(c, f);
-    int rc = c == 'b' ? read_allreduce_csv(r, f, path, nodes, impl, source, st)
-                      : read_nccl_tests(r, f, path, nodes, source, st);
+    line_source src = {f, path, NULL, 0, 0, 0};
+    int format = detect_format(&src, st);
+    int rc = format < 0             ? -1
+             : format == FORMAT_CSV ? read_allreduce_csv(r, &src, nodes, impl, source, st)
+                                    : read_nccl_tests(r, &src, nodes, source, st);
     if (!rc && ferror(f))
         rc = sm_fail(st, "%s: read error", path);
+    source_free(&src);
     sm_input_close(f);
     return rc;
 }

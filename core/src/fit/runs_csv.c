@@ -109,6 +109,21 @@ static int in_quotes(const char *s)
     return quoted;
 }
 
+/* Whether a record reads as lines ended by a carriage return alone (classic Mac OS): one
+ * "line" holding CRs that end no line, outside quotes, two or more, or one where no LF comes at
+ * all. (A stray CR inside a field is left to the field's own checks, as before.) */
+static int cr_line_ends(const char *s)
+{
+    int quoted = 0, lone = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            quoted = !quoted; /* "" inside quotes: out and straight back in */
+        else if (*p == '\r' && !quoted && p[1] && p[1] != '\n')
+            lone++;
+    }
+    return lone >= 2 || (lone == 1 && !strchr(s, '\n'));
+}
+
 /* The next record into *rec: one line, or more where a quoted field holds newlines. Returns 0;
  * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory; -4 a NUL byte (the
  * fields, C strings, would end there); -5 a record longer than SM_MAX_LINE_BYTES. *lineno: the
@@ -288,10 +303,24 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
     return 0;
 }
 
+/* Whether a row's fields name every column a reader needs: a header. */
+static int is_header(char **fields, int n)
+{
+    for (int c = 0; c < N_COLS; c++) {
+        int named = 0;
+        for (int i = 0; i < n && !named; i++)
+            named = !strcmp(trim(fields[i]), sm_run_columns[c]);
+        if (!named)
+            return 0;
+    }
+    return 1;
+}
+
 /* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
  * configuration); -1 with a message. */
-static int parse_row(const char *path, int line, char *text, const int col_of[N_ALL_COLS],
-                     int n_fields, sm_run *r, int *energy_zero, sm_status *st)
+static int parse_row(const char *path, int line, int header_line, char *text,
+                     const int col_of[N_ALL_COLS], int n_fields, sm_run *r, int *energy_zero,
+                     sm_status *st)
 {
     char *fields[MAX_FIELDS];
     int bad = 0, newlines;
@@ -303,6 +332,13 @@ static int parse_row(const char *path, int line, char *text, const int col_of[N_
                        path, line + newlines, bad + 1);
     if (n < 0)
         return sm_fail(st, "%s:%d: unterminated quote", path, line);
+    /* the header again: two files joined with cat, the second's header read as a row (with a
+     * status column, as one not measured) */
+    if (is_header(fields, n))
+        return sm_fail(st,
+                       "%s:%d: header repeated at line %d (files concatenated?): the header "
+                       "of line %d stands for the whole file; delete the repeated one",
+                       path, line, line, header_line);
     /* a field too many (a decimal comma: "1,23909" read t_step as 1) or too few (a row cut
      * short, its precision lost) shifts or drops what the header names */
     if (n != n_fields)
@@ -456,6 +492,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0, rc = -1, col_of[N_ALL_COLS], n_fields = 0, have_header = 0, room = 0;
+    int header_line = 0;
     if (!runs || !(runs->path = strdup(path))) {
         sm_fail(st, "%s: out of memory", path);
         goto done;
@@ -479,12 +516,21 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         if (first == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
             (unsigned char)line[2] == 0xBF)
             memmove(line, line + 3, strlen(line + 3) + 1); /* a byte-order mark */
+        if (cr_line_ends(line)) {
+            sm_fail(st,
+                    "%s:%d: the lines end in a carriage return alone (classic Mac OS line ends), "
+                    "which reads as one line: convert them to LF, e.g. tr '\\r' '\\n' < %s > "
+                    "unix.csv",
+                    path, first, path);
+            goto done;
+        }
         if (is_blank(line))
             continue;
         if (!have_header) {
             if (parse_header(path, first, line, col_of, &n_fields, st))
                 goto done;
             have_header = 1;
+            header_line = first;
             continue;
         }
         if (runs->n == room) {
@@ -496,8 +542,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
             }
             runs->rows = rows;
         }
-        int parsed = parse_row(path, first, line, col_of, n_fields, &runs->rows[runs->n],
-                               &runs->energy_zero, st);
+        int parsed = parse_row(path, first, header_line, line, col_of, n_fields,
+                               &runs->rows[runs->n], &runs->energy_zero, st);
         if (parsed < 0)
             goto done;
         if (parsed == 0)

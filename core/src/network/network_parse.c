@@ -20,6 +20,7 @@ typedef struct entry {
     char *key;
     char *value;
     int line;
+    int cont_first, cont_last; /* indented lines that continue it (inih), or 0 */
 } entry;
 
 typedef struct section {
@@ -31,9 +32,14 @@ typedef struct section {
 
 typedef struct ini_file {
     sm_ini_reader rd;
+    const char *path;
+    sm_status *st;
+    int failed; /* out of memory, or a message in st */
     int out_of_memory;
     section *sections;
     int n, cap;
+    const section **templates; /* the [template NAME] sections, by name (check_repeats) */
+    int n_templates;
 } ini_file;
 
 static int grow(void **items, int *cap, int n, size_t size)
@@ -49,34 +55,66 @@ static int grow(void **items, int *cap, int n, size_t size)
     return 0;
 }
 
+static section *add_section(ini_file *r, const char *header, int line)
+{
+    if (grow((void **)&r->sections, &r->cap, r->n, sizeof *r->sections))
+        return NULL;
+    section *s = &r->sections[r->n];
+    memset(s, 0, sizeof *s);
+    if (!(s->header = strdup(header)))
+        return NULL;
+    s->line = line;
+    r->n++;
+    return s;
+}
+
+/* Every header, whether keys follow or not: an empty [template] is one. */
+static int on_section(void *user, const char *sect, int line)
+{
+    ini_file *r = user;
+    if (r->failed || !add_section(r, sect, line))
+        return r->failed = r->out_of_memory = 1, 0;
+    return 1;
+}
+
 static int on_entry(void *user, const char *sect, const char *key, const char *value)
 {
     ini_file *r = user;
-    section *s = r->n ? &r->sections[r->n - 1] : NULL;
-    if (r->rd.new_section || !s) {
-        if (grow((void **)&r->sections, &r->cap, r->n, sizeof *s))
-            return r->out_of_memory = 1, 0;
-        s = &r->sections[r->n++];
-        memset(s, 0, sizeof *s);
-        s->header = strdup(sect);
-        s->line = r->rd.section_line;
-        r->rd.new_section = 0;
+    if (r->failed)
+        return 0;
+    if (!sect[0]) {
+        r->failed = 1;
+        int network_key = !strcmp(key, "name") || !strcmp(key, "input") || !strcmp(key, "source") ||
+                          !strcmp(key, "description");
+        return sm_fail(r->st, "%s:%d: %s comes before any [section] header: %s", r->path,
+                       r->rd.line, key,
+                       network_key ? "move it under [network]"
+                                   : "a layer goes under [layers] or a [block NAME], and the "
+                                     "file starts with [network]"),
+               0;
     }
+    section *s = r->n ? &r->sections[r->n - 1] : NULL;
+    if (!s || strcmp(s->header, sect) != 0) /* on_section made one of every header: a net */
+        if (!(s = add_section(r, sect, r->rd.section_line)))
+            return r->failed = r->out_of_memory = 1, 0;
     /* inih hands an indented line to us as a continuation of the previous key */
-    if (r->rd.indented && s->n && strcmp(s->entries[s->n - 1].key, key) == 0) {
+    if (r->rd.continuation && s->n) {
         entry *e = &s->entries[s->n - 1];
         size_t len = strlen(e->value) + strlen(value) + 2;
         char *joined = malloc(len);
         if (!joined)
-            return r->out_of_memory = 1, 0;
+            return r->failed = r->out_of_memory = 1, 0;
         snprintf(joined, len, "%s %s", e->value, value);
         free(e->value);
         e->value = joined;
+        if (!e->cont_first)
+            e->cont_first = r->rd.line;
+        e->cont_last = r->rd.line;
         return 1;
     }
     if (grow((void **)&s->entries, &s->cap, s->n, sizeof *s->entries))
-        return r->out_of_memory = 1, 0;
-    s->entries[s->n++] = (entry){strdup(key), strdup(value), r->rd.line};
+        return r->failed = r->out_of_memory = 1, 0;
+    s->entries[s->n++] = (entry){strdup(key), strdup(value), r->rd.line, 0, 0};
     return 1;
 }
 
@@ -91,12 +129,19 @@ static void ini_file_free(ini_file *r)
         free(r->sections[i].header);
     }
     free(r->sections);
+    free(r->templates);
 }
+
+/* Networks continue a long layer on indented lines, and name a key before any [section]
+ * themselves. */
+static const sm_ini_format network_format = {1, 1, on_section};
 
 static int ini_file_read(const char *path, ini_file *r, sm_status *st)
 {
     memset(r, 0, sizeof *r);
-    if (sm_ini_parse(path, &r->rd, on_entry, r, &r->out_of_memory, st))
+    r->path = path;
+    r->st = st;
+    if (sm_ini_parse_format(path, &network_format, &r->rd, on_entry, r, &r->failed, st))
         return r->out_of_memory ? sm_fail(st, "%s: out of memory", path) : -1;
     return 0;
 }
@@ -239,7 +284,8 @@ static int add_block(parse_ctx *c, const char *name, const char *in_name, int li
 }
 
 /* "conv2d out=64 kernel=3 from=a,b" into a draft layer. */
-static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char *where)
+static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char *where,
+                            const entry *e)
 {
     char *save = NULL;
     char *type = strtok_r(text, " \t", &save);
@@ -255,11 +301,18 @@ static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char
                        where, l->name, type);
     for (char *tok; (tok = strtok_r(NULL, " \t", &save));) {
         char *eq = strchr(tok, '=');
-        if (!eq || eq == tok || !eq[1])
-            return sm_fail(c->st,
-                           "%s: layer %s: expected key=value, got '%s' (a line starting "
-                           "with whitespace continues the line before)",
-                           where, l->name, tok);
+        if (!eq || eq == tok || !eq[1]) {
+            /* an indented line meant as a layer of its own is read as more of this one */
+            char hint[96] = "";
+            if (e->cont_first == e->cont_last && e->cont_first)
+                snprintf(hint, sizeof hint, " (the indented line %d continues this layer)",
+                         e->cont_first);
+            else if (e->cont_first)
+                snprintf(hint, sizeof hint, " (the indented lines %d-%d continue this layer)",
+                         e->cont_first, e->cont_last);
+            return sm_fail(c->st, "%s: layer %s: expected key=value, got '%s'%s", where, l->name,
+                           tok, hint);
+        }
         *eq = '\0';
         if (strcmp(tok, "from") == 0) {
             if (l->n_from)
@@ -328,7 +381,7 @@ static int add_layer(parse_ctx *c, const entry *e, const char *prefix, int block
     l->block_line = block_line;
     l->prev = d->n_layers ? d->n_layers - 1 : SM_NETWORK_INPUT;
     d->n_layers++; /* counted now so that sm_draft_free releases it on any error below */
-    int rc = parse_layer_text(c, l, text, where);
+    int rc = parse_layer_text(c, l, text, where, e);
     free(text);
     return rc;
 }
@@ -378,14 +431,28 @@ static int parse_network_section(parse_ctx *c, const section *s)
     return 0;
 }
 
+/* Sections ordered by header, then by line (so the first of a header comes first). */
+static int compare_sections(const void *pa, const void *pb)
+{
+    const section *a = *(const section *const *)pa, *b = *(const section *const *)pb;
+    int c = strcmp(a->header, b->header);
+    return c ? c : (a > b) - (a < b);
+}
+
+static int compare_template_name(const void *pname, const void *ps)
+{
+    const section *s = *(const section *const *)ps;
+    return strcmp((const char *)pname, s->header + 9);
+}
+
+/* The [template NAME] of that name (check_repeats has refused a second one). */
 static const section *find_template(parse_ctx *c, const char *name)
 {
-    for (int i = 0; i < c->file->n; i++) {
-        const char *h = c->file->sections[i].header;
-        if (strncmp(h, "template ", 9) == 0 && strcmp(h + 9, name) == 0)
-            return &c->file->sections[i];
-    }
-    return NULL;
+    const section *const *found =
+        c->file->n_templates ? bsearch(name, c->file->templates, (size_t)c->file->n_templates,
+                                       sizeof *c->file->templates, compare_template_name)
+                             : NULL;
+    return found ? *found : NULL;
 }
 
 /* "layer1.{0..2}" into prefix "layer1.", range 0..2 and suffix "". */
@@ -444,6 +511,16 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
     if (use && !(tmpl = find_template(c, use)))
         return sm_fail(c->st, "%s:%d: [block %s]: no [template %s] in this file", c->path, s->line,
                        spec, use);
+    if (tmpl && tmpl->n == 0)
+        return sm_fail(c->st,
+                       "%s:%d: [block %s]: [template %s] (line %d) is empty: write the layers "
+                       "it stands for under its header",
+                       c->path, s->line, spec, use, tmpl->line);
+    if (!use && n_args == 0)
+        return sm_fail(c->st,
+                       "%s:%d: [block %s] has no layers: give use = TEMPLATE or write its "
+                       "layers under it",
+                       c->path, s->line, spec);
     const char *names[n_args ? n_args : 1];
     int64_t values[n_args ? n_args : 1];
     int used[n_args ? n_args : 1];
@@ -510,28 +587,96 @@ static char *base_name(const char *path)
     return strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }
 
+/* Entries ordered by key, then by line. */
+static int compare_entries(const void *pa, const void *pb)
+{
+    const entry *a = *(const entry *const *)pa, *b = *(const entry *const *)pb;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* The first key of s given again, by the line of the repetition: 0 with *first and *again, or
+ * 1 for none; -1 out of memory. Sorted, so n log n: compared pairwise, a [block] of 80,000
+ * layers took seconds. */
+static int repeated_key(const section *s, const entry **first, const entry **again)
+{
+    if (s->n < 2)
+        return 1;
+    const entry **by = malloc((size_t)s->n * sizeof *by);
+    if (!by)
+        return -1;
+    for (int k = 0; k < s->n; k++)
+        by[k] = &s->entries[k];
+    qsort(by, (size_t)s->n, sizeof *by, compare_entries);
+    *again = NULL;
+    /* each key's first entry, then its second: the second that comes first in the file */
+    for (int k = 1; k < s->n; k++)
+        if (!strcmp(by[k]->key, by[k - 1]->key) && (k < 2 || strcmp(by[k]->key, by[k - 2]->key)) &&
+            (!*again || by[k] < *again)) {
+            *first = by[k - 1];
+            *again = by[k];
+        }
+    free(by);
+    return *again ? 0 : 1;
+}
+
 /* A key given twice in [network] or in a [block], or two sections of one [network] or
  * [template NAME]: one would silently win over the other. (A layer name given twice is
- * refused when the layers are added, wherever it comes from.) */
-static int check_repeats(const char *path, const ini_file *f, sm_status *st)
+ * refused when the layers are added, wherever it comes from.) The first in the file is
+ * reported: the sections in order, each header before its keys. Leaves f->templates sorted
+ * by name for find_template. */
+static int check_repeats(const char *path, ini_file *f, sm_status *st)
 {
+    const section **named = malloc((size_t)(f->n ? f->n : 1) * sizeof *named);
+    int *again_of = malloc((size_t)(f->n ? f->n : 1) * sizeof *again_of);
+    if (!named || !again_of) {
+        free(named);
+        free(again_of);
+        return sm_fail(st, "%s: out of memory", path);
+    }
+    int n_named = 0;
     for (int i = 0; i < f->n; i++) {
         const section *s = &f->sections[i];
-        int is_template = strncmp(s->header, "template ", 9) == 0;
-        for (int j = 0; (is_template || !strcmp(s->header, "network")) && j < i; j++)
-            if (!strcmp(f->sections[j].header, s->header))
-                return sm_fail(st, "%s:%d: [%s] given twice (first at line %d)", path, s->line,
-                               s->header, f->sections[j].line);
+        again_of[i] = -1;
+        if (strncmp(s->header, "template ", 9) == 0 || !strcmp(s->header, "network"))
+            named[n_named++] = s;
+    }
+    /* sorted by header, then line: each section that repeats the one before it repeats the
+     * first of its run */
+    qsort(named, (size_t)n_named, sizeof *named, compare_sections);
+    for (int k = 1, run = 0; k < n_named; k++) {
+        if (strcmp(named[k]->header, named[k - 1]->header) != 0)
+            run = k;
+        else
+            again_of[named[k] - f->sections] = (int)(named[run] - f->sections);
+    }
+    int rc = 0;
+    for (int i = 0; i < f->n && rc == 0; i++) {
+        const section *s = &f->sections[i];
+        if (again_of[i] >= 0) {
+            rc = sm_fail(st, "%s:%d: [%s] given twice (first at line %d)", path, s->line, s->header,
+                         f->sections[again_of[i]].line);
+            break;
+        }
         if (strcmp(s->header, "network") && strncmp(s->header, "block ", 6))
             continue;
-        for (int k = 0; k < s->n; k++)
-            for (int j = 0; j < k; j++)
-                if (!strcmp(s->entries[j].key, s->entries[k].key))
-                    return sm_fail(st, "%s:%d: %s given twice in [%s] (first at line %d)", path,
-                                   s->entries[k].line, s->entries[k].key, s->header,
-                                   s->entries[j].line);
+        const entry *first, *again;
+        int found = repeated_key(s, &first, &again);
+        if (found < 0)
+            rc = sm_fail(st, "%s: out of memory", path);
+        else if (found == 0)
+            rc = sm_fail(st, "%s:%d: %s given twice in [%s] (first at line %d)", path, again->line,
+                         again->key, s->header, first->line);
     }
-    return 0;
+    free(again_of);
+    /* the templates, one of each name now, for find_template */
+    int n_templates = 0;
+    for (int k = 0; k < n_named; k++)
+        if (strncmp(named[k]->header, "template ", 9) == 0)
+            named[n_templates++] = named[k];
+    f->templates = named;
+    f->n_templates = n_templates;
+    return rc;
 }
 
 int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st)

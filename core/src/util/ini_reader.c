@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "util/ini_reader.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,37 @@ static char *refuse(sm_ini_reader *r, const char *why)
     r->bad = why;
     r->bad_line = r->line;
     return NULL;
+}
+
+/* Where inih's section name ends: at ']', or at an inline comment (';' after whitespace: a
+ * syntax error to inih), or at the end of the line (one too). */
+static const char *header_end(const char *s)
+{
+    int was_space = 0;
+    while (*s && *s != ']' && !(was_space && *s == ';')) {
+        was_space = isspace((unsigned char)*s);
+        s++;
+    }
+    return s;
+}
+
+/* A [section] header as inih reads it: records it, and tells the format's on_section. */
+static char *header(sm_ini_reader *r, const char *open, char *str)
+{
+    const char *close = header_end(open + 1);
+    if (*close != ']')
+        return str;                          /* inih's syntax error */
+    if (close - open - 1 > MAX_SECTION_NAME) /* inih would cut the name */
+        return refuse(r, "a section name longer than 49 characters");
+    char name[MAX_SECTION_NAME + 1];
+    memcpy(name, open + 1, (size_t)(close - open - 1));
+    name[close - open - 1] = '\0';
+    r->key_seen = 0;
+    r->section_line = r->line;
+    if (r->format && r->format->on_section && !r->handler_failed &&
+        !r->format->on_section(r->user, name, r->line))
+        r->handler_failed = r->line;
+    return str;
 }
 
 static char *read_line(char *str, int num, void *stream)
@@ -46,59 +78,103 @@ static char *read_line(char *str, int num, void *stream)
         return NULL;
     }
     memcpy(str, r->buf, (size_t)len + 1);
-    const char *p = r->buf;
-    while (*p == ' ' || *p == '\t')
+    /* what inih makes of the line: it skips a byte-order mark on line 1, then blanks */
+    const char *start = r->buf;
+    if (r->line == 1 && (unsigned char)start[0] == 0xEF && (unsigned char)start[1] == 0xBB &&
+        (unsigned char)start[2] == 0xBF)
+        start += 3;
+    const char *p = start;
+    while (isspace((unsigned char)*p))
         p++;
-    r->indented = p != r->buf && *p;
-    const char *close = *p == '[' ? strchr(p, ']') : NULL;
-    if (close && close - p - 1 > MAX_SECTION_NAME) /* inih would cut the name */
-        return refuse(r, "a section name longer than 49 characters");
-    if (*p == '[') {
-        r->new_section = 1;
-        r->section_line = r->line;
+    r->indented = p != start && *p && *p != ';' && *p != '#';
+    /* inih reads an indented line after a key as more of that key's value, even one that
+     * looks like a key or a header */
+    r->continuation = r->indented && r->key_seen;
+    if (r->continuation && !(r->format && r->format->continued)) {
+        snprintf(r->why, sizeof r->why,
+                 "an indented line continues the value of the key before it (%s, line %d), and "
+                 "values here are one line: remove the indentation",
+                 r->key, r->key_line);
+        return refuse(r, r->why);
     }
+    if (!r->continuation && *p == '[')
+        return header(r, p, str);
     return str;
 }
 
-/* The caller's handler, noting where it first failed. */
+/* The caller's handler, noting where it first failed; after that, it is not called again: its
+ * first message stands. */
 static int on_entry(void *user, const char *section, const char *key, const char *value)
 {
     sm_ini_reader *r = user;
+    if (r->handler_failed)
+        return 0;
+    if (!r->continuation) {
+        r->key_line = r->line;
+        snprintf(r->key, sizeof r->key, "%s", key);
+    }
+    r->key_seen = 1;
+    if (!section[0] && !(r->format && r->format->top_keys)) {
+        sm_fail(r->st, "%s:%d: %s comes before any [section] header: move it under its section",
+                r->path, r->line, key);
+        r->handler_failed = r->line;
+        return 0;
+    }
     int ok = r->handler(r->user, section, key, value);
-    if (!ok && !r->handler_failed)
+    if (!ok)
         r->handler_failed = r->line;
     return ok;
+}
+
+static int syntax_error(const char *path, int line, sm_status *st)
+{
+    return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment", path,
+                   line);
+}
+
+int sm_ini_parse_format(const char *path, const sm_ini_format *format, sm_ini_reader *r,
+                        ini_handler handler, void *user, const int *fail, sm_status *st)
+{
+    (void)fail; /* a handler that fails returns 0, which on_entry notes */
+    memset(r, 0, sizeof *r);
+    r->handler = handler;
+    r->user = user;
+    r->format = format;
+    r->path = path;
+    r->st = st;
+    r->f = sm_input_open(&path);
+    if (!r->f)
+        return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
+    r->path = path; /* "<stdin>" for "-" */
+    int rc = ini_parse_stream(read_line, r, on_entry, r);
+    sm_input_close(r->f);
+    free(r->buf);
+    r->buf = NULL;
+    /* the first problem by line. inih goes on past a syntax error and past a handler's
+     * failure, and its rc is the first line of either; a line refused, too long or not, is the
+     * last read */
+    int syntax = rc > 0 && rc != r->handler_failed ? rc : 0;
+    int refused = r->bad ? r->bad_line : r->too_long;
+    int first = 0;
+    const int lines[] = {syntax, r->handler_failed, refused};
+    for (int k = 0; k < 3; k++)
+        if (lines[k] && (!first || lines[k] < first))
+            first = lines[k];
+    if (!first)
+        return rc ? sm_fail(st, "%s: cannot parse", path) : 0;
+    if (first == syntax)
+        return syntax_error(path, syntax, st);
+    if (first == r->handler_failed)
+        return -1; /* the handler's (or on_entry's) message is in st */
+    if (r->bad)
+        return sm_fail(st, "%s:%d: %s", path, r->bad_line, r->bad);
+    return sm_fail(
+        st, "%s:%d: line longer than %d characters; %s", path, r->too_long, MAX_LINE_SHOWN,
+        format && format->continued ? "continue it on an indented next line" : "shorten it");
 }
 
 int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *user,
                  const int *fail, sm_status *st)
 {
-    memset(r, 0, sizeof *r);
-    r->handler = handler;
-    r->user = user;
-    r->f = sm_input_open(&path);
-    if (!r->f)
-        return sm_fail(st, "%s: cannot open: %s", path, strerror(errno));
-    int rc = ini_parse_stream(read_line, r, on_entry, r);
-    sm_input_close(r->f);
-    free(r->buf);
-    r->buf = NULL;
-    if (r->bad && (!r->handler_failed || r->bad_line < r->handler_failed))
-        return sm_fail(st, "%s:%d: %s", path, r->bad_line, r->bad);
-    /* inih goes on past a syntax error: a handler's complaint about a later line (a key
-     * that the unterminated header left in the section before) is not the first problem */
-    if (rc > 0 && (!r->handler_failed || rc < r->handler_failed))
-        return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",
-                       path, rc);
-    if (fail && *fail)
-        return -1;
-    if (r->too_long)
-        return sm_fail(st, "%s:%d: line longer than %d characters%s", path, r->too_long,
-                       MAX_LINE_SHOWN,
-                       "; continue it on an indented next line where the format "
-                       "allows");
-    if (rc > 0)
-        return sm_fail(st, "%s:%d: syntax error: expected [section], NAME = VALUE or a comment",
-                       path, rc);
-    return rc ? sm_fail(st, "%s: cannot parse", path) : 0;
+    return sm_ini_parse_format(path, NULL, r, handler, user, fail, st);
 }
