@@ -342,4 +342,13 @@ fitted = os.path.join(tmp, "fitted.ini")
 rc, out, err = run("fit-comm", os.path.join(tmp, "ar.csv"), "--device-out", fitted)
 check(rc == 0 and err.strip() == f"scalemeter fit-comm: wrote {fitted}",
       f"fit-comm --device-out says so as the other commands do: {err.strip()}")
+# Too few sizes: "0 intra-node samples of at least N bytes and none" said two things at once.
+rc, out, err = run("fit-comm", os.path.join(tmp, "ar.csv"), "--min-bytes", "8M")
+check(rc != 0 and "no intra-node samples of 8388608 bytes or more" in err and
+      "a smaller --min-bytes" in err, f"fit-comm --min-bytes past every size: {err.strip()}")
+one = write("ar_one.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,1.0e-4\n"
+            "1048576,nccl,8,1,1.1e-4\n")
+rc, out, err = run("fit-comm", one)
+check(rc != 0 and "2 intra-node samples of 1048576 bytes or more, all of one size (1048576 bytes)"
+      in err, f"fit-comm on one size: {err.strip()}")
 finish()

@@ -99,12 +99,17 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
         smallest = fmin(smallest, s->bytes), largest = fmax(largest, s->bytes);
     }
     int rc = 0;
-    if (m < 2 || largest <= smallest)
+    const char *level = inter ? "inter-node" : "intra-node";
+    if (m == 0)
         rc = sm_fail(st,
-                     "%d %s sample%s of at least %.0f bytes and %s: need two sizes or more to "
-                     "tell bandwidth from latency",
-                     m, inter ? "inter-node" : "intra-node", m == 1 ? "" : "s", min_bytes,
-                     m ? "one size" : "none");
+                     "no %s samples of %.0f bytes or more: need two sizes or more to tell "
+                     "bandwidth from latency (a smaller --min-bytes, or runs of larger sizes)",
+                     level, min_bytes);
+    else if (m < 2 || largest <= smallest)
+        rc = sm_fail(st,
+                     "%d %s sample%s of %.0f bytes or more, all of one size (%.0f bytes): need "
+                     "two sizes or more to tell bandwidth from latency",
+                     m, level, m == 1 ? "" : "s", min_bytes, smallest);
     double *Acol = rc ? NULL : malloc((size_t)m * 2 * sizeof *Acol);
     if (!rc && !Acol)
         rc = sm_fail(st, "out of memory");
