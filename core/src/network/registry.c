@@ -448,43 +448,68 @@ static int add_folder(sm_registry *reg, const char *dir, int from_env, sm_status
     return list_dir(dir, &f->names, &f->n_names, st);
 }
 
+static int shadows_shipped(const sm_registry *reg, const plugin *p, sm_status *st);
+
+/* Loads every plugin of the folders, or of SCALEMETER_PLUGIN_PATH's alone (user), once: *state
+ * and *error keep the outcome for the calls after. The user's must not provide a shipped type. */
+static int load_folders_once(sm_registry *reg, int user, int *state, char **error, sm_status *st)
+{
+    if (*state == ALL_UNTRIED) {
+        sm_status sub = {{0}};
+        int rc = 0, first = reg->count;
+        for (int i = 0; i < reg->n_folders && rc == 0; i++)
+            for (size_t j = 0;
+                 (!user || reg->folders[i].from_env) && j < reg->folders[i].n_names && rc == 0; j++)
+                rc = load_listed(reg, &reg->folders[i], reg->folders[i].names[j], &sub);
+        for (int i = first; user && i < reg->count && rc == 0; i++)
+            rc = shadows_shipped(reg, reg->items[i], &sub);
+        *state = rc ? ALL_FAILED : ALL_LOADED;
+        if (rc)
+            *error = strdup(sub.msg);
+    }
+    if (*state == ALL_FAILED)
+        return sm_fail(st, "%s", *error ? *error : "out of memory");
+    return 0;
+}
+
 int sm_registry_load_all(sm_registry *reg, sm_status *st)
 {
-    if (reg->all_state == ALL_UNTRIED) {
-        sm_status sub = {{0}};
-        int rc = 0;
-        for (int i = 0; i < reg->n_folders && rc == 0; i++)
-            for (size_t j = 0; j < reg->folders[i].n_names && rc == 0; j++)
-                rc = load_listed(reg, &reg->folders[i], reg->folders[i].names[j], &sub);
-        reg->all_state = rc ? ALL_FAILED : ALL_LOADED;
-        if (rc)
-            reg->all_error = strdup(sub.msg);
-    }
-    if (reg->all_state == ALL_FAILED)
-        return sm_fail(st, "%s", reg->all_error ? reg->all_error : "out of memory");
-    return 0;
+    return load_folders_once(reg, 0, &reg->all_state, &reg->all_error, st);
 }
 
 /* A registry's types are loaded as they are asked for: a cache, logically const. */
 static sm_registry *mutable(const sm_registry *reg) { return (sm_registry *)(uintptr_t)reg; }
 
-/* NAME.so of every folder, in order: a second one is the duplicate it always was. */
-static int load_named(sm_registry *reg, const char *name, sm_status *st)
+/* NAME.so, or NULL out of memory. */
+static char *file_of(const char *name)
 {
     size_t len = strlen(name);
     char *file = malloc(len + 4);
+    if (file) {
+        memcpy(file, name, len);
+        memcpy(file + len, ".so", 4);
+    }
+    return file;
+}
+
+/* f's listed name equal to file, or NULL. */
+static char *const *listed(const plugin_folder *f, const char *file)
+{
+    return f->n_names ? bsearch(&file, f->names, f->n_names, sizeof *f->names, compare_names)
+                      : NULL;
+}
+
+/* NAME.so of every folder, in order: a second one is the duplicate it always was. */
+static int load_named(sm_registry *reg, const char *name, sm_status *st)
+{
+    char *file = file_of(name);
     if (!file)
         return sm_fail(st, "out of memory");
-    memcpy(file, name, len);
-    memcpy(file + len, ".so", 4);
     int rc = 0;
     for (int i = 0; i < reg->n_folders && rc == 0; i++) {
-        const plugin_folder *f = &reg->folders[i];
-        char *const *hit =
-            f->n_names ? bsearch(&file, f->names, f->n_names, sizeof *f->names, compare_names)
-                       : NULL;
+        char *const *hit = listed(&reg->folders[i], file);
         if (hit)
-            rc = load_listed(reg, f, *hit, st);
+            rc = load_listed(reg, &reg->folders[i], *hit, st);
     }
     free(file);
     return rc;
@@ -495,22 +520,16 @@ static int load_named(sm_registry *reg, const char *name, sm_status *st)
  * file first, without loading the shipped one. */
 static int shadows_shipped(const sm_registry *reg, const plugin *p, sm_status *st)
 {
-    size_t len = strlen(p->type.name);
-    char *file = malloc(len + 4);
+    char *file = file_of(p->type.name);
     if (!file)
         return sm_fail(st, "out of memory");
-    memcpy(file, p->type.name, len);
-    memcpy(file + len, ".so", 4);
     int rc = 0;
-    for (int i = 0; i < reg->n_folders && rc == 0; i++) {
-        const plugin_folder *f = &reg->folders[i];
-        if (!f->from_env && f->n_names &&
-            bsearch(&file, f->names, f->n_names, sizeof *f->names, compare_names))
+    for (int i = 0; i < reg->n_folders && rc == 0; i++)
+        if (!reg->folders[i].from_env && listed(&reg->folders[i], file))
             rc = sm_fail(st,
                          "%s: layer type '%s' is already provided by %s/%s (from "
                          "SCALEMETER_PLUGIN_PATH)",
-                         p->path, p->type.name, f->dir, file);
-    }
+                         p->path, p->type.name, reg->folders[i].dir, file);
     free(file);
     return rc;
 }
@@ -521,22 +540,7 @@ static int shadows_shipped(const sm_registry *reg, const plugin *p, sm_status *s
  * user's folders hold their few plugins; the shipped folder's stay lazy. */
 static int load_user_plugins(sm_registry *reg, sm_status *st)
 {
-    if (reg->user_state == ALL_UNTRIED) {
-        sm_status sub = {{0}};
-        int rc = 0, first = reg->count;
-        for (int i = 0; i < reg->n_folders && rc == 0; i++)
-            for (size_t j = 0; reg->folders[i].from_env && j < reg->folders[i].n_names && rc == 0;
-                 j++)
-                rc = load_listed(reg, &reg->folders[i], reg->folders[i].names[j], &sub);
-        for (int i = first; i < reg->count && rc == 0; i++)
-            rc = shadows_shipped(reg, reg->items[i], &sub);
-        reg->user_state = rc ? ALL_FAILED : ALL_LOADED;
-        if (rc)
-            reg->user_error = strdup(sub.msg);
-    }
-    if (reg->user_state == ALL_FAILED)
-        return sm_fail(st, "%s", reg->user_error ? reg->user_error : "out of memory");
-    return 0;
+    return load_folders_once(reg, 1, &reg->user_state, &reg->user_error, st);
 }
 
 int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer_type **out,
