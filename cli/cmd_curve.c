@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "curve_svg.h"
@@ -27,7 +28,9 @@ static void footer(void)
 {
     printf("A LIST is numbers and ranges separated by commas: 64, 32,64,128 or 1:64, where A:B\n"
            "doubles from A up to B (1:64 = 1,2,4,8,16,32,64).\n"
-           "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count.\n"
+           "efficiency = throughput(N) / (N / N0 x throughput(N0)), N0 the smallest node count\n"
+           "whose point fits in memory (the first where none fits; the memory note names N0\n"
+           "when it is not the first); with --shard it may exceed 1 (docs/scaling.md).\n"
            "t_epoch = ceil(D / global batch) x t_step; t_train = E x t_epoch.\n"
            "Times are seconds per step of one device; images_per_s counts the whole cluster's\n"
            "samples, tokens_per_s (sequence networks) its tokens: global batch x S / t_step.\n"
@@ -441,10 +444,13 @@ static void write_memory_notes(FILE *out, const curve_run *r)
                     fmt_gib(p->memory.peak + p->memory.context, need, sizeof need),
                     fmt_gib(p->memory.capacity, has, sizeof has));
         else if (c->fits_from > 0)
-            fprintf(out, "fits from %d node%s on (batch %lld per device, %s of %s)\n",
+            fprintf(out,
+                    "fits from %d node%s on (batch %lld per device, %s of %s); efficiency "
+                    "is against %d node%s\n",
                     p->layout.nodes, p->layout.nodes == 1 ? "" : "s", (long long)p->layout.batch,
                     fmt_gib(p->memory.peak + p->memory.context, need, sizeof need),
-                    fmt_gib(p->memory.capacity, has, sizeof has));
+                    fmt_gib(p->memory.capacity, has, sizeof has), p->layout.nodes,
+                    p->layout.nodes == 1 ? "" : "s");
         else
             fprintf(out, "runs out of memory at some node counts (DDP's gradient buckets)\n");
     }
@@ -539,7 +545,8 @@ static void write_table(FILE *out, const curve_run *r)
                 snprintf(c[8], sizeof c[8], "%s", c[16]);
             else if (is_sequence(row->net)) /* its throughput is in the tokens/s column */
                 snprintf(c[8], sizeof c[8], "-");
-            snprintf(c[9], sizeof c[9], "%.1f%%", p->efficiency * 100);
+            snprintf(c[9], sizeof c[9], isfinite(p->efficiency) ? "%.1f%%" : "-",
+                     p->efficiency * 100);
             fmt_seconds_in(epoch_time(r, row, p), &unit[4], c[10], sizeof c[10]);
             fmt_seconds_in(train_time(r, row, p), &unit[5], c[11], sizeof c[11]);
             if (isfinite(p->pred.e_step))
@@ -595,7 +602,7 @@ static void write_table(FILE *out, const curve_run *r)
 static void write_svg(FILE *out, const curve_run *r)
 {
     const curve_args *a = r->args;
-    int several_models = strchr(a->models, ',') != NULL;
+    int several_models = r->n_rows > a->n_batches;
     svg_series series[r->n_rows];
     char labels[r->n_rows][160];
     for (int k = 0; k < r->n_rows; k++) {
@@ -719,20 +726,34 @@ int cmd_curve(int argc, char **argv)
     curve_args a;
     if (parse_args(argc, argv, &a))
         return 2;
-    /* the model list, split at commas */
+    /* the model list, split at commas; a network file whose path has one is one model */
     char *list = strdup(a.models);
     char *models[MAX_SWEEP];
     int n_models = 0;
-    for (char *save, *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-        if (n_models == MAX_SWEEP) {
-            free(list);
-            return report_error("more than 256 models");
+    struct stat sb;
+    if (!list)
+        return report_error("out of memory");
+    if (stat(list, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        models[n_models++] = list;
+    } else {
+        for (char *m = list;; m++) {
+            char *end = m + strcspn(m, ",");
+            if (end == m) {
+                fprintf(stderr, "scalemeter curve: MODEL '%s': an empty name in the list\n",
+                        a.models);
+                free(list);
+                return 2;
+            }
+            if (n_models == MAX_SWEEP) {
+                free(list);
+                return report_error("more than 256 models");
+            }
+            models[n_models++] = m;
+            if (!*end)
+                break;
+            *end = '\0';
+            m = end;
         }
-        models[n_models++] = m;
-    }
-    if (!n_models) {
-        free(list);
-        return report_error("the model list is empty");
     }
 
     sm_status st;

@@ -139,9 +139,10 @@ static double y_bottom(double efficiency, double top)
     return BOT_Y1 - efficiency / top * (BOT_Y1 - BOT_Y0);
 }
 
+/* linear scaling from the efficiency's baseline, the first point that fits */
 static double ideal(const sm_curve *c, int i)
 {
-    const sm_curve_point *p0 = &c->points[0];
+    const sm_curve_point *p0 = &c->points[c->fits_from > 0 ? c->fits_from : 0];
     return p0->images_per_s * c->points[i].layout.nodes / p0->layout.nodes;
 }
 

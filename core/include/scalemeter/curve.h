@@ -23,7 +23,8 @@ typedef struct sm_curve_point {
     int64_t global_batch; /* of an optimizer step: layout.batch x accumulate x devices */
     sm_prediction pred;
     double images_per_s; /* global_batch / t_step */
-    double efficiency;   /* images_per_s / (nodes / nodes[0] x images_per_s[0]) */
+    double efficiency;   /* images_per_s / (nodes / nodes[b] x images_per_s[b]), b the first
+                          * point that fits (fits_from; 0 where none does); NAN before b */
     sm_memory memory;    /* one device's training memory; memory.fits 0: it cannot run */
 } sm_curve_point;
 

@@ -98,8 +98,6 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         if (rc == 0) {
             c->images_per_s = sm_images_per_s(&c->layout, c->pred.t_step);
             ips[i] = c->images_per_s;
-            c->efficiency = c->images_per_s /
-                            ((double)c->layout.nodes / pts[0].layout.nodes * pts[0].images_per_s);
         }
     }
     if (rc == 0) {
@@ -113,6 +111,15 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         for (hi = lo; hi + 1 < spec->n_nodes && pts[hi + 1].memory.fits != 0; hi++)
             ;
         out->fits_from = lo < spec->n_nodes ? lo : -1;
+        /* efficiency against the first point that fits: a node count that cannot run is no
+         * baseline, and the points before it have none (NAN); where none fits, the first */
+        const sm_curve_point *base = &pts[lo < spec->n_nodes ? lo : 0];
+        for (int i = 0; i < spec->n_nodes; i++)
+            pts[i].efficiency =
+                i < lo && lo < spec->n_nodes
+                    ? NAN
+                    : pts[i].images_per_s /
+                          ((double)pts[i].layout.nodes / base->layout.nodes * base->images_per_s);
         int turn = lo < spec->n_nodes ? sm_curve_turning_point(spec->nodes + lo, ips + lo,
                                                                hi - lo + 1, spec->threshold)
                                       : -1;
