@@ -147,6 +147,8 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
         if (n && line[n - 1] == '\r')
             line[n - 1] = '\0';
         lineno++;
+        if (lineno == 1 && !strncmp(line, "\xef\xbb\xbf", 3)) /* a spreadsheet's CSV UTF-8, */
+            line += 3; /* which fit and validate read past too: the rows append under it */
         if (!line[0] || line[0] == '#')
             continue;
         int nf = split(line, fields, 256);

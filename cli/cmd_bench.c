@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,7 +60,8 @@ static void usage(void)
         "  --reps N          timed repetitions at most (default 10; at least 3 unless N < 3)\n"
         "  --min-time S      seconds of timed steps to aim for; a step that takes longer gets\n"
         "                    fewer repetitions (default 1)\n"
-        "  --warmup N        untimed steps first (default 2)\n"
+        "  --warmup N        untimed steps first (default 2; at least 1: the first checks the\n"
+        "                    all-reduce's sums and times a step, which sets the repetitions)\n"
         "  --threads N       OpenBLAS threads per rank (default: the CPUs its affinity mask\n"
         "                    and cgroup quota allow, shared with the node's ranks that have\n"
         "                    the same CPUs; the CSV's threads column)\n"
@@ -105,13 +107,28 @@ static int parse_bucket(const char *text, double *out, sm_status *st)
     return 0;
 }
 
-/* A comma-separated list of networks, added to those given before (operands and --model). */
+/* A comma-separated list of networks, added to those given before (operands and --model); a
+ * network file whose path has a comma in it is one network. */
 static int add_models(bench_args *a, const char *text, sm_status *st)
 {
     char *items[MAX_LIST];
     int n;
-    if (split_list("--model", text, items, &n, st))
+    struct stat sb;
+    if (strchr(text, ',') && stat(text, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (a->n_models == MAX_LIST)
+            return sm_fail(st, "more than %d networks", MAX_LIST);
+        if (strpbrk(text, "\"\n\r"))
+            return sm_fail(st, "network '%s': a name with a quote or line break", text);
+        if (!(a->models[a->n_models] = strdup(text)))
+            return sm_fail(st, "out of memory");
+        a->n_models++;
+        return 0;
+    }
+    if (split_list("--model", text, items, &n, st)) {
+        for (int k = 0; k < n; k++) /* none: split_list frees what it made when it fails */
+            free(items[k]);
         return -1;
+    }
     int rc = 0;
     for (int k = 0; k < n; k++) {
         if (!rc && strpbrk(items[k], "\"\n\r"))
@@ -202,7 +219,17 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
     case OPT_REPS:
         return parse_int("--reps", v, 1, SM_BENCH_MAX_REPS, &a->reps, st);
     case OPT_WARMUP:
-        return parse_int("--warmup", v, 1, 1000, &a->warmup, st);
+        /* the first warm-up step is not optional: it checks the all-reduce's sums and its
+         * time sets the repetitions (calibrate/bench_step.c warm_up) */
+        if (parse_int("--warmup", v, 1, 1000, &a->warmup, st) == 0)
+            return 0;
+        if (parse_int("--warmup", v, 0, 0, &a->warmup, &(sm_status){""}) == 0)
+            return sm_fail(st,
+                           "--warmup %s: expected an integer from 1 to 1000: the first untimed "
+                           "step checks the all-reduce's sums and times a step to choose the "
+                           "repetitions (--warmup 1 is that step alone)",
+                           v);
+        return -1;
     case OPT_THREADS:
         return parse_int("--threads", v, 1, 4096, &a->threads, st);
     case OPT_MIN_TIME:
@@ -256,6 +283,9 @@ static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
         return sm_fail(st, "which networks? (scalemeter bench resnet18,mobilenet_v2 -o runs.csv)");
     if (!a->output)
         return sm_fail(st, "where to? (-o RUNS.csv; rows are appended, the file is resumable)");
+    if (!strcmp(a->output, "-"))
+        return sm_fail(st, "-o -: the rows go to a file that a second run reads back to resume "
+                           "(and are echoed on the standard output anyway); name a file");
     if (!a->cuda && (a->precision || a->conv_algo))
         return sm_fail(st, "%s: only with --backend cuda (the CPU backend computes in fp32)",
                        a->precision ? "--precision" : "--conv-algo");
@@ -437,8 +467,11 @@ static int measure(sm_bench_job *job, int i, const char *file, view *p, tally *t
                 "scalemeter: %s image %s batch %s: out of memory, recorded as "
                 "status=oom\n",
                 row[SM_COL_MODEL], row[SM_COL_IMAGE], row[SM_COL_BATCH]);
-    for (int k = 0; k < sm_bench_job_columns(job); k++)
-        printf("%s%s", k ? "," : "", row[k]);
+    for (int k = 0; k < sm_bench_job_columns(job); k++) {
+        if (k)
+            putchar(',');
+        csv_field(stdout, row[k]); /* as the file has it: a path may hold a comma */
+    }
     printf("\n");
     fflush(stdout);
     return 0;

@@ -2,6 +2,7 @@
  * networks (bench), fits the coefficients (fit) and validates them leave-one-model-out, so that
  * an operator runs one command under mpirun and gets a CSV, a coefficient file and a report.
  * The steps are the bench and fit commands themselves: calibrate only chooses what they do. */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -85,6 +86,77 @@ static int run_into_file(const char *path, int (*run)(int, char **), int argc, c
     dup2(saved, STDOUT_FILENO);
     close(saved);
     return rc;
+}
+
+/* path written whole by a command's standard output, or left as it was where the command
+ * fails (sm_atomic_open): a validation that fails must not leave half a report, nor the
+ * earlier one as if it were of these rows. */
+static int run_into_file_whole(const char *path, int (*run)(int, char **), int argc, char **argv)
+{
+    sm_status st;
+    char tmp[4200];
+    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, &st);
+    if (!f) {
+        fprintf(stderr, "scalemeter calibrate: %s\n", st.msg);
+        return 1;
+    }
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(fileno(f), STDOUT_FILENO);
+    int rc = run(argc, argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    if (rc) {
+        fclose(f);
+        if (tmp[0])
+            unlink(tmp);
+        return rc;
+    }
+    if (sm_atomic_commit(f, tmp, path, &st)) {
+        fprintf(stderr, "scalemeter calibrate: %s\n", st.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* The rows of a measurement CSV (its lines after the header, comments and blank lines left
+ * out); -1 where there is no such file. */
+static int csv_rows(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int rows = -1, c, at_start = 1, skip = 0, blank = 1;
+    while ((c = getc(f)) != EOF) {
+        if (at_start) {
+            skip = c == '#';
+            blank = 1;
+            at_start = 0;
+        }
+        if (c == '\n') {
+            rows += !skip && !blank;
+            at_start = 1;
+        } else if (c != '\r') {
+            blank = 0;
+        }
+    }
+    rows += !at_start && !skip && !blank;
+    fclose(f);
+    return rows < 0 ? 0 : rows;
+}
+
+/* After a step failed: which of the fit's files are still there from an earlier run, so that
+ * they are not taken for results of these rows. */
+static void say_earlier(const char *ini, const char *loo)
+{
+    int have_ini = access(ini, F_OK) == 0, have_loo = access(loo, F_OK) == 0;
+    if (have_ini || have_loo)
+        fprintf(stderr,
+                "scalemeter calibrate: %s%s%s %s from an earlier run, not of the rows measured "
+                "now\n",
+                have_ini ? ini : "", have_ini && have_loo ? " and " : "", have_loo ? loo : "",
+                have_ini && have_loo ? "are" : "is");
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -171,6 +243,9 @@ int cmd_calibrate(int argc, char **argv)
                                             "LIST or one operand)");
         models = argv[optind];
     }
+    if (!strcmp(prefix, "-"))
+        return usage_error("calibrate", "-o -: -o is a prefix of the files written (PREFIX.csv, "
+                                        "PREFIX.ini, PREFIX-loo.json), not the standard output");
     const char *backend = passed_on(bench, n_bench, "--backend");
     int cuda = backend && !strcmp(backend, "cuda");
     if (cuda && !images_given)
@@ -188,16 +263,29 @@ int cmd_calibrate(int argc, char **argv)
     for (int k = 0; k < 8; k++)
         bench[n_bench++] = (char *)more[k];
     /* bench's rows go to the CSV only: calibrate's standard output is its report */
+    int rows_before = launcher_rank() == 0 ? csv_rows(csv) : 0;
     int rc = run_into_file("/dev/null", cmd_bench, n_bench, bench);
     if (launcher_rank() != 0) /* the measuring was collective; the rest is rank 0's */
         return rc;
     if (rc && launcher_srun_without_pmix(NULL, 0))
         return rc; /* nothing measured: bench said what to run instead */
     if (rc) {
-        fprintf(stderr,
-                "scalemeter calibrate: measuring stopped; every row measured so far is "
-                "in %s, and the same command resumes from there\n",
-                csv);
+        int rows = csv_rows(csv), now = rows - (rows_before > 0 ? rows_before : 0);
+        if (rows <= 0)
+            fprintf(stderr, "scalemeter calibrate: measuring stopped before any row was "
+                            "measured\n");
+        else if (now <= 0)
+            fprintf(stderr,
+                    "scalemeter calibrate: measuring stopped before any row was measured in "
+                    "this run; %s keeps its %d earlier row%s, and the same command resumes "
+                    "from there\n",
+                    csv, rows, rows == 1 ? "" : "s");
+        else
+            fprintf(stderr,
+                    "scalemeter calibrate: measuring stopped; the %d row%s measured so far (%d "
+                    "in this run) %s in %s, and the same command resumes from there\n",
+                    rows, rows == 1 ? "" : "s", now, rows == 1 ? "is" : "are", csv);
+        say_earlier(ini, loo);
         return rc;
     }
 
@@ -218,13 +306,30 @@ int cmd_calibrate(int argc, char **argv)
         fit[n_fit++] = (char *)device;
     }
     fprintf(stderr, "scalemeter calibrate: fitting %s\n", csv);
-    if ((rc = cmd_fit(n_fit, fit)))
+    if ((rc = cmd_fit(n_fit, fit))) {
+        say_earlier(ini, loo);
         return rc;
+    }
     char *cv[] = {"fit", csv, "--weight-term", "--update-term", "--cv", "loo", "--format", "json"};
-    if ((rc = cmd_fit(6, cv))) /* the table, on the terminal */
+    if ((rc = cmd_fit(6, cv)) == 0) /* the table, on the terminal */
+        rc = run_into_file_whole(loo, cmd_fit, 8, cv);
+    if (rc) {
+        /* the coefficients are new: an earlier validation would pass for theirs */
+        if (unlink(loo) == 0)
+            fprintf(stderr,
+                    "scalemeter calibrate: no validation of %s: removed %s, an earlier run's "
+                    "validation of other coefficients\n",
+                    ini, loo);
+        else if (errno != ENOENT)
+            fprintf(stderr,
+                    "scalemeter calibrate: no validation of %s, and %s (an earlier run's) "
+                    "cannot be removed: %s\n",
+                    ini, loo, strerror(errno));
+        else
+            fprintf(stderr, "scalemeter calibrate: no validation of %s (%s not written)\n", ini,
+                    loo);
         return rc;
-    if ((rc = run_into_file(loo, cmd_fit, 8, cv)))
-        return rc;
+    }
     if (!quiet)
         fprintf(stderr,
                 "scalemeter calibrate: wrote %s, %s and %s\nnext: scalemeter predict "

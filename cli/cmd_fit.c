@@ -1,9 +1,12 @@
 /* scalemeter fit: coefficients from a measurement CSV, and leave-one-model-out validation. */
+#define _DEFAULT_SOURCE /* mkstemp */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "output.h"
@@ -41,7 +44,8 @@ static void usage(void)
            "                   job's devices): joules of one device = idle_watts x t + the terms\n"
            "                   of infer (an inference pass) or of bwd_grad (a training step)\n\n");
     printf(
-        "  -o FILE             write the coefficient file (INI; `scalemeter predict --coeffs`)\n"
+        "  -o FILE             write the coefficient file (INI; `scalemeter predict --coeffs`);\n"
+        "                      -o - writes it on the standard output in place of the table\n"
         "  --cv loo            leave-one-model-out validation: each network is predicted by a\n"
         "                      fit on the other networks; RMSE, NRMSE, MAPE (a fraction), R2\n"
         "                      per phase, per network and overall (step = fwd + bwd + grad)\n"
@@ -73,7 +77,8 @@ static void usage(void)
         "                      the intra-node bytes without contention\n"
         "  --idle-watts W      energy: the power of one device doing nothing, taken off the\n"
         "                      measured energy before its terms are fitted (default 0: the\n"
-        "                      terms take it all)\n"
+        "                      terms take it all; a non-zero one is refused where no row\n"
+        "                      measures energy)\n"
         "  --device-name NAME  the machine's name in the coefficient file (default: the one\n"
         "                      the rows' device column names, as bench writes a GPU's;\n"
         "                      else this machine's CPU model, from /proc/cpuinfo)\n"
@@ -81,14 +86,17 @@ static void usage(void)
         "                      the dispatch time per kernel and phase, the compute and memory\n"
         "                      efficiencies of the rows' precision, fitted to these rows by the\n"
         "                      calibration-free model; the rest (peaks, bandwidths, cluster)\n"
-        "                      from --device-base (default h100)\n"
+        "                      from --device-base (default h100; only with --device-out);\n"
+        "                      --device-out - writes it on the standard output\n"
         "  --format F          table (default), csv or json\n");
 }
 
 typedef struct fit_args {
     const char *csv, *out, *device, *precision, *device_out, *device_base;
     int loo;
-    int weight_term; /* -1: chosen by leave-one-model-out validation; 0, 1: as asked */
+    int format_given; /* --format on the command line */
+    int to_stdout;    /* -o - or --device-out -: a file on the standard output, not the table */
+    int weight_term;  /* -1: chosen by leave-one-model-out validation; 0, 1: as asked */
     output_format format;
     sm_fit_options opt;
 } fit_args;
@@ -163,6 +171,7 @@ static int parse_args(int argc, char **argv, fit_args *a)
         case FORMAT:
             if (parse_format(v, 7, &a->format))
                 return -1;
+            a->format_given = 1;
             break;
         case WEIGHTING:
             if (strcmp(v, "none") && strcmp(v, "relative")) {
@@ -269,17 +278,39 @@ static int parse_args(int argc, char **argv, fit_args *a)
                         "coeffs.ini)\n");
         return -1;
     }
-    const char *inputs[] = {a->csv, a->device_base, a->device_out};
-    if (output_not_input("fit", "-o", a->out, inputs, 3) ||
-        output_not_input("fit", "--device-out", a->device_out, inputs, 2))
+    if (a->device_base && !a->device_out) {
+        fprintf(stderr,
+                "scalemeter fit: --device-base %s: only with --device-out FILE (the "
+                "description derived from it is written there)\n",
+                a->device_base);
         return -1;
+    }
     if (a->out && a->device_out && !strcmp(a->out, a->device_out)) {
         fprintf(stderr,
                 "scalemeter fit: -o and --device-out both name %s: one would replace the "
                 "other\n",
-                a->out);
+                !strcmp(a->out, "-") ? "- (the standard output)" : a->out);
         return -1;
     }
+    /* "-": the file on the standard output (docs/output.md), in place of the table */
+    const char *dash = a->out && !strcmp(a->out, "-")                 ? "-o -"
+                       : a->device_out && !strcmp(a->device_out, "-") ? "--device-out -"
+                                                                      : NULL;
+    if (dash && (a->loo || a->format_given)) {
+        fprintf(stderr,
+                "scalemeter fit: %s writes the file on the standard output, where %s prints "
+                "its %s; name a file (%s FILE)\n",
+                dash, a->loo ? "--cv loo" : "--format", a->loo ? "validation" : "table",
+                dash[1] == 'o' ? "-o" : "--device-out");
+        return -1;
+    }
+    a->to_stdout = dash != NULL;
+    const char *inputs[] = {a->csv, a->device_base, a->device_out};
+    if ((!dash || strcmp(dash, "-o -")) && output_not_input("fit", "-o", a->out, inputs, 3))
+        return -1;
+    if (a->device_out && strcmp(a->device_out, "-") &&
+        output_not_input("fit", "--device-out", a->device_out, inputs, 2))
+        return -1;
     return 0;
 }
 
@@ -434,7 +465,8 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
     }
 }
 
-static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *meta)
+static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *meta,
+                      const char *warning)
 {
     char name[32], opts[128];
     option_text(&fit->opt, opts, sizeof opts);
@@ -527,6 +559,11 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
         json_end(&w);
         json_key(&w, "idle_watts");
         json_number_digits(&w, fit->opt.idle_watts, 17);
+        json_key(&w, "warning");
+        if (warning[0])
+            json_string(&w, warning);
+        else
+            json_null(&w);
         json_end(&w);
     }
 }
@@ -548,12 +585,97 @@ static void fill_meta(const fit_args *a, const sm_runs *runs, sm_fit_meta *meta)
     snprintf(meta->version, sizeof meta->version, "%s", SCALEMETER_VERSION);
 }
 
-/* A fit that fails on the rows of a->csv names the file: the core's message says what is
- * wrong with the rows, not where they came from. */
-static int fit_error(const fit_args *a, const char *msg)
+/* A message of the core about the rows of runs, naming the file once: one that says what is
+ * wrong with the rows (a phase's system) gains the file's name, one that names it (a file and
+ * line) is left as it is. */
+static const char *named(const sm_runs *runs, const char *msg, char *buf, size_t len)
 {
-    fprintf(stderr, "scalemeter fit: %s: %s\n", a->csv, msg);
+    size_t n = strlen(runs->path);
+    if (!strncmp(msg, runs->path, n) && msg[n] == ':')
+        snprintf(buf, len, "%s", msg);
+    else
+        snprintf(buf, len, "%s: %s", runs->path, msg);
+    return buf;
+}
+
+static int fit_error(const sm_runs *runs, const char *msg)
+{
+    char buf[SM_STATUS_LEN + 1100];
+    fprintf(stderr, "scalemeter fit: %s\n", named(runs, msg, buf, sizeof buf));
     return 1;
+}
+
+static int stdout_errno; /* of the first failed write of a file to the standard output */
+
+/* What the core's writers write to a path (sm_fit_write, sm_device_fit_write). */
+typedef int (*file_writer)(const void *what, const char *path, sm_status *st);
+
+/* path, or for "-" the standard output: the writer writes a temporary file whole, which is then
+ * copied there, so that a failed write puts nothing on the standard output. */
+static int write_to(file_writer write, const void *what, const char *path, sm_status *st)
+{
+    if (strcmp(path, "-"))
+        return write(what, path, st);
+    const char *dir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/scalemeter-fit.XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return sm_fail(st, "the standard output: cannot make a temporary file in %s: %s",
+                       dir && *dir ? dir : "/tmp", strerror(errno));
+    close(fd);
+    int rc = write(what, tmp, st);
+    FILE *f = rc ? NULL : fopen(tmp, "r");
+    if (!rc && !f)
+        rc = sm_fail(st, "%s: cannot read back: %s", tmp, strerror(errno));
+    if (f) {
+        char buf[8192];
+        for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;)
+            if (fwrite(buf, 1, n, stdout) != n && !stdout_errno)
+                stdout_errno = errno; /* stdout_failed says it */
+        if (ferror(f))
+            rc = sm_fail(st, "%s: cannot read back: %s", tmp, strerror(errno));
+        fclose(f);
+    }
+    unlink(tmp);
+    return rc; /* a failed write to the standard output is output_finish's to say */
+}
+
+static int fit_writer(const void *what, const char *path, sm_status *st)
+{
+    const void *const *p = what; /* {fit, meta} */
+    return sm_fit_write(p[0], p[1], path, st);
+}
+
+typedef struct device_write {
+    const sm_device_fit_result *d;
+    const char *source;
+} device_write;
+
+static int device_writer(const void *what, const char *path, sm_status *st)
+{
+    const device_write *w = what;
+    return sm_device_fit_write(w->d, w->source, path, st);
+}
+
+/* Whether "-" could not be written to the standard output (a full disk, a closed pipe): said
+ * here, with the system's reason, before anything claims it was written. */
+static int stdout_failed(const char *path)
+{
+    errno = 0;
+    if (strcmp(path, "-") || (fflush(stdout) == 0 && !ferror(stdout)))
+        return 0;
+    int e = stdout_errno ? stdout_errno : errno ? errno : EIO;
+    fprintf(stderr, "scalemeter fit: cannot write the standard output: %s\n", strerror(e));
+    clearerr(stdout); /* said once: output_finish (main.c) has nothing more to say */
+    return 1;
+}
+
+/* How a file written is said on standard error: its path, or what went to the standard
+ * output. */
+static const char *where(const char *path, const char *what)
+{
+    return strcmp(path, "-") ? path : what;
 }
 
 /* --device-out: the calibration-free model's keys fitted to the same rows. */
@@ -561,14 +683,18 @@ static int write_device(const fit_args *a, const sm_runs *runs, const sm_registr
 {
     sm_status st;
     sm_device_fit_result d;
+    device_write w = {&d, a->csv};
     if (sm_device_fit(runs, reg, a->device_base ? a->device_base : "h100", &d, &st) ||
-        sm_device_fit_write(&d, a->csv, a->device_out, &st))
+        write_to(device_writer, &w, a->device_out, &st))
         return report_error(st.msg);
+    if (stdout_failed(a->device_out))
+        return 1;
     fprintf(stderr,
             "scalemeter fit: wrote %s: dispatch %.3g/%.3g/%.3g us per kernel (infer/fwd/bwd), "
             "%.3g us per parameter tensor, %s compute efficiency %.3g (convolutions %.3g), "
             "memory %.3g\n",
-            a->device_out, d.dispatch_infer * 1e6, d.dispatch_fwd * 1e6, d.dispatch_bwd * 1e6,
+            where(a->device_out, "the device description to the standard output"),
+            d.dispatch_infer * 1e6, d.dispatch_fwd * 1e6, d.dispatch_bwd * 1e6,
             d.dispatch_update * 1e6, d.precision, d.compute_efficiency, d.conv_efficiency,
             d.memory_efficiency);
     return 0;
@@ -581,7 +707,7 @@ static int choose_weight_term(fit_args *a, const sm_runs *runs, sm_loo *loo)
     sm_status st;
     double mape[2];
     if (sm_fit_choose_weight_term(runs, &a->opt, mape, a->loo ? loo : NULL, &st))
-        return fit_error(a, st.msg);
+        return fit_error(runs, st.msg);
     if (isfinite(mape[0]) && isfinite(mape[1]))
         fprintf(stderr,
                 "scalemeter fit: the weight term (cw W per pass) is %s: held-out MAPE %.3f "
@@ -614,6 +740,22 @@ static void warn_impossible_steps(const fit_args *a, const sm_runs *runs)
                 a->csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "");
 }
 
+/* sm_fit_runs left out an energy phase that rows measured (why: the core's reason). */
+static void warn_energy_left_out(const sm_runs *runs, const sm_fit *fit, const char *why)
+{
+    static const char *const column[SM_N_ENERGY] = {"energy_infer_j", "energy_j"};
+    char cols[128] = "", buf[SM_STATUS_LEN + 1100];
+    for (int e = 0, used = 0; e < SM_N_ENERGY; e++)
+        if (!fit->energy[e].fitted && fit->energy[e].stats.n > 0 && used < (int)sizeof cols)
+            used += snprintf(cols + used, sizeof cols - (size_t)used, "%s%s of %d row%s",
+                             used ? ", " : "", column[e], fit->energy[e].stats.n,
+                             fit->energy[e].stats.n == 1 ? "" : "s");
+    fprintf(stderr,
+            "scalemeter fit: warning: %s; that energy (%s) is left out of the fit, the times "
+            "are fitted\n",
+            named(runs, why, buf, sizeof buf), cols);
+}
+
 static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
 {
     warn_impossible_steps(a, runs);
@@ -627,7 +769,7 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
     }
     if (a->loo) {
         if (loo.n_models == 0 && sm_fit_loo(runs, &a->opt, &loo, &st))
-            return fit_error(a, st.msg);
+            return fit_error(runs, st.msg);
         print_loo(a, runs, &loo);
         sm_loo_free(&loo);
         if (!a->out)
@@ -635,7 +777,9 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
     }
     sm_fit fit;
     if (sm_fit_runs(runs, NULL, &a->opt, &fit, &st))
-        return fit_error(a, st.msg);
+        return fit_error(runs, st.msg);
+    if (st.msg[0]) /* an energy the rows measured but cannot separate: the times stand */
+        warn_energy_left_out(runs, &fit, st.msg);
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)
         if (!fit.phase[ph].fitted)
             fprintf(stderr,
@@ -673,13 +817,27 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
                 a->csv, fit.devices_max);
     sm_fit_meta meta;
     fill_meta(a, runs, &meta);
-    if (!a->loo)
-        print_fit(a, &fit, &meta);
+    if (!a->loo && !a->to_stdout)
+        print_fit(a, &fit, &meta, st.msg);
     if (a->out) {
-        if (sm_fit_write(&fit, &meta, a->out, &st))
+        const void *what[] = {&fit, &meta};
+        if (write_to(fit_writer, what, a->out, &st))
             return report_error(st.msg);
-        fprintf(stderr, "scalemeter fit: wrote %s\n", a->out);
+        if (stdout_failed(a->out))
+            return 1;
+        fprintf(stderr, "scalemeter fit: wrote %s\n",
+                where(a->out, "the coefficients to the standard output"));
     }
+    return 0;
+}
+
+/* Whether a row measures energy, which --idle-watts applies to. */
+static int measures_energy(const sm_runs *runs)
+{
+    for (int i = 0; i < runs->n; i++)
+        for (int e = 0; e < SM_N_ENERGY; e++)
+            if (isfinite(sm_run_energy(&runs->rows[i], (sm_energy_phase)e)))
+                return 1;
     return 0;
 }
 
@@ -715,6 +873,13 @@ int cmd_fit(int argc, char **argv)
     }
     int rc = sm_runs_select_precision(runs, a.precision, &st) || sm_runs_metrics(runs, reg, &st)
                  ? report_error(st.msg)
+             : a.opt.idle_watts > 0 && !measures_energy(runs) /* 0, the default, changes nothing */
+                 ? (fprintf(stderr,
+                            "scalemeter fit: --idle-watts: no row of %s measures energy "
+                            "(energy_j, energy_infer_j); the idle power is taken off measured "
+                            "energy only\n",
+                            a.csv),
+                    2)
                  : run(&a, runs, reg);
     sm_registry_free(reg);
     sm_runs_free(runs);

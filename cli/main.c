@@ -46,6 +46,10 @@ int main(int argc, char **argv)
 {
     sm_plugin_stdout_to_stderr(1); /* a plugin's printf must not land in a JSON document */
     if (argc >= 3 && !strcmp(argv[1], "help")) { /* help CMD: CMD --help */
+        if (!strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+            usage(stdout); /* help's own help is the command list */
+            return 0;
+        }
         for (int i = 0; i < n_commands; i++)
             if (strcmp(argv[2], commands[i].name) == 0) {
                 char *args[] = {argv[2], "--help", NULL};

@@ -49,7 +49,17 @@ int parse_count(const char *option, const char *text, int lo, int hi, int *out, 
     return 0;
 }
 
-/* "a,b,c" into items (strdup'ed); -1 when empty or too long. */
+/* Frees the n items made before a failure, and leaves none (*n = 0): a caller that returns at
+ * once on failure leaks nothing. */
+static int split_failed(char **items, int *n)
+{
+    for (int i = 0; i < *n; i++)
+        free(items[i]);
+    *n = 0;
+    return -1;
+}
+
+/* "a,b,c" into items (strdup'ed); -1 when empty or too long, with no item left made. */
 int split_list(const char *option, const char *text, char **items, int *n, sm_status *st)
 {
     *n = 0;
@@ -57,11 +67,12 @@ int split_list(const char *option, const char *text, char **items, int *n, sm_st
     for (;;) {
         size_t len = strcspn(p, ",");
         if (!len)
-            return sm_fail(st, "%s '%s': an empty item", option, text);
+            return sm_fail(st, "%s '%s': an empty item", option, text), split_failed(items, n);
         if (*n == OPTION_MAX_LIST)
-            return sm_fail(st, "%s: more than %d items", option, OPTION_MAX_LIST);
+            return sm_fail(st, "%s: more than %d items", option, OPTION_MAX_LIST),
+                   split_failed(items, n);
         if (!(items[*n] = strndup(p, len)))
-            return sm_fail(st, "out of memory");
+            return sm_fail(st, "out of memory"), split_failed(items, n);
         (*n)++;
         if (!p[len])
             return 0;

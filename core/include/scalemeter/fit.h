@@ -236,7 +236,9 @@ typedef struct sm_fit {
  * one precision. A phase no row measures is left unfitted. Terms beyond ConvMeter's that the
  * rows cannot separate (a dispatch or update term fitted on two networks) are dropped, and
  * sm_phase_fit.dropped says which; a system still rank-deficient or a failed solve is an error
- * naming the phase. */
+ * naming the phase, but for an energy phase: rows whose energy cannot separate its terms
+ * leave that phase unfitted (fitted 0, stats.n the rows that measured it) and the times
+ * fitted, and on success st->msg says why (empty when nothing was left out). */
 int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
                 sm_status *st);
 

@@ -550,10 +550,24 @@ static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energ
     return fit_rows(runs, use, fit, &t, what, &fit->energy[e], st);
 }
 
+/* s after the text of buf, as much as fits. */
+static void append(char *buf, size_t len, const char *s)
+{
+    size_t used = strlen(buf);
+    while (*s && used + 1 < len)
+        buf[used++] = *s++;
+    buf[used] = '\0';
+}
+
+/* On success st->msg is empty, or says why an energy phase that rows measured was left
+ * unfitted: energy too few or too alike to separate its terms (rank-deficient) costs the energy
+ * phase alone, not the times fitted beside it. Such a phase keeps fitted = 0 with stats.n the
+ * rows that measured it, so that a caller tells it from energy no row measured (stats.n 0). */
 int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
                 sm_status *st)
 {
     memset(out, 0, sizeof *out);
+    st->msg[0] = '\0';
     out->opt = *opt;
     if (opt->grad_form == SM_GRAD_RING && !SM_BUCKET_MIB_OK(opt->bucket_bytes / 1048576))
         return sm_fail(st,
@@ -651,8 +665,24 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     if (!(opt->idle_watts >= 0 && isfinite(opt->idle_watts)))
         return sm_fail(st, "idle power %g W: expected a number of watts, 0 or more",
                        opt->idle_watts);
-    for (int e = 0; e < SM_N_ENERGY; e++)
-        if (fit_energy(runs, use, out, (sm_energy_phase)e, st))
+    char why[SM_STATUS_LEN] = "";
+    for (int e = 0; e < SM_N_ENERGY; e++) {
+        int rc = fit_energy(runs, use, out, (sm_energy_phase)e, st);
+        if (rc && rc != SM_LSTSQ_RANK_DEFICIENT)
             return -1;
+        if (rc) { /* the times stand; this energy is left out, and said */
+            int measured = 0;
+            for (int i = 0; i < runs->n; i++) {
+                const sm_run *r = &runs->rows[i];
+                measured += (!use || use[i]) && isfinite(sm_run_energy(r, (sm_energy_phase)e)) &&
+                            isfinite(sm_run_target(r, energy_time_phase((sm_energy_phase)e)));
+            }
+            memset(&out->energy[e], 0, sizeof out->energy[e]);
+            out->energy[e].stats.n = measured;
+            append(why, sizeof why, why[0] ? "; " : "");
+            append(why, sizeof why, st->msg);
+        }
+    }
+    memcpy(st->msg, why, sizeof why);
     return 0;
 }

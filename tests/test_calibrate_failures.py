@@ -1,0 +1,81 @@
+"""The parts of tests/test_cli_misuse.py that start MPI (bench and calibrate;
+tests/cli_misuse.cmake): a byte-order mark on bench's CSV, a measurement that stops before
+any row, and a failed validation beside an earlier run's. Each check failed before its fix.
+
+    test_calibrate_failures.py SCALEMETER
+"""
+import os
+import shutil
+import tempfile
+
+from cli_checks import check, finish, run
+
+TINY = [f"tests/data/fit/tiny_{n}.ini" for n in "abc"]
+BOM = b"\xef\xbb\xbf"
+HEADER = "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend," \
+         "threads,reps,status\n"
+
+
+def write_runs(path, images):
+    """Rows for tiny_a, b, c at images x batches 1, 2, 4, 8, as bench would write them with
+    --threads 1 (so calibrate measures none of them again): t_infer = b img^2 (k+1) 1e-6 +
+    (k+1) 1e-4; the values only need to be positive, the rank is the networks' and sizes'."""
+    with open(path, "w") as f:
+        f.write(HEADER)
+        for k, net in enumerate(TINY):
+            for img in images:
+                for b in (1, 2, 4, 8):
+                    ti = b * img * img * (1 + k) * 1e-6 + 1e-4 * (k + 1)
+                    tf, tb, tg = ti * 1.1, ti * 2.1, 1e-4 * (k + 2)
+                    f.write(f"{net},{img},{b},1,1,{ti:.6g},{tf:.6g},{tb:.6g},{tg:.6g},"
+                            f"{tf + tb + tg:.6g},cpu,1,3,ok\n")
+
+
+tmp = tempfile.mkdtemp(prefix="sm-calibrate-failures-")
+try:
+    # 10. a byte-order mark (a spreadsheet's CSV UTF-8): fit reads past it; bench, which
+    # refused the file, reads past it too and appends under the header, leaving the file's
+    # first bytes and mode as they were, and fit reads the rows it appended
+    runs = os.path.join(tmp, "bom.csv")
+    with open(runs, "wb") as f:
+        f.write(BOM + HEADER.encode())
+    os.chmod(runs, 0o640)
+    rc, out, err = run("bench", TINY[0], "--image", "8", "--batch", "1", "--reps", "1",
+                       "--warmup", "1", "--min-time", "0.01", "--threads", "1", "-o", runs)
+    check(rc == 0, f"bench -o a CSV with a byte-order mark: exit {rc}: {err.strip()}")
+    data = open(runs, "rb").read()
+    check(data.startswith(BOM + HEADER.encode()) and data.count(b"\n") == 2,
+          f"bench: the mark and header kept, one row appended: {data[:80]!r}")
+    check(os.stat(runs).st_mode & 0o777 == 0o640, "bench: the file's mode kept")
+
+    # 9. a measurement that stops before any row: not "every row measured so far"
+    prefix = os.path.join(tmp, "none")
+    rc, out, err = run("calibrate", "no_such_net", "-o", prefix)
+    check(rc != 0 and "measuring stopped before any row was measured" in err
+          and "so far" not in err, f"calibrate of an unknown network: exit {rc}: {err}")
+
+    # 6. a validation that fails after new coefficients were written: the earlier run's
+    # P-loo.json validated other coefficients, and is not left as if it were of these.
+    # First run: 3 networks at images 8 and 16, which leave-one-model-out can validate.
+    prefix = os.path.join(tmp, "P")
+    models = ",".join(TINY)
+    write_runs(prefix + ".csv", (8, 16))
+    rc, out, err = run("calibrate", models, "--image", "8,16", "--batch", "1,2,4,8",
+                       "--threads", "1", "-o", prefix)
+    check(rc == 0 and os.path.exists(prefix + "-loo.json"), f"first calibration: {rc}: {err}")
+    # Second run on rows at image 8 only: the fit on all three networks separates F, I, O
+    # (three networks), each fit on two cannot (two b-proportional columns for three terms),
+    # so every fold fails and there is no validation.
+    write_runs(prefix + ".csv", (8,))
+    rc, out, err = run("calibrate", models, "--image", "8", "--batch", "1,2,4,8", "--threads",
+                       "1", "-o", prefix)
+    check(rc != 0, f"second calibration: exit {rc}")
+    check("wrote " + prefix + ".ini" in err, f"the new coefficients written: {err}")
+    check(not os.path.exists(prefix + "-loo.json"), "the earlier P-loo.json is left as if current")
+    check("removed " + prefix + "-loo.json, an earlier run's validation of other coefficients"
+          in err, f"and said: {err}")
+    check(not [n for n in os.listdir(tmp) if ".tmp." in n], f"no temporary left: {os.listdir(tmp)}")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+finish()

@@ -1,0 +1,230 @@
+"""Command-line misuse (tests/cli_misuse.cmake): what fit does
+with `-o -` and options it would ignore, bench's --warmup 0 and a bad network list, `help
+help`, an energy the rows cannot separate, a device given as a network file, a comma in curve's
+paths, and the baseline of scaling efficiency where the first node count does not fit.
+test_calibrate_failures.py has the parts that start MPI. Each check, unless it says otherwise,
+failed before its fix.
+
+    test_cli_misuse.py SCALEMETER
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from cli_checks import SM, check, finish, near, run
+
+CPU_CSV = os.path.abspath("configs/calibrations/cpu-amd-epyc-1thread.csv")
+TINY = [os.path.abspath(f"tests/data/fit/tiny_{n}.ini") for n in "abc"]
+
+
+def run_in(cwd, *args, stdin=None):
+    p = subprocess.run([SM, *args], capture_output=True, text=True, cwd=cwd, input=stdin)
+    return p.returncode, p.stdout, p.stderr
+
+
+def one_line_error(rc, err, want_rc, text, what):
+    check(rc == want_rc, f"{what}: exit {rc}, expected {want_rc}: {err.strip()}")
+    check(text in err, f"{what}: expected '{text}' in: {err.strip()}")
+    check(len(err.strip().splitlines()) == 1, f"{what}: one line, got: {err.strip()}")
+    check("LeakSanitizer" not in err, f"{what}: leaks: {err}")
+
+
+def csv_rows(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+tmp = tempfile.mkdtemp(prefix="sm-misuse-")
+try:
+    # 1. -o - is the standard output, as for every other command (cli/output.c output_to):
+    # the coefficient file there, in place of the table, and no file named '-'
+    rc, out, err = run_in(tmp, "fit", CPU_CSV, "--no-weight-term", "-o", "-")
+    check(rc == 0, f"fit -o -: exit {rc}: {err}")
+    check(not os.path.exists(os.path.join(tmp, "-")), "fit -o - wrote a file named '-'")
+    check(out.startswith("; scalemeter coefficient file"), f"fit -o -: stdout: {out[:200]}")
+    check("[infer]" in out and "c1_flops" in out and "RMSE" not in out,
+          "fit -o -: the coefficient file alone on stdout")
+    check("wrote the coefficients to the standard output" in err, f"fit -o -: {err}")
+    ini = os.path.join(tmp, "from_stdout.ini")
+    with open(ini, "w") as f:
+        f.write(out)
+    rc, pout, perr = run("predict", "resnet18", "--coeffs", ini, "--batch", "1", "--format", "json")
+    check(rc == 0 and json.loads(pout or "{}").get("t_step", 0) > 0,
+          f"predict --coeffs (the file fit wrote on stdout): {perr}")
+    for extra, text in ((["--format", "json"], "--format prints its table"),
+                        (["--cv", "loo"], "--cv loo prints its validation")):
+        rc, out, err = run_in(tmp, "fit", CPU_CSV, "-o", "-", *extra)
+        one_line_error(rc, err, 2, f"-o - writes the file on the standard output, where {text}",
+                       f"fit -o - {' '.join(extra)}")
+        check(out == "", f"fit -o - {extra}: nothing on stdout: {out[:100]}")
+    rc, out, err = run_in(tmp, "fit", CPU_CSV, "--no-weight-term", "--device-out", "-")
+    check(rc == 0 and out.startswith("; Device description written by `scalemeter fit "
+                                     "--device-out`"), f"fit --device-out -: {rc} {err}")
+    check(not os.path.exists(os.path.join(tmp, "-")), "--device-out - wrote a file named '-'")
+
+    if os.path.exists("/dev/full"):  # a standard output that cannot take the file
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([SM, "fit", CPU_CSV, "--no-weight-term", "-o", "-"], stdout=full,
+                               stderr=subprocess.PIPE, text=True, cwd=tmp)
+        one_line_error(p.returncode, p.stderr, 1, "cannot write the standard output: No space "
+                       "left on device", "fit -o - > /dev/full")
+    # bench's -o is a file it reads back to resume, calibrate's a prefix: '-' is refused
+    rc, out, err = run_in(tmp, "bench", "resnet18", "-o", "-")
+    one_line_error(rc, err, 2, "-o -: the rows go to a file that a second run reads back",
+                   "bench -o -")
+    rc, out, err = run_in(tmp, "calibrate", "-o", "-")
+    one_line_error(rc, err, 2, "-o -: -o is a prefix of the files written", "calibrate -o -")
+    check(not [n for n in os.listdir(tmp) if n.startswith("-")], f"no '-' file: {os.listdir(tmp)}")
+
+    # 2. options that would be ignored: one line naming the option and what it needs
+    rc, out, err = run("fit", CPU_CSV, "--idle-watts", "50")
+    one_line_error(rc, err, 2, "--idle-watts: no row of " + CPU_CSV + " measures energy",
+                   "--idle-watts without energy")
+    rc, out, err = run("fit", CPU_CSV, "--idle-watts", "0", "-o", os.path.join(tmp, "i.ini"))
+    check(rc == 0, f"--idle-watts 0, the default, changes nothing: refits repeat it: {err}")
+    rc, out, err = run("fit", CPU_CSV, "--device-base", "h100")
+    one_line_error(rc, err, 2, "--device-base h100: only with --device-out FILE",
+                   "--device-base without --device-out")
+
+    # 3. --warmup 0 is refused with its reason: the first untimed step checks the all-reduce
+    # and times a step (calibrate/bench_step.c warm_up); --help says so
+    rc, out, err = run("bench", "resnet18", "--warmup", "0", "-o", os.path.join(tmp, "w.csv"))
+    one_line_error(rc, err, 2, "--warmup 0: expected an integer from 1 to 1000: the first "
+                   "untimed step checks the all-reduce's sums", "bench --warmup 0")
+    rc, out, err = run("bench", "--help")
+    check("at least 1: the first checks the" in out, "bench --help: --warmup's minimum")
+
+    # 4. help help: the command list, as `scalemeter help`
+    for arg in ("help", "--help"):
+        rc, out, err = run("help", arg)
+        check(rc == 0 and "commands:" in out and "  fit " in out and err == "",
+              f"help {arg}: exit {rc}: {err.strip()}")
+
+    # 5. split_list's error return: nothing made is left (test_split_list; here the exit
+    # status, which LeakSanitizer changes in a SCALEMETER_SANITIZE build)
+    rc, out, err = run("bench", "squeezenet1_0,,vgg11", "-o", os.path.join(tmp, "l.csv"))
+    one_line_error(rc, err, 2, "--model 'squeezenet1_0,,vgg11': an empty item",
+                   "bench with an empty network name")
+
+    # 7. energy the rows cannot separate: the time fit is written, the energy left out with a
+    # warning. energy_j on 2 rows; the step's energy takes bwd_grad's 7 terms (dispatch form,
+    # no weight term, one device: b F, b I, b O, 1, K, P, W); K and W, which can be given up,
+    # leave 5 > 2 points
+    with open(CPU_CSV) as f:
+        lines = f.read().splitlines()
+    en = os.path.join(tmp, "en.csv")
+    with open(en, "w") as f:
+        f.write(lines[0] + ",energy_j\n")
+        for i, line in enumerate(lines[1:]):
+            f.write(line + (",5.0\n" if i < 2 else ",\n"))
+    out_ini = os.path.join(tmp, "en.ini")
+    rc, out, err = run("fit", en, "--no-weight-term", "-o", out_ini)
+    check(rc == 0, f"fit with too little energy: exit {rc}: {err}")
+    check("warning: " + en + ": energy of step: 2 points for 5 coefficients: too few points" in err
+          and "that energy (energy_j of 2 rows) is left out of the fit, the times are fitted"
+          in err, f"fit with too little energy: {err}")
+    text = open(out_ini).read() if os.path.exists(out_ini) else ""
+    sections = [line for line in text.splitlines() if line.startswith("[")]
+    check("[bwd_grad]" in sections and "[energy_step]" not in sections,
+          f"the time fit written, without [energy_step]: {sections}")
+    rc, out, err = run("fit", en, "--no-weight-term", "--format", "json")
+    doc = json.loads(out) if rc == 0 else {}
+    check("energy of step: 2 points" in (doc.get("warning") or ""), f"fit json warning: {doc}")
+    check("energy_step" not in doc.get("phases", {}), "fit json: no energy_step phase")
+    rc, out, err = run("fit", en, "--no-weight-term", "--idle-watts", "1")
+    check(rc == 0, f"--idle-watts with energy measured: exit {rc}: {err}")
+
+    # 8. an error of the rows names file:line once
+    mix = os.path.join(tmp, "mix.csv")
+    with open(mix, "w") as f:
+        f.write("\n".join(lines) + "\n")
+        f.write("resnet18,64,2,1,1,0.01,0.01,0.02,0.01,0.04,cuda,1,fp32,cpu\n")
+    rc, out, err = run("fit", mix)
+    one_line_error(rc, err, 1, f"scalemeter fit: {mix}:202: a gpu row among cpu rows (line 2)",
+                   "fit of mixed backends")
+    check(err.count("mix.csv") == 1, f"the file named once: {err.strip()}")
+
+    # 11. a network 'file' that is a device or a pipe is not missing
+    rc, out, err = run("metrics", "/dev/zero")
+    one_line_error(rc, err, 1, "/dev/zero: a character device, not a network file",
+                   "metrics /dev/zero")
+    check("no such file" not in err, "metrics /dev/zero: not 'no such file'")
+    fifo = os.path.join(tmp, "pipe")
+    os.mkfifo(fifo)
+    rc, out, err = run("metrics", fifo)
+    one_line_error(rc, err, 1, fifo + ": a pipe, not a network file", "metrics FIFO")
+
+    # 12. commas in curve's paths: a network file with one is one network (it was split in
+    # two); an empty name is refused; an output path with one is written as named (this part
+    # did not fail before: kept as a guard)
+    os.mkdir(os.path.join(tmp, "d,e"))
+    net = os.path.join(tmp, "d,e", "net.ini")
+    shutil.copy(TINY[0], net)
+    rc, out, err = run("curve", net, "--batch", "8", "--nodes", "1,2", "--device", "h100",
+                       "--format", "csv")
+    rows = csv_rows(out) if rc == 0 else []
+    check(rc == 0 and len(rows) == 2 and rows[0]["model"] == net,
+          f"curve on a network file with a comma: exit {rc}: {err.strip()}")
+    rc, out, err = run("curve", "resnet18,,vgg11", "--batch", "8", "--nodes", "1",
+                       "--device", "h100")
+    one_line_error(rc, err, 2, "MODEL 'resnet18,,vgg11': an empty name in the list",
+                   "curve with an empty name")
+    svg = os.path.join(tmp, "a,b.svg")
+    rc, out, err = run("curve", "resnet18", "--batch", "8", "--nodes", "1,2", "--device", "h100",
+                       "--format", "svg", "-o", svg)
+    check(rc == 0 and open(svg).read().startswith("<?xml"), f"curve -o a,b.svg: {err}")
+
+    # 13. strong-scaling efficiency against the first node count that fits: resnet50 at a
+    # global batch of 8192 on h100 needs more than the device at 1 node (1024 per device);
+    # efficiency(N) = ips(N) / (N / N0 x ips(N0)) with N0 = 2 nodes, the first that fits
+    rc, out, err = run("curve", "resnet50", "--device", "h100", "--global-batch", "8192",
+                       "--nodes", "1,2,4", "--format", "csv")
+    rows = csv_rows(out) if rc == 0 else []
+    fits = [r["fits"] for r in rows]
+    check(fits == ["false", "true", "true"], f"precondition: 1 node does not fit, 2 do: {out}")
+    if fits == ["false", "true", "true"]:
+        ips = [float(r["images_per_s"]) for r in rows]
+        check(rows[0]["efficiency"] == "", f"no efficiency at 1 node: {rows[0]['efficiency']}")
+        check(rows[1]["efficiency"] == "1", f"1 at 2 nodes: {rows[1]['efficiency']}")
+        check(near(float(rows[2]["efficiency"] or 0), ips[2] / (2 * ips[1]), 1e-5),
+              f"4 nodes against 2: {rows[2]['efficiency']} vs {ips[2] / (2 * ips[1])}")
+    rc, out, err = run("curve", "resnet50", "--device", "h100", "--global-batch", "8192",
+                       "--nodes", "1,2,4", "--format", "json")
+    pts = json.loads(out)["curves"][0]["points"] if rc == 0 else []
+    check(len(pts) == 3 and pts[0]["efficiency"] is None and pts[1]["efficiency"] == 1,
+          f"json: efficiency null at 1 node, 1 at 2: {[p.get('efficiency') for p in pts]}")
+    rc, out, err = run("curve", "resnet50", "--device", "h100", "--global-batch", "8192",
+                       "--nodes", "1,2,4")
+    check("efficiency is against 2 nodes" in out, f"table: the baseline said: {out}")
+    table = [line for line in out.splitlines() if line.startswith("resnet50 ")]
+    check(len(table) == 3 and "%" not in table[0] and " 100.0% " in table[1],
+          f"table: no efficiency at 1 node, 100.0% at 2: {table}")
+    # the chart: ideal scaling starts where the efficiency does, on the series' first drawn
+    # point (it started from the throughput of 1 node, which does not fit)
+    rc, out, err = run("curve", "resnet50", "--device", "h100", "--global-batch", "8192",
+                       "--nodes", "1,2,4", "--format", "svg")
+
+    def first_point(cls):
+        at = out.find(f'<polyline class="{cls}"')
+        return out[at:].split('points="')[1].split(" ")[0] if at >= 0 else None
+
+    check(rc == 0 and first_point("series") and first_point("series") == first_point("ideal"),
+          f"svg: ideal from {first_point('ideal')}, series from {first_point('series')}")
+    # weak scaling above 1 with --shard (docs/scaling.md): the update shrinks per device, so
+    # the step does: efficiency(2) = t_step(1) / t_step(2) at a fixed per-device batch
+    rc, out, err = run("curve", "resnet152", "--device", "cpu", "--batch", "1", "--nodes", "1,2",
+                       "--shard", "full", "--format", "csv")
+    rows = csv_rows(out) if rc == 0 else []
+    if len(rows) == 2:
+        t1, t2 = float(rows[0]["t_step"]), float(rows[1]["t_step"])
+        eff = float(rows[1]["efficiency"])
+        check(near(eff, t1 / t2, 1e-5) and eff > 1, f"--shard full: {eff} = {t1} / {t2} > 1")
+    else:
+        check(False, f"curve --shard full: {rc} {err}")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+finish()
