@@ -157,7 +157,7 @@ static int parse_args(int argc, char **argv, fit_args *a)
         switch (c) {
         case 'h':
             usage();
-            exit(0);
+            command_exit(0);
         case 'o':
             a->out = v;
             break;

@@ -75,7 +75,7 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
     for (int c; (c = next_option(argc, argv, "h", opts, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
             usage();
-            exit(0);
+            command_exit(0);
         } else if (c == BASE) {
             a->base = optarg;
         } else if (c == OUT) {

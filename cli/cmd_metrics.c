@@ -73,7 +73,7 @@ static int parse_args(int argc, char **argv, metrics_args *a)
         switch (c) {
         case 'h':
             usage();
-            exit(0);
+            command_exit(0);
         case 'o':
             a->output = optarg;
             break;

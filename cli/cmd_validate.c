@@ -51,7 +51,7 @@ static int parse_args(int argc, char **argv, validate_args *a)
     for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
             usage();
-            exit(0);
+            command_exit(0);
         } else if (c == 'o') {
             a->output = optarg;
         } else if (c == COEFFS) {

@@ -75,6 +75,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n_commands; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
             /* output that never arrived is an error: a full disk, a closed pipe, /dev/full */
+            command_begin(argv[1]);
             return output_finish(argv[1], commands[i].run(argc - 1, argv + 1));
         }
     int rc = external_command(argc - 1, argv + 1); /* scalemeter-NAME beside the binary */

@@ -129,7 +129,7 @@ int opt_parse(const opt_command *cmd, const opt_group *groups, int n_groups, int
     for (int c; (c = next_option(argc, argv, shorts, longs, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
             opt_usage(cmd, groups, n_groups);
-            exit(0);
+            command_exit(0);
         }
         int k = c - 256;
         for (int j = 0; c < 256 && j < f.n; j++)

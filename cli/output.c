@@ -125,8 +125,43 @@ int output_to(const char *cmd, const char *path)
     return 0;
 }
 
+/* A command that a plugin's kernel or a library ends with exit() would end with that status,
+ * 0 with half its output. While a command runs, an exit() that is not the command's own
+ * (command_exit) fails it with a line saying so, and leaves -o's file as it was. */
+static const char *running;
+
+static void ended_early(void)
+{
+    if (!running)
+        return;
+    const char *cmd = running;
+    running = NULL;
+    fflush(stdout);
+    fprintf(stderr,
+            "scalemeter %s: exit() was called inside the command before it finished (a plugin's "
+            "code, or a library); its output is incomplete\n",
+            cmd);
+    output_finish(cmd, 1);
+    _exit(1);
+}
+
+void command_begin(const char *cmd)
+{
+    static int registered;
+    if (!registered)
+        registered = atexit(ended_early) == 0;
+    running = cmd;
+}
+
+_Noreturn void command_exit(int status)
+{
+    running = NULL;
+    exit(status);
+}
+
 int output_finish(const char *cmd, int rc)
 {
+    running = NULL;
     errno = 0;
     int bad = fflush(stdout) != 0 || ferror(stdout);
     int e = errno ? errno : EIO;

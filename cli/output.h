@@ -116,6 +116,11 @@ int output_to(const char *cmd, const char *path);
  * drops it otherwise, FILE left as it was. Returns rc, or 1 with a message where the output
  * could not be written (a full disk, /dev/full). */
 int output_finish(const char *cmd, int rc);
+/* Around a command (main.c): an exit() from inside it that is not command_exit's (a plugin's
+ * kernel, a library) fails the command with status 1, naming it, instead of passing for it. */
+void command_begin(const char *cmd);
+/* The command's own early exit (--help). */
+_Noreturn void command_exit(int status);
 /* -1 with a message where out (given by option) is one of the n inputs, under any name (a
  * link): `fit runs.csv -o runs.csv` once replaced the measurements with coefficients. */
 int output_not_input(const char *cmd, const char *option, const char *out,

@@ -1,14 +1,20 @@
 /*
  * A CPU companion module for the loader's tests (tests/abi.cmake): a kernel table whose entries
  * do nothing. TEST_NO_ENTRY builds one that exports something else, which
- * sm_registry_cpu_kernels must refuse naming the file.
+ * sm_registry_cpu_kernels must refuse naming the file; TEST_EXIT_IN_FORWARD one whose forward
+ * kernel calls exit(0) (tests/hostile.cmake).
  */
+#include <stdlib.h>
+
 #include <scalemeter/kernels.h>
 
 static int forward(const sm_layer_io *l, sm_error *err)
 {
     (void)l;
     (void)err;
+#ifdef TEST_EXIT_IN_FORWARD
+    exit(0);
+#endif
     return 0;
 }
 

@@ -26,6 +26,17 @@ target_include_directories(hostile_shadow PRIVATE ${PROJECT_SOURCE_DIR}/core/inc
 target_compile_definitions(hostile_shadow PRIVATE HOSTILE_SHADOW HOSTILE_NAME="conv2d")
 set_target_properties(hostile_shadow PROPERTIES PREFIX "" OUTPUT_NAME shadow
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/shadow C_VISIBILITY_PRESET hidden)
+# kernel_exits.so, whose CPU companion's forward kernel calls exit(0) while bench measures
+add_library(hostile_kernel_exits MODULE fake_plugin.c)
+target_include_directories(hostile_kernel_exits PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+target_compile_definitions(hostile_kernel_exits PRIVATE TEST_TYPE_NAME="test_kernel_exits")
+set_target_properties(hostile_kernel_exits PROPERTIES PREFIX "" OUTPUT_NAME kernel_exits
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/kernel_exits)
+add_library(hostile_kernel_exits_cpu MODULE fake_cpu_module.c)
+target_include_directories(hostile_kernel_exits_cpu PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+target_compile_definitions(hostile_kernel_exits_cpu PRIVATE TEST_EXIT_IN_FORWARD)
+set_target_properties(hostile_kernel_exits_cpu PROPERTIES PREFIX "" OUTPUT_NAME kernel_exits_cpu
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/kernel_exits C_VISIBILITY_PRESET hidden)
 # A plugin that prints, exits, or provides a shipped type under another file name, as a user's
 # plugin in SCALEMETER_PLUGIN_PATH: the command's output stays clean, an exit fails naming the
 # plugin, and the shadowed type is the duplicate error whichever type a network asks for first.

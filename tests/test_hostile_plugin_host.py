@@ -3,6 +3,8 @@
   results: metrics --format json stays one JSON document, the plugin's lines go to stderr;
 - one whose metrics calls exit(0) must not end the command with status 0 and no output: the
   command fails with a line naming the plugin's type;
+- kernel_exits.so, whose CPU kernel calls exit(0) while bench measures: bench fails saying
+  so, as any command ended by an exit() not its own;
 - shadow.so, named otherwise, provides conv2d as the shipped conv2d.so does: every command is
   refused with the duplicate error naming both files, whichever type its network asks for
   first, never silently using one of them.
@@ -56,6 +58,17 @@ with tempfile.TemporaryDirectory() as tmp:
     want = ("scalemeter: the plugin of layer type 'test_hostile_exits' called exit() inside "
             "scalemeter; the command did not finish")
     check(err.startswith(want), f"stderr starts with '{want}': {err!r}")
+
+    # kernel_exits: its CPU kernel calls exit(0) while bench measures: the command fails,
+    # saying so, and leaves no row claiming a measurement
+    net = network(tmp, "kexits", "a = relu\nk = test_kernel_exits\n")
+    runs = os.path.join(tmp, "kexits.csv")
+    rc, out, err = run_with("kernel_exits", "bench", net, "--image", "8", "--batch", "1",
+                            "--reps", "1", "--warmup", "1", "--min-time", "0.01", "--threads",
+                            "1", "-o", runs)
+    check(rc != 0, f"bench with a kernel calling exit(0) exited {rc}: {err.strip()}")
+    check("scalemeter bench: exit() was called inside the command before it finished" in err,
+          f"bench says the command did not finish: {err!r}")
 
     # shadow: conv2d asked for first, or relu first and conv2d after, or conv2d never
     dup = "layer type 'conv2d' is already provided by"
