@@ -529,16 +529,6 @@ static int line_format(const char *line, int only_comments_before)
     return -1;
 }
 
-/* Whether a line reads as lines ended by a carriage return alone (classic Mac OS): CRs that end
- * no line, two or more, or one where no LF comes at all. */
-static int cr_line_ends(const char *s)
-{
-    int lone = 0;
-    for (const char *p = s; *p; p++)
-        lone += *p == '\r' && p[1] && p[1] != '\n';
-    return lone >= 2 || (lone == 1 && !strchr(s, '\n'));
-}
-
 /* Tells the format from the file's first lines, past blank lines and comments, which it keeps
  * for the reader: FORMAT_*, or -1 with a message. */
 static int detect_format(line_source *src, sm_status *st)
@@ -548,12 +538,8 @@ static int detect_format(line_source *src, sm_status *st)
     int lineno = 0, more, format = -1, first_text = 0, held_cap = 0;
     while (format < 0 && (more = next_line(src, &line, &cap, &lineno, st)) > 0) {
         /* lines ended by CR alone read as one line, whatever the format */
-        if (cr_line_ends(line)) {
-            more = sm_fail(st,
-                           "%s:%d: the lines end in a carriage return alone (classic Mac OS "
-                           "line ends), which reads as one line: convert them to LF, e.g. "
-                           "tr '\\r' '\\n' < %s > unix.txt",
-                           src->path, lineno, src->path);
+        if (sm_refuse_cr_line_ends(line, 0, src->path, lineno, "unix.txt", st)) {
+            more = -1;
             break;
         }
         size_t len = strlen(line);

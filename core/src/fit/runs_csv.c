@@ -109,21 +109,6 @@ static int in_quotes(const char *s)
     return quoted;
 }
 
-/* Whether a record reads as lines ended by a carriage return alone (classic Mac OS): one
- * "line" holding CRs that end no line, outside quotes, two or more, or one where no LF comes at
- * all. (A stray CR inside a field is left to the field's own checks, as before.) */
-static int cr_line_ends(const char *s)
-{
-    int quoted = 0, lone = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            quoted = !quoted; /* "" inside quotes: out and straight back in */
-        else if (*p == '\r' && !quoted && p[1] && p[1] != '\n')
-            lone++;
-    }
-    return lone >= 2 || (lone == 1 && !strchr(s, '\n'));
-}
-
 /* The next record into *rec: one line, or more where a quoted field holds newlines. Returns 0;
  * -1 at the end of the file; -2 at its end inside quotes; -3 out of memory; -4 a NUL byte (the
  * fields, C strings, would end there); -5 a record longer than SM_MAX_LINE_BYTES. *lineno: the
@@ -516,14 +501,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         if (first == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
             (unsigned char)line[2] == 0xBF)
             memmove(line, line + 3, strlen(line + 3) + 1); /* a byte-order mark */
-        if (cr_line_ends(line)) {
-            sm_fail(st,
-                    "%s:%d: the lines end in a carriage return alone (classic Mac OS line ends), "
-                    "which reads as one line: convert them to LF, e.g. tr '\\r' '\\n' < %s > "
-                    "unix.csv",
-                    path, first, path);
+        if (sm_refuse_cr_line_ends(line, 1, path, first, "unix.csv", st))
             goto done;
-        }
         if (is_blank(line))
             continue;
         if (!have_header) {

@@ -44,3 +44,21 @@ long sm_read_line(FILE *f, char **buf, size_t *cap)
     (*buf)[n] = '\0';
     return (long)n;
 }
+
+int sm_refuse_cr_line_ends(const char *line, int csv, const char *path, int lineno,
+                           const char *example, sm_status *st)
+{
+    int quoted = 0, lone = 0;
+    for (const char *p = line; *p; p++) {
+        if (csv && *p == '"')
+            quoted = !quoted; /* "" inside quotes: out and straight back in */
+        else if (*p == '\r' && !quoted && p[1] && p[1] != '\n')
+            lone++;
+    }
+    if (lone < 2 && (lone == 0 || strchr(line, '\n')))
+        return 0;
+    return sm_fail(st,
+                   "%s:%d: the lines end in a carriage return alone (classic Mac OS line ends), "
+                   "which reads as one line: convert them to LF, e.g. tr '\\r' '\\n' < %s > %s",
+                   path, lineno, path, example);
+}

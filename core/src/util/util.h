@@ -23,6 +23,12 @@ void sm_input_close(FILE *f);
 #define SM_MAX_LINE_BYTES (1 << 20)
 #define SM_LINE_TOO_LONG "a line longer than 1 MiB (is this a text file?)"
 long sm_read_line(FILE *f, char **buf, size_t *cap);
+/* Whether a line read so holds lines ended by a carriage return alone (classic Mac OS): CRs that
+ * end no line, two or more, or one where no LF comes at all; csv: CRs inside double quotes are a
+ * field's (a stray one is left to the field's own checks). 0, or -1 with "PATH:LINE: the lines
+ * end in a carriage return alone ... tr '\r' '\n' < PATH > EXAMPLE". */
+int sm_refuse_cr_line_ends(const char *line, int csv, const char *path, int lineno,
+                           const char *example, sm_status *st);
 
 /* A file given by its path ("-": the standard input), or by name as
  * sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with "unknown WHAT 'NAME': ..." and the hint (may
