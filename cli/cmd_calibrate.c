@@ -69,6 +69,19 @@ static const char *passed_on(char **args, int n, const char *name)
     return NULL;
 }
 
+/* Runs a command with its standard output into fd (left open). */
+static int run_with_stdout(int fd, int (*run)(int, char **), int argc, char **argv)
+{
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    int rc = run(argc, argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    return rc;
+}
+
 /* Runs a command with its standard output into path. */
 static int run_into_file(const char *path, int (*run)(int, char **), int argc, char **argv)
 {
@@ -77,14 +90,8 @@ static int run_into_file(const char *path, int (*run)(int, char **), int argc, c
         fprintf(stderr, "scalemeter calibrate: cannot write %s\n", path);
         return 1;
     }
-    fflush(stdout);
-    int saved = dup(STDOUT_FILENO);
-    dup2(fd, STDOUT_FILENO);
+    int rc = run_with_stdout(fd, run, argc, argv);
     close(fd);
-    int rc = run(argc, argv);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
     return rc;
 }
 
@@ -100,13 +107,7 @@ static int run_into_file_whole(const char *path, int (*run)(int, char **), int a
         fprintf(stderr, "scalemeter calibrate: %s\n", st.msg);
         return 1;
     }
-    fflush(stdout);
-    int saved = dup(STDOUT_FILENO);
-    dup2(fileno(f), STDOUT_FILENO);
-    int rc = run(argc, argv);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
+    int rc = run_with_stdout(fileno(f), run, argc, argv);
     if (rc) {
         fclose(f);
         if (tmp[0])
