@@ -56,16 +56,10 @@ add_dependencies(test_registry_cpu fake_plugin_cpuok fake_plugin_cpubad fake_plu
 
 # Plugins load when a network asks for their types (test_registry_lazy.c): renamed.so provides
 # test_renamed (a file named otherwise), dup_conv2d/conv2d.so a second conv2d.
-add_library(fake_plugin_renamed MODULE fake_plugin.c)
-target_include_directories(fake_plugin_renamed PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-target_compile_definitions(fake_plugin_renamed PRIVATE TEST_TYPE_NAME="test_renamed")
-set_target_properties(fake_plugin_renamed PROPERTIES PREFIX "" OUTPUT_NAME renamed
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/renamed)
-add_library(fake_plugin_dup_conv2d MODULE fake_plugin.c)
-target_include_directories(fake_plugin_dup_conv2d PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-target_compile_definitions(fake_plugin_dup_conv2d PRIVATE TEST_TYPE_NAME="conv2d")
-set_target_properties(fake_plugin_dup_conv2d PROPERTIES PREFIX "" OUTPUT_NAME conv2d
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup_conv2d)
+sm_test_module(fake_plugin_renamed fake_plugin.c fake_plugins/renamed renamed
+  TEST_TYPE_NAME="test_renamed")
+sm_test_module(fake_plugin_dup_conv2d fake_plugin.c fake_plugins/dup_conv2d conv2d
+  TEST_TYPE_NAME="conv2d")
 sm_add_c_test(test_registry_lazy test_registry_lazy.c
   ${CMAKE_BINARY_DIR}/tests/fake_plugins/renamed ${CMAKE_BINARY_DIR}/tests/fake_plugins/dup_conv2d)
 add_dependencies(test_registry_lazy fake_plugin_renamed fake_plugin_dup_conv2d)

@@ -5,13 +5,8 @@
 foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm saved_noterm
         cpu_pointer negative_io negative_tensors fail_null prints exits)
   string(TOUPPER ${kind} upper)
-  add_library(hostile_${kind} MODULE hostile_plugin.c)
-  target_include_directories(hostile_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  target_compile_definitions(hostile_${kind} PRIVATE HOSTILE_${upper}
-    HOSTILE_NAME="test_hostile_${kind}")
-  set_target_properties(hostile_${kind} PROPERTIES PREFIX "" OUTPUT_NAME ${kind}
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/${kind}
-    C_VISIBILITY_PRESET hidden)
+  sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
+    HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")
 endforeach()
 sm_add_c_test(test_hostile_plugins test_hostile_plugins.c
   $<TARGET_FILE:fake_plugin_good> $<TARGET_FILE:hostile_ndim> $<TARGET_FILE:hostile_params>
@@ -21,22 +16,13 @@ add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_para
   hostile_saved_noterm hostile_cpu_pointer hostile_negative_io hostile_negative_tensors
   hostile_fail_null)
 # shadow.so provides conv2d, which the shipped conv2d.so provides too
-add_library(hostile_shadow MODULE hostile_plugin.c)
-target_include_directories(hostile_shadow PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-target_compile_definitions(hostile_shadow PRIVATE HOSTILE_SHADOW HOSTILE_NAME="conv2d")
-set_target_properties(hostile_shadow PROPERTIES PREFIX "" OUTPUT_NAME shadow
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/shadow C_VISIBILITY_PRESET hidden)
+sm_test_module(hostile_shadow hostile_plugin.c hostile/shadow shadow HIDDEN HOSTILE_SHADOW
+  HOSTILE_NAME="conv2d")
 # kernel_exits.so, whose CPU companion's forward kernel calls exit(0) while bench measures
-add_library(hostile_kernel_exits MODULE fake_plugin.c)
-target_include_directories(hostile_kernel_exits PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-target_compile_definitions(hostile_kernel_exits PRIVATE TEST_TYPE_NAME="test_kernel_exits")
-set_target_properties(hostile_kernel_exits PROPERTIES PREFIX "" OUTPUT_NAME kernel_exits
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/kernel_exits)
-add_library(hostile_kernel_exits_cpu MODULE fake_cpu_module.c)
-target_include_directories(hostile_kernel_exits_cpu PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-target_compile_definitions(hostile_kernel_exits_cpu PRIVATE TEST_EXIT_IN_FORWARD)
-set_target_properties(hostile_kernel_exits_cpu PROPERTIES PREFIX "" OUTPUT_NAME kernel_exits_cpu
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/hostile/kernel_exits C_VISIBILITY_PRESET hidden)
+sm_test_module(hostile_kernel_exits fake_plugin.c hostile/kernel_exits kernel_exits
+  TEST_TYPE_NAME="test_kernel_exits")
+sm_test_module(hostile_kernel_exits_cpu fake_cpu_module.c hostile/kernel_exits kernel_exits_cpu
+  HIDDEN TEST_EXIT_IN_FORWARD)
 # A plugin that prints, exits, or provides a shipped type under another file name, as a user's
 # plugin in SCALEMETER_PLUGIN_PATH: the command's output stays clean, an exit fails naming the
 # plugin, and the shadowed type is the duplicate error whichever type a network asks for first.
