@@ -444,7 +444,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     r.path = path;
     r.dev = dev;
     r.st = st;
-    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, &r.error, st))
+    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, st))
         return -1;
 
     for (int i = 0; i < N_FIELDS; i++) {
@@ -501,7 +501,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     r.framework_only = 1;
     r.dev = dev;
     r.st = st;
-    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, &r.error, st))
+    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, st))
         return -1;
     /* an empty file is no framework: every dispatch cost would fall to the bare launch */
     int keys = 0;

@@ -447,7 +447,7 @@ int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
     r.fit = fit;
     r.meta = meta;
     r.st = st;
-    if (sm_ini_parse(path, &r.rd, on_entry, &r, &r.failed, st))
+    if (sm_ini_parse(path, &r.rd, on_entry, &r, st))
         return -1;
     if (!r.seen_fit)
         return sm_fail(st, "%s: no [fit] section: not a coefficient file of scalemeter fit", path);

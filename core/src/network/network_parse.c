@@ -141,7 +141,7 @@ static int ini_file_read(const char *path, ini_file *r, sm_status *st)
     memset(r, 0, sizeof *r);
     r->path = path;
     r->st = st;
-    if (sm_ini_parse_format(path, &network_format, &r->rd, on_entry, r, &r->failed, st))
+    if (sm_ini_parse_format(path, &network_format, &r->rd, on_entry, r, st))
         return r->out_of_memory ? sm_fail(st, "%s: out of memory", path) : -1;
     return 0;
 }

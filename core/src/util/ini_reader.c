@@ -133,9 +133,8 @@ static int syntax_error(const char *path, int line, sm_status *st)
 }
 
 int sm_ini_parse_format(const char *path, const sm_ini_format *format, sm_ini_reader *r,
-                        ini_handler handler, void *user, const int *fail, sm_status *st)
+                        ini_handler handler, void *user, sm_status *st)
 {
-    (void)fail; /* a handler that fails returns 0, which on_entry notes */
     memset(r, 0, sizeof *r);
     r->handler = handler;
     r->user = user;
@@ -173,8 +172,7 @@ int sm_ini_parse_format(const char *path, const sm_ini_format *format, sm_ini_re
         format && format->continued ? "continue it on an indented next line" : "shorten it");
 }
 
-int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *user,
-                 const int *fail, sm_status *st)
+int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *user, sm_status *st)
 {
-    return sm_ini_parse_format(path, NULL, r, handler, user, fail, st);
+    return sm_ini_parse_format(path, NULL, r, handler, user, st);
 }

@@ -50,13 +50,13 @@ typedef struct sm_ini_reader {
  * 0, or -1 with "PATH:LINE: ..." for a file that cannot be opened, a line too long, a NUL byte,
  * a section name longer than inih keeps, a key before any [section], an indented line that
  * would continue a value, or a syntax error (the first of them, or of the handler's failures,
- * by line). A handler that returns 0 has failed: its own message must already be in st, and
- * fail (if not NULL) set; the handler is not called again. */
+ * by line). A handler that returns 0 has failed: its own message must already be in st; the
+ * handler is not called again. */
 int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *user,
-                 const int *fail, sm_status *st);
+                 sm_status *st);
 
 /* The same for a format that allows more (format NULL: sm_ini_parse's). */
 int sm_ini_parse_format(const char *path, const sm_ini_format *format, sm_ini_reader *r,
-                        ini_handler handler, void *user, const int *fail, sm_status *st);
+                        ini_handler handler, void *user, sm_status *st);
 
 #endif
