@@ -14,9 +14,15 @@
 
 #include "scalemeter/device.h"
 
+/* The command running, named in report_error's lines as every command's own messages name it. */
+static const char *command_name;
+
 int report_error(const char *msg)
 {
-    fprintf(stderr, "scalemeter: %s\n", msg);
+    if (command_name)
+        fprintf(stderr, "scalemeter %s: %s\n", command_name, msg);
+    else
+        fprintf(stderr, "scalemeter: %s\n", msg);
     return 1;
 }
 
@@ -150,7 +156,7 @@ void command_begin(const char *cmd)
     static int registered;
     if (!registered)
         registered = atexit(ended_early) == 0;
-    running = cmd;
+    running = command_name = cmd;
 }
 
 _Noreturn void command_exit(int status)

@@ -132,7 +132,8 @@ int format_options(int argc, char **argv, unsigned allowed, output_format *forma
 /* Prints "scalemeter CMD: MSG" and returns 2, the exit status of a usage error. */
 int usage_error(const char *cmd, const char *msg);
 
-/* Prints "scalemeter: MESSAGE" to stderr and returns the exit status for errors. */
+/* Prints "scalemeter COMMAND: MESSAGE" to stderr (the command command_begin named; "scalemeter:"
+ * before one) and returns the exit status for errors. */
 int report_error(const char *msg);
 
 #endif

@@ -225,7 +225,7 @@ add_test(NAME cli_fit_write_fails_whole
   COMMAND sh -c "d=$(mktemp -d) && echo previous >\"$d/c.ini\" && (trap '' XFSZ; ulimit -f 2; \"$0\" fit \"$1\" --weight-term -o \"$d/c.ini\" >/dev/null 2>\"$d/err\"); rc=$?; echo \"rc=$rc $(cat \"$d/c.ini\") $(ls \"$d\" | tr '\\n' ' ')$(cat \"$d/err\")\"; rm -rf \"$d\""
           ${SCALEMETER_BIN} ${PROJECT_SOURCE_DIR}/configs/calibrations/cpu-amd-epyc-1thread.csv)
 set_tests_properties(cli_fit_write_fails_whole PROPERTIES PASS_REGULAR_EXPRESSION
-  "rc=1 previous c.ini err scalemeter: [^ ]*/c.ini: write error: File too large \\(nothing written\\)")
+  "rc=1 previous c.ini err scalemeter fit: [^ ]*/c.ini: write error: File too large \\(nothing written\\)")
 
 # Extrapolation that a prediction warns about (on stderr; the result is still printed): a family
 # of network the calibration never saw (the shipped CPU default has CNNs only), an image size

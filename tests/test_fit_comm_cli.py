@@ -194,7 +194,7 @@ with tempfile.TemporaryDirectory() as d:
     bad_op = write("alltoall.csv", "bytes,impl,ranks,nodes,time_s,op\n"
                    "1048576,model,8,1,1e-4,all_reduce\n2097152,model,8,1,2e-4,alltoall\n")
     rc, so, se = run("fit-comm", bad_op)
-    check(rc != 0 and se.strip() == f"scalemeter: {bad_op}:3: op 'alltoall'; fit-comm reads "
+    check(rc != 0 and se.strip() == f"scalemeter fit-comm: {bad_op}:3: op 'alltoall'; fit-comm reads "
           "all_reduce, all_gather and reduce_scatter", f"op alltoall: {rc} {se!r}")
     # and the writer's own output comes back as the description it was predicted from
     # (configs/devices/h100.ini: NVLink 370.8 GB/s, 3.4 us a step)
