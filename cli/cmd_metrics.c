@@ -2,30 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "commands.h"
 #include "output.h"
-
-/* A MODEL that is there but is neither a file nor a folder (/dev/zero, a pipe): the library
- * looks network files up as regular files only, and would call it missing. -1 with a line
- * saying what it is. */
-static int not_a_file(const char *model)
-{
-    struct stat sb;
-    if (!strcmp(model, "-") || stat(model, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))
-        return 0;
-    const char *what = S_ISCHR(sb.st_mode)    ? "a character device"
-                       : S_ISBLK(sb.st_mode)  ? "a block device"
-                       : S_ISFIFO(sb.st_mode) ? "a pipe"
-                       : S_ISSOCK(sb.st_mode) ? "a socket"
-                                              : "not a regular file";
-    fprintf(stderr,
-            "scalemeter metrics: %s: %s, not a network file (give a .ini file, or - and the "
-            "network on the standard input)\n",
-            model, what);
-    return -1;
-}
 
 static void usage(void)
 {
@@ -317,8 +296,6 @@ int cmd_metrics(int argc, char **argv)
     metrics_args a;
     if (parse_args(argc, argv, &a))
         return 2;
-    if (not_a_file(a.model))
-        return 1;
     sm_status st;
     sm_registry *reg;
     if (sm_registry_open(&reg, &st))

@@ -44,3 +44,7 @@ endif()
 # Damaged files of every format, the second campaign: NUL bytes, CR-only line ends, long
 # section names, unterminated headers, repetitions at the int64 edge, keys given twice.
 sm_add_python_test(hostile_files test_hostile_files.py ${SCALEMETER_BIN})
+
+# A folder, FIFO or device given for a network, device, framework or coefficient file is
+# refused saying what it is, not "no such file"; a runs CSV may still be a pipe.
+sm_add_python_test(not_regular_files test_not_regular_files.py ${SCALEMETER_BIN})

@@ -149,13 +149,13 @@ try:
 
     # 11. a network 'file' that is a device or a pipe is not missing
     rc, out, err = run("metrics", "/dev/zero")
-    one_line_error(rc, err, 1, "/dev/zero: a character device, not a network file",
+    one_line_error(rc, err, 1, "/dev/zero: is a character device, not a model file",
                    "metrics /dev/zero")
     check("no such file" not in err, "metrics /dev/zero: not 'no such file'")
     fifo = os.path.join(tmp, "pipe")
     os.mkfifo(fifo)
     rc, out, err = run("metrics", fifo)
-    one_line_error(rc, err, 1, fifo + ": a pipe, not a network file", "metrics FIFO")
+    one_line_error(rc, err, 1, fifo + ": is a pipe, not a model file", "metrics FIFO")
 
     # 12. commas in curve's paths: a network file with one is one network (it was split in
     # two); an empty name is refused; an output path with one is written as named (this part

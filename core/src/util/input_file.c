@@ -1,15 +1,27 @@
 /* Files the library reads may come on the standard input: "-" names it on a command line. */
 #define _GNU_SOURCE /* getc_unlocked */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/util.h"
 
 FILE *sm_input_open(const char **path)
 {
-    if (strcmp(*path, "-") != 0)
-        return fopen(*path, "r");
+    if (strcmp(*path, "-") != 0) {
+        FILE *f = fopen(*path, "r");
+        struct stat sb;
+        /* fopen opens a folder, and its first read fails: say what it is (a pipe, bash's
+         * <(...), is read) */
+        if (f && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            fclose(f);
+            errno = EISDIR;
+            return NULL;
+        }
+        return f;
+    }
     *path = "<stdin>"; /* what messages call it */
     return stdin;
 }

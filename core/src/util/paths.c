@@ -3,6 +3,7 @@
  * from the library's own location, with no environment variable needed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -62,10 +63,15 @@ static int is_file(const char *path)
     return stat(path, &s) == 0 && S_ISREG(s.st_mode);
 }
 
-static int is_dir(const char *path)
+/* What a path that is there but is no regular file is, for messages. */
+static const char *kind_of(mode_t m)
 {
-    struct stat s;
-    return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
+    return S_ISDIR(m)    ? "a folder"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISFIFO(m) ? "a pipe"
+           : S_ISSOCK(m) ? "a socket"
+                         : "a special file";
 }
 
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
@@ -80,8 +86,22 @@ int sm_data_find(const char *what, const char *subdir, const char *name, const c
         if (is_file(path))
             return 0;
     }
-    if (is_dir(name))
-        return sm_fail(st, "%s: is a folder, not a %s file (name a .ini file in it)", name, what);
+    /* there but not a file: a FIFO would block its reader, a device or folder read as junk */
+    struct stat s;
+    int there = stat(name, &s) == 0, err = errno;
+    /* "coefficient file" is already a file */
+    size_t n = strlen(what);
+    const char *file = n >= 4 && !strcmp(what + n - 4, "file") ? "" : " file";
+    if (there && S_ISDIR(s.st_mode))
+        return sm_fail(st, "%s: is a folder, not a %s%s (name a .ini file in it)", name, what,
+                       file);
+    if (there)
+        return sm_fail(st,
+                       "%s: is %s, not a %s%s (give a .ini file, or - and the file on the "
+                       "standard input)",
+                       name, kind_of(s.st_mode), what, file);
+    if (err != ENOENT) /* a folder on the way that cannot be searched, a loop of links */
+        return sm_fail(st, "%s: %s", name, strerror(err));
     if (strchr(name, '/'))
         return sm_fail(st, "unknown %s '%s': no such file", what, name);
     return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s", what, name,

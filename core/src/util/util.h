@@ -13,7 +13,8 @@
 #define SM_NUL_BYTE "a NUL byte in the line (is this a text file?)"
 
 /* A file to read (input_file.c): "-" is the standard input, and *path becomes "<stdin>" for
- * messages; otherwise fopen, NULL with errno. sm_input_close leaves the standard input open. */
+ * messages; otherwise fopen, NULL with errno (EISDIR for a folder). sm_input_close leaves the
+ * standard input open. */
 FILE *sm_input_open(const char **path);
 void sm_input_close(FILE *f);
 
