@@ -92,6 +92,7 @@ typedef struct conf_case {
     const char *file;
     int net_line[TEXT_LEN / 4];
     int n_net;
+    int net_key_line; /* the first net line, 0: none (layer is the other way to give the layer) */
 } conf_case;
 
 static void case_reset(conf_case *c)
@@ -541,6 +542,18 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
     size_t used = strlen(c->net);
     if (!strcmp(key, "layer") || !strcmp(key, "net")) {
         int g = !strcmp(key, "layer");
+        /* both would load as one network, g given twice or a layer beside g's that no one
+         * asked for */
+        int other = g ? c->net_key_line : c->key_line[key_index("layer")];
+        if (other)
+            return sm_fail(st,
+                           "%s:%d: %s beside %s (line %d) in [%s %s]: give one of them, layer = "
+                           "TYPE ... for the layer alone, or net = NAME = TYPE ... lines with the "
+                           "one under test named g",
+                           path, lineno, key, g ? "net" : "layer", other,
+                           c->refuse ? "refuse" : "case", c->name);
+        if (!g && !c->net_key_line)
+            c->net_key_line = lineno;
         if (g || (value[0] == 'g' && (value[1] == '=' || isspace((unsigned char)value[1]))))
             type_of(c->type, sizeof c->type, value);
         int w = snprintf(c->net + used, sizeof c->net - used, "%s%s\n", g ? "g = " : "", value);

@@ -154,6 +154,21 @@ out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&
     fail "check-plugin passed an unknown parameter: $out"
 echo "$out" | grep -q "^FAIL .*bad_cases.ini:1 case bad (mish): does not load: $dir/bad_cases.ini:4: layer g (mish): unknown parameter bogus$" ||
     fail "the refused layer is not named at its cases line: $out"
+# layer and net both in one case are refused at the second, saying to give one: g given twice
+# failed to load naming neither key, and a net layer beside layer's g was run unasked.
+for second in "net = g = mish" "net = a = mish from=g"; do
+    printf '%s\n' "[case both]" "input = 8" "layer = mish" "$second" > "$dir/both_cases.ini"
+    out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/both_cases.ini" 2>&1) &&
+        fail "check-plugin took layer and '$second': $out"
+    [ "$out" = "scalemeter check-plugin: $dir/both_cases.ini:4: net beside layer (line 3) in [case both]: give one of them, layer = TYPE ... for the layer alone, or net = NAME = TYPE ... lines with the one under test named g" ] ||
+        fail "layer, then '$second': $out"
+done
+printf '%s\n' "[refuse both]" "input = 8" "net = a = mish" "layer = mish" "message = x" \
+    > "$dir/both_cases.ini"
+out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/both_cases.ini" 2>&1) &&
+    fail "check-plugin took net, then layer: $out"
+echo "$out" | grep -q "^scalemeter check-plugin: $dir/both_cases.ini:4: layer beside net (line 3) in \[refuse both\]: give one of them" ||
+    fail "net, then layer: $out"
 # Keys that a section's kind cannot check are refused at their line, not ignored: a count in a
 # refusal, a message in a case.
 printf '%s\n' "[refuse r]" "input = 8" "layer = mish" "flops = 3" "message = x" \
