@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -95,25 +96,38 @@ static int run_into_file(const char *path, int (*run)(int, char **), int argc, c
     return rc;
 }
 
-/* path written whole by a command's standard output, or left as it was where the command
- * fails (sm_atomic_open): a validation that fails must not leave half a report, nor the
- * earlier one as if it were of these rows. */
-static int run_into_file_whole(const char *path, int (*run)(int, char **), int argc, char **argv)
+/* The leave-one-model-out validation (fit --cv loo, argv), computed once: its table on the
+ * standard output, its JSON into path, written whole after the table, or left as it was where
+ * anything fails (sm_atomic_open): a validation that fails must not leave half a report, nor
+ * the earlier one as if it were of these rows. */
+static int validate_into(const char *path, int argc, char **argv)
 {
+    char *json = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&json, &len);
+    if (!mem) {
+        fprintf(stderr, "scalemeter calibrate: out of memory\n");
+        return 1;
+    }
+    int rc = cmd_fit_loo(argc, argv, mem);
+    if (fclose(mem) && !rc) {
+        fprintf(stderr, "scalemeter calibrate: out of memory\n");
+        rc = 1;
+    }
+    if (rc) {
+        free(json);
+        return rc;
+    }
     sm_status st;
     char tmp[4200];
     FILE *f = sm_atomic_open(path, tmp, sizeof tmp, &st);
     if (!f) {
+        free(json);
         fprintf(stderr, "scalemeter calibrate: %s\n", st.msg);
         return 1;
     }
-    int rc = run_with_stdout(fileno(f), run, argc, argv);
-    if (rc) {
-        fclose(f);
-        if (tmp[0])
-            unlink(tmp);
-        return rc;
-    }
+    fwrite(json, 1, len, f);
+    free(json);
     if (sm_atomic_commit(f, tmp, path, &st)) {
         fprintf(stderr, "scalemeter calibrate: %s\n", st.msg);
         return 1;
@@ -311,10 +325,8 @@ int cmd_calibrate(int argc, char **argv)
         say_earlier(ini, loo);
         return rc;
     }
-    char *cv[] = {"fit", csv, "--weight-term", "--update-term", "--cv", "loo", "--format", "json"};
-    if ((rc = cmd_fit(6, cv)) == 0) /* the table, on the terminal */
-        rc = run_into_file_whole(loo, cmd_fit, 8, cv);
-    if (rc) {
+    char *cv[] = {"fit", csv, "--weight-term", "--update-term", "--cv", "loo"};
+    if ((rc = validate_into(loo, 6, cv))) {
         /* the coefficients are new: an earlier validation would pass for theirs */
         if (unlink(loo) == 0)
             fprintf(stderr,

@@ -94,6 +94,7 @@ static void usage(void)
 typedef struct fit_args {
     const char *csv, *out, *device, *precision, *device_out, *device_base;
     int loo;
+    FILE *loo_json;   /* calibrate's report: the same validation, also there as JSON */
     int format_given; /* --format on the command line */
     int to_stdout;    /* -o - or --device-out -: a file on the standard output, not the table */
     int weight_term;  /* -1: chosen by leave-one-model-out validation; 0, 1: as asked */
@@ -367,21 +368,19 @@ static void json_stats(json_writer *w, const sm_fit_stats *s)
     json_end(w);
 }
 
-static void csv_stats(const char *phase, const char *model, const sm_fit_stats *s)
+static void csv_stats(FILE *out, const char *phase, const char *model, const sm_fit_stats *s)
 {
-    printf("%s,", phase);
-    csv_field(stdout, model);
-    printf(",%d", s->n);
+    fprintf(out, "%s,", phase);
+    csv_field(out, model);
+    fprintf(out, ",%d", s->n);
     double v[] = {s->rmse, s->nrmse, s->mape, s->r2};
     for (int k = 0; k < 4; k++)
-        csv_real(stdout, v[k]);
-    putchar('\n');
+        csv_real(out, v[k]);
+    fputc('\n', out);
 }
 
-static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
+static void note_not_validated(const sm_loo *loo)
 {
-    char opts[128];
-    option_text(&a->opt, opts, sizeof opts);
     if (loo->n_not_validated) {
         fprintf(stderr,
                 "scalemeter fit: note: leave-one-model-out could not validate %d of %d "
@@ -393,27 +392,35 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
         fprintf(stderr, "): the others cannot separate the terms without them; first: %s\n",
                 loo->why);
     }
+}
+
+static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo, FILE *out,
+                      output_format format)
+{
+    char opts[128];
+    option_text(&a->opt, opts, sizeof opts);
     json_writer w;
-    json_init(&w, stdout);
-    if (a->format == FORMAT_JSON) {
+    json_init(&w, out);
+    if (format == FORMAT_JSON) {
         json_begin_object(&w);
         json_field_string(&w, "source", a->csv);
         json_field_string(&w, "options", opts);
         json_key(&w, "phases");
         json_begin_object(&w);
         json_one_per_line(&w);
-    } else if (a->format == FORMAT_CSV) {
-        printf("phase,model,n,rmse,nrmse,mape,r2\n");
+    } else if (format == FORMAT_CSV) {
+        fprintf(out, "phase,model,n,rmse,nrmse,mape,r2\n");
     } else {
-        printf("leave-one-model-out validation of %s: %d rows, %d models (%s)\n"
-               "each network predicted by a fit on the others; MAPE a fraction\n\n",
-               a->csv, runs->n, loo->n_models, opts);
+        fprintf(out,
+                "leave-one-model-out validation of %s: %d rows, %d models (%s)\n"
+                "each network predicted by a fit on the others; MAPE a fraction\n\n",
+                a->csv, runs->n, loo->n_models, opts);
     }
     for (int ph = 0; ph < SM_N_PHASES; ph++) {
         const char *name = sm_phase_name((sm_phase)ph);
         if (loo->overall[ph].n == 0)
             continue;
-        if (a->format == FORMAT_JSON) {
+        if (format == FORMAT_JSON) {
             json_key(&w, name);
             json_begin_object(&w);
             json_key(&w, "overall");
@@ -429,11 +436,11 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
             }
             json_end(&w);
             json_end(&w);
-        } else if (a->format == FORMAT_CSV) {
+        } else if (format == FORMAT_CSV) {
             for (int k = 0; k < loo->n_models; k++)
                 if (loo->per_model[k][ph].n)
-                    csv_stats(name, loo->models[k], &loo->per_model[k][ph]);
-            csv_stats(name, "overall", &loo->overall[ph]);
+                    csv_stats(out, name, loo->models[k], &loo->per_model[k][ph]);
+            csv_stats(out, name, "overall", &loo->overall[ph]);
         } else {
             const char *headers[] = {"phase", "model", "n", "RMSE", "NRMSE", "MAPE", "R2"};
             text_table *t = table_new(7, headers);
@@ -448,12 +455,12 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo)
             stats_cells(&loo->overall[ph], c);
             const char *row[] = {name, "overall", c[0], c[1], c[2], c[3], c[4]};
             table_add(t, row);
-            table_print(t, stdout);
+            table_print(t, out);
             table_free(t);
-            putchar('\n');
+            fputc('\n', out);
         }
     }
-    if (a->format == FORMAT_JSON) {
+    if (format == FORMAT_JSON) {
         json_end(&w);
         json_key(&w, "not_validated");
         json_begin_array(&w);
@@ -770,7 +777,10 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
     if (a->loo) {
         if (loo.n_models == 0 && sm_fit_loo(runs, &a->opt, &loo, &st))
             return fit_error(runs, st.msg);
-        print_loo(a, runs, &loo);
+        note_not_validated(&loo);
+        print_loo(a, runs, &loo, stdout, a->format);
+        if (a->loo_json) /* one validation for both: its folds are most of the work */
+            print_loo(a, runs, &loo, a->loo_json, FORMAT_JSON);
         sm_loo_free(&loo);
         if (!a->out)
             return 0;
@@ -841,11 +851,12 @@ static int measures_energy(const sm_runs *runs)
     return 0;
 }
 
-int cmd_fit(int argc, char **argv)
+static int fit_command(int argc, char **argv, FILE *loo_json)
 {
     fit_args a;
     if (parse_args(argc, argv, &a))
         return 2;
+    a.loo_json = loo_json;
     sm_status st;
     sm_runs *runs;
     if (sm_runs_read(a.csv, &runs, &st))
@@ -885,3 +896,7 @@ int cmd_fit(int argc, char **argv)
     sm_runs_free(runs);
     return rc;
 }
+
+int cmd_fit(int argc, char **argv) { return fit_command(argc, argv, NULL); }
+
+int cmd_fit_loo(int argc, char **argv, FILE *json) { return fit_command(argc, argv, json); }

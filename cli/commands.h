@@ -3,6 +3,7 @@
 #define SCALEMETER_CLI_COMMANDS_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 typedef struct command {
     const char *name;
@@ -25,6 +26,9 @@ int cmd_check_plugin(int argc, char **argv);
 int cmd_curve(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_fit_comm(int argc, char **argv);
+/* cmd_fit with --cv loo among argv, its validation also written to json as JSON (what
+ * --format json prints): calibrate's table and report from one validation. */
+int cmd_fit_loo(int argc, char **argv, FILE *json);
 int cmd_metrics(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_models(int argc, char **argv);

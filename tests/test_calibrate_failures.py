@@ -1,6 +1,7 @@
 """The parts of tests/test_cli_misuse.py that start MPI (bench and calibrate;
 tests/cli_misuse.cmake): a byte-order mark on bench's CSV, a measurement that stops before
-any row, and a failed validation beside an earlier run's. Each check failed before its fix.
+any row, a failed validation beside an earlier run's, and one validation for the table and
+the report. Each check failed before its fix.
 
     test_calibrate_failures.py SCALEMETER
 """
@@ -75,6 +76,27 @@ try:
     check("removed " + prefix + "-loo.json, an earlier run's validation of other coefficients"
           in err, f"and said: {err}")
     check(not [n for n in os.listdir(tmp) if ".tmp." in n], f"no temporary left: {os.listdir(tmp)}")
+
+    # 13. the validation is computed once for the printed table and P-loo.json (it ran twice,
+    # saying each of its notes twice), and both are what fit --cv loo prints. tiny_b and c
+    # at image 16 out of memory: leaving tiny_a out cannot separate the terms, a note.
+    prefix = os.path.join(tmp, "Q")
+    write_runs(prefix + ".csv", (8, 16))
+    rows = open(prefix + ".csv").read().splitlines(True)
+    with open(prefix + ".csv", "w") as f:
+        f.writelines(r.replace(",ok\n", ",oom\n") if ",16," in r and "tiny_a" not in r else r
+                     for r in rows)
+    rc, out, err = run("calibrate", models, "--image", "8,16", "--batch", "1,2,4,8",
+                       "--threads", "1", "-o", prefix)
+    check(rc == 0, f"calibration with a network left unvalidated: exit {rc}: {err}")
+    check(err.count("leave-one-model-out could not validate 1 of 3 networks") == 1,
+          f"the validation's note once: {err}")
+    cv = [prefix + ".csv", "--weight-term", "--update-term", "--cv", "loo"]
+    rc, table, _ = run("fit", *cv)
+    check(rc == 0 and table and table in out, f"calibrate printed fit --cv loo's table: {out}")
+    rc, js, _ = run("fit", *cv, "--format", "json")
+    check(rc == 0 and open(prefix + "-loo.json").read() == js,
+          "Q-loo.json is fit --cv loo --format json")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
