@@ -13,17 +13,11 @@ add_test(NAME plugin_abi_v1_refused
 # Two descriptor plugins with companions, built without CUDA: gpuok_gpu.so of this version,
 # gpubad_gpu.so of version 1; gpunone.so has no companion.
 foreach(kind ok bad none)
-  add_library(fake_plugin_gpu${kind} MODULE fake_plugin.c)
-  target_include_directories(fake_plugin_gpu${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  target_compile_definitions(fake_plugin_gpu${kind} PRIVATE TEST_TYPE_NAME="test_gpu${kind}")
-  set_target_properties(fake_plugin_gpu${kind} PROPERTIES PREFIX "" OUTPUT_NAME gpu${kind}
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/gpu)
+  sm_test_module(fake_plugin_gpu${kind} fake_plugin.c fake_plugins/gpu gpu${kind}
+    TEST_TYPE_NAME="test_gpu${kind}")
 endforeach()
 foreach(kind ok bad)
-  add_library(fake_gpu_module_${kind} MODULE fake_gpu_module.c)
-  target_include_directories(fake_gpu_module_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  set_target_properties(fake_gpu_module_${kind} PROPERTIES PREFIX "" OUTPUT_NAME gpu${kind}_gpu
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/gpu C_VISIBILITY_PRESET hidden)
+  sm_test_module(fake_gpu_module_${kind} fake_gpu_module.c fake_plugins/gpu gpu${kind}_gpu HIDDEN)
 endforeach()
 target_compile_definitions(fake_gpu_module_bad PRIVATE TEST_ABI_VERSION=1)
 sm_add_c_test(test_registry_gpu test_registry_gpu.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/gpu
@@ -35,18 +29,12 @@ add_dependencies(test_registry_gpu fake_plugin_gpuok fake_plugin_gpubad fake_plu
 # no companion; cpuown.so's descriptor carries its own table (a plugin of before NAME_cpu.so),
 # and cpuown_cpu.so beside it is the refused kind, so taking it would fail the test.
 foreach(kind ok bad none own)
-  add_library(fake_plugin_cpu${kind} MODULE fake_plugin.c)
-  target_include_directories(fake_plugin_cpu${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  target_compile_definitions(fake_plugin_cpu${kind} PRIVATE TEST_TYPE_NAME="test_cpu${kind}")
-  set_target_properties(fake_plugin_cpu${kind} PROPERTIES PREFIX "" OUTPUT_NAME cpu${kind}
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu)
+  sm_test_module(fake_plugin_cpu${kind} fake_plugin.c fake_plugins/cpu cpu${kind}
+    TEST_TYPE_NAME="test_cpu${kind}")
 endforeach()
 target_compile_definitions(fake_plugin_cpuown PRIVATE TEST_OWN_CPU)
 foreach(kind ok bad own)
-  add_library(fake_cpu_module_${kind} MODULE fake_cpu_module.c)
-  target_include_directories(fake_cpu_module_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  set_target_properties(fake_cpu_module_${kind} PROPERTIES PREFIX "" OUTPUT_NAME cpu${kind}_cpu
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/cpu C_VISIBILITY_PRESET hidden)
+  sm_test_module(fake_cpu_module_${kind} fake_cpu_module.c fake_plugins/cpu cpu${kind}_cpu HIDDEN)
 endforeach()
 target_compile_definitions(fake_cpu_module_bad PRIVATE TEST_NO_ENTRY)
 target_compile_definitions(fake_cpu_module_own PRIVATE TEST_NO_ENTRY)
@@ -93,10 +81,7 @@ endif()
 # the default of what it keeps), and built for ABI 4 (loads, the default kernel counts).
 foreach(kind matmul attn abi2 abi4 serial badserial upcast badupcast badpasses badsoftmax
         badfused many)
-  add_library(fake_traits_${kind} MODULE fake_traits_plugin.c)
-  target_include_directories(fake_traits_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  set_target_properties(fake_traits_${kind} PROPERTIES PREFIX "" OUTPUT_NAME traits_${kind}
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/traits)
+  sm_test_module(fake_traits_${kind} fake_traits_plugin.c fake_plugins/traits traits_${kind})
 endforeach()
 target_compile_definitions(fake_traits_matmul PRIVATE TEST_TYPE_NAME="user_matmul"
   TEST_TRAITS=SM_TRAIT_MATMUL)

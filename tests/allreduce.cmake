@@ -103,11 +103,6 @@ set_tests_properties(cli_allreduce_bad_iters_np2 PROPERTIES TIMEOUT 120)
 # --device: predicted bus bandwidths against nccl-tests figures measured on H100 and A100 nodes
 # (published in NVIDIA's issue trackers), NCCL's choice by size, option conflicts
 # (docs/scaling.md)
-find_program(SM_ALLREDUCE_PYTHON3 python3)
-if(SM_ALLREDUCE_PYTHON3)
-  foreach(script fit_comm allreduce_predicted)
-    add_test(NAME cli_${script} COMMAND ${SM_ALLREDUCE_PYTHON3}
-             ${CMAKE_CURRENT_SOURCE_DIR}/test_${script}_cli.py ${SCALEMETER_BIN}
-             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-  endforeach()
-endif()
+foreach(script fit_comm allreduce_predicted)
+  sm_add_python_test(cli_${script} test_${script}_cli.py ${SCALEMETER_BIN})
+endforeach()

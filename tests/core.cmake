@@ -3,10 +3,7 @@
 # Fake plugins for the loader, each in its own folder: a good one, one built for another ABI
 # version, one without the entry point, one claiming the name conv2d.
 foreach(kind good abi noentry dup)
-  add_library(fake_plugin_${kind} MODULE fake_plugin.c)
-  target_include_directories(fake_plugin_${kind} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  set_target_properties(fake_plugin_${kind} PROPERTIES PREFIX "" OUTPUT_NAME ${kind}
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/${kind})
+  sm_test_module(fake_plugin_${kind} fake_plugin.c fake_plugins/${kind} ${kind})
 endforeach()
 target_compile_definitions(fake_plugin_abi PRIVATE TEST_ABI_VERSION=99 TEST_TYPE_NAME="test_abi")
 target_compile_definitions(fake_plugin_noentry PRIVATE TEST_NO_ENTRY)

@@ -16,19 +16,13 @@ sm_add_c_test(test_curve test_curve.c)
 # The command as a user runs it (every format, every bad input), and its SVG chart rendered by
 # headless Chromium (skipped, visibly, with code 77 where Chromium is absent). Both need only
 # python3's standard library.
-find_program(SM_CURVE_PYTHON3 python3)
-if(SM_CURVE_PYTHON3)
-  add_test(NAME cli_curve COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_curve_cli.py
-           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-  add_test(NAME cli_curve_render
-           COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_curve_render.py
-           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+if(SM_TEST_PYTHON3)
+  sm_add_python_test(cli_curve test_curve_cli.py ${SCALEMETER_BIN})
+  sm_add_python_test(cli_curve_render test_curve_render.py ${SCALEMETER_BIN})
   set_tests_properties(cli_curve_render PROPERTIES SKIP_RETURN_CODE 77)
   # 12 curves told apart, the ideal lines visible over them, labels off the lines (issue 35)
-  add_test(NAME cli_curve_svg_legible
-           COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_curve_svg_legible.py
-           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-else()
+  sm_add_python_test(cli_curve_svg_legible test_curve_svg_legible.py ${SCALEMETER_BIN})
+else() # visibly skipped rather than missing
   foreach(name cli_curve cli_curve_render cli_curve_svg_legible)
     add_test(NAME ${name} COMMAND sh -c "echo 'SKIP: no python3'; exit 77")
     set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
@@ -82,54 +76,24 @@ set_tests_properties(cli_curve_layout_cnn PROPERTIES
 
 # tools/mlperf_epochs.py, which docs/accuracy.md's MLPerf throughputs come from, on logs written
 # by the test
-find_program(SM_MLPERF_PYTHON3 python3)
-if(SM_MLPERF_PYTHON3)
-  add_test(NAME tool_mlperf_epochs COMMAND ${SM_MLPERF_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_mlperf_epochs.py WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
-if(SM_CURVE_PYTHON3)
-  # Memory in predict and curve: fits, the largest batch, points that cannot run.
-  add_test(NAME cli_memory COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_cli.py
-           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
-if(SM_CURVE_PYTHON3)
-  # --shard and --checkpoint in predict and curve: memory, time, refusals, hand-derived.
-  add_test(NAME cli_sharding COMMAND ${SM_CURVE_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_sharding_cli.py ${SCALEMETER_BIN}
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
-if(SM_CURVE_PYTHON3)
-  # --accumulate K in predict and curve: the step of K micro-batches from the K = 1 run's
-  # components, throughput, epochs, memory, columns, refusals.
-  add_test(NAME cli_accumulate COMMAND ${SM_CURVE_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_accumulate_cli.py ${SCALEMETER_BIN}
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
-if(SM_CURVE_PYTHON3)
-  # Every zoo network's activations against PyTorch's record of what autograd keeps (3%).
-  add_test(NAME memory_zoo_vs_pytorch
-           COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_zoo.py
-           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
-if(SM_CURVE_PYTHON3)
-  # Every configuration the shipped H100 sets ran is predicted to fit an H100.
-  add_test(NAME memory_measured_runs_fit
-           COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_memory_measured.py
-           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
+sm_add_python_test(tool_mlperf_epochs test_mlperf_epochs.py)
+# Memory in predict and curve: fits, the largest batch, points that cannot run.
+sm_add_python_test(cli_memory test_memory_cli.py ${SCALEMETER_BIN})
+# --shard and --checkpoint in predict and curve: memory, time, refusals, hand-derived.
+sm_add_python_test(cli_sharding test_sharding_cli.py ${SCALEMETER_BIN})
+# --accumulate K in predict and curve: the step of K micro-batches from the K = 1 run's
+# components, throughput, epochs, memory, columns, refusals.
+sm_add_python_test(cli_accumulate test_accumulate_cli.py ${SCALEMETER_BIN})
+# Every zoo network's activations against PyTorch's record of what autograd keeps (3%).
+sm_add_python_test(memory_zoo_vs_pytorch test_memory_zoo.py ${SCALEMETER_BIN})
+# Every configuration the shipped H100 sets ran is predicted to fit an H100.
+sm_add_python_test(memory_measured_runs_fit test_memory_measured.py ${SCALEMETER_BIN})
 
 # Tokens as the unit of sequence networks in predict and curve: --seq, tokens_per_s, --tokens
 # with SI suffixes, mfu against GPT-2's hand count, and their refusals (issue 36).
-if(SM_CURVE_PYTHON3)
-  add_test(NAME cli_tokens COMMAND ${SM_CURVE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_tokens_cli.py
-           ${SCALEMETER_BIN} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
-if(SM_CURVE_PYTHON3)
-  # --attention eager|fused in predict and curve: the scores kept, hand-derived; refusals.
-  add_test(NAME cli_attention COMMAND ${SM_CURVE_PYTHON3}
-           ${CMAKE_CURRENT_SOURCE_DIR}/test_attention_cli.py ${SCALEMETER_BIN}
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
+sm_add_python_test(cli_tokens test_tokens_cli.py ${SCALEMETER_BIN})
+# --attention eager|fused in predict and curve: the scores kept, hand-derived; refusals.
+sm_add_python_test(cli_attention test_attention_cli.py ${SCALEMETER_BIN})
 
 # Relations every prediction keeps (docs/scaling.md's and docs/memory.md's equations, physics),
 # over 60 seeded random configurations of zoo models, devices, precisions, shardings,
