@@ -86,6 +86,8 @@ sm_add_python_test(cli_sharding test_sharding_cli.py ${SCALEMETER_BIN})
 sm_add_python_test(cli_accumulate test_accumulate_cli.py ${SCALEMETER_BIN})
 # Every zoo network's activations against PyTorch's record of what autograd keeps (3%).
 sm_add_python_test(memory_zoo_vs_pytorch test_memory_zoo.py ${SCALEMETER_BIN})
+# Training's peak with and without checkpointing against PyTorch's allocator.
+sm_add_python_test(checkpoint_memory_vs_pytorch test_checkpoint_memory.py ${SCALEMETER_BIN})
 # Every configuration the shipped H100 sets ran is predicted to fit an H100.
 sm_add_python_test(memory_measured_runs_fit test_memory_measured.py ${SCALEMETER_BIN})
 

@@ -61,7 +61,8 @@ static void test_shard(const sm_network *two)
 /*
  * The same convs in one block with a ReLU between: a checkpointed unit. The ReLU moves
  * 4 x 2 x 524,288 bytes: forward 8.388608e-6 + 10 us = 1.8388608e-5 s, backward 2.6777216e-5
- * s. Selective recomputes the ReLU's forward in the backward pass, full all three.
+ * s. Full recomputes the three forwards in the backward pass; so does selective, whose policy
+ * (torchtitan's) keeps matrix products and attention, and a convolution is neither to it.
  */
 static void test_checkpoint(const sm_network *blocked)
 {
@@ -71,7 +72,7 @@ static void test_checkpoint(const sm_network *blocked)
     grad_of(blocked, NULL, "none", 0, &cluster, &pr);
     CHECK_NEAR(pr.t_bwd, bwd, 1e-9);
     grad_of(blocked, NULL, "selective", 0, &cluster, &pr);
-    CHECK_NEAR(pr.t_bwd, bwd + 1.8388608e-5, 1e-9);
+    CHECK_NEAR(pr.t_bwd, bwd + 2 * 4.931838208e-4 + 1.8388608e-5, 1e-9);
     CHECK_NEAR(pr.t_fwd, 2 * 4.931838208e-4 + 1.8388608e-5, 1e-9);
     grad_of(blocked, NULL, "full", 0, &cluster, &pr);
     CHECK_NEAR(pr.t_bwd, bwd + 2 * 4.931838208e-4 + 1.8388608e-5, 1e-9);

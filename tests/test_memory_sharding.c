@@ -9,14 +9,17 @@
  *
  * Weights (with biases): embed 72, fc1 144, fc2 136, head 36: 668; the largest layer 144.
  * Kept per sample, in elements, and always the network's output s8, 4 (16 B), which the loss
- * reads; during the backward pass the larger of its gradient (16 B) and a unit's recomputed
- * tensors:
+ * reads. The peak is the larger of the backward pass's start, all that and the output's
+ * gradient (16 B), and a unit's recomputation beside what the layers up to it keep: autograd
+ * has freed what head (and the loss) kept by then.
  *   none: s0 8, b0 s1 8 + s2 16 + s3 16, b1 s4 8 + s5 16 + s6 16, head s7 8: 96 (384 B fp32),
  *     with s8 and its gradient 416 B
  *   full: the single layers' s0 and s7 and the units' inputs s1 and s4: 32 (128 B), s8 (16 B),
- *     and during a unit's backward its recomputed s2 and s3 (s1 is held): 32 (128 B): 272 B
+ *     with s8's gradient 160 B; b1 recomputes s5 and s6 (s4 is held) beside s0 s1 s4: 32 + 24
+ *     (224 B), b0 s2 and s3 beside s0 s1: 32 + 16 (192 B): 224 B
  *   selective: GELU's input is recomputed, the linear layers keep theirs: s0 s1 s3 s4 s6 s7:
- *     64 (256 B), s8 (16 B), and during a unit's backward s2: 16 (64 B): 336 B
+ *     64 (256 B), s8 (16 B), with s8's gradient 288 B; b1 recomputes s5 beside s0 s1 s3 s4 s6:
+ *     16 + 56 (288 B); b0 s2 beside s0 s1 s3: 16 + 32 (192 B): 288 B
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,12 +43,12 @@ static void test_checkpoint(const sm_network *net)
     CHECK_EQ(m.activations, 416);
     c.checkpoint = SM_CHECKPOINT_FULL;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 272);
+    CHECK_EQ(m.activations, 224);
     CHECK(sm_network_memory(net, 10, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 2720);
+    CHECK_EQ(m.activations, 2240);
     c.checkpoint = SM_CHECKPOINT_SELECTIVE;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 336);
+    CHECK_EQ(m.activations, 288);
     /* inference recomputes nothing: the live peak, s2 and s3 at once (32 elements) */
     CHECK(sm_network_memory(net, 1, 1, 0, &c, &m, &st) == 0);
     CHECK_EQ(m.activations, 128);

@@ -4,9 +4,9 @@
 tests/data/curve/gelu_units.ini on tests/data/curve/round_device.ini at fp32, batch 1, AdamW,
 one node of 4 devices; every figure by hand (tests/test_memory_sharding.c derives the bytes):
 weights 668 (4 x 668 = 2672 bytes), the largest layer fc1's 144, FSDP's units the root (embed
-and head, 108) and the two blocks (280 each), all gathered at once; kept per sample 416 bytes,
-272 fully checkpointed, 336 selectively (the network's output and, but for checkpointing's
-larger recomputed tensors, its gradient included). Each layer's passes are the 10 us launch and a few
+and head, 108) and the two blocks (280 each), all gathered at once; activations per sample
+416 bytes, 224 fully checkpointed, 288 selectively (the peak: the output and its gradient, or
+the last unit's recomputation beside what the layers up to it keep). Each layer's passes are the 10 us launch and a few
 nanoseconds of roofline, so the recomputed forward adds 10 us a recomputed layer: the six
 layers of the two units under full, the two GELUs under selective.
 
@@ -48,10 +48,10 @@ full = predict("--shard", "full", "--checkpoint", "full")
 m = full["memory"]
 check(full.get("shard") == "full" and full.get("checkpoint") == "full", f"JSON names: {full}")
 check((m.get("weights"), m.get("gradients"), m.get("optimizer"), m.get("activations"))
-      == (668 + 2672, 1244, 1336, 272), f"ZeRO-3 and full checkpointing: {m}")
-check(m.get("peak") == 3340 + 1244 + 1336 + 272, f"peak adds them: {m}")
-check(predict("--checkpoint", "selective")["memory"].get("activations") == 336,
-      "selective checkpointing keeps 336 bytes")
+      == (668 + 2672, 1244, 1336, 224), f"ZeRO-3 and full checkpointing: {m}")
+check(m.get("peak") == 3340 + 1244 + 1336 + 224, f"peak adds them: {m}")
+check(predict("--checkpoint", "selective")["memory"].get("activations") == 288,
+      "selective checkpointing peaks at 288 bytes")
 
 # --- time: the recomputed forward in the backward pass ---
 sel = predict("--checkpoint", "selective")

@@ -159,13 +159,13 @@ static double keep_selected(const sm_network *net, const int *owner, int i, char
     return batch * ((double)s->selective_elems * (c->half ? 2 : 4) + (double)s->selective_bytes);
 }
 
-/* Bytes of the storages marked in kept[] and not in held[] (NULL: none held). */
-static double storage_bytes(const sm_network *net, const char *kept, const char *held, double batch,
+/* Bytes of the storages marked in kept[]. */
+static double storage_bytes(const sm_network *net, const char *kept, double batch,
                             const sm_memory_config *c)
 {
     double total = 0;
     for (int s = 0; s <= net->n_layers; s++)
-        if (kept[s] && !(held && held[s]))
+        if (kept[s])
             total += storage_elems(net, s) * batch * (c->half ? 2 : 4);
     return total;
 }
@@ -173,44 +173,66 @@ static double storage_bytes(const sm_network *net, const char *kept, const char 
 /* Training: the unique storages kept at the end of the forward pass, and what layers keep of
  * their own. Checkpointed, a unit's recomputed layers keep nothing (a layer kept in part, what
  * it declares), the unit keeps its inputs (the storages its layers read that are made outside
- * it), and the backward pass of the unit with the most recomputed tensors holds them too,
- * beside what is kept; so does the backward pass of the layer that allocates most of its own
- * (a loss's fp32 gradients), whichever is more. */
+ * it), and the backward pass of each unit recomputes its tensors. The peak is the larger of
+ * the backward pass's start, everything kept and the layer that allocates most of its own (a
+ * loss's fp32 gradients) or the output's gradient, and each unit's recomputation beside what
+ * is still kept then: autograd frees what a layer keeps after the layer's backward pass, so
+ * when unit u recomputes, only what the layers up to u's last keep is left (first[s]: the
+ * first layer that keeps storage s; alive[i]: the bytes layer i is the first to keep). */
 static double kept_bytes(const sm_network *net, const int *owner, const int *unit, char *kept,
-                         char *redo, double batch, const sm_memory_config *c)
+                         char *redo, int *first, double *alive, double batch,
+                         const sm_memory_config *c)
 {
+    int n = net->n_layers;
     double total = 0, transient = 0;
-    memset(kept, 0, (size_t)net->n_layers + 1);
-    for (int i = 0; i < net->n_layers; i++) {
+    memset(kept, 0, (size_t)n + 1);
+    for (int s = 0; s <= n; s++)
+        first[s] = n;
+    for (int i = 0; i < n; i++) {
         const sm_layer *l = &net->layers[i];
         sm_checkpoint_effect e = sm_checkpoint_effect_on(l, unit[i], c->checkpoint);
+        alive[i] = 0;
         if (e == SM_KEEPS_ALL)
-            total += keep_layer(net, owner, i, kept, batch, c);
+            alive[i] = keep_layer(net, owner, i, kept, batch, c);
         else if (e == SM_RECOMPUTES_PART)
-            total += keep_selected(net, owner, i, kept, batch, c);
+            alive[i] = keep_selected(net, owner, i, kept, batch, c);
+        total += alive[i];
         transient = fmax(transient, batch * (double)l->saved.backward_bytes);
-        if (unit[i] < 0 || c->checkpoint == SM_CHECKPOINT_NONE)
-            continue;
         for (int k = 0; k < l->n_inputs; k++) {
             int s = storage_of(owner, l->inputs[k]);
-            if (s == 0 || unit[s - 1] != unit[i])
+            if (unit[i] >= 0 && c->checkpoint != SM_CHECKPOINT_NONE &&
+                (s == 0 || unit[s - 1] != unit[i]))
                 kept[s] = 1;
+            if (kept[s] && first[s] == n)
+                first[s] = i;
         }
+        if (kept[owner[i]] && first[owner[i]] == n)
+            first[owner[i]] = i;
     }
     /* the network's output lives until the loss has read it, whoever saves it, and its
      * gradient is made before the last layer's backward pass (a language model's logits,
      * B x S x V, where no loss layer is written: it is counted once with one) */
-    if (net->n_layers > 0) {
-        int out = owner[net->n_layers - 1];
+    if (n > 0) {
+        int out = owner[n - 1];
         kept[out] = 1;
+        if (first[out] == n)
+            first[out] = n - 1;
         transient = fmax(transient, storage_elems(net, out) * batch * (c->half ? 2 : 4));
     }
-    total += storage_bytes(net, kept, NULL, batch, c);
-    for (int u = 0; c->checkpoint != SM_CHECKPOINT_NONE && u < net->n_blocks; u++) {
+    total += storage_bytes(net, kept, batch, c);
+    double peak = total + transient;
+    if (c->checkpoint == SM_CHECKPOINT_NONE)
+        return peak;
+    for (int s = 0; s <= n; s++)
+        if (kept[s] && first[s] < n)
+            alive[first[s]] += storage_elems(net, s) * batch * (c->half ? 2 : 4);
+    for (int i = 1; i < n; i++)
+        alive[i] += alive[i - 1];
+    for (int u = 0; u < net->n_blocks; u++) {
         double own = 0;
-        int any = 0;
-        memset(redo, 0, (size_t)net->n_layers + 1);
-        for (int i = 0; i < net->n_layers; i++) {
+        int last = -1;
+        memset(redo, 0, (size_t)n + 1);
+        for (int i = 0; i < n; i++) {
             if (unit[i] != u)
                 continue;
             sm_checkpoint_effect e = sm_checkpoint_effect_on(&net->layers[i], u, c->checkpoint);
@@ -219,12 +241,18 @@ static double kept_bytes(const sm_network *net, const int *owner, const int *uni
             own += keep_layer(net, owner, i, redo, batch, c);
             if (e == SM_RECOMPUTES_PART) /* what it kept is held already */
                 own -= keep_selected(net, owner, i, redo, batch, c);
-            any = 1;
+            last = i;
         }
-        if (any)
-            transient = fmax(transient, own + storage_bytes(net, redo, kept, batch, c));
+        if (last < 0)
+            continue;
+        /* the unit's storages that nothing up to it keeps are made again */
+        double made = 0;
+        for (int s = 0; s <= n; s++)
+            if (redo[s] && !(kept[s] && first[s] <= last))
+                made += storage_elems(net, s) * batch * (c->half ? 2 : 4);
+        peak = fmax(peak, alive[last] + own + made);
     }
-    return total + transient;
+    return peak;
 }
 
 /* Bytes of one element of storage s at inference: its producer's output precision, fp32 for a
@@ -311,8 +339,9 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
     int *readers = malloc(((size_t)net->n_layers + 1) * sizeof *readers);
     char *kept = malloc((size_t)net->n_layers + 1), *redo = malloc((size_t)net->n_layers + 1);
     int *unit = sm_checkpoint_units(net);
-    if (!owner || !readers || !kept || !redo || !unit) {
-        free(owner), free(readers), free(kept), free(redo), free(unit);
+    double *alive = malloc(((size_t)net->n_layers + 1) * sizeof *alive);
+    if (!owner || !readers || !kept || !redo || !unit || !alive) {
+        free(owner), free(readers), free(kept), free(redo), free(unit), free(alive);
         return sm_fail(st, "%s: out of memory counting its memory", net->name);
     }
     find_owners(net, owner);
@@ -333,11 +362,12 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
          * is in flight (the time model's units: predictor_device.c) */
         if (shard == SM_SHARD_FULL)
             out->weights = 4 * w / n + gathered_units(net, unit) * (c->half ? 2 : 4);
-        out->activations = kept_bytes(net, owner, unit, kept, redo, (double)batch, c);
+        out->activations =
+            kept_bytes(net, owner, unit, kept, redo, readers, alive, (double)batch, c);
     } else {
         out->activations = live_peak(net, owner, readers, (double)batch, c);
     }
-    free(owner), free(readers), free(kept), free(redo), free(unit);
+    free(owner), free(readers), free(kept), free(redo), free(unit), free(alive);
     /* cuDNN's convolution workspace is taken only by a network that runs convolutions */
     out->workspace =
         c->workspace_bytes +
