@@ -248,21 +248,28 @@ const char *sm_fit_term_name(const sm_fit *fit, sm_phase ph, int k, char *buf, s
     return buf;
 }
 
-/* The phase's terms times its coefficients, the intercept's times `share`, the communication
- * terms left out where without_comm. */
+/* The phase's terms x (kind[k] the kind of x[k]) times its coefficients, the intercept's times
+ * `share`, the communication terms left out where without_comm. */
+static double sum_terms(const sm_fit *fit, sm_phase ph, const int *kind, int n, const double *x,
+                        double share, int without_comm)
+{
+    double t = 0;
+    for (int k = 0; k < n; k++)
+        if (!without_comm || !is_comm(kind[k]))
+            t += fit->phase[ph].c[k] * x[k] * (kind[k] == T_INTERCEPT ? share : 1.0);
+    return t;
+}
+
 static double eval_terms(const sm_fit *fit, sm_phase ph, const sm_metrics *m,
                          const sm_layout *layout, double share, int without_comm)
 {
     if (ph < 0 || ph >= SM_N_FIT_PHASES || !fit->phase[ph].fitted)
         return NAN;
     int kind[SM_MAX_COEFFS];
-    double x[SM_MAX_COEFFS], t = 0;
+    double x[SM_MAX_COEFFS];
     int n = phase_terms(fit, ph, kind);
     sm_fit_terms(fit, ph, m, layout, x);
-    for (int k = 0; k < n; k++)
-        if (!without_comm || !is_comm(kind[k]))
-            t += fit->phase[ph].c[k] * x[k] * (kind[k] == T_INTERCEPT ? share : 1.0);
-    return t;
+    return sum_terms(fit, ph, kind, n, x, share, without_comm);
 }
 
 double sm_fit_eval(const sm_fit *fit, sm_phase ph, const sm_metrics *m, const sm_layout *layout)
@@ -348,9 +355,7 @@ static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, cons
 {
     int kind[SM_MAX_COEFFS];
     phase_terms(fit, ph, kind);
-    double *sub = malloc((size_t)m * (size_t)n * sizeof *sub);
-    if (!sub)
-        return sm_fail(st, "%s: out of memory", what);
+    double *sub = NULL; /* the columns kept, once a term is dropped: A itself until then */
     unsigned dropped = 0;
     int rc;
     for (int rank = 0;; rank++) {
@@ -363,14 +368,19 @@ static int solve_dropping(const sm_fit *fit, sm_phase ph, const char *what, cons
                 continue;
             dropped |= more;
         }
+        if (dropped && !sub && !(sub = malloc((size_t)m * (size_t)n * sizeof *sub)))
+            return sm_fail(st, "%s: out of memory", what);
         int cols = 0;
         for (int k = 0; k < n; k++)
-            if (!(dropped >> k & 1))
-                memcpy(sub + (size_t)m * (size_t)cols++, A + (size_t)m * (size_t)k,
-                       (size_t)m * sizeof *A);
+            if (!(dropped >> k & 1)) {
+                if (sub)
+                    memcpy(sub + (size_t)m * (size_t)cols, A + (size_t)m * (size_t)k,
+                           (size_t)m * sizeof *A);
+                cols++;
+            }
         double c[SM_MAX_COEFFS];
         sm_status inner;
-        rc = cols <= m ? sm_lstsq(sub, b, m, cols, fit->opt.nonneg, c, &inner)
+        rc = cols <= m ? sm_lstsq(sub ? sub : A, b, m, cols, fit->opt.nonneg, c, &inner)
                        : (sm_fail(&inner,
                                   "%d point%s for %d coefficients: too few points "
                                   "(measure more models, image or batch sizes)",
@@ -427,71 +437,108 @@ static int target_value(const fit_target *t, const sm_fit *fit, const sm_runs *r
     return 1;
 }
 
+/* The buffers of fit_rows, kept across the fits of one sm_fit_runs: on 10^6 rows, fresh ones
+ * for every phase cost about as much in page faults as filling them. */
+typedef struct fit_scratch {
+    int *row;              /* the rows fitted, of runs->n */
+    double *ys, *b, *pred; /* runs->n each */
+    double *A, *X;         /* `cap` doubles each: m x n */
+    size_t cap;
+} fit_scratch;
+
+static int scratch_alloc(fit_scratch *s, const sm_runs *runs)
+{
+    size_t rows = (size_t)(runs->n > 0 ? runs->n : 1);
+    memset(s, 0, sizeof *s);
+    s->row = malloc(rows * sizeof *s->row);
+    s->ys = malloc(rows * sizeof *s->ys);
+    s->b = malloc(rows * sizeof *s->b);
+    s->pred = malloc(rows * sizeof *s->pred);
+    return s->row && s->ys && s->b && s->pred ? 0 : -1;
+}
+
+static void scratch_free(fit_scratch *s)
+{
+    free(s->row), free(s->ys), free(s->b), free(s->pred), free(s->A), free(s->X);
+}
+
+/* A and X of `need` doubles each at least. */
+static int scratch_reserve(fit_scratch *s, size_t need)
+{
+    if (need <= s->cap)
+        return 0;
+    free(s->A), free(s->X);
+    s->A = malloc(need * sizeof *s->A);
+    s->X = malloc(need * sizeof *s->X);
+    s->cap = s->A && s->X ? need : 0;
+    return s->cap ? 0 : -1;
+}
+
 /* Fits pf to target t over the rows in use (all when use is NULL), each weighted by 1 / y with
  * opt.relative; left unfitted when no row measured it. Messages name `what`. */
 static int fit_rows(const sm_runs *runs, const int *use, sm_fit *fit, const fit_target *t,
-                    const char *what, sm_phase_fit *pf, sm_status *st)
+                    const char *what, sm_phase_fit *pf, fit_scratch *s, sm_status *st)
 {
     memset(pf, 0, sizeof *pf);
+    /* the rows that measured t with their y and rhs, found once: each target_value again
+     * costs a pass over rows that may number 10^6, and a fit is repeated per held-out network */
+    int *row = s->row;
+    double *ys = s->ys, *b = s->b, *pred = s->pred;
     int m = 0;
-    double y, rhs;
     for (int i = 0; i < runs->n; i++) {
+        double y, rhs;
         int v = !use || use[i] ? target_value(t, fit, runs, &runs->rows[i], &y, &rhs, st) : 0;
         if (v < 0)
             return -1;
-        m += v;
+        if (v == 1) {
+            row[m] = i;
+            ys[m] = y;
+            b[m++] = rhs;
+        }
     }
     if (m == 0)
         return 0; /* not measured: left out */
-    double probe[SM_MAX_COEFFS];
-    const sm_layout one = {1, 1, 1, 1};
-    int n = sm_fit_terms(fit, t->terms, &runs->rows[0].m, &one, probe);
-    double *A = malloc((size_t)m * (size_t)n * sizeof *A);
-    double *b = malloc((size_t)m * sizeof *b);
-    double *ys = malloc((size_t)m * sizeof *ys);
-    double *pred = malloc((size_t)m * sizeof *pred);
-    int rc = -1;
-    if (!A || !b || !ys || !pred) {
-        sm_fail(st, "%s: out of memory", what);
-        goto done;
-    }
-    for (int i = 0, r = 0; i < runs->n; i++) {
-        const sm_run *run = &runs->rows[i];
-        if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
-            continue;
-        double x[SM_MAX_COEFFS];
+    int kind[SM_MAX_COEFFS];
+    int n = phase_terms(fit, t->terms, kind);
+    if (scratch_reserve(s, (size_t)m * (size_t)n))
+        return sm_fail(st, "%s: out of memory", what);
+    /* X: each row's terms unweighted (row-major), kept for the predictions after the fit */
+    double *A = s->A, *X = s->X;
+    for (int r = 0; r < m; r++) {
+        const sm_run *run = &runs->rows[row[r]];
+        double *x = X + (size_t)n * (size_t)r;
         const sm_layout l = {run->batch, run->nodes, run->gpus_per_node, 1};
         sm_fit_terms(fit, t->terms, &run->m, &l, x);
-        double w = fit->opt.relative ? 1.0 / y : 1.0;
+        double w = fit->opt.relative ? 1.0 / ys[r] : 1.0;
         for (int k = 0; k < n; k++)
             A[(size_t)m * (size_t)k + (size_t)r] = x[k] * w;
-        b[r] = rhs * w;
-        ys[r++] = y;
+        b[r] *= w;
     }
-    if ((rc = solve_dropping(fit, t->terms, what, A, b, m, n, pf, st)))
-        goto done;
+    int rc = solve_dropping(fit, t->terms, what, A, b, m, n, pf, st);
+    if (rc)
+        return rc;
     pf->fitted = 1;
     pf->n_coeffs = n;
-    for (int i = 0, r = 0; i < runs->n; i++) {
-        const sm_run *run = &runs->rows[i];
-        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node, 1};
-        if ((use && !use[i]) || target_value(t, fit, runs, run, &y, &rhs, st) != 1)
+    for (int r = 0; r < m; r++) {
+        if (!t->energy) { /* as sm_fit_eval, from the terms at hand: no pass over the rows */
+            pred[r] = sum_terms(fit, t->terms, kind, n, X + (size_t)n * (size_t)r, 1.0, 0);
             continue;
-        pred[r++] = t->energy ? sm_fit_energy_eval(fit, t->e, &run->m, &l)
-                              : sm_fit_eval(fit, t->terms, &run->m, &l);
+        }
+        const sm_run *run = &runs->rows[row[r]];
+        const sm_layout l = {run->batch, run->nodes, run->gpus_per_node, 1};
+        pred[r] = sm_fit_energy_eval(fit, t->e, &run->m, &l);
     }
     sm_fit_stats_of(ys, pred, m, &pf->stats);
-done:
-    free(A), free(b), free(ys), free(pred);
-    return rc;
+    return 0;
 }
 
-static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph, sm_status *st)
+static int fit_phase(const sm_runs *runs, const int *use, sm_fit *fit, sm_phase ph, fit_scratch *s,
+                     sm_status *st)
 {
     const fit_target t = {ph, 0, SM_ENERGY_INFER};
     char what[32];
     snprintf(what, sizeof what, "phase %s", sm_phase_name(ph));
-    return fit_rows(runs, use, fit, &t, what, &fit->phase[ph], st);
+    return fit_rows(runs, use, fit, &t, what, &fit->phase[ph], s, st);
 }
 
 const char *sm_energy_phase_name(sm_energy_phase e)
@@ -534,7 +581,7 @@ double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics
 /* The energy of phase e on the rows that measured it and its time: what is left after the
  * idle power over the measured time, fitted on the time's terms. */
 static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energy_phase e,
-                      sm_status *st)
+                      fit_scratch *s, sm_status *st)
 {
     memset(&fit->energy[e], 0, sizeof fit->energy[e]);
     const sm_phase_fit *ph = fit->phase;
@@ -547,7 +594,7 @@ static int fit_energy(const sm_runs *runs, const int *use, sm_fit *fit, sm_energ
     const fit_target t = {sm_energy_terms_phase(e), 1, e};
     char what[32];
     snprintf(what, sizeof what, "energy of %s", sm_energy_phase_name(e));
-    return fit_rows(runs, use, fit, &t, what, &fit->energy[e], st);
+    return fit_rows(runs, use, fit, &t, what, &fit->energy[e], s, st);
 }
 
 /* s after the text of buf, as much as fits. */
@@ -559,12 +606,9 @@ static void append(char *buf, size_t len, const char *s)
     buf[used] = '\0';
 }
 
-/* On success st->msg is empty, or says why an energy phase that rows measured was left
- * unfitted: energy too few or too alike to separate its terms (rank-deficient) costs the energy
- * phase alone, not the times fitted beside it. Such a phase keeps fitted = 0 with stats.n the
- * rows that measured it, so that a caller tells it from energy no row measured (stats.n 0). */
-int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
-                sm_status *st)
+/* sm_fit_runs with its buffers at hand. */
+static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
+                    fit_scratch *s, sm_status *st)
 {
     memset(out, 0, sizeof *out);
     st->msg[0] = '\0';
@@ -643,7 +687,7 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     }
     int fitted = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++) {
-        int rc = fit_phase(runs, use, out, (sm_phase)ph, st);
+        int rc = fit_phase(runs, use, out, (sm_phase)ph, s, st);
         if (rc) {
             /* Rows of one device count, or none beside single-device ones, cannot tell the
              * communication terms from the update and the intercept: fit grad as measured at
@@ -667,7 +711,7 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
                        opt->idle_watts);
     char why[SM_STATUS_LEN] = "";
     for (int e = 0; e < SM_N_ENERGY; e++) {
-        int rc = fit_energy(runs, use, out, (sm_energy_phase)e, st);
+        int rc = fit_energy(runs, use, out, (sm_energy_phase)e, s, st);
         if (rc && rc != SM_LSTSQ_RANK_DEFICIENT)
             return -1;
         if (rc) { /* the times stand; this energy is left out, and said */
@@ -685,4 +729,22 @@ int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, 
     }
     memcpy(st->msg, why, sizeof why);
     return 0;
+}
+
+/* On success st->msg is empty, or says why an energy phase that rows measured was left
+ * unfitted: energy too few or too alike to separate its terms (rank-deficient) costs the energy
+ * phase alone, not the times fitted beside it. Such a phase keeps fitted = 0 with stats.n the
+ * rows that measured it, so that a caller tells it from energy no row measured (stats.n 0). */
+int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
+                sm_status *st)
+{
+    fit_scratch s;
+    if (scratch_alloc(&s, runs)) {
+        scratch_free(&s);
+        memset(out, 0, sizeof *out);
+        return sm_fail(st, "%s: out of memory", runs->path);
+    }
+    int rc = fit_runs(runs, use, opt, out, &s, st);
+    scratch_free(&s);
+    return rc;
 }

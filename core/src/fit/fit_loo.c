@@ -49,21 +49,56 @@ static int list_models(const sm_runs *runs, sm_loo *loo, int *model_of, sm_statu
     return loo->per_model && loo->not_validated ? 0 : sm_fail(st, "out of memory");
 }
 
-/* Per model and pooled statistics of phase ph from the held-out predictions pred[row]. */
-static void collect(const sm_runs *runs, const int *model_of, const double *pred, sm_phase ph,
-                    sm_loo *loo, double *y, double *p)
+/* Per model and pooled statistics of phase ph from the held-out predictions pred[row], the rows
+ * of model k being by_model[first[k] .. first[k + 1] - 1]. Each model's rows are taken in file
+ * order, as a filter of all rows per model took them (so the same statistics), but the targets
+ * t[row] are computed once, not once per model. */
+static void collect(const sm_runs *runs, const int *by_model, const int *first, const double *pred,
+                    sm_phase ph, sm_loo *loo, double *t, double *y, double *p)
 {
-    for (int k = -1; k < loo->n_models; k++) { /* k = -1: all models */
-        int n = 0;
-        for (int i = 0; i < runs->n; i++) {
-            double t = sm_run_target(&runs->rows[i], ph);
-            if ((k >= 0 && model_of[i] != k) || !isfinite(t) || !isfinite(pred[i]))
+    int n = 0;
+    for (int i = 0; i < runs->n; i++) {
+        t[i] = sm_run_target(&runs->rows[i], ph);
+        if (!isfinite(t[i]) || !isfinite(pred[i]))
+            continue;
+        y[n] = t[i];
+        p[n++] = pred[i];
+    }
+    sm_fit_stats_of(y, p, n, &loo->overall[ph]);
+    for (int k = 0; k < loo->n_models; k++) {
+        n = 0;
+        for (int g = first[k]; g < first[k + 1]; g++) {
+            int i = by_model[g];
+            if (!isfinite(t[i]) || !isfinite(pred[i]))
                 continue;
-            y[n] = t;
+            y[n] = t[i];
             p[n++] = pred[i];
         }
-        sm_fit_stats_of(y, p, n, k < 0 ? &loo->overall[ph] : &loo->per_model[k][ph]);
+        sm_fit_stats_of(y, p, n, &loo->per_model[k][ph]);
     }
+}
+
+/* The rows grouped by model (a counting sort: file order within a model); first[k] where model
+ * k's rows begin, first[n_models] = rows. */
+static int group_by_model(const sm_runs *runs, const int *model_of, int n_models, int **by_model,
+                          int **first)
+{
+    *by_model = malloc((size_t)(runs->n > 0 ? runs->n : 1) * sizeof **by_model);
+    *first = calloc((size_t)n_models + 1, sizeof **first);
+    if (!*by_model || !*first)
+        return -1;
+    for (int i = 0; i < runs->n; i++)
+        (*first)[model_of[i] + 1]++;
+    for (int k = 0; k < n_models; k++)
+        (*first)[k + 1] += (*first)[k];
+    int *next = malloc((size_t)n_models * sizeof *next);
+    if (!next)
+        return -1;
+    memcpy(next, *first, (size_t)n_models * sizeof *next);
+    for (int i = 0; i < runs->n; i++)
+        (*by_model)[next[model_of[i]]++] = i;
+    free(next);
+    return 0;
 }
 
 int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_status *st)
@@ -73,9 +108,10 @@ int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_s
     int *model_of = malloc(n * sizeof *model_of);
     int *use = malloc(n * sizeof *use);
     double *pred = malloc(n * SM_N_PHASES * sizeof *pred); /* [phase][row] */
-    double *y = malloc(n * sizeof *y), *p = malloc(n * sizeof *p);
+    double *y = malloc(n * sizeof *y), *p = malloc(n * sizeof *p), *t = malloc(n * sizeof *t);
+    int *by_model = NULL, *first = NULL;
     int rc = -1;
-    if (!model_of || !use || !pred || !y || !p) {
+    if (!model_of || !use || !pred || !y || !p || !t) {
         sm_fail(st, "out of memory");
         goto done;
     }
@@ -112,12 +148,16 @@ int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_s
         sm_fail(st, "%s", out->why);
         goto done;
     }
+    if (group_by_model(runs, model_of, out->n_models, &by_model, &first)) {
+        sm_fail(st, "out of memory");
+        goto done;
+    }
     for (int ph = 0; ph < SM_N_PHASES; ph++)
-        collect(runs, model_of, pred + (size_t)ph * n, (sm_phase)ph, out, y, p);
+        collect(runs, by_model, first, pred + (size_t)ph * n, (sm_phase)ph, out, t, y, p);
     rc = 0;
 done:
     if (rc)
         sm_loo_free(out);
-    free(model_of), free(use), free(pred), free(y), free(p);
+    free(model_of), free(use), free(pred), free(y), free(p), free(t), free(by_model), free(first);
     return rc;
 }

@@ -42,60 +42,100 @@ static void load_dgelsd(void)
 /* Singular values below this fraction of the largest count as zero. */
 #define RANK_RCOND 1e-10
 
+/* Scratch of the solves of one sm_lstsq, allocated once: NNLS solves again on every change of its
+ * passive set, and on 10^6 rows a fresh m x n buffer per solve is tens of megabytes of page
+ * faults each time. */
+typedef struct lstsq_work {
+    double *sub; /* m x n: the kept columns, overwritten by dgelsd */
+    double *rhs; /* max(m, n): b, then the solution */
+    double *sv;  /* n singular values */
+} lstsq_work;
+
+static void work_free(lstsq_work *w) { free(w->sub), free(w->rhs), free(w->sv); }
+
+static int work_alloc(lstsq_work *w, int m, int n, sm_status *st)
+{
+    w->sub = malloc((size_t)m * (size_t)n * sizeof *w->sub);
+    w->rhs = malloc((size_t)(m > n ? m : n) * sizeof *w->rhs);
+    w->sv = malloc((size_t)n * sizeof *w->sv);
+    if (w->sub && w->rhs && w->sv)
+        return 0;
+    work_free(w);
+    return sm_fail(st, "out of memory");
+}
+
 /* Unconstrained solution of the columns with keep[j] (all when keep is NULL); x[j] = 0 for the
  * others. A is column-major m x n. */
 static int solve_subset(const double *A, const double *b, int m, int n, const int *keep, double *x,
-                        int *rank, sm_status *st)
+                        int *rank, lstsq_work *w, sm_status *st)
 {
     pthread_once(&dgelsd_once, load_dgelsd);
     if (!dgelsd_fn)
         return sm_fail(st, "%s", dgelsd_error);
     int k = 0;
     for (int j = 0; j < n; j++)
-        k += !keep || keep[j];
-    double *sub = malloc((size_t)m * (size_t)(k ? k : 1) * sizeof *sub);
-    double *rhs = malloc((size_t)(m > n ? m : n) * sizeof *rhs);
-    double *sv = malloc((size_t)(k ? k : 1) * sizeof *sv);
-    if (!sub || !rhs || !sv) {
-        free(sub), free(rhs), free(sv);
-        return sm_fail(st, "out of memory");
-    }
-    for (int j = 0, c = 0; j < n; j++)
         if (!keep || keep[j])
-            memcpy(sub + (size_t)m * (size_t)c++, A + (size_t)m * (size_t)j,
-                   (size_t)m * sizeof *sub);
-    memcpy(rhs, b, (size_t)m * sizeof *rhs);
+            memcpy(w->sub + (size_t)m * (size_t)k++, A + (size_t)m * (size_t)j,
+                   (size_t)m * sizeof *w->sub);
+    memcpy(w->rhs, b, (size_t)m * sizeof *w->rhs);
     lapack_int r = 0;
-    lapack_int info =
-        dgelsd_fn(LAPACK_COL_MAJOR, m, k, 1, sub, m, rhs, m > n ? m : n, sv, RANK_RCOND, &r);
-    if (info == 0)
-        for (int j = 0, c = 0; j < n; j++)
-            x[j] = !keep || keep[j] ? rhs[c++] : 0.0;
-    free(sub), free(rhs), free(sv);
+    lapack_int info = dgelsd_fn(LAPACK_COL_MAJOR, m, k, 1, w->sub, m, w->rhs, m > n ? m : n, w->sv,
+                                RANK_RCOND, &r);
     if (info != 0)
         return sm_fail(st, "LAPACKE_dgelsd failed (info %d)", (int)info);
+    for (int j = 0, c = 0; j < n; j++)
+        x[j] = !keep || keep[j] ? w->rhs[c++] : 0.0;
     *rank = (int)r;
     return 0;
 }
 
+/* w = A^T (b - A x), a block of rows at a time: A is read once and the block's residual stays in
+ * cache. Each residual r_i and each sum w_j takes the same terms in the same order as one row at
+ * a time would, so the bits are the same; four sums proceed side by side rather than one
+ * dependent chain at a time. */
 static void residual_gradient(const double *A, const double *b, int m, int n, const double *x,
                               double *w)
 {
-    for (int j = 0; j < n; j++) {
-        double s = 0;
-        for (int i = 0; i < m; i++) {
-            double r = b[i];
-            for (int c = 0; c < n; c++)
-                r -= A[(size_t)m * (size_t)c + (size_t)i] * x[c];
-            s += A[(size_t)m * (size_t)j + (size_t)i] * r;
+    enum { BLOCK = 512 };
+    double s[SM_MAX_COEFFS * 8] = {0}; /* nnls's bound on n */
+    for (int i0 = 0; i0 < m; i0 += BLOCK) {
+        int len = m - i0 < BLOCK ? m - i0 : BLOCK;
+        double r[BLOCK];
+        memcpy(r, b + i0, (size_t)len * sizeof *r);
+        for (int c = 0; c < n; c++) {
+            const double *col = A + (size_t)m * (size_t)c + (size_t)i0;
+            double xc = x[c];
+            for (int i = 0; i < len; i++)
+                r[i] -= col[i] * xc;
         }
-        w[j] = s;
+        int j = 0;
+        for (; j + 4 <= n; j += 4) {
+            const double *c0 = A + (size_t)m * (size_t)j + (size_t)i0, *c1 = c0 + m, *c2 = c1 + m,
+                         *c3 = c2 + m;
+            double s0 = s[j], s1 = s[j + 1], s2 = s[j + 2], s3 = s[j + 3];
+            for (int i = 0; i < len; i++) {
+                s0 += c0[i] * r[i];
+                s1 += c1[i] * r[i];
+                s2 += c2[i] * r[i];
+                s3 += c3[i] * r[i];
+            }
+            s[j] = s0, s[j + 1] = s1, s[j + 2] = s2, s[j + 3] = s3;
+        }
+        for (; j < n; j++) {
+            const double *col = A + (size_t)m * (size_t)j + (size_t)i0;
+            double sj = s[j];
+            for (int i = 0; i < len; i++)
+                sj += col[i] * r[i];
+            s[j] = sj;
+        }
     }
+    memcpy(w, s, (size_t)n * sizeof *w);
 }
 
 /* Lawson-Hanson: grow the passive set P by the most promising coefficient, solve on P, and step
  * back towards the last feasible point whenever the solution leaves the orthant. */
-static int nnls(const double *A, const double *b, int m, int n, double *x, sm_status *st)
+static int nnls(const double *A, const double *b, int m, int n, double *x, lstsq_work *work,
+                sm_status *st)
 {
     int P[SM_MAX_COEFFS * 8] = {0}, blocked[SM_MAX_COEFFS * 8] = {0};
     double w[SM_MAX_COEFFS * 8], z[SM_MAX_COEFFS * 8];
@@ -119,7 +159,7 @@ static int nnls(const double *A, const double *b, int m, int n, double *x, sm_st
         P[t] = 1;
         for (int inner = 0;; inner++) {
             int rank;
-            if (solve_subset(A, b, m, n, P, z, &rank, st))
+            if (solve_subset(A, b, m, n, P, z, &rank, work, st))
                 return -1;
             if (inner == 0 && z[t] <= 0) {
                 /* rounding made t look promising: leave it out until x moves again */
@@ -169,9 +209,14 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
             return sm_fail(st, "point %d: measured value is not finite", i + 1);
     double *As = malloc((size_t)m * (size_t)n * sizeof *As);
     double *scale = malloc((size_t)n * sizeof *scale);
+    lstsq_work work;
     if (!As || !scale) {
         free(As), free(scale);
         return sm_fail(st, "out of memory");
+    }
+    if (work_alloc(&work, m, n, st)) {
+        free(As), free(scale);
+        return -1;
     }
     int rc = -1;
     for (int j = 0; j < n; j++) {
@@ -194,7 +239,7 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
             As[(size_t)m * (size_t)j + (size_t)i] = A[(size_t)m * (size_t)j + (size_t)i] / scale[j];
     }
     int rank;
-    if (solve_subset(As, b, m, n, NULL, x, &rank, st))
+    if (solve_subset(As, b, m, n, NULL, x, &rank, &work, st))
         goto done;
     if (rank < n) {
         sm_fail(st,
@@ -204,7 +249,7 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
         rc = SM_LSTSQ_RANK_DEFICIENT;
         goto done;
     }
-    if (nonneg && nnls(As, b, m, n, x, st))
+    if (nonneg && nnls(As, b, m, n, x, &work, st))
         goto done;
     for (int j = 0; j < n; j++) {
         x[j] /= scale[j];
@@ -222,5 +267,6 @@ int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double 
 done:
     free(As);
     free(scale);
+    work_free(&work);
     return rc;
 }
