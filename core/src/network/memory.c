@@ -159,15 +159,10 @@ static double keep_selected(const sm_network *net, const int *owner, int i, char
     return batch * ((double)s->selective_elems * (c->half ? 2 : 4) + (double)s->selective_bytes);
 }
 
-/* Bytes of the storages marked in kept[]. */
-static double storage_bytes(const sm_network *net, const char *kept, double batch,
-                            const sm_memory_config *c)
+/* Bytes of storage s at the batch, in training's activation precision. */
+static double storage_size(const sm_network *net, int s, double batch, const sm_memory_config *c)
 {
-    double total = 0;
-    for (int s = 0; s <= net->n_layers; s++)
-        if (kept[s])
-            total += storage_elems(net, s) * batch * (c->half ? 2 : 4);
-    return total;
+    return storage_elems(net, s) * batch * (c->half ? 2 : 4);
 }
 
 /* Training: the unique storages kept at the end of the forward pass, and what layers keep of
@@ -179,9 +174,9 @@ static double storage_bytes(const sm_network *net, const char *kept, double batc
  * is still kept then: autograd frees what a layer keeps after the layer's backward pass, so
  * when unit u recomputes, only what the layers up to u's last keep is left (first[s]: the
  * first layer that keeps storage s; alive[i]: the bytes layer i is the first to keep). */
-static double kept_bytes(const sm_network *net, const int *owner, const int *unit, char *kept,
-                         char *redo, int *first, double *alive, double batch,
-                         const sm_memory_config *c)
+static double training_peak(const sm_network *net, const int *owner, const int *unit, char *kept,
+                            char *redo, int *first, double *alive, double batch,
+                            const sm_memory_config *c)
 {
     int n = net->n_layers;
     double total = 0, transient = 0;
@@ -217,15 +212,17 @@ static double kept_bytes(const sm_network *net, const int *owner, const int *uni
         kept[out] = 1;
         if (first[out] == n)
             first[out] = n - 1;
-        transient = fmax(transient, storage_elems(net, out) * batch * (c->half ? 2 : 4));
+        transient = fmax(transient, storage_size(net, out, batch, c));
     }
-    total += storage_bytes(net, kept, batch, c);
+    for (int s = 0; s <= n; s++)
+        if (kept[s])
+            total += storage_size(net, s, batch, c);
     double peak = total + transient;
     if (c->checkpoint == SM_CHECKPOINT_NONE)
         return peak;
     for (int s = 0; s <= n; s++)
         if (kept[s] && first[s] < n)
-            alive[first[s]] += storage_elems(net, s) * batch * (c->half ? 2 : 4);
+            alive[first[s]] += storage_size(net, s, batch, c);
     for (int i = 1; i < n; i++)
         alive[i] += alive[i - 1];
     for (int u = 0; u < net->n_blocks; u++) {
@@ -249,7 +246,7 @@ static double kept_bytes(const sm_network *net, const int *owner, const int *uni
         double made = 0;
         for (int s = 0; s <= n; s++)
             if (redo[s] && !(kept[s] && first[s] <= last))
-                made += storage_elems(net, s) * batch * (c->half ? 2 : 4);
+                made += storage_size(net, s, batch, c);
         peak = fmax(peak, alive[last] + own + made);
     }
     return peak;
@@ -362,8 +359,9 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
          * is in flight (the time model's units: predictor_device.c) */
         if (shard == SM_SHARD_FULL)
             out->weights = 4 * w / n + gathered_units(net, unit) * (c->half ? 2 : 4);
+        /* readers[] (inference's) holds each storage's first keeper */
         out->activations =
-            kept_bytes(net, owner, unit, kept, redo, readers, alive, (double)batch, c);
+            training_peak(net, owner, unit, kept, redo, readers, alive, (double)batch, c);
     } else {
         out->activations = live_peak(net, owner, readers, (double)batch, c);
     }
