@@ -531,13 +531,13 @@ void csv_memory(FILE *out, const sm_memory *m)
 
 void json_memory(json_writer *w, const char *key, const sm_memory *m)
 {
-    const char *names[] = {"weights",   "gradients", "optimizer", "activations",
-                           "workspace", "context",   "peak"};
-    const double v[] = {m->weights,   m->gradients, m->optimizer, m->activations,
-                        m->workspace, m->context,   m->peak};
+    const char *names[] = {"weights",  "gradients", "optimizer", "activations",
+                           "backward", "workspace", "context",   "peak"};
+    const double v[] = {m->weights,  m->gradients, m->optimizer, m->activations,
+                        m->backward, m->workspace, m->context,   m->peak};
     json_key(w, key);
     json_begin_object(w);
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         json_key(w, names[i]);
         json_whole(w, v[i]); /* bytes, every digit */
     }

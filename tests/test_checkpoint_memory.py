@@ -7,19 +7,20 @@ around each module the network file's [block]s of more than one layer name; sele
 torchtitan's op policy), the step's peak of live tensors above its start, the weights'
 gradients and each operator's own scratch left out, plus the input batch, which a step holds
 and scalemeter counts where a layer keeps it. scalemeter's side is `predict --device cpu
---checkpoint POLICY`'s activations.
+--checkpoint POLICY`'s activations and backward: what is kept at the end of the forward pass
+and what the backward pass holds beside it at the step's peak.
 
-What is asserted, and why so:
-- no checkpointing: within 3%, as the saved tensors are (test_memory_zoo.py); what is left is
-  the gradients of activations alive during the backward pass beside what is still kept;
-- checkpointed: within 10% on the CNNs and 16% on ViT-B/16. The model prices each unit's
-  recomputation beside what the layers up to it still keep (autograd has freed the later
-  units' tensors by then); what it leaves out is the gradients of activations inside the
-  recomputed unit, a larger share of a smaller peak (ViT's full: -15%), and under selective
-  ViT's kept products keep their inputs where torchtitan's policy caches the outputs of every
-  second one (+14%). Before the recomputation was ordered, ResNet-50's full peak at batch 2 was
-  predicted 23% high and its selective 35% high (convolutions taken as matrix products the
-  policy keeps);
+What is asserted, and why so (measured: CNNs within 0.1%, ViT-B/16 +0.5% without
+checkpointing, +0.8% selective, +3.0% full):
+- no checkpointing: within 1%. The backward pass's gradients of activations, made by a
+  layer's last reader and freed after its producer, were what the 3% this held before left
+  out (AlexNet -2.3%);
+- checkpointed: within 1% on the CNNs and 4% on ViT-B/16, whose full peak the model puts
+  3% above PyTorch's, a difference not yet explained (it is in the recomputed blocks: without
+  checkpointing the same counts are 0.5% high). Before the backward pass's gradients were counted, ViT's
+  full peak was predicted 15% low; before the policy kept only every second product's output
+  (and attention's its projections' and its kernel's), its selective was 14-19% high; before
+  the recomputation was ordered, ResNet-50's full peak was 23% high;
 - the policy saves no convolution: a CNN's selective peak equals its full one, in PyTorch's
   record and in the model alike.
 
@@ -32,14 +33,15 @@ from cli_checks import check, finish, good_json
 
 REPORT = "--report" in sys.argv
 REFERENCE = "tests/data/reference/torch2/checkpoint_memory.json"
-TOLERANCE = {"none": 0.03}
-CHECKPOINTED = {"vit_b_16": 0.16}
-CNN_CHECKPOINTED = 0.10
+TOLERANCE = {"none": 0.01}
+CHECKPOINTED = {"vit_b_16": 0.04}
+CNN_CHECKPOINTED = 0.01
 
 
 def predicted(name, batch, policy):
     d = good_json("predict", name, "--device", "cpu", "--batch", batch, "--checkpoint", policy)
-    return d.get("memory", {}).get("activations")
+    m = d.get("memory", {})
+    return m["activations"] + m["backward"] if "backward" in m else None
 
 
 ref = json.load(open(REFERENCE))

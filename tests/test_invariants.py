@@ -94,7 +94,7 @@ def one_point(c, d, what):
     check(0 < d["mfu"] <= 1, f"{what}: mfu {d['mfu']}")
     m, mi = d["memory"], d["memory_infer"]
     # the allocator's parts; the context lies outside the allocator (docs/memory.md)
-    parts = ("weights", "gradients", "optimizer", "activations", "workspace")
+    parts = ("weights", "gradients", "optimizer", "activations", "backward", "workspace")
     for mem, phase in ((m, "training"), (mi, "inference")):
         check(mem["fits"] == (mem["peak"] + mem["context"] <= mem["capacity"]),
               f"{what}: {phase} fits {mem['fits']} with peak {mem['peak']}, context "

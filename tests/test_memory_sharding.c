@@ -8,18 +8,23 @@
  *   fc2 linear 8 (s4)] -> [b1: fc1 (s5), act (s6), fc2 (s7)] -> head linear 4 (s8)
  *
  * Weights (with biases): embed 72, fc1 144, fc2 136, head 36: 668; the largest layer 144.
- * Kept per sample, in elements, and always the network's output s8, 4 (16 B), which the loss
- * reads. The peak is the larger of the backward pass's start, all that and the output's
- * gradient (16 B), and a unit's recomputation beside what the layers up to it keep: autograd
- * has freed what head (and the loss) kept by then.
- *   none: s0 8, b0 s1 8 + s2 16 + s3 16, b1 s4 8 + s5 16 + s6 16, head s7 8: 96 (384 B fp32),
- *     with s8 and its gradient 416 B
- *   full: the single layers' s0 and s7 and the units' inputs s1 and s4: 32 (128 B), s8 (16 B),
- *     with s8's gradient 160 B; b1 recomputes s5 and s6 (s4 is held) beside s0 s1 s4: 32 + 24
- *     (224 B), b0 s2 and s3 beside s0 s1: 32 + 16 (192 B): 224 B
- *   selective: GELU's input is recomputed, the linear layers keep theirs: s0 s1 s3 s4 s6 s7:
- *     64 (256 B), s8 (16 B), with s8's gradient 288 B; b1 recomputes s5 beside s0 s1 s3 s4 s6:
- *     16 + 56 (288 B); b0 s2 beside s0 s1 s3: 16 + 32 (192 B): 288 B
+ * Kept per sample at the end of the forward pass, in elements, and always the network's output
+ * s8, 4, which the loss reads:
+ *   none: s0 8, b0 s1 8 + s2 16 + s3 16, b1 s4 8 + s5 16 + s6 16, head s7 8: 96, with s8 100
+ *     (400 B fp32)
+ *   full: the single layers' s0 and s7 and the units' inputs s1 and s4: 32, with s8 36 (144 B)
+ *   selective: every second matrix product (fc2) is recomputed and GELU, and the first (fc1)
+ *     keeps its output alone: s0, the units' inputs s1 and s4, fc1's outputs s2 and s5, s7:
+ *     64, with s8 68 (272 B)
+ * The backward pass runs the layers from the last: it holds what the layers up to the one
+ * running keep, the gradients made and not yet used up (from the output's, s8's 4), the
+ * gradients the running layer makes (none for the input s0), and a unit's recomputed tensors
+ * from its last layer's backward pass until the first of its layers that keeps them is done.
+ *   none: head 100 + 4 + 8 = 112, fc2 of b1 88 + 8 + 16 = 112, the most (448 B: 48 more)
+ *   full: b1 recomputes s5 and s6 (s4 is held): fc2 24 + 32 + 8 + 16 = 80, the most (320 B:
+ *     176 more); gelu 24 + 16 + 16 + 16 = 72; b0 likewise, 16 + 32 + 8 + 16 = 72
+ *   selective: b1 recomputes s6 (s4 and s5 are held): fc2 56 + 16 + 8 + 16 = 96, the most
+ *     (384 B: 112 more); gelu 56 + 16 + 16 = 88; head 68 + 4 + 8 = 80
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,15 +45,19 @@ static void test_checkpoint(const sm_network *net)
     sm_memory m;
     sm_status st;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 416);
+    CHECK_EQ(m.activations, 400);
+    CHECK_EQ(m.backward, 48);
     c.checkpoint = SM_CHECKPOINT_FULL;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 224);
+    CHECK_EQ(m.activations, 144);
+    CHECK_EQ(m.backward, 176);
     CHECK(sm_network_memory(net, 10, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 2240);
+    CHECK_EQ(m.activations, 1440);
+    CHECK_EQ(m.backward, 1760);
     c.checkpoint = SM_CHECKPOINT_SELECTIVE;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 288);
+    CHECK_EQ(m.activations, 272);
+    CHECK_EQ(m.backward, 112);
     /* inference recomputes nothing: the live peak, s2 and s3 at once (32 elements) */
     CHECK(sm_network_memory(net, 1, 1, 0, &c, &m, &st) == 0);
     CHECK_EQ(m.activations, 128);
@@ -103,16 +112,21 @@ static void test_shard(const sm_network *net)
     c.shard = SM_SHARD_FULL;
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
     CHECK_EQ(m.weights, 668 + 2672);
-    CHECK_EQ(m.peak, 3340 + 1244 + 1336 + 416);
-    /* bf16: gathered at 2 bytes (668 + 2 x 668), activations at 2 bytes (104 x 2) and no
-     * autocast copies of the weights: the gathered ones are what the layers keep */
+    CHECK_EQ(m.peak, 3340 + 1244 + 1336 + 448);
+    /* bf16: gathered at 2 bytes (668 + 2 x 668), activations at 2 bytes (100 x 2, and the
+     * backward pass's 12 x 2) and no autocast copies of the weights: the gathered ones are
+     * what the layers keep */
     c.half = 1;
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
     CHECK_EQ(m.weights, 668 + 1336);
-    CHECK_EQ(m.activations, 208);
-    c.shard = SM_SHARD_NONE; /* the copies: 2 x 668 */
+    CHECK_EQ(m.activations, 200);
+    CHECK_EQ(m.backward, 24);
+    /* the copies: 2 x 668, each freed after its layer's backward pass; the peak stays head's,
+     * with all of them */
+    c.shard = SM_SHARD_NONE;
     CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 208 + 1336);
+    CHECK_EQ(m.activations, 200 + 1336);
+    CHECK_EQ(m.backward, 24);
     /* one device: nothing to shard across */
     c.shard = SM_SHARD_FULL;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);

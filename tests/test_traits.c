@@ -79,20 +79,23 @@ static void test_abi2_defaults(void)
     CHECK_NEAR(t_fwd(old, "bf16"), FLOPS / 5e12 + 10e-6, 1e-9);
     const sm_layer_type *t = sm_registry_find(reg, "user_abi2");
     CHECK(t && t->abi_version == 2 && t->traits == 0 && t->saved == NULL);
-    /* what it keeps by default: its input and its output, 256 x 1024 fp32 each, and the
-     * output's gradient as the backward pass starts; linear keeps its input alone, and the
-     * network's output (its own), which the loss reads, is held beside it all the same */
+    /* what it keeps by default: its input and its output, 256 x 1024 fp32 each; linear keeps
+     * its input alone, and the network's output (its own), which the loss reads, is held
+     * beside it all the same. The backward pass adds the output's gradient (the input, the
+     * network's, needs none) */
     sm_network *net = load(old);
     sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
     sm_memory m;
     sm_status st;
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 3 * 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, 2 * 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.backward, 256 * 1024 * 4.0, 1e-12);
     CHECK_NEAR(m.weights, 1024 * 1024 * 4.0, 1e-12);
     sm_network_free(net);
     net = load("y = linear out=1024 bias=false");
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 3 * 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, 2 * 256 * 1024 * 4.0, 1e-12);
+    CHECK_NEAR(m.backward, 256 * 1024 * 4.0, 1e-12);
     sm_network_free(net);
 }
 
@@ -141,7 +144,8 @@ static void test_serial_bytes(void)
  * fp32) that computes in fp32 moves its 1,049,600 activation bytes more at bf16, 2.0992 us at
  * 5e11 bytes/s, and nothing more at fp32; trained at bf16 it keeps its 256 x 1024 input at 2
  * bytes, the bf16 copy of its 1024 weights autocast makes, and 4 bytes more per output element
- * (256 x 4), beside the network's output and its gradient (256 elements each). Negative bytes, more
+ * (256 x 4), beside the network's output (256 elements), and its backward pass the output's
+ * gradient (256 elements; the network's input needs none). Negative bytes, more
  * passes over attention scores than 16, a softmax form ABI 8 does not know, and an ABI 10
  * scores_fused other than 0 or 1 are refused by name. */
 static void test_upcast_bytes(void)
@@ -154,10 +158,12 @@ static void test_upcast_bytes(void)
     sm_memory m;
     sm_status st;
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 256 * 1024 * 2.0 + 1024 * 2.0 + 256 * 4.0 + 2 * 256 * 2.0, 1e-12);
+    CHECK_NEAR(m.activations, 256 * 1024 * 2.0 + 1024 * 2.0 + 256 * 4.0 + 256 * 2.0, 1e-12);
+    CHECK_NEAR(m.backward, 256 * 2.0, 1e-12);
     c.half = 0;
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, 256 * 1024 * 4.0 + 2 * 256 * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, 256 * 1024 * 4.0 + 256 * 4.0, 1e-12);
+    CHECK_NEAR(m.backward, 256 * 4.0, 1e-12);
     sm_network_free(net);
     check_refused("y = user_badupcast out=1",
                   ":5: layer y (user_badupcast): the plugin's upcast_bytes -1 is negative or "
@@ -201,9 +207,10 @@ static void test_in_tree_products(void)
 
 /* The default keeps every input, more than 32 too (bit 31 stands for input 31 and every later
  * one): 40 linear layers of 16 outputs from a 16-element input, all read by one user_many of
- * out=4. Kept per sample at fp32: the input (the linear layers'), the 40 outputs, user_many's
- * output (the default, and the network's) and its gradient: (16 + 40 x 16 + 4 + 4) x 4 =
- * 2656 B, where inputs 32 to 39 were once left out (2144 B). */
+ * out=4. Kept per sample at fp32: the input (the linear layers'), the 40 outputs and user_many's
+ * output (the default, and the network's): (16 + 40 x 16 + 4) x 4 = 2640 B, where inputs 32
+ * to 39 were once left out (2128 B). The backward pass's peak is user_many's, all of it still
+ * kept: beside it the output's gradient and the 40 inputs' new ones, (4 + 40 x 16) x 4. */
 static void test_many_inputs(void)
 {
     char text[2048] = "[network]\nname = t\ninput = 16\n[layers]\n", from[512] = "";
@@ -220,7 +227,8 @@ static void test_many_inputs(void)
     sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
     sm_memory m;
     CHECK(net && sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_NEAR(m.activations, (16 + 40 * 16 + 4 + 4) * 4.0, 1e-12);
+    CHECK_NEAR(m.activations, (16 + 40 * 16 + 4) * 4.0, 1e-12);
+    CHECK_NEAR(m.backward, (4 + 40 * 16) * 4.0, 1e-12);
     sm_network_free(net);
 }
 

@@ -259,7 +259,14 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
  * output projection (S E); with dropout on the weights, its mask and its output (h S M more).
  * A memory input is kept as the key and value projection's input. A fused kernel (PyTorch's
  * scaled_dot_product_attention) keeps Q, K, V and its output, the context, as eager does, and
- * the fp32 log-sum-exp of each of the h S rows instead of the probabilities and their mask. */
+ * the fp32 log-sum-exp of each of the h S rows instead of the probabilities and their mask.
+ * Under torchtitan's selective policy (plugin.h) self-attention keeps the outputs of the odd
+ * matrix products and the attention kernel's: packed, the in_proj's Q, K and V (the first; the
+ * output projection, the second, is recomputed), and with separate projections Q and V (the
+ * first and third; K's and the output's recomputed), then the context and the log-sum-exp.
+ * Eager attention's score products (bmm) are not on the policy's list: its scores and context
+ * are recomputed, and are counted as a fused kernel's. Cross-attention, three products, keeps
+ * all it keeps. */
 static int attention_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_saved *s, sm_error *err)
 {
@@ -275,6 +282,13 @@ static int attention_saved(const void *params, const sm_shape *in, int n_in, con
     s->scores_elems = sm_mul(g, sm_mul(p->dropout > 0 ? 2 : 1, hsm));
     s->scores_mask_elems = s->mask_elems;
     s->fused_bytes = sm_mul(4, sm_mul(g, sm_mul(p->heads, len)));
+    if (n_in == 1) {
+        int64_t se = sm_mul(g, sm_mul(len, e)), see = sm_mul(2, sm_mul(se, e));
+        s->selective = 1;
+        s->selective_elems = sm_mul(p->packed ? 4 : 3, se);
+        s->selective_bytes = s->fused_bytes;
+        s->selective_flops = p->packed ? see : sm_mul(2, see);
+    }
     return 0;
 }
 

@@ -88,9 +88,9 @@ typedef struct sm_memory_config {
                              scaled_dot_product_attention); 0: they do (FlashAttention) */
 } sm_memory_config;
 
-/* Bytes of one device. peak = weights + gradients + optimizer + activations + workspace, what
- * the framework's allocator holds at most (torch.cuda.max_memory_allocated); fits compares
- * peak + context with capacity. */
+/* Bytes of one device. peak = weights + gradients + optimizer + activations + backward +
+ * workspace, what the framework's allocator holds at most (torch.cuda.max_memory_allocated);
+ * fits compares peak + context with capacity. */
 typedef struct sm_memory {
     double weights;   /* fp32 (AMP keeps fp32 master weights); sharded fully: 1/N of them
                          and, gathered at the gather precision (2 bytes at fp16 and bf16),
@@ -99,10 +99,13 @@ typedef struct sm_memory {
     double gradients; /* fp32, and DDP's bucket copy of them on more than one device;
                          sharded: 1/N and the largest layer's unsharded gradient */
     double optimizer;
-    double activations; /* training: kept for backward and the network's output
-                           (checkpointed: the units' inputs and what the policy keeps), plus
-                           the largest of the output's gradient and a unit's recomputed
-                           tensors during its backward; inference: the peak of live tensors */
+    double activations; /* training: what autograd keeps for the backward pass at the end of
+                           the forward pass (checkpointed: the units' inputs and what the
+                           policy keeps) and the network's output; inference: the peak of
+                           live tensors */
+    double backward;    /* training: what the backward pass holds beside what is still kept,
+                           at the step's peak: the gradients of activations, a checkpointed
+                           unit's recomputed tensors, a layer's scratch; inference: 0 */
     double workspace;
     double context;
     double peak;

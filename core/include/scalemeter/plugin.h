@@ -262,15 +262,18 @@ typedef struct sm_layer_saved {
      * kernels are kept, everything else recomputed in the backward pass), a layer that is
      * partly both says so: selective = 1, and what it keeps then of its own (elements at the
      * activation precision, and bytes as stored), whether its output is among those, and the
-     * FLOPs of the matrix products it recomputes. selective = 0: a layer that multiplies
-     * matrices or attends keeps all it keeps, any other is recomputed whole. */
+     * FLOPs of the matrix products it recomputes, its own products counted from an odd one.
+     * selective = 0: a layer that attends keeps all it keeps; a plain matrix product keeps its
+     * output alone or is recomputed whole, odd or even in the block's count; any other layer
+     * is recomputed whole. */
     int selective;
     int selective_output;
     int64_t selective_elems;
     int64_t selective_bytes;
     int64_t selective_flops;
-    /* ABI 4. Bytes per sample its backward pass allocates beside what it keeps and the
-     * gradients of its output and input (a loss's gradient of its fp32 log-probabilities). */
+    /* ABI 4. Bytes per sample its backward pass allocates at once beside what it keeps and
+     * its output's gradient (a loss's gradients of its fp32 log-probabilities); the host
+     * counts the larger of it and its inputs' new gradients. */
     int64_t backward_bytes;
     /* ABI 7. Bytes more per sample, as stored, that it keeps when the activations are fp16 or
      * bf16, because it keeps fp32 copies then (RMSNorm's x.float(), where at fp32 .float() is

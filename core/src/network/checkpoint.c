@@ -26,25 +26,44 @@ int *sm_checkpoint_units(const sm_network *net)
     return unit;
 }
 
-/* torchtitan's selective policy saves the outputs of matrix products and attention (mm,
- * scaled_dot_product_attention) and recomputes the element-wise rest; a layer made of both
- * says what of it the policy keeps. A convolution is no matrix product to it (aten.convolution
- * is not on its list): PyTorch recomputes a CNN's blocks whole (tools/torch_checkpoint_memory.py
- * measures ResNet-50's selective peak equal to its full one). */
-static int kept_by_policy(const sm_layer *l)
+/* torchtitan's selective policy saves the outputs of matrix products (mm), all but every
+ * second one in a unit, and of attention (scaled_dot_product_attention), and recomputes the
+ * element-wise rest. A convolution is no matrix product to it (aten.convolution is not on its
+ * list): PyTorch recomputes a CNN's blocks whole (tools/torch_checkpoint_memory.py measures
+ * ResNet-50's selective peak equal to its full one). A layer made of both says what of it the
+ * policy keeps, for its products counted from an odd one (Llama's attention has four, a packed
+ * nn.MultiheadAttention two): it leaves the count's parity as it found it. */
+static sm_checkpoint_effect selective_effect(const sm_layer *l, int *products)
 {
-    if (l->type->traits & SM_TRAIT_CONVOLUTION)
-        return 0;
-    return (l->type->traits & (SM_TRAIT_MATMUL | SM_TRAIT_ATTENTION)) || l->m.matmul_flops > 0;
-}
-
-sm_checkpoint_effect sm_checkpoint_effect_on(const sm_layer *l, int unit, sm_checkpoint c)
-{
-    if (unit < 0 || c == SM_CHECKPOINT_NONE)
-        return SM_KEEPS_ALL;
-    if (c == SM_CHECKPOINT_FULL)
-        return SM_RECOMPUTES_ALL;
+    uint32_t t = l->type->traits;
     if (l->saved.selective)
         return SM_RECOMPUTES_PART;
-    return kept_by_policy(l) ? SM_KEEPS_ALL : SM_RECOMPUTES_ALL;
+    if (t & SM_TRAIT_CONVOLUTION)
+        return SM_RECOMPUTES_ALL;
+    if (t & SM_TRAIT_ATTENTION)
+        return SM_KEEPS_ALL;
+    if (!(t & SM_TRAIT_MATMUL) && l->m.matmul_flops <= 0)
+        return SM_RECOMPUTES_ALL;
+    return ++*products % 2 ? SM_KEEPS_OUTPUT : SM_RECOMPUTES_ALL;
+}
+
+sm_checkpoint_effect *sm_checkpoint_effects(const sm_network *net, const int *unit, sm_checkpoint c)
+{
+    sm_checkpoint_effect *effect = malloc(((size_t)net->n_layers + 1) * sizeof *effect);
+    int *products = calloc((size_t)net->n_blocks + 1, sizeof *products);
+    if (!effect || !products) {
+        free(effect), free(products);
+        return NULL;
+    }
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (unit[i] < 0 || c == SM_CHECKPOINT_NONE)
+            effect[i] = SM_KEEPS_ALL;
+        else if (c == SM_CHECKPOINT_FULL)
+            effect[i] = SM_RECOMPUTES_ALL;
+        else
+            effect[i] = selective_effect(l, &products[unit[i]]);
+    }
+    free(products);
+    return effect;
 }

@@ -9,12 +9,23 @@
  * unit), else -1. malloc'd; NULL when out of memory. */
 int *sm_checkpoint_units(const sm_network *net);
 
-/* What checkpointing c does to layer l (of that unit): keeps all it keeps (outside a unit, or
- * no checkpointing), recomputes its forward pass in the backward pass and keeps nothing
- * (every layer of a unit under full; under selective, those that neither multiply matrices
- * nor attend), or, under selective, keeps the part its plugin declares (sm_layer_saved's
- * selective fields) and recomputes the rest. */
-typedef enum { SM_KEEPS_ALL, SM_RECOMPUTES_ALL, SM_RECOMPUTES_PART } sm_checkpoint_effect;
-sm_checkpoint_effect sm_checkpoint_effect_on(const sm_layer *l, int unit, sm_checkpoint c);
+/* What checkpointing c does to a layer of a unit: keeps all it keeps (outside a unit, or no
+ * checkpointing); recomputes its forward pass in the backward pass and keeps nothing (every
+ * layer of a unit under full; under selective, those that neither multiply matrices nor
+ * attend, and every second matrix product); under selective, keeps the part its plugin
+ * declares (sm_layer_saved's selective fields) and recomputes the rest; or, under selective,
+ * keeps only its output, a matrix product whose result the policy saves (its inputs are
+ * recomputed with the layers that make them). */
+typedef enum {
+    SM_KEEPS_ALL,
+    SM_RECOMPUTES_ALL,
+    SM_RECOMPUTES_PART,
+    SM_KEEPS_OUTPUT
+} sm_checkpoint_effect;
+
+/* The effect of c on each layer, given sm_checkpoint_units' unit[]. malloc'd; NULL when out of
+ * memory. */
+sm_checkpoint_effect *sm_checkpoint_effects(const sm_network *net, const int *unit,
+                                            sm_checkpoint c);
 
 #endif

@@ -148,14 +148,17 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
     return own;
 }
 
-/* What a layer that selective checkpointing keeps in part keeps: its output if it says so,
- * and the bytes of its own it declares (plugin.h's selective fields). */
-static double keep_selected(const sm_network *net, const int *owner, int i, char *kept,
-                            double batch, const sm_memory_config *c)
+/* What a layer that selective checkpointing keeps in part keeps: its output if it says so (a
+ * matrix product whose output the policy saves: that alone), and the bytes of its own it
+ * declares (plugin.h's selective fields). */
+static double keep_selected(const sm_network *net, const int *owner, int i, sm_checkpoint_effect e,
+                            char *kept, double batch, const sm_memory_config *c)
 {
     const sm_layer_saved *s = &net->layers[i].saved;
-    if (s->selective_output)
+    if (e == SM_KEEPS_OUTPUT || s->selective_output)
         kept[owner[i]] = 1;
+    if (e == SM_KEEPS_OUTPUT)
+        return 0;
     return batch * ((double)s->selective_elems * (c->half ? 2 : 4) + (double)s->selective_bytes);
 }
 
@@ -165,89 +168,204 @@ static double storage_size(const sm_network *net, int s, double batch, const sm_
     return storage_elems(net, s) * batch * (c->half ? 2 : 4);
 }
 
+/* Scratch of one training count, one entry per layer or storage (storage 0 is the input). */
+typedef struct training_scratch {
+    char *kept, *redo, *needs;    /* storages: kept, made again by a unit, needing a gradient */
+    int *first;                   /* storages: the first layer that keeps it (n: none) */
+    int *made_at;                 /* storages: the first layer of a recomputed unit that keeps it */
+    double *alive;                /* layers: bytes held during its backward pass (prefix sums) */
+    double *release;              /* layers: recomputed bytes freed after its backward pass */
+    int *head, *next, *last;      /* units: their layers in order; the last that recomputes */
+    int *buf, *refs;              /* storages: their gradient tensor; tensors: holders */
+    sm_checkpoint_effect *effect; /* layers: what checkpointing does to each */
+    double *grad_size;            /* tensors: bytes */
+} training_scratch;
+
+/* The gradients of activations in the backward pass (the weights' are counted apart), as
+ * autograd makes them: one tensor per storage, made by the backward pass of the last layer
+ * that reads the storage, summed into by the earlier readers (in place into whichever of the
+ * two nothing else holds, else into a new one: torch's InputBuffer), and freed once the layer
+ * that made the storage has run its backward pass. */
+typedef struct grads {
+    int *buf, *refs;
+    double *size;
+    int n;       /* tensors made */
+    double live; /* bytes of the tensors held */
+} grads;
+
+static int grad_new(grads *g, double bytes)
+{
+    g->size[g->n] = bytes;
+    g->refs[g->n] = 1;
+    g->live += bytes;
+    return g->n++;
+}
+
+static void grad_drop(grads *g, int t)
+{
+    if (t >= 0 && --g->refs[t] == 0)
+        g->live -= g->size[t];
+}
+
+/* Adds tensor t (its one reference handed over) into storage s's gradient; returns the bytes
+ * made anew. */
+static double grad_add(grads *g, int s, int t, double bytes)
+{
+    int a = g->buf[s];
+    if (a < 0) {
+        g->buf[s] = t;
+        return 0;
+    }
+    if (g->refs[a] == 1 || g->refs[t] == 1) {
+        g->buf[s] = g->refs[a] == 1 ? a : t;
+        grad_drop(g, g->refs[a] == 1 ? t : a);
+        return 0;
+    }
+    g->buf[s] = grad_new(g, bytes);
+    grad_drop(g, a), grad_drop(g, t);
+    return bytes;
+}
+
+/* Layer i's backward pass: it takes its output's gradient and hands its inputs theirs (a view
+ * and a residual sum pass the same tensor on; every other layer makes them anew). Returns the
+ * bytes it makes. */
+static double backward_layer(const sm_network *net, const int *owner, const char *needs, int i,
+                             grads *g, double batch, const sm_memory_config *c)
+{
+    const sm_layer *l = &net->layers[i];
+    int out = g->buf[owner[i]], pass = (l->type->traits & (SM_TRAIT_VIEW | SM_TRAIT_RESIDUAL)) != 0;
+    double made = 0;
+    g->buf[owner[i]] = -1;
+    for (int k = 0; out >= 0 && k < l->n_inputs; k++) {
+        int s = storage_of(owner, l->inputs[k]);
+        if (!needs[s])
+            continue;
+        double bytes = storage_size(net, s, batch, c);
+        int t = pass ? (g->refs[out]++, out) : grad_new(g, bytes);
+        made += (pass ? 0 : bytes) + grad_add(g, s, t, bytes);
+    }
+    grad_drop(g, out);
+    return made;
+}
+
+/* Unit u's recomputation in the backward pass (checkpointed): what its recomputed layers keep
+ * of their own, and its storages that nothing up to its last recomputed layer keeps, each
+ * freed after the backward pass of the first of the unit's layers that keeps it. Returns the
+ * bytes made. */
+static double recompute_unit(const sm_network *net, const int *owner, int u, training_scratch *w,
+                             double batch, const sm_memory_config *c)
+{
+    int last = w->last[u];
+    double made = 0;
+    for (int i = w->head[u]; i >= 0 && i <= last; i = w->next[i]) {
+        const sm_layer *l = &net->layers[i];
+        sm_checkpoint_effect e = w->effect[i];
+        if (e == SM_KEEPS_ALL)
+            continue;
+        double own = keep_layer(net, owner, i, w->redo, batch, c);
+        if (e != SM_RECOMPUTES_ALL) /* what it kept is held already */
+            own -= keep_selected(net, owner, i, e, w->redo, batch, c);
+        w->release[i] += own, made += own;
+        for (int k = -1; k < l->n_inputs; k++) {
+            int s = k < 0 ? owner[i] : storage_of(owner, l->inputs[k]);
+            if (w->redo[s] == 1 && w->made_at[s] < 0)
+                w->made_at[s] = i;
+        }
+    }
+    for (int i = w->head[u]; i >= 0 && i <= last; i = w->next[i])
+        for (int k = -1; k < net->layers[i].n_inputs; k++) {
+            int s = k < 0 ? owner[i] : storage_of(owner, net->layers[i].inputs[k]);
+            if (w->redo[s] == 1 && !(w->kept[s] && w->first[s] <= last)) {
+                double bytes = storage_size(net, s, batch, c);
+                w->release[w->made_at[s]] += bytes, made += bytes;
+            }
+            w->redo[s] = 0, w->made_at[s] = -1;
+        }
+    return made;
+}
+
 /* Training: the unique storages kept at the end of the forward pass, and what layers keep of
  * their own. Checkpointed, a unit's recomputed layers keep nothing (a layer kept in part, what
- * it declares), the unit keeps its inputs (the storages its layers read that are made outside
- * it), and the backward pass of each unit recomputes its tensors. The peak is the larger of
- * the backward pass's start, everything kept and the layer that allocates most of its own (a
- * loss's fp32 gradients) or the output's gradient, and each unit's recomputation beside what
- * is still kept then: autograd frees what a layer keeps after the layer's backward pass, so
- * when unit u recomputes, only what the layers up to u's last keep is left (first[s]: the
- * first layer that keeps storage s; alive[i]: the bytes layer i is the first to keep). */
-static double training_peak(const sm_network *net, const int *owner, const int *unit, char *kept,
-                            char *redo, int *first, double *alive, double batch,
-                            const sm_memory_config *c)
+ * it declares), and the unit keeps its inputs (the storages its layers read that are made
+ * outside it). The backward pass then runs the layers in reverse: autograd frees what a layer
+ * keeps after the layer's backward pass (first[s]: the first layer that keeps storage s;
+ * alive[i]: what is still held during layer i's), the gradients of activations come and go
+ * (grads), a checkpointed unit's tensors are made again when its backward pass starts and
+ * freed as it goes, and a layer's backward pass allocates beside them the larger of its own
+ * scratch (a loss's fp32 gradients) and its inputs' new gradients. The peak is the most held
+ * at once. */
+static double training_peak(const sm_network *net, const int *owner, const int *unit,
+                            training_scratch *w, double batch, const sm_memory_config *c,
+                            double *kept)
 {
     int n = net->n_layers;
-    double total = 0, transient = 0;
-    memset(kept, 0, (size_t)n + 1);
+    memset(w->kept, 0, (size_t)n + 1);
     for (int s = 0; s <= n; s++)
-        first[s] = n;
+        w->first[s] = n;
+    w->needs[0] = 0;
     for (int i = 0; i < n; i++) {
         const sm_layer *l = &net->layers[i];
-        sm_checkpoint_effect e = sm_checkpoint_effect_on(l, unit[i], c->checkpoint);
-        alive[i] = 0;
+        sm_checkpoint_effect e = w->effect[i];
+        w->alive[i] = 0;
         if (e == SM_KEEPS_ALL)
-            alive[i] = keep_layer(net, owner, i, kept, batch, c);
-        else if (e == SM_RECOMPUTES_PART)
-            alive[i] = keep_selected(net, owner, i, kept, batch, c);
-        total += alive[i];
-        transient = fmax(transient, batch * (double)l->saved.backward_bytes);
+            w->alive[i] = keep_layer(net, owner, i, w->kept, batch, c);
+        else if (e != SM_RECOMPUTES_ALL)
+            w->alive[i] = keep_selected(net, owner, i, e, w->kept, batch, c);
+        int needs = l->m.weights > 0;
         for (int k = 0; k < l->n_inputs; k++) {
             int s = storage_of(owner, l->inputs[k]);
             if (unit[i] >= 0 && c->checkpoint != SM_CHECKPOINT_NONE &&
                 (s == 0 || unit[s - 1] != unit[i]))
-                kept[s] = 1;
-            if (kept[s] && first[s] == n)
-                first[s] = i;
+                w->kept[s] = 1;
+            if (w->kept[s] && w->first[s] == n)
+                w->first[s] = i;
+            needs |= w->needs[s];
         }
-        if (kept[owner[i]] && first[owner[i]] == n)
-            first[owner[i]] = i;
+        if (w->kept[owner[i]] && w->first[owner[i]] == n)
+            w->first[owner[i]] = i;
+        w->needs[owner[i]] = (char)(owner[i] == i + 1 ? needs : needs | w->needs[owner[i]]);
     }
-    /* the network's output lives until the loss has read it, whoever saves it, and its
-     * gradient is made before the last layer's backward pass (a language model's logits,
-     * B x S x V, where no loss layer is written: it is counted once with one) */
-    if (n > 0) {
-        int out = owner[n - 1];
-        kept[out] = 1;
-        if (first[out] == n)
-            first[out] = n - 1;
-        transient = fmax(transient, storage_size(net, out, batch, c));
-    }
+    if (n == 0)
+        return *kept = storage_size(net, 0, batch, c);
+    /* the network's output lives until the loss has read it, whoever saves it */
+    int out = owner[n - 1];
+    w->kept[out] = 1;
+    if (w->first[out] == n)
+        w->first[out] = n - 1;
     for (int s = 0; s <= n; s++)
-        if (kept[s])
-            total += storage_size(net, s, batch, c);
-    double peak = total + transient;
-    if (c->checkpoint == SM_CHECKPOINT_NONE)
-        return peak;
-    for (int s = 0; s <= n; s++)
-        if (kept[s] && first[s] < n)
-            alive[first[s]] += storage_size(net, s, batch, c);
+        if (w->kept[s])
+            w->alive[w->first[s]] += storage_size(net, s, batch, c);
     for (int i = 1; i < n; i++)
-        alive[i] += alive[i - 1];
-    for (int u = 0; u < net->n_blocks; u++) {
-        double own = 0;
-        int last = -1;
-        memset(redo, 0, (size_t)n + 1);
-        for (int i = 0; i < n; i++) {
-            if (unit[i] != u)
-                continue;
-            sm_checkpoint_effect e = sm_checkpoint_effect_on(&net->layers[i], u, c->checkpoint);
-            if (e == SM_KEEPS_ALL)
-                continue;
-            own += keep_layer(net, owner, i, redo, batch, c);
-            if (e == SM_RECOMPUTES_PART) /* what it kept is held already */
-                own -= keep_selected(net, owner, i, redo, batch, c);
-            last = i;
-        }
-        if (last < 0)
+        w->alive[i] += w->alive[i - 1];
+    /* each checkpointed unit's layers in order, and the last that it recomputes */
+    for (int u = 0; u < net->n_blocks; u++)
+        w->head[u] = -1, w->last[u] = -1;
+    for (int i = n - 1; i >= 0; i--) {
+        int u = unit[i];
+        w->release[i] = 0;
+        if (u < 0 || c->checkpoint == SM_CHECKPOINT_NONE)
             continue;
-        /* the unit's storages that nothing up to it keeps are made again */
-        double made = 0;
-        for (int s = 0; s <= n; s++)
-            if (redo[s] && !(kept[s] && first[s] <= last))
-                made += storage_size(net, s, batch, c);
-        peak = fmax(peak, alive[last] + own + made);
+        w->next[i] = w->head[u], w->head[u] = i;
+        if (w->last[u] < 0 && w->effect[i] != SM_KEEPS_ALL)
+            w->last[u] = i;
+    }
+    /* the loss makes the output's gradient before the last layer's backward pass (a language
+     * model's logits, B x S x V, where no loss layer is written) */
+    grads g = {w->buf, w->refs, w->grad_size, 0, 0};
+    for (int s = 0; s <= n; s++)
+        g.buf[s] = -1;
+    g.buf[out] = grad_new(&g, storage_size(net, out, batch, c));
+    double peak = *kept = w->alive[n - 1], recomputed = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        if (unit[i] >= 0 && w->last[unit[i]] == i) {
+            recomputed += recompute_unit(net, owner, unit[i], w, batch, c);
+            peak = fmax(peak, w->alive[i] + recomputed + g.live);
+        }
+        double before = g.live;
+        double made = backward_layer(net, owner, w->needs, i, &g, batch, c);
+        double scratch = batch * (double)net->layers[i].saved.backward_bytes;
+        peak = fmax(peak, w->alive[i] + recomputed + before + fmax(made, scratch));
+        recomputed -= w->release[i];
     }
     return peak;
 }
@@ -311,6 +429,37 @@ static double gathered_units(const sm_network *net, const int *unit)
     return root + first + second;
 }
 
+static void scratch_free(training_scratch *w)
+{
+    free(w->kept), free(w->redo), free(w->needs), free(w->first), free(w->made_at);
+    free(w->alive), free(w->release), free(w->head), free(w->next), free(w->last);
+    free(w->buf), free(w->refs), free(w->grad_size), free(w->effect);
+}
+
+/* -1 when out of memory. Gradient tensors: the output's, and per input of a layer its new
+ * gradient and the sum it may make. */
+static int scratch_alloc(const sm_network *net, const int *unit, sm_checkpoint c,
+                         training_scratch *w)
+{
+    w->effect = sm_checkpoint_effects(net, unit, c);
+    size_t n = (size_t)net->n_layers + 1, units = (size_t)net->n_blocks + 1, tensors = 1;
+    for (int i = 0; i < net->n_layers; i++)
+        tensors += 2 * (size_t)net->layers[i].n_inputs;
+    w->kept = malloc(n), w->needs = malloc(n), w->redo = calloc(n, 1);
+    w->first = malloc(n * sizeof *w->first), w->made_at = malloc(n * sizeof *w->made_at);
+    w->alive = malloc(n * sizeof *w->alive), w->release = malloc(n * sizeof *w->release);
+    w->head = malloc(units * sizeof *w->head), w->last = malloc(units * sizeof *w->last);
+    w->next = malloc(n * sizeof *w->next), w->buf = malloc(n * sizeof *w->buf);
+    w->refs = malloc(tensors * sizeof *w->refs);
+    w->grad_size = malloc(tensors * sizeof *w->grad_size);
+    if (!w->kept || !w->needs || !w->redo || !w->first || !w->made_at || !w->alive || !w->release ||
+        !w->head || !w->last || !w->next || !w->buf || !w->refs || !w->grad_size)
+        return -1;
+    for (size_t s = 0; s < n; s++)
+        w->made_at[s] = -1;
+    return 0;
+}
+
 int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int training,
                       const sm_memory_config *c, sm_memory *out, sm_status *st)
 {
@@ -334,49 +483,48 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
                            "more devices, or shard none)");
     int *owner = malloc(((size_t)net->n_layers + 1) * sizeof *owner);
     int *readers = malloc(((size_t)net->n_layers + 1) * sizeof *readers);
-    char *kept = malloc((size_t)net->n_layers + 1), *redo = malloc((size_t)net->n_layers + 1);
     int *unit = sm_checkpoint_units(net);
-    double *alive = malloc(((size_t)net->n_layers + 1) * sizeof *alive);
-    if (!owner || !readers || !kept || !redo || !unit || !alive) {
-        free(owner), free(readers), free(kept), free(redo), free(unit), free(alive);
+    training_scratch w = {0};
+    if (!owner || !readers || !unit || (training && scratch_alloc(net, unit, c->checkpoint, &w))) {
+        free(owner), free(readers), free(unit), scratch_free(&w);
         return sm_fail(st, "%s: out of memory counting its memory", net->name);
     }
     find_owners(net, owner);
-    double w = (double)total.weights, n = (double)devices, largest = 0;
+    double weights = (double)total.weights, n = (double)devices, largest = 0;
     for (int i = 0; i < net->n_layers; i++)
         largest = fmax(largest, (double)net->layers[i].m.weights);
-    out->weights = 4 * w;
+    out->weights = 4 * weights;
     if (training) {
         sm_shard shard = devices > 1 ? c->shard : SM_SHARD_NONE;
-        out->gradients = 4 * w * (devices > 1 ? 2 : 1);
-        out->optimizer = 4 * w * optimizer_states[c->optimizer] / (shard ? n : 1);
+        out->gradients = 4 * weights * (devices > 1 ? 2 : 1);
+        out->optimizer = 4 * weights * optimizer_states[c->optimizer] / (shard ? n : 1);
         /* reduce-scattered gradients need no bucket copy; one layer's whole gradient exists
          * until it is reduced */
         if (shard >= SM_SHARD_GRADIENTS)
-            out->gradients = 4 * w / n + 4 * largest;
+            out->gradients = 4 * weights / n + 4 * largest;
         /* FSDP gathers by unit (bf16 under MixedPrecision): the root's weights from the
          * forward pass to the end of the backward pass, a block's while the next one's gather
          * is in flight (the time model's units: predictor_device.c) */
         if (shard == SM_SHARD_FULL)
-            out->weights = 4 * w / n + gathered_units(net, unit) * (c->half ? 2 : 4);
-        /* readers[] (inference's) holds each storage's first keeper */
-        out->activations =
-            training_peak(net, owner, unit, kept, redo, readers, alive, (double)batch, c);
+            out->weights = 4 * weights / n + gathered_units(net, unit) * (c->half ? 2 : 4);
+        double peak = training_peak(net, owner, unit, &w, (double)batch, c, &out->activations);
+        out->backward = peak - out->activations;
     } else {
         out->activations = live_peak(net, owner, readers, (double)batch, c);
     }
-    free(owner), free(readers), free(kept), free(redo), free(unit), free(alive);
+    free(owner), free(readers), free(unit), scratch_free(&w);
     /* cuDNN's convolution workspace is taken only by a network that runs convolutions */
     out->workspace =
         c->workspace_bytes +
         (sm_network_has_trait(net, SM_TRAIT_CONVOLUTION) ? c->conv_workspace_bytes : 0);
     out->context = c->context_bytes;
     /* whole bytes, so that the parts printed add up to the peak (a sharded 4W/N is not whole) */
-    double *parts[] = {&out->weights,     &out->gradients, &out->optimizer,
-                       &out->activations, &out->workspace, &out->context};
+    double *parts[] = {&out->weights,  &out->gradients, &out->optimizer, &out->activations,
+                       &out->backward, &out->workspace, &out->context};
     for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
         *parts[k] = ceil(*parts[k]);
-    out->peak = out->weights + out->gradients + out->optimizer + out->activations + out->workspace;
+    out->peak = out->weights + out->gradients + out->optimizer + out->activations + out->backward +
+                out->workspace;
     out->capacity = c->capacity_bytes;
     out->fits = c->capacity_bytes > 0 ? out->peak + out->context <= c->capacity_bytes : -1;
     return 0;

@@ -115,15 +115,16 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
 {
     layer_step *ls = calloc((size_t)net->n_layers + 1, sizeof *ls);
     int *unit = sm_checkpoint_units(net);
-    if (!ls || !unit) {
-        free(ls), free(unit);
+    sm_checkpoint_effect *effect = unit ? sm_checkpoint_effects(net, unit, d->checkpoint) : NULL;
+    if (!ls || !unit || !effect) {
+        free(ls), free(unit), free(effect);
         sm_fail(st, "out of memory");
         return NULL;
     }
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
         if (layer_passes(d, &net->layers[i], batch, &ls[i].t, &m, st)) {
-            free(ls), free(unit);
+            free(ls), free(unit), free(effect);
             return NULL;
         }
         ls[i].weights = (double)m.weights;
@@ -132,8 +133,9 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             ls[i].t = (pass_times){0};
         /* what checkpointing recomputes: the whole forward pass, or of a layer kept in part
          * the matrix products it declares and its element-wise kernels (serial_bytes: the
-         * rotary embedding, SwiGLU's silu and product), whose outputs the policy never keeps */
-        sm_checkpoint_effect e = sm_checkpoint_effect_on(&net->layers[i], unit[i], d->checkpoint);
+         * rotary embedding, SwiGLU's silu and product), whose outputs the policy never keeps;
+         * nothing of a matrix product whose output it keeps */
+        sm_checkpoint_effect e = effect[i];
         if (e == SM_RECOMPUTES_ALL)
             ls[i].t.bwd += ls[i].t.fwd;
         else if (e == SM_RECOMPUTES_PART)
@@ -142,7 +144,7 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
                                        (double)net->layers[i].saved.selective_flops * (double)batch,
                                    .serial_bytes = fwd_serial});
     }
-    free(unit);
+    free(unit), free(effect);
     return ls;
 }
 
