@@ -289,8 +289,18 @@ done:
 
 static int key_index(const char *key);
 
-/* An error at line N of the temporary network file (written by load_case: [network], name,
- * input, [layers], then net's lines) names the cases file's line instead. */
+/* The cases file's line for line N of the temporary network file (written by load_case:
+ * [network], name, input, [layers], then net's lines): a net line's own, input's, else the
+ * case's header. */
+static int case_line(const conf_case *c, long n)
+{
+    return n >= 5 && n - 5 < c->n_net                  ? c->net_line[n - 5]
+           : n == 3 && c->key_line[key_index("input")] ? c->key_line[key_index("input")]
+                                                       : c->line;
+}
+
+/* An error at line N of the temporary network file names the cases file's line instead, and
+ * so does a line it points to ("layer name a is already used at line 5"). */
 static void name_case_line(const conf_case *c, const char *tmp, sm_status *st)
 {
     size_t len = strlen(tmp);
@@ -300,16 +310,26 @@ static void name_case_line(const conf_case *c, const char *tmp, sm_status *st)
     long n = strtol(st->msg + len + 1, &end, 10);
     if (end == st->msg + len + 1 || *end != ':')
         return;
-    int line = n >= 5 && n - 5 < c->n_net                  ? c->net_line[n - 5]
-               : n == 3 && c->key_line[key_index("input")] ? c->key_line[key_index("input")]
-                                                           : c->line;
-    char head[PATH_MAX + 16];
-    int h = snprintf(head, sizeof head, "%s:%d", c->file, line);
-    size_t rest = strlen(end);
-    if (h < 0 || (size_t)h >= sizeof head || (size_t)h + rest >= sizeof st->msg)
+    char out[sizeof st->msg];
+    int h = snprintf(out, sizeof out, "%s:%d", c->file, case_line(c, n));
+    if (h < 0 || (size_t)h >= sizeof out)
         return;
-    memmove(st->msg + h, end, rest + 1);
-    memcpy(st->msg, head, (size_t)h);
+    size_t o = (size_t)h;
+    static const char at[] = " at line ";
+    for (const char *s = end; *s;) {
+        const char *hit = strstr(s, at), *num = hit ? hit + strlen(at) : s + strlen(s);
+        char *after = (char *)num;
+        long m = hit && isdigit((unsigned char)*num) ? strtol(num, &after, 10) : 0;
+        int w =
+            m >= 1 && m <= 4 + c->n_net /* a line of the network file */
+                ? snprintf(out + o, sizeof out - o, "%.*s%d", (int)(num - s), s, case_line(c, m))
+                : snprintf(out + o, sizeof out - o, "%.*s", (int)(after - s), s);
+        if (w < 0 || (size_t)w >= sizeof out - o)
+            return;
+        o += (size_t)w;
+        s = after;
+    }
+    memcpy(st->msg, out, o + 1);
 }
 
 static sm_network *load_case(const sm_registry *reg, const conf_case *c, sm_status *st)

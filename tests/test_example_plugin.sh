@@ -154,6 +154,14 @@ out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&
     fail "check-plugin passed an unknown parameter: $out"
 echo "$out" | grep -q "^FAIL .*bad_cases.ini:1 case bad (mish): does not load: $dir/bad_cases.ini:4: layer g (mish): unknown parameter bogus$" ||
     fail "the refused layer is not named at its cases line: $out"
+# A layer name two net lines give is named at both lines of the cases file (8, first at 4),
+# not at the temporary network file's (7, first at 5).
+printf '%s\n' "[case dup]" "input = 8" "" "net = a = mish" "net = g = mish from=a" "" "" \
+    "net = a = mish from=g" > "$dir/dup_cases.ini"
+out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/dup_cases.ini" 2>&1) &&
+    fail "check-plugin passed a layer name given twice: $out"
+echo "$out" | grep -q "^FAIL .*dup_cases.ini:1 case dup (mish): does not load: $dir/dup_cases.ini:8: layer name a is already used at line 4$" ||
+    fail "the name given twice is not named at its cases lines: $out"
 # layer and net both in one case are refused at the second, saying to give one: g given twice
 # failed to load naming neither key, and a net layer beside layer's g was run unasked.
 for second in "net = g = mish" "net = a = mish from=g"; do
