@@ -21,9 +21,4 @@ set_tests_properties(transformers_cli_bert_too_long_message PROPERTIES
 
 # The Megatron GPT 1.7B networks and bert_large against their published sizes, by parameter
 # counts worked out from the published shapes (docs/accuracy-lm.md)
-find_program(SM_LM_PYTHON3 python3)
-if(SM_LM_PYTHON3)
-  add_test(NAME test_lm_zoo_params
-    COMMAND ${SM_LM_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_lm_zoo_params.py ${SCALEMETER_BIN}
-    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
+sm_add_python_test(test_lm_zoo_params test_lm_zoo_params.py ${SCALEMETER_BIN})

@@ -32,9 +32,4 @@ set_tests_properties(cli_models_bad_format PROPERTIES WILL_FAIL ON)
 
 # tests/data/reference/saved_tensors.json (tools/torch_saved_tensors.py, autograd's saved tensors
 # per zoo network, the activation-memory reference) against counts derived by hand; no torch
-find_program(SM_SAVED_PYTHON3 python3)
-if(SM_SAVED_PYTHON3)
-  add_test(NAME test_saved_tensors_reference
-    COMMAND ${SM_SAVED_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_saved_tensors_reference.py
-    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
+sm_add_python_test(test_saved_tensors_reference test_saved_tensors_reference.py)
