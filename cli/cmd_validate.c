@@ -1,6 +1,7 @@
 /* scalemeter validate: how far a predictor (coefficients or a device description) is from
  * measured runs it may never have seen: "train on these networks, predict those". */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,9 +311,78 @@ static int predict_row(const sm_runs *runs, int i, const sm_network *net, const 
     return 0;
 }
 
+/* What sm_predict and sm_predict_memory read of a row besides its network (predict_row's
+ * layout): with the network, the row's configuration. */
+typedef struct config_key {
+    int64_t batch;
+    int nodes, gpus_per_node;
+} config_key;
+
+/* One configuration of a network predicted. row: the first row of it, its prediction in
+ * pred[row]; -1: a free slot. failed: that row's prediction failed (and was said). */
+typedef struct predicted_config {
+    config_key key;
+    int row, failed;
+    sm_memory mem;
+} predicted_config;
+
+/* The configurations of one network predicted so far, by open addressing (cap a power of two,
+ * at most half full): 10^6 rows over a few hundred configurations predict a few hundred times. */
+typedef struct config_table {
+    predicted_config *slots;
+    size_t cap, used;
+} config_table;
+
+static config_key key_of(const sm_run *r)
+{
+    return (config_key){r->batch, r->nodes, r->gpus_per_node};
+}
+
+static predicted_config *config_slot(predicted_config *slots, size_t cap, config_key k)
+{
+    const uint64_t v[3] = {(uint64_t)k.batch, (uint32_t)k.nodes, (uint32_t)k.gpus_per_node};
+    uint64_t h = 14695981039346656037u; /* FNV-1a over the fields' bytes */
+    for (int f = 0; f < 3; f++)
+        for (int b = 0; b < 64; b += 8)
+            h = (h ^ ((v[f] >> b) & 0xff)) * 1099511628211u;
+    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        const config_key *e = &slots[i].key;
+        if (slots[i].row < 0 ||
+            (e->batch == k.batch && e->nodes == k.nodes && e->gpus_per_node == k.gpus_per_node))
+            return &slots[i];
+    }
+}
+
+static void config_clear(config_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        t->slots[i].row = -1;
+    t->used = 0;
+}
+
+/* The slot of key k: its configuration, or a free slot (row -1) for it; NULL: out of memory. */
+static predicted_config *config_find(config_table *t, config_key k)
+{
+    if (2 * (t->used + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        predicted_config *slots = malloc(cap * sizeof *slots);
+        if (!slots)
+            return NULL;
+        for (size_t i = 0; i < cap; i++)
+            slots[i].row = -1;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i].row >= 0)
+                *config_slot(slots, cap, t->slots[i].key) = t->slots[i];
+        free(t->slots);
+        t->slots = slots, t->cap = cap;
+    }
+    return config_slot(t->slots, t->cap, k);
+}
+
 /* Predicts every row; counts the rows whose memory the predictor knows (known) and those of
  * them it says do not fit (oom), said for the first five in the file's order; conv: 1 when a
- * network has a convolution. Of several failing rows, the first in the file is named. */
+ * network has a convolution. Of several failing rows, the first in the file is named. Rows of
+ * one configuration are predicted once, at the first of them in the file. */
 static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_predictor *p,
                         sm_prediction *pred, int *known, int *oom, int *conv, sm_status *st)
 {
@@ -329,6 +399,8 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
     int failed_line = 0;
     double capacity = 0;
     sm_network *net = NULL;
+    config_table seen = {0};
+    int nomem = 0;
     for (int k = 0; k < runs->n; k++) {
         const sm_run *r = &runs->rows[order[k]];
         const sm_run *prev = k ? &runs->rows[order[k - 1]] : NULL;
@@ -337,6 +409,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
         if (first) {
             sm_network_free(net);
             net = NULL;
+            config_clear(&seen);
             sm_network_options opt = {r->image};
             if (sm_network_load(reg, r->model, &opt, &net, &inner)) {
                 if (!failed_line || r->line < failed_line)
@@ -348,18 +421,31 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
         }
         if (!net)
             continue; /* the pair's network failed to load: said at its first row */
-        sm_memory mem;
-        if (predict_row(runs, order[k], net, p, pred, &mem, &inner)) {
-            if (!failed_line || r->line < failed_line)
-                failed_line = r->line, *st = inner;
-            continue;
+        predicted_config *c = config_find(&seen, key_of(r));
+        if (!c) {
+            nomem = 1;
+            break;
         }
+        if (c->row < 0) { /* the configuration's first row: a network's rows are by line */
+            c->key = key_of(r), c->row = order[k];
+            seen.used++;
+            c->failed = predict_row(runs, order[k], net, p, pred, &c->mem, &inner) != 0;
+            if (c->failed && (!failed_line || r->line < failed_line))
+                failed_line = r->line, *st = inner;
+        } else {
+            pred[order[k]] = pred[c->row];
+        }
+        if (c->failed)
+            continue; /* said at the configuration's first row, whose line is smaller */
         /* it ran: where it does not fit, the memory model is wrong */
-        no_fit[order[k]] = mem.fits == 0 ? mem.peak + mem.context : 0;
-        capacity = mem.capacity; /* the predictor's device: one for every row */
-        *known += mem.fits >= 0;
+        no_fit[order[k]] = c->mem.fits == 0 ? c->mem.peak + c->mem.context : 0;
+        capacity = c->mem.capacity; /* the predictor's device: one for every row */
+        *known += c->mem.fits >= 0;
     }
     sm_network_free(net);
+    free(seen.slots);
+    if (nomem)
+        failed_line = -1, sm_fail(st, "out of memory");
     /* in the file's order: the first five said one by one, the count at the end (report) */
     for (int i = 0; i < runs->n && !failed_line; i++)
         if (no_fit[i] > 0)
