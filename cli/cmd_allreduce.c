@@ -462,7 +462,7 @@ int cmd_allreduce(int argc, char **argv)
     }
 #endif
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
-        return report_error("allreduce: MPI_Init failed");
+        return report_error("MPI_Init failed");
     /* Errors come back as codes and travel up as messages, instead of aborting the job. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rank = 0, ranks = 1;

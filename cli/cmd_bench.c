@@ -587,7 +587,7 @@ int cmd_bench(int argc, char **argv)
 #endif
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         free_args(&a);
-        return report_error("bench: MPI_Init failed");
+        return report_error("MPI_Init failed");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     sm_bench_layout l;

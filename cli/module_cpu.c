@@ -48,10 +48,24 @@ static int describe(sm_backend_row *rows, int max)
 }
 
 /* This module has its own copy of output.c, whose -o file only it can put in place: the
- * program's output_finish sees none. */
+ * program's output_finish sees none; nor its report_error the command the program runs, which
+ * it names as the program's does ("scalemeter: h100: no algorithm ..." named no command). */
 static int allreduce_main(int argc, char **argv)
 {
+    report_as("allreduce");
     return output_finish("allreduce", cmd_allreduce(argc, argv));
+}
+
+static int bench_main(int argc, char **argv)
+{
+    report_as("bench");
+    return cmd_bench(argc, argv);
+}
+
+static int check_plugin_main(int argc, char **argv)
+{
+    report_as("check-plugin");
+    return cmd_check_plugin(argc, argv);
 }
 
 const sm_backend_module sm_backend_table_cpu = {
@@ -59,8 +73,8 @@ const sm_backend_module sm_backend_table_cpu = {
     .struct_size = sizeof(sm_backend_module),
     .name = "cpu",
     .describe = describe,
-    .bench_main = cmd_bench,
+    .bench_main = bench_main,
     .allreduce_main = allreduce_main,
     .bench_options = bench_options,
-    .check_plugin_main = cmd_check_plugin,
+    .check_plugin_main = check_plugin_main,
 };

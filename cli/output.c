@@ -17,6 +17,8 @@
 /* The command running, named in report_error's lines as every command's own messages name it. */
 static const char *command_name;
 
+void report_as(const char *cmd) { command_name = cmd; }
+
 int report_error(const char *msg)
 {
     if (command_name)

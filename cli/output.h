@@ -135,5 +135,8 @@ int usage_error(const char *cmd, const char *msg);
 /* Prints "scalemeter COMMAND: MESSAGE" to stderr (the command command_begin named; "scalemeter:"
  * before one) and returns the exit status for errors. */
 int report_error(const char *msg);
+/* The command report_error names, without command_begin's exit() guard: for the cpu module,
+ * whose copy of this file never saw the program's command_begin. */
+void report_as(const char *cmd);
 
 #endif

@@ -224,6 +224,16 @@ try:
         check(near(eff, t1 / t2, 1e-5) and eff > 1, f"--shard full: {eff} = {t1} / {t2} > 1")
     else:
         check(False, f"curve --shard full: {rc} {err}")
+    # 14. the commands of the cpu module (allreduce, bench, check-plugin) name themselves in
+    # errors the library words: the module's copy of output.c never saw main's command, and
+    # said "scalemeter: h100: no algorithm ..."
+    rc, out, err = run("allreduce", "--device", "h100", "--algorithm", "NVLS", "--protocol",
+                       "LL", "--nodes", "2")
+    one_line_error(rc, err, 1, "scalemeter allreduce: h100: no algorithm of NVLS",
+                   "allreduce --device: an NVLS run across nodes")
+    rc, out, err = run("allreduce", "--device", os.path.join(tmp, "no-such-device"))
+    one_line_error(rc, err, 1, "scalemeter allreduce: unknown device",
+                   "allreduce --device: a missing description")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -28,7 +28,7 @@ for out in /dev/zero /dev/stdout; do
     # the pipe to cat is what hung: bench read its own output back
     { $bench -o $out 2>"$dir/err"; echo $? >"$dir/rc"; } | cat >/dev/null
     [ "$(cat "$dir/rc")" -ne 0 ] || fail "bench -o $out succeeded"
-    want="scalemeter: $out: not a regular file (-o names the CSV file bench appends its rows to)"
+    want="scalemeter bench: $out: not a regular file (-o names the CSV file bench appends its rows to)"
     [ "$(cat "$dir/err")" = "$want" ] || fail "expected '$want', got: $(cat "$dir/err")"
     ok
 done
