@@ -52,10 +52,11 @@ typedef struct predict_args {
 } predict_args;
 
 #define AT(member) OPT_AT(predict_args, member)
+#define MAX_BATCH (INT64_C(1) << 32) /* --batch's limit, and --max-batch's */
 
 /* predict's own options; the shared ones are predictor_options.c's. */
 static const opt_desc step_opts[] = {
-    {"batch", 0, "B", opt_int, INT64_C(1) << 32, AT(batch),
+    {"batch", 0, "B", opt_int, MAX_BATCH, AT(batch),
      "per-device batch (with --accumulate: of one micro-batch)"},
     {"max-batch", 0, NULL, opt_flag, 0, AT(max_batch),
      "instead of --batch: the largest per-device batch whose training\n"
@@ -428,6 +429,13 @@ static int memory_of(const predict_args *a, const sm_network *net, const sm_pred
         sm_predictor_memory_config(p, &c);
         if (sm_network_max_batch(net, sm_layout_devices(l), 1, &c, &mem->max_batch, st))
             return -1;
+        /* the search stops at 2^40, which it returns where every batch fits: a largest batch
+         * past --batch's limit is not one predict can name (a tiny network on a large memory) */
+        if (mem->max_batch > MAX_BATCH)
+            return sm_fail(st,
+                           "--max-batch: every per-device batch up to %lld, --batch's limit, "
+                           "fits in the device's %.0f GiB; give --batch",
+                           (long long)MAX_BATCH, c.capacity_bytes / 1073741824.0);
         l->batch = mem->max_batch ? mem->max_batch : 1;
     }
     return sm_predict_memory(p, net, l, 1, &mem->train, st) ||

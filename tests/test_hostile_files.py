@@ -351,4 +351,13 @@ one = write("ar_one.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,1.0e-
 rc, out, err = run("fit-comm", one)
 check(rc != 0 and "2 intra-node samples of 1048576 bytes or more, all of one size (1048576 bytes)"
       in err, f"fit-comm on one size: {err.strip()}")
+# --- the sixth campaign ---
+# --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
+# network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
+# per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.
+big_mem = write("big_memory.ini", H100.replace("memory_gib = 79.6", "memory_gib = 1000000"))
+one_weight = write("one_weight.ini", "[network]\nname = w\ninput = 1\n[layers]\n"
+                   "fc = linear out=1 bias=false\n")
+refused(["predict", one_weight, "--device", big_mem, "--max-batch"], None, None,
+        "--max-batch: every per-device batch up to 4294967296, --batch's limit, fits")
 finish()
