@@ -181,12 +181,20 @@ static void print_summary(const sm_network *net, const metrics_args *a, const sm
     table_free(t);
 }
 
+/* Counts the network cannot have at the batch (past 64 bits) name it, as predict and curve do:
+ * "layer conv: counts at batch ... overflow" said neither file nor network. */
+static int model_error(const metrics_args *a, const char *msg)
+{
+    fprintf(stderr, "scalemeter metrics: %s: %s\n", a->model, msg);
+    return 1;
+}
+
 static int run(const sm_network *net, const metrics_args *a)
 {
     sm_status st;
     sm_metrics total, m;
     if (sm_network_metrics(net, a->batch, &total, &st))
-        return report_error(st.msg);
+        return model_error(a, st.msg);
     char shape[96];
     const char *headers[] = {"name", "type", "output", "flops", "macs", "I", "O", "weights", "L"};
     json_writer w;
@@ -214,7 +222,7 @@ static int run(const sm_network *net, const metrics_args *a)
         if (!blocks || !last || sm_blocks_metrics(net, a->batch, blocks, &st)) {
             free(blocks);
             free(last);
-            return report_error(blocks && last ? st.msg : "out of memory");
+            return blocks && last ? model_error(a, st.msg) : report_error("out of memory");
         }
         for (int i = 0; i < net->n_layers; i++)
             last[net->layers[i].block] = &net->layers[i];
@@ -261,7 +269,7 @@ static int run(const sm_network *net, const metrics_args *a)
         for (int i = 0; i < net->n_layers; i++) {
             const sm_layer *l = &net->layers[i];
             if (sm_layer_metrics_at(l, a->batch, &m, &st))
-                return report_error(st.msg);
+                return model_error(a, st.msg);
             sm_shape_str(&l->out, shape, sizeof shape);
             if (t) {
                 table_row(t, l->name, l->type->name, shape, &m);

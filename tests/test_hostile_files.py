@@ -180,6 +180,10 @@ refused(["predict", "resnet50", "--device", "h100", "--batch", "1048576", "--ima
         None, None, "resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
 refused(["curve", "vgg16,resnet50", "--device", "h100", "--batch", "8,1048576", "--nodes", "1",
          "--image", "65536"], None, None, "vgg16 at batch 1048576: layer")
+# and metrics names it too: "scalemeter metrics: layer conv1: counts ..." named no network
+for extra in ([], ["--per-layer"], ["--per-block", "--format", "json"]):
+    refused(["metrics", "resnet50", "--batch", "1048576", "--image", "65536", *extra], None, None,
+            "scalemeter metrics: resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
 # --- the fourth campaign ---
 # A runs CSV row with a field too many (a decimal comma: t_step "1,23909" read as 1 s) or too
 # few (cut short, its precision column lost: a bf16 row read as fp32) is refused at its line.
