@@ -103,7 +103,7 @@ int cmd_backends(int argc, char **argv)
     output_format format = FORMAT_TABLE;
     int rc = format_options(argc, argv, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, &format, usage);
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc < 0 ? 0 : rc;
     backend b[N_BACKENDS];
     describe(b);
     if (format == FORMAT_JSON)

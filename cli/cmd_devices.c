@@ -45,7 +45,7 @@ int cmd_devices(int argc, char **argv)
     output_format format = FORMAT_TABLE;
     int rc = format_options(argc, argv, 7, &format, usage);
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc < 0 ? 0 : rc;
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/configs/devices", sm_data_dir());
     int n;

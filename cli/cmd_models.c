@@ -54,7 +54,7 @@ int cmd_models(int argc, char **argv)
     output_format format = FORMAT_TABLE;
     int rc = format_options(argc, argv, 7, &format, usage);
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc < 0 ? 0 : rc;
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/models", sm_data_dir());
     int n;

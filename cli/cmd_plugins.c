@@ -36,7 +36,7 @@ int cmd_plugins(int argc, char **argv)
     output_format format = FORMAT_TABLE;
     int rc = format_options(argc, argv, 7, &format, usage);
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc < 0 ? 0 : rc;
     sm_status st;
     sm_registry *reg;
     if (sm_registry_open(&reg, &st))

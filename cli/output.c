@@ -199,7 +199,7 @@ int format_options(int argc, char **argv, unsigned allowed, output_format *forma
     for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
             usage();
-            return 1;
+            return -1;
         } else if (c == 'f') {
             if (parse_format(optarg, allowed, format))
                 return 2;
@@ -215,7 +215,7 @@ int format_options(int argc, char **argv, unsigned allowed, output_format *forma
                  argv[0]);
         return usage_error(argv[0], text);
     }
-    return output_to(argv[0], output) ? 2 : 0;
+    return output_to(argv[0], output) ? 1 : 0;
 }
 
 int usage_error(const char *cmd, const char *msg)

@@ -126,7 +126,8 @@ _Noreturn void command_exit(int status);
 int output_not_input(const char *cmd, const char *option, const char *out,
                      const char *const *inputs, int n);
 /* The options of a command that has no others: --help, --format F, -o FILE. Returns 0 to go
- * on, 1 after the usage (exit 0) and 2 after a usage error. */
+ * on, -1 after the usage (exit 0), else the exit status after a message: 2 for a usage error,
+ * 1 for an -o FILE that cannot be written (as every other command's). */
 int format_options(int argc, char **argv, unsigned allowed, output_format *format,
                    void (*usage)(void));
 /* Prints "scalemeter CMD: MSG" and returns 2, the exit status of a usage error. */

@@ -64,6 +64,15 @@ foreach(cmd "metrics;resnet18" "predict;resnet18;--batch;2" "models")
   set_tests_properties(cli_${name}_output_full PROPERTIES PASS_REGULAR_EXPRESSION
     "rc=1 scalemeter ${name}: cannot write the output: No space left on device")
 endforeach()
+# An -o FILE that cannot be opened is exit 1 in every command, as a file's error: the commands of
+# --format and -o alone (format_options) said 2, a usage error's status.
+foreach(name models plugins devices backends)
+  add_test(NAME cli_${name}_output_unwritable
+    COMMAND sh -c "out=$(\"$0\" ${name} -o /nonexistent/dir/x 2>&1); echo \"rc=$? $out\""
+            ${SCALEMETER_BIN})
+  set_tests_properties(cli_${name}_output_unwritable PROPERTIES PASS_REGULAR_EXPRESSION
+    "^rc=1 scalemeter ${name}: cannot write /nonexistent/dir/x: No such file or directory")
+endforeach()
 
 # A folder given where a network file is expected says so (not "no such file").
 add_test(NAME cli_metrics_folder_as_model COMMAND ${SCALEMETER_BIN} metrics ${PROJECT_SOURCE_DIR}/models)
