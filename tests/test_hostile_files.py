@@ -356,6 +356,24 @@ rc, out, err = run("fit-comm", one)
 check(rc != 0 and "2 intra-node samples of 1048576 bytes or more, all of one size (1048576 bytes)"
       in err, f"fit-comm on one size: {err.strip()}")
 # --- the sixth campaign ---
+# A time below a nanosecond: t_step = 1e-300 s, weighted by 1 / t, took fit's leave-one-model-out
+# MAPE to 1.7e299 (printed in 300 digits) and put the weight term in on it; validate compared
+# against it. In fit-comm it made "rank-deficient system: ... measure more models".
+fields = rows[1].split(",")
+fields[rows[0].split(",").index("t_step")] = "1e-300"
+short_time = write("short_time.csv", "\n".join(rows[:8] + [",".join(fields)]) + "\n")
+refused(["fit", short_time], short_time, 9, "t_step 1e-300 s is below 1e-09 s")
+refused(["validate", short_time, "--coeffs", "default"], short_time, 9,
+        "t_step 1e-300 s is below 1e-09 s")
+nccl = open("fuzz/seeds/comm/nccl-tests-2x2.txt").read()
+fast = write("fast_nccl.txt", nccl.replace("   202.70   20.69", "   1e-300   20.69", 1))
+line = nccl[:nccl.index("   202.70   20.69")].count("\n") + 1
+refused(["fit-comm", fast], fast, line, "a time of 1e-300 us is below 1e-09 s")
+ar_rows = ["bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol,op"] + [
+    f"{b},model,8,1,{t},0,0,ring,Simple,all_reduce" for b, t in
+    ((1048576, 2.2e-5), (2097152, 3.1e-5), (4194304, 1e-300), (8388608, 8.5e-5))]
+fast = write("fast_allreduce.csv", "\n".join(ar_rows) + "\n")
+refused(["fit-comm", fast], fast, 4, "time_s 1e-300 is below 1e-09 s")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

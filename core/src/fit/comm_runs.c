@@ -343,6 +343,13 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                          path, lineno, tok[t], SM_MAX_RUN_SECONDS);
             break;
         }
+        if (us < SM_MIN_RUN_SECONDS * 1e6) {
+            rc = sm_fail(st,
+                         "%s:%d: a time of %s us is below %g s (a nanosecond): not one "
+                         "collective",
+                         path, lineno, tok[t], SM_MIN_RUN_SECONDS);
+            break;
+        }
         /* a run that summed wrongly timed something else than the all-reduce asked for */
         for (int w = t + 3; w < nt && w <= t + 7; w += 4)
             if (!wrong_ok(tok[w])) {
@@ -455,6 +462,11 @@ static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, cons
         if (t > SM_MAX_RUN_SECONDS) {
             rc = sm_fail(st, "%s:%d: time_s %s is above %g s (11.6 days): not one collective", path,
                          lineno, tok[col_time], SM_MAX_RUN_SECONDS);
+            break;
+        }
+        if (t < SM_MIN_RUN_SECONDS) {
+            rc = sm_fail(st, "%s:%d: time_s %s is below %g s (a nanosecond): not one collective",
+                         path, lineno, tok[col_time], SM_MIN_RUN_SECONDS);
             break;
         }
         if (col_impl >= 0) {

@@ -211,6 +211,9 @@ static int parse_time(const char *path, int line, const char *col, const char *t
     if (v > SM_MAX_RUN_SECONDS)
         return sm_fail(st, "%s:%d: %s %s s is above %g s (11.6 days): not one pass or step", path,
                        line, col, text, SM_MAX_RUN_SECONDS);
+    if (v < SM_MIN_RUN_SECONDS)
+        return sm_fail(st, "%s:%d: %s %s s is below %g s (a nanosecond): not one pass or step",
+                       path, line, col, text, SM_MIN_RUN_SECONDS);
     *out = v;
     return 0;
 }
