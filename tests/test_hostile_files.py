@@ -374,6 +374,23 @@ ar_rows = ["bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protoc
     ((1048576, 2.2e-5), (2097152, 3.1e-5), (4194304, 1e-300), (8388608, 8.5e-5))]
 fast = write("fast_allreduce.csv", "\n".join(ar_rows) + "\n")
 refused(["fit-comm", fast], fast, 4, "time_s 1e-300 is below 1e-09 s")
+# An energy no device draws over its time: energy_j = 1e308 J a step wrote rmse = inf and
+# r2 = -nan into the coefficient file, with exit 0; 1e-300 J failed as "energy of step: term 1 of
+# point 1 is not finite", naming neither file nor line. The bound is a device's average power.
+energy_rows = ["model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,energy_j,"
+               "energy_infer_j"] + [f"{m},32,{b},1,1,0.01,0.02,0.03,0.001,0.05,{e},4"
+                                    for m in ("resnet18", "vgg11", "alexnet")
+                                    for b, e in ((1, 20), (2, 30))]
+for e, watts in (("1e308", "inf W"), ("1e-300", "2e-299 W")):
+    bad = energy_rows[:4] + [energy_rows[4].replace(",30,4", f",{e},4")] + energy_rows[5:]
+    path = write(f"energy_{e}.csv", "\n".join(bad) + "\n")
+    refused(["fit", path], path, 5, f"energy_j {float(e):g} J over a step of 0.05 s on 1 device "
+            f"is {watts} a device: expected 0.001 to 100000 W")
+# 2 devices of 0.01 s and 3000 J: 150 kW each, whatever the 2-device row's other fields
+two = energy_rows[:2] + [energy_rows[2].replace(",1,1,", ",1,2,")[:-1] + "3000"] + energy_rows[3:]
+path = write("energy_infer.csv", "\n".join(two) + "\n")
+refused(["fit", path], path, 3, "energy_infer_j 3000 J over an inference pass of 0.01 s on 2 "
+        "devices is 150000 W a device")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

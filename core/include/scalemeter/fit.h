@@ -81,6 +81,11 @@ const char *sm_backend_name(sm_backend b);
 /* The shortest, seconds (10^-9: one clock cycle at 1 GHz; the shortest pass measured is some
  * microseconds). 1e-300 s, weighted by 1 / t, took a leave-one-model-out MAPE to 10^299. */
 #define SM_MIN_RUN_SECONDS 1e-9
+/* The average power of one device a runs CSV's energy may give, watts, over its phase's time:
+ * 10^-3 to 10^5 (a device description's power_limit_w's top). 1e308 J a step made the fit's
+ * RMSE inf and wrote rmse = inf, r2 = -nan into the coefficient file. */
+#define SM_MIN_DEVICE_WATTS 1e-3
+#define SM_MAX_DEVICE_WATTS 1e5
 
 typedef struct sm_run {
     char *model;

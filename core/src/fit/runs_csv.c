@@ -243,6 +243,31 @@ static int parse_energy(const char *path, int line, const char *col, char **fiel
     return 0;
 }
 
+/* An energy e of all the row's devices over its phase's time t (NAN: not measured): a device's
+ * average power, where both are known, within what any device draws; without the time, the
+ * energy of the longest time a row may give at the highest power. */
+static int check_power(const char *path, int line, const char *col, double e, double t,
+                       const char *phase, const sm_run *r, sm_status *st)
+{
+    if (isnan(e))
+        return 0;
+    double devices = (double)r->nodes * (double)r->gpus_per_node;
+    if (isnan(t)) {
+        if (e > SM_MAX_DEVICE_WATTS * SM_MAX_RUN_SECONDS * devices)
+            return sm_fail(st, "%s:%d: %s %g J is more than %g W on each device draw in %g s", path,
+                           line, col, e, SM_MAX_DEVICE_WATTS, SM_MAX_RUN_SECONDS);
+        return 0;
+    }
+    double watts = e / t / devices;
+    if (watts >= SM_MIN_DEVICE_WATTS && watts <= SM_MAX_DEVICE_WATTS)
+        return 0;
+    return sm_fail(st,
+                   "%s:%d: %s %g J over %s of %g s on %.0f device%s is %g W a device: expected "
+                   "%g to %g W",
+                   path, line, col, e, phase, t, devices, devices == 1 ? "" : "s", watts,
+                   SM_MIN_DEVICE_WATTS, SM_MAX_DEVICE_WATTS);
+}
+
 /* col_of[COL_STATUS]: the optional status column (what bench writes: ok, oom, ...), or -1. */
 static int parse_header(const char *path, int line_no, char *line, int col_of[N_ALL_COLS],
                         int *n_fields, sm_status *st)
@@ -390,7 +415,11 @@ static int parse_row(const char *path, int line, int header_line, char *text,
     if (parse_energy(path, line, sm_run_columns[SM_COL_ENERGY], fields, n, col_of[COL_ENERGY_STEP],
                      &r->e_step, energy_zero, st) ||
         parse_energy(path, line, sm_run_columns[SM_COL_ENERGY_INFER], fields, n,
-                     col_of[COL_ENERGY_INFER], &r->e_infer, energy_zero, st))
+                     col_of[COL_ENERGY_INFER], &r->e_infer, energy_zero, st) ||
+        check_power(path, line, sm_run_columns[SM_COL_ENERGY], r->e_step,
+                    sm_run_target(r, SM_PHASE_STEP), "a step", r, st) ||
+        check_power(path, line, sm_run_columns[SM_COL_ENERGY_INFER], r->e_infer, r->t_infer,
+                    "an inference pass", r, st))
         return -1;
     /* bench writes backend (cpu, cuda), measure.py device (cpu, cuda, cuda:1) */
     const char *backend =
