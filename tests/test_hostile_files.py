@@ -391,6 +391,15 @@ two = energy_rows[:2] + [energy_rows[2].replace(",1,1,", ",1,2,")[:-1] + "3000"]
 path = write("energy_infer.csv", "\n".join(two) + "\n")
 refused(["fit", path], path, 3, "energy_infer_j 3000 J over an inference pass of 0.01 s on 2 "
         "devices is 150000 W a device")
+# A calibrated range upside down in a hand-edited coefficient file was read: batch 80 warned of
+# "a batch beyond the calibrated range (100 to 64)".
+h100_cal = open("configs/calibrations/h100-pytorch-fp32.ini").read()
+for key, low in (("batch", "8"), ("image", "64")):
+    upside = write(f"upside_{key}.ini", h100_cal.replace(f"\n{key}_min = {low}\n",
+                                                         f"\n{key}_min = 500\n"))
+    line = h100_cal[:h100_cal.index(f"\n{key}_max = ") + 1].count("\n") + 1
+    refused(["predict", "resnet18", "--coeffs", upside, "--batch", "80"], upside, line,
+            f"{key}_max = {64 if key == 'batch' else 224} is below {key}_min = 500")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

@@ -384,6 +384,33 @@ static int on_entry(void *user, const char *section, const char *key, const char
                    section);
 }
 
+/* The line of a [fit] key read, or 0. */
+static int fit_key_line(const reader *r, const char *key)
+{
+    for (int k = 0; k < r->n_fit_keys; k++)
+        if (!strcmp(r->fit_keys[k], key))
+            return r->fit_lines[k];
+    return 0;
+}
+
+/* The calibrated ranges the warnings quote: a minimum above its maximum ("a batch beyond the
+ * calibrated range (100 to 64)") is no range fit writes. 0 is a bound not known. */
+static int check_ranges(const reader *r)
+{
+    const sm_fit *fit = r->fit;
+    const char *what[] = {"batch", "image"};
+    const int64_t lo[] = {fit->batch_min, fit->image_min}, hi[] = {fit->batch_max, fit->image_max};
+    for (int k = 0; k < 2; k++)
+        if (lo[k] > 0 && hi[k] > 0 && lo[k] > hi[k]) {
+            char key[16];
+            snprintf(key, sizeof key, "%s_max", what[k]);
+            return sm_fail(r->st, "%s:%d: %s_max = %lld is below %s_min = %lld", r->path,
+                           fit_key_line(r, key), what[k], (long long)hi[k], what[k],
+                           (long long)lo[k]);
+        }
+    return 0;
+}
+
 /* Once the whole file is read: the options decide the terms, so check each phase's names. */
 static int check_terms(reader *r)
 {
@@ -456,5 +483,5 @@ int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
         any |= fit->phase[ph].fitted;
     if (!any)
         return sm_fail(st, "%s: no phase section ([infer], [fwd], ...)", path);
-    return check_terms(&r);
+    return check_ranges(&r) || check_terms(&r) ? -1 : 0;
 }
