@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -406,11 +407,17 @@ static int predicted_sweep(const allreduce_args *a)
                "bytes", "ranks", "time", "algbw GB/s", "busbw GB/s", "algorithm", "protocol");
     }
     for (int i = 0; i < n; i++) {
-        double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : 0;
+        /* one device moves nothing in no time: bytes / 0 is no bandwidth (null, empty, -) */
+        double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : NAN;
         double busbw = algbw * factor;
+        char bw[2][32] = {"", ""}; /* CSV: empty where not known */
+        if (isfinite(algbw)) {
+            snprintf(bw[0], sizeof bw[0], "%.4f", algbw);
+            snprintf(bw[1], sizeof bw[1], "%.4f", busbw);
+        }
         if (a->format == FORMAT_CSV) {
-            printf("%.0f,model,%d,%d,%.6e,%.4f,%.4f,%s,%s,%s\n", bytes[i], ranks, a->nodes, t,
-                   algbw, busbw, e[i].algorithm, e[i].protocol, op);
+            printf("%.0f,model,%d,%d,%.6e,%s,%s,%s,%s,%s\n", bytes[i], ranks, a->nodes, t, bw[0],
+                   bw[1], e[i].algorithm, e[i].protocol, op);
         } else if (a->format == FORMAT_JSON) {
             json_begin_object(&w);
             json_key(&w, "bytes");
@@ -424,8 +431,13 @@ static int predicted_sweep(const allreduce_args *a)
             json_end(&w);
         } else {
             char ts[32];
-            printf("%12.0f  %5d  %10s  %10.3f  %10.3f  %-9s %s\n", bytes[i], ranks,
-                   fmt_seconds(t, ts, sizeof ts), algbw, busbw, e[i].algorithm, e[i].protocol);
+            char ta[32] = "-", tb[32] = "-";
+            if (isfinite(algbw)) {
+                snprintf(ta, sizeof ta, "%.3f", algbw);
+                snprintf(tb, sizeof tb, "%.3f", busbw);
+            }
+            printf("%12.0f  %5d  %10s  %10s  %10s  %-9s %s\n", bytes[i], ranks,
+                   fmt_seconds(t, ts, sizeof ts), ta, tb, e[i].algorithm, e[i].protocol);
         }
     }
     if (a->format == FORMAT_JSON) {

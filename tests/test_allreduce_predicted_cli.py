@@ -192,4 +192,22 @@ for op, seconds, factor in (("all_gather", 4.507872e-5, 7 / 8),
     ok = ok and abs(float(rows[0]["busbw_gb_s"]) - algbw * factor) < 1e-3
     check(ok, f"--op {op}: {seconds} s, busbw x {factor}: {out!r} {err!r}")
 
+# One device all-reduces nothing in no time: bytes / 0 s is no bandwidth, null in JSON (never
+# 0, docs/output.md), empty in CSV and - in the table; it was 0 in all three.
+rc, out, err = run("allreduce", "--device", "h100", "-g", "1", "--max-bytes", "2K", "--format",
+                   "json")
+results = json.loads(out)["results"] if rc == 0 else []
+check(len(results) == 2 and all(r["time_s"] == 0 and r["algbw_gb_s"] is None and
+                                r["busbw_gb_s"] is None for r in results),
+      f"allreduce on one device, JSON: exit {rc} {out!r} {err!r}")
+rc, out, err = run("allreduce", "--device", "h100", "-g", "1", "--max-bytes", "2K", "--format",
+                   "csv")
+rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+check(len(rows) == 2 and all(r["algbw_gb_s"] == "" and r["busbw_gb_s"] == "" for r in rows),
+      f"allreduce on one device, CSV: exit {rc} {out!r} {err!r}")
+rc, out, err = run("allreduce", "--device", "h100", "-g", "1", "--max-bytes", "2K")
+lines = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+check(len(lines) == 2 and all(f[4:6] == ["-", "-"] for f in lines),
+      f"allreduce on one device, table: exit {rc} {out!r} {err!r}")
+
 finish()
