@@ -400,6 +400,15 @@ for key, low in (("batch", "8"), ("image", "64")):
     line = h100_cal[:h100_cal.index(f"\n{key}_max = ") + 1].count("\n") + 1
     refused(["predict", "resnet18", "--coeffs", upside, "--batch", "80"], upside, line,
             f"{key}_max = {64 if key == 'batch' else 224} is below {key}_min = 500")
+# Two blocks of one name were two rows of one name in --per-block, neither saying which is which:
+# [block b] written twice, a [layers] layer named as a block, a repetition beside a block it makes.
+for body, name, line, first in (("[block b]\nr = relu\n[block b]\ns = relu\n", "b", 8, 6),
+                                ("[block a]\nr = relu\n", "a", 6, 5),
+                                ("[block c.{0..2}]\nr = relu\n[block c.1]\ns = relu\n", "c.1", 8,
+                                 6)):
+    twice = write("block_twice.ini", NET + body)
+    refused(["metrics", twice, "--per-block"], twice, line,
+            f"block {name} is named twice (first at line {first})")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

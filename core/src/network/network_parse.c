@@ -679,6 +679,55 @@ static int check_repeats(const char *path, ini_file *f, sm_status *st)
     return rc;
 }
 
+/* Blocks ordered by name, then by index (file order). */
+static const draft_block *sorting_blocks;
+static int compare_blocks(const void *pa, const void *pb)
+{
+    int a = *(const int *)pa, b = *(const int *)pb;
+    int c = strcmp(sorting_blocks[a].name, sorting_blocks[b].name);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* Two blocks of one name ([block b] twice, a [layers] layer named as a block, a repetition that
+ * makes a block written beside it) printed two rows of one name in --per-block, neither saying
+ * which is which. The one that repeats a name first in the file is named, n log n. Two [layers]
+ * layers of one name are left to the layers' own check, which names them as layers. */
+static int check_block_names(const char *path, const draft_network *d, sm_status *st)
+{
+    size_t n = (size_t)(d->n_blocks ? d->n_blocks : 1);
+    int *by = malloc(n * sizeof *by);
+    char *own = calloc(n, 1); /* a [layers] layer's block, of the layer's own name */
+    if (!by || !own) {
+        free(by);
+        free(own);
+        return sm_fail(st, "%s: out of memory", path);
+    }
+    for (int i = 0; i < d->n_blocks; i++)
+        by[i] = i;
+    for (int k = 0; k < d->n_layers; k++)
+        if (!d->layers[k].block_line)
+            own[d->layers[k].block] = 1;
+    sorting_blocks = d->blocks;
+    qsort(by, (size_t)d->n_blocks, sizeof *by, compare_blocks);
+    int first = -1, again = -1;
+    for (int run = 0, end; run < d->n_blocks; run = end) {
+        int all_own = own[by[run]];
+        for (end = run + 1;
+             end < d->n_blocks && !strcmp(d->blocks[by[end]].name, d->blocks[by[run]].name); end++)
+            all_own &= own[by[end]];
+        if (end - run > 1 && !all_own && (again < 0 || by[run + 1] < again))
+            first = by[run], again = by[run + 1];
+    }
+    free(by);
+    free(own);
+    if (again < 0)
+        return 0;
+    return sm_fail(st,
+                   "%s:%d: block %s is named twice (first at line %d): a [block] is written "
+                   "once, and a [layers] layer is a block of its own name",
+                   path, d->blocks[again].line, d->blocks[again].name, d->blocks[first].line);
+}
+
 int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st)
 {
     memset(d, 0, sizeof *d);
@@ -709,6 +758,8 @@ int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, s
         rc = sm_fail(st, "%s: no [network] section with an input shape (input = 3x224x224)", path);
     if (rc == 0 && d->n_layers == 0)
         rc = sm_fail(st, "%s: the network has no layers", path);
+    if (rc == 0)
+        rc = check_block_names(path, d, st);
     if (rc == 0 && !d->name)
         d->name = base_name(path);
     ini_file_free(&file);
