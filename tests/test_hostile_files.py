@@ -409,6 +409,15 @@ for body, name, line, first in (("[block b]\nr = relu\n[block b]\ns = relu\n", "
     twice = write("block_twice.ini", NET + body)
     refused(["metrics", twice, "--per-block"], twice, line,
             f"block {name} is named twice (first at line {first})")
+# Rows none of which says ok (another tool's "OK", "done") were "a header but no measurements"
+# of a file of 117 rows; now the rows and the status are named.
+status_rows = open("configs/calibrations/h100-scalemeter-fp32.csv").read().splitlines()
+for status in ("OK", "done"):
+    path = write(f"status_{status}.csv", "\n".join(
+        [status_rows[0]] + [r.replace(",ok,", f",{status},") for r in status_rows[1:6]]) + "\n")
+    for args in (["fit", path], ["validate", path, "--coeffs", "default"]):
+        refused(args, path, None, f"no measurement: every one of its 5 rows has a status other "
+                f"than ok (line 2's is '{status}'")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

@@ -330,11 +330,13 @@ static int is_header(char **fields, int n)
     return 1;
 }
 
+#define SKIPPED_STATUS 32 /* the status of a row not measured, as the message quotes it */
+
 /* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
- * configuration); -1 with a message. */
+ * configuration), that status in skipped; -1 with a message. */
 static int parse_row(const char *path, int line, int header_line, char *text,
                      const int col_of[N_ALL_COLS], int n_fields, sm_run *r, int *energy_zero,
-                     sm_status *st)
+                     char skipped[SKIPPED_STATUS], sm_status *st)
 {
     char *fields[MAX_FIELDS];
     int bad = 0, newlines;
@@ -359,8 +361,10 @@ static int parse_row(const char *path, int line, int header_line, char *text,
         return sm_fail(st, "%s:%d: %d fields where the header has %d", path, line, n, n_fields);
     if (col_of[COL_STATUS] >= 0) {
         const char *status = trim(fields[col_of[COL_STATUS]]);
-        if (*status && strcmp(status, "ok") != 0)
+        if (*status && strcmp(status, "ok") != 0) {
+            snprintf(skipped, SKIPPED_STATUS, "%s", status);
             return 1;
+        }
     }
     const char *f[N_COLS];
     for (int c = 0; c < N_COLS; c++)
@@ -510,7 +514,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0, rc = -1, col_of[N_ALL_COLS], n_fields = 0, have_header = 0, room = 0;
-    int header_line = 0;
+    int header_line = 0, first_skipped = 0;
+    char skipped[SKIPPED_STATUS] = "", first_status[SKIPPED_STATUS] = "";
     if (!runs || !(runs->path = strdup(path))) {
         sm_fail(st, "%s: out of memory", path);
         goto done;
@@ -555,18 +560,26 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
             runs->rows = rows;
         }
         int parsed = parse_row(path, first, header_line, line, col_of, n_fields,
-                               &runs->rows[runs->n], &runs->energy_zero, st);
+                               &runs->rows[runs->n], &runs->energy_zero, skipped, st);
         if (parsed < 0)
             goto done;
-        if (parsed == 0)
+        if (parsed == 0) {
             runs->n++;
-        else
-            runs->not_measured++;
+        } else if (!runs->not_measured++) {
+            first_skipped = first;
+            memcpy(first_status, skipped, sizeof first_status);
+        }
     }
     if (ferror(f))
         sm_fail(st, "%s: read error after line %d", path, lineno);
     else if (!have_header)
         sm_fail(st, "%s: empty file: no header", path);
+    else if (runs->n == 0 && runs->not_measured)
+        /* "a header but no measurements" of 117 rows said status OK, not ok */
+        sm_fail(st,
+                "%s: no measurement: every one of its %d rows has a status other than ok "
+                "(line %d's is '%s'; ok is a row measured)",
+                path, runs->not_measured, first_skipped, first_status);
     else if (runs->n == 0)
         sm_fail(st, "%s: a header but no measurements", path);
     else
