@@ -418,6 +418,17 @@ for status in ("OK", "done"):
     for args in (["fit", path], ["validate", path, "--coeffs", "default"]):
         refused(args, path, None, f"no measurement: every one of its 5 rows has a status other "
                 f"than ok (line 2's is '{status}'")
+# A UTF-8 byte-order mark before an allreduce CSV's header (a spreadsheet's "CSV UTF-8"), read
+# past by fit and validate, made fit-comm say "not a format fit-comm reads".
+bom_rows = ["bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol,op"] + [
+    f"{b},model,8,1,{t},0,0,ring,Simple,all_reduce" for b, t in
+    ((1048576, 2.2e-5), (2097152, 3.1e-5), (4194304, 4.9e-5), (8388608, 8.5e-5))]
+plain = write("plain_allreduce.csv", "\n".join(bom_rows) + "\n")
+bom = write("bom_allreduce.csv", b"\xef\xbb\xbf" + ("\n".join(bom_rows) + "\n").encode())
+rc_plain, out_plain, err_plain = run("fit-comm", plain, "--format", "json")
+rc, out, err = run("fit-comm", bom, "--format", "json")
+check(rc == 0 and rc_plain == 0 and out.replace(bom, plain) == out_plain,
+      f"fit-comm reads past a byte-order mark as without it: exit {rc}: {err.strip()}")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

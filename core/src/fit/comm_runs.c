@@ -90,6 +90,7 @@ typedef struct line_source {
     char **held; /* lines read to tell the format, handed out first */
     int n_held, next_held;
     size_t held_bytes;
+    int read_any; /* a line has come from f: the next is not the file's first */
 } line_source;
 
 /* The next line into *line: 1; 0 at the end of the file; -1 with a message naming
@@ -119,6 +120,10 @@ static int next_line(line_source *src, char **line, size_t *cap, int *lineno, sm
                        len == -2 ? SM_LINE_TOO_LONG : "out of memory");
     if (memchr(*line, '\0', (size_t)len))
         return sm_fail(st, "%s:%d: " SM_NUL_BYTE, src->path, *lineno);
+    /* a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8"), read past as fit's runs CSV
+     * reader does: before the header it made "not a format fit-comm reads" */
+    if (!src->read_any++ && len >= 3 && !memcmp(*line, "\xEF\xBB\xBF", 3))
+        memmove(*line, *line + 3, (size_t)len - 2);
     return 1;
 }
 
@@ -610,7 +615,7 @@ int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *
         return sm_fail(st, "out of memory");
     }
     int source = r->n_sources++;
-    line_source src = {f, path, NULL, 0, 0, 0};
+    line_source src = {f, path, NULL, 0, 0, 0, 0};
     int format = detect_format(&src, st);
     int rc = format < 0             ? -1
              : format == FORMAT_CSV ? read_allreduce_csv(r, &src, nodes, impl, source, st)
