@@ -677,6 +677,39 @@ static int finish_case(const sm_registry *reg, const conf_case *c, const char *p
     return 0;
 }
 
+/* One line of the cases file into buf, without its newline: 1, 0 at the end of the file, or -1
+ * with a message naming path:lineno for a line longer than buf, a NUL byte or lines ended by
+ * a carriage return alone. fgets cut a long line into two and read its tail as a line of its
+ * own ("output = 9x9" at the end of a long `torch =` line became a key), and a NUL ended a
+ * value silently. A UTF-8 byte-order mark before the first line is read past, as the INI
+ * readers do. */
+static int read_case_line(FILE *f, char *buf, size_t len, const char *path, int lineno,
+                          sm_status *st)
+{
+    size_t n = 0;
+    int ch, nul = 0;
+    while ((ch = getc(f)) != EOF && ch != '\n') {
+        nul |= ch == '\0';
+        if (n + 1 >= len)
+            return sm_fail(st, "%s:%d: a line longer than %zu characters", path, lineno, len - 1);
+        buf[n++] = (char)ch;
+    }
+    if (ch == EOF && n == 0)
+        return 0;
+    buf[n] = '\0';
+    if (nul)
+        return sm_fail(st, "%s:%d: a NUL byte in the line (is this a text file?)", path, lineno);
+    if (lineno == 1 && n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+        memmove(buf, buf + 3, n - 2);
+    const char *cr = strchr(buf, '\r');
+    if (cr && cr[1])
+        return sm_fail(st,
+                       "%s:%d: a carriage return inside the line (lines ended by CR alone?): "
+                       "convert them to LF",
+                       path, lineno);
+    return 1;
+}
+
 int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
                        sm_conformance_tally *tally, sm_status *st)
 {
@@ -691,7 +724,8 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
     case_reset(c);
     char buf[LINE_LEN];
     int lineno = 0, rc = 0;
-    while (rc == 0 && fgets(buf, sizeof buf, f)) {
+    while (rc == 0 && (rc = read_case_line(f, buf, sizeof buf, path, lineno + 1, st)) == 1) {
+        rc = 0;
         lineno++;
         char *s = trim(buf);
         if (!*s || *s == '#' || *s == ';')

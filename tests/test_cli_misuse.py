@@ -234,6 +234,32 @@ try:
     rc, out, err = run("allreduce", "--device", os.path.join(tmp, "no-such-device"))
     one_line_error(rc, err, 1, "scalemeter allreduce: unknown device",
                    "allreduce --device: a missing description")
+    # 15. check-plugin's cases file, line by line as the INI readers: fgets cut a line longer
+    # than its 1024 bytes in two and read the tail as a line of its own (a long `torch =` line
+    # ending "output = 9x9" failed a right case), and a NUL byte ended a value silently; a
+    # byte-order mark before the first line was "expected KEY = VALUE".
+    conv1d = os.path.join(os.path.dirname(SM), "..", "lib", "scalemeter", "plugins", "conv1d.so")
+    cases = open("plugins/conv1d/cases.ini").read()
+    torch = "torch = nn.Conv1d(4, 6, 3, stride=2, padding=1)"
+    long_line = torch + " #" + "x" * (1023 - len(torch) - 2) + "output = 9x9"
+    bad_cases = {"long": (cases.replace(torch, long_line, 1).encode(),
+                          cases[:cases.index(torch)].count("\n") + 1,
+                          "a line longer than 1023 characters"),
+                 "nul": (cases.replace("kernel=3 stride=2", "kernel=3\0 stride=2", 1).encode(),
+                         cases[:cases.index("kernel=3 stride=2")].count("\n") + 1,
+                         "a NUL byte in the line")}
+    for name, (data, line, phrase) in bad_cases.items():
+        path = os.path.join(tmp, f"{name}_cases.ini")
+        with open(path, "wb") as f:
+            f.write(data)
+        rc, out, err = run("check-plugin", conv1d, "--cases", path)
+        one_line_error(rc, err, 1, f"{path}:{line}: {phrase}", f"check-plugin: {name} line")
+    path = os.path.join(tmp, "bom_cases.ini")
+    with open(path, "wb") as f:
+        f.write(b"\xef\xbb\xbf" + cases.encode())
+    rc, out, err = run("check-plugin", conv1d, "--cases", path)
+    check(rc == 0 and "2 cases, 0 refusals, 2 gradient checks: all passed" in out,
+          f"check-plugin reads past a byte-order mark: exit {rc} {out} {err}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
