@@ -429,6 +429,25 @@ rc_plain, out_plain, err_plain = run("fit-comm", plain, "--format", "json")
 rc, out, err = run("fit-comm", bom, "--format", "json")
 check(rc == 0 and rc_plain == 0 and out.replace(bom, plain) == out_plain,
       f"fit-comm reads past a byte-order mark as without it: exit {rc}: {err.strip()}")
+# A file of one kind given for another said "unknown section [device] (expected fit, ...)"; now
+# it says what kind of file the section begins.
+dev_file, cal_file, net_file = ("configs/devices/h100.ini", "configs/calibrations/default.ini",
+                                "models/resnet18.ini")
+for args, path, section, kind, own in (
+        (["predict", "resnet18", "--batch", "8", "--coeffs", dev_file], dev_file, "device",
+         "a device description", "a coefficient file"),
+        (["predict", "resnet18", "--batch", "8", "--device", cal_file], cal_file, "fit",
+         "a coefficient file", "a device description"),
+        (["predict", "resnet18", "--batch", "8", "--device", net_file], net_file, "network",
+         "a network file", "a device description"),
+        (["metrics", cal_file], cal_file, "fit", "a coefficient file", "a network file")):
+    lines = open(path).read().split("\n")
+    header = lines.index(f"[{section}]") + 1
+    # the network reader names the header; the INI readers of keys, the first key under it
+    line = header if args[0] == "metrics" else next(
+        n for n in range(header + 1, len(lines) + 1) if "=" in lines[n - 1])
+    refused(args, path, line, f"unknown section [{section}]")
+    refused(args, path, line, f"([{section}] begins {kind}, not {own})")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

@@ -326,10 +326,12 @@ static int on_entry(void *user, const char *section, const char *key, const char
     if (strcmp(section, "device") != 0 && strcmp(section, "node") != 0 &&
         strcmp(section, "framework") != 0) {
         r->error = 1;
+        char other[160];
         return sm_fail(r->st,
                        "%s:%d: unknown section [%s]: expected [device], [framework] or "
-                       "[node]",
-                       path, r->rd.line, section),
+                       "[node]%s",
+                       path, r->rd.line, section,
+                       sm_ini_other_kind(section, "a device description", other, sizeof other)),
                0;
     }
     for (int i = 0; i < N_FIELDS; i++) {

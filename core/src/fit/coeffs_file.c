@@ -378,10 +378,11 @@ static int on_entry(void *user, const char *section, const char *key, const char
     for (int slot = 0; slot < N_SLOTS; slot++)
         if (!strcmp(section, slot_name(slot, name, sizeof name)))
             return phase_key(r, slot, key, value);
+    char other[160];
     return fail_at(r,
                    "unknown section [%s] (expected fit, infer, fwd, bwd, grad, bwd_grad, "
-                   "energy_infer, energy_step)",
-                   section);
+                   "energy_infer, energy_step)%s",
+                   section, sm_ini_other_kind(section, "a coefficient file", other, sizeof other));
 }
 
 /* The line of a [fit] key read, or 0. */

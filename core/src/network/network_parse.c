@@ -748,10 +748,12 @@ int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, s
         } else if (strncmp(s->header, "block ", 6) == 0) {
             rc = parse_block_section(&c, s, s->header + 6);
         } else if (strncmp(s->header, "template ", 9) != 0) {
+            char other[160];
             rc = sm_fail(st,
                          "%s:%d: unknown section [%s]: expected [network], [layers], "
-                         "[template NAME] or [block NAME]",
-                         path, s->line, s->header);
+                         "[template NAME] or [block NAME]%s",
+                         path, s->line, s->header,
+                         sm_ini_other_kind(s->header, "a network file", other, sizeof other));
         }
     }
     if (rc == 0 && (!seen_network || d->input.ndim == 0))

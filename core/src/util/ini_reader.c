@@ -176,3 +176,37 @@ int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *
 {
     return sm_ini_parse_format(path, NULL, r, handler, user, st);
 }
+
+const char *sm_ini_other_kind(const char *section, const char *own, char *buf, size_t len)
+{
+    static const struct {
+        const char *section, *kind;
+    } kinds[] = {{"network", "a network file"},
+                 {"layers", "a network file"},
+                 {"block ", "a network file"},
+                 {"template ", "a network file"},
+                 {"device", "a device description"},
+                 {"node", "a device description"},
+                 {"framework", "a device description or framework file"},
+                 {"fit", "a coefficient file"},
+                 {"infer", "a coefficient file"},
+                 {"fwd", "a coefficient file"},
+                 {"bwd", "a coefficient file"},
+                 {"grad", "a coefficient file"},
+                 {"bwd_grad", "a coefficient file"},
+                 {"energy_infer", "a coefficient file"},
+                 {"energy_step", "a coefficient file"},
+                 {"case ", "a cases file of check-plugin"},
+                 {"refuse ", "a cases file of check-plugin"}};
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t n = strlen(kinds[k].section);
+        int prefix = kinds[k].section[n - 1] == ' ';
+        if (prefix ? strncmp(section, kinds[k].section, n) : strcmp(section, kinds[k].section))
+            continue;
+        if (strcmp(kinds[k].kind, own))
+            snprintf(buf, len, " ([%s] begins %s, not %s)", section, kinds[k].kind, own);
+        break;
+    }
+    return buf;
+}

@@ -55,6 +55,11 @@ typedef struct sm_ini_reader {
 int sm_ini_parse(const char *path, sm_ini_reader *r, ini_handler handler, void *user,
                  sm_status *st);
 
+/* What kind of file a section begins, where it is another format's (a device description
+ * given for a coefficient file): "" or " ([device] begins a device description, not ...)", to
+ * follow an "unknown section" message. own: the file kind the reader expected. */
+const char *sm_ini_other_kind(const char *section, const char *own, char *buf, size_t len);
+
 /* The same for a format that allows more (format NULL: sm_ini_parse's). */
 int sm_ini_parse_format(const char *path, const sm_ini_format *format, sm_ini_reader *r,
                         ini_handler handler, void *user, sm_status *st);
