@@ -121,11 +121,9 @@ int sm_bench_default_threads(MPI_Comm comm)
     return threads;
 }
 
-/* The image size a network was loaded at: H of C x H x W, or the length of a sequence. */
-static int64_t image_of(const sm_network *net)
-{
-    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
-}
+/* The image size a network was loaded at: H of C x H x W (or C x D x H x W), or the length of
+ * a sequence. */
+static int64_t image_of(const sm_network *net) { return sm_network_image(net); }
 
 static void note(sm_bench_job *j, const char *what, const char *text)
 {

@@ -448,6 +448,21 @@ for args, path, section, kind, own in (
         n for n in range(header + 1, len(lines) + 1) if "=" in lines[n - 1])
     refused(args, path, line, f"unknown section [{section}]")
     refused(args, path, line, f"([{section}] begins {kind}, not {own})")
+# --image on a C x D x H x W network (a video's, conv3d's) set C, not H and W: 3x16x112x112 at
+# --image 56 was 56x16x112x112 (weights 96,832, 18x the FLOPs), and its image column said 3.
+# By hand at 3x16x56x56: conv3d out=64 kernel=3 padding=1 keeps 16x56x56 and makes
+# 64 x (16 x 56 x 56) x (3 x 27) = 260,112,384 MACs of 64 x 81 + 64 = 5,248 weights.
+video = write("video.ini", "[network]\nname = video\ninput = 3x16x112x112\n[layers]\n"
+              "c = conv3d out=64 kernel=3 padding=1\n")
+rc, out, err = run("metrics", video, "--image", "56", "--format", "json")
+m = json.loads(out) if rc == 0 else {}
+check(m.get("input") == [3, 16, 56, 56] and m.get("macs") == 260112384 and
+      m.get("weights") == 5248, f"metrics --image 56 of C x D x H x W: {err.strip()} {out[:300]}")
+for image, args in ((112, []), (56, ["--image", "56"])):
+    rc, out, err = run("predict", video, "--device", "h100", "--batch", "2", "--format", "json",
+                       *args)
+    got = json.loads(out).get("image") if rc == 0 else None
+    check(got == image, f"predict {' '.join(args)}: image {got}, expected {image}: {err.strip()}")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

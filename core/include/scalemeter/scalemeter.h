@@ -161,7 +161,8 @@ typedef struct sm_network {
 } sm_network;
 
 typedef struct sm_network_options {
-    int64_t image; /* > 0: sets H and W of an image input, or the length of a sequence input */
+    int64_t image; /* > 0: sets H and W of an image input (C x H x W, or C x D x H x W), or the
+                      length of a sequence input */
 } sm_network_options;
 
 /* A network by path, or by name from the models folder (resnet50 -> models/resnet50.ini). */
@@ -188,7 +189,8 @@ int sm_network_has_trait(const sm_network *net, unsigned traits);
 /* "cnn", "transformer", "recurrent", "mlp"; sm_family_parse: -1 for another name. */
 const char *sm_family_name(sm_family f);
 int sm_family_parse(const char *name);
-/* The input size that --image sets: an image's height, or a sequence's length. */
+/* The input size that --image sets: an image's height (of C x H x W or C x D x H x W), or a
+ * sequence's length. */
 int64_t sm_network_image(const sm_network *net);
 
 /* Totals at a batch size; block < 0 means the whole network, a block past the last one is an

@@ -73,5 +73,7 @@ int sm_family_parse(const char *name)
 
 int64_t sm_network_image(const sm_network *net)
 {
-    return net->input.ndim == 3 ? net->input.dim[1] : net->input.dim[0];
+    /* H of C x H x W and of C x D x H x W (a video's or volume's: --image set D to 56 of
+     * 3x16x112x112, its channels); a sequence's length */
+    return net->input.ndim >= 3 ? net->input.dim[net->input.ndim - 2] : net->input.dim[0];
 }

@@ -491,8 +491,9 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         if (opt && opt->image > 0) {
             if (opt->image > (1 << 30))
                 rc = sm_fail(st, "--image %lld is too large", (long long)opt->image);
-            else if (net->input.ndim == 3)
-                net->input.dim[1] = net->input.dim[2] = opt->image;
+            else if (net->input.ndim >= 3) /* C x H x W, C x D x H x W: the last two */
+                net->input.dim[net->input.ndim - 2] = net->input.dim[net->input.ndim - 1] =
+                    opt->image;
             else
                 net->input.dim[0] = opt->image;
         }

@@ -425,7 +425,7 @@ int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, c
         (image < fit->image_min || image > fit->image_max)) {
         snprintf(text, sizeof text,
                  "%s %lld is outside the calibrated range (%lld to %lld): times extrapolate",
-                 net->input.ndim == 3 ? "image" : "sequence length", (long long)image,
+                 net->input.ndim >= 3 ? "image" : "sequence length", (long long)image,
                  (long long)fit->image_min, (long long)fit->image_max);
         append(buf, len, text);
     }
