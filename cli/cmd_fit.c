@@ -864,7 +864,7 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
     if (runs->not_measured)
         fprintf(stderr,
                 "scalemeter fit: %s: %d rows not measured (status other than ok, such as "
-                "oom) left out\n",
+                "oom, or fits false) left out\n",
                 a.csv, runs->not_measured);
     if (runs->energy_zero)
         fprintf(stderr,

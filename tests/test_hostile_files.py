@@ -416,8 +416,8 @@ for status in ("OK", "done"):
     path = write(f"status_{status}.csv", "\n".join(
         [status_rows[0]] + [r.replace(",ok,", f",{status},") for r in status_rows[1:6]]) + "\n")
     for args in (["fit", path], ["validate", path, "--coeffs", "default"]):
-        refused(args, path, None, f"no measurement: every one of its 5 rows has a status other "
-                f"than ok (line 2's is '{status}'")
+        refused(args, path, None, f"no measurement: none of its 5 rows was measured (line 2: "
+                f"status '{status}'")
 # A UTF-8 byte-order mark before an allreduce CSV's header (a spreadsheet's "CSV UTF-8"), read
 # past by fit and validate, made fit-comm say "not a format fit-comm reads".
 bom_rows = ["bytes,impl,ranks,nodes,time_s,algbw_gb_s,busbw_gb_s,algorithm,protocol,op"] + [
@@ -463,6 +463,24 @@ for image, args in ((112, []), (56, ["--image", "56"])):
                        *args)
     got = json.loads(out).get("image") if rc == 0 else None
     check(got == image, f"predict {' '.join(args)}: image {got}, expected {image}: {err.strip()}")
+# curve's and predict's CSV, which fit reads back: a point predicted not to fit the device (fits
+# false, bench's status oom) was fitted as a step that ran. At batch 4096 none of the three fits
+# an H100's 80 GB; the fit takes the other 9 rows.
+rc, out, err = run("curve", "resnet18,resnet50,vgg11", "--device", "h100", "-g", "1", "--batch",
+                   "8,16,32,4096", "--nodes", "1", "--format", "csv")
+curve_csv = write("curve_points.csv", out)
+fits = [r.split(",")[out.splitlines()[0].split(",").index("fits")] for r in out.splitlines()[1:]]
+check(rc == 0 and fits.count("false") == 3 and fits.count("true") == 9,
+      f"curve at batch 4096: {fits} {err.strip()}")
+rc, out, err = run("fit", curve_csv, "--format", "json")
+check(rc == 0 and json.loads(out)["rows"] == 9 and
+      "3 rows not measured (status other than ok, such as oom, or fits false)" in err,
+      f"fit of curve's CSV: exit {rc}: {err.strip()} {out[:200]}")
+only_false = write("curve_false.csv", "\n".join(
+    [line for k, line in enumerate(open(curve_csv).read().splitlines())
+     if k == 0 or line.split(",")[-1] == "false"]) + "\n")
+refused(["fit", only_false], only_false, None,
+        "no measurement: none of its 3 rows was measured (line 2: fits false")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

@@ -38,6 +38,7 @@ enum {
     COL_BACKEND,
     COL_DEVICE,
     COL_ACCUMULATE,
+    COL_FITS,
     N_ALL_COLS
 };
 #define MAX_FIELDS 256
@@ -286,10 +287,10 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
     static const struct {
         int col;
         const char *name;
-    } optional[] = {{COL_STATUS, "status"},        {COL_PRECISION, "precision"},
-                    {COL_ENERGY_STEP, "energy_j"}, {COL_ENERGY_INFER, "energy_infer_j"},
-                    {COL_BACKEND, "backend"},      {COL_DEVICE, "device"},
-                    {COL_ACCUMULATE, "accumulate"}};
+    } optional[] = {{COL_STATUS, "status"},         {COL_PRECISION, "precision"},
+                    {COL_ENERGY_STEP, "energy_j"},  {COL_ENERGY_INFER, "energy_infer_j"},
+                    {COL_BACKEND, "backend"},       {COL_DEVICE, "device"},
+                    {COL_ACCUMULATE, "accumulate"}, {COL_FITS, "fits"}};
     for (int c = 0; c < N_ALL_COLS; c++)
         col_of[c] = -1;
     *n_fields = n;
@@ -330,7 +331,7 @@ static int is_header(char **fields, int n)
     return 1;
 }
 
-#define SKIPPED_STATUS 32 /* the status of a row not measured, as the message quotes it */
+#define SKIPPED_STATUS 48 /* why a row is not measured, as the message quotes it */
 
 /* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
  * configuration), that status in skipped; -1 with a message. */
@@ -362,9 +363,15 @@ static int parse_row(const char *path, int line, int header_line, char *text,
     if (col_of[COL_STATUS] >= 0) {
         const char *status = trim(fields[col_of[COL_STATUS]]);
         if (*status && strcmp(status, "ok") != 0) {
-            snprintf(skipped, SKIPPED_STATUS, "%s", status);
+            snprintf(skipped, SKIPPED_STATUS, "status '%.20s'", status);
             return 1;
         }
+    }
+    /* predict's and curve's CSV, which fit reads back: a point predicted not to fit the device's
+     * memory is what bench records as status oom, no step that ran */
+    if (col_of[COL_FITS] >= 0 && !strcmp(trim(fields[col_of[COL_FITS]]), "false")) {
+        snprintf(skipped, SKIPPED_STATUS, "fits false");
+        return 1;
     }
     const char *f[N_COLS];
     for (int c = 0; c < N_COLS; c++)
@@ -577,8 +584,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
     else if (runs->n == 0 && runs->not_measured)
         /* "a header but no measurements" of 117 rows said status OK, not ok */
         sm_fail(st,
-                "%s: no measurement: every one of its %d rows has a status other than ok "
-                "(line %d's is '%s'; ok is a row measured)",
+                "%s: no measurement: none of its %d rows was measured (line %d: %s; a row is "
+                "measured where its status is ok or empty and its fits is not false)",
                 path, runs->not_measured, first_skipped, first_status);
     else if (runs->n == 0)
         sm_fail(st, "%s: a header but no measurements", path);
