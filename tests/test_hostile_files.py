@@ -481,6 +481,21 @@ only_false = write("curve_false.csv", "\n".join(
      if k == 0 or line.split(",")[-1] == "false"]) + "\n")
 refused(["fit", only_false], only_false, None,
         "no measurement: none of its 3 rows was measured (line 2: fits false")
+# A 2-D input is S x E to --seq, which set its first size; conv1d reads it as C x L, so --seq
+# 8000 of a 1x16000 waveform made 8000 channels (20,480,032 weights) where a length was meant,
+# and its seq column said 1. By hand at length 8000: conv1d out=32 kernel=80 stride=16 gives
+# (8000 - 80) / 16 + 1 = 496 outputs, 32 x 496 x 80 = 1,269,760 MACs, 32 x 80 + 32 weights.
+audio = write("audio.ini", "[network]\nname = audio\ninput = 1x16000\n[layers]\n"
+              "c = conv1d out=32 kernel=80 stride=16\n")
+rc, out, err = run("metrics", audio, "--image", "8000", "--format", "json")
+m = json.loads(out) if rc == 0 else {}
+check(m.get("input") == [1, 8000] and m.get("macs") == 1269760 and m.get("weights") == 2592,
+      f"metrics --image 8000 of conv1d's C x L: {err.strip()} {out[:300]}")
+for seq, args in ((16000, []), (8000, ["--seq", "8000"])):
+    rc, out, err = run("predict", audio, "--device", "h100", "--batch", "1", "--format", "json",
+                       *args)
+    got = json.loads(out).get("seq") if rc == 0 else None
+    check(got == seq, f"predict {' '.join(args)}: seq {got}, expected {seq}: {err.strip()}")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

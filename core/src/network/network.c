@@ -74,6 +74,15 @@ int sm_family_parse(const char *name)
 int64_t sm_network_image(const sm_network *net)
 {
     /* H of C x H x W and of C x D x H x W (a video's or volume's: --image set D to 56 of
-     * 3x16x112x112, its channels); a sequence's length */
-    return net->input.ndim >= 3 ? net->input.dim[net->input.ndim - 2] : net->input.dim[0];
+     * 3x16x112x112, its channels); a sequence's length: S of S x E, L of the C x L that a
+     * convolution reads (conv1d's: the channels were taken for it) */
+    if (net->input.ndim >= 3)
+        return net->input.dim[net->input.ndim - 2];
+    if (net->input.ndim == 2)
+        for (int i = 0; i < net->n_layers; i++)
+            for (int j = 0; j < net->layers[i].n_inputs; j++)
+                if (net->layers[i].inputs[j] == SM_NETWORK_INPUT &&
+                    (net->layers[i].type->traits & SM_TRAIT_CONVOLUTION))
+                    return net->input.dim[1];
+    return net->input.dim[0];
 }
