@@ -482,10 +482,11 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
         return sm_fail(st, "shard full on one device: there is nothing to shard across (give "
                            "more devices, or shard none)");
     int *owner = malloc(((size_t)net->n_layers + 1) * sizeof *owner);
-    int *readers = malloc(((size_t)net->n_layers + 1) * sizeof *readers);
+    /* inference counts each storage's readers; training, its scratch */
+    int *readers = training ? NULL : malloc(((size_t)net->n_layers + 1) * sizeof *readers);
     int *unit = sm_checkpoint_units(net);
     training_scratch w = {0};
-    if (!owner || !readers || !unit || (training && scratch_alloc(net, unit, c->checkpoint, &w))) {
+    if (!owner || !unit || (training ? scratch_alloc(net, unit, c->checkpoint, &w) : !readers)) {
         free(owner), free(readers), free(unit), scratch_free(&w);
         return sm_fail(st, "%s: out of memory counting its memory", net->name);
     }
