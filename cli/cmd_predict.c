@@ -242,7 +242,7 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
 static void memory_rows(const predict_args *a, text_table *tab, const predict_memory *mem)
 {
     const sm_memory *m = &mem->train;
-    char v[9][32], meaning[160], has[32];
+    char v[32], meaning[160], has[32]; /* table_add copies the cells */
     const struct {
         const char *name;
         double bytes;
@@ -255,9 +255,8 @@ static void memory_rows(const predict_args *a, text_table *tab, const predict_me
                 {"workspace", m->workspace + m->context, "libraries' workspace and context"},
                 {"memory_infer", mem->infer.peak + mem->infer.context,
                  "inference: weights and the peak of live tensors"}};
-    for (int i = 0; i < 7; i++) {
-        const char *row[] = {rows[i].name, fmt_gib(rows[i].bytes, v[i], sizeof v[i]),
-                             rows[i].meaning};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const char *row[] = {rows[i].name, fmt_gib(rows[i].bytes, v, sizeof v), rows[i].meaning};
         table_add(tab, row);
     }
     if (m->fits < 0)
@@ -267,10 +266,10 @@ static void memory_rows(const predict_args *a, text_table *tab, const predict_me
     else
         snprintf(meaning, sizeof meaning, "training, one device: %s %s",
                  m->fits ? "fits in" : "DOES NOT FIT in", fmt_gib(m->capacity, has, sizeof has));
-    const char *row[] = {"memory", fmt_memory(m, v[7], sizeof v[7]), meaning};
+    const char *row[] = {"memory", fmt_memory(m, v, sizeof v), meaning};
     table_add(tab, row);
     if (mem->max_batch >= 0) {
-        snprintf(v[8], sizeof v[8], "%lld", (long long)mem->max_batch);
+        snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
         /* nothing fits: what the planner can still change */
         const char *shard = a->common.choice.shard, *ckpt = a->common.choice.checkpoint;
         int shard_full = shard && strcmp(shard, "full") == 0;
@@ -280,7 +279,7 @@ static void memory_rows(const predict_args *a, text_table *tab, const predict_me
                  : !shard_full             ? "--shard full or "
                  : !ckpt_full              ? "--checkpoint full or "
                                            : "");
-        const char *mb[] = {"max_batch", v[8],
+        const char *mb[] = {"max_batch", v,
                             mem->max_batch ? "the largest per-device batch that fits" : meaning};
         table_add(tab, mb);
     }

@@ -539,7 +539,7 @@ void json_memory(json_writer *w, const char *key, const sm_memory *m)
                         m->backward, m->workspace, m->context,   m->peak};
     json_key(w, key);
     json_begin_object(w);
-    for (int i = 0; i < 8; i++) {
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         json_key(w, names[i]);
         json_whole(w, v[i]); /* bytes, every digit */
     }
