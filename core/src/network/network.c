@@ -71,18 +71,19 @@ int sm_family_parse(const char *name)
     return -1;
 }
 
+int sm_image_axis(const sm_shape *input, int convolution_reads_it)
+{
+    if (input->ndim >= 3)
+        return input->ndim - 2;
+    return input->ndim == 2 && convolution_reads_it ? 1 : 0;
+}
+
 int64_t sm_network_image(const sm_network *net)
 {
-    /* H of C x H x W and of C x D x H x W (a video's or volume's: --image set D to 56 of
-     * 3x16x112x112, its channels); a sequence's length: S of S x E, L of the C x L that a
-     * convolution reads (conv1d's: the channels were taken for it) */
-    if (net->input.ndim >= 3)
-        return net->input.dim[net->input.ndim - 2];
-    if (net->input.ndim == 2)
-        for (int i = 0; i < net->n_layers; i++)
-            for (int j = 0; j < net->layers[i].n_inputs; j++)
-                if (net->layers[i].inputs[j] == SM_NETWORK_INPUT &&
-                    (net->layers[i].type->traits & SM_TRAIT_CONVOLUTION))
-                    return net->input.dim[1];
-    return net->input.dim[0];
+    int conv = 0; /* a convolution reads a 2-D input: C x L */
+    for (int i = 0; net->input.ndim == 2 && !conv && i < net->n_layers; i++)
+        for (int j = 0; j < net->layers[i].n_inputs; j++)
+            conv |= net->layers[i].inputs[j] == SM_NETWORK_INPUT &&
+                    (net->layers[i].type->traits & SM_TRAIT_CONVOLUTION);
+    return net->input.dim[sm_image_axis(&net->input, conv)];
 }

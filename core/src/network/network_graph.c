@@ -463,12 +463,11 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     return layer_saved(t, l, in, at, st);
 }
 
-/* Whether a 2-D input is C x L, not S x E: a convolution (conv1d) reads it. --seq 8000 of a
- * 1x16000 waveform set its channels (8000 channels, 20 M weights) where the length was meant. */
-static int input_is_channels_length(const draft_network *d, int **inputs, const int *n_in)
+/* Whether a convolution reads the network's input: a 2-D one is then C x L, not S x E (--seq
+ * 8000 of a 1x16000 waveform set its channels, 8000 channels and 20 M weights, where the length
+ * was meant). */
+static int convolution_reads_input(const draft_network *d, int **inputs, const int *n_in)
 {
-    if (d->input.ndim != 2)
-        return 0;
     for (int k = 0; k < d->n_layers; k++)
         for (int j = 0; j < n_in[k]; j++)
             if (inputs[k][j] < 0 && (d->layers[k].type->traits & SM_TRAIT_CONVOLUTION))
@@ -504,11 +503,13 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         if (opt && opt->image > 0) {
             if (opt->image > (1 << 30))
                 rc = sm_fail(st, "--image %lld is too large", (long long)opt->image);
-            else if (net->input.ndim >= 3) /* C x H x W, C x D x H x W: the last two */
-                net->input.dim[net->input.ndim - 2] = net->input.dim[net->input.ndim - 1] =
-                    opt->image;
-            else /* S of S x E; L of a C x L that a convolution reads (conv1d) */
-                net->input.dim[input_is_channels_length(d, inputs, n_in) ? 1 : 0] = opt->image;
+            else {
+                int conv = net->input.ndim == 2 && convolution_reads_input(d, inputs, n_in);
+                int axis = sm_image_axis(&net->input, conv);
+                net->input.dim[axis] = opt->image;
+                if (net->input.ndim >= 3) /* an image's W with its H */
+                    net->input.dim[axis + 1] = opt->image;
+            }
         }
         net->n_blocks = d->n_blocks;
         net->blocks = calloc((size_t)d->n_blocks, sizeof *net->blocks);

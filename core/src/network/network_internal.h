@@ -86,6 +86,10 @@ int sm_registry_lookup(const sm_registry *reg, const char *name, const sm_layer_
                        sm_status *st);
 int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st);
 void sm_draft_free(draft_network *d);
+/* The axis of a one-sample input that --image sets and sm_network_image reads: H of C x H x W
+ * and of C x D x H x W (--image sets W, the next, too); L of a C x L that a convolution reads
+ * (conv1d's waveform); S of S x E. */
+int sm_image_axis(const sm_shape *input, int convolution_reads_it);
 /* Resolves inputs, orders, infers shapes and costs: the draft becomes the network. */
 int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
                      sm_status *st);
