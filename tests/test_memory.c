@@ -157,6 +157,36 @@ static void test_autocast_norm(sm_registry *reg)
     sm_network_free(net);
 }
 
+/* The identity passes its gradient on. PyTorch returns a dropout of p = 0's input itself
+ * (ATen's _dropout_impl), so no autograd node stands there and the gradient the residual sum
+ * hands on is the one tensor both branches hold. At fp32, one sample:
+ *
+ *   input 16 -> a linear 16 -> b linear 64 -> c linear 16 -> d dropout 0 -> r add d, a
+ *
+ * Kept: the input 64 B (a), a's output 64 (b), b's 256 (c), r's 64 (the output): 448. The
+ * backward pass: r hands its output's gradient G (64) to d and a; d hands G to c; c holds the
+ * 384 that a, b and c keep, G, and its input's new gradient 256: 704, the peak, 256 above what
+ * is kept. Were d to make a gradient of its own, it would sit beside G at c: 768. */
+static void test_identity(sm_registry *reg)
+{
+    sm_network *net;
+    sm_status st;
+    const char *text = "[network]\nname = id\ninput = 16\n[layers]\n"
+                       "a = linear out=16\nb = linear out=64\nc = linear out=16\n"
+                       "d = dropout p=0.0\nr = add from=d,a\n";
+    if (sm_network_load(reg, net_file(text), NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        CHECK(0);
+        return;
+    }
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, 448);
+    CHECK_EQ(m.backward, 256);
+    sm_network_free(net);
+}
+
 int main(void)
 {
     sm_registry *reg;
@@ -170,6 +200,7 @@ int main(void)
     test_inference(net);
     test_max_batch(net);
     test_autocast_norm(reg);
+    test_identity(reg);
     sm_network_free(net);
     sm_registry_free(reg);
     return check_summary();

@@ -237,7 +237,8 @@ typedef struct sm_layer_saved {
     uint32_t inputs;   /* bit k: input k is kept (a convolution's input); bit 31: input 31
                           and every later one */
     int output;        /* 1: the output is kept (ReLU, sigmoid, softmax keep their results) */
-    int aliases_input; /* 1: the output is input 0's storage (in place, or a view) */
+    int aliases_input; /* 1: the output is input 0's storage (in place, or a view); with no
+                          backward kernel (kernels_bwd), the identity: its gradient passes on */
     /* Intermediate activations of the layer's own, per sample, in elements stored at the
      * activation precision (attention's projections and scores, a recurrent layer's gates). */
     int64_t extra_elems;

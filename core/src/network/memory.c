@@ -226,14 +226,23 @@ static double grad_add(grads *g, int s, int t, double bytes)
     return bytes;
 }
 
-/* Layer i's backward pass: it takes its output's gradient and hands its inputs theirs (a view
- * and a residual sum pass the same tensor on; every other layer makes them anew). Returns the
- * bytes it makes. */
+/* Whether layer l's backward pass hands its inputs its output's gradient itself: a view, a
+ * residual sum, and a layer whose output is its input that launches nothing backward (the
+ * identity: dropout at p = 0, which PyTorch returns as its input). An in-place layer that
+ * computes (ReLU) makes its input's gradient anew. */
+static int passes_gradient(const sm_layer *l)
+{
+    return (l->type->traits & (SM_TRAIT_VIEW | SM_TRAIT_RESIDUAL)) != 0 ||
+           (l->saved.aliases_input && l->m.kernels_bwd == 0);
+}
+
+/* Layer i's backward pass: it takes its output's gradient and hands its inputs theirs (passed
+ * on, or made anew). Returns the bytes it makes. */
 static double backward_layer(const sm_network *net, const int *owner, const char *needs, int i,
                              grads *g, double batch, const sm_memory_config *c)
 {
     const sm_layer *l = &net->layers[i];
-    int out = g->buf[owner[i]], pass = (l->type->traits & (SM_TRAIT_VIEW | SM_TRAIT_RESIDUAL)) != 0;
+    int out = g->buf[owner[i]], pass = passes_gradient(l);
     double made = 0;
     g->buf[owner[i]] = -1;
     for (int k = 0; out >= 0 && k < l->n_inputs; k++) {
