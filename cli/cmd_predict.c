@@ -252,13 +252,19 @@ static void memory_rows(const predict_args *a, text_table *tab, const predict_me
                 {"optimizer", m->optimizer, "the optimizer's state"},
                 {"activations", m->activations, "kept for the backward pass"},
                 {"backward", m->backward, "the backward pass's gradients, recomputation"},
-                {"workspace", m->workspace + m->context, "libraries' workspace and context"},
-                {"memory_infer", mem->infer.peak + mem->infer.context,
-                 "inference: weights and the peak of live tensors"}};
+                {"workspace", m->workspace + m->context, "libraries' workspace and context"}};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         const char *row[] = {rows[i].name, fmt_gib(rows[i].bytes, v, sizeof v), rows[i].meaning};
         table_add(tab, row);
     }
+    const sm_memory *inf = &mem->infer;
+    snprintf(meaning, sizeof meaning, "inference: weights and the peak of live tensors%s%s",
+             inf->fits < 0 ? ""
+             : inf->fits   ? ", fits in "
+                           : ", DOES NOT FIT in ",
+             inf->fits < 0 ? "" : fmt_gib(inf->capacity, has, sizeof has));
+    const char *irow[] = {"memory_infer", fmt_memory(inf, v, sizeof v), meaning};
+    table_add(tab, irow);
     if (m->fits < 0)
         snprintf(meaning, sizeof meaning, "training, one device (capacity not known: %s)",
                  a->common.choice.device ? "the description has no memory_gib"
@@ -316,10 +322,12 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         {"t_epoch", a->common.dataset ? "one pass over the dataset"
                                       : "one pass over the dataset: --tokens T gives it"},
     };
-    int oom = mem->train.fits == 0; /* it cannot run: no time as if it could */
+    /* what cannot run shows no time as if it could: inference by its own memory */
+    int oom = mem->train.fits == 0, oom_infer = mem->infer.fits == 0;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         double value = point_value(&v, rows[i].name);
-        const char *row[] = {rows[i].name, oom ? "-" : fmt_seconds(value, buf, sizeof buf),
+        int blank = i == 0 ? oom_infer : oom;
+        const char *row[] = {rows[i].name, blank ? "-" : fmt_seconds(value, buf, sizeof buf),
                              rows[i].meaning};
         table_add(tab, row);
     }
@@ -381,7 +389,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
             {"e_train", point_value(&v, "e_train_j") / 3.6e6, "kWh", "the whole training run"}};
         for (int i = 0; i < (a->common.epochs ? 5 : 4); i++) {
             char text[64];
-            if (!isfinite(erows[i].v) || oom)
+            if (!isfinite(erows[i].v) || (i == 0 ? oom_infer : oom))
                 snprintf(text, sizeof text, "-");
             else if (!strcmp(erows[i].unit, "W"))
                 fmt_watts(erows[i].v, text, sizeof text);

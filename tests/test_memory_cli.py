@@ -39,6 +39,19 @@ rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096")
 t_step = [l for l in out.splitlines() if l.startswith("t_step")]
 check(t_step and t_step[0].split()[1] == "-", f"predict's table shows no t_step: {t_step}")
 check("DOES NOT FIT" in out, "predict's table says it does not fit")
+# inference is judged by its own memory: at 4096 it fits (no more than four tensors of at most
+# 256 x 56 x 56 or 64 x 112 x 112 fp32, 3.2 MB a sample, are alive at once: 53 GB), at 16384
+# it cannot (the stem's convolution output and batch norm's, 2 x 3.2 MB a sample: 105 GB)
+t_infer = [l for l in out.splitlines() if l.startswith("t_infer")]
+check(t_infer and t_infer[0].split()[1] != "-", f"resnet50 at 4096 infers: {t_infer}")
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "16384")
+t_infer = [l for l in out.splitlines() if l.startswith("t_infer")]
+infer = [l for l in out.splitlines() if l.startswith("memory_infer")]
+check(t_infer and t_infer[0].split()[1] == "-", f"no t_infer where inference does not fit: {out}")
+check(infer and "oom" in infer[0] and "DOES NOT FIT" in infer[0],
+      f"the memory_infer row says inference does not fit: {infer}")
+d = good_json("predict", "resnet50", *H100, "--batch", "16384")
+check(d.get("memory_infer", {}).get("fits") is False, "JSON memory_infer.fits false at 16384")
 # nor a training time or a block's time for it
 rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096", "--epochs", "3",
                    "--per-block")
