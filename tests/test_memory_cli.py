@@ -111,6 +111,19 @@ d = good_json("predict", "resnet50", *H100, "--batch", "32", "--optimizer", "sgd
 check(d.get("memory", {}).get("optimizer") == 0, "plain SGD keeps no state")
 rc, out, err = run("predict", "resnet50", *H100, "--batch", "32", "--optimizer", "lion")
 check(rc != 0 and "--optimizer" in err, f"unknown optimizer refused: {err}")
+# A network without a [block] of several layers has no unit to checkpoint: --checkpoint full
+# once gave the memory and the times of no checkpointing, silently; refused in one line, by
+# predict and curve, and none still runs.
+for cmd in (["predict", "--batch", "8"], ["curve", "--batch", "8", "--nodes", "1:2"]):
+    for ckpt in ("full", "selective"):
+        rc, out, err = run(cmd[0], "tests/data/fit/tiny_a.ini", *H100, *cmd[1:],
+                           "--checkpoint", ckpt)
+        check(rc == 1 and len(err.strip().splitlines()) == 1 and "tiny_a.ini" in err and
+              f"checkpoint {ckpt}: the network has no [block] of more than one layer" in err,
+              f"{cmd[0]} --checkpoint {ckpt} on a network without blocks: {rc} {err}")
+d = good_json("predict", "tests/data/fit/tiny_a.ini", *H100, "--batch", "8", "--checkpoint",
+              "none")
+check(d.get("memory", {}).get("fits") is True, f"--checkpoint none without blocks: {d}")
 
 # --- strong scaling: the first node count at which the global batch fits ---
 # 8192 samples: 1024 a device on 8 nodes need 1024 x 85.9 MB = 88 GB > 85.5 GB; 512 on 16 fit

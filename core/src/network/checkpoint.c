@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "network/checkpoint.h"
+#include "network/network_internal.h"
 
 int *sm_checkpoint_units(const sm_network *net)
 {
@@ -24,6 +25,29 @@ int *sm_checkpoint_units(const sm_network *net)
     }
     free(count);
     return unit;
+}
+
+int sm_checkpoint_check(const sm_network *net, sm_checkpoint c, sm_status *st)
+{
+    if (c == SM_CHECKPOINT_NONE)
+        return 0;
+    int *count = calloc((size_t)net->n_blocks + 1, sizeof *count);
+    if (!count)
+        return sm_fail(st, "%s: out of memory finding its checkpointed units", net->name);
+    int units = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        int b = net->layers[i].block;
+        if (b >= 0 && b < net->n_blocks && ++count[b] == 2)
+            units++;
+    }
+    free(count);
+    if (units)
+        return 0;
+    return sm_fail(st,
+                   "checkpoint %s: the network has no [block] of more than one layer, the units "
+                   "that checkpointing recomputes, so nothing would be checkpointed (wrap its "
+                   "repeated layers in [block]s, or checkpoint none)",
+                   sm_checkpoint_name(c));
 }
 
 /* torchtitan's selective policy saves the outputs of matrix products (mm), all but every

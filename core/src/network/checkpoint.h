@@ -9,6 +9,10 @@
  * unit), else -1. malloc'd; NULL when out of memory. */
 int *sm_checkpoint_units(const sm_network *net);
 
+/* 0 where c checkpoints some unit of net (or c is none); else -1 with st saying that the
+ * network has no unit, so c would change nothing: a [block] of one layer is not a unit. */
+int sm_checkpoint_check(const sm_network *net, sm_checkpoint c, sm_status *st);
+
 /* What checkpointing c does to a layer of a unit: keeps all it keeps (outside a unit, or no
  * checkpointing); recomputes its forward pass in the backward pass and keeps nothing (every
  * layer of a unit under full; under selective, those that neither multiply matrices nor

@@ -490,6 +490,8 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
     if (training && c->shard == SM_SHARD_FULL && devices < 2)
         return sm_fail(st, "shard full on one device: there is nothing to shard across (give "
                            "more devices, or shard none)");
+    if (training && sm_checkpoint_check(net, c->checkpoint, st))
+        return -1;
     int *owner = malloc(((size_t)net->n_layers + 1) * sizeof *owner);
     /* inference counts each storage's readers; training, its scratch */
     int *readers = training ? NULL : malloc(((size_t)net->n_layers + 1) * sizeof *readers);

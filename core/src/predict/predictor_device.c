@@ -307,6 +307,8 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     if (d->shard == SM_SHARD_FULL && devices < 2)
         return sm_fail(st, "shard full on one device: there is nothing to shard across (give "
                            "more devices, or shard none)");
+    if (sm_checkpoint_check(net, d->checkpoint, st))
+        return -1;
     sm_shard shard = devices > 1 ? d->shard : SM_SHARD_NONE;
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
