@@ -13,7 +13,9 @@
  *   HOSTILE_FAIL_NULL        parse fails with a NULL reason
  *   HOSTILE_PRINTS           a constructor, parse, infer and metrics print to standard output
  *   HOSTILE_EXITS            metrics calls exit(0)
- *   HOSTILE_SHADOW           a file named shadow.so that provides the shipped type conv2d */
+ *   HOSTILE_SHADOW           a file named shadow.so that provides the shipped type conv2d
+ *   HOSTILE_SAVED_HUGE       saved says the layer keeps 2^63 - 2 elements of its own a sample
+ *   HOSTILE_SAVED_INPUT      saved keeps input 1 of a layer of one input */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +93,21 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 }
 #endif
 
+#if defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT)
+static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                 sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)err;
+#ifdef HOSTILE_SAVED_HUGE
+    s->inputs = 1;
+    s->extra_elems = INT64_MAX - 1;
+#else
+    s->inputs = 2;
+#endif
+    return 0;
+}
+#endif
+
 #ifndef HOSTILE_NAME
 #define HOSTILE_NAME "test_hostile"
 #endif
@@ -114,7 +131,7 @@ static const sm_layer_type desc = {
 #ifdef HOSTILE_CPU_POINTER
     .cpu = (const struct sm_cpu_kernels *)(uintptr_t)0x10,
 #endif
-#ifdef HOSTILE_SAVED_NOTERM
+#if defined(HOSTILE_SAVED_NOTERM) || defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT)
     .saved = saved,
 #endif
 };

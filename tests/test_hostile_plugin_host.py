@@ -84,4 +84,27 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run_with("shadow", "plugins")
     check(rc != 0 and dup in err, f"plugins with shadow.so: exit {rc}: {err!r}")
 
+    # saved() declaring what no layer keeps: 2^63 - 2 elements of its own a sample (accepted,
+    # predict printed activations of 295147905179353088000 bytes at batch 4 and check-plugin
+    # passed it), and input 1 of a layer of one input (refused without saying what was
+    # wrong): each refused in one line naming the layer, its type and the field
+    for kind, want in (("saved_huge", "the plugin's saved() declares extra_elems "
+                        "9223372036854775806: its bytes a sample overflow 64 bits"),
+                       ("saved_input", "the plugin's saved() keeps input 1 (inputs 0x2) of a "
+                        "layer of 1 input")):
+        net = network(tmp, kind, f"a = relu\nh = test_hostile_{kind}\n")
+        rc, out, err = run_with(kind, "predict", net, "--device", "h100", "-g", "1", "--batch",
+                                "4", "--format", "json")
+        check(rc == 1 and out == "" and err.count("\n") == 1 and
+              f"{kind}.ini:6: layer h (test_hostile_{kind}): {want}" in err,
+              f"predict with {kind}: exit {rc}: {err!r} {out[:200]!r}")
+        so = os.path.join(HOSTILE, kind, f"{kind}.so")
+        cases = os.path.join(tmp, f"{kind}_cases.ini")
+        with open(cases, "w") as f:
+            f.write(f"[case one]\ninput = 8\nlayer = test_hostile_{kind}\ngradient = no\n")
+        rc, out, err = run_with(kind, "check-plugin", so, "--cases", cases)
+        check(rc != 0 and f"FAIL {cases}:1 case one (test_hostile_{kind}): does not load: "
+              f"{cases}:3: layer g (test_hostile_{kind}): {want}" in out,
+              f"check-plugin {kind}: exit {rc}: {out!r} {err!r}")
+
 finish()

@@ -316,21 +316,44 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
     if (t->saved(l->params, in, l->n_inputs, &l->out, s, &e))
         return sm_fail(st, "%s (%s): %s", at, t->name,
                        plugin_reason(&e, "cannot say what it keeps"));
-    if ((l->n_inputs < 32 && (s->inputs >> l->n_inputs)) || s->extra_elems < 0 ||
-        s->extra_elems == SM_OVERFLOW || s->mask_elems < 0 || s->mask_elems == SM_OVERFLOW ||
-        s->extra_bytes < 0 || s->extra_bytes_fixed < 0 || s->extra_bytes == SM_OVERFLOW ||
-        s->extra_bytes_fixed == SM_OVERFLOW || s->scores_elems < 0 ||
-        s->scores_elems > s->extra_elems || s->scores_mask_elems < 0 ||
-        s->scores_mask_elems > s->mask_elems || s->fused_bytes < 0 ||
-        s->fused_bytes == SM_OVERFLOW || s->selective_elems < 0 ||
-        s->selective_elems == SM_OVERFLOW || s->selective_bytes < 0 ||
-        s->selective_bytes == SM_OVERFLOW || s->selective_flops < 0 ||
-        s->selective_flops > l->m.matmul_flops || s->backward_bytes < 0 ||
-        s->backward_bytes == SM_OVERFLOW || s->upcast_bytes < 0 || s->upcast_bytes == SM_OVERFLOW)
+    if (l->n_inputs < 32 && (s->inputs >> l->n_inputs))
         return sm_fail(st,
-                       "%s (%s): the plugin's saved() names an input it lacks or a byte "
-                       "count out of range",
-                       at, t->name);
+                       "%s (%s): the plugin's saved() keeps input %d (inputs 0x%x) of a layer "
+                       "of %d input%s",
+                       at, t->name, 31 - __builtin_clz(s->inputs), (unsigned)s->inputs, l->n_inputs,
+                       l->n_inputs == 1 ? "" : "s");
+    /* each count as bytes of one sample (elements at most 8 bytes: an fp32 activation, a
+     * float mask at double width) must fit 64 bits, as the metrics' bytes do: past that, a
+     * plugin's hand-made 2^62 printed an activation memory of 2.9e20 bytes */
+    const struct {
+        const char *name;
+        int64_t v, lo_max; /* lo_max: a count it must not exceed (the one it is part of) */
+        int elem;          /* bytes an element at most; 1 for bytes */
+        const char *of;
+    } c[] = {{"extra_elems", s->extra_elems, INT64_MAX, 8, NULL},
+             {"mask_elems", s->mask_elems, INT64_MAX, 8, NULL},
+             {"extra_bytes", s->extra_bytes, INT64_MAX, 1, NULL},
+             {"extra_bytes_fixed", s->extra_bytes_fixed, INT64_MAX, 1, NULL},
+             {"scores_elems", s->scores_elems, s->extra_elems, 8, "extra_elems"},
+             {"scores_mask_elems", s->scores_mask_elems, s->mask_elems, 8, "mask_elems"},
+             {"fused_bytes", s->fused_bytes, INT64_MAX, 1, NULL},
+             {"selective_elems", s->selective_elems, INT64_MAX, 8, NULL},
+             {"selective_bytes", s->selective_bytes, INT64_MAX, 1, NULL},
+             {"selective_flops", s->selective_flops, l->m.matmul_flops, 1, "matmul_flops"},
+             {"backward_bytes", s->backward_bytes, INT64_MAX, 1, NULL},
+             {"upcast_bytes", s->upcast_bytes, INT64_MAX, 1, NULL}};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        if (c[k].v < 0 || c[k].v >= SM_OVERFLOW / c[k].elem)
+            return sm_fail(st, "%s (%s): the plugin's saved() declares %s %lld: %s", at, t->name,
+                           c[k].name, (long long)c[k].v,
+                           c[k].v < 0 ? "negative" : "its bytes a sample overflow 64 bits");
+        if (c[k].v > c[k].lo_max)
+            return sm_fail(st,
+                           "%s (%s): the plugin's saved() declares %s %lld, more than its %s "
+                           "%lld, of which it is part",
+                           at, t->name, c[k].name, (long long)c[k].v, c[k].of,
+                           (long long)c[k].lo_max);
+    }
     s->output = s->output != 0;
     s->selective = s->selective != 0;
     s->selective_output = s->selective && s->selective_output != 0;
