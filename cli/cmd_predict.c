@@ -239,7 +239,8 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
 }
 
 /* The memory rows of the table: what one device holds, against its capacity. */
-static void memory_rows(const predict_args *a, text_table *tab, const predict_memory *mem)
+static void memory_rows(const predict_args *a, const sm_layout *l, text_table *tab,
+                        const predict_memory *mem)
 {
     const sm_memory *m = &mem->train;
     char v[32], meaning[160], has[32]; /* table_add copies the cells */
@@ -276,15 +277,16 @@ static void memory_rows(const predict_args *a, text_table *tab, const predict_me
     table_add(tab, row);
     if (mem->max_batch >= 0) {
         snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
-        /* nothing fits: what the planner can still change */
+        /* nothing fits: what the planner can still change (--shard full on one device is
+         * refused: it needs the more devices first) */
         const char *shard = a->common.choice.shard, *ckpt = a->common.choice.checkpoint;
-        int shard_full = shard && strcmp(shard, "full") == 0;
+        int shard_out = (shard && strcmp(shard, "full") == 0) || sm_layout_devices(l) < 2;
         int ckpt_full = ckpt && strcmp(ckpt, "full") == 0;
         snprintf(meaning, sizeof meaning, "not even one sample per device fits: try %smore devices",
-                 !shard_full && !ckpt_full ? "--shard full, --checkpoint full or "
-                 : !shard_full             ? "--shard full or "
-                 : !ckpt_full              ? "--checkpoint full or "
-                                           : "");
+                 !shard_out && !ckpt_full ? "--shard full, --checkpoint full or "
+                 : !shard_out             ? "--shard full or "
+                 : !ckpt_full             ? "--checkpoint full or "
+                                          : "");
         const char *mb[] = {"max_batch", v,
                             mem->max_batch ? "the largest per-device batch that fits" : meaning};
         table_add(tab, mb);
@@ -375,7 +377,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};
         table_add(tab, ar_row);
     }
-    memory_rows(a, tab, mem);
+    memory_rows(a, l, tab, mem);
     if (point_column_set(&v) & COLS_ENERGY) {
         const struct {
             const char *name;

@@ -98,6 +98,13 @@ check(rc == 0 and mb and mb[0].split()[1] == "0" and
       "try --shard full, --checkpoint full or more devices" in mb[0], f"max_batch 0: {mb}")
 rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch", "--shard", "full")
 check(rc == 0 and "try --checkpoint full or more devices" in out, f"with --shard full: {out}")
+# on one device --shard full is refused, so the advice leaves it out (it said "try --shard
+# full, ..." where following it gave "shard full on one device: nothing to shard across")
+rc, out, err = run("predict", "llama3_70b", *H100, "--max-batch")
+mb = [l for l in out.splitlines() if l.startswith("max_batch")]
+check(rc == 0 and mb and mb[0].split()[1] == "0" and
+      mb[0].endswith("not even one sample per device fits: try --checkpoint full or more devices"),
+      f"max_batch 0 on one device: {mb}")
 d = good_json("predict", "resnet50", "--device", "tests/data/curve/round_device.ini",
               "--batch", "8")
 check(d.get("memory", {}).get("fits", 0) is None and d["memory"]["capacity"] is None,
