@@ -15,7 +15,8 @@
  *   HOSTILE_EXITS            metrics calls exit(0)
  *   HOSTILE_SHADOW           a file named shadow.so that provides the shipped type conv2d
  *   HOSTILE_SAVED_HUGE       saved says the layer keeps 2^63 - 2 elements of its own a sample
- *   HOSTILE_SAVED_INPUT      saved keeps input 1 of a layer of one input */
+ *   HOSTILE_SAVED_INPUT      saved keeps input 1 of a layer of one input
+ *   HOSTILE_UNKNOWN_TRAITS   traits has every bit set, most of them no trait of plugin.h */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,9 @@ static const sm_layer_type desc = {
 #endif
 #if defined(HOSTILE_SAVED_NOTERM) || defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT)
     .saved = saved,
+#endif
+#ifdef HOSTILE_UNKNOWN_TRAITS
+    .traits = 0xffffffffu,
 #endif
 };
 

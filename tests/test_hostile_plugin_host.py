@@ -107,4 +107,17 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{cases}:3: layer g (test_hostile_{kind}): {want}" in out,
               f"check-plugin {kind}: exit {rc}: {out!r} {err!r}")
 
+    # traits with bits plugin.h names no trait for: ignored, the plugin got less than it
+    # declared; refused at load, naming the file, the type and the unknown bits
+    so = os.path.join(HOSTILE, "unknown_traits", "unknown_traits.so")
+    want = (f"{so}: layer type 'test_hostile_unknown_traits' declares traits 0xffffffff, of "
+            "which 0xfffffc00 are no SM_TRAIT_ of plugin.h")
+    rc, out, err = run_with("unknown_traits", "plugins")
+    check(rc == 1 and err.count("\n") == 1 and want in err,
+          f"plugins with unknown traits: exit {rc}: {err!r}")
+    net = network(tmp, "traits", "h = test_hostile_unknown_traits\n")
+    rc, out, err = run_with("unknown_traits", "predict", net, "--device", "h100", "-g", "1",
+                            "--batch", "4")
+    check(rc == 1 and out == "" and want in err, f"predict with unknown traits: {rc} {err!r}")
+
 finish()
