@@ -120,4 +120,23 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--batch", "4")
     check(rc == 1 and out == "" and want in err, f"predict with unknown traits: {rc} {err!r}")
 
+    # 2^63 - 2 weights: the count fits, its bytes (4 a weight) do not; every command failed
+    # naming no file or line ("layer h: counts at batch 1 overflow 64 bits (a smaller batch or
+    # input keeps them in range)"), and check-plugin passed the plugin
+    want = ("layer h (test_hostile_huge_weights): its counts at batch 1 overflow 64 bits "
+            "(weights 9223372036854775806")
+    net = network(tmp, "huge_weights", "a = relu\nh = test_hostile_huge_weights\n")
+    rc, out, err = run_with("huge_weights", "predict", net, "--device", "h100", "-g", "1",
+                            "--batch", "4")
+    check(rc == 1 and out == "" and err.count("\n") == 1 and f"huge_weights.ini:6: {want}" in err,
+          f"predict with 2^63 - 2 weights: exit {rc}: {err!r}")
+    so = os.path.join(HOSTILE, "huge_weights", "huge_weights.so")
+    cases = os.path.join(tmp, "huge_weights_cases.ini")
+    with open(cases, "w") as f:
+        f.write("[case one]\ninput = 8\nlayer = test_hostile_huge_weights\ngradient = no\n")
+    rc, out, err = run_with("huge_weights", "check-plugin", so, "--cases", cases)
+    check(rc != 0 and "does not load: " in out and
+          want.replace("layer h ", "layer g ") in out,
+          f"check-plugin with 2^63 - 2 weights: exit {rc}: {out!r} {err!r}")
+
 finish()

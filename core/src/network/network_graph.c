@@ -483,6 +483,19 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "training-only %d) are not within 0 to %d",
                        at, t->name, m->kernels_fwd, m->kernels_bwd, m->kernels_train_only,
                        MAX_KERNELS);
+    /* each count fits, but what the host derives at batch 1 (the bytes with the weights') may
+     * not: named here, at the layer, where every command would fail later naming no line and
+     * check-plugin would pass it */
+    sm_metrics one;
+    sm_status ignored;
+    sm_layer named = *l; /* l's name is set once the network is built */
+    named.name = dl->name;
+    if (sm_layer_metrics_at(&named, 1, &one, &ignored))
+        return sm_fail(st,
+                       "%s (%s): its counts at batch 1 overflow 64 bits (weights %lld, bytes "
+                       "%lld, FLOPs %lld); sizes are too large",
+                       at, t->name, (long long)m->weights, (long long)m->bytes,
+                       (long long)m->flops);
     return layer_saved(t, l, in, at, st);
 }
 
