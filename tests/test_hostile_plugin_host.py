@@ -139,4 +139,14 @@ with tempfile.TemporaryDirectory() as tmp:
           want.replace("layer h ", "layer g ") in out,
           f"check-plugin with 2^63 - 2 weights: exit {rc}: {out!r} {err!r}")
 
+    # a fault inside metrics: the process dies of it, as it must (the plugin's state cannot be
+    # trusted), but first says whose code it was; it died with "Segmentation fault" alone
+    net = network(tmp, "metrics_crash", "a = relu\nh = test_hostile_metrics_crash\n")
+    rc, out, err = run_with("metrics_crash", "predict", net, "--device", "h100", "-g", "1",
+                            "--batch", "4")
+    want = ("scalemeter: the plugin of layer type 'test_hostile_metrics_crash' crashed (a fault "
+            "inside its code); the command did not finish")
+    check(rc != 0 and out == "" and err.startswith(want),
+          f"predict with a plugin crashing in metrics: exit {rc}: {err[:300]!r}")
+
 finish()

@@ -15,6 +15,9 @@
 static char message[4200];
 static size_t message_len;
 static struct sigaction old_segv, old_bus;
+/* set while a plugin loads: its own handler above names it, the call handler below stays
+ * silent */
+static volatile sig_atomic_t loading_now;
 /* the plugin being loaded, for sm_plugin_call_begin's exit message */
 static char loading[4200];
 static const char *loading_outer;
@@ -37,6 +40,7 @@ void sm_plugin_guard_begin(const char *path)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, &old_segv);
     sigaction(SIGBUS, &sa, &old_bus);
+    loading_now = 1;
     snprintf(loading, sizeof loading, "plugin %s, while loading,", path);
     loading_outer = sm_plugin_call_begin(loading);
 }
@@ -46,6 +50,7 @@ void sm_plugin_guard_end(void)
     sm_plugin_call_end(loading_outer);
     sigaction(SIGSEGV, &old_segv, NULL);
     sigaction(SIGBUS, &old_bus, NULL);
+    loading_now = 0;
 }
 
 /* A plugin's code runs inside the host, and two of its habits end a command wrongly: exit()
@@ -56,6 +61,27 @@ void sm_plugin_guard_end(void)
 static const char *running; /* what runs, for the exit message; NULL outside plugin code */
 static int depth, to_stderr, saved_stdout = -1;
 static char exit_message[4200];
+static struct sigaction call_old_segv, call_old_bus;
+
+/* A fault inside a plugin's parse, infer, metrics or saved ends the process as any fault does
+ * (the plugin's state cannot be trusted after it), but first says whose code it was, as a
+ * crash while loading does: "Segmentation fault" alone named nothing. write() and strlen()
+ * are async-signal-safe; the previous handler (the default, or a sanitizer's) takes the fault
+ * again. */
+static void on_call_crash(int sig)
+{
+    const char *what = running;
+    if (!loading_now && what) {
+        static const char head[] = "scalemeter: ", tail[] =
+                                                       " crashed (a fault inside its code); the "
+                                                       "command did not finish\n";
+        ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
+        w = write(STDERR_FILENO, what, strlen(what));
+        w = write(STDERR_FILENO, tail, sizeof tail - 1);
+        (void)w; /* nothing to do about a failed write while crashing */
+    }
+    sigaction(sig, sig == SIGSEGV ? &call_old_segv : &call_old_bus, NULL);
+}
 
 static void exit_inside_plugin(void)
 {
@@ -82,6 +108,14 @@ const char *sm_plugin_call_begin(const char *what)
     static int registered;
     if (!registered)
         registered = atexit(exit_inside_plugin) == 0;
+    if (depth == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_call_crash;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, &call_old_segv);
+        sigaction(SIGBUS, &sa, &call_old_bus);
+    }
     if (depth++ == 0 && to_stderr) {
         fflush(stdout);
         saved_stdout = dup(STDOUT_FILENO);
@@ -97,6 +131,10 @@ const char *sm_plugin_call_begin(const char *what)
 void sm_plugin_call_end(const char *outer)
 {
     running = outer;
+    if (depth == 1) {
+        sigaction(SIGSEGV, &call_old_segv, NULL);
+        sigaction(SIGBUS, &call_old_bus, NULL);
+    }
     if (--depth == 0 && saved_stdout >= 0) {
         fflush(stdout); /* what the plugin printed, to standard error */
         dup2(saved_stdout, STDOUT_FILENO);
