@@ -7,6 +7,7 @@
 #include "network/network_internal.h"
 #include "network/autocast.h"
 #include "network/checkpoint.h"
+#include "network/module_scopes.h"
 #include "network/scores.h"
 #include "scalemeter/memory.h"
 
@@ -50,18 +51,11 @@ int sm_checkpoint_parse(const char *name)
     return name_index(name, checkpoint_names, SM_N_CHECKPOINTS);
 }
 
-/* The storage a layer's output lives in: its own (layer + 1), or, for a layer whose output
- * aliases its input (in place, a view), its input's, down to the network's input (0). */
-static int storage_of(const int *owner, int input)
-{
-    return input == SM_NETWORK_INPUT ? 0 : owner[input];
-}
-
 static void find_owners(const sm_network *net, int *owner)
 {
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
-        owner[i] = l->saved.aliases_input ? storage_of(owner, l->inputs[0]) : i + 1;
+        owner[i] = l->saved.aliases_input ? sm_storage_of(owner, l->inputs[0]) : i + 1;
     }
 }
 
@@ -135,7 +129,7 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
     const sm_layer *l = &net->layers[i];
     for (int k = 0; k < l->n_inputs; k++)
         if (keeps_input(l, k))
-            kept[storage_of(owner, l->inputs[k])] = 1;
+            kept[sm_storage_of(owner, l->inputs[k])] = 1;
     if (l->saved.output)
         kept[owner[i]] = 1;
     double own = own_bytes(l, batch, c);
@@ -144,7 +138,7 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
     if (c->half && sm_layer_autocast_fp32(l, c->autocast)) /* its fp32 inputs: 2 bytes more */
         for (int k = 0; k < l->n_inputs; k++)
             if (keeps_input(l, k))
-                own += 2.0 * storage_elems(net, storage_of(owner, l->inputs[k])) * batch;
+                own += 2.0 * storage_elems(net, sm_storage_of(owner, l->inputs[k])) * batch;
     return own;
 }
 
@@ -246,7 +240,7 @@ static double backward_layer(const sm_network *net, const int *owner, const char
     double made = 0;
     g->buf[owner[i]] = -1;
     for (int k = 0; out >= 0 && k < l->n_inputs; k++) {
-        int s = storage_of(owner, l->inputs[k]);
+        int s = sm_storage_of(owner, l->inputs[k]);
         if (!needs[s])
             continue;
         double bytes = storage_size(net, s, batch, c);
@@ -276,14 +270,14 @@ static double recompute_unit(const sm_network *net, const int *owner, int u, tra
             own -= keep_selected(net, owner, i, e, w->redo, batch, c);
         w->release[i] += own, made += own;
         for (int k = -1; k < l->n_inputs; k++) {
-            int s = k < 0 ? owner[i] : storage_of(owner, l->inputs[k]);
+            int s = k < 0 ? owner[i] : sm_storage_of(owner, l->inputs[k]);
             if (w->redo[s] == 1 && w->made_at[s] < 0)
                 w->made_at[s] = i;
         }
     }
     for (int i = w->head[u]; i >= 0 && i <= last; i = w->next[i])
         for (int k = -1; k < net->layers[i].n_inputs; k++) {
-            int s = k < 0 ? owner[i] : storage_of(owner, net->layers[i].inputs[k]);
+            int s = k < 0 ? owner[i] : sm_storage_of(owner, net->layers[i].inputs[k]);
             if (w->redo[s] == 1 && !(w->kept[s] && w->first[s] <= last)) {
                 double bytes = storage_size(net, s, batch, c);
                 w->release[w->made_at[s]] += bytes, made += bytes;
@@ -322,7 +316,7 @@ static double training_peak(const sm_network *net, const int *owner, const int *
             w->alive[i] = keep_selected(net, owner, i, e, w->kept, batch, c);
         int needs = l->m.weights > 0;
         for (int k = 0; k < l->n_inputs; k++) {
-            int s = storage_of(owner, l->inputs[k]);
+            int s = sm_storage_of(owner, l->inputs[k]);
             if (unit[i] >= 0 && c->checkpoint != SM_CHECKPOINT_NONE &&
                 (s == 0 || unit[s - 1] != unit[i]))
                 w->kept[s] = 1;
@@ -388,18 +382,38 @@ static double storage_elem_bytes(const sm_network *net, int s, const sm_memory_c
     return c->half ? 2 : 4;
 }
 
+/* Scratch of one inference count: per storage its readers left, the layer its module call
+ * holds it to, and the next storage whose hold ends at the same layer; per layer the first. */
+typedef struct inference_scratch {
+    int *readers, *hold, *next, *at;
+} inference_scratch;
+
+/* One reader of storage s is done: the bytes freed, where it was the last. */
+static double read_done(const sm_network *net, int *readers, int s, double batch,
+                        const sm_memory_config *c)
+{
+    return --readers[s] == 0 ? storage_elems(net, s) * batch * storage_elem_bytes(net, s, c) : 0;
+}
+
 /* Inference: the most bytes alive at once, running the layers in order. A storage is made by
- * its layer and freed after the last layer that reads it; the network's output stays; a
- * layer's own tensors live while it runs. */
-static double live_peak(const sm_network *net, const int *owner, int *readers, double batch,
+ * its layer and freed after the last layer that reads it or, where a module call holds it
+ * (hold[], module_scopes.c), after that call's last layer, whichever is later; the network's
+ * output stays; a layer's own tensors live while it runs. at[i] lists the storages whose hold
+ * ends at layer i (next[] chains them). */
+static double live_peak(const sm_network *net, const int *owner, inference_scratch *w, double batch,
                         const sm_memory_config *c)
 {
     double act = c->half ? 2 : 4;
-    int n = net->n_layers;
+    int n = net->n_layers, *readers = w->readers;
     memset(readers, 0, ((size_t)n + 1) * sizeof *readers);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        w->at[i] = -1;
         for (int k = 0; k < net->layers[i].n_inputs; k++)
-            readers[storage_of(owner, net->layers[i].inputs[k])]++;
+            readers[sm_storage_of(owner, net->layers[i].inputs[k])]++;
+    }
+    for (int s = 0; s <= n; s++)
+        if (w->hold[s] >= 0) /* the call is one more reader, at its last layer */
+            readers[s]++, w->next[s] = w->at[w->hold[s]], w->at[w->hold[s]] = s;
     if (n > 0)
         readers[owner[n - 1]]++; /* the output is kept */
     double live = storage_elems(net, 0) * batch * storage_elem_bytes(net, 0, c), peak = live;
@@ -409,11 +423,10 @@ static double live_peak(const sm_network *net, const int *owner, int *readers, d
             live += storage_elems(net, i + 1) * batch * storage_elem_bytes(net, i + 1, c);
         double during = live + batch * (own_elems(l, c) * act + softmax_fp32_bytes(l, c, 0));
         peak = fmax(peak, during);
-        for (int k = 0; k < l->n_inputs; k++) {
-            int s = storage_of(owner, l->inputs[k]);
-            if (--readers[s] == 0)
-                live -= storage_elems(net, s) * batch * storage_elem_bytes(net, s, c);
-        }
+        for (int k = 0; k < l->n_inputs; k++)
+            live -= read_done(net, readers, sm_storage_of(owner, l->inputs[k]), batch, c);
+        for (int s = w->at[i]; s >= 0; s = w->next[s])
+            live -= read_done(net, readers, s, batch, c);
     }
     return peak;
 }
@@ -436,6 +449,11 @@ static double gathered_units(const sm_network *net, const int *unit)
             second = w;
     }
     return root + first + second;
+}
+
+static void inference_free(inference_scratch *r)
+{
+    free(r->readers), free(r->hold), free(r->next), free(r->at);
 }
 
 static void scratch_free(training_scratch *w)
@@ -492,16 +510,25 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
                            "more devices, or shard none)");
     if (training && sm_checkpoint_check(net, c->checkpoint, st))
         return -1;
-    int *owner = malloc(((size_t)net->n_layers + 1) * sizeof *owner);
-    /* inference counts each storage's readers; training, its scratch */
-    int *readers = training ? NULL : malloc(((size_t)net->n_layers + 1) * sizeof *readers);
+    size_t n_storages = (size_t)net->n_layers + 1;
+    int *owner = malloc(n_storages * sizeof *owner);
     int *unit = sm_checkpoint_units(net);
-    training_scratch w = {0};
-    if (!owner || !unit || (training ? scratch_alloc(net, unit, c->checkpoint, &w) : !readers)) {
-        free(owner), free(readers), free(unit), scratch_free(&w);
+    training_scratch w = {0}; /* training's scratch, or inference's */
+    inference_scratch r = {0};
+    if (owner)
+        find_owners(net, owner);
+    if (owner && !training) {
+        r.readers = malloc(n_storages * sizeof *r.readers);
+        r.next = malloc(n_storages * sizeof *r.next);
+        r.at = malloc(n_storages * sizeof *r.at);
+        r.hold = sm_module_holds(net, owner);
+    }
+    if (!owner || !unit ||
+        (training ? scratch_alloc(net, unit, c->checkpoint, &w)
+                  : !r.readers || !r.next || !r.at || !r.hold)) {
+        free(owner), free(unit), scratch_free(&w), inference_free(&r);
         return sm_fail(st, "%s: out of memory counting its memory", net->name);
     }
-    find_owners(net, owner);
     double weights = (double)total.weights, n = (double)devices, largest = 0;
     for (int i = 0; i < net->n_layers; i++)
         largest = fmax(largest, (double)net->layers[i].m.weights);
@@ -522,9 +549,9 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
         double peak = training_peak(net, owner, unit, &w, (double)batch, c, &out->activations);
         out->backward = peak - out->activations;
     } else {
-        out->activations = live_peak(net, owner, readers, (double)batch, c);
+        out->activations = live_peak(net, owner, &r, (double)batch, c);
     }
-    free(owner), free(readers), free(unit), scratch_free(&w);
+    free(owner), free(unit), scratch_free(&w), inference_free(&r);
     /* cuDNN's convolution workspace is taken only by a network that runs convolutions */
     out->workspace =
         c->workspace_bytes +
