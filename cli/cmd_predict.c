@@ -436,11 +436,12 @@ static int memory_of(const predict_args *a, const sm_network *net, const sm_pred
     if (a->max_batch) {
         sm_memory_config c;
         sm_predictor_memory_config(p, &c);
-        if (sm_network_max_batch(net, sm_layout_devices(l), 1, &c, &mem->max_batch, st))
+        int rc = sm_network_max_batch(net, sm_layout_devices(l), 1, &c, &mem->max_batch, st);
+        if (rc && rc != SM_MAX_BATCH_UNBOUNDED)
             return -1;
-        /* the search stops at 2^40, which it returns where every batch fits: a largest batch
-         * past --batch's limit is not one predict can name (a tiny network on a large memory) */
-        if (mem->max_batch > MAX_BATCH)
+        /* every batch the search tried fits, or a largest batch past --batch's limit: not one
+         * predict can name (a tiny network on a large memory) */
+        if (rc == SM_MAX_BATCH_UNBOUNDED || mem->max_batch > MAX_BATCH)
             return sm_fail(st,
                            "--max-batch: every per-device batch up to %lld, --batch's limit, "
                            "fits in the device's %.0f GiB; give --batch",

@@ -110,6 +110,14 @@ static void test_max_batch(const sm_network *net)
     c.capacity_bytes = 1000; /* not even one sample */
     CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == 0);
     CHECK_EQ(b, 0);
+    /* every batch fits (1 EB: 3634 B a sample is 2^38 samples, far past the 2^40 search at
+     * 2 x 3064 + 4864 B): said apart from a largest batch, where the search's cap came back
+     * as if it were one */
+    c.capacity_bytes = 1e22;
+    b = -1;
+    CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == SM_MAX_BATCH_UNBOUNDED);
+    CHECK_EQ(b, SM_MAX_BATCH_SEARCHED);
+    CHECK_CONTAINS(st.msg, "every per-device batch up to 1099511627776 fits");
     c.capacity_bytes = 0;
     CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == -1);
     CHECK_CONTAINS(st.msg, "memory_gib");

@@ -121,7 +121,12 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
                       const sm_memory_config *c, sm_memory *out, sm_status *st);
 
 /* The largest per-device batch whose memory fits (training or inference), searched up to
- * 2^40: 0 where even batch 1 does not fit; -1 with a message where the capacity is not known. */
+ * SM_MAX_BATCH_SEARCHED (2^40): 0 where even batch 1 does not fit; -1 with a message where the
+ * capacity is not known; SM_MAX_BATCH_UNBOUNDED with a message where every batch searched fits
+ * (a tiny network on a large memory), *out then SM_MAX_BATCH_SEARCHED, a bound and not a
+ * largest batch. */
+#define SM_MAX_BATCH_SEARCHED ((int64_t)1 << 40)
+#define SM_MAX_BATCH_UNBOUNDED (-2)
 int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
                          const sm_memory_config *c, int64_t *out, sm_status *st);
 

@@ -577,7 +577,7 @@ int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
         return sm_fail(st, "the device's memory is not known: give [device] memory_gib in its "
                            "description");
     /* memory grows with the batch: the largest batch that fits, by bisection */
-    int64_t lo = 0, hi = (int64_t)1 << 40;
+    int64_t lo = 0, hi = SM_MAX_BATCH_SEARCHED;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
         sm_memory m;
@@ -589,5 +589,9 @@ int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
             hi = mid - 1;
     }
     *out = lo;
-    return 0;
+    if (lo < SM_MAX_BATCH_SEARCHED)
+        return 0;
+    sm_fail(st, "every per-device batch up to %lld fits in the device's %.0f GiB",
+            (long long)SM_MAX_BATCH_SEARCHED, c->capacity_bytes / 1073741824.0);
+    return SM_MAX_BATCH_UNBOUNDED;
 }
