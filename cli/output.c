@@ -175,7 +175,7 @@ int output_finish(const char *cmd, int rc)
     int e = errno ? errno : EIO;
     if (!bad && out_path && out_tmp[0] && rc == 0 && fsync(STDOUT_FILENO) != 0)
         bad = 1, e = errno;
-    if (!bad && out_path && out_tmp[0] && rc == 0 && rename(out_tmp, out_path) != 0)
+    if (!bad && out_path && out_tmp[0] && rc == 0 && sm_atomic_rename(out_tmp) != 0)
         bad = 1, e = errno;
     if (out_path && out_tmp[0] && (rc || bad))
         unlink(out_tmp);

@@ -235,6 +235,32 @@ for args in (["allreduce", "--device", "nosuch", "-o", kept],
 check(sorted(os.listdir(tmp)).count("kept.csv") == 1 and
       not [n for n in os.listdir(tmp) if n.startswith("kept.csv.tmp")],
       f"no temporary left beside kept.csv: {os.listdir(tmp)}")
+# -o through a symbolic link writes the link's target and keeps the link, as a shell's > does:
+# the temporary was renamed over the link, which became a file and left its target as it was.
+# A relative link is read from its own folder, and a dangling one creates its target; fit's
+# coefficients go the same way (sm_atomic_commit).
+os.makedirs(os.path.join(tmp, "links"))
+target = write("links/target.json", "old\n")
+for name, points_to in (("abs", target), ("rel", "target.json")):
+    lnk = os.path.join(tmp, "links", name)
+    os.symlink(points_to, lnk)
+    rc, out, err = run("devices", "--format", "json", "-o", lnk)
+    check(rc == 0 and os.path.islink(lnk) and os.readlink(lnk) == points_to and
+          json.load(open(target))["devices"],
+          f"-o {name} link: exit {rc}, still a link {os.path.islink(lnk)}, {err.strip()}")
+    write("links/target.json", "old\n")
+dangling = os.path.join(tmp, "links", "dangling")
+os.symlink("made.ini", dangling)
+rc, out, err = run("fit", runs, "-o", dangling)
+check(rc == 0 and os.path.islink(dangling) and
+      "[fit]" in open(os.path.join(tmp, "links", "made.ini")).read(),
+      f"fit -o a dangling link: exit {rc}, still a link {os.path.islink(dangling)}, "
+      f"{err.strip()}")
+check(not [n for n in os.listdir(os.path.join(tmp, "links")) if ".tmp." in n],
+      f"no temporary left beside the links' targets: {os.listdir(os.path.join(tmp, 'links'))}")
+loop = os.path.join(tmp, "links", "loop")
+os.symlink("loop", loop)
+refused(["devices", "-o", loop], None, None, "cannot write " + loop + ": Too many levels")
 rc, out, err = run("predict", "resnet50", "--device", "h100", "--batch", "8", "-o", "/dev/full")
 check(rc == 1 and "No space left on device" in err, f"-o /dev/full: exit {rc}, {err.strip()}")
 # --- the fifth campaign: what the file readers say ---

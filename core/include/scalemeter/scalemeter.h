@@ -47,9 +47,14 @@ int sm_fail(sm_status *st, const char *fmt, ...) __attribute__((format(printf, 2
 /* A file appears whole or not at all: sm_atomic_open creates PATH.tmp.XXXXXXXX, a fresh name
  * (tmp: its name; empty where path is not a regular file, /dev/null, which is written in
  * place), and sm_atomic_commit flushes, syncs and renames it over path, or removes it and
- * fails. Coefficients, device descriptions and -o's output are written so. */
+ * fails. A path that is a symbolic link is written through, as a shell's `>` writes: PATH is
+ * then the link's target (followed to the end, dangling or not), which the temporary replaces,
+ * and the link stays. sm_atomic_rename renames tmp over the file it was made for (rename's
+ * result, errno set), for a writer that flushes it itself. Coefficients, device descriptions
+ * and -o's output are written so. */
 FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
 int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
+int sm_atomic_rename(const char *tmp);
 
 /* ---- data directories ------------------------------------------------------------------- */
 
