@@ -153,8 +153,11 @@ static int parse_args(int argc, char **argv, fit_args *a)
         {"idle-watts", required_argument, 0, IDLE_WATTS},
         {0, 0, 0, 0}};
     char msg[512];
+    unsigned given = 0; /* bits of NONNEG .. NO_WEIGHT_TERM: a flag and its --no- form */
     for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
         const char *v = optarg;
+        if (c >= NONNEG && c <= NO_WEIGHT_TERM)
+            given |= 1u << (c - NONNEG);
         switch (c) {
         case 'h':
             usage();
@@ -267,6 +270,15 @@ static int parse_args(int argc, char **argv, fit_args *a)
             return usage_error("fit", msg), -1;
         }
     }
+    /* a flag and its opposite: the last one won, silently */
+    static const char *const pairs[][2] = {{"--nonneg", "--no-nonneg"},
+                                           {"--weight-term", "--no-weight-term"}};
+    for (int k = 0; k < 2; k++)
+        if ((given >> 2 * k & 3u) == 3u) {
+            fprintf(stderr, "scalemeter fit: %s and %s: one of the two\n", pairs[k][0],
+                    pairs[k][1]);
+            return -1;
+        }
     if (optind < argc)
         a->csv = argv[optind++];
     if (optind < argc) {

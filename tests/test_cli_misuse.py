@@ -260,6 +260,18 @@ try:
     rc, out, err = run("check-plugin", conv1d, "--cases", path)
     check(rc == 0 and "2 cases, 0 refusals, 2 gradient checks: all passed" in out,
           f"check-plugin reads past a byte-order mark: exit {rc} {out} {err}")
+    # 16. a flag and its opposite in one command: the last one won, silently (fit
+    # --weight-term --no-weight-term fitted without the weight term)
+    for pair in (["--weight-term", "--no-weight-term"], ["--no-nonneg", "--nonneg"]):
+        for flags in (pair, pair[::-1]):
+            rc, out, err = run("fit", CPU_CSV, *flags, "-o", os.path.join(tmp, "pair.ini"))
+            first, second = sorted(flags, key=len)
+            one_line_error(rc, err, 2, f"scalemeter fit: {first} and {second}: one of the two",
+                           f"fit {' '.join(flags)}")
+    check(not os.path.exists(os.path.join(tmp, "pair.ini")), "the refused fits wrote nothing")
+    rc, out, err = run("fit", CPU_CSV, "--nonneg", "--nonneg", "--weight-term", "--weight-term",
+                       "-o", os.path.join(tmp, "twice.ini"))
+    check(rc == 0, f"fit: a flag given twice is no contradiction: exit {rc} {err}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
