@@ -45,8 +45,16 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
     *out = NULL;
     if (!c->coeffs  ? sm_predictor_from_device_opts(c->device, &opt, out, st)
         : c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)
-                    : sm_predictor_from_coeffs_opts(c->coeffs, c->overlap, out, st))
+                    : sm_predictor_from_coeffs_opts(c->coeffs, c->overlap, out, st)) {
+        /* the library's "precision P: ..." (unknown, or not the device's) is --precision's */
+        size_t n = c->precision ? strlen(c->precision) : 0;
+        if (n && !strncmp(st->msg, "precision ", 10) && !strncmp(st->msg + 10, c->precision, n) &&
+            st->msg[10 + n] == ':' && strlen(st->msg) + 2 < sizeof st->msg) {
+            memmove(st->msg + 2, st->msg, strlen(st->msg) + 1);
+            memcpy(st->msg, "--", 2);
+        }
         return -1;
+    }
     if (c->coeffs && sm_predictor_check_precision(*out, c->precision, st)) {
         sm_predictor_free(*out);
         *out = NULL;

@@ -484,7 +484,12 @@ with tempfile.TemporaryDirectory() as tmp:
         (H100 + ["--nodes", "1", "-g", "16"], "a node has 8 devices, not 16"),
         (H100 + ["--nodes", "1", "--precision", "fp8"], "precision fp8"),
         (["resnet50", "--device", "cpu", "--batch", "64", "--nodes", "1", "--precision", "bf16"],
-         "peak_bf16_tflops is missing"),
+         "--precision bf16: device cpu has no bf16 peak ([device] peak_bf16_tflops in "),
+        # the precision asked for is named, with what the device has: the key alone was said
+        (["resnet50", "--device", "v100", "--batch", "64", "--nodes", "1", "--precision", "tf32"],
+         "--precision tf32: device v100 has no tf32 peak ([device] peak_tf32_tflops in "),
+        (["resnet50", "--device", "v100", "--batch", "64", "--nodes", "1", "--precision", "tf32"],
+         "v100.ini); it has peaks for fp32, fp16 only: give one of those"),
         (H100 + ["--nodes", "1", "--bucket-mib", "0"], "--bucket-mib 0"),
         (["resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--batch", "64",
           "--nodes", "1", "--bucket-mib", "5"], "apply to --device"),

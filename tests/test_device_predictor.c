@@ -164,7 +164,9 @@ int main(void)
     /* a precision the file gives no peak for, and one that does not exist */
     sm_device_options fp16 = {.precision = "fp16"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fp16, &p, &st), -1);
-    CHECK_CONTAINS(st.msg, "peak_fp16_tflops is missing");
+    CHECK_CONTAINS(st.msg, "precision fp16: device round has no fp16 peak ([device] "
+                           "peak_fp16_tflops in ");
+    CHECK_CONTAINS(st.msg, "it has peaks for fp32, bf16 only");
     sm_device_options fp8 = {.precision = "fp8"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fp8, &p, &st), -1);
     CHECK_CONTAINS(st.msg, "precision fp8");

@@ -421,8 +421,18 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         d->precision = (sm_precision)p;
     }
     if (d->dev.peak[d->precision] <= 0) {
-        sm_fail(st, "%s: [device] peak_%s_tflops is missing: no peak for precision %s", d->dev.path,
-                sm_precision_names[d->precision], sm_precision_names[d->precision]);
+        /* the precision asked for (the description's own is checked as it loads): what the
+         * device has instead, where the key said neither the device nor what to give */
+        char has[64] = "";
+        for (int q = 0, n = 0; q < SM_N_PRECISIONS; q++)
+            if (d->dev.peak[q] > 0)
+                snprintf(has + strlen(has), sizeof has - strlen(has), "%s%s", n++ ? ", " : "",
+                         sm_precision_names[q]);
+        const char *pn = sm_precision_names[d->precision];
+        sm_fail(st,
+                "precision %s: device %s has no %s peak ([device] peak_%s_tflops in %s); it "
+                "has peaks for %s only: give one of those, or add the key to its description",
+                pn, d->dev.name, pn, pn, d->dev.path, has[0] ? has : "none");
         free(d);
         return -1;
     }
