@@ -290,7 +290,7 @@ static int agree(int failed, const sm_status *st, int rank, int ranks)
         return 0;
     if (rank == first) {
         if (rank)
-            fprintf(stderr, "scalemeter: rank %d: %s\n", rank, st->msg);
+            fprintf(stderr, "scalemeter allreduce: rank %d: %s\n", rank, st->msg);
         else
             report_error(st->msg);
     }

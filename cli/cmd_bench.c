@@ -323,7 +323,7 @@ static void report(const sm_bench_layout *l, const sm_status *st)
     if (!st->msg[0])
         return;
     if (l->rank)
-        fprintf(stderr, "scalemeter: rank %d: %s\n", l->rank, st->msg);
+        fprintf(stderr, "scalemeter bench: rank %d: %s\n", l->rank, st->msg);
     else
         report_error(st->msg);
 }
@@ -407,7 +407,7 @@ static void interrupt_message(const sm_bench_layout *l, const char *file, const 
     if (l->rank != 0)
         return; /* one message per job */
     int n = snprintf(interrupted_msg, sizeof interrupted_msg,
-                     "\nscalemeter: interrupted: %s keeps the %d rows measured before (%d in "
+                     "\nscalemeter bench: interrupted: %s keeps the %d rows measured before (%d in "
                      "this run); the same command resumes from there\n",
                      file, t->measured + t->oom + t->skipped, t->measured + t->oom);
     interrupted_len = n < 0                             ? 0
@@ -436,7 +436,7 @@ static int measure(sm_bench_job *job, int i, const char *file, view *p, tally *t
     if (l->rank == 0 && p->tty)
         fprintf(stderr, "\r\033[K"); /* the row may go to the same terminal */
     if (rc == SM_BENCH_RANK_FAILED && l->ranks > 1) {
-        fprintf(stderr, "\nscalemeter: rank %d: %s\n", l->rank, st.msg);
+        fprintf(stderr, "\nscalemeter bench: rank %d: %s\n", l->rank, st.msg);
         MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks wait in a collective */
     }
     if (rc) {
@@ -464,7 +464,7 @@ static int measure(sm_bench_job *job, int i, const char *file, view *p, tally *t
         return 0; /* ranks other than 0 */
     if (oom)
         fprintf(stderr,
-                "scalemeter: %s image %s batch %s: out of memory, recorded as "
+                "scalemeter bench: %s image %s batch %s: out of memory, recorded as "
                 "status=oom\n",
                 row[SM_COL_MODEL], row[SM_COL_IMAGE], row[SM_COL_BATCH]);
     for (int k = 0; k < sm_bench_job_columns(job); k++) {
@@ -489,10 +489,10 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
             p.work_left += sm_bench_job_item(job, i)->work;
     if (l->rank == 0) {
         for (int k = 0; sm_bench_job_note(job, k); k++)
-            fprintf(stderr, "scalemeter: %s\n", sm_bench_job_note(job, k));
+            fprintf(stderr, "scalemeter bench: %s\n", sm_bench_job_note(job, k));
         if (tty && t.skipped)
-            fprintf(stderr, "scalemeter: %d of %d configurations already in %s\n", t.skipped, n,
-                    a->output);
+            fprintf(stderr, "scalemeter bench: %d of %d configurations already in %s\n", t.skipped,
+                    n, a->output);
         if (left) {
             for (int k = 0; k < sm_bench_job_columns(job); k++)
                 printf("%s%s", k ? "," : "", sm_run_columns[k]);
@@ -519,7 +519,7 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
         if (tty)
             fprintf(stderr, "\r\033[K");
         fprintf(stderr,
-                "scalemeter: %s: %d configurations measured, %d out of memory, %d "
+                "scalemeter bench: %s: %d configurations measured, %d out of memory, %d "
                 "already there\n",
                 a->output, t.measured, t.oom, t.skipped);
     }

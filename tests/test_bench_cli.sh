@@ -84,8 +84,9 @@ rows)
     cp "$csv" "$dir/before"
     "$@" -o "$csv" >"$out" 2>"$err" || fail "second run: exit status $?"
     cmp -s "$csv" "$dir/before" || fail "the second run changed the file"
-    grep -q "0 configurations measured, 0 out of memory, $rows already there" "$err" ||
-        fail "the second run did not skip all $rows configurations"
+    # the note names bench, as its errors do (it said "scalemeter: FILE: ...")
+    grep -q "^scalemeter bench: $csv: 0 configurations measured, 0 out of memory, $rows already" \
+        "$err" || fail "the second run did not skip all $rows configurations: $(cat "$err")"
     ;;
 resume)
     kill_what=$1 rows=$2
@@ -136,7 +137,7 @@ interrupt)
     [ $rc -eq $want ] || fail "exit status $rc after SIG$sig, expected $want"
     check_whole
     kept=$(($(wc -l <"$csv") - 1))
-    grep -q "scalemeter: interrupted: $csv keeps the $kept rows measured before ($kept in this run)" \
+    grep -q "^scalemeter bench: interrupted: $csv keeps the $kept rows measured before ($kept in" \
         "$err" || fail "no message saying the $kept rows kept: $(cat "$err")"
     echo "SIG$sig after $kept rows: exit $rc, and said so"
     ;;
@@ -165,7 +166,8 @@ oom)
     check_once $((ok + oom))
     [ "$(grep -c ',ok$' "$csv")" -eq "$ok" ] || fail "rows with status ok"
     [ "$(grep -c ',,,,,,cpu,[0-9]*,0,oom$' "$csv")" -eq "$oom" ] || fail "rows with status oom"
-    grep -q "out of memory, recorded as status=oom" "$err" || fail "no message about it"
+    grep -q "^scalemeter bench: .* out of memory, recorded as status=oom" "$err" ||
+        fail "no message about it: $(cat "$err")"
     ;;
 fails | fails_plain)
     pattern=$1
