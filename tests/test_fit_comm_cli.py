@@ -275,7 +275,25 @@ with tempfile.TemporaryDirectory() as d:
     fails([write("empty.txt", "# nothing here\n")], "empty.txt", "no data rows")
     one_rank = write("one-rank.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,1,1,1e-6\n"
                      "2097152,nccl,1,1,2e-6\n")
-    fails([one_rank], "one rank")
+    fails([one_rank], "one-rank.csv:2: every row is of one rank (ranks = 1)",
+          "no all-reduce to fit", "give runs over several ranks")
+    # `scalemeter allreduce --format csv` on one rank times nothing (time_s 0, both
+    # implementations): "expected positive bytes, ranks, nodes and time_s" said the file was
+    # wrong where it was of one rank
+    zero = write("one-rank-zero.csv", "# one rank\nbytes,impl,ranks,nodes,time_s\n"
+                 "1048576,ring,1,1,0\n1048576,mpi,1,1,0.000000e+00\n")
+    fails([zero], "one-rank-zero.csv:3: every row is of one rank", "no all-reduce to fit")
+    # nccl-tests' output of one rank: its file and line named, as the CSV's
+    nccl_single = write("nccl-single.txt",
+                        nccl_tests_output(1, 1, time=lambda s, n, g: 1e-5 + s / 1e11))
+    fails([nccl_single], "nccl-single.txt:", "every run is on one rank", "no all-reduce to fit")
+    # a one-rank row beside real runs is left out, as before, whatever its time
+    mixed_one = write("mixed-one.csv", "bytes,impl,ranks,nodes,time_s\n"
+                      "1048576,nccl,1,1,0\n" + "".join(
+                          f"{b},nccl,8,1,{2e-5 + b / 2e11}\n" for b in (1 << 20, 1 << 22, 1 << 24)))
+    rc, so, se = run("fit-comm", mixed_one, "--format", "json")
+    check(rc == 0 and json.loads(so)["intra"]["bandwidth_gb_s"] > 0,
+          f"fit-comm: a one-rank row of time 0 beside runs of 8: {rc} {se.strip()}")
     uneven = write("uneven.csv", "bytes,impl,ranks,time_s\n1048576,nccl,12,1e-4\n")
     fails([uneven + "@5"], "uneven.csv", "12 ranks", "5 nodes")
     mixed = write("mixed.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,8,1,1e-4\n"

@@ -152,9 +152,18 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const
         intra |= r->samples[i].nodes == 1 && r->samples[i].gpus_per_node > 1;
         inter |= r->samples[i].nodes > 1;
     }
-    if (!intra && !inter)
+    if (!intra && !inter) {
+        const sm_comm_sample *s = r->n ? &r->samples[0] : NULL;
+        const char *file = s && s->source < r->n_sources ? r->sources[s->source] : NULL;
+        if (file)
+            return sm_fail(st,
+                           "%s:%d: every run is on one rank, and one rank has no all-reduce "
+                           "to fit; give runs over several ranks: one node's devices, and "
+                           "across nodes",
+                           file, s->line);
         return sm_fail(st, "every run is on one rank: nothing is communicated (run the "
                            "all-reduce over the devices of a node, and across nodes)");
+    }
     if (inter && !intra && !base)
         return sm_fail(st, "runs across nodes but none inside one node: the intra-node terms "
                            "cannot be told apart; add a run on one node's devices or name a "

@@ -412,6 +412,7 @@ static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, cons
     size_t cap = 0;
     int col_bytes = -1, col_impl = -1, col_ranks = -1, col_nodes = -1, col_time = -1, col_op = -1;
     int lineno = 0, rc = 0, first = r->n, header = 0;
+    int one_rank_line = 0; /* the first row of one rank, which has nothing to fit */
     char seen_impl[64] = "";
     int more = 0;
     while (!rc && (more = next_line(src, &line, &cap, &lineno, st)) > 0) {
@@ -456,6 +457,16 @@ static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, cons
             rc = sm_fail(st, "%s:%d: the %s field is empty", path, lineno, names[empty]);
             break;
         }
+        /* one rank all-reduces nothing: `scalemeter allreduce` on one rank times no
+         * communication, where the clock may not move (time_s 0); such a row adds nothing to
+         * the fit, and a file of them alone is said so below */
+        if (nt > need && !parse_int(tok[col_bytes], &bytes) && bytes > 0 &&
+            !parse_int(tok[col_ranks], &ranks) && ranks == 1 && !parse_double(tok[col_time], &t) &&
+            t >= 0 && t <= SM_MAX_RUN_SECONDS) {
+            if (!one_rank_line)
+                one_rank_line = lineno;
+            continue;
+        }
         if (nt <= need || parse_int(tok[col_bytes], &bytes) || parse_int(tok[col_ranks], &ranks) ||
             parse_double(tok[col_time], &t) ||
             (col_nodes >= 0 && parse_int(tok[col_nodes], &file_nodes)) || bytes <= 0 || ranks < 1 ||
@@ -498,6 +509,12 @@ static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, cons
     free(line);
     if (more < 0) /* a line refused: its message is in st */
         rc = -1;
+    if (!rc && r->n == first && one_rank_line)
+        rc = sm_fail(st,
+                     "%s:%d: every row is of one rank (ranks = 1), and one rank has no all-reduce "
+                     "to fit; give runs over several ranks: one node's devices, and across "
+                     "nodes (scalemeter allreduce under mpirun -np N, or nccl-tests' output)",
+                     path, one_rank_line);
     if (!rc && r->n == first)
         rc = sm_fail(st, "%s: no rows%s%s", path, impl ? " of --impl " : "", impl ? impl : "");
     return rc;
