@@ -522,6 +522,12 @@ for seq, args in ((16000, []), (8000, ["--seq", "8000"])):
                        *args)
     got = json.loads(out).get("seq") if rc == 0 else None
     check(got == seq, f"predict {' '.join(args)}: seq {got}, expected {seq}: {err.strip()}")
+# devices_max = 0 was taken as given: no fitted row runs on no device, and the warnings that
+# compare a layout with the devices fitted would have quoted 0
+zero_dev = write("zero_devices.ini", h100_cal.replace("\ndevices_max = 1\n", "\ndevices_max = 0\n"))
+line = h100_cal[:h100_cal.index("\ndevices_max = ") + 1].count("\n") + 1
+refused(["predict", "resnet18", "--coeffs", zero_dev, "--batch", "32"], zero_dev, line,
+        "devices_max = 0: expected at least 1")
 # --max-batch's search stops at 2^40 and returned it where every batch fits: a one-weight
 # network on a description of 1,000,000 GiB said "max_batch 1099511627776, the largest
 # per-device batch that fits", past --batch's own limit of 2^32, while 2^40 + 1 fits as well.

@@ -298,6 +298,12 @@ static int fit_key(reader *r, const char *key, const char *value)
                !strcmp(key, "image_max")) {
         if (parse_int(value, 0, INT32_MAX, &v))
             return fail_at(r, "%s = %s: expected a non-negative integer", key, value);
+        /* every row ran on a device at least: 0 devices is no file fit writes */
+        if (!strcmp(key, "devices_max") && v < 1)
+            return fail_at(r,
+                           "devices_max = %s: expected at least 1 (the most devices a fitted "
+                           "row ran on)",
+                           value);
         if (!strcmp(key, "rows"))
             fit->rows = (int)v;
         else if (!strcmp(key, "devices_max"))
