@@ -522,6 +522,40 @@ for seq, args in ((16000, []), (8000, ["--seq", "8000"])):
                        *args)
     got = json.loads(out).get("seq") if rc == 0 else None
     check(got == seq, f"predict {' '.join(args)}: seq {got}, expected {seq}: {err.strip()}")
+# The same waveform read by conv1d through another layer (a dropout, an identity then a ReLU)
+# was S x E again: --image 8000 made 8000 channels (20,480,032 weights), and predict's seq
+# said 1. Decided on the graph: layers that keep the shape of what they read keep its axes.
+for name, pre in (("dropout", "d = dropout p=0.1\n"), ("view", "i = identity\nr = relu\n")):
+    via = write(f"audio_{name}.ini", "[network]\nname = audio\ninput = 1x16000\n[layers]\n" +
+                pre + "c = conv1d out=32 kernel=80 stride=16\n")
+    rc, out, err = run("metrics", via, "--image", "8000", "--format", "json")
+    m = json.loads(out) if rc == 0 else {}
+    check(m.get("input") == [1, 8000] and m.get("macs") == 1269760 and
+          m.get("weights") == 2592,
+          f"metrics --image 8000, conv1d behind {name}: {err.strip()} {out[:300]}")
+    for seq, args in ((16000, []), (8000, ["--seq", "8000"])):
+        rc, out, err = run("predict", via, "--device", "h100", "--batch", "1", "--format",
+                           "json", *args)
+        got = json.loads(out).get("seq") if rc == 0 else None
+        check(got == seq, f"predict {' '.join(args)} behind {name}: seq {got}, expected {seq}: "
+              f"{err.strip()}")
+# A permute ends the path: S x E = 100x16 permuted to 16 x 100 is conv1d's 16 channels, and
+# --seq 200 sets S (16x198 after a kernel of 3); where the input is square a view keeps the
+# shape and may have swapped the axes, so --seq is refused, naming the file.
+se = write("se_permute.ini", "[network]\nname = se\ninput = 100x16\n[layers]\n"
+           "p = permute order=1,0\nc = conv1d out=8 kernel=3\n")
+rc, out, err = run("metrics", se, "--image", "200", "--format", "json")
+m = json.loads(out) if rc == 0 else {}
+check(m.get("input") == [200, 16] and m.get("weights") == 8 * 16 * 3 + 8,
+      f"metrics --image 200 of S x E through a permute: {err.strip()} {out[:300]}")
+square = write("square_permute.ini", "[network]\nname = sq\ninput = 64x64\n[layers]\n"
+               "p = permute order=1,0\nc = conv1d out=8 kernel=3\n")
+refused(["metrics", square, "--image", "200"], None, None,
+        square + ": --image/--seq 200: the square 64x64 input reaches a convolution only "
+        "through a view")
+rc, out, err = run("metrics", square, "--format", "json")
+check(rc == 0 and json.loads(out).get("input") == [64, 64],
+      f"metrics of the square input at its own size: {rc} {err.strip()}")
 # devices_max = 0 was taken as given: no fitted row runs on no device, and the warnings that
 # compare a layout with the devices fitted would have quoted 0
 zero_dev = write("zero_devices.ini", h100_cal.replace("\ndevices_max = 1\n", "\ndevices_max = 0\n"))

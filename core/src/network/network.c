@@ -78,12 +78,57 @@ int sm_image_axis(const sm_shape *input, int convolution_reads_it)
     return input->ndim == 2 && convolution_reads_it ? 1 : 0;
 }
 
+static int same_shape(const sm_shape *a, const sm_shape *b)
+{
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int k = 0; k < a->ndim; k++)
+        if (a->dim[k] != b->dim[k])
+            return 0;
+    return 1;
+}
+
+int sm_network_conv_reads_input(const sm_network *net, int *ambiguous)
+{
+    if (ambiguous)
+        *ambiguous = 0;
+    if (net->input.ndim != 2 || net->n_layers < 1)
+        return 0;
+    /* what each layer's output carries of the input's axes: 0 nothing, 1 the axes, 2 the
+     * same shape through a view of a square input (which may have swapped them) */
+    int square = net->input.dim[0] == net->input.dim[1];
+    unsigned char *carry = calloc((size_t)net->n_layers, 1);
+    if (!carry)
+        return 0;
+    int direct = 0, via_view = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        int conv = (l->type->traits & SM_TRAIT_CONVOLUTION) != 0;
+        int view = (l->type->traits & SM_TRAIT_VIEW) != 0;
+        for (int j = 0; j < l->n_inputs; j++) {
+            int from = l->inputs[j];
+            int c = from == SM_NETWORK_INPUT ? 1 : carry[from];
+            const sm_shape *in = from == SM_NETWORK_INPUT ? &net->input : &net->layers[from].out;
+            if (!c)
+                continue;
+            if (conv) {
+                direct |= c == 1;
+                via_view |= c == 2;
+            } else if (same_shape(in, &l->out)) {
+                int through = view && square ? 2 : c;
+                if (!carry[i] || through < carry[i])
+                    carry[i] = (unsigned char)through;
+            }
+        }
+    }
+    free(carry);
+    if (ambiguous)
+        *ambiguous = !direct && via_view;
+    return direct || via_view;
+}
+
 int64_t sm_network_image(const sm_network *net)
 {
-    int conv = 0; /* a convolution reads a 2-D input: C x L */
-    for (int i = 0; net->input.ndim == 2 && !conv && i < net->n_layers; i++)
-        for (int j = 0; j < net->layers[i].n_inputs; j++)
-            conv |= net->layers[i].inputs[j] == SM_NETWORK_INPUT &&
-                    (net->layers[i].type->traits & SM_TRAIT_CONVOLUTION);
-    return net->input.dim[sm_image_axis(&net->input, conv)];
+    /* a convolution reads a 2-D input (through layers that keep its shape): C x L */
+    return net->input.dim[sm_image_axis(&net->input, sm_network_conv_reads_input(net, NULL))];
 }

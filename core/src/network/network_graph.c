@@ -499,9 +499,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     return layer_saved(t, l, in, at, st);
 }
 
-/* Whether a convolution reads the network's input: a 2-D one is then C x L, not S x E (--seq
- * 8000 of a 1x16000 waveform set its channels, 8000 channels and 20 M weights, where the length
- * was meant). */
+/* Whether a convolution reads the network's input directly (the draft's graph alone). */
 static int convolution_reads_input(const draft_network *d, int **inputs, const int *n_in)
 {
     for (int k = 0; k < d->n_layers; k++)
@@ -509,6 +507,34 @@ static int convolution_reads_input(const draft_network *d, int **inputs, const i
             if (inputs[k][j] < 0 && (d->layers[k].type->traits & SM_TRAIT_CONVOLUTION))
                 return 1;
     return 0;
+}
+
+/* Whether a 2-D input is C x L, not S x E, before --image sets its length: --seq 8000 of a
+ * 1x16000 waveform set its channels (8000 channels, 20 M weights) where the length was meant.
+ * Decided on the network built at the file's own input, as sm_network_image decides on the
+ * network built (sm_network_conv_reads_input): a convolution that reads the input through a
+ * dropout or a norm reads it as C x L too. 1 or 0; -1 with a message where a view of a square
+ * input may have swapped the axes the convolution reads. Where the file's own input does not
+ * build, a convolution reading it directly decides, as before. */
+static int input_is_channels_length(draft_network *d, int **inputs, const int *n_in, int64_t image,
+                                    sm_status *st)
+{
+    sm_network *probe = NULL;
+    sm_status ignored;
+    if (sm_network_build(d, NULL, &probe, &ignored))
+        return convolution_reads_input(d, inputs, n_in);
+    int ambiguous;
+    int conv = sm_network_conv_reads_input(probe, &ambiguous);
+    sm_network_free(probe);
+    if (ambiguous)
+        return sm_fail(st,
+                       "%s: --image/--seq %lld: the square %lldx%lld input reaches a "
+                       "convolution only through a view, which may have swapped its axes: "
+                       "which one is the length cannot be told; give the length in [network] "
+                       "input",
+                       d->path, (long long)image, (long long)d->input.dim[0],
+                       (long long)d->input.dim[1]);
+    return conv;
 }
 
 int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
@@ -540,11 +566,17 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
             if (opt->image > (1 << 30))
                 rc = sm_fail(st, "--image %lld is too large", (long long)opt->image);
             else {
-                int conv = net->input.ndim == 2 && convolution_reads_input(d, inputs, n_in);
-                int axis = sm_image_axis(&net->input, conv);
-                net->input.dim[axis] = opt->image;
-                if (net->input.ndim >= 3) /* an image's W with its H */
-                    net->input.dim[axis + 1] = opt->image;
+                int conv = net->input.ndim == 2
+                               ? input_is_channels_length(d, inputs, n_in, opt->image, st)
+                               : 0;
+                if (conv < 0)
+                    rc = -1;
+                else {
+                    int axis = sm_image_axis(&net->input, conv);
+                    net->input.dim[axis] = opt->image;
+                    if (net->input.ndim >= 3) /* an image's W with its H */
+                        net->input.dim[axis + 1] = opt->image;
+                }
             }
         }
         net->n_blocks = d->n_blocks;

@@ -90,6 +90,13 @@ void sm_draft_free(draft_network *d);
  * and of C x D x H x W (--image sets W, the next, too); L of a C x L that a convolution reads
  * (conv1d's waveform); S of S x E. */
 int sm_image_axis(const sm_shape *input, int convolution_reads_it);
+/* Whether a convolution reads the built network's 2-D input as C x L: directly, or through
+ * layers that keep the shape of what they read from it (dropout, an activation, a norm, a
+ * residual add), so that the axes it reads are still the input's. A layer that changes the
+ * shape (a permute of S x E to E x S, a linear) ends the path. *ambiguous (may be NULL): the
+ * convolution is reached only through a view of a square input, which may have swapped its
+ * axes (a permute of 64x64 keeps the shape). */
+int sm_network_conv_reads_input(const sm_network *net, int *ambiguous);
 /* Resolves inputs, orders, infers shapes and costs: the draft becomes the network. */
 int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
                      sm_status *st);
