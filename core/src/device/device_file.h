@@ -128,11 +128,12 @@ double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_wor
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward);
 
-/* 1 for a layer that a fusing framework runs inside a neighbouring kernel. fuse_epilogues: a
- * batch norm fed by a convolution, an activation fed by a convolution, a linear layer, an
- * addition or a fused layer. fuse_bn_relu: an activation fed by a batch norm or a fused layer,
- * an addition of a batch norm's output. It costs no kernel and no pass over memory. */
-int sm_layer_fused(const sm_device *v, const sm_network *net, int i);
+/* fused[i] = 1 for each layer that a fusing framework runs inside a neighbouring kernel, 0 for
+ * the rest (fused: n_layers entries). fuse_epilogues: a batch norm fed by a convolution, an
+ * activation fed by a convolution, a linear layer, an addition or a fused layer. fuse_bn_relu:
+ * an activation fed by a batch norm or a fused layer, an addition of a batch norm's output. A
+ * fused layer costs no kernel and no pass over memory. */
+void sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused);
 /* Kernels a layer launches in a phase (0 inference, 1 forward, 2 backward of training): its
  * plugin's counts, eager PyTorch's; a fusing framework's own kernels are one per layer. */
 int64_t sm_layer_kernels(const sm_device *v, const sm_metrics *m, int phase);

@@ -120,8 +120,10 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
  * addition (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across
  * nodes) the norms run as kernels of their own, and the activation after a norm, and an
  * addition of a norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU).
- * Only the plugins' traits decide; layers come after their inputs, so the recursion ends. */
-int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
+ * Only the plugins' traits decide. Layers come after their inputs, so one pass in order decides
+ * each layer from its input's verdict: a chain of a million activations costs a million steps,
+ * not a million squared (or a recursion as deep). */
+static int layer_fused(const sm_device *v, const sm_network *net, int i, const unsigned char *fused)
 {
     const unsigned batch_norm = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS;
     const sm_layer *l = &net->layers[i];
@@ -136,15 +138,20 @@ int sm_layer_fused(const sm_device *v, const sm_network *net, int i)
                     (net->layers[l->inputs[k]].type->traits & batch_norm) == batch_norm)
                     return 1;
         return l->n_inputs == 1 && act &&
-               ((in->type->traits & batch_norm) == batch_norm ||
-                sm_layer_fused(v, net, l->inputs[0]));
+               ((in->type->traits & batch_norm) == batch_norm || fused[l->inputs[0]]);
     }
     if (!v->fuse_epilogues || l->n_inputs != 1)
         return 0;
     if ((l->type->traits & batch_norm) == batch_norm)
         return has_trait(in, SM_TRAIT_CONVOLUTION);
     return act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
-                   sm_layer_fused(v, net, l->inputs[0]));
+                   fused[l->inputs[0]]);
+}
+
+void sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused)
+{
+    for (int i = 0; i < net->n_layers; i++)
+        fused[i] = (unsigned char)layer_fused(v, net, i, fused);
 }
 
 /* The fusing frameworks (fuse_epilogues, fuse_bn_relu) describe NVIDIA's MLPerf MXNet code,

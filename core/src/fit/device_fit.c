@@ -43,13 +43,19 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
     double launches = 0, matmuls = 0;
     memset(x, 0, N_UNKNOWNS * sizeof *x);
     *fixed = 0;
+    unsigned char *fused = malloc((size_t)net->n_layers + 1);
+    if (!fused)
+        return sm_fail(st, "out of memory");
+    sm_network_fused(v, net, fused);
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
-        if (sm_layer_metrics_at(&net->layers[i], r->batch, &m, st))
+        if (sm_layer_metrics_at(&net->layers[i], r->batch, &m, st)) {
+            free(fused);
             return -1;
+        }
         /* the kernels this phase launches, as the predictor counts them */
         int64_t k = sm_layer_kernels(v, &m, phase);
-        if (!k || sm_layer_fused(v, net, i))
+        if (!k || fused[i])
             continue;
         int mm = sm_layer_is_matmul(&net->layers[i]);
         /* the matrix products at the base's efficiencies (scaled by the fit), the rest at
@@ -72,6 +78,7 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
         launches += (double)k;
         matmuls += mm;
     }
+    free(fused);
     x[U_DINFER + phase] = launches + (half ? v->autocast_casts * matmuls : 0);
     return 0;
 }

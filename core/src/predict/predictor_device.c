@@ -88,18 +88,25 @@ static int passes(const device_predictor *d, const sm_network *net, int block, i
                   pass_times *t, sm_status *st)
 {
     memset(t, 0, sizeof *t);
+    unsigned char *fused = malloc((size_t)net->n_layers + 1);
+    if (!fused)
+        return sm_fail(st, "out of memory");
+    sm_network_fused(&d->dev, net, fused);
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
-        if ((block >= 0 && l->block != block) || sm_layer_fused(&d->dev, net, i))
+        if ((block >= 0 && l->block != block) || fused[i])
             continue;
         pass_times one;
         sm_metrics m;
-        if (layer_passes(d, l, batch, &one, &m, st))
+        if (layer_passes(d, l, batch, &one, &m, st)) {
+            free(fused);
             return -1;
+        }
         t->infer += one.infer;
         t->fwd += one.fwd;
         t->bwd += one.bwd;
     }
+    free(fused);
     return 0;
 }
 
@@ -116,20 +123,22 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
     layer_step *ls = calloc((size_t)net->n_layers + 1, sizeof *ls);
     int *unit = sm_checkpoint_units(net);
     sm_checkpoint_effect *effect = unit ? sm_checkpoint_effects(net, unit, d->checkpoint) : NULL;
-    if (!ls || !unit || !effect) {
-        free(ls), free(unit), free(effect);
+    unsigned char *fused = malloc((size_t)net->n_layers + 1);
+    if (!ls || !unit || !effect || !fused) {
+        free(ls), free(unit), free(effect), free(fused);
         sm_fail(st, "out of memory");
         return NULL;
     }
+    sm_network_fused(&d->dev, net, fused);
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
         if (layer_passes(d, &net->layers[i], batch, &ls[i].t, &m, st)) {
-            free(ls), free(unit), free(effect);
+            free(ls), free(unit), free(effect), free(fused);
             return NULL;
         }
         ls[i].weights = (double)m.weights;
         double fwd_serial = ls[i].t.fwd_serial;
-        if (sm_layer_fused(&d->dev, net, i))
+        if (fused[i])
             ls[i].t = (pass_times){0};
         /* what checkpointing recomputes: the whole forward pass, or of a layer kept in part
          * the matrix products it declares and its element-wise kernels (serial_bytes: the
@@ -144,7 +153,7 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
                                        (double)net->layers[i].saved.selective_flops * (double)batch,
                                    .serial_bytes = fwd_serial});
     }
-    free(unit), free(effect);
+    free(unit), free(effect), free(fused);
     return ls;
 }
 
