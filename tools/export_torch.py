@@ -237,12 +237,14 @@ class UnpackingAttribute(Unpacking, fx.proxy.Attribute):
 class ScopeTracer(fx.Tracer):
     """fx's tracer that also records, on every node, the module whose forward created it, and
     keeps whole (as leaves) the module types module_rule or composite_rule know, and the modules
-    named in `leaves`. When tracing fails, `failed_in` is the innermost module being traced."""
+    named in `leaves`. When tracing fails, `failed_in` is the innermost module being traced.
+    The module's path is `module_path`, not `scope`: PyTorch 2's tracer keeps a Scope object of
+    its own under that name, and a string there broke every trace."""
 
     def __init__(self, leaves=()):
         super().__init__()
         self.record_stack_traces = True  # node.stack_trace: the model's line of each operation
-        self.scope = ""
+        self.module_path = ""
         self.leaves = set(leaves)
         self.failed_in = None
 
@@ -251,22 +253,22 @@ class ScopeTracer(fx.Tracer):
                 super().is_leaf_module(m, qualname))
 
     def call_module(self, m, forward, args, kwargs):
-        saved, self.scope = self.scope, self.path_of_module(m)
+        saved, self.module_path = self.module_path, self.path_of_module(m)
         try:
             return super().call_module(m, forward, args, kwargs)
         except Exception:
             if self.failed_in is None:
-                self.failed_in = self.scope
+                self.failed_in = self.module_path
             raise
         finally:
-            self.scope = saved
+            self.module_path = saved
 
     def proxy(self, node):
         return UnpackingProxy(node, self)
 
     def create_node(self, *args, **kwargs):
         node = super().create_node(*args, **kwargs)
-        node.meta["scope"] = self.scope
+        node.meta["scope"] = self.module_path
         return node
 
 
@@ -1492,8 +1494,11 @@ class Exporter:
 
 def source_line(node):
     """file:line (code) of the model's own source that made a node (the innermost frame of
-    torch.fx's stack trace outside torch and this file), or ""."""
+    torch.fx's stack trace outside torch and this file), or "". PyTorch 1.13 writes the trace
+    innermost first; PyTorch 2 outermost first, ending in its own create_proxy."""
     frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n\s*(.*)', node.stack_trace or "")
+    if frames and os.sep + "torch" + os.sep in frames[-1][0]:
+        frames.reverse()
     frames = [f for f in frames if os.sep + "torch" + os.sep not in f[0] and
               f[0] != os.path.abspath(__file__) and not f[0].startswith("<")]
     if not frames:
