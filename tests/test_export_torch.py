@@ -11,10 +11,12 @@ message naming the node or the module.
 Usage: test_export_torch.py SCALEMETER_BINARY   (run from the source root; exit 77: skipped)
 """
 import contextlib
+import glob
 import importlib.util
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -225,6 +227,63 @@ def check_interpreter_notice(tmp):
               f"(stderr {out.stderr.strip()!r})")
 
 
+def zoo_layer_lines(path):
+    """{layer's full name: its line} of a zoo file, its templates and {a..b} repetitions
+    expanded: a block's layers are named BLOCK.NAME, those of [layers] NAME."""
+    sections, current = [], None
+    with open(path) as f:
+        for line in f:
+            line = line.split(";")[0].rstrip()
+            m = re.match(r"\[(\w+)(?: (\S+))?\]$", line)
+            if m:
+                current = (m.group(1), m.group(2) or "", [])
+                sections.append(current)
+            elif current and "=" in line:
+                key, value = (x.strip() for x in line.split("=", 1))
+                current[2].append((key, value))
+    templates = {name: body for kind, name, body in sections if kind == "template"}
+    layers = {}
+    for kind, name, body in sections:
+        if kind not in ("block", "layers"):
+            continue
+        r = re.search(r"\{(\d+)\.\.(\d+)\}", name)
+        names = [name[:r.start()] + str(i) + name[r.end():]
+                 for i in range(int(r.group(1)), int(r.group(2)) + 1)] if r else [name]
+        use = dict(body).get("use")
+        lines = templates.get(use, []) if use else body
+        for block in names:
+            for key, value in lines:
+                if key != "use":
+                    layers[f"{block}.{key}" if kind == "block" else key] = value
+    return layers
+
+
+def check_zoo_inplace():
+    """Every torchvision network of the zoo writes a layer in place (inplace=true) exactly where
+    torchvision's module of that name does (module.inplace): what checkpointing and inference
+    memory depend on (docs/memory.md). A module called several times names its calls NAME,
+    NAME_1, NAME_2 (torch.fx's names, as the exporter writes them)."""
+    import torchvision
+    checked = 0
+    for path in sorted(glob.glob("models/*.ini")):
+        with open(path) as f:
+            source = re.search(r"^source = torchvision\.models\.(\w+)$", f.read(), re.M)
+        if not source:
+            continue
+        net = getattr(torchvision.models, source.group(1))()
+        modules = dict(net.named_modules())
+        for name, line in zoo_layer_lines(path).items():
+            module = modules.get(name) or modules.get(re.sub(r"_\d+$", "", name))
+            if module is None or not hasattr(module, "inplace"):
+                continue
+            declared = "inplace=true" in line.split()
+            check(declared == bool(module.inplace),
+                  f"{path}: {name} ({line.split()[0]}): inplace={declared} where torchvision's "
+                  f"{type(module).__name__} has inplace={module.inplace}")
+            checked += 1
+    check(checked > 1000, f"the zoo's in-place flags: {checked} layers checked against modules")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     spec = importlib.util.spec_from_file_location("export_torch", "tools/export_torch.py")
@@ -274,6 +333,7 @@ def main():
         check_interpreter_notice(tmp)
         check_transformers(binary, exporter, tmp)
         check_sequence_models(binary, exporter, tmp)
+        check_zoo_inplace()
 
         # unsupported operations: non-zero exit, the node and the way out named
         for cls, needle in (("WithPixelUnshuffle", "PixelUnshuffle"), ("WithSine", "sin")):

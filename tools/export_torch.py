@@ -630,9 +630,9 @@ def module_rule(m):
         return "adaptive_avgpool2d", [("size", m.output_size)]  # None sizes: resolved later
     for cls, name in ACTIVATION_MODULES:
         if type(m) is cls:
-            return name, []
+            return name, inplace_param(getattr(m, "inplace", False))
     if isinstance(m, (nn.Dropout, nn.Dropout2d)):
-        return "dropout", [("p", float(m.p))]
+        return "dropout", [("p", float(m.p))] + inplace_param(m.inplace)
     if isinstance(m, nn.Flatten):
         return "flatten", [("start_dim", m.start_dim), ("end_dim", m.end_dim)]
     if isinstance(m, nn.Identity):
@@ -823,6 +823,15 @@ ACTIVATION_FUNCTIONS = {
 }
 ACTIVATION_METHODS = {"relu": "relu", "relu_": "relu", "sigmoid": "sigmoid",
                       "sigmoid_": "sigmoid", "tanh": "tanh", "tanh_": "tanh"}
+# functions whose second argument is inplace, and those that work in place whatever they are
+# given: what the activation writes over is what inference holds no second tensor for
+INPLACE_ARGUMENT = {F.relu, F.relu6, F.silu, F.hardswish, F.hardsigmoid}
+IN_PLACE = {torch.relu_, F.relu_}
+
+
+def inplace_param(inplace):
+    """The activation's and dropout's inplace=true, where the module or call works in place."""
+    return [("inplace", True)] if inplace else []
 
 
 def stochastic_depth_functions():
@@ -1160,9 +1169,13 @@ class Exporter:
         elif self.on_added_function(node):
             pass
         elif not method and t in ACTIVATION_FUNCTIONS:
-            self.add(node, ACTIVATION_FUNCTIONS[t], [], [first], ACTIVATION_FUNCTIONS[t])
+            inplace = t in IN_PLACE or (t in INPLACE_ARGUMENT and
+                                        bool(self.arg(node, 1, "inplace", False)))
+            self.add(node, ACTIVATION_FUNCTIONS[t], inplace_param(inplace), [first],
+                     ACTIVATION_FUNCTIONS[t])
         elif method and t in ACTIVATION_METHODS:
-            self.add(node, ACTIVATION_METHODS[t], [], [first], ACTIVATION_METHODS[t])
+            self.add(node, ACTIVATION_METHODS[t], inplace_param(t.endswith("_")), [first],
+                     ACTIVATION_METHODS[t])
         elif not method and t is F.adaptive_avg_pool2d:
             size = adaptive_size(self.arg(node, 1, "output_size"), in_shape)
             self.add(node, "adaptive_avgpool2d", [("size", size)], [first], "adaptive_avg_pool2d")

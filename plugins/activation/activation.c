@@ -89,21 +89,24 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in, 
 
 /* What autograd keeps (derivatives.yaml, and PyTorch 1.13 as tools/torch_saved_tensors.py
  * records it): ReLU, sigmoid and tanh their result (in place: the input's storage); the others
- * their input (in place, ReLU6, SiLU and Hardswish keep a copy of it made before it is
- * overwritten: the same count). A composite GELU (0.5 x (1 + tanh(...)) in Python) keeps its
- * input and three intermediates of its size. */
+ * their input, and in place (ReLU6, SiLU and Hardswish) a copy of it made before the result is
+ * written over it: an intermediate of its own beside the input's storage, the same count. A
+ * composite GELU (0.5 x (1 + tanh(...)) in Python) keeps its input and three intermediates of
+ * its size. */
 static int act_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                      sm_layer_saved *s, sm_error *err)
 {
     (void)in, (void)n_in, (void)err;
     const activation_params *p = params;
+    s->aliases_input = p->inplace;
 #if defined(SM_ACTIVATION_RELU) || defined(SM_ACTIVATION_SIGMOID) || defined(SM_ACTIVATION_TANH)
     (void)out;
     s->output = 1;
-    s->aliases_input = p->inplace;
 #else
-    s->inputs = 1;
-    s->extra_elems = p->composite ? sm_mul(3, sm_shape_elems(out)) : 0;
+    s->inputs = !p->inplace;
+    s->extra_elems = sm_mul(p->composite ? 3 : 0, sm_shape_elems(out));
+    if (p->inplace)
+        s->extra_elems = sm_add(s->extra_elems, sm_shape_elems(in));
 #endif
     return 0;
 }

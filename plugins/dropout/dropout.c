@@ -41,7 +41,8 @@ static int dropout_metrics(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
-/* Training keeps the mask (nothing at p = 0, where PyTorch returns its input). */
+/* Training keeps the mask (nothing at p = 0, where PyTorch returns its input). In place, the
+ * result is written over the input's storage. */
 static int dropout_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                          sm_layer_saved *s, sm_error *err)
 {
@@ -51,8 +52,7 @@ static int dropout_saved(const void *params, const sm_shape *in, int n_in, const
     const dropout_params *p = params;
     if (p->p > 0)
         s->mask_elems = sm_shape_elems(out);
-    else
-        s->aliases_input = 1;
+    s->aliases_input = p->p == 0 || p->inplace;
     return 0;
 }
 
