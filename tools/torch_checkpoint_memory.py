@@ -57,7 +57,9 @@ from torch.utils.checkpoint import checkpoint  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IMAGE = 224
-MODELS = ["alexnet", "resnet50", "mobilenet_v2", "vit_b_16"]
+MODELS = ["alexnet", "resnet50", "mobilenet_v2", "vit_b_16", "resnet18", "vgg11_bn", "squeezenet1_0",
+          "densenet121", "mnasnet0_5", "mobilenet_v3_small", "shufflenet_v2_x1_0", "efficientnet_b0",
+          "regnet_y_400mf", "convnext_tiny"]
 
 
 def expand(name):
