@@ -1,6 +1,10 @@
 /* Fuzz target: the network description parser (sections, blocks, templates, repetition, ${...}
- * expressions), shape inference and the metrics of every layer, with every shipped plugin. */
+ * expressions), shape inference and the metrics of every layer, with every shipped plugin; then
+ * the memory model over what loads: inference, and training under each checkpointing policy
+ * (whose refusals, a network without units or an in-place write over what is kept, are
+ * errors, not faults), sharded on 8 devices at 16-bit activations. */
 #include "fuzz_common.h"
+#include "scalemeter/memory.h"
 #include "scalemeter/scalemeter.h"
 
 static sm_registry *reg;
@@ -32,6 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sm_network_metrics(net, 2, &m, &st);
         for (int b = 0; b < net->n_blocks; b++)
             sm_block_metrics(net, b, 2, &m, &st);
+        sm_memory_config c = {.half = 1,
+                              .optimizer = SM_OPTIMIZER_ADAMW,
+                              .mask_bytes = 1,
+                              .capacity_bytes = 80.0 * (1 << 30),
+                              .shard = SM_SHARD_FULL};
+        sm_memory mem;
+        sm_network_memory(net, 2, 8, 0, &c, &mem, &st);
+        for (int k = 0; k < SM_N_CHECKPOINTS; k++) {
+            c.checkpoint = (sm_checkpoint)k;
+            sm_network_memory(net, 2, 8, 1, &c, &mem, &st);
+        }
         sm_network_free(net);
     }
     return 0;
