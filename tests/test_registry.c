@@ -86,6 +86,7 @@ int main(int argc, char **argv)
     CHECK_EQ(sm_registry_load_file(reg, noentry, &st), -1);
     CHECK_CONTAINS(st.msg, noentry);
     CHECK_CONTAINS(st.msg, "no entry point sm_plugin_layer_type");
+    CHECK_CONTAINS(st.msg, "SM_DEFINE_PLUGIN(descriptor)"); /* what to add */
 
     CHECK_EQ(sm_registry_load_file(reg, good, &st), -1); /* the same type twice */
     CHECK_CONTAINS(st.msg, "layer type 'test_identity' is already provided by");

@@ -51,7 +51,8 @@ int main(int argc, char **argv)
     CHECK(bad != NULL);
     if (bad) {
         snprintf(want, sizeof want,
-                 "%s/cpubad_cpu.so: not a CPU kernel module: no entry point sm_plugin_cpu_kernels",
+                 "%s/cpubad_cpu.so: not a CPU kernel module: no entry point sm_plugin_cpu_kernels"
+                 " (define it with SM_DEFINE_CPU_KERNELS(table), scalemeter/kernels.h)",
                  dir);
         for (int i = 0; i < 2; i++) { /* the same refusal the second time */
             CHECK_EQ(sm_registry_cpu_kernels(reg, bad, &k, &st), -1);

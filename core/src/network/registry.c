@@ -279,7 +279,10 @@ static const sm_layer_type *open_plugin(const char *path, void **handle_out, sm_
     if (!handle)
         sm_fail(st, "%s: cannot load plugin: %s", path, dlerror());
     else if (!sym)
-        sm_fail(st, "%s: not a scalemeter plugin: no entry point %s", path, SM_PLUGIN_ENTRY_NAME);
+        sm_fail(st,
+                "%s: not a scalemeter plugin: no entry point %s (define it with "
+                "SM_DEFINE_PLUGIN(descriptor), scalemeter/plugin.h)",
+                path, SM_PLUGIN_ENTRY_NAME);
     else if (!t)
         sm_fail(st, "%s: plugin entry point returned no descriptor", path);
     return t;
@@ -678,7 +681,12 @@ static const void *open_companion(const plugin *p, const char *path, const char 
         return NULL;
     }
     if (!sym)
-        sm_fail(st, "%s: not a %s kernel module: no entry point %s", path, what, entry_name);
+        sm_fail(st,
+                "%s: not a %s kernel module: no entry point %s (define it with %s, "
+                "scalemeter/kernels.h)",
+                path, what, entry_name,
+                strcmp(what, "GPU") ? "SM_DEFINE_CPU_KERNELS(table)"
+                                    : "SM_DEFINE_GPU_KERNELS(table)");
     else if (!k || (uintptr_t)k % align || !sm_plugin_holds(handle, k, 8))
         sm_fail(st, "%s: its entry point returned no %s kernels", path, what); /* none in it */
     else {
