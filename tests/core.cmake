@@ -1,18 +1,21 @@
 # Tests of the core: plugin loader, network parser, shape inference and metrics, CLI.
 
 # Fake plugins for the loader, each in its own folder: a good one, one built for another ABI
-# version, one without the entry point, one claiming the name conv2d.
-foreach(kind good abi noentry dup)
+# version, one without the entry point, one that exports nothing (SM_DEFINE_PLUGIN left out,
+# built with hidden visibility), one claiming the name conv2d.
+foreach(kind good abi noentry noexport dup)
   sm_test_module(fake_plugin_${kind} fake_plugin.c fake_plugins/${kind} ${kind})
 endforeach()
 target_compile_definitions(fake_plugin_abi PRIVATE TEST_ABI_VERSION=99 TEST_TYPE_NAME="test_abi")
 target_compile_definitions(fake_plugin_noentry PRIVATE TEST_NO_ENTRY)
+target_compile_definitions(fake_plugin_noexport PRIVATE TEST_NO_EXPORT)
+set_target_properties(fake_plugin_noexport PROPERTIES C_VISIBILITY_PRESET hidden)
 target_compile_definitions(fake_plugin_dup PRIVATE TEST_TYPE_NAME="conv2d")
 
 sm_add_c_test(test_registry test_registry.c
   $<TARGET_FILE:fake_plugin_good> $<TARGET_FILE:fake_plugin_abi>
   $<TARGET_FILE:fake_plugin_noentry> $<TARGET_FILE:fake_plugin_dup>
-  ${CMAKE_BINARY_DIR}/tests/fake_plugins/abi)
+  ${CMAKE_BINARY_DIR}/tests/fake_plugins/abi $<TARGET_FILE:fake_plugin_noexport>)
 
 sm_add_c_test(test_network test_network.c)
 sm_add_c_test(test_network_errors test_network_errors.c)

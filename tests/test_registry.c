@@ -66,11 +66,13 @@ static void truncated_plugins(const char *good)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: test_registry good.so abi.so noentry.so dup.so abi_dir\n");
+    if (argc != 7) {
+        fprintf(stderr,
+                "usage: test_registry good.so abi.so noentry.so dup.so abi_dir noexport.so\n");
         return 2;
     }
     const char *good = argv[1], *abi = argv[2], *noentry = argv[3], *dup = argv[4];
+    const char *noexport = argv[6];
     sm_status st;
 
     sm_registry *reg = sm_registry_new();
@@ -87,6 +89,12 @@ int main(int argc, char **argv)
     CHECK_CONTAINS(st.msg, noentry);
     CHECK_CONTAINS(st.msg, "no entry point sm_plugin_layer_type");
     CHECK_CONTAINS(st.msg, "SM_DEFINE_PLUGIN(descriptor)"); /* what to add */
+
+    /* One that exports nothing (SM_DEFINE_PLUGIN left out) is whole: not "damaged". */
+    CHECK_EQ(sm_registry_load_file(reg, noexport, &st), -1);
+    CHECK_CONTAINS(st.msg, noexport);
+    CHECK_CONTAINS(st.msg, "no entry point sm_plugin_layer_type (define it with SM_DEFINE_PLUGIN");
+    CHECK(strstr(st.msg, "damaged") == NULL);
 
     CHECK_EQ(sm_registry_load_file(reg, good, &st), -1); /* the same type twice */
     CHECK_CONTAINS(st.msg, "layer type 'test_identity' is already provided by");

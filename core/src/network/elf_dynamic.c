@@ -70,8 +70,12 @@ static int damaged(const image *im, const char *what, sm_status *st)
                    im->path, what);
 }
 
-/* Number of dynamic symbols, from the GNU hash table: the last chain's end. */
-static int gnu_hash_count(const image *im, uint64_t at, uint64_t *count, sm_status *st)
+/* Number of dynamic symbols, from the GNU hash table: the last chain's end. Where no bucket
+ * holds a symbol (a library that exports nothing: a plugin whose author left out
+ * SM_DEFINE_PLUGIN), the table says nothing of the undefined symbols past symoffset, which GNU
+ * ld 2.40 sets to 1 there: *unbounded is set, and *count is symoffset. */
+static int gnu_hash_count(const image *im, uint64_t at, uint64_t *count, int *unbounded,
+                          sm_status *st)
 {
     uint32_t h[4]; /* nbuckets, symoffset, bloom words, bloom shift */
     if (read_vaddr(im, h, sizeof h, at))
@@ -87,8 +91,10 @@ static int gnu_hash_count(const image *im, uint64_t at, uint64_t *count, sm_stat
             return damaged(im, "DT_GNU_HASH (its buckets)", st);
         top = v > top ? v : top;
     }
+    *unbounded = 0;
     if (top < h[1]) {
         *count = h[1];
+        *unbounded = top == 0;
         return 0;
     }
     uint64_t chain = buckets + 4ull * h[0];
@@ -208,9 +214,18 @@ int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *en
     if (!has[DT_SYMTAB] || !segment_of(&im, v[DT_SYMTAB], sizeof(ElfW(Sym)), 1))
         return damaged(&im, "DT_SYMTAB", st);
     uint64_t nsyms = 0;
+    int unbounded = 0; /* exports nothing: no entry symbol to check */
     if (has_gnu_hash) {
-        if (gnu_hash_count(&im, gnu_hash, &nsyms, st))
+        if (gnu_hash_count(&im, gnu_hash, &nsyms, &unbounded, st))
             return -1;
+        if (unbounded) { /* the symbols up to the string table, or to the segment's end */
+            const seg *s = segment_of(&im, v[DT_SYMTAB], sizeof(ElfW(Sym)), 1);
+            uint64_t end = s->vaddr + s->filesz;
+            if (v[DT_STRTAB] > v[DT_SYMTAB] && v[DT_STRTAB] < end)
+                end = v[DT_STRTAB];
+            uint64_t fit = (end - v[DT_SYMTAB]) / sizeof(ElfW(Sym));
+            nsyms = fit > nsyms ? fit : nsyms;
+        }
     } else if (has[DT_HASH]) {
         uint32_t h[2]; /* nbucket, nchain */
         if (read_vaddr(&im, h, sizeof h, v[DT_HASH]) ||
@@ -258,5 +273,7 @@ int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *en
         if (has[code[i]] && (!s || !(s->flags & PF_X)))
             return damaged(&im, "DT_INIT or DT_FINI", st);
     }
-    return entry ? check_entry(&im, v[DT_SYMTAB], nsyms, v[DT_STRTAB], v[DT_STRSZ], entry, st) : 0;
+    return entry && !unbounded
+               ? check_entry(&im, v[DT_SYMTAB], nsyms, v[DT_STRTAB], v[DT_STRSZ], entry, st)
+               : 0;
 }
