@@ -200,6 +200,134 @@ static int compare(grad_run *g, float *v, const float *grad, int64_t n, double e
     return 0;
 }
 
+/* ---- what the backward pass of g adds and reads ------------------------------------------- */
+
+/* Largest |a - b| over n, relative to the largest |b| (at least 1e-3); infinite where either is
+ * not finite. */
+static double rel_diff(const float *a, const float *b, int64_t n)
+{
+    double worst = 0, scale = 1e-3;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (!isfinite(d))
+            return INFINITY;
+        worst = d > worst ? d : worst;
+        scale = fabs((double)b[i]) > scale ? fabs((double)b[i]) : scale;
+    }
+    return worst / scale;
+}
+
+/* Whether input j of l is what another input before it is (g = mul from=a,a). */
+static int same_as_earlier(const sm_layer_io *call, int j)
+{
+    for (int k = 0; k < j; k++)
+        if (call->in[k].data == call->in[j].data)
+            return 1;
+    return 0;
+}
+
+/* g's backward pass alone with each input gradient first set to base[j] (0 where base is NULL);
+ * its input gradients and weight gradients then copied to din_out[j] and dw_out. */
+static int backward_alone(grad_run *g, int gi, float *const *base, float **din_out, float *dw_out,
+                          sm_status *st)
+{
+    const sm_layer_io *call = sm_executor_layer_call(g->ex, gi);
+    for (int j = 0; j < call->n_in; j++)
+        if (call->din[j].data && !same_as_earlier(call, j)) {
+            size_t bytes = (size_t)elems(&call->din[j]) * sizeof(float);
+            if (base)
+                memcpy(call->din[j].data, base[j], bytes);
+            else
+                memset(call->din[j].data, 0, bytes);
+        }
+    if (sm_executor_layer_backward(g->ex, gi, st))
+        return -1;
+    for (int j = 0; j < call->n_in; j++)
+        if (call->din[j].data && !same_as_earlier(call, j))
+            memcpy(din_out[j], call->din[j].data, (size_t)elems(&call->din[j]) * sizeof(float));
+    if (call->n_w)
+        memcpy(dw_out, call->dw, (size_t)call->n_w * sizeof(float));
+    return 0;
+}
+
+/* After a training forward and backward of the whole network: g's backward must add into its
+ * input gradients (kernels.h; a tensor two layers read sums both), not overwrite them. Writes
+ * the breach into why (empty: none); the buffers are put back as they were. */
+static int backward_contract(grad_run *g, int gi, double tol, char *why, size_t len, sm_status *st)
+{
+    const sm_layer_io *call = sm_executor_layer_call(g->ex, gi);
+    int n = call->n_in, rc = -1;
+    why[0] = '\0';
+    float **keep = calloc((size_t)n, sizeof *keep), **base = calloc((size_t)n, sizeof *base);
+    float **clean = calloc((size_t)n, sizeof *clean), **got = calloc((size_t)n, sizeof *got);
+    int64_t nw = call->n_w;
+    float *dw_keep = malloc((size_t)(nw ? nw : 1) * sizeof(float));
+    float *dw_clean = malloc((size_t)(nw ? nw : 1) * sizeof(float));
+    float *dw_got = malloc((size_t)(nw ? nw : 1) * sizeof(float));
+    if (!keep || !base || !clean || !got || !dw_keep || !dw_clean || !dw_got)
+        goto oom;
+    for (int j = 0; j < n; j++) {
+        if (!call->din[j].data || same_as_earlier(call, j))
+            continue;
+        size_t bytes = (size_t)elems(&call->din[j]) * sizeof(float);
+        if (!(keep[j] = malloc(bytes)) || !(base[j] = malloc(bytes)) ||
+            !(clean[j] = malloc(bytes)) || !(got[j] = malloc(bytes)))
+            goto oom;
+        memcpy(keep[j], call->din[j].data, bytes);
+        for (int64_t i = 0; i < elems(&call->din[j]); i++)
+            base[j][i] = (float)rnd(&g->rng);
+    }
+    if (nw)
+        memcpy(dw_keep, call->dw, (size_t)nw * sizeof(float));
+
+    /* what it adds, from zeroed gradients; then from gradients already holding base */
+    if (backward_alone(g, gi, NULL, clean, dw_clean, st) ||
+        backward_alone(g, gi, base, got, dw_got, st))
+        goto done;
+    for (int j = 0; j < n && !why[0]; j++) {
+        if (!base[j])
+            continue;
+        for (int64_t i = 0; i < elems(&call->din[j]); i++)
+            got[j][i] -= base[j][i];
+        double d = rel_diff(got[j], clean[j], elems(&call->din[j]));
+        if (d > tol)
+            snprintf(why, len,
+                     "its backward overwrites the gradient of input %d instead of adding to it "
+                     "(difference %.2e): kernels.h's backward adds into din, as a tensor two "
+                     "layers read gets both gradients",
+                     j, d);
+    }
+
+    rc = 0;
+    goto done;
+oom:
+    sm_fail(st, "out of memory");
+done:
+    for (int j = 0; j < n; j++)
+        if (keep && keep[j])
+            memcpy(call->din[j].data, keep[j], (size_t)elems(&call->din[j]) * sizeof(float));
+    if (nw && dw_keep)
+        memcpy(call->dw, dw_keep, (size_t)nw * sizeof(float));
+    for (int j = 0; j < n; j++) {
+        if (keep)
+            free(keep[j]);
+        if (base)
+            free(base[j]);
+        if (clean)
+            free(clean[j]);
+        if (got)
+            free(got[j]);
+    }
+    free(keep);
+    free(base);
+    free(clean);
+    free(got);
+    free(dw_keep);
+    free(dw_clean);
+    free(dw_got);
+    return rc;
+}
+
 /* What the device gave for a case: compare's return (2: not asked), errors and why. */
 typedef struct device_result {
     int rc;
@@ -234,7 +362,7 @@ static void device_compare(const sm_conformance_device *dev, const sm_network *n
  * the device gave for the same forward and backward (dr). */
 static int gradient_errors(const sm_network *net, const conf_case *c, double *ein, double *ew,
                            int64_t *n_weights, const sm_conformance_device *dev, device_result *dr,
-                           sm_status *st)
+                           char *contract, size_t contract_len, sm_status *st)
 {
     grad_run g = {.rng = 12345};
     sm_executor_options opt = {.batch = c->batch, .seed = SEED, .input_grad = 1};
@@ -268,6 +396,9 @@ static int gradient_errors(const sm_network *net, const conf_case *c, double *ei
     memcpy(dx, sm_executor_input_grad(g.ex).data, (size_t)elems(&in) * sizeof(float));
     memcpy(dw, sm_executor_weight_grads(g.ex, &nw), (size_t)nw * sizeof(float));
     memcpy(y, sm_executor_output(g.ex).data, (size_t)elems(&out) * sizeof(float));
+    const sm_layer *gl = sm_network_layer(net, "g");
+    if (backward_contract(&g, (int)(gl - net->layers), c->tolerance, contract, contract_len, st))
+        goto done;
     *ew = 0;
     *n_weights = nw;
     if (compare(&g, in.data, dx, elems(&in), c->eps, ein, st) ||
@@ -500,7 +631,9 @@ static int run_case(const sm_registry *reg, const conf_case *c, const sm_conform
         double ein = 0, ew = 0;
         int64_t nw = 0;
         device_result dr = {.rc = 2};
-        if (gradient_errors(net, c, &ein, &ew, &nw, c->device ? dev : NULL, &dr, &st)) {
+        char contract[512];
+        if (gradient_errors(net, c, &ein, &ew, &nw, c->device ? dev : NULL, &dr, contract,
+                            sizeof contract, &st)) {
             snprintf(line, len, "gradient check: %.700s", st.msg);
             goto done;
         }
@@ -511,6 +644,11 @@ static int run_case(const sm_registry *reg, const conf_case *c, const sm_conform
                  ew, (long long)nw, c->tolerance, bad ? ": too large" : "");
         if (bad)
             goto done;
+        if (contract[0]) {
+            used = (int)strlen(line);
+            snprintf(line + used, len - (size_t)used, "; %s", contract);
+            goto done;
+        }
         if (dr.rc != 2) {
             used = (int)strlen(line);
             *device_done = dr.rc == 0; /* compared, whatever the verdict */

@@ -62,6 +62,13 @@ int sm_executor_loss(sm_executor *ex, double *loss, sm_status *st);
 /* The backward pass of every layer in reverse order, from the output gradient; after a
  * training forward. Fills the weight gradients (and the input gradient when asked for). */
 int sm_executor_backward(sm_executor *ex, sm_status *st);
+/* Layer i's backward pass alone, from the buffers as they are: nothing is zeroed first, so its
+ * input gradients receive what it adds to them. After a training forward; for the conformance
+ * harness, which checks that a backward adds into its input gradients and reads only what the
+ * layer declares it keeps (sm_layer_saved). */
+int sm_executor_layer_backward(sm_executor *ex, int layer, sm_status *st);
+/* Layer i's kernel call as the executor wired it: its inputs, output and their gradients. */
+const sm_layer_io *sm_executor_layer_call(const sm_executor *ex, int layer);
 /* w -= lr * dw over all weights (torch.optim.SGD without momentum). */
 void sm_executor_sgd(sm_executor *ex, float lr);
 /* One training step: forward, loss, backward, SGD; then a new seed for the next step's dropout.

@@ -310,6 +310,20 @@ int sm_executor_backward(sm_executor *ex, sm_status *st)
     return 0;
 }
 
+int sm_executor_layer_backward(sm_executor *ex, int layer, sm_status *st)
+{
+    sm_error err = {{0}};
+    sm_plan_layer *e = &ex->p.layers[layer];
+    if (e->backward(&e->call, &err))
+        return layer_failed(ex, layer, "backward", &err, st);
+    return 0;
+}
+
+const sm_layer_io *sm_executor_layer_call(const sm_executor *ex, int layer)
+{
+    return &ex->p.layers[layer].call;
+}
+
 void sm_executor_sgd(sm_executor *ex, float lr)
 {
     float *restrict w = ex->weights;

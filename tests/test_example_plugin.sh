@@ -64,6 +64,12 @@ echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: 2 failed$"
 check_broken nan 's/(1.0f - t \* t)/(1.0f - t * t) * NAN/' "t \* t) \* NAN"
 echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input inf.*: too large$" ||
     fail "$out"
+# A backward that overwrites its input's gradient (= for +=) agrees with the finite differences,
+# where nothing else adds into that gradient, but drops the other reader's wherever two layers
+# read one tensor (kernels.h: backward adds into din). It once passed.
+check_broken overwrite 's/dx\[i\] += dy\[i\]/dx[i] = dy[i]/' "dx\[i\] = dy\[i\]"
+echo "$out" | grep -q "^FAIL .*case vector (mish): .*; its backward overwrites the gradient of input 0 instead of adding to it" ||
+    fail "$out"
 # A damaged cases file is refused at its line: a batch whose tensors no machine holds, a
 # fractional batch, a verdict that is neither yes nor no, an infinite tolerance.
 for bad in "batch = 1000000000" "batch = 2.5" "gradient = maybe" "tolerance = inf"; do
