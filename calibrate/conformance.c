@@ -226,6 +226,18 @@ static int same_as_earlier(const sm_layer_io *call, int j)
     return 0;
 }
 
+/* Whether l's saved() keeps nothing of its activations: no input, not its output, no tensor of
+ * its own. A layer that keeps something may read in its backward what it does not keep where
+ * what it keeps stands for it (relu keeps its output and reads the sign of its input; an
+ * in-place activation keeps a copy of its input; embedding keeps its indices as bytes), so
+ * only a layer that keeps nothing is held to reading nothing. */
+static int keeps_nothing(const sm_layer *l)
+{
+    const sm_layer_saved *s = &l->saved;
+    return !s->inputs && !s->output && !s->extra_elems && !s->mask_elems && !s->extra_bytes &&
+           !s->extra_bytes_fixed && !s->upcast_bytes;
+}
+
 /* g's backward pass alone with each input gradient first set to base[j] (0 where base is NULL);
  * its input gradients and weight gradients then copied to din_out[j] and dw_out. */
 static int backward_alone(grad_run *g, int gi, float *const *base, float **din_out, float *dw_out,
@@ -251,9 +263,12 @@ static int backward_alone(grad_run *g, int gi, float *const *base, float **din_o
 }
 
 /* After a training forward and backward of the whole network: g's backward must add into its
- * input gradients (kernels.h; a tensor two layers read sums both), not overwrite them. Writes
- * the breach into why (empty: none); the buffers are put back as they were. */
-static int backward_contract(grad_run *g, int gi, double tol, char *why, size_t len, sm_status *st)
+ * input gradients (kernels.h; a tensor two layers read sums both), not overwrite them, and,
+ * where its saved() keeps nothing, must give the same gradients with its inputs and output
+ * made NaN, since the memory model counts only what saved() declares. Writes the first breach
+ * into why (empty: none); the buffers are put back as they were. */
+static int backward_contract(grad_run *g, const sm_layer *l, int gi, double tol, char *why,
+                             size_t len, sm_status *st)
 {
     const sm_layer_io *call = sm_executor_layer_call(g->ex, gi);
     int n = call->n_in, rc = -1;
@@ -263,7 +278,7 @@ static int backward_contract(grad_run *g, int gi, double tol, char *why, size_t 
     int64_t nw = call->n_w;
     float *dw_keep = malloc((size_t)(nw ? nw : 1) * sizeof(float));
     float *dw_clean = malloc((size_t)(nw ? nw : 1) * sizeof(float));
-    float *dw_got = malloc((size_t)(nw ? nw : 1) * sizeof(float));
+    float *dw_got = malloc((size_t)(nw ? nw : 1) * sizeof(float)), *saved = NULL;
     if (!keep || !base || !clean || !got || !dw_keep || !dw_clean || !dw_got)
         goto oom;
     for (int j = 0; j < n; j++) {
@@ -298,6 +313,41 @@ static int backward_contract(grad_run *g, int gi, double tol, char *why, size_t 
                      j, d);
     }
 
+    /* what it reads, keeping nothing: each tensor made NaN in turn (input j, then the output) */
+    for (int t = 0; t <= n && !why[0] && keeps_nothing(l); t++) {
+        const sm_tensor *x = t < n ? &call->in[t] : call->out;
+        if (t < n && same_as_earlier(call, t))
+            continue;
+        int64_t ne = elems(x);
+        if (!(saved = malloc((size_t)ne * sizeof(float))))
+            goto oom;
+        memcpy(saved, x->data, (size_t)ne * sizeof(float));
+        for (int64_t i = 0; i < ne; i++)
+            x->data[i] = NAN;
+        int failed = backward_alone(g, gi, NULL, got, dw_got, st);
+        memcpy(x->data, saved, (size_t)ne * sizeof(float));
+        free(saved);
+        saved = NULL;
+        if (failed)
+            goto done;
+        double d = nw ? rel_diff(dw_got, dw_clean, nw) : 0;
+        for (int j = 0; j < n; j++)
+            if (base[j]) {
+                double dj = rel_diff(got[j], clean[j], elems(&call->din[j]));
+                d = dj > d ? dj : d;
+            }
+        if (d > tol) {
+            char what[32];
+            snprintf(what, sizeof what, t < n ? "input %d" : "its output", t);
+            char change[64];
+            snprintf(change, sizeof change, isfinite(d) ? "change by %.2e" : "turn NaN", d);
+            snprintf(why, len,
+                     "its backward reads %s (its gradients %s when it is NaN), but its saved() "
+                     "keeps nothing, so the memory model counts no activation for it: declare "
+                     "what PyTorch keeps (%s)",
+                     what, change, t < n ? "s->inputs, a bit per input" : "s->output = 1");
+        }
+    }
     rc = 0;
     goto done;
 oom:
@@ -325,6 +375,7 @@ done:
     free(dw_keep);
     free(dw_clean);
     free(dw_got);
+    free(saved);
     return rc;
 }
 
@@ -397,7 +448,8 @@ static int gradient_errors(const sm_network *net, const conf_case *c, double *ei
     memcpy(dw, sm_executor_weight_grads(g.ex, &nw), (size_t)nw * sizeof(float));
     memcpy(y, sm_executor_output(g.ex).data, (size_t)elems(&out) * sizeof(float));
     const sm_layer *gl = sm_network_layer(net, "g");
-    if (backward_contract(&g, (int)(gl - net->layers), c->tolerance, contract, contract_len, st))
+    if (backward_contract(&g, gl, (int)(gl - net->layers), c->tolerance, contract, contract_len,
+                          st))
         goto done;
     *ew = 0;
     *n_weights = nw;

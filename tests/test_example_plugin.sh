@@ -70,6 +70,14 @@ echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input inf.*:
 check_broken overwrite 's/dx\[i\] += dy\[i\]/dx[i] = dy[i]/' "dx\[i\] = dy\[i\]"
 echo "$out" | grep -q "^FAIL .*case vector (mish): .*; its backward overwrites the gradient of input 0 instead of adding to it" ||
     fail "$out"
+# A saved() that keeps nothing while the backward reads the input: the memory model would
+# count no activation for mish. Case vector's saved_inputs = 1 catches it as a count; case
+# after_conv, which gives no saved key, by the input made NaN. It once passed.
+check_broken keeps_nothing 's/\.saved = mish_saved,/.saved = sm_saved_nothing,/' \
+    "saved = sm_saved_nothing"
+echo "$out" | grep -q "^FAIL .*case vector (mish): saved_inputs 0, expected 1$" || fail "$out"
+echo "$out" | grep -q "^FAIL .*case after_conv (mish): .*; its backward reads input 0 (its gradients turn NaN when it is NaN), but its saved() keeps nothing" ||
+    fail "$out"
 # A damaged cases file is refused at its line: a batch whose tensors no machine holds, a
 # fractional batch, a verdict that is neither yes nor no, an infinite tolerance.
 for bad in "batch = 1000000000" "batch = 2.5" "gradient = maybe" "tolerance = inf"; do
