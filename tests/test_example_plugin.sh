@@ -166,7 +166,7 @@ printf '%s\n' "[case bad]" "input = 8" "net = a = mish" "net = g = mish bogus=1"
     > "$dir/bad_cases.ini"
 out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&1) &&
     fail "check-plugin passed an unknown parameter: $out"
-echo "$out" | grep -q "^FAIL .*bad_cases.ini:1 case bad (mish): does not load: $dir/bad_cases.ini:4: layer g (mish): unknown parameter bogus$" ||
+echo "$out" | grep -q "^FAIL .*bad_cases.ini:1 case bad (mish): does not load: $dir/bad_cases.ini:4: layer g (mish): unknown parameter bogus (it takes inplace)$" ||
     fail "the refused layer is not named at its cases line: $out"
 # A layer name two net lines give is named at both lines of the cases file (8, first at 4),
 # not at the temporary network file's (7, first at 5).

@@ -20,8 +20,14 @@ static const error_case cases[] = {
     {NET "a = conv2d out=4 kernel=11 padding=1\n", 4, "larger than"},
     {NET "a = conv2d out=0 kernel=3\n", 4, "out=0 out of range"},
     {NET "a = conv2d out=-5 kernel=3\n", 4, "out=-5 out of range"},
-    {NET "a = conv2d out=4 kernal=3\n", 4, "missing parameter kernel"},
-    {NET "a = conv2d out=4 kernel=3 kernal=3\n", 4, "unknown parameter kernal"},
+    /* the key nobody read beside the missing one: the likely misspelling */
+    {NET "a = conv2d out=4 kernal=3\n", 4,
+     "missing parameter kernel (and unknown parameter kernal given)"},
+    /* an unknown key lists what the type reads, so that its right spelling is in sight */
+    {NET "a = conv2d out=4 kernel=3 kernal=3\n", 4,
+     "unknown parameter kernal (it takes out, kernel, stride, padding, dilation, groups, bias)"},
+    {NET "a = flatten strt=1\n", 4, "(flatten): unknown parameter strt (it takes start)"},
+    {NET "a = add from=@input,@input x=1\n", 4, "unknown parameter x (it takes no parameters)"},
     {NET "a = conv2d out=4 kernel=3 out=5\n", 4, "given twice"},
     {NET "a = conv2d out=4 kernel=three\n", 4, "kernel=three is not an integer"},
     {NET "a = conv2d out=4 kernel=3 bias=maybe\n", 4, "bias=maybe is not true or false"},

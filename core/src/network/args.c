@@ -23,6 +23,11 @@ static void fail_once(host_args *h, const char *what, const char *key, const cha
 
 static const char *find(host_args *h, const char *key)
 {
+    int seen = 0;
+    for (int i = 0; i < h->n_asked && !seen; i++)
+        seen = strcmp(h->asked[i], key) == 0;
+    if (!seen && h->n_asked < HOST_ARGS_ASKED)
+        h->asked[h->n_asked++] = key;
     for (int i = 0; i < h->n; i++)
         if (strcmp(h->kv[i].key, key) == 0) {
             h->kv[i].used = 1;
@@ -181,12 +186,26 @@ void host_args_init(host_args *a, sm_kv *kv, int n)
 int host_args_finish(host_args *a, char *msg, size_t len)
 {
     if (a->error[0]) {
-        snprintf(msg, len, "%s", a->error);
+        int used = snprintf(msg, len, "%s", a->error);
+        /* a required key missing beside one nobody read: most likely the same, misspelt */
+        for (int i = 0; i < a->n && !strncmp(a->error, "missing parameter", 17); i++)
+            if (!a->kv[i].used && used > 0 && (size_t)used < len) {
+                snprintf(msg + used, len - (size_t)used, " (and unknown parameter %s given)",
+                         a->kv[i].key);
+                break;
+            }
         return -1;
     }
     for (int i = 0; i < a->n; i++)
         if (!a->kv[i].used) {
-            snprintf(msg, len, "unknown parameter %s", a->kv[i].key);
+            /* what the type reads, so that a misspelt key shows its right spelling */
+            int used = snprintf(msg, len, "unknown parameter %s (%s", a->kv[i].key,
+                                a->n_asked ? "it takes" : "it takes no parameters");
+            for (int k = 0; k < a->n_asked && used > 0 && (size_t)used < len; k++)
+                used +=
+                    snprintf(msg + used, len - (size_t)used, "%s %s", k ? "," : "", a->asked[k]);
+            if (used > 0 && (size_t)used < len)
+                snprintf(msg + used, len - (size_t)used, ")");
             return -1;
         }
     return 0;

@@ -14,11 +14,16 @@ typedef struct sm_kv {
 
 /* The host side of sm_args: the plugin reads keys, the host remembers which and the first
  * failure. */
+#define HOST_ARGS_ASKED 24
 typedef struct host_args {
     sm_args base;
     sm_kv *kv;
     int n;
     char error[SM_ERROR_LEN];
+    /* the keys the plugin asked for, given or not (the plugin's strings, alive while it parses
+     * and finish reports), which an unknown key's message lists */
+    const char *asked[HOST_ARGS_ASKED];
+    int n_asked;
 } host_args;
 
 void host_args_init(host_args *a, sm_kv *kv, int n);
