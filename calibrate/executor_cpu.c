@@ -73,10 +73,24 @@ int sm_executor_check(const sm_network *net, sm_status *st)
         if (why.msg[0])
             return sm_fail(st, "%s:%d: layer '%s' of type '%s': %s", net->path, l->line, l->name,
                            l->type->name, why.msg);
+        /* where they were looked for: a plugin author's companion may be misnamed or elsewhere */
+        const char *plugin = NULL;
+        for (int k = 0; net->registry && k < sm_registry_count(net->registry) && !plugin; k++)
+            if (sm_registry_type(net->registry, k) == l->type)
+                plugin = sm_registry_path(net->registry, k);
+        if (!plugin)
+            return sm_fail(st,
+                           "%s:%d: layer '%s' of type '%s' has no CPU kernel, so %s cannot run "
+                           "on the CPU backend",
+                           net->path, l->line, l->name, l->type->name, net->name);
+        size_t len = strlen(plugin);
+        int stem = (int)(len > 3 && !strcmp(plugin + len - 3, ".so") ? len - 3 : len);
         return sm_fail(st,
                        "%s:%d: layer '%s' of type '%s' has no CPU kernel, so %s cannot run "
-                       "on the CPU backend",
-                       net->path, l->line, l->name, l->type->name, net->name);
+                       "on the CPU backend (its descriptor, %s, sets no cpu table, and there is "
+                       "no %.*s_cpu.so beside it: docs/plugin-abi.md, \"Kernels and companion "
+                       "modules\")",
+                       net->path, l->line, l->name, l->type->name, net->name, plugin, stem, plugin);
     }
     if (net->n_layers == 0)
         return sm_fail(st, "%s: the network has no layers", net->path);

@@ -540,6 +540,14 @@ static void test_refusals(const char *fake_plugin)
             CHECK(ex == NULL);
             CHECK_CONTAINS(st.msg, "layer 'odd' of type 'test_identity' has no CPU kernel");
             CHECK_CONTAINS(st.msg, ":6:");
+            /* and where kernels were looked for: the descriptor, and its companion beside it */
+            char want[4200];
+            size_t n = strlen(fake_plugin);
+            snprintf(
+                want, sizeof want,
+                "(its descriptor, %s, sets no cpu table, and there is no %.*s_cpu.so beside it",
+                fake_plugin, (int)(n - 3), fake_plugin);
+            CHECK_CONTAINS(st.msg, want);
             sm_network_free(net);
         }
     } else {
