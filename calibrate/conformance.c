@@ -905,7 +905,7 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return sm_fail(st, "%s: cannot read the cases file", path);
+        return sm_fail(st, "%s: cannot read the cases file: %s", path, strerror(errno));
     conf_case *c = malloc(sizeof *c);
     if (!c) {
         fclose(f);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "conformance.h"
@@ -126,7 +127,10 @@ int cmd_check_plugin(int argc, char **argv)
     }
     sm_cpu_set_threads(1); /* the same sums, so the same errors, on every machine */
     if (sm_conformance_run(reg, cases, stdout, &t, &st)) {
-        fprintf(stderr, "scalemeter check-plugin: %s\n", st.msg);
+        fprintf(stderr, "scalemeter check-plugin: %s%s\n", st.msg,
+                cases == beside && access(cases, F_OK)
+                    ? " (without --cases FILE, check-plugin reads cases.ini beside the plugin)"
+                    : "");
         goto done;
     }
     int uncovered = coverage(reg, first, end, &t, cases);
