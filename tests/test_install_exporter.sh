@@ -60,4 +60,15 @@ if out=$("$cmd" --module custom_cnn.py:CustomCNN --input 3x0x32 2>&1); then
 fi
 [ "$out" = "scalemeter-export-torch: custom_cnn.py:CustomCNN: --input 3x0x32: expected sizes joined by 'x', such as 3x224x224" ] ||
     fail "--input 3x0x32: $out"
+# A module without a layer type is named at the model's own line, not at the exporter's (the
+# installed command runs bin/../share/.../export_torch.py, whose frames once went unrecognised:
+# "at export_torch.py:258 (return super().call_module(m, forward, args, kwargs))").
+printf '%s\n' "from torch import nn" "" "" "class Soft(nn.Module):" "    def __init__(self):" \
+    "        super().__init__()" "        self.act = nn.Softplus()" "" "    def forward(self, x):" \
+    "        return self.act(x)" > soft.py
+if out=$(PATH=$prefix/bin:$PATH scalemeter-export-torch --module soft.py:Soft --input 3x8x8 2>&1); then
+    fail "nn.Softplus exported without a plugin's rule: $out"
+fi
+echo "$out" | grep -q "^scalemeter-export-torch: soft.py:Soft: node act (call_module act) at soft.py:10 (return self.act(x)): module act of type Softplus; " ||
+    fail "the unsupported module is not named at its line of soft.py: $out"
 echo "1 passed, 0 failed: installed scalemeter-export-torch and scalemeter export-torch"

@@ -1512,8 +1512,11 @@ def source_line(node):
     frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n\s*(.*)', node.stack_trace or "")
     if frames and os.sep + "torch" + os.sep in frames[-1][0]:
         frames.reverse()
+    # realpath on both sides: the installed command runs bin/../share/scalemeter/python/
+    # export_torch.py, a frame's name as given, where abspath(__file__) has resolved the ".."
+    here = os.path.realpath(__file__)
     frames = [f for f in frames if os.sep + "torch" + os.sep not in f[0] and
-              f[0] != os.path.abspath(__file__) and not f[0].startswith("<")]
+              os.path.realpath(f[0]) != here and not f[0].startswith("<")]
     if not frames:
         return ""
     path, line, code = frames[0]  # innermost first
