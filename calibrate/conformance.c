@@ -70,10 +70,21 @@ static const char *const expect_keys[X_COUNT] = {
     "saved_upcast_bytes",
 };
 /* The other keys of a case; each may be given once, but net, repeated in order. */
-static const char *const other_keys[] = {"layer",    "input",     "output",         "message",
-                                         "gradient", "device",    "random_weights", "batch",
-                                         "eps",      "tolerance", "scale",          "torch"};
+static const char *const other_keys[] = {
+    "layer",  "input",          "output",       "message",       "gradient",
+    "device", "random_weights", "batch",        "eps",           "tolerance",
+    "scale",  "torch",          "input_values", "output_values", "weight_values"};
 #define N_KEYS (X_COUNT + (int)(sizeof other_keys / sizeof *other_keys))
+/* input_values, output_values, weight_values: a line of at most 1023 characters holds fewer */
+#define MAX_VALUES 512
+/* the forward pass's values against the expected ones: relative to the largest expected */
+#define VALUES_TOLERANCE 1e-4
+
+/* A list of numbers a case gives: input_values, output_values, weight_values. */
+typedef struct value_list {
+    int n; /* 0: not given */
+    float v[MAX_VALUES];
+} value_list;
 
 typedef struct conf_case {
     int refuse; /* [refuse NAME] rather than [case NAME] */
@@ -88,6 +99,9 @@ typedef struct conf_case {
     double eps, tolerance, scale;
     int random_weights;
     int key_line[N_KEYS]; /* where each key was given, 0: not yet */
+    /* the forward pass at batch 1 (inference) from input_values (and weight_values) must give
+     * output_values as layer g's output */
+    value_list in_values, out_values, w_values;
     /* the cases file and the line of each of net's lines, for the network's errors */
     const char *file;
     int net_line[TEXT_LEN / 4];
@@ -625,6 +639,71 @@ static int check_work(const sm_network *net, const conf_case *c, char *line, siz
     return -1;
 }
 
+/* The forward pass of net at batch 1, at inference, from c's input_values (and weight_values):
+ * layer g's output against output_values. Writes the verdict into why (prefixed "; ") and
+ * returns -1 when they differ or cannot be compared. */
+static int check_values(const sm_network *net, const sm_layer *l, const conf_case *c, char *why,
+                        size_t len)
+{
+    sm_executor *ex = NULL;
+    sm_status st = {{0}};
+    sm_executor_options opt = {.batch = 1, .seed = SEED};
+    int rc = -1;
+    if (sm_executor_new(net, &opt, &ex, &st)) {
+        snprintf(why, len, "; values: %.600s", st.msg);
+        return -1;
+    }
+    sm_tensor in = sm_executor_input(ex);
+    int64_t nw;
+    float *w = sm_executor_weights(ex, &nw);
+    int gi = (int)(l - net->layers);
+    sm_tensor y = sm_executor_activation(ex, gi);
+    if (elems(&in) != c->in_values.n) {
+        snprintf(why, len, "; input_values holds %d numbers, the input %lld elements",
+                 c->in_values.n, (long long)elems(&in));
+        goto done;
+    }
+    if (nw != c->w_values.n && (nw || c->w_values.n)) {
+        snprintf(why, len,
+                 "; weight_values holds %d numbers, the case's network %lld weights (every "
+                 "layer's, in order, each in PyTorch's parameters() order)",
+                 c->w_values.n, (long long)nw);
+        goto done;
+    }
+    if (elems(&y) != c->out_values.n) {
+        snprintf(why, len, "; output_values holds %d numbers, the output of g %lld elements",
+                 c->out_values.n, (long long)elems(&y));
+        goto done;
+    }
+    memcpy(in.data, c->in_values.v, (size_t)c->in_values.n * sizeof(float));
+    if (nw)
+        memcpy(w, c->w_values.v, (size_t)nw * sizeof(float));
+    if (sm_executor_forward(ex, 0, &st)) {
+        snprintf(why, len, "; values: %.600s", st.msg);
+        goto done;
+    }
+    y = sm_executor_activation(ex, gi);
+    int64_t worst = 0;
+    for (int64_t i = 1; i < c->out_values.n; i++)
+        if (!(fabsf(y.data[i] - c->out_values.v[i]) <=
+              fabsf(y.data[worst] - c->out_values.v[worst])))
+            worst = i;
+    double d = rel_diff(y.data, c->out_values.v, c->out_values.n);
+    if (d > VALUES_TOLERANCE) {
+        snprintf(why, len,
+                 "; forward values differ from output_values by %.2e of the largest (at most "
+                 "%.0e): output %lld is %.7g, expected %.7g",
+                 d, VALUES_TOLERANCE, (long long)worst, (double)y.data[worst],
+                 (double)c->out_values.v[worst]);
+        goto done;
+    }
+    snprintf(why, len, "; %d output values within %.2e", c->out_values.n, d);
+    rc = 0;
+done:
+    sm_executor_free(ex);
+    return rc;
+}
+
 /* Runs c (on dev too, when given); writes "ok ..." or the first failure into line; 0 when it
  * passed. */
 static int run_case(const sm_registry *reg, const conf_case *c, const sm_conformance_device *dev,
@@ -676,6 +755,24 @@ static int run_case(const sm_registry *reg, const conf_case *c, const sm_conform
     if (c->gradient && sm_registry_cpu_kernels(reg, l->type, &cpu, &st)) {
         snprintf(line, len, "gradient check: %.700s", st.msg);
         goto done;
+    }
+    if (c->in_values.n) {
+        char why[768];
+        if (!cpu && !c->gradient) /* gradient = no did not ask for them */
+            sm_registry_cpu_kernels(reg, l->type, &cpu, &st);
+        if (!cpu) {
+            snprintf(line + used, len - (size_t)used,
+                     "; input_values and output_values need CPU kernels, and %s has none",
+                     l->type->name);
+            goto done;
+        }
+        int bad = check_values(net, l, c, why, sizeof why);
+        snprintf(line + used, len - (size_t)used, "%s", why);
+        used = (int)strlen(line);
+        if (bad)
+            goto done;
+        if (!c->gradient)
+            cpu = NULL; /* values checked; no gradient asked for */
     }
     if (cpu && check_work(net, c, line, len))
         goto done;
@@ -806,6 +903,30 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
             c->tolerance = v;
         else
             c->scale = v;
+    } else if (!strcmp(key, "input_values") || !strcmp(key, "output_values") ||
+               !strcmp(key, "weight_values")) {
+        value_list *vl = key[0] == 'i'   ? &c->in_values
+                         : key[0] == 'o' ? &c->out_values
+                                         : &c->w_values;
+        for (const char *p = value; *p;) {
+            while (isspace((unsigned char)*p) || *p == ',')
+                p++;
+            if (!*p)
+                break;
+            errno = 0;
+            double v = strtod(p, &end);
+            if (end == p || errno == ERANGE || !isfinite(v) || fabs(v) > 3e38 ||
+                (*end && !isspace((unsigned char)*end) && *end != ','))
+                return sm_fail(st, "%s:%d: %s must be finite numbers separated by spaces, not '%s'",
+                               path, lineno, key, value);
+            if (vl->n == MAX_VALUES)
+                return sm_fail(st, "%s:%d: %s holds more than %d numbers", path, lineno, key,
+                               MAX_VALUES);
+            vl->v[vl->n++] = (float)v;
+            p = end;
+        }
+        if (!vl->n)
+            return sm_fail(st, "%s:%d: %s holds no number", path, lineno, key);
     } else if (strcmp(key, "torch")) { /* torch: for tests/test_conformance_torch.py */
         return sm_fail(st, "%s:%d: unknown key '%s' (docs/plugin-abi.md lists a case's keys)", path,
                        lineno, key);
@@ -842,6 +963,19 @@ static int finish_case(const sm_registry *reg, const conf_case *c, const char *p
     if (!c->refuse && c->message[0])
         return sm_fail(st, "%s:%d: message in case %s: only a [refuse] section expects one", path,
                        c->key_line[key_index("message")], c->name);
+    static const char *const values[] = {"input_values", "output_values", "weight_values"};
+    for (int k = 0; k < 3; k++) {
+        int at = c->key_line[key_index(values[k])];
+        if (at && c->refuse)
+            return sm_fail(st, "%s:%d: %s in refusal %s: a refused layer has no values to check",
+                           path, at, values[k], c->name);
+        if (at && (!c->in_values.n || !c->out_values.n))
+            return sm_fail(st,
+                           "%s:%d: %s in case %s without %s: give input_values and "
+                           "output_values together (weight_values with them)",
+                           path, at, values[k], c->name,
+                           c->in_values.n ? "output_values" : "input_values");
+    }
     char line[1024];
     int grad = 0, dev = 0;
     int rc = run_case(reg, c, t->device, &grad, &dev, line, sizeof line);

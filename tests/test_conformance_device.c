@@ -108,18 +108,18 @@ int main(void)
 
     static const sm_conformance_device same = {"cpu-again", cpu_again};
     sm_conformance_tally t = run(reg, &same, text, sizeof text);
-    CHECK_EQ(t.cases, 2);
+    CHECK_EQ(t.cases, 3);
     CHECK_EQ(t.refusals, 1);
-    CHECK_EQ(t.gradients, 2);
-    CHECK_EQ(t.device_checks, 2);
+    CHECK_EQ(t.gradients, 3);
+    CHECK_EQ(t.device_checks, 3);
     CHECK_EQ(t.failures, 0);
     CHECK_CONTAINS(text, "cpu-again against cpu: output 0.00e+00, input grad 0.00e+00, weight "
                          "grads 0.00e+00");
 
     static const sm_conformance_device bad = {"bad", disagrees};
     t = run(reg, &bad, text, sizeof text);
-    CHECK_EQ(t.device_checks, 2);
-    CHECK_EQ(t.failures, 2);
+    CHECK_EQ(t.device_checks, 3);
+    CHECK_EQ(t.failures, 3);
     CHECK_CONTAINS(text, "bad against cpu: output 0.00e+00, input grad 5.00e-01, weight grads "
                          "0.00e+00: too large");
 

@@ -7,7 +7,8 @@ parameters' numel), param_tensors (len(parameters())), macs (multiply-accumulate
 matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter counts them,
 per sample), bytes and serial_bytes (what the forward pass's aten ops read and write,
 tools/torch_eager_bytes.py, per sample) and upcast_bytes (what they move more in bf16 than half
-of that). test_conformance then holds the plugin to the same
+of that); and where the case gives input_values (and weight_values), its output_values against
+the module's output on them at batch 1 in eval() mode, within 1e-4 of the largest. test_conformance then holds the plugin to the same
 numbers, so that they are never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
 
 usage: test_conformance_torch.py [--derive] [CASES.ini...]
@@ -285,6 +286,28 @@ def derive(expr, shape, upcast=True):
     }
 
 
+def values(text):
+    return [float(v) for v in text.replace(",", " ").split()]
+
+
+def output_values(kv):
+    """The module's output on the case's input_values (weight_values into its parameters, in
+    order), batch 1, eval(): what the case's output_values must be."""
+    m, _ = instance(kv["torch"], kv["input"])
+    m.eval()
+    dims = [int(d) for d in kv["input"].split("x")]
+    x = torch.tensor(values(kv["input_values"]), dtype=torch.float32).reshape(1, *dims)
+    if "weight_values" in kv:
+        w = torch.tensor(values(kv["weight_values"]), dtype=torch.float32)
+        at = 0
+        with torch.no_grad():
+            for p in m.parameters():
+                p.copy_(w[at:at + p.numel()].reshape(p.shape))
+                at += p.numel()
+    with torch.no_grad():
+        return m(x).flatten().tolist()
+
+
 def all_cases(files):
     """(path, line, section, keys) of every case with a torch module, in files or all."""
     files = files or sorted(glob.glob("plugins/*/cases.ini")) + ["examples/plugin/cases.ini"]
@@ -300,7 +323,19 @@ def main(argv):
         got = derive(kv["torch"], kv["input"], show or "upcast_bytes" in kv)
         if show:
             print(f"{path}:{line} {section} " + " ".join(f"{k}={v}" for k, v in got.items()))
+            if "input_values" in kv:
+                print("output_values = " + " ".join(f"{v:.7g}" for v in output_values(kv)))
             continue
+        if "output_values" in kv and "input_values" in kv:
+            checked += 1
+            want, have = values(kv["output_values"]), output_values(kv)
+            scale = max([1e-3] + [abs(v) for v in have])
+            worst = max((abs(a - b) for a, b in zip(want, have)), default=0.0)
+            if len(want) != len(have) or worst > 1e-4 * scale:
+                failed += 1
+                print(f"{path}:{line}: {section} output_values differ from PyTorch's by "
+                      f"{worst:.3g} ({len(want)} given, {len(have)} from {kv['torch']}): "
+                      + " ".join(f"{v:.7g}" for v in have))
         for key in ("output", "weights", "param_tensors", "macs", "bytes", "serial_bytes",
                     "upcast_bytes"):
             if key not in kv:

@@ -41,7 +41,7 @@ echo "$row" | grep -Eq "mish_net.ini,32,2,1,1,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,.
 # 1 - tanh for 1 - tanh^2) fails the gradient check, which bench would have timed silently.
 out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$src/examples/plugin/cases.ini" 2>&1) ||
     fail "check-plugin mish: $out"
-echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: all passed$" || fail "$out"
+echo "$out" | grep -q "^mish: 3 cases, 1 refusals, 3 gradient checks: all passed$" || fail "$out"
 echo "$out" | grep -q "^ok .* refuse unknown_parameter (mish): refused" || fail "$out"
 # check-plugin on a copy of mish.c in folder $1, changed by the sed expression $2 (grep $3
 # proves it changed): it must fail; its output is left in $out.
@@ -58,7 +58,7 @@ check_broken() {
 check_broken bad 's/(1.0f - t \* t)/(1.0f - t)/' "(1.0f - t) \* sig"
 echo "$out" | grep -q "^FAIL .*case vector (mish): .*gradient error input .*: too large$" ||
     fail "$out"
-echo "$out" | grep -q "^mish: 2 cases, 1 refusals, 2 gradient checks: 2 failed$" || fail "$out"
+echo "$out" | grep -q "^mish: 3 cases, 1 refusals, 3 gradient checks: 3 failed$" || fail "$out"
 # A backward that writes NaN fails too: a NaN error loses every comparison with the largest so
 # far, so it once read as 0 and passed.
 check_broken nan 's/(1.0f - t \* t)/(1.0f - t * t) * NAN/' "t \* t) \* NAN"
@@ -78,6 +78,23 @@ check_broken keeps_nothing 's/\.saved = mish_saved,/.saved = sm_saved_nothing,/'
 echo "$out" | grep -q "^FAIL .*case vector (mish): saved_inputs 0, expected 1$" || fail "$out"
 echo "$out" | grep -q "^FAIL .*case after_conv (mish): .*; its backward reads input 0 (its gradients turn NaN when it is NaN), but its saved() keeps nothing" ||
     fail "$out"
+# A forward pass wrong in step with its backward (2 mish(x), and twice its derivative) passes
+# the gradient check, which compares the two with each other; case values holds the forward
+# to PyTorch's numbers. It once passed whole.
+check_broken twice 's/y\[i\] = x\[i\]/y[i] = 2.0f * x[i]/; s/dx\[i\] += dy\[i\]/dx[i] += 2.0f * dy[i]/' \
+    "dx\[i\] += 2.0f \* dy\[i\]"
+echo "$out" | grep -q "^ok .*case vector (mish): output 40; gradient error" || fail "$out"
+echo "$out" | grep -q "^FAIL .*case values (mish): output 6; forward values differ from output_values by 1.00e+00 of the largest (at most 1e-04): output 5 is 5.97307, expected 2.986535$" ||
+    fail "$out"
+# Values that are not a list of numbers, or given without their other half, are refused at
+# their line; a refusal has none to check.
+for bad in "input_values = 1 2 x" "input_values = 1 inf" "weight_values = 1"; do
+    printf '%s\n' "[case v]" "input = 2" "layer = mish" "$bad" > "$dir/bad_cases.ini"
+    if out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&1); then
+        fail "check-plugin took '$bad': $out"
+    fi
+    echo "$out" | grep -q "bad_cases.ini:4: ${bad%% *} " || fail "'$bad': $out"
+done
 # A damaged cases file is refused at its line: a batch whose tensors no machine holds, a
 # fractional batch, a verdict that is neither yes nor no, an infinite tolerance.
 for bad in "batch = 1000000000" "batch = 2.5" "gradient = maybe" "tolerance = inf"; do
