@@ -1,7 +1,8 @@
 #!/bin/sh
 # A plugin built for another ABI version (here 1) in SCALEMETER_PLUGIN_PATH: a command that
 # loads it (`plugins` loads every plugin; a network only those of its types) exits non-zero
-# with one line naming the file and both versions.
+# with one line naming the file and both versions; a network that does not use it is refused too,
+# saying that the folder's plugins load together.
 # usage: test_plugin_abi_cli.sh SCALEMETER PLUGIN_DIR PLUGIN_FILE
 set -eu
 sm=$1 dir=$2 file=$3
@@ -12,4 +13,14 @@ fi
 want="$file: built for plugin ABI version 1, this scalemeter loads versions 2 to 10"
 echo "$out" | grep -qF "$want" || { echo "FAIL: expected '$want' in: $out"; exit 1; }
 [ "$(echo "$out" | wc -l)" -eq 1 ] || { echo "FAIL: more than one line: $out"; exit 1; }
-echo "1 passed, 0 failed"
+# A network that uses none of its types: the folder still loads whole at the first lookup
+# (a plugin may be named otherwise than its type), and the message must say that it is the
+# folder's plugin that fails, not the layer looked up (resnet18's conv1 was blamed before).
+if out=$(SCALEMETER_PLUGIN_PATH=$dir "$sm" metrics resnet18 2>&1); then
+    echo "FAIL: metrics ran with a plugin of ABI version 1 in the path: $out"
+    exit 1
+fi
+want="layer conv1: the plugins of SCALEMETER_PLUGIN_PATH load together before any layer type is looked up, and one fails: $want"
+echo "$out" | grep -qF "$want" || { echo "FAIL: expected '$want' in: $out"; exit 1; }
+[ "$(echo "$out" | wc -l)" -eq 1 ] || { echo "FAIL: more than one line: $out"; exit 1; }
+echo "2 passed, 0 failed"

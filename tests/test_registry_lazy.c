@@ -117,8 +117,9 @@ int main(int argc, char **argv)
     CHECK_EQ(sm_network_load(reg, net_file(two), NULL, &net, &st), -1);
     char want[3 * PATH_MAX];
     snprintf(want, sizeof want,
-             "layer conv: %s/conv2d.so: layer type 'conv2d' is already provided by %s/conv2d.so "
-             "(from SCALEMETER_PLUGIN_PATH)",
+             "layer conv: the plugins of SCALEMETER_PLUGIN_PATH load together before any layer "
+             "type is looked up, and one fails: %s/conv2d.so: layer type 'conv2d' is already "
+             "provided by %s/conv2d.so (from SCALEMETER_PLUGIN_PATH)",
              argv[2], sm_plugin_dir());
     CHECK_CONTAINS(st.msg, want);
     CHECK(strchr(st.msg, '\n') == NULL);
