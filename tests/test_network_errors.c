@@ -12,7 +12,15 @@ typedef struct error_case {
 } error_case;
 
 static const error_case cases[] = {
-    {NET "a = convv2d out=4 kernel=3\n", 4, "unknown layer type 'convv2d'"},
+    {NET "a = convv2d out=4 kernel=3\n", 4, "unknown layer type 'convv2d' (did you mean conv2d? "},
+    /* the nearest shipped types by the fewest edits (relu7: relu and relu6 at one, batchnorm:
+     * batchnorm2d at two), or else those the name begins; none for a name near nothing */
+    {NET "a = relu7\n", 4, "'relu7' (did you mean relu or relu6? `scalemeter plugins`"},
+    {NET "a = batchnorm\n", 4, "'batchnorm' (did you mean batchnorm2d? "},
+    {NET "a = conv\n", 4, "'conv' (did you mean conv1d, conv2d, conv3d or conv_transpose2d? "},
+    {NET "a = window\n", 4,
+     "(did you mean window_attention, window_departition or window_partition? "},
+    {NET "a = xyzzy\n", 4, "unknown layer type 'xyzzy' (`scalemeter plugins` lists"},
     {NET "a = relu\nb = relu from=nope\n", 5, "input 'nope' names no layer"},
     {NET "a = relu from=c\nb = relu from=a\nc = relu from=b\n", 0, "cycle"},
     {NET "a = relu from=a\n", 4, "its own output"},

@@ -283,6 +283,21 @@ static int add_block(parse_ctx *c, const char *name, const char *in_name, int li
     return d->n_blocks++;
 }
 
+/* The loaded types nearest a type no plugin provides (sofplus: softplus), into out; "" where
+ * none is near. Every plugin is loaded by then: the lookup that failed loaded them all. */
+static void near_types(const sm_registry *reg, const char *type, char *out, size_t len)
+{
+    int n = sm_registry_count(reg);
+    const char **names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
+    out[0] = '\0';
+    if (!names)
+        return;
+    for (int i = 0; i < n; i++)
+        names[i] = sm_registry_type(reg, i)->name;
+    sm_near_names(type, names, n, out, len);
+    free(names);
+}
+
 /* "conv2d out=64 kernel=3 from=a,b" into a draft layer. */
 static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char *where,
                             const entry *e)
@@ -294,11 +309,15 @@ static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char
     sm_status why;
     if (sm_registry_lookup(c->reg, type, &l->type, &why))
         return sm_fail(c->st, "%s: layer %s: %s", where, l->name, why.msg);
-    if (!l->type)
+    if (!l->type) {
+        char near[256];
+        near_types(c->reg, type, near, sizeof near);
         return sm_fail(c->st,
-                       "%s: layer %s: unknown layer type '%s' (`scalemeter plugins` "
+                       "%s: layer %s: unknown layer type '%s' (%s%s%s`scalemeter plugins` "
                        "lists the loaded types)",
-                       where, l->name, type);
+                       where, l->name, type, near[0] ? "did you mean " : "", near,
+                       near[0] ? "? " : "");
+    }
     for (char *tok; (tok = strtok_r(NULL, " \t", &save));) {
         char *eq = strchr(tok, '=');
         if (!eq || eq == tok || !eq[1]) {

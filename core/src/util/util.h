@@ -37,6 +37,13 @@ int sm_refuse_cr_line_ends(const char *line, int csv, const char *path, int line
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);
 
+/* Levenshtein distance of two names (near_names.c); more than 64 where either is longer. */
+int sm_edit_distance(const char *a, const char *b);
+/* The names of names[0..n) nearest name, at the least distance found within a bound that grows
+ * with name (1 to 3), or else those name begins (of 3 characters or more), into out as "a, b or
+ * c" (four at most shown whole; more as "a, b, c or 2 more"); "" where none is near. */
+void sm_near_names(const char *name, const char *const *names, int n, char *out, size_t len);
+
 /* Integer expression over named values: + - * / % ( ) == != < <= > >=. */
 typedef int (*sm_lookup_fn)(void *ctx, const char *name, size_t len, int64_t *value);
 int sm_expr_eval(const char *text, sm_lookup_fn lookup, void *ctx, int64_t *value, char *err,
