@@ -66,20 +66,25 @@ out=$(LD_LIBRARY_PATH=$libdir "$dir/consumer-pc" "$model" 2>&1) ||
     fail "pkg-config consumer failed: $out"
 check "pkg-config consumer" "$out"
 
-# (c) a layer plugin built against the install as its author would, the example's mish: through
+# (c) a layer plugin built against the install as its author would, from the example the install
+# ships beside its docs (share/doc/scalemeter: examples/plugin, docs/plugin-abi.md), mish: through
 # the CMake package's headers-only target scalemeter::plugin (examples/plugin/CMakeLists.txt)
 # and with `cc $(pkg-config --cflags scalemeter)`. Each links nothing of scalemeter and passes
 # the installed check-plugin on the example's cases.
+example=$(find "$prefix" -path '*/doc/scalemeter/examples/plugin' -type d | head -n 1)
+[ -n "$example" ] && [ -f "$example/mish.c" ] && [ -f "$example/cases.ini" ] ||
+    fail "the install has no examples/plugin in share/doc/scalemeter"
+[ -f "$example/../../docs/plugin-abi.md" ] || fail "the install has no docs/plugin-abi.md beside it"
 check_plugin() { # check_plugin WHAT PLUGIN.so
     if readelf -d "$2" 2>/dev/null | grep -q "NEEDED.*libscalemeter"; then
         fail "$1: the plugin links libscalemeter (a plugin links nothing of scalemeter)"
     fi
-    out=$("$prefix/bin/scalemeter" check-plugin "$2" --cases "$src/examples/plugin/cases.ini" 2>&1) ||
+    out=$("$prefix/bin/scalemeter" check-plugin "$2" --cases "$example/cases.ini" 2>&1) ||
         fail "$1: check-plugin: $out"
     echo "$out" | grep -q "^mish: 3 cases, 1 refusals, 3 gradient checks: all passed$" ||
         fail "$1: check-plugin: $out"
 }
-out=$("$cmake" -S "$src/examples/plugin" -B "$dir/plugin-cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+out=$("$cmake" -S "$example" -B "$dir/plugin-cmake" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_C_COMPILER="$cc" -DCMAKE_FIND_PACKAGE_PREFER_CONFIG=ON 2>&1) ||
     fail "examples/plugin with find_package(scalemeter) does not configure: $out"
 out=$("$cmake" --build "$dir/plugin-cmake" 2>&1) ||
@@ -88,7 +93,7 @@ check_plugin "examples/plugin through scalemeter::plugin" "$dir/plugin-cmake/mis
 cflags=$("$pkgconfig" --cflags scalemeter 2>&1) || fail "pkg-config --cflags scalemeter: $cflags"
 # shellcheck disable=SC2086
 out=$("$cc" -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC $cflags \
-    -o "$dir/mish.so" "$src/examples/plugin/mish.c" -lm 2>&1) ||
+    -o "$dir/mish.so" "$example/mish.c" -lm 2>&1) ||
     fail "cc \$(pkg-config --cflags scalemeter) does not build examples/plugin/mish.c: $out"
 check_plugin "examples/plugin through pkg-config" "$dir/mish.so"
 echo "1 passed, 0 failed: cmake --install, find_package and pkg-config ($modversion), a plugin through each"
