@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "executor.h"
+#include "scalemeter/memory.h"
 
 #define LINE_LEN 1024
 #define TEXT_LEN 4096
@@ -49,6 +50,7 @@ enum {
     X_SERIAL_BYTES,
     X_UPCAST_BYTES,
     X_SAVED_UPCAST_BYTES,
+    X_ACTIVATIONS,
     X_COUNT
 };
 static const char *const expect_keys[X_COUNT] = {
@@ -68,6 +70,7 @@ static const char *const expect_keys[X_COUNT] = {
     "serial_bytes",
     "upcast_bytes",
     "saved_upcast_bytes",
+    "activations",
 };
 /* The other keys of a case; each may be given once, but net, repeated in order. */
 static const char *const other_keys[] = {
@@ -549,9 +552,27 @@ static sm_network *load_case(const sm_registry *reg, const conf_case *c, sm_stat
     return rc ? NULL : net;
 }
 
-static long long got_value(const sm_layer *l, int k)
+/* Bytes a sample of the case's network keeps for the backward pass at the end of a training
+ * forward pass, its output included: the memory model's activations (predict --device cpu's:
+ * fp32, 4-byte dropout masks), per sample as the difference between batches 4 and 2, so that
+ * what a step keeps whatever its batch drops out, as in PyTorch's record of its saved tensors
+ * (tests/test_conformance_torch.py). -1 where the model refuses the network. */
+static long long activations_per_sample(const sm_network *net)
+{
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 4};
+    sm_memory m2, m4;
+    sm_status st;
+    if (sm_network_memory(net, 2, 1, 1, &c, &m2, &st) ||
+        sm_network_memory(net, 4, 1, 1, &c, &m4, &st))
+        return -1;
+    return llround((m4.activations - m2.activations) / 2);
+}
+
+static long long got_value(const sm_network *net, const sm_layer *l, int k)
 {
     switch (k) {
+    case X_ACTIVATIONS:
+        return activations_per_sample(net);
     case X_MACS:
         return l->m.macs;
     case X_FLOPS:
@@ -742,11 +763,11 @@ static int run_case(const sm_registry *reg, const conf_case *c, const sm_conform
         goto done;
     }
     for (int k = 0; k < X_COUNT; k++)
-        if (c->has[k] && got_value(l, k) == SM_OVERFLOW) { /* the host refuses it; in case */
+        if (c->has[k] && got_value(net, l, k) == SM_OVERFLOW) { /* the host refuses it */
             snprintf(line, len, "%s overflows 64 bits", expect_keys[k]);
             goto done;
-        } else if (c->has[k] && got_value(l, k) != c->want[k]) {
-            snprintf(line, len, "%s %lld, expected %lld", expect_keys[k], got_value(l, k),
+        } else if (c->has[k] && got_value(net, l, k) != c->want[k]) {
+            snprintf(line, len, "%s %lld, expected %lld", expect_keys[k], got_value(net, l, k),
                      c->want[k]);
             goto done;
         }

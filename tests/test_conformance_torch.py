@@ -7,7 +7,8 @@ parameters' numel), param_tensors (len(parameters())), macs (multiply-accumulate
 matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter counts them,
 per sample), bytes and serial_bytes (what the forward pass's aten ops read and write,
 tools/torch_eager_bytes.py, per sample) and upcast_bytes (what they move more in bf16 than half
-of that); and where the case gives input_values (and weight_values), its output_values against
+of that), activations (the unique storages autograd's saved tensors hold, parameters left out,
+and the output's, per sample: what the plugin's saved() declaration must account for); and where the case gives input_values (and weight_values), its output_values against
 the module's output on them at batch 1 in eval() mode, within 1e-4 of the largest. test_conformance then holds the plugin to the same
 numbers, so that they are never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
 
@@ -269,6 +270,42 @@ def upcast_bytes(m, x):
         m.to(torch.float32)
 
 
+def kept_bytes(m, x):
+    """Bytes a training forward pass of m on x keeps for backward, its output included: the
+    unique storages autograd's saved tensors hold (torch.autograd.graph.saved_tensors_hooks),
+    the module's parameters and buffers left out, and the output's. The input is a copy made
+    inside the graph, as a layer's input in a network is, so that an in-place module may write
+    over it."""
+    def storage(t):  # torch 2's untyped storage; 1.13's typed one
+        return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+
+    params = {storage(p).data_ptr() for p in list(m.parameters()) + list(m.buffers())}
+    seen = {}
+
+    def pack(t):
+        st = storage(t)
+        if st.data_ptr() not in params:
+            seen[st.data_ptr()] = st.nbytes()
+        return t
+
+    leaf = x.clone().requires_grad_() if x.dtype.is_floating_point else x
+    m.train()
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = m(leaf * 1 if x.dtype.is_floating_point else leaf)
+    outs = y if isinstance(y, (tuple, list)) else (y,)
+    for o in outs:
+        seen[storage(o).data_ptr()] = storage(o).nbytes()
+    return sum(seen.values())
+
+
+def activations(m, x):
+    """kept_bytes per sample, as the difference between batches 4 and 2: what a pass keeps
+    whatever the batch (a norm's statistics) drops out, as the harness's count does."""
+    torch.manual_seed(1)
+    x4 = torch.cat([x, x])
+    return str((kept_bytes(m, x4) - kept_bytes(m, x)) // 2)
+
+
 def derive(expr, shape, upcast=True):
     m, x = instance(expr, shape)
     counter = MacCounter()
@@ -283,6 +320,7 @@ def derive(expr, shape, upcast=True):
         "bytes": str(moved // 2),
         "serial_bytes": str(serial // 2),
         "upcast_bytes": upcast_bytes(m, x) if upcast else "-",
+        "activations": activations(m, x),
     }
 
 
@@ -337,7 +375,7 @@ def main(argv):
                       f"{worst:.3g} ({len(want)} given, {len(have)} from {kv['torch']}): "
                       + " ".join(f"{v:.7g}" for v in have))
         for key in ("output", "weights", "param_tensors", "macs", "bytes", "serial_bytes",
-                    "upcast_bytes"):
+                    "upcast_bytes", "activations"):
             if key not in kv:
                 continue
             checked += 1
