@@ -13,7 +13,9 @@ transformers 4.46.3 of the networks whose code calls scaled_dot_product_attentio
 and GPT-2 by default), compared with each attention as the network's code runs it (the
 default): fused in ViT, and on the CPU's math path, as eager, in BERT and GPT-2, whose dropout
 on the probabilities PyTorch's CPU kernel does not take (the cpu description's
-fused_attention_dropout = 0).
+fused_attention_dropout = 0). It also holds 11 torchvision CNNs under PyTorch 2.5.1, which keep
+what they kept under 1.13 but for a global average pool's input (docs/memory.md): the model
+follows PyTorch 2, so the 1.13 records of those CNNs are 0.1-0.7% above it.
 
 Also the inference peak where the reference measured one: the model's live-tensor peak is an
 upper bound of the kind the allocator reaches; reported, not asserted (docs/memory.md).

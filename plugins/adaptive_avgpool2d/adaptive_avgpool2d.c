@@ -52,6 +52,19 @@ static int adaptive_metrics(const void *params, const sm_shape *in, int n_in, co
     return 0;
 }
 
+/* The backward pass of an adaptive pool reads its input; to 1 x 1, the global average that
+ * ends most CNNs, PyTorch runs a mean over H and W instead, whose backward PyTorch 2 gives the
+ * sizes alone: nothing is kept (torch 1.13 kept the input either way; saved_tensors_hooks shows
+ * both: EfficientNet-B0's last 1280 x 7 x 7, 250,880 bytes a sample). */
+static int adaptive_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                          sm_layer_saved *s, sm_error *err)
+{
+    (void)in, (void)n_in, (void)out, (void)err;
+    const adaptive_params *p = params;
+    s->inputs = p->size[0] != 1 || p->size[1] != 1;
+    return 0;
+}
+
 static const sm_layer_type adaptive_type = {
     SM_LAYER_TYPE_INIT,
     .name = "adaptive_avgpool2d",
@@ -63,8 +76,7 @@ static const sm_layer_type adaptive_type = {
     .infer = adaptive_infer,
     .metrics = adaptive_metrics,
     .traits = 0,
-    /* its backward reads the input's shape from the input itself: the input is kept */
-    .saved = sm_saved_input,
+    .saved = adaptive_saved,
 };
 
 SM_DEFINE_PLUGIN(adaptive_type)

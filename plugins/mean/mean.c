@@ -62,9 +62,9 @@ static const sm_layer_type mean_type = {
     .parse = mean_parse,
     .infer = mean_infer,
     .metrics = mean_metrics,
-    /* torch 1.13 keeps the input of mean.dim (saved_tensors_hooks shows it; its backward reads
-     * only the sizes, but the generated code saves self for self.numel()) */
-    .saved = sm_saved_input,
+    /* its backward reads only the input's sizes, which PyTorch 2 keeps alone (torch 1.13 kept
+     * the input itself for self.numel(): saved_tensors_hooks shows both) */
+    .saved = sm_saved_nothing,
 };
 
 SM_DEFINE_PLUGIN(mean_type)
