@@ -15,10 +15,15 @@
 
 #define MAX_NOTES 4
 
-/* A configuration's row; the columns' order is the core's (sm_run_columns). */
+/* A configuration's row; the columns' order is the core's (sm_run_columns). The model is
+ * the name or path as given, whole: a path cut to f's 64 bytes named no file, and two paths
+ * alike in their first 63 bytes were taken for one configuration when resuming. */
 typedef struct row {
     char f[SM_N_RUN_COLS][64];
+    const char *model;
 } row;
+
+static const char *field(const row *r, int k) { return k == SM_COL_MODEL ? r->model : r->f[k]; }
 
 struct sm_bench_job {
     const sm_bench_spec *s;
@@ -157,7 +162,7 @@ static void row_init(const sm_bench_job *j, row *r, int i)
     const sm_bench_spec *s = j->s;
     const sm_bench_item *c = &j->items[i];
     memset(r, 0, sizeof *r);
-    snprintf(r->f[SM_COL_MODEL], sizeof r->f[0], "%s", c->model);
+    r->model = c->model;
     snprintf(r->f[SM_COL_IMAGE], sizeof r->f[0], "%lld", (long long)c->image);
     snprintf(r->f[SM_COL_BATCH], sizeof r->f[0], "%lld", (long long)c->batch);
     snprintf(r->f[SM_COL_NODES], sizeof r->f[0], "%d", s->layout.nodes);
@@ -221,7 +226,7 @@ static int open_output(sm_bench_job *j, sm_status *st)
         row_init(j, &r, i);
         const char *key[N_KEY_GPU];
         for (int k = 0; k < n_keys(j); k++)
-            key[k] = r.f[key_columns[k]];
+            key[k] = field(&r, key_columns[k]);
         held[i] = (char)sm_runs_writer_has(j->w, key);
     }
     MPI_Bcast(held, j->n, MPI_CHAR, 0, j->comm);
@@ -339,7 +344,7 @@ int sm_bench_job_store(sm_bench_job *j, int i, const char *const **out_row, sm_s
 {
     *out_row = NULL;
     for (int k = 0; k < SM_N_RUN_COLS; k++)
-        j->fields[k] = j->last.f[k];
+        j->fields[k] = field(&j->last, k);
     int failed = j->w && sm_runs_writer_append(j->w, j->fields, st) != 0;
     if (agree_failed(j->comm, failed, st))
         return -1;

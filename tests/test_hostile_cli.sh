@@ -58,4 +58,22 @@ done
 "$sm" predict resnet18 --coeffs default --batch 4294967296 --nodes 1048576 -g 2 \
     --format csv >"$dir/out" 2>"$dir/err" || fail "a global batch of 2^53 was refused: $(cat "$dir/err")"
 ok
+# bench's CSV names a network by the path given, whole: a field of 64 bytes cut a long path
+# short (a file fit cannot find), and two paths alike in their first 63 bytes were taken for
+# one configuration, so that a resumed job skipped the second network's rows.
+long="$dir/networks_of_a_project_whose_folder_names_run_long/second_level"
+mkdir -p "$long"
+for w in 2 4; do
+    printf '[network]\ninput = 3x8x8\n[layers]\nc = conv2d out=%d kernel=1\n' $w >"$long/net_$w.ini"
+done
+quick="$sm bench --threads 1 --warmup 1 --reps 3 --min-time 0.01 --image 8 --batch 1"
+$quick "$long/net_2.ini" -o "$dir/long.csv" >/dev/null 2>"$dir/err" ||
+    fail "bench of $long/net_2.ini: $(cat "$dir/err")"
+$quick "$long/net_2.ini,$long/net_4.ini" -o "$dir/long.csv" \
+    >/dev/null 2>"$dir/err" || fail "bench resumed: $(cat "$dir/err")"
+grep -q "1 configurations measured, 0 out of memory, 1 already there" "$dir/err" ||
+    fail "the second network was not measured: $(cat "$dir/err")"
+[ "$(cut -d, -f1 "$dir/long.csv" | tail -n +2)" = "$(printf '%s\n' "$long/net_2.ini" "$long/net_4.ini")" ] ||
+    fail "the model column does not name the files: $(cut -d, -f1 "$dir/long.csv")"
+ok
 echo "$passed passed, 0 failed"
