@@ -461,8 +461,10 @@ int cmd_allreduce(int argc, char **argv)
             usage();
         return 0;
     }
-    if (launcher_rank() == 0 && output_to("allreduce", a.output))
-        return 1;
+    output_reads("configs/devices", a.device);
+    int rc = launcher_rank() == 0 ? output_to("allreduce", a.output) : 0;
+    if (rc)
+        return rc;
     if (a.device)
         return predicted_sweep(&a);
 #ifdef OPEN_MPI /* MPICH talks PMI-2 to srun; Debian's Open MPI, PMIx alone */
@@ -480,7 +482,7 @@ int cmd_allreduce(int argc, char **argv)
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    int rc = sweep(&a, rank, ranks);
+    rc = sweep(&a, rank, ranks);
     MPI_Finalize();
     return rc;
 }

@@ -641,8 +641,9 @@ static void write_svg(FILE *out, const curve_run *r)
 static int write_output(const curve_run *r)
 {
     FILE *out = stdout;
-    if (output_to("curve", r->args->output))
-        return 1;
+    int rc = output_to("curve", r->args->output);
+    if (rc)
+        return rc;
     switch (r->args->format) {
     case FORMAT_CSV:
         write_csv(out, r);
@@ -686,9 +687,13 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
 {
     const curve_args *a = r->args;
     sm_network_options opt = {a->common.image ? a->common.image : a->common.seq};
-    for (int m = 0; m < n_models; m++)
+    for (int m = 0; m < n_models; m++) {
+        output_reads("models", models[m]);
         if (sm_network_load(reg, models[m], &opt, &nets[m], st))
             return -1;
+    }
+    if (output_reads_refuse("curve", a->output))
+        return -2; /* said: a usage error */
     for (int m = 0; m < n_models; m++) {
         if (check_length_option("curve", models[m], nets[m], a->common.image, a->common.seq))
             return -2;

@@ -311,10 +311,13 @@ int cmd_metrics(int argc, char **argv)
     sm_network *net;
     sm_network_options opt = {a.image};
     int rc;
+    output_reads("models", a.model);
     if (sm_network_load(reg, a.model, &opt, &net, &st)) {
         rc = report_error(st.msg);
     } else {
-        rc = output_to("metrics", a.output) ? 1 : run(net, &a);
+        rc = output_to("metrics", a.output);
+        if (!rc)
+            rc = run(net, &a);
         sm_network_free(net);
     }
     sm_registry_free(reg);

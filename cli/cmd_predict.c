@@ -502,10 +502,11 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
         return report_error(st.msg);
     }
     const sm_allreduce_estimate *ar = ar_rc == 0 ? &ar_buf : NULL;
-    if (output_to("predict", a->output)) {
+    int rc = output_to("predict", a->output);
+    if (rc) {
         warnings_free(warn);
         free(blocks);
-        return 1;
+        return rc;
     }
     if (a->format == FORMAT_JSON)
         print_json(a, net, p, &l, &t, ar, blocks, warn, &mem);
@@ -536,8 +537,11 @@ int cmd_predict(int argc, char **argv)
     sm_network *net;
     sm_network_options opt = {a.common.image ? a.common.image : a.common.seq};
     int rc;
+    output_reads("models", a.model);
     if (sm_network_load(reg, a.model, &opt, &net, &st)) {
         rc = report_error(st.msg);
+    } else if ((rc = output_reads_refuse("predict", a.output))) {
+        sm_network_free(net);
     } else if (check_length_option("predict", a.model, net, a.common.image, a.common.seq)) {
         rc = 2;
         sm_network_free(net);

@@ -105,10 +105,42 @@ static void drop_output(int sig)
     raise(sig);
 }
 
+/* The files the command reads, which -o must not replace: `metrics net.ini -o net.ini` put
+ * the table in place of the network. */
+static char **reads;
+static int n_reads;
+
+void output_reads(const char *subdir, const char *name)
+{
+    if (!name || !strcmp(name, "-"))
+        return;
+    struct stat sb;
+    char found[4200];
+    if (subdir && !strchr(name, '/') && !(stat(name, &sb) == 0 && S_ISREG(sb.st_mode)))
+        snprintf(found, sizeof found, "%s/%s/%s.ini", sm_data_dir(), subdir, name);
+    else
+        snprintf(found, sizeof found, "%s", name);
+    char **grown = realloc(reads, (size_t)(n_reads + 1) * sizeof *reads);
+    if (!grown)
+        return;
+    reads = grown;
+    if ((reads[n_reads] = strdup(found)))
+        n_reads++;
+}
+
+int output_reads_refuse(const char *cmd, const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    return output_not_input(cmd, "-o", path, (const char *const *)reads, n_reads) ? 2 : 0;
+}
+
 int output_to(const char *cmd, const char *path)
 {
     if (!path || !strcmp(path, "-"))
         return 0;
+    if (output_reads_refuse(cmd, path))
+        return 2;
     sm_status st;
     fflush(stdout);
     errno = 0;
@@ -122,7 +154,7 @@ int output_to(const char *cmd, const char *path)
         if (f)
             fclose(f);
         out_tmp[0] = '\0';
-        return -1;
+        return 1;
     }
     fclose(f);
     out_path = path;

@@ -109,8 +109,17 @@ void csv_real(FILE *out, double x);
  * parse starts afresh, so a command may run another in the same process. */
 int next_option(int argc, char **argv, const char *shorts, const struct option *longs, char *msg,
                 size_t len);
+/* A file the command reads: name itself, or where the library finds a bare name that names
+ * no file here (sm_data_dir()/SUBDIR/NAME.ini, as for a network, device, framework or
+ * calibration; subdir NULL: a path only). output_to refuses an -o that is one of them. */
+void output_reads(const char *subdir, const char *name);
+/* 2 after a message where path (-o) is a file output_reads named, else 0: output_to's check,
+ * for a command to make before its work and warnings. */
+int output_reads_refuse(const char *cmd, const char *path);
 /* -o FILE: the standard output goes to path from now on ("-" or NULL: it stays), written
- * whole when the command ends well (output_finish); -1 with a message naming the file. */
+ * whole when the command ends well (output_finish). Returns 0, or the exit status after a
+ * message: 2 where path is a file output_reads named (under any name: output_not_input), 1
+ * where it cannot be written. */
 int output_to(const char *cmd, const char *path);
 /* After a command: flushes the output and, for -o FILE, puts it in place where rc is 0 and
  * drops it otherwise, FILE left as it was. Returns rc, or 1 with a message where the output

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "scalemeter/device.h"
+#include "output.h"
 #include "scalemeter/memory.h"
 
 const char *predictor_choice_problem(const predictor_choice *c)
@@ -43,6 +44,9 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
     sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap, c->framework,  c->collective,
                              c->algorithms, c->protocols,  c->shard,   c->checkpoint, c->attention};
     *out = NULL;
+    output_reads("configs/calibrations", c->coeffs); /* files -o may not replace */
+    output_reads("configs/devices", c->device);
+    output_reads("configs/frameworks", c->framework);
     if (!c->coeffs  ? sm_predictor_from_device_opts(c->device, &opt, out, st)
         : c->device ? sm_predictor_from_coeffs_device(c->coeffs, c->device, &opt, out, st)
                     : sm_predictor_from_coeffs_opts(c->coeffs, c->overlap, out, st)) {

@@ -224,6 +224,31 @@ for args, phrase in ((["fit", runs, "-o", runs], "-o " + runs + " is the input")
                        os.path.join(tmp, "c.ini")], "both name")):
     refused(args, None, None, phrase)
 check(open(runs).read() == before, "the refused outputs left the measurements as they were")
+# So do the other commands' -o, whatever the input is: `metrics net.ini -o net.ini` put the
+# table in place of the network, predict and curve replaced their device, framework or
+# calibration, allreduce its device.
+net = write("net.ini", NET)
+dev = write("dev.ini", H100)
+fw = write("fw.ini", open("configs/frameworks/pytorch-eager.ini").read())
+co = write("co.ini", cal)
+kept = {p: open(p).read() for p in (net, dev, fw, co)}
+curve = ["curve", net, "--nodes", "1:2", "--batch", "8"]
+for args, input_ in ((["metrics", net, "-o", net], net),
+                     (["predict", net, "--device", dev, "--batch", "8", "-o", dev], dev),
+                     (["predict", net, "--coeffs", co, "--batch", "8", "-o", co], co),
+                     (["predict", net, "--coeffs", co, "--batch", "8", "-o", net], net),
+                     (curve + ["--device", dev, "-o", os.path.join(tmp, ".", "dev.ini")], dev),
+                     (curve + ["--device", "h100", "--framework", fw, "-o", fw], fw),
+                     (["curve", "resnet18," + net, "--device", dev, "--nodes", "1:2", "--batch",
+                       "8", "-o", net], net),
+                     (["allreduce", "--device", dev, "-o", dev], dev)):
+    rc, out, err = run(*args)
+    lines = err.strip().splitlines()
+    check(rc == 2 and len(lines) == 1 and lines[0].endswith(
+        f"is the input {input_}: writing it would replace what is read; name another file"),
+        f"{' '.join(args)}: exit {rc}, want exit 2 and '... is the input {input_}': {err}")
+check(all(open(p).read() == text for p, text in kept.items()),
+      "the refused outputs left the network, device, framework and calibration as they were")
 # -o FILE is put in place only when the command succeeds: allreduce emptied it before checking
 # its options, and every command's failure left it cut short
 kept = write("kept.csv", "precious\n")
