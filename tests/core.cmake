@@ -18,6 +18,16 @@ sm_add_c_test(test_registry test_registry.c
   ${CMAKE_BINARY_DIR}/tests/fake_plugins/abi $<TARGET_FILE:fake_plugin_noexport>)
 
 sm_add_c_test(test_network test_network.c)
+
+# Numbers in files read and written with '.' in a program whose locale writes a comma: de_DE,
+# built into the build tree (localedef needs no root; Debian's locales package has its
+# definition, tools/install-deps.sh --test installs it). Without it test_locale skips.
+add_test(NAME locale_de_DE COMMAND sh -c "mkdir -p '${CMAKE_BINARY_DIR}/tests/locale' && \
+localedef -i de_DE -f UTF-8 '${CMAKE_BINARY_DIR}/tests/locale/de_DE.UTF-8' 2>/dev/null; exit 0")
+set_tests_properties(locale_de_DE PROPERTIES FIXTURES_SETUP locale_de_DE)
+sm_add_c_test(test_locale test_locale.c de_DE.UTF-8)
+set_tests_properties(test_locale PROPERTIES FIXTURES_REQUIRED locale_de_DE SKIP_RETURN_CODE 77
+  ENVIRONMENT "LOCPATH=${CMAKE_BINARY_DIR}/tests/locale")
 sm_add_c_test(test_network_errors test_network_errors.c)
 
 add_test(NAME test_example_plugin

@@ -6,7 +6,8 @@
  *   sm_network_metrics  ConvMeter's F, I, O, W, L of the whole network at a batch size
  *
  * Every function that can fail returns 0 on success and -1 with a one-line message in an
- * sm_status on failure; nothing here prints or exits.
+ * sm_status on failure; nothing here prints or exits. Numbers in the files it reads and writes
+ * have '.' for the decimal point whatever locale the program has set (setlocale).
  *
  * The public headers, in reading order:
  *

@@ -264,7 +264,7 @@ static int set_field(reader *r, int i, const char *value)
     }
     case F_REAL: {
         errno = 0;
-        double v = strtod(value, &end);
+        double v = sm_strtod(value, &end);
         if (errno || end == value || *end || !isfinite(v) || v > f->hi || v < f->lo ||
             (v == f->lo && !f->lo_ok))
             return sm_fail(r->st, "%s:%d: %s = %s: expected a number %s %g and at most %g (%s)",

@@ -66,7 +66,7 @@ static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph, const char *
     fprintf(f, "\n");
 }
 
-int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st)
+static int fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st)
 {
     char tmp[4200];
     FILE *f = sm_atomic_open(path, tmp, sizeof tmp, st);
@@ -184,7 +184,7 @@ static int parse_real(const char *text, double *out)
 {
     char *end;
     errno = 0;
-    *out = strtod(text, &end);
+    *out = sm_strtod(text, &end);
     /* ERANGE also flags underflow (1e-320), a value as good as its neighbour 0 */
     return end == text || *end || (errno == ERANGE && fabs(*out) >= 1) ? -1 : 0;
 }
@@ -491,4 +491,12 @@ int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
     if (!any)
         return sm_fail(st, "%s: no phase section ([infer], [fwd], ...)", path);
     return check_ranges(&r) || check_terms(&r) ? -1 : 0;
+}
+
+int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st)
+{
+    sm_locale before = sm_locale_c_begin(); /* '.' in numbers, whatever the program's locale */
+    int rc = fit_write(fit, meta, path, st);
+    sm_locale_c_end(before);
+    return rc;
 }

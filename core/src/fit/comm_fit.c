@@ -208,8 +208,8 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const
     return 0;
 }
 
-int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, const char *sources,
-                             const char *path, sm_status *st)
+static int comm_fit_write_device(const sm_comm_fit_result *f, const char *base, const char *sources,
+                                 const char *path, sm_status *st)
 {
     /* the links of the levels fitted, and the collective whose equation they were fitted to */
     const double value[] = {f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
@@ -243,4 +243,13 @@ int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, cons
              f->intra_fitted && f->inter_fitted ? ", " : "", f->inter_fitted ? "inter-node" : "",
              base_path);
     return sm_device_write_replacing(base_path, keys, n, header, path, st);
+}
+
+int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, const char *sources,
+                             const char *path, sm_status *st)
+{
+    sm_locale before = sm_locale_c_begin(); /* '.' in numbers, whatever the program's locale */
+    int rc = comm_fit_write_device(f, base, sources, path, st);
+    sm_locale_c_end(before);
+    return rc;
 }

@@ -61,7 +61,7 @@ static int parse_double(const char *text, double *out)
 {
     char *end;
     errno = 0;
-    double v = strtod(text, &end);
+    double v = sm_strtod(text, &end);
     if (errno || end == text || *end || !isfinite(v))
         return -1;
     *out = v;

@@ -222,8 +222,8 @@ done:
     return rc;
 }
 
-int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const char *path,
-                        sm_status *st)
+static int device_fit_write(const sm_device_fit_result *f, const char *source, const char *path,
+                            sm_status *st)
 {
     sm_device v;
     if (sm_device_load(f->base, &v, st))
@@ -274,4 +274,13 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
         "; (%d reclassifications), everything else from %s.\n",
         source, f->precision, f->iterations, f->base);
     return sm_device_write_replacing(f->base, keys, N_FITTED + 4, header, path, st);
+}
+
+int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const char *path,
+                        sm_status *st)
+{
+    sm_locale before = sm_locale_c_begin(); /* '.' in numbers, whatever the program's locale */
+    int rc = device_fit_write(f, source, path, st);
+    sm_locale_c_end(before);
+    return rc;
 }

@@ -199,7 +199,7 @@ static int parse_time(const char *path, int line, const char *col, const char *t
     }
     char *end;
     errno = 0;
-    double v = strtod(text, &end);
+    double v = sm_strtod(text, &end);
     if (end == text || *end || errno == ERANGE)
         return sm_fail(st, "%s:%d: %s '%s' is not a number of seconds", path, line, col, text);
     if (!isfinite(v))
@@ -233,7 +233,7 @@ static int parse_energy(const char *path, int line, const char *col, char **fiel
         return 0;
     char *end;
     errno = 0;
-    double v = strtod(text, &end);
+    double v = sm_strtod(text, &end);
     if (end == text || *end || errno == ERANGE || !isfinite(v) || v < 0)
         return sm_fail(st, "%s:%d: %s '%s' is not a number of joules (empty: not measured)", path,
                        line, col, text);

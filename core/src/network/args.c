@@ -130,7 +130,7 @@ static double get_real(sm_args *a, const char *key, double dflt, double lo, doub
         return dflt;
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    double v = sm_strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v)) {
         fail_once(h, "is not a number", key, s);
         return dflt;

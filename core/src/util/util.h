@@ -4,6 +4,7 @@
 #ifndef SCALEMETER_UTIL_H
 #define SCALEMETER_UTIL_H
 
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +44,14 @@ int sm_edit_distance(const char *a, const char *b);
  * with name (1 to 3), or else those name begins (of 3 characters or more), into out as "a, b or
  * c" (four at most shown whole; more as "a, b, c or 2 more"); "" where none is near. */
 void sm_near_names(const char *name, const char *const *names, int n, char *out, size_t len);
+
+/* Numbers of files in the C locale, whatever the program's (c_locale.c): sm_strtod is strtod
+ * with '.' as the decimal point; between sm_locale_c_begin and sm_locale_c_end this thread's
+ * printf family writes '.' too (uselocale), and sm_locale_c_end puts back what was before. */
+typedef locale_t sm_locale;
+double sm_strtod(const char *text, char **end);
+sm_locale sm_locale_c_begin(void);
+void sm_locale_c_end(sm_locale before);
 
 /* Integer expression over named values: + - * / % ( ) == != < <= > >=. */
 typedef int (*sm_lookup_fn)(void *ctx, const char *name, size_t len, int64_t *value);
