@@ -14,6 +14,7 @@
 #include "allreduce_ring.h"
 #include "commands.h"
 #include "launcher.h"
+#include "same_arguments.h"
 #include "option_values.h"
 #include "output.h"
 #include "scalemeter/comm.h"
@@ -447,26 +448,29 @@ static int predicted_sweep(const allreduce_args *a)
     return 0;
 }
 
-int cmd_allreduce(int argc, char **argv)
+/* cmd_allreduce with its arguments parsed (bad: refused, st saying why) and as given. */
+static int run_allreduce(allreduce_args a, int bad, sm_status st, int argc, char **given)
 {
-    allreduce_args a;
-    sm_status st = {""};
-    if (parse_args(argc, argv, &a, &st)) {
+    /* under a launcher of several ranks, said once the ranks' arguments are compared (bench) */
+    if (bad && launcher_ranks() < 2) {
         if (launcher_rank() == 0)
             fprintf(stderr, "scalemeter allreduce: %s\n", st.msg);
         return 2;
     }
-    if (a.help) {
+    if (!bad && a.help) {
         if (launcher_rank() == 0)
             usage();
         return 0;
     }
-    output_reads("configs/devices", a.device);
-    int rc = launcher_rank() == 0 ? output_to("allreduce", a.output) : 0;
-    if (rc)
-        return rc;
-    if (a.device)
-        return predicted_sweep(&a);
+    int rc = 0;
+    if (!bad) {
+        output_reads("configs/devices", a.device);
+        rc = launcher_rank() == 0 ? output_to("allreduce", a.output) : 0;
+        if (rc)
+            return rc;
+        if (a.device)
+            return predicted_sweep(&a);
+    }
 #ifdef OPEN_MPI /* MPICH talks PMI-2 to srun; Debian's Open MPI, PMIx alone */
     char why[400];
     if (launcher_srun_without_pmix(why, sizeof why)) {
@@ -482,7 +486,33 @@ int cmd_allreduce(int argc, char **argv)
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    rc = sweep(&a, rank, ranks);
+    sm_status same;
+    if (sm_same_arguments(MPI_COMM_WORLD, argc, given, &same)) {
+        if (same.msg[0])
+            fprintf(stderr, "scalemeter allreduce: rank %d: %s\n", rank, same.msg);
+        rc = 2;
+    } else if (bad) {
+        if (rank == 0)
+            fprintf(stderr, "scalemeter allreduce: %s\n", st.msg);
+        rc = 2;
+    } else {
+        rc = sweep(&a, rank, ranks);
+    }
     MPI_Finalize();
+    return rc;
+}
+
+int cmd_allreduce(int argc, char **argv)
+{
+    allreduce_args a;
+    sm_status st = {""};
+    /* as given: getopt_long moves the operands of argv behind the options */
+    char **given = calloc((size_t)argc + 1, sizeof *given);
+    if (!given)
+        return report_error("out of memory");
+    memcpy(given, argv, (size_t)argc * sizeof *given);
+    int bad = parse_args(argc, argv, &a, &st);
+    int rc = run_allreduce(a, bad, st, argc, given);
+    free(given);
     return rc;
 }

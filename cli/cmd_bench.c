@@ -24,6 +24,7 @@
 #include "bench_job.h"
 #include "commands.h"
 #include "launcher.h"
+#include "same_arguments.h"
 #include "option_values.h"
 #include "output.h"
 #include "scalemeter/device.h"
@@ -563,17 +564,26 @@ int cmd_bench(int argc, char **argv)
 {
     bench_args a;
     sm_status st = {""};
+    /* as given: getopt_long moves the operands of argv behind the options */
+    char **given = calloc((size_t)argc + 1, sizeof *given);
+    if (!given)
+        return report_error("out of memory");
+    memcpy(given, argv, (size_t)argc * sizeof *given);
     int bad = parse_args(argc, argv, &a, &st);
     if (a.help) {
         if (launcher_rank() == 0)
             usage();
         free_args(&a);
+        free(given);
         return 0;
     }
-    if (bad) {
+    /* under a launcher of several ranks, said once the ranks' arguments are compared: a rank
+     * whose options alone were refused left without a word, only rank 0 speaking */
+    if (bad && launcher_ranks() < 2) {
         if (launcher_rank() == 0)
             fprintf(stderr, "scalemeter bench: %s\n", st.msg);
         free_args(&a);
+        free(given);
         return 2;
     }
 #ifdef OPEN_MPI /* MPICH talks PMI-2 to srun; Debian's Open MPI, PMIx alone */
@@ -582,17 +592,29 @@ int cmd_bench(int argc, char **argv)
         if (launcher_rank() == 0)
             fprintf(stderr, "scalemeter bench: %s\n", why);
         free_args(&a);
+        free(given);
         return 1;
     }
 #endif
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         free_args(&a);
+        free(given);
         return report_error("MPI_Init failed");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     sm_bench_layout l;
-    int rc = 1;
-    if (sm_bench_layout_of(MPI_COMM_WORLD, &l, &st)) {
+    int rc = 1, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    sm_status same;
+    if (sm_same_arguments(MPI_COMM_WORLD, argc, given, &same)) {
+        if (same.msg[0])
+            fprintf(stderr, "scalemeter bench: rank %d: %s\n", rank, same.msg);
+        rc = 2;
+    } else if (bad) {
+        if (rank == 0)
+            fprintf(stderr, "scalemeter bench: %s\n", st.msg);
+        rc = 2;
+    } else if (sm_bench_layout_of(MPI_COMM_WORLD, &l, &st)) {
         report(&l, &st);
     } else {
         if (!a.threads)
@@ -602,5 +624,6 @@ int cmd_bench(int argc, char **argv)
     }
     MPI_Finalize();
     free_args(&a);
+    free(given);
     return rc;
 }

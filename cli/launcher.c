@@ -18,6 +18,17 @@ int launcher_rank(void)
     return 0;
 }
 
+int launcher_ranks(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 0)
+            return atoi(v);
+    }
+    return 1;
+}
+
 static int set(const char *name)
 {
     const char *v = getenv(name);

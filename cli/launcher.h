@@ -10,6 +10,9 @@
 /* This process's rank in the job (0 when not started by mpirun or srun). */
 int launcher_rank(void);
 
+/* How many ranks the launcher started (1 when not started by mpirun or srun). */
+int launcher_ranks(void);
+
 /* 1 where srun started this process without PMIx (plain srun, --mpi=pmi2 or none) and
  * mpirun did not either, with the one-line message saying what to run instead in msg (NULL:
  * none); 0 otherwise. */

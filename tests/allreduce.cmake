@@ -98,6 +98,16 @@ add_test(NAME cli_allreduce_bad_iters_np2
           ${MPIEXEC_NUMPROC_FLAG} 2 ${SM_MPIRUN_FLAGS} ${SCALEMETER_BIN} allreduce --iters 0
           ${MPIEXEC_POSTFLAGS})
 set_tests_properties(cli_allreduce_bad_iters_np2 PROPERTIES TIMEOUT 120)
+# Rank 1 started with another --max-bytes (tests/rank_extra_args.sh; bench.cmake has more):
+# one line naming the rank and the argument, where its sweep of other sizes was left to
+# the collectives to sort out.
+add_test(NAME cli_allreduce_rank_differs
+  COMMAND ${SM_ALLREDUCE_CLI} fails
+          "rank 1: its arguments differ from rank 0's: argument 3, '--max-bytes', is one more"
+          ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${SM_MPIRUN_FLAGS}
+          sh ${CMAKE_CURRENT_SOURCE_DIR}/rank_extra_args.sh 2 --max-bytes 2K
+          ${SCALEMETER_BIN} allreduce --max-bytes 1K ${MPIEXEC_POSTFLAGS})
+set_tests_properties(cli_allreduce_rank_differs PROPERTIES TIMEOUT 60)
 
 # fit-comm: link parameters recovered from nccl-tests output and allreduce CSVs; allreduce
 # --device: predicted bus bandwidths against nccl-tests figures measured on H100 and A100 nodes

@@ -123,6 +123,23 @@ sm_bench_test(cli_bench_bad_model_np2 2
 sm_bench_test(cli_bench_bad_batch_np2 2
   ${SM_BENCH_SH} fails "--batch 0: expected" ${launch} ${SCALEMETER_BIN} bench --model resnet18
   --batch 0 ${MPIEXEC_POSTFLAGS})
+# One rank started with options of its own (a wrapper script's doing): one line naming the rank
+# and the argument, before anything is measured. A --batch refused on rank 1 alone ended the
+# job without a word (only rank 0 speaks), another --image failed the all-reduce's check with
+# sums nobody could explain, another --bucket-mib hung the job.
+set(SM_BENCH_EXTRA sh ${CMAKE_CURRENT_SOURCE_DIR}/rank_extra_args.sh)
+foreach(case "batch|--batch;0" "image|--image;8" "bucket|--bucket-mib;5")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(SUBLIST parts 1 -1 extra)
+  list(GET extra 0 option)
+  # SM_BENCH_TINY's 10 arguments, --image 16 --batch 1, -o FILE: the extra one is the 17th
+  sm_bench_test(cli_bench_rank_differs_${name} 2
+    ${SM_BENCH_SH} fails "rank 1: its arguments differ from rank 0's: argument 17, '${option}'"
+    ${launch} ${SM_BENCH_EXTRA} 2 ${extra} ${SM_BENCH_TINY} --image 16 --batch 1
+    ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(cli_bench_rank_differs_${name} PROPERTIES TIMEOUT 60)
+endforeach()
 add_test(NAME cli_bench_help COMMAND ${SCALEMETER_BIN} bench --help)
 set_tests_properties(cli_bench_help PROPERTIES PASS_REGULAR_EXPRESSION
   "usage: scalemeter bench MODEL\\[,MODEL...\\]... -o RUNS.csv.*--min-time S.*--bucket-mib MB")
