@@ -3,6 +3,7 @@
  * (tests/data/curve/round_device.ini: 5e12 FLOP/s and 5e11 bytes/s after the 0.5 efficiencies,
  * 10 us launch overhead). */
 #include "check.h"
+#include "scalemeter/comm.h"
 #include "scalemeter/device.h"
 
 #define DEVICE "tests/data/curve/round_device.ini"
@@ -251,6 +252,20 @@ int main(void)
     CHECK_NEAR(pr.t_bwd, 2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3, 1e-9);
     sm_predictor_free(p);
     sm_network_free(cbr);
+
+    /* sm_device_allreduce of a size below zero or not a number predicted 0 s and succeeded:
+     * refused, naming the size; a size of its own beside them still predicts */
+    sm_allreduce_layout al = {.nodes = 2};
+    sm_allreduce_estimate est[2];
+    const double negative[2] = {1e6, -5}, not_a_number[1] = {NAN}, endless[1] = {INFINITY};
+    CHECK_EQ(sm_device_allreduce("h100", &al, negative, 2, est, &st), -1);
+    CHECK_MSG(strstr(st.msg, "size 2 of the all-reduce, -5 bytes: expected a finite size"), "%s",
+              st.msg);
+    CHECK_EQ(sm_device_allreduce("h100", &al, not_a_number, 1, est, &st), -1);
+    CHECK_MSG(strstr(st.msg, "size 1 of the all-reduce, nan bytes"), "%s", st.msg);
+    CHECK_EQ(sm_device_allreduce("h100", &al, endless, 1, est, &st), -1);
+    CHECK_EQ(sm_device_allreduce("h100", &al, negative, 1, est, &st), 0);
+    CHECK(est[0].seconds > 0);
 
     sm_network_free(net);
     sm_registry_free(reg);

@@ -2,6 +2,7 @@
  * description with nccl-tests run on the cluster it describes (`scalemeter allreduce
  * --device`). The same links and collective as the step's gradient phase, one bucket. */
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "device/allreduce_model.h"
@@ -35,6 +36,13 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
     layout->gpus_per_node = g;
     layout->collective = c == SM_COLLECTIVE_NCCL ? "nccl" : "ring";
     sm_device_restriction(&v, c, layout->restriction, sizeof layout->restriction);
+    /* a size below zero or not a number was sent as if it were nothing: 0 s, silently */
+    for (int i = 0; i < n; i++)
+        if (!(bytes[i] >= 0) || !isfinite(bytes[i]))
+            return sm_fail(st,
+                           "size %d of the all-reduce, %g bytes: expected a finite size of "
+                           "at least 0",
+                           i + 1, bytes[i]);
     for (int i = 0; i < n; i++) {
         sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], nodes, g, c);
         sm_nccl_choice choice = sm_collective_choice(&a, (sm_collective_op)op, bytes[i]);
