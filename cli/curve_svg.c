@@ -2,6 +2,7 @@
  * log-2 node axis (throughput on a log axis, efficiency in percent), a legend, the ideal
  * scaling dashed and each turning point ringed and labelled. */
 #include "curve_svg.h"
+#include "json_writer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -78,9 +79,16 @@ static void marker(FILE *out, int m, double x, double y)
     }
 }
 
+/* XML 1.0's text, as the header declares it UTF-8: a byte that begins no well-formed UTF-8
+ * sequence (a description or a path written in Latin-1) and a character XML forbids (the
+ * control characters but tab, line feed and carriage return; U+FFFE, U+FFFF) are written as
+ * U+FFFD. Written as they were, they made the whole chart not well-formed, which a browser
+ * shows as an error in place of the chart. */
 static void xml_text(FILE *out, const char *s)
 {
-    for (; *s; s++) {
+    while (*s) {
+        const unsigned char *u = (const unsigned char *)s;
+        int n = 1;
         switch (*s) {
         case '&':
             fputs("&amp;", out);
@@ -94,9 +102,18 @@ static void xml_text(FILE *out, const char *s)
         case '"':
             fputs("&quot;", out);
             break;
-        default:
-            fputc(*s, out);
+        default: {
+            n = u[0] >= 0x80 ? utf8_length(u) : 1;
+            int noncharacter = n == 3 && u[0] == 0xef && u[1] == 0xbf && u[2] >= 0xbe;
+            if (n == 0 || noncharacter || (u[0] < 0x20 && !strchr("\t\n\r", u[0]))) {
+                fputs("\xef\xbf\xbd", out); /* U+FFFD */
+                n = n ? n : 1;
+            } else {
+                fwrite(s, 1, (size_t)n, out);
+            }
         }
+        }
+        s += n;
     }
 }
 

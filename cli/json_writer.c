@@ -81,9 +81,7 @@ void json_end(json_writer *w)
         fputc('\n', w->out);
 }
 
-/* The length of the well-formed UTF-8 sequence at S (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0 where S holds none. */
-static int utf8_length(const unsigned char *s)
+int utf8_length(const unsigned char *s)
 {
     int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
     unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */

@@ -9,6 +9,7 @@ usage: test_hostile_files.py SCALEMETER   (run from the source root)
 import json
 import os
 import tempfile
+import xml.dom.minidom
 
 from cli_checks import check, finish, run
 
@@ -157,6 +158,21 @@ try:
 except ValueError as e:
     coeffs = f"not JSON: {e}"
 check(rc == 0 and "caf\ufffd" in coeffs, f"a Latin-1 description in JSON: {coeffs} {err.strip()}")
+# the SVG declares itself UTF-8 XML: the same Latin-1 byte, a control character and U+FFFF in
+# its text made it not well-formed, and a browser showed an error in place of the chart; now
+# each is U+FFFD, and the UTF-8 of u-umlaut (and the ampersand, escaped) stays as it is
+odd = write("odd_device.ini", H100.encode().replace(
+    b"SXM5 80 GB", b"SXM5 80 GB caf\xe9 f\xc3\xbcr \x01 \xef\xbf\xbf & co"))
+svg = os.path.join(tmp, "odd.svg")
+rc, out, err = run("curve", "resnet18", "--device", odd, "--batch", "8", "--nodes", "1:2",
+                   "--format", "svg", "-o", svg)
+try:
+    texts = [t.firstChild.data for t in xml.dom.minidom.parse(svg).getElementsByTagName("text")
+             if t.firstChild]
+except Exception as e:  # the parser's own errors, whatever their class
+    texts = [f"not well-formed XML: {e}"]
+check(rc == 0 and any("caf\ufffd f\u00fcr \ufffd \ufffd & co" in t for t in texts),
+      f"odd bytes of a description in the SVG: {texts[:2]} {err.strip()}")
 # a hand-edited coefficient of 1e307 printed a step of 1e302 s and an epoch of inf; now
 # refused, naming the file (the negative-time refusal names it too)
 huge = write("huge.ini", "\n".join("c4_intercept = 1e307" if l.startswith("c4_intercept =")
