@@ -760,6 +760,21 @@ int cmd_curve(int argc, char **argv)
             m = end;
         }
     }
+    const char *what[MAX_SWEEP + 3], *given[MAX_SWEEP + 3];
+    char labels[MAX_SWEEP][24];
+    for (int m = 0; m < n_models; m++) {
+        snprintf(labels[m], sizeof labels[m], n_models > 1 ? "MODEL %d" : "MODEL", m + 1);
+        what[m] = labels[m];
+        given[m] = models[m];
+    }
+    const predictor_choice *c = &a.common.choice;
+    what[n_models] = "--coeffs", given[n_models] = c->coeffs;
+    what[n_models + 1] = "--device", given[n_models + 1] = c->device;
+    what[n_models + 2] = "--framework", given[n_models + 2] = c->framework;
+    if (stdin_once("curve", what, given, n_models + 3)) {
+        free(list);
+        return 2;
+    }
 
     sm_status st;
     predictor_choice choice = a.common.choice;

@@ -319,6 +319,9 @@ static int parse_args(int argc, char **argv, fit_args *a)
     }
     a->to_stdout = dash != NULL;
     const char *inputs[] = {a->csv, a->device_base, a->device_out};
+    const char *what[] = {"RUNS.csv", "--device-base"};
+    if (stdin_once("fit", what, inputs, 2))
+        return -1;
     if ((!dash || strcmp(dash, "-o -")) && output_not_input("fit", "-o", a->out, inputs, 3))
         return -1;
     if (a->device_out && strcmp(a->device_out, "-") &&

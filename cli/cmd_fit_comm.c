@@ -115,6 +115,15 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
     for (int i = 0; i < a->n_files; i++)
         inputs[i] = a->files[i];
     inputs[a->n_files] = a->base;
+    char labels[MAX_FILES + 1][24];
+    const char *what[MAX_FILES + 1];
+    for (int i = 0; i < a->n_files; i++) {
+        snprintf(labels[i], sizeof labels[i], "file %d", i + 1);
+        what[i] = labels[i];
+    }
+    what[a->n_files] = "--device-base";
+    if (stdin_once("fit-comm", what, inputs, a->n_files + 1))
+        return -1;
     return output_not_input("fit-comm", "--device-out", a->out, inputs, a->n_files + 1);
 }
 

@@ -120,7 +120,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
         fprintf(stderr, "scalemeter predict: %s\n", problem);
         return -1;
     }
-    return 0;
+    const char *what[] = {"MODEL", "--coeffs", "--device", "--framework"};
+    const char *given[] = {a->model, c->coeffs, c->device, c->framework};
+    return stdin_once("predict", what, given, 4);
 }
 
 /* One device's memory while training and at inference, and the largest batch when asked. */

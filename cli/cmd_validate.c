@@ -84,6 +84,9 @@ static int parse_args(int argc, char **argv, validate_args *a)
         return -1;
     }
     const char *inputs[] = {a->csv, a->coeffs, a->device};
+    const char *what[] = {"RUNS.csv", "--coeffs", "--device"};
+    if (stdin_once("validate", what, inputs, 3))
+        return -1;
     return output_not_input("validate", "-o", a->output, inputs, 3);
 }
 

@@ -128,6 +128,24 @@ void output_reads(const char *subdir, const char *name)
         n_reads++;
 }
 
+int stdin_once(const char *cmd, const char *const *what, const char *const *given, int n)
+{
+    for (int k = 0, first = -1; k < n; k++) {
+        if (!given[k] || strcmp(given[k], "-") != 0)
+            continue;
+        if (first < 0) {
+            first = k;
+            continue;
+        }
+        fprintf(stderr,
+                "scalemeter %s: %s and %s are both - (the standard input), which is read "
+                "once: give one of them as a file\n",
+                cmd, what[first], what[k]);
+        return -1;
+    }
+    return 0;
+}
+
 int output_reads_refuse(const char *cmd, const char *path)
 {
     if (!path || !strcmp(path, "-"))

@@ -113,6 +113,10 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
  * no file here (sm_data_dir()/SUBDIR/NAME.ini, as for a network, device, framework or
  * calibration; subdir NULL: a path only). output_to refuses an -o that is one of them. */
 void output_reads(const char *subdir, const char *name);
+/* -1 after a message where "-" (the standard input) is given for more than one of the n
+ * inputs (given[k] named what[k]: "MODEL", "--coeffs"): the first would read it all and the
+ * next an empty file, refused with a message about that file's content. */
+int stdin_once(const char *cmd, const char *const *what, const char *const *given, int n);
 /* 2 after a message where path (-o) is a file output_reads named, else 0: output_to's check,
  * for a command to make before its work and warnings. */
 int output_reads_refuse(const char *cmd, const char *path);

@@ -1,7 +1,8 @@
 """Command-line misuse (tests/cli_misuse.cmake): what fit does
 with `-o -` and options it would ignore, bench's --warmup 0 and a bad network list, `help
 help`, an energy the rows cannot separate, a device given as a network file, a comma in curve's
-paths, and the baseline of scaling efficiency where the first node count does not fit.
+paths, the baseline of scaling efficiency where the first node count does not fit, and - given
+for two inputs.
 test_calibrate_failures.py has the parts that start MPI. Each check, unless it says otherwise,
 failed before its fix.
 
@@ -272,6 +273,27 @@ try:
     rc, out, err = run("fit", CPU_CSV, "--nonneg", "--nonneg", "--weight-term", "--weight-term",
                        "-o", os.path.join(tmp, "twice.ini"))
     check(rc == 0, f"fit: a flag given twice is no contradiction: exit {rc} {err}")
+    # 17. - (the standard input) for two inputs: the first read it all and the second was an
+    # empty file, refused for its content ("-: no [network] section", "<stdin>: no data rows")
+    # though the file piped in was whole
+    net = open("models/resnet18.ini").read()
+    runs = open(CPU_CSV).read()
+    for args, stdin, pair in (
+            (["predict", "-", "--coeffs", "-", "--batch", "8"], net, "MODEL and --coeffs"),
+            (["predict", "-", "--device", "-", "--batch", "8"], net, "MODEL and --device"),
+            (["curve", "resnet18,-,-", "--device", "h100", "--batch", "8", "--nodes", "1"], net,
+             "MODEL 2 and MODEL 3"),
+            (["curve", "-", "--device", "h100", "--framework", "-", "--batch", "8", "--nodes",
+              "1"], net, "MODEL and --framework"),
+            (["validate", "-", "--coeffs", "-"], runs, "RUNS.csv and --coeffs"),
+            (["fit", "-", "--device-base", "-", "--device-out", os.path.join(tmp, "d.ini")],
+             runs, "RUNS.csv and --device-base"),
+            (["fit-comm", "-", "-"], runs, "file 1 and file 2")):
+        rc, out, err = run_in(tmp, *args, stdin=stdin)
+        one_line_error(rc, err, 2, f"scalemeter {args[0]}: {pair} are both - (the standard "
+                       "input), which is read once: give one of them as a file", " ".join(args))
+    rc, out, err = run_in(tmp, "predict", "-", "--coeffs", "default", "--batch", "8", stdin=net)
+    check(rc == 0, f"predict - alone reads the network from the standard input: {err}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
