@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "conformance.h"
 #include "executor.h"
+#include "output.h"
 
 static void usage(FILE *out)
 {
@@ -72,17 +73,17 @@ int cmd_check_plugin(int argc, char **argv)
     static const struct option opts[] = {
         {"cases", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *cases = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    char msg[512];
+    /* the conventions of every command (output.h): getopt_long's own two lines ("check-plugin:
+     * unrecognized option", then "see --help") were the only usage error not in one line */
+    for (int c; (c = next_option(argc, argv, "h", opts, msg, sizeof msg)) != -1;) {
         if (c == 'c') {
             cases = optarg;
         } else if (c == 'h') {
             usage(stdout);
             return 0;
         } else {
-            fprintf(stderr, "scalemeter check-plugin: see --help\n");
-            return 2;
+            return usage_error("check-plugin", msg);
         }
     }
     if (optind != argc - 1) {

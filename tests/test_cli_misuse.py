@@ -1,8 +1,8 @@
 """Command-line misuse (tests/cli_misuse.cmake): what fit does
 with `-o -` and options it would ignore, bench's --warmup 0 and a bad network list, `help
 help`, an energy the rows cannot separate, a device given as a network file, a comma in curve's
-paths, the baseline of scaling efficiency where the first node count does not fit, and - given
-for two inputs.
+paths, the baseline of scaling efficiency where the first node count does not fit, - given
+for two inputs, and check-plugin's usage errors.
 test_calibrate_failures.py has the parts that start MPI. Each check, unless it says otherwise,
 failed before its fix.
 
@@ -294,6 +294,15 @@ try:
                        "input), which is read once: give one of them as a file", " ".join(args))
     rc, out, err = run_in(tmp, "predict", "-", "--coeffs", "default", "--batch", "8", stdin=net)
     check(rc == 0, f"predict - alone reads the network from the standard input: {err}")
+    # 18. check-plugin's usage errors in one line, as every command's: getopt_long printed its
+    # own ("check-plugin: unrecognized option '--bogus'"), then "scalemeter check-plugin: see
+    # --help"
+    for args, text in ((["--bogus"], "unknown option '--bogus'"),
+                       (["--cases"], "option --cases needs a value"),
+                       (["-o", "out.txt"], "unknown option '-o'")):
+        rc, out, err = run("check-plugin", "mish.so", *args)
+        one_line_error(rc, err, 2, f"scalemeter check-plugin: {text}",
+                       f"check-plugin {' '.join(args)}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
