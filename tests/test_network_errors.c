@@ -42,6 +42,11 @@ static const error_case cases[] = {
     {NET "a = conv2d out=4 kernel=3 stray\n", 4, "expected key=value, got 'stray'"},
     {NET "a = relu\na = relu\n", 5, "layer name a is already used at line 4"},
     {NET "a = relu from=@in\n", 4, "@in used outside a block"},
+    /* an empty name in from's list was passed over: from=a,,b read as a,b, from=, as none */
+    {NET "a = relu\nb = concat from=a,,@input\n", 5, "from=a,,@input: an empty name in the list"},
+    {NET "a = relu\nb = relu from=,\n", 5, "from=,: an empty name"},
+    {NET "a = relu\nb = add from=a,\n", 5, "from=a,: an empty name"},
+    {NET "a = relu\nb = add from=,a\n", 5, "from=,a: an empty name"},
     {"[network]\ninput = 3x0x8\n[layers]\na = relu\n", 2, "input = 3x0x8"},
     {"[network]\ninput = 3x4000000000x8\n[layers]\na = relu\n", 2, "input = 3x4000000000x8"},
     /* a shape is sizes joined by single 'x's, nothing before, between or after */

@@ -337,6 +337,13 @@ static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char
             if (l->n_from)
                 return sm_fail(c->st, "%s: layer %s: 'from' given twice", where, l->name);
             char *names = eq + 1, *s2 = NULL;
+            /* strtok_r passes over empty names: from=a,,b read as a,b and from=, as no from */
+            size_t len = strlen(names);
+            if (names[0] == ',' || names[len - 1] == ',' || strstr(names, ",,"))
+                return sm_fail(c->st,
+                               "%s: layer %s: from=%s: an empty name in the list (layer names "
+                               "joined by commas)",
+                               where, l->name, names);
             for (char *n = strtok_r(names, ",", &s2); n; n = strtok_r(NULL, ",", &s2)) {
                 char **grown = realloc(l->from, (size_t)(l->n_from + 1) * sizeof *grown);
                 if (!grown)
