@@ -18,6 +18,8 @@ sm_add_c_test(test_registry test_registry.c
   ${CMAKE_BINARY_DIR}/tests/fake_plugins/abi $<TARGET_FILE:fake_plugin_noexport>)
 
 sm_add_c_test(test_network test_network.c)
+# a network predicted after its registry was freed
+sm_add_c_test(test_lifetime test_lifetime.c)
 
 # Numbers in files read and written with '.' in a program whose locale writes a comma: de_DE,
 # built into the build tree (localedef needs no root; Debian's locales package has its

@@ -93,6 +93,8 @@ int sm_registry_count(const sm_registry *reg);
 const sm_layer_type *sm_registry_type(const sm_registry *reg, int i);
 const char *sm_registry_path(const sm_registry *reg, int i);
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name);
+/* A network loaded from reg points at its types and keeps it: what reg holds is freed when
+ * both reg and the last of its networks have been freed, in either order. */
 void sm_registry_free(sm_registry *reg);
 /* The GPU kernels of a type of this registry (kernels.h), from the companion module NAME_gpu.so
  * beside its NAME.so, loaded on the first call: only the cuda backend calls this, so that

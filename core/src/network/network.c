@@ -23,8 +23,10 @@ int sm_network_load(const sm_registry *reg, const char *model, const sm_network_
     int rc = sm_draft_parse(reg, path, &d, st);
     if (rc == 0)
         rc = sm_network_build(&d, opt, out, st);
-    if (rc == 0)
+    if (rc == 0) {
         (*out)->registry = reg;
+        sm_registry_hold(reg);
+    }
     sm_draft_free(&d);
     return rc;
 }

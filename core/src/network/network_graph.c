@@ -641,5 +641,6 @@ void sm_network_free(sm_network *net)
     free(net->blocks);
     free(net->name);
     free(net->path);
+    sm_registry_release(net->registry);
     free(net);
 }

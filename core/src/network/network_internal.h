@@ -85,6 +85,10 @@ typedef struct draft_network {
     int n_blocks, cap_blocks;
 } draft_network;
 
+/* A reference to reg taken by a network loaded from it, and given back (NULL: none) when the
+ * network is freed: the registry lives until its owner and every network have let it go. */
+void sm_registry_hold(const sm_registry *reg);
+void sm_registry_release(const sm_registry *reg);
 /* sm_registry_find with the reason: 0 with *out NULL where no plugin provides name, -1 with st
  * set where loading a plugin failed (registry.c). */
 int sm_registry_lookup(const sm_registry *reg, const char *name, const sm_layer_type **out,

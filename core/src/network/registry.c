@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -68,6 +69,9 @@ struct sm_registry {
     plugin_folder *folders;
     int all_state, user_state; /* every folder's plugins; SCALEMETER_PLUGIN_PATH's */
     char *all_error, *user_error;
+    /* the owner's reference (sm_registry_free gives it up) and one per network loaded from it,
+     * whose layers point at its types: freed when the last is given up, whichever it is */
+    atomic_int refs;
 };
 
 static sm_registry *mutable(const sm_registry *reg);
@@ -82,12 +86,16 @@ static plugin *loaded_type(const sm_registry *reg, const char *name)
     return NULL;
 }
 
-sm_registry *sm_registry_new(void) { return calloc(1, sizeof(sm_registry)); }
-
-void sm_registry_free(sm_registry *reg)
+sm_registry *sm_registry_new(void)
 {
-    if (!reg)
-        return;
+    sm_registry *reg = calloc(1, sizeof(sm_registry));
+    if (reg)
+        atomic_init(&reg->refs, 1);
+    return reg;
+}
+
+static void destroy(sm_registry *reg)
+{
     /* Loaded plugins stay mapped for the life of the process: what they pull in (libstdc++,
      * the CUDA libraries) does not expect to be unloaded, and dlopen of the same file again
      * only counts up a reference. Refused plugins are closed at once. */
@@ -107,6 +115,18 @@ void sm_registry_free(sm_registry *reg)
     free(reg->user_error);
     free(reg);
 }
+
+void sm_registry_hold(const sm_registry *reg) { atomic_fetch_add(&mutable(reg)->refs, 1); }
+
+void sm_registry_release(const sm_registry *reg)
+{
+    if (reg && atomic_fetch_sub(&mutable(reg)->refs, 1) == 1)
+        destroy(mutable(reg));
+}
+
+/* A network loaded from reg keeps it (sm_registry_hold): freed before the network, its types
+ * were freed under the network's layers, and the next prediction read them after the free. */
+void sm_registry_free(sm_registry *reg) { sm_registry_release(reg); }
 
 /* Listing asks for every type: what failed to load is sm_registry_load_all's to say. */
 int sm_registry_count(const sm_registry *reg)
