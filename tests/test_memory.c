@@ -121,6 +121,26 @@ static void test_max_batch(const sm_network *net)
     c.capacity_bytes = 0;
     CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == -1);
     CHECK_CONTAINS(st.msg, "memory_gib");
+    /* a capacity or a workspace that is no size: a NaN capacity was "not known" to memory
+     * (fits -1) and a largest batch of 0 with success to max_batch; a NaN workspace made every
+     * batch not fit; a negative one made room */
+    c.capacity_bytes = NAN;
+    b = -1;
+    CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == -1 && b == 0);
+    CHECK_CONTAINS(st.msg, "memory configuration: capacity_bytes = nan: expected a finite size");
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);
+    c.capacity_bytes = 1e9;
+    c.workspace_bytes = NAN;
+    CHECK(sm_network_max_batch(net, 1, 1, &c, &b, &st) == -1);
+    CHECK_CONTAINS(st.msg, "workspace_bytes = nan");
+    c.workspace_bytes = -1e12;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);
+    CHECK_CONTAINS(st.msg, "workspace_bytes = -1e+12");
+    c.workspace_bytes = 0;
+    c.context_bytes = INFINITY;
+    CHECK(sm_network_memory(net, 1, 1, 0, &c, &m, &st) == -1);
+    CHECK_CONTAINS(st.msg, "context_bytes = inf");
+    c.context_bytes = 0;
     /* the C API's enums as ints, and no devices: refused, where an optimizer of 7 read past its
      * table and 0 devices gave numbers */
     sm_memory_config bad = {.optimizer = (sm_optimizer)7};

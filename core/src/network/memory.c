@@ -502,6 +502,17 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
                        "memory configuration: optimizer %d, shard %d or checkpoint %d is not "
                        "one memory.h names",
                        (int)c->optimizer, (int)c->shard, (int)c->checkpoint);
+    /* and its sizes as any double: a NaN capacity was "not known" to memory (fits -1) but a
+     * largest batch of 0 to sm_network_max_batch; a NaN workspace made every batch not fit */
+    const double sizes[] = {c->mask_bytes, c->workspace_bytes, c->conv_workspace_bytes,
+                            c->context_bytes, c->capacity_bytes};
+    static const char *const size_names[] = {
+        "mask_bytes", "workspace_bytes", "conv_workspace_bytes", "context_bytes", "capacity_bytes"};
+    for (int k = 0; k < 5; k++)
+        if (!(sizes[k] >= 0) || !isfinite(sizes[k]))
+            return sm_fail(st,
+                           "memory configuration: %s = %g: expected a finite size of at least 0",
+                           size_names[k], sizes[k]);
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
         return -1;
@@ -573,7 +584,7 @@ int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
                          const sm_memory_config *c, int64_t *out, sm_status *st)
 {
     *out = 0;
-    if (c->capacity_bytes <= 0)
+    if (c->capacity_bytes == 0) /* else sm_network_memory refuses it, below zero or NaN */
         return sm_fail(st, "the device's memory is not known: give [device] memory_gib in its "
                            "description");
     /* memory grows with the batch: the largest batch that fits, by bisection */
