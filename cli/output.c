@@ -536,7 +536,7 @@ void table_free(text_table *t)
 
 void csv_field(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\n")) {
+    if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, out);
         return;
     }

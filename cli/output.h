@@ -97,6 +97,8 @@ void table_add(text_table *t, const char *const *cells);
 void table_print(const text_table *t, FILE *out);
 void table_free(text_table *t);
 
+/* A CSV field (RFC 4180): quoted, its quotes doubled, where it holds a comma, a quote or a line
+ * break, a carriage return alone included (a reader ends a row there too). */
 void csv_field(FILE *out, const char *s);
 /* ",X" (%.6g), or "," alone where x is not finite: an unknown value is empty in CSV. */
 void csv_real(FILE *out, double x);

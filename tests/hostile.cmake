@@ -49,3 +49,7 @@ sm_add_python_test(hostile_files test_hostile_files.py ${SCALEMETER_BIN})
 # A folder, FIFO or device given for a network, device, framework or coefficient file is
 # refused saying what it is, not "no such file"; a runs CSV may still be a pipe.
 sm_add_python_test(not_regular_files test_not_regular_files.py ${SCALEMETER_BIN})
+
+# Names that mean something to CSV or XML (a carriage return, invalid UTF-8, control characters)
+# in what predict and curve write: read back as given by a standard reader.
+sm_add_python_test(hostile_outputs test_hostile_outputs.py ${SCALEMETER_BIN})
