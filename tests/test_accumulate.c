@@ -60,6 +60,11 @@ static void test_step(const sm_network *two)
     CHECK_NEAR(sm_images_per_s(&three, pr.t_step), 1152 / pr.t_step, 1e-12);
     CHECK_NEAR(sm_epoch_steps(&three, 10000), 9, 0);
     CHECK_NEAR(sm_epoch_time(&three, pr.t_step, 10000), 9 * pr.t_step, 1e-12);
+    /* the largest dataset an int64 holds, 2^63 - 1 samples: ceil((2^63 - 1) / 8) = 2^60 steps
+     * of 1 x 8 x 1 (the ceiling wrapped past 2^63); none: not known */
+    sm_layout eight = {1, 1, 8, 1};
+    CHECK_NEAR(sm_epoch_steps(&eight, INT64_MAX), 1152921504606846976.0, 0);
+    CHECK(isnan(sm_epoch_steps(&eight, 0)) && isnan(sm_epoch_steps(&eight, -5)));
 
     /* 0, as a layout written before the field leaves it, is one micro-batch */
     sm_layout zero = {32, 3, 4, 0}, one = {32, 3, 4, 1};

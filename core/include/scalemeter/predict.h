@@ -8,6 +8,8 @@
 #ifndef SCALEMETER_PREDICT_H
 #define SCALEMETER_PREDICT_H
 
+#include <math.h>
+
 #include "scalemeter/scalemeter.h"
 
 #ifdef __cplusplus
@@ -92,11 +94,15 @@ static inline double sm_images_per_s(const sm_layout *l, double t_step)
     return (double)sm_layout_global_batch(l) / t_step;
 }
 /* Steps per epoch of dataset_size samples: whole steps, the last one partly filled as a data
- * loader without drop_last runs it (so never less than one step). */
+ * loader without drop_last runs it (so never less than one step); NAN for a dataset of no
+ * samples, whose epoch is not known. Any int64 size (a ceiling formed as size + per_step - 1
+ * overflowed past 2^63 - per_step). */
 static inline double sm_epoch_steps(const sm_layout *l, int64_t dataset_size)
 {
     int64_t per_step = sm_layout_global_batch(l);
-    return (double)((dataset_size + per_step - 1) / per_step);
+    if (dataset_size < 1 || per_step < 1)
+        return NAN;
+    return (double)(dataset_size / per_step + (dataset_size % per_step != 0));
 }
 /* Seconds per epoch. */
 static inline double sm_epoch_time(const sm_layout *l, double t_step, int64_t dataset_size)
