@@ -143,6 +143,40 @@ static void fifo_and_empty_folder(void)
     rmdir(dir);
 }
 
+/* Something world-writable that is no plugin folder or file (/dev/zero, /tmp, a file given as
+ * a folder) is refused for what it is: it was told "writable by every user ... (chmod o-w
+ * it)", advice to change /dev/zero or /tmp. */
+static void not_a_plugin_path(void)
+{
+    sm_registry *reg = sm_registry_new();
+    sm_status st;
+    CHECK_EQ(sm_registry_load_dir(reg, "/dev/zero", &st), -1);
+    CHECK_STR_EQ(st.msg, "/dev/zero: not a plugin folder but a character device");
+    CHECK_EQ(sm_registry_load_file(reg, "/dev/zero", &st), -1);
+    CHECK_STR_EQ(st.msg, "/dev/zero: not a plugin: not a regular file but a character device");
+    char dir[160], path[192];
+    snprintf(dir, sizeof dir, "%s/open", tmpdir);
+    CHECK_EQ(mkdir(dir, 0700), 0);
+    CHECK_EQ(chmod(dir, 01777), 0); /* as /tmp */
+    char want[512];
+    CHECK_EQ(sm_registry_load_file(reg, dir, &st), -1);
+    snprintf(want, sizeof want, "%s: not a plugin: not a regular file but a folder", dir);
+    CHECK_STR_EQ(st.msg, want);
+    snprintf(path, sizeof path, "%s/x.so", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    CHECK_EQ(chmod(path, 0666), 0);
+    CHECK_EQ(sm_registry_load_dir(reg, path, &st), -1);
+    snprintf(want, sizeof want, "%s: not a plugin folder but a regular file", path);
+    CHECK_STR_EQ(st.msg, want);
+    CHECK_EQ(sm_registry_count(reg), 0);
+    sm_registry_free(reg);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Item 15: a world-writable folder or plugin is refused, naming it and why; relative entries
  * of SCALEMETER_PLUGIN_PATH are refused; a folder named twice loads once. */
 static void trust(void)
@@ -292,6 +326,7 @@ int main(int argc, char **argv)
     lying_plugins(argv[6]);
     fifo_and_empty_folder();
     trust();
+    not_a_plugin_path();
     rmdir(tmpdir);
     return check_summary();
 }

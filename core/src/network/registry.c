@@ -308,11 +308,18 @@ static const sm_layer_type *open_plugin(const char *path, void **handle_out, sm_
     return t;
 }
 
-/* Anyone who can write a plugin file or folder can make every command run their code. */
+/* A plugin file is a regular file and a plugin folder a folder: /dev/zero, a pipe or a folder
+ * was told "writable by every user ... (chmod o-w it)". Anyone who can write a plugin file or
+ * folder can make every command run their code. */
 static int check_not_world_writable(const char *path, int is_folder, sm_status *st)
 {
     struct stat sb;
-    if (stat(path, &sb) == 0 && (sb.st_mode & S_IWOTH))
+    if (stat(path, &sb) != 0)
+        return 0; /* what opening it says */
+    if (is_folder ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode))
+        return sm_fail(st, "%s: not a plugin%s but %s", path,
+                       is_folder ? " folder" : ": not a regular file", sm_file_kind(sb.st_mode));
+    if (sb.st_mode & S_IWOTH)
         return sm_fail(st,
                        "%s: refusing plugin %s: it is writable by every user, who could make "
                        "scalemeter run their code (chmod o-w it)",

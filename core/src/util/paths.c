@@ -63,10 +63,11 @@ static int is_file(const char *path)
     return stat(path, &s) == 0 && S_ISREG(s.st_mode);
 }
 
-/* What a path that is there but is no regular file is, for messages. */
-static const char *kind_of(mode_t m)
+const char *sm_file_kind(unsigned mode)
 {
-    return S_ISDIR(m)    ? "a folder"
+    mode_t m = (mode_t)mode;
+    return S_ISREG(m)    ? "a regular file"
+           : S_ISDIR(m)  ? "a folder"
            : S_ISCHR(m)  ? "a character device"
            : S_ISBLK(m)  ? "a block device"
            : S_ISFIFO(m) ? "a pipe"
@@ -99,7 +100,7 @@ int sm_data_find(const char *what, const char *subdir, const char *name, const c
         return sm_fail(st,
                        "%s: is %s, not a %s%s (give a .ini file, or - and the file on the "
                        "standard input)",
-                       name, kind_of(s.st_mode), what, file);
+                       name, sm_file_kind(s.st_mode), what, file);
     if (err != ENOENT) /* a folder on the way that cannot be searched, a loop of links */
         return sm_fail(st, "%s: %s", name, strerror(err));
     if (strchr(name, '/'))

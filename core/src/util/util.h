@@ -38,6 +38,10 @@ int sm_refuse_cr_line_ends(const char *line, int csv, const char *path, int line
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);
 
+/* What a file of that st_mode is, for messages: "a folder", "a character device", "a pipe",
+ * "a regular file", ... */
+const char *sm_file_kind(unsigned mode);
+
 /* Levenshtein distance of two names (near_names.c); more than 64 where either is longer. */
 int sm_edit_distance(const char *a, const char *b);
 /* The names of names[0..n) nearest name, at the least distance found within a bound that grows
