@@ -889,12 +889,15 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
             return sm_fail(st, "%s:%d: the case's layers are too long", path, lineno);
         if (c->n_net < (int)(sizeof c->net_line / sizeof *c->net_line))
             c->net_line[c->n_net++] = lineno;
-    } else if (!strcmp(key, "input")) {
-        snprintf(c->input, sizeof c->input, "%s", value);
-    } else if (!strcmp(key, "output")) {
-        snprintf(c->output, sizeof c->output, "%s", value);
-    } else if (!strcmp(key, "message")) {
-        snprintf(c->message, sizeof c->message, "%s", value);
+    } else if (!strcmp(key, "input") || !strcmp(key, "output") || !strcmp(key, "message")) {
+        /* cut to its field, a shape read as another (1x00...055 as 1x5) and a message matched
+         * on its first part alone */
+        char *field = key[0] == 'i' ? c->input : key[0] == 'o' ? c->output : c->message;
+        size_t cap = key[0] == 'm' ? sizeof c->message : sizeof c->input;
+        if (strlen(value) >= cap)
+            return sm_fail(st, "%s:%d: %s is longer than %zu characters", path, lineno, key,
+                           cap - 1);
+        memcpy(field, value, strlen(value) + 1);
     } else if (!strcmp(key, "gradient") || !strcmp(key, "device") ||
                !strcmp(key, "random_weights")) {
         if (strcmp(value, "yes") && strcmp(value, "no"))

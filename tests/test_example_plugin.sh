@@ -106,6 +106,20 @@ for bad in "batch = 1000000000" "batch = 2.5" "gradient = maybe" "tolerance = in
     fi
     echo "$out" | grep -q "bad_cases.ini:$line: ${bad%% *} must be" || fail "'$bad': $out"
 done
+# A shape or a message longer than the case keeps was cut: input = 1x<60 zeros>40 (1x40) ran
+# as 1x4, failing as "output 1x4, expected 1x40", and a long refusal message was matched on its
+# first 255 characters. Refused at its line.
+zeros=$(printf '%060d' 0)
+long_message=$(printf 'unknown parameter beta%0240d' 0)
+for bad in "input = 1x${zeros}40" "output = 1x${zeros}40" "message = $long_message"; do
+    printf '%s\n' "[refuse r]" "layer = mish beta=2" "$bad" > "$dir/bad_cases.ini"
+    [ "${bad%% *}" = message ] || printf '%s\n' "[case c]" "layer = mish" "$bad" > "$dir/bad_cases.ini"
+    if out=$("$scalemeter" check-plugin "$dir/mish.so" --cases "$dir/bad_cases.ini" 2>&1); then
+        fail "check-plugin took '$bad': $out"
+    fi
+    echo "$out" | grep -qx "scalemeter check-plugin: .*bad_cases.ini:3: ${bad%% *} is longer than [0-9]* characters" ||
+        fail "'${bad%% *}' of ${#bad} characters: $out"
+done
 # A count past int64, at its saturated value SM_OVERFLOW (2^63 - 1) or below 0, and a step
 # below a double's range are refused at their line, not clamped (the count to
 # 9223372036854775807, printed as what the case expects).
