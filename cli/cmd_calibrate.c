@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend_module.h"
 #include "commands.h"
 #include "launcher.h"
+#include "option_values.h"
 #include "output.h"
 
 /* Networks that run at 32 and 64 pixels and differ in what dominates them: plain and residual
@@ -174,6 +176,35 @@ static void say_earlier(const char *ini, const char *loo)
                 have_ini && have_loo ? "are" : "is");
 }
 
+/* 1 after a message where a file of -o PREFIX is one of the networks (a comma list, or one
+ * network file whose path has a comma), named or by path. */
+static int prefix_names_a_network(const char *models, const char *csv, const char *ini,
+                                  const char *loo)
+{
+    char *items[OPTION_MAX_LIST];
+    int n = 0;
+    sm_status st;
+    struct stat sb;
+    if (stat(models, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (!(items[0] = strdup(models)))
+            return 0; /* out of memory: bench says so */
+        n = 1;
+    } else if (split_list("--model", models, items, &n, &st)) {
+        return 0; /* bench refuses the list, saying why */
+    }
+    const char *const files[] = {csv, ini, loo};
+    static const char *const what[] = {"-o (PREFIX.csv)", "-o (PREFIX.ini)",
+                                       "-o (PREFIX-loo.json)"};
+    for (int k = 0; k < n; k++)
+        output_reads("models", items[k]);
+    int bad = 0;
+    for (int f = 0; f < 3 && !bad; f++)
+        bad = output_named_refuse("calibrate", what[f], files[f]) != 0;
+    for (int k = 0; k < n; k++)
+        free(items[k]);
+    return bad;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     const char *prefix = "calibration", *models = DEFAULT_MODELS, *images = DEFAULT_IMAGES;
@@ -274,6 +305,10 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "scalemeter calibrate: -o %s: name too long\n", prefix);
         return 2;
     }
+    /* a file written that is a network measured: `calibrate net.ini,... -o net` measured for
+     * minutes, then fit wrote the coefficients over net.ini */
+    if (launcher_rank() == 0 && prefix_names_a_network(models, csv, ini, loo))
+        return 2;
     const char *more[] = {"--model", models, "--image", images, "--batch", batches, "-o", csv};
     for (int k = 0; k < 8; k++)
         bench[n_bench++] = (char *)more[k];

@@ -876,6 +876,12 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
     sm_runs *runs;
     if (sm_runs_read(a.csv, &runs, &st))
         return report_error(st.msg);
+    output_reads_runs(runs);
+    if (output_named_refuse("fit", "-o", a.out) ||
+        output_named_refuse("fit", "--device-out", a.device_out)) {
+        sm_runs_free(runs);
+        return 2;
+    }
     if (runs->not_measured)
         fprintf(stderr,
                 "scalemeter fit: %s: %d rows not measured (status other than ok, such as "

@@ -466,6 +466,13 @@ int cmd_validate(int argc, char **argv)
     sm_runs *runs;
     if (sm_runs_read(a.csv, &runs, &st))
         return report_error(st.msg);
+    output_reads_runs(runs);
+    output_reads("configs/calibrations", a.coeffs);
+    output_reads("configs/devices", a.device);
+    if (output_named_refuse("validate", "-o", a.output)) {
+        sm_runs_free(runs);
+        return 2;
+    }
     if (runs->repeated)
         fprintf(stderr,
                 "scalemeter validate: warning: %s:%d: the configuration of line %d "

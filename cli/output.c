@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "scalemeter/device.h"
+#include "scalemeter/fit.h"
 
 /* The command running, named in report_error's lines as every command's own messages name it. */
 static const char *command_name;
@@ -128,6 +129,25 @@ void output_reads(const char *subdir, const char *name)
         n_reads++;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void output_reads_runs(const sm_runs *runs)
+{
+    const char **names = malloc((size_t)(runs->n ? runs->n : 1) * sizeof *names);
+    if (!names)
+        return;
+    for (int i = 0; i < runs->n; i++)
+        names[i] = runs->rows[i].model;
+    qsort(names, (size_t)runs->n, sizeof *names, compare_names); /* each name once */
+    for (int i = 0; i < runs->n; i++)
+        if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+            output_reads("models", names[i]);
+    free(names);
+}
+
 int stdin_once(const char *cmd, const char *const *what, const char *const *given, int n)
 {
     for (int k = 0, first = -1; k < n; k++) {
@@ -146,11 +166,16 @@ int stdin_once(const char *cmd, const char *const *what, const char *const *give
     return 0;
 }
 
-int output_reads_refuse(const char *cmd, const char *path)
+int output_named_refuse(const char *cmd, const char *option, const char *path)
 {
     if (!path || !strcmp(path, "-"))
         return 0;
-    return output_not_input(cmd, "-o", path, (const char *const *)reads, n_reads) ? 2 : 0;
+    return output_not_input(cmd, option, path, (const char *const *)reads, n_reads) ? 2 : 0;
+}
+
+int output_reads_refuse(const char *cmd, const char *path)
+{
+    return output_named_refuse(cmd, "-o", path);
 }
 
 int output_to(const char *cmd, const char *path)

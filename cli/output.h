@@ -115,6 +115,10 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
  * no file here (sm_data_dir()/SUBDIR/NAME.ini, as for a network, device, framework or
  * calibration; subdir NULL: a path only). output_to refuses an -o that is one of them. */
 void output_reads(const char *subdir, const char *name);
+/* output_reads of every network a runs CSV names (fit and validate load them all): `fit
+ * runs.csv -o net.ini` wrote the coefficients over a network the rows measured. */
+struct sm_runs;
+void output_reads_runs(const struct sm_runs *runs);
 /* -1 after a message where "-" (the standard input) is given for more than one of the n
  * inputs (given[k] named what[k]: "MODEL", "--coeffs"): the first would read it all and the
  * next an empty file, refused with a message about that file's content. */
@@ -122,6 +126,9 @@ int stdin_once(const char *cmd, const char *const *what, const char *const *give
 /* 2 after a message where path (-o) is a file output_reads named, else 0: output_to's check,
  * for a command to make before its work and warnings. */
 int output_reads_refuse(const char *cmd, const char *path);
+/* The same for an output given by another option (--device-out, calibrate's PREFIX.ini),
+ * named so in the message. */
+int output_named_refuse(const char *cmd, const char *option, const char *path);
 /* -o FILE: the standard output goes to path from now on ("-" or NULL: it stays), written
  * whole when the command ends well (output_finish). Returns 0, or the exit status after a
  * message: 2 where path is a file output_reads named (under any name: output_not_input), 1

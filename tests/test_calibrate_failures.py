@@ -17,13 +17,13 @@ HEADER = "model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_ste
          "threads,reps,status\n"
 
 
-def write_runs(path, images):
+def write_runs(path, images, nets=TINY):
     """Rows for tiny_a, b, c at images x batches 1, 2, 4, 8, as bench would write them with
     --threads 1 (so calibrate measures none of them again): t_infer = b img^2 (k+1) 1e-6 +
     (k+1) 1e-4; the values only need to be positive, the rank is the networks' and sizes'."""
     with open(path, "w") as f:
         f.write(HEADER)
-        for k, net in enumerate(TINY):
+        for k, net in enumerate(nets):
             for img in images:
                 for b in (1, 2, 4, 8):
                     ti = b * img * img * (1 + k) * 1e-6 + 1e-4 * (k + 1)
@@ -97,6 +97,21 @@ try:
     rc, js, _ = run("fit", *cv, "--format", "json")
     check(rc == 0 and open(prefix + "-loo.json").read() == js,
           "Q-loo.json is fit --cv loo --format json")
+
+    # -o PREFIX whose PREFIX.ini is a network measured (`calibrate net.ini,... -o net`): fit
+    # wrote the coefficients over the network after the measuring. Refused before it, the
+    # network left as it was.
+    net = os.path.join(tmp, "net.ini")
+    shutil.copy(TINY[0], net)
+    before = open(net, "rb").read()
+    nets = [net] + TINY[1:]
+    write_runs(os.path.join(tmp, "net.csv"), (8, 16), nets)
+    rc, out, err = run("calibrate", ",".join(nets), "--image", "8,16", "--batch", "1,2,4,8",
+                       "--threads", "1", "-o", os.path.join(tmp, "net"))
+    want = (f"scalemeter calibrate: -o (PREFIX.ini) {net} is the input {net}: writing it would "
+            "replace what is read; name another file")
+    check(rc == 2 and err.strip() == want, f"calibrate -o net of net.ini: exit {rc}: {err}")
+    check(open(net, "rb").read() == before, "calibrate wrote over the network net.ini")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

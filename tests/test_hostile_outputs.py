@@ -42,5 +42,54 @@ for cmd in (["predict", cr, "--batch", "2"], ["curve", cr, "--batch", "2", "--no
           all(m == cr for m in models),
           f"{cmd[0]} --format csv of {cr!r}: exit {rc} {err.strip()}: rows {rows}")
 
+
+
+def refused_output(args, out, name, option="-o"):
+    """args with option OUT must be refused in one line naming out and the input it is (name),
+    exit 2, the file untouched."""
+    before = open(out, "rb").read()
+    rc, _, err = run_bytes(*args, option, out)
+    want = (f"scalemeter {args[0]}: {option} {out} is the input {name}: writing it would "
+            "replace what is read; name another file")
+    check(rc == 2 and err.strip() == want and open(out, "rb").read() == before,
+          f"{' '.join(args)} {option} {out}: exit {rc}: {err.strip()!r}, want {want!r}")
+
+
+# -o naming a network the runs CSV measured: fit and validate read them all, and wrote over one
+# (`fit runs.csv -o net.ini`, the coefficients named after the network); and validate's -o
+# naming its calibration by the file a name finds (--coeffs default, -o the data folder's
+# default.ini: a copy here, found through SCALEMETER's own folder would be the shipped file)
+tiny = []
+for n in "abc":
+    tiny.append(os.path.join(tmp, f"tiny_{n}.ini"))
+    shutil.copy(f"tests/data/fit/tiny_{n}.ini", tiny[-1])
+runs = os.path.join(tmp, "runs.csv")
+with open(runs, "w") as f:
+    f.write("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n")
+    for k, net in enumerate(tiny):
+        for img in (8, 16):
+            for b in (1, 2, 4, 8):
+                ti = b * img * img * (1 + k) * 1e-6 + 1e-4 * (k + 1)
+                tf, tb, tg = ti * 1.1, ti * 2.1, 1e-4 * (k + 2)
+                f.write(f"{net},{img},{b},1,1,{ti:.6g},{tf:.6g},{tb:.6g},{tg:.6g},"
+                        f"{tf + tb + tg:.6g}\n")
+refused_output(["fit", runs], tiny[0], tiny[0])
+refused_output(["validate", runs, "--device", "h100"], tiny[1], tiny[1])
+refused_output(["fit", runs, "--device-base", "h100", "-o", os.path.join(tmp, "coeffs.ini")],
+               tiny[2], tiny[2], "--device-out")
+cal = os.path.join(tmp, "cal.ini")
+shutil.copy("configs/calibrations/default.ini", cal)
+refused_output(["validate", runs, "--coeffs", cal], cal, cal)
+# --coeffs by name: -o a hard link to the shipped default.ini is that file (before, validate
+# compared the name as given and wrote over it); were it not refused, the atomic write would
+# replace the link alone. The link lies beside the source tree, on its file system.
+here = tempfile.mkdtemp(dir=".")
+link = os.path.join(here, "default.ini")
+os.link("configs/calibrations/default.ini", link)
+rc, _, err = run_bytes("validate", runs, "--coeffs", "default", "-o", link)
+check(rc == 2 and f"-o {link} is the input " in err and "default.ini: writing it" in err,
+      f"validate --coeffs default -o {link}: exit {rc}: {err.strip()}")
+shutil.rmtree(here)
+
 shutil.rmtree(tmp)
 finish()
