@@ -481,11 +481,10 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
         blocks = calloc((size_t)(net->n_blocks ? net->n_blocks : 1), sizeof *blocks);
         if (!blocks)
             return report_error("out of memory");
-        for (int b = 0; b < net->n_blocks; b++)
-            if (sm_predict_block(p, net, b, &l, &blocks[b], &st)) {
-                free(blocks);
-                return model_error(a, st.msg);
-            }
+        if (sm_predict_blocks(p, net, &l, blocks, &st)) {
+            free(blocks);
+            return model_error(a, st.msg);
+        }
     }
     /* said as curve says them: predict is its one-row case */
     warnings *warn = warnings_new();

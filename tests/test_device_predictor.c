@@ -47,11 +47,16 @@ int main(void)
     CHECK_NEAR(pr.t_grad, 1.147456e-5, 1e-9);
     CHECK_NEAR(pr.t_step, 4.7990072576e-3, 1e-9);
 
-    double block;
-    CHECK_EQ(sm_predict_block(p, net, 0, &one, &block, &st), 0);
-    CHECK_NEAR(block, 1.4897504512e-3, 1e-9);
+    double block, block0;
+    CHECK_EQ(sm_predict_block(p, net, 0, &one, &block0, &st), 0);
+    CHECK_NEAR(block0, 1.4897504512e-3, 1e-9);
     CHECK_EQ(sm_predict_block(p, net, 1, &one, &block, &st), 0);
     CHECK_NEAR(block, 1.12760448e-4, 1e-9);
+    double blocks[2]; /* every block at once: the same numbers */
+    CHECK_EQ(net->n_blocks, 2);
+    CHECK_EQ(sm_predict_blocks(p, net, &one, blocks, &st), 0);
+    CHECK_NEAR(blocks[0], block0, 0);
+    CHECK_NEAR(blocks[1], block, 0);
 
     /* 3 nodes x 4 devices, gradient 4 x 36,864 = 147,456 bytes in one 25 MiB bucket; two ports
      * for four rings: 10 GB/s x 2/4 = 5 GB/s each.

@@ -317,11 +317,13 @@ static void test_file_and_predictor(const char *dir)
     CHECK(NEAR(t.t_grad, c_grad[0] * 3, 1e-7)); /* tiny_b: L = 3 */
     CHECK(NEAR(t.t_step, t.t_fwd + t.t_bwd + t.t_grad, 1e-12));
     /* blocks: the forward equation on each block, the intercept shared by FLOPs; they add up */
-    double sum = 0;
+    double sum = 0, all[16];
+    CHECK(net->n_blocks <= 16 && sm_predict_blocks(p, net, &l, all, &st) == 0);
     for (int b = 0; b < net->n_blocks; b++) {
         double tb;
         sm_metrics bm;
         CHECK(sm_predict_block(p, net, b, &l, &tb, &st) == 0);
+        CHECK(all[b] == tb); /* every block at once: the same number */
         CHECK(sm_block_metrics(net, b, 1, &bm, &st) == 0);
         double expect = 4 * (c_fwd[0] * (double)bm.flops + c_fwd[1] * (double)bm.inputs +
                              c_fwd[2] * (double)bm.outputs) +

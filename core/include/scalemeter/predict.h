@@ -65,6 +65,11 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
 /* Forward time of one block of the network (block-wise prediction). */
 int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
                      const sm_layout *layout, double *t_fwd, sm_status *st);
+/* The same of every block: t_fwd[b] for each of net->n_blocks blocks, in one walk over the
+ * layers (sm_predict_block for each block walks them once per block); a time that is not
+ * physical is refused naming the first such block, as sm_predict_block block by block. */
+int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                      double *t_fwd, sm_status *st);
 
 /* The largest global batch (per-device batch x micro-batches x devices) a prediction takes:
  * integers up to 2^53 are exact in a double. */

@@ -185,3 +185,16 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
         return -1;
     return check_physical(p, net, layout, net->blocks[block], *t_fwd, st);
 }
+
+int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                      double *t_fwd, sm_status *st)
+{
+    if (sm_layout_check(layout, st))
+        return -1;
+    if (p->ops->predict_blocks(p->impl, net, layout, t_fwd, st))
+        return -1;
+    for (int b = 0; b < net->n_blocks; b++)
+        if (check_physical(p, net, layout, net->blocks[b], t_fwd[b], st))
+            return -1;
+    return 0;
+}

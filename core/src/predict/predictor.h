@@ -15,6 +15,10 @@ typedef struct predictor_ops {
                    sm_prediction *out, double *per_micro, sm_status *st);
     int (*predict_block)(const void *impl, const sm_network *net, int block,
                          const sm_layout *layout, double *t_fwd, sm_status *st);
+    /* predict_block's of every block b into t_fwd[b] (net->n_blocks entries), in time that
+     * grows with the layers, not with blocks x layers */
+    int (*predict_blocks)(const void *impl, const sm_network *net, const sm_layout *layout,
+                          double *t_fwd, sm_status *st);
     void (*free)(void *impl);
     /* what one gradient bucket's all-reduce runs (sm_predictor_allreduce); NULL: no
      * description's all-reduce behind the predictor */

@@ -151,22 +151,51 @@ static sm_phase forward_phase(const sm_fit *fit)
     return fit->phase[SM_PHASE_FWD].fitted ? SM_PHASE_FWD : SM_PHASE_INFER;
 }
 
+/* The forward time of block b, its metrics part and the network's whole: the equation on the
+ * block's F, I, O, with the intercept shared out in proportion to its FLOPs. */
+static double block_time(const coeffs *c, sm_phase ph, const sm_network *net,
+                         const sm_metrics *whole, const sm_metrics *part, const sm_layout *layout)
+{
+    double share =
+        whole->flops > 0 ? (double)part->flops / (double)whole->flops : 1.0 / net->n_blocks;
+    return sm_fit_eval_share(&c->fit, ph, part, share, layout);
+}
+
 static int predict_block(const void *impl, const sm_network *net, int block,
                          const sm_layout *layout, double *t_fwd, sm_status *st)
 {
     const coeffs *c = impl;
     sm_phase ph = forward_phase(&c->fit);
-    const sm_phase_fit *pf = &c->fit.phase[ph];
-    if (!pf->fitted) {
+    if (!c->fit.phase[ph].fitted) {
         *t_fwd = NAN;
         return 0;
     }
     sm_metrics whole, part;
     if (sm_network_metrics(net, 1, &whole, st) || sm_block_metrics(net, block, 1, &part, st))
         return -1;
-    double share = whole.flops > 0 ? (double)part.flops / (double)whole.flops : 1.0 / net->n_blocks;
-    *t_fwd = sm_fit_eval_share(&c->fit, ph, &part, share, layout);
+    *t_fwd = block_time(c, ph, net, &whole, &part, layout);
     return 0;
+}
+
+/* Every block's, from the blocks' metrics in one walk over the layers. */
+static int predict_blocks(const void *impl, const sm_network *net, const sm_layout *layout,
+                          double *t_fwd, sm_status *st)
+{
+    const coeffs *c = impl;
+    sm_phase ph = forward_phase(&c->fit);
+    if (!c->fit.phase[ph].fitted) {
+        for (int b = 0; b < net->n_blocks; b++)
+            t_fwd[b] = NAN;
+        return 0;
+    }
+    sm_metrics whole, *parts = malloc(((size_t)net->n_blocks + 1) * sizeof *parts);
+    if (!parts)
+        return sm_fail(st, "out of memory");
+    int rc = sm_network_metrics(net, 1, &whole, st) || sm_blocks_metrics(net, 1, parts, st);
+    for (int b = 0; !rc && b < net->n_blocks; b++)
+        t_fwd[b] = block_time(c, ph, net, &whole, &parts[b], layout);
+    free(parts);
+    return rc ? -1 : 0;
 }
 
 static void coeffs_free(void *impl)
@@ -187,7 +216,8 @@ static int coeffs_allreduce(const void *impl, const sm_network *net, const sm_la
                                    SM_OP_ALL_REDUCE, layout, out, st);
 }
 
-static const predictor_ops coeffs_ops = {predict, predict_block, coeffs_free, coeffs_allreduce};
+static const predictor_ops coeffs_ops = {predict, predict_block, predict_blocks, coeffs_free,
+                                         coeffs_allreduce};
 
 int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st)
 {

@@ -83,11 +83,15 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     return 0;
 }
 
-/* The passes over the layers of one block (all layers where block < 0). */
-static int passes(const device_predictor *d, const sm_network *net, int block, int64_t batch,
-                  pass_times *t, sm_status *st)
+/* The training forward passes of blocks: of block `block` into fwd[0] or, where block < 0,
+ * of every block b into fwd[b], in one walk over the layers (walked once per block, the
+ * blocks of a deep network cost blocks x layers). Each sum is over its block's layers in
+ * the network's order. */
+static int block_forward(const device_predictor *d, const sm_network *net, int block, int64_t batch,
+                         double *fwd, sm_status *st)
 {
-    memset(t, 0, sizeof *t);
+    for (int b = 0; b < (block < 0 ? net->n_blocks : 1); b++)
+        fwd[b] = 0;
     unsigned char *fused = malloc((size_t)net->n_layers + 1);
     if (!fused)
         return sm_fail(st, "out of memory");
@@ -102,9 +106,7 @@ static int passes(const device_predictor *d, const sm_network *net, int block, i
             free(fused);
             return -1;
         }
-        t->infer += one.infer;
-        t->fwd += one.fwd;
-        t->bwd += one.bwd;
+        fwd[block < 0 ? l->block : 0] += one.fwd;
     }
     free(fused);
     return 0;
@@ -356,11 +358,13 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
 static int device_predict_block(const void *impl, const sm_network *net, int block,
                                 const sm_layout *layout, double *t_fwd, sm_status *st)
 {
-    pass_times t;
-    if (passes(impl, net, block, layout->batch, &t, st))
-        return -1;
-    *t_fwd = t.fwd;
-    return 0;
+    return block_forward(impl, net, block, layout->batch, t_fwd, st);
+}
+
+static int device_predict_blocks(const void *impl, const sm_network *net, const sm_layout *layout,
+                                 double *t_fwd, sm_status *st)
+{
+    return block_forward(impl, net, -1, layout->batch, t_fwd, st);
 }
 
 static int device_allreduce(const void *impl, const sm_network *net, const sm_layout *layout,
@@ -376,8 +380,8 @@ static int device_allreduce(const void *impl, const sm_network *net, const sm_la
 
 static void device_free(void *impl) { free(impl); }
 
-static const predictor_ops device_ops = {device_predict, device_predict_block, device_free,
-                                         device_allreduce};
+static const predictor_ops device_ops = {device_predict, device_predict_block,
+                                         device_predict_blocks, device_free, device_allreduce};
 
 /* What the predictor models, with layout naming its activations' layout (or ""). */
 static void describe(const device_predictor *d, const char *layout, char *buf, size_t len)
