@@ -18,6 +18,7 @@
  * alone: t_grad = d_update P + u 20 W / bandwidth. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +30,9 @@
 
 enum { U_DINFER, U_DFWD, U_DBWD, U_C, U_M, N_UNKNOWNS };
 
-typedef struct row_net {
-    const sm_run *run;
-    sm_network *net;
-} row_net;
-
-/* The design row of one phase (0 infer, 1 fwd, 2 bwd) of one run at the current efficiencies,
- * and the fixed part R. */
-static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_network *net,
+/* The design row of one phase (0 infer, 1 fwd, 2 bwd) of a network at a batch at the current
+ * efficiencies, and the fixed part R. */
+static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_network *net,
                   int phase, double scale, double eff_m, double *x, double *fixed, sm_status *st)
 {
     int half = sm_precision_is_half(p);
@@ -49,7 +45,7 @@ static int design(const sm_device *v, sm_precision p, const sm_run *r, const sm_
     sm_network_fused(v, net, fused);
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
-        if (sm_layer_metrics_at(&net->layers[i], r->batch, &m, st)) {
+        if (sm_layer_metrics_at(&net->layers[i], batch, &m, st)) {
             free(fused);
             return -1;
         }
@@ -88,6 +84,107 @@ static double target(const sm_run *r, int phase)
     return phase == 0 ? r->t_infer : phase == 1 ? r->t_fwd : r->t_bwd;
 }
 
+/* The rows' networks and configurations, each found once by hashing: a network per (model,
+ * image), loaded at its first row, and a configuration per (network, batch), whose design rows
+ * every row of it shares. Looked up row by row against all found before, and designed row by
+ * row, rows of many networks cost rows x networks and rows x layers each reclassification. */
+typedef struct fit_net {
+    sm_network *net;
+    int row;     /* its first row */
+    int totaled; /* total holds its metrics at batch 1 */
+    sm_metrics total;
+} fit_net;
+
+typedef struct fit_config {
+    int net;
+    int64_t batch;
+    int designed[3]; /* the iteration + 1 whose design x[phase], fixed[phase] are */
+    double x[3][N_UNKNOWNS], fixed[3];
+} fit_config;
+
+typedef struct fit_rows {
+    fit_net *nets;
+    fit_config *configs;
+    int *config_of; /* of each row */
+    int n_nets, n_configs;
+} fit_rows;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int b = 0; b < 64; b += 8) /* FNV-1a over the value's bytes */
+        h = (h ^ ((v >> b) & 0xff)) * 1099511628211u;
+    return h;
+}
+
+static uint64_t hash_model(const char *model, int64_t image)
+{
+    uint64_t h = 14695981039346656037u;
+    for (const unsigned char *c = (const unsigned char *)model; *c; c++)
+        h = (h ^ *c) * 1099511628211u;
+    return mix(h, (uint64_t)image);
+}
+
+static void fit_rows_free(fit_rows *f)
+{
+    for (int k = 0; f->nets && k < f->n_nets; k++)
+        sm_network_free(f->nets[k].net);
+    free(f->nets), free(f->configs), free(f->config_of);
+}
+
+static int fit_rows_find(const sm_runs *runs, const sm_registry *reg, fit_rows *f, sm_status *st)
+{
+    size_t n = (size_t)runs->n, cap = 16; /* a power of two, at least twice the rows */
+    while (cap < 2 * n)
+        cap *= 2;
+    f->nets = calloc(n + 1, sizeof *f->nets);
+    f->configs = calloc(n + 1, sizeof *f->configs);
+    f->config_of = malloc((n + 1) * sizeof *f->config_of);
+    int *net_slot = malloc(cap * sizeof *net_slot),
+        *config_slot = malloc(cap * sizeof *config_slot);
+    int rc = 0;
+    if (!f->nets || !f->configs || !f->config_of || !net_slot || !config_slot) {
+        rc = sm_fail(st, "out of memory");
+        goto done;
+    }
+    for (size_t h = 0; h < cap; h++)
+        net_slot[h] = config_slot[h] = -1;
+    for (int i = 0; i < runs->n; i++) {
+        const sm_run *r = &runs->rows[i];
+        size_t h = (size_t)hash_model(r->model, r->image) & (cap - 1);
+        for (; net_slot[h] >= 0; h = (h + 1) & (cap - 1)) {
+            const sm_run *first = &runs->rows[f->nets[net_slot[h]].row];
+            if (first->image == r->image && strcmp(first->model, r->model) == 0)
+                break;
+        }
+        if (net_slot[h] < 0) {
+            fit_net *fn = &f->nets[f->n_nets];
+            sm_network_options opt = {r->image};
+            sm_status inner;
+            if (sm_network_load(reg, r->model, &opt, &fn->net, &inner)) {
+                rc = sm_fail(st, "%s:%d: model %s: %s", runs->path, r->line, r->model, inner.msg);
+                goto done;
+            }
+            fn->row = i;
+            net_slot[h] = f->n_nets++;
+        }
+        int net = net_slot[h];
+        h = (size_t)mix(mix(14695981039346656037u, (uint64_t)net), (uint64_t)r->batch) & (cap - 1);
+        for (; config_slot[h] >= 0; h = (h + 1) & (cap - 1)) {
+            const fit_config *c = &f->configs[config_slot[h]];
+            if (c->net == net && c->batch == r->batch)
+                break;
+        }
+        if (config_slot[h] < 0) {
+            f->configs[f->n_configs] = (fit_config){.net = net, .batch = r->batch};
+            config_slot[h] = f->n_configs++;
+        }
+        f->config_of[i] = config_slot[h];
+    }
+done:
+    free(net_slot), free(config_slot);
+    return rc;
+}
+
 int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                   sm_device_fit_result *out, sm_status *st)
 {
@@ -104,29 +201,17 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                        runs->rows[0].precision, runs->rows[0].precision);
     snprintf(out->precision, sizeof out->precision, "%s", sm_precision_names[p]);
 
-    row_net *rn = calloc((size_t)runs->n, sizeof *rn);
+    fit_rows fr = {0};
     double *A = malloc((size_t)runs->n * 3 * N_UNKNOWNS * sizeof *A);
     double *b = malloc((size_t)runs->n * 3 * sizeof *b);
     double *G = malloc((size_t)runs->n * 2 * sizeof *G), *g = malloc((size_t)runs->n * sizeof *g);
     int rc = -1;
-    if (!rn || !A || !b || !G || !g) {
+    if (!A || !b || !G || !g) {
         sm_fail(st, "out of memory");
         goto done;
     }
-    for (int i = 0; i < runs->n; i++) { /* networks shared by the rows of one (model, image) */
-        const sm_run *r = &runs->rows[i];
-        rn[i].run = r;
-        for (int j = 0; j < i && !rn[i].net; j++)
-            if (rn[j].net && runs->rows[j].image == r->image &&
-                strcmp(runs->rows[j].model, r->model) == 0)
-                rn[i].net = rn[j].net;
-        sm_network_options opt = {r->image};
-        sm_status inner;
-        if (!rn[i].net && sm_network_load(reg, r->model, &opt, &rn[i].net, &inner)) {
-            sm_fail(st, "%s:%d: model %s: %s", runs->path, r->line, r->model, inner.msg);
-            goto done;
-        }
-    }
+    if (fit_rows_find(runs, reg, &fr, st))
+        goto done;
     double scale = 1, eff_m = v.memory_efficiency, u[N_UNKNOWNS];
     for (int iter = 0; iter < 20; iter++) {
         int m = 0;
@@ -134,15 +219,19 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         double(*rows)[N_UNKNOWNS] = (double(*)[N_UNKNOWNS])A;
         for (int i = 0; i < runs->n; i++)
             for (int ph = 0; ph < 3; ph++) {
-                double t = target(rn[i].run, ph), fixed;
+                double t = target(&runs->rows[i], ph);
                 if (!isfinite(t))
                     continue;
-                if (design(&v, (sm_precision)p, rn[i].run, rn[i].net, ph, scale, eff_m, rows[m],
-                           &fixed, st))
-                    goto done;
-                b[m] = (t - fixed) / t;
+                fit_config *c = &fr.configs[fr.config_of[i]];
+                if (c->designed[ph] != iter + 1) {
+                    if (design(&v, (sm_precision)p, c->batch, fr.nets[c->net].net, ph, scale, eff_m,
+                               c->x[ph], &c->fixed[ph], st))
+                        goto done;
+                    c->designed[ph] = iter + 1;
+                }
+                b[m] = (t - c->fixed[ph]) / t;
                 for (int k = 0; k < N_UNKNOWNS; k++)
-                    rows[m][k] /= t;
+                    rows[m][k] = c->x[ph][k] / t;
                 m++;
             }
         if (m < N_UNKNOWNS) {
@@ -188,15 +277,16 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     /* the update: d_update P + u 20 W / bandwidth on the single-device t_grad rows */
     int m = 0;
     for (int i = 0; i < runs->n; i++) {
-        const sm_run *r = rn[i].run;
+        const sm_run *r = &runs->rows[i];
         if (!isfinite(r->t_grad) || r->nodes * r->gpus_per_node != 1)
             continue;
-        sm_metrics total;
-        if (sm_network_metrics(rn[i].net, 1, &total, st))
+        fit_net *fn = &fr.nets[fr.configs[fr.config_of[i]].net];
+        if (!fn->totaled && sm_network_metrics(fn->net, 1, &fn->total, st))
             goto done;
+        fn->totaled = 1;
         g[m] = 1.0;
-        G[m] = (double)total.param_tensors / r->t_grad;
-        G[runs->n + m] = 20.0 * (double)total.weights / v.memory_bandwidth / r->t_grad;
+        G[m] = (double)fn->total.param_tensors / r->t_grad;
+        G[runs->n + m] = 20.0 * (double)fn->total.weights / v.memory_bandwidth / r->t_grad;
         m++;
     }
     out->dispatch_update = v.dispatch_update;
@@ -211,14 +301,8 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     snprintf(out->base, sizeof out->base, "%s", path);
     rc = 0;
 done:
-    for (int i = 0; rn && i < runs->n; i++) {
-        int shared = 0;
-        for (int j = i + 1; j < runs->n && !shared; j++)
-            shared = rn[j].net == rn[i].net;
-        if (!shared)
-            sm_network_free(rn[i].net); /* the last row holding it frees it */
-    }
-    free(rn), free(A), free(b), free(G), free(g);
+    fit_rows_free(&fr);
+    free(A), free(b), free(G), free(g);
     return rc;
 }
 
