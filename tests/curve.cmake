@@ -84,6 +84,8 @@ sm_add_python_test(tool_mlperf_epochs test_mlperf_epochs.py)
 sm_add_python_test(cli_memory test_memory_cli.py ${SCALEMETER_BIN})
 # A network of 10^6 layers under the fusing frameworks: it finishes, and its chain of ReLUs fuses.
 sm_add_python_test(cli_deep_network test_deep_network_cli.py ${SCALEMETER_BIN})
+# One [block] of 10^6 layers written inline: it loads (its keys overflowed the stack) and counts.
+sm_add_python_test(cli_deep_block test_deep_block_cli.py ${SCALEMETER_BIN})
 # predict --per-block on 100,000 blocks: one walk over the layers, equal blocks equal.
 sm_add_python_test(cli_many_blocks test_many_blocks_cli.py ${SCALEMETER_BIN})
 # --shard and --checkpoint in predict and curve: memory, time, refusals, hand-derived.

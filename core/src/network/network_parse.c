@@ -547,10 +547,13 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
                        "%s:%d: [block %s] has no layers: give use = TEMPLATE or write its "
                        "layers under it",
                        c->path, s->line, spec);
-    const char *names[n_args ? n_args : 1];
-    int64_t values[n_args ? n_args : 1];
-    int used[n_args ? n_args : 1];
-    int rc = 0;
+    /* a template's arguments, on the heap: an inline block's layers count as keys too, and
+     * 10^6 of them on the stack (20 bytes each) overflowed it */
+    size_t room = tmpl ? (size_t)n_args + 1 : 1;
+    const char **names = malloc(room * sizeof *names);
+    int64_t *values = malloc(room * sizeof *values);
+    int *used = malloc(room * sizeof *used);
+    int rc = names && values && used ? 0 : sm_fail(c->st, "%s: out of memory", c->path);
     /* counted, not compared with last: i <= last would wrap past LLONG_MAX */
     for (long long n = 0; n <= last - first && rc == 0; n++) {
         long long i = first + n;
@@ -568,16 +571,20 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
             char why[128];
             scope_args index_only = {NULL, NULL, NULL, 0, first >= 0, i};
             int64_t v;
-            if (sm_expr_eval(e->value, lookup_arg, &index_only, &v, why, sizeof why))
-                return sm_fail(c->st, "%s:%d: argument %s = %.100s%s: %s", c->path, e->line, e->key,
-                               e->value, strlen(e->value) > 100 ? "..." : "", why);
+            if (sm_expr_eval(e->value, lookup_arg, &index_only, &v, why, sizeof why)) {
+                rc = sm_fail(c->st, "%s:%d: argument %s = %.100s%s: %s", c->path, e->line, e->key,
+                             e->value, strlen(e->value) > 100 ? "..." : "", why);
+                break;
+            }
             names[args.n] = e->key;
             values[args.n] = v;
             used[args.n++] = 0;
         }
-        int block = add_block(c, name, from, s->line);
-        if (block < 0)
-            return -1;
+        int block = rc ? -1 : add_block(c, name, from, s->line);
+        if (block < 0) {
+            rc = -1;
+            break;
+        }
         const section *body = tmpl ? tmpl : s;
         for (int k = 0; k < body->n && rc == 0; k++) {
             const entry *e = &body->entries[k];
@@ -592,6 +599,7 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
                              "[template %s]",
                              c->path, s->line, spec, args.names[k], use);
     }
+    free(names), free(values), free(used);
     return rc;
 }
 
