@@ -331,3 +331,5 @@ sm_add_python_test(validate_row_order test_validate_cli.py ${SCALEMETER_BIN})
 # validate over rows of 20,000 networks: grouped once, each network's own errors, in the
 # order the file first names them
 sm_add_python_test(validate_many_models test_validate_many_models_cli.py ${SCALEMETER_BIN})
+# a CSV record quoted over 120,000 lines: read as one row, the lines after it counted right
+sm_add_python_test(csv_multiline_record test_csv_multiline_cli.py ${SCALEMETER_BIN})
