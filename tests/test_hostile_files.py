@@ -358,6 +358,18 @@ refused(["metrics", cont], cont, 5,
         "expected key=value, got 'b' (the indented line 6 continues this layer)")
 cont2 = write("continued2.ini", NET + "  b = relu\n  c = relu\n")
 refused(["metrics", cont2], cont2, 5, "(the indented lines 6-7 continue this layer)")
+# A layer continued over 200,000 lines is read (the value was copied whole with each line:
+# lines x bytes, 26 s for 40,000) and refused at its line, every line that continues it named;
+# a value continued over lines is the lines joined by spaces (3x3, padded: 4x8x8).
+CONT = 200000
+many = write("continued_many.ini", NET + "".join(f"  p{i}=1\n" for i in range(CONT)))
+refused(["metrics", many], many, 5,
+        f"unknown parameter p0 (it takes out, kernel, stride, padding, dilation, groups, bias)")
+rc, out, err = run("metrics", write("continued_ok.ini", NET.replace("kernel=1", "kernel=3") +
+                                    "  padding=1\n  bias=false\n"), "--per-layer", "--format", "json")
+layers = json.loads(out).get("per_layer", [{}]) if rc == 0 else [{}]
+check(rc == 0 and layers[0].get("output") == [4, 8, 8] and layers[0].get("weights") == 108,
+      f"a layer continued over two lines: {rc} {layers[:1]} {err.strip()}")
 long_dev = write("long_device.ini", H100.replace("\nname = h100\n", "\nname = h100 ; " + "x" * 200
                                                  + "\n"))
 line = H100[:H100.index("\nname = h100\n") + 1].count("\n") + 1

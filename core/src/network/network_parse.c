@@ -21,6 +21,7 @@ typedef struct entry {
     char *value;
     int line;
     int cont_first, cont_last; /* indented lines that continue it (inih), or 0 */
+    size_t len, cap;           /* of value, once continued (grown by doubling), else 0 */
 } entry;
 
 typedef struct section {
@@ -99,14 +100,21 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
             return r->failed = r->out_of_memory = 1, 0;
     /* inih hands an indented line to us as a continuation of the previous key */
     if (r->rd.continuation && s->n) {
+        /* appended in place: the value copied whole with each line cost lines x bytes (a
+         * layer continued over 40,000 lines took 26 s) */
         entry *e = &s->entries[s->n - 1];
-        size_t len = strlen(e->value) + strlen(value) + 2;
-        char *joined = malloc(len);
-        if (!joined)
-            return r->failed = r->out_of_memory = 1, 0;
-        snprintf(joined, len, "%s %s", e->value, value);
-        free(e->value);
-        e->value = joined;
+        if (!e->cont_first)
+            e->len = strlen(e->value), e->cap = e->len + 1;
+        size_t add = strlen(value), need = e->len + 1 + add + 1;
+        if (need > e->cap) {
+            char *grown = realloc(e->value, 2 * need);
+            if (!grown)
+                return r->failed = r->out_of_memory = 1, 0;
+            e->value = grown, e->cap = 2 * need;
+        }
+        e->value[e->len] = ' ';
+        memcpy(e->value + e->len + 1, value, add + 1);
+        e->len += 1 + add;
         if (!e->cont_first)
             e->cont_first = r->rd.line;
         e->cont_last = r->rd.line;
@@ -114,7 +122,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     }
     if (grow((void **)&s->entries, &s->cap, s->n, sizeof *s->entries))
         return r->failed = r->out_of_memory = 1, 0;
-    s->entries[s->n++] = (entry){strdup(key), strdup(value), r->rd.line, 0, 0};
+    s->entries[s->n++] = (entry){strdup(key), strdup(value), r->rd.line, 0, 0, 0, 0};
     return 1;
 }
 
@@ -299,8 +307,70 @@ static void near_types(const sm_registry *reg, const char *type, char *out, size
 }
 
 /* "conv2d out=64 kernel=3 from=a,b" into a draft layer. */
+/* A layer's parameters by hash (open addressing over indices into l->kv, -1 free), so that a
+ * layer continued over many lines is checked for a parameter given twice in time that grows
+ * with its parameters, not their square (200,000 of them: 46 s). */
+typedef struct kv_index {
+    int *slot;
+    size_t cap; /* a power of two, at least twice the parameters; 0 until there are some */
+} kv_index;
+
+static size_t kv_hash(const char *key)
+{
+    size_t h = 14695981039346656037u; /* FNV-1a */
+    for (const unsigned char *k = (const unsigned char *)key; *k; k++)
+        h = (h ^ *k) * 1099511628211u;
+    return h;
+}
+
+/* The slot of key among l's parameters: where it is, or the free one where it goes. */
+static int *kv_slot(const kv_index *x, const draft_layer *l, const char *key)
+{
+    for (size_t i = kv_hash(key) & (x->cap - 1);; i = (i + 1) & (x->cap - 1))
+        if (x->slot[i] < 0 || strcmp(l->kv[x->slot[i]].key, key) == 0)
+            return &x->slot[i];
+}
+
+/* Room for one more parameter in l->kv (grown by doubling) and in the index; -1: out of
+ * memory. */
+static int kv_reserve(kv_index *x, draft_layer *l, int *room)
+{
+    if (l->n_kv == *room) {
+        int more = *room ? 2 * *room : 4;
+        sm_kv *grown = realloc(l->kv, (size_t)more * sizeof *grown);
+        if (!grown)
+            return -1;
+        l->kv = grown, *room = more;
+    }
+    if (2 * ((size_t)l->n_kv + 1) > x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 16;
+        int *slot = malloc(cap * sizeof *slot);
+        if (!slot)
+            return -1;
+        for (size_t i = 0; i < cap; i++)
+            slot[i] = -1;
+        free(x->slot);
+        x->slot = slot, x->cap = cap;
+        for (int k = 0; k < l->n_kv; k++)
+            *kv_slot(x, l, l->kv[k].key) = k;
+    }
+    return 0;
+}
+
+static int parse_layer_tokens(parse_ctx *c, draft_layer *l, char *text, const char *where,
+                              const entry *e, kv_index *x, int *room);
+
 static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char *where,
                             const entry *e)
+{
+    kv_index x = {NULL, 0};
+    int room = 0, rc = parse_layer_tokens(c, l, text, where, e, &x, &room);
+    free(x.slot);
+    return rc;
+}
+
+static int parse_layer_tokens(parse_ctx *c, draft_layer *l, char *text, const char *where,
+                              const entry *e, kv_index *x, int *room)
 {
     char *save = NULL;
     char *type = strtok_r(text, " \t", &save);
@@ -353,15 +423,13 @@ static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char
             }
             continue;
         }
-        for (int k = 0; k < l->n_kv; k++)
-            if (strcmp(l->kv[k].key, tok) == 0)
-                return sm_fail(c->st, "%s: layer %s: parameter %s given twice", where, l->name,
-                               tok);
-        sm_kv *grown = realloc(l->kv, (size_t)(l->n_kv + 1) * sizeof *grown);
-        if (!grown)
+        if (kv_reserve(x, l, room))
             return sm_fail(c->st, "out of memory");
-        l->kv = grown;
-        l->kv[l->n_kv++] = (sm_kv){strdup(tok), strdup(eq + 1), 0};
+        int *slot = kv_slot(x, l, tok);
+        if (*slot >= 0)
+            return sm_fail(c->st, "%s: layer %s: parameter %s given twice", where, l->name, tok);
+        l->kv[l->n_kv] = (sm_kv){strdup(tok), strdup(eq + 1), 0};
+        *slot = l->n_kv++;
     }
     return 0;
 }
