@@ -86,6 +86,8 @@ sm_add_python_test(cli_memory test_memory_cli.py ${SCALEMETER_BIN})
 sm_add_python_test(cli_deep_network test_deep_network_cli.py ${SCALEMETER_BIN})
 # One [block] of 10^6 layers written inline: it loads (its keys overflowed the stack) and counts.
 sm_add_python_test(cli_deep_block test_deep_block_cli.py ${SCALEMETER_BIN})
+# A template of 50,000 layers using a block's 50,000 arguments: each found by bisection.
+sm_add_python_test(cli_template_args test_template_args_cli.py ${SCALEMETER_BIN})
 # predict --per-block on 100,000 blocks: one walk over the layers, equal blocks equal.
 sm_add_python_test(cli_many_blocks test_many_blocks_cli.py ${SCALEMETER_BIN})
 # --shard and --checkpoint in predict and curve: memory, time, refusals, hand-derived.
