@@ -34,6 +34,10 @@ static const error_case cases[] = {
     /* an unknown key lists what the type reads, so that its right spelling is in sight */
     {NET "a = conv2d out=4 kernel=3 kernal=3\n", 4,
      "unknown parameter kernal (it takes out, kernel, stride, padding, dilation, groups, bias)"},
+    /* keys a plugin builds in its own buffer (conv3d's kernel_d) are listed as asked */
+    {"[network]\ninput = 1x4x8x8\n[layers]\na = conv3d out=2 kernel=1 kernal=1\n", 4,
+     "unknown parameter kernal (it takes out, kernel, kernel_d, stride, stride_d, padding, "
+     "padding_d, dilation, dilation_d, groups, bias)"},
     {NET "a = flatten strt=1\n", 4, "(flatten): unknown parameter strt (it takes start)"},
     {NET "a = add from=@input,@input x=1\n", 4, "unknown parameter x (it takes no parameters)"},
     {NET "a = conv2d out=4 kernel=3 out=5\n", 4, "given twice"},

@@ -27,7 +27,7 @@ static const char *find(host_args *h, const char *key)
     for (int i = 0; i < h->n_asked && !seen; i++)
         seen = strcmp(h->asked[i], key) == 0;
     if (!seen && h->n_asked < HOST_ARGS_ASKED)
-        h->asked[h->n_asked++] = key;
+        snprintf(h->asked[h->n_asked++], HOST_ARGS_KEY_LEN, "%s", key);
     for (int i = 0; i < h->n; i++)
         if (strcmp(h->kv[i].key, key) == 0) {
             h->kv[i].used = 1;

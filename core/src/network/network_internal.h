@@ -15,14 +15,15 @@ typedef struct sm_kv {
 /* The host side of sm_args: the plugin reads keys, the host remembers which and the first
  * failure. */
 #define HOST_ARGS_ASKED 24
+#define HOST_ARGS_KEY_LEN 48
 typedef struct host_args {
     sm_args base;
     sm_kv *kv;
     int n;
     char error[SM_ERROR_LEN];
-    /* the keys the plugin asked for, given or not (the plugin's strings, alive while it parses
-     * and finish reports), which an unknown key's message lists */
-    const char *asked[HOST_ARGS_ASKED];
+    /* the keys the plugin asked for, given or not, which an unknown key's message lists; copied,
+     * as a plugin may build a key in its own stack buffer (conv3d's kernel_d) */
+    char asked[HOST_ARGS_ASKED][HOST_ARGS_KEY_LEN];
     int n_asked;
 } host_args;
 
