@@ -349,7 +349,6 @@ static void near_types(const sm_registry *reg, const char *type, char *out, size
     free(names);
 }
 
-/* "conv2d out=64 kernel=3 from=a,b" into a draft layer. */
 /* A layer's parameters by hash (open addressing over indices into l->kv, -1 free), so that a
  * layer continued over many lines is checked for a parameter given twice in time that grows
  * with its parameters, not their square (200,000 of them: 46 s). */
@@ -403,6 +402,7 @@ static int kv_reserve(kv_index *x, draft_layer *l, int *room)
 static int parse_layer_tokens(parse_ctx *c, draft_layer *l, char *text, const char *where,
                               const entry *e, kv_index *x, int *room);
 
+/* "conv2d out=64 kernel=3 from=a,b" into a draft layer. */
 static int parse_layer_text(parse_ctx *c, draft_layer *l, char *text, const char *where,
                             const entry *e)
 {
