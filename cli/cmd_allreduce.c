@@ -506,11 +506,9 @@ int cmd_allreduce(int argc, char **argv)
 {
     allreduce_args a;
     sm_status st = {""};
-    /* as given: getopt_long moves the operands of argv behind the options */
-    char **given = calloc((size_t)argc + 1, sizeof *given);
+    char **given = launcher_argv_copy(argc, argv);
     if (!given)
         return report_error("out of memory");
-    memcpy(given, argv, (size_t)argc * sizeof *given);
     int bad = parse_args(argc, argv, &a, &st);
     int rc = run_allreduce(a, bad, st, argc, given);
     free(given);

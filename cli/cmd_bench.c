@@ -564,11 +564,9 @@ int cmd_bench(int argc, char **argv)
 {
     bench_args a;
     sm_status st = {""};
-    /* as given: getopt_long moves the operands of argv behind the options */
-    char **given = calloc((size_t)argc + 1, sizeof *given);
+    char **given = launcher_argv_copy(argc, argv);
     if (!given)
         return report_error("out of memory");
-    memcpy(given, argv, (size_t)argc * sizeof *given);
     int bad = parse_args(argc, argv, &a, &st);
     if (a.help) {
         if (launcher_rank() == 0)

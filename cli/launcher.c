@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int launcher_rank(void)
 {
@@ -58,4 +59,12 @@ int launcher_srun_without_pmix(char *msg, size_t len)
                  how, ranks, ranks == 1 ? "" : "s");
     }
     return 1;
+}
+
+char **launcher_argv_copy(int argc, char **argv)
+{
+    char **given = calloc((size_t)argc + 1, sizeof *given);
+    if (given)
+        memcpy(given, argv, (size_t)argc * sizeof *given);
+    return given;
 }

@@ -18,4 +18,8 @@ int launcher_ranks(void);
  * none); 0 otherwise. */
 int launcher_srun_without_pmix(char *msg, size_t len);
 
+/* A copy of argv[0..argc) as given, NULL-terminated, for sm_same_arguments: getopt_long moves
+ * the operands behind the options. NULL when out of memory; free() it. */
+char **launcher_argv_copy(int argc, char **argv);
+
 #endif
