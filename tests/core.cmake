@@ -31,6 +31,8 @@ sm_add_c_test(test_locale test_locale.c de_DE.UTF-8)
 set_tests_properties(test_locale PROPERTIES FIXTURES_REQUIRED locale_de_DE SKIP_RETURN_CODE 77
   ENVIRONMENT "LOCPATH=${CMAKE_BINARY_DIR}/tests/locale")
 sm_add_c_test(test_network_errors test_network_errors.c)
+# the C API against a caller's bad arguments: NULL pointers, a short path buffer, --image < 0
+sm_add_c_test(test_c_api_args test_c_api_args.c)
 
 add_test(NAME test_example_plugin
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_example_plugin.sh ${SCALEMETER_BIN}

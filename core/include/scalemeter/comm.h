@@ -74,7 +74,7 @@ typedef struct sm_comm_fit_result {
 int sm_comm_fit(const sm_comm_runs *runs, double min_bytes, const char *base,
                 const char *collective, sm_comm_fit_result *out, sm_status *st);
 
-/* The fitted model's time for one all-reduce. */
+/* The fitted model's time for one all-reduce (fit required). */
 double sm_comm_time(const sm_comm_fit_result *fit, double bytes, int nodes, int gpus_per_node);
 
 /* Writes the device description base (a name or path) at path with the fitted [node] keys
@@ -110,7 +110,7 @@ typedef struct sm_allreduce_layout {
 
 /* Predicts an all-reduce (or the layout's op) of each of bytes[0..n) on the layout's devices of
  * the description device (a name or path); bytes are nccl-tests' size (all-gather: the gathered
- * buffer; reduce-scatter: the input). */
+ * buffer; reduce-scatter: the input); bytes and out may be NULL only where n is 0. */
 int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes, int n,
                         sm_allreduce_estimate *out, sm_status *st);
 

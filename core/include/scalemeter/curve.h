@@ -55,7 +55,7 @@ void sm_curve_free(sm_curve *c);
 
 /* The first index i whose next point gains less than threshold in throughput per doubling of
  * nodes: (ips[i+1] / ips[i]) ^ (1 / log2(nodes[i+1] / nodes[i])) - 1 < threshold; -1 when none
- * does. nodes ascending. */
+ * does. nodes ascending; nodes and images_per_s required, n entries each. */
 int sm_curve_turning_point(const int *nodes, const double *images_per_s, int n, double threshold);
 
 #ifdef __cplusplus

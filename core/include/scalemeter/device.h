@@ -64,14 +64,15 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
                                     const sm_device_options *opt, sm_predictor **out,
                                     sm_status *st);
 
-/* Devices per node of the description behind a predictor; 0 for a calibration alone. */
+/* Devices per node of the description behind a predictor; 0 for a calibration alone, -1 for
+ * a NULL p. */
 int sm_predictor_devices_per_node(const sm_predictor *p);
 
 /* One device's dense peak (FLOP/s) at the predictor's precision, from the description behind
  * a device model (its peak_<precision>_tflops): the denominator of model FLOPs utilisation.
  * A calibration states no peak: beside a description (sm_predictor_from_coeffs_device), the
  * description's at the calibration's precision, the device the all-reduce runs between being
- * the one calibrated; 0 for a calibration alone. */
+ * the one calibrated; 0 for a calibration alone; NAN for a NULL p. */
 double sm_predictor_peak_flops(const sm_predictor *p);
 
 /* What the all-reduce of the description behind a predictor runs for one gradient bucket of

@@ -8,7 +8,9 @@
  *   sm_fit_loo          leave-one-model-out validation
  *
  * Every function that can fail returns 0 on success and -1 with a one-line message in an
- * sm_status naming the file and line, or the phase, on failure; nothing here prints.
+ * sm_status naming the file and line, or the phase, on failure; nothing here prints. The
+ * functions that evaluate a fit or a row (sm_run_target, sm_fit_terms, sm_fit_eval, ...) take
+ * no status and require their pointers; the rest follow scalemeter.h's pointer contract.
  */
 #ifndef SCALEMETER_FIT_H
 #define SCALEMETER_FIT_H
@@ -124,7 +126,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st);
 int sm_runs_select_precision(sm_runs *runs, const char *precision, sm_status *st);
 /* Loads each (model, image) once and stores its metrics at batch 1 in every row of it. */
 int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st);
-/* The number of distinct networks (model names) of the rows; -1 when out of memory. */
+/* The number of distinct networks (model names) of the rows; -1 when out of memory or runs is
+ * NULL. */
 int sm_runs_models(const sm_runs *runs);
 void sm_runs_free(sm_runs *runs);
 

@@ -191,6 +191,8 @@ typedef const struct sm_gpu_kernels *(*sm_gpu_entry_fn)(const sm_host *host);
 
 /* ---- geometry a kernel of either backend needs -------------------------------------------- */
 
+/* These helpers require their pointers: the host always passes a kernel its tensors. */
+
 /* Elements of one sample, and of the whole batch. */
 static inline int64_t sm_sample_elems(const sm_tensor *t) { return sm_shape_elems(&t->shape); }
 static inline int64_t sm_tensor_elems(const sm_tensor *t)

@@ -26,7 +26,7 @@ typedef enum {
     SM_N_OPTIMIZERS
 } sm_optimizer;
 
-/* "sgd", "momentum", "adam", "adamw"; sm_optimizer_parse: -1 for another name. */
+/* "sgd", "momentum", "adam", "adamw"; sm_optimizer_parse: -1 for another name or NULL. */
 const char *sm_optimizer_name(sm_optimizer o);
 int sm_optimizer_parse(const char *name);
 
@@ -52,7 +52,7 @@ typedef enum {
 } sm_checkpoint;
 
 /* "none", "optimizer", "gradients", "full"; "none", "selective", "full"; parse: -1 for another
- * name. */
+ * name or NULL. */
 const char *sm_shard_name(sm_shard s);
 int sm_shard_parse(const char *name);
 const char *sm_checkpoint_name(sm_checkpoint c);
@@ -132,9 +132,10 @@ int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
 
 /* The memory configuration of a predictor: its description's (capacity, workspace, context,
  * the framework's optimizer and masks) at its precision; a calibration alone knows only its
- * precision (no capacity). */
+ * precision (no capacity). 0, or -1 for a NULL p or out. */
 int sm_predictor_memory_config(const sm_predictor *p, sm_memory_config *out);
-/* Replaces the predictor's optimizer (`--optimizer`). */
+/* Replaces the predictor's optimizer (`--optimizer`); nothing for a NULL p or an optimizer
+ * this header does not name. */
 void sm_predictor_set_optimizer(sm_predictor *p, sm_optimizer o);
 /* sm_network_memory with the predictor's configuration, on the layout. */
 int sm_predict_memory(const sm_predictor *p, const sm_network *net, const sm_layout *layout,

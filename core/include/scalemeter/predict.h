@@ -46,7 +46,8 @@ int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st
 int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out, sm_status *st);
 /* A device and cluster description (configs/devices/NAME.ini), or a path to one. */
 int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st);
-/* Where the predictor came from, for reports: "cpu-xeon (fit 2026-11-22, 240 points)". */
+/* Where the predictor came from, for reports: "cpu-xeon (fit 2026-11-22, 240 points)"; this,
+ * sm_predictor_describe_for and sm_predictor_precision: NULL for a NULL p. */
 const char *sm_predictor_describe(const sm_predictor *p);
 /* The same for a report on networks with convolutions (convolutions = 1: one at least has a
  * layer of SM_TRAIT_CONVOLUTION, sm_network_has_trait) or without (0). A device model at fp16
@@ -75,6 +76,7 @@ int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_lay
  * integers up to 2^53 are exact in a double. */
 #define SM_MAX_GLOBAL_BATCH (INT64_C(1) << 53)
 
+/* The inline helpers below require l (sm_layout_check it first). */
 static inline int64_t sm_layout_devices(const sm_layout *l)
 {
     return (int64_t)l->nodes * l->gpus_per_node;

@@ -9,6 +9,14 @@
  * sm_status on failure; nothing here prints or exits. Numbers in the files it reads and writes
  * have '.' for the decimal point whatever locale the program has set (setlocale).
  *
+ * Pointer arguments, in every header: a pointer is required unless its comment says what NULL
+ * means. A function reporting through `sm_status *st` answers a required pointer left NULL
+ * with its failure value (-1, or NULL) and st->msg "FUNCTION: ARG is NULL"; st itself must
+ * point to an sm_status. The *_free functions take NULL and do nothing. A function without a
+ * status returns its failure value for a NULL argument where it has one (-1, NULL, NAN, as its
+ * comment says); the others (sm_network_family, the inline layout helpers, ...) require
+ * their pointers, as their comments say.
+ *
  * The public headers, in reading order:
  *
  *   scalemeter/plugin.h     the layer-descriptor ABI: a type's parameters, shapes, costs,
@@ -87,9 +95,11 @@ void sm_plugin_stdout_to_stderr(int on);
 int sm_registry_load_all(sm_registry *reg, sm_status *st);
 int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st);
 int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st);
-/* Every type: sm_registry_count loads all first (call sm_registry_load_all to see a failure). */
+/* Every type: sm_registry_count loads all first (call sm_registry_load_all to see a failure);
+ * -1 for a NULL reg. */
 int sm_registry_count(const sm_registry *reg);
-/* Type i (0 to sm_registry_count - 1) and its plugin's path; NULL for another i. */
+/* Type i (0 to sm_registry_count - 1) and its plugin's path; NULL for another i or a NULL reg.
+ * sm_registry_find: NULL for a name no plugin provides, or a NULL reg or name. */
 const sm_layer_type *sm_registry_type(const sm_registry *reg, int i);
 const char *sm_registry_path(const sm_registry *reg, int i);
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name);
@@ -178,12 +188,12 @@ int sm_network_find(const char *model, char *path, size_t len, sm_status *st);
 int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,
                     sm_network **out, sm_status *st);
 void sm_network_free(sm_network *net);
-/* The layer of that full name ("layer1.0.conv1"), or NULL. */
+/* The layer of that full name ("layer1.0.conv1"), or NULL (also for a NULL net or name). */
 const sm_layer *sm_network_layer(const sm_network *net, const char *name);
 
-/* What kind of network it is, by its layers: attention makes a transformer, a recurrent layer a
- * recurrent network, a 2-D convolution a CNN, anything else an MLP. A calibration records the
- * families it was fitted on, so that predicting another family is warned about. */
+/* What kind of network it is (net required), by its layers: attention makes a transformer, a
+ * recurrent layer a recurrent network, a 2-D convolution a CNN, anything else an MLP. A calibration
+ * records the families it was fitted on, so that predicting another family is warned about. */
 typedef enum {
     SM_FAMILY_CNN,
     SM_FAMILY_TRANSFORMER,
@@ -192,13 +202,14 @@ typedef enum {
     SM_N_FAMILIES
 } sm_family;
 sm_family sm_network_family(const sm_network *net);
-/* 1 when a layer of net has one of traits (SM_TRAIT_CONVOLUTION: it has a convolution). */
+/* 1 when a layer of net (required) has one of traits (SM_TRAIT_CONVOLUTION: it has a
+ * convolution). */
 int sm_network_has_trait(const sm_network *net, unsigned traits);
-/* "cnn", "transformer", "recurrent", "mlp"; sm_family_parse: -1 for another name. */
+/* "cnn", "transformer", "recurrent", "mlp"; sm_family_parse: -1 for another name or NULL. */
 const char *sm_family_name(sm_family f);
 int sm_family_parse(const char *name);
 /* The input size that --image sets: an image's height (of C x H x W or C x D x H x W), or a
- * sequence's length. */
+ * sequence's length (net required). */
 int64_t sm_network_image(const sm_network *net);
 
 /* Totals at a batch size; block < 0 means the whole network, a block past the last one is an

@@ -9,10 +9,17 @@
 #include "device/device_file.h"
 #include "scalemeter/comm.h"
 #include "scalemeter/device.h"
+#include "util/util.h"
 
 int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const double *bytes, int n,
                         sm_allreduce_estimate *out, sm_status *st)
 {
+    if (!device || !layout || (n > 0 && (!bytes || !out)))
+        return sm_null_arg(st, __func__,
+                           !device   ? "device"
+                           : !layout ? "layout"
+                           : !bytes  ? "bytes"
+                                     : "out");
     sm_collective c = SM_COLLECTIVE_RING;
     sm_device v;
     const sm_device_options opt = {.collective = layout->collective,

@@ -661,5 +661,7 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
 
 int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st)
 {
+    if (!name_or_path || !path)
+        return sm_null_arg(st, __func__, !name_or_path ? "name_or_path" : "path");
     return sm_data_find("device", "configs/devices", name_or_path, NULL, path, len, st);
 }

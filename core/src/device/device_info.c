@@ -4,9 +4,12 @@
 
 #include "device/device_file.h"
 #include "scalemeter/device.h"
+#include "util/util.h"
 
 int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status *st)
 {
+    if (!name_or_path || !out)
+        return sm_null_arg(st, __func__, !name_or_path ? "name_or_path" : "out");
     memset(out, 0, sizeof *out);
     char path[4096];
     sm_device v;

@@ -463,11 +463,15 @@ static int check_terms(reader *r)
 
 int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st)
 {
+    if (!name || !path)
+        return sm_null_arg(st, __func__, !name ? "name" : "path");
     return sm_data_find("coefficient file", "configs/calibrations", name, NULL, path, len, st);
 }
 
 int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
 {
+    if (!name || !fit || !meta)
+        return sm_null_arg(st, __func__, !name ? "path" : !fit ? "fit" : "meta");
     char path[4096];
     if (sm_coeffs_find(name, path, sizeof path, st))
         return -1;
@@ -495,6 +499,8 @@ int sm_fit_read(const char *name, sm_fit *fit, sm_fit_meta *meta, sm_status *st)
 
 int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st)
 {
+    if (!fit || !meta || !path)
+        return sm_null_arg(st, __func__, !fit ? "fit" : !meta ? "meta" : "path");
     sm_locale before = sm_locale_c_begin(); /* '.' in numbers, whatever the program's locale */
     int rc = fit_write(fit, meta, path, st);
     sm_locale_c_end(before);

@@ -132,6 +132,8 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
 int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const char *collective,
                 sm_comm_fit_result *out, sm_status *st)
 {
+    if (!r || !out)
+        return sm_null_arg(st, __func__, !r ? "runs" : "out");
     memset(out, 0, sizeof *out);
     sm_collective form = SM_COLLECTIVE_RING;
     if (!base && sm_collective_parse(collective, &form, st))
@@ -248,6 +250,12 @@ static int comm_fit_write_device(const sm_comm_fit_result *f, const char *base, 
 int sm_comm_fit_write_device(const sm_comm_fit_result *f, const char *base, const char *sources,
                              const char *path, sm_status *st)
 {
+    if (!f || !base || !sources || !path)
+        return sm_null_arg(st, __func__,
+                           !f         ? "fit"
+                           : !base    ? "base"
+                           : !sources ? "sources"
+                                      : "path");
     sm_locale before = sm_locale_c_begin(); /* '.' in numbers, whatever the program's locale */
     int rc = comm_fit_write_device(f, base, sources, path, st);
     sm_locale_c_end(before);

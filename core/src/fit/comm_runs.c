@@ -637,6 +637,8 @@ static int detect_format(line_source *src, sm_status *st)
 
 int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *impl, sm_status *st)
 {
+    if (!r || !path)
+        return sm_null_arg(st, __func__, !r ? "runs" : "path");
     FILE *f = sm_input_open(&path);
     if (!f)
         return sm_fail(st, "%s: %s", path, strerror(errno));
@@ -665,6 +667,8 @@ int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *
 
 void sm_comm_runs_free(sm_comm_runs *r)
 {
+    if (!r)
+        return;
     for (int i = 0; i < r->n_sources; i++)
         free(r->sources[i]);
     free(r->sources);

@@ -188,6 +188,8 @@ done:
 int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                   sm_device_fit_result *out, sm_status *st)
 {
+    if (!runs || !reg || !base || !out)
+        return sm_null_arg(st, __func__, !runs ? "runs" : !reg ? "reg" : !base ? "base" : "out");
     memset(out, 0, sizeof *out);
     char path[4096];
     if (sm_device_find(base, path, sizeof path, st))
@@ -363,6 +365,8 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
 int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const char *path,
                         sm_status *st)
 {
+    if (!f || !source || !path)
+        return sm_null_arg(st, __func__, !f ? "fit" : !source ? "source" : "path");
     sm_locale before = sm_locale_c_begin(); /* '.' in numbers, whatever the program's locale */
     int rc = device_fit_write(f, source, path, st);
     sm_locale_c_end(before);

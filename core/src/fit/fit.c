@@ -29,6 +29,7 @@
 
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/util.h"
 
 static const char *const phase_names[SM_N_PHASES] = {"infer", "fwd",      "bwd",
                                                      "grad",  "bwd_grad", "step"};
@@ -738,6 +739,8 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
 int sm_fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
                 sm_status *st)
 {
+    if (!runs || !opt || !out)
+        return sm_null_arg(st, __func__, !runs ? "runs" : !opt ? "opt" : "out");
     fit_scratch s;
     if (scratch_alloc(&s, runs)) {
         scratch_free(&s);

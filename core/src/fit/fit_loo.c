@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scalemeter/fit.h"
+#include "util/util.h"
 
 void sm_loo_free(sm_loo *loo)
 {
@@ -103,6 +104,8 @@ static int group_by_model(const sm_runs *runs, const int *model_of, int n_models
 
 int sm_fit_loo(const sm_runs *runs, const sm_fit_options *opt, sm_loo *out, sm_status *st)
 {
+    if (!runs || !opt || !out)
+        return sm_null_arg(st, __func__, !runs ? "runs" : !opt ? "opt" : "out");
     memset(out, 0, sizeof *out);
     size_t n = (size_t)runs->n;
     int *model_of = malloc(n * sizeof *model_of);

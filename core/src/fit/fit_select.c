@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "scalemeter/fit.h"
+#include "util/util.h"
 
 /* The held-out MAPE of the step, or of inference where no row measures the step; NAN when the
  * validation leaves a network out (then the two forms are not compared on the same networks). */
@@ -18,6 +19,8 @@ static double held_out_mape(const sm_loo *loo)
 int sm_fit_choose_weight_term(const sm_runs *runs, sm_fit_options *opt, double mape[2],
                               sm_loo *chosen, sm_status *st)
 {
+    if (!runs || !opt || !mape)
+        return sm_null_arg(st, __func__, !runs ? "runs" : !opt ? "opt" : "mape");
     mape[0] = mape[1] = NAN;
     opt->weight_term = 0;
     if (chosen)

@@ -524,6 +524,8 @@ static void find_repeats(sm_runs *runs)
 
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
 {
+    if (!path || !out)
+        return sm_null_arg(st, __func__, !path ? "path" : "out");
     *out = NULL;
     FILE *f = sm_input_open(&path);
     if (!f)
@@ -618,6 +620,8 @@ done:
 
 int sm_runs_select_precision(sm_runs *runs, const char *precision, sm_status *st)
 {
+    if (!runs)
+        return sm_null_arg(st, __func__, "runs");
     if (!precision) {
         for (int i = 1; i < runs->n; i++)
             if (strcmp(runs->rows[i].precision, runs->rows[0].precision) != 0)
@@ -687,6 +691,8 @@ double sm_run_target(const sm_run *r, sm_phase ph)
 
 int sm_runs_models(const sm_runs *runs)
 {
+    if (!runs)
+        return -1;
     const char **seen = malloc((size_t)(runs->n > 0 ? runs->n : 1) * sizeof *seen);
     if (!seen)
         return -1;
@@ -716,6 +722,8 @@ static size_t network_hash(const sm_run *r)
  * rows before each one was quadratic (an hour on 10^6 rows grouped by model). */
 int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
 {
+    if (!runs || !reg)
+        return sm_null_arg(st, __func__, !runs ? "runs" : "reg");
     size_t cap = 16; /* a power of two, at least twice the rows: short probes */
     while (cap < 2 * (size_t)runs->n)
         cap *= 2;

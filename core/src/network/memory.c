@@ -490,6 +490,8 @@ static int scratch_alloc(const sm_network *net, const int *unit, sm_checkpoint c
 int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int training,
                       const sm_memory_config *c, sm_memory *out, sm_status *st)
 {
+    if (!net || !c || !out)
+        return sm_null_arg(st, __func__, !net ? "net" : !c ? "c" : "out");
     memset(out, 0, sizeof *out);
     if (batch < 1)
         return sm_fail(st, "batch size %lld is not positive", (long long)batch);
@@ -583,6 +585,8 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
 int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
                          const sm_memory_config *c, int64_t *out, sm_status *st)
 {
+    if (!net || !c || !out)
+        return sm_null_arg(st, __func__, !net ? "net" : !c ? "c" : "out");
     *out = 0;
     if (c->capacity_bytes == 0) /* else sm_network_memory refuses it, below zero or NaN */
         return sm_fail(st, "the device's memory is not known: give [device] memory_gib in its "

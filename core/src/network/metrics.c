@@ -9,6 +9,8 @@ static int add_checked(int64_t *sum, int64_t v) { return __builtin_add_overflow(
 
 int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_status *st)
 {
+    if (!l || !out)
+        return sm_null_arg(st, __func__, !l ? "layer" : "out");
     const sm_layer_metrics *m = &l->m;
     memset(out, 0, sizeof *out);
     if (batch < 1)
@@ -67,6 +69,8 @@ static int add_metrics(sm_metrics *out, const sm_metrics *m)
 int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics *out,
                      sm_status *st)
 {
+    if (!net || !out)
+        return sm_null_arg(st, __func__, !net ? "net" : "out");
     memset(out, 0, sizeof *out);
     if (block >= net->n_blocks) /* its totals would read 0, a silent wrong number */
         return sm_fail(st, "%s has no block %d", net->name, block);
@@ -85,6 +89,8 @@ int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics
 
 int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st)
 {
+    if (!net || !out)
+        return sm_null_arg(st, __func__, !net ? "net" : "out");
     memset(out, 0, (size_t)net->n_blocks * sizeof *out);
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
@@ -99,5 +105,7 @@ int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_
 
 int sm_network_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_status *st)
 {
+    if (!net || !out)
+        return sm_null_arg(st, __func__, !net ? "net" : "out");
     return sm_block_metrics(net, -1, batch, out, st);
 }

@@ -9,6 +9,8 @@
 
 int sm_network_find(const char *model, char *path, size_t len, sm_status *st)
 {
+    if (!model || !path)
+        return sm_null_arg(st, __func__, !model ? "model" : "path");
     return sm_data_find("model", "models", model, "`scalemeter models` lists the zoo", path, len,
                         st);
 }
@@ -16,6 +18,11 @@ int sm_network_find(const char *model, char *path, size_t len, sm_status *st)
 int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,
                     sm_network **out, sm_status *st)
 {
+    if (!out)
+        return sm_null_arg(st, __func__, "out");
+    *out = NULL;
+    if (!reg || !model)
+        return sm_null_arg(st, __func__, !reg ? "reg" : "model");
     char path[4096];
     if (sm_network_find(model, path, sizeof path, st))
         return -1;
@@ -33,6 +40,8 @@ int sm_network_load(const sm_registry *reg, const char *model, const sm_network_
 
 const sm_layer *sm_network_layer(const sm_network *net, const char *name)
 {
+    if (!net || !name)
+        return NULL;
     for (int i = 0; i < net->n_layers; i++)
         if (strcmp(net->layers[i].name, name) == 0)
             return &net->layers[i];
@@ -67,6 +76,8 @@ const char *sm_family_name(sm_family f)
 
 int sm_family_parse(const char *name)
 {
+    if (!name)
+        return -1;
     for (int f = 0; f < SM_N_FAMILIES; f++)
         if (!strcmp(name, family_names[f]))
             return f;

@@ -131,6 +131,8 @@ void sm_registry_free(sm_registry *reg) { sm_registry_release(reg); }
 /* Listing asks for every type: what failed to load is sm_registry_load_all's to say. */
 int sm_registry_count(const sm_registry *reg)
 {
+    if (!reg)
+        return -1;
     sm_status ignored;
     sm_registry_load_all(mutable(reg), &ignored);
     return reg->count;
@@ -138,15 +140,21 @@ int sm_registry_count(const sm_registry *reg)
 /* NULL past the types loaded, as the C API's index errors are values */
 const sm_layer_type *sm_registry_type(const sm_registry *reg, int i)
 {
+    if (!reg)
+        return NULL;
     return i >= 0 && i < reg->count ? &reg->items[i]->type : NULL;
 }
 const char *sm_registry_path(const sm_registry *reg, int i)
 {
+    if (!reg)
+        return NULL;
     return i >= 0 && i < reg->count ? reg->items[i]->path : NULL;
 }
 
 const sm_layer_type *sm_registry_find(const sm_registry *reg, const char *name)
 {
+    if (!reg || !name)
+        return NULL;
     const sm_layer_type *t;
     sm_status ignored;
     return sm_registry_lookup(reg, name, &t, &ignored) ? NULL : t;
@@ -329,6 +337,8 @@ static int check_not_world_writable(const char *path, int is_folder, sm_status *
 
 int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
 {
+    if (!reg || !path)
+        return sm_null_arg(st, __func__, !reg ? "reg" : "path");
     if (check_not_world_writable(path, 0, st) || sm_elf_check(path, SM_PLUGIN_ENTRY_NAME, st))
         return -1;
     void *handle;
@@ -458,6 +468,8 @@ static int load_listed(sm_registry *reg, const plugin_folder *f, const char *nam
 
 int sm_registry_load_dir(sm_registry *reg, const char *dir, sm_status *st)
 {
+    if (!reg || !dir)
+        return sm_null_arg(st, __func__, !reg ? "reg" : "dir");
     char **names;
     size_t n;
     if (list_dir(dir, &names, &n, st)) {
@@ -525,6 +537,8 @@ static int load_folders_once(sm_registry *reg, int user, int *state, char **erro
 
 int sm_registry_load_all(sm_registry *reg, sm_status *st)
 {
+    if (!reg)
+        return sm_null_arg(st, __func__, "reg");
     return load_folders_once(reg, 0, &reg->all_state, &reg->all_error, st);
 }
 
@@ -656,6 +670,8 @@ static int add_plugin_path(sm_registry *reg, const char *extra, sm_status *st)
 
 int sm_registry_open(sm_registry **out, sm_status *st)
 {
+    if (!out)
+        return sm_null_arg(st, __func__, "out");
     sm_registry *reg = sm_registry_new();
     if (!reg)
         return sm_fail(st, "out of memory");
@@ -820,7 +836,11 @@ static int companion_state(companion *c, plugin *p, int (*load)(plugin *, sm_sta
 int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
                             const struct sm_gpu_kernels **out, sm_status *st)
 {
+    if (!out)
+        return sm_null_arg(st, __func__, "out");
     *out = NULL;
+    if (!reg || !type)
+        return sm_null_arg(st, __func__, !reg ? "reg" : "type");
     plugin *p = plugin_of(reg, type);
     if (!p)
         return sm_fail(st, "layer type '%s' is not in this registry", type->name);
@@ -835,7 +855,11 @@ int sm_registry_gpu_kernels(const sm_registry *reg, const sm_layer_type *type,
 int sm_registry_cpu_kernels(const sm_registry *reg, const sm_layer_type *type,
                             const struct sm_cpu_kernels **out, sm_status *st)
 {
+    if (!out)
+        return sm_null_arg(st, __func__, "out");
     *out = NULL;
+    if (!reg || !type)
+        return sm_null_arg(st, __func__, !reg ? "reg" : "type");
     plugin *p = plugin_of(reg, type);
     if (!p)
         return sm_fail(st, "layer type '%s' is not in this registry", type->name);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "scalemeter/curve.h"
+#include "util/util.h"
 
 int sm_curve_turning_point(const int *nodes, const double *images_per_s, int n, double threshold)
 {
@@ -50,10 +51,16 @@ static int check_spec(const sm_curve_spec *s, sm_status *st)
 int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curve_spec *spec,
                      sm_curve *out, sm_status *st)
 {
+    if (!out)
+        return sm_null_arg(st, __func__, "out");
     out->n_points = 0;
     out->points = NULL;
     out->turning = -1;
     out->fits_from = -1;
+    if (!p || !net || !spec)
+        return sm_null_arg(st, __func__, !p ? "p" : !net ? "net" : "spec");
+    if (!spec->nodes && spec->n_nodes > 0)
+        return sm_null_arg(st, __func__, "spec->nodes");
     if (check_spec(spec, st))
         return -1;
     sm_curve_point *pts = calloc((size_t)spec->n_nodes, sizeof *pts);

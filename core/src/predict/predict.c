@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "predict/predictor.h"
+#include "util/util.h"
 
 sm_predictor *predictor_new(const predictor_ops *ops, void *impl, const char *description)
 {
@@ -19,23 +20,27 @@ sm_predictor *predictor_new(const predictor_ops *ops, void *impl, const char *de
     return p;
 }
 
-const char *sm_predictor_describe(const sm_predictor *p) { return p->description; }
+const char *sm_predictor_describe(const sm_predictor *p) { return p ? p->description : NULL; }
 
 const char *sm_predictor_describe_for(const sm_predictor *p, int convolutions)
 {
+    if (!p)
+        return NULL;
     const char *d = convolutions ? p->description_conv : p->description_plain;
     return d[0] ? d : p->description;
 }
 
-const char *sm_predictor_precision(const sm_predictor *p) { return p->precision; }
+const char *sm_predictor_precision(const sm_predictor *p) { return p ? p->precision : NULL; }
 
-int sm_predictor_devices_per_node(const sm_predictor *p) { return p->devices_per_node; }
+int sm_predictor_devices_per_node(const sm_predictor *p) { return p ? p->devices_per_node : -1; }
 
-double sm_predictor_peak_flops(const sm_predictor *p) { return p->peak_flops; }
+double sm_predictor_peak_flops(const sm_predictor *p) { return p ? p->peak_flops : NAN; }
 
 int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                            sm_allreduce_estimate *out, sm_status *st)
 {
+    if (!p || !net || !layout || !out)
+        return sm_null_arg(st, __func__, !p ? "p" : !net ? "net" : !layout ? "layout" : "out");
     if (!p->ops->allreduce)
         return 1;
     return p->ops->allreduce(p->impl, net, layout, out, st);
@@ -43,6 +48,8 @@ int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const s
 
 int sm_predictor_check_precision(const sm_predictor *p, const char *precision, sm_status *st)
 {
+    if (!p)
+        return sm_null_arg(st, __func__, "p");
     if (!precision || strcmp(precision, p->precision) == 0)
         return 0;
     /* the calibration alone is named: a description's all-reduce beside it has no precision */
@@ -64,6 +71,8 @@ void sm_predictor_free(sm_predictor *p)
 
 int sm_layout_check(const sm_layout *l, sm_status *st)
 {
+    if (!l)
+        return sm_null_arg(st, __func__, "l");
     if (l->batch < 1)
         return sm_fail(st, "batch %lld: the per-device batch must be at least 1",
                        (long long)l->batch);
@@ -154,6 +163,8 @@ static void accumulate(const sm_layout *layout, double per_micro, sm_prediction 
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                sm_prediction *out, sm_status *st)
 {
+    if (!p || !net || !layout || !out)
+        return sm_null_arg(st, __func__, !p ? "p" : !net ? "net" : !layout ? "layout" : "out");
     if (sm_layout_check(layout, st))
         return -1;
     *out = (sm_prediction){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
@@ -177,6 +188,8 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
 int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
                      const sm_layout *layout, double *t_fwd, sm_status *st)
 {
+    if (!p || !net || !layout || !t_fwd)
+        return sm_null_arg(st, __func__, !p ? "p" : !net ? "net" : !layout ? "layout" : "t_fwd");
     if (sm_layout_check(layout, st))
         return -1;
     if (block < 0 || block >= net->n_blocks)
@@ -189,6 +202,8 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
 int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                       double *t_fwd, sm_status *st)
 {
+    if (!p || !net || !layout || !t_fwd)
+        return sm_null_arg(st, __func__, !p ? "p" : !net ? "net" : !layout ? "layout" : "t_fwd");
     if (sm_layout_check(layout, st))
         return -1;
     if (p->ops->predict_blocks(p->impl, net, layout, t_fwd, st))

@@ -21,6 +21,7 @@
 #include "predict/predictor.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/util.h"
 
 /* The all-reduce of a description: its links, its devices per node and its collective. */
 typedef struct comm_model {
@@ -221,6 +222,8 @@ static const predictor_ops coeffs_ops = {predict, predict_block, predict_blocks,
 
 int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st)
 {
+    if (!path || !out)
+        return sm_null_arg(st, __func__, !path ? "path" : "out");
     return sm_predictor_from_coeffs_opts(path, 0, out, st);
 }
 
@@ -334,12 +337,20 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
 
 int sm_predictor_from_coeffs_opts(const char *path, int overlap, sm_predictor **out, sm_status *st)
 {
+    if (!path || !out)
+        return sm_null_arg(st, __func__, !path ? "path" : "out");
     return open_coeffs(path, overlap, NULL, out, st);
 }
 
 int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
                                     const sm_device_options *opt, sm_predictor **out, sm_status *st)
 {
+    if (!out)
+        return sm_null_arg(st, __func__, "out");
+    if (!coeffs_path || !device) {
+        *out = NULL;
+        return sm_null_arg(st, __func__, !coeffs_path ? "coeffs_path" : "device");
+    }
     static const sm_device_options defaults = {0};
     *out = NULL;
     if (!opt)

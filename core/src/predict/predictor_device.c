@@ -404,6 +404,8 @@ static void describe(const device_predictor *d, const char *layout, char *buf, s
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
                                   sm_predictor **out, sm_status *st)
 {
+    if (!name_or_path || !out)
+        return sm_null_arg(st, __func__, !name_or_path ? "name_or_path" : "out");
     static const sm_device_options defaults = {0};
     if (!opt)
         opt = &defaults;
@@ -500,5 +502,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
 
 int sm_predictor_from_device(const char *name_or_path, sm_predictor **out, sm_status *st)
 {
+    if (!name_or_path || !out)
+        return sm_null_arg(st, __func__, !name_or_path ? "name_or_path" : "out");
     return sm_predictor_from_device_opts(name_or_path, NULL, out, st);
 }

@@ -47,6 +47,10 @@ static int follow_links(const char *path, char *out, size_t len)
 
 FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
 {
+    if (!path || !tmp) {
+        sm_null_arg(st, __func__, !path ? "path" : "tmp");
+        return NULL;
+    }
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         if (len)
@@ -103,6 +107,11 @@ int sm_atomic_rename(const char *tmp)
 
 int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st)
 {
+    if (!f || !tmp || !path) {
+        if (f) /* closed on every failure, as below */
+            fclose(f);
+        return sm_null_arg(st, __func__, !f ? "f" : !tmp ? "tmp" : "path");
+    }
     int in_place = tmp[0] == '\0';
     int bad = fflush(f) != 0 || ferror(f) || (!in_place && fsync(fileno(f)) != 0);
     int e = errno;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "scalemeter/fit.h"
+#include "util/util.h"
 
 #ifndef SM_LAPACKE_SONAME
 #error "SM_LAPACKE_SONAME: the build names the LAPACKE library to load (core/CMakeLists.txt)"
@@ -197,6 +198,8 @@ static int nnls(const double *A, const double *b, int m, int n, double *x, lstsq
 
 int sm_lstsq(const double *A, const double *b, int m, int n, int nonneg, double *x, sm_status *st)
 {
+    if (!A || !b || !x)
+        return sm_null_arg(st, __func__, !A ? "A" : !b ? "b" : "x");
     if (n < 1)
         return sm_fail(st, "no coefficients to fit");
     if (m < n)

@@ -14,3 +14,8 @@ int sm_fail(sm_status *st, const char *fmt, ...)
     }
     return -1;
 }
+
+int sm_null_arg(sm_status *st, const char *function, const char *arg)
+{
+    return sm_fail(st, "%s: %s is NULL", function, arg);
+}

@@ -13,6 +13,10 @@
 /* What every reader says of a line holding a NUL byte, where its C string would end early. */
 #define SM_NUL_BYTE "a NUL byte in the line (is this a text file?)"
 
+/* The C API's answer to a required pointer left NULL (scalemeter.h's contract): st->msg
+ * "FUNCTION: ARG is NULL" and -1, for `if (!x) return sm_null_arg(st, __func__, "x");`. */
+int sm_null_arg(sm_status *st, const char *function, const char *arg);
+
 /* A file to read (input_file.c): "-" is the standard input, and *path becomes "<stdin>" for
  * messages; otherwise fopen, NULL with errno (EISDIR for a folder). sm_input_close leaves the
  * standard input open. */
