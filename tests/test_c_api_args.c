@@ -279,6 +279,33 @@ int main(void)
     NULL_ARG("sm_fit_choose_weight_term", "mape",
              sm_fit_choose_weight_term(&runs, &opt, NULL, NULL, &st));
 
+    /* ---- a path buffer too small: refused naming the model, never a path cut short ---------- */
+    char small[16];
+    snprintf(st.msg, sizeof st.msg, "not set");
+    CHECK_EQ(sm_network_find("resnet18", small, sizeof small, &st), -1);
+    CHECK_CONTAINS(st.msg, "model 'resnet18': the buffer of 16 bytes is too small for its path ");
+    CHECK_CONTAINS(st.msg, "/models/resnet18.ini (");
+    /* a path given (which fit 10 bytes, cut short, and was returned as found) */
+    const char *given = "examples/tiny_resnet.ini"; /* 24 characters */
+    CHECK_EQ(sm_network_find(given, small, sizeof small, &st), -1);
+    CHECK_STR_EQ(st.msg, "model 'examples/tiny_resnet.ini': the buffer of 16 bytes is too small "
+                         "for its path examples/tiny_resnet.ini (25 bytes with the terminating "
+                         "NUL)");
+    char exact[25];
+    CHECK_EQ(sm_network_find(given, exact, 24, &st), -1); /* no room for the NUL */
+    CHECK_EQ(sm_network_find(given, exact, sizeof exact, &st), 0);
+    CHECK_STR_EQ(exact, given);
+    /* a name found whole fits as before, and the other finders share the check */
+    CHECK_EQ(sm_network_find("resnet18", path, sizeof path, &st), 0);
+    CHECK_CONTAINS(path, "/models/resnet18.ini");
+    CHECK_EQ(sm_device_find("h100", small, sizeof small, &st), -1);
+    CHECK_CONTAINS(st.msg, "device 'h100': the buffer of 16 bytes is too small");
+    CHECK_EQ(sm_coeffs_find("default", small, sizeof small, &st), -1);
+    CHECK_CONTAINS(st.msg, "coefficient file 'default': the buffer of 16 bytes is too small");
+    /* a name that is nowhere is still unknown, whatever the buffer */
+    CHECK_EQ(sm_network_find("no_such_model", small, sizeof small, &st), -1);
+    CHECK_CONTAINS(st.msg, "unknown model 'no_such_model'");
+
     /* ---- the *_free functions take NULL ---------------------------------------------------- */
     sm_registry_free(NULL);
     sm_network_free(NULL);

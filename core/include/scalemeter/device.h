@@ -47,7 +47,8 @@ typedef struct sm_device_options {
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else
- * sm_data_dir()/configs/devices/NAME.ini. */
+ * sm_data_dir()/configs/devices/NAME.ini; one that does not fit in len bytes is an error, as
+ * for sm_network_find. */
 int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st);
 
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,

@@ -307,7 +307,8 @@ typedef struct sm_fit_meta {
 int sm_fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st);
 /* path, or NAME for configs/calibrations/NAME.ini of the data folder. */
 int sm_fit_read(const char *path, sm_fit *fit, sm_fit_meta *meta, sm_status *st);
-/* The coefficient file a name or path stands for; -1 when there is none. */
+/* The coefficient file a name or path stands for; -1 when there is none, or when its path does
+ * not fit in len bytes. */
 int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st);
 
 /* A warning (into buf) when a predictor made from coefficients is asked about a layout its

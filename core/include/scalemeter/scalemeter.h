@@ -183,7 +183,9 @@ typedef struct sm_network_options {
                       length of a sequence input */
 } sm_network_options;
 
-/* A network by path, or by name from the models folder (resnet50 -> models/resnet50.ini). */
+/* A network by path, or by name from the models folder (resnet50 -> models/resnet50.ini), into
+ * path[len]; a path that does not fit in len bytes is an error naming the model, never cut
+ * short. */
 int sm_network_find(const char *model, char *path, size_t len, sm_status *st);
 int sm_network_load(const sm_registry *reg, const char *model, const sm_network_options *opt,
                     sm_network **out, sm_status *st);

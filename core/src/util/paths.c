@@ -75,17 +75,35 @@ const char *sm_file_kind(unsigned mode)
                          : "a special file";
 }
 
+/* found into path[len], whole: a buffer too small for it is refused, never given a path cut
+ * short (one that names another file, or none, said as "no such file"). */
+static int copy_found(const char *what, const char *name, const char *found, char *path, size_t len,
+                      sm_status *st)
+{
+    size_t need = strlen(found) + 1;
+    if (need > len)
+        return sm_fail(st,
+                       "%s '%s': the buffer of %zu bytes is too small for its path %s "
+                       "(%zu bytes with the terminating NUL)",
+                       what, name, len, found, need);
+    memcpy(path, found, need);
+    return 0;
+}
+
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st)
 {
-    if (is_file(name) || !strcmp(name, "-")) { /* "-": the standard input */
-        snprintf(path, len, "%s", name);
-        return 0;
-    }
+    if (is_file(name) || !strcmp(name, "-")) /* "-": the standard input */
+        return copy_found(what, name, name, path, len, st);
     if (!strchr(name, '/')) {
-        snprintf(path, len, "%s/%s/%s.ini", sm_data_dir(), subdir, name);
-        if (is_file(path))
-            return 0;
+        char *found;
+        if (asprintf(&found, "%s/%s/%s.ini", sm_data_dir(), subdir, name) < 0)
+            return sm_fail(st, "out of memory");
+        int there = is_file(found);
+        int rc = there ? copy_found(what, name, found, path, len, st) : 0;
+        free(found);
+        if (there)
+            return rc;
     }
     /* there but not a file: a FIFO would block its reader, a device or folder read as junk */
     struct stat s;

@@ -37,8 +37,9 @@ int sm_refuse_cr_line_ends(const char *line, int csv, const char *path, int line
                            const char *example, sm_status *st);
 
 /* A file given by its path ("-": the standard input), or by name as
- * sm_data_dir()/SUBDIR/NAME.ini; otherwise -1 with "unknown WHAT 'NAME': ..." and the hint (may
- * be NULL). */
+ * sm_data_dir()/SUBDIR/NAME.ini, into path[len]; otherwise -1 with "unknown WHAT 'NAME': ..."
+ * and the hint (may be NULL), or "WHAT 'NAME': the buffer of LEN bytes is too small for its
+ * path ..." where the file is there but its path does not fit. */
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);
 
