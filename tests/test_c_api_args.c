@@ -3,6 +3,7 @@
  * with -1 (or NULL) and "FUNCTION: ARG is NULL" instead of crashing; functions without a
  * status return their documented failure value; the *_free functions take NULL. */
 #include <math.h>
+#include <stdint.h>
 
 #include "check.h"
 #include "scalemeter/comm.h"
@@ -305,6 +306,27 @@ int main(void)
     /* a name that is nowhere is still unknown, whatever the buffer */
     CHECK_EQ(sm_network_find("no_such_model", small, sizeof small, &st), -1);
     CHECK_CONTAINS(st.msg, "unknown model 'no_such_model'");
+
+    /* ---- sm_network_options.image: > 0 sets the size, 0 keeps the file's, < 0 is refused --- */
+    sm_network_options image = {.image = -5};
+    loaded = (sm_network *)&st;
+    snprintf(st.msg, sizeof st.msg, "not set");
+    CHECK_EQ(sm_network_load(reg, "examples/tiny_resnet.ini", &image, &loaded, &st), -1);
+    CHECK(loaded == NULL);
+    CHECK_STR_EQ(st.msg, "sm_network_load: image -5 is negative (> 0 sets the input's height and "
+                         "width, or its sequence length; 0 keeps the network file's)");
+    image.image = INT64_MIN; /* printed whole, not wrapped */
+    CHECK_EQ(sm_network_load(reg, "examples/tiny_resnet.ini", &image, &loaded, &st), -1);
+    CHECK_CONTAINS(st.msg, "image -9223372036854775808 is negative");
+    image.image = 0; /* the file's own 3x32x32 */
+    CHECK_EQ(sm_network_load(reg, "examples/tiny_resnet.ini", &image, &loaded, &st), 0);
+    CHECK_EQ(sm_network_image(loaded), 32);
+    sm_network_free(loaded);
+    image.image = 64;
+    CHECK_EQ(sm_network_load(reg, "examples/tiny_resnet.ini", &image, &loaded, &st), 0);
+    CHECK_EQ(loaded->input.dim[1], 64);
+    CHECK_EQ(loaded->input.dim[2], 64);
+    sm_network_free(loaded);
 
     /* ---- the *_free functions take NULL ---------------------------------------------------- */
     sm_registry_free(NULL);

@@ -180,7 +180,8 @@ typedef struct sm_network {
 
 typedef struct sm_network_options {
     int64_t image; /* > 0: sets H and W of an image input (C x H x W, or C x D x H x W), or the
-                      length of a sequence input */
+                      length of a sequence input; 0: the network file's own; below 0: refused
+                      by sm_network_load */
 } sm_network_options;
 
 /* A network by path, or by name from the models folder (resnet50 -> models/resnet50.ini), into

@@ -23,6 +23,11 @@ int sm_network_load(const sm_registry *reg, const char *model, const sm_network_
     *out = NULL;
     if (!reg || !model)
         return sm_null_arg(st, __func__, !reg ? "reg" : "model");
+    if (opt && opt->image < 0) /* was passed over: the file's own size, a silent wrong number */
+        return sm_fail(st,
+                       "%s: image %lld is negative (> 0 sets the input's height and width, or "
+                       "its sequence length; 0 keeps the network file's)",
+                       __func__, (long long)opt->image);
     char path[4096];
     if (sm_network_find(model, path, sizeof path, st))
         return -1;
