@@ -99,11 +99,12 @@ static int parse_bucket(const char *text, double *out, sm_status *st)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !SM_BUCKET_MIB_OK(v))
-        return sm_fail(st,
-                       "--bucket-mib %s: expected a positive number of MiB from %g (one "
-                       "4-byte gradient) to %.0f",
-                       text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+    if (!plain_decimal(text) || errno || end == text || *end || !SM_BUCKET_MIB_OK(v))
+        return sm_fail(
+            st,
+            "--bucket-mib %s: expected a positive number of MiB, in decimal, from %g (one "
+            "4-byte gradient) to %.0f",
+            text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
     *out = v;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "option_values.h"
 #include "output.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -217,10 +218,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
         case BUCKET: {
             char *end;
             double mb = strtod(v, &end);
-            if (end == v || *end || !SM_BUCKET_MIB_OK(mb)) {
+            if (!plain_decimal(v) || end == v || *end || !SM_BUCKET_MIB_OK(mb)) {
                 fprintf(stderr,
                         "scalemeter fit: --bucket-mib %s: expected a positive number "
-                        "of MiB from %g (one 4-byte gradient) to %.0f\n",
+                        "of MiB, in decimal, from %g (one 4-byte gradient) to %.0f\n",
                         v, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
                 return -1;
             }
@@ -257,7 +258,8 @@ static int parse_args(int argc, char **argv, fit_args *a)
         case IDLE_WATTS: {
             char *end;
             a->opt.idle_watts = strtod(v, &end);
-            if (end == v || *end || !(a->opt.idle_watts >= 0 && a->opt.idle_watts <= 1e6)) {
+            if (!plain_decimal(v) || end == v || *end ||
+                !(a->opt.idle_watts >= 0 && a->opt.idle_watts <= 1e6)) {
                 fprintf(stderr,
                         "scalemeter fit: --idle-watts %s: expected watts from 0 to "
                         "1000000\n",

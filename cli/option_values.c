@@ -13,6 +13,29 @@
 
 #include "output.h"
 
+int plain_decimal(const char *text)
+{
+    const char *p = text;
+    int digits = 0;
+    for (; isdigit((unsigned char)*p); p++)
+        digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++)
+            digits++;
+    if (!digits)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return 0;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    return *p == '\0';
+}
+
 /* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
 int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st)
 {
@@ -98,8 +121,8 @@ int parse_real(const char *option, const char *text, double *out, sm_status *st)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v > 0) || !isfinite(v))
-        return sm_fail(st, "%s %s: expected a positive number", option, text);
+    if (!plain_decimal(text) || errno || end == text || *end || !(v > 0) || !isfinite(v))
+        return sm_fail(st, "%s %s: expected a positive number, in decimal", option, text);
     *out = v;
     return 0;
 }

@@ -13,6 +13,11 @@
 /* The most values one of curve's sweeps expands to. */
 #define OPTION_MAX_SWEEP 256
 
+/* Whether text is a number in plain decimal: digits with at most one '.', and an exponent
+ * (e, E, a sign, digits) after; no sign, space, hexadecimal (0x10), inf or nan, all of which
+ * strtod takes. */
+int plain_decimal(const char *text);
+
 /* allreduce: a multiple of 4 bytes from 4 to 64G, suffixes K, M, G (KB, KiB, ...). */
 int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st);
 /* allreduce: an integer from lo to hi. */

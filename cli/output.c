@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "option_values.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
@@ -338,10 +339,10 @@ int parse_bucket_mib(const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !SM_BUCKET_MIB_OK(v)) {
+    if (!plain_decimal(text) || errno || end == text || *end || !SM_BUCKET_MIB_OK(v)) {
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "--bucket-mib %s: expected a positive number of MiB from %g "
+                 "--bucket-mib %s: expected a positive number of MiB, in decimal, from %g "
                  "(one 4-byte gradient) to %.0f",
                  text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
         report_error(msg);

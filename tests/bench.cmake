@@ -90,6 +90,8 @@ foreach(case
     "image|--image '8,,16': an empty item|--model;resnet18;--image;8,,16"
     "reps|--reps 0: expected an integer from 1 to 256|--model;resnet18;--reps;0"
     "min_time|--min-time -1: expected a positive number|--model;resnet18;--min-time;-1"
+    "min_time_hex|--min-time 0x1p-3: expected a positive number, in decimal|--model;resnet18;--min-time;0x1p-3"
+    "bucket_hex|--bucket-mib 0x10: expected a positive number of MiB, in decimal|--model;resnet18;--bucket-mib;0x10"
     "allreduce|--allreduce tree: expected ring or mpi|--model;resnet18;--allreduce;tree"
     "unknown|unknown option '--size'|--model;resnet18;--size;4")
   string(REPLACE "|" ";" parts "${case}")

@@ -45,6 +45,11 @@ foreach(case
     "grad_model|--grad-model tree: expected linear or ring|fit;x.csv;--grad-model;tree"
     "bucket|--bucket-mib 0: expected a positive number|fit;x.csv;--bucket-mib;0"
     "bucket_old_spelling|--bucket-mib 0: expected a positive number|fit;x.csv;--bucket-mb;0"
+    # decimal only: strtod alone reads 0x10 as 16 MiB and " 25" as 25
+    "bucket_hex|--bucket-mib 0x10: expected a positive number of MiB, in decimal|fit;x.csv;--bucket-mib;0x10"
+    "bucket_space|--bucket-mib  25: expected a positive number of MiB, in decimal|fit;x.csv;--bucket-mib; 25"
+    "predict_bucket_hex|--bucket-mib 0x10: expected a positive number of MiB, in decimal|predict;resnet50;--device;h100;--batch;32;--bucket-mib;0x10"
+    "predict_bucket_inf|--bucket-mib infinity: expected a positive number of MiB, in decimal|predict;resnet50;--device;h100;--batch;32;--bucket-mib;infinity"
     "form|--form paleo: expected dispatch or convmeter|fit;x.csv;--form;paleo"
     "precision|--precision fp8: expected fp32, tf32, fp16 or bf16|fit;x.csv;--precision;fp8"
     "cv|--cv kfold: expected loo|fit;x.csv;--cv;kfold"
