@@ -70,7 +70,7 @@ static const opt_desc sweep_opts[] = {
      "weak scaling: the per-device batch stays fixed"},
     {"global-batch", 0, "LIST", opt_list, MAX_BATCH, AT(global_list),
      "strong scaling: the global batch is split over the devices\n"
-     "(rounded down; it must be at least the number of devices);\n"
+     "(rounded down, said on stderr; one sample a device at least);\n"
      "with --accumulate K, into K micro-batches first: a multiple of K"},
     {"nodes", 0, "LIST", opt_list, MAX_NODES, AT(node_list), "node counts"},
     {"threshold", 0, "T", opt_ratio, 0, AT(threshold),
@@ -679,6 +679,32 @@ static int gather_warnings(curve_run *r)
     return 0;
 }
 
+/* Under strong scaling, each point whose devices do not divide the global batch: the batch
+ * is rounded down to a whole number a device (the core's), said once a point on stderr and
+ * not in the output, whose global column has the samples run. Every model's curve has the
+ * same points, so the first model's rows name them all, each once. */
+static void note_rounding(const curve_run *r)
+{
+    const curve_args *a = r->args;
+    for (int k = 0; a->strong && k < r->n_rows && k < a->n_batches; k++) {
+        const curve_row *row = &r->rows[k];
+        for (int i = 0; i < row->curve.n_points; i++) {
+            const sm_curve_point *p = &row->curve.points[i];
+            if (p->global_batch == row->batch)
+                continue;
+            char steps[64] = "";
+            int64_t k_acc = sm_layout_accumulate(&p->layout);
+            if (k_acc > 1)
+                snprintf(steps, sizeof steps, " in %lld micro-batches", (long long)k_acc);
+            fprintf(stderr,
+                    "scalemeter curve: note: global batch %lld over %lld devices%s: %lld "
+                    "each, %lld in all\n",
+                    (long long)row->batch, (long long)sm_layout_devices(&p->layout), steps,
+                    (long long)p->layout.batch, (long long)p->global_batch);
+        }
+    }
+}
+
 /* Loads every network and computes every curve; rows and networks stay for the output. -1
  * with st, -2 where an option does not fit a network, -3 where a curve cannot be computed
  * (both said on standard error). */
@@ -804,6 +830,7 @@ int cmd_curve(int argc, char **argv)
             rc = report_error("out of memory");
         } else {
             warnings_print(r.warn, "curve");
+            note_rounding(&r);
             rc = write_output(&r);
         }
     }

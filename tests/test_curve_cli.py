@@ -110,6 +110,30 @@ out = good(*ROUND, "--global-batch", "512", "--nodes", "1:4", "--format", "csv")
 got = [(r["batch"], r["global_batch"]) for r in csv.DictReader(io.StringIO(out))]
 check(got == [("128", "512"), ("64", "512"), ("32", "512")], f"strong scaling batches: {got}")
 
+# A global batch the devices do not divide is rounded down to a whole number a device: 1000
+# over 8 devices is 125 each; over 24, 1000 / 24 = 41.67, so 41 each and 41 x 24 = 984 in all.
+# Said once a point on stderr (the 24 devices only), never in the CSV or JSON on stdout.
+NOTE24 = "scalemeter curve: note: global batch 1000 over 24 devices: 41 each, 984 in all"
+for fmt in ["csv", "json"]:
+    rc, out, err = run("resnet50", "--device", "h100", "--global-batch", "1000", "--nodes", "1,3",
+                       "-g", "8", "--format", fmt)
+    check(rc == 0 and err.splitlines() == [NOTE24], f"{fmt}: one note on stderr: {err!r}")
+    check("note" not in out, f"{fmt}: no note on stdout")
+    if fmt == "csv":
+        got = [(r["batch"], r["global_batch"]) for r in csv.DictReader(io.StringIO(out))]
+        check(got == [("125", "1000"), ("41", "984")], f"rounded global batch: {got}")
+    else:
+        check(json.loads(out)["warning"] is None, "json: the note is no warning")
+# two models share the points: still one note a point; with --accumulate 2, 500 samples a
+# micro-batch: 500 / 8 = 62 each (992 in all), 500 / 24 = 20 each (960 in all)
+rc, out, err = run("resnet18,resnet50", "--device", "h100", "--global-batch", "1000",
+                   "--nodes", "1,3", "-g", "8", "--accumulate", "2", "--format", "csv")
+check(rc == 0 and err.splitlines() == [
+    "scalemeter curve: note: global batch 1000 over 8 devices in 2 micro-batches: 62 each, "
+    "992 in all",
+    "scalemeter curve: note: global batch 1000 over 24 devices in 2 micro-batches: 20 each, "
+    "960 in all"], f"--accumulate 2: a note a point: {err!r}")
+
 # coefficients (the ring form, tests/data/curve/ring_coeffs.ini) on tiny_resnet, W = 24,666,
 # L = 17, F = 27,460,266 a sample: t_fwd(8) = 8 x 27,460,266e-12 + 1e-3 = 1.219682128e-3 s;
 # t_grad = 17 x 10 us + 1e-10 x 2(N-1)/N x 98,664 + 10 us x 2(N-1): 1.7e-4 s at N = 1,
