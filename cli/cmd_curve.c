@@ -72,7 +72,8 @@ static const opt_desc sweep_opts[] = {
      "strong scaling: the global batch is split over the devices\n"
      "(rounded down, said on stderr; one sample a device at least);\n"
      "with --accumulate K, into K micro-batches first: a multiple of K"},
-    {"nodes", 0, "LIST", opt_list, MAX_NODES, AT(node_list), "node counts"},
+    {"nodes", 0, "LIST", opt_list, MAX_NODES, AT(node_list),
+     "node counts (sorted; a repeat counts once)"},
     {"threshold", 0, "T", opt_ratio, 0, AT(threshold),
      "turning point: the node count past which one more doubling\n"
      "gains less than T in throughput (default 0.1; 10% works too)"},
@@ -158,8 +159,19 @@ static int parse_args(int argc, char **argv, curve_args *a)
                     (long long)a->common.accumulate);
             return -1;
         }
+    /* a batch is a curve, in the order given: one given twice is a slip (32,32 for 32,64),
+     * not a set's repeat as node counts are (docs/scaling.md) */
+    for (int i = 0; i < b->n; i++)
+        for (int j = 0; j < i; j++)
+            if (b->v[i] == b->v[j]) {
+                fprintf(stderr,
+                        "scalemeter curve: --%s: %lld is given twice; each batch is one "
+                        "curve\n",
+                        have_global ? "global-batch" : "batch", (long long)b->v[i]);
+                return -1;
+            }
     memcpy(a->batches, b->v, (size_t)b->n * sizeof b->v[0]);
-    a->n_batches = unique(a->batches, b->n);
+    a->n_batches = b->n;
     int64_t nodes[MAX_SWEEP];
     memcpy(nodes, a->node_list.v, (size_t)a->node_list.n * sizeof nodes[0]);
     qsort(nodes, (size_t)a->node_list.n, sizeof nodes[0], by_value);

@@ -104,6 +104,9 @@ check(near(float(row["t_grad"]), 2.461588706e-5), f"--collective nccl t_grad: {r
 out = good(*ROUND, "--batch", "32", "--nodes", "24,3:48,6", "--format", "csv")
 nodes = [r["nodes"] for r in csv.DictReader(io.StringIO(out))]
 check(nodes == ["3", "6", "12", "24", "48"], f"3:48 sweep: {nodes}")
+out = good(*ROUND, "--batch", "32", "--nodes", "2,1,1", "--format", "csv")
+nodes = [r["nodes"] for r in csv.DictReader(io.StringIO(out))]
+check(nodes == ["1", "2"], f"--nodes 2,1,1: {nodes}")
 
 # strong scaling: the per-device batch shrinks, the global batch stays
 out = good(*ROUND, "--global-batch", "512", "--nodes", "1:4", "--format", "csv")
@@ -491,6 +494,12 @@ with tempfile.TemporaryDirectory() as tmp:
         (H100 + ["--nodes", "two"], "--nodes two: expected integers"),
         (H100 + ["--nodes", "1:4x"], "--nodes 1:4x: unexpected 'x'"),
         (H100 + [], "which node counts?"),
+        # a batch is a curve, in the order given: one given twice is refused (node counts are a
+        # set, sorted, their repeats dropped: docs/scaling.md)
+        (["resnet50", "--device", "h100", "--batch", "32,64,32", "--nodes", "1"],
+         "--batch: 32 is given twice; each batch is one curve"),
+        (["resnet50", "--device", "h100", "--global-batch", "1024:4096,2048", "--nodes", "1"],
+         "--global-batch: 2048 is given twice"),
         (["resnet50", "--device", "h100", "--global-batch", "4", "--nodes", "1"],
          "global batch 4 is smaller than the 8 devices of 1 node x 8 per node"),
         (["resnet50", "--device", "h100", "--global-batch", "64", "--nodes", "1:16"],
