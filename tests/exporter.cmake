@@ -11,3 +11,5 @@ add_test(NAME export_plugin_rules
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_export_rules.sh ${SCALEMETER_BIN}
           ${CMAKE_BINARY_DIR}/bin/scalemeter-export-torch ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR})
 set_tests_properties(export_plugin_rules PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# SCALEMETER_PYTHON, where set, is the interpreter used or the reason to stop (no torch needed).
+sm_add_python_test(torch_python_choice test_torch_python.py ${SCALEMETER_BIN})

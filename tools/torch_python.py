@@ -6,7 +6,9 @@ it. The tools that need torch call require_torch() before importing it: if this 
 torch, the script runs again under the first one that has it (SCALEMETER_PYTHON, then
 /usr/bin/python3, then every python3 on PATH), saying so on stderr when asked (verbose: a user
 who has torch only in Debian's Python needs no notice each run); if none has it, it stops with
-what to install.
+what to install. SCALEMETER_PYTHON, where set (not empty), is the user's choice and the only one
+tried: a path that is missing, not executable or a folder stops the tool at once, whatever this
+interpreter has, and so does one without torch, rather than running under another.
 """
 import os
 import shutil
@@ -25,10 +27,30 @@ def _has(modules):
         return False
 
 
-def _candidates():
+def _named_python(tool):
+    """SCALEMETER_PYTHON where it is set and not empty, else None; exits, naming the variable and
+    the path, where it names nothing that can run."""
+    path = os.environ.get("SCALEMETER_PYTHON")
+    if not path:
+        return None
+    if not os.path.exists(path):
+        why = "no such file"
+    elif os.path.isdir(path):
+        why = "a folder, not a Python interpreter"
+    elif not os.access(path, os.X_OK):
+        why = "not executable"
+    else:
+        return path
+    sys.exit(f"{tool}: SCALEMETER_PYTHON={path}: {why} (name a python3, or unset it)")
+
+
+def _candidates(tool):
+    named = _named_python(tool)
+    if named:
+        return [] if os.path.realpath(named) == os.path.realpath(sys.executable) else [named]
     seen = set()
     found = []
-    for path in [os.environ.get("SCALEMETER_PYTHON"), "/usr/bin/python3"] + [
+    for path in ["/usr/bin/python3"] + [
             os.path.join(d, "python3") for d in os.environ.get("PATH", "").split(os.pathsep) if d]:
         if not path or not os.access(path, os.X_OK):
             continue
@@ -42,12 +64,13 @@ def _candidates():
 
 def require_torch(tool, modules=("torch", "torchvision"), verbose=True):
     """Returns when `modules` import here; else re-executes the script or exits with advice."""
+    named = _named_python(tool)
     if _has(modules):
         return
     tried = [sys.executable]
     if not os.environ.get(_REEXEC):
         check = "import " + ", ".join(modules)
-        for python in _candidates():
+        for python in _candidates(tool):
             tried.append(python)
             try:
                 ok = subprocess.run([python, "-c", check], stdout=subprocess.DEVNULL,
@@ -60,6 +83,9 @@ def require_torch(tool, modules=("torch", "torchvision"), verbose=True):
             if ok:
                 os.environ[_REEXEC] = "1"
                 os.execv(python, [python] + sys.argv)
+    if named:
+        sys.exit(f"{tool}: SCALEMETER_PYTHON={named} has no {' or '.join(modules)} (tried "
+                 f"{', '.join(tried)}); name a python3 that has them, or unset it")
     sys.exit(f"{tool}: needs {' and '.join(modules)}, and no Python here has them (tried "
              f"{', '.join(tried)}). Install them: on Debian `apt-get install python3-torchvision` "
              f"(brings python3-torch; then run it with /usr/bin/python3), or `pip install torch "
@@ -71,7 +97,7 @@ def which_python():
     first that has, else None."""
     if _has(("torch",)):
         return sys.executable
-    for python in _candidates():
+    for python in _candidates("torch_python.py"):
         if subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode == 0:
             return python
