@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -943,6 +944,13 @@ static int set_key(conf_case *c, const char *key, const char *value, sm_status *
                 (*end && !isspace((unsigned char)*end) && *end != ','))
                 return sm_fail(st, "%s:%d: %s must be finite numbers separated by spaces, not '%s'",
                                path, lineno, key, value);
+            /* a float holds it, or the case checks another number than the one written:
+             * 1e-50 read as 0, 1e-40 as a subnormal with its digits lost */
+            if (v != 0 && fabs(v) < FLT_MIN)
+                return sm_fail(st,
+                               "%s:%d: %s: %.*s is below a float's smallest normal number "
+                               "(%g) and would not be held as written: give 0 or a larger one",
+                               path, lineno, key, (int)(end - p), p, FLT_MIN);
             if (vl->n == MAX_VALUES)
                 return sm_fail(st, "%s:%d: %s holds more than %d numbers", path, lineno, key,
                                MAX_VALUES);
@@ -1079,19 +1087,40 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
         if (!*s || *s == '#' || *s == ';')
             continue;
         if (*s == '[') {
-            char kind[16], name[128];
-            if (sscanf(s, "[%15s %127[^]]]", kind, name) != 2 ||
-                (strcmp(kind, "case") && strcmp(kind, "refuse"))) {
+            /* "[KIND NAME]", nothing after but a comment: sscanf's "%127[^]]]" cut a longer name
+             * and took a header without its ']' */
+            char name[sizeof c->name];
+            size_t kind_len = strcspn(s + 1, " \t]");
+            int refuse = kind_len == 6 && !strncmp(s + 1, "refuse", 6);
+            char *name_at = s + 1 + kind_len, *close = strchr(s, ']');
+            while (*name_at == ' ' || *name_at == '\t')
+                name_at++;
+            char *after = close ? close + 1 : NULL;
+            while (after && isspace((unsigned char)*after))
+                after++;
+            if (!close || name_at >= close || (*after && *after != '#' && *after != ';') ||
+                !(refuse || (kind_len == 4 && !strncmp(s + 1, "case", 4)))) {
                 rc = sm_fail(st, "%s:%d: a section is [case NAME] or [refuse NAME], not %s", path,
                              lineno, s);
                 break;
             }
+            const char *kind = refuse ? "refuse" : "case";
+            size_t name_len = (size_t)(close - name_at);
+            while (name_len && isspace((unsigned char)name_at[name_len - 1]))
+                name_len--;
+            if (name_len >= sizeof name) {
+                rc = sm_fail(st, "%s:%d: a [%s] name of %zu characters: at most %zu", path, lineno,
+                             kind, name_len, sizeof name - 1);
+                break;
+            }
+            memcpy(name, name_at, name_len);
+            name[name_len] = '\0';
             rc = finish_case(reg, c, path, out, tally, st);
             case_reset(c);
             c->file = path;
-            c->refuse = !strcmp(kind, "refuse");
+            c->refuse = refuse;
             c->line = lineno;
-            snprintf(c->name, sizeof c->name, "%s", trim(name));
+            memcpy(c->name, name, name_len + 1);
             continue;
         }
         char *eq = strchr(s, '=');

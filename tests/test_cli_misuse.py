@@ -261,6 +261,43 @@ try:
     rc, out, err = run("check-plugin", conv1d, "--cases", path)
     check(rc == 0 and "2 cases, 0 refusals, 2 gradient checks: all passed" in out,
           f"check-plugin reads past a byte-order mark: exit {rc} {out} {err}")
+    # 15b. check-plugin's cases file holds what was written or says why not: sscanf's
+    # "%127[^]]" cut a longer case name silently (and took a header without its ']'), and a
+    # value below a float's range (1e-50, 1e-40: FLT_MIN is 1.17549e-38) was checked as 0 or
+    # a subnormal. Here linear's [case values] (its line 37; input_values on line 41).
+    linear = os.path.join(os.path.dirname(SM), "..", "lib", "scalemeter", "plugins", "linear.so")
+    lin = open("plugins/linear/cases.ini").read()
+    long_name = "n" * 128
+    bad_cases = {
+        "name128": (lin.replace("[case values]", f"[case {long_name}]"), 37,
+                    "a [case] name of 128 characters: at most 127"),
+        "refuse128": (lin.replace("[case values]", f"[refuse  {long_name} ]"), 37,
+                      "a [refuse] name of 128 characters: at most 127"),
+        "unclosed": (lin.replace("[case values]", "[case values"), 37,
+                     "a section is [case NAME] or [refuse NAME], not [case values"),
+        "tail": (lin.replace("[case values]", "[case values] x"), 37,
+                 "a section is [case NAME] or [refuse NAME], not [case values] x"),
+        # 1 x 1 + 2 x 0 + 0 x (-1) + 0.5 = 1.5, 2 + 2 + 0 - 1 = 3: the case passed with 1e-50
+        # read as 0
+        "underflow": (lin.replace("input_values = 1 2 3", "input_values = 1 2 1e-50")
+                      .replace("output_values = -1.5 4.5", "output_values = 1.5 3"), 41,
+                      "input_values: 1e-50 is below a float's smallest normal number"),
+        "subnormal": (lin.replace("input_values = 1 2 3", "input_values = 1 2 1e-40"), 41,
+                      "input_values: 1e-40 is below a float's smallest normal number"),
+    }
+    for name, (text, line, phrase) in bad_cases.items():
+        path = os.path.join(tmp, f"{name}_cases.ini")
+        with open(path, "w") as f:
+            f.write(text)
+        rc, out, err = run("check-plugin", linear, "--cases", path)
+        one_line_error(rc, err, 1, f"{path}:{line}: {phrase}", f"check-plugin: {name}")
+    # 127 characters, spaces around and a comment after: the name whole
+    path = os.path.join(tmp, "name127_cases.ini")
+    with open(path, "w") as f:
+        f.write(lin.replace("[case values]", f"[case  {'n' * 127} ]  # the longest"))
+    rc, out, err = run("check-plugin", linear, "--cases", path)
+    check(rc == 0 and f"case {'n' * 127} (linear)" in out and "all passed" in out,
+          f"check-plugin: a 127-character name: exit {rc} {err}")
     # 16. a flag and its opposite in one command: the last one won, silently (fit
     # --weight-term --no-weight-term fitted without the weight term)
     for pair in (["--weight-term", "--no-weight-term"], ["--no-nonneg", "--nonneg"]):
