@@ -338,3 +338,6 @@ sm_add_python_test(validate_row_order test_validate_cli.py ${SCALEMETER_BIN})
 sm_add_python_test(validate_many_models test_validate_many_models_cli.py ${SCALEMETER_BIN})
 # a CSV record quoted over 120,000 lines: read as one row, the lines after it counted right
 sm_add_python_test(csv_multiline_record test_csv_multiline_cli.py ${SCALEMETER_BIN})
+
+# A runs CSV's relative model paths: beside the CSV first, read from any folder.
+sm_add_python_test(cli_runs_model_paths test_runs_model_paths.py ${SCALEMETER_BIN})

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "network/network_internal.h"
 #include "scalemeter/fit.h"
@@ -501,6 +502,8 @@ static int compare_config(const void *pa, const void *pb)
 /* Counts the rows that measure a configuration again (sorted, so n log n). */
 static void find_repeats(sm_runs *runs)
 {
+    if (runs->n < 2)
+        return; /* nothing to repeat (and a size GCC sees is not negative) */
     const sm_run **by = malloc((size_t)runs->n * sizeof *by);
     if (!by)
         return; /* only a diagnostic */
@@ -522,10 +525,70 @@ static void find_repeats(sm_runs *runs)
     free(by);
 }
 
+/* Whether a and b name one file (b may be missing). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* A model written as a relative path names a file beside the CSV where there is one there: the
+ * CSV and its networks move together and are read from any folder. Elsewhere the model is left
+ * as written, found as before from the current folder, then in the zoo (resnet50); so is one
+ * that names the same file from here. Rows come grouped by model: the last answer is reused. */
+static int resolve_models(sm_runs *runs, const char *csv, sm_status *st)
+{
+    const char *slash = strrchr(csv, '/');
+    if (!slash)
+        return 0; /* the CSV is in the current folder */
+    size_t dir_len = (size_t)(slash - csv) + 1;
+    char *prev = NULL,
+         *prev_as = NULL; /* the last model as written, and as resolved (NULL: kept) */
+    int rc = 0;
+    for (int i = 0; i < runs->n && rc == 0; i++) {
+        sm_run *r = &runs->rows[i];
+        if (r->model[0] == '/')
+            continue;
+        if (!prev || strcmp(prev, r->model)) {
+            free(prev);
+            free(prev_as);
+            prev_as = NULL;
+            size_t n = strlen(r->model);
+            char *beside = malloc(dir_len + n + 1);
+            if (!(prev = strdup(r->model)) || !beside) {
+                free(beside);
+                rc = sm_fail(st, "%s:%d: out of memory", csv, r->line);
+                break;
+            }
+            memcpy(beside, csv, dir_len);
+            memcpy(beside + dir_len, r->model, n + 1);
+            struct stat sb;
+            if (stat(beside, &sb) == 0 && S_ISREG(sb.st_mode) && !same_file(beside, r->model))
+                prev_as = beside;
+            else
+                free(beside);
+        }
+        if (prev_as) {
+            char *m = strdup(prev_as);
+            if (!m) {
+                rc = sm_fail(st, "%s:%d: out of memory", csv, r->line);
+                break;
+            }
+            free(r->model);
+            r->model = m;
+        }
+    }
+    free(prev);
+    free(prev_as);
+    return rc;
+}
+
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
 {
     if (!path || !out)
         return sm_null_arg(st, __func__, !path ? "path" : "out");
+    int from_stdin = !strcmp(path, "-");
     *out = NULL;
     FILE *f = sm_input_open(&path);
     if (!f)
@@ -603,7 +666,7 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
     else if (runs->n == 0)
         sm_fail(st, "%s: a header but no measurements", path);
     else
-        rc = 0;
+        rc = from_stdin ? 0 : resolve_models(runs, path, st);
     if (rc == 0) {
         find_repeats(runs);
         common_device(runs);

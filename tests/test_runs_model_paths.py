@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The model column of a runs CSV, as fit and validate read it: a relative path names the file
+beside the CSV where there is one there, so a CSV and its networks moved together read the same
+from any folder; elsewhere it is what it was (the current folder, then the zoo by name).
+
+usage: test_runs_model_paths.py SCALEMETER   (run from the source root)
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+from cli_checks import SM, check, finish
+
+DATA = os.path.abspath("tests/data/fit")
+COEFFS = os.path.join(DATA, "tiny_coeffs.ini")
+# tests/fit.cmake, cli_validate_hand: tiny_a at image 8, batch 2 is predicted 0.083708 s by
+# tiny_coeffs; measured 0.1 s: |0.083708 - 0.1| / 0.1 = 0.16292, ratio 0.83708
+HAND = "infer,overall,1,0.16292,0.016292,,0.83708"
+
+
+def run_in(cwd, *args):
+    p = subprocess.run([SM, *args], cwd=cwd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def coefficient_lines(path):
+    """The coefficient file's lines but the comments and [fit]'s date and source."""
+    with open(path) as f:
+        return [ln for ln in f if not ln.startswith(";") and not ln.startswith(("date", "source"))]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    sub = os.path.join(tmp, "sub")
+    os.mkdir(sub)
+    for n in "abc":
+        shutil.copy(os.path.join(DATA, f"tiny_{n}.ini"), sub)
+    with open(os.path.join(DATA, "validate_hand.csv")) as f:
+        text = f.read().replace("tests/data/fit/", "")
+    with open(os.path.join(sub, "runs.csv"), "w") as f:
+        f.write(text)
+
+    # from the CSV's own folder (as before) and from its parent: the same hand numbers
+    for cwd, csv in ((sub, "runs.csv"), (tmp, "sub/runs.csv"), ("/", os.path.join(sub, "runs.csv"))):
+        rc, out, err = run_in(cwd, "validate", csv, "--coeffs", COEFFS, "--format", "csv")
+        check(rc == 0 and HAND in out, f"validate {csv} from {cwd}: exit {rc} {err.strip()}")
+
+    # a file of that name in the current folder is another network: the CSV's own is used, not
+    # it (tiny_b there would predict another time)
+    shutil.copy(os.path.join(DATA, "tiny_b.ini"), os.path.join(tmp, "tiny_a.ini"))
+    rc, out, err = run_in(tmp, "validate", "sub/runs.csv", "--coeffs", COEFFS, "--format", "csv")
+    check(rc == 0 and HAND in out, f"validate with a decoy tiny_a.ini here: {rc} {out} {err}")
+    # a path that is not beside the CSV is still the current folder's
+    with open(os.path.join(sub, "here.csv"), "w") as f:
+        f.write(text.replace("tiny_a.ini", "../tiny_a.ini"))
+    rc, out, err = run_in(sub, "validate", "here.csv", "--coeffs", COEFFS, "--format", "csv")
+    check(rc == 0 and "../tiny_a.ini" in out and HAND not in out,
+          f"../tiny_a.ini from sub is the decoy: {rc} {out} {err}")
+    os.remove(os.path.join(tmp, "tiny_a.ini"))
+
+    # fit: the rows of loo_one_unseparable.csv with their networks beside the CSV, fitted from
+    # the parent folder, give the coefficients of the original fitted from the source root
+    with open(os.path.join(DATA, "loo_one_unseparable.csv")) as f:
+        text = f.read()
+    check("tests/data/fit/tiny_" in text, "loo_one_unseparable.csv names tiny_ files")
+    with open(os.path.join(sub, "fit.csv"), "w") as f:
+        f.write(text.replace("tests/data/fit/", ""))
+    want, got = os.path.join(tmp, "want.ini"), os.path.join(tmp, "got.ini")
+    rc, out, err = run_in(os.getcwd(), "fit", os.path.join(DATA, "loo_one_unseparable.csv"),
+                          "-o", want)
+    check(rc == 0, f"fit the original: {err.strip()}")
+    rc, out, err = run_in(tmp, "fit", "sub/fit.csv", "-o", got)
+    check(rc == 0 and os.path.exists(got) and coefficient_lines(got) == coefficient_lines(want),
+          f"fit sub/fit.csv from its parent: exit {rc} {err.strip()}")
+
+    # zoo names still name the zoo, from any folder
+    with open(os.path.join(sub, "zoo.csv"), "w") as f:
+        f.write("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n"
+                "resnet18,32,2,1,1,0.1,,,,\n")
+    rc, out, err = run_in(tmp, "validate", "sub/zoo.csv", "--coeffs", COEFFS, "--format", "csv")
+    check(rc == 0 and "infer,resnet18,1," in out, f"zoo name from a CSV in sub: {rc} {err}")
+
+finish()
