@@ -18,6 +18,8 @@ sm_add_c_test(test_registry test_registry.c
   ${CMAKE_BINARY_DIR}/tests/fake_plugins/abi $<TARGET_FILE:fake_plugin_noexport>)
 
 sm_add_c_test(test_network test_network.c)
+# messages longer than an sm_status: the middle of a path goes, not the reason at the end
+sm_add_c_test(test_status_message test_status_message.c)
 # a network predicted after its registry was freed
 sm_add_c_test(test_lifetime test_lifetime.c)
 

@@ -298,6 +298,23 @@ try:
     rc, out, err = run("check-plugin", linear, "--cases", path)
     check(rc == 0 and f"case {'n' * 127} (linear)" in out and "all passed" in out,
           f"check-plugin: a 127-character name: exit {rc} {err}")
+    # 15c. a message with a path of 1,200 characters kept the path and lost the reason (the
+    # 1,024 bytes of an sm_status cut its end); now the path's middle goes
+    deep = os.path.join(tmp, *(["d" * 200] * 6))
+    os.makedirs(deep)
+    net = os.path.join(deep, "net.ini")
+    with open(net, "w") as f:
+        f.write("[network]\nname = x\ninput = 3x8x8\n[layers]\nc = conv2d out=4 kernel=3 bogus=1\n")
+    for args, tail in (
+            (["metrics", net], "/net.ini:5: layer c (conv2d): unknown parameter bogus (it takes "),
+            (["metrics", os.path.join(deep, "none.ini")], "/none.ini': no such file"),
+            (["predict", "resnet50", "--batch", "1", "--device", os.path.join(deep, "dev.ini")],
+             "/dev.ini': no such file"),
+            (["predict", "resnet50", "--batch", "1", "--coeffs", net],
+             "/net.ini:2: unknown section [network]")):
+        rc, out, err = run(*args)
+        check(rc != 0 and tail in err and "..." in err and len(err.strip().splitlines()) == 1,
+              f"{args[0]} {args[-1][-12:]}: the reason after a long path: {err[-160:]!r}")
     # 16. a flag and its opposite in one command: the last one won, silently (fit
     # --weight-term --no-weight-term fitted without the weight term)
     for pair in (["--weight-term", "--no-weight-term"], ["--no-nonneg", "--nonneg"]):

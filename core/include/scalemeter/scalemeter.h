@@ -48,7 +48,9 @@ typedef struct sm_status {
     char msg[SM_STATUS_LEN];
 } sm_status;
 
-/* Sets st->msg (printf-style) and returns -1, so that `return sm_fail(st, ...)` reads well. */
+/* Sets st->msg (printf-style) and returns -1, so that `return sm_fail(st, ...)` reads well. A
+ * message of SM_STATUS_LEN bytes or more loses the middle of its longest words ("/very/lo...
+ * /net.ini:5: REASON"), not its end; st->msg may be one of the arguments. */
 int sm_fail(sm_status *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- files written whole ---------------------------------------------------------------- */
