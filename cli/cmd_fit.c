@@ -879,6 +879,10 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
     if (sm_runs_read(a.csv, &runs, &st))
         return report_error(st.msg);
     output_reads_runs(runs);
+    /* the base of --device-out by name too (h100: the shipped description), as predict's
+     * --device: parse_args compared the paths as given alone */
+    if (a.device_out)
+        output_reads("configs/devices", a.device_base ? a.device_base : "h100");
     if (output_named_refuse("fit", "-o", a.out) ||
         output_named_refuse("fit", "--device-out", a.device_out)) {
         sm_runs_free(runs);

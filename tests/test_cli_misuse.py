@@ -315,6 +315,27 @@ try:
         rc, out, err = run(*args)
         check(rc != 0 and tail in err and "..." in err and len(err.strip().splitlines()) == 1,
               f"{args[0]} {args[-1][-12:]}: the reason after a long path: {err[-160:]!r}")
+    # 15d. fit --device-out reads its base description by name (--device-base h100, or h100
+    # by default); -o or --device-out naming that file replaced the shipped h100.ini, since
+    # only the paths as given were compared. Kept and put back whatever happens.
+    h100 = os.path.normpath(os.path.join(os.path.dirname(SM), "..", "share", "scalemeter",
+                                         "configs", "devices", "h100.ini"))
+    with open(h100, "rb") as f:
+        shipped = f.read()
+    try:
+        for args, option in (
+                (["--device-out", os.path.join(tmp, "d.ini"), "--device-base", "h100", "-o", h100],
+                 "-o"),
+                (["--device-out", os.path.join(tmp, "d.ini"), "-o", h100], "-o"),
+                (["--device-out", h100, "--device-base", "h100"], "--device-out")):
+            rc, out, err = run("fit", CPU_CSV, *args)
+            one_line_error(rc, err, 2, f"scalemeter fit: {option} {h100} is the input {h100}",
+                           f"fit {' '.join(args[-2:])}")
+            with open(h100, "rb") as f:
+                check(f.read() == shipped, f"fit {' '.join(args[-2:])}: h100.ini as shipped")
+    finally:
+        with open(h100, "wb") as f:
+            f.write(shipped)
     # 16. a flag and its opposite in one command: the last one won, silently (fit
     # --weight-term --no-weight-term fitted without the weight term)
     for pair in (["--weight-term", "--no-weight-term"], ["--no-nonneg", "--nonneg"]):
