@@ -77,6 +77,30 @@ static const error_case cases[] = {
      "no argument 'width'"},
     {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b]\nuse = t\nw = 4\nx = 1\n", 6,
      "argument 'x' is not used"},
+    /* a template's argument the block does not give, misspelt, or in a layer's name: which
+     * argument, of which layer, template and block (line 6), and what the block gives; this
+     * said "t.ini:5 (block at line 6): layer c: in ${w}: no argument 'w'" */
+    {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b]\nuse = t\n", 5,
+     "layer c of [template t]: ${w}: [block b] (line 6) gives no argument 'w' (it gives none: "
+     "add w = VALUE under it)"},
+    {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b]\nuse = t\nwidth = 4\n", 5,
+     "[block b] (line 6) gives no argument 'w' (it gives width)"},
+    {NET "[template t]\n${n} = relu\n[block b]\nuse = t\nw = 1\n", 5,
+     "the layer name ${n} of [template t]: ${n}: [block b] (line 6) gives no argument 'n'"},
+    {NET "[template t]\nc = conv2d out=${w*i} kernel=1\n[block b]\nuse = t\nw = 4\n", 5,
+     "${w*i}: i is the index of a repeated block, and [block b] (line 6) has no {A..B}"},
+    /* the block's arguments themselves: empty, written as ${...}, naming what is not there;
+     * "argument w = : unexpected end", "argument w = ${i}: unexpected character" before */
+    {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b]\nuse = t\nw =\n", 8,
+     "[block b]: argument w of [template t] is empty: give it an integer expression (w = 64)"},
+    {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b{1..2}]\nuse = t\nw = ${i}\n", 8,
+     "[block b{1..2}]: argument w = ${i}: write it without ${...}, which only [template t]'s "
+     "layers use (w = i, w = 2 * i)"},
+    {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b{1..2}]\nuse = t\nw = x\n", 8,
+     "[block b{1..2}]: argument w = x: 'x' is not known here: an argument is an integer "
+     "expression of numbers and i, the repetition's index"},
+    {NET "[template t]\nc = conv2d out=${w} kernel=1\n[block b]\nuse = t\nw = i\n", 8,
+     "argument w = i: i is the index of a repeated block, and [block b] (line 6) has no {A..B}"},
     {NET "[template t]\nc = conv2d out=${w/0} kernel=1\n[block b]\nuse = t\nw = 4\n", 5,
      "division by zero"},
     {NET "[block b{3..1}]\nc = relu\n", 4, "repetition"},

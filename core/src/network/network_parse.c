@@ -171,6 +171,11 @@ typedef struct scope_args {
     int has_i;
     int64_t i;
     const arg_name *sorted; /* the n names sorted, or NULL: looked up one by one */
+    /* for messages: the last name not found (missing_len 0: none; its text cut to the
+     * buffer), the [template] and [block] header in use */
+    size_t missing_len;
+    char missing[64];
+    const char *tmpl, *spec;
 } scope_args;
 
 static int by_arg_name(const void *a, const void *b)
@@ -222,7 +227,39 @@ static int lookup_arg(void *ctx, const char *name, size_t len, int64_t *value)
         *value = a->i;
         return 0;
     }
+    if (a) { /* name lies in the expression's copy, freed after: kept here */
+        a->missing_len = len;
+        snprintf(a->missing, sizeof a->missing, "%.*s", (int)(len < 63 ? len : 63), name);
+    }
     return -1;
+}
+
+/* Why the name args->missing is unknown, said of a block's arguments: "[block b] (line 8)
+ * gives no argument 'w' (it gives width, depth)". */
+static void say_missing(const scope_args *a, int block_line, char *out, size_t len)
+{
+    if (a->missing_len == 1 && a->missing[0] == 'i' && !a->has_i) {
+        snprintf(out, len,
+                 "i is the index of a repeated block, and [block %.200s] (line %d) has no {A..B}",
+                 a->spec, block_line);
+        return;
+    }
+    int at = snprintf(out, len, "[block %.200s] (line %d) gives no argument '%s'", a->spec,
+                      block_line, a->missing);
+    if (at < 0 || (size_t)at >= len)
+        return;
+    if (a->n == 0) {
+        snprintf(out + at, len - (size_t)at, " (it gives none: add %s = VALUE under it)",
+                 a->missing);
+        return;
+    }
+    at += snprintf(out + at, len - (size_t)at, " (it gives");
+    for (int k = 0; k < a->n && k < 4 && (size_t)at < len; k++)
+        at += snprintf(out + at, len - (size_t)at, "%s %.60s", k ? "," : "", a->names[k]);
+    if (a->n > 4 && (size_t)at < len)
+        at += snprintf(out + at, len - (size_t)at, " and %d more", a->n - 4);
+    if ((size_t)at < len)
+        snprintf(out + at, len - (size_t)at, ")");
 }
 
 /* Replaces every ${expr} of text; the result is malloc'd. */
@@ -489,12 +526,28 @@ static int add_layer(parse_ctx *c, const entry *e, const char *prefix, int block
         snprintf(where, sizeof where, "%s:%d (block at line %d)", c->path, e->line, block_line);
     else
         snprintf(where, sizeof where, "%s:%d", c->path, e->line);
+    if (args)
+        args->missing_len = 0;
     char *local = substitute(e->key, args, err, sizeof err);
-    if (!local)
-        return sm_fail(c->st, "%s: %s", where, err);
-    char *text = substitute(e->value, args, err, sizeof err);
+    char *text = local ? substitute(e->value, args, err, sizeof err) : NULL;
     if (!text) {
         free(local);
+        int of_block = args && args->missing_len && (args->tmpl || args->missing_len == 1);
+        if (of_block && (args->tmpl || args->missing[0] == 'i')) {
+            /* an argument of the template the block does not give, or i in a block that does
+             * not repeat: which, of which layer, template and block, and where. err is "in
+             * ${EXPR}: WHY", EXPR without a '}'. */
+            char why[512], tmpl[256] = "";
+            say_missing(args, block_line, why, sizeof why);
+            const char *expr = err + 3, *close = strchr(expr, '}');
+            if (args->tmpl)
+                snprintf(tmpl, sizeof tmpl, " of [template %.200s]", args->tmpl);
+            return sm_fail(c->st, "%s:%d: %s %.200s%s: %.*s: %s", c->path, e->line,
+                           local ? "layer" : "the layer name", e->key, tmpl,
+                           close ? (int)(close - expr + 1) : (int)strlen(expr), expr, why);
+        }
+        if (!local)
+            return sm_fail(c->st, "%s: the layer name %s: %s", where, e->key, err);
         return sm_fail(c->st, "%s: layer %s: %s", where, e->key, err);
     }
     if (grow((void **)&d->layers, &d->cap_layers, d->n_layers, sizeof *d->layers)) {
@@ -681,18 +734,43 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
             snprintf(name, sizeof name, "%s%lld%s", prefix, i, suffix);
         else
             snprintf(name, sizeof name, "%s", prefix);
-        scope_args args = {names, values, used, 0, first >= 0, i, NULL};
-        /* a block that uses a template gives arguments; evaluate them (they may use ${i}) */
+        scope_args args = {names, values, used, 0, first >= 0, i, NULL, 0, "", use, spec};
+        /* a block that uses a template gives arguments; evaluate them (they may use i) */
         for (int k = 0; tmpl && k < s->n; k++) {
             const entry *e = &s->entries[k];
             if (!strcmp(e->key, "use") || !strcmp(e->key, "from"))
                 continue;
-            char why[128];
-            scope_args index_only = {NULL, NULL, NULL, 0, first >= 0, i, NULL};
+            char why[256];
+            scope_args index_only = {NULL, NULL, NULL, 0, first >= 0, i, NULL, 0, "", use, spec};
             int64_t v;
+            const char *dots = strlen(e->value) > 100 ? "..." : "";
+            if (!e->value[0]) {
+                rc = sm_fail(c->st,
+                             "%s:%d: [block %s]: argument %s of [template %s] is empty: give "
+                             "it an integer expression (%s = 64)",
+                             c->path, e->line, spec, e->key, use, e->key);
+                break;
+            }
+            if (strstr(e->value, "${")) {
+                /* ${...} is the template's way to a value; an argument is an expression already */
+                rc = sm_fail(c->st,
+                             "%s:%d: [block %s]: argument %s = %.100s%s: write it without "
+                             "${...}, which only [template %s]'s layers use (%s = i, %s = 2 * i)",
+                             c->path, e->line, spec, e->key, e->value, dots, use, e->key, e->key);
+                break;
+            }
             if (sm_expr_eval(e->value, lookup_arg, &index_only, &v, why, sizeof why)) {
-                rc = sm_fail(c->st, "%s:%d: argument %s = %.100s%s: %s", c->path, e->line, e->key,
-                             e->value, strlen(e->value) > 100 ? "..." : "", why);
+                if (index_only.missing_len &&
+                    !(index_only.missing_len == 1 && index_only.missing[0] == 'i'))
+                    snprintf(why, sizeof why,
+                             "'%s' is not known here: an argument is an integer expression of "
+                             "numbers%s",
+                             index_only.missing,
+                             first >= 0 ? " and i, the repetition's index" : "");
+                else if (index_only.missing_len)
+                    say_missing(&index_only, s->line, why, sizeof why);
+                rc = sm_fail(c->st, "%s:%d: [block %s]: argument %s = %.100s%s: %s", c->path,
+                             e->line, spec, e->key, e->value, dots, why);
                 break;
             }
             names[args.n] = e->key;
