@@ -13,7 +13,9 @@
 void sm_shorten_message(char *text, size_t cap)
 {
     size_t len = strlen(text);
-    while (len >= cap) {
+    /* a few words at most: each pass reads the whole text, and a message quoting a file's text
+     * may hold many long words */
+    for (int pass = 0; pass < 8 && len >= cap; pass++) {
         /* the longest word: a path, as a rule, whose middle says least */
         size_t best = 0, best_len = 0;
         for (size_t i = 0; i < len;) {

@@ -48,9 +48,9 @@ int sm_data_find(const char *what, const char *subdir, const char *name, const c
 const char *sm_file_kind(unsigned mode);
 
 /* A message of cap bytes or more made shorter than cap in place (status.c; sm_fail does it to
- * every message): the middle of its longest word, a path as a rule, becomes "...", again while it
- * is too long and a word has more than 52 bytes, so that "PATH:LINE: REASON" keeps the head and
- * tail of PATH, the line and the whole reason; else its end is cut. */
+ * every message): the middle of its longest word, a path as a rule, becomes "...", again (8
+ * words at most) while it is too long and a word has more than 52 bytes, so that "PATH:LINE:
+ * REASON" keeps the head and tail of PATH, the line and the whole reason; else its end is cut. */
 void sm_shorten_message(char *text, size_t cap);
 
 /* Levenshtein distance of two names (near_names.c); more than 64 where either is longer. */
