@@ -61,6 +61,15 @@ set_tests_properties(cli_metrics_unknown_model PROPERTIES WILL_FAIL ON)
 add_test(NAME cli_metrics_unknown_model_message COMMAND ${SCALEMETER_BIN} metrics no_such_model)
 set_tests_properties(cli_metrics_unknown_model_message PROPERTIES
   PASS_REGULAR_EXPRESSION "unknown model 'no_such_model'")
+# a name ending .ini is a file's: no zoo path "name.ini.ini" in the message, and the zoo's own
+# name where the zoo has it
+add_test(NAME cli_metrics_unknown_model_ini COMMAND ${SCALEMETER_BIN} metrics no_such_model.ini)
+set_tests_properties(cli_metrics_unknown_model_ini PROPERTIES PASS_REGULAR_EXPRESSION
+  "unknown model 'no_such_model.ini': no such file \\(`scalemeter models` lists the zoo\\)")
+add_test(NAME cli_metrics_zoo_model_ini COMMAND ${SCALEMETER_BIN} metrics resnet50.ini
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests)
+set_tests_properties(cli_metrics_zoo_model_ini PROPERTIES PASS_REGULAR_EXPRESSION
+  "unknown model 'resnet50.ini': no such file here \\(the shipped one is named resnet50, without")
 add_test(NAME cli_metrics_bad_batch COMMAND ${SCALEMETER_BIN} metrics examples/tiny_resnet.ini --batch 0
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_metrics_bad_batch PROPERTIES WILL_FAIL ON)

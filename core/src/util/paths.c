@@ -90,6 +90,25 @@ static int copy_found(const char *what, const char *name, const char *found, cha
     return 0;
 }
 
+/* name.ini is in neither this folder nor, as written, the data folder: say whether the data
+ * folder has it as its bare name (resnet50.ini for resnet50), not that name.ini.ini is missing. */
+static int not_here(const char *what, const char *subdir, const char *name, size_t stem,
+                    const char *hint, sm_status *st)
+{
+    char *shipped;
+    if (asprintf(&shipped, "%s/%s/%s", sm_data_dir(), subdir, name) < 0)
+        return sm_fail(st, "out of memory");
+    int there = is_file(shipped);
+    free(shipped);
+    if (there)
+        return sm_fail(st,
+                       "unknown %s '%s': no such file here (the shipped one is named %.*s, "
+                       "without .ini)",
+                       what, name, (int)stem, name);
+    return sm_fail(st, "unknown %s '%s': no such file%s%s%s", what, name, hint ? " (" : "",
+                   hint ? hint : "", hint ? ")" : "");
+}
+
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st)
 {
@@ -123,6 +142,9 @@ int sm_data_find(const char *what, const char *subdir, const char *name, const c
         return sm_fail(st, "%s: %s", name, strerror(err));
     if (strchr(name, '/'))
         return sm_fail(st, "unknown %s '%s': no such file", what, name);
+    size_t nl = strlen(name);
+    if (nl > 4 && !strcmp(name + nl - 4, ".ini")) /* a file's name, not one of the folder's */
+        return not_here(what, subdir, name, nl - 4, hint, st);
     return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s", what, name,
                    sm_data_dir(), subdir, name, hint ? " (" : "", hint ? hint : "",
                    hint ? ")" : "");
