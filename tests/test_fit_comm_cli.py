@@ -351,6 +351,12 @@ with tempfile.TemporaryDirectory() as d:
           near(r["inter"]["bandwidth_gb_s"], B_PORT / 1e9, 0.01) and
           near(r["inter"]["latency_us"], L_INTER * 1e6, 0.01), f"4,096 nodes: {rc} {r} {se}")
 
+    # More hosts than a run may name: 8,192 ranks on 8,192 hosts were read as 4,096 nodes of
+    # 2, silently; refused at the 4,097th host's Rank line (three header lines, then rank
+    # 4,096 on line 4 + 4,096)
+    fails([write("big8192.txt", nccl_tests_output(8192, 1))], "big8192.txt:4100",
+          "more than 4096 hosts")
+
     # Runs appended to one log are read each with its own ranks: two runs of 4 ranks on
     # different hosts are 1 node x 4 twice, not 2 nodes x 4 (nothing across nodes to fit).
     four_a = nccl_tests_output(1, 4)

@@ -325,7 +325,13 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                 for (int i = k + 2; i + 1 < nt; i++)
                     if (!strcmp(tok[i], "on")) {
                         short *slot = host_slot(&run, tok[i + 1]);
-                        if (!*slot && run.n_hosts < MAX_HOSTS) {
+                        if (!*slot && run.n_hosts == MAX_HOSTS)
+                            rc = sm_fail(st,
+                                         "%s:%d: a run on more than %d hosts (the nodes it "
+                                         "counts would be wrong); split the file or fit fewer "
+                                         "nodes",
+                                         path, lineno, MAX_HOSTS);
+                        else if (!*slot) {
                             if (!(run.hosts[run.n_hosts] = strdup(tok[i + 1])))
                                 rc = sm_fail(st, "out of memory");
                             else
