@@ -94,21 +94,6 @@ typedef struct bench_args {
     const char *precision, *conv_algo; /* cuda only: NULL when not given */
 } bench_args;
 
-static int parse_bucket(const char *text, double *out, sm_status *st)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (!plain_decimal(text) || errno || end == text || *end || !SM_BUCKET_MIB_OK(v))
-        return sm_fail(
-            st,
-            "--bucket-mib %s: expected a positive number of MiB, in decimal, from %g (one "
-            "4-byte gradient) to %.0f",
-            text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
-    *out = v;
-    return 0;
-}
-
 /* A comma-separated list of networks, added to those given before (operands and --model); a
  * network file whose path has a comma in it is one network. */
 static int add_models(bench_args *a, const char *text, sm_status *st)
@@ -237,7 +222,7 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
     case OPT_MIN_TIME:
         return parse_real("--min-time", v, &a->min_time, st);
     case OPT_BUCKET:
-        return parse_bucket(v, &a->bucket_mb, st);
+        return bucket_mib_value(v, &a->bucket_mb, st);
     case OPT_MAX_MEMORY:
         if (parse_real("--max-memory", v, &a->max_memory_gb, st))
             return -1;

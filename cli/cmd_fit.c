@@ -216,13 +216,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
             a->device_base = v;
             break;
         case BUCKET: {
-            char *end;
-            double mb = strtod(v, &end);
-            if (!plain_decimal(v) || end == v || *end || !SM_BUCKET_MIB_OK(mb)) {
-                fprintf(stderr,
-                        "scalemeter fit: --bucket-mib %s: expected a positive number "
-                        "of MiB, in decimal, from %g (one 4-byte gradient) to %.0f\n",
-                        v, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+            double mb;
+            sm_status st;
+            if (bucket_mib_value(v, &mb, &st)) {
+                fprintf(stderr, "scalemeter fit: %s\n", st.msg);
                 return -1;
             }
             a->opt.bucket_bytes = mb * 1024 * 1024;

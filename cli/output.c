@@ -334,21 +334,27 @@ int parse_positive(const char *option, const char *text, int64_t max, int64_t *o
     return 0;
 }
 
-int parse_bucket_mib(const char *text, double *out)
+int bucket_mib_value(const char *text, double *out, sm_status *st)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (!plain_decimal(text) || errno || end == text || *end || !SM_BUCKET_MIB_OK(v)) {
-        char msg[256];
-        snprintf(msg, sizeof msg,
-                 "--bucket-mib %s: expected a positive number of MiB, in decimal, from %g "
-                 "(one 4-byte gradient) to %.0f",
-                 text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
-        report_error(msg);
+    if (!plain_decimal(text) || errno || end == text || *end || !SM_BUCKET_MIB_OK(v))
+        return sm_fail(st,
+                       "--bucket-mib %s: expected a positive number of MiB, in decimal, from %g "
+                       "(one 4-byte gradient) to %.0f",
+                       text, SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
+    *out = v;
+    return 0;
+}
+
+int parse_bucket_mib(const char *text, double *out)
+{
+    sm_status st;
+    if (bucket_mib_value(text, out, &st)) {
+        report_error(st.msg);
         return -1;
     }
-    *out = v;
     return 0;
 }
 

@@ -44,7 +44,9 @@ double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int
                                double t_step);
 /* A positive integer option; -1 with a message naming the option. */
 int parse_positive(const char *option, const char *text, int64_t max, int64_t *out);
-/* --bucket-mib of the device model: above 0, at most 1 TiB; -1 with a message. */
+/* --bucket-mib: MiB in decimal, from one 4-byte gradient to 1 TiB (SM_BUCKET_MIB_OK); -1 with
+ * the message in st (bucket_mib_value) or said on stderr (parse_bucket_mib). */
+int bucket_mib_value(const char *text, double *out, sm_status *st);
 int parse_bucket_mib(const char *text, double *out);
 
 /* 25557032 -> "25,557,032" */
