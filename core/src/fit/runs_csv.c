@@ -563,8 +563,7 @@ static int resolve_models(sm_runs *runs, const char *csv, sm_status *st)
             }
             memcpy(beside, csv, dir_len);
             memcpy(beside + dir_len, r->model, n + 1);
-            struct stat sb;
-            if (stat(beside, &sb) == 0 && S_ISREG(sb.st_mode) && !same_file(beside, r->model))
+            if (sm_is_file(beside) && !same_file(beside, r->model))
                 prev_as = beside;
             else
                 free(beside);

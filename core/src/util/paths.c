@@ -57,7 +57,7 @@ const char *sm_data_dir(void)
     return data_dir;
 }
 
-static int is_file(const char *path)
+int sm_is_file(const char *path)
 {
     struct stat s;
     return stat(path, &s) == 0 && S_ISREG(s.st_mode);
@@ -98,7 +98,7 @@ static int not_here(const char *what, const char *subdir, const char *name, size
     char *shipped;
     if (asprintf(&shipped, "%s/%s/%s", sm_data_dir(), subdir, name) < 0)
         return sm_fail(st, "out of memory");
-    int there = is_file(shipped);
+    int there = sm_is_file(shipped);
     free(shipped);
     if (there)
         return sm_fail(st,
@@ -112,13 +112,13 @@ static int not_here(const char *what, const char *subdir, const char *name, size
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st)
 {
-    if (is_file(name) || !strcmp(name, "-")) /* "-": the standard input */
+    if (sm_is_file(name) || !strcmp(name, "-")) /* "-": the standard input */
         return copy_found(what, name, name, path, len, st);
     if (!strchr(name, '/')) {
         char *found;
         if (asprintf(&found, "%s/%s/%s.ini", sm_data_dir(), subdir, name) < 0)
             return sm_fail(st, "out of memory");
-        int there = is_file(found);
+        int there = sm_is_file(found);
         int rc = there ? copy_found(what, name, found, path, len, st) : 0;
         free(found);
         if (there)

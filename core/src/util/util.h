@@ -43,6 +43,9 @@ int sm_refuse_cr_line_ends(const char *line, int csv, const char *path, int line
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);
 
+/* 1 where path is there and a regular file (through links). */
+int sm_is_file(const char *path);
+
 /* What a file of that st_mode is, for messages: "a folder", "a character device", "a pipe",
  * "a regular file", ... */
 const char *sm_file_kind(unsigned mode);
