@@ -36,6 +36,14 @@ int plain_decimal(const char *text)
     return *p == '\0';
 }
 
+int plain_digits(const char *text)
+{
+    const char *p = text;
+    while (isdigit((unsigned char)*p))
+        p++;
+    return p != text && *p == '\0';
+}
+
 /* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
 int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st)
 {
@@ -66,8 +74,9 @@ int parse_count(const char *option, const char *text, int lo, int hi, int *out, 
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi)
-        return sm_fail(st, "%s %s: expected an integer from %d to %d", option, text, lo, hi);
+    if (!plain_digits(text) || errno || *end || v < lo || v > hi)
+        return sm_fail(st, "%s %s: expected an integer from %d to %d, in decimal digits", option,
+                       text, lo, hi);
     *out = (int)v;
     return 0;
 }
@@ -109,9 +118,9 @@ int parse_int(const char *option, const char *text, int64_t lo, int64_t hi, int6
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi)
-        return sm_fail(st, "%s %s: expected an integer from %lld to %lld", option, text,
-                       (long long)lo, (long long)hi);
+    if (!plain_digits(text) || errno || *end || v < lo || v > hi)
+        return sm_fail(st, "%s %s: expected an integer from %lld to %lld, in decimal digits",
+                       option, text, (long long)lo, (long long)hi);
     *out = v;
     return 0;
 }
@@ -153,9 +162,10 @@ int parse_list(const char *option, const char *text, int64_t max, int64_t *out, 
         for (;;) {
             errno = 0;
             long long v = strtoll(p, &end, 10);
-            if (errno || end == p || v < 1 || v > max) {
+            /* a digit first: strtoll would also skip a space and take a sign */
+            if (!isdigit((unsigned char)*p) || errno || v < 1 || v > max) {
                 snprintf(msg, sizeof msg,
-                         "%s %s: expected integers from 1 to %lld, or A:B, "
+                         "%s %s: expected integers from 1 to %lld in decimal digits, or A:B, "
                          "separated by commas",
                          option, text, (long long)max);
                 return report_error(msg), -1;
@@ -185,8 +195,8 @@ int parse_list(const char *option, const char *text, int64_t max, int64_t *out, 
             return 0;
         if (*p != ',') {
             snprintf(msg, sizeof msg,
-                     "%s %s: unexpected '%c'; expected integers from 1 to %lld, "
-                     "or A:B, separated by commas",
+                     "%s %s: unexpected '%c'; expected integers from 1 to %lld in decimal "
+                     "digits, or A:B, separated by commas",
                      option, text, *p, (long long)max);
             return report_error(msg), -1;
         }

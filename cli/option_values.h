@@ -17,6 +17,9 @@
  * (e, E, a sign, digits) after; no sign, space, hexadecimal (0x10), inf or nan, all of which
  * strtod takes. */
 int plain_decimal(const char *text);
+/* Whether text is a whole number in decimal digits alone: no sign, space, hexadecimal (0x10)
+ * or exponent, which strtol takes or stops at. */
+int plain_digits(const char *text);
 
 /* allreduce: a multiple of 4 bytes from 4 to 64G, suffixes K, M, G (KB, KiB, ...). */
 int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st);

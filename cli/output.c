@@ -323,10 +323,10 @@ int parse_positive(const char *option, const char *text, int64_t max, int64_t *o
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < 1 || v > max) {
+    if (!plain_digits(text) || errno || *end || v < 1 || v > max) {
         char msg[256];
-        snprintf(msg, sizeof msg, "%s %s: expected an integer from 1 to %lld", option, text,
-                 (long long)max);
+        snprintf(msg, sizeof msg, "%s %s: expected an integer from 1 to %lld, in decimal digits",
+                 option, text, (long long)max);
         report_error(msg);
         return -1;
     }

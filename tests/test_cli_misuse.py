@@ -378,6 +378,55 @@ try:
         rc, out, err = run("check-plugin", "mish.so", *args)
         one_line_error(rc, err, 2, f"scalemeter check-plugin: {text}",
                        f"check-plugin {' '.join(args)}")
+    # 19. integer options in decimal digits alone, as the real-valued ones (plain_decimal):
+    # strtol skipped a leading space and took a sign, so --batch " 12", --batch +12 and
+    # --warmup -0 ran as 12 and 0; an item of a list or range likewise (--nodes "1, +2").
+    # Every command's integer parser: opt_int (predict, curve, predict_options), opt_list
+    # (curve's lists), parse_positive (metrics, fit-comm's FILE@NODES), parse_count
+    # (allreduce), parse_int and parse_int_list (bench).
+    H100 = ["--device", "h100"]
+    cases = [
+        (["predict", "resnet50", *H100, "--batch", "{}"], "--batch"),
+        (["predict", "resnet50", *H100, "--batch", "8", "--nodes", "{}"], "--nodes"),
+        (["predict", "resnet50", *H100, "--batch", "8", "-g", "{}"], "--gpus-per-node"),
+        (["predict", "resnet50", *H100, "--batch", "8", "--accumulate", "{}"], "--accumulate"),
+        (["predict", "resnet50", *H100, "--batch", "8", "--image", "{}"], "--image"),
+        (["predict", "gpt2", *H100, "--batch", "8", "--seq", "{}"], "--seq"),
+        (["predict", "resnet50", *H100, "--batch", "8", "--dataset", "{}"], "--dataset"),
+        (["predict", "resnet50", *H100, "--batch", "8", "--epochs", "{}"], "--epochs"),
+        (["curve", "resnet50", *H100, "--batch", "{}", "--nodes", "1"], "--batch"),
+        (["curve", "resnet50", *H100, "--global-batch", "{}", "--nodes", "1"], "--global-batch"),
+        (["curve", "resnet50", *H100, "--batch", "8", "--nodes", "{}"], "--nodes"),
+        (["curve", "resnet50", *H100, "--batch", "8", "--nodes", "1,{}"], "--nodes"),
+        (["curve", "resnet50", *H100, "--batch", "8", "--nodes", "1:{}"], "--nodes"),
+        (["metrics", "resnet50", "--batch", "{}"], "--batch"),
+        (["metrics", "resnet50", "--image", "{}"], "--image"),
+        (["allreduce", *H100, "--nodes", "{}"], "--nodes"),
+        (["allreduce", *H100, "-g", "{}"], "--gpus-per-node"),
+        (["allreduce", *H100, "--iters", "{}"], "--iters"),
+        (["allreduce", *H100, "--warmup", "{}"], "--warmup"),
+        (["bench", "resnet18", "--batch", "{}"], "--batch"),
+        (["bench", "resnet18", "--batch", "1,{}"], "--batch"),
+        (["bench", "resnet18", "--image", "{}"], "--image"),
+        (["bench", "resnet18", "--reps", "{}"], "--reps"),
+        (["bench", "resnet18", "--warmup", "{}"], "--warmup"),
+        (["bench", "resnet18", "--threads", "{}"], "--threads"),
+        (["fit-comm", "runs.csv@{}"], "FILE@NODES"),
+    ]
+    for args, option in cases:
+        for value in (" 2", "+2", "-0", "0x10", "1e3", "2abc", ""):
+            argv = [a.replace("{}", value) for a in args]
+            if argv[0] != "fit-comm":  # which has no -o
+                argv += ["-o", os.path.join(tmp, "int.out")]
+            rc, out, err = run_in(tmp, *argv)
+            # bench's lists say an empty item is one
+            text = "an empty item" if "an empty item" in err and value == "" else "in decimal digits"
+            one_line_error(rc, err, 2, text, f"{' '.join(argv)!r}")
+            check(option in err, f"{' '.join(argv)!r}: names {option}: {err.strip()}")
+    check(not os.path.exists(os.path.join(tmp, "int.out")), "the refused commands wrote nothing")
+    # digits alone, a leading zero among them, are a decimal integer
+    rc, out, err = run("predict", "resnet50", *H100, "--batch", "012", "--format", "json")
+    check(rc == 0 and json.loads(out or "{}").get("batch") == 12, f"--batch 012: {rc} {err}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
