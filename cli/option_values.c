@@ -209,14 +209,19 @@ int parse_threshold(const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
+    /* the number before a '%' in decimal, as the other real-valued options */
+    char number[64];
+    size_t len = (size_t)(end - text);
+    int decimal = len < sizeof number &&
+                  (memcpy(number, text, len), number[len] = '\0', plain_decimal(number));
     if (end != text && *end == '%' && end[1] == '\0') {
         v /= 100;
         end++;
     }
-    if (errno || end == text || *end || !(v > 0 && v <= 1)) {
+    if (!decimal || errno || end == text || *end || !(v > 0 && v <= 1)) {
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "--threshold %s: expected a gain above 0 and at most 1 "
+                 "--threshold %s: expected a gain above 0 and at most 1, in decimal "
                  "(0.1 or 10%%)",
                  text);
         return report_error(msg), -1;

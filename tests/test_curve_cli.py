@@ -513,6 +513,12 @@ with tempfile.TemporaryDirectory() as tmp:
         (["nonet", "--device", "h100", "--batch", "64", "--nodes", "1"], "unknown model 'nonet'"),
         (H100 + ["--nodes", "1", "--threshold", "0"], "--threshold 0: expected a gain above 0"),
         (H100 + ["--nodes", "1", "--threshold", "150%"], "--threshold 150%"),
+        # in decimal, as the other real-valued options: strtod took hexadecimal (0x1p-3 was
+        # 12.5%), a sign and a leading space
+        (H100 + ["--nodes", "1", "--threshold", "0x1p-3"], "--threshold 0x1p-3: expected a gain "
+         "above 0 and at most 1, in decimal"),
+        (H100 + ["--nodes", "1", "--threshold", "+0.1"], "--threshold +0.1: expected a gain"),
+        (H100 + ["--nodes", "1", "--threshold", " 10%"], "--threshold  10%: expected a gain"),
         (H100 + ["--nodes", "1", "--format", "xml"], "--format xml"),
         (H100 + ["--nodes", "1", "-g", "16"], "a node has 8 devices, not 16"),
         (H100 + ["--nodes", "1", "--precision", "fp8"], "precision fp8"),
