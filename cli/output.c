@@ -719,7 +719,8 @@ double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int
     sm_status st;
     if (!(peak > 0) || !isfinite(t_step) || sm_network_metrics(net, batch, &m, &st))
         return NAN;
-    return (double)(m.flops + m.bwd_flops) / (t_step * peak);
+    /* each count fits 64 bits, their sum may not (resnet50 at batch 4e8: 9.8e18) */
+    return ((double)m.flops + (double)m.bwd_flops) / (t_step * peak);
 }
 
 int output_not_input(const char *cmd, const char *option, const char *out,

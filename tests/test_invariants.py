@@ -178,6 +178,23 @@ for _ in range(N_CONFIGS):
         check(above is None or not above["memory"]["fits"],
               f"{name(c)}: batch {b + 1}, above the max batch {b}, fits")
 
+# batches whose forward and backward FLOPs each fit 64 bits and their sum does not:
+# resnet50 at batch 4e8 has F = 3.29e18 and Fb = 6.56e18 (metrics), above 2^63 = 9.22e18
+# together; mfu was negative (-0.095). mfu = (F + Fb) / (t_step x peak), tf32's 494.7 TFLOP/s
+for batch in (300000000, 400000000):
+    m, err = sm_json("metrics", "resnet50", "--batch", str(batch))
+    what = f"resnet50 --device h100 --batch {batch}"
+    for cmd in ("predict", "curve"):
+        d, err = sm_json(cmd, "resnet50", "--device", "h100", "--batch", str(batch),
+                         *(["--nodes", "1"] if cmd == "curve" else []))
+        d = d["curves"][0]["points"][0] if d and cmd == "curve" else d
+        if not (m and d):
+            check(False, f"{cmd} {what}: {err}")
+            continue
+        want = (m["flops"] + m["bwd_flops"]) / (d["t_step"] * 494.7e12)
+        check(d["mfu"] is not None and close(d["mfu"], want, 1e-4),
+              f"{cmd} {what}: mfu {d['mfu']}, expected {want}")
+
 print(f"{checked} of {N_CONFIGS} configurations predicted (seed {SEED})")
 check(checked >= N_CONFIGS // 2, f"only {checked} of {N_CONFIGS} configurations predicted")
 finish()
