@@ -724,11 +724,12 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
                    sm_network **nets, sm_status *st)
 {
     const curve_args *a = r->args;
-    sm_network_options opt = {a->common.image ? a->common.image : a->common.seq};
     for (int m = 0; m < n_models; m++) {
         output_reads("models", models[m]);
-        if (sm_network_load(reg, models[m], &opt, &nets[m], st))
-            return -1;
+        int loaded = load_sized_network("curve", reg, models[m], a->common.image, a->common.seq,
+                                        &nets[m], st);
+        if (loaded)
+            return loaded;
     }
     if (output_reads_refuse("curve", a->output))
         return -2; /* said: a usage error */

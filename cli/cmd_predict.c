@@ -536,11 +536,12 @@ int cmd_predict(int argc, char **argv)
         return report_error(st.msg);
     }
     sm_network *net;
-    sm_network_options opt = {a.common.image ? a.common.image : a.common.seq};
     int rc;
     output_reads("models", a.model);
-    if (sm_network_load(reg, a.model, &opt, &net, &st)) {
-        rc = report_error(st.msg);
+    int loaded =
+        load_sized_network("predict", reg, a.model, a.common.image, a.common.seq, &net, &st);
+    if (loaded) {
+        rc = loaded == -2 ? 2 : report_error(st.msg);
     } else if ((rc = output_reads_refuse("predict", a.output))) {
         sm_network_free(net);
     } else if (check_length_option("predict", a.model, net, a.common.image, a.common.seq)) {

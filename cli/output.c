@@ -690,6 +690,26 @@ int check_length_option(const char *cmd, const char *model, const sm_network *ne
     return -1;
 }
 
+int load_sized_network(const char *cmd, const sm_registry *reg, const char *model, int64_t image,
+                       int64_t seq, sm_network **net, sm_status *st)
+{
+    sm_network_options opt = {image ? image : seq};
+    if (sm_network_load(reg, model, &opt, net, st) == 0)
+        return 0;
+    /* a size meant for the other kind can fail a layer (gpt2 --image 100000 is longer than
+     * its positions): the network at its own size tells the kind, and the option is named.
+     * Not the standard input, which the first load read. */
+    sm_network *own;
+    sm_status ignored;
+    int mismatch = 0;
+    if ((image || seq) && strcmp(model, "-") != 0 &&
+        sm_network_load(reg, model, NULL, &own, &ignored) == 0) {
+        mismatch = check_length_option(cmd, model, own, image, seq);
+        sm_network_free(own);
+    }
+    return mismatch ? -2 : -1;
+}
+
 double tokens_per_s(const sm_layout *l, double t_step, int64_t seq)
 {
     return sm_images_per_s(l, t_step) * (double)seq;

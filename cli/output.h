@@ -27,6 +27,10 @@ int is_sequence(const sm_network *net);
  * naming the option and the network ("scalemeter CMD: ..." on standard error). */
 int check_length_option(const char *cmd, const char *model, const sm_network *net, int64_t image,
                         int64_t seq);
+/* MODEL read at --image's or --seq's size (0 and 0: its own): 0; -1 with st; -2 where that
+ * size failed a network of the other kind, said as check_length_option says it. */
+int load_sized_network(const char *cmd, const sm_registry *reg, const char *model, int64_t image,
+                       int64_t seq, sm_network **net, sm_status *st);
 /* Tokens per second of all devices: global batch x seq / t_step. */
 double tokens_per_s(const sm_layout *l, double t_step, int64_t seq);
 /* The dataset of an epoch of net in samples: (tokens > 0) ceil(tokens / seq) sequences, which

@@ -125,6 +125,13 @@ for cmd in (["predict", "--batch", "1"], ["curve", "--batch", "1", "--nodes", "1
             (["gpt2", "--device", "h100", "--tokens", "2000P"], "--tokens 2000P"),
             (["gpt2", "--device", "h100", "--image", "64"], "--image: gpt2 is a sequence"),
             (["resnet50", "--device", "h100", "--seq", "64"], "--seq: resnet50 is an image"),
+            # a size of the other kind that no layer takes: the option named, not a layer
+            # (the network was read at that size first: gpt2's positions end at 1024,
+            # vit_b_16's 16x16 patches need 16 pixels)
+            (["gpt2", "--device", "h100", "--image", "100000"], "--image: gpt2 is a sequence"),
+            (["vit_b_16", "--device", "h100", "--seq", "1"], "--seq: vit_b_16 is an image"),
+            (["vit_b_16", "--device", "h100", "--seq", "1", "--tokens", "1M"],
+             "--seq: vit_b_16 is an image"),
             (["resnet50", "--device", "h100", "--tokens", "1B"], "--tokens: resnet50"),
             (["gpt2", "--device", "h100", "--tokens", "1B", "--dataset", "9"], "one of the two"),
             # a dataset in tokens written as --dataset: the option that counts them is named
