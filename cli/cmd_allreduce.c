@@ -258,7 +258,7 @@ static void print_row(const allreduce_args *a, json_writer *w, const char *impl,
                       const sm_allreduce_result *r, int nodes)
 {
     if (a->format == FORMAT_CSV) {
-        printf("%zu,%s,%d,%d,%.6e,%.4f,%.4f\n", r->bytes, impl, r->ranks, nodes, r->time_s,
+        printf("%zu,%s,%d,%d,%.6e,%.6g,%.6g\n", r->bytes, impl, r->ranks, nodes, r->time_s,
                r->algbw_gb_s, r->busbw_gb_s);
     } else if (a->format == FORMAT_JSON) {
         json_begin_object(w);
@@ -411,10 +411,12 @@ static int predicted_sweep(const allreduce_args *a)
         /* one device moves nothing in no time: bytes / 0 is no bandwidth (null, empty, -) */
         double t = e[i].seconds, algbw = t > 0 ? bytes[i] / t / 1e9 : NAN;
         double busbw = algbw * factor;
-        char bw[2][32] = {"", ""}; /* CSV: empty where not known */
+        /* CSV: empty where not known; 6 digits as JSON's, not 4 decimals, which wrote a
+         * rate below 50 KB/s (4 bytes on many nodes) as 0 */
+        char bw[2][32] = {"", ""};
         if (isfinite(algbw)) {
-            snprintf(bw[0], sizeof bw[0], "%.4f", algbw);
-            snprintf(bw[1], sizeof bw[1], "%.4f", busbw);
+            snprintf(bw[0], sizeof bw[0], "%.6g", algbw);
+            snprintf(bw[1], sizeof bw[1], "%.6g", busbw);
         }
         if (a->format == FORMAT_CSV) {
             printf("%.0f,model,%d,%d,%.6e,%s,%s,%s,%s,%s\n", bytes[i], ranks, a->nodes, t, bw[0],

@@ -210,4 +210,25 @@ lines = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()
 check(len(lines) == 2 and all(f[4:6] == ["-", "-"] for f in lines),
       f"allreduce on one device, table: exit {rc} {out!r} {err!r}")
 
+# A rate below 50 KB/s was 0.0000 in the CSV (four decimals) and 1.85873e-05 in JSON: 4 bytes
+# over 8,388,608 ranks. Now the CSV has JSON's six digits, algbw = bytes / time_s / 1e9 and
+# busbw = algbw x 2(n-1)/n, all positive.
+args = ["allreduce", "--device", "h100", "--nodes", "1048576", "--min-bytes", "4",
+        "--max-bytes", "8"]
+rc, out, err = run(*args, "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+rc, jout, err = run(*args, "--format", "json")
+results = json.loads(jout)["results"] if rc == 0 else []
+check(len(rows) == 2 and len(results) == 2, f"allreduce on 2^20 nodes: {out!r} {jout!r}")
+for r, j in zip(rows, results):
+    n, t = int(r["ranks"]), float(r["time_s"])
+    algbw = int(r["bytes"]) / t / 1e9
+    check(float(r["algbw_gb_s"]) > 0 and near(float(r["algbw_gb_s"]), algbw, 1e-5) and
+          near(float(r["busbw_gb_s"]), algbw * 2 * (n - 1) / n, 1e-5),
+          f"CSV at {r['bytes']} bytes: algbw {r['algbw_gb_s']}, busbw {r['busbw_gb_s']}; "
+          f"expected {algbw:.6g}")
+    check(float(r["algbw_gb_s"]) == j["algbw_gb_s"] and
+          float(r["busbw_gb_s"]) == j["busbw_gb_s"],
+          f"CSV and JSON differ at {r['bytes']} bytes: {r} {j}")
+
 finish()
