@@ -60,6 +60,15 @@ static int parse_args(int argc, char **argv, validate_args *a)
         } else if (c == DEVICE) {
             a->device = optarg;
         } else if (c == PRECISION) {
+            /* a name of none, not "none of its rows is of precision FP32" */
+            if (strcmp(optarg, "fp32") && strcmp(optarg, "tf32") && strcmp(optarg, "fp16") &&
+                strcmp(optarg, "bf16")) {
+                fprintf(stderr,
+                        "scalemeter validate: --precision %s: expected fp32, tf32, fp16 or "
+                        "bf16\n",
+                        optarg);
+                return -1;
+            }
             a->precision = optarg;
         } else if (c == FORMAT) {
             if (parse_format(optarg, 7, &a->format))

@@ -55,4 +55,12 @@ rc, out, err = run("validate", path, "--device", "h100", "--precision", "fp32")
 said = [l for l in err.splitlines() if "ran, but is predicted not to fit" in l]
 check(rc == 0 and len(said) == 2 and f"{path}:2: vgg16" in said[0] and
       f"{path}:4: resnet50" in said[1], f"not-fit rows in the file's order: {err}")
+
+# a --precision that names no precision is refused as one, as predict's and fit's are: it was
+# "none of its 200 rows is of precision FP32" (and "... of precision " for "")
+for p in ("FP32", "fp8", ""):
+    rc, out, err = run("validate", "configs/calibrations/cpu-amd-epyc-1thread.csv", "--device",
+                       "cpu", "--precision", p)
+    check(rc == 2 and err == f"scalemeter validate: --precision {p}: expected fp32, tf32, fp16 "
+          "or bf16\n" and out == "", f"validate --precision {p!r}: exit {rc}, {err!r}")
 finish()
