@@ -204,16 +204,24 @@ int parse_list(const char *option, const char *text, int64_t max, int64_t *out, 
     }
 }
 
+/* Whether text up to end (where strtod stopped, before a suffix) is plain decimal. */
+static int decimal_before(const char *text, const char *end)
+{
+    char number[64];
+    size_t len = (size_t)(end - text);
+    if (len >= sizeof number)
+        return 0;
+    memcpy(number, text, len);
+    number[len] = '\0';
+    return plain_decimal(number);
+}
+
 int parse_threshold(const char *text, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    /* the number before a '%' in decimal, as the other real-valued options */
-    char number[64];
-    size_t len = (size_t)(end - text);
-    int decimal = len < sizeof number &&
-                  (memcpy(number, text, len), number[len] = '\0', plain_decimal(number));
+    int decimal = decimal_before(text, end); /* before the '%' */
     if (end != text && *end == '%' && end[1] == '\0') {
         v /= 100;
         end++;
@@ -235,6 +243,7 @@ int parse_size(const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
+    int decimal = decimal_before(text, end); /* before the suffix */
     double unit = 1;
     if (*end == 'K' || *end == 'k')
         unit = 1024, end++;
@@ -244,10 +253,10 @@ int parse_size(const char *text, double *out)
         unit = 1073741824, end++;
     if (!strcmp(end, "B") || (unit > 1 && !strcmp(end, "iB")))
         end += strlen(end);
-    if (errno || end == text || *end || !(v >= 0) || !isfinite(v * unit)) {
+    if (!decimal || errno || end == text || *end || !(v >= 0) || !isfinite(v * unit)) {
         fprintf(stderr,
-                "scalemeter fit-comm: --min-bytes %s: expected a size in bytes (suffixes "
-                "K, M, G)\n",
+                "scalemeter fit-comm: --min-bytes %s: expected a size in bytes, in decimal "
+                "(suffixes K, M, G)\n",
                 text);
         return -1;
     }

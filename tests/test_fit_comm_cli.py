@@ -408,6 +408,10 @@ with tempfile.TemporaryDirectory() as d:
     fails([huge_csv], "huge-time.csv:2", "time_s 2e6 is above 1e+06 s")
     fails([one, "--device-base", "nosuchdevice"], "nosuchdevice")
     fails([one, "--min-bytes", "lots"], "--min-bytes")
+    # in decimal, as the other real-valued options: strtod took 0x1p4K as 16K, and a sign
+    for size in ("0x1p4K", "+1M", " 1M"):
+        fails([one, "--min-bytes", size], f"--min-bytes {size}: expected a size in bytes, in "
+              "decimal")
     # 100 s more per all-reduce than the links explain: 100 / 14 ring steps of 8 ranks is
     # 7.1e6 us per step, beyond the 1e6 a description holds; the file is not written (it was,
     # and no command could load it; found by fuzz/fuzz_comm.c)
