@@ -735,12 +735,19 @@ double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int
                                double t_step)
 {
     double peak = sm_predictor_peak_flops(p);
-    sm_metrics m;
-    sm_status st;
-    if (!(peak > 0) || !isfinite(t_step) || sm_network_metrics(net, batch, &m, &st))
+    if (!(peak > 0) || !isfinite(t_step))
         return NAN;
-    /* each count fits 64 bits, their sum may not (resnet50 at batch 4e8: 9.8e18) */
-    return ((double)m.flops + (double)m.bwd_flops) / (t_step * peak);
+    /* summed as reals, layer by layer as the predictor counts them: the network's 64-bit
+     * totals overflow first (resnet50 at batch 1e9), and F + Fb sooner (at 4e8: 9.8e18) */
+    double flops = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        sm_metrics m;
+        sm_status st;
+        if (sm_layer_metrics_at(&net->layers[i], batch, &m, &st))
+            return NAN;
+        flops += (double)m.flops + (double)m.bwd_flops;
+    }
+    return flops / (t_step * peak);
 }
 
 int output_not_input(const char *cmd, const char *option, const char *out,

@@ -194,6 +194,18 @@ for batch in (300000000, 400000000):
         want = (m["flops"] + m["bwd_flops"]) / (d["t_step"] * 494.7e12)
         check(d["mfu"] is not None and close(d["mfu"], want, 1e-4),
               f"{cmd} {what}: mfu {d['mfu']}, expected {want}")
+# past 1e9 the network's 64-bit totals overflow (metrics refuses the batch) and mfu was null
+# though every time was predicted: the FLOPs of resnet50 are the same per sample at any batch
+# (those of batch 1, metrics), so mfu = B (F1 + Fb1) / (t_step x peak)
+m, err = sm_json("metrics", "resnet50", "--batch", "1")
+for batch in (1000000000, 4294967296):
+    d, err = sm_json("predict", "resnet50", "--device", "h100", "--batch", str(batch))
+    if not (m and d):
+        check(False, f"predict resnet50 --batch {batch}: {err}")
+        continue
+    want = batch * (m["flops"] + m["bwd_flops"]) / (d["t_step"] * 494.7e12)
+    check(d["mfu"] is not None and close(d["mfu"], want, 1e-4),
+          f"predict resnet50 --device h100 --batch {batch}: mfu {d['mfu']}, expected {want}")
 
 print(f"{checked} of {N_CONFIGS} configurations predicted (seed {SEED})")
 check(checked >= N_CONFIGS // 2, f"only {checked} of {N_CONFIGS} configurations predicted")
