@@ -200,6 +200,13 @@ refused(["curve", "vgg16,resnet50", "--device", "h100", "--batch", "8,1048576", 
 for extra in ([], ["--per-layer"], ["--per-block", "--format", "json"]):
     refused(["metrics", "resnet50", "--batch", "1048576", "--image", "65536", *extra], None, None,
             "scalemeter metrics: resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
+# each layer's counts in range, their totals not: the network was named twice ("scalemeter
+# metrics: resnet50: resnet50: totals ...") and without the way out the layers' message gives
+for extra in ([], ["--per-block", "--format", "json"]):
+    rc, out, err = run("metrics", "resnet50", "--batch", "1000000000", *extra)
+    check(rc == 1 and out == "" and err == "scalemeter metrics: resnet50: totals at batch "
+          "1000000000 overflow 64 bits (a smaller batch or input keeps them in range)\n",
+          f"metrics resnet50 --batch 1000000000 {' '.join(extra)}: exit {rc}, {err!r}")
 # --- the fourth campaign ---
 # A runs CSV row with a field too many (a decimal comma: t_step "1,23909" read as 1 s) or too
 # few (cut short, its precision column lost: a bf16 row read as fp32) is refused at its line.

@@ -81,7 +81,9 @@ int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics
         if (sm_layer_metrics_at(&net->layers[i], batch, &m, st))
             return -1;
         if (add_metrics(out, &m))
-            return sm_fail(st, "%s: totals at batch %lld overflow 64 bits", net->name,
+            return sm_fail(st,
+                           "totals at batch %lld overflow 64 bits (a smaller batch or input "
+                           "keeps them in range)",
                            (long long)batch);
     }
     return 0;
@@ -97,7 +99,9 @@ int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_
         if (sm_layer_metrics_at(&net->layers[i], batch, &m, st))
             return -1;
         if (add_metrics(&out[net->layers[i].block], &m))
-            return sm_fail(st, "%s: block %s: totals at batch %lld overflow 64 bits", net->name,
+            return sm_fail(st,
+                           "block %s: totals at batch %lld overflow 64 bits (a smaller batch "
+                           "or input keeps them in range)",
                            net->blocks[net->layers[i].block], (long long)batch);
     }
     return 0;
