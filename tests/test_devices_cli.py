@@ -92,6 +92,27 @@ expect("h100-pcie bf16 conv efficiency", devs["h100-pcie"]["conv_efficiency"]["b
 expect("h100 bf16 conv efficiency", devs["h100"]["conv_efficiency"]["bf16"], 0.35)
 expect("h100 tf32 conv efficiency", devs["h100"]["conv_efficiency"]["tf32"], 0.44)
 expect("a100 bf16 conv efficiency", devs["a100"]["conv_efficiency"]["bf16"], 0.7)
+# TF32 allows the tensor cores, it does not force them: where Ampere's TF32 fraction of the
+# tensor-core peak is below what the FP32 lanes reach (GA102, Ada), tf32 runs at the fp32 rate.
+# RTX 4090: 82.6 TFLOPS both ways, 0.3 x 82.6 = 24.8 below 0.76 x 82.6 = 62.8: 0.76 of its TF32
+# peak. L40S: 0.76 x 91.6 / 183 = 0.3804 (above 0.3). A100: 0.85 x 19.5 / 156 = 0.106, 0.3 stays.
+expect("rtx4090 tf32 efficiency", devs["rtx4090"]["efficiency"]["tf32"], 0.76)
+expect("rtx4090 tf32 conv efficiency", devs["rtx4090"]["conv_efficiency"]["tf32"], 0.76)
+expect("l40s tf32 efficiency", devs["l40s"]["efficiency"]["tf32"], 0.3804)
+expect("a100 tf32 efficiency, above its fp32 rate", devs["a100"]["efficiency"]["tf32"], 0.3)
+# so no part trains slower at tf32 than at fp32
+for n in NAMES:
+    if devs[n]["peak_tflops"]["tf32"] is None:
+        continue
+    steps = {}
+    for prec in ("fp32", "tf32"):
+        rc, out, err = run("predict", "resnet50", "--device", n, "--batch", "64", "-g", "1",
+                           "--precision", prec, "--format", "json")
+        check(rc == 0, f"predict resnet50 --device {n} --precision {prec}: {err}")
+        steps[prec] = json.loads(out)["t_step"] if rc == 0 else None
+    if None not in steps.values():
+        check(steps["tf32"] <= steps["fp32"],
+              f"{n}: resnet50 step at tf32 {steps['tf32']} s, slower than at fp32 {steps['fp32']} s")
 # Ampere's: one point (A100 SXM, 400 W, 108 SMs, 1305 MHz) and Hopper's static share
 # 1.3284 / 5.3030 = 0.2505: s = 0.2505 x 3.7037 = 0.9278, k = (3.7037 - 0.9278) / 1.305^3
 # = 1.2490. A100 PCIe 40 GB at 250 W: (2.3148 - 0.9278) / 1.2490 = 1.1105, cube root 1.0355

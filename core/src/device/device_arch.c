@@ -219,6 +219,25 @@ static int memory_type_of(const char *name)
     return m;
 }
 
+/* TF32 allows tensor cores, it does not force them: cuDNN and cuBLAS may still run their fp32
+ * kernels on the CUDA cores, and choose them where they are faster. On GA102 and Ada the
+ * TF32 tensor cores are no faster per clock than the 128 FP32 lanes (RTX 4090: 82.6 TFLOP/s
+ * each), and the generation's TF32 fraction (0.3, A100's convolutions) would make tf32 slower
+ * than fp32 (RTX 4090: 24.8 against 62.8 achievable). So a default TF32 efficiency reaches at
+ * least the fp32 rate; a description's own key stands. */
+static void tf32_at_least_fp32(sm_device *dev, int eff_default, int conv_default)
+{
+    double tf32 = dev->peak[SM_TF32], fp32 = dev->peak[SM_FP32];
+    if (!(tf32 > 0 && fp32 > 0))
+        return;
+    if (eff_default && dev->efficiency[SM_FP32] > 0)
+        dev->efficiency[SM_TF32] =
+            fmax(dev->efficiency[SM_TF32], fp32 * dev->efficiency[SM_FP32] / tf32);
+    if (conv_default && dev->conv_efficiency[SM_FP32] > 0)
+        dev->conv_efficiency[SM_TF32] =
+            fmax(dev->conv_efficiency[SM_TF32], fp32 * dev->conv_efficiency[SM_FP32] / tf32);
+}
+
 int sm_device_tensor_cores_known(const char *name)
 {
     return !strcmp(name, "none") || generation_of(name) < N_GENERATIONS;
@@ -295,10 +314,13 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
     for (int p = 0; p < SM_N_PRECISIONS; p++) {
         if (from_arch[p])
             dev->efficiency[p] = fmin(1, dev->efficiency[p] * factor);
-        if (conv_from_arch[p])
+        if (conv_from_arch[p]) {
             dev->conv_efficiency[p] = fmin(1, dev->conv_efficiency[p] * factor);
-        else if (dev->conv_efficiency[p] < 0)
+        } else if (dev->conv_efficiency[p] < 0) {
             dev->conv_efficiency[p] = dev->efficiency[p];
+            conv_from_arch[p] = from_arch[p];
+        }
     }
+    tf32_at_least_fp32(dev, from_arch[SM_TF32], conv_from_arch[SM_TF32]);
     return 0;
 }
