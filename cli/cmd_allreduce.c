@@ -137,6 +137,9 @@ static int parse_option(int c, allreduce_args *a, sm_status *st)
         a->protocols = v;
         return 0;
     case 'O':
+        /* the option's error here, the library's ("op X: ...") for a caller of its own */
+        if (strcmp(v, "all_reduce") && strcmp(v, "all_gather") && strcmp(v, "reduce_scatter"))
+            return sm_fail(st, "--op %s: expected all_reduce, all_gather or reduce_scatter", v);
         a->op = v;
         return 0;
     case 'N':
@@ -374,8 +377,10 @@ static int predicted_sweep(const allreduce_args *a)
                                   .protocols = a->protocols,
                                   .op = a->op};
     sm_status st = {""};
-    if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st))
-        return report_error(st.msg);
+    if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st)) {
+        report_error(st.msg);
+        return strncmp(st.msg, "--", 2) == 0 ? 2 : 1; /* an option's value: a usage error */
+    }
     int g = layout.gpus_per_node, ranks = a->nodes * g;
     const char *collective = layout.collective;
     /* nccl-tests' bus factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and

@@ -720,6 +720,32 @@ static void note_rounding(const curve_run *r)
 /* Loads every network and computes every curve; rows and networks stay for the output. -1
  * with st, -2 where an option does not fit a network, -3 where a curve cannot be computed
  * (both said on standard error). */
+/* Strong scaling gives every device at least one sample of each micro-batch: a global batch
+ * below the devices of a node count is the option's error (exit 2), said before any work. */
+static int global_batch_too_small(const curve_args *a, int gpus_per_node)
+{
+    int64_t accumulate = a->common.accumulate > 1 ? a->common.accumulate : 1;
+    int nodes = a->nodes[a->n_nodes - 1]; /* ascending: the most devices */
+    int64_t devices = (int64_t)nodes * gpus_per_node;
+    for (int b = 0; b < a->n_batches; b++) {
+        int64_t micro = a->batches[b] / accumulate;
+        if (micro >= devices)
+            continue;
+        char per[96] = "";
+        if (accumulate > 1)
+            snprintf(per, sizeof per, " (%lld per micro-batch of --accumulate %lld)",
+                     (long long)micro, (long long)accumulate);
+        fprintf(stderr,
+                "scalemeter curve: --global-batch %lld%s is smaller than the %lld devices of "
+                "%d node%s x %d: every device needs a sample (a global batch of at least "
+                "%lld, or fewer --nodes)\n",
+                (long long)a->batches[b], per, (long long)devices, nodes, nodes == 1 ? "" : "s",
+                gpus_per_node, (long long)(devices * accumulate));
+        return -1;
+    }
+    return 0;
+}
+
 static int compute(curve_run *r, const sm_registry *reg, char **models, int n_models,
                    sm_network **nets, sm_status *st)
 {
@@ -744,6 +770,8 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
             return -2;
         }
     }
+    if (a->strong && global_batch_too_small(a, r->gpus_per_node))
+        return -2;
     for (int m = 0; m < n_models; m++)
         for (int b = 0; b < a->n_batches; b++) {
             curve_row *row = &r->rows[r->n_rows];
@@ -826,7 +854,9 @@ int cmd_curve(int argc, char **argv)
     int rc = 0;
     if (!r.rows || !r.warn)
         rc = report_error("out of memory");
-    else if (predictor_choice_open(&choice, &pred, &st) || sm_registry_open(&reg, &st))
+    else if ((rc = predictor_choice_open(&choice, &pred, &st)) != 0)
+        rc = rc == 2 ? (report_error(st.msg), 2) : report_error(st.msg);
+    else if (sm_registry_open(&reg, &st))
         rc = report_error(st.msg);
     if (rc == 0) {
         r.pred = pred;

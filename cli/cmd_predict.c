@@ -528,8 +528,9 @@ int cmd_predict(int argc, char **argv)
     sm_status st;
     sm_predictor *p;
     predictor_choice choice = a.common.choice;
-    if (predictor_choice_open(&choice, &p, &st))
-        return report_error(st.msg);
+    int opened = predictor_choice_open(&choice, &p, &st);
+    if (opened)
+        return opened == 2 ? (report_error(st.msg), 2) : report_error(st.msg);
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_predictor_free(p);

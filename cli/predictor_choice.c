@@ -57,7 +57,8 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
             memmove(st->msg + 2, st->msg, strlen(st->msg) + 1);
             memcpy(st->msg, "--", 2);
         }
-        return -1;
+        /* the library names the option (--collective, --algorithm, --protocol) */
+        return strncmp(st->msg, "--", 2) == 0 ? 2 : -1;
     }
     if (c->coeffs && sm_predictor_check_precision(*out, c->precision, st)) {
         sm_predictor_free(*out);

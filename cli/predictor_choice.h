@@ -24,7 +24,8 @@ typedef struct predictor_choice {
 const char *predictor_choice_problem(const predictor_choice *c);
 /* --coeffs alone: the calibration; --device alone: the roofline model of the description;
  * both: the calibration's passes and update with the description's all-reduce. At least one
- * of the two must be given. -1 with a message in st. */
+ * of the two must be given. -1 with a message in st; 2 where the message is an option's
+ * ("--precision fp8: ..."), which the command exits with as a usage error. */
 int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st);
 
 #endif

@@ -163,18 +163,20 @@ for args, phrase in ((["--device", "h100", "--iters", "5"], "--iters times a run
                      (["--device", "nosuch"], "unknown device 'nosuch'"),
                      (["--algorithm", "ring"], "--algorithm describes a predicted layout"),
                      (["--device", "h100", "--algorithm", "butterfly"],
-                      "algorithm butterfly: expected a comma list of Ring, Tree, NVLS"),
-                     (["--device", "h100", "--protocol", "LL256"], "protocol LL256"),
+                      "--algorithm butterfly: expected a comma list of Ring, Tree, NVLS"),
+                     (["--device", "h100", "--protocol", "LL256"], "--protocol LL256: expected"),
                      (["--device", "h100", "--collective", "ring", "--protocol", "LL"],
                       "it needs the nccl collective, not ring"),
                      (["--device", "h100", "--nodes", "2", "--algorithm", "NVLS"],
                       "no algorithm of NVLS on protocol any runs on 2 nodes of 8 devices"),
                      (["--device", "h100", "--op", "all_to_all"],
-                      "op all_to_all: expected all_reduce, all_gather or reduce_scatter"),
+                      "--op all_to_all: expected all_reduce, all_gather or reduce_scatter"),
                      (["--op", "all_gather"], "--op describes a predicted layout")):
     rc, out, err = run("allreduce", *args)
     check(rc != 0 and phrase in err and err.count("\n") == 1,
           f"allreduce {' '.join(args)}: exit {rc}, {err!r}")
+    if phrase.startswith(("--algorithm", "--protocol", "--op")):
+        check(rc == 2, f"allreduce {' '.join(args)}: exit {rc}, not 2: the option's error")
 
 # all_gather_perf and reduce_scatter_perf on tests/data/curve/round_device.ini's ring, 2 nodes
 # of 4, 1 MiB (the gathered buffer): 3/4 x 1,048,576 / 100e9 + 3 x 2 us inside, 1/2 x

@@ -276,7 +276,7 @@ for collective, said in (("nccl", True), ("ring", False)):
           f"{collective}: the caveat {'said' if said else 'left out'}: {out[:300]} {err}")
 for args, phrase in [
         (["--algorithm", "ring", "--collective", "ring"], "it needs the nccl collective"),
-        (["--algorithm", "rng"], "algorithm rng: expected a comma list of Ring, Tree"),
+        (["--algorithm", "rng"], "--algorithm rng: expected a comma list of Ring, Tree"),
         (["--protocol", "LL,"], "protocol LL,: expected a comma list"),
         (["--algorithm", "nvls", "--nodes", "2"], "no algorithm of nvls on protocol any runs on "
                                                   "2 nodes of 8 devices")]:
@@ -501,9 +501,14 @@ with tempfile.TemporaryDirectory() as tmp:
         (["resnet50", "--device", "h100", "--global-batch", "1024:4096,2048", "--nodes", "1"],
          "--global-batch: 2048 is given twice"),
         (["resnet50", "--device", "h100", "--global-batch", "4", "--nodes", "1"],
-         "global batch 4 is smaller than the 8 devices of 1 node x 8 per node"),
+         "--global-batch 4 is smaller than the 8 devices of 1 node x 8: every device needs a "
+         "sample (a global batch of at least 8, or fewer --nodes)"),
         (["resnet50", "--device", "h100", "--global-batch", "64", "--nodes", "1:16"],
-         "global batch 64 is smaller than the 128 devices of 16 nodes x 8 per node"),
+         "--global-batch 64 is smaller than the 128 devices of 16 nodes x 8"),
+        (["resnet50", "--device", "h100", "--global-batch", "128", "--nodes", "1:16",
+          "--accumulate", "2"], "--global-batch 128 (64 per micro-batch of --accumulate 2) is "
+         "smaller than the 128 devices of 16 nodes x 8: every device needs a sample (a global "
+         "batch of at least 256"),
         (H100 + ["--global-batch", "64", "--nodes", "1"], "give one of --batch"),
         (["resnet50", "--batch", "64", "--nodes", "1"], "give --coeffs FILE, --device NAME, or both"),
         (["resnet50", "--device", missing, "--batch", "64", "--nodes", "1"],
@@ -521,7 +526,7 @@ with tempfile.TemporaryDirectory() as tmp:
         (H100 + ["--nodes", "1", "--threshold", " 10%"], "--threshold  10%: expected a gain"),
         (H100 + ["--nodes", "1", "--format", "xml"], "--format xml"),
         (H100 + ["--nodes", "1", "-g", "16"], "a node has 8 devices, not 16"),
-        (H100 + ["--nodes", "1", "--precision", "fp8"], "precision fp8"),
+        (H100 + ["--nodes", "1", "--precision", "fp8"], "--precision fp8: expected fp32"),
         (["resnet50", "--device", "cpu", "--batch", "64", "--nodes", "1", "--precision", "bf16"],
          "--precision bf16: device cpu has no bf16 peak ([device] peak_bf16_tflops in "),
         # the precision asked for is named, with what the device has: the key alone was said
@@ -536,13 +541,13 @@ with tempfile.TemporaryDirectory() as tmp:
           "--nodes", "1", "--overlap"], "overlap needs the ring form"),
         (["resnet50", "--coeffs", "tests/data/curve/ring_coeffs.ini", "--batch", "64",
           "--nodes", "1", "--collective", "nccl"], "apply to --device"),
-        (H100 + ["--nodes", "1", "--collective", "tree"], "collective tree: expected ring or nccl"),
+        (H100 + ["--nodes", "1", "--collective", "tree"], "--collective tree: expected ring or nccl"),
         (HYBRID + ["--nodes", "1", "--framework", "fused"], "--framework applies to --device alone"),
         (HYBRID + ["--nodes", "1", "-g", "8"], "round: a node has 4 devices, not 8"),
         # the calibration is named, not the description's all-reduce beside it
         (HYBRID + ["--nodes", "1", "--precision", "bf16"],
          "points) is a calibration of fp32 runs; it cannot predict bf16"),
-        (HYBRID + ["--nodes", "1", "--collective", "tree"], "collective tree: expected ring or nccl"),
+        (HYBRID + ["--nodes", "1", "--collective", "tree"], "--collective tree: expected ring or nccl"),
         (["resnet50", "--coeffs", LINEAR, "--device", "cpu", "--batch", "4", "--nodes", "1"],
          "the linear form's t_grad does not tell the local update from communication"),
         (["resnet50", "--coeffs", ONE_LAYOUT, "--device", "cpu", "--batch", "4", "--nodes", "1"],
@@ -559,6 +564,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rc != 0, f"{args}: exit {rc}")
         check(len(lines) == 1 and phrase in lines[0], f"{args}: stderr {err!r}, want {phrase!r}")
         check(out == "", f"{args}: printed {out[:80]!r}")
+        # the option's error, however late it is found, exits 2 (docs/output.md)
+        if phrase.startswith(("--global-batch", "--collective", "--algorithm", "--precision")):
+            check(rc == 2, f"{args}: exit {rc}, not 2: the option's error")
     check(not os.path.exists(os.path.join(tmp, "no")), "no file left by a failed run")
 
 rc, out, _ = run("--help")

@@ -13,7 +13,7 @@ int sm_collective_parse(const char *name, sm_collective *out, sm_status *st)
     else if (!strcmp(name, "nccl"))
         *out = SM_COLLECTIVE_NCCL;
     else
-        return sm_fail(st, "collective %s: expected ring or nccl", name);
+        return sm_fail(st, "--collective %s: expected ring or nccl", name);
     return 0;
 }
 

@@ -292,14 +292,15 @@ int sm_nccl_parse_algorithms(const char *text, unsigned *out, sm_status *st)
     static const char *const names[] = {"ring", "tree", "nvls", "nvlstree", "nvls_tree"};
     static const unsigned bits[] = {SM_NCCL_RING, SM_NCCL_TREE, SM_NCCL_NVLS, SM_NCCL_NVLS_TREE,
                                     SM_NCCL_NVLS_TREE};
-    return parse_list(text, "algorithm", names, 5, bits, "Ring, Tree, NVLS and NVLSTree", out, st);
+    return parse_list(text, "--algorithm", names, 5, bits, "Ring, Tree, NVLS and NVLSTree", out,
+                      st);
 }
 
 int sm_nccl_parse_protocols(const char *text, unsigned *out, sm_status *st)
 {
     static const char *const names[] = {"ll", "ll128", "simple"};
     static const unsigned bits[] = {SM_NCCL_LL, SM_NCCL_LL128, SM_NCCL_SIMPLE};
-    return parse_list(text, "protocol", names, 3, bits, "LL, LL128 and Simple", out, st);
+    return parse_list(text, "--protocol", names, 3, bits, "LL, LL128 and Simple", out, st);
 }
 
 /* name among names[0..n), exactly; -1 if none. */
