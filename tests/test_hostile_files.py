@@ -184,6 +184,17 @@ negative = write("negative_free.ini", "\n".join(
     "nonneg = no" if l.startswith("nonneg =") else l for l in cal.splitlines()) + "\n")
 refused(["predict", "resnet50", "--coeffs", negative, "--batch", "8"], None, None,
         f"{negative} predicts t_infer = -")
+# a calibration beside a description that is not its device: the H100's fp32 fit puts
+# resnet50's inference at batch 8 near 6 ms, 8 x 8.2 GFLOP (4.1 GMAC a sample, torchvision's
+# figure) in 6 ms is about 11 TFLOP/s, above the cpu description's 5.89 TFLOP/s fp32 peak:
+# printed as an mfu of 132% before; the H100's own description (66.9 TFLOP/s) takes it
+for args in (["predict", "resnet50", "--batch", "8"],
+             ["curve", "resnet50", "--batch", "8", "--nodes", "1:2"]):
+    refused(args + ["--coeffs", "h100-pytorch-fp32", "--device", "cpu"], None, None,
+            "above cpu's dense fp32 peak of 5.89 TFLOP/s (peak_fp32_tflops in")
+rc, out, err = run("predict", "resnet50", "--batch", "8", "--coeffs", "h100-pytorch-fp32",
+                   "--device", "h100", "-g", "1", "--format", "json")
+check(rc == 0 and 0 < json.loads(out)["mfu"] < 1, f"the h100's fit beside h100: {err.strip()}")
 # a fit that fails on its rows names the CSV: too few, or linearly dependent
 few = write("few.csv", "\n".join(rows[:3]) + "\n")
 refused(["fit", few], None, None, f"{few}: phase infer: 2 points for 4 coefficients")

@@ -35,6 +35,7 @@ typedef struct coeffs {
     sm_fit_meta meta;
     int overlap;      /* buckets all-reduced while the backward pass runs */
     comm_model *comm; /* NULL: the fit's own communication terms */
+    char path[4096];  /* the coefficient file, for messages */
 } coeffs;
 
 typedef struct bucket_ctx {
@@ -119,6 +120,36 @@ static int described_grad(const coeffs *c, const sm_network *net, const sm_metri
     return 0;
 }
 
+/* Passes faster than the description's dense peak at the calibration's precision allows:
+ * no device runs them (mfu would come out above 1), so the calibration extrapolates past what
+ * it measured (other networks, larger batches), or the description is not the device
+ * calibrated (an H100's calibration beside the cpu's description). */
+static int check_peak(const coeffs *c, const sm_network *net, const sm_layout *layout,
+                      const sm_prediction *out, sm_status *st)
+{
+    int p = sm_precision_parse(c->fit.precision);
+    if (!c->comm || p < 0 || !(c->comm->dev.peak[p] > 0))
+        return 0;
+    sm_metrics m;
+    if (sm_network_metrics(net, layout->batch, &m, st))
+        return -1;
+    const sm_device *v = &c->comm->dev;
+    const char *what[] = {"t_infer", "t_fwd + t_bwd"};
+    const double flops[] = {(double)m.flops, (double)m.flops + (double)m.bwd_flops};
+    const double t[] = {out->t_infer, out->t_fwd + out->t_bwd};
+    for (int k = 0; k < 2; k++)
+        if (t[k] > 0 && flops[k] / t[k] > v->peak[p]) /* NaN: a phase not fitted */
+            return sm_fail(st,
+                           "%s predicts %s = %g s for %s at batch %lld: %.4g TFLOP/s, above "
+                           "%s's dense %s peak of %g TFLOP/s (peak_%s_tflops in %s): the "
+                           "calibration extrapolates past what it measured, or the "
+                           "description is not of the device calibrated",
+                           c->path, what[k], t[k], net->name, (long long)layout->batch,
+                           flops[k] / t[k] / 1e12, v->name, c->fit.precision, v->peak[p] / 1e12,
+                           c->fit.precision, v->path);
+    return 0;
+}
+
 static int predict(const void *impl, const sm_network *net, const sm_layout *layout,
                    sm_prediction *out, double *per_micro, sm_status *st)
 {
@@ -131,6 +162,8 @@ static int predict(const void *impl, const sm_network *net, const sm_layout *lay
     out->t_fwd = sm_fit_eval(&c->fit, SM_PHASE_FWD, &m, layout);
     out->t_bwd = sm_fit_eval(&c->fit, SM_PHASE_BWD, &m, layout);
     out->t_grad = sm_fit_eval(&c->fit, SM_PHASE_GRAD, &m, layout);
+    if (check_peak(c, net, layout, out, st))
+        return -1;
     if (c->comm) {
         if (described_grad(c, net, &m, layout, &out->t_grad, st))
             return -1;
@@ -270,6 +303,7 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
         return sm_fail(st, "%s: out of memory", path);
     }
     c->comm = comm;
+    snprintf(c->path, sizeof c->path, "%s", path);
     if (sm_fit_read(path, &c->fit, &c->meta, st)) {
         coeffs_free(c);
         return -1;
