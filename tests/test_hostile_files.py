@@ -179,6 +179,19 @@ huge = write("huge.ini", "\n".join("c4_intercept = 1e307" if l.startswith("c4_in
                                    else l for l in cal.splitlines()) + "\n")
 refused(["predict", "resnet50", "--coeffs", huge, "--batch", "8"], None, None,
         f"{huge} predicts t_infer = 1e+307 s")
+# energies likewise: an idle power of 1e307 W gave a step of 4.7e305 J and an epoch of inf,
+# printed as null and '-', as a phase not known; 100 W gives 100 W x t_infer and more
+idle = cal.replace("idle_watts = 0", "idle_watts = IDLE") + "\n[energy_infer]\n" + "\n".join(
+    l for l in cal.split("\n[infer]\n")[1].split("\n[fwd]\n")[0].splitlines()
+    if l.startswith("c")) + "\n"
+refused(["predict", "resnet50", "--coeffs", write("idle.ini", idle.replace("IDLE", "1e307")),
+         "--batch", "8", "--format", "json"], None, None,
+        "predicts e_infer = 1.")
+rc, out, err = run("predict", "resnet50", "--coeffs", write("idle.ini", idle.replace("IDLE", "100")),
+                   "--batch", "8", "--format", "json")
+got = json.loads(out) if rc == 0 else {}
+check(rc == 0 and got["e_infer_j"] > 100 * got["t_infer"] > 0,
+      f"an idle power of 100 W: {got.get('e_infer_j')} J, {err.strip()}")
 negative = write("negative_free.ini", "\n".join(
     "c4_intercept = -100" if l.startswith("c4_intercept =") else
     "nonneg = no" if l.startswith("nonneg =") else l for l in cal.splitlines()) + "\n")

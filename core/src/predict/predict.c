@@ -104,23 +104,30 @@ int sm_layout_check(const sm_layout *l, sm_status *st)
  * says only that a coefficient is wrong (a hand-edited 1e307), and an epoch of such steps
  * overflows to inf. */
 #define SM_MAX_TIME_S 1e17
+/* Nor does one device spend more energy on a pass than a megawatt over that time: beyond it
+ * an epoch's energy (a step's times the steps and devices) overflows to inf, printed as
+ * null, as a phase not known (idle_watts = 1e307 did) */
+#define SM_MAX_ENERGY_J (SM_MAX_TIME_S * 1e6)
 
 /* One rule for every command: a time below zero or without bound is refused, never printed,
  * naming the coefficient file where there is one. NaN stays: it is a phase the predictor
- * knows nothing of (a calibration without it). */
+ * knows nothing of (a calibration without it). energy: t is joules (e_infer, e_step), told
+ * apart by the caller: a block may be named "embed". */
 static int check_physical(const sm_predictor *p, const sm_network *net, const sm_layout *l,
-                          const char *phase, double t, sm_status *st)
+                          const char *phase, int energy, double t, sm_status *st)
 {
-    int energy = phase[0] == 'e';
-    if (isnan(t) || (t >= 0 && isfinite(t) && (energy || t <= SM_MAX_TIME_S)))
+    if (isnan(t) || (t >= 0 && t <= (energy ? SM_MAX_ENERGY_J : SM_MAX_TIME_S)))
         return 0;
     const char *from = p->source[0] ? p->source : p->description;
     if (t >= 0)
         return sm_fail(st,
-                       "%s predicts %s = %g s for %s at batch %lld on %d x %d devices: beyond "
-                       "1e17 s (three billion years), no physical time; a coefficient is out "
-                       "of range",
-                       from, phase, t, net->name, (long long)l->batch, l->nodes, l->gpus_per_node);
+                       "%s predicts %s = %g %s for %s at batch %lld on %d x %d devices: beyond "
+                       "%s, no physical %s; a coefficient is out of range",
+                       from, phase, t, energy ? "J" : "s", net->name, (long long)l->batch, l->nodes,
+                       l->gpus_per_node,
+                       energy ? "1e23 J (a megawatt for three billion years)"
+                              : "1e17 s (three billion years)",
+                       energy ? "energy" : "time");
     return sm_fail(st,
                    "%s predicts %s = %g %s for %s at batch %lld on %d x %d devices: not a "
                    "physical %s (coefficients fitted with `fit --no-nonneg` can do this; "
@@ -177,7 +184,7 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
     const double values[] = {out->t_infer, out->t_fwd,   out->t_bwd, out->t_grad,
                              out->t_step,  out->e_infer, out->e_step};
     for (int i = 0; i < 7; i++)
-        if (check_physical(p, net, layout, names[i], values[i], st))
+        if (check_physical(p, net, layout, names[i], i >= 5, values[i], st))
             return -1;
     if (check_positive(net, layout, "step time", out->t_step, st) ||
         check_positive(net, layout, "inference time", out->t_infer, st))
@@ -196,7 +203,7 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
         return sm_fail(st, "%s has no block %d", net->name, block);
     if (p->ops->predict_block(p->impl, net, block, layout, t_fwd, st))
         return -1;
-    return check_physical(p, net, layout, net->blocks[block], *t_fwd, st);
+    return check_physical(p, net, layout, net->blocks[block], 0, *t_fwd, st);
 }
 
 int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
@@ -209,7 +216,7 @@ int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_lay
     if (p->ops->predict_blocks(p->impl, net, layout, t_fwd, st))
         return -1;
     for (int b = 0; b < net->n_blocks; b++)
-        if (check_physical(p, net, layout, net->blocks[b], t_fwd[b], st))
+        if (check_physical(p, net, layout, net->blocks[b], 0, t_fwd[b], st))
             return -1;
     return 0;
 }
