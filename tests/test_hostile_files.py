@@ -208,6 +208,19 @@ for args in (["predict", "resnet50", "--batch", "8"],
 rc, out, err = run("predict", "resnet50", "--batch", "8", "--coeffs", "h100-pytorch-fp32",
                    "--device", "h100", "-g", "1", "--format", "json")
 check(rc == 0 and 0 < json.loads(out)["mfu"] < 1, f"the h100's fit beside h100: {err.strip()}")
+# inih reads "key: value" as "key = value"; fit --device-out replaced only the '=' form, so a
+# base description written with ':' came out with the fitted key twice, and was refused
+colon = write("colon_base.ini", H100.replace("compute_efficiency_tf32 = 0.44",
+                                             "compute_efficiency_tf32: 0.44"))
+fitted = os.path.join(tmp, "colon_fitted.ini")
+rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-base", colon,
+                   "--device-out", fitted, "-o", os.path.join(tmp, "colon_coeffs.ini"))
+keys = [l.split("=")[0].split(":")[0].strip() for l in open(fitted)] if rc == 0 else []
+check(rc == 0 and keys.count("compute_efficiency_tf32") == 1,
+      f"fit --device-out on a base with 'key: value': {keys.count('compute_efficiency_tf32')} "
+      f"compute_efficiency_tf32 keys, {err.strip()[-200:]}")
+rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
+check(rc == 0, f"the description fitted from a ':' base is read: {err.strip()}")
 # a fit that fails on its rows names the CSV: too few, or linearly dependent
 few = write("few.csv", "\n".join(rows[:3]) + "\n")
 refused(["fit", few], None, None, f"{few}: phase infer: 2 points for 4 coefficients")

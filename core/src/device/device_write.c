@@ -11,12 +11,14 @@
 #include "network/network_internal.h"
 #include "scalemeter/device.h"
 
-/* "  key = value ; comment" -> the key, or "" */
+/* "  key = value ; comment" -> the key, or ""; "key: value" too, as inih reads it (a key
+ * left unmatched would be written twice, and the description refused) */
 static void line_key(const char *line, char *key, size_t len)
 {
     const char *p = line + strspn(line, " \t");
-    size_t n = strcspn(p, " \t=;#\r\n");
-    if (p[n + strspn(p + n, " \t")] != '=' || n >= len)
+    size_t n = strcspn(p, " \t=:;#\r\n");
+    char after = p[n + strspn(p + n, " \t")];
+    if ((after != '=' && after != ':') || n >= len)
         n = 0;
     memcpy(key, p, n);
     key[n] = '\0';
