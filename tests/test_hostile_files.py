@@ -140,6 +140,12 @@ for body in ["[framework]\nname = x\n", "[framework]\noptimizer = sgd\n"]:
     keyless = write("no_dispatch_framework.ini", body)
     refused(["predict", "resnet50", "--device", "h100", "--framework", keyless, "--batch", "64",
              "--precision", "bf16"], keyless, None, "no dispatch_infer_us, dispatch_fwd_us")
+# a framework file given for a description was refused for its first missing key,
+# "[device] peak_fp32_tflops is missing", which did not say it is a framework file
+for args in (["predict", "resnet50", "--batch", "8"], ["allreduce"]):
+    refused(args + ["--device", "configs/frameworks/torchtitan.ini"], None, None,
+            "configs/frameworks/torchtitan.ini: [framework] keys alone: a framework file, for "
+            "predict's and curve's --framework")
 fw_dev = write("framework_device_key.ini", "[framework]\nmemory_gib = 3\n")
 refused(["predict", "resnet50", "--device", "h100", "--framework", fw_dev, "--batch", "8"], fw_dev,
         2, "memory_gib is a [device] key")

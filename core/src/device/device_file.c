@@ -448,6 +448,17 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     r.st = st;
     if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, st))
         return -1;
+    /* a framework file given for a description: its first missing key would not say so */
+    int framework_keys = 0, other_keys = 0;
+    for (int i = 0; i < N_FIELDS; i++)
+        if (r.set_at[i])
+            ++*(strcmp(fields[i].section, "framework") ? &other_keys : &framework_keys);
+    if (framework_keys && !other_keys)
+        return sm_fail(st,
+                       "%s: [framework] keys alone: a framework file, for predict's and curve's "
+                       "--framework; a device description has [device] and [node] "
+                       "(configs/devices/*.ini)",
+                       path);
 
     for (int i = 0; i < N_FIELDS; i++) {
         const field *f = &fields[i];
