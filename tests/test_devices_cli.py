@@ -179,6 +179,10 @@ with tempfile.TemporaryDirectory() as tmp:
             ("sustained_clock_mhz = 2100", ":7: sustained_clock_mhz = 2100 is above boost_clock_mhz = 1980"),
             ("power_limit_w = 150", ":7: power_limit_w = 150 is below the static power the model takes for 132 hopper SMs (175 W)"),
             ("sustained_clock_mhz = fast", ":7: sustained_clock_mhz = fast: expected a number"),
+            # GHz for MHz: 1.5 of 1980 made the efficiencies 1320 times smaller, every layer
+            # as much slower; no GPU clocks below 100 MHz (nvidia-smi: V100 135 at least)
+            ("sustained_clock_mhz = 1.5", ":7: sustained_clock_mhz = 1.5: expected a number "
+             "from 100 and at most 100000 (the clock in MHz"),
             ("memory_type = hbm9",
              ":7: memory_type = hbm9: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x")]:
         path = os.path.join(tmp, "bad.ini")
@@ -196,6 +200,12 @@ with tempfile.TemporaryDirectory() as tmp:
             "hopper or blackwell")
     check(rc != 0 and want in err and err.count("\n") == 1,
           f"tensor_cores = kepler: rc {rc}, {err!r}")
+    path = os.path.join(tmp, "bad.ini")
+    with open(path, "w") as f:
+        f.write((hopper % "").replace("boost_clock_mhz = 1980", "boost_clock_mhz = 1.98"))
+    rc, out, err = run("predict", "resnet18", "--device", path, "-g", "1", "--batch", "8")
+    check(rc != 0 and path + ":5: boost_clock_mhz = 1.98: expected a number from 100" in err
+          and "1980, not 1.98 GHz" in err, f"boost clock in GHz: rc {rc}, {err!r}")
     path = os.path.join(tmp, "bad.ini")
     with open(path, "w") as f:
         f.write("[device]\npeak_fp32_tflops = 66.9\nmemory_bandwidth_gb_s = 3350\n"

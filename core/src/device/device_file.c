@@ -151,8 +151,10 @@ static const field fields[] = {
     /* the architecture (docs/devices.md): what limits a kernel, for the efficiencies a file
      * does not give (device_arch.c) */
     {"device", "sm_count", F_INT, AT(sm_count), 1, 1, 100000, 1, 0, "streaming multiprocessors"},
-    {"device", "boost_clock_mhz", F_REAL, AT(boost_clock), 1e6, 1, 1e5, 1, 0,
-     "the boost clock in MHz"},
+    /* clocks from 100 MHz, below every GPU's lowest (nvidia-smi's supported clocks: V100 135,
+     * A100 210): 1.98 is GHz, and a sustained clock in GHz made every layer 1000 times slower */
+    {"device", "boost_clock_mhz", F_REAL, AT(boost_clock), 1e6, 100, 1e5, 1, 0,
+     "the boost clock in MHz: 1980, not 1.98 GHz"},
     {"device", "fp32_lanes_per_sm", F_INT, AT(fp32_lanes), 1, 1, 4096, 1, 0,
      "FP32 FMA lanes per SM"},
     {"device", "tensor_cores", F_TENSOR_CORES, AT(tensor_cores), 0, 0, SIZE(tensor_cores), 0, 0,
@@ -162,8 +164,8 @@ static const field fields[] = {
      "hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
     {"device", "power_limit_w", F_REAL, AT(power_limit), 1, 1, 1e5, 1, 0,
      "the board's power limit in W"},
-    {"device", "sustained_clock_mhz", F_REAL, AT(sustained_clock), 1e6, 1, 1e5, 1, 0,
-     "the clock in MHz the part holds under dense work at its power limit"},
+    {"device", "sustained_clock_mhz", F_REAL, AT(sustained_clock), 1e6, 100, 1e5, 1, 0,
+     "the clock in MHz the part holds under dense work at its power limit: 1390, not 1.39 GHz"},
     {"device", "source", F_TEXT, AT(source), 0, 0, SIZE(source), 0, 0,
      "where the figures come from"},
 };
