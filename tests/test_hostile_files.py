@@ -140,6 +140,12 @@ for body in ["[framework]\nname = x\n", "[framework]\noptimizer = sgd\n"]:
     keyless = write("no_dispatch_framework.ini", body)
     refused(["predict", "resnet50", "--device", "h100", "--framework", keyless, "--batch", "64",
              "--precision", "bf16"], keyless, None, "no dispatch_infer_us, dispatch_fwd_us")
+# an empty name named nothing: "coefficients:  (NVIDIA H100 ...)", "device  has no bf16 peak"
+noname = write("empty_name.ini", H100.replace("name = h100", "name =", 1))
+refused(["predict", "resnet50", "--device", noname, "--batch", "8"], noname, 5, "name is empty")
+fw_noname = write("empty_name_framework.ini", "[framework]\nname =\ndispatch_fwd_us = 30\n")
+refused(["predict", "resnet50", "--device", "h100", "--framework", fw_noname, "--batch", "8"],
+        fw_noname, 2, "name is empty: give a short name, or leave the key out")
 # a framework file given for a description was refused for its first missing key,
 # "[device] peak_fp32_tflops is missing", which did not say it is a framework file
 for args in (["predict", "resnet50", "--batch", "8"], ["allreduce"]):

@@ -242,6 +242,12 @@ static int set_field(reader *r, int i, const char *value)
     case F_TENSOR_CORES:
     case F_MEMORY_TYPE:
     case F_TEXT: /* hi: the size of the text's buffer */
+        /* an empty name named nothing in messages ("device  has no bf16 peak") */
+        if (!value[0] && !strcmp(f->key, "name"))
+            return sm_fail(r->st,
+                           "%s:%d: name is empty: give a short name, or leave the key out "
+                           "for the file's",
+                           path, r->rd.line);
         if (snprintf(dst, (size_t)f->hi, "%s", value) >= (int)f->hi)
             return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->rd.line,
                            f->key, f->hi - 1);
