@@ -146,6 +146,13 @@ refused(["predict", "resnet50", "--device", noname, "--batch", "8"], noname, 5, 
 fw_noname = write("empty_name_framework.ini", "[framework]\nname =\ndispatch_fwd_us = 30\n")
 refused(["predict", "resnet50", "--device", "h100", "--framework", fw_noname, "--batch", "8"],
         fw_noname, 2, "name is empty: give a short name, or leave the key out")
+# a [framework] of eager PyTorch's dispatch costs without its name was labelled the bare
+# kernel launch's; the label follows the costs
+unnamed = write("unnamed_framework.ini", H100.replace("name = pytorch-eager\n", "", 1))
+rc, out, err = run("predict", "resnet50", "--device", unnamed, "--batch", "8", "--format", "json")
+label = json.loads(out)["coeffs"] if rc == 0 else err
+check("kernel-launch" not in label and "the description's dispatch" in label,
+      f"a [framework] with dispatch costs and no name: {label}")
 # a framework file given for a description was refused for its first missing key,
 # "[device] peak_fp32_tflops is missing", which did not say it is a framework file
 for args in (["predict", "resnet50", "--batch", "8"], ["allreduce"]):

@@ -383,6 +383,19 @@ static void device_free(void *impl) { free(impl); }
 static const predictor_ops device_ops = {device_predict, device_predict_block,
                                          device_predict_blocks, device_free, device_allreduce};
 
+/* The dispatch's name: the framework's; without one, "kernel-launch" only where every
+ * dispatch cost is the bare launch (a [framework] of dispatch keys alone is its file's) */
+static const char *dispatch_name(const sm_device *v)
+{
+    if (v->framework[0])
+        return v->framework;
+    double l = v->launch_overhead;
+    return v->dispatch_infer == l && v->dispatch_fwd == l && v->dispatch_bwd == l &&
+                   v->dispatch_update == l
+               ? "kernel-launch"
+               : "the description's";
+}
+
 /* What the predictor models, with layout naming its activations' layout (or ""). */
 static void describe(const device_predictor *d, const char *layout, char *buf, size_t len)
 {
@@ -391,8 +404,7 @@ static void describe(const device_predictor *d, const char *layout, char *buf, s
              "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s, %s all-reduce%s in %g MiB "
              "buckets%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
-             sm_precision_names[d->precision], layout,
-             d->dev.framework[0] ? d->dev.framework : "kernel-launch",
+             sm_precision_names[d->precision], layout, dispatch_name(&d->dev),
              d->dev.fused_attention == SM_ATTENTION_FUSED   ? ", fused attention"
              : d->dev.fused_attention == SM_ATTENTION_EAGER ? ", eager attention"
                                                             : "",
