@@ -114,6 +114,12 @@ awk '/^\[/ { s = $0 } s == "[infer]" && /^c[0-9]/ { sub(/=.*/, "= 0") } { print 
 run predict resnet18 --batch 8 --coeffs "$tmp/zero-infer.ini"
 [ $? -ne 0 ] && grep -q "the predicted inference time 0 s is not positive" "$tmp/out" ||
     check "predict, zero inference coefficients"
+# and a training pass of 0 s: a [fwd] of zeros printed t_fwd 0 and a step of t_bwd + t_grad
+awk '/^\[/ { s = $0 } s == "[fwd]" && /^c[0-9]/ { sub(/=.*/, "= 0") } { print }' \
+    "$src/configs/calibrations/default.ini" >"$tmp/zero-fwd.ini"
+run predict resnet18 --batch 8 --coeffs "$tmp/zero-fwd.ini" --format csv
+[ $? -ne 0 ] && grep -q "the predicted forward time 0 s is not positive" "$tmp/out" ||
+    check "predict, zero forward coefficients"
 
 # device rates have a physical floor: 1e-300 TFLOP/s once gave steps of inf s, printed as
 # "inf d" in tables and as inf, which is not JSON

@@ -136,8 +136,8 @@ static int check_physical(const sm_predictor *p, const sm_network *net, const sm
                    l->gpus_per_node, energy ? "energy" : "time");
 }
 
-/* A pass takes time: a step or an inference of 0 s (coefficients all zero, say) is no
- * prediction, and predict, curve and every other command refuse it alike. */
+/* A pass takes time: a step, an inference or a training pass of 0 s (coefficients all zero,
+ * say) is no prediction, and predict, curve and every other command refuse it alike. */
 static int check_positive(const sm_network *net, const sm_layout *l, const char *what, double t,
                           sm_status *st)
 {
@@ -187,7 +187,9 @@ int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *la
         if (check_physical(p, net, layout, names[i], i >= 5, values[i], st))
             return -1;
     if (check_positive(net, layout, "step time", out->t_step, st) ||
-        check_positive(net, layout, "inference time", out->t_infer, st))
+        check_positive(net, layout, "inference time", out->t_infer, st) ||
+        check_positive(net, layout, "forward time", out->t_fwd, st) ||
+        check_positive(net, layout, "backward time", out->t_bwd, st))
         return -1;
     return 0;
 }
