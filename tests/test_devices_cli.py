@@ -179,6 +179,10 @@ with tempfile.TemporaryDirectory() as tmp:
             ("sustained_clock_mhz = 2100", ":7: sustained_clock_mhz = 2100 is above boost_clock_mhz = 1980"),
             ("power_limit_w = 150", ":7: power_limit_w = 150 is below the static power the model takes for 132 hopper SMs (175 W)"),
             ("sustained_clock_mhz = fast", ":7: sustained_clock_mhz = fast: expected a number"),
+            # NCCL's tables go by compute capability: Hopper's tensor cores are hopper's
+            # (an H100 of architecture = volta lost NVLS and took Volta's caps)
+            ("architecture = volta", ":7: architecture is not hopper, the generation NCCL's "
+             "tables take for tensor_cores = hopper (line 6)"),
             # GHz for MHz: 1.5 of 1980 made the efficiencies 1320 times smaller, every layer
             # as much slower; no GPU clocks below 100 MHz (nvidia-smi: V100 135 at least)
             ("sustained_clock_mhz = 1.5", ":7: sustained_clock_mhz = 1.5: expected a number "

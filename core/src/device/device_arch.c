@@ -245,6 +245,19 @@ int sm_device_tensor_cores_known(const char *name)
 
 int sm_device_memory_type_known(const char *name) { return memory_type_of(name) < N_MEMORY_TYPES; }
 
+const char *sm_device_tensor_cores_nccl(const char *tensor_cores)
+{
+    /* NCCL's tuning tables go by compute capability (src/graph/tuning.cc): below 8.0 Volta's
+     * (Turing, 7.5), below 9.0 Ampere's (Ada, 8.9) */
+    static const char *const nccl[][2] = {{"volta", "volta"},   {"turing", "volta"},
+                                          {"ampere", "ampere"}, {"ada", "ampere"},
+                                          {"hopper", "hopper"}, {"blackwell", "blackwell"}};
+    for (size_t k = 0; k < sizeof nccl / sizeof nccl[0]; k++)
+        if (!strcmp(tensor_cores, nccl[k][0]))
+            return nccl[k][1];
+    return NULL;
+}
+
 int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS], int memory_given,
                             const int peak_line[SM_N_PRECISIONS], int power_line, int clock_line,
                             sm_status *st)

@@ -431,6 +431,31 @@ static void framework_fallbacks(sm_device *dev)
         dev->fused_attention = dev->fused_attention ? SM_ATTENTION_FUSED : SM_ATTENTION_EAGER;
 }
 
+/* The line a field was given at, or 0. */
+static int line_of(const reader *r, const char *section, const char *key)
+{
+    for (int i = 0; i < N_FIELDS; i++)
+        if (!strcmp(fields[i].section, section) && !strcmp(fields[i].key, key))
+            return r->set_at[i];
+    return 0;
+}
+
+/* architecture (NCCL's caps) and tensor_cores (the efficiencies) name one part: an H100 with
+ * architecture = volta lost NVLS and took Volta's bandwidth caps */
+static int check_generations(const reader *r)
+{
+    int arch = line_of(r, "device", "architecture"), tc = line_of(r, "device", "tensor_cores");
+    const char *want = sm_device_tensor_cores_nccl(r->dev->tensor_cores);
+    sm_gpu_generation g;
+    if (!arch || !tc || !want || sm_gpu_generation_parse(want, &g) || g == r->dev->generation)
+        return 0;
+    return sm_fail(r->st,
+                   "%s:%d: architecture is not %s, the generation NCCL's tables take for "
+                   "tensor_cores = %s (line %d): give architecture = %s (Turing's is volta, "
+                   "Ada's ampere)",
+                   r->path, arch, want, r->dev->tensor_cores, tc, want);
+}
+
 int sm_device_load(const char *path, sm_device *dev, sm_status *st)
 {
     memset(dev, 0, sizeof *dev);
@@ -476,6 +501,8 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            f->required == 2 ? ", needed for precision = " : "",
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
+    if (check_generations(&r))
+        return -1;
     int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
     int power_line = 0, clock_line = 0, max_line = 0;
     for (int i = 0; i < N_FIELDS; i++) {

@@ -204,6 +204,8 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
 /* 1 when device_arch.c knows a tensor_cores value (a generation, or none) or a memory_type. */
 int sm_device_tensor_cores_known(const char *name);
 int sm_device_memory_type_known(const char *name);
+/* The architecture (NCCL's generation) of a tensor_cores value; NULL for none. */
+const char *sm_device_tensor_cores_nccl(const char *tensor_cores);
 
 /* The efficiencies a description leaves out, from its architecture keys (device_arch.c):
  * eff_given[p] and memory_given say which the file gave; the tensor cores' and FP32 lanes'
