@@ -204,6 +204,17 @@ with tempfile.TemporaryDirectory() as tmp:
             "hopper or blackwell")
     check(rc != 0 and want in err and err.count("\n") == 1,
           f"tensor_cores = kepler: rc {rc}, {err!r}")
+    # NVLink SHARP on an A100: NCCL builds its NVLS kernels for compute capability 9.0 and
+    # later (src/device/generate.py); the a100 took NVLS at 1.4 times its ring's bandwidth
+    path = os.path.join(tmp, "a100-nvls.ini")
+    a100 = open("configs/devices/a100.ini").read()
+    with open(path, "w") as f:
+        f.write(a100 + "nvls_efficiency = 0.85\n")
+    line = a100.count("\n") + 1
+    arch = a100[:a100.index("\narchitecture =")].count("\n") + 2
+    rc, out, err = run("allreduce", "--device", path)
+    check(rc != 0 and f"{path}:{line}: nvls_efficiency = 0.85, but architecture = ampere "
+          f"(line {arch}) has no NVLink SHARP" in err, f"NVLS on an A100: rc {rc}, {err!r}")
     path = os.path.join(tmp, "bad.ini")
     with open(path, "w") as f:
         f.write((hopper % "").replace("boost_clock_mhz = 1980", "boost_clock_mhz = 1.98"))

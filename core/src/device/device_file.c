@@ -456,6 +456,24 @@ static int check_generations(const reader *r)
                    r->path, arch, want, r->dev->tensor_cores, tc, want);
 }
 
+/* NVLink SHARP before Hopper: NCCL builds its NVLS kernels for compute capability 9.0 and
+ * later alone (src/device/generate.py), so an A100 with nvls_efficiency ran an all-reduce no
+ * A100 runs */
+static int check_nvls(const reader *r)
+{
+    int line = line_of(r, "node", "nvls_efficiency");
+    const sm_device *v = r->dev;
+    if (!line || !(v->nvls_efficiency > 0) ||
+        (v->generation != SM_GPU_VOLTA && v->generation != SM_GPU_AMPERE))
+        return 0;
+    return sm_fail(r->st,
+                   "%s:%d: nvls_efficiency = %g, but architecture = %s (line %d) has no NVLink "
+                   "SHARP: NCCL runs NVLS from Hopper on; give 0, or leave the key out",
+                   r->path, line, v->nvls_efficiency,
+                   v->generation == SM_GPU_VOLTA ? "volta" : "ampere",
+                   line_of(r, "device", "architecture"));
+}
+
 int sm_device_load(const char *path, sm_device *dev, sm_status *st)
 {
     memset(dev, 0, sizeof *dev);
@@ -501,7 +519,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            f->required == 2 ? ", needed for precision = " : "",
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
-    if (check_generations(&r))
+    if (check_generations(&r) || check_nvls(&r))
         return -1;
     int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
     int power_line = 0, clock_line = 0, max_line = 0;
