@@ -99,6 +99,18 @@ dup_b = write("dup_backend.ini", cal.replace("backend = cpu\n", "backend = cpu\n
 line = cal[:cal.index("backend = cpu")].count("\n") + 2
 refused(["predict", "resnet50", "--coeffs", dup_b, "--batch", "8"], dup_b, line,
         "backend given twice in [fit] (first at line")
+# a phase's statistic given twice: the second won ("4200 points" in every header); a
+# coefficient given twice, whose message did not say where the first was
+first = cal.index("\npoints = ") + 1
+dup_p = write("dup_points.ini", cal[:first] + "points = 4200\n" + cal[first:])
+line = cal[:first].count("\n") + 2
+refused(["predict", "resnet50", "--coeffs", dup_p, "--batch", "8"], dup_p, line,
+        f"points given twice in [infer] (first at line {line - 1})")
+first = cal.index("\nc1_flops = ") + 1
+dup_c = write("dup_c1.ini", cal[:first] + "c1_flops = 1e-12\n" + cal[first:])
+line = cal[:first].count("\n") + 2
+refused(["predict", "resnet50", "--coeffs", dup_c, "--batch", "8"], dup_c, line,
+        f"c1_flops given twice in [infer] (first at line {line - 1})")
 for device, want in [("CPU", "backend = cpu"), ("AMD EPYC 7763", None)]:
     named = write("named.csv", "\n".join([rows[0]] + [r.replace(",cpu,1,fp32,", f",{device},1,fp32,")
                                                      for r in rows[1:]]) + "\n")

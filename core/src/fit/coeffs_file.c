@@ -156,6 +156,7 @@ typedef struct reader {
     int have[N_SLOTS][SM_MAX_COEFFS];
     char names[N_SLOTS][SM_MAX_COEFFS][40];
     int lines[N_SLOTS][SM_MAX_COEFFS];
+    int stat_lines[N_SLOTS][5]; /* of points, rmse, nrmse, mape, r2 */
     int seen_fit;
     int seen_levels;       /* multi_gpu or multi_node given: not a file of the flat ring form */
     char fit_keys[64][40]; /* the keys of [fit] read so far, and their lines */
@@ -338,6 +339,15 @@ static int phase_key(reader *r, int ph, const char *key, const char *value)
     pf->fitted = 1;
     if (!strcmp(key, "equation"))
         return 1;
+    /* a statistic given twice: the second silently won ("4200 points" in every header) */
+    static const char *const stats[] = {"points", "rmse", "nrmse", "mape", "r2"};
+    for (int k = 0; k < 5; k++)
+        if (!strcmp(key, stats[k])) {
+            if (r->stat_lines[ph][k])
+                return fail_at(r, "%s given twice in [%s] (first at line %d)", key, section,
+                               r->stat_lines[ph][k]);
+            r->stat_lines[ph][k] = r->rd.line;
+        }
     if (!strcmp(key, "points")) {
         if (parse_int(value, 0, INT32_MAX, &v))
             return fail_at(r, "points = %s: expected a non-negative integer", value);
@@ -365,7 +375,8 @@ static int phase_key(reader *r, int ph, const char *key, const char *value)
     if (parse_real(value, &x) || !isfinite(x))
         return fail_at(r, "%s = %s: expected a finite number", key, value);
     if (r->have[ph][k - 1])
-        return fail_at(r, "%s given twice", key);
+        return fail_at(r, "%s given twice in [%s] (first at line %d)", key, section,
+                       r->lines[ph][k - 1]);
     r->have[ph][k - 1] = 1;
     pf->c[k - 1] = x;
     snprintf(r->names[ph][k - 1], sizeof r->names[ph][k - 1], "%s", key);
