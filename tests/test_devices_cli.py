@@ -204,6 +204,17 @@ with tempfile.TemporaryDirectory() as tmp:
             "hopper or blackwell")
     check(rc != 0 and want in err and err.count("\n") == 1,
           f"tensor_cores = kepler: rc {rc}, {err!r}")
+    # more network ports than devices: the rings take one port a device at most, so AWS p5's
+    # 32 EFA ports of 12.5 GB/s for 8 GPUs were read as 8 (100 GB/s a node of its 400)
+    path = os.path.join(tmp, "p5.ini")
+    h100 = open("configs/devices/h100.ini").read()
+    with open(path, "w") as f:
+        f.write(h100.replace("inter_node_ports = 8", "inter_node_ports = 32")
+                .replace("inter_node_bandwidth_gb_s = 50", "inter_node_bandwidth_gb_s = 12.5"))
+    line = h100[:h100.index("inter_node_ports = 8")].count("\n") + 1
+    rc, out, err = run("allreduce", "--device", path, "--nodes", "2")
+    check(rc != 0 and f"{path}:{line}: inter_node_ports = 32 is more than the 8 devices of a "
+          "node" in err and "give 8 ports of 50 GB/s" in err, f"32 ports: rc {rc}, {err!r}")
     # NVLink SHARP on an A100: NCCL builds its NVLS kernels for compute capability 9.0 and
     # later (src/device/generate.py); the a100 took NVLS at 1.4 times its ring's bandwidth
     path = os.path.join(tmp, "a100-nvls.ini")

@@ -544,6 +544,18 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     else if (dev->max_devices_per_node < dev->devices_per_node)
         return sm_fail(st, "%s:%d: max_devices_per_node %d is below devices_per_node %d", path,
                        max_line, dev->max_devices_per_node, dev->devices_per_node);
+    /* the rings cross the network on one port a device at most (min(ports, G), docs/scaling.md):
+     * ports beyond the devices were dropped without a word, a node of 32 NICs for 8 GPUs
+     * (AWS p5) read as 8 */
+    int ports_line = line_of(&r, "node", "inter_node_ports");
+    if (dev->inter_ports > dev->max_devices_per_node)
+        return sm_fail(st,
+                       "%s:%d: inter_node_ports = %d is more than the %d devices of a node, and "
+                       "the model takes one port a device at most: give %d ports of %g GB/s "
+                       "(inter_node_bandwidth_gb_s, each device's share of the node's)",
+                       path, ports_line, dev->inter_ports, dev->max_devices_per_node,
+                       dev->max_devices_per_node,
+                       dev->inter.bandwidth / 1e9 * dev->inter_ports / dev->max_devices_per_node);
     /* an explicit compute_efficiency stands for every precision, as before */
     for (int i = 0; i < N_FIELDS; i++)
         if (fields[i].offset == AT(compute_efficiency) && r.set_at[i])
