@@ -698,4 +698,16 @@ one_weight = write("one_weight.ini", "[network]\nname = w\ninput = 1\n[layers]\n
                    "fc = linear out=1 bias=false\n")
 refused(["predict", one_weight, "--device", big_mem, "--max-batch"], None, None,
         "--max-batch: every per-device batch up to 4294967296, --batch's limit, fits")
+# --- the seventh campaign: data files valid in syntax, hostile in meaning ---
+# Rows of two GPUs in one runs CSV (an H100's and an A100's appended to one file) were fitted as
+# one machine, with only "the configuration of line 2 measured again" said, and the coefficient
+# file named this machine's CPU ("device = AMD EPYC"), as no one device was common to the rows.
+h100_rows = open("configs/calibrations/h100-pytorch-fp32.csv").read().splitlines()
+two_gpus = write("two_gpus.csv", "\n".join(
+    h100_rows[:21] + [r.replace("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB")
+                      for r in h100_rows[21:41]]) + "\n")
+for fmt in ("table", "json"):
+    refused(["fit", two_gpus, "--format", fmt], two_gpus, 22,
+            "a row of NVIDIA A100-SXM4-40GB among rows of NVIDIA H100 80GB HBM3 (line 2): a "
+            "calibration is of one device")
 finish()

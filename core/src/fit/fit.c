@@ -607,6 +607,13 @@ static void append(char *buf, size_t len, const char *s)
     buf[used] = '\0';
 }
 
+/* Whether a row's device column names a machine (a GPU's or a CPU's name), not only a backend
+ * (measure.py's cpu, cuda, cuda:1) or nothing: runs_csv.c's common_device reads it alike. */
+static int names_machine(const char *d)
+{
+    return *d && strcmp(d, "cpu") && strcmp(d, "cuda") && strncmp(d, "cuda:", 5);
+}
+
 /* sm_fit_runs with its buffers at hand. */
 static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
                     fit_scratch *s, sm_status *st)
@@ -621,6 +628,7 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
                        opt->bucket_bytes, SM_MAX_BUCKET_MIB);
     int first = 1, g_seen = 0, gpu_ranks = 0; /* rows of several devices per node not CPU */
     int backend_row = 0;                      /* the first row that said its backend */
+    int device_row = -1;                      /* the first row that named its machine */
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
         if (use && !use[i])
@@ -654,6 +662,16 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
             return sm_fail(st, "%s:%d: a %s row among %s rows (line %d): fit one backend at a time",
                            runs->path, r->line, sm_backend_name(r->backend),
                            sm_backend_name(out->backend), runs->rows[backend_row].line);
+        /* rows of an H100 and an A100 fitted as one machine: coefficients of neither, and
+         * labelled with this machine's CPU, as no one name was common */
+        if (names_machine(r->device) && device_row < 0)
+            device_row = i;
+        else if (names_machine(r->device) && strcmp(r->device, runs->rows[device_row].device))
+            return sm_fail(st,
+                           "%s:%d: a row of %s among rows of %s (line %d): a calibration is of "
+                           "one device; fit each device's rows apart",
+                           runs->path, r->line, r->device, runs->rows[device_row].device,
+                           runs->rows[device_row].line);
         if (first)
             snprintf(out->precision, sizeof out->precision, "%s", r->precision);
         else if (strcmp(out->precision, r->precision) != 0)
