@@ -710,4 +710,12 @@ for fmt in ("table", "json"):
     refused(["fit", two_gpus, "--format", fmt], two_gpus, 22,
             "a row of NVIDIA A100-SXM4-40GB among rows of NVIDIA H100 80GB HBM3 (line 2): a "
             "calibration is of one device")
+# A row of 32,768 nodes of 65,536 devices: 2^31 devices wrapped to a negative int, and fit said
+# "phase grad: rank-deficient system ... measure more models" of rows that fit at 2 devices.
+ranks_rows = open("tests/data/scaling/cpu-16-ranks-1-to-4.csv").read().splitlines()
+wrap = ranks_rows[2].split(",")
+wrap[3:5] = ["32768", "65536"]
+wrapped = write("devices_wrap.csv", "\n".join(ranks_rows[:2] + [",".join(wrap)]) + "\n")
+for args in (["fit", wrapped], ["validate", wrapped, "--coeffs", "default"]):
+    refused(args, wrapped, 3, "nodes x gpus_per_node = 32768 x 65536 is more than 1048576 devices")
 finish()

@@ -13,6 +13,10 @@
 #include "network/network_internal.h"
 #include "scalemeter/fit.h"
 
+/* The most devices a row may run on (nodes x gpus_per_node), as --nodes and FILE@NODES take
+ * nodes: far beyond any machine, and an int wherever the rows are fitted */
+#define MAX_RUN_DEVICES (1 << 20)
+
 const char *const sm_run_columns[SM_N_RUN_COLS] = {
     "model",          "image",           "batch",
     "nodes",          "gpus_per_node",   "t_infer",
@@ -408,6 +412,11 @@ static int parse_row(const char *path, int line, int header_line, char *text,
             return -1;
         r->gpus_per_node = (int)v;
     }
+    /* the device count is an int wherever the rows are fitted: 32768 x 65536 wrapped to a
+     * negative one and the fit called the system rank-deficient */
+    if ((int64_t)r->nodes * r->gpus_per_node > MAX_RUN_DEVICES)
+        return sm_fail(st, "%s:%d: nodes x gpus_per_node = %d x %d is more than %d devices", path,
+                       line, r->nodes, r->gpus_per_node, MAX_RUN_DEVICES);
     /* a step of K micro-batches is no step of the equations fit solves (t_step = t_fwd +
      * t_bwd + t_grad): read it as one and every coefficient would be wrong */
     if (col_of[COL_ACCUMULATE] >= 0 && col_of[COL_ACCUMULATE] < n) {
