@@ -397,6 +397,17 @@ with tempfile.TemporaryDirectory() as d:
         for l in nccl_tests_output(1, 8).splitlines()) + "\n")
     rc, so, se = run("fit-comm", unchecked, "--format", "json", "--collective", "ring")
     check(rc == 0 and json.loads(so)["samples"] == 9, f"#wrong N/A: {rc} {se}")
+    # reduce_perf and broadcast_perf print the root they timed (0), the collectives fit-comm
+    # reads -1; before nccl-tests named its collective a reduce's rows were an all-reduce's: half
+    # a ring's time fitted 720 GB/s and 2.5 us for links of 360 GB/s and 5 us.
+    for name, redop in (("reduce.txt", "sum"), ("broadcast.txt", "none")):
+        lines = nccl_tests_output(1, 8, time=half_ring_time, redop=redop).splitlines()
+        at = next(i for i, l in enumerate(lines) if l.split() and l.split()[0].isdigit()) + 1
+        rooted = write(name, "\n".join(" ".join(l.split()[:4] + ["0"] + l.split()[5:])
+                                        if l.split() and l.split()[0].isdigit() else l
+                                        for l in lines) + "\n")
+        fails([rooted, "--collective", "ring"], f"{name}:{at}: a row of root 0",
+              "a rooted collective", "reads all_reduce_perf")
     # a size not in decimal digits is refused at its line, not skipped as noise
     path, at = with_row("hex.txt", 1 << 20, lambda l: l.replace("1048576", "0x100000", 1))
     fails([path], f"hex.txt:{at}", "decimal")

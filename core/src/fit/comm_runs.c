@@ -367,6 +367,16 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                          path, lineno, has_root ? " root" : "");
             break;
         }
+        /* reduce_perf and broadcast_perf print the root they timed, the others -1: before
+         * "Collective test starting" lines a reduce's rows read as an all-reduce's */
+        if (has_root && strcmp(tok[4], "-1")) {
+            rc = sm_fail(st,
+                         "%s:%d: a row of root %s, a rooted collective (reduce_perf, "
+                         "broadcast_perf); fit-comm reads all_reduce_perf, all_gather_perf and "
+                         "reduce_scatter_perf, whose root is -1",
+                         path, lineno, tok[4]);
+            break;
+        }
         /* one collective, as the runs CSV's one pass: 1e308 us would be fitted as data */
         if (us > SM_MAX_RUN_SECONDS * 1e6) {
             rc = sm_fail(st, "%s:%d: a time of %s us is above %g s (11.6 days): not one collective",
