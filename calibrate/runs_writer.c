@@ -241,6 +241,17 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
     return 0;
 }
 
+/* Whether a last line's fields end as bench ends a row: a CPU row's last column is its status,
+ * ok or oom, and a line cut inside it ("o") has every column; kept, its configuration was
+ * never measured again, nor fitted (its status says not measured). */
+static int whole_status(const char *const *cols, int n_cols, char **fields)
+{
+    for (int c = 0; c < n_cols; c++)
+        if (!strcmp(cols[c], "status"))
+            return !strcmp(fields[c], "ok") || !strcmp(fields[c], "oom");
+    return 1;
+}
+
 /* A file whose last line has no newline (each row is one write, so not bench's doing: an
  * editor's, or a write cut short). Nothing is changed before the rest is known to be bench's:
  * then a last line of every column is a row, ended with its newline, and a shorter one is cut
@@ -261,8 +272,10 @@ static int last_line(sm_runs_writer *w, char *text, size_t *len, const char *con
     size_t n = strlen(tail);
     if (n && tail[n - 1] == '\r') /* as read_rows reads a line */
         tail[--n] = '\0';
-    /* kept and ended: the header alone (read above), a comment, or a row of every column */
-    int comment = tail[0] == '#', row = keep && !comment && split(tail, fields, 256) == w->n_cols;
+    /* kept and ended: the header alone (read above), a comment, or a row of every column whose
+     * status is whole */
+    int comment = tail[0] == '#', row = keep && !comment && split(tail, fields, 256) == w->n_cols &&
+                                        whole_status(cols, w->n_cols, fields);
     if (rc == 0 && (!keep || comment || row)) {
         if (write_all(w->fd, "\n", 1))
             rc = sm_fail(st, "%s: cannot end its %s line: %s", w->path, keep ? "last" : "header",
@@ -276,7 +289,7 @@ static int last_line(sm_runs_writer *w, char *text, size_t *len, const char *con
         if (ftruncate(w->fd, (off_t)keep) != 0)
             rc = sm_fail(st, "%s: cannot cut off its incomplete last line: %s", w->path,
                          strerror(errno));
-        *note = "dropped an incomplete last line (fewer fields than bench writes)";
+        *note = "dropped an incomplete last line (cut short of a row bench writes)";
     }
     free(tail);
     return rc;

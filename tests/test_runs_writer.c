@@ -4,7 +4,8 @@
  * blank lines and a field that cannot be read back are refused in one line; a field starting
  * with '#' is quoted, so it is read back as a row, not a comment (issue 40's fuzzing findings);
  * a last line without its newline is cut off only from bench's own file, and only when it is
- * not a whole row; a file of 200,000 rows answers which configurations it holds.
+ * not a whole row (every column, a status cut short of ok or oom not whole); a file of 200,000 rows
+ * answers which configurations it holds.
  */
 #include <stdio.h>
 #include <string.h>
@@ -107,6 +108,24 @@ static void test_last_line(void)
     CHECK(note && strstr(note, "dropped an incomplete last line"));
     sm_runs_writer_close(w);
     CHECK_EQ(file_size(), (long)strlen("model,batch,t_step\nresnet18,1,0.5\n"));
+    /* bench's CPU rows end with their status: a line cut inside it ("o" of ok) has every
+     * column, and was kept: its configuration was neither measured again nor fitted */
+    static const char *const status_cols[] = {"model", "batch", "status"};
+    static const char cut_status[] = "model,batch,status\nresnet18,1,ok\nresnet18,2,o";
+    write_file(cut_status, sizeof cut_status - 1);
+    CHECK(sm_runs_writer_open(path, status_cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(w && !sm_runs_writer_has(w, second));
+    CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 1);
+    CHECK(note && strstr(note, "dropped an incomplete last line"));
+    sm_runs_writer_close(w);
+    CHECK_EQ(file_size(), (long)strlen("model,batch,status\nresnet18,1,ok\n"));
+    static const char oom[] = "model,batch,status\nresnet18,1,ok\nresnet18,2,oom";
+    write_file(oom, sizeof oom - 1);
+    CHECK(sm_runs_writer_open(path, status_cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(w && sm_runs_writer_has(w, second));
+    CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 2);
+    sm_runs_writer_close(w);
+    CHECK_EQ(file_size(), (long)sizeof oom);
     /* a comment is kept as one, not counted as the row its fields would make */
     static const char comment[] = "model,batch,t_step\nresnet18,1,0.5\n#a,b,c";
     write_file(comment, sizeof comment - 1);
