@@ -80,4 +80,35 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run_in(tmp, "validate", "sub/zoo.csv", "--coeffs", COEFFS, "--format", "csv")
     check(rc == 0 and "infer,resnet18,1," in out, f"zoo name from a CSV in sub: {rc} {err}")
 
+# One network spelled two ways (tests/data/fit/tiny_a.ini and tests/data/fit/./tiny_a.ini, as
+# bench writes what its command line said) was two networks: the same configuration under both
+# was not seen as measured again, and leave-one-model-out predicted each from a fit on the other.
+# Now the rows take the first spelling. By hand (HAND): both rows are predicted 0.083708 s
+# against 0.1, so n 2, MAPE and ratio as for one row, and no R2 (the two measured are equal).
+TWICE = "tests/data/fit/./tiny_a.ini"
+with open(os.path.join(DATA, "validate_hand.csv")) as f:
+    hand = f.read()
+with tempfile.TemporaryDirectory() as tmp:
+    twice = os.path.join(tmp, "twice.csv")
+    with open(twice, "w") as f:
+        f.write(hand + hand.splitlines()[1].replace("tests/data/fit/tiny_a.ini", TWICE) + "\n")
+    rc, out, err = run_in(os.getcwd(), "validate", twice, "--coeffs", COEFFS, "--format", "csv")
+    check(rc == 0 and "infer,tests/data/fit/tiny_a.ini,2,0.16292,0.016292,,0.83708" in out and
+          TWICE not in out and f"{twice}:3: the configuration of line 2 measured again" in err,
+          f"validate of one network spelled twice: exit {rc} {out} {err.strip()}")
+    # leaving tiny_a out leaves the other two unable to fit (loo_one_unseparable.csv): with its
+    # image-16 rows spelled apart it was "validated" by a fit on its own image-16 rows
+    original = os.path.join(DATA, "loo_one_unseparable.csv")
+    with open(original) as f:
+        rows = f.read().splitlines()
+    respelled = os.path.join(tmp, "respelled.csv")
+    with open(respelled, "w") as f:
+        f.write("\n".join(r.replace("tests/data/fit/tiny_a.ini,16,", TWICE + ",16,")
+                          for r in rows) + "\n")
+    want = run_in(os.getcwd(), "fit", original, "--cv", "loo", "--format", "csv")
+    got = run_in(os.getcwd(), "fit", respelled, "--cv", "loo", "--format", "csv")
+    check(got[0] == want[0] == 0 and got[1] == want[1] and TWICE not in got[1] + got[2] and
+          "could not validate 1 of 3 networks (tests/data/fit/tiny_a.ini)" in got[2],
+          f"fit --cv loo of tiny_a spelled two ways: {got} against {want}")
+
 finish()

@@ -2,6 +2,7 @@
  * ignored), one configuration per row, an empty time meaning "not measured". Every bad field is
  * reported with the file, line and column, since a silently skipped row would bias the fit. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -592,6 +593,84 @@ static int resolve_models(sm_runs *runs, const char *csv, sm_status *st)
     return rc;
 }
 
+/* One spelling of a model in the rows: where its file is, the first line that spells it, and
+ * its rows, by[start] to by[end - 1] of unify_models. */
+typedef struct spelling {
+    dev_t dev;
+    ino_t ino;
+    int found, line, start, end;
+} spelling;
+
+static int compare_model(const void *pa, const void *pb)
+{
+    const sm_run *a = *(const sm_run *const *)pa, *b = *(const sm_run *const *)pb;
+    int c = strcmp(a->model, b->model);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Orders spellings by file, the first line of each file first; those not found last. */
+static int compare_file(const void *pa, const void *pb)
+{
+    const spelling *a = pa, *b = pb;
+    if (a->found != b->found)
+        return b->found - a->found;
+    int c = (a->dev > b->dev) - (a->dev < b->dev);
+    if (!c)
+        c = (a->ino > b->ino) - (a->ino < b->ino);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Rows that name one network file in two ways (tiny.ini and ./tiny.ini; resnet18 and
+ * models/resnet18.ini in the source tree) take the first spelling: as two networks, a
+ * configuration measured under both was not seen as repeated, and leave-one-model-out fitted
+ * each on the other. A symbolic link is a name of its own (lstat), as a copy would be; a model
+ * not found stays as written, for sm_runs_metrics to name. */
+static int unify_models(sm_runs *runs, sm_status *st)
+{
+    sm_run **by = malloc((size_t)runs->n * sizeof *by);
+    spelling *sp = malloc((size_t)runs->n * sizeof *sp);
+    int n = 0, rc = 0;
+    if (!by || !sp)
+        rc = sm_fail(st, "%s: out of memory", runs->path);
+    for (int i = 0; rc == 0 && i < runs->n; i++)
+        by[i] = &runs->rows[i];
+    if (rc == 0)
+        qsort(by, (size_t)runs->n, sizeof *by, compare_model);
+    for (int i = 0; rc == 0 && i < runs->n; i++) {
+        if (n && !strcmp(by[sp[n - 1].start]->model, by[i]->model)) {
+            sp[n - 1].end = i + 1;
+            continue;
+        }
+        char file[PATH_MAX];
+        struct stat s;
+        sm_status ignored;
+        spelling *p = &sp[n++];
+        *p = (spelling){.line = by[i]->line, .start = i, .end = i + 1};
+        p->found = !sm_network_find(by[i]->model, file, sizeof file, &ignored) && !lstat(file, &s);
+        if (p->found)
+            p->dev = s.st_dev, p->ino = s.st_ino;
+    }
+    if (rc == 0)
+        qsort(sp, (size_t)n, sizeof *sp, compare_file);
+    for (int k = 1, canon = 0; rc == 0 && k < n && sp[k].found; k++) {
+        if (sp[k].dev != sp[canon].dev || sp[k].ino != sp[canon].ino) {
+            canon = k;
+            continue;
+        }
+        const char *name = by[sp[canon].start]->model;
+        for (int j = sp[k].start; rc == 0 && j < sp[k].end; j++) {
+            char *m = strdup(name);
+            if (!m)
+                rc = sm_fail(st, "%s:%d: out of memory", runs->path, by[j]->line);
+            else
+                free(by[j]->model), by[j]->model = m;
+        }
+    }
+    free(by);
+    free(sp);
+    return rc;
+}
+
 int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
 {
     if (!path || !out)
@@ -675,6 +754,8 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
         sm_fail(st, "%s: a header but no measurements", path);
     else
         rc = from_stdin ? 0 : resolve_models(runs, path, st);
+    if (rc == 0 && runs->n)
+        rc = unify_models(runs, st);
     if (rc == 0) {
         find_repeats(runs);
         common_device(runs);
