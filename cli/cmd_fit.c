@@ -699,14 +699,13 @@ static const char *where(const char *path, const char *what)
     return strcmp(path, "-") ? path : what;
 }
 
-/* --device-out: the calibration-free model's keys fitted to the same rows. */
-static int write_device(const fit_args *a, const sm_runs *runs, const sm_registry *reg)
+/* --device-out: the calibration-free model's keys fitted to the same rows, d, written once the
+ * coefficients are fitted too: a fit that fails writes neither file. */
+static int write_device(const fit_args *a, const sm_device_fit_result *d)
 {
     sm_status st;
-    sm_device_fit_result d;
-    device_write w = {&d, a->csv};
-    if (sm_device_fit(runs, reg, a->device_base ? a->device_base : "h100", &d, &st) ||
-        write_to(device_writer, &w, a->device_out, &st))
+    device_write w = {d, a->csv};
+    if (write_to(device_writer, &w, a->device_out, &st))
         return report_error(st.msg);
     if (stdout_failed(a->device_out))
         return 1;
@@ -715,9 +714,9 @@ static int write_device(const fit_args *a, const sm_runs *runs, const sm_registr
             "%.3g us per parameter tensor, %s compute efficiency %.3g (convolutions %.3g), "
             "memory %.3g\n",
             where(a->device_out, "the device description to the standard output"),
-            d.dispatch_infer * 1e6, d.dispatch_fwd * 1e6, d.dispatch_bwd * 1e6,
-            d.dispatch_update * 1e6, d.precision, d.compute_efficiency, d.conv_efficiency,
-            d.memory_efficiency);
+            d->dispatch_infer * 1e6, d->dispatch_fwd * 1e6, d->dispatch_bwd * 1e6,
+            d->dispatch_update * 1e6, d->precision, d->compute_efficiency, d->conv_efficiency,
+            d->memory_efficiency);
     return 0;
 }
 
@@ -784,9 +783,11 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
     sm_loo loo = {0};
     if (a->weight_term < 0 && choose_weight_term(a, runs, &loo))
         return 1;
-    if (a->device_out && write_device(a, runs, reg)) {
+    sm_device_fit_result device;
+    if (a->device_out &&
+        sm_device_fit(runs, reg, a->device_base ? a->device_base : "h100", &device, &st)) {
         sm_loo_free(&loo);
-        return 1;
+        return report_error(st.msg);
     }
     if (a->loo) {
         if (loo.n_models == 0 && sm_fit_loo(runs, &a->opt, &loo, &st))
@@ -797,7 +798,7 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
             print_loo(a, runs, &loo, a->loo_json, FORMAT_JSON);
         sm_loo_free(&loo);
         if (!a->out)
-            return 0;
+            return a->device_out ? write_device(a, &device) : 0;
     }
     sm_fit fit;
     if (sm_fit_runs(runs, NULL, &a->opt, &fit, &st))
@@ -852,7 +853,7 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
         fprintf(stderr, "scalemeter fit: wrote %s\n",
                 where(a->out, "the coefficients to the standard output"));
     }
-    return 0;
+    return a->device_out ? write_device(a, &device) : 0;
 }
 
 /* Whether a row measures energy, which --idle-watts applies to. */

@@ -718,4 +718,15 @@ wrap[3:5] = ["32768", "65536"]
 wrapped = write("devices_wrap.csv", "\n".join(ranks_rows[:2] + [",".join(wrap)]) + "\n")
 for args in (["fit", wrapped], ["validate", wrapped, "--coeffs", "default"]):
     refused(args, wrapped, 3, "nodes x gpus_per_node = 32768 x 65536 is more than 1048576 devices")
+# fit --device-out wrote its description before the coefficients were fitted: on the rows of one
+# network (their terms cannot be separated) the fit failed, exit 1, with the description written
+# ("wrote d.ini: ... compute efficiency 1") beside no coefficient file. Neither is written now.
+one_net = write("one_network.csv", "\n".join(
+    [h100_rows[0]] + [r for r in h100_rows[1:] if r.startswith("resnet50,")]) + "\n")
+dev_out, coeffs_out = os.path.join(tmp, "one_network_dev.ini"), os.path.join(tmp, "one_net.ini")
+for extra, why in (([], "rank-deficient system"), (["-o", coeffs_out], "rank-deficient system"),
+                   (["--cv", "loo"], "needs rows of at least two models")):
+    refused(["fit", one_net, "--device-out", dev_out, *extra], one_net, None, why)
+    check(not os.path.exists(dev_out) and not os.path.exists(coeffs_out),
+          f"fit --device-out {extra} of one network wrote a file")
 finish()
