@@ -408,6 +408,30 @@ with tempfile.TemporaryDirectory() as d:
                                         for l in lines) + "\n")
         fails([rooted, "--collective", "ring"], f"{name}:{at}: a row of root 0",
               "a rooted collective", "reads all_reduce_perf")
+    # nccl-tests before #wrong print an error column, the largest deviation ("0e+00", "2e-07"),
+    # with a '*' beyond the type's tolerance: every row was refused as "counted 0e+00 wrong
+    # values". Such a log gives the links back; a '*' and a FAILED out-of-bounds line refuse it.
+    def old_errors(lines, delta="0e+00"):
+        return [l.replace("#wrong", " error") if l.startswith("#") else
+                " ".join(f[:8] + [delta] + f[9:12] + [delta]) if (f := l.split()) and
+                f[0].isdigit() else l for l in lines]
+    old_log = write("old-error.txt", "\n".join(old_errors(
+        nccl_tests_output(1, 8).splitlines(), "2e-07")) + "\n")
+    rc, so, se = run("fit-comm", old_log, "--format", "json", "--collective", "ring")
+    r = json.loads(so) if rc == 0 else {}
+    check(rc == 0 and r["samples"] == 9 and
+          near(r["intra"]["bandwidth_gb_s"], B_INTRA / 1e9, 0.01) and
+          near(r["intra"]["latency_us"], L_INTRA * 1e6, 0.01), f"error column: {rc} {se} {r}")
+    lines = old_errors(nccl_tests_output(1, 8).splitlines())
+    at = next(i for i, l in enumerate(lines) if l.split() and l.split()[0] == str(1 << 20))
+    lines[at] = lines[at].replace("0e+00", "4e-01*", 1)
+    fails([write("old-star.txt", "\n".join(lines) + "\n")], f"old-star.txt:{at + 1}",
+          "an error of 4e-01*")
+    lines = old_errors(nccl_tests_output(1, 8).splitlines())
+    at = next(i for i, l in enumerate(lines) if "Out of bounds" in l)
+    lines[at] = "# Out of bounds values : 3 FAILED"
+    fails([write("old-failed.txt", "\n".join(lines) + "\n")], f"old-failed.txt:{at + 1}",
+          "3 values out of bounds (FAILED)")
     # a size not in decimal digits is refused at its line, not skipped as noise
     path, at = with_row("hex.txt", 1 << 20, lambda l: l.replace("1048576", "0x100000", 1))
     fails([path], f"hex.txt:{at}", "decimal")

@@ -273,8 +273,24 @@ static int collective_line(char **tok, int nt, int k, const char *path, int line
                    path, lineno, name);
 }
 
-/* A #wrong column: 0, or N/A where nccl-tests ran without checking (-c 0). */
-static int wrong_ok(const char *w) { return !strcmp(w, "0") || !strcmp(w, "N/A"); }
+/* A #wrong column: 0, or N/A where nccl-tests ran without checking (-c 0). Versions before
+ * #wrong print an error column, the largest deviation found ("0e+00", "2e-07"), a '*' after it
+ * where that is beyond the type's tolerance (the earliest only say so in their "Out of bounds
+ * values" line). */
+static int wrong_ok(const char *w, int error_column)
+{
+    double delta;
+    if (error_column)
+        return !strcmp(w, "N/A") || (!parse_double(w, &delta) && delta >= 0);
+    return !strcmp(w, "0") || !strcmp(w, "N/A");
+}
+
+/* nccl-tests' closing "# Out of bounds values : N OK" (or FAILED) line: 1 for FAILED. */
+static int out_of_bounds(char **tok, int nt, int k)
+{
+    return nt >= k + 6 && !strcmp(tok[k], "Out") && !strcmp(tok[k + 1], "of") &&
+           !strcmp(tok[k + 2], "bounds") && !strcmp(tok[nt - 1], "FAILED");
+}
 
 /* nccl-tests: "#  Rank  0 Group  0 Pid 123 on host1 device  0 [0x18] NVIDIA H100 ..." names
  * each rank's host; a data row is "size count type redop [root] time algbw busbw #wrong ...",
@@ -284,7 +300,7 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
     const char *path = src->path;
     char *line = NULL;
     size_t cap = 0;
-    int has_root = 1, lineno = 0, rc = 0, first = r->n, half = 0;
+    int has_root = 1, error_column = 0, lineno = 0, rc = 0, first = r->n, half = 0;
     nccl_run run = {.first = r->n, .line = 1};
     int more = 0;
     while (!rc && (more = next_line(src, &line, &cap, &lineno, st)) > 0) {
@@ -301,6 +317,12 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
             }
             if (op < 2) {
                 half = op;
+            } else if (out_of_bounds(tok, nt, k)) {
+                rc = sm_fail(st,
+                             "%s:%d: nccl-tests found %s values out of bounds (FAILED); the "
+                             "timings of a failing run are not fitted",
+                             path, lineno, tok[nt - 2]);
+                break;
             } else if (starts_run(tok, nt) && (run.ranks || r->n > run.first)) {
                 if ((rc = run_finish(r, &run, path, nodes, st)))
                     break;
@@ -341,11 +363,12 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                     }
             } else {
                 /* the column header says whether this version prints a root column */
-                int redop = 0, root = 0;
+                int redop = 0, root = 0, error = 0;
                 for (int i = 0; i < nt; i++)
-                    redop |= !strcmp(tok[i], "redop"), root |= !strcmp(tok[i], "root");
+                    redop |= !strcmp(tok[i], "redop"), root |= !strcmp(tok[i], "root"),
+                        error |= !strcmp(tok[i], "error");
                 if (redop)
-                    has_root = root;
+                    has_root = root, error_column = error;
             }
             continue;
         }
@@ -392,10 +415,13 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
         }
         /* a run that summed wrongly timed something else than the all-reduce asked for */
         for (int w = t + 3; w < nt && w <= t + 7; w += 4)
-            if (!wrong_ok(tok[w])) {
+            if (!wrong_ok(tok[w], error_column)) {
                 rc = sm_fail(st,
-                             "%s:%d: nccl-tests counted %s wrong values (#wrong) at %ld "
-                             "bytes; the timings of a failing run are not fitted",
+                             error_column
+                                 ? "%s:%d: nccl-tests found an error of %s (error) at %ld "
+                                   "bytes; the timings of a failing run are not fitted"
+                                 : "%s:%d: nccl-tests counted %s wrong values (#wrong) at %ld "
+                                   "bytes; the timings of a failing run are not fitted",
                              path, lineno, tok[w], size);
                 break;
             }
