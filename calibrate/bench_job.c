@@ -4,9 +4,11 @@
  */
 #include "bench_job.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cpu_budget.h"
@@ -37,6 +39,7 @@ struct sm_bench_job {
     void *backend_job;
     int backend_open;
     sm_runs_writer *w; /* rank 0 */
+    char **spellings;  /* rank 0: per model, the name the CSV holds it by, where another */
     char notes[MAX_NOTES][SM_STATUS_LEN + 64];
     int n_notes;
     row last; /* the row measure stored last */
@@ -205,13 +208,44 @@ static int list_items(sm_bench_job *j, sm_status *st)
     return 0;
 }
 
+/* Whether two model names find one network file (a symbolic link is a name of its own, as
+ * fit reads the rows). */
+static int same_network(const char *a, const char *b)
+{
+    char pa[PATH_MAX], pb[PATH_MAX];
+    struct stat sa, sb;
+    sm_status ignored;
+    return !sm_network_find(a, pa, sizeof pa, &ignored) &&
+           !sm_network_find(b, pb, sizeof pb, &ignored) && !lstat(pa, &sa) && !lstat(pb, &sb) &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A network the CSV holds under another name (net.ini for ./net.ini, resnet18 for the zoo
+ * file's path) resumes under that name: under its own every configuration was measured again,
+ * and fit read the rows as another network's. Rank 0, which writes the rows. */
+static int adopt_spellings(sm_bench_job *j, sm_status *st)
+{
+    const sm_bench_spec *s = j->s;
+    int per_model = j->n / s->n_models;
+    if (!(j->spellings = calloc((size_t)s->n_models, sizeof *j->spellings)))
+        return sm_fail(st, "out of memory");
+    for (int m = 0; m < s->n_models; m++) {
+        if (sm_runs_writer_spelling(j->w, s->models[m], same_network, &j->spellings[m]))
+            return sm_fail(st, "out of memory");
+        for (int k = m * per_model; j->spellings[m] && k < (m + 1) * per_model; k++)
+            j->items[k].model = j->spellings[m];
+    }
+    return 0;
+}
+
 /* The CSV opened by rank 0, and which configurations it holds, learned by every rank. */
 static int open_output(sm_bench_job *j, sm_status *st)
 {
     const char *what = NULL;
     int failed = j->s->layout.rank == 0 &&
-                 sm_runs_writer_open(j->s->output, sm_run_columns, sm_bench_job_columns(j),
-                                     key_columns, n_keys(j), &j->w, &what, st);
+                 (sm_runs_writer_open(j->s->output, sm_run_columns, sm_bench_job_columns(j),
+                                      key_columns, n_keys(j), &j->w, &what, st) ||
+                  adopt_spellings(j, st));
     if (agree_failed(j->comm, failed, st))
         return -1;
     if (what)
@@ -273,6 +307,9 @@ void sm_bench_job_close(sm_bench_job *j)
     for (int k = 0; j->nets && k < j->n_nets; k++)
         sm_network_free(j->nets[k]);
     free(j->nets);
+    for (int m = 0; j->spellings && m < j->s->n_models; m++)
+        free(j->spellings[m]);
+    free(j->spellings);
     free(j->items);
     free(j->item_net);
     sm_registry_free(j->reg);

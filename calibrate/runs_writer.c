@@ -404,6 +404,33 @@ int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values)
 
 int sm_runs_writer_rows(const sm_runs_writer *w) { return w->rows; }
 
+int sm_runs_writer_spelling(const sm_runs_writer *w, const char *value,
+                            int (*same)(const char *held, const char *value), char **out)
+{
+    *out = NULL;
+    size_t n = strlen(value);
+    for (int k = 0; k < w->n_keys; k++)
+        if (!strncmp(w->keys[k], value, n) && (!w->keys[k][n] || w->keys[k][n] == SEP[0]))
+            return 0; /* held as written */
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    for (int k = 0; k < w->n_keys; k++) {
+        size_t len = strcspn(w->keys[k], SEP);
+        if (prev && len == prev_len && !strncmp(prev, w->keys[k], len))
+            continue; /* the rows of one model come together: each spelling asked once */
+        prev = w->keys[k], prev_len = len;
+        char *held = strndup(w->keys[k], len);
+        if (!held)
+            return -1;
+        if (same(held, value)) {
+            *out = held;
+            return 0;
+        }
+        free(held);
+    }
+    return 0;
+}
+
 /* Appends field to line as CSV: quoted when it holds a comma or a quote, or starts with '#'
  * (a line of a comment otherwise). */
 static size_t put_field(char *line, size_t used, size_t cap, const char *f)

@@ -23,6 +23,11 @@ int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, c
 int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values);
 /* Rows the file held when opened. */
 int sm_runs_writer_rows(const sm_runs_writer *w);
+/* Whether the rows hold the first key value (the model) as another spelling of value, one that
+ * same(held, value) says names the same thing: *out is that spelling (malloc'd), or NULL where
+ * the rows hold value as written or not at all. -1: out of memory. */
+int sm_runs_writer_spelling(const sm_runs_writer *w, const char *value,
+                            int (*same)(const char *held, const char *value), char **out);
 /* Appends one row (n_cols fields; quoted where a field needs it) with one write() and an fsync;
  * on a short write the file is cut back to where it was, so no half row stays. */
 int sm_runs_writer_append(sm_runs_writer *w, const char *const *fields, sm_status *st);

@@ -8,6 +8,7 @@ usage: test_hostile_files.py SCALEMETER   (run from the source root)
 """
 import json
 import os
+import shutil
 import tempfile
 import xml.dom.minidom
 
@@ -729,4 +730,18 @@ for extra, why in (([], "rank-deficient system"), (["-o", coeffs_out], "rank-def
     refused(["fit", one_net, "--device-out", dev_out, *extra], one_net, None, why)
     check(not os.path.exists(dev_out) and not os.path.exists(coeffs_out),
           f"fit --device-out {extra} of one network wrote a file")
+# bench resumed under another name of one network (./net.ini for net.ini, a zoo name for its
+# file's path) measured every configuration again, under the new name: "2 configurations
+# measured, 0 already there", rows that fit then read as a second network. It resumes under the
+# name the CSV holds.
+shutil.copy("tests/data/fit/tiny_a.ini", os.path.join(tmp, "bench_net.ini"))
+bench_csv = os.path.join(tmp, "bench_resume.csv")
+bench = ["bench", "--image", "8", "--reps", "3", "--min-time", "0.01", "--warmup", "1", "-q",
+         "-o", bench_csv]
+rc1, _, err1 = run(*bench, os.path.join(tmp, "bench_net.ini"), "--batch", "1")
+rc2, _, err2 = run(*bench, os.path.join(tmp, ".", "bench_net.ini"), "--batch", "1,2")
+models = [r.split(",")[0] for r in open(bench_csv).read().splitlines()[1:]]
+check(rc1 == rc2 == 0 and models == [os.path.join(tmp, "bench_net.ini")] * 2 and
+      "1 configurations measured, 0 out of memory, 1 already there" in err2,
+      f"bench resumed under ./: exit {rc1} {rc2}, models {models}: {err2.strip()}")
 finish()
