@@ -35,6 +35,7 @@ struct sm_bench_job {
     int n_nets;
     sm_bench_item *items;
     sm_network **item_net;
+    int *item_model; /* the index in s->models of each item's model */
     int n;
     void *backend_job;
     int backend_open;
@@ -183,31 +184,6 @@ static void row_init(const sm_bench_job *j, row *r, int i)
 }
 
 /* The configurations in the order of the arguments: models, then images, then batches. */
-static int list_items(sm_bench_job *j, sm_status *st)
-{
-    const sm_bench_spec *s = j->s;
-    int n_images = s->n_images ? s->n_images : 1;
-    j->n = j->n_nets * s->n_batches;
-    j->items = calloc((size_t)j->n, sizeof *j->items);
-    j->item_net = calloc((size_t)j->n, sizeof *j->item_net);
-    if (!j->items || !j->item_net)
-        return sm_fail(st, "out of memory");
-    int k = 0;
-    for (int m = 0; m < s->n_models; m++)
-        for (int i = 0; i < n_images; i++)
-            for (int b = 0; b < s->n_batches; b++, k++) {
-                sm_network *net = j->nets[m * n_images + i];
-                sm_bench_item *c = &j->items[k];
-                *c = (sm_bench_item){s->models[m], image_of(net), s->batches[b], 0, 0};
-                j->item_net[k] = net;
-                sm_metrics mt;
-                sm_status ignored; /* the estimate only orders the time left */
-                if (sm_network_metrics(net, c->batch, &mt, &ignored) == 0)
-                    c->work = (double)(2 * mt.flops + mt.bwd_flops) + 4.0 * (double)mt.weights;
-            }
-    return 0;
-}
-
 /* Whether two model names find one network file (a symbolic link is a name of its own, as
  * fit reads the rows). */
 static int same_network(const char *a, const char *b)
@@ -220,21 +196,71 @@ static int same_network(const char *a, const char *b)
            sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Whether the image and batch of configuration (model m, image i, batch b) were named before:
+ * --batch 1,1 and --image 16,16, as one network by two names (net.ini,./net.ini, list_items),
+ * measured a configuration twice, and the CSV held it twice, which fit weighs double. */
+static int named_before(const sm_bench_job *j, int m, int i, int b)
+{
+    const sm_bench_spec *s = j->s;
+    int n_images = s->n_images ? s->n_images : 1;
+    for (int e = 0; e < i; e++)
+        if (image_of(j->nets[m * n_images + e]) == image_of(j->nets[m * n_images + i]))
+            return 1;
+    for (int e = 0; e < b; e++)
+        if (s->batches[e] == s->batches[b])
+            return 1;
+    return 0;
+}
+
+static int list_items(sm_bench_job *j, sm_status *st)
+{
+    const sm_bench_spec *s = j->s;
+    int n_images = s->n_images ? s->n_images : 1;
+    int most = j->n_nets * s->n_batches;
+    j->items = calloc((size_t)most, sizeof *j->items);
+    j->item_net = calloc((size_t)most, sizeof *j->item_net);
+    j->item_model = calloc((size_t)most, sizeof *j->item_model);
+    if (!j->items || !j->item_net || !j->item_model)
+        return sm_fail(st, "out of memory");
+    int k = 0;
+    for (int m = 0; m < s->n_models; m++) {
+        int again = 0; /* the network of an earlier model */
+        for (int e = 0; e < m && !again; e++)
+            again = !strcmp(s->models[e], s->models[m]) || same_network(s->models[e], s->models[m]);
+        for (int i = 0; i < n_images && !again; i++)
+            for (int b = 0; b < s->n_batches; b++) {
+                if (named_before(j, m, i, b))
+                    continue;
+                sm_network *net = j->nets[m * n_images + i];
+                j->item_model[k] = m;
+                sm_bench_item *c = &j->items[k];
+                *c = (sm_bench_item){s->models[m], image_of(net), s->batches[b], 0, 0};
+                j->item_net[k] = net;
+                sm_metrics mt;
+                sm_status ignored; /* the estimate only orders the time left */
+                if (sm_network_metrics(net, c->batch, &mt, &ignored) == 0)
+                    c->work = (double)(2 * mt.flops + mt.bwd_flops) + 4.0 * (double)mt.weights;
+                k++;
+            }
+    }
+    j->n = k;
+    return 0;
+}
+
 /* A network the CSV holds under another name (net.ini for ./net.ini, resnet18 for the zoo
  * file's path) resumes under that name: under its own every configuration was measured again,
  * and fit read the rows as another network's. Rank 0, which writes the rows. */
 static int adopt_spellings(sm_bench_job *j, sm_status *st)
 {
     const sm_bench_spec *s = j->s;
-    int per_model = j->n / s->n_models;
     if (!(j->spellings = calloc((size_t)s->n_models, sizeof *j->spellings)))
         return sm_fail(st, "out of memory");
-    for (int m = 0; m < s->n_models; m++) {
+    for (int m = 0; m < s->n_models; m++)
         if (sm_runs_writer_spelling(j->w, s->models[m], same_network, &j->spellings[m]))
             return sm_fail(st, "out of memory");
-        for (int k = m * per_model; j->spellings[m] && k < (m + 1) * per_model; k++)
-            j->items[k].model = j->spellings[m];
-    }
+    for (int k = 0; k < j->n; k++)
+        if (j->spellings[j->item_model[k]])
+            j->items[k].model = j->spellings[j->item_model[k]];
     return 0;
 }
 
@@ -312,6 +338,7 @@ void sm_bench_job_close(sm_bench_job *j)
     free(j->spellings);
     free(j->items);
     free(j->item_net);
+    free(j->item_model);
     sm_registry_free(j->reg);
     free(j);
 }

@@ -744,4 +744,15 @@ models = [r.split(",")[0] for r in open(bench_csv).read().splitlines()[1:]]
 check(rc1 == rc2 == 0 and models == [os.path.join(tmp, "bench_net.ini")] * 2 and
       "1 configurations measured, 0 out of memory, 1 already there" in err2,
       f"bench resumed under ./: exit {rc1} {rc2}, models {models}: {err2.strip()}")
+# A configuration named twice on one command line (--batch 1,1, --image 8,8, one network by two
+# names) was measured twice: two rows of one configuration, which fit weighs double. Once now.
+once_csv = os.path.join(tmp, "bench_once.csv")
+net = os.path.join(tmp, "bench_net.ini")
+rc, _, err = run("bench", "--reps", "3", "--min-time", "0.01", "--warmup", "1", "-q", "-o",
+                 once_csv, f"{net},{os.path.join(tmp, '.', 'bench_net.ini')}", "--image", "8,8",
+                 "--batch", "1,1")
+rows = open(once_csv).read().splitlines()[1:] if rc == 0 else []
+check(rc == 0 and len(rows) == 1 and rows[0].startswith(f"{net},8,1,") and
+      "1 configurations measured, 0 out of memory, 0 already there" in err,
+      f"bench of one configuration named eight ways: exit {rc}, rows {rows}: {err.strip()}")
 finish()
