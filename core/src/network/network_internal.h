@@ -43,7 +43,8 @@ void sm_plugin_guard_begin(const char *path);
 void sm_plugin_guard_end(void);
 /* Around plugin code (plugin_guard.c): an exit() inside names what (a string that outlives the
  * call) and fails; standard output goes to standard error where the host asked
- * (sm_plugin_stdout_to_stderr). begin returns the enclosing call's what, for end. */
+ * (sm_plugin_stdout_to_stderr). begin returns the enclosing call's what, for end. A NULL what
+ * is the host's own code between plugin calls, which then nest without a system call. */
 const char *sm_plugin_call_begin(const char *what);
 void sm_plugin_call_end(const char *outer);
 
