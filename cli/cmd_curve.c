@@ -187,6 +187,7 @@ typedef struct curve_row {
     const sm_network *net;
     int64_t batch; /* per device (weak) or global (strong) */
     sm_curve curve;
+    double sample_flops; /* of one sample's step, for mfu (model_sample_flops) */
 } curve_row;
 
 typedef struct curve_run {
@@ -235,8 +236,9 @@ static double point_tokens_per_s(const curve_row *row, const sm_curve_point *p)
 static double point_mfu(const curve_run *r, const curve_row *row, const sm_curve_point *p)
 {
     /* the FLOPs of a step: all its micro-batches */
-    return model_flops_utilisation(
-        r->pred, row->net, p->layout.batch * sm_layout_accumulate(&p->layout), p->pred.t_step);
+    return model_flops_utilisation(r->pred, row->sample_flops,
+                                   p->layout.batch * sm_layout_accumulate(&p->layout),
+                                   p->pred.t_step);
 }
 
 /* Throughput gained by the doubling after the turning point, per doubling. */
@@ -302,8 +304,11 @@ static sm_allreduce_estimate point_allreduce(const curve_run *r, const curve_row
     return e;
 }
 
-/* A point as the column table reads it. */
-static point_view view_of(const curve_run *r, const curve_row *row, const sm_curve_point *p)
+/* A point as the column table reads it; its all-reduce where `allreduce` asks for it (the
+ * bucket's choice walks the network: column_set, which needs only whether there is one,
+ * leaves it). */
+static point_view view_of(const curve_run *r, const curve_row *row, const sm_curve_point *p,
+                          int allreduce)
 {
     const sm_curve *c = &row->curve;
     point_view v = {row->model,
@@ -316,8 +321,9 @@ static point_view view_of(const curve_run *r, const curve_row *row, const sm_cur
                     r->args->common.epochs,
                     tells_allreduce(r),
                     {0, "none", "-"},
-                    -1};
-    if (v.tells_allreduce)
+                    -1,
+                    row->sample_flops};
+    if (v.tells_allreduce && allreduce)
         v.allreduce = point_allreduce(r, row, p);
     return v;
 }
@@ -328,7 +334,7 @@ static unsigned column_set(const curve_run *r)
     unsigned set = 0;
     for (int k = 0; k < r->n_rows; k++)
         for (int i = 0; i < r->rows[k].curve.n_points; i++) {
-            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i]);
+            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i], 0);
             set |= point_column_set(&v);
         }
     return set;
@@ -340,7 +346,7 @@ static void write_csv(FILE *out, const curve_run *r)
     point_csv_header(out, set);
     for (int k = 0; k < r->n_rows; k++)
         for (int i = 0; i < r->rows[k].curve.n_points; i++) {
-            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i]);
+            point_view v = view_of(r, &r->rows[k], &r->rows[k].curve.points[i], 1);
             point_csv_row(out, set, &v);
         }
 }
@@ -413,7 +419,7 @@ static void write_json(FILE *out, const curve_run *r)
         for (int i = 0; i < c->n_points; i++) {
             const sm_curve_point *p = &c->points[i];
             json_begin_object(&w);
-            point_view v = view_of(r, row, p);
+            point_view v = view_of(r, row, p, 1);
             point_json_fields(&w, set, &v);
             if (v.tells_allreduce)
                 json_allreduce(&w, &v.allreduce);
@@ -775,7 +781,8 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
     for (int m = 0; m < n_models; m++)
         for (int b = 0; b < a->n_batches; b++) {
             curve_row *row = &r->rows[r->n_rows];
-            *row = (curve_row){models[m], nets[m], a->batches[b], {0, NULL, -1, -1}};
+            *row = (curve_row){
+                models[m], nets[m], a->batches[b], {0, NULL, -1, -1}, model_sample_flops(nets[m])};
             sm_curve_spec spec = {a->strong ? 0 : a->batches[b],
                                   a->strong ? a->batches[b] : 0,
                                   r->gpus_per_node,

@@ -156,7 +156,8 @@ static point_view view_of(const predict_args *a, const sm_network *net, const sm
                     a->common.epochs,
                     ar != NULL,
                     {0, "none", "-"},
-                    mem->max_batch};
+                    mem->max_batch,
+                    model_sample_flops(net)};
     if (ar)
         v.allreduce = *ar;
     return v;

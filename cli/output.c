@@ -731,23 +731,29 @@ const char *gradient_collective(const sm_predictor *p)
     return mc.shard == SM_SHARD_NONE ? "all-reduce" : "reduce-scatter";
 }
 
-double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int64_t batch,
+double model_sample_flops(const sm_network *net)
+{
+    /* summed as reals, layer by layer as the predictor counts them: the network's 64-bit
+     * totals overflow at large batches (resnet50 at 1e9), and F + Fb sooner (at 4e8: 9.8e18);
+     * one sample's, since every layer's counts are its per-sample counts times the batch */
+    double flops = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        sm_metrics m;
+        sm_status st;
+        if (sm_layer_metrics_at(&net->layers[i], 1, &m, &st))
+            return NAN;
+        flops += (double)m.flops + (double)m.bwd_flops;
+    }
+    return flops;
+}
+
+double model_flops_utilisation(const sm_predictor *p, double sample_flops, int64_t batch,
                                double t_step)
 {
     double peak = sm_predictor_peak_flops(p);
     if (!(peak > 0) || !isfinite(t_step))
         return NAN;
-    /* summed as reals, layer by layer as the predictor counts them: the network's 64-bit
-     * totals overflow first (resnet50 at batch 1e9), and F + Fb sooner (at 4e8: 9.8e18) */
-    double flops = 0;
-    for (int i = 0; i < net->n_layers; i++) {
-        sm_metrics m;
-        sm_status st;
-        if (sm_layer_metrics_at(&net->layers[i], batch, &m, &st))
-            return NAN;
-        flops += (double)m.flops + (double)m.bwd_flops;
-    }
-    return flops / (t_step * peak);
+    return (double)batch * sample_flops / (t_step * peak);
 }
 
 int output_not_input(const char *cmd, const char *option, const char *out,

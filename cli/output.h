@@ -44,7 +44,13 @@ int64_t dataset_samples(int64_t dataset, int64_t tokens, const sm_network *net);
 /* The collective a gradient bucket runs under p: "all-reduce" (DDP), or "reduce-scatter" when
  * the states are sharded (--shard). */
 const char *gradient_collective(const sm_predictor *p);
-double model_flops_utilisation(const sm_predictor *p, const sm_network *net, int64_t batch,
+/* The FLOPs of one sample's training step, forward and backward (F + Fb), as a real; NAN
+ * where a layer's counts do not fit 64 bits. Once per network: mfu's numerator is linear in the
+ * batch. */
+double model_sample_flops(const sm_network *net);
+/* Model FLOPs utilisation of a step of batch samples (all its micro-batches) of sample_flops
+ * each: their FLOPs over t_step times the predictor's dense peak; NAN where it has none. */
+double model_flops_utilisation(const sm_predictor *p, double sample_flops, int64_t batch,
                                double t_step);
 /* A positive integer option; -1 with a message naming the option. */
 int parse_positive(const char *option, const char *text, int64_t max, int64_t *out);

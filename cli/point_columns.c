@@ -87,8 +87,8 @@ static cell mfu(const point_view *v)
 {
     /* the FLOPs of a step: all its micro-batches */
     const sm_layout *l = &v->p->layout;
-    return real(model_flops_utilisation(v->pred, v->net, l->batch * sm_layout_accumulate(l),
-                                        v->p->pred.t_step));
+    return real(model_flops_utilisation(v->pred, v->sample_flops,
+                                        l->batch * sm_layout_accumulate(l), v->p->pred.t_step));
 }
 static cell memory(const point_view *v) { return real(v->p->memory.peak + v->p->memory.context); }
 static cell capacity(const point_view *v)

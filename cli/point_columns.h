@@ -23,6 +23,7 @@ typedef struct point_view {
     int tells_allreduce;             /* a description's all-reduce is behind the predictor */
     sm_allreduce_estimate allreduce; /* one bucket's; algorithm "none": nothing sent */
     int64_t max_batch;               /* predict --max-batch's answer; -1: not asked */
+    double sample_flops;             /* of one sample's step (model_sample_flops): mfu's */
 } point_view;
 
 /* The optional groups of columns an output has, decided once over all its points, so that
