@@ -113,6 +113,10 @@ typedef struct sm_device_fit_result {
     double compute_efficiency, conv_efficiency;
     double memory_efficiency;
     int iterations; /* reclassifications of layers as compute- or memory-bound */
+    /* what the runs ask of the larger of the pair and of the memory before the bound of 1
+     * (INFINITY: they leave that term no time); above 1 they ran faster than the base's peak
+     * or bandwidth allows, and the efficiencies written at 1 predict them slower */
+    double compute_asked, memory_asked;
 } sm_device_fit_result;
 
 struct sm_runs;

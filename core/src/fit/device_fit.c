@@ -275,6 +275,9 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     out->compute_efficiency = scale * v.efficiency[p];
     out->conv_efficiency = scale * v.conv_efficiency[p];
     out->memory_efficiency = eff_m;
+    out->compute_asked =
+        u[U_C] > 0 ? fmax(v.efficiency[p], v.conv_efficiency[p]) / u[U_C] : INFINITY;
+    out->memory_asked = u[U_M] > 0 ? 1 / u[U_M] : INFINITY;
 
     /* the update: d_update P + u 20 W / bandwidth on the single-device t_grad rows */
     int m = 0;
