@@ -745,6 +745,17 @@ check(rc == 0 and "warning: configs/calibrations/h100-pytorch-tf32.csv: the runs
 rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-out", bounded)
 check(rc == 0 and "faster than" not in err,
       f"fit --device-out of H100 runs on h100 warned: exit {rc}: {err.strip()}")
+# A power limit just above the power model's static part left a clock no GPU runs at, where a
+# given sustained_clock_mhz below 100 MHz is refused: 175.4 W for an H100's 132 SMs held 82 MHz
+# and made a description without efficiency keys predict every layer 20 times slower.
+low_power = write("low_power.ini", H100.replace("power_limit_w = 700", "power_limit_w = 175.4"))
+line = H100[:H100.index("power_limit_w = 700")].count("\n") + 1
+refused(["predict", "resnet50", "--device", low_power, "--batch", "8"], low_power, line,
+        "power_limit_w = 175.4 leaves 132 hopper SMs 82 MHz in the model, below any GPU's lowest "
+        "clock (100 MHz): give the board's limit (at least 176 W here)")
+at_176 = write("power_176.ini", H100.replace("power_limit_w = 700", "power_limit_w = 176"))
+rc, out, err = run("predict", "resnet50", "--device", at_176, "--batch", "8")
+check(rc == 0, f"predict at power_limit_w = 176: exit {rc}: {err.strip()}")
 # bench resumed under another name of one network (./net.ini for net.ini, a zoo name for its
 # file's path) measured every configuration again, under the new name: "2 configurations
 # measured, 0 already there", rows that fit then read as a second network. It resumes under the

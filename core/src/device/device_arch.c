@@ -179,6 +179,10 @@ double sm_device_sustained_clock(const sm_device *dev)
     return 1e6 * model_clock(s, k, dev->sm_count, dev->power_limit, dev->boost_clock / 1e6);
 }
 
+/* The lowest clock a model may give, as device_file.c's lowest clock key: below every GPU's
+ * (nvidia-smi's supported clocks: V100 135 MHz, A100 210). */
+#define MIN_CLOCK_HZ 100e6
+
 /* What the defaults are multiplied by: the part's sustained/boost over that of the part the
  * generation's efficiencies were measured on; -1 with a message where the power limit is
  * below the model's static power. */
@@ -198,6 +202,16 @@ static double clock_factor(const sm_device *dev, int power_line, sm_status *st)
                        "for %d %s SMs (%.0f W): no clock sustains it",
                        dev->path, power_line, dev->power_limit, dev->sm_count, dev->tensor_cores,
                        s * dev->sm_count);
+    /* a limit just above the static power left a clock no GPU runs at, as the loader refuses a
+     * given one (device_file.c): 175.4 W for 132 Hopper SMs held 91 MHz and made every layer
+     * 20 times slower */
+    if (clock < MIN_CLOCK_HZ)
+        return sm_fail(st,
+                       "%s:%d: power_limit_w = %g leaves %d %s SMs %.0f MHz in the model, below "
+                       "any GPU's lowest clock (100 MHz): give the board's limit (at least "
+                       "%.0f W here), or sustained_clock_mhz",
+                       dev->path, power_line, dev->power_limit, dev->sm_count, dev->tensor_cores,
+                       clock / 1e6, ceil(dev->sm_count * (s + k * 1e-3)));
     return clock / dev->boost_clock / reference_ratio(dev->tensor_cores);
 }
 
