@@ -756,6 +756,24 @@ refused(["predict", "resnet50", "--device", low_power, "--batch", "8"], low_powe
 at_176 = write("power_176.ini", H100.replace("power_limit_w = 700", "power_limit_w = 176"))
 rc, out, err = run("predict", "resnet50", "--device", at_176, "--batch", "8")
 check(rc == 0, f"predict at power_limit_w = 176: exit {rc}: {err.strip()}")
+# fit-comm read a CSV without a nodes column as one node: 4 nodes of 8 A100s (32 ranks) were one
+# node of 32, and the intra-node bandwidth came out at the network's 200 GB/s for NVLink's 240,
+# written so by --device-out. A one-node run of more ranks than the base's node holds is refused.
+sweep = ["--algorithm", "Ring", "--protocol", "Simple", "--min-bytes", "1M", "--max-bytes", "1G",
+         "--format", "csv"]
+rc1, one_node, _ = run("allreduce", "--device", "a100", "--nodes", "1", *sweep)
+rc4, four_nodes, _ = run("allreduce", "--device", "a100", "--nodes", "4", *sweep)
+one_csv = write("a100_one_node.csv", one_node)
+no_nodes = write("a100_no_nodes.csv", "".join(
+    ",".join(f for k, f in enumerate(l.split(",")) if k != 3) + "\n"
+    for l in four_nodes.splitlines()))
+refused(["fit-comm", one_csv, no_nodes, "--device-base", "a100"], no_nodes, 2,
+        "32 ranks on one node, more than a node of a100 holds (8, devices_per_node in")
+rc, out, err = run("fit-comm", one_csv, no_nodes + "@4", "--device-base", "a100", "--format",
+                   "json")
+fitted = json.loads(out) if rc == 0 else {}
+check(rc1 == rc4 == rc == 0 and abs(fitted["intra"]["bandwidth_gb_s"] - 240) < 1,
+      f"fit-comm of the A100 runs with @4: exit {rc}: {err.strip()} {out[:300]}")
 # bench resumed under another name of one network (./net.ini for net.ini, a zoo name for its
 # file's path) measured every configuration again, under the new name: "2 configurations
 # measured, 0 already there", rows that fit then read as a second network. It resumes under the

@@ -129,6 +129,29 @@ static int fit_level(const sm_comm_runs *r, const sm_comm_fit_result *f, double 
     return rc;
 }
 
+/* A run on one node of more devices than the base's node holds: a CSV without a nodes column
+ * (or nccl-tests' ranks whose hosts share a name) is read as one node, and 4 nodes of 8 A100s
+ * read so fitted NVLink at the network's 200 GB/s for the base's 240, written into
+ * --device-out. Runs across nodes say their nodes (hosts, or @NODES checked against them). */
+static int check_layouts(const sm_comm_runs *r, const sm_device *v, sm_status *st)
+{
+    for (int i = 0; i < r->n; i++) {
+        const sm_comm_sample *s = &r->samples[i];
+        if (s->nodes > 1 || s->gpus_per_node <= v->max_devices_per_node)
+            continue;
+        const char *file = s->source < r->n_sources ? r->sources[s->source] : "a run";
+        return sm_fail(st,
+                       "%s:%d: %d ranks on one node, more than a node of %s holds (%d, %s in "
+                       "%s): give the run's node count as %s@NODES, or --device-base a "
+                       "description of its nodes",
+                       file, s->line, s->gpus_per_node, v->name, v->max_devices_per_node,
+                       v->max_devices_per_node > v->devices_per_node ? "max_devices_per_node"
+                                                                     : "devices_per_node",
+                       v->path, file);
+    }
+    return 0;
+}
+
 int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const char *collective,
                 sm_comm_fit_result *out, sm_status *st)
 {
@@ -147,6 +170,8 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const
         out->intra_bandwidth = v.intra.bandwidth, out->intra_latency = v.intra.latency;
         out->inter_bandwidth = v.inter.bandwidth, out->inter_latency = v.inter.latency;
         out->inter_ports = v.inter_ports;
+        if (check_layouts(r, &v, st))
+            return -1;
     }
     out->nccl = form == SM_COLLECTIVE_NCCL;
     int intra = 0, inter = 0;
