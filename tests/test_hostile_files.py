@@ -774,6 +774,19 @@ rc, out, err = run("fit-comm", one_csv, no_nodes + "@4", "--device-base", "a100"
 fitted = json.loads(out) if rc == 0 else {}
 check(rc1 == rc4 == rc == 0 and abs(fitted["intra"]["bandwidth_gb_s"] - 240) < 1,
       f"fit-comm of the A100 runs with @4: exit {rc}: {err.strip()} {out[:300]}")
+# A TF32 peak below the FP32 one: TF32's default efficiency rises to the fp32 rate, at which the
+# element-wise layers run too, and mfu over the TF32 peak read 401.8% (an L4 given 1 TFLOP/s of
+# TF32). Over the faster of the two it reads what the L4's own TF32 peak gives, at half the rate.
+l4 = open("configs/devices/l4.ini").read()
+low_tf32 = write("low_tf32.ini", l4.replace("peak_tf32_tflops = 60", "peak_tf32_tflops = 1"))
+mfu = {}
+for name, dev in (("low", low_tf32), ("l4", "l4")):
+    rc, out, err = run("predict", "resnet50", "--device", dev, "--batch", "32", "--format", "json")
+    mfu[name] = json.loads(out)["mfu"] if rc == 0 else None
+    check(rc == 0, f"predict resnet50 --device {dev}: exit {rc}: {err.strip()}")
+check(mfu["low"] is not None and mfu["l4"] is not None and 0 < mfu["low"] <= 1 and
+      abs(mfu["low"] - mfu["l4"] * 60 / 30.3) < 1e-3 * mfu["low"],
+      f"mfu over a TF32 peak below FP32's: {mfu}")
 # bench resumed under another name of one network (./net.ini for net.ini, a zoo name for its
 # file's path) measured every configuration again, under the new name: "2 configurations
 # measured, 0 already there", rows that fit then read as a second network. It resumes under the

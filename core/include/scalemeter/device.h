@@ -70,7 +70,9 @@ int sm_predictor_from_coeffs_device(const char *coeffs_path, const char *device,
 int sm_predictor_devices_per_node(const sm_predictor *p);
 
 /* One device's dense peak (FLOP/s) at the predictor's precision, from the description behind
- * a device model (its peak_<precision>_tflops): the denominator of model FLOPs utilisation.
+ * a device model (its peak_<precision>_tflops, or peak_fp32_tflops where that is higher: the
+ * element-wise layers and TF32's fallback run at the fp32 rate): the denominator of model
+ * FLOPs utilisation.
  * A calibration states no peak: beside a description (sm_predictor_from_coeffs_device), the
  * description's at the calibration's precision, the device the all-reduce runs between being
  * the one calibrated; 0 for a calibration alone; NAN for a NULL p. */

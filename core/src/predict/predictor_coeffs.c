@@ -134,19 +134,20 @@ static int check_peak(const coeffs *c, const sm_network *net, const sm_layout *l
     if (sm_network_metrics(net, layout->batch, &m, st))
         return -1;
     const sm_device *v = &c->comm->dev;
+    double peak = sm_device_dense_peak(v, (sm_precision)p);
     const char *what[] = {"t_infer", "t_fwd + t_bwd"};
     const double flops[] = {(double)m.flops, (double)m.flops + (double)m.bwd_flops};
     const double t[] = {out->t_infer, out->t_fwd + out->t_bwd};
     for (int k = 0; k < 2; k++)
-        if (t[k] > 0 && flops[k] / t[k] > v->peak[p]) /* NaN: a phase not fitted */
+        if (t[k] > 0 && flops[k] / t[k] > peak) /* NaN: a phase not fitted */
             return sm_fail(st,
                            "%s predicts %s = %g s for %s at batch %lld: %.4g TFLOP/s, above "
                            "%s's dense %s peak of %g TFLOP/s (peak_%s_tflops in %s): the "
                            "calibration extrapolates past what it measured, or the "
                            "description is not of the device calibrated",
                            c->path, what[k], t[k], net->name, (long long)layout->batch,
-                           flops[k] / t[k] / 1e12, v->name, c->fit.precision, v->peak[p] / 1e12,
-                           c->fit.precision, v->path);
+                           flops[k] / t[k] / 1e12, v->name, c->fit.precision, peak / 1e12,
+                           peak > v->peak[p] ? "fp32" : c->fit.precision, v->path);
     return 0;
 }
 
@@ -365,7 +366,7 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
     /* beside a description, its dense peak at the calibration's precision: the device the
      * all-reduce runs between is the one calibrated, so mfu has a denominator */
     if (comm && p >= 0)
-        (*out)->peak_flops = comm->dev.peak[p];
+        (*out)->peak_flops = sm_device_dense_peak(&comm->dev, (sm_precision)p);
     return 0;
 }
 

@@ -495,7 +495,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     describe(d, "", without_conv, sizeof without_conv);
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
-    double peak_flops = d->dev.peak[precision];
+    double peak_flops = sm_device_dense_peak(&d->dev, precision);
     sm_memory_config memory;
     sm_device_memory_config(&d->dev, precision, &memory);
     memory.shard = d->shard;
