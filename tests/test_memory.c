@@ -216,6 +216,40 @@ static void test_identity(sm_registry *reg)
     sm_network_free(net);
 }
 
+/* A view or identity after the last layer returns the output itself (nn.Identity in place of
+ * a head): nothing changes. At fp32, one sample:
+ *
+ *   input 16 -> a linear 16 -> b linear 64 [-> id identity, or z dropout 0]
+ *
+ * Kept: the input 64 B (a), a's output 64 (b), b's output 256 (the loss reads it): 384. The
+ * backward pass: b holds the 384, its output's gradient 256 and a's new one 64: 704, the peak,
+ * 320 above what is kept. The identity freed the output before b's backward pass: 640, 256. */
+static void test_trailing_identity(sm_registry *reg)
+{
+    static const char *const tails[] = {"", "id = identity\n", "z = dropout p=0\n",
+                                        "flat = flatten\n"};
+    for (size_t k = 0; k < sizeof tails / sizeof *tails; k++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "[network]\nname = tail\ninput = 16\n[layers]\n"
+                 "a = linear out=16\nb = linear out=64\n%s",
+                 tails[k]);
+        sm_network *net;
+        sm_status st;
+        if (sm_network_load(reg, net_file(text), NULL, &net, &st)) {
+            fprintf(stderr, "%s\n", st.msg);
+            CHECK(0);
+            return;
+        }
+        sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+        sm_memory m;
+        CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+        CHECK_EQ(m.activations, 384);
+        CHECK_EQ(m.backward, 320);
+        sm_network_free(net);
+    }
+}
+
 int main(void)
 {
     sm_registry *reg;
@@ -230,6 +264,7 @@ int main(void)
     test_max_batch(net);
     test_autocast_norm(reg);
     test_identity(reg);
+    test_trailing_identity(reg);
     sm_network_free(net);
     sm_registry_free(reg);
     return check_summary();

@@ -330,11 +330,13 @@ static double training_peak(const sm_network *net, const int *owner, const int *
     }
     if (n == 0)
         return *kept = storage_size(net, 0, batch, c);
-    /* the network's output lives until the loss has read it, whoever saves it */
+    /* the network's output lives until the loss has read it, whoever saves it: to the
+     * backward pass of the layer that made it, so that a last view or identity of it (a head
+     * replaced by nn.Identity) changes nothing */
     int out = owner[n - 1];
     w->kept[out] = 1;
     if (w->first[out] == n)
-        w->first[out] = n - 1;
+        w->first[out] = out > 0 ? out - 1 : n - 1;
     for (int s = 0; s <= n; s++)
         if (w->kept[s])
             w->alive[w->first[s]] += storage_size(net, s, batch, c);
