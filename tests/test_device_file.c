@@ -497,7 +497,7 @@ int main(void)
     }
     unsigned char fused[1024];
     CHECK(net->n_layers <= (int)sizeof fused);
-    sm_network_fused(&dev, net, fused);
+    CHECK_EQ(sm_network_fused(&dev, net, fused), 0);
     int n_fused = 0, n_norms = 0, n_relus = 0;
     for (int i = 0; i < net->n_layers; i++) {
         n_fused += fused[i];
@@ -509,7 +509,7 @@ int main(void)
     CHECK_EQ(n_fused, 102);
     dev.fuse_epilogues = 0;
     n_fused = 0;
-    sm_network_fused(&dev, net, fused);
+    CHECK_EQ(sm_network_fused(&dev, net, fused), 0);
     for (int i = 0; i < net->n_layers; i++)
         n_fused += fused[i];
     CHECK_EQ(n_fused, 0);
@@ -522,7 +522,7 @@ int main(void)
     CHECK_EQ(dev.fuse_epilogues, 0);
     int n_adds = 0, n_fused_norms = 0;
     n_fused = 0;
-    sm_network_fused(&dev, net, fused);
+    CHECK_EQ(sm_network_fused(&dev, net, fused), 0);
     for (int i = 0; i < net->n_layers; i++) {
         n_fused += fused[i];
         n_adds += !strcmp(net->layers[i].type->name, "add");
@@ -531,6 +531,21 @@ int main(void)
     CHECK_EQ(n_adds, 16);
     CHECK_EQ(n_fused_norms, 0);
     CHECK_EQ(n_fused, 65);
+    sm_network_free(net);
+    /* An identity (EfficientNet's stochastic depth at p = 0, nn.Identity) between a norm and
+     * the addition of its output launches nothing: the addition and the ReLU after it still
+     * ride in the norm's BN-add-ReLU kernel, as without it (they ran before). */
+    const char *residual = "[network]\nname = sd\ninput = 4x8x8\n[layers]\n"
+                           "conv = conv2d out=4 kernel=1\nbn = batchnorm2d\nsd = identity\n"
+                           "add = add from=sd,conv\nrelu = relu\n";
+    if (sm_network_load(reg, net_file(residual), NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    CHECK_EQ(sm_network_fused(&dev, net, fused), 0);
+    CHECK_EQ(fused[0] + fused[1] + fused[2], 0);
+    CHECK_EQ(fused[3], 1);
+    CHECK_EQ(fused[4], 1);
     sm_network_free(net);
     sm_registry_free(reg);
 

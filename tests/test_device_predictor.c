@@ -256,6 +256,24 @@ int main(void)
     CHECK_NEAR(pr.t_fwd, 1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3, 1e-9);
     CHECK_NEAR(pr.t_bwd, 2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3, 1e-9);
     sm_predictor_free(p);
+    /* Identities between them (conv_bn_relu_identity.ini: nn.Identity, dropout of p = 0)
+     * launch nothing and fuse nothing away: both frameworks' times as above. They stood
+     * between a convolution and its norm before, and the norm and the ReLU ran. */
+    sm_network *cbr_id;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/conv_bn_relu_identity.ini", NULL, &cbr_id, &st),
+             0);
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fuse, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, cbr_id, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3, 1e-9);
+    CHECK_NEAR(pr.t_infer, 1.7152723712e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
+    sm_predictor_free(p);
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bn_relu, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, cbr_id, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3, 1e-9);
+    sm_predictor_free(p);
+    sm_network_free(cbr_id);
     sm_network_free(cbr);
 
     /* sm_device_allreduce of a size below zero or not a number predicted 0 s and succeeded:

@@ -141,8 +141,9 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
  * the rest (fused: n_layers entries). fuse_epilogues: a batch norm fed by a convolution, an
  * activation fed by a convolution, a linear layer, an addition or a fused layer. fuse_bn_relu:
  * an activation fed by a batch norm or a fused layer, an addition of a batch norm's output. A
- * fused layer costs no kernel and no pass over memory. */
-void sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused);
+ * fused layer costs no kernel and no pass over memory. "Fed by" looks past identities (a layer
+ * that returns its input and launches nothing). -1: out of memory. */
+int sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused);
 /* Kernels a layer launches in a phase (0 inference, 1 forward, 2 backward of training): its
  * plugin's counts, eager PyTorch's; a fusing framework's own kernels are one per layer. */
 int64_t sm_layer_kernels(const sm_device *v, const sm_metrics *m, int phase);

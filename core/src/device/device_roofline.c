@@ -3,6 +3,8 @@
  * a convolution at fp16/bf16, and whether a fusing framework runs it inside a neighbour's
  * kernel. The predictor and fit --device-out both price layers by these. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "device/device_file.h"
 #include "network/autocast.h"
@@ -123,35 +125,60 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
  * Only the plugins' traits decide. Layers come after their inputs, so one pass in order decides
  * each layer from its input's verdict: a chain of a million activations costs a million steps,
  * not a million squared (or a recursion as deep). */
-static int layer_fused(const sm_device *v, const sm_network *net, int i, const unsigned char *fused)
+/* Whether layer i returns its input as it is and launches nothing (nn.Identity, a dropout of
+ * p = 0): no kernel between a convolution and what fuses into it. */
+static int is_identity(const sm_network *net, int i)
+{
+    const sm_layer *l = &net->layers[i];
+    if (l->n_inputs != 1 || !l->saved.aliases_input || l->m.kernels_fwd || l->m.kernels_bwd)
+        return 0;
+    const sm_shape *in = l->inputs[0] < 0 ? &net->input : &net->layers[l->inputs[0]].out;
+    return in->ndim == l->out.ndim &&
+           !memcmp(in->dim, l->out.dim, (size_t)in->ndim * sizeof *in->dim);
+}
+
+/* src[j]: the layer whose tensor layer j hands on, past identities; below 0 the input's. */
+static int source(const int *src, int j) { return j < 0 ? -1 : src[j]; }
+
+static int layer_fused(const sm_device *v, const sm_network *net, int i, const int *src,
+                       const unsigned char *fused)
 {
     const unsigned batch_norm = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS;
     const sm_layer *l = &net->layers[i];
-    if (l->n_inputs < 1 || l->inputs[0] < 0)
+    int from = l->n_inputs < 1 ? -1 : source(src, l->inputs[0]);
+    if (from < 0)
         return 0;
-    const sm_layer *in = &net->layers[l->inputs[0]];
+    const sm_layer *in = &net->layers[from];
     int act = has_trait(l, SM_TRAIT_ACTIVATION);
     if (v->fuse_bn_relu && !v->fuse_epilogues) {
         if (has_trait(l, SM_TRAIT_RESIDUAL))
-            for (int k = 0; k < l->n_inputs; k++)
-                if (l->inputs[k] >= 0 &&
-                    (net->layers[l->inputs[k]].type->traits & batch_norm) == batch_norm)
+            for (int k = 0; k < l->n_inputs; k++) {
+                int s = source(src, l->inputs[k]);
+                if (s >= 0 && (net->layers[s].type->traits & batch_norm) == batch_norm)
                     return 1;
+            }
         return l->n_inputs == 1 && act &&
-               ((in->type->traits & batch_norm) == batch_norm || fused[l->inputs[0]]);
+               ((in->type->traits & batch_norm) == batch_norm || fused[from]);
     }
     if (!v->fuse_epilogues || l->n_inputs != 1)
         return 0;
     if ((l->type->traits & batch_norm) == batch_norm)
         return has_trait(in, SM_TRAIT_CONVOLUTION);
     return act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
-                   fused[l->inputs[0]]);
+                   fused[from]);
 }
 
-void sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused)
+int sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused)
 {
-    for (int i = 0; i < net->n_layers; i++)
-        fused[i] = (unsigned char)layer_fused(v, net, i, fused);
+    int *src = malloc(((size_t)net->n_layers + 1) * sizeof *src);
+    if (!src)
+        return -1;
+    for (int i = 0; i < net->n_layers; i++) {
+        src[i] = is_identity(net, i) ? source(src, net->layers[i].inputs[0]) : i;
+        fused[i] = (unsigned char)layer_fused(v, net, i, src, fused);
+    }
+    free(src);
+    return 0;
 }
 
 /* The fusing frameworks (fuse_epilogues, fuse_bn_relu) describe NVIDIA's MLPerf MXNet code,

@@ -40,9 +40,10 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
     memset(x, 0, N_UNKNOWNS * sizeof *x);
     *fixed = 0;
     unsigned char *fused = malloc((size_t)net->n_layers + 1);
-    if (!fused)
+    if (!fused || sm_network_fused(v, net, fused)) {
+        free(fused);
         return sm_fail(st, "out of memory");
-    sm_network_fused(v, net, fused);
+    }
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
         if (sm_layer_metrics_at(&net->layers[i], batch, &m, st)) {

@@ -93,9 +93,10 @@ static int block_forward(const device_predictor *d, const sm_network *net, int b
     for (int b = 0; b < (block < 0 ? net->n_blocks : 1); b++)
         fwd[b] = 0;
     unsigned char *fused = malloc((size_t)net->n_layers + 1);
-    if (!fused)
+    if (!fused || sm_network_fused(&d->dev, net, fused)) {
+        free(fused);
         return sm_fail(st, "out of memory");
-    sm_network_fused(&d->dev, net, fused);
+    }
     for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
         if ((block >= 0 && l->block != block) || fused[i])
@@ -126,12 +127,11 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
     int *unit = sm_checkpoint_units(net);
     sm_checkpoint_effect *effect = unit ? sm_checkpoint_effects(net, unit, d->checkpoint) : NULL;
     unsigned char *fused = malloc((size_t)net->n_layers + 1);
-    if (!ls || !unit || !effect || !fused) {
+    if (!ls || !unit || !effect || !fused || sm_network_fused(&d->dev, net, fused)) {
         free(ls), free(unit), free(effect), free(fused);
         sm_fail(st, "out of memory");
         return NULL;
     }
-    sm_network_fused(&d->dev, net, fused);
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
         if (layer_passes(d, &net->layers[i], batch, &ls[i].t, &m, st)) {
