@@ -112,3 +112,8 @@ sm_add_python_test(cli_attention test_attention_cli.py ${SCALEMETER_BIN})
 # over 60 seeded random configurations of zoo models, devices, precisions, shardings,
 # checkpointing, batches and node counts; predict against curve's same point.
 sm_add_python_test(prediction_invariants test_invariants.py ${SCALEMETER_BIN})
+# Relations between predictions (metamorphic): weak scaling, the layout, faster descriptions
+# and frameworks, checkpointing, accumulation, renamed, expanded and padded network files,
+# sums, formats, round trips through validate and fit, precisions, NCCL's restricted choice,
+# the ring's equation, strong scaling, input sizes, energy; seeded, about half a minute.
+sm_add_python_test(prediction_relations test_invariants_more.py ${SCALEMETER_BIN})
