@@ -116,4 +116,4 @@ sm_add_python_test(prediction_invariants test_invariants.py ${SCALEMETER_BIN})
 # and frameworks, checkpointing, accumulation, renamed, expanded and padded network files,
 # sums, formats, round trips through validate and fit, precisions, NCCL's restricted choice,
 # the ring's equation, strong scaling, input sizes, energy; seeded, about half a minute.
-sm_add_python_test(prediction_relations test_invariants_more.py ${SCALEMETER_BIN})
+sm_add_python_test(prediction_relations test_prediction_relations.py ${SCALEMETER_BIN})

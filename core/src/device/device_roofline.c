@@ -115,16 +115,6 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
     return 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) * (backward ? 2 : 1);
 }
 
-/* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them on
- * one node) computes a batch norm's statistics in the epilogue of the convolution that feeds it
- * and applies it, with the activation after it, in the prologue or epilogue of a neighbouring
- * kernel; an activation rides in the epilogue of the convolution, matrix product or residual
- * addition (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across
- * nodes) the norms run as kernels of their own, and the activation after a norm, and an
- * addition of a norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU).
- * Only the plugins' traits decide. Layers come after their inputs, so one pass in order decides
- * each layer from its input's verdict: a chain of a million activations costs a million steps,
- * not a million squared (or a recursion as deep). */
 /* Whether layer i returns its input as it is and launches nothing (nn.Identity, a dropout of
  * p = 0): no kernel between a convolution and what fuses into it. */
 static int is_identity(const sm_network *net, int i)
@@ -140,6 +130,16 @@ static int is_identity(const sm_network *net, int i)
 /* src[j]: the layer whose tensor layer j hands on, past identities; below 0 the input's. */
 static int source(const int *src, int j) { return j < 0 ? -1 : src[j]; }
 
+/* A framework that fuses (cuDNN's fused convolutions, as NVIDIA's MLPerf ResNet-50 runs them on
+ * one node) computes a batch norm's statistics in the epilogue of the convolution that feeds it
+ * and applies it, with the activation after it, in the prologue or epilogue of a neighbouring
+ * kernel; an activation rides in the epilogue of the convolution, matrix product or residual
+ * addition (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across
+ * nodes) the norms run as kernels of their own, and the activation after a norm, and an
+ * addition of a norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU).
+ * Only the plugins' traits decide. Layers come after their inputs, so one pass in order decides
+ * each layer from its input's verdict: a chain of a million activations costs a million steps,
+ * not a million squared (or a recursion as deep). */
 static int layer_fused(const sm_device *v, const sm_network *net, int i, const int *src,
                        const unsigned char *fused)
 {

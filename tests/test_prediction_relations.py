@@ -50,7 +50,7 @@ one prediction; these compare two or more:
 - energy: power = e_step / t_step, e_epoch = steps x e_step, e_train = E x e_epoch, and the
   job's inference energy is one device's times the devices.
 
-usage: test_invariants_more.py SCALEMETER [--scale F] [--seed S]   (run from the source root)
+usage: test_prediction_relations.py SCALEMETER [--scale F] [--seed S]   (run from the source root)
 """
 import csv
 import io
