@@ -40,8 +40,9 @@ static const opt_desc predictor_opts[] = {
     {"protocol", 0, "LIST", opt_string, 0, CHOICE(protocols),
      "(--device) likewise, as NCCL_PROTO: LL, LL128, Simple"},
     {"optimizer", 0, "O", opt_string, 0, CHOICE(optimizer),
-     "sgd, momentum, adam or adamw: its state in the memory (default:\n"
-     "the framework's, momentum for the shipped ones)"},
+     "sgd, momentum, adam or adamw: its state in the memory and, with\n"
+     "--device alone, in the update's time (default: the framework's,\n"
+     "momentum for the shipped ones)"},
     {"shard", 0, "S", opt_string, 0, CHOICE(shard),
      "(--device alone) none (DDP), optimizer, gradients or full\n"
      "(ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"

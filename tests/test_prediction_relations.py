@@ -46,7 +46,8 @@ one prediction; these compare two or more:
 - t_infer and memory_infer do not depend on how training runs (sharding, checkpointing, the
   optimizer, accumulation, nodes, overlap): inference is a replica's forward pass;
 - memory: --coeffs default holds what --device cpu holds; a GPU calibration beside --device
-  what the description alone holds; sgd <= momentum <= adam = adamw in optimizer state;
+  what the description alone holds; sgd <= momentum <= adam = adamw in optimizer state
+  and in the update's time;
 - energy: power = e_step / t_step, e_epoch = steps x e_step, e_train = E x e_epoch, and the
   job's inference energy is one device's times the devices.
 
@@ -479,6 +480,11 @@ for _ in range(n(60)):
     s = {o: st[o]["memory"]["optimizer"] for o in st}
     check(s["sgd"] <= s["momentum"] <= s["adam"] == s["adamw"],
           f"predict {show(opts)}: optimizer state {s}")
+    # the update streams that state: no faster with more of it (a calibration measured its
+    # own optimizer: the same t_grad whichever is named)
+    g = {o: st[o]["t_grad"] for o in st}
+    check(not_above(g["sgd"], g["momentum"]) and not_above(g["momentum"], g["adam"])
+          and close(g["adam"], g["adamw"]), f"predict {show(opts)}: t_grad {g}")
 
 for _ in range(n(50)):
     dev = rng.choice(gpus)

@@ -16,8 +16,11 @@ void sm_predictor_set_optimizer(sm_predictor *p, sm_optimizer o)
 {
     if (!p)
         return;
-    if (o >= 0 && o < SM_N_OPTIMIZERS)
-        p->memory.optimizer = o;
+    if (o < 0 || o >= SM_N_OPTIMIZERS)
+        return;
+    p->memory.optimizer = o;
+    if (p->ops->set_optimizer)
+        p->ops->set_optimizer(p->impl, o);
 }
 
 int sm_predict_memory(const sm_predictor *p, const sm_network *net, const sm_layout *layout,

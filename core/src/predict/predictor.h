@@ -24,6 +24,9 @@ typedef struct predictor_ops {
      * description's all-reduce behind the predictor */
     int (*allreduce)(const void *impl, const sm_network *net, const sm_layout *layout,
                      sm_allreduce_estimate *out, sm_status *st);
+    /* the optimizer the update runs (sm_predictor_set_optimizer); NULL: the predictor's update
+     * does not depend on it (a calibration measured its own) */
+    void (*set_optimizer)(void *impl, sm_optimizer o);
 } predictor_ops;
 
 struct sm_predictor {

@@ -22,10 +22,17 @@ typedef struct device_predictor {
     sm_collective collective;
     sm_shard shard;
     sm_checkpoint checkpoint;
+    sm_optimizer optimizer; /* the update's: the description's [framework], or --optimizer */
 } device_predictor;
 
-/* SGD with momentum reads weight, gradient and momentum and writes weight and momentum, fp32. */
-#define UPDATE_BYTES_PER_WEIGHT 20.0
+/* Bytes per weight the optimizer's step streams, fp32 (its master weights at 16-bit
+ * activations): plain SGD reads weight and gradient and writes the weight (12); with momentum
+ * it reads and writes the momentum too (20); Adam and AdamW read and write their two moments
+ * (28). torch.optim's for-each and fused kernels each stream every tensor once. */
+static double update_bytes_per_weight(sm_optimizer o)
+{
+    return o == SM_OPTIMIZER_SGD ? 12.0 : o == SM_OPTIMIZER_MOMENTUM ? 20.0 : 28.0;
+}
 
 /* Seconds of one pass of a layer on the device: bound by compute or by memory
  * (device_roofline.c). Its matrix products run at the precision's matrix peak (convolutions at
@@ -341,7 +348,7 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     /* the optimizer: one kernel per parameter tensor (PyTorch's default for-each SGD still
      * dispatches per tensor) and a stream over the weights; sharded, over 1/N of them */
     double share = shard == SM_SHARD_NONE ? 1 : 1.0 / (double)devices;
-    double update = share * (UPDATE_BYTES_PER_WEIGHT * (double)total.weights /
+    double update = share * (update_bytes_per_weight(d->optimizer) * (double)total.weights /
                                  (v->memory_bandwidth * v->memory_efficiency) +
                              (double)total.param_tensors * v->dispatch_update);
 
@@ -380,8 +387,14 @@ static int device_allreduce(const void *impl, const sm_network *net, const sm_la
 
 static void device_free(void *impl) { free(impl); }
 
-static const predictor_ops device_ops = {device_predict, device_predict_block,
-                                         device_predict_blocks, device_free, device_allreduce};
+static void device_set_optimizer(void *impl, sm_optimizer o)
+{
+    ((device_predictor *)impl)->optimizer = o;
+}
+
+static const predictor_ops device_ops = {device_predict,        device_predict_block,
+                                         device_predict_blocks, device_free,
+                                         device_allreduce,      device_set_optimizer};
 
 /* The dispatch's name: the framework's; without one, "kernel-launch" only where every
  * dispatch cost is the bare launch (a [framework] of dispatch keys alone is its file's) */
@@ -500,6 +513,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     sm_device_memory_config(&d->dev, precision, &memory);
     memory.shard = d->shard;
     memory.checkpoint = d->checkpoint;
+    d->optimizer = memory.optimizer;
     *out = predictor_new(&device_ops, d, description);
     if (!*out)
         return sm_fail(st, "out of memory");
