@@ -739,6 +739,12 @@ static int write_device(const fit_args *a, const sm_device_fit_result *d)
             d->dispatch_update * 1e6, d->precision, d->compute_efficiency, d->conv_efficiency,
             d->memory_efficiency);
     warn_efficiency_bound(a, d);
+    if (!d->settled)
+        fprintf(stderr,
+                "scalemeter fit: warning: %s: the layers' compute- and memory-bound classes "
+                "never settled in %d rounds; the rounds' description that predicts the runs "
+                "best is written (runs of more networks and batches pin it down)\n",
+                a->csv, d->iterations);
     return 0;
 }
 

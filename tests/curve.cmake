@@ -14,6 +14,8 @@ sm_add_c_test(test_device_fit test_device_fit.c ${CMAKE_CURRENT_BINARY_DIR})
 # ... on rows of 12,000 networks: each found once, each configuration designed once; the
 # fit of the distinct rows
 sm_add_python_test(cli_device_fit_many test_device_fit_many_cli.py ${SCALEMETER_BIN})
+# ... where the layers' classes flip for ever: said, and the round that predicts best written
+sm_add_python_test(cli_device_fit_settle test_device_fit_settle_cli.py ${SCALEMETER_BIN})
 sm_add_c_test(test_curve test_curve.c)
 
 # The command as a user runs it (every format, every bad input), and its SVG chart rendered by

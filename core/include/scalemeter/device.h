@@ -115,6 +115,10 @@ typedef struct sm_device_fit_result {
     double compute_efficiency, conv_efficiency;
     double memory_efficiency;
     int iterations; /* reclassifications of layers as compute- or memory-bound */
+    /* 1: a reclassification changed nothing more; 0: the rounds never settled (they flip
+     * between classifications), and the round's description that predicts the runs best
+     * is the one kept */
+    int settled;
     /* what the runs ask of the larger of the pair and of the memory before the bound of 1
      * (INFINITY: they leave that term no time); above 1 they ran faster than the base's peak
      * or bandwidth allows, and the efficiencies written at 1 predict them slower */

@@ -216,6 +216,12 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     if (fit_rows_find(runs, reg, &fr, st))
         goto done;
     double scale = 1, eff_m = v.memory_efficiency, u[N_UNKNOWNS];
+    /* the description each round writes (the round's dispatch, the efficiencies it fitted),
+     * scored on the next round's rows, which classify the layers at those efficiencies as the
+     * predictor does: where the rounds never settle (the H100 tf32 runs flip between two
+     * classifications), the one that predicts the runs best, not the last */
+    double best_u[N_UNKNOWNS], best_scale = 1, best_m = eff_m, best_err = INFINITY;
+    int settled = 0;
     for (int iter = 0; iter < 20; iter++) {
         int m = 0;
         /* fill column-major after counting rows: first pass into a row buffer */
@@ -240,6 +246,23 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         if (m < N_UNKNOWNS) {
             sm_fail(st, "%s: %d pass times for %d device keys: too few", runs->path, m, N_UNKNOWNS);
             goto done;
+        }
+        if (iter > 0) {
+            /* the last round's description: its relative errors, rows and b being relative */
+            double written[N_UNKNOWNS] = {u[U_DINFER], u[U_DFWD], u[U_DBWD], 1 / scale, 1 / eff_m};
+            double err = 0;
+            for (int r = 0; r < m; r++) {
+                double e = -b[r];
+                for (int k = 0; k < N_UNKNOWNS; k++)
+                    e += rows[r][k] * written[k];
+                err += e * e;
+            }
+            if (err < best_err) {
+                best_err = err;
+                memcpy(best_u, u, sizeof best_u);
+                best_scale = scale;
+                best_m = eff_m;
+            }
         }
         double *colmajor = malloc((size_t)m * N_UNKNOWNS * sizeof *colmajor);
         if (!colmajor) {
@@ -267,8 +290,16 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         int stable = fabs(new_c - scale) < 1e-4 * scale && fabs(new_m - eff_m) < 1e-4 * eff_m;
         scale = new_c;
         eff_m = new_m;
-        if (stable)
+        if (stable) {
+            settled = 1;
             break;
+        }
+    }
+    out->settled = settled;
+    if (!settled && isfinite(best_err)) {
+        memcpy(u, best_u, sizeof best_u);
+        scale = best_scale;
+        eff_m = best_m;
     }
     out->dispatch_infer = u[U_DINFER];
     out->dispatch_fwd = u[U_DFWD];
