@@ -373,6 +373,10 @@ static void write_json(FILE *out, const curve_run *r)
     json_field_number(&w, "threshold", r->args->threshold);
     json_field_int(&w, "accumulate", r->args->common.accumulate);
     json_field_bool(&w, "overlap", r->args->common.choice.overlap);
+    sm_memory_config mc; /* how the steps train, as predict's JSON says it */
+    sm_predictor_memory_config(r->pred, &mc);
+    json_field_string(&w, "shard", sm_shard_name(mc.shard));
+    json_field_string(&w, "checkpoint", sm_checkpoint_name(mc.checkpoint));
     /* with --tokens, samples differ by each network's sequence length; without a dataset
      * given, a sequence network has none (dataset_samples) */
     if (r->args->common.tokens || (!r->args->common.dataset && !has_image(r))) {

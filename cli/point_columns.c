@@ -46,6 +46,19 @@ static cell precision(const point_view *v) { return text(sm_predictor_precision(
 static cell dataset(const point_view *v) { return v->dataset ? integer(v->dataset) : empty; }
 static cell global_batch(const point_view *v) { return integer(v->p->global_batch); }
 static cell accumulate(const point_view *v) { return integer(sm_layout_accumulate(&v->p->layout)); }
+/* how training runs beside the layout (predict's --shard and --checkpoint): fit reads rows of
+ * DDP steps without checkpointing, and refuses others by these */
+static sm_memory_config training(const point_view *v)
+{
+    sm_memory_config mc = {0};
+    sm_predictor_memory_config(v->pred, &mc);
+    return mc;
+}
+static cell shard(const point_view *v) { return text(sm_shard_name(training(v).shard)); }
+static cell checkpoint(const point_view *v)
+{
+    return text(sm_checkpoint_name(training(v).checkpoint));
+}
 static cell n_devices(const point_view *v) { return integer(devices(v)); }
 /* a sequence network's throughput is in tokens (tokens_s) */
 static cell images_per_s(const point_view *v)
@@ -125,6 +138,8 @@ const point_column point_columns[] = {
     {"dataset", "", NULL, 0, dataset, 0},
     {"global_batch", "", "global_batch", 0, global_batch, 0},
     {"accumulate", "", "accumulate", 0, accumulate, 0},
+    {"shard", "", NULL, 0, shard, 0},
+    {"checkpoint", "", NULL, 0, checkpoint, 0},
     {"devices", "", "devices", 0, n_devices, 0},
     {"images_per_s", "1/s", "images_per_s", 0, images_per_s, 0},
     {"efficiency", "", "efficiency", 0, efficiency, 0},

@@ -638,6 +638,24 @@ only_false = write("curve_false.csv", "\n".join(
      if k == 0 or line.split(",")[-1] == "false"]) + "\n")
 refused(["fit", only_false], only_false, None,
         "no measurement: none of its 3 rows was measured (line 2: fits false")
+# A sharded or checkpointed step read back as a DDP step: curve --shard full's CSV validated
+# against the same description had a grad MAPE of 2.1 (FSDP's per-layer gathers in t_grad,
+# read as DDP's all-reduce), and fit took its rows as runs. The CSV now says how it trained,
+# and fit and validate refuse such a row at its line, as they refuse accumulate above 1.
+for opt, value in (("--shard", "full"), ("--checkpoint", "full"), ("--checkpoint", "selective")):
+    rc, out, err = run("curve", "resnet18", "--device", "h100", "--batch", "8,16", "--nodes",
+                       "1,2", opt, value, "--format", "csv")
+    header = out.splitlines()[0].split(",") if rc == 0 else []
+    check(opt[2:] in header and out.splitlines()[1].split(",")[header.index(opt[2:])] == value,
+          f"curve {opt} {value}: its CSV does not say so: {err.strip()} {out[:200]}")
+    trained = write(f"curve_{opt[2:]}_{value}.csv", out)
+    for cmd in (["fit", trained], ["validate", trained, "--device", "h100"]):
+        refused(cmd, trained, 2, f"{opt[2:]} {value}: a step of another kind")
+rc, out, err = run("curve", "resnet18,resnet50,mobilenet_v2", "--device", "h100", "--batch",
+                   "8,16,32", "--nodes", "1,2", "--format", "csv")
+plain = write("curve_plain.csv", out)
+rc, out, err = run("fit", plain, "-o", os.path.join(tmp, "plain.ini"))
+check(rc == 0, f"fit of curve's CSV without sharding or checkpointing: exit {rc}: {err.strip()}")
 # A 2-D input is S x E to --seq, which set its first size; conv1d reads it as C x L, so --seq
 # 8000 of a 1x16000 waveform made 8000 channels (20,480,032 weights) where a length was meant,
 # and its seq column said 1. By hand at length 8000: conv1d out=32 kernel=80 stride=16 gives

@@ -44,6 +44,8 @@ enum {
     COL_BACKEND,
     COL_DEVICE,
     COL_ACCUMULATE,
+    COL_SHARD,
+    COL_CHECKPOINT,
     COL_FITS,
     N_ALL_COLS
 };
@@ -307,7 +309,8 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
     } optional[] = {{COL_STATUS, "status"},         {COL_PRECISION, "precision"},
                     {COL_ENERGY_STEP, "energy_j"},  {COL_ENERGY_INFER, "energy_infer_j"},
                     {COL_BACKEND, "backend"},       {COL_DEVICE, "device"},
-                    {COL_ACCUMULATE, "accumulate"}, {COL_FITS, "fits"}};
+                    {COL_ACCUMULATE, "accumulate"}, {COL_SHARD, "shard"},
+                    {COL_CHECKPOINT, "checkpoint"}, {COL_FITS, "fits"}};
     for (int c = 0; c < N_ALL_COLS; c++)
         col_of[c] = -1;
     *n_fields = n;
@@ -427,6 +430,23 @@ static int parse_row(const char *path, int line, int header_line, char *text,
                            "%s:%d: accumulate %s: a step of several micro-batches; fit reads "
                            "steps of one (predict or measure with --accumulate 1)",
                            path, line, k);
+    }
+    /* nor is a sharded step (its collectives per layer) or a checkpointed one (its forward
+     * pass again in the backward) one of the DDP steps the equations and validate's
+     * predictions are of: predict and curve write how they trained */
+    static const struct {
+        int col;
+        const char *option;
+    } plain[] = {{COL_SHARD, "--shard"}, {COL_CHECKPOINT, "--checkpoint"}};
+    for (size_t k = 0; k < sizeof plain / sizeof *plain; k++) {
+        int c = col_of[plain[k].col];
+        const char *given = c >= 0 && c < n ? trim(fields[c]) : "";
+        if (*given && strcmp(given, "none") != 0)
+            return sm_fail(st,
+                           "%s:%d: %s %s: a step of another kind than the DDP steps without "
+                           "checkpointing that fit and validate read (predict or measure "
+                           "with %s none)",
+                           path, line, plain[k].option + 2, given, plain[k].option);
     }
     double *t[] = {&r->t_infer, &r->t_fwd, &r->t_bwd, &r->t_grad, &r->t_step};
     for (int k = 0; k < 5; k++)
