@@ -561,6 +561,13 @@ int cmd_validate(int argc, char **argv)
                       : sm_predictor_from_device_opts(
                             a.device, &(sm_device_options){.precision = runs->rows[0].precision},
                             &p, &st);
+    if (rc && !a.coeffs && !strncmp(st.msg, "precision ", 10)) {
+        /* the precision is the rows', not an option: say whose */
+        sm_status inner = st;
+        const char *why = strstr(inner.msg, ": ");
+        sm_fail(&st, "%s: its rows are %s: %s", a.csv, runs->rows[0].precision,
+                why ? why + 2 : inner.msg);
+    }
     if (!rc)
         rc = sm_predictor_check_precision(p, runs->rows[0].precision, &st);
     sm_registry *reg = NULL;

@@ -656,6 +656,13 @@ rc, out, err = run("curve", "resnet18,resnet50,mobilenet_v2", "--device", "h100"
 plain = write("curve_plain.csv", out)
 rc, out, err = run("fit", plain, "-o", os.path.join(tmp, "plain.ini"))
 check(rc == 0, f"fit of curve's CSV without sharding or checkpointing: exit {rc}: {err.strip()}")
+# validate takes the precision from the rows: a device without it was refused as if an option
+# had named the precision ("precision bf16: ... give one of those"), naming no CSV
+bf16_runs = "configs/calibrations/h100-pytorch-bf16.csv"
+rc, out, err = run("validate", bf16_runs, "--device", "t4")
+check(rc == 1 and len(err.strip().splitlines()) == 1 and
+      f"{bf16_runs}: its rows are bf16: device t4 has no bf16 peak" in err,
+      f"validate of bf16 rows on a t4: exit {rc}: {err.strip()}")
 # A 2-D input is S x E to --seq, which set its first size; conv1d reads it as C x L, so --seq
 # 8000 of a 1x16000 waveform made 8000 channels (20,480,032 weights) where a length was meant,
 # and its seq column said 1. By hand at length 8000: conv1d out=32 kernel=80 stride=16 gives
