@@ -80,7 +80,7 @@ endif()
 # declaring attention too (a transformer's), and the same built for ABI 2 (loads, no traits,
 # the default of what it keeps), and built for ABI 4 (loads, the default kernel counts).
 foreach(kind matmul attn abi2 abi4 serial badserial upcast badupcast badpasses badsoftmax
-        badfused many)
+        badfused badlibrary many)
   sm_test_module(fake_traits_${kind} fake_traits_plugin.c fake_plugins/traits traits_${kind})
 endforeach()
 target_compile_definitions(fake_traits_matmul PRIVATE TEST_TYPE_NAME="user_matmul"
@@ -104,12 +104,15 @@ target_compile_definitions(fake_traits_badsoftmax PRIVATE TEST_TYPE_NAME="user_b
   TEST_SOFTMAX_UNKNOWN TEST_TRAITS=SM_TRAIT_MATMUL)
 target_compile_definitions(fake_traits_badfused PRIVATE TEST_TYPE_NAME="user_badfused"
   TEST_FUSED_UNKNOWN TEST_TRAITS=SM_TRAIT_MATMUL)
+target_compile_definitions(fake_traits_badlibrary PRIVATE TEST_TYPE_NAME="user_badlibrary"
+  TEST_LIBRARY_NEGATIVE TEST_TRAITS=SM_TRAIT_MATMUL)
 target_compile_definitions(fake_traits_many PRIVATE TEST_TYPE_NAME="user_many" TEST_ANY_INPUTS
   TEST_TRAITS=SM_TRAIT_MATMUL)
 sm_add_c_test(test_traits test_traits.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/traits)
 add_dependencies(test_traits fake_traits_matmul fake_traits_attn fake_traits_abi2
   fake_traits_abi4 fake_traits_serial fake_traits_badserial fake_traits_upcast
   fake_traits_badupcast fake_traits_badpasses fake_traits_badsoftmax fake_traits_badfused
+  fake_traits_badlibrary
   fake_traits_many)
 # No layer type's name in the core's sources: it prices and fuses by the plugins' traits.
 add_test(NAME core_has_no_type_names
@@ -119,4 +122,4 @@ add_test(NAME core_has_no_type_names
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"
-  PASS_REGULAR_EXPRESSION "\nconv2d,10,matmul\\+convolution,declared,[^\n]*\n.*\nlayernorm,10,normalisation\\+autocast_fp32,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,10,matmul,default,")
+  PASS_REGULAR_EXPRESSION "\nconv2d,11,matmul\\+convolution,declared,[^\n]*\n.*\nlayernorm,11,normalisation\\+autocast_fp32,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,11,matmul,default,")

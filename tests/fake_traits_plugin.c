@@ -50,6 +50,8 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->scores_softmax = 3;
 #elif defined(TEST_FUSED_UNKNOWN)
     m->scores_fused = 2;
+#elif defined(TEST_LIBRARY_NEGATIVE)
+    m->library_kernels_bwd = -3;
 #endif
     return 0;
 }

@@ -302,6 +302,25 @@ int main(void)
     CHECK_EQ(sm_device_allreduce("h100", &al, negative, 1, est, &st), 0);
     CHECK(est[0].seconds > 0);
 
+    /* A recurrence: one LSTM layer, S = 4 steps of E = 8 into H = 8 (G = 4 gates), batch 1.
+     * FLOPs 2 x 4 x 32 x 16 (the gates' products) + 32 units x (26 + 8) = 5,184; bytes 4 x 4 x
+     * (8 + 64 + 8) + 4 x 576 weights = 3,584: memory-bound, 7.168e-9 s forward (compute
+     * 1.0368e-9), 1.4336e-8 backward. Its one kernel dispatched at the 10 us launch, and the
+     * kernels cuDNN launches inside the call at 10 us each: 2 S + 1 = 9 forward, 2 S + 2 = 10
+     * backward, one after another.
+     *   forward  7.168e-9 + 10 us + 90 us = 1.00007168e-4 s (inference the same)
+     *   backward 1.4336e-8 + 10 us + 100 us = 1.10014336e-4 s */
+    sm_network *lstm;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/lstm_tiny.ini", NULL, &lstm, &st), 0);
+    CHECK_EQ(sm_predictor_from_device(DEVICE, &p, &st), 0);
+    sm_layout single = {1, 1, 1, 1};
+    CHECK_EQ(sm_predict(p, lstm, &single, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.00007168e-4, 1e-12);
+    CHECK_NEAR(pr.t_infer, 1.00007168e-4, 1e-12);
+    CHECK_NEAR(pr.t_bwd, 1.10014336e-4, 1e-12);
+    sm_predictor_free(p);
+    sm_network_free(lstm);
+
     sm_network_free(net);
     sm_registry_free(reg);
     return check_summary();

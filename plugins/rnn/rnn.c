@@ -31,6 +31,9 @@
  *              apart (2), tanh (5) + h' = (1 - z) n + z h (4)
  *   RNN   5 with tanh, 1 with relu
  *
+ * library_kernels_fwd = L D (2 S + 1), library_kernels_bwd = L D (2 S + 2): what cuDNN
+ * launches inside the one call (plugin.h, ABI 11), each after the last.
+ *
  * bytes counts the activations an implementation that projects the whole input sequence at
  * once (PyTorch's CPU path, cuDNN) moves, each once, per layer and direction: the input read
  * (S E_k) and the S x G H pre-activations written by the projection, then those read and the
@@ -135,7 +138,16 @@ static int rnn_metrics(const void *params, const sm_shape *in, int n_in, const s
     m->bwd_flops = sm_mul(2, m->flops);
     m->matmul_flops = sm_mul(2, m->macs); /* the gates' products; the cells are vector work */
     m->bytes = sm_mul(4, sm_mul(s, step_bytes));
-    if (m->bwd_flops == SM_OVERFLOW || m->weights == SM_OVERFLOW || m->bytes == SM_OVERFLOW) {
+    /* cuDNN's standard algorithm (its "Standard" RNN algo, PyTorch's default) runs each layer
+     * and direction as one matrix product of the whole input sequence, then per time step the
+     * recurrent product and one element-wise kernel for the gates, each launched after the
+     * last; backward likewise per step, and the weight gradients as one product each of the
+     * input and the recurrent weights */
+    int64_t chains = sm_mul(p->layers, d);
+    m->library_kernels_fwd = sm_mul(chains, sm_add(sm_mul(2, s), 1));
+    m->library_kernels_bwd = sm_mul(chains, sm_add(sm_mul(2, s), 2));
+    if (m->bwd_flops == SM_OVERFLOW || m->weights == SM_OVERFLOW || m->bytes == SM_OVERFLOW ||
+        m->library_kernels_bwd == SM_OVERFLOW) {
         char si[64];
         sm_error_set(err, "%s overflows 64 bits (input %s, hidden %lld, layers %lld)",
                      m->weights == SM_OVERFLOW ? "weight count"

@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 10" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 11" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -41,10 +41,12 @@ extern "C" {
  * score passes of metrics (eager attention's scaling and masking); 8 the softmax's precision of
  * metrics (an eager softmax computed in fp32 at 16-bit activations); 9 the trait
  * SM_TRAIT_AUTOCAST_FP32 (a layer autocast runs in fp32); 10 scores_fused of metrics (an
- * attention layer whose code calls a fused kernel). Whatever the version, every
+ * attention layer whose code calls a fused kernel); 11 the library kernels of metrics (what a
+ * library launches inside the layer's one call: cuDNN's RNN, a step at a time). Whatever the
+ * version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 10u
+#define SM_PLUGIN_ABI_VERSION 11u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -199,6 +201,16 @@ typedef struct sm_layer_metrics {
      * its own eagerly ([framework] fused_attention = 0, --attention eager). 0: eager code (a
      * framework with fused_attention = 1 fuses it all the same). */
     int scores_fused;
+    /* ABI 11. Kernels a library launches inside the layer's one call, beyond those the
+     * framework dispatches (kernels_fwd, kernels_bwd): cuDNN's RNN runs its recurrence as a
+     * matrix product and an element-wise kernel per time step, layer and direction, each
+     * launched from the host after the last. Each pays the device's bare launch ([device]
+     * launch_overhead_us), not the framework's dispatch, beside the layer's roofline: over
+     * thousands of steps they, not the layer's FLOPs, bound it. Forward (inference and
+     * training alike) and backward; not per sample. 0: none (the layer's kernels are those its
+     * kernel counts say). */
+    int64_t library_kernels_fwd;
+    int64_t library_kernels_bwd;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference

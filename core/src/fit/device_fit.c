@@ -74,6 +74,10 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
             v->memory_bandwidth;
         launches += (double)k;
         matmuls += mm;
+        /* a library's own launches inside the call, at the base's bare launch (the predictor's) */
+        *fixed += (double)(phase == 2 ? net->layers[i].m.library_kernels_bwd
+                                      : net->layers[i].m.library_kernels_fwd) *
+                  v->launch_overhead;
     }
     free(fused);
     x[U_DINFER + phase] = launches + (half ? v->autocast_casts * matmuls : 0);

@@ -363,6 +363,9 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
 
 /* A pass launching more kernels than this is a plugin's mistake, not a layer. */
 #define MAX_KERNELS 1000
+/* a recurrence's two kernels a step, layer and direction: 2^40 is a million steps of a
+ * thousand layers, both ways, many times over */
+#define MAX_LIBRARY_KERNELS ((int64_t)1 << 40)
 /* Element-wise passes over attention scores (a scale, a mask, a bias): a few, not dozens. */
 #define MAX_SCORE_PASSES 16
 
@@ -477,6 +480,13 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (m->upcast_bytes < 0 || m->upcast_bytes == SM_OVERFLOW)
         return sm_fail(st, "%s (%s): the plugin's upcast_bytes %lld is negative or overflows", at,
                        t->name, (long long)m->upcast_bytes);
+    if (m->library_kernels_fwd < 0 || m->library_kernels_fwd > MAX_LIBRARY_KERNELS ||
+        m->library_kernels_bwd < 0 || m->library_kernels_bwd > MAX_LIBRARY_KERNELS)
+        return sm_fail(st,
+                       "%s (%s): the plugin's library kernels (forward %lld, backward %lld) are "
+                       "not within 0 to %lld",
+                       at, t->name, (long long)m->library_kernels_fwd,
+                       (long long)m->library_kernels_bwd, (long long)MAX_LIBRARY_KERNELS);
     if (layer_kernels(m))
         return sm_fail(st,
                        "%s (%s): the plugin's kernel counts (forward %d, backward %d, of them "

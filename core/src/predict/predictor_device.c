@@ -61,7 +61,10 @@ typedef struct pass_times {
  * matrix-multiplying layer adds cast kernels, and NCHW convolutions the transposes cuDNN runs
  * around them (memory-bound kernels of cuDNN's own, no dispatch of the framework's). A fused
  * attention kernel keeps its scores on chip (no score bytes in either pass) and recomputes
- * them in the backward pass (their product once more). A view (no kernel) takes no time. */
+ * them in the backward pass (their product once more). A view (no kernel) takes no time. The
+ * kernels a library launches inside the layer's call (cuDNN's RNN: two a time step, layer and
+ * direction, plugin.h's library_kernels) pay the bare launch each: its steps run one after
+ * another whatever their FLOPs. */
 static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t batch, pass_times *t,
                         sm_metrics *m, sm_status *st)
 {
@@ -80,13 +83,17 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     double casts = half && mm ? v->autocast_casts : 0;
     double stream = v->memory_bandwidth * v->memory_efficiency;
     double transpose = sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
+    /* what a library launches inside the layer's call, a recurrence's steps one after another:
+     * the bare launch each */
+    double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
+    double library_bwd = (double)l->m.library_kernels_bwd * v->launch_overhead;
     if (k_infer)
         t->infer = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0, 0)) + transpose +
-                   ((double)k_infer + casts) * v->dispatch_infer;
-    t->fwd = roofline(d, fwd) + transpose + ((double)k_fwd + casts) * v->dispatch_fwd;
+                   ((double)k_infer + casts) * v->dispatch_infer + library_fwd;
+    t->fwd = roofline(d, fwd) + transpose + ((double)k_fwd + casts) * v->dispatch_fwd + library_fwd;
     t->bwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 1, 1)) +
              sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
-             ((double)k_bwd + casts) * v->dispatch_bwd;
+             ((double)k_bwd + casts) * v->dispatch_bwd + library_bwd;
     return 0;
 }
 
