@@ -203,7 +203,7 @@ static double clock_factor(const sm_device *dev, int power_line, sm_status *st)
                        dev->path, power_line, dev->power_limit, dev->sm_count, dev->tensor_cores,
                        s * dev->sm_count);
     /* a limit just above the static power left a clock no GPU runs at, as the loader refuses a
-     * given one (device_file.c): 175.4 W for 132 Hopper SMs held 91 MHz and made every layer
+     * given one (device_file.c): 175.4 W for 132 Hopper SMs held 82 MHz and made every layer
      * 20 times slower */
     if (clock < MIN_CLOCK_HZ)
         return sm_fail(st,
