@@ -98,6 +98,17 @@ def sm_json(*a):
     return (json.loads(out), None) if rc == 0 else (None, err.strip())
 
 
+def predict_pair(what, first, second):
+    """predict's JSON of two argument lists, or None where one is refused (and then the other
+    must be refused too: an edit that changes no validity)."""
+    a, ea = sm_json("predict", *first)
+    b, eb = sm_json("predict", *second)
+    if a is None or b is None:
+        check((a is None) == (b is None), f"{what}: refused one way only: {ea} | {eb}")
+        return None
+    return a, b
+
+
 def close(a, b, rel=REL):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
 
@@ -314,12 +325,11 @@ for dev, key, base, edited in rng.sample(variants, min(len(variants), n(300))):
         opts = without(without(draw(rng, dev), "--device"), "--framework")
         opts += ["--batch", rng.choice([1, 8, 64]), "--nodes", rng.choice([1, 2, 8]),
                  "-g", rng.choice([g for g in (1, 2, 8) if g <= max_g(dev["device"])])]
-        a, ea = sm_json("predict", *opts, "--device", base)
-        b, eb = sm_json("predict", *opts, "--device", edited)
         what = f"predict {show(opts)} --device {dev['device']} with {key} edited"
-        if a is None or b is None:
-            check((a is None) == (b is None), f"{what}: refused one way only: {ea} | {eb}")
+        pair = predict_pair(what, [*opts, "--device", base], [*opts, "--device", edited])
+        if pair is None:
             continue
+        a, b = pair
         counted("faster description")
         # the passes hide collectives: only max(0, comm - compute) shows (docs/scaling.md)
         hidden = "--overlap" in opts or opts[opts.index("--shard") + 1] == "full"
@@ -359,12 +369,11 @@ for fast, slow in SIBLINGS:
                 rng.choice([1, 8, 64]), "-g", 1, "--checkpoint",
                 rng.choice(["none", "selective", "full"])]
         opts += rng.choice([[], ["--framework", rng.choice(frameworks)]])
-        a, ea = sm_json("predict", *opts, "--device", fast)
-        b, eb = sm_json("predict", *opts, "--device", slow)
         what = f"predict {show(opts)} on {fast} and {slow}"
-        if a is None or b is None:
-            check((a is None) == (b is None), f"{what}: refused one way only: {ea} | {eb}")
+        pair = predict_pair(what, [*opts, "--device", fast], [*opts, "--device", slow])
+        if pair is None:
             continue
+        a, b = pair
         counted("a faster sibling part")
         for t in TIMES:
             check(not_above(a[t], b[t]), f"{what}: {t} {a[t]} on {fast}, {b[t]} on {slow}")
@@ -412,12 +421,11 @@ for fw, edit, base, edited in cheaper:
         overlap = [] if edit.startswith("grad_bytes") else rng.choice([[], ["--overlap"]])
         opts += overlap + ["--batch", rng.choice([1, 8, 64]), "--nodes", rng.choice([1, 2, 8]),
                            "-g", rng.choice([1, 2])]
-        a, ea = sm_json("predict", *opts, "--framework", base)
-        b, eb = sm_json("predict", *opts, "--framework", edited)
         what = f"predict {show(opts)} --framework {fw} with {edit}"
-        if a is None or b is None:
-            check((a is None) == (b is None), f"{what}: refused one way only: {ea} | {eb}")
+        pair = predict_pair(what, [*opts, "--framework", base], [*opts, "--framework", edited])
+        if pair is None:
             continue
+        a, b = pair
         counted("cheaper framework")
         for t in ("t_infer", "t_fwd", "t_bwd", "t_step") + \
                 (("t_grad",) if edit.startswith("grad_bytes") else ()):
@@ -618,12 +626,11 @@ def same_predictions(tag, model, path, rng, configs):
         opts = draw(rng, dev, model="X")[1:] + ["--batch", rng.choice([1, 4]), "--nodes",
                                                 rng.choice([1, 2]), "-g", 2]
         opts += rng.choice([[], ["--attention", "eager"], ["--attention", "fused"]])
-        a, ea = sm_json("predict", model, *opts, "--per-block")
-        b, eb = sm_json("predict", path, *opts, "--per-block")
         what = f"predict {model} ({tag}) {show(opts)}"
-        if a is None or b is None:
-            check((a is None) == (b is None), f"{what}: refused one way only: {ea} | {eb}")
+        pair = predict_pair(what, [model, *opts, "--per-block"], [path, *opts, "--per-block"])
+        if pair is None:
             continue
+        a, b = pair
         counted(tag)
         for k in a:
             if k in ("model", "per_block"):
