@@ -169,17 +169,26 @@ static double norm_activations(const sm_network *net, int autocast, int training
     return m.activations / 2;
 }
 
-static void test_autocast_norm(sm_registry *reg)
+/* The network of text, or NULL after a failed check naming why. */
+static sm_network *load_text(sm_registry *reg, const char *text)
 {
-    sm_network *net;
+    sm_network *net = NULL;
     sm_status st;
-    const char *text = "[network]\nname = ln\ninput = 16x8\n[layers]\n"
-                       "ln = layernorm\nfc = linear out=8\n";
     if (sm_network_load(reg, net_file(text), NULL, &net, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         CHECK(0);
-        return;
+        return NULL;
     }
+    return net;
+}
+
+static void test_autocast_norm(sm_registry *reg)
+{
+    const char *text = "[network]\nname = ln\ninput = 16x8\n[layers]\n"
+                       "ln = layernorm\nfc = linear out=8\n";
+    sm_network *net = load_text(reg, text);
+    if (!net)
+        return;
     CHECK_EQ(norm_activations(net, 1, 1) - norm_activations(net, 0, 1), 256);
     CHECK_EQ(norm_activations(net, 0, 0), 768);
     CHECK_EQ(norm_activations(net, 1, 0), 1024);
@@ -198,16 +207,13 @@ static void test_autocast_norm(sm_registry *reg)
  * is kept. Were d to make a gradient of its own, it would sit beside G at c: 768. */
 static void test_identity(sm_registry *reg)
 {
-    sm_network *net;
     sm_status st;
     const char *text = "[network]\nname = id\ninput = 16\n[layers]\n"
                        "a = linear out=16\nb = linear out=64\nc = linear out=16\n"
                        "d = dropout p=0.0\nr = add from=d,a\n";
-    if (sm_network_load(reg, net_file(text), NULL, &net, &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        CHECK(0);
+    sm_network *net = load_text(reg, text);
+    if (!net)
         return;
-    }
     sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
     sm_memory m;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
@@ -234,13 +240,10 @@ static void test_trailing_identity(sm_registry *reg)
                  "[network]\nname = tail\ninput = 16\n[layers]\n"
                  "a = linear out=16\nb = linear out=64\n%s",
                  tails[k]);
-        sm_network *net;
         sm_status st;
-        if (sm_network_load(reg, net_file(text), NULL, &net, &st)) {
-            fprintf(stderr, "%s\n", st.msg);
-            CHECK(0);
+        sm_network *net = load_text(reg, text);
+        if (!net)
             return;
-        }
         sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
         sm_memory m;
         CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);

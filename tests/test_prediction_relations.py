@@ -209,19 +209,28 @@ for _ in range(n(40)):
     weak_scaling(rng, [rng.choice(models), "--coeffs", rng.choice(calibrations)])
 
 # a ring-form calibration with every communication term, fitted to the hierarchical ring
-ring_runs = os.path.join(TMP, "ring_runs.csv")
 fit_models = "resnet18,resnet50,vgg11,mobilenet_v2,squeezenet1_0,densenet121,alexnet"
-rows = []
-for g in (1, 4):
-    rc, out, err = run("curve", fit_models, "--device", "h100", "--collective", "ring",
-                       "--batch", "4,16,64", "--nodes", "1,2,4", "-g", g, "--format", "csv")
-    check(rc == 0, f"curve for the ring calibration: {err}")
-    rows += out.splitlines()[(0 if g == 1 else 1):]
-with open(ring_runs, "w") as f:
-    f.write("\n".join(rows) + "\n")
-ring_cal = os.path.join(TMP, "ring.ini")
-rc, out, err = run("fit", ring_runs, "-o", ring_cal)
-check(rc == 0, f"fit {ring_runs}: {err}")
+
+
+def fit_curves(name, predictor):
+    """A calibration fitted to curve's CSV of fit_models under the predictor's options, at 1 and
+    4 devices per node: NAME.ini, beside the runs NAME_runs.csv."""
+    rows = []
+    for g in (1, 4):
+        rc, out, err = run("curve", fit_models, *predictor, "--batch", "4,16,64", "--nodes",
+                           "1,2,4", "-g", g, "--format", "csv")
+        check(rc == 0, f"curve {' '.join(predictor)} for the {name} calibration: {err}")
+        rows += out.splitlines()[(0 if g == 1 else 1):]
+    runs = os.path.join(TMP, f"{name}_runs.csv")
+    with open(runs, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    cal = os.path.join(TMP, f"{name}.ini")
+    rc, _, err = run("fit", runs, "-o", cal)
+    check(rc == 0, f"fit {runs}: {err}")
+    return cal
+
+
+ring_cal = fit_curves("ring", ["--device", "h100", "--collective", "ring"])
 for _ in range(n(40)):
     weak_scaling(rng, [rng.choice(models), "--coeffs", ring_cal,
                        *rng.choice([[], ["--overlap"], ["--device", "h100"],
@@ -895,17 +904,7 @@ for i in range(n(24)):
         check(ok, f"validate the CSV of curve {show(opts)}: {phase} MAPE {o['mape']}, "
               f"RMSE {o['rmse']}")
 
-refit_runs = os.path.join(TMP, "refit_runs.csv")
-lines = []
-for g in (1, 4):
-    rc, out, err = run("curve", fit_models, "--coeffs", ring_cal, "--batch", "4,16,64",
-                       "--nodes", "1,2,4", "-g", g, "--format", "csv")
-    lines += out.splitlines()[(0 if g == 1 else 1):]
-with open(refit_runs, "w") as f:
-    f.write("\n".join(lines) + "\n")
-refit = os.path.join(TMP, "refit.ini")
-rc, _, err = run("fit", refit_runs, "-o", refit)
-check(rc == 0, f"fit {refit_runs}: {err}")
+refit = fit_curves("refit", ["--coeffs", ring_cal])
 unseen = [m for m in models if m not in fit_models.split(",")]
 for m in rng.sample(unseen, min(len(unseen), n(12))):
     opts = [m, "--batch", rng.choice([2, 32]), "--nodes", rng.choice([1, 8]), "-g", 4]
