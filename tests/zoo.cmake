@@ -33,3 +33,7 @@ set_tests_properties(cli_models_bad_format PROPERTIES WILL_FAIL ON)
 # tests/data/reference/saved_tensors.json (tools/torch_saved_tensors.py, autograd's saved tensors
 # per zoo network, the activation-memory reference) against counts derived by hand; no torch
 sm_add_python_test(test_saved_tensors_reference test_saved_tensors_reference.py)
+
+# DeepLearningExamples' ResNeXt101-32x4d and SE-ResNeXt101-32x4d (no torchvision builder) against
+# weights and MACs counted by hand from DLE's published shapes
+sm_add_python_test(test_dle_zoo_params test_dle_zoo_params.py ${SCALEMETER_BIN})
