@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "memory_hint.h"
 #include "curve_svg.h"
 #include "option_values.h"
 #include "output.h"
@@ -461,11 +462,28 @@ static void write_memory_notes(FILE *out, const curve_run *r)
         const sm_curve_point *p = &c->points[c->fits_from >= 0 ? c->fits_from : 0];
         fprintf(out, "%s  %s, %s: ", said++ ? "" : "\nmemory (oom: more than the device has):\n",
                 row->model, b);
-        if (c->fits_from < 0)
-            fprintf(out, "fits at no node count (needs %s of %s per device)\n",
-                    fmt_gib(p->memory.peak + p->memory.context, need, sizeof need),
-                    fmt_gib(p->memory.capacity, has, sizeof has));
-        else if (c->fits_from > 0)
+        if (c->fits_from < 0) {
+            /* the point that needs least (sharding divides the states by the devices, strong
+             * scaling the batch; DDP's buckets double the gradients beyond one device), and
+             * what would make it fit */
+            const sm_curve_point *least = &c->points[0];
+            for (int i = 1; i < c->n_points; i++)
+                if (c->points[i].memory.peak + c->points[i].memory.context <
+                    least->memory.peak + least->memory.context)
+                    least = &c->points[i];
+            fprintf(out,
+                    "fits at no node count (needs at least %s of %s per device, at %d node%s)\n",
+                    fmt_gib(least->memory.peak + least->memory.context, need, sizeof need),
+                    fmt_gib(least->memory.capacity, has, sizeof has), least->layout.nodes,
+                    least->layout.nodes == 1 ? "" : "s");
+            memory_hint_context hc = {
+                &r->args->common.choice, r->pred, row->net,       sm_layout_devices(&least->layout),
+                least->layout.batch,     0,       r->args->strong};
+            char hint[320];
+            memory_hint(hint, sizeof hint, &least->memory, &hc);
+            if (hint[0])
+                fprintf(out, "    %s\n", hint);
+        } else if (c->fits_from > 0)
             fprintf(out,
                     "fits from %d node%s on (batch %lld per device, %s of %s); efficiency "
                     "is against %d node%s\n",

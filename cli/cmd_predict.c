@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "memory_hint.h"
 #include "option_values.h"
 #include "output.h"
 #include "point_columns.h"
@@ -242,8 +243,8 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
 }
 
 /* The memory rows of the table: what one device holds, against its capacity. */
-static void memory_rows(const predict_args *a, const sm_layout *l, text_table *tab,
-                        const predict_memory *mem)
+static void memory_rows(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                        const sm_layout *l, text_table *tab, const predict_memory *mem)
 {
     const sm_memory *m = &mem->train;
     char v[32], meaning[160], has[32]; /* table_add copies the cells */
@@ -278,6 +279,14 @@ static void memory_rows(const predict_args *a, const sm_layout *l, text_table *t
                  m->fits ? "fits in" : "DOES NOT FIT in", fmt_gib(m->capacity, has, sizeof has));
     const char *row[] = {"memory", fmt_memory(m, v, sizeof v), meaning};
     table_add(tab, row);
+    if (mem->max_batch < 0) {
+        memory_hint_context hc = {&a->common.choice, p, net, sm_layout_devices(l), l->batch, 1, 0};
+        char hint[sizeof meaning];
+        memory_hint(hint, sizeof hint, m, &hc);
+        const char *hrow[] = {"to fit", "-", hint};
+        if (hint[0])
+            table_add(tab, hrow);
+    }
     if (mem->max_batch >= 0) {
         snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
         /* nothing fits: what the planner can still change (--shard full on one device is
@@ -380,7 +389,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};
         table_add(tab, ar_row);
     }
-    memory_rows(a, l, tab, mem);
+    memory_rows(a, net, p, l, tab, mem);
     if (point_column_set(&v) & COLS_ENERGY) {
         const struct {
             const char *name;

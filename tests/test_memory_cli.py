@@ -251,4 +251,49 @@ check(cal and abs(cal["activations"] / want - 1) < 0.03,
 check(cal and cal["fits"] is None and cal["capacity"] is None,
       f"a calibration says nothing of its machine's capacity: {cal}")
 
+# --- what to change when nothing fits: the largest part of the memory and what shrinks it ---
+def hint_of(out):
+    rows = [l for l in out.splitlines() if l.startswith("to fit")]
+    return rows[0] if rows else ""
+
+
+# Llama 3 70B's states: 70,553,706,496 weights (Meta's published count) x (4 fp32 weights + 4
+# gradients + 4 DDP bucket copy + 4 momentum) = 16 bytes = 1051.3 GiB, far above its activations
+# at batch 1 (its 80 layers' bf16 tensors of 8192 x 8192 are tens of GiB)
+rc, out, err = run("predict", "llama3_70b", "--device", "h100", "-g", "8", "--batch", "1",
+                   "--precision", "bf16")
+hint = hint_of(out)
+check(rc == 0 and "weights, gradients and optimizer state are most of it (1051 GiB" in hint
+      and hint.endswith("try --shard full"), f"llama3_70b on 8 GPUs: shard the states: {hint}")
+rc, out, err = run("predict", "llama3_70b", *H100, "--batch", "1", "--precision", "bf16")
+check("try more devices with --shard full" in hint_of(out),
+      f"llama3_70b on one GPU: sharding needs more devices first: {hint_of(out)}")
+# vgg16 at 65536: over 4.4 TiB of activations (above) against 1.5 GiB of states (138,357,544
+# weights x 12 bytes on one device): a half precision, checkpointing, a smaller batch
+rc, out, err = run("predict", "vgg16", *H100, "--batch", "65536")
+hint = hint_of(out)
+check(hint.startswith("to fit") and "activations are most of it" in hint
+      and "--precision bf16, --checkpoint full, a smaller --batch (--max-batch finds" in hint,
+      f"vgg16 at 65536: what shrinks the activations: {hint}")
+# a V100 has no bf16 (its datasheet: fp16 tensor cores only), so the half precision is fp16
+rc, out, err = run("predict", "vgg16", "--device", "v100", "-g", "1", "--batch", "512")
+check("--precision fp16," in hint_of(out), f"vgg16 on a V100: fp16, not bf16: {hint_of(out)}")
+# already at bf16 and fully checkpointed: neither is offered again
+rc, out, err = run("predict", "vgg16", *H100, "--batch", "65536", "--precision", "bf16",
+                   "--checkpoint", "full")
+check("--precision" not in hint_of(out) and "--checkpoint" not in hint_of(out)
+      and "a smaller --batch" in hint_of(out), f"vgg16 bf16, full: the batch is left: {hint_of(out)}")
+# what fits gets no hint
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "32")
+check(rc == 0 and not hint_of(out), f"resnet50 at 32 fits: no hint: {hint_of(out)}")
+# a strong-scaling curve: ResNet-50 at 8192 on 1 and 2 nodes of one H100 needs least at 2
+# nodes (4096 a device, over 300 GiB by PyTorch's count: 4096 x 85,909,504 bytes = 328 GiB)
+rc, out, err = run("curve", "resnet50", "--device", "h100", "-g", "1", "--global-batch", "8192",
+                   "--nodes", "1,2")
+note = [l for l in out.splitlines() if "fits at no node count" in l]
+check(note and "needs at least 33" in note[0] and note[0].endswith("at 2 nodes)"),
+      f"the curve's note names the point that needs least: {note}")
+check("try --precision bf16, --checkpoint full, more --nodes or a smaller --global-batch" in out,
+      f"strong scaling: more nodes or a smaller global batch: {out}")
+
 finish()
