@@ -61,6 +61,26 @@ set_tests_properties(cli_metrics_unknown_model PROPERTIES WILL_FAIL ON)
 add_test(NAME cli_metrics_unknown_model_message COMMAND ${SCALEMETER_BIN} metrics no_such_model)
 set_tests_properties(cli_metrics_unknown_model_message PROPERTIES
   PASS_REGULAR_EXPRESSION "unknown model 'no_such_model'")
+# a near miss of a shipped name is answered with the name: another case, a hyphen for an
+# underscore, a shipped name with more after it (h100-pcie-80gb begins h100-pcie, one letter
+# from a100-pcie-80gb: both said, the one it begins first), nothing for a name near none
+foreach(case
+    "ResNet50|metrics;ResNet50|\\(did you mean resnet50\\? `scalemeter models` lists the zoo\\)"
+    "llama3-8b|metrics;llama3-8b|\\(did you mean llama3_8b\\?"
+    "H100|predict;resnet50;--batch;1;--device;H100|\\(did you mean h100\\?\\)"
+    "h100-sxm5|predict;resnet50;--batch;1;--device;h100-sxm5|\\(did you mean h100\\?\\)"
+    "h100-pcie-80gb|predict;resnet50;--batch;1;--device;h100-pcie-80gb|\\(did you mean h100-pcie or a100-pcie-80gb\\?\\)"
+    "pytorch|predict;resnet50;--batch;1;--device;h100;--framework;pytorch|\\(did you mean pytorch-channels-last or pytorch-eager\\?\\)")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts -1 want)
+  list(REMOVE_AT parts 0 -1)
+  add_test(NAME cli_near_name_${name} COMMAND ${SCALEMETER_BIN} ${parts})
+  set_tests_properties(cli_near_name_${name} PROPERTIES PASS_REGULAR_EXPRESSION "${want}")
+endforeach()
+add_test(NAME cli_near_name_none COMMAND ${SCALEMETER_BIN} metrics no_such_model)
+set_tests_properties(cli_near_name_none PROPERTIES FAIL_REGULAR_EXPRESSION "did you mean"
+  PASS_REGULAR_EXPRESSION "unknown model 'no_such_model'")
 # a name ending .ini is a file's: no zoo path "name.ini.ini" in the message, and the zoo's own
 # name where the zoo has it
 add_test(NAME cli_metrics_unknown_model_ini COMMAND ${SCALEMETER_BIN} metrics no_such_model.ini)

@@ -2,6 +2,8 @@
  * mirrors the install tree (lib/scalemeter/plugins, share/scalemeter), so one rule finds both
  * from the library's own location, with no environment variable needed. */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <libgen.h>
@@ -109,6 +111,59 @@ static int not_here(const char *what, const char *subdir, const char *name, size
                    hint ? hint : "", hint ? ")" : "");
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The shipped names (DIR/subdir/NAME.ini) nearest name, compared in lower case (H100, ResNet50
+ * and resnet-50 are near h100 and resnet50), into out as sm_near_names gives them; "" where
+ * none is near or the folder cannot be read. */
+static void near_shipped(const char *subdir, const char *name, char *out, size_t len)
+{
+    out[0] = '\0';
+    char *dir, lower[72];
+    if (strlen(name) >= sizeof lower || asprintf(&dir, "%s/%s", sm_data_dir(), subdir) < 0)
+        return;
+    size_t i = 0;
+    for (; name[i]; i++)
+        lower[i] = (char)tolower((unsigned char)name[i]);
+    lower[i] = '\0';
+    DIR *d = opendir(dir);
+    free(dir);
+    if (!d)
+        return;
+    char *names[512];
+    int n = 0;
+    for (struct dirent *e; n < 512 && (e = readdir(d));) {
+        size_t nl = strlen(e->d_name);
+        if (nl > 4 && !strcmp(e->d_name + nl - 4, ".ini") && e->d_name[0] != '.' &&
+            (names[n] = strndup(e->d_name, nl - 4)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name); /* the same answer whatever readdir's order */
+    char near[160];
+    sm_near_names(lower, (const char *const *)names, n, near, sizeof near);
+    /* the longest shipped name this one begins, first: h100-pcie-80gb is the h100-pcie (one
+     * letter from a100-pcie-80gb), h100-sxm5 the h100 */
+    const char *begun = NULL;
+    for (int k = 0; k < n; k++) {
+        size_t nl = strlen(names[k]);
+        if (nl >= 3 && (!begun || nl > strlen(begun)) && !strncmp(lower, names[k], nl) &&
+            (lower[nl] == '-' || lower[nl] == '_'))
+            begun = names[k];
+    }
+    if (!begun || !strcmp(near, begun))
+        snprintf(out, len, "%s", near);
+    else if (!near[0])
+        snprintf(out, len, "%s", begun);
+    else
+        snprintf(out, len, "%.63s%s%s", begun, strstr(near, " or ") ? ", " : " or ", near);
+    for (int k = 0; k < n; k++)
+        free(names[k]);
+}
+
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st)
 {
@@ -145,7 +200,11 @@ int sm_data_find(const char *what, const char *subdir, const char *name, const c
     size_t nl = strlen(name);
     if (nl > 4 && !strcmp(name + nl - 4, ".ini")) /* a file's name, not one of the folder's */
         return not_here(what, subdir, name, nl - 4, hint, st);
-    return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s", what, name,
-                   sm_data_dir(), subdir, name, hint ? " (" : "", hint ? hint : "",
-                   hint ? ")" : "");
+    char near[256];
+    near_shipped(subdir, name, near, sizeof near);
+    int paren = near[0] || hint;
+    return sm_fail(st, "unknown %s '%s': no such file, and no %s/%s/%s.ini%s%s%s%s%s%s%s", what,
+                   name, sm_data_dir(), subdir, name, paren ? " (" : "",
+                   near[0] ? "did you mean " : "", near, near[0] ? "?" : "",
+                   near[0] && hint ? " " : "", hint ? hint : "", paren ? ")" : "");
 }
