@@ -327,6 +327,12 @@ with tempfile.TemporaryDirectory() as d:
     fails([write("doubled.txt", doubled)], "doubled.txt", "rank 0 given twice")
     gap = "\n".join(l for l in nccl_tests_output(1, 8).splitlines() if "Rank  3 " not in l)
     fails([write("gap.txt", gap + "\n")], "gap.txt", "rank 3 missing")
+    # Ranks spread unevenly on the hosts (5 on node00, 3 on node01) are no 2 nodes of 4: they
+    # were fitted as such, silently, with a MAPE of 0.144.
+    skewed = "\n".join(l.replace("node00", "node01") if any(f"Rank  {r} " in l for r in (1, 2, 3))
+                       else l for l in nccl_tests_output(1, 8).splitlines()) + "\n"
+    fails([write("skewed.txt", skewed), two, four, "--collective", "ring"], "skewed.txt:1",
+          "8 ranks sit unevenly on its 2 hosts", "5 on node00, not 4")
 
     # An empty CSV field is an error at its line, in every column, never a shift of the ones
     # after it (",," once merged, so that 58.2 in algbw_gb_s was read as the time).

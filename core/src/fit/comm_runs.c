@@ -169,6 +169,7 @@ typedef struct nccl_run {
     /* hosts[] by hash, open addressing: a slot holds an index + 1, 0 when free (a rank's host
      * looked up among all before it cost ranks x hosts: 10^6 ranks on 3,907 hosts, 6.5 s) */
     short host_slot[2 * MAX_HOSTS];
+    int host_ranks[MAX_HOSTS]; /* the ranks of each host */
     int n_hosts, ranks, first, line, room;
     long *ids; /* the ranks' numbers, as the '# Rank N' lines give them */
 } nccl_run;
@@ -220,6 +221,15 @@ static int run_finish(sm_comm_runs *r, nccl_run *run, const char *path, int node
     int n = 0, g = 0;
     if (layout(path, run->ranks, run->n_hosts, nodes, &n, &g, st))
         return -1;
+    /* the hosts tell the node count, and each must hold a node's devices: 7 ranks on one host
+     * and 1 on another are no 2 nodes of 4 */
+    for (int h = 0; run->n_hosts > 1 && h < run->n_hosts; h++)
+        if (run->host_ranks[h] != g)
+            return sm_fail(st,
+                           "%s:%d: the run's %d ranks sit unevenly on its %d hosts (%d on %s, "
+                           "not %d); fit-comm fits nodes of equal device counts",
+                           path, run->line, run->ranks, run->n_hosts, run->host_ranks[h],
+                           run->hosts[h], g);
     for (int i = run->first; i < r->n; i++)
         r->samples[i].nodes = n, r->samples[i].gpus_per_node = g;
     return 0;
@@ -357,8 +367,10 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                             if (!(run.hosts[run.n_hosts] = strdup(tok[i + 1])))
                                 rc = sm_fail(st, "out of memory");
                             else
-                                *slot = (short)++run.n_hosts;
+                                run.host_ranks[run.n_hosts] = 0, *slot = (short)++run.n_hosts;
                         }
+                        if (*slot)
+                            run.host_ranks[*slot - 1]++;
                         break;
                     }
             } else {
