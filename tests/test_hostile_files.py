@@ -819,6 +819,21 @@ check(mfu["low"] is not None and mfu["l4"] is not None and 0 < mfu["low"] <= 1 a
 shutil.copy("tests/data/fit/tiny_a.ini", os.path.join(tmp, "bench_net.ini"))
 
 
+# An empty image field is the network file's own size (224 for the zoo's CNNs), not 0: fit
+# printed "image 0-224" and wrote image_min = 0, so predicting at image 32 warned of nothing.
+tf32_rows = open("configs/calibrations/h100-pytorch-tf32.csv").read().splitlines()
+path = write("empty_image.csv", "\n".join(
+    [tf32_rows[0]] + [r.replace("resnet18,224,", "resnet18,,") for r in tf32_rows[1:40]]) + "\n")
+coeffs = os.path.join(tmp, "empty_image.ini")
+rc, out, err = run("fit", path, "-o", coeffs)
+written = open(coeffs).read() if rc == 0 else ""
+check(rc == 0 and "image 96-224," in out and "\nimage_min = 96\n" in written,
+      f"fit of rows of an empty image: exit {rc}: {out.splitlines()[:1]} {err.strip()}")
+rc, out, err = run("predict", "resnet50", "--coeffs", coeffs, "--batch", "16", "--image", "32")
+check(rc == 0 and "image 32 is outside the calibrated range (96 to 224)" in err,
+      f"predict at image 32 beside rows of an empty image: exit {rc}: {err.strip()}")
+
+
 def run_bench(*args):
     """run, with LeakSanitizer off for bench alone: Open MPI's own allocations, as
     tests/bench.cmake's SM_BENCH_ENV (the other commands here stay checked for leaks)."""

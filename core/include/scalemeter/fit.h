@@ -102,7 +102,9 @@ typedef struct sm_run {
     sm_metrics m;           /* at batch 1, set by sm_runs_metrics */
     unsigned family_bit;    /* 1 << sm_network_family, set by sm_runs_metrics; 0: not known */
     sm_backend backend;     /* CPU ranks or GPUs; unknown without a backend or device column */
-    char device[64]; /* the device column: a GPU's name (bench), cpu or cuda (measure.py); "" */
+    char device[64];   /* the device column: a GPU's name (bench), cpu or cuda (measure.py); "" */
+    int64_t image_run; /* the size the row ran at (sm_network_image): image, or the network
+                          file's own where image is 0; set by sm_runs_metrics, 0 before */
 } sm_run;
 
 typedef struct sm_runs {

@@ -649,10 +649,13 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
             out->batch_min = r->batch;
         if (first || r->batch > out->batch_max)
             out->batch_max = r->batch;
-        if (first || r->image < out->image_min)
-            out->image_min = r->image;
-        if (first || r->image > out->image_max)
-            out->image_max = r->image;
+        /* an empty image field is the network file's own size, not 0: the range the
+         * coefficient file records, and predict warns outside of */
+        int64_t image = r->image_run > 0 ? r->image_run : r->image;
+        if (first || image < out->image_min)
+            out->image_min = image;
+        if (first || image > out->image_max)
+            out->image_max = image;
         if (first || devices > out->devices_max)
             out->devices_max = devices;
         out->families |= r->family_bit;

@@ -916,6 +916,7 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
         if (first[h] >= 0) {
             r->m = runs->rows[first[h]].m;
             r->family_bit = runs->rows[first[h]].family_bit;
+            r->image_run = runs->rows[first[h]].image_run;
             continue;
         }
         first[h] = i;
@@ -929,6 +930,7 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
         }
         rc = sm_network_metrics(net, 1, &r->m, &inner);
         r->family_bit = 1u << sm_network_family(net);
+        r->image_run = sm_network_image(net);
         sm_network_free(net);
         if (rc) {
             rc = sm_fail(st, "%s:%d: %s", runs->path, r->line, inner.msg);
