@@ -48,12 +48,13 @@ int main(int argc, char **argv)
     if (argc >= 3 && !strcmp(argv[1], "help")) { /* help CMD: CMD --help */
         if (!strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
             usage(stdout); /* help's own help is the command list */
-            return 0;
+            return output_finish("help", 0);
         }
         for (int i = 0; i < n_commands; i++)
             if (strcmp(argv[2], commands[i].name) == 0) {
                 char *args[] = {argv[2], "--help", NULL};
-                return commands[i].run(2, args);
+                command_begin(argv[2]);
+                return output_finish(argv[2], commands[i].run(2, args));
             }
         char *ext[] = {argv[2], "--help", NULL};
         int rc = external_command(2, ext);
@@ -66,11 +67,11 @@ int main(int argc, char **argv)
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+        return argc < 2 ? 2 : output_finish("help", 0);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("scalemeter %s\n", SCALEMETER_VERSION);
-        return 0;
+        return output_finish(argv[1], 0);
     }
     for (int i = 0; i < n_commands; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {

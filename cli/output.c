@@ -239,8 +239,8 @@ void command_begin(const char *cmd)
 
 _Noreturn void command_exit(int status)
 {
-    running = NULL;
-    exit(status);
+    /* help that never arrived (a full disk, /dev/full) is an error as a command's output is */
+    exit(output_finish(command_name ? command_name : "help", status));
 }
 
 int output_finish(const char *cmd, int rc)

@@ -153,7 +153,7 @@ int output_finish(const char *cmd, int rc);
 /* Around a command (main.c): an exit() from inside it that is not command_exit's (a plugin's
  * kernel, a library) fails the command with status 1, naming it, instead of passing for it. */
 void command_begin(const char *cmd);
-/* The command's own early exit (--help). */
+/* The command's own early exit (--help): output_finish's status, then exit. */
 _Noreturn void command_exit(int status);
 /* -1 with a message where out (given by option) is one of the n inputs, under any name (a
  * link): `fit runs.csv -o runs.csv` once replaced the measurements with coefficients. */

@@ -112,6 +112,19 @@ foreach(cmd "metrics;resnet18" "predict;resnet18;--batch;2" "models")
   set_tests_properties(cli_${name}_output_full PROPERTIES PASS_REGULAR_EXPRESSION
     "rc=1 scalemeter ${name}: cannot write the output: No space left on device")
 endforeach()
+# Help and the version are output too: `predict --help >/dev/full` and the others exited 0 with
+# nothing written (--help left through command_exit, main's own help through return 0).
+foreach(case "predict_help;predict;predict --help" "help_curve;curve;help curve"
+        "help_fit;fit;fit --help" "help;help;--help" "help_help;help;help help"
+        "version;--version;--version")
+  list(GET case 0 test)
+  list(GET case 1 name)
+  list(GET case 2 args)
+  add_test(NAME cli_${test}_output_full
+    COMMAND sh -c "out=$(\"$0\" ${args} 2>&1 >/dev/full); echo \"rc=$? $out\"" ${SCALEMETER_BIN})
+  set_tests_properties(cli_${test}_output_full PROPERTIES PASS_REGULAR_EXPRESSION
+    "^rc=1 scalemeter ${name}: cannot write the output: ")
+endforeach()
 # An -o FILE that cannot be opened is exit 1 in every command, as a file's error: the commands of
 # --format and -o alone (format_options) said 2, a usage error's status.
 foreach(name models plugins devices backends)
