@@ -566,6 +566,17 @@ for body, name, line, first in (("[block b]\nr = relu\n[block b]\ns = relu\n", "
     twice = write("block_twice.ini", NET + body)
     refused(["metrics", twice, "--per-block"], twice, line,
             f"block {name} is named twice (first at line {first})")
+# A space inside the brackets was part of the name: [block b1 ] beside [block b1] printed two
+# rows named b1 in --per-block, and [template  t1] was no template that use = t1 finds ("no
+# [template t1] in this file").
+for body, line, header, fix in (
+        ("[block b1]\nr = relu\n[block b1 ]\nr = relu\n", 8, "[block b1 ]", "[block b1]"),
+        ("[template  t1]\na = relu\n[block b1]\nuse = t1\n", 6, "[template  t1]",
+         "[template t1]"),
+        ("[block \tb2]\nr = relu\n", 6, "[block \tb2]", "[block b2]")):
+    spaced = write("spaced_name.ini", NET + body)
+    refused(["metrics", spaced, "--per-block"], spaced, line,
+            f"{header}: a space before or after the name would be part of it; write {fix}")
 # Rows none of which says ok (another tool's "OK", "done") were "a header but no measurements"
 # of a file of 117 rows; now the rows and the status are named.
 status_rows = open("configs/calibrations/h100-scalemeter-fp32.csv").read().splitlines()

@@ -885,6 +885,28 @@ static int check_repeats(const char *path, ini_file *f, sm_status *st)
     int rc = 0;
     for (int i = 0; i < f->n && rc == 0; i++) {
         const section *s = &f->sections[i];
+        /* [block  b1] and [block b1 ] named blocks " b1" and "b1 ", two rows of one name in
+         * --per-block, and [template  t1] no template that use = t1 finds */
+        const char *name = !strncmp(s->header, "block ", 6)      ? s->header + 6
+                           : !strncmp(s->header, "template ", 9) ? s->header + 9
+                                                                 : NULL;
+        size_t len = name ? strlen(name) : 0;
+        if (len && (isspace((unsigned char)name[0]) || isspace((unsigned char)name[len - 1]))) {
+            size_t lead = 0;
+            while (isspace((unsigned char)name[lead]))
+                lead++;
+            while (len > lead && isspace((unsigned char)name[len - 1]))
+                len--;
+            if (len == lead)
+                rc = sm_fail(st, "%s:%d: [%s]: expected a name", path, s->line, s->header);
+            else
+                rc = sm_fail(st,
+                             "%s:%d: [%s]: a space before or after the name would be part of "
+                             "it; write [%.*s%.*s]",
+                             path, s->line, s->header, (int)(name - s->header), s->header,
+                             (int)(len - lead), name + lead);
+            break;
+        }
         if (again_of[i] >= 0) {
             rc = sm_fail(st, "%s:%d: [%s] given twice (first at line %d)", path, s->line, s->header,
                          f->sections[again_of[i]].line);
