@@ -649,6 +649,18 @@ only_false = write("curve_false.csv", "\n".join(
      if k == 0 or line.split(",")[-1] == "false"]) + "\n")
 refused(["fit", only_false], only_false, None,
         "no measurement: none of its 3 rows was measured (line 2: fits false")
+# The same CSV through a spreadsheet, which writes TRUE and FALSE: the 3 rows of FALSE were
+# fitted as steps that ran (12 rows). Another word in fits is refused at its line.
+upper = write("curve_upper.csv", open(curve_csv).read().replace(",false\n", ",FALSE\n")
+              .replace(",true\n", ",TRUE\n"))
+rc, out, err = run("fit", upper, "--format", "json")
+check(rc == 0 and json.loads(out)["rows"] == 9 and "3 rows not measured" in err,
+      f"fit of curve's CSV with FALSE: exit {rc}: {err.strip()} {out[:200]}")
+maybe = write("curve_maybe.csv", open(curve_csv).read().replace(",false\n", ",no\n", 1))
+maybe_line = next(k for k, line in enumerate(open(maybe).read().splitlines(), 1)
+                  if line.endswith(",no"))
+for cmd in (["fit", maybe], ["validate", maybe, "--device", "h100"]):
+    refused(cmd, maybe, maybe_line, "fits 'no': expected true, false or empty")
 # A sharded or checkpointed step read back as a DDP step: curve --shard full's CSV validated
 # against the same description had a grad MAPE of 2.1 (FSDP's per-layer gathers in t_grad,
 # read as DDP's all-reduce), and fit took its rows as runs. The CSV now says how it trained,

@@ -389,9 +389,16 @@ static int parse_row(const char *path, int line, int header_line, char *text,
     }
     /* predict's and curve's CSV, which fit reads back: a point predicted not to fit the device's
      * memory is what bench records as status oom, no step that ran */
-    if (col_of[COL_FITS] >= 0 && !strcmp(trim(fields[col_of[COL_FITS]]), "false")) {
-        snprintf(skipped, SKIPPED_STATUS, "fits false");
-        return 1;
+    if (col_of[COL_FITS] >= 0) {
+        /* a spreadsheet writes FALSE, which was fitted as a measurement; empty: not known */
+        const char *fits = trim(fields[col_of[COL_FITS]]);
+        if (!strcasecmp(fits, "false")) {
+            snprintf(skipped, SKIPPED_STATUS, "fits false");
+            return 1;
+        }
+        if (*fits && strcasecmp(fits, "true"))
+            return sm_fail(st, "%s:%d: fits '%.20s': expected true, false or empty", path, line,
+                           fits);
     }
     const char *f[N_COLS];
     for (int c = 0; c < N_COLS; c++)
