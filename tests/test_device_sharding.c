@@ -52,10 +52,13 @@ static void test_shard(const sm_network *two)
     CHECK_NEAR(grad_of(two, "optimizer", NULL, 1, &cluster, &pr), C + C2 + UPDATE, 1e-9);
     /* none is DDP's all-reduce, as in test_device_predictor: 4.845376e-4 s */
     CHECK_NEAR(grad_of(two, "none", NULL, 0, &cluster, &pr), 4.845376e-4, 1e-9);
-    /* one device: full sharding refused, the others divide nothing (update 6.718592e-5) */
+    /* one device: every sharding refused, there is no rank to shard across (ZeRO-1 and -2
+     * were taken and divided nothing); DDP's none runs (update 6.718592e-5) */
     sm_layout one = {32, 1, 1, 1};
     CHECK(grad_of(two, "full", NULL, 0, &one, &pr) == -1);
-    CHECK_NEAR(grad_of(two, "gradients", NULL, 0, &one, &pr), 6.718592e-5, 1e-9);
+    CHECK(grad_of(two, "gradients", NULL, 0, &one, &pr) == -1);
+    CHECK(grad_of(two, "optimizer", NULL, 0, &one, &pr) == -1);
+    CHECK_NEAR(grad_of(two, "none", NULL, 0, &one, &pr), 6.718592e-5, 1e-9);
 }
 
 /*

@@ -133,8 +133,17 @@ static void test_shard(const sm_network *net)
     c.shard = SM_SHARD_FULL;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);
     CHECK_CONTAINS(st.msg, "shard full on one device");
-    /* ZeRO-2 on one device divides nothing */
+    /* nor is there for ZeRO-1 or -2 (they were taken and divided nothing): refused alike */
     c.shard = SM_SHARD_GRADIENTS, c.half = 0;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);
+    CHECK_CONTAINS(st.msg, "shard gradients on one device");
+    c.shard = SM_SHARD_OPTIMIZER;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == -1);
+    CHECK_CONTAINS(st.msg, "shard optimizer on one device");
+    /* inference is a replica's forward pass: no sharding to refuse */
+    CHECK(sm_network_memory(net, 1, 1, 0, &c, &m, &st) == 0);
+    /* DDP on one device: no bucket copy (4 x 668), Adam's two moments whole (8 x 668) */
+    c.shard = SM_SHARD_NONE;
     CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
     CHECK_EQ(m.gradients, 2672);
     CHECK_EQ(m.optimizer, 5344);

@@ -91,8 +91,23 @@ if rc == 0:
     check(pts[1]["memory"]["weights"] == 2672 / 8 + 2672, f"curve on 8: {pts[1]['memory']}")
 
 # --- refusals, one line each ---
-refused(["predict", NET, *ROUND, "-g", "1", "--batch", "1", "--shard", "full"],
-        "shard full on one device")
+# every sharding, not full alone: one rank has nothing to shard across (ZeRO-1 and -2 were
+# taken there and divided nothing), in predict and in a curve one of whose points is one
+# device, which is refused whole as full's is
+for mode in ("optimizer", "gradients", "full"):
+    refused(["predict", NET, *ROUND, "-g", "1", "--batch", "1", "--shard", mode],
+            f"shard {mode} on one device: there is nothing to shard across")
+    refused(["curve", NET, *ROUND, "-g", "1", "--batch", "1", "--nodes", "1,2,4",
+             "--shard", mode], f"shard {mode} on one device: there is nothing to shard across")
+    # (the round device knows no capacity: --max-batch asks an H100's, where gpt2 is bounded)
+    refused(["predict", "gpt2", "--device", "h100", "-g", "1", "--max-batch", "--shard", mode],
+            f"shard {mode} on one device")
+# from two devices on they run, and none runs on one
+rc, out, err = run("curve", NET, *ROUND, "-g", "1", "--batch", "1", "--nodes", "2,4",
+                   "--shard", "optimizer")
+check(rc == 0, f"curve --shard optimizer from 2 devices: exit {rc}: {err.strip()}")
+rc, out, err = run("predict", NET, *ROUND, "-g", "1", "--batch", "1", "--shard", "none")
+check(rc == 0, f"predict --shard none on one device: exit {rc}: {err.strip()}")
 refused(["predict", NET, "--coeffs", "default", "--batch", "1", "--shard", "optimizer"],
         "--shard and --checkpoint apply to --device alone")
 refused(["curve", NET, "--coeffs", "default", "--batch", "1", "--nodes", "1",

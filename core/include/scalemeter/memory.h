@@ -115,8 +115,8 @@ typedef struct sm_memory {
 
 /* Training memory of net at a per-device batch on `devices` devices (DDP: one replica each;
  * c->shard divides the states across them); training = 0: inference. -1 with a message for
- * SM_SHARD_FULL on one device, fewer than one device, an optimizer, shard or checkpoint
- * this header does not name, and a size of c below zero or not finite. */
+ * any sharding but SM_SHARD_NONE on one device, fewer than one device, an optimizer, shard or
+ * checkpoint this header does not name, and a size of c below zero or not finite. */
 int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int training,
                       const sm_memory_config *c, sm_memory *out, sm_status *st);
 

@@ -1,4 +1,5 @@
-/* Activation checkpointing's units and what it recomputes (checkpoint.c). Internal. */
+/* Activation checkpointing's units and what it recomputes (checkpoint.c), and the refusals of
+ * sharding and checkpointing. Internal. */
 #ifndef SCALEMETER_CHECKPOINT_H
 #define SCALEMETER_CHECKPOINT_H
 
@@ -12,6 +13,11 @@ int *sm_checkpoint_units(const sm_network *net);
 /* 0 where c checkpoints some unit of net (or c is none); else -1 with st saying that the
  * network has no unit, so c would change nothing: a [block] of one layer is not a unit. */
 int sm_checkpoint_check(const sm_network *net, sm_checkpoint c, sm_status *st);
+
+/* 0 where s is none or there are devices to shard across; else -1 with st saying so: every
+ * sharding (ZeRO-1, -2, -3, FSDP) divides its states across the ranks, and one rank has none to
+ * divide with (memory.c). */
+int sm_shard_check(sm_shard s, int64_t devices, sm_status *st);
 
 /* What checkpointing c does to a layer of a unit: keeps all it keeps (outside a unit, or no
  * checkpointing); recomputes its forward pass in the backward pass and keeps nothing (every

@@ -42,6 +42,16 @@ const char *sm_shard_name(sm_shard s)
 }
 int sm_shard_parse(const char *name) { return name_index(name, shard_names, SM_N_SHARDS); }
 
+int sm_shard_check(sm_shard s, int64_t devices, sm_status *st)
+{
+    if (s == SM_SHARD_NONE || devices >= 2)
+        return 0;
+    return sm_fail(st,
+                   "shard %s on one device: there is nothing to shard across (give more "
+                   "devices, or shard none)",
+                   sm_shard_name(s));
+}
+
 const char *sm_checkpoint_name(sm_checkpoint c)
 {
     return c >= 0 && c < SM_N_CHECKPOINTS ? checkpoint_names[c] : "unknown";
@@ -520,9 +530,8 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
         return -1;
-    if (training && c->shard == SM_SHARD_FULL && devices < 2)
-        return sm_fail(st, "shard full on one device: there is nothing to shard across (give "
-                           "more devices, or shard none)");
+    if (training && sm_shard_check(c->shard, devices, st))
+        return -1;
     if (training && sm_checkpoint_check(net, c->checkpoint, st))
         return -1;
     size_t n_storages = (size_t)net->n_layers + 1;
@@ -549,7 +558,7 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
         largest = fmax(largest, (double)net->layers[i].m.weights);
     out->weights = 4 * weights;
     if (training) {
-        sm_shard shard = devices > 1 ? c->shard : SM_SHARD_NONE;
+        sm_shard shard = c->shard;
         out->gradients = 4 * weights * (devices > 1 ? 2 : 1);
         out->optimizer = 4 * weights * optimizer_states[c->optimizer] / (shard ? n : 1);
         /* reduce-scattered gradients need no bucket copy; one layer's whole gradient exists

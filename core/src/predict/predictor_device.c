@@ -329,12 +329,11 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     if (sm_device_check_layout(v, layout->gpus_per_node, st))
         return -1;
     int64_t devices = sm_layout_devices(layout);
-    if (d->shard == SM_SHARD_FULL && devices < 2)
-        return sm_fail(st, "shard full on one device: there is nothing to shard across (give "
-                           "more devices, or shard none)");
+    if (sm_shard_check(d->shard, devices, st))
+        return -1;
     if (sm_checkpoint_check(net, d->checkpoint, st))
         return -1;
-    sm_shard shard = devices > 1 ? d->shard : SM_SHARD_NONE;
+    sm_shard shard = d->shard;
     sm_metrics total;
     if (sm_network_metrics(net, 1, &total, st))
         return -1;
