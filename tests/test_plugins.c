@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "layer_types.h"
+#include "scalemeter/memory.h"
 #include "scalemeter/scalemeter.h"
 
 #define DATA "tests/data/plugins/"
@@ -383,6 +384,50 @@ static void test_concat(void)
     sm_network_free(net);
 }
 
+/* ---- flatten after permute: a copy, as torch.flatten of a permuted tensor ---------------------
+ */
+
+/*
+ * tests/data/plugins/permute_flatten.ini, input 4x2x3 (24 elements). torch.flatten(x, 1) of
+ * x.permute(0, 2, 3, 1) copies (its H, W, C steps are 3, 1, 6: no single step walks them), so
+ * `flat` reads 24 and writes 24 elements, 4 x 48 = 192 bytes at fp32, one kernel forward and
+ * one backward, and is a new storage; flattening one dim, a permutation of a dim of size 1
+ * (1x1x4 -> its steps 4, 4, 1 skipping the size-1 dims: contiguous) or a contiguous tensor
+ * stays a view. PyTorch 1.13 on the same network keeps 288 bytes a sample (the file's head):
+ * conv's input, relu's output and the copy, 24 elements each; with the network's output (2
+ * elements) 296. Counted as a view, the copy was relu's storage: 200.
+ */
+static void test_flatten_after_permute(void)
+{
+    sm_network *net = LOAD(DATA "permute_flatten.ini");
+    const sm_layer *l = LAYER(net, "flat");
+    STR_EQ(shape_of(l), "24");
+    EQ(l->m.bytes, 192);
+    EQ(l->m.kernels_fwd, 1);
+    EQ(l->m.kernels_bwd, 1);
+    EQ(l->saved.aliases_input, 0);
+    const char *views[] = {"to_hwc", "last", "one", "pooled", "flat1", "plain"};
+    for (size_t k = 0; k < sizeof views / sizeof *views; k++) {
+        l = LAYER(net, views[k]);
+        EQ(l->m.bytes, 0);
+        EQ(l->m.kernels_fwd, 0);
+        EQ(l->saved.aliases_input, 1);
+    }
+    l = LAYER(net, "flat2"); /* after relu of the permuted tensor: a copy as well */
+    EQ(l->m.bytes, 192);
+    EQ(l->saved.aliases_input, 0);
+    sm_network_free(net);
+
+    /* what autograd keeps, on the head of the file alone (conv to fc) */
+    net = LOAD(DATA "permute_flatten_head.ini");
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory mem;
+    sm_status st;
+    CHECK(sm_network_memory(net, 2, 1, 1, &c, &mem, &st) == 0);
+    EQ((int64_t)mem.activations, 2 * 296);
+    sm_network_free(net);
+}
+
 /* ---- permute, layernorm (last dims and channels), gelu --------------------------------------- */
 
 static void test_permute(void)
@@ -533,6 +578,7 @@ int main(void)
     test_se();
     test_concat();
     test_permute();
+    test_flatten_after_permute();
     test_flatten_norm();
     test_elementwise();
     test_failures();

@@ -73,6 +73,7 @@ static const sm_layer_type chunk_type = {
     .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
+    .view_strides = view_same_strides,
 };
 
 SM_DEFINE_PLUGIN(chunk_type)

@@ -1,7 +1,9 @@
 /*
  * flatten: torch.flatten of the per-sample dimensions from `start` to the last into one
  * (start 0 here is torch.flatten(x, 1), the batch being no part of the shape; a negative start
- * counts from the end). A view: 0 FLOPs and no bytes moved.
+ * counts from the end). A view, 0 FLOPs and no bytes moved, where its input is contiguous
+ * over the dimensions it merges; else, as after a permute, torch.flatten copies them into a
+ * new tensor (reshape's contiguous() semantics), which view_strides tells the host.
  */
 #include <scalemeter/plugin.h>
 
@@ -44,6 +46,23 @@ static int flatten_infer(const void *params, const sm_shape *in, int n_in, sm_sh
     return 0;
 }
 
+/* torch.flatten returns its input for one dim, a view where the merged dims' steps allow one,
+ * else a copy (1). */
+static int flatten_strides(const void *params, const sm_shape *in, const int64_t *in_strides,
+                           const sm_shape *out, int64_t *out_strides)
+{
+    const flatten_params *p = params;
+    int start = (int)(p->start < 0 ? p->start + in->ndim : p->start);
+    for (int k = 0; k < start; k++)
+        out_strides[k] = in_strides[k];
+    if (start == in->ndim - 1) {
+        out_strides[start] = in_strides[start];
+        return 0;
+    }
+    (void)out;
+    return view_merge(in, in_strides, start, in->ndim, &out_strides[start]);
+}
+
 static const sm_layer_type flatten_type = {
     SM_LAYER_TYPE_INIT,
     .name = "flatten",
@@ -56,6 +75,7 @@ static const sm_layer_type flatten_type = {
     .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
+    .view_strides = flatten_strides,
 };
 
 SM_DEFINE_PLUGIN(flatten_type)

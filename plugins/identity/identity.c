@@ -7,6 +7,8 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "view_metrics.h"
+
 typedef struct identity_params {
     double drop; /* stochastic depth's probability; 0: nn.Identity */
 } identity_params;
@@ -55,6 +57,7 @@ static const sm_layer_type identity_type = {
     .metrics = identity_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
+    .view_strides = view_same_strides,
 };
 
 SM_DEFINE_PLUGIN(identity_type)

@@ -77,6 +77,18 @@ static int permute_infer(const void *params, const sm_shape *in, int n_in, sm_sh
     return 0;
 }
 
+/* The permuted steps over the same storage: a view always, contiguous only where the order
+ * keeps it so (a flatten after it then copies, view_strides of flatten). */
+static int permute_strides(const void *params, const sm_shape *in, const int64_t *in_strides,
+                           const sm_shape *out, int64_t *out_strides)
+{
+    const permute_params *p = params;
+    (void)in;
+    for (int i = 0; i < p->n && i < out->ndim; i++)
+        out_strides[i] = in_strides[p->order[i]];
+    return 0;
+}
+
 static const sm_layer_type permute_type = {
     SM_LAYER_TYPE_INIT,
     .name = "permute",
@@ -89,6 +101,7 @@ static const sm_layer_type permute_type = {
     .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
+    .view_strides = permute_strides,
 };
 
 SM_DEFINE_PLUGIN(permute_type)

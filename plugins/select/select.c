@@ -40,6 +40,17 @@ static int select_infer(const void *params, const sm_shape *in, int n_in, sm_sha
     return 0;
 }
 
+/* x[:, index] drops the first per-sample dim: the others keep their steps. */
+static int select_strides(const void *params, const sm_shape *in, const int64_t *in_strides,
+                          const sm_shape *out, int64_t *out_strides)
+{
+    (void)params;
+    (void)in;
+    for (int k = 0; k < out->ndim; k++)
+        out_strides[k] = in_strides[k + 1];
+    return 0;
+}
+
 static const sm_layer_type select_type = {
     SM_LAYER_TYPE_INIT,
     .name = "select",
@@ -52,6 +63,7 @@ static const sm_layer_type select_type = {
     .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
+    .view_strides = select_strides,
 };
 
 SM_DEFINE_PLUGIN(select_type)

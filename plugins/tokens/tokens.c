@@ -35,6 +35,24 @@ static int tokens_infer(const void *params, const sm_shape *in, int n_in, sm_sha
     return 0;
 }
 
+/* x.reshape(n, C, H * W).permute(0, 2, 1): H and W merged (a view where their steps allow,
+ * else a copy, contiguous C x HW), then C and HW swapped. */
+static int tokens_strides(const void *params, const sm_shape *in, const int64_t *in_strides,
+                          const sm_shape *out, int64_t *out_strides)
+{
+    (void)params;
+    (void)out;
+    int64_t hw_stride, c_stride = in_strides[0];
+    int copies = view_merge(in, in_strides, 1, in->ndim, &hw_stride);
+    if (copies) {
+        hw_stride = 1;
+        c_stride = sm_shape_elems(in) / in->dim[0];
+    }
+    out_strides[0] = hw_stride;
+    out_strides[1] = c_stride;
+    return copies;
+}
+
 static const sm_layer_type tokens_type = {
     SM_LAYER_TYPE_INIT,
     .name = "tokens",
@@ -47,6 +65,7 @@ static const sm_layer_type tokens_type = {
     .metrics = view_metrics,
     .traits = SM_TRAIT_VIEW,
     .saved = sm_saved_view,
+    .view_strides = tokens_strides,
 };
 
 SM_DEFINE_PLUGIN(tokens_type)

@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 11" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 12" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -42,11 +42,12 @@ extern "C" {
  * metrics (an eager softmax computed in fp32 at 16-bit activations); 9 the trait
  * SM_TRAIT_AUTOCAST_FP32 (a layer autocast runs in fp32); 10 scores_fused of metrics (an
  * attention layer whose code calls a fused kernel); 11 the library kernels of metrics (what a
- * library launches inside the layer's one call: cuDNN's RNN, a step at a time). Whatever the
- * version, every
+ * library launches inside the layer's one call: cuDNN's RNN, a step at a time); 12 view_strides
+ * of the descriptor (a view that copies a tensor its input's layout admits no view of: a
+ * flatten after a permute). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 11u
+#define SM_PLUGIN_ABI_VERSION 12u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -323,6 +324,21 @@ typedef struct sm_layer_type {
      * for a SM_TRAIT_VIEW type), and `scalemeter plugins` says the type relies on it. */
     int (*saved)(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                  sm_layer_saved *s, sm_error *err);
+
+    /* ABI 12, views (SM_TRAIT_VIEW). How the output lies over input 0's storage, given how
+     * that lies: in_strides[k] is the step, in elements, between neighbours along in[0]'s
+     * dimension k (per sample; a contiguous C x H x W has H W, W, 1; a permuted one, the
+     * permuted steps). out_strides arrives holding the contiguous strides of out. Return 0
+     * where the output is a view, out_strides then its steps over the same storage (a
+     * permutation permutes them); return 1 where in_strides admit no view, so that the
+     * layer copies its input into a new tensor, as torch.reshape and torch.flatten copy a
+     * tensor that is not contiguous over the dimensions they merge (a transposed one,
+     * PyTorch's computeStride), out_strides then the copy's (left contiguous). The host
+     * prices a copy as one kernel each pass reading and writing the tensor, and its output
+     * as a new storage. NULL: the output is a view, laid out contiguously (every view of
+     * older plugins). */
+    int (*view_strides)(const void *params, const sm_shape *in, const int64_t *in_strides,
+                        const sm_shape *out, int64_t *out_strides);
 } sm_layer_type;
 
 /* The saved() of a layer that keeps nothing for its backward pass (a sum, a concatenation, a

@@ -385,9 +385,39 @@ static int layer_kernels(sm_layer_metrics *m)
                : 0;
 }
 
-/* Parses, infers and counts one layer whose inputs are already done. */
+/* The steps of a contiguous tensor of shape s, in elements. */
+static void contiguous_strides(const sm_shape *s, int64_t *strides)
+{
+    int64_t step = 1;
+    for (int k = s->ndim - 1; k >= 0; k--) {
+        strides[k] = step;
+        step = sm_mul(step, s->dim[k]);
+    }
+}
+
+/* How layer l's output lies in memory (strides, per sample), given its first input's
+ * (in_strides): a view's as its plugin says (ABI 12's view_strides; NULL, contiguous), an
+ * element-wise function of one input's as its input's (PyTorch's element-wise kernels write
+ * their output in their input's layout), any other layer's contiguous. 1 where the view
+ * copies: its input's layout admits no view (a flatten after a permute). */
+static int layer_strides(const sm_layer_type *t, const sm_layer *l, const sm_shape *in,
+                         const int64_t *in_strides, int64_t *strides)
+{
+    contiguous_strides(&l->out, strides);
+    if (l->n_inputs < 1)
+        return 0;
+    if ((t->traits & SM_TRAIT_VIEW) && t->view_strides)
+        return t->view_strides(l->params, in, in_strides, &l->out, strides) ? 1 : 0;
+    if ((t->traits & SM_TRAIT_ACTIVATION) && l->n_inputs == 1 && in->ndim == l->out.ndim &&
+        !memcmp(in->dim, l->out.dim, (size_t)in->ndim * sizeof *in->dim))
+        memcpy(strides, in_strides, (size_t)in->ndim * sizeof *strides);
+    return 0;
+}
+
+/* Parses, infers and counts one layer whose inputs are already done. strides: every layer's
+ * output's steps (layer_strides), this one's written here. */
 static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net, sm_layer *l,
-                       sm_status *st)
+                       int64_t (*strides)[SM_MAX_DIMS], sm_status *st)
 {
     char at[4200], err[SM_ERROR_LEN];
     where(d, dl, at, sizeof at);
@@ -439,6 +469,21 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     m->bytes = sm_mul(4, sm_add(m->input_elems, m->output_elems));
     if (t->metrics && t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
         return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "cannot count"));
+    /* a view its input's layout admits none of copies (torch.flatten of a permuted tensor):
+     * one kernel each pass (layer_kernels' default, or one more than the plugin's) reading
+     * its input and writing a new tensor */
+    int64_t contiguous[SM_MAX_DIMS];
+    int from = l->inputs[0];
+    if (l->n_inputs >= 1 && from == SM_NETWORK_INPUT)
+        contiguous_strides(&net->input, contiguous);
+    int l_index = (int)(l - net->layers);
+    int copies = layer_strides(t, l, &in[0], from == SM_NETWORK_INPUT ? contiguous : strides[from],
+                               strides[l_index]);
+    if (copies) {
+        m->bytes = sm_add(m->bytes, sm_mul(4, sm_add(sm_shape_elems(&in[0]), m->output_elems)));
+        m->kernels_fwd += m->kernels_fwd > 0;
+        m->kernels_bwd += m->kernels_bwd > 0;
+    }
     if (m->bwd_flops == 0) /* input gradient, plus the weight gradient where there are weights */
         m->bwd_flops = sm_mul(m->weights ? 2 : 1, m->flops);
     if (m->matmul_flops == 0 && (t->traits & SM_TRAIT_MATMUL))
@@ -506,7 +551,12 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%lld, FLOPs %lld); sizes are too large",
                        at, t->name, (long long)m->weights, (long long)m->bytes,
                        (long long)m->flops);
-    return layer_saved(t, l, in, at, st);
+    if (layer_saved(t, l, in, at, st))
+        return -1;
+    /* the copy is a new storage, not its input's */
+    if (copies)
+        l->saved.aliases_input = 0;
+    return 0;
 }
 
 /* Whether a convolution reads the network's input directly (the draft's graph alone). */
@@ -602,6 +652,9 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
     /* the guard's signal handlers and standard-output redirection once for all the layers
      * (a call per layer made nine system calls of each, a tenth of a zoo curve's time); the
      * host's code between the plugins' runs under it naming nothing */
+    int64_t(*strides)[SM_MAX_DIMS] = rc == 0 ? calloc((size_t)n, sizeof *strides) : NULL;
+    if (rc == 0 && !strides)
+        rc = sm_fail(st, "out of memory");
     const char *outer_all = sm_plugin_call_begin(NULL);
     for (int i = 0; rc == 0 && i < n; i++) {
         const draft_layer *dl = &d->layers[order[i]];
@@ -621,10 +674,11 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         char what[320]; /* type names are shorter than 256 bytes (registry.c) */
         snprintf(what, sizeof what, "the plugin of layer type '%s'", dl->type->name);
         const char *outer = sm_plugin_call_begin(what);
-        rc = infer_layer(d, dl, net, l, st);
+        rc = infer_layer(d, dl, net, l, strides, st);
         sm_plugin_call_end(outer);
     }
     sm_plugin_call_end(outer_all);
+    free(strides);
     for (int k = 0; inputs && k < n; k++)
         free(inputs[k]);
     free(inputs);
