@@ -285,6 +285,34 @@ int main(void)
     CHECK_NEAR(pr.t_fwd, 1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3, 1e-9);
     CHECK_NEAR(pr.t_bwd, 2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3, 1e-9);
     sm_predictor_free(p);
+    /* Both flags (bn_relu_both_framework.ini) on bn_relu_unfed.ini, conv_bn_relu.ini with a
+     * ReLU (relu_bn, the size of relu_in) after bn_in, which no convolution feeds. fused
+     * alone: bn_in runs and relu_bn after it too (fuse_epilogues fuses an activation into a
+     * convolution, a linear layer, an addition or a fused layer, none of which feeds it):
+     * conv_bn_relu.ini's times above plus relu_in's 1.12760448e-4 forward and 2.15520896e-4
+     * backward. Both: bn_in's kernel takes relu_bn (BN-ReLU), and bn and relu fuse into the
+     * convolution as under fused: conv_bn_relu.ini's times under fused, 1.7152723712e-3 and
+     * 3.4005447424e-3. Before, fuse_bn_relu did nothing beside fuse_epilogues. */
+    sm_network *unfed;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/bn_relu_unfed.ini", NULL, &unfed, &st), 0);
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fuse, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, unfed, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3 + 1.12760448e-4, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3 + 2.15520896e-4, 1e-9);
+    sm_predictor_free(p);
+    sm_device_options both = {.framework = "tests/data/curve/bn_relu_both_framework.ini"};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &both, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, unfed, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3, 1e-9);
+    CHECK_NEAR(pr.t_infer, 1.7152723712e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
+    /* and on conv_bn_relu.ini, where every norm but bn_in is fed by the convolution, as
+     * fused alone */
+    CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3, 1e-9);
+    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
+    sm_predictor_free(p);
+    sm_network_free(unfed);
     sm_network_free(cbr_id);
     sm_network_free(cbr);
 

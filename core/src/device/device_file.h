@@ -140,7 +140,8 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
 /* fused[i] = 1 for each layer that a fusing framework runs inside a neighbouring kernel, 0 for
  * the rest (fused: n_layers entries). fuse_epilogues: a batch norm fed by a convolution, an
  * activation fed by a convolution, a linear layer, an addition or a fused layer. fuse_bn_relu:
- * an activation fed by a batch norm or a fused layer, an addition of a batch norm's output. A
+ * an activation fed by a batch norm or a fused layer, an addition of a batch norm's output,
+ * whatever feeds the norm. Both: either's layers, the norm's kernel where one runs. A
  * fused layer costs no kernel and no pass over memory. "Fed by" looks past identities (a layer
  * that returns its input and launches nothing). -1: out of memory. */
 int sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused);

@@ -136,7 +136,10 @@ static int source(const int *src, int j) { return j < 0 ? -1 : src[j]; }
  * kernel; an activation rides in the epilogue of the convolution, matrix product or residual
  * addition (BN-add-ReLU) that produces its input. With fuse_bn_relu (the same code across
  * nodes) the norms run as kernels of their own, and the activation after a norm, and an
- * addition of a norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU).
+ * addition of a norm's output with the ReLU after it, ride in them (BN-ReLU and BN-add-ReLU),
+ * whatever feeds the norm. With both, each does what it says: a norm a convolution feeds
+ * fuses into it as fuse_epilogues says, and one that runs (fed by a concatenation, a pool)
+ * takes the activation or addition after it as fuse_bn_relu says.
  * Only the plugins' traits decide. Layers come after their inputs, so one pass in order decides
  * each layer from its input's verdict: a chain of a million activations costs a million steps,
  * not a million squared (or a recursion as deep). */
@@ -150,22 +153,26 @@ static int layer_fused(const sm_device *v, const sm_network *net, int i, const i
         return 0;
     const sm_layer *in = &net->layers[from];
     int act = has_trait(l, SM_TRAIT_ACTIVATION);
-    if (v->fuse_bn_relu && !v->fuse_epilogues) {
-        if (has_trait(l, SM_TRAIT_RESIDUAL))
-            for (int k = 0; k < l->n_inputs; k++) {
-                int s = source(src, l->inputs[k]);
-                if (s >= 0 && (net->layers[s].type->traits & batch_norm) == batch_norm)
-                    return 1;
-            }
-        return l->n_inputs == 1 && act &&
-               ((in->type->traits & batch_norm) == batch_norm || fused[from]);
+    if (v->fuse_epilogues && l->n_inputs == 1) {
+        if ((l->type->traits & batch_norm) == batch_norm)
+            return has_trait(in, SM_TRAIT_CONVOLUTION);
+        if (act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
+                    fused[from]))
+            return 1;
     }
-    if (!v->fuse_epilogues || l->n_inputs != 1)
+    /* a norm that runs as a kernel of its own (with both flags: one no convolution feeds, as
+     * DenseNet's after a concatenation) takes the activation after it, and an addition of its
+     * output, whatever feeds the norm */
+    if (!v->fuse_bn_relu)
         return 0;
-    if ((l->type->traits & batch_norm) == batch_norm)
-        return has_trait(in, SM_TRAIT_CONVOLUTION);
-    return act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
-                   fused[from]);
+    if (has_trait(l, SM_TRAIT_RESIDUAL))
+        for (int k = 0; k < l->n_inputs; k++) {
+            int s = source(src, l->inputs[k]);
+            if (s >= 0 && (net->layers[s].type->traits & batch_norm) == batch_norm && !fused[s])
+                return 1;
+        }
+    return l->n_inputs == 1 && act &&
+           (((in->type->traits & batch_norm) == batch_norm && !fused[from]) || fused[from]);
 }
 
 int sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused)
