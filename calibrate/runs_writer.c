@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util/fnv.h"
 
 struct sm_runs_writer {
     char *path;
@@ -26,13 +27,7 @@ struct sm_runs_writer {
 
 #define SEP "\x1f" /* joins key values: a byte no field holds */
 
-static size_t key_hash(const char *key)
-{
-    uint64_t h = 14695981039346656037u; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)key; *c; c++)
-        h = (h ^ *c) * 1099511628211u;
-    return (size_t)h;
-}
+static size_t key_hash(const char *key) { return (size_t)sm_fnv1a_str(SM_FNV1A_OFFSET, key); }
 
 /* The slot of key: where it is, or the free slot where it would go. */
 static int *key_slot(const sm_runs_writer *w, const char *key)

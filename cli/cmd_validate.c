@@ -10,6 +10,7 @@
 #include "output.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/fnv.h"
 
 static void usage(void)
 {
@@ -417,10 +418,9 @@ static config_key key_of(const sm_run *r)
 static predicted_config *config_slot(predicted_config *slots, size_t cap, config_key k)
 {
     const uint64_t v[3] = {(uint64_t)k.batch, (uint32_t)k.nodes, (uint32_t)k.gpus_per_node};
-    uint64_t h = 14695981039346656037u; /* FNV-1a over the fields' bytes */
+    uint64_t h = SM_FNV1A_OFFSET; /* FNV-1a over the fields' bytes */
     for (int f = 0; f < 3; f++)
-        for (int b = 0; b < 64; b += 8)
-            h = (h ^ ((v[f] >> b) & 0xff)) * 1099511628211u;
+        h = sm_fnv1a_u64(h, v[f]);
     for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
         const config_key *e = &slots[i].key;
         if (slots[i].row < 0 ||

@@ -20,6 +20,7 @@ sm_add_c_test(test_registry test_registry.c
 sm_add_c_test(test_network test_network.c)
 # messages longer than an sm_status: the middle of a path goes, not the reason at the end
 sm_add_c_test(test_status_message test_status_message.c)
+sm_add_c_test(test_fnv test_fnv.c)
 # a network predicted after its registry was freed
 sm_add_c_test(test_lifetime test_lifetime.c)
 

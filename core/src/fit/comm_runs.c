@@ -12,6 +12,7 @@
 #include "network/network_internal.h"
 #include "scalemeter/comm.h"
 #include "scalemeter/fit.h"
+#include "util/fnv.h"
 
 #define MAX_TOKENS 32
 #define MAX_HOSTS 4096
@@ -177,9 +178,7 @@ typedef struct nccl_run {
 /* The slot of host name: where it is, or the free one where it goes. */
 static short *host_slot(nccl_run *run, const char *name)
 {
-    size_t h = 14695981039346656037u; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        h = (h ^ *c) * 1099511628211u;
+    size_t h = (size_t)sm_fnv1a_str(SM_FNV1A_OFFSET, name);
     for (size_t i = h % (2 * MAX_HOSTS);; i = (i + 1) % (2 * MAX_HOSTS))
         if (!run->host_slot[i] || !strcmp(run->hosts[run->host_slot[i] - 1], name))
             return &run->host_slot[i];

@@ -27,6 +27,7 @@
 #include "network/network_internal.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/fnv.h"
 
 enum { U_DINFER, U_DFWD, U_DBWD, U_C, U_M, N_UNKNOWNS };
 
@@ -114,19 +115,9 @@ typedef struct fit_rows {
     int n_nets, n_configs;
 } fit_rows;
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    for (int b = 0; b < 64; b += 8) /* FNV-1a over the value's bytes */
-        h = (h ^ ((v >> b) & 0xff)) * 1099511628211u;
-    return h;
-}
-
 static uint64_t hash_model(const char *model, int64_t image)
 {
-    uint64_t h = 14695981039346656037u;
-    for (const unsigned char *c = (const unsigned char *)model; *c; c++)
-        h = (h ^ *c) * 1099511628211u;
-    return mix(h, (uint64_t)image);
+    return sm_fnv1a_u64(sm_fnv1a_str(SM_FNV1A_OFFSET, model), (uint64_t)image);
 }
 
 static void fit_rows_free(fit_rows *f)
@@ -173,7 +164,8 @@ static int fit_rows_find(const sm_runs *runs, const sm_registry *reg, fit_rows *
             net_slot[h] = f->n_nets++;
         }
         int net = net_slot[h];
-        h = (size_t)mix(mix(14695981039346656037u, (uint64_t)net), (uint64_t)r->batch) & (cap - 1);
+        h = (size_t)sm_fnv1a_u64(sm_fnv1a_u64(SM_FNV1A_OFFSET, (uint64_t)net), (uint64_t)r->batch) &
+            (cap - 1);
         for (; config_slot[h] >= 0; h = (h + 1) & (cap - 1)) {
             const fit_config *c = &f->configs[config_slot[h]];
             if (c->net == net && c->batch == r->batch)

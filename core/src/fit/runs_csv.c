@@ -13,6 +13,7 @@
 
 #include "network/network_internal.h"
 #include "scalemeter/fit.h"
+#include "util/fnv.h"
 
 /* The most devices a row may run on (nodes x gpus_per_node), as --nodes and FILE@NODES take
  * nodes: far beyond any machine, and an int wherever the rows are fitted */
@@ -887,13 +888,12 @@ int sm_runs_models(const sm_runs *runs)
     return n;
 }
 
-/* FNV-1a of a row's network (model, image). */
+/* FNV-1a of a row's network (model, image): the model's bytes, then one more step with the
+ * whole image size in place of a byte. */
 static size_t network_hash(const sm_run *r)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
-    for (const unsigned char *p = (const unsigned char *)r->model; *p; p++)
-        h = (h ^ *p) * UINT64_C(1099511628211);
-    return (size_t)((h ^ (uint64_t)r->image) * UINT64_C(1099511628211));
+    uint64_t h = sm_fnv1a_str(SM_FNV1A_OFFSET, r->model);
+    return (size_t)((h ^ (uint64_t)r->image) * SM_FNV1A_PRIME);
 }
 
 /* One network load per (model, image): zoo networks take milliseconds each to build, but a

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "network/network_internal.h"
+#include "util/fnv.h"
 
 #define MAX_DIM (INT64_C(1) << 40)
 
@@ -17,13 +18,9 @@ typedef struct name_map {
     const draft_network *d;
 } name_map;
 
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
+/* FNV-1a from 1469598103934665603, FNV's offset basis short of its last digit: it has always
+ * started there, and a table's probing does not care which start it has. */
+static uint64_t hash(const char *s) { return sm_fnv1a_str(UINT64_C(1469598103934665603), s); }
 
 static int map_find(const name_map *m, const char *name)
 {

@@ -10,6 +10,7 @@
 
 #include "util/ini_reader.h"
 #include "network/network_internal.h"
+#include "util/fnv.h"
 
 #define MAX_REPEAT 100000
 #define MAX_INPUT_DIM (1 << 30)
@@ -394,13 +395,7 @@ typedef struct kv_index {
     size_t cap; /* a power of two, at least twice the parameters; 0 until there are some */
 } kv_index;
 
-static size_t kv_hash(const char *key)
-{
-    size_t h = 14695981039346656037u; /* FNV-1a */
-    for (const unsigned char *k = (const unsigned char *)key; *k; k++)
-        h = (h ^ *k) * 1099511628211u;
-    return h;
-}
+static size_t kv_hash(const char *key) { return (size_t)sm_fnv1a_str(SM_FNV1A_OFFSET, key); }
 
 /* The slot of key among l's parameters: where it is, or the free one where it goes. */
 static int *kv_slot(const kv_index *x, const draft_layer *l, const char *key)
