@@ -55,8 +55,9 @@ void memory_hint(char *buf, size_t len, const sm_memory *m, const memory_hint_co
             add(tries, sizeof tries, &n, "--shard full");
         else
             add(tries, sizeof tries, &n, "more devices");
-        snprintf(buf, len, "weights, gradients and optimizer state are most of it (%s of %s): try %s",
-                 part, whole, tries);
+        snprintf(buf, len,
+                 "weights, gradients and optimizer state are most of it (%s of %s): try %s", part,
+                 whole, tries);
         return;
     }
     const char *precision = sm_predictor_precision(c->pred), *half = half_precision(c);

@@ -11,7 +11,10 @@
 #define SM_FNV1A_PRIME UINT64_C(1099511628211)
 
 /* h, FNV-1a-hashed on by one byte. */
-static inline uint64_t sm_fnv1a_byte(uint64_t h, unsigned char c) { return (h ^ c) * SM_FNV1A_PRIME; }
+static inline uint64_t sm_fnv1a_byte(uint64_t h, unsigned char c)
+{
+    return (h ^ c) * SM_FNV1A_PRIME;
+}
 
 /* h hashed on by the bytes of a NUL-terminated string (sm_fnv1a_str(SM_FNV1A_OFFSET, s) is
  * FNV-1a of s). */
