@@ -679,6 +679,20 @@ rc, out, err = run("curve", "resnet18,resnet50,mobilenet_v2", "--device", "h100"
 plain = write("curve_plain.csv", out)
 rc, out, err = run("fit", plain, "-o", os.path.join(tmp, "plain.ini"))
 check(rc == 0, f"fit of curve's CSV without sharding or checkpointing: exit {rc}: {err.strip()}")
+# accumulate is a count as batch and nodes are: "1.0" (a spreadsheet's) or a word was refused
+# as "a step of several micro-batches", which it does not say; K above 1 still is.
+plain_rows = open(plain).read().splitlines(True)
+acc = plain_rows[0].split(",").index("accumulate")
+for value, phrase in (("1.0", "accumulate '1.0' is not an integer"),
+                      ("abc", "accumulate 'abc' is not an integer"),
+                      ("0", "accumulate 0 is out of range"),
+                      ("2", "accumulate 2: a step of several micro-batches")):
+    row = plain_rows[1].split(",")
+    row[acc] = value
+    bad = write(f"curve_accumulate_{value}.csv", plain_rows[0] + ",".join(row) +
+                "".join(plain_rows[2:]))
+    for cmd in (["fit", bad], ["validate", bad, "--device", "h100"]):
+        refused(cmd, bad, 2, phrase)
 # validate takes the precision from the rows: a device without it was refused as if an option
 # had named the precision ("precision bf16: ... give one of those"), naming no CSV
 bf16_runs = "configs/calibrations/h100-pytorch-bf16.csv"

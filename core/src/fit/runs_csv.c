@@ -432,8 +432,11 @@ static int parse_row(const char *path, int line, int header_line, char *text,
     /* a step of K micro-batches is no step of the equations fit solves (t_step = t_fwd +
      * t_bwd + t_grad): read it as one and every coefficient would be wrong */
     if (col_of[COL_ACCUMULATE] >= 0 && col_of[COL_ACCUMULATE] < n) {
+        /* a count as the other columns' (1.0, abc: "not an integer", not "several") */
         const char *k = trim(fields[col_of[COL_ACCUMULATE]]);
-        if (*k && strcmp(k, "1") != 0)
+        if (*k && parse_count(path, line, "accumulate", k, 1, 1 << 20, &v, st))
+            return -1;
+        if (*k && v != 1)
             return sm_fail(st,
                            "%s:%d: accumulate %s: a step of several micro-batches; fit reads "
                            "steps of one (predict or measure with --accumulate 1)",
