@@ -271,6 +271,18 @@ with tempfile.TemporaryDirectory() as d:
     bad_row = write("badrow.txt", nccl_tests_output(1, 8).replace("     float     sum      -1  ",
                                                                      "     float     sum      -1  x", 1))
     fails([bad_row], "badrow.txt:")
+    # an all-reduce row's count is its size in elements of its type: 262143 floats in 1048576
+    # bytes, or a double with a float's count, was fitted as if nccl-tests had printed it
+    good = nccl_tests_output(1, 8)
+    row = next(k for k, l in enumerate(good.splitlines(), 1) if l.lstrip().startswith("1048576 "))
+    for name, old, new in (("count-off.txt", "1048576        262144     float",
+                            "1048576        262143     float"),
+                           ("count-double.txt", "1048576        262144     float",
+                            "1048576        262144    double")):
+        check(old in good, f"fixture row of 1048576 bytes: {old!r}")
+        fails([write(name, good.replace(old, new, 1))], f"{name}:{row}:",
+              "1048576 bytes are not the row's count of 262143 float"
+              if "off" in name else "1048576 bytes are not the row's count of 262144 double")
     fails([os.path.join(d, "missing.txt")], "missing.txt")
     fails([write("empty.txt", "# nothing here\n")], "empty.txt", "no data rows")
     one_rank = write("one-rank.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,1,1,1e-6\n"

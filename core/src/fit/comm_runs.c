@@ -294,6 +294,22 @@ static int wrong_ok(const char *w, int error_column)
     return !strcmp(w, "0") || !strcmp(w, "N/A");
 }
 
+/* The bytes of one element of an nccl-tests type name (its test_typenames), 0 for a name it
+ * does not print. */
+static long type_bytes(const char *name)
+{
+    static const struct {
+        const char *name;
+        long bytes;
+    } types[] = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},
+                 {"int64", 8},  {"uint64", 8},   {"half", 2},   {"float", 4},
+                 {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (!strcmp(name, types[i].name))
+            return types[i].bytes;
+    return 0;
+}
+
 /* nccl-tests' closing "# Out of bounds values : N OK" (or FAILED) line: 1 for FAILED. */
 static int out_of_bounds(char **tok, int nt, int k)
 {
@@ -399,6 +415,19 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                          "#wrong out of place and in place, with a size and count in decimal "
                          "digits and a positive time (us)",
                          path, lineno, has_root ? " root" : "");
+            break;
+        }
+        /* an all-reduce's row is count elements of its type, size bytes: a row whose two
+         * disagree (262143 floats in 1048576 bytes, a double with a float's count) was edited
+         * or cut, and which of the two was timed cannot be told. all_gather_perf and
+         * reduce_scatter_perf print a rank's part of the count. */
+        long elem = type_bytes(tok[2]);
+        int gathers = half || (nt > 3 && !strcmp(tok[3], "none"));
+        if (!gathers && elem && (count > LONG_MAX / elem || count * elem != size)) {
+            rc = sm_fail(st,
+                         "%s:%d: %ld bytes are not the row's count of %ld %s elements (%ld "
+                         "bytes each); keep nccl-tests' rows as it printed them",
+                         path, lineno, size, count, tok[2], elem);
             break;
         }
         /* reduce_perf and broadcast_perf print the root they timed, the others -1: before
