@@ -254,7 +254,7 @@ static void print_header(const allreduce_args *a, json_writer *w, int ranks, int
         printf("%12s  %-5s %5s  %10s  %10s  %10s  %5s\n", "bytes", "impl", "ranks", "time",
                "algbw GB/s", "busbw GB/s", "check");
     }
-    fflush(stdout);
+    output_flush();
 }
 
 static void print_row(const allreduce_args *a, json_writer *w, const char *impl,
@@ -280,7 +280,7 @@ static void print_row(const allreduce_args *a, json_writer *w, const char *impl,
                fmt_seconds(r->time_s, t, sizeof t), r->algbw_gb_s, r->busbw_gb_s,
                r->checked ? "ok" : "-");
     }
-    fflush(stdout);
+    output_flush();
 }
 
 /* After a step that may fail on some ranks only: all agree, and the lowest failing rank's

@@ -460,7 +460,7 @@ static int measure(sm_bench_job *job, int i, const char *file, view *p, tally *t
         csv_field(stdout, row[k]); /* as the file has it: a path may hold a comma */
     }
     printf("\n");
-    fflush(stdout);
+    output_flush();
     return 0;
 }
 
@@ -484,7 +484,7 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
             for (int k = 0; k < sm_bench_job_columns(job); k++)
                 printf("%s%s", k ? "," : "", sm_run_columns[k]);
             printf("\n");
-            fflush(stdout);
+            output_flush();
         }
     }
     interrupt_message(l, a->output, &t);

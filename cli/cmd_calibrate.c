@@ -75,7 +75,7 @@ static const char *passed_on(char **args, int n, const char *name)
 /* Runs a command with its standard output into fd (left open). */
 static int run_with_stdout(int fd, int (*run)(int, char **), int argc, char **argv)
 {
-    fflush(stdout);
+    output_flush();
     int saved = dup(STDOUT_FILENO);
     dup2(fd, STDOUT_FILENO);
     int rc = run(argc, argv);

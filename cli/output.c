@@ -243,12 +243,24 @@ _Noreturn void command_exit(int status)
     exit(output_finish(command_name ? command_name : "help", status));
 }
 
+/* The reason of the first failed flush of the standard output: glibc drops the buffer a
+ * write failed on, so the flush at the end succeeds on nothing and its errno said
+ * "Input/output error" where the disk was full. */
+static int flush_errno;
+
+void output_flush(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 && !flush_errno)
+        flush_errno = errno;
+}
+
 int output_finish(const char *cmd, int rc)
 {
     running = NULL;
     errno = 0;
     int bad = fflush(stdout) != 0 || ferror(stdout);
-    int e = errno ? errno : EIO;
+    int e = flush_errno ? flush_errno : errno ? errno : EIO;
     if (!bad && out_path && out_tmp[0] && rc == 0 && fsync(STDOUT_FILENO) != 0)
         bad = 1, e = errno;
     if (!bad && out_path && out_tmp[0] && rc == 0 && sm_atomic_rename(out_tmp) != 0)
@@ -260,6 +272,10 @@ int output_finish(const char *cmd, int rc)
     fprintf(stderr, "scalemeter %s: cannot write %s: %s%s\n", cmd,
             out_path ? out_path : "the output", strerror(e),
             out_path && out_tmp[0] ? " (left as it was)" : "");
+    /* said once: a backend module's copy of this file finishes its command, then the
+     * program's finishes it again */
+    clearerr(stdout);
+    flush_errno = 0;
     return rc ? rc : 1;
 }
 

@@ -146,6 +146,9 @@ int output_named_refuse(const char *cmd, const char *option, const char *path);
  * message: 2 where path is a file output_reads named (under any name: output_not_input), 1
  * where it cannot be written. */
 int output_to(const char *cmd, const char *path);
+/* fflush(stdout) in the middle of a command's output (a row as it is measured), keeping the
+ * reason of the first that fails for output_finish to say. */
+void output_flush(void);
 /* After a command: flushes the output and, for -o FILE, puts it in place where rc is 0 and
  * drops it otherwise, FILE left as it was. Returns rc, or 1 with a message where the output
  * could not be written (a full disk, /dev/full). */

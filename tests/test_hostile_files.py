@@ -901,4 +901,34 @@ rows = open(once_csv).read().splitlines()[1:] if rc == 0 else []
 check(rc == 0 and len(rows) == 1 and rows[0].startswith(f"{net},8,1,") and
       "1 configurations measured, 0 out of memory, 0 already there" in err,
       f"bench of one configuration named eight ways: exit {rc}, rows {rows}: {err.strip()}")
+# A standard output that cannot be written (/dev/full, a full disk): said once, with the first
+# failed write's reason. allreduce said it twice, the second time "Input/output error" (its
+# module's finish, then the program's); bench, which flushes each row, said only "Input/output
+# error" (the failed flush dropped the buffer, and its errno with it); curve's long outputs said
+# "standard output: write failed" before the one line.
+def full_stdout(*args):
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([cli_checks.SM, *args], stdout=full, stderr=subprocess.PIPE,
+                           text=True, env=env)
+    return p.returncode, p.stderr
+
+
+if os.path.exists("/dev/full"):
+    full_csv = os.path.join(tmp, "bench_full.csv")
+    for args, notes in ((["allreduce", "--device", "h100", "--format", "csv"], 0),
+                        (["allreduce", "--device", "h100"], 0),
+                        (["curve", "resnet50", "--device", "h100", "--batch", "1,2,4", "--nodes",
+                          "1:64", "--format", "svg"], 0),
+                        (["curve", "resnet50", "--device", "h100", "--batch", "1,2,4", "--nodes",
+                          "1:1024", "--format", "json"], 0),
+                        (["bench", "--image", "8", "--reps", "3", "--min-time", "0.01",
+                          "--warmup", "1", "-q", "-o", full_csv, net, "--batch", "1,2"], 1)):
+        rc, err = full_stdout(*args)
+        lines = err.strip().splitlines()
+        cmd = args[0]
+        check(rc == 1 and len(lines) == notes + 1 and lines[-1] ==
+              f"scalemeter {cmd}: cannot write the output: No space left on device",
+              f"{' '.join(args)} > /dev/full: exit {rc}: {err.strip()}")
 finish()
