@@ -18,7 +18,8 @@
  *   HOSTILE_SAVED_INPUT      saved keeps input 1 of a layer of one input
  *   HOSTILE_UNKNOWN_TRAITS   traits has every bit set, most of them no trait of plugin.h
  *   HOSTILE_HUGE_WEIGHTS     metrics says 2^63 - 2 weights, whose 4-byte reads overflow
- *   HOSTILE_METRICS_CRASH    metrics writes to address 16 */
+ *   HOSTILE_METRICS_CRASH    metrics writes to address 16
+ *   HOSTILE_MACS             metrics says 6 multiply-accumulates in 10 FLOPs */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,10 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #ifdef HOSTILE_METRICS_CRASH
     volatile uintptr_t bad = 16;
     *(volatile int *)bad = 1;
+#endif
+#ifdef HOSTILE_MACS
+    m->flops = 10;
+    m->macs = 6;
 #endif
 #ifdef HOSTILE_NEGATIVE_TENSORS
     m->weights = 5;

@@ -272,6 +272,9 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "negative_io", "the plugin's output_elems is negative");
     lying_plugin(dir, "negative_tensors", "the plugin's param_tensors is negative");
     lying_plugin(dir, "fail_null", "the plugin refused its parameters (no reason given)");
+    lying_plugin(dir, "macs",
+                 "the plugin's macs 6 are more than half its 10 FLOPs (a multiply-accumulate "
+                 "counts 2)");
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
     expect_refused(path, "its CPU kernel table at 0x10 is not in the plugin");

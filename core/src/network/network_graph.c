@@ -490,6 +490,13 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         return sm_fail(st, "%s (%s): the plugin's %s is negative", at, t->name, negative);
     if (metrics_overflow(m))
         return sm_fail(st, "%s (%s): a count overflows 64 bits; sizes are too large", at, t->name);
+    /* a multiply-accumulate is 2 FLOPs (plugin.h): more MACs than that is a plugin's slip,
+     * which printed a network's macs above its FLOPs */
+    if (m->macs > m->flops / 2)
+        return sm_fail(st,
+                       "%s (%s): the plugin's macs %lld are more than half its %lld FLOPs (a "
+                       "multiply-accumulate counts 2)",
+                       at, t->name, (long long)m->macs, (long long)m->flops);
     if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
         return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
                        at, t->name, (long long)m->matmul_flops, (long long)m->flops);
