@@ -19,7 +19,8 @@
  *   HOSTILE_UNKNOWN_TRAITS   traits has every bit set, most of them no trait of plugin.h
  *   HOSTILE_HUGE_WEIGHTS     metrics says 2^63 - 2 weights, whose 4-byte reads overflow
  *   HOSTILE_METRICS_CRASH    metrics writes to address 16
- *   HOSTILE_MACS             metrics says 6 multiply-accumulates in 10 FLOPs */
+ *   HOSTILE_MACS             metrics says 6 multiply-accumulates in 10 FLOPs
+ *   HOSTILE_TENSORLESS       metrics says 5 weights in no parameter tensor */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,10 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_HUGE_WEIGHTS
     m->weights = INT64_MAX - 1;
+    m->param_tensors = 1;
+#endif
+#ifdef HOSTILE_TENSORLESS
+    m->weights = 5;
 #endif
 #ifdef HOSTILE_METRICS_CRASH
     volatile uintptr_t bad = 16;

@@ -275,6 +275,7 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "macs",
                  "the plugin's macs 6 are more than half its 10 FLOPs (a multiply-accumulate "
                  "counts 2)");
+    lying_plugin(dir, "tensorless", "the plugin's 5 weights cannot be in its 0 parameter tensors");
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
     expect_refused(path, "its CPU kernel table at 0x10 is not in the plugin");

@@ -497,6 +497,13 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's macs %lld are more than half its %lld FLOPs (a "
                        "multiply-accumulate counts 2)",
                        at, t->name, (long long)m->macs, (long long)m->flops);
+    /* every weight is in a tensor, and a tensor holds at least one: 5 weights in no tensor
+     * updated nothing (P, the optimizer's per-tensor term), 3 tensors of no weights cost it */
+    if ((m->weights > 0 && m->param_tensors == 0) || m->param_tensors > m->weights)
+        return sm_fail(st,
+                       "%s (%s): the plugin's %lld weights cannot be in its %lld parameter "
+                       "tensors",
+                       at, t->name, (long long)m->weights, (long long)m->param_tensors);
     if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
         return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
                        at, t->name, (long long)m->matmul_flops, (long long)m->flops);
