@@ -4,7 +4,7 @@
 # the atomic writer's temporary name.
 foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm saved_noterm
         cpu_pointer negative_io negative_tensors fail_null prints exits saved_huge saved_input
-        unknown_traits huge_weights metrics_crash macs tensorless)
+        unknown_traits huge_weights metrics_crash macs tensorless aborts divides recurses)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
     HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")

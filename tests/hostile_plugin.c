@@ -20,7 +20,10 @@
  *   HOSTILE_HUGE_WEIGHTS     metrics says 2^63 - 2 weights, whose 4-byte reads overflow
  *   HOSTILE_METRICS_CRASH    metrics writes to address 16
  *   HOSTILE_MACS             metrics says 6 multiply-accumulates in 10 FLOPs
- *   HOSTILE_TENSORLESS       metrics says 5 weights in no parameter tensor */
+ *   HOSTILE_TENSORLESS       metrics says 5 weights in no parameter tensor
+ *   HOSTILE_ABORTS           metrics calls abort(), as a failed assert() does
+ *   HOSTILE_DIVIDES          metrics divides an integer by zero (SIGFPE)
+ *   HOSTILE_RECURSES         infer recurses without end, until its stack overflows */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,10 +57,23 @@ static inline int unterminated(sm_error *err, char c)
     return 1;
 }
 
+#ifdef HOSTILE_RECURSES
+static int64_t deeper(volatile int64_t n)
+{
+    volatile char frame[4096];
+    frame[0] = (char)n;
+    return n ? deeper(n + 1) + frame[0] : 0;
+}
+#endif
+
 static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out, sm_error *err)
 {
     (void)params, (void)n_in, (void)err;
     SAY("infer");
+#ifdef HOSTILE_RECURSES
+    if (deeper(in[0].ndim))
+        return 1;
+#endif
     *out = in[0];
 #ifdef HOSTILE_NDIM
     out->ndim = 99;
@@ -92,6 +108,13 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #ifdef HOSTILE_METRICS_CRASH
     volatile uintptr_t bad = 16;
     *(volatile int *)bad = 1;
+#endif
+#ifdef HOSTILE_ABORTS
+    abort();
+#endif
+#ifdef HOSTILE_DIVIDES
+    volatile int64_t zero = 0;
+    m->flops = sm_shape_elems(out) / zero;
 #endif
 #ifdef HOSTILE_MACS
     m->flops = 10;

@@ -149,4 +149,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc != 0 and out == "" and err.startswith(want),
           f"predict with a plugin crashing in metrics: exit {rc}: {err[:300]!r}")
 
+    # abort() (a failed assert), an integer division by zero and a recursion that overflows
+    # the stack ended the process with "Aborted", "Floating point exception" or "Segmentation
+    # fault" alone, naming no plugin: the guard took SIGSEGV and SIGBUS only, on the stack the
+    # recursion had used up
+    for kind, how in (("aborts", "aborted (abort() or a failed assert() inside its code)"),
+                      ("divides", "crashed (a fault inside its code)"),
+                      ("recurses", "crashed (a fault inside its code)")):
+        net = network(tmp, kind, f"a = relu\nh = test_hostile_{kind}\n")
+        rc, out, err = run_with(kind, "predict", net, "--device", "h100", "-g", "1", "--batch", "4")
+        want = (f"scalemeter: the plugin of layer type 'test_hostile_{kind}' {how}; the command "
+                "did not finish")
+        check(rc != 0 and out == "" and err.startswith(want),
+              f"predict with a plugin that {kind}: exit {rc}: {err[:300]!r}")
+
 finish()

@@ -1,8 +1,9 @@
 /* What the checks before dlopen cannot rule out (a constructor or an entry point that crashes,
  * a relocation that lands on read-only data) kills the process inside the plugin's code. While
- * a plugin loads, a SIGSEGV or SIGBUS handler says which plugin it was, with an
- * async-signal-safe write, and hands the signal on: it restores the previous handler (the
- * default, or a sanitizer's) and returns, so that the faulting instruction faults again there. */
+ * a plugin loads, a handler of SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT says which plugin it
+ * was, with an async-signal-safe write, and hands the signal on: it restores the previous
+ * handler (the default, or a sanitizer's) and returns, so that the faulting instruction faults
+ * again there (a signal sent, by abort(), is sent again). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -12,9 +13,15 @@
 
 #include "network/network_internal.h"
 
+/* What a plugin's bug raises: a fault, a bus error, an integer division by zero, an illegal
+ * instruction, abort() (an assert). SIGSEGV from runaway recursion needs a stack of its own
+ * to be handled on (guard_stack). */
+static const int guarded[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define N_GUARDED ((int)(sizeof guarded / sizeof guarded[0]))
+
 static char message[4200];
 static size_t message_len;
-static struct sigaction old_segv, old_bus;
+static struct sigaction old_load[N_GUARDED];
 /* set while a plugin loads: its own handler above names it, the call handler below stays
  * silent */
 static volatile sig_atomic_t loading_now;
@@ -22,11 +29,50 @@ static volatile sig_atomic_t loading_now;
 static char loading[4200];
 static const char *loading_outer;
 
-static void on_crash(int sig)
+/* Puts back the handler of sig that was before (the default, or a sanitizer's): a fault
+ * raised by an instruction happens again on return and reaches it; one sent (abort(), raise())
+ * is sent again, to be delivered to it on return. */
+static void hand_on(int sig, const siginfo_t *info, const struct sigaction *old)
 {
+    for (int i = 0; i < N_GUARDED; i++)
+        if (guarded[i] == sig)
+            sigaction(sig, &old[i], NULL);
+    if (info->si_code <= 0) /* SI_USER, SI_TKILL, SI_QUEUE: no instruction to fault again */
+        raise(sig);
+}
+
+static void on_crash(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
     ssize_t w = write(STDERR_FILENO, message, message_len);
     (void)w; /* nothing to do about a failed write while crashing */
-    sigaction(sig, sig == SIGSEGV ? &old_segv : &old_bus, NULL);
+    hand_on(sig, info, old_load);
+}
+
+/* Installs handler for every guarded signal, keeping the ones before in old, on an alternate
+ * stack where none is set (a sanitizer sets its own): a plugin that overflows its stack
+ * faults with no stack left to run a handler on. */
+static void guard_signals(void (*handler)(int, siginfo_t *, void *), struct sigaction *old)
+{
+    static char guard_stack[64 * 1024];
+    stack_t now;
+    if (sigaltstack(NULL, &now) == 0 && (now.ss_flags & SS_DISABLE)) {
+        stack_t ss = {.ss_sp = guard_stack, .ss_size = sizeof guard_stack, .ss_flags = 0};
+        sigaltstack(&ss, NULL);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < N_GUARDED; i++)
+        sigaction(guarded[i], &sa, &old[i]);
+}
+
+static void unguard_signals(const struct sigaction *old)
+{
+    for (int i = 0; i < N_GUARDED; i++)
+        sigaction(guarded[i], &old[i], NULL);
 }
 
 void sm_plugin_guard_begin(const char *path)
@@ -34,12 +80,7 @@ void sm_plugin_guard_begin(const char *path)
     int n =
         snprintf(message, sizeof message, "scalemeter: crashed while loading plugin %s\n", path);
     message_len = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_crash;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &old_segv);
-    sigaction(SIGBUS, &sa, &old_bus);
+    guard_signals(on_crash, old_load);
     loading_now = 1;
     snprintf(loading, sizeof loading, "plugin %s, while loading,", path);
     loading_outer = sm_plugin_call_begin(loading);
@@ -48,8 +89,7 @@ void sm_plugin_guard_begin(const char *path)
 void sm_plugin_guard_end(void)
 {
     sm_plugin_call_end(loading_outer);
-    sigaction(SIGSEGV, &old_segv, NULL);
-    sigaction(SIGBUS, &old_bus, NULL);
+    unguard_signals(old_load);
     loading_now = 0;
 }
 
@@ -61,26 +101,30 @@ void sm_plugin_guard_end(void)
 static const char *running; /* what runs, for the exit message; NULL outside plugin code */
 static int depth, to_stderr, saved_stdout = -1;
 static char exit_message[4200];
-static struct sigaction call_old_segv, call_old_bus;
+static struct sigaction call_old[N_GUARDED];
 
 /* A fault inside a plugin's parse, infer, metrics or saved ends the process as any fault does
  * (the plugin's state cannot be trusted after it), but first says whose code it was, as a
  * crash while loading does: "Segmentation fault" alone named nothing. write() and strlen()
  * are async-signal-safe; the previous handler (the default, or a sanitizer's) takes the fault
  * again. */
-static void on_call_crash(int sig)
+static void on_call_crash(int sig, siginfo_t *info, void *context)
 {
+    (void)context;
     const char *what = running;
     if (!loading_now && what) {
-        static const char head[] = "scalemeter: ", tail[] =
-                                                       " crashed (a fault inside its code); the "
-                                                       "command did not finish\n";
+        static const char head[] = "scalemeter: ",
+                          fault[] = " crashed (a fault inside its code); the command did not "
+                                    "finish\n",
+                          aborted[] = " aborted (abort() or a failed assert() inside its code); "
+                                      "the command did not finish\n";
+        const char *tail = sig == SIGABRT ? aborted : fault;
         ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
         w = write(STDERR_FILENO, what, strlen(what));
-        w = write(STDERR_FILENO, tail, sizeof tail - 1);
+        w = write(STDERR_FILENO, tail, strlen(tail));
         (void)w; /* nothing to do about a failed write while crashing */
     }
-    sigaction(sig, sig == SIGSEGV ? &call_old_segv : &call_old_bus, NULL);
+    hand_on(sig, info, call_old);
 }
 
 static void exit_inside_plugin(void)
@@ -108,14 +152,8 @@ const char *sm_plugin_call_begin(const char *what)
     static int registered;
     if (!registered)
         registered = atexit(exit_inside_plugin) == 0;
-    if (depth == 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_call_crash;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGSEGV, &sa, &call_old_segv);
-        sigaction(SIGBUS, &sa, &call_old_bus);
-    }
+    if (depth == 0)
+        guard_signals(on_call_crash, call_old);
     if (depth++ == 0 && to_stderr) {
         fflush(stdout);
         saved_stdout = dup(STDOUT_FILENO);
@@ -131,10 +169,8 @@ const char *sm_plugin_call_begin(const char *what)
 void sm_plugin_call_end(const char *outer)
 {
     running = outer;
-    if (depth == 1) {
-        sigaction(SIGSEGV, &call_old_segv, NULL);
-        sigaction(SIGBUS, &call_old_bus, NULL);
-    }
+    if (depth == 1)
+        unguard_signals(call_old);
     if (--depth == 0 && saved_stdout >= 0) {
         fflush(stdout); /* what the plugin printed, to standard error */
         dup2(saved_stdout, STDOUT_FILENO);
