@@ -4,7 +4,8 @@
 # the atomic writer's temporary name.
 foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm saved_noterm
         cpu_pointer negative_io negative_tensors fail_null prints exits saved_huge saved_input
-        unknown_traits huge_weights metrics_crash macs tensorless aborts divides recurses)
+        unknown_traits huge_weights metrics_crash macs tensorless aborts divides recurses
+        writes_input)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
     HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")
@@ -15,7 +16,7 @@ sm_add_c_test(test_hostile_plugins test_hostile_plugins.c
 add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_params
   hostile_pointer hostile_data_entry hostile_infer_noterm hostile_metrics_noterm
   hostile_saved_noterm hostile_cpu_pointer hostile_negative_io hostile_negative_tensors
-  hostile_fail_null hostile_macs hostile_tensorless)
+  hostile_fail_null hostile_macs hostile_tensorless hostile_writes_input)
 # shadow.so provides conv2d, which the shipped conv2d.so provides too
 sm_test_module(hostile_shadow hostile_plugin.c hostile/shadow shadow HIDDEN HOSTILE_SHADOW
   HOSTILE_NAME="conv2d")

@@ -23,7 +23,9 @@
  *   HOSTILE_TENSORLESS       metrics says 5 weights in no parameter tensor
  *   HOSTILE_ABORTS           metrics calls abort(), as a failed assert() does
  *   HOSTILE_DIVIDES          metrics divides an integer by zero (SIGFPE)
- *   HOSTILE_RECURSES         infer recurses without end, until its stack overflows */
+ *   HOSTILE_RECURSES         infer recurses without end, until its stack overflows
+ *   HOSTILE_WRITES_INPUT     infer and metrics write 1000 channels into their const
+ *                            input shape (a cast) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +77,9 @@ static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out
         return 1;
 #endif
     *out = in[0];
+#ifdef HOSTILE_WRITES_INPUT
+    ((sm_shape *)in)[0].dim[0] = 1000;
+#endif
 #ifdef HOSTILE_NDIM
     out->ndim = 99;
 #endif
@@ -89,6 +94,9 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 {
     (void)params, (void)in, (void)n_in, (void)out, (void)m, (void)err;
     SAY("metrics");
+#ifdef HOSTILE_WRITES_INPUT
+    ((sm_shape *)in)[0].dim[0] = 1000;
+#endif
 #ifdef HOSTILE_EXITS
     exit(0);
 #endif

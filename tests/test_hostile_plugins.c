@@ -260,6 +260,28 @@ static void lying_plugin(const char *dir, const char *kind, const char *want)
     sm_registry_free(reg);
 }
 
+/* A plugin that writes through its const input shapes (a cast) changes nothing the host
+ * counts: relu then the plugin on 3 x 8 x 8 = 192 elements each move 4 (192 + 192) bytes, 3072
+ * in all, where the written 1000 channels made the plugin's input 64,000 elements. */
+static void writing_plugin(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/writes_input/writes_input.so", dir);
+    sm_status st;
+    sm_registry *reg;
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
+    sm_network *net = net_load(
+        reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_writes_input\n", 0,
+        &st);
+    CHECK_MSG(net != NULL, "writes_input: %s", st.msg);
+    sm_metrics m;
+    if (net && sm_network_metrics(net, 1, &m, &st) == 0)
+        CHECK_EQ(m.bytes, 3072);
+    sm_network_free(net);
+    sm_registry_free(reg);
+}
+
 static void lying_plugins(const char *dir)
 {
     char e[SM_ERROR_LEN], m[SM_ERROR_LEN], s[SM_ERROR_LEN];
@@ -276,6 +298,7 @@ static void lying_plugins(const char *dir)
                  "the plugin's macs 6 are more than half its 10 FLOPs (a multiply-accumulate "
                  "counts 2)");
     lying_plugin(dir, "tensorless", "the plugin's 5 weights cannot be in its 0 parameter tensors");
+    writing_plugin(dir);
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
     expect_refused(path, "its CPU kernel table at 0x10 is not in the plugin");

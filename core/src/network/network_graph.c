@@ -411,6 +411,15 @@ static int layer_strides(const sm_layer_type *t, const sm_layer *l, const sm_sha
     return 0;
 }
 
+/* The shapes of layer l's inputs, afresh before each call of its plugin: the plugin gets
+ * them as const, and one that writes through them anyway (a cast) must not change what the
+ * host counts or hands the next call. */
+static void layer_inputs(const sm_network *net, const sm_layer *l, sm_shape *in)
+{
+    for (int j = 0; j < l->n_inputs; j++)
+        in[j] = l->inputs[j] == SM_NETWORK_INPUT ? net->input : net->layers[l->inputs[j]].out;
+}
+
 /* Parses, infers and counts one layer whose inputs are already done. strides: every layer's
  * output's steps (layer_strides), this one's written here. */
 static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net, sm_layer *l,
@@ -443,8 +452,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         return sm_fail(st, "%s (%s): %s", at, t->name, err);
 
     sm_shape in[l->n_inputs];
-    for (int j = 0; j < l->n_inputs; j++)
-        in[j] = l->inputs[j] == SM_NETWORK_INPUT ? net->input : net->layers[l->inputs[j]].out;
+    layer_inputs(net, l, in);
     sm_error e = {{0}};
     memset(&l->out, 0, sizeof l->out);
     if (t->infer(l->params, in, l->n_inputs, &l->out, &e))
@@ -458,6 +466,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (check_shape(&l->out))
         return sm_fail(st, "%s (%s): output shape %s is empty or too large", at, t->name,
                        sm_shape_str(&l->out, shape, sizeof shape));
+    layer_inputs(net, l, in); /* what a plugin wrote through its const shapes is not the input */
     sm_layer_metrics *m = &l->m;
     memset(m, 0, sizeof *m);
     for (int j = 0; j < l->n_inputs; j++)
@@ -466,6 +475,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     m->bytes = sm_mul(4, sm_add(m->input_elems, m->output_elems));
     if (t->metrics && t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
         return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "cannot count"));
+    layer_inputs(net, l, in);
     /* a view its input's layout admits none of copies (torch.flatten of a permuted tensor):
      * one kernel each pass (layer_kernels' default, or one more than the plugin's) reading
      * its input and writing a new tensor */
@@ -562,6 +572,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%lld, FLOPs %lld); sizes are too large",
                        at, t->name, (long long)m->weights, (long long)m->bytes,
                        (long long)m->flops);
+    layer_inputs(net, l, in);
     if (layer_saved(t, l, in, at, st))
         return -1;
     /* the copy is a new storage, not its input's */
