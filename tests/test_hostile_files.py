@@ -262,11 +262,11 @@ same = write("same.csv", "\n".join([rows[0]] + [rows[1]] * 6) + "\n")
 rc, out, err = run("fit", same)
 check(rc == 1 and f"{same}: phase infer: rank-deficient" in err.strip().splitlines()[-1],
       f"a rank-deficient fit names the CSV: {err.strip()}")
-# counts past 64 bits name the model (curve: the model and the batch)
+# counts past 64 bits name the model (curve: the model, the batch and the point)
 refused(["predict", "resnet50", "--device", "h100", "--batch", "1048576", "--image", "65536"],
         None, None, "resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
 refused(["curve", "vgg16,resnet50", "--device", "h100", "--batch", "8,1048576", "--nodes", "1",
-         "--image", "65536"], None, None, "vgg16 at batch 1048576: layer")
+         "--image", "65536"], None, None, "vgg16 at batch 1048576: 1 node x 8 devices: layer")
 # and metrics names it too: "scalemeter metrics: layer conv1: counts ..." named no network
 for extra in ([], ["--per-layer"], ["--per-block", "--format", "json"]):
     refused(["metrics", "resnet50", "--batch", "1048576", "--image", "65536", *extra], None, None,

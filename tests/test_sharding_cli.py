@@ -97,8 +97,10 @@ if rc == 0:
 for mode in ("optimizer", "gradients", "full"):
     refused(["predict", NET, *ROUND, "-g", "1", "--batch", "1", "--shard", mode],
             f"shard {mode} on one device: there is nothing to shard across")
+    # the curve's message names the point: its first, 1 node of 1 device
     refused(["curve", NET, *ROUND, "-g", "1", "--batch", "1", "--nodes", "1,2,4",
-             "--shard", mode], f"shard {mode} on one device: there is nothing to shard across")
+             "--shard", mode],
+            f"1 node x 1 device: shard {mode} on one device: there is nothing to shard across")
     # (the round device knows no capacity: --max-batch asks an H100's, where gpt2 is bounded)
     refused(["predict", "gpt2", "--device", "h100", "-g", "1", "--max-batch", "--shard", mode],
             f"shard {mode} on one device")

@@ -96,6 +96,10 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
         c->global_batch = rc == 0 ? sm_layout_global_batch(&c->layout) : 0;
         if (rc == 0)
             rc = sm_predict_memory(p, net, &c->layout, 1, &c->memory, st);
+        if (rc) /* which point: one device of --shard, a layout the calibration refuses */
+            sm_fail(st, "%d node%s x %d device%s: %s", spec->nodes[i],
+                    spec->nodes[i] == 1 ? "" : "s", spec->gpus_per_node,
+                    spec->gpus_per_node == 1 ? "" : "s", st->msg);
         if (rc == 0 && isnan(c->pred.t_step))
             rc = sm_fail(st,
                          "%s: the predictor gives no training step time (%s): a curve "
