@@ -694,11 +694,12 @@ def dle_section(a, w):
     w("  and eight processes' dispatch) costs most where the step is shortest; no device")
     w("  description holds it ([scaling.md](scaling.md)). The two misses meet at eight GPUs in")
     w("  AMP (the median above).")
-    w(f"- **V100 FP32 ResNeXt** ({span(grouped, '{:+.1%}')}): the 3 x 3 convolutions of 32 groups of 4")
-    w("  channels are priced as dense ones of their FLOPs at 0.85 of the FP32 peak; cuDNN's grouped")
-    w("  kernels on Volta reach less, while ResNet-50's dense ones at the same precision reach")
-    w("  more (its rows are under-predicted). A rate per kind of convolution (dense, 1 x 1,")
-    w("  grouped, depthwise) is issue 38's per-op table.")
+    w(f"- **V100 FP32 ResNeXt** ({span(grouped, '{:+.1%}')}): most likely the 3 x 3 convolutions of 32")
+    w("  groups of 4 channels, priced as dense ones of their FLOPs at 0.85 of the FP32 peak; the")
+    w("  same networks on the A100 in TF32 come out within 4%, and ResNet-50, of dense")
+    w("  convolutions, is under-predicted on the V100 (above). Whether cuDNN's grouped kernels")
+    w("  on Volta reach less is what a rate per kind of convolution (dense, 1 x 1, grouped,")
+    w("  depthwise), issue 38's per-op table, will say.")
 
 
 def fmt(x):
