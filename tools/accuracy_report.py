@@ -601,6 +601,56 @@ def dle_host_table(a, w):
     return ratios
 
 
+def largest_runs_section(a, w):
+    """Each network's largest run of the eager PyTorch H100 sets, phase by phase: where the
+    device's work dominates, what the calibration-free model gets wrong per kind of layer
+    shows, unmixed with the host's dispatch of the small runs."""
+    w("\nThe same, each network's largest run alone (the greatest image x batch of its rows),")
+    w("predicted over measured, `scalemeter predict NET --device h100 -g 1 --batch B --image S")
+    w("--precision P --format json`. There the device's work is most of the step:\n")
+    w("| data | network | image | batch | infer | fwd | bwd | step |")
+    w("|---|---|---|---|---|---|---|---|")
+    depthwise = {"mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "mnasnet1_0"}
+    bwd, step_dw = {True: [], False: []}, []
+    for name in ("h100-pytorch-tf32", "h100-pytorch-bf16", "h100-pytorch-fp32"):
+        with open(os.path.join(ROOT, CAL, name + ".csv")) as f:
+            rows = list(csv.DictReader(f))
+        precision = rows[0]["precision"]
+        largest = {}
+        for r in rows:
+            size = int(r["image"]) ** 2 * int(r["batch"])
+            if int(r["nodes"]) * int(r["gpus_per_node"]) == 1 and \
+                    size > largest.get(r["model"], (0, None))[0]:
+                largest[r["model"]] = (size, r)
+        for model in sorted(largest):
+            r = largest[model][1]
+            d = json.loads(run(a.bin, "predict", model, "--device", "h100", "-g", "1",
+                               "--batch", r["batch"], "--image", r["image"], "--precision",
+                               precision, "--format", "json"))
+            ratio = {p: d["t_" + p] / float(r["t_" + p]) for p in ("infer", "fwd", "bwd", "step")}
+            bwd[model in depthwise].append(ratio["bwd"])
+            if model in depthwise:
+                step_dw.append(ratio["step"])
+            w(f"| {name} | {model} | {r['image']} | {r['batch']} | " +
+              " | ".join(f"{ratio[p]:.2f}" for p in ("infer", "fwd", "bwd", "step")) + " |")
+    w(f"\nAt their largest runs the backward pass comes out short for most networks: "
+      f"{min(bwd[True]):.2f} to")
+    w(f"{max(bwd[True]):.2f} of the measured one for those of depthwise convolutions "
+      f"({', '.join(sorted(depthwise))}),")
+    w(f"{min(bwd[False]):.2f} to {max(bwd[False]):.2f} for the others. The shipped efficiencies "
+      "were fitted over every size of")
+    w("these sets, where the small runs are mostly the host's dispatch (docs/calibration.md), and at")
+    w("the largest the device's backward work is what the model prices lowest. The networks of")
+    w("depthwise convolutions lose most: PyTorch runs those, in NCHW at fp32, tf32 and bf16, in")
+    w("kernels of its own rather than cuDNN's (ATen's `use_cudnn_depthwise` takes fp16 or")
+    w("channels-last only), and the model prices them by the bytes they must move, as every")
+    w("layer. Counting each tap's pass over the input and the output gradient (k^2 of them, as")
+    w("that kernel's weight gradient reads them) explains a quarter to all of the gap, unevenly:")
+    w("per-kernel timings (issue 38) will say what limits it. A planner of MobileNet or")
+    w("EfficientNet training at large batches should expect steps up to "
+      f"{1 / min(step_dw):.1f} times the prediction.\n")
+
+
 def dle_section(a, w):
     w("\n## DeepLearningExamples' ConvNets, one GPU and eight, calibration-free\n")
     w("NVIDIA DeepLearningExamples (PyTorch/Classification/ConvNets at 7bdfc81d, the")
@@ -792,6 +842,7 @@ def main():
     for name, dev, m in device_rows:
         cells = [f"{fmt(m[p][0])} ({m[p][1]:.2f})" if p in m else "-" for p in PHASES]
         w(f"| {name} | {dev} | " + " | ".join(cells) + " |")
+    largest_runs_section(a, w)
 
     dle_section(a, w)
 
