@@ -13,6 +13,8 @@
 #           and gpt2 of the zoo, swin_t and vit_b_32 exported by tools/export_torch.py, an LSTM
 #           and a transformer encoder of tests/data/sequence_models.py; PyTorch beside the
 #           torchvision ones (measure.py)
+#   layers  (not in the default phases) per-op timings of eager PyTorch by torch.profiler, at
+#           fp32, tf32 and bf16 (tools/torch_layer_profile.py; issue 38 item 4)
 #   ranks   (not in the default phases) data-parallel CPU training at 1 to 16 ranks on the
 #           machine's cores, with its topology and the ranks' bindings (tools/rank_study.sh:
 #           ranks.csv, ranks.csv.lscpu, ranks.csv.bindings)
@@ -21,8 +23,8 @@
 #                         [--precision fp32|tf32] [--models LIST] [--images LIST]
 #                         [--batches LIST]
 #
-#   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report; models
-#                  and ranks only when named); setup
+#   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report; models,
+#                  layers and ranks only when named); setup
 #                  always runs. Every phase resumes: the CSVs keep what was measured, so a
 #                  call cut off by a time limit goes on where it stopped when run again.
 #   --pack FILE    the offline tarball (default: the first of $SM_PACK,
@@ -214,6 +216,24 @@ if has models; then
         say "models: measure.py failed (see $log)"
         failures=$((failures + 1))
     }
+fi
+
+# ---- layers: per-op timings of eager PyTorch (issue 38 item 4) ------------------------------------
+# tools/torch_layer_profile.py at fp32 (TF32 off), tf32 and bf16 over the networks above and
+# convnext_tiny (LayerNorm, GELU, linear), at four (batch, image) points; each CSV gzipped into
+# $out (configs/calibrations/h100-pytorch-layers/ once copied into the sources). Resumes.
+if has layers; then
+    for p in fp32 tf32 bf16; do
+        layers_csv=$work/$slug-pytorch-layers-$p.csv
+        say "layers: torch_layer_profile.py --precision $p -> $layers_csv"
+        python3 "$src/tools/torch_layer_profile.py" --models "$models,convnext_tiny" \
+            --points 32x224,128x224,256x224,64x128 --precision "$p" --steps 3 --warmup 3 \
+            --out "$layers_csv" >>"$log" 2>&1 || {
+            say "layers: $p failed or was cut off (exit $?): run the phase again to resume"
+            failures=$((failures + 1))
+        }
+        [ -s "$layers_csv" ] && gzip -c "$layers_csv" >"$out/$slug-pytorch-layers-$p.csv.gz"
+    done
 fi
 
 # ---- ranks --------------------------------------------------------------------------------------

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Per-op timings of eager PyTorch training and inference, for issue 38 item 4 (the per-op-type
+table and the host/device queue of the GPU time model): torch.profiler with CPU and CUDA
+activities and the inputs' shapes, phase by phase.
+
+    python3 tools/torch_layer_profile.py --models resnet50,mobilenet_v2 \\
+        --points 64x224,256x224 --precision tf32 --out layers-tf32.csv
+
+For each torchvision model, (batch, image) point and the precision (fp32 with TF32 off, tf32,
+bf16 autocast with fp32 master weights), warm-up steps first, then --steps profiled steps of:
+inference (eval, no_grad), the training forward pass with the loss, the backward pass, and
+SGD with momentum (the shipped frameworks' optimizer), each phase ended by a synchronisation
+so that its window holds its kernels. Each row is one top-level PyTorch op of one phase of one
+profiled step (ops nested in it, and their kernels, are counted in it), or, where every
+profiled step ran the same ops (as eager PyTorch does after its warm-up), one row per op with
+the median of the steps' times (step "median of N"):
+
+    model,image,batch,precision,step,phase,seq,op,shapes,module,host_self_us,host_us,
+    kernels,kernel_us,kernel_names
+
+module is the innermost leaf module whose forward ran the op (forward and inference ops; ""
+for the backward pass and the optimizer, whose ops autograd and the optimizer run).
+kernel_names is the distinct names of its kernels, ';'-joined (cuDNN's say dgrad or wgrad).
+One more row per phase has op "(phase)": host_us its window, kernel_us the union of its
+kernels' intervals, and kernels its kernel count; the window less the union is the GPU's idle
+time in the phase. On a machine without CUDA (--device cpu) the rows carry the host's times
+alone (kernels 0): the layout can be checked anywhere. Points already in --out are skipped,
+so that a run cut off by a time limit goes on where it stopped.
+"""
+import argparse
+import csv
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
+from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
+
+require_torch("torch_layer_profile.py", ("torch", "torchvision"))
+import torch  # noqa: E402
+import torchvision  # noqa: E402
+from torch.profiler import ProfilerActivity, profile, record_function  # noqa: E402
+
+FIELDS = ["model", "image", "batch", "precision", "step", "phase", "seq", "op", "shapes",
+          "module", "host_self_us", "host_us", "kernels", "kernel_us", "kernel_names"]
+PHASES = ("infer", "fwd", "bwd", "opt")
+
+
+def points(text):
+    """'64x224,256x224' -> [(64, 224), (256, 224)] (batch x image)."""
+    out = []
+    for item in text.split(","):
+        b, _, s = item.partition("x")
+        if not (b.isdigit() and s.isdigit() and int(b) > 0 and int(s) > 0):
+            sys.exit(f"torch_layer_profile: --points: '{item}' is not BATCHxIMAGE (64x224)")
+        out.append((int(b), int(s)))
+    return out
+
+
+def leaf_scopes(model):
+    """Forward hooks that put each leaf module's forward in a record_function range named
+    'module:NAME', so that its ops can be told apart. Returns the hooks' handles."""
+    handles, open_ranges = [], {}
+    for name, m in model.named_modules():
+        if any(True for _ in m.children()):
+            continue
+
+        def pre(mod, args, name=name):
+            r = record_function("module:" + name)
+            r.__enter__()
+            open_ranges.setdefault(id(mod), []).append(r)
+
+        def post(mod, args, out):
+            stack = open_ranges.get(id(mod))
+            if stack:
+                stack.pop().__exit__(None, None, None)
+
+        handles.append(m.register_forward_pre_hook(pre))
+        handles.append(m.register_forward_hook(post))
+    return handles
+
+
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def run_phases(model, opt, x, y, loss_fn, precision, device, profiled):
+    """One inference pass and one training step, each phase in its record_function."""
+    amp = precision == "bf16"
+
+    def autocast():
+        return torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp)
+
+    def phase(name):
+        return record_function("phase:" + name) if profiled else _Null()
+
+    with phase("infer"):
+        model.eval()
+        with torch.no_grad(), autocast():
+            model(x)
+        synchronize(device)
+    model.train()
+    with phase("fwd"):
+        with autocast():
+            loss = loss_fn(model(x), y)
+        synchronize(device)
+    with phase("bwd"):
+        loss.backward()
+        synchronize(device)
+    with phase("opt"):
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        synchronize(device)
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def kernels_of(evt):
+    """The device kernels an op launched, its nested ops' included (the profiler's Kernel
+    records: name, device, duration in microseconds)."""
+    out = list(getattr(evt, "kernels", []) or [])
+    for child in evt.cpu_children:
+        out.extend(kernels_of(child))
+    return out
+
+
+def interval(k):
+    """A kernel's [start, end) in microseconds of the profiler's clock."""
+    return k.time_range.start, k.time_range.end
+
+
+def union_us(intervals):
+    total, end = 0.0, None
+    for s, e in sorted(intervals):
+        if end is None or s > end:
+            total += e - s
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return total
+
+
+def rows_of(prof, meta, steps):
+    """The profile's ops, phase by phase, as CSV rows."""
+    events = prof.events()
+    # the phases' windows on the main thread, in the order they ran: steps x PHASES
+    windows = [(e.name.split(":", 1)[1], e.time_range.start, e.time_range.end)
+               for e in events if e.name.startswith("phase:")]
+    windows.sort(key=lambda w: w[1])
+    if len(windows) != steps * len(PHASES):
+        sys.exit(f"torch_layer_profile: {meta['model']}: {len(windows)} phase ranges in the "
+                 f"profile, expected {steps * len(PHASES)}")
+    device_kernels = [e for e in events if e.device_type == torch.autograd.DeviceType.CUDA]
+
+    def module_of(evt):
+        parent = evt.cpu_parent
+        while parent is not None:
+            if parent.name.startswith("module:"):
+                return parent.name.split(":", 1)[1]
+            parent = parent.cpu_parent
+        return ""
+
+    def top_level(evt):
+        """An op of PyTorch whose parent is no op (a phase or module range, or nothing)."""
+        if evt.name.startswith(("phase:", "module:", "ProfilerStep")):
+            return False
+        if evt.device_type == torch.autograd.DeviceType.CUDA:
+            return False
+        parent = evt.cpu_parent
+        while parent is not None and parent.name.startswith(("module:", "phase:")):
+            parent = parent.cpu_parent
+        return parent is None
+
+    ops = sorted((e for e in events if top_level(e)), key=lambda e: e.time_range.start)
+    rows = []
+    for i, (name, start, end) in enumerate(windows):
+        step = i // len(PHASES)
+        mine = [e for e in ops if start <= e.time_range.start < end]
+        for seq, e in enumerate(mine):
+            ks = kernels_of(e)
+            rows.append({**meta, "step": step, "phase": name, "seq": seq, "op": e.name,
+                         "shapes": str(e.input_shapes) if e.input_shapes else "",
+                         "module": module_of(e) if name in ("infer", "fwd") else "",
+                         "host_self_us": f"{e.self_cpu_time_total:.3f}",
+                         "host_us": f"{e.cpu_time_total:.3f}",
+                         "kernels": len(ks),
+                         "kernel_us": f"{sum(k.duration for k in ks):.3f}",
+                         "kernel_names": ";".join(sorted({k.name for k in ks}))})
+        # the kernels that ran inside the window (the phase ends in a synchronisation)
+        inside = [interval(k) for k in device_kernels if start <= k.time_range.start < end]
+        rows.append({**meta, "step": step, "phase": name, "seq": len(mine), "op": "(phase)",
+                     "shapes": "", "module": "", "host_self_us": "",
+                     "host_us": f"{end - start:.3f}", "kernels": len(inside),
+                     "kernel_us": f"{union_us(inside):.3f}", "kernel_names": ""})
+    return rows
+
+
+def profile_point(name, batch, image, precision, device, steps, warmup):
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.benchmark = True
+    model = getattr(torchvision.models, name)().to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)  # the update runs, weights stay
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.rand(batch, 3, image, image, device=device) * 2 - 1
+    y = torch.randint(0, 1000, (batch,), device=device)
+    for _ in range(warmup):
+        run_phases(model, opt, x, y, loss_fn, precision, device, False)
+    activities = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    handles = leaf_scopes(model)
+    try:
+        with profile(activities=activities, record_shapes=True) as prof:
+            for _ in range(steps):
+                run_phases(model, opt, x, y, loss_fn, precision, device, True)
+    finally:
+        for h in handles:
+            h.remove()
+    meta = {"model": name, "image": image, "batch": batch, "precision": precision}
+    return median_rows(rows_of(prof, meta, steps), steps)
+
+
+def median_rows(rows, steps):
+    """One row per (phase, seq), its times the median over the steps, where every step ran the
+    same ops in the same order (eager PyTorch after its warm-up does); else every step's rows
+    as they are. step is then "median of N"."""
+    by_step = [[r for r in rows if r["step"] == k] for k in range(steps)]
+    key = [[(r["phase"], r["seq"], r["op"], r["shapes"]) for r in s] for s in by_step]
+    if steps == 1 or any(k != key[0] for k in key[1:]):
+        return rows
+    out = []
+    for i, first in enumerate(by_step[0]):
+        row = dict(first, step=f"median of {steps}")
+        for f in ("host_self_us", "host_us", "kernel_us"):
+            values = [float(s[i][f]) for s in by_step if s[i][f] != ""]
+            row[f] = f"{statistics.median(values):.3f}" if values else ""
+        row["kernels"] = int(statistics.median(int(s[i]["kernels"]) for s in by_step))
+        out.append(row)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", required=True, help="torchvision model names, comma-separated")
+    p.add_argument("--points", required=True, help="BATCHxIMAGE list, e.g. 64x224,256x224")
+    p.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="tf32")
+    p.add_argument("--device", default="cuda", help="cuda (default) or cpu (host times only)")
+    p.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
+    p.add_argument("--warmup", type=int, default=3, help="steps before profiling (default 3)")
+    p.add_argument("--out", required=True, help="the CSV to write (appended to where it exists)")
+    a = p.parse_args()
+    device = torch.device(a.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        sys.exit("torch_layer_profile: --device cuda, but this PyTorch sees no CUDA device "
+                 "(--device cpu profiles the host alone)")
+    if a.steps < 1 or a.warmup < 0:
+        sys.exit("torch_layer_profile: --steps must be at least 1, --warmup at least 0")
+    models = [m for m in a.models.split(",") if m]
+    for m in models:
+        if not hasattr(torchvision.models, m):
+            sys.exit(f"torch_layer_profile: --models: torchvision has no model '{m}'")
+    todo = points(a.points)
+    fresh = not os.path.exists(a.out) or os.path.getsize(a.out) == 0
+    done = set()  # a run cut off by a time limit goes on where it stopped
+    if not fresh:
+        with open(a.out, newline="") as f:
+            done = {(r["model"], int(r["image"]), int(r["batch"]), r["precision"])
+                    for r in csv.DictReader(f)}
+    with open(a.out, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        if fresh:
+            w.writeheader()
+        for m in models:
+            for batch, image in todo:
+                if (m, image, batch, a.precision) in done:
+                    continue
+                print(f"torch_layer_profile: {m} batch {batch} image {image} {a.precision}",
+                      file=sys.stderr)
+                try:
+                    rows = profile_point(m, batch, image, a.precision, device, a.steps,
+                                         a.warmup)
+                except torch.cuda.OutOfMemoryError:
+                    print(f"torch_layer_profile: {m} batch {batch} image {image}: out of "
+                          "memory, skipped", file=sys.stderr)
+                    torch.cuda.empty_cache()
+                    continue
+                w.writerows(rows)
+                f.flush()
+
+
+if __name__ == "__main__":
+    main()
