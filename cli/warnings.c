@@ -137,10 +137,11 @@ int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm
                  const sm_layout *layout)
 {
     char text[WARNING_LEN];
-    if (sm_predictor_network_warning(p, net, text, sizeof text) &&
+    if (sm_predictor_network_warning(p, net, text, sizeof text) > 0 &&
         add_each(w, text, 1, model, layout))
         return -1;
-    if (sm_predictor_warning(p, layout, text, sizeof text) && add_each(w, text, 0, model, layout))
+    if (sm_predictor_warning(p, layout, text, sizeof text) > 0 &&
+        add_each(w, text, 0, model, layout))
         return -1;
     return 0;
 }

@@ -2,6 +2,7 @@
  * that reports through an sm_status, called with each required pointer NULL in turn, fails
  * with -1 (or NULL) and "FUNCTION: ARG is NULL" instead of crashing; functions without a
  * status return their documented failure value; the *_free functions take NULL. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -114,6 +115,9 @@ int main(void)
     CHECK(sm_network_layer(NULL, "conv1") == NULL);
     CHECK(sm_network_layer(net, NULL) == NULL);
     CHECK_EQ(sm_family_parse(NULL), -1);
+    errno = 0;
+    CHECK_EQ(sm_atomic_rename(NULL), -1); /* rename's result: -1 with errno set */
+    CHECK_EQ(errno, EINVAL);
 
     /* ---- predict.h, memory.h ------------------------------------------------------------- */
     sm_predictor *made = NULL;
@@ -200,6 +204,30 @@ int main(void)
     NULL_ARG("sm_device_fit_write", "path", sm_device_fit_write(&dfit, "runs.csv", NULL, &st));
     CHECK_EQ(sm_predictor_devices_per_node(NULL), -1);
     CHECK(isnan(sm_predictor_peak_flops(NULL)));
+
+    /* the warnings of a predictor (a coefficient file's, the kind that has any): -1 for a NULL
+     * p, layout, net or buf, with buf emptied where it is given */
+    sm_predictor *fitted = NULL;
+    if (sm_predictor_from_coeffs("default", &fitted, &st))
+        check_fatal(__FILE__, __LINE__, "%s", st.msg);
+    char warn[256] = "stale";
+    CHECK_EQ(sm_predictor_warning(NULL, &layout, warn, sizeof warn), -1);
+    CHECK_STR_EQ(warn, "");
+    snprintf(warn, sizeof warn, "stale");
+    CHECK_EQ(sm_predictor_warning(fitted, NULL, warn, sizeof warn), -1);
+    CHECK_STR_EQ(warn, "");
+    CHECK_EQ(sm_predictor_warning(fitted, &layout, NULL, 64), -1);
+    CHECK_EQ(sm_predictor_warning(fitted, &layout, NULL, 0), 0); /* nothing to write into */
+    CHECK(sm_predictor_warning(fitted, &layout, warn, sizeof warn) >= 0);
+    snprintf(warn, sizeof warn, "stale");
+    CHECK_EQ(sm_predictor_network_warning(NULL, net, warn, sizeof warn), -1);
+    CHECK_STR_EQ(warn, "");
+    snprintf(warn, sizeof warn, "stale");
+    CHECK_EQ(sm_predictor_network_warning(fitted, NULL, warn, sizeof warn), -1);
+    CHECK_STR_EQ(warn, "");
+    CHECK_EQ(sm_predictor_network_warning(fitted, net, NULL, 64), -1);
+    CHECK(sm_predictor_network_warning(fitted, net, warn, sizeof warn) >= 0);
+    sm_predictor_free(fitted);
 
     const int nodes[] = {1, 2};
     sm_curve_spec spec = {.batch = 2,

@@ -317,12 +317,14 @@ int sm_coeffs_find(const char *name, char *path, size_t len, sm_status *st);
  * calibration never saw (several devices after a single-device fit; with the ring form, several
  * devices per node or several nodes when the fit had no such rows, so that the term was not
  * fitted; beyond the fitted batch or device range); 0 when there is nothing to say or p is
- * another kind of predictor. Several warnings are joined by "; ". A text names no layout or
+ * another kind of predictor; -1 (buf emptied where it is given) for a NULL p, layout or buf
+ * (len 0: 0, nothing written). Several warnings are joined by "; ". A text names no layout or
  * network (the caller says what it applies to), so that equal warnings of many layouts and
  * networks read alike and can be said once. */
 int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *buf, size_t len);
 /* The same for a network that coefficients are asked about: an input size outside the range
- * they were fitted on, a family of network they never saw. 1 with the text, or 0. */
+ * they were fitted on, a family of network they never saw. 1 with the text, or 0; -1 for a NULL
+ * p, net or buf, as above. */
 int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, char *buf,
                                  size_t len);
 

@@ -417,7 +417,11 @@ int sm_predictor_warning(const sm_predictor *p, const sm_layout *layout, char *b
 {
     if (!len)
         return 0;
+    if (!buf)
+        return -1;
     buf[0] = '\0';
+    if (!p || !layout)
+        return -1;
     if (p->ops != &coeffs_ops)
         return 0;
     const sm_fit *fit = &((const coeffs *)p->impl)->fit;
@@ -477,7 +481,11 @@ int sm_predictor_network_warning(const sm_predictor *p, const sm_network *net, c
 {
     if (!len)
         return 0;
+    if (!buf)
+        return -1;
     buf[0] = '\0';
+    if (!p || !net)
+        return -1;
     if (p->ops != &coeffs_ops)
         return 0;
     const sm_fit *fit = &((const coeffs *)p->impl)->fit;

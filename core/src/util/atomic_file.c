@@ -96,6 +96,8 @@ FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
 
 int sm_atomic_rename(const char *tmp)
 {
+    if (!tmp)
+        return errno = EINVAL, -1;
     char file[4200];
     size_t n = strlen(tmp);
     if (n <= TMP_SUFFIX_LEN || n >= sizeof file)
