@@ -287,6 +287,8 @@ double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics
 /* The measured joules of one device: the row's energy over its devices; NAN if not measured. */
 double sm_run_energy(const sm_run *r, sm_energy_phase e);
 
+/* RMSE, NRMSE, MAPE and R2 of n predictions against their measurements, into out (NAN where
+ * n < 1): an evaluator, whose pointers are required. */
 void sm_fit_stats_of(const double *measured, const double *predicted, int n, sm_fit_stats *out);
 
 /* ---- least squares ---------------------------------------------------------------------- */
