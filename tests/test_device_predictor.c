@@ -9,6 +9,31 @@
 
 #define DEVICE "tests/data/curve/round_device.ini"
 
+/* conv_bn_relu.ini's passes under fused_framework.ini (the norms and ReLUs in the convolution's
+ * kernels) and bn_relu_framework.ini (each norm a kernel with the ReLU after it), as main
+ * works them out */
+#define FUSED_FWD 1.7152723712e-3
+#define FUSED_BWD 3.4005447424e-3
+#define BN_RELU_FWD (1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3)
+#define BN_RELU_BWD (2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3)
+
+/* net at layout one on DEVICE with the framework of o: its passes' times (infer NAN: not
+ * checked) */
+static void check_passes(const sm_device_options *o, const sm_network *net, const sm_layout *one,
+                         double fwd, double infer, double bwd)
+{
+    sm_predictor *p;
+    sm_prediction pr;
+    sm_status st;
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, o, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, net, one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, fwd, 1e-9);
+    if (!isnan(infer))
+        CHECK_NEAR(pr.t_infer, infer, 1e-9);
+    CHECK_NEAR(pr.t_bwd, bwd, 1e-9);
+    sm_predictor_free(p);
+}
+
 int main(void)
 {
     sm_status st;
@@ -263,28 +288,15 @@ int main(void)
      *   fwd relu_in + bn_in + conv + bn = 1.12760448e-4 + 2 x 1.12761472e-4 + 1.4897504512e-3
      *   bwd 2.15520896e-4 + 2 x 2.15522944e-4 + 2.9695009024e-3 */
     sm_device_options bn_relu = {.framework = "tests/data/curve/bn_relu_framework.ini"};
-    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bn_relu, &p, &st), 0);
-    CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
-    CHECK_NEAR(pr.t_fwd, 1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3, 1e-9);
-    CHECK_NEAR(pr.t_bwd, 2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3, 1e-9);
-    sm_predictor_free(p);
+    check_passes(&bn_relu, cbr, &one, BN_RELU_FWD, NAN, BN_RELU_BWD);
     /* Identities between them (conv_bn_relu_identity.ini: nn.Identity, dropout of p = 0)
      * launch nothing and fuse nothing away: both frameworks' times as above. They stood
      * between a convolution and its norm before, and the norm and the ReLU ran. */
     sm_network *cbr_id;
     CHECK_EQ(sm_network_load(reg, "tests/data/curve/conv_bn_relu_identity.ini", NULL, &cbr_id, &st),
              0);
-    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fuse, &p, &st), 0);
-    CHECK_EQ(sm_predict(p, cbr_id, &one, &pr, &st), 0);
-    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3, 1e-9);
-    CHECK_NEAR(pr.t_infer, 1.7152723712e-3, 1e-9);
-    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
-    sm_predictor_free(p);
-    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &bn_relu, &p, &st), 0);
-    CHECK_EQ(sm_predict(p, cbr_id, &one, &pr, &st), 0);
-    CHECK_NEAR(pr.t_fwd, 1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3, 1e-9);
-    CHECK_NEAR(pr.t_bwd, 2.15520896e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3, 1e-9);
-    sm_predictor_free(p);
+    check_passes(&fuse, cbr_id, &one, FUSED_FWD, FUSED_FWD, FUSED_BWD);
+    check_passes(&bn_relu, cbr_id, &one, BN_RELU_FWD, NAN, BN_RELU_BWD);
     /* Both flags (bn_relu_both_framework.ini) on bn_relu_unfed.ini, conv_bn_relu.ini with a
      * ReLU (relu_bn, the size of relu_in) after bn_in, which no convolution feeds. fused
      * alone: bn_in runs and relu_bn after it too (fuse_epilogues fuses an activation into a
@@ -295,23 +307,12 @@ int main(void)
      * 3.4005447424e-3. Before, fuse_bn_relu did nothing beside fuse_epilogues. */
     sm_network *unfed;
     CHECK_EQ(sm_network_load(reg, "tests/data/curve/bn_relu_unfed.ini", NULL, &unfed, &st), 0);
-    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fuse, &p, &st), 0);
-    CHECK_EQ(sm_predict(p, unfed, &one, &pr, &st), 0);
-    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3 + 1.12760448e-4, 1e-9);
-    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3 + 2.15520896e-4, 1e-9);
-    sm_predictor_free(p);
+    check_passes(&fuse, unfed, &one, FUSED_FWD + 1.12760448e-4, NAN, FUSED_BWD + 2.15520896e-4);
     sm_device_options both = {.framework = "tests/data/curve/bn_relu_both_framework.ini"};
-    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &both, &p, &st), 0);
-    CHECK_EQ(sm_predict(p, unfed, &one, &pr, &st), 0);
-    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3, 1e-9);
-    CHECK_NEAR(pr.t_infer, 1.7152723712e-3, 1e-9);
-    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
+    check_passes(&both, unfed, &one, FUSED_FWD, FUSED_FWD, FUSED_BWD);
     /* and on conv_bn_relu.ini, where every norm but bn_in is fed by the convolution, as
      * fused alone */
-    CHECK_EQ(sm_predict(p, cbr, &one, &pr, &st), 0);
-    CHECK_NEAR(pr.t_fwd, 1.7152723712e-3, 1e-9);
-    CHECK_NEAR(pr.t_bwd, 3.4005447424e-3, 1e-9);
-    sm_predictor_free(p);
+    check_passes(&both, cbr, &one, FUSED_FWD, NAN, FUSED_BWD);
     sm_network_free(unfed);
     sm_network_free(cbr_id);
     sm_network_free(cbr);

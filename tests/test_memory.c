@@ -195,6 +195,22 @@ static void test_autocast_norm(sm_registry *reg)
     sm_network_free(net);
 }
 
+/* One sample's training memory of the network in text at fp32 with SGD: what autograd keeps
+ * (activations) and what the backward pass holds beside it (backward), in bytes. */
+static void check_kept(sm_registry *reg, const char *text, int64_t activations, int64_t backward)
+{
+    sm_network *net = load_text(reg, text);
+    if (!net)
+        return;
+    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+    sm_memory m;
+    sm_status st;
+    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.activations, activations);
+    CHECK_EQ(m.backward, backward);
+    sm_network_free(net);
+}
+
 /* The identity passes its gradient on. PyTorch returns a dropout of p = 0's input itself
  * (ATen's _dropout_impl), so no autograd node stands there and the gradient the residual sum
  * hands on is the one tensor both branches hold. At fp32, one sample:
@@ -207,19 +223,11 @@ static void test_autocast_norm(sm_registry *reg)
  * is kept. Were d to make a gradient of its own, it would sit beside G at c: 768. */
 static void test_identity(sm_registry *reg)
 {
-    sm_status st;
-    const char *text = "[network]\nname = id\ninput = 16\n[layers]\n"
-                       "a = linear out=16\nb = linear out=64\nc = linear out=16\n"
-                       "d = dropout p=0.0\nr = add from=d,a\n";
-    sm_network *net = load_text(reg, text);
-    if (!net)
-        return;
-    sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
-    sm_memory m;
-    CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-    CHECK_EQ(m.activations, 448);
-    CHECK_EQ(m.backward, 256);
-    sm_network_free(net);
+    check_kept(reg,
+               "[network]\nname = id\ninput = 16\n[layers]\n"
+               "a = linear out=16\nb = linear out=64\nc = linear out=16\n"
+               "d = dropout p=0.0\nr = add from=d,a\n",
+               448, 256);
 }
 
 /* A view or identity after the last layer returns the output itself (nn.Identity in place of
@@ -240,16 +248,7 @@ static void test_trailing_identity(sm_registry *reg)
                  "[network]\nname = tail\ninput = 16\n[layers]\n"
                  "a = linear out=16\nb = linear out=64\n%s",
                  tails[k]);
-        sm_status st;
-        sm_network *net = load_text(reg, text);
-        if (!net)
-            return;
-        sm_memory_config c = {.optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
-        sm_memory m;
-        CHECK(sm_network_memory(net, 1, 1, 1, &c, &m, &st) == 0);
-        CHECK_EQ(m.activations, 384);
-        CHECK_EQ(m.backward, 320);
-        sm_network_free(net);
+        check_kept(reg, text, 384, 320);
     }
 }
 
