@@ -286,8 +286,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
         const char *hrow[] = {"to fit", "-", hint};
         if (hint[0])
             table_add(tab, hrow);
-    }
-    if (mem->max_batch >= 0) {
+    } else {
         snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
         /* nothing fits: what the planner can still change (--shard full on one device is
          * refused: it needs the more devices first) */
