@@ -459,7 +459,6 @@ static void write_memory_notes(FILE *out, const curve_run *r)
             continue;
         char b[64], need[32], has[32];
         batch_label(r, row->batch, b, sizeof b);
-        const sm_curve_point *p = &c->points[c->fits_from >= 0 ? c->fits_from : 0];
         fprintf(out, "%s  %s, %s: ", said++ ? "" : "\nmemory (oom: more than the device has):\n",
                 row->model, b);
         if (c->fits_from < 0) {
@@ -476,14 +475,18 @@ static void write_memory_notes(FILE *out, const curve_run *r)
                     fmt_gib(least->memory.peak + least->memory.context, need, sizeof need),
                     fmt_gib(least->memory.capacity, has, sizeof has), least->layout.nodes,
                     least->layout.nodes == 1 ? "" : "s");
-            memory_hint_context hc = {
-                &r->args->common.choice, r->pred, row->net,       sm_layout_devices(&least->layout),
-                least->layout.batch,     0,       r->args->strong};
+            memory_hint_context hc = {.choice = &r->args->common.choice,
+                                      .pred = r->pred,
+                                      .net = row->net,
+                                      .devices = sm_layout_devices(&least->layout),
+                                      .batch = least->layout.batch,
+                                      .strong = r->args->strong};
             char hint[320];
             memory_hint(hint, sizeof hint, &least->memory, &hc);
             if (hint[0])
                 fprintf(out, "    %s\n", hint);
-        } else if (c->fits_from > 0)
+        } else if (c->fits_from > 0) {
+            const sm_curve_point *p = &c->points[c->fits_from];
             fprintf(out,
                     "fits from %d node%s on (batch %lld per device, %s of %s); efficiency "
                     "is against %d node%s\n",
@@ -491,7 +494,7 @@ static void write_memory_notes(FILE *out, const curve_run *r)
                     fmt_gib(p->memory.peak + p->memory.context, need, sizeof need),
                     fmt_gib(p->memory.capacity, has, sizeof has), p->layout.nodes,
                     p->layout.nodes == 1 ? "" : "s");
-        else
+        } else
             fprintf(out, "runs out of memory at some node counts (DDP's gradient buckets)\n");
     }
     if (unknown && r->args->common.choice.device)

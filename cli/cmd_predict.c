@@ -280,7 +280,12 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
     const char *row[] = {"memory", fmt_memory(m, v, sizeof v), meaning};
     table_add(tab, row);
     if (mem->max_batch < 0) {
-        memory_hint_context hc = {&a->common.choice, p, net, sm_layout_devices(l), l->batch, 1, 0};
+        memory_hint_context hc = {.choice = &a->common.choice,
+                                  .pred = p,
+                                  .net = net,
+                                  .devices = sm_layout_devices(l),
+                                  .batch = l->batch,
+                                  .has_max_batch = 1};
         char hint[sizeof meaning];
         memory_hint(hint, sizeof hint, m, &hc);
         const char *hrow[] = {"to fit", "-", hint};
