@@ -80,7 +80,7 @@ endif()
 # declaring attention too (a transformer's), and the same built for ABI 2 (loads, no traits,
 # the default of what it keeps), and built for ABI 4 (loads, the default kernel counts).
 foreach(kind matmul attn abi2 abi4 serial badserial upcast badupcast badpasses badsoftmax
-        badfused badlibrary many)
+        badfused badlibrary badio many)
   sm_test_module(fake_traits_${kind} fake_traits_plugin.c fake_plugins/traits traits_${kind})
 endforeach()
 target_compile_definitions(fake_traits_matmul PRIVATE TEST_TYPE_NAME="user_matmul"
@@ -106,13 +106,15 @@ target_compile_definitions(fake_traits_badfused PRIVATE TEST_TYPE_NAME="user_bad
   TEST_FUSED_UNKNOWN TEST_TRAITS=SM_TRAIT_MATMUL)
 target_compile_definitions(fake_traits_badlibrary PRIVATE TEST_TYPE_NAME="user_badlibrary"
   TEST_LIBRARY_NEGATIVE TEST_TRAITS=SM_TRAIT_MATMUL)
+target_compile_definitions(fake_traits_badio PRIVATE TEST_TYPE_NAME="user_badio"
+  TEST_COUNTS_IO_TWO TEST_TRAITS=SM_TRAIT_MATMUL)
 target_compile_definitions(fake_traits_many PRIVATE TEST_TYPE_NAME="user_many" TEST_ANY_INPUTS
   TEST_TRAITS=SM_TRAIT_MATMUL)
 sm_add_c_test(test_traits test_traits.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/traits)
 add_dependencies(test_traits fake_traits_matmul fake_traits_attn fake_traits_abi2
   fake_traits_abi4 fake_traits_serial fake_traits_badserial fake_traits_upcast
   fake_traits_badupcast fake_traits_badpasses fake_traits_badsoftmax fake_traits_badfused
-  fake_traits_badlibrary
+  fake_traits_badlibrary fake_traits_badio
   fake_traits_many)
 # No layer type's name in the core's sources: it prices and fuses by the plugins' traits.
 add_test(NAME core_has_no_type_names

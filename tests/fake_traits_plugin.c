@@ -7,7 +7,8 @@
  * (ABI 7): as many bytes more at 16-bit activations as its fp32 bytes, and it keeps its input
  * and 4 bytes more per output element then; TEST_UPCAST_NEGATIVE declares -1 bytes more, and
  * TEST_PASSES_TOO_MANY 17 passes over attention scores, both refused; so is
- * TEST_SOFTMAX_UNKNOWN's softmax form 3 (ABI 8 knows 0 to 2). TEST_ANY_INPUTS takes any number
+ * TEST_SOFTMAX_UNKNOWN's softmax form 3 (ABI 8 knows 0 to 2), and TEST_COUNTS_IO_TWO's counts_io
+ * flag of 2. TEST_ANY_INPUTS takes any number
  * of inputs (of input 0's shape), kept by the default. */
 #include <stddef.h>
 #include <scalemeter/plugin.h>
@@ -52,6 +53,8 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->scores_fused = 2;
 #elif defined(TEST_LIBRARY_NEGATIVE)
     m->library_kernels_bwd = -3;
+#elif defined(TEST_COUNTS_IO_TWO)
+    m->counts_io = 2;
 #endif
     return 0;
 }

@@ -147,7 +147,8 @@ static void test_serial_bytes(void)
  * (256 x 4), beside the network's output (256 elements), and its backward pass the output's
  * gradient (256 elements; the network's input needs none). Negative bytes, more
  * passes over attention scores than 16, a softmax form ABI 8 does not know, an ABI 10
- * scores_fused other than 0 or 1 and ABI 11 library kernels below 0 are refused by name. */
+ * scores_fused other than 0 or 1, ABI 11 library kernels below 0 and a counts_io flag other than 0
+ * or 1 (which counted the layer's I and O as 1 does) are refused by name. */
 static void test_upcast_bytes(void)
 {
     const char *plain = "y = user_matmul out=1", *upcast = "y = user_upcast out=1";
@@ -179,6 +180,8 @@ static void test_upcast_bytes(void)
     check_refused("y = user_badlibrary out=1",
                   ":5: layer y (user_badlibrary): the plugin's library kernels (forward 0, "
                   "backward -3) are not within 0 to 1099511627776");
+    check_refused("y = user_badio out=1",
+                  ":5: layer y (user_badio): the plugin's counts_io 2 is not 0 or 1");
 }
 
 static void test_families(void)

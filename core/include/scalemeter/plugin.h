@@ -143,7 +143,7 @@ typedef struct sm_layer_metrics {
     int64_t output_elems;  /* elements of the output */
     int64_t bytes;         /* activation bytes read and written at fp32 (weights: host adds) */
     int64_t bwd_flops;     /* backward FLOPs (input and weight gradients); 0: host estimates */
-    int counts_io;         /* 1: input/output elements count towards ConvMeter's I and O */
+    int counts_io;         /* 1: input/output elements count towards ConvMeter's I and O; 0 or 1 */
     /* ABI 3. Of flops, those done as matrix products, which tensor cores run at tf32, fp16 and
      * bf16 (the rest, element-wise work, runs at the fp32 vector rate at every precision). 0: all
      * of flops when the type has SM_TRAIT_MATMUL, none otherwise; the backward pass has the same

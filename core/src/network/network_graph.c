@@ -543,6 +543,10 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (m->scores_fused != 0 && m->scores_fused != 1)
         return sm_fail(st, "%s (%s): the plugin's scores_fused %d is not 0 or 1", at, t->name,
                        m->scores_fused);
+    /* a flag: 2 or -1 read as 1 would silently count the layer's I and O */
+    if (m->counts_io != 0 && m->counts_io != 1)
+        return sm_fail(st, "%s (%s): the plugin's counts_io %d is not 0 or 1", at, t->name,
+                       m->counts_io);
     if (m->upcast_bytes < 0 || m->upcast_bytes == SM_OVERFLOW)
         return sm_fail(st, "%s (%s): the plugin's upcast_bytes %lld is negative or overflows", at,
                        t->name, (long long)m->upcast_bytes);
