@@ -50,7 +50,8 @@ def half_ring_time(s, nodes, g):
     return t
 
 
-def nccl_tests_output(nodes, g, root_column=True, time=ring_time, collective=None, redop="sum"):
+def nccl_tests_output(nodes, g, root_column=True, time=ring_time, collective=None, redop="sum",
+                      per_rank=None):
     lines = ([f"# Collective test starting: {collective}"] if collective else []) + [f"# nThread 1 nGpus 1 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 "
              f"iters: 20 agg iters: 1 validation: 1 graph: 0",
              "#", "# Using devices"]
@@ -65,13 +66,22 @@ def nccl_tests_output(nodes, g, root_column=True, time=ring_time, collective=Non
                  "#wrong     time   algbw   busbw #wrong")
     lines.append(f"#        (B)    (elements)                      {'       ' if root_column else ''}"
                  "(us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)")
+    # all_gather_perf and reduce_scatter_perf (nccl-tests' getCollByteCount) give each rank
+    # size / 4 / ranks floats, rounded down, print that count and the whole buffer's bytes:
+    # "0 0" below a float a rank
+    # (broadcast_perf's rows, "none" too, count the whole buffer: per_rank=False)
+    if per_rank is None:
+        per_rank = redop == "none" or collective in ("all_gather_perf", "reduce_scatter_perf")
+    parts = nodes * g if per_rank else 1
     s = 8
     while s <= 256 << 20:
-        us = time(s, nodes, g) * 1e6
-        algbw = s / (us * 1e-6) / 1e9
+        count = s // 4 // parts
+        size = count * 4 * parts
+        us = time(size, nodes, g) * 1e6 if size else 0.3
+        algbw = size / (us * 1e-6) / 1e9
         busbw = algbw * 2 * (nodes * g - 1) / (nodes * g)
         r = "      -1" if root_column else ""
-        lines.append(f"{s:12d}  {s // 4:12d}     float  {redop:>6s}{r}  {us:8.2f}  {algbw:6.2f}  "
+        lines.append(f"{size:12d}  {count:12d}     float  {redop:>6s}{r}  {us:8.2f}  {algbw:6.2f}  "
                      f"{busbw:6.2f}      0  {us * 1.01:8.2f}  {algbw:6.2f}  {busbw:6.2f}      0")
         s *= 2
     lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 123.456", "#"]
@@ -283,6 +293,18 @@ with tempfile.TemporaryDirectory() as d:
         fails([write(name, good.replace(old, new, 1))], f"{name}:{row}:",
               "1048576 bytes are not the row's count of 262143 float"
               if "off" in name else "1048576 bytes are not the row's count of 262144 double")
+    # all_gather_perf's count is a rank's part: 8 ranks of 32768 floats are 1048576 bytes. A
+    # row with the whole buffer's count (262144) was read as nccl-tests' own; its "0 0" rows
+    # below a float a rank (-b 8, as nccl-tests' README runs it) were refused as malformed.
+    ag_good = nccl_tests_output(1, 8, time=half_ring_time, redop="none")
+    check("           0             0     float    none" in ag_good, "fixture's 0 0 rows")
+    ag_row = next(k for k, l in enumerate(ag_good.splitlines(), 1)
+                  if l.lstrip().startswith("1048576 "))
+    old = "1048576         32768     float"
+    check(old in ag_good, f"fixture all-gather row of 1048576 bytes: {old!r}")
+    fails([write("ag-count.txt", ag_good.replace(old, "1048576        262144     float", 1))],
+          f"ag-count.txt:{ag_row}:", "1048576 bytes are not the row's count of 262144 float",
+          "on each of its 8 ranks")
     fails([os.path.join(d, "missing.txt")], "missing.txt")
     fails([write("empty.txt", "# nothing here\n")], "empty.txt", "no data rows")
     one_rank = write("one-rank.csv", "bytes,impl,ranks,nodes,time_s\n1048576,nccl,1,1,1e-6\n"
@@ -419,7 +441,8 @@ with tempfile.TemporaryDirectory() as d:
     # reads -1; before nccl-tests named its collective a reduce's rows were an all-reduce's: half
     # a ring's time fitted 720 GB/s and 2.5 us for links of 360 GB/s and 5 us.
     for name, redop in (("reduce.txt", "sum"), ("broadcast.txt", "none")):
-        lines = nccl_tests_output(1, 8, time=half_ring_time, redop=redop).splitlines()
+        lines = nccl_tests_output(1, 8, time=half_ring_time, redop=redop,
+                                  per_rank=False).splitlines()
         at = next(i for i, l in enumerate(lines) if l.split() and l.split()[0].isdigit()) + 1
         rooted = write(name, "\n".join(" ".join(l.split()[:4] + ["0"] + l.split()[5:])
                                         if l.split() and l.split()[0].isdigit() else l

@@ -403,6 +403,12 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
         int numbers = nt >= 2 && !parse_int(tok[0], &size) && !parse_int(tok[1], &count);
         if (!numbers && !(nt > 3 && is_redop(tok[3])))
             continue; /* not a data row: NCCL's INFO/WARN lines, a banner */
+        long elem = type_bytes(tok[2]);
+        int gathers = half || (nt > 3 && !strcmp(tok[3], "none"));
+        /* all_gather_perf and reduce_scatter_perf give each rank size / ranks bytes, rounded
+         * down: below one element a rank, they print "0 0" rows, timing nothing to fit */
+        if (numbers && gathers && size == 0 && count == 0)
+            continue;
         int t = has_root ? 5 : 4;
         double us, algbw, busbw;
         /* every version prints time, algbw, busbw and #wrong out of place and in place: a row
@@ -417,19 +423,6 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                          path, lineno, has_root ? " root" : "");
             break;
         }
-        /* an all-reduce's row is count elements of its type, size bytes: a row whose two
-         * disagree (262143 floats in 1048576 bytes, a double with a float's count) was edited
-         * or cut, and which of the two was timed cannot be told. all_gather_perf and
-         * reduce_scatter_perf print a rank's part of the count. */
-        long elem = type_bytes(tok[2]);
-        int gathers = half || (nt > 3 && !strcmp(tok[3], "none"));
-        if (!gathers && elem && (count > LONG_MAX / elem || count * elem != size)) {
-            rc = sm_fail(st,
-                         "%s:%d: %ld bytes are not the row's count of %ld %s elements (%ld "
-                         "bytes each); keep nccl-tests' rows as it printed them",
-                         path, lineno, size, count, tok[2], elem);
-            break;
-        }
         /* reduce_perf and broadcast_perf print the root they timed, the others -1: before
          * "Collective test starting" lines a reduce's rows read as an all-reduce's */
         if (has_root && strcmp(tok[4], "-1")) {
@@ -438,6 +431,27 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
                          "broadcast_perf); fit-comm reads all_reduce_perf, all_gather_perf and "
                          "reduce_scatter_perf, whose root is -1",
                          path, lineno, tok[4]);
+            break;
+        }
+        /* an all-reduce's row is count elements of its type, size bytes: a row whose two
+         * disagree (262143 floats in 1048576 bytes, a double with a float's count) was edited
+         * or cut, and which of the two was timed cannot be told. all_gather_perf and
+         * reduce_scatter_perf print a rank's part of the count: size is count elements times
+         * the ranks its "# Rank" lines list. */
+        long parts = gathers ? run.ranks : 1;
+        if (elem && parts > 0 &&
+            (count > LONG_MAX / elem / parts || count * elem * parts != size)) {
+            if (gathers)
+                rc = sm_fail(st,
+                             "%s:%d: %ld bytes are not the row's count of %ld %s elements (%ld "
+                             "bytes each) on each of its %ld ranks; keep nccl-tests' rows as "
+                             "it printed them",
+                             path, lineno, size, count, tok[2], elem, parts);
+            else
+                rc = sm_fail(st,
+                             "%s:%d: %ld bytes are not the row's count of %ld %s elements (%ld "
+                             "bytes each); keep nccl-tests' rows as it printed them",
+                             path, lineno, size, count, tok[2], elem);
             break;
         }
         /* one collective, as the runs CSV's one pass: 1e308 us would be fitted as data */
