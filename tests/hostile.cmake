@@ -5,7 +5,7 @@
 foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm saved_noterm
         cpu_pointer negative_io negative_tensors fail_null prints exits saved_huge saved_input
         unknown_traits huge_weights metrics_crash macs tensorless aborts divides recurses
-        writes_input)
+        writes_input spins)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
     HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")
@@ -30,6 +30,9 @@ sm_test_module(hostile_kernel_exits_cpu fake_cpu_module.c hostile/kernel_exits k
 # plugin, and the shadowed type is the duplicate error whichever type a network asks for first.
 sm_add_python_test(hostile_plugin_host test_hostile_plugin_host.py ${SCALEMETER_BIN}
   ${CMAKE_BINARY_DIR}/tests/hostile)
+# spins.so loops forever inside metrics: the command ends at SCALEMETER_PLUGIN_TIMEOUT (1 s
+# there); a hang ends at this limit instead
+set_tests_properties(hostile_plugin_host PROPERTIES TIMEOUT 120)
 
 # a FIFO must be refused, not waited on: a hang ends at this limit
 set_tests_properties(test_hostile_plugins PROPERTIES TIMEOUT 60)

@@ -25,7 +25,8 @@
  *   HOSTILE_DIVIDES          metrics divides an integer by zero (SIGFPE)
  *   HOSTILE_RECURSES         infer recurses without end, until its stack overflows
  *   HOSTILE_WRITES_INPUT     infer and metrics write 1000 channels into their const
- *                            input shape (a cast) */
+ *                            input shape (a cast)
+ *   HOSTILE_SPINS            metrics loops without end (a loop whose exit test is wrong) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,10 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_ABORTS
     abort();
+#endif
+#ifdef HOSTILE_SPINS
+    for (volatile int64_t i = 0; i >= 0; i = (i + 1) % 1000)
+        ;
 #endif
 #ifdef HOSTILE_DIVIDES
     volatile int64_t zero = 0;

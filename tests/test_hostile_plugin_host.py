@@ -5,6 +5,8 @@
   command fails with a line naming the plugin's type;
 - kernel_exits.so, whose CPU kernel calls exit(0) while bench measures: bench fails saying
   so, as any command ended by an exit() not its own;
+- spins.so, whose metrics never returns: the command ends after SCALEMETER_PLUGIN_TIMEOUT
+  seconds naming the plugin, instead of hanging;
 - shadow.so, named otherwise, provides conv2d as the shipped conv2d.so does: every command is
   refused with the duplicate error naming both files, whichever type its network asks for
   first, never silently using one of them.
@@ -22,8 +24,8 @@ from cli_checks import SM, check, finish
 HOSTILE = sys.argv[2]
 
 
-def run_with(folder, *args):
-    env = dict(os.environ, SCALEMETER_PLUGIN_PATH=os.path.join(HOSTILE, folder))
+def run_with(folder, *args, **extra_env):
+    env = dict(os.environ, SCALEMETER_PLUGIN_PATH=os.path.join(HOSTILE, folder), **extra_env)
     p = subprocess.run([SM, *args], capture_output=True, text=True, env=env)
     return p.returncode, p.stdout, p.stderr
 
@@ -162,5 +164,25 @@ with tempfile.TemporaryDirectory() as tmp:
                 "did not finish")
         check(rc != 0 and out == "" and err.startswith(want),
               f"predict with a plugin that {kind}: exit {rc}: {err[:300]!r}")
+
+    # metrics that never returns: the command hung with no word (ctest's timeout was the only
+    # end); past SCALEMETER_PLUGIN_TIMEOUT seconds it ends naming the plugin
+    net = network(tmp, "spins", "a = relu\nh = test_hostile_spins\n")
+    rc, out, err = run_with("spins", "predict", net, "--device", "h100", "-g", "1", "--batch",
+                            "4", SCALEMETER_PLUGIN_TIMEOUT="1")
+    want = ("scalemeter: the plugin of layer type 'test_hostile_spins' did not return within 1 s "
+            "(an endless loop inside its code?); the command did not finish "
+            "(SCALEMETER_PLUGIN_TIMEOUT sets the limit in seconds)")
+    check(rc == 1 and out == "" and err.strip() == want,
+          f"predict with a plugin that spins: exit {rc}: {err[:300]!r}")
+    # the limit itself is checked: a word is refused in one line naming the variable
+    for bad in ("soon", "-1", "86401"):
+        rc, out, err = run_with("spins", "metrics", net, SCALEMETER_PLUGIN_TIMEOUT=bad)
+        check(rc == 1 and err.count("\n") == 1 and
+              f"SCALEMETER_PLUGIN_TIMEOUT={bad}: expected whole seconds from 0" in err,
+              f"SCALEMETER_PLUGIN_TIMEOUT={bad}: exit {rc}: {err!r}")
+    # a plugin that returns is not limited by it: 0 turns it off, and a zoo network counts
+    rc, out, err = run_with("prints", "metrics", "resnet50", SCALEMETER_PLUGIN_TIMEOUT="0")
+    check(rc == 0, f"metrics resnet50 with no limit: exit {rc}: {err[:300]!r}")
 
 finish()

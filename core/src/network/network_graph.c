@@ -681,6 +681,8 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
     int64_t(*strides)[SM_MAX_DIMS] = rc == 0 ? calloc((size_t)n, sizeof *strides) : NULL;
     if (rc == 0 && !strides)
         rc = sm_fail(st, "out of memory");
+    if (rc == 0)
+        rc = sm_plugin_timeout(st);
     const char *outer_all = sm_plugin_call_begin(NULL);
     for (int i = 0; rc == 0 && i < n; i++) {
         const draft_layer *dl = &d->layers[order[i]];

@@ -47,6 +47,10 @@ void sm_plugin_guard_end(void);
  * is the host's own code between plugin calls, which then nest without a system call. */
 const char *sm_plugin_call_begin(const char *what);
 void sm_plugin_call_end(const char *outer);
+/* Reads SCALEMETER_PLUGIN_TIMEOUT, the wall-clock seconds a plugin call with a what may take
+ * before the process ends naming it (60 unset, 0 none): -1 with st set when it is not a number
+ * of seconds. */
+int sm_plugin_timeout(sm_status *st);
 
 /* Addresses a plugin hands over (plugin_memory.c): whether [p, p + len) lies in the loaded
  * segments of the plugin dlopen returned handle for; whether s is a string of fewer than max

@@ -5,10 +5,12 @@
  * handler (the default, or a sanitizer's) and returns, so that the faulting instruction faults
  * again there (a signal sent, by abort(), is sent again). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "network/network_internal.h"
@@ -75,8 +77,79 @@ static void unguard_signals(const struct sigaction *old)
         sigaction(guarded[i], &old[i], NULL);
 }
 
+/* A plugin's parse, infer, metrics or saved that never returns (an endless loop, a wait on
+ * input) hung the command with no word. A layer's counting takes microseconds; past
+ * SCALEMETER_PLUGIN_TIMEOUT seconds of wall clock (60 unless set; 0: no limit) the process
+ * ends naming the plugin. Loading a plugin, which maps its libraries (cuDNN's take seconds on
+ * a slow file system), does not count towards it. */
+#define TIMEOUT_ENV "SCALEMETER_PLUGIN_TIMEOUT"
+#define DEFAULT_TIMEOUT_S 60u
+static unsigned watch_s; /* the limit; 0: none */
+static int watch_depth;  /* the nesting at which the watch began; 0: none */
+static timer_t watch_timer;
+static int have_timer; /* 1: created; -1: timer_create failed, no watch */
+static char timeout_message[4400];
+static size_t timeout_len;
+
+/* The limit from the environment, read once: a value that is not a whole number of seconds
+ * from 0 to a day is refused here, before any plugin runs. */
+int sm_plugin_timeout(sm_status *st)
+{
+    const char *env = getenv(TIMEOUT_ENV);
+    char *end;
+    unsigned long v = DEFAULT_TIMEOUT_S;
+    if (env && *env) {
+        errno = 0;
+        v = strtoul(env, &end, 10);
+        if (errno || *end || env[0] == '-' || v > 86400)
+            return sm_fail(st, "%s=%s: expected whole seconds from 0 (no limit) to 86400",
+                           TIMEOUT_ENV, env);
+    }
+    watch_s = (unsigned)v;
+    return 0;
+}
+
+/* Runs on a thread of its own when the time is up (SIGEV_THREAD: no signal, so an
+ * application's own alarm() and SIGALRM, embedding libscalemeter, are left alone). */
+static void on_timeout(union sigval v)
+{
+    (void)v;
+    ssize_t w = write(STDERR_FILENO, timeout_message, timeout_len);
+    (void)w; /* the process ends either way */
+    _exit(1);
+}
+
+/* Arms the watch to go off after watch_s seconds, or disarms it (seconds 0). */
+static void watch_set(unsigned seconds)
+{
+    struct itimerspec when = {.it_value = {.tv_sec = (time_t)seconds}};
+    if (have_timer > 0)
+        timer_settime(watch_timer, 0, &when, NULL);
+}
+
+static void watch_begin(const char *what)
+{
+    if (!have_timer) {
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD;
+        ev.sigev_notify_function = on_timeout;
+        have_timer = timer_create(CLOCK_MONOTONIC, &ev, &watch_timer) == 0 ? 1 : -1;
+    }
+    int n = snprintf(timeout_message, sizeof timeout_message,
+                     "scalemeter: %s did not return within %u s (an endless loop inside its "
+                     "code?); the command did not finish (%s sets the limit in seconds)\n",
+                     what, watch_s, TIMEOUT_ENV);
+    timeout_len = n < 0                                ? 0
+                  : (size_t)n < sizeof timeout_message ? (size_t)n
+                                                       : sizeof timeout_message - 1;
+    watch_set(watch_s);
+}
+
 void sm_plugin_guard_begin(const char *path)
 {
+    if (watch_depth) /* loading is not counted: the layer's time starts again after it */
+        watch_set(0);
     int n =
         snprintf(message, sizeof message, "scalemeter: crashed while loading plugin %s\n", path);
     message_len = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
@@ -91,6 +164,8 @@ void sm_plugin_guard_end(void)
     sm_plugin_call_end(loading_outer);
     unguard_signals(old_load);
     loading_now = 0;
+    if (watch_depth)
+        watch_set(watch_s);
 }
 
 /* A plugin's code runs inside the host, and two of its habits end a command wrongly: exit()
@@ -163,12 +238,20 @@ const char *sm_plugin_call_begin(const char *what)
         }
     }
     running = what;
+    if (what && !loading_now && !watch_depth && watch_s) {
+        watch_depth = depth;
+        watch_begin(what);
+    }
     return outer;
 }
 
 void sm_plugin_call_end(const char *outer)
 {
     running = outer;
+    if (watch_depth == depth) {
+        watch_set(0);
+        watch_depth = 0;
+    }
     if (depth == 1)
         unguard_signals(call_old);
     if (--depth == 0 && saved_stdout >= 0) {
