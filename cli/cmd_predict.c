@@ -179,6 +179,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     sm_predictor_memory_config(p, &mc);
     json_field_string(&w, "shard", sm_shard_name(mc.shard));
     json_field_string(&w, "checkpoint", sm_checkpoint_name(mc.checkpoint));
+    json_field_string(&w, "optimizer", sm_optimizer_name(sm_memory_optimizer(&mc, net)));
     json_field_int(&w, "batch", l->batch);
     json_field_int(&w, "accumulate", sm_layout_accumulate(l));
     json_field_int(&w, "nodes", l->nodes);
@@ -247,14 +248,19 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
                         const sm_layout *l, text_table *tab, const predict_memory *mem)
 {
     const sm_memory *m = &mem->train;
-    char v[32], meaning[160], has[32]; /* table_add copies the cells */
+    char v[32], meaning[160], has[32], state[64]; /* table_add copies the cells */
+    sm_memory_config mc;
+    sm_predictor_memory_config(p, &mc);
+    /* which optimizer: the framework's, --optimizer's, or the network's recipe */
+    snprintf(state, sizeof state, "the optimizer's state (%s)",
+             sm_optimizer_name(sm_memory_optimizer(&mc, net)));
     const struct {
         const char *name;
         double bytes;
         const char *meaning;
     } rows[] = {{"weights", m->weights, "fp32 (master) weights"},
                 {"gradients", m->gradients, "fp32 gradients (and DDP's buckets)"},
-                {"optimizer", m->optimizer, "the optimizer's state"},
+                {"optimizer", m->optimizer, state},
                 {"activations", m->activations, "kept for the backward pass"},
                 {"backward", m->backward, "the backward pass's gradients, recomputation"},
                 {"workspace", m->workspace + m->context, "libraries' workspace and context"}};

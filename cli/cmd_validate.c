@@ -570,6 +570,10 @@ int cmd_validate(int argc, char **argv)
     }
     if (!rc)
         rc = sm_predictor_check_precision(p, runs->rows[0].precision, &st);
+    /* the runs stepped SGD with momentum, whatever a network's recipe is (bench and the
+     * PyTorch scripts alike: docs/calibration.md), and fit --device-out fits its update so */
+    if (!rc)
+        sm_predictor_set_optimizer(p, SM_OPTIMIZER_MOMENTUM);
     sm_registry *reg = NULL;
     if (!rc)
         rc = sm_registry_open(&reg, &st);

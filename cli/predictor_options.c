@@ -41,8 +41,9 @@ static const opt_desc predictor_opts[] = {
      "(--device) likewise, as NCCL_PROTO: LL, LL128, Simple"},
     {"optimizer", 0, "O", opt_string, 0, CHOICE(optimizer),
      "sgd, momentum, adam or adamw: its state in the memory and, with\n"
-     "--device alone, in the update's time (default: the framework's,\n"
-     "momentum for the shipped ones)"},
+     "--device alone, in the update's time (default: the framework's;\n"
+     "where it names none, as the devices' own, the network's recipe's:\n"
+     "adamw for llama3 and vit, momentum where it names none)"},
     {"shard", 0, "S", opt_string, 0, CHOICE(shard),
      "(--device alone) none (DDP), optimizer, gradients or full\n"
      "(ZeRO-1, -2, -3; FSDP's SHARD_GRAD_OP is gradients, FULL_SHARD\n"

@@ -882,8 +882,10 @@ for i in range(n(24)):
         pred = ["--device", dev["device"], "--precision", rng.choice(precisions(dev))]
     g = rng.choice([g for g in (1, 8) if "--coeffs" in pred or g <= max_g(pred[1])])
     path = os.path.join(TMP, f"runs{i}.csv")
+    # validate prices runs as the benchmarks step them, SGD with momentum, whatever a
+    # network's recipe (ConvNeXt's, Llama's AdamW): the curve's rows are priced so too
     opts = [",".join(rng.sample(models, 3)), *pred, "--batch", "1,8", "--nodes",
-            rng.choice(["1", "1,2,4"]), "-g", g]
+            rng.choice(["1", "1,2,4"]), "-g", g, "--optimizer", "momentum"]
     rc, _, err = run("curve", *opts, "--format", "csv", "-o", path)
     if rc:
         continue

@@ -83,10 +83,17 @@ typedef struct sm_memory_config {
     int autocast; /* 1: the 16-bit activations come from PyTorch's autocast, which runs every
                      softmax in fp32 (Hugging Face's SM_SOFTMAX_DTYPE); 0: the model is cast
                      (model.half(), bf16 parameters) and its softmax is the plugin's */
-    int no_fused_dropout; /* 1: fused attention kernels take no dropout, so attention with
-                             dropout on its probabilities runs eagerly (PyTorch's CPU
-                             scaled_dot_product_attention); 0: they do (FlashAttention) */
+    int no_fused_dropout;     /* 1: fused attention kernels take no dropout, so attention with
+                                 dropout on its probabilities runs eagerly (PyTorch's CPU
+                                 scaled_dot_product_attention); 0: they do (FlashAttention) */
+    int optimizer_is_default; /* 1: optimizer is a default nobody chose (no --optimizer, no
+                                 framework's optimizer key), and a network that names its
+                                 recipe's (sm_network.optimizer: Llama's AdamW) is priced
+                                 with that instead; 0: optimizer holds for every network */
 } sm_memory_config;
+
+/* The optimizer c prices net with: the network's recipe where c's is only the default. */
+sm_optimizer sm_memory_optimizer(const sm_memory_config *c, const sm_network *net);
 
 /* Bytes of one device. peak = weights + gradients + optimizer + activations + backward +
  * workspace, what the framework's allocator holds at most (torch.cuda.max_memory_allocated);

@@ -178,6 +178,9 @@ typedef struct sm_network {
     int n_blocks;
     char **blocks;
     const sm_registry *registry; /* where its types come from (sm_registry_gpu_kernels) */
+    int optimizer; /* what its reference recipe trains with, the file's [network] optimizer
+                      (memory.h's sm_optimizer); -1: not named. A memory configuration whose
+                      optimizer is only the default takes it (sm_memory_config) */
 } sm_network;
 
 typedef struct sm_network_options {

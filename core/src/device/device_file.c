@@ -397,7 +397,7 @@ static void framework_defaults(sm_device *dev)
     dev->channels_last = 0;
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
-    dev->optimizer = SM_OPTIMIZER_MOMENTUM; /* torchvision's reference recipes */
+    dev->optimizer = -1; /* not given: the network's recipe, else momentum (torchvision's) */
 }
 
 void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_config *out)
@@ -405,7 +405,10 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->half = sm_precision_is_half(p);
     out->fp16 = p == SM_FP16;
     out->autocast = out->half && v->autocast_casts > 0;
-    out->optimizer = (sm_optimizer)v->optimizer;
+    /* a framework that names none trains each network with its recipe's (Llama's AdamW),
+     * momentum where the network names none either (torchvision's recipes) */
+    out->optimizer = v->optimizer >= 0 ? (sm_optimizer)v->optimizer : SM_OPTIMIZER_MOMENTUM;
+    out->optimizer_is_default = v->optimizer < 0;
     out->mask_bytes = v->mask_bytes;
     out->workspace_bytes = v->workspace;
     out->conv_workspace_bytes = v->conv_workspace;

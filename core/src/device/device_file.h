@@ -60,7 +60,7 @@ typedef struct sm_device {
      * element of its kernels, its matrix and convolution libraries' workspaces and the context
      * outside the allocator (bytes); the framework's optimizer */
     double memory_capacity;
-    int optimizer; /* sm_optimizer */
+    int optimizer; /* sm_optimizer; -1: the framework names none */
     double mask_bytes, workspace, conv_workspace, context;
     /* What limits a kernel on the part (docs/devices.md); 0 or "" where the file gives none:
      * SMs, boost clock (Hz), FP32 lanes per SM, the tensor cores' generation, L2 (bytes),

@@ -33,6 +33,13 @@ int sm_optimizer_parse(const char *name)
     return name_index(name, optimizer_names, SM_N_OPTIMIZERS);
 }
 
+sm_optimizer sm_memory_optimizer(const sm_memory_config *c, const sm_network *net)
+{
+    if (c->optimizer_is_default && net && net->optimizer >= 0 && net->optimizer < SM_N_OPTIMIZERS)
+        return (sm_optimizer)net->optimizer;
+    return c->optimizer;
+}
+
 static const char *const shard_names[SM_N_SHARDS] = {"none", "optimizer", "gradients", "full"};
 static const char *const checkpoint_names[SM_N_CHECKPOINTS] = {"none", "selective", "full"};
 
@@ -560,7 +567,8 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
     if (training) {
         sm_shard shard = c->shard;
         out->gradients = 4 * weights * (devices > 1 ? 2 : 1);
-        out->optimizer = 4 * weights * optimizer_states[c->optimizer] / (shard ? n : 1);
+        out->optimizer =
+            4 * weights * optimizer_states[sm_memory_optimizer(c, net)] / (shard ? n : 1);
         /* reduce-scattered gradients need no bucket copy; one layer's whole gradient exists
          * until it is reduced */
         if (shard >= SM_SHARD_GRADIENTS)

@@ -648,6 +648,7 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         net->name = strdup(d->name);
         net->path = strdup(d->path);
         net->input = d->input;
+        net->optimizer = d->optimizer;
         if (opt && opt->image > 0) {
             if (opt->image > (1 << 30))
                 rc = sm_fail(st, "--image %lld is too large", (long long)opt->image);

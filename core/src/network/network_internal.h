@@ -85,6 +85,7 @@ typedef struct draft_network {
     const char *path;
     char *name;
     sm_shape input;
+    int optimizer; /* [network] optimizer, the recipe's (sm_optimizer); -1: not named */
     draft_layer *layers;
     int n_layers, cap_layers;
     draft_block *blocks;

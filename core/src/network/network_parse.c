@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scalemeter/memory.h"
 #include "util/ini_reader.h"
 #include "network/network_internal.h"
 #include "util/fnv.h"
@@ -606,10 +607,16 @@ static int parse_network_section(parse_ctx *c, const section *s)
                                "%s:%d: input = %s: expected up to %d sizes in [1, %d] "
                                "joined by 'x', such as 3x224x224",
                                c->path, e->line, e->value, SM_MAX_DIMS, MAX_INPUT_DIM);
+        } else if (strcmp(e->key, "optimizer") == 0) {
+            if ((c->d->optimizer = sm_optimizer_parse(e->value)) < 0)
+                return sm_fail(c->st,
+                               "%s:%d: optimizer = %s: expected sgd, momentum, adam or adamw "
+                               "(what the network's reference recipe trains with)",
+                               c->path, e->line, e->value);
         } else if (strcmp(e->key, "source") != 0 && strcmp(e->key, "description") != 0) {
             return sm_fail(c->st,
                            "%s:%d: unknown key '%s' in [network] (name, input, source, "
-                           "description)",
+                           "description, optimizer)",
                            c->path, e->line, e->key);
         }
     }
@@ -981,6 +988,7 @@ int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, s
 {
     memset(d, 0, sizeof *d);
     d->path = path;
+    d->optimizer = -1;
     ini_file file;
     int rc = ini_file_read(path, &file, st);
     if (rc == 0)

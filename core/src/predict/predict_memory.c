@@ -19,6 +19,7 @@ void sm_predictor_set_optimizer(sm_predictor *p, sm_optimizer o)
     if (o < 0 || o >= SM_N_OPTIMIZERS)
         return;
     p->memory.optimizer = o;
+    p->memory.optimizer_is_default = 0;
     if (p->ops->set_optimizer)
         p->ops->set_optimizer(p->impl, o);
 }

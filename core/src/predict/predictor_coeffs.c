@@ -268,7 +268,8 @@ int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st
 static int coeffs_memory(const coeffs *c, const comm_model *comm, sm_precision p,
                          sm_memory_config *out, sm_status *st)
 {
-    *out = (sm_memory_config){.optimizer = SM_OPTIMIZER_MOMENTUM, .mask_bytes = 1};
+    *out = (sm_memory_config){
+        .optimizer = SM_OPTIMIZER_MOMENTUM, .mask_bytes = 1, .optimizer_is_default = 1};
     if (comm) {
         sm_device_memory_config(&comm->dev, p, out);
         return 0;

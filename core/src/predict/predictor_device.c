@@ -22,7 +22,9 @@ typedef struct device_predictor {
     sm_collective collective;
     sm_shard shard;
     sm_checkpoint checkpoint;
-    sm_optimizer optimizer; /* the update's: the description's [framework], or --optimizer */
+    /* the update's: --optimizer, or the framework's, or (optimizer.optimizer_is_default) the
+     * network's recipe, else momentum (sm_memory_optimizer) */
+    sm_memory_config optimizer;
 } device_predictor;
 
 /* Bytes per weight the optimizer's step streams, fp32 (its master weights at 16-bit
@@ -354,7 +356,8 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     /* the optimizer: one kernel per parameter tensor (PyTorch's default for-each SGD still
      * dispatches per tensor) and a stream over the weights; sharded, over 1/N of them */
     double share = shard == SM_SHARD_NONE ? 1 : 1.0 / (double)devices;
-    double update = share * (update_bytes_per_weight(d->optimizer) * (double)total.weights /
+    sm_optimizer optimizer = sm_memory_optimizer(&d->optimizer, net);
+    double update = share * (update_bytes_per_weight(optimizer) * (double)total.weights /
                                  (v->memory_bandwidth * v->memory_efficiency) +
                              (double)total.param_tensors * v->dispatch_update);
 
@@ -395,7 +398,8 @@ static void device_free(void *impl) { free(impl); }
 
 static void device_set_optimizer(void *impl, sm_optimizer o)
 {
-    ((device_predictor *)impl)->optimizer = o;
+    ((device_predictor *)impl)->optimizer.optimizer = o;
+    ((device_predictor *)impl)->optimizer.optimizer_is_default = 0;
 }
 
 static const predictor_ops device_ops = {device_predict,        device_predict_block,
@@ -519,7 +523,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     sm_device_memory_config(&d->dev, precision, &memory);
     memory.shard = d->shard;
     memory.checkpoint = d->checkpoint;
-    d->optimizer = memory.optimizer;
+    d->optimizer = memory;
     *out = predictor_new(&device_ops, d, description);
     if (!*out)
         return sm_fail(st, "out of memory");
