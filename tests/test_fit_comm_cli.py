@@ -216,6 +216,25 @@ with tempfile.TemporaryDirectory() as d:
     check(rc == 0 and near(r["intra"]["bandwidth_gb_s"], 370.8, 0.01) and
           near(r["intra"]["latency_us"], 3.4, 0.02), f"allreduce --op all_gather round trip: {r} {se}")
 
+    # A log captured through the launcher's labels, as operators run nccl-tests under Slurm
+    # (`srun --label`: "0: ", " 0: " with 10 tasks or more) or Open MPI (`mpirun
+    # --tag-output`: "[1,0]<stdout>:"), was refused as "not a format fit-comm reads"; read
+    # past, it gives the links back, and an error still names the file's own line.
+    plain = nccl_tests_output(2, 8)
+    for name, label in (("srun.txt", "0: "), ("srun-padded.txt", " 0: "),
+                        ("tagged.txt", "[1,0]<stdout>:")):
+        labelled = write(name, "".join(label + l for l in plain.splitlines(True)))
+        rc, so, se = run("fit-comm", one, labelled, "--format", "json", "--collective", "ring")
+        r = json.loads(so) if rc == 0 else {}
+        check(rc == 0 and near(r["inter"]["bandwidth_gb_s"], B_PORT / 1e9, 0.01),
+              f"{name}: a labelled log fits: {rc} {se}")
+    cut = plain.splitlines(True)
+    bad_at = next(k for k, l in enumerate(cut) if l.lstrip().startswith("1048576 "))
+    cut[bad_at] = cut[bad_at].replace("1048576 ", "x1048576 ", 1)
+    labelled = write("srun-bad.txt", "".join("0: " + l for l in cut))
+    rc, so, se = run("fit-comm", labelled, "--collective", "ring")
+    check(rc != 0 and f"srun-bad.txt:{bad_at + 1}:" in se, f"a labelled log's error line: {se}")
+
     # FILE@NODES: a CSV without a nodes column, 16 ranks said to be on 2 nodes.
     rows2 = ["bytes,impl,ranks,time_s"] + [
         f"{1 << k},nccl,16,{ring_time(1 << k, 2, 8):.6e}" for k in range(20, 27)]

@@ -94,6 +94,26 @@ typedef struct line_source {
     int read_any; /* a line has come from f: the next is not the file's first */
 } line_source;
 
+/* The length of the label a launcher puts before each line of a rank's output, or 0: Slurm's
+ * `srun --label` ("0: ", padded to the widest task number) and Open MPI's `mpirun
+ * --tag-output` ("[1,0]<stdout>:"). nccl-tests' lines, rows and the CSV's begin otherwise. */
+static size_t launcher_label(const char *s)
+{
+    const char *p = s + strspn(s, " ");
+    size_t digits = strspn(p, "0123456789");
+    if (digits && p[digits] == ':')
+        p += digits + 1;
+    else if (*p == '[' && (digits = strspn(p + 1, "0123456789")) && p[1 + digits] == ',') {
+        p += 2 + digits;
+        p += digits = strspn(p, "0123456789");
+        if (!digits || (strncmp(p, "]<stdout>:", 10) && strncmp(p, "]<stderr>:", 10)))
+            return 0;
+        p += 10;
+    } else
+        return 0;
+    return (size_t)(p + (*p == ' ') - s);
+}
+
 /* The next line into *line: 1; 0 at the end of the file; -1 with a message naming
  * path:lineno for a line too long, no memory, or a NUL byte (its C string would end early). */
 static int next_line(line_source *src, char **line, size_t *cap, int *lineno, sm_status *st)
@@ -124,7 +144,12 @@ static int next_line(line_source *src, char **line, size_t *cap, int *lineno, sm
     /* a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8"), read past as fit's runs CSV
      * reader does: before the header it made "not a format fit-comm reads" */
     if (!src->read_any++ && len >= 3 && !memcmp(*line, "\xEF\xBB\xBF", 3))
-        memmove(*line, *line + 3, (size_t)len - 2);
+        memmove(*line, *line + 3, (size_t)(len -= 3) + 1);
+    /* a log captured through `srun --label` or `mpirun --tag-output` was refused as "not a
+     * format fit-comm reads": the label is read past, the line keeps its number */
+    size_t label = launcher_label(*line);
+    if (label)
+        memmove(*line, *line + label, (size_t)len - label + 1);
     return 1;
 }
 
