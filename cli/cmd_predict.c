@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "memory_hint.h"
+#include "per_layer.h"
 #include "option_values.h"
 #include "output.h"
 #include "point_columns.h"
@@ -48,7 +49,7 @@ typedef struct predict_args {
     predictor_options common; /* the options curve shares */
     const char *model, *output;
     int64_t batch, nodes;
-    int per_block, max_batch;
+    int per_block, per_layer, max_batch;
     output_format format;
 } predict_args;
 
@@ -68,6 +69,10 @@ static const opt_desc step_opts[] = {
      "forward time of every block: the forward equation on the block's\n"
      "F, I, O, with the intercept c4 shared out over the blocks in\n"
      "proportion to their FLOPs (so the blocks add up to t_fwd)"},
+    {"per-layer", 0, NULL, opt_flag, 0, AT(per_layer),
+     "(--device) instead of the step: every layer's forward and backward\n"
+     "time, the host's dispatch in it, and what limits each pass\n"
+     "(compute, memory or host); they add up to t_fwd and t_bwd"},
 };
 
 static const opt_desc output_opts[] = {
@@ -113,6 +118,11 @@ static int parse_args(int argc, char **argv, predict_args *a)
                   "there is";
     else if (a->per_block && a->format == FORMAT_CSV)
         problem = "--per-block: --format table or json (a CSV has one shape of row)";
+    else if (a->per_layer && a->per_block)
+        problem = "--per-layer or --per-block, one of the two";
+    else if (a->per_layer && !c->device)
+        problem = "--per-layer needs --device NAME: a calibration's coefficients price whole "
+                  "passes, a description each layer";
     if (!c->coeffs && !c->device)
         c->coeffs = "default";
     if (!problem)
@@ -496,6 +506,12 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     sm_prediction t;
     if (memory_of(a, net, p, &l, &mem, &st) || sm_predict(p, net, &l, &t, &st))
         return model_error(a, st.msg);
+    if (a->per_layer) {
+        int rc = output_to("predict", a->output);
+        if (rc)
+            return rc;
+        return per_layer_print(stdout, a->format, net, p, &l, &t, &st) ? model_error(a, st.msg) : 0;
+    }
     double *blocks = NULL;
     if (a->per_block) {
         blocks = calloc((size_t)(net->n_blocks ? net->n_blocks : 1), sizeof *blocks);

@@ -572,4 +572,36 @@ with tempfile.TemporaryDirectory() as tmp:
 rc, out, _ = run("--help")
 check(rc == 0 and "--global-batch" in out and "turning point" in out, "--help")
 
+# --- predict --per-layer: the same hand numbers, layer by layer -------------------------------
+# conv_relu on round_device at batch 32 (tests/test_device_predictor.c): the conv's forward
+# 1.4897504512e-3 s and backward 2.9695009024e-3 s, compute-bound; the relu's 1.12760448e-4 s
+# and 2.15520896e-4 s, memory-bound; each pass's one kernel dispatched in the bare 10 us.
+rc, out, err = cli_checks.run("predict", *ROUND, "--batch", "32", "-g", "1", "--per-layer",
+                              "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+check(rc == 0 and [r["layer"] for r in rows] == ["conv", "relu"], f"--per-layer csv: {rc} {err}")
+if len(rows) == 2:
+    conv, relu = rows
+    check(near(float(conv["t_fwd"]), 1.4897504512e-3) and
+          near(float(conv["t_bwd"]), 2.9695009024e-3) and
+          conv["bound_fwd"] == conv["bound_bwd"] == "compute", f"conv: {conv}")
+    check(near(float(relu["t_fwd"]), 1.12760448e-4) and near(float(relu["t_bwd"]), 2.15520896e-4)
+          and relu["bound_fwd"] == "memory" and near(float(relu["host_fwd"]), 10e-6),
+          f"relu: {relu}")
+    check(conv["type"] == "conv2d" and conv["fused"] == "0", f"conv's type and fusion: {conv}")
+rc, out, err = cli_checks.run("predict", *ROUND, "--batch", "32", "-g", "1", "--per-layer",
+                              "--format", "json")
+d = json.loads(out) if rc == 0 else {}
+check(rc == 0 and near(sum(x["t_fwd"] for x in d["layers"]), FWD) and near(d["t_bwd"], BWD),
+      f"--per-layer json: the layers add up to the passes: {rc} {err}")
+rc, out, err = cli_checks.run("predict", *ROUND, "--batch", "32", "-g", "1", "--per-layer")
+check(rc == 0 and "conv" in out and "compute" in out and "the host's dispatch" in out,
+      f"--per-layer table: {out}")
+# a calibration prices whole passes; --per-block is the other breakdown
+for args, want in ((["--per-layer"], "--per-layer needs --device NAME"),
+                   (["--per-layer", "--per-block", "--device", "h100"],
+                    "--per-layer or --per-block, one of the two")):
+    rc, out, err = cli_checks.run("predict", "resnet50", "--batch", "8", *args)
+    check(rc == 2 and err.count("\n") == 1 and want in err, f"predict {args}: {rc} {err!r}")
+
 finish()

@@ -2,6 +2,8 @@
  * by hand for one convolution and one ReLU on a device with round numbers
  * (tests/data/curve/round_device.ini: 5e12 FLOP/s and 5e11 bytes/s after the 0.5 efficiencies,
  * 10 us launch overhead). */
+#include <string.h>
+
 #include "check.h"
 #include "scalemeter/comm.h"
 #include "scalemeter/device.h"
@@ -72,6 +74,30 @@ int main(void)
     CHECK_NEAR(pr.t_bwd, 2.9695009024e-3 + 2.15520896e-4, 1e-9);
     CHECK_NEAR(pr.t_grad, 1.147456e-5, 1e-9);
     CHECK_NEAR(pr.t_step, 4.7990072576e-3, 1e-9);
+    /* Layer by layer, the same terms: the conv compute-bound, the relu memory-bound, each pass
+     * with its one kernel's 10 us of dispatch (no framework: the bare launch). At batch 1 the
+     * relu's 51,380,224 / 32 bytes take 3.2112640e-6 s, less than its dispatch: host-bound;
+     * the conv's 231,211,008 FLOPs 4.62422016e-5 s, still compute-bound. */
+    sm_layer_prediction lp[2];
+    CHECK_EQ(sm_predict_layers(p, net, &one, lp, &st), 0);
+    CHECK_NEAR(lp[0].t_fwd, 1.4897504512e-3, 1e-12);
+    CHECK_NEAR(lp[0].t_bwd, 2.9695009024e-3, 1e-12);
+    CHECK_NEAR(lp[0].host_fwd, 10e-6, 1e-15);
+    CHECK_NEAR(lp[0].host_bwd, 10e-6, 1e-15);
+    CHECK_EQ(lp[0].bound_fwd, SM_BOUND_COMPUTE);
+    CHECK_EQ(lp[0].bound_bwd, SM_BOUND_COMPUTE);
+    CHECK_NEAR(lp[1].t_fwd, 1.12760448e-4, 1e-12);
+    CHECK_NEAR(lp[1].t_bwd, 2.15520896e-4, 1e-12);
+    CHECK_EQ(lp[1].bound_fwd, SM_BOUND_MEMORY);
+    CHECK_EQ(lp[1].bound_bwd, SM_BOUND_MEMORY);
+    CHECK_EQ(lp[0].fused + lp[1].fused, 0);
+    sm_layout batch1 = {1, 1, 1, 1};
+    CHECK_EQ(sm_predict_layers(p, net, &batch1, lp, &st), 0);
+    CHECK_NEAR(lp[0].t_fwd, 4.62422016e-5 + 10e-6, 1e-12);
+    CHECK_EQ(lp[0].bound_fwd, SM_BOUND_COMPUTE);
+    CHECK_NEAR(lp[1].t_fwd, 3.211264e-6 + 10e-6, 1e-12);
+    CHECK_EQ(lp[1].bound_fwd, SM_BOUND_HOST);
+    CHECK_EQ(strcmp(sm_bound_name(SM_BOUND_HOST), "host"), 0);
     /* The optimizer's update streams its fp32 state: plain SGD reads weight and gradient and
      * writes the weight, 12 x 36,864 / 5e11 = 8.84736e-7 s; Adam reads and writes two moments
      * beside them, 28 x 36,864 / 5e11 = 2.064384e-6 s; each + 10 us. The passes are the same. */

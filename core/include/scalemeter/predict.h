@@ -72,6 +72,27 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
 int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                       double *t_fwd, sm_status *st);
 
+/* What limits a layer's pass on a device description: its arithmetic, its memory traffic, or
+ * the host, whose dispatch of its kernels takes longer than they run; none: no work. */
+typedef enum { SM_BOUND_NONE, SM_BOUND_COMPUTE, SM_BOUND_MEMORY, SM_BOUND_HOST } sm_bound;
+/* "-", "compute", "memory", "host". */
+const char *sm_bound_name(sm_bound b);
+
+/* One layer's part of a micro-batch's passes (sm_predict_layers): the layers' t_infer, t_fwd
+ * and t_bwd add up to sm_predict's. Each splits into the device's kernels (their roofline,
+ * cuDNN's layout transposes, a library's launches, and in t_bwd what checkpointing
+ * recomputes) and the host's dispatch of them, which the model adds (docs/calibration.md). */
+typedef struct sm_layer_prediction {
+    double t_infer, t_fwd, t_bwd;          /* seconds; 0 for a fused layer */
+    double host_infer, host_fwd, host_bwd; /* of them, the framework's dispatch */
+    sm_bound bound_infer, bound_fwd, bound_bwd;
+    int fused; /* 1: the framework runs it inside a neighbour's kernel */
+} sm_layer_prediction;
+/* Every layer's part, into out[net->n_layers], in the network's order: for a predictor of a
+ * device description; a calibration, which prices whole passes, is refused saying so. */
+int sm_predict_layers(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                      sm_layer_prediction *out, sm_status *st);
+
 /* The largest global batch (per-device batch x micro-batches x devices) a prediction takes:
  * integers up to 2^53 are exact in a double. */
 #define SM_MAX_GLOBAL_BATCH (INT64_C(1) << 53)

@@ -208,6 +208,25 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
     return check_physical(p, net, layout, net->blocks[block], 0, *t_fwd, st);
 }
 
+const char *sm_bound_name(sm_bound b)
+{
+    static const char *const names[] = {"-", "compute", "memory", "host"};
+    return b >= SM_BOUND_NONE && b <= SM_BOUND_HOST ? names[b] : "unknown";
+}
+
+int sm_predict_layers(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
+                      sm_layer_prediction *out, sm_status *st)
+{
+    if (!p || !net || !layout || !out)
+        return sm_null_arg(st, __func__, !p ? "p" : !net ? "net" : !layout ? "layout" : "out");
+    if (sm_layout_check(layout, st))
+        return -1;
+    if (!p->ops->predict_layers)
+        return sm_fail(st, "per-layer times come from a device description (--device); a "
+                           "calibration's coefficients price whole passes");
+    return p->ops->predict_layers(p->impl, net, layout, out, st);
+}
+
 int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                       double *t_fwd, sm_status *st)
 {

@@ -27,6 +27,10 @@ typedef struct predictor_ops {
     /* the optimizer the update runs (sm_predictor_set_optimizer); NULL: the predictor's update
      * does not depend on it (a calibration measured its own) */
     void (*set_optimizer)(void *impl, sm_optimizer o);
+    /* each layer's part of the passes (sm_predict_layers); NULL: the predictor prices whole
+     * passes only (a calibration) */
+    int (*predict_layers)(const void *impl, const sm_network *net, const sm_layout *layout,
+                          sm_layer_prediction *out, sm_status *st);
 } predictor_ops;
 
 struct sm_predictor {

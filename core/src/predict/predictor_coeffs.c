@@ -251,8 +251,8 @@ static int coeffs_allreduce(const void *impl, const sm_network *net, const sm_la
                                    SM_OP_ALL_REDUCE, layout, out, st);
 }
 
-static const predictor_ops coeffs_ops = {predict,     predict_block,    predict_blocks,
-                                         coeffs_free, coeffs_allreduce, NULL};
+static const predictor_ops coeffs_ops = {
+    predict, predict_block, predict_blocks, coeffs_free, coeffs_allreduce, NULL, NULL};
 
 int sm_predictor_from_coeffs(const char *path, sm_predictor **out, sm_status *st)
 {

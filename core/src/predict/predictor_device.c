@@ -50,7 +50,21 @@ typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
     double fwd_serial;      /* bytes of the training forward pass's serial kernels (what
                                selective checkpointing recomputes of a layer kept in part) */
+    double host_infer, host_fwd, host_bwd; /* of infer, fwd and bwd, the dispatch */
+    sm_bound bound_infer, bound_fwd, bound_bwd;
 } pass_times;
+
+/* What limits a pass of the work w whose kernels take device seconds and their dispatch host. */
+static sm_bound bound_of(const device_predictor *d, sm_layer_work w, double device, double host)
+{
+    if (device <= 0 && host <= 0)
+        return SM_BOUND_NONE;
+    if (host > device)
+        return SM_BOUND_HOST;
+    double stream = d->dev.memory_bandwidth * d->dev.memory_efficiency;
+    return sm_layer_compute_seconds(&d->dev, d->precision, w) >= w.bytes / stream ? SM_BOUND_COMPUTE
+                                                                                  : SM_BOUND_MEMORY;
+}
 
 /* One layer's passes: its roofline time on the device plus the framework's dispatch of the
  * kernels it launches in each pass (its plugin's counts: a batch norm's statistics update, a
@@ -89,13 +103,23 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
      * the bare launch each */
     double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
     double library_bwd = (double)l->m.library_kernels_bwd * v->launch_overhead;
-    if (k_infer)
-        t->infer = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 0, 0)) + transpose +
-                   ((double)k_infer + casts) * v->dispatch_infer + library_fwd;
-    t->fwd = roofline(d, fwd) + transpose + ((double)k_fwd + casts) * v->dispatch_fwd + library_fwd;
-    t->bwd = roofline(d, sm_layer_pass_work(v, l, m, d->precision, 1, 1)) +
-             sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
-             ((double)k_bwd + casts) * v->dispatch_bwd + library_bwd;
+    if (k_infer) {
+        sm_layer_work infer = sm_layer_pass_work(v, l, m, d->precision, 0, 0);
+        double device = roofline(d, infer) + transpose + library_fwd;
+        t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
+        t->infer = device + t->host_infer;
+        t->bound_infer = bound_of(d, infer, device, t->host_infer);
+    }
+    double device = roofline(d, fwd) + transpose + library_fwd;
+    t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
+    t->fwd = device + t->host_fwd;
+    t->bound_fwd = bound_of(d, fwd, device, t->host_fwd);
+    sm_layer_work bwd = sm_layer_pass_work(v, l, m, d->precision, 1, 1);
+    device = roofline(d, bwd) + sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
+             library_bwd;
+    t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
+    t->bwd = device + t->host_bwd;
+    t->bound_bwd = bound_of(d, bwd, device, t->host_bwd);
     return 0;
 }
 
@@ -164,7 +188,7 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
          * nothing of a matrix product whose output it keeps */
         sm_checkpoint_effect e = effect[i];
         if (e == SM_RECOMPUTES_ALL)
-            ls[i].t.bwd += ls[i].t.fwd;
+            ls[i].t.bwd += ls[i].t.fwd, ls[i].t.host_bwd += ls[i].t.host_fwd;
         else if (e == SM_RECOMPUTES_PART)
             ls[i].t.bwd += roofline(
                 d, (sm_layer_work){.matmul_flops =
@@ -394,6 +418,31 @@ static int device_allreduce(const void *impl, const sm_network *net, const sm_la
                                    st);
 }
 
+static int device_predict_layers(const void *impl, const sm_network *net, const sm_layout *layout,
+                                 sm_layer_prediction *out, sm_status *st)
+{
+    const device_predictor *d = impl;
+    if (sm_checkpoint_check(net, d->checkpoint, st))
+        return -1;
+    unsigned char *fused = malloc((size_t)net->n_layers + 1);
+    if (!fused || sm_network_fused(&d->dev, net, fused)) {
+        free(fused);
+        return sm_fail(st, "out of memory");
+    }
+    layer_step *ls = layer_steps(d, net, layout->batch, st);
+    for (int i = 0; ls && i < net->n_layers; i++) {
+        const pass_times *t = &ls[i].t;
+        out[i] = (sm_layer_prediction){t->infer,     t->fwd,      t->bwd,         t->host_infer,
+                                       t->host_fwd,  t->host_bwd, t->bound_infer, t->bound_fwd,
+                                       t->bound_bwd, fused[i]};
+    }
+    free(fused);
+    if (!ls)
+        return -1;
+    free(ls);
+    return 0;
+}
+
 static void device_free(void *impl) { free(impl); }
 
 static void device_set_optimizer(void *impl, sm_optimizer o)
@@ -402,9 +451,9 @@ static void device_set_optimizer(void *impl, sm_optimizer o)
     ((device_predictor *)impl)->optimizer.optimizer_is_default = 0;
 }
 
-static const predictor_ops device_ops = {device_predict,        device_predict_block,
-                                         device_predict_blocks, device_free,
-                                         device_allreduce,      device_set_optimizer};
+static const predictor_ops device_ops = {
+    device_predict,   device_predict_block, device_predict_blocks, device_free,
+    device_allreduce, device_set_optimizer, device_predict_layers};
 
 /* The dispatch's name: the framework's; without one, "kernel-launch" only where every
  * dispatch cost is the bare launch (a [framework] of dispatch keys alone is its file's) */
