@@ -63,12 +63,14 @@ for n in NAMES:
     derived = d["sm_count"] * d["fp32_lanes_per_sm"] * 2 * d["boost_clock_mhz"] / 1e6
     expect(f"{n} fp32 from SMs and clock", d["peak_tflops"]["fp32"], derived, tol=0.03)
 # the architecture's defaults (docs/devices.md): 64 lanes reach 0.85; 128 lanes
-# (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada tf32 0.3;
+# (64 x 0.85 + 64 x 0.67) / 128 = 0.76; Volta/Turing tensor cores 0.7 at fp16, Ampere/Ada matrix
+# products 0.7 at tf32 too, their convolutions 0.3;
 # each times the part's sustained/boost clock over that of the part they were measured on
 # (H100 SXM 1830/1980 MHz, A100 SXM 1305/1410, V100 SXM2 taken at its boost). Parts at their
 # reference's power per SM, or without a power model, keep them:
 expect("v100 fp32 efficiency", devs["v100"]["efficiency"]["fp32"], 0.85)
-expect("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.3)
+expect("a100 tf32 efficiency", devs["a100"]["efficiency"]["tf32"], 0.7)
+expect("a100 tf32 conv efficiency", devs["a100"]["conv_efficiency"]["tf32"], 0.3)
 expect("h200 bf16 efficiency", devs["h200"]["efficiency"]["bf16"], 0.7)
 expect("l40s fp32 efficiency", devs["l40s"]["efficiency"]["fp32"], 0.76)
 expect("h100 bf16 efficiency", devs["h100"]["efficiency"]["bf16"], 0.7)  # its own, measured
@@ -91,15 +93,22 @@ expect("h100-pcie bf16 efficiency", devs["h100-pcie"]["efficiency"]["bf16"], 0.5
 expect("h100-pcie bf16 conv efficiency", devs["h100-pcie"]["conv_efficiency"]["bf16"], 0.2999)
 expect("h100 bf16 conv efficiency", devs["h100"]["conv_efficiency"]["bf16"], 0.35)
 expect("h100 tf32 conv efficiency", devs["h100"]["conv_efficiency"]["tf32"], 0.44)
+expect("h100 tf32 efficiency", devs["h100"]["efficiency"]["tf32"], 0.7)  # its own key
+# H100 PCIe: Hopper's tf32 convolutions 0.44 x 0.8569, its matrix products 0.7 x 0.8569
+expect("h100-pcie tf32 conv efficiency", devs["h100-pcie"]["conv_efficiency"]["tf32"], 0.3770)
+expect("h100-pcie tf32 efficiency", devs["h100-pcie"]["efficiency"]["tf32"], 0.5998)
 expect("a100 bf16 conv efficiency", devs["a100"]["conv_efficiency"]["bf16"], 0.7)
 # TF32 allows the tensor cores, it does not force them: where Ampere's TF32 fraction of the
 # tensor-core peak is below what the FP32 lanes reach (GA102, Ada), tf32 runs at the fp32 rate.
-# RTX 4090: 82.6 TFLOPS both ways, 0.3 x 82.6 = 24.8 below 0.76 x 82.6 = 62.8: 0.76 of its TF32
-# peak. L40S: 0.76 x 91.6 / 183 = 0.3804 (above 0.3). A100: 0.85 x 19.5 / 156 = 0.106, 0.3 stays.
+# RTX 4090: 82.6 TFLOPS both ways, 0.7 x 82.6 = 57.8 and 0.3 x 82.6 = 24.8 below 0.76 x 82.6 =
+# 62.8: 0.76 of its TF32 peak for both. L40S: its convolutions 0.76 x 91.6 / 183 = 0.3804
+# (above 0.3), its matrix products 0.7. A100: 0.85 x 19.5 / 156 = 0.106, 0.3 and 0.7 stay.
 expect("rtx4090 tf32 efficiency", devs["rtx4090"]["efficiency"]["tf32"], 0.76)
 expect("rtx4090 tf32 conv efficiency", devs["rtx4090"]["conv_efficiency"]["tf32"], 0.76)
-expect("l40s tf32 efficiency", devs["l40s"]["efficiency"]["tf32"], 0.3804)
-expect("a100 tf32 efficiency, above its fp32 rate", devs["a100"]["efficiency"]["tf32"], 0.3)
+expect("l40s tf32 conv efficiency", devs["l40s"]["conv_efficiency"]["tf32"], 0.3804)
+expect("l40s tf32 efficiency", devs["l40s"]["efficiency"]["tf32"], 0.7)
+expect("a100 tf32 conv efficiency, above its fp32 rate", devs["a100"]["conv_efficiency"]["tf32"],
+       0.3)
 # so no part trains slower at tf32 than at fp32
 for n in NAMES:
     if devs[n]["peak_tflops"]["tf32"] is None:

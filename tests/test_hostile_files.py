@@ -244,8 +244,9 @@ rc, out, err = run("predict", "resnet50", "--batch", "8", "--coeffs", "h100-pyto
 check(rc == 0 and 0 < json.loads(out)["mfu"] < 1, f"the h100's fit beside h100: {err.strip()}")
 # inih reads "key: value" as "key = value"; fit --device-out replaced only the '=' form, so a
 # base description written with ':' came out with the fitted key twice, and was refused
-colon = write("colon_base.ini", H100.replace("compute_efficiency_tf32 = 0.44",
-                                             "compute_efficiency_tf32: 0.44"))
+check("compute_efficiency_tf32 = 0.7\n" in H100, "h100.ini's tf32 key, to write with ':'")
+colon = write("colon_base.ini", H100.replace("compute_efficiency_tf32 = 0.7\n",
+                                             "compute_efficiency_tf32: 0.7\n"))
 fitted = os.path.join(tmp, "colon_fitted.ini")
 rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-base", colon,
                    "--device-out", fitted, "-o", os.path.join(tmp, "colon_coeffs.ini"))
@@ -795,14 +796,15 @@ for extra, why in (([], "rank-deficient system"), (["-o", coeffs_out], "rank-def
     check(not os.path.exists(dev_out) and not os.path.exists(coeffs_out),
           f"fit --device-out {extra} of one network wrote a file")
 # fit --device-out bounds each efficiency at 1: H100 runs fitted on --device-base a10 asked a tf32
-# compute efficiency of 2.82 and a memory efficiency of 3.9, were written as 1 with no word, and
+# compute efficiency of 5.79 (2.82 before its matrix products took 0.7 at tf32) and a memory
+# efficiency of 3.81, were written as 1 with no word, and
 # the description predicted the runs 1.75 times slower than measured. Said now.
 bounded = os.path.join(tmp, "bounded_a10.ini")
 rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-out", bounded,
                    "--device-base", "a10")
 check(rc == 0 and "warning: configs/calibrations/h100-pytorch-tf32.csv: the runs went faster "
-      "than" in err and "a10.ini allows: its tf32 compute efficiency fits 2.82, its memory "
-      "efficiency 3.9, above 1; written as 1" in err,
+      "than" in err and "a10.ini allows: its tf32 compute efficiency fits 5.79, its memory "
+      "efficiency 3.81, above 1; written as 1" in err,
       f"fit --device-out --device-base a10 of H100 runs: exit {rc}: {err.strip()}")
 rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-out", bounded)
 check(rc == 0 and "faster than" not in err,

@@ -667,7 +667,7 @@ def dle_section(a, w):
     w("AMP, whose runs keep their activations channels-last (configs.yml: `memory_format: nhwc` in")
     w("every AMP configuration). The A100's and V100's files take their efficiencies from their")
     w("architecture (docs/devices.md: 64 FP32 lanes per SM reach 0.85 of the FP32 peak; tensor")
-    w("cores 0.3 at TF32 on Ampere, 0.7 at fp16 and bf16).\n")
+    w("cores 0.3 for Ampere's convolutions at TF32, 0.7 at fp16 and bf16).\n")
     w("| network | device | precision | framework | batch | GPUs | predicted img/s | published | error |")
     w("|---|---|---|---|---|---|---|---|---|")
     ips, errors = {}, {}

@@ -28,24 +28,32 @@ static double fp32_efficiency(int lanes)
            lanes;
 }
 
-/* Fractions of the dense tensor-core peak that eager PyTorch's convolutions and matrix
- * products reach, per generation (0: the generation has no such precision). Measured on
- * Hopper (H100: TF32 0.44, `fit --device-out` on ../shared/data/h100) and checked on Ampere
- * and Volta against NVIDIA's published DeepLearningExamples figures (A100 TF32 at 0.3, A100
- * and V100 AMP at 0.7, docs/accuracy.md); Turing takes Volta's, Ada Ampere's and Blackwell
- * Hopper's, whose tensor cores they extend. TF32 and
- * BF16 came with Ampere (A100 whitepaper, "TF32", "BF16").
+/* Fractions of the dense tensor-core peak that eager PyTorch's matrix products (eff) and
+ * convolutions (conv) reach, per generation (0: the generation has no such precision).
+ * Measured on Hopper (H100) and checked on Ampere and Volta against NVIDIA's published
+ * DeepLearningExamples figures (A100 and V100 AMP at 0.7, docs/accuracy.md); Turing takes
+ * Volta's, Ada Ampere's and Blackwell Hopper's, whose tensor cores they extend. TF32 and BF16
+ * came with Ampere (A100 whitepaper, "TF32", "BF16").
  *
- * conv: where a generation's convolutions reach less than its matrix products. Hopper doubled
- * the tensor cores' rate per SM over Ampere (4096 dense fp16 FLOP per clock against 2048:
- * 989.4 TFLOPS = 132 x 4096 x 1.83 GHz, 312 = 108 x 2048 x 1.41) but not the shared memory
- * and L2 bandwidth that feed cuDNN's implicit-GEMM convolutions, whose reductions over 64 to
- * 512 channels x 1 or 9 taps are short beside a transformer's. Two independent sources put
- * them at about a third of the bf16 peak: `fit --device-out` on ../shared/data/h100's eager
- * bf16 CNN runs (0.345), and NVIDIA's fused MLPerf ResNet-50 on H100 and H200, whose step
- * times (55.9 and 50.3 ms at batch 400, docs/accuracy.md) differ by 1.11 for 1.43 times the
- * memory bandwidth, so that most of the step is the SMs' (0.35 predicts 55.1 and 45.6 ms, 0.7
- * 46.0 and 35.0). */
+ * eff: cuBLAS's matrix products reach the same fraction of the TF32 peak as of the FP16 peak:
+ * 403.7 of H100's 494.7 TFLOPS (0.82) against 761.8 of 989.4 (0.77) for large fp32 (TF32) and
+ * fp16 products (zzc0721/torch-performance-test-data, database.md), and BERT trained in fp32
+ * (TF32) runs at 0.45-0.50 of its fp16 speed on A10, A100, RTX 4090 and H100 alike, whose
+ * TF32 peak is half their FP16 peak (Lambda's DeepLearningExamples runs,
+ * docs/accuracy-gpus.md): one fraction for both.
+ *
+ * conv: where a generation's convolutions reach less than its matrix products. At TF32,
+ * cuDNN's convolutions reach 0.3 of the A100's peak (NVIDIA's ResNet-50 TF32 figures,
+ * docs/accuracy.md) and 0.44 of the H100's (`fit --device-out` on ../shared/data/h100's
+ * eager CNN runs). At fp16 and bf16, Hopper doubled the tensor cores' rate per SM over Ampere
+ * (4096 dense fp16 FLOP per clock against 2048: 989.4 TFLOPS = 132 x 4096 x 1.83 GHz, 312 =
+ * 108 x 2048 x 1.41) but not the shared memory and L2 bandwidth that feed cuDNN's
+ * implicit-GEMM convolutions, whose reductions over 64 to 512 channels x 1 or 9 taps are
+ * short beside a transformer's. Two independent sources put them at about a third of the
+ * bf16 peak: `fit --device-out` on ../shared/data/h100's eager bf16 CNN runs (0.345), and
+ * NVIDIA's fused MLPerf ResNet-50 on H100 and H200, whose step times (55.9 and 50.3 ms at
+ * batch 400, docs/accuracy.md) differ by 1.11 for 1.43 times the memory bandwidth, so that
+ * most of the step is the SMs' (0.35 predicts 55.1 and 45.6 ms, 0.7 46.0 and 35.0). */
 static const struct {
     const char *name;
     double eff[SM_N_PRECISIONS];  /* fp32 unused: the lanes decide */
@@ -53,10 +61,10 @@ static const struct {
 } generations[] = {
     {"volta", {0, 0, 0.7, 0}, {0}},
     {"turing", {0, 0, 0.7, 0}, {0}},
-    {"ampere", {0, 0.3, 0.7, 0.7}, {0}},
-    {"ada", {0, 0.3, 0.7, 0.7}, {0}},
-    {"hopper", {0, 0.44, 0.7, 0.7}, {0, 0, 0.35, 0.35}},
-    {"blackwell", {0, 0.44, 0.7, 0.7}, {0, 0, 0.35, 0.35}},
+    {"ampere", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0, 0}},
+    {"ada", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0, 0}},
+    {"hopper", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}},
+    {"blackwell", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}},
 };
 #define N_GENERATIONS ((int)(sizeof generations / sizeof generations[0]))
 
