@@ -81,11 +81,12 @@ static sm_metrics pass_counts(void)
 /* Score passes (plugin.h, ABI 7): an attention that divides its scores and adds a mask in
  * kernels of their own, 2 passes forward and 1 backward. Its 400 score bytes at fp32 are eight
  * reads or writes of every score (four, and two per pass), 25 bytes each at bf16: forward,
- * the score product's write and the context's read overlap the arithmetic (300 other bytes +
- * 50), the softmax and the two passes do not (2 x 25 + 4 x 25 = 150); backward, both doubled
- * but for the passes, which add their own one (700 and 2 x 50 + 2 x 25 = 150). A fused
- * kernel drops them all: every layer's where the framework fuses attention, a layer whose code
- * calls one (scores_fused) where it says nothing, none where it runs its own eagerly. */
+ * the score product's write and the context's read are the score products' own (score_bytes
+ * 50, beside the 300 other bytes), the softmax and the two passes serial (2 x 25 + 4 x 25 =
+ * 150); backward, all doubled but for the passes, which add their own one (600, 100 and 2 x
+ * 50 + 2 x 25 = 150). A fused kernel drops them all: every layer's where the framework fuses
+ * attention, a layer whose code calls one (scores_fused) where it says nothing, none where it
+ * runs its own eagerly. */
 static void test_score_passes(void)
 {
     sm_device v = {.mask_bytes = 1};
@@ -94,36 +95,40 @@ static void test_score_passes(void)
     l.m.scores_bytes = 400, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
     sm_metrics m = pass_counts();
     m.scores_bytes = 400;
-    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
-    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
-    CHECK_EQ(f.bytes, 350);
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 1, 1);
+    CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(f.score_bytes, 50);
     CHECK_EQ(f.serial_bytes, 150);
-    CHECK_EQ(b.bytes, 700);
+    CHECK_EQ(b.bytes, 600);
+    CHECK_EQ(b.score_bytes, 100);
     CHECK_EQ(b.serial_bytes, 150);
     v.fused_attention = 1;
-    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
-    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    f = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1);
+    b = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 1, 1);
     CHECK_EQ(f.bytes, 300);
     CHECK_EQ(f.serial_bytes, 0);
     CHECK_EQ(b.bytes, 600);
     CHECK_EQ(b.serial_bytes, 0);
     l.m.scores_fused = 1;
     v.fused_attention = SM_ATTENTION_AS_WRITTEN;
-    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
+    f = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1);
     CHECK_EQ(f.bytes, 300);
     CHECK_EQ(f.serial_bytes, 0);
+    CHECK_EQ(f.score_bytes, 0);
     v.fused_attention = SM_ATTENTION_EAGER;
-    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
-    CHECK_EQ(f.bytes, 350);
+    f = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1);
+    CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(f.score_bytes, 50);
     CHECK_EQ(f.serial_bytes, 150);
     /* fused kernels without dropout (PyTorch's CPU path): a layer with dropout on its
      * probabilities runs eagerly; the dropout adds its own bytes then (a pass, as above) */
     v.fused_attention = SM_ATTENTION_FUSED;
     v.fused_attention_dropout = 0;
     l.saved.scores_mask_elems = 1;
-    CHECK(sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1).serial_bytes >= 150);
+    CHECK(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes >= 150);
     v.fused_attention_dropout = 1;
-    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1).serial_bytes, 0);
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 0);
 }
 
 /* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
@@ -147,9 +152,9 @@ static double softmax_serial_more_on(const sm_device *v, int form, sm_precision 
     m.scores_bytes = 320;
     sm_device cast = *v;
     cast.autocast_casts = 0; /* the reference: a cast model's 16-bit softmax */
-    double native = sm_layer_pass_work(&cast, &l, &m, p, backward, train).serial_bytes;
+    double native = sm_layer_pass_work(&cast, &l, &m, 1, p, backward, train).serial_bytes;
     l.m.scores_softmax = form;
-    return sm_layer_pass_work(v, &l, &m, p, backward, train).serial_bytes - native;
+    return sm_layer_pass_work(v, &l, &m, 1, p, backward, train).serial_bytes - native;
 }
 
 static double softmax_serial_more(int form, sm_precision p, int backward, int train, int fused)
@@ -197,13 +202,13 @@ static void test_upcast_serial(void)
     sm_layer l = {.type = &rope};
     sm_metrics m = pass_counts();
     m.serial_bytes = 200, m.upcast_bytes = 300;
-    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
-    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 1, 1);
     CHECK_EQ(f.bytes, 400);        /* 1000 / 2 - 100 */
     CHECK_EQ(f.serial_bytes, 400); /* 200 / 2 + 300 */
     CHECK_EQ(b.bytes, 800);
     CHECK_EQ(b.serial_bytes, 800);
-    f = sm_layer_pass_work(&v, &l, &m, SM_FP32, 0, 1);
+    f = sm_layer_pass_work(&v, &l, &m, 1, SM_FP32, 0, 1);
     CHECK_EQ(f.bytes, 800);
     CHECK_EQ(f.serial_bytes, 200);
 }
@@ -219,23 +224,46 @@ static void test_autocast_fp32(void)
     sm_layer_type bn = {.name = "bn", .traits = SM_TRAIT_NORMALISATION};
     sm_layer l = {.type = &ln}, b = {.type = &bn};
     sm_metrics m = pass_counts();
-    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, SM_BF16, 0, 1).bytes, 1000);
-    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, SM_FP16, 1, 1).bytes, 2000);
-    CHECK_EQ(sm_layer_pass_work(&cast, &l, &m, SM_BF16, 0, 1).bytes, 500);
-    CHECK_EQ(sm_layer_pass_work(&amp, &b, &m, SM_BF16, 0, 1).bytes, 500);
-    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, SM_FP32, 0, 1).bytes, 1000);
+    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, 1, SM_BF16, 0, 1).bytes, 1000);
+    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, 1, SM_FP16, 1, 1).bytes, 2000);
+    CHECK_EQ(sm_layer_pass_work(&cast, &l, &m, 1, SM_BF16, 0, 1).bytes, 500);
+    CHECK_EQ(sm_layer_pass_work(&amp, &b, &m, 1, SM_BF16, 0, 1).bytes, 500);
+    CHECK_EQ(sm_layer_pass_work(&amp, &l, &m, 1, SM_FP32, 0, 1).bytes, 1000);
+}
+
+/* A dropout over a layer's own activations (plugin.h's mask_elems beyond scores_mask_elems:
+ * nn.Dropout's), in training alone, a kernel of its own: forward it reads the input and writes
+ * the output and a 1-byte mask, backward it reads the gradient and the mask and writes the
+ * gradient. 10 mask elements a sample at batch 3: 3 x 10 x (2 + 2 + 1) = 150 bytes either
+ * pass at bf16, 3 x 10 x (4 + 4 + 1) = 270 at fp32, none at inference; an attention layer
+ * whose masks are all its probabilities' adds none of these. */
+static void test_own_dropout(void)
+{
+    sm_device v = {.mask_bytes = 1};
+    sm_layer_type dropout = {.name = "dropout"};
+    sm_layer l = {.type = &dropout};
+    l.saved.mask_elems = 10;
+    sm_metrics m = {0};
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 3, SM_BF16, 0, 1).serial_bytes, 150);
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 3, SM_BF16, 1, 1).serial_bytes, 150);
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 3, SM_FP32, 0, 1).serial_bytes, 270);
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 3, SM_BF16, 0, 0).serial_bytes, 0);
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 3, SM_BF16, 0, 1).bytes, 0);
+    l.saved.scores_mask_elems = 10; /* an attention's: priced with its scores */
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 3, SM_BF16, 0, 1).serial_bytes, 0);
 }
 
 /* What one pass of an attention layer asks of the device (sm_layer_pass_work), by hand from
- * its metrics: 100 FLOPs of which 60 matrix products (20 the score product), 200 backward,
- * 1000 bytes at fp32 of which 400 the score matrices (four passes over them: written, the
- * softmax's read and write, read back). bf16 halves the bytes and the backward pass doubles
- * them. Eager attention's softmax (half the score bytes) is a kernel of its own, serial to the
- * arithmetic, and so is the dropout on the probabilities in training: 10 probabilities per
- * sample at batch 2 (the pass's 400 score bytes over one sample's 200), each read and written
- * at 2 bytes with a 1-byte mask, 2 x 10 x 5 = 100 bytes in either pass. A fused kernel drops
- * the score bytes and recomputes the score product in the backward pass (the matrix share of
- * the backward FLOPs, 0.6 x 200, plus 20). */
+ * its metrics: 100 FLOPs of which 60 matrix products (20 the score product, as many the
+ * context product), 200 backward, 1000 bytes at fp32 of which 400 the score matrices (four
+ * passes over them: written, the softmax's read and write, read back). bf16 halves the bytes
+ * and the backward pass doubles them. Eager attention's score and context products are
+ * kernels of their own (score_flops 40 and score_bytes 2 x 50 forward, 80 and 200 backward,
+ * where each has two products), and so are its softmax (half the score bytes) and, in
+ * training, the dropout on the probabilities: 10 probabilities per sample at batch 2, each
+ * read and written at 2 bytes with a 1-byte mask, 2 x 10 x 5 = 100 bytes in either pass. A
+ * fused kernel drops the score bytes and recomputes the score product in the backward pass
+ * (the matrix share of the backward FLOPs, 0.6 x 200, plus 20). */
 static void test_pass_work(void)
 {
     sm_device v = {.mask_bytes = 1};
@@ -244,26 +272,31 @@ static void test_pass_work(void)
     sm_layer l = {.type = &attention}, c = {.type = &conv};
     sm_metrics m = pass_counts();
     m.scores_bytes = 400, m.scores_flops = 20;
-    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
-    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
-    CHECK_EQ(f.matmul_flops, 60);
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1);
+    CHECK_EQ(f.matmul_flops, 20);
+    CHECK_EQ(f.score_flops, 40);
     CHECK_EQ(f.vector_flops, 40);
-    CHECK_EQ(f.bytes, 400);
+    CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(f.score_bytes, 100);
     CHECK_EQ(f.serial_bytes, 100);
-    CHECK_EQ(b.matmul_flops, 120);
+    CHECK_EQ(b.matmul_flops, 40);
+    CHECK_EQ(b.score_flops, 80);
     CHECK_EQ(b.vector_flops, 80);
-    CHECK_EQ(b.bytes, 800);
+    CHECK_EQ(b.bytes, 600);
+    CHECK_EQ(b.score_bytes, 200);
     CHECK_EQ(b.serial_bytes, 200);
     /* with dropout on the probabilities: training adds it, inference does not */
     l.m.scores_bytes = 200;
     l.saved.scores_mask_elems = 10;
-    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
-    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    f = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1);
+    b = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1);
     CHECK_EQ(f.serial_bytes, 200);
     CHECK_EQ(b.serial_bytes, 300);
-    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 0).serial_bytes, 100);
-    /* the roofline: 6.2 s of arithmetic (below) against 400 overlapped bytes at 100 B/s
-     * (4 s), then 200 serial bytes (2 s) */
+    CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 0).serial_bytes, 100);
+    /* the roofline: 5.4 s of arithmetic (20 matrix FLOPs at 50 FLOP/s, 40 vector at 8) against
+     * 300 overlapped bytes at 100 B/s (3 s), then 200 serial bytes (2 s), then the score
+     * products: 40 FLOPs (0.8 s) against their 100 bytes (1 s) */
     sm_device r = v;
     r.peak[SM_FP32] = 10;
     r.peak[SM_BF16] = 100;
@@ -271,40 +304,48 @@ static void test_pass_work(void)
     r.efficiency[SM_BF16] = 0.5;
     r.memory_bandwidth = 200;
     r.memory_efficiency = 0.5;
-    CHECK_NEAR(sm_layer_roofline_seconds(&r, SM_BF16, f), 6.2 + 2, 1e-12);
-    f.bytes = 1000; /* memory-bound: 10 s, then 2 */
-    CHECK_NEAR(sm_layer_roofline_seconds(&r, SM_BF16, f), 12, 1e-12);
+    CHECK_NEAR(sm_layer_roofline_seconds(&r, SM_BF16, f), 5.4 + 2 + 1, 1e-12);
+    CHECK_NEAR(sm_layer_score_seconds(&r, SM_BF16, f), 1, 1e-12);
+    f.bytes = 1000; /* memory-bound: 10 s, then 2 and 1 */
+    CHECK_NEAR(sm_layer_roofline_seconds(&r, SM_BF16, f), 13, 1e-12);
+    f.score_flops = 100; /* score products bound by their arithmetic: 2 s */
+    CHECK_NEAR(sm_layer_score_seconds(&r, SM_BF16, f), 2, 1e-12);
     l.saved.scores_mask_elems = 0;
     v.fused_attention = 1;
-    f = sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1);
-    b = sm_layer_pass_work(&v, &l, &m, SM_BF16, 1, 1);
+    f = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1);
+    b = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1);
     CHECK_EQ(f.matmul_flops, 60);
+    CHECK_EQ(f.score_flops, 0);
     CHECK_EQ(f.vector_flops, 40);
     CHECK_EQ(f.bytes, 300);
+    CHECK_EQ(f.score_bytes, 0);
     CHECK_EQ(f.serial_bytes, 0);
     CHECK_EQ(b.matmul_flops, 140);
     CHECK_EQ(b.vector_flops, 80);
     CHECK_EQ(b.bytes, 600);
-    f = sm_layer_pass_work(&v, &l, &m, SM_FP32, 0, 1);
+    f = sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1);
     CHECK_EQ(f.bytes, 600);
     CHECK_EQ(f.conv_flops, 0);
     /* a convolution's matrix products are its own kind, at conv_efficiency */
     v.fused_attention = 0;
-    f = sm_layer_pass_work(&v, &c, &m, SM_BF16, 0, 1);
+    sm_metrics mc = pass_counts();
+    f = sm_layer_pass_work(&v, &c, &mc, 2, SM_BF16, 0, 1);
     CHECK_EQ(f.matmul_flops, 0);
     CHECK_EQ(f.conv_flops, 60);
     CHECK_EQ(f.vector_flops, 40);
-    /* 60 matrix FLOPs at 100 x 0.5 and 40 vector FLOPs at 10 x 0.8, or the same 60 as a
-     * convolution's at 100 x 0.25: 1.2 + 5 and 2.4 + 5 seconds */
+    /* the attention's 20 matrix FLOPs beside its score products at 100 x 0.5 and 40 vector
+     * FLOPs at 10 x 0.8, or 60 as a convolution's at 100 x 0.25: 0.4 + 5 and 2.4 + 5 seconds */
     v.peak[SM_FP32] = 10;
     v.peak[SM_BF16] = 100;
     v.efficiency[SM_FP32] = 0.8;
     v.efficiency[SM_BF16] = 0.5;
     v.conv_efficiency[SM_BF16] = 0.25;
-    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &l, &m, SM_BF16, 0, 1)),
-               6.2, 1e-12);
-    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &c, &m, SM_BF16, 0, 1)),
-               7.4, 1e-12);
+    CHECK_NEAR(
+        sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1)),
+        5.4, 1e-12);
+    CHECK_NEAR(
+        sm_layer_compute_seconds(&v, SM_BF16, sm_layer_pass_work(&v, &c, &mc, 2, SM_BF16, 0, 1)),
+        7.4, 1e-12);
 }
 
 int main(void)
@@ -313,6 +354,7 @@ int main(void)
     sm_device dev;
     char path_buf[4096];
     test_pass_work();
+    test_own_dropout();
     test_score_passes();
     test_upcast_serial();
     test_softmax_fp32();

@@ -309,13 +309,19 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   16 x 24 x 2048^2 = 1.61e9 fp16 scores per layer: 6.4 GB through the softmax and 8.1 GB
   through the dropout in the forward pass. The model adds these to the layer's roofline
   instead of hiding them under its arithmetic (device_roofline.c); before, the row was +31%.
+  The score product and the context product are batched products 96 deep (the head
+  dimension: 2 x 96 FLOPs a score), which write and read the 3.2 GB of scores per layer and
+  pass; below the A100's ridge they are bound by those bytes, kernels of their own beside the
+  projections, and are priced so (before: +3.0%), and so is the dropout on the hidden states
+  in training (nn.Dropout: 5 bytes an element each way at fp16; before, only its dispatch).
   What is left is within the goal; Megatron's own table shows
   the matrix efficiency growing with size (44% at h 2304 up to 52% at h 20480), which one
   efficiency per precision cannot show.
 - **Megatron-Core 2024, {m24_diff}.** Its loss casts the 131,072 logits of every token to fp32
   (megatron/core/tensor_parallel/cross_entropy.py, calculate_logits_max: `.float()`), 2.1e9
   per GPU and step, which the model prices at their fp32 bytes since plugin ABI 7 (before:
-  +21.3%). The rest is the same limit: a constant bf16 efficiency of 0.7 predicts {m24_mfu}%
+  +21.3%), and its hidden states' dropout in training (before: +11.5%). The rest is the same
+  limit: a constant bf16 efficiency of 0.7 predicts {m24_mfu}%
   MFU where Megatron measured 41% for this, the smallest model of the table, and 47-49% for the
   larger ones ("larger GEMMs have higher arithmetic intensity", its README). h 2048 matrix
   products and a 4096-token flash-attention kernel do not run at the efficiency of the large
@@ -331,7 +337,11 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   +26%), and so, since plugin ABI 7, are its division of the scores by sqrt(d) and its
   additive attention mask, eager kernels in DLE's modeling.py as in Hugging Face's: two more
   read-write passes over the scores per layer forward and one backward (bert_large's
-  `scale_on=scores mask=additive`; before: +16.2 to +18.0%). Not priced yet: the matrix
+  `scale_on=scores mask=additive`; before: +16.2 to +18.0%). Its score and context products
+  are kernels of their own, bound by the scores they write and read (64 deep: 128 FLOPs a
+  score), and its hidden states' dropouts move their bytes in training (before these two:
+  +12.2 to +13.5%). The same code on SQuAD at 384 tokens, on eight GPU models, comes out
+  about as far above ([accuracy-gpus.md](accuracy-gpus.md)). Not priced yet: the matrix
   efficiency of an eager, jit-scripted model at h 1024. Across nodes the
   published scaling (30.4 x at 32 nodes, 0.95 per GPU) is matched within 2 points by the
   prediction (fp16 gradients once per accumulated step, one bucket, 8 HDR ports per node): the

@@ -117,15 +117,23 @@ int sm_layer_is_matmul(const sm_layer *l);
  * (its serial_bytes), and eager attention's softmax over its scores and, in training, the
  * dropout on its probabilities. A fused attention kernel moves no score bytes and
  * recomputes the score product in the backward pass (plugin.h's scores fields). train: the
- * pass is training's (dropout runs), not inference's. */
+ * pass is training's (dropout runs, over the scores and over the masks a layer keeps: a
+ * dropout layer's traffic), not inference's; m is the layer's metrics at batch. */
 typedef struct sm_layer_work {
     double matmul_flops, conv_flops, vector_flops, bytes, serial_bytes;
+    /* eager attention's score product (Q K^T) and context product (P V), and in the backward
+     * pass their four: kernels of their own beside the projections, each bound by its
+     * arithmetic or by the score matrix it writes or reads (not among matmul_flops and bytes) */
+    double score_flops, score_bytes;
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
-                                 sm_precision p, int backward, int train);
+                                 int64_t batch, sm_precision p, int backward, int train);
 /* Seconds of one pass's work as a roofline: the larger of its arithmetic and its overlapped
- * bytes at the achievable bandwidth, then its serial bytes. */
+ * bytes at the achievable bandwidth, then its serial bytes, then its score products. */
 double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
+/* The seconds of a pass's eager score and context products (score_flops, score_bytes): the
+ * larger of their arithmetic at the matrix rate and their score traffic. */
+double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
 /* Seconds of the work's arithmetic at precision p: matrix products at the precision's peak
  * and efficiency, convolutions at their own, the rest at the fp32 vector peak. */
 double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w);

@@ -20,13 +20,23 @@ int sm_layer_is_matmul(const sm_layer *l) { return l->m.matmul_flops > 0; }
  * its mask (dropout_mask_bytes); backward, it reads the gradient and the mask and writes the
  * gradient. The plugin's scores_mask_elems say how many there are (per sample; the batch is the
  * ratio of the pass's score bytes to one sample's). */
-static double scores_dropout_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+static double scores_dropout_bytes(const sm_device *v, const sm_layer *l, int64_t batch,
                                    double elem)
 {
     if (l->saved.scores_mask_elems <= 0 || l->m.scores_bytes <= 0)
         return 0;
-    double batch = (double)m->scores_bytes / (double)l->m.scores_bytes;
-    return batch * (double)l->saved.scores_mask_elems * (2 * elem + v->mask_bytes);
+    return (double)batch * (double)l->saved.scores_mask_elems * (2 * elem + v->mask_bytes);
+}
+
+/* A dropout over the layer's own activations (the masks it keeps beside its scores'), in
+ * training: the same traffic as on the scores, in either pass (native_dropout reads the input
+ * and writes the output and the mask; its backward reads the gradient and the mask and writes
+ * the gradient), a kernel of its own. At inference it is the identity and moves nothing,
+ * which is why a dropout layer declares no bytes. */
+static double own_dropout_bytes(const sm_device *v, const sm_layer *l, int64_t batch, double elem)
+{
+    int64_t masks = l->saved.mask_elems - l->saved.scores_mask_elems;
+    return masks > 0 ? (double)batch * (double)masks * (2 * elem + v->mask_bytes) : 0;
 }
 
 /* Bytes more per score that an eager softmax computed in fp32 moves at 16-bit activations, in
@@ -44,7 +54,7 @@ static double softmax_upcast_per_score(const sm_device *v, const sm_layer *l, sm
 }
 
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
-                                 sm_precision p, int backward, int train)
+                                 int64_t batch, sm_precision p, int backward, int train)
 {
     double share = m->flops > 0 ? (double)m->matmul_flops / (double)m->flops : 0;
     double flops = (double)(backward ? m->bwd_flops : m->flops);
@@ -57,23 +67,36 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     /* a layer computing in fp32 moves its casts and fp32 temporaries at 16 bits too: kernels
      * of their own, beside no arithmetic */
     double upcast = half < 1 ? (double)m->upcast_bytes : 0;
-    sm_layer_work w = {share * flops + redo, 0, (1 - share) * flops,
-                       (double)m->bytes * half - scores - serial, serial + upcast};
+    sm_layer_work w = {.matmul_flops = share * flops + redo,
+                       .vector_flops = (1 - share) * flops,
+                       .bytes = (double)m->bytes * half - scores - serial,
+                       .serial_bytes = serial + upcast};
     /* one read or one write of every score */
     double once = scores / sm_scores_touches(&l->m);
     if (!fused) {
-        /* the softmax's read and write are a kernel of their own; the score product's write
-         * and the context product's read overlap their own arithmetic */
-        w.bytes += 2 * once;
+        /* the softmax's read and write are a kernel of their own, and so are the score
+         * product, which writes the scores, and the context product, which reads the
+         * probabilities: batched products of head-dimension depth (2 d FLOPs a score, so at
+         * most 64 to 128 FLOPs a byte at 16 bits, below every GPU's ridge), which wait on
+         * their score matrix, not on the projections' arithmetic beside them */
         w.serial_bytes += 2 * once;
+        w.score_bytes = 2 * once;
+        w.score_flops = fmin(w.matmul_flops, 2.0 * (double)m->scores_flops);
+        w.matmul_flops -= w.score_flops;
     }
     if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
         w.conv_flops = w.matmul_flops;
         w.matmul_flops = 0;
     }
     if (backward) {
+        /* each product's two gradients: twice its FLOPs, its score matrix read or written
+         * twice */
+        double moved = fmin(w.score_flops, w.matmul_flops);
+        w.score_flops += moved;
+        w.matmul_flops -= moved;
         w.bytes *= 2;
         w.serial_bytes *= 2;
+        w.score_bytes *= 2;
     }
     if (!fused) {
         /* each pass a kernel of its own, as many in either pass as the plugin declares */
@@ -82,15 +105,27 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         /* once is 2 bytes a score at 16-bit activations */
         w.serial_bytes += softmax_upcast_per_score(v, l, p, backward) * once / 2;
         if (train)
-            w.serial_bytes += scores_dropout_bytes(v, l, m, 4 * half);
+            w.serial_bytes += scores_dropout_bytes(v, l, batch, 4 * half);
     }
+    if (train)
+        w.serial_bytes += own_dropout_bytes(v, l, batch, 4 * half);
     return w;
 }
 
 double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
 {
     double stream = v->memory_bandwidth * v->memory_efficiency;
-    return fmax(sm_layer_compute_seconds(v, p, w), w.bytes / stream) + w.serial_bytes / stream;
+    return fmax(sm_layer_compute_seconds(v, p, w), w.bytes / stream) + w.serial_bytes / stream +
+           sm_layer_score_seconds(v, p, w);
+}
+
+double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
+{
+    if (!(w.score_flops > 0) && !(w.score_bytes > 0))
+        return 0;
+    double stream = v->memory_bandwidth * v->memory_efficiency;
+    return fmax(sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops}),
+                w.score_bytes / stream);
 }
 
 double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w)

@@ -58,7 +58,8 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
         int mm = sm_layer_is_matmul(&net->layers[i]);
         /* the matrix products at the base's efficiencies (scaled by the fit), the rest at
          * its fp32 vector rate */
-        sm_layer_work w = sm_layer_pass_work(v, &net->layers[i], &m, p, phase == 2, phase > 0);
+        sm_layer_work w =
+            sm_layer_pass_work(v, &net->layers[i], &m, batch, p, phase == 2, phase > 0);
         double c_mm = sm_layer_compute_seconds(
             v, p, (sm_layer_work){.matmul_flops = w.matmul_flops, .conv_flops = w.conv_flops});
         double mem = w.bytes / v->memory_bandwidth;
@@ -73,6 +74,13 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
         x[U_M] +=
             (w.serial_bytes + sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2)) /
             v->memory_bandwidth;
+        /* eager attention's score products, bound by their own arithmetic or score matrix */
+        double c_s = sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops});
+        double m_s = w.score_bytes / v->memory_bandwidth;
+        if (c_s > 0 && c_s / scale >= m_s / eff_m)
+            x[U_C] += c_s;
+        else
+            x[U_M] += m_s;
         launches += (double)k;
         matmuls += mm;
         /* a library's own launches inside the call, at the base's bare launch (the predictor's) */

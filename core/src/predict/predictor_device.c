@@ -88,7 +88,7 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     memset(t, 0, sizeof *t);
     if (sm_layer_metrics_at(l, batch, m, st))
         return -1;
-    sm_layer_work fwd = sm_layer_pass_work(v, l, m, d->precision, 0, 1);
+    sm_layer_work fwd = sm_layer_pass_work(v, l, m, batch, d->precision, 0, 1);
     t->fwd_serial = fwd.serial_bytes;
     int64_t k_infer = sm_layer_kernels(v, m, 0), k_fwd = sm_layer_kernels(v, m, 1),
             k_bwd = sm_layer_kernels(v, m, 2);
@@ -104,7 +104,7 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
     double library_bwd = (double)l->m.library_kernels_bwd * v->launch_overhead;
     if (k_infer) {
-        sm_layer_work infer = sm_layer_pass_work(v, l, m, d->precision, 0, 0);
+        sm_layer_work infer = sm_layer_pass_work(v, l, m, batch, d->precision, 0, 0);
         double device = roofline(d, infer) + transpose + library_fwd;
         t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
         t->infer = device + t->host_infer;
@@ -114,7 +114,7 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
     t->fwd = device + t->host_fwd;
     t->bound_fwd = bound_of(d, fwd, device, t->host_fwd);
-    sm_layer_work bwd = sm_layer_pass_work(v, l, m, d->precision, 1, 1);
+    sm_layer_work bwd = sm_layer_pass_work(v, l, m, batch, d->precision, 1, 1);
     device = roofline(d, bwd) + sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
              library_bwd;
     t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
