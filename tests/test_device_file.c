@@ -495,7 +495,8 @@ int main(void)
     }
     /* Attention: eager PyTorch runs each layer as the network's code does (torchvision's ViT
      * and Hugging Face's models call scaled_dot_product_attention); Megatron-LM's 2021 code and
-     * NVIDIA's BERT run their own eager attention, torchtitan and Megatron-Core their own
+     * NVIDIA's BERT (pretraining, and SQuAD as Lambda's benchmark runs it) their own eager
+     * attention, torchtitan and Megatron-Core their own
      * fused kernels. */
     static const struct {
         const char *file;
@@ -503,6 +504,8 @@ int main(void)
     } attention[] = {{"configs/frameworks/pytorch-eager.ini", SM_ATTENTION_AS_WRITTEN},
                      {"configs/frameworks/megatron.ini", SM_ATTENTION_EAGER},
                      {"configs/frameworks/dle-bert.ini", SM_ATTENTION_EAGER},
+                     {"configs/frameworks/dle-squad.ini", SM_ATTENTION_EAGER},
+                     {"configs/frameworks/dle-squad-fp32.ini", SM_ATTENTION_EAGER},
                      {"configs/frameworks/torchtitan.ini", SM_ATTENTION_FUSED},
                      {"configs/frameworks/megatron-core.ini", SM_ATTENTION_FUSED}};
     for (size_t i = 0; i < sizeof attention / sizeof *attention; i++) {
