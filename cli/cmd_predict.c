@@ -493,6 +493,36 @@ static int model_error(const predict_args *a, const char *msg)
     return 1;
 }
 
+/* --per-layer: the step's passes layer by layer, for a step that runs: where training does not
+ * fit the device, what does not fit and what shrinks it instead (predict's table shows no
+ * times there either). */
+static int per_layer(const predict_args *a, const sm_network *net, const sm_predictor *p,
+                     const sm_layout *l, const sm_prediction *t, const predict_memory *mem)
+{
+    const sm_memory *m = &mem->train;
+    if (m->fits == 0) {
+        memory_hint_context hc = {.choice = &a->common.choice,
+                                  .pred = p,
+                                  .net = net,
+                                  .devices = sm_layout_devices(l),
+                                  .batch = l->batch,
+                                  .has_max_batch = 1};
+        char need[32], has[32], hint[512];
+        memory_hint(hint, sizeof hint, m, &hc);
+        fprintf(stderr,
+                "scalemeter predict: %s: training at batch %lld needs %s a device and does not fit "
+                "in %s, so it has no layer times%s%s\n",
+                a->model, (long long)l->batch, fmt_gib(m->peak + m->context, need, sizeof need),
+                fmt_gib(m->capacity, has, sizeof has), hint[0] ? ": " : "", hint);
+        return 1;
+    }
+    int rc = output_to("predict", a->output);
+    if (rc)
+        return rc;
+    sm_status st;
+    return per_layer_print(stdout, a->format, net, p, l, t, &st) ? model_error(a, st.msg) : 0;
+}
+
 static int run(const predict_args *a, const sm_network *net, const sm_predictor *p)
 {
     sm_status st;
@@ -506,30 +536,29 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     sm_prediction t;
     if (memory_of(a, net, p, &l, &mem, &st) || sm_predict(p, net, &l, &t, &st))
         return model_error(a, st.msg);
-    if (a->per_layer) {
-        int rc = output_to("predict", a->output);
-        if (rc)
-            return rc;
-        return per_layer_print(stdout, a->format, net, p, &l, &t, &st) ? model_error(a, st.msg) : 0;
-    }
-    double *blocks = NULL;
-    if (a->per_block) {
-        blocks = calloc((size_t)(net->n_blocks ? net->n_blocks : 1), sizeof *blocks);
-        if (!blocks)
-            return report_error("out of memory");
-        if (sm_predict_blocks(p, net, &l, blocks, &st)) {
-            free(blocks);
-            return model_error(a, st.msg);
-        }
-    }
     /* said as curve says them: predict is its one-row case */
     warnings *warn = warnings_new();
     if (!warn || warnings_add(warn, p, a->model, net, &l)) {
         warnings_free(warn);
-        free(blocks);
         return report_error("out of memory");
     }
     warnings_print(warn, "predict");
+    if (a->per_layer) {
+        warnings_free(warn);
+        return per_layer(a, net, p, &l, &t, &mem);
+    }
+    double *blocks = NULL;
+    if (a->per_block) {
+        blocks = calloc((size_t)(net->n_blocks ? net->n_blocks : 1), sizeof *blocks);
+        int failed = !blocks                                      ? report_error("out of memory")
+                     : sm_predict_blocks(p, net, &l, blocks, &st) ? model_error(a, st.msg)
+                                                                  : 0;
+        if (failed) {
+            warnings_free(warn);
+            free(blocks);
+            return failed;
+        }
+    }
     /* with a description behind the calibration: what one gradient bucket's all-reduce runs */
     sm_allreduce_estimate ar_buf;
     int ar_rc = sm_predictor_allreduce(p, net, &l, &ar_buf, &st);

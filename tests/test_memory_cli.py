@@ -349,4 +349,16 @@ with tempfile.TemporaryDirectory() as tmp:
           "bad.ini:4: optimizer = lamb: expected sgd, momentum, adam or adamw" in err,
           f"a network's unknown optimizer: exit {rc}: {err!r}")
 
+# predict --per-layer prices a step that runs: where training does not fit, one line with what
+# it needs and what shrinks it, no layer times (Llama 3 70B's states alone, 70,553,706,496 x 16
+# bytes = 1051 GiB, are 13 times an H100's 80 GB)
+rc, out, err = run("predict", "llama3_70b", *H100, "--batch", "1", "--per-layer")
+check(rc == 1 and out == "" and err.count("\n") == 1 and
+      "llama3_70b: training at batch 1 needs" in err and "does not fit in 79.6 GiB" in err and
+      "(1051 GiB of" in err and "--shard full" in err,
+      f"--per-layer where training does not fit: exit {rc}: {err!r} {out[:200]!r}")
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "8", "--per-layer", "--format", "csv")
+check(rc == 0 and out.startswith("layer,type,block,fused,") and out.count("\n") > 100,
+      f"--per-layer where training fits: exit {rc}: {err!r}")
+
 finish()
