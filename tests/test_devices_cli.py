@@ -9,7 +9,8 @@ import tempfile
 from cli_checks import check, near, run, finish
 
 NAMES = ["h100", "h100-pcie", "h200", "b200", "a100", "a100-pcie-40gb", "a100-pcie-80gb", "a10",
-         "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090", "h100-96gb-500w"]
+         "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090", "h100-96gb-500w",
+         "rtx3090", "rtx-a6000", "rtx6000-ada", "quadro-rtx8000"]
 
 
 def expect(what, got, want, tol=0.005):
@@ -40,22 +41,49 @@ sheet = {
     ("l40s", "bf16"): 362.05, ("rtx4090", "bf16"): 165.2, ("h100-pcie", "bf16"): 756,
     ("b200", "bf16"): 2250, ("a10", "fp16"): 125, ("v100-pcie-32gb", "fp16"): 112,
     ("h100-96gb-500w", "bf16"): 989.4, ("h100-96gb-500w", "fp32"): 66.9,
+    # RTX A6000 datasheet: tensor 309.7 TFLOPS with sparsity, 309.7 / 2 = 154.8 dense (FP16
+    # with FP32 accumulate at full rate on a professional part); GA102 whitepaper: TF32 77.4
+    ("rtx-a6000", "fp16"): 154.8, ("rtx-a6000", "tf32"): 77.4, ("rtx-a6000", "fp32"): 38.7,
+    # RTX 6000 Ada datasheet: tensor 1457.0 TFLOPS, FP8 with sparsity: / 2 dense / 2 for FP16
+    # = 364.25; FP32 91.1
+    ("rtx6000-ada", "bf16"): 1457.0 / 4, ("rtx6000-ada", "fp32"): 91.1,
+    # GA102 whitepaper, RTX 3090: FP16 with FP16 accumulate 142, FP32 accumulate half of it
+    # (a GeForce part): 71; TF32 35.6, as its FP32
+    ("rtx3090", "fp16"): 142 / 2, ("rtx3090", "tf32"): 35.6, ("rtx3090", "fp32"): 35.6,
+    # Quadro RTX 8000 datasheet: FP32 16.3, tensor 130.5; Turing: no TF32, no BF16
+    ("quadro-rtx8000", "fp16"): 130.5, ("quadro-rtx8000", "fp32"): 16.3,
+    ("quadro-rtx8000", "tf32"): None, ("quadro-rtx8000", "bf16"): None,
 }
 for (n, p), want in sheet.items():
     expect(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
 for n, bw in {"a100": 2039, "t4": 320, "l4": 300, "v100": 900, "h100": 3350, "h200": 4800,
               "a100-pcie-40gb": 1555, "a100-pcie-80gb": 1935, "l40s": 864, "rtx4090": 1008,
-              "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400}.items():
+              "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400,
+              "rtx3090": 936, "rtx-a6000": 768, "rtx6000-ada": 960,
+              "quadro-rtx8000": 672}.items():
     expect(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
 # memory: nvidia-smi's MiB totals / 1024 (T4 15360, L4 23034, V100 16 GB 16160, A100 81920)
 for n, mib in {"t4": 15360, "l4": 23034, "v100": 16160, "a100": 81920}.items():
     expect(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
+# Lambda's benchmarked cards (lambdal/deeplearning-benchmark, pytorch/results/*/sys_pytorch.txt,
+# nvidia-smi --query-gpu=memory.total): RTX A6000 and RTX 6000 Ada 49140 MiB, RTX 3090 24576,
+# Quadro RTX 8000 49152
+for n, mib in {"rtx-a6000": 49140, "rtx6000-ada": 49140, "rtx3090": 24576,
+               "quadro-rtx8000": 49152}.items():
+    expect(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
+# Quadro RTX 8000: the GPU's 260 W (the datasheet's 295 W board power adds the VirtualLink port's
+# 35 W); the workstation cards' memory types
+expect("quadro-rtx8000 power", devs["quadro-rtx8000"]["power_limit_w"], 260)
+for n, m in {"rtx3090": "gddr6x", "rtx-a6000": "gddr6", "rtx6000-ada": "gddr6",
+             "quadro-rtx8000": "gddr6"}.items():
+    expect(f"{n} memory type", devs[n]["memory_type"], m)
 # torchtitan's Grand Teton H100s: 96 GB HBM2e, 94 GiB as reported (arXiv 2604.11391), 500 W
 expect("h100-96gb-500w memory", devs["h100-96gb-500w"]["memory_gib"], 94)
 expect("h100-96gb-500w power", devs["h100-96gb-500w"]["power_limit_w"], 500)
 expect("h100-96gb-500w memory type", devs["h100-96gb-500w"]["memory_type"], "hbm2e")
 for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1,
-             "h100-96gb-500w": 8}.items():
+             "h100-96gb-500w": 8, "rtx3090": 1, "rtx-a6000": 1, "rtx6000-ada": 1,
+             "quadro-rtx8000": 1}.items():
     expect(f"{n} devices per node", devs[n]["devices_per_node"], g)
 # the FP32 peak is SMs x FP32 lanes x 2 FLOP x boost clock (the whitepapers' arithmetic)
 for n in NAMES:
@@ -127,8 +155,26 @@ for n in NAMES:
 # = 1.2490. A100 PCIe 40 GB at 250 W: (2.3148 - 0.9278) / 1.2490 = 1.1105, cube root 1.0355
 # GHz; 1035.5 / 1305 = 0.7935: 0.7 x 0.7935 at bf16
 expect("a100-pcie-40gb bf16 efficiency", devs["a100-pcie-40gb"]["efficiency"]["bf16"], 0.5555)
+# RTX A6000 at 300 W, 84 SMs: (3.5714 - 0.9278) / 1.2490 = 2.1166, cube root 1.2839 GHz;
+# 1283.9 / 1800 = 0.7133, over A100 SXM's 1305 / 1410 = 0.9255: 0.7707; 0.7 x 0.7707 at bf16
+expect("rtx-a6000 bf16 efficiency", devs["rtx-a6000"]["efficiency"]["bf16"], 0.5395)
+# RTX 3090 at 350 W, 82 SMs: (4.2683 - 0.9278) / 1.2490 = 2.6745, cube root 1.3881 GHz;
+# 1388.1 / 1695 = 0.8189, / 0.9255 = 0.8848: fp32 0.76 x 0.8848 = 0.6725, and tf32 the same
+# (its TF32 peak is its FP32 peak); fp16 its own key, from zzc0721's GEMMs: 75.64 of 71
+# TFLOPS (median of three), 0.7 x 1.065 / 0.78 (the H100's measured fraction) = 0.96
+expect("rtx3090 tf32 efficiency", devs["rtx3090"]["efficiency"]["tf32"], 0.6725)
+expect("rtx3090 fp16 efficiency", devs["rtx3090"]["efficiency"]["fp16"], 0.96)
+# Turing's model at the T4's 70 W, 40 SMs, 900 MHz with Hopper's static share: s = 0.2505 x
+# 1.75 = 0.4384, k = 1.3116 / 0.729 = 1.7992. Quadro RTX 8000 at 260 W, 72 SMs: (3.6111 -
+# 0.4384) / 1.7992 = 1.7634, cube root 1.2081 GHz; 1208.1 / 1770 = 0.6826 (Volta's reference
+# at its boost clock): fp16 0.7 x 0.6826, fp32 0.85 x 0.6826
+expect("quadro-rtx8000 fp16 efficiency", devs["quadro-rtx8000"]["efficiency"]["fp16"], 0.4778)
+expect("quadro-rtx8000 fp32 efficiency", devs["quadro-rtx8000"]["efficiency"]["fp32"], 0.5802)
+# RTX 6000 Ada: no Ada power model; its TF32 convolutions at its fp32 rate, 0.76 x 91.1 / 182.1
+expect("rtx6000-ada tf32 conv efficiency", devs["rtx6000-ada"]["conv_efficiency"]["tf32"], 0.3802)
 # memory: HBM 0.7 (H100's); GDDR6 0.7 x 0.77 / 0.79 = 0.68; GDDR6X 0.7 x 0.87 / 0.79 = 0.77
-for n, m in {"v100": 0.7, "a100": 0.7, "h200": 0.7, "t4": 0.68, "l4": 0.68, "rtx4090": 0.77}.items():
+for n, m in {"v100": 0.7, "a100": 0.7, "h200": 0.7, "t4": 0.68, "l4": 0.68, "rtx4090": 0.77,
+             "rtx3090": 0.77, "rtx-a6000": 0.68}.items():
     expect(f"{n} memory efficiency", devs[n]["memory_efficiency"], m)
 
 rc, out, err = run("devices", "--format", "csv")

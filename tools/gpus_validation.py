@@ -30,14 +30,17 @@ LAMBDA = "aa5addb6"
 #   --amp is torch.cuda.amp.autocast with a GradScaler at a static 256, activations NCHW (its
 #   --memory-format default; every log says nchw), SGD with momentum. The figure is
 #   train.compute_ips of the run's Summary line: the mean of every iteration's images/s, the
-#   first (cuDNN's autotuning) included.
+#   first (cuDNN's autotuning) included: over 2 epochs of 100 iterations (--epochs 2 --prof 100),
+#   but one epoch of 50 (--epochs 1 --prof 50) on the 48 GB cards (Quadro RTX 8000, RTX A6000,
+#   RTX 6000 Ada: Lambda's 48 GB template), where the first weighs four times as much.
 # - BERT-base and BERT-large SQuAD v1.1 fine-tuning (its run_squad.py as Lambda patches it):
 #   sequences of 384 tokens, apex amp O2 at fp16 (the model cast to fp16, fp32 master weights,
 #   FusedAdam), BertAdam at fp32, plain LayerNorm and GELU, eager attention
 #   (configs/frameworks/dle-squad.ini, and dle-squad-fp32.ini at fp32). The figure is training_sequences_per_second: batch x 100
 #   over the time of 101 steps, the first ones included.
 # - fp32 on Ampere and later is TF32: cuDNN's convolutions by PyTorch's default, cuBLAS's
-#   matrix products by the NGC containers' TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1.
+#   matrix products by the NGC containers' TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1; on Volta and
+#   Turing (V100, Quadro RTX 8000) it is fp32.
 #
 # part: the shipped description; ngc: the container; figures per network: (batch fp16,
 # images or sequences/s fp16, batch fp32, images or sequences/s fp32), as the CSVs give them.
@@ -45,9 +48,18 @@ SYSTEMS = [
     ("LambdaCloud V100 16GB", "v100", "22.10",
      {"resnet50": (256, 833, 128, 369), "bert_base": (48, 189, 24, 42),
       "bert_large": (16, 57, 8, 12)}),
+    ("Quadro RTX 8000", "quadro-rtx8000", "22.10",
+     {"resnet50": (928, 651, 496, 274), "bert_base": (192, 146, 96, 41),
+      "bert_large": (64, 50, 32, 12)}),
     ("LambdaCloud A10", "a10", "22.10",
      {"resnet50": (448, 638, 224, 349), "bert_base": (80, 135, 48, 70),
       "bert_large": (28, 42, 12, 19)}),
+    ("RTX 3090", "rtx3090", "22.09",
+     {"resnet50": (448, 905, 224, 513), "bert_base": (96, 172, 48, 85),
+      "bert_large": (28, 52, 16, 24)}),
+    ("RTX A6000", "rtx-a6000", "22.10",
+     {"resnet50": (928, 916, 496, 514), "bert_base": (192, 198, 96, 101),
+      "bert_large": (64, 68, 32, 33)}),
     ("LambdaCloud A100 40GB PCIe", "a100-pcie-40gb", "22.10",
      {"resnet50": (720, 1396, 360, 882), "bert_base": (160, 368, 80, 179),
       "bert_large": (48, 117, 28, 53)}),
@@ -60,6 +72,9 @@ SYSTEMS = [
     ("RTX 4090", "rtx4090", "22.09",
      {"resnet50": (448, 1301, 224, 721), "bert_base": (96, 297, 48, 137),
       "bert_large": (28, 93, 16, 44)}),
+    ("RTX 6000 Ada", "rtx6000-ada", "22.10",
+     {"resnet50": (928, 1146, 496, 647), "bert_base": (192, 255, 96, 136),
+      "bert_large": (64, 79, 32, 44)}),
     ("H100 80GB PCIe Gen5", "h100-pcie", "22.10",
      {"resnet50": (1280, 1866, 640, 1197), "bert_base": (320, 567, 172, 292),
       "bert_large": (112, 203, 64, 97)}),
@@ -89,13 +104,20 @@ SYSTEMS = [
 # dllogger stamps "Training Iteration: 51" and "... 101" after a loss.item() each, so the
 # seconds between them are 50 whole steps. Per system: BERT-base fp16, fp32, BERT-large fp16,
 # fp32 (LambdaCloud H100 PCIe: the mean of its four logs, as its figure is).
+# (Against "Training Iteration: 1", the same logs' steps 1-51: steps 51-101 took 2.3-6.2%
+# longer on the RTX 6000 Ada, 35.80 and 37.98 s at BERT-base fp16, 38.62 and 41.02 s at
+# BERT-large fp16; on no other system more than 2.4% longer, the Quadro RTX 8000's most.)
 STEADY = {
     "LambdaCloud V100 16GB": (12.397, 27.870, 13.509, 31.748),
+    "Quadro RTX 8000": (65.393, 116.046, 63.699, 127.659),
     "LambdaCloud A10": (28.761, 33.418, 32.028, 30.093),
+    "RTX 3090": (27.597, 27.676, 26.415, 31.952),
+    "RTX A6000": (47.815, 46.628, 46.460, 47.443),
     "LambdaCloud A100 40GB PCIe": (21.336, 21.935, 20.055, 25.600),
     "A100 80GB PCIe": (38.087, 37.995, 39.442, 44.724),
     "A100 80GB SXM4": (35.476, 35.279, 35.987, 41.700),
     "RTX 4090": (15.826, 17.045, 14.623, 17.392),
+    "RTX 6000 Ada": (37.980, 35.087, 41.018, 36.194),
     "H100 80GB PCIe Gen5": (27.304, 28.486, 26.674, 31.793),
     "LambdaCloud H100 80GB PCIe Gen5": (28.258, 31.844, 27.557, 35.435),
     "H100 80GB SXM5": (18.659, 20.475, 17.696, 21.601),
@@ -104,6 +126,13 @@ STEADY = {
     "SMC H100 80GB SXM5": (17.800, 19.081, 17.566, 20.576),
     "1CC H100 80GB SXM5": (17.761, 19.264, 17.504, 21.153),
     "RAIDZ1 H100 80GB SXM5": (17.847, 19.358, 17.626, 21.271),
+}
+# Two GA102 parts' fp16 priced the other way (configs/devices: the evidence for each): the RTX
+# 3090 without its own fp16 and bf16 keys (Ampere's 0.7 at the power model's clock), the RTX
+# A6000 with the 0.7 its one public GEMM row gives as rtx4090.ini's rows give 0.9.
+WHAT_IF = {
+    "rtx3090": (("compute_efficiency_fp16", "compute_efficiency_bf16"), ()),
+    "rtx-a6000": ((), ("compute_efficiency_fp16 = 0.7", "compute_efficiency_bf16 = 0.7")),
 }
 NETWORKS = ("resnet50", "bert_base", "bert_large")
 LABEL = {"resnet50": "ResNet-50 img/s", "bert_base": "BERT-base seq/s",
@@ -154,6 +183,19 @@ def tf32_as_convolutions(devices, part, tmp):
     return path
 
 
+def variant(part, tmp, tag, drop=(), add=()):
+    """The part's description without the keys named in drop and with the lines in add."""
+    with open(os.path.join(ROOT, "configs", "devices", part + ".ini")) as f:
+        lines = f.read().split("\n")
+    lines = [l for l in lines if l.split("=")[0].strip() not in drop]
+    at = lines.index("[device]") + 1
+    lines[at:at] = list(add)
+    path = os.path.join(tmp, f"{part}-{tag}.ini")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return path
+
+
 def pct(x):
     return f"{100 * (x - 1):+.1f}%"
 
@@ -198,6 +240,8 @@ def main():
     # convolutions' fraction as before: the evidence for one fraction for both
     with tempfile.TemporaryDirectory() as tmp:
         speed, ampere_before = [], []
+        what_if = {}  # (part, net) -> BERT fp16 predicted / published with WHAT_IF's keys
+        speed_measured = []  # published fp32 / fp16, BERT, the parts with TF32
         for system, part, ngc, figures in SYSTEMS:
             if fp32_precision(devices, part) != "tf32" or ngc == "24.03" and "Dell " not in system:
                 continue
@@ -205,8 +249,12 @@ def main():
             for net in ("bert_base", "bert_large"):
                 b16, p16, b32, p32 = figures[net]
                 now16 = predicted(a.bin, part, net, b16, "fp16")
+                if part in WHAT_IF:
+                    path = variant(part, tmp, "what-if", *WHAT_IF[part])
+                    what_if[(part, net)] = predicted(a.bin, path, net, b16, "fp16") / p16
                 now32 = predicted(a.bin, part, net, b32, "tf32")
                 before32 = predicted(a.bin, old, net, b32, "tf32")
+                speed_measured.append(p32 / p16)
                 speed.append(f"| {system} | {net} | {p32 / p16:.2f} | {now32 / now16:.2f} | "
                              f"{before32 / now16:.2f} | {pct(before32 / p32)} |")
                 if part.startswith("a1"):
@@ -239,7 +287,9 @@ def main():
     w("  static loss scale, activations NCHW (its `--memory-format` default: every log says nchw),")
     w("  SGD with momentum: the descriptions' own eager-PyTorch `[framework]` (cuDNN's transposes")
     w("  around each convolution at fp16). The figure is the mean of every iteration's images/s,")
-    w("  cuDNN's autotuning first iteration included (0.99 of the steady rate, from the logs).")
+    w("  cuDNN's autotuning first iteration included: 0.99 of the steady rate over the 200")
+    w("  iterations of most runs, 0.97-0.98 over the 50 that the 48 GB cards ran (Quadro RTX 8000,")
+    w("  RTX A6000, RTX 6000 Ada), from the logs.")
     w("- **BERT-base and BERT-large on SQuAD v1.1** (LanguageModeling/BERT's run_squad.py as")
     w("  Lambda patches it): 384 tokens a sequence, apex amp O2 at fp16 (the model cast to fp16,")
     w("  fp32 master weights, FusedAdam), BertAdam at fp32, plain LayerNorm and GELU, its own eager")
@@ -254,7 +304,10 @@ def main():
     w("  and the vocabulary padded to 30,528 are left out, under 0.001% of the FLOPs.")
     w("- **fp32** is TF32 on Ampere and later: cuDNN's convolutions by PyTorch's default, cuBLAS's")
     w("  matrix products by the NGC containers' `TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1` (set in")
-    w("  22.09's environment). The V100 has no TF32 and runs fp32.")
+    no_tf32 = [s_.replace("LambdaCloud ", "") for s_, p, _, _ in SYSTEMS
+               if fp32_precision(devices, p) != "tf32"]
+    w("  22.09's environment). The " + " and the ".join(no_tf32) +
+      (" have no TF32 and run" if len(no_tf32) > 1 else " has no TF32 and runs") + " fp32.")
     w("")
     w("Columns per network: batch per GPU, published, predicted, difference.")
     w("")
@@ -326,7 +379,8 @@ def main():
     w("## TF32 matrix products: one fraction of the peak with fp16's")
     w("")
     w("The TF32 peak of every part here with TF32 is half its fp16 peak, and BERT, almost all")
-    w("matrix products, trains in fp32 (TF32) at 0.45-0.50 of its fp16 speed on each of them: the")
+    w(f"matrix products, trains in fp32 (TF32) at {min(speed_measured):.2f}-"
+      f"{max(speed_measured):.2f} of its fp16 speed on each of them (below): the")
     w("matrix products reach the same fraction of either peak. So do cuBLAS's large products,")
     w("0.82 of the H100's TF32 peak and 0.77 of its fp16 peak (zzc0721/torch-performance-test-data,")
     measured = [m for m, _, _ in ampere_before]
@@ -357,16 +411,26 @@ def main():
     nhwc_4090 = b16 / nhwc["t_step"] / p16
     bert = [r for f in ("fp16", "fp32") for n in ("bert_base", "bert_large")
             for _, p, r in ratios[(f, n)]]
-    older = ("v100", "a10", "a100-pcie-40gb", "a100-pcie-80gb", "a100")
-    rn_older = [r for f in ("fp16", "fp32") for _, p, r in ratios[(f, "resnet50")] if p in older]
+    older = [(r, s_, p) for f in ("fp16", "fp32") for s_, p, r in ratios[(f, "resnet50")]
+             if devices[p]["tensor_cores"] in ("volta", "turing", "ampere")]
+    rn_older = [r for r, _, _ in older]
+    rn_most, rn_least = min(older), max(older)
+
+    def mem_power(part):
+        d = devices[part]
+        return f"{d['memory_type'].upper()}, {d['power_limit_w']:g} W"
+
+    def fp16_of(part, net):
+        return pct(median_of("fp16", net, [part]))
     by_system = {(s_, f): r for f in ("fp16", "fp32") for s_, _, r in ratios[(f, "resnet50")]}
     w("## Where it misses, and why")
     w("")
     w(f"- **BERT.** On every part it comes out {pct(min(bert))} to "
       f"{pct(max(bert))} (median {pct(statistics.median(bert))}), as do")
     w("  NVIDIA's own BERT pretraining rows ([accuracy-lm.md](accuracy-lm.md)). A part of it is the")
-    w("  figure: its 101 timed steps include the first ones and a synchronisation per step, 1-5%")
-    w("  below the steady rate (above). What is left is the model's one matrix efficiency per")
+    w("  figure: its 101 timed steps include the first ones and a synchronisation per step,")
+    w(f"  {min(reported):.2f} to {max(reported):.2f} of the steady rate (above). What is left is "
+      "the model's one matrix efficiency per")
     w("  precision (0.7 of the peak) for products 768 and 1,024 wide, and in fp32 BertAdam's")
     w("  traffic, about 128 bytes a weight where the model prices Adam's 28, behind its host time")
     w("  on the HBM parts but not on the V100 (0.9 TB/s). The score and context products of its eager attention (384 x 384 x 64 a head)")
@@ -384,11 +448,42 @@ def main():
     w("  in the model, and the same NCHW network predicted without cuDNN's transposes comes out")
     w(f"  {pct(nhwc_4090)} (`--framework pytorch-channels-last`): which kernels cuDNN 8.6 runs")
     w("  for NCHW fp16 on this part needs a profile (issue 38).")
-    w(f"- **ResNet-50 on Volta and Ampere**: {pct(min(rn_older))} to {pct(max(rn_older))}, most on "
-      "the A10 (GDDR6, 150 W) and least on the")
-    w("  A100 SXM. Most of its step is memory traffic in the model (batch norms, ReLUs, additions")
-    w("  and cuDNN's NCHW transposes at fp16), so the memory types' achievable fractions (0.7 of")
-    w("  HBM, 0.68 of GDDR6) carry it; the same network under NVIDIA's own code on the A100 and")
+    w(f"- **RTX 3090 in mixed precision**: BERT-base {fp16_of('rtx3090', 'bert_base')}, "
+      f"BERT-large {fp16_of('rtx3090', 'bert_large')}. Its description takes")
+    w("  0.96 of its fp16 peak, from the same database's three RTX 3090 rows as the RTX 4090's")
+    w("  0.9 (75.5-75.9 of 71 TFLOPS; configs/devices/rtx3090.ini); without those keys, at")
+    w("  Ampere's 0.7 and the clock the power model gives its 350 W (1388 MHz), BERT-base comes")
+    w(f"  out {pct(what_if[('rtx3090', 'bert_base')])} and BERT-large "
+      f"{pct(what_if[('rtx3090', 'bert_large')])}. Lambda's runs fall between the two: the")
+    w("  database's products ran for half a second, the power model is anchored on GA100 (A100")
+    w("  SXM), and Lambda's logs do not record the clock.")
+    w(f"- **RTX A6000**: BERT-base {fp16_of('rtx-a6000', 'bert_base')}, BERT-large "
+      f"{fp16_of('rtx-a6000', 'bert_large')} in mixed precision at Ampere's 0.7 and")
+    w("  the power model's clock at 300 W (1284 MHz, 0.71 of its boost clock). One public GEMM")
+    w("  row puts its large fp16 products at 0.78 of the peak (zzc0721's database), the H100's")
+    w("  fraction, so near the boost clock; taken as the RTX 4090's rows are (0.7 unscaled), BERT")
+    w(f"  would come out {pct(what_if[('rtx-a6000', 'bert_base')])} and "
+      f"{pct(what_if[('rtx-a6000', 'bert_large')])}, nearer these runs, but on the RTX 3090 "
+      "the same")
+    w("  derivation overshoots as far as the model falls short (above), and one row of")
+    w("  half-second products is not a clock held through training: the description keeps the")
+    w("  model (configs/devices/rtx-a6000.ini).")
+    w(f"- **RTX 6000 Ada in mixed precision**: BERT-base {fp16_of('rtx6000-ada', 'bert_base')}, "
+      f"BERT-large {fp16_of('rtx6000-ada', 'bert_large')}. Ada has no power")
+    w("  model (docs/devices.md), so its description takes the architecture's 0.7 at the 2505")
+    w("  MHz boost clock, and this card slowed as it ran: in its logs steps 51-101 took 2.3-6.2%")
+    w("  longer than steps 1-51 (41.02 and 38.62 s at BERT-large fp16), on no other system more")
+    w("  than 2.4%, as a board settling to its power or thermal limit does (300 W for 142 SMs, 2.1")
+    w("  W a SM, against the L40S's 2.5 and the RTX 4090's 3.5). So its published fp16 figures are")
+    w("  the only ones above their steady rate, and the rate it settles to may be lower still; a")
+    w("  clock measured under training (`sustained_clock_mhz`) would price it.")
+    w(f"- **ResNet-50 on Volta, Turing and Ampere**: {pct(min(rn_older))} to "
+      f"{pct(max(rn_older))}, most on the")
+    w(f"  {rn_most[1]} ({mem_power(rn_most[2])}) and least on the {rn_least[1]}. Most of its step "
+      "is memory")
+    w("  traffic in the model (batch norms, ReLUs, additions and cuDNN's NCHW transposes at fp16),")
+    w("  so the memory types' achievable fractions (0.7 of HBM, 0.68 of GDDR6, 0.77 of GDDR6X)")
+    w("  carry it; the same network under NVIDIA's own code on the A100 and")
     w("  V100 misses the same way ([accuracy.md](accuracy.md), DeepLearningExamples).")
     w(f"- **H100 SXM in 2022-23 (NGC 22.10)**: ResNet-50 fp32 "
       f"{pct(by_system[('H100 80GB SXM5', 'fp32')])}; the 2024 rows of the same part (NGC 24.03,")

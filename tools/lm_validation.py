@@ -340,7 +340,7 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   `scale_on=scores mask=additive`; before: +16.2 to +18.0%). Its score and context products
   are kernels of their own, bound by the scores they write and read (64 deep: 128 FLOPs a
   score), and its hidden states' dropouts move their bytes in training (before these two:
-  +12.2 to +13.5%). The same code on SQuAD at 384 tokens, on eight GPU models, comes out
+  +12.2 to +13.5%). The same code on SQuAD at 384 tokens, on twelve GPU models, comes out
   about as far above ([accuracy-gpus.md](accuracy-gpus.md)). Not priced yet: the matrix
   efficiency of an eager, jit-scripted model at h 1024. Across nodes the
   published scaling (30.4 x at 32 nodes, 0.95 per GPU) is matched within 2 points by the
