@@ -123,6 +123,9 @@ static int parse_args(int argc, char **argv, predict_args *a)
     else if (a->per_layer && !c->device)
         problem = "--per-layer needs --device NAME: a calibration's coefficients price whole "
                   "passes, a description each layer";
+    else if (a->per_layer && c->coeffs)
+        problem = "--per-layer prices each layer on --device alone: beside it --coeffs prices "
+                  "the passes, whole";
     if (!c->coeffs && !c->device)
         c->coeffs = "default";
     if (!problem)

@@ -600,7 +600,11 @@ check(rc == 0 and "conv" in out and "compute" in out and "the host's dispatch" i
 # a calibration prices whole passes; --per-block is the other breakdown
 for args, want in ((["--per-layer"], "--per-layer needs --device NAME"),
                    (["--per-layer", "--per-block", "--device", "h100"],
-                    "--per-layer or --per-block, one of the two")):
+                    "--per-layer or --per-block, one of the two"),
+                   # beside --coeffs the passes are the calibration's: refused as the option
+                   # it is, not as "come from a device description (--device)" with exit 1
+                   (["--per-layer", "--coeffs", "default", "--device", "h100"],
+                    "--per-layer prices each layer on --device alone")):
     rc, out, err = cli_checks.run("predict", "resnet50", "--batch", "8", *args)
     check(rc == 2 and err.count("\n") == 1 and want in err, f"predict {args}: {rc} {err!r}")
 
