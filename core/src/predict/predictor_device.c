@@ -54,16 +54,24 @@ typedef struct pass_times {
     sm_bound bound_infer, bound_fwd, bound_bwd;
 } pass_times;
 
-/* What limits a pass of the work w whose kernels take device seconds and their dispatch host. */
-static sm_bound bound_of(const device_predictor *d, sm_layer_work w, double device, double host)
+/* What limits a pass of the work w whose kernels take device seconds and their dispatch host:
+ * the host where it takes longer, else the kernels' arithmetic or all the bytes they move,
+ * whichever takes longer alone. The bytes are the roofline's and those of the kernels beside
+ * it, serial (a softmax, the casts, a dropout's input, output and mask: a dropout does no
+ * arithmetic) and the score products', and `extra` more (cuDNN's transposes). */
+static sm_bound bound_of(const device_predictor *d, sm_layer_work w, double extra, double device,
+                         double host)
 {
     if (device <= 0 && host <= 0)
         return SM_BOUND_NONE;
     if (host > device)
         return SM_BOUND_HOST;
     double stream = d->dev.memory_bandwidth * d->dev.memory_efficiency;
-    return sm_layer_compute_seconds(&d->dev, d->precision, w) >= w.bytes / stream ? SM_BOUND_COMPUTE
-                                                                                  : SM_BOUND_MEMORY;
+    double arithmetic = sm_layer_compute_seconds(&d->dev, d->precision, w) +
+                        sm_layer_compute_seconds(&d->dev, d->precision,
+                                                 (sm_layer_work){.matmul_flops = w.score_flops});
+    double traffic = (w.bytes + w.serial_bytes + w.score_bytes + extra) / stream;
+    return arithmetic >= traffic ? SM_BOUND_COMPUTE : SM_BOUND_MEMORY;
 }
 
 /* One layer's passes: its roofline time on the device plus the framework's dispatch of the
@@ -98,7 +106,8 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     int mm = sm_layer_is_matmul(l);
     double casts = half && mm ? v->autocast_casts : 0;
     double stream = v->memory_bandwidth * v->memory_efficiency;
-    double transpose = sm_layer_transpose_bytes(v, l, m, d->precision, 0) / stream;
+    double transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 0);
+    double transpose = transpose_bytes / stream;
     /* what a library launches inside the layer's call, a recurrence's steps one after another:
      * the bare launch each */
     double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
@@ -108,18 +117,18 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         double device = roofline(d, infer) + transpose + library_fwd;
         t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
         t->infer = device + t->host_infer;
-        t->bound_infer = bound_of(d, infer, device, t->host_infer);
+        t->bound_infer = bound_of(d, infer, transpose_bytes, device, t->host_infer);
     }
     double device = roofline(d, fwd) + transpose + library_fwd;
     t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
     t->fwd = device + t->host_fwd;
-    t->bound_fwd = bound_of(d, fwd, device, t->host_fwd);
+    t->bound_fwd = bound_of(d, fwd, transpose_bytes, device, t->host_fwd);
     sm_layer_work bwd = sm_layer_pass_work(v, l, m, batch, d->precision, 1, 1);
-    device = roofline(d, bwd) + sm_layer_transpose_bytes(v, l, m, d->precision, 1) / stream +
-             library_bwd;
+    transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 1);
+    device = roofline(d, bwd) + transpose_bytes / stream + library_bwd;
     t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
     t->bwd = device + t->host_bwd;
-    t->bound_bwd = bound_of(d, bwd, device, t->host_bwd);
+    t->bound_bwd = bound_of(d, bwd, transpose_bytes, device, t->host_bwd);
     return 0;
 }
 
