@@ -597,6 +597,33 @@ check(rc == 0 and near(sum(x["t_fwd"] for x in d["layers"]), FWD) and near(d["t_
 rc, out, err = cli_checks.run("predict", *ROUND, "--batch", "32", "-g", "1", "--per-layer")
 check(rc == 0 and "conv" in out and "compute" in out and "the host's dispatch" in out,
       f"--per-layer table: {out}")
+# what limits a backward pass that recomputes its forward: two ReLUs in a block at batch 1
+# under a framework of 100 us a forward kernel and 1 us a backward one. Each forward moves
+# 1,605,632 bytes, 3.211264e-6 s beside 100 us of dispatch: host-bound; its backward twice the
+# bytes, 6.422528e-6 s beside 1 us: memory-bound. Under --checkpoint full the backward pass
+# runs the forward again, 1.10633792e-4 s of which the host's 101 us: host-bound. It was named
+# memory, as if the recomputation did not run.
+with tempfile.TemporaryDirectory() as tmp:
+    relus = os.path.join(tmp, "relu_block.ini")
+    with open(relus, "w") as f:
+        f.write("[network]\nname = relu_block\ninput = 64x56x56\n[block b]\nrelu = relu\n"
+                "relu2 = relu\n")
+    slow_forward = os.path.join(tmp, "slow_forward.ini")
+    with open(slow_forward, "w") as f:
+        f.write("[framework]\nname = slow-forward\ndispatch_infer_us = 100\n"
+                "dispatch_fwd_us = 100\ndispatch_bwd_us = 1\n")
+    for ckpt, t_bwd, host_bwd, bound in (("none", 7.422528e-6, 1e-6, "memory"),
+                                         ("full", 1.10633792e-4, 101e-6, "host")):
+        rc, out, err = cli_checks.run("predict", relus, "--device", ROUND[2], "--framework",
+                                      slow_forward, "--batch", "1", "-g", "1", "--per-layer",
+                                      "--checkpoint", ckpt, "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+        check(len(rows) == 2 and all(near(float(r["t_bwd"]), t_bwd) and
+                                     near(float(r["host_bwd"]), host_bwd) and
+                                     r["bound_fwd"] == "host" and r["bound_bwd"] == bound
+                                     for r in rows),
+              f"--per-layer --checkpoint {ckpt}: want t_bwd {t_bwd}, bound_bwd {bound}: {rc} "
+              f"{err} {rows}")
 # a calibration prices whole passes; --per-block is the other breakdown
 for args, want in ((["--per-layer"], "--per-layer needs --device NAME"),
                    (["--per-layer", "--per-block", "--device", "h100"],

@@ -46,32 +46,42 @@ static double roofline(const device_predictor *d, sm_layer_work w)
     return sm_layer_roofline_seconds(&d->dev, d->precision, w);
 }
 
+/* The seconds of a pass's arithmetic and of all the bytes its kernels move, each alone: the
+ * roofline's bytes and those of the kernels beside it, serial (a softmax, the casts, a
+ * dropout's input, output and mask: a dropout does no arithmetic) and the score products',
+ * and `extra` more (cuDNN's transposes). */
+typedef struct pass_load {
+    double arithmetic, traffic;
+} pass_load;
+
+static pass_load load_of(const device_predictor *d, sm_layer_work w, double extra)
+{
+    double stream = d->dev.memory_bandwidth * d->dev.memory_efficiency;
+    return (pass_load){sm_layer_compute_seconds(&d->dev, d->precision, w) +
+                           sm_layer_compute_seconds(&d->dev, d->precision,
+                                                    (sm_layer_work){.matmul_flops = w.score_flops}),
+                       (w.bytes + w.serial_bytes + w.score_bytes + extra) / stream};
+}
+
 typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
     double fwd_serial;      /* bytes of the training forward pass's serial kernels (what
                                selective checkpointing recomputes of a layer kept in part) */
     double host_infer, host_fwd, host_bwd; /* of infer, fwd and bwd, the dispatch */
+    pass_load load_fwd, load_bwd;          /* what limits them where the host does not */
     sm_bound bound_infer, bound_fwd, bound_bwd;
 } pass_times;
 
-/* What limits a pass of the work w whose kernels take device seconds and their dispatch host:
- * the host where it takes longer, else the kernels' arithmetic or all the bytes they move,
- * whichever takes longer alone. The bytes are the roofline's and those of the kernels beside
- * it, serial (a softmax, the casts, a dropout's input, output and mask: a dropout does no
- * arithmetic) and the score products', and `extra` more (cuDNN's transposes). */
-static sm_bound bound_of(const device_predictor *d, sm_layer_work w, double extra, double device,
-                         double host)
+/* What limits a pass of that load whose kernels take device seconds and their dispatch host:
+ * the host where it takes longer, else the kernels' arithmetic or their bytes, whichever takes
+ * longer alone. */
+static sm_bound bound_of(pass_load load, double device, double host)
 {
     if (device <= 0 && host <= 0)
         return SM_BOUND_NONE;
     if (host > device)
         return SM_BOUND_HOST;
-    double stream = d->dev.memory_bandwidth * d->dev.memory_efficiency;
-    double arithmetic = sm_layer_compute_seconds(&d->dev, d->precision, w) +
-                        sm_layer_compute_seconds(&d->dev, d->precision,
-                                                 (sm_layer_work){.matmul_flops = w.score_flops});
-    double traffic = (w.bytes + w.serial_bytes + w.score_bytes + extra) / stream;
-    return arithmetic >= traffic ? SM_BOUND_COMPUTE : SM_BOUND_MEMORY;
+    return load.arithmetic >= load.traffic ? SM_BOUND_COMPUTE : SM_BOUND_MEMORY;
 }
 
 /* One layer's passes: its roofline time on the device plus the framework's dispatch of the
@@ -117,18 +127,20 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         double device = roofline(d, infer) + transpose + library_fwd;
         t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
         t->infer = device + t->host_infer;
-        t->bound_infer = bound_of(d, infer, transpose_bytes, device, t->host_infer);
+        t->bound_infer = bound_of(load_of(d, infer, transpose_bytes), device, t->host_infer);
     }
     double device = roofline(d, fwd) + transpose + library_fwd;
     t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
     t->fwd = device + t->host_fwd;
-    t->bound_fwd = bound_of(d, fwd, transpose_bytes, device, t->host_fwd);
+    t->load_fwd = load_of(d, fwd, transpose_bytes);
+    t->bound_fwd = bound_of(t->load_fwd, device, t->host_fwd);
     sm_layer_work bwd = sm_layer_pass_work(v, l, m, batch, d->precision, 1, 1);
     transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 1);
     device = roofline(d, bwd) + transpose_bytes / stream + library_bwd;
     t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
     t->bwd = device + t->host_bwd;
-    t->bound_bwd = bound_of(d, bwd, transpose_bytes, device, t->host_bwd);
+    t->load_bwd = load_of(d, bwd, transpose_bytes);
+    t->bound_bwd = bound_of(t->load_bwd, device, t->host_bwd);
     return 0;
 }
 
@@ -196,13 +208,24 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
          * rotary embedding, SwiGLU's silu and product), whose outputs the policy never keeps;
          * nothing of a matrix product whose output it keeps */
         sm_checkpoint_effect e = effect[i];
-        if (e == SM_RECOMPUTES_ALL)
-            ls[i].t.bwd += ls[i].t.fwd, ls[i].t.host_bwd += ls[i].t.host_fwd;
-        else if (e == SM_RECOMPUTES_PART)
-            ls[i].t.bwd += roofline(
-                d, (sm_layer_work){.matmul_flops =
-                                       (double)net->layers[i].saved.selective_flops * (double)batch,
-                                   .serial_bytes = fwd_serial});
+        pass_times *t = &ls[i].t;
+        if (e == SM_RECOMPUTES_ALL) {
+            t->bwd += t->fwd, t->host_bwd += t->host_fwd;
+            t->load_bwd.arithmetic += t->load_fwd.arithmetic;
+            t->load_bwd.traffic += t->load_fwd.traffic;
+        } else if (e == SM_RECOMPUTES_PART) {
+            sm_layer_work redo = {.matmul_flops =
+                                      (double)net->layers[i].saved.selective_flops * (double)batch,
+                                  .serial_bytes = fwd_serial};
+            t->bwd += roofline(d, redo);
+            pass_load more = load_of(d, redo, 0);
+            t->load_bwd.arithmetic += more.arithmetic;
+            t->load_bwd.traffic += more.traffic;
+        }
+        /* what limits the backward pass with what it recomputes: a host-bound pass that
+         * recomputes a memory-bound forward may not be host-bound any more */
+        if (e == SM_RECOMPUTES_ALL || e == SM_RECOMPUTES_PART)
+            t->bound_bwd = bound_of(t->load_bwd, t->bwd - t->host_bwd, t->host_bwd);
     }
     free(unit), free(effect), free(fused);
     return ls;
