@@ -256,6 +256,20 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
     point_csv_row(stdout, set, &v);
 }
 
+/* What shrinks training's memory m where it does not fit, into buf (cli/memory_hint.c): the
+ * empty string where it fits. */
+static void fit_hint(char *buf, size_t len, const predict_args *a, const sm_network *net,
+                     const sm_predictor *p, const sm_layout *l, const sm_memory *m)
+{
+    memory_hint_context hc = {.choice = &a->common.choice,
+                              .pred = p,
+                              .net = net,
+                              .devices = sm_layout_devices(l),
+                              .batch = l->batch,
+                              .has_max_batch = 1};
+    memory_hint(buf, len, m, &hc);
+}
+
 /* The memory rows of the table: what one device holds, against its capacity. */
 static void memory_rows(const predict_args *a, const sm_network *net, const sm_predictor *p,
                         const sm_layout *l, text_table *tab, const predict_memory *mem)
@@ -299,14 +313,8 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
     const char *row[] = {"memory", fmt_memory(m, v, sizeof v), meaning};
     table_add(tab, row);
     if (mem->max_batch < 0) {
-        memory_hint_context hc = {.choice = &a->common.choice,
-                                  .pred = p,
-                                  .net = net,
-                                  .devices = sm_layout_devices(l),
-                                  .batch = l->batch,
-                                  .has_max_batch = 1};
         char hint[sizeof meaning];
-        memory_hint(hint, sizeof hint, m, &hc);
+        fit_hint(hint, sizeof hint, a, net, p, l, m);
         const char *hrow[] = {"to fit", "-", hint};
         if (hint[0])
             table_add(tab, hrow);
@@ -504,14 +512,8 @@ static int per_layer(const predict_args *a, const sm_network *net, const sm_pred
 {
     const sm_memory *m = &mem->train;
     if (m->fits == 0) {
-        memory_hint_context hc = {.choice = &a->common.choice,
-                                  .pred = p,
-                                  .net = net,
-                                  .devices = sm_layout_devices(l),
-                                  .batch = l->batch,
-                                  .has_max_batch = 1};
         char need[32], has[32], hint[512];
-        memory_hint(hint, sizeof hint, m, &hc);
+        fit_hint(hint, sizeof hint, a, net, p, l, m);
         fprintf(stderr,
                 "scalemeter predict: %s: training at batch %lld needs %s a device and does not fit "
                 "in %s, so it has no layer times%s%s\n",
