@@ -105,7 +105,7 @@ for cmd in "predict resnet18 --batch 8" "predict resnet18 --batch 8 --format jso
     "curve resnet18 --batch 8 --nodes 1:2"; do
     run $cmd --coeffs "$tmp/zero.ini"
     [ $? -ne 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
-        grep -q "resnet18 at batch 8 on 1 nodes x 1: the predicted step time 0 s is not positive" \
+        grep -q "resnet18 at batch 8 on 1 node x 1 device: the predicted step time 0 s is not positive" \
             "$tmp/out" || check "$cmd, zero coefficients"
 done
 # and an inference of 0 s likewise, the step's coefficients kept

@@ -635,4 +635,17 @@ for args, want in ((["--per-layer"], "--per-layer needs --device NAME"),
     rc, out, err = cli_checks.run("predict", "resnet50", "--batch", "8", *args)
     check(rc == 2 and err.count("\n") == 1 and want in err, f"predict {args}: {rc} {err!r}")
 
+# a step the model cannot price (a network that only views its input: no kernel, 0 s) is
+# refused naming the layout in words: "1 node x 1 device", "2 nodes x 8 devices"
+with tempfile.TemporaryDirectory() as tmp:
+    view = os.path.join(tmp, "viewonly.ini")
+    with open(view, "w") as f:
+        f.write("[network]\nname = viewonly\ninput = 3x8x8\n[layers]\nf = flatten\n")
+    for nodes, g, words in (("1", "1", "on 1 node x 1 device:"),
+                            ("2", "8", "on 2 nodes x 8 devices:")):
+        rc, out, err = cli_checks.run("predict", view, "--device", "h100", "--nodes", nodes,
+                                      "-g", g, "--batch", "4")
+        check(rc == 1 and err.count("\n") == 1 and words in err and "is not positive" in err,
+              f"a step of 0 s on {nodes} x {g}: exit {rc}: {err!r}")
+
 finish()

@@ -144,9 +144,10 @@ static int check_positive(const sm_network *net, const sm_layout *l, const char 
     if (isnan(t) || t > 0)
         return 0;
     return sm_fail(st,
-                   "%s at batch %lld on %d nodes x %d: the predicted %s %g s is not "
+                   "%s at batch %lld on %d node%s x %d device%s: the predicted %s %g s is not "
                    "positive; the predictor does not fit this configuration",
-                   net->name, (long long)l->batch, l->nodes, l->gpus_per_node, what, t);
+                   net->name, (long long)l->batch, l->nodes, l->nodes == 1 ? "" : "s",
+                   l->gpus_per_node, l->gpus_per_node == 1 ? "" : "s", what, t);
 }
 
 /* Gradient accumulation, for every predictor: each device runs K micro-batches, forward and
