@@ -117,7 +117,7 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
         table_print(tab, out);
     table_free(tab);
     /* the step's passes by what limits them, and the host's dispatch in them */
-    double host = 0, by_bound[SM_BOUND_HOST + 1] = {0};
+    double host = 0, by_bound[SM_BOUND_LAUNCH + 1] = {0};
     for (int i = 0; i < net->n_layers; i++) {
         host += lp[i].host_fwd + lp[i].host_bwd;
         by_bound[lp[i].bound_fwd] += lp[i].t_fwd;
@@ -132,6 +132,8 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
                 "memory %.0f%%, by the host %.0f%%",
                 100 * host / passes, 100 * by_bound[SM_BOUND_COMPUTE] / passes,
                 100 * by_bound[SM_BOUND_MEMORY] / passes, 100 * by_bound[SM_BOUND_HOST] / passes);
+    if (passes > 0 && by_bound[SM_BOUND_LAUNCH] > 0)
+        fprintf(out, ", by a library's launches %.0f%%", 100 * by_bound[SM_BOUND_LAUNCH] / passes);
     fputc('\n', out);
 }
 

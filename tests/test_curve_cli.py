@@ -635,6 +635,27 @@ for args, want in ((["--per-layer"], "--per-layer needs --device NAME"),
     rc, out, err = cli_checks.run("predict", "resnet50", "--batch", "8", *args)
     check(rc == 2 and err.count("\n") == 1 and want in err, f"predict {args}: {rc} {err!r}")
 
+# what limits an LSTM's passes: lstm_tiny (hidden 8, four steps) at batch 1 is cuDNN's own
+# launches, 2 S + 1 = 9 forward at the h100's bare 5 us (45 us) beside its 36 us of dispatch
+# and next to no arithmetic: t_fwd 81 us, "launch" (it read "memory"); an LSTM of 1024 over 64
+# steps at batch 1024, 4 x 2 x 2048 x 1024 x 64 x 1024 = 1.1e12 FLOPs forward at tf32's
+# 0.7 x 494.7 TFLOP/s (3.2 ms) against 129 launches (0.65 ms), is compute-bound
+rc, out, err = cli_checks.run("predict", "tests/data/curve/lstm_tiny.ini",
+                              "--device", "h100", "-g", "1", "--batch", "1", "--per-layer",
+                              "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+check(len(rows) == 1 and rows[0]["bound_fwd"] == "launch" and rows[0]["bound_bwd"] == "launch"
+      and near(float(rows[0]["t_fwd"]), 36e-6 + 9 * 5e-6, 1e-3),
+      f"lstm_tiny at batch 1: {rc} {err} {rows}")
+with tempfile.TemporaryDirectory() as tmp:
+    big = os.path.join(tmp, "lstm_big.ini")
+    with open(big, "w") as f:
+        f.write("[network]\nname = lstm_big\ninput = 64x1024\n[layers]\nrnn = lstm hidden=1024\n")
+    rc, out, err = cli_checks.run("predict", big, "--device", "h100", "-g", "1", "--batch",
+                                  "1024", "--per-layer", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+    check(len(rows) == 1 and rows[0]["bound_fwd"] == "compute", f"lstm_big: {rc} {err} {rows}")
+
 # a step the model cannot price (a network that only views its input: no kernel, 0 s) is
 # refused naming the layout in words: "1 node x 1 device", "2 nodes x 8 devices"
 with tempfile.TemporaryDirectory() as tmp:

@@ -72,10 +72,18 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
 int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                       double *t_fwd, sm_status *st);
 
-/* What limits a layer's pass on a device description: its arithmetic, its memory traffic, or
- * the host, whose dispatch of its kernels takes longer than they run; none: no work. */
-typedef enum { SM_BOUND_NONE, SM_BOUND_COMPUTE, SM_BOUND_MEMORY, SM_BOUND_HOST } sm_bound;
-/* "-", "compute", "memory", "host". */
+/* What limits a layer's pass on a device description: its arithmetic, its memory traffic, the
+ * host, whose dispatch of its kernels takes longer than they run, or a library's own launches
+ * inside the layer's call, one after another (cuDNN's recurrent steps), where they take longer
+ * than its arithmetic and its bytes; none: no work. */
+typedef enum {
+    SM_BOUND_NONE,
+    SM_BOUND_COMPUTE,
+    SM_BOUND_MEMORY,
+    SM_BOUND_HOST,
+    SM_BOUND_LAUNCH
+} sm_bound;
+/* "-", "compute", "memory", "host", "launch". */
 const char *sm_bound_name(sm_bound b);
 
 /* One layer's part of a micro-batch's passes (sm_predict_layers): the layers' t_infer, t_fwd

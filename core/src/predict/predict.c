@@ -211,8 +211,8 @@ int sm_predict_block(const sm_predictor *p, const sm_network *net, int block,
 
 const char *sm_bound_name(sm_bound b)
 {
-    static const char *const names[] = {"-", "compute", "memory", "host"};
-    return b >= SM_BOUND_NONE && b <= SM_BOUND_HOST ? names[b] : "unknown";
+    static const char *const names[] = {"-", "compute", "memory", "host", "launch"};
+    return b >= SM_BOUND_NONE && b <= SM_BOUND_LAUNCH ? names[b] : "unknown";
 }
 
 int sm_predict_layers(const sm_predictor *p, const sm_network *net, const sm_layout *layout,

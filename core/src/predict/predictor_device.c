@@ -46,21 +46,21 @@ static double roofline(const device_predictor *d, sm_layer_work w)
     return sm_layer_roofline_seconds(&d->dev, d->precision, w);
 }
 
-/* The seconds of a pass's arithmetic and of all the bytes its kernels move, each alone: the
- * roofline's bytes and those of the kernels beside it, serial (a softmax, the casts, a
- * dropout's input, output and mask: a dropout does no arithmetic) and the score products',
- * and `extra` more (cuDNN's transposes). */
+/* The seconds of a pass's arithmetic, of all the bytes its kernels move and of a library's
+ * launches inside it, each alone: the roofline's bytes and those of the kernels beside it,
+ * serial (a softmax, the casts, a dropout's input, output and mask: a dropout does no
+ * arithmetic) and the score products', and `extra` more (cuDNN's transposes). */
 typedef struct pass_load {
-    double arithmetic, traffic;
+    double arithmetic, traffic, launches;
 } pass_load;
 
-static pass_load load_of(const device_predictor *d, sm_layer_work w, double extra)
+static pass_load load_of(const device_predictor *d, sm_layer_work w, double extra, double launches)
 {
     double stream = d->dev.memory_bandwidth * d->dev.memory_efficiency;
     return (pass_load){sm_layer_compute_seconds(&d->dev, d->precision, w) +
                            sm_layer_compute_seconds(&d->dev, d->precision,
                                                     (sm_layer_work){.matmul_flops = w.score_flops}),
-                       (w.bytes + w.serial_bytes + w.score_bytes + extra) / stream};
+                       (w.bytes + w.serial_bytes + w.score_bytes + extra) / stream, launches};
 }
 
 typedef struct pass_times {
@@ -81,6 +81,8 @@ static sm_bound bound_of(pass_load load, double device, double host)
         return SM_BOUND_NONE;
     if (host > device)
         return SM_BOUND_HOST;
+    if (load.launches > fmax(load.arithmetic, load.traffic))
+        return SM_BOUND_LAUNCH;
     return load.arithmetic >= load.traffic ? SM_BOUND_COMPUTE : SM_BOUND_MEMORY;
 }
 
@@ -127,19 +129,20 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         double device = roofline(d, infer) + transpose + library_fwd;
         t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
         t->infer = device + t->host_infer;
-        t->bound_infer = bound_of(load_of(d, infer, transpose_bytes), device, t->host_infer);
+        t->bound_infer =
+            bound_of(load_of(d, infer, transpose_bytes, library_fwd), device, t->host_infer);
     }
     double device = roofline(d, fwd) + transpose + library_fwd;
     t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
     t->fwd = device + t->host_fwd;
-    t->load_fwd = load_of(d, fwd, transpose_bytes);
+    t->load_fwd = load_of(d, fwd, transpose_bytes, library_fwd);
     t->bound_fwd = bound_of(t->load_fwd, device, t->host_fwd);
     sm_layer_work bwd = sm_layer_pass_work(v, l, m, batch, d->precision, 1, 1);
     transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 1);
     device = roofline(d, bwd) + transpose_bytes / stream + library_bwd;
     t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
     t->bwd = device + t->host_bwd;
-    t->load_bwd = load_of(d, bwd, transpose_bytes);
+    t->load_bwd = load_of(d, bwd, transpose_bytes, library_bwd);
     t->bound_bwd = bound_of(t->load_bwd, device, t->host_bwd);
     return 0;
 }
@@ -213,12 +216,13 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             t->bwd += t->fwd, t->host_bwd += t->host_fwd;
             t->load_bwd.arithmetic += t->load_fwd.arithmetic;
             t->load_bwd.traffic += t->load_fwd.traffic;
+            t->load_bwd.launches += t->load_fwd.launches;
         } else if (e == SM_RECOMPUTES_PART) {
             sm_layer_work redo = {.matmul_flops =
                                       (double)net->layers[i].saved.selective_flops * (double)batch,
                                   .serial_bytes = fwd_serial};
             t->bwd += roofline(d, redo);
-            pass_load more = load_of(d, redo, 0);
+            pass_load more = load_of(d, redo, 0, 0);
             t->load_bwd.arithmetic += more.arithmetic;
             t->load_bwd.traffic += more.traffic;
         }
