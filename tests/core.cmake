@@ -64,14 +64,17 @@ set_tests_properties(cli_metrics_unknown_model_message PROPERTIES
   PASS_REGULAR_EXPRESSION "unknown model 'no_such_model'")
 # a near miss of a shipped name is answered with the name: another case, a hyphen for an
 # underscore, a shipped name with more after it (h100-pcie-80gb begins h100-pcie, one letter
-# from a100-pcie-80gb: both said, the one it begins first), nothing for a name near none
+# from a100-pcie-80gb: both said, the one it begins first), a name a shipped one ends (the
+# part without its family: a6000, 8000), nothing for a name near none
 foreach(case
     "ResNet50|metrics;ResNet50|\\(did you mean resnet50\\? `scalemeter models` lists the zoo\\)"
     "llama3-8b|metrics;llama3-8b|\\(did you mean llama3_8b\\?"
     "H100|predict;resnet50;--batch;1;--device;H100|\\(did you mean h100\\?\\)"
     "h100-sxm5|predict;resnet50;--batch;1;--device;h100-sxm5|\\(did you mean h100\\?\\)"
     "h100-pcie-80gb|predict;resnet50;--batch;1;--device;h100-pcie-80gb|\\(did you mean h100-pcie or a100-pcie-80gb\\?\\)"
-    "pytorch|predict;resnet50;--batch;1;--device;h100;--framework;pytorch|\\(did you mean pytorch-channels-last or pytorch-eager\\?\\)")
+    "pytorch|predict;resnet50;--batch;1;--device;h100;--framework;pytorch|\\(did you mean pytorch-channels-last or pytorch-eager\\?\\)"
+    "a6000|predict;resnet50;--batch;1;--device;a6000|\\(did you mean rtx-a6000\\?\\)"
+    "8000|predict;resnet50;--batch;1;--device;8000|\\(did you mean quadro-rtx8000\\?\\)")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
   list(GET parts -1 want)

@@ -154,6 +154,15 @@ static void near_shipped(const char *subdir, const char *name, char *out, size_t
             (lower[nl] == '-' || lower[nl] == '_'))
             begun = names[k];
     }
+    /* nothing near nor begun: the shipped names this one ends, the part without its family
+     * (a6000: rtx-a6000; 8000: quadro-rtx8000) */
+    size_t ll = strlen(lower);
+    if (!begun && !near[0] && ll >= 4)
+        for (int k = 0; k < n; k++) {
+            size_t nl = strlen(names[k]), used = strlen(near);
+            if (nl > ll && !strcmp(names[k] + nl - ll, lower))
+                snprintf(near + used, sizeof near - used, "%s%s", used ? " or " : "", names[k]);
+        }
     if (!begun || !strcmp(near, begun))
         snprintf(out, len, "%s", near);
     else if (!near[0])
