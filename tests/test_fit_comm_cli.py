@@ -516,5 +516,12 @@ with tempfile.TemporaryDirectory() as d:
     fails([slow, "--collective", "ring", "--device-out", slow_out], "slow.csv",
           "intra_node_latency_us = 7.14", "slow.ini not written")
     check(not os.path.exists(slow_out), "slow.ini written")
+    # a data row of two numbers after a line that reads as nccl-tests' banner: its type was
+    # looked up past the last token, a null pointer, and fit-comm crashed (SIGSEGV; found by
+    # fuzz/fuzz_comm.c, fuzz/regressions/comm/row-of-two-numbers); refused at its line now
+    two_numbers = os.path.join(d, "two-numbers.txt")
+    with open(two_numbers, "wb") as f:
+        f.write(b"\xe5" * 24 + b"/s)\n     1048576        2621\n1013.9\n")
+    fails([two_numbers], "two-numbers.txt:2:", "expected 'size count type redop")
 
 finish()

@@ -428,7 +428,7 @@ static int read_nccl_tests(sm_comm_runs *r, line_source *src, int nodes, int sou
         int numbers = nt >= 2 && !parse_int(tok[0], &size) && !parse_int(tok[1], &count);
         if (!numbers && !(nt > 3 && is_redop(tok[3])))
             continue; /* not a data row: NCCL's INFO/WARN lines, a banner */
-        long elem = type_bytes(tok[2]);
+        long elem = nt > 2 ? type_bytes(tok[2]) : 0; /* a row of two numbers has no type */
         int gathers = half || (nt > 3 && !strcmp(tok[3], "none"));
         /* all_gather_perf and reduce_scatter_perf give each rank size / ranks bytes, rounded
          * down: below one element a rank, they print "0 0" rows, timing nothing to fit */
