@@ -15,27 +15,13 @@ static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->trai
 /* A layer whose FLOPs are matrix products, all or in part (the plugin's matmul_flops). */
 int sm_layer_is_matmul(const sm_layer *l) { return l->m.matmul_flops > 0; }
 
-/* The dropout eager attention runs on its probabilities in training, for one pass of the
- * whole batch, the same in either pass: forward, it reads each probability and writes it and
- * its mask (dropout_mask_bytes); backward, it reads the gradient and the mask and writes the
- * gradient. The plugin's scores_mask_elems say how many there are (per sample; the batch is the
- * ratio of the pass's score bytes to one sample's). */
-static double scores_dropout_bytes(const sm_device *v, const sm_layer *l, int64_t batch,
-                                   double elem)
+/* A dropout in training over `masks` elements a sample, for one pass of the whole batch, the
+ * same in either pass: forward, native_dropout reads each element and writes it and its mask
+ * (dropout_mask_bytes); backward, it reads the gradient and the mask and writes the gradient.
+ * A kernel of its own; at inference it is the identity and moves nothing (which is why a
+ * dropout layer declares no bytes). elem: bytes of an element at the pass's precision. */
+static double dropout_bytes(const sm_device *v, int64_t masks, int64_t batch, double elem)
 {
-    if (l->saved.scores_mask_elems <= 0 || l->m.scores_bytes <= 0)
-        return 0;
-    return (double)batch * (double)l->saved.scores_mask_elems * (2 * elem + v->mask_bytes);
-}
-
-/* A dropout over the layer's own activations (the masks it keeps beside its scores'), in
- * training: the same traffic as on the scores, in either pass (native_dropout reads the input
- * and writes the output and the mask; its backward reads the gradient and the mask and writes
- * the gradient), a kernel of its own. At inference it is the identity and moves nothing,
- * which is why a dropout layer declares no bytes. */
-static double own_dropout_bytes(const sm_device *v, const sm_layer *l, int64_t batch, double elem)
-{
-    int64_t masks = l->saved.mask_elems - l->saved.scores_mask_elems;
     return masks > 0 ? (double)batch * (double)masks * (2 * elem + v->mask_bytes) : 0;
 }
 
@@ -104,11 +90,15 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.serial_bytes += 2 * passes * once;
         /* once is 2 bytes a score at 16-bit activations */
         w.serial_bytes += softmax_upcast_per_score(v, l, p, backward) * once / 2;
-        if (train)
-            w.serial_bytes += scores_dropout_bytes(v, l, batch, 4 * half);
+        /* the dropout eager attention runs on its probabilities (scores_mask_elems), of a
+         * layer that has scores */
+        if (train && l->m.scores_bytes > 0)
+            w.serial_bytes += dropout_bytes(v, l->saved.scores_mask_elems, batch, 4 * half);
     }
+    /* a dropout over the layer's own activations: the masks it keeps beside its scores' */
     if (train)
-        w.serial_bytes += own_dropout_bytes(v, l, batch, 4 * half);
+        w.serial_bytes +=
+            dropout_bytes(v, l->saved.mask_elems - l->saved.scores_mask_elems, batch, 4 * half);
     return w;
 }
 

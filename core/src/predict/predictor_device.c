@@ -63,6 +63,12 @@ static pass_load load_of(const device_predictor *d, sm_layer_work w, double extr
                        (w.bytes + w.serial_bytes + w.score_bytes + extra) / stream, launches};
 }
 
+/* a += b: a pass and what it recomputes */
+static void load_add(pass_load *a, pass_load b)
+{
+    a->arithmetic += b.arithmetic, a->traffic += b.traffic, a->launches += b.launches;
+}
+
 typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
     double fwd_serial;      /* bytes of the training forward pass's serial kernels (what
@@ -182,6 +188,7 @@ static int block_forward(const device_predictor *d, const sm_network *net, int b
 typedef struct layer_step {
     pass_times t;
     double weights;
+    int fused; /* run inside a neighbour's kernel: no passes of its own */
 } layer_step;
 
 static layer_step *layer_steps(const device_predictor *d, const sm_network *net, int64_t batch,
@@ -204,6 +211,7 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         }
         ls[i].weights = (double)m.weights;
         double fwd_serial = ls[i].t.fwd_serial;
+        ls[i].fused = fused[i];
         if (fused[i])
             ls[i].t = (pass_times){0};
         /* what checkpointing recomputes: the whole forward pass, or of a layer kept in part
@@ -214,17 +222,13 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         pass_times *t = &ls[i].t;
         if (e == SM_RECOMPUTES_ALL) {
             t->bwd += t->fwd, t->host_bwd += t->host_fwd;
-            t->load_bwd.arithmetic += t->load_fwd.arithmetic;
-            t->load_bwd.traffic += t->load_fwd.traffic;
-            t->load_bwd.launches += t->load_fwd.launches;
+            load_add(&t->load_bwd, t->load_fwd);
         } else if (e == SM_RECOMPUTES_PART) {
             sm_layer_work redo = {.matmul_flops =
                                       (double)net->layers[i].saved.selective_flops * (double)batch,
                                   .serial_bytes = fwd_serial};
             t->bwd += roofline(d, redo);
-            pass_load more = load_of(d, redo, 0, 0);
-            t->load_bwd.arithmetic += more.arithmetic;
-            t->load_bwd.traffic += more.traffic;
+            load_add(&t->load_bwd, load_of(d, redo, 0, 0));
         }
         /* what limits the backward pass with what it recomputes: a host-bound pass that
          * recomputes a memory-bound forward may not be host-bound any more */
@@ -460,21 +464,15 @@ static int device_predict_layers(const void *impl, const sm_network *net, const 
     const device_predictor *d = impl;
     if (sm_checkpoint_check(net, d->checkpoint, st))
         return -1;
-    unsigned char *fused = malloc((size_t)net->n_layers + 1);
-    if (!fused || sm_network_fused(&d->dev, net, fused)) {
-        free(fused);
-        return sm_fail(st, "out of memory");
-    }
     layer_step *ls = layer_steps(d, net, layout->batch, st);
-    for (int i = 0; ls && i < net->n_layers; i++) {
+    if (!ls)
+        return -1;
+    for (int i = 0; i < net->n_layers; i++) {
         const pass_times *t = &ls[i].t;
         out[i] = (sm_layer_prediction){t->infer,     t->fwd,      t->bwd,         t->host_infer,
                                        t->host_fwd,  t->host_bwd, t->bound_infer, t->bound_fwd,
-                                       t->bound_bwd, fused[i]};
+                                       t->bound_bwd, ls[i].fused};
     }
-    free(fused);
-    if (!ls)
-        return -1;
     free(ls);
     return 0;
 }
