@@ -69,6 +69,16 @@ static const error_case cases[] = {
      "memory_type = hbm9: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
     {DEVICE_PART "tensor_cores = kepler\n" NODE_PART, 4,
      "tensor_cores = kepler: expected none, volta, turing, ampere, ada, hopper or blackwell"},
+    /* C's hexadecimal floats are not the files' decimal: 0x1p9 was read as 512 */
+    {"[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 0x1p9\n" NODE_PART, 3,
+     "memory_bandwidth_gb_s = 0x1p9: expected a number from 0.001"},
+    {"[device]\npeak_fp32_tflops = -0X10\nmemory_bandwidth_gb_s = 1000\n" NODE_PART, 2,
+     "peak_fp32_tflops = -0X10: expected a number"},
+    /* an efficiency of a precision without its peak was kept and never read */
+    {DEVICE_PART "compute_efficiency_tf32 = 0.5\n" NODE_PART, 4,
+     "compute_efficiency_tf32 without peak_tf32_tflops: no prediction at tf32 reads it"},
+    {DEVICE_PART "conv_efficiency_bf16 = 0.3\n" NODE_PART, 4,
+     "conv_efficiency_bf16 without peak_bf16_tflops"},
 };
 
 /* The counts of one pass that the sm_layer_pass_work tests below share, each adding its own:

@@ -542,6 +542,17 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
         if (fields[i].offset == AT(max_devices_per_node))
             max_line = r.set_at[i];
     }
+    /* an efficiency scales its precision's peak: without the peak no prediction reads it, and
+     * a compute_efficiency_tf32 on a part without TF32 was taken without a word */
+    for (int i = 0; i < N_FIELDS; i++)
+        for (int p = 0; p < SM_N_PRECISIONS; p++)
+            if ((fields[i].offset == EFF(p) || fields[i].offset == CONV(p)) && r.set_at[i] &&
+                !peak_line[p])
+                return sm_fail(st,
+                               "%s:%d: %s without peak_%s_tflops: no prediction at %s reads it "
+                               "(give the part's %s peak, or drop the key)",
+                               path, r.set_at[i], fields[i].key, sm_precision_names[p],
+                               sm_precision_names[p], sm_precision_names[p]);
     if (!max_line)
         dev->max_devices_per_node = dev->devices_per_node;
     else if (dev->max_devices_per_node < dev->devices_per_node)

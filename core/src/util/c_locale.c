@@ -3,6 +3,7 @@
  * do at start) made strtod stop at the '.' of every shipped file ("66.9: expected a number")
  * and printf write "1,5e-11" into the files fit writes. */
 #define _GNU_SOURCE /* strtod_l */
+#include <ctype.h>
 #include <locale.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,6 +23,17 @@ static locale_t c(void)
 
 double sm_strtod(const char *text, char **end)
 {
+    /* decimal only: strtod also reads C's hexadecimal floats, and a description's 0x1p-1 was
+     * taken as 0.5 where every file and document writes decimal */
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        *end = (char *)text;
+        return 0;
+    }
     locale_t l = c();
     return l ? strtod_l(text, end, l) : strtod(text, end); /* out of memory: the global one */
 }

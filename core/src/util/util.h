@@ -64,7 +64,8 @@ int sm_edit_distance(const char *a, const char *b);
 void sm_near_names(const char *name, const char *const *names, int n, char *out, size_t len);
 
 /* Numbers of files in the C locale, whatever the program's (c_locale.c): sm_strtod is strtod
- * with '.' as the decimal point; between sm_locale_c_begin and sm_locale_c_end this thread's
+ * with '.' as the decimal point and without hexadecimal (it stops at the text's start, as at
+ * any other non-number); between sm_locale_c_begin and sm_locale_c_end this thread's
  * printf family writes '.' too (uselocale), and sm_locale_c_end puts back what was before. */
 typedef locale_t sm_locale;
 double sm_strtod(const char *text, char **end);
