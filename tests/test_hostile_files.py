@@ -256,6 +256,20 @@ check(rc == 0 and keys.count("compute_efficiency_tf32") == 1,
       f"compute_efficiency_tf32 keys, {err.strip()[-200:]}")
 rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
 check(rc == 0, f"the description fitted from a ':' base is read: {err.strip()}")
+# a base whose [device] comes in two parts (inih joins them): the fitted keys of the second part
+# went in at the end of the first and again at their own lines, and the description written
+# was refused ("compute_efficiency_tf32 given twice")
+split = write("split_base.ini", H100.replace("compute_efficiency_tf32 = 0.7\n", "").replace(
+    "\n[framework]\n", "\n[device]\ncompute_efficiency_tf32 = 0.7\n\n[framework]\n", 1))
+fitted = os.path.join(tmp, "split_fitted.ini")
+rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-base", split,
+                   "--device-out", fitted, "-o", os.path.join(tmp, "split_coeffs.ini"))
+keys = [l.split("=")[0].strip() for l in open(fitted)] if rc == 0 else []
+check(rc == 0 and keys.count("compute_efficiency_tf32") == 1,
+      f"fit --device-out on a base of two [device] parts: "
+      f"{keys.count('compute_efficiency_tf32')} compute_efficiency_tf32 keys, {err.strip()[-200:]}")
+rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
+check(rc == 0, f"the description fitted from a base of two [device] parts is read: {err.strip()}")
 # a fit that fails on its rows names the CSV: too few, or linearly dependent
 few = write("few.csv", "\n".join(rows[:3]) + "\n")
 refused(["fit", few], None, None, f"{few}: phase infer: 2 points for 4 coefficients")

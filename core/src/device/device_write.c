@@ -71,7 +71,9 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
         int replaced = 0;
         for (int i = 0; i < n && key[0]; i++)
             if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key)) {
-                write_key(out, &keys[i]);
+                /* a section given twice: its first part's end took the key already */
+                if (!written[i])
+                    write_key(out, &keys[i]);
                 written[i] = replaced = 1;
             }
         if (!replaced)
