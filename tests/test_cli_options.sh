@@ -46,6 +46,18 @@ run fit runs.csv --dev x
 run fit runs.csv --device x
 [ $? -ne 0 ] && grep -q -- "--device is --device-name NAME" "$tmp/out" || check "fit --device renamed"
 
+# --algorithm or --protocol beside --collective ring: the option's usage error (it was exit 1,
+# naming no option: "an algorithm or protocol restricts NCCL's choice")
+for cmd in predict curve; do
+    run $cmd resnet18 --batch 8 --nodes 1 --device h100 --collective ring --algorithm Ring
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+        grep -q "^scalemeter $cmd: --algorithm Ring restricts NCCL's choice: it needs the nccl collective, not ring$" "$tmp/out" ||
+        check "$cmd --collective ring --algorithm"
+done
+run allreduce --device h100 --collective ring --protocol LL
+[ $? -eq 2 ] && grep -q "^scalemeter allreduce: --protocol LL restricts NCCL's choice" "$tmp/out" ||
+    check "allreduce --collective ring --protocol"
+
 # "-": a network file and a measurement CSV on the standard input
 "$bin" metrics - --format json <"$src/models/resnet18.ini" >"$tmp/out" 2>&1 &&
     grep -q '"weights": 11689512' "$tmp/out" || check "metrics -"

@@ -659,11 +659,13 @@ int sm_device_choose_collective(sm_device *v, const char *collective, const char
         sm_device_collective(v, collective, out, st))
         return -1;
     if (algorithms || protocols) {
+        /* the option's name first: the commands take a "--" error as a usage error (exit 2) */
         if (collective && *out != SM_COLLECTIVE_NCCL)
             return sm_fail(st,
-                           "an algorithm or protocol restricts NCCL's choice: it needs the "
-                           "nccl collective, not %s",
-                           collective);
+                           "--%s %s restricts NCCL's choice: it needs the nccl collective, not "
+                           "%s",
+                           algorithms ? "algorithm" : "protocol",
+                           algorithms ? algorithms : protocols, collective);
         *out = SM_COLLECTIVE_NCCL;
     }
     v->nccl_algorithms = a;
