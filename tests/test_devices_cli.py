@@ -232,6 +232,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # 132 SMs x 1.3284 W = 175 W of static power above a 150 W limit
     for extra, want in [
             ("sustained_clock_mhz = 2100", ":7: sustained_clock_mhz = 2100 is above boost_clock_mhz = 1980"),
+            # a fraction above the boost clock, said in its digits (it read "1980 is above 1980")
+            ("sustained_clock_mhz = 1980.0001",
+             ":7: sustained_clock_mhz = 1980.0001 is above boost_clock_mhz = 1980\n"),
             ("power_limit_w = 150", ":7: power_limit_w = 150 is below the static power the model takes for 132 hopper SMs (175 W)"),
             ("sustained_clock_mhz = fast", ":7: sustained_clock_mhz = fast: expected a number"),
             # NCCL's tables go by compute capability: Hopper's tensor cores are hopper's

@@ -303,8 +303,9 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
     if (clock_line && dev->boost_clock <= 0)
         return sm_fail(st, "%s:%d: sustained_clock_mhz without boost_clock_mhz to bound it",
                        dev->path, clock_line);
+    /* every digit: %g's six made 1980.0001 "1980 is above boost_clock_mhz = 1980" */
     if (clock_line && dev->sustained_clock > dev->boost_clock)
-        return sm_fail(st, "%s:%d: sustained_clock_mhz = %g is above boost_clock_mhz = %g",
+        return sm_fail(st, "%s:%d: sustained_clock_mhz = %.15g is above boost_clock_mhz = %.15g",
                        dev->path, clock_line, dev->sustained_clock / 1e6, dev->boost_clock / 1e6);
     int from_arch[SM_N_PRECISIONS] = {0}, conv_from_arch[SM_N_PRECISIONS] = {0};
     if (dev->fp32_lanes && !eff_given[SM_FP32]) {
