@@ -270,6 +270,19 @@ check(rc == 0 and keys.count("compute_efficiency_tf32") == 1,
       f"{keys.count('compute_efficiency_tf32')} compute_efficiency_tf32 keys, {err.strip()[-200:]}")
 rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
 check(rc == 0, f"the description fitted from a base of two [device] parts is read: {err.strip()}")
+# a base in a folder of a long path: the header's comment naming it ran past the 198
+# characters a line may have, and the description written was refused at line 3
+deep = os.path.join(tmp, "d" * 80, "e" * 80)
+os.makedirs(deep)
+shutil.copy("configs/devices/h100.ini", deep)
+fitted = os.path.join(tmp, "deep_fitted.ini")
+rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-base",
+                   os.path.join(deep, "h100.ini"), "--device-out", fitted, "-o",
+                   os.path.join(tmp, "deep_coeffs.ini"))
+check(rc == 0 and max(len(l.rstrip("\n")) for l in open(fitted)) <= 198,
+      f"fit --device-out from a base of a long path: lines within 198 characters: {err.strip()}")
+rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
+check(rc == 0, f"the description fitted from a base of a long path is read: {err.strip()}")
 # a fit that fails on its rows names the CSV: too few, or linearly dependent
 few = write("few.csv", "\n".join(rows[:3]) + "\n")
 refused(["fit", few], None, None, f"{few}: phase infer: 2 points for 4 coefficients")

@@ -10,6 +10,7 @@
 #include "device/device_file.h"
 #include "network/network_internal.h"
 #include "scalemeter/device.h"
+#include "util/ini_reader.h"
 
 /* "  key = value ; comment" -> the key, or ""; "key: value" too, as inih reads it (a key
  * left unmatched would be written twice, and the description refused) */
@@ -28,6 +29,31 @@ static void write_key(FILE *out, const sm_device_key *k)
 {
     fprintf(out, "%s = %s%s%s\n", k->key, k->value, k->comment ? "  ; " : "",
             k->comment ? k->comment : "");
+}
+
+/* The header's comment lines, each cut to what the readers take: a long path of the runs or
+ * the base in one made the description written unreadable ("line longer than 198
+ * characters"). A long line goes on in more comment lines, cut at a space or after a '/'. */
+static void write_header(FILE *out, const char *header)
+{
+    const char *p = header;
+    while (*p) {
+        size_t n = strcspn(p, "\n"), max = SM_INI_MAX_LINE;
+        while (n > max) {
+            size_t cut = max;
+            while (cut > max / 2 && p[cut] != ' ' && p[cut - 1] != '/')
+                cut--;
+            if (cut == max / 2)
+                cut = max;
+            fprintf(out, "%.*s\n; ", (int)cut, p);
+            size_t skip = cut + (p[cut] == ' ');
+            p += skip;
+            n -= skip;
+            max = SM_INI_MAX_LINE - 2; /* after "; " */
+        }
+        fprintf(out, "%.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
 }
 
 /* The keys of `section` not written yet (they were not in the base's section). */
@@ -56,7 +82,7 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
         free(written);
         return written ? -1 : sm_fail(st, "out of memory");
     }
-    fputs(header, out);
+    write_header(out, header);
     char *line = NULL, section[64] = "";
     size_t cap = 0;
     while (getline(&line, &cap, in) != -1) {

@@ -9,7 +9,6 @@
 
 #include "util/util.h"
 
-#define MAX_LINE_SHOWN 198  /* inih's INI_MAX_LINE (200) less the newline and the terminator */
 #define MAX_SECTION_NAME 49 /* inih's MAX_SECTION (50, ini.c) less the terminator */
 
 /* Refuses the line instead of handing it to inih: r->bad says why. */
@@ -168,7 +167,7 @@ int sm_ini_parse_format(const char *path, const sm_ini_format *format, sm_ini_re
     if (r->bad)
         return sm_fail(st, "%s:%d: %s", path, r->bad_line, r->bad);
     return sm_fail(
-        st, "%s:%d: line longer than %d characters; %s", path, r->too_long, MAX_LINE_SHOWN,
+        st, "%s:%d: line longer than %d characters; %s", path, r->too_long, SM_INI_MAX_LINE,
         format && format->continued ? "continue it on an indented next line" : "shorten it");
 }
 

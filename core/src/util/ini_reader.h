@@ -10,6 +10,10 @@
 
 #include "scalemeter/scalemeter.h"
 
+/* The longest line the reader takes: inih's INI_MAX_LINE (200) less the newline and the
+ * terminator (what a writer of these files keeps to) */
+#define SM_INI_MAX_LINE 198
+
 /* What a format allows beyond inih's plain lines. */
 typedef struct sm_ini_format {
     /* values continue on indented lines (inih's multi-line values: networks); where 0, an
