@@ -283,6 +283,23 @@ check(rc == 0 and max(len(l.rstrip("\n")) for l in open(fitted)) <= 198,
       f"fit --device-out from a base of a long path: lines within 198 characters: {err.strip()}")
 rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
 check(rc == 0, f"the description fitted from a base of a long path is read: {err.strip()}")
+# fit --device-out on its own description, again and again, and on runs of a long path: the
+# name took "-fitted" and the description ", keys fitted to PATH" once more each time, until
+# the description's line ran past 198 characters (at the second fit) and was refused
+shutil.copy("configs/calibrations/h100-pytorch-tf32.csv", deep)
+base = "h100"
+for i, runs in enumerate(["configs/calibrations/h100-pytorch-tf32.csv"] * 3 +
+                         [os.path.join(deep, "h100-pytorch-tf32.csv")]):
+    fitted = os.path.join(tmp, f"refit{i}.ini")
+    rc, out, err = run("fit", runs, "--device-base", base, "--device-out", fitted, "-o",
+                       os.path.join(tmp, "refit_coeffs.ini"))
+    check(rc == 0, f"fit --device-out, round {i}: {err.strip()[-300:]}")
+    base = fitted
+rc, out, err = run("predict", "resnet50", "--device", base, "--batch", "8")
+check(rc == 0 and "h100-fitted" in out and "-fitted-fitted" not in out,
+      f"a description fitted four times is read, named h100-fitted: {err.strip()}")
+check(os.path.exists(base) and open(base).read().count("keys fitted to") == 1,
+      f"a description fitted four times says 'keys fitted to' once: {err.strip()}")
 # a fit that fails on its rows names the CSV: too few, or linearly dependent
 few = write("few.csv", "\n".join(rows[:3]) + "\n")
 refused(["fit", few], None, None, f"{few}: phase infer: 2 points for 4 coefficients")

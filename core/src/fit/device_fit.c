@@ -28,6 +28,7 @@
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 #include "util/fnv.h"
+#include "util/ini_reader.h"
 
 enum { U_DINFER, U_DFWD, U_DBWD, U_C, U_M, N_UNKNOWNS };
 
@@ -373,8 +374,20 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
                                         {"device", "description", "", NULL},
                                         {"device", "precision", "", NULL},
                                         {"framework", "name", "", NULL}};
-    snprintf(keys[0].value, sizeof keys[0].value, "%s-fitted", v.name);
-    snprintf(keys[1].value, sizeof keys[1].value, "%s, keys fitted to %s", v.description, source);
+    /* a base fitted before keeps one suffix of each, and both keys within what the loader
+     * takes (a name of 63 characters, one line after "description = "): fitting the fitted
+     * description again grew them past it, and what was written could not be read */
+    size_t name_len = strlen(v.name), suffix = strlen("-fitted");
+    if (name_len >= suffix && !strcmp(v.name + name_len - suffix, "-fitted"))
+        v.name[name_len - suffix] = '\0';
+    char *before = strstr(v.description, ", keys fitted to ");
+    if (before)
+        *before = '\0';
+    const char *file = strrchr(source, '/') ? strrchr(source, '/') + 1 : source;
+    snprintf(keys[0].value, sizeof v.name, "%.*s-fitted", (int)(sizeof v.name - 1 - suffix),
+             v.name);
+    snprintf(keys[1].value, sizeof keys[1].value, "%s, keys fitted to %s", v.description, file);
+    keys[1].value[SM_INI_MAX_LINE - strlen("description = ")] = '\0';
     snprintf(keys[2].value, sizeof keys[2].value, "%s", f->precision);
     snprintf(keys[3].value, sizeof keys[3].value, "%s", v.framework[0] ? v.framework : "fitted");
     for (int i = 0; i < N_FITTED; i++) {
