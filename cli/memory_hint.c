@@ -43,8 +43,20 @@ void memory_hint(char *buf, size_t len, const sm_memory *m, const memory_hint_co
         return;
     double states = m->weights + m->gradients + m->optimizer;
     double acts = m->activations + m->backward;
+    double fixed = m->workspace + m->context;
     char part[32], whole[32], tries[256] = "";
     int n = 0;
+    /* a device whose memory the libraries' workspace and the context alone nearly fill: no
+     * option shrinks them, and "--shard full" sent the planner after the smaller part */
+    if (fixed > states && fixed > acts) {
+        fmt_gib(fixed, part, sizeof part);
+        fmt_gib(m->peak + m->context, whole, sizeof whole);
+        snprintf(buf, len,
+                 "the libraries' workspace and the CUDA context are most of it (%s of %s), "
+                 "which no option shrinks: try a device with more memory",
+                 part, whole);
+        return;
+    }
     fmt_gib(states >= acts ? states : acts, part, sizeof part);
     fmt_gib(m->peak + m->context, whole, sizeof whole);
     if (states >= acts) {
