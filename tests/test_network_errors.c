@@ -124,6 +124,20 @@ static const error_case cases[] = {
     {"[network]\ninput = 16777216x1x1\n[layers]\n"
      "a = conv2d out=16777216 kernel=65535 padding=32767\n",
      4, "overflow"},
+    /* a tied head's matrix is counted at its embedding: one of other rows, or none, left its
+     * 50257 x 768 weights out of every count (768,000 weights for GPT-2's head and a
+     * 1000-row table) */
+    {"[network]\ninput = 16\n[layers]\ne = embedding vocab=1000 dim=768\n"
+     "h = lm_head vocab=50257\n",
+     5,
+     "layer h (lm_head): its 50257 x 768 matrix is tied to an embedding (counted there), and "
+     "the network has none of 50257 rows of 768: give it one (embedding vocab=50257 "
+     "dim=768), or write an untied head (linear out=50257 bias=false)"},
+    {"[network]\ninput = 16\n[layers]\ne = embedding vocab=50257 dim=512\n"
+     "p = linear out=768\nh = lm_head vocab=50257\n",
+     6, "its 50257 x 768 matrix is tied to an embedding"},
+    {"[network]\ninput = 16x768\n[layers]\nn = layernorm\nh = lm_head vocab=100\n", 5,
+     "the network has none of 100 rows of 768"},
 };
 
 /* Text with the message's file:line and phrase, or a failure naming the case. */

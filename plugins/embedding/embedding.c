@@ -88,7 +88,7 @@ static const sm_layer_type embedding_type = {
     .parse = embedding_parse,
     .infer = embedding_infer,
     .metrics = embedding_metrics,
-    .traits = 0,
+    .traits = SM_TRAIT_EMBEDDING,
     .saved = embedding_saved,
 };
 

@@ -83,7 +83,7 @@ static const sm_layer_type lm_head_type = {
     .parse = lm_head_parse,
     .infer = lm_head_infer,
     .metrics = lm_head_metrics,
-    .traits = SM_TRAIT_MATMUL,
+    .traits = SM_TRAIT_MATMUL | SM_TRAIT_TIED,
     /* the weight gradient needs the input */
     .saved = sm_saved_input,
 };

@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 12" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 13" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -44,10 +44,11 @@ extern "C" {
  * attention layer whose code calls a fused kernel); 11 the library kernels of metrics (what a
  * library launches inside the layer's one call: cuDNN's RNN, a step at a time); 12 view_strides
  * of the descriptor (a view that copies a tensor its input's layout admits no view of: a
- * flatten after a permute). Whatever the version, every
+ * flatten after a permute); 13 the traits SM_TRAIT_EMBEDDING and SM_TRAIT_TIED (an output
+ * layer whose matrix an embedding holds). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 12u
+#define SM_PLUGIN_ABI_VERSION 13u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -241,6 +242,13 @@ enum {
      * group_norm): under autocast at fp16 and bf16 it moves its fp32 bytes, keeps its inputs in
      * fp32 and writes an fp32 output (tools/torch_autocast_norm.py measures a norm's). */
     SM_TRAIT_AUTOCAST_FP32 = 1u << 9,
+    /* ABI 13. A table of rows looked up by index (nn.Embedding): its weights are its rows x the
+     * last dimension of its output. */
+    SM_TRAIT_EMBEDDING = 1u << 10,
+    /* ABI 13. Its matrix is an embedding's, [..., E] -> [..., V] (a language model's output
+     * layer tied to its token embedding): its weights hold none of it, so the network must
+     * hold an SM_TRAIT_EMBEDDING layer of V rows of E, whose weights count it. */
+    SM_TRAIT_TIED = 1u << 11,
 };
 
 /* What one layer keeps for its backward pass, for one sample, as the framework's autograd

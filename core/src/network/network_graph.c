@@ -623,6 +623,39 @@ static int input_is_channels_length(draft_network *d, int **inputs, const int *n
     return conv;
 }
 
+/* A tied output layer's matrix is an embedding's (SM_TRAIT_TIED), and only the embedding's
+ * weights count it: an lm_head of 50,257 outputs beside an embedding of 1,000 rows, or none,
+ * left its 50,257 x 768 matrix out of the weights, gradients and optimizer state without a
+ * word. Each needs an SM_TRAIT_EMBEDDING layer of as many rows as it has outputs, as wide as
+ * its input. A network of the tied layer alone is that layer under test (check-plugin's cases,
+ * the executors' gradient checks), its matrix outside it by construction. */
+static int check_tied(const sm_network *net, sm_status *st)
+{
+    for (int i = 0; i < net->n_layers && net->n_layers > 1; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (!(l->type->traits & SM_TRAIT_TIED) || l->out.ndim < 1)
+            continue;
+        const sm_shape *in = l->inputs[0] < 0 ? &net->input : &net->layers[l->inputs[0]].out;
+        int64_t e = in->dim[in->ndim - 1], v = l->out.dim[l->out.ndim - 1];
+        int found = 0;
+        for (int j = 0; j < net->n_layers && !found; j++) {
+            const sm_layer *t = &net->layers[j];
+            int64_t width = t->out.ndim >= 1 ? t->out.dim[t->out.ndim - 1] : 0;
+            found = (t->type->traits & SM_TRAIT_EMBEDDING) && width == e &&
+                    t->m.weights == sm_mul(v, e);
+        }
+        if (!found)
+            return sm_fail(st,
+                           "%s:%d: layer %s (%s): its %lld x %lld matrix is tied to an embedding "
+                           "(counted there), and the network has none of %lld rows of %lld: "
+                           "give it one (embedding vocab=%lld dim=%lld), or write an untied "
+                           "head (linear out=%lld bias=false)",
+                           net->path, l->line, l->name, l->type->name, (long long)v, (long long)e,
+                           (long long)v, (long long)e, (long long)v, (long long)e, (long long)v);
+    }
+    return 0;
+}
+
 int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
                      sm_status *st)
 {
@@ -707,6 +740,8 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         sm_plugin_call_end(outer);
     }
     sm_plugin_call_end(outer_all);
+    if (rc == 0)
+        rc = check_tied(net, st);
     free(strides);
     for (int k = 0; inputs && k < n; k++)
         free(inputs[k]);

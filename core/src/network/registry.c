@@ -199,7 +199,7 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
         return sm_fail(st, "%s: layer type '%s' has an invalid input count range", path, t->name);
     /* a bit plugin.h names no trait for is a mistake the host would ignore: the plugin meant
      * something it would not get */
-    uint32_t known = ((uint32_t)SM_TRAIT_AUTOCAST_FP32 << 1) - 1;
+    uint32_t known = ((uint32_t)SM_TRAIT_TIED << 1) - 1;
     if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
         (t->traits & ~known))
         return sm_fail(st,
