@@ -48,9 +48,9 @@ void memory_hint(char *buf, size_t len, const sm_memory *m, const memory_hint_co
     int n = 0;
     /* a device whose memory the libraries' workspace and the context alone nearly fill: no
      * option shrinks them, and "--shard full" sent the planner after the smaller part */
+    fmt_gib(m->peak + m->context, whole, sizeof whole);
     if (fixed > states && fixed > acts) {
         fmt_gib(fixed, part, sizeof part);
-        fmt_gib(m->peak + m->context, whole, sizeof whole);
         snprintf(buf, len,
                  "the libraries' workspace and the CUDA context are most of it (%s of %s), "
                  "which no option shrinks: try a device with more memory",
@@ -58,7 +58,6 @@ void memory_hint(char *buf, size_t len, const sm_memory *m, const memory_hint_co
         return;
     }
     fmt_gib(states >= acts ? states : acts, part, sizeof part);
-    fmt_gib(m->peak + m->context, whole, sizeof whole);
     if (states >= acts) {
         /* sharding divides the states by the devices; one device cannot shard */
         if (c->devices < 2)

@@ -631,7 +631,9 @@ static int input_is_channels_length(draft_network *d, int **inputs, const int *n
  * the executors' gradient checks), its matrix outside it by construction. */
 static int check_tied(const sm_network *net, sm_status *st)
 {
-    for (int i = 0; i < net->n_layers && net->n_layers > 1; i++) {
+    if (net->n_layers < 2)
+        return 0;
+    for (int i = 0; i < net->n_layers; i++) {
         const sm_layer *l = &net->layers[i];
         if (!(l->type->traits & SM_TRAIT_TIED) || l->out.ndim < 1)
             continue;
