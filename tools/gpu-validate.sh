@@ -15,16 +15,21 @@
 #           torchvision ones (measure.py)
 #   layers  (not in the default phases) per-op timings of eager PyTorch by torch.profiler, at
 #           fp32, tf32 and bf16 (tools/torch_layer_profile.py; issue 38 item 4)
+#   memory  (not in the default phases) what PyTorch's allocator holds while 16 zoo networks
+#           train and infer, fp32 and bf16, and the largest training batch of two
+#           (tools/torch_gpu_memory.py; issue 38 item 6)
+#   repeat  (not in the default phases) the shipped bf16 set's configurations of --models, 3
+#           rounds in shuffled orders, CUDA events (tools/torch_repeat_runs.py; item 5)
 #   ranks   (not in the default phases) data-parallel CPU training at 1 to 16 ranks on the
 #           machine's cores, with its topology and the ranks' bindings (tools/rank_study.sh:
 #           ranks.csv, ranks.csv.lscpu, ranks.csv.bindings)
 #
 #   tools/gpu-validate.sh [--phase LIST] [--pack TARBALL] [--out DIR] [--quick]
 #                         [--precision fp32|tf32] [--models LIST] [--images LIST]
-#                         [--batches LIST]
+#                         [--batches LIST] [--points LIST] [--time-limit SECONDS]
 #
 #   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report; models,
-#                  layers and ranks only when named); setup
+#                  layers, memory, repeat and ranks only when named); setup
 #                  always runs. Every phase resumes: the CSVs keep what was measured, so a
 #                  call cut off by a time limit goes on where it stopped when run again.
 #   --pack FILE    the offline tarball (default: the first of $SM_PACK,
@@ -33,6 +38,10 @@
 #                  report.md, the two CSVs and coefficient files, gpu-tests.log, backends.txt
 #                  and validate.log (8 files)
 #   --quick        6 networks x 2 images x 2 batches, for a first look
+#   --points LIST  the layers phase's BATCHxIMAGE points (default 32x224,128x224,256x224,64x128)
+#   --time-limit S the memory, layers and repeat phases start no new measurement after S
+#                  seconds each (default: none); what they measured is kept, and a later call
+#                  goes on from there
 #
 # Work files live in build-validate/ (ignored by git, kept between calls on the same machine).
 # The CSVs are named after the GPU: configs/calibrations/h100-scalemeter-fp32.csv and
@@ -50,6 +59,8 @@ models=$models,densenet121,googlenet,squeezenet1_0,shufflenet_v2_x1_0,regnet_y_4
 models=$models,vgg11
 images=64,128,224
 batches=8,32,64
+points=32x224,128x224,256x224,64x128
+time_limit=0
 while [ $# -gt 0 ]; do
     case $1 in
     --phase) phases=setup,$2; shift 2 ;;
@@ -59,10 +70,12 @@ while [ $# -gt 0 ]; do
     --models) models=$2; shift 2 ;;
     --images) images=$2; shift 2 ;;
     --batches) batches=$2; shift 2 ;;
+    --points) points=$2; shift 2 ;;
+    --time-limit) time_limit=$2; shift 2 ;;
     --quick)
         models=resnet18,resnet50,mobilenet_v2,efficientnet_b0,densenet121,squeezenet1_0
         images=64,128; batches=8,32; shift ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "gpu-validate.sh: unexpected argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -137,6 +150,8 @@ if has test; then
     : >"$out/gpu-tests.log"
     run_test gpu_host "$bin/test_gpu_host"
     run_test gpu_executor "$bin/test_gpu_executor"
+    # every type's cases of plugins/*/cases.ini on the GPU against the CPU (reads the sources)
+    run_test conformance_gpu "$bin/test_conformance_gpu"
     fake=$(dirname "$bin")/lib/libfake_nvml.so
     [ -f "$fake" ] || fake=$work/build/lib/libfake_nvml.so
     run_test nvml_energy "$bin/test_nvml_energy" "$fake"
@@ -222,18 +237,50 @@ fi
 # tools/torch_layer_profile.py at fp32 (TF32 off), tf32 and bf16 over the networks above and
 # convnext_tiny (LayerNorm, GELU, linear), at four (batch, image) points; each CSV gzipped into
 # $out (configs/calibrations/h100-pytorch-layers/ once copied into the sources). Resumes.
+# seconds left of --time-limit since $1 (a large number where there is none)
+left_of() {
+    [ "$time_limit" = 0 ] && { echo 1000000; return; }
+    echo $((time_limit - ($(date +%s) - $1)))
+}
 if has layers; then
-    for p in fp32 tf32 bf16; do
+    t0=$(date +%s)
+    for p in bf16 tf32 fp32; do # the precisions the time model lacks most first
+        left=$(left_of "$t0")
+        [ "$left" -gt 0 ] || { say "layers: no time left for $p"; failures=$((failures + 1)); continue; }
         layers_csv=$work/$slug-pytorch-layers-$p.csv
         say "layers: torch_layer_profile.py --precision $p -> $layers_csv"
-        python3 "$src/tools/torch_layer_profile.py" --models "$models,convnext_tiny" \
-            --points 32x224,128x224,256x224,64x128 --precision "$p" --steps 3 --warmup 3 \
+        layer_models=$models
+        case ",$models," in *,convnext_tiny,*) ;; *) layer_models=$models,convnext_tiny ;; esac
+        python3 "$src/tools/torch_layer_profile.py" --models "$layer_models" \
+            --points "$points" --precision "$p" --steps 3 --warmup 3 --time-limit "$left" \
             --out "$layers_csv" >>"$log" 2>&1 || {
             say "layers: $p failed or was cut off (exit $?): run the phase again to resume"
             failures=$((failures + 1))
         }
         [ -s "$layers_csv" ] && gzip -c "$layers_csv" >"$out/$slug-pytorch-layers-$p.csv.gz"
     done
+fi
+
+# ---- memory: the allocator's ground truth (issue 38 item 6) -----------------------------------
+if has memory; then
+    mem_csv=$work/$slug-pytorch-memory.csv
+    say "memory: torch_gpu_memory.py -> $mem_csv"
+    python3 "$src/tools/torch_gpu_memory.py" --batches 32,128 --precisions fp32,bf16 \
+        --models resnet18,resnet50,resnet101,vgg16,densenet121,inception_v3,googlenet,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,convnext_tiny,regnet_y_400mf,resnext50_32x4d,squeezenet1_0,shufflenet_v2_x1_0,vit_b_16 \
+        --max-batch resnet50,vit_b_16 --time-limit "$time_limit" --out "$mem_csv" >>"$log" 2>&1 ||
+        { say "memory: failed (see $log)"; failures=$((failures + 1)); }
+    cp "$mem_csv" "$out/" 2>/dev/null
+fi
+
+# ---- repeat: the spread of end-to-end runs (issue 38 item 5) ----------------------------------
+if has repeat; then
+    rep_csv=$work/$slug-pytorch-bf16-rounds.csv
+    say "repeat: torch_repeat_runs.py --precision bf16 --models $models -> $rep_csv"
+    python3 "$src/tools/torch_repeat_runs.py" --configs "$src/configs/calibrations/h100-pytorch-bf16.csv" \
+        --precision bf16 --models "$models" --rounds 3 --time-limit "$time_limit" \
+        --out "$rep_csv" >>"$log" 2>&1 ||
+        { say "repeat: failed (see $log)"; failures=$((failures + 1)); }
+    cp "$rep_csv" "$out/" 2>/dev/null
 fi
 
 # ---- ranks --------------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ stage=$work/scalemeter-offline
 cmake --install "$build" --prefix "$stage" >&2
 # the GPU test programs and the fake NVML beside the binary (their RUNPATH is $ORIGIN/../lib)
 mkdir -p "$stage/share/scalemeter/tests"
-for t in test_gpu_host test_gpu_executor test_nvml_energy; do
+for t in test_gpu_host test_gpu_executor test_conformance_gpu test_nvml_energy; do
     [ -x "$build/bin/$t" ] && cp "$build/bin/$t" "$stage/bin/"
 done
 [ -f "$build/lib/libfake_nvml.so" ] && cp "$build/lib/libfake_nvml.so" "$stage/lib/"
@@ -105,6 +105,16 @@ closure() {
         LD_LIBRARY_PATH=$libpath ldd "$f" 2>/dev/null
     done | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | sort -u
 }
+# ldd sees only what is linked: the libraries scalemeter loads with dlopen (LAPACKE, for fit's
+# least squares, named in libscalemeter by its soname) are bundled by name first, so that the
+# passes below bring what they need. Without this a node's own LAPACKE was loaded beside the
+# packed OpenBLAS, and fit crashed inside dgemm (the H200 run of 2026-11-26).
+for soname in $(grep -aho 'liblapacke\.so\.[0-9]*' "$stage"/lib/libscalemeter.so.* | sort -u); do
+    path=$(ldconfig -p | awk -v n="$soname" '$1 == n && /x86-64/ { print $NF; exit }')
+    [ -n "$path" ] || { say "no $soname on this machine (apt-get install liblapacke)"; exit 1; }
+    cp -L "$path" "$stage/lib/$soname"
+    say "bundled $soname (loaded with dlopen)"
+done
 for pass in 1 2 3 4; do
     closure | while read -r name path; do
         echo "$name" | grep -Eq "$skip" && continue
@@ -117,7 +127,7 @@ for pass in 1 2 3 4; do
     say "pass $pass: bundled $(tr '\n' ' ' <"$work/added")"
 done
 for f in "$stage"/bin/scalemeter "$stage"/lib/scalemeter/plugins/*.so \
-    "$stage"/lib/scalemeter/backends/*.so; do
+    "$stage"/lib/scalemeter/backends/*.so "$stage"/lib/liblapacke.so.*; do
     LD_LIBRARY_PATH=$libpath ldd "$f" | grep 'not found' | grep -Ev "$skip" || true
 done >"$work/unresolved"
 if [ -s "$work/unresolved" ]; then

@@ -25,13 +25,15 @@ One more row per phase has op "(phase)": host_us its window, kernel_us the union
 kernels' intervals, and kernels its kernel count; the window less the union is the GPU's idle
 time in the phase. On a machine without CUDA (--device cpu) the rows carry the host's times
 alone (kernels 0): the layout can be checked anywhere. Points already in --out are skipped,
-so that a run cut off by a time limit goes on where it stopped.
+so that a run cut off by a time limit goes on where it stopped; --time-limit stops starting
+points after that many seconds.
 """
 import argparse
 import csv
 import os
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also when imported
 from torch_python import require_torch  # noqa: E402  (torch may be in another Python)
@@ -152,13 +154,16 @@ def rows_of(prof, meta, steps):
     """The profile's ops, phase by phase, as CSV rows."""
     events = prof.events()
     # the phases' windows on the main thread, in the order they ran: steps x PHASES
+    # (PyTorch 2 also puts each range on the GPU's timeline as a user annotation: not those)
+    cpu = torch.autograd.DeviceType.CPU
     windows = [(e.name.split(":", 1)[1], e.time_range.start, e.time_range.end)
-               for e in events if e.name.startswith("phase:")]
+               for e in events if e.name.startswith("phase:") and e.device_type == cpu]
     windows.sort(key=lambda w: w[1])
     if len(windows) != steps * len(PHASES):
         sys.exit(f"torch_layer_profile: {meta['model']}: {len(windows)} phase ranges in the "
                  f"profile, expected {steps * len(PHASES)}")
-    device_kernels = [e for e in events if e.device_type == torch.autograd.DeviceType.CUDA]
+    device_kernels = [e for e in events if e.device_type == torch.autograd.DeviceType.CUDA
+                      and not e.name.startswith(("phase:", "module:"))]
 
     def module_of(evt):
         parent = evt.cpu_parent
@@ -258,7 +263,10 @@ def main():
     p.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
     p.add_argument("--warmup", type=int, default=3, help="steps before profiling (default 3)")
     p.add_argument("--out", required=True, help="the CSV to write (appended to where it exists)")
+    p.add_argument("--time-limit", type=float, default=0,
+                   help="start no point after this many seconds (0: none)")
     a = p.parse_args()
+    deadline = time.monotonic() + a.time_limit if a.time_limit > 0 else float("inf")
     device = torch.device(a.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         sys.exit("torch_layer_profile: --device cuda, but this PyTorch sees no CUDA device "
@@ -284,6 +292,10 @@ def main():
             for batch, image in todo:
                 if (m, image, batch, a.precision) in done:
                     continue
+                if time.monotonic() > deadline:
+                    print("torch_layer_profile: time limit reached; run again to go on",
+                          file=sys.stderr)
+                    return
                 print(f"torch_layer_profile: {m} batch {batch} image {image} {a.precision}",
                       file=sys.stderr)
                 try:
