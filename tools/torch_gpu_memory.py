@@ -38,18 +38,12 @@ from torch_python import require_torch  # noqa: E402  (torch may be in another P
 require_torch("torch_gpu_memory.py", ("torch", "torchvision"))
 import torch  # noqa: E402
 import torchvision  # noqa: E402
+from torch_zoo_models import build  # noqa: E402
 
 FIELDS = ["model", "image", "batch", "precision", "kind", "status", "states_bytes",
           "input_bytes", "train_peak", "infer_peak", "reserved_peak", "context_bytes",
           "total_bytes", "device", "torch", "cudnn"]
 IMAGE = {"inception_v3": 299}  # the others at --image
-
-
-def build(name):
-    kwargs = {"weights": None}
-    if name in ("googlenet", "inception_v3"):  # the network files have no auxiliary heads
-        kwargs.update(aux_logits=False, init_weights=False)
-    return getattr(torchvision.models, name)(**kwargs)
 
 
 def release():

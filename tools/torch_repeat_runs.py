@@ -37,16 +37,10 @@ from torch_python import require_torch  # noqa: E402  (torch may be in another P
 require_torch("torch_repeat_runs.py", ("torch", "torchvision"))
 import torch  # noqa: E402
 import torchvision  # noqa: E402
+from torch_zoo_models import build  # noqa: E402
 
 FIELDS = ["model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd", "t_bwd",
           "t_grad", "t_step", "device", "precision", "clock", "round"]
-
-
-def build(name):
-    kwargs = {"weights": None}
-    if name in ("googlenet", "inception_v3"):  # the network files have no auxiliary heads
-        kwargs.update(aux_logits=False, init_weights=False)
-    return getattr(torchvision.models, name)(**kwargs)
 
 
 def timed(fn):
