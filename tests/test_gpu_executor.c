@@ -540,17 +540,20 @@ static void test_direct_layers(int precision, int algo, double tol)
 
 /* Zoo networks at a small input, whole: a few SGD steps lower the loss on a fixed batch. The
  * transformers at the input their position tables allow (vit_b_16: 224; bert_base and gpt2: a
- * sequence of 128 tokens). */
+ * sequence of 128 tokens). vit_b_16 at a tenth of the others' rate: plain SGD without warm-up
+ * diverges at 0.05 on the CPU executor as on the GPU (7.19 -> 13.16 in 8 steps), oscillates at
+ * 0.01 and 0.02, and falls at every step at 0.005 (to 0.04). */
 static void test_zoo(void)
 {
     static const struct {
         const char *name;
         int64_t input;
-    } models[] = {{"resnet18", 64},           {"mobilenet_v2", 64},
-                  {"squeezenet1_0", 64},      {"efficientnet_b0", 64},
-                  {"shufflenet_v2_x1_0", 64}, {"convnext_tiny", 64},
-                  {"googlenet", 64},          {"vit_b_16", 224},
-                  {"bert_base", 128},         {"gpt2", 128}};
+        float lr;
+    } models[] = {{"resnet18", 64, 0.05f},           {"mobilenet_v2", 64, 0.05f},
+                  {"squeezenet1_0", 64, 0.05f},      {"efficientnet_b0", 64, 0.05f},
+                  {"shufflenet_v2_x1_0", 64, 0.05f}, {"convnext_tiny", 64, 0.05f},
+                  {"googlenet", 64, 0.05f},          {"vit_b_16", 224, 0.005f},
+                  {"bert_base", 128, 0.05f},         {"gpt2", 128, 0.05f}};
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         sm_status st;
         sm_network *net = NULL;
@@ -567,7 +570,7 @@ static void test_zoo(void)
         int ok = sm_cuda_executor_new(net, &go, &g, &st) == 0;
         double first = 0, loss = 0;
         for (int i = 0; ok && i < 8; i++)
-            ok = sm_cuda_executor_step(g, 0.05f, i == 0 ? &first : &loss, &st) == 0;
+            ok = sm_cuda_executor_step(g, models[m].lr, i == 0 ? &first : &loss, &st) == 0;
         if (!ok)
             fprintf(stderr, "%s: %s\n", models[m].name, st.msg);
         CHECK(ok);
@@ -578,8 +581,8 @@ static void test_zoo(void)
             sm_tensor y = sm_cuda_executor_output(g);
             chance = log((double)y.shape.dim[y.shape.ndim - 1]);
         }
-        printf("%-40s loss %.4f -> %.4f after 8 SGD steps (ln C = %.2f)\n", models[m].name, first,
-               loss, chance);
+        printf("%-40s loss %.4f -> %.4f after 8 SGD steps at lr %g (ln C = %.2f)\n", models[m].name,
+               first, loss, models[m].lr, chance);
         CHECK(ok && first > 0.55 * chance && first < 1.5 * chance);
         CHECK(ok && loss < first);
         sm_cuda_executor_free(g);
