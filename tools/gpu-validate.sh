@@ -31,7 +31,9 @@
 #   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report; models,
 #                  layers, memory, repeat and ranks only when named); setup
 #                  always runs. Every phase resumes: the CSVs keep what was measured, so a
-#                  call cut off by a time limit goes on where it stopped when run again.
+#                  call cut off by a time limit goes on where it stopped when run again; on a
+#                  fresh machine layers, memory and repeat start from the CSVs an earlier
+#                  lease committed under configs/calibrations/ (<gpu>-pytorch-*)
 #   --pack FILE    the offline tarball (default: the first of $SM_PACK,
 #                  build-offline/scalemeter-offline-x86_64.tar.gz, .offline/*.tar.gz)
 #   --out DIR      where the results go (default: $OUT if set, else build-validate/out):
@@ -130,6 +132,13 @@ grep -q '^cuda .* yes  *yes ' "$out/backends.txt" ||
 
 sm_csv=$work/$slug-scalemeter-$precision.csv
 torch_csv=$work/$slug-pytorch-$precision.csv
+# A phase resumes from its CSV in $work; a fresh machine has none, so a CSV that an earlier lease
+# brought back into configs/calibrations/ is the starting point: only what it lacks runs.
+seed() { # WORK_CSV COMMITTED_CSV (.gz read as such)
+    [ -s "$1" ] || [ ! -s "$2" ] && return 0
+    case $2 in *.gz) gzip -dc "$2" >"$1" ;; *) cp "$2" "$1" ;; esac &&
+        say "resuming from $2 ($(($(wc -l <"$1") - 1)) rows)"
+}
 conv_algo=measure # cudnnFind*Ex, as torch.backends.cudnn.benchmark = True below
 
 # ---- test --------------------------------------------------------------------------------------
@@ -248,6 +257,7 @@ if has layers; then
         left=$(left_of "$t0")
         [ "$left" -gt 0 ] || { say "layers: no time left for $p"; failures=$((failures + 1)); continue; }
         layers_csv=$work/$slug-pytorch-layers-$p.csv
+        seed "$layers_csv" "$src/configs/calibrations/$slug-pytorch-layers/$p.csv.gz"
         say "layers: torch_layer_profile.py --precision $p -> $layers_csv"
         layer_models=$models
         case ",$models," in *,convnext_tiny,*) ;; *) layer_models=$models,convnext_tiny ;; esac
@@ -264,6 +274,7 @@ fi
 # ---- memory: the allocator's ground truth (issue 38 item 6) -----------------------------------
 if has memory; then
     mem_csv=$work/$slug-pytorch-memory.csv
+    seed "$mem_csv" "$src/configs/calibrations/$slug-pytorch-memory.csv"
     say "memory: torch_gpu_memory.py -> $mem_csv"
     python3 "$src/tools/torch_gpu_memory.py" --batches 32,128 --precisions fp32,bf16 \
         --models resnet18,resnet50,resnet101,vgg16,densenet121,inception_v3,googlenet,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,convnext_tiny,regnet_y_400mf,resnext50_32x4d,squeezenet1_0,shufflenet_v2_x1_0,vit_b_16 \
@@ -275,6 +286,7 @@ fi
 # ---- repeat: the spread of end-to-end runs (issue 38 item 5) ----------------------------------
 if has repeat; then
     rep_csv=$work/$slug-pytorch-bf16-rounds.csv
+    seed "$rep_csv" "$src/configs/calibrations/$slug-pytorch-bf16-rounds.csv"
     say "repeat: torch_repeat_runs.py --precision bf16 --models $models -> $rep_csv"
     python3 "$src/tools/torch_repeat_runs.py" --configs "$src/configs/calibrations/h100-pytorch-bf16.csv" \
         --precision bf16 --models "$models" --rounds 3 --time-limit "$time_limit" \
