@@ -16,11 +16,13 @@ profiled step ran the same ops (as eager PyTorch does after its warm-up), one ro
 the median of the steps' times (step "median of N"):
 
     model,image,batch,precision,step,phase,seq,op,shapes,module,host_self_us,host_us,
-    kernels,kernel_us,kernel_names
+    kernels,kernel_us,kernel_names,kernel_name_us
 
 module is the innermost leaf module whose forward ran the op (forward and inference ops; ""
 for the backward pass and the optimizer, whose ops autograd and the optimizer run).
-kernel_names is the distinct names of its kernels, ';'-joined (cuDNN's say dgrad or wgrad).
+kernel_names is the distinct names of its kernels, ';'-joined (cuDNN's say dgrad or wgrad),
+and kernel_name_us each name's time in the same order (cuDNN's layout transposes, its data
+and weight gradients, apart). A file begun before that column keeps its columns.
 One more row per phase has op "(phase)": host_us its window, kernel_us the union of its
 kernels' intervals, and kernels its kernel count; the window less the union is the GPU's idle
 time in the phase. On a machine without CUDA (--device cpu) the rows carry the host's times
@@ -44,7 +46,8 @@ import torchvision  # noqa: E402
 from torch.profiler import ProfilerActivity, profile, record_function  # noqa: E402
 
 FIELDS = ["model", "image", "batch", "precision", "step", "phase", "seq", "op", "shapes",
-          "module", "host_self_us", "host_us", "kernels", "kernel_us", "kernel_names"]
+          "module", "host_self_us", "host_us", "kernels", "kernel_us", "kernel_names",
+          "kernel_name_us"]
 PHASES = ("infer", "fwd", "bwd", "opt")
 
 
@@ -198,14 +201,25 @@ def rows_of(prof, meta, steps):
                          "host_us": f"{e.cpu_time_total:.3f}",
                          "kernels": len(ks),
                          "kernel_us": f"{sum(k.duration for k in ks):.3f}",
-                         "kernel_names": ";".join(sorted({k.name for k in ks}))})
+                         **by_name(ks)})
         # the kernels that ran inside the window (the phase ends in a synchronisation)
         inside = [interval(k) for k in device_kernels if start <= k.time_range.start < end]
         rows.append({**meta, "step": step, "phase": name, "seq": len(mine), "op": "(phase)",
                      "shapes": "", "module": "", "host_self_us": "",
                      "host_us": f"{end - start:.3f}", "kernels": len(inside),
-                     "kernel_us": f"{union_us(inside):.3f}", "kernel_names": ""})
+                     "kernel_us": f"{union_us(inside):.3f}", "kernel_names": "",
+                     "kernel_name_us": ""})
     return rows
+
+
+def by_name(ks):
+    """The kernels' distinct names, sorted and ';'-joined, and each name's summed time (us)."""
+    total = {}
+    for k in ks:
+        total[k.name] = total.get(k.name, 0.0) + k.duration
+    names = sorted(total)
+    return {"kernel_names": ";".join(names),
+            "kernel_name_us": ";".join(f"{total[n]:.3f}" for n in names)}
 
 
 def profile_point(name, batch, image, precision, device, steps, warmup):
@@ -249,6 +263,11 @@ def median_rows(rows, steps):
             values = [float(s[i][f]) for s in by_step if s[i][f] != ""]
             row[f] = f"{statistics.median(values):.3f}" if values else ""
         row["kernels"] = int(statistics.median(int(s[i]["kernels"]) for s in by_step))
+        per = [s[i]["kernel_name_us"].split(";") for s in by_step if s[i]["kernel_name_us"]]
+        if per and all(len(x) == len(per[0]) for x in per) and \
+                all(s[i]["kernel_names"] == first["kernel_names"] for s in by_step):
+            row["kernel_name_us"] = ";".join(
+                f"{statistics.median(float(x[j]) for x in per):.3f}" for j in range(len(per[0])))
         out.append(row)
     return out
 
@@ -280,12 +299,15 @@ def main():
     todo = points(a.points)
     fresh = not os.path.exists(a.out) or os.path.getsize(a.out) == 0
     done = set()  # a run cut off by a time limit goes on where it stopped
+    fields = FIELDS
     if not fresh:
         with open(a.out, newline="") as f:
+            reader = csv.DictReader(f)
             done = {(r["model"], int(r["image"]), int(r["batch"]), r["precision"])
-                    for r in csv.DictReader(f)}
+                    for r in reader}
+            fields = reader.fieldnames  # an older file's columns: its rows stay aligned
     with open(a.out, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         if fresh:
             w.writeheader()
         for m in models:
