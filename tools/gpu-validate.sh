@@ -77,7 +77,7 @@ while [ $# -gt 0 ]; do
     --quick)
         models=resnet18,resnet50,mobilenet_v2,efficientnet_b0,densenet121,squeezenet1_0
         images=64,128; batches=8,32; shift ;;
-    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "gpu-validate.sh: unexpected argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
