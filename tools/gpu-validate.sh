@@ -244,8 +244,9 @@ fi
 
 # ---- layers: per-op timings of eager PyTorch (issue 38 item 4) ------------------------------------
 # tools/torch_layer_profile.py at fp32 (TF32 off), tf32 and bf16 over the networks above and
-# convnext_tiny (LayerNorm, GELU, linear), at four (batch, image) points; each CSV gzipped into
-# $out (configs/calibrations/h100-pytorch-layers/ once copied into the sources). Resumes.
+# convnext_tiny (LayerNorm, GELU, linear), at --points; each CSV gzipped into $out (committed as
+# configs/calibrations/<gpu>-pytorch-layers/<precision>.csv.gz, which a fresh machine resumes
+# from).
 # seconds left of --time-limit since $1 (a large number where there is none)
 left_of() {
     [ "$time_limit" = 0 ] && { echo 1000000; return; }
