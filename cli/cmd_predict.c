@@ -504,14 +504,15 @@ static int model_error(const predict_args *a, const char *msg)
     return 1;
 }
 
-/* --per-layer: the step's passes layer by layer, for a step that runs: where training does not
- * fit the device, what does not fit and what shrinks it instead (predict's table shows no
- * times there either). */
+/* --per-layer: the step's passes layer by layer, for a step that runs; where training does not
+ * fit the device and inference does, the inference pass alone (predict's table shows t_infer
+ * alone there too); where neither fits, what does not fit and what shrinks it instead. */
 static int per_layer(const predict_args *a, const sm_network *net, const sm_predictor *p,
                      const sm_layout *l, const sm_prediction *t, const predict_memory *mem)
 {
     const sm_memory *m = &mem->train;
-    if (m->fits == 0) {
+    int infer_only = m->fits == 0 && mem->infer.fits != 0;
+    if (m->fits == 0 && !infer_only) {
         char need[32], has[32], hint[512];
         fit_hint(hint, sizeof hint, a, net, p, l, m);
         fprintf(stderr,
@@ -525,7 +526,9 @@ static int per_layer(const predict_args *a, const sm_network *net, const sm_pred
     if (rc)
         return rc;
     sm_status st;
-    return per_layer_print(stdout, a->format, net, p, l, t, &st) ? model_error(a, st.msg) : 0;
+    return per_layer_print(stdout, a->format, net, p, l, t, infer_only, &st)
+               ? model_error(a, st.msg)
+               : 0;
 }
 
 static int run(const predict_args *a, const sm_network *net, const sm_predictor *p)

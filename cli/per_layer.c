@@ -13,7 +13,12 @@ static const char *const columns[] = {
     "host_infer", "host_fwd", "host_bwd", "bound_infer", "bound_fwd", "bound_bwd"};
 #define N_COLUMNS ((int)(sizeof columns / sizeof *columns))
 
-static void print_csv(FILE *out, const sm_network *net, const sm_layer_prediction *lp)
+/* Column k of the six times (t_infer, t_fwd, t_bwd, host_infer, host_fwd, host_bwd): one of
+ * training's, which an inference-only print leaves out. */
+static int training_column(int k) { return k % 3 != 0; }
+
+static void print_csv(FILE *out, const sm_network *net, const sm_layer_prediction *lp,
+                      int infer_only)
 {
     for (int c = 0; c < N_COLUMNS; c++)
         fprintf(out, "%s%s", c ? "," : "", columns[c]);
@@ -29,16 +34,32 @@ static void print_csv(FILE *out, const sm_network *net, const sm_layer_predictio
         fprintf(out, ",%d", x->fused);
         const double v[] = {x->t_infer,    x->t_fwd,    x->t_bwd,
                             x->host_infer, x->host_fwd, x->host_bwd};
-        for (int k = 0; k < 6; k++)
-            csv_real(out, v[k]);
-        fprintf(out, ",%s,%s,%s\n", sm_bound_name(x->bound_infer), sm_bound_name(x->bound_fwd),
-                sm_bound_name(x->bound_bwd));
+        for (int k = 0; k < 6; k++) {
+            if (infer_only && training_column(k))
+                fputc(',', out);
+            else
+                csv_real(out, v[k]);
+        }
+        fprintf(out, ",%s,%s,%s\n", sm_bound_name(x->bound_infer),
+                infer_only ? "" : sm_bound_name(x->bound_fwd),
+                infer_only ? "" : sm_bound_name(x->bound_bwd));
+    }
+}
+
+/* key: v, or null where an inference-only print leaves training out */
+static void json_time(json_writer *w, const char *key, double v, int left_out)
+{
+    if (left_out) {
+        json_key(w, key);
+        json_null(w);
+    } else {
+        json_field_number(w, key, v);
     }
 }
 
 static void print_json(FILE *out, const sm_network *net, const sm_predictor *p,
                        const sm_layout *layout, const sm_prediction *t,
-                       const sm_layer_prediction *lp)
+                       const sm_layer_prediction *lp, int infer_only)
 {
     json_writer w;
     json_init(&w, out);
@@ -49,9 +70,10 @@ static void print_json(FILE *out, const sm_network *net, const sm_predictor *p,
         sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
     json_field_string(&w, "precision", sm_predictor_precision(p));
     json_field_int(&w, "batch", layout->batch);
+    json_field_bool(&w, "training_fits", !infer_only);
     json_field_number(&w, "t_infer", t->t_infer);
-    json_field_number(&w, "t_fwd", t->t_fwd);
-    json_field_number(&w, "t_bwd", t->t_bwd);
+    json_time(&w, "t_fwd", t->t_fwd, infer_only);
+    json_time(&w, "t_bwd", t->t_bwd, infer_only);
     json_key(&w, "layers");
     json_begin_array(&w);
     json_one_per_line(&w);
@@ -66,15 +88,59 @@ static void print_json(FILE *out, const sm_network *net, const sm_predictor *p,
         const double v[] = {x->t_infer,    x->t_fwd,    x->t_bwd,
                             x->host_infer, x->host_fwd, x->host_bwd};
         for (int k = 0; k < 6; k++)
-            json_field_number(&w, columns[4 + k], v[k]);
+            json_time(&w, columns[4 + k], v[k], infer_only && training_column(k));
         json_field_string(&w, "bound_infer", sm_bound_name(x->bound_infer));
-        json_field_string(&w, "bound_fwd", sm_bound_name(x->bound_fwd));
-        json_field_string(&w, "bound_bwd", sm_bound_name(x->bound_bwd));
+        if (infer_only) {
+            json_key(&w, "bound_fwd");
+            json_null(&w);
+            json_key(&w, "bound_bwd");
+            json_null(&w);
+        } else {
+            json_field_string(&w, "bound_fwd", sm_bound_name(x->bound_fwd));
+            json_field_string(&w, "bound_bwd", sm_bound_name(x->bound_bwd));
+        }
         json_end(&w);
     }
     json_end(&w);
     json_end(&w);
     fputc('\n', out);
+}
+
+/* The inference pass alone, as print_table prints training's: where training does not fit. */
+static void print_infer_table(FILE *out, const sm_network *net, const sm_predictor *p,
+                              const sm_layout *layout, const sm_prediction *t,
+                              const sm_layer_prediction *lp)
+{
+    fprintf(out, "%s, batch %lld per device: %s\n", net->name, (long long)layout->batch,
+            sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
+    fprintf(out, "the inference pass, layer by layer: training does not fit the device at this "
+                 "batch (predict without --per-layer says what it needs)\n\n");
+    const char *h[] = {"layer", "type", "t_infer", "share", "host", "bound"};
+    text_table *tab = table_new(6, h);
+    time_unit unit = time_unit_of(0);
+    for (int i = 0; i < net->n_layers; i++)
+        time_unit_add(&unit, lp[i].t_infer);
+    for (int i = 0; tab && i < net->n_layers; i++) {
+        const sm_layer_prediction *x = &lp[i];
+        char inf[32], share[32], host[32];
+        snprintf(share, sizeof share, t->t_infer > 0 ? "%.1f%%" : "-",
+                 100.0 * x->t_infer / t->t_infer);
+        snprintf(host, sizeof host, x->t_infer > 0 ? "%.0f%%" : "-",
+                 100.0 * x->host_infer / x->t_infer);
+        const char *row[] = {net->layers[i].name,
+                             net->layers[i].type->name,
+                             x->fused ? "fused"
+                                      : fmt_seconds_in(x->t_infer, &unit, inf, sizeof inf),
+                             x->fused ? "" : share,
+                             x->fused ? "" : host,
+                             x->fused ? "" : sm_bound_name(x->bound_infer)};
+        table_add(tab, row);
+    }
+    if (tab)
+        table_print(tab, out);
+    table_free(tab);
+    char f[32];
+    fprintf(out, "\nt_infer %s\n", fmt_seconds(t->t_infer, f, sizeof f));
 }
 
 /* The table: each layer's training passes, its share of them, the host's share of its own
@@ -138,7 +204,7 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
 }
 
 int per_layer_print(FILE *out, output_format format, const sm_network *net, const sm_predictor *p,
-                    const sm_layout *layout, const sm_prediction *t, sm_status *st)
+                    const sm_layout *layout, const sm_prediction *t, int infer_only, sm_status *st)
 {
     sm_layer_prediction *lp = calloc((size_t)net->n_layers + 1, sizeof *lp);
     if (!lp)
@@ -148,9 +214,11 @@ int per_layer_print(FILE *out, output_format format, const sm_network *net, cons
         return -1;
     }
     if (format == FORMAT_CSV)
-        print_csv(out, net, lp);
+        print_csv(out, net, lp, infer_only);
     else if (format == FORMAT_JSON)
-        print_json(out, net, p, layout, t, lp);
+        print_json(out, net, p, layout, t, lp, infer_only);
+    else if (infer_only)
+        print_infer_table(out, net, p, layout, t, lp);
     else
         print_table(out, net, p, layout, t, lp);
     free(lp);

@@ -374,5 +374,27 @@ check(rc == 1 and out == "" and err.count("\n") == 1 and
 rc, out, err = run("predict", "resnet50", *H100, "--batch", "8", "--per-layer", "--format", "csv")
 check(rc == 0 and out.startswith("layer,type,block,fused,") and out.count("\n") > 100,
       f"--per-layer where training fits: exit {rc}: {err!r}")
+# where training does not fit and inference does (ResNet-50 at batch 4096 on an H100: 332 GiB
+# to train, 43 GiB to infer), the inference pass layer by layer, training's columns left out;
+# its layers add up to predict's t_infer
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096", "--per-layer", "--format",
+                   "json")
+d = json.loads(out) if rc == 0 else {}
+layers = d.get("layers", [])
+whole = good_json("predict", "resnet50", *H100, "--batch", "4096")
+t_infer = whole.get("t_infer", 0) if whole else 0
+check(rc == 0 and d.get("training_fits") is False and d.get("t_fwd", 0) is None and
+      len(layers) > 100 and all(x["t_fwd"] is None and x["bound_bwd"] is None for x in layers)
+      and abs(sum(x["t_infer"] for x in layers) - t_infer) <= 1e-6 * t_infer and t_infer > 0,
+      f"--per-layer where only inference fits (json): exit {rc}: {err!r} {out[:300]!r}")
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096", "--per-layer", "--format",
+                   "csv")
+rows = out.splitlines()
+check(rc == 0 and rows[1].startswith("conv1,conv2d,conv1,0,") and
+      rows[1].split(",")[5:7] == ["", ""] and rows[1].split(",")[4] != "",
+      f"--per-layer where only inference fits (csv): exit {rc}: {rows[:2]}")
+rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096", "--per-layer")
+check(rc == 0 and "the inference pass, layer by layer: training does not fit" in out and
+      "t_infer" in out and "t_fwd" not in out, f"--per-layer, only inference fits: {out[:300]!r}")
 
 finish()
