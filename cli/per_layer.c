@@ -106,15 +106,22 @@ static void print_json(FILE *out, const sm_network *net, const sm_predictor *p,
     fputc('\n', out);
 }
 
+/* The tables' first lines: the network, the batch, the model, and what the rows are. */
+static void print_heading(FILE *out, const sm_network *net, const sm_predictor *p,
+                          const sm_layout *layout, const char *rows)
+{
+    fprintf(out, "%s, batch %lld per device: %s\n%s\n\n", net->name, (long long)layout->batch,
+            sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)), rows);
+}
+
 /* The inference pass alone, as print_table prints training's: where training does not fit. */
 static void print_infer_table(FILE *out, const sm_network *net, const sm_predictor *p,
                               const sm_layout *layout, const sm_prediction *t,
                               const sm_layer_prediction *lp)
 {
-    fprintf(out, "%s, batch %lld per device: %s\n", net->name, (long long)layout->batch,
-            sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
-    fprintf(out, "the inference pass, layer by layer: training does not fit the device at this "
-                 "batch (predict without --per-layer says what it needs)\n\n");
+    print_heading(out, net, p, layout,
+                  "the inference pass, layer by layer: training does not fit the device at this "
+                  "batch (predict without --per-layer says what it needs)");
     const char *h[] = {"layer", "type", "t_infer", "share", "host", "bound"};
     text_table *tab = table_new(6, h);
     time_unit unit = time_unit_of(0);
@@ -149,10 +156,9 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
                         const sm_layout *layout, const sm_prediction *t,
                         const sm_layer_prediction *lp)
 {
-    fprintf(out, "%s, batch %lld per device: %s\n", net->name, (long long)layout->batch,
-            sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
-    fprintf(out, "training passes, layer by layer (fused: run inside a neighbour's kernel; "
-                 "host: the framework's dispatch, added to the device's time)\n\n");
+    print_heading(out, net, p, layout,
+                  "training passes, layer by layer (fused: run inside a neighbour's kernel; "
+                  "host: the framework's dispatch, added to the device's time)");
     const char *h[] = {"layer", "type", "t_fwd",     "t_bwd",
                        "share", "host", "fwd bound", "bwd bound"};
     text_table *tab = table_new(8, h);
