@@ -44,6 +44,7 @@ require_torch("torch_layer_profile.py", ("torch", "torchvision"))
 import torch  # noqa: E402
 import torchvision  # noqa: E402
 from torch.profiler import ProfilerActivity, profile, record_function  # noqa: E402
+from torch_zoo_models import build  # noqa: E402
 
 FIELDS = ["model", "image", "batch", "precision", "step", "phase", "seq", "op", "shapes",
           "module", "host_self_us", "host_us", "kernels", "kernel_us", "kernel_names",
@@ -226,7 +227,7 @@ def profile_point(name, batch, image, precision, device, steps, warmup):
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.benchmark = True
-    model = getattr(torchvision.models, name)().to(device)
+    model = build(name).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)  # the update runs, weights stay
     loss_fn = torch.nn.CrossEntropyLoss()
     x = torch.rand(batch, 3, image, image, device=device) * 2 - 1

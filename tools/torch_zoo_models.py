@@ -1,5 +1,6 @@
 """torchvision's networks as the zoo's files hold them, for the tools that run them on a GPU
-(torch_gpu_memory.py, torch_repeat_runs.py). Import after require_torch()."""
+(torch_gpu_memory.py, torch_repeat_runs.py, torch_layer_profile.py). Import after
+require_torch()."""
 import torchvision
 
 
