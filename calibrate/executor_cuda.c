@@ -10,6 +10,10 @@
  * at 256-byte boundaries), so a batch either fits or is refused at once; then a search
  * workspace the kernels' setup may time algorithms with, freed and replaced by the largest
  * scratch the chosen algorithms need.
+ *
+ * At fp16 the loss is scaled as torch.amp.GradScaler scales it (its defaults: 65536 to start,
+ * halved after a step whose gradients overflowed, which is skipped, doubled after 2000 clean
+ * steps), all on the device, so a step never waits for it.
  */
 #include "executor_cuda.h"
 
@@ -27,6 +31,8 @@
 
 #define ALIGN 256
 #define DEFAULT_SEARCH_BYTES ((int64_t)1 << 30)
+#define DEFAULT_LOSS_SCALE 65536.0f /* GradScaler's init_scale */
+#define LOSS_SCALE_INTERVAL 2000    /* GradScaler's growth_interval */
 
 /* What the GPU adds to a planned layer: its kernels, its state's size, arena offsets. */
 typedef struct gpu_layer {
@@ -40,11 +46,13 @@ struct sm_cuda_executor {
     sm_plan p;
     gpu_layer *layers;
     size_t input_at, input_grad_at, weights_at, grads_at, labels_at, row_loss_at, loss_at;
+    size_t scaler_at;
     size_t bytes;
     char *arena;
     float *weights, *grads, *row_loss;
     int32_t *labels;
     double *loss;
+    smx_scaler *scaler; /* fp16's loss scale; NULL at the other precisions */
     void *work;
     size_t work_bytes, search_bytes;
     cudaStream_t stream;
@@ -73,12 +81,10 @@ int sm_gpu_precision_parse(const char *name)
 
 int sm_gpu_precision_check(int precision, sm_status *st)
 {
-    if (precision == SM_GPU_FP32 || precision == SM_GPU_TF32)
+    if (precision >= SM_GPU_FP32 && precision <= SM_GPU_BF16)
         return 0;
-    return sm_fail(st,
-                   "precision %s is not implemented by the GPU backend (fp32 and tf32 are: fp32 "
-                   "data, with or without TF32 tensor cores)",
-                   sm_gpu_precision_name(precision));
+    return sm_fail(st, "precision %d is not one of the GPU backend's (fp32, tf32, fp16, bf16)",
+                   precision);
 }
 
 /* ---- checks and planning ---------------------------------------------------------------- */
@@ -161,6 +167,7 @@ static size_t plan(sm_cuda_executor *ex)
     ex->labels_at = take(&used, sm_mul(p->rows, 4));
     ex->row_loss_at = take(&used, sm_mul(p->rows, 4));
     ex->loss_at = take(&used, 8);
+    ex->scaler_at = take(&used, sizeof(smx_scaler));
     return used;
 }
 
@@ -207,6 +214,8 @@ static void wire(sm_cuda_executor *ex)
     ex->labels = (int32_t *)(ex->arena + ex->labels_at);
     ex->row_loss = (float *)(ex->arena + ex->row_loss_at);
     ex->loss = (double *)(ex->arena + ex->loss_at);
+    ex->scaler =
+        ex->opt.precision == SM_GPU_FP16 ? (smx_scaler *)(ex->arena + ex->scaler_at) : NULL;
     for (int i = 0; i < p->n; i++) {
         gpu_layer *g = &ex->layers[i];
         p->layers[i].out.data = (float *)(ex->arena + g->out_at);
@@ -258,6 +267,10 @@ static int initialise(sm_cuda_executor *ex, sm_status *st)
     if (rc == 0 && e == cudaSuccess && p->rows)
         e = cudaMemcpy(ex->labels, labels, (size_t)p->rows * sizeof *labels,
                        cudaMemcpyHostToDevice);
+    if (rc == 0 && e == cudaSuccess && ex->scaler) {
+        smx_scaler s = {.scale = ex->opt.loss_scale > 0 ? ex->opt.loss_scale : DEFAULT_LOSS_SCALE};
+        e = cudaMemcpy(ex->scaler, &s, sizeof s, cudaMemcpyHostToDevice);
+    }
     if (rc == 0 && e != cudaSuccess)
         rc = cuda_failed(st, "cudaMemcpy", e);
     free(w);
@@ -490,19 +503,55 @@ static int zero(void *ctx, const sm_tensor *t)
     return 0;
 }
 
+/* fp16: the output gradient times the loss scale, before the layers see it. */
+static int scale_loss(sm_cuda_executor *ex, sm_status *st)
+{
+    const sm_tensor *dy = &ex->p.layers[ex->p.n - 1].dout;
+    CUDA_TRY(st, smx_scale, dy->data, dy->n * sm_shape_elems(&dy->shape), ex->scaler, ex->stream);
+    return 0;
+}
+
+/* fp16: the gradients divided by the loss scale, any that is not finite marking the step
+ * (GradScaler's unscale_); the input's too, where the tests asked for it. */
+static int unscale(sm_cuda_executor *ex, sm_status *st)
+{
+    CUDA_TRY(st, smx_unscale, ex->grads, ex->p.n_weights, ex->scaler, ex->stream);
+    const sm_tensor *dx = &ex->p.input_grad;
+    if (dx->data)
+        CUDA_TRY(st, smx_unscale, dx->data, dx->n * sm_shape_elems(&dx->shape), ex->scaler,
+                 ex->stream);
+    return 0;
+}
+
 int sm_cuda_executor_backward(sm_cuda_executor *ex, sm_status *st)
 {
     int failed;
     sm_error err = {{0}};
     zero_ctx z = {ex->stream, st};
+    if (ex->scaler && scale_loss(ex, st))
+        return -1;
     if (sm_plan_backward(&ex->p, zero, &z, &failed, &err))
         return failed < 0 ? -1 : layer_failed(ex, failed, "the backward pass", &err, st);
-    return 0;
+    return ex->scaler ? unscale(ex, st) : 0;
 }
 
 int sm_cuda_executor_sgd(sm_cuda_executor *ex, float lr, sm_status *st)
 {
-    CUDA_TRY(st, smx_sgd, ex->weights, ex->grads, ex->p.n_weights, lr, ex->stream);
+    CUDA_TRY(st, smx_sgd, ex->weights, ex->grads, ex->p.n_weights, lr, ex->scaler, ex->stream);
+    if (ex->scaler)
+        CUDA_TRY(st, smx_scaler_update, ex->scaler, LOSS_SCALE_INTERVAL, ex->stream);
+    return 0;
+}
+
+int sm_cuda_executor_loss_scale(sm_cuda_executor *ex, float *scale, sm_status *st)
+{
+    smx_scaler s = {.scale = 1.0f};
+    if (ex->scaler) {
+        if (sm_cuda_executor_sync(ex, st))
+            return -1;
+        CUDA_TRY(st, cudaMemcpy, &s, ex->scaler, sizeof s, cudaMemcpyDeviceToHost);
+    }
+    *scale = s.scale;
     return 0;
 }
 

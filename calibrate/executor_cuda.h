@@ -8,6 +8,7 @@
  *   sm_cuda_executor_new      device memory for a batch, weights and input, kernel setup
  *                             (cuDNN algorithm search)
  *   sm_cuda_executor_step     forward, softmax cross-entropy on random labels, backward, SGD
+ *                             (at fp16 with the loss scaled, as torch.amp.GradScaler does)
  *   sm_cuda_executor_forward  the forward pass alone
  *
  * It knows no layer: what a layer computes lives in its plugin. Weights, input and labels come
@@ -32,16 +33,17 @@ typedef struct sm_cuda_executor_options {
     int input_grad;       /* 1: also compute the gradient of the network's input (tests) */
     int64_t max_bytes;    /* > 0: refuse larger plans with SM_EXECUTOR_NOMEM before allocating */
     int device;           /* CUDA device ordinal */
-    int precision;        /* sm_gpu_precision: SM_GPU_FP32 or SM_GPU_TF32 */
+    int precision;        /* sm_gpu_precision: fp32, tf32, fp16 or bf16 (kernels.h) */
     int algo_search;      /* sm_gpu_algo_search */
     int64_t search_bytes; /* workspace convolution algorithms may be timed with; 0: 1 GiB. Less
                             is used when less device memory is free */
+    float loss_scale;     /* fp16: the loss scale to start from; 0: GradScaler's 65536 */
 } sm_cuda_executor_options;
 
 /* "fp32", "tf32", "fp16", "bf16"; and back (-1 for another name). */
 const char *sm_gpu_precision_name(int precision);
 int sm_gpu_precision_parse(const char *name);
-/* 0 for the precisions the GPU kernels implement (fp32, tf32); -1 saying which are. */
+/* 0 for the precisions the GPU backend runs (fp32, tf32, fp16, bf16); -1 saying which are. */
 int sm_gpu_precision_check(int precision, sm_status *st);
 
 /* 0 when every layer of net has GPU kernels; otherwise -1 naming the first layer without, its
@@ -62,10 +64,15 @@ int sm_cuda_executor_forward(sm_cuda_executor *ex, int training, sm_status *st);
  * sm_executor_loss); writes the gradient of the output. With loss not NULL it waits for the
  * value and fails when it is not finite; with NULL it does not wait. */
 int sm_cuda_executor_loss(sm_cuda_executor *ex, double *loss, sm_status *st);
-/* The backward pass of every layer in reverse order, from the output gradient. */
+/* The backward pass of every layer in reverse order, from the output gradient. At fp16 the
+ * output gradient is multiplied by the loss scale first and the gradients (weights', input's)
+ * divided by it after, a gradient that is not finite marking the step to be skipped. */
 int sm_cuda_executor_backward(sm_cuda_executor *ex, sm_status *st);
-/* w -= lr * dw over all weights. */
+/* w -= lr * dw over all weights; at fp16 nothing where the step was marked, then the loss
+ * scale halves (marked) or doubles (after 2000 unmarked steps). */
 int sm_cuda_executor_sgd(sm_cuda_executor *ex, float lr, sm_status *st);
+/* The loss scale now: fp16's (waits), 1 at the other precisions. */
+int sm_cuda_executor_loss_scale(sm_cuda_executor *ex, float *scale, sm_status *st);
 /* Forward, loss, backward, SGD, then a new seed; loss may be NULL (no wait). */
 int sm_cuda_executor_step(sm_cuda_executor *ex, float lr, double *loss, sm_status *st);
 void sm_cuda_executor_next_seed(sm_cuda_executor *ex);

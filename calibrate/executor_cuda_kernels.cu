@@ -1,7 +1,8 @@
 /*
  * The loss and the optimiser of the GPU executor (executor_cuda_kernels.h): one block per row
  * for the softmax cross-entropy (its maximum and sum of exponentials reduced in shared memory),
- * one block for the mean of the row losses, and a grid-stride SGD update.
+ * one block for the mean of the row losses, a grid-stride SGD update, and fp16's loss scale
+ * (torch.amp.GradScaler's scale, unscale-and-check and update, on the device).
  */
 #include <math.h>
 
@@ -97,19 +98,82 @@ extern "C" cudaError_t smx_mean(double *total, const float *v, int64_t n, cudaSt
     return cudaGetLastError();
 }
 
-__global__ void sgd_kernel(float *w, const float *g, int64_t n, float lr)
+static unsigned blocks_for(int64_t n)
 {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        w[i] -= lr * g[i];
+    int64_t blocks = (n + THREADS - 1) / THREADS;
+    return (unsigned)(blocks < (1 << 20) ? blocks : (1 << 20));
 }
 
-extern "C" cudaError_t smx_sgd(float *w, const float *g, int64_t n, float lr, cudaStream_t s)
+#define FOR_ALL(i, n)                                                                              \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+__global__ void sgd_kernel(float *w, const float *g, int64_t n, float lr, const smx_scaler *sc)
 {
-    if (n > 0) {
-        int64_t blocks = (n + THREADS - 1) / THREADS;
-        sgd_kernel<<<(unsigned)(blocks < (1 << 20) ? blocks : (1 << 20)), THREADS, 0, s>>>(w, g, n,
-                                                                                           lr);
+    if (sc && sc->overflowed)
+        return;
+    FOR_ALL(i, n)
+    w[i] -= lr * g[i];
+}
+
+extern "C" cudaError_t smx_sgd(float *w, const float *g, int64_t n, float lr, const smx_scaler *sc,
+                               cudaStream_t s)
+{
+    if (n > 0)
+        sgd_kernel<<<blocks_for(n), THREADS, 0, s>>>(w, g, n, lr, sc);
+    return cudaGetLastError();
+}
+
+__global__ void scale_kernel(float *v, int64_t n, const smx_scaler *sc)
+{
+    float k = sc->scale;
+    FOR_ALL(i, n)
+    v[i] *= k;
+}
+
+extern "C" cudaError_t smx_scale(float *v, int64_t n, const smx_scaler *sc, cudaStream_t s)
+{
+    if (n > 0)
+        scale_kernel<<<blocks_for(n), THREADS, 0, s>>>(v, n, sc);
+    return cudaGetLastError();
+}
+
+/* As GradScaler's unscale, a multiplication by the inverse; any thread that meets a value
+ * that is not finite marks the step (a benign race: all write 1). */
+__global__ void unscale_kernel(float *v, int64_t n, smx_scaler *sc)
+{
+    float inv = 1.0f / sc->scale;
+    int bad = 0;
+    FOR_ALL(i, n)
+    {
+        v[i] *= inv;
+        bad |= !isfinite(v[i]);
     }
+    if (bad)
+        sc->overflowed = 1;
+}
+
+extern "C" cudaError_t smx_unscale(float *v, int64_t n, smx_scaler *sc, cudaStream_t s)
+{
+    if (n > 0)
+        unscale_kernel<<<blocks_for(n), THREADS, 0, s>>>(v, n, sc);
+    return cudaGetLastError();
+}
+
+__global__ void scaler_update_kernel(smx_scaler *sc, int interval)
+{
+    if (sc->overflowed) {
+        sc->scale *= 0.5f;
+        sc->clean_steps = 0;
+    } else if (++sc->clean_steps >= interval) {
+        sc->scale *= 2.0f;
+        sc->clean_steps = 0;
+    }
+    sc->overflowed = 0;
+}
+
+extern "C" cudaError_t smx_scaler_update(smx_scaler *sc, int interval, cudaStream_t s)
+{
+    scaler_update_kernel<<<1, 1, 0, s>>>(sc, interval);
     return cudaGetLastError();
 }

@@ -21,8 +21,25 @@ cudaError_t smx_softmax_cross_entropy(float *dy, float *row_loss, const float *y
                                       cudaStream_t s);
 /* *total = sum of v[0..n) / n, in double. */
 cudaError_t smx_mean(double *total, const float *v, int64_t n, cudaStream_t s);
-/* w -= lr * g over n floats (torch.optim.SGD without momentum). */
-cudaError_t smx_sgd(float *w, const float *g, int64_t n, float lr, cudaStream_t s);
+/* fp16's loss scale on the device (torch.amp.GradScaler's state): the scale, the clean steps
+ * since it last changed, and whether this step's gradients overflowed. */
+typedef struct smx_scaler {
+    float scale;
+    int32_t clean_steps;
+    int32_t overflowed;
+} smx_scaler;
+
+/* v *= scale over n floats. */
+cudaError_t smx_scale(float *v, int64_t n, const smx_scaler *sc, cudaStream_t s);
+/* v /= scale over n floats; overflowed = 1 where any result is not finite. */
+cudaError_t smx_unscale(float *v, int64_t n, smx_scaler *sc, cudaStream_t s);
+/* w -= lr * g over n floats (torch.optim.SGD without momentum); nothing where sc is not NULL
+ * and its step overflowed. */
+cudaError_t smx_sgd(float *w, const float *g, int64_t n, float lr, const smx_scaler *sc,
+                    cudaStream_t s);
+/* GradScaler's update: an overflowed step halves the scale, `interval` clean ones in a row
+ * double it; the next step starts unmarked. */
+cudaError_t smx_scaler_update(smx_scaler *sc, int interval, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -52,8 +52,10 @@ static void usage(void)
         "                    cuda: their GPU kernels (cuDNN, cuBLAS), one GPU per rank,\n"
         "                    gradients summed with NCCL; adds the columns precision,\n"
         "                    conv_algo, device, energy_j, energy_infer_j (docs/gpu.md)\n"
-        "  --precision P     cuda: fp32 (default) or tf32 (TF32 tensor cores); fp16 and bf16\n"
-        "                    are not implemented\n"
+        "  --precision P     cuda: fp32 (default), tf32 (TF32 tensor cores), or fp16 or\n"
+        "                    bf16 as torch.autocast runs them: products and convolutions\n"
+        "                    on half-type operands, fp32 tensors and master weights, fp16's\n"
+        "                    loss scaled as GradScaler does (docs/precision.md)\n"
         "  --conv-algo A     cuda: measure (default: time cuDNN's algorithms, as PyTorch's\n"
         "                    cudnn.benchmark) or heuristic (cuDNN's first suggestion)\n"
         "  --image LIST      input heights and widths (default: each network's own)\n"
@@ -186,12 +188,7 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
         return 0;
     case OPT_PRECISION:
         if (strcmp(v, "fp32") && strcmp(v, "tf32") && strcmp(v, "fp16") && strcmp(v, "bf16"))
-            return sm_fail(st, "--precision %s: expected fp32 or tf32", v);
-        if (!strcmp(v, "fp16") || !strcmp(v, "bf16"))
-            return sm_fail(st,
-                           "--precision %s: not implemented by the GPU backend (fp32 and "
-                           "tf32 are: fp32 data, with or without TF32 tensor cores)",
-                           v);
+            return sm_fail(st, "--precision %s: expected fp32, tf32, fp16 or bf16", v);
         a->precision = v;
         return 0;
     case OPT_CONV_ALGO:

@@ -35,8 +35,7 @@ set_tests_properties(gpu_cli_backends_help PROPERTIES PASS_REGULAR_EXPRESSION
 set(SM_GPU_BENCH_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_cli.sh fails)
 if(SCALEMETER_HAVE_CUDA)
   foreach(case
-      "precision|--precision fp16: not implemented by the GPU backend|--backend;cuda;--precision;fp16"
-      "precision_value|--precision fp64: expected fp32 or tf32|--backend;cuda;--precision;fp64"
+      "precision_value|--precision fp64: expected fp32, tf32, fp16 or bf16|--backend;cuda;--precision;fp64"
       "precision_cpu|--precision: only with --backend cuda|--precision;tf32"
       "conv_algo|--conv-algo fastest: expected measure or heuristic|--backend;cuda;--conv-algo;fastest"
       "allreduce|--allreduce: with --backend cuda the gradients go through NCCL|--backend;cuda;--allreduce;ring"
@@ -97,6 +96,10 @@ if(SCALEMETER_HAVE_CUDA)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(gpu_cli_bench gpu_cli_bench_np2 PROPERTIES TIMEOUT 600 PROCESSORS 2
     ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+  # bench --backend cuda at fp16 and bf16: rows that name their precision.
+  add_test(NAME gpu_cli_bench_precisions COMMAND ${SM_GPU_CLI} precisions ${SCALEMETER_BIN}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(gpu_cli_bench_precisions PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
   # calibrate --backend cuda: the CSV, the coefficient file naming the GPU, the validation.
   add_test(NAME gpu_cli_calibrate COMMAND ${SM_GPU_CLI} calibrate ${SCALEMETER_BIN}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

@@ -15,6 +15,10 @@
 #       number or empty), the same on stdout, and a second run that measures nothing. Where
 #       fewer are: one message ("no CUDA device", or "N ranks on this host share M GPUs"), a
 #       non-zero exit, no file
+#   test_gpu_cli.sh precisions SCALEMETER
+#       with a CUDA device: `bench --backend cuda --precision fp16|bf16` of resnet18 (convolutions,
+#       a product) and tiny_resnet, each row ok with its precision named and positive times;
+#       without one: "no CUDA device: skipped", exit 77
 #   test_gpu_cli.sh calibrate SCALEMETER
 #       with a CUDA device: `calibrate --backend cuda` of 3 networks x 2 images x 2 batches
 #       writes the CSV (12 rows), the coefficient file naming the GPU and the leave-one-model-out
@@ -152,6 +156,31 @@ bench)
     run "$@" >"$out" 2>"$err" || { echo "second run: exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
     cmp -s "$csv" "$dir/first" || { echo "the second run changed the file"; rm -rf "$dir"; exit 1; }
     cat "$csv"
+    rm -rf "$dir"
+    ;;
+precisions)
+    bin=$1
+    if ! device_visible "$bin"; then
+        echo "no CUDA device: skipped"
+        exit 77
+    fi
+    dir=$(mktemp -d)
+    for p in fp16 bf16; do
+        "$bin" bench --backend cuda --precision "$p" --model resnet18,examples/tiny_resnet.ini \
+            --image 64 --batch 8 --warmup 1 --reps 3 --min-time 0.05 -o "$dir/$p.csv" \
+            >"$out" 2>"$err" || { echo "$p: exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
+        awk -F, -v p="$p" '
+            function bad(why) { print p " line " NR ": " why ": " $0; failed = 1 }
+            NR == 1 { next }
+            {
+                n++
+                for (k = 6; k <= 10; k++) if (!($k > 0)) bad("time " k)
+                if ($11 != "cuda" || $14 != "ok" || $15 != p) bad("labels")
+            }
+            END { if (n != 2) { print p ": " n " rows, expected 2"; failed = 1 } exit failed }' \
+            "$dir/$p.csv" || { cat "$dir/$p.csv" "$err"; rm -rf "$dir"; exit 1; }
+        cat "$dir/$p.csv"
+    done
     rm -rf "$dir"
     ;;
 calibrate)

@@ -218,17 +218,19 @@ static void test_refusals(void)
     CHECK_EQ(sm_gpu_precision_parse("fp64"), -1);
     CHECK(sm_gpu_precision_check(SM_GPU_FP32, &st) == 0);
     CHECK(sm_gpu_precision_check(SM_GPU_TF32, &st) == 0);
-    CHECK(sm_gpu_precision_check(SM_GPU_FP16, &st) == -1);
-    CHECK_CONTAINS(st.msg, "precision fp16 is not implemented by the GPU backend");
+    CHECK(sm_gpu_precision_check(SM_GPU_FP16, &st) == 0);
+    CHECK(sm_gpu_precision_check(SM_GPU_BF16, &st) == 0);
+    CHECK(sm_gpu_precision_check(4, &st) == -1);
+    CHECK_CONTAINS(st.msg, "precision 4 is not one of the GPU backend's");
     net = net_load(reg, NET("3x8x8", "c = conv2d out=4 kernel=3\n"), 0, &st);
     if (!net) {
         CHECK(0);
         return;
     }
     sm_cuda_executor *ex = NULL;
-    sm_cuda_executor_options opt = {.batch = 2, .precision = SM_GPU_BF16};
+    sm_cuda_executor_options opt = {.batch = 2, .precision = 9};
     CHECK(sm_cuda_executor_new(net, &opt, &ex, &st) == -1 && ex == NULL);
-    CHECK_CONTAINS(st.msg, "precision bf16 is not implemented");
+    CHECK_CONTAINS(st.msg, "precision 9 is not one of the GPU backend's");
     opt.precision = SM_GPU_FP32;
     opt.batch = 0;
     CHECK(sm_cuda_executor_new(net, &opt, &ex, &st) == -1);

@@ -32,17 +32,37 @@ int main(void)
     CHECK_EQ(gpu_precision(&l)->cudnn_math, CUDNN_DEFAULT_MATH);
     CHECK_EQ(gpu_precision(&l)->cudnn_tensor_ops, 1);
 
-    /* fp16 and bf16 have no row yet; nor has a number past the enum or below it */
-    int refused[] = {SM_GPU_FP16, SM_GPU_BF16, 7, -1};
+    /* fp16 and bf16: autocast's split. cuBLAS rounds fp32 operands itself; a convolution's
+     * operands are cast to the half type, fp32 data everywhere else */
+    int halves[] = {SM_GPU_FP16, SM_GPU_BF16};
+    cublasComputeType_t gemm[] = {CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF};
+    cudnnDataType_t conv[] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    for (int i = 0; i < 2; i++) {
+        sm_gpu_context c = ctx(halves[i]);
+        l.gpu = &c;
+        CHECK_EQ(gpu_check_precision(&l, "linear", &err), 0);
+        CHECK_EQ(gpu_precision(&l)->gemm_compute, gemm[i]);
+        CHECK_EQ(gpu_precision(&l)->gemm_data, CUDA_R_32F);
+        CHECK_EQ(gpu_precision(&l)->conv_data, conv[i]);
+        CHECK_EQ(gpu_precision(&l)->cudnn_math, CUDNN_TENSOR_OP_MATH);
+        CHECK_EQ(gpu_precision(&l)->cudnn_tensor_ops, 1);
+    }
+    l.gpu = &fp32;
+    CHECK_EQ(gpu_precision(&l)->conv_data, CUDNN_DATA_FLOAT);
+    l.gpu = &tf32;
+    CHECK_EQ(gpu_precision(&l)->conv_data, CUDNN_DATA_FLOAT);
+
+    /* a number past the enum or below it has no row */
+    int refused[] = {7, 4, -1};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         sm_gpu_context c = ctx(refused[i]);
         l.gpu = &c;
         CHECK(gpu_precision(&l) == NULL);
         CHECK_EQ(gpu_check_precision(&l, "linear", &err), -1);
     }
-    l.gpu = &(sm_gpu_context){.precision = SM_GPU_BF16};
+    l.gpu = &(sm_gpu_context){.precision = 7};
     gpu_check_precision(&l, "linear", &err);
-    CHECK_STR_EQ(err.msg,
-                 "linear: precision 3 is not implemented by its GPU kernels (fp32, tf32 are)");
+    CHECK_STR_EQ(err.msg, "linear: precision 7 is not implemented by its GPU kernels (fp32, "
+                          "tf32, fp16, bf16 are)");
     return check_summary();
 }

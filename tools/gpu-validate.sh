@@ -169,6 +169,7 @@ if has test; then
     run_test cli_backends sh "$src/tests/test_gpu_cli.sh" backends yes "$sm"
     run_test cli_bench sh "$src/tests/test_gpu_cli.sh" bench 1 "$sm"
     run_test cli_calibrate sh "$src/tests/test_gpu_cli.sh" calibrate "$sm"
+    run_test cli_bench_precisions sh "$src/tests/test_gpu_cli.sh" precisions "$sm"
     smoke=$work/smoke.csv
     rm -f "$smoke"
     run_test bench_one_row "$sm" bench --backend cuda --precision "$precision" --model resnet18 \

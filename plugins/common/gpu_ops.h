@@ -14,6 +14,7 @@
  *                          attention, window_attention, the recurrent types)
  *   norm_rows_gpu.cu       row normalisation and its gradients (layernorm, groupnorm, rmsnorm;
  *                          the rows are norm_rows.h's)
+ *   half_cast_gpu.cu       fp32 to fp16 or bf16 copies and back (conv2d at fp16 and bf16)
  */
 #ifndef SCALEMETER_PLUGINS_GPU_OPS_H
 #define SCALEMETER_PLUGINS_GPU_OPS_H
@@ -85,6 +86,13 @@ cudaError_t smk_norm_rows_backward(float *dx, const float *dy, const float *x, c
  * (overwritten). */
 cudaError_t smk_norm_rows_params(float *dgamma, float *dbeta, const float *dy, const float *x,
                                  const float *stats, norm_rows g, cudaStream_t s);
+
+/* ---- half_cast_gpu.cu ---- */
+/* dst[i] = src[i] rounded to bf16 (bf16 = 1) or fp16 (0), nearest even; dst holds n halves. */
+cudaError_t smk_to_half(void *dst, const float *src, int64_t n, int bf16, cudaStream_t s);
+/* dst[i] = (accumulate ? dst[i] : 0) + src[i], src n bf16 or fp16 values. */
+cudaError_t smk_from_half(float *dst, const void *src, int64_t n, int bf16, int accumulate,
+                          cudaStream_t s);
 
 #ifdef __cplusplus
 }

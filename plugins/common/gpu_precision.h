@@ -1,10 +1,13 @@
 /*
  * The precision policy of the plugins' GPU kernels, whole, in one table: which precisions
  * (sm_gpu_precision) the kernels implement, and for each the cuBLAS compute and data types of
- * every matrix product (gemm_gpu.h) and the cuDNN math type of every convolution (conv2d).
- * Implementing bf16 for them is one row here; a precision without a row is refused in setup
- * with one line naming the layer and the precisions that have rows.
- * What each precision means for the arithmetic and the predictions: docs/precision.md.
+ * every matrix product (gemm_gpu.h) and the cuDNN math and element types of every convolution
+ * (conv2d). A precision without a row is refused in setup with one line naming the layer and
+ * the precisions that have rows.
+ * fp16 and bf16 are autocast's split: the matrix products and cuDNN's convolutions take their
+ * operands rounded to the half type and accumulate in fp32; tensors in memory stay fp32, and
+ * every other kernel computes in fp32. What each precision means for the arithmetic and the
+ * predictions: docs/precision.md.
  */
 #ifndef SCALEMETER_PLUGINS_GPU_PRECISION_H
 #define SCALEMETER_PLUGINS_GPU_PRECISION_H
@@ -19,6 +22,8 @@ typedef struct gpu_precision_policy {
     cudaDataType_t gemm_data;         /* the element type of A, B and C in memory */
     cudnnMathType_t cudnn_math;       /* set on every convolution descriptor */
     int cudnn_tensor_ops;             /* a tensor-op algorithm's result may be taken */
+    cudnnDataType_t conv_data;        /* a convolution's operands: FLOAT, or the half type its
+                                         copies are cast to (fp32 accumulation in either) */
 } gpu_precision_policy;
 
 /* The rows, indexed by sm_gpu_precision; an index without a name is not implemented. A table in
@@ -27,9 +32,19 @@ static inline const gpu_precision_policy *gpu_precision_table(int *n)
 {
     static const gpu_precision_policy table[] = {
         /* full fp32: PyTorch's allow_tf32 = False (Conv_v7.cpp drops tensor-op results) */
-        [SM_GPU_FP32] = {"fp32", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDNN_FMA_MATH, 0},
+        [SM_GPU_FP32] = {"fp32", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDNN_FMA_MATH, 0,
+                         CUDNN_DATA_FLOAT},
         /* tensor cores on fp32 data: torch.backends.cuda.matmul.allow_tf32 = True */
-        [SM_GPU_TF32] = {"tf32", CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDNN_DEFAULT_MATH, 1},
+        [SM_GPU_TF32] = {"tf32", CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDNN_DEFAULT_MATH, 1,
+                         CUDNN_DATA_FLOAT},
+        /* torch.autocast(dtype=float16): cuBLAS rounds fp32 operands to fp16 itself (FAST_16F);
+         * a convolution runs on fp16 copies (PSEUDO_HALF: fp32 accumulation), tensor ops
+         * permitted as PyTorch's ConvolutionDescriptor permits them for half types */
+        [SM_GPU_FP16] = {"fp16", CUBLAS_COMPUTE_32F_FAST_16F, CUDA_R_32F, CUDNN_TENSOR_OP_MATH, 1,
+                         CUDNN_DATA_HALF},
+        /* torch.autocast(dtype=bfloat16): the same with bf16 (PSEUDO_BFLOAT16) */
+        [SM_GPU_BF16] = {"bf16", CUBLAS_COMPUTE_32F_FAST_16BF, CUDA_R_32F, CUDNN_TENSOR_OP_MATH, 1,
+                         CUDNN_DATA_BFLOAT16},
     };
     *n = (int)(sizeof table / sizeof table[0]);
     return table;

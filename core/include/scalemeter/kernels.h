@@ -58,8 +58,10 @@ typedef enum sm_gpu_precision {
     SM_GPU_FP32 = 0, /* full fp32: cuDNN CUDNN_FMA_MATH, cuBLAS CUBLAS_COMPUTE_32F */
     SM_GPU_TF32 = 1, /* tensor cores on fp32 data: CUDNN_DEFAULT_MATH (TF32 permitted),
                         CUBLAS_COMPUTE_32F_FAST_TF32 */
-    SM_GPU_FP16 = 2, /* fp16 storage and arithmetic: not implemented; the host refuses it */
-    SM_GPU_BF16 = 3  /* bf16 storage and arithmetic: not implemented; the host refuses it */
+    SM_GPU_FP16 = 2, /* autocast's fp16: products and convolutions on fp16-rounded operands
+                        with fp32 accumulation (CUBLAS_COMPUTE_32F_FAST_16F, cuDNN on fp16
+                        copies), fp32 tensors, every other kernel fp32; the loss scaled */
+    SM_GPU_BF16 = 3  /* the same with bf16 (CUBLAS_COMPUTE_32F_FAST_16BF), no loss scale */
 } sm_gpu_precision;
 
 /* How a kernel with several algorithms (convolutions) chooses one in setup. */
@@ -144,8 +146,9 @@ typedef const struct sm_cpu_kernels *(*sm_cpu_entry_fn)(const sm_host *host);
 /* ---- GPU kernels ----------------------------------------------------------------------------
  *
  * Tensors, weights, state and work are device memory, with the CPU's layouts, fp32 in every
- * precision implemented (fp32, tf32); precision only says which arithmetic the libraries may
- * use. The host starts from the same initial weights as the CPU backend. */
+ * precision; precision only says which arithmetic the libraries may use (a kernel that casts
+ * operands to a half type keeps the copies in its work). The host starts from the same initial
+ * weights as the CPU backend. */
 
 struct sm_gpu_kernels {
     uint32_t abi_version; /* SM_PLUGIN_ABI_VERSION: this table comes from its own module */
