@@ -189,6 +189,15 @@ static int cuda_failed(sm_status *st, const char *call, cudaError_t e)
 static int handles(sm_cuda_executor *ex, sm_status *st)
 {
     CUDA_TRY(st, cudaSetDevice, ex->opt.device);
+    /* the products' half-type copies (fp16, bf16) come from the device's stream-ordered pool:
+     * keep what it holds between steps rather than return it at every synchronisation, as
+     * PyTorch's caching allocator keeps autocast's copies */
+    if (ex->opt.precision == SM_GPU_FP16 || ex->opt.precision == SM_GPU_BF16) {
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        CUDA_TRY(st, cudaDeviceGetDefaultMemPool, &pool, ex->opt.device);
+        CUDA_TRY(st, cudaMemPoolSetAttribute, pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
     CUDA_TRY(st, cudaStreamCreateWithFlags, &ex->stream, cudaStreamNonBlocking);
     cudnnStatus_t s = cudnnCreate(&ex->cudnn);
     if (s != CUDNN_STATUS_SUCCESS)

@@ -32,16 +32,17 @@ int main(void)
     CHECK_EQ(gpu_precision(&l)->cudnn_math, CUDNN_DEFAULT_MATH);
     CHECK_EQ(gpu_precision(&l)->cudnn_tensor_ops, 1);
 
-    /* fp16 and bf16: autocast's split. cuBLAS rounds fp32 operands itself; a convolution's
-     * operands are cast to the half type, fp32 data everywhere else */
+    /* fp16 and bf16: autocast's split. Products and convolutions read half-type copies of
+     * their operands, fp32 data everywhere else */
     int halves[] = {SM_GPU_FP16, SM_GPU_BF16};
-    cublasComputeType_t gemm[] = {CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF};
+    cudaDataType_t operands[] = {CUDA_R_16F, CUDA_R_16BF};
     cudnnDataType_t conv[] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     for (int i = 0; i < 2; i++) {
         sm_gpu_context c = ctx(halves[i]);
         l.gpu = &c;
         CHECK_EQ(gpu_check_precision(&l, "linear", &err), 0);
-        CHECK_EQ(gpu_precision(&l)->gemm_compute, gemm[i]);
+        CHECK_EQ(gpu_precision(&l)->gemm_compute, CUBLAS_COMPUTE_32F);
+        CHECK_EQ(gpu_precision(&l)->gemm_operands, operands[i]);
         CHECK_EQ(gpu_precision(&l)->gemm_data, CUDA_R_32F);
         CHECK_EQ(gpu_precision(&l)->conv_data, conv[i]);
         CHECK_EQ(gpu_precision(&l)->cudnn_math, CUDNN_TENSOR_OP_MATH);
@@ -49,8 +50,10 @@ int main(void)
     }
     l.gpu = &fp32;
     CHECK_EQ(gpu_precision(&l)->conv_data, CUDNN_DATA_FLOAT);
+    CHECK_EQ(gpu_precision(&l)->gemm_operands, CUDA_R_32F);
     l.gpu = &tf32;
     CHECK_EQ(gpu_precision(&l)->conv_data, CUDNN_DATA_FLOAT);
+    CHECK_EQ(gpu_precision(&l)->gemm_operands, CUDA_R_32F);
 
     /* a number past the enum or below it has no row */
     int refused[] = {7, 4, -1};

@@ -4,9 +4,9 @@
  * every matrix product (gemm_gpu.h) and the cuDNN math and element types of every convolution
  * (conv2d). A precision without a row is refused in setup with one line naming the layer and
  * the precisions that have rows.
- * fp16 and bf16 are autocast's split: the matrix products and cuDNN's convolutions take their
- * operands rounded to the half type and accumulate in fp32; tensors in memory stay fp32, and
- * every other kernel computes in fp32. What each precision means for the arithmetic and the
+ * fp16 and bf16 are autocast's split: the matrix products and cuDNN's convolutions read copies
+ * of their operands cast to the half type and accumulate in fp32; tensors in memory stay fp32,
+ * and every other kernel computes in fp32. What each precision means for the arithmetic and the
  * predictions: docs/precision.md.
  */
 #ifndef SCALEMETER_PLUGINS_GPU_PRECISION_H
@@ -19,7 +19,9 @@
 typedef struct gpu_precision_policy {
     const char *name;                 /* as --precision writes it */
     cublasComputeType_t gemm_compute; /* cuBLAS's arithmetic for every product */
-    cudaDataType_t gemm_data;         /* the element type of A, B and C in memory */
+    cudaDataType_t gemm_data;         /* the element type of C, and of A and B in memory */
+    cudaDataType_t gemm_operands;     /* what A and B are read as: CUDA_R_32F as they are, or
+                                         the half type they are cast to first */
     cudnnMathType_t cudnn_math;       /* set on every convolution descriptor */
     int cudnn_tensor_ops;             /* a tensor-op algorithm's result may be taken */
     cudnnDataType_t conv_data;        /* a convolution's operands: FLOAT, or the half type its
@@ -32,19 +34,20 @@ static inline const gpu_precision_policy *gpu_precision_table(int *n)
 {
     static const gpu_precision_policy table[] = {
         /* full fp32: PyTorch's allow_tf32 = False (Conv_v7.cpp drops tensor-op results) */
-        [SM_GPU_FP32] = {"fp32", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDNN_FMA_MATH, 0,
+        [SM_GPU_FP32] = {"fp32", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDNN_FMA_MATH, 0,
                          CUDNN_DATA_FLOAT},
         /* tensor cores on fp32 data: torch.backends.cuda.matmul.allow_tf32 = True */
-        [SM_GPU_TF32] = {"tf32", CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDNN_DEFAULT_MATH, 1,
-                         CUDNN_DATA_FLOAT},
-        /* torch.autocast(dtype=float16): cuBLAS rounds fp32 operands to fp16 itself (FAST_16F);
-         * a convolution runs on fp16 copies (PSEUDO_HALF: fp32 accumulation), tensor ops
-         * permitted as PyTorch's ConvolutionDescriptor permits them for half types */
-        [SM_GPU_FP16] = {"fp16", CUBLAS_COMPUTE_32F_FAST_16F, CUDA_R_32F, CUDNN_TENSOR_OP_MATH, 1,
-                         CUDNN_DATA_HALF},
+        [SM_GPU_TF32] = {"tf32", CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F,
+                         CUDNN_DEFAULT_MATH, 1, CUDNN_DATA_FLOAT},
+        /* torch.autocast(dtype=float16): every product reads fp16 copies of A and B and
+         * writes fp32 (cuBLAS's FAST_16F on fp32 operands is no substitute: an H200 ran it as
+         * TF32); a convolution runs on fp16 copies (PSEUDO_HALF: fp32 accumulation), tensor
+         * ops permitted as PyTorch's ConvolutionDescriptor permits them for half types */
+        [SM_GPU_FP16] = {"fp16", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDNN_TENSOR_OP_MATH,
+                         1, CUDNN_DATA_HALF},
         /* torch.autocast(dtype=bfloat16): the same with bf16 (PSEUDO_BFLOAT16) */
-        [SM_GPU_BF16] = {"bf16", CUBLAS_COMPUTE_32F_FAST_16BF, CUDA_R_32F, CUDNN_TENSOR_OP_MATH, 1,
-                         CUDNN_DATA_BFLOAT16},
+        [SM_GPU_BF16] = {"bf16", CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDNN_TENSOR_OP_MATH,
+                         1, CUDNN_DATA_BFLOAT16},
     };
     *n = (int)(sizeof table / sizeof table[0]);
     return table;
