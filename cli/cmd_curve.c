@@ -381,8 +381,7 @@ static void write_json(FILE *out, const curve_run *r)
     /* with --tokens, samples differ by each network's sequence length; without a dataset
      * given, a sequence network has none (dataset_samples) */
     if (r->args->common.tokens || (!r->args->common.dataset && !has_image(r))) {
-        json_key(&w, "dataset");
-        json_null(&w);
+        json_field_null(&w, "dataset");
         if (r->args->common.tokens)
             json_field_int(&w, "tokens", r->args->common.tokens);
     } else {

@@ -220,3 +220,9 @@ void json_field_bool(json_writer *w, const char *key, int v)
     json_key(w, key);
     json_bool(w, v);
 }
+
+void json_field_null(json_writer *w, const char *key)
+{
+    json_key(w, key);
+    json_null(w);
+}

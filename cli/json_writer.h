@@ -43,6 +43,7 @@ void json_field_number(json_writer *w, const char *key, double v);
 void json_field_int(json_writer *w, const char *key, int64_t v);
 void json_field_string(json_writer *w, const char *key, const char *s);
 void json_field_bool(json_writer *w, const char *key, int v);
+void json_field_null(json_writer *w, const char *key);
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong forms, no
  * surrogates, nothing above U+10FFFF), or 0 where s holds none: what JSON strings and the

@@ -647,8 +647,7 @@ void json_memory(json_writer *w, const char *key, const sm_memory *m)
         json_field_bool(w, "fits", m->fits);
     } else {
         json_null(w);
-        json_key(w, "fits");
-        json_null(w);
+        json_field_null(w, "fits");
     }
     json_end(w);
 }

@@ -49,12 +49,10 @@ static void print_csv(FILE *out, const sm_network *net, const sm_layer_predictio
 /* key: v, or null where an inference-only print leaves training out */
 static void json_time(json_writer *w, const char *key, double v, int left_out)
 {
-    if (left_out) {
-        json_key(w, key);
-        json_null(w);
-    } else {
+    if (left_out)
+        json_field_null(w, key);
+    else
         json_field_number(w, key, v);
-    }
 }
 
 static void print_json(FILE *out, const sm_network *net, const sm_predictor *p,
@@ -91,10 +89,8 @@ static void print_json(FILE *out, const sm_network *net, const sm_predictor *p,
             json_time(&w, columns[4 + k], v[k], infer_only && training_column(k));
         json_field_string(&w, "bound_infer", sm_bound_name(x->bound_infer));
         if (infer_only) {
-            json_key(&w, "bound_fwd");
-            json_null(&w);
-            json_key(&w, "bound_bwd");
-            json_null(&w);
+            json_field_null(&w, "bound_fwd");
+            json_field_null(&w, "bound_bwd");
         } else {
             json_field_string(&w, "bound_fwd", sm_bound_name(x->bound_fwd));
             json_field_string(&w, "bound_bwd", sm_bound_name(x->bound_bwd));
