@@ -110,8 +110,8 @@ if(SCALEMETER_HAVE_CUDA)
   if(SCALEMETER_SANITIZE)
     set(sm_gpu_asan "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
     set_tests_properties(gpu_executor gpu_cli_allreduce_nccl gpu_cli_backends
-      PROPERTIES ENVIRONMENT "${sm_gpu_asan}")
-    foreach(case precision precision_value precision_cpu conv_algo allreduce)
+      gpu_cli_bench_precisions PROPERTIES ENVIRONMENT "${sm_gpu_asan}")
+    foreach(case precision_value precision_cpu conv_algo allreduce)
       set_tests_properties(gpu_cli_bench_bad_${case} PROPERTIES ENVIRONMENT "${sm_gpu_asan}")
     endforeach()
     # these two also need the fake plugin's type without kernels
