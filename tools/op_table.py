@@ -8,7 +8,8 @@ docs/ops-h200.md.
 
 What it tabulates: kernel time, kernels and host time per op class and phase; each phase's
 window, GPU busy time (the union of its kernels) and idle time; the depthwise convolutions'
-achieved bandwidth; cuDNN's layout transposes around NCHW convolutions; and `scalemeter
+achieved bandwidth; cuDNN's layout transposes around NCHW convolutions (estimated, and timed
+where a profile has each kernel name's time, kernel_name_us); and `scalemeter
 predict --per-layer` summed over the same classes (convolutions classified from
 models/MODEL.ini as the profiles' shapes classify them) against the measured kernel time.
 Standard library only; a few seconds.
@@ -29,26 +30,28 @@ import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join("configs", "calibrations", "h200-pytorch-layers")
-PRECISIONS = ("bf16", "tf32")
+PRECISIONS = ("bf16", "tf32", "fp32")
 PHASES = ("infer", "fwd", "bwd", "opt")
-MODELS = ("resnet50", "resnext50_32x4d", "vgg11", "densenet121", "mobilenet_v2",
-          "efficientnet_b0", "convnext_tiny")
+MODELS = ("resnet18", "resnet50", "resnext50_32x4d", "vgg11", "densenet121", "mobilenet_v2",
+          "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny")
 BATCHES = (32, 128)
-ELEMENT = {"bf16": 2, "tf32": 4}  # bytes of an activation element
+ELEMENT = {"bf16": 2, "tf32": 4, "fp32": 4}  # bytes of an activation element
 PEAK_BW = 4.8e12  # H200 datasheet, bytes/s
-DEPTHWISE_NETS = ("mobilenet_v2", "efficientnet_b0", "convnext_tiny")
+DEPTHWISE_NETS = ("mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny")
 
 CONV = ("conv dense kxk", "conv 1x1", "conv grouped", "conv depthwise")
 PRICED = CONV + ("linear", "batch norm", "layer norm", "activation", "elementwise", "pooling",
                  "concat", "dropout")
 ORDER = PRICED + ("loss", "autocast casts", "AccumulateGrad", "SGD step", "zero_grad")
+FAMILIES = ("dgrad", "wgrad", "gemm", "fft", "depthwise", "transforms", "other")  # kernel_family
 # ops that are no work of the network: the phase's closing synchronisation, the profiler's own
 NOT_OPS = ("cudaDeviceSynchronize", "Activity Buffer Request", "Buffer Flush")
 
 FWD_CLASS = {
     "aten::linear": "linear", "aten::batch_norm": "batch norm", "aten::layer_norm": "layer norm",
     "aten::relu_": "activation", "aten::hardtanh_": "activation", "aten::gelu": "activation",
-    "aten::silu_": "activation", "aten::sigmoid": "activation",
+    "aten::silu_": "activation", "aten::sigmoid": "activation", "aten::relu": "activation",
+    "aten::hardswish_": "activation", "aten::hardsigmoid": "activation",
     "aten::add_": "elementwise", "aten::add": "elementwise", "aten::mul": "elementwise",
     "aten::div_": "elementwise", "aten::bernoulli_": "elementwise", "aten::empty": "elementwise",
     "aten::max_pool2d": "pooling", "aten::avg_pool2d": "pooling",
@@ -63,7 +66,8 @@ BWD_CLASS = {
     "NativeLayerNormBackward0": "layer norm",
     "ReluBackward0": "activation", "HardtanhBackward0": "activation",
     "GeluBackward0": "activation", "SiluBackward0": "activation",
-    "SigmoidBackward0": "activation",
+    "SigmoidBackward0": "activation", "HardswishBackward0": "activation",
+    "HardsigmoidBackward0": "activation",
     "AddBackward0": "elementwise", "MulBackward0": "elementwise",
     "MaxPool2DWithIndicesBackward0": "pooling", "AvgPool2DBackward0": "pooling",
     "AdaptiveAvgPool2DBackward0": "pooling", "MeanBackward1": "pooling",
@@ -74,13 +78,20 @@ BWD_CLASS = {
 MODEL_CLASS = {
     "linear": "linear", "batchnorm2d": "batch norm", "layernorm": "layer norm",
     "relu": "activation", "relu6": "activation", "gelu": "activation", "silu": "activation",
-    "sigmoid": "activation", "add": "elementwise", "mul": "elementwise",
-    "layer_scale": "elementwise", "maxpool2d": "pooling", "avgpool2d": "pooling",
-    "adaptive_avgpool2d": "pooling", "concat": "concat", "dropout": "dropout",
+    "sigmoid": "activation", "hardswish": "activation", "hardsigmoid": "activation",
+    "add": "elementwise", "mul": "elementwise", "layer_scale": "elementwise",
+    "maxpool2d": "pooling", "avgpool2d": "pooling", "adaptive_avgpool2d": "pooling",
+    "concat": "concat", "dropout": "dropout",
 }
-PRETTY = {"resnet50": "ResNet-50", "resnext50_32x4d": "ResNeXt-50", "vgg11": "VGG-11",
-          "densenet121": "DenseNet-121", "mobilenet_v2": "MobileNet v2",
-          "efficientnet_b0": "EfficientNet-B0", "convnext_tiny": "ConvNeXt-T"}
+PRETTY = {"resnet18": "ResNet-18", "resnet50": "ResNet-50", "resnext50_32x4d": "ResNeXt-50",
+          "vgg11": "VGG-11", "densenet121": "DenseNet-121", "mobilenet_v2": "MobileNet v2",
+          "mobilenet_v3_large": "MobileNet v3 large", "efficientnet_b0": "EfficientNet-B0",
+          "convnext_tiny": "ConvNeXt-T"}
+
+LONG = {"resnext50_32x4d": "ResNeXt-50 32x4d"}  # the introduction's names, where not PRETTY's
+UNDER = {"bf16": "bf16 autocast (fp32 master weights)", "tf32": "TF32",
+         "fp32": "fp32 with TF32 off"}
+UNDER_SHORT = {"bf16": "bf16", "tf32": "TF32", "fp32": "fp32"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,6 +127,23 @@ def transpose_kernels(names):
         elif k.startswith("void tensorTransformGeneric<"):
             n2h = max(n2h or 0, 8)
     return n2h, h2n
+
+
+def kernel_family(name):
+    """What a convolution's kernel does, from its name: cuDNN's layout transforms, a data or
+    weight gradient, a matrix product, cuDNN's FFT convolution, PyTorch's depthwise kernel, or
+    other work."""
+    low = name.lower()
+    if re.search(r"nchwtonhwc|nhwctonchw|tensortransformgeneric", low):
+        return "transforms"
+    if re.search(r"fft2d|flip_filter|region_transform", low):
+        return "fft"
+    for f in ("dgrad", "wgrad"):
+        if f in low:
+            return f
+    if low.startswith(("nvjet", "void cutlass::kernel2", "sm90_xmma_gemm", "sm80_xmma_gemm")):
+        return "gemm"
+    return "depthwise" if "conv_depthwise2d" in low else "other"
 
 
 def short_kernel(name):
@@ -216,6 +244,8 @@ def analyse_step(phases, precision):
             convs = [c for _, c in conv_rows]
             if conv_rows:  # the stem: the first convolution, of the image's 3 channels
                 add(("stem", "kernel"), float(conv_rows[0][0]["kernel_us"]))
+                for k in filter(None, conv_rows[0][0]["kernel_names"].split(";")):
+                    add(("stem name", k), 1)
         conv_of = {id(r): c for r, c in conv_rows}
         bwd_convs = list(reversed(convs))
         for r in rows:
@@ -230,6 +260,10 @@ def analyse_step(phases, precision):
                 continue
             k_us, n_k = float(r["kernel_us"]), float(r["kernels"])
             names = r["kernel_names"].split(";") if r["kernel_names"] else []
+            # each name's time where the file has kernel_name_us (a file begun before it: none)
+            timed = [float(x) for x in (r.get("kernel_name_us") or "").split(";") if x]
+            if timed:
+                v[("names timed",)] = 1.0
             conv = None
             if r["op"] == "aten::conv2d":
                 conv = conv_of[id(r)]
@@ -243,6 +277,9 @@ def analyse_step(phases, precision):
                 cls = FWD_CLASS.get(r["op"], r["op"])
             add((phase, cls, "kernel"), k_us)
             add((phase, cls, "kernels"), n_k)
+            add((phase, "op name", cls, bwd_name(r["op"])), 1)
+            for k, t in zip(names, timed):
+                add((phase, "name us", cls, short_kernel(k)), t)
             add((phase, cls, "host"), float(r["host_us"]))
             add((phase, cls, "self"), float(r["host_self_us"]))
             add((phase, cls, "ops"), 1)
@@ -253,6 +290,8 @@ def analyse_step(phases, precision):
             for k in names:
                 if re.search(r"nchwToNhwc|nhwcToNchw|tensorTransformGeneric", k):
                     add((phase, "T name", k), 1)
+                if "transpose" in k.lower():
+                    v["says transpose", short_kernel(k)] = 1.0
             if phase == "opt":
                 for k in names:
                     add(("opt", "name", short_kernel(k)), 1)
@@ -267,16 +306,22 @@ def analyse_step(phases, precision):
                 for f, hit in fams.items():
                     if hit:
                         add(("bwd", "family", f), 1)
+                for k, t in zip(names, timed):
+                    add(("bwd", "family us", kernel_family(k)), t)
             if conv:
                 kind, x, o, w, taps, _ = conv
                 back = phase == "bwd"
                 tb = transposed_bytes(x, o, w, taps, names, back)
                 add((phase, "conv", "kernel"), k_us)
                 add((phase, "conv", "ops"), 1)
+                if timed:
+                    add((phase, "conv T", "timed"), sum(
+                        t for k, t in zip(names, timed) if kernel_family(k) == "transforms"))
                 if tb:
                     add((phase, "conv T ops", kind), 1)
                     add((phase, "conv T", "kernel"), k_us)
                     add((phase, "conv T", "ops"), 1)
+                    add((phase, "conv T", "kernels"), n_k)
                     add((phase, "conv T", "bytes"), tb)
                 if kind == "conv depthwise":
                     e = ELEMENT[precision]
@@ -285,6 +330,8 @@ def analyse_step(phases, precision):
                     add((phase, "dw", "ops"), 1)
                     for k in names:
                         add((phase, "dw name", short_kernel(k)), 1)
+                    for k, t in zip(names, timed):
+                        add((phase, "dw name us", short_kernel(k)), t)
             # the streaming rate of in-place ReLUs (read and write once, as a transpose)
             if r["op"] == "aten::relu_" and phase == "fwd":
                 n = math.prod(shapes_of(r["shapes"])[0])
@@ -309,7 +356,7 @@ ROUNDS = os.path.join("configs", "calibrations", "h200-pytorch-bf16-rounds.csv")
 
 
 def unprofiled():
-    """{(model, batch): {phase: us}}: the same H200 session's bf16 passes without the
+    """{(model, batch): {phase: us}}: the same H200 leases' bf16 passes without the
     profiler (tools/torch_repeat_runs.py, CUDA events), median over its rounds, image 224."""
     runs = {}
     with open(os.path.join(ROOT, ROUNDS), newline="") as f:
@@ -474,6 +521,17 @@ def ratio(a, b):
     return f"{a / b:.2f}" if a > 0 and b > 0 else ""
 
 
+def and_list(items):
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def count_word(n):
+    return ("none", "one", "two", "three", "four", "five", "six", "seven", "eight",
+            "nine")[n] if n < 10 else str(n)
+
+
 def para(text, bullet=False):
     """A paragraph wrapped at 95 columns; a bullet's lines after the first indented by two."""
     lead = "- " if bullet else ""
@@ -484,6 +542,22 @@ def para(text, bullet=False):
 def points_of(meas, precision, batch=None):
     return [k for k in sorted(meas[precision], key=lambda k: (MODELS.index(k[0]), k[1]))
             if batch is None or k[1] == batch]
+
+
+def names_timed(meas, precision):
+    """Whether every point of the precision's profile times each kernel name."""
+    return all(v.get(("names timed",)) for v in meas[precision].values())
+
+
+def missing(meas, precision):
+    """The points that the other precisions have and this one has not, in words ("" where
+    none)."""
+    have = set(meas[precision])
+    gone = sorted({k for m in meas.values() for k in m} - have,
+                  key=lambda k: (MODELS.index(k[0]), k[1]))
+    return " and ".join(
+        f"{PRETTY[m]} at batch {' or '.join(str(b) for mm, b in gone if mm == m)}"
+        for m in dict.fromkeys(m for m, _ in gone))
 
 
 def relu_rate(meas, precision):
@@ -573,13 +647,25 @@ def section_classes(meas):
                 fam = {f: sum(v.get(("bwd", "family", f), 0) for v in meas[p].values())
                        for f in ("dgrad", "wgrad", "gemm", "depthwise")}
                 n = sum(v.get(("bwd", "conv", "ops"), 0) for v in meas[p].values())
+                us = {f: sum(v.get(("bwd", "family us", f), 0) for v in meas[p].values())
+                      for f in FAMILIES}
+                if names_timed(meas, p):
+                    split = f"""the profile times each kernel name (`kernel_name_us`): of their
+                        {ms(sum(us.values()))} ms, the kernels named dgrad took {ms(us['dgrad'])}
+                        ms, those named wgrad {ms(us['wgrad'])}, the matrix products
+                        {ms(us['gemm'])}, cuDNN's FFT convolutions (fft2d, flip_filter,
+                        region_transform) {ms(us['fft'])}, the depthwise kernels
+                        {ms(us['depthwise'])}, the layout transforms {ms(us['transforms'])}
+                        and the rest {ms(us['other'])}."""
+                else:
+                    split = """with one time per op, the data and weight gradients' shares
+                        cannot be told apart."""
                 md += para(f"""The {n:.0f} ConvolutionBackward0 ops of these points (both
                     batches) ran a kernel named dgrad in {fam['dgrad']:.0f}, one named wgrad in
                     {fam['wgrad']:.0f}, cuBLAS's or CUTLASS's matrix products (nvjet, cutlass
                     gemm, xmma gemm: the 1 x 1 convolutions' gradients as products on NCHW) in
                     {fam['gemm']:.0f} and PyTorch's own depthwise kernels in
-                    {fam['depthwise']:.0f}; with one time per op, the data and weight gradients'
-                    shares cannot be told apart.""") + [""]
+                    {fam['depthwise']:.0f}; {split}""") + [""]
             if phase == "opt":
                 names = sorted({k[2] for v in meas[p].values() for k in v
                                 if k[:2] == ("opt", "name")})
@@ -596,13 +682,26 @@ def transpose_name(name):
 
 def section_transposes(meas, pred):
     md = ["## cuDNN's layout transposes", ""]
-    md += para("""The kernels that turn NCHW tensors into the NHWC that cuDNN's tensor-core
+    said = {}  # kernels whose full names say "transpose": {short name: precisions}
+    for p in PRECISIONS:
+        for n in sorted({k[1] for v in meas[p].values() for k in v
+                         if k[0] == "says transpose"}):
+            said.setdefault(n, []).append(p)
+    named = [n for n in said if "transpose" in n.lower()]
+    if named:
+        word = f"""Kernels named "transpose" ran: {', '.join(f'`{n}`' for n in named)}."""
+    else:
+        word = 'No kernel of these runs is named "transpose"' + (
+            " (the word is only in the parameters of " + and_list(
+                f"`{n}` at {' and '.join(ps)}" for n, ps in said.items()) + ")."
+            if said else ".")
+    md += para(f"""The kernels that turn NCHW tensors into the NHWC that cuDNN's tensor-core
         convolutions read, and back: their names (template arguments: input type, output
         type, ..., cudnnKernelDataType_t) and in how many convolution ops of each phase they
-        ran, summed over the points. No kernel of these runs is named "transpose".""")
+        ran, summed over the points. {word}""")
     md += ["", "| kernel | " + " | ".join(f"{p} {ph}" for p in PRECISIONS
                                           for ph in ("infer", "fwd", "bwd")) + " |",
-           "|---|" + "---:|" * 6]
+           "|---|" + "---:|" * 3 * len(PRECISIONS)]
     counts = {}
     for p in PRECISIONS:
         for v in meas[p].values():
@@ -616,23 +715,31 @@ def section_transposes(meas, pred):
             for ph in ("infer", "fwd", "bwd")) + " |")
     md.append("")
     rates = {p: relu_rate(meas, p) for p in PRECISIONS}
-    md += para(f"""The profiles keep each op's kernel time, not each kernel's, so the
-        transposes' time inside a convolution op is estimated: the bytes they read and write
+    timed = [p for p in PRECISIONS if names_timed(meas, p)]
+    untimed = [p for p in PRECISIONS if p not in timed]
+    own = (f"""The {' and '.join(timed)} profile{'s' if len(timed) > 1 else ''} also
+        keep{'' if len(timed) > 1 else 's'} each kernel name's time (`kernel_name_us`): the
+        transposes' own time is in the column timed transposes, beside the estimate.""" if
+           timed else "")
+    md += para(f"""The {' and '.join(untimed)} profiles keep each op's kernel time, not each
+        kernel's, so the transposes' time inside a convolution op is estimated: the bytes
+        they read and write
         (the tensors of the convolutions whose ops ran them, at the element sizes their
         names give: forward, the input and, for a kernel larger than 1 x 1, the weight in,
         the output back; backward, for an NHWC data-gradient kernel the output gradient (and
         weight) in and the input gradient back, for an NHWC weight-gradient kernel the input
         and output gradient in (and the weight gradient back)) over the rate at which the
         same runs' in-place ReLUs, which read and write each element once as a transpose
-        does, stream tensors of 8 MB and more: {rates['bf16'] / 1e12:.2f} TB/s at bf16,
-        {rates['tf32'] / 1e12:.2f} TB/s at tf32 (of the 4.8 TB/s datasheet figure). The
-        kernel time of the ops that ran transposes bounds it from above. The model's price
+        does, stream tensors of 8 MB and more: {', '.join(f'{rates[p] / 1e12:.2f} TB/s at {p}'
+        for p in PRECISIONS)} (of the 4.8 TB/s datasheet figure). The
+        kernel time of the ops that ran transposes bounds it from above. {own} The model's price
         is `predict --per-layer`'s convolutions under the NCHW description less the same
         under `--framework pytorch-channels-last` (2 x 2 x (I + O) bytes forward, twice that
         backward, at 0.7 of 4.8 TB/s, at fp16 and bf16 alone).""")
     md += ["", "| precision | network | batch | phase | conv ops transposed | conv kernel ms | "
            "in those ops ms | MB transposed | est. transposes ms | est. share of conv | "
-           "model's transposes ms |", "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "timed transposes ms | model's transposes ms |",
+           "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in PRECISIONS:
         for key in points_of(meas, p):
             v = meas[p][key]
@@ -645,8 +752,21 @@ def section_transposes(meas, pred):
                     f"| {p} | {PRETTY[key[0]]} | {key[1]} | {ph} | "
                     f"{v.get((ph, 'conv T', 'ops'), 0):.0f} of {v.get((ph, 'conv', 'ops'), 0):.0f}"
                     f" | {ms(conv)} | {ms(v.get((ph, 'conv T', 'kernel'), 0))} | {tb / 1e6:.0f} | "
-                    f"{ms(est)} | {pct(est / conv) if conv else ''} | {ms(model)} |")
+                    f"{ms(est)} | {pct(est / conv) if conv else ''} | "
+                    f"{ms(v[ph, 'conv T', 'timed']) if p in timed else ''} | {ms(model)} |")
     md.append("")
+    for p in timed:
+        keys = [(k, ph) for k in points_of(meas, p) for ph in ("fwd", "bwd")]
+        t = sum(meas[p][k].get((ph, "conv T", "timed"), 0) for k, ph in keys)
+        e = sum(meas[p][k].get((ph, "conv T", "bytes"), 0) for k, ph in keys) / rates[p] * 1e6
+        (k, ph) = max(keys, key=lambda x: meas[p][x[0]].get((x[1], "conv T", "timed"), 0))
+        v = meas[p][k]
+        md += para(f"""At {p} the transposes took {ms(t)} ms over all points and both passes,
+            against an estimated {ms(e)} ms; {ms(v[ph, 'conv T', 'timed'])} ms of it in
+            {PRETTY[k[0]]}'s {'backward' if ph == 'bwd' else 'forward'} pass at batch {k[1]}
+            (estimated {ms(v.get((ph, 'conv T', 'bytes'), 0) / rates[p] * 1e6)} ms), whose
+            {v.get((ph, 'conv T', 'ops'), 0):.0f} convolution ops that ran them launched
+            {v.get((ph, 'conv T', 'kernels'), 0):.0f} kernels.""") + [""]
     return md
 
 
@@ -659,7 +779,7 @@ def section_phases(meas, free):
         out) and in their own frames (`host_self_us`), and the kernels launched. **host-bound**
         marks a phase whose GPU idles half its window or more: the host's dispatch, not the
         kernels, sets its time. The profiler (shapes recorded, a range around every leaf
-        module) lengthens the host's part: for the bf16 points that the same session also
+        module) lengthens the host's part: for the bf16 points that the same leases also
         timed without it (`configs/calibrations/h200-pytorch-bf16-rounds.csv`,
         tools/torch_repeat_runs.py, CUDA events, median of its rounds) the last columns give
         that time and the profiled GPU busy time over it.""")
@@ -688,8 +808,8 @@ def section_depthwise(meas, pred):
         output and weight once each; backward, twice that (the data gradient reads the
         output gradient and the weight and writes the input gradient, the weight gradient
         reads the input and the output gradient and writes the weight gradient); at 2 bytes
-        an element at bf16, 4 at tf32. The model prices them as memory-bound at 0.7 of the
-        H200's 4.8 TB/s (its device time for the same layers in the last columns).""")
+        an element at bf16, 4 at tf32 and fp32. The model prices them as memory-bound at 0.7
+        of the H200's 4.8 TB/s (its device time for the same layers in the last columns).""")
     md += ["", "| precision | network | batch | layers | fwd MB | fwd ms | fwd TB/s | of 4.8 | "
            "bwd MB | bwd ms | bwd TB/s | of 4.8 | model fwd ms | model bwd ms |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -714,7 +834,7 @@ def section_depthwise(meas, pred):
     md += ["", "Their ops' kernels:", "", "| precision | network | phase | kernels |",
            "|---|---|---|---|"]
     for (p, m, ph), names in sorted(kernels.items(), key=lambda x: (
-            x[0][0], MODELS.index(x[0][1]), x[0][2])):
+            PRECISIONS.index(x[0][0]), MODELS.index(x[0][1]), x[0][2])):
         md.append(f"| {p} | {PRETTY[m]} | {ph} | " +
                   ", ".join(f"`{n}`" for n in sorted(names)) + " |")
     md.append("")
@@ -749,11 +869,14 @@ def section_model(meas, pred, free):
                 md.append(f"| {PRETTY[key[0]]} | {key[1]} | " + " | ".join(cells) +
                           f" | {ratio(a, b)} |")
     md += ["", "### All points together: predicted / measured (measured ms)", ""]
-    md += para("""Sums over every point of the precision. The bf16 convolutions also without
+    short = [f"{p} without {missing(meas, p)}" for p in PRECISIONS if missing(meas, p)]
+    md += para(f"""Sums over every point of the precision{
+        ' (' + '; '.join(short) + ')' if short else ''}. The bf16 convolutions also without
         the transposes' price (the channels-last description's time for the same layers),
         since cuDNN ran few of them (above).""")
-    md += ["", "| class | bf16 fwd | bf16 fwd, channels-last price | bf16 bwd | "
-           "bf16 bwd, channels-last price | tf32 fwd | tf32 bwd |", "|---|" + "---:|" * 6]
+    heads = [f"{p} {ph}{s}" for p in PRECISIONS for ph in ("fwd", "bwd")
+             for s in ("", ", channels-last price")[:2 if p == "bf16" else 1]]
+    md += ["", "| class | " + " | ".join(heads) + " |", "|---|" + "---:|" * len(heads)]
     for c in PRICED:
         cells = []
         for p in PRECISIONS:
@@ -783,7 +906,7 @@ def section_model(meas, pred, free):
                           ratio(q[ph, "device"], v[ph, "busy"])]
             cells += [ms(v["opt", "window"]), ratio(q["t_grad"], v["opt", "window"])]
             md.append(f"| {p} | {PRETTY[key[0]]} | {key[1]} | " + " | ".join(cells) + " |")
-    md += [""] + para("""Without the profiler (the bf16 points the session also timed with CUDA
+    md += [""] + para("""Without the profiler (the bf16 points the leases also timed with CUDA
         events, above): predicted over that time.""")
     md += ["", "| network | batch | t_infer ms | ratio | t_fwd ms | ratio | t_bwd ms | ratio | "
            "t_grad ms | ratio |", "|---|---:|" + "---:|" * 8]
@@ -803,7 +926,7 @@ def section_model(meas, pred, free):
 def findings(meas, pred, free):
     """What the tables show, with the numbers they show it by."""
     rates = {p: relu_rate(meas, p) for p in PRECISIONS}
-    b16, t32 = meas["bf16"], meas["tf32"]
+    b16, t32, f32 = meas["bf16"], meas["tf32"], meas["fp32"]
 
     def est(p, key, ph):
         return meas[p][key].get((ph, "conv T", "bytes"), 0) / rates[p] * 1e6
@@ -818,6 +941,9 @@ def findings(meas, pred, free):
         lo, hi = f(min(values)), f(max(values))
         return lo if lo == hi else f"{lo}-{hi}"
 
+    def f2(x):
+        return f"{x:.2f}"
+
     def total(p, cls, ph, side="meas"):
         if side == "meas":
             return sum(v.get((ph, cls, "kernel"), 0) for v in meas[p].values())
@@ -827,10 +953,41 @@ def findings(meas, pred, free):
         key = (ph, cls) if suffix is None else (ph, cls, suffix)
         return sum(q.get(key, 0) for q in pred[p].values()) / total(p, cls, ph)
 
+    def both(p, cls, suffix=None):
+        return f"{rel(p, cls, 'fwd', suffix):.2f}/{rel(p, cls, 'bwd', suffix):.2f}"
+
+    def ops(p, ph, kind, keys=None, key="ops"):
+        """Convolution ops of the kind (all kinds: None) over the points (all: None); with key
+        "T ops" those that ran cuDNN's transposes."""
+        vs = [meas[p][k] for k in (keys if keys is not None else meas[p])]
+        kinds = CONV if kind is None else (kind,)
+        if key == "ops":
+            return sum(v.get((ph, c, "ops"), 0) for v in vs for c in kinds)
+        return sum(v.get((ph, "conv T ops", c), 0) for v in vs for c in kinds)
+
+    def only(n, of):
+        return "only " if n < of / 2 else ""
+
+    def names_of(keys):
+        return [PRETTY[m] for m in dict.fromkeys(k[0] for k in keys)]
+
+    def top_kernels(p, ph, cls, keys, n=2):
+        """The class's n kernels that took the most time over the points, with their ms."""
+        t = {}
+        for k in keys:
+            for key, x in meas[p][k].items():
+                if len(key) == 4 and key[:3] == (ph, "name us", cls):
+                    t[key[3]] = t.get(key[3], 0) + x
+        return and_list(f"`{name}` {ms(x)} ms" for name, x in
+                        sorted(t.items(), key=lambda x: -x[1])[:n])
+
     r50, r50s = ("resnet50", 128), ("resnet50", 32)
-    dense = [k for k in points_of(meas, "bf16") if k[0] in ("resnet50", "resnext50_32x4d",
-                                                            "vgg11", "densenet121")]
-    mobile = [k for k in points_of(meas, "bf16") if k[0] in ("mobilenet_v2", "efficientnet_b0")]
+    dense = [k for k in points_of(meas, "bf16") if k[0] in ("resnet18", "resnet50",
+                                                            "resnext50_32x4d", "vgg11",
+                                                            "densenet121")]
+    mobile = [k for k in points_of(meas, "bf16") if k[0] in ("mobilenet_v2",
+                                                             "mobilenet_v3_large",
+                                                             "efficientnet_b0")]
     cnx = [k for k in points_of(meas, "bf16") if k[0] == "convnext_tiny"]
     est_all = sum(est("bf16", k, ph) for k in b16 for ph in ("fwd", "bwd"))
     model_all = sum(pred["bf16"][k].get((ph, "transposes"), 0) for k in b16
@@ -838,6 +995,54 @@ def findings(meas, pred, free):
     upper_all = sum(v.get((ph, "conv T", "kernel"), 0) for v in b16.values()
                     for ph in ("fwd", "bwd"))
     v = b16[r50]
+    dw_t = sum(ops("bf16", ph, "conv depthwise", key="T ops") for ph in ("fwd", "bwd"))
+    cnx_t_ops = ops("bf16", "fwd", None, cnx, "T ops")
+    one_t = {ph: (ops("bf16", ph, "conv 1x1", key="T ops"), ops("bf16", ph, "conv 1x1"))
+             for ph in ("fwd", "bwd")}
+    fp_t = {ph: (ops("fp32", ph, None, key="T ops"), ops("fp32", ph, None))
+            for ph in ("fwd", "bwd")}
+    fp_timed = ""
+    if names_timed(meas, "fp32"):
+        keys = [(k, ph) for k in f32 for ph in ("fwd", "bwd")]
+        timed = sum(f32[k].get((ph, "conv T", "timed"), 0) for k, ph in keys)
+        (kt, pht) = max(keys, key=lambda x: f32[x[0]].get((x[1], "conv T", "timed"), 0))
+        fp_timed = f"""; the fp32 profile, which keeps each kernel name's time, has them at
+            {ms(timed)} ms over all points and both passes against an estimated
+            {ms(sum(est('fp32', k, ph) for k, ph in keys))} ms:
+            {ms(f32[kt][pht, 'conv T', 'timed'])} ms in {PRETTY[kt[0]]}'s
+            {'backward' if pht == 'bwd' else 'forward'} pass at batch {kt[1]} alone,
+            {f32[kt][pht, 'conv T', 'timed'] / est('fp32', kt, pht):.0f} times the estimate
+            there"""
+    grouped = [k for k in b16 if k in t32 and k in f32 and b16[k].get(("fwd", "conv grouped",
+                                                                       "ops"))]
+    grouped_text = ""
+    if grouped:
+        gt = {p: {ph: sum(meas[p][k].get((ph, "conv grouped", "kernel"), 0) for k in grouped)
+                  for ph in ("fwd", "bwd")} for p in PRECISIONS}
+        gk = {p: sum(meas[p][k].get(("fwd", "conv grouped", "kernels"), 0) for k in grouped) /
+              sum(meas[p][k].get(("fwd", "conv grouped", "ops"), 0) for k in grouped)
+              for p in PRECISIONS}
+        grouped_text = f"""; {and_list(n + "'s" for n in names_of(grouped))} grouped
+            convolutions took {ms(gt['fp32']['fwd'])} ms forward and {ms(gt['fp32']['bwd'])}
+            backward there (both batches), against {ms(gt['tf32']['fwd'])} and
+            {ms(gt['tf32']['bwd'])} under TF32 and {ms(gt['bf16']['fwd'])} and
+            {ms(gt['bf16']['bwd'])} under bf16, with {gk['fp32']:.1f} kernels an op forward
+            ({gk['tf32']:.1f} under TF32)"""
+        if names_timed(meas, "fp32"):
+            grouped_text += f""", their forward time in
+                {top_kernels('fp32', 'fwd', 'conv grouped', grouped)}"""
+
+    def stem_names(p, key):
+        return [n[1] for n in meas[p][key] if n[0] == "stem name"]
+
+    tf_stem = [m for m in dict.fromkeys(k[0] for k in b16) if all(
+        any(n.startswith("void cudnn::engines_precompiled::nchwToNhwcKernel<__nv_bfloat16, "
+                         "float") for n in stem_names("bf16", k)) for k in b16 if k[0] == m)]
+    tf_stem_others = [PRETTY[m] + "'s" for m in MODELS if m in tf_stem and m != "resnet50"]
+
+    def stem_kernel(p, key):
+        return and_list(f"`{short_kernel(n)}`" for n in stem_names(p, key)
+                        if not n.startswith(("void at::native", "Memset", "void cudnn::engines")))
 
     def dw(p, ph, f):
         vals = []
@@ -859,9 +1064,35 @@ def findings(meas, pred, free):
 
     mb = ("mobilenet_v2", 128)
     cnx_t = t32[("convnext_tiny", 128)]
+    cnx_f = max((k for k in f32 if k[0] == "convnext_tiny"), key=lambda k: k[1])
+    cnx_fv = f32[cnx_f]
+    cnx_f_kernels = ""
+    if names_timed(meas, "fp32"):
+        t = {key[2]: x for key, x in cnx_fv.items()
+             if len(key) == 3 and key[:2] == ("bwd", "dw name us")}
+        cnx_f_kernels = "; " + and_list(f"`{n}` {ms(x)} ms" for n, x in
+                                        sorted(t.items(), key=lambda x: -x[1])[:3])
     bn_share = {ph: [v2.get((ph, "batch norm", "kernel"), 0) / v2[ph, "all", "kernel"]
                      for k, v2 in b16.items() if v2.get((ph, "batch norm", "kernel"))]
                 for ph in ("fwd", "bwd")}
+    big = {ph: [c for c in PRICED if total("bf16", c, ph) >=
+                0.01 * sum(total("bf16", c2, ph) for c2 in PRICED)] for ph in ("fwd", "bwd")}
+    bn_largest = all(max(PRICED, key=lambda c: total("bf16", c, ph)) == "batch norm"
+                     for ph in ("fwd", "bwd"))
+    bn_worst = all(min(big[ph], key=lambda c: rel("bf16", c, ph)) == "batch norm"
+                   for ph in ("fwd", "bwd"))
+    bn_head = ("**Batch norm is the largest class under bf16" if bn_largest else
+               "**Batch norm is a large class under bf16") + \
+        (" and there the worst priced.**" if bn_worst else ".**")
+
+    def bn_ops(p):
+        return and_list(sorted({key[3] for x in meas[p].values() for key in x
+                                if key[:3] == ("bwd", "op name", "batch norm")}))
+
+    cudnn_bn = [p for p in PRECISIONS if p != "bf16" and bn_ops(p) == bn_ops(PRECISIONS[1])]
+    common = [k for k in points_of(meas, "bf16") if all(k in meas[p] for p in PRECISIONS)]
+    bn_all = {p: {ph: sum(meas[p][k].get((ph, "batch norm", "kernel"), 0) for k in common)
+                  for ph in ("fwd", "bwd")} for p in PRECISIONS}
     small = [(p, k, ph) for p in PRECISIONS for k in points_of(meas, p, 32)
              for ph in ("infer", "fwd")]
     bound = [x for x in small if 1 - meas[x[0]][x[1]][x[2], "busy"] /
@@ -874,17 +1105,25 @@ def findings(meas, pred, free):
     opt_win = [m[k]["opt", "window"] for m in meas.values() for k in m]
     busy_free = {b: [b16[k][ph, "busy"] / free[k][ph] for k in free if k in b16 and k[1] == b
                      for ph in ("infer", "fwd", "bwd")] for b in BATCHES}
+    free_nets = names_of(k for k in points_of(meas, "bf16") if k in free)
     per_kernel = [free[k]["fwd"] / b16[k]["fwd", "phase kernels"] for k in free
                   if k in b16 and k[1] == 32]
-    dev_busy = [pred["bf16"][k][ph, "device"] / b16[k][ph, "busy"] for k in b16
-                for ph in ("fwd", "bwd")]
+    dev_busy = {p: [pred[p][k][ph, "device"] / meas[p][k][ph, "busy"] for k in meas[p]
+                    for ph in ("fwd", "bwd")] for p in PRECISIONS}
     fwd_free = [pred["bf16"][k]["t_fwd"] / free[k]["fwd"] for k in free if k in b16
                 and k[1] == 32]
     vgg = b16[("vgg11", 128)]
-    pass128 = [pred["bf16"][k]["t_" + ph] / b16[k][ph, "window"] for k in b16 if k[1] == 128
-               for ph in ("fwd", "bwd")]
-    idle128 = [1 - b16[k][ph, "busy"] / b16[k][ph, "window"] for k in b16 if k[1] == 128
-               for ph in ("fwd", "bwd")]
+
+    def idle(k, ph):
+        return 1 - b16[k][ph, "busy"] / b16[k][ph, "window"]
+
+    runs128 = [(k, ph) for k in points_of(meas, "bf16", 128) for ph in ("fwd", "bwd")]
+    hb128 = [(k, ph) for k, ph in runs128 if idle(k, ph) >= 0.5]
+    dev128 = [(k, ph) for k, ph in runs128 if idle(k, ph) < 0.5]
+    pass128 = [pred["bf16"][k]["t_" + ph] / b16[k][ph, "window"] for k, ph in dev128]
+    hb_text = "" if not hb128 else " (leaving out " + and_list(
+        f"{PRETTY[k[0]]}'s {'backward' if ph == 'bwd' else 'forward'} pass, "
+        f"{pct(idle(k, ph))} idle" for k, ph in hb128) + ")"
     with open(os.path.join(ROOT, "configs", "devices", "h200.ini")) as f:
         dispatch_fwd = float(re.search(r"^dispatch_fwd_us\s*=\s*([\d.]+)", f.read(),
                                        re.M).group(1))
@@ -897,15 +1136,17 @@ def findings(meas, pred, free):
         {v['fwd', 'conv dense kxk', 'ops']:.0f} dense k x k, {v['fwd', 'conv T ops',
         'conv 1x1']:.0f} of its {v['fwd', 'conv 1x1', 'ops']:.0f} 1 x 1; the others ran as
         matrix products on NCHW),
-        around none of the depthwise ones and around none of ConvNeXt-T's forward ones. At the
+        around {count_word(int(dw_t))} of the depthwise ones and around
+        {count_word(int(cnx_t_ops))} of ConvNeXt-T's
+        forward ones. At the
         streaming rate of the same runs' ReLUs ({tbs(rates['bf16'])} TB/s) they take an
         estimated {pct(share('bf16', r50, 'fwd'))} of ResNet-50's convolution kernel time at
         batch 128 forward ({ms(est('bf16', r50, 'fwd'))} of {ms(conv('bf16', r50, 'fwd'))}
         ms) and {pct(share('bf16', r50, 'bwd'))} backward; {span([share('bf16', k, ph) for k in
-        dense for ph in ('fwd', 'bwd')])} in the four dense networks,
-        {span([share('bf16', k, ph) for k in mobile for ph in ('fwd', 'bwd')])} in MobileNet v2
-        and EfficientNet-B0, {span([share('bf16', k, ph) for k in cnx for ph in ('fwd',
-        'bwd')])} in ConvNeXt-T. The model prices ResNet-50's at
+        dense for ph in ('fwd', 'bwd')])} in the {count_word(len(names_of(dense)))} dense
+        networks ({and_list(names_of(dense))}), {span([share('bf16', k, ph) for k in mobile
+        for ph in ('fwd', 'bwd')])} in {and_list(names_of(mobile))}, {span([share('bf16', k, ph)
+        for k in cnx for ph in ('fwd', 'bwd')])} in ConvNeXt-T. The model prices ResNet-50's at
         {ms(pred['bf16'][r50]['fwd', 'transposes'])} ms forward,
         {pred['bf16'][r50]['fwd', 'transposes'] / est('bf16', r50, 'fwd'):.1f} times the
         estimate; over all bf16 points and both passes {model_all / 1000:.0f} ms against an
@@ -913,11 +1154,16 @@ def findings(meas, pred, free):
         kernel time of the ops that ran them, products included). TF32 runs the same
         transforms (fp32 in and out; ResNet-50 at batch 128 forward an estimated
         {pct(share('tf32', r50, 'fwd'))} of its convolutions), which the model does not
-        price.""",
+        price. With TF32 off (fp32) cuDNN ran them around {only(*fp_t['fwd'])}
+        {fp_t['fwd'][0]:.0f} of the {fp_t['fwd'][1]:.0f} forward convolution ops and
+        {fp_t['bwd'][0]:.0f} of the {fp_t['bwd'][1]:.0f} backward ones{fp_timed}.""",
         f"""**Where that price lands.** Summed over the bf16 points, the model's 1 x 1
         convolutions come out at {rel('bf16', 'conv 1x1', 'fwd'):.2f} of the measured forward
-        and {rel('bf16', 'conv 1x1', 'bwd'):.2f} backward because of the transposes cuDNN
-        mostly does not run around them; priced as channels-last they come out at
+        and {rel('bf16', 'conv 1x1', 'bwd'):.2f} backward because of the transposes it prices
+        around them, where cuDNN ran them around {only(*one_t['fwd'])}
+        {one_t['fwd'][0]:.0f} of their {one_t['fwd'][1]:.0f} forward ops
+        ({one_t['bwd'][0]:.0f} of {one_t['bwd'][1]:.0f} backward); priced as channels-last
+        they come out at
         {rel('bf16', 'conv 1x1', 'fwd', 'channels-last'):.2f} and
         {rel('bf16', 'conv 1x1', 'bwd', 'channels-last'):.2f}. Dense k x k convolutions:
         {rel('bf16', 'conv dense kxk', 'fwd'):.2f} and {rel('bf16', 'conv dense kxk',
@@ -925,60 +1171,77 @@ def findings(meas, pred, free):
         'channels-last'):.2f} and {rel('bf16', 'conv dense kxk', 'bwd', 'channels-last'):.2f}
         without; grouped {rel('bf16', 'conv grouped', 'fwd'):.2f} and
         {rel('bf16', 'conv grouped', 'bwd'):.2f}. At TF32: dense
-        {rel('tf32', 'conv dense kxk', 'fwd'):.2f}/{rel('tf32', 'conv dense kxk', 'bwd'):.2f},
-        1 x 1 {rel('tf32', 'conv 1x1', 'fwd'):.2f}/{rel('tf32', 'conv 1x1', 'bwd'):.2f},
-        grouped {rel('tf32', 'conv grouped', 'fwd'):.2f}/{rel('tf32', 'conv grouped',
-        'bwd'):.2f} (forward/backward).""",
+        {both('tf32', 'conv dense kxk')}, 1 x 1 {both('tf32', 'conv 1x1')}, grouped
+        {both('tf32', 'conv grouped')}; at fp32 (TF32 off): dense
+        {both('fp32', 'conv dense kxk')}, 1 x 1 {both('fp32', 'conv 1x1')}, grouped
+        {both('fp32', 'conv grouped')} (forward/backward){grouped_text}.""",
         f"""**The stems.** The first convolution, on the image's 3 channels: ResNet-50's 7 x 7
-        (as ResNeXt-50's and DenseNet-121's) runs under bf16 through a TF32 kernel
+        {'(as ' + and_list(tf_stem_others) + ') ' if tf_stem_others else ''}runs under bf16
+        through a TF32 kernel
         (`nchwToNhwcKernel<__nv_bfloat16, float>`, a tf32 CUTLASS fprop) and takes
         {ms(v['stem', 'kernel'])} ms at batch 128,
         {pct(v['stem', 'kernel'] / conv('bf16', r50, 'fwd'))} of its forward
-        convolution time (the model: {ms(pred['bf16'][r50]['stem'])} ms); VGG-11's first
-        3 x 3 runs cuDNN's `implicit_convolve_sgemm` in {ms(vgg['stem', 'kernel'])} ms,
+        convolution time (the model: {ms(pred['bf16'][r50]['stem'])} ms), against
+        {ms(t32[r50]['stem', 'kernel'])} ms under TF32 and {ms(f32[r50]['stem', 'kernel'])} ms
+        under fp32 ({stem_kernel('fp32', r50)}); VGG-11's first
+        3 x 3 runs cuDNN's {stem_kernel('bf16', ('vgg11', 128))} in
+        {ms(vgg['stem', 'kernel'])} ms,
         {pct(vgg['stem', 'kernel'] / conv('bf16', ('vgg11', 128), 'fwd'))} of its
         forward convolution time (the model: {ms(pred['bf16'][('vgg11', 128)]['stem'])}
         ms).""",
         f"""**Depthwise convolutions are far from memory-bound.** Their ops move their bytes at
         {dw('bf16', 'fwd', tbs)} TB/s forward ({dw('bf16', 'fwd', of48)} of 4.8 TB/s) and
         {dw('bf16', 'bwd', tbs)} TB/s backward ({dw('bf16', 'bwd', of48)}) under bf16,
-        {dw('tf32', 'fwd', tbs)} and {dw('tf32', 'bwd', tbs)} TB/s under TF32; bf16 halves the
+        {dw('tf32', 'fwd', tbs)} and {dw('tf32', 'bwd', tbs)} TB/s under TF32,
+        {dw('fp32', 'fwd', tbs)} and {dw('fp32', 'bwd', tbs)} TB/s under fp32; bf16 halves the
         bytes but not the time (MobileNet v2 at batch 128:
         {ms(b16[mb]['fwd', 'dw', 'kernel'])} ms forward at bf16,
-        {ms(t32[mb]['fwd', 'dw', 'kernel'])} at TF32), so PyTorch's `conv_depthwise2d`
+        {ms(t32[mb]['fwd', 'dw', 'kernel'])} at TF32, {ms(f32[mb]['fwd', 'dw', 'kernel'])} at
+        fp32), so PyTorch's `conv_depthwise2d`
         kernels (3 x 3, 5 x 5) and cuDNN's (ConvNeXt-T's 7 x 7) are bound by something other
         than DRAM. The model, pricing them at 0.7 of 4.8 TB/s, comes out at
         {rel('bf16', 'conv depthwise', 'fwd'):.2f} of the measured forward and
         {rel('bf16', 'conv depthwise', 'bwd'):.2f} backward at bf16 (transposes that do not run
         included; {rel('bf16', 'conv depthwise', 'fwd', 'channels-last'):.2f} and
-        {rel('bf16', 'conv depthwise', 'bwd', 'channels-last'):.2f} without), and
+        {rel('bf16', 'conv depthwise', 'bwd', 'channels-last'):.2f} without),
         {rel('tf32', 'conv depthwise', 'fwd'):.2f} and {rel('tf32', 'conv depthwise',
         'bwd'):.2f} at TF32, where ConvNeXt-T's depthwise backward took
         {ms(cnx_t['bwd', 'dw', 'kernel'])} ms at batch 128 (FFT and transform kernels,
-        {tbs(cnx_t['bwd', 'dw', 'bytes'] / (cnx_t['bwd', 'dw', 'kernel'] * 1e-6))} TB/s).""",
-        f"""**Batch norm is the largest class and, under bf16, the worst priced.** Under bf16 it is
+        {tbs(cnx_t['bwd', 'dw', 'bytes'] / (cnx_t['bwd', 'dw', 'kernel'] * 1e-6))} TB/s), and
+        {rel('fp32', 'conv depthwise', 'fwd'):.2f} and {rel('fp32', 'conv depthwise',
+        'bwd'):.2f} at fp32, where it took {ms(cnx_fv['bwd', 'dw', 'kernel'])} ms at batch
+        {cnx_f[1]} ({tbs(cnx_fv['bwd', 'dw', 'bytes'] / (cnx_fv['bwd', 'dw', 'kernel'] * 1e-6))}
+        TB/s, against {ms(t32[cnx_f]['bwd', 'dw', 'kernel'])} ms at TF32 and
+        {ms(b16[cnx_f]['bwd', 'dw', 'kernel'])} at bf16{cnx_f_kernels}).""",
+        f"""{bn_head} Under bf16 it is
         {span(bn_share['fwd'])} of the forward kernel time and {span(bn_share['bwd'])} of the
         backward in the networks that have it; the model prices it at
         {rel('bf16', 'batch norm', 'fwd'):.2f} of the measured forward and
         {rel('bf16', 'batch norm', 'bwd'):.2f} backward ({rel('tf32', 'batch norm',
-        'fwd'):.2f} and {rel('tf32', 'batch norm', 'bwd'):.2f} at TF32). Autocast hands it bf16
+        'fwd'):.2f} and {rel('tf32', 'batch norm', 'bwd'):.2f} at TF32,
+        {rel('fp32', 'batch norm', 'fwd'):.2f} and {rel('fp32', 'batch norm', 'bwd'):.2f} at
+        fp32). Autocast hands it bf16
         activations with fp32 parameters, which PyTorch runs in its own NCHW kernels
-        (NativeBatchNormBackward0) instead of cuDNN's (CudnnBatchNormBackward0 at TF32):
+        ({bn_ops('bf16')}) instead of cuDNN's ({bn_ops(PRECISIONS[1])} at
+        {' and '.join(UNDER_SHORT[p] for p in cudnn_bn)}):
         ResNet-50's batch norms take {ms(v['fwd', 'batch norm', 'kernel'])} ms forward at batch
-        128 under bf16, {ms(t32[r50]['fwd', 'batch norm', 'kernel'])} under TF32, on half the
-        bytes; more than its convolutions' {ms(conv('bf16', r50, 'fwd'))} ms.""",
+        128 under bf16, on half the bytes of TF32's {ms(t32[r50]['fwd', 'batch norm',
+        'kernel'])} ms and fp32's {ms(f32[r50]['fwd', 'batch norm', 'kernel'])} ms; more
+        than its convolutions' {ms(conv('bf16', r50, 'fwd'))} ms. Over the
+        {len(common)} points that all three precisions ran, batch norm took
+        {ms(bn_all['bf16']['fwd'])} ms forward and {ms(bn_all['bf16']['bwd'])} backward under
+        bf16, {ms(bn_all['tf32']['fwd'])} and {ms(bn_all['tf32']['bwd'])} under TF32,
+        {ms(bn_all['fp32']['fwd'])} and {ms(bn_all['fp32']['bwd'])} under fp32.""",
         f"""**The other classes**, summed over the bf16 points (forward/backward):
-        layer norm {rel('bf16', 'layer norm', 'fwd'):.2f}/{rel('bf16', 'layer norm',
-        'bwd'):.2f}, pooling {rel('bf16', 'pooling', 'fwd'):.2f}/{rel('bf16', 'pooling',
-        'bwd'):.2f}, concatenation {rel('bf16', 'concat', 'fwd'):.2f}/{rel('bf16', 'concat',
-        'bwd'):.2f}, elementwise {rel('bf16', 'elementwise', 'fwd'):.2f}/{rel('bf16',
-        'elementwise', 'bwd'):.2f}, linear {rel('bf16', 'linear', 'fwd'):.2f}/{rel('bf16',
-        'linear', 'bwd'):.2f}. Activations: {rel('bf16', 'activation', 'fwd'):.2f} forward on
-        the sum, {act(dense)} in the ReLU networks (their in-place ReLUs stream at
+        layer norm {both('bf16', 'layer norm')}, pooling {both('bf16', 'pooling')},
+        concatenation {both('bf16', 'concat')}, elementwise {both('bf16', 'elementwise')},
+        linear {both('bf16', 'linear')}. Activations: {rel('bf16', 'activation', 'fwd'):.2f}
+        forward on the sum, {act(dense)} in the ReLU networks (their in-place ReLUs stream at
         {tbs(rates['bf16'])} TB/s, above the 0.7 x 4.8 = 3.36 TB/s the model takes for every
-        memory-bound kernel), {act(mobile)} for MobileNet v2's ReLU6 and EfficientNet-B0's
-        SiLU; {rel('bf16', 'activation', 'bwd'):.2f} backward (TF32
-        {rel('tf32', 'activation', 'bwd'):.2f}).""",
+        memory-bound kernel), {act(mobile)} for MobileNet v2's ReLU6, EfficientNet-B0's SiLU
+        and MobileNet v3 large's hard swish, ReLU and hard sigmoid;
+        {rel('bf16', 'activation', 'bwd'):.2f} backward (TF32
+        {rel('tf32', 'activation', 'bwd'):.2f}, fp32 {rel('fp32', 'activation', 'bwd'):.2f}).""",
         f"""**Host-bound phases.** The optimizer step idles the GPU {span(opt_idle)} of its
         window in every network but VGG-11 ({span(vgg_idle)}): SGD's
         `multi_tensor_apply_kernel`s are busy {span(opt_busy, ms)} ms of a
@@ -986,20 +1249,24 @@ def findings(meas, pred, free):
         inference and forward passes at batch 32 idle the GPU half their window or more, but
         the profiler lengthens them (ResNet-50's batch-32 inference window
         {ms(b16[r50s]['infer', 'window'])} ms, {ms(free[r50s]['infer'])} ms without it).
-        Without it (ResNet-50, DenseNet-121, MobileNet v2 under bf16) the GPU's kernels fill
+        Without it ({and_list(free_nets)} under bf16) the GPU's kernels fill
         {span(busy_free[32])} of the passes at batch 32 and {span(busy_free[128])} at batch
         128: partly host-bound at 32, device-bound at 128.""",
-        f"""**Whole passes.** The model's device time is {span(dev_busy, lambda x: f'{x:.2f}')}
-        of the GPU's busy time in the bf16 forward and backward passes: too low everywhere,
-        by the classes above. At batch 128, where the GPU idled only {span(idle128)} of the
-        profiled windows, its t_fwd and t_bwd are {span(pass128, lambda x: f'{x:.2f}')} of
-        them (ResNet-50: {pred['bf16'][r50]['t_fwd'] / v['fwd', 'window']:.2f} and
+        f"""**Whole passes.** The model's device time is {span(dev_busy['bf16'], f2)}
+        of the GPU's busy time in the bf16 forward and backward passes{
+        ': too low everywhere, by the classes above' if max(dev_busy['bf16']) < 1 else ''};
+        {span(dev_busy['tf32'], f2)} in the TF32 ones, {span(dev_busy['fp32'], f2)} in the
+        fp32 ones. At batch 128,
+        where the GPU idled only {span([idle(k, ph) for k, ph in dev128])} of the profiled
+        forward and backward windows{hb_text}, its t_fwd and t_bwd are
+        {span(pass128, f2)} of them (ResNet-50:
+        {pred['bf16'][r50]['t_fwd'] / v['fwd', 'window']:.2f} and
         {pred['bf16'][r50]['t_bwd'] / v['bwd', 'window']:.2f}, its device time alone
         {pred['bf16'][r50]['fwd', 'device'] / v['fwd', 'busy']:.2f} and
         {pred['bf16'][r50]['bwd', 'device'] / v['bwd', 'busy']:.2f} of the busy time): the
         dispatch it adds on top, which the GPU hid, makes up the difference. Against the
         unprofiled times (above) the batch-32 forward passes come out
-        {span(fwd_free, lambda x: f'{x:.2f}')} times too long: they
+        {span(fwd_free, f2)} times too long: they
         took {span(per_kernel, lambda x: f'{x:.0f}')} us per kernel launched, where the
         model's dispatch is {dispatch_fwd:g} us per kernel in the forward pass.""",
     ]
@@ -1016,7 +1283,12 @@ def main():
     a = ap.parse_args()
 
     meas = {p: measure(p) for p in PRECISIONS}
-    classes = {m: model_classes(a.bin, m) for m in MODELS}
+    others = sorted({k[0] for m in meas.values() for k in m} - set(MODELS))
+    for m in meas.values():  # networks without a name and an order here
+        for k in [k for k in m if k[0] not in MODELS]:
+            del m[k]
+    nets = [n for n in MODELS if any(k[0] == n for m in meas.values() for k in m)]
+    classes = {m: model_classes(a.bin, m) for m in nets}
     pred = {p: {k: predict(a.bin, k[0], k[1], p, classes[k[0]]) for k in meas[p]}
             for p in PRECISIONS}
     for p in PRECISIONS:  # both sides class the same convolutions alike
@@ -1027,23 +1299,24 @@ def main():
                     sys.exit(f"op_table: {k[0]}: {n} {c} layers in the model, "
                              f"{v.get(('fwd', c, 'ops'), 0):.0f} in the profile")
 
-    gone = [k for k in points_of(meas, "bf16") if k not in meas["tf32"]]
-    missing = " and ".join(
-        f"{PRETTY[m]} at batch {' or '.join(str(b) for mm, b in gone if mm == m)}"
-        for m in dict.fromkeys(m for m, _ in gone))
+    names = [LONG.get(n, PRETTY[n]) for n in nets]
+    under = [UNDER[p] + (f" (without {missing(meas, p)}: the leases' time ran out)"
+                         if missing(meas, p) else "") for p in PRECISIONS]
+    extra = (f" The files also hold {', '.join(others)}, which this tool does not name and "
+             "leaves out." if others else "")
     md = ["# Eager PyTorch on an H200, op by op", ""]
     md += para(f"""Generated by `tools/op_table.py` (issue 38 item 4, issue 37); do not edit by
         hand. The data are `configs/calibrations/h200-pytorch-layers/` (its README):
-        `tools/torch_layer_profile.py` on one H200 SXM, PyTorch 2.11, cuDNN 9.19, NCHW
-        tensors, cudnn.benchmark on, image 224, torchvision's ResNet-50, ResNeXt-50 32x4d,
-        VGG-11, DenseNet-121, MobileNet v2, EfficientNet-B0 and ConvNeXt-T at batch 32 and 128,
-        under bf16 autocast (fp32 master weights) and under TF32 (without {missing}: the
-        session's time ran out). Each point's phases: inference (infer), the training forward
-        pass with the loss (fwd), the backward pass (bwd) and SGD with momentum (opt). Each
-        figure is
-        the median of 3 profiled steps after 3 warm-up steps (per op where the steps ran the
-        same ops, else per step of the sums below). The model's side is `scalemeter predict`
-        of the same points with the shipped `h200` description, nothing fitted.""")
+        `tools/torch_layer_profile.py` on one H200 SXM over two leases, PyTorch 2.11, cuDNN
+        9.19, NCHW tensors, cudnn.benchmark on, image 224, torchvision's
+        {', '.join(names[:-1])} and {names[-1]} at batch
+        {' and '.join(str(b) for b in BATCHES)}, under {', under '.join(under[:-1])} and under
+        {under[-1]}.{extra} Each point's phases: inference
+        (infer), the training forward pass with the loss (fwd), the backward pass (bwd) and SGD
+        with momentum (opt). Each figure is the median of 3 profiled steps after 3 warm-up steps
+        (per op where the steps ran the same ops, else per step of the sums below). The model's
+        side is `scalemeter predict` of the same points with the shipped `h200` description,
+        nothing fitted.""")
     md.append("")
     md += section_classes(meas)
     md += section_transposes(meas, pred)
