@@ -37,6 +37,11 @@ device_visible() {
     "$1" backends --format json | grep -q '"name": "cuda", "kind": "compute", "built": true, "usable": true'
 }
 
+# Exits 77 ("skipped", as ctest's SKIP_RETURN_CODE) where `backends` says cuda is not usable.
+skip_without_device() {
+    device_visible "$1" || { echo "no CUDA device: skipped"; exit 77; }
+}
+
 case $mode in
 backends)
     built=$1 bin=$2
@@ -82,10 +87,7 @@ backends)
 nccl)
     bin=$1
     shift
-    if ! device_visible "$bin"; then
-        echo "no CUDA device: skipped"
-        exit 77
-    fi
+    skip_without_device "$bin"
     "$@" "$bin" allreduce --impl nccl --min-bytes 4 --max-bytes 1M --iters 5 --warmup 2 \
         --format csv >"$out" 2>"$err"
     rc=$?
@@ -160,10 +162,7 @@ bench)
     ;;
 precisions)
     bin=$1
-    if ! device_visible "$bin"; then
-        echo "no CUDA device: skipped"
-        exit 77
-    fi
+    skip_without_device "$bin"
     dir=$(mktemp -d)
     for p in fp16 bf16; do
         "$bin" bench --backend cuda --precision "$p" --model resnet18,examples/tiny_resnet.ini \
@@ -185,10 +184,7 @@ precisions)
     ;;
 calibrate)
     bin=$1
-    if ! device_visible "$bin"; then
-        echo "no CUDA device: skipped"
-        exit 77
-    fi
+    skip_without_device "$bin"
     dir=$(mktemp -d)
     "$bin" calibrate --backend cuda --model resnet18,mobilenet_v2,squeezenet1_0 --image 32,64 \
         --batch 2,4 --warmup 1 --reps 3 --min-time 0.05 -o "$dir/cal" >"$out" 2>"$err" ||
