@@ -520,8 +520,9 @@ static int scale_loss(sm_cuda_executor *ex, sm_status *st)
     return 0;
 }
 
-/* fp16: the gradients divided by the loss scale, any that is not finite marking the step
- * (GradScaler's unscale_); the input's too, where the tests asked for it. */
+/* fp16: the gradients divided by the loss scale (GradScaler's unscale_); the input's too,
+ * where the tests asked for it. Whether the step overflowed is decided in sgd, after the
+ * gradients' all-reduce has carried any rank's infinities to every rank, so that all skip. */
 static int unscale(sm_cuda_executor *ex, sm_status *st)
 {
     CUDA_TRY(st, smx_unscale, ex->grads, ex->p.n_weights, ex->scaler, ex->stream);
@@ -546,6 +547,8 @@ int sm_cuda_executor_backward(sm_cuda_executor *ex, sm_status *st)
 
 int sm_cuda_executor_sgd(sm_cuda_executor *ex, float lr, sm_status *st)
 {
+    if (ex->scaler)
+        CUDA_TRY(st, smx_check_finite, ex->grads, ex->p.n_weights, ex->scaler, ex->stream);
     CUDA_TRY(st, smx_sgd, ex->weights, ex->grads, ex->p.n_weights, lr, ex->scaler, ex->stream);
     if (ex->scaler)
         CUDA_TRY(st, smx_scaler_update, ex->scaler, LOSS_SCALE_INTERVAL, ex->stream);

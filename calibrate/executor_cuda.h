@@ -66,10 +66,11 @@ int sm_cuda_executor_forward(sm_cuda_executor *ex, int training, sm_status *st);
 int sm_cuda_executor_loss(sm_cuda_executor *ex, double *loss, sm_status *st);
 /* The backward pass of every layer in reverse order, from the output gradient. At fp16 the
  * output gradient is multiplied by the loss scale first and the gradients (weights', input's)
- * divided by it after, a gradient that is not finite marking the step to be skipped. */
+ * divided by it after. */
 int sm_cuda_executor_backward(sm_cuda_executor *ex, sm_status *st);
-/* w -= lr * dw over all weights; at fp16 nothing where the step was marked, then the loss
- * scale halves (marked) or doubles (after 2000 unmarked steps). */
+/* w -= lr * dw over all weights; at fp16 nothing where a gradient is not finite (checked
+ * here, after any all-reduce of them), then the loss scale halves (skipped) or doubles (after
+ * 2000 steps not skipped). */
 int sm_cuda_executor_sgd(sm_cuda_executor *ex, float lr, sm_status *st);
 /* The loss scale now: fp16's (waits), 1 at the other precisions. */
 int sm_cuda_executor_loss_scale(sm_cuda_executor *ex, float *scale, sm_status *st);

@@ -138,25 +138,36 @@ extern "C" cudaError_t smx_scale(float *v, int64_t n, const smx_scaler *sc, cuda
     return cudaGetLastError();
 }
 
-/* As GradScaler's unscale, a multiplication by the inverse; any thread that meets a value
- * that is not finite marks the step (a benign race: all write 1). */
-__global__ void unscale_kernel(float *v, int64_t n, smx_scaler *sc)
+/* As GradScaler's unscale, a multiplication by the inverse. */
+__global__ void unscale_kernel(float *v, int64_t n, const smx_scaler *sc)
 {
     float inv = 1.0f / sc->scale;
+    FOR_ALL(i, n)
+    v[i] *= inv;
+}
+
+extern "C" cudaError_t smx_unscale(float *v, int64_t n, const smx_scaler *sc, cudaStream_t s)
+{
+    if (n > 0)
+        unscale_kernel<<<blocks_for(n), THREADS, 0, s>>>(v, n, sc);
+    return cudaGetLastError();
+}
+
+/* Any thread that meets a value that is not finite marks the step (a benign race: all that
+ * write, write 1). */
+__global__ void check_finite_kernel(const float *v, int64_t n, smx_scaler *sc)
+{
     int bad = 0;
     FOR_ALL(i, n)
-    {
-        v[i] *= inv;
-        bad |= !isfinite(v[i]);
-    }
+    bad |= !isfinite(v[i]);
     if (bad)
         sc->overflowed = 1;
 }
 
-extern "C" cudaError_t smx_unscale(float *v, int64_t n, smx_scaler *sc, cudaStream_t s)
+extern "C" cudaError_t smx_check_finite(const float *v, int64_t n, smx_scaler *sc, cudaStream_t s)
 {
     if (n > 0)
-        unscale_kernel<<<blocks_for(n), THREADS, 0, s>>>(v, n, sc);
+        check_finite_kernel<<<blocks_for(n), THREADS, 0, s>>>(v, n, sc);
     return cudaGetLastError();
 }
 

@@ -31,8 +31,10 @@ typedef struct smx_scaler {
 
 /* v *= scale over n floats. */
 cudaError_t smx_scale(float *v, int64_t n, const smx_scaler *sc, cudaStream_t s);
-/* v /= scale over n floats; overflowed = 1 where any result is not finite. */
-cudaError_t smx_unscale(float *v, int64_t n, smx_scaler *sc, cudaStream_t s);
+/* v /= scale over n floats. */
+cudaError_t smx_unscale(float *v, int64_t n, const smx_scaler *sc, cudaStream_t s);
+/* overflowed = 1 where any of the n floats of v is not finite. */
+cudaError_t smx_check_finite(const float *v, int64_t n, smx_scaler *sc, cudaStream_t s);
 /* w -= lr * g over n floats (torch.optim.SGD without momentum); nothing where sc is not NULL
  * and its step overflowed. */
 cudaError_t smx_sgd(float *w, const float *g, int64_t n, float lr, const smx_scaler *sc,
