@@ -20,35 +20,34 @@ Nothing is fitted: every input is measured, so what the queue misses is what the
 (host time between the ops, kernels overlapping, the profiler's own cost).
 """
 import argparse
-import csv
-import gzip
 import os
 import statistics
+import sys
 import textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join("configs", "calibrations", "h200-pytorch-layers")
-PRECISIONS = ("bf16", "tf32", "fp32")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from op_table import DATA, PRECISIONS, ROOT, load as load_profiles  # noqa: E402
+
 BUSY = 0.8  # a phase whose GPU is busy this share of its window or more is device-bound
 
 
 def load(precision):
     """{(model, batch, phase): (window_us, busy_us, [(host_us, kernel_us), ...])} from the
-    median rows (every profiled step ran the same ops)."""
-    ops, phases = {}, {}
+    median rows (every profiled step ran the same ops), read by op_table's loader."""
+    out = {}
     path = os.path.join(ROOT, DATA, f"{precision}.csv.gz")
-    with gzip.open(path, "rt", newline="") as f:
-        for r in csv.DictReader(f):
-            if not r["step"].startswith("median"):
-                continue
-            key = (r["model"], int(r["batch"]), r["phase"])
-            if r["op"] == "(phase)":
-                phases[key] = (float(r["host_us"]), float(r["kernel_us"]))
-            else:
-                ops.setdefault(key, []).append(
-                    (int(r["seq"]), float(r["host_us"]), float(r["kernel_us"])))
-    return {k: (*phases[k], [(h, d) for _, h, d in sorted(v)])
-            for k, v in ops.items() if k in phases}
+    for (model, batch), steps in load_profiles(path).items():
+        for phases in steps:
+            for phase, rows in phases.items():
+                if not rows[0]["step"].startswith("median"):
+                    continue
+                window = [r for r in rows if r["op"] == "(phase)"]
+                ops = [(float(r["host_us"]), float(r["kernel_us"])) for r in rows
+                       if r["op"] != "(phase)"]
+                if window and ops:
+                    out[model, batch, phase] = (float(window[0]["host_us"]),
+                                                float(window[0]["kernel_us"]), ops)
+    return out
 
 
 def combine(ops):
