@@ -317,11 +317,9 @@ static int conv_forward(const sm_layer_io *l, sm_error *err)
     } else
         GPU_CUDNN(err, cudnnConvolutionForward, gpu_cudnn(l), &one, pl->x, l->in[0].data, pl->w,
                   l->w, pl->conv[FWD], pl->fwd, l->work, l->work_bytes, &zero, pl->y, l->out->data);
-    if (pl->has_bias) {
-        const conv2d_params *p = l->params;
-        const float *b = l->w + (l->n_w - p->out);
-        GPU_CUDNN(err, cudnnAddTensor, gpu_cudnn(l), &one, pl->bias, b, &one, pl->y, l->out->data);
-    }
+    if (pl->has_bias) /* the bias follows the filter's weights */
+        GPU_CUDNN(err, cudnnAddTensor, gpu_cudnn(l), &one, pl->bias, l->w + pl->nf, &one, pl->y,
+                  l->out->data);
     return 0;
 }
 
@@ -349,22 +347,16 @@ static int conv_backward_half(const sm_layer_io *l, const conv_plan *pl, sm_erro
 static int conv_backward(const sm_layer_io *l, sm_error *err)
 {
     const conv_plan *pl = l->plan;
-    const conv2d_params *p = l->params;
     const float one = 1.0f, zero = 0.0f;
-    if (pl->half) {
-        if (conv_backward_half(l, pl, err))
-            return -1;
-        if (pl->has_bias)
-            GPU_CUDNN(err, cudnnConvolutionBackwardBias, gpu_cudnn(l), &one, pl->y, l->dout->data,
-                      &zero, pl->bias, l->dw + pl->nf);
-        return 0;
-    }
+    /* the bias's gradient from the fp32 output gradient, at every precision */
+    if (pl->has_bias)
+        GPU_CUDNN(err, cudnnConvolutionBackwardBias, gpu_cudnn(l), &one, pl->y, l->dout->data,
+                  &zero, pl->bias, l->dw + pl->nf);
+    if (pl->half)
+        return conv_backward_half(l, pl, err);
     GPU_CUDNN(err, cudnnConvolutionBackwardFilter, gpu_cudnn(l), &one, pl->x, l->in[0].data, pl->y,
               l->dout->data, pl->conv[BWD_FILTER], pl->bwd_filter, l->work, l->work_bytes, &zero,
               pl->w, l->dw);
-    if (pl->has_bias)
-        GPU_CUDNN(err, cudnnConvolutionBackwardBias, gpu_cudnn(l), &one, pl->y, l->dout->data,
-                  &zero, pl->bias, l->dw + (l->n_w - p->out));
     /* beta 1: din += the input gradient, as kernels.h asks */
     if (pl->has_dx && l->din[0].data)
         GPU_CUDNN(err, cudnnConvolutionBackwardData, gpu_cudnn(l), &one, pl->w, l->w, pl->y,
