@@ -631,6 +631,21 @@ static int stdout_errno; /* of the first failed write of a file to the standard 
 /* What the core's writers write to a path (sm_fit_write, sm_device_fit_write). */
 typedef int (*file_writer)(const void *what, const char *path, sm_status *st);
 
+/* Copies file tmp to the standard output; -1 with st set when it cannot be read. */
+static int copy_to_stdout(const char *tmp, sm_status *st)
+{
+    FILE *f = fopen(tmp, "r");
+    if (!f)
+        return sm_fail(st, "%s: cannot read back: %s", tmp, strerror(errno));
+    char buf[8192];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;)
+        if (fwrite(buf, 1, n, stdout) != n && !stdout_errno)
+            stdout_errno = errno; /* stdout_failed says it */
+    int rc = ferror(f) ? sm_fail(st, "%s: cannot read back: %s", tmp, strerror(errno)) : 0;
+    fclose(f);
+    return rc;
+}
+
 /* path, or for "-" the standard output: the writer writes a temporary file whole, which is then
  * copied there, so that a failed write puts nothing on the standard output. */
 static int write_to(file_writer write, const void *what, const char *path, sm_status *st)
@@ -645,19 +660,7 @@ static int write_to(file_writer write, const void *what, const char *path, sm_st
         return sm_fail(st, "the standard output: cannot make a temporary file in %s: %s",
                        dir && *dir ? dir : "/tmp", strerror(errno));
     close(fd);
-    int rc = write(what, tmp, st);
-    FILE *f = rc ? NULL : fopen(tmp, "r");
-    if (!rc && !f)
-        rc = sm_fail(st, "%s: cannot read back: %s", tmp, strerror(errno));
-    if (f) {
-        char buf[8192];
-        for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;)
-            if (fwrite(buf, 1, n, stdout) != n && !stdout_errno)
-                stdout_errno = errno; /* stdout_failed says it */
-        if (ferror(f))
-            rc = sm_fail(st, "%s: cannot read back: %s", tmp, strerror(errno));
-        fclose(f);
-    }
+    int rc = write(what, tmp, st) || copy_to_stdout(tmp, st);
     unlink(tmp);
     return rc; /* a failed write to the standard output is output_finish's to say */
 }
@@ -720,13 +723,78 @@ static void warn_efficiency_bound(const fit_args *a, const sm_device_fit_result 
             a->csv, d->base, asked[0], asked[1]);
 }
 
-/* --device-out: the calibration-free model's keys fitted to the same rows, d, written once the
- * coefficients are fitted too: a fit that fails writes neither file. */
-static int write_device(const fit_args *a, const sm_device_fit_result *d)
+/* --device-out, staged: the description is written beside its destination (or, for "-", in a
+ * temporary file) as soon as its keys are fitted, so that a value outside a description's
+ * range or a folder that cannot be written fails before the coefficients are written, and it
+ * is put in place only once they are: a fit that fails writes neither file. tmp empty: not
+ * staged (a path that is not a regular file, /dev/null, is written in place at the end). */
+typedef struct staged_device {
+    char tmp[4200];
+    int staged;
+} staged_device;
+
+static int stage_device(const fit_args *a, const sm_device_fit_result *d, staged_device *s)
 {
     sm_status st;
     device_write w = {d, a->csv};
-    if (write_to(device_writer, &w, a->device_out, &st))
+    s->tmp[0] = '\0';
+    s->staged = 0;
+    FILE *f = NULL;
+    if (!strcmp(a->device_out, "-")) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(s->tmp, sizeof s->tmp, "%s/scalemeter-fit.XXXXXX", dir && *dir ? dir : "/tmp");
+        int fd = mkstemp(s->tmp);
+        if (fd < 0) {
+            sm_fail(&st, "the standard output: cannot make a temporary file in %s: %s",
+                    dir && *dir ? dir : "/tmp", strerror(errno));
+            return report_error(st.msg);
+        }
+        close(fd);
+    } else if (!(f = sm_atomic_open(a->device_out, s->tmp, sizeof s->tmp, &st))) {
+        return report_error(st.msg);
+    } else {
+        fclose(f); /* an empty file of a fresh name beside the destination, written below */
+        if (!s->tmp[0])
+            return 0;
+    }
+    if (device_writer(&w, s->tmp, &st)) {
+        unlink(s->tmp);
+        /* the message names the temporary: say the destination */
+        sm_status named;
+        char *at = strstr(st.msg, s->tmp);
+        if (at)
+            snprintf(named.msg, sizeof named.msg, "%.*s%s%s", (int)(at - st.msg), st.msg,
+                     a->device_out, at + strlen(s->tmp));
+        return report_error(at ? named.msg : st.msg);
+    }
+    s->staged = 1;
+    return 0;
+}
+
+/* The staged description dropped: the fit failed after it was staged. */
+static void drop_device(staged_device *s)
+{
+    if (s->staged)
+        unlink(s->tmp);
+    s->staged = 0;
+}
+
+/* The staged description put in place, and what it holds said. */
+static int write_device(const fit_args *a, const sm_device_fit_result *d, staged_device *s)
+{
+    sm_status st;
+    int rc = 0;
+    if (!strcmp(a->device_out, "-"))
+        rc = copy_to_stdout(s->tmp, &st);
+    else if (!s->staged) { /* not a regular file: written in place */
+        device_write w = {d, a->csv};
+        rc = device_writer(&w, a->device_out, &st);
+    } else if (sm_atomic_rename(s->tmp) != 0)
+        rc = sm_fail(&st, "%s: cannot write: %s", a->device_out, strerror(errno));
+    if (s->staged && (rc || !strcmp(a->device_out, "-")))
+        unlink(s->tmp);
+    s->staged = 0;
+    if (rc)
         return report_error(st.msg);
     if (stdout_failed(a->device_out))
         return 1;
@@ -804,29 +872,21 @@ static void warn_energy_left_out(const sm_runs *runs, const sm_fit *fit, const c
             named(runs, why, buf, sizeof buf), cols);
 }
 
-static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
+/* The coefficients fitted and written, and with --device-out the description staged in dev put
+ * in place once they are. */
+static int fit_and_write(fit_args *a, sm_runs *runs, sm_loo *loo,
+                         const sm_device_fit_result *device, staged_device *dev)
 {
-    warn_impossible_steps(a, runs);
     sm_status st;
-    sm_loo loo = {0};
-    if (a->weight_term < 0 && choose_weight_term(a, runs, &loo))
-        return 1;
-    sm_device_fit_result device;
-    if (a->device_out &&
-        sm_device_fit(runs, reg, a->device_base ? a->device_base : "h100", &device, &st)) {
-        sm_loo_free(&loo);
-        return report_error(st.msg);
-    }
     if (a->loo) {
-        if (loo.n_models == 0 && sm_fit_loo(runs, &a->opt, &loo, &st))
+        if (loo->n_models == 0 && sm_fit_loo(runs, &a->opt, loo, &st))
             return fit_error(runs, st.msg);
-        note_not_validated(&loo);
-        print_loo(a, runs, &loo, stdout, a->format);
+        note_not_validated(loo);
+        print_loo(a, runs, loo, stdout, a->format);
         if (a->loo_json) /* one validation for both: its folds are most of the work */
-            print_loo(a, runs, &loo, a->loo_json, FORMAT_JSON);
-        sm_loo_free(&loo);
+            print_loo(a, runs, loo, a->loo_json, FORMAT_JSON);
         if (!a->out)
-            return a->device_out ? write_device(a, &device) : 0;
+            return a->device_out ? write_device(a, device, dev) : 0;
     }
     sm_fit fit;
     if (sm_fit_runs(runs, NULL, &a->opt, &fit, &st))
@@ -881,7 +941,31 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
         fprintf(stderr, "scalemeter fit: wrote %s\n",
                 where(a->out, "the coefficients to the standard output"));
     }
-    return a->device_out ? write_device(a, &device) : 0;
+    return a->device_out ? write_device(a, device, dev) : 0;
+}
+
+static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
+{
+    warn_impossible_steps(a, runs);
+    sm_status st;
+    sm_loo loo = {0};
+    if (a->weight_term < 0 && choose_weight_term(a, runs, &loo))
+        return 1;
+    sm_device_fit_result device;
+    staged_device dev = {.staged = 0};
+    if (a->device_out) {
+        int rc = sm_device_fit(runs, reg, a->device_base ? a->device_base : "h100", &device, &st)
+                     ? report_error(st.msg)
+                     : stage_device(a, &device, &dev);
+        if (rc) {
+            sm_loo_free(&loo);
+            return rc;
+        }
+    }
+    int rc = fit_and_write(a, runs, &loo, &device, &dev);
+    drop_device(&dev); /* still staged: the coefficients failed */
+    sm_loo_free(&loo);
+    return rc;
 }
 
 /* Whether a row measures energy, which --idle-watts applies to. */

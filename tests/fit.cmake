@@ -332,6 +332,8 @@ sm_add_python_test(shipped_calibrations_current test_shipped_calibrations.py ${S
 
 # validate over rows in any order: each network loaded once, the same report, the first
 # failing row of the file named, rows predicted not to fit said in the file's order
+# fit -o and --device-out: both files or neither, whichever fails
+sm_add_python_test(cli_fit_two_outputs test_fit_two_outputs.py ${SCALEMETER_BIN})
 sm_add_python_test(validate_row_order test_validate_cli.py ${SCALEMETER_BIN})
 # validate over rows of 20,000 networks: grouped once, each network's own errors, in the
 # order the file first names them
