@@ -18,7 +18,7 @@ static void usage(void)
     printf(
         "usage: scalemeter fit-comm FILE[@NODES]... [--device-base NAME] [--device-out FILE]\n"
         "                           [--min-bytes N] [--impl NAME] [--collective ring|nccl]\n"
-        "                           [--format table|csv|json]\n\n"
+        "                           [--format table|csv|json] [-o FILE]\n\n"
         "Fits the all-reduce's bandwidth and per-step latency inside a node and between nodes\n"
         "(the [node] keys of a device description) to measured all-reduces: the output of\n"
         "nccl-tests' all_reduce_perf as it prints it (ranks and nodes from its '# Rank ... on\n"
@@ -40,7 +40,9 @@ static void usage(void)
         "  --collective C    the equation fitted: ring (the hierarchical ring) or nccl (NCCL's\n"
         "                    ring on Simple: run all_reduce_perf with NCCL_ALGO=Ring\n"
         "                    NCCL_PROTO=Simple); default: the base description's collective\n"
-        "  --format F        table (default), csv or json\n\n"
+        "  --format F        table (default), csv or json\n"
+        "  -o FILE           write the table there (whole, once the fit succeeds) rather than\n"
+        "                    on the standard output\n\n"
         "Model, per message of s bytes on N nodes of G devices with P ports per node, n = N G:\n"
         "  ring: 2(G-1)/G s/B_intra + 2(G-1) l_intra + 2(N-1)/N s/(min(P,G) B_port)\n"
         "        + 2(N-1) l_inter\n"
@@ -53,7 +55,7 @@ typedef struct fit_comm_args {
     const char *files[MAX_FILES];
     int nodes[MAX_FILES];
     int n_files;
-    const char *base, *out, *impl, *collective;
+    const char *base, *out, *impl, *collective, *output;
     double min_bytes;
     output_format format;
 } fit_comm_args;
@@ -64,6 +66,7 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
     a->base = "h100", a->min_bytes = 1048576, a->format = FORMAT_TABLE;
     enum { BASE = 256, OUT, IMPL, MIN_BYTES, FORMAT, COLLECTIVE };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
                                          {"device-base", required_argument, 0, BASE},
                                          {"device-out", required_argument, 0, OUT},
                                          {"impl", required_argument, 0, IMPL},
@@ -72,10 +75,12 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
                                          {"collective", required_argument, 0, COLLECTIVE},
                                          {0, 0, 0, 0}};
     char msg[512];
-    for (int c; (c = next_option(argc, argv, "h", opts, msg, sizeof msg)) != -1;) {
+    for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
         if (c == 'h') {
             usage();
             command_exit(0);
+        } else if (c == 'o') {
+            a->output = optarg;
         } else if (c == BASE) {
             a->base = optarg;
         } else if (c == OUT) {
@@ -124,7 +129,12 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
     what[a->n_files] = "--device-base";
     if (stdin_once("fit-comm", what, inputs, a->n_files + 1))
         return -1;
-    return output_not_input("fit-comm", "--device-out", a->out, inputs, a->n_files + 1);
+    if (a->out && a->output && strcmp(a->output, "-") && !strcmp(a->out, a->output)) {
+        fprintf(stderr, "scalemeter fit-comm: -o and --device-out name one file, %s\n", a->out);
+        return -1;
+    }
+    return output_not_input("fit-comm", "--device-out", a->out, inputs, a->n_files + 1) ||
+           output_not_input("fit-comm", "-o", a->output, inputs, a->n_files + 1);
 }
 
 static void level_row(text_table *t, const char *level, double bw, double lat, int fitted)
@@ -219,8 +229,12 @@ int cmd_fit_comm(int argc, char **argv)
         sm_comm_runs_free(&runs);
         return report_error(st.msg);
     }
+    int rc = output_to("fit-comm", a.output);
+    if (rc) {
+        sm_comm_runs_free(&runs);
+        return rc;
+    }
     print_result(&a, &runs, &fit);
-    int rc = 0;
     if (a.out) {
         char sources[1024] = "";
         for (int i = 0; i < a.n_files; i++)

@@ -138,6 +138,19 @@ with tempfile.TemporaryDirectory() as d:
                          "--format", "json")
         check(rc == 0, f"curve on the written description: {se}")
 
+    # -o FILE, as every command that prints data takes it (it was refused as an unknown
+    # option): the same JSON there as on the standard output, and nothing on the latter
+    rc, so, se = run("fit-comm", one, two, "--format", "json", "--collective", "ring")
+    table = os.path.join(d, "fit.json")
+    rc2, so2, se2 = run("fit-comm", one, two, "--format", "json", "--collective", "ring", "-o",
+                        table)
+    check(rc == 0 and rc2 == 0 and so2 == "", f"fit-comm -o: exit {rc2}, stdout {so2!r}: {se2}")
+    if rc2 == 0:
+        with open(table) as f:
+            check(so != "" and f.read() == so, "fit-comm -o wrote other than its standard output")
+    rc, _, se = run("fit-comm", one, "-o", one)
+    check(rc == 2 and "is the input" in se, f"fit-comm -o over its input: exit {rc}: {se}")
+
     # all_gather_perf (its rows' reduction "none", with or without nccl-tests' "Collective test
     # starting" line) and reduce_scatter_perf (known by that line alone) give the same links back.
     ag = [write(f"ag-{n}.txt", nccl_tests_output(n, 8, time=half_ring_time, redop="none",
