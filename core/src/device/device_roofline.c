@@ -47,7 +47,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     double half =
         sm_precision_is_half(p) && !sm_layer_autocast_fp32(l, v->autocast_casts > 0) ? 0.5 : 1.0;
     double scores = (double)m->scores_bytes * half;
-    int fused = sm_scores_fused(l, v->fused_attention, !v->fused_attention_dropout);
+    int fused = sm_scores_fused(l, v->fused_attention, !v->fused_attention_dropout, train);
     double redo = fused && backward ? (double)m->scores_flops : 0;
     double serial = (double)m->serial_bytes * half;
     /* a layer computing in fp32 moves its casts and fp32 temporaries at 16 bits too: kernels

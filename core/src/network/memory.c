@@ -84,10 +84,10 @@ static double storage_elems(const sm_network *net, int s)
 
 /* Elements a layer keeps of its own at the activation precision, per sample: under a fused
  * attention kernel its score matrices give way to the kernel's own tensors (plugin.h). */
-static double own_elems(const sm_layer *l, const sm_memory_config *c)
+static double own_elems(const sm_layer *l, const sm_memory_config *c, int training)
 {
     const sm_layer_saved *s = &l->saved;
-    if (!sm_scores_fused(l, c->fused_attention, c->no_fused_dropout))
+    if (!sm_scores_fused(l, c->fused_attention, c->no_fused_dropout, training))
         return (double)s->extra_elems;
     return (double)(s->extra_elems - s->scores_elems);
 }
@@ -103,7 +103,7 @@ static double softmax_fp32_bytes(const sm_layer *l, const sm_memory_config *c, i
 {
     const sm_layer_metrics *m = &l->m;
     int form = sm_softmax_form(m, c->autocast);
-    if (!c->half || sm_scores_fused(l, c->fused_attention, c->no_fused_dropout) ||
+    if (!c->half || sm_scores_fused(l, c->fused_attention, c->no_fused_dropout, training) ||
         form == SM_SOFTMAX_NATIVE)
         return 0;
     double scores = (double)m->scores_bytes / (4.0 * sm_scores_touches(m));
@@ -119,11 +119,11 @@ static double own_bytes(const sm_layer *l, double batch, const sm_memory_config 
     double act = c->half ? 2 : 4;
     double masks = (double)s->mask_elems;
     double stored = (double)s->extra_bytes + (c->half ? (double)s->upcast_bytes : 0);
-    if (sm_scores_fused(l, c->fused_attention, c->no_fused_dropout)) {
+    if (sm_scores_fused(l, c->fused_attention, c->no_fused_dropout, 1)) {
         masks -= (double)s->scores_mask_elems;
         stored += (double)s->fused_bytes;
     }
-    return batch * (own_elems(l, c) * act + masks * c->mask_bytes + stored +
+    return batch * (own_elems(l, c, 1) * act + masks * c->mask_bytes + stored +
                     softmax_fp32_bytes(l, c, 1)) +
            (double)s->extra_bytes_fixed;
 }
@@ -440,7 +440,7 @@ static double live_peak(const sm_network *net, const int *owner, inference_scrat
         const sm_layer *l = &net->layers[i];
         if (owner[i] == i + 1)
             live += storage_elems(net, i + 1) * batch * storage_elem_bytes(net, i + 1, c);
-        double during = live + batch * (own_elems(l, c) * act + softmax_fp32_bytes(l, c, 0));
+        double during = live + batch * (own_elems(l, c, 0) * act + softmax_fp32_bytes(l, c, 0));
         peak = fmax(peak, during);
         for (int k = 0; k < l->n_inputs; k++)
             live -= read_done(net, readers, sm_storage_of(owner, l->inputs[k]), batch, c);

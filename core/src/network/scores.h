@@ -11,10 +11,11 @@
 /* 1: the layer runs as one fused attention kernel under the framework's policy
  * (SM_ATTENTION_*, memory.h): every attention layer, none, or those whose code calls one;
  * where the framework's fused kernels take no dropout (no_fused_dropout), not a layer with
- * dropout on its probabilities, which then runs eagerly (PyTorch's CPU path). */
-static inline int sm_scores_fused(const sm_layer *l, int policy, int no_fused_dropout)
+ * dropout on its probabilities in training (training 1), which then runs eagerly (PyTorch's
+ * CPU path). At inference the dropout is the identity and the fused kernel runs. */
+static inline int sm_scores_fused(const sm_layer *l, int policy, int no_fused_dropout, int training)
 {
-    if (no_fused_dropout && l->saved.scores_mask_elems > 0)
+    if (no_fused_dropout && training && l->saved.scores_mask_elems > 0)
         return 0;
     return policy == SM_ATTENTION_FUSED || (policy == SM_ATTENTION_AS_WRITTEN && l->m.scores_fused);
 }
