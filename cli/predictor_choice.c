@@ -32,6 +32,10 @@ const char *predictor_choice_problem(const predictor_choice *c)
                "without checkpointing";
     if (c->shard && sm_shard_parse(c->shard) < 0)
         return "--shard: expected none, optimizer, gradients or full";
+    /* both were taken, said in the header and the JSON, and changed nothing */
+    if (c->shard && sm_shard_parse(c->shard) == SM_SHARD_FULL && (c->overlap || c->bucket_mib > 0))
+        return "--overlap and --bucket-mib apply to DDP's buckets: --shard full runs its "
+               "collectives by FSDP unit, overlapped with the passes already (docs/scaling.md)";
     if (c->checkpoint && sm_checkpoint_parse(c->checkpoint) < 0)
         return "--checkpoint: expected none, selective or full";
     if (c->optimizer && sm_optimizer_parse(c->optimizer) < 0)

@@ -415,15 +415,21 @@ try:
     ]
     for args, option in cases:
         for value in (" 2", "+2", "-0", "0x10", "1e3", "2abc", ""):
-            argv = [a.replace("{}", value) for a in args]
-            if argv[0] != "fit-comm":  # which has no -o
-                argv += ["-o", os.path.join(tmp, "int.out")]
+            argv = [a.replace("{}", value) for a in args] + ["-o", os.path.join(tmp, "int.out")]
             rc, out, err = run_in(tmp, *argv)
             # bench's lists say an empty item is one
             text = "an empty item" if "an empty item" in err and value == "" else "in decimal digits"
             one_line_error(rc, err, 2, text, f"{' '.join(argv)!r}")
             check(option in err, f"{' '.join(argv)!r}: names {option}: {err.strip()}")
     check(not os.path.exists(os.path.join(tmp, "int.out")), "the refused commands wrote nothing")
+    # --shard full runs its collectives by FSDP unit: DDP's bucket size and overlap were taken,
+    # said in the header and the JSON, and changed nothing (the hostile round of 2026-11-26)
+    for cmd in (["predict", "gpt2"], ["curve", "gpt2"]):
+        for extra in (["--overlap"], ["--bucket-mib", "1"]):
+            rc, out, err = run(*cmd, *H100, "--batch", "8", "--nodes", "2", "--shard", "full",
+                               *extra)
+            one_line_error(rc, err, 2, "--shard full runs its collectives by FSDP unit",
+                           f"{cmd[0]} --shard full {' '.join(extra)}")
     # digits alone, a leading zero among them, are a decimal integer
     rc, out, err = run("predict", "resnet50", *H100, "--batch", "012", "--format", "json")
     check(rc == 0 and json.loads(out or "{}").get("batch") == 12, f"--batch 012: {rc} {err}")
