@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "executor.h"
@@ -1069,12 +1070,26 @@ static int read_case_line(FILE *f, char *buf, size_t len, const char *path, int 
 int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
                        sm_conformance_tally *tally, sm_status *st)
 {
-    FILE *f = fopen(path, "r");
+    /* "-": the standard input, as every other file a command reads; a folder or a FIFO is
+     * said for what it is, not "no such file" or a reader blocked for ever */
+    struct stat sb;
+    int std_in = !strcmp(path, "-");
+    if (!std_in && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return sm_fail(st, "%s: is a folder, not a cases file (name the cases.ini in it)", path);
+    if (!std_in && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return sm_fail(st,
+                       "%s: not a regular file: give a cases file, or - and the file on the "
+                       "standard input",
+                       path);
+    FILE *f = std_in ? stdin : fopen(path, "r");
     if (!f)
         return sm_fail(st, "%s: cannot read the cases file: %s", path, strerror(errno));
+    if (std_in)
+        path = "<stdin>";
     conf_case *c = malloc(sizeof *c);
     if (!c) {
-        fclose(f);
+        if (!std_in)
+            fclose(f);
         return sm_fail(st, "out of memory");
     }
     case_reset(c);
@@ -1135,6 +1150,7 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
     if (rc == 0)
         rc = finish_case(reg, c, path, out, tally, st);
     free(c);
-    fclose(f);
+    if (!std_in)
+        fclose(f);
     return rc;
 }

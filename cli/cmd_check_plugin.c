@@ -19,15 +19,15 @@
 
 static void usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: scalemeter check-plugin PLUGIN.so [--cases FILE]\n\n"
-        "Loads PLUGIN.so beside the shipped layer types and runs its conformance cases\n"
-        "(default: cases.ini beside it; docs/plugin-abi.md, \"Conformance cases\"): each case's\n"
-        "output shape, counts and saved tensors against the values given, each refusal's\n"
-        "message, and where the type has CPU kernels its gradients against central finite\n"
-        "differences. Prints one line per case; exits 1 when one fails, or when a type of\n"
-        "the plugin has no case (or CPU kernels and no gradient-checked case).\n");
+    fprintf(out,
+            "usage: scalemeter check-plugin PLUGIN.so [--cases FILE]\n\n"
+            "Loads PLUGIN.so beside the shipped layer types and runs its conformance cases\n"
+            "(default: cases.ini beside it; --cases - reads them from the standard input;\n"
+            "docs/plugin-abi.md, \"Conformance cases\"): each case's output shape, counts and\n"
+            "saved tensors against the values given, each refusal's message, and where the type\n"
+            "has CPU kernels its gradients against central finite differences. Prints one line\n"
+            "per case; exits 1 when one fails, or when a type of the plugin has no case (or\n"
+            "CPU kernels and no gradient-checked case).\n");
 }
 
 /* Checks that the types [first, end) of reg have cases; prints why not. */

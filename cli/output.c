@@ -15,6 +15,7 @@
 #include "option_values.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/escape.h"
 
 /* The command running, named in report_error's lines as every command's own messages name it. */
 static const char *command_name;
@@ -525,8 +526,10 @@ void table_add(text_table *t, const char *const *cells)
         t->cap = t->cap ? 2 * t->cap : 16;
         t->cells = realloc(t->cells, (size_t)t->cap * (size_t)t->n_cols * sizeof *t->cells);
     }
+    /* a cell quoting a name read from a file (a network path holding a newline) stays in its
+     * row and column */
     for (int c = 0; c < t->n_cols; c++)
-        t->cells[t->n_rows * t->n_cols + c] = strdup(cells[c] ? cells[c] : "");
+        t->cells[t->n_rows * t->n_cols + c] = sm_escape_controls(cells[c] ? cells[c] : "");
     t->n_rows++;
 }
 

@@ -261,6 +261,13 @@ try:
     rc, out, err = run("check-plugin", conv1d, "--cases", path)
     check(rc == 0 and "2 cases, 0 refusals, 2 gradient checks: all passed" in out,
           f"check-plugin reads past a byte-order mark: exit {rc} {out} {err}")
+    # a folder for the cases file was "no case of type conv1d", and "-" "No such file or
+    # directory" (the hostile round of 2026-11-26): said for what it is, and the standard input
+    rc, out, err = run("check-plugin", conv1d, "--cases", tmp)
+    one_line_error(rc, err, 1, f"{tmp}: is a folder, not a cases file", "check-plugin: a folder")
+    rc, out, err = run_in(".", "check-plugin", conv1d, "--cases", "-", stdin=cases)
+    check(rc == 0 and "2 cases, 0 refusals, 2 gradient checks: all passed" in out,
+          f"check-plugin --cases - (the standard input): exit {rc} {out} {err}")
     # 15b. check-plugin's cases file holds what was written or says why not: sscanf's
     # "%127[^]]" cut a longer case name silently (and took a header without its ']'), and a
     # value below a float's range (1e-50, 1e-40: FLT_MIN is 1.17549e-38) was checked as 0 or

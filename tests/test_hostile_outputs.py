@@ -91,5 +91,34 @@ check(rc == 2 and f"-o {link} is the input " in err and "default.ini: writing it
       f"validate --coeffs default -o {link}: exit {rc}: {err.strip()}")
 shutil.rmtree(here)
 
+# Control bytes in what a message or a table quotes (the hostile round of 2026-11-26): a
+# newline in a runs CSV's quoted model name split the one-line error in four, a layer type of
+# escape sequences cleared the terminal, and a network path with a newline split validate's
+# table row. Escaped now, as C writes them.
+esc_net = os.path.join(tmp, "esc.ini")
+with open(esc_net, "w") as f:
+    f.write("[network]\nname = t\ninput = 3x8x8\n[layers]\na = \x1b[2J\x1b[31mrelu\n")
+rc, _, err = run_bytes("metrics", esc_net)
+check(rc != 0 and "\x1b" not in err and "'\\x1b[2J\\x1b[31mrelu'" in err and
+      len(err.strip().splitlines()) == 1, f"metrics of a layer type of escapes: {err!r}")
+nl_runs = os.path.join(tmp, "nl.csv")
+with open(nl_runs, "w") as f:
+    f.write("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n"
+            '"res\nnet18",64,8,1,1,0.01,0.01,0.02,0.001,0.031\n')
+rc, _, err = run_bytes("validate", nl_runs, "--device", "h100")
+check(rc != 0 and "'res\\nnet18'" in err and len(err.strip().splitlines()) == 1,
+      f"validate of a model name holding a newline: {err!r}")
+nl_net = network("we\nird.ini")
+with open(nl_runs, "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["model", "image", "batch", "nodes", "gpus_per_node", "t_infer", "t_fwd",
+                "t_bwd", "t_grad", "t_step"])
+    for b in (1, 2):
+        w.writerow([nl_net, 8, b, 1, 1, 0.001, 0.001, 0.002, 0.0001, 0.0031])
+rc, out, err = run_bytes("validate", nl_runs, "--device", "h100")
+rows = [l for l in out.decode().splitlines() if l.startswith("infer ")]
+check(rc == 0 and len(rows) == 2 and any("we\\nird.ini" in r for r in rows),
+      f"validate's table of a network path holding a newline: exit {rc}: {out!r} {err}")
+
 shutil.rmtree(tmp)
 finish()

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
 #include "util/util.h"
 
 /* The least of a word kept on either side of the "..." that replaces its middle. */
@@ -64,11 +65,18 @@ int sm_fail(sm_status *st, const char *fmt, ...)
     va_copy(again, ap);
     int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    char *full = n >= (int)sizeof msg ? malloc((size_t)n + 1) : NULL;
+    /* a control byte in what was read: escaped (escape.h) */
+    char *full = n >= (int)sizeof msg || sm_has_controls(msg) ? malloc((size_t)n + 1) : NULL;
     if (full) {
-        /* too long: "PATH:LINE: REASON" loses the middle of PATH, not the REASON at its end */
         vsnprintf(full, (size_t)n + 1, fmt, again);
-        sm_shorten_message(full, sizeof msg);
+        char *escaped = sm_escape_controls(full);
+        if (escaped) {
+            free(full);
+            full = escaped;
+        }
+        /* too long: "PATH:LINE: REASON" loses the middle of PATH, not the REASON at its end */
+        if (strlen(full) >= sizeof msg)
+            sm_shorten_message(full, sizeof msg);
         snprintf(msg, sizeof msg, "%s", full);
         free(full);
     }

@@ -1,0 +1,43 @@
+/* Control bytes written as C escapes: a message or a table quotes what it read (a model name, a
+ * layer type, a path), and a newline there split a one-line error or a table row in two, an
+ * escape sequence reached the terminal. Header-only, as fnv.h, so that cli/, which links the
+ * library's public API alone, uses this one definition too. Internal. */
+#ifndef SCALEMETER_ESCAPE_H
+#define SCALEMETER_ESCAPE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* 1: text holds a byte below 0x20 or DEL. */
+static inline int sm_has_controls(const char *text)
+{
+    for (; *text; text++)
+        if ((unsigned char)*text < 0x20 || *text == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* A malloc'd copy of text with its control bytes escaped (a newline as \n, ESC as \x1b); NULL
+ * without memory. */
+static inline char *sm_escape_controls(const char *text)
+{
+    size_t n = 0, controls = 0;
+    for (; text[n]; n++)
+        controls += (unsigned char)text[n] < 0x20 || text[n] == 0x7f;
+    char *out = malloc(n + 3 * controls + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c >= 0x20 && *c != 0x7f)
+            *o++ = (char)*c;
+        else if (*c == '\n' || *c == '\t' || *c == '\r') {
+            *o++ = '\\';
+            *o++ = *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r';
+        } else
+            o += sprintf(o, "\\x%02x", *c);
+    }
+    *o = '\0';
+    return out;
+}
+
+#endif
