@@ -46,6 +46,11 @@ static const error_case cases[] = {
     {NET "a = conv2d out=4 kernel=3 stray\n", 4, "expected key=value, got 'stray'"},
     {NET "a = relu\na = relu\n", 5, "layer name a is already used at line 4"},
     {NET "a = relu from=@in\n", 4, "@in used outside a block"},
+    /* a layer named @input or @in was accepted, and from= naming it read the input instead */
+    {NET "@input = conv2d out=5 kernel=1\nb = relu from=@input\n", 4,
+     "the layer name @input: a name beginning with '@' is reserved"},
+    {NET "c = relu\n[block blk]\n@in = relu\nb = relu from=@in\n", 6,
+     "the layer name @in: a name beginning with '@' is reserved"},
     /* an empty name in from's list was passed over: from=a,,b read as a,b, from=, as none */
     {NET "a = relu\nb = concat from=a,,@input\n", 5, "from=a,,@input: an empty name in the list"},
     {NET "a = relu\nb = relu from=,\n", 5, "from=,: an empty name"},

@@ -546,6 +546,17 @@ static int add_layer(parse_ctx *c, const entry *e, const char *prefix, int block
             return sm_fail(c->st, "%s: the layer name %s: %s", where, e->key, err);
         return sm_fail(c->st, "%s: layer %s: %s", where, e->key, err);
     }
+    if (local[0] == '@') {
+        /* from = @input and @in name the network's and the block's input before any layer: a
+         * layer so named was accepted, and a reference to it read the input instead */
+        int rc = sm_fail(c->st,
+                         "%s: the layer name %s: a name beginning with '@' is reserved "
+                         "(@input, @in: the network's and the block's input)",
+                         where, local);
+        free(local);
+        free(text);
+        return rc;
+    }
     if (grow((void **)&d->layers, &d->cap_layers, d->n_layers, sizeof *d->layers)) {
         free(local);
         free(text);
