@@ -707,13 +707,22 @@ static const char *where(const char *path, const char *what)
  * description predicted them 1.75 times slower than measured. */
 static void warn_efficiency_bound(const fit_args *a, const sm_device_fit_result *d)
 {
-    char asked[2][80] = {"", ""};
+    char asked[2][128] = {"", ""};
+    char value[2][48];
+    for (int k = 0; k < 2; k++) {
+        double x = k ? d->memory_asked : d->compute_asked;
+        /* without bound: the layers' time it divides fits 0 (runs of a nanosecond) */
+        if (isfinite(x))
+            snprintf(value[k], sizeof value[k], "%.3g", x);
+        else
+            snprintf(value[k], sizeof value[k], "no bound (the time it divides fits 0)");
+    }
     if (d->compute_asked > 1)
-        snprintf(asked[0], sizeof asked[0], "its %s compute efficiency fits %.3g", d->precision,
-                 d->compute_asked);
+        snprintf(asked[0], sizeof asked[0], "its %s compute efficiency fits %s", d->precision,
+                 value[0]);
     if (d->memory_asked > 1)
-        snprintf(asked[1], sizeof asked[1], "%s memory efficiency %s%.3g",
-                 asked[0][0] ? ", its" : "its", asked[0][0] ? "" : "fits ", d->memory_asked);
+        snprintf(asked[1], sizeof asked[1], "%s memory efficiency fits %s",
+                 asked[0][0] ? ", its" : "its", value[1]);
     if (!asked[0][0] && !asked[1][0])
         return;
     fprintf(stderr,

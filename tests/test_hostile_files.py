@@ -6,6 +6,7 @@ or ran away (a block repetition up to 2^63 - 1 wrapped around).
 
 usage: test_hostile_files.py SCALEMETER   (run from the source root)
 """
+import csv as csv_module  # csv names a file below
 import json
 import os
 import shutil
@@ -618,7 +619,8 @@ for body, line, header, fix in (
         ("[block b1]\nr = relu\n[block b1 ]\nr = relu\n", 8, "[block b1 ]", "[block b1]"),
         ("[template  t1]\na = relu\n[block b1]\nuse = t1\n", 6, "[template  t1]",
          "[template t1]"),
-        ("[block \tb2]\nr = relu\n", 6, "[block \tb2]", "[block b2]")):
+        # the tab quoted as C writes it: a control byte in a message is escaped
+        ("[block \tb2]\nr = relu\n", 6, "[block \\tb2]", "[block b2]")):
     spaced = write("spaced_name.ini", NET + body)
     refused(["metrics", spaced, "--per-block"], spaced, line,
             f"{header}: a space before or after the name would be part of it; write {fix}")
@@ -848,8 +850,22 @@ rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--devic
                    "--device-base", "a10")
 check(rc == 0 and "warning: configs/calibrations/h100-pytorch-tf32.csv: the runs went faster "
       "than" in err and "a10.ini allows: its tf32 compute efficiency fits 5.79, its memory "
-      "efficiency 3.81, above 1; written as 1" in err,
+      "efficiency fits 3.81, above 1; written as 1" in err,
       f"fit --device-out --device-base a10 of H100 runs: exit {rc}: {err.strip()}")
+# runs of a nanosecond: the memory-bound layers' time fits 0 and the efficiency it divides had
+# no bound, said as "inf" (the hostile round of 2026-11-26)
+fast = os.path.join(tmp, "fast.csv")
+with open("configs/calibrations/h100-pytorch-fp32.csv", newline="") as f:
+    fast_rows = list(csv_module.DictReader(f))
+with open(fast, "w", newline="") as f:
+    w = csv_module.DictWriter(f, fieldnames=list(fast_rows[0].keys()))
+    w.writeheader()
+    for r in fast_rows:
+        r.update(t_infer="1e-9", t_fwd="1e-9", t_bwd="1e-9", t_grad="1e-9", t_step="4e-9")
+        w.writerow(r)
+rc, out, err = run("fit", fast, "--device-out", bounded)
+check(rc == 0 and "fits no bound (the time it divides fits 0)" in err and " inf," not in err,
+      f"fit --device-out of runs of a nanosecond: exit {rc}: {err.strip()}")
 rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-out", bounded)
 check(rc == 0 and "faster than" not in err,
       f"fit --device-out of H100 runs on h100 warned: exit {rc}: {err.strip()}")
