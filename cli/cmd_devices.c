@@ -40,6 +40,22 @@ static void json_figure(json_writer *w, const char *key, double v)
  * table's "-". */
 static void csv_figure(double v) { csv_real(stdout, v > 0 ? v : NAN); }
 
+/* A text the file gives, or null where it gives none (output.md: never an empty string). */
+static void json_text(json_writer *w, const char *key, const char *s)
+{
+    if (s[0])
+        json_field_string(w, key, s);
+    else
+        json_field_null(w, key);
+}
+
+/* The CSV's text column: the text, or empty. */
+static void csv_text(const char *s)
+{
+    putchar(',');
+    csv_field(stdout, s);
+}
+
 int cmd_devices(int argc, char **argv)
 {
     output_format format = FORMAT_TABLE;
@@ -57,9 +73,16 @@ int cmd_devices(int argc, char **argv)
                              "GiB",    "GB/s",        "per node", "SMs",  "MHz",  "source"};
     text_table *t = format == FORMAT_TABLE ? table_new(12, headers) : NULL;
     if (format == FORMAT_CSV)
+        /* JSON's keys, flat; the columns added since come after the first fifteen */
         printf("device,description,peak_fp32_tflops,peak_tf32_tflops,peak_fp16_tflops,"
                "peak_bf16_tflops,memory_gib,memory_bandwidth_gb_s,devices_per_node,sm_count,"
-               "boost_clock_mhz,l2_mib,tensor_cores,memory_type,source\n");
+               "boost_clock_mhz,l2_mib,tensor_cores,memory_type,source,efficiency_fp32,"
+               "efficiency_tf32,efficiency_fp16,efficiency_bf16,conv_efficiency_fp32,"
+               "conv_efficiency_tf32,conv_efficiency_fp16,conv_efficiency_bf16,"
+               "memory_efficiency,fp32_lanes_per_sm,power_limit_w,sustained_clock_mhz,"
+               "launch_overhead_us,max_devices_per_node,intra_node_bandwidth_gb_s,"
+               "intra_node_latency_us,inter_node_ports,inter_node_bandwidth_gb_s,"
+               "inter_node_latency_us\n");
     json_writer jw;
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
@@ -103,12 +126,24 @@ int cmd_devices(int argc, char **argv)
             csv_figure(d.sm_count);
             csv_figure(d.boost_clock_mhz);
             csv_figure(d.l2_mib);
-            putchar(',');
-            csv_field(stdout, d.tensor_cores);
-            putchar(',');
-            csv_field(stdout, d.memory_type);
-            putchar(',');
-            csv_field(stdout, d.source);
+            csv_text(d.tensor_cores);
+            csv_text(d.memory_type);
+            csv_text(d.source);
+            for (int k = 0; k < 4; k++)
+                csv_figure(d.efficiency[k]);
+            for (int k = 0; k < 4; k++)
+                csv_figure(d.conv_efficiency[k]);
+            csv_figure(d.memory_efficiency);
+            csv_figure(d.fp32_lanes_per_sm);
+            csv_figure(d.power_limit_w);
+            csv_figure(d.sustained_clock_mhz);
+            csv_real(stdout, d.launch_overhead_us); /* 0 is a cost the file may give */
+            printf(",%d", d.max_devices_per_node);
+            csv_figure(d.intra_node_bandwidth_gb_s);
+            csv_real(stdout, d.intra_node_latency_us);
+            printf(",%d", d.inter_node_ports);
+            csv_figure(d.inter_node_bandwidth_gb_s);
+            csv_real(stdout, d.inter_node_latency_us);
             putchar('\n');
         } else {
             json_begin_object(&jw);
@@ -138,9 +173,17 @@ int cmd_devices(int argc, char **argv)
             json_figure(&jw, "boost_clock_mhz", d.boost_clock_mhz);
             json_figure(&jw, "l2_mib", d.l2_mib);
             json_figure(&jw, "power_limit_w", d.power_limit_w);
-            json_field_string(&jw, "tensor_cores", d.tensor_cores);
-            json_field_string(&jw, "memory_type", d.memory_type);
-            json_field_string(&jw, "source", d.source);
+            json_figure(&jw, "sustained_clock_mhz", d.sustained_clock_mhz);
+            json_field_number(&jw, "launch_overhead_us", d.launch_overhead_us);
+            json_field_int(&jw, "max_devices_per_node", d.max_devices_per_node);
+            json_figure(&jw, "intra_node_bandwidth_gb_s", d.intra_node_bandwidth_gb_s);
+            json_field_number(&jw, "intra_node_latency_us", d.intra_node_latency_us);
+            json_field_int(&jw, "inter_node_ports", d.inter_node_ports);
+            json_figure(&jw, "inter_node_bandwidth_gb_s", d.inter_node_bandwidth_gb_s);
+            json_field_number(&jw, "inter_node_latency_us", d.inter_node_latency_us);
+            json_text(&jw, "tensor_cores", d.tensor_cores);
+            json_text(&jw, "memory_type", d.memory_type);
+            json_text(&jw, "source", d.source);
             json_field_string(&jw, "path", path);
             json_end(&jw);
         }

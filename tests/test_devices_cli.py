@@ -2,6 +2,8 @@
 """`scalemeter devices` against the datasheets, and the loader's architecture checks.
 
 usage: test_devices_cli.py SCALEMETER_BIN"""
+import csv
+import io
 import json
 import os
 import tempfile
@@ -184,6 +186,26 @@ check("\nt4,NVIDIA T4 16 GB,8.1,,65,,15,320,1,40,1590,4,turing,gddr6," in out,
 # what a description does not give is empty, as JSON's null: the cpu has no SMs, clock or L2
 cpu = [ln for ln in out.splitlines() if ln.startswith("cpu,")]
 check(cpu and ",5.89,,,,256,204.8,2,,,,,," in cpu[0], f"csv row of cpu: {cpu}")
+# CSV and JSON hold the same keys (the CSV's efficiencies flat), and what a description does
+# not give is null in JSON, not "" (output.md); the clock the model takes is listed: the L4's
+# sustained_clock_mhz, the A100 PCIe's power model's at 250 W (the hostile round of 2026-11-26)
+rows = {r["device"]: r for r in csv.DictReader(io.StringIO(out))}
+for name, d in devs.items():
+    flat = {k: v for k, v in d.items() if not isinstance(v, dict) and k != "path"}
+    for k in ("peak_tflops", "efficiency", "conv_efficiency"):
+        for p, v in d[k].items():
+            flat[f"peak_{p}_tflops" if k == "peak_tflops" else f"{k}_{p}"] = v
+    for k, v in flat.items():
+        got = rows.get(name, {}).get(k)
+        same = (got == "") if v is None else got is not None and (
+            got == v if isinstance(v, str) else got != "" and near(float(got), v, 1e-5))
+        check(same, f"devices {name} {k}: json {v!r}, csv {got!r}")
+check(devs["cpu"]["tensor_cores"] is None and devs["cpu"]["source"] is None,
+      f"cpu's missing texts: {devs['cpu']['tensor_cores']!r} {devs['cpu']['source']!r}")
+check(devs["l4"]["sustained_clock_mhz"] == 1190, f"l4 clock {devs['l4']['sustained_clock_mhz']}")
+check(devs["h100"]["sustained_clock_mhz"] <= devs["h100"]["boost_clock_mhz"] and
+      devs["h100"]["max_devices_per_node"] == 8 and devs["h100"]["inter_node_ports"] >= 1,
+      f"h100's node keys: {devs['h100']}")
 
 # the loader refuses peaks the architecture cannot have, naming file and line
 base = """[device]

@@ -99,6 +99,14 @@ typedef struct sm_device_info {
     double memory_gib, memory_bandwidth_gb_s, memory_efficiency;
     double boost_clock_mhz, l2_mib, power_limit_w;
     int sm_count, fp32_lanes_per_sm, devices_per_node;
+    /* the clock the model takes under dense work: the file's sustained_clock_mhz, else the
+     * power model's, else the boost clock (0 where none is known) */
+    double sustained_clock_mhz;
+    double launch_overhead_us;
+    int max_devices_per_node, inter_node_ports;
+    /* [node]: one direction of a device's links inside the node, one network port */
+    double intra_node_bandwidth_gb_s, intra_node_latency_us;
+    double inter_node_bandwidth_gb_s, inter_node_latency_us;
 } sm_device_info;
 
 /* Loads and checks the description name_or_path (sm_device_find) into out. */

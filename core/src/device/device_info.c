@@ -34,5 +34,13 @@ int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status 
     out->sm_count = v.sm_count;
     out->fp32_lanes_per_sm = v.fp32_lanes;
     out->devices_per_node = v.devices_per_node;
+    out->sustained_clock_mhz = sm_device_sustained_clock(&v) / 1e6;
+    out->launch_overhead_us = v.launch_overhead * 1e6;
+    out->max_devices_per_node = v.max_devices_per_node;
+    out->inter_node_ports = v.inter_ports;
+    out->intra_node_bandwidth_gb_s = v.intra.bandwidth / 1e9;
+    out->intra_node_latency_us = v.intra.latency * 1e6;
+    out->inter_node_bandwidth_gb_s = v.inter.bandwidth / 1e9;
+    out->inter_node_latency_us = v.inter.latency * 1e6;
     return 0;
 }
