@@ -851,6 +851,17 @@ int cmd_curve(int argc, char **argv)
             *end = '\0';
             m = end;
         }
+        /* one model given twice is a slip, as a batch is (two identical curves followed) */
+        for (int i = 0; i < n_models; i++)
+            for (int j = 0; j < i; j++)
+                if (!strcmp(models[i], models[j])) {
+                    fprintf(stderr,
+                            "scalemeter curve: MODEL '%s': %s is given twice; each model is "
+                            "one curve\n",
+                            a.models, models[i]);
+                    free(list);
+                    return 2;
+                }
     }
     const char *what[MAX_SWEEP + 3], *given[MAX_SWEEP + 3];
     char labels[MAX_SWEEP][24];

@@ -500,6 +500,9 @@ with tempfile.TemporaryDirectory() as tmp:
          "--batch: 32 is given twice; each batch is one curve"),
         (["resnet50", "--device", "h100", "--global-batch", "1024:4096,2048", "--nodes", "1"],
          "--global-batch: 2048 is given twice"),
+        # ... and so is a model (two identical curves followed)
+        (["gpt2,resnet50,gpt2", "--device", "h100", "--batch", "8", "--nodes", "1"],
+         "MODEL 'gpt2,resnet50,gpt2': gpt2 is given twice; each model is one curve"),
         (["resnet50", "--device", "h100", "--global-batch", "4", "--nodes", "1"],
          "--global-batch 4 is smaller than the 8 devices of 1 node x 8: every device needs a "
          "sample (a global batch of at least 8, or fewer --nodes)"),
