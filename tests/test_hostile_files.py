@@ -841,6 +841,19 @@ for extra, why in (([], "rank-deficient system"), (["-o", coeffs_out], "rank-def
     refused(["fit", one_net, "--device-out", dev_out, *extra], one_net, None, why)
     check(not os.path.exists(dev_out) and not os.path.exists(coeffs_out),
           f"fit --device-out {extra} of one network wrote a file")
+# rows measuring inference alone: the solver said "term 2 is zero at every point", an index the
+# user cannot read (the hostile round of 2026-11-26); the key and the column are named now
+infer_only = os.path.join(tmp, "infer_only.csv")
+with open("configs/calibrations/h100-pytorch-fp32.csv", newline="") as f:
+    io_rows = list(csv_module.DictReader(f))
+with open(infer_only, "w", newline="") as f:
+    w = csv_module.DictWriter(f, fieldnames=list(io_rows[0].keys()))
+    w.writeheader()
+    for r in io_rows:
+        r.update(t_fwd="", t_bwd="", t_grad="", t_step="")
+        w.writerow(r)
+refused(["fit", infer_only, "--device-out", dev_out, "--no-weight-term"], infer_only, None,
+        "device keys: no row measures t_fwd, so nothing fits dispatch_fwd_us")
 # fit --device-out bounds each efficiency at 1: H100 runs fitted on --device-base a10 asked a tf32
 # compute efficiency of 5.79 (2.82 before its matrix products took 0.7 at tf32) and a memory
 # efficiency of 3.81, were written as 1 with no word, and

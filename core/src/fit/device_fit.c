@@ -269,6 +269,26 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                 best_m = eff_m;
             }
         }
+        /* an unknown no row weighs (no row measures t_fwd): named, where the solver's message
+         * would give its index ("term 2") */
+        static const char *const unknown_why[N_UNKNOWNS][2] = {
+            {"no row measures t_infer", "dispatch_infer_us"},
+            {"no row measures t_fwd", "dispatch_fwd_us"},
+            {"no row measures t_bwd", "dispatch_bwd_us"},
+            {"no layer of these rows is compute-bound", "the compute efficiency"},
+            {"no layer of these rows is memory-bound", "memory_efficiency"}};
+        for (int k = 0; k < N_UNKNOWNS; k++) {
+            int weighed = 0;
+            for (int r = 0; r < m && !weighed; r++)
+                weighed = rows[r][k] != 0;
+            if (!weighed) {
+                sm_fail(st,
+                        "%s: device keys: %s, so nothing fits %s (rows of several networks and "
+                        "batches, every pass measured, fit every key)",
+                        runs->path, unknown_why[k][0], unknown_why[k][1]);
+                goto done;
+            }
+        }
         double *colmajor = malloc((size_t)m * N_UNKNOWNS * sizeof *colmajor);
         if (!colmajor) {
             sm_fail(st, "out of memory");
