@@ -843,15 +843,21 @@ for extra, why in (([], "rank-deficient system"), (["-o", coeffs_out], "rank-def
           f"fit --device-out {extra} of one network wrote a file")
 # rows measuring inference alone: the solver said "term 2 is zero at every point", an index the
 # user cannot read (the hostile round of 2026-11-26); the key and the column are named now
-infer_only = os.path.join(tmp, "infer_only.csv")
-with open("configs/calibrations/h100-pytorch-fp32.csv", newline="") as f:
-    io_rows = list(csv_module.DictReader(f))
-with open(infer_only, "w", newline="") as f:
-    w = csv_module.DictWriter(f, fieldnames=list(io_rows[0].keys()))
-    w.writeheader()
-    for r in io_rows:
-        r.update(t_fwd="", t_bwd="", t_grad="", t_step="")
-        w.writerow(r)
+def h100_fp32_times(name, **times):
+    """The H100 fp32 runs with the times given set on every row: a CSV in tmp."""
+    path = os.path.join(tmp, name)
+    with open("configs/calibrations/h100-pytorch-fp32.csv", newline="") as f:
+        rows = list(csv_module.DictReader(f))
+    with open(path, "w", newline="") as f:
+        w = csv_module.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        for r in rows:
+            r.update(times)
+            w.writerow(r)
+    return path
+
+
+infer_only = h100_fp32_times("infer_only.csv", t_fwd="", t_bwd="", t_grad="", t_step="")
 refused(["fit", infer_only, "--device-out", dev_out, "--no-weight-term"], infer_only, None,
         "device keys: no row measures t_fwd, so nothing fits dispatch_fwd_us")
 # fit --device-out bounds each efficiency at 1: H100 runs fitted on --device-base a10 asked a tf32
@@ -867,15 +873,8 @@ check(rc == 0 and "warning: configs/calibrations/h100-pytorch-tf32.csv: the runs
       f"fit --device-out --device-base a10 of H100 runs: exit {rc}: {err.strip()}")
 # runs of a nanosecond: the memory-bound layers' time fits 0 and the efficiency it divides had
 # no bound, said as "inf" (the hostile round of 2026-11-26)
-fast = os.path.join(tmp, "fast.csv")
-with open("configs/calibrations/h100-pytorch-fp32.csv", newline="") as f:
-    fast_rows = list(csv_module.DictReader(f))
-with open(fast, "w", newline="") as f:
-    w = csv_module.DictWriter(f, fieldnames=list(fast_rows[0].keys()))
-    w.writeheader()
-    for r in fast_rows:
-        r.update(t_infer="1e-9", t_fwd="1e-9", t_bwd="1e-9", t_grad="1e-9", t_step="4e-9")
-        w.writerow(r)
+fast = h100_fp32_times("fast.csv", t_infer="1e-9", t_fwd="1e-9", t_bwd="1e-9", t_grad="1e-9",
+                       t_step="4e-9")
 rc, out, err = run("fit", fast, "--device-out", bounded)
 check(rc == 0 and "fits no bound (the time it divides fits 0)" in err and " inf," not in err,
       f"fit --device-out of runs of a nanosecond: exit {rc}: {err.strip()}")
