@@ -851,10 +851,11 @@ int cmd_curve(int argc, char **argv)
             *end = '\0';
             m = end;
         }
-        /* one model given twice is a slip, as a batch is (two identical curves followed) */
+        /* one model given twice is a slip, as a batch is (two identical curves followed); "-"
+         * twice is stdin_once's to say */
         for (int i = 0; i < n_models; i++)
             for (int j = 0; j < i; j++)
-                if (!strcmp(models[i], models[j])) {
+                if (!strcmp(models[i], models[j]) && strcmp(models[i], "-")) {
                     fprintf(stderr,
                             "scalemeter curve: MODEL '%s': %s is given twice; each model is "
                             "one curve\n",

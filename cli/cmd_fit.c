@@ -648,18 +648,27 @@ static int copy_to_stdout(const char *tmp, sm_status *st)
 
 /* path, or for "-" the standard output: the writer writes a temporary file whole, which is then
  * copied there, so that a failed write puts nothing on the standard output. */
-static int write_to(file_writer write, const void *what, const char *path, sm_status *st)
+/* A fresh empty file in $TMPDIR (or /tmp) for what goes to the standard output: its name in
+ * tmp, or -1 with st set. */
+static int stdout_temporary(char *tmp, size_t len, sm_status *st)
 {
-    if (strcmp(path, "-"))
-        return write(what, path, st);
     const char *dir = getenv("TMPDIR");
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s/scalemeter-fit.XXXXXX", dir && *dir ? dir : "/tmp");
+    snprintf(tmp, len, "%s/scalemeter-fit.XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(tmp);
     if (fd < 0)
         return sm_fail(st, "the standard output: cannot make a temporary file in %s: %s",
                        dir && *dir ? dir : "/tmp", strerror(errno));
     close(fd);
+    return 0;
+}
+
+static int write_to(file_writer write, const void *what, const char *path, sm_status *st)
+{
+    if (strcmp(path, "-"))
+        return write(what, path, st);
+    char tmp[4096];
+    if (stdout_temporary(tmp, sizeof tmp, st))
+        return -1;
     int rc = write(what, tmp, st) || copy_to_stdout(tmp, st);
     unlink(tmp);
     return rc; /* a failed write to the standard output is output_finish's to say */
@@ -750,15 +759,8 @@ static int stage_device(const fit_args *a, const sm_device_fit_result *d, staged
     s->staged = 0;
     FILE *f = NULL;
     if (!strcmp(a->device_out, "-")) {
-        const char *dir = getenv("TMPDIR");
-        snprintf(s->tmp, sizeof s->tmp, "%s/scalemeter-fit.XXXXXX", dir && *dir ? dir : "/tmp");
-        int fd = mkstemp(s->tmp);
-        if (fd < 0) {
-            sm_fail(&st, "the standard output: cannot make a temporary file in %s: %s",
-                    dir && *dir ? dir : "/tmp", strerror(errno));
+        if (stdout_temporary(s->tmp, sizeof s->tmp, &st))
             return report_error(st.msg);
-        }
-        close(fd);
     } else if (!(f = sm_atomic_open(a->device_out, s->tmp, sizeof s->tmp, &st))) {
         return report_error(st.msg);
     } else {
