@@ -26,7 +26,17 @@
  *   HOSTILE_RECURSES         infer recurses without end, until its stack overflows
  *   HOSTILE_WRITES_INPUT     infer and metrics write 1000 channels into their const
  *                            input shape (a cast)
- *   HOSTILE_SPINS            metrics loops without end (a loop whose exit test is wrong) */
+ *   HOSTILE_SPINS            metrics loops without end (a loop whose exit test is wrong)
+ * and the fifth campaign's (2026-11-26):
+ *   HOSTILE_VIEW_STRIDES     a view whose view_strides is at 0x10
+ *   HOSTILE_PARTIAL_SIZE     struct_size ends inside traits (0xffffffff, read as 0xffff)
+ *   HOSTILE_OUTPUT_ELEMS     metrics says its output is 1 element where its shape holds 192
+ *   HOSTILE_ALIAS_GROWS      an output twice its input's channels, said to be its storage
+ *   HOSTILE_SELECTIVE        keeps 1000 elements selectively of the 0 it keeps
+ *   HOSTILE_ACTIVATION       an activation (SM_TRAIT_ACTIVATION) with 5 weights
+ *   HOSTILE_OLD_TRAITS       ABI 8, declaring SM_TRAIT_TIED, which ABI 13 added
+ *   HOSTILE_LONG_NAME        a type name of 300 characters */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +88,9 @@ static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out
         return 1;
 #endif
     *out = in[0];
+#ifdef HOSTILE_ALIAS_GROWS
+    out->dim[0] *= 2;
+#endif
 #ifdef HOSTILE_WRITES_INPUT
     ((sm_shape *)in)[0].dim[0] = 1000;
 #endif
@@ -147,6 +160,13 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->weights = 5;
     m->param_tensors = -1000000;
 #endif
+#ifdef HOSTILE_OUTPUT_ELEMS
+    m->output_elems = 1;
+#endif
+#ifdef HOSTILE_ACTIVATION
+    m->weights = 5;
+    m->param_tensors = 1;
+#endif
     return 0;
 }
 
@@ -159,14 +179,22 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 }
 #endif
 
-#if defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT)
+#if defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT) ||                               \
+    defined(HOSTILE_ALIAS_GROWS) || defined(HOSTILE_SELECTIVE)
+#define HOSTILE_HAS_SAVED
 static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                  sm_layer_saved *s, sm_error *err)
 {
     (void)params, (void)in, (void)n_in, (void)out, (void)err;
-#ifdef HOSTILE_SAVED_HUGE
+#if defined(HOSTILE_SAVED_HUGE)
     s->inputs = 1;
     s->extra_elems = INT64_MAX - 1;
+#elif defined(HOSTILE_ALIAS_GROWS)
+    s->output = 1;
+    s->aliases_input = 1;
+#elif defined(HOSTILE_SELECTIVE)
+    s->selective = 1;
+    s->selective_elems = 1000;
 #else
     s->inputs = 2;
 #endif
@@ -174,10 +202,30 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 }
 #endif
 
+#ifdef HOSTILE_VIEW_STRIDES
+#define HOSTILE_TRAITS SM_TRAIT_VIEW
+#elif defined(HOSTILE_PARTIAL_SIZE)
+#define HOSTILE_TRAITS 0xffffffffu
+#elif defined(HOSTILE_ACTIVATION)
+#define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
+#elif defined(HOSTILE_OLD_TRAITS)
+#define HOSTILE_TRAITS SM_TRAIT_TIED
+#endif
+#ifdef HOSTILE_LONG_NAME
+#undef HOSTILE_NAME
+#define HOSTILE_NAME_10 "test_host_"
+#define HOSTILE_NAME_100                                                                           \
+    HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10               \
+        HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10
+#define HOSTILE_NAME HOSTILE_NAME_100 HOSTILE_NAME_100 HOSTILE_NAME_100
+#endif
+
 #ifndef HOSTILE_NAME
 #define HOSTILE_NAME "test_hostile"
 #endif
 
+/* the size and version set after SM_LAYER_TYPE_INIT's, on purpose */
+#pragma GCC diagnostic ignored "-Woverride-init"
 #ifdef HOSTILE_DATA_ENTRY
 SM_PLUGIN_EXPORT const sm_layer_type SM_PLUGIN_ENTRY = {
 #else
@@ -197,11 +245,24 @@ static const sm_layer_type desc = {
 #ifdef HOSTILE_CPU_POINTER
     .cpu = (const struct sm_cpu_kernels *)(uintptr_t)0x10,
 #endif
-#if defined(HOSTILE_SAVED_NOTERM) || defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT)
+#if defined(HOSTILE_SAVED_NOTERM) || defined(HOSTILE_HAS_SAVED)
     .saved = saved,
 #endif
 #ifdef HOSTILE_UNKNOWN_TRAITS
     .traits = 0xffffffffu,
+#endif
+#ifdef HOSTILE_TRAITS
+    .traits = HOSTILE_TRAITS,
+#endif
+#ifdef HOSTILE_VIEW_STRIDES
+    .view_strides = (int (*)(const void *, const sm_shape *, const int64_t *, const sm_shape *,
+                             int64_t *))(uintptr_t)0x10,
+#endif
+#ifdef HOSTILE_PARTIAL_SIZE
+    .struct_size = offsetof(sm_layer_type, traits) + 2,
+#endif
+#ifdef HOSTILE_OLD_TRAITS
+    .abi_version = 8,
 #endif
 };
 

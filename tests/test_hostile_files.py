@@ -310,19 +310,23 @@ check(rc == 1 and f"{same}: phase infer: rank-deficient" in err.strip().splitlin
       f"a rank-deficient fit names the CSV: {err.strip()}")
 # counts past 64 bits name the model (curve: the model, the batch and the point)
 refused(["predict", "resnet50", "--device", "h100", "--batch", "1048576", "--image", "65536"],
-        None, None, "resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
+        None, None, "resnet50: layer conv1 (conv2d, line 10): counts at batch 1048576 overflow 64 bits")
 refused(["curve", "vgg16,resnet50", "--device", "h100", "--batch", "8,1048576", "--nodes", "1",
          "--image", "65536"], None, None, "vgg16 at batch 1048576: 1 node x 8 devices: layer")
 # and metrics names it too: "scalemeter metrics: layer conv1: counts ..." named no network
 for extra in ([], ["--per-layer"], ["--per-block", "--format", "json"]):
     refused(["metrics", "resnet50", "--batch", "1048576", "--image", "65536", *extra], None, None,
-            "scalemeter metrics: resnet50: layer conv1: counts at batch 1048576 overflow 64 bits")
+            "scalemeter metrics: resnet50: layer conv1 (conv2d, line 10): counts at batch 1048576 overflow 64 bits")
 # each layer's counts in range, their totals not: the network was named twice ("scalemeter
 # metrics: resnet50: resnet50: totals ...") and without the way out the layers' message gives
 for extra in ([], ["--per-block", "--format", "json"]):
     rc, out, err = run("metrics", "resnet50", "--batch", "1000000000", *extra)
-    check(rc == 1 and out == "" and err == "scalemeter metrics: resnet50: totals at batch "
-          "1000000000 overflow 64 bits (a smaller batch or input keeps them in range)\n",
+    # ... and the layer where the sums pass 64 bits, its type and line (the hostile round of
+    # 2026-11-26: a plugin's huge counts were named by nothing)
+    check(rc == 1 and out == "" and err.startswith("scalemeter metrics: resnet50: totals at batch "
+          "1000000000 overflow 64 bits at layer layer") and " (conv2d, line " in err and
+          err.endswith(") (a smaller batch or input keeps them in range)\n") and
+          err.count("\n") == 1,
           f"metrics resnet50 --batch 1000000000 {' '.join(extra)}: exit {rc}, {err!r}")
 # --- the fourth campaign ---
 # A runs CSV row with a field too many (a decimal comma: t_step "1,23909" read as 1 s) or too

@@ -302,6 +302,33 @@ static void lying_plugins(const char *dir)
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
     expect_refused(path, "its CPU kernel table at 0x10 is not in the plugin");
+    /* the fifth campaign (2026-11-26): what each did before is in hostile_plugin.c's list */
+    lying_plugin(dir, "output_elems",
+                 "the plugin's metrics() set input_elems 192 and output_elems 1, where its "
+                 "shapes hold 192 and 192 (the host fills them; leave them)");
+    lying_plugin(dir, "alias_grows",
+                 "the plugin's saved() says the output is input 0's storage (in place), but it "
+                 "holds 384 elements to the input's 192 (a view that does declares "
+                 "SM_TRAIT_VIEW)");
+    lying_plugin(dir, "selective",
+                 "the plugin's saved() declares selective_elems 1000, more than its "
+                 "extra_elems 0, of which it is part");
+    lying_plugin(dir, "activation",
+                 "declares SM_TRAIT_ACTIVATION, an element-wise function of one input that "
+                 "rides its producer's epilogue, but it has weights");
+    /* the host jumped to 0x10 (a crash blamed on the plugin's code), copied half of a field,
+     * honoured a trait the plugin's version does not have, or called a long name no string */
+    snprintf(path, sizeof path, "%s/view_strides/view_strides.so", dir);
+    expect_refused(path, "its descriptor's view_strides points outside every loaded object");
+    snprintf(path, sizeof path, "%s/partial_size/partial_size.so", dir);
+    char want[96];
+    snprintf(want, sizeof want, "its descriptor's struct_size %zu ends inside its field traits",
+             offsetof(sm_layer_type, traits) + 2);
+    expect_refused(path, want);
+    snprintf(path, sizeof path, "%s/old_traits/old_traits.so", dir);
+    expect_refused(path, "declares traits 0x800, which ABI 8 does not have");
+    snprintf(path, sizeof path, "%s/long_name/long_name.so", dir);
+    expect_refused(path, "its descriptor's type name is longer than 255 characters");
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,14 @@
 
 static int add_checked(int64_t *sum, int64_t v) { return __builtin_add_overflow(*sum, v, sum); }
 
+/* What to do about counts that overflow at a batch: at batch 1 no smaller batch helps, the
+ * sizes or a plugin's counts are too large. */
+static const char *too_large(int64_t batch)
+{
+    return batch > 1 ? "(a smaller batch or input keeps them in range)"
+                     : "(the sizes, or the layer's plugin's counts, are too large)";
+}
+
 int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_status *st)
 {
     if (!l || !out)
@@ -38,10 +46,8 @@ int sm_layer_metrics_at(const sm_layer *l, int64_t batch, sm_metrics *out, sm_st
     if (out->flops == SM_OVERFLOW || out->macs == SM_OVERFLOW || out->bwd_flops == SM_OVERFLOW ||
         out->inputs == SM_OVERFLOW || out->outputs == SM_OVERFLOW || out->bytes == SM_OVERFLOW ||
         out->upcast_bytes == SM_OVERFLOW)
-        return sm_fail(st,
-                       "layer %s: counts at batch %lld overflow 64 bits (a smaller batch or "
-                       "input keeps them in range)",
-                       l->name, (long long)batch);
+        return sm_fail(st, "layer %s (%s, line %d): counts at batch %lld overflow 64 bits %s",
+                       l->name, l->type->name, l->line, (long long)batch, too_large(batch));
     return 0;
 }
 
@@ -81,10 +87,9 @@ int sm_block_metrics(const sm_network *net, int block, int64_t batch, sm_metrics
         if (sm_layer_metrics_at(&net->layers[i], batch, &m, st))
             return -1;
         if (add_metrics(out, &m))
-            return sm_fail(st,
-                           "totals at batch %lld overflow 64 bits (a smaller batch or input "
-                           "keeps them in range)",
-                           (long long)batch);
+            return sm_fail(st, "totals at batch %lld overflow 64 bits at layer %s (%s, line %d) %s",
+                           (long long)batch, net->layers[i].name, net->layers[i].type->name,
+                           net->layers[i].line, too_large(batch));
     }
     return 0;
 }
@@ -100,9 +105,10 @@ int sm_blocks_metrics(const sm_network *net, int64_t batch, sm_metrics *out, sm_
             return -1;
         if (add_metrics(&out[net->layers[i].block], &m))
             return sm_fail(st,
-                           "block %s: totals at batch %lld overflow 64 bits (a smaller batch "
-                           "or input keeps them in range)",
-                           net->blocks[net->layers[i].block], (long long)batch);
+                           "block %s: totals at batch %lld overflow 64 bits at layer %s (%s, "
+                           "line %d) %s",
+                           net->blocks[net->layers[i].block], (long long)batch, net->layers[i].name,
+                           net->layers[i].type->name, net->layers[i].line, too_large(batch));
     }
     return 0;
 }

@@ -334,8 +334,10 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
              {"scores_elems", s->scores_elems, s->extra_elems, 8, "extra_elems"},
              {"scores_mask_elems", s->scores_mask_elems, s->mask_elems, 8, "mask_elems"},
              {"fused_bytes", s->fused_bytes, INT64_MAX, 1, NULL},
-             {"selective_elems", s->selective_elems, INT64_MAX, 8, NULL},
-             {"selective_bytes", s->selective_bytes, INT64_MAX, 1, NULL},
+             /* what it keeps then of what it keeps of its own */
+             {"selective_elems", s->selective_elems, s->extra_elems, 8, "extra_elems"},
+             {"selective_bytes", s->selective_bytes, sm_add(s->extra_bytes, s->fused_bytes), 1,
+              "extra_bytes and fused_bytes"},
              {"selective_flops", s->selective_flops, l->m.matmul_flops, 1, "matmul_flops"},
              {"backward_bytes", s->backward_bytes, INT64_MAX, 1, NULL},
              {"upcast_bytes", s->upcast_bytes, INT64_MAX, 1, NULL}};
@@ -355,8 +357,23 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
     s->selective = s->selective != 0;
     s->selective_output = s->selective && s->selective_output != 0;
     s->aliases_input = s->aliases_input != 0 && l->n_inputs > 0;
+    /* in place, the output is input 0's storage: it cannot hold more (a view, SM_TRAIT_VIEW,
+     * may: an expand). More was its storage left out of the memory */
+    if (s->aliases_input && !(t->traits & SM_TRAIT_VIEW) &&
+        sm_shape_elems(&l->out) > sm_shape_elems(&in[0]))
+        return sm_fail(st,
+                       "%s (%s): the plugin's saved() says the output is input 0's storage (in "
+                       "place), but it holds %lld elements to the input's %lld (a view that "
+                       "does declares SM_TRAIT_VIEW)",
+                       at, t->name, (long long)sm_shape_elems(&l->out),
+                       (long long)sm_shape_elems(&in[0]));
     return 0;
 }
+
+/* FLOPs an element an activation may count: GELU's 8 is the shipped most */
+#define MAX_ACTIVATION_FLOPS 64
+#define SM_STR_(x) #x
+#define SM_STR(x) SM_STR_(x)
 
 /* A pass launching more kernels than this is a plugin's mistake, not a layer. */
 #define MAX_KERNELS 1000
@@ -500,6 +517,36 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         return sm_fail(st, "%s (%s): the plugin's %s is negative", at, t->name, negative);
     if (metrics_overflow(m))
         return sm_fail(st, "%s (%s): a count overflows 64 bits; sizes are too large", at, t->name);
+    /* the host fills both from the shapes (plugin.h): a plugin that changed them had the memory
+     * model size its output's storage by its word rather than the shape (an output 256 times
+     * its input, kept, sized as one element) */
+    int64_t in_elems = 0;
+    for (int j = 0; j < l->n_inputs; j++)
+        in_elems = sm_add(in_elems, sm_shape_elems(&in[j]));
+    if (m->output_elems != sm_shape_elems(&l->out) || m->input_elems != in_elems)
+        return sm_fail(st,
+                       "%s (%s): the plugin's metrics() set input_elems %lld and output_elems "
+                       "%lld, where its shapes hold %lld and %lld (the host fills them; leave "
+                       "them)",
+                       at, t->name, (long long)m->input_elems, (long long)m->output_elems,
+                       (long long)in_elems, (long long)sm_shape_elems(&l->out));
+    /* an activation rides its producer's epilogue, which prices it nothing of its own: an
+     * element-wise function of one input, no weights, a few FLOPs an element (the shipped ones
+     * count 1 to 8). A layer of weights, of another shape or of 2^40 FLOPs an element so
+     * declared vanished from the step (mfu 580) */
+    if (t->traits & SM_TRAIT_ACTIVATION) {
+        int same = l->n_inputs == 1 && in[0].ndim == l->out.ndim &&
+                   !memcmp(in[0].dim, l->out.dim, (size_t)l->out.ndim * sizeof *l->out.dim);
+        if (!same || m->weights > 0 || m->flops > MAX_ACTIVATION_FLOPS * m->output_elems)
+            return sm_fail(st,
+                           "%s (%s): declares SM_TRAIT_ACTIVATION, an element-wise function of "
+                           "one input that rides its producer's epilogue, but %s",
+                           at, t->name,
+                           !same            ? "its output is not its one input's shape"
+                           : m->weights > 0 ? "it has weights"
+                                            : "it counts more than " SM_STR(
+                                                  MAX_ACTIVATION_FLOPS) " FLOPs an element");
+    }
     /* a multiply-accumulate is 2 FLOPs (plugin.h): more MACs than that is a plugin's slip,
      * which printed a network's macs above its FLOPs */
     if (m->macs > m->flops / 2)

@@ -207,7 +207,39 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
                        "SM_TRAIT_ of plugin.h (ABI %u)",
                        path, t->name, (unsigned)t->traits, (unsigned)(t->traits & ~known),
                        SM_PLUGIN_ABI_VERSION);
+    /* a trait a later ABI added, in a plugin saying it is older: its version's layer is
+     * without it (plugin-abi.md), and honouring it would have the host read the plugin by a
+     * contract it says it does not know */
+    uint32_t of_version = t->abi_version < 3    ? 0
+                          : t->abi_version < 9  ? ((uint32_t)SM_TRAIT_VIEW << 1) - 1
+                          : t->abi_version < 13 ? ((uint32_t)SM_TRAIT_AUTOCAST_FP32 << 1) - 1
+                                                : known;
+    if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
+        (t->traits & ~of_version))
+        return sm_fail(st,
+                       "%s: layer type '%s' declares traits 0x%x, which ABI %u does not have "
+                       "(it says it is of ABI %u: rebuild it against this scalemeter's headers)",
+                       path, t->name, (unsigned)(t->traits & ~of_version), t->abi_version,
+                       t->abi_version);
     return 0;
+}
+
+/* A struct_size that ends inside a field: the host copies that many bytes, and a part of a
+ * pointer was called (a crash) or a part of the traits read as other traits. The field's
+ * name, or NULL where the size ends between fields. */
+static const char *partial_field(uint32_t size)
+{
+    static const struct {
+        const char *name;
+        size_t at, len;
+    } tail[] = {{"cpu", offsetof(sm_layer_type, cpu), sizeof(void *)},
+                {"traits", offsetof(sm_layer_type, traits), sizeof(uint32_t)},
+                {"saved", offsetof(sm_layer_type, saved), sizeof(void *)},
+                {"view_strides", offsetof(sm_layer_type, view_strides), sizeof(void *)}};
+    for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+        if (size > tail[i].at && size < tail[i].at + tail[i].len)
+            return tail[i].name;
+    return NULL;
 }
 
 /* The largest params_size the host allocates per layer: parameter structs are a few numbers,
@@ -270,21 +302,33 @@ static int check_descriptor_memory(void *handle, const sm_layer_type *t, const c
     size_t len = t->struct_size < sizeof *t ? t->struct_size : sizeof *t;
     if (len < offsetof(sm_layer_type, cpu))
         return 0; /* check_descriptor refuses it by its size */
+    if (partial_field(t->struct_size))
+        return sm_fail(st,
+                       "%s: its descriptor's struct_size %u ends inside its field %s (set it "
+                       "with SM_LAYER_TYPE_INIT)",
+                       path, t->struct_size, partial_field(t->struct_size));
     if (!sm_plugin_holds(handle, t, len))
         return sm_fail(st, "%s: its descriptor (%u bytes) extends beyond the plugin", path,
                        t->struct_size);
     if (!sm_loaded_string(t->name, 256) || (t->summary && !sm_loaded_string(t->summary, 4096)))
-        return sm_fail(st, "%s: its descriptor's name or summary is not a string in memory", path);
-    void *fn[4] = {0};
+        return sm_fail(st, "%s: its descriptor's %s", path,
+                       sm_loaded_string(t->name, 4096) && !sm_loaded_string(t->name, 256)
+                           ? "type name is longer than 255 characters"
+                           : "name or summary is not a string in memory");
+    /* every function the host calls: view_strides too (ABI 12), which a view's layer calls */
+    void *fn[5] = {0};
     memcpy(&fn[0], &t->parse, sizeof fn[0]); /* function to object pointer, as POSIX allows */
     memcpy(&fn[1], &t->infer, sizeof fn[1]);
     memcpy(&fn[2], &t->metrics, sizeof fn[2]);
     if (len >= offsetof(sm_layer_type, saved) + sizeof t->saved) /* ABI 3 */
         memcpy(&fn[3], &t->saved, sizeof fn[3]);
-    for (int i = 0; i < 4; i++)
+    if (len >= offsetof(sm_layer_type, view_strides) + sizeof t->view_strides) /* ABI 12 */
+        memcpy(&fn[4], &t->view_strides, sizeof fn[4]);
+    for (int i = 0; i < 5; i++)
         if (fn[i] && !sm_loaded_code(fn[i]))
-            return sm_fail(st, "%s: its descriptor's %s points outside every loaded object", path,
-                           (const char *[]){"parse", "infer", "metrics", "saved"}[i]);
+            return sm_fail(
+                st, "%s: its descriptor's %s points outside every loaded object", path,
+                (const char *[]){"parse", "infer", "metrics", "saved", "view_strides"}[i]);
     if (len >= offsetof(sm_layer_type, cpu) + sizeof t->cpu && t->cpu)
         return check_cpu_table(handle, t->cpu, path, st);
     return 0;
@@ -372,6 +416,9 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
         return sm_fail(st, "out of memory loading %s", path);
     }
     memcpy(&p->type, t, t->struct_size < sizeof p->type ? t->struct_size : sizeof p->type);
+    /* what the plugin's version does not have is absent, whatever its struct_size holds */
+    if (t->abi_version < 12)
+        p->type.view_strides = NULL;
     reg->items[reg->count++] = p;
     return 0;
 }
