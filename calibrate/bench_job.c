@@ -161,6 +161,49 @@ static int load_networks(sm_bench_job *j, sm_status *st)
     return 0;
 }
 
+/* Every rank loaded the same networks: each reads the network file on its own node, and a
+ * stale copy under the same name (a classifier of 1000 classes where the others have 10) sent
+ * gradients of another size into the all-reduce, which hung (ring) or corrupted the heap (MPI).
+ * Each network's weights, tensors, FLOPs and layers against rank 0's; the lowest rank that
+ * differs says which and how. */
+static int same_networks(sm_bench_job *j, sm_status *st)
+{
+    enum { N = 4 };
+    int64_t *mine = calloc((size_t)j->n_nets * N + 1, sizeof *mine);
+    int64_t *ref = calloc((size_t)j->n_nets * N + 1, sizeof *ref);
+    int failed = !mine || !ref ? (sm_fail(st, "out of memory"), 1) : 0;
+    for (int k = 0; !failed && k < j->n_nets; k++) {
+        sm_metrics m;
+        if (sm_network_metrics(j->nets[k], 1, &m, st)) {
+            failed = 1;
+            break;
+        }
+        int64_t v[N] = {m.weights, m.param_tensors, m.flops, j->nets[k]->n_layers};
+        memcpy(mine + (size_t)k * N, v, sizeof v);
+    }
+    if (agree_failed(j->comm, failed, st)) {
+        free(mine), free(ref);
+        return -1;
+    }
+    memcpy(ref, mine, (size_t)j->n_nets * N * sizeof *ref);
+    MPI_Bcast(ref, j->n_nets * N, MPI_INT64_T, 0, j->comm);
+    int n_images = j->s->n_images ? j->s->n_images : 1;
+    for (int k = 0; !failed && k < j->n_nets; k++) {
+        const int64_t *a = mine + (size_t)k * N, *b = ref + (size_t)k * N;
+        if (memcmp(a, b, N * sizeof *a))
+            failed = sm_fail(st,
+                             "%s loads as %lld weights in %lld tensors, %lld FLOPs a sample, "
+                             "%lld layers, where rank 0's has %lld, %lld, %lld, %lld: every rank "
+                             "must read the same network (another file of that name on this "
+                             "rank's node?)",
+                             j->s->models[k / n_images], (long long)a[0], (long long)a[1],
+                             (long long)a[2], (long long)a[3], (long long)b[0], (long long)b[1],
+                             (long long)b[2], (long long)b[3]) != 0;
+    }
+    free(mine), free(ref);
+    return agree_failed(j->comm, failed, st);
+}
+
 static void row_init(const sm_bench_job *j, row *r, int i)
 {
     const sm_bench_spec *s = j->s;
@@ -307,7 +350,7 @@ int sm_bench_job_open(const sm_bench_spec *s, MPI_Comm comm, sm_bench_job **out,
     j->s = s;
     j->comm = comm;
     *out = j;
-    if (agree_failed(comm, load_networks(j, st) != 0, st))
+    if (agree_failed(comm, load_networks(j, st) != 0, st) || same_networks(j, st))
         return -1;
     /* after the networks, so that a layer without GPU kernels is named even without a GPU */
     char why[SM_STATUS_LEN + 32];
