@@ -463,9 +463,20 @@ int sm_runs_writer_append(sm_runs_writer *w, const char *const *fields, sm_statu
     if (used >= cap)
         return sm_fail(st, "%s: a row longer than %zu bytes", w->path, cap);
     line[used++] = '\n';
-    struct stat before;
+    struct stat before, named;
     if (fstat(w->fd, &before) != 0)
         return sm_fail(st, "%s: %s", w->path, strerror(errno));
+    /* the name must still reach the file open: one replaced by a rename (sed -i, an editor, a
+     * sync tool) took the rows written after it to a file no name reaches, and the tally
+     * counted them */
+    if (stat(w->path, &named) != 0 || named.st_dev != before.st_dev ||
+        named.st_ino != before.st_ino)
+        return sm_fail(st,
+                       "%s: the file was replaced or removed while the rows were written to it "
+                       "(sed -i, an editor, a sync tool?); the rows measured before are in it, "
+                       "this one and the rest are not: run the same command again to measure "
+                       "them",
+                       w->path);
     ssize_t wrote;
     do
         wrote = write(w->fd, line, used); /* one write: a row is all there or not at all */

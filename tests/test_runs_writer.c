@@ -5,7 +5,7 @@
  * with '#' is quoted, so it is read back as a row, not a comment (issue 40's fuzzing findings);
  * a last line without its newline is cut off only from bench's own file, and only when it is
  * not a whole row (every column, a status cut short of ok or oom not whole); a file of 200,000 rows
- * answers which configurations it holds.
+ * answers which configurations it holds; a file renamed over while rows are appended is said.
  */
 #include <stdio.h>
 #include <string.h>
@@ -192,6 +192,34 @@ static void test_many_rows(void)
     sm_runs_writer_close(w);
 }
 
+/* The file renamed over while rows are appended (sed -i, an editor's save): the rows after it
+ * went to the unlinked file and the tally counted them (the bench round of 2026-11-26). The
+ * next append is refused, and the file the name reaches holds the rows written before. */
+static void test_replaced(void)
+{
+    sm_runs_writer *w = NULL;
+    sm_status st;
+    unlink(path);
+    CHECK(open_it(&w, &st) == 0);
+    const char *first[] = {"resnet18", "1", "0.5"}, *second[] = {"resnet18", "2", "0.9"};
+    CHECK(w && sm_runs_writer_append(w, first, &st) == 0);
+    char other[80];
+    snprintf(other, sizeof other, "%s.new", path);
+    FILE *f = fopen(other, "w");
+    fputs("model,batch,t_step\nresnet18,1,0.5\n", f);
+    fclose(f);
+    CHECK(rename(other, path) == 0);
+    CHECK(w && sm_runs_writer_append(w, second, &st) == -1);
+    CHECK_CONTAINS(st.msg, "the file was replaced or removed while the rows were written to it");
+    sm_runs_writer_close(w);
+    /* removed: refused the same way */
+    CHECK(open_it(&w, &st) == 0);
+    unlink(path);
+    CHECK(w && sm_runs_writer_append(w, second, &st) == -1);
+    CHECK_CONTAINS(st.msg, "replaced or removed");
+    sm_runs_writer_close(w);
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/sm_runs_writer_%d.csv", (int)getpid());
@@ -199,6 +227,7 @@ int main(void)
     test_fields();
     test_last_line();
     test_many_rows();
+    test_replaced();
     unlink(path);
     return check_summary();
 }
