@@ -41,6 +41,7 @@ struct sm_bench_job {
     int backend_open;
     sm_runs_writer *w; /* rank 0 */
     char **spellings;  /* rank 0: per model, the name the CSV holds it by, where another */
+    char **beside;     /* per model, its file's path from the CSV's folder, where another */
     char notes[MAX_NOTES][SM_STATUS_LEN + 64];
     int n_notes;
     row last; /* the row measure stored last */
@@ -255,6 +256,75 @@ static int named_before(const sm_bench_job *j, int m, int i, int b)
     return 0;
 }
 
+/* path's components, lexically: "." dropped, ".." taking the one before (not past the root);
+ * n of them in part[] (pointers into buf). */
+static int components(char *buf, char **part, int max)
+{
+    int n = 0;
+    for (char *c = strtok(buf, "/"); c; c = strtok(NULL, "/")) {
+        if (!strcmp(c, "."))
+            continue;
+        if (!strcmp(c, "..")) {
+            n -= n > 0;
+            continue;
+        }
+        if (n == max)
+            return -1;
+        part[n++] = c;
+    }
+    return n;
+}
+
+/* A network file's path as fit and validate read it from a CSV in another folder: from the
+ * CSV's folder (calibration.md: a relative name is the file beside the CSV where there is one,
+ * so that a CSV and its networks moved together read the same from any folder). bench wrote
+ * the path from the current folder, which fit then looked for beside the CSV (-o sub/runs.csv
+ * of net.ini: "unknown model", or another net.ini there, silently). Its absolute path where no
+ * folder holds both; NULL where the name stays as given: a zoo name, an absolute path, a CSV in
+ * the current folder. */
+static char *from_csv_folder(const char *model, const char *csv)
+{
+    struct stat sb;
+    const char *slash = strrchr(csv, '/');
+    if (model[0] == '/' || !slash || stat(model, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return NULL;
+    char cwd[PATH_MAX], here[PATH_MAX], a[2 * PATH_MAX + 2], b[2 * PATH_MAX + 2];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    snprintf(here, sizeof here, "%s", cwd);
+    snprintf(a, sizeof a, "%s/%s", cwd, model);
+    if (csv[0] == '/')
+        snprintf(b, sizeof b, "%.*s", (int)(slash - csv), csv);
+    else
+        snprintf(b, sizeof b, "%s/%.*s", cwd, (int)(slash - csv), csv);
+    char *pa[256], *pb[256], *ph[256];
+    int na = components(a, pa, 256), nb = components(b, pb, 256), nh = components(here, ph, 256);
+    if (na < 1 || nb < 0 || nh < 0)
+        return NULL;
+    int same = nb == nh;
+    for (int k = 0; same && k < nb; k++)
+        same = !strcmp(pb[k], ph[k]);
+    if (same) /* the CSV lies in the current folder: the name as given reads the same */
+        return NULL;
+    int common = 0;
+    while (common < nb && common < na - 1 && !strcmp(pa[common], pb[common]))
+        common++;
+    /* no folder holds both (a CSV in /tmp): the file's absolute path, from the root */
+    int up = common == 0 ? 0 : nb - common;
+    size_t len = 2 + 3 * (size_t)up;
+    for (int k = common; k < na; k++)
+        len += strlen(pa[k]) + 1;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    size_t used = common == 0 ? (size_t)snprintf(out, len, "/") : 0;
+    for (int k = 0; k < up; k++)
+        used += (size_t)snprintf(out + used, len - used, "../");
+    for (int k = common; k < na; k++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", pa[k], k + 1 < na ? "/" : "");
+    return out;
+}
+
 static int list_items(sm_bench_job *j, sm_status *st)
 {
     const sm_bench_spec *s = j->s;
@@ -263,8 +333,11 @@ static int list_items(sm_bench_job *j, sm_status *st)
     j->items = calloc((size_t)most, sizeof *j->items);
     j->item_net = calloc((size_t)most, sizeof *j->item_net);
     j->item_model = calloc((size_t)most, sizeof *j->item_model);
-    if (!j->items || !j->item_net || !j->item_model)
+    j->beside = calloc((size_t)s->n_models + 1, sizeof *j->beside);
+    if (!j->items || !j->item_net || !j->item_model || !j->beside)
         return sm_fail(st, "out of memory");
+    for (int m = 0; s->output && m < s->n_models; m++)
+        j->beside[m] = from_csv_folder(s->models[m], s->output);
     int k = 0;
     for (int m = 0; m < s->n_models; m++) {
         int again = 0; /* the network of an earlier model */
@@ -277,7 +350,8 @@ static int list_items(sm_bench_job *j, sm_status *st)
                 sm_network *net = j->nets[m * n_images + i];
                 j->item_model[k] = m;
                 sm_bench_item *c = &j->items[k];
-                *c = (sm_bench_item){s->models[m], image_of(net), s->batches[b], 0, 0};
+                *c = (sm_bench_item){j->beside[m] ? j->beside[m] : s->models[m], image_of(net),
+                                     s->batches[b], 0, 0};
                 j->item_net[k] = net;
                 sm_metrics mt;
                 sm_status ignored; /* the estimate only orders the time left */
@@ -298,9 +372,19 @@ static int adopt_spellings(sm_bench_job *j, sm_status *st)
     const sm_bench_spec *s = j->s;
     if (!(j->spellings = calloc((size_t)s->n_models, sizeof *j->spellings)))
         return sm_fail(st, "out of memory");
-    for (int m = 0; m < s->n_models; m++)
-        if (sm_runs_writer_spelling(j->w, s->models[m], same_network, &j->spellings[m]))
+    for (int m = 0; m < s->n_models; m++) {
+        /* held by its path from the CSV's folder (from_csv_folder), as written now: kept */
+        if (j->beside[m] && sm_runs_writer_holds(j->w, j->beside[m]))
+            continue;
+        /* else by the name given or another spelling of it (a file written before the paths
+         * were the CSV folder's, or net.ini for ./net.ini): that one */
+        if (j->beside[m] && sm_runs_writer_holds(j->w, s->models[m]) &&
+            !(j->spellings[m] = strdup(s->models[m])))
             return sm_fail(st, "out of memory");
+        if (!j->spellings[m] &&
+            sm_runs_writer_spelling(j->w, s->models[m], same_network, &j->spellings[m]))
+            return sm_fail(st, "out of memory");
+    }
     for (int k = 0; k < j->n; k++)
         if (j->spellings[j->item_model[k]])
             j->items[k].model = j->spellings[j->item_model[k]];
@@ -379,6 +463,9 @@ void sm_bench_job_close(sm_bench_job *j)
     for (int m = 0; j->spellings && m < j->s->n_models; m++)
         free(j->spellings[m]);
     free(j->spellings);
+    for (int m = 0; j->beside && m < j->s->n_models; m++)
+        free(j->beside[m]);
+    free(j->beside);
     free(j->items);
     free(j->item_net);
     free(j->item_model);

@@ -399,14 +399,21 @@ int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values)
 
 int sm_runs_writer_rows(const sm_runs_writer *w) { return w->rows; }
 
+int sm_runs_writer_holds(const sm_runs_writer *w, const char *value)
+{
+    size_t n = strlen(value);
+    for (int k = 0; k < w->n_keys; k++)
+        if (!strncmp(w->keys[k], value, n) && (!w->keys[k][n] || w->keys[k][n] == SEP[0]))
+            return 1;
+    return 0;
+}
+
 int sm_runs_writer_spelling(const sm_runs_writer *w, const char *value,
                             int (*same)(const char *held, const char *value), char **out)
 {
     *out = NULL;
-    size_t n = strlen(value);
-    for (int k = 0; k < w->n_keys; k++)
-        if (!strncmp(w->keys[k], value, n) && (!w->keys[k][n] || w->keys[k][n] == SEP[0]))
-            return 0; /* held as written */
+    if (sm_runs_writer_holds(w, value))
+        return 0; /* held as written */
     const char *prev = NULL;
     size_t prev_len = 0;
     for (int k = 0; k < w->n_keys; k++) {

@@ -23,6 +23,8 @@ int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, c
 int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values);
 /* Rows the file held when opened. */
 int sm_runs_writer_rows(const sm_runs_writer *w);
+/* Whether a row holds value as its first key value (the model), as written. */
+int sm_runs_writer_holds(const sm_runs_writer *w, const char *value);
 /* Whether the rows hold the first key value (the model) as another spelling of value, one that
  * same(held, value) says names the same thing: *out is that spelling (malloc'd), or NULL where
  * the rows hold value as written or not at all. -1: out of memory. */

@@ -9,7 +9,7 @@ trap 'rm -rf "$t"' EXIT
 bench="$bin bench examples/tiny_resnet.ini --image 16 --batch 1,2 --reps 3 --min-time 0.01 --threads 1"
 script -qec "$bench -o $t/a.csv" /dev/null >"$t/tty.txt" || { echo "FAIL: bench"; exit 1; }
 tr '\r' '\n' <"$t/tty.txt" >"$t/lines.txt"
-grep -q '\[2/2\] examples/tiny_resnet.ini image 16 batch 2: .* elapsed, ' "$t/lines.txt" || {
+grep -q '\[2/2\] [^ ]*examples/tiny_resnet.ini image 16 batch 2: .* elapsed, ' "$t/lines.txt" || {
     echo "FAIL: no '[2/2] ... elapsed, ...' progress line on the terminal:"; cat "$t/lines.txt"; exit 1; }
 script -qec "$bench --quiet -o $t/b.csv" /dev/null >"$t/quiet.txt" || { echo "FAIL: bench --quiet"; exit 1; }
 if grep -q '\[1/2\]' "$t/quiet.txt" || ! grep -q '2 configurations measured' "$t/quiet.txt"; then

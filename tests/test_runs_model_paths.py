@@ -110,5 +110,43 @@ with tempfile.TemporaryDirectory() as tmp:
     check(got[0] == want[0] == 0 and got[1] == want[1] and TWICE not in got[1] + got[2] and
           "could not validate 1 of 3 networks (tests/data/fit/tiny_a.ini)" in got[2],
           f"fit --cv loo of tiny_a spelled two ways: {got} against {want}")
+# bench writes the path fit will read: from the CSV's folder (the bench round of 2026-11-26:
+# `bench net.ini -o sub/runs.csv` wrote net.ini, which fit looked for beside the CSV, so that
+# validate from another folder said "unknown model", and a net.ini there was read silently)
+with tempfile.TemporaryDirectory() as tmp:
+    shutil.copy("examples/tiny_resnet.ini", tmp)
+    os.mkdir(os.path.join(tmp, "sub"))
+    bench = ["bench", "tiny_resnet.ini", "--image", "16", "--batch", "1", "--reps", "3",
+             "--warmup", "1", "--min-time", "0.01", "--threads", "1", "-q"]
+    rc, out, err = run_in(tmp, *bench, "-o", "sub/runs.csv")
+    with open(os.path.join(tmp, "sub", "runs.csv")) as f:
+        models = [ln.split(",")[0] for ln in f.read().splitlines()[1:]]
+    check(rc == 0 and models == ["../tiny_resnet.ini"], f"bench -o sub/runs.csv: {models} {err}")
+    # read from any folder, and a file of that name beside the CSV is not the one read
+    shutil.copy(os.path.join(DATA, "tiny_a.ini"), os.path.join(tmp, "sub", "tiny_resnet.ini"))
+    rc, out, err = run_in("/", "validate", os.path.join(tmp, "sub", "runs.csv"), "--device",
+                          "h100", "--format", "csv")
+    check(rc == 0 and "sub/../tiny_resnet.ini" in out, f"validate from /: exit {rc} {out} {err}")
+    # the same command again, and from another folder: nothing measured twice
+    rc, out, err = run_in(tmp, *bench, "--batch", "1,2", "-o", "sub/runs.csv")
+    sub2 = os.path.join(tmp, "sub2")
+    os.mkdir(sub2)
+    rc2, out2, err2 = run_in(sub2, *[a.replace("tiny_resnet.ini", "../tiny_resnet.ini")
+                                     for a in bench], "--batch", "1,2,4", "-o", "../sub/runs.csv")
+    with open(os.path.join(tmp, "sub", "runs.csv")) as f:
+        rows = [ln.split(",")[:3] for ln in f.read().splitlines()[1:]]
+    check(rc == rc2 == 0 and rows == [["../tiny_resnet.ini", "16", b] for b in ("1", "2", "4")],
+          f"bench resumed from two folders: {rows} {err} {err2}")
+    # the source tree's network and a CSV in the temporary folder: the path between them, or
+    # where no folder but the root holds both, the network's absolute path
+    runs = os.path.join(tmp, "elsewhere.csv")
+    net = os.path.abspath("examples/tiny_resnet.ini")
+    rc, out, err = run_in(os.getcwd(), *bench[:1], "examples/tiny_resnet.ini", *bench[2:], "-o",
+                          runs)
+    want = (net if os.path.commonpath([net, tmp]) == "/" else
+            os.path.relpath(net, os.path.dirname(runs)))
+    with open(runs) as f:
+        models = [ln.split(",")[0] for ln in f.read().splitlines()[1:]]
+    check(rc == 0 and models == [want], f"bench -o {runs}: {models}, want {want}: {err}")
 
 finish()
