@@ -164,6 +164,25 @@ def check_module_options(binary, exporter, tmp):
           f"three unsupported operations listed, each with module and line: {lines}")
     check("3 operations" in lines[-1] and "plugin" in lines[-1], f"then the way out: {lines[-1]}")
     check(not os.path.exists(path + "x"), "no file written")
+    # tied parameters were counted once per module; an empty output and a name of two lines were
+    # written, and every command refused the file (the bench round of 2026-11-26)
+    refused = "tests/data/export_pkg/refused_models.py:"
+    for args, want in (
+            ([refused + "TiedConv", "--input", "16x8x8"],
+             "parameter c2.weight is c1.weight (tied): scalemeter would count its 2304 weights "
+             "twice"),
+            ([refused + "TiedHead", "--input", "12", "--input-dtype", "long"],
+             "parameter fc.weight is emb.weight (tied)"),
+            ([refused + "EmptyOutput", "--input", "3x2x2"],
+             "its output (2, 0) is empty: a scalemeter layer has at least one element"),
+            ([refused + "TiedConv", "--input", "16x8x8", "--name", "a\nb"],
+             "--name 'a\\nb': a network name is one line")):
+        rc, err = export(exporter, ["--module", *args, "-o", path + "x"])
+        lines = [ln for ln in err.strip().splitlines() if "UserWarning" not in ln and
+                 not ln.startswith("  warnings.warn")]
+        check(rc == 1 and len(lines) == 1 and want in lines[0],
+              f"{args[0]} {args[-1]} refused in one line with '{want}': {err.strip()}")
+        check(not os.path.exists(path + "x"), f"{args[0]}: no file written")
 
 
 # tests/data/ordinary_models.py: class -> (--input, --input-dtype, MACs derived in its docstring)

@@ -891,6 +891,11 @@ class Exporter:
         return out
 
     def add(self, node, type_, params, inputs, base):
+        shape = node.meta.get("shape")
+        if shape is not None and 0 in tuple(shape):
+            # nn.Linear(3072, 0): written as out=0, which every command then refused
+            self.fail(node, f"its output {tuple(shape)} is empty: a scalemeter layer has at least "
+                            "one element", hint=False)
         layer = Layer(type_, params, inputs, base=base)
         layer.scope = node.meta.get("scope", "")
         layer.node = node
@@ -1745,7 +1750,24 @@ def wrap(line, l):
 # ---- main ------------------------------------------------------------------------------------
 
 
+def tied_parameters(model):
+    """Raises ExportError where one parameter is held by two modules (c2.weight = c1.weight, an
+    LM head tied to its embedding): every layer of a network file counts its own weights, so the
+    tensor would be counted, updated and all-reduced twice."""
+    owner = {}
+    for mname, mod in model.named_modules():
+        for pname, p in mod.named_parameters(recurse=False):
+            name = f"{mname}.{pname}" if mname else pname
+            if id(p) in owner and owner[id(p)] != name:
+                raise ExportError(
+                    f"parameter {name} is {owner[id(p)]} (tied): scalemeter would count its "
+                    f"{p.numel()} weights twice; untie them to export, or write the layer that "
+                    "shares them by hand (models/gpt2.ini's lm_head counts no weights of its own)")
+            owner.setdefault(id(p), name)
+
+
 def export(model, input_shape, name, source, command, dtype=torch.float32):
+    tied_parameters(model)
     gm = trace(model, input_shape, dtype)
     ex = Exporter(model, gm)
     layers = ex.run()
@@ -1797,6 +1819,10 @@ def main(argv=None):
             args.model, (3, 224, 224))
         model, source = load_model(args)
         name = args.name or args.model or args.module.rpartition(":")[2].lower()
+        # the name is a line of the file (name = ...) and of its header comment
+        if any(ord(c) < 32 or ord(c) == 127 for c in name) or name != name.strip() or not name:
+            raise ExportError(f"--name {name!r}: a network name is one line of printable text, "
+                              "without spaces around it")
         command = COMMAND + " " + " ".join(
             ([args.model] if args.model else ["--module", args.module]) +
             (["--input", args.input] if args.input else []) +
