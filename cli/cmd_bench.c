@@ -96,6 +96,22 @@ typedef struct bench_args {
     const char *precision, *conv_algo; /* cuda only: NULL when not given */
 } bench_args;
 
+/* -1 with the reason where a network's name cannot be written to a row and read back as the
+ * same name: a quote or line break, or a blank at either end, which fit and validate trim (a
+ * file ' lead.ini' was read as 'lead.ini', another network or none). */
+static int unwritable_name(const char *name, sm_status *st)
+{
+    size_t n = strlen(name);
+    if (strpbrk(name, "\"\n\r"))
+        return sm_fail(st, "network '%s': a name with a quote or line break", name);
+    if (n && (isspace((unsigned char)name[0]) || isspace((unsigned char)name[n - 1])))
+        return sm_fail(st,
+                       "network '%s': a name beginning or ending with a blank, which the "
+                       "measurement CSV's readers trim (rename the file)",
+                       name);
+    return 0;
+}
+
 /* A comma-separated list of networks, added to those given before (operands and --model); a
  * network file whose path has a comma in it is one network. */
 static int add_models(bench_args *a, const char *text, sm_status *st)
@@ -106,8 +122,8 @@ static int add_models(bench_args *a, const char *text, sm_status *st)
     if (strchr(text, ',') && stat(text, &sb) == 0 && S_ISREG(sb.st_mode)) {
         if (a->n_models == MAX_LIST)
             return sm_fail(st, "more than %d networks", MAX_LIST);
-        if (strpbrk(text, "\"\n\r"))
-            return sm_fail(st, "network '%s': a name with a quote or line break", text);
+        if (unwritable_name(text, st))
+            return -1;
         if (!(a->models[a->n_models] = strdup(text)))
             return sm_fail(st, "out of memory");
         a->n_models++;
@@ -120,8 +136,8 @@ static int add_models(bench_args *a, const char *text, sm_status *st)
     }
     int rc = 0;
     for (int k = 0; k < n; k++) {
-        if (!rc && strpbrk(items[k], "\"\n\r"))
-            rc = sm_fail(st, "network '%s': a name with a quote or line break", items[k]);
+        if (!rc && unwritable_name(items[k], st))
+            rc = -1;
         else if (!rc && a->n_models == MAX_LIST)
             rc = sm_fail(st, "more than %d networks", MAX_LIST);
         if (rc) {

@@ -429,6 +429,15 @@ try:
             one_line_error(rc, err, 2, text, f"{' '.join(argv)!r}")
             check(option in err, f"{' '.join(argv)!r}: names {option}: {err.strip()}")
     check(not os.path.exists(os.path.join(tmp, "int.out")), "the refused commands wrote nothing")
+    # a network file whose name begins with a blank was written unquoted and read back trimmed,
+    # another network or none (the bench round of 2026-11-26): refused before measuring
+    lead = os.path.join(tmp, " lead.ini")
+    shutil.copy("examples/tiny_resnet.ini", lead)
+    rc, out, err = run_in(tmp, "bench", " lead.ini", "--image", "16", "--batch", "1", "-o",
+                          os.path.join(tmp, "lead.csv"))
+    one_line_error(rc, err, 2, "network ' lead.ini': a name beginning or ending with a blank",
+                   "bench of a name beginning with a blank")
+    check(not os.path.exists(os.path.join(tmp, "lead.csv")), "bench ' lead.ini' wrote a CSV")
     # --shard full runs its collectives by FSDP unit: DDP's bucket size and overlap were taken,
     # said in the header and the JSON, and changed nothing (the hostile round of 2026-11-26)
     for cmd in (["predict", "gpt2"], ["curve", "gpt2"]):
