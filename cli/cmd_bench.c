@@ -286,9 +286,14 @@ static int parse_args(int argc, char **argv, bench_args *a, sm_status *st)
     if (!strcmp(a->output, "-"))
         return sm_fail(st, "-o -: the rows go to a file that a second run reads back to resume "
                            "(and are echoed on the standard output anyway); name a file");
-    if (!a->cuda && (a->precision || a->conv_algo))
-        return sm_fail(st, "%s: only with --backend cuda (the CPU backend computes in fp32)",
-                       a->precision ? "--precision" : "--conv-algo");
+    if (!a->output[0])
+        return sm_fail(st, "-o '': an empty name; name the CSV file (-o runs.csv)");
+    if (!a->cuda && a->precision)
+        return sm_fail(st, "--precision: only with --backend cuda (the CPU backend computes in "
+                           "fp32)");
+    if (!a->cuda && a->conv_algo)
+        return sm_fail(st, "--conv-algo: only with --backend cuda (cuDNN's algorithms; the CPU "
+                           "backend has one)");
     if (a->cuda && a->allreduce_given)
         return sm_fail(st, "--allreduce: with --backend cuda the gradients go through NCCL");
     if (a->cuda && !a->precision)

@@ -292,6 +292,11 @@ int cmd_calibrate(int argc, char **argv)
     if (!strcmp(prefix, "-"))
         return usage_error("calibrate", "-o -: -o is a prefix of the files written (PREFIX.csv, "
                                         "PREFIX.ini, PREFIX-loo.json), not the standard output");
+    /* '' or cal/ wrote .csv, .ini and -loo.json: hidden files of no name */
+    if (!prefix[0] || prefix[strlen(prefix) - 1] == '/')
+        return usage_error("calibrate", "-o: a prefix names the files (-o cal/h100 writes "
+                                        "cal/h100.csv, .ini and -loo.json); give the name after "
+                                        "the folder");
     const char *backend = passed_on(bench, n_bench, "--backend");
     int cuda = backend && !strcmp(backend, "cuda");
     if (cuda && !images_given)

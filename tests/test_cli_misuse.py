@@ -438,6 +438,16 @@ try:
     one_line_error(rc, err, 2, "network ' lead.ini': a name beginning or ending with a blank",
                    "bench of a name beginning with a blank")
     check(not os.path.exists(os.path.join(tmp, "lead.csv")), "bench ' lead.ini' wrote a CSV")
+    # an empty -o wrote '.csv' (calibrate: .csv, .ini, -loo.json, hidden) or said ": No such
+    # file or directory"; --conv-algo on the CPU gave --precision's reason (the bench round)
+    for args, want in ((["bench", "resnet18", "-o", ""], "-o '': an empty name"),
+                       (["calibrate", "resnet18", "-o", ""], "-o: a prefix names the files"),
+                       (["calibrate", "resnet18", "-o", "cal/"], "give the name after the folder"),
+                       (["bench", "resnet18", "--conv-algo", "heuristic", "-o", "x.csv"],
+                        "--conv-algo: only with --backend cuda (cuDNN's algorithms")):
+        rc, out, err = run_in(tmp, *args)
+        one_line_error(rc, err, 2, want, " ".join(args))
+    check(not {".csv", ".ini", "-loo.json"} & set(os.listdir(tmp)), "an empty prefix wrote files")
     # --shard full runs its collectives by FSDP unit: DDP's bucket size and overlap were taken,
     # said in the header and the JSON, and changed nothing (the hostile round of 2026-11-26)
     for cmd in (["predict", "gpt2"], ["curve", "gpt2"]):
