@@ -386,12 +386,12 @@ typedef struct tally {
     int measured, skipped, oom;
 } tally;
 
-/* What a SIGINT or SIGTERM (Ctrl-C, mpirun passing it on, a batch system's time limit) says as
- * the job ends: every stored row is already on disk, written and synced one by one. While a
- * row is stored and counted, the handler holds the signal over (`storing`), so that the message
- * always says what the file holds. Not sigprocmask: Linux hands a process's signal to its main
- * thread unless that thread blocks it, and then to another (OpenBLAS's, MPI's), where the
- * handler would print the count of before the row. */
+/* What a SIGINT or SIGTERM (Ctrl-C, mpirun passing it on, a batch system's time limit), a
+ * SIGHUP or a SIGPIPE says as the job ends: every stored row is already on disk, written and
+ * synced one by one. While a row is stored and counted, the handler holds the signal over
+ * (`storing`), so that the message always says what the file holds. Not sigprocmask: Linux hands a
+ * process's signal to its main thread unless that thread blocks it, and then to another
+ * (OpenBLAS's, MPI's), where the handler would print the count of before the row. */
 static char interrupted_msg[640];
 static volatile sig_atomic_t interrupted_len, storing, held_signal;
 
@@ -411,10 +411,15 @@ static void interrupt_message(const sm_bench_layout *l, const char *file, const 
 {
     if (l->rank != 0)
         return; /* one message per job */
-    int n = snprintf(interrupted_msg, sizeof interrupted_msg,
-                     "\nscalemeter bench: interrupted: %s keeps the %d rows measured before (%d in "
-                     "this run); the same command resumes from there\n",
-                     file, t->measured + t->oom + t->skipped, t->measured + t->oom);
+    int all = t->measured + t->oom + t->skipped, now = t->measured + t->oom;
+    int n = all == 0 ? snprintf(interrupted_msg, sizeof interrupted_msg,
+                                "\nscalemeter bench: interrupted before any row: nothing was "
+                                "measured into %s; the same command starts it again\n",
+                                file)
+                     : snprintf(interrupted_msg, sizeof interrupted_msg,
+                                "\nscalemeter bench: interrupted: %s keeps the %d rows measured "
+                                "before (%d in this run); the same command resumes from there\n",
+                                file, all, now);
     interrupted_len = n < 0                             ? 0
                       : n < (int)sizeof interrupted_msg ? n
                                                         : (int)sizeof interrupted_msg - 1;
@@ -428,6 +433,10 @@ static void catch_interrupts(int on)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* a hang-up (the ssh session gone) and a reader of the echoed rows gone (bench | head)
+     * ended the job without a word: said as an interruption */
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 /* One configuration measured and stored; its row echoed. Returns 0 or an exit status. */

@@ -72,6 +72,8 @@ sm_bench_test(cli_bench_resume_killed_rank_np2 2
 # keeps and exits 130 or 143, the file whole.
 sm_bench_test(cli_bench_interrupted_int 1 ${SM_BENCH_SH} interrupt INT ${SM_BENCH_SLOW})
 sm_bench_test(cli_bench_interrupted_term 1 ${SM_BENCH_SH} interrupt TERM ${SM_BENCH_SLOW})
+# ... and a hang-up (an ssh session gone), which ended it without a word (the bench round)
+sm_bench_test(cli_bench_interrupted_hup 1 ${SM_BENCH_SH} interrupt HUP ${SM_BENCH_SLOW})
 
 # One writer per file: a second benchmark on a file in use is refused.
 sm_bench_test(cli_bench_locked 1 ${SM_BENCH_SH} locked ${SM_BENCH_SLOW})

@@ -11,7 +11,7 @@
 #       the command's process, mpirun or not; rank: one rank of an mpirun job), checks that the
 #       file holds only whole rows, runs COMMAND again to the end and checks every one of the
 #       ROWS configurations is there exactly once
-#   test_bench_cli.sh interrupt SIGNAL COMMAND...
+#   test_bench_cli.sh interrupt SIGNAL COMMAND...   (SIGNAL: INT, TERM or HUP)
 #       sends SIGNAL (INT or TERM) to COMMAND once its first row is in the file: it exits with
 #       128 + the signal's number, says on stderr how many rows the file keeps, and the file
 #       holds whole rows only
@@ -133,7 +133,7 @@ interrupt)
     kill -"$sig" $pid
     wait $pid
     rc=$?
-    case $sig in INT) want=130 ;; TERM) want=143 ;; *) fail "signal $sig" ;; esac
+    case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; *) fail "signal $sig" ;; esac
     [ $rc -eq $want ] || fail "exit status $rc after SIG$sig, expected $want"
     check_whole
     kept=$(($(wc -l <"$csv") - 1))
