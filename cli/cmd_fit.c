@@ -453,7 +453,7 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo,
         } else if (format == FORMAT_CSV) {
             for (int k = 0; k < loo->n_models; k++)
                 if (loo->per_model[k][ph].n)
-                    csv_stats(out, name, loo->models[k], &loo->per_model[k][ph]);
+                    csv_stats(out, name, network_label(loo->models[k]), &loo->per_model[k][ph]);
             csv_stats(out, name, "overall", &loo->overall[ph]);
         } else {
             const char *headers[] = {"phase", "model", "n", "RMSE", "NRMSE", "MAPE", "R2"};
@@ -463,7 +463,8 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo,
                 if (loo->per_model[k][ph].n == 0)
                     continue;
                 stats_cells(&loo->per_model[k][ph], c);
-                const char *row[] = {name, loo->models[k], c[0], c[1], c[2], c[3], c[4]};
+                const char *row[] = {name, network_label(loo->models[k]), c[0], c[1], c[2], c[3],
+                                     c[4]};
                 table_add(t, row);
             }
             stats_cells(&loo->overall[ph], c);

@@ -292,7 +292,7 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
         }
         for (int m = 0; m <= models->n; m++) {
             vstats v;
-            const char *model = m < models->n ? models->names[m] : "overall";
+            const char *model = m < models->n ? network_label(models->names[m]) : "overall";
             if (m < models->n)
                 stats_of(runs, pred, models->rows + models->first[m],
                          models->first[m + 1] - models->first[m], ph, &v, y, q);

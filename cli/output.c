@@ -790,3 +790,5 @@ int output_not_input(const char *cmd, const char *option, const char *out,
         }
     return 0;
 }
+
+const char *network_label(const char *name) { return strcmp(name, "overall") ? name : "./overall"; }

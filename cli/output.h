@@ -170,6 +170,10 @@ int format_options(int argc, char **argv, unsigned allowed, output_format *forma
 /* Prints "scalemeter CMD: MSG" and returns 2, the exit status of a usage error. */
 int usage_error(const char *cmd, const char *msg);
 
+/* A network's label in a per-model row of validate's and fit --cv loo's tables and CSV: its
+ * name, or ./overall for a file named overall, which the aggregate row's label would shadow. */
+const char *network_label(const char *name);
+
 /* Prints "scalemeter COMMAND: MESSAGE" to stderr (the command command_begin named; "scalemeter:"
  * before one) and returns the exit status for errors. */
 int report_error(const char *msg);

@@ -120,5 +120,19 @@ rows = [l for l in out.decode().splitlines() if l.startswith("infer ")]
 check(rc == 0 and len(rows) == 2 and any("we\\nird.ini" in r for r in rows),
       f"validate's table of a network path holding a newline: exit {rc}: {out!r} {err}")
 
+# A network file named overall: its rows and the aggregate row both read "infer,overall" in
+# validate's CSV (the hostile round of 2026-11-26); the file's row is ./overall, the same file
+with open(os.path.join(tmp, "overall"), "w") as f:
+    f.write(NET)
+with open(os.path.join(tmp, "ov.csv"), "w") as f:
+    f.write("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n"
+            "overall,8,1,1,1,0.001,0.001,0.002,0.0001,0.0031\n"
+            "overall,8,2,1,1,0.002,0.002,0.004,0.0001,0.0061\n")
+p = subprocess.run([SM, "validate", "ov.csv", "--device", "h100", "--format", "csv"], cwd=tmp,
+                   capture_output=True, text=True)
+labels = [r[1] for r in csv.reader(io.StringIO(p.stdout)) if r and r[0] == "infer"]
+check(p.returncode == 0 and labels == ["./overall", "overall"],
+      f"validate of a network named overall: exit {p.returncode}: {labels} {p.stderr}")
+
 shutil.rmtree(tmp)
 finish()
