@@ -179,8 +179,8 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 }
 #endif
 
-#if defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT) ||                               \
-    defined(HOSTILE_ALIAS_GROWS) || defined(HOSTILE_SELECTIVE)
+#if defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT) || defined(HOSTILE_ALIAS_GROWS) || \
+    defined(HOSTILE_SELECTIVE)
 #define HOSTILE_HAS_SAVED
 static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                  sm_layer_saved *s, sm_error *err)
@@ -215,7 +215,7 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #undef HOSTILE_NAME
 #define HOSTILE_NAME_10 "test_host_"
 #define HOSTILE_NAME_100                                                                           \
-    HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10               \
+    HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10                \
         HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10
 #define HOSTILE_NAME HOSTILE_NAME_100 HOSTILE_NAME_100 HOSTILE_NAME_100
 #endif
