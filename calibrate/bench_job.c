@@ -288,17 +288,17 @@ static char *from_csv_folder(const char *model, const char *csv)
     const char *slash = strrchr(csv, '/');
     if (model[0] == '/' || !slash || stat(model, &sb) != 0 || !S_ISREG(sb.st_mode))
         return NULL;
-    char cwd[PATH_MAX], here[PATH_MAX], a[2 * PATH_MAX + 2], b[2 * PATH_MAX + 2];
+    char cwd[PATH_MAX], a[2 * PATH_MAX + 2], b[2 * PATH_MAX + 2];
     if (!getcwd(cwd, sizeof cwd))
         return NULL;
-    snprintf(here, sizeof here, "%s", cwd);
     snprintf(a, sizeof a, "%s/%s", cwd, model);
     if (csv[0] == '/')
         snprintf(b, sizeof b, "%.*s", (int)(slash - csv), csv);
     else
         snprintf(b, sizeof b, "%s/%.*s", cwd, (int)(slash - csv), csv);
     char *pa[256], *pb[256], *ph[256];
-    int na = components(a, pa, 256), nb = components(b, pb, 256), nh = components(here, ph, 256);
+    /* cwd's own components last: a and b are made of it */
+    int na = components(a, pa, 256), nb = components(b, pb, 256), nh = components(cwd, ph, 256);
     if (na < 1 || nb < 0 || nh < 0)
         return NULL;
     int same = nb == nh;

@@ -1073,10 +1073,10 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
     /* "-": the standard input, as every other file a command reads; a folder or a FIFO is
      * said for what it is, not "no such file" or a reader blocked for ever */
     struct stat sb;
-    int std_in = !strcmp(path, "-");
-    if (!std_in && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    int std_in = !strcmp(path, "-"), there = !std_in && stat(path, &sb) == 0;
+    if (there && S_ISDIR(sb.st_mode))
         return sm_fail(st, "%s: is a folder, not a cases file (name the cases.ini in it)", path);
-    if (!std_in && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    if (there && !S_ISREG(sb.st_mode))
         return sm_fail(st,
                        "%s: not a regular file: give a cases file, or - and the file on the "
                        "standard input",

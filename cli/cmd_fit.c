@@ -647,8 +647,6 @@ static int copy_to_stdout(const char *tmp, sm_status *st)
     return rc;
 }
 
-/* path, or for "-" the standard output: the writer writes a temporary file whole, which is then
- * copied there, so that a failed write puts nothing on the standard output. */
 /* A fresh empty file in $TMPDIR (or /tmp) for what goes to the standard output: its name in
  * tmp, or -1 with st set. */
 static int stdout_temporary(char *tmp, size_t len, sm_status *st)
@@ -663,6 +661,8 @@ static int stdout_temporary(char *tmp, size_t len, sm_status *st)
     return 0;
 }
 
+/* path, or for "-" the standard output: the writer writes a temporary file whole, which is then
+ * copied there, so that a failed write puts nothing on the standard output. */
 static int write_to(file_writer write, const void *what, const char *path, sm_status *st)
 {
     if (strcmp(path, "-"))
@@ -745,19 +745,25 @@ static void warn_efficiency_bound(const fit_args *a, const sm_device_fit_result 
 /* --device-out, staged: the description is written beside its destination (or, for "-", in a
  * temporary file) as soon as its keys are fitted, so that a value outside a description's
  * range or a folder that cannot be written fails before the coefficients are written, and it
- * is put in place only once they are: a fit that fails writes neither file. tmp empty: not
+ * is put in place only once they are: a fit that fails writes neither file. tmp empty: nothing
  * staged (a path that is not a regular file, /dev/null, is written in place at the end). */
 typedef struct staged_device {
     char tmp[4200];
-    int staged;
 } staged_device;
+
+/* What is staged, removed: the fit failed after it was staged, or it is in place already. */
+static void drop_device(staged_device *s)
+{
+    if (s->tmp[0])
+        unlink(s->tmp);
+    s->tmp[0] = '\0';
+}
 
 static int stage_device(const fit_args *a, const sm_device_fit_result *d, staged_device *s)
 {
     sm_status st;
     device_write w = {d, a->csv};
     s->tmp[0] = '\0';
-    s->staged = 0;
     FILE *f = NULL;
     if (!strcmp(a->device_out, "-")) {
         if (stdout_temporary(s->tmp, sizeof s->tmp, &st))
@@ -770,25 +776,16 @@ static int stage_device(const fit_args *a, const sm_device_fit_result *d, staged
             return 0;
     }
     if (device_writer(&w, s->tmp, &st)) {
-        unlink(s->tmp);
         /* the message names the temporary: say the destination */
         sm_status named;
         char *at = strstr(st.msg, s->tmp);
         if (at)
             snprintf(named.msg, sizeof named.msg, "%.*s%s%s", (int)(at - st.msg), st.msg,
                      a->device_out, at + strlen(s->tmp));
+        drop_device(s);
         return report_error(at ? named.msg : st.msg);
     }
-    s->staged = 1;
     return 0;
-}
-
-/* The staged description dropped: the fit failed after it was staged. */
-static void drop_device(staged_device *s)
-{
-    if (s->staged)
-        unlink(s->tmp);
-    s->staged = 0;
 }
 
 /* The staged description put in place, and what it holds said. */
@@ -798,14 +795,14 @@ static int write_device(const fit_args *a, const sm_device_fit_result *d, staged
     int rc = 0;
     if (!strcmp(a->device_out, "-"))
         rc = copy_to_stdout(s->tmp, &st);
-    else if (!s->staged) { /* not a regular file: written in place */
+    else if (!s->tmp[0]) { /* not a regular file: written in place */
         device_write w = {d, a->csv};
         rc = device_writer(&w, a->device_out, &st);
-    } else if (sm_atomic_rename(s->tmp) != 0)
+    } else if (sm_atomic_rename(s->tmp) == 0)
+        s->tmp[0] = '\0'; /* in place: nothing left to drop */
+    else
         rc = sm_fail(&st, "%s: cannot write: %s", a->device_out, strerror(errno));
-    if (s->staged && (rc || !strcmp(a->device_out, "-")))
-        unlink(s->tmp);
-    s->staged = 0;
+    drop_device(s);
     if (rc)
         return report_error(st.msg);
     if (stdout_failed(a->device_out))
@@ -964,7 +961,7 @@ static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
     if (a->weight_term < 0 && choose_weight_term(a, runs, &loo))
         return 1;
     sm_device_fit_result device;
-    staged_device dev = {.staged = 0};
+    staged_device dev = {""};
     if (a->device_out) {
         int rc = sm_device_fit(runs, reg, a->device_base ? a->device_base : "h100", &device, &st)
                      ? report_error(st.msg)

@@ -372,8 +372,6 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
 
 /* FLOPs an element an activation may count: GELU's 8 is the shipped most */
 #define MAX_ACTIVATION_FLOPS 64
-#define SM_STR_(x) #x
-#define SM_STR(x) SM_STR_(x)
 
 /* A pass launching more kernels than this is a plugin's mistake, not a layer. */
 #define MAX_KERNELS 1000
@@ -490,6 +488,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         m->input_elems = sm_add(m->input_elems, sm_shape_elems(&in[j]));
     m->output_elems = sm_shape_elems(&l->out);
     m->bytes = sm_mul(4, sm_add(m->input_elems, m->output_elems));
+    const int64_t shapes_in = m->input_elems, shapes_out = m->output_elems;
     if (t->metrics && t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
         return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "cannot count"));
     layer_inputs(net, l, in);
@@ -520,16 +519,13 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     /* the host fills both from the shapes (plugin.h): a plugin that changed them had the memory
      * model size its output's storage by its word rather than the shape (an output 256 times
      * its input, kept, sized as one element) */
-    int64_t in_elems = 0;
-    for (int j = 0; j < l->n_inputs; j++)
-        in_elems = sm_add(in_elems, sm_shape_elems(&in[j]));
-    if (m->output_elems != sm_shape_elems(&l->out) || m->input_elems != in_elems)
+    if (m->output_elems != shapes_out || m->input_elems != shapes_in)
         return sm_fail(st,
                        "%s (%s): the plugin's metrics() set input_elems %lld and output_elems "
                        "%lld, where its shapes hold %lld and %lld (the host fills them; leave "
                        "them)",
                        at, t->name, (long long)m->input_elems, (long long)m->output_elems,
-                       (long long)in_elems, (long long)sm_shape_elems(&l->out));
+                       (long long)shapes_in, (long long)shapes_out);
     /* an activation rides its producer's epilogue, which prices it nothing of its own: an
      * element-wise function of one input, no weights, a few FLOPs an element (the shipped ones
      * count 1 to 8). A layer of weights, of another shape or of 2^40 FLOPs an element so
@@ -537,6 +533,9 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (t->traits & SM_TRAIT_ACTIVATION) {
         int same = l->n_inputs == 1 && in[0].ndim == l->out.ndim &&
                    !memcmp(in[0].dim, l->out.dim, (size_t)l->out.ndim * sizeof *l->out.dim);
+        char heavy[64];
+        snprintf(heavy, sizeof heavy, "it counts more than %d FLOPs an element",
+                 MAX_ACTIVATION_FLOPS);
         if (!same || m->weights > 0 || m->flops / MAX_ACTIVATION_FLOPS > m->output_elems)
             return sm_fail(st,
                            "%s (%s): declares SM_TRAIT_ACTIVATION, an element-wise function of "
@@ -544,8 +543,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                            at, t->name,
                            !same            ? "its output is not its one input's shape"
                            : m->weights > 0 ? "it has weights"
-                                            : "it counts more than " SM_STR(
-                                                  MAX_ACTIVATION_FLOPS) " FLOPs an element");
+                                            : heavy);
     }
     /* a multiply-accumulate is 2 FLOPs (plugin.h): more MACs than that is a plugin's slip,
      * which printed a network's macs above its FLOPs */

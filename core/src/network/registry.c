@@ -302,11 +302,12 @@ static int check_descriptor_memory(void *handle, const sm_layer_type *t, const c
     size_t len = t->struct_size < sizeof *t ? t->struct_size : sizeof *t;
     if (len < offsetof(sm_layer_type, cpu))
         return 0; /* check_descriptor refuses it by its size */
-    if (partial_field(t->struct_size))
+    const char *cut = partial_field(t->struct_size);
+    if (cut)
         return sm_fail(st,
                        "%s: its descriptor's struct_size %u ends inside its field %s (set it "
                        "with SM_LAYER_TYPE_INIT)",
-                       path, t->struct_size, partial_field(t->struct_size));
+                       path, t->struct_size, cut);
     if (!sm_plugin_holds(handle, t, len))
         return sm_fail(st, "%s: its descriptor (%u bytes) extends beyond the plugin", path,
                        t->struct_size);

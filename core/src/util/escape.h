@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* 1: text holds a byte below 0x20 or DEL. */
+/* 1: c is a control byte, below 0x20 or DEL. */
+static inline int sm_is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+/* 1: text holds a control byte. */
 static inline int sm_has_controls(const char *text)
 {
     for (; *text; text++)
-        if ((unsigned char)*text < 0x20 || *text == 0x7f)
+        if (sm_is_control((unsigned char)*text))
             return 1;
     return 0;
 }
@@ -23,12 +26,12 @@ static inline char *sm_escape_controls(const char *text)
 {
     size_t n = 0, controls = 0;
     for (; text[n]; n++)
-        controls += (unsigned char)text[n] < 0x20 || text[n] == 0x7f;
+        controls += sm_is_control((unsigned char)text[n]);
     char *out = malloc(n + 3 * controls + 1), *o = out;
     if (!out)
         return NULL;
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c >= 0x20 && *c != 0x7f)
+        if (!sm_is_control(*c))
             *o++ = (char)*c;
         else if (*c == '\n' || *c == '\t' || *c == '\r') {
             *o++ = '\\';
