@@ -59,6 +59,9 @@ typedef struct sm_backend_module {
 
     /* cpu: `scalemeter check-plugin` (cli/cmd_check_plugin.c), which runs the executor. */
     int (*check_plugin_main)(int argc, char **argv);
+
+    /* cpu: a line bench adds to what it says when a signal ends it (calibrate's). */
+    void (*bench_interrupt_note)(const char *note);
 } sm_backend_module;
 
 /* The path of module name (lib/scalemeter/backends/NAME.so), and whether it exists: whether

@@ -392,8 +392,13 @@ typedef struct tally {
  * (`storing`), so that the message always says what the file holds. Not sigprocmask: Linux hands a
  * process's signal to its main thread unless that thread blocks it, and then to another
  * (OpenBLAS's, MPI's), where the handler would print the count of before the row. */
-static char interrupted_msg[640];
+static char interrupted_msg[13000], interrupted_note[8500];
 static volatile sig_atomic_t interrupted_len, storing, held_signal;
+
+void bench_interrupt_note(const char *note)
+{
+    snprintf(interrupted_note, sizeof interrupted_note, "%s", note ? note : "");
+}
 
 static void on_interrupt(int sig)
 {
@@ -420,6 +425,9 @@ static void interrupt_message(const sm_bench_layout *l, const char *file, const 
                                 "\nscalemeter bench: interrupted: %s keeps the %d rows measured "
                                 "before (%d in this run); the same command resumes from there\n",
                                 file, all, now);
+    if (n >= 0 && n < (int)sizeof interrupted_msg)
+        n += snprintf(interrupted_msg + n, sizeof interrupted_msg - (size_t)n, "%s",
+                      interrupted_note);
     interrupted_len = n < 0                             ? 0
                       : n < (int)sizeof interrupted_msg ? n
                                                         : (int)sizeof interrupted_msg - 1;

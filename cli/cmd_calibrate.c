@@ -165,15 +165,23 @@ static int csv_rows(const char *path)
 
 /* After a step failed: which of the fit's files are still there from an earlier run, so that
  * they are not taken for results of these rows. */
-static void say_earlier(const char *ini, const char *loo)
+static void earlier_line(const char *ini, const char *loo, char *line, size_t size)
 {
     int have_ini = access(ini, F_OK) == 0, have_loo = access(loo, F_OK) == 0;
+    line[0] = 0;
     if (have_ini || have_loo)
-        fprintf(stderr,
-                "scalemeter calibrate: %s%s%s %s from an earlier run, not of the rows measured "
-                "now\n",
-                have_ini ? ini : "", have_ini && have_loo ? " and " : "", have_loo ? loo : "",
-                have_ini && have_loo ? "are" : "is");
+        snprintf(line, size,
+                 "scalemeter calibrate: %s%s%s %s from an earlier run, not of the rows measured "
+                 "now\n",
+                 have_ini ? ini : "", have_ini && have_loo ? " and " : "", have_loo ? loo : "",
+                 have_ini && have_loo ? "are" : "is");
+}
+
+static void say_earlier(const char *ini, const char *loo)
+{
+    char line[8500];
+    earlier_line(ini, loo, line, sizeof line);
+    fputs(line, stderr);
 }
 
 /* 1 after a message where a file of -o PREFIX is one of the networks (a comma list, or one
@@ -319,7 +327,13 @@ int cmd_calibrate(int argc, char **argv)
         bench[n_bench++] = (char *)more[k];
     /* bench's rows go to the CSV only: calibrate's standard output is its report */
     int rows_before = launcher_rank() == 0 ? csv_rows(csv) : 0;
+    /* a signal ends the job inside bench, which says what the CSV keeps: and that the fit's
+     * files there are not of these rows (nothing writes them while bench runs) */
+    char earlier[8500];
+    earlier_line(ini, loo, earlier, sizeof earlier);
+    bench_interrupt_note(earlier);
     int rc = run_into_file("/dev/null", cmd_bench, n_bench, bench);
+    bench_interrupt_note(NULL);
     if (launcher_rank() != 0) /* the measuring was collective; the rest is rank 0's */
         return rc;
     if (rc && launcher_srun_without_pmix(NULL, 0))

@@ -25,6 +25,14 @@ int cmd_bench(int argc, char **argv)
     return m ? m->bench_main(argc, argv) : 1;
 }
 
+void bench_interrupt_note(const char *note)
+{
+    sm_status st = {""};
+    const sm_backend_module *m = sm_backend_module_load("cpu", &st);
+    if (m) /* else bench, run next, says why the module does not load */
+        m->bench_interrupt_note(note);
+}
+
 int cmd_allreduce(int argc, char **argv)
 {
     const sm_backend_module *m = cpu_module("allreduce");

@@ -13,6 +13,9 @@ typedef struct command {
 
 /* bench's options (cmd_bench.c), which calibrate passes on. */
 extern const struct option bench_options[];
+/* A line bench adds to what it says when a signal ends it (calibrate's: which of its files
+ * are an earlier run's); "" or NULL for none. */
+void bench_interrupt_note(const char *note);
 
 /* The cpu backend module (cmd_measure.c), which holds bench and allreduce; NULL after printing
  * why it does not load, as `scalemeter COMMAND: ...`. */

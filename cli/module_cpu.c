@@ -77,4 +77,5 @@ const sm_backend_module sm_backend_table_cpu = {
     .allreduce_main = allreduce_main,
     .bench_options = bench_options,
     .check_plugin_main = check_plugin_main,
+    .bench_interrupt_note = bench_interrupt_note,
 };
