@@ -12,6 +12,7 @@ describe what ran (OPTIONS below). Nothing here is fitted to these figures. Stan
 only; takes a few seconds.
 """
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -198,6 +199,37 @@ def variant(part, tmp, tag, drop=(), add=()):
 
 def pct(x):
     return f"{100 * (x - 1):+.1f}%"
+
+
+def spearman(a, b):
+    """Spearman's rank correlation of two lists without ties."""
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0] * len(v)
+        for k, i in enumerate(order):
+            r[i] = k
+        return r
+    ra, rb, n = ranks(a), ranks(b), len(a)
+    return 1 - 6 * sum((x - y) ** 2 for x, y in zip(ra, rb)) / (n * (n * n - 1))
+
+
+def stream_needed(binary, device, batch, published, efficiency):
+    """The fraction of its datasheet bandwidth the part would stream at for ResNet-50 fp16 to
+    run at the published rate, if the model's bytes and everything else in its step are right:
+    the layers' passes the model finds memory-bound (`predict --per-layer`: their time less
+    the host's dispatch in them) hold bytes / (bandwidth x efficiency); the published step
+    less the rest of the predicted step is what those bytes had."""
+    step = json.loads(run(binary, "predict", "resnet50", "--device", device, "-g", "1",
+                          "--batch", str(batch), "--precision", "fp16", "--format",
+                          "json"))["t_step"]
+    memory = 0.0
+    lines = run(binary, "predict", "resnet50", "--device", device, "-g", "1", "--batch",
+                str(batch), "--precision", "fp16", "--per-layer", "--format", "csv")
+    for r in csv.DictReader(lines.splitlines()):
+        for ph in ("fwd", "bwd"):
+            if r["bound_" + ph] == "memory":
+                memory += float(r["t_" + ph]) - float(r["host_" + ph])
+    return memory * efficiency / (batch / published - (step - memory))
 
 
 def main():
@@ -485,6 +517,52 @@ def main():
     w("  so the memory types' achievable fractions (0.7 of HBM, 0.68 of GDDR6, 0.77 of GDDR6X)")
     w("  carry it; the same network under NVIDIA's own code on the A100 and")
     w("  V100 misses the same way ([accuracy.md](accuracy.md), DeepLearningExamples).")
+    # ResNet-50 fp16 against the part's DRAM bandwidth per SM
+    parts = sorted({p for _, p, _ in ratios[("fp16", "resnet50")]},
+                   key=lambda p: devices[p]["memory_bandwidth_gb_s"] / devices[p]["sm_count"])
+    per_sm = [devices[p]["memory_bandwidth_gb_s"] / devices[p]["sm_count"] for p in parts]
+    r16 = [median_of("fp16", "resnet50", [p]) for p in parts]
+    r32 = [median_of("fp32", "resnet50", [p]) for p in parts]
+    need = {}
+    for system, part, _, figures in SYSTEMS:
+        b16, p16, _, _ = figures["resnet50"]
+        need.setdefault(part, []).append(
+            stream_needed(a.bin, part, b16, p16, devices[part]["memory_efficiency"]))
+    w("- **ResNet-50 in mixed precision follows the part's bandwidth per SM.** Its median")
+    w("  ratio per part ranks with the datasheet bandwidth over the SM count (Spearman's rho")
+    w(f"  {spearman(per_sm, r16):.2f} over {len(parts)} parts; in fp32, whose step is more "
+      f"the convolutions', {spearman(per_sm, r32):.2f}):")
+    w("  the parts with the least bandwidth per SM, GDDR's, run faster than the model")
+    w("  says. Had the model's bytes been right, the fraction of the datasheet bandwidth the")
+    w("  part streamed them at (the memory-bound passes of `predict --per-layer` given the")
+    w("  published step less the rest of the predicted one) is in the last column, against the")
+    w("  model's (memory_efficiency) and what a copy kernel reaches (docs/devices.md: 0.79 HBM,")
+    w("  0.77 GDDR6, 0.87 GDDR6X):")
+    w("")
+    w("| part | memory | GB/s per SM | ResNet-50 fp16 | fp32 | model's fraction | needed |")
+    w("|---|---|---:|---:|---:|---:|---:|")
+    for p, x, f16, f32 in zip(parts, per_sm, r16, r32):
+        d = devices[p]
+        w(f"| `{p}` | {d['memory_type'].upper()} | {x:.1f} | {f16:.2f} | {f32:.2f} | "
+          f"{d['memory_efficiency']:.2f} | {statistics.median(need[p]):.2f} |")
+    w("")
+    gddr = [statistics.median(need[p]) for p in parts if p in need and
+            devices[p]["memory_type"].startswith("gddr")]
+    hbm = [statistics.median(need[p]) for p in parts if p in need and
+           devices[p]["memory_type"].startswith("hbm")]
+    w(f"  The GDDR parts would need {min(gddr):.2f} to {max(gddr):.2f} of their bandwidth, at or")
+    w("  above what copy kernels reach, so on them the model counts more bytes than moved;")
+    w(f"  the HBM parts {min(hbm):.2f} to {max(hbm):.2f}, mostly the lower the more "
+      "bandwidth per SM,")
+    w("  at or below it, so on them something other than DRAM holds the step back. Both fit one")
+    w("  account, which the H200's per-op profiles support ([ops-h200.md](ops-h200.md)): cuDNN")
+    w("  transposes fewer convolutions than the model prices (an estimated 27% of their price")
+    w("  ran), and the batch norms, poolings and depthwise convolutions run far below DRAM")
+    w("  speed, bound by something else, the SMs' work per byte or their parallelism; a memory")
+    w("  efficiency fitted on an H100 (0.7) trades the one against the other, which holds where")
+    w("  bandwidth per SM is the H100's and not where it is a third of it. Which classes follow")
+    w("  the SMs and which the DRAM, the same per-op profiles on an H100 (the H200's SMs and")
+    w("  clock, 0.7 of its bandwidth) will say: issue 38, docs/gpu.md's checklist.")
     w(f"- **H100 SXM in 2022-23 (NGC 22.10)**: ResNet-50 fp32 "
       f"{pct(by_system[('H100 80GB SXM5', 'fp32')])}; the 2024 rows of the same part (NGC 24.03,")
     w(f"  a newer cuDNN) ran faster and come out {pct(by_system[('Dell H100 80GB SXM5', 'fp32')])}: "
