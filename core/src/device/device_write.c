@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "device/device_file.h"
 #include "network/network_internal.h"
@@ -85,7 +86,12 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
     write_header(out, header);
     char *line = NULL, section[64] = "";
     size_t cap = 0;
-    while (getline(&line, &cap, in) != -1) {
+    ssize_t got;
+    for (int first = 1; (got = getline(&line, &cap, in)) != -1; first = 0) {
+        /* the base's byte-order mark (which the reader skips) would land after the header,
+         * mid-file, where it is a syntax error */
+        if (first && got >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+            memmove(line, line + 3, (size_t)(got -= 3) + 1);
         const char *p = line + strspn(line, " \t");
         if (*p == '[') {
             write_rest(out, section, keys, n, written);
@@ -102,8 +108,10 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
                     write_key(out, &keys[i]);
                 written[i] = replaced = 1;
             }
+        /* a last line without its newline: the keys written after it would join it (a
+         * fitted key inside a comment, a text key inside another's value) */
         if (!replaced)
-            fputs(line, out);
+            fprintf(out, "%s%s", line, got > 0 && line[got - 1] != '\n' ? "\n" : "");
     }
     free(line);
     write_rest(out, section, keys, n, written);
@@ -120,6 +128,18 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
         fclose(out);
         remove(tmp);
         return sm_fail(st, "%s: read error", base_path);
+    }
+    /* what is written reads back, or is not put in place: a writer's mistake is said here,
+     * not by the prediction that loads it later, or by none */
+    sm_device back;
+    sm_status why = {""};
+    if (fflush(out) == 0 && sm_device_load(tmp, &back, &why)) {
+        fclose(out);
+        remove(tmp);
+        return sm_fail(st,
+                       "%s: not written: the description made from %s does not read back "
+                       "(%s); please report it",
+                       path, base_path, why.msg);
     }
     return sm_atomic_commit(out, tmp, path, st);
 }
