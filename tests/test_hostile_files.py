@@ -284,6 +284,44 @@ check(rc == 0 and max(len(l.rstrip("\n")) for l in open(fitted)) <= 198,
       f"fit --device-out from a base of a long path: lines within 198 characters: {err.strip()}")
 rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
 check(rc == 0, f"the description fitted from a base of a long path is read: {err.strip()}")
+# a base whose last line has no newline: the fitted keys the base lacks were written onto it
+# (`; enddispatch_update_us = 3.782`, a comment: the reloaded file took the default, t_grad 24%
+# high); a base starting with a byte-order mark: the mark went in after the header, mid-file,
+# and the description written was refused at its line. Both now read back with the key.
+lacking = "".join(l for l in H100.splitlines(True) if not l.startswith("dispatch_update_us"))
+device_part, rest = lacking.split("[framework]\n", 1)
+framework_part, node_part = rest.split("[node]\n", 1)
+for tag, text in (("no_newline", device_part + "[node]\n" + node_part + "[framework]\n" +
+                   framework_part + "; end"),
+                  ("bom", "\ufeff" + H100)):
+    base = write(f"{tag}_base.ini", text.encode())
+    fitted = os.path.join(tmp, f"{tag}_fitted.ini")
+    rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-base", base,
+                       "--device-out", fitted, "-o", os.path.join(tmp, f"{tag}_coeffs.ini"))
+    keys = [l.split("=")[0].strip() for l in open(fitted)] if rc == 0 else []
+    check(rc == 0 and "dispatch_update_us" in keys,
+          f"fit --device-out on a base ({tag}): its own line for dispatch_update_us: "
+          f"{err.strip()[-200:]}")
+    rc, out, err = run("predict", "resnet50", "--device", fitted, "--batch", "8")
+    check(rc == 0, f"the description fitted from a base ({tag}) is read: {err.strip()}")
+# a number too small for a normal double (1e-310 us) is in the key's range [0, 1e6]: it was
+# refused as out of it (strtod's underflow flag), where 1e-300 was read
+for tiny in ("1e-310", "1e-400"):
+    sub = write("subnormal.ini", "".join(
+        f"launch_overhead_us = {tiny}\n" if l.startswith("launch_overhead_us") else l
+        for l in H100.splitlines(True)))
+    rc, out, err = run("predict", "resnet18", "--device", sub, "--batch", "8")
+    check(rc == 0, f"launch_overhead_us = {tiny}: {err.strip()}")
+# a base without a description: the one written read ", keys fitted to ...", a clause of
+# nothing; the base's name stands for it
+bare = write("bare.ini", "".join(l for l in H100.splitlines(True)
+                                 if not l.startswith("description")))
+fitted = os.path.join(tmp, "bare_fitted.ini")
+rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-base", bare,
+                   "--device-out", fitted, "-o", os.path.join(tmp, "bare_coeffs.ini"))
+described = [l for l in open(fitted) if l.startswith("description")] if rc == 0 else []
+check(described == ["description = h100, keys fitted to h100-pytorch-tf32.csv\n"],
+      f"fit --device-out on a base without a description: {described} {err.strip()[-200:]}")
 # fit --device-out on its own description, again and again, and on runs of a long path: the
 # name took "-fitted" and the description ", keys fitted to PATH" once more each time, until
 # the description's line ran past 198 characters (at the second fit) and was refused

@@ -273,12 +273,13 @@ static int set_field(reader *r, int i, const char *value)
     case F_REAL: {
         errno = 0;
         double v = sm_strtod(value, &end);
-        if (errno || end == value || *end || !isfinite(v) || v > f->hi || v < f->lo ||
-            (v == f->lo && !f->lo_ok))
+        /* ERANGE also flags underflow (1e-320), a value the range below judges as any other */
+        if ((errno && !(errno == ERANGE && fabs(v) < 1)) || end == value || *end || !isfinite(v) ||
+            v > f->hi || v < f->lo || (v == f->lo && !f->lo_ok))
             return sm_fail(r->st, "%s:%d: %s = %s: expected a number %s %g and at most %g (%s)",
                            path, r->rd.line, f->key, value, f->lo_ok ? "from" : "above", f->lo,
                            f->hi, f->what);
-        *(double *)dst = v * f->scale;
+        *(double *)dst = v * f->scale + 0.0; /* -0 read as 0: written "0" by every format */
         return 0;
     }
     }

@@ -336,7 +336,9 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         u[U_C] > 0 ? fmax(v.efficiency[p], v.conv_efficiency[p]) / u[U_C] : INFINITY;
     out->memory_asked = u[U_M] > 0 ? 1 / u[U_M] : INFINITY;
 
-    /* the update: d_update P + u 20 W / bandwidth on the single-device t_grad rows */
+    /* the update: d_update P on the single-device t_grad rows less the optimizer's 20 W bytes
+     * (SGD with momentum) at the memory efficiency just fitted, as the predictor prices them:
+     * a free coefficient on the bytes, left behind, fitted the dispatch to another price */
     int m = 0;
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
@@ -346,20 +348,15 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         if (!fn->totaled && sm_network_metrics(fn->net, 1, &fn->total, st))
             goto done;
         fn->totaled = 1;
-        g[m] = 1.0;
+        g[m] = 1.0 - 20.0 * (double)fn->total.weights / (v.memory_bandwidth * eff_m) / r->t_grad;
         G[m] = (double)fn->total.param_tensors / r->t_grad;
-        G[runs->n + m] = 20.0 * (double)fn->total.weights / v.memory_bandwidth / r->t_grad;
         m++;
     }
     out->dispatch_update = v.dispatch_update;
-    if (m >= 2) {
-        /* pack the second column right after the first m rows */
-        memmove(G + m, G + runs->n, (size_t)m * sizeof *G);
-        double c[2];
-        sm_status inner;
-        if (sm_lstsq(G, g, m, 2, 1, c, &inner) == 0)
-            out->dispatch_update = c[0];
-    }
+    double c;
+    sm_status inner;
+    if (m >= 1 && sm_lstsq(G, g, m, 1, 1, &c, &inner) == 0 && c >= 0)
+        out->dispatch_update = c;
     snprintf(out->base, sizeof out->base, "%s", path);
     rc = 0;
 done:
@@ -406,7 +403,9 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
     const char *file = strrchr(source, '/') ? strrchr(source, '/') + 1 : source;
     snprintf(keys[0].value, sizeof v.name, "%.*s-fitted", (int)(sizeof v.name - 1 - suffix),
              v.name);
-    snprintf(keys[1].value, sizeof keys[1].value, "%s, keys fitted to %s", v.description, file);
+    /* a base without a description: its name stands for it (not ", keys fitted to") */
+    snprintf(keys[1].value, sizeof keys[1].value, "%s, keys fitted to %s",
+             v.description[0] ? v.description : v.name, file);
     keys[1].value[SM_INI_MAX_LINE - strlen("description = ")] = '\0';
     snprintf(keys[2].value, sizeof keys[2].value, "%s", f->precision);
     snprintf(keys[3].value, sizeof keys[3].value, "%s", v.framework[0] ? v.framework : "fitted");
