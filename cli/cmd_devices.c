@@ -15,9 +15,10 @@ static void usage(void)
 {
     printf("usage: scalemeter devices [--format table|csv|json] [-o FILE]\n\n"
            "Lists the device descriptions of %s/configs/devices, for `predict --device` and\n"
-           "`curve --device`: dense peaks in TFLOP/s per precision (- where the part has no such\n"
-           "precision), memory in GiB (2^30 bytes), bandwidth in GB/s, devices per node, SMs,\n"
-           "boost clock, and the source of the figures (docs/devices.md).\n",
+           "`curve --device`: the name they take (the file's, less .ini; the file's own name\n"
+           "key heads predict's output), dense peaks in TFLOP/s per precision (- where the part\n"
+           "has no such precision), memory in GiB (2^30 bytes), bandwidth in GB/s, devices per\n"
+           "node, SMs, boost clock, and the source of the figures (docs/devices.md).\n",
            sm_data_dir());
 }
 
@@ -104,7 +105,7 @@ int cmd_devices(int argc, char **argv)
         }
         if (t) {
             char p[4][32], gib[32], bw[32], node[32], sms[32], mhz[32];
-            const char *row[12] = {d.name, d.description};
+            const char *row[12] = {names[i], d.description};
             for (int k = 0; k < 4; k++)
                 row[2 + k] = figure(d.peak_tflops[k], 4, p[k], sizeof p[k]);
             row[6] = figure(d.memory_gib, 4, gib, sizeof gib);
@@ -115,7 +116,7 @@ int cmd_devices(int argc, char **argv)
             row[11] = d.source;
             table_add(t, row);
         } else if (format == FORMAT_CSV) {
-            csv_field(stdout, d.name);
+            csv_field(stdout, names[i]);
             putchar(',');
             csv_field(stdout, d.description);
             for (int k = 0; k < 4; k++)
@@ -147,7 +148,7 @@ int cmd_devices(int argc, char **argv)
             putchar('\n');
         } else {
             json_begin_object(&jw);
-            json_field_string(&jw, "device", d.name);
+            json_field_string(&jw, "device", names[i]);
             json_field_string(&jw, "description", d.description);
             json_key(&jw, "peak_tflops");
             json_begin_object(&jw);

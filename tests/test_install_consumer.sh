@@ -96,4 +96,13 @@ out=$("$cc" -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC $cflags \
     -o "$dir/mish.so" "$example/mish.c" -lm 2>&1) ||
     fail "cc \$(pkg-config --cflags scalemeter) does not build examples/plugin/mish.c: $out"
 check_plugin "examples/plugin through pkg-config" "$dir/mish.so"
+# A description of the user's own in the installed folder (a fitted one, named h100-fitted
+# inside): `devices` listed it by that name, which --device refuses; it lists the file's name.
+devices=$prefix/share/scalemeter/configs/devices
+sed 's/^name = h100$/name = h100-fitted/' "$devices/h100.ini" >"$devices/mine.ini"
+out=$("$prefix/bin/scalemeter" devices --format csv 2>&1) || fail "devices: $out"
+echo "$out" | grep -q '^mine,' || fail "devices does not list mine.ini as mine: $out"
+echo "$out" | grep -q '^h100-fitted,' && fail "devices lists mine.ini by its name key"
+out=$("$prefix/bin/scalemeter" predict resnet18 --device mine --batch 8 2>&1) ||
+    fail "predict --device mine, as devices lists it: $out"
 echo "1 passed, 0 failed: cmake --install, find_package and pkg-config ($modversion), a plugin through each"
