@@ -23,12 +23,28 @@ int main(void)
      *   latency   4 buckets x 2 x 7 steps x 5 us                      = 2.8e-4 s
      *   total                                                          = 3.85798448e-3 s */
     sm_ring_config flat = {
-        S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
+        S, 25 * MIB, 8, 1, {450e9, 3.4e-6}, {50e9, 5e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0, 0};
     sm_ring_time t = sm_ring_allreduce_time(&flat);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.57798448e-3, 1e-9);
     CHECK_NEAR(t.latency, 2.8e-4, 1e-9);
     CHECK_NEAR(t.total, 3.85798448e-3, 1e-9);
+
+    /* A bucket smaller than the parameters: PyTorch DDP never splits a parameter, so the
+     * gradient goes in at most one bucket per parameter tensor. The same ring at a 1 KiB
+     * bucket and 161 tensors (ResNet-50's): 161 buckets, not ceil(S / 1024) = 99,833,
+     *   latency 161 x 2 x 7 x 5 us = 1.127e-2 s; the bandwidth term unchanged */
+    sm_ring_config tiny = flat;
+    tiny.bucket_bytes = 1024;
+    tiny.max_buckets = 161;
+    t = sm_ring_allreduce_time(&tiny);
+    CHECK_EQ(t.buckets, 161);
+    CHECK_NEAR(t.latency, 1.127e-2, 1e-9);
+    CHECK_NEAR(t.bandwidth, 3.57798448e-3, 1e-9);
+    tiny.max_buckets = 0; /* no bound: the equal buckets of the bucket size */
+    CHECK_EQ(sm_ring_allreduce_time(&tiny).buckets, 99833);
+    CHECK(sm_bucket_count(S, 25 * MIB, 161) == 4); /* the bound only where it binds */
+    CHECK(sm_bucket_count(0, 25 * MIB, 161) == 0);
 
     /* Hierarchical, 4 nodes x 8 devices; NVLink 450 GB/s and 3.4 us inside, 50 GB/s and 9.6 us
      * per ring between nodes:
@@ -37,7 +53,7 @@ int main(void)
      *   latency  4 x (2 x 7 x 3.4 us + 2 x 3 x 9.6 us) = 4 x 105.2 us        = 4.208e-4 s
      *   total                                                                = 1.2017093111e-3 s */
     sm_ring_config hier = {
-        S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0};
+        S, 25 * MIB, 4, 8, {450e9, 3.4e-6}, {50e9, 9.6e-6}, SM_COLLECTIVE_RING, NO_NCCL, 0, 0, 0};
     t = sm_ring_allreduce_time(&hier);
     CHECK_EQ(t.buckets, 4);
     CHECK_NEAR(t.bandwidth, 3.975538311e-4 + 3.8335548e-4, 1e-9);
@@ -87,7 +103,7 @@ int main(void)
      *   (0, 1 ms) (1e6, 2 ms): the rest, ready at 6 ms, sent 8.504 -> 9.506 ms
      * exposed 9.506 - 6 = 3.506 ms. */
     sm_ring_config pair = {0,       4e6, 1, 2, {1e9, 1e-6}, {1e9, 1e-6}, SM_COLLECTIVE_RING,
-                           NO_NCCL, 0,   0};
+                           NO_NCCL, 0,   0, 0};
     const sm_grad_layer six[] = {{0.5e6, 1e-3}, {1e6, 1e-3}, {3e6, 0.5e-3},
                                  {2e6, 0.5e-3}, {0, 1e-3},   {1e6, 2e-3}};
     CHECK_NEAR(sm_ring_allreduce_overlapped(&pair, six, 6, 1e6), 3.506e-3, 1e-12);
@@ -269,7 +285,7 @@ int main(void)
 
     /* sm_ring_allreduce_time with the NCCL collective: 2 equal buckets of 5e8 bytes on the
      * node of 8, each 56 us + 5e8 x 14 / 3.6e12 s */
-    sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL, NO_NCCL, 0, 0};
+    sm_ring_config nccl = {1e9, 5e8, 1, 8, nvlink, net, SM_COLLECTIVE_NCCL, NO_NCCL, 0, 0, 0};
     CHECK_NEAR(sm_ring_allreduce_time(&nccl).total, 2 * (56e-6 + 5e8 * 14 / 3.6e12), 1e-9);
 
     /* all-gather and reduce-scatter, NCCL's ring: 7 steps on the node of 8; Simple at 5e8

@@ -96,12 +96,14 @@ done
 run bench resnet18 -o x.csv --max-memory 1e12
 [ $? -ne 0 ] && grep -q -- "--max-memory 1e12: expected at most 1000000 GB" "$tmp/out" ||
     check "bench --max-memory 1e12"
-# at the bounds the all-reduce is computed: 4-byte buckets cost more than 25 MiB ones
+# at the bounds the all-reduce is computed: 4-byte buckets cost more than 25 MiB ones, as one
+# bucket per parameter tensor (161; DDP never splits one) against 4, not 25.6 million buckets
 run predict resnet50 --device h100 --nodes 64 --batch 32 --bucket-mib 3.8147e-06 --format csv &&
     small=$(grep '^resnet50,' "$tmp/out") &&
     run predict resnet50 --device h100 --nodes 64 --batch 32 --format csv &&
     awk -F, -v s="$small" '/^model,/ { for (i = 1; i <= NF; i++) if ($i == "t_grad") c = i }
-        /^resnet50,/ { split(s, a, ","); exit !(a[c] > 100 * $c && $c > 0) }' "$tmp/out" ||
+        /^resnet50,/ { split(s, a, ","); exit !(a[c] > 5 * $c && a[c] < 100 * $c && $c > 0) }' \
+        "$tmp/out" ||
     check "--bucket-mib 3.8147e-06"
 # and a coefficient file's bucket_mb likewise, at its line
 sed 's/^bucket_mb *=.*/bucket_mb = 1e-20/' "$src/configs/calibrations/h100-pytorch-fp32.ini" \

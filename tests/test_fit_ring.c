@@ -168,6 +168,7 @@ static void test_terms_by_hand(void)
                         SM_COLLECTIVE_RING,
                         {0, SM_GPU_UNKNOWN, SM_HOST_OTHER, 0},
                         0,
+                        0,
                         0};
     CHECK_NEAR(sm_ring_allreduce_time(&a).total, 1201.709311e-6, 1e-9);
 

@@ -1047,8 +1047,10 @@ for _ in range(n(80)):
     if not (one and d):
         continue
     counted("ring equation")
-    S = float(c.get("grad_bytes_per_weight", 4)) * sm_json("metrics", m)[0]["weights"]
-    k = math.ceil(S / (mib * 1048576))
+    counts = sm_json("metrics", m)[0]
+    S = float(c.get("grad_bytes_per_weight", 4)) * counts["weights"]
+    # equal buckets of the bucket size, at most one per parameter tensor (DDP never splits one)
+    k = min(math.ceil(S / (mib * 1048576)), counts["param_tensors"])
     b_in = float(c["intra_node_bandwidth_gb_s"]) * 1e9
     l_in = float(c["intra_node_latency_us"]) * 1e-6
     b_out = float(c["inter_node_bandwidth_gb_s"]) * 1e9

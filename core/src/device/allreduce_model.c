@@ -29,11 +29,19 @@ static sm_nccl_choice nccl_bucket(const sm_ring_config *a, double bytes)
 /* The equal buckets a's gradient goes in; 0 when nothing is sent (no bytes, one device). A
  * double: callers keep the bucket in SM_MIN_BUCKET_MIB..SM_MAX_BUCKET_MIB, yet a gradient of
  * 2^63 bytes or a NaN would still overflow int64_t (undefined behaviour). */
+double sm_bucket_count(double bytes, double bucket_bytes, double max_buckets)
+{
+    if (!(bytes > 0))
+        return 0;
+    double k = ceil(bytes / bucket_bytes);
+    return max_buckets >= 1 && k > max_buckets ? max_buckets : k;
+}
+
 static double bucket_count_real(const sm_ring_config *a)
 {
-    if (!(a->bytes > 0) || (a->nodes <= 1 && a->gpus_per_node <= 1))
+    if (a->nodes <= 1 && a->gpus_per_node <= 1)
         return 0;
-    return ceil(a->bytes / a->bucket_bytes);
+    return sm_bucket_count(a->bytes, a->bucket_bytes, a->max_buckets);
 }
 
 /* The count as sm_ring_time reports it: saturated at 2^62, where the times, computed from the

@@ -55,7 +55,15 @@ typedef struct sm_ring_config {
     unsigned algorithms, protocols; /* NCCL's only: its choice among these (SM_NCCL_* masks,
                                        as NCCL_ALGO and NCCL_PROTO); 0: all. A restriction
                                        that leaves nothing runs forever (INFINITY) */
+    double max_buckets; /* at most this many buckets: the parameter tensors, which DDP never
+                           splits across buckets; 0: no bound */
 } sm_ring_config;
+
+/* The equal buckets `bytes` go in at most `bucket_bytes` each and, where max_buckets > 0,
+ * at most max_buckets of them (a bucket smaller than a parameter holds that one parameter:
+ * PyTorch DDP never splits one, so a tiny --bucket-mib makes a bucket per tensor, not
+ * millions); 0 for no bytes. */
+double sm_bucket_count(double bytes, double bucket_bytes, double max_buckets);
 
 /* "ring" (and NULL) or "nccl", as `--collective` takes them. */
 int sm_collective_parse(const char *name, sm_collective *out, sm_status *st);

@@ -749,7 +749,8 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
                             collective,
                             system,
                             v->nccl_algorithms,
-                            v->nccl_protocols};
+                            v->nccl_protocols,
+                            0};
 }
 
 int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st)

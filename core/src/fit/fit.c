@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/allreduce_model.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 #include "util/util.h"
@@ -169,7 +170,7 @@ static double term_value(const sm_fit *fit, int kind, const sm_metrics *m, const
     double b = (double)l->batch, D = (double)devices, W = (double)m->weights;
     double G = l->gpus_per_node; /* devices per node */
     double bytes = 4.0 * W;      /* fp32 gradients */
-    double buckets = ceil(bytes / fit->opt.bucket_bytes);
+    double buckets = sm_bucket_count(bytes, fit->opt.bucket_bytes, (double)m->param_tensors);
     if (l->nodes < 1 || l->gpus_per_node < 1)
         return NAN;
     switch (kind) {

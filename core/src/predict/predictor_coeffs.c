@@ -106,6 +106,7 @@ static int described_grad(const coeffs *c, const sm_network *net, const sm_metri
                        : sm_fit_grad_local(&c->fit, m, layout);
     sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights, c->comm->bucket_bytes,
                                       layout->nodes, layout->gpus_per_node, c->comm->collective);
+    a.max_buckets = (double)m->param_tensors;
     double sync = sm_ring_allreduce_time(&a).total;
     if (sm_device_check_allreduce(v, sync, layout->nodes, layout->gpus_per_node, st))
         return -1;

@@ -278,14 +278,13 @@ static double gather_bytes(const device_predictor *d)
     return sm_precision_is_half(d->precision) ? 2 : 4;
 }
 
-/* A collective of `bytes` in equal buckets of at most bucket_bytes, one after the other. */
+/* A collective of `bytes` in equal buckets of at most bucket_bytes (and no more buckets than
+ * a->max_buckets), one after the other. */
 static double bucketed(const sm_ring_config *a, sm_collective_op op, double bytes,
                        double bucket_bytes)
 {
-    if (!(bytes > 0))
-        return 0;
-    double k = ceil(bytes / bucket_bytes);
-    return k * sm_collective_choice(a, op, bytes / k).seconds;
+    double k = sm_bucket_count(bytes, bucket_bytes, a->max_buckets);
+    return k > 0 ? k * sm_collective_choice(a, op, bytes / k).seconds : 0;
 }
 
 /* FSDP's full sharding, by FSDP unit: each multi-layer [block] is one (torchtitan wraps
@@ -364,12 +363,14 @@ static int full_shard_exposed(const device_predictor *d, const sm_ring_config *a
 /* What the step waits for besides the passes: the gradients' synchronisation, DDP's
  * all-reduce or the sharded collectives. */
 static int sync_exposed(const device_predictor *d, const sm_network *net, const sm_layout *layout,
-                        const layer_step *ls, double weights, sm_shard shard, double *exposed,
-                        sm_status *st)
+                        const layer_step *ls, const sm_metrics *total, sm_shard shard,
+                        double *exposed, sm_status *st)
 {
     const sm_device *v = &d->dev;
+    double weights = (double)total->weights;
     sm_ring_config a = sm_device_ring(v, v->grad_bytes * weights, d->bucket_bytes, layout->nodes,
                                       layout->gpus_per_node, d->collective);
+    a.max_buckets = (double)total->param_tensors;
     double gather = gather_bytes(d);
     op_ctx ctx = {&a, shard == SM_SHARD_NONE ? SM_OP_ALL_REDUCE : SM_OP_REDUCE_SCATTER};
     if (shard == SM_SHARD_FULL) {
@@ -413,7 +414,7 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
         t.bwd += ls[i].t.bwd;
     }
     double exposed;
-    int rc = sync_exposed(d, net, layout, ls, (double)total.weights, shard, &exposed, st);
+    int rc = sync_exposed(d, net, layout, ls, &total, shard, &exposed, st);
     free(ls);
     if (rc)
         return -1;
