@@ -195,6 +195,24 @@ static void test_autocast_norm(sm_registry *reg)
     sm_network_free(net);
 }
 
+/* A softmax under autocast keeps its fp32 result (CUDA autocast's fp32 list): it was kept at
+ * 2 bytes an element. One sample at bf16, input 16 -> fc linear 32 (no bias) -> softmax:
+ *   both         fc keeps its input 16 x 2 = 32 and its weight's 16-bit copy (512 x 2 = 1024,
+ *                not per sample: 512 a sample at batch 2)
+ *   cast model   the softmax runs at 16 bits, its output 32 x 2 = 64: 608
+ *   autocast     the softmax keeps its fp32 output, 32 x 4 = 128: 672 */
+static void test_autocast_softmax(sm_registry *reg)
+{
+    const char *text = "[network]\nname = sm\ninput = 16\n[layers]\n"
+                       "fc = linear out=32 bias=false\nsm = softmax\n";
+    sm_network *net = load_text(reg, text);
+    if (!net)
+        return;
+    CHECK_EQ(norm_activations(net, 0, 1), 608);
+    CHECK_EQ(norm_activations(net, 1, 1), 672);
+    sm_network_free(net);
+}
+
 /* One sample's training memory of the network in text at fp32 with SGD: what autograd keeps
  * (activations) and what the backward pass holds beside it (backward), in bytes. */
 static void check_kept(sm_registry *reg, const char *text, int64_t activations, int64_t backward)
@@ -265,6 +283,7 @@ int main(void)
     test_inference(net);
     test_max_batch(net);
     test_autocast_norm(reg);
+    test_autocast_softmax(reg);
     test_identity(reg);
     test_trailing_identity(reg);
     sm_network_free(net);

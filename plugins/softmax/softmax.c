@@ -63,7 +63,9 @@ static const sm_layer_type softmax_type = {
     .parse = softmax_parse,
     .infer = softmax_infer,
     .metrics = softmax_metrics,
-    .traits = 0,
+    /* CUDA autocast runs softmax in fp32 (autocast_mode.cpp's fp32 list): at fp16 and bf16 it
+     * keeps an fp32 result, as docs/memory.md says of every softmax */
+    .traits = SM_TRAIT_AUTOCAST_FP32,
     .saved = softmax_saved,
 };
 

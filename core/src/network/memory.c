@@ -152,10 +152,13 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
     double own = own_bytes(l, batch, c);
     if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
         own += 2.0 * (double)l->m.weights;
-    if (c->half && sm_layer_autocast_fp32(l, c->autocast)) /* its fp32 inputs: 2 bytes more */
+    if (c->half && sm_layer_autocast_fp32(l, c->autocast)) { /* fp32 where 16-bit: 2 bytes more */
         for (int k = 0; k < l->n_inputs; k++)
             if (keeps_input(l, k))
                 own += 2.0 * storage_elems(net, sm_storage_of(owner, l->inputs[k])) * batch;
+        if (l->saved.output) /* its fp32 result (a softmax's) */
+            own += 2.0 * storage_elems(net, owner[i]) * batch;
+    }
     return own;
 }
 
