@@ -213,6 +213,33 @@ static void test_autocast_softmax(sm_registry *reg)
     sm_network_free(net);
 }
 
+/* A tied output layer multiplies by the embedding's matrix, which autocast casts to 16 bits
+ * and keeps as any other layer's weight: GPT-2's 50257 x 768 at bf16, 77 MB at every batch,
+ * was left out (its lm_head declares no weights). Tokens 4 -> wte embedding 50 x 8 -> head
+ * lm_head 50: the batch-independent part of the training activations at bf16 under autocast
+ * is the head's 16-bit copy, 50 x 8 x 2 = 800 B; an untied linear 8 -> 50 keeps the same. */
+static void test_tied_head_copy(sm_registry *reg)
+{
+    const char *tied = "[network]\nname = tied\ninput = 4\n[layers]\n"
+                       "wte = embedding vocab=50 dim=8\nhead = lm_head vocab=50\n";
+    const char *untied = "[network]\nname = untied\ninput = 4\n[layers]\n"
+                         "wte = embedding vocab=50 dim=8\nhead = linear out=50 bias=false\n";
+    const char *texts[] = {tied, untied};
+    for (int k = 0; k < 2; k++) {
+        sm_network *net = load_text(reg, texts[k]);
+        if (!net)
+            return;
+        sm_memory_config c = {
+            .half = 1, .autocast = 1, .optimizer = SM_OPTIMIZER_SGD, .mask_bytes = 1};
+        sm_memory one, two;
+        sm_status st;
+        CHECK(sm_network_memory(net, 1, 1, 1, &c, &one, &st) == 0);
+        CHECK(sm_network_memory(net, 2, 1, 1, &c, &two, &st) == 0);
+        CHECK_EQ(2 * one.activations - two.activations, 800);
+        sm_network_free(net);
+    }
+}
+
 /* One sample's training memory of the network in text at fp32 with SGD: what autograd keeps
  * (activations) and what the backward pass holds beside it (backward), in bytes. */
 static void check_kept(sm_registry *reg, const char *text, int64_t activations, int64_t backward)
@@ -284,6 +311,7 @@ int main(void)
     test_max_batch(net);
     test_autocast_norm(reg);
     test_autocast_softmax(reg);
+    test_tied_head_copy(reg);
     test_identity(reg);
     test_trailing_identity(reg);
     sm_network_free(net);

@@ -135,6 +135,17 @@ static int keeps_input(const sm_layer *l, int k)
     return (l->saved.inputs >> (k < 31 ? k : 31)) & 1u;
 }
 
+/* The weights of layer l's matrix: its own, or for a tied output layer (SM_TRAIT_TIED, GPT-2's
+ * lm_head) the embedding's it multiplies by, its input's width x its outputs, which autocast
+ * casts to 16 bits as any other (network_graph.c checks the embedding is there). */
+static double matrix_weights(const sm_network *net, const sm_layer *l)
+{
+    if (!(l->type->traits & SM_TRAIT_TIED) || l->out.ndim < 1 || l->n_inputs < 1)
+        return (double)l->m.weights;
+    const sm_shape *in = l->inputs[0] < 0 ? &net->input : &net->layers[l->inputs[0]].out;
+    return in->ndim < 1 ? 0 : (double)in->dim[in->ndim - 1] * (double)l->out.dim[l->out.ndim - 1];
+}
+
 /* Marks in kept[] the storages layer i keeps (its saved inputs' and output's) and returns the
  * bytes it keeps of its own. Under autocast each matrix-multiplying layer keeps the half copy
  * of its weight, a tensor of its own rather than the parameter (fully sharded, the weight it
@@ -151,7 +162,7 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
         kept[owner[i]] = 1;
     double own = own_bytes(l, batch, c);
     if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
-        own += 2.0 * (double)l->m.weights;
+        own += 2.0 * matrix_weights(net, l);
     if (c->half && sm_layer_autocast_fp32(l, c->autocast)) { /* fp32 where 16-bit: 2 bytes more */
         for (int k = 0; k < l->n_inputs; k++)
             if (keeps_input(l, k))
