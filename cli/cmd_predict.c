@@ -275,7 +275,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
                         const sm_layout *l, text_table *tab, const predict_memory *mem)
 {
     const sm_memory *m = &mem->train;
-    char v[32], meaning[160], has[32], state[64]; /* table_add copies the cells */
+    char v[32], meaning[400], has[32], state[64]; /* table_add copies the cells */
     sm_memory_config mc;
     sm_predictor_memory_config(p, &mc);
     /* which optimizer: the framework's, --optimizer's, or the network's recipe */
@@ -320,16 +320,17 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
             table_add(tab, hrow);
     } else {
         snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
-        /* nothing fits: what the planner can still change (--shard full on one device is
-         * refused: it needs the more devices first) */
-        const char *shard = a->common.choice.shard, *ckpt = a->common.choice.checkpoint;
-        int shard_out = (shard && strcmp(shard, "full") == 0) || sm_layout_devices(l) < 2;
-        int ckpt_full = ckpt && strcmp(ckpt, "full") == 0;
-        snprintf(meaning, sizeof meaning, "not even one sample per device fits: try %smore devices",
-                 !shard_out && !ckpt_full ? "--shard full, --checkpoint full or "
-                 : !shard_out             ? "--shard full or "
-                 : !ckpt_full             ? "--checkpoint full or "
-                                          : "");
+        /* nothing fits: what the planner can still change, from what is most of one sample's
+         * memory (a fixed list sent an 8B model's 120 GiB of states after --checkpoint full) */
+        char hint[sizeof meaning] = "";
+        sm_layout one = *l;
+        one.batch = 1;
+        sm_memory m1;
+        sm_status st;
+        if (mem->max_batch == 0 && sm_predict_memory(p, net, &one, 1, &m1, &st) == 0)
+            fit_hint(hint, sizeof hint, a, net, p, &one, &m1);
+        snprintf(meaning, sizeof meaning, "not even one sample per device fits%s%s",
+                 hint[0] ? ": " : "", hint);
         const char *mb[] = {"max_batch", v,
                             mem->max_batch ? "the largest per-device batch that fits" : meaning};
         table_add(tab, mb);

@@ -10,6 +10,7 @@
 
 #include "output.h"
 #include "scalemeter/device.h"
+#include "scalemeter/memory.h"
 #include "scalemeter/predict.h"
 
 static int is(const char *s, const char *want) { return s && strcmp(s, want) == 0; }
@@ -33,6 +34,23 @@ static const char *half_precision(const memory_hint_context *c)
     if (sm_device_describe(c->choice->device, &info, &st))
         return NULL;
     return info.peak_tflops[3] > 0 ? "bf16" : info.peak_tflops[2] > 0 ? "fp16" : NULL;
+}
+
+/* Whether checkpointing the units as ck lowers the peak of m by a tenth or more: a network the
+ * policy refuses (an in-place layer PyTorch's checkpoint refuses), or whose units hold little
+ * (AlexNet's one block of features, recomputed whole beside its gradients), is not sent
+ * after it. */
+static int checkpoint_helps(const memory_hint_context *c, const sm_memory *m, sm_checkpoint ck)
+{
+    sm_memory_config mc;
+    sm_memory with;
+    sm_status st;
+    if (sm_predictor_memory_config(c->pred, &mc))
+        return 0;
+    mc.checkpoint = ck;
+    if (sm_network_memory(c->net, c->batch, c->devices, 1, &mc, &with, &st))
+        return 0;
+    return with.peak <= 0.9 * m->peak;
 }
 
 void memory_hint(char *buf, size_t len, const sm_memory *m, const memory_hint_context *c)
@@ -77,9 +95,11 @@ void memory_hint(char *buf, size_t len, const sm_memory *m, const memory_hint_co
         snprintf(item, sizeof item, "--precision %s", half);
         add(tries, sizeof tries, &n, item);
     }
-    if (c->choice->device && !c->choice->coeffs && !is(c->choice->checkpoint, "full"))
+    if (c->choice->device && !c->choice->coeffs && !is(c->choice->checkpoint, "full") &&
+        checkpoint_helps(c, m, SM_CHECKPOINT_FULL))
         add(tries, sizeof tries, &n,
-            is_sequence(c->net) && !is(c->choice->checkpoint, "selective")
+            is_sequence(c->net) && !is(c->choice->checkpoint, "selective") &&
+                    checkpoint_helps(c, m, SM_CHECKPOINT_SELECTIVE)
                 ? "--checkpoint selective or full"
                 : "--checkpoint full");
     if (c->batch > 1)
