@@ -44,7 +44,8 @@ static void footer(void)
            "(docs/memory.md)\n"
            "(the measurement CSV's columns first, so `scalemeter fit` reads it; energy where the\n"
            "calibration has it). With a description (--device), the all-reduce column says\n"
-           "what one gradient bucket's all-reduce (with --shard, its reduce-scatter) runs at each\n"
+           "what one gradient bucket's all-reduce (with --shard, its reduce-scatter; with --shard\n"
+           "full, the largest unit's reduce-scatter) runs at each\n"
            "node count: NCCL's algorithm and protocol for the bucket's size (nvls/Simple,\n"
            "tree/LL128, ...) or the ring.\n"
            "docs/scaling.md explains the models.\n");

@@ -33,7 +33,8 @@ static void footer(void)
            "Coefficients fitted with energy (docs/energy.md) add e_infer and e_step (joules, all\n"
            "devices), e_epoch and e_train (kWh) and power (W, the job's average over a step).\n"
            "With --device, all-reduce says what one gradient bucket's all-reduce runs (with\n"
-           "--shard, its reduce-scatter): NCCL's algorithm and protocol for its size, or the\n"
+           "--shard, its reduce-scatter; --shard full, the largest unit's): NCCL's algorithm and "
+           "protocol for its size, or the\n"
            "ring (CSV: allreduce_algorithm, allreduce_protocol; JSON: allreduce, with the\n"
            "bucket's seconds).\n"
            "memory: what one device holds while training (weights, gradients, optimizer state,\n"
@@ -415,8 +416,9 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     if (ar) {
         char what[96] = "nothing sent on one device";
         if (strcmp(ar->algorithm, "none"))
-            snprintf(what, sizeof what, "one gradient bucket's %s (%s)", gradient_collective(p),
-                     fmt_seconds(ar->seconds, buf, sizeof buf));
+            snprintf(what, sizeof what, "%s %s (%s)",
+                     fully_sharded(p) ? "the largest FSDP unit's" : "one gradient bucket's",
+                     gradient_collective(p), fmt_seconds(ar->seconds, buf, sizeof buf));
         char label[40];
         const char *ar_row[] = {"all-reduce", fmt_allreduce(ar, label, sizeof label), what};
         table_add(tab, ar_row);

@@ -742,6 +742,12 @@ int64_t dataset_samples(int64_t dataset, int64_t tokens, const sm_network *net)
     return is_sequence(net) ? 0 : DEFAULT_DATASET;
 }
 
+int fully_sharded(const sm_predictor *p)
+{
+    sm_memory_config mc;
+    return sm_predictor_memory_config(p, &mc) == 0 && mc.shard == SM_SHARD_FULL;
+}
+
 const char *gradient_collective(const sm_predictor *p)
 {
     sm_memory_config mc;

@@ -44,6 +44,9 @@ int64_t dataset_samples(int64_t dataset, int64_t tokens, const sm_network *net);
 /* The collective a gradient bucket runs under p: "all-reduce" (DDP), or "reduce-scatter" when
  * the states are sharded (--shard). */
 const char *gradient_collective(const sm_predictor *p);
+/* Whether p shards weights, gradients and state in full (FSDP): its collectives go a unit at
+ * a time, not in buckets. */
+int fully_sharded(const sm_predictor *p);
 /* The FLOPs of one sample's training step, forward and backward (F + Fb), as a real; NAN
  * where a layer's counts do not fit 64 bits. Once per network: mfu's numerator is linear in the
  * batch. */

@@ -636,9 +636,12 @@ int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bu
     double bytes = v->grad_bytes * (double)m.weights;
     sm_ring_config a =
         sm_device_ring(v, bytes, bucket_bytes, layout->nodes, layout->gpus_per_node, collective);
+    /* the buckets the predictions send: equal ones, at most one per parameter tensor */
+    a.max_buckets = (double)m.param_tensors;
+    double k = sm_bucket_count(bytes, bucket_bytes, a.max_buckets);
     sm_allreduce_estimate_of(op == SM_OP_ALL_REDUCE
                                  ? sm_ring_allreduce_choice(&a)
-                                 : sm_collective_choice(&a, op, fmin(bytes, bucket_bytes)),
+                                 : sm_collective_choice(&a, op, k > 0 ? bytes / k : 0),
                              out);
     return 0;
 }

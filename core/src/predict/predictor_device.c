@@ -448,10 +448,44 @@ static int device_predict_blocks(const void *impl, const sm_network *net, const 
     return block_forward(impl, net, -1, layout->batch, t_fwd, st);
 }
 
+/* The weights of the largest FSDP unit of net (a multi-layer block; shard_groups' units), or 0
+ * where it has none: what one unit's gradients reduce-scatter. -1 when out of memory. */
+static double largest_unit(const sm_network *net)
+{
+    int *unit = sm_checkpoint_units(net);
+    if (!unit)
+        return -1;
+    double most = 0, w = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        if (i > 0 && unit[i] != unit[i - 1])
+            w = 0;
+        if (unit[i] >= 0)
+            most = fmax(most, w += (double)net->layers[i].m.weights);
+    }
+    free(unit);
+    return most;
+}
+
 static int device_allreduce(const void *impl, const sm_network *net, const sm_layout *layout,
                             sm_allreduce_estimate *out, sm_status *st)
 {
     const device_predictor *d = impl;
+    /* fully sharded, the gradients are reduce-scattered a unit at a time, not in buckets
+     * (full_shard_exposed): the largest unit's */
+    if (d->shard == SM_SHARD_FULL && sm_layout_devices(layout) > 1) {
+        double unit = largest_unit(net);
+        if (unit < 0)
+            return sm_fail(st, "%s: out of memory", net->name);
+        if (sm_device_check_layout(&d->dev, layout->gpus_per_node, st))
+            return -1;
+        sm_ring_config a = sm_device_ring(&d->dev, d->dev.grad_bytes * unit, d->bucket_bytes,
+                                          layout->nodes, layout->gpus_per_node, d->collective);
+        sm_allreduce_estimate_of(
+            unit > 0 ? sm_collective_choice(&a, SM_OP_REDUCE_SCATTER, d->dev.grad_bytes * unit)
+                     : (sm_nccl_choice){"none", "none", 0},
+            out);
+        return 0;
+    }
     /* sharded, the gradients are reduce-scattered, not all-reduced (sync_exposed) */
     int sharded = d->shard != SM_SHARD_NONE && sm_layout_devices(layout) > 1;
     return sm_device_bucket_choice(&d->dev, net, d->bucket_bytes, d->collective,
@@ -506,18 +540,23 @@ static const char *dispatch_name(const sm_device *v)
 /* What the predictor models, with layout naming its activations' layout (or ""). */
 static void describe(const device_predictor *d, const char *layout, char *buf, size_t len)
 {
-    char restriction[256];
-    snprintf(buf, len,
-             "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s, %s all-reduce%s in %g MiB "
-             "buckets%s",
-             d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
+    char restriction[256], bucketing[96];
+    /* fully sharded, the collectives go a unit at a time (full_shard_exposed), in no buckets */
+    if (d->shard == SM_SHARD_FULL)
+        snprintf(bucketing, sizeof bucketing, " a unit at a time (FSDP)");
+    else
+        snprintf(bucketing, sizeof bucketing, " in %g MiB buckets%s", d->bucket_bytes / 1048576.0,
+                 d->overlap ? " overlapped with the backward pass" : "");
+    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s, %s %s%s%s", d->dev.name,
+             d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision], layout, dispatch_name(&d->dev),
              d->dev.fused_attention == SM_ATTENTION_FUSED   ? ", fused attention"
              : d->dev.fused_attention == SM_ATTENTION_EAGER ? ", eager attention"
                                                             : "",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
+             d->shard == SM_SHARD_FULL ? "gathers and reduce-scatters" : "all-reduce",
              sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
-             d->bucket_bytes / 1048576.0, d->overlap ? " overlapped with the backward pass" : "");
+             bucketing);
 }
 
 int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_options *opt,
