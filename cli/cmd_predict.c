@@ -185,7 +185,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     json_writer w;
     json_init(&w, stdout);
     json_begin_object(&w);
-    json_field_string(&w, "model", net->name);
+    json_field_string(&w, "model", a->model); /* as typed, as the CSV and curve name it */
     int conv = sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
     json_field_string(&w, "coeffs", sm_predictor_describe_for(p, conv));
     json_field_string(&w, "precision", sm_predictor_precision(p));
@@ -490,7 +490,7 @@ static int memory_of(const predict_args *a, const sm_network *net, const sm_pred
         if (rc == SM_MAX_BATCH_UNBOUNDED || mem->max_batch > MAX_BATCH)
             return sm_fail(st,
                            "--max-batch: every per-device batch up to %lld, --batch's limit, "
-                           "fits in the device's %.0f GiB; give --batch",
+                           "fits in the device's %.1f GiB; give --batch",
                            (long long)MAX_BATCH, c.capacity_bytes / 1073741824.0);
         l->batch = mem->max_batch ? mem->max_batch : 1;
     }

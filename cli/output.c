@@ -455,8 +455,12 @@ const char *fmt_seconds(double s, char *buf, size_t len)
         snprintf(buf, len, "%s", s > 0 ? "inf" : "-inf"); /* not "inf d" */
     else if (s >= 86400 * 1e5) /* in 3 digits, so that the unit always fits the column */
         snprintf(buf, len, "%.3g d", s / 86400);
-    else if (s >= 3600 * 48)
-        snprintf(buf, len, "%.1f d", s / 86400);
+    else if (s >= 3600 * 48) /* four digits, as the hours and minutes have (3.873 d, not 3.9) */
+        snprintf(buf, len,
+                 s < 86400 * 10    ? "%.3f d"
+                 : s < 86400 * 100 ? "%.2f d"
+                                   : "%.1f d",
+                 s / 86400);
     else if (s >= 3600)
         snprintf(buf, len, "%.2f h", s / 3600);
     else if (s >= 60)

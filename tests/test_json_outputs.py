@@ -59,6 +59,20 @@ def main():
         check(p and p["memory"]["fits"] is None, "predict: a calibration knows no capacity")
         check(p and len(p["per_block"]) > 0, "predict per_block")
 
+        # a network file is named as typed, as the CSV and curve name it (JSON gave the
+        # file's [network] name, resnet18, where the CSV said its path)
+        path = os.path.join(src, "models", "resnet18.ini")
+        p = run_json(bin_, "predict", path, "--coeffs", "default", "--batch", "8")
+        check(p and p["model"] == path, f"predict names a file as typed: {p and p['model']}")
+
+        # the table's days have four digits, as its hours and minutes (3.873 d was 3.9 d)
+        args = ["predict", "resnet50", "--batch", "1", "--nodes", "2", "--epochs", "1"]
+        e = run_json(bin_, *args)
+        table = subprocess.run([bin_, *args], capture_output=True, text=True).stdout
+        row = [l.split()[1:3] for l in table.splitlines() if l.startswith("t_epoch")]
+        days = e["t_epoch"] / 86400 if e else 0
+        check(2 <= days < 10 and row == [[f"{days:.3f}", "d"]], f"t_epoch in days: {row}, {days}")
+
         c = run_json(bin_, "curve", "resnet18,alexnet", "--coeffs", "default", "--batch", "8",
                      "--nodes", "1:4", "--epochs", "2")
         check(c and [q["nodes"] for q in c["curves"][1]["points"]] == [1, 2, 4], "curve nodes")

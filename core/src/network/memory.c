@@ -639,7 +639,7 @@ int sm_network_max_batch(const sm_network *net, int64_t devices, int training,
     *out = lo;
     if (lo < SM_MAX_BATCH_SEARCHED)
         return 0;
-    sm_fail(st, "every per-device batch up to %lld fits in the device's %.0f GiB",
+    sm_fail(st, "every per-device batch up to %lld fits in the device's %.1f GiB",
             (long long)SM_MAX_BATCH_SEARCHED, c->capacity_bytes / 1073741824.0);
     return SM_MAX_BATCH_UNBOUNDED;
 }
