@@ -323,7 +323,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
         snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
         /* nothing fits: what the planner can still change, from what is most of one sample's
          * memory (a fixed list sent an 8B model's 120 GiB of states after --checkpoint full) */
-        char hint[sizeof meaning] = "";
+        char hint[sizeof meaning - 64] = ""; /* room for the words before it */
         sm_layout one = *l;
         one.batch = 1;
         sm_memory m1;
