@@ -26,9 +26,6 @@ static sm_nccl_choice nccl_bucket(const sm_ring_config *a, double bytes)
                                   a->protocols ? a->protocols : SM_NCCL_ALL_PROTOCOLS);
 }
 
-/* The equal buckets a's gradient goes in; 0 when nothing is sent (no bytes, one device). A
- * double: callers keep the bucket in SM_MIN_BUCKET_MIB..SM_MAX_BUCKET_MIB, yet a gradient of
- * 2^63 bytes or a NaN would still overflow int64_t (undefined behaviour). */
 double sm_bucket_count(double bytes, double bucket_bytes, double max_buckets)
 {
     if (!(bytes > 0))
@@ -37,6 +34,9 @@ double sm_bucket_count(double bytes, double bucket_bytes, double max_buckets)
     return max_buckets >= 1 && k > max_buckets ? max_buckets : k;
 }
 
+/* The equal buckets a's gradient goes in; 0 when nothing is sent (no bytes, one device). A
+ * double: callers keep the bucket in SM_MIN_BUCKET_MIB..SM_MAX_BUCKET_MIB, yet a gradient of
+ * 2^63 bytes or a NaN would still overflow int64_t (undefined behaviour). */
 static double bucket_count_real(const sm_ring_config *a)
 {
     if (a->nodes <= 1 && a->gpus_per_node <= 1)

@@ -51,7 +51,7 @@ int sm_device_allreduce(const char *device, sm_allreduce_layout *layout, const d
                            "at least 0",
                            i + 1, bytes[i]);
     for (int i = 0; i < n; i++) {
-        sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], nodes, g, c);
+        sm_ring_config a = sm_device_ring(&v, bytes[i], bytes[i], 0, nodes, g, c);
         sm_nccl_choice choice = sm_collective_choice(&a, (sm_collective_op)op, bytes[i]);
         if (sm_device_check_allreduce(&v, choice.seconds, nodes, g, st))
             return -1;

@@ -634,10 +634,9 @@ int sm_device_bucket_choice(const sm_device *v, const sm_network *net, double bu
     if (sm_device_check_layout(v, layout->gpus_per_node, st) || sm_network_metrics(net, 1, &m, st))
         return -1;
     double bytes = v->grad_bytes * (double)m.weights;
-    sm_ring_config a =
-        sm_device_ring(v, bytes, bucket_bytes, layout->nodes, layout->gpus_per_node, collective);
     /* the buckets the predictions send: equal ones, at most one per parameter tensor */
-    a.max_buckets = (double)m.param_tensors;
+    sm_ring_config a = sm_device_ring(v, bytes, bucket_bytes, (double)m.param_tensors,
+                                      layout->nodes, layout->gpus_per_node, collective);
     double k = sm_bucket_count(bytes, bucket_bytes, a.max_buckets);
     sm_allreduce_estimate_of(op == SM_OP_ALL_REDUCE
                                  ? sm_ring_allreduce_choice(&a)
@@ -734,8 +733,9 @@ int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st)
                    v->devices_per_node, gpus_per_node, v->path);
 }
 
-sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
-                              int gpus_per_node, sm_collective collective)
+sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes,
+                              double max_buckets, int nodes, int gpus_per_node,
+                              sm_collective collective)
 {
     /* G rings cross the network at once, each on 1/G of the data, sharing the node's ports;
      * NCCL has a channel for each port they use */
@@ -753,7 +753,7 @@ sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_by
                             system,
                             v->nccl_algorithms,
                             v->nccl_protocols,
-                            0};
+                            max_buckets};
 }
 
 int sm_device_find(const char *name_or_path, char *path, size_t len, sm_status *st)

@@ -158,9 +158,11 @@ int sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *f
 int64_t sm_layer_kernels(const sm_device *v, const sm_metrics *m, int phase);
 
 /* The all-reduce of `bytes` on N nodes of G of the description's devices, in buckets of
- * bucket_bytes: the node's links, and each of the G rings' share of the node's ports. */
-sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes, int nodes,
-                              int gpus_per_node, sm_collective collective);
+ * bucket_bytes, at most max_buckets of them (a network's parameter tensors, which DDP never
+ * splits; 0: no bound): the node's links, and each of the G rings' share of the node's ports. */
+sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes,
+                              double max_buckets, int nodes, int gpus_per_node,
+                              sm_collective collective);
 
 /* The public form of what the all-reduce model chose. */
 void sm_allreduce_estimate_of(sm_nccl_choice choice, sm_allreduce_estimate *out);

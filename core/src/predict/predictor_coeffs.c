@@ -105,8 +105,8 @@ static int described_grad(const coeffs *c, const sm_network *net, const sm_metri
                        ? sm_fit_eval(&c->fit, SM_PHASE_GRAD, m, layout)
                        : sm_fit_grad_local(&c->fit, m, layout);
     sm_ring_config a = sm_device_ring(v, v->grad_bytes * (double)m->weights, c->comm->bucket_bytes,
-                                      layout->nodes, layout->gpus_per_node, c->comm->collective);
-    a.max_buckets = (double)m->param_tensors;
+                                      (double)m->param_tensors, layout->nodes,
+                                      layout->gpus_per_node, c->comm->collective);
     double sync = sm_ring_allreduce_time(&a).total;
     if (sm_device_check_allreduce(v, sync, layout->nodes, layout->gpus_per_node, st))
         return -1;

@@ -368,9 +368,9 @@ static int sync_exposed(const device_predictor *d, const sm_network *net, const 
 {
     const sm_device *v = &d->dev;
     double weights = (double)total->weights;
-    sm_ring_config a = sm_device_ring(v, v->grad_bytes * weights, d->bucket_bytes, layout->nodes,
-                                      layout->gpus_per_node, d->collective);
-    a.max_buckets = (double)total->param_tensors;
+    sm_ring_config a =
+        sm_device_ring(v, v->grad_bytes * weights, d->bucket_bytes, (double)total->param_tensors,
+                       layout->nodes, layout->gpus_per_node, d->collective);
     double gather = gather_bytes(d);
     op_ctx ctx = {&a, shard == SM_SHARD_NONE ? SM_OP_ALL_REDUCE : SM_OP_REDUCE_SCATTER};
     if (shard == SM_SHARD_FULL) {
@@ -478,7 +478,7 @@ static int device_allreduce(const void *impl, const sm_network *net, const sm_la
             return sm_fail(st, "%s: out of memory", net->name);
         if (sm_device_check_layout(&d->dev, layout->gpus_per_node, st))
             return -1;
-        sm_ring_config a = sm_device_ring(&d->dev, d->dev.grad_bytes * unit, d->bucket_bytes,
+        sm_ring_config a = sm_device_ring(&d->dev, d->dev.grad_bytes * unit, d->bucket_bytes, 0,
                                           layout->nodes, layout->gpus_per_node, d->collective);
         sm_allreduce_estimate_of(
             unit > 0 ? sm_collective_choice(&a, SM_OP_REDUCE_SCATTER, d->dev.grad_bytes * unit)
