@@ -322,14 +322,11 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
     } else {
         snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
         /* nothing fits: what the planner can still change, from what is most of one sample's
-         * memory (a fixed list sent an 8B model's 120 GiB of states after --checkpoint full) */
+         * memory (memory_of has the layout at batch 1 then; a fixed list sent an 8B model's
+         * 120 GiB of states after --checkpoint full) */
         char hint[sizeof meaning - 64] = ""; /* room for the words before it */
-        sm_layout one = *l;
-        one.batch = 1;
-        sm_memory m1;
-        sm_status st;
-        if (mem->max_batch == 0 && sm_predict_memory(p, net, &one, 1, &m1, &st) == 0)
-            fit_hint(hint, sizeof hint, a, net, p, &one, &m1);
+        if (mem->max_batch == 0)
+            fit_hint(hint, sizeof hint, a, net, p, l, m);
         snprintf(meaning, sizeof meaning, "not even one sample per device fits%s%s",
                  hint[0] ? ": " : "", hint);
         const char *mb[] = {"max_batch", v,

@@ -8,6 +8,7 @@
 
 #include "device/device_file.h"
 #include "network/autocast.h"
+#include "network/network_internal.h"
 #include "network/scores.h"
 
 static int has_trait(const sm_layer *l, unsigned traits) { return (l->type->traits & traits) != 0; }
@@ -147,7 +148,7 @@ static int is_identity(const sm_network *net, int i)
     const sm_layer *l = &net->layers[i];
     if (l->n_inputs != 1 || !l->saved.aliases_input || l->m.kernels_fwd || l->m.kernels_bwd)
         return 0;
-    const sm_shape *in = l->inputs[0] < 0 ? &net->input : &net->layers[l->inputs[0]].out;
+    const sm_shape *in = sm_input_shape(net, l, 0);
     return in->ndim == l->out.ndim &&
            !memcmp(in->dim, l->out.dim, (size_t)in->ndim * sizeof *in->dim);
 }

@@ -142,7 +142,7 @@ static double matrix_weights(const sm_network *net, const sm_layer *l)
 {
     if (!(l->type->traits & SM_TRAIT_TIED) || l->out.ndim < 1 || l->n_inputs < 1)
         return (double)l->m.weights;
-    const sm_shape *in = l->inputs[0] < 0 ? &net->input : &net->layers[l->inputs[0]].out;
+    const sm_shape *in = sm_input_shape(net, l, 0);
     return in->ndim < 1 ? 0 : (double)in->dim[in->ndim - 1] * (double)l->out.dim[l->out.ndim - 1];
 }
 

@@ -682,7 +682,7 @@ static int check_tied(const sm_network *net, sm_status *st)
         const sm_layer *l = &net->layers[i];
         if (!(l->type->traits & SM_TRAIT_TIED) || l->out.ndim < 1)
             continue;
-        const sm_shape *in = l->inputs[0] < 0 ? &net->input : &net->layers[l->inputs[0]].out;
+        const sm_shape *in = sm_input_shape(net, l, 0);
         int64_t e = in->dim[in->ndim - 1], v = l->out.dim[l->out.ndim - 1];
         int found = 0;
         for (int j = 0; j < net->n_layers && !found; j++) {

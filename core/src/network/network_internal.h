@@ -113,6 +113,12 @@ int sm_image_axis(const sm_shape *input, int convolution_reads_it);
  * convolution is reached only through a view of a square input, which may have swapped its
  * axes (a permute of 64x64 keeps the shape). */
 int sm_network_conv_reads_input(const sm_network *net, int *ambiguous);
+/* The shape of layer l's input k: the network's input, or the layer's that makes it. */
+static inline const sm_shape *sm_input_shape(const sm_network *net, const sm_layer *l, int k)
+{
+    return l->inputs[k] < 0 ? &net->input : &net->layers[l->inputs[k]].out;
+}
+
 /* Resolves inputs, orders, infers shapes and costs: the draft becomes the network. */
 int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
                      sm_status *st);
