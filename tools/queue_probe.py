@@ -146,9 +146,9 @@ def errors(data, classes, ratios, precision, form, k=1.0, c=0.0, sms=None):
     return mape(train), mape(infer)
 
 
-def sm_factor(binary, device):
-    """The H200's streaming rate over the device's, times the device's SMs x clock over the
-    H200's: what carries a time per byte measured on the H200 by the SMs instead."""
+def sm_factors(binary, devices):
+    """Per device, the H200's streaming rate over the device's, times the device's SMs x clock
+    over the H200's: what carries a time per byte measured on the H200 by the SMs instead."""
     devs = {d["device"]: d for d in json.loads(subprocess.run(
         [binary, "devices", "--format", "json"], capture_output=True, text=True,
         check=True).stdout)["devices"]}
@@ -158,7 +158,8 @@ def sm_factor(binary, device):
 
     def sms(d):
         return d["sm_count"] * d["sustained_clock_mhz"]
-    return stream(devs["h200"]) / stream(devs[device]) * sms(devs[device]) / sms(devs["h200"])
+    h200 = devs["h200"]
+    return {d: stream(h200) / stream(devs[d]) * sms(devs[d]) / sms(h200) for d in devices}
 
 
 def main():
@@ -189,7 +190,7 @@ def main():
              if (k, c) != (1.0, 0)]
     rows += [(f"queue+prices by SMs ({w}), host x {k} + {c} us", "priced", k, c, w)
              for w in ("slow", "all") for k, c in SM_GRID]
-    factor = {d: sm_factor(a.bin, d) for _, d, _ in SETS}
+    factor = sm_factors(a.bin, {d for _, d, _ in SETS})
     best, by_sms = {}, {}
     for label, form, k, c, *which in rows:
         cells = []
