@@ -58,6 +58,10 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "[framework]\nfuse_bn_relu = 2\n", 11,
      "fuse_bn_relu = 2: expected an integer from 0 to 1"},
     {DEVICE_PART NODE_PART "[framework]\nchannels_last = nhwc\n", 11, "channels_last = nhwc"},
+    {DEVICE_PART NODE_PART "[framework]\nnchw_transpose_share = 1.5\n", 11,
+     "nchw_transpose_share = 1.5: expected a number from 0 and at most 1"},
+    {DEVICE_PART NODE_PART "[framework]\nbatchnorm_bf16_train_bytes_per_sm_clock = -2\n", 11,
+     "batchnorm_bf16_train_bytes_per_sm_clock = -2: expected a number from 0"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
      "nvls_efficiency = 1.2: expected a number from 0 and at most 1"},
     {DEVICE_PART "architecture = sm90\n" NODE_PART, 4,
@@ -503,6 +507,21 @@ int main(void)
         CHECK_EQ(sm_device_load_framework(frameworks[i].file, &dev, &st), 0);
         CHECK_EQ(dev.channels_last, frameworks[i].channels_last);
     }
+    /* What bounds batch norm and how many transposes cuDNN runs: pytorch-eager-kernels.ini
+     * gives them (an H200's profiles, docs/ops-h200.md); a framework loaded after it that
+     * gives none is back to every transpose and the DRAM alone, not left with them. */
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager-kernels.ini", &dev, &st),
+             0);
+    CHECK_EQ(dev.channels_last, 0);
+    CHECK(dev.nchw_transpose_share > 0 && dev.nchw_transpose_share < 1);
+    CHECK(dev.batchnorm_sm_bytes[0][0] > 0 && dev.batchnorm_sm_bytes[1][0] > 0);
+    /* PyTorch's own bf16 kernel streams less than cuDNN's, as it did on the H200 */
+    CHECK(dev.batchnorm_sm_bytes[1][0] < dev.batchnorm_sm_bytes[0][0]);
+    CHECK(dev.batchnorm_sm_bytes[1][1] < dev.batchnorm_sm_bytes[0][1]);
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager.ini", &dev, &st), 0);
+    CHECK_NEAR(dev.nchw_transpose_share, 1, 0);
+    for (int k = 0; k < 2; k++)
+        CHECK(dev.batchnorm_sm_bytes[k][0] == 0 && dev.batchnorm_sm_bytes[k][1] == 0);
     /* Attention: eager PyTorch runs each layer as the network's code does (torchvision's ViT
      * and Hugging Face's models call scaled_dot_product_attention); Megatron-LM's 2021 code and
      * NVIDIA's BERT (pretraining, and SQuAD as Lambda's benchmark runs it) their own eager

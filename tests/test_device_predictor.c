@@ -343,7 +343,47 @@ int main(void)
     check_passes(&both, cbr, &one, FUSED_FWD, NAN, FUSED_BWD);
     sm_network_free(unfed);
     sm_network_free(cbr_id);
+
+    /* Batch norm bound by the SMs (bn_sm_device.ini: round_device.ini's part with 10 SMs at
+     * 1 GHz; [framework] 20 bytes per SM per clock in training, 40 at inference, at bf16 10 and
+     * 100), conv_bn_relu.ini at batch 32: bn_in moves 51,380,736 bytes forward (above).
+     *   fp32 train  20 x 10 x 1e9 = 2e11 bytes/s < 5e11: 2.5690368e-4 s + 2 kernels x 10 us
+     *        infer  4e11 < 5e11: 1.2845184e-4 s + 10 us
+     *        bwd    102,761,472 / 2e11 = 5.1380736e-4 s + 10 us
+     *   bf16 train  half the bytes, 25,690,368 / 1e11 = 2.5690368e-4 s + 20 us
+     *        infer  1e12 > 5e11: the DRAM binds, 25,690,368 / 5e11 = 5.1380736e-5 s + 10 us
+     * The ReLU before it is no batch norm: at the DRAM, 1.02760448e-4 s + 10 us forward. */
+    sm_layer_prediction lcbr[5];
+    CHECK_EQ(sm_predictor_from_device("tests/data/curve/bn_sm_device.ini", &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, cbr, &one, lcbr, &st), 0);
+    CHECK_NEAR(lcbr[1].t_fwd, 2.5690368e-4 + 20e-6, 1e-12);
+    CHECK_NEAR(lcbr[1].t_infer, 1.2845184e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(lcbr[1].t_bwd, 5.1380736e-4 + 10e-6, 1e-12);
+    CHECK_EQ(lcbr[1].bound_fwd, SM_BOUND_MEMORY);
+    CHECK_NEAR(lcbr[0].t_fwd, 1.02760448e-4 + 10e-6, 1e-12);
+    sm_predictor_free(p);
+    CHECK_EQ(sm_predictor_from_device_opts("tests/data/curve/bn_sm_device.ini", &bf16, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, cbr, &one, lcbr, &st), 0);
+    CHECK_NEAR(lcbr[1].t_fwd, 2.5690368e-4 + 20e-6, 1e-12);
+    CHECK_NEAR(lcbr[1].t_infer, 5.1380736e-5 + 10e-6, 1e-12);
+    sm_predictor_free(p);
     sm_network_free(cbr);
+
+    /* A quarter of the transposes (transpose_share_framework.ini: nchw_transpose_share = 0.25,
+     * 10 us a kernel), the convolution and ReLU at bf16 above:
+     *   fwd conv 3.699376128e-4 + 0.25 x 1.02760448e-4 + 10 us, relu 5.1380224e-5 + 10 us
+     *       = 4.670079488e-4 s
+     *   bwd conv 7.398752256e-4 + 0.25 x 2.05520896e-4 + 10 us, relu 1.02760448e-4 + 10 us
+     *       = 9.140158976e-4 s */
+    sm_device_options quarter = {.precision = "bf16",
+                                 .framework = "tests/data/curve/transpose_share_framework.ini"};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &quarter, &p, &st), 0);
+    CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_fwd, 4.670079488e-4, 1e-12);
+    CHECK_NEAR(pr.t_bwd, 9.140158976e-4, 1e-12);
+    CHECK_CONTAINS(sm_predictor_describe_for(p, 1),
+                   "roofline at bf16 NCHW (cuDNN transposes 25% of the convolutions' tensors)");
+    sm_predictor_free(p);
 
     /* sm_device_allreduce of a size below zero or not a number predicted 0 s and succeeded:
      * refused, naming the size; a size of its own beside them still predicts */

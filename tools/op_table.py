@@ -923,6 +923,52 @@ def section_model(meas, pred, free):
     return md
 
 
+def h200_figures(binary):
+    """The h200 description's achievable stream (bytes/s) and SMs x sustained clock (Hz)."""
+    devs = run(binary, "devices", "--format", "json")["devices"]
+    d = next(x for x in devs if x["device"] == "h200")
+    return (d["memory_bandwidth_gb_s"] * 1e9 * d["memory_efficiency"],
+            d["sm_count"] * d["sustained_clock_mhz"] * 1e6)
+
+
+def section_keys(binary, meas, pred):
+    """The [framework] keys (docs/devices.md) these profiles measure: the batch norms' bytes
+    per SM per clock, cuDNN's (TF32 and fp32 points) and PyTorch's own (bf16), in training
+    (forward and backward passes together) and at inference, and the share of the NCHW
+    convolutions' tensors cuDNN transposed at bf16."""
+    stream, sms = h200_figures(binary)
+    md = ["## What the framework keys take from these profiles", ""]
+    md += para(f"""A batch norm's bytes per SM per clock: the model's bytes of the batch norms
+        (their device time in the model at the h200 description's stream, {stream / 1e12:.2f}
+        TB/s, where the model finds them memory-bound) over their measured kernel time, over
+        the H200's SMs x sustained clock ({sms / 1e9:.1f} G SM-clocks a second), summed over
+        every point: cuDNN's kernels at TF32 and fp32 (PyTorch's choice there, and at fp16),
+        PyTorch's own at bf16, which cuDNN's batch norm does not take (ATen's
+        Normalization.cpp, _select_batch_norm_backend). The transposes' share: their
+        estimated time (above) over the model's price of them, all bf16 points, both passes.
+        `[framework] batchnorm_*_bytes_per_sm_clock` and `nchw_transpose_share` take them
+        (docs/devices.md; configs/frameworks/pytorch-eager-kernels.ini).""")
+    md += ["", "| key | value |", "|---|---:|"]
+    keys = (("batchnorm_train_bytes_per_sm_clock", ("tf32", "fp32"), ("fwd", "bwd")),
+            ("batchnorm_infer_bytes_per_sm_clock", ("tf32", "fp32"), ("infer",)),
+            ("batchnorm_bf16_train_bytes_per_sm_clock", ("bf16",), ("fwd", "bwd")),
+            ("batchnorm_bf16_infer_bytes_per_sm_clock", ("bf16",), ("infer",)))
+    for key, precisions, phases in keys:
+        model = sum(pred[p][k].get((ph, "batch norm"), 0) for p in precisions
+                    for k in points_of(meas, p) for ph in phases)
+        measured = sum(meas[p][k].get((ph, "batch norm", "kernel"), 0) for p in precisions
+                       for k in points_of(meas, p) for ph in phases)
+        md.append(f"| {key} | {model * stream / measured / sms:.2f} |")
+    rates = relu_rate(meas, "bf16")
+    est = sum(meas["bf16"][k].get((ph, "conv T", "bytes"), 0) / rates * 1e6
+              for k in meas["bf16"] for ph in ("fwd", "bwd"))
+    priced = sum(pred["bf16"][k].get((ph, "transposes"), 0) for k in meas["bf16"]
+                 for ph in ("fwd", "bwd"))
+    md.append(f"| nchw_transpose_share | {est / priced:.2f} |")
+    md.append("")
+    return md
+
+
 def findings(meas, pred, free):
     """What the tables show, with the numbers they show it by."""
     rates = {p: relu_rate(meas, p) for p in PRECISIONS}
@@ -1324,6 +1370,7 @@ def main():
     md += section_phases(meas, free)
     md += section_depthwise(meas, pred)
     md += section_model(meas, pred, free)
+    md += section_keys(a.bin, meas, pred)
     md += findings(meas, pred, free)
     with open(a.out, "w") as fh:
         fh.write("\n".join(md) + "\n")

@@ -54,6 +54,7 @@ typedef struct field {
 #define PEAK(p) (AT(peak) + (p) * sizeof(double))
 #define EFF(p) (AT(efficiency) + (p) * sizeof(double))
 #define CONV(p) (AT(conv_efficiency) + (p) * sizeof(double))
+#define BN(kernel, pass) (AT(batchnorm_sm_bytes) + (2 * (kernel) + (pass)) * sizeof(double))
 
 static const field fields[] = {
     {"device", "name", F_TEXT, AT(name), 0, 0, SIZE(name), 0, 0, "short name"},
@@ -122,6 +123,21 @@ static const field fields[] = {
     {"framework", "channels_last", F_INT, AT(channels_last), 1, 0, 1, 1, 0,
      "1: activations stored channels-last (NHWC); 0: NCHW, transposed around each "
      "convolution at fp16 and bf16"},
+    {"framework", "nchw_transpose_share", F_REAL, AT(nchw_transpose_share), 1, 0, 1, 1, 0,
+     "of the NCHW convolutions' inputs and outputs at fp16 and bf16, the share cuDNN "
+     "transposes to NHWC (1: every one)"},
+    {"framework", "batchnorm_train_bytes_per_sm_clock", F_REAL, BN(0, 0), 1, 0, 1e4, 1, 0,
+     "bytes per SM per clock cuDNN's batch norm streams in training (fp32, tf32, fp16); 0: "
+     "bound by the DRAM alone"},
+    {"framework", "batchnorm_infer_bytes_per_sm_clock", F_REAL, BN(0, 1), 1, 0, 1e4, 1, 0,
+     "bytes per SM per clock cuDNN's batch norm streams at inference; 0: bound by the DRAM "
+     "alone"},
+    {"framework", "batchnorm_bf16_train_bytes_per_sm_clock", F_REAL, BN(1, 0), 1, 0, 1e4, 1, 0,
+     "bytes per SM per clock the framework's own batch norm streams in training at bf16; 0: "
+     "bound by the DRAM alone"},
+    {"framework", "batchnorm_bf16_infer_bytes_per_sm_clock", F_REAL, BN(1, 1), 1, 0, 1e4, 1, 0,
+     "bytes per SM per clock the framework's own batch norm streams at inference at bf16; 0: "
+     "bound by the DRAM alone"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
@@ -387,7 +403,8 @@ static void name_from_path(const char *path, char *name, size_t len)
 
 /* [framework] before a file is read: no name, dispatch and fused_attention not given (for
  * framework_fallbacks), no casts, no fusion, fp32 gradients, NCHW activations (PyTorch's
- * default memory format). */
+ * default memory format) transposed around every convolution at fp16 and bf16, every kernel
+ * bound by the DRAM. */
 static void framework_defaults(sm_device *dev)
 {
     dev->framework[0] = '\0';
@@ -396,6 +413,8 @@ static void framework_defaults(sm_device *dev)
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
     dev->channels_last = 0;
+    dev->nchw_transpose_share = 1;
+    memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->optimizer = -1; /* not given: the network's recipe, else momentum (torchvision's) */

@@ -47,6 +47,14 @@ typedef struct sm_device {
      * convolutions read them; 0: NCHW, PyTorch's default, transposed around each convolution
      * at fp16/bf16 (sm_layer_transpose_bytes) */
     int channels_last;
+    /* of the NCHW convolutions' inputs and outputs at fp16 and bf16, the share cuDNN transposes:
+     * its heuristics run many as matrix products on NCHW (1: every one) */
+    double nchw_transpose_share;
+    /* bytes per SM per clock a framework's batch-norm kernels stream where the SMs, not the
+     * DRAM, bound them ([framework] batchnorm_*_bytes_per_sm_clock): [kernel][pass], kernel 0
+     * cuDNN's (fp32, tf32, fp16), 1 PyTorch's own (bf16); pass 0 training, 1 inference; 0: the
+     * DRAM alone */
+    double batchnorm_sm_bytes[2][2];
     /* which attention layers run as one fused kernel (FlashAttention, PyTorch's
      * scaled_dot_product_attention: no score matrices in memory, recomputed in the backward
      * pass; plugin.h's scores fields), memory.h's SM_ATTENTION_*: all, none (eager, matmul,
@@ -125,9 +133,15 @@ typedef struct sm_layer_work {
      * pass their four: kernels of their own beside the projections, each bound by its
      * arithmetic or by the score matrix it writes or reads (not among matmul_flops and bytes) */
     double score_flops, score_bytes;
+    /* bytes/s at which the SMs stream `bytes`, where a framework's kernel for the layer is
+     * bound by them and not by the DRAM (batch norm: sm_device's batchnorm_sm_bytes); 0: none */
+    double sm_stream;
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train);
+/* Bytes/s at which the work's `bytes` stream: the DRAM's achievable rate, or the SMs' where
+ * they bound its kernel lower (sm_stream). */
+double sm_layer_stream(const sm_device *v, sm_layer_work w);
 /* Seconds of one pass's work as a roofline: the larger of its arithmetic and its overlapped
  * bytes at the achievable bandwidth, then its serial bytes, then its score products. */
 double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w);

@@ -40,6 +40,21 @@ static double softmax_upcast_per_score(const sm_device *v, const sm_layer *l, sm
     return backward ? (in_one ? 10 : 18) : (in_one ? 8 : 16);
 }
 
+/* Bytes/s at which the SMs stream a batch norm's pass where the framework's kernel is bound by
+ * them: its bytes per SM per clock at the part's SMs and sustained clock (device_arch.c). PyTorch
+ * runs cuDNN's kernels but at bf16, which cuDNN's batch norm does not take (ATen's
+ * Normalization.cpp, _select_batch_norm_backend), where it runs its own; they are bound by
+ * their reductions and their parallelism, not the DRAM: on an H200 at 0.1 to 0.7 of the rate
+ * the same runs' ReLUs streamed at (docs/ops-h200.md). 0: bound by the DRAM alone. */
+static double batchnorm_sm_stream(const sm_device *v, const sm_layer *l, sm_precision p, int train)
+{
+    const unsigned batch_norm = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS;
+    if ((l->type->traits & batch_norm) != batch_norm || !v->sm_count)
+        return 0;
+    double per_clock = v->batchnorm_sm_bytes[p == SM_BF16][!train];
+    return per_clock * v->sm_count * sm_device_sustained_clock(v);
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train)
 {
@@ -57,7 +72,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     sm_layer_work w = {.matmul_flops = share * flops + redo,
                        .vector_flops = (1 - share) * flops,
                        .bytes = (double)m->bytes * half - scores - serial,
-                       .serial_bytes = serial + upcast};
+                       .serial_bytes = serial + upcast,
+                       .sm_stream = batchnorm_sm_stream(v, l, p, train)};
     /* one read or one write of every score */
     double once = scores / sm_scores_touches(&l->m);
     if (!fused) {
@@ -103,11 +119,17 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     return w;
 }
 
+double sm_layer_stream(const sm_device *v, sm_layer_work w)
+{
+    double dram = v->memory_bandwidth * v->memory_efficiency;
+    return w.sm_stream > 0 && w.sm_stream < dram ? w.sm_stream : dram;
+}
+
 double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
 {
     double stream = v->memory_bandwidth * v->memory_efficiency;
-    return fmax(sm_layer_compute_seconds(v, p, w), w.bytes / stream) + w.serial_bytes / stream +
-           sm_layer_score_seconds(v, p, w);
+    return fmax(sm_layer_compute_seconds(v, p, w), w.bytes / sm_layer_stream(v, w)) +
+           w.serial_bytes / stream + sm_layer_score_seconds(v, p, w);
 }
 
 double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
@@ -137,8 +159,10 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
 {
     if (v->channels_last || !sm_precision_is_half(p) || !has_trait(l, SM_TRAIT_CONVOLUTION))
         return 0;
-    /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice */
-    return 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) * (backward ? 2 : 1);
+    /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice;
+     * of those, the share cuDNN's heuristics transpose (the rest run on NCHW) */
+    return v->nchw_transpose_share * 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) *
+           (backward ? 2 : 1);
 }
 
 /* Whether layer i returns its input as it is and launches nothing (nn.Identity, a dropout of

@@ -12,7 +12,8 @@
  * the base's stands (Hopper's convolutions at half its matrix products' rate at fp16 and
  * bf16, device_arch.c); M the memory-bound layers' seconds at full bandwidth (NCHW
  * convolutions' transposes at fp16/bf16 among them), R the fp32 compute of compute-bound
- * element-wise layers at the base file's fp32 efficiency. A non-negative relative
+ * element-wise layers at the base file's fp32 efficiency and the layers the SMs bind below the
+ * DRAM's rate at their rate (batch norm, [framework] batchnorm_*). A non-negative relative
  * least-squares fit over the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd, u_c, u_m; the
  * layers are then reclassified at the new efficiencies until nothing changes. The update is fitted
  * alone: t_grad = d_update P + u 20 W / bandwidth. */
@@ -66,9 +67,16 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
         double mem = w.bytes / v->memory_bandwidth;
         double t_vec =
             sm_layer_compute_seconds(v, p, (sm_layer_work){.vector_flops = w.vector_flops});
-        if (c_mm / scale + t_vec >= mem / eff_m) {
+        /* a kernel the SMs bind below the DRAM's rate (batch norm) takes their time, which the
+         * memory efficiency does not scale */
+        double by_sms = w.sm_stream > 0 && w.sm_stream < eff_m * v->memory_bandwidth
+                            ? w.bytes / w.sm_stream
+                            : 0;
+        if (c_mm / scale + t_vec >= (by_sms > 0 ? by_sms : mem / eff_m)) {
             x[U_C] += c_mm;
             *fixed += t_vec;
+        } else if (by_sms > 0) {
+            *fixed += by_sms;
         } else {
             x[U_M] += mem;
         }

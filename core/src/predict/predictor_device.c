@@ -60,7 +60,9 @@ static pass_load load_of(const device_predictor *d, sm_layer_work w, double extr
     return (pass_load){sm_layer_compute_seconds(&d->dev, d->precision, w) +
                            sm_layer_compute_seconds(&d->dev, d->precision,
                                                     (sm_layer_work){.matmul_flops = w.score_flops}),
-                       (w.bytes + w.serial_bytes + w.score_bytes + extra) / stream, launches};
+                       w.bytes / sm_layer_stream(&d->dev, w) +
+                           (w.serial_bytes + w.score_bytes + extra) / stream,
+                       launches};
 }
 
 /* a += b: a pass and what it recomputes */
@@ -634,10 +636,15 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
      * with cuDNN's transposes where it stores NCHW at fp16/bf16, for networks that have one */
     int half = sm_precision_is_half(d->precision), nchw = half && !d->dev.channels_last;
     const char *layout = !half ? "" : nchw ? " NCHW" : " channels-last";
-    char description[512], with_conv[512], without_conv[512];
+    char description[512], with_conv[512], without_conv[512], transposed[96];
     describe(d, layout, description, sizeof description);
-    describe(d, nchw ? " NCHW (cuDNN transposes around convolutions)" : layout, with_conv,
-             sizeof with_conv);
+    if (d->dev.nchw_transpose_share < 1)
+        snprintf(transposed, sizeof transposed,
+                 " NCHW (cuDNN transposes %.3g%% of the convolutions' tensors)",
+                 100 * d->dev.nchw_transpose_share);
+    else
+        snprintf(transposed, sizeof transposed, " NCHW (cuDNN transposes around convolutions)");
+    describe(d, nchw ? transposed : layout, with_conv, sizeof with_conv);
     describe(d, "", without_conv, sizeof without_conv);
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
