@@ -60,6 +60,8 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "[framework]\nchannels_last = nhwc\n", 11, "channels_last = nhwc"},
     {DEVICE_PART NODE_PART "[framework]\nnchw_transpose_share = 1.5\n", 11,
      "nchw_transpose_share = 1.5: expected a number from 0 and at most 1"},
+    {DEVICE_PART NODE_PART "[framework]\nbatchnorm_train_bytes_per_sm_clock = 5\n", 11,
+     "batchnorm_train_bytes_per_sm_clock bounds batch norm by the SMs, but the description "},
     {DEVICE_PART NODE_PART "[framework]\nbatchnorm_bf16_train_bytes_per_sm_clock = -2\n", 11,
      "batchnorm_bf16_train_bytes_per_sm_clock = -2: expected a number from 0"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
@@ -510,6 +512,7 @@ int main(void)
     /* What bounds batch norm and how many transposes cuDNN runs: pytorch-eager-kernels.ini
      * gives them (an H200's profiles, docs/ops-h200.md); a framework loaded after it that
      * gives none is back to every transpose and the DRAM alone, not left with them. */
+    CHECK_EQ(sm_device_load("configs/devices/h100.ini", &dev, &st), 0); /* SMs and a clock */
     CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager-kernels.ini", &dev, &st),
              0);
     CHECK_EQ(dev.channels_last, 0);

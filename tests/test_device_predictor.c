@@ -368,6 +368,11 @@ int main(void)
     CHECK_NEAR(lcbr[1].t_infer, 5.1380736e-5 + 10e-6, 1e-12);
     sm_predictor_free(p);
     sm_network_free(cbr);
+    /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
+    sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &kernels, &p, &st), -1);
+    CHECK_CONTAINS(st.msg, "pytorch-eager-kernels.ini:");
+    CHECK_CONTAINS(st.msg, "gives no sm_count");
 
     /* A quarter of the transposes (transpose_share_framework.ini: nchw_transpose_share = 0.25,
      * 10 us a kernel), the convolution and ReLU at bf16 above:

@@ -438,6 +438,28 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->no_fused_dropout = !v->fused_attention_dropout;
 }
 
+/* A batch norm bound by the SMs needs the part's SMs and clock: without them the bound was
+ * dropped without a word, and the batch norms priced at the DRAM's rate as if no key were
+ * given. */
+static int bn_keys_need_sms(const reader *r, const sm_device *dev, sm_status *st)
+{
+    if (dev->sm_count && dev->boost_clock > 0)
+        return 0;
+    for (int i = 0; i < N_FIELDS; i++)
+        if (r->set_at[i] && fields[i].offset >= AT(batchnorm_sm_bytes) &&
+            fields[i]
+                .offset<AT(batchnorm_sm_bytes) +
+                        sizeof dev->batchnorm_sm_bytes &&*(const double *)((const char *)dev +
+                                                                           fields[i].offset)> 0)
+            return sm_fail(st,
+                           "%s:%d: %s bounds batch norm by the SMs, but the description %s "
+                           "gives no %s: give the part's sm_count and boost_clock_mhz "
+                           "([device]), or drop the key",
+                           r->path, r->set_at[i], fields[i].key, dev->path,
+                           dev->sm_count ? "boost_clock_mhz" : "sm_count");
+    return 0;
+}
+
 /* [framework] keys the file did not give: a dispatch time is the bare launch overhead; without
  * fused_attention each attention layer runs as its code does. A framework that gives it runs
  * attention of its own, fused (1) or eager (0), whatever the network's code calls. */
@@ -599,7 +621,8 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
         if (dev->efficiency[p] < 0)
             dev->efficiency[p] = dev->compute_efficiency;
     if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, power_line, clock_line,
-                                st))
+                                st) ||
+        bn_keys_need_sms(&r, dev, st))
         return -1;
     framework_fallbacks(dev);
     return 0;
@@ -632,6 +655,8 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
                        "file gives what its kernels cost on the host (configs/frameworks/*.ini; "
                        "--optimizer alone changes the optimizer)",
                        path);
+    if (bn_keys_need_sms(&r, dev, st))
+        return -1;
     framework_fallbacks(dev);
     if (!dev->framework[0])
         name_from_path(path, dev->framework, sizeof dev->framework);
