@@ -596,12 +596,14 @@ static void write_table(FILE *out, const curve_run *r)
                 fmt_watts(step_energy(p) / p->pred.t_step, c[12], sizeof c[12]);
             else
                 snprintf(c[12], sizeof c[12], "-");
-            snprintf(c[13], sizeof c[13], isfinite(p->pred.e_step) ? "%.4g" : "-",
-                     epoch_energy(r, row, p) / 3.6e6);
+            /* a sequence network given no --tokens has no epoch: "-", not nan */
+            double kwh = epoch_energy(r, row, p) / 3.6e6;
+            snprintf(c[13], sizeof c[13], isfinite(p->pred.e_step) && isfinite(kwh) ? "%.4g" : "-",
+                     kwh);
             fmt_memory(&p->memory, c[15], sizeof c[15]);
-            if (p->memory.fits == 0) /* it cannot run: no time as if it could */
+            if (p->memory.fits == 0) /* it cannot run: no time, power or energy as if it could */
                 for (int j = 4; j <= 17; j++)
-                    if (j <= 11 || j >= 16)
+                    if (j != 14 && j != 15)
                         snprintf(c[j], sizeof c[j], "-");
             const char *cells[20] = {row->model, c[0], c[1],  c[2], c[3], c[4],  c[5],
                                      c[6],       c[7], c[15], c[8], c[9], c[10], c[11]};
@@ -632,22 +634,33 @@ static void write_table(FILE *out, const curve_run *r)
         const sm_curve *c = &row->curve;
         char b[64];
         batch_label(r, row->batch, b, sizeof b);
+        int at = c->turning >= 0 ? c->points[c->turning].layout.nodes : 0;
+        int to = sm_curve_fits_to(c), fit = to >= 0 ? c->points[to].layout.nodes : 0;
         if (c->turning >= 0)
-            fprintf(out, "  %s, %s: %d nodes (doubling to %d gains %.1f%%)\n", row->model, b,
-                    c->points[c->turning].layout.nodes, c->points[c->turning + 1].layout.nodes,
+            fprintf(out, "  %s, %s: %d node%s (doubling to %d gains %.1f%%)\n", row->model, b, at,
+                    at == 1 ? "" : "s", c->points[c->turning + 1].layout.nodes,
                     turning_gain(c) * 100);
+        else if (fit > 0)
+            fprintf(out, "  %s, %s: none up to %d node%s%s\n", row->model, b, fit,
+                    fit == 1 ? "" : "s",
+                    fit < c->points[c->n_points - 1].layout.nodes ? ", the most that fit" : "");
         else
-            fprintf(out, "  %s, %s: none up to %d nodes\n", row->model, b,
-                    c->points[c->n_points - 1].layout.nodes);
+            fprintf(out, "  %s, %s: none (no point fits)\n", row->model, b);
     }
 }
 
-static void write_svg(FILE *out, const curve_run *r)
+static int write_svg(FILE *out, const curve_run *r)
 {
     const curve_args *a = r->args;
     int several_models = r->n_rows > a->n_batches;
-    svg_series series[r->n_rows];
-    char labels[r->n_rows][160];
+    /* on the heap: 51,200 curves of labels overflowed an 8 MiB stack */
+    svg_series *series = malloc((size_t)r->n_rows * sizeof *series);
+    char(*labels)[160] = malloc((size_t)r->n_rows * sizeof *labels);
+    if (!series || !labels) {
+        free(series), free(labels);
+        fprintf(stderr, "scalemeter curve: out of memory for %d curves\n", r->n_rows);
+        return -1;
+    }
     for (int k = 0; k < r->n_rows; k++) {
         char b[64];
         batch_label(r, r->rows[k].batch, b, sizeof b);
@@ -677,8 +690,15 @@ static void write_svg(FILE *out, const curve_run *r)
     snprintf(title, sizeof title, "%s scaling%s on %s%s", a->strong ? "Strong" : "Weak", of, on, b);
     snprintf(x_label, sizeof x_label, "nodes (%d device%s each, log2 scale)", r->gpus_per_node,
              r->gpus_per_node == 1 ? "" : "s");
-    svg_chart chart = {title, description_of(r), x_label, a->threshold, series, r->n_rows};
+    /* the plotted throughput is samples/s: images of an image network, sequences of a
+     * sequence network (whose tokens/s the table and CSV give) */
+    const char *y_label = !has_sequence(r) ? "images/s"
+                          : !has_image(r)  ? "sequences/s"
+                                           : "samples/s: images or sequences";
+    svg_chart chart = {title, description_of(r), x_label, y_label, a->threshold, series, r->n_rows};
     curve_svg_write(out, &chart);
+    free(series), free(labels);
+    return 0;
 }
 
 static int write_output(const curve_run *r)
@@ -695,7 +715,8 @@ static int write_output(const curve_run *r)
         write_json(out, r);
         break;
     case FORMAT_SVG:
-        write_svg(out, r);
+        if (write_svg(out, r))
+            return 1;
         break;
     case FORMAT_TABLE:
         write_table(out, r);

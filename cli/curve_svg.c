@@ -247,7 +247,9 @@ static void draw_grid(FILE *out, const axes *a, const svg_chart *chart, double e
     text(out, (PLOT_X0 + PLOT_X1) / 2, BOT_Y1 + 40, "middle", NULL, chart->x_label);
     char rot[96];
     snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.1f %.1f)\"", 28.0, (TOP_Y0 + TOP_Y1) / 2);
-    text(out, 28, (TOP_Y0 + TOP_Y1) / 2, "middle", rot, "throughput (images/s, log scale)");
+    char y_label[128];
+    snprintf(y_label, sizeof y_label, "throughput (%.80s, log scale)", chart->y_label);
+    text(out, 28, (TOP_Y0 + TOP_Y1) / 2, "middle", rot, y_label);
     snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.1f %.1f)\"", 28.0, (BOT_Y0 + BOT_Y1) / 2);
     text(out, 28, (BOT_Y0 + BOT_Y1) / 2, "middle", rot, "efficiency (%)");
     fputs("</g>\n", out);
@@ -463,8 +465,10 @@ static void draw_legend(FILE *out, const svg_chart *chart, const int *in_legend)
     for (int s = 0; s < chart->n_series; s++) {
         const sm_curve *c = chart->series[s].curve;
         turns |= c->turning >= 0;
-        if (c->n_points && c->points[c->n_points - 1].layout.nodes > last)
-            last = c->points[c->n_points - 1].layout.nodes;
+        /* judged up to the last node count that fits, not past it into points that do not run */
+        int to = sm_curve_fits_to(c);
+        if (to >= 0 && c->points[to].layout.nodes > last)
+            last = c->points[to].layout.nodes;
     }
     fprintf(out,
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" stroke=\"#555555\" stroke-width=\"2.5\" "
@@ -474,7 +478,8 @@ static void draw_legend(FILE *out, const svg_chart *chart, const int *in_legend)
     snprintf(buf, sizeof buf, "doubling gains < %g%%", chart->threshold * 100);
     text(out, LEGEND_X + 36, y + 20.5, "start", NULL, buf);
     if (!turns) {
-        snprintf(buf, sizeof buf, "(none up to %d nodes)", last);
+        snprintf(buf, sizeof buf, last ? "(none up to %d node%s)" : "(none: no point fits)", last,
+                 last == 1 ? "" : "s");
         text(out, LEGEND_X + 36, y + 36.5, "start", NULL, buf);
         y += 16;
     }

@@ -17,6 +17,7 @@ typedef struct svg_chart {
     const char *title;
     const char *subtitle;
     const char *x_label; /* "nodes (8 devices each)" */
+    const char *y_label; /* the throughput's unit: "images/s" */
     double threshold;    /* of the turning points, for the legend */
     const svg_series *series;
     int n_series;

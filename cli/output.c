@@ -465,9 +465,10 @@ const char *fmt_seconds(double s, char *buf, size_t len)
         snprintf(buf, len, "%.2f h", s / 3600);
     else if (s >= 60)
         snprintf(buf, len, "%.2f min", s / 60);
-    else if (s >= 1)
+    /* from the value that rounds to 1.00 in three digits: 999.7 ms is "1 s", not "1e+03 ms" */
+    else if (s >= 0.9995)
         snprintf(buf, len, "%.3g s", s);
-    else if (s >= 1e-3)
+    else if (s >= 0.9995e-3)
         snprintf(buf, len, "%.3g ms", s * 1e3);
     else
         snprintf(buf, len, "%.3g us", s * 1e6);
@@ -500,12 +501,14 @@ const char *fmt_seconds_in(double s, const time_unit *u, char *buf, size_t len)
     if (!isfinite(s))
         return fmt_seconds(s, buf, len);
     double v = s / u->scale, a = fabs(v);
-    if (a >= 1000)
+    if (a >= 999.5) /* 999.7, not 1e+03 */
         snprintf(buf, len, "%.0f %s", v, u->name);
-    else if (a >= 1 && u->scale >= 86400)
-        snprintf(buf, len, "%.1f %s", v, u->name); /* as fmt_seconds: 2.3 d, 10.08 h */
+    else if (a >= 1 && u->scale >= 86400) /* as fmt_seconds: 3.706 d, 12.35 d, 123.5 d */
+        snprintf(buf, len, a < 10 ? "%.3f %s" : a < 100 ? "%.2f %s" : "%.1f %s", v, u->name);
     else if (a >= 1 && u->scale >= 60)
         snprintf(buf, len, "%.2f %s", v, u->name);
+    else if (a < 1e-3 && a > 0) /* 5.18 ms, not 8.63e-05 min, in a column of minutes */
+        return fmt_seconds(s, buf, len);
     else
         snprintf(buf, len, "%.3g %s", v, u->name);
     return buf;

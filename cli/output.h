@@ -102,7 +102,8 @@ typedef struct {
 time_unit time_unit_of(double largest);
 void time_unit_add(time_unit *u, double s);
 /* s in unit u: fmt_seconds' digits for the unit (3 significant below 1 unit), whole numbers
- * from 1000 on; "-" for nan and "inf" as fmt_seconds. */
+ * from 999.5 on; a value below a thousandth of the unit in fmt_seconds' own unit (5.18 ms in
+ * a column of minutes); "-" for nan and "inf" as fmt_seconds. */
 const char *fmt_seconds_in(double s, const time_unit *u, char *buf, size_t len);
 
 /* A table of text cells printed with aligned columns; numbers align right. */

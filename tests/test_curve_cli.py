@@ -672,4 +672,46 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rc == 1 and err.count("\n") == 1 and words in err and "is not positive" in err,
               f"a step of 0 s on {nodes} x {g}: exit {rc}: {err!r}")
 
+
+# --- what the table says of its own CSV (hostile round 6) ---------------------------------------
+# days in four digits, as predict gives them (3.706 d, not 3.7 d: 5% near a day), and no
+# exponent where a time rounds to 1000 of its unit (999.7 ms is "1000 ms", not "1e+03 ms")
+MOBILE = ["mobilenet_v2", "--coeffs", "default", "--image", "368", "--batch", "4", "--nodes", "1,3"]
+rows = list(csv.DictReader(io.StringIO(good(*MOBILE, "--format", "csv"))))
+table = good(*MOBILE)
+check("e+0" not in table, f"an exponent in the table:\n{table}")
+for r in rows:
+    days = float(r["t_epoch"]) / 86400
+    if 1 <= days < 10:
+        check(f"{days:.3f} d" in table, f"t_epoch {r['t_epoch']} s is {days:.3f} d:\n{table}")
+# a point that does not fit runs no step: no time, power or energy (predict says "-" too)
+rc, out, err = run("resnet50", "--coeffs", "h100-scalemeter-fp32", "--device", "h100", "--batch",
+                   "2048", "--nodes", "1")
+line = [l for l in out.splitlines() if l.startswith("resnet50")]
+check(rc == 0 and line and " oom" in line[0] and " W " not in line[0] + " " and "kW" not in line[0],
+      f"an oom point's energy: {rc} {line}")
+# a sequence network given no --tokens has no epoch: "-", not nan
+rc, out, err = run("gpt2,resnet18", "--coeffs", "h100-scalemeter-fp32", "--batch", "8", "--nodes",
+                   "1,2")
+check(rc == 0 and "nan" not in out, f"nan in the table: {out}")
+# the turning point is judged up to the last node count that fits, and says so
+rc, out, err = run("resnet50", "--device", "h100", "--batch", "969", "-g", "1", "--nodes", "1:64",
+                   "--format", "csv")
+fits = [int(r["nodes"]) for r in csv.DictReader(io.StringIO(out)) if r["t_step"]]
+if rc == 0 and fits and fits[-1] < 64:
+    table = good("resnet50", "--device", "h100", "--batch", "969", "-g", "1", "--nodes", "1:64")
+    n = fits[-1]
+    check(f"none up to {n} node{'' if n == 1 else 's'}, the most that fit" in table,
+          f"the last node count that fits is {n}:\n{table}")
+# an SVG of sequence networks plots sequences/s, and says so
+with tempfile.TemporaryDirectory() as tmp:
+    svg = os.path.join(tmp, "g.svg")
+    good("gpt2", "--device", "h100", "--batch", "8", "--nodes", "1:16", "--format", "svg", "-o", svg)
+    with open(svg) as f:
+        text = f.read()
+    check("throughput (sequences/s, log scale)" in text, "gpt2's SVG axis")
+# a range's end that the doubling does not reach is said, not dropped without a word
+rc, out, err = run("resnet50", "--device", "h100", "--batch", "64", "--nodes", "1:100")
+check(rc == 0 and "--nodes 1:100: doubling from 1 stops at 64, below 100" in err, err)
+
 finish()

@@ -52,6 +52,9 @@ typedef struct sm_curve {
 int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curve_spec *spec,
                      sm_curve *out, sm_status *st);
 void sm_curve_free(sm_curve *c);
+/* The index of the last point of the run of points that fit from fits_from on, among which the
+ * turning point is found (the nodes a curve is judged up to); -1 where none fits. */
+int sm_curve_fits_to(const sm_curve *c);
 
 /* The first index i whose next point gains less than threshold in throughput per doubling of
  * nodes: (ips[i+1] / ips[i]) ^ (1 / log2(nodes[i+1] / nodes[i])) - 1 < threshold; -1 when none

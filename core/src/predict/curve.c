@@ -142,6 +142,16 @@ int sm_curve_compute(const sm_predictor *p, const sm_network *net, const sm_curv
     return rc;
 }
 
+int sm_curve_fits_to(const sm_curve *c)
+{
+    if (!c || c->fits_from < 0 || c->fits_from >= c->n_points)
+        return -1;
+    int hi = c->fits_from;
+    while (hi + 1 < c->n_points && c->points[hi + 1].memory.fits != 0)
+        hi++;
+    return hi;
+}
+
 void sm_curve_free(sm_curve *c)
 {
     if (!c)
