@@ -930,6 +930,22 @@ static int fit_and_write(fit_args *a, sm_runs *runs, sm_loo *loo,
                         sm_fit_term_name(&fit, sm_energy_terms_phase((sm_energy_phase)e), k, name,
                                          sizeof name));
             }
+    /* a fit of negative coefficients (--no-nonneg) may predict a time or an energy at 0 or
+     * below, which predict, curve and validate refuse: its own statistics scored them */
+    for (int slot = 0; slot < SM_N_FIT_PHASES + SM_N_ENERGY; slot++) {
+        int energy = slot >= SM_N_FIT_PHASES;
+        const sm_phase_fit *pf = energy ? &fit.energy[slot - SM_N_FIT_PHASES] : &fit.phase[slot];
+        if (pf->fitted && pf->not_positive)
+            fprintf(stderr,
+                    "scalemeter fit: warning: %s:%d: the fitted %s%s predicts %g %s there, not "
+                    "positive (%d row%s): predict, curve and validate refuse such a prediction "
+                    "(fit without --no-nonneg)\n",
+                    a->csv, pf->not_positive_line, energy ? "energy of " : "phase ",
+                    energy ? sm_energy_phase_name((sm_energy_phase)(slot - SM_N_FIT_PHASES))
+                           : sm_phase_name((sm_phase)slot),
+                    pf->not_positive_value, energy ? "J" : "s", pf->not_positive,
+                    pf->not_positive == 1 ? "" : "s");
+    }
     if (fit.comm_unidentified)
         fprintf(stderr,
                 "scalemeter fit: note: the rows of %s cannot separate the communication "
@@ -1017,27 +1033,31 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
                 "scalemeter fit: warning: %s: %d energy field%s read 0 J (a counter "
                 "that did not advance over a short measurement); taken as not measured\n",
                 a.csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
-    if (runs->repeated)
-        fprintf(stderr,
-                "scalemeter fit: warning: %s:%d: the configuration of line %d measured "
-                "again (%d such row%s); every row is fitted as a repeated measurement\n",
-                a.csv, runs->repeated_line, runs->repeated_of, runs->repeated,
-                runs->repeated == 1 ? "" : "s");
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_runs_free(runs);
         return report_error(st.msg);
     }
-    int rc = sm_runs_select_precision(runs, a.precision, &st) || sm_runs_metrics(runs, reg, &st)
-                 ? report_error(st.msg)
-             : a.opt.idle_watts > 0 && !measures_energy(runs) /* 0, the default, changes nothing */
-                 ? (fprintf(stderr,
-                            "scalemeter fit: --idle-watts: no row of %s measures energy "
-                            "(energy_j, energy_infer_j); the idle power is taken off measured "
-                            "energy only\n",
-                            a.csv),
-                    2)
-                 : run(&a, runs, reg);
+    int rc;
+    if (sm_runs_select_precision(runs, a.precision, &st) || sm_runs_metrics(runs, reg, &st)) {
+        rc = report_error(st.msg);
+    } else if (a.opt.idle_watts > 0 &&
+               !measures_energy(runs)) { /* 0, the default, changes nothing */
+        fprintf(stderr,
+                "scalemeter fit: --idle-watts: no row of %s measures energy (energy_j, "
+                "energy_infer_j); the idle power is taken off measured energy only\n",
+                a.csv);
+        rc = 2;
+    } else {
+        /* repeats found with each row's size known (an empty image is the network's own) */
+        if (runs->repeated)
+            fprintf(stderr,
+                    "scalemeter fit: warning: %s:%d: the configuration of line %d measured "
+                    "again (%d such row%s); every row is fitted as a repeated measurement\n",
+                    a.csv, runs->repeated_line, runs->repeated_of, runs->repeated,
+                    runs->repeated == 1 ? "" : "s");
+        rc = run(&a, runs, reg);
+    }
     sm_registry_free(reg);
     sm_runs_free(runs);
     return rc;

@@ -1047,4 +1047,56 @@ if os.path.exists("/dev/full"):
         check(rc == 1 and len(lines) == notes + 1 and lines[-1] ==
               f"scalemeter {cmd}: cannot write the output: No space left on device",
               f"{' '.join(args)} > /dev/full: exit {rc}: {err.strip()}")
+
+# --- the eighth campaign: measurements in and out ---------------------------------------------
+cpu_rows = open("configs/calibrations/cpu-amd-epyc-1thread.csv").read().splitlines()
+# two files of a byte-order mark joined with cat: the second header, behind its mark, was read
+# as a row not measured (its status "status") and the rows after it under the first file's
+# columns, silently: it is the repeated header it is
+bom_twice = write("bom_twice.csv", "\ufeff" + "\n".join(cpu_rows[:8] + ["\ufeff" + cpu_rows[0]] +
+                                                        cpu_rows[1:8]) + "\n")
+refused(["fit", bom_twice], bom_twice, 9, "header repeated at line 9 (files concatenated?)")
+# rows of 1 and of 16 threads on one layout were fitted as one machine without a word
+mixed = write("mixed_threads.csv", "\n".join(
+    [cpu_rows[0]] + [r.replace(",cpu,1,fp32", ",cpu,16,fp32") if i % 2 else r
+                     for i, r in enumerate(cpu_rows[1:])]) + "\n")
+refused(["fit", mixed], mixed, 3, "a row of 16 threads among rows of 1 at 1 rank a node (line 2)")
+# calibrate gives each layout's ranks their share of the cores: other layouts, other threads
+ranks = open("tests/data/scaling/cpu-16-ranks-1-to-4.csv").read().splitlines()
+def threads_at(row, threads):
+    f = row.split(",")
+    f[11] = str(threads)  # the threads column
+    return ",".join(f)
+
+
+by_layout = write("threads_by_layout.csv", "\n".join(
+    [ranks[0]] + [threads_at(r, 4) if r.split(",")[4] == "1" else r for r in ranks[1:]]) + "\n")
+rc, out, err = run("fit", by_layout)
+check(rc == 0, f"threads that differ by layout: exit {rc}: {err.strip()}")
+# fit --device-out on rows of 4 ranks a node with a base of 2 devices a node wrote a description
+# that validate then refused on the same rows
+four = 1 + next(i for i, r in enumerate(ranks[1:], 1) if r.split(",")[4] == "4")
+rc, out, err = run("fit", "tests/data/scaling/cpu-16-ranks-1-to-4.csv", "--device-out",
+                   os.path.join(tmp, "cpu-fitted.ini"), "--device-base", "cpu")
+last = err.strip().splitlines()[-1] if err.strip() else ""
+check(rc == 1 and f"cpu-16-ranks-1-to-4.csv:{four}: cpu: a node has 2 devices, not 4" in last,
+      f"fit --device-out on rows its base's node cannot hold: {rc} {err.strip()}")
+check(not os.path.exists(os.path.join(tmp, "cpu-fitted.ini")), "no description written")
+# a fit of negative coefficients scored its own negative predictions without a word
+rc, out, err = run("fit", "configs/calibrations/cpu-amd-epyc-1thread.csv", "--no-nonneg",
+                   "--weighting", "none", "-o", os.path.join(tmp, "nn.ini"))
+check(rc == 0 and "not positive" in err and "predict, curve and validate refuse" in err,
+      f"fit --no-nonneg's negative predictions: {rc} {err.strip()}")
+# validate left rows not measured out without a word (fit says it)
+ok_upper = write("ok_upper.csv", "\n".join(
+    [ranks[0]] + [r[:-3] + ",OK" if i < 8 else r for i, r in enumerate(ranks[1:])]) + "\n")
+rc, out, err = run("validate", ok_upper, "--coeffs", "default")
+check("8 rows not measured" in err, f"validate of 8 rows not measured: {rc} {err.strip()}")
+# an empty image is the network's own size: the same configuration as 224 written out
+dup_image = write("dup_image.csv", "\n".join(cpu_rows + [cpu_rows[7].replace(",224,", ",,", 1)])
+                  + "\n")
+rc, out, err = run("fit", dup_image, "-o", os.path.join(tmp, "dup.ini"))
+check(rc == 0 and f"dup_image.csv:{len(cpu_rows) + 1}: the configuration of line 8 measured "
+      "again" in err, f"an empty image repeating 224: {rc} {err.strip()}")
+
 finish()

@@ -105,6 +105,7 @@ typedef struct sm_run {
     char device[64];   /* the device column: a GPU's name (bench), cpu or cuda (measure.py); "" */
     int64_t image_run; /* the size the row ran at (sm_network_image): image, or the network
                           file's own where image is 0; set by sm_runs_metrics, 0 before */
+    int threads;       /* bench's threads column (CPU threads per rank); 0: not given */
 } sm_run;
 
 typedef struct sm_runs {
@@ -112,9 +113,10 @@ typedef struct sm_runs {
     int n;
     sm_run *rows;
     int not_measured; /* rows skipped: their status column says other than ok (oom) */
-    /* rows whose configuration (model, image, batch, nodes, devices per node, precision) an
-     * earlier row already has: kept, as repeated measurements, and counted so that commands can
-     * say so; the first such row's line and the line it repeats */
+    /* rows whose configuration (model, image, batch, nodes, devices per node, precision,
+     * threads) an earlier row already has: kept, as repeated measurements, and counted so that
+     * commands can say so; the first such row's line and the line it repeats. Found again by
+     * sm_runs_metrics, which knows the size an empty image field ran at */
     int repeated, repeated_line, repeated_of;
     char device[64]; /* the machine every row names in its device column; "" where they name
                         none, several, or only a backend (cpu, cuda, cuda:1) */
@@ -203,6 +205,11 @@ typedef struct sm_phase_fit {
                          (too few networks): left out of the solve, its coefficient 0 */
     double c[SM_MAX_COEFFS];
     sm_fit_stats stats; /* of the fit on its own points */
+    /* of those points, how many it predicts at 0 or below (a fit of negative coefficients,
+     * --no-nonneg), which predict, curve and validate refuse; the first one's CSV line and
+     * its prediction */
+    int not_positive, not_positive_line;
+    double not_positive_value;
 } sm_phase_fit;
 
 /* Energy, fitted where the rows measure it (energy_infer_j, energy_j): joules of one device

@@ -216,6 +216,16 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         return sm_fail(st, "%s: no peak for precision %s (peak_%s_tflops)", path,
                        runs->rows[0].precision, runs->rows[0].precision);
     snprintf(out->precision, sizeof out->precision, "%s", sm_precision_names[p]);
+    /* a row of more devices a node than the base's node holds: the description written would
+     * be refused on the very rows it was fitted to (validate --device) */
+    for (int i = 0; i < runs->n; i++) {
+        sm_status inner;
+        if (sm_device_check_layout(&v, runs->rows[i].gpus_per_node, &inner))
+            return sm_fail(st,
+                           "%s:%d: %s: the description would not describe this row (give a "
+                           "base whose node holds its devices, or leave the row out)",
+                           runs->path, runs->rows[i].line, inner.msg);
+    }
 
     fit_rows fr = {0};
     double *A = malloc((size_t)runs->n * 3 * N_UNKNOWNS * sizeof *A);

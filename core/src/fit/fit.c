@@ -530,6 +530,12 @@ static int fit_rows(const sm_runs *runs, const int *use, sm_fit *fit, const fit_
         const sm_layout l = {run->batch, run->nodes, run->gpus_per_node, 1};
         pred[r] = sm_fit_energy_eval(fit, t->e, &run->m, &l);
     }
+    pf->not_positive = 0;
+    for (int r = 0; r < m; r++)
+        if (!(pred[r] > 0) && !pf->not_positive++) {
+            pf->not_positive_line = runs->rows[row[r]].line;
+            pf->not_positive_value = pred[r];
+        }
     sm_fit_stats_of(ys, pred, m, &pf->stats);
     return 0;
 }
@@ -629,7 +635,9 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
                        opt->bucket_bytes, SM_MAX_BUCKET_MIB);
     int first = 1, g_seen = 0, gpu_ranks = 0; /* rows of several devices per node not CPU */
     int backend_row = 0;                      /* the first row that said its backend */
-    int device_row = -1;                      /* the first row that named its machine */
+    int threads_row[16];                      /* per ranks per node, the first to say */
+    int n_threads = 0;
+    int device_row = -1; /* the first row that named its machine */
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
         if (use && !use[i])
@@ -676,6 +684,23 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
                            "one device; fit each device's rows apart",
                            runs->path, r->line, r->device, runs->rows[device_row].device,
                            runs->rows[device_row].line);
+        /* ranks of 1 and of 16 threads on one layout are two machines to the equations, as
+         * bench's configurations keep them apart (calibrate gives each layout's ranks their
+         * share of the cores: another layout, other threads) */
+        if (r->threads) {
+            int k = 0;
+            while (k < n_threads && runs->rows[threads_row[k]].gpus_per_node != r->gpus_per_node)
+                k++;
+            if (k == n_threads && n_threads < 16)
+                threads_row[n_threads++] = i;
+            else if (k < n_threads && runs->rows[threads_row[k]].threads != r->threads)
+                return sm_fail(st,
+                               "%s:%d: a row of %d threads among rows of %d at %d rank%s a node "
+                               "(line %d): fit one thread count a layout",
+                               runs->path, r->line, r->threads, runs->rows[threads_row[k]].threads,
+                               r->gpus_per_node, r->gpus_per_node == 1 ? "" : "s",
+                               runs->rows[threads_row[k]].line);
+        }
         if (first)
             snprintf(out->precision, sizeof out->precision, "%s", r->precision);
         else if (strcmp(out->precision, r->precision) != 0)

@@ -1,6 +1,7 @@
 /* The measurement CSV (docs/calibration.md): columns found by name in the header (extra columns are
  * ignored), one configuration per row, an empty time meaning "not measured". Every bad field is
  * reported with the file, line and column, since a silently skipped row would bias the fit. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -48,6 +49,7 @@ enum {
     COL_SHARD,
     COL_CHECKPOINT,
     COL_FITS,
+    COL_THREADS,
     N_ALL_COLS
 };
 #define MAX_FIELDS 256
@@ -311,7 +313,8 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
                     {COL_ENERGY_STEP, "energy_j"},  {COL_ENERGY_INFER, "energy_infer_j"},
                     {COL_BACKEND, "backend"},       {COL_DEVICE, "device"},
                     {COL_ACCUMULATE, "accumulate"}, {COL_SHARD, "shard"},
-                    {COL_CHECKPOINT, "checkpoint"}, {COL_FITS, "fits"}};
+                    {COL_CHECKPOINT, "checkpoint"}, {COL_FITS, "fits"},
+                    {COL_THREADS, "threads"}};
     for (int c = 0; c < N_ALL_COLS; c++)
         col_of[c] = -1;
     *n_fields = n;
@@ -323,7 +326,7 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
         for (size_t k = 0; k < sizeof optional / sizeof *optional && c < 0; k++)
             c = strcmp(name, optional[k].name) ? -1 : optional[k].col;
         if (c < 0)
-            continue; /* a column of someone else's (threads, reps, conv_algo ...) */
+            continue; /* a column of someone else's (reps, conv_algo ...) */
         /* two of one column: which one a row means is a guess */
         if (col_of[c] >= 0)
             return sm_fail(st, "%s:%d: column %s appears twice", path, line_no, name);
@@ -493,6 +496,19 @@ static int parse_row(const char *path, int line, int header_line, char *text,
     r->backend = backend_of(backend);
     if (col_of[COL_DEVICE] >= 0 && col_of[COL_DEVICE] < n)
         snprintf(r->device, sizeof r->device, "%s", trim(fields[col_of[COL_DEVICE]]));
+    /* bench's CPU threads per rank: another count is another machine to fit */
+    const char *threads = col_of[COL_THREADS] >= 0 && col_of[COL_THREADS] < n
+                              ? trim(fields[col_of[COL_THREADS]])
+                              : "";
+    r->threads = 0;
+    if (*threads) {
+        char *end;
+        errno = 0;
+        long count = strtol(threads, &end, 10);
+        if (!isdigit((unsigned char)*threads) || *end || errno || count < 1 || count > 1 << 20)
+            return sm_fail(st, "%s:%d: threads '%s': expected a count from 1", path, line, threads);
+        r->threads = (int)count;
+    }
     r->model = strdup(f[COL_MODEL]);
     return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
 }
@@ -522,13 +538,17 @@ static void common_device(sm_runs *runs)
         snprintf(runs->device, sizeof runs->device, "%s", name);
 }
 
+/* The size a row ran at: once sm_runs_metrics has loaded its network, an empty image field is
+ * the network's own size (224 for resnet50), the same configuration as 224 written out. */
+static int64_t image_of(const sm_run *r) { return r->image_run > 0 ? r->image_run : r->image; }
+
 /* Orders rows by configuration, then by line. */
 static int compare_config(const void *pa, const void *pb)
 {
     const sm_run *a = *(const sm_run *const *)pa, *b = *(const sm_run *const *)pb;
     int c = strcmp(a->model, b->model);
     if (!c)
-        c = (a->image > b->image) - (a->image < b->image);
+        c = (image_of(a) > image_of(b)) - (image_of(a) < image_of(b));
     if (!c)
         c = (a->batch > b->batch) - (a->batch < b->batch);
     if (!c)
@@ -537,6 +557,8 @@ static int compare_config(const void *pa, const void *pb)
         c = (a->gpus_per_node > b->gpus_per_node) - (a->gpus_per_node < b->gpus_per_node);
     if (!c)
         c = strcmp(a->precision, b->precision);
+    if (!c)
+        c = (a->threads > b->threads) - (a->threads < b->threads);
     return c ? c : (a->line > b->line) - (a->line < b->line);
 }
 
@@ -737,9 +759,11 @@ int sm_runs_read(const char *path, sm_runs **out, sm_status *st)
                     path, first);
             goto done;
         }
-        if (first == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+        /* a byte-order mark; on a later line, a file joined with cat whose header must still be
+         * found repeated (read as a row, its columns mapped the first file's way) */
+        if ((unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
             (unsigned char)line[2] == 0xBF)
-            memmove(line, line + 3, strlen(line + 3) + 1); /* a byte-order mark */
+            memmove(line, line + 3, strlen(line + 3) + 1);
         if (sm_refuse_cr_line_ends(line, 1, path, first, "unix.csv", st))
             goto done;
         if (is_blank(line))
@@ -948,5 +972,11 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
         }
     }
     free(first);
+    /* with every row's size known, an empty image and the same size written out are one
+     * configuration */
+    if (rc == 0) {
+        runs->repeated = runs->repeated_line = runs->repeated_of = 0;
+        find_repeats(runs);
+    }
     return rc;
 }
