@@ -1099,4 +1099,24 @@ rc, out, err = run("fit", dup_image, "-o", os.path.join(tmp, "dup.ini"))
 check(rc == 0 and f"dup_image.csv:{len(cpu_rows) + 1}: the configuration of line 8 measured "
       "again" in err, f"an empty image repeating 224: {rc} {err.strip()}")
 
+
+# --- network files accepted with a meaning of their own ----------------------------------------
+# an argument named i in a repeated block took the place of ${i}, the repetition's index
+arg_i = write("arg_i.ini", "[network]\nname = t\ninput = 4x8x8\n[template t]\n"
+              "b = conv2d out=${i} kernel=1\n[block x{3..4}]\nuse = t\ni = 5\n")
+refused(["metrics", arg_i], arg_i, 8, "an argument named i in a repeated block")
+# a layer of an empty name, or of one from= cannot spell (a comma splits it, a space is trimmed)
+for name, key in (("empty_name", ""), ("comma_name", "a,b"), ("space_name", "a b")):
+    bad = write(name + ".ini", f"[network]\nname = t\ninput = 4x8x8\n[layers]\n{key} = relu\n")
+    refused(["metrics", bad], bad, 5, "the layer name '" + key + "'")
+# maxpool2d's padding is at most half the kernel whatever its dilation (ATen's
+# pool2d_shape_check: kW/2 >= padW): nn.MaxPool2d(3, 1, 2, 2) raises
+pool = write("pool_pad.ini", "[network]\nname = t\ninput = 1x8x8\n[layers]\n"
+             "p = maxpool2d kernel=3 stride=1 padding=2 dilation=2\n")
+refused(["metrics", pool], pool, 5, "padding 2 must be at most half the kernel 3")
+pool_ok = write("pool_ok.ini", "[network]\nname = t\ninput = 1x8x8\n[layers]\n"
+                "p = maxpool2d kernel=3 stride=1 padding=1 dilation=2\n")
+rc, out, err = run("metrics", pool_ok, "--format", "json")
+check(rc == 0, f"maxpool2d kernel 3 padding 1 dilation 2: {rc} {err.strip()}")
+
 finish()

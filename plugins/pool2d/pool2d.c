@@ -6,7 +6,8 @@
  *   Ho = floor((H + 2 ph - dh (kh - 1) - 1 + (ceil_mode ? sh - 1 : 0)) / sh) + 1
  *   and, in ceil_mode, Ho -= 1 when (Ho - 1) sh >= H + ph (the last window must start inside
  *   the input or its left padding).
- * padding must be at most half the (dilated) kernel, as PyTorch requires.
+ * padding must be at most half the kernel, undilated, as PyTorch requires (ATen's
+ * pool2d_shape_check: kW/2 >= padW, whatever the dilation).
  *
  *   maxpool2d flops = (kh kw - 1) comparisons per output element
  *   avgpool2d flops = kh kw per output element (kh kw - 1 additions and one division)
@@ -70,14 +71,14 @@ static void pool2d_parse(void *params, sm_args *args)
     for (int i = 0; i < 2; i++) {
         if (p->kernel[i] < 1 || p->dilation[i] < 1 || p->padding[i] < 0)
             continue; /* already reported by the range check */
-        int64_t eff = p->dilation[i] * (p->kernel[i] - 1) + 1;
-        if (p->padding[i] > eff / 2) {
+        /* the kernel as given, not its dilated span: maxpool2d kernel=3 padding=2 dilation=2
+         * was taken, which nn.MaxPool2d refuses */
+        if (p->padding[i] > p->kernel[i] / 2) {
             char msg[128], k[16], pd[16]; /* pairs of values <= 2^16 */
             snprintf(msg, sizeof msg,
-                     "padding %s must be at most half the %skernel %s (PyTorch's rule)",
-                     pad_str(p->padding, pd, sizeof pd),
-                     (p->dilation[0] > 1 || p->dilation[1] > 1) ? "dilated " : "",
-                     pair_str(p->kernel, k, sizeof k));
+                     "padding %s must be at most half the kernel %s%s (PyTorch's rule)",
+                     pad_str(p->padding, pd, sizeof pd), pair_str(p->kernel, k, sizeof k),
+                     (p->dilation[0] > 1 || p->dilation[1] > 1) ? ", whatever the dilation" : "");
             sm_arg_fail(args, msg);
             return;
         }

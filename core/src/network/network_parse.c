@@ -546,6 +546,18 @@ static int add_layer(parse_ctx *c, const entry *e, const char *prefix, int block
             return sm_fail(c->st, "%s: the layer name %s: %s", where, e->key, err);
         return sm_fail(c->st, "%s: layer %s: %s", where, e->key, err);
     }
+    /* a name that from= cannot spell: empty (a row with a blank name), or with a comma, which
+     * from= splits at, or white space, which it trims ("from=a,b" read the layer named "a,b"
+     * as the two layers a and b) */
+    if (!local[0] || strpbrk(local, ", \t\r\n\v\f")) {
+        int rc = sm_fail(c->st,
+                         "%s: the layer name '%s': %s (from= names layers joined by commas; a "
+                         "name has no comma or white space)",
+                         where, local, local[0] ? "a name from= cannot spell" : "an empty name");
+        free(local);
+        free(text);
+        return rc;
+    }
     if (local[0] == '@') {
         /* from = @input and @in name the network's and the block's input before any layer: a
          * layer so named was accepted, and a reference to it read the input instead */
@@ -739,6 +751,14 @@ static int parse_block_section(parse_ctx *c, const section *s, const char *spec)
             sorted[n_sorted] = (arg_name){s->entries[k].key, n_sorted}, n_sorted++;
     if (rc == 0)
         qsort(sorted, (size_t)n_sorted, sizeof *sorted, by_arg_name);
+    /* in a repeated block ${i} is the repetition's index: an argument named i took its place
+     * in the template without a word */
+    for (int k = 0; rc == 0 && tmpl && first >= 0 && k < s->n; k++)
+        if (!strcmp(s->entries[k].key, "i"))
+            rc = sm_fail(c->st,
+                         "%s:%d: [block %s]: an argument named i in a repeated block: ${i} is "
+                         "the repetition's index (%lld..%lld); name the argument otherwise",
+                         c->path, s->entries[k].line, spec, first, last);
     /* counted, not compared with last: i <= last would wrap past LLONG_MAX */
     for (long long n = 0; n <= last - first && rc == 0; n++) {
         long long i = first + n;
