@@ -381,12 +381,14 @@ static int predicted_sweep(const allreduce_args *a)
         report_error(st.msg);
         return strncmp(st.msg, "--", 2) == 0 ? 2 : 1; /* an option's value: a usage error */
     }
-    int g = layout.gpus_per_node, ranks = a->nodes * g;
+    /* 2^20 nodes of 4096 devices are 2^32 ranks: an int wrapped to 0 (busbw -inf) */
+    int g = layout.gpus_per_node;
+    long long ranks = (long long)a->nodes * g;
     const char *collective = layout.collective;
     /* nccl-tests' bus factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and
      * reduce-scatter */
     int reduce = !a->op || !strcmp(a->op, "all_reduce");
-    double factor = (reduce ? 2.0 : 1.0) * (ranks - 1) / ranks;
+    double factor = (reduce ? 2.0 : 1.0) * (double)(ranks - 1) / (double)ranks;
     const char *op = a->op ? a->op : "all_reduce";
     json_writer w;
     json_init(&w, stdout);
@@ -424,7 +426,7 @@ static int predicted_sweep(const allreduce_args *a)
             snprintf(bw[1], sizeof bw[1], "%.6g", busbw);
         }
         if (a->format == FORMAT_CSV) {
-            printf("%.0f,model,%d,%d,%.6e,%s,%s,%s,%s,%s\n", bytes[i], ranks, a->nodes, t, bw[0],
+            printf("%.0f,model,%lld,%d,%.6e,%s,%s,%s,%s,%s\n", bytes[i], ranks, a->nodes, t, bw[0],
                    bw[1], e[i].algorithm, e[i].protocol, op);
         } else if (a->format == FORMAT_JSON) {
             json_begin_object(&w);
@@ -444,7 +446,7 @@ static int predicted_sweep(const allreduce_args *a)
                 snprintf(ta, sizeof ta, "%.3f", algbw);
                 snprintf(tb, sizeof tb, "%.3f", busbw);
             }
-            printf("%12.0f  %5d  %10s  %10s  %10s  %-9s %s\n", bytes[i], ranks,
+            printf("%12.0f  %5lld  %10s  %10s  %10s  %-9s %s\n", bytes[i], ranks,
                    fmt_seconds(t, ts, sizeof ts), ta, tb, e[i].algorithm, e[i].protocol);
         }
     }

@@ -233,4 +233,24 @@ for r, j in zip(rows, results):
           float(r["busbw_gb_s"]) == j["busbw_gb_s"],
           f"CSV and JSON differ at {r['bytes']} bytes: {r} {j}")
 
+
+# 2^20 nodes of 4096 devices are 2^32 ranks: the count wrapped an int to 0 (busbw -inf in the
+# table and CSV, null in JSON) or, at 2^31, to -2147483648 (busbw -319.6)
+with tempfile.TemporaryDirectory() as tmp:
+    big = os.path.join(tmp, "big.ini")
+    with open("configs/devices/h100.ini") as f:
+        text = f.read().replace("devices_per_node = 8",
+                                "devices_per_node = 8\nmax_devices_per_node = 4096", 1)
+    with open(big, "w") as f:
+        f.write(text)
+    for nodes, ranks in (("524288", 2 ** 31), ("1048576", 2 ** 32)):
+        rc, out, err = run("allreduce", "--device", big, "--nodes", nodes, "-g", "4096",
+                           "--min-bytes", "1G", "--max-bytes", "1G", "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+        ok = len(rows) == 1 and int(rows[0]["ranks"]) == ranks
+        if ok:
+            algbw, busbw = float(rows[0]["algbw_gb_s"]), float(rows[0]["busbw_gb_s"])
+            ok = near(busbw, algbw * 2 * (ranks - 1) / ranks, 1e-5)
+        check(ok, f"{nodes} nodes x 4096: {rc} {out!r} {err!r}")
+
 finish()
