@@ -280,14 +280,19 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
     sm_memory_config mc;
     sm_predictor_memory_config(p, &mc);
     /* which optimizer: the framework's, --optimizer's, or the network's recipe */
-    snprintf(state, sizeof state, "the optimizer's state (%s)",
-             sm_optimizer_name(sm_memory_optimizer(&mc, net)));
+    snprintf(state, sizeof state, "the optimizer's state (%s%s)",
+             sm_optimizer_name(sm_memory_optimizer(&mc, net)),
+             mc.master_in_optimizer ? ", fp32 master weights" : "");
+    /* a cast model's parameters are 16-bit, its gradients in the buckets themselves */
+    int cast = mc.param_bytes > 0 && mc.param_bytes <= 2;
     const struct {
         const char *name;
         double bytes;
         const char *meaning;
-    } rows[] = {{"weights", m->weights, "fp32 (master) weights"},
-                {"gradients", m->gradients, "fp32 gradients (and DDP's buckets)"},
+    } rows[] = {{"weights", m->weights, cast ? "16-bit weights" : "fp32 (master) weights"},
+                {"gradients", m->gradients,
+                 mc.grad_is_bucket ? "gradients, in the reduce's buckets"
+                                   : "fp32 gradients (and DDP's buckets)"},
                 {"optimizer", m->optimizer, state},
                 {"activations", m->activations, "kept for the backward pass"},
                 {"backward", m->backward, "the backward pass's gradients, recomputation"},

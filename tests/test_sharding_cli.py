@@ -129,4 +129,32 @@ refused(["predict", NET, *ROUND, "--batch", "1", "--shard", "zero3"],
 refused(["curve", NET, *ROUND, "--batch", "1", "--nodes", "1", "--checkpoint", "most"],
         "--checkpoint: expected none, selective or full")
 
+
+# --- a cast model's states: Megatron-Core as its user guide counts them ----------------------
+# ("Distributed Optimizer": "float16 param, fp32 grads", 18 bytes a parameter, 6 + 12/d with
+# the distributed optimizer over d ranks): bf16 parameters 2, the fp32 gradient buffer that is
+# the buckets themselves 4, the fp32 master weights and Adam's moments 12. They were priced as
+# AMP's, 4 + 8 + 12/d with the 16-bit copies of the matrix weights among the activations.
+def megatron(batch, *opts):
+    rc, out, err = run("predict", "megatron_gpt_1_7b_h100", "--device", "h100", "--nodes", "6",
+                       "-g", "8", "--batch", batch, "--seq", "4096", "--precision", "bf16",
+                       "--framework", "megatron-core", "--format", "json", *opts)
+    check(rc == 0, f"megatron-core {batch} {opts}: exit {rc}: {err.strip()}")
+    return json.loads(out)["memory"] if rc == 0 else {}
+
+
+rc, out, err = run("metrics", "megatron_gpt_1_7b_h100", "--format", "json")
+weights = json.loads(out)["weights"] if rc == 0 else 0
+for shard, per_weight in (("none", 18), ("optimizer", 6 + 12 / 48)):
+    m = megatron("1", "--shard", shard)
+    states = m.get("weights", 0) + m.get("gradients", 0) + m.get("optimizer", 0)
+    check(weights > 0 and abs(states / weights - per_weight) < 1e-6,
+          f"megatron-core --shard {shard}: {states / max(weights, 1):.4f} bytes a parameter, "
+          f"the guide's {per_weight:.4f}")
+# and no 16-bit copy of its weights beside them: the activations grow with the batch alone
+# (the copies, 2 bytes a matrix weight, were a part that did not)
+acts = [megatron(b).get("activations", 0) for b in ("1", "2")]
+check(acts[0] > 0 and abs(acts[1] - 2 * acts[0]) / acts[0] < 1e-3,
+      f"megatron-core's activations grow with the batch alone: {acts}")
+
 finish()

@@ -151,7 +151,7 @@ def main():
                                       check=True, capture_output=True, text=True,
                                       cwd=ROOT).stdout)
         per_gpu = p["tokens_per_s"] / (int(p["nodes"]) * int(p["gpus_per_node"]))
-        got.append((per_gpu, tps, 100 * p["mfu"]))
+        got.append((per_gpu, tps, 100 * p["mfu"], p["memory"]["peak"] / 2**30))
         other.append(f"| {label} | {figure} | {tps:,.0f} | {per_gpu:,.0f} | {pct(per_gpu, tps)} "
                      f"| {100 * p['mfu']:.1f}% | `{' '.join(opts)}` |")
     bert = sorted(got[2:], key=lambda g: g[0] / g[1])
@@ -160,6 +160,7 @@ def main():
                            a100=TORCHTITAN_A100, at_700w=" and ".join(at_700w),
                            other="\n".join(other), m21=MEGATRON_2021, m24=MEGATRON_2024,
                            dle=DLE_BERT, m21_diff=pct(*got[0][:2]), m21_tps=f"{got[0][0]:,.0f}",
+                           m24_peak=got[1][3],
                            # Megatron's own count, the recomputed forward in: 96 B s l h^2 (...)
                            m21_hw=f"{got[0][0] * 137 / MEGATRON_21_TPS / 312 * 100:.0f}",
                            m24_diff=pct(*got[1][:2]), m24_mfu=f"{got[1][2]:.0f}",
@@ -297,8 +298,9 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
 - **Batch and micro-batch.** The tables give the global batch (512 over 32 GPUs, 192 over 48),
   not the micro-batch: the rows take the whole per-GPU batch (16 and 4) as one micro-batch.
   Accumulating in smaller micro-batches would add dispatch per micro-batch and change no
-  arithmetic; the 2024 row at batch 4 without recomputation needs 72 GiB predicted, so the
-  run may have used micro-batches of 1 or 2 (not published).
+  arithmetic. The 2024 row at batch 4 without recomputation holds {m24_peak:.0f} GiB predicted
+  (its states at Megatron-Core's 6 + 12/d bytes a parameter, its user guide's), within an
+  H100's 79.6; whether it ran micro-batches of 1 or 2 is not published.
 - **Megatron 2021, {m21_diff}.** The prediction is {m21_tps} tokens/s per GPU, {m21_hw}% of the A100's fp16
   peak counted Megatron's way (with the recomputed forward) against the published 44%. Eager
   attention (Megatron's CoreAttention of 2021: a batched score product, the fused

@@ -83,9 +83,18 @@ typedef struct sm_memory_config {
     int autocast; /* 1: the 16-bit activations come from PyTorch's autocast, which runs every
                      softmax in fp32 (Hugging Face's SM_SOFTMAX_DTYPE); 0: the model is cast
                      (model.half(), bf16 parameters) and its softmax is the plugin's */
-    int no_fused_dropout;     /* 1: fused attention kernels take no dropout, so attention with
-                                 dropout on its probabilities runs eagerly (PyTorch's CPU
-                                 scaled_dot_product_attention); 0: they do (FlashAttention) */
+    int no_fused_dropout; /* 1: fused attention kernels take no dropout, so attention with
+                             dropout on its probabilities runs eagerly (PyTorch's CPU
+                             scaled_dot_product_attention); 0: they do (FlashAttention) */
+    /* how the framework stores the model (0 each: as AMP does, fp32 parameters that autocast
+     * copies to 16 bits, an fp32 gradient and DDP's bucket copy of it): bytes a parameter is
+     * stored in (2: a cast model, Megatron's bf16 parameters), whether the fp32 master weights
+     * are the optimizer's (sharded with its state), bytes a gradient is kept in, and whether
+     * that gradient buffer is the all-reduce's bucket itself (no copy: Megatron's main_grad) */
+    double param_bytes;
+    int master_in_optimizer;
+    double grad_bytes;
+    int grad_is_bucket;
     int optimizer_is_default; /* 1: optimizer is a default nobody chose (no --optimizer, no
                                  framework's optimizer key), and a network that names its
                                  recipe's (sm_network.optimizer: Llama's AdamW) is priced

@@ -144,6 +144,14 @@ static const field fields[] = {
      "each as the network's code runs it (impl=sdpa fused)"},
     {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
+    {"framework", "param_bytes_per_weight", F_REAL, AT(param_bytes), 1, 1, 8, 1, 0,
+     "bytes a parameter is stored in: 4 (fp32, AMP's), 2 (a model cast to fp16 or bf16)"},
+    {"framework", "master_weights_in_optimizer", F_INT, AT(master_in_optimizer), 1, 0, 1, 1, 0,
+     "1: the fp32 master weights are the optimizer's, sharded with its state; 0: none beside "
+     "the parameters"},
+    {"framework", "gradient_buffer_is_bucket", F_INT, AT(grad_is_bucket), 1, 0, 1, 1, 0,
+     "1: the gradients are kept in the all-reduce's buckets themselves (Megatron's main_grad); "
+     "0: DDP's buckets are a copy of them"},
     {"node", "devices_per_node", F_INT, AT(devices_per_node), 1, 1, 4096, 1, 1,
      "devices in one node"},
     {"node", "max_devices_per_node", F_INT, AT(max_devices_per_node), 1, 1, 4096, 1, 0,
@@ -416,7 +424,10 @@ static void framework_defaults(sm_device *dev)
     dev->nchw_transpose_share = 1;
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
-    dev->grad_bytes = 4; /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
+    dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
+    dev->param_bytes = 4; /* fp32 parameters, AMP's: no master copy, DDP's bucket copy */
+    dev->master_in_optimizer = 0;
+    dev->grad_is_bucket = 0;
     dev->optimizer = -1; /* not given: the network's recipe, else momentum (torchvision's) */
 }
 
@@ -436,6 +447,10 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->capacity_bytes = v->memory_capacity;
     out->fused_attention = v->fused_attention;
     out->no_fused_dropout = !v->fused_attention_dropout;
+    out->param_bytes = v->param_bytes;
+    out->master_in_optimizer = v->master_in_optimizer;
+    out->grad_bytes = v->grad_bytes;
+    out->grad_is_bucket = v->grad_is_bucket;
 }
 
 /* A batch norm bound by the SMs needs the part's SMs and clock: without them the bound was

@@ -43,6 +43,11 @@ typedef struct sm_device {
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
     int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */
     double grad_bytes;  /* bytes per weight the gradient all-reduce moves */
+    /* how the framework stores the model (memory.h's sm_memory_config): bytes a parameter is
+     * stored in, 1 where the fp32 master weights are the optimizer's, 1 where the gradient
+     * buffer is the all-reduce's bucket itself */
+    double param_bytes;
+    int master_in_optimizer, grad_is_bucket;
     /* 1: activations stored channels-last (NHWC), as cuDNN's fp16/bf16 tensor-core
      * convolutions read them; 0: NCHW, PyTorch's default, transposed around each convolution
      * at fp16/bf16 (sm_layer_transpose_bytes) */

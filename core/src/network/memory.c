@@ -161,7 +161,10 @@ static double keep_layer(const sm_network *net, const int *owner, int i, char *k
     if (l->saved.output)
         kept[owner[i]] = 1;
     double own = own_bytes(l, batch, c);
-    if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL)
+    /* autocast's 16-bit copy of an fp32 parameter; a cast model's parameters are 16-bit
+     * themselves, counted with the weights */
+    if (c->half && l->m.matmul_flops > 0 && c->shard != SM_SHARD_FULL &&
+        !(c->param_bytes > 0 && c->param_bytes <= 2))
         own += 2.0 * matrix_weights(net, l);
     if (c->half && sm_layer_autocast_fp32(l, c->autocast)) { /* fp32 where 16-bit: 2 bytes more */
         for (int k = 0; k < l->n_inputs; k++)
@@ -577,12 +580,21 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
     double weights = (double)total.weights, n = (double)devices, largest = 0;
     for (int i = 0; i < net->n_layers; i++)
         largest = fmax(largest, (double)net->layers[i].m.weights);
-    out->weights = 4 * weights;
+    /* a cast model's parameters at 16 bits beside fp32 master weights that the optimizer
+     * keeps (Megatron: 2 + 4 + 12 bytes a parameter with Adam, 6 + 12/d with its state
+     * sharded over d, its user guide's "float16 param, fp32 grads"); AMP's fp32 parameters */
+    double param = c->param_bytes > 0 ? c->param_bytes : 4;
+    double grad = c->grad_is_bucket && c->grad_bytes > 0 ? c->grad_bytes : 4;
+    out->weights = param * weights;
     if (training) {
         sm_shard shard = c->shard;
-        out->gradients = 4 * weights * (devices > 1 ? 2 : 1);
+        /* DDP's buckets are a copy of the gradients on more than one device, unless the
+         * gradients are kept in the buckets themselves */
+        out->gradients = grad * weights * (devices > 1 && !c->grad_is_bucket ? 2 : 1);
         out->optimizer =
-            4 * weights * optimizer_states[sm_memory_optimizer(c, net)] / (shard ? n : 1);
+            4 * weights *
+            (optimizer_states[sm_memory_optimizer(c, net)] + (c->master_in_optimizer ? 1 : 0)) /
+            (shard ? n : 1);
         /* reduce-scattered gradients need no bucket copy; one layer's whole gradient exists
          * until it is reduced */
         if (shard >= SM_SHARD_GRADIENTS)
