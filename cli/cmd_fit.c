@@ -1023,16 +1023,7 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
         sm_runs_free(runs);
         return 2;
     }
-    if (runs->not_measured)
-        fprintf(stderr,
-                "scalemeter fit: %s: %d rows not measured (status other than ok, such as "
-                "oom, or fits false) left out\n",
-                a.csv, runs->not_measured);
-    if (runs->energy_zero)
-        fprintf(stderr,
-                "scalemeter fit: warning: %s: %d energy field%s read 0 J (a counter "
-                "that did not advance over a short measurement); taken as not measured\n",
-                a.csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
+    say_runs_notes("fit", a.csv, runs, NULL);
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_runs_free(runs);
@@ -1050,12 +1041,11 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
         rc = 2;
     } else {
         /* repeats found with each row's size known (an empty image is the network's own) */
-        if (runs->repeated)
-            fprintf(stderr,
-                    "scalemeter fit: warning: %s:%d: the configuration of line %d measured "
-                    "again (%d such row%s); every row is fitted as a repeated measurement\n",
-                    a.csv, runs->repeated_line, runs->repeated_of, runs->repeated,
-                    runs->repeated == 1 ? "" : "s");
+        say_runs_notes("fit", a.csv,
+                       &(sm_runs){.repeated = runs->repeated,
+                                  .repeated_line = runs->repeated_line,
+                                  .repeated_of = runs->repeated_of},
+                       "fitted");
         rc = run(&a, runs, reg);
     }
     sm_registry_free(reg);

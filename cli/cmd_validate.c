@@ -546,24 +546,9 @@ int cmd_validate(int argc, char **argv)
         sm_runs_free(runs);
         return 2;
     }
-    if (runs->repeated)
-        fprintf(stderr,
-                "scalemeter validate: warning: %s:%d: the configuration of line %d "
-                "measured again (%d such row%s); every row is compared as measured\n",
-                a.csv, runs->repeated_line, runs->repeated_of, runs->repeated,
-                runs->repeated == 1 ? "" : "s");
     /* rows left out are said, as fit says them: 8 rows of status OK were scored 19 of 27
      * without a word */
-    if (runs->not_measured)
-        fprintf(stderr,
-                "scalemeter validate: %s: %d rows not measured (status other than ok, such as "
-                "oom, or fits false) left out\n",
-                a.csv, runs->not_measured);
-    if (runs->energy_zero)
-        fprintf(stderr,
-                "scalemeter validate: warning: %s: %d energy field%s read 0 J (a counter "
-                "that did not advance over a short measurement); taken as not measured\n",
-                a.csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
+    say_runs_notes("validate", a.csv, runs, "compared");
     if (sm_runs_select_precision(runs, a.precision, &st)) {
         sm_runs_free(runs);
         return report_error(st.msg);

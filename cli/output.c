@@ -805,3 +805,23 @@ int output_not_input(const char *cmd, const char *option, const char *out,
 }
 
 const char *network_label(const char *name) { return strcmp(name, "overall") ? name : "./overall"; }
+
+void say_runs_notes(const char *cmd, const char *csv, const sm_runs *runs, const char *repeated_as)
+{
+    if (runs->not_measured)
+        fprintf(stderr,
+                "scalemeter %s: %s: %d rows not measured (status other than ok, such as oom, or "
+                "fits false) left out\n",
+                cmd, csv, runs->not_measured);
+    if (runs->energy_zero)
+        fprintf(stderr,
+                "scalemeter %s: warning: %s: %d energy field%s read 0 J (a counter that did not "
+                "advance over a short measurement); taken as not measured\n",
+                cmd, csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
+    if (repeated_as && runs->repeated)
+        fprintf(stderr,
+                "scalemeter %s: warning: %s:%d: the configuration of line %d measured again (%d "
+                "such row%s); every row is %s as a repeated measurement\n",
+                cmd, csv, runs->repeated_line, runs->repeated_of, runs->repeated,
+                runs->repeated == 1 ? "" : "s", repeated_as);
+}
