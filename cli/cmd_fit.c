@@ -1023,7 +1023,7 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
         sm_runs_free(runs);
         return 2;
     }
-    say_runs_notes("fit", a.csv, runs, NULL);
+    say_runs_notes("fit", a.csv, runs);
     sm_registry *reg;
     if (sm_registry_open(&reg, &st)) {
         sm_runs_free(runs);
@@ -1041,11 +1041,7 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
         rc = 2;
     } else {
         /* repeats found with each row's size known (an empty image is the network's own) */
-        say_runs_notes("fit", a.csv,
-                       &(sm_runs){.repeated = runs->repeated,
-                                  .repeated_line = runs->repeated_line,
-                                  .repeated_of = runs->repeated_of},
-                       "fitted");
+        say_runs_repeated("fit", a.csv, runs, "fitted");
         rc = run(&a, runs, reg);
     }
     sm_registry_free(reg);

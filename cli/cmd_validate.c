@@ -548,7 +548,8 @@ int cmd_validate(int argc, char **argv)
     }
     /* rows left out are said, as fit says them: 8 rows of status OK were scored 19 of 27
      * without a word */
-    say_runs_notes("validate", a.csv, runs, "compared");
+    say_runs_repeated("validate", a.csv, runs, "compared");
+    say_runs_notes("validate", a.csv, runs);
     if (sm_runs_select_precision(runs, a.precision, &st)) {
         sm_runs_free(runs);
         return report_error(st.msg);

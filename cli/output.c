@@ -806,7 +806,7 @@ int output_not_input(const char *cmd, const char *option, const char *out,
 
 const char *network_label(const char *name) { return strcmp(name, "overall") ? name : "./overall"; }
 
-void say_runs_notes(const char *cmd, const char *csv, const sm_runs *runs, const char *repeated_as)
+void say_runs_notes(const char *cmd, const char *csv, const sm_runs *runs)
 {
     if (runs->not_measured)
         fprintf(stderr,
@@ -818,7 +818,12 @@ void say_runs_notes(const char *cmd, const char *csv, const sm_runs *runs, const
                 "scalemeter %s: warning: %s: %d energy field%s read 0 J (a counter that did not "
                 "advance over a short measurement); taken as not measured\n",
                 cmd, csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
-    if (repeated_as && runs->repeated)
+}
+
+void say_runs_repeated(const char *cmd, const char *csv, const sm_runs *runs,
+                       const char *repeated_as)
+{
+    if (runs->repeated)
         fprintf(stderr,
                 "scalemeter %s: warning: %s:%d: the configuration of line %d measured again (%d "
                 "such row%s); every row is %s as a repeated measurement\n",

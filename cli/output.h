@@ -135,11 +135,13 @@ void output_reads(const char *subdir, const char *name);
  * runs.csv -o net.ini` wrote the coefficients over a network the rows measured. */
 struct sm_runs;
 void output_reads_runs(const struct sm_runs *runs);
-/* What reading csv left out or found twice, on stderr as "scalemeter CMD: ...": the rows not
- * measured, the energy fields that read 0 J, and (repeated_as: "fitted", "compared"; NULL:
- * not said) the configurations measured again. fit and validate say the same. */
-void say_runs_notes(const char *cmd, const char *csv, const struct sm_runs *runs,
-                    const char *repeated_as);
+/* What reading csv left out, on stderr as "scalemeter CMD: ...": the rows not measured and the
+ * energy fields that read 0 J. fit and validate say the same. */
+void say_runs_notes(const char *cmd, const char *csv, const struct sm_runs *runs);
+/* The configurations csv measured again, each row then taken as a measurement: "fitted",
+ * "compared" (repeated_as). */
+void say_runs_repeated(const char *cmd, const char *csv, const struct sm_runs *runs,
+                       const char *repeated_as);
 /* -1 after a message where "-" (the standard input) is given for more than one of the n
  * inputs (given[k] named what[k]: "MODEL", "--coeffs"): the first would read it all and the
  * next an empty file, refused with a message about that file's content. */

@@ -460,18 +460,17 @@ static int bn_keys_need_sms(const reader *r, const sm_device *dev, sm_status *st
 {
     if (dev->sm_count && dev->boost_clock > 0)
         return 0;
-    for (int i = 0; i < N_FIELDS; i++)
-        if (r->set_at[i] && fields[i].offset >= AT(batchnorm_sm_bytes) &&
-            fields[i]
-                .offset<AT(batchnorm_sm_bytes) +
-                        sizeof dev->batchnorm_sm_bytes &&*(const double *)((const char *)dev +
-                                                                           fields[i].offset)> 0)
+    for (int i = 0; i < N_FIELDS; i++) {
+        if (!r->set_at[i] || strncmp(fields[i].key, "batchnorm_", 10) != 0)
+            continue;
+        if (*(const double *)((const char *)dev + fields[i].offset) > 0)
             return sm_fail(st,
                            "%s:%d: %s bounds batch norm by the SMs, but the description %s "
                            "gives no %s: give the part's sm_count and boost_clock_mhz "
                            "([device]), or drop the key",
                            r->path, r->set_at[i], fields[i].key, dev->path,
                            dev->sm_count ? "boost_clock_mhz" : "sm_count");
+    }
     return 0;
 }
 
