@@ -22,6 +22,9 @@ import sys
 import tempfile
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import queue_probe  # noqa: E402  (the queued pass)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAMBDA = "aa5addb6"
 
@@ -252,22 +255,13 @@ def layer_times(binary, device, net, batch, precision, image=None, framework=Non
     return json.loads(r.stdout)["layers"], json.loads(whole.stdout)["t_grad"]
 
 
-def queued(layers, phase):
-    """A pass with the host issuing each layer's kernels in order and the GPU running them
-    once issued and once free (the backward pass in reverse), where the model adds the two."""
-    seq = [(l["host_" + phase], l["t_" + phase] - l["host_" + phase]) for l in layers]
-    host = gpu = 0.0
-    for h, d in (reversed(seq) if phase == "bwd" else seq):
-        host += h
-        gpu = max(host, gpu) + d
-    return max(host, gpu)
-
-
 def step_of(times, form):
+    """A training step of predict --per-layer's layers: each pass added ("sum", the model's
+    form) or queued (the host issuing each layer's kernels in order and the GPU running them
+    once issued and once free: queue_probe's form), and the update."""
     layers, grad = times
-    if form == "sum":
-        return sum(l["t_fwd"] + l["t_bwd"] for l in layers) + grad
-    return queued(layers, "fwd") + queued(layers, "bwd") + grad
+    return sum(queue_probe.phase_time(layers, {}, {}, "", phase, form)
+               for phase in ("fwd", "bwd")) + grad
 
 
 def set_errors(binary, name, device, precision, framework, form):
