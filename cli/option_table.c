@@ -115,7 +115,10 @@ int opt_parse(const opt_command *cmd, const opt_group *groups, int n_groups, int
     size_t ns = 1;
     for (int k = 0; k < f.n; k++) {
         const opt_desc *d = f.d[k];
-        longs[k] = (struct option){d->name, d->arg ? required_argument : no_argument, 0, 256 + k};
+        /* A long name returns its letter where it has one: -g and --gpus-per-node are one option
+         * to next_option's count of repeats. */
+        longs[k] = (struct option){d->name, d->arg ? required_argument : no_argument, 0,
+                                   d->short_name ? d->short_name : 256 + k};
         if (d->short_name) {
             shorts[ns++] = (char)d->short_name;
             if (d->arg)

@@ -54,6 +54,30 @@ static const struct option *long_named(const struct option *longs, const char *a
 static int started = 0;
 static char **started_on = NULL;
 
+/* The value each option was last given in this parse (getopt's return, a letter or a table's
+ * index past 256): the first of two different values would go unused without a word. */
+#define SEEN_OPTS 384
+static const char *seen_value[SEEN_OPTS];
+static unsigned char seen[SEEN_OPTS];
+
+static void say_repeated(char **argv, const struct option *longs, int c, const char *arg)
+{
+    if (c < 0 || c >= SEEN_OPTS)
+        return;
+    if (seen[c] && arg && seen_value[c] && strcmp(seen_value[c], arg) != 0) {
+        char name[64] = "";
+        for (const struct option *o = longs; o->name && !name[0]; o++)
+            if (o->val == c && !o->flag)
+                snprintf(name, sizeof name, "--%s", o->name);
+        if (!name[0])
+            snprintf(name, sizeof name, "-%c", c);
+        fprintf(stderr, "scalemeter %s: warning: %s given twice (%s, then %s): %s is used\n",
+                argv[0], name, seen_value[c], arg, arg);
+    }
+    seen[c] = 1;
+    seen_value[c] = arg;
+}
+
 int next_option(int argc, char **argv, const char *shorts, const struct option *longs, char *msg,
                 size_t len)
 {
@@ -64,12 +88,15 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
         opterr = 0;
         started = 1;
         started_on = argv;
+        memset(seen, 0, sizeof seen);
     }
     int c = getopt_long(argc, argv, spec, longs, NULL);
     if (c == -1)
         started = 0;
-    if (c != '?' && c != ':')
+    if (c != '?' && c != ':') {
+        say_repeated(argv, longs, c, optarg);
         return c;
+    }
     started = 0;
     const char *arg = argv[optind - 1 < argc ? optind - 1 : argc - 1];
     if (c == ':') {

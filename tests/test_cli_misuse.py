@@ -459,6 +459,22 @@ try:
     # digits alone, a leading zero among them, are a decimal integer
     rc, out, err = run("predict", "resnet50", *H100, "--batch", "012", "--format", "json")
     check(rc == 0 and json.loads(out or "{}").get("batch") == 12, f"--batch 012: {rc} {err}")
+    # an option given twice with two values used the last without a word (round 7): said,
+    # named by its long name whichever spelling came first; the same value twice is silent
+    for args, want in ((["predict", "resnet50", *H100, "--batch", "8", "--batch", "16"],
+                        "--batch given twice (8, then 16): 16 is used"),
+                       (["predict", "resnet50", *H100, "--batch", "8", "-g", "1",
+                         "--gpus-per-node", "2"], "--gpus-per-node given twice (1, then 2)"),
+                       (["curve", "resnet50", *H100, "--batch", "8", "--nodes", "1",
+                         "--nodes", "2", "--format", "json"], "--nodes given twice (1, then 2)"),
+                       (["fit", CPU_CSV, "--weighting", "none", "--weighting", "relative",
+                         "-o", os.path.join(tmp, "twice.ini")],
+                        "--weighting given twice (none, then relative)")):
+        rc, out, err = run(*args)
+        check(rc == 0, f"{' '.join(args)}: exit {rc}: {err.strip()}")
+        check(f"warning: {want}" in err, f"{' '.join(args)}: expected '{want}' in: {err.strip()}")
+    rc, out, err = run("predict", "resnet50", *H100, "--batch", "8", "--batch", "8")
+    check(rc == 0 and "given twice" not in err, f"--batch 8 --batch 8: {err.strip()}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
