@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher.h"
 #include "option_values.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -64,7 +65,10 @@ static void say_repeated(char **argv, const struct option *longs, int c, const c
 {
     if (c < 0 || c >= SEEN_OPTS)
         return;
-    if (seen[c] && arg && seen_value[c] && strcmp(seen_value[c], arg) != 0) {
+    /* under mpirun rank 0 speaks for all: every rank parses the same argv (or is refused
+     * for a different one, sm_same_arguments) */
+    if (seen[c] && arg && seen_value[c] && strcmp(seen_value[c], arg) != 0 &&
+        launcher_rank() == 0) {
         char name[64] = "";
         for (const struct option *o = longs; o->name && !name[0]; o++)
             if (o->val == c && !o->flag)

@@ -11,5 +11,6 @@ endif()
 # split_list leaves nothing made when it fails (bench leaked a network's name)
 sm_add_c_test(test_split_list test_split_list.c)
 target_sources(test_split_list PRIVATE ${PROJECT_SOURCE_DIR}/cli/option_values.c
-  ${PROJECT_SOURCE_DIR}/cli/output.c ${PROJECT_SOURCE_DIR}/cli/json_writer.c)
+  ${PROJECT_SOURCE_DIR}/cli/output.c ${PROJECT_SOURCE_DIR}/cli/json_writer.c
+  ${PROJECT_SOURCE_DIR}/cli/launcher.c)
 target_include_directories(test_split_list PRIVATE ${PROJECT_SOURCE_DIR}/cli)
