@@ -368,6 +368,32 @@ int main(void)
     CHECK_NEAR(lcbr[1].t_infer, 5.1380736e-5 + 10e-6, 1e-12);
     sm_predictor_free(p);
     sm_network_free(cbr);
+    /* Fewer channels than SMs (bn_four_channels.ini, 4 x 56 x 56 at batch 32: read and write
+     * 4 bytes an element, 3,211,264 bytes, and its 8 parameters, 32: 3,211,296 forward, twice
+     * that backward): a training kernel reduces each channel in a block of its own, so 4 of the
+     * 10 SMs stream; inference takes all 10. cuDNN's kernel at fp16 takes an element a clock as
+     * at fp32: half the bytes a clock on half the bytes. PyTorch's own at bf16 has its own key.
+     *   fp32 train  20 x 4 x 1e9 = 8e10: 4.01412e-5 s + 2 kernels x 10 us; bwd 8.02824e-5 + 10 us
+     *        infer  40 x 10 x 1e9 = 4e11: 8.02824e-6 s + 10 us
+     *   fp16 train  10 x 4 x 1e9 = 4e10 on 1,605,648 bytes: 4.01412e-5 s + 20 us, fp32's time
+     *   bf16 train  10 x 4 x 1e9 = 4e10 on 1,605,648 bytes: the same */
+    sm_network *four;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/bn_four_channels.ini", NULL, &four, &st), 0);
+    sm_layer_prediction lfour[1];
+    const char *precisions[] = {"fp32", "fp16", "bf16"};
+    for (int k = 0; k < 3; k++) {
+        sm_device_options o = {.precision = precisions[k]};
+        CHECK_EQ(sm_predictor_from_device_opts("tests/data/curve/bn_sm_device.ini", &o, &p, &st),
+                 0);
+        CHECK_EQ(sm_predict_layers(p, four, &one, lfour, &st), 0);
+        CHECK_NEAR(lfour[0].t_fwd, 4.01412e-5 + 20e-6, 1e-12);
+        if (k == 0) {
+            CHECK_NEAR(lfour[0].t_bwd, 8.02824e-5 + 10e-6, 1e-12);
+            CHECK_NEAR(lfour[0].t_infer, 8.02824e-6 + 10e-6, 1e-12);
+        }
+        sm_predictor_free(p);
+    }
+    sm_network_free(four);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &kernels, &p, &st), -1);

@@ -12,6 +12,7 @@ describe what ran (OPTIONS below). Nothing here is fitted to these figures. Stan
 only; takes a few seconds.
 """
 import argparse
+import configparser
 import csv
 import json
 import os
@@ -237,6 +238,13 @@ def stream_needed(binary, device, batch, published, efficiency):
 
 
 KERNELS = "pytorch-eager-kernels"  # configs/frameworks: batch norm and transposes as measured
+
+
+def framework_key(name, key):
+    """A number of configs/frameworks/NAME.ini's [framework]."""
+    ini = configparser.ConfigParser(inline_comment_prefixes=(";",))
+    ini.read(os.path.join(ROOT, "configs", "frameworks", name + ".ini"))
+    return float(ini["framework"][key])
 SETS = (("h100-pytorch-bf16", "h100", "bf16"), ("h100-pytorch-tf32", "h100", "tf32"),
         ("h100-pytorch-fp32", "h100", "fp32"), ("h200-pytorch-bf16-rounds", "h200", "bf16"))
 
@@ -286,21 +294,25 @@ def section_kernels(binary, devices, ratios):
     md += ["""`--framework pytorch-eager-kernels` is the descriptions' eager PyTorch with two
         prices the H200's per-op profiles measured ([ops-h200.md](ops-h200.md), "What the
         framework keys take from these profiles"): batch norms bound by the SMs (bytes per SM
-        per clock of cuDNN's kernels, and of PyTorch's own at bf16, at the part's SMs x
-        sustained clock, where that is below its DRAM's rate), and cuDNN's NHWC transposes
-        around 0.27 of what the model prices for every NCHW convolution at fp16. ResNet-50 in
-        Lambda's runs, predicted over published, the medians per part, shipped and with
-        those prices:"""]
-    md += ["", "| part | GB/s per SM | fp16 shipped | fp16 kernels | fp32 shipped | "
-           "fp32 kernels |", "|---|---:|---:|---:|---:|---:|"]
-    within = {"shipped": {"fp16": 0, "fp32": 0}, "kernels": {"fp16": 0, "fp32": 0}}
-    per_sm, fp16_medians = [], {"shipped": [], "kernels": []}
+        per clock of cuDNN's kernels, and of PyTorch's own at bf16, at the part's sustained
+        clock, where that is below its DRAM's rate; in training on min(C, SMs) SMs, one to a
+        channel, and cuDNN's kernel at fp16 an element a clock as at fp32; at inference on
+        every SM), and cuDNN's NHWC transposes around 0.27 of what the model prices for every
+        NCHW convolution at fp16. ResNet-50 in Lambda's runs, predicted over published, the
+        medians per part, shipped and with those prices, the model's form (the host's dispatch
+        added to each layer's device time) and queued (the host issuing the kernels while the
+        GPU runs earlier ones, below):"""]
+    md += ["", "| part | GB/s per SM | fp16 shipped | fp16 kernels | fp16 kernels, queued | "
+           "fp32 shipped | fp32 kernels | fp32 kernels, queued |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    within = {v: {"fp16": 0, "fp32": 0} for v in ("shipped", "kernels", "queued")}
+    per_sm, fp16_medians = [], {"shipped": [], "kernels": [], "queued": []}
     for part in dict.fromkeys(p for _, p, _, _ in SYSTEMS):
         cells = []
         for family in ("fp16", "fp32"):
             precision = "fp16" if family == "fp16" else fp32_precision(devices, part)
             mine = [r for s, p, r in ratios[(family, "resnet50")] if p == part]
-            new = []
+            new, queued = [], []
             for system, p, _, figures in SYSTEMS:
                 if p != part:
                     continue
@@ -310,24 +322,28 @@ def section_kernels(binary, devices, ratios):
                                      "--batch", str(batch), "--precision", precision,
                                      "--framework", KERNELS, "--format", "json"))
                 new.append(batch / out["t_step"] / published)
-            within["shipped"][family] += sum(abs(r - 1) <= 0.1 for r in mine)
-            within["kernels"][family] += sum(abs(r - 1) <= 0.1 for r in new)
-            cells += [f"{statistics.median(mine):.2f}", f"{statistics.median(new):.2f}"]
-            if family == "fp16":
-                fp16_medians["shipped"].append(statistics.median(mine))
-                fp16_medians["kernels"].append(statistics.median(new))
+                times = layer_times(binary, part, "resnet50", batch, precision,
+                                    framework=KERNELS)
+                queued.append(batch / step_of(times, "queue") / published)
+            for v, rs in (("shipped", mine), ("kernels", new), ("queued", queued)):
+                within[v][family] += sum(abs(r - 1) <= 0.1 for r in rs)
+                if family == "fp16":
+                    fp16_medians[v].append(statistics.median(rs))
+            cells += [f"{statistics.median(x):.2f}" for x in (mine, new, queued)]
         d = devices[part]
         per_sm.append(d["memory_bandwidth_gb_s"] / d["sm_count"])
         md.append(f"| `{part}` | {d['memory_bandwidth_gb_s'] / d['sm_count']:.1f} | " +
                   " | ".join(cells) + " |")
     n = len(SYSTEMS)
     md += ["", f"""Within 10% of the published figure: fp16 {within['shipped']['fp16']} of {n}
-        shipped, {within['kernels']['fp16']} with those prices; fp32 (TF32)
-        {within['shipped']['fp32']} and {within['kernels']['fp32']}. The fp16 medians'
+        shipped, {within['kernels']['fp16']} with those prices, {within['queued']['fp16']}
+        with them queued; fp32 (TF32) {within['shipped']['fp32']},
+        {within['kernels']['fp32']} and {within['queued']['fp32']}. The fp16 medians'
         Spearman's rho with the bandwidth per SM: {spearman(per_sm, fp16_medians['shipped']):.2f}
         shipped, {spearman(per_sm, fp16_medians['kernels']):.2f} with those prices; their
-        range {min(fp16_medians['shipped']):.2f}-{max(fp16_medians['shipped']):.2f} and
-        {min(fp16_medians['kernels']):.2f}-{max(fp16_medians['kernels']):.2f}."""]
+        range {min(fp16_medians['shipped']):.2f}-{max(fp16_medians['shipped']):.2f},
+        {min(fp16_medians['kernels']):.2f}-{max(fp16_medians['kernels']):.2f} and queued
+        {min(fp16_medians['queued']):.2f}-{max(fp16_medians['queued']):.2f}."""]
     md += ["", """The same prices on the shipped GPU sets (`configs/calibrations/`, each
         configuration's median step): step MAPE (median ratio) with the model's form, the
         host's dispatch added to each layer's device time, and with the host queueing the
@@ -335,29 +351,48 @@ def section_kernels(binary, devices, ratios):
         the GPU is free):""", ""]
     md += ["| set | shipped, added | kernels, added | shipped, queued | kernels, queued |",
            "|---|---:|---:|---:|---:|"]
+    errors = {}
     for name, device, precision in SETS:
         cells = []
         for framework, form in ((None, "sum"), (KERNELS, "sum"), (None, "queue"),
                                 (KERNELS, "queue")):
             e, r, count = set_errors(binary, name, device, precision, framework, form)
+            errors[name, framework, form] = e
             cells.append(f"{e:.3f} ({r:.2f})")
         md.append(f"| {name} ({count}) | " + " | ".join(cells) + " |")
-    md += ["", """Across the parts these prices carry ResNet-50 in mixed precision where the
-        shipped model does not: its misses followed the bandwidth per SM (above), the GDDR
-        parts' most, and with batch norm bound by the SMs and a quarter of the transposes the
-        spread narrows, the HBM parts now the faster side (the A100s up to 1.16).
-        On the H100 and H200 they do not stand as the model adds host and device: the
-        descriptions' dispatch (21/36/43 us a kernel) was fitted beside batch norms priced at
-        the DRAM's rate, and with their measured price the GPU's busy time and the host's
-        are counted twice; queued, the H200's own rounds come out nearer, the H100's sets
-        (whose dispatch was fitted added) further. A description takes them when the time
-        model queues the host and the GPU and `fit --device-out` fits the dispatch in that
-        form (issue 38). At TF32 the A100's ResNet-50, already slow in the model, comes out
-        slower: the TF32 convolutions' fraction for Ampere (0.3) was derived from NVIDIA's
-        ResNet-50 figures beside batch norms at the DRAM's rate, and a batch norm carried to
-        the A100 by its SMs x clock (108 at 1305 MHz against the H200's 132 at 1830) streams
-        at half its bandwidth, where nothing on an A100 measured it."""]
-    return [" ".join(x.split()) if x.startswith(("`", "The", "Across", "Within")) else x
+    parts = list(dict.fromkeys(p for _, p, _, _ in SYSTEMS))
+    low = [f"`{p}` {m:.2f}" for p, m in zip(parts, fp16_medians["queued"]) if m < 0.9]
+    bn = json.loads(run(binary, "devices", "--format", "json"))["devices"]
+    a100 = next(d for d in bn if d["device"] == "a100")
+    key = framework_key(KERNELS, "batchnorm_train_bytes_per_sm_clock")
+    stream = key * a100["sm_count"] * a100["sustained_clock_mhz"] * 1e6
+    better, worse = [], []
+    for name, _, _ in SETS:
+        q, shipped = errors[name, KERNELS, "queue"], errors[name, None, "sum"]
+        (better if q < shipped else worse).append(f"{name} ({q:.3f} against {shipped:.3f})")
+    md += ["", f"""Priced layer by layer and queued, ResNet-50's fp16 medians span
+        {min(fp16_medians['queued']):.2f}-{max(fp16_medians['queued']):.2f} (shipped
+        {min(fp16_medians['shipped']):.2f}-{max(fp16_medians['shipped']):.2f}), Spearman's rho
+        with the bandwidth per SM {spearman(per_sm, fp16_medians['queued']):.2f} (shipped
+        {spearman(per_sm, fp16_medians['shipped']):.2f}); below 0.9: {', '.join(low) or 'none'}. A batch norm's
+        training kernels take one SM to a channel: the H200's ran in proportion to C up to its
+        132 SMs (ops-h200.md), an A100's and a V100's did the same for 4 to 64 channels in a
+        public benchmark (xwang233/code-snippet, batchnorm3d-channels-last: cuDNN 8.2, fp16
+        NCDHW, 14 to 184 GB/s on an A100 as the channels double), and the A100's 64-channel
+        rate, 1.0 element per channel and clock, is the H200's at fp32: the key counts bytes,
+        so at fp16 cuDNN's takes half of them a clock. On the measured sets the prices, queued, beat
+        the model's own form on {', '.join(better) or 'none'} and not on
+        {', '.join(worse) or 'none'}: the descriptions' dispatch (21/36/43 us a kernel) was
+        fitted added, on the H100's sets, beside batch norms priced at the DRAM's rate, and
+        counts the GPU's busy time and the host's twice. A description takes them when the time model
+        queues the host and the GPU and `fit --device-out` fits the dispatch in that form
+        (issue 38). At TF32 the A100s stay slow: the TF32 convolutions' fraction for Ampere
+        (0.3) was derived from NVIDIA's ResNet-50 figures beside batch norms at the DRAM's
+        rate, and a batch norm of {a100['sm_count']} channels or more carried to the A100
+        ({a100['sm_count']} SMs at {a100['sustained_clock_mhz']:.0f} MHz) streams at
+        {stream / 1e12:.2f} TB/s, {stream / (a100['memory_bandwidth_gb_s'] * 1e9):.2f} of its
+        bandwidth, where no A100 measured it at fp32."""]
+    return [" ".join(x.split()) if x.startswith(("`", "The", "Priced", "Within")) else x
             for x in md]
 
 

@@ -332,6 +332,14 @@ def analyse_step(phases, precision):
                         add((phase, "dw name", short_kernel(k)), 1)
                     for k, t in zip(names, timed):
                         add((phase, "dw name us", short_kernel(k)), t)
+            # a batch norm's elements a second by its channels (the keys' evidence, below)
+            if r["op"] == "aten::batch_norm" and phase in ("infer", "fwd") and k_us > 0:
+                x = shapes_of(r["shapes"])[0]
+                if len(x) == 4:
+                    bucket = 1 << min(max(x[1].bit_length() - 1, 4), 10)
+                    add((phase, "bn channels", bucket, "elems"), math.prod(x))
+                    add((phase, "bn channels", bucket, "kernel"), k_us)
+                    add((phase, "bn channels", bucket, "kernel x C"), k_us * x[1])
             # the streaming rate of in-place ReLUs (read and write once, as a transpose)
             if r["op"] == "aten::relu_" and phase == "fwd":
                 n = math.prod(shapes_of(r["shapes"])[0])
@@ -479,10 +487,20 @@ def model_classes(binary, model):
     return out
 
 
-def predict(binary, model, batch, precision, classes):
+@functools.lru_cache(maxsize=None)
+def model_channels(binary, model):
+    """{layer: channels} of the zoo network's batch norms (their output's first dimension)."""
+    m = run(binary, "metrics", model, "--per-layer", "--format", "json")
+    return {l["name"]: l["output"][0] for l in m["per_layer"] if l["type"] == "batchnorm2d"}
+
+
+def predict(binary, model, batch, precision, classes, sm_count):
     """The whole passes and, per class and pass, the device's time (the layer's time less
     the host's dispatch in it) and the host's, in microseconds; with the NCHW transposes'
-    price (the NCHW description's conv layers less the channels-last one's)."""
+    price (the NCHW description's conv layers less the channels-last one's), and the batch
+    norms' device time over the SMs their training kernels keep busy, min(C, sm_count): a
+    block to a channel (device_roofline.c, batchnorm_sm_stream)."""
+    channels = model_channels(binary, model)
     base = ["predict", model, "--device", "h200", "-g", "1", "--batch", str(batch), "--image",
             "224", "--precision", precision, "--format", "json"]
     whole = run(binary, *base)
@@ -500,6 +518,10 @@ def predict(binary, model, batch, precision, classes):
             v[p, "host"] = v.get((p, "host"), 0.0) + l["host_" + p] * 1e6
             v[p, cls, "channels-last"] = v.get((p, cls, "channels-last"), 0.0) + \
                 (c["t_" + p] - c["host_" + p]) * 1e6
+            if l["layer"] in channels:
+                busy = min(channels[l["layer"]], sm_count) if p != "infer" else sm_count
+                v[p, "batch norm", "per SM"] = v.get((p, "batch norm", "per SM"), 0.0) + \
+                    dev / busy
             if cls in CONV:
                 t = (l["t_" + p] - c["t_" + p]) * 1e6
                 v[p, "transposes"] = v.get((p, "transposes"), 0.0) + t
@@ -924,11 +946,11 @@ def section_model(meas, pred, free):
 
 
 def h200_figures(binary):
-    """The h200 description's achievable stream (bytes/s) and SMs x sustained clock (Hz)."""
+    """The h200 description's achievable stream (bytes/s), its sustained clock (Hz) and SMs."""
     devs = run(binary, "devices", "--format", "json")["devices"]
     d = next(x for x in devs if x["device"] == "h200")
     return (d["memory_bandwidth_gb_s"] * 1e9 * d["memory_efficiency"],
-            d["sm_count"] * d["sustained_clock_mhz"] * 1e6)
+            d["sustained_clock_mhz"] * 1e6, d["sm_count"])
 
 
 def section_keys(binary, meas, pred):
@@ -936,15 +958,17 @@ def section_keys(binary, meas, pred):
     per SM per clock, cuDNN's (TF32 and fp32 points) and PyTorch's own (bf16), in training
     (forward and backward passes together) and at inference, and the share of the NCHW
     convolutions' tensors cuDNN transposed at bf16."""
-    stream, sms = h200_figures(binary)
+    stream, clock, sm_count = h200_figures(binary)
     md = ["## What the framework keys take from these profiles", ""]
     md += para(f"""A batch norm's bytes per SM per clock: the model's bytes of the batch norms
         (their device time in the model at the h200 description's stream, {stream / 1e12:.2f}
         TB/s, where the model finds them memory-bound) over their measured kernel time, over
-        the H200's SMs x sustained clock ({sms / 1e9:.1f} G SM-clocks a second), summed over
-        every point: cuDNN's kernels at TF32 and fp32 (PyTorch's choice there, and at fp16),
-        PyTorch's own at bf16, which cuDNN's batch norm does not take (ATen's
-        Normalization.cpp, _select_batch_norm_backend). The transposes' share: their
+        the SMs they keep busy x the H200's sustained clock ({clock / 1e9:.3f} GHz), summed
+        over every point: cuDNN's kernels at TF32 and fp32 (PyTorch's choice there, and at
+        fp16), PyTorch's own at bf16, which cuDNN's batch norm does not take (ATen's
+        Normalization.cpp, _select_batch_norm_backend). In training both reduce each channel
+        in a block of their own, so a layer of C channels keeps min(C, {sm_count}) SMs busy (the
+        table below); at inference all {sm_count}. The transposes' share: their
         estimated time (above) over the model's price of them, all bf16 points, both passes.
         `[framework] batchnorm_*_bytes_per_sm_clock` and `nchw_transpose_share` take them
         (docs/devices.md; configs/frameworks/pytorch-eager-kernels.ini).""")
@@ -954,17 +978,38 @@ def section_keys(binary, meas, pred):
             ("batchnorm_bf16_train_bytes_per_sm_clock", ("bf16",), ("fwd", "bwd")),
             ("batchnorm_bf16_infer_bytes_per_sm_clock", ("bf16",), ("infer",)))
     for key, precisions, phases in keys:
-        model = sum(pred[p][k].get((ph, "batch norm"), 0) for p in precisions
+        model = sum(pred[p][k].get((ph, "batch norm", "per SM"), 0) for p in precisions
                     for k in points_of(meas, p) for ph in phases)
         measured = sum(meas[p][k].get((ph, "batch norm", "kernel"), 0) for p in precisions
                        for k in points_of(meas, p) for ph in phases)
-        md.append(f"| {key} | {model * stream / measured / sms:.2f} |")
+        md.append(f"| {key} | {model * stream / measured / clock:.2f} |")
     rates = relu_rate(meas, "bf16")
     est = sum(meas["bf16"][k].get((ph, "conv T", "bytes"), 0) / rates * 1e6
               for k in meas["bf16"] for ph in ("fwd", "bwd"))
     priced = sum(pred["bf16"][k].get((ph, "transposes"), 0) for k in meas["bf16"]
                  for ph in ("fwd", "bwd"))
     md.append(f"| nchw_transpose_share | {est / priced:.2f} |")
+    md.append("")
+    md += para("""What the batch norms' kernels ran at, by their channels C (16 takes 16 to 31,
+        and so on; 1024 takes 1024 and more): elements a microsecond over every point, and
+        elements a microsecond per channel; the training forward pass's (cuDNN's at TF32 and
+        fp32 together, PyTorch's own at bf16), where the rate follows C up to the SMs, and
+        inference's, where it does not. The key prices min(C, SMs) x its bytes per SM-clock:
+        one rate per channel below the SMs' count.""")
+    md += ["",
+           "| channels | cuDNN train fwd: elements/us | per channel | PyTorch bf16 train fwd | "
+           "per channel | cuDNN inference | per channel |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    for bucket in (1 << e for e in range(4, 11)):
+        cells = []
+        for precisions, ph in ((("tf32", "fp32"), "fwd"), (("bf16",), "fwd"),
+                               (("tf32", "fp32"), "infer")):
+            el = sum(meas[p][k].get((ph, "bn channels", bucket, "elems"), 0)
+                     for p in precisions for k in points_of(meas, p))
+            us, us_c = (sum(meas[p][k].get((ph, "bn channels", bucket, what), 0)
+                            for p in precisions for k in points_of(meas, p))
+                        for what in ("kernel", "kernel x C"))
+            cells += [f"{el / us:,.0f}", f"{el / us_c:,.0f}"] if us else ["", ""]
+        md.append(f"| {bucket}{'+' if bucket == 1024 else ''} | " + " | ".join(cells) + " |")
     md.append("")
     return md
 
@@ -1335,7 +1380,8 @@ def main():
             del m[k]
     nets = [n for n in MODELS if any(k[0] == n for m in meas.values() for k in m)]
     classes = {m: model_classes(a.bin, m) for m in nets}
-    pred = {p: {k: predict(a.bin, k[0], k[1], p, classes[k[0]]) for k in meas[p]}
+    sm_count = h200_figures(a.bin)[2]
+    pred = {p: {k: predict(a.bin, k[0], k[1], p, classes[k[0]], sm_count) for k in meas[p]}
             for p in PRECISIONS}
     for p in PRECISIONS:  # both sides class the same convolutions alike
         for k, v in meas[p].items():

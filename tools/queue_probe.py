@@ -60,7 +60,7 @@ def class_ratios(binary):
             if m not in op_table.MODELS:
                 continue
             classes = op_table.model_classes(binary, m)
-            pred = op_table.predict(binary, m, b, p, classes)
+            pred = op_table.predict(binary, m, b, p, classes, op_table.h200_figures(binary)[2])
             for ph in PHASES:
                 for c in set(classes.values()):
                     if (ph, c) in pred and (ph, c, "kernel") in v:

@@ -41,18 +41,32 @@ static double softmax_upcast_per_score(const sm_device *v, const sm_layer *l, sm
 }
 
 /* Bytes/s at which the SMs stream a batch norm's pass where the framework's kernel is bound by
- * them: its bytes per SM per clock at the part's SMs and sustained clock (device_arch.c). PyTorch
- * runs cuDNN's kernels but at bf16, which cuDNN's batch norm does not take (ATen's
+ * them: its bytes per SM per clock at the part's sustained clock (device_arch.c). PyTorch runs
+ * cuDNN's kernels but at bf16, which cuDNN's batch norm does not take (ATen's
  * Normalization.cpp, _select_batch_norm_backend), where it runs its own; they are bound by
  * their reductions and their parallelism, not the DRAM: on an H200 at 0.1 to 0.7 of the rate
- * the same runs' ReLUs streamed at (docs/ops-h200.md). 0: bound by the DRAM alone. */
+ * the same runs' ReLUs streamed at (docs/ops-h200.md). In training both reduce a channel in a
+ * block of their own (cuDNN's bn_fw_tr_1C11 and bn_bw_1C11, PyTorch's
+ * batch_norm_collect_statistics), so a layer of C channels keeps min(C, SMs) SMs busy: the
+ * H200's training batch norms streamed in proportion to C up to its 132 SMs, 16 channels at an
+ * eighth of 128's rate (ops-h200.md, "What the framework keys take"). At inference every SM
+ * streams. 0: bound by the DRAM alone. */
 static double batchnorm_sm_stream(const sm_device *v, const sm_layer *l, sm_precision p, int train)
 {
     const unsigned batch_norm = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS;
     if ((l->type->traits & batch_norm) != batch_norm || !v->sm_count)
         return 0;
     double per_clock = v->batchnorm_sm_bytes[p == SM_BF16][!train];
-    return per_clock * v->sm_count * sm_device_sustained_clock(v);
+    double sms = v->sm_count;
+    if (train && l->out.ndim >= 1 && (double)l->out.dim[0] < sms)
+        sms = (double)l->out.dim[0];
+    /* cuDNN's training kernel takes an element a clock whatever its width: fp16 tensors
+     * (fp32 parameters) ran on an A100 at 1.0 element of a 64-channel batch norm per channel
+     * and clock, as fp32 ones on the H200 (xwang233/code-snippet, batchnorm3d-channels-last,
+     * cuDNN 8.2: 184 GB/s of fp16 a pass), so its bytes a clock halve with the bytes */
+    if (train && p == SM_FP16)
+        per_clock *= 0.5;
+    return per_clock * sms * sm_device_sustained_clock(v);
 }
 
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
