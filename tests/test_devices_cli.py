@@ -344,4 +344,22 @@ with tempfile.TemporaryDirectory() as tmp:
                          "-g", str(most + 1))
         check(ok == 0 and past != 0, f"{dev}: -g {most} rc {ok}, -g {most + 1} rc {past}")
 
+# cuDNN's NCHW <-> NHWC transposes are for tensor cores: the P100 (tensor_cores = none) runs its
+# fp16 on FP16x2 lanes in NCHW, so NCHW and channels-last take one time there, and nothing is
+# said of transposes; the V100's NCHW step is the longer by them (the hostile round of
+# 2026-11-26: the P100 was 19% slower in NCHW, "cuDNN transposes around convolutions" said)
+for dev, same in (("p100", True), ("v100", False)):
+    steps, lines = [], []
+    for framework in ("pytorch-eager", "pytorch-channels-last"):
+        rc, out, err = run("predict", "resnet50", "--device", dev, "--precision", "fp16",
+                           "--batch", "64", "--framework", framework, "--format", "json")
+        check(rc == 0, f"{dev} {framework}: {err}")
+        steps.append(json.loads(out or "{}").get("t_step", 0))
+        rc, out, err = run("predict", "resnet50", "--device", dev, "--precision", "fp16",
+                           "--batch", "64", "--framework", framework)
+        lines.append(out)
+    check((steps[0] == steps[1]) == same and steps[0] >= steps[1] > 0,
+          f"{dev}: NCHW {steps[0]} s, channels-last {steps[1]} s")
+    check(("transposes" in lines[0]) != same, f"{dev}: {lines[0][:300]}")
+
 finish()

@@ -157,10 +157,15 @@ double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work 
  * and efficiency, convolutions at their own, the rest at the fp32 vector peak. */
 double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
 
+/* 1 where cuDNN transposes NCHW tensors at fp16 and bf16 for the part's tensor cores: the
+ * activations are not channels-last and the part has tensor cores (tensor_cores other than
+ * none; a description that does not say is taken to have them). */
+int sm_device_transposes_nchw(const sm_device *v);
 /* The bytes that cuDNN's NCHW <-> NHWC transposes around a convolution move in one pass at
- * precision p, at its metrics m (at the batch): at fp16 and bf16 without channels_last, each
- * cuDNN call reads and writes its input and its output once more (the forward convolution:
- * input and output; the backward pass: data and weight gradients, twice that); 0 otherwise. */
+ * precision p, at its metrics m (at the batch): at fp16 and bf16 where the part transposes
+ * (sm_device_transposes_nchw), each cuDNN call reads and writes its input and its output once
+ * more (the forward convolution: input and output; the backward pass: data and weight
+ * gradients, twice that); 0 otherwise. */
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward);
 

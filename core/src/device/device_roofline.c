@@ -168,10 +168,17 @@ double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_wor
     return t;
 }
 
+int sm_device_transposes_nchw(const sm_device *v)
+{
+    /* a part without tensor cores (P100's fp16 runs on its FP16x2 lanes) keeps NCHW */
+    return !v->channels_last && strcmp(v->tensor_cores, "none") != 0;
+}
+
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward)
 {
-    if (v->channels_last || !sm_precision_is_half(p) || !has_trait(l, SM_TRAIT_CONVOLUTION))
+    if (!sm_device_transposes_nchw(v) || !sm_precision_is_half(p) ||
+        !has_trait(l, SM_TRAIT_CONVOLUTION))
         return 0;
     /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice;
      * of those, the share cuDNN's heuristics transpose (the rest run on NCHW) */

@@ -635,6 +635,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     /* the layout of activations matters to convolutions alone (device_roofline.c): named,
      * with cuDNN's transposes where it stores NCHW at fp16/bf16, for networks that have one */
     int half = sm_precision_is_half(d->precision), nchw = half && !d->dev.channels_last;
+    int transposes = half && sm_device_transposes_nchw(&d->dev);
     const char *layout = !half ? "" : nchw ? " NCHW" : " channels-last";
     char description[512], with_conv[512], without_conv[512], transposed[96];
     describe(d, layout, description, sizeof description);
@@ -644,7 +645,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
                  100 * d->dev.nchw_transpose_share);
     else
         snprintf(transposed, sizeof transposed, " NCHW (cuDNN transposes around convolutions)");
-    describe(d, nchw ? transposed : layout, with_conv, sizeof with_conv);
+    describe(d, transposes ? transposed : layout, with_conv, sizeof with_conv);
     describe(d, "", without_conv, sizeof without_conv);
     sm_precision precision = d->precision;
     int devices_per_node = d->dev.devices_per_node;
