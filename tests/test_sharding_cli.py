@@ -135,10 +135,10 @@ refused(["curve", NET, *ROUND, "--batch", "1", "--nodes", "1", "--checkpoint", "
 # the distributed optimizer over d ranks): bf16 parameters 2, the fp32 gradient buffer that is
 # the buckets themselves 4, the fp32 master weights and Adam's moments 12. They were priced as
 # AMP's, 4 + 8 + 12/d with the 16-bit copies of the matrix weights among the activations.
-def megatron(batch, *opts):
+def megatron(batch, *opts, precision="bf16", framework="megatron-core"):
     rc, out, err = run("predict", "megatron_gpt_1_7b_h100", "--device", "h100", "--nodes", "6",
-                       "-g", "8", "--batch", batch, "--seq", "4096", "--precision", "bf16",
-                       "--framework", "megatron-core", "--format", "json", *opts)
+                       "-g", "8", "--batch", batch, "--seq", "4096", "--precision", precision,
+                       "--framework", framework, "--format", "json", *opts)
     check(rc == 0, f"megatron-core {batch} {opts}: exit {rc}: {err.strip()}")
     return json.loads(out)["memory"] if rc == 0 else {}
 
@@ -151,6 +151,24 @@ for shard, per_weight in (("none", 18), ("optimizer", 6 + 12 / 48)):
     check(weights > 0 and abs(states / weights - per_weight) < 1e-6,
           f"megatron-core --shard {shard}: {states / max(weights, 1):.4f} bytes a parameter, "
           f"the guide's {per_weight:.4f}")
+# At fp32 (TF32) there is no cast: fp32 parameters that Adam updates, fp32 gradients, Adam's two
+# moments: 4 + 4 + 8 = 16 bytes a parameter, 8 + 8/d with the distributed optimizer (the guide's
+# fp32 row); they were 2 + 4 + 12, "16-bit weights" beside 4-byte activations (round 7)
+for shard, per_weight in (("none", 16), ("optimizer", 8 + 8 / 48)):
+    m = megatron("1", "--shard", shard, precision="tf32")
+    states = m.get("weights", 0) + m.get("gradients", 0) + m.get("optimizer", 0)
+    check(weights > 0 and abs(states / weights - per_weight) < 1e-6,
+          f"megatron-core --precision tf32 --shard {shard}: {states / max(weights, 1):.4f} "
+          f"bytes a parameter, the guide's {per_weight:.4f}")
+# Fully sharded, each device keeps its shard of the bf16 parameters, 2W/48, beside the fp32 master
+# copy among the optimizer's 12W/48: the weights row is AMP's (fp32 shards, 4W/48, and the same
+# bf16 units gathered) less 2W/48; it held 4W/48, the master weights counted twice (round 7)
+full = megatron("1", "--shard", "full")
+amp = megatron("1", "--shard", "full", "--optimizer", "adam", framework="pytorch-eager")
+check(weights > 0 and abs(full.get("weights", 0) - (amp.get("weights", 0) - 2 * weights / 48)) <= 2
+      and abs(full.get("optimizer", 0) - 12 * weights / 48) <= 1,
+      f"megatron-core --shard full: weights {full.get('weights')} (AMP's {amp.get('weights')}, "
+      f"W {weights}), optimizer {full.get('optimizer')}")
 # and no 16-bit copy of its weights beside them: the activations grow with the batch alone
 # (the copies, 2 bytes a matrix weight, were a part that did not)
 acts = [megatron(b).get("activations", 0) for b in ("1", "2")]

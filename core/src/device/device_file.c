@@ -447,8 +447,12 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->capacity_bytes = v->memory_capacity;
     out->fused_attention = v->fused_attention;
     out->no_fused_dropout = !v->fused_attention_dropout;
-    out->param_bytes = v->param_bytes;
-    out->master_in_optimizer = v->master_in_optimizer;
+    /* a cast model's 16-bit parameters, and the fp32 master copy its optimizer keeps, are of
+     * its fp16 and bf16 runs: at fp32 and TF32 the parameters are the fp32 weights the
+     * optimizer updates (Megatron's guide: 4 + 4 + 8 bytes a parameter with Adam in fp32) */
+    int cast = out->half && v->param_bytes < 4;
+    out->param_bytes = cast || v->param_bytes >= 4 ? v->param_bytes : 4;
+    out->master_in_optimizer = cast && v->master_in_optimizer;
     out->grad_bytes = v->grad_bytes;
     out->grad_is_bucket = v->grad_is_bucket;
 }

@@ -601,9 +601,11 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
             out->gradients = 4 * weights / n + 4 * largest;
         /* FSDP gathers by unit (bf16 under MixedPrecision): the root's weights from the
          * forward pass to the end of the backward pass, a block's while the next one's gather
-         * is in flight (the time model's units: predictor_device.c) */
+         * is in flight (the time model's units: predictor_device.c); each device keeps its
+         * shard of the parameters as stored (a cast model's 16-bit ones beside the master
+         * copy its optimizer holds, AMP's fp32 ones) */
         if (shard == SM_SHARD_FULL)
-            out->weights = 4 * weights / n + gathered_units(net, unit) * (c->half ? 2 : 4);
+            out->weights = param * weights / n + gathered_units(net, unit) * (c->half ? 2 : 4);
         double peak = training_peak(net, owner, unit, &w, (double)batch, c, &out->activations);
         out->backward = peak - out->activations;
     } else {
