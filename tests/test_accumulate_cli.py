@@ -107,6 +107,25 @@ rc, out, err = run(*BASE, "--accumulate", "4")
 check(rc == 0 and "x 4 micro-batches a step" in out and "K (t_fwd + t_bwd) + t_grad" in out,
       f"predict table says K: {out[:400]}")
 
+# ZeRO-2 keeps only its shard of the gradients, so it reduce-scatters them with every
+# micro-batch: t_grad grows by one reduce-scatter a micro-batch (t_grad(K) - t_grad(1) = (K - 1)
+# x the same increment), where ZeRO-1, holding the whole gradients, reduces once a step as
+# without accumulation; the two share K = 1's collectives. The increment is less than t_grad
+# (the gather and the update come once). It was once a step for both (round 7), beside a memory
+# of sharded gradients.
+grads = {}
+for shard in ("optimizer", "gradients"):
+    for k in (1, 2, 3):
+        grads[shard, k] = good_json("predict", "llama3_8b", "--device", "h200", "-g", "8",
+                                    "--nodes", "4", "--shard", shard, "--checkpoint", "full",
+                                    "--batch", "1", "--accumulate", str(k))["t_grad"]
+step = grads["gradients", 2] - grads["gradients", 1]
+check(grads["optimizer", 1] == grads["optimizer", 3] == grads["gradients", 1],
+      f"ZeRO-1 once a step, K = 1 alike: {grads}")
+check(0 < step < grads["gradients", 1] and
+      near(grads["gradients", 3] - grads["gradients", 1], 2 * step),
+      f"ZeRO-2 a reduce-scatter a micro-batch: {grads}")
+
 # refusals, one line each
 for bad in ("0", "-1", "x", "1.5", "", "2000000"):
     refused(["predict", "resnet50", "--batch", "8", "--accumulate", bad], "--accumulate")

@@ -153,9 +153,11 @@ static int check_positive(const sm_network *net, const sm_layout *l, const char 
 /* Gradient accumulation, for every predictor: each device runs K micro-batches, forward and
  * backward, and synchronises and updates once. DDP skips the all-reduce on all but the last
  * micro-batch (no_sync), so an all-reduce overlapped with the backward pass overlaps the last
- * one's, as without accumulation; ZeRO-1 and -2 reduce-scatter and gather once per step.
- * FSDP's full sharding gathers the weights and reduce-scatters the gradients with every
- * micro-batch (its default, and torchtitan's): per_micro recurs K times. A step's energy
+ * one's, as without accumulation; ZeRO-1 reduce-scatters and gathers once per step. ZeRO-2
+ * (FSDP's SHARD_GRAD_OP) keeps only its shard of the gradients, so it reduce-scatters them with
+ * every micro-batch and gathers the weights once; FSDP's full sharding gathers the weights and
+ * reduce-scatters the gradients with every micro-batch (its default, and torchtitan's):
+ * per_micro recurs K times. A step's energy
  * grows with its time (the average power of a step is kept). */
 static void accumulate(const sm_layout *layout, double per_micro, sm_prediction *out)
 {

@@ -366,7 +366,7 @@ static int full_shard_exposed(const device_predictor *d, const sm_ring_config *a
  * all-reduce or the sharded collectives. */
 static int sync_exposed(const device_predictor *d, const sm_network *net, const sm_layout *layout,
                         const layer_step *ls, const sm_metrics *total, sm_shard shard,
-                        double *exposed, sm_status *st)
+                        double *exposed, double *reduced, sm_status *st)
 {
     const sm_device *v = &d->dev;
     double weights = (double)total->weights;
@@ -378,11 +378,13 @@ static int sync_exposed(const device_predictor *d, const sm_network *net, const 
     if (shard == SM_SHARD_FULL) {
         if (full_shard_exposed(d, &a, net, ls, exposed, st))
             return -1;
+        *reduced = *exposed;
     } else {
         *exposed = shard == SM_SHARD_NONE ? sm_ring_allreduce_time(&a).total
                                           : bucketed(&a, ctx.op, a.bytes, d->bucket_bytes);
         if (d->overlap && overlapped_sync(d, net, ls, d->bucket_bytes, op_cost, &ctx, exposed, st))
             return -1;
+        *reduced = *exposed;
         /* ZeRO-1 and -2: each rank updates its shard, then the updated weights are gathered */
         if (shard != SM_SHARD_NONE)
             *exposed += bucketed(&a, SM_OP_ALL_GATHER, gather * weights, d->bucket_bytes);
@@ -415,8 +417,8 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
         t.fwd += ls[i].t.fwd;
         t.bwd += ls[i].t.bwd;
     }
-    double exposed;
-    int rc = sync_exposed(d, net, layout, ls, &total, shard, &exposed, st);
+    double exposed, reduced;
+    int rc = sync_exposed(d, net, layout, ls, &total, shard, &exposed, &reduced, st);
     free(ls);
     if (rc)
         return -1;
@@ -432,8 +434,10 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     out->t_fwd = t.fwd;
     out->t_bwd = t.bwd;
     out->t_grad = exposed + update;
-    /* full sharding gathers and reduce-scatters with every micro-batch (sm_predict) */
-    *per_micro = shard == SM_SHARD_FULL ? exposed : 0;
+    /* full sharding gathers and reduce-scatters with every micro-batch, and sharded gradients
+     * (ZeRO-2, FSDP's SHARD_GRAD_OP) are reduce-scattered with every micro-batch: a device holds
+     * only its shard between them (sm_predict) */
+    *per_micro = shard == SM_SHARD_FULL || shard == SM_SHARD_GRADIENTS ? reduced : 0;
     out->t_step = t.fwd + t.bwd + out->t_grad;
     return 0;
 }
