@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "option_values.h"
@@ -32,7 +33,8 @@ static void usage(void)
         "  --device-base N   device description for the ports per node and the terms of a level\n"
         "                    no run spans (default h100)\n"
         "  --device-out F    write the base with the fitted [node] keys as a device description\n"
-        "                    (for curve/predict --device F)\n"
+        "                    (for curve/predict --device F); - writes it on the standard\n"
+        "                    output in place of the table\n"
         "  --min-bytes N     smallest message used (default 1M; smaller ones run NCCL's\n"
         "                    low-latency protocols, which gradient buckets do not); suffixes K, M, "
         "G\n"
@@ -129,11 +131,21 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
     what[a->n_files] = "--device-base";
     if (stdin_once("fit-comm", what, inputs, a->n_files + 1))
         return -1;
-    if (a->out && a->output && strcmp(a->output, "-") && !strcmp(a->out, a->output)) {
-        fprintf(stderr, "scalemeter fit-comm: -o and --device-out name one file, %s\n", a->out);
+    if (a->out && a->output && !strcmp(a->out, a->output)) {
+        fprintf(stderr, "scalemeter fit-comm: -o and --device-out name one file, %s\n",
+                strcmp(a->out, "-") ? a->out : "- (the standard output)");
         return -1;
     }
-    return output_not_input("fit-comm", "--device-out", a->out, inputs, a->n_files + 1) ||
+    /* the description on the standard output takes the table's place (fit's --device-out -) */
+    if (a->out && !strcmp(a->out, "-") && (a->output || a->format != FORMAT_TABLE)) {
+        fprintf(stderr,
+                "scalemeter fit-comm: --device-out - puts the description on the standard output "
+                "in place of the table: %s has nothing to print\n",
+                a->output ? "-o" : "--format");
+        return -1;
+    }
+    return (a->out && strcmp(a->out, "-") &&
+            output_not_input("fit-comm", "--device-out", a->out, inputs, a->n_files + 1)) ||
            output_not_input("fit-comm", "-o", a->output, inputs, a->n_files + 1);
 }
 
@@ -212,6 +224,33 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
            f->mape);
 }
 
+/* --device-out -: the description is written to a file of its own (the core writes files
+ * whole, beside their destination) and copied to the standard output. */
+static int device_to_stdout(const sm_comm_fit_result *fit, const char *base, const char *sources,
+                            sm_status *st)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/scalemeter-fit-comm-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return sm_fail(st, "%s: cannot make a temporary file: %s", tmp, strerror(errno));
+    close(fd);
+    int rc = sm_comm_fit_write_device(fit, base, sources, tmp, st);
+    FILE *in = rc ? NULL : fopen(tmp, "r");
+    if (!rc && !in)
+        rc = sm_fail(st, "%s: cannot read back: %s", tmp, strerror(errno));
+    char buf[4096];
+    for (size_t n; in && (n = fread(buf, 1, sizeof buf, in)) > 0;)
+        fwrite(buf, 1, n, stdout);
+    if (in)
+        fclose(in);
+    unlink(tmp);
+    if (!rc && (fflush(stdout) || ferror(stdout)))
+        rc = sm_fail(st, "the standard output: %s", strerror(errno));
+    return rc;
+}
+
 int cmd_fit_comm(int argc, char **argv)
 {
     fit_comm_args a;
@@ -234,16 +273,20 @@ int cmd_fit_comm(int argc, char **argv)
         sm_comm_runs_free(&runs);
         return rc;
     }
-    print_result(&a, &runs, &fit);
+    int to_stdout = a.out && !strcmp(a.out, "-");
+    if (!to_stdout)
+        print_result(&a, &runs, &fit);
     if (a.out) {
         char sources[1024] = "";
         for (int i = 0; i < a.n_files; i++)
             snprintf(sources + strlen(sources), sizeof sources - strlen(sources), "%s%s",
                      i ? ", " : "", a.files[i]);
-        if (sm_comm_fit_write_device(&fit, a.base, sources, a.out, &st))
+        if ((to_stdout ? device_to_stdout(&fit, a.base, sources, &st)
+                       : sm_comm_fit_write_device(&fit, a.base, sources, a.out, &st)))
             rc = report_error(st.msg);
         else
-            fprintf(stderr, "scalemeter fit-comm: wrote %s\n", a.out);
+            fprintf(stderr, "scalemeter fit-comm: wrote %s\n",
+                    to_stdout ? "the description to the standard output" : a.out);
     }
     sm_comm_runs_free(&runs);
     return rc;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "output.h"
 
@@ -250,39 +251,58 @@ int parse_threshold(const char *text, double *out)
 
 int parse_size(const char *text, double *out)
 {
+    /* whole bytes, as --min-bytes of allreduce takes them: digits and a suffix, no fraction
+     * or exponent (1e-300 was taken and printed as "at least 0 bytes") */
     char *end;
     errno = 0;
-    double v = strtod(text, &end);
-    int decimal = decimal_before(text, end); /* before the suffix */
-    double unit = 1;
-    if (*end == 'K' || *end == 'k')
-        unit = 1024, end++;
-    else if (*end == 'M' || *end == 'm')
-        unit = 1048576, end++;
-    else if (*end == 'G' || *end == 'g')
-        unit = 1073741824, end++;
-    if (!strcmp(end, "B") || (unit > 1 && !strcmp(end, "iB")))
+    unsigned long long v = strtoull(text, &end, 10);
+    int shift = 0;
+    if (*end && strchr("kK", *end))
+        shift = 10;
+    else if (*end && strchr("mM", *end))
+        shift = 20;
+    else if (*end && strchr("gG", *end))
+        shift = 30;
+    if (shift)
+        end++;
+    if (!strcmp(end, "B") || (shift && !strcmp(end, "iB")))
         end += strlen(end);
-    if (!decimal || errno || end == text || *end || !(v >= 0) || !isfinite(v * unit)) {
+    if (errno || end == text || *end || !isdigit((unsigned char)text[0]) ||
+        v > (OPTION_MAX_BYTES >> shift)) {
         fprintf(stderr,
-                "scalemeter fit-comm: --min-bytes %s: expected a size in bytes, in decimal "
-                "(suffixes K, M, G)\n",
+                "scalemeter fit-comm: --min-bytes %s: expected whole bytes from 0 to 64G, in "
+                "decimal digits (suffixes K, M, G)\n",
                 text);
         return -1;
     }
-    *out = v * unit;
+    *out = (double)((uint64_t)v << shift);
     return 0;
 }
 
 int parse_file_nodes(char *arg, int64_t *nodes)
 {
-    /* the '@' is the last one, so that a path may hold others */
+    /* a name that exists is a file whatever it holds (run@2.txt), as curve's comma lists take
+     * an existing name whole; else the '@' is the last one, so that a path may hold others */
+    struct stat sb;
     char *at = strrchr(arg, '@');
     *nodes = 0;
-    if (!at)
+    if (!at || stat(arg, &sb) == 0)
         return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(at + 1, &end, 10);
+    if (!isdigit((unsigned char)at[1]) || errno || *end || v < 1 || v > (1 << 20)) {
+        char msg[512];
+        snprintf(
+            msg, sizeof msg,
+            "%.300s: no such file, and '%.100s' after its last '@' is no node count (FILE@NODES "
+            "takes an integer from 1 to 1048576, in decimal digits)",
+            arg, at + 1);
+        return report_error(msg), -1;
+    }
     *at = '\0';
-    return parse_positive("FILE@NODES", at + 1, 1 << 20, nodes);
+    *nodes = v;
+    return 0;
 }
 
 /* Whole numbers only: the digits are read as an integer and the suffix's power of 1000 must

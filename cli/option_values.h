@@ -50,10 +50,10 @@ int parse_threshold(const char *text, double *out);
  * powers of 1000 (K, M, B or G, T, P: 300M, 2.5B, 15T); 0 tokens is refused; the message on
  * standard error. */
 int parse_tokens(const char *option, const char *text, int64_t *out);
-/* fit-comm --min-bytes: a size in bytes, suffixes K, M, G (KB, KiB, ...). */
+/* fit-comm --min-bytes: whole bytes from 0 to 64G, suffixes K, M, G (KB, KiB, ...). */
 int parse_size(const char *text, double *out);
-/* fit-comm's operands: FILE@NODES cut at the last '@' (arg keeps FILE), nodes from 1 to 2^20;
- * no '@': nodes 0. */
+/* fit-comm's operands: a name that exists is the file (nodes 0); else FILE@NODES cut at the
+ * last '@' (arg keeps FILE), nodes from 1 to 2^20; no '@': nodes 0. */
 int parse_file_nodes(char *arg, int64_t *nodes);
 
 #endif

@@ -6,6 +6,7 @@
  * against the promise its parser makes, each string written against its format. */
 #include <getopt.h>
 #include <math.h>
+#include <sys/stat.h>
 
 #include "fuzz_common.h"
 #include "option_values.h"
@@ -68,11 +69,12 @@ static void values(int which, char *text)
             check(d > 0 && d <= 1);
         break;
     case 7:
-        if (parse_size(text, &d) == 0)
-            check(d >= 0 && isfinite(d));
+        if (parse_size(text, &d) == 0) /* whole bytes, up to 64 GiB */
+            check(d >= 0 && d == floor(d) && d <= (double)OPTION_MAX_BYTES);
         break;
     case 8: {
-        int at = strchr(text, '@') != NULL;
+        struct stat sb; /* a name that exists is a file, whatever '@' it holds */
+        int at = strchr(text, '@') != NULL && stat(text, &sb) != 0;
         if (parse_file_nodes(text, &i64) == 0)
             check(at ? i64 >= 1 && i64 <= 1 << 20 : i64 == 0);
         break;

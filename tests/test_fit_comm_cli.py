@@ -9,9 +9,10 @@ Usage: test_fit_comm_cli.py SCALEMETER_BINARY   (run from the source root)
 """
 import json
 import os
+import subprocess
 import tempfile
 
-from cli_checks import check, near, run, finish
+from cli_checks import SM, check, near, run, finish
 
 # The cluster the files describe: NVLink 360 GB/s per direction and 5 us per ring step inside a
 # node, 8 ports of 45 GB/s and 12 us per step between nodes (the DGX H100 of configs/devices has
@@ -517,9 +518,37 @@ with tempfile.TemporaryDirectory() as d:
     fails([one, "--device-base", "nosuchdevice"], "nosuchdevice")
     fails([one, "--min-bytes", "lots"], "--min-bytes")
     # in decimal, as the other real-valued options: strtod took 0x1p4K as 16K, and a sign
-    for size in ("0x1p4K", "+1M", " 1M"):
-        fails([one, "--min-bytes", size], f"--min-bytes {size}: expected a size in bytes, in "
-              "decimal")
+    # whole bytes alone: a fraction or an exponent was taken (1e-300 printed as "at least 0
+    # bytes", 1e308 as 309 digits, 12345678901234567890 as ...168: round 7), as allreduce's
+    # --min-bytes refuses them
+    for size in ("0x1p4K", "+1M", " 1M", "1e3", "0.1", "1.5K", "1e308", "12345678901234567890",
+                 "65G"):
+        fails([one, "--min-bytes", size], f"--min-bytes {size}: expected whole bytes from 0 to "
+              "64G, in decimal")
+    rc, so, se = run("fit-comm", one, two, "--min-bytes", "0", "--format", "json")
+    check(rc == 0 and json.loads(so or "{}").get("min_bytes") == 0, f"--min-bytes 0: {se}")
+    # --device-out - is the standard output, as fit's: the description in place of the table
+    # (a file named '-' was written, "wrote -"); beside -o or --format, refused
+    dash_dir = os.path.join(d, "dash")
+    os.mkdir(dash_dir)
+    p = subprocess.run([os.path.abspath(SM), "fit-comm", one, two, four, "--collective", "ring",
+                        "--device-out", "-"], capture_output=True, text=True, cwd=dash_dir)
+    check(p.returncode == 0 and not os.path.exists(os.path.join(dash_dir, "-")),
+          f"--device-out -: exit {p.returncode}, files {os.listdir(dash_dir)}: {p.stderr}")
+    check(p.stdout.startswith("; Device description written by `scalemeter fit-comm`") and
+          "intra_node_bandwidth_gb_s = 360" in p.stdout and "MAPE" not in p.stdout,
+          f"--device-out -: the description alone on stdout: {p.stdout[:300]}")
+    fails([one, two, "--device-out", "-", "-o", "-"], "-o and --device-out name one file, - (the "
+          "standard output)")
+    fails([one, two, "--device-out", "-", "--format", "json"], "in place of the table: --format")
+    # a file whose name holds an '@' is that file (run@2.txt), as an existing name is taken
+    # whole; an '@' that names no file and no node count says both (round 7: "FILE@NODES 2.txt:
+    # expected an integer")
+    at_name = write("run@2.txt", nccl_tests_output(2, 8))
+    rc, so, se = run("fit-comm", one, at_name, "--collective", "ring", "--format", "json")
+    check(rc == 0 and json.loads(so or "{}").get("samples") == 18, f"run@2.txt: {rc} {se}")
+    fails([one, os.path.join(d, "none@2.txt")], "none@2.txt: no such file, and '2.txt' after "
+          "its last '@' is no node count")
     # 100 s more per all-reduce than the links explain: 100 / 14 ring steps of 8 ranks is
     # 7.1e6 us per step, beyond the 1e6 a description holds; the file is not written (it was,
     # and no command could load it; found by fuzz/fuzz_comm.c)
