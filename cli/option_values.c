@@ -292,7 +292,7 @@ int parse_file_nodes(char *arg, int64_t *nodes)
     errno = 0;
     long long v = strtoll(at + 1, &end, 10);
     if (!isdigit((unsigned char)at[1]) || errno || *end || v < 1 || v > (1 << 20)) {
-        char msg[512];
+        char msg[640];
         snprintf(
             msg, sizeof msg,
             "%.300s: no such file, and '%.100s' after its last '@' is no node count (FILE@NODES "
