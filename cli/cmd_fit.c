@@ -226,6 +226,15 @@ static int parse_args(int argc, char **argv, fit_args *a)
             break;
         }
         case DEVICE_NAME:
+            /* the coefficient file's [fit] device: a line of its own, read back trimmed (the
+             * writer refuses what would not read back: a line break, ' ;') */
+            if (!*v || strspn(v, " \t") == strlen(v)) {
+                fprintf(stderr,
+                        "scalemeter fit: --device-name '%s': an empty name (leave the "
+                        "option out for the runs CSV's device)\n",
+                        v);
+                return -1;
+            }
             a->device = v;
             break;
         case DEVICE_OLD:

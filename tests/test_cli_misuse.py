@@ -473,6 +473,30 @@ try:
         rc, out, err = run(*args)
         check(rc == 0, f"{' '.join(args)}: exit {rc}: {err.strip()}")
         check(f"warning: {want}" in err, f"{' '.join(args)}: expected '{want}' in: {err.strip()}")
+    # a device name that the coefficient file cannot carry: a line break wrote "[fit]" and a key
+    # of its own into the file, which predict then refused ("precision given twice"), and ' ;'
+    # came back cut (round 7); refused, one line, nothing written. An empty name is refused as
+    # an option; a ';' without a blank before it reads back whole.
+    twice = os.path.join(tmp, "named.ini")
+    for name, want in (("evil\n[fit]\nprecision = fp32", "'evil\\x0a[fit]\\x0aprecision"),
+                       ("cafe ; x", "'cafe ; x'")):
+        rc, out, err = run("fit", CPU_CSV, "--no-weight-term", "--device-name", name, "-o", twice)
+        one_line_error(rc, err, 1, "its [fit] device would not read back as given", name)
+        check(want in err, f"--device-name {name!r}: {err.strip()}")
+        check(not os.path.exists(twice), f"--device-name {name!r} wrote the file")
+    rc, out, err = run("fit", CPU_CSV, "--device-name", "", "-o", twice)
+    one_line_error(rc, err, 2, "--device-name '': an empty name", "--device-name ''")
+    with open(CPU_CSV) as f:
+        rows = f.read().replace(",cpu,1,", ',"cpu\nnode 7",1,')
+    quoted = os.path.join(tmp, "quoted-device.csv")
+    with open(quoted, "w") as f:
+        f.write(rows)
+    rc, out, err = run("fit", quoted, "--no-weight-term", "-o", twice)
+    one_line_error(rc, err, 1, "'cpu\\x0anode 7'", "a runs CSV's device with a line break")
+    rc, out, err = run("fit", CPU_CSV, "--no-weight-term", "--device-name", "cafe; x", "-o", twice)
+    check(rc == 0 and "device = cafe; x\n" in open(twice).read(), f"cafe; x: {err.strip()}")
+    rc, out, err = run("predict", "resnet18", "--coeffs", twice, "--batch", "1")
+    check(rc == 0 and "cafe; x" in out, f"cafe; x read back: {err.strip()} {out[:200]}")
     rc, out, err = run("predict", "resnet50", *H100, "--batch", "8", "--batch", "8")
     check(rc == 0 and "given twice" not in err, f"--batch 8 --batch 8: {err.strip()}")
 finally:

@@ -8,6 +8,7 @@
  * that level: multi_gpu and multi_node of [fit]). Files written before it have neither key; their
  * ring form is read as what it was fitted as, one flat ring over all devices (sm_fit.flat_ring),
  * whose c2_ring_bytes and c3_ring_steps still check against the names. */
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -66,8 +67,35 @@ static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph, const char *
     fprintf(f, "\n");
 }
 
+/* 0 where text reads back whole as an INI value: no control character (a line break would
+ * start a line of its own, "[fit]" or a key), no " ;" (the rest a comment), no blank at either
+ * end (the reader trims them); else -1 naming the key. */
+static int ini_value(const char *path, const char *key, const char *text, sm_status *st)
+{
+    size_t n = strlen(text);
+    int bad = n > 0 && (isspace((unsigned char)text[0]) || isspace((unsigned char)text[n - 1]));
+    for (size_t i = 0; i < n && !bad; i++)
+        bad = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ||
+              (text[i] == ';' && i > 0 && isspace((unsigned char)text[i - 1]));
+    if (!bad)
+        return 0;
+    char shown[400]; /* one line: control characters escaped */
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 8 < sizeof shown; i++) {
+        unsigned char c = (unsigned char)text[i];
+        k += c < 0x20 || c == 0x7f ? (size_t)snprintf(shown + k, sizeof shown - k, "\\x%02x", c)
+                                   : (size_t)snprintf(shown + k, sizeof shown - k, "%c", c);
+    }
+    return sm_fail(st,
+                   "%s: not written: its [fit] %s would not read back as given (a control "
+                   "character, a blank at an end, or ' ;', which starts a comment): '%.120s'%s",
+                   path, key, shown, k > 120 ? "..." : "");
+}
+
 static int fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *path, sm_status *st)
 {
+    if (ini_value(path, "device", meta->device, st) || ini_value(path, "source", meta->source, st))
+        return -1;
     char tmp[4200];
     FILE *f = sm_atomic_open(path, tmp, sizeof tmp, st);
     if (!f)
