@@ -492,6 +492,7 @@ static void print_loo(const fit_args *a, const sm_runs *runs, const sm_loo *loo,
             if (loo->not_validated[k])
                 json_string(&w, loo->models[k]);
         json_end(&w);
+        json_warning_member(&w, "");
         json_end(&w);
     }
 }
@@ -590,11 +591,7 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
         json_end(&w);
         json_key(&w, "idle_watts");
         json_number_digits(&w, fit->opt.idle_watts, 17);
-        json_key(&w, "warning");
-        if (warning[0])
-            json_string(&w, warning);
-        else
-            json_null(&w);
+        json_warning_member(&w, warning);
         json_end(&w);
     }
 }
@@ -744,11 +741,10 @@ static void warn_efficiency_bound(const fit_args *a, const sm_device_fit_result 
                  asked[0][0] ? ", its" : "its", value[1]);
     if (!asked[0][0] && !asked[1][0])
         return;
-    fprintf(stderr,
-            "scalemeter fit: warning: %s: the runs went faster than %s allows: %s%s, above 1; "
-            "written as 1, the description predicts them slower than measured (runs of another "
-            "part? --device-base names its description)\n",
-            a->csv, d->base, asked[0], asked[1]);
+    say_warning("%s: the runs went faster than %s allows: %s%s, above 1; written as 1, the "
+                "description predicts them slower than measured (runs of another part? "
+                "--device-base names its description)",
+                a->csv, d->base, asked[0], asked[1]);
 }
 
 /* --device-out, staged: the description is written beside its destination (or, for "-", in a
@@ -826,11 +822,10 @@ static int write_device(const fit_args *a, const sm_device_fit_result *d, staged
             d->memory_efficiency);
     warn_efficiency_bound(a, d);
     if (!d->settled)
-        fprintf(stderr,
-                "scalemeter fit: warning: %s: the layers' compute- and memory-bound classes "
-                "never settled in %d rounds; the rounds' description that predicts the runs "
-                "best is written (runs of more networks and batches pin it down)\n",
-                a->csv, d->iterations);
+        say_warning("%s: the layers' compute- and memory-bound classes never settled in %d "
+                    "rounds; the rounds' description that predicts the runs best is written "
+                    "(runs of more networks and batches pin it down)",
+                    a->csv, d->iterations);
     return 0;
 }
 
@@ -867,11 +862,9 @@ static void warn_impossible_steps(const fit_args *a, const sm_runs *runs)
                              r->line);
     }
     if (n)
-        fprintf(stderr,
-                "scalemeter fit: warning: %s: %d row%s of several devices (line%s %s%s) "
-                "have t_step <= t_fwd + t_bwd, impossible with a gradient phase; they are "
-                "left out of the grad fit\n",
-                a->csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "");
+        say_warning("%s: %d row%s of several devices (line%s %s%s) have t_step <= t_fwd + "
+                    "t_bwd, impossible with a gradient phase; they are left out of the grad fit",
+                    a->csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "");
 }
 
 /* sm_fit_runs left out an energy phase that rows measured (why: the core's reason). */
@@ -884,10 +877,8 @@ static void warn_energy_left_out(const sm_runs *runs, const sm_fit *fit, const c
             used += snprintf(cols + used, sizeof cols - (size_t)used, "%s%s of %d row%s",
                              used ? ", " : "", column[e], fit->energy[e].stats.n,
                              fit->energy[e].stats.n == 1 ? "" : "s");
-    fprintf(stderr,
-            "scalemeter fit: warning: %s; that energy (%s) is left out of the fit, the times "
-            "are fitted\n",
-            named(runs, why, buf, sizeof buf), cols);
+    say_warning("%s; that energy (%s) is left out of the fit, the times are fitted",
+                named(runs, why, buf, sizeof buf), cols);
 }
 
 /* The coefficients fitted and written, and with --device-out the description staged in dev put
@@ -945,15 +936,14 @@ static int fit_and_write(fit_args *a, sm_runs *runs, sm_loo *loo,
         int energy = slot >= SM_N_FIT_PHASES;
         const sm_phase_fit *pf = energy ? &fit.energy[slot - SM_N_FIT_PHASES] : &fit.phase[slot];
         if (pf->fitted && pf->not_positive)
-            fprintf(stderr,
-                    "scalemeter fit: warning: %s:%d: the fitted %s%s predicts %g %s there, not "
-                    "positive (%d row%s): predict, curve and validate refuse such a prediction "
-                    "(fit without --no-nonneg)\n",
-                    a->csv, pf->not_positive_line, energy ? "energy of " : "phase ",
-                    energy ? sm_energy_phase_name((sm_energy_phase)(slot - SM_N_FIT_PHASES))
-                           : sm_phase_name((sm_phase)slot),
-                    pf->not_positive_value, energy ? "J" : "s", pf->not_positive,
-                    pf->not_positive == 1 ? "" : "s");
+            say_warning("%s:%d: the fitted %s%s predicts %g %s there, not positive (%d row%s): "
+                        "predict, curve and validate refuse such a prediction (fit without "
+                        "--no-nonneg)",
+                        a->csv, pf->not_positive_line, energy ? "energy of " : "phase ",
+                        energy ? sm_energy_phase_name((sm_energy_phase)(slot - SM_N_FIT_PHASES))
+                               : sm_phase_name((sm_phase)slot),
+                        pf->not_positive_value, energy ? "J" : "s", pf->not_positive,
+                        pf->not_positive == 1 ? "" : "s");
     }
     if (fit.comm_unidentified)
         fprintf(stderr,
@@ -1050,7 +1040,7 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
         rc = 2;
     } else {
         /* repeats found with each row's size known (an empty image is the network's own) */
-        say_runs_repeated("fit", a.csv, runs, "fitted");
+        say_runs_repeated(a.csv, runs, "fitted");
         rc = run(&a, runs, reg);
     }
     sm_registry_free(reg);

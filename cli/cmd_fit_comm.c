@@ -198,6 +198,7 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
         for (int i = 0; i < runs->n_sources; i++)
             json_string(&w, runs->sources[i]);
         json_end(&w);
+        json_warning_member(&w, "");
         json_end(&w);
         return;
     }

@@ -337,6 +337,7 @@ static void report(const validate_args *a, const sm_runs *runs, const sm_predict
         json_field_int(&w, "rows_with_capacity", known);
         json_field_int(&w, "ran_but_predicted_not_to_fit", oom);
         json_end(&w);
+        json_warning_member(&w, "");
         json_end(&w);
     } else if (a->format == FORMAT_TABLE) {
         if (known)
@@ -355,11 +356,9 @@ static void ran_but_oom_warn(const sm_runs *runs, const sm_run *r, double need, 
 {
     char need_s[32], has_s[32];
     if (k < 5)
-        fprintf(stderr,
-                "scalemeter validate: warning: %s:%d: %s at batch %lld ran, but is "
-                "predicted not to fit (%s of %s)\n",
-                runs->path, r->line, r->model, (long long)r->batch,
-                fmt_gib(need, need_s, sizeof need_s), fmt_gib(has, has_s, sizeof has_s));
+        say_warning("%s:%d: %s at batch %lld ran, but is predicted not to fit (%s of %s)",
+                    runs->path, r->line, r->model, (long long)r->batch,
+                    fmt_gib(need, need_s, sizeof need_s), fmt_gib(has, has_s, sizeof has_s));
 }
 
 /* Rows by (model, image), then by line: each network is loaded once, whatever the order of
@@ -548,7 +547,7 @@ int cmd_validate(int argc, char **argv)
     }
     /* rows left out are said, as fit says them: 8 rows of status OK were scored 19 of 27
      * without a word */
-    say_runs_repeated("validate", a.csv, runs, "compared");
+    say_runs_repeated(a.csv, runs, "compared");
     say_runs_notes("validate", a.csv, runs);
     if (sm_runs_select_precision(runs, a.precision, &st)) {
         sm_runs_free(runs);

@@ -195,12 +195,11 @@ int parse_list(const char *option, const char *text, int64_t max, int64_t *out, 
         /* B is where the doubling stops, not a value of its own: say so where it is left out,
          * or "1:100" gives 64 nodes at most without a word */
         if (parts == 2 && out[*n - 1] != range[1]) {
-            snprintf(msg, sizeof msg,
-                     "warning: %s %s: doubling from %lld stops at %lld, below %lld (%lld:%lld,%lld "
-                     "adds it)",
-                     option, text, (long long)range[0], (long long)out[*n - 1], (long long)range[1],
-                     (long long)range[0], (long long)out[*n - 1], (long long)range[1]);
-            report_error(msg);
+            say_warning("%s %s: doubling from %lld stops at %lld, below %lld (%lld:%lld,%lld "
+                        "adds it)",
+                        option, text, (long long)range[0], (long long)out[*n - 1],
+                        (long long)range[1], (long long)range[0], (long long)out[*n - 1],
+                        (long long)range[1]);
         }
         if (*p == '\0')
             return 0;

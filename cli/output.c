@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,41 @@
 static const char *command_name;
 
 void report_as(const char *cmd) { command_name = cmd; }
+
+/* What the command warned of, for its JSON; later ones past the buffer are on stderr alone. */
+static char said[8192];
+
+void say_warning(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "scalemeter %s: warning: %s\n", command_name ? command_name : "", msg);
+    size_t used = strlen(said);
+    if (used + strlen(msg) + 3 < sizeof said)
+        snprintf(said + used, sizeof said - used, "%s%s", used ? "; " : "", msg);
+}
+
+const char *said_warnings(void) { return said; }
+
+void json_warning_member(json_writer *w, const char *own)
+{
+    json_key(w, "warning");
+    size_t n = strlen(own), m = strlen(said);
+    char *all = n + m ? malloc(n + m + 3) : NULL;
+    if (!all) {
+        if (n + m)
+            json_string(w, n ? own : said); /* out of memory: one of them at least */
+        else
+            json_null(w);
+        return;
+    }
+    snprintf(all, n + m + 3, "%s%s%s", own, n && m ? "; " : "", said);
+    json_string(w, all);
+    free(all);
+}
 
 int report_error(const char *msg)
 {
@@ -61,7 +97,7 @@ static char **started_on = NULL;
 static const char *seen_value[SEEN_OPTS];
 static unsigned char seen[SEEN_OPTS];
 
-static void say_repeated(char **argv, const struct option *longs, int c, const char *arg)
+static void say_repeated(const struct option *longs, int c, const char *arg)
 {
     if (c < 0 || c >= SEEN_OPTS)
         return;
@@ -75,8 +111,7 @@ static void say_repeated(char **argv, const struct option *longs, int c, const c
                 snprintf(name, sizeof name, "--%s", o->name);
         if (!name[0])
             snprintf(name, sizeof name, "-%c", c);
-        fprintf(stderr, "scalemeter %s: warning: %s given twice (%s, then %s): %s is used\n",
-                argv[0], name, seen_value[c], arg, arg);
+        say_warning("%s given twice (%s, then %s): %s is used", name, seen_value[c], arg, arg);
     }
     seen[c] = 1;
     seen_value[c] = arg;
@@ -98,7 +133,7 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
     if (c == -1)
         started = 0;
     if (c != '?' && c != ':') {
-        say_repeated(argv, longs, c, optarg);
+        say_repeated(longs, c, optarg);
         return c;
     }
     started = 0;
@@ -845,19 +880,16 @@ void say_runs_notes(const char *cmd, const char *csv, const sm_runs *runs)
                 "fits false) left out\n",
                 cmd, csv, runs->not_measured);
     if (runs->energy_zero)
-        fprintf(stderr,
-                "scalemeter %s: warning: %s: %d energy field%s read 0 J (a counter that did not "
-                "advance over a short measurement); taken as not measured\n",
-                cmd, csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
+        say_warning("%s: %d energy field%s read 0 J (a counter that did not advance over a "
+                    "short measurement); taken as not measured",
+                    csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
 }
 
-void say_runs_repeated(const char *cmd, const char *csv, const sm_runs *runs,
-                       const char *repeated_as)
+void say_runs_repeated(const char *csv, const sm_runs *runs, const char *repeated_as)
 {
     if (runs->repeated)
-        fprintf(stderr,
-                "scalemeter %s: warning: %s:%d: the configuration of line %d measured again (%d "
-                "such row%s); every row is %s as a repeated measurement\n",
-                cmd, csv, runs->repeated_line, runs->repeated_of, runs->repeated,
-                runs->repeated == 1 ? "" : "s", repeated_as);
+        say_warning("%s:%d: the configuration of line %d measured again (%d such row%s); every "
+                    "row is %s as a repeated measurement",
+                    csv, runs->repeated_line, runs->repeated_of, runs->repeated,
+                    runs->repeated == 1 ? "" : "s", repeated_as);
 }

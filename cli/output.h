@@ -140,7 +140,7 @@ void output_reads_runs(const struct sm_runs *runs);
 void say_runs_notes(const char *cmd, const char *csv, const struct sm_runs *runs);
 /* The configurations csv measured again, each row then taken as a measurement: "fitted",
  * "compared" (repeated_as). */
-void say_runs_repeated(const char *cmd, const char *csv, const struct sm_runs *runs,
+void say_runs_repeated(const char *csv, const struct sm_runs *runs,
                        const char *repeated_as);
 /* -1 after a message where "-" (the standard input) is given for more than one of the n
  * inputs (given[k] named what[k]: "MODEL", "--coeffs"): the first would read it all and the
@@ -188,6 +188,14 @@ const char *network_label(const char *name);
 /* Prints "scalemeter COMMAND: MESSAGE" to stderr (the command command_begin named; "scalemeter:"
  * before one) and returns the exit status for errors. */
 int report_error(const char *msg);
+/* Prints "scalemeter COMMAND: warning: MESSAGE" to stderr (printf's format) and keeps
+ * MESSAGE for the command's JSON: said_warnings() joins every one said so far with "; " ("" when
+ * none), so that the member "warning" holds what stderr said (docs/output.md). */
+void say_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *said_warnings(void);
+/* The member "warning" of the open JSON object: own (the command's own lines, "; "-joined) and
+ * every warning said, "; "-joined; null where there is none. */
+void json_warning_member(json_writer *w, const char *own);
 /* The command report_error names, without command_begin's exit() guard: for the cpu module,
  * whose copy of this file never saw the program's command_begin. */
 void report_as(const char *cmd);

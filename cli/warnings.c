@@ -208,17 +208,12 @@ void warnings_print(warnings *w, const char *cmd)
 
 void warnings_json(warnings *w, json_writer *out)
 {
-    json_key(out, "warning");
-    if (!w->n) {
-        json_null(out);
-        return;
-    }
     size_t len = 1;
     for (int i = 0; i < w->n; i++)
         len += strlen(warnings_line(w, i)) + 2;
     char *all = malloc(len);
     if (!all) {
-        json_string(out, warnings_line(w, 0)); /* the first at least */
+        json_warning_member(out, w->n ? warnings_line(w, 0) : ""); /* the first at least */
         return;
     }
     all[0] = '\0';
@@ -227,6 +222,7 @@ void warnings_json(warnings *w, json_writer *out)
             strcat(all, "; ");
         strcat(all, warnings_line(w, i));
     }
-    json_string(out, all);
+    /* and what the command said before (an option's, a list's) */
+    json_warning_member(out, all);
     free(all);
 }

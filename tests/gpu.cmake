@@ -35,17 +35,17 @@ set_tests_properties(gpu_cli_backends_help PROPERTIES PASS_REGULAR_EXPRESSION
 set(SM_GPU_BENCH_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_cli.sh fails)
 if(SCALEMETER_HAVE_CUDA)
   foreach(case
-      "precision_value|--precision fp64: expected fp32, tf32, fp16 or bf16|--backend;cuda;--precision;fp64"
-      "precision_cpu|--precision: only with --backend cuda|--precision;tf32"
-      "conv_algo|--conv-algo fastest: expected measure or heuristic|--backend;cuda;--conv-algo;fastest"
-      "allreduce|--allreduce: with --backend cuda the gradients go through NCCL|--backend;cuda;--allreduce;ring"
+      "precision_value|--precision fp64: expected fp32, tf32, fp16 or bf16|--model;resnet18;--backend;cuda;--precision;fp64"
+      "precision_cpu|--precision: only with --backend cuda|--model;resnet18;--precision;tf32"
+      "conv_algo|--conv-algo fastest: expected measure or heuristic|--model;resnet18;--backend;cuda;--conv-algo;fastest"
+      "allreduce|--allreduce: with --backend cuda the gradients go through NCCL|--model;resnet18;--backend;cuda;--allreduce;ring"
       "no_kernel|no_kernel.ini:9: layer 'odd' of type 'test_identity' has no GPU kernel|--backend;cuda;--model;resnet18,tests/data/bench/no_kernel.ini")
     string(REPLACE "|" ";" parts "${case}")
     list(GET parts 0 name)
     list(GET parts 1 message)
     list(SUBLIST parts 2 -1 args)
     add_test(NAME gpu_cli_bench_bad_${name}
-      COMMAND ${SM_GPU_BENCH_SH} "${message}" ${SCALEMETER_BIN} bench --model resnet18 ${args}
+      COMMAND ${SM_GPU_BENCH_SH} "${message}" ${SCALEMETER_BIN} bench ${args}
       WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   endforeach()
   # every layer type of ours has GPU kernels: the type without any is the fake plugin's

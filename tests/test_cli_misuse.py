@@ -497,6 +497,23 @@ try:
     check(rc == 0 and "device = cafe; x\n" in open(twice).read(), f"cafe; x: {err.strip()}")
     rc, out, err = run("predict", "resnet18", "--coeffs", twice, "--batch", "1")
     check(rc == 0 and "cafe; x" in out, f"cafe; x read back: {err.strip()} {out[:200]}")
+    # what stderr warns of is in the JSON's "warning" too (docs/output.md); curve's --nodes 1:3,
+    # fit's and validate's runs-CSV warnings and an option given twice were on stderr alone
+    # (round 7)
+    ROUNDS = os.path.abspath("configs/calibrations/h200-pytorch-bf16-rounds.csv")
+    ZERO_J = os.path.abspath("configs/calibrations/h100-scalemeter-fp32.csv")
+    for args, want in (
+            (["curve", "resnet50", *H100, "--batch", "8", "--nodes", "1:3"],
+             "--nodes 1:3: doubling from 1 stops at 2"),
+            (["predict", "resnet50", *H100, "--batch", "8", "--batch", "16"],
+             "--batch given twice (8, then 16)"),
+            (["fit", ROUNDS, "--no-weight-term"], "the configuration of line 8 measured again"),
+            (["fit", ROUNDS, "--no-weight-term", "--cv", "loo"], "measured again"),
+            (["validate", ZERO_J, "--coeffs", "h100-scalemeter-fp32"], "read 0 J")):
+        rc, out, err = run(*args, "--format", "json")
+        doc = json.loads(out) if rc == 0 and out.strip() else {}
+        check(rc == 0 and want in err and want in (doc.get("warning") or ""),
+              f"{args[0]} JSON warning: exit {rc}: {doc.get('warning')!r}; stderr {err.strip()}")
     rc, out, err = run("predict", "resnet50", *H100, "--batch", "8", "--batch", "8")
     check(rc == 0 and "given twice" not in err, f"--batch 8 --batch 8: {err.strip()}")
 finally:
