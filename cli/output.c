@@ -717,6 +717,9 @@ void json_memory(json_writer *w, const char *key, const sm_memory *m)
         json_key(w, names[i]);
         json_whole(w, v[i]); /* bytes, every digit */
     }
+    /* what the CSV's and the table's memory are, and what fits compares with the capacity */
+    json_key(w, "total");
+    json_whole(w, m->peak + m->context);
     json_key(w, "capacity");
     if (m->fits >= 0) {
         json_whole(w, m->capacity);
