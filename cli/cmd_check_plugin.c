@@ -135,8 +135,9 @@ int cmd_check_plugin(int argc, char **argv)
         goto done;
     }
     int uncovered = coverage(reg, first, end, &t, cases);
-    printf("%s: %d cases, %d refusals, %d gradient checks: ", sm_registry_type(reg, first)->name,
-           t.cases, t.refusals, t.gradients);
+    printf("%s: %d case%s, %d refusal%s, %d gradient check%s: ", sm_registry_type(reg, first)->name,
+           t.cases, t.cases == 1 ? "" : "s", t.refusals, t.refusals == 1 ? "" : "s", t.gradients,
+           t.gradients == 1 ? "" : "s");
     if (t.failures + uncovered)
         printf("%d failed\n", t.failures + uncovered);
     else

@@ -518,11 +518,12 @@ static void print_fit(const fit_args *a, const sm_fit *fit, const sm_fit_meta *m
     } else if (a->format == FORMAT_CSV) {
         printf("phase,name,value\n");
     } else {
-        printf("fit of %s: %d %s rows, batch %lld-%lld, image %lld-%lld, up to %d devices (%s)\n"
+        printf("fit of %s: %d %s rows, batch %lld-%lld, image %lld-%lld, %s %d device%s (%s)\n"
                "statistics of each phase's fit on its own points (MAPE a fraction)\n\n",
                a->csv, fit->rows, fit->precision, (long long)fit->batch_min,
                (long long)fit->batch_max, (long long)fit->image_min, (long long)fit->image_max,
-               fit->devices_max, opts);
+               fit->devices_max == 1 ? "on" : "up to", fit->devices_max,
+               fit->devices_max == 1 ? "" : "s", opts);
     }
     const char *headers[] = {"phase", "coefficient", "value", "n", "RMSE", "NRMSE", "MAPE", "R2"};
     text_table *t = a->format == FORMAT_TABLE ? table_new(8, headers) : NULL;

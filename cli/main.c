@@ -45,6 +45,13 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     sm_plugin_stdout_to_stderr(1); /* a plugin's printf must not land in a JSON document */
+    if (argc > 3 && !strcmp(argv[1], "help")) { /* help takes one command */
+        fprintf(stderr,
+                "scalemeter help: one command at a time ('%s' after %s; scalemeter help "
+                "lists them)\n",
+                argv[3], argv[2]);
+        return 2;
+    }
     if (argc >= 3 && !strcmp(argv[1], "help")) { /* help CMD: CMD --help */
         if (!strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
             usage(stdout); /* help's own help is the command list */

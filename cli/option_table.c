@@ -47,7 +47,7 @@ int opt_int(const opt_desc *d, const char *arg, void *field)
 int opt_dataset(const opt_desc *d, const char *arg, void *field)
 {
     size_t n = strlen(arg);
-    if (n >= 2 && strchr("kKMBGTP", arg[n - 1]) && isdigit((unsigned char)arg[n - 2])) {
+    if (n >= 2 && strchr("kKmMbBgGtTpP", arg[n - 1]) && isdigit((unsigned char)arg[n - 2])) {
         char msg[256];
         snprintf(msg, sizeof msg,
                  "--dataset %s: samples are counted in digits (--dataset 1281167); a sequence "

@@ -311,13 +311,19 @@ int parse_tokens(const char *option, const char *text, int64_t *out)
     static const struct {
         char c;
         int64_t scale;
-    } suffixes[] = {{'K', INT64_C(1000)},
+    } suffixes[] = {/* either case: "1k" was taken and "1m" refused; a token has no milli */
+                    {'K', INT64_C(1000)},
                     {'k', INT64_C(1000)},
                     {'M', INT64_C(1000000)},
+                    {'m', INT64_C(1000000)},
                     {'B', INT64_C(1000000000)},
+                    {'b', INT64_C(1000000000)},
                     {'G', INT64_C(1000000000)},
+                    {'g', INT64_C(1000000000)},
                     {'T', INT64_C(1000000000000)},
-                    {'P', INT64_C(1000000000000000)}};
+                    {'t', INT64_C(1000000000000)},
+                    {'P', INT64_C(1000000000000000)},
+                    {'p', INT64_C(1000000000000000)}};
     const char *s = text;
     int64_t digits = 0, scale = 1, frac_div = 1;
     int n_digits = 0, in_frac = 0, ok = 1, pending_zeros = 0;

@@ -514,6 +514,9 @@ try:
         doc = json.loads(out) if rc == 0 and out.strip() else {}
         check(rc == 0 and want in err and want in (doc.get("warning") or ""),
               f"{args[0]} JSON warning: exit {rc}: {doc.get('warning')!r}; stderr {err.strip()}")
+    # help takes one command: `help predict extra` printed predict's help and exited 0
+    rc, out, err = run("help", "predict", "extra")
+    one_line_error(rc, err, 2, "help: one command at a time ('extra' after predict", "help x y")
     # CSV's memory is the peak plus the context; JSON's memory.peak leaves the context out, so a
     # field-by-field comparison failed (round 7): memory.total is the CSV's number
     rc, out, err = run("predict", "gpt2", *H100, "--batch", "8", "--format", "csv")

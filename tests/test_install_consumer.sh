@@ -81,7 +81,7 @@ check_plugin() { # check_plugin WHAT PLUGIN.so
     fi
     out=$("$prefix/bin/scalemeter" check-plugin "$2" --cases "$example/cases.ini" 2>&1) ||
         fail "$1: check-plugin: $out"
-    echo "$out" | grep -q "^mish: 3 cases, 1 refusals, 3 gradient checks: all passed$" ||
+    echo "$out" | grep -q "^mish: 3 cases, 1 refusal, 3 gradient checks: all passed$" ||
         fail "$1: check-plugin: $out"
 }
 out=$("$cmake" -S "$example" -B "$dir/plugin-cmake" -DCMAKE_PREFIX_PATH="$prefix" \

@@ -74,7 +74,9 @@ check(rc == 0 and rows.get("gpt2", {}).get("t_epoch") == "" and
 
 # SI suffixes are powers of 1000
 for text, value in [("15T", 15 * 10**12), ("2.5B", 2_500_000_000), ("300M", 300_000_000),
-                    ("7K", 7000), ("1.25G", 1_250_000_000), ("4096", 4096)]:
+                    ("7K", 7000), ("1.25G", 1_250_000_000), ("4096", 4096),
+                    # either case: "1k" was taken and "1m" refused (round 7)
+                    ("1k", 1000), ("1m", 10**6), ("2.5b", 2_500_000_000), ("3t", 3 * 10**12)]:
     d = good_json("predict", "gpt2", "--device", "h100", "--batch", "1", "--tokens", text)
     check(d.get("tokens") == value, f"--tokens {text}: {d.get('tokens')}, expected {value}")
 
