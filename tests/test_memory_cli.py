@@ -195,8 +195,9 @@ with tempfile.TemporaryDirectory() as tmp:
 # masks, for Megatron's kernels. GPT-2 (s 1024, h 768, a 12) at bf16 on a CUDA device: the
 # per-sample growth of the activations, less the parts outside the 12 blocks (the ids 8 s, the
 # embedding dropout's mask s h, ln_f's fp32 input 4 s h and statistics 8 s, the head's input
-# 2 s h, its output, the logits, which the loss reads, 2 s V (V 50257); their gradient comes
-# with the backward pass, in memory.backward), per block. Hugging Face's eager block (--attention eager) differs in four places the paper's count leaves out or
+# 2 s h, the loss's fp32 log-probabilities 4 s V (V 50257), which cross-entropy keeps for its
+# backward pass where the 16-bit logits it reads are freed, and its output, the losses, 2 s;
+# the gradients come with the backward pass, in memory.backward), per block. Hugging Face's eager block (--attention eager) differs in four places the paper's count leaves out or
 # fuses: its composite gelu_new keeps four 4h tensors where Megatron's GELU keeps its input (24
 # s b h more), each of its two layer norms keeps fp32 mean and rstd (16 s more), and CUDA
 # autocast runs its softmax in fp32 (ATen's autocast_mode.cpp, fp32_set_opt_dtype), whose result
@@ -209,7 +210,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # keeps none of the paper's 5 a s^2 (the softmax's output, the dropout's mask and output), nor
 # the fp32 softmax, but its fp32 log-sum-exp of every row, 4 a s (Dao et al. 2022, alg. 2).
 s_, h_, a_ = 1024, 768, 12
-outside = 8 * s_ + s_ * h_ + 4 * s_ * h_ + 8 * s_ + 2 * s_ * h_ + 2 * s_ * 50257
+outside = 8 * s_ + s_ * h_ + 4 * s_ * h_ + 8 * s_ + 2 * s_ * h_ + 4 * s_ * 50257 + 2 * s_
 paper = s_ * h_ * (34 + 5 * a_ * s_ / h_)
 for attention, want, what in (
         ("eager", paper + 28 * s_ * h_ + 16 * s_ + 2 * a_ * s_ * s_, "+ 28sbh + 16s + 2as^2"),

@@ -17,6 +17,8 @@
  *               tools/torch_eager_bytes.py on the module of cases.ini's first case in bf16
  *               (test_conformance_torch.py: 210 per sample of 3 x 5).
  *
+ * Inference computes no loss: its one forward kernel is of training alone (kernels_train_only).
+ *
  * What training keeps (PyTorch's derivatives.yaml): log_softmax keeps its output, nll_loss
  * the log-probabilities and the labels; the logits themselves are not kept (torchtitan frees
  * them, `del pred`, before the backward pass). With upcast the log-probabilities are fp32:
@@ -66,6 +68,10 @@ static int ce_metrics(const void *params, const sm_shape *in, int n_in, const sm
     m->bytes = sm_mul(4, sm_add(sm_mul(3, n), rows));
     if (p->upcast)
         m->upcast_bytes = sm_add(sm_mul(12, n), sm_mul(10, rows));
+    /* the loss of training: inference (serving, generation) computes none, so a network that
+     * ends in it takes no inference time for it, as for a dropout */
+    m->kernels_fwd = m->kernels_bwd = 1;
+    m->kernels_train_only = 1;
     return 0;
 }
 
