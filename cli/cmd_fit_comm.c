@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -113,6 +114,19 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
         a->files[a->n_files] = argv[i];
         a->nodes[a->n_files++] = (int)nodes;
     }
+    /* one file twice would count its runs twice, weighting the fit towards them */
+    for (int i = 0; i < a->n_files; i++)
+        for (int j = 0; j < i; j++) {
+            struct stat si, sj;
+            if (strcmp(a->files[i], "-") && !stat(a->files[i], &si) && !stat(a->files[j], &sj) &&
+                si.st_dev == sj.st_dev && si.st_ino == sj.st_ino) {
+                fprintf(stderr,
+                        "scalemeter fit-comm: %s and %s are one file: its runs would count "
+                        "twice\n",
+                        a->files[j], a->files[i]);
+                return -1;
+            }
+        }
     if (!a->n_files) {
         fprintf(stderr, "scalemeter fit-comm: which runs? (scalemeter fit-comm "
                         "node.txt two-nodes.txt; --help)\n");

@@ -549,6 +549,13 @@ with tempfile.TemporaryDirectory() as d:
     check(rc == 0 and json.loads(so or "{}").get("samples") == 18, f"run@2.txt: {rc} {se}")
     fails([one, os.path.join(d, "none@2.txt")], "none@2.txt: no such file, and '2.txt' after "
           "its last '@' is no node count")
+    # --impl on nccl-tests output, which times NCCL alone, was ignored; nccl is what it is. One
+    # file given twice counted its runs twice (round 7).
+    fails([one, two, "--impl", "mpi"], "one-node.txt: nccl-tests output, NCCL's all-reduce: "
+          "--impl mpi names another implementation")
+    rc, so, se = run("fit-comm", one, two, "--impl", "nccl", "--collective", "ring")
+    check(rc == 0, f"--impl nccl on nccl-tests output: {se}")
+    fails([one, two, one], "one-node.txt and", "are one file: its runs would count twice")
     # 100 s more per all-reduce than the links explain: 100 / 14 ring steps of 8 ranks is
     # 7.1e6 us per step, beyond the 1e6 a description holds; the file is not written (it was,
     # and no command could load it; found by fuzz/fuzz_comm.c)

@@ -776,7 +776,13 @@ int sm_comm_runs_read(sm_comm_runs *r, const char *path, int nodes, const char *
     int source = r->n_sources++;
     line_source src = {f, path, NULL, 0, 0, 0, 0};
     int format = detect_format(&src, st);
-    int rc = format < 0             ? -1
+    /* nccl-tests time NCCL alone: another implementation asked of it was ignored */
+    int rc = format < 0 ? -1
+             : format != FORMAT_CSV && impl && strcmp(impl, "nccl")
+                 ? sm_fail(st,
+                           "%s: nccl-tests output, NCCL's all-reduce: --impl %s names another "
+                           "implementation (of `scalemeter allreduce --format csv` runs)",
+                           path, impl)
              : format == FORMAT_CSV ? read_allreduce_csv(r, &src, nodes, impl, source, st)
                                     : read_nccl_tests(r, &src, nodes, source, st);
     if (!rc && ferror(f))
