@@ -43,10 +43,14 @@ static void test_step(const sm_network *two)
     CHECK_NEAR(pr.t_bwd, BWD, 1e-9);
     CHECK_NEAR(pr.t_grad, 3 * 2 * C2 + UPDATE, 1e-9);
     CHECK_NEAR(pr.t_step, 3 * (FWD + BWD) + 3 * 2 * C2 + UPDATE, 1e-9);
-    /* ZeRO-2: one reduce-scatter and one gather a step, as with K = 1 */
+    /* ZeRO-2: it keeps its shard of the gradients alone, so it reduce-scatters them with every
+     * micro-batch, C2 each, and gathers the weights once, C2 */
     CHECK_EQ(predict(two, "gradients", 0, &three, &pr), 0);
+    CHECK_NEAR(pr.t_grad, 3 * C2 + C2 + UPDATE, 1e-9);
+    CHECK_NEAR(pr.t_step, 3 * (FWD + BWD) + 4 * C2 + UPDATE, 1e-9);
+    /* ZeRO-1: the whole gradients held, one reduce-scatter and one gather a step, as K = 1 */
+    CHECK_EQ(predict(two, "optimizer", 0, &three, &pr), 0);
     CHECK_NEAR(pr.t_grad, 2 * C2 + UPDATE, 1e-9);
-    CHECK_NEAR(pr.t_step, 3 * (FWD + BWD) + 2 * C2 + UPDATE, 1e-9);
     /* ZeRO-1 overlapped: behind the last micro-batch's backward pass, as with K = 1 */
     CHECK_EQ(predict(two, "optimizer", 1, &three, &pr), 0);
     CHECK_NEAR(pr.t_grad, C + C2 + UPDATE, 1e-9);

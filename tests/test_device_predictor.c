@@ -467,6 +467,22 @@ int main(void)
     CHECK_EQ(lp[1].bound_infer, SM_BOUND_NONE);
     sm_predictor_free(p);
     sm_network_free(drop);
+    /* A loss is of training alone too, under a fusing framework as well, whose one kernel a
+     * working layer and pass took its dispatch and stream at inference: a fusing framework
+     * made GPT-2's inference slower than eager's (round 7) */
+    drop = net_load(reg,
+                    "[network]\nname = loss\ninput = 16x64\n[layers]\n"
+                    "head = linear out=1000\nloss = cross_entropy\n",
+                    0, &st);
+    CHECK(drop != NULL);
+    sm_device_options fusing = {.framework = "tests/data/curve/fused_framework.ini"};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &fusing, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, drop, &one, lp, &st), 0);
+    CHECK_EQ(lp[1].fused, 0);
+    CHECK(lp[1].t_infer == 0);
+    CHECK(lp[1].t_fwd > 10e-6 && lp[1].t_bwd > 10e-6 && lp[0].t_infer > 10e-6);
+    sm_predictor_free(p);
+    sm_network_free(drop);
 
     sm_network_free(net);
     sm_registry_free(reg);

@@ -264,7 +264,9 @@ int sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *f
  * cuDNN's epilogue: one kernel per working layer and pass, as before plugins counted them. */
 int64_t sm_layer_kernels(const sm_device *v, const sm_metrics *m, int phase)
 {
+    /* ... but a layer of training alone (a dropout, the loss) runs none at inference there
+     * too */
     if (v->fuse_epilogues || v->fuse_bn_relu)
-        return m->kernels;
+        return phase == 0 && m->kernels_infer <= 0 ? 0 : m->kernels;
     return phase == 0 ? m->kernels_infer : phase == 1 ? m->kernels_fwd : m->kernels_bwd;
 }
