@@ -169,6 +169,21 @@ check(weights > 0 and abs(full.get("weights", 0) - (amp.get("weights", 0) - 2 * 
       and abs(full.get("optimizer", 0) - 12 * weights / 48) <= 1,
       f"megatron-core --shard full: weights {full.get('weights')} (AMP's {amp.get('weights')}, "
       f"W {weights}), optimizer {full.get('optimizer')}")
+# ZeRO-1 gathers the updated parameters as the devices store them: AMP's fp32 at any precision
+# (the same t_grad at tf32 and bf16: 4-byte gradients reduce-scattered, 4-byte weights gathered),
+# a cast model's 16 bits at bf16 (less). The gather was priced at 2 bytes under AMP's bf16 beside
+# fp32 weights in memory (round 7).
+def zero1_grad(precision, framework):
+    rc, out, err = run("predict", "megatron_gpt_1_7b", "--device", "a100", "-g", "8", "--nodes",
+                       "4", "--shard", "optimizer", "--batch", "1", "--precision", precision,
+                       "--framework", framework, "--format", "json")
+    check(rc == 0, f"ZeRO-1 {precision} {framework}: {err.strip()}")
+    return json.loads(out)["t_grad"] if rc == 0 else 0
+
+
+amp = {p: zero1_grad(p, "pytorch-eager") for p in ("tf32", "bf16")}
+cast = zero1_grad("bf16", "megatron-core")
+check(amp["tf32"] == amp["bf16"] > cast > 0, f"ZeRO-1's gather: AMP {amp}, cast bf16 {cast}")
 # and no 16-bit copy of its weights beside them: the activations grow with the batch alone
 # (the copies, 2 bytes a matrix weight, were a part that did not)
 acts = [megatron(b).get("activations", 0) for b in ("1", "2")]

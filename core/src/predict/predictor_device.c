@@ -373,7 +373,10 @@ static int sync_exposed(const device_predictor *d, const sm_network *net, const 
     sm_ring_config a =
         sm_device_ring(v, v->grad_bytes * weights, d->bucket_bytes, (double)total->param_tensors,
                        layout->nodes, layout->gpus_per_node, d->collective);
-    double gather = gather_bytes(d);
+    /* ZeRO-1 and -2 gather the updated parameters as each device stores them (AMP's fp32, a
+     * cast model's 16 bits: memory.c's weights), FSDP its units at the precision it computes */
+    sm_memory_config stored;
+    sm_device_memory_config(v, d->precision, &stored);
     op_ctx ctx = {&a, shard == SM_SHARD_NONE ? SM_OP_ALL_REDUCE : SM_OP_REDUCE_SCATTER};
     if (shard == SM_SHARD_FULL) {
         if (full_shard_exposed(d, &a, net, ls, exposed, st))
@@ -387,7 +390,8 @@ static int sync_exposed(const device_predictor *d, const sm_network *net, const 
         *reduced = *exposed;
         /* ZeRO-1 and -2: each rank updates its shard, then the updated weights are gathered */
         if (shard != SM_SHARD_NONE)
-            *exposed += bucketed(&a, SM_OP_ALL_GATHER, gather * weights, d->bucket_bytes);
+            *exposed +=
+                bucketed(&a, SM_OP_ALL_GATHER, stored.param_bytes * weights, d->bucket_bytes);
     }
     return sm_device_check_allreduce(v, *exposed, layout->nodes, layout->gpus_per_node, st);
 }
