@@ -45,8 +45,9 @@ int plain_digits(const char *text)
     return p != text && *p == '\0';
 }
 
-/* "64M", "1K", "4096", "2GiB": a byte count with a binary suffix. */
-int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st)
+/* "64M", "1K", "4096", "2GiB": whole bytes in decimal digits with a binary suffix, at most
+ * 64G; -1 for anything else (a sign, a fraction, an exponent, hex). */
+static int whole_bytes(const char *text, uint64_t *out)
 {
     char *end;
     errno = 0;
@@ -63,10 +64,19 @@ int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *
     if (!strcmp(end, "B") || (shift && !strcmp(end, "iB")))
         end += strlen(end);
     if (errno || end == text || *end || !isdigit((unsigned char)text[0]) ||
-        v > (OPTION_MAX_BYTES >> shift) || (v << shift) < 4 || (v << shift) % 4)
+        v > (OPTION_MAX_BYTES >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int parse_bytes(const char *option, const char *text, uint64_t *out, sm_status *st)
+{
+    uint64_t v;
+    if (whole_bytes(text, &v) || v < 4 || v % 4)
         return sm_fail(st, "%s %s: expected a multiple of 4 bytes from 4 to 64G (suffixes K, M, G)",
                        option, text);
-    *out = (uint64_t)v << shift;
+    *out = v;
     return 0;
 }
 
@@ -250,31 +260,17 @@ int parse_threshold(const char *text, double *out)
 
 int parse_size(const char *text, double *out)
 {
-    /* whole bytes, as --min-bytes of allreduce takes them: digits and a suffix, no fraction
-     * or exponent (1e-300 was taken and printed as "at least 0 bytes") */
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    int shift = 0;
-    if (*end && strchr("kK", *end))
-        shift = 10;
-    else if (*end && strchr("mM", *end))
-        shift = 20;
-    else if (*end && strchr("gG", *end))
-        shift = 30;
-    if (shift)
-        end++;
-    if (!strcmp(end, "B") || (shift && !strcmp(end, "iB")))
-        end += strlen(end);
-    if (errno || end == text || *end || !isdigit((unsigned char)text[0]) ||
-        v > (OPTION_MAX_BYTES >> shift)) {
+    /* whole bytes, as --min-bytes of allreduce takes them (1e-300 was taken and printed as "at
+     * least 0 bytes"), 0 included: it keeps every size */
+    uint64_t v;
+    if (whole_bytes(text, &v)) {
         fprintf(stderr,
                 "scalemeter fit-comm: --min-bytes %s: expected whole bytes from 0 to 64G, in "
                 "decimal digits (suffixes K, M, G)\n",
                 text);
         return -1;
     }
-    *out = (double)((uint64_t)v << shift);
+    *out = (double)v;
     return 0;
 }
 
