@@ -165,10 +165,17 @@ static int parse_args(int argc, char **argv, fit_comm_args *a)
 
 static void level_row(text_table *t, const char *level, double bw, double lat, int fitted)
 {
-    char b[32], l[32];
-    snprintf(b, sizeof b, "%.4g", bw / 1e9);
-    snprintf(l, sizeof l, "%.3g", lat * 1e6);
-    const char *cells[] = {level, b, l, fitted ? "fitted" : "from the base"};
+    char b[32] = "-", l[32] = "-";
+    /* a base of one device a node may give no link inside it (bandwidth 0) */
+    int none = !fitted && !(bw > 0);
+    if (!none) {
+        snprintf(b, sizeof b, "%.4g", bw / 1e9);
+        snprintf(l, sizeof l, "%.3g", lat * 1e6);
+    }
+    const char *cells[] = {level, b, l,
+                           fitted ? "fitted"
+                           : none ? "none in the base (one device a node)"
+                                  : "from the base"};
     table_add(t, cells);
 }
 
@@ -178,8 +185,11 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
     if (a->format == FORMAT_CSV) {
         const char *form = f->nccl ? "nccl" : "ring";
         printf("level,bandwidth_gb_s,latency_us,fitted,collective\n");
-        printf("intra,%.6g,%.6g,%d,%s\n", f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
-               f->intra_fitted, form);
+        if (f->intra_fitted || f->intra_bandwidth > 0)
+            printf("intra,%.6g,%.6g,%d,%s\n", f->intra_bandwidth / 1e9, f->intra_latency * 1e6,
+                   f->intra_fitted, form);
+        else /* none in the base: empty, as JSON's null */
+            printf("intra,,,0,%s\n", form);
         printf("inter,%.6g,%.6g,%d,%s\n", f->inter_bandwidth / 1e9, f->inter_latency * 1e6,
                f->inter_fitted, form);
         return;
@@ -190,8 +200,10 @@ static void print_result(const fit_comm_args *a, const sm_comm_runs *runs,
         json_begin_object(&w);
         json_key(&w, "intra");
         json_begin_object(&w);
-        json_field_number(&w, "bandwidth_gb_s", f->intra_bandwidth / 1e9);
-        json_field_number(&w, "latency_us", f->intra_latency * 1e6);
+        /* null where the base, of one device a node, gives no link inside it */
+        int intra = f->intra_fitted || f->intra_bandwidth > 0;
+        json_field_number(&w, "bandwidth_gb_s", intra ? f->intra_bandwidth / 1e9 : NAN);
+        json_field_number(&w, "latency_us", intra ? f->intra_latency * 1e6 : NAN);
         json_field_bool(&w, "fitted", f->intra_fitted);
         json_end(&w);
         json_key(&w, "inter");

@@ -265,6 +265,26 @@ int main(void)
      * min(50 x 0.5, 20.4) GB/s behind a host not AMD's */
     c = sm_nccl_allreduce_only(1e3, 16, 1, &nvlink, &net, &none, SM_NCCL_RING, SM_NCCL_LL);
     CHECK_NEAR(c.seconds, 6.6e-6 + 30 * 9.6e-6 * 5 / 14 + 1e3 * 30 / 16 / 20.4e9, 1e-12);
+    /* A node of one device has no link inside it: its ring goes from the GPU to its port
+     * (NCCL's search starts bwIntra at bwInter, and no GPU-to-GPU path lowers it), so NCCL's
+     * bus is the one port's 50 GB/s, whatever the intra-node figure says (it was
+     * min(intra, 50 GB/s): 0.001 GB/s made a step of 150 s). Ring on Simple, 4 nodes of 1,
+     * 1e8 bytes, 10 us a step across the network (the tree's, 14/14 of it on Simple):
+     * 8.4 + 6 x 10 = 68.4 us + 1e8 x 2 x 3/4 / 50e9 = 3e-3 s; all-gather: 8.4 + 3 x 10 =
+     * 38.4 us + 1e8 x 3/4 / 50e9 = 1.5e-3 s. */
+    const sm_link crawl = {1e6, 3e-6}, port10 = {50e9, 10e-6};
+    c = sm_nccl_allreduce_only(1e8, 4, 1, &crawl, &port10, &none, SM_NCCL_RING, SM_NCCL_SIMPLE);
+    CHECK_NEAR(c.seconds, 68.4e-6 + 3e-3, 1e-12);
+    c = sm_nccl_gather_scatter_only(1e8, 4, 1, &crawl, &port10, &none, SM_NCCL_RING,
+                                    SM_NCCL_SIMPLE);
+    CHECK_NEAR(c.seconds, 38.4e-6 + 1.5e-3, 1e-12);
+    /* the hierarchical ring of such nodes, whose description gave no intra-node link (0 GB/s):
+     * the flat ring across nodes alone, 2 x 3/4 x 1e8 / 50e9 = 3e-3 s + 2 x 3 x 10 us, not
+     * 0/0 */
+    sm_ring_config lone = {1e8, 1e8, 4, 1, {0, 0}, port10, SM_COLLECTIVE_RING, NO_NCCL, 0, 0, 0};
+    t = sm_ring_allreduce_time(&lone);
+    CHECK_NEAR(t.bandwidth, 3e-3, 1e-12);
+    CHECK_NEAR(t.total, 3e-3 + 60e-6, 1e-12);
     /* NVLS alone where it cannot run (one device a node, or LL only): nothing, INFINITY */
     c = sm_nccl_allreduce_only(1e9, 2, 1, &hopper, &port, &hopper_nvls, SM_NCCL_NVLS_TREE,
                                SM_NCCL_SIMPLE);

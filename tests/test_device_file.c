@@ -27,6 +27,17 @@ static const error_case cases[] = {
     {DEVICE_PART "[node]\ndevices_per_node = 8\nintra_node_bandwidth_gb_s = 450\n"
                  "intra_node_latency_us = 3\ninter_node_bandwidth_gb_s = 50\n",
      0, "[node] inter_node_latency_us is missing"},
+    /* the link inside a node, for nodes of two devices or more: as many as devices_per_node
+     * says, or as many as max_devices_per_node lets -g take */
+    {DEVICE_PART "[node]\ndevices_per_node = 2\ninter_node_bandwidth_gb_s = 50\n"
+                 "inter_node_latency_us = 10\n",
+     0,
+     "[node] intra_node_bandwidth_gb_s is missing (GB/s in one direction between the devices "
+     "of a node, needed for a node of two devices or more)"},
+    {DEVICE_PART "[node]\ndevices_per_node = 1\nmax_devices_per_node = 8\n"
+                 "intra_node_bandwidth_gb_s = 63\ninter_node_bandwidth_gb_s = 50\n"
+                 "inter_node_latency_us = 10\n",
+     0, "[node] intra_node_latency_us is missing"},
     {"[device]\nprecision = bf16\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 1000\n" NODE_PART,
      0, "[device] peak_bf16_tflops is missing (TFLOP/s, needed for precision = bf16)"},
     {"[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = fast\n" NODE_PART, 3,
@@ -411,6 +422,23 @@ int main(void)
     CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
     CHECK_NEAR(dev.memory_bandwidth, 1000e9, 1e-15);
     CHECK_NEAR(dev.intra.latency, 3e-6, 1e-15);
+
+    /* A node of one device (a PCIe card alone in its server) has no link inside it: the file
+     * need not give one, and -g takes one device. */
+    path = net_file(DEVICE_PART "[node]\ndevices_per_node = 1\ninter_node_bandwidth_gb_s = 50\n"
+                                "inter_node_latency_us = 10\n");
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_EQ(dev.max_devices_per_node, 1);
+    CHECK_NEAR(dev.intra.bandwidth, 0, 0);
+    CHECK_EQ(sm_device_check_layout(&dev, 2, &st), -1);
+    /* listed (`scalemeter devices`) as no link: null, not 0 GB/s and 0 us */
+    sm_device_info info;
+    CHECK_EQ(sm_device_describe(path, &info, &st), 0);
+    CHECK_NEAR(info.intra_node_bandwidth_gb_s, 0, 0);
+    CHECK(isnan(info.intra_node_latency_us));
+    path = net_file(DEVICE_PART "[node]\ndevices_per_node = 1\nmax_devices_per_node = 1\n"
+                                "inter_node_bandwidth_gb_s = 50\ninter_node_latency_us = 10\n");
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
 
     /* The shipped descriptions, by name. Dense datasheet peaks: the H100's 989 TF (TF32) and
      * 1,979 TF (BF16) are sparse figures; half of them are dense. */

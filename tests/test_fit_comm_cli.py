@@ -573,4 +573,23 @@ with tempfile.TemporaryDirectory() as d:
         f.write(b"\xe5" * 24 + b"/s)\n     1048576        2621\n1013.9\n")
     fails([two_numbers], "two-numbers.txt:2:", "expected 'size count type redop")
 
+    # Nodes of one GPU (PCIe cards alone in their servers): NCCL's ring goes from each GPU to
+    # its one port, so the bus is the port's, and the base need not give a link inside the
+    # node (it could not: the base was refused without one, and with its 0 GB/s the fit took
+    # the port as hidden behind NVLink and kept the base's). Ring on Simple over N nodes of 1:
+    # 8.4 us + 2(N-1) steps of L_INTER + 2(N-1)/N s / B_PORT, written out by hand.
+    def lone_time(s, nodes, g):
+        return 8.4e-6 + 2 * (nodes - 1) * L_INTER + 2 * (nodes - 1) / nodes * s / B_PORT
+    lone_base = write("lone.ini", "[device]\npeak_fp32_tflops = 51\nmemory_bandwidth_gb_s = 2000\n"
+                      "[node]\ndevices_per_node = 1\ninter_node_bandwidth_gb_s = 10\n"
+                      "inter_node_latency_us = 30\ncollective = nccl\n")
+    lone = [write(f"lone-{n}.txt", nccl_tests_output(n, 1, time=lone_time)) for n in (2, 4)]
+    rc, so, se = run("fit-comm", *lone, "--device-base", lone_base, "--format", "json")
+    r = json.loads(so) if rc == 0 else {}
+    check(rc == 0 and r["inter"]["fitted"] and not r["inter_bandwidth_hidden"] and
+          near(r["inter"]["bandwidth_gb_s"], B_PORT / 1e9, 0.01) and
+          near(r["inter"]["latency_us"], L_INTER * 1e6, 0.02) and
+          r["intra"]["bandwidth_gb_s"] is None and r["intra"]["latency_us"] is None,
+          f"nodes of one GPU: {rc} {r} {se}")
+
 finish()

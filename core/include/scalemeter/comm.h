@@ -15,7 +15,8 @@
  * Simple protocol instead (nccl-tests run with NCCL_ALGO=Ring NCCL_PROTO=Simple), one ring over
  * all n = N G devices, pipelined through NVLink and the network:
  *   t(s) = 8.4 us + (2(n-1) - 2(N-1)) l_intra + 2(N-1) l_inter + 2(n-1)/n s / bus,
- * bus = B_intra on one node, min(B_intra, min(P,G) B_port) across nodes; NCCL's model then adds
+ * bus = B_intra on one node, min(B_intra, min(P,G) B_port) across nodes (B_port alone with one
+ * device a node, which has no link inside it); NCCL's model then adds
  * its other algorithms and protocols from NCCL's own constants.
  */
 #ifndef SCALEMETER_COMM_H

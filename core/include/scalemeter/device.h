@@ -104,7 +104,8 @@ typedef struct sm_device_info {
     double sustained_clock_mhz;
     double launch_overhead_us;
     int max_devices_per_node, inter_node_ports;
-    /* [node]: one direction of a device's links inside the node, one network port */
+    /* [node]: one direction of a device's links inside the node, one network port; a node of
+     * one device may give no link inside it: bandwidth 0 and latency NaN */
     double intra_node_bandwidth_gb_s, intra_node_latency_us;
     double inter_node_bandwidth_gb_s, inter_node_latency_us;
 } sm_device_info;

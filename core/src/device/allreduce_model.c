@@ -66,8 +66,10 @@ sm_ring_time sm_ring_allreduce_time(const sm_ring_config *a)
         t.bandwidth = t.latency = NAN;
         return t;
     }
-    /* Summed over buckets the bytes add up to the whole gradient; every bucket pays the steps. */
-    t.bandwidth = 2 * (g - 1) / g * a->bytes / a->intra.bandwidth +
+    /* Summed over buckets the bytes add up to the whole gradient; every bucket pays the steps.
+     * A node of one device has no intra-node link to divide by (device_file.c need not read
+     * one): 0 / 0 was NaN. */
+    t.bandwidth = (g > 1 ? 2 * (g - 1) / g * a->bytes / a->intra.bandwidth : 0) +
                   2 * (n - 1) / n * (a->bytes / g) / a->inter.bandwidth;
     t.latency = k * (2 * (g - 1) * a->intra.latency + 2 * (n - 1) * a->inter.latency);
     t.total = t.bandwidth + t.latency;

@@ -45,7 +45,8 @@ typedef struct field {
                       efficiencies have a physical floor, not 0: 1e-300 TFLOP/s made times
                       of inf s */
     int lo_ok;
-    int required;     /* 1: always; 2: where [device] precision selects it; 0: has a default */
+    int required;     /* 1: always; 2: where [device] precision selects it; 3: where a node holds
+                         two devices or more; 0: has a default */
     const char *what; /* for messages: what it is, with its unit */
 } field;
 
@@ -156,9 +157,9 @@ static const field fields[] = {
      "devices in one node"},
     {"node", "max_devices_per_node", F_INT, AT(max_devices_per_node), 1, 1, 4096, 1, 0,
      "the most devices a node of this part holds (-g up to it; default devices_per_node)"},
-    {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 1e-3, 1e6, 1, 1,
+    {"node", "intra_node_bandwidth_gb_s", F_REAL, AT(intra.bandwidth), 1e9, 1e-3, 1e6, 1, 3,
      "GB/s in one direction between the devices of a node"},
-    {"node", "intra_node_latency_us", F_REAL, AT(intra.latency), 1e-6, 0, 1e6, 1, 1,
+    {"node", "intra_node_latency_us", F_REAL, AT(intra.latency), 1e-6, 0, 1e6, 1, 3,
      "microseconds per ring step inside a node"},
     {"node", "inter_node_bandwidth_gb_s", F_REAL, AT(inter.bandwidth), 1e9, 1e-3, 1e6, 1, 1,
      "GB/s in one direction of one network port"},
@@ -574,12 +575,19 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                        "(configs/devices/*.ini)",
                        path);
 
+    /* a node of one device has no link inside it (a PCIe card alone in its server): the
+     * intra-node keys are for nodes of two or more, as devices_per_node or the most -g takes
+     * (max_devices_per_node, read but not yet defaulted) say */
+    int one_device = dev->devices_per_node == 1 && dev->max_devices_per_node <= 1;
     for (int i = 0; i < N_FIELDS; i++) {
         const field *f = &fields[i];
-        int needed = f->required == 1 || (f->required == 2 && f->offset == PEAK(dev->precision));
+        int needed = f->required == 1 || (f->required == 2 && f->offset == PEAK(dev->precision)) ||
+                     (f->required == 3 && !one_device);
         if (needed && !r.set_at[i])
             return sm_fail(st, "%s: [%s] %s is missing (%s%s%s)", path, f->section, f->key, f->what,
-                           f->required == 2 ? ", needed for precision = " : "",
+                           f->required == 2   ? ", needed for precision = "
+                           : f->required == 3 ? ", needed for a node of two devices or more"
+                                              : "",
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
     if (check_generations(&r) || check_nvls(&r))

@@ -1,4 +1,5 @@
 /* A device description's figures for listing (`scalemeter devices`), in the file's units. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,7 +40,9 @@ int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status 
     out->max_devices_per_node = v.max_devices_per_node;
     out->inter_node_ports = v.inter_ports;
     out->intra_node_bandwidth_gb_s = v.intra.bandwidth / 1e9;
-    out->intra_node_latency_us = v.intra.latency * 1e6;
+    /* a node of one device may give no link inside it (its bandwidth 0): no latency either,
+     * where 0 us would read as one given */
+    out->intra_node_latency_us = v.intra.bandwidth > 0 ? v.intra.latency * 1e6 : NAN;
     out->inter_node_bandwidth_gb_s = v.inter.bandwidth / 1e9;
     out->inter_node_latency_us = v.inter.latency * 1e6;
     return 0;

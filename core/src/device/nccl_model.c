@@ -149,6 +149,21 @@ static double nvls_seconds(double bytes, int nodes, int g, int channels, const s
     return latency + bytes * 2 * (n - 1) / n / bus;
 }
 
+/* NCCL's bus bandwidth: a channel's ring crosses nodes through one port, the node's channels
+ * through all of them, so between nodes the G rings' shares add up to the node's ports; inside
+ * the node NVLink bounds it. A node of one device has no link inside it: its ring goes from
+ * the GPU to its network port alone (NCCL's search starts bwIntra at bwInter and finds no
+ * GPU-to-GPU path to lower it), so the intra-node link, which such a description need not
+ * give, bounds nothing. */
+static double ring_bus(int nodes, int g, const sm_link *intra, const sm_link *inter)
+{
+    if (nodes == 1)
+        return intra->bandwidth;
+    if (g == 1)
+        return inter->bandwidth;
+    return fmin(intra->bandwidth, inter->bandwidth * g);
+}
+
 /* The ring on protocol p: 2(n-1) steps, 2(N-1) of them across the network; it moves 2(n-1)/n
  * of the bytes through every link. */
 static sm_nccl_ring_terms ring_terms(int p, double bytes, int nodes, int g)
@@ -179,11 +194,7 @@ sm_nccl_choice sm_nccl_allreduce_only(double bytes, int nodes, int gpus_per_node
     double n = (double)nodes * gpus_per_node;
     if (bytes <= 0 || n <= 1)
         return best;
-    /* NCCL's bus bandwidth: a channel's ring crosses nodes through one port, the node's
-     * channels through all of them, so between nodes the G rings' shares add up to the node's
-     * ports; inside the node NVLink bounds it */
-    double bus =
-        nodes == 1 ? intra->bandwidth : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    double bus = ring_bus(nodes, gpus_per_node, intra, inter);
     int channels = sys->channels > 0 ? sys->channels : gpus_per_node;
     static const unsigned algorithm_bits[N_ALGORITHMS] = {SM_NCCL_RING, SM_NCCL_TREE};
     best.seconds = INFINITY;
@@ -235,8 +246,7 @@ sm_nccl_choice sm_nccl_gather_scatter_only(double bytes, int nodes, int gpus_per
     double n = (double)nodes * gpus_per_node;
     if (bytes <= 0 || n <= 1)
         return best;
-    double bus =
-        nodes == 1 ? intra->bandwidth : fmin(intra->bandwidth, inter->bandwidth * gpus_per_node);
+    double bus = ring_bus(nodes, gpus_per_node, intra, inter);
     int channels = sys->channels > 0 ? sys->channels : gpus_per_node;
     best.seconds = INFINITY;
     if (!(algorithms & SM_NCCL_RING))

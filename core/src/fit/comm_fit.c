@@ -21,11 +21,12 @@ static int ring_ports(const sm_comm_fit_result *f, int g)
     return f->inter_ports > 0 && f->inter_ports < g ? f->inter_ports : g;
 }
 
-/* NCCL's ring on Simple: one ring over the nodes' devices, as fast as its slowest link. */
+/* NCCL's ring on Simple: one ring over the nodes' devices, as fast as its slowest link; a node
+ * of one device has no link inside it (nccl_model.c) */
 static double nccl_bus(const sm_comm_fit_result *f, int nodes, int g)
 {
     double net = ring_ports(f, g) * f->inter_bandwidth;
-    return nodes > 1 && net < f->intra_bandwidth ? net : f->intra_bandwidth;
+    return nodes > 1 && (g == 1 || net < f->intra_bandwidth) ? net : f->intra_bandwidth;
 }
 
 double sm_comm_time(const sm_comm_fit_result *f, double s, int nodes, int g)
@@ -206,15 +207,16 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const
             return -1;
         out->inter_latency = lat, out->inter_fitted = 1;
         /* NCCL's form fits the ring's bus: the network's, shared by the node's ports (for the
-         * runs' devices per node), where it is the slowest link; at NVLink's pace (within 2%,
-         * the runs' noise) the network is at least as fast and the runs tell no more */
+         * runs' devices per node), where it is the slowest link (always with one device a
+         * node: no link inside it); at NVLink's pace (within 2%, the runs' noise) the network
+         * is at least as fast and the runs tell no more */
         int g = 0;
         for (int i = 0; i < r->n; i++)
             if (r->samples[i].nodes > 1 && r->samples[i].gpus_per_node > g)
                 g = r->samples[i].gpus_per_node;
         if (!out->nccl)
             out->inter_bandwidth = 1 / inv_bw;
-        else if (1 / inv_bw < 0.98 * out->intra_bandwidth)
+        else if (g == 1 || 1 / inv_bw < 0.98 * out->intra_bandwidth)
             out->inter_bandwidth = 1 / inv_bw / ring_ports(out, g);
         else {
             out->inter_bandwidth_hidden = 1;
