@@ -134,12 +134,13 @@ for device, want in (("h100", "nccl"), ("cpu", "ring")):
           f"{device} JSON: {d}")
 
 # what restricts NCCL's model is said, as curve's description line says it: the caps a
-# description without an architecture leaves out (header and JSON), NCCL_ALGO's restriction,
-# nothing for the shipped h100 or the ring
+# description without an architecture or tensor cores (which name it) leaves out (header and
+# JSON), NCCL_ALGO's restriction, nothing for the shipped h100 or the ring
 no_arch = os.path.join(tmp, "h100-no-architecture.ini")
 with open(no_arch, "w") as f:
-    f.write(re.sub(r"(?m)^architecture = .*$", "", text))
-caveat = "without NCCL's per-generation caps (no architecture in the description)"
+    f.write(re.sub(r"(?m)^(architecture|tensor_cores) = .*$", "", text))
+caveat = ("without NCCL's per-generation caps (no architecture or tensor_cores in the "
+          "description)")
 for device, args, fmt, want in ((no_arch, [], "table", caveat),
                                 (no_arch, [], "json", caveat),
                                 ("h100", ["--algorithm", "Ring"], "json",

@@ -86,6 +86,12 @@ static const error_case cases[] = {
      "memory_type = hbm9: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
     {DEVICE_PART "tensor_cores = kepler\n" NODE_PART, 4,
      "tensor_cores = kepler: expected none, volta, turing, ampere, ada, hopper or blackwell"},
+    /* NVLS from Hopper on, the generation named by tensor_cores where architecture is left
+     * out (an A100 so described took NVLS) */
+    {DEVICE_PART "tensor_cores = ampere\n" NODE_PART "nvls_efficiency = 0.85\n", 11,
+     "nvls_efficiency = 0.85, but tensor_cores = ampere (line 4) has no NVLink SHARP"},
+    {DEVICE_PART "tensor_cores = none\n" NODE_PART "nvls_efficiency = 0.85\n", 11,
+     "but tensor_cores = none (line 4) has no NVLink SHARP"},
     /* C's hexadecimal floats are not the files' decimal: 0x1p9 was read as 512 */
     {"[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 0x1p9\n" NODE_PART, 3,
      "memory_bandwidth_gb_s = 0x1p9: expected a number from 0.001"},
@@ -422,6 +428,15 @@ int main(void)
     CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
     CHECK_NEAR(dev.memory_bandwidth, 1000e9, 1e-15);
     CHECK_NEAR(dev.intra.latency, 3e-6, 1e-15);
+
+    /* NCCL's generation from the tensor cores where architecture is left out (Ada's is
+     * Ampere's, NCCL going by compute capability), and unknown where neither is given */
+    path = net_file(DEVICE_PART "tensor_cores = ada\n" NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_EQ(dev.generation, SM_GPU_AMPERE);
+    path = net_file(DEVICE_PART "tensor_cores = hopper\n" NODE_PART "nvls_efficiency = 0.85\n");
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_EQ(dev.generation, SM_GPU_HOPPER);
 
     /* A node of one device (a PCIe card alone in its server) has no link inside it: the file
      * need not give one, and -g takes one device. */

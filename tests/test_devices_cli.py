@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 
 from cli_checks import check, near, run, finish
@@ -306,6 +307,24 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("allreduce", "--device", path)
     check(rc != 0 and f"{path}:{line}: nvls_efficiency = 0.85, but architecture = ampere "
           f"(line {arch}) has no NVLink SHARP" in err, f"NVLS on an A100: rc {rc}, {err!r}")
+    # the same A100 without its architecture line: tensor_cores = ampere names the generation
+    # (it took NVLS, and went without NCCL's Ampere caps); a part without tensor cores, before
+    # Volta, has none either
+    no_arch = re.sub(r"(?m)^architecture = .*\n", "", a100)
+    tc = no_arch[:no_arch.index("\ntensor_cores =")].count("\n") + 2
+    for cores in ("ampere", "none"):
+        with open(path, "w") as f:
+            f.write(no_arch.replace("tensor_cores = ampere", "tensor_cores = " + cores) +
+                    "nvls_efficiency = 0.85\n")
+        rc, out, err = run("allreduce", "--device", path)
+        check(rc != 0 and f"{path}:{line - 1}: nvls_efficiency = 0.85, but tensor_cores = "
+              f"{cores} (line {tc}) has no NVLink SHARP" in err and err.count("\n") == 1,
+              f"NVLS on tensor_cores = {cores}: rc {rc}, {err!r}")
+    with open(path, "w") as f:
+        f.write(no_arch)
+    rc, out, err = run("allreduce", "--device", path, "--nodes", "2", "--format", "json")
+    check(rc == 0 and json.loads(out)["restriction"] == "",
+          f"tensor_cores = ampere gives NCCL's caps: rc {rc}, {out[:300]} {err!r}")
     path = os.path.join(tmp, "bad.ini")
     with open(path, "w") as f:
         f.write((hopper % "").replace("boost_clock_mhz = 1980", "boost_clock_mhz = 1.98"))

@@ -520,22 +520,39 @@ static int check_generations(const reader *r)
                    r->path, arch, want, r->dev->tensor_cores, tc, want);
 }
 
+/* NCCL's generation where architecture is left out: the one tensor_cores names for it
+ * (Turing's volta, Ada's ampere), as check_generations wants the two to agree; an A100 that
+ * named only its tensor cores took NVLS and lost NCCL's caps. Unknown where neither says. */
+static void generation_from_tensor_cores(const reader *r)
+{
+    const char *nccl = sm_device_tensor_cores_nccl(r->dev->tensor_cores);
+    if (!line_of(r, "device", "architecture") && line_of(r, "device", "tensor_cores") && nccl)
+        sm_gpu_generation_parse(nccl, &r->dev->generation);
+}
+
 /* NVLink SHARP before Hopper: NCCL builds its NVLS kernels for compute capability 9.0 and
  * later alone (src/device/generate.py), so an A100 with nvls_efficiency ran an all-reduce no
- * A100 runs */
+ * A100 runs; nor does a GPU without tensor cores (before Volta). The generation is the
+ * architecture's, or the tensor cores' where it is left out. */
 static int check_nvls(const reader *r)
 {
     int line = line_of(r, "node", "nvls_efficiency");
     const sm_device *v = r->dev;
+    int arch = line_of(r, "device", "architecture"), tc = line_of(r, "device", "tensor_cores");
+    int before_volta = !arch && tc && !strcmp(v->tensor_cores, "none");
     if (!line || !(v->nvls_efficiency > 0) ||
-        (v->generation != SM_GPU_VOLTA && v->generation != SM_GPU_AMPERE))
+        (v->generation != SM_GPU_VOLTA && v->generation != SM_GPU_AMPERE && !before_volta))
         return 0;
+    char named[64];
+    if (arch)
+        snprintf(named, sizeof named, "architecture = %s",
+                 v->generation == SM_GPU_VOLTA ? "volta" : "ampere");
+    else
+        snprintf(named, sizeof named, "tensor_cores = %s", v->tensor_cores);
     return sm_fail(r->st,
-                   "%s:%d: nvls_efficiency = %g, but architecture = %s (line %d) has no NVLink "
-                   "SHARP: NCCL runs NVLS from Hopper on; give 0, or leave the key out",
-                   r->path, line, v->nvls_efficiency,
-                   v->generation == SM_GPU_VOLTA ? "volta" : "ampere",
-                   line_of(r, "device", "architecture"));
+                   "%s:%d: nvls_efficiency = %g, but %s (line %d) has no NVLink SHARP: NCCL runs "
+                   "NVLS from Hopper on; give 0, or leave the key out",
+                   r->path, line, v->nvls_efficiency, named, arch ? arch : tc);
 }
 
 int sm_device_load(const char *path, sm_device *dev, sm_status *st)
@@ -590,7 +607,10 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                                               : "",
                            f->required == 2 ? sm_precision_names[dev->precision] : "");
     }
-    if (check_generations(&r) || check_nvls(&r))
+    if (check_generations(&r))
+        return -1;
+    generation_from_tensor_cores(&r);
+    if (check_nvls(&r))
         return -1;
     int eff_given[SM_N_PRECISIONS], peak_line[SM_N_PRECISIONS], memory_given = 0;
     int power_line = 0, clock_line = 0, max_line = 0;
@@ -773,7 +793,8 @@ const char *sm_device_restriction(const sm_device *v, sm_collective collective, 
                  v->nccl_algo, v->nccl_proto);
     snprintf(buf, len, "%s%s", collective == SM_COLLECTIVE_NCCL ? restriction : "",
              collective == SM_COLLECTIVE_NCCL && v->generation == SM_GPU_UNKNOWN
-                 ? " without NCCL's per-generation caps (no architecture in the description)"
+                 ? " without NCCL's per-generation caps (no architecture or tensor_cores in "
+                   "the description)"
                  : "");
     return buf;
 }

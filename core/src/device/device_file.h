@@ -94,7 +94,8 @@ typedef struct sm_device {
     int inter_ports;              /* network ports per node */
     sm_collective collective;     /* what all-reduces gradients: the ring model or NCCL's */
     double nvls_efficiency;       /* NVLink SHARP in the node's switches (NCCL's model); 0: none */
-    sm_gpu_generation generation; /* for NCCL's caps; SM_GPU_UNKNOWN where not given */
+    sm_gpu_generation generation; /* for NCCL's caps: architecture, else tensor_cores' for NCCL;
+                                     SM_GPU_UNKNOWN where neither is given */
     sm_host_cpu host;             /* for NCCL's LL caps; SM_HOST_OTHER where not given */
     /* NCCL's choice restricted as NCCL_ALGO and NCCL_PROTO restrict it (masks of SM_NCCL_*;
      * 0: all), and the lists as given, for messages (sm_device_choose_collective) */
@@ -218,7 +219,8 @@ int sm_device_open_allreduce(const char *name_or_path, const sm_device_options *
 
 /* What qualifies NCCL's model where the collective is NCCL's, for the predictors'
  * descriptions: " (NCCL_ALGO=Ring, NCCL_PROTO=Simple)" for a restricted choice, and a note
- * where the description names no architecture (NCCL's per-generation caps left out); ""
+ * where the description names no architecture or tensor cores (NCCL's per-generation caps
+ * left out); ""
  * for the ring and for NCCL unrestricted on a known generation. */
 const char *sm_device_restriction(const sm_device *v, sm_collective collective, char *buf,
                                   size_t len);
