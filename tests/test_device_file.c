@@ -92,6 +92,11 @@ static const error_case cases[] = {
      "nvls_efficiency = 0.85, but tensor_cores = ampere (line 4) has no NVLink SHARP"},
     {DEVICE_PART "tensor_cores = none\n" NODE_PART "nvls_efficiency = 0.85\n", 11,
      "but tensor_cores = none (line 4) has no NVLink SHARP"},
+    /* text after a header was dropped: the key lost, or [node] read as [device] */
+    {"[device] peak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 1000\n" NODE_PART, 1,
+     "'peak_fp32_tflops = 10' after the header [device]: a section header stands alone"},
+    {DEVICE_PART "[node] x\n", 4, "'x' after the header [node]"},
+    {"[device][node]\n", 1, "'[node]' after the header [device]"},
     /* C's hexadecimal floats are not the files' decimal: 0x1p9 was read as 512 */
     {"[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 0x1p9\n" NODE_PART, 3,
      "memory_bandwidth_gb_s = 0x1p9: expected a number from 0.001"},
@@ -588,6 +593,13 @@ int main(void)
         CHECK_EQ(dev.fused_attention, attention[i].attention);
         CHECK_EQ(dev.fused_attention_dropout, 1);
     }
+    /* a framework file goes through the same reader; a comment may follow a header */
+    CHECK_EQ(sm_device_load_framework(net_file("[framework] dispatch_fwd_us = 3\n"), &dev, &st),
+             -1);
+    CHECK_CONTAINS(st.msg, ":1: 'dispatch_fwd_us = 3' after the header [framework]");
+    CHECK_EQ(sm_device_load_framework(net_file("[framework]  ; eager\ndispatch_fwd_us = 3\n"), &dev,
+                                      &st),
+             0);
     /* PyTorch's CPU scaled_dot_product_attention takes no dropout */
     CHECK_EQ(sm_device_load("configs/devices/cpu.ini", &dev, &st), 0);
     CHECK_EQ(dev.fused_attention_dropout, 0);

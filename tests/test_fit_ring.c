@@ -20,6 +20,7 @@
 #include "../core/src/device/allreduce_model.h"
 #include "check.h"
 #include "fit_tests.h"
+#include "net_file.h"
 #include "scalemeter/fit.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol)*fabs(b))
@@ -444,6 +445,9 @@ static void test_flat_file(void)
     CHECK(sm_fit_read("tests/data/fit/bad_coeffs_flat_names.ini", &fit, &meta, &st) == -1);
     CHECK_CONTAINS(st.msg, "c2_intra_bytes: expected c2_ring_bytes here");
     CHECK_CONTAINS(st.msg, "flat ring form of older versions: refit it");
+    /* a coefficient file goes through the INI reader too: text after a header is refused */
+    CHECK(sm_fit_read(net_file("[fit] precision = fp32\n"), &fit, &meta, &st) == -1);
+    CHECK_CONTAINS(st.msg, ":1: 'precision = fp32' after the header [fit]");
 }
 
 /* Overlap with fitted coefficients (tests/data/fit/ring_coeffs.ini) on two_conv.ini, batch 1,

@@ -56,6 +56,12 @@ static const error_case cases[] = {
     {NET "a = relu\nb = relu from=,\n", 5, "from=,: an empty name"},
     {NET "a = relu\nb = add from=a,\n", 5, "from=a,: an empty name"},
     {NET "a = relu\nb = add from=,a\n", 5, "from=,a: an empty name"},
+    /* text after a header was dropped: every file through the INI reader refuses it */
+    {"[network] x\ninput = 3x8x8\n[layers]\na = relu\n", 1,
+     "'x' after the header [network]: a section header stands alone on its line"},
+    {NET "a = relu\n[block b] c = relu\n", 5, "'c = relu' after the header [block b]"},
+    {"[network]\ninput = 3x8x8\n[layers] ; a comment\na = relu\n[layers]#\n", 5,
+     "'#' after the header [layers]"},
     {"[network]\ninput = 3x0x8\n[layers]\na = relu\n", 2, "input = 3x0x8"},
     {"[network]\ninput = 3x4000000000x8\n[layers]\na = relu\n", 2, "input = 3x4000000000x8"},
     /* a shape is sizes joined by single 'x's, nothing before, between or after */

@@ -39,6 +39,18 @@ static char *header(sm_ini_reader *r, const char *open, char *str)
         return str;                          /* inih's syntax error */
     if (close - open - 1 > MAX_SECTION_NAME) /* inih would cut the name */
         return refuse(r, "a section name longer than 49 characters");
+    /* inih drops what follows the ']' without a word: a key there ("[device] sm_count = 1")
+     * was lost, and "[device][node]" read as [device]. Only a comment may follow. */
+    const char *after = close + 1;
+    while (isspace((unsigned char)*after))
+        after++;
+    if (*after && *after != ';') {
+        snprintf(r->why, sizeof r->why,
+                 "'%.40s%s' after the header [%.*s]: a section header stands alone on its line "
+                 "(give each key a line of its own; a comment after the header begins with ';')",
+                 after, strlen(after) > 40 ? "..." : "", (int)(close - open - 1), open + 1);
+        return refuse(r, r->why);
+    }
     char name[MAX_SECTION_NAME + 1];
     memcpy(name, open + 1, (size_t)(close - open - 1));
     name[close - open - 1] = '\0';
