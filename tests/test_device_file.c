@@ -109,6 +109,23 @@ static const error_case cases[] = {
      "conv_efficiency_bf16 without peak_bf16_tflops"},
 };
 
+/* Writes text to DIR/NAME and loads it as a description (framework 0) or a framework file
+ * (1), for the names taken from the file's; the file goes after. */
+static int load_named(const char *dir, const char *name, const char *text, int framework,
+                      sm_device *dev, sm_status *st)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        check_fatal(__FILE__, __LINE__, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    int rc = framework ? sm_device_load_framework(path, dev, st) : sm_device_load(path, dev, st);
+    unlink(path);
+    return rc;
+}
+
 /* The counts of one pass that the sm_layer_pass_work tests below share, each adding its own:
  * 100 FLOPs, 60 of them matrix products, 200 backward, 1000 bytes at fp32. */
 static sm_metrics pass_counts(void)
@@ -442,6 +459,26 @@ int main(void)
     path = net_file(DEVICE_PART "tensor_cores = hopper\n" NODE_PART "nvls_efficiency = 0.85\n");
     CHECK_EQ(sm_device_load(path, &dev, &st), 0);
     CHECK_EQ(dev.generation, SM_GPU_HOPPER);
+
+    /* The name of a description or framework that gives none: its file's, less the final
+     * .ini alone (cut at the first dot, h100-v1.5.ini was h100-v1, and .hidden.ini an empty
+     * name); a file named .ini keeps its whole name, as a network's does, never an empty one. */
+    char dir[] = "/tmp/sm_test_names_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    static const struct {
+        const char *file, *name;
+    } names[] = {{"h100-v1.5.ini", "h100-v1.5"},
+                 {".hidden.ini", ".hidden"},
+                 {".ini", ".ini"},
+                 {"a.b.c", "a.b.c"}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        CHECK_EQ(load_named(dir, names[i].file, DEVICE_PART NODE_PART, 0, &dev, &st), 0);
+        CHECK_STR_EQ(dev.name, names[i].name);
+        CHECK_EQ(load_named(dir, names[i].file, "[framework]\ndispatch_fwd_us = 3\n", 1, &dev, &st),
+                 0);
+        CHECK_STR_EQ(dev.framework, names[i].name);
+    }
+    rmdir(dir);
 
     /* A node of one device (a PCIe card alone in its server) has no link inside it: the file
      * need not give one, and -g takes one device. */

@@ -399,12 +399,17 @@ static int on_entry(void *user, const char *section, const char *key, const char
  * a key before any [section] themselves. */
 static const sm_ini_format description_format = {0, 1, NULL};
 
-/* The file name without folder and .ini, the name of a description that gives none. */
+/* The file name without folder and its final .ini, the name of a description (or framework)
+ * that gives none: cut at the first dot, h100-v1.5.ini was h100-v1 and .hidden.ini an empty
+ * name, the one `name =` may not give. A file named .ini alone keeps it, as a network's name
+ * keeps a leading dot (network_parse.c), so the name is never empty. */
 static void name_from_path(const char *path, char *name, size_t len)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    size_t n = strcspn(base, ".");
+    size_t n = strlen(base);
+    if (n > 4 && !strcmp(base + n - 4, ".ini"))
+        n -= 4;
     snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), base);
 }
 
