@@ -149,7 +149,7 @@ int cmd_devices(int argc, char **argv)
         } else {
             json_begin_object(&jw);
             json_field_string(&jw, "device", names[i]);
-            json_field_string(&jw, "description", d.description);
+            json_text(&jw, "description", d.description);
             json_key(&jw, "peak_tflops");
             json_begin_object(&jw);
             for (int k = 0; k < 4; k++)

@@ -7,9 +7,11 @@ import io
 import json
 import os
 import re
+import shutil
+import subprocess
 import tempfile
 
-from cli_checks import check, near, run, finish
+from cli_checks import SM, check, near, run, finish
 
 NAMES = ["h100", "h100-pcie", "h200", "b200", "a100", "a100-pcie-40gb", "a100-pcie-80gb", "a10",
          "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090", "h100-96gb-500w",
@@ -380,5 +382,31 @@ for dev, same in (("p100", True), ("v100", False)):
     check((steps[0] == steps[1]) == same and steps[0] >= steps[1] > 0,
           f"{dev}: NCHW {steps[0]} s, channels-last {steps[1]} s")
     check(("transposes" in lines[0]) != same, f"{dev}: {lines[0][:300]}")
+
+# A description that gives no description, no source and, one device a node, no intra-node
+# link, listed from a data folder of its own (the program, its library and plugins, and
+# share/scalemeter/configs/devices beside them): what it does not give is null in JSON and
+# empty in CSV, its description too ("" before, where its source was null).
+with tempfile.TemporaryDirectory() as tree:
+    build = os.path.dirname(os.path.dirname(os.path.abspath(SM)))
+    for sub in ("bin", "lib", "share/scalemeter/configs/devices"):
+        os.makedirs(os.path.join(tree, sub))
+    shutil.copy(SM, os.path.join(tree, "bin"))
+    shutil.copy(os.path.join(build, "lib", "libscalemeter.so.0"), os.path.join(tree, "lib"))
+    os.symlink(os.path.join(build, "lib", "scalemeter"), os.path.join(tree, "lib", "scalemeter"))
+    with open(os.path.join(tree, "share/scalemeter/configs/devices/bare.ini"), "w") as f:
+        f.write("[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 1000\n[node]\n"
+                "devices_per_node = 1\ninter_node_bandwidth_gb_s = 50\n"
+                "inter_node_latency_us = 10\n")
+    own = os.path.join(tree, "bin", "scalemeter")
+    p = subprocess.run([own, "devices", "--format", "json"], capture_output=True, text=True)
+    bare = json.loads(p.stdout)["devices"] if p.returncode == 0 else []
+    check(len(bare) == 1 and all(bare[0][k] is None for k in (
+              "description", "source", "intra_node_bandwidth_gb_s", "intra_node_latency_us")),
+          f"bare description listed: {p.returncode} {bare} {p.stderr}")
+    p = subprocess.run([own, "devices", "--format", "csv"], capture_output=True, text=True)
+    row = next(csv.DictReader(io.StringIO(p.stdout)), {})
+    check(row.get("description") == "" and row.get("intra_node_latency_us") == "",
+          f"bare description in CSV: {row}")
 
 finish()
