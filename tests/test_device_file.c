@@ -97,6 +97,9 @@ static const error_case cases[] = {
      "'peak_fp32_tflops = 10' after the header [device]: a section header stands alone"},
     {DEVICE_PART "[node] x\n", 4, "'x' after the header [node]"},
     {"[device][node]\n", 1, "'[node]' after the header [device]"},
+    /* "[]" made its keys "outside a section (before any [section] header)", the wrong reason */
+    {DEVICE_PART "[]\ndevices_per_node = 1\n", 4, "a section header without a name"},
+    {DEVICE_PART "[ \t]\ndevices_per_node = 1\n", 4, "a section header without a name"},
     /* C's hexadecimal floats are not the files' decimal: 0x1p9 was read as 512 */
     {"[device]\npeak_fp32_tflops = 10\nmemory_bandwidth_gb_s = 0x1p9\n" NODE_PART, 3,
      "memory_bandwidth_gb_s = 0x1p9: expected a number from 0.001"},

@@ -62,6 +62,7 @@ static const error_case cases[] = {
     {NET "a = relu\n[block b] c = relu\n", 5, "'c = relu' after the header [block b]"},
     {"[network]\ninput = 3x8x8\n[layers] ; a comment\na = relu\n[layers]#\n", 5,
      "'#' after the header [layers]"},
+    {"[network]\ninput = 3x8x8\n[]\na = relu\n", 3, "a section header without a name"},
     {"[network]\ninput = 3x0x8\n[layers]\na = relu\n", 2, "input = 3x0x8"},
     {"[network]\ninput = 3x4000000000x8\n[layers]\na = relu\n", 2, "input = 3x4000000000x8"},
     /* a shape is sizes joined by single 'x's, nothing before, between or after */

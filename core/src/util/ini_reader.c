@@ -54,6 +54,11 @@ static char *header(sm_ini_reader *r, const char *open, char *str)
     char name[MAX_SECTION_NAME + 1];
     memcpy(name, open + 1, (size_t)(close - open - 1));
     name[close - open - 1] = '\0';
+    /* inih names the keys under "[]" as those before any header (section ""): they were
+     * refused as "outside a section", the wrong reason */
+    if (!name[strspn(name, " \t")])
+        return refuse(r, "a section header without a name: name the section its keys go "
+                         "under");
     r->key_seen = 0;
     r->section_line = r->line;
     if (r->format && r->format->on_section && !r->handler_failed &&
