@@ -615,6 +615,22 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(slow_forward, "w") as f:
         f.write("[framework]\nname = slow-forward\ndispatch_infer_us = 100\n"
                 "dispatch_fwd_us = 100\ndispatch_bwd_us = 1\n")
+    # the dispatch costs a framework leaves out cost the launch, and the description says so:
+    # a file of dispatch_infer_us alone priced training kernels at the h100's 5 us unseen
+    infer_only = os.path.join(tmp, "infer_only.ini")
+    with open(infer_only, "w") as f:
+        f.write("[framework]\nname = infer-only\ndispatch_infer_us = 21\n")
+    notes = {}
+    for fw in (infer_only, slow_forward, "pytorch-eager"):
+        rc, out, err = cli_checks.run("predict", "resnet50", "--device", "h100", "--framework",
+                                      fw, "--batch", "8", "-g", "1", "--format", "json")
+        notes[fw] = json.loads(out)["coeffs"] if rc == 0 else err
+    check("infer-only dispatch (dispatch_fwd_us, dispatch_bwd_us and dispatch_update_us not "
+          "given: the launch's 5 us)," in notes[infer_only], f"infer-only: {notes[infer_only]}")
+    check("slow-forward dispatch (dispatch_update_us not given: the launch's 5 us)," in
+          notes[slow_forward], f"slow-forward: {notes[slow_forward]}")
+    check("pytorch-eager dispatch," in notes["pytorch-eager"] and
+          "not given" not in notes["pytorch-eager"], f"pytorch-eager: {notes['pytorch-eager']}")
     for ckpt, t_bwd, host_bwd, bound in (("none", 7.422528e-6, 1e-6, "memory"),
                                          ("full", 1.10633792e-4, 101e-6, "host")):
         rc, out, err = cli_checks.run("predict", relus, "--device", ROUND[2], "--framework",

@@ -491,9 +491,12 @@ static void framework_fallbacks(sm_device *dev)
 {
     double *dispatch[] = {&dev->dispatch_infer, &dev->dispatch_fwd, &dev->dispatch_bwd,
                           &dev->dispatch_update};
+    dev->dispatch_not_given = 0;
     for (int k = 0; k < 4; k++)
-        if (*dispatch[k] < 0)
+        if (*dispatch[k] < 0) {
             *dispatch[k] = dev->launch_overhead;
+            dev->dispatch_not_given |= 1u << k;
+        }
     if (dev->fused_attention == ATTENTION_NOT_GIVEN)
         dev->fused_attention = SM_ATTENTION_AS_WRITTEN;
     else

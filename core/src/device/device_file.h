@@ -39,6 +39,8 @@ typedef struct sm_device {
      * step, and the extra cast kernels autocast runs per matrix-multiplying layer at fp16/bf16 */
     char framework[64];
     double dispatch_infer, dispatch_fwd, dispatch_bwd, dispatch_update;
+    /* of those four, in that order, the bits of the ones the [framework] left to the launch */
+    unsigned dispatch_not_given;
     double autocast_casts;
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
     int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */

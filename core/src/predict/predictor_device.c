@@ -547,19 +547,45 @@ static const char *dispatch_name(const sm_device *v)
                : "the description's";
 }
 
+/* The dispatch costs a [framework] that gives some of them leaves out: they cost the bare
+ * launch (device_file.c), said beside the dispatch's name, where a framework file of
+ * dispatch_infer_us alone priced training at the 5 us launch unseen; "" where it gives all
+ * or none (the kernel-launch dispatch). */
+static const char *dispatch_note(const sm_device *v, char *buf, size_t len)
+{
+    static const char *const keys[] = {"dispatch_infer_us", "dispatch_fwd_us", "dispatch_bwd_us",
+                                       "dispatch_update_us"};
+    buf[0] = '\0';
+    unsigned missing = v->dispatch_not_given;
+    if (!missing || missing == 0xfu)
+        return buf;
+    int n = 0, total = 0;
+    for (int k = 0; k < 4; k++)
+        total += (missing >> k) & 1;
+    size_t at = (size_t)snprintf(buf, len, " (");
+    for (int k = 0; k < 4 && at < len; k++)
+        if (missing & (1u << k))
+            at += (size_t)snprintf(buf + at, len - at, "%s%s",
+                                   n++ ? (n == total ? " and " : ", ") : "", keys[k]);
+    if (at < len)
+        snprintf(buf + at, len - at, " not given: the launch's %g us)", v->launch_overhead * 1e6);
+    return buf;
+}
+
 /* What the predictor models, with layout naming its activations' layout (or ""). */
 static void describe(const device_predictor *d, const char *layout, char *buf, size_t len)
 {
-    char restriction[256], bucketing[96];
+    char restriction[256], bucketing[96], note[160];
     /* fully sharded, the collectives go a unit at a time (full_shard_exposed), in no buckets */
     if (d->shard == SM_SHARD_FULL)
         snprintf(bucketing, sizeof bucketing, " a unit at a time (FSDP)");
     else
         snprintf(bucketing, sizeof bucketing, " in %g MiB buckets%s", d->bucket_bytes / 1048576.0,
                  d->overlap ? " overlapped with the backward pass" : "");
-    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s, %s %s%s%s", d->dev.name,
-             d->dev.description[0] ? d->dev.description : "no description",
+    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s%s, %s %s%s%s",
+             d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision], layout, dispatch_name(&d->dev),
+             dispatch_note(&d->dev, note, sizeof note),
              d->dev.fused_attention == SM_ATTENTION_FUSED   ? ", fused attention"
              : d->dev.fused_attention == SM_ATTENTION_EAGER ? ", eager attention"
                                                             : "",
