@@ -748,6 +748,28 @@ static void warn_efficiency_bound(const fit_args *a, const sm_device_fit_result 
                 a->csv, d->base, asked[0], asked[1]);
 }
 
+/* An efficiency written far below any part's: the shipped descriptions take 0.24 at least (the
+ * A10's TF32 convolutions), so one below 0.01 says the runs were of another part than the base
+ * (CPU runs on --device-base h100 wrote 0.00105 without a word), as one above 1 does. */
+#define EFFICIENCY_FLOOR 0.01
+
+static void warn_efficiency_floor(const fit_args *a, const sm_device_fit_result *d)
+{
+    char low[2][128] = {"", ""};
+    double compute = fmin(d->compute_efficiency, d->conv_efficiency);
+    if (compute < EFFICIENCY_FLOOR)
+        snprintf(low[0], sizeof low[0], "its %s compute efficiency fits %.3g", d->precision,
+                 compute);
+    if (d->memory_efficiency < EFFICIENCY_FLOOR)
+        snprintf(low[1], sizeof low[1], "%s memory efficiency fits %.3g",
+                 low[0][0] ? ", its" : "its", d->memory_efficiency);
+    if (!low[0][0] && !low[1][0])
+        return;
+    say_warning("%s: the runs went far slower than %s allows: %s%s, below %g, far below any "
+                "GPU's (runs of another part? --device-base names its description)",
+                a->csv, d->base, low[0], low[1], EFFICIENCY_FLOOR);
+}
+
 /* --device-out, staged: the description is written beside its destination (or, for "-", in a
  * temporary file) as soon as its keys are fitted, so that a value outside a description's
  * range or a folder that cannot be written fails before the coefficients are written, and it
@@ -822,6 +844,7 @@ static int write_device(const fit_args *a, const sm_device_fit_result *d, staged
             d->dispatch_update * 1e6, d->precision, d->compute_efficiency, d->conv_efficiency,
             d->memory_efficiency);
     warn_efficiency_bound(a, d);
+    warn_efficiency_floor(a, d);
     if (!d->settled)
         say_warning("%s: the layers' compute- and memory-bound classes never settled in %d "
                     "rounds; the rounds' description that predicts the runs best is written "

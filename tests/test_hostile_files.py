@@ -921,8 +921,17 @@ rc, out, err = run("fit", fast, "--device-out", bounded)
 check(rc == 0 and "fits no bound (the time it divides fits 0)" in err and " inf," not in err,
       f"fit --device-out of runs of a nanosecond: exit {rc}: {err.strip()}")
 rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-out", bounded)
-check(rc == 0 and "faster than" not in err,
+check(rc == 0 and "faster than" not in err and "slower than" not in err,
       f"fit --device-out of H100 runs on h100 warned: exit {rc}: {err.strip()}")
+# and far below: one CPU thread's runs on the h100 base (a 67 TFLOP/s fp32 peak, 3.35 TB/s,
+# for a core of some 50 GFLOP/s and 20 GB/s: 1e-3 of each) wrote efficiencies near 0.001 with
+# no word, where every GPU description takes more than 0.2. Said as the bound above 1 is.
+rc, out, err = run("fit", "configs/calibrations/cpu-amd-epyc-1thread.csv", "--device-out",
+                   bounded, "--device-base", "h100")
+check(rc == 0 and "warning: configs/calibrations/cpu-amd-epyc-1thread.csv: the runs went far "
+      "slower than" in err and "h100.ini allows: its fp32 compute efficiency fits " in err and
+      ", its memory efficiency fits " in err and "below 0.01, far below any GPU's" in err,
+      f"fit --device-out --device-base h100 of CPU runs: exit {rc}: {err.strip()}")
 # A power limit just above the power model's static part left a clock no GPU runs at, where a
 # given sustained_clock_mhz below 100 MHz is refused: 175.4 W for an H100's 132 SMs held 82 MHz
 # and made a description without efficiency keys predict every layer 20 times slower.
