@@ -97,6 +97,13 @@ static const error_case cases[] = {
      "'peak_fp32_tflops = 10' after the header [device]: a section header stands alone"},
     {DEVICE_PART "[node] x\n", 4, "'x' after the header [node]"},
     {"[device][node]\n", 1, "'[node]' after the header [device]"},
+    /* '#' comments a line of its own only: after a text it was kept in it ("... # mine"),
+     * after a number refused as no number; both say why now */
+    {"[device]\ndescription = my part # mine\npeak_fp32_tflops = 10\n", 2,
+     "description = my part # mine: '#' begins a comment on a line of its own only; a comment "
+     "after a value begins with ';'"},
+    {"[device]\nname = #1\n", 2, "name = #1: '#' begins a comment"},
+    {"[device]\npeak_fp32_tflops = 10\t# TF\n", 2, "peak_fp32_tflops = 10\\t# TF: '#' begins"},
     /* "[]" made its keys "outside a section (before any [section] header)", the wrong reason */
     {DEVICE_PART "[]\ndevices_per_node = 1\n", 4, "a section header without a name"},
     {DEVICE_PART "[ \t]\ndevices_per_node = 1\n", 4, "a section header without a name"},
@@ -432,8 +439,15 @@ int main(void)
         CHECK(strchr(st.msg, '\n') == NULL);
     }
 
+    /* a '#' inside a word is text (NVIDIA/nccl#1752), and ';' after a blank a comment */
+    const char *path =
+        net_file("[device]\nsource = NVIDIA/nccl#1752 ; the issue\n"
+                 "peak_fp32_tflops = 10 ; TF\nmemory_bandwidth_gb_s = 1000\n" NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_STR_EQ(dev.source, "NVIDIA/nccl#1752");
+
     /* The fields that may be left out take the documented defaults. */
-    const char *path = net_file(DEVICE_PART NODE_PART);
+    path = net_file(DEVICE_PART NODE_PART);
     CHECK_EQ(sm_device_load(path, &dev, &st), 0);
     CHECK_NEAR(dev.compute_efficiency, 0.5, 0);
     CHECK_NEAR(dev.memory_efficiency, 0.7, 0);

@@ -63,6 +63,8 @@ static const error_case cases[] = {
     {"[network]\ninput = 3x8x8\n[layers] ; a comment\na = relu\n[layers]#\n", 5,
      "'#' after the header [layers]"},
     {"[network]\ninput = 3x8x8\n[]\na = relu\n", 3, "a section header without a name"},
+    {"[network]\nname = mine # v2\ninput = 3x8x8\n[layers]\na = relu\n", 2,
+     "name = mine # v2: '#' begins a comment on a line of its own only"},
     {"[network]\ninput = 3x0x8\n[layers]\na = relu\n", 2, "input = 3x0x8"},
     {"[network]\ninput = 3x4000000000x8\n[layers]\na = relu\n", 2, "input = 3x4000000000x8"},
     /* a shape is sizes joined by single 'x's, nothing before, between or after */

@@ -136,6 +136,18 @@ static int on_entry(void *user, const char *section, const char *key, const char
         r->handler_failed = r->line;
         return 0;
     }
+    /* '#' begins a comment on a line of its own alone (inih's inline comments begin with ';'):
+     * after a value it was kept in it, a description's "# comment" in its text where a number
+     * so followed was refused as no number. Refused in every value, saying why. */
+    for (const char *h = strchr(value, '#'); h; h = strchr(h + 1, '#'))
+        if (h == value || isspace((unsigned char)h[-1])) {
+            sm_fail(r->st,
+                    "%s:%d: %s = %s: '#' begins a comment on a line of its own only; a comment "
+                    "after a value begins with ';'",
+                    r->path, r->line, key, value);
+            r->handler_failed = r->line;
+            return 0;
+        }
     int ok = r->handler(r->user, section, key, value);
     if (!ok)
         r->handler_failed = r->line;

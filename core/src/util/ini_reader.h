@@ -53,7 +53,8 @@ typedef struct sm_ini_reader {
 /* Parses path, calling handler(user, section, key, value) per entry while r->line says where.
  * 0, or -1 with "PATH:LINE: ..." for a file that cannot be opened, a line too long, a NUL byte,
  * a section name longer than inih keeps or an empty one, text after a header's ']' other than
- * a ';' comment (inih drops it), a key before any [section], an indented line that would
+ * a ';' comment (inih drops it), a '#' beginning a value or after a blank in it (a comment
+ * only on a line of its own), a key before any [section], an indented line that would
  * continue a value, or a syntax error (the first of them, or of the handler's failures, by
  * line). A handler that returns 0 has failed: its own message must already be in st; the
  * handler is not called again. */
