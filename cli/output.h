@@ -140,8 +140,7 @@ void output_reads_runs(const struct sm_runs *runs);
 void say_runs_notes(const char *cmd, const char *csv, const struct sm_runs *runs);
 /* The configurations csv measured again, each row then taken as a measurement: "fitted",
  * "compared" (repeated_as). */
-void say_runs_repeated(const char *csv, const struct sm_runs *runs,
-                       const char *repeated_as);
+void say_runs_repeated(const char *csv, const struct sm_runs *runs, const char *repeated_as);
 /* -1 after a message where "-" (the standard input) is given for more than one of the n
  * inputs (given[k] named what[k]: "MODEL", "--coeffs"): the first would read it all and the
  * next an empty file, refused with a message about that file's content. */
