@@ -828,8 +828,9 @@ int sm_device_check_layout(const sm_device *v, int gpus_per_node, sm_status *st)
         return sm_fail(st,
                        "%s: a node holds at most %d devices, not %d (max_devices_per_node in %s)",
                        v->name, v->max_devices_per_node, gpus_per_node, v->path);
-    return sm_fail(st, "%s: a node has %d devices, not %d (devices_per_node in %s)", v->name,
-                   v->devices_per_node, gpus_per_node, v->path);
+    return sm_fail(st, "%s: a node has %d device%s, not %d (devices_per_node in %s)", v->name,
+                   v->devices_per_node, v->devices_per_node == 1 ? "" : "s", gpus_per_node,
+                   v->path);
 }
 
 sm_ring_config sm_device_ring(const sm_device *v, double bytes, double bucket_bytes,
