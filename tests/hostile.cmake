@@ -6,7 +6,7 @@ foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm sa
         cpu_pointer negative_io negative_tensors fail_null prints exits saved_huge saved_input
         unknown_traits huge_weights metrics_crash macs tensorless aborts divides recurses
         writes_input spins view_strides partial_size output_elems alias_grows selective
-        activation old_traits long_name)
+        activation old_traits long_name fused_activation fused_norm fused_residual)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
     HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")
@@ -19,7 +19,8 @@ add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_para
   hostile_saved_noterm hostile_cpu_pointer hostile_negative_io hostile_negative_tensors
   hostile_fail_null hostile_macs hostile_tensorless hostile_writes_input hostile_view_strides
   hostile_partial_size hostile_output_elems hostile_alias_grows hostile_selective
-  hostile_activation hostile_old_traits hostile_long_name)
+  hostile_activation hostile_old_traits hostile_long_name hostile_fused_activation
+  hostile_fused_norm hostile_fused_residual)
 # shadow.so provides conv2d, which the shipped conv2d.so provides too
 sm_test_module(hostile_shadow hostile_plugin.c hostile/shadow shadow HIDDEN HOSTILE_SHADOW
   HOSTILE_NAME="conv2d")

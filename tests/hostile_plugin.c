@@ -35,7 +35,13 @@
  *   HOSTILE_SELECTIVE        keeps 1000 elements selectively of the 0 it keeps
  *   HOSTILE_ACTIVATION       an activation (SM_TRAIT_ACTIVATION) with 5 weights
  *   HOSTILE_OLD_TRAITS       ABI 8, declaring SM_TRAIT_TIED, which ABI 13 added
- *   HOSTILE_LONG_NAME        a type name of 300 characters */
+ *   HOSTILE_LONG_NAME        a type name of 300 characters
+ * and the sixth campaign's (fusion and loading):
+ *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
+ *   HOSTILE_FUSED_RESIDUAL   a residual sum of 2 inputs, each of which a fusing framework
+ *                            prices nothing of its own, whose parameter heavy=COUNT declares
+ *                            that count just past its bound (fused_bound.c), edge every count
+ *                            at its bound, none only the FLOPs of 2 an element */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,12 +58,33 @@ __attribute__((constructor)) static void loaded(void) { SAY("a constructor"); }
 #define SAY(what) (void)0
 #endif
 
+#if defined(HOSTILE_FUSED_ACTIVATION) || defined(HOSTILE_FUSED_NORM) ||                            \
+    defined(HOSTILE_FUSED_RESIDUAL)
+#define HOSTILE_FUSED
+static const char *const heavy_counts[] = {
+    "none",         "edge",    "flops",   "bwd_flops",       "bytes",
+    "upcast_bytes", "weights", "kernels", "library_kernels", NULL};
+enum {
+    HEAVY_NONE,
+    HEAVY_EDGE,
+    HEAVY_FLOPS,
+    HEAVY_BWD_FLOPS,
+    HEAVY_BYTES,
+    HEAVY_UPCAST_BYTES,
+    HEAVY_WEIGHTS,
+    HEAVY_KERNELS,
+    HEAVY_LIBRARY_KERNELS
+};
+#endif
+
 static void parse(void *params, sm_args *args)
 {
     (void)params;
     SAY("parse");
 #ifdef HOSTILE_FAIL_NULL
     sm_arg_fail(args, NULL);
+#elif defined(HOSTILE_FUSED)
+    *(int *)params = sm_arg_choice(args, "heavy", heavy_counts, HEAVY_NONE);
 #else
     (void)args;
 #endif
@@ -167,6 +194,34 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     m->weights = 5;
     m->param_tensors = 1;
 #endif
+#ifdef HOSTILE_FUSED
+    /* the bounds of fused_bound.c: 64 FLOPs forward and 128 backward an element of the
+     * inputs or output (whichever are more), 16 bytes an element of both, 4 kernels a pass,
+     * no library kernels, weights 2 a channel (a batch norm's) or none */
+    int64_t in_elems = 0;
+    for (int j = 0; j < n_in; j++)
+        in_elems += sm_shape_elems(&in[j]);
+    int64_t elems = in_elems > sm_shape_elems(out) ? in_elems : sm_shape_elems(out);
+    int64_t io = in_elems + sm_shape_elems(out);
+    int heavy = *(const int *)params, edge = heavy == HEAVY_EDGE;
+    m->flops = edge || heavy == HEAVY_FLOPS ? (64 + !edge) * elems : 2 * elems;
+    if (edge || heavy == HEAVY_BWD_FLOPS)
+        m->bwd_flops = (128 + !edge) * elems;
+    if (edge || heavy == HEAVY_BYTES)
+        m->bytes = 16 * io + !edge;
+    if (edge || heavy == HEAVY_UPCAST_BYTES)
+        m->upcast_bytes = 16 * io + !edge;
+    if (edge || heavy == HEAVY_KERNELS)
+        m->kernels_fwd = m->kernels_bwd = 4 + !edge;
+    m->library_kernels_bwd = heavy == HEAVY_LIBRARY_KERNELS;
+#ifdef HOSTILE_FUSED_NORM
+    if (edge || heavy == HEAVY_WEIGHTS)
+        m->weights = (2 + !edge) * out->dim[0], m->param_tensors = 2;
+#else
+    if (heavy == HEAVY_WEIGHTS)
+        m->weights = 1, m->param_tensors = 1;
+#endif
+#endif
     return 0;
 }
 
@@ -210,6 +265,16 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
 #elif defined(HOSTILE_OLD_TRAITS)
 #define HOSTILE_TRAITS SM_TRAIT_TIED
+#elif defined(HOSTILE_FUSED_ACTIVATION)
+#define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
+#elif defined(HOSTILE_FUSED_NORM)
+#define HOSTILE_TRAITS (SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS)
+#elif defined(HOSTILE_FUSED_RESIDUAL)
+#define HOSTILE_TRAITS SM_TRAIT_RESIDUAL
+#define HOSTILE_MAX_INPUTS 2
+#endif
+#ifndef HOSTILE_MAX_INPUTS
+#define HOSTILE_MAX_INPUTS 1
 #endif
 #ifdef HOSTILE_LONG_NAME
 #undef HOSTILE_NAME
@@ -237,8 +302,11 @@ static const sm_layer_type desc = {
 #ifdef HOSTILE_PARAMS
     .params_size = (size_t)1 << 40,
 #endif
+#ifdef HOSTILE_FUSED
+    .params_size = sizeof(int),
+#endif
     .min_inputs = 1,
-    .max_inputs = 1,
+    .max_inputs = HOSTILE_MAX_INPUTS,
     .parse = parse,
     .infer = infer,
     .metrics = metrics,

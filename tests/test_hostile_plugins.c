@@ -282,6 +282,92 @@ static void writing_plugin(const char *dir)
     sm_registry_free(reg);
 }
 
+/* The sixth campaign: a layer a fusing framework runs inside a neighbour's kernel is priced
+ * nothing of its own there, so a plugin declaring it 10^6 FLOPs an element gave mfu 359%; only
+ * an activation's forward FLOPs, weights and shape were bounded. Each count of KIND (fused_
+ * activation, fused_norm, fused_residual) just past its bound (heavy=COUNT) is refused at its
+ * line naming the plugin's file, the type and the count (want, after "declares "); each at its
+ * bound (heavy=edge) loads. The network: 3x8x8 (192 elements) through relu, then the plugin's
+ * layer, fed by both relus (384 elements in, 192 out) where it is the residual sum. */
+static void fused_plugin(const char *dir, const char *kind, const char *heavy, const char *want)
+{
+    char path[512], text[256], where[768];
+    snprintf(path, sizeof path, "%s/%s/%s.so", dir, kind, kind);
+    int residual = strcmp(kind, "fused_residual") == 0;
+    snprintf(text, sizeof text,
+             "[network]\ninput = 3x8x8\n[layers]\na = relu\n%sb = test_hostile_%s heavy=%s%s\n",
+             residual ? "r = relu\n" : "", kind, heavy, residual ? " from=a,r" : "");
+    sm_status st;
+    sm_registry *reg;
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
+    sm_network *net = net_load(reg, text, 0, &st);
+    if (!want) {
+        CHECK_MSG(net != NULL, "%s heavy=%s: %s", kind, heavy, st.msg);
+    } else {
+        CHECK_MSG(net == NULL, "%s heavy=%s: a network with the layer was loaded", kind, heavy);
+        snprintf(where, sizeof where, "%s:%d: layer b (test_hostile_%s): %s declares ",
+                 net_file_path, residual ? 6 : 5, kind, path);
+        const char *reason = strstr(st.msg, where);
+        CHECK_MSG(reason && strcmp(reason + strlen(where), want) == 0, "%s heavy=%s: %s", kind,
+                  heavy, st.msg);
+    }
+    sm_network_free(net);
+    sm_registry_free(reg);
+}
+
+static void fused_plugins(const char *dir)
+{
+    const char *act = "SM_TRAIT_ACTIVATION, an element-wise function of one input that rides "
+                      "its producer's epilogue, but ";
+    const char *norm = "SM_TRAIT_BATCH_STATISTICS, a batch norm, whose statistics a fusing "
+                       "framework sums in its convolution's epilogue, but ";
+    const char *res = "SM_TRAIT_RESIDUAL, an element-wise sum, which a fusing framework adds "
+                      "in a batch norm's kernel, but ";
+    /* activation: 192 elements in and out, 384 together */
+    static const char *const activation[][2] = {
+        {"flops", "its flops 12480 are more than 12288 (64 an element, 192)"}, /* 65 x 192 */
+        {"bwd_flops", "its bwd_flops 24768 are more than 24576 (128 an element, 192)"},
+        {"bytes", "its bytes 6145 are more than 6144 (16 an element of its inputs and output, "
+                  "384)"},
+        {"upcast_bytes", "its upcast_bytes 6145 are more than 6144 (16 an element of its "
+                         "inputs and output, 384)"},
+        {"weights", "it has weights"},
+        {"kernels", "its kernels_fwd 5 are more than 4 a pass"},
+        {"library_kernels", "its library_kernels_bwd 1 are more than 0 a pass"},
+    };
+    char want[512];
+    for (size_t i = 0; i < sizeof activation / sizeof *activation; i++) {
+        snprintf(want, sizeof want, "%s%s", act, activation[i][1]);
+        fused_plugin(dir, "fused_activation", activation[i][0], want);
+        snprintf(want, sizeof want, "%s%s", norm, activation[i][1]);
+        if (strcmp(activation[i][0], "weights") != 0) /* a norm has its own */
+            fused_plugin(dir, "fused_norm", activation[i][0], want);
+    }
+    /* a batch norm of 3 channels: a scale and a shift each, 6; it declares 9 */
+    snprintf(want, sizeof want, "%sits weights 9 are more than 6 (2 a channel, 3)", norm);
+    fused_plugin(dir, "fused_norm", "weights", want);
+    /* the residual sum: 2 x 192 = 384 elements in, 576 with its output */
+    snprintf(want, sizeof want, "%sits flops 24960 are more than 24576 (64 an element, 384)",
+             res); /* 65 x 384 */
+    fused_plugin(dir, "fused_residual", "flops", want);
+    snprintf(want, sizeof want,
+             "%sits bytes 9217 are more than 9216 (16 an element of its inputs and output, "
+             "576)",
+             res);
+    fused_plugin(dir, "fused_residual", "bytes", want);
+    snprintf(want, sizeof want, "%sit has weights", res);
+    fused_plugin(dir, "fused_residual", "weights", want);
+    snprintf(want, sizeof want, "%sits kernels_fwd 5 are more than 4 a pass", res);
+    fused_plugin(dir, "fused_residual", "kernels", want);
+    /* every count at its bound, and the plain one, load */
+    static const char *const kinds[] = {"fused_activation", "fused_norm", "fused_residual"};
+    for (int k = 0; k < 3; k++) {
+        fused_plugin(dir, kinds[k], "edge", NULL);
+        fused_plugin(dir, kinds[k], "none", NULL);
+    }
+}
+
 static void lying_plugins(const char *dir)
 {
     char e[SM_ERROR_LEN], m[SM_ERROR_LEN], s[SM_ERROR_LEN];
@@ -313,9 +399,13 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "selective",
                  "the plugin's saved() declares selective_elems 1000, more than its "
                  "extra_elems 0, of which it is part");
-    lying_plugin(dir, "activation",
-                 "declares SM_TRAIT_ACTIVATION, an element-wise function of one input that "
-                 "rides its producer's epilogue, but it has weights");
+    snprintf(path, sizeof path, "%s/activation/activation.so", dir);
+    char activation[640];
+    snprintf(activation, sizeof activation,
+             "%s declares SM_TRAIT_ACTIVATION, an element-wise function of one input that "
+             "rides its producer's epilogue, but it has weights",
+             path);
+    lying_plugin(dir, "activation", activation);
     /* the host jumped to 0x10 (a crash blamed on the plugin's code), copied half of a field,
      * honoured a trait the plugin's version does not have, or called a long name no string */
     snprintf(path, sizeof path, "%s/view_strides/view_strides.so", dir);
@@ -378,6 +468,7 @@ int main(int argc, char **argv)
     CHECK_EQ(load(good, &st), 0); /* the checks refuse none of a good plugin */
 
     lying_plugins(argv[6]);
+    fused_plugins(argv[6]);
     fifo_and_empty_folder();
     trust();
     not_a_plugin_path();

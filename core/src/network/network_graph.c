@@ -370,9 +370,6 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
     return 0;
 }
 
-/* FLOPs an element an activation may count: GELU's 8 is the shipped most */
-#define MAX_ACTIVATION_FLOPS 64
-
 /* A pass launching more kernels than this is a plugin's mistake, not a layer. */
 #define MAX_KERNELS 1000
 /* a recurrence's two kernels a step, layer and direction: 2^40 is a million steps of a
@@ -526,25 +523,6 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "them)",
                        at, t->name, (long long)m->input_elems, (long long)m->output_elems,
                        (long long)shapes_in, (long long)shapes_out);
-    /* an activation rides its producer's epilogue, which prices it nothing of its own: an
-     * element-wise function of one input, no weights, a few FLOPs an element (the shipped ones
-     * count 1 to 8). A layer of weights, of another shape or of 2^40 FLOPs an element so
-     * declared vanished from the step (mfu 58014%) */
-    if (t->traits & SM_TRAIT_ACTIVATION) {
-        int same = l->n_inputs == 1 && in[0].ndim == l->out.ndim &&
-                   !memcmp(in[0].dim, l->out.dim, (size_t)l->out.ndim * sizeof *l->out.dim);
-        char heavy[64];
-        snprintf(heavy, sizeof heavy, "it counts more than %d FLOPs an element",
-                 MAX_ACTIVATION_FLOPS);
-        if (!same || m->weights > 0 || m->flops / MAX_ACTIVATION_FLOPS > m->output_elems)
-            return sm_fail(st,
-                           "%s (%s): declares SM_TRAIT_ACTIVATION, an element-wise function of "
-                           "one input that rides its producer's epilogue, but %s",
-                           at, t->name,
-                           !same            ? "its output is not its one input's shape"
-                           : m->weights > 0 ? "it has weights"
-                                            : heavy);
-    }
     /* a multiply-accumulate is 2 FLOPs (plugin.h): more MACs than that is a plugin's slip,
      * which printed a network's macs above its FLOPs */
     if (m->macs > m->flops / 2)
@@ -608,6 +586,10 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "training-only %d) are not within 0 to %d",
                        at, t->name, m->kernels_fwd, m->kernels_bwd, m->kernels_train_only,
                        MAX_KERNELS);
+    /* a layer a fusing framework runs inside a neighbour's kernel is priced nothing of its
+     * own: what it declares must be what such a layer does (fused_bound.c) */
+    if (sm_fused_bound(t, l, in, at, sm_registry_type_path(d->registry, t), st))
+        return -1;
     /* each count fits, but what the host derives at batch 1 (the bytes with the weights') may
      * not: named here, at the layer, where every command would fail later naming no line and
      * check-plugin would pass it */

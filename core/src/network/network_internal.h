@@ -82,6 +82,7 @@ typedef struct draft_block {
 } draft_block;
 
 typedef struct draft_network {
+    const sm_registry *registry; /* its types' (their plugins' files, for messages) */
     const char *path;
     char *name;
     sm_shape input;
@@ -100,6 +101,13 @@ void sm_registry_release(const sm_registry *reg);
  * set where loading a plugin failed (registry.c). */
 int sm_registry_lookup(const sm_registry *reg, const char *name, const sm_layer_type **out,
                        sm_status *st);
+/* The file of the plugin of a type of reg, or NULL (registry.c). */
+const char *sm_registry_type_path(const sm_registry *reg, const sm_layer_type *type);
+/* 0 where what layer l (of type t, inputs in) declares fits a layer that a fusing framework may
+ * run inside a neighbour's kernel; -1 with st naming at, the type and file otherwise (a layer
+ * of no such trait always fits: fused_bound.c). */
+int sm_fused_bound(const sm_layer_type *t, const sm_layer *l, const sm_shape *in, const char *at,
+                   const char *file, sm_status *st);
 int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st);
 void sm_draft_free(draft_network *d);
 /* The axis of a one-sample input that --image sets and sm_network_image reads: H of C x H x W

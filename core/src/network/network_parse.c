@@ -1018,6 +1018,7 @@ static int check_block_names(const char *path, const draft_network *d, sm_status
 int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, sm_status *st)
 {
     memset(d, 0, sizeof *d);
+    d->registry = reg;
     d->path = path;
     d->optimizer = -1;
     ini_file file;

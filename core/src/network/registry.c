@@ -865,6 +865,12 @@ static plugin *plugin_of(const sm_registry *reg, const sm_layer_type *type)
     return loaded_type(reg, type->name);
 }
 
+const char *sm_registry_type_path(const sm_registry *reg, const sm_layer_type *type)
+{
+    plugin *p = reg && type ? plugin_of(reg, type) : NULL;
+    return p ? p->path : NULL;
+}
+
 /* A companion's state, loaded on the first ask; a failure is repeated to every later caller.
  * A cache in the registry's items: logically const, as a lookup. */
 static int companion_state(companion *c, plugin *p, int (*load)(plugin *, sm_status *),
