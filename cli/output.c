@@ -281,7 +281,7 @@ int output_to(const char *cmd, const char *path)
  * (command_exit) fails it with a line saying so, and leaves -o's file as it was. */
 static const char *running;
 
-static void ended_early(void)
+static void ended_early_by(const char *how)
 {
     if (!running)
         return;
@@ -289,18 +289,22 @@ static void ended_early(void)
     running = NULL;
     fflush(stdout);
     fprintf(stderr,
-            "scalemeter %s: exit() was called inside the command before it finished (a plugin's "
+            "scalemeter %s: %s was called inside the command before it finished (a plugin's "
             "code, or a library); its output is incomplete\n",
-            cmd);
+            cmd, how);
     output_finish(cmd, 1);
     _exit(1);
 }
+
+static void ended_early(void) { ended_early_by("exit()"); }
+/* quick_exit(0) skips atexit's handlers: status 0 and no output */
+static void quick_ended_early(void) { ended_early_by("quick_exit()"); }
 
 void command_begin(const char *cmd)
 {
     static int registered;
     if (!registered)
-        registered = atexit(ended_early) == 0;
+        registered = atexit(ended_early) == 0 && at_quick_exit(quick_ended_early) == 0;
     running = command_name = cmd;
 }
 
@@ -322,6 +326,15 @@ void output_flush(void)
         flush_errno = errno;
 }
 
+/* The command's output is whole: what a plugin prints later, from a destructor or an atexit
+ * handler as the process ends, went after the JSON document ("Extra data") or into -o's file.
+ * From here the standard output is the standard error. */
+static void output_closed(void)
+{
+    fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
 int output_finish(const char *cmd, int rc)
 {
     running = NULL;
@@ -334,8 +347,10 @@ int output_finish(const char *cmd, int rc)
         bad = 1, e = errno;
     if (out_path && out_tmp[0] && (rc || bad))
         unlink(out_tmp);
-    if (!bad)
+    if (!bad) {
+        output_closed();
         return rc;
+    }
     fprintf(stderr, "scalemeter %s: cannot write %s: %s%s\n", cmd,
             out_path ? out_path : "the output", strerror(e),
             out_path && out_tmp[0] ? " (left as it was)" : "");
@@ -343,6 +358,7 @@ int output_finish(const char *cmd, int rc)
      * program's finishes it again */
     clearerr(stdout);
     flush_errno = 0;
+    output_closed();
     return rc ? rc : 1;
 }
 

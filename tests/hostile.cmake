@@ -6,7 +6,8 @@ foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm sa
         cpu_pointer negative_io negative_tensors fail_null prints exits saved_huge saved_input
         unknown_traits huge_weights metrics_crash macs tensorless aborts divides recurses
         writes_input spins view_strides partial_size output_elems alias_grows selective
-        activation old_traits long_name fused_activation fused_norm fused_residual)
+        activation old_traits long_name fused_activation fused_norm fused_residual
+        sets_locale prints_late quick_exits)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
     HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")
@@ -33,7 +34,11 @@ sm_test_module(hostile_kernel_exits_cpu fake_cpu_module.c hostile/kernel_exits k
 # plugin in SCALEMETER_PLUGIN_PATH: the command's output stays clean, an exit fails naming the
 # plugin, and the shadowed type is the duplicate error whichever type a network asks for first.
 sm_add_python_test(hostile_plugin_host test_hostile_plugin_host.py ${SCALEMETER_BIN}
-  ${CMAKE_BINARY_DIR}/tests/hostile)
+  ${CMAKE_BINARY_DIR}/tests/hostile ${CMAKE_BINARY_DIR}/tests/locale)
+if(TARGET hostile_sets_locale AND SM_TEST_PYTHON3)
+  # sets_locale.so takes the environment's locale: de_DE, built by core.cmake's fixture
+  set_tests_properties(hostile_plugin_host PROPERTIES FIXTURES_REQUIRED locale_de_DE)
+endif()
 # spins.so loops forever inside metrics: the command ends at SCALEMETER_PLUGIN_TIMEOUT (1 s
 # there); a hang ends at this limit instead
 set_tests_properties(hostile_plugin_host PROPERTIES TIMEOUT 120)

@@ -41,7 +41,10 @@
  *   HOSTILE_FUSED_RESIDUAL   a residual sum of 2 inputs, each of which a fusing framework
  *                            prices nothing of its own, whose parameter heavy=COUNT declares
  *                            that count just past its bound (fused_bound.c), edge every count
- *                            at its bound, none only the FLOPs of 2 an element */
+ *                            at its bound, none only the FLOPs of 2 an element
+ *   HOSTILE_SETS_LOCALE      a constructor calls setlocale(LC_ALL, ""), as Qt and GTK do
+ *   HOSTILE_PRINTS_LATE      a destructor and an atexit handler print to standard output
+ *   HOSTILE_QUICK_EXITS      metrics calls quick_exit(0) */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +59,21 @@
 __attribute__((constructor)) static void loaded(void) { SAY("a constructor"); }
 #else
 #define SAY(what) (void)0
+#endif
+
+#ifdef HOSTILE_SETS_LOCALE
+#include <locale.h>
+__attribute__((constructor)) static void take_locale(void) { setlocale(LC_ALL, ""); }
+#endif
+
+#ifdef HOSTILE_PRINTS_LATE
+static void at_end(void) { printf("hostile plugin output from an atexit handler\n"); }
+__attribute__((constructor)) static void register_end(void) { atexit(at_end); }
+__attribute__((destructor)) static void unloaded(void)
+{
+    printf("hostile plugin output from a destructor\n");
+    fflush(stdout);
+}
 #endif
 
 #if defined(HOSTILE_FUSED_ACTIVATION) || defined(HOSTILE_FUSED_NORM) ||                            \
@@ -150,6 +168,9 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_EXITS
     exit(0);
+#endif
+#ifdef HOSTILE_QUICK_EXITS
+    quick_exit(0);
 #endif
 #ifdef HOSTILE_METRICS_NOTERM
     return unterminated(err, 'M');

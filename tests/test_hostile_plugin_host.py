@@ -9,10 +9,18 @@
   seconds naming the plugin, instead of hanging;
 - shadow.so, named otherwise, provides conv2d as the shipped conv2d.so does: every command is
   refused with the duplicate error naming both files, whichever type its network asks for
-  first, never silently using one of them.
+  first, never silently using one of them;
+- sets_locale.so, whose constructor calls setlocale(LC_ALL, "") as Qt and GTK do: under a
+  German locale predict's CSV and JSON kept '.' (they wrote "6,3e-05");
+- prints_late.so, whose destructor and atexit handler print: nothing follows the JSON document
+  on stdout or in -o's file;
+- quick_exits.so, whose metrics calls quick_exit(0): a failure naming the type, as exit(0).
 
-usage: test_hostile_plugin_host.py SCALEMETER HOSTILE_FOLDER
+usage: test_hostile_plugin_host.py SCALEMETER HOSTILE_FOLDER LOCALE_FOLDER
+  (LOCALE_FOLDER holds de_DE.UTF-8, built by localedef; the locale check skips without it)
 """
+import csv
+import io
 import json
 import os
 import subprocess
@@ -22,6 +30,7 @@ import tempfile
 from cli_checks import SM, check, finish
 
 HOSTILE = sys.argv[2]
+LOCALES = sys.argv[3] if len(sys.argv) > 3 else ""
 
 
 def run_with(folder, *args, **extra_env):
@@ -184,5 +193,54 @@ with tempfile.TemporaryDirectory() as tmp:
     # a plugin that returns is not limited by it: 0 turns it off, and a zoo network counts
     rc, out, err = run_with("prints", "metrics", "resnet50", SCALEMETER_PLUGIN_TIMEOUT="0")
     check(rc == 0, f"metrics resnet50 with no limit: exit {rc}: {err[:300]!r}")
+
+    # a constructor's setlocale(LC_ALL, "") under de_DE: predict wrote "6,30165e-05" into its
+    # CSV (more fields than the header) and its JSON (no JSON), with status 0. The plugin need
+    # not be in the network: SCALEMETER_PLUGIN_PATH's plugins all load at the first lookup
+    if os.path.isdir(os.path.join(LOCALES, "de_DE.UTF-8")):
+        net = network(tmp, "locale", "a = relu\n")
+        german = {"LOCPATH": LOCALES, "LC_ALL": "de_DE.UTF-8"}
+        rc, out, err = run_with("sets_locale", "predict", net, "--device", "h100", "--batch",
+                                "8", "--format", "csv", **german)
+        rows = list(csv.reader(io.StringIO(out)))
+        check(rc == 0 and len(rows) == 2 and len(rows[1]) == len(rows[0]),
+              f"predict csv with a plugin taking de_DE: exit {rc}: {out!r} {err!r}")
+        if rc == 0 and len(rows) == 2:
+            t_infer = dict(zip(rows[0], rows[1])).get("t_infer", "")
+            check("," not in t_infer and float(t_infer) > 0, f"t_infer is a number: {t_infer!r}")
+        rc, out, err = run_with("sets_locale", "predict", net, "--device", "h100", "--batch",
+                                "8", "--format", "json", **german)
+        try:
+            check(rc == 0 and json.loads(out)["t_infer"] > 0, f"predict json: exit {rc}")
+        except ValueError:
+            check(False, f"predict --format json is no JSON with a plugin taking de_DE: {out!r}")
+    else:
+        print(f"note: no de_DE.UTF-8 in {LOCALES!r} (localedef): the locale check is skipped")
+
+    # a destructor and an atexit handler that print as the process ends: their lines followed
+    # the JSON document ("Extra data"), on stdout or in -o's file
+    lines = ("hostile plugin output from an atexit handler",
+             "hostile plugin output from a destructor")
+    written = os.path.join(tmp, "late.json")
+    for to_file in (False, True):
+        rc, out, err = run_with("prints_late", "metrics", "resnet18", "--format", "json",
+                                *(("-o", written) if to_file else ()))
+        if to_file:
+            with open(written) as f:
+                out = f.read()
+        try:
+            check(rc == 0 and json.loads(out)["model"] == "resnet18",
+                  f"metrics json (-o: {to_file}) with late prints: exit {rc}: {err!r}")
+        except ValueError:
+            check(False, f"metrics json (-o: {to_file}) is no JSON with late prints: {out!r}")
+        check(all(line in err for line in lines), f"the late prints are on stderr: {err!r}")
+
+    # quick_exit(0) inside metrics skips atexit's handlers: status 0 and no output at all
+    net = network(tmp, "quick_exits", "h = test_hostile_quick_exits\n")
+    rc, out, err = run_with("quick_exits", "metrics", net, "--format", "json")
+    want = ("scalemeter: the plugin of layer type 'test_hostile_quick_exits' called quick_exit() "
+            "inside scalemeter; the command did not finish")
+    check(rc == 1 and out == "" and err.startswith(want),
+          f"metrics with a plugin calling quick_exit(0): exit {rc}: {err!r}")
 
 finish()

@@ -6,6 +6,7 @@
  * again there (a signal sent, by abort(), is sent again). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +175,12 @@ void sm_plugin_guard_end(void)
  * turned into a failure that names the plugin, and, where the host asked, standard output goes
  * to standard error. Nesting counts: loading a plugin happens inside a network's parse. */
 static const char *running; /* what runs, for the exit message; NULL outside plugin code */
+/* the process's locale and the thread's before the outermost call: a plugin's constructor
+ * (or a library it links: Qt, GTK) calling setlocale(LC_ALL, "") under a German locale made
+ * every later printf write "6,3e-05" into a command's CSV and JSON, so each call ends with
+ * them put back */
+static char *locale_before;
+static locale_t thread_locale_before;
 static int depth, to_stderr, saved_stdout = -1;
 static char exit_message[4200];
 static struct sigaction call_old[N_GUARDED];
@@ -202,14 +209,14 @@ static void on_call_crash(int sig, siginfo_t *info, void *context)
     hand_on(sig, info, call_old);
 }
 
-static void exit_inside_plugin(void)
+static void ended_inside_plugin(const char *how)
 {
     if (!running)
         return;
     int n = snprintf(exit_message, sizeof exit_message,
-                     "scalemeter: %s called exit() inside scalemeter; the command did not "
+                     "scalemeter: %s called %s inside scalemeter; the command did not "
                      "finish (a plugin must return an error, not end the process)\n",
-                     running);
+                     running, how);
     fflush(stdout);
     ssize_t w = write(STDERR_FILENO, exit_message,
                       n < 0                             ? 0
@@ -219,16 +226,37 @@ static void exit_inside_plugin(void)
     _exit(1);
 }
 
+static void exit_inside_plugin(void) { ended_inside_plugin("exit()"); }
+static void quick_exit_inside_plugin(void) { ended_inside_plugin("quick_exit()"); }
+
 void sm_plugin_stdout_to_stderr(int on) { to_stderr = on != 0; }
+
+/* Puts back the locales of before the outermost call, where plugin code changed them. */
+static void locale_restore(void)
+{
+    const char *now = setlocale(LC_ALL, NULL);
+    if (locale_before && (!now || strcmp(now, locale_before) != 0))
+        setlocale(LC_ALL, locale_before);
+    if (thread_locale_before && uselocale((locale_t)0) != thread_locale_before)
+        uselocale(thread_locale_before);
+}
 
 const char *sm_plugin_call_begin(const char *what)
 {
     const char *outer = running;
+    /* quick_exit(0) skips atexit's handlers: it ended a command with status 0 and no output.
+     * _exit cannot be caught (docs/plugin-abi.md) */
     static int registered;
     if (!registered)
-        registered = atexit(exit_inside_plugin) == 0;
-    if (depth == 0)
+        registered =
+            atexit(exit_inside_plugin) == 0 && at_quick_exit(quick_exit_inside_plugin) == 0;
+    if (depth == 0) {
         guard_signals(on_call_crash, call_old);
+        const char *now = setlocale(LC_ALL, NULL);
+        free(locale_before);
+        locale_before = now ? strdup(now) : NULL;
+        thread_locale_before = uselocale((locale_t)0);
+    }
     if (depth++ == 0 && to_stderr) {
         fflush(stdout);
         saved_stdout = dup(STDOUT_FILENO);
@@ -248,6 +276,7 @@ const char *sm_plugin_call_begin(const char *what)
 void sm_plugin_call_end(const char *outer)
 {
     running = outer;
+    locale_restore(); /* before the host's own code between calls prints a number */
     if (watch_depth == depth) {
         watch_set(0);
         watch_depth = 0;
