@@ -428,6 +428,13 @@ static void device_compare(const sm_conformance_device *dev, const sm_network *n
     dr->rc = dev->compare(&ref, dr->err, dr->line, sizeof dr->line);
 }
 
+/* Where c's kernels run, for the plugin guard: "case b (cases.ini:6)". */
+static const char *case_where(const conf_case *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "case %s (%s:%d)", c->name, c->file, c->line);
+    return buf;
+}
+
 /* The relative errors of the input and weight gradients of net at c's batch; with dev, what
  * the device gave for the same forward and backward (dr). */
 static int gradient_errors(const sm_network *net, const conf_case *c, double *ein, double *ew,
@@ -435,9 +442,18 @@ static int gradient_errors(const sm_network *net, const conf_case *c, double *ei
                            char *contract, size_t contract_len, sm_status *st)
 {
     grad_run g = {.rng = 12345};
-    sm_executor_options opt = {.batch = c->batch, .seed = SEED, .input_grad = 1};
-    if (sm_executor_new(net, &opt, &g.ex, st))
+    char where[4400];
+    sm_executor_options opt = {.batch = c->batch,
+                               .seed = SEED,
+                               .input_grad = 1,
+                               .guard = case_where(c, where, sizeof where)};
+    /* the guard's signal handlers once for the many passes of the check (each kernel's call
+     * then only names itself) */
+    const char *outer = sm_plugin_call_begin(NULL);
+    if (sm_executor_new(net, &opt, &g.ex, st)) {
+        sm_plugin_call_end(outer);
         return -1;
+    }
     int rc = -1;
     sm_tensor in = sm_executor_input(g.ex), out = sm_executor_output(g.ex);
     spread(in.data, elems(&in), c->scale, &g.rng);
@@ -484,6 +500,7 @@ done:
     free(dx);
     free(dw);
     sm_executor_free(g.ex);
+    sm_plugin_call_end(outer);
     return rc;
 }
 
@@ -670,7 +687,9 @@ static int check_values(const sm_network *net, const sm_layer *l, const conf_cas
 {
     sm_executor *ex = NULL;
     sm_status st = {{0}};
-    sm_executor_options opt = {.batch = 1, .seed = SEED};
+    char where[4400];
+    sm_executor_options opt = {
+        .batch = 1, .seed = SEED, .guard = case_where(c, where, sizeof where)};
     int rc = -1;
     if (sm_executor_new(net, &opt, &ex, &st)) {
         snprintf(why, len, "; values: %.600s", st.msg);

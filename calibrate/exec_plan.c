@@ -119,13 +119,24 @@ static uint64_t layer_seed(uint64_t step_seed, int i)
     return step_seed ^ ((uint64_t)(i + 1) * UINT64_C(0x9E3779B97F4A7C15));
 }
 
+int sm_plan_kernel(int (*kernel)(const sm_layer_io *l, sm_error *err), const sm_layer_io *call,
+                   const char *what, sm_error *err)
+{
+    if (!what)
+        return kernel(call, err);
+    const char *outer = sm_plugin_call_begin(what);
+    int rc = kernel(call, err);
+    sm_plugin_call_end(outer);
+    return rc;
+}
+
 int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, sm_error *err)
 {
     for (int i = 0; i < p->n; i++) {
         sm_plan_layer *e = &p->layers[i];
         e->call.training = training;
         e->call.seed = layer_seed(step_seed, i);
-        if (e->forward(&e->call, err)) {
+        if (sm_plan_kernel(e->forward, &e->call, e->forward_what, err)) {
             *failed = i;
             return -1;
         }
@@ -145,7 +156,7 @@ int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), voi
         for (int j = 0; j < e->call.n_in; j++)
             if (zeroes(p, i, j) && zero(ctx, &e->din[j])) /* read twice: before both */
                 return -1;
-        if (e->backward(&e->call, err)) {
+        if (sm_plan_kernel(e->backward, &e->call, e->backward_what, err)) {
             *failed = i;
             return -1;
         }

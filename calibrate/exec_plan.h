@@ -29,6 +29,8 @@ typedef struct sm_plan_layer {
     /* the layer's kernels on the executor's device, set by the executor */
     int (*forward)(const sm_layer_io *l, sm_error *err);
     int (*backward)(const sm_layer_io *l, sm_error *err);
+    /* what each is, for the plugin guard around it (sm_plugin_call_begin); NULL: unguarded */
+    const char *forward_what, *backward_what;
 } sm_plan_layer;
 
 typedef struct sm_plan {
@@ -56,6 +58,9 @@ int64_t sm_plan_tensor_bytes(const sm_tensor *t);
  * weights and grads (n_weights floats each). */
 void sm_plan_wire(sm_plan *p, float *weights, float *grads);
 
+/* kernel(call, err), inside the plugin guard where what is not NULL (sm_plugin_call_begin). */
+int sm_plan_kernel(int (*kernel)(const sm_layer_io *l, sm_error *err), const sm_layer_io *call,
+                   const char *what, sm_error *err);
 /* The forward pass of every layer in network order (training = 1 keeps what backward needs),
  * each with its seed from step_seed. 0; or -1 with *failed the layer and err its message. */
 int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, sm_error *err);

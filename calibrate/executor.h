@@ -36,6 +36,11 @@ typedef struct sm_executor_options {
     uint64_t seed;     /* of the weights, the input and the labels */
     int input_grad;    /* 1: also compute the gradient of the network's input (tests) */
     int64_t max_bytes; /* > 0: refuse larger plans with SM_EXECUTOR_NOMEM before allocating */
+    /* where the kernels run, for the plugin guard (sm_plugin_call_begin): a crash, an exit()
+     * or a hang inside a kernel names it, its layer type and plugin, and this ("case b
+     * (cases.ini:6)", check-plugin's); NULL: unguarded, as bench runs them, whose timing the
+     * guard's system calls would change */
+    const char *guard;
 } sm_executor_options;
 
 /* 0 when every layer of net has CPU kernels; otherwise -1 naming the first layer without, its

@@ -2,8 +2,10 @@
  * A CPU companion module for the loader's tests (tests/abi.cmake): a kernel table whose entries
  * do nothing. TEST_NO_ENTRY builds one that exports something else, which
  * sm_registry_cpu_kernels must refuse naming the file; TEST_EXIT_IN_FORWARD one whose forward
- * kernel calls exit(0) (tests/hostile.cmake).
+ * kernel calls exit(0), TEST_CRASH_IN_FORWARD one whose forward kernel writes to address 16
+ * (tests/hostile.cmake).
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <scalemeter/kernels.h>
@@ -14,6 +16,10 @@ static int forward(const sm_layer_io *l, sm_error *err)
     (void)err;
 #ifdef TEST_EXIT_IN_FORWARD
     exit(0);
+#endif
+#ifdef TEST_CRASH_IN_FORWARD
+    volatile uintptr_t bad = 16;
+    *(volatile int *)bad = 1;
 #endif
     return 0;
 }

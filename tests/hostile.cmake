@@ -30,6 +30,11 @@ sm_test_module(hostile_kernel_exits fake_plugin.c hostile/kernel_exits kernel_ex
   TEST_TYPE_NAME="test_kernel_exits")
 sm_test_module(hostile_kernel_exits_cpu fake_cpu_module.c hostile/kernel_exits kernel_exits_cpu
   HIDDEN TEST_EXIT_IN_FORWARD)
+# kernel_crashes.so, whose CPU companion's forward kernel faults while check-plugin runs it
+sm_test_module(hostile_kernel_crashes fake_plugin.c hostile/kernel_crashes kernel_crashes
+  TEST_TYPE_NAME="test_kernel_crashes")
+sm_test_module(hostile_kernel_crashes_cpu fake_cpu_module.c hostile/kernel_crashes
+  kernel_crashes_cpu HIDDEN TEST_CRASH_IN_FORWARD)
 # A plugin that prints, exits, or provides a shipped type under another file name, as a user's
 # plugin in SCALEMETER_PLUGIN_PATH: the command's output stays clean, an exit fails naming the
 # plugin, and the shadowed type is the duplicate error whichever type a network asks for first.

@@ -5,6 +5,8 @@
   command fails with a line naming the plugin's type;
 - kernel_exits.so, whose CPU kernel calls exit(0) while bench measures: bench fails saying
   so, as any command ended by an exit() not its own;
+- kernel_crashes.so, whose CPU kernel faults while check-plugin runs it: a line names the
+  kernel, the type, the plugin and the case before the process dies of it;
 - spins.so, whose metrics never returns: the command ends after SCALEMETER_PLUGIN_TIMEOUT
   seconds naming the plugin, instead of hanging;
 - shadow.so, named otherwise, provides conv2d as the shipped conv2d.so does: every command is
@@ -80,6 +82,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc != 0, f"bench with a kernel calling exit(0) exited {rc}: {err.strip()}")
     check("scalemeter bench: exit() was called inside the command before it finished" in err,
           f"bench says the command did not finish: {err!r}")
+
+    # kernel_crashes: check-plugin died with "Segmentation fault" alone, naming no plugin,
+    # kernel or case
+    so = os.path.join(HOSTILE, "kernel_crashes", "kernel_crashes.so")
+    cases = os.path.join(tmp, "kernel_crashes_cases.ini")
+    with open(cases, "w") as f:
+        f.write("[case one]\ninput = 8\nlayer = test_kernel_crashes\n")
+    rc, out, err = run_with("kernel_crashes", "check-plugin", so, "--cases", cases)
+    want = (f"scalemeter: the CPU forward kernel of layer type 'test_kernel_crashes' (plugin "
+            f"{so}) in case one ({cases}:1) crashed (a fault inside its code); the command did "
+            "not finish")
+    check(rc != 0 and err.startswith(want),
+          f"check-plugin with a kernel that faults: exit {rc}: {err[:400]!r}")
 
     # shadow: conv2d asked for first, or relu first and conv2d after, or conv2d never
     dup = "layer type 'conv2d' is already provided by"

@@ -92,6 +92,14 @@ int sm_registry_open(sm_registry **out, sm_status *st);
  * what plugins print while they load and count go to standard error instead. Whatever the
  * setting, a plugin that calls exit() then ends the process with status 1 and a line naming it. */
 void sm_plugin_stdout_to_stderr(int on);
+/* Around plugin code the program calls itself (a backend's kernels; the library guards its own
+ * calls): an exit() or quick_exit() inside names what (a string that outlives the call) and
+ * fails, a crash names it before the process dies of it, a call past SCALEMETER_PLUGIN_TIMEOUT
+ * ends the process naming it, the locale is put back, and standard output goes to standard
+ * error where asked (above). begin returns the enclosing call's what, for end. A NULL what is
+ * the program's own code between plugin calls, which then nest without a system call. */
+const char *sm_plugin_call_begin(const char *what);
+void sm_plugin_call_end(const char *outer);
 /* Every plugin of sm_registry_open's folders not loaded yet; -1 with the first failure (named,
  * and repeated to every later call). Listing all types starts with it. */
 int sm_registry_load_all(sm_registry *reg, sm_status *st);

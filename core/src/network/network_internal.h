@@ -41,12 +41,6 @@ int sm_elf_check_dynamic(int fd, uint64_t size, const char *path, const char *en
 /* While a plugin loads (plugin_guard.c): a crash inside it names the plugin on stderr. */
 void sm_plugin_guard_begin(const char *path);
 void sm_plugin_guard_end(void);
-/* Around plugin code (plugin_guard.c): an exit() inside names what (a string that outlives the
- * call) and fails; standard output goes to standard error where the host asked
- * (sm_plugin_stdout_to_stderr). begin returns the enclosing call's what, for end. A NULL what
- * is the host's own code between plugin calls, which then nest without a system call. */
-const char *sm_plugin_call_begin(const char *what);
-void sm_plugin_call_end(const char *outer);
 /* Reads SCALEMETER_PLUGIN_TIMEOUT, the wall-clock seconds a plugin call with a what may take
  * before the process ends naming it (60 unset, 0 none): -1 with st set when it is not a number
  * of seconds. */
