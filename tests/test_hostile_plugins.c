@@ -233,6 +233,28 @@ static void trust(void)
     rmdir(dir);
 }
 
+/* The sixth campaign: a plugin file named as a companion module (x_cpu.so, x_gpu.so), which
+ * every folder scan skips as x.so's kernels: check-plugin passed it, and every command then
+ * said "unknown layer type" naming no file. Refused when loaded, saying so. */
+static void companion_names(void)
+{
+    static const char *const names[][2] = {
+        {"x_cpu.so", "a plugin file named NAME_cpu.so is taken for the CPU kernel module of "
+                     "NAME.so (x.so), which no folder loads as a plugin: rename it"},
+        {"x_gpu.so", "a plugin file named NAME_gpu.so is taken for the GPU kernel module of "
+                     "NAME.so (x.so), which no folder loads as a plugin: rename it"}};
+    for (int i = 0; i < 2; i++) {
+        char path[192];
+        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i][0]);
+        FILE *f = fopen(path, "wb");
+        fwrite(good_bytes, 1, good_size, f);
+        fclose(f);
+        CHECK_EQ(chmod(path, 0644), 0);
+        expect_refused(path, names[i][1]);
+        unlink(path);
+    }
+}
+
 /* The third campaign: plugins whose reasons run to the last byte of sm_error.msg with no NUL
  * (read past it, under ASan a stack-buffer-overflow), whose counts are negative (activations
  * of -1.5 GiB that "fit"), whose parse fails with no reason, or whose own CPU kernel table is
@@ -469,6 +491,7 @@ int main(int argc, char **argv)
 
     lying_plugins(argv[6]);
     fused_plugins(argv[6]);
+    companion_names();
     fifo_and_empty_folder();
     trust();
     not_a_plugin_path();

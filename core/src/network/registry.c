@@ -380,6 +380,36 @@ static int check_not_world_writable(const char *path, int is_folder, sm_status *
     return 0;
 }
 
+/* The suffix (GPU_SUFFIX, CPU_SUFFIX) of a file named as a companion module, or NULL. */
+static const char *companion_suffix(const char *path)
+{
+    size_t len = strlen(path);
+    static const char *const suffixes[] = {CPU_SUFFIX, GPU_SUFFIX};
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(suffixes[i]);
+        if (len > n && strcmp(path + len - n, suffixes[i]) == 0 && path[len - n - 1] != '/')
+            return suffixes[i];
+    }
+    return NULL;
+}
+
+/* A descriptor in a file named as a companion: every folder scan skips it as NAME.so's
+ * kernels, so check-plugin passed x_cpu.so and every command then said "unknown layer type
+ * 'x_cpu'" naming no file. */
+static int named_as_companion(const char *path, sm_status *st)
+{
+    const char *suffix = companion_suffix(path);
+    if (!suffix)
+        return 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return sm_fail(st,
+                   "%s: a plugin file named NAME%s is taken for the %s kernel module of NAME.so "
+                   "(%.*s.so), which no folder loads as a plugin: rename it",
+                   path, suffix, strcmp(suffix, CPU_SUFFIX) == 0 ? "CPU" : "GPU",
+                   (int)(strlen(base) - strlen(suffix)), base);
+}
+
 int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
 {
     if (!reg || !path)
@@ -388,8 +418,8 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
         return -1;
     void *handle;
     const sm_layer_type *t = open_plugin(path, &handle, st);
-    if (!t || check_descriptor_memory(handle, t, path, st) || check_descriptor(t, path, st) ||
-        check_params_size(t, path, st)) {
+    if (!t || named_as_companion(path, st) || check_descriptor_memory(handle, t, path, st) ||
+        check_descriptor(t, path, st) || check_params_size(t, path, st)) {
         if (handle)
             dlclose(handle);
         return -1;
