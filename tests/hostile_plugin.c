@@ -44,7 +44,11 @@
  *                            at its bound, none only the FLOPs of 2 an element
  *   HOSTILE_SETS_LOCALE      a constructor calls setlocale(LC_ALL, ""), as Qt and GTK do
  *   HOSTILE_PRINTS_LATE      a destructor and an atexit handler print to standard output
- *   HOSTILE_QUICK_EXITS      metrics calls quick_exit(0) */
+ *   HOSTILE_QUICK_EXITS      metrics calls quick_exit(0)
+ *   HOSTILE_NAME_190         a type name of 190 characters ("layer = NAME" is 198: the most
+ *   HOSTILE_NAME_191         a line holds) and one of 191
+ *   HOSTILE_HEAP_NAME        a type name built on the heap by the entry point
+ *   HOSTILE_LONG_SUMMARY     a summary of 4096 characters */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -297,13 +301,28 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #ifndef HOSTILE_MAX_INPUTS
 #define HOSTILE_MAX_INPUTS 1
 #endif
+#define HOSTILE_NAME_10 "test_host_"
+#define HOSTILE_NAME_90                                                                            \
+    HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10                \
+        HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10
+#define HOSTILE_NAME_100 HOSTILE_NAME_90 HOSTILE_NAME_10
 #ifdef HOSTILE_LONG_NAME
 #undef HOSTILE_NAME
-#define HOSTILE_NAME_10 "test_host_"
-#define HOSTILE_NAME_100                                                                           \
-    HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10                \
-        HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10 HOSTILE_NAME_10
 #define HOSTILE_NAME HOSTILE_NAME_100 HOSTILE_NAME_100 HOSTILE_NAME_100
+#elif defined(HOSTILE_NAME_190)
+#undef HOSTILE_NAME
+#define HOSTILE_NAME HOSTILE_NAME_100 HOSTILE_NAME_90
+#elif defined(HOSTILE_NAME_191)
+#undef HOSTILE_NAME
+#define HOSTILE_NAME HOSTILE_NAME_100 HOSTILE_NAME_90 "x"
+#endif
+#ifdef HOSTILE_LONG_SUMMARY
+/* filled when loaded: C11 compilers need take no literal past 4095 characters */
+static char long_summary[4097];
+__attribute__((constructor)) static void fill_summary(void) { memset(long_summary, 'a', 4096); }
+#define HOSTILE_SUMMARY long_summary
+#else
+#define HOSTILE_SUMMARY "hostile test plugin"
 #endif
 
 #ifndef HOSTILE_NAME
@@ -319,7 +338,7 @@ static const sm_layer_type desc = {
 #endif
     SM_LAYER_TYPE_INIT,
     .name = HOSTILE_NAME,
-    .summary = "hostile test plugin",
+    .summary = HOSTILE_SUMMARY,
 #ifdef HOSTILE_PARAMS
     .params_size = (size_t)1 << 40,
 #endif
@@ -365,6 +384,19 @@ SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(const sm_host *host)
     *(volatile int *)bad = 1;
 #endif
     return bad ? (const sm_layer_type *)bad : &desc;
+}
+#elif defined(HOSTILE_HEAP_NAME)
+static sm_layer_type heap_named; /* the descriptor is the plugin's; its name is not */
+SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(const sm_host *host);
+SM_PLUGIN_EXPORT const sm_layer_type *SM_PLUGIN_ENTRY(const sm_host *host)
+{
+    (void)host;
+    heap_named = desc;
+    char *name = malloc(sizeof HOSTILE_NAME);
+    if (name)
+        memcpy(name, HOSTILE_NAME, sizeof HOSTILE_NAME);
+    heap_named.name = name;
+    return &heap_named;
 }
 #elif !defined(HOSTILE_DATA_ENTRY)
 SM_DEFINE_PLUGIN(desc)

@@ -439,8 +439,37 @@ static void lying_plugins(const char *dir)
     expect_refused(path, want);
     snprintf(path, sizeof path, "%s/old_traits/old_traits.so", dir);
     expect_refused(path, "declares traits 0x800, which ABI 8 does not have");
+    /* a name of 195 to 255 characters loaded, but no line could name it: "layer = NAME", a
+     * cases file's line, holds 198 characters, so 190 is the most */
+    static const char *const too_long = "characters, more than the 190 a line of a network or "
+                                        "cases file can spell (\"layer = NAME\", 198 at most)";
+    char want_long[256];
     snprintf(path, sizeof path, "%s/long_name/long_name.so", dir);
-    expect_refused(path, "its descriptor's type name is longer than 255 characters");
+    snprintf(want_long, sizeof want_long, "its descriptor's type name is 300 %s", too_long);
+    expect_refused(path, want_long);
+    snprintf(path, sizeof path, "%s/name_191/name_191.so", dir);
+    snprintf(want_long, sizeof want_long, "its descriptor's type name is 191 %s", too_long);
+    expect_refused(path, want_long);
+    snprintf(path, sizeof path, "%s/name_190/name_190.so", dir);
+    sm_status st;
+    sm_registry *reg;
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_MSG(sm_registry_load_file(reg, path, &st) == 0, "name_190: %s", st.msg);
+    char name[191] = "", text[320];
+    for (int i = 0; i < 19; i++)
+        strcat(name, "test_host_");
+    snprintf(text, sizeof text, "[network]\ninput = 3x8x8\n[layers]\nx = %s\n", name);
+    sm_network *net = net_load(reg, text, 0, &st);
+    CHECK_MSG(net != NULL, "a network naming the 190-character type: %s", st.msg);
+    sm_network_free(net);
+    sm_registry_free(reg);
+    /* both were "its descriptor's name or summary is not a string in memory": a string on
+     * the heap is in memory, and 4999 characters were a string */
+    snprintf(path, sizeof path, "%s/heap_name/heap_name.so", dir);
+    expect_refused(path, "its descriptor's type name is not a string the plugin's file holds (a "
+                         "string literal; not one built on the heap or the stack)");
+    snprintf(path, sizeof path, "%s/long_summary/long_summary.so", dir);
+    expect_refused(path, "its descriptor's summary is 4096 characters, more than 4095");
 }
 
 int main(int argc, char **argv)

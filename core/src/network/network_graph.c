@@ -762,7 +762,7 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
             l->inputs[j] = src < 0 ? SM_NETWORK_INPUT : position[src];
         }
         /* the plugin's code runs here: an exit() inside names its type */
-        char what[320]; /* type names are shorter than 256 bytes (registry.c) */
+        char what[320]; /* type names are at most 190 bytes (registry.c) */
         snprintf(what, sizeof what, "the plugin of layer type '%s'", dl->type->name);
         const char *outer = sm_plugin_call_begin(what);
         rc = infer_layer(d, dl, net, l, strides, st);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include "network/network_internal.h"
 #include "scalemeter/kernels.h"
 #include "scalemeter/scalemeter.h"
+#include "util/ini_reader.h"
 
 #ifndef SCALEMETER_VERSION
 #define SCALEMETER_VERSION "unknown"
@@ -26,6 +28,12 @@ static const sm_host host = {
     .abi_version = SM_PLUGIN_ABI_VERSION,
     .version = SCALEMETER_VERSION,
 };
+
+/* The longest type name: what "layer = NAME", a cases file's line, holds (a network's
+ * "x = NAME" holds more); a name of 195 to 255 characters loaded, but no line could name it. */
+#define MAX_TYPE_NAME (SM_INI_MAX_LINE - (int)(sizeof "layer = " - 1))
+/* The longest summary `scalemeter plugins` prints. */
+#define MAX_SUMMARY 4095
 
 /* The suffixes of the companion modules, which the folder scan skips. */
 #define GPU_SUFFIX "_gpu.so"
@@ -311,11 +319,21 @@ static int check_descriptor_memory(void *handle, const sm_layer_type *t, const c
     if (!sm_plugin_holds(handle, t, len))
         return sm_fail(st, "%s: its descriptor (%u bytes) extends beyond the plugin", path,
                        t->struct_size);
-    if (!sm_loaded_string(t->name, 256) || (t->summary && !sm_loaded_string(t->summary, 4096)))
-        return sm_fail(st, "%s: its descriptor's %s", path,
-                       sm_loaded_string(t->name, 4096) && !sm_loaded_string(t->name, 256)
-                           ? "type name is longer than 255 characters"
-                           : "name or summary is not a string in memory");
+    /* SIZE_MAX: up to the end of the object the string starts in */
+    static const char *const outside = "is not a string the plugin's file holds (a string "
+                                       "literal; not one built on the heap or the stack)";
+    if (!sm_loaded_string(t->name, SIZE_MAX))
+        return sm_fail(st, "%s: its descriptor's type name %s", path, outside);
+    if (strlen(t->name) > MAX_TYPE_NAME)
+        return sm_fail(st,
+                       "%s: its descriptor's type name is %zu characters, more than the %d a "
+                       "line of a network or cases file can spell (\"layer = NAME\", %d at most)",
+                       path, strlen(t->name), MAX_TYPE_NAME, SM_INI_MAX_LINE);
+    if (t->summary && !sm_loaded_string(t->summary, SIZE_MAX))
+        return sm_fail(st, "%s: its descriptor's summary %s", path, outside);
+    if (t->summary && strlen(t->summary) > MAX_SUMMARY)
+        return sm_fail(st, "%s: its descriptor's summary is %zu characters, more than %d", path,
+                       strlen(t->summary), MAX_SUMMARY);
     /* every function the host calls: view_strides too (ABI 12), which a view's layer calls */
     void *fn[5] = {0};
     memcpy(&fn[0], &t->parse, sizeof fn[0]); /* function to object pointer, as POSIX allows */
