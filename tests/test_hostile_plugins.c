@@ -229,7 +229,40 @@ static void trust(void)
     CHECK_EQ(sm_registry_open(&reg, &st), -1);
     CHECK_CONTAINS(st.msg, "'plugins' is a relative folder");
     unsetenv("SCALEMETER_PLUGIN_PATH");
-    unlink(path);
+
+    /* a link in a trusted folder to a file in one every user may write (sticky, as /tmp):
+     * only the file's own mode was checked, so whoever created it there first had their code
+     * run; and that file loaded by its own path */
+    char open_dir[160], open_path[192], link_dir[160], link_path[192];
+    snprintf(open_dir, sizeof open_dir, "%s/open", tmpdir);
+    snprintf(open_path, sizeof open_path, "%s/good.so", open_dir);
+    snprintf(link_dir, sizeof link_dir, "%s/linked", tmpdir);
+    snprintf(link_path, sizeof link_path, "%s/good.so", link_dir);
+    CHECK_EQ(mkdir(open_dir, 0700), 0);
+    CHECK_EQ(mkdir(link_dir, 0700), 0);
+    CHECK_EQ(rename(path, open_path), 0);
+    CHECK_EQ(chmod(open_dir, 01777), 0);
+    CHECK_EQ(symlink(open_path, link_path), 0);
+    reg = sm_registry_new();
+    CHECK_EQ(sm_registry_load_dir(reg, link_dir, &st), -1);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s: refusing plugin file: it resolves to %s, in %s, which is writable by every "
+             "user, who could put their code there",
+             link_path, open_path, open_dir);
+    CHECK_CONTAINS(st.msg, want);
+    CHECK_EQ(sm_registry_load_file(reg, open_path, &st), -1);
+    snprintf(want, sizeof want,
+             "%s: refusing plugin file: its folder %s is writable by every user, who could put "
+             "their code there",
+             open_path, open_dir);
+    CHECK_CONTAINS(st.msg, want);
+    CHECK_EQ(sm_registry_count(reg), 0);
+    sm_registry_free(reg);
+    unlink(link_path);
+    unlink(open_path);
+    rmdir(link_dir);
+    rmdir(open_dir);
     rmdir(dir);
 }
 

@@ -379,6 +379,34 @@ static const sm_layer_type *open_plugin(const char *path, void **handle_out, sm_
     return t;
 }
 
+/* The folder a plugin file really lies in, past every symbolic link: one writable by every
+ * user lets anyone put their file there. A link in a trusted folder into /tmp (sticky, 1777)
+ * loaded what another user created there first, since only the file's own mode was checked. */
+static int check_file_folder(const char *path, sm_status *st)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return 0; /* what opening it says */
+    char *slash = strrchr(real, '/');
+    if (!slash)
+        return 0;
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%.*s", slash == real ? 1 : (int)(slash - real), real);
+    struct stat sb;
+    if (stat(folder, &sb) != 0 || !(sb.st_mode & S_IWOTH))
+        return 0;
+    if (strcmp(real, path) != 0)
+        return sm_fail(st,
+                       "%s: refusing plugin file: it resolves to %s, in %s, which is writable "
+                       "by every user, who could put their code there (chmod o-w it, or move "
+                       "the plugin)",
+                       path, real, folder);
+    return sm_fail(st,
+                   "%s: refusing plugin file: its folder %s is writable by every user, who could "
+                   "put their code there (chmod o-w it, or move the plugin)",
+                   path, folder);
+}
+
 /* A plugin file is a regular file and a plugin folder a folder: /dev/zero, a pipe or a folder
  * was told "writable by every user ... (chmod o-w it)". Anyone who can write a plugin file or
  * folder can make every command run their code. */
@@ -395,7 +423,7 @@ static int check_not_world_writable(const char *path, int is_folder, sm_status *
                        "%s: refusing plugin %s: it is writable by every user, who could make "
                        "scalemeter run their code (chmod o-w it)",
                        path, is_folder ? "folder" : "file");
-    return 0;
+    return is_folder ? 0 : check_file_folder(path, st);
 }
 
 /* The suffix (GPU_SUFFIX, CPU_SUFFIX) of a file named as a companion module, or NULL. */
