@@ -2,15 +2,16 @@
  * A CPU companion module for the loader's tests (tests/abi.cmake): a kernel table whose entries
  * do nothing. TEST_NO_ENTRY builds one that exports something else, which
  * sm_registry_cpu_kernels must refuse naming the file; TEST_EXIT_IN_FORWARD one whose forward
- * kernel calls exit(0), TEST_CRASH_IN_FORWARD one whose forward kernel writes to address 16
- * (tests/hostile.cmake).
+ * kernel calls exit(0), TEST_CRASH_IN_FORWARD one whose forward kernel writes to address 16,
+ * TEST_NO_FORWARD one whose table has no forward (tests/hostile.cmake).
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <scalemeter/kernels.h>
 
-static int forward(const sm_layer_io *l, sm_error *err)
+/* unused where TEST_NO_FORWARD leaves it out of the table */
+__attribute__((unused)) static int forward(const sm_layer_io *l, sm_error *err)
 {
     (void)l;
     (void)err;
@@ -33,7 +34,9 @@ static int backward(const sm_layer_io *l, sm_error *err)
 
 static const struct sm_cpu_kernels kernels = {
     .struct_size = sizeof(struct sm_cpu_kernels),
+#ifndef TEST_NO_FORWARD
     .forward = forward,
+#endif
     .backward = backward,
 };
 

@@ -37,9 +37,17 @@ static int own_pass(const sm_layer_io *l, sm_error *err)
     (void)l, (void)err;
     return 0;
 }
+/* TEST_OWN_CPU_SMALL: a table of 4 bytes; TEST_OWN_CPU_NO_FORWARD: one without forward
+ * (tests/hostile.cmake) */
 static const struct sm_cpu_kernels own_cpu = {
+#ifdef TEST_OWN_CPU_SMALL
+    .struct_size = 4,
+#else
     .struct_size = sizeof(struct sm_cpu_kernels),
+#endif
+#ifndef TEST_OWN_CPU_NO_FORWARD
     .forward = own_pass,
+#endif
     .backward = own_pass,
 };
 #endif

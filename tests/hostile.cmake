@@ -36,6 +36,27 @@ sm_test_module(hostile_kernel_crashes fake_plugin.c hostile/kernel_crashes kerne
   TEST_TYPE_NAME="test_kernel_crashes")
 sm_test_module(hostile_kernel_crashes_cpu fake_cpu_module.c hostile/kernel_crashes
   kernel_crashes_cpu HIDDEN TEST_CRASH_IN_FORWARD)
+# Kernel tables that lack forward or are too small, or point at 0x30: each loaded, and the CPU
+# executor then said the descriptor "sets no cpu table, and there is no X_cpu.so"
+sm_test_module(hostile_own_cpu_small fake_plugin.c hostile/own_cpu_small own_cpu_small
+  TEST_TYPE_NAME="test_own_cpu_small" TEST_OWN_CPU TEST_OWN_CPU_SMALL)
+sm_test_module(hostile_own_cpu_no_forward fake_plugin.c hostile/own_cpu_no_forward
+  own_cpu_no_forward TEST_TYPE_NAME="test_own_cpu_no_forward" TEST_OWN_CPU TEST_OWN_CPU_NO_FORWARD)
+sm_test_module(hostile_cpu_no_forward fake_plugin.c hostile/cpu_no_forward cpu_no_forward
+  TEST_TYPE_NAME="test_cpu_no_forward")
+sm_test_module(hostile_cpu_no_forward_cpu fake_cpu_module.c hostile/cpu_no_forward
+  cpu_no_forward_cpu HIDDEN TEST_NO_FORWARD)
+sm_test_module(hostile_gpu_no_forward fake_plugin.c hostile/gpu_no_forward gpu_no_forward
+  TEST_TYPE_NAME="test_gpu_no_forward")
+sm_test_module(hostile_gpu_no_forward_gpu fake_gpu_module.c hostile/gpu_no_forward
+  gpu_no_forward_gpu HIDDEN TEST_NO_FORWARD)
+sm_test_module(hostile_gpu_stray fake_plugin.c hostile/gpu_stray gpu_stray
+  TEST_TYPE_NAME="test_gpu_stray")
+sm_test_module(hostile_gpu_stray_gpu fake_gpu_module.c hostile/gpu_stray gpu_stray_gpu HIDDEN
+  TEST_STRAY_SETUP)
+add_dependencies(test_hostile_plugins hostile_own_cpu_small hostile_own_cpu_no_forward
+  hostile_cpu_no_forward hostile_cpu_no_forward_cpu hostile_gpu_no_forward
+  hostile_gpu_no_forward_gpu hostile_gpu_stray hostile_gpu_stray_gpu)
 # A plugin that prints, exits, or provides a shipped type under another file name, as a user's
 # plugin in SCALEMETER_PLUGIN_PATH: the command's output stays clean, an exit fails naming the
 # plugin, and the shadowed type is the duplicate error whichever type a network asks for first.

@@ -423,6 +423,47 @@ static void fused_plugins(const char *dir)
     }
 }
 
+/* The sixth campaign: kernel tables the registry handed out though they could not run. A
+ * descriptor's own table of 4 bytes or without forward loaded, a companion's without forward
+ * was taken, and the CPU executor then said the descriptor "sets no cpu table, and there is no
+ * X_cpu.so beside it", where it did or there was; a GPU table without forward, or whose setup
+ * is at 0x30, was handed to the cuda backend, which would call it. */
+static void kernel_tables(const char *dir)
+{
+    char path[512], want[1024];
+    snprintf(path, sizeof path, "%s/own_cpu_small/own_cpu_small.so", dir);
+    expect_refused(path, "CPU kernel table too small (4 bytes)");
+    snprintf(path, sizeof path, "%s/own_cpu_no_forward/own_cpu_no_forward.so", dir);
+    expect_refused(path, "its CPU kernel table has no forward (a kernel table needs forward "
+                         "and backward: docs/plugin-abi.md)");
+    static const char *const companions[][3] = {
+        {"cpu_no_forward", "cpu", "its CPU kernel table has no forward"},
+        {"gpu_no_forward", "gpu", "its GPU kernel table has no forward"},
+        {"gpu_stray", "gpu", "its GPU kernel table's setup points outside every loaded object"}};
+    for (int i = 0; i < 3; i++) {
+        const char *kind = companions[i][0];
+        snprintf(path, sizeof path, "%s/%s/%s.so", dir, kind, kind);
+        sm_status st;
+        sm_registry *reg = sm_registry_new();
+        CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
+        const sm_layer_type *t = sm_registry_type(reg, 0);
+        int rc = 0;
+        if (t && !strcmp(companions[i][1], "cpu")) {
+            const struct sm_cpu_kernels *k = NULL;
+            rc = sm_registry_cpu_kernels(reg, t, &k, &st);
+        } else if (t) {
+            const struct sm_gpu_kernels *k = NULL;
+            rc = sm_registry_gpu_kernels(reg, t, &k, &st);
+        }
+        CHECK_MSG(rc == -1, "%s: its kernel table was handed out", kind);
+        snprintf(want, sizeof want, "%s/%s/%s_%s.so: %s", dir, kind, kind, companions[i][1],
+                 companions[i][2]);
+        if (rc == -1)
+            CHECK_CONTAINS(st.msg, want);
+        sm_registry_free(reg);
+    }
+}
+
 static void lying_plugins(const char *dir)
 {
     char e[SM_ERROR_LEN], m[SM_ERROR_LEN], s[SM_ERROR_LEN];
@@ -554,6 +595,7 @@ int main(int argc, char **argv)
     lying_plugins(argv[6]);
     fused_plugins(argv[6]);
     companion_names();
+    kernel_tables(argv[6]);
     fifo_and_empty_folder();
     trust();
     not_a_plugin_path();

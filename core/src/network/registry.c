@@ -264,6 +264,36 @@ static int check_params_size(const sm_layer_type *t, const char *path, sm_status
     return 0;
 }
 
+/* A function field of a kernel table: its name and place. */
+typedef struct kernel_field {
+    const char *name;
+    size_t at;
+} kernel_field;
+
+/* The functions of a kernel table of len bytes (kind "CPU" or "GPU"): each set one in some
+ * loaded object, forward and backward set. A table without forward loaded, and the executor
+ * then said the descriptor "sets no cpu table, and there is no X_cpu.so", where it did and
+ * there was. */
+static int check_kernel_functions(const void *table, size_t len, const kernel_field *f, int n,
+                                  const char *kind, const char *path, sm_status *st)
+{
+    for (int i = 0; i < n; i++) {
+        void *fn = NULL;
+        if (f[i].at + sizeof fn <= len)
+            memcpy(&fn, (const char *)table + f[i].at, sizeof fn); /* as POSIX allows */
+        int needed = !strcmp(f[i].name, "forward") || !strcmp(f[i].name, "backward");
+        if (fn && !sm_loaded_code(fn))
+            return sm_fail(st, "%s: its %s kernel table's %s points outside every loaded object",
+                           path, kind, f[i].name);
+        if (!fn && needed)
+            return sm_fail(st,
+                           "%s: its %s kernel table has no %s (a kernel table needs forward and "
+                           "backward: docs/plugin-abi.md)",
+                           path, kind, f[i].name);
+    }
+    return 0;
+}
+
 /* A CPU kernel table (a descriptor's own, or a companion's) lies in HANDLE's object, whole,
  * and its functions in loaded code: the host calls them when bench or check-plugin runs the
  * type, so a stray pointer would crash it there. */
@@ -278,21 +308,16 @@ static int check_cpu_table(void *handle, const struct sm_cpu_kernels *k, const c
     if (!sm_plugin_holds(handle, k, len))
         return sm_fail(st, "%s: its CPU kernel table (%u bytes) extends beyond the plugin", path,
                        k->struct_size);
-    void *fn[5] = {0};
-    const char *names[5] = {"work_size", "state_size", "init", "forward", "backward"};
-    size_t at[5] = {offsetof(struct sm_cpu_kernels, work_size),
-                    offsetof(struct sm_cpu_kernels, state_size),
-                    offsetof(struct sm_cpu_kernels, init), offsetof(struct sm_cpu_kernels, forward),
-                    offsetof(struct sm_cpu_kernels, backward)};
-    for (int i = 0; i < 5; i++) {
-        if (at[i] + sizeof fn[i] > len)
-            continue; /* a shorter table: the field is absent (the executor checks its size) */
-        memcpy(&fn[i], (const char *)k + at[i], sizeof fn[i]); /* as POSIX allows */
-        if (fn[i] && !sm_loaded_code(fn[i]))
-            return sm_fail(st, "%s: its CPU kernel table's %s points outside every loaded object",
-                           path, names[i]);
-    }
-    return 0;
+    /* a descriptor's own table too: one of 4 bytes loaded as a table of no kernels */
+    if (k->struct_size < offsetof(struct sm_cpu_kernels, backward) + sizeof k->backward)
+        return sm_fail(st, "%s: CPU kernel table too small (%u bytes)", path, k->struct_size);
+    static const kernel_field fields[] = {
+        {"work_size", offsetof(struct sm_cpu_kernels, work_size)},
+        {"state_size", offsetof(struct sm_cpu_kernels, state_size)},
+        {"init", offsetof(struct sm_cpu_kernels, init)},
+        {"forward", offsetof(struct sm_cpu_kernels, forward)},
+        {"backward", offsetof(struct sm_cpu_kernels, backward)}};
+    return check_kernel_functions(k, len, fields, 5, "CPU", path, st);
 }
 
 /* The descriptor and what check_descriptor reads of it lie in memory the host may read: the
@@ -878,6 +903,21 @@ static const void *open_companion(const plugin *p, const char *path, const char 
 
 /* Loads p's GPU companion: COMPANION_LOADED, COMPANION_NONE when there is none, or
  * COMPANION_FAILED with st set. */
+/* A GPU table's functions, as a CPU table's: setup at 0x30 was called by the cuda backend. */
+static int check_gpu_functions(const struct sm_gpu_kernels *k, const char *path, sm_status *st)
+{
+    static const kernel_field fields[] = {
+        {"state_size", offsetof(struct sm_gpu_kernels, state_size)},
+        {"init", offsetof(struct sm_gpu_kernels, init)},
+        {"setup", offsetof(struct sm_gpu_kernels, setup)},
+        {"work_size", offsetof(struct sm_gpu_kernels, work_size)},
+        {"forward", offsetof(struct sm_gpu_kernels, forward)},
+        {"backward", offsetof(struct sm_gpu_kernels, backward)},
+        {"release", offsetof(struct sm_gpu_kernels, release)}};
+    size_t len = k->struct_size < sizeof *k ? k->struct_size : sizeof *k;
+    return check_kernel_functions(k, len, fields, 7, "GPU", path, st);
+}
+
 static int load_gpu_companion(plugin *p, sm_status *st)
 {
     char *path = companion_path(p->path, GPU_SUFFIX);
@@ -898,6 +938,8 @@ static int load_gpu_companion(plugin *p, sm_status *st)
                                        "%s: GPU kernel table too small (%u bytes) for ABI "
                                        "version %u",
                                        path, k->struct_size, SM_PLUGIN_ABI_VERSION);
+    else if (k && check_gpu_functions(k, path, st))
+        rc = COMPANION_FAILED;
     else if (k)
         memcpy(&p->gpu, k, k->struct_size < sizeof p->gpu ? k->struct_size : sizeof p->gpu);
     if (rc == COMPANION_FAILED && handle)
@@ -921,9 +963,6 @@ static int load_cpu_companion(plugin *p, sm_status *st)
         p, path, SM_CPU_ENTRY_NAME, "CPU", _Alignof(struct sm_cpu_kernels), &handle, &rc, st);
     if (k && check_cpu_table(handle, k, path, st))
         rc = COMPANION_FAILED;
-    else if (k && k->struct_size < offsetof(struct sm_cpu_kernels, backward) + sizeof k->backward)
-        rc = COMPANION_FAILED,
-        sm_fail(st, "%s: CPU kernel table too small (%u bytes)", path, k->struct_size);
     else if (k)
         memcpy(&p->cpu, k, k->struct_size < sizeof p->cpu ? k->struct_size : sizeof p->cpu);
     if (rc == COMPANION_FAILED && handle)
