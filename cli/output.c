@@ -40,8 +40,6 @@ void say_warning(const char *fmt, ...)
         snprintf(said + used, sizeof said - used, "%s%s", used ? "; " : "", msg);
 }
 
-const char *said_warnings(void) { return said; }
-
 void json_warning_member(json_writer *w, const char *own)
 {
     json_key(w, "warning");

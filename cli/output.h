@@ -188,10 +188,9 @@ const char *network_label(const char *name);
  * before one) and returns the exit status for errors. */
 int report_error(const char *msg);
 /* Prints "scalemeter COMMAND: warning: MESSAGE" to stderr (printf's format) and keeps
- * MESSAGE for the command's JSON: said_warnings() joins every one said so far with "; " ("" when
- * none), so that the member "warning" holds what stderr said (docs/output.md). */
+ * MESSAGE for the command's JSON (json_warning_member), so that the member "warning" holds what
+ * stderr said (docs/output.md). */
 void say_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-const char *said_warnings(void);
 /* The member "warning" of the open JSON object: own (the command's own lines, "; "-joined) and
  * every warning said, "; "-joined; null where there is none. */
 void json_warning_member(json_writer *w, const char *own);
