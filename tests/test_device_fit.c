@@ -154,6 +154,9 @@ int main(int argc, char **argv)
                    "tests/data/curve/round_device.ini", argv[1], "device_fit");
     check_recovery(reg, "tests/data/curve/fused_device.ini",
                    "tests/data/curve/round_fused_device.ini", argv[1], "device_fit_fused");
+    /* where the host runs ahead (a queue per pass), the rows split where the queue binds */
+    check_recovery(reg, "tests/data/curve/queued_device.ini",
+                   "tests/data/curve/round_queued_device.ini", argv[1], "device_fit_queued");
     check_out_of_range(argv[1]);
     sm_registry_free(reg);
     return check_summary();

@@ -257,6 +257,41 @@ int main(void)
     CHECK_NEAR(pr.t_bwd, 3.2450217984e-3, 1e-9);
     CHECK_NEAR(pr.t_grad, 4.47456e-6, 1e-9);
     sm_predictor_free(p);
+    /* The same with the host running ahead (queued_device.ini: host_runs_ahead = 1): the host
+     * issues each layer's kernels in order, a layer's kernels start once issued and once the
+     * GPU is done with those before. Batch 32, the GPU busier than the host: a pass is the
+     * first layer's dispatch and then every layer's device time,
+     *   infer 20 us + 1.4797504512e-3 + 1.02760448e-4 = 1.6025108992e-3 s
+     *   fwd   30 us + the same                         = 1.6125108992e-3 s
+     *   bwd   40 us + 2.05520896e-4 (relu, issued first) + 2.9595009024e-3 = 3.2050217984e-3 s
+     * and a layer's time is what it adds to its pass (the relu's backward 40 us + its device
+     * time, the conv's its device time), the layers summing to the pass. */
+    CHECK_EQ(sm_predictor_from_device("tests/data/curve/queued_device.ini", &p, &st), 0);
+    CHECK_CONTAINS(sm_predictor_describe(p), "test-eager dispatch queued ahead of the kernels");
+    CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
+    CHECK_NEAR(pr.t_infer, 1.6025108992e-3, 1e-12);
+    CHECK_NEAR(pr.t_fwd, 1.6125108992e-3, 1e-12);
+    CHECK_NEAR(pr.t_bwd, 3.2050217984e-3, 1e-12);
+    CHECK_NEAR(pr.t_grad, 4.47456e-6, 1e-12);
+    CHECK_EQ(sm_predict_layers(p, net, &one, lp, &st), 0);
+    CHECK_NEAR(lp[0].t_fwd, 30e-6 + 1.4797504512e-3, 1e-12);
+    CHECK_NEAR(lp[1].t_fwd, 1.02760448e-4, 1e-12);
+    CHECK_NEAR(lp[1].t_bwd, 40e-6 + 2.05520896e-4, 1e-12);
+    CHECK_NEAR(lp[0].t_bwd, 2.9595009024e-3, 1e-12);
+    CHECK_NEAR(lp[0].host_fwd, 30e-6, 1e-15);
+    CHECK_EQ(lp[0].bound_fwd, SM_BOUND_COMPUTE);
+    CHECK_EQ(lp[1].bound_fwd, SM_BOUND_MEMORY);
+    /* Batch 1, backward: the relu (issued first) takes 6.422528e-6 s on the GPU, done before
+     * the host has issued the conv at 80 us, so the GPU waits for the host: the pass is both
+     * layers' dispatch and then the conv's 9.24844032e-5 s; the relu, which the GPU waited for
+     * longer than it ran, is bound by the host, the conv by its arithmetic. */
+    CHECK_EQ(sm_predict(p, net, &batch1, &pr, &st), 0);
+    CHECK_NEAR(pr.t_bwd, 80e-6 + 9.24844032e-5, 1e-12);
+    CHECK_EQ(sm_predict_layers(p, net, &batch1, lp, &st), 0);
+    CHECK_EQ(lp[1].bound_bwd, SM_BOUND_HOST);
+    CHECK_EQ(lp[0].bound_bwd, SM_BOUND_COMPUTE);
+    CHECK_NEAR(lp[0].t_bwd + lp[1].t_bwd, pr.t_bwd, 1e-15);
+    sm_predictor_free(p);
     /* bf16 at its own efficiency, 40e12 x 0.25 = 1e13 FLOP/s for the convolution (a matrix
      * layer); the ReLU stays at fp32 arithmetic and half the bytes; autocast adds 2 cast
      * kernels for the one convolution: 4 launches.

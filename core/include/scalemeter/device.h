@@ -44,6 +44,9 @@ typedef struct sm_device_options {
                                backward pass and the activations kept; NULL: none */
     const char *attention;  /* "eager" or "fused" (FlashAttention, scaled_dot_product_attention:
                                no score matrices kept or moved); NULL: the framework's */
+    const char *dispatch;   /* "queued" (the host issues kernels while the GPU runs those before:
+                               a queue per pass) or "added" (the dispatch adds to each layer's
+                               device time); NULL: the framework's host_runs_ahead */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else

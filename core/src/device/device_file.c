@@ -119,6 +119,9 @@ static const field fields[] = {
      "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
     {"framework", "fuse_bn_relu", F_INT, AT(fuse_bn_relu), 1, 0, 1, 1, 0,
      "1: batch norms run as their own kernels, with the activation and addition after them"},
+    {"framework", "host_runs_ahead", F_INT, AT(host_runs_ahead), 1, 0, 1, 1, 0,
+     "1: the host issues each layer's kernels while the GPU runs those issued before (a queue "
+     "per pass); 0: the dispatch adds to each layer's device time"},
     {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
      "1: batch norms and activations run inside their neighbours' kernels"},
     {"framework", "channels_last", F_INT, AT(channels_last), 1, 0, 1, 1, 0,
@@ -426,6 +429,7 @@ static void framework_defaults(sm_device *dev)
     dev->autocast_casts = 0;
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
+    dev->host_runs_ahead = 0;
     dev->channels_last = 0;
     dev->nchw_transpose_share = 1;
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);

@@ -44,7 +44,11 @@ typedef struct sm_device {
     double autocast_casts;
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
     int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */
-    double grad_bytes;  /* bytes per weight the gradient all-reduce moves */
+    /* 1: the host issues each layer's kernels while the GPU runs those issued before, a queue
+     * per pass (a layer's kernels start once issued and once the GPU is free); 0: the
+     * dispatch adds to each layer's device time */
+    int host_runs_ahead;
+    double grad_bytes; /* bytes per weight the gradient all-reduce moves */
     /* how the framework stores the model (memory.h's sm_memory_config): bytes a parameter is
      * stored in, 1 where the fp32 master weights are the optimizer's, 1 where the gradient
      * buffer is the all-reduce's bucket itself */

@@ -15,8 +15,11 @@
  * element-wise layers at the base file's fp32 efficiency and the layers the SMs bind below the
  * DRAM's rate at their rate (batch norm, [framework] batchnorm_*). A non-negative relative
  * least-squares fit over the infer, fwd and bwd rows gives d_infer, d_fwd, d_bwd, u_c, u_m; the
- * layers are then reclassified at the new efficiencies until nothing changes. The update is fitted
- * alone: t_grad = d_update P + u 20 W / bandwidth. */
+ * layers are then reclassified at the new efficiencies until nothing changes. Where the base's
+ * framework runs the host ahead (host_runs_ahead: a queue per pass), a row holds the launches up
+ * to the layer where the queue binds and the device terms from it on (queued_row), and the rounds
+ * move that layer with the keys as they reclassify. The update is fitted alone: t_grad =
+ * d_update P + u 20 W / bandwidth. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -35,28 +38,66 @@ enum { U_DINFER, U_DFWD, U_DBWD, U_C, U_M, N_UNKNOWNS };
 
 /* The design row of one phase (0 infer, 1 fwd, 2 bwd) of a network at a batch at the current
  * efficiencies, and the fixed part R. */
-static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_network *net,
-                  int phase, double scale, double eff_m, double *x, double *fixed, sm_status *st)
+/* One layer's share of a design row: launches (casts included), compute-bound seconds at the
+ * base's efficiencies, memory-bound seconds at full bandwidth, and the fixed seconds. */
+typedef struct layer_row {
+    double launches, compute, memory, fixed;
+} layer_row;
+
+/* The design row of a queued phase (host_runs_ahead): the pass ends when the GPU runs the last
+ * kernel, max over j of the host's issue of layers 1..j plus the GPU's time of layers j..n (the
+ * queue of predictor_device.c's queue_pass, unrolled), so with the j that bounds it at the
+ * current keys the row is linear again: the launches before j and the device time from j on.
+ * The fit's rounds move j as they move the keys, as they reclassify the layers. */
+static void queued_row(const layer_row *lr, int n, int phase, double dispatch, double scale,
+                       double eff_m, double *x, double *fixed)
 {
-    int half = sm_precision_is_half(p);
-    double launches = 0, matmuls = 0;
+    double device = 0, host = 0, best = -1;
+    int from = 0;
+    for (int k = 0; k < n; k++)
+        device += lr[k].compute / scale + lr[k].memory / eff_m + lr[k].fixed;
+    for (int k = 0; k < n; k++) { /* in the order the host issues them */
+        const layer_row *r = &lr[phase == 2 ? n - 1 - k : k];
+        host += r->launches * dispatch;
+        if (host + device > best)
+            best = host + device, from = k;
+        device -= r->compute / scale + r->memory / eff_m + r->fixed;
+    }
+    for (int k = 0; k < n; k++) {
+        const layer_row *r = &lr[phase == 2 ? n - 1 - k : k];
+        if (k <= from)
+            x[U_DINFER + phase] += r->launches;
+        if (k >= from) {
+            x[U_C] += r->compute, x[U_M] += r->memory;
+            *fixed += r->fixed;
+        }
+    }
+}
+
+static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_network *net,
+                  int phase, double scale, double eff_m, double dispatch, double *x, double *fixed,
+                  sm_status *st)
+{
+    int half = sm_precision_is_half(p), n = 0;
     memset(x, 0, N_UNKNOWNS * sizeof *x);
     *fixed = 0;
     unsigned char *fused = malloc((size_t)net->n_layers + 1);
-    if (!fused || sm_network_fused(v, net, fused)) {
-        free(fused);
+    layer_row *lr = calloc((size_t)net->n_layers + 1, sizeof *lr);
+    if (!fused || !lr || sm_network_fused(v, net, fused)) {
+        free(fused), free(lr);
         return sm_fail(st, "out of memory");
     }
     for (int i = 0; i < net->n_layers; i++) {
         sm_metrics m;
         if (sm_layer_metrics_at(&net->layers[i], batch, &m, st)) {
-            free(fused);
+            free(fused), free(lr);
             return -1;
         }
         /* the kernels this phase launches, as the predictor counts them */
         int64_t k = sm_layer_kernels(v, &m, phase);
         if (!k || fused[i])
             continue;
+        layer_row *r = &lr[n++];
         int mm = sm_layer_is_matmul(&net->layers[i]);
         /* the matrix products at the base's efficiencies (scaled by the fit), the rest at
          * its fp32 vector rate */
@@ -73,32 +114,40 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
                             ? w.bytes / w.sm_stream
                             : 0;
         if (c_mm / scale + t_vec >= (by_sms > 0 ? by_sms : mem / eff_m)) {
-            x[U_C] += c_mm;
-            *fixed += t_vec;
+            r->compute += c_mm;
+            r->fixed += t_vec;
         } else if (by_sms > 0) {
-            *fixed += by_sms;
+            r->fixed += by_sms;
         } else {
-            x[U_M] += mem;
+            r->memory += mem;
         }
-        x[U_M] +=
+        r->memory +=
             (w.serial_bytes + sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2)) /
             v->memory_bandwidth;
         /* eager attention's score products, bound by their own arithmetic or score matrix */
         double c_s = sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops});
         double m_s = w.score_bytes / v->memory_bandwidth;
         if (c_s > 0 && c_s / scale >= m_s / eff_m)
-            x[U_C] += c_s;
+            r->compute += c_s;
         else
-            x[U_M] += m_s;
-        launches += (double)k;
-        matmuls += mm;
+            r->memory += m_s;
+        r->launches = (double)k + (half && mm ? v->autocast_casts : 0);
         /* a library's own launches inside the call, at the base's bare launch (the predictor's) */
-        *fixed += (double)(phase == 2 ? net->layers[i].m.library_kernels_bwd
-                                      : net->layers[i].m.library_kernels_fwd) *
-                  v->launch_overhead;
+        r->fixed += (double)(phase == 2 ? net->layers[i].m.library_kernels_bwd
+                                        : net->layers[i].m.library_kernels_fwd) *
+                    v->launch_overhead;
     }
     free(fused);
-    x[U_DINFER + phase] = launches + (half ? v->autocast_casts * matmuls : 0);
+    if (v->host_runs_ahead) {
+        queued_row(lr, n, phase, dispatch, scale, eff_m, x, fixed);
+    } else {
+        for (int k = 0; k < n; k++) {
+            x[U_DINFER + phase] += lr[k].launches;
+            x[U_C] += lr[k].compute, x[U_M] += lr[k].memory;
+            *fixed += lr[k].fixed;
+        }
+    }
+    free(lr);
     return 0;
 }
 
@@ -239,6 +288,8 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     if (fit_rows_find(runs, reg, &fr, st))
         goto done;
     double scale = 1, eff_m = v.memory_efficiency, u[N_UNKNOWNS];
+    /* the dispatch a queued phase's rows split at: the base's, then each round's */
+    double dispatch[3] = {v.dispatch_infer, v.dispatch_fwd, v.dispatch_bwd};
     /* the description each round writes (the round's dispatch, the efficiencies it fitted),
      * scored on the next round's rows, which classify the layers at those efficiencies as the
      * predictor does: where the rounds never settle (the H100 tf32 runs flip between two
@@ -257,7 +308,7 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
                 fit_config *c = &fr.configs[fr.config_of[i]];
                 if (c->designed[ph] != iter + 1) {
                     if (design(&v, (sm_precision)p, c->batch, fr.nets[c->net].net, ph, scale, eff_m,
-                               c->x[ph], &c->fixed[ph], st))
+                               dispatch[ph], c->x[ph], &c->fixed[ph], st))
                         goto done;
                     c->designed[ph] = iter + 1;
                 }
@@ -331,6 +382,11 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
         double new_m = u[U_M] > 1 ? 1 / u[U_M] : 1;
         out->iterations = iter + 1;
         int stable = fabs(new_c - scale) < 1e-4 * scale && fabs(new_m - eff_m) < 1e-4 * eff_m;
+        for (int ph = 0; ph < 3; ph++) {
+            if (v.host_runs_ahead && fabs(u[U_DINFER + ph] - dispatch[ph]) > 1e-4 * dispatch[ph])
+                stable = 0;
+            dispatch[ph] = u[U_DINFER + ph];
+        }
         scale = new_c;
         eff_m = new_m;
         if (stable) {

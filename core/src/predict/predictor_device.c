@@ -75,8 +75,8 @@ typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
     double fwd_serial;      /* bytes of the training forward pass's serial kernels (what
                                selective checkpointing recomputes of a layer kept in part) */
-    double host_infer, host_fwd, host_bwd; /* of infer, fwd and bwd, the dispatch */
-    pass_load load_fwd, load_bwd;          /* what limits them where the host does not */
+    double host_infer, host_fwd, host_bwd;    /* of infer, fwd and bwd, the dispatch */
+    pass_load load_infer, load_fwd, load_bwd; /* what limits them where the host does not */
     sm_bound bound_infer, bound_fwd, bound_bwd;
 } pass_times;
 
@@ -137,8 +137,8 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         double device = roofline(d, infer) + transpose + library_fwd;
         t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
         t->infer = device + t->host_infer;
-        t->bound_infer =
-            bound_of(load_of(d, infer, transpose_bytes, library_fwd), device, t->host_infer);
+        t->load_infer = load_of(d, infer, transpose_bytes, library_fwd);
+        t->bound_infer = bound_of(t->load_infer, device, t->host_infer);
     }
     double device = roofline(d, fwd) + transpose + library_fwd;
     t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
@@ -158,15 +158,18 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
 /* The training forward passes of blocks: of block `block` into fwd[0] or, where block < 0,
  * of every block b into fwd[b], in one walk over the layers (walked once per block, the
  * blocks of a deep network cost blocks x layers). Each sum is over its block's layers in
- * the network's order. */
+ * the network's order; where the host runs ahead, each block's layers are a queue of their
+ * own (queue_pass), as a pipeline stage runs them. */
 static int block_forward(const device_predictor *d, const sm_network *net, int block, int64_t batch,
                          double *fwd, sm_status *st)
 {
-    for (int b = 0; b < (block < 0 ? net->n_blocks : 1); b++)
+    int n = block < 0 ? net->n_blocks : 1;
+    for (int b = 0; b < n; b++)
         fwd[b] = 0;
     unsigned char *fused = malloc((size_t)net->n_layers + 1);
-    if (!fused || sm_network_fused(&d->dev, net, fused)) {
-        free(fused);
+    double *host = calloc((size_t)n + 1, sizeof *host);
+    if (!fused || !host || sm_network_fused(&d->dev, net, fused)) {
+        free(fused), free(host);
         return sm_fail(st, "out of memory");
     }
     for (int i = 0; i < net->n_layers; i++) {
@@ -176,12 +179,18 @@ static int block_forward(const device_predictor *d, const sm_network *net, int b
         pass_times one;
         sm_metrics m;
         if (layer_passes(d, l, batch, &one, &m, st)) {
-            free(fused);
+            free(fused), free(host);
             return -1;
         }
-        fwd[block < 0 ? l->block : 0] += one.fwd;
+        int b = block < 0 ? l->block : 0;
+        if (d->dev.host_runs_ahead) { /* fwd[b]: when the block's GPU is done */
+            host[b] += one.host_fwd;
+            fwd[b] = fmax(host[b], fwd[b]) + one.fwd - one.host_fwd;
+        } else {
+            fwd[b] += one.fwd;
+        }
     }
-    free(fused);
+    free(fused), free(host);
     return 0;
 }
 
@@ -192,6 +201,33 @@ typedef struct layer_step {
     double weights;
     int fused; /* run inside a neighbour's kernel: no passes of its own */
 } layer_step;
+
+/* A pass as the host and the GPU run it when the host runs ahead (host_runs_ahead): the host
+ * issues the layers' kernels in order (the backward pass from the last layer), a layer's
+ * kernels start once issued and once the GPU is done with those before, and the pass ends when
+ * both are done (docs/queue-h200.md: over the H200's device-bound phases the queue of measured
+ * ops came to 0.96 of the window, the sum of host and kernel time to 1.81). Each layer's time
+ * becomes what it adds to the pass, so that the layers still sum to it; a layer the GPU waited
+ * for longer than it ran is bound by the host. pass: 0 infer, 1 fwd, 2 bwd. */
+static void queue_pass(layer_step *ls, int n, int pass)
+{
+    double host = 0, gpu = 0;
+    for (int k = 0; k < n; k++) {
+        pass_times *t = &ls[pass == 2 ? n - 1 - k : k].t;
+        double *time = pass == 0 ? &t->infer : pass == 1 ? &t->fwd : &t->bwd;
+        double issue = pass == 0 ? t->host_infer : pass == 1 ? t->host_fwd : t->host_bwd;
+        pass_load load = pass == 0 ? t->load_infer : pass == 1 ? t->load_fwd : t->load_bwd;
+        sm_bound *bound = pass == 0 ? &t->bound_infer : pass == 1 ? &t->bound_fwd : &t->bound_bwd;
+        if (*time <= 0 && issue <= 0)
+            continue;
+        double device = *time - issue, before = gpu;
+        host += issue;
+        double waited = fmax(0, host - gpu);
+        gpu = fmax(host, gpu) + device;
+        *time = gpu - before;
+        *bound = bound_of(load, device, waited);
+    }
+}
 
 static layer_step *layer_steps(const device_predictor *d, const sm_network *net, int64_t batch,
                                sm_status *st)
@@ -237,6 +273,9 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         if (e == SM_RECOMPUTES_ALL || e == SM_RECOMPUTES_PART)
             t->bound_bwd = bound_of(t->load_bwd, t->bwd - t->host_bwd, t->host_bwd);
     }
+    if (d->dev.host_runs_ahead)
+        for (int pass = 0; pass < 3; pass++)
+            queue_pass(ls, net->n_layers, pass);
     free(unit), free(effect), free(fused);
     return ls;
 }
@@ -582,10 +621,11 @@ static void describe(const device_predictor *d, const char *layout, char *buf, s
     else
         snprintf(bucketing, sizeof bucketing, " in %g MiB buckets%s", d->bucket_bytes / 1048576.0,
                  d->overlap ? " overlapped with the backward pass" : "");
-    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s%s, %s %s%s%s",
+    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s%s%s, %s %s%s%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision], layout, dispatch_name(&d->dev),
              dispatch_note(&d->dev, note, sizeof note),
+             d->dev.host_runs_ahead ? " queued ahead of the kernels" : "",
              d->dev.fused_attention == SM_ATTENTION_FUSED   ? ", fused attention"
              : d->dev.fused_attention == SM_ATTENTION_EAGER ? ", eager attention"
                                                             : "",
@@ -664,6 +704,14 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
             return sm_fail(st, "attention %s: expected eager or fused", opt->attention);
         }
         d->dev.fused_attention = fused ? SM_ATTENTION_FUSED : SM_ATTENTION_EAGER;
+    }
+    if (opt->dispatch) {
+        int queued = !strcmp(opt->dispatch, "queued");
+        if (!queued && strcmp(opt->dispatch, "added")) {
+            free(d);
+            return sm_fail(st, "dispatch %s: expected queued or added", opt->dispatch);
+        }
+        d->dev.host_runs_ahead = queued;
     }
 
     /* the layout of activations matters to convolutions alone (device_roofline.c): named,
