@@ -27,6 +27,11 @@ const char *predictor_choice_problem(const predictor_choice *c)
                "as it ran";
     if (c->attention && strcmp(c->attention, "eager") && strcmp(c->attention, "fused"))
         return "--attention: expected eager or fused";
+    if (c->dispatch && c->coeffs)
+        return "--dispatch applies to --device alone: a calibration measured the host and the "
+               "GPU together";
+    if (c->dispatch && strcmp(c->dispatch, "queued") && strcmp(c->dispatch, "added"))
+        return "--dispatch: expected queued or added";
     if ((c->shard || c->checkpoint) && c->coeffs)
         return "--shard and --checkpoint apply to --device alone: a calibration measured DDP "
                "without checkpointing";
@@ -45,8 +50,9 @@ const char *predictor_choice_problem(const predictor_choice *c)
 
 int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st)
 {
-    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap, c->framework,  c->collective,
-                             c->algorithms, c->protocols,  c->shard,   c->checkpoint, c->attention};
+    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap,   c->framework,
+                             c->collective, c->algorithms, c->protocols, c->shard,
+                             c->checkpoint, c->attention,  c->dispatch};
     *out = NULL;
     output_reads("configs/calibrations", c->coeffs); /* files -o may not replace */
     output_reads("configs/devices", c->device);

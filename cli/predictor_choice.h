@@ -18,6 +18,7 @@ typedef struct predictor_choice {
                                        framework's */
     const char *shard, *checkpoint; /* --shard, --checkpoint (--device alone) */
     const char *attention;          /* --attention eager|fused (--device alone) */
+    const char *dispatch;           /* --dispatch queued|added (--device alone) */
 } predictor_choice;
 
 /* Why the options do not go together (a usage error's text), or NULL. */

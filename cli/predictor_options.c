@@ -56,6 +56,11 @@ static const opt_desc predictor_opts[] = {
      "(FlashAttention, PyTorch's scaled_dot_product_attention: no score\n"
      "matrices kept or moved); default: the framework's fused_attention,\n"
      "else each as the network's code runs it (impl=sdpa fused)"},
+    {"dispatch", 0, "D", opt_string, 0, CHOICE(dispatch),
+     "(--device alone) queued: the host issues each layer's kernels\n"
+     "while the GPU runs those before (a queue per pass); added: the\n"
+     "dispatch adds to each layer's device time; default: the\n"
+     "framework's host_runs_ahead (docs/devices.md)"},
 };
 
 static const opt_desc layout_opts[] = {

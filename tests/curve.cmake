@@ -109,6 +109,7 @@ sm_add_python_test(memory_measured_runs_fit test_memory_measured.py ${SCALEMETER
 sm_add_python_test(cli_tokens test_tokens_cli.py ${SCALEMETER_BIN})
 # --attention eager|fused in predict and curve: the scores kept, hand-derived; refusals.
 sm_add_python_test(cli_attention test_attention_cli.py ${SCALEMETER_BIN})
+sm_add_python_test(cli_dispatch test_dispatch_cli.py ${SCALEMETER_BIN})
 
 # Relations every prediction keeps (docs/scaling.md's and docs/memory.md's equations, physics),
 # over 60 seeded random configurations of zoo models, devices, precisions, shardings,
