@@ -16,15 +16,13 @@ import configparser
 import csv
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import queue_probe  # noqa: E402  (the queued pass)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAMBDA = "aa5addb6"
@@ -249,27 +247,16 @@ SETS = (("h100-pytorch-bf16", "h100", "bf16"), ("h100-pytorch-tf32", "h100", "tf
         ("h100-pytorch-fp32", "h100", "fp32"), ("h200-pytorch-bf16-rounds", "h200", "bf16"))
 
 
-def layer_times(binary, device, net, batch, precision, image=None, framework=None):
-    """predict --per-layer's layers and t_grad, or None where it refuses the point."""
+def step_time(binary, device, net, batch, precision, image=None, framework=None, form="added"):
+    """predict's t_step of one device with the host's dispatch added to each layer's device
+    time or queued (`--dispatch queued`: the host issuing each layer's kernels in order, the
+    GPU running them once issued and once free), or None where it refuses the point."""
     args = [binary, "predict", net, "--device", device, "-g", "1", "--batch", str(batch),
-            "--precision", precision, "--per-layer", "--format", "json"]
+            "--precision", precision, "--dispatch", form, "--format", "json"]
     args += ["--image", str(image)] if image else []
     args += ["--framework", framework] if framework else []
     r = subprocess.run(args, capture_output=True, text=True)
-    if r.returncode:
-        return None
-    whole = subprocess.run([x for x in args if x != "--per-layer"], capture_output=True,
-                           text=True, check=True)
-    return json.loads(r.stdout)["layers"], json.loads(whole.stdout)["t_grad"]
-
-
-def step_of(times, form):
-    """A training step of predict --per-layer's layers: each pass added ("sum", the model's
-    form) or queued (the host issuing each layer's kernels in order and the GPU running them
-    once issued and once free: queue_probe's form), and the update."""
-    layers, grad = times
-    return sum(queue_probe.phase_time(layers, {}, {}, "", phase, form)
-               for phase in ("fwd", "bwd")) + grad
+    return json.loads(r.stdout)["t_step"] if r.returncode == 0 else None
 
 
 def set_errors(binary, name, device, precision, framework, form):
@@ -281,10 +268,119 @@ def set_errors(binary, name, device, precision, framework, form):
                 float(r["t_step"]))
     ratios = []
     for (net, image, batch), steps in sorted(runs.items()):
-        times = layer_times(binary, device, net, batch, precision, image, framework)
-        if times:
-            ratios.append(step_of(times, form) / statistics.median(steps))
+        t = step_time(binary, device, net, batch, precision, image, framework, form)
+        if t:
+            ratios.append(t / statistics.median(steps))
     return statistics.mean(abs(x - 1) for x in ratios), statistics.median(ratios), len(ratios)
+
+
+def with_framework(part, framework, queued, path):
+    """The part's description with configs/frameworks/FRAMEWORK.ini's [framework] in place of
+    its own, the host running ahead where queued: a base for fit --device-out, which takes no
+    --framework."""
+    with open(os.path.join(ROOT, "configs", "devices", part + ".ini")) as f:
+        text = f.read()
+    with open(os.path.join(ROOT, "configs", "frameworks", framework + ".ini")) as f:
+        fw = f.read()
+    fw = fw[re.search(r"^\[framework\]", fw, re.M).start():].rstrip("\n") + "\n"
+    fw += "host_runs_ahead = 1\n" if queued else ""
+    start = re.search(r"^\[framework\]", text, re.M).start()
+    end = re.search(r"^\[node\]", text, re.M).start()
+    with open(path, "w") as f:
+        f.write(text[:start] + fw + "\n" + text[end:])
+    return path
+
+
+def fitted_keys(path):
+    """The keys fit --device-out wrote: {key: value}."""
+    keys = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^(\w+)\s*=\s*([-+.\deE]+)\s*$", line)
+            if m:
+                keys[m.group(1)] = float(m.group(2))
+    return keys
+
+
+def transplant(fitted, target, path):
+    """target's description with fitted's efficiency and dispatch keys: the H100's fit carried
+    to the H200 (the same SMs and clock, 1.43 times the bandwidth)."""
+    with open(target) as f:
+        text = f.read()
+    for key, value in fitted_keys(fitted).items():
+        if not key.startswith(("compute_efficiency_", "conv_efficiency_", "memory_efficiency",
+                               "dispatch_")):
+            continue
+        text = re.sub(rf"^{key}\s*=.*\n", "", text, flags=re.M)
+        section = "[framework]" if key.startswith("dispatch_") else "[device]"
+        text = text.replace(f"\n{section}\n", f"\n{section}\n{key} = {value:.6g}\n", 1)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def validate_step(binary, runs, device):
+    """validate's step MAPE and median ratio of a description on a set's rows."""
+    out = json.loads(run(binary, "validate", runs, "--device", device, "--format", "json"))
+    step = out["phases"]["step"]["overall"]
+    return step["mape"], step["median_ratio"]
+
+
+def section_queue(binary):
+    """fit --device-out in both forms from the same base, on each H100 set, and the bf16 fit
+    carried to the H200's unprofiled rounds."""
+    md = ["## The queue in the model", ""]
+    md += ["""A framework of `host_runs_ahead = 1` (or `--dispatch queued`) queues each pass:
+        the host issues the layers' kernels in order, a layer's kernels start once issued and
+        once the GPU is done with those before (docs/scaling.md has the equation), and `fit
+        --device-out` from such a base fits its keys in that form, each row linear at the
+        layer where the queue binds. Fitted from the h100 description with `pytorch-eager-kernels`
+        (the two prices above), added and queued, on each H100 set: the keys it finds, the
+        step MAPE (median ratio) of the written description on the same rows, and the bf16
+        fit's keys carried to the h200 description (`h200` with `pytorch-eager-kernels`) on
+        the H200's unprofiled rounds, which no fit saw:""", ""]
+    md += ["| set | form | dispatch infer/fwd/bwd us | compute (conv) efficiency | "
+           "memory efficiency | step, in the fit | h200-pytorch-bf16-rounds |",
+           "|---|---|---|---|---:|---:|---:|"]
+    asked = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, device, precision in SETS[:3]:
+            runs = os.path.join(ROOT, "configs", "calibrations", name + ".csv")
+            for form in ("added", "queued"):
+                base = with_framework(device, KERNELS, form == "queued",
+                                      os.path.join(tmp, f"base-{form}.ini"))
+                out = os.path.join(tmp, f"{name}-{form}.ini")
+                run(binary, "fit", runs, "-o", os.path.join(tmp, "coeffs.ini"), "--device-out",
+                    out, "--device-base", base)
+                k = fitted_keys(out)
+                e, r = validate_step(binary, runs, out)
+                h200 = ""
+                if precision == "bf16":
+                    target = with_framework("h200", KERNELS, form == "queued",
+                                            os.path.join(tmp, f"h200-{form}.ini"))
+                    carried = transplant(out, target, os.path.join(tmp, f"h200-fit-{form}.ini"))
+                    he, hr = validate_step(binary, os.path.join(
+                        ROOT, "configs", "calibrations", "h200-pytorch-bf16-rounds.csv"), carried)
+                    h200 = f"{he:.3f} ({hr:.2f})"
+                if form == "queued":
+                    asked.append(k["memory_efficiency"])
+                md.append(f"| {name} | {form} | {k['dispatch_infer_us']:.1f}/"
+                          f"{k['dispatch_fwd_us']:.1f}/{k['dispatch_bwd_us']:.1f} | "
+                          f"{k['compute_efficiency_' + precision]:.3f} "
+                          f"({k['conv_efficiency_' + precision]:.3f}) | "
+                          f"{k['memory_efficiency']:.2f} | {e:.3f} ({r:.2f}) | {h200} |")
+    md += ["", f"""Queued, the fits predict their own rows about as well as added, and the bf16
+        fit carried to the H200 better, but only at a memory efficiency of
+        {min(asked):.2f}-{max(asked):.2f}, below what any streaming kernel reaches (the H200's
+        ReLUs streamed at 0.91 of its bandwidth, ops-h200.md): where the host no longer pads
+        the device-bound passes, the layers the model prices at the DRAM's rate and that run
+        far below it (depthwise and grouped convolutions, poolings, layer norms; ops-h200.md,
+        "All points together") take the memory efficiency down with them, and the
+        transformers, whose element-wise kernels do stream, would be priced at that rate too.
+        So the shipped descriptions keep the added form until those classes are priced each,
+        as batch norm is, from per-op profiles of more than one generation (issue 38's H100
+        profiles, docs/gpu.md's checklist)."""]
+    return [" ".join(x.split()) if x.startswith(("A framework", "Queued")) else x for x in md]
 
 
 def section_kernels(binary, devices, ratios):
@@ -322,9 +418,9 @@ def section_kernels(binary, devices, ratios):
                                      "--batch", str(batch), "--precision", precision,
                                      "--framework", KERNELS, "--format", "json"))
                 new.append(batch / out["t_step"] / published)
-                times = layer_times(binary, part, "resnet50", batch, precision,
-                                    framework=KERNELS)
-                queued.append(batch / step_of(times, "queue") / published)
+                t = step_time(binary, part, "resnet50", batch, precision, framework=KERNELS,
+                              form="queued")
+                queued.append(batch / t / published)
             for v, rs in (("shipped", mine), ("kernels", new), ("queued", queued)):
                 within[v][family] += sum(abs(r - 1) <= 0.1 for r in rs)
                 if family == "fp16":
@@ -354,8 +450,8 @@ def section_kernels(binary, devices, ratios):
     errors = {}
     for name, device, precision in SETS:
         cells = []
-        for framework, form in ((None, "sum"), (KERNELS, "sum"), (None, "queue"),
-                                (KERNELS, "queue")):
+        for framework, form in ((None, "added"), (KERNELS, "added"), (None, "queued"),
+                                (KERNELS, "queued")):
             e, r, count = set_errors(binary, name, device, precision, framework, form)
             errors[name, framework, form] = e
             cells.append(f"{e:.3f} ({r:.2f})")
@@ -368,7 +464,7 @@ def section_kernels(binary, devices, ratios):
     stream = key * a100["sm_count"] * a100["sustained_clock_mhz"] * 1e6
     better, worse = [], []
     for name, _, _ in SETS:
-        q, shipped = errors[name, KERNELS, "queue"], errors[name, None, "sum"]
+        q, shipped = errors[name, KERNELS, "queued"], errors[name, None, "added"]
         (better if q < shipped else worse).append(f"{name} ({q:.3f} against {shipped:.3f})")
     md += ["", f"""Priced layer by layer and queued, ResNet-50's fp16 medians span
         {min(fp16_medians['queued']):.2f}-{max(fp16_medians['queued']):.2f} (shipped
@@ -384,9 +480,7 @@ def section_kernels(binary, devices, ratios):
         the model's own form on {', '.join(better) or 'none'} and not on
         {', '.join(worse) or 'none'}: the descriptions' dispatch (21/36/43 us a kernel) was
         fitted added, on the H100's sets, beside batch norms priced at the DRAM's rate, and
-        counts the GPU's busy time and the host's twice. A description takes them when the time model
-        queues the host and the GPU and `fit --device-out` fits the dispatch in that form
-        (issue 38). At TF32 the A100s stay slow: the TF32 convolutions' fraction for Ampere
+        counts the GPU's busy time and the host's twice; fitted queued, below. At TF32 the A100s stay slow: the TF32 convolutions' fraction for Ampere
         (0.3) was derived from NVIDIA's ResNet-50 figures beside batch norms at the DRAM's
         rate, and a batch norm of {a100['sm_count']} channels or more carried to the A100
         ({a100['sm_count']} SMs at {a100['sustained_clock_mhz']:.0f} MHz) streams at
@@ -732,7 +826,7 @@ def main():
     w(f"  a newer cuDNN) ran faster and come out {pct(by_system[('Dell H100 80GB SXM5', 'fp32')])}: "
       "software, not the part.")
     w("")
-    for line in section_kernels(a.bin, devices, ratios):
+    for line in section_kernels(a.bin, devices, ratios) + [""] + section_queue(a.bin):
         out.extend(textwrap.wrap(line, 96, break_on_hyphens=False) if not line.startswith("|")
                    else [line])
         if not line:
