@@ -154,7 +154,7 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
 {
     print_heading(out, net, p, layout,
                   "training passes, layer by layer (fused: run inside a neighbour's kernel; "
-                  "host: the framework's dispatch, added to the device's time)");
+                  "host: what of it the device waits on the framework's dispatch)");
     const char *h[] = {"layer", "type", "t_fwd",     "t_bwd",
                        "share", "host", "fwd bound", "bwd bound"};
     text_table *tab = table_new(8, h);

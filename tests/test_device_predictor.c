@@ -265,7 +265,8 @@ int main(void)
      *   fwd   30 us + the same                         = 1.6125108992e-3 s
      *   bwd   40 us + 2.05520896e-4 (relu, issued first) + 2.9595009024e-3 = 3.2050217984e-3 s
      * and a layer's time is what it adds to its pass (the relu's backward 40 us + its device
-     * time, the conv's its device time), the layers summing to the pass. */
+     * time, the conv's its device time), the layers summing to the pass; its host time what of
+     * that the GPU waited for the host: the first layer's dispatch, none of the second's. */
     CHECK_EQ(sm_predictor_from_device("tests/data/curve/queued_device.ini", &p, &st), 0);
     CHECK_CONTAINS(sm_predictor_describe(p), "test-eager dispatch queued ahead of the kernels");
     CHECK_EQ(sm_predict(p, net, &one, &pr, &st), 0);
@@ -279,6 +280,9 @@ int main(void)
     CHECK_NEAR(lp[1].t_bwd, 40e-6 + 2.05520896e-4, 1e-12);
     CHECK_NEAR(lp[0].t_bwd, 2.9595009024e-3, 1e-12);
     CHECK_NEAR(lp[0].host_fwd, 30e-6, 1e-15);
+    CHECK_NEAR(lp[1].host_fwd, 0, 1e-15);
+    CHECK_NEAR(lp[1].host_bwd, 40e-6, 1e-15);
+    CHECK_NEAR(lp[0].host_bwd, 0, 1e-15);
     CHECK_EQ(lp[0].bound_fwd, SM_BOUND_COMPUTE);
     CHECK_EQ(lp[1].bound_fwd, SM_BOUND_MEMORY);
     /* Batch 1, backward: the relu (issued first) takes 6.422528e-6 s on the GPU, done before
@@ -290,6 +294,10 @@ int main(void)
     CHECK_EQ(sm_predict_layers(p, net, &batch1, lp, &st), 0);
     CHECK_EQ(lp[1].bound_bwd, SM_BOUND_HOST);
     CHECK_EQ(lp[0].bound_bwd, SM_BOUND_COMPUTE);
+    /* the GPU idles 40 us for the relu, then from its end (40 us + 6.422528e-6 s) until the
+     * conv is issued at 80 us */
+    CHECK_NEAR(lp[1].host_bwd, 40e-6, 1e-15);
+    CHECK_NEAR(lp[0].host_bwd, 80e-6 - 40e-6 - 6.422528e-6, 1e-15);
     CHECK_NEAR(lp[0].t_bwd + lp[1].t_bwd, pr.t_bwd, 1e-15);
     sm_predictor_free(p);
     /* bf16 at its own efficiency, 40e12 x 0.25 = 1e13 FLOP/s for the convolution (a matrix

@@ -207,7 +207,8 @@ typedef struct layer_step {
  * kernels start once issued and once the GPU is done with those before, and the pass ends when
  * both are done (docs/queue-h200.md: over the H200's device-bound phases the queue of measured
  * ops came to 0.96 of the window, the sum of host and kernel time to 1.81). Each layer's time
- * becomes what it adds to the pass, so that the layers still sum to it; a layer the GPU waited
+ * becomes what it adds to the pass, so that the layers still sum to it, and its host time what
+ * of that the GPU waited for the host (as added, all of its dispatch); a layer the GPU waited
  * for longer than it ran is bound by the host. pass: 0 infer, 1 fwd, 2 bwd. */
 static void queue_pass(layer_step *ls, int n, int pass)
 {
@@ -215,7 +216,8 @@ static void queue_pass(layer_step *ls, int n, int pass)
     for (int k = 0; k < n; k++) {
         pass_times *t = &ls[pass == 2 ? n - 1 - k : k].t;
         double *time = pass == 0 ? &t->infer : pass == 1 ? &t->fwd : &t->bwd;
-        double issue = pass == 0 ? t->host_infer : pass == 1 ? t->host_fwd : t->host_bwd;
+        double *own = pass == 0 ? &t->host_infer : pass == 1 ? &t->host_fwd : &t->host_bwd;
+        double issue = *own;
         pass_load load = pass == 0 ? t->load_infer : pass == 1 ? t->load_fwd : t->load_bwd;
         sm_bound *bound = pass == 0 ? &t->bound_infer : pass == 1 ? &t->bound_fwd : &t->bound_bwd;
         if (*time <= 0 && issue <= 0)
@@ -225,6 +227,7 @@ static void queue_pass(layer_step *ls, int n, int pass)
         double waited = fmax(0, host - gpu);
         gpu = fmax(host, gpu) + device;
         *time = gpu - before;
+        *own = waited;
         *bound = bound_of(load, device, waited);
     }
 }
