@@ -367,9 +367,6 @@ static int predicted_sweep(const allreduce_args *a)
     enum { MAX_SIZES = 64 };
     double bytes[MAX_SIZES];
     sm_allreduce_estimate e[MAX_SIZES];
-    int n = 0;
-    for (uint64_t b = a->min_bytes; b <= a->max_bytes && n < MAX_SIZES; b *= 2)
-        bytes[n++] = (double)b;
     sm_allreduce_layout layout = {.collective = a->collective,
                                   .nodes = a->nodes,
                                   .gpus_per_node = a->gpus_per_node,
@@ -377,13 +374,43 @@ static int predicted_sweep(const allreduce_args *a)
                                   .protocols = a->protocols,
                                   .op = a->op};
     sm_status st = {""};
-    if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st)) {
+    /* the layout first (the description's devices per node where -g gives none), for the sizes */
+    if (sm_device_allreduce(a->device, &layout, NULL, 0, NULL, &st)) {
         report_error(st.msg);
         return strncmp(st.msg, "--", 2) == 0 ? 2 : 1; /* an option's value: a usage error */
     }
     /* 2^20 nodes of 4096 devices are 2^32 ranks: an int wrapped to 0 (busbw -inf) */
     int g = layout.gpus_per_node;
     long long ranks = (long long)a->nodes * g;
+    /* nccl-tests' sizes: whole floats, and for all_gather_perf and reduce_scatter_perf whole
+     * floats a rank (its count / nranks, times nranks), so 4 bytes on 8 ranks is no collective
+     * there; such sizes are left out, said once */
+    int per_rank = a->op && strcmp(a->op, "all_reduce") != 0;
+    double unit = (double)sizeof(float) * (per_rank ? (double)ranks : 1.0), below = 0;
+    int n = 0;
+    for (uint64_t b = a->min_bytes; b <= a->max_bytes && n < MAX_SIZES; b *= 2) {
+        double whole = floor((double)b / unit) * unit;
+        if (whole > 0)
+            bytes[n++] = whole;
+        else
+            below = (double)b;
+    }
+    if (!n) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "--max-bytes %.0f: below one float%s (%.0f bytes), the least nccl-tests "
+                 "moves; give at least that",
+                 (double)a->max_bytes, per_rank ? " a rank" : "", unit);
+        return report_error(msg), 2;
+    }
+    if (below > 0)
+        say_warning("sizes below %.0f bytes (one float%s) left out: nccl-tests rounds them "
+                    "down to none",
+                    unit, per_rank ? " a rank" : "");
+    if (sm_device_allreduce(a->device, &layout, bytes, n, e, &st)) {
+        report_error(st.msg);
+        return strncmp(st.msg, "--", 2) == 0 ? 2 : 1;
+    }
     const char *collective = layout.collective;
     /* nccl-tests' bus factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and
      * reduce-scatter */
@@ -405,6 +432,7 @@ static int predicted_sweep(const allreduce_args *a)
         json_field_int(&w, "gpus_per_node", g);
         /* without the line's leading space, "" where nothing restricts the model */
         json_field_string(&w, "restriction", layout.restriction + (layout.restriction[0] == ' '));
+        json_warning_member(&w, "");
         json_key(&w, "results");
         json_begin_array(&w);
         json_one_per_line(&w);

@@ -43,6 +43,7 @@ void say_warning(const char *fmt, ...)
 void json_warning_member(json_writer *w, const char *own)
 {
     json_key(w, "warning");
+    own = own ? own : ""; /* NULL: none of the command's own */
     size_t n = strlen(own), m = strlen(said);
     char *all = n + m ? malloc(n + m + 3) : NULL;
     if (!all) {

@@ -195,6 +195,31 @@ for op, seconds, factor in (("all_gather", 4.507872e-5, 7 / 8),
     ok = ok and abs(float(rows[0]["busbw_gb_s"]) - algbw * factor) < 1e-3
     check(ok, f"--op {op}: {seconds} s, busbw x {factor}: {out!r} {err!r}")
 
+# nccl-tests' sizes: all_gather_perf and reduce_scatter_perf move count / nranks whole floats a
+# rank, so 1K on 6 ranks is floor(1024 / 24) x 24 = 1008 bytes, 2K 2040, 4K 4080; on 8 ranks
+# 4 to 16 bytes are below one float a rank (32 bytes) and left out with a warning, said in the
+# JSON too; a sweep of nothing but such sizes is refused as --max-bytes'.
+rc, out, err = run("allreduce", "--device", "h100", "-g", "6", "--op", "reduce_scatter",
+                   "--min-bytes", "1K", "--max-bytes", "4K", "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+check([r["bytes"] for r in rows] == ["1008", "2040", "4080"] and err == "",
+      f"reduce_scatter on 6 ranks: {rc} {[r['bytes'] for r in rows]} {err!r}")
+rc, out, err = run("allreduce", "--device", "h100", "-g", "8", "--op", "all_gather",
+                   "--min-bytes", "4", "--max-bytes", "64", "--format", "json")
+doc = json.loads(out) if rc == 0 else {"results": [], "warning": None}
+check([r["bytes"] for r in doc["results"]] == [32, 64] and err.count("\n") == 1 and
+      "below 32 bytes (one float a rank) left out" in err and doc["warning"] and
+      doc["warning"] in err, f"all_gather below a float a rank: {rc} {out!r} {err!r}")
+rc, out, err = run("allreduce", "--device", "h100", "-g", "8", "--min-bytes", "4",
+                   "--max-bytes", "8", "--format", "json")
+doc = json.loads(out) if rc == 0 else {"results": []}
+check([r["bytes"] for r in doc["results"]] == [4, 8] and doc.get("warning", 0) is None and
+      err == "", f"all_reduce of whole floats: {rc} {out!r} {err!r}")
+rc, out, err = run("allreduce", "--device", "h100", "-g", "8", "--op", "all_gather",
+                   "--min-bytes", "4", "--max-bytes", "16")
+check(rc == 2 and out == "" and "--max-bytes 16: below one float a rank (32 bytes)" in err,
+      f"all_gather of nothing but sub-float sizes: {rc} {out!r} {err!r}")
+
 # One device all-reduces nothing in no time: bytes / 0 s is no bandwidth, null in JSON (never
 # 0, docs/output.md), empty in CSV and - in the table; it was 0 in all three.
 rc, out, err = run("allreduce", "--device", "h100", "-g", "1", "--max-bytes", "2K", "--format",
