@@ -1132,7 +1132,15 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
             char *after = close ? close + 1 : NULL;
             while (after && isspace((unsigned char)*after))
                 after++;
-            if (!close || name_at >= close || (*after && *after != '#' && *after != ';') ||
+            /* as every INI file reads (ini_reader.c): a comment after the header begins with ';' */
+            if (after && *after == '#') {
+                rc = sm_fail(st,
+                             "%s:%d: '%s' after the header: a comment after a header begins "
+                             "with ';' ('#' only on a line of its own)",
+                             path, lineno, after);
+                break;
+            }
+            if (!close || name_at >= close || (*after && *after != ';') ||
                 !(refuse || (kind_len == 4 && !strncmp(s + 1, "case", 4)))) {
                 rc = sm_fail(st, "%s:%d: a section is [case NAME] or [refuse NAME], not %s", path,
                              lineno, s);
@@ -1164,7 +1172,24 @@ int sm_conformance_run(const sm_registry *reg, const char *path, FILE *out,
             break;
         }
         *eq = '\0';
-        rc = set_key(c, trim(s), trim(eq + 1), st, path, lineno);
+        /* as every INI file reads (ini_reader.c): ';' after a blank begins a comment, '#' only
+         * on a line of its own, where "output = 40 ; c" was compared as "40 ; c" and failed */
+        char *value = eq + 1;
+        for (char *h = value; *h; h++)
+            if ((*h == ';' || *h == '#') && (h == value || isspace((unsigned char)h[-1]))) {
+                if (*h == ';') {
+                    *h = '\0';
+                    break;
+                }
+                rc = sm_fail(st,
+                             "%s:%d: %s = %s: '#' begins a comment on a line of its own only; "
+                             "a comment after a value begins with ';'",
+                             path, lineno, trim(s), trim(value));
+                break;
+            }
+        if (rc)
+            break;
+        rc = set_key(c, trim(s), trim(value), st, path, lineno);
     }
     if (rc == 0)
         rc = finish_case(reg, c, path, out, tally, st);

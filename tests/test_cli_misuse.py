@@ -284,6 +284,12 @@ try:
                      "a section is [case NAME] or [refuse NAME], not [case values"),
         "tail": (lin.replace("[case values]", "[case values] x"), 37,
                  "a section is [case NAME] or [refuse NAME], not [case values] x"),
+        # as every INI file reads: a comment after a header or a value begins with ';', '#'
+        # only on a line of its own ('#' after the header was taken, "= 40 # c" compared)
+        "hash_header": (lin.replace("[case values]", "[case values] # x"), 37,
+                        "'# x' after the header: a comment after a header begins with ';'"),
+        "hash_value": (lin.replace("input_values = 1 2 3", "input_values = 1 2 3 # c"), 41,
+                       "input_values = 1 2 3 # c: '#' begins a comment on a line of its own"),
         # 1 x 1 + 2 x 0 + 0 x (-1) + 0.5 = 1.5, 2 + 2 + 0 - 1 = 3: the case passed with 1e-50
         # read as 0
         "underflow": (lin.replace("input_values = 1 2 3", "input_values = 1 2 1e-50")
@@ -292,6 +298,13 @@ try:
         "subnormal": (lin.replace("input_values = 1 2 3", "input_values = 1 2 1e-40"), 41,
                       "input_values: 1e-40 is below a float's smallest normal number"),
     }
+    # ';' after a blank is a comment, after a header and after a value, as in every INI file
+    semi = os.path.join(tmp, "semicolon_cases.ini")
+    with open(semi, "w") as f:
+        f.write(lin.replace("[case values]", "[case values] ; c")
+                .replace("input_values = 1 2 3", "input_values = 1 2 3 ; c"))
+    rc, out, err = run("check-plugin", linear, "--cases", semi)
+    check(rc == 0 and "all passed" in out, f"check-plugin: ';' comments: {rc} {out} {err}")
     for name, (text, line, phrase) in bad_cases.items():
         path = os.path.join(tmp, f"{name}_cases.ini")
         with open(path, "w") as f:
@@ -301,7 +314,7 @@ try:
     # 127 characters, spaces around and a comment after: the name whole
     path = os.path.join(tmp, "name127_cases.ini")
     with open(path, "w") as f:
-        f.write(lin.replace("[case values]", f"[case  {'n' * 127} ]  # the longest"))
+        f.write(lin.replace("[case values]", f"[case  {'n' * 127} ]  ; the longest"))
     rc, out, err = run("check-plugin", linear, "--cases", path)
     check(rc == 0 and f"case {'n' * 127} (linear)" in out and "all passed" in out,
           f"check-plugin: a 127-character name: exit {rc} {err}")
