@@ -11,6 +11,8 @@ sm_add_c_test(test_accumulate test_accumulate.c)
 sm_add_c_test(test_device_file test_device_file.c)
 # fit --device-out: the keys of a description recovered from the times it predicts
 sm_add_c_test(test_device_fit test_device_fit.c ${CMAKE_CURRENT_BINARY_DIR})
+# sm_comm_fit on runs of one device a node, without a base (hand-made ring times)
+sm_add_c_test(test_comm_fit test_comm_fit.c)
 # ... on rows of 12,000 networks: each found once, each configuration designed once; the
 # fit of the distinct rows
 sm_add_python_test(cli_device_fit_many test_device_fit_many_cli.py ${SCALEMETER_BIN})

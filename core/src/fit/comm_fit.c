@@ -175,10 +175,11 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const
             return -1;
     }
     out->nccl = form == SM_COLLECTIVE_NCCL;
-    int intra = 0, inter = 0;
+    int intra = 0, inter = 0, inter_shared = 0; /* runs across nodes of several devices */
     for (int i = 0; i < r->n; i++) {
         intra |= r->samples[i].nodes == 1 && r->samples[i].gpus_per_node > 1;
         inter |= r->samples[i].nodes > 1;
+        inter_shared |= r->samples[i].nodes > 1 && r->samples[i].gpus_per_node > 1;
     }
     if (!intra && !inter) {
         const sm_comm_sample *s = r->n ? &r->samples[0] : NULL;
@@ -192,7 +193,8 @@ int sm_comm_fit(const sm_comm_runs *r, double min_bytes, const char *base, const
         return sm_fail(st, "every run is on one rank: nothing is communicated (run the "
                            "all-reduce over the devices of a node, and across nodes)");
     }
-    if (inter && !intra && !base)
+    /* a node of one device has no link inside it: its runs across nodes need no intra terms */
+    if (inter_shared && !intra && !base)
         return sm_fail(st, "runs across nodes but none inside one node: the intra-node terms "
                            "cannot be told apart; add a run on one node's devices or name a "
                            "device description with --device-base to take them from");
