@@ -87,8 +87,10 @@ static void usage(void)
         "                      the dispatch time per kernel and phase, the compute and memory\n"
         "                      efficiencies of the rows' precision, fitted to these rows by the\n"
         "                      calibration-free model; the rest (peaks, bandwidths, cluster)\n"
-        "                      from --device-base (default h100; only with --device-out);\n"
-        "                      --device-out - writes it on the standard output\n"
+        "                      from --device-base (default h100; only with --device-out),\n"
+        "                      in its form: a base whose framework says host_runs_ahead = 1\n"
+        "                      is fitted queued (docs/calibration.md); --device-out - writes\n"
+        "                      it on the standard output\n"
         "  --format F          table (default), csv or json\n");
 }
 

@@ -69,10 +69,12 @@ static const opt_desc step_opts[] = {
     {"per-block", 0, NULL, opt_flag, 0, AT(per_block),
      "forward time of every block: the forward equation on the block's\n"
      "F, I, O, with the intercept c4 shared out over the blocks in\n"
-     "proportion to their FLOPs (so the blocks add up to t_fwd)"},
+     "proportion to their FLOPs (--device: its layers' times; queued,\n"
+     "what they add to the pass); the blocks add up to t_fwd"},
     {"per-layer", 0, NULL, opt_flag, 0, AT(per_layer),
      "(--device) instead of the step: every layer's forward and backward\n"
-     "time, the host's dispatch in it, and what limits each pass\n"
+     "time, what of it the device waits on the host's dispatch, and\n"
+     "what limits each pass\n"
      "(compute, memory or host); they add up to t_fwd and t_bwd"},
 };
 

@@ -196,7 +196,8 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
             fmt_seconds(t->t_bwd, b, sizeof b));
     if (passes > 0)
         fprintf(out,
-                ": the host's dispatch %.0f%% of them; passes limited by compute %.0f%%, by "
+                ": the device waiting on the host's dispatch %.0f%% of them; passes limited by "
+                "compute %.0f%%, by "
                 "memory %.0f%%, by the host %.0f%%",
                 100 * host / passes, 100 * by_bound[SM_BOUND_COMPUTE] / passes,
                 100 * by_bound[SM_BOUND_MEMORY] / passes, 100 * by_bound[SM_BOUND_HOST] / passes);

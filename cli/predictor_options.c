@@ -60,7 +60,7 @@ static const opt_desc predictor_opts[] = {
      "(--device alone) queued: the host issues each layer's kernels\n"
      "while the GPU runs those before (a queue per pass); added: the\n"
      "dispatch adds to each layer's device time; default: the\n"
-     "framework's host_runs_ahead (docs/devices.md)"},
+     "framework's host_runs_ahead (docs/scaling.md)"},
 };
 
 static const opt_desc layout_opts[] = {

@@ -122,6 +122,9 @@ static const field fields[] = {
     {"framework", "host_runs_ahead", F_INT, AT(host_runs_ahead), 1, 0, 1, 1, 0,
      "1: the host issues each layer's kernels while the GPU runs those issued before (a queue "
      "per pass); 0: the dispatch adds to each layer's device time"},
+    {"framework", "dispatch_on_device", F_INT, AT(dispatch_on_device), 1, 0, 1, 1, 0,
+     "1: the dispatch keys are the device's own time per kernel (CUDA graphs, fused kernels; a "
+     "CPU), which no host runs ahead of: host_runs_ahead and --dispatch queued are refused"},
     {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
      "1: batch norms and activations run inside their neighbours' kernels"},
     {"framework", "channels_last", F_INT, AT(channels_last), 1, 0, 1, 1, 0,
@@ -430,6 +433,7 @@ static void framework_defaults(sm_device *dev)
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
     dev->host_runs_ahead = 0;
+    dev->dispatch_on_device = 0;
     dev->channels_last = 0;
     dev->nchw_transpose_share = 1;
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);

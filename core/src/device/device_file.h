@@ -48,6 +48,9 @@ typedef struct sm_device {
      * per pass (a layer's kernels start once issued and once the GPU is free); 0: the
      * dispatch adds to each layer's device time */
     int host_runs_ahead;
+    /* 1: the dispatch keys are the device's own time per kernel, no host's that could run ahead
+     * (CUDA graphs and fused frameworks: the GPU's floor per kernel; a CPU: the same cores) */
+    int dispatch_on_device;
     double grad_bytes; /* bytes per weight the gradient all-reduce moves */
     /* how the framework stores the model (memory.h's sm_memory_config): bytes a parameter is
      * stored in, 1 where the fp32 master weights are the optimizer's, 1 where the gradient

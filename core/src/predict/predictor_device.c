@@ -75,7 +75,10 @@ typedef struct pass_times {
     double infer, fwd, bwd; /* seconds */
     double fwd_serial;      /* bytes of the training forward pass's serial kernels (what
                                selective checkpointing recomputes of a layer kept in part) */
-    double host_infer, host_fwd, host_bwd;    /* of infer, fwd and bwd, the dispatch */
+    double host_infer, host_fwd, host_bwd; /* of infer, fwd and bwd, the dispatch */
+    /* of infer, fwd and bwd, a library's own launches inside the call (in the device time too:
+     * the host launches each step after the last, so where it runs ahead it is busy as long) */
+    double library_infer, library_fwd, library_bwd;
     pass_load load_infer, load_fwd, load_bwd; /* what limits them where the host does not */
     sm_bound bound_infer, bound_fwd, bound_bwd;
 } pass_times;
@@ -136,12 +139,14 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
         sm_layer_work infer = sm_layer_pass_work(v, l, m, batch, d->precision, 0, 0);
         double device = roofline(d, infer) + transpose + library_fwd;
         t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
+        t->library_infer = library_fwd;
         t->infer = device + t->host_infer;
         t->load_infer = load_of(d, infer, transpose_bytes, library_fwd);
         t->bound_infer = bound_of(t->load_infer, device, t->host_infer);
     }
     double device = roofline(d, fwd) + transpose + library_fwd;
     t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
+    t->library_fwd = library_fwd;
     t->fwd = device + t->host_fwd;
     t->load_fwd = load_of(d, fwd, transpose_bytes, library_fwd);
     t->bound_fwd = bound_of(t->load_fwd, device, t->host_fwd);
@@ -149,48 +154,10 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 1);
     device = roofline(d, bwd) + transpose_bytes / stream + library_bwd;
     t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
+    t->library_bwd = library_bwd;
     t->bwd = device + t->host_bwd;
     t->load_bwd = load_of(d, bwd, transpose_bytes, library_bwd);
     t->bound_bwd = bound_of(t->load_bwd, device, t->host_bwd);
-    return 0;
-}
-
-/* The training forward passes of blocks: of block `block` into fwd[0] or, where block < 0,
- * of every block b into fwd[b], in one walk over the layers (walked once per block, the
- * blocks of a deep network cost blocks x layers). Each sum is over its block's layers in
- * the network's order; where the host runs ahead, each block's layers are a queue of their
- * own (queue_pass), as a pipeline stage runs them. */
-static int block_forward(const device_predictor *d, const sm_network *net, int block, int64_t batch,
-                         double *fwd, sm_status *st)
-{
-    int n = block < 0 ? net->n_blocks : 1;
-    for (int b = 0; b < n; b++)
-        fwd[b] = 0;
-    unsigned char *fused = malloc((size_t)net->n_layers + 1);
-    double *host = calloc((size_t)n + 1, sizeof *host);
-    if (!fused || !host || sm_network_fused(&d->dev, net, fused)) {
-        free(fused), free(host);
-        return sm_fail(st, "out of memory");
-    }
-    for (int i = 0; i < net->n_layers; i++) {
-        const sm_layer *l = &net->layers[i];
-        if ((block >= 0 && l->block != block) || fused[i])
-            continue;
-        pass_times one;
-        sm_metrics m;
-        if (layer_passes(d, l, batch, &one, &m, st)) {
-            free(fused), free(host);
-            return -1;
-        }
-        int b = block < 0 ? l->block : 0;
-        if (d->dev.host_runs_ahead) { /* fwd[b]: when the block's GPU is done */
-            host[b] += one.host_fwd;
-            fwd[b] = fmax(host[b], fwd[b]) + one.fwd - one.host_fwd;
-        } else {
-            fwd[b] += one.fwd;
-        }
-    }
-    free(fused), free(host);
     return 0;
 }
 
@@ -218,6 +185,7 @@ static void queue_pass(layer_step *ls, int n, int pass)
         double *time = pass == 0 ? &t->infer : pass == 1 ? &t->fwd : &t->bwd;
         double *own = pass == 0 ? &t->host_infer : pass == 1 ? &t->host_fwd : &t->host_bwd;
         double issue = *own;
+        double library = pass == 0 ? t->library_infer : pass == 1 ? t->library_fwd : t->library_bwd;
         pass_load load = pass == 0 ? t->load_infer : pass == 1 ? t->load_fwd : t->load_bwd;
         sm_bound *bound = pass == 0 ? &t->bound_infer : pass == 1 ? &t->bound_fwd : &t->bound_bwd;
         if (*time <= 0 && issue <= 0)
@@ -225,7 +193,11 @@ static void queue_pass(layer_step *ls, int n, int pass)
         double device = *time - issue, before = gpu;
         host += issue;
         double waited = fmax(0, host - gpu);
-        gpu = fmax(host, gpu) + device;
+        /* a library's launches inside the call (cuDNN's recurrent steps) keep the host busy
+         * until the last is launched, and the GPU cannot finish the layer before it is */
+        double start = fmax(host, gpu);
+        host += library;
+        gpu = fmax(start + device, host);
         *time = gpu - before;
         *own = waited;
         *bound = bound_of(load, device, waited);
@@ -262,7 +234,7 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         sm_checkpoint_effect e = effect[i];
         pass_times *t = &ls[i].t;
         if (e == SM_RECOMPUTES_ALL) {
-            t->bwd += t->fwd, t->host_bwd += t->host_fwd;
+            t->bwd += t->fwd, t->host_bwd += t->host_fwd, t->library_bwd += t->library_fwd;
             load_add(&t->load_bwd, t->load_fwd);
         } else if (e == SM_RECOMPUTES_PART) {
             sm_layer_work redo = {.matmul_flops =
@@ -281,6 +253,28 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             queue_pass(ls, net->n_layers, pass);
     free(unit), free(effect), free(fused);
     return ls;
+}
+
+/* The training forward passes of blocks: of block `block` into fwd[0] or, where block < 0,
+ * of every block b into fwd[b]. Each sum is over its block's layers in the network's order, so
+ * that the blocks add up to t_fwd; where the host runs ahead, of what each layer adds to the
+ * whole pass's queue (queue_pass). */
+static int block_forward(const device_predictor *d, const sm_network *net, int block, int64_t batch,
+                         double *fwd, sm_status *st)
+{
+    for (int b = 0; b < (block < 0 ? net->n_blocks : 1); b++)
+        fwd[b] = 0;
+    layer_step *ls = layer_steps(d, net, batch, st);
+    if (!ls)
+        return -1;
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        if ((block >= 0 && l->block != block) || ls[i].fused)
+            continue;
+        fwd[block < 0 ? l->block : 0] += ls[i].t.fwd;
+    }
+    free(ls);
+    return 0;
 }
 
 /* What the step waits for after the backward pass when the buckets are reduced during it: the
@@ -715,6 +709,22 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
             return sm_fail(st, "dispatch %s: expected queued or added", opt->dispatch);
         }
         d->dev.host_runs_ahead = queued;
+    }
+    /* a dispatch that is the device's own time per kernel: queued, the GPU's floor per kernel
+     * was hidden as if it were a host's (cuda-graphs' resnet50 forward 4.82 -> 2.56 ms) */
+    if (d->dev.host_runs_ahead && d->dev.dispatch_on_device) {
+        const char *fw = d->dev.framework[0] ? d->dev.framework : d->dev.name;
+        free(d);
+        return opt->dispatch ? sm_fail(st,
+                                       "--dispatch queued: %s's dispatch is the device's own time "
+                                       "per kernel (dispatch_on_device = 1), which no host runs "
+                                       "ahead of",
+                                       fw)
+                             : sm_fail(st,
+                                       "%s: host_runs_ahead = 1 beside dispatch_on_device = 1: "
+                                       "the device's own time per kernel has no host to run "
+                                       "ahead of it; drop one",
+                                       fw);
     }
 
     /* the layout of activations matters to convolutions alone (device_roofline.c): named,
