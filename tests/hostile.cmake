@@ -6,7 +6,7 @@ foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm sa
         cpu_pointer negative_io negative_tensors fail_null prints exits saved_huge saved_input
         unknown_traits huge_weights metrics_crash macs tensorless aborts divides recurses
         writes_input spins view_strides partial_size output_elems alias_grows selective
-        activation old_traits long_name fused_activation fused_norm fused_residual
+        activation old_traits long_name group_channels fused_activation fused_norm fused_residual
         sets_locale prints_late quick_exits name_190 name_191 heap_name long_summary)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
@@ -20,7 +20,8 @@ add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_para
   hostile_saved_noterm hostile_cpu_pointer hostile_negative_io hostile_negative_tensors
   hostile_fail_null hostile_macs hostile_tensorless hostile_writes_input hostile_view_strides
   hostile_partial_size hostile_output_elems hostile_alias_grows hostile_selective
-  hostile_activation hostile_old_traits hostile_long_name hostile_fused_activation
+  hostile_activation hostile_old_traits hostile_long_name hostile_group_channels
+  hostile_fused_activation
   hostile_fused_norm hostile_fused_residual hostile_name_190 hostile_name_191 hostile_heap_name
   hostile_long_summary)
 # shadow.so provides conv2d, which the shipped conv2d.so provides too

@@ -36,6 +36,7 @@
  *   HOSTILE_ACTIVATION       an activation (SM_TRAIT_ACTIVATION) with 5 weights
  *   HOSTILE_OLD_TRAITS       ABI 8, declaring SM_TRAIT_TIED, which ABI 13 added
  *   HOSTILE_LONG_NAME        a type name of 300 characters
+ *   HOSTILE_GROUP_CHANNELS   metrics says 4 channels a group of a layer that is no convolution
  * and the sixth campaign's (fusion and loading):
  *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
  *   HOSTILE_FUSED_RESIDUAL   a residual sum of 2 inputs, each of which a fusing framework
@@ -214,6 +215,9 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_OUTPUT_ELEMS
     m->output_elems = 1;
+#endif
+#ifdef HOSTILE_GROUP_CHANNELS
+    m->group_channels = 4;
 #endif
 #ifdef HOSTILE_ACTIVATION
     m->weights = 5;

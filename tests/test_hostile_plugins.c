@@ -480,6 +480,10 @@ static void lying_plugins(const char *dir)
                  "the plugin's macs 6 are more than half its 10 FLOPs (a multiply-accumulate "
                  "counts 2)");
     lying_plugin(dir, "tensorless", "the plugin's 5 weights cannot be in its 0 parameter tensors");
+    /* ABI 14: channels a group are a convolution's */
+    lying_plugin(dir, "group_channels",
+                 "the plugin's group_channels 4 is not 0 or, of a convolution "
+                 "(SM_TRAIT_CONVOLUTION), its input channels per group");
     writing_plugin(dir);
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);

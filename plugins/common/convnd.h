@@ -115,6 +115,8 @@ static inline int convnd_metrics(const char *name, const convnd_params *p, int t
     m->param_tensors = 1 + (p->bias ? 1 : 0);
     m->bwd_flops = sm_mul(2, m->flops);
     m->counts_io = 1;
+    /* ABI 14: a grouped or depthwise convolution runs in direct kernels, not as products */
+    m->group_channels = p->groups > 1 ? cin / p->groups : 0;
     conv_bias_kernels(p->bias, transposed, p->groups, cin, m);
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64];

@@ -33,6 +33,17 @@ static inline int view_same_strides(const void *params, const sm_shape *in,
     return 0;
 }
 
+/* view_strides (ABI 14) of a layer writing a new C x H x W tensor channels-last (NHWC): the
+ * channels adjacent, then the width, then the height. */
+static inline void channels_last_strides(const sm_shape *out, int64_t *out_strides)
+{
+    if (out->ndim != 3)
+        return;
+    out_strides[0] = 1;
+    out_strides[2] = out->dim[0];
+    out_strides[1] = sm_mul(out->dim[0], out->dim[2]);
+}
+
 /* Merges dims [start, end) of a shape with the given steps into one, as a view (PyTorch's
  * computeStride for torch.flatten): possible where each dim's step is the next one's times
  * its size, dims of size 1 aside. 0 with *stride the merged dim's step, 1 where no view

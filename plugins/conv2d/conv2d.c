@@ -9,12 +9,14 @@
  *   kernels = with bias, 2 forward (1 depthwise) and 2 backward: eager PyTorch's bias addition
  *             and bias gradient run apart from cuDNN
  *
- * Its input and output elements count towards ConvMeter's I and O.
+ * Its input and output elements count towards ConvMeter's I and O; with groups > 1 it
+ * declares its C / groups input channels per group (group_channels).
  */
 #include <scalemeter/plugin.h>
 
 #include "conv2d.h"
 #include "conv_bias_kernels.h"
+#include "view_metrics.h"
 
 #define MAX_CHANNELS ((int64_t)1 << 24)
 #define MAX_WINDOW ((int64_t)1 << 16)
@@ -138,6 +140,8 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
     m->param_tensors = 1 + (p->bias ? 1 : 0);
     m->bwd_flops = sm_mul(2, m->flops);
     m->counts_io = 1;
+    /* ABI 14: a grouped or depthwise convolution runs in direct kernels, not as products */
+    m->group_channels = p->groups > 1 ? cg : 0;
     conv_bias_kernels(p->bias, 0, p->groups, in->dim[0], m);
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64], so[64], k[16];
@@ -147,6 +151,18 @@ static int conv2d_metrics(const void *params, const sm_shape *in, int n_in, cons
                      pair_str(p->kernel, k, sizeof k));
         return -1;
     }
+    return 0;
+}
+
+/* cuDNN keeps a channels-last input's layout in its output (PyTorch's
+ * cudnn_conv_suggest_memory_format): a C x H x W input whose channels are adjacent (ABI 14).
+ */
+static int conv2d_strides(const void *params, const sm_shape *in, const int64_t *in_strides,
+                          const sm_shape *out, int64_t *out_strides)
+{
+    (void)params;
+    if (in->ndim == 3 && in->dim[0] > 1 && in->dim[1] * in->dim[2] > 1 && in_strides[0] == 1)
+        channels_last_strides(out, out_strides);
     return 0;
 }
 
@@ -164,6 +180,7 @@ static const sm_layer_type conv2d_type = {
     .traits = SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL,
     /* the weight gradient needs the input */
     .saved = sm_saved_input,
+    .view_strides = conv2d_strides,
 };
 
 SM_DEFINE_PLUGIN(conv2d_type)

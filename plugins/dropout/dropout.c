@@ -5,6 +5,7 @@
 #include <scalemeter/plugin.h>
 
 #include "dropout.h"
+#include "view_metrics.h"
 
 static void dropout_parse(void *params, sm_args *args)
 {
@@ -68,6 +69,8 @@ static const sm_layer_type dropout_type = {
     .metrics = dropout_metrics,
     .traits = 0,
     .saved = dropout_saved,
+    /* its output lies as its input (ABI 14): PyTorch's element-wise kernel, or the input */
+    .view_strides = view_same_strides,
 };
 
 SM_DEFINE_PLUGIN(dropout_type)

@@ -10,6 +10,8 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "view_metrics.h"
+
 #include "layer_scale.h"
 
 static void layer_scale_parse(void *params, sm_args *args)
@@ -64,6 +66,8 @@ static const sm_layer_type layer_scale_type = {
     .traits = 0,
     /* gamma * x: gamma's gradient needs x */
     .saved = sm_saved_input,
+    /* an element-wise product writes its output in its input's layout (ABI 14) */
+    .view_strides = view_same_strides,
 };
 
 SM_DEFINE_PLUGIN(layer_scale_type)

@@ -10,6 +10,8 @@
  */
 #include <scalemeter/plugin.h>
 
+#include "view_metrics.h"
+
 #include "layernorm.h"
 
 static void layernorm_parse(void *params, sm_args *args)
@@ -85,6 +87,17 @@ static int layernorm_saved(const void *params, const sm_shape *in, int n_in, con
     return 0;
 }
 
+/* Over channels (torchvision's LayerNorm2d) the output is permuted back from its C-last
+ * computation: channels-last (ABI 14); over the last dims, a new contiguous tensor. */
+static int layernorm_strides(const void *params, const sm_shape *in, const int64_t *in_strides,
+                             const sm_shape *out, int64_t *out_strides)
+{
+    (void)in, (void)in_strides;
+    if (((const layernorm_params *)params)->channels)
+        channels_last_strides(out, out_strides);
+    return 0;
+}
+
 static const sm_layer_type layernorm_type = {
     SM_LAYER_TYPE_INIT,
     .name = "layernorm",
@@ -98,6 +111,7 @@ static const sm_layer_type layernorm_type = {
     .metrics = layernorm_metrics,
     .traits = SM_TRAIT_NORMALISATION | SM_TRAIT_AUTOCAST_FP32,
     .saved = layernorm_saved,
+    .view_strides = layernorm_strides,
 };
 
 SM_DEFINE_PLUGIN(layernorm_type)

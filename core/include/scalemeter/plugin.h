@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 13" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 14" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -45,10 +45,12 @@ extern "C" {
  * library launches inside the layer's one call: cuDNN's RNN, a step at a time); 12 view_strides
  * of the descriptor (a view that copies a tensor its input's layout admits no view of: a
  * flatten after a permute); 13 the traits SM_TRAIT_EMBEDDING and SM_TRAIT_TIED (an output
- * layer whose matrix an embedding holds). Whatever the version, every
+ * layer whose matrix an embedding holds); 14 group_channels of metrics (a grouped or depthwise
+ * convolution, which runs in direct kernels bound by the SMs) and view_strides for any type
+ * (how the new tensor a layer writes lies: channels-last). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 13u
+#define SM_PLUGIN_ABI_VERSION 14u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -213,6 +215,14 @@ typedef struct sm_layer_metrics {
      * kernel counts say). */
     int64_t library_kernels_fwd;
     int64_t library_kernels_bwd;
+    /* ABI 14, convolutions (SM_TRAIT_CONVOLUTION). Input channels per group where the layer
+     * has more than one group: 1 a depthwise convolution (MobileNet's, groups = channels),
+     * more a grouped one (ResNeXt's 32 groups of 4 to 32). Dense convolutions run as implicit
+     * matrix products on tensor cores; grouped and depthwise ones in direct kernels (PyTorch's
+     * conv_depthwise2d, cuDNN's grouped kernels) bound by the SMs' issue of their elements
+     * and multiply-accumulates, which a framework's [framework] depthwise_* and grouped_* keys
+     * price per SM and clock. 0: a dense convolution, or not a convolution. */
+    int64_t group_channels;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference
@@ -344,7 +354,13 @@ typedef struct sm_layer_type {
      * PyTorch's computeStride), out_strides then the copy's (left contiguous). The host
      * prices a copy as one kernel each pass reading and writing the tensor, and its output
      * as a new storage. NULL: the output is a view, laid out contiguously (every view of
-     * older plugins). */
+     * older plugins). ABI 14: a type that is no view may give it too, to say how the new
+     * tensor it writes lies, its return value unread: a convolution keeps its input's
+     * channels-last layout (cuDNN's), torchvision's LayerNorm2d permutes its output back to
+     * one; the host then knows which convolutions PyTorch runs on channels-last tensors
+     * (cuDNN's depthwise kernels, no layout transposes). NULL: contiguous, or as the host's
+     * rule for the type's traits says (an activation's and a residual sum's: their first
+     * input's). */
     int (*view_strides)(const void *params, const sm_shape *in, const int64_t *in_strides,
                         const sm_shape *out, int64_t *out_strides);
 } sm_layer_type;

@@ -175,6 +175,10 @@ typedef struct sm_layer {
     sm_shape out;
     sm_layer_metrics m;   /* per sample */
     sm_layer_saved saved; /* what it keeps for backward (the plugin's, or the default) */
+    /* 1: its first input lies channels-last (C x H x W with the channels adjacent), as a
+     * permute, or a layer that keeps or writes that layout, leaves it (plugin.h's
+     * view_strides): PyTorch then runs a convolution in cuDNN's NHWC kernels */
+    int input_channels_last;
 } sm_layer;
 
 typedef struct sm_network {

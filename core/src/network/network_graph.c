@@ -404,11 +404,32 @@ static void contiguous_strides(const sm_shape *s, int64_t *strides)
     }
 }
 
+/* Whether steps are those of a dense tensor of the shape in some order of its dims: each
+ * dim's step is the product of the sizes of the dims inside it. */
+static int permuted_steps(const sm_shape *s, const int64_t *steps)
+{
+    int used[SM_MAX_DIMS] = {0};
+    int64_t step = 1;
+    for (int n = 0; n < s->ndim; n++) {
+        int k = -1;
+        for (int j = 0; j < s->ndim; j++)
+            if (!used[j] && steps[j] == step && (k < 0 || s->dim[j] != 1))
+                k = j;
+        if (k < 0)
+            return 0;
+        used[k] = 1;
+        step = sm_mul(step, s->dim[k]);
+    }
+    return 1;
+}
+
 /* How layer l's output lies in memory (strides, per sample), given its first input's
- * (in_strides): a view's as its plugin says (ABI 12's view_strides; NULL, contiguous), an
- * element-wise function of one input's as its input's (PyTorch's element-wise kernels write
- * their output in their input's layout), any other layer's contiguous. 1 where the view
- * copies: its input's layout admits no view (a flatten after a permute). */
+ * (in_strides): a view's as its plugin says (ABI 12's view_strides; NULL, contiguous), a new
+ * tensor's as its plugin says where it does (ABI 14: a convolution keeping its input's
+ * channels-last layout), an element-wise function of one input's and a residual sum's as
+ * their first input's (PyTorch's element-wise kernels write their output in their first
+ * input's layout), any other layer's contiguous. 1 where the view copies: its input's layout
+ * admits no view (a flatten after a permute). */
 static int layer_strides(const sm_layer_type *t, const sm_layer *l, const sm_shape *in,
                          const int64_t *in_strides, int64_t *strides)
 {
@@ -417,10 +438,29 @@ static int layer_strides(const sm_layer_type *t, const sm_layer *l, const sm_sha
         return 0;
     if ((t->traits & SM_TRAIT_VIEW) && t->view_strides)
         return t->view_strides(l->params, in, in_strides, &l->out, strides) ? 1 : 0;
-    if ((t->traits & SM_TRAIT_ACTIVATION) && l->n_inputs == 1 && in->ndim == l->out.ndim &&
-        !memcmp(in->dim, l->out.dim, (size_t)in->ndim * sizeof *in->dim))
+    if (!(t->traits & SM_TRAIT_VIEW) && t->view_strides && t->abi_version >= 14) {
+        int64_t written[SM_MAX_DIMS];
+        memcpy(written, strides, sizeof written);
+        t->view_strides(l->params, in, in_strides, &l->out, written);
+        /* a layout is a permutation of the contiguous steps: anything else is not one the
+         * host can read, and stays contiguous */
+        if (permuted_steps(&l->out, written))
+            memcpy(strides, written, sizeof written);
+        return 0;
+    }
+    int same =
+        in->ndim == l->out.ndim && !memcmp(in->dim, l->out.dim, (size_t)in->ndim * sizeof *in->dim);
+    if (same && (((t->traits & SM_TRAIT_ACTIVATION) && l->n_inputs == 1) ||
+                 (t->traits & SM_TRAIT_RESIDUAL)))
         memcpy(strides, in_strides, (size_t)in->ndim * sizeof *strides);
     return 0;
+}
+
+/* A C x H x W tensor laid out channels-last (NHWC): its channels are adjacent, over a map of
+ * more than one position. */
+static int channels_last(const sm_shape *s, const int64_t *steps)
+{
+    return s->ndim == 3 && s->dim[0] > 1 && s->dim[1] * s->dim[2] > 1 && steps[0] == 1;
 }
 
 /* The shapes of layer l's inputs, afresh before each call of its plugin: the plugin gets
@@ -497,8 +537,9 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     if (l->n_inputs >= 1 && from == SM_NETWORK_INPUT)
         contiguous_strides(&net->input, contiguous);
     int l_index = (int)(l - net->layers);
-    int copies = layer_strides(t, l, &in[0], from == SM_NETWORK_INPUT ? contiguous : strides[from],
-                               strides[l_index]);
+    const int64_t *in_steps = from == SM_NETWORK_INPUT ? contiguous : strides[from];
+    l->input_channels_last = l->n_inputs >= 1 && channels_last(&in[0], in_steps);
+    int copies = layer_strides(t, l, &in[0], in_steps, strides[l_index]);
     if (copies) {
         m->bytes = sm_add(m->bytes, sm_mul(4, sm_add(sm_shape_elems(&in[0]), m->output_elems)));
         m->kernels_fwd += m->kernels_fwd > 0;
@@ -580,6 +621,16 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "not within 0 to %lld",
                        at, t->name, (long long)m->library_kernels_fwd,
                        (long long)m->library_kernels_bwd, (long long)MAX_LIBRARY_KERNELS);
+    /* a plugin older than ABI 14 never wrote it: the host's zero stays */
+    if (t->abi_version < 14)
+        m->group_channels = 0;
+    /* channels per group: of a convolution, and no more than one sample's input holds */
+    if (m->group_channels < 0 || m->group_channels > shapes_in ||
+        (m->group_channels > 0 && !(t->traits & SM_TRAIT_CONVOLUTION)))
+        return sm_fail(st,
+                       "%s (%s): the plugin's group_channels %lld is not 0 or, of a "
+                       "convolution (SM_TRAIT_CONVOLUTION), its input channels per group",
+                       at, t->name, (long long)m->group_channels);
     if (layer_kernels(m))
         return sm_fail(st,
                        "%s (%s): the plugin's kernel counts (forward %d, backward %d, of them "
