@@ -75,6 +75,8 @@ static const error_case cases[] = {
      "batchnorm_train_bytes_per_sm_clock bounds batch norm by the SMs, but the description "},
     {DEVICE_PART NODE_PART "[framework]\nbatchnorm_bf16_train_bytes_per_sm_clock = -2\n", 11,
      "batchnorm_bf16_train_bytes_per_sm_clock = -2: expected a number from 0"},
+    {DEVICE_PART NODE_PART "[framework]\ngrouped_half_fwd_elements_per_sm_clock = -1\n", 11,
+     "grouped_half_fwd_elements_per_sm_clock = -1: expected a number from 0"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
      "nvls_efficiency = 1.2: expected a number from 0 and at most 1"},
     {DEVICE_PART "architecture = sm90\n" NODE_PART, 4,

@@ -437,6 +437,89 @@ int main(void)
         sm_predictor_free(p);
     }
     sm_network_free(four);
+    /* Grouped and depthwise convolutions bound by the SMs (direct_conv_device.ini: 10 SMs at
+     * 1 GHz; [framework] depthwise 2 elements and 4 MACs a clock forward, 0.5 and 2 backward;
+     * grouped 1 and 0.25 elements a clock at fp32, 2 and 0.5 at bf16), direct_convs.ini at
+     * batch 32: each layer's input and output are 64 x 56 x 56 = 200,704 elements a sample,
+     * 12,845,056 elements over the batch.
+     *   dw       MACs 200,704 x 1 x 9 x 32 = 57,802,752 (backward twice)
+     *            fwd 12,845,056 / 2 + 57,802,752 / 4 = 20,873,216 clocks / 1e10 = 2.0873216e-3 s
+     *            bwd 12,845,056 / 0.5 + 115,605,504 / 2 = 83,492,864 clocks: 8.3492864e-3 s
+     *   grouped  4 channels a group: fwd 12,845,056 / 1 clocks: 1.2845056e-3 s, bwd / 0.25:
+     *            5.1380224e-3 s; at bf16 / 2 and / 0.5: 6.422528e-4 and 2.5690112e-3 s
+     * each far above its bytes at the DRAM (51.4 MB at 5e11 B/s: 1.03e-4 s) and its FLOPs,
+     * plus the 10 us launch a kernel. The dense convolution prices as on a part without the
+     * keys; so does the depthwise one at fp16 and on channels-last tensors, which PyTorch
+     * hands to cuDNN. At bf16 the depthwise one runs on NCHW, no transposes around it (the
+     * grouped one, cuDNN's, takes them: 4 x 12,845,056 bytes / 5e11 = 1.02760448e-4 s). */
+    sm_network *dconv;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/direct_convs.ini", NULL, &dconv, &st), 0);
+    sm_layer_prediction ld[3], lr[3];
+    const char *direct_device = "tests/data/curve/direct_conv_device.ini";
+    CHECK_EQ(sm_predictor_from_device(direct_device, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, dconv, &one, ld, &st), 0);
+    sm_predictor_free(p);
+    CHECK_NEAR(ld[0].t_fwd, 2.0873216e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(ld[0].t_infer, 2.0873216e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(ld[0].t_bwd, 8.3492864e-3 + 10e-6, 1e-12);
+    CHECK_EQ(ld[0].bound_fwd, SM_BOUND_MEMORY);
+    CHECK_NEAR(ld[1].t_fwd, 1.2845056e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(ld[1].t_bwd, 5.1380224e-3 + 10e-6, 1e-12);
+    CHECK_EQ(sm_predictor_from_device(DEVICE, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, dconv, &one, lr, &st), 0);
+    sm_predictor_free(p);
+    CHECK_NEAR(ld[2].t_fwd, lr[2].t_fwd, 1e-12);
+    CHECK_NEAR(ld[2].t_bwd, lr[2].t_bwd, 1e-12);
+    CHECK(lr[0].t_fwd < 2e-4 && lr[1].t_fwd < 2e-4); /* without the keys: the DRAM's rate */
+    CHECK_EQ(sm_predictor_from_device_opts(direct_device, &bf16, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, dconv, &one, ld, &st), 0);
+    sm_predictor_free(p);
+    CHECK_NEAR(ld[0].t_fwd, 2.0873216e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(ld[1].t_fwd, 6.422528e-4 + 1.02760448e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(ld[1].t_bwd, 2.5690112e-3 + 2 * 1.02760448e-4 + 10e-6, 1e-12);
+    /* each beside the same part and layout without the keys (fp16: transpose_share's
+     * framework at fp16 on NCHW, its transposes for the grouped and dense layers alone) */
+    const sm_device_options cudnn_runs[][2] = {
+        {{.precision = "fp16"},
+         {.precision = "fp16", .framework = "tests/data/curve/transpose_share_framework.ini"}},
+        {{.framework = "tests/data/curve/direct_nhwc_framework.ini"},
+         {.framework = "tests/data/curve/channels_last_framework.ini"}}};
+    for (int k = 0; k < 2; k++) {
+        CHECK_EQ(sm_predictor_from_device_opts(direct_device, &cudnn_runs[k][0], &p, &st), 0);
+        CHECK_EQ(sm_predict_layers(p, dconv, &one, ld, &st), 0);
+        sm_predictor_free(p);
+        CHECK_EQ(sm_predictor_from_device_opts(direct_device, &cudnn_runs[k][1], &p, &st), 0);
+        CHECK_EQ(sm_predict_layers(p, dconv, &one, lr, &st), 0);
+        sm_predictor_free(p);
+        CHECK_NEAR(ld[0].t_fwd, lr[0].t_fwd, 1e-12);
+        CHECK_NEAR(ld[0].t_bwd, lr[0].t_bwd, 1e-12);
+    }
+    sm_network_free(dconv);
+    /* Depthwise convolutions on channels-last tensors (permuted_depthwise.ini): dw_nchw reads
+     * the contiguous input, priced by the keys as above; dw_nhwc reads the sum of a permuted
+     * tensor (the permutes, layer_scale, dropout and the sum keep its channels-last steps),
+     * dw_after a convolution's output of one (cuDNN keeps the layout), dw_ln a LayerNorm2d's:
+     * PyTorch hands each to cuDNN, priced as on the part without the keys. */
+    sm_network *perm;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/permuted_depthwise.ini", NULL, &perm, &st), 0);
+    sm_layer_prediction lperm[11], lq[11];
+    CHECK_EQ(perm->n_layers, 11);
+    CHECK_EQ(sm_predictor_from_device(direct_device, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, perm, &one, lperm, &st), 0);
+    sm_predictor_free(p);
+    CHECK_EQ(sm_predictor_from_device(DEVICE, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, perm, &one, lq, &st), 0);
+    sm_predictor_free(p);
+    CHECK_NEAR(lperm[0].t_fwd, 2.0873216e-3 + 10e-6, 1e-12);
+    const int cudnn_layers[] = {7, 8, 10}; /* dw_nhwc, dw_after, dw_ln */
+    for (int k = 0; k < 3; k++) {
+        int i = cudnn_layers[k];
+        CHECK(perm->layers[i].input_channels_last);
+        CHECK_NEAR(lperm[i].t_fwd, lq[i].t_fwd, 1e-12);
+        CHECK_NEAR(lperm[i].t_bwd, lq[i].t_bwd, 1e-12);
+    }
+    CHECK(!perm->layers[0].input_channels_last);
+    sm_network_free(perm);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &kernels, &p, &st), -1);

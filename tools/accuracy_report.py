@@ -660,14 +660,13 @@ def largest_runs_section(a, w):
     w(f"{min(bwd[False]):.2f} to {max(bwd[False]):.2f} for the others. The shipped efficiencies "
       "were fitted over every size of")
     w("these sets, where the small runs are mostly the host's dispatch (docs/calibration.md), and at")
-    w("the largest the device's backward work is what the model prices lowest. The networks of")
-    w("depthwise convolutions lose most: PyTorch runs those, in NCHW at fp32, tf32 and bf16, in")
-    w("kernels of its own rather than cuDNN's (ATen's `use_cudnn_depthwise` takes fp16 or")
-    w("channels-last only), and the model prices them by the bytes they must move, as every")
-    w("layer. Counting each tap's pass over the input and the output gradient (k^2 of them, as")
-    w("that kernel's weight gradient reads them) explains a quarter to all of the gap, unevenly:")
-    w("per-kernel timings (issue 38) will say what limits it. A planner of MobileNet or")
-    w("EfficientNet training at large batches should expect steps up to "
+    w("the largest the device's backward work is what the model prices lowest. PyTorch runs the")
+    w("depthwise convolutions, in NCHW at fp32, tf32 and bf16, in kernels of its own rather than")
+    w("cuDNN's (ATen's `use_cudnn_depthwise` takes fp16 or channels-last only), bound by the SMs,")
+    w("not the DRAM: the descriptions price them per SM and clock as an H200 ran them")
+    w("(`depthwise_*_per_sm_clock`, docs/ops-h200.md \"Direct convolutions\"; priced by the bytes")
+    w("they move, as before, these backward passes came out at 0.50 to 0.73). A planner of")
+    w("MobileNet or EfficientNet training at large batches should expect steps up to "
       f"{1 / min(step_dw):.1f} times the prediction.\n")
 
 

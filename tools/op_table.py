@@ -213,6 +213,25 @@ def bwd_name(op):
     return op.replace("autograd::engine::evaluate_function: ", "")
 
 
+def direct(add, kind, elems, macs, k_us, names, back):
+    """A grouped or depthwise convolution's op towards the direct kernels' rates: for PyTorch's
+    depthwise kernel the sums of the least squares that fit its time as elements x a + MACs x
+    b (each op weighted by its time, so that the fit is in relative error), for cuDNN's grouped
+    kernels and the depthwise ops PyTorch gave cuDNN their elements and time."""
+    if kind not in ("conv depthwise", "conv grouped") or k_us <= 0:
+        return
+    ph = "bwd" if back else "fwd"
+    if kind == "conv depthwise" and any("conv_depthwise2d" in k for k in names):
+        a, b = elems / k_us, macs / k_us
+        for name, x in (("aa", a * a), ("ab", a * b), ("bb", b * b), ("a", a), ("b", b),
+                        ("n", 1), ("elems", elems), ("macs", macs), ("kernel", k_us)):
+            add((ph, "direct dw", name), x)
+        return
+    what = "direct grouped" if kind == "conv grouped" else "direct dw cudnn"
+    add((ph, what, "elems"), elems)
+    add((ph, what, "kernel"), k_us)
+
+
 def analyse_step(phases, precision):
     """One profiled step (or the steps' medians) as a flat dict of numbers."""
     v = {}
@@ -239,7 +258,8 @@ def analyse_step(phases, precision):
                         ns[0][:2] == [s[0][0], s[1][0]]:
                     o = math.prod(ns[0])
                     break
-            conv_rows.append((r, (kind, x, o, math.prod(s[1]), taps, r["module"])))
+            macs = o * s[1][1] * taps  # each output element: its group's channels x taps
+            conv_rows.append((r, (kind, x, o, math.prod(s[1]), taps, r["module"], macs)))
         if phase == "fwd":
             convs = [c for _, c in conv_rows]
             if conv_rows:  # the stem: the first convolution, of the image's 3 channels
@@ -309,7 +329,7 @@ def analyse_step(phases, precision):
                 for k, t in zip(names, timed):
                     add(("bwd", "family us", kernel_family(k)), t)
             if conv:
-                kind, x, o, w, taps, _ = conv
+                kind, x, o, w, taps, _, macs = conv
                 back = phase == "bwd"
                 tb = transposed_bytes(x, o, w, taps, names, back)
                 add((phase, "conv", "kernel"), k_us)
@@ -323,6 +343,7 @@ def analyse_step(phases, precision):
                     add((phase, "conv T", "ops"), 1)
                     add((phase, "conv T", "kernels"), n_k)
                     add((phase, "conv T", "bytes"), tb)
+                direct(add, kind, x + o, macs * (2 if back else 1), k_us, names, back)
                 if kind == "conv depthwise":
                     e = ELEMENT[precision]
                     add((phase, "dw", "bytes"), e * (x + o + w) * (2 if back else 1))
@@ -507,8 +528,11 @@ def predict(binary, model, batch, precision, classes, sm_count):
     v = {p: whole[p] * 1e6 for p in ("t_infer", "t_fwd", "t_bwd", "t_grad")}
     per = run(binary, *base, "--per-layer")["layers"]
     last = run(binary, *base, "--per-layer", "--framework", "pytorch-channels-last")["layers"]
-    for l, c in zip(per, last):
+    kern = run(binary, *base, "--per-layer", "--framework", "pytorch-eager-kernels")["layers"]
+    for l, c, k in zip(per, last, kern):
         cls = classes[l["layer"]]
+        if cls == "conv depthwise":  # no transposes either way: NCHW's own price
+            c = l
         if cls in CONV and "stem" not in v:
             v["stem"] = (l["t_fwd"] - l["host_fwd"]) * 1e6
         for p in ("infer", "fwd", "bwd"):
@@ -518,6 +542,8 @@ def predict(binary, model, batch, precision, classes, sm_count):
             v[p, "host"] = v.get((p, "host"), 0.0) + l["host_" + p] * 1e6
             v[p, cls, "channels-last"] = v.get((p, cls, "channels-last"), 0.0) + \
                 (c["t_" + p] - c["host_" + p]) * 1e6
+            v[p, cls, "kernels"] = v.get((p, cls, "kernels"), 0.0) + \
+                (k["t_" + p] - k["host_" + p]) * 1e6
             if l["layer"] in channels:
                 busy = min(channels[l["layer"]], sm_count) if p != "infer" else sm_count
                 v[p, "batch norm", "per SM"] = v.get((p, "batch norm", "per SM"), 0.0) + \
@@ -830,8 +856,11 @@ def section_depthwise(meas, pred):
         output and weight once each; backward, twice that (the data gradient reads the
         output gradient and the weight and writes the input gradient, the weight gradient
         reads the input and the output gradient and writes the weight gradient); at 2 bytes
-        an element at bf16, 4 at tf32 and fp32. The model prices them as memory-bound at 0.7
-        of the H200's 4.8 TB/s (its device time for the same layers in the last columns).""")
+        an element at bf16, 4 at tf32 and fp32. The model's device time for the same layers
+        is in the last columns: PyTorch's own kernels by the SMs (the descriptions' depthwise
+        keys, "Direct convolutions" below), ConvNeXt-T's, which PyTorch hands to cuDNN
+        (their input is channels-last, after its blocks' permutes), by the DRAM at 0.7 of the
+        H200's 4.8 TB/s.""")
     md += ["", "| precision | network | batch | layers | fwd MB | fwd ms | fwd TB/s | of 4.8 | "
            "bwd MB | bwd ms | bwd TB/s | of 4.8 | model fwd ms | model bwd ms |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -859,6 +888,109 @@ def section_depthwise(meas, pred):
             PRECISIONS.index(x[0][0]), MODELS.index(x[0][1]), x[0][2])):
         md.append(f"| {p} | {PRETTY[m]} | {ph} | " +
                   ", ".join(f"`{n}`" for n in sorted(names)) + " |")
+    md.append("")
+    return md
+
+
+def fit_direct(sums):
+    """Microseconds per element and per MAC that fit the ops' kernel time in relative least
+    squares (direct()'s sums), the predicted sum over the measured one and the root mean
+    square of the ops' relative errors."""
+    aa, ab, bb, a, b, n = (sums[k] for k in ("aa", "ab", "bb", "a", "b", "n"))
+    det = aa * bb - ab * ab
+    ce, cm = (a * bb - b * ab) / det, (aa * b - ab * a) / det
+    total = (ce * sums["elems"] + cm * sums["macs"]) / sums["kernel"]
+    sq = ce * ce * aa + 2 * ce * cm * ab + cm * cm * bb - 2 * ce * a - 2 * cm * b + n
+    return ce, cm, total, math.sqrt(max(sq, 0) / n)
+
+
+def section_direct(binary, meas, pred):
+    """The grouped and depthwise convolutions' rates per SM and clock, the keys that take
+    them, and both frameworks' prices of those layers against the kernels."""
+    _, clock, sm_count = h200_figures(binary)
+    per_us = clock * sm_count / 1e6  # SM clocks a microsecond
+
+    def sums(precisions, ph, what, names):
+        return {n: sum(meas[p][k].get((ph, what, n), 0) for p in precisions
+                       for k in points_of(meas, p)) for n in names}
+
+    md = ["## Direct convolutions", ""]
+    md += para(f"""Grouped and depthwise convolutions do not run on tensor cores: PyTorch's own
+        depthwise kernel (`conv_depthwise2d`) and cuDNN's grouped kernels compute each output
+        element directly, bound by the SMs' issue rather than the DRAM (their bytes pass at
+        a tenth of its rate, above). Least squares over every op that ran PyTorch's depthwise
+        kernel, each weighted by its time (relative error), fit its kernel time as elements /
+        e + MACs / m SM clocks, elements its input's and output's, MACs its
+        multiply-accumulates (the backward pass's, data and weight gradients, twice the
+        forward's), at the H200's {sm_count} SMs x {clock / 1e9:.3f} GHz; the forward pass
+        and inference run the same kernel and are fitted together. cuDNN's grouped kernels
+        went through about an element a clock whatever their group's width (4 to 32
+        channels), so their rate is elements over clocks, summed over the ops.""")
+    md += ["", "| kernel | precision | pass | ops | elements / SM-clock | MACs / SM-clock | "
+           "fit / measured, summed | rms error per op |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    names = ("aa", "ab", "bb", "a", "b", "n", "elems", "macs", "kernel")
+    keys = {}
+    for precisions, label in [((p,), p) for p in PRECISIONS] + [(PRECISIONS, "all")]:
+        for ph in ("fwd", "bwd"):
+            s = sums(precisions, ph, "direct dw", names)
+            if not s["n"]:
+                continue
+            ce, cm, total, rms = fit_direct(s)
+            e, m = 1 / (ce * per_us), 1 / (cm * per_us)
+            if label == "all":
+                keys[f"depthwise_{ph}_elements_per_sm_clock"] = e
+                keys[f"depthwise_{ph}_macs_per_sm_clock"] = m
+            md.append(f"| PyTorch depthwise | {label} | {ph} | {s['n']:.0f} | {e:.2f} | "
+                      f"{m:.1f} | {total:.2f} | {rms:.2f} |")
+    for p in PRECISIONS:
+        for ph in ("fwd", "bwd"):
+            for what, label in (("direct grouped", "cuDNN grouped"),
+                                ("direct dw cudnn", "cuDNN depthwise")):
+                s = sums((p,), ph, what, ("elems", "kernel"))
+                if not s["kernel"]:
+                    continue
+                e = s["elems"] / (s["kernel"] * per_us)
+                if what == "direct grouped" and p != "fp32":
+                    half = "_half" if p == "bf16" else ""
+                    keys[f"grouped{half}_{ph}_elements_per_sm_clock"] = e
+                md.append(f"| {label} | {p} | {ph} | | {e:.3f} | | | |")
+    md += [""]
+    md += para("""The keys (`[framework]`, docs/devices.md): the depthwise ones from every
+        precision's ops together (PyTorch's kernel ran the same at each), in every
+        description's eager framework and in configs/frameworks/pytorch-eager-kernels.ini; the
+        grouped ones from TF32's ops (the 32-bit keys) and bf16's (`grouped_half_*`), in
+        pytorch-eager-kernels alone: carried to other parts they made the grouped networks
+        slower than measured (DeepLearningExamples' ResNeXt-101 on an A100 at TF32 from -1.8%
+        to -11.5% of the published throughput, timm's ResNeXt-50 on an RTX 3090 in fp16 from
+        -3.4% to -9.1%), where cuDNN 8 picked other kernels. With TF32 off cuDNN 9.19 ran
+        grouped convolutions slower again (the fp32 rows), which the keys leave out: a library
+        version's kernel choice, not the SMs'. ConvNeXt-T's depthwise convolutions (7 x 7)
+        went to cuDNN's kernels instead (the cuDNN depthwise rows): their input is
+        channels-last, as its blocks' permutes leave it, and PyTorch hands such a depthwise
+        convolution to cuDNN (as every one at fp16: ATen's Convolution.cpp,
+        use_cudnn_depthwise); the model prices those by the DRAM, as no key describes cuDNN's
+        depthwise kernels from one kernel size.""")
+    md += ["", "| key | value |", "|---|---:|"]
+    for k in sorted(keys):
+        md.append(f"| {k} | {keys[k]:.3g} |")
+    md += [""]
+    md += para("""The model's device time of those layers over the measured kernel time, summed
+        over every point: with the h200 description's own framework (pytorch-eager: the
+        depthwise keys; grouped convolutions bound by the DRAM and their FLOPs) and with
+        `--framework pytorch-eager-kernels` (all the keys above).""")
+    md += ["", "| class | precision | pass | measured ms | pytorch-eager / measured | "
+           "pytorch-eager-kernels / measured |", "|---|---|---|---:|---:|---:|"]
+    for cls in ("conv grouped", "conv depthwise"):
+        for p in PRECISIONS:
+            for ph in ("infer", "fwd", "bwd"):
+                measured = sum(meas[p][k].get((ph, cls, "kernel"), 0)
+                               for k in points_of(meas, p))
+                if not measured:
+                    continue
+                eager = sum(pred[p][k].get((ph, cls), 0) for k in points_of(meas, p))
+                kern = sum(pred[p][k].get((ph, cls, "kernels"), 0) for k in points_of(meas, p))
+                md.append(f"| {cls} | {p} | {ph} | {ms(measured)} | {eager / measured:.2f} | "
+                          f"{kern / measured:.2f} |")
     md.append("")
     return md
 
@@ -1290,11 +1422,10 @@ def findings(meas, pred, free):
         {ms(t32[mb]['fwd', 'dw', 'kernel'])} at TF32, {ms(f32[mb]['fwd', 'dw', 'kernel'])} at
         fp32), so PyTorch's `conv_depthwise2d`
         kernels (3 x 3, 5 x 5) and cuDNN's (ConvNeXt-T's 7 x 7) are bound by something other
-        than DRAM. The model, pricing them at 0.7 of 4.8 TB/s, comes out at
+        than DRAM: the SMs ("Direct convolutions" below). The model, pricing PyTorch's
+        kernels by the SMs and ConvNeXt-T's by the DRAM at 0.7 of 4.8 TB/s, comes out at
         {rel('bf16', 'conv depthwise', 'fwd'):.2f} of the measured forward and
-        {rel('bf16', 'conv depthwise', 'bwd'):.2f} backward at bf16 (transposes that do not run
-        included; {rel('bf16', 'conv depthwise', 'fwd', 'channels-last'):.2f} and
-        {rel('bf16', 'conv depthwise', 'bwd', 'channels-last'):.2f} without),
+        {rel('bf16', 'conv depthwise', 'bwd'):.2f} backward at bf16,
         {rel('tf32', 'conv depthwise', 'fwd'):.2f} and {rel('tf32', 'conv depthwise',
         'bwd'):.2f} at TF32, where ConvNeXt-T's depthwise backward took
         {ms(cnx_t['bwd', 'dw', 'kernel'])} ms at batch 128 (FFT and transform kernels,
@@ -1417,6 +1548,7 @@ def main():
     md += section_depthwise(meas, pred)
     md += section_model(meas, pred, free)
     md += section_keys(a.bin, meas, pred)
+    md += section_direct(a.bin, meas, pred)
     md += findings(meas, pred, free)
     with open(a.out, "w") as fh:
         fh.write("\n".join(md) + "\n")

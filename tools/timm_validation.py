@@ -210,15 +210,17 @@ def findings(binary, ratios, pred):
         which convolutions cuDNN 9 still transposes.""",
         f"""**Depthwise convolutions** (MobileNet v2 and v3, EfficientNet-B0): at inference
         NHWC is {m_pub} times NCHW's speed published, {m_mod} predicted. PyTorch runs
-        depthwise convolutions in kernels of its own or cuDNN's depthwise ones, not the
-        implicit-GEMM kernels the transposes feed; an experiment that took the transposes
-        away around them put these NCHW rows at 0.86-0.91 on the 3090, beside their NHWC
-        ones. Yet in training their NHWC rows come out {span([r(1, n) for n in mobile])} of
-        the published rate, the depthwise backward costing more than the model's bytes say.
-        In NCHW training ({mt_pub} published, {mt_mod} predicted) the two errors cancel,
-        which is why the shipped H100 sets fit them; taking the transposes away alone made
-        the H100 bf16 MobileNet v2 step 0.87 -> 0.81 of measured. Both wait on the depthwise
-        kernels' own profile (issue 38).""",
+        depthwise convolutions in kernels of its own or, at fp16 (these runs' AMP) and on
+        channels-last tensors, cuDNN's depthwise ones (ATen's use_cudnn_depthwise), not the
+        implicit-GEMM kernels the transposes feed: the model prices no transposes around
+        them (an H200's bf16 profiles ran none, docs/ops-h200.md). Yet their rows come out
+        {span([r(1, n) for n in mobile])} of the published rate in NHWC training and
+        {span([r(0, n) for n in mobile])} in NCHW training (NHWC over NCHW {mt_pub}
+        published, {mt_mod} predicted), the depthwise backward costing more than the
+        model's bytes say: cuDNN's depthwise kernels, which PyTorch picks at fp16 for
+        filters of 1, 3 and 5 over 32 channels or more, are bound by the SMs as PyTorch's are (docs/ops-h200.md, "Direct
+        convolutions"), and no key prices them yet; the descriptions' depthwise keys price
+        PyTorch's own kernel, at fp32, TF32 and bf16.""",
         f"""**The RTX 4090 at inference**: dense networks at {median(5, DENSE)} (NHWC) of the
         published rate. At its published NHWC rate ResNet-50's activation bytes pass at
         {f4:.2f} of the 4090's datasheet bandwidth (the 3090's: {f3:.2f}), above the {e4:.2f}

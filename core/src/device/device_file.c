@@ -56,6 +56,8 @@ typedef struct field {
 #define EFF(p) (AT(efficiency) + (p) * sizeof(double))
 #define CONV(p) (AT(conv_efficiency) + (p) * sizeof(double))
 #define BN(kernel, pass) (AT(batchnorm_sm_bytes) + (2 * (kernel) + (pass)) * sizeof(double))
+#define DC(kind, pass, term)                                                                       \
+    (AT(direct_conv_rate) + (4 * (kind) + 2 * (pass) + (term)) * sizeof(double))
 
 static const field fields[] = {
     {"device", "name", F_TEXT, AT(name), 0, 0, SIZE(name), 0, 0, "short name"},
@@ -145,6 +147,30 @@ static const field fields[] = {
     {"framework", "batchnorm_bf16_infer_bytes_per_sm_clock", F_REAL, BN(1, 1), 1, 0, 1e4, 1, 0,
      "bytes per SM per clock the framework's own batch norm streams at inference at bf16; 0: "
      "bound by the DRAM alone"},
+    {"framework", "depthwise_fwd_elements_per_sm_clock", F_REAL, DC(0, 0, 0), 1, 0, 1e4, 1, 0,
+     "input and output elements per SM per clock of the framework's depthwise convolution, "
+     "forward and at inference; 0: no such term"},
+    {"framework", "depthwise_fwd_macs_per_sm_clock", F_REAL, DC(0, 0, 1), 1, 0, 1e6, 1, 0,
+     "multiply-accumulates per SM per clock of the framework's depthwise convolution, forward "
+     "and at inference; 0: no such term"},
+    {"framework", "depthwise_bwd_elements_per_sm_clock", F_REAL, DC(0, 1, 0), 1, 0, 1e4, 1, 0,
+     "forward input and output elements per SM per clock of the depthwise convolution's "
+     "backward pass (data and weight gradients); 0: no such term"},
+    {"framework", "depthwise_bwd_macs_per_sm_clock", F_REAL, DC(0, 1, 1), 1, 0, 1e6, 1, 0,
+     "backward multiply-accumulates (twice the forward's) per SM per clock of the depthwise "
+     "convolution's backward pass; 0: no such term"},
+    {"framework", "grouped_fwd_elements_per_sm_clock", F_REAL, DC(1, 0, 0), 1, 0, 1e4, 1, 0,
+     "input and output elements per SM per clock of a grouped convolution at fp32 and tf32, "
+     "forward and at inference; 0: bound by the DRAM and its arithmetic"},
+    {"framework", "grouped_bwd_elements_per_sm_clock", F_REAL, DC(1, 1, 0), 1, 0, 1e4, 1, 0,
+     "forward input and output elements per SM per clock of a grouped convolution's backward "
+     "pass at fp32 and tf32; 0: bound by the DRAM and its arithmetic"},
+    {"framework", "grouped_half_fwd_elements_per_sm_clock", F_REAL, DC(2, 0, 0), 1, 0, 1e4, 1, 0,
+     "input and output elements per SM per clock of a grouped convolution at fp16 and bf16, "
+     "forward and at inference; 0: bound by the DRAM and its arithmetic"},
+    {"framework", "grouped_half_bwd_elements_per_sm_clock", F_REAL, DC(2, 1, 0), 1, 0, 1e4, 1, 0,
+     "forward input and output elements per SM per clock of a grouped convolution's backward "
+     "pass at fp16 and bf16; 0: bound by the DRAM and its arithmetic"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
@@ -437,6 +463,7 @@ static void framework_defaults(sm_device *dev)
     dev->channels_last = 0;
     dev->nchw_transpose_share = 1;
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
+    memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->param_bytes = 4; /* fp32 parameters, AMP's: no master copy, DDP's bucket copy */
@@ -473,7 +500,8 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
 
 /* A batch norm bound by the SMs needs the part's SMs and clock: without them the bound was
  * dropped without a word, and the batch norms priced at the DRAM's rate as if no key were
- * given. */
+ * given. (The direct convolutions' keys are of a GPU's kernels: on a part without SMs, a
+ * CPU that eager PyTorch runs on too, they price nothing, as device_roofline.c says.) */
 static int bn_keys_need_sms(const reader *r, const sm_device *dev, sm_status *st)
 {
     if (dev->sm_count && dev->boost_clock > 0)

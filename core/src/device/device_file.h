@@ -69,6 +69,14 @@ typedef struct sm_device {
      * cuDNN's (fp32, tf32, fp16), 1 PyTorch's own (bf16); pass 0 training, 1 inference; 0: the
      * DRAM alone */
     double batchnorm_sm_bytes[2][2];
+    /* what a framework's direct convolution kernels issue per SM per clock where the SMs bind
+     * them ([framework] depthwise_* and grouped_*): [kind][pass][term], kind 0 depthwise
+     * (plugin.h's group_channels 1, PyTorch's conv_depthwise2d), 1 grouped at fp32 and tf32,
+     * 2 grouped at fp16 and bf16 (cuDNN's); pass 0 forward (and inference), 1 backward; term
+     * 0 elements (inputs and outputs), 1 multiply-accumulates (the backward pass's: twice the
+     * forward's). A pass takes elements / e + MACs / m SM clocks; 0: no such term, and a kind
+     * with neither is bound by the DRAM and its arithmetic alone */
+    double direct_conv_rate[3][2][2];
     /* which attention layers run as one fused kernel (FlashAttention, PyTorch's
      * scaled_dot_product_attention: no score matrices in memory, recomputed in the backward
      * pass; plugin.h's scores fields), memory.h's SM_ATTENTION_*: all, none (eager, matmul,

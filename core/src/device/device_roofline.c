@@ -69,6 +69,36 @@ static double batchnorm_sm_stream(const sm_device *v, const sm_layer *l, sm_prec
     return per_clock * sms * sm_device_sustained_clock(v);
 }
 
+/* Seconds of one pass of a grouped or depthwise convolution (plugin.h's group_channels) where
+ * the framework prices its direct kernels per SM and clock ([framework] depthwise_*,
+ * grouped_*): its elements (inputs and outputs of the forward pass) and multiply-accumulates
+ * at their rates, one after the other, over every SM at the part's sustained clock. Neither
+ * runs on tensor cores: on an H200, PyTorch's conv_depthwise2d went through 3 x 3 layers at
+ * about 1.1 elements per SM and clock forward, 5 x 5 at 0.6 and 7 x 7 at 0.36 whatever the
+ * precision, and cuDNN's grouped kernels (ResNeXt-50's 32 groups of 4 to 32 channels) at
+ * about an element a clock whatever the group's width (docs/ops-h200.md, "Direct
+ * convolutions"). 0: not such a layer, no rate given, or a depthwise one cuDNN runs. */
+static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const sm_metrics *m,
+                                  int64_t batch, sm_precision p, int backward)
+{
+    int64_t per_group = l->m.group_channels;
+    /* a part without SMs and a clock (a CPU) runs no such kernel */
+    double clock = sm_device_sustained_clock(v);
+    if (per_group <= 0 || !v->sm_count || !(clock > 0) || !has_trait(l, SM_TRAIT_CONVOLUTION))
+        return 0;
+    /* PyTorch hands a depthwise convolution to cuDNN at fp16 and on channels-last tensors
+     * (ATen's Convolution.cpp, use_cudnn_depthwise), the framework's or a permute's (ConvNeXt's
+     * blocks), whose kernels no key here describes; its own kernel runs the rest */
+    if (per_group == 1 && (p == SM_FP16 || v->channels_last || l->input_channels_last))
+        return 0;
+    int kind = per_group == 1 ? 0 : sm_precision_is_half(p) ? 2 : 1;
+    const double *rate = v->direct_conv_rate[kind][backward != 0];
+    double elements = (double)batch * ((double)l->m.input_elems + (double)l->m.output_elems);
+    double macs = (double)m->macs * (backward ? 2 : 1);
+    double clocks = (rate[0] > 0 ? elements / rate[0] : 0) + (rate[1] > 0 ? macs / rate[1] : 0);
+    return clocks / ((double)v->sm_count * clock);
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train)
 {
@@ -130,6 +160,11 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     if (train)
         w.serial_bytes +=
             dropout_bytes(v, l->saved.mask_elems - l->saved.scores_mask_elems, batch, 4 * half);
+    /* a direct convolution's SM time as the rate its bytes stream at: the roofline, the fit
+     * and the pass's load then take it as they take a batch norm's */
+    double direct = direct_conv_seconds(v, l, m, batch, p, backward);
+    if (direct > 0 && w.bytes > 0)
+        w.sm_stream = w.bytes / direct;
     return w;
 }
 
@@ -177,8 +212,11 @@ int sm_device_transposes_nchw(const sm_device *v)
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward)
 {
+    /* PyTorch runs depthwise convolutions in kernels of its own, on NCHW, and a convolution
+     * whose input a permute left channels-last in cuDNN's NHWC kernels: an H200's bf16 profiles
+     * show no transpose around either (docs/ops-h200.md: MobileNet's, ConvNeXt-T's) */
     if (!sm_device_transposes_nchw(v) || !sm_precision_is_half(p) ||
-        !has_trait(l, SM_TRAIT_CONVOLUTION))
+        !has_trait(l, SM_TRAIT_CONVOLUTION) || l->m.group_channels == 1 || l->input_channels_last)
         return 0;
     /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice;
      * of those, the share cuDNN's heuristics transpose (the rest run on NCHW) */
