@@ -361,6 +361,12 @@ def analyse_step(phases, precision):
                     add((phase, "bn channels", bucket, "elems"), math.prod(x))
                     add((phase, "bn channels", bucket, "kernel"), k_us)
                     add((phase, "bn channels", bucket, "kernel x C"), k_us * x[1])
+            # a pooling's input elements a second (the direct convolutions' comparison)
+            if "pool" in r["op"] and phase in ("infer", "fwd") and k_us > 0:
+                x = shapes_of(r["shapes"])
+                if x and isinstance(x[0], list):
+                    add(("pool", r["op"], "elems"), math.prod(x[0]))
+                    add(("pool", r["op"], "kernel"), k_us)
             # the streaming rate of in-place ReLUs (read and write once, as a transpose)
             if r["op"] == "aten::relu_" and phase == "fwd":
                 n = math.prod(shapes_of(r["shapes"])[0])
@@ -973,6 +979,19 @@ def section_direct(binary, meas, pred):
     md += ["", "| key | value |", "|---|---:|"]
     for k in sorted(keys):
         md.append(f"| {k} | {keys[k]:.3g} |")
+    md += [""]
+    md += para("""The poolings, which the model still prices by the DRAM: their input elements per
+        SM and clock, forward and at inference, summed over every point. Alike at every
+        precision, as the depthwise kernel's are, they look bound by the SMs too.""")
+    md += ["", "| op | " + " | ".join(PRECISIONS) + " |", "|---|" + "---:|" * len(PRECISIONS)]
+    ops = sorted({k[1] for p in PRECISIONS for v in meas[p].values() for k in v
+                  if len(k) == 3 and k[0] == "pool"})
+    for op in ops:
+        cells = []
+        for p in PRECISIONS:
+            s = sums((p,), "pool", op, ("elems", "kernel"))
+            cells.append(f"{s['elems'] / (s['kernel'] * per_us):.2f}" if s["kernel"] else "")
+        md.append(f"| `{op}` | " + " | ".join(cells) + " |")
     md += [""]
     md += para("""The model's device time of those layers over the measured kernel time, summed
         over every point: with the h200 description's own framework (pytorch-eager: the
