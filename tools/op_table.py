@@ -213,6 +213,10 @@ def bwd_name(op):
     return op.replace("autograd::engine::evaluate_function: ", "")
 
 
+# the sums direct() keeps of each op of PyTorch's depthwise kernel, fit_direct() solves
+DIRECT_SUMS = ("aa", "ab", "bb", "a", "b", "n", "elems", "macs", "kernel")
+
+
 def direct(add, kind, elems, macs, k_us, names, back):
     """A grouped or depthwise convolution's op towards the direct kernels' rates: for PyTorch's
     depthwise kernel the sums of the least squares that fit its time as elements x a + MACs x
@@ -223,8 +227,7 @@ def direct(add, kind, elems, macs, k_us, names, back):
     ph = "bwd" if back else "fwd"
     if kind == "conv depthwise" and any("conv_depthwise2d" in k for k in names):
         a, b = elems / k_us, macs / k_us
-        for name, x in (("aa", a * a), ("ab", a * b), ("bb", b * b), ("a", a), ("b", b),
-                        ("n", 1), ("elems", elems), ("macs", macs), ("kernel", k_us)):
+        for name, x in zip(DIRECT_SUMS, (a * a, a * b, b * b, a, b, 1, elems, macs, k_us)):
             add((ph, "direct dw", name), x)
         return
     what = "direct grouped" if kind == "conv grouped" else "direct dw cudnn"
@@ -934,11 +937,10 @@ def section_direct(binary, meas, pred):
         channels), so their rate is elements over clocks, summed over the ops.""")
     md += ["", "| kernel | precision | pass | ops | elements / SM-clock | MACs / SM-clock | "
            "fit / measured, summed | rms error per op |", "|---|---|---|---:|---:|---:|---:|---:|"]
-    names = ("aa", "ab", "bb", "a", "b", "n", "elems", "macs", "kernel")
     keys = {}
     for precisions, label in [((p,), p) for p in PRECISIONS] + [(PRECISIONS, "all")]:
         for ph in ("fwd", "bwd"):
-            s = sums(precisions, ph, "direct dw", names)
+            s = sums(precisions, ph, "direct dw", DIRECT_SUMS)
             if not s["n"]:
                 continue
             ce, cm, total, rms = fit_direct(s)

@@ -161,7 +161,7 @@ static int conv2d_strides(const void *params, const sm_shape *in, const int64_t 
                           const sm_shape *out, int64_t *out_strides)
 {
     (void)params;
-    if (in->ndim == 3 && in->dim[0] > 1 && in->dim[1] * in->dim[2] > 1 && in_strides[0] == 1)
+    if (sm_steps_channels_last(in, in_strides))
         channels_last_strides(out, out_strides);
     return 0;
 }

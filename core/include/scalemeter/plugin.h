@@ -430,6 +430,13 @@ static inline int64_t sm_shape_elems(const sm_shape *s)
         n = sm_mul(n, s->dim[i]);
     return n;
 }
+/* Whether a C x H x W tensor of those steps (per sample, in elements) lies channels-last
+ * (NHWC): its channels adjacent, over a map of more than one position. The host and the
+ * plugins that keep or write that layout (view_strides, ABI 14) read it alike. */
+static inline int sm_steps_channels_last(const sm_shape *s, const int64_t *steps)
+{
+    return s->ndim == 3 && s->dim[0] > 1 && sm_mul(s->dim[1], s->dim[2]) > 1 && steps[0] == 1;
+}
 /* Writes a shape as "64x56x56" into buf. */
 static inline const char *sm_shape_str(const sm_shape *s, char *buf, size_t len)
 {

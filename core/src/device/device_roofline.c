@@ -81,10 +81,11 @@ static double batchnorm_sm_stream(const sm_device *v, const sm_layer *l, sm_prec
 static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                   int64_t batch, sm_precision p, int backward)
 {
+    /* only a convolution declares channels per group (the host refuses it of any other type
+     * as the network loads); a part without SMs and a clock (a CPU) runs no such kernel */
     int64_t per_group = l->m.group_channels;
-    /* a part without SMs and a clock (a CPU) runs no such kernel */
     double clock = sm_device_sustained_clock(v);
-    if (per_group <= 0 || !v->sm_count || !(clock > 0) || !has_trait(l, SM_TRAIT_CONVOLUTION))
+    if (per_group <= 0 || !v->sm_count || !(clock > 0))
         return 0;
     /* PyTorch hands a depthwise convolution to cuDNN at fp16 and on channels-last tensors
      * (ATen's Convolution.cpp, use_cudnn_depthwise), the framework's or a permute's (ConvNeXt's

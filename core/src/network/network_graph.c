@@ -456,13 +456,6 @@ static int layer_strides(const sm_layer_type *t, const sm_layer *l, const sm_sha
     return 0;
 }
 
-/* A C x H x W tensor laid out channels-last (NHWC): its channels are adjacent, over a map of
- * more than one position. */
-static int channels_last(const sm_shape *s, const int64_t *steps)
-{
-    return s->ndim == 3 && s->dim[0] > 1 && s->dim[1] * s->dim[2] > 1 && steps[0] == 1;
-}
-
 /* The shapes of layer l's inputs, afresh before each call of its plugin: the plugin gets
  * them as const, and one that writes through them anyway (a cast) must not change what the
  * host counts or hands the next call. */
@@ -538,7 +531,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
         contiguous_strides(&net->input, contiguous);
     int l_index = (int)(l - net->layers);
     const int64_t *in_steps = from == SM_NETWORK_INPUT ? contiguous : strides[from];
-    l->input_channels_last = l->n_inputs >= 1 && channels_last(&in[0], in_steps);
+    l->input_channels_last = l->n_inputs >= 1 && sm_steps_channels_last(&in[0], in_steps);
     int copies = layer_strides(t, l, &in[0], in_steps, strides[l_index]);
     if (copies) {
         m->bytes = sm_add(m->bytes, sm_mul(4, sm_add(sm_shape_elems(&in[0]), m->output_elems)));
