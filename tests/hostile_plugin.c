@@ -37,6 +37,9 @@
  *   HOSTILE_OLD_TRAITS       ABI 8, declaring SM_TRAIT_TIED, which ABI 13 added
  *   HOSTILE_LONG_NAME        a type name of 300 characters
  *   HOSTILE_GROUP_CHANNELS   metrics says 4 channels a group of a layer that is no convolution
+ *   HOSTILE_NEW_TRAIT        ABI 14, declaring SM_TRAIT_POOLING, which ABI 15 added
+ *   HOSTILE_POOLING_WEIGHTS  a pooling (SM_TRAIT_POOLING) with 5 weights
+ *   HOSTILE_POOLING_MATMUL   a pooling that declares SM_TRAIT_MATMUL too
  * and the sixth campaign's (fusion and loading):
  *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
  *   HOSTILE_FUSED_RESIDUAL   a residual sum of 2 inputs, each of which a fusing framework
@@ -219,7 +222,7 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #ifdef HOSTILE_GROUP_CHANNELS
     m->group_channels = 4;
 #endif
-#ifdef HOSTILE_ACTIVATION
+#if defined(HOSTILE_ACTIVATION) || defined(HOSTILE_POOLING_WEIGHTS)
     m->weights = 5;
     m->param_tensors = 1;
 #endif
@@ -294,6 +297,10 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
 #elif defined(HOSTILE_OLD_TRAITS)
 #define HOSTILE_TRAITS SM_TRAIT_TIED
+#elif defined(HOSTILE_NEW_TRAIT) || defined(HOSTILE_POOLING_WEIGHTS)
+#define HOSTILE_TRAITS SM_TRAIT_POOLING
+#elif defined(HOSTILE_POOLING_MATMUL)
+#define HOSTILE_TRAITS (SM_TRAIT_POOLING | SM_TRAIT_MATMUL)
 #elif defined(HOSTILE_FUSED_ACTIVATION)
 #define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
 #elif defined(HOSTILE_FUSED_NORM)
@@ -375,6 +382,9 @@ static const sm_layer_type desc = {
 #endif
 #ifdef HOSTILE_OLD_TRAITS
     .abi_version = 8,
+#endif
+#ifdef HOSTILE_NEW_TRAIT
+    .abi_version = 14,
 #endif
 };
 

@@ -520,6 +520,41 @@ int main(void)
     }
     CHECK(!perm->layers[0].input_channels_last);
     sm_network_free(perm);
+    /* Poolings bound by the SMs (pooling_device.ini: 10 SMs at 1 GHz; [framework] pooling 1
+     * input element a clock forward, 0.25 backward), poolings.ini at batch 32:
+     *   max 3 x 3 / 2 on 64 x 56 x 56: 6,422,528 input elements: fwd 6.422528e-4 s, bwd
+     *     2.5690112e-3 s
+     *   avg 2 x 2 / 2 on 64 x 28 x 28: 1,605,632: fwd 1.605632e-4 s, bwd 6.422528e-4 s
+     *   global on 64 x 14 x 14: 401,408: fwd 4.01408e-5 s; its backward pass, a broadcast, the
+     *     DRAM's, as on the part without the keys
+     * each above its bytes at the DRAM (the max pooling's 32.1 MB at 5e11 B/s: 6.4e-5 s), plus
+     * the 10 us launch a kernel; at bf16 the same (the SMs' rate is the kernel's, whatever the
+     * bytes), with no transposes (no convolution) */
+    sm_network *pools;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/poolings.ini", NULL, &pools, &st), 0);
+    CHECK_EQ(pools->n_layers, 3);
+    sm_layer_prediction lpool[3], lbare[3];
+    const char *pool_device = "tests/data/curve/pooling_device.ini";
+    CHECK_EQ(sm_predictor_from_device(DEVICE, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, pools, &one, lbare, &st), 0);
+    sm_predictor_free(p);
+    for (int k = 0; k < 2; k++) {
+        sm_device_options o = {.precision = k ? "bf16" : "fp32"};
+        CHECK_EQ(sm_predictor_from_device_opts(pool_device, &o, &p, &st), 0);
+        CHECK_EQ(sm_predict_layers(p, pools, &one, lpool, &st), 0);
+        sm_predictor_free(p);
+        CHECK_NEAR(lpool[0].t_fwd, 6.422528e-4 + 10e-6, 1e-12);
+        CHECK_NEAR(lpool[0].t_infer, 6.422528e-4 + 10e-6, 1e-12);
+        CHECK_NEAR(lpool[0].t_bwd, 2.5690112e-3 + 10e-6, 1e-12);
+        CHECK_EQ(lpool[0].bound_bwd, SM_BOUND_MEMORY);
+        CHECK_NEAR(lpool[1].t_fwd, 1.605632e-4 + 10e-6, 1e-12);
+        CHECK_NEAR(lpool[1].t_bwd, 6.422528e-4 + 10e-6, 1e-12);
+        CHECK_NEAR(lpool[2].t_fwd, 4.01408e-5 + 10e-6, 1e-12);
+        if (!k)
+            CHECK_NEAR(lpool[2].t_bwd, lbare[2].t_bwd, 1e-12);
+    }
+    CHECK(lbare[0].t_fwd < 1e-4 && lbare[0].t_bwd < 2e-4); /* without the keys: the DRAM's */
+    sm_network_free(pools);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &kernels, &p, &st), -1);

@@ -484,6 +484,9 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "group_channels",
                  "the plugin's group_channels 4 is not 0 or, of a convolution "
                  "(SM_TRAIT_CONVOLUTION), its input channels per group");
+    lying_plugin(dir, "pooling_weights",
+                 "the plugin declares SM_TRAIT_POOLING, a reduction over positions with no "
+                 "weights, but its metrics give 5 weights");
     writing_plugin(dir);
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
@@ -517,6 +520,12 @@ static void lying_plugins(const char *dir)
     expect_refused(path, want);
     snprintf(path, sizeof path, "%s/old_traits/old_traits.so", dir);
     expect_refused(path, "declares traits 0x800, which ABI 8 does not have");
+    snprintf(path, sizeof path, "%s/new_trait/new_trait.so", dir);
+    expect_refused(path, "declares traits 0x1000, which ABI 14 does not have");
+    /* ABI 15: a pooling reduces positions, with no products and no weights */
+    snprintf(path, sizeof path, "%s/pooling_matmul/pooling_matmul.so", dir);
+    expect_refused(path, "declares SM_TRAIT_POOLING beside SM_TRAIT_MATMUL: a pooling reduces "
+                         "positions and has no products of weights");
     /* a name of 195 to 255 characters loaded, but no line could name it: "layer = NAME", a
      * cases file's line, holds 198 characters, so 190 is the most */
     static const char *const too_long = "characters, more than the 190 a line of a network or "

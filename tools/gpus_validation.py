@@ -374,13 +374,18 @@ def section_queue(binary):
         {min(asked):.2f}-{max(asked):.2f}, below what any streaming kernel reaches (the H200's
         ReLUs streamed at 0.91 of its bandwidth, ops-h200.md): where the host no longer pads
         the device-bound passes, the layers the model prices at the DRAM's rate and that run
-        far below it (poolings, layer norms, cuDNN's depthwise kernels; ops-h200.md, "All
-        points together") take the memory efficiency down with them, and the transformers,
+        far below it (layer norms, cuDNN's depthwise kernels, and with TF32 off cuDNN's
+        grouped ones, which the fp32 set's ResNeXt-50 and RegNet hold and the TF32 keys price
+        at 0.16 of what an H200 measured; ops-h200.md, "All points together" and "Direct
+        convolutions") take the memory efficiency down with them, and the transformers,
         whose element-wise kernels do stream, would be priced at that rate too. Pricing the
         grouped and depthwise convolutions by the SMs (pytorch-eager-kernels' `grouped_*` and
-        `depthwise_*`, ops-h200.md "Direct convolutions") took the queued fits from 0.128,
-        0.146 and 0.133 to what the table shows and their memory efficiency from 0.44, 0.49
-        and 0.32; not yet to a streaming kernel's. So the shipped descriptions keep the added
+        `depthwise_*`) took the queued fits from 0.128, 0.146 and 0.133 to 0.109, 0.134 and
+        0.131 and their memory efficiency from 0.44, 0.49 and 0.32 to 0.52, 0.53 and 0.33;
+        the poolings (`pooling_*`, plugin ABI 15's SM_TRAIT_POOLING, at 0.92 to 1.02 of their
+        measured kernel time on the H200 where the DRAM's rate gave 0.15 to 0.44) to what the
+        table shows, and the bf16 convolutions' efficiency from 0.26 to 0.30 of the peak; not
+        yet to a streaming kernel's. So the shipped descriptions keep the added
         form until the rest are priced each, as batch norm is, from per-op profiles of more
         than one generation (issue 38's H100 profiles, docs/gpu.md's checklist)."""]
     return [" ".join(x.split()) if x.startswith(("A framework", "Queued")) else x for x in md]

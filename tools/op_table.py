@@ -209,6 +209,14 @@ def shapes_of(text):
     return ast.literal_eval(text) if text else []
 
 
+# poolings over a window of positions (not every position of a channel, as a global one)
+WINDOWED_POOLS = ("aten::max_pool2d", "aten::avg_pool2d")
+# a pooling's backward op and the forward op it belongs to
+POOL_BWD = {"MaxPool2DWithIndicesBackward0": "aten::max_pool2d",
+            "AvgPool2DBackward0": "aten::avg_pool2d",
+            "AdaptiveAvgPool2DBackward0": "aten::adaptive_avg_pool2d"}
+
+
 def bwd_name(op):
     return op.replace("autograd::engine::evaluate_function: ", "")
 
@@ -243,6 +251,7 @@ def analyse_step(phases, precision):
         v[key] = v.get(key, 0.0) + x
 
     convs = []  # the forward pass's convolutions in order: (kind, x, o, w, taps, layer)
+    pools = {}  # the forward pass's poolings by op, in order: [input elements]
     for phase in PHASES:
         rows = phases.get(phase, [])
         ops = [r for r in rows if r["op"] != "(phase)"]
@@ -364,12 +373,23 @@ def analyse_step(phases, precision):
                     add((phase, "bn channels", bucket, "elems"), math.prod(x))
                     add((phase, "bn channels", bucket, "kernel"), k_us)
                     add((phase, "bn channels", bucket, "kernel x C"), k_us * x[1])
-            # a pooling's input elements a second (the direct convolutions' comparison)
-            if "pool" in r["op"] and phase in ("infer", "fwd") and k_us > 0:
+            # a pooling's input elements a second (the direct convolutions' comparison); the
+            # backward op records no shapes: its forward op's, autograd running them in
+            # reverse order of their creation
+            if "pool" in r["op"] and phase in ("infer", "fwd"):
                 x = shapes_of(r["shapes"])
                 if x and isinstance(x[0], list):
-                    add(("pool", r["op"], "elems"), math.prod(x[0]))
-                    add(("pool", r["op"], "kernel"), k_us)
+                    if k_us > 0:
+                        add(("pool", r["op"], "elems"), math.prod(x[0]))
+                        add(("pool", r["op"], "kernel"), k_us)
+                    if phase == "fwd":
+                        pools.setdefault(r["op"], []).append(math.prod(x[0]))
+            op = POOL_BWD.get(bwd_name(r["op"])) if phase == "bwd" else None
+            if op and pools.get(op):
+                elems = pools[op].pop()
+                if k_us > 0:
+                    add(("pool bwd", op, "elems"), elems)
+                    add(("pool bwd", op, "kernel"), k_us)
             # the streaming rate of in-place ReLUs (read and write once, as a transpose)
             if r["op"] == "aten::relu_" and phase == "fwd":
                 n = math.prod(shapes_of(r["shapes"])[0])
@@ -982,18 +1002,45 @@ def section_direct(binary, meas, pred):
     for k in sorted(keys):
         md.append(f"| {k} | {keys[k]:.3g} |")
     md += [""]
-    md += para("""The poolings, which the model still prices by the DRAM: their input elements per
-        SM and clock, forward and at inference, summed over every point. Alike at every
-        precision, as the depthwise kernel's are, they look bound by the SMs too.""")
-    md += ["", "| op | " + " | ".join(PRECISIONS) + " |", "|---|" + "---:|" * len(PRECISIONS)]
-    ops = sorted({k[1] for p in PRECISIONS for v in meas[p].values() for k in v
-                  if len(k) == 3 and k[0] == "pool"})
-    for op in ops:
-        cells = []
-        for p in PRECISIONS:
-            s = sums((p,), "pool", op, ("elems", "kernel"))
-            cells.append(f"{s['elems'] / (s['kernel'] * per_us):.2f}" if s["kernel"] else "")
-        md.append(f"| `{op}` | " + " | ".join(cells) + " |")
+    md += para("""The poolings (plugin ABI 15's SM_TRAIT_POOLING): their input elements per SM
+        and clock, forward and at inference, and in the backward pass (its op records no
+        shapes: those of its forward op, autograd running them in reverse order of their
+        creation), summed over every point. Alike at every
+        precision, as the depthwise kernel's are, they are bound by the SMs, not the DRAM:
+        ResNet-50's max pooling at batch 128 under bf16 moved its input, output and int64
+        indices at 1.1 TB/s forward, its backward pass (a zeroing and a scatter) at 0.56
+        TB/s, of the H200's 4.8. `pooling_fwd_elements_per_sm_clock` takes every forward op
+        of every precision together, as the depthwise keys do;
+        `pooling_bwd_elements_per_sm_clock` the windowed ones' backward ops (max and average
+        pooling), since a global pooling's backward pass (adaptive average pooling to one
+        position, MeanBackward1) is a broadcast the DRAM bounds, which the model prices so;
+        both in pytorch-eager-kernels alone, as the grouped keys (docs/devices.md). VGG-11's
+        adaptive average pooling of 7 x 7 to 7 x 7 ran at 0.07 elements a clock each way
+        (177 and 171 us at batch 128), a kernel the keys leave out.""")
+    md += ["", "| op | pass | " + " | ".join(PRECISIONS) + " | all |",
+           "|---|---|" + "---:|" * (len(PRECISIONS) + 1)]
+    for what, ph in (("pool", "fwd"), ("pool bwd", "bwd")):
+        ops = sorted({k[1] for p in PRECISIONS for v in meas[p].values() for k in v
+                      if len(k) == 3 and k[0] == what})
+        # the backward key is the windowed poolings' (a global one's backward is a broadcast)
+        every = [o for o in ops if what == "pool" or o in WINDOWED_POOLS]
+        for op in ops + ["all"]:
+            cells = []
+            for precisions in [(p,) for p in PRECISIONS] + [PRECISIONS]:
+                s = {"elems": 0.0, "kernel": 0.0}
+                for o in (every if op == "all" else [op]):
+                    t = sums(precisions, what, o, ("elems", "kernel"))
+                    s = {k: s[k] + t[k] for k in s}
+                cells.append(f"{s['elems'] / (s['kernel'] * per_us):.2f}" if s["kernel"] else "")
+                if op == "all" and precisions == PRECISIONS and s["kernel"]:
+                    keys[f"pooling_{ph}_elements_per_sm_clock"] = \
+                        s["elems"] / (s["kernel"] * per_us)
+            label = f"`{op}`" if op != "all" else \
+                "every pooling" if what == "pool" else "max and average"
+            md.append(f"| {label} | {ph} | " + " | ".join(cells) + " |")
+    md += ["", "| key | value |", "|---|---:|"]
+    for k in sorted(k for k in keys if k.startswith("pooling_")):
+        md.append(f"| {k} | {keys[k]:.3g} |")
     md += [""]
     md += para("""The model's device time of those layers over the measured kernel time, summed
         over every point: with the h200 description's own framework (pytorch-eager: the
@@ -1001,7 +1048,7 @@ def section_direct(binary, meas, pred):
         `--framework pytorch-eager-kernels` (all the keys above).""")
     md += ["", "| class | precision | pass | measured ms | pytorch-eager / measured | "
            "pytorch-eager-kernels / measured |", "|---|---|---|---:|---:|---:|"]
-    for cls in ("conv grouped", "conv depthwise"):
+    for cls in ("conv grouped", "conv depthwise", "pooling"):
         for p in PRECISIONS:
             for ph in ("infer", "fwd", "bwd"):
                 measured = sum(meas[p][k].get((ph, cls, "kernel"), 0)

@@ -75,7 +75,7 @@ static const sm_layer_type adaptive_type = {
     .parse = adaptive_parse,
     .infer = adaptive_infer,
     .metrics = adaptive_metrics,
-    .traits = 0,
+    .traits = SM_TRAIT_POOLING,
     .saved = adaptive_saved,
 };
 

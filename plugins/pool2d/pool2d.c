@@ -188,7 +188,7 @@ static const sm_layer_type pool2d_type = {
     .summary = POOL_SUMMARY,   .params_size = sizeof(pool2d_params),
     .min_inputs = 1,           .max_inputs = 1,
     .parse = pool2d_parse,     .infer = pool2d_infer,
-    .metrics = pool2d_metrics, .traits = 0,
+    .metrics = pool2d_metrics, .traits = SM_TRAIT_POOLING,
     .saved = pool2d_saved,
 };
 

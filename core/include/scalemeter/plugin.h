@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 14" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 15" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -47,10 +47,11 @@ extern "C" {
  * flatten after a permute); 13 the traits SM_TRAIT_EMBEDDING and SM_TRAIT_TIED (an output
  * layer whose matrix an embedding holds); 14 group_channels of metrics (a grouped or depthwise
  * convolution, which runs in direct kernels bound by the SMs) and view_strides for any type
- * (how the new tensor a layer writes lies: channels-last). Whatever the version, every
+ * (how the new tensor a layer writes lies: channels-last); 15 the trait SM_TRAIT_POOLING (a
+ * window reduction over the positions, whose kernels the SMs bound). Whatever the version, every
  * descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 14u
+#define SM_PLUGIN_ABI_VERSION 15u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -259,6 +260,12 @@ enum {
      * layer tied to its token embedding): its weights hold none of it, so the network must
      * hold an SM_TRAIT_EMBEDDING layer of V rows of E, whose weights count it. */
     SM_TRAIT_TIED = 1u << 11,
+    /* ABI 15. Reduces each channel over windows of its positions, or all of them (max and
+     * average pooling, nn.AdaptiveAvgPool2d), with no weights: a framework's pooling kernels,
+     * which the SMs bound rather than the DRAM ([framework] pooling_*_elements_per_sm_clock).
+     * An output of one element a channel is a global pooling, whose backward pass is a
+     * broadcast. */
+    SM_TRAIT_POOLING = 1u << 12,
 };
 
 /* What one layer keeps for its backward pass, for one sample, as the framework's autograd

@@ -56,6 +56,7 @@ typedef struct field {
 #define EFF(p) (AT(efficiency) + (p) * sizeof(double))
 #define CONV(p) (AT(conv_efficiency) + (p) * sizeof(double))
 #define BN(kernel, pass) (AT(batchnorm_sm_bytes) + (2 * (kernel) + (pass)) * sizeof(double))
+#define POOL(pass) (AT(pooling_rate) + (pass) * sizeof(double))
 #define DC(kind, pass, term)                                                                       \
     (AT(direct_conv_rate) + (4 * (kind) + 2 * (pass) + (term)) * sizeof(double))
 
@@ -171,6 +172,12 @@ static const field fields[] = {
     {"framework", "grouped_half_bwd_elements_per_sm_clock", F_REAL, DC(2, 1, 0), 1, 0, 1e4, 1, 0,
      "forward input and output elements per SM per clock of a grouped convolution's backward "
      "pass at fp16 and bf16; 0: bound by the DRAM and its arithmetic"},
+    {"framework", "pooling_fwd_elements_per_sm_clock", F_REAL, POOL(0), 1, 0, 1e4, 1, 0,
+     "input elements per SM per clock of the framework's pooling kernels, forward and at "
+     "inference; 0: bound by the DRAM alone"},
+    {"framework", "pooling_bwd_elements_per_sm_clock", F_REAL, POOL(1), 1, 0, 1e4, 1, 0,
+     "forward input elements per SM per clock of a windowed pooling's backward pass; 0: bound "
+     "by the DRAM alone"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
@@ -464,6 +471,7 @@ static void framework_defaults(sm_device *dev)
     dev->nchw_transpose_share = 1;
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
     memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
+    memset(dev->pooling_rate, 0, sizeof dev->pooling_rate);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->param_bytes = 4; /* fp32 parameters, AMP's: no master copy, DDP's bucket copy */

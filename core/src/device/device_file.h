@@ -77,6 +77,10 @@ typedef struct sm_device {
      * forward's). A pass takes elements / e + MACs / m SM clocks; 0: no such term, and a kind
      * with neither is bound by the DRAM and its arithmetic alone */
     double direct_conv_rate[3][2][2];
+    /* input elements per SM per clock of a framework's pooling kernels (plugin.h's
+     * SM_TRAIT_POOLING), [pass]: 0 forward (and inference), 1 backward, a global pooling's
+     * backward (a broadcast) left to the DRAM; 0: bound by the DRAM alone */
+    double pooling_rate[2];
     /* which attention layers run as one fused kernel (FlashAttention, PyTorch's
      * scaled_dot_product_attention: no score matrices in memory, recomputed in the backward
      * pass; plugin.h's scores fields), memory.h's SM_ATTENTION_*: all, none (eager, matmul,

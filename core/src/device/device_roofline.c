@@ -100,6 +100,25 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
     return clocks / ((double)v->sm_count * clock);
 }
 
+/* Seconds of one pass of a pooling (plugin.h's SM_TRAIT_POOLING) where the framework prices
+ * its kernels per SM and clock ([framework] pooling_*): its input elements at the pass's rate
+ * over every SM at the part's sustained clock. On an H200 PyTorch's max and average pooling
+ * and its global means went through 1.2 to 1.8 input elements per SM and clock forward
+ * whatever the precision, moving their bytes at a fifth of the DRAM's rate; a windowed
+ * pooling's backward pass (a zeroing and a scatter, or a spread of each window) at 0.2 to 0.4
+ * (docs/ops-h200.md, "Direct convolutions"). A global pooling's backward pass (one element a
+ * channel: a mean's, PyTorch's MeanBackward) is a broadcast the DRAM bounds. 0: not such a
+ * layer, no rate given, or a part without SMs and a clock. */
+static double pooling_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
+{
+    double rate = v->pooling_rate[backward != 0], clock = sm_device_sustained_clock(v);
+    if (!has_trait(l, SM_TRAIT_POOLING) || !(rate > 0) || !v->sm_count || !(clock > 0))
+        return 0;
+    if (backward && l->out.ndim >= 1 && l->m.output_elems <= l->out.dim[0])
+        return 0;
+    return (double)batch * (double)l->m.input_elems / (rate * (double)v->sm_count * clock);
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train)
 {
@@ -161,9 +180,10 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     if (train)
         w.serial_bytes +=
             dropout_bytes(v, l->saved.mask_elems - l->saved.scores_mask_elems, batch, 4 * half);
-    /* a direct convolution's SM time as the rate its bytes stream at: the roofline, the fit
-     * and the pass's load then take it as they take a batch norm's */
-    double direct = direct_conv_seconds(v, l, m, batch, p, backward);
+    /* a direct convolution's or a pooling's SM time as the rate its bytes stream at: the
+     * roofline, the fit and the pass's load then take it as they take a batch norm's */
+    double direct =
+        direct_conv_seconds(v, l, m, batch, p, backward) + pooling_seconds(v, l, batch, backward);
     if (direct > 0 && w.bytes > 0)
         w.sm_stream = w.bytes / direct;
     return w;

@@ -624,6 +624,11 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's group_channels %lld is not 0 or, of a "
                        "convolution (SM_TRAIT_CONVOLUTION), its input channels per group",
                        at, t->name, (long long)m->group_channels);
+    if ((t->traits & SM_TRAIT_POOLING) && m->weights != 0)
+        return sm_fail(st,
+                       "%s (%s): the plugin declares SM_TRAIT_POOLING, a reduction over "
+                       "positions with no weights, but its metrics give %lld weights",
+                       at, t->name, (long long)m->weights);
     if (layer_kernels(m))
         return sm_fail(st,
                        "%s (%s): the plugin's kernel counts (forward %d, backward %d, of them "

@@ -207,7 +207,7 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
         return sm_fail(st, "%s: layer type '%s' has an invalid input count range", path, t->name);
     /* a bit plugin.h names no trait for is a mistake the host would ignore: the plugin meant
      * something it would not get */
-    uint32_t known = ((uint32_t)SM_TRAIT_TIED << 1) - 1;
+    uint32_t known = ((uint32_t)SM_TRAIT_POOLING << 1) - 1;
     if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
         (t->traits & ~known))
         return sm_fail(st,
@@ -221,6 +221,7 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
     uint32_t of_version = t->abi_version < 3    ? 0
                           : t->abi_version < 9  ? ((uint32_t)SM_TRAIT_VIEW << 1) - 1
                           : t->abi_version < 13 ? ((uint32_t)SM_TRAIT_AUTOCAST_FP32 << 1) - 1
+                          : t->abi_version < 15 ? ((uint32_t)SM_TRAIT_TIED << 1) - 1
                                                 : known;
     if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
         (t->traits & ~of_version))
@@ -229,6 +230,16 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
                        "(it says it is of ABI %u: rebuild it against this scalemeter's headers)",
                        path, t->name, (unsigned)(t->traits & ~of_version), t->abi_version,
                        t->abi_version);
+    /* a pooling's time is its positions' at the SMs' rate: of a layer whose FLOPs are products
+     * of weights it would price a matrix product as a window's reduction */
+    const uint32_t products = SM_TRAIT_MATMUL | SM_TRAIT_CONVOLUTION;
+    if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
+        (t->traits & SM_TRAIT_POOLING) && (t->traits & products))
+        return sm_fail(st,
+                       "%s: layer type '%s' declares SM_TRAIT_POOLING beside %s: a pooling "
+                       "reduces positions and has no products of weights",
+                       path, t->name,
+                       t->traits & SM_TRAIT_MATMUL ? "SM_TRAIT_MATMUL" : "SM_TRAIT_CONVOLUTION");
     return 0;
 }
 
