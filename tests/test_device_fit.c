@@ -100,6 +100,7 @@ static void check_recovery(sm_registry *reg, const char *truth_path, const char 
     CHECK_EQ(vw.fuse_epilogues, vb.fuse_epilogues);
     CHECK_EQ(vw.fuse_bn_relu, vb.fuse_bn_relu);
     CHECK_NEAR(vw.grad_bytes, vb.grad_bytes, 0);
+    CHECK_NEAR(vw.kernel_device, vb.kernel_device, 0);
     CHECK_EQ(vw.collective, vb.collective);
     CHECK_NEAR(vw.nvls_efficiency, vb.nvls_efficiency, 0);
     CHECK_NEAR(vw.inter.latency, vb.inter.latency, 1e-15);
@@ -157,6 +158,11 @@ int main(int argc, char **argv)
     /* where the host runs ahead (a queue per pass), the rows split where the queue binds */
     check_recovery(reg, "tests/data/curve/queued_device.ini",
                    "tests/data/curve/round_queued_device.ini", argv[1], "device_fit_queued");
+    /* with the device's own 4 us a kernel beside the host's dispatch (kernel_device_us), a
+     * key of the base's that the fit keeps and the queue's device time holds */
+    check_recovery(reg, "tests/data/curve/queued_grid_device.ini",
+                   "tests/data/curve/round_queued_grid_device.ini", argv[1],
+                   "device_fit_queued_grid");
     check_out_of_range(argv[1]);
     sm_registry_free(reg);
     return check_summary();

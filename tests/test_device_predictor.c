@@ -554,6 +554,23 @@ int main(void)
             CHECK_NEAR(lpool[2].t_bwd, lbare[2].t_bwd, 1e-12);
     }
     CHECK(lbare[0].t_fwd < 1e-4 && lbare[0].t_bwd < 2e-4); /* without the keys: the DRAM's */
+    /* 2 us of the device's own a kernel (kernel_device_framework.ini, beside the 10 us
+     * dispatch round_device.ini's launch gives): each pooling's one kernel a pass adds 2 us
+     * to each pass, none of it the host's */
+    sm_device_options grid = {.framework = "tests/data/curve/kernel_device_framework.ini"};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &grid, &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, pools, &one, lpool, &st), 0);
+    sm_predictor_free(p);
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(lpool[i].t_infer, lbare[i].t_infer + 2e-6, 1e-12);
+        CHECK_NEAR(lpool[i].t_fwd, lbare[i].t_fwd + 2e-6, 1e-12);
+        CHECK_NEAR(lpool[i].t_bwd, lbare[i].t_bwd + 2e-6, 1e-12);
+        CHECK_NEAR(lpool[i].host_fwd, lbare[i].host_fwd, 1e-15);
+    }
+    sm_device_options twice = {.framework =
+                                   "tests/data/curve/kernel_device_on_device_framework.ini"};
+    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &twice, &p, &st), -1);
+    CHECK_CONTAINS(st.msg, "test-grid-on-device: kernel_device_us beside dispatch_on_device = 1");
     sm_network_free(pools);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};

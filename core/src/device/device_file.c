@@ -118,6 +118,9 @@ static const field fields[] = {
      "microseconds per kernel of a backward pass"},
     {"framework", "dispatch_update_us", F_REAL, AT(dispatch_update), 1e-6, 0, 1e6, 1, 0,
      "microseconds per parameter tensor of the optimizer step"},
+    {"framework", "kernel_device_us", F_REAL, AT(kernel_device), 1e-6, 0, 1e4, 1, 0,
+     "microseconds of the device's own each kernel the framework launches takes beyond its "
+     "roofline price (the start and drain of its grid); 0: none"},
     {"framework", "autocast_casts_per_matmul", F_REAL, AT(autocast_casts), 1, 0, 100, 1, 0,
      "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
     {"framework", "fuse_bn_relu", F_INT, AT(fuse_bn_relu), 1, 0, 1, 1, 0,
@@ -463,6 +466,7 @@ static void framework_defaults(sm_device *dev)
     dev->framework[0] = '\0';
     dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
     dev->autocast_casts = 0;
+    dev->kernel_device = 0;
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
     dev->host_runs_ahead = 0;

@@ -42,6 +42,9 @@ typedef struct sm_device {
     /* of those four, in that order, the bits of the ones the [framework] left to the launch */
     unsigned dispatch_not_given;
     double autocast_casts;
+    /* seconds of the device's own each kernel the framework launches takes beyond its
+     * roofline price: the GPU's start and drain of a grid ([framework] kernel_device_us) */
+    double kernel_device;
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
     int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */
     /* 1: the host issues each layer's kernels while the GPU runs those issued before, a queue

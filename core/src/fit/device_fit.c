@@ -132,6 +132,9 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
         else
             r->memory += m_s;
         r->launches = (double)k + (half && mm ? v->autocast_casts : 0);
+        /* each launch's start and drain on the device, a key the fit keeps ([framework]
+         * kernel_device_us) */
+        r->fixed += r->launches * v->kernel_device;
         /* a library's own launches inside the call, at the base's bare launch (the predictor's) */
         r->fixed += (double)(phase == 2 ? net->layers[i].m.library_kernels_bwd
                                         : net->layers[i].m.library_kernels_fwd) *

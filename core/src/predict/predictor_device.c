@@ -135,28 +135,32 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
      * the bare launch each */
     double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
     double library_bwd = (double)l->m.library_kernels_bwd * v->launch_overhead;
+    /* each kernel the framework launches starts and drains its grid on the device */
+    double grid_infer = ((double)k_infer + casts) * v->kernel_device,
+           grid_fwd = ((double)k_fwd + casts) * v->kernel_device,
+           grid_bwd = ((double)k_bwd + casts) * v->kernel_device;
     if (k_infer) {
         sm_layer_work infer = sm_layer_pass_work(v, l, m, batch, d->precision, 0, 0);
-        double device = roofline(d, infer) + transpose + library_fwd;
+        double device = roofline(d, infer) + transpose + library_fwd + grid_infer;
         t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
         t->library_infer = library_fwd;
         t->infer = device + t->host_infer;
-        t->load_infer = load_of(d, infer, transpose_bytes, library_fwd);
+        t->load_infer = load_of(d, infer, transpose_bytes, library_fwd + grid_infer);
         t->bound_infer = bound_of(t->load_infer, device, t->host_infer);
     }
-    double device = roofline(d, fwd) + transpose + library_fwd;
+    double device = roofline(d, fwd) + transpose + library_fwd + grid_fwd;
     t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
     t->library_fwd = library_fwd;
     t->fwd = device + t->host_fwd;
-    t->load_fwd = load_of(d, fwd, transpose_bytes, library_fwd);
+    t->load_fwd = load_of(d, fwd, transpose_bytes, library_fwd + grid_fwd);
     t->bound_fwd = bound_of(t->load_fwd, device, t->host_fwd);
     sm_layer_work bwd = sm_layer_pass_work(v, l, m, batch, d->precision, 1, 1);
     transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 1);
-    device = roofline(d, bwd) + transpose_bytes / stream + library_bwd;
+    device = roofline(d, bwd) + transpose_bytes / stream + library_bwd + grid_bwd;
     t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
     t->library_bwd = library_bwd;
     t->bwd = device + t->host_bwd;
-    t->load_bwd = load_of(d, bwd, transpose_bytes, library_bwd);
+    t->load_bwd = load_of(d, bwd, transpose_bytes, library_bwd + grid_bwd);
     t->bound_bwd = bound_of(t->load_bwd, device, t->host_bwd);
     return 0;
 }
@@ -725,6 +729,15 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
                     "%s: host_runs_ahead = 1 beside dispatch_on_device = 1: the device's own "
                     "time per kernel has no host to run ahead of it; drop one",
                     fw);
+        free(d);
+        return -1;
+    }
+    /* the device's time a kernel beside a dispatch that is already it: counted twice */
+    if (d->dev.dispatch_on_device && d->dev.kernel_device > 0) {
+        sm_fail(st,
+                "%s: kernel_device_us beside dispatch_on_device = 1: the dispatch is already the "
+                "device's own time per kernel; drop one",
+                d->dev.framework[0] ? d->dev.framework : d->dev.name);
         free(d);
         return -1;
     }
