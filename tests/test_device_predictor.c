@@ -37,6 +37,20 @@ static void check_passes(const sm_device_options *o, const sm_network *net, cons
     sm_predictor_free(p);
 }
 
+/* net's layers at layout one on the description at path with the options o (NULL: its own) */
+static void layers_on(const char *path, const sm_device_options *o, const sm_network *net,
+                      const sm_layout *one, sm_layer_prediction *out)
+{
+    sm_predictor *p = NULL;
+    sm_status st;
+    const sm_device_options none = {0};
+    CHECK_EQ(sm_predictor_from_device_opts(path, o ? o : &none, &p, &st), 0);
+    if (!p)
+        return;
+    CHECK_EQ(sm_predict_layers(p, net, one, out, &st), 0);
+    sm_predictor_free(p);
+}
+
 int main(void)
 {
     sm_status st;
@@ -534,15 +548,10 @@ int main(void)
     CHECK_EQ(sm_network_load(reg, "tests/data/curve/poolings.ini", NULL, &pools, &st), 0);
     CHECK_EQ(pools->n_layers, 3);
     sm_layer_prediction lpool[3], lbare[3];
-    const char *pool_device = "tests/data/curve/pooling_device.ini";
-    CHECK_EQ(sm_predictor_from_device(DEVICE, &p, &st), 0);
-    CHECK_EQ(sm_predict_layers(p, pools, &one, lbare, &st), 0);
-    sm_predictor_free(p);
+    layers_on(DEVICE, NULL, pools, &one, lbare);
     for (int k = 0; k < 2; k++) {
         sm_device_options o = {.precision = k ? "bf16" : "fp32"};
-        CHECK_EQ(sm_predictor_from_device_opts(pool_device, &o, &p, &st), 0);
-        CHECK_EQ(sm_predict_layers(p, pools, &one, lpool, &st), 0);
-        sm_predictor_free(p);
+        layers_on("tests/data/curve/pooling_device.ini", &o, pools, &one, lpool);
         CHECK_NEAR(lpool[0].t_fwd, 6.422528e-4 + 10e-6, 1e-12);
         CHECK_NEAR(lpool[0].t_infer, 6.422528e-4 + 10e-6, 1e-12);
         CHECK_NEAR(lpool[0].t_bwd, 2.5690112e-3 + 10e-6, 1e-12);
@@ -558,9 +567,7 @@ int main(void)
      * dispatch round_device.ini's launch gives): each pooling's one kernel a pass adds 2 us
      * to each pass, none of it the host's */
     sm_device_options grid = {.framework = "tests/data/curve/kernel_device_framework.ini"};
-    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &grid, &p, &st), 0);
-    CHECK_EQ(sm_predict_layers(p, pools, &one, lpool, &st), 0);
-    sm_predictor_free(p);
+    layers_on(DEVICE, &grid, pools, &one, lpool);
     for (int i = 0; i < 3; i++) {
         CHECK_NEAR(lpool[i].t_infer, lbare[i].t_infer + 2e-6, 1e-12);
         CHECK_NEAR(lpool[i].t_fwd, lbare[i].t_fwd + 2e-6, 1e-12);
