@@ -202,7 +202,7 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
                 100 * host / passes, 100 * by_bound[SM_BOUND_COMPUTE] / passes,
                 100 * by_bound[SM_BOUND_MEMORY] / passes, 100 * by_bound[SM_BOUND_HOST] / passes);
     if (passes > 0 && by_bound[SM_BOUND_LAUNCH] > 0)
-        fprintf(out, ", by a library's launches %.0f%%", 100 * by_bound[SM_BOUND_LAUNCH] / passes);
+        fprintf(out, ", by kernel launches %.0f%%", 100 * by_bound[SM_BOUND_LAUNCH] / passes);
     fputc('\n', out);
 }
 

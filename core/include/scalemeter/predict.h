@@ -73,9 +73,10 @@ int sm_predict_blocks(const sm_predictor *p, const sm_network *net, const sm_lay
                       double *t_fwd, sm_status *st);
 
 /* What limits a layer's pass on a device description: its arithmetic, its memory traffic, the
- * host, whose dispatch of its kernels takes longer than they run, or a library's own launches
- * inside the layer's call, one after another (cuDNN's recurrent steps), where they take longer
- * than its arithmetic and its bytes; none: no work. */
+ * host, whose dispatch of its kernels takes longer than they run, or kernel launches on the
+ * device (a library's own inside the layer's call, one after another: cuDNN's recurrent steps;
+ * each kernel's start and drain, a framework's kernel_device_us), where they take longer than
+ * its arithmetic and its bytes; none: no work. */
 typedef enum {
     SM_BOUND_NONE,
     SM_BOUND_COMPUTE,
