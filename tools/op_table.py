@@ -16,6 +16,7 @@ Standard library only; a few seconds.
 """
 import argparse
 import ast
+import configparser
 import csv
 import functools
 import gzip
@@ -546,16 +547,10 @@ def model_channels(binary, model):
 
 @functools.lru_cache(maxsize=None)
 def kernels_framework():
-    """The numeric keys of configs/frameworks/pytorch-eager-kernels.ini."""
-    keys = {}
-    with open(os.path.join(ROOT, "configs", "frameworks", "pytorch-eager-kernels.ini")) as f:
-        for line in f:
-            k, eq, val = line.split(";")[0].partition("=")
-            try:
-                keys[k.strip()] = float(val) if eq else None
-            except ValueError:
-                pass
-    return keys
+    """configs/frameworks/pytorch-eager-kernels.ini's [framework]."""
+    ini = configparser.ConfigParser(inline_comment_prefixes=(";",))
+    ini.read(os.path.join(ROOT, "configs", "frameworks", "pytorch-eager-kernels.ini"))
+    return ini["framework"]
 
 
 def kernel_device_us(meas, pred):
@@ -596,10 +591,10 @@ def predict(binary, model, batch, precision, classes, sm_count):
         for p in ("infer", "fwd", "bwd"):
             # the kernels framework's launches (its host time over its dispatch) and its
             # device time less the per-kernel time it already holds (kernel_device_us)
-            n = k["host_" + p] / (keys[f"dispatch_{p}_us"] * 1e-6)
+            n = k["host_" + p] / (keys.getfloat(f"dispatch_{p}_us") * 1e-6)
             v[p, "launches"] = v.get((p, "launches"), 0.0) + n
             v[p, "priced"] = v.get((p, "priced"), 0.0) + \
-                (k["t_" + p] - k["host_" + p]) * 1e6 - n * keys.get("kernel_device_us", 0.0)
+                (k["t_" + p] - k["host_" + p]) * 1e6 - n * keys.getfloat("kernel_device_us", 0.0)
         cls = classes[l["layer"]]
         if cls == "conv depthwise":  # no transposes either way: NCHW's own price
             c = l

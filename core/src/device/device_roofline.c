@@ -69,6 +69,14 @@ static double batchnorm_sm_stream(const sm_device *v, const sm_layer *l, sm_prec
     return per_clock * sms * sm_device_sustained_clock(v);
 }
 
+/* SM clocks a second over every SM at the part's sustained clock; 0 on a part without SMs and a
+ * clock (a CPU), which runs none of the kernels priced per SM and clock */
+static double sm_clocks_per_second(const sm_device *v)
+{
+    double clock = sm_device_sustained_clock(v);
+    return v->sm_count && clock > 0 ? (double)v->sm_count * clock : 0;
+}
+
 /* Seconds of one pass of a grouped or depthwise convolution (plugin.h's group_channels) where
  * the framework prices its direct kernels per SM and clock ([framework] depthwise_*,
  * grouped_*): its elements (inputs and outputs of the forward pass) and multiply-accumulates
@@ -82,10 +90,10 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
                                   int64_t batch, sm_precision p, int backward)
 {
     /* only a convolution declares channels per group (the host refuses it of any other type
-     * as the network loads); a part without SMs and a clock (a CPU) runs no such kernel */
+     * as the network loads) */
     int64_t per_group = l->m.group_channels;
-    double clock = sm_device_sustained_clock(v);
-    if (per_group <= 0 || !v->sm_count || !(clock > 0))
+    double per_second = sm_clocks_per_second(v);
+    if (per_group <= 0 || !(per_second > 0))
         return 0;
     /* PyTorch hands a depthwise convolution to cuDNN at fp16 and on channels-last tensors
      * (ATen's Convolution.cpp, use_cudnn_depthwise), the framework's or a permute's (ConvNeXt's
@@ -97,7 +105,7 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
     double elements = (double)batch * ((double)l->m.input_elems + (double)l->m.output_elems);
     double macs = (double)m->macs * (backward ? 2 : 1);
     double clocks = (rate[0] > 0 ? elements / rate[0] : 0) + (rate[1] > 0 ? macs / rate[1] : 0);
-    return clocks / ((double)v->sm_count * clock);
+    return clocks / per_second;
 }
 
 /* Seconds of one pass of a pooling (plugin.h's SM_TRAIT_POOLING) where the framework prices
@@ -111,12 +119,12 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
  * layer, no rate given, or a part without SMs and a clock. */
 static double pooling_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
 {
-    double rate = v->pooling_rate[backward != 0], clock = sm_device_sustained_clock(v);
-    if (!has_trait(l, SM_TRAIT_POOLING) || !(rate > 0) || !v->sm_count || !(clock > 0))
+    double rate = v->pooling_rate[backward != 0], per_second = sm_clocks_per_second(v);
+    if (!has_trait(l, SM_TRAIT_POOLING) || !(rate > 0) || !(per_second > 0))
         return 0;
     if (backward && l->out.ndim >= 1 && l->m.output_elems <= l->out.dim[0])
         return 0;
-    return (double)batch * (double)l->m.input_elems / (rate * (double)v->sm_count * clock);
+    return (double)batch * (double)l->m.input_elems / (rate * per_second);
 }
 
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,

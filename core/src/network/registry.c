@@ -208,12 +208,14 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
     /* a bit plugin.h names no trait for is a mistake the host would ignore: the plugin meant
      * something it would not get */
     uint32_t known = ((uint32_t)SM_TRAIT_POOLING << 1) - 1;
-    if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
-        (t->traits & ~known))
+    /* a descriptor that ends before its traits declares none */
+    uint32_t traits =
+        t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits ? t->traits : 0;
+    if (traits & ~known)
         return sm_fail(st,
                        "%s: layer type '%s' declares traits 0x%x, of which 0x%x are no "
                        "SM_TRAIT_ of plugin.h (ABI %u)",
-                       path, t->name, (unsigned)t->traits, (unsigned)(t->traits & ~known),
+                       path, t->name, (unsigned)traits, (unsigned)(traits & ~known),
                        SM_PLUGIN_ABI_VERSION);
     /* a trait a later ABI added, in a plugin saying it is older: its version's layer is
      * without it (plugin-abi.md), and honouring it would have the host read the plugin by a
@@ -223,23 +225,21 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
                           : t->abi_version < 13 ? ((uint32_t)SM_TRAIT_AUTOCAST_FP32 << 1) - 1
                           : t->abi_version < 15 ? ((uint32_t)SM_TRAIT_TIED << 1) - 1
                                                 : known;
-    if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
-        (t->traits & ~of_version))
+    if (traits & ~of_version)
         return sm_fail(st,
                        "%s: layer type '%s' declares traits 0x%x, which ABI %u does not have "
                        "(it says it is of ABI %u: rebuild it against this scalemeter's headers)",
-                       path, t->name, (unsigned)(t->traits & ~of_version), t->abi_version,
+                       path, t->name, (unsigned)(traits & ~of_version), t->abi_version,
                        t->abi_version);
     /* a pooling's time is its positions' at the SMs' rate: of a layer whose FLOPs are products
      * of weights it would price a matrix product as a window's reduction */
     const uint32_t products = SM_TRAIT_MATMUL | SM_TRAIT_CONVOLUTION;
-    if (t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits &&
-        (t->traits & SM_TRAIT_POOLING) && (t->traits & products))
+    if ((traits & SM_TRAIT_POOLING) && (traits & products))
         return sm_fail(st,
                        "%s: layer type '%s' declares SM_TRAIT_POOLING beside %s: a pooling "
                        "reduces positions and has no products of weights",
                        path, t->name,
-                       t->traits & SM_TRAIT_MATMUL ? "SM_TRAIT_MATMUL" : "SM_TRAIT_CONVOLUTION");
+                       traits & SM_TRAIT_MATMUL ? "SM_TRAIT_MATMUL" : "SM_TRAIT_CONVOLUTION");
     return 0;
 }
 

@@ -135,21 +135,23 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
      * the bare launch each */
     double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
     double library_bwd = (double)l->m.library_kernels_bwd * v->launch_overhead;
-    /* each kernel the framework launches starts and drains its grid on the device */
-    double grid_infer = ((double)k_infer + casts) * v->kernel_device,
-           grid_fwd = ((double)k_fwd + casts) * v->kernel_device,
-           grid_bwd = ((double)k_bwd + casts) * v->kernel_device;
+    /* each kernel the framework launches, casts included, the host dispatches and the device
+     * starts and drains */
+    double n_infer = (double)k_infer + casts, n_fwd = (double)k_fwd + casts,
+           n_bwd = (double)k_bwd + casts;
+    double grid_infer = n_infer * v->kernel_device, grid_fwd = n_fwd * v->kernel_device,
+           grid_bwd = n_bwd * v->kernel_device;
     if (k_infer) {
         sm_layer_work infer = sm_layer_pass_work(v, l, m, batch, d->precision, 0, 0);
         double device = roofline(d, infer) + transpose + library_fwd + grid_infer;
-        t->host_infer = ((double)k_infer + casts) * v->dispatch_infer;
+        t->host_infer = n_infer * v->dispatch_infer;
         t->library_infer = library_fwd;
         t->infer = device + t->host_infer;
         t->load_infer = load_of(d, infer, transpose_bytes, library_fwd + grid_infer);
         t->bound_infer = bound_of(t->load_infer, device, t->host_infer);
     }
     double device = roofline(d, fwd) + transpose + library_fwd + grid_fwd;
-    t->host_fwd = ((double)k_fwd + casts) * v->dispatch_fwd;
+    t->host_fwd = n_fwd * v->dispatch_fwd;
     t->library_fwd = library_fwd;
     t->fwd = device + t->host_fwd;
     t->load_fwd = load_of(d, fwd, transpose_bytes, library_fwd + grid_fwd);
@@ -157,7 +159,7 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     sm_layer_work bwd = sm_layer_pass_work(v, l, m, batch, d->precision, 1, 1);
     transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 1);
     device = roofline(d, bwd) + transpose_bytes / stream + library_bwd + grid_bwd;
-    t->host_bwd = ((double)k_bwd + casts) * v->dispatch_bwd;
+    t->host_bwd = n_bwd * v->dispatch_bwd;
     t->library_bwd = library_bwd;
     t->bwd = device + t->host_bwd;
     t->load_bwd = load_of(d, bwd, transpose_bytes, library_bwd + grid_bwd);
