@@ -51,6 +51,19 @@ DEVICE_OF = {"h100-pytorch-tf32": "h100", "h100-pytorch-bf16": "h100",
 PHASES = ["infer", "fwd", "bwd", "grad", "step"]
 
 
+
+def lambda_h100_8x():
+    """ResNet-50's per-GPU rate on 8 H100 SXM over one in Lambda's runs, both precisions."""
+    from multi_gpu_validation import MULTI, measured
+    out = []
+    for folder, _, part, gpus, single in MULTI:
+        if part == "h100" and gpus == 8:
+            for family in ("fp16", "fp32"):
+                _, many = measured(folder, gpus, family, "resnet50")
+                _, one = measured(single, 1, family, "resnet50")
+                out.append(many / (gpus * one))
+    return out
+
 def run(binary, *args):
     r = subprocess.run([binary] + list(args), cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
@@ -764,7 +777,11 @@ def dle_section(a, w):
     w("  eight GPUs of a node share besides their links (the host's CPUs, for DALI's decoding")
     w("  and eight processes' dispatch) costs most where the step is shortest; no device")
     w("  description holds it ([scaling.md](scaling.md)). The two misses meet at eight GPUs in")
-    w("  AMP (the median above).")
+    w("  AMP (the median above). Lambda's runs of a later version of the same ResNet-50 code on")
+    w(f"  synthetic data, no DALI, kept {span(lambda_h100_8x(), '{:.3f}')} of the one-GPU rate per GPU")
+    w("  on eight H100 SXM (three vendors' HGX boards and a LambdaOD instance), in AMP and TF32,")
+    w("  as the model says")
+    w("  ([accuracy-multi-gpu.md](accuracy-multi-gpu.md)).")
     w(f"- **V100 FP32 ResNeXt** ({span(grouped, '{:+.1%}')}): most likely the 3 x 3 convolutions of 32")
     w("  groups of 4 channels, priced as dense ones of their FLOPs at 0.85 of the FP32 peak; the")
     w("  same networks on the A100 in TF32 come out within 4%, and ResNet-50, of dense")
