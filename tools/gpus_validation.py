@@ -502,6 +502,131 @@ def section_kernels(binary, devices, ratios):
             for x in md]
 
 
+
+# Lambda's second round (pytorch/results_v2/ at LAMBDA): the same code in NGC 24.03 (PyTorch
+# 2.3.0a0+40ec155e58.nv24.03 in every sys_pytorch.txt taken here) on an H200 and an H100.
+# Per part: (label, {net: (batch fp16, rate fp16, batch fp32, rate fp32)}), the rate the median
+# over the part's systems of each system's first log: ResNet-50's train.compute_ips, BERT's
+# steady rate (batch x steps over the seconds between the first and the last "Training
+# Iteration" line, 100 steps). h100: the 28 LambdaOD 1x H100 SXM5 instances on nv24.03
+# (LambdaOD_1x_*, LambdaOD_Texas_1x*, LambdaOD_{2,4,8}x_Texas_1x*: one GPU of each; spread
+# 0.3-4% per figure); h200: one bare-metal node (ENG04), LambdaBM_ENG04_1xH200 with and
+# without hyper-threading (within 0.3%); h100-pcie: LambdaOD_1x_Texas_1xH100_80GB_PCIe.
+V2 = {
+    "h100": ("H100 SXM5, 28 instances",
+             {"resnet50": (1280, 2791.4, 640, 1895.1), "bert_base": (320, 864.0, 172, 443.9),
+              "bert_large": (112, 318.9, 64, 149.7)}),
+    "h200": ("H200 SXM, one node twice",
+             {"resnet50": (2560, 3079.8, 1280, 2260.2), "bert_base": (592, 952.2, 296, 526.0),
+              "bert_large": (192, 360.1, 96, 184.7)}),
+    "h100-pcie": ("H100 PCIe, 1 instance",
+                  {"resnet50": (1280, 1980.0, 640, 1251.5), "bert_base": (320, 602.9, 172, 308.1),
+                   "bert_large": (112, 209.9, 64, 103.6)}),
+}
+
+
+def bandwidth_share(ratio, bandwidths):
+    """The share f of a step on the slower part that would follow the memory bandwidth, the
+    rest taking as long on both, for the faster part to run it ratio times faster:
+    1 / ratio = (1 - f) + f / bandwidths."""
+    return (1 - 1 / ratio) / (1 - 1 / bandwidths)
+
+
+def section_h200(binary, devices):
+    """The H200 beside the H100 in one container: what follows the memory bandwidth."""
+    rows, ratios, pred = [], [], {}
+    for part, (label, figures) in V2.items():
+        cells = []
+        for family in ("fp16", "fp32"):
+            precision = "fp16" if family == "fp16" else fp32_precision(devices, part)
+            for net in NETWORKS:
+                b16, r16, b32, r32 = figures[net]
+                batch, rate = (b16, r16) if family == "fp16" else (b32, r32)
+                p = pred[(part, family, net)] = predicted(binary, part, net, batch, precision)
+                cells.append(f"{batch}: {rate:,.0f} / {p:,.0f} ({pct(p / rate)})")
+        rows.append(f"| `{part}` | {label} | " + " | ".join(cells) + " |")
+    bw = devices["h200"]["memory_bandwidth_gb_s"] / devices["h100"]["memory_bandwidth_gb_s"]
+    share_rows = []
+    for family in ("fp16", "fp32"):
+        for net in NETWORKS:
+            k = 0 if family == "fp16" else 2
+            measured = V2["h200"][1][net][k + 1] / V2["h100"][1][net][k + 1]
+            model = pred[("h200", family, net)] / pred[("h100", family, net)]
+            ratios.append((measured, model))
+            share_rows.append(f"| {LABEL[net].split()[0]} | {family} | {measured:.3f} | "
+                              f"{model:.3f} | {bandwidth_share(measured, bw):.2f} | "
+                              f"{bandwidth_share(model, bw):.2f} |")
+    kern_rows, kern = [], {}
+    for family in ("fp16", "fp32"):
+        cells = []
+        for part in V2:
+            precision = "fp16" if family == "fp16" else fp32_precision(devices, part)
+            b16, r16, b32, r32 = V2[part][1]["resnet50"]
+            batch, rate = (b16, r16) if family == "fp16" else (b32, r32)
+            t = step_time(binary, part, "resnet50", batch, precision, framework=KERNELS,
+                          form="queued")
+            kern[(part, family)] = batch / t
+            cells.append(f"{batch / t:,.0f} ({pct(batch / t / rate)})")
+        ratio = kern[("h200", family)] / kern[("h100", family)]
+        measured = V2["h200"][1]["resnet50"][1 if family == "fp16" else 3] / \
+            V2["h100"][1]["resnet50"][1 if family == "fp16" else 3]
+        kern_rows.append(f"| {family} | " + " | ".join(cells) +
+                         f" | {ratio:.3f} ({measured:.3f}) |")
+    meas = [m for m, _ in ratios]
+    mod = [p for _, p in ratios]
+    h200_err = [pred[("h200", f, n)] / V2["h200"][1][n][1 if f == "fp16" else 3]
+                for f in ("fp16", "fp32") for n in NETWORKS]
+    h100_err = [pred[("h100", f, n)] / V2["h100"][1][n][1 if f == "fp16" else 3]
+                for f in ("fp16", "fp32") for n in NETWORKS]
+    md = ["## The H200 beside the H100, one container", ""]
+    md += [f"""Lambda's second round (pytorch/results_v2/ at {LAMBDA}) ran the same code in one
+container, NGC 24.03, on H100 SXM5 instances and on an H200 node, the H200 at larger batches
+(its 141 GB). Per part and network, batch: published (ResNet-50's figure; BERT's steady rate
+between the logs' first and last iteration lines) / predicted (difference), by `scalemeter
+predict` as above:""", ""]
+    md += ["| part | systems | " + " | ".join(f"{LABEL[n]} {f}" for f in ("fp16", "fp32")
+                                         for n in NETWORKS) + " |",
+           "|---|---|" + "---|" * 6]
+    md += rows
+    md += ["", f"""The two parts are one chip (132 SMs, 1,980 MHz, 700 W) with {bw:.2f} times the
+memory bandwidth on the H200, so what one runs faster than the other says how much of the H100's
+step follows the memory: a share f of it at the bandwidths' ratio, the rest alike, gives 1 / ratio
+= (1 - f) + f / {bw:.2f}. The H200's rate over the H100's, measured and predicted, and the share f
+each implies:""", ""]
+    md += ["| network | precision | measured | predicted | f measured | f predicted |",
+           "|---|---|---:|---:|---:|---:|"]
+    md += share_rows
+    md += ["", f"""The H200 ran these {min(meas):.2f} to {max(meas):.2f} times as fast as the H100;
+the model says {min(mod):.2f} to {max(mod):.2f}. So on the H100 the model puts
+{min(bandwidth_share(p, bw) for p in mod):.2f} to {max(bandwidth_share(p, bw) for p in mod):.2f}
+of these steps on the memory, and the measured pairs {min(bandwidth_share(m, bw) for m in meas):.2f}
+to {max(bandwidth_share(m, bw) for m in meas):.2f}, the fp16 runs least: it predicts the H100
+within {max(abs(x - 1) for x in h100_err):.0%} of these figures and the H200
+{min(h200_err) - 1:+.0%} to {max(h200_err) - 1:+.0%}. MLPerf's H200 and H100 under NVIDIA's
+fused MXNet code say the same ([accuracy.md](accuracy.md): 33% of the H100's step on the
+memory, 57% predicted). Either the kernels the model prices at the DRAM's rate are bound by
+something the H200 does not have more of (its SMs and clock, as the batch norms, poolings and
+depthwise convolutions an H200 profiled are, [ops-h200.md](ops-h200.md)), while the matrix
+products and convolutions take more of the step than their prices give; or the H200's SMs run
+slower under the same 700 W, its HBM3e taking more of it (docs/devices.md, "Not modelled
+yet"). The H100's per-op profiles of docs/gpu.md's step 7 tell the two apart: each class's
+time on the H100 beside the H200's at the same shapes."""]
+    md += ["", f"""For ResNet-50 the first account has prices already: `--framework {KERNELS}
+--dispatch queued` (above: batch norms, poolings and grouped convolutions by the SMs at the
+rates the H200's profiles measured, the device's 3 us a kernel, the host queueing kernels)
+puts the same runs at (difference from the published figure; last column the H200's rate over
+the H100's, measured in brackets):""", "",
+           "| precision | " + " | ".join(f"`{p}`" for p in V2) + " | H200 / H100 |",
+           "|---|---:|---:|---:|---:|"]
+    md += kern_rows
+    md += ["", """With the batch norms bound by the SMs, which the H200 does not have more of,
+the H200's gain over the H100 comes out within a few hundredths of the measured one, in an
+independent pair of measurements:
+the prices were taken from the H200's own profiles, the ratio from Lambda's runs. What keeps
+the shipped descriptions from them is in "The queue in the model" above."""]
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
@@ -838,7 +963,8 @@ def main():
     w(f"  a newer cuDNN) ran faster and come out {pct(by_system[('Dell H100 80GB SXM5', 'fp32')])}: "
       "software, not the part.")
     w("")
-    for line in section_kernels(a.bin, devices, ratios) + [""] + section_queue(a.bin):
+    for line in (section_kernels(a.bin, devices, ratios) + [""] + section_queue(a.bin) + [""] +
+                 section_h200(a.bin, devices)):
         out.extend(textwrap.wrap(line, 96, break_on_hyphens=False) if not line.startswith("|")
                    else [line])
         if not line:
