@@ -37,8 +37,9 @@
 #   --pack FILE    the offline tarball (default: the first of $SM_PACK,
 #                  build-offline/scalemeter-offline-x86_64.tar.gz, .offline/*.tar.gz)
 #   --out DIR      where the results go (default: $OUT if set, else build-validate/out):
-#                  report.md, the two CSVs and coefficient files, gpu-tests.log, backends.txt
-#                  and validate.log (8 files)
+#                  report.md, the two CSVs and coefficient files, gpu-tests.log, backends.txt,
+#                  validate.log (its lines stamped with the UTC time) and clocks.csv (the SM
+#                  clock, memory clock, power and temperature every half second: 9 files)
 #   --quick        6 networks x 2 images x 2 batches, for a first look
 #   --points LIST  the layers phase's BATCHxIMAGE points (default 32x224,128x224,256x224,64x128)
 #   --time-limit S the memory, layers and repeat phases start no new measurement after S
@@ -84,7 +85,7 @@ done
 case $precision in fp32|tf32) ;; *) echo "gpu-validate.sh: --precision fp32 or tf32" >&2; exit 2 ;; esac
 mkdir -p "$work" "$out"
 log=$out/validate.log
-say() { echo "gpu-validate.sh: $*" | tee -a "$log" >&2; }
+say() { echo "gpu-validate.sh: $(date -u +%T) $*" | tee -a "$log" >&2; }
 has() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
 failures=0
 
@@ -100,6 +101,13 @@ slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -o -E 'h100|h200|a100|l40s|l4|a10|v10
 [ -n "$slug" ] || slug=$(echo "$gpu" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-' | cut -c1-24)
 [ -n "$slug" ] || slug=gpu
 say "GPU: $(cat "$work/gpu.txt")"
+# The SM clock and power all along, so that each phase's clock under load can be read beside
+# validate.log's stamped lines: whether a part holds its clock under the same power limit (the
+# H200 beside the H100, docs/accuracy-gpus.md) is not in any datasheet.
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu \
+    --format=csv,noheader -lms 500 >>"$out/clocks.csv" 2>/dev/null &
+sampler=$!
+trap 'kill $sampler 2>/dev/null' EXIT
 
 if [ -z "$pack" ]; then
     for f in "$src"/build-offline/scalemeter-offline-x86_64.tar.gz "$src"/.offline/*.tar.gz; do
