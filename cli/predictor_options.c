@@ -26,7 +26,9 @@ static const opt_desc predictor_opts[] = {
      "file (default: the device file's [framework])"},
     {"overlap", 0, NULL, opt_flag, 0, CHOICE(overlap),
      "all-reduce gradient buckets during the backward pass (with\n"
-     "--coeffs alone: a ring-form calibration, its buckets and terms)"},
+     "--coeffs alone: a ring-form calibration, its buckets and terms);\n"
+     "NVLink nodes hid them so in published runs, PCIe nodes and VMs\n"
+     "did not (docs/accuracy-multi-gpu.md)"},
     {"bucket-mib", 0, "M", opt_mib, 0, CHOICE(bucket_mib),
      "(--device) gradient bucket size (default 25, as PyTorch DDP)"},
     {"collective", 0, "C", opt_string, 0, CHOICE(collective),
