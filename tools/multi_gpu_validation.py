@@ -179,8 +179,9 @@ FIGURES = {
 }
 
 
-def from_logs(repo):
-    """FIGURES as the logs of a checkout of Lambda's repository give them."""
+def from_logs(repo, folders=None):
+    """FIGURES as the logs of a checkout of Lambda's repository give them (those of MULTI's
+    folders, or of the folders named)."""
     def git(*a):
         return subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True,
                               check=True).stdout
@@ -211,9 +212,10 @@ def from_logs(repo):
                         round(stamps[-1][1] - stamps[0][1], 3))
         sys.exit(f"{folder}: no two BERT {net} {family} iteration lines")
 
-    folders = []
-    for folder, _, _, _, single in MULTI:
-        folders += [f for f in (single, folder) if f not in folders]
+    if folders is None:
+        folders = []
+        for folder, _, _, _, single in MULTI:
+            folders += [f for f in (single, folder) if f not in folders]
     for f in folders:
         cells = []
         for family in ("fp16", "fp32"):
