@@ -187,12 +187,13 @@ def tf32_as_convolutions(devices, part, tmp):
     return path
 
 
-def variant(part, tmp, tag, drop=(), add=()):
-    """The part's description without the keys named in drop and with the lines in add."""
+def variant(part, tmp, tag, drop=(), add=(), section="device"):
+    """The part's description without the keys named in drop and with the lines in add at
+    the head of [section]."""
     with open(os.path.join(ROOT, "configs", "devices", part + ".ini")) as f:
         lines = f.read().split("\n")
     lines = [l for l in lines if l.split("=")[0].strip() not in drop]
-    at = lines.index("[device]") + 1
+    at = lines.index(f"[{section}]") + 1
     lines[at:at] = list(add)
     path = os.path.join(tmp, f"{part}-{tag}.ini")
     with open(path, "w") as f:
@@ -525,6 +526,12 @@ V2 = {
 }
 
 
+def v2_figure(part, net, family):
+    """(batch, published rate) of V2's part, network and family (fp16 or fp32)."""
+    b16, r16, b32, r32 = V2[part][1][net]
+    return (b16, r16) if family == "fp16" else (b32, r32)
+
+
 def bandwidth_share(ratio, bandwidths):
     """The share f of a step on the slower part that would follow the memory bandwidth, the
     rest taking as long on both, for the faster part to run it ratio times faster:
@@ -535,13 +542,12 @@ def bandwidth_share(ratio, bandwidths):
 def section_h200(binary, devices):
     """The H200 beside the H100 in one container: what follows the memory bandwidth."""
     rows, ratios, pred = [], [], {}
-    for part, (label, figures) in V2.items():
+    for part, (label, _) in V2.items():
         cells = []
         for family in ("fp16", "fp32"):
             precision = "fp16" if family == "fp16" else fp32_precision(devices, part)
             for net in NETWORKS:
-                b16, r16, b32, r32 = figures[net]
-                batch, rate = (b16, r16) if family == "fp16" else (b32, r32)
+                batch, rate = v2_figure(part, net, family)
                 p = pred[(part, family, net)] = predicted(binary, part, net, batch, precision)
                 cells.append(f"{batch}: {rate:,.0f} / {p:,.0f} ({pct(p / rate)})")
         rows.append(f"| `{part}` | {label} | " + " | ".join(cells) + " |")
@@ -549,8 +555,7 @@ def section_h200(binary, devices):
     share_rows = []
     for family in ("fp16", "fp32"):
         for net in NETWORKS:
-            k = 0 if family == "fp16" else 2
-            measured = V2["h200"][1][net][k + 1] / V2["h100"][1][net][k + 1]
+            measured = v2_figure("h200", net, family)[1] / v2_figure("h100", net, family)[1]
             model = pred[("h200", family, net)] / pred[("h100", family, net)]
             ratios.append((measured, model))
             share_rows.append(f"| {LABEL[net].split()[0]} | {family} | {measured:.3f} | "
@@ -561,23 +566,21 @@ def section_h200(binary, devices):
         cells = []
         for part in V2:
             precision = "fp16" if family == "fp16" else fp32_precision(devices, part)
-            b16, r16, b32, r32 = V2[part][1]["resnet50"]
-            batch, rate = (b16, r16) if family == "fp16" else (b32, r32)
+            batch, rate = v2_figure(part, "resnet50", family)
             t = step_time(binary, part, "resnet50", batch, precision, framework=KERNELS,
                           form="queued")
             kern[(part, family)] = batch / t
             cells.append(f"{batch / t:,.0f} ({pct(batch / t / rate)})")
         ratio = kern[("h200", family)] / kern[("h100", family)]
-        measured = V2["h200"][1]["resnet50"][1 if family == "fp16" else 3] / \
-            V2["h100"][1]["resnet50"][1 if family == "fp16" else 3]
+        measured = (v2_figure("h200", "resnet50", family)[1] /
+                    v2_figure("h100", "resnet50", family)[1])
         kern_rows.append(f"| {family} | " + " | ".join(cells) +
                          f" | {ratio:.3f} ({measured:.3f}) |")
     meas = [m for m, _ in ratios]
     mod = [p for _, p in ratios]
-    h200_err = [pred[("h200", f, n)] / V2["h200"][1][n][1 if f == "fp16" else 3]
-                for f in ("fp16", "fp32") for n in NETWORKS]
-    h100_err = [pred[("h100", f, n)] / V2["h100"][1][n][1 if f == "fp16" else 3]
-                for f in ("fp16", "fp32") for n in NETWORKS]
+    h200_err, h100_err = ([pred[(part, f, n)] / v2_figure(part, n, f)[1]
+                           for f in ("fp16", "fp32") for n in NETWORKS]
+                          for part in ("h200", "h100"))
     md = ["## The H200 beside the H100, one container", ""]
     md += [f"""Lambda's second round (pytorch/results_v2/ at {LAMBDA}) ran the same code in one
 container, NGC 24.03, on H100 SXM5 instances and on an H200 node, the H200 at larger batches

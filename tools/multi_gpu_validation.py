@@ -23,6 +23,7 @@ and without --overlap, the options tools/gpus_validation.py gives each network. 
 fitted to these figures. Standard library only.
 """
 import argparse
+import collections
 import datetime
 import json
 import os
@@ -37,6 +38,10 @@ import textwrap
 from gpus_validation import LAMBDA, ROOT, fp32_precision, options, run, variant
 
 NETWORKS = ("resnet50", "bert_base", "bert_large")
+# One multi-GPU row: what ran, the measured scaling efficiency, the all-reduce's bytes, the
+# seconds a step gained over one GPU's, and the model's one-GPU rate and overlapped efficiency.
+Row = collections.namedtuple("Row", "net family gpus batch precision part eff grad_bytes "
+                                    "penalty one_rate overlapped")
 NAME = {"resnet50": "ResNet-50", "bert_base": "BERT-base", "bert_large": "BERT-large"}
 PARAMS = {}  # net -> weights, from `scalemeter predict --format json`'s memory
 
@@ -241,7 +246,7 @@ def predicted(binary, part, net, batch, precision, gpus, overlap):
                          str(batch), "--precision", precision, *options(net, precision),
                          "--bucket-mib", bucket, *(["--overlap"] if overlap else []),
                          "--format", "json"))
-    return batch * gpus / out["t_step"], out
+    return batch * gpus / out["t_step"]
 
 
 def grad_bytes(net, precision):
@@ -252,7 +257,7 @@ def grad_bytes(net, precision):
 
 def lost(rows):
     """Whether a node lost a tenth or more of BERT-large's rate per GPU (its rows' median)."""
-    return statistics.median(r[7] for r in rows if r[0] == "bert_large") < 0.9
+    return statistics.median(r.eff for r in rows if r.net == "bert_large") < 0.9
 
 
 def short(folder):
@@ -265,10 +270,12 @@ def ring_bytes(nbytes, gpus):
     return nbytes * 2 * (gpus - 1) / gpus
 
 
-def node_section(binary, node):
+def node_section(binary, node, devices):
     """One all-reduce bandwidth per node, from ResNet-50's and BERT-base's rows, carried to
     BERT-large's: the step time the GPUs added, taken as one all-reduce of the gradients after
-    the backward pass at the node's bus bandwidth (least squares through the origin)."""
+    the backward pass at the node's bus bandwidth (least squares through the origin). Returns
+    the section, the bandwidths (GB/s by one-GPU folder) and BERT-large's mean error on the
+    nodes that lost, as shipped and carried."""
     md = []
     w = md.append
     w("## One bandwidth per node, carried to BERT-large")
@@ -288,44 +295,38 @@ def node_section(binary, node):
     w("|---|---|---:|---:|---|---|---|")
     tmp = tempfile.mkdtemp()
     carried, shipped = {True: [], False: []}, {True: [], False: []}
+    fitted = {}
     for single, rows in node.items():
-        fit = [(ring_bytes(b, g), pen) for net, _, g, _, _, _, _, _, b, pen, _ in rows
-               if net != "bert_large"]
+        fit = [(ring_bytes(r.grad_bytes, r.gpus), r.penalty) for r in rows
+               if r.net != "bert_large"]
         k = sum(x * y for x, y in fit) / sum(x * x for x, _ in fit)
-        NODE[single] = rows
-        part = rows[0][5]
-        name = short(single)
+        part = rows[0].part
+        described = devices[part]["intra_node_bandwidth_gb_s"]
         if k <= 0:  # the GPUs added no time in all: nothing to carry
-            w(f"| {name} | `{part}` | none lost | {DESCRIBED[part]:.1f} | | | |")
+            w(f"| {short(single)} | `{part}` | none lost | {described:.1f} | | | |")
             continue
-        bus = FITTED[single] = 1 / k / 1e9
+        bus = fitted[single] = 1 / k / 1e9
         path = variant(part, tmp, "node-" + single.replace("/", "-"),
-                       drop=("intra_node_bandwidth_gb_s", "collective"))
-        with open(path) as f:
-            text = f.read()
-        text = text.replace("[node]\n", f"[node]\nintra_node_bandwidth_gb_s = {bus:.2f}\n"
-                            "collective = ring\n")
-        with open(path, "w") as f:
-            f.write(text)
+                       drop=("intra_node_bandwidth_gb_s", "collective"),
+                       add=(f"intra_node_bandwidth_gb_s = {bus:.2f}", "collective = ring"),
+                       section="node")
+        slow = lost(rows)
         cells_now, cells_at = [], []
-        for net, family, g, batch, precision, _, system, eff, _, _, p1 in rows:
-            if net != "bert_large":
+        for r in rows:
+            if r.net != "bert_large":
                 continue
-            pov, _ = predicted(binary, part, net, batch, precision, g, True)
-            pat, _ = predicted(binary, path, net, batch, precision, g, False)
-            slow = lost(rows)
-            shipped[slow].append(pov / (g * p1) / eff)
-            carried[slow].append(pat / (g * p1) / eff)
+            at = predicted(binary, path, r.net, r.batch, r.precision, r.gpus, False)
+            shipped[slow].append(r.overlapped / r.eff)
+            carried[slow].append(at / (r.gpus * r.one_rate) / r.eff)
             cells_now.append(f"{shipped[slow][-1]:.2f}")
             cells_at.append(f"{carried[slow][-1]:.2f}")
-        labels = ", ".join(sorted({f"{r[2]}x" for r in rows}, key=lambda v: int(v[:-1])))
-        w(f"| {name} | `{part}` | {bus:.1f} | "
-          f"{DESCRIBED[part]:.1f} | {labels}, fp16 and fp32 | {' '.join(cells_now)} | "
+        labels = ", ".join(sorted({f"{r.gpus}x" for r in rows}, key=lambda v: int(v[:-1])))
+        w(f"| {short(single)} | `{part}` | {bus:.1f} | "
+          f"{described:.1f} | {labels}, fp16 and fp32 | {' '.join(cells_now)} | "
           f"{' '.join(cells_at)} |")
     shutil.rmtree(tmp)
     w("")
     err = lambda v: statistics.mean(abs(x - 1) for x in v)
-    CARRIED[:] = [err(shipped[True]), err(carried[True])]
     w(f"On the nodes that lost a tenth or more of BERT-large's rate per GPU (the median of "
       f"their rows), BERT-large's {len(carried[True])} rows: mean absolute error of the "
       f"efficiency {err(shipped[True]):.3f} as shipped, {err(carried[True]):.3f} at the node's "
@@ -335,24 +336,17 @@ def node_section(binary, node):
       f"{err(carried[False]):.3f}: there DDP's overlap holds and the fitted bandwidth is mostly "
       f"noise, a few milliseconds a step.")
     w("")
-    return md
+    return md, fitted, (err(shipped[True]), err(carried[True]))
 
 
-DESCRIBED = {}  # part -> its description's intra_node_bandwidth_gb_s
-FITTED = {}  # one-GPU folder -> the bus bandwidth node_section fitted (GB/s)
-NODE = {}  # one-GPU folder -> its rows, as node_section had them
-CARRIED = []  # BERT-large's mean error on the nodes that lost: as shipped, carried
-
-
-def misses(by_class):
+def misses(by_class, node, fitted, carried):
     """What the tables say, in figures the tables hold."""
     nv = [p / m for (link, _), v in by_class.items() if link.startswith("371")
           for m, p, _ in v]
     # the nodes that lost a tenth or more of BERT-large's rate per GPU (the median of its rows)
-    slow = {k: FITTED[k] for k, rows in NODE.items() if lost(rows)}
+    slow = {k: fitted[k] for k, rows in node.items() if lost(rows)}
     md = ["## Where it misses, and why", ""]
-    same = {k: [e for (n, fam, g, *_rest) in v for e in [_rest[4]] if g == 2]
-            for k, v in NODE.items() if k in ("4090_v1", "AdaA6000_v1")}
+    same = {k: [r.eff for r in node[k] if r.gpus == 2] for k in ("4090_v1", "AdaA6000_v1")}
     md.append(textwrap.fill(
         f"On the H100 and H200 SXM nodes (three vendors' HGX boards, a LambdaOD instance and "
         f"a bare-metal H200 node, 2 to 8 GPUs) the model's scaling, "
@@ -381,7 +375,7 @@ def misses(by_class):
         f"`[node] intra_node_bandwidth_gb_s` at its bus bandwidth and `collective = ring`) "
         f"and predict without `--overlap`: fitted on two networks and "
         f"carried to a third, that takes BERT-large's mean error of the efficiency on those "
-        f"nodes from {CARRIED[0]:.2f} to {CARRIED[1]:.2f} (above).", 92, break_on_hyphens=False))
+        f"nodes from {carried[0]:.2f} to {carried[1]:.2f} (above).", 92, break_on_hyphens=False))
     md.append("")
     md.append(textwrap.fill(
         "Where the efficiency is above 1 (the RTX 6000 Ada's BERT rows at fp16), the one-GPU "
@@ -409,12 +403,9 @@ def main():
         PARAMS[net] = json.loads(run(a.bin, "metrics", net, "--format", "json"))["weights"]
     rows, errs = [], {True: [], False: []}
     by_class = {}  # (links, net) -> [(measured efficiency, predicted overlapped, not)]
-    # one-GPU folder -> [(net, family, gpus, batch, precision, part, system, measured
-    # efficiency, the all-reduce's bytes, the seconds a step gained, the model's one-GPU rate)]
-    node = {}
+    node = {}  # one-GPU folder -> [Row]
     for folder, system, part, gpus, single in MULTI:
-        DESCRIBED[part] = devices[part]["intra_node_bandwidth_gb_s"]
-        link = f"{DESCRIBED[part]:.0f} GB/s"
+        link = f"{devices[part]['intra_node_bandwidth_gb_s']:.0f} GB/s"
         for family in ("fp16", "fp32"):
             precision = "fp16" if family == "fp16" else fp32_precision(devices, part)
             cells = []
@@ -422,18 +413,18 @@ def main():
                 batch, many = measured(folder, gpus, family, net)
                 _, one = measured(single, 1, family, net)
                 eff = many / (gpus * one)
-                p1, _ = predicted(a.bin, part, net, batch, precision, 1, True)
-                pov, _ = predicted(a.bin, part, net, batch, precision, gpus, True)
-                pser, _ = predicted(a.bin, part, net, batch, precision, gpus, False)
+                p1 = predicted(a.bin, part, net, batch, precision, 1, True)
+                pov = predicted(a.bin, part, net, batch, precision, gpus, True)
+                pser = predicted(a.bin, part, net, batch, precision, gpus, False)
                 e_ov, e_ser = pov / (gpus * p1), pser / (gpus * p1)
                 penalty = batch * gpus / many - batch / one
                 needed = grad_bytes(net, precision) / penalty / 1e9 if penalty > 0 else None
                 errs[True].append(abs(e_ov / eff - 1))
                 errs[False].append(abs(e_ser / eff - 1))
                 by_class.setdefault((link, net), []).append((eff, e_ov, e_ser))
-                node.setdefault(single, []).append((net, family, gpus, batch, precision, part,
-                                                    system, eff, grad_bytes(net, precision),
-                                                    penalty, p1))
+                node.setdefault(single, []).append(Row(net, family, gpus, batch, precision, part,
+                                                       eff, grad_bytes(net, precision), penalty,
+                                                       p1, e_ov))
                 cells.append(f"{eff:.2f} | {e_ov:.2f} | {e_ser:.2f} | {1e3 * penalty:.0f} | "
                              + (f"{needed:.1f}" if needed else "-"))
             rows.append(f"| {system} | `{part}` | {link} | {precision} | "
@@ -483,8 +474,9 @@ def main():
       f"{statistics.mean(errs[True]):.3f}, after the backward pass "
       f"{statistics.mean(errs[False]):.3f}.")
     w("")
-    md += node_section(a.bin, node)
-    md += misses(by_class)
+    section, fitted, carried = node_section(a.bin, node, devices)
+    md += section
+    md += misses(by_class, node, fitted, carried)
     with open(a.out, "w") as f:
         f.write("\n".join(md))
     print(f"wrote {a.out}")
