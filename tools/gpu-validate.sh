@@ -18,8 +18,9 @@
 #   memory  (not in the default phases) what PyTorch's allocator holds while 16 zoo networks
 #           train and infer, fp32 and bf16, and the largest training batch of two
 #           (tools/torch_gpu_memory.py; issue 38 item 6)
-#   repeat  (not in the default phases) the shipped bf16 set's configurations of --models, 3
-#           rounds in shuffled orders, CUDA events (tools/torch_repeat_runs.py; item 5)
+#   repeat  (not in the default phases) the shipped H100 set of --repeat-precision (bf16 unless
+#           named), its configurations of --models, 3 rounds in shuffled orders, CUDA events
+#           (tools/torch_repeat_runs.py; item 5)
 #   ranks   (not in the default phases) data-parallel CPU training at 1 to 16 ranks on the
 #           machine's cores, with its topology and the ranks' bindings (tools/rank_study.sh:
 #           ranks.csv, ranks.csv.lscpu, ranks.csv.bindings)
@@ -27,6 +28,7 @@
 #   tools/gpu-validate.sh [--phase LIST] [--pack TARBALL] [--out DIR] [--quick]
 #                         [--precision fp32|tf32] [--models LIST] [--images LIST]
 #                         [--batches LIST] [--points LIST] [--time-limit SECONDS]
+#                         [--repeat-precision fp32|tf32|bf16]
 #
 #   --phase LIST   comma-separated phases (default: setup,test,bench,torch,report; models,
 #                  layers, memory, repeat and ranks only when named); setup
@@ -42,6 +44,9 @@
 #                  clock, memory clock, power and temperature every half second: 9 files)
 #   --quick        6 networks x 2 images x 2 batches, for a first look
 #   --points LIST  the layers phase's BATCHxIMAGE points (default 32x224,128x224,256x224,64x128)
+#   --repeat-precision P  the repeat phase's set: configs/calibrations/h100-pytorch-P.csv, run
+#                  at P into <gpu>-pytorch-P-rounds.csv (default bf16; fp32 reruns the set that
+#                  was timed by wall clock with CUDA events)
 #   --time-limit S the memory, layers and repeat phases start no new measurement after S
 #                  seconds each (default: none); what they measured is kept, and a later call
 #                  goes on from there
@@ -64,6 +69,7 @@ images=64,128,224
 batches=8,32,64
 points=32x224,128x224,256x224,64x128
 time_limit=0
+repeat_precision=bf16
 while [ $# -gt 0 ]; do
     case $1 in
     --phase) phases=setup,$2; shift 2 ;;
@@ -75,6 +81,7 @@ while [ $# -gt 0 ]; do
     --batches) batches=$2; shift 2 ;;
     --points) points=$2; shift 2 ;;
     --time-limit) time_limit=$2; shift 2 ;;
+    --repeat-precision) repeat_precision=$2; shift 2 ;;
     --quick)
         models=resnet18,resnet50,mobilenet_v2,efficientnet_b0,densenet121,squeezenet1_0
         images=64,128; batches=8,32; shift ;;
@@ -83,6 +90,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 case $precision in fp32|tf32) ;; *) echo "gpu-validate.sh: --precision fp32 or tf32" >&2; exit 2 ;; esac
+case $repeat_precision in fp32|tf32|bf16) ;; *)
+    echo "gpu-validate.sh: --repeat-precision fp32, tf32 or bf16" >&2; exit 2 ;; esac
 mkdir -p "$work" "$out"
 log=$out/validate.log
 say() { echo "gpu-validate.sh: $(date -u +%T) $*" | tee -a "$log" >&2; }
@@ -295,11 +304,12 @@ fi
 
 # ---- repeat: the spread of end-to-end runs (issue 38 item 5) ----------------------------------
 if has repeat; then
-    rep_csv=$work/$slug-pytorch-bf16-rounds.csv
-    seed "$rep_csv" "$src/configs/calibrations/$slug-pytorch-bf16-rounds.csv"
-    say "repeat: torch_repeat_runs.py --precision bf16 --models $models -> $rep_csv"
-    python3 "$src/tools/torch_repeat_runs.py" --configs "$src/configs/calibrations/h100-pytorch-bf16.csv" \
-        --precision bf16 --models "$models" --rounds 3 --time-limit "$time_limit" \
+    rp=$repeat_precision
+    rep_csv=$work/$slug-pytorch-$rp-rounds.csv
+    seed "$rep_csv" "$src/configs/calibrations/$slug-pytorch-$rp-rounds.csv"
+    say "repeat: torch_repeat_runs.py --precision $rp --models $models -> $rep_csv"
+    python3 "$src/tools/torch_repeat_runs.py" --configs "$src/configs/calibrations/h100-pytorch-$rp.csv" \
+        --precision "$rp" --models "$models" --rounds 3 --time-limit "$time_limit" \
         --out "$rep_csv" >>"$log" 2>&1 ||
         { say "repeat: failed (see $log)"; failures=$((failures + 1)); }
     cp "$rep_csv" "$out/" 2>/dev/null
