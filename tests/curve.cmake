@@ -125,3 +125,6 @@ sm_add_python_test(prediction_invariants test_invariants.py ${SCALEMETER_BIN})
 # sums, formats, round trips through validate and fit, precisions, NCCL's restricted choice,
 # the ring's equation, strong scaling, input sizes, energy; seeded, about half a minute.
 sm_add_python_test(prediction_relations test_prediction_relations.py ${SCALEMETER_BIN})
+# tools/op_ratio.py, which docs/ops-h100-h200.md comes from, on profiles and clocks written by
+# the test (a class at the DRAM's ratio, one at the SMs', idle clock samples left out)
+sm_add_python_test(tool_op_ratio test_op_ratio.py)

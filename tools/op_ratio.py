@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The H100 beside the H200, op class by op class: the per-op profiles of eager PyTorch on both
+(configs/calibrations/h100-pytorch-layers/ and h200-pytorch-layers/, tools/torch_layer_profile.py)
+at the points both ran, kernel time summed by op class and phase as tools/op_table.py classes
+them, H100 over H200. Writes docs/ops-h100-h200.md.
+
+    tools/op_ratio.py [--out docs/ops-h100-h200.md]
+
+Why: the two parts have the same 132 SMs and the same boost clock, and the H100 has 0.70 times
+the H200's memory bandwidth (3.35 against 4.8 TB/s, datasheets), so a class whose kernels are
+bound by the DRAM comes out near 1.43 and one bound by the SMs near 1.0 (docs/gpu.md, checklist
+step 7). Which classes the model should price by bytes over bandwidth follows. The SM clocks the
+leases sampled (tests/data/gpu-runs/*/clocks*.csv) say whether the clocks were equal.
+Standard library only; a few seconds.
+"""
+import argparse
+import csv
+import glob
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import op_table  # noqa: E402  (the profiles' reader and the op classes)
+
+ROOT = op_table.ROOT
+PARTS = ("h100", "h200")
+BANDWIDTH = {"h100": 3.35e12, "h200": 4.8e12}  # bytes/s, NVIDIA's datasheets (SXM)
+DRAM_RATIO = BANDWIDTH["h200"] / BANDWIDTH["h100"]
+PHASES = ("fwd", "bwd", "infer")
+# the classes tabulated: the priced ones, then the optimizer's and autocast's kernels
+CLASSES = op_table.PRICED + ("autocast casts", "AccumulateGrad", "SGD step", "zero_grad")
+MIN_US = 200.0  # a class's kernel time at a point under this is left out of its ratios (noise)
+
+
+def profiles(root, part, precision):
+    """{(model, batch): {key: median over the profiled steps}}, or {} where none ran."""
+    path = os.path.join(root, "configs", "calibrations", f"{part}-pytorch-layers",
+                        f"{precision}.csv.gz")
+    if not os.path.exists(path):
+        return {}
+    out = {}
+    for key, steps in op_table.load(path).items():
+        values = [op_table.analyse_step(s, precision) for s in steps]
+        keys = set().union(*values)
+        out[key] = {k: statistics.median(x.get(k, 0.0) for x in values) for k in keys}
+    return out
+
+
+def busy_clocks(root, part):
+    """The SM clocks (MHz) sampled under load (power above 250 W) in the part's leases."""
+    mhz = []
+    for path in sorted(glob.glob(os.path.join(root, "tests", "data", "gpu-runs", f"{part}-*",
+                                              "clocks*.csv"))):
+        with open(path, newline="") as f:
+            for row in csv.reader(f):
+                try:
+                    sm, watts = float(row[1].split()[0]), float(row[3].split()[0])
+                except (IndexError, ValueError):
+                    continue
+                if watts > 250:
+                    mhz.append(sm)
+    return mhz
+
+
+def class_ratios(h100, h200, points, phase, cls):
+    """(H100 total us, H200 total us, [per-point ratios]) of a class over the points."""
+    a = b = 0.0
+    per = []
+    for p in points:
+        x = h100[p].get((phase, cls, "kernel"), 0.0)
+        y = h200[p].get((phase, cls, "kernel"), 0.0)
+        a, b = a + x, b + y
+        if x >= MIN_US and y >= MIN_US:
+            per.append(x / y)
+    return a, b, per
+
+
+def fmt_range(per):
+    return f"{min(per):.2f}-{max(per):.2f}" if per else "-"
+
+
+def table_for(precision, h100, h200, points):
+    md = [f"### {op_table.UNDER[precision]}", ""]
+    nets = sorted({p[0] for p in points})
+    md += op_table.para(f"{len(points)} point{'s' if len(points) > 1 else ''}: " + ", ".join(
+        f"{op_table.PRETTY.get(n, n)} at batch " +
+        " and ".join(str(p[1]) for p in points if p[0] == n) for n in nets) + ", image 224.")
+    md += ["", "| class | phase | H100 ms | H200 ms | H100 / H200 | points' range |",
+           "|---|---|---:|---:|---:|---:|"]
+    rows = []
+    for cls in CLASSES:
+        for phase in PHASES:
+            a, b, per = class_ratios(h100, h200, points, phase, cls)
+            if b < MIN_US * len(points) / 4:
+                continue
+            rows.append((cls, phase, a, b, per))
+            md.append(f"| {cls} | {phase} | {a / 1e3:.1f} | {b / 1e3:.1f} | {a / b:.2f} | "
+                      f"{fmt_range(per)} |")
+    for phase in PHASES:
+        a, b, per = class_ratios(h100, h200, points, phase, "all")
+        if b <= 0:  # a phase the profiles do not hold
+            continue
+        md.append(f"| **all kernels** | {phase} | {a / 1e3:.1f} | {b / 1e3:.1f} | {a / b:.2f} | "
+                  f"{fmt_range(per)} |")
+    md += [""] + op_table.para("Per network, the training step's kernels (forward, backward, "
+                              "optimizer) and the step's windows (host and GPU together, under "
+                              "the profiler):") + ["",
+           "| network | batch | kernels H100 / H200 | window H100 / H200 |", "|---|---:|---:|---:|"]
+    for p in points:
+        k = [sum(part[p].get((ph, "all", "kernel"), 0.0) for ph in ("fwd", "bwd", "opt"))
+             for part in (h100, h200)]
+        w = [sum(part[p].get((ph, "window"), 0.0) for ph in ("fwd", "bwd", "opt"))
+             for part in (h100, h200)]
+        if k[1] > 0 and w[1] > 0:
+            md.append(f"| {op_table.PRETTY.get(p[0], p[0])} | {p[1]} | {k[0] / k[1]:.2f} | "
+                      f"{w[0] / w[1]:.2f} |")
+    return md, rows
+
+
+def bn_channels(h100, h200, points):
+    """Training batch norm's forward kernel time by channel bucket, H100 over H200."""
+    buckets = sorted({k[2] for p in points for k in h200[p]
+                      if len(k) == 4 and k[:2] == ("fwd", "bn channels")})
+    md = ["| channels | elements (H200 points) | H100 / H200 |", "|---:|---:|---:|"]
+    for c in buckets:
+        key = ("fwd", "bn channels", c, "kernel")
+        a = sum(h100[p].get(key, 0.0) for p in points)
+        b = sum(h200[p].get(key, 0.0) for p in points)
+        n = sum(h200[p].get(("fwd", "bn channels", c, "elems"), 0.0) for p in points)
+        if a > 0 and b > 0:
+            md.append(f"| {c}-{2 * c - 1} | {n / 1e6:.0f} M | {a / b:.2f} |")
+    return md
+
+
+def what_it_says(summary):
+    """The findings, from the tables' numbers: which share of the training kernels' time runs
+    at the DRAM's pace on the H100 (a class at 1.25 or more), and the whole step's ratio."""
+    md = ["## What it says", ""]
+    for precision, h100, h200, points, rows in summary:
+        train = [r for r in rows if r[1] in ("fwd", "bwd")]
+        total = sum(r[3] for r in train)
+        dram = [r for r in train if r[2] / r[3] >= 1.25]
+        sm = [r for r in train if r[2] / r[3] <= 1.06]
+        step = [sum(part[p].get((ph, "all", "kernel"), 0.0) for p in points
+                    for ph in ("fwd", "bwd", "opt")) for part in (h100, h200)]
+        names = sorted({r[0] for r in dram})
+        md += op_table.para(f"""{op_table.UNDER_SHORT[precision]}: the training step's kernels
+            took {step[0] / step[1]:.2f} times as long on the H100 as on the H200 summed over
+            the {len(points)} points, where bandwidth alone would give {DRAM_RATIO:.2f}. Classes
+            at 1.25 or more (the DRAM's pace): {op_table.and_list(names) or 'none'},
+            {sum(r[3] for r in dram) / total:.0%} of the H200's forward and backward kernel
+            time; at 1.06 or less (the SMs' pace, or the L2's):
+            {sum(r[3] for r in sm) / total:.0%}.""", bullet=True)
+    md += [""] + op_table.para("""So the shipped descriptions, which price batch norms,
+        poolings, grouped convolutions, concatenations and layer norms by their bytes over the
+        DRAM's bandwidth (depthwise convolutions already by the SMs), give the H200 a gain its
+        kernels do not have: eager PyTorch's ResNet-50
+        and BERT ran 1.10-1.23 times as fast on Lambda's H200 as on its H100s, the model says
+        1.32-1.37 (docs/accuracy-gpus.md). Those classes want a price by the SMs (their
+        elements per SM and clock, as `pytorch-eager-kernels` prices batch norm, poolings and
+        the direct convolutions), which carries across the two parts unchanged; only the
+        elementwise kernels and activations (PyTorch's vectorised loops over one or two
+        tensors) stream at the DRAM's rate on both. The windows' ratios are the hosts': this
+        H100 lease's host dispatched more slowly under the profiler than the H200 leases'
+        (docs/accuracy.md, "The fp32 set again").""")
+    return md + [""]
+
+
+def report(root):
+    """The page's lines, from the profiles and clocks files under root (the source tree)."""
+    clocks = {p: busy_clocks(root, p) for p in PARTS}
+    md = ["# The H100 beside the H200, op class by op class", ""]
+    md += op_table.para(f"""Generated by `tools/op_ratio.py` (issue 38 item 4, issue 37); do
+        not edit by hand. Eager PyTorch's per-op profiles (torch.profiler, CUDA activities, the
+        median of three profiled steps) on one H100 SXM5 80 GB (2026-11-27) and one H200 (two
+        leases of 2026-11-26), PyTorch 2.11 and cuDNN 9.19 on both, at the points both ran. Each
+        op's kernel time is summed into tools/op_table.py's classes. The two parts have the same
+        132 SMs and boost clock; the H100's memory moves {1 / DRAM_RATIO:.2f} times the H200's
+        bytes a second (3.35 against 4.8 TB/s), so kernels bound by the DRAM would take
+        {DRAM_RATIO:.2f} times as long on the H100, kernels bound by the SMs the same time.
+        Classes under {MIN_US:.0f} us at a point are left out of that point's ratio.""") + [""]
+    for part in PARTS:
+        mhz = clocks[part]
+        if mhz:
+            md += op_table.para(f"""{part.upper()}: SM clock under load (power above 250 W)
+                {statistics.median(mhz):.0f} MHz median, {min(mhz):.0f}-{max(mhz):.0f} MHz,
+                {len(mhz)} samples of the leases' clocks files.""") + [""]
+        else:
+            md += op_table.para(f"""{part.upper()}: no clocks sampled in its leases yet
+                (tools/gpu-validate.sh has sampled them since 2026-11-27).""") + [""]
+    summary = []
+    for precision in op_table.PRECISIONS:
+        h100, h200 = profiles(root, "h100", precision), profiles(root, "h200", precision)
+        points = sorted(set(h100) & set(h200))
+        if not points:
+            continue
+        tab, rows = table_for(precision, h100, h200, points)
+        title = op_table.UNDER[precision]
+        md += ["## " + title[0].upper() + title[1:], ""] + tab[2:] + [""]
+        summary.append((precision, h100, h200, points, rows))
+    md += what_it_says(summary)
+    if summary:
+        precision, h100, h200, points, _ = summary[0]
+        md += ["## Training batch norm by channels (" + op_table.UNDER_SHORT[precision] + ")", ""]
+        md += op_table.para("""The H200's batch norm in training ran at about one element per
+            channel and clock up to the SMs' count (docs/ops-h200.md): a kernel bound by the SMs
+            would give the same time on the H100, channel for channel.""") + [""]
+        md += bn_channels(h100, h200, points) + [""]
+    return md
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "ops-h100-h200.md"))
+    a = ap.parse_args()
+    md = report(ROOT)
+    with open(a.out, "w") as f:
+        f.write("\n".join(md).rstrip() + "\n")
+    print(f"op_ratio.py: wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
