@@ -133,6 +133,90 @@ def bn_channels(h100, h200, points):
     return md
 
 
+def priced(binary, part, model, batch, precision, framework=None):
+    """{(phase, class): us} of the model's device time per class (each layer's time less the
+    host's dispatch in it) for the part's description, under its own framework or another."""
+    args = ["predict", model, "--device", part, "-g", "1", "--batch", str(batch), "--image",
+            "224", "--precision", precision, "--format", "json", "--per-layer"]
+    args += ["--framework", framework] if framework else []
+    classes = op_table.model_classes(binary, model)
+    out = {}
+    for layer in op_table.run(binary, *args)["layers"]:
+        for phase in PHASES:
+            key = (phase, classes[layer["layer"]])
+            out[key] = out.get(key, 0.0) + (layer["t_" + phase] - layer["host_" + phase]) * 1e6
+    return out
+
+
+def prices_section(binary, summary):
+    """Measured kernel time over the model's price, per class and phase, on both parts, with
+    the descriptions' own framework and with pytorch-eager-kernels."""
+    md = ["## The model's prices on both parts", ""]
+    md += op_table.para("""Each class's measured kernel time over the model's device time for
+        the same layers (`scalemeter predict NET --device PART --per-layer`, each layer's time
+        less the host's dispatch in it), summed over the points above: with the descriptions'
+        own framework (`pytorch-eager`, as shipped) and with `pytorch-eager-kernels` (batch
+        norms, poolings and grouped convolutions priced by the SMs at the H200 profiles'
+        rates, `kernel_device_us`). 1.00 is a price that matches; a price that carries from one
+        part to the other gives the same figure in both columns of a framework. Classes under
+        half a millisecond over the points are left out.""") + [""]
+    got_all = {}  # (precision, class, phase, framework): [H100, H200]
+    for precision, h100, h200, points, _ in summary:
+        meas = {"h100": h100, "h200": h200}
+        prices = {(part, fw): {} for part in PARTS for fw in ("own", "kernels")}
+        for part in PARTS:
+            for model, batch in points:
+                for fw, name in (("own", None), ("kernels", "pytorch-eager-kernels")):
+                    got = priced(binary, part, model, batch, precision, name)
+                    acc = prices[part, fw]
+                    for k, v in got.items():
+                        acc[k] = acc.get(k, 0.0) + v
+        md += [f"### {op_table.UNDER[precision]}", "",
+               "| class | phase | H100, own | H100, kernels | H200, own | H200, kernels |",
+               "|---|---|---:|---:|---:|---:|"]
+        for cls in op_table.PRICED:
+            for phase in PHASES:
+                m = {part: sum(meas[part][p].get((phase, cls, "kernel"), 0.0) for p in points)
+                     for part in PARTS}
+                if min(m.values()) < 500:
+                    continue
+                cells = []
+                for part in PARTS:
+                    for fw in ("own", "kernels"):
+                        price = prices[part, fw].get((phase, cls), 0.0)
+                        cells.append(f"{m[part] / price:.2f}" if price > 0 else "-")
+                        if price > 0:
+                            got_all.setdefault((precision, cls, phase, fw), []).append(
+                                m[part] / price)
+                md.append(f"| {cls} | {phase} | " + " | ".join(cells) + " |")
+        md.append("")
+    return md + prices_say(got_all)
+
+
+def prices_say(got):
+    """The prices' findings, as ranges over both parts of the tables' figures."""
+    def span(fw, classes, precisions=("bf16", "fp32"), phases=PHASES):
+        x = [v for (p, c, ph, f), vs in got.items() for v in vs
+             if f == fw and c in classes and p in precisions and ph in phases]
+        return f"{min(x):.2f}-{max(x):.2f}" if x else "-"
+    sm_priced = ("batch norm", "pooling", "conv grouped")
+    return op_table.para(f"""The SM prices of `pytorch-eager-kernels`, measured on the H200,
+        carry to the H100: batch norms, poolings and grouped convolutions measure
+        {span("kernels", sm_priced)} times their price on both parts, where the shipped
+        framework, pricing them by their bytes, gives {span("own", sm_priced)}. The shipped
+        descriptions' per-kernel dispatch, fitted on whole steps and added to each layer,
+        absorbs that gap (docs/accuracy-gpus.md, "The queue in the model"), which is why the
+        H200's bandwidth shows in their predictions as a gain its runs do not have. Mispriced on both parts, whichever
+        framework: layer norms ({span("kernels", ("layer norm",))}; ConvNeXt's), the 1 x 1
+        convolutions with TF32 off ({span("kernels", ("conv 1x1",), ("fp32",))}), the
+        dense k x k ones at bf16 ({span("kernels", ("conv dense kxk",), ("bf16",))}), the
+        small matrix products of the classifiers ({span("kernels", ("linear",))}), and the
+        activations' backward pass, priced at more bytes than it moves
+        ({span("kernels", ("activation",), phases=("bwd",))}). These, each a price of its own
+        per op class, are what a queued form needs before the descriptions can take it; they
+        are the likeliest cause of the memory efficiency a queued fit asks (0.36-0.58).""") + [""]
+
+
 def what_it_says(summary):
     """The findings, from the tables' numbers: which share of the training kernels' time runs
     at the DRAM's pace on the H100 (a class at 1.25 or more), and the whole step's ratio."""
@@ -167,8 +251,9 @@ def what_it_says(summary):
     return md + [""]
 
 
-def report(root):
-    """The page's lines, from the profiles and clocks files under root (the source tree)."""
+def report(root, binary=None):
+    """The page's lines, from the profiles and clocks files under root (the source tree), with
+    the model's prices beside them where a scalemeter binary is given."""
     clocks = {p: busy_clocks(root, p) for p in PARTS}
     md = ["# The H100 beside the H200, op class by op class", ""]
     md += op_table.para(f"""Generated by `tools/op_ratio.py` (issue 38 item 4, issue 37); do
@@ -200,6 +285,8 @@ def report(root):
         md += ["## " + title[0].upper() + title[1:], ""] + tab[2:] + [""]
         summary.append((precision, h100, h200, points, rows))
     md += what_it_says(summary)
+    if binary:
+        md += prices_section(binary, summary)
     if summary:
         precision, h100, h200, points, _ = summary[0]
         md += ["## Training batch norm by channels (" + op_table.UNDER_SHORT[precision] + ")", ""]
@@ -213,8 +300,9 @@ def report(root):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "ops-h100-h200.md"))
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
     a = ap.parse_args()
-    md = report(ROOT)
+    md = report(ROOT, a.bin)
     with open(a.out, "w") as f:
         f.write("\n".join(md).rstrip() + "\n")
     print(f"op_ratio.py: wrote {a.out}")
