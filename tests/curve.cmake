@@ -128,3 +128,7 @@ sm_add_python_test(prediction_relations test_prediction_relations.py ${SCALEMETE
 # tools/op_ratio.py, which docs/ops-h100-h200.md comes from, on profiles and clocks written by
 # the test (a class at the DRAM's ratio, one at the SMs', idle clock samples left out)
 sm_add_python_test(tool_op_ratio test_op_ratio.py)
+# tools/gpu-validate.sh stopped by a lease's time limit keeps its phase's rows in --out (with
+# stand-ins for nvidia-smi, the pack and the measuring tools)
+add_test(NAME tool_gpu_validate_stop
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_validate_stop.sh)

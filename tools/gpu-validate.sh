@@ -116,7 +116,34 @@ say "GPU: $(cat "$work/gpu.txt")"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu \
     --format=csv,noheader -lms 500 >>"$out/clocks.csv" 2>/dev/null &
 sampler=$!
-trap 'kill $sampler 2>/dev/null' EXIT
+# What a measuring phase has written so far reaches $out even when a time limit stops this
+# script (a lease's timeout sends TERM): the child is waited for in the background, so the trap
+# runs at once, stops it and copies its rows (gzipped where named *.gz).
+child=
+pending=
+pending_to=
+save_pending() {
+    [ -n "$pending" ] && [ -s "$pending" ] || return 0
+    case $pending_to in
+    *.gz) gzip -c "$pending" >"$pending_to" ;;
+    *) cp "$pending" "$pending_to" ;;
+    esac
+}
+# runs "$@" as the phase's child, its rows in $1 to be saved to $2 if this script is stopped
+measuring() {
+    pending=$1 pending_to=$2
+    shift 2
+    "$@" &
+    child=$!
+    wait "$child"
+    rc=$?
+    child=
+    return $rc
+}
+# (the tool is waited for after its TERM: the copy then holds its last row)
+trap '[ -n "$child" ] && { kill "$child" 2>/dev/null; wait "$child" 2>/dev/null; }
+      save_pending; kill $sampler 2>/dev/null' EXIT
+trap 'say "stopped (signal): what was measured is in $out"; exit 143' TERM INT HUP
 
 if [ -z "$pack" ]; then
     for f in "$src"/build-offline/scalemeter-offline-x86_64.tar.gz "$src"/.offline/*.tar.gz; do
@@ -280,7 +307,8 @@ if has layers; then
         say "layers: torch_layer_profile.py --precision $p -> $layers_csv"
         layer_models=$models
         case ",$models," in *,convnext_tiny,*) ;; *) layer_models=$models,convnext_tiny ;; esac
-        python3 "$src/tools/torch_layer_profile.py" --models "$layer_models" \
+        measuring "$layers_csv" "$out/$slug-pytorch-layers-$p.csv.gz" \
+            python3 "$src/tools/torch_layer_profile.py" --models "$layer_models" \
             --points "$points" --precision "$p" --steps 3 --warmup 3 --time-limit "$left" \
             --out "$layers_csv" >>"$log" 2>&1 || {
             say "layers: $p failed or was cut off (exit $?): run the phase again to resume"
@@ -295,7 +323,8 @@ if has memory; then
     mem_csv=$work/$slug-pytorch-memory.csv
     seed "$mem_csv" "$src/configs/calibrations/$slug-pytorch-memory.csv"
     say "memory: torch_gpu_memory.py -> $mem_csv"
-    python3 "$src/tools/torch_gpu_memory.py" --batches 32,128 --precisions fp32,bf16 \
+    measuring "$mem_csv" "$out/$(basename "$mem_csv")" \
+        python3 "$src/tools/torch_gpu_memory.py" --batches 32,128 --precisions fp32,bf16 \
         --models resnet18,resnet50,resnet101,vgg16,densenet121,inception_v3,googlenet,mobilenet_v2,mobilenet_v3_large,efficientnet_b0,convnext_tiny,regnet_y_400mf,resnext50_32x4d,squeezenet1_0,shufflenet_v2_x1_0,vit_b_16 \
         --max-batch resnet50,vit_b_16 --time-limit "$time_limit" --out "$mem_csv" >>"$log" 2>&1 ||
         { say "memory: failed (see $log)"; failures=$((failures + 1)); }
@@ -308,7 +337,8 @@ if has repeat; then
     rep_csv=$work/$slug-pytorch-$rp-rounds.csv
     seed "$rep_csv" "$src/configs/calibrations/$slug-pytorch-$rp-rounds.csv"
     say "repeat: torch_repeat_runs.py --precision $rp --models $models -> $rep_csv"
-    python3 "$src/tools/torch_repeat_runs.py" --configs "$src/configs/calibrations/h100-pytorch-$rp.csv" \
+    measuring "$rep_csv" "$out/$(basename "$rep_csv")" \
+        python3 "$src/tools/torch_repeat_runs.py" --configs "$src/configs/calibrations/h100-pytorch-$rp.csv" \
         --precision "$rp" --models "$models" --rounds 3 --time-limit "$time_limit" \
         --out "$rep_csv" >>"$log" 2>&1 ||
         { say "repeat: failed (see $log)"; failures=$((failures + 1)); }
