@@ -849,7 +849,8 @@ def h200_section(a, w):
       f"and batch 256 was (predicted in brackets) {', '.join(speed)}. The model speeds every "
       "memory-bound kernel up with the H200's 43% more bandwidth; the batch norms and "
       "depthwise convolutions that hold most of that time in eager PyTorch run far below it "
-      "on either part (docs/ops-h200.md), so the H200 gains less.")
+      "on either part (docs/ops-h200.md; on the H100 at 1.00-1.11 of the H200's time, "
+      "docs/ops-h100-h200.md), so the H200 gains less.")
 
 
 def fp32_events_section(a, w):

@@ -612,8 +612,11 @@ something the H200 does not have more of (its SMs and clock, as the batch norms,
 depthwise convolutions an H200 profiled are, [ops-h200.md](ops-h200.md)), while the matrix
 products and convolutions take more of the step than their prices give; or the H200's SMs run
 slower under the same 700 W, its HBM3e taking more of it (docs/devices.md, "Not modelled
-yet"). The H100's per-op profiles of docs/gpu.md's step 7 tell the two apart: each class's
-time on the H100 beside the H200's at the same shapes."""]
+yet"). The H100's per-op profiles tell the two apart ([ops-h100-h200.md](ops-h100-h200.md),
+2026-11-27): the H100's SM clock held 1,980 MHz under load, and a training step's kernels
+took 1.07-1.08 times the H200's at the same shapes, only its activations and elementwise
+kernels at the bandwidths' 1.43, batch norms, poolings, depthwise and grouped convolutions at
+1.00-1.11. The first account, then; the H200's clock under load is still unsampled."""]
     md += ["", f"""For ResNet-50 the first account has prices already: `--framework {KERNELS}
 --dispatch queued` (above: batch norms, poolings and grouped convolutions by the SMs at the
 rates the H200's profiles measured, the device's 3 us a kernel, the host queueing kernels)
