@@ -13,6 +13,13 @@ if [ "${1:-}" = "--check" ]; then
     shift
 fi
 if [ $# -gt 0 ]; then
+    # clang-format takes any text for C: a shell script given by mistake comes back mangled
+    for f in "$@"; do
+        case $f in
+        *.c | *.h | *.cu | *.cuh) ;;
+        *) echo "format.sh: $f is not C, a header or CUDA: not formatted" >&2; exit 2 ;;
+        esac
+    done
     files="$*"
 else
     files=$(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cu' '*.cuh')
