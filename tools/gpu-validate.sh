@@ -40,8 +40,9 @@
 #                  build-offline/scalemeter-offline-x86_64.tar.gz, .offline/*.tar.gz)
 #   --out DIR      where the results go (default: $OUT if set, else build-validate/out):
 #                  report.md, the two CSVs and coefficient files, gpu-tests.log, backends.txt,
-#                  validate.log (its lines stamped with the UTC time) and clocks.csv (the SM
-#                  clock, memory clock, power and temperature every half second: 9 files)
+#                  validate.log (its lines stamped with the UTC time), clocks.csv (the SM
+#                  clock, memory clock, power and temperature every half second) and host.txt
+#                  (lscpu: the host's processor): 10 files
 #   --quick        6 networks x 2 images x 2 batches, for a first look
 #   --points LIST  the layers phase's BATCHxIMAGE points (default 32x224,128x224,256x224,64x128)
 #   --repeat-precision P  the repeat phase's set: configs/calibrations/h100-pytorch-P.csv, run
@@ -170,6 +171,9 @@ else
 fi
 sm=$bin/scalemeter
 "$sm" backends >"$out/backends.txt" 2>&1
+# The host's processor: eager PyTorch's small configurations run at its pace (the same H100
+# set measured in two leases differed by 0.2 where the host dispatches; docs/accuracy.md)
+{ lscpu 2>/dev/null || cat /proc/cpuinfo; } >"$out/host.txt"
 cat "$out/backends.txt" >>"$log"
 grep -q '^cuda .* yes  *yes ' "$out/backends.txt" ||
     { say "the cuda backend is not usable here:"; cat "$out/backends.txt" >&2; exit 1; }
