@@ -82,6 +82,17 @@ def validate(binary, path, *how):
             for p in PHASES if p in d["phases"]}
 
 
+def validate_rows(binary, rows, fields, *how):
+    """validate() of these rows (dicts; keys beyond fields left out) as a CSV of their own."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "rows.csv")
+        with open(path, "w", newline="") as f:
+            cw = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+            cw.writeheader()
+            cw.writerows(rows)
+        return validate(binary, path, *how)
+
+
 def split(path, tmp):
     """Two CSVs: the networks at even and at odd places in sorted order."""
     with open(os.path.join(ROOT, path)) as f:
@@ -811,16 +822,10 @@ def h200_section(a, w):
     w("efficiencies and dispatch are the H100's (fitted on another machine's host).\n")
     w("| rows | n | " + " | ".join(PHASES) + " |")
     w("|---|---|" + "---|" * len(PHASES))
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, sub in groups.items():
-            sub_path = os.path.join(tmp, "sub.csv")
-            with open(sub_path, "w", newline="") as f:
-                cw = csv.DictWriter(f, fieldnames=fields)
-                cw.writeheader()
-                cw.writerows(sub)
-            m = validate(a.bin, sub_path, "--device", "h200", "--precision", "bf16")
-            cells = [f"{fmt(m[p][0])} ({m[p][1]:.2f})" if p in m else "-" for p in PHASES]
-            w(f"| {label} | {len(sub)} | " + " | ".join(cells) + " |")
+    for label, sub in groups.items():
+        m = validate_rows(a.bin, sub, fields, "--device", "h200", "--precision", "bf16")
+        cells = [f"{fmt(m[p][0])} ({m[p][1]:.2f})" if p in m else "-" for p in PHASES]
+        w(f"| {label} | {len(sub)} | " + " | ".join(cells) + " |")
     by = {}
     for r in rows:
         by.setdefault((r["model"], r["image"], r["batch"]), []).append(float(r["t_step"]))
@@ -877,21 +882,15 @@ def fp32_events_section(a, w):
     w("|---|---|---|---|---|---|")
     groups = {"all": first, "image 224, batch 64 (the GPU busy)": [r for r in first if busy(r)],
               "the rest (the host sets the pace)": [r for r in first if not busy(r)]}
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, sub in groups.items():
-            ratios = [float(r["t_step"]) / float(wall[key(r)]["t_step"]) for r in sub]
-            mape = statistics.mean(abs(x - 1) for x in ratios)
-            cells = []
-            for source in ("wall", "events"):
-                sub_path = os.path.join(tmp, f"{source}.csv")
-                with open(sub_path, "w", newline="") as f:
-                    cw = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-                    cw.writeheader()
-                    cw.writerows(wall[key(r)] if source == "wall" else r for r in sub)
-                m = validate(a.bin, sub_path, "--device", "h100")
-                cells.append(f"{fmt(m['step'][0])} ({m['step'][1]:.2f})")
-            w(f"| {label} | {len(sub)} | {mape:.3f} | {statistics.median(ratios):.2f} | "
-              + " | ".join(cells) + " |")
+    for label, sub in groups.items():
+        ratios = [float(r["t_step"]) / float(wall[key(r)]["t_step"]) for r in sub]
+        mape = statistics.mean(abs(x - 1) for x in ratios)
+        cells = []
+        for measured in ([wall[key(r)] for r in sub], sub):
+            m = validate_rows(a.bin, measured, fields, "--device", "h100")
+            cells.append(f"{fmt(m['step'][0])} ({m['step'][1]:.2f})")
+        w(f"| {label} | {len(sub)} | {mape:.3f} | {statistics.median(ratios):.2f} | "
+          + " | ".join(cells) + " |")
     again = {key(r): float(r["t_step"]) for r in rows if r["round"] == "1"}
     spread = [again[key(r)] / float(r["t_step"]) for r in first if key(r) in again]
     grad = statistics.median(float(r["t_grad"]) / float(wall[key(r)]["t_grad"]) for r in first)

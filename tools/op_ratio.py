@@ -35,16 +35,10 @@ MIN_US = 200.0  # a class's kernel time at a point under this is left out of its
 
 def profiles(root, part, precision):
     """{(model, batch): {key: median over the profiled steps}}, or {} where none ran."""
-    path = os.path.join(root, "configs", "calibrations", f"{part}-pytorch-layers",
-                        f"{precision}.csv.gz")
-    if not os.path.exists(path):
+    folder = os.path.join(root, "configs", "calibrations", f"{part}-pytorch-layers")
+    if not os.path.exists(os.path.join(folder, f"{precision}.csv.gz")):
         return {}
-    out = {}
-    for key, steps in op_table.load(path).items():
-        values = [op_table.analyse_step(s, precision) for s in steps]
-        keys = set().union(*values)
-        out[key] = {k: statistics.median(x.get(k, 0.0) for x in values) for k in keys}
-    return out
+    return op_table.measure(precision, folder)
 
 
 def busy_clocks(root, part):
@@ -81,9 +75,8 @@ def fmt_range(per):
 
 
 def table_for(precision, h100, h200, points):
-    md = [f"### {op_table.UNDER[precision]}", ""]
     nets = sorted({p[0] for p in points})
-    md += op_table.para(f"{len(points)} point{'s' if len(points) > 1 else ''}: " + ", ".join(
+    md = op_table.para(f"{len(points)} point{'s' if len(points) > 1 else ''}: " + ", ".join(
         f"{op_table.PRETTY.get(n, n)} at batch " +
         " and ".join(str(p[1]) for p in points if p[0] == n) for n in nets) + ", image 224.")
     md += ["", "| class | phase | H100 ms | H200 ms | H100 / H200 | points' range |",
@@ -133,13 +126,13 @@ def bn_channels(h100, h200, points):
     return md
 
 
-def priced(binary, part, model, batch, precision, framework=None):
+def priced(binary, part, model, batch, precision, classes, framework=None):
     """{(phase, class): us} of the model's device time per class (each layer's time less the
-    host's dispatch in it) for the part's description, under its own framework or another."""
+    host's dispatch in it; classes: op_table.model_classes) for the part's description, under
+    its own framework or another."""
     args = ["predict", model, "--device", part, "-g", "1", "--batch", str(batch), "--image",
             "224", "--precision", precision, "--format", "json", "--per-layer"]
     args += ["--framework", framework] if framework else []
-    classes = op_table.model_classes(binary, model)
     out = {}
     for layer in op_table.run(binary, *args)["layers"]:
         for phase in PHASES:
@@ -161,13 +154,15 @@ def prices_section(binary, summary):
         part to the other gives the same figure in both columns of a framework. Classes under
         half a millisecond over the points are left out.""") + [""]
     got_all = {}  # (precision, class, phase, framework): [H100, H200]
+    classes = {m: op_table.model_classes(binary, m)
+               for m in sorted({p[0] for s in summary for p in s[3]})}
     for precision, h100, h200, points, _ in summary:
         meas = {"h100": h100, "h200": h200}
         prices = {(part, fw): {} for part in PARTS for fw in ("own", "kernels")}
         for part in PARTS:
             for model, batch in points:
                 for fw, name in (("own", None), ("kernels", "pytorch-eager-kernels")):
-                    got = priced(binary, part, model, batch, precision, name)
+                    got = priced(binary, part, model, batch, precision, classes[model], name)
                     acc = prices[part, fw]
                     for k, v in got.items():
                         acc[k] = acc.get(k, 0.0) + v
@@ -282,7 +277,7 @@ def report(root, binary=None):
             continue
         tab, rows = table_for(precision, h100, h200, points)
         title = op_table.UNDER[precision]
-        md += ["## " + title[0].upper() + title[1:], ""] + tab[2:] + [""]
+        md += ["## " + title[0].upper() + title[1:], ""] + tab + [""]
         summary.append((precision, h100, h200, points, rows))
     md += what_it_says(summary)
     if binary:

@@ -401,10 +401,10 @@ def analyse_step(phases, precision):
     return v
 
 
-def measure(precision):
-    """{(model, batch): {key: median over the profiled steps}}."""
+def measure(precision, folder=os.path.join(ROOT, DATA)):
+    """{(model, batch): {key: median over the profiled steps}} of folder's profiles."""
     out = {}
-    for key, steps in load(os.path.join(ROOT, DATA, f"{precision}.csv.gz")).items():
+    for key, steps in load(os.path.join(folder, f"{precision}.csv.gz")).items():
         values = [analyse_step(s, precision) for s in steps]
         keys = set().union(*values)
         out[key] = {k: statistics.median(x.get(k, 0.0) for x in values) for k in keys}
