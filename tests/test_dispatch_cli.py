@@ -3,7 +3,8 @@
 convolution and a ReLU) at batch 32 on tests/data/curve/framework_device.ini (30 us a kernel in
 the training forward pass, 40 backward; tests/test_device_predictor.c derives the layers' device
 times by hand: the conv 1.4797504512e-3 s forward, 2.9595009024e-3 backward, the ReLU
-1.02760448e-4 and 2.05520896e-4). Added, a pass is every layer's device time and dispatch;
+1.02760448e-4 and, 1.5 times its bytes, 1.54140672e-4). Added, a pass is every layer's device
+time and dispatch;
 queued, the host's dispatch of the first layer issued and then every layer's device time, the
 GPU being busier than the host. queued_device.ini (host_runs_ahead = 1) is queued unless told
 otherwise; the bad values are one line each.
@@ -20,7 +21,7 @@ NET = "tests/data/curve/conv_relu.ini"
 DEVICE = "tests/data/curve/framework_device.ini"
 QUEUED = "tests/data/curve/queued_device.ini"
 CONV_FWD, CONV_BWD, RELU_FWD, RELU_BWD = 1.4797504512e-3, 2.9595009024e-3, 1.02760448e-4, \
-    2.05520896e-4
+    1.54140672e-4
 ADDED = (CONV_FWD + RELU_FWD + 2 * 30e-6, CONV_BWD + RELU_BWD + 2 * 40e-6)
 QUEUE = (30e-6 + CONV_FWD + RELU_FWD, 40e-6 + RELU_BWD + CONV_BWD)
 

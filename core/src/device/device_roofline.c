@@ -169,7 +169,11 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         double moved = fmin(w.score_flops, w.matmul_flops);
         w.score_flops += moved;
         w.matmul_flops -= moved;
-        w.bytes *= 2;
+        /* an activation's gradient reads the output's gradient and the input (or output) it
+         * kept and writes the input's: three tensors to the forward pass's two (PyTorch's
+         * threshold_backward, silu_backward, gelu_backward); the others read and write twice
+         * their forward traffic */
+        w.bytes *= has_trait(l, SM_TRAIT_ACTIVATION) ? 1.5 : 2;
         w.serial_bytes *= 2;
         w.score_bytes *= 2;
     }
