@@ -139,6 +139,35 @@ static void check_out_of_range(const char *outdir)
     CHECK_EQ(access(ini, F_OK), -1);
 }
 
+/* A base whose framework prices convolutions by kind and pass (conv_kinds_device.ini: 0.25,
+ * 0.125, 0.4 and 0.2 beside conv_efficiency 0.5): the fit's one scale of the convolutions,
+ * here half (0.5 to 0.25), keeps their ratios, written to the framework's keys. */
+static void check_conv_kinds(const char *outdir)
+{
+    char ini[4096];
+    snprintf(ini, sizeof ini, "%s/device_fit_conv_kinds.ini", outdir);
+    sm_device_fit_result d = {.precision = "fp32",
+                              .dispatch_infer = 20e-6,
+                              .dispatch_fwd = 30e-6,
+                              .dispatch_bwd = 40e-6,
+                              .dispatch_update = 3e-6,
+                              .compute_efficiency = 0.25,
+                              .conv_efficiency = 0.25,
+                              .memory_efficiency = 0.5};
+    snprintf(d.base, sizeof d.base, "tests/data/curve/conv_kinds_device.ini");
+    sm_status st;
+    CHECK_EQ(sm_device_fit_write(&d, "runs.csv", ini, &st), 0);
+    sm_device v;
+    CHECK_EQ(sm_device_load(ini, &v, &st), 0);
+    CHECK_NEAR(v.conv_efficiency[SM_FP32], 0.25, 1e-9);
+    CHECK_NEAR(v.conv_kind_efficiency[SM_FP32][0][0], 0.125, 1e-9);
+    CHECK_NEAR(v.conv_kind_efficiency[SM_FP32][0][1], 0.0625, 1e-9);
+    CHECK_NEAR(v.conv_kind_efficiency[SM_FP32][1][0], 0.2, 1e-9);
+    CHECK_NEAR(v.conv_kind_efficiency[SM_FP32][1][1], 0.1, 1e-9);
+    /* a precision the framework gives no kinds for keeps none */
+    CHECK(v.conv_kind_efficiency[SM_BF16][0][0] == 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -164,6 +193,7 @@ int main(int argc, char **argv)
                    "tests/data/curve/round_queued_grid_device.ini", argv[1],
                    "device_fit_queued_grid");
     check_out_of_range(argv[1]);
+    check_conv_kinds(argv[1]);
     sm_registry_free(reg);
     return check_summary();
 }

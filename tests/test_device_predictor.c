@@ -20,21 +20,29 @@
 #define BN_RELU_FWD (1.12760448e-4 + 2 * 1.12761472e-4 + 1.4897504512e-3)
 #define BN_RELU_BWD (1.64140672e-4 + 2 * 2.15522944e-4 + 2.9695009024e-3)
 
-/* net at layout one on DEVICE with the framework of o: its passes' times (infer NAN: not
- * checked) */
-static void check_passes(const sm_device_options *o, const sm_network *net, const sm_layout *one,
-                         double fwd, double infer, double bwd)
+/* net at layout one on the description at path with the options o: its passes' times (infer
+ * and bwd NAN: not checked) */
+static void check_passes_on(const char *path, const sm_device_options *o, const sm_network *net,
+                            const sm_layout *one, double fwd, double infer, double bwd)
 {
     sm_predictor *p;
     sm_prediction pr;
     sm_status st;
-    CHECK_EQ(sm_predictor_from_device_opts(DEVICE, o, &p, &st), 0);
+    CHECK_EQ(sm_predictor_from_device_opts(path, o, &p, &st), 0);
     CHECK_EQ(sm_predict(p, net, one, &pr, &st), 0);
     CHECK_NEAR(pr.t_fwd, fwd, 1e-9);
     if (!isnan(infer))
         CHECK_NEAR(pr.t_infer, infer, 1e-9);
-    CHECK_NEAR(pr.t_bwd, bwd, 1e-9);
+    if (!isnan(bwd))
+        CHECK_NEAR(pr.t_bwd, bwd, 1e-9);
     sm_predictor_free(p);
+}
+
+/* the same on DEVICE */
+static void check_passes(const sm_device_options *o, const sm_network *net, const sm_layout *one,
+                         double fwd, double infer, double bwd)
+{
+    check_passes_on(DEVICE, o, net, one, fwd, infer, bwd);
 }
 
 /* net's layers at layout one on the description at path with the options o (NULL: its own) */
@@ -669,6 +677,40 @@ int main(void)
     CHECK(lp[1].t_fwd > 10e-6 && lp[1].t_bwd > 10e-6 && lp[0].t_infer > 10e-6);
     sm_predictor_free(p);
     sm_network_free(drop);
+
+    /* Convolutions priced by kind and pass (conv_kinds_device.ini's [framework], batch 32, the
+     * launch's 10 us a kernel). conv_relu.ini's 3 x 3 (9 taps) at conv_fwd_efficiency 0.25 and
+     * conv_bwd_efficiency 0.125 of the 10 TFLOP/s peak:
+     *   fwd 7,398,752,256 / 2.5e12 = 2.9595009024e-3 + 10 us, relu 1.12760448e-4
+     *       = 3.0822613504e-3 s
+     *   bwd 14,797,504,512 / 1.25e12 = 1.18380036096e-2 + 10 us, relu 1.64140672e-4
+     *       = 1.20121442816e-2 s
+     * conv1x1_relu.ini's 1 x 1 (1 tap): 200,704 x 64 MACs a sample, 822,083,584 FLOPs at 32,
+     * at conv1x1_fwd_efficiency 0.4 and conv1x1_bwd_efficiency 0.2, beside its 51,396,608
+     * bytes (activations and 4,096 weights) at 5e11:
+     *   fwd 822,083,584 / 4e12 = 2.05520896e-4 > 1.02793216e-4; + 10 us, relu 1.12760448e-4
+     *       = 3.28281344e-4 s
+     *   bwd 1,644,167,168 / 2e12 = 8.22083584e-4 > 2.05586432e-4; + 10 us, relu 1.64140672e-4
+     *       = 9.96224256e-4 s
+     * and on round_device.ini, which gives no kinds, the 1 x 1 at conv_efficiency's 0.5:
+     *   fwd 1.644167168e-4 + 10 us + 1.12760448e-4 = 2.87177165e-4 s */
+    sm_network *pointwise;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/conv1x1_relu.ini", NULL, &pointwise, &st), 0);
+    CHECK_EQ(sm_network_layer(net, "conv")->kernel_taps, 9);
+    CHECK_EQ(sm_network_layer(pointwise, "conv")->kernel_taps, 1);
+    CHECK_EQ(sm_network_layer(pointwise, "relu")->kernel_taps, 0);
+    const sm_device_options own = {0};
+    check_passes_on("tests/data/curve/conv_kinds_device.ini", &own, net, &one, 3.0822613504e-3, NAN,
+                    1.20121442816e-2);
+    check_passes_on("tests/data/curve/conv_kinds_device.ini", &own, pointwise, &one, 3.28281344e-4,
+                    NAN, 9.96224256e-4);
+    check_passes(&own, pointwise, &one, 2.87177165e-4, NAN, NAN);
+    /* a framework given for the part prices the kinds as it says: one that says nothing of
+     * them, conv_efficiency (the 3 x 3 at the top's times) */
+    const sm_device_options eager = {.framework = "tests/data/curve/transpose_share_framework.ini"};
+    check_passes_on("tests/data/curve/conv_kinds_device.ini", &eager, net, &one,
+                    1.4897504512e-3 + 1.12760448e-4, NAN, 2.9695009024e-3 + 1.64140672e-4);
+    sm_network_free(pointwise);
 
     sm_network_free(net);
     sm_registry_free(reg);

@@ -179,6 +179,11 @@ typedef struct sm_layer {
      * permute, or a layer that keeps or writes that layout, leaves it (plugin.h's
      * view_strides): PyTorch then runs a convolution in cuDNN's NHWC kernels */
     int input_channels_last;
+    /* a convolution's kernel positions per output and input channel (kh x kw; 1 for a 1 x 1),
+     * its MACs over its outputs and input channels per group; 0 for other layers or where
+     * they do not divide. cuDNN runs 1 x 1 ones as plain matrix products (their own
+     * efficiency: a framework's conv1x1_*_efficiency_P keys) */
+    int64_t kernel_taps;
 } sm_layer;
 
 typedef struct sm_network {

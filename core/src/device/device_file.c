@@ -55,6 +55,8 @@ typedef struct field {
 #define PEAK(p) (AT(peak) + (p) * sizeof(double))
 #define EFF(p) (AT(efficiency) + (p) * sizeof(double))
 #define CONV(p) (AT(conv_efficiency) + (p) * sizeof(double))
+#define CONV_KIND(p, kind, pass)                                                                   \
+    (AT(conv_kind_efficiency) + (4 * (p) + 2 * (kind) + (pass)) * sizeof(double))
 #define BN(kernel, pass) (AT(batchnorm_sm_bytes) + (2 * (kernel) + (pass)) * sizeof(double))
 #define POOL(pass) (AT(pooling_rate) + (pass) * sizeof(double))
 #define DC(kind, pass, term)                                                                       \
@@ -128,6 +130,38 @@ static const field fields[] = {
     {"framework", "host_runs_ahead", F_INT, AT(host_runs_ahead), 1, 0, 1, 1, 0,
      "1: the host issues each layer's kernels while the GPU runs those issued before (a queue "
      "per pass); 0: the dispatch adds to each layer's device time"},
+    {"framework", "conv_fwd_efficiency_fp32", F_REAL, CONV_KIND(SM_FP32, 0, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp32 peak the framework's convolutions but dense 1 x 1 ones reach forward"},
+    {"framework", "conv_bwd_efficiency_fp32", F_REAL, CONV_KIND(SM_FP32, 0, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp32 peak the framework's convolutions but dense 1 x 1 ones reach backward"},
+    {"framework", "conv1x1_fwd_efficiency_fp32", F_REAL, CONV_KIND(SM_FP32, 1, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp32 peak the framework's dense 1 x 1 convolutions reach forward"},
+    {"framework", "conv1x1_bwd_efficiency_fp32", F_REAL, CONV_KIND(SM_FP32, 1, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp32 peak the framework's dense 1 x 1 convolutions reach backward"},
+    {"framework", "conv_fwd_efficiency_tf32", F_REAL, CONV_KIND(SM_TF32, 0, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the tf32 peak the framework's convolutions but dense 1 x 1 ones reach forward"},
+    {"framework", "conv_bwd_efficiency_tf32", F_REAL, CONV_KIND(SM_TF32, 0, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the tf32 peak the framework's convolutions but dense 1 x 1 ones reach backward"},
+    {"framework", "conv1x1_fwd_efficiency_tf32", F_REAL, CONV_KIND(SM_TF32, 1, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the tf32 peak the framework's dense 1 x 1 convolutions reach forward"},
+    {"framework", "conv1x1_bwd_efficiency_tf32", F_REAL, CONV_KIND(SM_TF32, 1, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the tf32 peak the framework's dense 1 x 1 convolutions reach backward"},
+    {"framework", "conv_fwd_efficiency_fp16", F_REAL, CONV_KIND(SM_FP16, 0, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp16 peak the framework's convolutions but dense 1 x 1 ones reach forward"},
+    {"framework", "conv_bwd_efficiency_fp16", F_REAL, CONV_KIND(SM_FP16, 0, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp16 peak the framework's convolutions but dense 1 x 1 ones reach backward"},
+    {"framework", "conv1x1_fwd_efficiency_fp16", F_REAL, CONV_KIND(SM_FP16, 1, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp16 peak the framework's dense 1 x 1 convolutions reach forward"},
+    {"framework", "conv1x1_bwd_efficiency_fp16", F_REAL, CONV_KIND(SM_FP16, 1, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp16 peak the framework's dense 1 x 1 convolutions reach backward"},
+    {"framework", "conv_fwd_efficiency_bf16", F_REAL, CONV_KIND(SM_BF16, 0, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the bf16 peak the framework's convolutions but dense 1 x 1 ones reach forward"},
+    {"framework", "conv_bwd_efficiency_bf16", F_REAL, CONV_KIND(SM_BF16, 0, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the bf16 peak the framework's convolutions but dense 1 x 1 ones reach backward"},
+    {"framework", "conv1x1_fwd_efficiency_bf16", F_REAL, CONV_KIND(SM_BF16, 1, 0), 1, 1e-4, 1, 1, 0,
+     "fraction of the bf16 peak the framework's dense 1 x 1 convolutions reach forward"},
+    {"framework", "conv1x1_bwd_efficiency_bf16", F_REAL, CONV_KIND(SM_BF16, 1, 1), 1, 1e-4, 1, 1, 0,
+     "fraction of the bf16 peak the framework's dense 1 x 1 convolutions reach backward"},
     {"framework", "dispatch_on_device", F_INT, AT(dispatch_on_device), 1, 0, 1, 1, 0,
      "1: the dispatch keys are the device's own time per kernel (CUDA graphs, fused kernels; a "
      "CPU), which no host runs ahead of: host_runs_ahead and --dispatch queued are refused"},
@@ -476,6 +510,7 @@ static void framework_defaults(sm_device *dev)
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
     memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
     memset(dev->pooling_rate, 0, sizeof dev->pooling_rate);
+    memset(dev->conv_kind_efficiency, 0, sizeof dev->conv_kind_efficiency);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */
     dev->param_bytes = 4; /* fp32 parameters, AMP's: no master copy, DDP's bucket copy */

@@ -84,6 +84,13 @@ typedef struct sm_device {
      * SM_TRAIT_POOLING), [pass]: 0 forward (and inference), 1 backward, a global pooling's
      * backward (a broadcast) left to the DRAM; 0: bound by the DRAM alone */
     double pooling_rate[2];
+    /* the fractions of the precision's peak a framework's convolutions reach by kind and pass
+     * where they differ from the part's conv_efficiency ([framework] conv_*_efficiency_P, as
+     * eager PyTorch's cuDNN calls on NCHW tensors ran: docs/ops-h100-h200.md):
+     * [precision][kind][pass], kind 1 a dense 1 x 1 convolution (sm_layer's kernel_taps 1, no
+     * groups: a plain matrix product to cuDNN), 0 every other; pass 0 forward and inference,
+     * 1 backward (data and weight gradients); 0: the part's conv_efficiency */
+    double conv_kind_efficiency[SM_N_PRECISIONS][2][2];
     /* which attention layers run as one fused kernel (FlashAttention, PyTorch's
      * scaled_dot_product_attention: no score matrices in memory, recomputed in the backward
      * pass; plugin.h's scores fields), memory.h's SM_ATTENTION_*: all, none (eager, matmul,
@@ -166,6 +173,9 @@ typedef struct sm_layer_work {
     /* bytes/s at which the SMs stream `bytes`, where a framework's kernel for the layer is
      * bound by them and not by the DRAM (batch norm: sm_device's batchnorm_sm_bytes); 0: none */
     double sm_stream;
+    /* the fraction of the precision's peak conv_flops reach (the layer's kind and pass:
+     * sm_device's conv_kind_efficiency); 0: conv_efficiency */
+    double conv_efficiency;
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train);

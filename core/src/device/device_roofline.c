@@ -162,6 +162,10 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
         w.conv_flops = w.matmul_flops;
         w.matmul_flops = 0;
+        /* a dense 1 x 1 convolution is a plain matrix product to cuDNN, and each kind's
+         * gradients run other kernels than its forward pass (docs/ops-h100-h200.md) */
+        int pointwise = l->kernel_taps == 1 && l->m.group_channels == 0;
+        w.conv_efficiency = v->conv_kind_efficiency[p][pointwise][backward != 0];
     }
     if (backward) {
         /* each product's two gradients: twice its FLOPs, its score matrix read or written
@@ -230,7 +234,8 @@ double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_wor
     if (w.matmul_flops > 0)
         t += w.matmul_flops / (v->peak[p] * v->efficiency[p]);
     if (w.conv_flops > 0)
-        t += w.conv_flops / (v->peak[p] * v->conv_efficiency[p]);
+        t += w.conv_flops /
+             (v->peak[p] * (w.conv_efficiency > 0 ? w.conv_efficiency : v->conv_efficiency[p]));
     if (w.vector_flops > 0)
         t += w.vector_flops / (v->peak[vec] * v->efficiency[vec]);
     return t;

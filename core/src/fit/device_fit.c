@@ -44,6 +44,17 @@ typedef struct layer_row {
     double launches, compute, memory, fixed;
 } layer_row;
 
+/* The largest fraction of the peak v's matrix products and convolutions reach at p, any
+ * kind or pass: what the fit's one scale of them all stops at 1. */
+static double top_efficiency(const sm_device *v, int p)
+{
+    double top = fmax(v->efficiency[p], v->conv_efficiency[p]);
+    for (int kind = 0; kind < 2; kind++)
+        for (int pass = 0; pass < 2; pass++)
+            top = fmax(top, v->conv_kind_efficiency[p][kind][pass]);
+    return top;
+}
+
 /* The design row of a queued phase (host_runs_ahead): the pass ends when the GPU runs the last
  * kernel, max over j of the host's issue of layers 1..j plus the GPU's time of layers j..n (the
  * queue of predictor_device.c's queue_pass, unrolled), so with the j that bounds it at the
@@ -103,8 +114,11 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
          * its fp32 vector rate */
         sm_layer_work w =
             sm_layer_pass_work(v, &net->layers[i], &m, batch, p, phase == 2, phase > 0);
-        double c_mm = sm_layer_compute_seconds(
-            v, p, (sm_layer_work){.matmul_flops = w.matmul_flops, .conv_flops = w.conv_flops});
+        double c_mm =
+            sm_layer_compute_seconds(v, p,
+                                     (sm_layer_work){.matmul_flops = w.matmul_flops,
+                                                     .conv_flops = w.conv_flops,
+                                                     .conv_efficiency = w.conv_efficiency});
         double mem = w.bytes / v->memory_bandwidth;
         double t_vec =
             sm_layer_compute_seconds(v, p, (sm_layer_work){.vector_flops = w.vector_flops});
@@ -380,7 +394,7 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
             goto done;
         }
         /* no efficiency above 1: the scale stops where the larger of the pair reaches it */
-        double top = fmax(v.efficiency[p], v.conv_efficiency[p]);
+        double top = top_efficiency(&v, p);
         double new_c = u[U_C] > top ? 1 / u[U_C] : 1 / top;
         double new_m = u[U_M] > 1 ? 1 / u[U_M] : 1;
         out->iterations = iter + 1;
@@ -409,8 +423,7 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     out->compute_efficiency = scale * v.efficiency[p];
     out->conv_efficiency = scale * v.conv_efficiency[p];
     out->memory_efficiency = eff_m;
-    out->compute_asked =
-        u[U_C] > 0 ? fmax(v.efficiency[p], v.conv_efficiency[p]) / u[U_C] : INFINITY;
+    out->compute_asked = u[U_C] > 0 ? top_efficiency(&v, p) / u[U_C] : INFINITY;
     out->memory_asked = u[U_M] > 0 ? 1 / u[U_M] : INFINITY;
 
     /* the update: d_update P on the single-device t_grad rows less the optimizer's 20 W bytes
@@ -449,7 +462,7 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
     if (sm_device_load(f->base, &v, st))
         return -1;
     /* the keys fitted; everything else is the base's, as it stands */
-    char efficiency[64], conv[64];
+    char efficiency[64], conv[64], kinds[4][64];
     snprintf(efficiency, sizeof efficiency, "compute_efficiency_%s", f->precision);
     snprintf(conv, sizeof conv, "conv_efficiency_%s", f->precision);
     struct {
@@ -462,8 +475,31 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
                   {"framework", "dispatch_infer_us", 4, f->dispatch_infer * 1e6},
                   {"framework", "dispatch_fwd_us", 4, f->dispatch_fwd * 1e6},
                   {"framework", "dispatch_bwd_us", 4, f->dispatch_bwd * 1e6},
-                  {"framework", "dispatch_update_us", 4, f->dispatch_update * 1e6}};
+                  {"framework", "dispatch_update_us", 4, f->dispatch_update * 1e6},
+                  {0},
+                  {0},
+                  {0},
+                  {0}};
     enum { N_FITTED = sizeof fitted / sizeof fitted[0] };
+    /* the fit scales the base's convolutions by one factor: the kinds and passes its framework
+     * prices apart ([framework] conv_*_efficiency_P) keep their ratio to conv_efficiency_P */
+    int n_fitted = N_FITTED - 4, p = sm_precision_parse(f->precision);
+    if (p >= 0 && v.conv_efficiency[p] > 0) {
+        double scale = f->conv_efficiency / v.conv_efficiency[p];
+        static const char *const names[2][2] = {{"conv_fwd", "conv_bwd"},
+                                                {"conv1x1_fwd", "conv1x1_bwd"}};
+        for (int k = 0; k < 4; k++) {
+            double own = v.conv_kind_efficiency[p][k / 2][k % 2];
+            if (!(own > 0))
+                continue;
+            snprintf(kinds[k], sizeof kinds[k], "%s_efficiency_%s", names[k / 2][k % 2],
+                     f->precision);
+            fitted[n_fitted].section = "framework";
+            fitted[n_fitted].key = kinds[k];
+            fitted[n_fitted].digits = 6;
+            fitted[n_fitted++].value = fmin(1, scale * own);
+        }
+    }
     sm_device_key keys[N_FITTED + 4] = {{"device", "name", "", NULL},
                                         {"device", "description", "", NULL},
                                         {"device", "precision", "", NULL},
@@ -486,7 +522,7 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
     keys[1].value[SM_INI_MAX_LINE - strlen("description = ")] = '\0';
     snprintf(keys[2].value, sizeof keys[2].value, "%s", f->precision);
     snprintf(keys[3].value, sizeof keys[3].value, "%s", v.framework[0] ? v.framework : "fitted");
-    for (int i = 0; i < N_FITTED; i++) {
+    for (int i = 0; i < n_fitted; i++) {
         /* the ranges device_file.c loads: a description no command could read is not
          * written */
         char why[96];
@@ -507,7 +543,7 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
         "; the dispatch times and the %s compute and memory efficiencies fitted to those runs\n"
         "; (%d reclassifications), everything else from %s.\n",
         source, f->precision, f->iterations, f->base);
-    return sm_device_write_replacing(f->base, keys, N_FITTED + 4, header, path, st);
+    return sm_device_write_replacing(f->base, keys, n_fitted + 4, header, path, st);
 }
 
 int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const char *path,

@@ -378,6 +378,21 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
 /* Element-wise passes over attention scores (a scale, a mask, a bias): a few, not dozens. */
 #define MAX_SCORE_PASSES 16
 
+/* A convolution's kernel positions per output and input channel: its MACs over its outputs
+ * and the input channels a group reads (group_channels, or all of the first input's, its
+ * first axis); 0 where it is no convolution or they do not divide (a plugin counting its
+ * MACs some other way is priced as a k x k one). */
+static int64_t conv_taps(const sm_layer_type *t, const sm_layer_metrics *m, const sm_shape *in)
+{
+    if (!(t->traits & SM_TRAIT_CONVOLUTION) || in->ndim < 1 || m->macs <= 0 || m->output_elems <= 0)
+        return 0;
+    int64_t per_group = m->group_channels > 0 ? m->group_channels : in->dim[0];
+    if (per_group <= 0 || m->output_elems > INT64_MAX / per_group)
+        return 0;
+    int64_t reads = m->output_elems * per_group;
+    return m->macs % reads == 0 ? m->macs / reads : 0;
+}
+
 /* The kernel counts of ABI 5 with their defaults (one per pass when the layer costs anything);
  * -1 when the plugin's are out of range or more run in training alone than forward. */
 static int layer_kernels(sm_layer_metrics *m)
@@ -624,6 +639,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's group_channels %lld is not 0 or, of a "
                        "convolution (SM_TRAIT_CONVOLUTION), its input channels per group",
                        at, t->name, (long long)m->group_channels);
+    l->kernel_taps = conv_taps(t, m, &in[0]);
     if ((t->traits & SM_TRAIT_POOLING) && m->weights != 0)
         return sm_fail(st,
                        "%s (%s): the plugin declares SM_TRAIT_POOLING, a reduction over "
