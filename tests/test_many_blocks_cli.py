@@ -5,9 +5,10 @@ the layers, so the blocks cost blocks x layers (100,000 blocks of two layers: 47
 --device, over a minute with a calibration); one walk now fills every block's.
 
 A stem convolution, then 100,000 repetitions of a block of a convolution and a ReLU, every one
-fed a 4x8x8 map: by the roofline (--device h100) a block costs the sum of its two layers, so
-each one costs, to the digit, what the first block of the same network with two repetitions
-costs. With a calibration (the default CPU one) each block is the forward equation on its own
+fed a 4x8x8 map: by the roofline (--device h100 --dispatch added, each layer's dispatch added
+to it; queued, the first layers issued carry the host's head start) a block costs the sum of
+its two layers, so each one costs, to the digit, what the first block of the same network with
+two repetitions costs. With a calibration (the default CPU one) each block is the forward equation on its own
 counts with the intercept shared out by FLOPs, so the repetitions are equal to the digit and
 the blocks add up to t_fwd (README: "so the blocks add up to t_fwd").
 
@@ -34,8 +35,10 @@ def write(name, reps):
 
 deep, short = write("deep.ini", REPS), write("short.ini", 2)
 
-d = good_json("predict", deep, "--device", "h100", "--batch", "2", "--per-block")
-s = good_json("predict", short, "--device", "h100", "--batch", "2", "--per-block")
+d = good_json("predict", deep, "--device", "h100", "--dispatch", "added", "--batch", "2",
+              "--per-block")
+s = good_json("predict", short, "--device", "h100", "--dispatch", "added", "--batch", "2",
+              "--per-block")
 blocks, first = d.get("per_block", []), s.get("per_block", [{}, {}])[1]
 check(len(blocks) == REPS + 1, f"--device: {len(blocks)} blocks, not the stem and {REPS:,}")
 check(blocks and blocks[1].get("name") == "s.0" and blocks[-1].get("name") == f"s.{REPS - 1}",

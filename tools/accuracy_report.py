@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpus_validation  # noqa: E402  (a part's description with another framework)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAL = "configs/calibrations"
 
@@ -598,20 +601,14 @@ def without_dispatch(framework, tmp):
     return path
 
 
-def queued_h100_medians(a):
-    """The median step ratio of the h100 description, its dispatch queued, on each of the
-    shipped H100 sets (`validate` of a copy whose [framework] says host_runs_ahead = 1)."""
-    with open(os.path.join(ROOT, "configs", "devices", "h100.ini")) as f:
-        text = f.read().replace("\n[framework]\n", "\n[framework]\nhost_runs_ahead = 1\n", 1)
+def h100_medians(a):
+    """The median step ratio of the h100 description (its eager framework queued, priced op
+    class by op class) on each of the shipped H100 sets."""
     medians = []
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "h100-queued.ini")
-        with open(path, "w") as f:
-            f.write(text)
-        for name in ("h100-pytorch-tf32", "h100-pytorch-bf16", "h100-pytorch-fp32"):
-            out = json.loads(run(a.bin, "validate", os.path.join(ROOT, CAL, name + ".csv"),
-                                 "--device", path, "--format", "json"))
-            medians.append(out["phases"]["step"]["overall"]["median_ratio"])
+    for name in ("h100-pytorch-tf32", "h100-pytorch-bf16", "h100-pytorch-fp32"):
+        out = json.loads(run(a.bin, "validate", os.path.join(ROOT, CAL, name + ".csv"),
+                             "--device", "h100", "--format", "json"))
+        medians.append(out["phases"]["step"]["overall"]["median_ratio"])
     return medians
 
 
@@ -774,9 +771,11 @@ def dle_section(a, w):
     w("  device's part, say that the host of these runs queued its kernels ahead of the device,")
     w("  hiding most of its dispatch behind it: queued, the model puts them at "
       f"{span([r[2] for r in amp], '{:.2f}')}.")
-    w("  It adds the two, as the H100 eager runs its dispatch was fitted on want (queued with")
-    w(f"  the same keys those runs' steps come out at {span(queued_h100_medians(a), '{:.2f}')} of the measured ones,")
-    w("  median per set; docs/calibration.md). In TF32 and FP32, where the device's part is")
+    w("  It adds the two: the DLE frameworks' dispatch was fitted beside the H100's eager runs")
+    w("  in the added form, before the h100 description's own eager framework queued its kernels")
+    w("  with prices per op class (its steps at")
+    w(f"  {span(h100_medians(a), '{:.2f}')} of the H100 sets' measured ones, median per set;")
+    w("  [devices.md](devices.md)). In TF32 and FP32, where the device's part is")
     w(f"  longer, the sum comes out at {span([r[0] for r in full], '{:.2f}')}. SE-ResNeXt, whose squeeze-excitation")
     w("  launches five small kernels per block on 1 x 1 maps, lies between the two bounds: how")
     w("  much of the host's dispatch the device hides, layer by layer, is what per-layer timings")
@@ -908,6 +907,64 @@ def fp32_events_section(a, w):
     w("are; 0.10 step MAPE on sets dominated by small configurations is near their own noise.")
 
 
+def rebuilt_section(a, w):
+    """The h100 and h200 descriptions' eager framework as rebuilt (queued, op classes priced
+    from the profiles) beside the added form they had (configs/frameworks/pytorch-eager.ini in
+    place of their own [framework]), on every shipped set of eager PyTorch on them."""
+    sets = [("h100-pytorch-bf16.csv", "h100", None), ("h100-pytorch-tf32.csv", "h100", None),
+            ("h100-pytorch-fp32.csv", "h100", None),
+            ("h100-pytorch-fp32-rounds.csv", "h100", "0"),
+            ("h200-pytorch-bf16-rounds.csv", "h200", None)]
+    w("\n## The rebuilt eager framework\n")
+    w("The h100 and h200 descriptions' own `[framework]` prices eager PyTorch op class by op class")
+    w("from the H100's and H200's profiles and queues the host's dispatch ahead of the kernels")
+    w("([devices.md](devices.md), \"Eager PyTorch on Hopper\"; the convolutions' keys by")
+    w("`tools/conv_kinds.py`). Beside it, the added form the descriptions had: the same part with")
+    w("`configs/frameworks/pytorch-eager.ini` (one convolution efficiency per precision fitted on")
+    w("whole steps, the dispatch added to each layer). `validate` step MAPE (median ratio), no")
+    w("fitting; the fp32 rounds' round 0 (\"The fp32 set again\" above).\n")
+    w("| data | device | added (pytorch-eager) | rebuilt (as shipped) |")
+    w("|---|---|---|---|")
+    got = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, part, rnd in sets:
+            with open(os.path.join(ROOT, CAL, name), newline="") as f:
+                rows = list(csv.DictReader(f))
+            fields = [k for k in rows[0] if k != "round"]
+            if rnd is not None:
+                rows = [r for r in rows if r["round"] == rnd]
+            added = gpus_validation.with_framework(part, "pytorch-eager", False,
+                                                   os.path.join(tmp, part + "-added.ini"))
+            cells = []
+            for dev in (added, part):
+                m = validate_rows(a.bin, rows, fields, "--device", dev)["step"]
+                got.setdefault(name, []).append(m)
+                cells.append(f"{fmt(m[0])} ({m[1]:.2f})")
+            w(f"| {name.removesuffix('.csv')} | {part} | " + " | ".join(cells) + " |")
+        asked = []
+        for name in ("h100-pytorch-bf16.csv", "h100-pytorch-tf32.csv", "h100-pytorch-fp32.csv"):
+            out = os.path.join(tmp, "fitted.ini")
+            run(a.bin, "fit", os.path.join(ROOT, CAL, name), "-o", os.path.join(tmp, "c.ini"),
+                "--device-out", out, "--device-base", "h100")
+            asked.append(gpus_validation.fitted_keys(out)["memory_efficiency"])
+    h200 = got["h200-pytorch-bf16-rounds.csv"]
+    fp32 = got["h100-pytorch-fp32.csv"][1][1], got["h100-pytorch-fp32-rounds.csv"][1][1]
+    w("")
+    w("What it mends: the H200's rounds, which the added form priced at the H100's dispatch plus")
+    w(f"the DRAM's rate for classes the SMs bind (median {h200[0][1]:.2f}, issue 37), now at")
+    w(f"{h200[1][1]:.2f}; the bf16 and tf32 sets, whose GPU-busy configurations the added dispatch")
+    w("padded. What it does not: the fp32 sets, measured on a lease host that dispatched slower")
+    w("(their optimizer step 2-3 times the tf32 set's, \"The fp32 set again\"), come out short")
+    w(f"(median {fp32[0]:.2f} and {fp32[1]:.2f}), where the added form's dispatch on every kernel")
+    w("hid the host's pace; the dispatch keys are the tf32 set's host's. `fit --device-out` from")
+    w(f"the rebuilt description asks a memory efficiency of {min(asked):.2f}-{max(asked):.2f} on the")
+    w("three H100 sets (bf16, tf32, fp32), below a")
+    w("streaming kernel's 0.7-0.9: what the profiles still find mispriced (layer norms at 2-5")
+    w("times their price, the classifiers' small products at 1.2-2.2, elementwise kernels;")
+    w("[ops-h100-h200.md](ops-h100-h200.md)) and what no class holds (the loss, autocast's casts,")
+    w("AccumulateGrad), so the descriptions keep 0.7 and the 0.10 targets of issue 38 stay open.")
+
+
 def fmt(x):
     return "-" if x is None else f"{x:.3f}"
 
@@ -1000,6 +1057,7 @@ def main():
     h200_section(a, w)
     largest_runs_section(a, w)
     fp32_events_section(a, w)
+    rebuilt_section(a, w)
 
     dle_section(a, w)
 

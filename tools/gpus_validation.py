@@ -390,9 +390,10 @@ def section_queue(binary):
         (`kernel_device_us`, the start and drain of its grid, ops-h200.md "What the framework
         keys take") to what the table shows. Added, the dispatch takes the same 3 us less
         and nothing else moves: the sum cannot tell the two apart. Not yet a streaming
-        kernel's efficiency. So the shipped descriptions keep the added
-        form until the rest are priced each, as batch norm is, from per-op profiles of more
-        than one generation (issue 38's H100 profiles, docs/gpu.md's checklist)."""]
+        kernel's efficiency. The h100 and h200 descriptions now take the queued form with
+        these prices and their convolutions priced by kind and pass from the H100's profiles
+        (docs/devices.md, "Eager PyTorch on Hopper"), at their own memory efficiency (0.7)
+        and dispatch; other parts keep the added form until their kernels are profiled."""]
     return [" ".join(x.split()) if x.startswith(("A framework", "Queued")) else x for x in md]
 
 

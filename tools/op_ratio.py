@@ -30,6 +30,9 @@ DRAM_RATIO = BANDWIDTH["h200"] / BANDWIDTH["h100"]
 PHASES = ("fwd", "bwd", "infer")
 # the classes tabulated: the priced ones, then the optimizer's and autocast's kernels
 CLASSES = op_table.PRICED + ("autocast casts", "AccumulateGrad", "SGD step", "zero_grad")
+# the model's prices beside the profiles: the descriptions' form before the rebuild, the SM
+# prices of pytorch-eager-kernels, and the descriptions' own (None: no --framework)
+FORMS = (("added", "pytorch-eager"), ("kernels", "pytorch-eager-kernels"), ("rebuilt", None))
 MIN_US = 200.0  # a class's kernel time at a point under this is left out of its ratios (noise)
 
 
@@ -147,28 +150,32 @@ def prices_section(binary, summary):
     md = ["## The model's prices on both parts", ""]
     md += op_table.para("""Each class's measured kernel time over the model's device time for
         the same layers (`scalemeter predict NET --device PART --per-layer`, each layer's time
-        less the host's dispatch in it), summed over the points above: with the descriptions'
-        own framework (`pytorch-eager`, as shipped) and with `pytorch-eager-kernels` (batch
-        norms, poolings and grouped convolutions priced by the SMs at the H200 profiles'
-        rates, `kernel_device_us`). 1.00 is a price that matches; a price that carries from one
-        part to the other gives the same figure in both columns of a framework. Classes under
-        half a millisecond over the points are left out.""") + [""]
+        less the host's dispatch in it), summed over the points above: with
+        `--framework pytorch-eager` (the descriptions' form before issue 38's rebuild: one
+        convolution efficiency per precision, every other class by its bytes), with
+        `pytorch-eager-kernels` (batch norms, poolings and grouped convolutions priced by the
+        SMs at the H200 profiles' rates, `kernel_device_us`) and with the descriptions' own,
+        rebuilt (those, queued, and the convolutions by kind and pass that
+        tools/conv_kinds.py takes from these profiles: docs/devices.md). 1.00 is a price that
+        matches; a price that carries from one part to the other gives the same figure on
+        both parts. Classes under half a millisecond over the points are left out.""") + [""]
     got_all = {}  # (precision, class, phase, framework): [H100, H200]
     classes = {m: op_table.model_classes(binary, m)
                for m in sorted({p[0] for s in summary for p in s[3]})}
     for precision, h100, h200, points, _ in summary:
         meas = {"h100": h100, "h200": h200}
-        prices = {(part, fw): {} for part in PARTS for fw in ("own", "kernels")}
+        prices = {(part, fw): {} for part in PARTS for fw, _ in FORMS}
         for part in PARTS:
             for model, batch in points:
-                for fw, name in (("own", None), ("kernels", "pytorch-eager-kernels")):
+                for fw, name in FORMS:
                     got = priced(binary, part, model, batch, precision, classes[model], name)
                     acc = prices[part, fw]
                     for k, v in got.items():
                         acc[k] = acc.get(k, 0.0) + v
         md += [f"### {op_table.UNDER[precision]}", "",
-               "| class | phase | H100, own | H100, kernels | H200, own | H200, kernels |",
-               "|---|---|---:|---:|---:|---:|"]
+               "| class | phase | " + " | ".join(f"{p.upper()}, {fw}" for p in PARTS
+                                                  for fw, _ in FORMS) + " |",
+               "|---|---|" + "---:|" * (len(PARTS) * len(FORMS))]
         for cls in op_table.PRICED:
             for phase in PHASES:
                 m = {part: sum(meas[part][p].get((phase, cls, "kernel"), 0.0) for p in points)
@@ -177,7 +184,7 @@ def prices_section(binary, summary):
                     continue
                 cells = []
                 for part in PARTS:
-                    for fw in ("own", "kernels"):
+                    for fw, _ in FORMS:
                         price = prices[part, fw].get((phase, cls), 0.0)
                         cells.append(f"{m[part] / price:.2f}" if price > 0 else "-")
                         if price > 0:
@@ -195,21 +202,24 @@ def prices_say(got):
              if f == fw and c in classes and p in precisions and ph in phases]
         return f"{min(x):.2f}-{max(x):.2f}" if x else "-"
     sm_priced = ("batch norm", "pooling", "conv grouped")
+    convs = ("conv dense kxk", "conv 1x1")
     return op_table.para(f"""The SM prices of `pytorch-eager-kernels`, measured on the H200,
         carry to the H100: batch norms, poolings and grouped convolutions measure
-        {span("kernels", sm_priced)} times their price on both parts, where the shipped
-        framework, pricing them by their bytes, gives {span("own", sm_priced)}. The shipped
-        descriptions' per-kernel dispatch, fitted on whole steps and added to each layer,
-        absorbs that gap (docs/accuracy-gpus.md, "The queue in the model"), which is why the
-        H200's bandwidth shows in their predictions as a gain its runs do not have. Mispriced on both parts, whichever
-        framework: layer norms ({span("kernels", ("layer norm",))}; ConvNeXt's), the 1 x 1
-        convolutions with TF32 off ({span("kernels", ("conv 1x1",), ("fp32",))}), the
-        dense k x k ones at bf16 ({span("kernels", ("conv dense kxk",), ("bf16",))}), the
-        small matrix products of the classifiers ({span("kernels", ("linear",))}), and the
-        activations' backward pass, priced at more bytes than it moves
-        ({span("kernels", ("activation",), phases=("bwd",))}). These, each a price of its own
-        per op class, are what a queued form needs before the descriptions can take it; they
-        are the likeliest cause of the memory efficiency a queued fit asks (0.36-0.58).""") + [""]
+        {span("kernels", sm_priced)} times their price on both parts, where the added form,
+        pricing them by their bytes, gives {span("added", sm_priced)}; its per-kernel
+        dispatch, fitted on whole steps and added to each layer, absorbed that gap
+        (docs/accuracy-gpus.md, "The queue in the model"), which is why the H200's bandwidth
+        showed in its predictions as a gain the runs do not have. By one efficiency per
+        precision the convolutions measured {span("added", convs)} times their price (1 x 1
+        ones with TF32 off {span("added", ("conv 1x1",), ("fp32",))}, dense k x k ones at bf16
+        {span("added", ("conv dense kxk",), ("bf16",))}); priced by kind and pass (rebuilt)
+        {span("rebuilt", convs)}. The activations' backward pass, once priced at twice its
+        forward bytes, measures {span("rebuilt", ("activation",), phases=("bwd",))} at 1.5
+        times. Still mispriced on both parts, whichever framework: layer norms
+        ({span("rebuilt", ("layer norm",))}; ConvNeXt's) and the small matrix products of the
+        classifiers ({span("rebuilt", ("linear",))}), the likeliest causes, with the kernels
+        no class holds, of the memory efficiency a queued fit still asks (docs/accuracy.md,
+        "The rebuilt eager framework").""") + [""]
 
 
 def what_it_says(summary):
