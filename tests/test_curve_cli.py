@@ -7,7 +7,6 @@ usage: test_curve_cli.py SCALEMETER   (run from the source root)
 import csv
 import io
 import json
-import math
 import os
 import subprocess
 import tempfile

@@ -513,8 +513,6 @@ def mlperf_nodes_section(a, w):
     m200, p200 = steps["NVIDIA/results/h200_ngc24.04_mxnet", "v4.0"]
     bw = 3350 / 4800
     mem = (m100 - m200) / (1 - bw)
-    metrics = json.loads(run(a.bin, "metrics", "resnet50", "--format", "json"))
-    tflop = 400 * (metrics["flops"] + metrics["bwd_flops"]) / 1e12
     w("\nWhere they miss, and why Hopper's convolutions are priced apart. The H200 is the H100's")
     w("chip (132 SMs, 1,980 MHz, 700 W) with 1.43 times its memory bandwidth (4.8 against 3.35")
     w("TB/s), and NVIDIA ran the same code on both (NGC 24.04): a step of 400 images took")
