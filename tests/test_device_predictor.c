@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "device/device_file.h"
 #include "net_file.h"
 #include "scalemeter/comm.h"
 #include "scalemeter/device.h"
@@ -586,7 +587,16 @@ int main(void)
     sm_device_options twice = {.framework =
                                    "tests/data/curve/kernel_device_on_device_framework.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &twice, &p, &st), -1);
-    CHECK_CONTAINS(st.msg, "test-grid-on-device: kernel_device_us beside dispatch_on_device = 1");
+    CHECK_CONTAINS(st.msg, "kernel_device_on_device_framework.ini:9: kernel_device_us beside "
+                           "dispatch_on_device = 1 (line 8)");
+    /* and the file alone, as the loader reads it: what it takes the predictor takes
+     * (fuzz_framework found the two apart) */
+    sm_device alone;
+    CHECK_EQ(sm_device_load(DEVICE, &alone, &st), 0);
+    CHECK_EQ(sm_device_load_framework("tests/data/curve/kernel_device_on_device_framework.ini",
+                                      &alone, &st),
+             -1);
+    CHECK_CONTAINS(st.msg, ":9: kernel_device_us beside dispatch_on_device = 1");
     sm_network_free(pools);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};

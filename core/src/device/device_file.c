@@ -595,6 +595,29 @@ static int line_of(const reader *r, const char *section, const char *key)
     return 0;
 }
 
+/* A dispatch that is the device's own time per kernel (dispatch_on_device) has no host to run
+ * ahead of it, and already holds the device's time a kernel: beside either key the file says
+ * two things at once, refused at the file's line as the predictor would refuse it (what the
+ * loader takes, the predictor takes: fuzz/fuzz_framework.c). */
+static int check_on_device(const reader *r)
+{
+    const sm_device *v = r->dev;
+    int on = line_of(r, "framework", "dispatch_on_device");
+    if (!v->dispatch_on_device)
+        return 0;
+    if (v->host_runs_ahead)
+        return sm_fail(r->st,
+                       "%s:%d: host_runs_ahead = 1 beside dispatch_on_device = 1 (line %d): the "
+                       "device's own time per kernel has no host to run ahead of it; drop one",
+                       r->path, line_of(r, "framework", "host_runs_ahead"), on);
+    if (v->kernel_device > 0)
+        return sm_fail(r->st,
+                       "%s:%d: kernel_device_us beside dispatch_on_device = 1 (line %d): the "
+                       "dispatch is already the device's own time per kernel; drop one",
+                       r->path, line_of(r, "framework", "kernel_device_us"), on);
+    return 0;
+}
+
 /* architecture (NCCL's caps) and tensor_cores (the efficiencies) name one part: an H100 with
  * architecture = volta lost NVLS and took Volta's bandwidth caps */
 static int check_generations(const reader *r)
@@ -759,7 +782,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
             dev->efficiency[p] = dev->compute_efficiency;
     if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, power_line, clock_line,
                                 st) ||
-        bn_keys_need_sms(&r, dev, st))
+        bn_keys_need_sms(&r, dev, st) || check_on_device(&r))
         return -1;
     framework_fallbacks(dev);
     return 0;
@@ -792,7 +815,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
                        "file gives what its kernels cost on the host (configs/frameworks/*.ini; "
                        "--optimizer alone changes the optimizer)",
                        path);
-    if (bn_keys_need_sms(&r, dev, st))
+    if (bn_keys_need_sms(&r, dev, st) || check_on_device(&r))
         return -1;
     framework_fallbacks(dev);
     if (!dev->framework[0])
