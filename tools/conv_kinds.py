@@ -56,10 +56,7 @@ def matmul_efficiency(path, precision):
     and FFT kernels do fewer multiplies than the direct FLOPs the model counts."""
     if precision == "fp32":
         return 1.0
-    with open(path) as f:
-        text = f.read()
-    m = re.search(rf"(?m)^compute_efficiency_{precision}\s*=\s*([\d.]+)", text)
-    return float(m.group(1)) if m else 1.0
+    return gpus_validation.fitted_keys(path).get(f"compute_efficiency_{precision}", 1.0)
 
 
 def read_keys(path):

@@ -717,28 +717,14 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         d->dev.host_runs_ahead = queued;
     }
     /* a dispatch that is the device's own time per kernel: queued, the GPU's floor per kernel
-     * was hidden as if it were a host's (cuda-graphs' resnet50 forward 4.82 -> 2.56 ms) */
+     * was hidden as if it were a host's (cuda-graphs' resnet50 forward 4.82 -> 2.56 ms). A file
+     * saying both, or kernel_device_us beside it, is refused as it loads (device_file.c,
+     * check_on_device); the option is this one's to refuse */
     if (d->dev.host_runs_ahead && d->dev.dispatch_on_device) {
         /* said before d, whose name the message holds, is freed */
-        const char *fw = d->dev.framework[0] ? d->dev.framework : d->dev.name;
-        if (opt->dispatch)
-            sm_fail(st,
-                    "--dispatch queued: %s's dispatch is the device's own time per kernel "
-                    "(dispatch_on_device = 1), which no host runs ahead of",
-                    fw);
-        else
-            sm_fail(st,
-                    "%s: host_runs_ahead = 1 beside dispatch_on_device = 1: the device's own "
-                    "time per kernel has no host to run ahead of it; drop one",
-                    fw);
-        free(d);
-        return -1;
-    }
-    /* the device's time a kernel beside a dispatch that is already it: counted twice */
-    if (d->dev.dispatch_on_device && d->dev.kernel_device > 0) {
         sm_fail(st,
-                "%s: kernel_device_us beside dispatch_on_device = 1: the dispatch is already the "
-                "device's own time per kernel; drop one",
+                "--dispatch queued: %s's dispatch is the device's own time per kernel "
+                "(dispatch_on_device = 1), which no host runs ahead of",
                 d->dev.framework[0] ? d->dev.framework : d->dev.name);
         free(d);
         return -1;
