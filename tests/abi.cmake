@@ -124,4 +124,4 @@ add_test(NAME core_has_no_type_names
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"
-  PASS_REGULAR_EXPRESSION "\nconv2d,15,matmul\\+convolution,declared,[^\n]*\n.*\nembedding,15,embedding,declared,.*\nlayernorm,15,normalisation\\+autocast_fp32,declared,.*\nlm_head,15,matmul\\+tied,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,15,matmul,default,")
+  PASS_REGULAR_EXPRESSION "\nconv2d,16,matmul\\+convolution,declared,[^\n]*\n.*\nembedding,16,embedding,declared,.*\nlayernorm,16,normalisation\\+autocast_fp32,declared,.*\nlm_head,16,matmul\\+tied,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,16,matmul,default,")

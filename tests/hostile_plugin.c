@@ -40,6 +40,8 @@
  *   HOSTILE_NEW_TRAIT        ABI 14, declaring SM_TRAIT_POOLING, which ABI 15 added
  *   HOSTILE_POOLING_WEIGHTS  a pooling (SM_TRAIT_POOLING) with 5 weights
  *   HOSTILE_POOLING_MATMUL   a pooling that declares SM_TRAIT_MATMUL too
+ *   HOSTILE_NORM_ROWS_BATCH  a batch norm (batch statistics) that declares norm_rows
+ *   HOSTILE_NORM_ROWS_HUGE   a layer norm of 1000 rows over a sample of 192 elements
  * and the sixth campaign's (fusion and loading):
  *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
  *   HOSTILE_FUSED_RESIDUAL   a residual sum of 2 inputs, each of which a fusing framework
@@ -222,6 +224,12 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #ifdef HOSTILE_GROUP_CHANNELS
     m->group_channels = 4;
 #endif
+#ifdef HOSTILE_NORM_ROWS_BATCH
+    m->norm_rows = 4;
+#endif
+#ifdef HOSTILE_NORM_ROWS_HUGE
+    m->norm_rows = 1000;
+#endif
 #if defined(HOSTILE_ACTIVATION) || defined(HOSTILE_POOLING_WEIGHTS)
     m->weights = 5;
     m->param_tensors = 1;
@@ -301,6 +309,10 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #define HOSTILE_TRAITS SM_TRAIT_POOLING
 #elif defined(HOSTILE_POOLING_MATMUL)
 #define HOSTILE_TRAITS (SM_TRAIT_POOLING | SM_TRAIT_MATMUL)
+#elif defined(HOSTILE_NORM_ROWS_BATCH)
+#define HOSTILE_TRAITS (SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS)
+#elif defined(HOSTILE_NORM_ROWS_HUGE)
+#define HOSTILE_TRAITS SM_TRAIT_NORMALISATION
 #elif defined(HOSTILE_FUSED_ACTIVATION)
 #define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
 #elif defined(HOSTILE_FUSED_NORM)

@@ -598,6 +598,37 @@ int main(void)
              -1);
     CHECK_CONTAINS(st.msg, ":9: kernel_device_us beside dispatch_on_device = 1");
     sm_network_free(pools);
+    /* Layer norms bound by the SMs (rownorm_device.ini: 10 SMs at 1 GHz; [framework] 100
+     * clocks a row and 2 input elements a clock forward, 50 and 0.5 backward), layernorms.ini at
+     * batch 32, each pass rows x clocks + elements / rate over 1e10 SM clocks a second:
+     *   over channels: 32 x 3,136 = 100,352 rows of 96, 9,633,792 elements:
+     *     fwd 10,035,200 + 4,816,896 clocks = 1.4852096e-3 s
+     *     bwd 5,017,600 + 19,267,584 clocks = 2.4285184e-3 s
+     *   over 56 x 56 maps: 32 x 96 = 3,072 rows of 3,136, the same elements:
+     *     fwd 307,200 + 4,816,896 clocks = 5.124096e-4 s
+     *     bwd 153,600 + 19,267,584 clocks = 1.9421184e-3 s
+     * each above its bytes at the DRAM (input and output, 77.1 MB at 5e11 B/s: 1.5e-4 s
+     * forward) and its 48 MFLOPs (9.6e-6 s), plus the 10 us launch a kernel; at bf16 the same
+     * (the rows are the kernel's, whatever the bytes) */
+    sm_network *norms;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/layernorms.ini", NULL, &norms, &st), 0);
+    CHECK_EQ(norms->n_layers, 2);
+    CHECK_EQ(norms->layers[0].m.norm_rows, 3136);
+    CHECK_EQ(norms->layers[1].m.norm_rows, 96);
+    sm_layer_prediction lnorm[2], lnbare[2];
+    layers_on(DEVICE, NULL, norms, &one, lnbare);
+    for (int k = 0; k < 2; k++) {
+        sm_device_options o = {.precision = k ? "bf16" : "fp32"};
+        layers_on("tests/data/curve/rownorm_device.ini", &o, norms, &one, lnorm);
+        CHECK_NEAR(lnorm[0].t_fwd, 1.4852096e-3 + 10e-6, 1e-12);
+        CHECK_NEAR(lnorm[0].t_infer, 1.4852096e-3 + 10e-6, 1e-12);
+        CHECK_NEAR(lnorm[0].t_bwd, 2.4285184e-3 + 10e-6, 1e-12);
+        CHECK_NEAR(lnorm[1].t_fwd, 5.124096e-4 + 10e-6, 1e-12);
+        CHECK_NEAR(lnorm[1].t_bwd, 1.9421184e-3 + 10e-6, 1e-12);
+    }
+    /* without the keys: the DRAM's (forward 1.5e-4 s of bytes) */
+    CHECK(lnbare[0].t_fwd < 2e-4 && lnbare[1].t_fwd < 2e-4);
+    sm_network_free(norms);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &kernels, &p, &st), -1);

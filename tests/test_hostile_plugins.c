@@ -484,6 +484,13 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "group_channels",
                  "the plugin's group_channels 4 is not 0 or, of a convolution "
                  "(SM_TRAIT_CONVOLUTION), its input channels per group");
+    /* ABI 16: rows are a layer norm's, and no more than a sample's elements */
+    lying_plugin(dir, "norm_rows_batch",
+                 "the plugin's norm_rows 4 is not 0 or, of a normalisation without batch "
+                 "statistics (SM_TRAIT_NORMALISATION alone), the rows of its input it normalises");
+    lying_plugin(dir, "norm_rows_huge",
+                 "the plugin's norm_rows 1000 is not 0 or, of a normalisation without batch "
+                 "statistics (SM_TRAIT_NORMALISATION alone), the rows of its input it normalises");
     lying_plugin(dir, "pooling_weights",
                  "the plugin declares SM_TRAIT_POOLING, a reduction over positions with no "
                  "weights, but its metrics give 5 weights");

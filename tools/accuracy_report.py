@@ -957,8 +957,8 @@ def rebuilt_section(a, w):
     w("hid the host's pace; the dispatch keys are the tf32 set's host's. `fit --device-out` from")
     w(f"the rebuilt description asks a memory efficiency of {min(asked):.2f}-{max(asked):.2f} on the")
     w("three H100 sets (bf16, tf32, fp32), below a")
-    w("streaming kernel's 0.7-0.9: what the profiles still find mispriced (layer norms at 2-5")
-    w("times their price, the classifiers' small products at 1.2-2.2, elementwise kernels;")
+    w("streaming kernel's 0.7-0.9: what the profiles still find mispriced (the classifiers'")
+    w("small products at 1.2-2.2, elementwise kernels, autocast's casts inside layer norms;")
     w("[ops-h100-h200.md](ops-h100-h200.md)) and what no class holds (the loss, autocast's casts,")
     w("AccumulateGrad), so the descriptions keep 0.7 and the 0.10 targets of issue 38 stay open.")
 

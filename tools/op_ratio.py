@@ -215,9 +215,13 @@ def prices_say(got):
         {span("added", ("conv dense kxk",), ("bf16",))}); priced by kind and pass (rebuilt)
         {span("rebuilt", convs)}. The activations' backward pass, once priced at twice its
         forward bytes, measures {span("rebuilt", ("activation",), phases=("bwd",))} at 1.5
-        times. Still mispriced on both parts, whichever framework: layer norms
-        ({span("rebuilt", ("layer norm",))}; ConvNeXt's) and the small matrix products of the
-        classifiers ({span("rebuilt", ("linear",))}), the likeliest causes, with the kernels
+        times. ConvNeXt-T's layer norms, priced by their rows in every form (PyTorch's kernel
+        reduces a row in a block of its own: `rownorm_*`, tools/rownorm_rates.py; by their
+        bytes they measured 1.97-5.41), measure {span("rebuilt", ("layer norm",))}, the
+        forward pass's rest the cast of a 16-bit input to fp32 that autocast runs inside the
+        op, which no key prices. Still mispriced on both parts, whichever framework: the small
+        matrix products of the classifiers ({span("rebuilt", ("linear",))}), the likeliest
+        causes, with the kernels
         no class holds, of the memory efficiency a queued fit still asks (docs/accuracy.md,
         "The rebuilt eager framework").""") + [""]
 

@@ -556,8 +556,8 @@ def kernels_framework():
 def kernel_device_us(meas, pred):
     """The device's time per launch beyond the kernels framework's prices: least squares in
     relative error of the GPU's busy time of each bf16 and TF32 phase (infer, fwd, bwd) as the
-    priced time plus this much a launch, without ConvNeXt-T (its layer norms and cuDNN's
-    depthwise kernels unpriced); and the MAPE of the busy time with it and without."""
+    priced time plus this much a launch, without ConvNeXt-T (its cuDNN depthwise kernels
+    unpriced); and the MAPE of the busy time with it and without."""
     keys = [(p, k, ph) for p in ("bf16", "tf32") for k in points_of(meas, p)
             if k[0] != "convnext_tiny" for ph in ("infer", "fwd", "bwd")]
     pts = [(pred[p][k][ph, "priced"], pred[p][k][ph, "launches"], meas[p][k][ph, "busy"])
@@ -1240,7 +1240,7 @@ def section_keys(binary, meas, pred):
         device beyond its price, the start and drain of its grid (a kernel of a few blocks
         lasts a few microseconds whatever its bytes). The GPU's busy time of each bf16 and
         TF32 phase (inference, forward, backward; {n} phases of every network but
-        ConvNeXt-T, whose layer norms and cuDNN depthwise kernels no key prices) fitted as
+        ConvNeXt-T, whose cuDNN depthwise kernels no key prices) fitted as
         pytorch-eager-kernels' device time plus this much a launch the model counts (its
         host time over its dispatch: a median {counted:.2f} of the kernels the profiler saw,
         which holds cuDNN's transposes and PyTorch's memsets besides), in relative error, the

@@ -241,7 +241,12 @@ def findings(binary, ratios, pred):
         {r(1, convnext):.2f} in training, {r(2, convnext):.2f} and {r(3, convnext):.2f} at
         inference on the 3090, {r(4, convnext):.2f} and {r(5, convnext):.2f} on the 4090):
         its 7 x 7 depthwise convolutions, LayerNorm and GELU are what set it apart from the
-        ResNets; which of them the model prices short is again a per-op question.""",
+        ResNets. Its layer norms, 96 to 768 channels a position, are priced by their rows
+        (`rownorm_*`: PyTorch's kernel reduces a row in a block of its own, and on Hopper
+        ran at a fifth of the DRAM's rate, tools/rownorm_rates.py), which took inference on
+        the 3090 from 1.23 to the figures above. Training, in PyTorch 1.12, whose kernels are not those
+        profiled (2.11's), stays fast of the published rate; which op it prices short no
+        profile of that version says.""",
     ]
     out = ["## What they show", ""]
     for b in bullets:

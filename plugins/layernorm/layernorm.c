@@ -7,6 +7,7 @@
  *   flops         = 5 per element (mean, variance, subtract, divide, affine)
  *   weights       = affine ? 2 N : 0
  *   param_tensors = affine ? 2 : 0
+ *   norm_rows     = elements / N, each normalised in a block of its own on a GPU
  */
 #include <scalemeter/plugin.h>
 
@@ -65,6 +66,8 @@ static int layernorm_metrics(const void *params, const sm_shape *in, int n_in, c
     m->weights = p->affine ? sm_mul(2, n) : 0;
     m->param_tensors = p->affine ? 2 : 0;
     m->bwd_flops = m->flops;
+    /* ABI 16: each position a row of its own (n > 0: infer refused every empty shape) */
+    m->norm_rows = n > 0 ? sm_shape_elems(in) / n : 0;
     return 0;
 }
 

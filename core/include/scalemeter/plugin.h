@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 15" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 16" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -48,10 +48,11 @@ extern "C" {
  * layer whose matrix an embedding holds); 14 group_channels of metrics (a grouped or depthwise
  * convolution, which runs in direct kernels bound by the SMs) and view_strides for any type
  * (how the new tensor a layer writes lies: channels-last); 15 the trait SM_TRAIT_POOLING (a
- * window reduction over the positions, whose kernels the SMs bound). Whatever the version, every
- * descriptor starts with abi_version then struct_size, so that the host can read them from a
+ * window reduction over the positions, whose kernels the SMs bound); 16 norm_rows of metrics (the
+ * rows a layer norm reduces each on its own, whose kernels the SMs bound). Whatever the version,
+ * every descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 15u
+#define SM_PLUGIN_ABI_VERSION 16u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -224,6 +225,14 @@ typedef struct sm_layer_metrics {
      * and multiply-accumulates, which a framework's [framework] depthwise_* and grouped_* keys
      * price per SM and clock. 0: a dense convolution, or not a convolution. */
     int64_t group_channels;
+    /* ABI 16, normalisations without batch statistics (SM_TRAIT_NORMALISATION alone: nn.LayerNorm,
+     * torchvision's LayerNorm2d). Rows of one sample the layer normalises each on its own (its
+     * positions: the input's elements over the normalised shape's). PyTorch's layer norm kernels
+     * reduce a row in a block of their own, so at a few hundred elements a row the SMs' pace per
+     * row bounds them, not the DRAM (an H100 and an H200 took the same 1.6 ns a row of ConvNeXt-T's
+     * 96 channels), which a framework's [framework] rownorm_* keys price. 0: not given, the layer
+     * is priced by its bytes. */
+    int64_t norm_rows;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference

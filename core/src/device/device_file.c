@@ -59,6 +59,8 @@ typedef struct field {
     (AT(conv_kind_efficiency) + (4 * (p) + 2 * (kind) + (pass)) * sizeof(double))
 #define BN(kernel, pass) (AT(batchnorm_sm_bytes) + (2 * (kernel) + (pass)) * sizeof(double))
 #define POOL(pass) (AT(pooling_rate) + (pass) * sizeof(double))
+#define ROWS(pass) (AT(rownorm_row_clocks) + (pass) * sizeof(double))
+#define ROW_ELEMS(pass) (AT(rownorm_elements) + (pass) * sizeof(double))
 #define DC(kind, pass, term)                                                                       \
     (AT(direct_conv_rate) + (4 * (kind) + 2 * (pass) + (term)) * sizeof(double))
 
@@ -215,6 +217,18 @@ static const field fields[] = {
     {"framework", "pooling_bwd_elements_per_sm_clock", F_REAL, POOL(1), 1, 0, 1e4, 1, 0,
      "forward input elements per SM per clock of a windowed pooling's backward pass; 0: bound "
      "by the DRAM alone"},
+    {"framework", "rownorm_fwd_sm_clocks_per_row", F_REAL, ROWS(0), 1, 0, 1e7, 1, 0,
+     "SM clocks of one row of a layer norm (plugin.h's norm_rows) in the framework's kernel, "
+     "forward and at inference; 0: no such term"},
+    {"framework", "rownorm_fwd_elements_per_sm_clock", F_REAL, ROW_ELEMS(0), 1, 0, 1e4, 1, 0,
+     "input elements per SM per clock of a layer norm's forward pass and inference, beside its "
+     "rows; 0: no such term"},
+    {"framework", "rownorm_bwd_sm_clocks_per_row", F_REAL, ROWS(1), 1, 0, 1e7, 1, 0,
+     "SM clocks of one row of a layer norm's backward pass (input, weight and bias gradients); "
+     "0: no such term"},
+    {"framework", "rownorm_bwd_elements_per_sm_clock", F_REAL, ROW_ELEMS(1), 1, 0, 1e4, 1, 0,
+     "forward input elements per SM per clock of a layer norm's backward pass, beside its rows; "
+     "0: no such term"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
@@ -510,6 +524,8 @@ static void framework_defaults(sm_device *dev)
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
     memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
     memset(dev->pooling_rate, 0, sizeof dev->pooling_rate);
+    memset(dev->rownorm_row_clocks, 0, sizeof dev->rownorm_row_clocks);
+    memset(dev->rownorm_elements, 0, sizeof dev->rownorm_elements);
     memset(dev->conv_kind_efficiency, 0, sizeof dev->conv_kind_efficiency);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */

@@ -84,6 +84,13 @@ typedef struct sm_device {
      * SM_TRAIT_POOLING), [pass]: 0 forward (and inference), 1 backward, a global pooling's
      * backward (a broadcast) left to the DRAM; 0: bound by the DRAM alone */
     double pooling_rate[2];
+    /* what a framework's layer norm kernels take per SM where the SMs bind them ([framework]
+     * rownorm_*): a layer declaring norm_rows (plugin.h, ABI 16), [pass] 0 forward (and
+     * inference), 1 backward; a pass takes rows x c + elements / e SM clocks, c SM clocks a row
+     * (its block's reduction), e input elements a clock; 0: no such term, and with neither the
+     * layer is bound by the DRAM alone */
+    double rownorm_row_clocks[2];
+    double rownorm_elements[2];
     /* the fractions of the precision's peak a framework's convolutions reach by kind and pass
      * where they differ from the part's conv_efficiency ([framework] conv_*_efficiency_P, as
      * eager PyTorch's cuDNN calls on NCHW tensors ran: docs/ops-h100-h200.md):

@@ -127,6 +127,25 @@ static double pooling_seconds(const sm_device *v, const sm_layer *l, int64_t bat
     return (double)batch * (double)l->m.input_elems / (rate * per_second);
 }
 
+/* Seconds of one pass of a layer norm (plugin.h's norm_rows) where the framework prices its
+ * kernels per SM and clock ([framework] rownorm_*): its rows at their clocks each and its input
+ * elements at their rate, one after the other, over every SM at the part's sustained clock.
+ * PyTorch's layer norm runs a block of 128 threads per row, forward and for the input's
+ * gradient, so at a few hundred elements a row each row's reduction, not the DRAM, bounds it:
+ * ConvNeXt-T's, 96 channels a position, took 1.6 ns a row on an H100 and on an H200 alike, a
+ * fifth of the DRAM's rate (tools/rownorm_rates.py). 0: no rows declared, no rate given, or a
+ * part without SMs and a clock. */
+static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
+{
+    double per_row = v->rownorm_row_clocks[backward != 0];
+    double per_clock = v->rownorm_elements[backward != 0], per_second = sm_clocks_per_second(v);
+    if (l->m.norm_rows <= 0 || !(per_second > 0) || (!(per_row > 0) && !(per_clock > 0)))
+        return 0;
+    double clocks = (double)batch * (double)l->m.norm_rows * per_row +
+                    (per_clock > 0 ? (double)batch * (double)l->m.input_elems / per_clock : 0);
+    return clocks / per_second;
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train)
 {
@@ -196,10 +215,11 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     if (train)
         w.serial_bytes +=
             dropout_bytes(v, l->saved.mask_elems - l->saved.scores_mask_elems, batch, 4 * half);
-    /* a direct convolution's or a pooling's SM time as the rate its bytes stream at: the
-     * roofline, the fit and the pass's load then take it as they take a batch norm's */
-    double direct =
-        direct_conv_seconds(v, l, m, batch, p, backward) + pooling_seconds(v, l, batch, backward);
+    /* a direct convolution's, a pooling's or a layer norm's SM time as the rate its bytes
+     * stream at: the roofline, the fit and the pass's load then take it as they take a batch
+     * norm's */
+    double direct = direct_conv_seconds(v, l, m, batch, p, backward) +
+                    pooling_seconds(v, l, batch, backward) + rownorm_seconds(v, l, batch, backward);
     if (direct > 0 && w.bytes > 0)
         w.sm_stream = w.bytes / direct;
     return w;

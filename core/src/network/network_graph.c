@@ -640,6 +640,18 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "convolution (SM_TRAIT_CONVOLUTION), its input channels per group",
                        at, t->name, (long long)m->group_channels);
     l->kernel_taps = conv_taps(t, m, &in[0]);
+    if (t->abi_version < 16)
+        m->norm_rows = 0;
+    /* rows a layer norm reduces: of a normalisation without batch statistics, and no more than
+     * one sample's input has elements */
+    const unsigned batch_norm = SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS;
+    if (m->norm_rows < 0 || m->norm_rows > shapes_in ||
+        (m->norm_rows > 0 && (t->traits & batch_norm) != SM_TRAIT_NORMALISATION))
+        return sm_fail(st,
+                       "%s (%s): the plugin's norm_rows %lld is not 0 or, of a normalisation "
+                       "without batch statistics (SM_TRAIT_NORMALISATION alone), the rows of its "
+                       "input it normalises",
+                       at, t->name, (long long)m->norm_rows);
     if ((t->traits & SM_TRAIT_POOLING) && m->weights != 0)
         return sm_fail(st,
                        "%s (%s): the plugin declares SM_TRAIT_POOLING, a reduction over "

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""What bounds eager PyTorch's layer norm on Hopper, from the per-op profiles of the H100 and
+the H200 (configs/calibrations/h{100,200}-pytorch-layers/, tools/torch_layer_profile.py): the
+[framework] keys rownorm_fwd_sm_clocks_per_row, rownorm_fwd_elements_per_sm_clock,
+rownorm_bwd_sm_clocks_per_row and rownorm_bwd_elements_per_sm_clock (docs/devices.md).
+
+    tools/rownorm_rates.py [--bin build/bin/scalemeter] [--check]
+
+PyTorch's layer norm launches a block of 128 threads per row (vectorized_layer_norm_kernel;
+backward layer_norm_grad_input_kernel, beside GammaBetaBackwardCUDAKernel for the weight and bias
+gradients), so at a few hundred elements a row the rows, not the bytes, set its time: ConvNeXt-T's
+norms over 96 channels took the same time on both parts, whose DRAMs differ by 1.43 times.
+Each layer norm op's kernel time (its layer norm kernels alone: not the autocast cast or the
+permute's copy beside them; less the description's kernel_device_us, which the model adds to
+each kernel it launches) is fitted as rows x c + elements / e SM clocks at the part's SMs x
+sustained clock, by least squares in relative error (each distinct shape once per part, ops
+under 10 us, a launch's own time, left out), forward and backward apart; the backward op, which
+records no shapes, takes those of its forward op, autograd running them in reverse. --check
+exits 1 where configs/frameworks/pytorch-eager.ini's keys are not what the profiles give (to
+three significant digits), or where any other description or framework that gives them gives
+other values. Standard library only; a few seconds.
+"""
+import argparse
+import csv
+import gzip
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PARTS = ("h100", "h200")
+FRAMEWORK_NAME = os.path.join("configs", "frameworks", "pytorch-eager.ini")
+KERNEL_DEVICE_US = 3.0  # h100.ini's and h200.ini's [framework] kernel_device_us
+MIN_US = 10.0
+FWD_OP = "aten::layer_norm"
+BWD_OP = "NativeLayerNormBackward0"
+
+
+def sm_clocks_per_us(binary, part):
+    """The part's SMs x sustained clock, in SM clocks a microsecond."""
+    out = subprocess.run([binary, "devices", "--format", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    d = next(x for x in json.loads(out)["devices"] if x["device"] == part)
+    return d["sm_count"] * d["sustained_clock_mhz"]
+
+
+def norm_kernels_us(row, backward):
+    """(microseconds, kernels) of the op's layer norm kernels, or None where the profile did
+    not record each kernel's time."""
+    if not row.get("kernel_name_us"):
+        return None
+    us = kernels = 0
+    for name, t in zip(row["kernel_names"].split(";"), row["kernel_name_us"].split(";")):
+        # forward: vectorized_layer_norm_kernel (or the plain one); backward: every kernel but
+        # a memset and the strided copy of LayerNorm2d's permuted gradient
+        if backward and ("elementwise_kernel" in name or name.startswith("Memset")):
+            continue
+        if not backward and "layer_norm_kernel" not in name.lower():
+            continue
+        us += float(t)
+        kernels += 1
+    return us, kernels
+
+
+def points(part):
+    """{(pass, elements a row, rows): [kernel us less the launches]} over the part's files."""
+    out = {}
+    folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".csv.gz"):
+            continue
+        steps = {}
+        with gzip.open(os.path.join(folder, name), "rt", newline="") as f:
+            for r in csv.DictReader(f):
+                steps.setdefault((r["model"], r["batch"], r["step"]), []).append(r)
+        for rows in steps.values():
+            rows.sort(key=lambda r: int(r["seq"]))
+            fwd = [r for r in rows if r["phase"] == "fwd" and r["op"] == FWD_OP]
+            bwd = [r for r in rows if r["phase"] == "bwd" and r["op"].endswith(BWD_OP)]
+            shapes = [[int(d) for d in re.findall(r"\d+", r["shapes"].split("]")[0])]
+                      for r in fwd]
+            pairs = [(0, r, s) for r, s in zip(fwd, shapes)]
+            if len(bwd) == len(fwd):
+                pairs += [(1, r, s) for r, s in zip(bwd, reversed(shapes))]
+            for backward, r, shape in pairs:
+                got = norm_kernels_us(r, backward)
+                if not got or got[0] < MIN_US:
+                    continue
+                rows_ = math.prod(shape[:-1])
+                out.setdefault((backward, shape[-1], rows_), []).append(
+                    got[0] - KERNEL_DEVICE_US)
+    return out
+
+
+def fit(samples):
+    """(c, e): SM clocks a row and elements a clock fitting [(rows, elements, clocks)] in
+    relative least squares, with the root mean square of the relative errors."""
+    aa = ab = bb = a1 = b1 = 0.0
+    for rows, elems, clocks in samples:
+        a, b = rows / clocks, elems / clocks
+        aa, ab, bb, a1, b1 = aa + a * a, ab + a * b, bb + b * b, a1 + a, b1 + b
+    det = aa * bb - ab * ab
+    c, inv_e = (a1 * bb - b1 * ab) / det, (aa * b1 - ab * a1) / det
+    rms = math.sqrt(statistics.fmean(((c * r + inv_e * e) / k - 1) ** 2
+                                     for r, e, k in samples))
+    return c, 1 / inv_e, rms
+
+
+def shipped():
+    """{path: {key: value}} of every shipped description and framework that gives the keys."""
+    out = {}
+    for folder in ("devices", "frameworks"):
+        d = os.path.join(ROOT, "configs", folder)
+        for name in sorted(os.listdir(d)):
+            with open(os.path.join(d, name)) as f:
+                keys = {m.group(1): float(m.group(2)) for m in
+                        re.finditer(r"(?m)^(rownorm_\w+)\s*=\s*([\d.eE+-]+)\s*$", f.read())}
+            if keys:
+                out[os.path.join("configs", folder, name)] = keys
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 where pytorch-eager.ini's keys differ from the profiles'")
+    a = ap.parse_args()
+    if not os.access(a.bin, os.X_OK):
+        sys.exit(f"rownorm_rates: no scalemeter at {a.bin} (build first, or give --bin)")
+    samples = {0: [], 1: []}
+    print("| part | pass | elements a row | rows | kernel us (less launches) |")
+    print("|---|---|---:|---:|---:|")
+    for part in PARTS:
+        per_us = sm_clocks_per_us(a.bin, part)
+        for (backward, n, rows), us in sorted(points(part).items()):
+            t = statistics.median(us)
+            samples[backward].append((rows, rows * n, t * per_us))
+            print(f"| {part} | {'bwd' if backward else 'fwd'} | {n} | {rows} | {t:.1f} |")
+    keys = {}
+    for backward, name in ((0, "fwd"), (1, "bwd")):
+        c, e, rms = fit(samples[backward])
+        keys[f"rownorm_{name}_sm_clocks_per_row"] = c
+        keys[f"rownorm_{name}_elements_per_sm_clock"] = e
+        print(f"{name}: {len(samples[backward])} shapes, rms relative error {rms:.3f}")
+    for k, v in keys.items():
+        print(f"{k} = {v:.3g}")
+    files = shipped()
+    differ = sorted(path for path, have in files.items()
+                    if any(k not in have or f"{have[k]:.3g}" != f"{v:.3g}"
+                           for k, v in keys.items()))
+    if a.check and (differ or FRAMEWORK_NAME not in files):
+        print("rownorm_rates: other values than the profiles' (or none) in " +
+              ", ".join(differ or [FRAMEWORK_NAME]), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
