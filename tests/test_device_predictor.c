@@ -629,6 +629,36 @@ int main(void)
     /* without the keys: the DRAM's (forward 1.5e-4 s of bytes) */
     CHECK(lnbare[0].t_fwd < 2e-4 && lnbare[1].t_fwd < 2e-4);
     sm_network_free(norms);
+    /* A stem and a bias bound by the SMs (stem_device.ini: 10 SMs at 1 GHz; [framework] stem 2
+     * elements and 50 MACs a clock forward, 1 and 100 backward; bias 1 output element a clock
+     * forward, 2 backward), stem.ini at batch 32: 3 x 32 x 32 in, 16 x 32 x 32 out, 3 x 3:
+     *   elements 32 x (3,072 + 16,384) = 622,592; MACs 32 x 16,384 x 27 = 14,155,776
+     *   stem fwd 311,296 + 283,115.52 clocks = 5.9441152e-5 s, its bias 524,288 outputs at 1:
+     *     5.24288e-5 s; bwd 622,592 + 2 x 14,155,776 / 100 = 905,707.52 clocks = 9.0570752e-5 s,
+     *     its bias's gradient 524,288 / 2 = 2.62144e-5 s
+     * each above its FLOPs (28.8 M at 5e12: 5.8e-6 s) and bytes (2.5 MB at 5e11 B/s), plus the
+     * 10 us launch of each of its two kernels a pass; at bf16 the same, with no transposes */
+    sm_network *stem;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/stem.ini", NULL, &stem, &st), 0);
+    CHECK_EQ(stem->layers[0].conv_channels, 3);
+    CHECK_EQ(stem->layers[0].conv_bias, 1);
+    CHECK_EQ(stem->layers[1].conv_channels, 16);
+    CHECK_EQ(stem->layers[1].conv_bias, 0);
+    sm_layer_prediction lstem[2], lsbare[2];
+    layers_on(DEVICE, NULL, stem, &one, lsbare);
+    for (int k = 0; k < 2; k++) {
+        sm_device_options o = {.precision = k ? "bf16" : "fp32"};
+        layers_on("tests/data/curve/stem_device.ini", &o, stem, &one, lstem);
+        CHECK_NEAR(lstem[0].t_fwd, 5.9441152e-5 + 5.24288e-5 + 20e-6, 1e-12);
+        CHECK_NEAR(lstem[0].t_infer, 5.9441152e-5 + 5.24288e-5 + 20e-6, 1e-12);
+        CHECK_NEAR(lstem[0].t_bwd, 9.0570752e-5 + 2.62144e-5 + 20e-6, 1e-12);
+    }
+    /* the layer after the stem, of 16 channels and no bias, is priced as without the keys */
+    layers_on("tests/data/curve/stem_device.ini", NULL, stem, &one, lstem);
+    CHECK_NEAR(lstem[1].t_fwd, lsbare[1].t_fwd, 1e-15);
+    CHECK_NEAR(lstem[1].t_bwd, lsbare[1].t_bwd, 1e-15);
+    CHECK(lsbare[0].t_fwd < 5e-5); /* without the keys: its FLOPs and launches */
+    sm_network_free(stem);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};
     CHECK_EQ(sm_predictor_from_device_opts(DEVICE, &kernels, &p, &st), -1);

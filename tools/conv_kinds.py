@@ -13,7 +13,8 @@ every profiled point of both parts, against the model's device time for the same
 (`predict --per-layer`, each layer's time less the host's dispatch in it): each key is scaled by
 price over measured, and the prices taken again, until every class is within 1% of its measured
 time (a convolution's price is not its arithmetic alone: at bf16 the transposes cuDNN runs
-around it are priced too, so one scaling does not land), or at the most a key takes (on
+around it are priced too, and a stem and a bias by their own keys, tools/stem_rates.py, so one
+scaling does not land), or at the most a key takes (on
 tensor cores the description's compute_efficiency_P, its matrix products'): at bf16 the 1 x 1
 ones' forward stops there, the transposes priced around them more than ran. The two parts are pooled: their
 convolutions ran within 1-6% of each other (docs/ops-h100-h200.md). --write puts the keys into

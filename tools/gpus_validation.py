@@ -386,9 +386,9 @@ def section_queue(binary):
         the poolings (`pooling_*`, plugin ABI 15's SM_TRAIT_POOLING, at 0.92 to 1.02 of their
         measured kernel time on the H200 where the DRAM's rate gave 0.15 to 0.44) to 0.108,
         0.130 and 0.131 at 0.53, 0.55 and 0.33, and the bf16 convolutions' efficiency from
-        0.26 to 0.30 of the peak; the device's own 3 us a kernel launched beyond its price
+        0.26 to 0.30 of the peak; the device's own time a kernel launched beyond its price
         (`kernel_device_us`, the start and drain of its grid, ops-h200.md "What the framework
-        keys take") to what the table shows. Added, the dispatch takes the same 3 us less
+        keys take") to what the table shows. Added, the dispatch takes the same time less
         and nothing else moves: the sum cannot tell the two apart. Not yet a streaming
         kernel's efficiency. The h100 and h200 descriptions now take the queued form with
         these prices and their convolutions priced by kind and pass from the H100's profiles
@@ -620,7 +620,7 @@ kernels at the bandwidths' 1.43, batch norms, poolings, depthwise and grouped co
 1.00-1.11. The first account, then; the H200's clock under load is still unsampled."""]
     md += ["", f"""For ResNet-50 the first account has prices already: `--framework {KERNELS}
 --dispatch queued` (above: batch norms, poolings and grouped convolutions by the SMs at the
-rates the H200's profiles measured, the device's 3 us a kernel, the host queueing kernels)
+rates the H200's profiles measured, the device's 2.3 us a kernel, the host queueing kernels)
 puts the same runs at (difference from the published figure; last column the H200's rate over
 the H100's, measured in brackets):""", "",
            "| precision | " + " | ".join(f"`{p}`" for p in V2) + " | H200 / H100 |",

@@ -23,29 +23,23 @@ other values. Standard library only; a few seconds.
 import argparse
 import csv
 import gzip
-import json
 import math
 import os
 import re
 import statistics
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PARTS = ("h100", "h200")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sm_fit  # noqa: E402  (kernel_device_us, the parts' clocks, the least squares)
+
+ROOT = sm_fit.ROOT
+PARTS = sm_fit.PARTS
 FRAMEWORK_NAME = os.path.join("configs", "frameworks", "pytorch-eager.ini")
-KERNEL_DEVICE_US = 3.0  # h100.ini's and h200.ini's [framework] kernel_device_us
 MIN_US = 10.0
 FWD_OP = "aten::layer_norm"
 BWD_OP = "NativeLayerNormBackward0"
 
 
-def sm_clocks_per_us(binary, part):
-    """The part's SMs x sustained clock, in SM clocks a microsecond."""
-    out = subprocess.run([binary, "devices", "--format", "json"], check=True,
-                         capture_output=True, text=True).stdout
-    d = next(x for x in json.loads(out)["devices"] if x["device"] == part)
-    return d["sm_count"] * d["sustained_clock_mhz"]
 
 
 def norm_kernels_us(row, backward):
@@ -92,35 +86,7 @@ def points(part):
                     continue
                 rows_ = math.prod(shape[:-1])
                 out.setdefault((backward, shape[-1], rows_), []).append(
-                    got[0] - KERNEL_DEVICE_US)
-    return out
-
-
-def fit(samples):
-    """(c, e): SM clocks a row and elements a clock fitting [(rows, elements, clocks)] in
-    relative least squares, with the root mean square of the relative errors."""
-    aa = ab = bb = a1 = b1 = 0.0
-    for rows, elems, clocks in samples:
-        a, b = rows / clocks, elems / clocks
-        aa, ab, bb, a1, b1 = aa + a * a, ab + a * b, bb + b * b, a1 + a, b1 + b
-    det = aa * bb - ab * ab
-    c, inv_e = (a1 * bb - b1 * ab) / det, (aa * b1 - ab * a1) / det
-    rms = math.sqrt(statistics.fmean(((c * r + inv_e * e) / k - 1) ** 2
-                                     for r, e, k in samples))
-    return c, 1 / inv_e, rms
-
-
-def shipped():
-    """{path: {key: value}} of every shipped description and framework that gives the keys."""
-    out = {}
-    for folder in ("devices", "frameworks"):
-        d = os.path.join(ROOT, "configs", folder)
-        for name in sorted(os.listdir(d)):
-            with open(os.path.join(d, name)) as f:
-                keys = {m.group(1): float(m.group(2)) for m in
-                        re.finditer(r"(?m)^(rownorm_\w+)\s*=\s*([\d.eE+-]+)\s*$", f.read())}
-            if keys:
-                out[os.path.join("configs", folder, name)] = keys
+                    got[0] - sm_fit.kernel_device_us())
     return out
 
 
@@ -136,23 +102,21 @@ def main():
     print("| part | pass | elements a row | rows | kernel us (less launches) |")
     print("|---|---|---:|---:|---:|")
     for part in PARTS:
-        per_us = sm_clocks_per_us(a.bin, part)
+        per_us = sm_fit.sm_clocks_per_us(a.bin, part)
         for (backward, n, rows), us in sorted(points(part).items()):
             t = statistics.median(us)
             samples[backward].append((rows, rows * n, t * per_us))
             print(f"| {part} | {'bwd' if backward else 'fwd'} | {n} | {rows} | {t:.1f} |")
     keys = {}
     for backward, name in ((0, "fwd"), (1, "bwd")):
-        c, e, rms = fit(samples[backward])
+        c, per_element, rms = sm_fit.least_squares(samples[backward])
         keys[f"rownorm_{name}_sm_clocks_per_row"] = c
-        keys[f"rownorm_{name}_elements_per_sm_clock"] = e
+        keys[f"rownorm_{name}_elements_per_sm_clock"] = 1 / per_element
         print(f"{name}: {len(samples[backward])} shapes, rms relative error {rms:.3f}")
     for k, v in keys.items():
         print(f"{k} = {v:.3g}")
-    files = shipped()
-    differ = sorted(path for path, have in files.items()
-                    if any(k not in have or f"{have[k]:.3g}" != f"{v:.3g}"
-                           for k, v in keys.items()))
+    files = sm_fit.shipped(r"rownorm_\w+")
+    differ = sm_fit.differ(keys, files)
     if a.check and (differ or FRAMEWORK_NAME not in files):
         print("rownorm_rates: other values than the profiles' (or none) in " +
               ", ".join(differ or [FRAMEWORK_NAME]), file=sys.stderr)

@@ -184,6 +184,14 @@ typedef struct sm_layer {
      * they do not divide. cuDNN runs 1 x 1 ones as plain matrix products (their own
      * efficiency: a framework's conv1x1_*_efficiency_P keys) */
     int64_t kernel_taps;
+    /* a convolution's input channels per group (where kernel_taps is not 0): a dense one over
+     * 4 or fewer (an image's: a network's stem) runs in kernels of the SMs' lanes, not on
+     * tensor cores (a framework's stem_* keys) */
+    int64_t conv_channels;
+    /* 1: a convolution whose weights hold a bias, one an output channel beyond kernel_taps x
+     * conv_channels x output channels: eager PyTorch adds it and sums its gradient in kernels
+     * of their own (a framework's conv_bias_* keys) */
+    int conv_bias;
 } sm_layer;
 
 typedef struct sm_network {

@@ -59,6 +59,7 @@ typedef struct field {
     (AT(conv_kind_efficiency) + (4 * (p) + 2 * (kind) + (pass)) * sizeof(double))
 #define BN(kernel, pass) (AT(batchnorm_sm_bytes) + (2 * (kernel) + (pass)) * sizeof(double))
 #define POOL(pass) (AT(pooling_rate) + (pass) * sizeof(double))
+#define BIAS(pass) (AT(conv_bias_rate) + (pass) * sizeof(double))
 #define ROWS(pass) (AT(rownorm_row_clocks) + (pass) * sizeof(double))
 #define ROW_ELEMS(pass) (AT(rownorm_elements) + (pass) * sizeof(double))
 #define DC(kind, pass, term)                                                                       \
@@ -211,6 +212,24 @@ static const field fields[] = {
     {"framework", "grouped_half_bwd_elements_per_sm_clock", F_REAL, DC(2, 1, 0), 1, 0, 1e4, 1, 0,
      "forward input and output elements per SM per clock of a grouped convolution's backward "
      "pass at fp16 and bf16; 0: bound by the DRAM and its arithmetic"},
+    {"framework", "stem_fwd_elements_per_sm_clock", F_REAL, DC(3, 0, 0), 1, 0, 1e4, 1, 0,
+     "input and output elements per SM per clock of a stem (a dense convolution over 4 input "
+     "channels or fewer), forward and at inference; 0: no such term"},
+    {"framework", "stem_fwd_macs_per_sm_clock", F_REAL, DC(3, 0, 1), 1, 0, 1e6, 1, 0,
+     "multiply-accumulates per SM per clock of a stem, forward and at inference; 0: no such "
+     "term"},
+    {"framework", "stem_bwd_elements_per_sm_clock", F_REAL, DC(3, 1, 0), 1, 0, 1e4, 1, 0,
+     "forward input and output elements per SM per clock of a stem's backward pass; 0: no such "
+     "term"},
+    {"framework", "stem_bwd_macs_per_sm_clock", F_REAL, DC(3, 1, 1), 1, 0, 1e6, 1, 0,
+     "backward multiply-accumulates (twice the forward's) per SM per clock of a stem's "
+     "backward pass; 0: no such term"},
+    {"framework", "conv_bias_fwd_elements_per_sm_clock", F_REAL, BIAS(0), 1, 0, 1e4, 1, 0,
+     "output elements per SM per clock of the kernel that adds a convolution's bias, forward "
+     "and at inference; 0: not priced"},
+    {"framework", "conv_bias_bwd_elements_per_sm_clock", F_REAL, BIAS(1), 1, 0, 1e4, 1, 0,
+     "output elements per SM per clock of the kernel that sums a convolution's bias gradient; "
+     "0: not priced"},
     {"framework", "pooling_fwd_elements_per_sm_clock", F_REAL, POOL(0), 1, 0, 1e4, 1, 0,
      "input elements per SM per clock of the framework's pooling kernels, forward and at "
      "inference; 0: bound by the DRAM alone"},
@@ -524,6 +543,7 @@ static void framework_defaults(sm_device *dev)
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
     memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
     memset(dev->pooling_rate, 0, sizeof dev->pooling_rate);
+    memset(dev->conv_bias_rate, 0, sizeof dev->conv_bias_rate);
     memset(dev->rownorm_row_clocks, 0, sizeof dev->rownorm_row_clocks);
     memset(dev->rownorm_elements, 0, sizeof dev->rownorm_elements);
     memset(dev->conv_kind_efficiency, 0, sizeof dev->conv_kind_efficiency);

@@ -75,11 +75,17 @@ typedef struct sm_device {
     /* what a framework's direct convolution kernels issue per SM per clock where the SMs bind
      * them ([framework] depthwise_* and grouped_*): [kind][pass][term], kind 0 depthwise
      * (plugin.h's group_channels 1, PyTorch's conv_depthwise2d), 1 grouped at fp32 and tf32,
-     * 2 grouped at fp16 and bf16 (cuDNN's); pass 0 forward (and inference), 1 backward; term
+     * 2 grouped at fp16 and bf16 (cuDNN's), 3 a stem (a dense convolution over 4 input
+     * channels or fewer, sm_layer's conv_channels: cuDNN's kernels on the SMs' lanes at every
+     * precision); pass 0 forward (and inference), 1 backward; term
      * 0 elements (inputs and outputs), 1 multiply-accumulates (the backward pass's: twice the
      * forward's). A pass takes elements / e + MACs / m SM clocks; 0: no such term, and a kind
      * with neither is bound by the DRAM and its arithmetic alone */
-    double direct_conv_rate[3][2][2];
+    double direct_conv_rate[4][2][2];
+    /* output elements per SM per clock of the kernels eager PyTorch runs for a convolution's
+     * bias (sm_layer's conv_bias), [pass]: 0 its addition (forward and inference), 1 its
+     * gradient's sum; 0: not priced (a fused epilogue's) */
+    double conv_bias_rate[2];
     /* input elements per SM per clock of a framework's pooling kernels (plugin.h's
      * SM_TRAIT_POOLING), [pass]: 0 forward (and inference), 1 backward, a global pooling's
      * backward (a broadcast) left to the DRAM; 0: bound by the DRAM alone */
@@ -183,14 +189,21 @@ typedef struct sm_layer_work {
     /* the fraction of the precision's peak conv_flops reach (the layer's kind and pass:
      * sm_device's conv_kind_efficiency); 0: conv_efficiency */
     double conv_efficiency;
+    /* seconds of kernels of the layer's own that the SMs bound, after its roofline: a
+     * convolution's bias addition or its gradient's sum (sm_device's conv_bias_rate) */
+    double sm_seconds;
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train);
 /* Bytes/s at which the work's `bytes` stream: the DRAM's achievable rate, or the SMs' where
  * they bound its kernel lower (sm_stream). */
 double sm_layer_stream(const sm_device *v, sm_layer_work w);
+/* 1: a stem, a dense convolution over 4 input channels or fewer (an image's), which cuDNN runs
+ * on the SMs' lanes at every precision (a framework's stem_* keys price it). */
+int sm_layer_is_stem(const sm_layer *l);
 /* Seconds of one pass's work as a roofline: the larger of its arithmetic and its overlapped
- * bytes at the achievable bandwidth, then its serial bytes, then its score products. */
+ * bytes at the achievable bandwidth, then its serial bytes, its score products and its
+ * kernels the SMs bound apart (sm_seconds). */
 double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
 /* The seconds of a pass's eager score and context products (score_flops, score_bytes): the
  * larger of their arithmetic at the matrix rate and their score traffic. */

@@ -77,6 +77,14 @@ static double sm_clocks_per_second(const sm_device *v)
     return v->sm_count && clock > 0 ? (double)v->sm_count * clock : 0;
 }
 
+/* 1: a depthwise convolution PyTorch runs in its own kernel (conv_depthwise2d), not cuDNN's: it
+ * hands cuDNN those at fp16 and on channels-last tensors, the framework's or a permute's
+ * (ConvNeXt's blocks: ATen's Convolution.cpp, use_cudnn_depthwise) */
+static int depthwise_in_pytorch(const sm_device *v, const sm_layer *l, sm_precision p)
+{
+    return l->m.group_channels == 1 && p != SM_FP16 && !v->channels_last && !l->input_channels_last;
+}
+
 /* Seconds of one pass of a grouped or depthwise convolution (plugin.h's group_channels) where
  * the framework prices its direct kernels per SM and clock ([framework] depthwise_*,
  * grouped_*): its elements (inputs and outputs of the forward pass) and multiply-accumulates
@@ -93,12 +101,19 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
      * as the network loads) */
     int64_t per_group = l->m.group_channels;
     double per_second = sm_clocks_per_second(v);
-    if (per_group <= 0 || !(per_second > 0))
+    if (!(per_second > 0))
         return 0;
-    /* PyTorch hands a depthwise convolution to cuDNN at fp16 and on channels-last tensors
-     * (ATen's Convolution.cpp, use_cudnn_depthwise), the framework's or a permute's (ConvNeXt's
-     * blocks), whose kernels no key here describes; its own kernel runs the rest */
-    if (per_group == 1 && (p == SM_FP16 || v->channels_last || l->input_channels_last))
+    if (sm_layer_is_stem(l)) {
+        const double *rate = v->direct_conv_rate[3][backward != 0];
+        double elements = (double)batch * ((double)l->m.input_elems + (double)l->m.output_elems);
+        double macs = (double)m->macs * (backward ? 2 : 1);
+        return ((rate[0] > 0 ? elements / rate[0] : 0) + (rate[1] > 0 ? macs / rate[1] : 0)) /
+               per_second;
+    }
+    if (per_group <= 0)
+        return 0;
+    /* a depthwise convolution cuDNN runs: no key here describes its kernels */
+    if (per_group == 1 && !depthwise_in_pytorch(v, l, p))
         return 0;
     int kind = per_group == 1 ? 0 : sm_precision_is_half(p) ? 2 : 1;
     const double *rate = v->direct_conv_rate[kind][backward != 0];
@@ -106,6 +121,30 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
     double macs = (double)m->macs * (backward ? 2 : 1);
     double clocks = (rate[0] > 0 ? elements / rate[0] : 0) + (rate[1] > 0 ? macs / rate[1] : 0);
     return clocks / per_second;
+}
+
+int sm_layer_is_stem(const sm_layer *l)
+{
+    return l->m.group_channels == 0 && l->conv_channels > 0 && l->conv_channels <= 4;
+}
+
+/* Seconds of the kernels eager PyTorch runs for a convolution's bias (sm_layer's conv_bias)
+ * where the framework prices them per SM and clock ([framework] conv_bias_*): forward an
+ * addition over every output element, broadcast along the channels (ATen's add_, not
+ * vectorised across a broadcast), backward a sum of the output's gradient per channel. Both
+ * took the same time at fp32 and bf16 on an H100 (an element a clock per SM, whatever its
+ * bytes), kernels of their own after the convolution's. 0: no bias, no rate, a fusing
+ * framework, which adds it in the convolution's epilogue, or the forward pass of PyTorch's own
+ * depthwise kernel, which adds it inside (the plugins count one kernel there). */
+static double conv_bias_seconds(const sm_device *v, const sm_layer *l, int64_t batch,
+                                sm_precision p, int backward)
+{
+    double rate = v->conv_bias_rate[backward != 0], per_second = sm_clocks_per_second(v);
+    if (!l->conv_bias || !(rate > 0) || !(per_second > 0) || v->fuse_epilogues || v->fuse_bn_relu)
+        return 0;
+    if (!backward && depthwise_in_pytorch(v, l, p))
+        return 0;
+    return (double)batch * (double)l->m.output_elems / (rate * per_second);
 }
 
 /* Seconds of one pass of a pooling (plugin.h's SM_TRAIT_POOLING) where the framework prices
@@ -222,6 +261,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
                     pooling_seconds(v, l, batch, backward) + rownorm_seconds(v, l, batch, backward);
     if (direct > 0 && w.bytes > 0)
         w.sm_stream = w.bytes / direct;
+    w.sm_seconds = conv_bias_seconds(v, l, batch, p, backward);
     return w;
 }
 
@@ -235,7 +275,7 @@ double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_wo
 {
     double stream = v->memory_bandwidth * v->memory_efficiency;
     return fmax(sm_layer_compute_seconds(v, p, w), w.bytes / sm_layer_stream(v, w)) +
-           w.serial_bytes / stream + sm_layer_score_seconds(v, p, w);
+           w.serial_bytes / stream + sm_layer_score_seconds(v, p, w) + w.sm_seconds;
 }
 
 double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
@@ -275,6 +315,11 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
      * show no transpose around either (docs/ops-h200.md: MobileNet's, ConvNeXt-T's) */
     if (!sm_device_transposes_nchw(v) || !sm_precision_is_half(p) ||
         !has_trait(l, SM_TRAIT_CONVOLUTION) || l->m.group_channels == 1 || l->input_channels_last)
+        return 0;
+    /* a stem's kernels run on the SMs' lanes, whose price (stem_*) holds what cuDNN does
+     * around them */
+    if (sm_layer_is_stem(l) &&
+        v->direct_conv_rate[3][backward != 0][0] + v->direct_conv_rate[3][backward != 0][1] > 0)
         return 0;
     /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice;
      * of those, the share cuDNN's heuristics transpose (the rest run on NCHW) */

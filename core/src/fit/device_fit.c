@@ -138,6 +138,8 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
         r->memory +=
             (w.serial_bytes + sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2)) /
             v->memory_bandwidth;
+        /* kernels the SMs bound apart (a convolution's bias): their time, unscaled */
+        r->fixed += w.sm_seconds;
         /* eager attention's score products, bound by their own arithmetic or score matrix */
         double c_s = sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops});
         double m_s = w.score_bytes / v->memory_bandwidth;

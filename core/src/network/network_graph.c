@@ -393,6 +393,27 @@ static int64_t conv_taps(const sm_layer_type *t, const sm_layer_metrics *m, cons
     return m->macs % reads == 0 ? m->macs / reads : 0;
 }
 
+/* A convolution's input channels per group and whether its weights hold a bias (one an output
+ * channel beyond its kernel's), from what its plugin declares; nothing where kernel_taps did not
+ * come out (no convolution, or MACs counted some other way). */
+static void conv_channels(const sm_layer_metrics *m, const sm_shape *in, const sm_shape *out,
+                          sm_layer *l)
+{
+    l->conv_channels = 0;
+    l->conv_bias = 0;
+    if (l->kernel_taps <= 0 || out->ndim < 1)
+        return;
+    int64_t per_group = m->group_channels > 0 ? m->group_channels : in->dim[0];
+    int64_t outs = out->dim[0];
+    l->conv_channels = per_group;
+    /* taps x channels a group x output channels, and the bias, compared without overflow */
+    if (outs <= 0 || per_group > INT64_MAX / l->kernel_taps)
+        return;
+    int64_t per_out = per_group * l->kernel_taps;
+    l->conv_bias =
+        per_out < INT64_MAX && m->weights % outs == 0 && m->weights / outs == per_out + 1;
+}
+
 /* The kernel counts of ABI 5 with their defaults (one per pass when the layer costs anything);
  * -1 when the plugin's are out of range or more run in training alone than forward. */
 static int layer_kernels(sm_layer_metrics *m)
@@ -640,6 +661,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "convolution (SM_TRAIT_CONVOLUTION), its input channels per group",
                        at, t->name, (long long)m->group_channels);
     l->kernel_taps = conv_taps(t, m, &in[0]);
+    conv_channels(m, &in[0], &l->out, l);
     if (t->abi_version < 16)
         m->norm_rows = 0;
     /* rows a layer norm reduces: of a normalisation without batch statistics, and no more than

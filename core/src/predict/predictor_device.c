@@ -61,7 +61,7 @@ static pass_load load_of(const device_predictor *d, sm_layer_work w, double extr
                            sm_layer_compute_seconds(&d->dev, d->precision,
                                                     (sm_layer_work){.matmul_flops = w.score_flops}),
                        w.bytes / sm_layer_stream(&d->dev, w) +
-                           (w.serial_bytes + w.score_bytes + extra) / stream,
+                           (w.serial_bytes + w.score_bytes + extra) / stream + w.sm_seconds,
                        launches};
 }
 

@@ -1,0 +1,65 @@
+"""What tools/rownorm_rates.py and tools/stem_rates.py share: fitting a kernel class's time in
+SM clocks from the H100's and H200's per-op profiles (configs/calibrations/h*-pytorch-layers/)
+to the [framework] keys that price it per SM and clock. Standard library only."""
+import functools
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PARTS = ("h100", "h200")
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_device_us():
+    """The h100 description's [framework] kernel_device_us (the h200's is the same): what the
+    model adds to each kernel's price, which a fit takes off each measured kernel."""
+    with open(os.path.join(ROOT, "configs", "devices", "h100.ini")) as f:
+        return float(re.search(r"(?m)^kernel_device_us\s*=\s*([\d.]+)", f.read()).group(1))
+
+
+def sm_clocks_per_us(binary, part):
+    """The part's SMs x sustained clock, in SM clocks a microsecond."""
+    out = subprocess.run([binary, "devices", "--format", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    d = next(x for x in json.loads(out)["devices"] if x["device"] == part)
+    return d["sm_count"] * d["sustained_clock_mhz"]
+
+
+def least_squares(samples):
+    """(a, b, rms): the clocks per unit of each term that fit [(x, y, clocks)] as a x + b y in
+    relative least squares (each sample weighted by its clocks), and the root mean square of
+    the samples' relative errors."""
+    aa = ab = bb = a1 = b1 = 0.0
+    for x, y, k in samples:
+        p, q = x / k, y / k
+        aa, ab, bb, a1, b1 = aa + p * p, ab + p * q, bb + q * q, a1 + p, b1 + q
+    det = aa * bb - ab * ab
+    a, b = (a1 * bb - b1 * ab) / det, (aa * b1 - ab * a1) / det
+    rms = math.sqrt(statistics.fmean(((a * x + b * y) / k - 1) ** 2 for x, y, k in samples))
+    return a, b, rms
+
+
+def shipped(pattern, paths=None):
+    """{path: {key: value}} of the keys matching pattern (a regex of the key) in paths, or in
+    every shipped description and framework that gives one."""
+    if paths is None:
+        paths = [os.path.join("configs", d, n) for d in ("devices", "frameworks")
+                 for n in sorted(os.listdir(os.path.join(ROOT, "configs", d)))]
+    out = {}
+    for path in paths:
+        with open(os.path.join(ROOT, path)) as f:
+            keys = {m.group(1): float(m.group(2)) for m in re.finditer(
+                rf"(?m)^({pattern})\s*=\s*([\d.eE+-]+)\s*$", f.read())}
+        if keys:
+            out[path] = keys
+    return out
+
+
+def differ(keys, files):
+    """The files whose keys are not keys' values to three significant digits, or lack one."""
+    return sorted(path for path, have in files.items()
+                  if any(k not in have or f"{have[k]:.3g}" != f"{v:.3g}" for k, v in keys.items()))
