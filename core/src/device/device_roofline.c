@@ -93,7 +93,8 @@ static int depthwise_in_pytorch(const sm_device *v, const sm_layer *l, sm_precis
  * about 1.1 elements per SM and clock forward, 5 x 5 at 0.6 and 7 x 7 at 0.36 whatever the
  * precision, and cuDNN's grouped kernels (ResNeXt-50's 32 groups of 4 to 32 channels) at
  * about an element a clock whatever the group's width (docs/ops-h200.md, "Direct
- * convolutions"). 0: not such a layer, no rate given, or a depthwise one cuDNN runs. */
+ * convolutions"); a stem (sm_layer_is_stem) alike, at its own rates. 0: not such a layer, no
+ * rate given, or a depthwise one cuDNN runs. */
 static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                   int64_t batch, sm_precision p, int backward)
 {
@@ -101,21 +102,16 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
      * as the network loads) */
     int64_t per_group = l->m.group_channels;
     double per_second = sm_clocks_per_second(v);
-    if (!(per_second > 0))
-        return 0;
-    if (sm_layer_is_stem(l)) {
-        const double *rate = v->direct_conv_rate[3][backward != 0];
-        double elements = (double)batch * ((double)l->m.input_elems + (double)l->m.output_elems);
-        double macs = (double)m->macs * (backward ? 2 : 1);
-        return ((rate[0] > 0 ? elements / rate[0] : 0) + (rate[1] > 0 ? macs / rate[1] : 0)) /
-               per_second;
-    }
-    if (per_group <= 0)
-        return 0;
     /* a depthwise convolution cuDNN runs: no key here describes its kernels */
-    if (per_group == 1 && !depthwise_in_pytorch(v, l, p))
+    if (!(per_second > 0) || (per_group == 1 && !depthwise_in_pytorch(v, l, p)))
         return 0;
-    int kind = per_group == 1 ? 0 : sm_precision_is_half(p) ? 2 : 1;
+    int kind;
+    if (sm_layer_is_stem(l))
+        kind = 3;
+    else if (per_group > 0)
+        kind = per_group == 1 ? 0 : sm_precision_is_half(p) ? 2 : 1;
+    else
+        return 0;
     const double *rate = v->direct_conv_rate[kind][backward != 0];
     double elements = (double)batch * ((double)l->m.input_elems + (double)l->m.output_elems);
     double macs = (double)m->macs * (backward ? 2 : 1);
