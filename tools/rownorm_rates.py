@@ -21,8 +21,6 @@ three significant digits), or where any other description or framework that give
 other values. Standard library only; a few seconds.
 """
 import argparse
-import csv
-import gzip
 import math
 import os
 import re
@@ -63,30 +61,20 @@ def norm_kernels_us(row, backward):
 def points(part):
     """{(pass, elements a row, rows): [kernel us less the launches]} over the part's files."""
     out = {}
-    folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".csv.gz"):
-            continue
-        steps = {}
-        with gzip.open(os.path.join(folder, name), "rt", newline="") as f:
-            for r in csv.DictReader(f):
-                steps.setdefault((r["model"], r["batch"], r["step"]), []).append(r)
-        for rows in steps.values():
-            rows.sort(key=lambda r: int(r["seq"]))
-            fwd = [r for r in rows if r["phase"] == "fwd" and r["op"] == FWD_OP]
-            bwd = [r for r in rows if r["phase"] == "bwd" and r["op"].endswith(BWD_OP)]
-            shapes = [[int(d) for d in re.findall(r"\d+", r["shapes"].split("]")[0])]
-                      for r in fwd]
-            pairs = [(0, r, s) for r, s in zip(fwd, shapes)]
-            if len(bwd) == len(fwd):
-                pairs += [(1, r, s) for r, s in zip(bwd, reversed(shapes))]
-            for backward, r, shape in pairs:
-                got = norm_kernels_us(r, backward)
-                if not got or got[0] < MIN_US:
-                    continue
-                rows_ = math.prod(shape[:-1])
-                out.setdefault((backward, shape[-1], rows_), []).append(
-                    got[0] - sm_fit.kernel_device_us())
+    for phases in sm_fit.profiled_steps(part):
+        fwd = [r for r in phases.get("fwd", []) if r["op"] == FWD_OP]
+        bwd = [r for r in phases.get("bwd", []) if r["op"].endswith(BWD_OP)]
+        shapes = [[int(d) for d in re.findall(r"\d+", r["shapes"].split("]")[0])] for r in fwd]
+        pairs = [(0, r, s) for r, s in zip(fwd, shapes)]
+        if len(bwd) == len(fwd):
+            pairs += [(1, r, s) for r, s in zip(bwd, reversed(shapes))]
+        for backward, r, shape in pairs:
+            got = norm_kernels_us(r, backward)
+            if not got or got[0] < MIN_US:
+                continue
+            rows = math.prod(shape[:-1])
+            out.setdefault((backward, shape[-1], rows), []).append(
+                got[0] - sm_fit.kernel_device_us())
     return out
 
 

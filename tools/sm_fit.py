@@ -8,6 +8,10 @@ import os
 import re
 import statistics
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import op_table  # noqa: E402  (the profiles' reader)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PARTS = ("h100", "h200")
@@ -27,6 +31,19 @@ def sm_clocks_per_us(binary, part):
                          capture_output=True, text=True).stdout
     d = next(x for x in json.loads(out)["devices"] if x["device"] == part)
     return d["sm_count"] * d["sustained_clock_mhz"]
+
+
+def profiled_steps(part):
+    """Each profiled step of the part's files that time each kernel (kernel_name_us), as
+    op_table.load gives it: {phase: [rows in the order they ran]}."""
+    folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".csv.gz"):
+            continue
+        for steps in op_table.load(os.path.join(folder, name)).values():
+            for phases in steps:
+                if all("kernel_name_us" in r for rows in phases.values() for r in rows):
+                    yield phases
 
 
 def least_squares(samples):

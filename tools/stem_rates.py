@@ -24,8 +24,6 @@ running them in reverse. --check exits 1 where the shipped keys are not what the
 (to three significant digits). Standard library only; a few seconds.
 """
 import argparse
-import csv
-import gzip
 import math
 import os
 import re
@@ -77,38 +75,27 @@ def convs(ops):
 def collect(part):
     """Stem samples [(pass, elements, macs, us)] and bias sums {pass: [elements, us]}."""
     stems, bias = [], {0: [0.0, 0.0], 1: [0.0, 0.0]}
-    folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".csv.gz"):
-            continue
-        steps = {}
-        with gzip.open(os.path.join(folder, name), "rt", newline="") as f:
-            for r in csv.DictReader(f):
-                if r.get("kernel_name_us"):
-                    steps.setdefault((r["model"], r["batch"], r["step"]), []).append(r)
-        for rows in steps.values():
-            rows.sort(key=lambda r: int(r["seq"]))
-            fwd = convs([r for r in rows if r["phase"] == "fwd"])
-            bwd = [r for r in rows if r["phase"] == "bwd" and r["op"].endswith(
-                "ConvolutionBackward0")]
-            pairs = [(0, r, c) for r, *c in fwd]
-            if len(bwd) == len(fwd):
-                pairs += [(1, r, c[1:]) for r, c in zip(bwd, reversed(fwd))]
-            for backward, r, (x, w, has_bias, o) in pairs:
-                ks = kernels(r)
-                mark = BIAS_SUM if backward else BIAS_ADD
-                if has_bias:
-                    for k, t in ks:
-                        if mark in k:
-                            bias[backward][0] += o
-                            bias[backward][1] += t - sm_fit.kernel_device_us()
-                if x[1] > STEM_CHANNELS or w[1] != x[1]:
-                    continue
-                t = sum(t for k, t in ks if mark not in k and not COPY.search(k))
-                if t < MIN_US:  # a launch's own time (EfficientNet's 1 x 1 excitations)
-                    continue
-                macs = o * w[1] * w[2] * w[3] * (2 if backward else 1)
-                stems.append((backward, math.prod(x) + o, macs, t - sm_fit.kernel_device_us()))
+    for phases in sm_fit.profiled_steps(part):
+        fwd = convs(phases.get("fwd", []))
+        bwd = [r for r in phases.get("bwd", []) if r["op"].endswith("ConvolutionBackward0")]
+        pairs = [(0, r, c) for r, *c in fwd]
+        if len(bwd) == len(fwd):
+            pairs += [(1, r, c[1:]) for r, c in zip(bwd, reversed(fwd))]
+        for backward, r, (x, w, has_bias, o) in pairs:
+            ks = kernels(r)
+            mark = BIAS_SUM if backward else BIAS_ADD
+            if has_bias:
+                for k, t in ks:
+                    if mark in k:
+                        bias[backward][0] += o
+                        bias[backward][1] += t - sm_fit.kernel_device_us()
+            if x[1] > STEM_CHANNELS or w[1] != x[1]:
+                continue
+            t = sum(t for k, t in ks if mark not in k and not COPY.search(k))
+            if t < MIN_US:  # a launch's own time (EfficientNet's 1 x 1 excitations)
+                continue
+            macs = o * w[1] * w[2] * w[3] * (2 if backward else 1)
+            stems.append((backward, math.prod(x) + o, macs, t - sm_fit.kernel_device_us()))
     return stems, bias
 
 
