@@ -7,7 +7,7 @@ conv1x1_bwd_efficiency_P (docs/devices.md, "Eager PyTorch on Hopper").
 
     tools/conv_kinds.py [--bin build/bin/scalemeter] [--write | --check]
 
-For each precision profiled (fp32 with TF32 off, tf32, bf16), kind (dense k x k, 1 x 1, as
+For each precision profiled (fp32 with TF32 off, tf32, bf16, fp16), kind (dense k x k, 1 x 1, as
 tools/op_table.py classes them) and pass (forward, backward), the kernel time measured over
 every profiled point of both parts, against the model's device time for the same layers
 (`predict --per-layer`, each layer's time less the host's dispatch in it): each key is scaled by
@@ -35,7 +35,7 @@ import op_table  # noqa: E402  (the op classes)
 
 ROOT = op_table.ROOT
 PARTS = ("h100", "h200")
-PRECISIONS = ("fp32", "tf32", "bf16")
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 KINDS = {"conv dense kxk": "conv", "conv 1x1": "conv1x1"}
 PASSES = ("fwd", "bwd")
 TOLERANCE = 0.01

@@ -36,7 +36,7 @@ PHASES = ("infer", "fwd", "bwd", "opt")
 MODELS = ("resnet18", "resnet50", "resnext50_32x4d", "vgg11", "densenet121", "mobilenet_v2",
           "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny")
 BATCHES = (32, 128)
-ELEMENT = {"bf16": 2, "tf32": 4, "fp32": 4}  # bytes of an activation element
+ELEMENT = {"bf16": 2, "fp16": 2, "tf32": 4, "fp32": 4}  # bytes of an activation element
 PEAK_BW = 4.8e12  # H200 datasheet, bytes/s
 DEPTHWISE_NETS = ("mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny")
 
@@ -91,8 +91,8 @@ PRETTY = {"resnet18": "ResNet-18", "resnet50": "ResNet-50", "resnext50_32x4d": "
 
 LONG = {"resnext50_32x4d": "ResNeXt-50 32x4d"}  # the introduction's names, where not PRETTY's
 UNDER = {"bf16": "bf16 autocast (fp32 master weights)", "tf32": "TF32",
-         "fp32": "fp32 with TF32 off"}
-UNDER_SHORT = {"bf16": "bf16", "tf32": "TF32", "fp32": "fp32"}
+         "fp32": "fp32 with TF32 off", "fp16": "fp16 autocast with loss scaling"}
+UNDER_SHORT = {"bf16": "bf16", "tf32": "TF32", "fp32": "fp32", "fp16": "fp16"}
 
 
 # ---------------------------------------------------------------------------------------------

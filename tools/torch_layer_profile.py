@@ -7,7 +7,8 @@ activities and the inputs' shapes, phase by phase.
         --points 64x224,256x224 --precision tf32 --out layers-tf32.csv
 
 For each torchvision model, (batch, image) point and the precision (fp32 with TF32 off, tf32,
-bf16 autocast with fp32 master weights), warm-up steps first, then --steps profiled steps of:
+bf16 autocast with fp32 master weights, fp16 autocast with them and a GradScaler's loss
+scaling, as AMP trains in half precision), warm-up steps first, then --steps profiled steps of:
 inference (eval, no_grad), the training forward pass with the loss, the backward pass, and
 SGD with momentum (the shipped frameworks' optimizer), each phase ended by a synchronisation
 so that its window holds its kernels. Each row is one top-level PyTorch op of one phase of one
@@ -91,12 +92,14 @@ def synchronize(device):
         torch.cuda.synchronize()
 
 
-def run_phases(model, opt, x, y, loss_fn, precision, device, profiled):
-    """One inference pass and one training step, each phase in its record_function."""
-    amp = precision == "bf16"
+def run_phases(model, opt, x, y, loss_fn, precision, device, profiled, scaler=None):
+    """One inference pass and one training step, each phase in its record_function; with a
+    GradScaler (fp16) the loss is scaled and the step unscales and checks the gradients."""
+    amp = precision in ("bf16", "fp16")
+    dtype = torch.float16 if precision == "fp16" else torch.bfloat16
 
     def autocast():
-        return torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp)
+        return torch.autocast(device.type, dtype=dtype, enabled=amp)
 
     def phase(name):
         return record_function("phase:" + name) if profiled else _Null()
@@ -112,10 +115,14 @@ def run_phases(model, opt, x, y, loss_fn, precision, device, profiled):
             loss = loss_fn(model(x), y)
         synchronize(device)
     with phase("bwd"):
-        loss.backward()
+        (scaler.scale(loss) if scaler else loss).backward()
         synchronize(device)
     with phase("opt"):
-        opt.step()
+        if scaler:
+            scaler.step(opt)
+            scaler.update()
+        else:
+            opt.step()
         opt.zero_grad(set_to_none=True)
         synchronize(device)
 
@@ -232,8 +239,9 @@ def profile_point(name, batch, image, precision, device, steps, warmup):
     loss_fn = torch.nn.CrossEntropyLoss()
     x = torch.rand(batch, 3, image, image, device=device) * 2 - 1
     y = torch.randint(0, 1000, (batch,), device=device)
+    scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
     for _ in range(warmup):
-        run_phases(model, opt, x, y, loss_fn, precision, device, False)
+        run_phases(model, opt, x, y, loss_fn, precision, device, False, scaler)
     activities = [ProfilerActivity.CPU]
     if device.type == "cuda":
         activities.append(ProfilerActivity.CUDA)
@@ -241,7 +249,7 @@ def profile_point(name, batch, image, precision, device, steps, warmup):
     try:
         with profile(activities=activities, record_shapes=True) as prof:
             for _ in range(steps):
-                run_phases(model, opt, x, y, loss_fn, precision, device, True)
+                run_phases(model, opt, x, y, loss_fn, precision, device, True, scaler)
     finally:
         for h in handles:
             h.remove()
@@ -278,7 +286,7 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", required=True, help="torchvision model names, comma-separated")
     p.add_argument("--points", required=True, help="BATCHxIMAGE list, e.g. 64x224,256x224")
-    p.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="tf32")
+    p.add_argument("--precision", choices=("fp32", "tf32", "bf16", "fp16"), default="tf32")
     p.add_argument("--device", default="cuda", help="cuda (default) or cpu (host times only)")
     p.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
     p.add_argument("--warmup", type=int, default=3, help="steps before profiling (default 3)")
