@@ -658,6 +658,21 @@ int main(void)
     CHECK_NEAR(lstem[1].t_fwd, lsbare[1].t_fwd, 1e-15);
     CHECK_NEAR(lstem[1].t_bwd, lsbare[1].t_bwd, 1e-15);
     CHECK(lsbare[0].t_fwd < 5e-5); /* without the keys: its FLOPs and launches */
+    /* 5 us a convolution's kernel beyond its arithmetic (conv_pass_device.ini: stem_device.ini
+     * and conv_pass_us = 5): the dense convolution after the stem takes 5 us more forward and
+     * at inference, 10 backward (its data and weight gradients); the stem, a direct kernel,
+     * none */
+    sm_layer_prediction lpass[2];
+    for (int k = 0; k < 2; k++) {
+        sm_device_options o = {.precision = k ? "bf16" : "fp32"};
+        layers_on("tests/data/curve/stem_device.ini", &o, stem, &one, lstem);
+        layers_on("tests/data/curve/conv_pass_device.ini", &o, stem, &one, lpass);
+        CHECK_NEAR(lpass[1].t_fwd, lstem[1].t_fwd + 5e-6, 1e-15);
+        CHECK_NEAR(lpass[1].t_infer, lstem[1].t_infer + 5e-6, 1e-15);
+        CHECK_NEAR(lpass[1].t_bwd, lstem[1].t_bwd + 10e-6, 1e-15);
+        CHECK_NEAR(lpass[0].t_fwd, lstem[0].t_fwd, 1e-15);
+        CHECK_NEAR(lpass[0].t_bwd, lstem[0].t_bwd, 1e-15);
+    }
     sm_network_free(stem);
     /* on a part that gives no SMs the bound cannot hold: refused, not dropped */
     sm_device_options kernels = {.framework = "configs/frameworks/pytorch-eager-kernels.ini"};

@@ -870,10 +870,11 @@ def fp32_events_section(a, w):
     w("\n## The fp32 set again, with CUDA events\n")
     w(f"`{path}`: the configurations of the shipped H100 fp32 set")
     w("(`h100-pytorch-fp32.csv`, examples/pytorch/measure.py, wall clock around synchronisations,")
-    w("2026-11-22) run again on an H100 on 2026-11-27 by `tools/gpu-validate.sh --phase repeat")
-    w("--repeat-precision fp32`: CUDA events, the bf16 and tf32 sets' method; round 0 whole")
+    w("2026-11-22) run again on an H100 in two leases of 2026-11-27 by `tools/gpu-validate.sh")
+    w("--phase repeat --repeat-precision fp32`: CUDA events, the bf16 and tf32 sets' method; round 0 whole")
     w(f"({len(first)} rows), {len(rows) - len(first)} of round 1.")
-    w("The SM clock held 1,980 MHz throughout (tests/data/gpu-runs/h100-2026-11-27/clocks-*.csv).\n")
+    w("The SM clock held 1,980 MHz throughout")
+    w("(tests/data/gpu-runs/h100-2026-11-27*/clocks-*.csv).\n")
     w("| rows | n | the two measurements' t_step, MAPE | median ratio (events / wall) | "
       "shipped h100, step MAPE (ratio): wall | events |")
     w("|---|---|---|---|---|---|")
@@ -893,8 +894,11 @@ def fp32_events_section(a, w):
     grad = statistics.median(float(r["t_grad"]) / float(wall[key(r)]["t_grad"]) for r in first)
     w("")
     w("Where the GPU is busy the two agree within a few percent; where the host sets the pace")
-    w(f"they differ by up to {max(abs(x - 1) for x in spread):.0%} between two rounds of one lease")
-    w(f"(round 1 over round 0: {', '.join(f'{x:.2f}' for x in sorted(spread))}) and by more")
+    w(f"they differ by up to {max(abs(x - 1) for x in spread):.0%} between two rounds on one day")
+    q = statistics.quantiles(spread, n=4) if len(spread) > 10 else None
+    w(f"(round 1 over round 0, {len(spread)} configurations: " +
+      (f"{min(spread):.2f} to {max(spread):.2f}, quartiles {q[0]:.2f}, {q[1]:.2f}, {q[2]:.2f}"
+       if q else ", ".join(f"{x:.2f}" for x in sorted(spread))) + ") and by more")
     w("between leases: the step of a small configuration is the host's dispatch of its kernels,")
     w("and a cloud VM's host is not the same from one lease to the next. The fp32 set's optimizer")
     w("step, 2-3 times the tf32 set's on the same networks, stays so with events (events over")

@@ -620,7 +620,7 @@ kernels at the bandwidths' 1.43, batch norms, poolings, depthwise and grouped co
 1.00-1.11. The first account, then; the H200's clock under load is still unsampled."""]
     md += ["", f"""For ResNet-50 the first account has prices already: `--framework {KERNELS}
 --dispatch queued` (above: batch norms, poolings and grouped convolutions by the SMs at the
-rates the H200's profiles measured, the device's 2.3 us a kernel, the host queueing kernels)
+rates the H200's profiles measured, the device's own time a kernel, the host queueing kernels)
 puts the same runs at (difference from the published figure; last column the H200's rate over
 the H100's, measured in brackets):""", "",
            "| precision | " + " | ".join(f"`{p}`" for p in V2) + " | H200 / H100 |",

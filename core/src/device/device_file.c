@@ -224,6 +224,9 @@ static const field fields[] = {
     {"framework", "stem_bwd_macs_per_sm_clock", F_REAL, DC(3, 1, 1), 1, 0, 1e6, 1, 0,
      "backward multiply-accumulates (twice the forward's) per SM per clock of a stem's "
      "backward pass; 0: no such term"},
+    {"framework", "conv_pass_us", F_REAL, AT(conv_pass), 1e-6, 0, 1e4, 1, 0,
+     "microseconds a dense convolution's kernel takes beyond its arithmetic, each pass (two "
+     "backward: the data and the weight gradients); 0: none"},
     {"framework", "conv_bias_fwd_elements_per_sm_clock", F_REAL, BIAS(0), 1, 0, 1e4, 1, 0,
      "output elements per SM per clock of the kernel that adds a convolution's bias, forward "
      "and at inference; 0: not priced"},
@@ -544,6 +547,7 @@ static void framework_defaults(sm_device *dev)
     memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
     memset(dev->pooling_rate, 0, sizeof dev->pooling_rate);
     memset(dev->conv_bias_rate, 0, sizeof dev->conv_bias_rate);
+    dev->conv_pass = 0;
     memset(dev->rownorm_row_clocks, 0, sizeof dev->rownorm_row_clocks);
     memset(dev->rownorm_elements, 0, sizeof dev->rownorm_elements);
     memset(dev->conv_kind_efficiency, 0, sizeof dev->conv_kind_efficiency);

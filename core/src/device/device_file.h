@@ -86,6 +86,11 @@ typedef struct sm_device {
      * bias (sm_layer's conv_bias), [pass]: 0 its addition (forward and inference), 1 its
      * gradient's sum; 0: not priced (a fused epilogue's) */
     double conv_bias_rate[2];
+    /* ([framework] conv_pass_us, seconds) device time a dense convolution's kernel takes
+     * beyond its arithmetic, each pass (forward, inference; backward's data and weight
+     * gradients, two): the pipeline's fill and drain over its K loop, which a small
+     * convolution's few tiles cannot hide; 0: none */
+    double conv_pass;
     /* input elements per SM per clock of a framework's pooling kernels (plugin.h's
      * SM_TRAIT_POOLING), [pass]: 0 forward (and inference), 1 backward, a global pooling's
      * backward (a broadcast) left to the DRAM; 0: bound by the DRAM alone */

@@ -143,6 +143,23 @@ static double conv_bias_seconds(const sm_device *v, const sm_layer *l, int64_t b
     return (double)batch * (double)l->m.output_elems / (rate * per_second);
 }
 
+/* Seconds a dense convolution's kernels take beyond their arithmetic ([framework]
+ * conv_pass_us): each runs its K loop (input channels x taps) tile by tile, and the
+ * pipeline's fill and drain cost the same whatever the tiles; a large convolution hides them
+ * over many waves of tiles, a small one's single wave does not. On an H100 at bf16, dense
+ * 3 x 3 ones of 2^24 to 2^28 multiply-accumulates ran 13 to 27 us where their arithmetic at
+ * one efficiency fitted over every convolution priced 7 to 15, and the largest (VGG's) 0.7
+ * of their price (docs/devices.md, tools/conv_pass.py). Forward one kernel, backward two
+ * (the data and the weight gradients). 0: a stem (a direct kernel), a grouped or depthwise
+ * convolution, a layer of another kind, or no key. */
+static double conv_pass_seconds(const sm_device *v, const sm_layer *l, int backward)
+{
+    if (!(v->conv_pass > 0) || !has_trait(l, SM_TRAIT_CONVOLUTION) || l->m.group_channels != 0 ||
+        sm_layer_is_stem(l))
+        return 0;
+    return v->conv_pass * (backward ? 2 : 1);
+}
+
 /* Seconds of one pass of a pooling (plugin.h's SM_TRAIT_POOLING) where the framework prices
  * its kernels per SM and clock ([framework] pooling_*): its input elements at the pass's rate
  * over every SM at the part's sustained clock. On an H200 PyTorch's max and average pooling
@@ -257,7 +274,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
                     pooling_seconds(v, l, batch, backward) + rownorm_seconds(v, l, batch, backward);
     if (direct > 0 && w.bytes > 0)
         w.sm_stream = w.bytes / direct;
-    w.sm_seconds = conv_bias_seconds(v, l, batch, p, backward);
+    w.sm_seconds = conv_bias_seconds(v, l, batch, p, backward) + conv_pass_seconds(v, l, backward);
     return w;
 }
 
