@@ -4,6 +4,7 @@
  */
 #include "exec_plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "executor.h"
@@ -14,14 +15,53 @@ int64_t sm_plan_tensor_bytes(const sm_tensor *t)
     return b == SM_OVERFLOW ? -1 : b;
 }
 
+static int is_loss(const sm_layer *l) { return (l->type->traits & SM_TRAIT_LOSS) != 0; }
+
+int sm_plan_layers(const sm_network *net, sm_status *st)
+{
+    int n = net->n_layers;
+    if (n < 1)
+        return sm_fail(st, "%s: the network has no layers", net->path);
+    for (int i = 0; i < n - 1; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (is_loss(l))
+            return sm_fail(st,
+                           "%s:%d: layer '%s' of type '%s' is a loss (SM_TRAIT_LOSS), which the "
+                           "executors compute themselves only as the network's last layer",
+                           net->path, l->line, l->name, l->type->name);
+    }
+    const sm_layer *l = &net->layers[n - 1];
+    if (!is_loss(l))
+        return n;
+    if (n == 1)
+        return sm_fail(st,
+                       "%s:%d: layer '%s' of type '%s' is a loss (SM_TRAIT_LOSS), which the "
+                       "executors compute on the layer before it, and it is the only layer",
+                       net->path, l->line, l->name, l->type->name);
+    const sm_layer *prev = &net->layers[n - 2];
+    if (l->n_inputs != 1 || l->inputs[0] != n - 2) {
+        char reads[SM_ERROR_LEN] = "more than one input";
+        if (l->n_inputs == 1 && l->inputs[0] == SM_NETWORK_INPUT)
+            snprintf(reads, sizeof reads, "the network's input");
+        else if (l->n_inputs == 1)
+            snprintf(reads, sizeof reads, "layer '%s'", net->layers[l->inputs[0]].name);
+        return sm_fail(st,
+                       "%s:%d: layer '%s' of type '%s' is a loss (SM_TRAIT_LOSS), which the "
+                       "executors compute on the layer before it ('%s'), but it reads %s",
+                       net->path, l->line, l->name, l->type->name, prev->name, reads);
+    }
+    return n - 1;
+}
+
 int sm_plan_init(sm_plan *p, const sm_network *net, int64_t batch, sm_status *st)
 {
     *p = (sm_plan){.net = net, .batch = batch, .input_last_reader = -1};
     if (batch < 1)
         return sm_fail(st, "batch %lld is not a positive number of samples", (long long)batch);
-    if (net->n_layers < 1)
-        return sm_fail(st, "%s: the network has no layers", net->path);
-    p->n = net->n_layers;
+    int n = sm_plan_layers(net, st);
+    if (n < 0)
+        return -1;
+    p->n = n;
     if (!(p->layers = calloc((size_t)p->n, sizeof *p->layers))) {
         sm_fail(st, "out of host memory planning %s", net->name);
         return SM_EXECUTOR_NOMEM;

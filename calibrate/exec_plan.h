@@ -6,6 +6,7 @@
  * kernels, so the two run the same network the same way from the same numbers (the GPU tests
  * compare them).
  *
+ *   sm_plan_layers       the layers the executors run: all but a last loss (SM_TRAIT_LOSS)
  *   sm_plan_init         shapes, readers and offsets of a network at one batch size
  *   sm_plan_wire         points every layer's inputs, gradients and weights at the buffers
  *   sm_plan_forward      every layer's forward pass in order
@@ -36,7 +37,7 @@ typedef struct sm_plan_layer {
 typedef struct sm_plan {
     const sm_network *net;
     int64_t batch;
-    int n;                 /* layers */
+    int n;                 /* layers run: net's, less a last loss (sm_plan_layers) */
     sm_plan_layer *layers; /* net->layers' order */
     sm_tensor input, input_grad;
     int input_last_reader; /* the last layer that reads the network's input; -1: none */
@@ -44,7 +45,15 @@ typedef struct sm_plan {
     int64_t rows, classes; /* of the loss: the output's last dimension holds the classes */
 } sm_plan;
 
-/* Plans net at batch: 0; -1 when batch is not positive or the network has no layers; or
+/* How many of net's layers the executors run, first to last: all of them, or all but the last
+ * where its type is a loss (SM_TRAIT_LOSS), the softmax cross-entropy the executors compute
+ * themselves on the output of the layer before it (executor.h's loss), which needs no kernels
+ * and is not run. -1, with a message naming the file and line, when a loss is anywhere but
+ * last, reads anything but the layer just before it, or is the only layer; or net has none. */
+int sm_plan_layers(const sm_network *net, sm_status *st);
+
+/* Plans net at batch, its layers sm_plan_layers': 0; -1 when batch is not positive or
+ * sm_plan_layers refuses the network; or
  * SM_EXECUTOR_NOMEM (executor.h) when host memory ran out or a size overflows 64 bits. The
  * message says which. net must outlive the plan; sm_plan_free it whatever the result. */
 int sm_plan_init(sm_plan *p, const sm_network *net, int64_t batch, sm_status *st);

@@ -4,10 +4,15 @@
  * the GPU is executor_cuda.h; both run the plan of exec_plan.h.
  *
  *   sm_executor_check    every layer has CPU kernels (else an error naming the first without)
+ *                        but a last loss (SM_TRAIT_LOSS), which is the executor's own
  *   sm_executor_new      allocates activations, gradients, weights, state and scratch for a batch
  *   sm_executor_step     one training step: forward, softmax cross-entropy on random labels,
  *                        backward through every layer in reverse order, SGD update
  *   sm_executor_forward  the forward pass alone (inference or training mode)
+ *
+ * A network that ends in a loss (plugin.h's SM_TRAIT_LOSS: cross_entropy) is run without it:
+ * its input is the output whose loss sm_executor_loss takes, which is that loss (exec_plan.h,
+ * sm_plan_layers), so a step's time holds the loss's as the model's does.
  *
  * The executor knows no layer: what a layer computes lives in its plugin. Weights, input and
  * labels are random but deterministic (from options.seed). Functions that can fail return 0, or
@@ -43,8 +48,9 @@ typedef struct sm_executor_options {
     const char *guard;
 } sm_executor_options;
 
-/* 0 when every layer of net has CPU kernels; otherwise -1 naming the first layer without, its
- * type and the line of the network file that defines it. */
+/* 0 when every layer of net has CPU kernels, but a last loss (sm_plan_layers); otherwise -1
+ * naming the first layer without, its type and the line of the network file that defines it,
+ * or the loss that is not last, or does not read the layer before it. */
 int sm_executor_check(const sm_network *net, sm_status *st);
 /* Bytes sm_executor_new would allocate for this batch (activations, gradients, weights, state,
  * scratch); SM_EXECUTOR_NOMEM when the count overflows. */
@@ -62,7 +68,8 @@ void sm_executor_free(sm_executor *ex);
 int sm_executor_forward(sm_executor *ex, int training, sm_status *st);
 /* Softmax cross-entropy of the output against the labels, averaged over its rows (the last
  * dimension holds the classes, every other position of every sample is a row, as
- * nn.CrossEntropyLoss on a (rows x classes) view); writes the gradient of the output. */
+ * nn.CrossEntropyLoss on a (rows x classes) view); writes the gradient of the output. Of a
+ * network that ends in a loss layer, the output is that layer's input. */
 int sm_executor_loss(sm_executor *ex, double *loss, sm_status *st);
 /* The backward pass of every layer in reverse order, from the output gradient; after a
  * training forward. Fills the weight gradients (and the input gradient when asked for). */
@@ -89,7 +96,7 @@ sm_tensor sm_executor_input(const sm_executor *ex);
 sm_tensor sm_executor_input_grad(const sm_executor *ex);
 sm_tensor sm_executor_output(const sm_executor *ex);
 sm_tensor sm_executor_output_grad(const sm_executor *ex);
-/* The output of layer i (sm_network.layers[i]). */
+/* The output of layer i (sm_network.layers[i]; not a last loss, which is not run). */
 sm_tensor sm_executor_activation(const sm_executor *ex, int layer);
 /* All weights and all weight gradients, each one contiguous array of *count floats in layer
  * order (what a data-parallel step all-reduces); *offset of layer i's within them. */

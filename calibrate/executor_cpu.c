@@ -68,7 +68,9 @@ static const struct sm_cpu_kernels *kernels_of(const sm_network *net, const sm_l
 
 int sm_executor_check(const sm_network *net, sm_status *st)
 {
-    for (int i = 0; i < net->n_layers; i++) {
+    /* a last loss (SM_TRAIT_LOSS) is the executor's own (sm_executor_loss): no kernels */
+    int n = sm_plan_layers(net, st);
+    for (int i = 0; i < n; i++) {
         const sm_layer *l = &net->layers[i];
         sm_status why;
         if (kernels_of(net, l, &why))
@@ -95,9 +97,7 @@ int sm_executor_check(const sm_network *net, sm_status *st)
                        "modules\")",
                        net->path, l->line, l->name, l->type->name, net->name, plugin, stem, plugin);
     }
-    if (net->n_layers == 0)
-        return sm_fail(st, "%s: the network has no layers", net->path);
-    return 0;
+    return n < 0 ? -1 : 0;
 }
 
 /* ---- the plugin guard's names ------------------------------------------------------------ */

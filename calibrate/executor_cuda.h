@@ -4,7 +4,8 @@
  * loaded through the network's registry when first needed); the device twin of executor.h,
  * with the same calls in the same order:
  *
- *   sm_cuda_executor_check    every layer has GPU kernels (else an error naming the first)
+ *   sm_cuda_executor_check    every layer has GPU kernels (else an error naming the first),
+ *                             but a last loss (SM_TRAIT_LOSS), which is the executor's own
  *   sm_cuda_executor_new      device memory for a batch, weights and input, kernel setup
  *                             (cuDNN algorithm search)
  *   sm_cuda_executor_step     forward, softmax cross-entropy on random labels, backward, SGD
@@ -46,9 +47,11 @@ int sm_gpu_precision_parse(const char *name);
 /* 0 for the precisions the GPU backend runs (fp32, tf32, fp16, bf16); -1 saying which are. */
 int sm_gpu_precision_check(int precision, sm_status *st);
 
-/* 0 when every layer of net has GPU kernels; otherwise -1 naming the first layer without, its
- * type and the line of the network file that defines it (and the module, when one is there
- * but cannot load). Loads the companion modules of net's types. */
+/* 0 when every layer of net has GPU kernels, but a last loss (exec_plan.h's sm_plan_layers:
+ * its input is the output whose loss sm_cuda_executor_loss takes); otherwise -1 naming the
+ * first layer without, its type and the line of the network file that defines it (and the
+ * module, when one is there but cannot load), or a loss the executors cannot take. Loads the
+ * companion modules of net's types. */
 int sm_cuda_executor_check(const sm_network *net, sm_status *st);
 
 /* Allocates and initialises everything a step needs on opt->device and sets up every layer:

@@ -78,8 +78,9 @@ endif()
 
 # ABI 3's traits: a user's matrix product declaring SM_TRAIT_MATMUL (priced as linear is), one
 # declaring attention too (a transformer's), and the same built for ABI 2 (loads, no traits,
-# the default of what it keeps), and built for ABI 4 (loads, the default kernel counts).
-foreach(kind matmul attn abi2 abi4 serial badserial upcast badupcast badpasses badsoftmax
+# the default of what it keeps), built for ABI 4 (loads, the default kernel counts), and built
+# for ABI 16, the version before SM_TRAIT_LOSS (loads, priced as this version's).
+foreach(kind matmul attn abi2 abi4 abi16 serial badserial upcast badupcast badpasses badsoftmax
         badfused badlibrary badio many)
   sm_test_module(fake_traits_${kind} fake_traits_plugin.c fake_plugins/traits traits_${kind})
 endforeach()
@@ -89,6 +90,8 @@ target_compile_definitions(fake_traits_attn PRIVATE TEST_TYPE_NAME="user_attenti
   "TEST_TRAITS=SM_TRAIT_MATMUL|SM_TRAIT_ATTENTION")
 target_compile_definitions(fake_traits_abi2 PRIVATE TEST_TYPE_NAME="user_abi2" TEST_ABI2)
 target_compile_definitions(fake_traits_abi4 PRIVATE TEST_TYPE_NAME="user_abi4" TEST_ABI4
+  TEST_TRAITS=SM_TRAIT_MATMUL)
+target_compile_definitions(fake_traits_abi16 PRIVATE TEST_TYPE_NAME="user_abi16" TEST_ABI16
   TEST_TRAITS=SM_TRAIT_MATMUL)
 target_compile_definitions(fake_traits_serial PRIVATE TEST_TYPE_NAME="user_serial" TEST_SERIAL
   TEST_TRAITS=SM_TRAIT_MATMUL)
@@ -112,7 +115,7 @@ target_compile_definitions(fake_traits_many PRIVATE TEST_TYPE_NAME="user_many" T
   TEST_TRAITS=SM_TRAIT_MATMUL)
 sm_add_c_test(test_traits test_traits.c ${CMAKE_BINARY_DIR}/tests/fake_plugins/traits)
 add_dependencies(test_traits fake_traits_matmul fake_traits_attn fake_traits_abi2
-  fake_traits_abi4 fake_traits_serial fake_traits_badserial fake_traits_upcast
+  fake_traits_abi4 fake_traits_abi16 fake_traits_serial fake_traits_badserial fake_traits_upcast
   fake_traits_badupcast fake_traits_badpasses fake_traits_badsoftmax fake_traits_badfused
   fake_traits_badlibrary fake_traits_badio
   fake_traits_many)
@@ -124,4 +127,4 @@ add_test(NAME core_has_no_type_names
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"
-  PASS_REGULAR_EXPRESSION "\nconv2d,16,matmul\\+convolution,declared,[^\n]*\n.*\nembedding,16,embedding,declared,.*\nlayernorm,16,normalisation\\+autocast_fp32,declared,.*\nlm_head,16,matmul\\+tied,declared,.*\nuser_abi2,2,-,default,.*\nuser_matmul,16,matmul,default,")
+  PASS_REGULAR_EXPRESSION "\nconv2d,17,matmul\\+convolution,declared,[^\n]*\n.*\ncross_entropy,17,loss,declared,.*\nembedding,17,embedding,declared,.*\nlayernorm,17,normalisation\\+autocast_fp32,declared,.*\nlm_head,17,matmul\\+tied,declared,.*\nuser_abi16,16,matmul,default,.*\nuser_abi2,2,-,default,.*\nuser_matmul,17,matmul,default,")

@@ -54,6 +54,12 @@ foreach(ranks 1 2 3 4)
     ${SM_BENCH_SH} rows 1 ${ranks} 2 ${launch} ${SM_BENCH_TINY} --image 16 --batch 1,2
     --bucket-mib 0.01 ${MPIEXEC_POSTFLAGS})
 endforeach()
+# A network that ends in its loss (cross_entropy, plugin ABI 17's SM_TRAIT_LOSS), which the
+# executor computes itself: GPT-2 at a sequence of 4 tokens, one repetition (about 4 s, most of
+# it its 124 M weights' initialisation).
+sm_bench_test(cli_bench_rows_gpt2 1
+  ${SM_BENCH_SH} rows 1 1 1 ${SCALEMETER_BIN} bench --model gpt2 --threads 1 --warmup 1 --reps 1
+  --min-time 0.01 --image 4 --batch 1)
 sm_mpirun(launch 2)
 sm_bench_test(cli_bench_rows_mpi_allreduce_np2 2
   ${SM_BENCH_SH} rows 1 2 1 ${launch} ${SM_BENCH_TINY} --image 16 --batch 2 --allreduce mpi

@@ -1,7 +1,8 @@
 /* A test plugin of a user's: type TEST_TYPE_NAME, a matrix product y = x W^T (x: rows x E,
  * W: out x E, no bias) with the traits TEST_TRAITS, or, with TEST_ABI2, the descriptor as ABI
  * version 2 built it (no traits, no saved()), or with TEST_ABI4 as version 4 did (the same
- * descriptor; its metrics() sets none of version 5's kernel counts, as it knew none). With
+ * descriptor; its metrics() sets none of version 5's kernel counts, as it knew none), or with
+ * TEST_ABI16 as version 16 did (the same descriptor, before SM_TRAIT_LOSS). With
  * TEST_SERIAL, half its bytes are declared serial_bytes (ABI 6); with TEST_SERIAL_TOO_MANY,
  * one byte more than its bytes, which the host refuses. With TEST_UPCAST it computes in fp32
  * (ABI 7): as many bytes more at 16-bit activations as its fp32 bytes, and it keeps its input
@@ -76,6 +77,10 @@ static const sm_layer_type desc = {
     .struct_size = offsetof(sm_layer_type, traits),
 #elif defined(TEST_ABI4)
     .abi_version = 4,
+    .struct_size = sizeof(sm_layer_type),
+    .traits = TEST_TRAITS,
+#elif defined(TEST_ABI16)
+    .abi_version = 16,
     .struct_size = sizeof(sm_layer_type),
     .traits = TEST_TRAITS,
 #else

@@ -1,6 +1,7 @@
 /* The layer types plugins/ builds: the one list of them the tests hold the registry to (a
  * folder added there is added here). kernels: 1 where the type has CPU and GPU kernels, 0
- * where it has neither (cross_entropy: a loss that is counted, never benchmarked). */
+ * where it has neither (cross_entropy: a loss, SM_TRAIT_LOSS, that the executors compute
+ * themselves). */
 #ifndef SCALEMETER_TEST_LAYER_TYPES_H
 #define SCALEMETER_TEST_LAYER_TYPES_H
 

@@ -482,6 +482,163 @@ static void test_loss(void)
     }
 }
 
+/* Trains net and, from the same seed, the same network without its last loss layer (plain):
+ * a step is the same floating-point work on the same weights, input and labels, so every loss
+ * is the same to the last bit. Returns the first loss and writes the last in *last. */
+static double same_steps(const char *with_loss, const char *plain, int64_t batch, float lr,
+                         double *last)
+{
+    sm_status st;
+    sm_network *net[2] = {net_load(reg, with_loss, 0, &st), NULL};
+    CHECK_MSG(net[0] != NULL, "%s", st.msg);
+    net[1] = net_load(reg, plain, 0, &st);
+    CHECK_MSG(net[1] != NULL, "%s", st.msg);
+    sm_executor *ex[2] = {NULL, NULL};
+    sm_executor_options opt = {.batch = batch, .seed = 11};
+    int ok = net[0] && net[1];
+    for (int k = 0; ok && k < 2; k++) {
+        ok = sm_executor_check(net[k], &st) == 0 && sm_executor_new(net[k], &opt, &ex[k], &st) == 0;
+        CHECK_MSG(ok, "%s", st.msg);
+    }
+    double first = NAN;
+    *last = NAN;
+    if (ok) {
+        /* the loss's input is the output, whose rows and classes draw the same labels */
+        int64_t rows[2], classes[2];
+        const int32_t *labels[2];
+        for (int k = 0; k < 2; k++)
+            labels[k] = sm_executor_labels(ex[k], &rows[k], &classes[k]);
+        CHECK_EQ(rows[0], rows[1]);
+        CHECK_EQ(classes[0], classes[1]);
+        CHECK(memcmp(labels[0], labels[1], (size_t)rows[0] * sizeof *labels[0]) == 0);
+        sm_tensor y = sm_executor_output(ex[0]);
+        CHECK_EQ(y.shape.ndim, net[0]->layers[net[0]->n_layers - 2].out.ndim);
+        CHECK_EQ(y.shape.dim[y.shape.ndim - 1], classes[0]);
+        int64_t bytes[2];
+        for (int k = 0; k < 2; k++)
+            CHECK(sm_executor_bytes(net[k], batch, 0, &bytes[k], &st) == 0);
+        CHECK_EQ(bytes[0], bytes[1]);
+    }
+    for (int step = 0; ok && step < 6; step++) {
+        double loss[2];
+        for (int k = 0; ok && k < 2; k++) {
+            ok = sm_executor_step(ex[k], lr, &loss[k], &st) == 0;
+            CHECK_MSG(ok, "%s", st.msg);
+        }
+        if (!ok)
+            break;
+        CHECK_MSG(memcmp(&loss[0], &loss[1], sizeof loss[0]) == 0,
+                  "step %d: loss %.17g with the loss layer, %.17g without", step, loss[0], loss[1]);
+        if (step == 0)
+            first = loss[0];
+        *last = loss[0];
+    }
+    for (int k = 0; k < 2; k++) {
+        sm_executor_free(ex[k]);
+        sm_network_free(net[k]);
+    }
+    return first;
+}
+
+/* A network file that ends in cross_entropy (SM_TRAIT_LOSS) runs without kernels for it: the
+ * executor stops before it and its own loss, F.cross_entropy over the logits, is that layer. */
+static void test_loss_layer(void)
+{
+    sm_status st;
+    /* by hand: 7 equal logits a row give each row ln 7 (log-sum-exp ln 7 + x, less x), and
+     * the mean of 2 rows of ln 7 is ln 7, exactly */
+    sm_network *net = net_load(reg, NET("7", "i = identity\nloss = cross_entropy\n"), 0, &st);
+    CHECK_MSG(net != NULL, "%s", st.msg);
+    sm_executor *ex = NULL;
+    sm_executor_options opt = {.batch = 2, .seed = 5};
+    if (net && sm_executor_new(net, &opt, &ex, &st) == 0) {
+        sm_tensor x = sm_executor_input(ex);
+        for (int64_t i = 0; i < 14; i++)
+            x.data[i] = 0.375f;
+        double loss = 0;
+        CHECK(sm_executor_forward(ex, 1, &st) == 0 && sm_executor_loss(ex, &loss, &st) == 0);
+        double want = log(7.0);
+        CHECK_MSG(memcmp(&loss, &want, sizeof loss) == 0, "loss %.17g, ln 7 %.17g", loss, want);
+        /* the gradient of each logit: (1/7 - [its label]) / 2 rows */
+        int64_t rows, classes;
+        const int32_t *labels = sm_executor_labels(ex, &rows, &classes);
+        CHECK_EQ(rows, 2);
+        CHECK_EQ(classes, 7);
+        const float *dy = sm_executor_output_grad(ex).data;
+        double worst = 0;
+        for (int64_t i = 0; i < 14; i++) {
+            double d = fabs(dy[i] - (1.0 / 7 - (labels[i / 7] == i % 7)) / 2);
+            worst = d > worst ? d : worst;
+        }
+        CHECK(worst < 1e-7);
+        sm_executor_free(ex);
+    } else if (net) {
+        fprintf(stderr, "executor: %s\n", st.msg);
+        CHECK(0);
+    }
+    sm_network_free(net);
+    /* the same network without the layer: the same losses, to the last bit, as it trains
+     * (dropout's masks are seeded by the layer's index, the same in both) */
+    double last, first = same_steps(NET("3x8", "fc = linear out=6\na = gelu\nd = dropout p=0.25\n"
+                                               "head = linear out=5\nloss = cross_entropy\n"),
+                                    NET("3x8", "fc = linear out=6\na = gelu\nd = dropout p=0.25\n"
+                                               "head = linear out=5\n"),
+                                    4, 0.5f, &last);
+    printf("linear-gelu-dropout-linear-cross_entropy batch 4: loss %.4f at step 0, %.4f after 5 "
+           "SGD steps\n",
+           first, last);
+    CHECK(fabs(first - log(5.0)) < 0.5);
+    CHECK(last < first);
+    /* one row a sample (V logits to 1 loss), as nn.CrossEntropyLoss over a batch of vectors */
+    first = same_steps(NET("6", "fc = linear out=4\nloss = cross_entropy upcast=false\n"),
+                       NET("6", "fc = linear out=4\n"), 3, 0.5f, &last);
+    CHECK(last < first);
+}
+
+/* A loss the executors cannot take as theirs is refused before anything is allocated, naming
+ * the file and line: want in the message of both sm_executor_check and sm_executor_new. */
+static void refused_loss(const char *text, const char *want)
+{
+    sm_status st;
+    sm_network *net = net_load(reg, text, 0, &st);
+    CHECK_MSG(net != NULL, "%s", st.msg);
+    if (!net)
+        return;
+    char where[128];
+    snprintf(where, sizeof where, "%s:", net_file_path);
+    CHECK(sm_executor_check(net, &st) == -1);
+    CHECK_CONTAINS(st.msg, where);
+    CHECK_CONTAINS(st.msg, want);
+    sm_executor *ex = NULL;
+    sm_executor_options opt = {.batch = 2};
+    CHECK(sm_executor_new(net, &opt, &ex, &st) == -1);
+    CHECK(ex == NULL);
+    CHECK_CONTAINS(st.msg, where);
+    CHECK_CONTAINS(st.msg, want);
+    int64_t bytes;
+    CHECK(sm_executor_bytes(net, 2, 0, &bytes, &st) == -1);
+    CHECK_CONTAINS(st.msg, want);
+    sm_network_free(net);
+}
+
+static void test_loss_refusals(void)
+{
+    refused_loss(NET("3x5", "fc = linear out=4\nloss = cross_entropy\nafter = linear out=2\n"),
+                 ":6: layer 'loss' of type 'cross_entropy' is a loss (SM_TRAIT_LOSS), which the "
+                 "executors compute themselves only as the network's last layer");
+    refused_loss(NET("3x5", "fc = linear out=4\nother = linear out=4 from=@input\n"
+                            "loss = cross_entropy from=fc\n"),
+                 ":7: layer 'loss' of type 'cross_entropy' is a loss (SM_TRAIT_LOSS), which the "
+                 "executors compute on the layer before it ('other'), but it reads layer 'fc'");
+    refused_loss(NET("3x5", "fc = linear out=4\nloss = cross_entropy from=@input\n"),
+                 ":6: layer 'loss' of type 'cross_entropy' is a loss (SM_TRAIT_LOSS), which the "
+                 "executors compute on the layer before it ('fc'), but it reads the network's "
+                 "input");
+    refused_loss(NET("3x5", "loss = cross_entropy\n"),
+                 ":5: layer 'loss' of type 'cross_entropy' is a loss (SM_TRAIT_LOSS), which the "
+                 "executors compute on the layer before it, and it is the only layer");
+}
+
 static void test_training_step(void)
 {
     sm_status st;
@@ -593,6 +750,8 @@ int main(int argc, char **argv)
     test_norm_softmax_dropout_forward();
     test_attention_forward();
     test_loss();
+    test_loss_layer();
+    test_loss_refusals();
     test_training_step();
     test_refusals(argv[1]);
     sm_registry_free(reg);

@@ -6,7 +6,9 @@
  *   - the GPU kernels' host parts: the initial weights and state they write (PyTorch's
  *     initialisation, batch norm's running variance of 1) and the state sizes they ask for;
  *   - the GPU executor's refusals: a layer without GPU kernels (file and line named), a
- *     precision not implemented, and, where no device is visible, a clean error, no crash.
+ *     precision not implemented, and, where no device is visible, a clean error, no crash;
+ *   - a network that ends in its loss (cross_entropy, SM_TRAIT_LOSS: GPT-2) passes its check,
+ *     the executor computing that loss itself, and a loss anywhere else is refused by line.
  */
 #include <math.h>
 #include <stdio.h>
@@ -248,6 +250,32 @@ static void test_refusals(void)
     sm_network_free(net);
 }
 
+/* GPT-2's zoo file ends in cross_entropy, which has no GPU kernels: the executor computes that
+ * loss itself (an H100's zoo test said "gpt2 not run: ...: layer 'loss' of type
+ * 'cross_entropy' has no GPU kernel" before SM_TRAIT_LOSS). A loss before the last layer has
+ * none to stand for it. */
+static void test_loss_layer(void)
+{
+    sm_status st;
+    sm_network *net = NULL;
+    sm_network_options opt = {16};
+    CHECK_MSG(sm_network_load(reg, "gpt2", &opt, &net, &st) == 0, "%s", st.msg);
+    if (net) {
+        CHECK(!strcmp(net->layers[net->n_layers - 1].type->name, "cross_entropy"));
+        CHECK_MSG(sm_cuda_executor_check(net, &st) == 0, "%s", st.msg);
+        sm_network_free(net);
+    }
+    net = net_load(
+        reg, NET("3x5", "fc = linear out=4\nloss = cross_entropy\nafter = linear out=2\n"), 0, &st);
+    CHECK_MSG(net != NULL, "%s", st.msg);
+    if (net) {
+        CHECK(sm_cuda_executor_check(net, &st) == -1);
+        CHECK_CONTAINS(st.msg,
+                       ":6: layer 'loss' of type 'cross_entropy' is a loss (SM_TRAIT_LOSS)");
+        sm_network_free(net);
+    }
+}
+
 int main(void)
 {
     sm_status st;
@@ -258,6 +286,7 @@ int main(void)
     test_gpu_kernels_present();
     test_init_and_state();
     test_refusals();
+    test_loss_layer();
     sm_registry_free(reg);
     return check_summary();
 }

@@ -115,6 +115,16 @@ static void test_abi4_defaults(void)
     sm_network_free(net);
 }
 
+/* A plugin of ABI 16, the version before SM_TRAIT_LOSS, loads and is priced as this version's
+ * user_matmul: ABI 17 added a trait and no field. */
+static void test_abi16_loads(void)
+{
+    const sm_layer_type *t = sm_registry_find(reg, "user_abi16");
+    CHECK(t && t->abi_version == 16 && t->traits == SM_TRAIT_MATMUL);
+    CHECK_NEAR(t_fwd("y = user_abi16 out=1024", "fp32"), FLOPS / 5e12 + 10e-6, 1e-9);
+    CHECK_NEAR(t_fwd("y = user_abi16 out=1024", "bf16"), FLOPS / 2e13 + 10e-6, 1e-9);
+}
+
 /* A network of the one layer line, which the host refuses with want in its message. */
 static void check_refused(const char *layer, const char *want)
 {
@@ -252,6 +262,7 @@ int main(int argc, char **argv)
     test_matmul_trait();
     test_abi2_defaults();
     test_abi4_defaults();
+    test_abi16_loads();
     test_serial_bytes();
     test_upcast_bytes();
     test_families();

@@ -19,6 +19,12 @@
  *
  * Inference computes no loss: its one forward kernel is of training alone (kernels_train_only).
  *
+ * No kernels: it declares SM_TRAIT_LOSS (plugin ABI 17), and the executors bench and calibrate
+ * run compute this very loss themselves on its input (calibrate/executor_cpu.c's
+ * sm_executor_loss and the GPU executor's: a softmax cross-entropy of each row against seeded
+ * labels, the mean over rows, and the logits' gradient), so a network that ends in it runs
+ * without kernels for it, and its time is in every step measured.
+ *
  * What training keeps (PyTorch's derivatives.yaml): log_softmax keeps its output, nll_loss
  * the log-probabilities and the labels; the logits themselves are not kept (torchtitan frees
  * them, `del pred`, before the backward pass). With upcast the log-probabilities are fp32:
@@ -93,8 +99,8 @@ static int ce_saved(const void *params, const sm_shape *in, int n_in, const sm_s
 static const sm_layer_type cross_entropy_type = {
     SM_LAYER_TYPE_INIT,
     .name = "cross_entropy",
-    .summary = "the training loss over logits (F.cross_entropy, reduction='none'), no kernels: "
-               "upcast",
+    .summary = "the training loss over logits (F.cross_entropy, reduction='none'), which the "
+               "executors compute: upcast",
     .params_size = sizeof(ce_params),
     .min_inputs = 1,
     .max_inputs = 1,
@@ -102,6 +108,7 @@ static const sm_layer_type cross_entropy_type = {
     .infer = ce_infer,
     .metrics = ce_metrics,
     .saved = ce_saved,
+    .traits = SM_TRAIT_LOSS,
 };
 
 SM_DEFINE_PLUGIN(cross_entropy_type)

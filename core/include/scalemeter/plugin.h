@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 16" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 17" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -49,10 +49,11 @@ extern "C" {
  * convolution, which runs in direct kernels bound by the SMs) and view_strides for any type
  * (how the new tensor a layer writes lies: channels-last); 15 the trait SM_TRAIT_POOLING (a
  * window reduction over the positions, whose kernels the SMs bound); 16 norm_rows of metrics (the
- * rows a layer norm reduces each on its own, whose kernels the SMs bound). Whatever the version,
- * every descriptor starts with abi_version then struct_size, so that the host can read them from a
- * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 16u
+ * rows a layer norm reduces each on its own, whose kernels the SMs bound); 17 the trait
+ * SM_TRAIT_LOSS (a training loss over logits, which the executors compute themselves). Whatever
+ * the version, every descriptor starts with abi_version then struct_size, so that the host can
+ * read them from a plugin of any version and refuse it by name. */
+#define SM_PLUGIN_ABI_VERSION 17u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -275,6 +276,12 @@ enum {
      * An output of one element a channel is a global pooling, whose backward pass is a
      * broadcast. */
     SM_TRAIT_POOLING = 1u << 12,
+    /* ABI 17. The training loss over logits: a softmax cross-entropy of each row (the last
+     * dimension holds the classes) against its label, one loss a row (F.cross_entropy,
+     * reduction='none'). The executors compute it themselves, on its input, as their loss: a
+     * network that ends in one runs without kernels for it. It has no weights, one input, and
+     * the executors take it only as a network's last layer reading the layer before it. */
+    SM_TRAIT_LOSS = 1u << 13,
 };
 
 /* What one layer keeps for its backward pass, for one sample, as the framework's autograd

@@ -679,6 +679,12 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin declares SM_TRAIT_POOLING, a reduction over "
                        "positions with no weights, but its metrics give %lld weights",
                        at, t->name, (long long)m->weights);
+    /* the executors compute a loss themselves and update no weights of it */
+    if ((t->traits & SM_TRAIT_LOSS) && m->weights != 0)
+        return sm_fail(st,
+                       "%s (%s): the plugin declares SM_TRAIT_LOSS, a loss over logits with no "
+                       "weights, but its metrics give %lld weights",
+                       at, t->name, (long long)m->weights);
     if (layer_kernels(m))
         return sm_fail(st,
                        "%s (%s): the plugin's kernel counts (forward %d, backward %d, of them "
