@@ -5,6 +5,12 @@
 # direct loops, a training step that lowers the loss, refusals (the fake plugin has no kernels).
 sm_add_c_test(test_executor test_executor.c $<TARGET_FILE:fake_plugin_good>)
 
+# Not a test: the CPU executor's first two losses of a zoo network, and their spread across
+# OpenBLAS's kernels (--kernels), from which test_gpu_executor.c's test_zoo takes its step-1
+# tolerances (tests/zoo_losses.c says how to run it).
+add_executable(zoo_losses zoo_losses.c)
+target_link_libraries(zoo_losses PRIVATE scalemeter scalemeter_executor PkgConfig::OPENBLAS)
+
 # The mpirun flags found for this machine live in allreduce.cmake (included before this file);
 # the same list here if it is absent.
 if(NOT DEFINED SM_MPIRUN_FLAGS)

@@ -12,6 +12,7 @@
  * other orders, TF32 rounds its inputs to 10 bits.
  *
  * Needs a CUDA device; without one it prints why and exits 77, which ctest reports as skipped.
+ * `test_gpu_executor zoo` runs the zoo networks' test alone.
  */
 #include <math.h>
 #include <stdio.h>
@@ -627,20 +628,44 @@ static int cpu_losses(const sm_network *net, float lr, double loss[2])
  * steps are not compared: where the loss falls to 1e-3 their digits part ways on rounding alone
  * (googlenet: 0.045 here, 0.016 on the CPU, both from 6.88). The
  * transformers at the input their position tables allow (vit_b_16: 224; bert_base and gpt2: a
- * sequence of 128 tokens). vit_b_16 at a tenth of the others' rate: plain SGD without warm-up
+ * sequence of 128 tokens; gpt2 ends in its loss, cross_entropy, which both executors compute
+ * themselves). vit_b_16 at a tenth of the others' rate: plain SGD without warm-up
  * diverges at 0.05 on the CPU executor as on the GPU (7.19 -> 13.16 in 8 steps), oscillates at
- * 0.01 and 0.02, and falls at every step at 0.005 (to 0.04). */
+ * 0.01 and 0.02, and falls at every step at 0.005 (to 0.04).
+ *
+ * Step 1's tolerance, of step 0's CPU loss, is twice what the CPU executor's own step-1 loss
+ * spreads when nothing changes but OpenBLAS's kernels (OPENBLAS_CORETYPE Haswell, SkylakeX,
+ * Sandybridge, Prescott; 1 thread; step 0 agrees to 1e-6 throughout), rounded up, and 1e-3
+ * where it spreads less than 5e-4. Batch norm over 16 values a channel (2 x 2 maps at input 64,
+ * batch 4) amplifies the gradients' rounding into the update: at lr 0 step 1 spreads 2e-6
+ * (mobilenet_v2) and 1e-5 (googlenet), dropout's new mask alone.
+ * Measured on a Xeon (AVX-512) with tests/zoo_losses.c, from the source tree:
+ *   build/bin/zoo_losses --kernels mobilenet_v2 64 0.05
+ *   mobilenet_v2        4.353780 .. 4.376828: 0.023,   3.2e-3 of 7.106 -> 7e-3
+ *   googlenet           4.793704 .. 4.833080: 0.039,   5.7e-3 of 6.883 -> 1.2e-2
+ *   shufflenet_v2_x1_0  4.891903 .. 4.899284: 0.0074,  1.0e-3 of 7.172 -> 2.5e-3
+ *   efficientnet_b0     5.981801 .. 5.981817: 1.6e-5;  resnet18 1.562593 .. 1.562595: 2e-6
+ *   squeezenet1_0, convnext_tiny, vit_b_16 (224, lr 0.005), bert_base (128), gpt2 (128):
+ *                       the same to the 6 digits printed
+ * An H100 gave mobilenet_v2 4.377508 against the CPU's 4.368352 there (0.0092, 1.3e-3 of
+ * 7.106): within the CPU's own spread, past the 1e-3 all shared before. */
 static void test_zoo(void)
 {
     static const struct {
         const char *name;
         int64_t input;
         float lr;
-    } models[] = {{"resnet18", 64, 0.05f},           {"mobilenet_v2", 64, 0.05f},
-                  {"squeezenet1_0", 64, 0.05f},      {"efficientnet_b0", 64, 0.05f},
-                  {"shufflenet_v2_x1_0", 64, 0.05f}, {"convnext_tiny", 64, 0.05f},
-                  {"googlenet", 64, 0.05f},          {"vit_b_16", 224, 0.005f},
-                  {"bert_base", 128, 0.05f},         {"gpt2", 128, 0.05f}};
+        double step1_tol; /* of step 0's CPU loss, above */
+    } models[] = {{"resnet18", 64, 0.05f, 1e-3},
+                  {"mobilenet_v2", 64, 0.05f, 7e-3},
+                  {"squeezenet1_0", 64, 0.05f, 1e-3},
+                  {"efficientnet_b0", 64, 0.05f, 1e-3},
+                  {"shufflenet_v2_x1_0", 64, 0.05f, 2.5e-3},
+                  {"convnext_tiny", 64, 0.05f, 1e-3},
+                  {"googlenet", 64, 0.05f, 1.2e-2},
+                  {"vit_b_16", 224, 0.005f, 1e-3},
+                  {"bert_base", 128, 0.05f, 1e-3},
+                  {"gpt2", 128, 0.05f, 1e-3}};
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         sm_status st;
         sm_network *net = NULL;
@@ -668,10 +693,13 @@ static void test_zoo(void)
         if (cpu_ok) {
             printf("%-40s loss at steps 0, 1: %.6f %.6f, CPU %.6f %.6f\n", models[m].name, first,
                    second, cpu[0], cpu[1]);
-            /* fp32 against fp32: each layer agrees to about 1e-6 (compare() above); a network
-             * of 100 layers and one update stay within 1e-3 */
+            /* fp32 against fp32: each layer agrees to about 1e-6 (compare() above); after one
+             * update, within twice the CPU's own spread across OpenBLAS's kernels */
             CHECK(fabs(first - cpu[0]) <= 1e-4 * cpu[0]);
-            CHECK(fabs(second - cpu[1]) <= 1e-3 * cpu[0]);
+            CHECK_MSG(fabs(second - cpu[1]) <= models[m].step1_tol * cpu[0],
+                      "%s step 1: GPU %.6f, CPU %.6f, %.2g of step 0's loss (tolerance %g)",
+                      models[m].name, second, cpu[1], fabs(second - cpu[1]) / cpu[0],
+                      models[m].step1_tol);
         }
         /* C classes (the output's last dimension): the loss starts near ln C (6.9 for 1000) and
          * falls on a fixed batch */
@@ -849,10 +877,15 @@ static void test_out_of_memory(void)
     sm_network_free(net);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     sm_status st;
     sm_cuda_info info;
+    int zoo_only = argc > 1 && !strcmp(argv[1], "zoo");
+    if (argc > 1 && !zoo_only) {
+        fprintf(stderr, "usage: test_gpu_executor [zoo]\n");
+        return 2;
+    }
     if (sm_cuda_probe(&info, &st)) {
         printf("no CUDA device: skipped (%s)\n", st.msg);
         return 77;
@@ -861,6 +894,11 @@ int main(void)
     if (sm_registry_open(&reg, &st)) {
         fprintf(stderr, "registry: %s\n", st.msg);
         return 1;
+    }
+    if (zoo_only) {
+        test_zoo();
+        sm_registry_free(reg);
+        return check_summary();
     }
     test_layers(SM_GPU_FP32, SM_GPU_ALGO_MEASURE, 2e-3);
     test_layers(SM_GPU_FP32, SM_GPU_ALGO_HEURISTIC, 2e-3);
