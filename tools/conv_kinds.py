@@ -96,10 +96,13 @@ def ratios(binary, paths, meas, precision, classes):
     return {k: m / p for k, (m, p) in sums.items() if p > 0 and m > 0}
 
 
-def derive(binary):
+def derive(binary, bases=None):
     """({key: value}, {key: measured over priced at that value}) for every precision
-    profiled: the shipped keys where they price every class within TOLERANCE."""
-    keys = read_keys(description("h100"))
+    profiled: the shipped keys where they price every class within TOLERANCE. bases: {part:
+    the description to start from} (default the shipped ones; tools/conv_pass.py gives its
+    own)."""
+    bases = bases or {p: description(p) for p in PARTS}
+    keys = read_keys(bases["h100"])
     last = {}
     with tempfile.TemporaryDirectory() as tmp:
         paths = {p: os.path.join(tmp, p + ".ini") for p in PARTS}
@@ -109,10 +112,10 @@ def derive(binary):
                 continue
             models = sorted({m for pts in meas.values() for m, _ in pts})
             classes = {m: op_table.model_classes(binary, m) for m in models}
-            top = matmul_efficiency(description("h100"), precision)
+            top = matmul_efficiency(bases["h100"], precision)
             for _ in range(ROUNDS):
                 for part in PARTS:
-                    write_keys(description(part), paths[part], keys)
+                    write_keys(bases[part], paths[part], keys)
                 got = ratios(binary, paths, meas, precision, classes)
                 for (c, ph), r in got.items():
                     last[key(c, ph, precision)] = r

@@ -28,8 +28,6 @@ fitted less it: the shipped values are the fixed point of the four taken in turn
 0.6 us a kernel; from 0 and 2.3 it took three rounds).
 """
 import argparse
-import csv
-import gzip
 import math
 import os
 import re
@@ -57,14 +55,13 @@ def measured_forward():
             path = os.path.join(folder, f"{precision}.csv.gz")
             if not os.path.exists(path):
                 continue
-            with gzip.open(path, "rt", newline="") as f:
-                for r in csv.DictReader(f):
-                    # one step: the median row, or the first step where the steps differed
-                    if r["phase"] != "fwd" or not r["module"] or \
-                            not (r["step"].startswith("median") or r["step"] == "0"):
-                        continue
-                    point = out.setdefault((part, precision, r["model"], int(r["batch"])), {})
-                    point[r["module"]] = point.get(r["module"], 0.0) + float(r["kernel_us"] or 0)
+            # one step a point: the medians, or the first where the steps differed
+            for (model, batch), steps in op_table.load(path).items():
+                point = out.setdefault((part, precision, model, batch), {})
+                for r in steps[0].get("fwd", []):
+                    if r["module"]:
+                        point[r["module"]] = point.get(r["module"], 0.0) + \
+                            float(r["kernel_us"] or 0)
     return out
 
 
@@ -108,12 +105,7 @@ def evaluate(binary, us, meas, classes, stem, tmp):
         paths[part] = os.path.join(tmp, f"{part}-{us}.ini")
         with open(paths[part], "w") as f:
             f.write(text)
-    saved = conv_kinds.description
-    conv_kinds.description = lambda part: paths[part]
-    try:
-        keys, _ = conv_kinds.derive(binary)
-    finally:
-        conv_kinds.description = saved
+    keys, _ = conv_kinds.derive(binary, paths)
     for part in conv_kinds.PARTS:
         conv_kinds.write_keys(paths[part], paths[part], keys)
     errs = log_errors(binary, paths, meas, classes, stem)
