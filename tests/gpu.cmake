@@ -119,3 +119,14 @@ if(SCALEMETER_HAVE_CUDA)
       "${sm_gpu_asan};SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/good")
   endif()
 endif()
+
+# The BERT of tools/torch_layer_profile.py against run_squad.py's logged parameters and
+# modeling.py's attention (Debian's python3-torchvision; skipped without it).
+find_program(SM_TORCH_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(SM_TORCH_PYTHON3)
+  add_test(NAME tool_torch_bert_models COMMAND ${SM_TORCH_PYTHON3} tests/test_torch_bert_models.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+else()
+  add_test(NAME tool_torch_bert_models COMMAND sh -c "echo 'SKIP: no /usr/bin/python3'; exit 77")
+endif()
+set_tests_properties(tool_torch_bert_models PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

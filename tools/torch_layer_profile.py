@@ -30,6 +30,15 @@ time in the phase. On a machine without CUDA (--device cpu) the rows carry the h
 alone (kernels 0): the layout can be checked anywhere. Points already in --out are skipped,
 so that a run cut off by a time limit goes on where it stopped; --time-limit stops starting
 points after that many seconds.
+
+--models also takes bert_base and bert_large (tools/torch_bert_models.py: BERT for SQuAD as
+NVIDIA DeepLearningExamples runs it, its own attention a kernel a step), whose points are
+BATCHxSEQ and whose rows carry the sequence length in the image column. They train with Adam
+at learning rate 0 (as Lambda's benchmark runs them); --precision fp16 is then apex amp O2, the
+benchmark's: the whole model in fp16 (no autocast), fp32 master weights updated by a fused Adam
+and copied back, the loss scaled by a constant; tf32 and fp32 train the fp32 model, as the
+benchmark's FP32 runs do in NVIDIA's containers (TF32 on), Adam's unfused per-tensor loop
+standing in for BertAdam's.
 """
 import argparse
 import csv
@@ -45,6 +54,7 @@ require_torch("torch_layer_profile.py", ("torch", "torchvision"))
 import torch  # noqa: E402
 import torchvision  # noqa: E402
 from torch.profiler import ProfilerActivity, profile, record_function  # noqa: E402
+import torch_bert_models as bert  # noqa: E402
 from torch_zoo_models import build  # noqa: E402
 
 FIELDS = ["model", "image", "batch", "precision", "step", "phase", "seq", "op", "shapes",
@@ -92,14 +102,14 @@ def synchronize(device):
         torch.cuda.synchronize()
 
 
-def run_phases(model, opt, x, y, loss_fn, precision, device, profiled, scaler=None):
-    """One inference pass and one training step, each phase in its record_function; with a
-    GradScaler (fp16) the loss is scaled and the step unscales and checks the gradients."""
-    amp = precision in ("bf16", "fp16")
-    dtype = torch.float16 if precision == "fp16" else torch.bfloat16
+def run_phases(work, device, profiled):
+    """One inference pass and one training step of a Workload, each phase in its
+    record_function; with a loss scale (fp16) the loss is scaled and the update unscales."""
+    model, x, y = work.model, work.x, work.y
 
     def autocast():
-        return torch.autocast(device.type, dtype=dtype, enabled=amp)
+        return torch.autocast(device.type, dtype=work.amp or torch.bfloat16,
+                              enabled=work.amp is not None)
 
     def phase(name):
         return record_function("phase:" + name) if profiled else _Null()
@@ -107,24 +117,85 @@ def run_phases(model, opt, x, y, loss_fn, precision, device, profiled, scaler=No
     with phase("infer"):
         model.eval()
         with torch.no_grad(), autocast():
-            model(x)
+            model(*x)
         synchronize(device)
     model.train()
     with phase("fwd"):
         with autocast():
-            loss = loss_fn(model(x), y)
+            loss = work.loss_fn(model(*x), y)
         synchronize(device)
     with phase("bwd"):
-        (scaler.scale(loss) if scaler else loss).backward()
+        work.backward(loss)
         synchronize(device)
     with phase("opt"):
-        if scaler:
-            scaler.step(opt)
-            scaler.update()
-        else:
-            opt.step()
-        opt.zero_grad(set_to_none=True)
+        work.step()
         synchronize(device)
+
+
+class Workload:
+    """A network, its inputs and targets, its loss, and how it trains at a precision: amp the
+    autocast dtype (None: none), backward(loss) and step() the update's two halves."""
+
+    def __init__(self, name, batch, size, precision, device):
+        half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+        self.scaler = self.masters = None
+        if name in bert.NETS:
+            self.model = bert.build(name).to(device)
+            o2 = precision == "fp16"
+            if o2:  # apex amp O2: fp16 model, fp32 master weights, the loss scaled
+                self.model.half()
+                self.masters = [p.detach().float().clone() for p in self.model.parameters()]
+                params = self.masters
+            else:
+                params = list(self.model.parameters())
+            self.amp = half if not o2 else None
+            self.x, self.y = bert.inputs(batch, size, device,
+                                         torch.float16 if o2 else torch.float32)
+            self.loss_fn = bert.squad_loss
+            fused = device.type == "cuda" and o2  # apex's FusedAdam; else a loop a tensor
+            self.opt = torch.optim.Adam(params, lr=0.0, fused=fused, foreach=False)
+        else:
+            self.model = build(name).to(device)
+            self.amp = half
+            self.x = (torch.rand(batch, 3, size, size, device=device) * 2 - 1,)
+            self.y = torch.randint(0, 1000, (batch,), device=device)
+            self.loss_fn = torch.nn.CrossEntropyLoss()
+            # the update runs, the weights stay
+            self.opt = torch.optim.SGD(self.model.parameters(), lr=0.0, momentum=0.9)
+            if precision == "fp16":
+                self.scaler = torch.amp.GradScaler(device.type)
+
+    SCALE = 2.0 ** 12  # a static loss scale for O2 (apex's dynamic one settles near it)
+
+    def backward(self, loss):
+        if self.scaler:
+            self.scaler.scale(loss).backward()
+        elif self.masters:
+            (loss * self.SCALE).backward()
+        else:
+            loss.backward()
+
+    def step(self):
+        if self.scaler:
+            self.scaler.step(self.opt)
+            self.scaler.update()
+        elif self.masters:  # unscale into the masters, update them, copy them back
+            params = [p for p in self.model.parameters()]
+            grads = [p.grad for p in params]
+            torch._foreach_mul_(grads, 1.0 / self.SCALE)
+            for m, g in zip(self.masters, grads):
+                m.grad = g.float()
+            self.opt.step()
+            with torch.no_grad():
+                if hasattr(torch, "_foreach_copy_"):  # one multi-tensor kernel, as apex's
+                    torch._foreach_copy_(params, self.masters)
+                else:  # PyTorch before 2.1
+                    for p, m in zip(params, self.masters):
+                        p.copy_(m)
+        else:
+            self.opt.step()
+        self.opt.zero_grad(set_to_none=True)
+        self.model.zero_grad(set_to_none=True)
 
 
 class _Null:
@@ -234,14 +305,10 @@ def profile_point(name, batch, image, precision, device, steps, warmup):
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.benchmark = True
-    model = build(name).to(device)
-    opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)  # the update runs, weights stay
-    loss_fn = torch.nn.CrossEntropyLoss()
-    x = torch.rand(batch, 3, image, image, device=device) * 2 - 1
-    y = torch.randint(0, 1000, (batch,), device=device)
-    scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
+    work = Workload(name, batch, image, precision, device)
+    model = work.model
     for _ in range(warmup):
-        run_phases(model, opt, x, y, loss_fn, precision, device, False, scaler)
+        run_phases(work, device, False)
     activities = [ProfilerActivity.CPU]
     if device.type == "cuda":
         activities.append(ProfilerActivity.CUDA)
@@ -249,7 +316,7 @@ def profile_point(name, batch, image, precision, device, steps, warmup):
     try:
         with profile(activities=activities, record_shapes=True) as prof:
             for _ in range(steps):
-                run_phases(model, opt, x, y, loss_fn, precision, device, True, scaler)
+                run_phases(work, device, True)
     finally:
         for h in handles:
             h.remove()
@@ -284,8 +351,10 @@ def median_rows(rows, steps):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--models", required=True, help="torchvision model names, comma-separated")
-    p.add_argument("--points", required=True, help="BATCHxIMAGE list, e.g. 64x224,256x224")
+    p.add_argument("--models", required=True,
+                   help="torchvision model names, bert_base or bert_large, comma-separated")
+    p.add_argument("--points", required=True,
+                   help="BATCHxIMAGE list, e.g. 64x224,256x224 (BATCHxSEQ for BERT)")
     p.add_argument("--precision", choices=("fp32", "tf32", "bf16", "fp16"), default="tf32")
     p.add_argument("--device", default="cuda", help="cuda (default) or cpu (host times only)")
     p.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
@@ -303,8 +372,9 @@ def main():
         sys.exit("torch_layer_profile: --steps must be at least 1, --warmup at least 0")
     models = [m for m in a.models.split(",") if m]
     for m in models:
-        if not hasattr(torchvision.models, m):
-            sys.exit(f"torch_layer_profile: --models: torchvision has no model '{m}'")
+        if m not in bert.NETS and not hasattr(torchvision.models, m):
+            sys.exit(f"torch_layer_profile: --models: torchvision has no model '{m}' (nor is "
+                     f"it {' or '.join(bert.NETS)})")
     todo = points(a.points)
     fresh = not os.path.exists(a.out) or os.path.getsize(a.out) == 0
     done = set()  # a run cut off by a time limit goes on where it stopped
