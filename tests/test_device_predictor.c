@@ -443,6 +443,8 @@ int main(void)
      *   fp32 train  20 x 4 x 1e9 = 8e10: 4.01412e-5 s + 2 kernels x 10 us; bwd 8.02824e-5 + 10 us
      *        infer  40 x 10 x 1e9 = 4e11: 8.02824e-6 s + 10 us
      *   fp16 train  10 x 4 x 1e9 = 4e10 on 1,605,648 bytes: 4.01412e-5 s + 20 us, fp32's time
+     *        infer  20 x 10 x 1e9 = 2e11 on 1,605,648 bytes: 8.02824e-6 s + 10 us, fp32's time
+     *               too (an H100's fp16 profiles: 0.89-0.96 of that price, 1.8 at 4e11)
      *   bf16 train  10 x 4 x 1e9 = 4e10 on 1,605,648 bytes: the same */
     sm_network *four;
     CHECK_EQ(sm_network_load(reg, "tests/data/curve/bn_four_channels.ini", NULL, &four, &st), 0);
@@ -454,10 +456,10 @@ int main(void)
                  0);
         CHECK_EQ(sm_predict_layers(p, four, &one, lfour, &st), 0);
         CHECK_NEAR(lfour[0].t_fwd, 4.01412e-5 + 20e-6, 1e-12);
-        if (k == 0) {
+        if (k == 0)
             CHECK_NEAR(lfour[0].t_bwd, 8.02824e-5 + 10e-6, 1e-12);
+        if (k < 2)
             CHECK_NEAR(lfour[0].t_infer, 8.02824e-6 + 10e-6, 1e-12);
-        }
         sm_predictor_free(p);
     }
     sm_network_free(four);

@@ -406,8 +406,8 @@ def section_kernels(binary, devices, ratios):
         framework keys take from these profiles"): batch norms bound by the SMs (bytes per SM
         per clock of cuDNN's kernels, and of PyTorch's own at bf16, at the part's sustained
         clock, where that is below its DRAM's rate; in training on min(C, SMs) SMs, one to a
-        channel, and cuDNN's kernel at fp16 an element a clock as at fp32; at inference on
-        every SM), and cuDNN's NHWC transposes around 0.27 of what the model prices for every
+        channel; at inference on every SM; cuDNN's kernels at fp16 an element a clock as at
+        fp32), and cuDNN's NHWC transposes around 0.27 of what the model prices for every
         NCHW convolution at fp16. ResNet-50 in Lambda's runs, predicted over published, the
         medians per part, shipped and with those prices, the model's form (the host's dispatch
         added to each layer's device time) and queued (the host issuing the kernels while the

@@ -60,11 +60,14 @@ static double batchnorm_sm_stream(const sm_device *v, const sm_layer *l, sm_prec
     double sms = v->sm_count;
     if (train && l->out.ndim >= 1 && (double)l->out.dim[0] < sms)
         sms = (double)l->out.dim[0];
-    /* cuDNN's training kernel takes an element a clock whatever its width: fp16 tensors
+    /* cuDNN's kernels take an element a clock whatever its width: in training fp16 tensors
      * (fp32 parameters) ran on an A100 at 1.0 element of a 64-channel batch norm per channel
      * and clock, as fp32 ones on the H200 (xwang233/code-snippet, batchnorm3d-channels-last,
-     * cuDNN 8.2: 184 GB/s of fp16 a pass), so its bytes a clock halve with the bytes */
-    if (train && p == SM_FP16)
+     * cuDNN 8.2: 184 GB/s of fp16 a pass); at inference an H100's fp16 batch norms (cuDNN
+     * 9.19) took 0.89-0.96 of fp32's time an element, 1.8 times the price at fp32's bytes a
+     * clock (configs/calibrations/h100-pytorch-layers/fp16.csv.gz). So the bytes a clock halve
+     * with the bytes */
+    if (p == SM_FP16)
         per_clock *= 0.5;
     return per_clock * sms * sm_device_sustained_clock(v);
 }
