@@ -296,6 +296,7 @@ def report(root, binary=None):
     md += what_it_says(summary)
     if binary:
         md += prices_section(binary, summary)
+        md += one_part_section(root, binary)
     if summary:
         precision, h100, h200, points, _ = summary[0]
         md += ["## Training batch norm by channels (" + op_table.UNDER_SHORT[precision] + ")", ""]
@@ -303,6 +304,52 @@ def report(root, binary=None):
             channel and clock up to the SMs' count (docs/ops-h200.md): a kernel bound by the SMs
             would give the same time on the H100, channel for channel.""") + [""]
         md += bn_channels(h100, h200, points) + [""]
+    return md
+
+
+def one_part_section(root, binary):
+    """Measured kernel time over the description's own price per class, for the precisions
+    profiled on the H100 alone (fp16: no H200 ran it)."""
+    md = []
+    for precision in op_table.PRECISIONS + ("fp16",):
+        h100 = profiles(root, "h100", precision)
+        if not h100 or profiles(root, "h200", precision):
+            continue
+        points = sorted(h100)
+        classes = {m: op_table.model_classes(binary, m) for m in sorted({p[0] for p in points})}
+        prices = {}
+        for model, batch in points:
+            for k, v in priced(binary, "h100", model, batch, precision, classes[model]).items():
+                prices[k] = prices.get(k, 0.0) + v
+        title = op_table.UNDER[precision]
+        md += ["## " + title[0].upper() + title[1:] + ", the H100 alone", ""]
+        md += op_table.para(f"""No H200 ran it. {len(points)} points: """ + ", ".join(
+            f"{op_table.PRETTY.get(m, m)} at batch {b}" for m, b in points) + """, image 224.
+            Each class's measured kernel time over the h100 description's device time for the
+            same layers, as "rebuilt" above.""") + [""]
+        md += ["| class | phase | measured ms | priced ms | measured / priced |",
+               "|---|---|---:|---:|---:|"]
+        for cls in op_table.PRICED:
+            for phase in PHASES:
+                m = sum(h100[p].get((phase, cls, "kernel"), 0.0) for p in points)
+                price = prices.get((phase, cls), 0.0)
+                if m < 500 or price <= 0:
+                    continue
+                md.append(f"| {cls} | {phase} | {m / 1000:.1f} | {price / 1000:.1f} | "
+                          f"{m / price:.2f} |")
+        md += [""] + op_table.para("""At fp16 PyTorch 2.11 and cuDNN 9.19 split MobileNet v2's
+            depthwise convolutions on NCHW tensors three ways: the unstrided ones in cuDNN's
+            direct NCHW kernel (conv2d_c1_k1_nchw_shmem_tiling; backward dgrad2d_c1_k1 and
+            wgrad2d_shmem_tiling), three of the four strided ones (features 2, 4 and 7) in
+            PyTorch's own conv_depthwise2d, forward and backward, and the fourth (features 14,
+            576 channels at 14 x 14) in a cuDNN grouped kernel. The model prices every fp16
+            depthwise convolution as cuDNN's at the DRAM's rate (device_roofline.c,
+            depthwise_in_pytorch), which none of the three reaches; PyTorch's strided data
+            gradient at fp16 took the longest (conv_depthwise2d_backward_kernel: 2.6 ms for
+            features 2 at batch 128). Batch norm
+            at inference is priced at cuDNN's elements a clock of fp32, as in training (at
+            fp32's bytes a clock it measured 1.80). The classifiers' small products miss as at
+            bf16 (above).""") + [""]
     return md
 
 
