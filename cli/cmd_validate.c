@@ -15,7 +15,8 @@
 static void usage(void)
 {
     printf("usage: scalemeter validate RUNS.csv (--coeffs FILE | --device NAME|FILE)\n"
-           "                           [--precision P] [--format table|csv|json] [-o FILE]\n\n"
+           "                           [--precision P] [--per-row] [--format table|csv|json]\n"
+           "                           [-o FILE]\n\n"
            "Predicts every measured row of RUNS.csv (the measurement CSV of `bench`, `fit`)\n"
            "and reports the error per phase and per network: MAPE (a fraction), RMSE, R2, and\n"
            "the median ratio predicted / measured (below 1: optimistic). Rows of networks that\n"
@@ -28,6 +29,9 @@ static void usage(void)
            "                     at the rows' precision\n"
            "  --precision P      validate only the rows of precision P (fp32, tf32, fp16, bf16);\n"
            "                     else the rows must all be of one precision\n"
+           "  --per-row          every row instead of the networks' summary: its line, its\n"
+           "                     configuration, each time measured and predicted (csv, json) or\n"
+           "                     the step's and each phase's predicted / measured (table)\n"
            "  --format F         table (default), csv or json\n"
            "  -o, --output FILE  write there instead of the standard output\n"
            "RUNS.csv - reads the measurements from the standard input.\n");
@@ -36,18 +40,20 @@ static void usage(void)
 typedef struct validate_args {
     const char *csv, *coeffs, *device, *precision, *output;
     output_format format;
+    int per_row;
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a)
 {
     memset(a, 0, sizeof *a);
-    enum { COEFFS = 256, DEVICE, PRECISION, FORMAT };
+    enum { COEFFS = 256, DEVICE, PRECISION, FORMAT, PER_ROW };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"output", required_argument, 0, 'o'},
                                          {"coeffs", required_argument, 0, COEFFS},
                                          {"device", required_argument, 0, DEVICE},
                                          {"precision", required_argument, 0, PRECISION},
                                          {"format", required_argument, 0, FORMAT},
+                                         {"per-row", no_argument, 0, PER_ROW},
                                          {0, 0, 0, 0}};
     char msg[512];
     for (int c; (c = next_option(argc, argv, "ho:", opts, msg, sizeof msg)) != -1;) {
@@ -74,6 +80,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
         } else if (c == FORMAT) {
             if (parse_format(optarg, 7, &a->format))
                 return -1;
+        } else if (c == PER_ROW) {
+            a->per_row = 1;
         } else {
             return usage_error("validate", msg);
         }
@@ -529,6 +537,102 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
     return failed_line ? -1 : 0;
 }
 
+/* --per-row: every row in the file's order, each quantity it measures beside the prediction
+ * (rows of one configuration share theirs), so that the rows a summary averages can be told
+ * apart: the configurations the host paces, a network the model misses, a repeated row that
+ * disagrees with the first. */
+static void report_rows(const validate_args *a, const sm_runs *runs, const sm_prediction *pred,
+                        const sm_predictor *p, int conv)
+{
+    if (a->format == FORMAT_CSV) {
+        printf("line,model,image,batch,nodes,gpus_per_node,precision");
+        for (int q = 0; q < N_QUANTITIES; q++)
+            printf(",measured_%s,predicted_%s", quantity_names[q], quantity_names[q]);
+        putchar('\n');
+        for (int i = 0; i < runs->n; i++) {
+            const sm_run *r = &runs->rows[i];
+            printf("%d,", r->line);
+            csv_field(stdout, r->model);
+            csv_real(stdout, r->image > 0 ? (double)r->image : NAN); /* empty: the file's own */
+            printf(",%lld,%d,%d,%s", (long long)r->batch, r->nodes, r->gpus_per_node, r->precision);
+            for (int q = 0; q < N_QUANTITIES; q++) { /* empty: not measured, not modelled */
+                csv_real(stdout, measured(r, q));
+                csv_real(stdout, predicted(&pred[i], q));
+            }
+            putchar('\n');
+        }
+        return;
+    }
+    if (a->format == FORMAT_JSON) {
+        json_writer w;
+        json_init(&w, stdout);
+        json_begin_object(&w);
+        json_field_string(&w, "source", a->csv);
+        json_field_string(&w, "predictor", sm_predictor_describe_for(p, conv));
+        json_field_string(&w, "precision", sm_predictor_precision(p));
+        json_key(&w, "rows");
+        json_begin_array(&w);
+        json_one_per_line(&w);
+        for (int i = 0; i < runs->n; i++) {
+            const sm_run *r = &runs->rows[i];
+            json_begin_object(&w);
+            json_field_int(&w, "line", r->line);
+            json_field_string(&w, "model", r->model);
+            if (r->image > 0)
+                json_field_int(&w, "image", r->image);
+            else
+                json_field_null(&w, "image"); /* the network file's own size */
+            json_field_int(&w, "batch", r->batch);
+            json_field_int(&w, "nodes", r->nodes);
+            json_field_int(&w, "gpus_per_node", r->gpus_per_node);
+            for (int side = 0; side < 2; side++) {
+                json_key(&w, side ? "predicted" : "measured");
+                json_begin_object(&w);
+                for (int q = 0; q < N_QUANTITIES; q++) /* null: not measured, not modelled */
+                    json_field_number(&w, quantity_names[q],
+                                      side ? predicted(&pred[i], q) : measured(r, q));
+                json_end(&w);
+            }
+            json_end(&w);
+        }
+        json_end(&w);
+        json_warning_member(&w, "");
+        json_end(&w);
+        return;
+    }
+    printf("validation of %s (%d %s rows) against %s, row by row\n"
+           "step: measured, predicted and their ratio; phases: predicted / measured\n\n",
+           a->csv, runs->n, sm_predictor_precision(p), sm_predictor_describe_for(p, conv));
+    const char *headers[] = {"line",      "model", "image", "batch", "devices", "step",
+                             "predicted", "ratio", "infer", "fwd",   "bwd",     "grad"};
+    text_table *t = table_new(12, headers);
+    for (int i = 0; i < runs->n && t; i++) {
+        const sm_run *r = &runs->rows[i];
+        char c[12][80];
+        snprintf(c[0], 80, "%d", r->line);
+        snprintf(c[1], 80, "%.79s", network_label(r->model));
+        snprintf(c[2], 80, r->image > 0 ? "%lld" : "-", (long long)r->image);
+        snprintf(c[3], 80, "%lld", (long long)r->batch);
+        snprintf(c[4], 80, "%d x %d", r->nodes, r->gpus_per_node);
+        double step = measured(r, Q_STEP), step_p = predicted(&pred[i], Q_STEP);
+        fmt_seconds(step, c[5], 80);
+        fmt_seconds(isfinite(step) ? step_p : NAN, c[6], 80);
+        snprintf(c[7], 80, isfinite(step) ? "%.2f" : "-", step_p / step);
+        for (int q = Q_INFER; q <= Q_GRAD; q++) {
+            double m = measured(r, q);
+            snprintf(c[8 + q], 80, isfinite(m) ? "%.2f" : "-", predicted(&pred[i], q) / m);
+        }
+        const char *row[12];
+        for (int k = 0; k < 12; k++)
+            row[k] = c[k];
+        table_add(t, row);
+    }
+    if (t) {
+        table_print(t, stdout);
+        table_free(t);
+    }
+}
+
 int cmd_validate(int argc, char **argv)
 {
     validate_args a;
@@ -586,6 +690,8 @@ int cmd_validate(int argc, char **argv)
     if (!rc) {
         if (output_to("validate", a.output))
             rc = sm_fail(&st, "no report written");
+        else if (a.per_row)
+            report_rows(&a, runs, pred, p, conv);
         else
             report(&a, runs, pred, p, &models, known, oom, conv);
     }

@@ -338,6 +338,9 @@ sm_add_python_test(validate_row_order test_validate_cli.py ${SCALEMETER_BIN})
 # validate over rows of 20,000 networks: grouped once, each network's own errors, in the
 # order the file first names them
 sm_add_python_test(validate_many_models test_validate_many_models_cli.py ${SCALEMETER_BIN})
+# validate --per-row: every row, measured as the CSV, predicted as predict, the summary's
+# medians from its ratios
+sm_add_python_test(validate_per_row test_validate_per_row.py ${SCALEMETER_BIN})
 # a CSV record quoted over 120,000 lines: read as one row, the lines after it counted right
 sm_add_python_test(csv_multiline_record test_csv_multiline_cli.py ${SCALEMETER_BIN})
 
@@ -347,3 +350,12 @@ sm_add_python_test(cli_runs_model_paths test_runs_model_paths.py ${SCALEMETER_BI
 if(SCALEMETER_SANITIZE)
   set_tests_properties(cli_runs_model_paths PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()
+# validate --per-row of the hand-written row: its line, configuration, measured 0.1 s and the
+# hand-derived 0.083708 (cli_validate_hand), the phases it does not measure empty beside
+# cli_predict_hand's times, no energy
+add_test(NAME cli_validate_per_row_hand
+  COMMAND ${SCALEMETER_BIN} validate ${SM_FIT_DATA}/validate_hand.csv
+          --coeffs ${SM_FIT_DATA}/tiny_coeffs.ini --per-row --format csv
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_validate_per_row_hand PROPERTIES PASS_REGULAR_EXPRESSION
+  "\n2,tests/data/fit/tiny_a.ini,8,2,1,1,fp32,0.1,0.083708,,0.078868,,0.157736,,0.001,,0.237604,,,,\n")
