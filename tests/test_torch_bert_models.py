@@ -59,4 +59,39 @@ with tempfile.TemporaryDirectory() as tmp:
     check(any(x["phase"] == "opt" and x["op"] != "(phase)" for x in rows),
           "the optimizer phase runs ops")
 
+# apex amp O2's update as the tool runs it (fp16 weights, fp32 masters, the loss scaled), two
+# steps on the CPU: the pooler, whose output reaches no loss, left out of the optimizer as
+# run_squad.py leaves it (its gradient is None), the weights unchanged at learning rate 0, every
+# gradient cleared. Where this PyTorch lacks fp16 kernels on the CPU, bf16 stands in for fp16.
+import torch_layer_profile as profile  # noqa: E402
+
+cpu = torch.device("cpu")
+
+
+def o2_steps(half):
+    saved = torch.nn.Module.half
+    torch.nn.Module.half = lambda self: self.to(half)
+    try:
+        w = profile.Workload("bert_base", 2, 16, "fp16", cpu)
+    finally:
+        torch.nn.Module.half = saved
+    w.x = (w.x[0], w.x[1], w.x[2].to(half))
+    before = [p.detach().clone() for p in w.model.parameters()]
+    for _ in range(2):
+        profile.run_phases(w, cpu, False)
+    return w, before
+
+
+try:
+    w, before = o2_steps(torch.float16)
+except RuntimeError:  # "not implemented for 'Half'" (PyTorch 1.13 on the CPU)
+    w, before = o2_steps(torch.bfloat16)
+after = list(w.model.parameters())
+check(len(w.masters) == len(after) - 2 and all(m.dtype == torch.float32 for m in w.masters),
+      f"O2: {len(w.masters)} fp32 masters, the pooler's 2 tensors left out")
+check(all(torch.equal(a.detach(), b) for a, b in zip(after, before)),
+      "O2: two steps at learning rate 0 leave every weight as it was")
+check(all(p.grad is None for p in after) and all(m.grad is None for m in w.masters),
+      "O2: every gradient cleared after the step")
+
 sys.exit(1 if failures else 0)

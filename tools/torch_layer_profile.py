@@ -142,12 +142,14 @@ class Workload:
         if name in bert.NETS:
             self.model = bert.build(name).to(device)
             o2 = precision == "fp16"
+            # run_squad.py leaves the pooler out of the optimizer: its output reaches no loss
+            self.trained = [p for n, p in self.model.named_parameters() if "pooler" not in n]
             if o2:  # apex amp O2: fp16 model, fp32 master weights, the loss scaled
                 self.model.half()
-                self.masters = [p.detach().float().clone() for p in self.model.parameters()]
+                self.masters = [p.detach().float().clone() for p in self.trained]
                 params = self.masters
             else:
-                params = list(self.model.parameters())
+                params = self.trained
             self.amp = half if not o2 else None
             self.x, self.y = bert.inputs(batch, size, device,
                                          torch.float16 if o2 else torch.float32)
@@ -180,7 +182,7 @@ class Workload:
             self.scaler.step(self.opt)
             self.scaler.update()
         elif self.masters:  # unscale into the masters, update them, copy them back
-            params = [p for p in self.model.parameters()]
+            params = self.trained
             grads = [p.grad for p in params]
             torch._foreach_mul_(grads, 1.0 / self.SCALE)
             for m, g in zip(self.masters, grads):
@@ -195,7 +197,8 @@ class Workload:
         else:
             self.opt.step()
         self.opt.zero_grad(set_to_none=True)
-        self.model.zero_grad(set_to_none=True)
+        if self.masters:  # the fp16 model's own gradients, which no optimizer holds
+            self.model.zero_grad(set_to_none=True)
 
 
 class _Null:
