@@ -67,12 +67,9 @@ def measured_forward():
 
 def stems(binary, model):
     """The model's stems: dense convolutions over 4 input channels or fewer
-    (sm_layer_is_stem), their channels their MACs over output elements and taps."""
-    m = op_table.run(binary, "metrics", model, "--per-layer", "--format", "json")
-    params = op_table.conv_params(m["path"])
-    return {l["name"] for l in m["per_layer"] if l["type"] == "conv2d" and
-            params[l["name"]][1] == 1 and
-            l["macs"] // (math.prod(l["output"]) * params[l["name"]][0]) <= 4}
+    (sm_layer_is_stem)."""
+    return {name for name, (_, groups, per_group) in op_table.conv_shapes(binary, model).items()
+            if groups == 1 and per_group <= 4}
 
 
 def log_errors(binary, paths, meas, classes, stem):

@@ -144,6 +144,16 @@ def priced(binary, part, model, batch, precision, classes, framework=None):
     return out
 
 
+def summed_prices(binary, part, points, precision, classes, framework=None):
+    """{(phase, class): us} of priced() summed over the points (model, batch)."""
+    out = {}
+    for model, batch in points:
+        for k, v in priced(binary, part, model, batch, precision, classes[model],
+                           framework).items():
+            out[k] = out.get(k, 0.0) + v
+    return out
+
+
 def prices_section(binary, summary):
     """Measured kernel time over the model's price, per class and phase, on both parts, with
     the descriptions' own framework and with pytorch-eager-kernels."""
@@ -164,14 +174,8 @@ def prices_section(binary, summary):
                for m in sorted({p[0] for s in summary for p in s[3]})}
     for precision, h100, h200, points, _ in summary:
         meas = {"h100": h100, "h200": h200}
-        prices = {(part, fw): {} for part in PARTS for fw, _ in FORMS}
-        for part in PARTS:
-            for model, batch in points:
-                for fw, name in FORMS:
-                    got = priced(binary, part, model, batch, precision, classes[model], name)
-                    acc = prices[part, fw]
-                    for k, v in got.items():
-                        acc[k] = acc.get(k, 0.0) + v
+        prices = {(part, fw): summed_prices(binary, part, points, precision, classes, name)
+                  for part in PARTS for fw, name in FORMS}
         md += [f"### {op_table.UNDER[precision]}", "",
                "| class | phase | " + " | ".join(f"{p.upper()}, {fw}" for p in PARTS
                                                   for fw, _ in FORMS) + " |",
@@ -296,7 +300,7 @@ def report(root, binary=None):
     md += what_it_says(summary)
     if binary:
         md += prices_section(binary, summary)
-        md += one_part_section(root, binary)
+        md += fp16_section(root, binary)
     if summary:
         precision, h100, h200, points, _ = summary[0]
         md += ["## Training batch norm by channels (" + op_table.UNDER_SHORT[precision] + ")", ""]
@@ -307,49 +311,46 @@ def report(root, binary=None):
     return md
 
 
-def one_part_section(root, binary):
-    """Measured kernel time over the description's own price per class, for the precisions
-    profiled on the H100 alone (fp16: no H200 ran it)."""
-    md = []
-    for precision in op_table.PRECISIONS + ("fp16",):
-        h100 = profiles(root, "h100", precision)
-        if not h100 or profiles(root, "h200", precision):
-            continue
-        points = sorted(h100)
-        classes = {m: op_table.model_classes(binary, m) for m in sorted({p[0] for p in points})}
-        prices = {}
-        for model, batch in points:
-            for k, v in priced(binary, "h100", model, batch, precision, classes[model]).items():
-                prices[k] = prices.get(k, 0.0) + v
-        title = op_table.UNDER[precision]
-        md += ["## " + title[0].upper() + title[1:] + ", the H100 alone", ""]
-        md += op_table.para(f"""No H200 ran it. {len(points)} points: """ + ", ".join(
-            f"{op_table.PRETTY.get(m, m)} at batch {b}" for m, b in points) + """, image 224.
-            Each class's measured kernel time over the h100 description's device time for the
-            same layers, as "rebuilt" above.""") + [""]
-        md += ["| class | phase | measured ms | priced ms | measured / priced |",
-               "|---|---|---:|---:|---:|"]
-        for cls in op_table.PRICED:
-            for phase in PHASES:
-                m = sum(h100[p].get((phase, cls, "kernel"), 0.0) for p in points)
-                price = prices.get((phase, cls), 0.0)
-                if m < 500 or price <= 0:
-                    continue
-                md.append(f"| {cls} | {phase} | {m / 1000:.1f} | {price / 1000:.1f} | "
-                          f"{m / price:.2f} |")
-        md += [""] + op_table.para("""At fp16 PyTorch 2.11 and cuDNN 9.19 split MobileNet v2's
-            depthwise convolutions on NCHW tensors three ways: the unstrided ones in cuDNN's
-            direct NCHW kernel (conv2d_c1_k1_nchw_shmem_tiling; backward dgrad2d_c1_k1 and
-            wgrad2d_shmem_tiling), three of the four strided ones (features 2, 4 and 7) in
-            PyTorch's own conv_depthwise2d, forward and backward, and the fourth (features 14,
-            576 channels at 14 x 14) in a cuDNN grouped kernel. The model prices every fp16
-            depthwise convolution as cuDNN's at the DRAM's rate (device_roofline.c,
-            depthwise_in_pytorch), which none of the three reaches; PyTorch's strided data
-            gradient at fp16 took the longest (conv_depthwise2d_backward_kernel: 2.6 ms for
-            features 2 at batch 128). Batch norm
-            at inference is priced at cuDNN's elements a clock of fp32, as in training (at
-            fp32's bytes a clock it measured 1.80). The classifiers' small products miss as at
-            bf16 (above).""") + [""]
+def fp16_section(root, binary):
+    """Measured kernel time over the h100 description's own price per class at fp16, which
+    the H100 alone was profiled at; none where no H100 ran it or an H200 did too (then the
+    tables above hold it)."""
+    precision = "fp16"
+    h100 = profiles(root, "h100", precision)
+    if not h100 or profiles(root, "h200", precision):
+        return []
+    points = sorted(h100)
+    classes = {m: op_table.model_classes(binary, m) for m in sorted({p[0] for p in points})}
+    prices = summed_prices(binary, "h100", points, precision, classes)
+    title = op_table.UNDER[precision]
+    md = ["## " + title[0].upper() + title[1:] + ", the H100 alone", ""]
+    md += op_table.para(f"""No H200 ran it. {len(points)} points: """ + ", ".join(
+        f"{op_table.PRETTY.get(m, m)} at batch {b}" for m, b in points) + """, image 224.
+        Each class's measured kernel time over the h100 description's device time for the
+        same layers, as "rebuilt" above.""") + [""]
+    md += ["| class | phase | measured ms | priced ms | measured / priced |",
+           "|---|---|---:|---:|---:|"]
+    for cls in op_table.PRICED:
+        for phase in PHASES:
+            m = sum(h100[p].get((phase, cls, "kernel"), 0.0) for p in points)
+            price = prices.get((phase, cls), 0.0)
+            if m < 500 or price <= 0:
+                continue
+            md.append(f"| {cls} | {phase} | {m / 1000:.1f} | {price / 1000:.1f} | "
+                      f"{m / price:.2f} |")
+    md += [""] + op_table.para("""At fp16 PyTorch 2.11 and cuDNN 9.19 split MobileNet v2's
+        depthwise convolutions on NCHW tensors three ways: the unstrided ones in cuDNN's
+        direct NCHW kernel (conv2d_c1_k1_nchw_shmem_tiling; backward dgrad2d_c1_k1 and
+        wgrad2d_shmem_tiling), three of the four strided ones (features 2, 4 and 7) in
+        PyTorch's own conv_depthwise2d, forward and backward, and the fourth (features 14,
+        576 channels at 14 x 14) in a cuDNN grouped kernel. The model prices every fp16
+        depthwise convolution as cuDNN's at the DRAM's rate (device_roofline.c,
+        depthwise_in_pytorch), which none of the three reaches; PyTorch's strided data
+        gradient at fp16 took the longest (conv_depthwise2d_backward_kernel: 2.6 ms for
+        features 2 at batch 128). Batch norm
+        at inference is priced at cuDNN's elements a clock of fp32, as in training (at
+        fp32's bytes a clock it measured 1.80). The classifiers' small products miss as at
+        bf16 (above).""") + [""]
     return md
 
 

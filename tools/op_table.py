@@ -518,17 +518,35 @@ def run(binary, *args):
     return json.loads(r.stdout)
 
 
-def model_classes(binary, model):
-    """{layer: class} of the zoo network: convolutions by kernel and groups from its
-    network file and their input channels per group from `metrics --per-layer` (MACs over
-    output elements and kernel taps); the other layers by type."""
-    m = run(binary, "metrics", model, "--per-layer", "--format", "json")
+@functools.lru_cache(maxsize=None)
+def per_layer(binary, model):
+    """`scalemeter metrics MODEL --per-layer` of the zoo network, run once a network (the
+    caller must not change what it returns)."""
+    return run(binary, "metrics", model, "--per-layer", "--format", "json")
+
+
+def conv_shapes(binary, model):
+    """{layer: (kernel taps, groups, input channels per group)} of the zoo network's conv2d
+    layers: taps and groups from its network file, channels per group from `metrics
+    --per-layer` (MACs over output elements and taps)."""
+    m = per_layer(binary, model)
     params = conv_params(m["path"])
     out = {}
     for l in m["per_layer"]:
         if l["type"] == "conv2d":
             taps, groups = params[l["name"]]
-            per_group = l["macs"] // (math.prod(l["output"]) * taps)
+            out[l["name"]] = (taps, groups, l["macs"] // (math.prod(l["output"]) * taps))
+    return out
+
+
+def model_classes(binary, model):
+    """{layer: class} of the zoo network: convolutions by kernel, groups and channels per
+    group (conv_shapes); the other layers by type."""
+    convs = conv_shapes(binary, model)
+    out = {}
+    for l in per_layer(binary, model)["per_layer"]:
+        if l["name"] in convs:
+            taps, groups, per_group = convs[l["name"]]
             if groups == 1:
                 out[l["name"]] = "conv 1x1" if taps == 1 else "conv dense kxk"
             else:
@@ -541,8 +559,8 @@ def model_classes(binary, model):
 @functools.lru_cache(maxsize=None)
 def model_channels(binary, model):
     """{layer: channels} of the zoo network's batch norms (their output's first dimension)."""
-    m = run(binary, "metrics", model, "--per-layer", "--format", "json")
-    return {l["name"]: l["output"][0] for l in m["per_layer"] if l["type"] == "batchnorm2d"}
+    return {l["name"]: l["output"][0] for l in per_layer(binary, model)["per_layer"]
+            if l["type"] == "batchnorm2d"}
 
 
 @functools.lru_cache(maxsize=None)

@@ -182,17 +182,16 @@ class Workload:
             self.scaler.step(self.opt)
             self.scaler.update()
         elif self.masters:  # unscale into the masters, update them, copy them back
-            params = self.trained
-            grads = [p.grad for p in params]
+            grads = [p.grad for p in self.trained]
             torch._foreach_mul_(grads, 1.0 / self.SCALE)
             for m, g in zip(self.masters, grads):
                 m.grad = g.float()
             self.opt.step()
             with torch.no_grad():
                 if hasattr(torch, "_foreach_copy_"):  # one multi-tensor kernel, as apex's
-                    torch._foreach_copy_(params, self.masters)
+                    torch._foreach_copy_(self.trained, self.masters)
                 else:  # PyTorch before 2.1
-                    for p, m in zip(params, self.masters):
+                    for p, m in zip(self.trained, self.masters):
                         p.copy_(m)
         else:
             self.opt.step()
