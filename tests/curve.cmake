@@ -137,6 +137,9 @@ sm_add_python_test(tool_conv_kinds ../tools/conv_kinds.py --check --bin ${SCALEM
 sm_add_python_test(tool_rownorm_rates ../tools/rownorm_rates.py --check --bin ${SCALEMETER_BIN})
 # and the stem and bias keys of the h100 and h200 descriptions and pytorch-eager-kernels
 sm_add_python_test(tool_stem_rates ../tools/stem_rates.py --check --bin ${SCALEMETER_BIN})
+# and their transposes' and grouped convolutions' keys at fp16 and bf16 (the profiles that time
+# each kernel)
+sm_add_python_test(tool_transpose_rates ../tools/transpose_rates.py --check --bin ${SCALEMETER_BIN})
 # and their conv_pass_us prices the profiled convolutions' forward passes, layer by layer,
 # better than a microsecond more or less would (the kinds refitted at each; about a minute)
 sm_add_python_test(tool_conv_pass ../tools/conv_pass.py --check --bin ${SCALEMETER_BIN})

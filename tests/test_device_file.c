@@ -71,6 +71,13 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "[framework]\nchannels_last = nhwc\n", 11, "channels_last = nhwc"},
     {DEVICE_PART NODE_PART "[framework]\nnchw_transpose_share = 1.5\n", 11,
      "nchw_transpose_share = 1.5: expected a number from 0 and at most 1"},
+    {DEVICE_PART NODE_PART "[framework]\nnchw_matmul_1x1_positions = -1\n", 11,
+     "nchw_matmul_1x1_positions = -1: expected an integer from 0 to 1000000000"},
+    {DEVICE_PART NODE_PART "[framework]\ntranspose_elements_per_sm_clock = -2\n", 11,
+     "transpose_elements_per_sm_clock = -2: expected a number from 0"},
+    {DEVICE_PART NODE_PART "[framework]\ntranspose_elements_per_sm_clock = 2\n", 11,
+     "transpose_elements_per_sm_clock bounds cuDNN's transposes by the SMs, but the "
+     "description "},
     {DEVICE_PART NODE_PART "[framework]\nbatchnorm_train_bytes_per_sm_clock = 5\n", 11,
      "batchnorm_train_bytes_per_sm_clock bounds batch norm by the SMs, but the description "},
     {DEVICE_PART NODE_PART "[framework]\nbatchnorm_bf16_train_bytes_per_sm_clock = -2\n", 11,
@@ -620,13 +627,16 @@ int main(void)
     CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager-kernels.ini", &dev, &st),
              0);
     CHECK_EQ(dev.channels_last, 0);
-    CHECK(dev.nchw_transpose_share > 0 && dev.nchw_transpose_share < 1);
+    CHECK_NEAR(dev.nchw_transpose_share, 1, 0);
+    CHECK(dev.nchw_matmul_positions > 0 && dev.transpose_sm_elements > 0);
     CHECK(dev.batchnorm_sm_bytes[0][0] > 0 && dev.batchnorm_sm_bytes[1][0] > 0);
     /* PyTorch's own bf16 kernel streams less than cuDNN's, as it did on the H200 */
     CHECK(dev.batchnorm_sm_bytes[1][0] < dev.batchnorm_sm_bytes[0][0]);
     CHECK(dev.batchnorm_sm_bytes[1][1] < dev.batchnorm_sm_bytes[0][1]);
     CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager.ini", &dev, &st), 0);
     CHECK_NEAR(dev.nchw_transpose_share, 1, 0);
+    CHECK_EQ(dev.nchw_matmul_positions, 0);
+    CHECK_NEAR(dev.transpose_sm_elements, 0, 0);
     /* the h100's own eager framework prices convolutions by kind and pass (docs/devices.md),
      * its 1 x 1 ones at fp32 below its k x k ones, as the H100's profiles ran them, and at
      * fp16 since its second lease profiled fp16; a framework loaded after it that gives none

@@ -798,6 +798,41 @@ int main(void)
     const sm_device_options eager = {.framework = "tests/data/curve/transpose_share_framework.ini"};
     check_passes_on("tests/data/curve/conv_kinds_device.ini", &eager, net, &one,
                     1.4897504512e-3 + 1.12760448e-4, NAN, 2.9695009024e-3 + 1.64140672e-4);
+
+    /* cuDNN 9's transposes at bf16 (transpose_sm_device.ini: 5 elements per SM and clock on 10
+     * SMs at 1 GHz, 5e10 elements a second, each 2 bytes read and 2 written: 2e11 bytes a
+     * second, below the DRAM's 5e11). conv_relu.ini's 3 x 3 is transposed: its input and
+     * output, 12,845,056 elements, take 2.5690112e-4 s forward (at the DRAM's rate
+     * 1.02760448e-4, the bf16 times above), twice backward:
+     *   fwd 3.699376128e-4 + 2.5690112e-4 + 10 us, relu 5.1380224e-5 + 10 us
+     *       = 6.982189568e-4 s
+     *   bwd 7.398752256e-4 + 5.1380224e-4 + 10 us, relu 7.7070336e-5 + 10 us
+     *       = 1.3507478016e-3 s
+     * conv1x1_relu.ini's 1 x 1 of stride 1 over 56 x 56 = 3,136 positions runs on NCHW, as its
+     * channels-last form: bytes 25,698,304 / 5e11 = 5.1396608e-5 > 822,083,584 / 2e13
+     *   fwd 5.1396608e-5 + 10 us, relu 5.1380224e-5 + 10 us = 1.22776832e-4 s
+     *   bwd 1.02793216e-4 + 10 us, relu 7.7070336e-5 + 10 us = 1.99863552e-4 s
+     * and from 3,137 positions (transpose_sm_wide_device.ini) it is transposed as the 3 x 3 */
+    const sm_device_options half = {.precision = "bf16"};
+    check_passes_on("tests/data/curve/transpose_sm_device.ini", &half, net, &one, 6.982189568e-4,
+                    6.982189568e-4, 1.3507478016e-3);
+    check_passes_on("tests/data/curve/transpose_sm_device.ini", &half, pointwise, &one,
+                    1.22776832e-4, 1.22776832e-4, 1.99863552e-4);
+    check_passes_on("tests/data/curve/transpose_sm_wide_device.ini", &half, pointwise, &one,
+                    1.22776832e-4 + 2.5690112e-4, NAN, 1.99863552e-4 + 5.1380224e-4);
+    /* a rate above the DRAM's leaves the DRAM to bound them (the bf16 times above) */
+    const sm_device_options fast = {.precision = "bf16",
+                                    .framework = "tests/data/curve/transpose_fast_framework.ini"};
+    check_passes_on("tests/data/curve/transpose_sm_device.ini", &fast, net, &one, 5.440782848e-4,
+                    NAN, 1.0424664576e-3);
+    sm_predictor *tp = NULL;
+    CHECK_EQ(
+        sm_predictor_from_device_opts("tests/data/curve/transpose_sm_device.ini", &half, &tp, &st),
+        0);
+    CHECK_CONTAINS(sm_predictor_describe_for(tp, 1),
+                   "roofline at bf16 NCHW (cuDNN transposes around convolutions, not dense 1 x 1 "
+                   "ones of stride 1 over 3136 positions or more), ");
+    sm_predictor_free(tp);
     sm_network_free(pointwise);
 
     sm_network_free(net);

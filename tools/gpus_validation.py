@@ -407,8 +407,12 @@ def section_kernels(binary, devices, ratios):
         per clock of cuDNN's kernels, and of PyTorch's own at bf16, at the part's sustained
         clock, where that is below its DRAM's rate; in training on min(C, SMs) SMs, one to a
         channel; at inference on every SM; cuDNN's kernels at fp16 an element a clock as at
-        fp32), and cuDNN's NHWC transposes around 0.27 of what the model prices for every
-        NCHW convolution at fp16. ResNet-50 in Lambda's runs, predicted over published, the
+        fp32), and cuDNN 9's NHWC transposes at fp16 as an H100's profiles timed them, around
+        every convolution but the dense 1 x 1 ones of stride 1 over 14 x 14 positions or more,
+        at 1.87 elements per SM and clock or the DRAM's rate where that is lower
+        ([ops-h100-h200.md](ops-h100-h200.md); Lambda's containers ran cuDNN 8.6, which the
+        timm runs of PyTorch 1.12 suggest transposed every one, [accuracy-timm.md](accuracy-timm.md)).
+        ResNet-50 in Lambda's runs, predicted over published, the
         medians per part, shipped and with those prices, the model's form (the host's dispatch
         added to each layer's device time) and queued (the host issuing the kernels while the
         GPU runs earlier ones, below):"""]

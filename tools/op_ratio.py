@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import op_table  # noqa: E402  (the profiles' reader and the op classes)
+import transpose_rates  # noqa: E402  (cuDNN's transposes by kind)
 
 ROOT = op_table.ROOT
 PARTS = ("h100", "h200")
@@ -301,6 +302,7 @@ def report(root, binary=None):
     if binary:
         md += prices_section(binary, summary)
         md += fp16_section(root, binary)
+        md += transpose_rates.section(binary)
     if summary:
         precision, h100, h200, points, _ = summary[0]
         md += ["## Training batch norm by channels (" + op_table.UNDER_SHORT[precision] + ")", ""]

@@ -1231,8 +1231,12 @@ def section_keys(binary, meas, pred):
         in a block of their own, so a layer of C channels keeps min(C, {sm_count}) SMs busy (the
         table below); at inference all {sm_count}. The transposes' share: their
         estimated time (above) over the model's price of them, all bf16 points, both passes.
-        `[framework] batchnorm_*_bytes_per_sm_clock` and `nchw_transpose_share` take them
-        (docs/devices.md; configs/frameworks/pytorch-eager-kernels.ini).""")
+        `[framework] batchnorm_*_bytes_per_sm_clock` take the first four
+        (docs/devices.md; configs/frameworks/pytorch-eager-kernels.ini); the share, which the
+        frameworks took until an H100's profiles timed each transpose, gave way to which
+        convolutions cuDNN transposes and the transposes' own rate
+        (`nchw_matmul_1x1_positions`, `transpose_elements_per_sm_clock`:
+        docs/ops-h100-h200.md, "cuDNN's transposes by kind").""")
     md += ["", "| key | value |", "|---|---:|"]
     keys = (("batchnorm_train_bytes_per_sm_clock", ("tf32", "fp32"), ("fwd", "bwd")),
             ("batchnorm_infer_bytes_per_sm_clock", ("tf32", "fp32"), ("infer",)),

@@ -176,6 +176,13 @@ static const field fields[] = {
     {"framework", "nchw_transpose_share", F_REAL, AT(nchw_transpose_share), 1, 0, 1, 1, 0,
      "of the NCHW convolutions' inputs and outputs at fp16 and bf16, the share cuDNN "
      "transposes to NHWC (1: every one)"},
+    {"framework", "nchw_matmul_1x1_positions", F_INT, AT(nchw_matmul_positions), 1, 0, 1e9, 1, 0,
+     "output positions a sample (H x W) from which cuDNN runs a dense 1 x 1 convolution of "
+     "stride 1 on NCHW as a matrix product, untransposed; 0: every convolution transposed"},
+    {"framework", "transpose_elements_per_sm_clock", F_REAL, AT(transpose_sm_elements), 1, 0, 1e4,
+     1, 0,
+     "elements per SM per clock cuDNN's NCHW transposes move where the SMs bound them; 0: "
+     "bound by the DRAM alone"},
     {"framework", "batchnorm_train_bytes_per_sm_clock", F_REAL, BN(0, 0), 1, 0, 1e4, 1, 0,
      "bytes per SM per clock cuDNN's batch norm streams in training (fp32, tf32, fp16); 0: "
      "bound by the DRAM alone"},
@@ -543,6 +550,8 @@ static void framework_defaults(sm_device *dev)
     dev->dispatch_on_device = 0;
     dev->channels_last = 0;
     dev->nchw_transpose_share = 1;
+    dev->nchw_matmul_positions = 0;
+    dev->transpose_sm_elements = 0;
     memset(dev->batchnorm_sm_bytes, 0, sizeof dev->batchnorm_sm_bytes);
     memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
     memset(dev->pooling_rate, 0, sizeof dev->pooling_rate);
@@ -585,23 +594,25 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
     out->grad_is_bucket = v->grad_is_bucket;
 }
 
-/* A batch norm bound by the SMs needs the part's SMs and clock: without them the bound was
- * dropped without a word, and the batch norms priced at the DRAM's rate as if no key were
- * given. (The direct convolutions' keys are of a GPU's kernels: on a part without SMs, a
- * CPU that eager PyTorch runs on too, they price nothing, as device_roofline.c says.) */
+/* A batch norm or cuDNN's transposes bound by the SMs need the part's SMs and clock: without
+ * them the bound was dropped without a word, and they were priced at the DRAM's rate as if no
+ * key were given. (The direct convolutions' keys are of a GPU's kernels: on a part without
+ * SMs, a CPU that eager PyTorch runs on too, they price nothing, as device_roofline.c says.) */
 static int bn_keys_need_sms(const reader *r, const sm_device *dev, sm_status *st)
 {
     if (dev->sm_count && dev->boost_clock > 0)
         return 0;
     for (int i = 0; i < N_FIELDS; i++) {
-        if (!r->set_at[i] || strncmp(fields[i].key, "batchnorm_", 10) != 0)
+        int bn = strncmp(fields[i].key, "batchnorm_", 10) == 0;
+        if (!r->set_at[i] || (!bn && strcmp(fields[i].key, "transpose_elements_per_sm_clock")))
             continue;
         if (*(const double *)((const char *)dev + fields[i].offset) > 0)
             return sm_fail(st,
-                           "%s:%d: %s bounds batch norm by the SMs, but the description %s "
+                           "%s:%d: %s bounds %s by the SMs, but the description %s "
                            "gives no %s: give the part's sm_count and boost_clock_mhz "
                            "([device]), or drop the key",
-                           r->path, r->set_at[i], fields[i].key, dev->path,
+                           r->path, r->set_at[i], fields[i].key,
+                           bn ? "batch norm" : "cuDNN's transposes", dev->path,
                            dev->sm_count ? "boost_clock_mhz" : "sm_count");
     }
     return 0;

@@ -67,6 +67,14 @@ typedef struct sm_device {
     /* of the NCHW convolutions' inputs and outputs at fp16 and bf16, the share cuDNN transposes:
      * its heuristics run many as matrix products on NCHW (1: every one) */
     double nchw_transpose_share;
+    /* a dense 1 x 1 convolution of stride 1 whose output holds at least this many positions a
+     * sample (H x W) cuDNN runs on NCHW as a matrix product, untransposed, as cuDNN 9 does
+     * (docs/ops-h100-h200.md, "cuDNN's transposes by kind"); 0: every one transposed, as cuDNN
+     * 8 did */
+    int nchw_matmul_positions;
+    /* elements per SM per clock cuDNN's layout transposes move (each read and written once)
+     * where the SMs, not the DRAM, bound them; 0: the DRAM alone */
+    double transpose_sm_elements;
     /* bytes per SM per clock a framework's batch-norm kernels stream where the SMs, not the
      * DRAM, bound them ([framework] batchnorm_*_bytes_per_sm_clock): [kernel][pass], kernel 0
      * cuDNN's (fp32, tf32, fp16), 1 PyTorch's own (bf16); pass 0 training, 1 inference; 0: the
@@ -228,6 +236,13 @@ int sm_device_transposes_nchw(const sm_device *v);
  * gradients, twice that); 0 otherwise. */
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward);
+
+/* Seconds cuDNN's layout transposes of `bytes` (sm_layer_transpose_bytes) take: the DRAM's at
+ * the part's memory efficiency, or the SMs' where transpose_sm_elements binds them below it. */
+double sm_transpose_seconds(const sm_device *v, double bytes);
+
+/* 1: those transposes' time is the SMs' (transpose_sm_elements below the DRAM's rate). */
+int sm_transpose_sm_bound(const sm_device *v);
 
 /* fused[i] = 1 for each layer that a fusing framework runs inside a neighbouring kernel, 0 for
  * the rest (fused: n_layers entries). fuse_epilogues: a batch norm fed by a convolution, an

@@ -323,6 +323,25 @@ int sm_device_transposes_nchw(const sm_device *v)
     return !v->channels_last && strcmp(v->tensor_cores, "none") != 0;
 }
 
+/* 1: a convolution cuDNN runs on the NCHW tensors themselves, no transposes around it. Where a
+ * sample's output has one position, NCHW and NHWC are one layout (squeeze-excitation's 1 x 1
+ * convolutions). A dense 1 x 1 convolution of stride 1 is a plain matrix product on NCHW, the
+ * channels its depth and the positions its columns; cuDNN 9 runs it so from enough positions
+ * a sample (nchw_matmul_1x1_positions): an H100's profiles under cuDNN 9.19 transposed every
+ * dense k x k and strided convolution and the 1 x 1 ones over 7 x 7, not those over 28 x 28 and
+ * more, and a third of those over 14 x 14 (docs/ops-h100-h200.md). */
+static int runs_on_nchw(const sm_device *v, const sm_layer *l)
+{
+    if (l->out.ndim < 1 || l->out.dim[0] <= 0 || l->conv_channels <= 0)
+        return 0;
+    int64_t out_positions = l->m.output_elems / l->out.dim[0];
+    int64_t in_positions = l->m.input_elems / l->conv_channels;
+    if (out_positions == 1 && in_positions == 1)
+        return 1;
+    return v->nchw_matmul_positions > 0 && l->kernel_taps == 1 && l->m.group_channels == 0 &&
+           in_positions == out_positions && out_positions >= v->nchw_matmul_positions;
+}
+
 double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                 sm_precision p, int backward)
 {
@@ -337,10 +356,27 @@ double sm_layer_transpose_bytes(const sm_device *v, const sm_layer *l, const sm_
     if (sm_layer_is_stem(l) &&
         v->direct_conv_rate[3][backward != 0][0] + v->direct_conv_rate[3][backward != 0][1] > 0)
         return 0;
+    if (runs_on_nchw(v, l))
+        return 0;
     /* read and write (2) of 2-byte elements; the backward pass's two calls transpose twice;
      * of those, the share cuDNN's heuristics transpose (the rest run on NCHW) */
     return v->nchw_transpose_share * 2.0 * 2.0 * ((double)m->inputs + (double)m->outputs) *
            (backward ? 2 : 1);
+}
+
+int sm_transpose_sm_bound(const sm_device *v)
+{
+    double per_second = sm_clocks_per_second(v);
+    /* 4 bytes an element: 2 read, 2 written */
+    return v->transpose_sm_elements > 0 && per_second > 0 &&
+           4 * v->transpose_sm_elements * per_second < v->memory_bandwidth * v->memory_efficiency;
+}
+
+double sm_transpose_seconds(const sm_device *v, double bytes)
+{
+    if (sm_transpose_sm_bound(v))
+        return bytes / (4 * v->transpose_sm_elements * sm_clocks_per_second(v));
+    return bytes / (v->memory_bandwidth * v->memory_efficiency);
 }
 
 /* Whether layer i returns its input as it is and launches nothing (nn.Identity, a dropout of

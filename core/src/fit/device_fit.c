@@ -135,9 +135,14 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
         } else {
             r->memory += mem;
         }
-        r->memory +=
-            (w.serial_bytes + sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2)) /
-            v->memory_bandwidth;
+        r->memory += w.serial_bytes / v->memory_bandwidth;
+        /* cuDNN's transposes: the DRAM's bytes, which the memory efficiency scales, or where
+         * the SMs bound them their time, which it does not */
+        double transposed = sm_layer_transpose_bytes(v, &net->layers[i], &m, p, phase == 2);
+        if (sm_transpose_sm_bound(v))
+            r->fixed += sm_transpose_seconds(v, transposed);
+        else
+            r->memory += transposed / v->memory_bandwidth;
         /* kernels the SMs bound apart (a convolution's bias): their time, unscaled */
         r->fixed += w.sm_seconds;
         /* eager attention's score products, bound by their own arithmetic or score matrix */

@@ -61,7 +61,8 @@ static pass_load load_of(const device_predictor *d, sm_layer_work w, double extr
                            sm_layer_compute_seconds(&d->dev, d->precision,
                                                     (sm_layer_work){.matmul_flops = w.score_flops}),
                        w.bytes / sm_layer_stream(&d->dev, w) +
-                           (w.serial_bytes + w.score_bytes + extra) / stream + w.sm_seconds,
+                           (w.serial_bytes + w.score_bytes) / stream +
+                           sm_transpose_seconds(&d->dev, extra) + w.sm_seconds,
                        launches};
 }
 
@@ -128,9 +129,8 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     int half = sm_precision_is_half(d->precision);
     int mm = sm_layer_is_matmul(l);
     double casts = half && mm ? v->autocast_casts : 0;
-    double stream = v->memory_bandwidth * v->memory_efficiency;
     double transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 0);
-    double transpose = transpose_bytes / stream;
+    double transpose = sm_transpose_seconds(v, transpose_bytes);
     /* what a library launches inside the layer's call, a recurrence's steps one after another:
      * the bare launch each */
     double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
@@ -158,7 +158,7 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
     t->bound_fwd = bound_of(t->load_fwd, device, t->host_fwd);
     sm_layer_work bwd = sm_layer_pass_work(v, l, m, batch, d->precision, 1, 1);
     transpose_bytes = sm_layer_transpose_bytes(v, l, m, d->precision, 1);
-    device = roofline(d, bwd) + transpose_bytes / stream + library_bwd + grid_bwd;
+    device = roofline(d, bwd) + sm_transpose_seconds(v, transpose_bytes) + library_bwd + grid_bwd;
     t->host_bwd = n_bwd * v->dispatch_bwd;
     t->library_bwd = library_bwd;
     t->bwd = device + t->host_bwd;
@@ -735,14 +735,17 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     int half = sm_precision_is_half(d->precision), nchw = half && !d->dev.channels_last;
     int transposes = half && sm_device_transposes_nchw(&d->dev);
     const char *layout = !half ? "" : nchw ? " NCHW" : " channels-last";
-    char description[512], with_conv[512], without_conv[512], transposed[96];
+    char description[512], with_conv[512], without_conv[512], transposed[192];
     describe(d, layout, description, sizeof description);
+    char what[64] = "around convolutions", matmul[96] = "";
     if (d->dev.nchw_transpose_share < 1)
-        snprintf(transposed, sizeof transposed,
-                 " NCHW (cuDNN transposes %.3g%% of the convolutions' tensors)",
+        snprintf(what, sizeof what, "%.3g%% of the convolutions' tensors",
                  100 * d->dev.nchw_transpose_share);
-    else
-        snprintf(transposed, sizeof transposed, " NCHW (cuDNN transposes around convolutions)");
+    if (d->dev.nchw_matmul_positions > 0)
+        snprintf(matmul, sizeof matmul,
+                 ", not dense 1 x 1 ones of stride 1 over %d positions or more",
+                 d->dev.nchw_matmul_positions);
+    snprintf(transposed, sizeof transposed, " NCHW (cuDNN transposes %s%s)", what, matmul);
     describe(d, transposes ? transposed : layout, with_conv, sizeof with_conv);
     describe(d, "", without_conv, sizeof without_conv);
     sm_precision precision = d->precision;

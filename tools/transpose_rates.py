@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Which convolutions cuDNN 9 transposes on NCHW tensors at fp16 and bf16, how fast its
+transposes run, and what its grouped kernels take without them, from the per-op profiles that
+time each kernel (configs/calibrations/h{100,200}-pytorch-layers/, tools/torch_layer_profile.py):
+the [framework] keys transpose_elements_per_sm_clock and
+grouped_half_{fwd,bwd}_elements_per_sm_clock of the h100 and h200 descriptions and
+pytorch-eager-kernels.ini, and the evidence for their nchw_matmul_1x1_positions
+(docs/devices.md; docs/ops-h100-h200.md, "cuDNN's transposes by kind").
+
+    tools/transpose_rates.py [--bin build/bin/scalemeter] [--check]
+
+cuDNN's tensor-core convolutions read NHWC; on NCHW tensors it runs nchwToNhwcKernel before a
+convolution and nhwcToNchwKernel after it, or runs the convolution on NCHW as it stands. Each
+convolution op's transposes between 16-bit tensors (the stems' left out: their price,
+tools/stem_rates.py, holds what cuDNN does around them) are counted in elements, each read and
+written once (tools/op_table.py's transposed_bytes: forward the input and a k x k weight in, the
+output back; backward what the data and weight gradients' NHWC kernels read and write), over
+their kernels' time at the part's SMs x sustained clock: elements per SM and clock, summed over
+every op. A grouped convolution's own kernels (its op's kernel time less the transposes,
+autocast's casts of its weight and the kernel_device_us the model adds to its launch) take its
+input and output elements, forward and backward, at the rate summed the same way. A backward
+op, which records no shapes, takes those of its forward op, autograd running them in reverse.
+--check exits 1 where the shipped keys are not what the profiles give (to three significant
+digits). Standard library only; a few seconds.
+"""
+import argparse
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import op_table  # noqa: E402  (the transposes' bytes)
+import sm_fit  # noqa: E402  (the profiles that time each kernel, the parts' clocks)
+import stem_rates  # noqa: E402  (a forward pass's convolutions with their outputs)
+
+ROOT = sm_fit.ROOT
+PARTS = sm_fit.PARTS
+FILES = [os.path.join("configs", "devices", p + ".ini") for p in PARTS] + [
+    os.path.join("configs", "frameworks", "pytorch-eager-kernels.ini")]
+HALF = ("__half", "__nv_bfloat16")
+TRANSPOSE = re.compile(r"(nchwToNhwc|nhwcToNchw)Kernel<([\w:]+), ([\w:]+),")
+COPY = re.compile(r"copy_kernel")
+
+
+def transposes(ks):
+    """The time of an op's transposes and the bytes of their elements (2: between 16-bit
+    tensors, 4: between fp32 ones; 0: none, or of mixed or other widths)."""
+    us, widths = 0.0, set()
+    for name, t in ks:
+        m = TRANSPOSE.search(name)
+        if m:
+            us += t
+            widths.add(2 if m.group(2) in HALF and m.group(3) in HALF else
+                       4 if m.group(2) == m.group(3) == "float" else 0)
+        elif name.startswith("void tensorTransformGeneric<"):
+            widths.add(0)
+    return us, widths.pop() if len(widths) == 1 else 0
+
+
+def kind_of(x, w):
+    """A convolution's kind as the model takes it: a stem (4 input channels or fewer),
+    depthwise, grouped, dense 1 x 1 or dense k x k."""
+    if x[1] <= stem_rates.STEM_CHANNELS and w[1] == x[1]:
+        return "stem"
+    if w[1] != x[1]:
+        return "depthwise" if w[1] == 1 else "grouped"
+    return "1x1" if w[2] == w[3] == 1 else "kxk"
+
+
+def collect(part, half=True):
+    """[(pass, kind, positions, strided, channels in, channels out, transposed elements,
+    transposes us, own us, elements)] of every convolution op of the part's 16-bit profiles
+    (half false: fp32 and TF32) that time each kernel: positions the output's a sample (H x W),
+    elements its input's and output's; transposes us 0 where it ran none of that width."""
+    out = []
+    width = 2 if half else 4
+    for phases in sm_fit.profiled_steps(part):
+        fwd = stem_rates.convs(phases.get("fwd", []))
+        names = fwd[0][0]["kernel_names"] if fwd else ""
+        if not fwd or bool(re.search(r"f16|bf16|__half|bfloat16", names)) != half:
+            continue
+        bwd = [r for r in phases.get("bwd", []) if r["op"].endswith("ConvolutionBackward0")]
+        pairs = [(0, r, c) for r, *c in fwd]
+        if len(bwd) == len(fwd):
+            pairs += [(1, r, c) for r, c in zip(bwd, reversed([c for _, *c in fwd]))]
+        for backward, r, (x, w, _, o) in pairs:
+            ks = stem_rates.kernels(r)
+            names = [k for k, _ in ks]
+            t_us, got = transposes(ks)
+            if t_us > 0 and got != width:  # of another width or mixed: no rate to take
+                continue
+            taps = w[2] * w[3]
+            moved = op_table.transposed_bytes(math.prod(x), o, math.prod(w), taps, names,
+                                              backward) / (2 * width)
+            own = sum(t for k, t in ks if not TRANSPOSE.search(k) and not COPY.search(k))
+            positions = o // (x[0] * w[0])
+            out.append((backward, kind_of(x, w), positions, positions != x[2] * x[3], x[1],
+                        w[0], moved, t_us, own - sm_fit.kernel_device_us(), math.prod(x) + o))
+    return out
+
+
+def keys_and_samples(binary):
+    """The keys the profiles give and every part's samples, as collect() gives them."""
+    samples = {part: collect(part) for part in PARTS}
+    moved = clocks = 0.0
+    grouped = {0: [0.0, 0.0], 1: [0.0, 0.0]}
+    for part, rows in samples.items():
+        if not rows:
+            continue
+        per_us = sm_fit.sm_clocks_per_us(binary, part)
+        for backward, kind, _, _, _, _, n, t_us, own_us, elements in rows:
+            if kind == "stem" or t_us <= 0:
+                pass
+            else:
+                moved += n
+                clocks += t_us * per_us
+            if kind == "grouped" and own_us > 0:
+                grouped[backward][0] += elements
+                grouped[backward][1] += own_us * per_us
+    keys = {"transpose_elements_per_sm_clock": moved / clocks}
+    for backward, name in ((0, "fwd"), (1, "bwd")):
+        if grouped[backward][1] > 0:
+            keys[f"grouped_half_{name}_elements_per_sm_clock"] = (
+                grouped[backward][0] / grouped[backward][1])
+    return keys, samples
+
+
+def fp32_rates(binary):
+    """{part: (elements per SM and clock, fraction of the datasheet's bandwidth)} of the
+    transposes between fp32 tensors (TF32, and fp32 with TF32 off) around the dense and grouped
+    convolutions of the part's profiles that time each kernel: a width the model does not
+    price apart (its TF32 convolutions' prices hold them), beside the 16-bit rate."""
+    out = {}
+    for part in PARTS:
+        moved = us = 0.0
+        for _, kind, _, _, _, _, n, t_us, _, _ in collect(part, half=False):
+            if kind in ("kxk", "1x1", "grouped") and t_us > 0:
+                moved, us = moved + n, us + t_us
+        if us > 0:
+            per_us = sm_fit.sm_clocks_per_us(binary, part)
+            bandwidth = op_table.run(binary, "devices", "--format", "json")["devices"]
+            gb_s = next(d for d in bandwidth if d["device"] == part)["memory_bandwidth_gb_s"]
+            out[part] = (moved / (us * per_us), 8 * moved / us / 1e3 / gb_s)
+    return out
+
+
+BUCKETS = ((1, 1, "1"), (2, 49, "2-49 (7 x 7)"), (50, 195, "50-195"),
+           (196, 196, "196 (14 x 14)"), (197, 783, "197-783"), (784, 10 ** 9, "784 and more"))
+
+
+def section(binary):
+    """The page's lines: the convolutions that ran transposes by kind and output positions,
+    and the rates the keys take."""
+    keys, samples = keys_and_samples(binary)
+    parts = [p for p in PARTS if samples[p]]
+    if not parts:
+        return []
+    md = ["## cuDNN's transposes by kind", ""]
+    md += op_table.para(f"""Generated with `tools/transpose_rates.py` (which --check tests
+        the shipped keys against). The convolution ops of the 16-bit profiles that time each
+        kernel ({', '.join(p.upper() for p in parts)}: fp16 and bf16, every network and
+        point), by kind and by the positions of a sample's output (H x W), and how many of them
+        ran cuDNN's NCHW transposes (nchwToNhwcKernel, nhwcToNchwKernel) around their
+        convolution kernels, forward and backward:""") + [""]
+    md += ["| kind | output positions | strided | forward ops | transposed | backward ops | "
+           "transposed |", "|---|---|---|---:|---:|---:|---:|"]
+    for kind in ("kxk", "1x1", "grouped"):
+        for lo, hi, label in BUCKETS:
+            for strided in (False, True):
+                n = [[0, 0], [0, 0]]
+                for p in parts:
+                    for backward, k, pos, s, _, _, _, t_us, _, _ in samples[p]:
+                        if k == kind and lo <= pos <= hi and s == strided:
+                            n[backward][0] += 1
+                            n[backward][1] += t_us > 0
+                if n[0][0] + n[1][0]:
+                    md.append(f"| {kind} | {label} | {'yes' if strided else 'no'} | {n[0][0]} | "
+                              f"{n[0][1]} | {n[1][0]} | {n[1][1]} |")
+    wide = "; ".join(f"{e:.2f} elements per SM and clock on the {p.upper()}, {f:.2f} of its "
+                     "DRAM bandwidth" for p, (e, f) in fp32_rates(binary).items())
+    h100 = next(d for d in op_table.run(binary, "devices", "--format", "json")["devices"]
+                if d["device"] == "h100")
+    rate16 = (4 * keys["transpose_elements_per_sm_clock"] * sm_fit.sm_clocks_per_us(binary, "h100")
+              / 1e3 / h100["memory_bandwidth_gb_s"])
+    folder = os.path.join(ROOT, "configs", "calibrations", "h100-pytorch-layers")
+    relu = [v[("relu", "bytes")] / v[("relu", "kernel")] / 1e3 / h100["memory_bandwidth_gb_s"]
+            for precision in ("bf16", "fp16")
+            if os.path.exists(os.path.join(folder, f"{precision}.csv.gz"))
+            for (_, batch), v in op_table.measure(precision, folder).items()
+            if batch >= 128 and v.get(("relu", "kernel"), 0) > 0]
+    md += [""] + op_table.para(f"""Every dense k x k, grouped and strided convolution ran them;
+        the dense 1 x 1 ones of stride 1 ran on the NCHW tensors themselves, as matrix products
+        (cuBLAS's nvjet and CUTLASS kernels), from 28 x 28 positions on, and all but a few over
+        7 x 7 ran transposes. Over 14 x 14 cuDNN's choice (PyTorch asks it to time its
+        algorithms: cudnn.benchmark) follows neither the channels nor the batch alone:
+        ResNet-50's 1,024-channel ones ran transposed forward at batch 32 and not at 128,
+        ResNeXt-50's 512-channel ones the other way round; most ran untransposed forward, about
+        half backward (the table). A layer whose sample's output has one position
+        (squeeze-excitation's) holds the same bytes in either layout and ran none. The
+        descriptions take it as `nchw_matmul_1x1_positions = 196`: no transposes around a
+        dense 1 x 1 convolution of stride 1 over 14 x 14 positions or more. The transposes
+        moved {keys['transpose_elements_per_sm_clock']:.2f} elements per SM and clock (an
+        element read and written once, summed over every op but the stems' at the parts' SMs
+        x sustained clock), {rate16:.2f} of the H100's DRAM bandwidth, where its in-place ReLUs
+        of 8 MB and more, which also read and write each element once, streamed
+        {min(relu):.2f}-{max(relu):.2f} of it at batch 128. The transposes between fp32 tensors (at TF32 and
+        with TF32 off, whose convolutions' prices hold them) took {wide}: on the H200, with
+        the bandwidth, the 16-bit ones' elements a clock, so the SMs, not the DRAM, bound
+        cuDNN's transposes on Hopper (`transpose_elements_per_sm_clock`), and a part with
+        less bandwidth per SM is bound by its DRAM first. Without them, cuDNN's grouped kernels
+        went through
+        {keys.get('grouped_half_fwd_elements_per_sm_clock', 0):.2f} input and output elements
+        per SM and clock forward and {keys.get('grouped_half_bwd_elements_per_sm_clock', 0):.2f}
+        backward (`grouped_half_*`; the H200's bf16 profiles, which do not time each kernel,
+        held the transposes in these rates).""") + [""]
+    return md
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 where the shipped keys differ from the profiles'")
+    a = ap.parse_args()
+    if not os.access(a.bin, os.X_OK):
+        sys.exit(f"transpose_rates: no scalemeter at {a.bin} (build first, or give --bin)")
+    keys, samples = keys_and_samples(a.bin)
+    for part, rows in samples.items():
+        print(f"{part}: {len(rows)} convolution ops of 16-bit profiles timing each kernel")
+    for k, v in keys.items():
+        print(f"{k} = {v:.3g}")
+    differ = sm_fit.differ(keys, sm_fit.shipped(
+        r"(?:transpose_elements_per_sm_clock|grouped_half_\w+)", FILES))
+    if a.check and differ:
+        print("transpose_rates: other values than the profiles' (or none) in " +
+              ", ".join(differ), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
