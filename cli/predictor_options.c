@@ -22,8 +22,8 @@ static const opt_desc predictor_opts[] = {
     {"framework", 0, "F", opt_string, 0, CHOICE(framework),
      "(--device alone) how kernels are dispatched, and the activations'\n"
      "layout: configs/frameworks/F.ini (pytorch-eager,\n"
-     "pytorch-channels-last, cuda-graphs, fused, fused-bn-relu) or a\n"
-     "file (default: the device file's [framework])"},
+     "pytorch-eager-cudnn8, pytorch-channels-last, cuda-graphs, fused,\n"
+     "fused-bn-relu) or a file (default: the device file's [framework])"},
     {"overlap", 0, NULL, opt_flag, 0, CHOICE(overlap),
      "all-reduce gradient buckets during the backward pass (with\n"
      "--coeffs alone: a ring-form calibration, its buckets and terms);\n"

@@ -620,9 +620,11 @@ int main(void)
         CHECK_EQ(sm_device_load_framework(frameworks[i].file, &dev, &st), 0);
         CHECK_EQ(dev.channels_last, frameworks[i].channels_last);
     }
-    /* What bounds batch norm and how many transposes cuDNN runs: pytorch-eager-kernels.ini
-     * gives them (an H200's profiles, docs/ops-h200.md); a framework loaded after it that
-     * gives none is back to every transpose and the DRAM alone, not left with them. */
+    /* What bounds batch norm and cuDNN's transposes, and which convolutions it transposes:
+     * pytorch-eager-kernels.ini gives them (an H200's and an H100's profiles,
+     * docs/ops-h200.md, docs/ops-h100-h200.md); a framework loaded after it that gives less
+     * is back to what it gives, not left with them: pytorch-eager.ini cuDNN 9's rule at the
+     * DRAM's rate, pytorch-eager-cudnn8.ini every transpose. */
     CHECK_EQ(sm_device_load("configs/devices/h100.ini", &dev, &st), 0); /* SMs and a clock */
     CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager-kernels.ini", &dev, &st),
              0);
@@ -635,6 +637,10 @@ int main(void)
     CHECK(dev.batchnorm_sm_bytes[1][1] < dev.batchnorm_sm_bytes[0][1]);
     CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager.ini", &dev, &st), 0);
     CHECK_NEAR(dev.nchw_transpose_share, 1, 0);
+    CHECK_EQ(dev.nchw_matmul_positions, 196);
+    CHECK_NEAR(dev.transpose_sm_elements, 0, 0);
+    CHECK_NEAR(dev.batchnorm_sm_bytes[0][0], 0, 0);
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager-cudnn8.ini", &dev, &st), 0);
     CHECK_EQ(dev.nchw_matmul_positions, 0);
     CHECK_NEAR(dev.transpose_sm_elements, 0, 0);
     /* the h100's own eager framework prices convolutions by kind and pass (docs/devices.md),

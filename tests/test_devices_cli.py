@@ -383,6 +383,32 @@ for dev, same in (("p100", True), ("v100", False)):
           f"{dev}: NCHW {steps[0]} s, channels-last {steps[1]} s")
     check(("transposes" in lines[0]) != same, f"{dev}: {lines[0][:300]}")
 
+# Today's PyTorch (2.3 and later) runs cuDNN 9, which runs the dense 1 x 1 convolutions of
+# stride 1 over 14 x 14 positions or more on NCHW untransposed (docs/ops-h100-h200.md): every
+# description with tensor cores says so of a CNN at fp16 and predicts ResNet-50 faster than as
+# cuDNN 8 ran it (--framework pytorch-eager-cudnn8: every convolution transposed), and the same
+# at TF32, where neither transposes anything (the Hopper descriptions' own framework prices
+# more than the transposes, the P100 has no tensor cores: above)
+for dev in (n for n in NAMES if n not in ("h100", "h200", "p100")):
+    steps = {}
+    for framework in ((), ("--framework", "pytorch-eager-cudnn8")):
+        for prec in ("fp16", "tf32" if devs.get(dev, {}).get("peak_tflops", {}).get("tf32")
+                     else "fp32"):
+            rc, out, err = run("predict", "resnet50", "--device", dev, "--precision", prec,
+                               "--batch", "64", *framework, "--format", "json")
+            check(rc == 0, f"{dev} {framework} {prec}: {err}")
+            steps[framework, prec == "fp16"] = json.loads(out or "{}").get("t_step", 0)
+    cudnn8 = ("--framework", "pytorch-eager-cudnn8")
+    check(0 < steps[(), True] < steps[cudnn8, True],
+          f"{dev}: fp16 step {steps[(), True]} s, as cuDNN 8 ran it {steps[cudnn8, True]} s")
+    check(steps[(), False] == steps[cudnn8, False] > 0,
+          f"{dev}: TF32/fp32 step {steps[(), False]} s, with pytorch-eager-cudnn8 "
+          f"{steps[cudnn8, False]} s")
+    rc, out, err = run("predict", "resnet50", "--device", dev, "--precision", "fp16", "--batch",
+                       "64")
+    check("not dense 1 x 1 ones of stride 1 over 196 positions or more" in out,
+          f"{dev}: {out[:300]}")
+
 # A description that gives no description, no source and, one device a node, no intra-node
 # link, listed from a data folder of its own (the program, its library and plugins, and
 # share/scalemeter/configs/devices beside them): what it does not give is null in JSON and

@@ -911,8 +911,9 @@ def fp32_events_section(a, w):
 
 def rebuilt_section(a, w):
     """The h100 and h200 descriptions' eager framework as rebuilt (queued, op classes priced
-    from the profiles) beside the added form they had (configs/frameworks/pytorch-eager.ini in
-    place of their own [framework]), on every shipped set of eager PyTorch on them."""
+    from the profiles) beside the added form they had (configs/frameworks/pytorch-eager.ini as
+    it was then, every NCHW convolution transposed: pytorch-eager-cudnn8.ini, in place of their
+    own [framework]), on every shipped set of eager PyTorch on them."""
     sets = [("h100-pytorch-bf16.csv", "h100", None), ("h100-pytorch-tf32.csv", "h100", None),
             ("h100-pytorch-fp32.csv", "h100", None),
             ("h100-pytorch-fp32-rounds.csv", "h100", "0"),
@@ -922,10 +923,11 @@ def rebuilt_section(a, w):
     w("from the H100's and H200's profiles and queues the host's dispatch ahead of the kernels")
     w("([devices.md](devices.md), \"Eager PyTorch on Hopper\"; the convolutions' keys by")
     w("`tools/conv_kinds.py`). Beside it, the added form the descriptions had: the same part with")
-    w("`configs/frameworks/pytorch-eager.ini` (one convolution efficiency per precision fitted on")
-    w("whole steps, the dispatch added to each layer). `validate` step MAPE (median ratio), no")
+    w("`configs/frameworks/pytorch-eager-cudnn8.ini` (pytorch-eager as it was then: one")
+    w("convolution efficiency per precision fitted on whole steps, the dispatch added to each")
+    w("layer, every NCHW convolution transposed). `validate` step MAPE (median ratio), no")
     w("fitting; the fp32 rounds' round 0 (\"The fp32 set again\" above).\n")
-    w("| data | device | added (pytorch-eager) | rebuilt (as shipped) |")
+    w("| data | device | added (pytorch-eager-cudnn8) | rebuilt (as shipped) |")
     w("|---|---|---|---|")
     got = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -935,7 +937,7 @@ def rebuilt_section(a, w):
             fields = [k for k in rows[0] if k != "round"]
             if rnd is not None:
                 rows = [r for r in rows if r["round"] == rnd]
-            added = gpus_validation.with_framework(part, "pytorch-eager", False,
+            added = gpus_validation.with_framework(part, gpus_validation.CUDNN8, False,
                                                    os.path.join(tmp, part + "-added.ini"))
             cells = []
             for dev in (added, part):

@@ -143,10 +143,34 @@ LABEL = {"resnet50": "ResNet-50 img/s", "bert_base": "BERT-base seq/s",
          "bert_large": "BERT-large seq/s"}
 
 
-def options(net, precision):
+CUDNN8 = "pytorch-eager-cudnn8"  # configs/frameworks: every NCHW convolution transposed
+
+
+def plain_eager(part):
+    """Whether the part's description (a shipped name or a file) keeps configs/frameworks/
+    pytorch-eager.ini's [framework], not the h100's and h200's rebuilt one (queued: its host
+    runs ahead)."""
+    path = part if part.endswith(".ini") else os.path.join(ROOT, "configs", "devices",
+                                                           part + ".ini")
+    ini = configparser.ConfigParser(inline_comment_prefixes=(";",))
+    ini.read(path)
+    return ini.has_section("framework") and \
+        ini["framework"].get("host_runs_ahead", "0").strip() != "1"
+
+
+def era(part):
+    """The framework options of eager PyTorch as these containers ran it on the part: cuDNN 8
+    (NGC 22.09 and 22.10 on every part but the H100 SXM and the H200, whose descriptions'
+    rebuilt framework, op classes priced from PyTorch 2.11's profiles, stands for every
+    container) transposing every NCHW convolution at fp16 where the description's plain eager
+    framework says cuDNN 9's rule."""
+    return ["--framework", CUDNN8] if plain_eager(part) else []
+
+
+def options(net, precision, part):
     """The options that describe what ran, beside --device, --batch and --precision."""
     if net == "resnet50":
-        return []  # the descriptions' own [framework]: eager PyTorch, NCHW, autocast
+        return era(part)  # eager PyTorch, NCHW, autocast, as its cuDNN ran it
     squad = "dle-squad" if precision in ("fp16", "bf16") else "dle-squad-fp32"
     return ["--seq", "384", "--framework", squad]
 
@@ -166,7 +190,7 @@ def fp32_precision(devices, part):
 def predicted(binary, device, net, batch, precision):
     """Images or sequences per second of one GPU."""
     out = json.loads(run(binary, "predict", net, "--device", device, "-g", "1", "--batch",
-                         str(batch), "--precision", precision, *options(net, precision),
+                         str(batch), "--precision", precision, *options(net, precision, device),
                          "--format", "json"))
     return batch / out["t_step"]
 
@@ -224,11 +248,12 @@ def stream_needed(binary, device, batch, published, efficiency):
     the host's dispatch in them) hold bytes / (bandwidth x efficiency); the published step
     less the rest of the predicted step is what those bytes had."""
     step = json.loads(run(binary, "predict", "resnet50", "--device", device, "-g", "1",
-                          "--batch", str(batch), "--precision", "fp16", "--format",
-                          "json"))["t_step"]
+                          "--batch", str(batch), "--precision", "fp16", *era(device),
+                          "--format", "json"))["t_step"]
     memory = 0.0
     lines = run(binary, "predict", "resnet50", "--device", device, "-g", "1", "--batch",
-                str(batch), "--precision", "fp16", "--per-layer", "--format", "csv")
+                str(batch), "--precision", "fp16", *era(device), "--per-layer", "--format",
+                "csv")
     for r in csv.DictReader(lines.splitlines()):
         for ph in ("fwd", "bwd"):
             if r["bound_" + ph] == "memory":

@@ -243,7 +243,7 @@ def predicted(binary, part, net, batch, precision, gpus, overlap):
     else:  # apex DDP's message_size of 10^7 gradients, at their own width
         bucket = f"{1e7 * (2 if precision == 'fp16' else 4) / 2**20:.2f}"
     out = json.loads(run(binary, "predict", net, "--device", part, "-g", str(gpus), "--batch",
-                         str(batch), "--precision", precision, *options(net, precision),
+                         str(batch), "--precision", precision, *options(net, precision, part),
                          "--bucket-mib", bucket, *(["--overlap"] if overlap else []),
                          "--format", "json"))
     return batch * gpus / out["t_step"]

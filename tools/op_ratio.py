@@ -33,7 +33,7 @@ PHASES = ("fwd", "bwd", "infer")
 CLASSES = op_table.PRICED + ("autocast casts", "AccumulateGrad", "SGD step", "zero_grad")
 # the model's prices beside the profiles: the descriptions' form before the rebuild, the SM
 # prices of pytorch-eager-kernels, and the descriptions' own (None: no --framework)
-FORMS = (("added", "pytorch-eager"), ("kernels", "pytorch-eager-kernels"), ("rebuilt", None))
+FORMS = (("added", "pytorch-eager-cudnn8"), ("kernels", "pytorch-eager-kernels"), ("rebuilt", None))
 MIN_US = 200.0  # a class's kernel time at a point under this is left out of its ratios (noise)
 
 
@@ -162,8 +162,9 @@ def prices_section(binary, summary):
     md += op_table.para("""Each class's measured kernel time over the model's device time for
         the same layers (`scalemeter predict NET --device PART --per-layer`, each layer's time
         less the host's dispatch in it), summed over the points above: with
-        `--framework pytorch-eager` (the descriptions' form before issue 38's rebuild: one
-        convolution efficiency per precision, every other class by its bytes), with
+        `--framework pytorch-eager-cudnn8` (the descriptions' form before issue 38's rebuild:
+        one convolution efficiency per precision, every other class by its bytes, every NCHW
+        convolution transposed), with
         `pytorch-eager-kernels` (batch norms, poolings and grouped convolutions priced by the
         SMs at the H200 profiles' rates, `kernel_device_us`) and with the descriptions' own,
         rebuilt (those, queued, and the convolutions by kind and pass that

@@ -598,12 +598,13 @@ def predict(binary, model, batch, precision, classes, sm_count):
     block to a channel (device_roofline.c, batchnorm_sm_stream)."""
     channels = model_channels(binary, model)
     # the h200 description in the form these profiles were first set against, its dispatch
-    # added and one convolution efficiency per precision (pytorch-eager.ini): its own
-    # framework now takes what they measured (docs/devices.md; docs/ops-h100-h200.md prices
-    # both forms against the profiles)
+    # added, one convolution efficiency per precision and every NCHW convolution transposed
+    # (pytorch-eager.ini then, pytorch-eager-cudnn8.ini now): its own framework now takes
+    # what they measured (docs/devices.md; docs/ops-h100-h200.md prices both forms against
+    # the profiles)
     base = ["predict", model, "--device", "h200", "-g", "1", "--batch", str(batch), "--image",
             "224", "--precision", precision, "--format", "json"]
-    added = ["--framework", "pytorch-eager"]
+    added = ["--framework", "pytorch-eager-cudnn8"]
     whole = run(binary, *base, *added)
     v = {p: whole[p] * 1e6 for p in ("t_infer", "t_fwd", "t_bwd", "t_grad")}
     per = run(binary, *base, *added, "--per-layer")["layers"]
@@ -1102,10 +1103,10 @@ def section_direct(binary, meas, pred):
         md.append(f"| {k} | {keys[k]:.3g} |")
     md += [""]
     md += para("""The model's device time of those layers over the measured kernel time, summed
-        over every point: with the h200 description's own framework (pytorch-eager: the
-        depthwise keys; grouped convolutions bound by the DRAM and their FLOPs) and with
+        over every point: with the description's form before the rebuild (pytorch-eager-cudnn8:
+        the depthwise keys; grouped convolutions bound by the DRAM and their FLOPs) and with
         `--framework pytorch-eager-kernels` (all the keys above).""")
-    md += ["", "| class | precision | pass | measured ms | pytorch-eager / measured | "
+    md += ["", "| class | precision | pass | measured ms | pytorch-eager-cudnn8 / measured | "
            "pytorch-eager-kernels / measured |", "|---|---|---|---:|---:|---:|"]
     for cls in ("conv grouped", "conv depthwise", "pooling"):
         for p in PRECISIONS:
@@ -1124,7 +1125,7 @@ def section_direct(binary, meas, pred):
 
 def section_model(meas, pred, free):
     md = ["## The model's layer prices against the measured kernels", ""]
-    md += para("""`scalemeter predict MODEL --device h200 --framework pytorch-eager -g 1 --batch B
+    md += para("""`scalemeter predict MODEL --device h200 --framework pytorch-eager-cudnn8 -g 1 --batch B
         --image 224 --precision P --per-layer` (the description's form before issue 38's
         rebuild, which these profiles priced: docs/ops-h100-h200.md sets the rebuilt one
         beside them) for every point: each layer's device time (its t_fwd or t_bwd less

@@ -7,7 +7,7 @@ phase, against the unprofiled runs of the H100 and H200 sets. Writes docs/queue-
 
 For each configuration of a set, `scalemeter predict --per-layer` gives every layer's device
 time and the host's dispatch in it (the h100 or h200 description with `--framework
-pytorch-eager`, their form before the rebuild this probe preceded: docs/devices.md). Four variants of a
+pytorch-eager-cudnn8`, their form before the rebuild this probe preceded: docs/devices.md). Four variants of a
 phase (inference, forward, backward in reverse) are set against the measured one:
 
     sum           today's model: each layer's dispatch plus its device time, added;
@@ -74,10 +74,11 @@ def class_ratios(binary):
 
 
 def per_layer(binary, model, batch, image, precision, device):
-    # the description in the form this probe started from (pytorch-eager.ini: the dispatch
-    # added, one convolution efficiency per precision), before the rebuild it argued for
+    # the description in the form this probe started from (pytorch-eager.ini then,
+    # pytorch-eager-cudnn8.ini now: the dispatch added, one convolution efficiency per
+    # precision, every NCHW convolution transposed), before the rebuild it argued for
     r = subprocess.run([binary, "predict", model, "--device", device, "--framework",
-                        "pytorch-eager", "-g", "1", "--batch", str(batch), "--image", str(image),
+                        "pytorch-eager-cudnn8", "-g", "1", "--batch", str(batch), "--image", str(image),
                         "--precision", precision, "--per-layer", "--format", "json"],
                        capture_output=True, text=True)
     return json.loads(r.stdout)["layers"] if r.returncode == 0 else None

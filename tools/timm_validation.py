@@ -114,13 +114,18 @@ def run(binary, *args):
     return r.stdout
 
 
-def predicted(binary, mode, device, nhwc, name, batch):
-    """Samples per second of one GPU, predicted with the options that describe what ran."""
+def predicted(binary, f, mode, device, nhwc, name, batch):
+    """Samples per second of one GPU, predicted with the options that describe what ran (f:
+    the results file, which names its PyTorch: 1.12's cuDNN 8 transposed every NCHW
+    convolution, 2.4's cuDNN 9 not the dense 1 x 1 ones over 14 x 14 positions or more, the
+    descriptions' eager framework)."""
     args = ["predict", ZOO[name], "--device", device, "-g", "1", "--batch", str(batch),
             "--precision", "fp16", "--image", str(IMAGE.get(name, 224)), "--optimizer",
             "momentum", "--format", "json"]
     if nhwc:
         args += ["--framework", "pytorch-channels-last"]
+    elif "-pt112-" in f:
+        args += ["--framework", "pytorch-eager-cudnn8"]
     if name == "vit_base_patch16_224":
         args += ["--attention", "eager" if mode == "train" else "fused"]
     out = json.loads(run(binary, *args))
@@ -175,7 +180,7 @@ def findings(binary, ratios, pred):
         return span(pub), span(mod)
 
     def median(k, names):
-        return f"{statistics.median([r(k, n) for n in names]):.2f}"
+        return f"{statistics.median([r(k, n) for n in names if (k, n) in ratios]):.2f}"
 
     resnets = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d")
     mobile = ("mobilenetv2_100", "mobilenetv3_large_100", "efficientnet_b0")
@@ -198,16 +203,16 @@ def findings(binary, ratios, pred):
         the ResNets and ResNeXt. In PyTorch 1.12 cuDNN ran its fp16 convolutions on NCHW
         tensors at about the transposes' cost the model prices.""",
         f"""**NCHW in PyTorch 2.4 costs less**: at inference the same ResNets run NHWC only
-        {i_pub} times faster than NCHW on the 3090, where the model says {i_mod}: NCHW costs
-        PyTorch 2.4 (cuDNN 9) less than the PyTorch 1.12 (cuDNN 8) of the training runs,
-        which the model's NCHW framework describes. So the NCHW inference rows come out slow
-        (dense median {median(2, DENSE)} on the 3090, {median(4, DENSE)} on the 4090) where
-        the NHWC ones are near. Whole-network times cannot say how much is left: refitted
-        (`fit --device-out`) to the H100 bf16 runs of PyTorch 2.11 with the transposes at 1,
-        0.5, 0.25 and 0 of their cost, the description fits them equally (step MAPE 0.172,
-        0.170, 0.169, 0.168), its memory efficiency taking up the difference (0.84 to 0.56).
-        A framework file for PyTorch 2's NCHW needs what issue 38's per-op profiles measure:
-        which convolutions cuDNN 9 still transposes.""",
+        {i_pub} times faster than NCHW on the 3090, where the model says {i_mod}: PyTorch 2.4's
+        cuDNN 9 runs the dense 1 x 1 convolutions of stride 1 over 14 x 14 positions or more
+        as matrix products on NCHW and transposes the rest, where PyTorch 1.12's cuDNN 8
+        transposed every one (the training rows above, predicted with `--framework
+        pytorch-eager-cudnn8`). An H100's profiles under cuDNN 9.19, each kernel timed, say
+        which ([ops-h100-h200.md](ops-h100-h200.md), "cuDNN's transposes by kind"); the
+        descriptions' eager framework takes it (`nchw_matmul_1x1_positions = 196`), which
+        took the NCHW inference rows' dense median from 0.90 to {median(2, DENSE)} on the
+        3090 and from 0.82 to {median(4, DENSE)} on the 4090, parts no profile ran (the
+        NHWC rows: {median(3, DENSE)} and {median(5, DENSE)}).""",
         f"""**Depthwise convolutions** (MobileNet v2 and v3, EfficientNet-B0): at inference
         NHWC is {m_pub} times NCHW's speed published, {m_mod} predicted. PyTorch runs
         depthwise convolutions in kernels of its own or, at fp16 (these runs' AMP) and on
@@ -264,7 +269,7 @@ def main():
     pred = {}
     for k, (f, mode, device, nhwc, rows) in enumerate(SETS):
         for name, batch, published in rows:
-            p = predicted(a.bin, mode, device, nhwc, name, batch)
+            p = predicted(a.bin, f, mode, device, nhwc, name, batch)
             pred[k, name] = p
             ratios[k, name] = p / published
 
@@ -277,9 +282,10 @@ def main():
         parameter count the CSVs give, to 0.01 M; their MACs within 1.3%, the three mobile
         networks' two-digit 0.23-0.40 GMACs within 6%) is predicted from the shipped
         description alone, by `scalemeter predict NET --device D -g 1 --batch B --precision
-        fp16 --optimizer momentum` (`--framework pytorch-channels-last` for NHWC): training
-        as batch over t_step, inference as batch over t_infer. Nothing is fitted to these
-        figures.""") + [""]
+        fp16 --optimizer momentum` (`--framework pytorch-channels-last` for NHWC, `--framework
+        pytorch-eager-cudnn8` for PyTorch 1.12's NCHW, whose cuDNN 8 transposed every
+        convolution): training as batch over t_step, inference as batch over t_infer.
+        Nothing is fitted to these figures.""") + [""]
     md += para("""What ran (benchmark.py of the commit that added each file): synthetic input at
         the CSV's batch and image size, cudnn.benchmark on, CUDA-synchronised timing after
         warm-up steps. Training is zero_grad, forward, cross-entropy, backward and SGD with
