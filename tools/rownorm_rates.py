@@ -20,7 +20,6 @@ exits 1 where configs/frameworks/pytorch-eager.ini's keys are not what the profi
 three significant digits), or where any other description or framework that gives them gives
 other values. Standard library only; a few seconds.
 """
-import argparse
 import math
 import os
 import re
@@ -79,13 +78,7 @@ def points(part):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
-    ap.add_argument("--check", action="store_true",
-                    help="exit 1 where pytorch-eager.ini's keys differ from the profiles'")
-    a = ap.parse_args()
-    if not os.access(a.bin, os.X_OK):
-        sys.exit(f"rownorm_rates: no scalemeter at {a.bin} (build first, or give --bin)")
+    a = sm_fit.arguments(__doc__, "rownorm_rates", "pytorch-eager.ini's keys")
     samples = {0: [], 1: []}
     print("| part | pass | elements a row | rows | kernel us (less launches) |")
     print("|---|---|---:|---:|---:|")

@@ -1,6 +1,8 @@
-"""What tools/rownorm_rates.py and tools/stem_rates.py share: fitting a kernel class's time in
-SM clocks from the H100's and H200's per-op profiles (configs/calibrations/h*-pytorch-layers/)
-to the [framework] keys that price it per SM and clock. Standard library only."""
+"""What tools/rownorm_rates.py, tools/stem_rates.py and tools/transpose_rates.py share: fitting
+a kernel class's time in SM clocks from the H100's and H200's per-op profiles
+(configs/calibrations/h*-pytorch-layers/) to the [framework] keys that price it per SM and
+clock, and their options. Standard library only."""
+import argparse
 import functools
 import json
 import math
@@ -80,3 +82,16 @@ def differ(keys, files):
     """The files whose keys are not keys' values to three significant digits, or lack one."""
     return sorted(path for path, have in files.items()
                   if any(k not in have or f"{have[k]:.3g}" != f"{v:.3g}" for k, v in keys.items()))
+
+
+def arguments(doc, tool, files="the shipped keys"):
+    """The --bin and --check options every key-fitting tool takes, parsed, with the binary
+    checked: tool's docstring gives the description, files what --check compares."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
+    ap.add_argument("--check", action="store_true",
+                    help=f"exit 1 where {files} differ from the profiles'")
+    a = ap.parse_args()
+    if not os.access(a.bin, os.X_OK):
+        sys.exit(f"{tool}: no scalemeter at {a.bin} (build first, or give --bin)")
+    return a

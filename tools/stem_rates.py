@@ -23,7 +23,6 @@ its bytes). A backward op, which records no shapes, takes those of its forward o
 running them in reverse. --check exits 1 where the shipped keys are not what the profiles give
 (to three significant digits). Standard library only; a few seconds.
 """
-import argparse
 import math
 import os
 import re
@@ -100,13 +99,7 @@ def collect(part):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
-    ap.add_argument("--check", action="store_true",
-                    help="exit 1 where the shipped keys differ from the profiles'")
-    a = ap.parse_args()
-    if not os.access(a.bin, os.X_OK):
-        sys.exit(f"stem_rates: no scalemeter at {a.bin} (build first, or give --bin)")
+    a = sm_fit.arguments(__doc__, "stem_rates")
     samples = {0: [], 1: []}
     sums = {0: [0.0, 0.0], 1: [0.0, 0.0]}
     for part in PARTS:

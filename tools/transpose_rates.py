@@ -23,7 +23,6 @@ op, which records no shapes, takes those of its forward op, autograd running the
 --check exits 1 where the shipped keys are not what the profiles give (to three significant
 digits). Standard library only; a few seconds.
 """
-import argparse
 import math
 import os
 import re
@@ -218,13 +217,7 @@ def section(binary):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
-    ap.add_argument("--check", action="store_true",
-                    help="exit 1 where the shipped keys differ from the profiles'")
-    a = ap.parse_args()
-    if not os.access(a.bin, os.X_OK):
-        sys.exit(f"transpose_rates: no scalemeter at {a.bin} (build first, or give --bin)")
+    a = sm_fit.arguments(__doc__, "transpose_rates")
     keys, samples = keys_and_samples(a.bin)
     for part, rows in samples.items():
         print(f"{part}: {len(rows)} convolution ops of 16-bit profiles timing each kernel")
