@@ -140,6 +140,8 @@ sm_add_python_test(tool_stem_rates ../tools/stem_rates.py --check --bin ${SCALEM
 # and their transposes' and grouped convolutions' keys at fp16 and bf16 (the profiles that time
 # each kernel)
 sm_add_python_test(tool_transpose_rates ../tools/transpose_rates.py --check --bin ${SCALEMETER_BIN})
+# and what it derives them from, by hand on a profile written by the test
+sm_add_python_test(tool_transpose_rates_hand test_transpose_rates.py ${SCALEMETER_BIN})
 # and their conv_pass_us prices the profiled convolutions' forward passes, layer by layer,
 # better than a microsecond more or less would (the kinds refitted at each; about a minute)
 sm_add_python_test(tool_conv_pass ../tools/conv_pass.py --check --bin ${SCALEMETER_BIN})

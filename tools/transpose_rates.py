@@ -188,6 +188,12 @@ def section(binary):
             if os.path.exists(os.path.join(folder, f"{precision}.csv.gz"))
             for (_, batch), v in op_table.measure(precision, folder).items()
             if batch >= 128 and v.get(("relu", "kernel"), 0) > 0]
+    streamed = (f""", where its in-place ReLUs of 8 MB and more, which also read and write each
+        element once, streamed {min(relu):.2f}-{max(relu):.2f} of it at batch 128""" if relu
+                else "")
+    wide = (f""" The transposes between fp32 tensors (at TF32 and with TF32 off, whose
+        convolutions' prices hold them) took {wide}: on the H200, with the bandwidth, about the
+        16-bit ones' elements a clock.""" if wide else "")
     md += [""] + op_table.para(f"""Every dense k x k, grouped and strided convolution ran them;
         the dense 1 x 1 ones of stride 1 ran on the NCHW tensors themselves, as matrix products
         (cuBLAS's nvjet and CUTLASS kernels), from 28 x 28 positions on, and all but a few over
@@ -201,14 +207,10 @@ def section(binary):
         dense 1 x 1 convolution of stride 1 over 14 x 14 positions or more. The transposes
         moved {keys['transpose_elements_per_sm_clock']:.2f} elements per SM and clock (an
         element read and written once, summed over every op but the stems' at the parts' SMs
-        x sustained clock), {rate16:.2f} of the H100's DRAM bandwidth, where its in-place ReLUs
-        of 8 MB and more, which also read and write each element once, streamed
-        {min(relu):.2f}-{max(relu):.2f} of it at batch 128. The transposes between fp32 tensors (at TF32 and
-        with TF32 off, whose convolutions' prices hold them) took {wide}: on the H200, with
-        the bandwidth, the 16-bit ones' elements a clock, so the SMs, not the DRAM, bound
-        cuDNN's transposes on Hopper (`transpose_elements_per_sm_clock`), and a part with
-        less bandwidth per SM is bound by its DRAM first. Without them, cuDNN's grouped kernels
-        went through
+        x sustained clock), {rate16:.2f} of the H100's DRAM bandwidth{streamed}.{wide} The
+        SMs, not the DRAM, bound cuDNN's transposes on Hopper
+        (`transpose_elements_per_sm_clock`), and a part with less bandwidth per SM is bound by
+        its DRAM first. Without them, cuDNN's grouped kernels went through
         {keys.get('grouped_half_fwd_elements_per_sm_clock', 0):.2f} input and output elements
         per SM and clock forward and {keys.get('grouped_half_bwd_elements_per_sm_clock', 0):.2f}
         backward (`grouped_half_*`; the H200's bf16 profiles, which do not time each kernel,
