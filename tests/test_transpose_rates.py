@@ -29,6 +29,8 @@ import os
 import sys
 import tempfile
 
+from cli_checks import SM, check, finish, near
+
 sys.path.insert(0, "tools")
 import sm_fit  # noqa: E402
 import transpose_rates  # noqa: E402
@@ -100,29 +102,18 @@ def write(root):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    binary = sys.argv[1]
-    failures = 0
-
-    def check(cond, what):
-        nonlocal failures
-        if not cond:
-            failures += 1
-            print(f"FAILED: {what}")
-
     with tempfile.TemporaryDirectory() as root:
         write(root)
         sm_fit.ROOT = transpose_rates.ROOT = root
         sm_fit.kernel_device_us.cache_clear()
-        keys, samples = transpose_rates.keys_and_samples(binary)
-        md = "\n".join(transpose_rates.section(binary))
+        keys, samples = transpose_rates.keys_and_samples(SM)
+        md = "\n".join(transpose_rates.section(SM))
     want = {"transpose_elements_per_sm_clock": 57927168 / (420 * 241560),
             "grouped_half_fwd_elements_per_sm_clock": 6422528 / (59.5 * 241560),
             "grouped_half_bwd_elements_per_sm_clock": 6422528 / (120 * 241560)}
     for k, v in want.items():
         got = keys.get(k)
-        check(got is not None and abs(got / v - 1) < 1e-9, f"{k}: got {got}, expected {v:.6g}")
+        check(got is not None and near(got, v, 1e-9), f"{k}: got {got}, expected {v:.6g}")
     check(len(samples["h100"]) == 6 and not samples["h200"],
           f"6 convolution ops on the H100, none on the H200: {len(samples['h100'])}, "
           f"{len(samples['h200'])}")
@@ -130,11 +121,8 @@ def main():
     for line in ("| kxk | 784 and more | no | 1 | 1 | 1 | 1 |",
                  "| 1x1 | 784 and more | no | 1 | 0 | 1 | 0 |",
                  "| grouped | 784 and more | no | 1 | 1 | 1 | 1 |"):
-        check(line in md, f"the table has {line!r}")
-    if failures:
-        print(md)
-        sys.exit(1)
-    print("test_transpose_rates: all checks passed")
+        check(line in md, f"the table has {line!r}\n{md}")
+    finish()
 
 
 if __name__ == "__main__":
