@@ -27,11 +27,17 @@ def kernel_device_us():
         return float(re.search(r"(?m)^kernel_device_us\s*=\s*([\d.]+)", f.read()).group(1))
 
 
-def sm_clocks_per_us(binary, part):
-    """The part's SMs x sustained clock, in SM clocks a microsecond."""
+@functools.lru_cache(maxsize=None)
+def devices(binary):
+    """{name: what `scalemeter devices --format json` says of it}, run once a binary."""
     out = subprocess.run([binary, "devices", "--format", "json"], check=True,
                          capture_output=True, text=True).stdout
-    d = next(x for x in json.loads(out)["devices"] if x["device"] == part)
+    return {d["device"]: d for d in json.loads(out)["devices"]}
+
+
+def sm_clocks_per_us(binary, part):
+    """The part's SMs x sustained clock, in SM clocks a microsecond."""
+    d = devices(binary)[part]
     return d["sm_count"] * d["sustained_clock_mhz"]
 
 

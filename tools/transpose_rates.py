@@ -23,6 +23,7 @@ op, which records no shapes, takes those of its forward op, autograd running the
 --check exits 1 where the shipped keys are not what the profiles give (to three significant
 digits). Standard library only; a few seconds.
 """
+import collections
 import math
 import os
 import re
@@ -57,27 +58,31 @@ def transposes(ks):
     return us, widths.pop() if len(widths) == 1 else 0
 
 
+# One convolution op of a profile: its pass (1: backward), kind (op_table's classes, "stem"
+# for a dense one over 4 input channels or fewer), a sample's output positions (H x W), whether
+# it is strided, the elements its transposes moved, their time (0: none of the width asked)
+# and its own kernels' (less kernel_device_us), and its input's and output's elements.
+Op = collections.namedtuple("Op", "backward kind positions strided moved t_us own_us elements")
+# the kinds the table and the fp32 rates take, and what the table calls them
+KINDS = {"conv dense kxk": "kxk", "conv 1x1": "1x1", "conv grouped": "grouped"}
+
+
 def kind_of(x, w):
-    """A convolution's kind as the model takes it: a stem (4 input channels or fewer),
-    depthwise, grouped, dense 1 x 1 or dense k x k."""
+    """A convolution's kind as the model takes it: a stem or op_table's class."""
     if x[1] <= stem_rates.STEM_CHANNELS and w[1] == x[1]:
         return "stem"
-    if w[1] != x[1]:
-        return "depthwise" if w[1] == 1 else "grouped"
-    return "1x1" if w[2] == w[3] == 1 else "kxk"
+    return op_table.conv_kind([x, w])[0]
 
 
 def collect(part, half=True):
-    """[(pass, kind, positions, strided, channels in, channels out, transposed elements,
-    transposes us, own us, elements)] of every convolution op of the part's 16-bit profiles
-    (half false: fp32 and TF32) that time each kernel: positions the output's a sample (H x W),
-    elements its input's and output's; transposes us 0 where it ran none of that width."""
+    """[Op] of every convolution op of the part's 16-bit profiles (half false: fp32 and TF32)
+    that time each kernel."""
     out = []
     width = 2 if half else 4
     for phases in sm_fit.profiled_steps(part):
         fwd = stem_rates.convs(phases.get("fwd", []))
-        names = fwd[0][0]["kernel_names"] if fwd else ""
-        if not fwd or bool(re.search(r"f16|bf16|__half|bfloat16", names)) != half:
+        first = fwd[0][0]["kernel_names"] if fwd else ""
+        if not fwd or bool(re.search(r"f16|bf16|__half|bfloat16", first)) != half:
             continue
         bwd = [r for r in phases.get("bwd", []) if r["op"].endswith("ConvolutionBackward0")]
         pairs = [(0, r, c) for r, *c in fwd]
@@ -94,8 +99,8 @@ def collect(part, half=True):
                                               backward) / (2 * width)
             own = sum(t for k, t in ks if not TRANSPOSE.search(k) and not COPY.search(k))
             positions = o // (x[0] * w[0])
-            out.append((backward, kind_of(x, w), positions, positions != x[2] * x[3], x[1],
-                        w[0], moved, t_us, own - sm_fit.kernel_device_us(), math.prod(x) + o))
+            out.append(Op(backward, kind_of(x, w), positions, positions != x[2] * x[3], moved,
+                          t_us, own - sm_fit.kernel_device_us(), math.prod(x) + o))
     return out
 
 
@@ -108,15 +113,13 @@ def keys_and_samples(binary):
         if not rows:
             continue
         per_us = sm_fit.sm_clocks_per_us(binary, part)
-        for backward, kind, _, _, _, _, n, t_us, own_us, elements in rows:
-            if kind == "stem" or t_us <= 0:
-                pass
-            else:
-                moved += n
-                clocks += t_us * per_us
-            if kind == "grouped" and own_us > 0:
-                grouped[backward][0] += elements
-                grouped[backward][1] += own_us * per_us
+        for op in rows:
+            if op.kind != "stem" and op.t_us > 0:
+                moved += op.moved
+                clocks += op.t_us * per_us
+            if op.kind == "conv grouped" and op.own_us > 0:
+                grouped[op.backward][0] += op.elements
+                grouped[op.backward][1] += op.own_us * per_us
     keys = {"transpose_elements_per_sm_clock": moved / clocks}
     for backward, name in ((0, "fwd"), (1, "bwd")):
         if grouped[backward][1] > 0:
@@ -133,13 +136,12 @@ def fp32_rates(binary):
     out = {}
     for part in PARTS:
         moved = us = 0.0
-        for _, kind, _, _, _, _, n, t_us, _, _ in collect(part, half=False):
-            if kind in ("kxk", "1x1", "grouped") and t_us > 0:
-                moved, us = moved + n, us + t_us
+        for op in collect(part, half=False):
+            if op.kind in KINDS and op.t_us > 0:
+                moved, us = moved + op.moved, us + op.t_us
         if us > 0:
             per_us = sm_fit.sm_clocks_per_us(binary, part)
-            bandwidth = op_table.run(binary, "devices", "--format", "json")["devices"]
-            gb_s = next(d for d in bandwidth if d["device"] == part)["memory_bandwidth_gb_s"]
+            gb_s = sm_fit.devices(binary)[part]["memory_bandwidth_gb_s"]
             out[part] = (moved / (us * per_us), 8 * moved / us / 1e3 / gb_s)
     return out
 
@@ -164,22 +166,21 @@ def section(binary):
         convolution kernels, forward and backward:""") + [""]
     md += ["| kind | output positions | strided | forward ops | transposed | backward ops | "
            "transposed |", "|---|---|---|---:|---:|---:|---:|"]
-    for kind in ("kxk", "1x1", "grouped"):
+    for kind, short in KINDS.items():
         for lo, hi, label in BUCKETS:
             for strided in (False, True):
                 n = [[0, 0], [0, 0]]
                 for p in parts:
-                    for backward, k, pos, s, _, _, _, t_us, _, _ in samples[p]:
-                        if k == kind and lo <= pos <= hi and s == strided:
-                            n[backward][0] += 1
-                            n[backward][1] += t_us > 0
+                    for op in samples[p]:
+                        if op.kind == kind and lo <= op.positions <= hi and op.strided == strided:
+                            n[op.backward][0] += 1
+                            n[op.backward][1] += op.t_us > 0
                 if n[0][0] + n[1][0]:
-                    md.append(f"| {kind} | {label} | {'yes' if strided else 'no'} | {n[0][0]} | "
+                    md.append(f"| {short} | {label} | {'yes' if strided else 'no'} | {n[0][0]} | "
                               f"{n[0][1]} | {n[1][0]} | {n[1][1]} |")
     wide = "; ".join(f"{e:.2f} elements per SM and clock on the {p.upper()}, {f:.2f} of its "
                      "DRAM bandwidth" for p, (e, f) in fp32_rates(binary).items())
-    h100 = next(d for d in op_table.run(binary, "devices", "--format", "json")["devices"]
-                if d["device"] == "h100")
+    h100 = sm_fit.devices(binary)["h100"]
     rate16 = (4 * keys["transpose_elements_per_sm_clock"] * sm_fit.sm_clocks_per_us(binary, "h100")
               / 1e3 / h100["memory_bandwidth_gb_s"])
     folder = os.path.join(ROOT, "configs", "calibrations", "h100-pytorch-layers")
