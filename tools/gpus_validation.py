@@ -152,10 +152,7 @@ def plain_eager(part):
     runs ahead)."""
     path = part if part.endswith(".ini") else os.path.join(ROOT, "configs", "devices",
                                                            part + ".ini")
-    ini = configparser.ConfigParser(inline_comment_prefixes=(";",))
-    ini.read(path)
-    return ini.has_section("framework") and \
-        ini["framework"].get("host_runs_ahead", "0").strip() != "1"
+    return fitted_keys(path).get("host_runs_ahead", 0) != 1
 
 
 def era(part):
