@@ -598,7 +598,7 @@ void sm_device_memory_config(const sm_device *v, sm_precision p, sm_memory_confi
  * them the bound was dropped without a word, and they were priced at the DRAM's rate as if no
  * key were given. (The direct convolutions' keys are of a GPU's kernels: on a part without
  * SMs, a CPU that eager PyTorch runs on too, they price nothing, as device_roofline.c says.) */
-static int bn_keys_need_sms(const reader *r, const sm_device *dev, sm_status *st)
+static int sm_bound_keys_need_sms(const reader *r, const sm_device *dev, sm_status *st)
 {
     if (dev->sm_count && dev->boost_clock > 0)
         return 0;
@@ -833,7 +833,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
             dev->efficiency[p] = dev->compute_efficiency;
     if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, power_line, clock_line,
                                 st) ||
-        bn_keys_need_sms(&r, dev, st) || check_on_device(&r))
+        sm_bound_keys_need_sms(&r, dev, st) || check_on_device(&r))
         return -1;
     framework_fallbacks(dev);
     return 0;
@@ -866,7 +866,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
                        "file gives what its kernels cost on the host (configs/frameworks/*.ini; "
                        "--optimizer alone changes the optimizer)",
                        path);
-    if (bn_keys_need_sms(&r, dev, st) || check_on_device(&r))
+    if (sm_bound_keys_need_sms(&r, dev, st) || check_on_device(&r))
         return -1;
     framework_fallbacks(dev);
     if (!dev->framework[0])
