@@ -718,20 +718,23 @@ int main(void)
     unsigned char fused[1024];
     CHECK(net->n_layers <= (int)sizeof fused);
     CHECK_EQ(sm_network_fused(&dev, net, fused), 0);
-    int n_fused = 0, n_norms = 0, n_relus = 0;
+    int n_fused = 0, n_norms = 0, n_relus = 0, n_gradients = 0;
     for (int i = 0; i < net->n_layers; i++) {
-        n_fused += fused[i];
+        n_fused += fused[i] != 0;
+        n_gradients += fused[i] == SM_FUSED_GRADIENT;
         n_norms += !strcmp(net->layers[i].type->name, "batchnorm2d");
         n_relus += !strcmp(net->layers[i].type->name, "relu");
     }
     CHECK_EQ(n_norms, 53);
     CHECK_EQ(n_relus, 49);
     CHECK_EQ(n_fused, 102);
+    /* the ReLU after each of the 16 bottlenecks' sums keeps its gradient */
+    CHECK_EQ(n_gradients, 16);
     dev.fuse_epilogues = 0;
     n_fused = 0;
     CHECK_EQ(sm_network_fused(&dev, net, fused), 0);
     for (int i = 0; i < net->n_layers; i++)
-        n_fused += fused[i];
+        n_fused += fused[i] != 0;
     CHECK_EQ(n_fused, 0);
     /* The same code across nodes (configs/frameworks/fused-bn-relu.ini): the 53 norms run as
      * kernels, and every ReLU follows a norm (after the stem, bn1 and bn2 of each bottleneck)
@@ -744,7 +747,7 @@ int main(void)
     n_fused = 0;
     CHECK_EQ(sm_network_fused(&dev, net, fused), 0);
     for (int i = 0; i < net->n_layers; i++) {
-        n_fused += fused[i];
+        n_fused += fused[i] != 0;
         n_adds += !strcmp(net->layers[i].type->name, "add");
         n_fused_norms += fused[i] && !strcmp(net->layers[i].type->name, "batchnorm2d");
     }

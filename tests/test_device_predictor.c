@@ -546,6 +546,28 @@ int main(void)
     }
     CHECK(!perm->layers[0].input_channels_last);
     sm_network_free(perm);
+    /* A residual sum (residual_relu.ini on round_device.ini at batch 32: each tensor 6,422,528
+     * elements, 25,690,112 bytes at fp32, 5e11 bytes/s): forward it reads two and writes one,
+     * 1.54140672e-4 s; backward no kernel of its own, autograd's sum of the two gradients its
+     * shortcut's tensor receives, the same traffic (an H100's profiles: no kernel under the
+     * sum's backward); each plus the 10 us launch. The ReLU after it: 1.02760448e-4 s forward,
+     * 1.54140672e-4 backward (three tensors). With fuse_epilogues (fused_framework.ini, 10 us
+     * a kernel) the ReLU runs in the sum's epilogue: nothing forward, and its gradient's
+     * 1.54140672e-4 s in the fused kernel's backward pass, launched with it. */
+    sm_network *res;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/residual_relu.ini", NULL, &res, &st), 0);
+    sm_layer_prediction lres[3];
+    layers_on(DEVICE, NULL, res, &one, lres);
+    CHECK_NEAR(lres[1].t_fwd, 1.54140672e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(lres[1].t_bwd, 1.54140672e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(lres[2].t_fwd, 1.02760448e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(lres[2].t_bwd, 1.54140672e-4 + 10e-6, 1e-12);
+    layers_on(DEVICE, &fuse, res, &one, lres);
+    CHECK_NEAR(lres[1].t_bwd, 1.54140672e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(lres[2].t_fwd, 0, 1e-15);
+    CHECK_NEAR(lres[2].t_bwd, 1.54140672e-4, 1e-12);
+    CHECK(lres[2].fused == 1);
+    sm_network_free(res);
     /* Poolings bound by the SMs (pooling_device.ini: 10 SMs at 1 GHz; [framework] pooling 1
      * input element a clock forward, 0.25 backward), poolings.ini at batch 32:
      *   max 3 x 3 / 2 on 64 x 56 x 56: 6,422,528 input elements: fwd 6.422528e-4 s, bwd

@@ -249,8 +249,12 @@ int sm_transpose_sm_bound(const sm_device *v);
  * activation fed by a convolution, a linear layer, an addition or a fused layer. fuse_bn_relu:
  * an activation fed by a batch norm or a fused layer, an addition of a batch norm's output,
  * whatever feeds the norm. Both: either's layers, the norm's kernel where one runs. A
- * fused layer costs no kernel and no pass over memory. "Fed by" looks past identities (a layer
- * that returns its input and launches nothing). -1: out of memory. */
+ * fused layer costs no kernel and no pass over memory, but for SM_FUSED_GRADIENT: an
+ * activation fuse_epilogues runs in an addition's epilogue (BN-add-ReLU), whose gradient the
+ * backward pass still computes, the addition itself launching none (its own backward price is
+ * autograd's sum of its shortcut's gradient, device_roofline.c). "Fed by" looks past
+ * identities (a layer that returns its input and launches nothing). -1: out of memory. */
+enum { SM_FUSED = 1, SM_FUSED_GRADIENT = 2 };
 int sm_network_fused(const sm_device *v, const sm_network *net, unsigned char *fused);
 /* Kernels a layer launches in a phase (0 inference, 1 forward, 2 backward of training): its
  * plugin's counts, eager PyTorch's; a fusing framework's own kernels are one per layer. */

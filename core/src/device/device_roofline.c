@@ -249,9 +249,16 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.matmul_flops -= moved;
         /* an activation's gradient reads the output's gradient and the input (or output) it
          * kept and writes the input's: three tensors to the forward pass's two (PyTorch's
-         * threshold_backward, silu_backward, gelu_backward); the others read and write twice
-         * their forward traffic */
-        w.bytes *= has_trait(l, SM_TRAIT_ACTIVATION) ? 1.5 : 2;
+         * threshold_backward, silu_backward, gelu_backward). A residual sum's gradient is its
+         * output's, passed on to each input without a kernel; what it costs is autograd's sum
+         * of the two gradients its shortcut's tensor receives (read two, write one: the
+         * forward pass's traffic), which an H100's profiles show under the layer that
+         * returns the second (ResNet-50's 1 x 1 convolutions) and never as a kernel of the
+         * sum's own. The others read and write twice their forward traffic. */
+        double again = has_trait(l, SM_TRAIT_RESIDUAL)     ? 1
+                       : has_trait(l, SM_TRAIT_ACTIVATION) ? 1.5
+                                                           : 2;
+        w.bytes *= again;
         w.serial_bytes *= 2;
         w.score_bytes *= 2;
     }
@@ -420,9 +427,10 @@ static int layer_fused(const sm_device *v, const sm_network *net, int i, const i
     if (v->fuse_epilogues && l->n_inputs == 1) {
         if ((l->type->traits & batch_norm) == batch_norm)
             return has_trait(in, SM_TRAIT_CONVOLUTION);
-        if (act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL | SM_TRAIT_RESIDUAL) ||
-                    fused[from]))
-            return 1;
+        if (act && has_trait(in, SM_TRAIT_RESIDUAL) && !fused[from])
+            return SM_FUSED_GRADIENT;
+        if (act && (has_trait(in, SM_TRAIT_CONVOLUTION | SM_TRAIT_MATMUL) || fused[from]))
+            return SM_FUSED;
     }
     /* a norm that runs as a kernel of its own (with both flags: one no convolution feeds, as
      * DenseNet's after a concatenation) takes the activation after it, and an addition of its

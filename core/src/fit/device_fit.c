@@ -106,8 +106,13 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
         }
         /* the kernels this phase launches, as the predictor counts them */
         int64_t k = sm_layer_kernels(v, &m, phase);
-        if (!k || fused[i])
+        /* an activation in an addition's epilogue: its gradient in the fused kernel's
+         * backward pass, launched with it (the predictor's) */
+        int gradient = fused[i] == SM_FUSED_GRADIENT && phase == 2;
+        if (!k || (fused[i] && !gradient))
             continue;
+        if (gradient)
+            k = 0;
         layer_row *r = &lr[n++];
         int mm = sm_layer_is_matmul(&net->layers[i]);
         /* the matrix products at the base's efficiencies (scaled by the fit), the rest at

@@ -231,8 +231,19 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
         ls[i].weights = (double)m.weights;
         double fwd_serial = ls[i].t.fwd_serial;
         ls[i].fused = fused[i];
-        if (fused[i])
+        if (fused[i]) {
+            pass_times keep = ls[i].t;
             ls[i].t = (pass_times){0};
+            /* an activation in an addition's epilogue: its gradient's device time, in the
+             * fused kernel's backward pass (no launch of its own) */
+            if (fused[i] == SM_FUSED_GRADIENT) {
+                double grid = (double)sm_layer_kernels(&d->dev, &m, 2) * d->dev.kernel_device;
+                ls[i].t.bwd = keep.bwd - keep.host_bwd - keep.library_bwd - grid;
+                ls[i].t.load_bwd = keep.load_bwd;
+                ls[i].t.load_bwd.launches = 0;
+                ls[i].t.bound_bwd = bound_of(ls[i].t.load_bwd, ls[i].t.bwd, 0);
+            }
+        }
         /* what checkpointing recomputes: the whole forward pass, or of a layer kept in part
          * the matrix products it declares and its element-wise kernels (serial_bytes: the
          * rotary embedding, SwiGLU's silu and product), whose outputs the policy never keeps;
@@ -556,9 +567,9 @@ static int device_predict_layers(const void *impl, const sm_network *net, const 
         return -1;
     for (int i = 0; i < net->n_layers; i++) {
         const pass_times *t = &ls[i].t;
-        out[i] = (sm_layer_prediction){t->infer,     t->fwd,      t->bwd,         t->host_infer,
-                                       t->host_fwd,  t->host_bwd, t->bound_infer, t->bound_fwd,
-                                       t->bound_bwd, ls[i].fused};
+        out[i] = (sm_layer_prediction){t->infer,     t->fwd,          t->bwd,         t->host_infer,
+                                       t->host_fwd,  t->host_bwd,     t->bound_infer, t->bound_fwd,
+                                       t->bound_bwd, ls[i].fused != 0};
     }
     free(ls);
     return 0;
