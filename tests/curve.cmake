@@ -142,6 +142,11 @@ sm_add_python_test(tool_stem_rates ../tools/stem_rates.py --check --bin ${SCALEM
 sm_add_python_test(tool_transpose_rates ../tools/transpose_rates.py --check --bin ${SCALEMETER_BIN})
 # and what it derives them from, by hand on a profile written by the test
 sm_add_python_test(tool_transpose_rates_hand test_transpose_rates.py ${SCALEMETER_BIN})
+# the cuDNN depthwise keys of every eager framework are what the profiles give
+sm_add_python_test(tool_cudnn_depthwise_rates ../tools/cudnn_depthwise_rates.py --check
+                   --bin ${SCALEMETER_BIN})
+# and what it derives them from, by hand on profiled steps written by the test
+sm_add_python_test(tool_cudnn_depthwise_rates_hand test_cudnn_depthwise_rates.py ${SCALEMETER_BIN})
 # and their conv_pass_us prices the profiled convolutions' forward passes, layer by layer,
 # better than a microsecond more or less would (the kinds refitted at each; about a minute)
 sm_add_python_test(tool_conv_pass ../tools/conv_pass.py --check --bin ${SCALEMETER_BIN})

@@ -568,6 +568,51 @@ int main(void)
     CHECK_NEAR(lres[2].t_bwd, 1.54140672e-4, 1e-12);
     CHECK(lres[2].fused == 1);
     sm_network_free(res);
+    /* cuDNN's depthwise kernels priced by the SMs too (cudnn_depthwise_device.ini: the part
+     * above with cuDNN's rates: 4 elements and 8 MACs a clock forward, 1 and 4 backward at fp16
+     * and bf16; 1 and 4, 0.5 and 1 at tf32; 1 and 2, 0.25 and 0.5 at fp32), at batch 32.
+     * depthwise_rule.ini at fp16 on NCHW tensors, as ATen's use_cudnn_depthwise hands them out:
+     *   dw_s1, 3 x 3 of stride 1 on 64 x 56 x 56 (cuDNN): 12,845,056 elements, 57,802,752 MACs:
+     *     fwd 12,845,056 / 4 + 57,802,752 / 8 = 10,436,608 clocks / 1e10 = 1.0436608e-3 s,
+     *     bwd 12,845,056 / 1 + 115,605,504 / 4 = 41,746,432 clocks: 4.1746432e-3 s
+     *   dw_s2, stride 2 over 64 channels (PyTorch's): 64 x 28 x 28 out, 8,028,160 elements,
+     *     14,450,688 MACs: fwd 8,028,160 / 2 + 14,450,688 / 4 = 7,626,752 clocks: 7.626752e-4 s
+     *   dw_k7, 7 x 7 (PyTorch's): 12,845,056 elements, 314,703,872 MACs: fwd 12,845,056 / 2 +
+     *     314,703,872 / 4 = 85,098,496 clocks: 8.5098496e-3 s
+     *   dw_wide_s2, stride 2 over 512 channels of 56 x 56 (cuDNN): 64,225,280 elements,
+     *     115,605,504 MACs: fwd 64,225,280 / 4 + 115,605,504 / 8 = 30,507,008 clocks:
+     *     3.0507008e-3 s; bwd 64,225,280 / 1 + 231,211,008 / 4 = 122,028,032: 1.22028032e-2 s
+     * and permuted_depthwise.ini's dw_nhwc (channels-last: cuDNN's at every precision) at fp32:
+     *   fwd 12,845,056 / 1 + 57,802,752 / 2 = 41,746,432 clocks: 4.1746432e-3 s, bwd
+     *   12,845,056 / 0.25 + 115,605,504 / 0.5 = 282,591,232: 2.82591232e-2 s; at tf32 fwd
+     *   12,845,056 + 57,802,752 / 4 = 27,295,744: 2.7295744e-3 s, bwd 12,845,056 / 0.5 +
+     *   115,605,504 = 141,295,616: 1.41295616e-2 s
+     * each above its bytes at the DRAM (fp32: 51.4 MB at 5e11 B/s, 1.03e-4 s), plus the 10 us
+     * launch a kernel. At bf16 dw_s1 stays PyTorch's (2.0873216e-3 s, as above). */
+    const char *cudnn_device = "tests/data/curve/cudnn_depthwise_device.ini";
+    const sm_device_options tf32 = {.precision = "tf32"};
+    sm_network *rule;
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/depthwise_rule.ini", NULL, &rule, &st), 0);
+    sm_layer_prediction lrule[5];
+    layers_on(cudnn_device, &fp16, rule, &one, lrule);
+    CHECK_NEAR(lrule[0].t_fwd, 1.0436608e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lrule[0].t_bwd, 4.1746432e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lrule[1].t_fwd, 7.626752e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(lrule[2].t_fwd, 8.5098496e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lrule[4].t_fwd, 3.0507008e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lrule[4].t_bwd, 1.22028032e-2 + 10e-6, 1e-12);
+    layers_on(cudnn_device, &bf16, rule, &one, lrule);
+    CHECK_NEAR(lrule[0].t_fwd, 2.0873216e-3 + 10e-6, 1e-12);
+    sm_network_free(rule);
+    CHECK_EQ(sm_network_load(reg, "tests/data/curve/permuted_depthwise.ini", NULL, &perm, &st), 0);
+    layers_on(cudnn_device, NULL, perm, &one, lperm);
+    CHECK_NEAR(lperm[7].t_fwd, 4.1746432e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lperm[7].t_bwd, 2.82591232e-2 + 10e-6, 1e-12);
+    CHECK_NEAR(lperm[0].t_fwd, 2.0873216e-3 + 10e-6, 1e-12); /* NCHW: PyTorch's */
+    layers_on(cudnn_device, &tf32, perm, &one, lperm);
+    CHECK_NEAR(lperm[7].t_fwd, 2.7295744e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lperm[7].t_bwd, 1.41295616e-2 + 10e-6, 1e-12);
+    sm_network_free(perm);
     /* Poolings bound by the SMs (pooling_device.ini: 10 SMs at 1 GHz; [framework] pooling 1
      * input element a clock forward, 0.25 backward), poolings.ini at batch 32:
      *   max 3 x 3 / 2 on 64 x 56 x 56: 6,422,528 input elements: fwd 6.422528e-4 s, bwd

@@ -1055,9 +1055,10 @@ def section_direct(binary, meas, pred):
         version's kernel choice, not the SMs'. ConvNeXt-T's depthwise convolutions (7 x 7)
         went to cuDNN's kernels instead (the cuDNN depthwise rows): their input is
         channels-last, as its blocks' permutes leave it, and PyTorch hands such a depthwise
-        convolution to cuDNN (as every one at fp16: ATen's Convolution.cpp,
-        use_cudnn_depthwise); the model prices those by the DRAM, as no key describes cuDNN's
-        depthwise kernels from one kernel size.""")
+        convolution to cuDNN (and at fp16 those its workload rule picks: ATen's
+        Convolution.cpp, use_cudnn_depthwise); the `cudnn_depthwise_*` keys price those per SM
+        and clock, from these TF32 and fp32 rows and the H100's kernel-timed fp16 and bf16
+        ones, two kernel sizes (tools/cudnn_depthwise_rates.py).""")
     md += ["", "| key | value |", "|---|---:|"]
     for k in sorted(keys):
         md.append(f"| {k} | {keys[k]:.3g} |")
@@ -1263,7 +1264,7 @@ def section_keys(binary, meas, pred):
         device beyond its price, the start and drain of its grid (a kernel of a few blocks
         lasts a few microseconds whatever its bytes). The GPU's busy time of each bf16 and
         TF32 phase (inference, forward, backward; {n} phases of every network but
-        ConvNeXt-T, whose cuDNN depthwise kernels no key prices) fitted as
+        ConvNeXt-T, whose element-wise kernels and autocast's casts no key prices) fitted as
         pytorch-eager-kernels' device time plus this much a launch the model counts (its
         host time over its dispatch: a median {counted:.2f} of the kernels the profiler saw,
         which holds cuDNN's transposes and PyTorch's memsets besides), in relative error, the

@@ -221,11 +221,17 @@ def findings(binary, ratios, pred):
         them (an H200's bf16 profiles ran none, docs/ops-h200.md). Yet their rows come out
         {span([r(1, n) for n in mobile])} of the published rate in NHWC training and
         {span([r(0, n) for n in mobile])} in NCHW training (NHWC over NCHW {mt_pub}
-        published, {mt_mod} predicted), the depthwise backward costing more than the
-        model's bytes say: cuDNN's depthwise kernels, which PyTorch picks at fp16 for
-        filters of 1, 3 and 5 over 32 channels or more, are bound by the SMs as PyTorch's are (docs/ops-h200.md, "Direct
-        convolutions"), and no key prices them yet; the descriptions' depthwise keys price
-        PyTorch's own kernel, at fp32, TF32 and bf16.""",
+        published, {mt_mod} predicted). cuDNN's depthwise kernels, which PyTorch picks for
+        channels-last inputs and, at fp16, for filters of 1, 3 and 5 over 32 channels or
+        more of stride 1 (of stride 2 where its workload rule says), are bound by the SMs as
+        PyTorch's own are: the `cudnn_depthwise_*` keys price them per SM and clock as an
+        H100 ran them under cuDNN 9.19 (tools/cudnn_depthwise_rates.py), and
+        pytorch-eager-cudnn8 takes the same rates for cuDNN 8, which no profile ran. Priced
+        by their bytes at the DRAM's rate, as before those keys, the training rows came out
+        1.19-1.29 (NHWC) and 1.13-1.25 (NCHW) of the published rate. At inference the
+        3090's rows come out {span([r(2, n) for n in mobile])} (NCHW) and
+        {span([r(3, n) for n in mobile])} (NHWC): there the keys' forward rates, the H100's,
+        price the 3090's depthwise kernels slower than they ran.""",
         f"""**The RTX 4090 at inference**: dense networks at {median(5, DENSE)} (NHWC) of the
         published rate. At its published NHWC rate ResNet-50's activation bytes pass at
         {f4:.2f} of the 4090's datasheet bandwidth (the 3090's: {f3:.2f}), above the {e4:.2f}

@@ -219,6 +219,54 @@ static const field fields[] = {
     {"framework", "grouped_half_bwd_elements_per_sm_clock", F_REAL, DC(2, 1, 0), 1, 0, 1e4, 1, 0,
      "forward input and output elements per SM per clock of a grouped convolution's backward "
      "pass at fp16 and bf16; 0: bound by the DRAM and its arithmetic"},
+    {"framework", "cudnn_depthwise_half_fwd_elements_per_sm_clock", F_REAL, DC(4, 0, 0), 1, 0, 1e4,
+     1, 0,
+     "input and output elements per SM per clock of a depthwise convolution cuDNN runs at "
+     "fp16 and bf16, forward and at inference; 0: no such term"},
+    {"framework", "cudnn_depthwise_half_fwd_macs_per_sm_clock", F_REAL, DC(4, 0, 1), 1, 0, 1e6, 1,
+     0,
+     "multiply-accumulates per SM per clock of a depthwise convolution cuDNN runs at "
+     "fp16 and bf16, forward and at inference; 0: no such term"},
+    {"framework", "cudnn_depthwise_half_bwd_elements_per_sm_clock", F_REAL, DC(4, 1, 0), 1, 0, 1e4,
+     1, 0,
+     "forward input and output elements per SM per clock of the backward pass of a depthwise "
+     "convolution cuDNN runs at fp16 and bf16; 0: no such term"},
+    {"framework", "cudnn_depthwise_half_bwd_macs_per_sm_clock", F_REAL, DC(4, 1, 1), 1, 0, 1e6, 1,
+     0,
+     "backward multiply-accumulates (twice the forward's) per SM per clock of a depthwise "
+     "convolution cuDNN runs at fp16 and bf16; 0: no such term"},
+    {"framework", "cudnn_depthwise_tf32_fwd_elements_per_sm_clock", F_REAL, DC(5, 0, 0), 1, 0, 1e4,
+     1, 0,
+     "input and output elements per SM per clock of a depthwise convolution cuDNN runs at "
+     "tf32, forward and at inference; 0: no such term"},
+    {"framework", "cudnn_depthwise_tf32_fwd_macs_per_sm_clock", F_REAL, DC(5, 0, 1), 1, 0, 1e6, 1,
+     0,
+     "multiply-accumulates per SM per clock of a depthwise convolution cuDNN runs at "
+     "tf32, forward and at inference; 0: no such term"},
+    {"framework", "cudnn_depthwise_tf32_bwd_elements_per_sm_clock", F_REAL, DC(5, 1, 0), 1, 0, 1e4,
+     1, 0,
+     "forward input and output elements per SM per clock of the backward pass of a depthwise "
+     "convolution cuDNN runs at tf32; 0: no such term"},
+    {"framework", "cudnn_depthwise_tf32_bwd_macs_per_sm_clock", F_REAL, DC(5, 1, 1), 1, 0, 1e6, 1,
+     0,
+     "backward multiply-accumulates (twice the forward's) per SM per clock of a depthwise "
+     "convolution cuDNN runs at tf32; 0: no such term"},
+    {"framework", "cudnn_depthwise_fp32_fwd_elements_per_sm_clock", F_REAL, DC(6, 0, 0), 1, 0, 1e4,
+     1, 0,
+     "input and output elements per SM per clock of a depthwise convolution cuDNN runs at "
+     "fp32, forward and at inference; 0: no such term"},
+    {"framework", "cudnn_depthwise_fp32_fwd_macs_per_sm_clock", F_REAL, DC(6, 0, 1), 1, 0, 1e6, 1,
+     0,
+     "multiply-accumulates per SM per clock of a depthwise convolution cuDNN runs at "
+     "fp32, forward and at inference; 0: no such term"},
+    {"framework", "cudnn_depthwise_fp32_bwd_elements_per_sm_clock", F_REAL, DC(6, 1, 0), 1, 0, 1e4,
+     1, 0,
+     "forward input and output elements per SM per clock of the backward pass of a depthwise "
+     "convolution cuDNN runs at fp32; 0: no such term"},
+    {"framework", "cudnn_depthwise_fp32_bwd_macs_per_sm_clock", F_REAL, DC(6, 1, 1), 1, 0, 1e6, 1,
+     0,
+     "backward multiply-accumulates (twice the forward's) per SM per clock of a depthwise "
+     "convolution cuDNN runs at fp32; 0: no such term"},
     {"framework", "stem_fwd_elements_per_sm_clock", F_REAL, DC(3, 0, 0), 1, 0, 1e4, 1, 0,
      "input and output elements per SM per clock of a stem (a dense convolution over 4 input "
      "channels or fewer), forward and at inference; 0: no such term"},

@@ -81,15 +81,16 @@ typedef struct sm_device {
      * DRAM alone */
     double batchnorm_sm_bytes[2][2];
     /* what a framework's direct convolution kernels issue per SM per clock where the SMs bind
-     * them ([framework] depthwise_* and grouped_*): [kind][pass][term], kind 0 depthwise
-     * (plugin.h's group_channels 1, PyTorch's conv_depthwise2d), 1 grouped at fp32 and tf32,
-     * 2 grouped at fp16 and bf16 (cuDNN's), 3 a stem (a dense convolution over 4 input
-     * channels or fewer, sm_layer's conv_channels: cuDNN's kernels on the SMs' lanes at every
-     * precision); pass 0 forward (and inference), 1 backward; term
-     * 0 elements (inputs and outputs), 1 multiply-accumulates (the backward pass's: twice the
-     * forward's). A pass takes elements / e + MACs / m SM clocks; 0: no such term, and a kind
-     * with neither is bound by the DRAM and its arithmetic alone */
-    double direct_conv_rate[4][2][2];
+     * them ([framework] depthwise_*, grouped_*, cudnn_depthwise_*): [kind][pass][term], kind 0
+     * depthwise (plugin.h's group_channels 1) in PyTorch's conv_depthwise2d, 1 grouped at fp32
+     * and tf32, 2 grouped at fp16 and bf16 (cuDNN's), 3 a stem (a dense convolution over 4
+     * input channels or fewer, sm_layer's conv_channels: cuDNN's kernels on the SMs' lanes at
+     * every precision), 4 depthwise in cuDNN's kernels at fp16 and bf16, 5 the same at tf32, 6
+     * at fp32; pass 0 forward (and inference), 1 backward; term 0 elements (inputs and outputs),
+     * 1 multiply-accumulates (the backward pass's: twice the forward's). A pass takes elements
+     * / e + MACs / m SM clocks; 0: no such term, and a kind with neither is bound by the DRAM
+     * and its arithmetic alone */
+    double direct_conv_rate[7][2][2];
     /* output elements per SM per clock of the kernels eager PyTorch runs for a convolution's
      * bias (sm_layer's conv_bias), [pass]: 0 its addition (forward and inference), 1 its
      * gradient's sum; 0: not priced (a fused epilogue's) */

@@ -80,12 +80,50 @@ static double sm_clocks_per_second(const sm_device *v)
     return v->sm_count && clock > 0 ? (double)v->sm_count * clock : 0;
 }
 
-/* 1: a depthwise convolution PyTorch runs in its own kernel (conv_depthwise2d), not cuDNN's: it
- * hands cuDNN those at fp16 and on channels-last tensors, the framework's or a permute's
- * (ConvNeXt's blocks: ATen's Convolution.cpp, use_cudnn_depthwise) */
-static int depthwise_in_pytorch(const sm_device *v, const sm_layer *l, sm_precision p)
+/* The width of a square of n positions, or 0 where n is not one */
+static int64_t square_side(int64_t n)
 {
-    return l->m.group_channels == 1 && p != SM_FP16 && !v->channels_last && !l->input_channels_last;
+    int64_t side = (int64_t)llround(sqrt((double)n));
+    return side > 0 && side * side == n ? side : 0;
+}
+
+/* 1: cuDNN's depthwise kernels run a depthwise convolution at fp16 on NCHW tensors: ATen's
+ * Convolution.cpp (use_cudnn_depthwise, with cuDNN 8.2 and later) hands cuDNN those of 32
+ * channels or more, a square filter of 1, 3 or 5 over an input 7 wide or more, of stride 1,
+ * and of stride 2 where its workload rule says cuDNN is faster; PyTorch's conv_depthwise2d
+ * runs the rest. An H100's fp16 MobileNet v2 ran its stride-1 layers and the stride-2 one of
+ * 576 channels in cuDNN's kernels, the other stride-2 ones in PyTorch's, as the rule says. */
+static int depthwise_fp16_in_cudnn(const sm_layer *l, int64_t batch)
+{
+    int64_t channels = l->out.ndim == 3 ? l->out.dim[0] : 0;
+    if (channels < 32 || l->m.output_elems % channels || l->m.input_elems % channels)
+        return 0;
+    int64_t filter = square_side(l->kernel_taps), out_w = l->out.dim[2];
+    int64_t in_pos = l->m.input_elems / channels, out_pos = l->m.output_elems / channels;
+    int64_t stride = out_pos > 0 && in_pos % out_pos == 0 ? square_side(in_pos / out_pos) : 0;
+    int64_t width = out_w * stride;
+    if ((filter != 1 && filter != 3 && filter != 5) || width < 7)
+        return 0;
+    if (stride == 1)
+        return 1;
+    if (stride != 2)
+        return 0;
+    if (batch == 1)
+        return filter == 1 ? width <= 28 : 1;
+    if (filter == 1)
+        return batch <= 16 && channels >= 128 && width <= 7;
+    return channels >= 512 || (channels >= 256 && width >= 28);
+}
+
+/* 1: a depthwise convolution PyTorch runs in its own kernel (conv_depthwise2d), not cuDNN's: it
+ * hands cuDNN those on channels-last tensors, the framework's or a permute's (ConvNeXt's
+ * blocks), at every precision, and at fp16 those depthwise_fp16_in_cudnn says (ATen's
+ * Convolution.cpp, use_cudnn_depthwise) */
+static int depthwise_in_pytorch(const sm_device *v, const sm_layer *l, sm_precision p,
+                                int64_t batch)
+{
+    return l->m.group_channels == 1 && !v->channels_last && !l->input_channels_last &&
+           !(p == SM_FP16 && depthwise_fp16_in_cudnn(l, batch));
 }
 
 /* Seconds of one pass of a grouped or depthwise convolution (plugin.h's group_channels) where
@@ -96,8 +134,8 @@ static int depthwise_in_pytorch(const sm_device *v, const sm_layer *l, sm_precis
  * about 1.1 elements per SM and clock forward, 5 x 5 at 0.6 and 7 x 7 at 0.36 whatever the
  * precision, and cuDNN's grouped kernels (ResNeXt-50's 32 groups of 4 to 32 channels) at
  * about an element a clock whatever the group's width (docs/ops-h200.md, "Direct
- * convolutions"); a stem (sm_layer_is_stem) alike, at its own rates. 0: not such a layer, no
- * rate given, or a depthwise one cuDNN runs. */
+ * convolutions"); cuDNN's depthwise kernels, a stem (sm_layer_is_stem) alike, each at its own
+ * rates (tools/cudnn_depthwise_rates.py). 0: not such a layer, or no rate given. */
 static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                   int64_t batch, sm_precision p, int backward)
 {
@@ -105,14 +143,15 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
      * as the network loads) */
     int64_t per_group = l->m.group_channels;
     double per_second = sm_clocks_per_second(v);
-    /* a depthwise convolution cuDNN runs: no key here describes its kernels */
-    if (!(per_second > 0) || (per_group == 1 && !depthwise_in_pytorch(v, l, p)))
+    if (!(per_second > 0))
         return 0;
-    int kind;
+    int kind, half = sm_precision_is_half(p);
     if (sm_layer_is_stem(l))
         kind = 3;
+    else if (per_group == 1)
+        kind = depthwise_in_pytorch(v, l, p, batch) ? 0 : half ? 4 : p == SM_TF32 ? 5 : 6;
     else if (per_group > 0)
-        kind = per_group == 1 ? 0 : sm_precision_is_half(p) ? 2 : 1;
+        kind = half ? 2 : 1;
     else
         return 0;
     const double *rate = v->direct_conv_rate[kind][backward != 0];
@@ -141,7 +180,7 @@ static double conv_bias_seconds(const sm_device *v, const sm_layer *l, int64_t b
     double rate = v->conv_bias_rate[backward != 0], per_second = sm_clocks_per_second(v);
     if (!l->conv_bias || !(rate > 0) || !(per_second > 0) || v->fuse_epilogues || v->fuse_bn_relu)
         return 0;
-    if (!backward && depthwise_in_pytorch(v, l, p))
+    if (!backward && depthwise_in_pytorch(v, l, p, batch))
         return 0;
     return (double)batch * (double)l->m.output_elems / (rate * per_second);
 }
