@@ -26,16 +26,15 @@ and MACs, scaled by one factor to the 32-bit ops' summed time. --check exits 1 w
 keys are not what the profiles give (to three significant digits). Standard library only; a
 few seconds.
 """
+import functools
 import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import op_table  # noqa: E402  (the profiles' reader)
 import sm_fit  # noqa: E402  (kernel_device_us, the parts' clocks, the least squares)
 import stem_rates  # noqa: E402  (the convolutions of a profiled step, their kernels)
 
-ROOT = sm_fit.ROOT
 PASSES = ("fwd", "bwd")
 OWN = ("void at::native", "Memset")  # PyTorch's kernels around cuDNN's, and its memsets
 HALF = ("fp16", "bf16")
@@ -49,25 +48,20 @@ def frameworks():
     return sorted(paths) + [os.path.join("configs", "frameworks", "pytorch-channels-last.ini")]
 
 
-def bias_us(per_us, outputs, backward):
-    """A convolution's bias kernels at the h200 description's conv_bias_* rates: what an op
-    whose kernels are not each timed holds beside cuDNN's."""
-    rate = sm_fit.shipped(r"conv_bias_\w+", [os.path.join("configs", "devices", "h200.ini")])
+@functools.lru_cache(maxsize=None)
+def bias_rate(backward):
+    """The h200 description's conv_bias_* rate of the pass, elements per SM and clock."""
+    path = os.path.join("configs", "devices", "h200.ini")
     key = f"conv_bias_{PASSES[backward]}_elements_per_sm_clock"
-    return outputs / (rate[os.path.join("configs", "devices", "h200.ini")][key] * per_us)
+    return sm_fit.shipped(key, [path])[path][key]
 
 
 def samples_of(phases, per_us):
     """[(precision class, backward, elements, macs, clocks)] of a profiled step's depthwise ops
     cuDNN ran; its TF32 ops, whose kernels the profiles do not time each, less their bias's
-    kernels at the model's price."""
+    kernels at the h200 description's price."""
     out = []
-    fwd = stem_rates.convs(phases.get("fwd", []))
-    bwd = [r for r in phases.get("bwd", []) if r["op"].endswith("ConvolutionBackward0")]
-    pairs = [(0, r, c) for r, *c in fwd]
-    if len(bwd) == len(fwd):
-        pairs += [(1, r, c[1:]) for r, c in zip(bwd, reversed(fwd))]
-    for backward, r, (x, w, has_bias, o) in pairs:
+    for backward, r, (x, w, has_bias, o) in stem_rates.conv_passes(phases):
         if w[1] != 1 or x[1] != w[0]:  # depthwise: one input channel a group
             continue
         if "conv_depthwise2d" in r["kernel_names"]:  # PyTorch's own kernel ran it
@@ -76,7 +70,7 @@ def samples_of(phases, per_us):
         if r.get("kernel_name_us"):
             t = sum(t for k, t in stem_rates.kernels(r) if not k.startswith(OWN))
         elif cls == "tf32":
-            t = float(r["kernel_us"]) - (bias_us(per_us, o, backward) if has_bias else 0)
+            t = float(r["kernel_us"]) - (o / (bias_rate(backward) * per_us) if has_bias else 0)
         else:
             continue
         macs = o * w[2] * w[3] * (2 if backward else 1)
@@ -90,13 +84,9 @@ def collect(binary):
     out = {(c, b): [] for c in CLASSES for b in (0, 1)}
     for part in sm_fit.PARTS:
         per_us = sm_fit.sm_clocks_per_us(binary, part)
-        folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".csv.gz"):
-                for steps in op_table.load(os.path.join(folder, name)).values():
-                    for phases in steps:
-                        for cls, backward, e, m, k in samples_of(phases, per_us):
-                            out[cls, backward].append((e, m, k))
+        for phases in sm_fit.profiled_steps(part, timed=False):
+            for cls, backward, e, m, k in samples_of(phases, per_us):
+                out[cls, backward].append((e, m, k))
     return out
 
 
@@ -125,12 +115,12 @@ def main():
     for k, v in keys.items():
         print(f"{k} = {v:.3g}")
     files = frameworks()
-    differ = sm_fit.differ(keys, sm_fit.shipped(r"cudnn_depthwise_\w+", files))
-    differ += [f for f in files if f not in differ and
-               not sm_fit.shipped(r"cudnn_depthwise_\w+", [f])]
+    have = sm_fit.shipped(r"cudnn_depthwise_\w+", files)
+    # a file that lacks every key differs too
+    differ = sm_fit.differ(keys, {f: have.get(f, {}) for f in files})
     if a.check and differ:
         print("cudnn_depthwise_rates: other values than the profiles' (or none) in " +
-              ", ".join(sorted(differ)), file=sys.stderr)
+              ", ".join(differ), file=sys.stderr)
         return 1
     return 0
 

@@ -41,16 +41,17 @@ def sm_clocks_per_us(binary, part):
     return d["sm_count"] * d["sustained_clock_mhz"]
 
 
-def profiled_steps(part):
-    """Each profiled step of the part's files that time each kernel (kernel_name_us), as
-    op_table.load gives it: {phase: [rows in the order they ran]}."""
+def profiled_steps(part, timed=True):
+    """Each profiled step of the part's files, as op_table.load gives it: {phase: [rows in the
+    order they ran]}; with timed, only the steps that time each kernel (kernel_name_us)."""
     folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".csv.gz"):
             continue
         for steps in op_table.load(os.path.join(folder, name)).values():
             for phases in steps:
-                if all("kernel_name_us" in r for rows in phases.values() for r in rows):
+                if not timed or all("kernel_name_us" in r for rows in phases.values()
+                                    for r in rows):
                     yield phases
 
 

@@ -71,16 +71,23 @@ def convs(ops):
     return out
 
 
+def conv_passes(phases):
+    """A profiled step's convolution ops, [(backward, row, (input, weight, bias, output
+    elements))]: the forward pass's, then the backward pass's where it holds as many (a
+    backward op records no shapes: its forward op's, autograd running them in reverse)."""
+    fwd = convs(phases.get("fwd", []))
+    bwd = [r for r in phases.get("bwd", []) if r["op"].endswith("ConvolutionBackward0")]
+    pairs = [(0, r, c) for r, *c in fwd]
+    if len(bwd) == len(fwd):
+        pairs += [(1, r, c[1:]) for r, c in zip(bwd, reversed(fwd))]
+    return pairs
+
+
 def collect(part):
     """Stem samples [(pass, elements, macs, us)] and bias sums {pass: [elements, us]}."""
     stems, bias = [], {0: [0.0, 0.0], 1: [0.0, 0.0]}
     for phases in sm_fit.profiled_steps(part):
-        fwd = convs(phases.get("fwd", []))
-        bwd = [r for r in phases.get("bwd", []) if r["op"].endswith("ConvolutionBackward0")]
-        pairs = [(0, r, c) for r, *c in fwd]
-        if len(bwd) == len(fwd):
-            pairs += [(1, r, c[1:]) for r, c in zip(bwd, reversed(fwd))]
-        for backward, r, (x, w, has_bias, o) in pairs:
+        for backward, r, (x, w, has_bias, o) in conv_passes(phases):
             ks = kernels(r)
             mark = BIAS_SUM if backward else BIAS_ADD
             if has_bias:

@@ -80,14 +80,10 @@ def collect(part, half=True):
     out = []
     width = 2 if half else 4
     for phases in sm_fit.profiled_steps(part):
-        fwd = stem_rates.convs(phases.get("fwd", []))
-        first = fwd[0][0]["kernel_names"] if fwd else ""
-        if not fwd or bool(re.search(r"f16|bf16|__half|bfloat16", first)) != half:
+        pairs = stem_rates.conv_passes(phases)
+        first = pairs[0][1]["kernel_names"] if pairs else ""
+        if not pairs or bool(re.search(r"f16|bf16|__half|bfloat16", first)) != half:
             continue
-        bwd = [r for r in phases.get("bwd", []) if r["op"].endswith("ConvolutionBackward0")]
-        pairs = [(0, r, c) for r, *c in fwd]
-        if len(bwd) == len(fwd):
-            pairs += [(1, r, c) for r, c in zip(bwd, reversed([c for _, *c in fwd]))]
         for backward, r, (x, w, _, o) in pairs:
             ks = stem_rates.kernels(r)
             names = [k for k, _ in ks]
