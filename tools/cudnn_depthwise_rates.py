@@ -117,12 +117,8 @@ def main():
     files = frameworks()
     have = sm_fit.shipped(r"cudnn_depthwise_\w+", files)
     # a file that lacks every key differs too
-    differ = sm_fit.differ(keys, {f: have.get(f, {}) for f in files})
-    if a.check and differ:
-        print("cudnn_depthwise_rates: other values than the profiles' (or none) in " +
-              ", ".join(differ), file=sys.stderr)
-        return 1
-    return 0
+    return sm_fit.settle(a, "cudnn_depthwise_rates", keys,
+                         {f: have.get(f, {}) for f in files})
 
 
 if __name__ == "__main__":

@@ -42,16 +42,19 @@ def sm_clocks_per_us(binary, part):
 
 
 def profiled_steps(part, timed=True):
-    """Each profiled step of the part's files, as op_table.load gives it: {phase: [rows in the
-    order they ran]}; with timed, only the steps that time each kernel (kernel_name_us)."""
+    """Each profiled step of the part's CNN files (<precision>.csv.gz; BERT's bert-*.csv.gz
+    apart), as op_table.load gives it: {phase: [rows in the order they ran]}; with timed, only
+    the steps that time each kernel (every op that launched one has its kernel_name_us: a
+    merged file leaves it empty in the steps profiled before the column)."""
     folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
     for name in sorted(os.listdir(folder)):
-        if not name.endswith(".csv.gz"):
+        if not name.endswith(".csv.gz") or name.startswith("bert-"):
             continue
         for steps in op_table.load(os.path.join(folder, name)).values():
             for phases in steps:
-                if not timed or all("kernel_name_us" in r for rows in phases.values()
-                                    for r in rows):
+                if not timed or all(r.get("kernel_name_us") for rows in phases.values()
+                                    for r in rows
+                                    if r["op"] != "(phase)" and float(r["kernels"] or 0) > 0):
                     yield phases
 
 
@@ -91,13 +94,49 @@ def differ(keys, files):
                   if any(k not in have or f"{have[k]:.3g}" != f"{v:.3g}" for k, v in keys.items()))
 
 
+def write(keys, path):
+    """Set each of keys' lines in path (ROOT-relative) to its value to three significant
+    digits, the rest of the file as it was; a key the file has no line for is an error (where
+    it goes, beside which keys and with which comment, is for a person to say)."""
+    full = os.path.join(ROOT, path)
+    with open(full) as f:
+        text = f.read()
+    for k, v in keys.items():
+        text, n = re.subn(rf"(?m)^({re.escape(k)}\s*=\s*)[\d.eE+-]+(\s*)$",
+                          lambda m: f"{m.group(1)}{v:.3g}{m.group(2)}", text)
+        if n != 1:
+            sys.exit(f"{path}: {n} lines set {k}; add it by hand beside its kind, then --write")
+    with open(full, "w") as f:
+        f.write(text)
+
+
+def settle(a, tool, keys, files):
+    """What every key-fitting tool ends with: files ({path: {key: value}} as shipped() gives
+    them, {} for a file that should have the keys and has none) compared with keys; --write
+    sets the differing ones, --check fails on them. The exit status."""
+    diff = differ(keys, files)
+    if diff and a.write:
+        for path in diff:
+            write(keys, path)
+        print(f"{tool}: wrote the profiles' values into " + ", ".join(diff))
+        return 0
+    if diff and a.check:
+        print(f"{tool}: other values than the profiles' (or none) in " + ", ".join(diff) +
+              f" (tools/{tool}.py --write sets them)", file=sys.stderr)
+        return 1
+    return 0
+
+
 def arguments(doc, tool, files="the shipped keys"):
-    """The --bin and --check options every key-fitting tool takes, parsed, with the binary
-    checked: tool's docstring gives the description, files what --check compares."""
+    """The --bin, --check and --write options every key-fitting tool takes, parsed, with the
+    binary checked: tool's docstring gives the description, files what --check compares."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
-    ap.add_argument("--check", action="store_true",
-                    help=f"exit 1 where {files} differ from the profiles'")
+    what = ap.add_mutually_exclusive_group()
+    what.add_argument("--check", action="store_true",
+                      help=f"exit 1 where {files} differ from the profiles'")
+    what.add_argument("--write", action="store_true",
+                      help=f"set {files} to the profiles' values (three significant digits)")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
         sys.exit(f"{tool}: no scalemeter at {a.bin} (build first, or give --bin)")

@@ -126,12 +126,8 @@ def main():
         print(f"stem {name}: {len(samples[backward])} ops, rms relative error {rms:.3f}")
     for k, v in keys.items():
         print(f"{k} = {v:.3g}")
-    differ = sm_fit.differ(keys, sm_fit.shipped(r"(?:stem|conv_bias)_\w+", FILES))
-    if a.check and differ:
-        print("stem_rates: other values than the profiles' (or none) in " + ", ".join(differ),
-              file=sys.stderr)
-        return 1
-    return 0
+    return sm_fit.settle(a, "stem_rates", keys,
+                         sm_fit.shipped(r"(?:stem|conv_bias)_\w+", FILES))
 
 
 if __name__ == "__main__":

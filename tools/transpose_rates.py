@@ -222,13 +222,8 @@ def main():
         print(f"{part}: {len(rows)} convolution ops of 16-bit profiles timing each kernel")
     for k, v in keys.items():
         print(f"{k} = {v:.3g}")
-    differ = sm_fit.differ(keys, sm_fit.shipped(
+    return sm_fit.settle(a, "transpose_rates", keys, sm_fit.shipped(
         r"(?:transpose_elements_per_sm_clock|grouped_half_\w+)", FILES))
-    if a.check and differ:
-        print("transpose_rates: other values than the profiles' (or none) in " +
-              ", ".join(differ), file=sys.stderr)
-        return 1
-    return 0
 
 
 if __name__ == "__main__":
