@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""tools/bert_ops.py's classing of BERT's ops, on rows written here as the profiler names them
+(tools/torch_bert_models.py's modules, PyTorch 2.11's autograd nodes and kernels), and the
+document it writes from the shipped profiles: every point's table, and the strided kernels'
+rates within what a kernel can do (above 0, under the DRAM's 4.8 TB/s over 132 SMs at 1,980
+MHz: 18.4 bytes a clock).
+
+usage: test_bert_ops.py SCALEMETER   (run from the source root)
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from cli_checks import SM, check, finish
+
+sys.path.insert(0, "tools")
+import bert_ops  # noqa: E402
+
+L0 = "bert.encoder.layer.0."
+cases = [  # (op, module) -> (layer type, attention part)
+    (("aten::linear", L0 + "attention.self.query"), ("attention", "Q, K, V projections")),
+    (("aten::linear", L0 + "attention.self.value"), ("attention", "Q, K, V projections")),
+    (("aten::bmm", L0 + "attention.self.core"), ("attention", "score and context products")),
+    (("aten::add", L0 + "attention.self.core"), ("attention", "passes over the scores")),
+    (("aten::softmax", L0 + "attention.self.core"), ("attention", "passes over the scores")),
+    (("aten::contiguous", L0 + "attention.self.core"), ("attention", "context copy")),
+    (("aten::linear", L0 + "attention.output.dense"), ("attention", "output projection")),
+    (("aten::linear", L0 + "intermediate.dense"), ("linear", "")),
+    (("aten::linear", L0 + "output.dense"), ("linear", "")),
+    (("aten::layer_norm", L0 + "output.LayerNorm"), ("layernorm", "")),
+    (("aten::dropout", L0 + "output.dropout"), ("dropout", "")),
+    (("aten::gelu", L0 + "intermediate.intermediate_act_fn"), ("gelu", "")),
+    (("aten::embedding", "bert.embeddings.word_embeddings"), ("embedding", "")),
+    (("aten::add", ""), ("add", "")),  # a residual sum: no module of its own
+    (("aten::arange", ""), ("other", "")),
+]
+for (op, module), want in cases:
+    got = bert_ops.forward_class({"op": op, "module": module})
+    check(got == want, f"{op} in {module!r}: {got}, expected {want}")
+for node, want in (("AddmmBackward0", "projections' gradients"), ("MmBackward0", "projections'"),
+                   ("SoftmaxBackward0", "softmax"), ("ViewBackward0", "copies back"),
+                   ("CloneBackward0", "other")):
+    got = bert_ops.backward_class("autograd::engine::evaluate_function: " + node)
+    check(got.startswith(want), f"{node}: {got}")
+for name, want in (("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_"
+                    "nocast<at::native::direct_copy_kernel_cuda", "input copies (non-contiguous)"),
+                   ("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_"
+                    "nocast<at::native::CUDAFunctor_add<c10::Half> >", "bias additions (broadcast)"),
+                   ("nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_TNT", "products")):
+    check(bert_ops.kernel_kind(name) == want, f"{name[:40]}: {bert_ops.kernel_kind(name)}")
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "ops.md")
+    p = subprocess.run([sys.executable, "tools/bert_ops.py", "--bin", SM, "--out", out],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"bert_ops.py: exit {p.returncode}: {p.stderr.strip()}")
+    text = open(out).read() if os.path.exists(out) else ""
+    for precision in ("fp16", "tf32"):
+        for model, batch in bert_ops.POINTS:
+            check(f"## {model} at batch {batch}, {precision}" in text,
+                  f"no section for {model} {batch} {precision}")
+    rates = re.findall(r"median ([\d.]+), range ([\d.]+)-([\d.]+) \(([\d.]+) bytes", text)
+    check(len(rates) == 2, f"strided rates: {rates}")
+    for median, low, high, per_clock in rates:
+        check(0 < float(low) <= float(median) <= float(high) and float(per_clock) < 18.4,
+              f"strided rate {median} ({low}-{high}), {per_clock} bytes a clock")
+finish()

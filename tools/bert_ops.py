@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Where BERT's time goes on an H200, kernel class by kernel class, beside what the model
+prices each layer type at: the per-op profiles of BERT for SQuAD as Lambda's benchmark trains
+it (configs/calibrations/h200-pytorch-layers/bert-*.csv.gz, tools/torch_layer_profile.py with
+tools/torch_bert_models.py) and `scalemeter predict --per-layer` with the framework Lambda's
+rows take (dle-squad at fp16, dle-squad-fp32 at TF32; docs/accuracy-gpus.md). Writes
+docs/ops-bert-h200.md.
+
+    tools/bert_ops.py [--bin build/bin/scalemeter] [--out docs/ops-bert-h200.md]
+
+Each op of a profiled step goes to a class by the module that ran it (the forward pass's and
+inference's ops carry one; the backward pass's ops are classed by their autograd node), and
+each kernel of an op by its name where the class is the attention's: the query, key and value
+projections (their input copies and bias additions apart from the products), the score and
+context products, and the passes over the scores (scaling, mask, softmax, dropout). Standard
+library only; a few seconds.
+"""
+import argparse
+import ast
+import collections
+import csv
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sm_fit  # noqa: E402  (the part's SMs and clock)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FOLDER = os.path.join(ROOT, "configs", "calibrations", "h200-pytorch-layers")
+FRAMEWORK = {"fp16": "dle-squad", "tf32": "dle-squad-fp32"}
+POINTS = (("bert_base", 96), ("bert_large", 32), ("bert_large", 96))
+# the model's layer types, in the order the tables give them
+TYPES = ("attention", "linear", "layernorm", "gelu", "dropout", "add", "embedding")
+
+
+def forward_class(row):
+    """(layer type, attention part or "") of a forward or inference op, by its module."""
+    m, op = row["module"], row["op"]
+    if ".attention.self." in m:
+        return "attention", attention_part(op, m)
+    if m.endswith("attention.output.dense"):
+        return "attention", "output projection"
+    if m.endswith(".dense"):
+        return "linear", ""
+    if m.endswith("LayerNorm"):
+        return "layernorm", ""
+    if "dropout" in m:
+        return "dropout", ""
+    if m.endswith("act_fn"):
+        return "gelu", ""
+    if "embeddings" in m:
+        return "embedding", ""
+    if op == "aten::add":
+        return "add", ""
+    return "other", ""
+
+
+def attention_part(op, module):
+    if module.endswith((".query", ".key", ".value")):
+        return "Q, K, V projections"
+    return {"aten::bmm": "score and context products", "aten::div": "passes over the scores",
+            "aten::add": "passes over the scores", "aten::softmax": "passes over the scores",
+            "aten::dropout": "passes over the scores",
+            "aten::contiguous": "context copy"}.get(op, "other")
+
+
+def kernel_kind(name):
+    """What a kernel of the Q, K, V projections does: PyTorch's copy, its bias addition, or
+    cuBLAS's product."""
+    if "direct_copy" in name:
+        return "input copies (non-contiguous)"
+    if "CUDAFunctor_add" in name:
+        return "bias additions (broadcast)"
+    if name.startswith("Memset"):
+        return "memsets"
+    return "products"
+
+
+def backward_class(op):
+    """The class of an autograd node's kernels."""
+    op = op.replace("autograd::engine::evaluate_function: ", "")
+    table = (("AddmmBackward", "projections' gradients (AddmmBackward, MmBackward)"),
+             ("MmBackward", "projections' gradients (AddmmBackward, MmBackward)"),
+             ("BmmBackward", "score and context products (BmmBackward)"),
+             ("SoftmaxBackward", "softmax (SoftmaxBackward)"),
+             ("DivBackward", "scaling (DivBackward)"),
+             ("NativeLayerNormBackward", "layer norms (NativeLayerNormBackward)"),
+             ("NativeDropoutBackward", "dropouts (NativeDropoutBackward)"),
+             ("GeluBackward", "GELU (GeluBackward)"),
+             ("EmbeddingBackward", "embeddings (EmbeddingBackward)"),
+             ("ViewBackward", "copies back to the seq-first input (ViewBackward)"))
+    for prefix, cls in table:
+        if op.startswith(prefix):
+            return cls
+    return "other"
+
+
+def measured(precision, model, batch):
+    """{phase: Counter(class: kernel us)} of the first step (or the median one) of a point,
+    {"qkv": Counter(kind: us)} for the attention's projections' kernels forward, and the
+    elements and kernel time of the broadcast and strided kernels forward."""
+    path = os.path.join(FOLDER, f"bert-{precision}.csv.gz")
+    with gzip.open(path, "rt", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["model"] == model and r["batch"] == str(batch)]
+    step = sorted({r["step"] for r in rows})[0]
+    out = collections.defaultdict(collections.Counter)
+    strided = []
+    for r in rows:
+        if r["step"] != step or r["op"] == "(phase)" or not float(r["kernels"] or 0):
+            continue
+        us = float(r["kernel_us"])
+        if r["phase"] in ("infer", "fwd"):
+            cls, part = forward_class(r)
+            out[r["phase"]][cls] += us
+            if part:
+                out[r["phase"] + " attention"][part] += us
+            names = r["kernel_names"].split(";")
+            times = [float(t) for t in r["kernel_name_us"].split(";")] if r.get(
+                "kernel_name_us") else []
+            if r["phase"] == "fwd" and part == "Q, K, V projections":
+                for n, t in zip(names, times):
+                    out["qkv"][kernel_kind(n)] += t
+            if r["phase"] == "fwd" and len(names) == len(times):
+                elems = max((math.prod(s) for s in ast.literal_eval(r["shapes"] or "[]")
+                             if isinstance(s, list) and s and all(isinstance(x, int) for x in s)),
+                            default=0)
+                for n, t in zip(names, times):
+                    # elementwise_kernel<128, 4> at 16 bits, <128, 2> at 32
+                    if n.startswith("void at::native::elementwise_kernel<128, ") and t > 20:
+                        strided.append((elems, t, "Half" in n))
+        elif r["phase"] == "bwd":
+            out["bwd"][backward_class(r["op"])] += us
+        elif r["phase"] == "opt":
+            out["opt"]["optimizer"] += us
+    return out, strided
+
+
+def priced(binary, precision, model, batch):
+    """{pass: Counter(layer type: ms)} from predict --per-layer, and the step's phases."""
+    cmd = [binary, "predict", model, "--device", "h200", "-g", "1", "--batch", str(batch),
+           "--precision", precision, "--seq", "384", "--framework", FRAMEWORK[precision],
+           "--per-layer", "--format", "json"]
+    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    by = collections.defaultdict(collections.Counter)
+    for layer in out["layers"]:
+        t = layer["type"] if layer["type"] in TYPES else "other"
+        t = "embedding" if t == "pos_embedding" else t
+        for p in ("infer", "fwd", "bwd"):
+            by[p][t] += layer["t_" + p] * 1e6
+    return by
+
+
+def table(md, head, rows):
+    md.append("| " + " | ".join(head) + " |")
+    md.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|")
+    md.extend("| " + " | ".join(r) + " |" for r in rows)
+    md.append("")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "ops-bert-h200.md"))
+    a = ap.parse_args()
+    if not os.access(a.bin, os.X_OK):
+        sys.exit(f"bert_ops: no scalemeter at {a.bin} (build first, or give --bin)")
+    md = ["# BERT on an H200, op class by op class", "",
+          "Written by `tools/bert_ops.py` from configs/calibrations/h200-pytorch-layers/"
+          "bert-*.csv.gz (one H200, PyTorch 2.11, 2026-11-28; "
+          "tests/data/gpu-runs/h200-2026-11-28/) and `scalemeter predict --per-layer` with "
+          "the framework Lambda's BERT rows take (dle-squad at fp16, dle-squad-fp32 at TF32). "
+          "Sequence 384. Measured: the kernels' time of one profiled step (the profiler's "
+          "host times are inflated by it and left out); priced: the layers' time in the "
+          "prediction (device time, the kernel's fixed cost and any wait on the host).", ""]
+    per_us = sm_fit.sm_clocks_per_us(a.bin, "h200")
+    strided_all = []
+    for precision in ("fp16", "tf32"):
+        for model, batch in POINTS:
+            meas, strided = measured(precision, model, batch)
+            strided_all += strided
+            pred = priced(a.bin, precision, model, batch)
+            md += [f"## {model} at batch {batch}, {precision}", ""]
+            rows = []
+            for p in ("infer", "fwd"):
+                for c in [t for t in TYPES if meas[p][t] or pred[p][t]] + ["other"]:
+                    m, q = meas[p][c] / 1e3, pred[p][c] / 1e3
+                    rows.append([p, c, f"{m:.2f}", f"{q:.2f}" if q else "-",
+                                 f"{m / q:.2f}" if q and m else "-"])
+                m, q = sum(meas[p].values()) / 1e3, sum(pred[p].values()) / 1e3
+                rows.append([p, "**all**", f"{m:.2f}", f"{q:.2f}", f"{m / q:.2f}"])
+            # backward kernels run under autograd's nodes, not the layers (a residual sum's
+            # accumulation under the node returning the second gradient, a projection's
+            # gradients under AddmmBackward whichever layer it is): by node, totals compared
+            for c, us in sorted(meas["bwd"].items(), key=lambda kv: -kv[1]):
+                if us >= 50:
+                    rows.append(["bwd", c, f"{us / 1e3:.2f}", "", ""])
+            m, q = sum(meas["bwd"].values()) / 1e3, sum(pred["bwd"].values()) / 1e3
+            rows.append(["bwd", "**all**", f"{m:.2f}", f"{q:.2f}", f"{m / q:.2f}"])
+            rows.append(["opt", "optimizer", f"{meas['opt']['optimizer'] / 1e3:.2f}", "", ""])
+            table(md, ["pass", "class", "measured ms", "priced ms", "measured / priced"], rows)
+            md.append("The backward pass priced by layer type: " + "; ".join(
+                f"{t} {pred['bwd'][t] / 1e3:.2f} ms" for t in TYPES + ("other",)
+                if pred["bwd"][t]) + ".")
+            md.append("")
+            att = meas["fwd attention"]
+            qkv = meas["qkv"]
+            md.append("The attention's forward pass, measured: " + "; ".join(
+                f"{k} {v / 1e3:.2f} ms" for k, v in att.most_common()) + ". Of the Q, K, V "
+                "projections: " + "; ".join(f"{k} {v / 1e3:.2f} ms" for k, v in qkv.most_common())
+                + ".")
+            md.append("")
+    md += ["## PyTorch's strided and broadcast element-wise kernels", ""]
+    for half, name in ((True, "16-bit"), (False, "32-bit")):
+        rates = sorted(e / (t * per_us) for e, t, h in strided_all if h == half)
+        if rates:
+            md.append(f"- {name}: {len(rates)} kernels of over 20 us forward, output elements "
+                      f"per SM and clock: median {rates[len(rates) // 2]:.2f}, range "
+                      f"{rates[0]:.2f}-{rates[-1]:.2f} ({rates[len(rates) // 2] * (4 if half else 8):.1f}"
+                      " bytes of output and input a clock).")
+    md += ["", "Where an operand is broadcast (the additive mask over the scores, the bias over "
+           "a product's rows in the first layer) or lies transposed (that layer's input, "
+           "seq-first in this code), PyTorch's TensorIterator runs its non-vectorized loop "
+           "(`elementwise_kernel<128, 4>`, `<128, 2>` at 32 bits): bound by the SMs, at 0.3 "
+           "(16-bit) to 0.5 (32-bit) of the H200's DRAM rate, where its vectorized kernels (the "
+           "scaling, GELU) stream at 0.9 of it. The mask's addition is one such kernel a layer "
+           "over every score; the model prices it as a pass over the scores at the DRAM's "
+           "rate.", ""]
+    with open(a.out, "w") as f:
+        f.write("\n".join(md))
+    print(f"bert_ops: wrote {os.path.relpath(a.out, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
