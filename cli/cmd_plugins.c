@@ -23,7 +23,7 @@ static const char *traits_text(unsigned traits, char *buf, size_t len)
     static const char *const names[] = {
         "matmul",    "convolution", "normalisation", "batch_statistics", "activation", "residual",
         "attention", "recurrent",   "view",          "autocast_fp32",    "embedding",  "tied",
-        "pooling",   "loss"};
+        "pooling",   "loss",        "elementwise"};
     size_t used = 0;
     buf[0] = '\0';
     for (unsigned b = 0; b < sizeof names / sizeof names[0] && used < len; b++)

@@ -44,6 +44,8 @@
  *   HOSTILE_NORM_ROWS_HUGE   a layer norm of 1000 rows over a sample of 192 elements
  *   HOSTILE_LOSS_TRAIT       ABI 16, declaring SM_TRAIT_LOSS, which ABI 17 added
  *   HOSTILE_LOSS_WEIGHTS     a loss (SM_TRAIT_LOSS) with 5 weights
+ *   HOSTILE_BROADCAST_PASSES 3 broadcast passes over the scores of a layer with no such pass
+ *   HOSTILE_ELEMENTWISE_TRAIT ABI 17, declaring SM_TRAIT_ELEMENTWISE, which ABI 18 added
  * and the sixth campaign's (fusion and loading):
  *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
  *   HOSTILE_FUSED_RESIDUAL   a residual sum of 2 inputs, each of which a fusing framework
@@ -232,6 +234,9 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #ifdef HOSTILE_NORM_ROWS_HUGE
     m->norm_rows = 1000;
 #endif
+#ifdef HOSTILE_BROADCAST_PASSES
+    m->scores_broadcast_passes = 3;
+#endif
 #if defined(HOSTILE_ACTIVATION) || defined(HOSTILE_POOLING_WEIGHTS) || defined(HOSTILE_LOSS_WEIGHTS)
     m->weights = 5;
     m->param_tensors = 1;
@@ -317,6 +322,8 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #define HOSTILE_TRAITS SM_TRAIT_NORMALISATION
 #elif defined(HOSTILE_LOSS_TRAIT) || defined(HOSTILE_LOSS_WEIGHTS)
 #define HOSTILE_TRAITS SM_TRAIT_LOSS
+#elif defined(HOSTILE_ELEMENTWISE_TRAIT)
+#define HOSTILE_TRAITS SM_TRAIT_ELEMENTWISE
 #elif defined(HOSTILE_FUSED_ACTIVATION)
 #define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
 #elif defined(HOSTILE_FUSED_NORM)
@@ -404,6 +411,9 @@ static const sm_layer_type desc = {
 #endif
 #ifdef HOSTILE_LOSS_TRAIT
     .abi_version = 16,
+#endif
+#ifdef HOSTILE_ELEMENTWISE_TRAIT
+    .abi_version = 17,
 #endif
 };
 

@@ -205,6 +205,71 @@ static void test_score_passes(void)
     CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 0);
 }
 
+/* A broadcast pass (plugin ABI 18's scores_broadcast_passes): test_score_passes's attention
+ * with one of its two forward passes, its mask's addition, over a broadcast operand, on 10 SMs
+ * at 1 Hz (10 SM clocks a second) and a DRAM of 1,000 B/s at 0.5 of it (500 B/s). At bf16 a
+ * read or write of every score is 25 bytes, 12.5 scores of 2 bytes: at 2 elements a SM clock
+ * the pass takes 12.5 / 20 = 0.625 s, 312.5 bytes at the DRAM's stream where its read and
+ * write are 50, so the forward pass's serial bytes are 150 - 50 + 312.5 = 412.5, at inference
+ * too; the backward pass has no such pass (150). At fp32, 50 bytes a read, the same 12.5
+ * scores and 0.625 s: 300 - 100 + 312.5 = 512.5. At 1,000 elements a clock the pass takes
+ * 0.00125 s, 0.625 bytes: its read and write at the DRAM's rate (50) bound it, 150. Without
+ * the key, or under a fused kernel, as before. */
+static void test_broadcast_pass(void)
+{
+    sm_device v = {.mask_bytes = 1,
+                   .sm_count = 10,
+                   .sustained_clock = 1,
+                   .memory_bandwidth = 1000,
+                   .memory_efficiency = 0.5,
+                   .broadcast_rate = 2};
+    sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
+    sm_layer l = {.type = &attention};
+    l.m.scores_bytes = 400, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
+    l.m.scores_broadcast_passes = 1;
+    sm_metrics m = pass_counts();
+    m.scores_bytes = 400;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 412.5, 1e-9);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 0).serial_bytes, 412.5, 1e-9);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 1, 1).serial_bytes, 150, 1e-9);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 1, SM_FP32, 0, 1).serial_bytes, 512.5, 1e-9);
+    v.broadcast_rate = 1000;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 150, 1e-9);
+    v.broadcast_rate = 0;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 150, 1e-9);
+    v.broadcast_rate = 2;
+    v.fused_attention = 1;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 0, 1e-9);
+}
+
+/* An element-wise layer over a broadcast input (sm_layer's broadcast, plugin ABI 18): 100
+ * output elements a sample, batch 2, 1,000 bytes, on 10 SMs at 1 Hz at 2 elements a SM clock:
+ * 200 / 20 = 10 s forward, so its bytes stream at 100 B/s, under the DRAM's 500 (1,000 B/s at
+ * 0.5), which the roofline takes. Backward, and without the flag or the key, the DRAM's. */
+static void test_broadcast_layer(void)
+{
+    sm_device v = {.sm_count = 10,
+                   .sustained_clock = 1,
+                   .memory_bandwidth = 1000,
+                   .memory_efficiency = 0.5,
+                   .broadcast_rate = 2};
+    sm_layer_type mul = {.name = "mul", .traits = SM_TRAIT_ELEMENTWISE};
+    sm_layer l = {.type = &mul, .broadcast = 1};
+    l.m.output_elems = 100;
+    sm_metrics m = {.flops = 200, .bwd_flops = 400, .bytes = 1000};
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1);
+    CHECK_NEAR(f.bytes, 1000, 1e-9);
+    CHECK_NEAR(f.sm_stream, 100, 1e-9);
+    CHECK_NEAR(sm_layer_stream(&v, f), 100, 1e-9);
+    CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 0)), 100, 1e-9);
+    CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1)), 500, 1e-9);
+    l.broadcast = 0;
+    CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1)), 500, 1e-9);
+    l.broadcast = 1;
+    v.broadcast_rate = 0;
+    CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1)), 500, 1e-9);
+}
+
 /* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
  * scores a pass with 2 score passes, scores_bytes 4 x (4 + 2 x 2) x 10 = 320. What PyTorch's
  * own kernels move for one score (tools/torch_rope_bytes.py --softmax, torch's ops in bfloat16:
@@ -430,6 +495,8 @@ int main(void)
     test_pass_work();
     test_own_dropout();
     test_score_passes();
+    test_broadcast_pass();
+    test_broadcast_layer();
     test_upcast_serial();
     test_softmax_fp32();
     test_autocast_softmax();
@@ -769,6 +836,22 @@ int main(void)
     CHECK_EQ(fused[0] + fused[1] + fused[2], 0);
     CHECK_EQ(fused[3], 1);
     CHECK_EQ(fused[4], 1);
+    sm_network_free(net);
+    /* Broadcast inputs (plugin ABI 18's SM_TRAIT_ELEMENTWISE): torchvision's EfficientNet-B0
+     * scales each of its 16 blocks' expanded maps by its squeeze-and-excitation's C x 1 x 1
+     * (16 products over a smaller input) and adds 9 shortcuts of the block's own shape (no
+     * broadcast); nothing else is element-wise. */
+    if (sm_network_load(reg, "efficientnet_b0", NULL, &net, &st)) {
+        fprintf(stderr, "%s\n", st.msg);
+        return 1;
+    }
+    int n_broadcast = 0, n_broadcast_muls = 0;
+    for (int i = 0; i < net->n_layers; i++) {
+        n_broadcast += net->layers[i].broadcast;
+        n_broadcast_muls += net->layers[i].broadcast && !strcmp(net->layers[i].type->name, "mul");
+    }
+    CHECK_EQ(n_broadcast, 16);
+    CHECK_EQ(n_broadcast_muls, 16);
     sm_network_free(net);
     sm_registry_free(reg);
 

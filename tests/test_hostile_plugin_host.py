@@ -137,7 +137,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # declared; refused at load, naming the file, the type and the unknown bits
     so = os.path.join(HOSTILE, "unknown_traits", "unknown_traits.so")
     want = (f"{so}: layer type 'test_hostile_unknown_traits' declares traits 0xffffffff, of "
-            "which 0xffffc000 are no SM_TRAIT_ of plugin.h")
+            "which 0xffff8000 are no SM_TRAIT_ of plugin.h")
     rc, out, err = run_with("unknown_traits", "plugins")
     check(rc == 1 and err.count("\n") == 1 and want in err,
           f"plugins with unknown traits: exit {rc}: {err!r}")

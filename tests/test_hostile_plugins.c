@@ -491,6 +491,10 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "norm_rows_huge",
                  "the plugin's norm_rows 1000 is not 0 or, of a normalisation without batch "
                  "statistics (SM_TRAIT_NORMALISATION alone), the rows of its input it normalises");
+    /* ABI 18: broadcast passes are some of the forward passes over the scores */
+    lying_plugin(dir, "broadcast_passes",
+                 "the plugin's scores_broadcast_passes 3 is not within its 0 forward passes over "
+                 "the scores");
     /* ABI 17: the executors compute a loss themselves, and update no weights of it */
     lying_plugin(dir, "loss_weights",
                  "the plugin declares SM_TRAIT_LOSS, a loss over logits with no weights, but its "
@@ -535,6 +539,8 @@ static void lying_plugins(const char *dir)
     expect_refused(path, "declares traits 0x1000, which ABI 14 does not have");
     snprintf(path, sizeof path, "%s/loss_trait/loss_trait.so", dir);
     expect_refused(path, "declares traits 0x2000, which ABI 16 does not have");
+    snprintf(path, sizeof path, "%s/elementwise_trait/elementwise_trait.so", dir);
+    expect_refused(path, "declares traits 0x4000, which ABI 17 does not have");
     /* ABI 15: a pooling reduces positions, with no products and no weights */
     snprintf(path, sizeof path, "%s/pooling_matmul/pooling_matmul.so", dir);
     expect_refused(path, "declares SM_TRAIT_POOLING beside SM_TRAIT_MATMUL: a pooling reduces "

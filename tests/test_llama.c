@@ -108,6 +108,7 @@ static void test_counts(void)
         CHECK_EQ(none.serial_bytes, 0);
         CHECK_EQ(none.scores_passes_fwd, 2);
         CHECK_EQ(none.scores_passes_bwd, 1);
+        CHECK_EQ(none.scores_broadcast_passes, 1); /* the S x S mask over batch and heads */
         CHECK_EQ(none.scores_bytes, 4 * (4 + 2 * 2) * 100);
         CHECK_EQ(s.extra_elems, 260);
     }
@@ -117,6 +118,7 @@ static void test_counts(void)
         CHECK_EQ(m.flops, 3120);
         CHECK_EQ(m.scores_passes_fwd, 1);
         CHECK_EQ(m.scores_passes_bwd, 1);
+        CHECK_EQ(m.scores_broadcast_passes, 0);
         /* the mask's read and write of every score, and its read of the S x S mask */
         CHECK_EQ(none.bytes - m.bytes, 4 * (2 * 100 + 25));
     }

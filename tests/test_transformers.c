@@ -367,6 +367,12 @@ static void test_bert(void)
                 (expect){"128x768", 655687680, 327155712, 2362368, 8, -1, -1});
     check_layer(net, "encoder.layer.5.intermediate.dense",
                 (expect){"128x3072", 604372992, 301989888, 2362368, 2, -1, -1});
+    /* its scaling and its additive mask, one row a sequence broadcast over the scores (ABI 18) */
+    const sm_layer *att = find_layer(net, "encoder.layer.5.attention");
+    if (att) {
+        EQ("bert attention passes forward", att->m.scores_passes_fwd, 2);
+        EQ("bert attention broadcast passes", att->m.scores_broadcast_passes, 1);
+    }
     check_layer(net, "encoder.layer.5.output.LayerNorm",
                 (expect){"128x768", 491520, 0, 1536, 2, -1, -1});
     check_layer(net, "pooler.dense", (expect){"768", 1180416, 589824, 590592, 2, -1, -1});

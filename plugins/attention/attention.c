@@ -55,7 +55,8 @@
  *                    scores forward and one backward (its gradient is scaled too)
  *   mask=additive    scores + mask, BERT's extended attention mask (B x 1 x 1 M, read once
  *                    per sequence): h S M FLOPs, 2 h S M + M bytes; one pass forward, none
- *                    backward (the sum's gradient is the scores')
+ *                    backward (the sum's gradient is the scores'), and a broadcast one
+ *                    (scores_broadcast_passes): PyTorch runs it in its non-vectorized loop
  *   mask=where       torch.where(causal, scores, min), GPT-2's (causal=true): 2 h S M bytes,
  *                    one pass each way (the gradient is zeroed where masked)
  * Each pass is one more read and write of every score in scores_bytes, and counted in
@@ -240,6 +241,8 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
     m->scores_bytes = sm_mul(4 * (4 + 2 * passes_fwd), sm_mul(g, hsm));
     m->scores_passes_fwd = passes_fwd;
     m->scores_passes_bwd = passes_bwd;
+    /* the additive mask, one row a sequence, is read broadcast over every score (ABI 18) */
+    m->scores_broadcast_passes = p->mask == ATTENTION_MASK_ADDITIVE;
     m->scores_fused = p->sdpa;
     m->scores_flops = sm_mul(g, sm_mul(2, sm_mul(sm_mul(s, mlen), e))); /* Q K^T */
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);

@@ -20,13 +20,13 @@
 #define EW_VERB "add"
 #define EW_MAX_INPUTS 0
 #define EW_SUMMARY "element-wise sum of two or more inputs, with broadcasting"
-#define EW_TRAITS SM_TRAIT_RESIDUAL
+#define EW_TRAITS (SM_TRAIT_RESIDUAL | SM_TRAIT_ELEMENTWISE)
 #else
 #define EW_NAME "mul"
 #define EW_VERB "multiply"
 #define EW_MAX_INPUTS 2
 #define EW_SUMMARY "element-wise product of two inputs, with broadcasting (squeeze-excitation)"
-#define EW_TRAITS 0
+#define EW_TRAITS SM_TRAIT_ELEMENTWISE
 #endif
 
 typedef struct elementwise_params {

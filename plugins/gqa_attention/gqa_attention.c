@@ -28,9 +28,10 @@
  * Hugging Face's eager_attention_forward and Meta's reference code both scale the scores, not
  * the queries, and add the causal mask to them: element-wise kernels over every score
  * (scores_passes_fwd 2, or 1 without the mask; backward 1, the scaling's: the addition's
- * gradient is the scores'), which a fused kernel does on chip. Both compute the softmax in
- * fp32 and cast the probabilities back, as softmax says: dtype_float32 (the default), Hugging
- * Face's softmax(scores, dtype=torch.float32).to(q.dtype); float, Meta's
+ * gradient is the scores'), which a fused kernel does on chip. The mask's addition reads an S x
+ * S mask broadcast over the batch and the heads (scores_broadcast_passes 1, ABI 18). Both compute
+ * the softmax in fp32 and cast the probabilities back, as softmax says: dtype_float32 (the
+ * default), Hugging Face's softmax(scores, dtype=torch.float32).to(q.dtype); float, Meta's
  * softmax(scores.float()).type_as(xq); native, at the activations' precision. At bf16 either
  * fp32 form moves 16 bytes more per score forward and 18 backward and keeps its fp32 result
  * beside the bf16 one (4 bytes; tools/torch_rope_bytes.py --softmax), which the host prices
@@ -165,6 +166,8 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     /* written, softmaxed (2), read, and a read and a write per pass */
     m->scores_bytes = sm_mul(4 * (4 + 2 * passes_fwd), hss);
     m->scores_passes_fwd = passes_fwd;
+    /* the causal mask, S x S, is read broadcast over the batch and the heads (ABI 18) */
+    m->scores_broadcast_passes = p->causal;
     m->scores_passes_bwd = 1;
     m->scores_softmax = p->softmax;
     m->scores_fused = p->sdpa;

@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 17" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 18" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -50,10 +50,13 @@ extern "C" {
  * (how the new tensor a layer writes lies: channels-last); 15 the trait SM_TRAIT_POOLING (a
  * window reduction over the positions, whose kernels the SMs bound); 16 norm_rows of metrics (the
  * rows a layer norm reduces each on its own, whose kernels the SMs bound); 17 the trait
- * SM_TRAIT_LOSS (a training loss over logits, which the executors compute themselves). Whatever
- * the version, every descriptor starts with abi_version then struct_size, so that the host can
- * read them from a plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 17u
+ * SM_TRAIT_LOSS (a training loss over logits, which the executors compute themselves); 18
+ * scores_broadcast_passes of metrics (eager attention's passes over the scores that read a
+ * broadcast operand, its additive mask, whose kernel the SMs bound) and the trait
+ * SM_TRAIT_ELEMENTWISE (an addition or product of inputs broadcast to its output, likewise).
+ * Whatever the version, every descriptor starts with abi_version then struct_size, so that the
+ * host can read them from a plugin of any version and refuse it by name. */
+#define SM_PLUGIN_ABI_VERSION 18u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -234,6 +237,13 @@ typedef struct sm_layer_metrics {
      * 96 channels), which a framework's [framework] rownorm_* keys price. 0: not given, the layer
      * is priced by its bytes. */
     int64_t norm_rows;
+    /* ABI 18, attention (scores_bytes). Of the forward passes over the scores
+     * (scores_passes_fwd), those that read a second operand broadcast over them: an additive
+     * mask of one row a sequence (BERT's). Eager PyTorch runs such a pass in TensorIterator's
+     * non-vectorized loop, which the SMs' issue bounds, not the DRAM (an H200 took 622 us for
+     * BERT-large's at batch 96 where its DRAM moves the bytes in 190), and a framework's
+     * [framework] broadcast_* keys price it per SM and clock. 0: none, or not given. */
+    int64_t scores_broadcast_passes;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference
@@ -282,6 +292,12 @@ enum {
      * network that ends in one runs without kernels for it. It has no weights, one input, and
      * the executors take it only as a network's last layer reading the layer before it. */
     SM_TRAIT_LOSS = 1u << 13,
+    /* ABI 18. An element-wise function of two or more inputs broadcast to its output as
+     * PyTorch broadcasts them (add, mul). Where an input has fewer elements than the output (a
+     * squeeze-and-excitation's scale over the channels), eager PyTorch runs TensorIterator's
+     * non-vectorized loop, which the SMs' issue bounds, not the DRAM; a framework's
+     * [framework] broadcast_elements_per_sm_clock prices its forward pass then. */
+    SM_TRAIT_ELEMENTWISE = 1u << 14,
 };
 
 /* What one layer keeps for its backward pass, for one sample, as the framework's autograd

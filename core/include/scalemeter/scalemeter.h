@@ -192,6 +192,11 @@ typedef struct sm_layer {
      * conv_channels x output channels: eager PyTorch adds it and sums its gradient in kernels
      * of their own (a framework's conv_bias_* keys) */
     int conv_bias;
+    /* 1: an element-wise layer (plugin.h's SM_TRAIT_ELEMENTWISE) one of whose inputs has fewer
+     * elements than its output (a squeeze-and-excitation's scale): eager PyTorch runs it in
+     * TensorIterator's non-vectorized loop, which the SMs bound (a framework's
+     * broadcast_elements_per_sm_clock) */
+    int broadcast;
 } sm_layer;
 
 typedef struct sm_network {

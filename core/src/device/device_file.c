@@ -288,6 +288,10 @@ static const field fields[] = {
     {"framework", "conv_bias_bwd_elements_per_sm_clock", F_REAL, BIAS(1), 1, 0, 1e4, 1, 0,
      "output elements per SM per clock of the kernel that sums a convolution's bias gradient; "
      "0: not priced"},
+    {"framework", "broadcast_elements_per_sm_clock", F_REAL, AT(broadcast_rate), 1, 0, 1e4, 1, 0,
+     "output elements per SM per clock of the framework's element-wise kernel over a broadcast "
+     "operand, forward (a squeeze-and-excitation's product, attention's additive mask: "
+     "plugin.h's SM_TRAIT_ELEMENTWISE and scores_broadcast_passes); 0: priced by the DRAM"},
     {"framework", "pooling_fwd_elements_per_sm_clock", F_REAL, POOL(0), 1, 0, 1e4, 1, 0,
      "input elements per SM per clock of the framework's pooling kernels, forward and at "
      "inference; 0: bound by the DRAM alone"},
@@ -604,6 +608,7 @@ static void framework_defaults(sm_device *dev)
     memset(dev->direct_conv_rate, 0, sizeof dev->direct_conv_rate);
     memset(dev->pooling_rate, 0, sizeof dev->pooling_rate);
     memset(dev->conv_bias_rate, 0, sizeof dev->conv_bias_rate);
+    dev->broadcast_rate = 0;
     dev->conv_pass = 0;
     memset(dev->rownorm_row_clocks, 0, sizeof dev->rownorm_row_clocks);
     memset(dev->rownorm_elements, 0, sizeof dev->rownorm_elements);

@@ -95,6 +95,12 @@ typedef struct sm_device {
      * bias (sm_layer's conv_bias), [pass]: 0 its addition (forward and inference), 1 its
      * gradient's sum; 0: not priced (a fused epilogue's) */
     double conv_bias_rate[2];
+    /* output elements per SM per clock of eager PyTorch's element-wise kernel where an operand
+     * is broadcast (TensorIterator's non-vectorized loop: an element-wise layer's, sm_layer's
+     * broadcast, and attention's additive mask, plugin.h's scores_broadcast_passes), bound by
+     * the SMs' issue whatever the element's bytes, forward; 0: priced by its bytes at the
+     * DRAM's rate */
+    double broadcast_rate;
     /* ([framework] conv_pass_us, seconds) device time a dense convolution's kernel takes
      * beyond its arithmetic, each pass (forward, inference; backward's data and weight
      * gradients, two): the pipeline's fill and drain over its K loop, which a small

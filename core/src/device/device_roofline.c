@@ -240,6 +240,39 @@ static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t bat
     return clocks / per_second;
 }
 
+/* Seconds of an element-wise layer's forward pass over a broadcast input (sm_layer's
+ * broadcast) where the framework prices its kernel per SM and clock ([framework]
+ * broadcast_elements_per_sm_clock): its output elements at that rate over every SM at the
+ * part's sustained clock. An H200 ran the squeeze-and-excitation products of EfficientNet-B0,
+ * MobileNet v3 and RegNetY at 1.4-1.6 output elements a SM clock at fp16, twice their bytes at
+ * the DRAM's rate (tools/broadcast_rates.py). Its backward pass, a broadcast product and a sum
+ * over the positions of the scale's gradient beside a plain product, is left to the DRAM. 0:
+ * not such a layer, no rate, or a part without SMs and a clock. */
+static double broadcast_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
+{
+    double per_second = sm_clocks_per_second(v);
+    if (backward || !l->broadcast || !(v->broadcast_rate > 0) || !(per_second > 0))
+        return 0;
+    return (double)batch * (double)l->m.output_elems / (v->broadcast_rate * per_second);
+}
+
+/* Bytes at the DRAM's stream that one pass over the scores reading a broadcast operand costs
+ * (plugin.h's scores_broadcast_passes): eager PyTorch runs it in TensorIterator's
+ * non-vectorized loop, whose pace the SMs' issue sets at [framework]
+ * broadcast_elements_per_sm_clock output elements a clock per SM, whatever their bytes (an
+ * H200 ran BERT's mask addition at 1.4 an SM clock at fp16 and 1.15 at fp32, 0.3 and 0.5 of
+ * its DRAM's rate; docs/ops-bert-h200.md), or its read and write at the DRAM's rate, whichever
+ * is slower. once: bytes of one read or write of every score; elem: bytes of a score. */
+static double broadcast_pass_bytes(const sm_device *v, double once, double elem)
+{
+    double dram = v->memory_bandwidth * v->memory_efficiency, per_second = sm_clocks_per_second(v);
+    double bytes = 2 * once;
+    if (!(v->broadcast_rate > 0) || !(per_second > 0) || !(dram > 0) || !(elem > 0))
+        return bytes;
+    double seconds = once / elem / (v->broadcast_rate * per_second);
+    return fmax(bytes, seconds * dram);
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train)
 {
@@ -302,9 +335,13 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.score_bytes *= 2;
     }
     if (!fused) {
-        /* each pass a kernel of its own, as many in either pass as the plugin declares */
+        /* each pass a kernel of its own, as many in either pass as the plugin declares; those
+         * over a broadcast operand (forward only: the mask's gradient is the scores') at the
+         * SMs' pace where it is slower than the DRAM's */
         int passes = backward ? l->m.scores_passes_bwd : l->m.scores_passes_fwd;
-        w.serial_bytes += 2 * passes * once;
+        int broadcast = backward ? 0 : (int)l->m.scores_broadcast_passes;
+        w.serial_bytes += 2 * (passes - broadcast) * once;
+        w.serial_bytes += broadcast * broadcast_pass_bytes(v, once, 4 * half);
         /* once is 2 bytes a score at 16-bit activations */
         w.serial_bytes += softmax_upcast_per_score(v, l, p, backward) * once / 2;
         /* the dropout eager attention runs on its probabilities (scores_mask_elems), of a
@@ -316,11 +353,12 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     if (train)
         w.serial_bytes +=
             dropout_bytes(v, l->saved.mask_elems - l->saved.scores_mask_elems, batch, 4 * half);
-    /* a direct convolution's, a pooling's or a layer norm's SM time as the rate its bytes
-     * stream at: the roofline, the fit and the pass's load then take it as they take a batch
-     * norm's */
-    double direct = direct_conv_seconds(v, l, m, batch, p, backward) +
-                    pooling_seconds(v, l, batch, backward) + rownorm_seconds(v, l, batch, backward);
+    /* a direct convolution's, a pooling's, a layer norm's or a broadcast's SM time as the rate
+     * its bytes stream at: the roofline, the fit and the pass's load then take it as they take
+     * a batch norm's */
+    double direct =
+        direct_conv_seconds(v, l, m, batch, p, backward) + pooling_seconds(v, l, batch, backward) +
+        rownorm_seconds(v, l, batch, backward) + broadcast_seconds(v, l, batch, backward);
     if (direct > 0 && w.bytes > 0)
         w.sm_stream = w.bytes / direct;
     w.sm_seconds = conv_bias_seconds(v, l, batch, p, backward) + conv_pass_seconds(v, l, backward);

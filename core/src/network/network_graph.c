@@ -628,6 +628,14 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's score passes (forward %d, backward %d) are not "
                        "within 0 to %d",
                        at, t->name, m->scores_passes_fwd, m->scores_passes_bwd, MAX_SCORE_PASSES);
+    /* a plugin older than ABI 18 never wrote it: the host's zero stays */
+    if (t->abi_version < 18)
+        m->scores_broadcast_passes = 0;
+    if (m->scores_broadcast_passes < 0 || m->scores_broadcast_passes > m->scores_passes_fwd)
+        return sm_fail(st,
+                       "%s (%s): the plugin's scores_broadcast_passes %lld is not within its %d "
+                       "forward passes over the scores",
+                       at, t->name, (long long)m->scores_broadcast_passes, m->scores_passes_fwd);
     if (m->scores_softmax < SM_SOFTMAX_NATIVE || m->scores_softmax > SM_SOFTMAX_DTYPE)
         return sm_fail(st,
                        "%s (%s): the plugin's scores_softmax %d is not one of plugin.h's "
@@ -662,6 +670,10 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        at, t->name, (long long)m->group_channels);
     l->kernel_taps = conv_taps(t, m, &in[0]);
     conv_channels(m, &in[0], &l->out, l);
+    /* an element-wise layer one of whose inputs is smaller than its output reads it broadcast */
+    l->broadcast = 0;
+    for (int i = 0; i < l->n_inputs && (t->traits & SM_TRAIT_ELEMENTWISE); i++)
+        l->broadcast |= sm_shape_elems(&in[i]) < m->output_elems;
     if (t->abi_version < 16)
         m->norm_rows = 0;
     /* rows a layer norm reduces: of a normalisation without batch statistics, and no more than

@@ -207,7 +207,7 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
         return sm_fail(st, "%s: layer type '%s' has an invalid input count range", path, t->name);
     /* a bit plugin.h names no trait for is a mistake the host would ignore: the plugin meant
      * something it would not get */
-    uint32_t known = ((uint32_t)SM_TRAIT_LOSS << 1) - 1;
+    uint32_t known = ((uint32_t)SM_TRAIT_ELEMENTWISE << 1) - 1;
     /* a descriptor that ends before its traits declares none */
     uint32_t traits =
         t->struct_size >= offsetof(sm_layer_type, traits) + sizeof t->traits ? t->traits : 0;
@@ -225,6 +225,7 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
                           : t->abi_version < 13 ? ((uint32_t)SM_TRAIT_AUTOCAST_FP32 << 1) - 1
                           : t->abi_version < 15 ? ((uint32_t)SM_TRAIT_TIED << 1) - 1
                           : t->abi_version < 17 ? ((uint32_t)SM_TRAIT_POOLING << 1) - 1
+                          : t->abi_version < 18 ? ((uint32_t)SM_TRAIT_LOSS << 1) - 1
                                                 : known;
     if (traits & ~of_version)
         return sm_fail(st,
