@@ -16,17 +16,15 @@ context products, and the passes over the scores (scaling, mask, softmax, dropou
 library only; a few seconds.
 """
 import argparse
-import ast
 import collections
-import csv
-import gzip
 import json
-import math
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import broadcast_rates  # noqa: E402  (PyTorch's plain element-wise loop, tensors' sizes)
+import op_table  # noqa: E402  (the profiles' reader)
 import sm_fit  # noqa: E402  (the part's SMs and clock)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -103,14 +101,11 @@ def measured(precision, model, batch):
     """{phase: Counter(class: kernel us)} of the first step (or the median one) of a point,
     {"qkv": Counter(kind: us)} for the attention's projections' kernels forward, and the
     elements and kernel time of the broadcast and strided kernels forward."""
-    path = os.path.join(FOLDER, f"bert-{precision}.csv.gz")
-    with gzip.open(path, "rt", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["model"] == model and r["batch"] == str(batch)]
-    step = sorted({r["step"] for r in rows})[0]
+    phases = op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))[(model, batch)][0]
     out = collections.defaultdict(collections.Counter)
     strided = []
-    for r in rows:
-        if r["step"] != step or r["op"] == "(phase)" or not float(r["kernels"] or 0):
+    for r in (r for rows in phases.values() for r in rows):
+        if r["op"] == "(phase)" or not float(r["kernels"] or 0):
             continue
         us = float(r["kernel_us"])
         if r["phase"] in ("infer", "fwd"):
@@ -125,12 +120,9 @@ def measured(precision, model, batch):
                 for n, t in zip(names, times):
                     out["qkv"][kernel_kind(n)] += t
             if r["phase"] == "fwd" and len(names) == len(times):
-                elems = max((math.prod(s) for s in ast.literal_eval(r["shapes"] or "[]")
-                             if isinstance(s, list) and s and all(isinstance(x, int) for x in s)),
-                            default=0)
+                elems = max(broadcast_rates.tensor_sizes(r["shapes"]), default=0)
                 for n, t in zip(names, times):
-                    # elementwise_kernel<128, 4> at 16 bits, <128, 2> at 32
-                    if n.startswith("void at::native::elementwise_kernel<128, ") and t > 20:
+                    if n.startswith(broadcast_rates.LOOP) and t > broadcast_rates.MIN_US:
                         strided.append((elems, t, "Half" in n))
         elif r["phase"] == "bwd":
             out["bwd"][backward_class(r["op"])] += us

@@ -18,7 +18,6 @@ output elements a SM and clock whatever their bytes, 0.3-0.5 of the H200's DRAM 
 sustained clock), both parts, every precision: one rate, as the conv_bias_* keys (ATen's
 broadcast add_ of a convolution's bias) took one at fp32 and bf16. Standard library only.
 """
-import ast
 import math
 import os
 import statistics
@@ -35,11 +34,17 @@ FRAMEWORKS = [os.path.join("configs", "frameworks", n)
                         "dle-bert.ini")]
 
 
+def tensor_sizes(shapes):
+    """The elements of each tensor input of an op, from the profiler's shapes (scalars and
+    lists of tensors left out)."""
+    return [math.prod(s) for s in op_table.shapes_of(shapes)
+            if isinstance(s, list) and s and all(isinstance(x, int) for x in s)]
+
+
 def broadcast_elements(shapes):
     """The output elements of an op whose inputs broadcast (two or more tensor inputs, one with
     fewer elements than the largest), else 0."""
-    sizes = [math.prod(s) for s in ast.literal_eval(shapes or "[]")
-             if isinstance(s, list) and s and all(isinstance(x, int) for x in s)]
+    sizes = tensor_sizes(shapes)
     return max(sizes) if len(sizes) >= 2 and min(sizes) < max(sizes) else 0
 
 
