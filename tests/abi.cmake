@@ -127,4 +127,4 @@ add_test(NAME core_has_no_type_names
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"
-  PASS_REGULAR_EXPRESSION "\nadd,18,residual\\+elementwise,declared,.*\nconv2d,18,matmul\\+convolution,declared,[^\n]*\n.*\ncross_entropy,18,loss,declared,.*\nembedding,18,embedding,declared,.*\nlayernorm,18,normalisation\\+autocast_fp32,declared,.*\nlm_head,18,matmul\\+tied,declared,.*\nmul,18,elementwise,declared,.*\nuser_abi16,16,matmul,default,.*\nuser_abi2,2,-,default,.*\nuser_matmul,18,matmul,default,")
+  PASS_REGULAR_EXPRESSION "\nadd,19,residual\\+elementwise,declared,.*\nconv2d,19,matmul\\+convolution,declared,[^\n]*\n.*\ncross_entropy,19,loss,declared,.*\nembedding,19,embedding,declared,.*\nlayernorm,19,normalisation\\+autocast_fp32,declared,.*\nlm_head,19,matmul\\+tied,declared,.*\nmul,19,elementwise,declared,.*\nuser_abi16,16,matmul,default,.*\nuser_abi2,2,-,default,.*\nuser_matmul,19,matmul,default,")

@@ -45,6 +45,7 @@
  *   HOSTILE_LOSS_TRAIT       ABI 16, declaring SM_TRAIT_LOSS, which ABI 17 added
  *   HOSTILE_LOSS_WEIGHTS     a loss (SM_TRAIT_LOSS) with 5 weights
  *   HOSTILE_BROADCAST_PASSES 3 broadcast passes over the scores of a layer with no such pass
+ *   HOSTILE_VIEW_COPIES      2^40 elements copied backward, beyond every byte the layer moves
  *   HOSTILE_ELEMENTWISE_TRAIT ABI 17, declaring SM_TRAIT_ELEMENTWISE, which ABI 18 added
  * and the sixth campaign's (fusion and loading):
  *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
@@ -236,6 +237,9 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_BROADCAST_PASSES
     m->scores_broadcast_passes = 3;
+#endif
+#ifdef HOSTILE_VIEW_COPIES
+    m->copy_elems_bwd = (int64_t)1 << 40;
 #endif
 #if defined(HOSTILE_ACTIVATION) || defined(HOSTILE_POOLING_WEIGHTS) || defined(HOSTILE_LOSS_WEIGHTS)
     m->weights = 5;

@@ -40,7 +40,8 @@ for (op, module), want in cases:
     got = bert_ops.forward_class({"op": op, "module": module})
     check(got == want, f"{op} in {module!r}: {got}, expected {want}")
 for node, want in (("AddmmBackward0", "projections' gradients"), ("MmBackward0", "projections'"),
-                   ("SoftmaxBackward0", "softmax"), ("ViewBackward0", "copies back"),
+                   ("SoftmaxBackward0", "softmax"), ("ViewBackward0", "the Q, K, V views'"),
+                   ("UnsafeViewBackward0", "the Q, K, V views'"),
                    ("CloneBackward0", "other")):
     got = bert_ops.backward_class("autograd::engine::evaluate_function: " + node)
     check(got.startswith(want), f"{node}: {got}")
@@ -66,4 +67,16 @@ with tempfile.TemporaryDirectory() as tmp:
     for median, low, high, per_clock in rates:
         check(0 < float(low) <= float(median) <= float(high) and float(per_clock) < 18.4,
               f"strided rate {median} ({low}-{high}), {per_clock} bytes a clock")
+    # the view copies: one a layer forward, three backward, at every point and precision
+    layers = sum({"bert_base": 12, "bert_large": 24}[m] for m, _ in bert_ops.POINTS)
+    copies = re.findall(r"\| (fp16|tf32) \| (fwd|bwd) \| (\d+) \| ([\d.]+) \| ([\d.]+)-([\d.]+)"
+                        r" \| (\d+) \|", text)
+    check(len(copies) == 4, f"view copies: {copies}")
+    for precision, phase, n, median, low, high, slow in copies:
+        want = layers * (1 if phase == "fwd" else 3)
+        check(int(n) == want, f"{precision} {phase}: {n} view copies, expected {want}")
+        check(0 < float(low) <= float(median) <= float(high) < 18.4,
+              f"{precision} {phase}: copy rate {median} ({low}-{high})")
+        # backward, one of the three a layer reads its source across the rows
+        check(int(slow) == (0 if phase == "fwd" else layers), f"{precision} {phase}: {slow} slow")
 finish()

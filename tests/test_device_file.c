@@ -270,6 +270,49 @@ static void test_broadcast_layer(void)
     CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1)), 500, 1e-9);
 }
 
+/* Copies of non-contiguous views (plugin ABI 19's copy_elems_fwd and _bwd): a layer of 1,000
+ * streamed bytes at fp32 (batch 2) that copies 10 elements a sample forward and 30 backward, on
+ * 10 SMs at 1 Hz at 2 elements a SM clock (20 a second) and a DRAM of 1,000 B/s at 0.5 (500
+ * B/s). Forward at fp32 the copy's 20 elements are a read and a write of 80 bytes, which leave
+ * the streamed bytes (840) for a kernel of 1 s, 500 bytes at the DRAM's stream; at bf16, 40
+ * bytes a read of the 500 streamed (420 left), the same 1 s. Backward at fp32, the pass's 2,000
+ * bytes less the 60 elements' 480 (1,520), 3 s: 1,500. At 1,000 elements a clock the copy's
+ * read and write at the DRAM's rate bound it (160), and so without the key; under a fused
+ * attention kernel an attention layer (of scores) makes none, any other layer its own. */
+static void test_view_copies(void)
+{
+    sm_device v = {.sm_count = 10,
+                   .sustained_clock = 1,
+                   .memory_bandwidth = 1000,
+                   .memory_efficiency = 0.5,
+                   .broadcast_rate = 2};
+    sm_layer_type type = {.name = "copying", .traits = SM_TRAIT_MATMUL};
+    sm_layer l = {.type = &type};
+    l.m.copy_elems_fwd = 10, l.m.copy_elems_bwd = 30;
+    sm_metrics m = pass_counts();
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1);
+    CHECK_NEAR(f.bytes, 840, 1e-9);
+    CHECK_NEAR(f.serial_bytes, 500, 1e-9);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 0).serial_bytes, 500, 1e-9);
+    sm_layer_work h = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1);
+    CHECK_NEAR(h.bytes, 420, 1e-9);
+    CHECK_NEAR(h.serial_bytes, 500, 1e-9);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1);
+    CHECK_NEAR(b.bytes, 1520, 1e-9);
+    CHECK_NEAR(b.serial_bytes, 1500, 1e-9);
+    v.broadcast_rate = 1000;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1).serial_bytes, 160, 1e-9);
+    v.broadcast_rate = 0;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1).serial_bytes, 160, 1e-9);
+    v.broadcast_rate = 2;
+    v.fused_attention = 1;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1).serial_bytes, 500, 1e-9);
+    l.m.scores_bytes = 400, m.scores_bytes = 400;
+    sm_layer_work a = sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1);
+    CHECK_NEAR(a.bytes, 600, 1e-9);
+    CHECK_NEAR(a.serial_bytes, 0, 1e-9);
+}
+
 /* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
  * scores a pass with 2 score passes, scores_bytes 4 x (4 + 2 x 2) x 10 = 320. What PyTorch's
  * own kernels move for one score (tools/torch_rope_bytes.py --softmax, torch's ops in bfloat16:
@@ -497,6 +540,7 @@ int main(void)
     test_score_passes();
     test_broadcast_pass();
     test_broadcast_layer();
+    test_view_copies();
     test_upcast_serial();
     test_softmax_fp32();
     test_autocast_softmax();

@@ -495,6 +495,11 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "broadcast_passes",
                  "the plugin's scores_broadcast_passes 3 is not within its 0 forward passes over "
                  "the scores");
+    /* ABI 19: a copy reads and writes its elements among the bytes the layer moves */
+    lying_plugin(dir, "view_copies",
+                 "the plugin's copy_elems_fwd 0 or copy_elems_bwd 1099511627776 is not within its "
+                 "bytes (a read and a write of 4 bytes an element among the 1536 it streams "
+                 "forward, twice that backward)");
     /* ABI 17: the executors compute a loss themselves, and update no weights of it */
     lying_plugin(dir, "loss_weights",
                  "the plugin declares SM_TRAIT_LOSS, a loss over logits with no weights, but its "

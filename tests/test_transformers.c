@@ -372,6 +372,11 @@ static void test_bert(void)
     if (att) {
         EQ("bert attention passes forward", att->m.scores_passes_fwd, 2);
         EQ("bert attention broadcast passes", att->m.scores_broadcast_passes, 1);
+        /* Hugging Face's BertSelfAttention written out (ABI 19): context_layer.permute(0, 2,
+         * 1, 3).contiguous() copies the 128 x 768 context forward; backward the views of its
+         * query, key and value layers (view, then permute) copy three 128 x 768 gradients back */
+        EQ("bert attention copies forward", att->m.copy_elems_fwd, 128 * 768);
+        EQ("bert attention copies backward", att->m.copy_elems_bwd, 3 * 128 * 768);
     }
     check_layer(net, "encoder.layer.5.output.LayerNorm",
                 (expect){"128x768", 491520, 0, 1536, 2, -1, -1});
@@ -435,6 +440,13 @@ static void test_gpt2(void)
     /* 4*1024*589,824 + 2*1024^2*768 = 2,415,919,104 + 1,610,612,736 */
     check_layer(net, "h.5.attn", (expect){"1024x768", -1, INT64_C(4026531840), 2362368, 4, -1, -1});
     check_layer(net, "lm_head", (expect){"1024x50257", -1, INT64_C(39523713024), 0, 0, -1, -1});
+    /* GPT2Attention's _merge_heads (permute, contiguous) copies the 1024 x 768 context; the
+     * views of _split_heads copy the query's, key's and value's gradients back (ABI 19) */
+    const sm_layer *attn = find_layer(net, "h.5.attn");
+    if (attn) {
+        EQ("gpt2 attention copies forward", attn->m.copy_elems_fwd, 1024 * 768);
+        EQ("gpt2 attention copies backward", attn->m.copy_elems_bwd, 3 * 1024 * 768);
+    }
     sm_metrics h5 = block_totals(net, "h.5");
     EQ("gpt2 h.5 weights", h5.weights, 7087872);
     EQ("gpt2 h.5 macs", h5.macs, INT64_C(8858370048));

@@ -90,11 +90,42 @@ def backward_class(op):
              ("NativeDropoutBackward", "dropouts (NativeDropoutBackward)"),
              ("GeluBackward", "GELU (GeluBackward)"),
              ("EmbeddingBackward", "embeddings (EmbeddingBackward)"),
-             ("ViewBackward", "copies back to the seq-first input (ViewBackward)"))
+             ("ViewBackward", "the Q, K, V views' gradients: copies and their sum (ViewBackward)"),
+             ("UnsafeViewBackward", "the Q, K, V views' gradients: copies and their sum (ViewBackward)"))
     for prefix, cls in table:
         if op.startswith(prefix):
             return cls
     return "other"
+
+
+HIDDEN = {"bert_base": 768, "bert_large": 1024}
+SEQ = 384
+
+
+def is_view_copy(row, name):
+    """Whether a kernel is PyTorch's copy of a non-contiguous view that the attention declares
+    (plugin.h's copy_elems_fwd and _bwd): the context made contiguous forward, the views'
+    gradients copied back under their autograd nodes backward."""
+    if "direct_copy" not in name:
+        return False
+    if row["phase"] == "fwd":
+        return row["op"] == "aten::contiguous" and row["module"].endswith("attention.self.core")
+    node = row["op"].replace("autograd::engine::evaluate_function: ", "")
+    return row["phase"] == "bwd" and node.startswith(("ViewBackward", "UnsafeViewBackward"))
+
+
+def view_copies(precision, model, batch):
+    """[(pass, kernel us)] of the view copies of a point's profiled step; each copies one
+    batch x sequence x hidden tensor."""
+    phases = op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))[(model, batch)][0]
+    out = []
+    for r in (r for rows in phases.values() for r in rows):
+        if r["op"] == "(phase)" or not r.get("kernel_name_us"):
+            continue
+        for n, t in zip(r["kernel_names"].split(";"), r["kernel_name_us"].split(";")):
+            if is_view_copy(r, n):
+                out.append((r["phase"], float(t)))
+    return out
 
 
 def measured(precision, model, batch):
@@ -170,8 +201,15 @@ def main():
           "prediction (device time, the kernel's fixed cost and any wait on the host).", ""]
     per_us = sm_fit.sm_clocks_per_us(a.bin, "h200")
     strided_all = []
+    copies_all = collections.defaultdict(list)
+    copy_rate = sm_fit.shipped("broadcast_elements_per_sm_clock", [os.path.join(
+        "configs", "frameworks", FRAMEWORK["fp16"] + ".ini")]).popitem()[1][
+        "broadcast_elements_per_sm_clock"]
     for precision in ("fp16", "tf32"):
         for model, batch in POINTS:
+            elems = batch * SEQ * HIDDEN[model]
+            for phase, us in view_copies(precision, model, batch):
+                copies_all[(precision, phase)].append(elems / (us * per_us))
             meas, strided = measured(precision, model, batch)
             strided_all += strided
             pred = priced(a.bin, precision, model, batch)
@@ -205,6 +243,31 @@ def main():
                 "projections: " + "; ".join(f"{k} {v / 1e3:.2f} ms" for k, v in qkv.most_common())
                 + ".")
             md.append("")
+    md += ["## Copies of non-contiguous views", "",
+           "PyTorch's copies of the views BERT's eager attention makes (its context made "
+           "contiguous forward; backward, the query's, key's and value's gradients copied back "
+           "from the heads' layout under their views' autograd nodes), each of batch x 384 x "
+           "hidden elements, in output elements per SM and clock (the H200's 132 SMs at its "
+           "sustained clock), against what the model prices them at: the framework's "
+           "`broadcast_elements_per_sm_clock`, TensorIterator's non-vectorized loop "
+           f"({copy_rate}), or the DRAM's rate where that is slower (plugin.h's "
+           "copy_elems_fwd and _bwd, ABI 19):", ""]
+    rows = []
+    for precision in ("fp16", "tf32"):
+        for phase in ("fwd", "bwd"):
+            rates = sorted(r for (pr, ph), v in copies_all.items() if (pr, ph) == (precision, phase)
+                           for r in v)
+            if not rates:
+                continue
+            slow = sum(r < 0.5 * rates[len(rates) // 2] for r in rates)
+            rows.append([precision, phase, str(len(rates)), f"{rates[len(rates) // 2]:.2f}",
+                         f"{rates[0]:.2f}-{rates[-1]:.2f}", str(slow)])
+    table(md, ["precision", "pass", "kernels", "median", "range", "under half the median"],
+          rows)
+    md += ["One copy a layer forward and three backward, of which one runs at under half the "
+           "others' rate: a copy whose source it reads across the rows (most likely the key's "
+           "gradient, which the score product returns transposed). Priced at the loop's rate, "
+           "that one is left short, the others a little long at 16 bits.", ""]
     md += ["## PyTorch's strided and broadcast element-wise kernels", ""]
     for half, name in ((True, "16-bit"), (False, "32-bit")):
         rates = sorted(e / (t * per_us) for e, t, h in strided_all if h == half)
@@ -219,8 +282,9 @@ def main():
            "(`elementwise_kernel<128, 4>`, `<128, 2>` at 32 bits): bound by the SMs, at 0.3 "
            "(16-bit) to 0.5 (32-bit) of the H200's DRAM rate, where its vectorized kernels (the "
            "scaling, GELU) stream at 0.9 of it. The mask's addition is one such kernel a layer "
-           "over every score; the model prices it as a pass over the scores at the DRAM's "
-           "rate.", ""]
+           "over every score, which the model prices at the framework's "
+           "`broadcast_elements_per_sm_clock` (plugin.h's scores_broadcast_passes, ABI 18); "
+           "the copies of views above run the same loop.", ""]
     with open(a.out, "w") as f:
         f.write("\n".join(md))
     print(f"bert_ops: wrote {os.path.relpath(a.out, ROOT)}")

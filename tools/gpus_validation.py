@@ -895,7 +895,11 @@ def main():
     w("  traffic, about 128 bytes a weight where the model prices Adam's 28, behind its host time")
     w("  on the HBM parts but not on the V100 (0.9 TB/s). The score and context products of its eager attention (384 x 384 x 64 a head)")
     w("  are kernels of their own, bound by the scores they write and read, and its dropouts move")
-    w("  their bytes in training: both priced since this round (device_roofline.c).")
+    w("  their bytes in training: both priced since this round (device_roofline.c). Its mask's")
+    w("  addition and the copies of its views (the context made contiguous, the Q, K and V")
+    w("  gradients copied back from the heads' layout) run in PyTorch's non-vectorized loop at")
+    w("  1.3-1.6 elements a SM and clock on an H200, a third to a half of its DRAM's rate, and")
+    w("  are priced so (plugin ABI 18 and 19, [ops-bert-h200.md](ops-bert-h200.md)).")
     w(f"- **RTX 4090 in mixed precision**: BERT-base "
       f"{pct(median_of('fp16', 'bert_base', ['rtx4090']))}, BERT-large "
       f"{pct(median_of('fp16', 'bert_large', ['rtx4090']))}, ResNet-50 "

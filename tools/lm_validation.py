@@ -342,8 +342,12 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   `scale_on=scores mask=additive`; before: +16.2 to +18.0%). Its score and context products
   are kernels of their own, bound by the scores they write and read (64 deep: 128 FLOPs a
   score), and its hidden states' dropouts move their bytes in training (before these two:
-  +12.2 to +13.5%). The same code on SQuAD at 384 tokens, on twelve GPU models, comes out
-  about as far above ([accuracy-gpus.md](accuracy-gpus.md)). Not priced yet: the matrix
+  +12.2 to +13.5%). Its mask's addition (plugin ABI 18; before: +10.1 to +11.4%) and the
+  copies of its views, the context made contiguous forward and the Q, K and V gradients copied
+  back from the heads' layout (ABI 19; before: +8.9 to +10.3%), run in PyTorch's
+  non-vectorized loop, which the SMs bound: an H200's profiles of this code
+  ([ops-bert-h200.md](ops-bert-h200.md)). The same code on SQuAD at 384 tokens, on twelve GPU
+  models, comes out about as far above ([accuracy-gpus.md](accuracy-gpus.md)). Not priced yet: the matrix
   efficiency of an eager, jit-scripted model at h 1024. Across nodes the
   published scaling (30.4 x at 32 nodes, 0.95 per GPU) is matched within 2 points by the
   prediction (fp16 gradients once per accumulated step, one bucket, 8 HDR ports per node): the

@@ -59,6 +59,12 @@
  *                    (scores_broadcast_passes): PyTorch runs it in its non-vectorized loop
  *   mask=where       torch.where(causal, scores, min), GPT-2's (causal=true): 2 h S M bytes,
  *                    one pass each way (the gradient is zeroed where masked)
+ * Code that scales the scores so is Hugging Face's (BERT's and GPT-2's self-attention), which
+ * views its Q, K and V as heads and merges the context back with permute(...).contiguous():
+ * one copy of the context forward (S E, among its bytes), and backward the views' gradients
+ * copied back to the projections' rows (S E + 2 M E), each in PyTorch's strided copy kernel,
+ * which the SMs bound (copy_elems_fwd and _bwd, plugin.h's ABI 19; an H200's profiles of
+ * BERT, docs/ops-bert-h200.md).
  * Each pass is one more read and write of every score in scores_bytes, and counted in
  * scores_passes_fwd and _bwd (plugin.h, ABI 7), so that a fused kernel drops them and an
  * eager one runs each as a kernel of its own. packed=false (separate query, key and value
@@ -243,6 +249,13 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
     m->scores_passes_bwd = passes_bwd;
     /* the additive mask, one row a sequence, is read broadcast over every score (ABI 18) */
     m->scores_broadcast_passes = p->mask == ATTENTION_MASK_ADDITIVE;
+    /* Hugging Face's eager code (its scores scaled in a kernel of their own): the context made
+     * contiguous once its heads are merged, forward; the gradients of Q, K and V copied back
+     * from the heads' layout by their views' backward (ABI 19) */
+    if (p->scale_on == ATTENTION_SCALE_SCORES) {
+        m->copy_elems_fwd = sm_mul(g, se);
+        m->copy_elems_bwd = sm_mul(g, sm_add(se, sm_mul(2, me)));
+    }
     m->scores_fused = p->sdpa;
     m->scores_flops = sm_mul(g, sm_mul(2, sm_mul(sm_mul(s, mlen), e))); /* Q K^T */
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);

@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 18" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 19" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -53,10 +53,12 @@ extern "C" {
  * SM_TRAIT_LOSS (a training loss over logits, which the executors compute themselves); 18
  * scores_broadcast_passes of metrics (eager attention's passes over the scores that read a
  * broadcast operand, its additive mask, whose kernel the SMs bound) and the trait
- * SM_TRAIT_ELEMENTWISE (an addition or product of inputs broadcast to its output, likewise).
- * Whatever the version, every descriptor starts with abi_version then struct_size, so that the
- * host can read them from a plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 18u
+ * SM_TRAIT_ELEMENTWISE (an addition or product of inputs broadcast to its output, likewise);
+ * 19 copy_elems_fwd and copy_elems_bwd of metrics (what eager code copies out of non-contiguous
+ * views, in a kernel the SMs bound). Whatever the version, every descriptor starts with abi_version
+ * then struct_size, so that the host can read them from a plugin of any version and refuse it by
+ * name. */
+#define SM_PLUGIN_ABI_VERSION 19u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -244,6 +246,19 @@ typedef struct sm_layer_metrics {
      * BERT-large's at batch 96 where its DRAM moves the bytes in 190), and a framework's
      * [framework] broadcast_* keys price it per SM and clock. 0: none, or not given. */
     int64_t scores_broadcast_passes;
+    /* ABI 19. Elements of one sample that eager code copies out of non-contiguous views in the
+     * forward pass and in the backward pass: Hugging Face's eager attention makes its context
+     * contiguous after merging the heads (context.permute(...).contiguous()), and the backward
+     * of its Q, K and V views (ViewBackward) copies their gradients, which arrive in the heads'
+     * layout, back to the projections' rows. PyTorch copies a strided tensor in
+     * TensorIterator's non-vectorized loop, which the SMs' issue bounds, not the DRAM (an H200
+     * copied BERT-large's 37.7 M elements in 100 us at fp16 and 118 at fp32 where its DRAM
+     * moves them in 45 and 90: 1.2-1.4 elements a SM clock, the broadcast loop's pace), and a
+     * framework's [framework] broadcast_elements_per_sm_clock prices them. Each copy's read and
+     * write are among bytes (forward; backward, among the backward pass's twice as many). Like
+     * the score fields, a fused attention kernel drops them. 0: none, or not given. */
+    int64_t copy_elems_fwd;
+    int64_t copy_elems_bwd;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference

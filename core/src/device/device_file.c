@@ -291,7 +291,8 @@ static const field fields[] = {
     {"framework", "broadcast_elements_per_sm_clock", F_REAL, AT(broadcast_rate), 1, 0, 1e4, 1, 0,
      "output elements per SM per clock of the framework's element-wise kernel over a broadcast "
      "operand, forward (a squeeze-and-excitation's product, attention's additive mask: "
-     "plugin.h's SM_TRAIT_ELEMENTWISE and scores_broadcast_passes); 0: priced by the DRAM"},
+     "plugin.h's SM_TRAIT_ELEMENTWISE and scores_broadcast_passes) and of its copies of "
+     "non-contiguous views (copy_elems_fwd and _bwd); 0: priced by the DRAM"},
     {"framework", "pooling_fwd_elements_per_sm_clock", F_REAL, POOL(0), 1, 0, 1e4, 1, 0,
      "input elements per SM per clock of the framework's pooling kernels, forward and at "
      "inference; 0: bound by the DRAM alone"},

@@ -97,7 +97,8 @@ typedef struct sm_device {
     double conv_bias_rate[2];
     /* output elements per SM per clock of eager PyTorch's element-wise kernel where an operand
      * is broadcast (TensorIterator's non-vectorized loop: an element-wise layer's, sm_layer's
-     * broadcast, and attention's additive mask, plugin.h's scores_broadcast_passes), bound by
+     * broadcast, attention's additive mask, plugin.h's scores_broadcast_passes, and the copies
+     * of non-contiguous views, its copy_elems_fwd and _bwd), bound by
      * the SMs' issue whatever the element's bytes, forward; 0: priced by its bytes at the
      * DRAM's rate */
     double broadcast_rate;

@@ -262,7 +262,8 @@ static double broadcast_seconds(const sm_device *v, const sm_layer *l, int64_t b
  * broadcast_elements_per_sm_clock output elements a clock per SM, whatever their bytes (an
  * H200 ran BERT's mask addition at 1.4 an SM clock at fp16 and 1.15 at fp32, 0.3 and 0.5 of
  * its DRAM's rate; docs/ops-bert-h200.md), or its read and write at the DRAM's rate, whichever
- * is slower. once: bytes of one read or write of every score; elem: bytes of a score. */
+ * is slower; and so the copies of non-contiguous views (copy_elems_*), the same loop. once:
+ * bytes of one read or write of every score (every copied element); elem: bytes of one. */
 static double broadcast_pass_bytes(const sm_device *v, double once, double elem)
 {
     double dram = v->memory_bandwidth * v->memory_efficiency, per_second = sm_clocks_per_second(v);
@@ -348,6 +349,16 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
          * layer that has scores */
         if (train && l->m.scores_bytes > 0)
             w.serial_bytes += dropout_bytes(v, l->saved.scores_mask_elems, batch, 4 * half);
+    }
+    /* the copies eager code makes of non-contiguous views (plugin.h's copy_elems_*): their
+     * read and write leave the pass's streamed bytes for kernels of their own in
+     * TensorIterator's loop, at the SMs' pace where that is slower than the DRAM's; an
+     * attention layer run as one fused kernel makes none */
+    double copies = (double)batch * (double)(backward ? l->m.copy_elems_bwd : l->m.copy_elems_fwd);
+    if (copies > 0 && !(fused && l->m.scores_bytes > 0)) {
+        double elem = 4 * half, copy_once = copies * elem;
+        w.bytes -= fmin(2 * copy_once, w.bytes);
+        w.serial_bytes += broadcast_pass_bytes(v, copy_once, elem);
     }
     /* a dropout over the layer's own activations: the masks it keeps beside its scores' */
     if (train)

@@ -636,6 +636,21 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's scores_broadcast_passes %lld is not within its %d "
                        "forward passes over the scores",
                        at, t->name, (long long)m->scores_broadcast_passes, m->scores_passes_fwd);
+    /* a plugin older than ABI 19 never wrote them: the host's zeros stay */
+    if (t->abi_version < 19)
+        m->copy_elems_fwd = m->copy_elems_bwd = 0;
+    /* each copy reads and writes its elements (4 bytes each as counted) among the bytes the
+     * plugin's kernels move beside the scores and the serial bytes: forward those, backward
+     * twice those (the host's backward traffic) */
+    int64_t streamed = m->bytes - m->scores_bytes - m->serial_bytes;
+    if (m->copy_elems_fwd < 0 || m->copy_elems_bwd < 0 || m->copy_elems_fwd > streamed / 8 ||
+        m->copy_elems_bwd > streamed / 4)
+        return sm_fail(st,
+                       "%s (%s): the plugin's copy_elems_fwd %lld or copy_elems_bwd %lld is not "
+                       "within its bytes (a read and a write of 4 bytes an element among the %lld "
+                       "it streams forward, twice that backward)",
+                       at, t->name, (long long)m->copy_elems_fwd, (long long)m->copy_elems_bwd,
+                       (long long)streamed);
     if (m->scores_softmax < SM_SOFTMAX_NATIVE || m->scores_softmax > SM_SOFTMAX_DTYPE)
         return sm_fail(st,
                        "%s (%s): the plugin's scores_softmax %d is not one of plugin.h's "
