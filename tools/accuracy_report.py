@@ -546,21 +546,21 @@ def mlperf_nodes_section(a, w):
     # the 8-GPU nodes' predicted steps, from the rows above (batch 408 over the step)
     sxm_pred = 408 / steps["NVIDIA/results/dgxa100_ngc22.04_mxnet", "v2.1"][1]
     pcie_pred = 408 / steps["ASUSTeK/results/ESC8000A-E11-8xA100-PCIE-80GB-NVBridge", "v2.1"][1]
-    w("The A100s are over-predicted more, and by as much on the SXM part as on the PCIe card:")
-    w("in v2.1, where both ran the same code (NGC 22.04 to 22.09, batch 408), PCIe over SXM is")
+    w("The A100s: in v2.1, where the SXM part and the PCIe card ran the same code (NGC 22.04 to")
+    w("22.09, batch 408), PCIe over SXM is")
     w(f"{statistics.median(pcie) / statistics.median(sxm):.3f} measured (the systems' medians) "
       f"and {pcie_pred / sxm_pred:.3f} predicted (8 GPUs), so the PCIe card's clock")
-    w("under its 300 W limit comes out right and the miss is in what the model takes for")
-    w("Ampere itself. Its convolutions run at 0.7 of the bf16 peak, as NVIDIA's")
-    w("DeepLearningExamples AMP rows above want (their one-GPU row at batch 256 comes out right")
-    w("at 0.7 where the host runs ahead of the device, calibration.md's queue); NVIDIA's MXNet")
-    w("code, whose convolutions carry the norms' statistics in their epilogues, would need")
-    w(f"about 0.5 ({a100_at(a, 0.5):.0f} img/s per GPU on the 8-GPU SXM node, against "
-      f"{statistics.median(sxm):.0f} measured).")
-    w("Which is Ampere's convolution and which the MXNet kernels' own cost needs per-kernel")
-    w("timings on the part (issue 38's method, on an A100);")
-    w(f"with the fused convolutions' `fused` the A100 PCIe is faster still ({fused_a100:.0f} img/s")
-    w("per GPU at 8 GPUs).")
+    w("under its 300 W limit comes out right. Ampere's convolutions are priced at 0.5 of the")
+    w("bf16 peak on GA100 (device_arch.c), 1,024 FLOP a SM and clock where Hopper's 0.35 are")
+    w("1,325 at its boost clock; at 0.7, the fraction its matrix products reach and the one the")
+    w(f"descriptions took before, the 8-GPU SXM node came out {a100_at(a, 0.7):.0f} img/s per GPU")
+    w(f"against {statistics.median(sxm):.0f} measured, and the A100 rows 1.11-1.20 of their")
+    w("figures. NVIDIA's DeepLearningExamples AMP rows above agree where the host runs ahead of")
+    w("the device (their queued column), and Lambda's eager ResNet-50 on three A100 parts")
+    w("([accuracy-gpus.md](accuracy-gpus.md)). GA102's tensor cores (A10, RTX A6000) do half")
+    w("GA100's work a SM and clock, so their convolutions keep their products' 0.7.")
+    w(f"`--framework fused` (convolutions that carry the norms) puts the A100 PCIe at {fused_a100:.0f}")
+    w("img/s per GPU at 8 GPUs.")
     m2, p2 = steps["Fujitsu/results/primergy-cdi-A100x2-mxnet-ngc23.09", "v3.1"]
     m10, p10 = steps["Fujitsu/results/primergy-cdi-A100x10-mxnet-ngc23.09", "v3.1"]
     w("Its runs also lose more per")

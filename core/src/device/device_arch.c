@@ -53,18 +53,32 @@ static double fp32_efficiency(int lanes)
  * bf16 peak: `fit --device-out` on ../shared/data/h100's eager bf16 CNN runs (0.345), and
  * NVIDIA's fused MLPerf ResNet-50 on H100 and H200, whose step times (55.9 and 50.3 ms at
  * batch 400, docs/accuracy.md) differ by 1.11 for 1.43 times the memory bandwidth, so that
- * most of the step is the SMs' (0.35 predicts 55.1 and 45.6 ms, 0.7 46.0 and 35.0). */
+ * most of the step is the SMs' (0.35 predicts 55.1 and 45.6 ms, 0.7 46.0 and 35.0). GA100's
+ * convolutions fall between: NVIDIA's fused MLPerf ResNet-50 on A100 SXM and A100 PCIe
+ * (v2.1-v4.0, 15 systems, docs/accuracy.md) ran 1.17-1.20 times slower than at 0.7, 0.96-1.06
+ * at 0.5: 1,024 FLOP a SM clock, where Hopper's 0.35 are 1,325 at its boost clock (the
+ * H100's larger shared memory and its tensor memory accelerator feed more).
+ *
+ * conv_rate: dense tensor FLOP per SM per boost clock at each precision of the part the conv
+ * fractions were measured on (A100 SXM: 312 TFLOPS / (108 x 1.41 GHz) = 2,049 at fp16 and
+ * bf16, half at TF32; H100 SXM: 989.4 / (132 x 1.98) = 3,786). A part whose tensor cores do
+ * less per SM and clock at a precision has the feed to spare: its convolutions reach conv x
+ * conv_rate / its own rate, at most its matrix products' fraction. GA102's (A10, RTX A6000:
+ * 1,024 at fp16; datasheets' dense peaks) reach 0.7 so, as their matrix products do, where
+ * the A100's reach 0.5, and 0.6 at TF32 where the A100's reach 0.3; a part of a higher rate
+ * (B200) keeps its generation's fraction. */
 static const struct {
     const char *name;
-    double eff[SM_N_PRECISIONS];  /* fp32 unused: the lanes decide */
-    double conv[SM_N_PRECISIONS]; /* 0: as eff */
+    double eff[SM_N_PRECISIONS];       /* fp32 unused: the lanes decide */
+    double conv[SM_N_PRECISIONS];      /* 0: as eff */
+    double conv_rate[SM_N_PRECISIONS]; /* 0: conv whatever the part's rate */
 } generations[] = {
-    {"volta", {0, 0, 0.7, 0}, {0}},
-    {"turing", {0, 0, 0.7, 0}, {0}},
-    {"ampere", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0, 0}},
-    {"ada", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0, 0}},
-    {"hopper", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}},
-    {"blackwell", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}},
+    {"volta", {0, 0, 0.7, 0}, {0}, {0}},
+    {"turing", {0, 0, 0.7, 0}, {0}, {0}},
+    {"ampere", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0.5, 0.5}, {0, 1024.6, 2049, 2049}},
+    {"ada", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0, 0}, {0}},
+    {"hopper", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}, {0, 1893, 3786, 3786}},
+    {"blackwell", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}, {0, 1893, 3786, 3786}},
 };
 #define N_GENERATIONS ((int)(sizeof generations / sizeof generations[0]))
 
@@ -260,6 +274,22 @@ static void tf32_at_least_fp32(sm_device *dev, int eff_default, int conv_default
             fmax(dev->conv_efficiency[SM_TF32], fp32 * dev->conv_efficiency[SM_FP32] / tf32);
 }
 
+/* The generation's convolution fraction at precision p for this part: more, up to its matrix
+ * products' fraction, where its tensor cores do less per SM and clock than the reference's
+ * (conv_rate, above). */
+static double conv_fraction(const sm_device *dev, int g, int p)
+{
+    double conv = generations[g].conv[p], ref = generations[g].conv_rate[p];
+    double per_sm_clock = dev->sm_count && dev->boost_clock > 0
+                              ? dev->peak[p] / (dev->sm_count * dev->boost_clock)
+                              : 0;
+    /* within 1% is the reference's rate: the datasheets round their peaks (H100 PCIe's 756
+     * TFLOPS over 114 SMs at 1,755 MHz are 3,779 a SM and clock) */
+    if (!(ref > 0) || !(per_sm_clock > 0) || per_sm_clock >= 0.99 * ref)
+        return conv;
+    return fmin(generations[g].eff[p], conv * ref / per_sm_clock);
+}
+
 int sm_device_tensor_cores_known(const char *name)
 {
     return !strcmp(name, "none") || generation_of(name) < N_GENERATIONS;
@@ -337,7 +367,7 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
             }
             /* a description's own compute_efficiency_P was measured on its convolutions too */
             if (!eff_given[p] && dev->conv_efficiency[p] < 0 && generations[g].conv[p] > 0) {
-                dev->conv_efficiency[p] = generations[g].conv[p];
+                dev->conv_efficiency[p] = conv_fraction(dev, g, p);
                 conv_from_arch[p] = 1;
             }
         }
