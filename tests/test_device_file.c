@@ -724,8 +724,8 @@ int main(void)
      * GA102's 1,024 a SM and clock), 1.0 and 0.6, the first bounded by the products' 0.7. */
     static const struct {
         double fp16, conv16, conv32;
-    } ampere[] = {{312, 0.5, 0.3}, {234, 0.5 * 2049 / (234e12 / (108 * 1.41e9)), 0.4},
-                  {156, 0.7, 0.6}};
+    } ampere[] = {
+        {312, 0.5, 0.3}, {234, 0.5 * 2049 / (234e12 / (108 * 1.41e9)), 0.4}, {156, 0.7, 0.6}};
     for (size_t i = 0; i < sizeof ampere / sizeof *ampere; i++) {
         char text[512];
         snprintf(text, sizeof text,
