@@ -205,6 +205,17 @@ static void test_score_passes(void)
     CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 0);
 }
 
+/* The part the loop's tests run on: 10 SMs at 1 Hz (10 SM clocks a second), the loop at 2
+ * elements a SM clock (20 a second), and a DRAM of 1,000 B/s at 0.5 of it (500 B/s). */
+static sm_device loop_part(void)
+{
+    return (sm_device){.sm_count = 10,
+                       .sustained_clock = 1,
+                       .memory_bandwidth = 1000,
+                       .memory_efficiency = 0.5,
+                       .broadcast_rate = 2};
+}
+
 /* A broadcast pass (plugin ABI 18's scores_broadcast_passes): test_score_passes's attention
  * with one of its two forward passes, its mask's addition, over a broadcast operand, on 10 SMs
  * at 1 Hz (10 SM clocks a second) and a DRAM of 1,000 B/s at 0.5 of it (500 B/s). At bf16 a
@@ -217,12 +228,8 @@ static void test_score_passes(void)
  * the key, or under a fused kernel, as before. */
 static void test_broadcast_pass(void)
 {
-    sm_device v = {.mask_bytes = 1,
-                   .sm_count = 10,
-                   .sustained_clock = 1,
-                   .memory_bandwidth = 1000,
-                   .memory_efficiency = 0.5,
-                   .broadcast_rate = 2};
+    sm_device v = loop_part();
+    v.mask_bytes = 1;
     sm_layer_type attention = {.name = "attention", .traits = SM_TRAIT_MATMUL};
     sm_layer l = {.type = &attention};
     l.m.scores_bytes = 400, l.m.scores_passes_fwd = 2, l.m.scores_passes_bwd = 1;
@@ -248,11 +255,7 @@ static void test_broadcast_pass(void)
  * 0.5), which the roofline takes. Backward, and without the flag or the key, the DRAM's. */
 static void test_broadcast_layer(void)
 {
-    sm_device v = {.sm_count = 10,
-                   .sustained_clock = 1,
-                   .memory_bandwidth = 1000,
-                   .memory_efficiency = 0.5,
-                   .broadcast_rate = 2};
+    sm_device v = loop_part();
     sm_layer_type mul = {.name = "mul", .traits = SM_TRAIT_ELEMENTWISE};
     sm_layer l = {.type = &mul, .broadcast = 1};
     l.m.output_elems = 100;
@@ -281,11 +284,7 @@ static void test_broadcast_layer(void)
  * attention kernel an attention layer (of scores) makes none, any other layer its own. */
 static void test_view_copies(void)
 {
-    sm_device v = {.sm_count = 10,
-                   .sustained_clock = 1,
-                   .memory_bandwidth = 1000,
-                   .memory_efficiency = 0.5,
-                   .broadcast_rate = 2};
+    sm_device v = loop_part();
     sm_layer_type type = {.name = "copying", .traits = SM_TRAIT_MATMUL};
     sm_layer l = {.type = &type};
     l.m.copy_elems_fwd = 10, l.m.copy_elems_bwd = 30;

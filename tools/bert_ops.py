@@ -78,6 +78,10 @@ def kernel_kind(name):
     return "products"
 
 
+# the autograd nodes of a view's backward, which copy a gradient that arrives strided
+VIEW_NODES = ("ViewBackward", "UnsafeViewBackward")
+
+
 def backward_class(op):
     """The class of an autograd node's kernels."""
     op = op.replace("autograd::engine::evaluate_function: ", "")
@@ -90,8 +94,7 @@ def backward_class(op):
              ("NativeDropoutBackward", "dropouts (NativeDropoutBackward)"),
              ("GeluBackward", "GELU (GeluBackward)"),
              ("EmbeddingBackward", "embeddings (EmbeddingBackward)"),
-             ("ViewBackward", "the Q, K, V views' gradients: copies and their sum (ViewBackward)"),
-             ("UnsafeViewBackward", "the Q, K, V views' gradients: copies and their sum (ViewBackward)"))
+             (VIEW_NODES, "the Q, K, V views' gradients: copies and their sum (ViewBackward)"))
     for prefix, cls in table:
         if op.startswith(prefix):
             return cls
@@ -111,33 +114,24 @@ def is_view_copy(row, name):
     if row["phase"] == "fwd":
         return row["op"] == "aten::contiguous" and row["module"].endswith("attention.self.core")
     node = row["op"].replace("autograd::engine::evaluate_function: ", "")
-    return row["phase"] == "bwd" and node.startswith(("ViewBackward", "UnsafeViewBackward"))
-
-
-def view_copies(precision, model, batch):
-    """[(pass, kernel us)] of the view copies of a point's profiled step; each copies one
-    batch x sequence x hidden tensor."""
-    phases = op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))[(model, batch)][0]
-    out = []
-    for r in (r for rows in phases.values() for r in rows):
-        if r["op"] == "(phase)" or not r.get("kernel_name_us"):
-            continue
-        for n, t in zip(r["kernel_names"].split(";"), r["kernel_name_us"].split(";")):
-            if is_view_copy(r, n):
-                out.append((r["phase"], float(t)))
-    return out
+    return row["phase"] == "bwd" and node.startswith(VIEW_NODES)
 
 
 def measured(precision, model, batch):
     """{phase: Counter(class: kernel us)} of the first step (or the median one) of a point,
-    {"qkv": Counter(kind: us)} for the attention's projections' kernels forward, and the
-    elements and kernel time of the broadcast and strided kernels forward."""
+    {"qkv": Counter(kind: us)} for the attention's projections' kernels forward, the elements
+    and kernel time of the broadcast and strided kernels forward, and [(pass, kernel us)] of
+    the view copies (each of one batch x sequence x hidden tensor)."""
     phases = op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))[(model, batch)][0]
     out = collections.defaultdict(collections.Counter)
-    strided = []
+    strided, copies = [], []
     for r in (r for rows in phases.values() for r in rows):
         if r["op"] == "(phase)" or not float(r["kernels"] or 0):
             continue
+        if r.get("kernel_name_us"):
+            for n, t in zip(r["kernel_names"].split(";"), r["kernel_name_us"].split(";")):
+                if is_view_copy(r, n):
+                    copies.append((r["phase"], float(t)))
         us = float(r["kernel_us"])
         if r["phase"] in ("infer", "fwd"):
             cls, part = forward_class(r)
@@ -159,7 +153,7 @@ def measured(precision, model, batch):
             out["bwd"][backward_class(r["op"])] += us
         elif r["phase"] == "opt":
             out["opt"]["optimizer"] += us
-    return out, strided
+    return out, strided, copies
 
 
 def priced(binary, precision, model, batch):
@@ -207,10 +201,10 @@ def main():
         "broadcast_elements_per_sm_clock"]
     for precision in ("fp16", "tf32"):
         for model, batch in POINTS:
+            meas, strided, copies = measured(precision, model, batch)
             elems = batch * SEQ * HIDDEN[model]
-            for phase, us in view_copies(precision, model, batch):
+            for phase, us in copies:
                 copies_all[(precision, phase)].append(elems / (us * per_us))
-            meas, strided = measured(precision, model, batch)
             strided_all += strided
             pred = priced(a.bin, precision, model, batch)
             md += [f"## {model} at batch {batch}, {precision}", ""]
@@ -255,8 +249,7 @@ def main():
     rows = []
     for precision in ("fp16", "tf32"):
         for phase in ("fwd", "bwd"):
-            rates = sorted(r for (pr, ph), v in copies_all.items() if (pr, ph) == (precision, phase)
-                           for r in v)
+            rates = sorted(copies_all[(precision, phase)])
             if not rates:
                 continue
             slow = sum(r < 0.5 * rates[len(rates) // 2] for r in rates)

@@ -240,38 +240,42 @@ static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t bat
     return clocks / per_second;
 }
 
-/* Seconds of an element-wise layer's forward pass over a broadcast input (sm_layer's
- * broadcast) where the framework prices its kernel per SM and clock ([framework]
- * broadcast_elements_per_sm_clock): its output elements at that rate over every SM at the
- * part's sustained clock. An H200 ran the squeeze-and-excitation products of EfficientNet-B0,
- * MobileNet v3 and RegNetY at 1.4-1.6 output elements a SM clock at fp16, twice their bytes at
- * the DRAM's rate (tools/broadcast_rates.py). Its backward pass, a broadcast product and a sum
- * over the positions of the scale's gradient beside a plain product, is left to the DRAM. 0:
- * not such a layer, no rate, or a part without SMs and a clock. */
-static double broadcast_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
+/* Seconds eager PyTorch's TensorIterator takes over elements output elements in its
+ * non-vectorized loop (an operand broadcast, a strided copy), which the SMs' issue paces at
+ * [framework] broadcast_elements_per_sm_clock on every SM at the part's sustained clock,
+ * whatever the elements' bytes; 0 without the rate, or on a part without SMs and a clock. */
+static double loop_seconds(const sm_device *v, double elements)
 {
     double per_second = sm_clocks_per_second(v);
-    if (backward || !l->broadcast || !(v->broadcast_rate > 0) || !(per_second > 0))
-        return 0;
-    return (double)batch * (double)l->m.output_elems / (v->broadcast_rate * per_second);
+    return v->broadcast_rate > 0 && per_second > 0 ? elements / (v->broadcast_rate * per_second)
+                                                   : 0;
 }
 
-/* Bytes at the DRAM's stream that one pass over the scores reading a broadcast operand costs
- * (plugin.h's scores_broadcast_passes): eager PyTorch runs it in TensorIterator's
- * non-vectorized loop, whose pace the SMs' issue sets at [framework]
- * broadcast_elements_per_sm_clock output elements a clock per SM, whatever their bytes (an
- * H200 ran BERT's mask addition at 1.4 an SM clock at fp16 and 1.15 at fp32, 0.3 and 0.5 of
- * its DRAM's rate; docs/ops-bert-h200.md), or its read and write at the DRAM's rate, whichever
- * is slower; and so the copies of non-contiguous views (copy_elems_*), the same loop. once:
- * bytes of one read or write of every score (every copied element); elem: bytes of one. */
-static double broadcast_pass_bytes(const sm_device *v, double once, double elem)
+/* Seconds of an element-wise layer's forward pass over a broadcast input (sm_layer's
+ * broadcast): its output elements in the loop. An H200 ran the squeeze-and-excitation products
+ * of EfficientNet-B0, MobileNet v3 and RegNetY at 1.4-1.6 output elements a SM clock at fp16,
+ * twice their bytes at the DRAM's rate (tools/broadcast_rates.py). Its backward pass, a
+ * broadcast product and a sum over the positions of the scale's gradient beside a plain
+ * product, is left to the DRAM. 0: not such a layer, or no loop's pace. */
+static double broadcast_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
 {
-    double dram = v->memory_bandwidth * v->memory_efficiency, per_second = sm_clocks_per_second(v);
-    double bytes = 2 * once;
-    if (!(v->broadcast_rate > 0) || !(per_second > 0) || !(dram > 0) || !(elem > 0))
+    if (backward || !l->broadcast)
+        return 0;
+    return loop_seconds(v, (double)batch * (double)l->m.output_elems);
+}
+
+/* Bytes at the DRAM's stream that a kernel of the loop costs: one pass over the scores reading
+ * a broadcast operand (plugin.h's scores_broadcast_passes; an H200 ran BERT's mask addition at
+ * 1.4 an SM clock at fp16 and 1.15 at fp32, 0.3 and 0.5 of its DRAM's rate,
+ * docs/ops-bert-h200.md), or a copy of a non-contiguous view (copy_elems_*): its elements at
+ * the loop's pace, or its read and write at the DRAM's rate, whichever is slower. once: bytes
+ * of one read or write of every element; elem: bytes of one. */
+static double loop_pass_bytes(const sm_device *v, double once, double elem)
+{
+    double dram = v->memory_bandwidth * v->memory_efficiency, bytes = 2 * once;
+    if (!(dram > 0) || !(elem > 0))
         return bytes;
-    double seconds = once / elem / (v->broadcast_rate * per_second);
-    return fmax(bytes, seconds * dram);
+    return fmax(bytes, loop_seconds(v, once / elem) * dram);
 }
 
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
@@ -342,7 +346,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         int passes = backward ? l->m.scores_passes_bwd : l->m.scores_passes_fwd;
         int broadcast = backward ? 0 : (int)l->m.scores_broadcast_passes;
         w.serial_bytes += 2 * (passes - broadcast) * once;
-        w.serial_bytes += broadcast * broadcast_pass_bytes(v, once, 4 * half);
+        w.serial_bytes += broadcast * loop_pass_bytes(v, once, 4 * half);
         /* once is 2 bytes a score at 16-bit activations */
         w.serial_bytes += softmax_upcast_per_score(v, l, p, backward) * once / 2;
         /* the dropout eager attention runs on its probabilities (scores_mask_elems), of a
@@ -358,7 +362,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     if (copies > 0 && !(fused && l->m.scores_bytes > 0)) {
         double elem = 4 * half, copy_once = copies * elem;
         w.bytes -= fmin(2 * copy_once, w.bytes);
-        w.serial_bytes += broadcast_pass_bytes(v, copy_once, elem);
+        w.serial_bytes += loop_pass_bytes(v, copy_once, elem);
     }
     /* a dropout over the layer's own activations: the masks it keeps beside its scores' */
     if (train)
