@@ -1,9 +1,12 @@
 """What the command-line tests written in Python share: the binary under test (argv[1]), a
-check that counts and reports, a relative comparison, running the binary, and its JSON.
+check that counts and reports, a relative comparison, running the binary, its JSON, and a
+description's text with its framework's base written out.
 
-    from cli_checks import SM, check, near, run, good_json, finish
+    from cli_checks import SM, check, near, run, good_json, finish, flattened
 """
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -26,6 +29,27 @@ def near(actual, expected, rel=1e-5):
 def run(*args):
     p = subprocess.run([SM, *args], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
+
+
+def flattened(path):
+    """The description's text with its [framework] base's keys in place of the `base = NAME`
+    line (configs/frameworks/NAME.ini beside the description's folder), less those the
+    section gives after it: what the loader reads, as keys a test can see and edit."""
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r"(?m)^base\s*=\s*([\w-]+)[ \t]*$", text)
+    if not m:
+        return text
+    rest = text[m.end():]
+    rest_section = rest[:re.search(r"(?m)^\[|\Z", rest).start()]
+    own = set(re.findall(r"(?m)^(\w+)\s*=", rest_section))
+    fw = os.path.join(os.path.dirname(os.path.abspath(path)), "..", "frameworks",
+                      m.group(1) + ".ini")
+    with open(fw) as f:
+        body = f.read().split("[framework]\n", 1)[1]
+    body = "".join(line for line in body.splitlines(True)
+                   if not (re.match(r"\w+\s*=", line) and line.split("=")[0].strip() in own))
+    return text[:m.start()] + body.rstrip("\n") + rest
 
 
 def good_json(*args):

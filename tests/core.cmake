@@ -72,7 +72,7 @@ foreach(case
     "H100|predict;resnet50;--batch;1;--device;H100|\\(did you mean h100\\?\\)"
     "h100-sxm5|predict;resnet50;--batch;1;--device;h100-sxm5|\\(did you mean h100\\?\\)"
     "h100-pcie-80gb|predict;resnet50;--batch;1;--device;h100-pcie-80gb|\\(did you mean h100-pcie or a100-pcie-80gb\\?\\)"
-    "pytorch|predict;resnet50;--batch;1;--device;h100;--framework;pytorch|\\(did you mean pytorch-channels-last, pytorch-eager, pytorch-eager-cudnn8 or pytorch-eager-kernels\\?\\)"
+    "pytorch|predict;resnet50;--batch;1;--device;h100;--framework;pytorch|\\(did you mean pytorch-channels-last, pytorch-eager, pytorch-eager-cudnn8 or 2 more\\?\\)"
     "a6000|predict;resnet50;--batch;1;--device;a6000|\\(did you mean rtx-a6000\\?\\)"
     "8000|predict;resnet50;--batch;1;--device;8000|\\(did you mean quadro-rtx8000\\?\\)")
   string(REPLACE "|" ";" parts "${case}")

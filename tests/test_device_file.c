@@ -126,6 +126,21 @@ static const error_case cases[] = {
      "compute_efficiency_tf32 without peak_tf32_tflops: no prediction at tf32 reads it"},
     {DEVICE_PART "conv_efficiency_bf16 = 0.3\n" NODE_PART, 4,
      "conv_efficiency_bf16 without peak_bf16_tflops"},
+    /* [framework] base: a shipped framework's name, first in the section (its keys are read
+     * where the line stands, and the section's replace them) */
+    {DEVICE_PART "[framework]\ndispatch_fwd_us = 3\nbase = fused\n" NODE_PART, 6,
+     "base after dispatch_fwd_us (line 5): give base first in [framework]"},
+    {DEVICE_PART "[framework]\nbase = ../frameworks/fused\n" NODE_PART, 5,
+     "base = ../frameworks/fused: expected the name of a framework of"},
+    {DEVICE_PART "[framework]\nbase = fused.ini\n" NODE_PART, 5, "(letters, digits, - and _"},
+    {DEVICE_PART "[framework]\nbase =\n" NODE_PART, 5, "base = : expected the name"},
+    {DEVICE_PART "[framework]\nbase = no-such-framework\n" NODE_PART, 5,
+     "base = no-such-framework: no framework "},
+    {DEVICE_PART "[framework]\nbase = fused\nbase = fused\n" NODE_PART, 6,
+     "base given twice (first at line 5)"},
+    /* CUDA graphs' dispatch is the device's own time a kernel: no host runs ahead of it */
+    {DEVICE_PART "[framework]\nbase = cuda-graphs\nhost_runs_ahead = 1\n" NODE_PART, 6,
+     "host_runs_ahead = 1 beside dispatch_on_device = 1 ("},
 };
 
 /* Writes text to DIR/NAME and loads it as a description (framework 0) or a framework file
@@ -445,6 +460,58 @@ static void test_own_dropout(void)
  * read and written at 2 bytes with a 1-byte mask, 2 x 10 x 5 = 100 bytes in either pass. A
  * fused kernel drops the score bytes and recomputes the score product in the backward pass
  * (the matrix share of the backward FLOPs, 0.6 x 200, plus 20). */
+/* [framework] base = NAME (configs/frameworks/NAME.ini): the base's keys, then the section's in
+ * their place; the convolutions' fractions of the peak at the part's clock. */
+static void test_framework_base(void)
+{
+    sm_status st;
+    sm_device own, pcie, dev;
+    /* the section's keys replace the base's, the others stand; the base names the framework */
+    const char *text = "[device]\npeak_fp32_tflops = 66.9\nmemory_bandwidth_gb_s = 3350\n"
+                       "sm_count = 132\nboost_clock_mhz = 1980\n[framework]\n"
+                       "base = pytorch-eager-hopper\nkernel_device_us = 2\n" NODE_PART;
+    CHECK_EQ(sm_device_load(net_file(text), &dev, &st), 0);
+    CHECK_NEAR(dev.kernel_device, 2e-6, 1e-15);
+    CHECK_EQ(dev.host_runs_ahead, 1);
+    CHECK(dev.transpose_sm_elements > 0 && dev.conv_pass > 0);
+    CHECK_STR_EQ(dev.framework, "pytorch-eager-hopper");
+    CHECK_STR_EQ(dev.framework_base, "pytorch-eager-hopper");
+    /* its keys bound batch norm by the SMs: a part without them is refused at the base's line */
+    const char *no_sms = net_file("[device]\npeak_fp32_tflops = 66.9\nmemory_bandwidth_gb_s = "
+                                  "3350\n[framework]\nbase = pytorch-eager-hopper\n" NODE_PART);
+    CHECK_EQ(sm_device_load(no_sms, &dev, &st), -1);
+    CHECK_CONTAINS(st.msg, "pytorch-eager-hopper.ini:");
+    CHECK_CONTAINS(st.msg, no_sms);
+    CHECK_CONTAINS(st.msg, "give the part's sm_count and boost_clock_mhz");
+    /* a framework file is a base itself */
+    CHECK_EQ(sm_device_load("configs/devices/h100.ini", &dev, &st), 0);
+    const char *fw = net_file("[framework]\nbase = fused\ndispatch_fwd_us = 3\n");
+    CHECK_EQ(sm_device_load_framework(fw, &dev, &st), -1);
+    CHECK_CONTAINS(st.msg, ":2: base in a framework file");
+    /* The H100 PCIe holds 1,390 MHz under its 350 W, the H100 SXM the framework's convolutions
+     * were measured on 1,830 of 1,980 (device_arch.c's two operating points): the PCIe card's
+     * reach (1390 / 1755) / (1830 / 1980) of the SXM's fractions of their peaks; the h100
+     * gives its own compute efficiencies, measured at its own clock, and keeps them. */
+    CHECK_EQ(sm_device_load("configs/devices/h100.ini", &own, &st), 0);
+    CHECK_EQ(sm_device_load("configs/devices/h100-pcie.ini", &pcie, &st), 0);
+    double factor = (1390.0 / 1755) / (1830.0 / 1980);
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        for (int k = 0; k < 4; k++) {
+            double sxm = own.conv_kind_efficiency[p][k / 2][k % 2];
+            CHECK(sxm > 0);
+            CHECK_NEAR(pcie.conv_kind_efficiency[p][k / 2][k % 2], sxm * factor, 1e-9);
+        }
+    /* the same from --framework pytorch-eager-hopper in place of its own; none from one that
+     * gives none */
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager-hopper.ini", &pcie, &st),
+             0);
+    CHECK_NEAR(pcie.conv_kind_efficiency[SM_BF16][0][0],
+               own.conv_kind_efficiency[SM_BF16][0][0] * factor, 1e-9);
+    CHECK_STR_EQ(pcie.framework_base, "");
+    CHECK_EQ(sm_device_load_framework("configs/frameworks/pytorch-eager.ini", &pcie, &st), 0);
+    CHECK_NEAR(pcie.conv_kind_efficiency[SM_BF16][0][0], 0, 0);
+}
+
 static void test_pass_work(void)
 {
     sm_device v = {.mask_bytes = 1};
@@ -535,6 +602,7 @@ int main(void)
     sm_device dev;
     char path_buf[4096];
     test_pass_work();
+    test_framework_base();
     test_own_dropout();
     test_score_passes();
     test_broadcast_pass();

@@ -23,7 +23,7 @@ import os
 import re
 import tempfile
 
-from cli_checks import check, finish, run
+from cli_checks import check, finish, flattened, run
 
 CSV = "configs/calibrations/h100-pytorch-tf32.csv"
 tmp = tempfile.mkdtemp()
@@ -33,8 +33,8 @@ tmp = tempfile.mkdtemp()
 # the others the rounds settle too)
 base = os.path.join(tmp, "h100-then.ini")
 LATER = ("depthwise_", "stem_", "conv_bias_", "conv_fwd_", "conv_bwd_", "conv1x1_")
-with open("configs/devices/h100.ini") as f:
-    then = [line for line in f if not line.startswith(LATER)]
+then = [line for line in flattened("configs/devices/h100.ini").splitlines(True)
+        if not line.startswith(LATER)]
 with open(base, "w") as f:
     f.writelines(then)
 written = os.path.join(tmp, "written.ini")

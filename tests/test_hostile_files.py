@@ -165,7 +165,9 @@ refused(["predict", "resnet50", "--device", "h100", "--framework", fw_noname, "-
         fw_noname, 2, "name is empty: give a short name, or leave the key out")
 # a [framework] of eager PyTorch's dispatch costs without its name was labelled the bare
 # kernel launch's; the label follows the costs
-unnamed = write("unnamed_framework.ini", H100.replace("name = pytorch-eager\n", "", 1))
+A100 = open("configs/devices/a100.ini").read()
+check("name = pytorch-eager\n" in A100, "a100.ini's [framework] name, to leave out")
+unnamed = write("unnamed_framework.ini", A100.replace("name = pytorch-eager\n", "", 1))
 rc, out, err = run("predict", "resnet50", "--device", unnamed, "--batch", "8", "--format", "json")
 label = json.loads(out)["coeffs"] if rc == 0 else err
 check("kernel-launch" not in label and "the description's dispatch" in label,

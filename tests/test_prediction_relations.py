@@ -65,7 +65,7 @@ import subprocess
 import sys
 import tempfile
 
-from cli_checks import SM, check, finish
+from cli_checks import SM, check, finish, flattened
 
 args = sys.argv[2:]
 SCALE = float(args[args.index("--scale") + 1]) if "--scale" in args else 1.0
@@ -320,7 +320,7 @@ DEVICE_EDITS = [
 ]
 variants = []
 for dev in devices:
-    text = open(device_path[dev["device"]]).read()
+    text = flattened(device_path[dev["device"]])  # its framework's keys to edit
     base = write(f"{dev['device']}.ini", text)
     for key, fn in DEVICE_EDITS:
         edited = set_key(text, key, fn)
@@ -385,10 +385,13 @@ for dev, key, base, edited in rng.sample(variants, min(len(variants), n(300))):
 # The shipped parts that are another part with every limit at least as high, by their datasheets:
 # the H200 is the H100's chip, clocks and power with more memory bandwidth; the SXM modules hold
 # more SMs (H100) or the same chip at a higher power limit and bandwidth (A100, V100) than their
-# PCIe cards; the A100 PCIe 80GB is the 40GB's chip at 300 W for 250 with 1,935 GB/s for 1,555.
+# PCIe cards; the A100 PCIe 80GB is the 40GB's chip at 300 W for 250 with 1,935 GB/s for 1,555;
+# the H100 SXM at 700 W and 3.35 TB/s is Grand Teton's at 500 W and 2.4 TB/s (which came out
+# faster at TF32 while the H100's framework priced its convolutions by kind and the other's not).
 # The faster never takes longer on one device (their host dispatch is the same eager PyTorch: a
 # file that kept an older fit of it made the H200 slower than the H100).
-SIBLINGS = [("h200", "h100"), ("h100", "h100-pcie"), ("a100", "a100-pcie-80gb"),
+SIBLINGS = [("h200", "h100"), ("h100", "h100-pcie"), ("h100", "h100-96gb-500w"),
+            ("a100", "a100-pcie-80gb"),
             ("a100-pcie-80gb", "a100-pcie-40gb"), ("v100", "v100-pcie-32gb")]
 by_name = {d["device"]: d for d in devices}
 for fast, slow in SIBLINGS:
@@ -1008,7 +1011,7 @@ for _ in range(n(80)):
 def halves_apart(dev):
     """Whether the description's framework prices fp16 and bf16 kernels apart: PyTorch's own
     batch norm at bf16 (cuDNN's takes no bf16), or convolutions by kind at one of them."""
-    text = open(device_path[dev["device"]]).read()
+    text = flattened(device_path[dev["device"]])
     return bool(re.search(r"(?m)^(batchnorm_bf16_\w+|conv1?x?1?_(fwd|bwd)_efficiency_(fp16|bf16))"
                           r"\s*=", text))
 

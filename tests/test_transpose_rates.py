@@ -73,8 +73,8 @@ def write(root):
     folder = os.path.join(root, "configs", "calibrations", "h100-pytorch-layers")
     os.makedirs(folder)
     os.makedirs(os.path.join(root, "configs", "calibrations", "h200-pytorch-layers"))
-    os.makedirs(os.path.join(root, "configs", "devices"))
-    with open(os.path.join(root, "configs", "devices", "h100.ini"), "w") as f:
+    os.makedirs(os.path.join(root, "configs", "frameworks"))
+    with open(os.path.join(root, "configs", "frameworks", "pytorch-eager-hopper.ini"), "w") as f:
         f.write("[framework]\nkernel_device_us = 0.5\n")
     conv = "aten::conv2d"
     back = "autograd::engine::evaluate_function: ConvolutionBackward0"

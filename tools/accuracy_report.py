@@ -919,8 +919,9 @@ def rebuilt_section(a, w):
             ("h100-pytorch-fp32-rounds.csv", "h100", "0"),
             ("h200-pytorch-bf16-rounds.csv", "h200", None)]
     w("\n## The rebuilt eager framework\n")
-    w("The h100 and h200 descriptions' own `[framework]` prices eager PyTorch op class by op class")
-    w("from the H100's and H200's profiles and queues the host's dispatch ahead of the kernels")
+    w("The Hopper descriptions' `[framework]` (`base = pytorch-eager-hopper`) prices eager PyTorch")
+    w("op class by op class from the H100's and H200's profiles and queues the host's dispatch")
+    w("ahead of the kernels")
     w("([devices.md](devices.md), \"Eager PyTorch on Hopper\"; the convolutions' keys by")
     w("`tools/conv_kinds.py`). Beside it, the added form the descriptions had: the same part with")
     w("`configs/frameworks/pytorch-eager-cudnn8.ini` (pytorch-eager as it was then: one")

@@ -50,6 +50,10 @@ def description(part):
     return os.path.join(ROOT, "configs", "devices", part + ".ini")
 
 
+# the keys' home: the framework both parts' descriptions start from ([framework] base)
+FRAMEWORK = os.path.join(ROOT, "configs", "frameworks", "pytorch-eager-hopper.ini")
+
+
 def matmul_efficiency(path, precision):
     """The most a convolution's key takes: on tensor cores the description's
     compute_efficiency_P (its matrix products'), which a convolution, an implicit or plain
@@ -66,14 +70,25 @@ def read_keys(path):
             if re.fullmatch(r"conv(1x1)?_(fwd|bwd)_efficiency_\w+", k)}
 
 
+def set_key(text, key, value, src):
+    """text with key's line set to value; in a description whose [framework] starts from a
+    base that gives it, a line after the base's, which replaces the base's value."""
+    text, n = re.subn(rf"(?m)^{key}\s*=\s*[\d.]+", f"{key} = {value}", text)
+    if n == 0:
+        text, n = re.subn(r"(?m)^(base\s*=.*)$", lambda m: f"{m.group(1)}\n{key} = {value}",
+                          text, count=1)
+    if n != 1:
+        sys.exit(f"conv_kinds: {src} has no line `{key} = ...` to set")
+    return text
+
+
 def write_keys(src, dst, keys):
-    """src's text with each kind key's value replaced (every key must be there already)."""
+    """src's text with each kind key's value replaced; in a description whose [framework]
+    starts from a base that gives them, each set after the base's line, replacing its value."""
     with open(src) as f:
         text = f.read()
     for k, v in keys.items():
-        text, n = re.subn(rf"(?m)^{k}\s*=\s*[\d.]+", f"{k} = {v:.3f}", text)
-        if n != 1:
-            sys.exit(f"conv_kinds: {src} has no line `{k} = ...` to set")
+        text = set_key(text, k, f"{v:.3f}", src)
     with open(dst, "w") as f:
         f.write(text)
 
@@ -133,7 +148,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
     what = ap.add_mutually_exclusive_group()
-    what.add_argument("--write", action="store_true", help="set the keys in h100.ini, h200.ini")
+    what.add_argument("--write", action="store_true", help="set the keys in pytorch-eager-hopper.ini")
     what.add_argument("--check", action="store_true",
                       help="exit 1 where the shipped keys differ from what the profiles give")
     a = ap.parse_args()
@@ -148,9 +163,8 @@ def main():
         if round(keys[k], 3) != round(shipped[k], 3):
             differ.append(k)
     if a.write:
-        for part in PARTS:
-            write_keys(description(part), description(part), keys)
-        print("wrote", ", ".join(description(p) for p in PARTS))
+        write_keys(FRAMEWORK, FRAMEWORK, keys)
+        print("wrote", FRAMEWORK)
     elif a.check and differ:
         print("conv_kinds: the shipped keys differ from the profiles':", ", ".join(differ),
               "(tools/conv_kinds.py --write)", file=sys.stderr)

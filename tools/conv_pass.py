@@ -40,7 +40,7 @@ import conv_kinds  # noqa: E402  (the kinds refitted at each value)
 import op_table  # noqa: E402  (the op classes, scalemeter's JSON)
 
 ROOT = op_table.ROOT
-FILES = ("configs/devices/h100.ini", "configs/devices/h200.ini",
+FILES = ("configs/frameworks/pytorch-eager-hopper.ini",
          "configs/frameworks/pytorch-eager-kernels.ini")
 CANDIDATES = range(0, 13)
 DENSE = ("conv dense kxk", "conv 1x1")
@@ -89,8 +89,8 @@ def log_errors(binary, paths, meas, classes, stem):
     return errs
 
 
-def with_value(text, us):
-    return re.sub(r"(?m)^conv_pass_us\s*=\s*[\d.]+", f"conv_pass_us = {us:g}", text)
+def with_value(text, us, path):
+    return conv_kinds.set_key(text, "conv_pass_us", f"{us:g}", path)
 
 
 def evaluate(binary, us, meas, classes, stem, tmp):
@@ -98,7 +98,7 @@ def evaluate(binary, us, meas, classes, stem, tmp):
     paths = {}
     for part in conv_kinds.PARTS:
         with open(conv_kinds.description(part)) as f:
-            text = with_value(f.read(), us)
+            text = with_value(f.read(), us, conv_kinds.description(part))
         paths[part] = os.path.join(tmp, f"{part}-{us}.ini")
         with open(paths[part], "w") as f:
             f.write(text)
@@ -126,7 +126,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
     what = ap.add_mutually_exclusive_group()
-    what.add_argument("--write", action="store_true", help="set the key in the three files")
+    what.add_argument("--write", action="store_true", help="set the key in the two files")
     what.add_argument("--check", action="store_true",
                       help="exit 1 where the shipped value is not the best of it and its "
                            "neighbours")
@@ -153,12 +153,10 @@ def main():
         for path in FILES:
             full = os.path.join(ROOT, path)
             with open(full) as f:
-                text = with_value(f.read(), best)
+                text = with_value(f.read(), best, full)
             with open(full, "w") as f:
                 f.write(text)
-        for part in conv_kinds.PARTS:
-            conv_kinds.write_keys(conv_kinds.description(part), conv_kinds.description(part),
-                                  results[best][1])
+        conv_kinds.write_keys(conv_kinds.FRAMEWORK, conv_kinds.FRAMEWORK, results[best][1])
         print("wrote", ", ".join(FILES))
     elif a.check and best != shipped:
         print(f"conv_pass: the profiles give conv_pass_us = {best:g}, the files {shipped:g} "

@@ -50,8 +50,9 @@ def frameworks():
 
 @functools.lru_cache(maxsize=None)
 def bias_rate(backward):
-    """The h200 description's conv_bias_* rate of the pass, elements per SM and clock."""
-    path = os.path.join("configs", "devices", "h200.ini")
+    """The Hopper framework's conv_bias_* rate of the pass (the h200's), elements per SM and
+    clock."""
+    path = sm_fit.HOPPER
     key = f"conv_bias_{PASSES[backward]}_elements_per_sm_clock"
     return sm_fit.shipped(key, [path])[path][key]
 

@@ -1502,7 +1502,7 @@ def findings(meas, pred, free):
     hb_text = "" if not hb128 else " (leaving out " + and_list(
         f"{PRETTY[k[0]]}'s {'backward' if ph == 'bwd' else 'forward'} pass, "
         f"{pct(idle(k, ph))} idle" for k, ph in hb128) + ")"
-    with open(os.path.join(ROOT, "configs", "devices", "h200.ini")) as f:
+    with open(os.path.join(ROOT, "configs", "frameworks", "pytorch-eager-hopper.ini")) as f:
         dispatch_fwd = float(re.search(r"^dispatch_fwd_us\s*=\s*([\d.]+)", f.read(),
                                        re.M).group(1))
     bullets = [

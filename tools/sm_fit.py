@@ -17,13 +17,16 @@ import op_table  # noqa: E402  (the profiles' reader)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PARTS = ("h100", "h200")
+# the framework the h100 and h200 descriptions start from ([framework] base), which holds the
+# keys their profiles give
+HOPPER = os.path.join("configs", "frameworks", "pytorch-eager-hopper.ini")
 
 
 @functools.lru_cache(maxsize=None)
 def kernel_device_us():
-    """The h100 description's [framework] kernel_device_us (the h200's is the same): what the
-    model adds to each kernel's price, which a fit takes off each measured kernel."""
-    with open(os.path.join(ROOT, "configs", "devices", "h100.ini")) as f:
+    """The Hopper framework's kernel_device_us (the h100's and h200's): what the model adds to
+    each kernel's price, which a fit takes off each measured kernel."""
+    with open(os.path.join(ROOT, HOPPER)) as f:
         return float(re.search(r"(?m)^kernel_device_us\s*=\s*([\d.]+)", f.read()).group(1))
 
 

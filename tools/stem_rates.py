@@ -33,8 +33,7 @@ import sm_fit  # noqa: E402  (kernel_device_us, the parts' clocks, the least squ
 
 ROOT = sm_fit.ROOT
 PARTS = sm_fit.PARTS
-FILES = [os.path.join("configs", "devices", p + ".ini") for p in PARTS] + [
-    os.path.join("configs", "frameworks", "pytorch-eager-kernels.ini")]
+FILES = [sm_fit.HOPPER, os.path.join("configs", "frameworks", "pytorch-eager-kernels.ini")]
 STEM_CHANNELS = 4  # a dense convolution over this many input channels or fewer is a stem
 MIN_US = 10.0
 BIAS_ADD = "CUDAFunctor_add"

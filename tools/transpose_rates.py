@@ -36,8 +36,7 @@ import stem_rates  # noqa: E402  (a forward pass's convolutions with their outpu
 
 ROOT = sm_fit.ROOT
 PARTS = sm_fit.PARTS
-FILES = [os.path.join("configs", "devices", p + ".ini") for p in PARTS] + [
-    os.path.join("configs", "frameworks", "pytorch-eager-kernels.ini")]
+FILES = [sm_fit.HOPPER, os.path.join("configs", "frameworks", "pytorch-eager-kernels.ini")]
 HALF = ("__half", "__nv_bfloat16")
 TRANSPOSE = re.compile(r"(nchwToNhwc|nhwcToNchw)Kernel<([\w:]+), ([\w:]+),")
 COPY = re.compile(r"copy_kernel")

@@ -378,6 +378,8 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
     if (factor < 0)
         return -1;
     for (int p = 0; p < SM_N_PRECISIONS; p++) {
+        /* a framework's convolution fractions were measured where the defaults were */
+        dev->conv_kind_scale[p] = eff_given[p] ? 1 : factor;
         if (from_arch[p])
             dev->efficiency[p] = fmin(1, dev->efficiency[p] * factor);
         if (conv_from_arch[p]) {

@@ -33,7 +33,8 @@ typedef enum {
     F_COLLECTIVE,
     F_GENERATION,
     F_HOST,
-    F_OPTIMIZER
+    F_OPTIMIZER,
+    F_BASE /* text, a shipped framework's name: its file is read in place of the key */
 } field_kind;
 
 typedef struct field {
@@ -102,6 +103,8 @@ static const field fields[] = {
     {"device", "memory_gib", F_REAL, AT(memory_capacity), 1073741824.0, 1e-3, 1e6, 1, 0,
      "the device's memory in GiB (2^30 bytes), as nvidia-smi reports it"},
     {"framework", "name", F_TEXT, AT(framework), 0, 0, SIZE(framework), 0, 0, "short name"},
+    {"framework", "base", F_BASE, AT(framework_base), 0, 0, SIZE(framework_base), 0, 0,
+     "a framework of configs/frameworks (its name) whose keys this section starts from"},
     {"framework", "optimizer", F_OPTIMIZER, AT(optimizer), 0, 0, 0, 0, 0,
      "sgd, momentum, adam or adamw"},
     {"device", "dropout_mask_bytes", F_REAL, AT(mask_bytes), 1, 0.125, 8, 1, 0,
@@ -374,9 +377,67 @@ typedef struct reader {
     int framework_only; /* a framework file: [framework] alone */
     int error;          /* the handler failed: st holds why */
     int set_at[N_FIELDS];
+    /* the base's keys ([framework] base), read from base_path: lines of that file */
+    int base_set_at[N_FIELDS];
+    char base_path[4096];
     sm_device *dev;
     sm_status *st;
 } reader;
+
+static int on_entry(void *user, const char *section, const char *key, const char *value);
+static int sm_bound_keys_need_sms(const reader *r, const sm_device *dev, sm_status *st);
+static int check_on_device(const reader *r);
+
+/* Descriptions take no continued values (an indented line is refused, naming the key it would
+ * continue: inih read it as more of that value, and the key came out "given twice"), and name
+ * a key before any [section] themselves. */
+static const sm_ini_format description_format = {0, 1, NULL};
+
+/* [framework] base = NAME: configs/frameworks/NAME.ini read into the device first, so that the
+ * section's own keys, which follow it, replace the base's. Descriptions of one chip share its
+ * framework so (h100, h100-pcie, h200: pytorch-eager-hopper), instead of copies that drift. */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+static int read_base(reader *r, const field *f, const char *value)
+{
+    const char *path = r->path;
+    int line = r->rd.line;
+    if (r->framework_only)
+        return sm_fail(r->st,
+                       "%s:%d: base in a framework file: a framework's keys are its own (a "
+                       "device description's [framework] names a base)",
+                       path, line);
+    for (int i = 0; i < N_FIELDS; i++)
+        if (r->set_at[i] && !strcmp(fields[i].section, "framework") && fields[i].kind != F_BASE)
+            return sm_fail(r->st,
+                           "%s:%d: base after %s (line %d): give base first in [framework], so "
+                           "that the section's keys replace the base's",
+                           path, line, fields[i].key, r->set_at[i]);
+    size_t n = strlen(value);
+    if (!n || n >= (size_t)f->hi || strspn(value, NAME_CHARS) != n)
+        return sm_fail(r->st,
+                       "%s:%d: base = %s: expected the name of a framework of "
+                       "%s/configs/frameworks (letters, digits, - and _; not a path)",
+                       path, line, value, sm_data_dir());
+    if (snprintf(r->base_path, sizeof r->base_path, "%s/configs/frameworks/%s.ini", sm_data_dir(),
+                 value) >= (int)sizeof r->base_path)
+        return sm_fail(r->st, "%s:%d: base = %s: the data folder's path is too long", path, line,
+                       value);
+    if (!sm_is_file(r->base_path))
+        return sm_fail(r->st, "%s:%d: base = %s: no framework %s (configs/frameworks/*.ini)", path,
+                       line, value, r->base_path);
+    reader b = {0};
+    b.path = r->base_path;
+    b.framework_only = 1;
+    b.dev = r->dev;
+    b.st = r->st;
+    if (sm_ini_parse_format(r->base_path, &description_format, &b.rd, on_entry, &b, r->st) ||
+        check_on_device(&b))
+        return sm_fail(r->st, "%s:%d: base = %s: %s", path, line, value, r->st->msg);
+    memcpy(r->base_set_at, b.set_at, sizeof b.set_at);
+    snprintf(r->dev->framework_base, sizeof r->dev->framework_base, "%s", value);
+    return 0;
+}
 
 /* A value named from a list (precision, collective, architecture, host CPU) into dst; -1 if it
  * names none. */
@@ -449,6 +510,8 @@ static int set_field(reader *r, int i, const char *value)
             return sm_fail(r->st, "%s:%d: %s is longer than %.0f characters", path, r->rd.line,
                            f->key, f->hi - 1);
         return 0;
+    case F_BASE:
+        return read_base(r, f, value);
     case F_PRECISION:
     case F_COLLECTIVE:
     case F_GENERATION:
@@ -566,11 +629,6 @@ static int on_entry(void *user, const char *section, const char *key, const char
            0;
 }
 
-/* Descriptions take no continued values (an indented line is refused, naming the key it would
- * continue: inih read it as more of that value, and the key came out "given twice"), and name
- * a key before any [section] themselves. */
-static const sm_ini_format description_format = {0, 1, NULL};
-
 /* The file name without folder and its final .ini, the name of a description (or framework)
  * that gives none: cut at the first dot, h100-v1.5.ini was h100-v1 and .hidden.ini an empty
  * name, the one `name =` may not give. A file named .ini alone keeps it, as a network's name
@@ -594,6 +652,7 @@ static void name_from_path(const char *path, char *name, size_t len)
 static void framework_defaults(sm_device *dev)
 {
     dev->framework[0] = '\0';
+    dev->framework_base[0] = '\0';
     dev->dispatch_infer = dev->dispatch_fwd = dev->dispatch_bwd = dev->dispatch_update = -1;
     dev->autocast_casts = 0;
     dev->kernel_device = 0;
@@ -672,6 +731,18 @@ static int sm_bound_keys_need_sms(const reader *r, const sm_device *dev, sm_stat
     return 0;
 }
 
+/* A framework's convolution fractions at the part's clock (sm_device's conv_kind_scale): the
+ * Hopper framework's were measured on an H100 SXM at 1,830 MHz, and an H100 PCIe holds 1,390
+ * under load, as the generation's defaults are scaled (device_arch.c). */
+static void scale_conv_kinds(sm_device *dev)
+{
+    for (int p = 0; p < SM_N_PRECISIONS; p++)
+        for (int k = 0; k < 4; k++) {
+            double *e = &dev->conv_kind_efficiency[p][k / 2][k % 2];
+            *e = fmin(1, *e * dev->conv_kind_scale[p]);
+        }
+}
+
 /* [framework] keys the file did not give: a dispatch time is the bare launch overhead; without
  * fused_attention each attention layer runs as its code does. A framework that gives it runs
  * attention of its own, fused (1) or eager (0), whatever the network's code calls. */
@@ -700,6 +771,19 @@ static int line_of(const reader *r, const char *section, const char *key)
     return 0;
 }
 
+/* Where key came from, for messages: "line N" of the file read, or its base's file. */
+static void key_origin(const reader *r, const char *key, char *buf, size_t len)
+{
+    int line = line_of(r, "framework", key);
+    for (int i = 0; !line && i < N_FIELDS; i++)
+        if (!strcmp(fields[i].section, "framework") && !strcmp(fields[i].key, key) &&
+            r->base_set_at[i]) {
+            snprintf(buf, len, "%s:%d, its base", r->base_path, r->base_set_at[i]);
+            return;
+        }
+    snprintf(buf, len, "line %d", line);
+}
+
 /* A dispatch that is the device's own time per kernel (dispatch_on_device) has no host to run
  * ahead of it, and already holds the device's time a kernel: beside either key the file says
  * two things at once, refused at the file's line as the predictor would refuse it (what the
@@ -707,20 +791,32 @@ static int line_of(const reader *r, const char *section, const char *key)
 static int check_on_device(const reader *r)
 {
     const sm_device *v = r->dev;
-    int on = line_of(r, "framework", "dispatch_on_device");
     if (!v->dispatch_on_device)
         return 0;
+    const char *other = v->host_runs_ahead     ? "host_runs_ahead"
+                        : v->kernel_device > 0 ? "kernel_device_us"
+                                               : NULL;
+    if (!other)
+        return 0;
+    char on[4200], at[4200] = "";
+    key_origin(r, "dispatch_on_device", on, sizeof on);
+    int line = line_of(r, "framework", other);
+    if (!line) { /* from the base: the file's line is dispatch_on_device's */
+        key_origin(r, other, at + 2, sizeof at - 3);
+        at[0] = ' ';
+        at[1] = '(';
+        strcat(at, ")");
+        line = line_of(r, "framework", "dispatch_on_device");
+    }
     if (v->host_runs_ahead)
         return sm_fail(r->st,
-                       "%s:%d: host_runs_ahead = 1 beside dispatch_on_device = 1 (line %d): the "
+                       "%s:%d: host_runs_ahead = 1%s beside dispatch_on_device = 1 (%s): the "
                        "device's own time per kernel has no host to run ahead of it; drop one",
-                       r->path, line_of(r, "framework", "host_runs_ahead"), on);
-    if (v->kernel_device > 0)
-        return sm_fail(r->st,
-                       "%s:%d: kernel_device_us beside dispatch_on_device = 1 (line %d): the "
-                       "dispatch is already the device's own time per kernel; drop one",
-                       r->path, line_of(r, "framework", "kernel_device_us"), on);
-    return 0;
+                       r->path, line, at, on);
+    return sm_fail(r->st,
+                   "%s:%d: kernel_device_us%s beside dispatch_on_device = 1 (%s): the "
+                   "dispatch is already the device's own time per kernel; drop one",
+                   r->path, line, at, on);
 }
 
 /* architecture (NCCL's caps) and tensor_cores (the efficiencies) name one part: an H100 with
@@ -885,10 +981,14 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     for (int p = 0; p < SM_N_PRECISIONS; p++)
         if (dev->efficiency[p] < 0)
             dev->efficiency[p] = dev->compute_efficiency;
+    reader base = {.path = r.base_path, .dev = dev};
+    memcpy(base.set_at, r.base_set_at, sizeof base.set_at);
     if (sm_device_arch_defaults(dev, eff_given, memory_given, peak_line, power_line, clock_line,
                                 st) ||
-        sm_bound_keys_need_sms(&r, dev, st) || check_on_device(&r))
+        sm_bound_keys_need_sms(&r, dev, st) || sm_bound_keys_need_sms(&base, dev, st) ||
+        check_on_device(&r))
         return -1;
+    scale_conv_kinds(dev);
     framework_fallbacks(dev);
     return 0;
 }
@@ -922,6 +1022,7 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
                        path);
     if (sm_bound_keys_need_sms(&r, dev, st) || check_on_device(&r))
         return -1;
+    scale_conv_kinds(dev);
     framework_fallbacks(dev);
     if (!dev->framework[0])
         name_from_path(path, dev->framework, sizeof dev->framework);

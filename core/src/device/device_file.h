@@ -38,6 +38,9 @@ typedef struct sm_device {
      * pass (seconds; launch_overhead where not given), per parameter tensor of the optimizer
      * step, and the extra cast kernels autocast runs per matrix-multiplying layer at fp16/bf16 */
     char framework[64];
+    /* [framework] base: the shipped framework (configs/frameworks/NAME.ini) whose keys the
+     * description's [framework] starts from and replaces; "" where it names none */
+    char framework_base[64];
     double dispatch_infer, dispatch_fwd, dispatch_bwd, dispatch_update;
     /* of those four, in that order, the bits of the ones the [framework] left to the launch */
     unsigned dispatch_not_given;
@@ -125,6 +128,11 @@ typedef struct sm_device {
      * groups: a plain matrix product to cuDNN), 0 every other; pass 0 forward and inference,
      * 1 backward (data and weight gradients); 0: the part's conv_efficiency */
     double conv_kind_efficiency[SM_N_PRECISIONS][2][2];
+    /* what a framework's conv_kind_efficiency is multiplied by as it loads, per precision: the
+     * part's clock factor where the generation's defaults stand (the keys were measured at the
+     * reference part's sustained clock, as those defaults were), 1 where the description gives
+     * its own compute_efficiency_P (measured at its own) */
+    double conv_kind_scale[SM_N_PRECISIONS];
     /* which attention layers run as one fused kernel (FlashAttention, PyTorch's
      * scaled_dot_product_attention: no score matrices in memory, recomputed in the backward
      * pass; plugin.h's scores fields), memory.h's SM_ATTENTION_*: all, none (eager, matmul,
