@@ -16,7 +16,7 @@ import tempfile
 import xml.dom.minidom
 
 import cli_checks
-from cli_checks import check, finish, run
+from cli_checks import check, finish, flattened, run
 
 tmp = tempfile.mkdtemp()
 
@@ -165,7 +165,7 @@ refused(["predict", "resnet50", "--device", "h100", "--framework", fw_noname, "-
         fw_noname, 2, "name is empty: give a short name, or leave the key out")
 # a [framework] of eager PyTorch's dispatch costs without its name was labelled the bare
 # kernel launch's; the label follows the costs
-A100 = open("configs/devices/a100.ini").read()
+A100 = flattened("configs/devices/a100.ini")
 check("name = pytorch-eager\n" in A100, "a100.ini's [framework] name, to leave out")
 unnamed = write("unnamed_framework.ini", A100.replace("name = pytorch-eager\n", "", 1))
 rc, out, err = run("predict", "resnet50", "--device", unnamed, "--batch", "8", "--format", "json")
