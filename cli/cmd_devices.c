@@ -18,7 +18,10 @@ static void usage(void)
            "`curve --device`: the name they take (the file's, less .ini; the file's own name\n"
            "key heads predict's output), dense peaks in TFLOP/s per precision (- where the part\n"
            "has no such precision), memory in GiB (2^30 bytes), bandwidth in GB/s, devices per\n"
-           "node, SMs, boost clock, and the source of the figures (docs/devices.md).\n",
+           "node, SMs, boost clock, and the source of the figures (docs/devices.md). CSV and\n"
+           "JSON add what the model takes of them (efficiencies, the clock under dense work,\n"
+           "the links) and the eager framework that prices each part's kernels (its name, and\n"
+           "the shipped framework its [framework] starts from: `base`, docs/scaling.md).\n",
            sm_data_dir());
 }
 
@@ -83,7 +86,7 @@ int cmd_devices(int argc, char **argv)
                "memory_efficiency,fp32_lanes_per_sm,power_limit_w,sustained_clock_mhz,"
                "launch_overhead_us,max_devices_per_node,intra_node_bandwidth_gb_s,"
                "intra_node_latency_us,inter_node_ports,inter_node_bandwidth_gb_s,"
-               "inter_node_latency_us\n");
+               "inter_node_latency_us,framework,framework_base\n");
     json_writer jw;
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
@@ -145,6 +148,8 @@ int cmd_devices(int argc, char **argv)
             printf(",%d", d.inter_node_ports);
             csv_figure(d.inter_node_bandwidth_gb_s);
             csv_real(stdout, d.inter_node_latency_us);
+            csv_text(d.framework);
+            csv_text(d.framework_base);
             putchar('\n');
         } else {
             json_begin_object(&jw);
@@ -185,6 +190,8 @@ int cmd_devices(int argc, char **argv)
             json_text(&jw, "tensor_cores", d.tensor_cores);
             json_text(&jw, "memory_type", d.memory_type);
             json_text(&jw, "source", d.source);
+            json_text(&jw, "framework", d.framework);
+            json_text(&jw, "framework_base", d.framework_base);
             json_field_string(&jw, "path", path);
             json_end(&jw);
         }

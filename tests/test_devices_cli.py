@@ -208,6 +208,18 @@ for name, d in devs.items():
         same = (got == "") if v is None else got is not None and (
             got == v if isinstance(v, str) else got != "" and near(float(got), v, 1e-5))
         check(same, f"devices {name} {k}: json {v!r}, csv {got!r}")
+# the eager framework each part is priced with, and the shipped one its [framework] starts from:
+# the same chip's measured one for every Hopper part (and the B200), pytorch-eager for the rest
+for name, d in devs.items():
+    m = re.search(r"(?m)^base\s*=\s*(\S+)", open(d["path"]).read())
+    check(d["framework_base"] == (m.group(1) if m else None),
+          f"devices {name}: framework_base {d['framework_base']!r}, the file's {m and m.group(1)!r}")
+for names, want in ((("h100", "h100-pcie", "h100-96gb-500w", "h200", "b200"),
+                     "pytorch-eager-hopper"), (("a100", "v100", "t4", "rtx4090"), "pytorch-eager")):
+    for name in names:
+        check(devs[name]["framework"] == want == devs[name]["framework_base"],
+              f"devices {name}: framework {devs[name]['framework']!r}, base "
+              f"{devs[name]['framework_base']!r}, not {want}")
 check(devs["cpu"]["tensor_cores"] is None and devs["cpu"]["source"] is None,
       f"cpu's missing texts: {devs['cpu']['tensor_cores']!r} {devs['cpu']['source']!r}")
 check(devs["l4"]["sustained_clock_mhz"] == 1190, f"l4 clock {devs['l4']['sustained_clock_mhz']}")

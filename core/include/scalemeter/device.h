@@ -111,6 +111,8 @@ typedef struct sm_device_info {
      * one device may give no link inside it: bandwidth 0 and latency NaN */
     double intra_node_bandwidth_gb_s, intra_node_latency_us;
     double inter_node_bandwidth_gb_s, inter_node_latency_us;
+    /* [framework]: its name, and the shipped framework it starts from ("" where none) */
+    char framework[64], framework_base[64];
 } sm_device_info;
 
 /* Loads and checks the description name_or_path (sm_device_find) into out. */

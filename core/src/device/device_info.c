@@ -45,5 +45,7 @@ int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status 
     out->intra_node_latency_us = v.intra.bandwidth > 0 ? v.intra.latency * 1e6 : NAN;
     out->inter_node_bandwidth_gb_s = v.inter.bandwidth / 1e9;
     out->inter_node_latency_us = v.inter.latency * 1e6;
+    snprintf(out->framework, sizeof out->framework, "%s", v.framework);
+    snprintf(out->framework_base, sizeof out->framework_base, "%s", v.framework_base);
     return 0;
 }
