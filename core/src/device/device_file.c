@@ -393,6 +393,30 @@ static int check_on_device(const reader *r);
  * a key before any [section] themselves. */
 static const sm_ini_format description_format = {0, 1, NULL};
 
+/* What a framework file read into a device (framework_defaults before it) must give. */
+static int check_framework_file(const reader *r)
+{
+    /* an empty file is no framework: every dispatch cost would fall to the bare launch */
+    int keys = 0;
+    for (int i = 0; i < N_FIELDS; i++)
+        keys += r->set_at[i] != 0;
+    if (!keys)
+        return sm_fail(r->st,
+                       "%s: no [framework] keys: a framework file gives at least its dispatch "
+                       "costs (configs/frameworks/*.ini)",
+                       r->path);
+    /* nor is a file of other keys alone (a name, an optimizer): its kernels would cost the
+     * bare launch, a step of resnet50 at bf16 on an h100 0.026 s for eager's 0.048 */
+    const sm_device *dev = r->dev;
+    if (dev->dispatch_infer < 0 && dev->dispatch_fwd < 0 && dev->dispatch_bwd < 0)
+        return sm_fail(r->st,
+                       "%s: no dispatch_infer_us, dispatch_fwd_us or dispatch_bwd_us: a framework "
+                       "file gives what its kernels cost on the host (configs/frameworks/*.ini; "
+                       "--optimizer alone changes the optimizer)",
+                       r->path);
+    return 0;
+}
+
 /* [framework] base = NAME: configs/frameworks/NAME.ini read into the device first, so that the
  * section's own keys, which follow it, replace the base's. Descriptions of one chip share its
  * framework so (h100, h100-pcie, h200: pytorch-eager-hopper), instead of copies that drift. */
@@ -432,7 +456,7 @@ static int read_base(reader *r, const field *f, const char *value)
     b.dev = r->dev;
     b.st = r->st;
     if (sm_ini_parse_format(r->base_path, &description_format, &b.rd, on_entry, &b, r->st) ||
-        check_on_device(&b))
+        check_framework_file(&b) || check_on_device(&b))
         return sm_fail(r->st, "%s:%d: base = %s: %s", path, line, value, r->st->msg);
     memcpy(r->base_set_at, b.set_at, sizeof b.set_at);
     snprintf(r->dev->framework_base, sizeof r->dev->framework_base, "%s", value);
@@ -1001,26 +1025,8 @@ int sm_device_load_framework(const char *path, sm_device *dev, sm_status *st)
     r.framework_only = 1;
     r.dev = dev;
     r.st = st;
-    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, st))
-        return -1;
-    /* an empty file is no framework: every dispatch cost would fall to the bare launch */
-    int keys = 0;
-    for (int i = 0; i < N_FIELDS; i++)
-        keys += r.set_at[i] != 0;
-    if (!keys)
-        return sm_fail(st,
-                       "%s: no [framework] keys: a framework file gives at least its dispatch "
-                       "costs (configs/frameworks/*.ini)",
-                       path);
-    /* nor is a file of other keys alone (a name, an optimizer): its kernels would cost the
-     * bare launch, a step of resnet50 at bf16 on an h100 0.026 s for eager's 0.048 */
-    if (dev->dispatch_infer < 0 && dev->dispatch_fwd < 0 && dev->dispatch_bwd < 0)
-        return sm_fail(st,
-                       "%s: no dispatch_infer_us, dispatch_fwd_us or dispatch_bwd_us: a framework "
-                       "file gives what its kernels cost on the host (configs/frameworks/*.ini; "
-                       "--optimizer alone changes the optimizer)",
-                       path);
-    if (sm_bound_keys_need_sms(&r, dev, st) || check_on_device(&r))
+    if (sm_ini_parse_format(path, &description_format, &r.rd, on_entry, &r, st) ||
+        check_framework_file(&r) || sm_bound_keys_need_sms(&r, dev, st) || check_on_device(&r))
         return -1;
     scale_conv_kinds(dev);
     framework_fallbacks(dev);
