@@ -36,6 +36,28 @@ cases = [  # (op, module) -> (layer type, attention part)
     (("aten::add", ""), ("add", "")),  # a residual sum: no module of its own
     (("aten::arange", ""), ("other", "")),
 ]
+# a product's pass by its operands' layouts (cuBLAS's kernel names in the shipped profiles)
+kernels = [
+    ("nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_bias_TNT", "forward"),
+    ("nvjet_sm90_hsh_192x192_64x4_2x1_v_bz_coopB_TNN", "forward"),
+    ("nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT", "input gradient"),
+    ("nvjet_sm90_hsh_192x192_64x3_2x1_v_bz_coopB_splitK_NTN", "weight gradient"),
+    ("void cublasLt::splitKreduce_kernel<32, 16, int, float, __half, float, __half, false>",
+     "weight gradient"),
+    ("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1",
+     "forward"),
+    ("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1",
+     "input gradient"),
+    ("sm90_xmma_gemm_f32f32_tf32f32_f32_nt_n_tilesize256x128x32_warpgroupsize2x1x1",
+     "weight gradient"),
+    ("void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, at::native::func_"
+     "wrapper_t<float, at::native::sum_functor<float, float, float>::operator()", "bias gradient"),
+    ("Memset (Device)", "other"),
+    ("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast", "other"),
+]
+for name, want in kernels:
+    got = bert_ops.product_kind(name)
+    check(got == want, f"product_kind({name[:60]}): {got}, expected {want}")
 for (op, module), want in cases:
     got = bert_ops.forward_class({"op": op, "module": module})
     check(got == want, f"{op} in {module!r}: {got}, expected {want}")
@@ -79,4 +101,11 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{precision} {phase}: copy rate {median} ({low}-{high})")
         # backward, one of the three a layer reads its source across the rows
         check(int(slow) == (0 if phase == "fwd" else layers), f"{precision} {phase}: {slow} slow")
+    # the products by pass: every point and precision, each fraction of the peak within (0, 1]
+    fractions = re.findall(r"\| (fp16|tf32) \| (bert_\w+ \d+) \| [\d.]+ \| ([\d.]+) \(([\d.]+) ms\)"
+                           r" \| ([\d.]+) \(([\d.]+) ms\) \| ([\d.]+) \(([\d.]+) ms\) \|", text)
+    check(len(fractions) == 2 * len(bert_ops.POINTS), f"products by pass: {fractions}")
+    for precision, point, *values in fractions:
+        for frac, ms in zip(values[0::2], values[1::2]):
+            check(0 < float(frac) <= 1 and float(ms) > 0, f"{precision} {point}: {frac} ({ms} ms)")
 finish()

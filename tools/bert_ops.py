@@ -19,6 +19,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -156,6 +157,42 @@ def measured(precision, model, batch):
     return out, strided, copies
 
 
+LAYERS = {"bert_base": 12, "bert_large": 24}
+KINDS = ("forward", "input gradient", "weight gradient")
+
+
+def product_kind(name):
+    """What a kernel of a linear layer's forward op or of AddmmBackward / MmBackward is, by
+    the operands' layouts its name gives (cuBLAS's nvjet kernels end in them, _TNT; its xmma
+    and CUTLASS ones hold them, _tn_): the forward product (TN), the input's gradient (NN),
+    the weight's (NT, a product over the tokens, with split-K's reduction), the bias
+    gradient's sum over the tokens (PyTorch's reduce_kernel), or other (memsets, copies)."""
+    if "splitKreduce" in name:
+        return "weight gradient"
+    if "reduce_kernel" in name:
+        return "bias gradient"
+    m = re.search(r"_([TN]{2})[TN]$", name) or re.search(r"_(tn|nn|nt)_", name)
+    if not m:
+        return "other"
+    return {"TN": "forward", "NN": "input gradient", "NT": "weight gradient"}[m.group(1).upper()]
+
+
+def products(precision, model, batch):
+    """{kind: kernel us} of the encoder's products (product_kind), forward and backward."""
+    phases = op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))[(model, batch)][0]
+    out = collections.Counter()
+    for r in (r for ph in ("fwd", "bwd") for r in phases.get(ph, [])):
+        if r["op"] == "(phase)" or not r.get("kernel_name_us"):
+            continue
+        node = r["op"].replace("autograd::engine::evaluate_function: ", "")
+        linear = r["phase"] == "fwd" and r["module"].endswith((".dense", ".query", ".key",
+                                                               ".value"))
+        if linear or (r["phase"] == "bwd" and node.startswith(("AddmmBackward", "MmBackward"))):
+            for n, t in zip(r["kernel_names"].split(";"), r["kernel_name_us"].split(";")):
+                out[product_kind(n)] += float(t)
+    return out
+
+
 def priced(binary, precision, model, batch):
     """{pass: Counter(layer type: ms)} from predict --per-layer, and the step's phases."""
     cmd = [binary, "predict", model, "--device", "h200", "-g", "1", "--batch", str(batch),
@@ -199,6 +236,7 @@ def main():
     copy_rate = sm_fit.shipped("broadcast_elements_per_sm_clock", [os.path.join(
         "configs", "frameworks", FRAMEWORK["fp16"] + ".ini")]).popitem()[1][
         "broadcast_elements_per_sm_clock"]
+    bwd_total = {}
     for precision in ("fp16", "tf32"):
         for model, batch in POINTS:
             meas, strided, copies = measured(precision, model, batch)
@@ -223,6 +261,7 @@ def main():
                 if us >= 50:
                     rows.append(["bwd", c, f"{us / 1e3:.2f}", "", ""])
             m, q = sum(meas["bwd"].values()) / 1e3, sum(pred["bwd"].values()) / 1e3
+            bwd_total[(precision, model, batch)] = (m, q)
             rows.append(["bwd", "**all**", f"{m:.2f}", f"{q:.2f}", f"{m / q:.2f}"])
             rows.append(["opt", "optimizer", f"{meas['opt']['optimizer'] / 1e3:.2f}", "", ""])
             table(md, ["pass", "class", "measured ms", "priced ms", "measured / priced"], rows)
@@ -237,6 +276,51 @@ def main():
                 "projections: " + "; ".join(f"{k} {v / 1e3:.2f} ms" for k, v in qkv.most_common())
                 + ".")
             md.append("")
+    md += ["## Matrix products by pass", "",
+           "The encoder's projections (Q, K, V, the attention's output, the two of the feed-"
+           "forward block: 12 h^2 weights a layer) by what cuBLAS's kernels compute, each "
+           "2 x tokens x weights FLOPs, as a fraction of the H200's dense peak (`scalemeter "
+           "devices`), where the model takes the description's compute efficiency for every "
+           "pass; and the bias gradients' sums over the tokens, kernels of their own:", ""]
+    peaks = {d["device"]: d for d in json.loads(subprocess.run(
+        [a.bin, "devices", "--format", "json"], capture_output=True, text=True,
+        check=True).stdout)["devices"]}["h200"]
+    rows, fracs, gaps = [], collections.defaultdict(list), []
+    for precision in ("fp16", "tf32"):
+        peak = peaks["peak_tflops"][precision] * 1e12
+        eff = peaks["efficiency"][precision]
+        for model, batch in POINTS:
+            got = products(precision, model, batch)
+            flops = 2 * batch * SEQ * LAYERS[model] * 12 * HIDDEN[model] ** 2
+            frac = {k: flops / (got[k] * 1e-6) / peak for k in KINDS if got[k]}
+            for k, f in frac.items():
+                fracs[(precision, k)].append(f)
+            rows.append([precision, f"{model} {batch}", f"{eff:.2f}"] + [
+                f"{frac.get(k, 0):.2f} ({got[k] / 1e3:.1f} ms)" for k in KINDS] +
+                [f"{got['bias gradient'] / 1e3:.1f}"])
+            if precision == "tf32":
+                # the backward products' time over their price at the model's fraction, and
+                # the bias gradients' sums: against what the pass measures over its price
+                at_eff = flops / (eff * peak) * 1e3
+                short = sum(got[k] / 1e3 - at_eff for k in KINDS[1:]) + \
+                    got["bias gradient"] / 1e3
+                m, q = bwd_total[(precision, model, batch)]
+                gaps.append(f"{model} at batch {batch} {short:.1f} of {m - q:.1f} ms")
+    table(md, ["precision", "point", "model's fraction", "forward", "input gradient",
+               "weight gradient", "bias gradients ms"], rows)
+
+    def span(precision, *kinds):
+        v = [f for k in kinds for f in fracs[(precision, k)]]
+        return f"{min(v):.2f}-{max(v):.2f}"
+    md += [f"At 16 bits cuBLAS's products reach {span('fp16', *KINDS)} of the peak in every "
+           f"pass, about the model's {peaks['efficiency']['fp16']:.2f}. At TF32 the forward "
+           f"products reach {span('tf32', 'forward')}, the input's gradient "
+           f"{span('tf32', 'input gradient')} and the weight's, a product over every token of "
+           f"the batch (K = batch x 384), {span('tf32', 'weight gradient')}. Their time over "
+           "their price at the model's fraction, with the bias gradients' sums (kernels of "
+           "their own), against what the backward pass measures over its price: "
+           + "; ".join(gaps) + ". A fraction per pass for the products, as the convolutions "
+           "have by kind, would price them (issue 38's per-op table).", ""]
     md += ["## Copies of non-contiguous views", "",
            "PyTorch's copies of the views BERT's eager attention makes (its context made "
            "contiguous forward; backward, the query's, key's and value's gradients copied back "

@@ -417,11 +417,12 @@ static int check_framework_file(const reader *r)
     return 0;
 }
 
+/* what a base's name may hold: a file of configs/frameworks, never a path */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
 /* [framework] base = NAME: configs/frameworks/NAME.ini read into the device first, so that the
  * section's own keys, which follow it, replace the base's. Descriptions of one chip share its
  * framework so (h100, h100-pcie, h200: pytorch-eager-hopper), instead of copies that drift. */
-#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
-
 static int read_base(reader *r, const field *f, const char *value)
 {
     const char *path = r->path;
