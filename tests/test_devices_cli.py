@@ -406,8 +406,7 @@ for dev, same in (("p100", True), ("v100", False)):
 # cuDNN 8 ran it (--framework pytorch-eager-cudnn8: every convolution transposed), and the same
 # at TF32, where neither transposes anything (the Hopper descriptions' own framework prices
 # more than the transposes, the P100 has no tensor cores: above)
-hopper_framework = {n for n in NAMES if re.search(
-    r"(?m)^base\s*=\s*pytorch-eager-hopper\b", open(f"configs/devices/{n}.ini").read())}
+hopper_framework = {n for n in NAMES if devs[n]["framework_base"] == "pytorch-eager-hopper"}
 check(hopper_framework >= {"h100", "h200"}, f"the Hopper framework's parts: {hopper_framework}")
 for dev in (n for n in NAMES if n not in hopper_framework | {"p100"}):
     steps = {}

@@ -397,16 +397,11 @@ def datasheet(dev):
     return figures
 
 
-def framework_base(dev):
-    m = re.search(r"(?m)^base\s*=\s*(\S+)", open(dev["path"]).read())
-    return m.group(1) if m else None
-
-
 SIBLINGS = []
 for fast, slow in ((a, b) for a in gpus for b in gpus if a is not b):
     f, s_ = datasheet(fast), datasheet(slow)
     if set(s_) <= set(f) and all(f[k] >= s_[k] for k in s_) and \
-            any(f[k] > s_[k] for k in s_) and framework_base(fast) == framework_base(slow):
+            any(f[k] > s_[k] for k in s_) and fast["framework_base"] == slow["framework_base"]:
         SIBLINGS.append((fast["device"], slow["device"]))
 for pair in (("h200", "h100"), ("h100", "h100-pcie"), ("h100", "h100-96gb-500w"),
              ("a100", "a100-pcie-80gb"), ("a100-pcie-80gb", "a100-pcie-40gb"),

@@ -17,6 +17,7 @@ library only; a few seconds.
 """
 import argparse
 import collections
+import functools
 import json
 import os
 import re
@@ -118,12 +119,18 @@ def is_view_copy(row, name):
     return row["phase"] == "bwd" and node.startswith(VIEW_NODES)
 
 
+@functools.lru_cache(maxsize=None)
+def profile(precision):
+    """op_table.load of the precision's BERT profiles, read once for every point and table."""
+    return op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))
+
+
 def measured(precision, model, batch):
     """{phase: Counter(class: kernel us)} of the first step (or the median one) of a point,
     {"qkv": Counter(kind: us)} for the attention's projections' kernels forward, the elements
     and kernel time of the broadcast and strided kernels forward, and [(pass, kernel us)] of
     the view copies (each of one batch x sequence x hidden tensor)."""
-    phases = op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))[(model, batch)][0]
+    phases = profile(precision)[(model, batch)][0]
     out = collections.defaultdict(collections.Counter)
     strided, copies = [], []
     for r in (r for rows in phases.values() for r in rows):
@@ -179,14 +186,14 @@ def product_kind(name):
 
 def products(precision, model, batch):
     """{kind: kernel us} of the encoder's products (product_kind), forward and backward."""
-    phases = op_table.load(os.path.join(FOLDER, f"bert-{precision}.csv.gz"))[(model, batch)][0]
+    phases = profile(precision)[(model, batch)][0]
     out = collections.Counter()
     for r in (r for ph in ("fwd", "bwd") for r in phases.get(ph, [])):
         if r["op"] == "(phase)" or not r.get("kernel_name_us"):
             continue
         node = r["op"].replace("autograd::engine::evaluate_function: ", "")
-        linear = r["phase"] == "fwd" and r["module"].endswith((".dense", ".query", ".key",
-                                                               ".value"))
+        cls, part = forward_class(r) if r["phase"] == "fwd" else ("", "")
+        linear = cls == "linear" or part in ("Q, K, V projections", "output projection")
         if linear or (r["phase"] == "bwd" and node.startswith(("AddmmBackward", "MmBackward"))):
             for n, t in zip(r["kernel_names"].split(";"), r["kernel_name_us"].split(";")):
                 out[product_kind(n)] += float(t)
@@ -282,9 +289,7 @@ def main():
            "2 x tokens x weights FLOPs, as a fraction of the H200's dense peak (`scalemeter "
            "devices`), where the model takes the description's compute efficiency for every "
            "pass; and the bias gradients' sums over the tokens, kernels of their own:", ""]
-    peaks = {d["device"]: d for d in json.loads(subprocess.run(
-        [a.bin, "devices", "--format", "json"], capture_output=True, text=True,
-        check=True).stdout)["devices"]}["h200"]
+    peaks = sm_fit.devices(a.bin)["h200"]
     rows, fracs, gaps = [], collections.defaultdict(list), []
     for precision in ("fp16", "tf32"):
         peak = peaks["peak_tflops"][precision] * 1e12
