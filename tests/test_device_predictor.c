@@ -697,6 +697,27 @@ int main(void)
     }
     /* without the keys: the DRAM's (forward 1.5e-4 s of bytes) */
     CHECK(lnbare[0].t_fwd < 2e-4 && lnbare[1].t_fwd < 2e-4);
+    /* The 16-bit kernel (rownorm_half_device.ini: 4 elements a clock forward, 1 backward, the
+     * rows' clocks as above) where the norm runs at 16 bits (bf16, no autocast):
+     *   over channels: fwd 10,035,200 + 9,633,792 / 4 = 12,443,648 clocks = 1.2443648e-3 s
+     *                  bwd 5,017,600 + 9,633,792 / 1 = 14,651,392 clocks = 1.4651392e-3 s
+     *   over maps:     fwd 307,200 + 2,408,448 = 2,715,648 clocks = 2.715648e-4 s
+     *                  bwd 153,600 + 9,633,792 = 9,787,392 clocks = 9.787392e-4 s
+     * at fp32 the fp32 kernel's as above; under autocast (rownorm_autocast_device.ini) the norm
+     * runs in fp32 at bf16 too: at least the fp32 kernel's time, not the 16-bit one's */
+    sm_device_options at_bf16 = {.precision = "bf16"}, at_fp32 = {.precision = "fp32"};
+    layers_on("tests/data/curve/rownorm_half_device.ini", &at_bf16, norms, &one, lnorm);
+    CHECK_NEAR(lnorm[0].t_fwd, 1.2443648e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lnorm[0].t_infer, 1.2443648e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lnorm[0].t_bwd, 1.4651392e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lnorm[1].t_fwd, 2.715648e-4 + 10e-6, 1e-12);
+    CHECK_NEAR(lnorm[1].t_bwd, 9.787392e-4 + 10e-6, 1e-12);
+    layers_on("tests/data/curve/rownorm_half_device.ini", &at_fp32, norms, &one, lnorm);
+    CHECK_NEAR(lnorm[0].t_fwd, 1.4852096e-3 + 10e-6, 1e-12);
+    CHECK_NEAR(lnorm[0].t_bwd, 2.4285184e-3 + 10e-6, 1e-12);
+    layers_on("tests/data/curve/rownorm_autocast_device.ini", &at_bf16, norms, &one, lnorm);
+    CHECK(lnorm[0].t_fwd >= 1.4852096e-3 + 10e-6 - 1e-12);
+    CHECK(lnorm[0].t_bwd >= 2.4285184e-3 + 10e-6 - 1e-12);
     sm_network_free(norms);
     /* A stem and a bias bound by the SMs (stem_device.ini: 10 SMs at 1 GHz; [framework] stem 2
      * elements and 50 MACs a clock forward, 1 and 100 backward; bias 1 output element a clock

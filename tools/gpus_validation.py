@@ -905,7 +905,12 @@ def main():
     w("  addition and the copies of its views (the context made contiguous, the Q, K and V")
     w("  gradients copied back from the heads' layout) run in PyTorch's non-vectorized loop at")
     w("  1.3-1.6 elements a SM and clock on an H200, a third to a half of its DRAM's rate, and")
-    w("  are priced so (plugin ABI 18 and 19, [ops-bert-h200.md](ops-bert-h200.md)).")
+    w("  are priced so (plugin ABI 18 and 19, [ops-bert-h200.md](ops-bert-h200.md)). Its plain")
+    w("  LayerNorm, PyTorch's kernel of a block a row, is bound by the SMs too: priced by clocks")
+    w("  a row and elements a clock as an H100's and an H200's ConvNeXt-T and BERT norms ran")
+    w("  (`rownorm_*`, tools/rownorm_rates.py), the model cast to fp16 streaming its elements at")
+    w("  their bytes (`rownorm_half_*`); at the DRAM's rate they were priced at under half the")
+    w("  time they took on the H200.")
     w(f"- **RTX 4090 in mixed precision**: BERT-base "
       f"{pct(median_of('fp16', 'bert_base', ['rtx4090']))}, BERT-large "
       f"{pct(median_of('fp16', 'bert_large', ['rtx4090']))}, ResNet-50 "

@@ -44,14 +44,15 @@ def sm_clocks_per_us(binary, part):
     return d["sm_count"] * d["sustained_clock_mhz"]
 
 
-def profiled_steps(part, timed=True):
-    """Each profiled step of the part's CNN files (<precision>.csv.gz; BERT's bert-*.csv.gz
-    apart), as op_table.load gives it: {phase: [rows in the order they ran]}; with timed, only
-    the steps that time each kernel (every op that launched one has its kernel_name_us: a
-    merged file leaves it empty in the steps profiled before the column)."""
+def profiled_steps(part, timed=True, bert=False):
+    """Each profiled step of the part's CNN files (<precision>.csv.gz), or with bert of its
+    BERT files (bert-<precision>.csv.gz), as op_table.load gives it: {phase: [rows in the order
+    they ran]}; with timed, only the steps that time each kernel (every op that launched one
+    has its kernel_name_us: a merged file leaves it empty in the steps profiled before the
+    column)."""
     folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
     for name in sorted(os.listdir(folder)):
-        if not name.endswith(".csv.gz") or name.startswith("bert-"):
+        if not name.endswith(".csv.gz") or name.startswith("bert-") != bert:
             continue
         for steps in op_table.load(os.path.join(folder, name)).values():
             for phases in steps:
@@ -73,6 +74,19 @@ def least_squares(samples):
     a, b = (a1 * bb - b1 * ab) / det, (aa * b1 - ab * a1) / det
     rms = math.sqrt(statistics.fmean(((a * x + b * y) / k - 1) ** 2 for x, y, k in samples))
     return a, b, rms
+
+
+def least_squares_second(samples, a):
+    """(b, rms): the clocks per unit of y that fit [(x, y, clocks)] as a x + b y with a given,
+    in relative least squares as least_squares, and the root mean square of the relative
+    errors."""
+    qq = qr = 0.0
+    for x, y, k in samples:
+        q, r = y / k, 1 - a * x / k
+        qq, qr = qq + q * q, qr + q * r
+    b = qr / qq
+    rms = math.sqrt(statistics.fmean(((a * x + b * y) / k - 1) ** 2 for x, y, k in samples))
+    return b, rms
 
 
 def shipped(pattern, paths=None):

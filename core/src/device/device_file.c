@@ -63,6 +63,7 @@ typedef struct field {
 #define BIAS(pass) (AT(conv_bias_rate) + (pass) * sizeof(double))
 #define ROWS(pass) (AT(rownorm_row_clocks) + (pass) * sizeof(double))
 #define ROW_ELEMS(pass) (AT(rownorm_elements) + (pass) * sizeof(double))
+#define ROW_HALF(pass) (AT(rownorm_half_elements) + (pass) * sizeof(double))
 #define DC(kind, pass, term)                                                                       \
     (AT(direct_conv_rate) + (4 * (kind) + 2 * (pass) + (term)) * sizeof(double))
 
@@ -314,6 +315,12 @@ static const field fields[] = {
     {"framework", "rownorm_bwd_elements_per_sm_clock", F_REAL, ROW_ELEMS(1), 1, 0, 1e4, 1, 0,
      "forward input elements per SM per clock of a layer norm's backward pass, beside its rows; "
      "0: no such term"},
+    {"framework", "rownorm_half_fwd_elements_per_sm_clock", F_REAL, ROW_HALF(0), 1, 0, 1e4, 1, 0,
+     "rownorm_fwd_elements_per_sm_clock of a layer norm whose input and output are fp16 or "
+     "bf16 (a model cast to 16 bits; autocast runs it in fp32); 0: that key's"},
+    {"framework", "rownorm_half_bwd_elements_per_sm_clock", F_REAL, ROW_HALF(1), 1, 0, 1e4, 1, 0,
+     "rownorm_bwd_elements_per_sm_clock of a layer norm whose input and output are fp16 or "
+     "bf16; 0: that key's"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
@@ -697,6 +704,7 @@ static void framework_defaults(sm_device *dev)
     dev->conv_pass = 0;
     memset(dev->rownorm_row_clocks, 0, sizeof dev->rownorm_row_clocks);
     memset(dev->rownorm_elements, 0, sizeof dev->rownorm_elements);
+    memset(dev->rownorm_half_elements, 0, sizeof dev->rownorm_half_elements);
     memset(dev->conv_kind_efficiency, 0, sizeof dev->conv_kind_efficiency);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */

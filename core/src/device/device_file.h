@@ -121,6 +121,10 @@ typedef struct sm_device {
      * layer is bound by the DRAM alone */
     double rownorm_row_clocks[2];
     double rownorm_elements[2];
+    /* e of a layer norm whose input and output are 16-bit (a model cast to fp16 or bf16, not
+     * autocast's fp32 norm), [pass] as above, its rows at the clocks above: the rows'
+     * reductions are the same, the elements stream at their bytes; 0: rownorm_elements */
+    double rownorm_half_elements[2];
     /* the fractions of the precision's peak a framework's convolutions reach by kind and pass
      * where they differ from the part's conv_efficiency ([framework] conv_*_efficiency_P, as
      * eager PyTorch's cuDNN calls on NCHW tensors ran: docs/ops-h100-h200.md):

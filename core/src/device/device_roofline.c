@@ -227,12 +227,17 @@ static double pooling_seconds(const sm_device *v, const sm_layer *l, int64_t bat
  * PyTorch's layer norm runs a block of 128 threads per row, forward and for the input's
  * gradient, so at a few hundred elements a row each row's reduction, not the DRAM, bounds it:
  * ConvNeXt-T's, 96 channels a position, took 1.6 ns a row on an H100 and on an H200 alike, a
- * fifth of the DRAM's rate (tools/rownorm_rates.py). 0: no rows declared, no rate given, or a
- * part without SMs and a clock. */
-static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
+ * fifth of the DRAM's rate (tools/rownorm_rates.py). A norm of 16-bit input and output (half:
+ * a model cast to fp16, not autocast's fp32 norm) streams its elements at their bytes, its
+ * rows' reductions unchanged: BERT's on the H200 (rownorm_half_*). 0: no rows declared, no
+ * rate given, or a part without SMs and a clock. */
+static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward,
+                              int half)
 {
     double per_row = v->rownorm_row_clocks[backward != 0];
     double per_clock = v->rownorm_elements[backward != 0], per_second = sm_clocks_per_second(v);
+    if (half && v->rownorm_half_elements[backward != 0] > 0)
+        per_clock = v->rownorm_half_elements[backward != 0];
     if (l->m.norm_rows <= 0 || !(per_second > 0) || (!(per_row > 0) && !(per_clock > 0)))
         return 0;
     double clocks = (double)batch * (double)l->m.norm_rows * per_row +
@@ -373,7 +378,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
      * a batch norm's */
     double direct =
         direct_conv_seconds(v, l, m, batch, p, backward) + pooling_seconds(v, l, batch, backward) +
-        rownorm_seconds(v, l, batch, backward) + broadcast_seconds(v, l, batch, backward);
+        rownorm_seconds(v, l, batch, backward, half < 1) + broadcast_seconds(v, l, batch, backward);
     if (direct > 0 && w.bytes > 0)
         w.sm_stream = w.bytes / direct;
     w.sm_seconds = conv_bias_seconds(v, l, batch, p, backward) + conv_pass_seconds(v, l, backward);
