@@ -135,6 +135,8 @@ sm_add_python_test(tool_op_ratio test_op_ratio.py)
 sm_add_python_test(tool_conv_kinds ../tools/conv_kinds.py --check --bin ${SCALEMETER_BIN})
 # the layer norm keys of the eager frameworks are what the H100's and H200's profiles give
 sm_add_python_test(tool_rownorm_rates ../tools/rownorm_rates.py --check --bin ${SCALEMETER_BIN})
+# and so are their bias gradients' reduction rates
+sm_add_python_test(tool_bias_grad_rates ../tools/bias_grad_rates.py --check --bin ${SCALEMETER_BIN})
 # and the stem and bias keys of the h100 and h200 descriptions and pytorch-eager-kernels
 sm_add_python_test(tool_stem_rates ../tools/stem_rates.py --check --bin ${SCALEMETER_BIN})
 # and their transposes' and grouped convolutions' keys at fp16 and bf16 (the profiles that time

@@ -327,6 +327,36 @@ static void test_view_copies(void)
     CHECK_NEAR(a.serial_bytes, 0, 1e-9);
 }
 
+/* Bias gradients summed in reduction kernels of their own (plugin ABI 20's bias_grad_elems):
+ * a layer whose backward pass sums 50 elements of its output's gradient a sample (batch 2: 100
+ * elements), on 10 SMs at 1 Hz (10 SM clocks a second) and a DRAM of 1,000 B/s at 0.5 (500
+ * B/s), at 2 elements a SM clock for 32-bit gradients and 4 for 16-bit: 100 / 20 = 5 s at fp32
+ * (their read, 400 bytes, takes 0.8 s at the DRAM's rate), 100 / 40 = 2.5 s at bf16; without
+ * the 16-bit key, 5 s at bf16 too. At 1,000 elements a clock the read bounds them: 0.8 s at
+ * fp32, 0.4 s at bf16 (200 bytes). Nothing forward, nothing without the key, nothing where
+ * the framework fuses epilogues (cuBLASLt sums them in the weight gradient's). */
+static void test_bias_grads(void)
+{
+    sm_device v = loop_part();
+    v.bias_grad_rate[0] = 2, v.bias_grad_rate[1] = 4;
+    sm_layer_type type = {.name = "summing", .traits = SM_TRAIT_MATMUL};
+    sm_layer l = {.type = &type};
+    l.m.bias_grad_elems = 50;
+    sm_metrics m = pass_counts();
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 5, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 2.5, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1).sm_seconds, 0, 1e-12);
+    v.bias_grad_rate[1] = 0;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 5, 1e-12);
+    v.bias_grad_rate[0] = v.bias_grad_rate[1] = 1000;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 0.8, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 0.4, 1e-12);
+    v.fuse_epilogues = 1;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 0, 1e-12);
+    v.fuse_epilogues = 0, v.bias_grad_rate[0] = v.bias_grad_rate[1] = 0;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 0, 1e-12);
+}
+
 /* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
  * scores a pass with 2 score passes, scores_bytes 4 x (4 + 2 x 2) x 10 = 320. What PyTorch's
  * own kernels move for one score (tools/torch_rope_bytes.py --softmax, torch's ops in bfloat16:
@@ -608,6 +638,7 @@ int main(void)
     test_broadcast_pass();
     test_broadcast_layer();
     test_view_copies();
+    test_bias_grads();
     test_upcast_serial();
     test_softmax_fp32();
     test_autocast_softmax();

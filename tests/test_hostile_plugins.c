@@ -500,6 +500,10 @@ static void lying_plugins(const char *dir)
                  "the plugin's copy_elems_fwd 0 or copy_elems_bwd 1099511627776 is not within its "
                  "bytes (a read and a write of 4 bytes an element among the 1536 it streams "
                  "forward, twice that backward)");
+    /* ABI 20: the bias gradients summed are output gradients among the elements it moves */
+    lying_plugin(dir, "bias_grads",
+                 "the plugin's bias_grad_elems 1099511627776 is not within its bytes (an output "
+                 "gradient's element, 4 bytes each, among the 1536 it moves)");
     /* ABI 17: the executors compute a loss themselves, and update no weights of it */
     lying_plugin(dir, "loss_weights",
                  "the plugin declares SM_TRAIT_LOSS, a loss over logits with no weights, but its "

@@ -377,7 +377,13 @@ static void test_bert(void)
          * query, key and value layers (view, then permute) copy three 128 x 768 gradients back */
         EQ("bert attention copies forward", att->m.copy_elems_fwd, 128 * 768);
         EQ("bert attention copies backward", att->m.copy_elems_bwd, 3 * 128 * 768);
+        /* the query's, key's, value's and output's biases (nn.Linear each): their gradients
+         * are the four 128 x 768 output gradients summed over the 128 rows (ABI 20) */
+        EQ("bert attention bias gradients", att->m.bias_grad_elems, 4 * 128 * 768);
     }
+    const sm_layer *ffn = find_layer(net, "encoder.layer.5.intermediate.dense");
+    if (ffn) /* nn.Linear(768, 3072): its 128 x 3072 output gradient summed over the rows */
+        EQ("bert intermediate bias gradient", ffn->m.bias_grad_elems, 128 * 3072);
     check_layer(net, "encoder.layer.5.output.LayerNorm",
                 (expect){"128x768", 491520, 0, 1536, 2, -1, -1});
     check_layer(net, "pooler.dense", (expect){"768", 1180416, 589824, 590592, 2, -1, -1});
@@ -446,7 +452,13 @@ static void test_gpt2(void)
     if (attn) {
         EQ("gpt2 attention copies forward", attn->m.copy_elems_fwd, 1024 * 768);
         EQ("gpt2 attention copies backward", attn->m.copy_elems_bwd, 3 * 1024 * 768);
+        /* c_attn's bias (2,304 = Q, K, V) and c_proj's (768), each summed over 1024 rows */
+        EQ("gpt2 attention bias gradients", attn->m.bias_grad_elems, 4 * 1024 * 768);
     }
+    /* the tied head has no bias: nothing summed */
+    const sm_layer *head = find_layer(net, "lm_head");
+    if (head)
+        EQ("gpt2 lm_head bias gradient", head->m.bias_grad_elems, 0);
     sm_metrics h5 = block_totals(net, "h.5");
     EQ("gpt2 h.5 weights", h5.weights, 7087872);
     EQ("gpt2 h.5 macs", h5.macs, INT64_C(8858370048));

@@ -41,6 +41,9 @@ static void test_counts(void)
         /* 64 (4 49 96^2 + 2 49^2 96) = 64 (1806336 + 460992) = 64 x 2267328 */
         CHECK_EQ(m.macs, 145108992);
         CHECK_EQ(m.output_elems, 56 * 56 * 96);
+        /* qkv's bias (3 x 96) and proj's (96), their gradients summed over the 3,136 tokens
+         * (plugin ABI 20): 3136 x 384 */
+        CHECK_EQ(m.bias_grad_elems, 1204224);
     }
     /* ShiftedWindowAttentionV2(96, [7, 7], [3, 3], 3): the same plus the cpb MLP on its
      * T = 13 x 13 = 169 rows: 169 (2 512 + 512 3) = 169 x 2560 = 432640 */
@@ -56,6 +59,8 @@ static void test_counts(void)
         0) {
         CHECK_EQ(m.macs, 9069312);
         CHECK_EQ(m.output_elems, 9 * 10 * 96); /* cropped back */
+        /* the projections run over the padded 14 x 14 tokens: 196 x 384 */
+        CHECK_EQ(m.bias_grad_elems, 75264);
     }
     /* without biases, window 3x2: PyTorch 286 (v1) and 2818 (v2), 3 and 6 tensors */
     if (metrics_of(NET("4x4x8", "g = window_attention dim=8 heads=2 window=3x2 shift=1 "
@@ -63,6 +68,7 @@ static void test_counts(void)
                    &m) == 0) {
         CHECK_EQ(m.weights, 286);
         CHECK_EQ(m.param_tensors, 3);
+        CHECK_EQ(m.bias_grad_elems, 0);
     }
     if (metrics_of(NET("4x4x8", "g = window_attention dim=8 heads=2 window=3x2 shift=1 "
                                 "qkv_bias=false proj_bias=false v2=true\n"),

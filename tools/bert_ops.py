@@ -304,11 +304,11 @@ def main():
                 f"{frac.get(k, 0):.2f} ({got[k] / 1e3:.1f} ms)" for k in KINDS] +
                 [f"{got['bias gradient'] / 1e3:.1f}"])
             if precision == "tf32":
-                # the backward products' time over their price at the model's fraction, and
-                # the bias gradients' sums: against what the pass measures over its price
+                # the backward products' time over their price at the model's fraction (the
+                # bias gradients' sums are priced, bias_grad_*): against what the pass
+                # measures over its price
                 at_eff = flops / (eff * peak) * 1e3
-                short = sum(got[k] / 1e3 - at_eff for k in KINDS[1:]) + \
-                    got["bias gradient"] / 1e3
+                short = sum(got[k] / 1e3 - at_eff for k in KINDS[1:])
                 m, q = bwd_total[(precision, model, batch)]
                 gaps.append(f"{model} at batch {batch} {short:.1f} of {m - q:.1f} ms")
     table(md, ["precision", "point", "model's fraction", "forward", "input gradient",
@@ -322,8 +322,9 @@ def main():
            f"products reach {span('tf32', 'forward')}, the input's gradient "
            f"{span('tf32', 'input gradient')} and the weight's, a product over every token of "
            f"the batch (K = batch x 384), {span('tf32', 'weight gradient')}. Their time over "
-           "their price at the model's fraction, with the bias gradients' sums (kernels of "
-           "their own), against what the backward pass measures over its price: "
+           "their price at the model's fraction, against what the backward pass measures over "
+           "its price (the bias gradients' sums priced apart, plugin ABI 20's bias_grad_elems "
+           "at the framework's `bias_grad_*`): "
            + "; ".join(gaps) + ". A fraction per pass for the products, as the convolutions "
            "have by kind, would price them (issue 38's per-op table).", ""]
     md += ["## Copies of non-contiguous views", "",

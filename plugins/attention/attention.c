@@ -259,6 +259,10 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
     m->scores_fused = p->sdpa;
     m->scores_flops = sm_mul(g, sm_mul(2, sm_mul(sm_mul(s, mlen), e))); /* Q K^T */
     m->weights = sm_add(sm_mul(4, sm_mul(e, e)), p->bias ? sm_mul(4, e) : 0);
+    /* the projections' bias gradients, each its output's gradient summed over the rows in a
+     * reduction kernel of its own (plugin ABI 20): Q and the output over S rows, K and V over
+     * M */
+    m->bias_grad_elems = p->bias ? sm_mul(g, sm_mul(2, sm_add(se, me))) : 0;
     m->param_tensors = (p->packed ? 2 : 4) * (p->bias ? 2 : 1);
     if (p->rel_pos) {
         int64_t side = 2 * p->rel_pos - 1;

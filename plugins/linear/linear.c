@@ -7,6 +7,8 @@
  *   flops   = 2 macs + (bias ? rows * out : 0)
  *   weights = in * out + (bias ? out : 0)
  *   bwd     = 2 flops (input gradient and weight gradient)
+ *   bias_grad_elems = bias ? rows * out : 0 (the bias's gradient, the output's gradient summed
+ *                     over the rows in a reduction kernel of its own)
  */
 #include <scalemeter/plugin.h>
 
@@ -60,6 +62,9 @@ static int linear_metrics(const void *params, const sm_shape *in, int n_in, cons
     m->weights = sm_add(sm_mul(features, p->out), p->bias ? p->out : 0);
     m->param_tensors = 1 + (p->bias ? 1 : 0);
     m->bwd_flops = sm_mul(2, m->flops);
+    /* the bias's gradient: the output's gradient summed over the rows, a kernel of its own
+     * (plugin ABI 20) */
+    m->bias_grad_elems = p->bias ? sm_mul(rows, p->out) : 0;
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64];
         sm_error_set(err, "%s overflows 64 bits (input %s, out %lld)",

@@ -69,6 +69,8 @@ static int lm_head_metrics(const void *params, const sm_shape *in, int n_in, con
     m->weights = p->bias ? p->vocab : 0;
     m->param_tensors = p->bias ? 1 : 0;
     m->bwd_flops = sm_mul(2, m->flops);
+    /* the bias's gradient: the logits' gradient summed over the rows (plugin ABI 20) */
+    m->bias_grad_elems = p->bias ? sm_mul(rows, p->vocab) : 0;
     return 0;
 }
 

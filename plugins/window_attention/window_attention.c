@@ -170,6 +170,9 @@ static int wa_metrics(const void *params, const sm_shape *in, int n_in, const sm
     m->matmul_flops = sm_mul(2, macs); /* projections, scores, context; the rest vector */
     m->bwd_flops = sm_mul(2, m->flops);
     m->bytes = sm_mul(4, bytes);
+    /* qkv's and proj's bias gradients, their outputs' gradients summed over every window's
+     * tokens in reduction kernels of their own (plugin ABI 20) */
+    m->bias_grad_elems = sm_mul(g.windows, sm_mul(3 * p->qkv_bias + p->proj_bias, nc));
     wa_weight_layout w = wa_weights_of(p);
     m->weights = w.total;
     m->param_tensors = w.tensors;

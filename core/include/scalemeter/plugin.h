@@ -32,7 +32,7 @@ extern "C" {
 /* Bumped when the descriptor grows; appending fields to a table keeps older plugins loading
  * (its struct_size tells the other side which fields it knows), so the host loads every version
  * from SM_PLUGIN_ABI_OLDEST on, reading what an older one lacks as zero (the defaults under
- * "ABI 3" to "ABI 19" below). Version 1 had no host table and kept the kernel ABI in this
+ * "ABI 3" to "ABI 20" below). Version 1 had no host table and kept the kernel ABI in this
  * header; 2 split it into kernels.h; 3 added traits, matmul_flops and saved; 4 the score fields of
  * metrics and saved (what a fused attention kernel does not write or keep); 5 the kernel counts
  * of metrics (what the training framework launches per pass); 6 serial_bytes (what a layer's
@@ -55,10 +55,11 @@ extern "C" {
  * broadcast operand, its additive mask, whose kernel the SMs bound) and the trait
  * SM_TRAIT_ELEMENTWISE (an addition or product of inputs broadcast to its output, likewise);
  * 19 copy_elems_fwd and copy_elems_bwd of metrics (what eager code copies out of non-contiguous
- * views, in a kernel the SMs bound). Whatever the version, every descriptor starts with abi_version
- * then struct_size, so that the host can read them from a plugin of any version and refuse it by
- * name. */
-#define SM_PLUGIN_ABI_VERSION 19u
+ * views, in a kernel the SMs bound); 20 bias_grad_elems of metrics (what the backward pass sums
+ * into bias gradients in reduction kernels of their own). Whatever the version, every descriptor
+ * starts with abi_version then struct_size, so that the host can read them from a plugin of any
+ * version and refuse it by name. */
+#define SM_PLUGIN_ABI_VERSION 20u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -259,6 +260,16 @@ typedef struct sm_layer_metrics {
      * the score fields, a fused attention kernel drops them. 0: none, or not given. */
     int64_t copy_elems_fwd;
     int64_t copy_elems_bwd;
+    /* ABI 20. Elements of one sample's output gradients that the backward pass sums over their
+     * rows into bias gradients: a bias added to every row of a product (nn.Linear's, the
+     * attention projections') has as gradient the sum of its output's gradient over the rows,
+     * which eager PyTorch computes in a reduction kernel of its own beside the products
+     * (AddmmBackward's reduce_kernel): rows x out for nn.Linear. An H200 summed BERT's at 2 to 4
+     * elements a SM clock, under half its DRAM's rate, and a framework's [framework]
+     * bias_grad_* keys price them. A convolution's bias is the host's (conv_bias, from its
+     * weights): leave it 0 there. At most the elements of the bytes the layer moves (bytes / 4).
+     * 0: none, or not given. */
+    int64_t bias_grad_elems;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference

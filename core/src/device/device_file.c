@@ -64,6 +64,7 @@ typedef struct field {
 #define ROWS(pass) (AT(rownorm_row_clocks) + (pass) * sizeof(double))
 #define ROW_ELEMS(pass) (AT(rownorm_elements) + (pass) * sizeof(double))
 #define ROW_HALF(pass) (AT(rownorm_half_elements) + (pass) * sizeof(double))
+#define BIAS_GRAD(half) (AT(bias_grad_rate) + (half) * sizeof(double))
 #define DC(kind, pass, term)                                                                       \
     (AT(direct_conv_rate) + (4 * (kind) + 2 * (pass) + (term)) * sizeof(double))
 
@@ -321,6 +322,12 @@ static const field fields[] = {
     {"framework", "rownorm_half_bwd_elements_per_sm_clock", F_REAL, ROW_HALF(1), 1, 0, 1e4, 1, 0,
      "rownorm_bwd_elements_per_sm_clock of a layer norm whose input and output are fp16 or "
      "bf16; 0: that key's"},
+    {"framework", "bias_grad_elements_per_sm_clock", F_REAL, BIAS_GRAD(0), 1, 0, 1e4, 1, 0,
+     "output-gradient elements per SM per clock the framework's reduction kernels sum into "
+     "bias gradients (plugin.h's bias_grad_elems: nn.Linear's) at fp32 and tf32, backward; 0: "
+     "not priced"},
+    {"framework", "bias_grad_half_elements_per_sm_clock", F_REAL, BIAS_GRAD(1), 1, 0, 1e4, 1, 0,
+     "bias_grad_elements_per_sm_clock of 16-bit gradients (fp16 and bf16); 0: that key's"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
@@ -705,6 +712,7 @@ static void framework_defaults(sm_device *dev)
     memset(dev->rownorm_row_clocks, 0, sizeof dev->rownorm_row_clocks);
     memset(dev->rownorm_elements, 0, sizeof dev->rownorm_elements);
     memset(dev->rownorm_half_elements, 0, sizeof dev->rownorm_half_elements);
+    memset(dev->bias_grad_rate, 0, sizeof dev->bias_grad_rate);
     memset(dev->conv_kind_efficiency, 0, sizeof dev->conv_kind_efficiency);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */

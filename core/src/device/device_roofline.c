@@ -185,6 +185,27 @@ static double conv_bias_seconds(const sm_device *v, const sm_layer *l, int64_t b
     return (double)batch * (double)l->m.output_elems / (rate * per_second);
 }
 
+/* Seconds of the reduction kernels eager PyTorch runs in the backward pass for a layer's bias
+ * gradients (plugin.h's bias_grad_elems: an expanded bias's gradient, its output's gradient
+ * summed over the rows) where the framework prices them ([framework] bias_grad_*): their
+ * elements at the SMs' pace, which an H200's kept under half its DRAM's rate (BERT's, 2 to 4
+ * elements a SM clock: tools/bias_grad_rates.py), or their read at the DRAM's rate where that
+ * is slower; half: 16-bit gradients. 0: forward, no such elements, no rate, or a framework
+ * that fuses epilogues (cuBLASLt sums them in the weight gradient's). */
+static double bias_grad_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward,
+                                int half)
+{
+    double rate = v->bias_grad_rate[half && v->bias_grad_rate[1] > 0];
+    double per_second = sm_clocks_per_second(v);
+    if (!backward || l->m.bias_grad_elems <= 0 || !(rate > 0) || !(per_second > 0) ||
+        v->fuse_epilogues)
+        return 0;
+    double elements = (double)batch * (double)l->m.bias_grad_elems;
+    double dram = v->memory_bandwidth * v->memory_efficiency;
+    double read = dram > 0 ? elements * (half ? 2 : 4) / dram : 0;
+    return fmax(elements / (rate * per_second), read);
+}
+
 /* Seconds a dense convolution's kernels take beyond their arithmetic ([framework]
  * conv_pass_us): each runs its K loop (input channels x taps) tile by tile, and the
  * pipeline's fill and drain cost the same whatever the tiles; a large convolution hides them
@@ -381,7 +402,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         rownorm_seconds(v, l, batch, backward, half < 1) + broadcast_seconds(v, l, batch, backward);
     if (direct > 0 && w.bytes > 0)
         w.sm_stream = w.bytes / direct;
-    w.sm_seconds = conv_bias_seconds(v, l, batch, p, backward) + conv_pass_seconds(v, l, backward);
+    w.sm_seconds = conv_bias_seconds(v, l, batch, p, backward) + conv_pass_seconds(v, l, backward) +
+                   bias_grad_seconds(v, l, batch, backward, half < 1);
     return w;
 }
 

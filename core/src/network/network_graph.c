@@ -651,6 +651,16 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "it streams forward, twice that backward)",
                        at, t->name, (long long)m->copy_elems_fwd, (long long)m->copy_elems_bwd,
                        (long long)streamed);
+    /* a plugin older than ABI 20 never wrote it: the host's zero stays */
+    if (t->abi_version < 20)
+        m->bias_grad_elems = 0;
+    /* the gradients summed are output gradients the layer's backward pass reads, among the
+     * elements its bytes count (4 bytes each) */
+    if (m->bias_grad_elems < 0 || m->bias_grad_elems > m->bytes / 4)
+        return sm_fail(st,
+                       "%s (%s): the plugin's bias_grad_elems %lld is not within its bytes (an "
+                       "output gradient's element, 4 bytes each, among the %lld it moves)",
+                       at, t->name, (long long)m->bias_grad_elems, (long long)m->bytes);
     if (m->scores_softmax < SM_SOFTMAX_NATIVE || m->scores_softmax > SM_SOFTMAX_DTYPE)
         return sm_fail(st,
                        "%s (%s): the plugin's scores_softmax %d is not one of plugin.h's "
