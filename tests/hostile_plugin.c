@@ -47,6 +47,7 @@
  *   HOSTILE_BROADCAST_PASSES 3 broadcast passes over the scores of a layer with no such pass
  *   HOSTILE_VIEW_COPIES      2^40 elements copied backward, beyond every byte the layer moves
  *   HOSTILE_BIAS_GRADS       2^40 bias-gradient elements summed, beyond every byte it moves
+ *   HOSTILE_BIAS_SUMS        a bias-gradient sum of no elements
  *   HOSTILE_ELEMENTWISE_TRAIT ABI 17, declaring SM_TRAIT_ELEMENTWISE, which ABI 18 added
  * and the sixth campaign's (fusion and loading):
  *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
@@ -244,6 +245,9 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_BIAS_GRADS
     m->bias_grad_elems = (int64_t)1 << 40;
+#endif
+#ifdef HOSTILE_BIAS_SUMS
+    m->bias_grad_sums = 1;
 #endif
 #if defined(HOSTILE_ACTIVATION) || defined(HOSTILE_POOLING_WEIGHTS) || defined(HOSTILE_LOSS_WEIGHTS)
     m->weights = 5;

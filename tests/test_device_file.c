@@ -327,30 +327,34 @@ static void test_view_copies(void)
     CHECK_NEAR(a.serial_bytes, 0, 1e-9);
 }
 
-/* Bias gradients summed in reduction kernels of their own (plugin ABI 20's bias_grad_elems):
- * a layer whose backward pass sums 50 elements of its output's gradient a sample (batch 2: 100
- * elements), on 10 SMs at 1 Hz (10 SM clocks a second) and a DRAM of 1,000 B/s at 0.5 (500
- * B/s), at 2 elements a SM clock for 32-bit gradients and 4 for 16-bit: 100 / 20 = 5 s at fp32
- * (their read, 400 bytes, takes 0.8 s at the DRAM's rate), 100 / 40 = 2.5 s at bf16; without
- * the 16-bit key, 5 s at bf16 too. At 1,000 elements a clock the read bounds them: 0.8 s at
- * fp32, 0.4 s at bf16 (200 bytes). Nothing forward, nothing without the key, nothing where
- * the framework fuses epilogues (cuBLASLt sums them in the weight gradient's). */
+/* Bias gradients summed in reduction kernels of their own (plugin ABI 20's bias_grad_elems and
+ * bias_grad_sums): a layer whose backward pass sums 50 elements of its output's gradient a
+ * sample (batch 2: 100 elements) in 2 sums, on 10 SMs at 1 Hz (10 SM clocks a second) and a
+ * DRAM of 1,000 B/s at 0.5 (500 B/s), at 5 SM clocks a sum (2 x 5 / 10 = 1 s) and 2 elements
+ * a SM clock for 32-bit gradients and 4 for 16-bit: 1 + 100 / 20 = 6 s at fp32 (their read,
+ * 400 bytes, takes 0.8 s at the DRAM's rate), 1 + 100 / 40 = 3.5 s at bf16; without the
+ * 16-bit key, 6 s at bf16 too. At 1,000 elements a clock the read bounds them: 1.8 s at fp32,
+ * 1.4 s at bf16 (200 bytes); without the sums' clocks, 0.8 s. Nothing forward, nothing
+ * without the key, nothing where the framework fuses epilogues (cuBLASLt sums them in the
+ * weight gradient's). */
 static void test_bias_grads(void)
 {
     sm_device v = loop_part();
-    v.bias_grad_rate[0] = 2, v.bias_grad_rate[1] = 4;
+    v.bias_grad_rate[0] = 2, v.bias_grad_rate[1] = 4, v.bias_grad_sum_clocks = 5;
     sm_layer_type type = {.name = "summing", .traits = SM_TRAIT_MATMUL};
     sm_layer l = {.type = &type};
-    l.m.bias_grad_elems = 50;
+    l.m.bias_grad_elems = 50, l.m.bias_grad_sums = 2;
     sm_metrics m = pass_counts();
-    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 5, 1e-12);
-    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 2.5, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 6, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 3.5, 1e-12);
     CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1).sm_seconds, 0, 1e-12);
     v.bias_grad_rate[1] = 0;
-    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 5, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 6, 1e-12);
     v.bias_grad_rate[0] = v.bias_grad_rate[1] = 1000;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 1.8, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 1.4, 1e-12);
+    v.bias_grad_sum_clocks = 0;
     CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 0.8, 1e-12);
-    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).sm_seconds, 0.4, 1e-12);
     v.fuse_epilogues = 1;
     CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 0, 1e-12);
     v.fuse_epilogues = 0, v.bias_grad_rate[0] = v.bias_grad_rate[1] = 0;

@@ -504,6 +504,9 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "bias_grads",
                  "the plugin's bias_grad_elems 1099511627776 is not within its bytes (an output "
                  "gradient's element, 4 bytes each, among the 1536 it moves)");
+    lying_plugin(dir, "bias_sums",
+                 "the plugin's bias_grad_sums 1 is not within its 0 parameter tensors, or not 0 "
+                 "exactly where its bias_grad_elems 0 are");
     /* ABI 17: the executors compute a loss themselves, and update no weights of it */
     lying_plugin(dir, "loss_weights",
                  "the plugin declares SM_TRAIT_LOSS, a loss over logits with no weights, but its "

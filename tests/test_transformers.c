@@ -380,10 +380,13 @@ static void test_bert(void)
         /* the query's, key's, value's and output's biases (nn.Linear each): their gradients
          * are the four 128 x 768 output gradients summed over the 128 rows (ABI 20) */
         EQ("bert attention bias gradients", att->m.bias_grad_elems, 4 * 128 * 768);
+        EQ("bert attention bias sums", att->m.bias_grad_sums, 4);
     }
     const sm_layer *ffn = find_layer(net, "encoder.layer.5.intermediate.dense");
-    if (ffn) /* nn.Linear(768, 3072): its 128 x 3072 output gradient summed over the rows */
+    if (ffn) { /* nn.Linear(768, 3072): its 128 x 3072 output gradient summed over the rows */
         EQ("bert intermediate bias gradient", ffn->m.bias_grad_elems, 128 * 3072);
+        EQ("bert intermediate bias sums", ffn->m.bias_grad_sums, 1);
+    }
     check_layer(net, "encoder.layer.5.output.LayerNorm",
                 (expect){"128x768", 491520, 0, 1536, 2, -1, -1});
     check_layer(net, "pooler.dense", (expect){"768", 1180416, 589824, 590592, 2, -1, -1});
@@ -454,11 +457,12 @@ static void test_gpt2(void)
         EQ("gpt2 attention copies backward", attn->m.copy_elems_bwd, 3 * 1024 * 768);
         /* c_attn's bias (2,304 = Q, K, V) and c_proj's (768), each summed over 1024 rows */
         EQ("gpt2 attention bias gradients", attn->m.bias_grad_elems, 4 * 1024 * 768);
+        EQ("gpt2 attention bias sums", attn->m.bias_grad_sums, 2); /* c_attn's, c_proj's */
     }
     /* the tied head has no bias: nothing summed */
     const sm_layer *head = find_layer(net, "lm_head");
     if (head)
-        EQ("gpt2 lm_head bias gradient", head->m.bias_grad_elems, 0);
+        EQ("gpt2 lm_head bias gradient", head->m.bias_grad_elems + head->m.bias_grad_sums, 0);
     sm_metrics h5 = block_totals(net, "h.5");
     EQ("gpt2 h.5 weights", h5.weights, 7087872);
     EQ("gpt2 h.5 macs", h5.macs, INT64_C(8858370048));

@@ -44,6 +44,7 @@ static void test_counts(void)
         /* qkv's bias (3 x 96) and proj's (96), their gradients summed over the 3,136 tokens
          * (plugin ABI 20): 3136 x 384 */
         CHECK_EQ(m.bias_grad_elems, 1204224);
+        CHECK_EQ(m.bias_grad_sums, 2);
     }
     /* ShiftedWindowAttentionV2(96, [7, 7], [3, 3], 3): the same plus the cpb MLP on its
      * T = 13 x 13 = 169 rows: 169 (2 512 + 512 3) = 169 x 2560 = 432640 */
@@ -69,6 +70,7 @@ static void test_counts(void)
         CHECK_EQ(m.weights, 286);
         CHECK_EQ(m.param_tensors, 3);
         CHECK_EQ(m.bias_grad_elems, 0);
+        CHECK_EQ(m.bias_grad_sums, 0);
     }
     if (metrics_of(NET("4x4x8", "g = window_attention dim=8 heads=2 window=3x2 shift=1 "
                                 "qkv_bias=false proj_bias=false v2=true\n"),

@@ -911,7 +911,7 @@ def main():
     w("  (`rownorm_*`, tools/rownorm_rates.py), the model cast to fp16 streaming its elements at")
     w("  their bytes (`rownorm_half_*`); at the DRAM's rate they were priced at under half the")
     w("  time they took on the H200. So are its products' bias gradients, summed over the tokens")
-    w("  in PyTorch's reduce kernels of their own (plugin ABI 20, `bias_grad_*`), 4-5% of its")
+    w("  in PyTorch's reduce kernels of their own (plugin ABI 20, `bias_grad_*`), 4% of its")
     w("  step on the H200 and unpriced before.")
     w(f"- **RTX 4090 in mixed precision**: BERT-base "
       f"{pct(median_of('fp16', 'bert_base', ['rtx4090']))}, BERT-large "

@@ -263,6 +263,7 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
      * reduction kernel of its own (plugin ABI 20): Q and the output over S rows, K and V over
      * M */
     m->bias_grad_elems = p->bias ? sm_mul(g, sm_mul(2, sm_add(se, me))) : 0;
+    m->bias_grad_sums = p->bias ? (p->packed ? 2 : 4) : 0; /* one a bias tensor */
     m->param_tensors = (p->packed ? 2 : 4) * (p->bias ? 2 : 1);
     if (p->rel_pos) {
         int64_t side = 2 * p->rel_pos - 1;

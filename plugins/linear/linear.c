@@ -8,7 +8,7 @@
  *   weights = in * out + (bias ? out : 0)
  *   bwd     = 2 flops (input gradient and weight gradient)
  *   bias_grad_elems = bias ? rows * out : 0 (the bias's gradient, the output's gradient summed
- *                     over the rows in a reduction kernel of its own)
+ *                     over the rows in a reduction kernel of its own: one sum)
  */
 #include <scalemeter/plugin.h>
 
@@ -65,6 +65,7 @@ static int linear_metrics(const void *params, const sm_shape *in, int n_in, cons
     /* the bias's gradient: the output's gradient summed over the rows, a kernel of its own
      * (plugin ABI 20) */
     m->bias_grad_elems = p->bias ? sm_mul(rows, p->out) : 0;
+    m->bias_grad_sums = p->bias ? 1 : 0;
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64];
         sm_error_set(err, "%s overflows 64 bits (input %s, out %lld)",

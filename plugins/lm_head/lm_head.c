@@ -71,6 +71,7 @@ static int lm_head_metrics(const void *params, const sm_shape *in, int n_in, con
     m->bwd_flops = sm_mul(2, m->flops);
     /* the bias's gradient: the logits' gradient summed over the rows (plugin ABI 20) */
     m->bias_grad_elems = p->bias ? sm_mul(rows, p->vocab) : 0;
+    m->bias_grad_sums = p->bias ? 1 : 0;
     return 0;
 }
 

@@ -173,6 +173,7 @@ static int wa_metrics(const void *params, const sm_shape *in, int n_in, const sm
     /* qkv's and proj's bias gradients, their outputs' gradients summed over every window's
      * tokens in reduction kernels of their own (plugin ABI 20) */
     m->bias_grad_elems = sm_mul(g.windows, sm_mul(3 * p->qkv_bias + p->proj_bias, nc));
+    m->bias_grad_sums = p->qkv_bias + p->proj_bias;
     wa_weight_layout w = wa_weights_of(p);
     m->weights = w.total;
     m->param_tensors = w.tensors;

@@ -328,6 +328,9 @@ static const field fields[] = {
      "not priced"},
     {"framework", "bias_grad_half_elements_per_sm_clock", F_REAL, BIAS_GRAD(1), 1, 0, 1e4, 1, 0,
      "bias_grad_elements_per_sm_clock of 16-bit gradients (fp16 and bf16); 0: that key's"},
+    {"framework", "bias_grad_sm_clocks_per_sum", F_REAL, AT(bias_grad_sum_clocks), 1, 0, 1e9, 1, 0,
+     "SM clocks each bias gradient's sum takes beside its elements (plugin.h's bias_grad_sums), "
+     "where the framework prices their elements; 0: none"},
     {"framework", "fused_attention", F_INT, AT(fused_attention), 1, 0, 1, 1, 0,
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
@@ -713,6 +716,7 @@ static void framework_defaults(sm_device *dev)
     memset(dev->rownorm_elements, 0, sizeof dev->rownorm_elements);
     memset(dev->rownorm_half_elements, 0, sizeof dev->rownorm_half_elements);
     memset(dev->bias_grad_rate, 0, sizeof dev->bias_grad_rate);
+    dev->bias_grad_sum_clocks = 0;
     memset(dev->conv_kind_efficiency, 0, sizeof dev->conv_kind_efficiency);
     dev->fused_attention = ATTENTION_NOT_GIVEN;
     dev->grad_bytes = 4;  /* DDP reduces the fp32 gradients of fp32 master weights, AMP too */

@@ -125,12 +125,14 @@ typedef struct sm_device {
      * autocast's fp32 norm), [pass] as above, its rows at the clocks above: the rows'
      * reductions are the same, the elements stream at their bytes; 0: rownorm_elements */
     double rownorm_half_elements[2];
-    /* elements per SM per clock at which a framework's reduction kernels sum a layer's output
-     * gradients into its bias gradients (plugin.h's bias_grad_elems, ABI 20), [0] 32-bit
-     * gradients, [1] 16-bit ([framework] bias_grad_elements_per_sm_clock and
-     * bias_grad_half_elements_per_sm_clock), or the DRAM's rate where that is slower; 0: not
+    /* what a framework's reduction kernels take to sum a layer's output gradients into its
+     * bias gradients (plugin.h's bias_grad_elems and bias_grad_sums, ABI 20): elements per SM
+     * per clock, [0] 32-bit gradients, [1] 16-bit ([framework]
+     * bias_grad_elements_per_sm_clock and bias_grad_half_elements_per_sm_clock), or the DRAM's
+     * rate where that is slower, beside SM clocks a sum (bias_grad_sm_clocks_per_sum); 0: not
      * priced (a framework that sums them in the product's epilogue) */
     double bias_grad_rate[2];
+    double bias_grad_sum_clocks;
     /* the fractions of the precision's peak a framework's convolutions reach by kind and pass
      * where they differ from the part's conv_efficiency ([framework] conv_*_efficiency_P, as
      * eager PyTorch's cuDNN calls on NCHW tensors ran: docs/ops-h100-h200.md):

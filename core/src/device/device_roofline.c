@@ -186,12 +186,13 @@ static double conv_bias_seconds(const sm_device *v, const sm_layer *l, int64_t b
 }
 
 /* Seconds of the reduction kernels eager PyTorch runs in the backward pass for a layer's bias
- * gradients (plugin.h's bias_grad_elems: an expanded bias's gradient, its output's gradient
- * summed over the rows) where the framework prices them ([framework] bias_grad_*): their
- * elements at the SMs' pace, which an H200's kept under half its DRAM's rate (BERT's, 2 to 4
- * elements a SM clock: tools/bias_grad_rates.py), or their read at the DRAM's rate where that
- * is slower; half: 16-bit gradients. 0: forward, no such elements, no rate, or a framework
- * that fuses epilogues (cuBLASLt sums them in the weight gradient's). */
+ * gradients (plugin.h's bias_grad_elems and bias_grad_sums: an expanded bias's gradient, its
+ * output's gradient summed over the rows) where the framework prices them ([framework]
+ * bias_grad_*): each sum's fixed clocks (its partial sums' pass and the final one) and their
+ * elements at the SMs' pace, which an H200 kept under half its DRAM's rate
+ * (tools/bias_grad_rates.py), or their read at the DRAM's rate where that is slower; half:
+ * 16-bit gradients. 0: forward, no such elements, no rate, or a framework that fuses
+ * epilogues (cuBLASLt sums them in the weight gradient's). */
 static double bias_grad_seconds(const sm_device *v, const sm_layer *l, int64_t batch, int backward,
                                 int half)
 {
@@ -203,7 +204,8 @@ static double bias_grad_seconds(const sm_device *v, const sm_layer *l, int64_t b
     double elements = (double)batch * (double)l->m.bias_grad_elems;
     double dram = v->memory_bandwidth * v->memory_efficiency;
     double read = dram > 0 ? elements * (half ? 2 : 4) / dram : 0;
-    return fmax(elements / (rate * per_second), read);
+    double sums = (double)l->m.bias_grad_sums * v->bias_grad_sum_clocks / per_second;
+    return sums + fmax(elements / (rate * per_second), read);
 }
 
 /* Seconds a dense convolution's kernels take beyond their arithmetic ([framework]

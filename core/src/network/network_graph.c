@@ -653,7 +653,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        (long long)streamed);
     /* a plugin older than ABI 20 never wrote it: the host's zero stays */
     if (t->abi_version < 20)
-        m->bias_grad_elems = 0;
+        m->bias_grad_elems = 0, m->bias_grad_sums = 0;
     /* the gradients summed are output gradients the layer's backward pass reads, among the
      * elements its bytes count (4 bytes each) */
     if (m->bias_grad_elems < 0 || m->bias_grad_elems > m->bytes / 4)
@@ -661,6 +661,14 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): the plugin's bias_grad_elems %lld is not within its bytes (an "
                        "output gradient's element, 4 bytes each, among the %lld it moves)",
                        at, t->name, (long long)m->bias_grad_elems, (long long)m->bytes);
+    /* a sum a bias tensor, and a sum sums something */
+    if (m->bias_grad_sums < 0 || m->bias_grad_sums > m->param_tensors ||
+        (m->bias_grad_sums > 0) != (m->bias_grad_elems > 0))
+        return sm_fail(st,
+                       "%s (%s): the plugin's bias_grad_sums %d is not within its %lld parameter "
+                       "tensors, or not 0 exactly where its bias_grad_elems %lld are",
+                       at, t->name, m->bias_grad_sums, (long long)m->param_tensors,
+                       (long long)m->bias_grad_elems);
     if (m->scores_softmax < SM_SOFTMAX_NATIVE || m->scores_softmax > SM_SOFTMAX_DTYPE)
         return sm_fail(st,
                        "%s (%s): the plugin's scores_softmax %d is not one of plugin.h's "
