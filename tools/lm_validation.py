@@ -346,8 +346,11 @@ Sources: Megatron 2021 row, {m21}; Megatron 2024 row, {m24}; BERT rows, {dle}.
   copies of its views, the context made contiguous forward and the Q, K and V gradients copied
   back from the heads' layout (ABI 19; before: +8.9 to +10.3%), run in PyTorch's
   non-vectorized loop, which the SMs bound: an H200's profiles of this code
-  ([ops-bert-h200.md](ops-bert-h200.md)). The same code on SQuAD at 384 tokens, on twelve GPU
-  models, comes out about as far above ([accuracy-gpus.md](accuracy-gpus.md)). Not priced yet: the matrix
+  ([ops-bert-h200.md](ops-bert-h200.md)). Its products' bias gradients, summed over the
+  tokens in PyTorch's reduce kernels of their own, are priced since plugin ABI 20 (dle-bert's
+  `bias_grad_*`; before: +4.5 to +5.9%). The same code on SQuAD at 384 tokens, on twelve GPU
+  models, comes out at medians within 3% of the published figures
+  ([accuracy-gpus.md](accuracy-gpus.md)). Not priced yet: the matrix
   efficiency of an eager, jit-scripted model at h 1024. Across nodes the
   published scaling (30.4 x at 32 nodes, 0.95 per GPU) is matched within 2 points by the
   prediction (fp16 gradients once per accumulated step, one bucket, 8 HDR ports per node): the
