@@ -24,7 +24,6 @@ Standard library only; a few seconds.
 """
 import math
 import os
-import re
 import statistics
 import sys
 
@@ -32,17 +31,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import op_table  # noqa: E402  (the profiles' rows)
 import sm_fit  # noqa: E402  (kernel_device_us, the parts' clocks, the least squares)
 
-ROOT = sm_fit.ROOT
 PARTS = sm_fit.PARTS
 MIN_US = 100.0
 FILES = [os.path.join("configs", "frameworks", n) for n in ("pytorch-eager.ini", "dle-squad.ini")]
 FP32_ONLY = [os.path.join("configs", "frameworks", "dle-squad-fp32.ini")]
-
-
-def shapes_of(row):
-    """The op's input shapes, one list of dimensions each ([] where none was recorded)."""
-    return [[int(d) for d in re.findall(r"\d+", s)] for s in re.findall(r"\[[\d, ]*\]",
-                                                                         row["shapes"])]
 
 
 def summed_elements(phases):
@@ -52,7 +44,7 @@ def summed_elements(phases):
     for r in phases.get("fwd", []):
         if r["op"] != "aten::linear" or "elementwise_kernel" in r.get("kernel_names", ""):
             continue
-        s = shapes_of(r)
+        s = op_table.shapes_of(r["shapes"])
         if len(s) >= 3 and s[2] and s[0] and s[1]:
             total += math.prod(s[0][:-1]) * s[1][0]
     return total
@@ -76,18 +68,14 @@ def reduce_us(phases):
 def points(part):
     """{(half, file, network, batch): [(sums, elements, kernel us less the launches)]}."""
     out = {}
-    folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".csv.gz"):
-            continue
-        half = any(p in name for p in ("fp16", "bf16"))
-        for key, steps in op_table.load(os.path.join(folder, name)).items():
-            for phases in steps:
-                elements = summed_elements(phases)
-                us, kernels, sums = reduce_us(phases)
-                if elements and us >= MIN_US:
-                    out.setdefault((half, name, *key), []).append(
-                        (sums, elements, us - kernels * sm_fit.kernel_device_us()))
+    for bert in (False, True):
+        for name, key, phases in sm_fit.profiled_points(part, bert=bert):
+            elements = summed_elements(phases)
+            us, kernels, sums = reduce_us(phases)
+            if elements and us >= MIN_US:
+                half = any(p in name for p in ("fp16", "bf16"))
+                out.setdefault((half, name, *key), []).append(
+                    (sums, elements, us - kernels * sm_fit.kernel_device_us()))
     return out
 
 

@@ -44,22 +44,28 @@ def sm_clocks_per_us(binary, part):
     return d["sm_count"] * d["sustained_clock_mhz"]
 
 
-def profiled_steps(part, timed=True, bert=False):
-    """Each profiled step of the part's CNN files (<precision>.csv.gz), or with bert of its
-    BERT files (bert-<precision>.csv.gz), as op_table.load gives it: {phase: [rows in the order
-    they ran]}; with timed, only the steps that time each kernel (every op that launched one
-    has its kernel_name_us: a merged file leaves it empty in the steps profiled before the
-    column)."""
+def profiled_points(part, timed=True, bert=False):
+    """(file name, (network, batch), phases) of each profiled step of the part's CNN files
+    (<precision>.csv.gz), or with bert of its BERT files (bert-<precision>.csv.gz), phases as
+    op_table.load gives them: {phase: [rows in the order they ran]}; with timed, only the steps
+    that time each kernel (every op that launched one has its kernel_name_us: a merged file
+    leaves it empty in the steps profiled before the column)."""
     folder = os.path.join(ROOT, "configs", "calibrations", f"{part}-pytorch-layers")
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".csv.gz") or name.startswith("bert-") != bert:
             continue
-        for steps in op_table.load(os.path.join(folder, name)).values():
+        for key, steps in op_table.load(os.path.join(folder, name)).items():
             for phases in steps:
                 if not timed or all(r.get("kernel_name_us") for rows in phases.values()
                                     for r in rows
                                     if r["op"] != "(phase)" and float(r["kernels"] or 0) > 0):
-                    yield phases
+                    yield name, key, phases
+
+
+def profiled_steps(part, timed=True, bert=False):
+    """The phases of each step profiled_points gives."""
+    for _, _, phases in profiled_points(part, timed, bert):
+        yield phases
 
 
 def least_squares(samples):

@@ -236,6 +236,8 @@ typedef struct sm_layer_work {
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train);
+/* Bytes a second the part's DRAM streams: its bandwidth at its memory efficiency */
+double sm_device_dram_stream(const sm_device *v);
 /* Bytes/s at which the work's `bytes` stream: the DRAM's achievable rate, or the SMs' where
  * they bound its kernel lower (sm_stream). */
 double sm_layer_stream(const sm_device *v, sm_layer_work w);

@@ -80,6 +80,11 @@ static double sm_clocks_per_second(const sm_device *v)
     return v->sm_count && clock > 0 ? (double)v->sm_count * clock : 0;
 }
 
+double sm_device_dram_stream(const sm_device *v)
+{
+    return v->memory_bandwidth * v->memory_efficiency;
+}
+
 /* The width of a square of n positions, or 0 where n is not one */
 static int64_t square_side(int64_t n)
 {
@@ -202,7 +207,7 @@ static double bias_grad_seconds(const sm_device *v, const sm_layer *l, int64_t b
         v->fuse_epilogues)
         return 0;
     double elements = (double)batch * (double)l->m.bias_grad_elems;
-    double dram = v->memory_bandwidth * v->memory_efficiency;
+    double dram = sm_device_dram_stream(v);
     double read = dram > 0 ? elements * (half ? 2 : 4) / dram : 0;
     double sums = (double)l->m.bias_grad_sums * v->bias_grad_sum_clocks / per_second;
     return sums + fmax(elements / (rate * per_second), read);
@@ -300,7 +305,7 @@ static double broadcast_seconds(const sm_device *v, const sm_layer *l, int64_t b
  * of one read or write of every element; elem: bytes of one. */
 static double loop_pass_bytes(const sm_device *v, double once, double elem)
 {
-    double dram = v->memory_bandwidth * v->memory_efficiency, bytes = 2 * once;
+    double dram = sm_device_dram_stream(v), bytes = 2 * once;
     if (!(dram > 0) || !(elem > 0))
         return bytes;
     return fmax(bytes, loop_seconds(v, once / elem) * dram);
@@ -411,13 +416,13 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
 
 double sm_layer_stream(const sm_device *v, sm_layer_work w)
 {
-    double dram = v->memory_bandwidth * v->memory_efficiency;
+    double dram = sm_device_dram_stream(v);
     return w.sm_stream > 0 && w.sm_stream < dram ? w.sm_stream : dram;
 }
 
 double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
 {
-    double stream = v->memory_bandwidth * v->memory_efficiency;
+    double stream = sm_device_dram_stream(v);
     return fmax(sm_layer_compute_seconds(v, p, w), w.bytes / sm_layer_stream(v, w)) +
            w.serial_bytes / stream + sm_layer_score_seconds(v, p, w) + w.sm_seconds;
 }
@@ -426,7 +431,7 @@ double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work 
 {
     if (!(w.score_flops > 0) && !(w.score_bytes > 0))
         return 0;
-    double stream = v->memory_bandwidth * v->memory_efficiency;
+    double stream = sm_device_dram_stream(v);
     return fmax(sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops}),
                 w.score_bytes / stream);
 }
@@ -497,14 +502,14 @@ int sm_transpose_sm_bound(const sm_device *v)
     double per_second = sm_clocks_per_second(v);
     /* 4 bytes an element: 2 read, 2 written */
     return v->transpose_sm_elements > 0 && per_second > 0 &&
-           4 * v->transpose_sm_elements * per_second < v->memory_bandwidth * v->memory_efficiency;
+           4 * v->transpose_sm_elements * per_second < sm_device_dram_stream(v);
 }
 
 double sm_transpose_seconds(const sm_device *v, double bytes)
 {
     if (sm_transpose_sm_bound(v))
         return bytes / (4 * v->transpose_sm_elements * sm_clocks_per_second(v));
-    return bytes / (v->memory_bandwidth * v->memory_efficiency);
+    return bytes / sm_device_dram_stream(v);
 }
 
 /* Whether layer i returns its input as it is and launches nothing (nn.Identity, a dropout of

@@ -56,7 +56,7 @@ typedef struct pass_load {
 
 static pass_load load_of(const device_predictor *d, sm_layer_work w, double extra, double launches)
 {
-    double stream = d->dev.memory_bandwidth * d->dev.memory_efficiency;
+    double stream = sm_device_dram_stream(&d->dev);
     return (pass_load){sm_layer_compute_seconds(&d->dev, d->precision, w) +
                            sm_layer_compute_seconds(&d->dev, d->precision,
                                                     (sm_layer_work){.matmul_flops = w.score_flops}),
@@ -484,7 +484,7 @@ static int device_predict(const void *impl, const sm_network *net, const sm_layo
     double share = shard == SM_SHARD_NONE ? 1 : 1.0 / (double)devices;
     sm_optimizer optimizer = sm_memory_optimizer(&d->optimizer, net);
     double update = share * (update_bytes_per_weight(optimizer) * (double)total.weights /
-                                 (v->memory_bandwidth * v->memory_efficiency) +
+                                 sm_device_dram_stream(v) +
                              (double)total.param_tensors * v->dispatch_update);
 
     out->t_infer = t.infer;
