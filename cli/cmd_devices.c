@@ -19,9 +19,10 @@ static void usage(void)
            "key heads predict's output), dense peaks in TFLOP/s per precision (- where the part\n"
            "has no such precision), memory in GiB (2^30 bytes), bandwidth in GB/s, devices per\n"
            "node, SMs, boost clock, and the source of the figures (docs/devices.md). CSV and\n"
-           "JSON add what the model takes of them (efficiencies, the clock under dense work,\n"
-           "the links) and the eager framework that prices each part's kernels (its name, and\n"
-           "the shipped framework its [framework] starts from: `base`, docs/scaling.md).\n",
+           "JSON add what the model takes of them (efficiencies, the clock under dense work and\n"
+           "the one it takes for kernels priced per SM and clock, the links) and the eager\n"
+           "framework that prices each part's kernels (its name, and the shipped framework\n"
+           "its [framework] starts from: `base`, docs/scaling.md).\n",
            sm_data_dir());
 }
 
@@ -86,7 +87,7 @@ int cmd_devices(int argc, char **argv)
                "memory_efficiency,fp32_lanes_per_sm,power_limit_w,sustained_clock_mhz,"
                "launch_overhead_us,max_devices_per_node,intra_node_bandwidth_gb_s,"
                "intra_node_latency_us,inter_node_ports,inter_node_bandwidth_gb_s,"
-               "inter_node_latency_us,framework,framework_base\n");
+               "inter_node_latency_us,framework,framework_base,light_clock_mhz\n");
     json_writer jw;
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
@@ -150,6 +151,7 @@ int cmd_devices(int argc, char **argv)
             csv_real(stdout, d.inter_node_latency_us);
             csv_text(d.framework);
             csv_text(d.framework_base);
+            csv_figure(d.light_clock_mhz);
             putchar('\n');
         } else {
             json_begin_object(&jw);
@@ -180,6 +182,7 @@ int cmd_devices(int argc, char **argv)
             json_figure(&jw, "l2_mib", d.l2_mib);
             json_figure(&jw, "power_limit_w", d.power_limit_w);
             json_figure(&jw, "sustained_clock_mhz", d.sustained_clock_mhz);
+            json_figure(&jw, "light_clock_mhz", d.light_clock_mhz);
             json_field_number(&jw, "launch_overhead_us", d.launch_overhead_us);
             json_field_int(&jw, "max_devices_per_node", d.max_devices_per_node);
             json_figure(&jw, "intra_node_bandwidth_gb_s", d.intra_node_bandwidth_gb_s);

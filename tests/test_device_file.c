@@ -789,6 +789,24 @@ int main(void)
         CHECK_EQ(sm_device_load(file, &dev, &st), 0);
         CHECK_NEAR(sm_device_sustained_clock(&dev) / 1e6, clocks[i].mhz, 5e-4);
     }
+    /* The clock the per-SM-clock keys are taken at: the boost clock x 1830 / 1980 (the keys'
+     * unit: measured on an H100 and an H200 holding 1980 MHz, written at 1830), at least the
+     * clock under dense work. H100 1980 x 1830 / 1980 = 1830; H100 PCIe 1755 x 0.924242 =
+     * 1622.05 (1390 dense); A100 PCIe 40 GB 1410 x 0.924242 = 1303.18 (1035.5); A10 1695 x
+     * 0.924242 = 1566.59 (974.4); L4 2040 x 0.924242 = 1885.45 (its given 1190); A100 SXM
+     * 1303.18 below its dense 1305; V100 (no power model) 1414.09 below its boost, 1530. */
+    static const struct {
+        const char *name;
+        double mhz;
+    } light[] = {{"h100", 1830},   {"h100-pcie", 1622.05}, {"a100-pcie-40gb", 1303.18},
+                 {"a10", 1566.59}, {"l4", 1885.45},        {"a100", 1305},
+                 {"v100", 1530}};
+    for (size_t i = 0; i < sizeof light / sizeof *light; i++) {
+        char file[4096];
+        CHECK_EQ(sm_device_find(light[i].name, file, sizeof file, &st), 0);
+        CHECK_EQ(sm_device_load(file, &dev, &st), 0);
+        CHECK_NEAR(sm_device_light_clock(&dev) / 1e6, light[i].mhz, 5e-3);
+    }
     /* a description's own efficiency stands: it was measured at the part's own clock */
     path = net_file("[device]\npeak_fp32_tflops = 8.1\npeak_fp16_tflops = 65\n"
                     "memory_bandwidth_gb_s = 320\nsm_count = 40\nboost_clock_mhz = 1590\n"

@@ -429,6 +429,15 @@ int main(void)
     CHECK_EQ(lcbr[1].bound_fwd, SM_BOUND_MEMORY);
     CHECK_NEAR(lcbr[0].t_fwd, 1.02760448e-4 + 10e-6, 1e-12);
     sm_predictor_free(p);
+    /* The same part held to 500 MHz under dense work (bn_sm_power_device.ini: sustained_clock_mhz
+     * = 500): its batch norms still run at the boost clock, in the keys' unit 1000 x 1830 /
+     * 1980 = 924.24 MHz: 51,380,736 / (20 x 10 x 9.2424e8) = 2.7796136e-4 s forward, not
+     * 5.1380736e-4 s at 500 MHz; the ReLU at the DRAM's rate does not move */
+    CHECK_EQ(sm_predictor_from_device("tests/data/curve/bn_sm_power_device.ini", &p, &st), 0);
+    CHECK_EQ(sm_predict_layers(p, cbr, &one, lcbr, &st), 0);
+    CHECK_NEAR(lcbr[1].t_fwd, 2.7796136e-4 + 20e-6, 1e-7);
+    CHECK_NEAR(lcbr[0].t_fwd, 1.02760448e-4 + 10e-6, 1e-12);
+    sm_predictor_free(p);
     CHECK_EQ(sm_predictor_from_device_opts("tests/data/curve/bn_sm_device.ini", &bf16, &p, &st), 0);
     CHECK_EQ(sm_predict_layers(p, cbr, &one, lcbr, &st), 0);
     CHECK_NEAR(lcbr[1].t_fwd, 2.5690368e-4 + 20e-6, 1e-12);

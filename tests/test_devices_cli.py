@@ -223,6 +223,13 @@ for names, want in ((("h100", "h100-pcie", "h100-96gb-500w", "h200", "b200"),
 check(devs["cpu"]["tensor_cores"] is None and devs["cpu"]["source"] is None,
       f"cpu's missing texts: {devs['cpu']['tensor_cores']!r} {devs['cpu']['source']!r}")
 check(devs["l4"]["sustained_clock_mhz"] == 1190, f"l4 clock {devs['l4']['sustained_clock_mhz']}")
+# the clock of the kernels priced per SM and clock: boost x 1830 / 1980, at least the dense
+# clock (docs/devices.md): H100 1830; H100 PCIe 1755 x 0.924242 = 1622.05 above its 1390; L4
+# 2040 x 0.924242 = 1885.45 above its 1190; V100 (no power model) its 1530 boost
+for name, mhz in (("h100", 1830), ("h100-pcie", 1622.05), ("l4", 1885.45), ("v100", 1530)):
+    check(abs(devs[name]["light_clock_mhz"] - mhz) < 0.01,
+          f"{name} light clock {devs[name]['light_clock_mhz']}, not {mhz}")
+check(devs["cpu"]["light_clock_mhz"] is None, f"cpu light clock {devs['cpu']['light_clock_mhz']}")
 check(devs["h100"]["sustained_clock_mhz"] <= devs["h100"]["boost_clock_mhz"] and
       devs["h100"]["max_devices_per_node"] == 8 and devs["h100"]["inter_node_ports"] >= 1,
       f"h100's node keys: {devs['h100']}")

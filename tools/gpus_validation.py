@@ -507,7 +507,7 @@ def section_kernels(binary, devices, ratios):
     bn = json.loads(run(binary, "devices", "--format", "json"))["devices"]
     a100 = next(d for d in bn if d["device"] == "a100")
     key = framework_key(KERNELS, "batchnorm_train_bytes_per_sm_clock")
-    stream = key * a100["sm_count"] * a100["sustained_clock_mhz"] * 1e6
+    stream = key * a100["sm_count"] * a100["light_clock_mhz"] * 1e6
     better, worse = [], []
     for name, _, _ in SETS:
         q, shipped = errors[name, KERNELS, "queued"], errors[name, None, "added"]
@@ -529,7 +529,7 @@ def section_kernels(binary, devices, ratios):
         counts the GPU's busy time and the host's twice; fitted queued, below. At TF32 the A100s stay slow: the TF32 convolutions' fraction for Ampere
         (0.3) was derived from NVIDIA's ResNet-50 figures beside batch norms at the DRAM's
         rate, and a batch norm of {a100['sm_count']} channels or more carried to the A100
-        ({a100['sm_count']} SMs at {a100['sustained_clock_mhz']:.0f} MHz) streams at
+        ({a100['sm_count']} SMs at {a100['light_clock_mhz']:.0f} MHz) streams at
         {stream / 1e12:.2f} TB/s, {stream / (a100['memory_bandwidth_gb_s'] * 1e9):.2f} of its
         bandwidth, where no A100 measured it at fp32."""]
     return [" ".join(x.split()) if x.startswith(("`", "The", "Priced", "Within")) else x
@@ -1020,16 +1020,17 @@ def main():
       f"{pct(by_system[('LambdaCloud ' + card, 'fp16')])}, TF32 "
       f"{pct(by_system[(card, 'fp32')])} and {pct(by_system[('LambdaCloud ' + card, 'fp32')])},")
     w("  priced as the SXM part is (the same chip: `[framework] base = pytorch-eager-hopper`,")
-    w("  its rates at the card's 114 SMs and the 1,390 MHz its 350 W holds under dense work, the")
-    w("  convolutions' fractions of the peak at that clock); with the plain eager framework, one")
+    w("  its matrix products and convolutions at the card's 114 SMs and the 1,390 MHz its 350 W")
+    w("  holds under dense work, the kernels it prices per SM and clock at its 1,755 MHz boost")
+    w("  clock, docs/devices.md); with the plain eager framework, one")
     w("  fraction of the peak for every convolution, TF32 came out +18.8% and +20.3% (the card")
     w("  at 0.78 of the SXM part). PCIe over SXM in one container (NGC 22.10): fp16 "
       f"{over['fp16'][0]:.3f} measured,")
     w(f"  {over['fp16'][0] * over['fp16'][1]:.3f} predicted; TF32 {over['fp32'][0]:.3f} and "
-      f"{over['fp32'][0] * over['fp32'][1]:.3f}. The card runs a little faster than its clock")
-    w("  under dense work says, most where the step is most memory traffic (fp16), as a board")
-    w("  under its power limit runs the kernels that draw less above that clock; the model holds")
-    w("  one clock a part.")
+      f"{over['fp32'][0] * over['fp32'][1]:.3f}. A board under its power limit runs the kernels")
+    w("  that draw little power (batch norms, transposes, poolings: most of the fp16 step) at its")
+    w("  boost clock, above the one it holds under dense work; with that one clock for all, as")
+    w("  before, fp16 came out -11.4% and -10.7%, PCIe over SXM 0.653 predicted.")
     w("")
     for line in (section_kernels(a.bin, devices, ratios) + [""] + section_queue(a.bin) + [""] +
                  section_h200(a.bin, devices)):

@@ -162,7 +162,7 @@ def sm_factors(binary, devices):
         return d["memory_bandwidth_gb_s"] * d["memory_efficiency"]
 
     def sms(d):
-        return d["sm_count"] * d["sustained_clock_mhz"]
+        return d["sm_count"] * d["light_clock_mhz"]
     h200 = devs["h200"]
     return {d: stream(h200) / stream(devs[d]) * sms(devs[d]) / sms(h200) for d in devices}
 

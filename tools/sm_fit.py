@@ -39,9 +39,10 @@ def devices(binary):
 
 
 def sm_clocks_per_us(binary, part):
-    """The part's SMs x sustained clock, in SM clocks a microsecond."""
+    """The part's SMs x the clock the model takes the per-SM-clock keys at (light_clock_mhz:
+    on the H100 and H200 their 1830 MHz sustained clock), in SM clocks a microsecond."""
     d = devices(binary)[part]
-    return d["sm_count"] * d["sustained_clock_mhz"]
+    return d["sm_count"] * d["light_clock_mhz"]
 
 
 def profiled_points(part, timed=True, bert=False):

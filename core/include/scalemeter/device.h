@@ -105,6 +105,10 @@ typedef struct sm_device_info {
     /* the clock the model takes under dense work: the file's sustained_clock_mhz, else the
      * power model's, else the boost clock (0 where none is known) */
     double sustained_clock_mhz;
+    /* the clock the model takes for kernels that draw little power (batch norms, poolings,
+     * layer norms, transposes: the framework keys priced per SM and clock), in those keys'
+     * unit: the boost clock x 1830 / 1980, at least the sustained clock */
+    double light_clock_mhz;
     double launch_overhead_us;
     int max_devices_per_node, inter_node_ports;
     /* [node]: one direction of a device's links inside the node, one network port; a node of

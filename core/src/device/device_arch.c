@@ -121,6 +121,8 @@ typedef struct operating_point {
 } operating_point;
 
 static const operating_point HOPPER_SXM = {700, 132, 1830}, HOPPER_PCIE = {350, 114, 1390};
+/* the H100 SXM's boost clock, which the H100 and H200 profiled held under load */
+#define HOPPER_BOOST_MHZ 1980
 
 static const struct {
     const char *name;
@@ -170,9 +172,12 @@ static const struct {
     const char *name, *model;
     operating_point part; /* mhz: the boost clock */
 } references[] = {
-    {"hopper", "hopper", {700, 132, 1980}}, {"blackwell", "hopper", {700, 132, 1980}},
-    {"ampere", "ampere", {400, 108, 1410}}, {"ada", "ampere", {400, 108, 1410}},
-    {"volta", "volta", {300, 80, 1530}},    {"turing", "volta", {300, 80, 1530}},
+    {"hopper", "hopper", {700, 132, HOPPER_BOOST_MHZ}},
+    {"blackwell", "hopper", {700, 132, HOPPER_BOOST_MHZ}},
+    {"ampere", "ampere", {400, 108, 1410}},
+    {"ada", "ampere", {400, 108, 1410}},
+    {"volta", "volta", {300, 80, 1530}},
+    {"turing", "volta", {300, 80, 1530}},
     {"none", "volta", {300, 80, 1530}},
 };
 #define N_REFERENCES ((int)(sizeof references / sizeof references[0]))
@@ -199,6 +204,23 @@ double sm_device_sustained_clock(const sm_device *dev)
         power_model(dev->tensor_cores, &s, &k))
         return dev->boost_clock;
     return 1e6 * model_clock(s, k, dev->sm_count, dev->power_limit, dev->boost_clock / 1e6);
+}
+
+/* Kernels that draw little of the board's power (batch norms, poolings, layer norms, layout
+ * transposes: bound by their SMs' issue, reductions and latency, not by their matrix units)
+ * leave the power limit unreached and run at the boost clock: the H100 and H200 profiled held
+ * their 1980 MHz through whole training steps (docs/ops-h100-h200.md), and an H100 PCIe at 350
+ * W runs eager ResNet-50's memory-bound steps faster than its 1390 MHz under dense work says
+ * (docs/accuracy-gpus.md). The framework keys that price those kernels per SM and clock were
+ * measured on those parts and written at the 1830 MHz the model gives the H100 SXM, so the
+ * clock they are taken at is the boost clock in that unit, boost x 1830 / 1980 (the H100's and
+ * H200's 1830 MHz themselves), and never below the clock under dense work: a part the model
+ * holds at its boost clock there (no power model) keeps it. */
+double sm_device_light_clock(const sm_device *dev)
+{
+    double dense = sm_device_sustained_clock(dev);
+    double light = dev->boost_clock * HOPPER_SXM.mhz / HOPPER_BOOST_MHZ;
+    return light > dense ? light : dense;
 }
 
 /* The lowest clock a model may give, as device_file.c's lowest clock key: below every GPU's

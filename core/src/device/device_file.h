@@ -379,6 +379,11 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
  * power_limit_w and sm_count (at most the boost clock; 0 where the limit is below the
  * static power), else the boost clock (0 where none is given). */
 double sm_device_sustained_clock(const sm_device *dev);
+/* The clock (Hz) the per-SM-clock framework keys (batch norms, poolings, direct and grouped
+ * convolutions, layer norms, transposes, bias sums) are taken at: the boost clock, which kernels
+ * that draw little power hold, in those keys' unit (x 1830 / 1980: they were measured on an H100
+ * and an H200 holding 1980 MHz and written at 1830), at least the sustained clock. */
+double sm_device_light_clock(const sm_device *dev);
 
 /* Reads and checks a description; errors name the file and line, or the missing field. */
 int sm_device_load(const char *path, sm_device *dev, sm_status *st);

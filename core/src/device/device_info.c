@@ -36,6 +36,7 @@ int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status 
     out->fp32_lanes_per_sm = v.fp32_lanes;
     out->devices_per_node = v.devices_per_node;
     out->sustained_clock_mhz = sm_device_sustained_clock(&v) / 1e6;
+    out->light_clock_mhz = sm_device_light_clock(&v) / 1e6;
     out->launch_overhead_us = v.launch_overhead * 1e6;
     out->max_devices_per_node = v.max_devices_per_node;
     out->inter_node_ports = v.inter_ports;

@@ -41,8 +41,8 @@ static double softmax_upcast_per_score(const sm_device *v, const sm_layer *l, sm
 }
 
 /* Bytes/s at which the SMs stream a batch norm's pass where the framework's kernel is bound by
- * them: its bytes per SM per clock at the part's sustained clock (device_arch.c). PyTorch runs
- * cuDNN's kernels but at bf16, which cuDNN's batch norm does not take (ATen's
+ * them: its bytes per SM per clock at the part's light clock (sm_device_light_clock). PyTorch
+ * runs cuDNN's kernels but at bf16, which cuDNN's batch norm does not take (ATen's
  * Normalization.cpp, _select_batch_norm_backend), where it runs its own; they are bound by
  * their reductions and their parallelism, not the DRAM: on an H200 at 0.1 to 0.7 of the rate
  * the same runs' ReLUs streamed at (docs/ops-h200.md). In training both reduce a channel in a
@@ -69,14 +69,15 @@ static double batchnorm_sm_stream(const sm_device *v, const sm_layer *l, sm_prec
      * with the bytes */
     if (p == SM_FP16)
         per_clock *= 0.5;
-    return per_clock * sms * sm_device_sustained_clock(v);
+    return per_clock * sms * sm_device_light_clock(v);
 }
 
-/* SM clocks a second over every SM at the part's sustained clock; 0 on a part without SMs and a
- * clock (a CPU), which runs none of the kernels priced per SM and clock */
+/* SM clocks a second over every SM at the part's light clock (sm_device_light_clock: kernels
+ * priced per SM and clock draw too little power to pull the clock below its boost); 0 on a part
+ * without SMs and a clock (a CPU), which runs none of them */
 static double sm_clocks_per_second(const sm_device *v)
 {
-    double clock = sm_device_sustained_clock(v);
+    double clock = sm_device_light_clock(v);
     return v->sm_count && clock > 0 ? (double)v->sm_count * clock : 0;
 }
 
@@ -134,7 +135,7 @@ static int depthwise_in_pytorch(const sm_device *v, const sm_layer *l, sm_precis
 /* Seconds of one pass of a grouped or depthwise convolution (plugin.h's group_channels) where
  * the framework prices its direct kernels per SM and clock ([framework] depthwise_*,
  * grouped_*): its elements (inputs and outputs of the forward pass) and multiply-accumulates
- * at their rates, one after the other, over every SM at the part's sustained clock. Neither
+ * at their rates, one after the other, over every SM at the part's light clock. Neither
  * runs on tensor cores: on an H200, PyTorch's conv_depthwise2d went through 3 x 3 layers at
  * about 1.1 elements per SM and clock forward, 5 x 5 at 0.6 and 7 x 7 at 0.36 whatever the
  * precision, and cuDNN's grouped kernels (ResNeXt-50's 32 groups of 4 to 32 channels) at
@@ -232,7 +233,7 @@ static double conv_pass_seconds(const sm_device *v, const sm_layer *l, int backw
 
 /* Seconds of one pass of a pooling (plugin.h's SM_TRAIT_POOLING) where the framework prices
  * its kernels per SM and clock ([framework] pooling_*): its input elements at the pass's rate
- * over every SM at the part's sustained clock. On an H200 PyTorch's max and average pooling
+ * over every SM at the part's light clock. On an H200 PyTorch's max and average pooling
  * and its global means went through 1.2 to 1.8 input elements per SM and clock forward
  * whatever the precision, moving their bytes at a fifth of the DRAM's rate; a windowed
  * pooling's backward pass (a zeroing and a scatter, or a spread of each window) at 0.2 to 0.4
@@ -251,7 +252,7 @@ static double pooling_seconds(const sm_device *v, const sm_layer *l, int64_t bat
 
 /* Seconds of one pass of a layer norm (plugin.h's norm_rows) where the framework prices its
  * kernels per SM and clock ([framework] rownorm_*): its rows at their clocks each and its input
- * elements at their rate, one after the other, over every SM at the part's sustained clock.
+ * elements at their rate, one after the other, over every SM at the part's light clock.
  * PyTorch's layer norm runs a block of 128 threads per row, forward and for the input's
  * gradient, so at a few hundred elements a row each row's reduction, not the DRAM, bounds it:
  * ConvNeXt-T's, 96 channels a position, took 1.6 ns a row on an H100 and on an H200 alike, a
@@ -275,7 +276,7 @@ static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t bat
 
 /* Seconds eager PyTorch's TensorIterator takes over elements output elements in its
  * non-vectorized loop (an operand broadcast, a strided copy), which the SMs' issue paces at
- * [framework] broadcast_elements_per_sm_clock on every SM at the part's sustained clock,
+ * [framework] broadcast_elements_per_sm_clock on every SM at the part's light clock,
  * whatever the elements' bytes; 0 without the rate, or on a part without SMs and a clock. */
 static double loop_seconds(const sm_device *v, double elements)
 {
