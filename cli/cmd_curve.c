@@ -725,6 +725,19 @@ static int write_output(const curve_run *r)
     return 0; /* a failed write is output_finish's to say, once, with its reason */
 }
 
+/* Every point's epoch and training run within the bounds of a phase (sm_check_totals): 0, or
+ * -1 with the message of the first beyond them. */
+static int check_totals(const curve_run *r, sm_status *st)
+{
+    for (int k = 0; k < r->n_rows; k++)
+        for (int i = 0; i < r->rows[k].curve.n_points; i++)
+            if (sm_check_totals(r->rows[k].model, &r->rows[k].curve.points[i].layout,
+                                &r->rows[k].curve.points[i].pred, dataset_of(r, r->rows[k].net),
+                                r->args->common.epochs, st))
+                return -1;
+    return 0;
+}
+
 /* What the predictor warns about, over every point: each warning once, naming the models or
  * the batches and node counts it applies to. */
 static int gather_warnings(curve_run *r)
@@ -926,7 +939,7 @@ int cmd_curve(int argc, char **argv)
         int computed = compute(&r, reg, models, n_models, nets, &st);
         if (computed == -2 || computed == -3) {
             rc = computed == -2 ? 2 : 1; /* said already: a usage error, or a model's */
-        } else if (computed) {
+        } else if (computed || check_totals(&r, &st)) {
             rc = report_error(st.msg);
         } else if (gather_warnings(&r)) {
             rc = report_error("out of memory");

@@ -267,11 +267,9 @@ static int parse_args(int argc, char **argv, fit_args *a)
             char *end;
             a->opt.idle_watts = strtod(v, &end);
             if (!plain_decimal(v) || end == v || *end ||
-                !(a->opt.idle_watts >= 0 && a->opt.idle_watts <= 1e6)) {
-                fprintf(stderr,
-                        "scalemeter fit: --idle-watts %s: expected watts from 0 to "
-                        "1000000\n",
-                        v);
+                !(a->opt.idle_watts >= 0 && a->opt.idle_watts <= SM_MAX_IDLE_WATTS)) {
+                fprintf(stderr, "scalemeter fit: --idle-watts %s: expected watts from 0 to %.0f\n",
+                        v, SM_MAX_IDLE_WATTS);
                 return -1;
             }
             break;

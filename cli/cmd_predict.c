@@ -549,7 +549,8 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
                    (int)a->common.accumulate};
     predict_memory mem;
     sm_prediction t;
-    if (memory_of(a, net, p, &l, &mem, &st) || sm_predict(p, net, &l, &t, &st))
+    if (memory_of(a, net, p, &l, &mem, &st) || sm_predict(p, net, &l, &t, &st) ||
+        sm_check_totals(NULL, &l, &t, a->common.dataset, a->common.epochs, &st))
         return model_error(a, st.msg);
     /* said as curve says them: predict is its one-row case */
     warnings *warn = warnings_new();

@@ -651,7 +651,6 @@ int cmd_validate(int argc, char **argv)
     }
     /* rows left out are said, as fit says them: 8 rows of status OK were scored 19 of 27
      * without a word */
-    say_runs_repeated(a.csv, runs, "compared");
     say_runs_notes("validate", a.csv, runs);
     if (sm_runs_select_precision(runs, a.precision, &st)) {
         sm_runs_free(runs);
@@ -684,6 +683,12 @@ int cmd_validate(int argc, char **argv)
     int known = 0, oom = 0, conv = 0;
     if (!rc)
         rc = predict_rows(runs, reg, p, pred, &known, &oom, &conv, &st);
+    /* repeated rows, as fit finds them: an empty image and the network's own size written out
+     * are one configuration, known once each row's network is loaded (sm_runs_metrics) */
+    if (!rc)
+        rc = sm_runs_metrics(runs, reg, &st);
+    if (!rc)
+        say_runs_repeated(a.csv, runs, "compared");
     model_groups models = {0};
     if (!rc && group_models(runs, &models))
         rc = sm_fail(&st, "out of memory");

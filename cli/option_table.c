@@ -23,7 +23,13 @@ static const char *dashed(const opt_desc *d, char *buf, size_t len)
 
 int opt_string(const opt_desc *d, const char *arg, void *field)
 {
-    (void)d;
+    /* an empty name names nothing: --device "" read as a file ".ini" of the devices' folder */
+    if (!arg[0]) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "--%s is empty: give its %s (--help says what it takes)", d->name,
+                 d->arg ? d->arg : "value");
+        return report_error(msg), -1;
+    }
     *(const char **)field = arg;
     return 0;
 }

@@ -292,7 +292,7 @@ add_test(NAME cli_fit_bad_idle_watts
           ${SCALEMETER_BIN} fit ${SM_FIT_DATA}/validate_hand.csv --idle-watts -1
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 add_test(NAME cli_predict_bad_idle_watts
-  COMMAND ${SM_FIT_CLI} fails "bad_energy_idle.ini:15: idle_watts = -5: expected a number of watts"
+  COMMAND ${SM_FIT_CLI} fails "bad_energy_idle.ini:15: idle_watts = -5: expected watts from 0 to 1000000"
           ${SCALEMETER_BIN} predict ${SM_FIT_DATA}/tiny_a.ini --batch 1
           --coeffs ${SM_FIT_DATA}/bad_energy_idle.ini
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

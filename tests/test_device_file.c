@@ -74,18 +74,26 @@ static const error_case cases[] = {
     {DEVICE_PART NODE_PART "[framework]\nnchw_matmul_1x1_positions = -1\n", 11,
      "nchw_matmul_1x1_positions = -1: expected an integer from 0 to 1000000000"},
     {DEVICE_PART NODE_PART "[framework]\ntranspose_elements_per_sm_clock = -2\n", 11,
-     "transpose_elements_per_sm_clock = -2: expected a number from 0"},
+     "transpose_elements_per_sm_clock = -2: expected 0 (none) or a number from 0.001 to 10000"},
     {DEVICE_PART NODE_PART "[framework]\ntranspose_elements_per_sm_clock = 2\n", 11,
      "transpose_elements_per_sm_clock bounds cuDNN's transposes by the SMs, but the "
      "description "},
     {DEVICE_PART NODE_PART "[framework]\nbatchnorm_train_bytes_per_sm_clock = 5\n", 11,
      "batchnorm_train_bytes_per_sm_clock bounds batch norm by the SMs, but the description "},
     {DEVICE_PART NODE_PART "[framework]\nbatchnorm_bf16_train_bytes_per_sm_clock = -2\n", 11,
-     "batchnorm_bf16_train_bytes_per_sm_clock = -2: expected a number from 0"},
+     "batchnorm_bf16_train_bytes_per_sm_clock = -2: expected 0 (none) or a number from 0.001 to "
+     "10000"},
     {DEVICE_PART NODE_PART "[framework]\ngrouped_half_fwd_elements_per_sm_clock = -1\n", 11,
-     "grouped_half_fwd_elements_per_sm_clock = -1: expected a number from 0"},
+     "grouped_half_fwd_elements_per_sm_clock = -1: expected 0 (none) or a number from 0.001 to "
+     "10000"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 1.2\n", 10,
-     "nvls_efficiency = 1.2: expected a number from 0 and at most 1"},
+     "nvls_efficiency = 1.2: expected 0 (none) or a number from 0.01 to 1"},
+    /* a rate of 1e-300 priced a kernel at an infinite time, and a queue of them at none: 0 (the
+     * term off) or from a thousandth */
+    {DEVICE_PART NODE_PART "[framework]\npooling_fwd_elements_per_sm_clock = 1e-300\n", 11,
+     "pooling_fwd_elements_per_sm_clock = 1e-300: expected 0 (none) or a number from 0.001"},
+    {DEVICE_PART NODE_PART "nvls_efficiency = 0.001\n", 10,
+     "nvls_efficiency = 0.001: expected 0 (none) or a number from 0.01 to 1"},
     {DEVICE_PART "architecture = sm90\n" NODE_PART, 4,
      "architecture = sm90: expected the GPU's generation for NCCL's constants: volta, ampere, "
      "hopper or blackwell"},

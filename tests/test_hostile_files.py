@@ -218,13 +218,15 @@ huge = write("huge.ini", "\n".join("c4_intercept = 1e307" if l.startswith("c4_in
 refused(["predict", "resnet50", "--coeffs", huge, "--batch", "8"], None, None,
         f"{huge} predicts t_infer = 1e+307 s")
 # energies likewise: an idle power of 1e307 W gave a step of 4.7e305 J and an epoch of inf,
-# printed as null and '-', as a phase not known; 100 W gives 100 W x t_infer and more
+# printed as null and '-', as a phase not known (refused since for its file's line: a megawatt
+# at most, as --idle-watts); 100 W gives 100 W x t_infer and more
 idle = cal.replace("idle_watts = 0", "idle_watts = IDLE") + "\n[energy_infer]\n" + "\n".join(
     l for l in cal.split("\n[infer]\n")[1].split("\n[fwd]\n")[0].splitlines()
     if l.startswith("c")) + "\n"
-refused(["predict", "resnet50", "--coeffs", write("idle.ini", idle.replace("IDLE", "1e307")),
-         "--batch", "8", "--format", "json"], None, None,
-        "predicts e_infer = 1.")
+huge_idle = write("idle.ini", idle.replace("IDLE", "1e307"))
+refused(["predict", "resnet50", "--coeffs", huge_idle, "--batch", "8", "--format", "json"],
+        huge_idle, next(i for i, l in enumerate(idle.splitlines(), 1) if "IDLE" in l),
+        "idle_watts = 1e307: expected watts from 0 to 1000000")
 rc, out, err = run("predict", "resnet50", "--coeffs", write("idle.ini", idle.replace("IDLE", "100")),
                    "--batch", "8", "--format", "json")
 got = json.loads(out) if rc == 0 else {}
@@ -1131,5 +1133,58 @@ pool_ok = write("pool_ok.ini", "[network]\nname = t\ninput = 1x8x8\n[layers]\n"
                 "p = maxpool2d kernel=3 stride=1 padding=1 dilation=2\n")
 rc, out, err = run("metrics", pool_ok, "--format", "json")
 check(rc == 0, f"maxpool2d kernel 3 padding 1 dilation 2: {rc} {err.strip()}")
+
+# --- the eighth campaign: rates, totals and names at their edges --------------------------------
+# a rate per SM and clock of 1e-300 (or a denormal) made one layer's time inf and the queue's sum
+# NaN, printed as '-' with exit 0, or a stream of 0 taken for "no bound", faster than the
+# shipped rate: a thousandth is the floor, 0 still turns the term off
+hopper = open("configs/frameworks/pytorch-eager-hopper.ini").read()
+for key in ("transpose_elements_per_sm_clock", "stem_fwd_macs_per_sm_clock",
+            "batchnorm_bf16_train_bytes_per_sm_clock"):
+    for value in ("4.9e-324", "1e-300", "1e-9"):
+        fw = write("tiny_rate.ini", re.sub(rf"(?m)^{key} = .*$", f"{key} = {value}", hopper))
+        line = next(i for i, l in enumerate(hopper.splitlines(), 1) if l.startswith(key + " ="))
+        refused(["predict", "resnet50", "--device", "h100", "--framework", fw, "--batch", "8",
+                 "--precision", "bf16"], fw, line,
+                f"{key} = {value}: expected 0 (none) or a number from 0.001 to")
+off = write("rate_off.ini", re.sub(r"(?m)^transpose_elements_per_sm_clock = .*$",
+                                   "transpose_elements_per_sm_clock = 0", hopper))
+rc, out, err = run("predict", "resnet50", "--device", "h100", "--framework", off, "--batch", "8",
+                   "--precision", "bf16", "--format", "json")
+check(rc == 0 and json.loads(out)["t_step"] > 0, f"a rate of 0, the term off: {rc} {err.strip()}")
+nvls = write("nvls_tiny.ini", re.sub(r"(?m)^nvls_efficiency = .*$", "nvls_efficiency = 1e-12", H100))
+refused(["predict", "resnet50", "--device", nvls, "--batch", "8", "-g", "8"], nvls,
+        next(i for i, l in enumerate(H100.splitlines(), 1) if l.startswith("nvls_efficiency =")),
+        "nvls_efficiency = 1e-12: expected 0 (none) or a number from 0.01 to 1")
+# a coefficient file's idle power had no bound where --idle-watts has a megawatt: 1e20 W gave
+# epochs of 1e23 J with exit 0
+idle20 = write("idle20.ini", cal.replace("idle_watts = 0", "idle_watts = 1e20"))
+refused(["predict", "resnet50", "--coeffs", idle20, "--batch", "8"], idle20,
+        next(i for i, l in enumerate(cal.splitlines(), 1) if l.startswith("idle_watts =")),
+        "idle_watts = 1e20: expected watts from 0 to 1000000")
+# a step of 1e16 s passed the phases' 1e17 s bound and its epoch of 4e20 s, its training of
+# 4e23 s, printed as "4.63e+15 d" with exit 0: the totals are held to it too. Every phase's
+# intercept 1e16 s: a step of 2e16 s (forward and backward; one device syncs nothing), ImageNet's
+# 1,281,167 images at 32 a step in 40,037 steps: 8.0074e20 s, and 1000 epochs 8.0074e23 s
+slow = write("slow.ini", "\n".join("c4_intercept = 1e16" if l.startswith("c4_intercept =")
+                                   else l for l in cal.splitlines()) + "\n")
+refused(["predict", "resnet50", "--coeffs", slow, "--batch", "32"], None, None,
+        "t_epoch = 8.0074e+20 s over 40037 steps: beyond 1e17 s")
+refused(["curve", "resnet50", "--coeffs", slow, "--batch", "32", "--nodes", "1:2", "--epochs",
+         "1000"], None, None, "t_train = 8.0074e+23 s over 40037000 steps: beyond 1e17 s")
+# an empty --device, --framework or --precision was read as a name: "no .../devices/.ini",
+# "precision : expected fp32, ..." with exit 1
+for option, metavar in (("--device", "NAME"), ("--framework", "F"), ("--precision", "P")):
+    args = ["predict", "resnet50", "--batch", "8", option, ""]
+    if option != "--device":
+        args += ["--device", "h100"]
+    rc, out, err = run(*args)
+    check(rc == 2 and err.strip().endswith(f"{option} is empty: give its {metavar} (--help says "
+                                           "what it takes)"), f"{option} '': {rc} {err.strip()}")
+# validate said nothing of a configuration measured twice, once with an empty image and once
+# with the network's own size written out, where fit says it
+rc, out, err = run("validate", dup_image, "--coeffs", "default")
+check(rc == 0 and f"dup_image.csv:{len(cpu_rows) + 1}: the configuration of line 8 measured "
+      "again" in err, f"validate of an empty image repeating 224: {rc} {err.strip()}")
 
 finish()

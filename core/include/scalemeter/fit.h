@@ -88,6 +88,9 @@ const char *sm_backend_name(sm_backend b);
  * RMSE inf and wrote rmse = inf, r2 = -nan into the coefficient file. */
 #define SM_MIN_DEVICE_WATTS 1e-3
 #define SM_MAX_DEVICE_WATTS 1e5
+/* The idle power of one device a fit takes off (--idle-watts) or a coefficient file gives,
+ * watts: a megawatt at most. A file's 1e20 W made epochs of 1e23 J. */
+#define SM_MAX_IDLE_WATTS 1e6
 
 typedef struct sm_run {
     char *model;

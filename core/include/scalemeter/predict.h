@@ -146,6 +146,13 @@ static inline double sm_epoch_time(const sm_layout *l, double t_step, int64_t da
 {
     return sm_epoch_steps(l, dataset_size) * t_step;
 }
+/* The bounds sm_predict holds a phase's time and energy to (1e17 s, three billion years, and
+ * a megawatt over it), held to an epoch of dataset_size samples and to epochs of them too (0:
+ * none asked for) by the whole job's energy, all its devices: 0, or -1 with a message saying
+ * which total and what to change, naming model where not NULL. A step of 1e16 s passes
+ * sm_predict and its epoch did not. */
+int sm_check_totals(const char *model, const sm_layout *l, const sm_prediction *t,
+                    int64_t dataset_size, int epochs, sm_status *st);
 
 #ifdef __cplusplus
 }

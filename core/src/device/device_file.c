@@ -41,15 +41,22 @@ typedef struct field {
     const char *section, *key;
     field_kind kind;
     size_t offset;
-    double scale;  /* file unit -> SI unit */
-    double lo, hi; /* range in file units; lo itself allowed only where lo_ok. Rates and
-                      efficiencies have a physical floor, not 0: 1e-300 TFLOP/s made times
-                      of inf s */
-    int lo_ok;
+    double scale;     /* file unit -> SI unit */
+    double lo, hi;    /* range in file units; lo itself allowed only where lo_ok. Rates and
+                         efficiencies have a physical floor, not 0: 1e-300 TFLOP/s made times
+                         of inf s */
+    int lo_ok;        /* OFF_OR_FROM: 0 (the term off) or from lo */
     int required;     /* 1: always; 2: where [device] precision selects it; 3: where a node holds
                          two devices or more; 0: has a default */
     const char *what; /* for messages: what it is, with its unit */
 } field;
+
+/* lo_ok of a rate whose 0 turns its term off, and the floor of the rates per SM and clock:
+ * a thousandth of an element (or byte, or multiply-accumulate) a clock, 56 times below the
+ * slowest measured (cuDNN's fp32 depthwise backward, 0.056), where 1e-300 priced a kernel at an
+ * infinite time and a queue of them at none */
+#define OFF_OR_FROM 2
+#define RATE_FLOOR 1e-3
 
 #define AT(member) offsetof(sm_device, member)
 #define SIZE(member) ((double)sizeof(((sm_device *)0)->member))
@@ -184,149 +191,176 @@ static const field fields[] = {
     {"framework", "nchw_matmul_1x1_positions", F_INT, AT(nchw_matmul_positions), 1, 0, 1e9, 1, 0,
      "output positions a sample (H x W) from which cuDNN runs a dense 1 x 1 convolution of "
      "stride 1 on NCHW as a matrix product, untransposed; 0: every convolution transposed"},
-    {"framework", "transpose_elements_per_sm_clock", F_REAL, AT(transpose_sm_elements), 1, 0, 1e4,
-     1, 0,
+    {"framework", "transpose_elements_per_sm_clock", F_REAL, AT(transpose_sm_elements), 1,
+     RATE_FLOOR, 1e4, OFF_OR_FROM, 0,
      "elements per SM per clock cuDNN's NCHW transposes move where the SMs bound them; 0: "
      "bound by the DRAM alone"},
-    {"framework", "batchnorm_train_bytes_per_sm_clock", F_REAL, BN(0, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "batchnorm_train_bytes_per_sm_clock", F_REAL, BN(0, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "bytes per SM per clock cuDNN's batch norm streams in training (fp32, tf32, fp16); 0: "
      "bound by the DRAM alone"},
-    {"framework", "batchnorm_infer_bytes_per_sm_clock", F_REAL, BN(0, 1), 1, 0, 1e4, 1, 0,
+    {"framework", "batchnorm_infer_bytes_per_sm_clock", F_REAL, BN(0, 1), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "bytes per SM per clock cuDNN's batch norm streams at inference; 0: bound by the DRAM "
      "alone"},
-    {"framework", "batchnorm_bf16_train_bytes_per_sm_clock", F_REAL, BN(1, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "batchnorm_bf16_train_bytes_per_sm_clock", F_REAL, BN(1, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "bytes per SM per clock the framework's own batch norm streams in training at bf16; 0: "
      "bound by the DRAM alone"},
-    {"framework", "batchnorm_bf16_infer_bytes_per_sm_clock", F_REAL, BN(1, 1), 1, 0, 1e4, 1, 0,
+    {"framework", "batchnorm_bf16_infer_bytes_per_sm_clock", F_REAL, BN(1, 1), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "bytes per SM per clock the framework's own batch norm streams at inference at bf16; 0: "
      "bound by the DRAM alone"},
-    {"framework", "depthwise_fwd_elements_per_sm_clock", F_REAL, DC(0, 0, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "depthwise_fwd_elements_per_sm_clock", F_REAL, DC(0, 0, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "input and output elements per SM per clock of the framework's depthwise convolution, "
      "forward and at inference; 0: no such term"},
-    {"framework", "depthwise_fwd_macs_per_sm_clock", F_REAL, DC(0, 0, 1), 1, 0, 1e6, 1, 0,
+    {"framework", "depthwise_fwd_macs_per_sm_clock", F_REAL, DC(0, 0, 1), 1, RATE_FLOOR, 1e6,
+     OFF_OR_FROM, 0,
      "multiply-accumulates per SM per clock of the framework's depthwise convolution, forward "
      "and at inference; 0: no such term"},
-    {"framework", "depthwise_bwd_elements_per_sm_clock", F_REAL, DC(0, 1, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "depthwise_bwd_elements_per_sm_clock", F_REAL, DC(0, 1, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "forward input and output elements per SM per clock of the depthwise convolution's "
      "backward pass (data and weight gradients); 0: no such term"},
-    {"framework", "depthwise_bwd_macs_per_sm_clock", F_REAL, DC(0, 1, 1), 1, 0, 1e6, 1, 0,
+    {"framework", "depthwise_bwd_macs_per_sm_clock", F_REAL, DC(0, 1, 1), 1, RATE_FLOOR, 1e6,
+     OFF_OR_FROM, 0,
      "backward multiply-accumulates (twice the forward's) per SM per clock of the depthwise "
      "convolution's backward pass; 0: no such term"},
-    {"framework", "grouped_fwd_elements_per_sm_clock", F_REAL, DC(1, 0, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "grouped_fwd_elements_per_sm_clock", F_REAL, DC(1, 0, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "input and output elements per SM per clock of a grouped convolution at fp32 and tf32, "
      "forward and at inference; 0: bound by the DRAM and its arithmetic"},
-    {"framework", "grouped_bwd_elements_per_sm_clock", F_REAL, DC(1, 1, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "grouped_bwd_elements_per_sm_clock", F_REAL, DC(1, 1, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "forward input and output elements per SM per clock of a grouped convolution's backward "
      "pass at fp32 and tf32; 0: bound by the DRAM and its arithmetic"},
-    {"framework", "grouped_half_fwd_elements_per_sm_clock", F_REAL, DC(2, 0, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "grouped_half_fwd_elements_per_sm_clock", F_REAL, DC(2, 0, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "input and output elements per SM per clock of a grouped convolution at fp16 and bf16, "
      "forward and at inference; 0: bound by the DRAM and its arithmetic"},
-    {"framework", "grouped_half_bwd_elements_per_sm_clock", F_REAL, DC(2, 1, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "grouped_half_bwd_elements_per_sm_clock", F_REAL, DC(2, 1, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "forward input and output elements per SM per clock of a grouped convolution's backward "
      "pass at fp16 and bf16; 0: bound by the DRAM and its arithmetic"},
-    {"framework", "cudnn_depthwise_half_fwd_elements_per_sm_clock", F_REAL, DC(4, 0, 0), 1, 0, 1e4,
-     1, 0,
+    {"framework", "cudnn_depthwise_half_fwd_elements_per_sm_clock", F_REAL, DC(4, 0, 0), 1,
+     RATE_FLOOR, 1e4, OFF_OR_FROM, 0,
      "input and output elements per SM per clock of a depthwise convolution cuDNN runs at "
      "fp16 and bf16, forward and at inference; 0: no such term"},
-    {"framework", "cudnn_depthwise_half_fwd_macs_per_sm_clock", F_REAL, DC(4, 0, 1), 1, 0, 1e6, 1,
-     0,
+    {"framework", "cudnn_depthwise_half_fwd_macs_per_sm_clock", F_REAL, DC(4, 0, 1), 1, RATE_FLOOR,
+     1e6, OFF_OR_FROM, 0,
      "multiply-accumulates per SM per clock of a depthwise convolution cuDNN runs at "
      "fp16 and bf16, forward and at inference; 0: no such term"},
-    {"framework", "cudnn_depthwise_half_bwd_elements_per_sm_clock", F_REAL, DC(4, 1, 0), 1, 0, 1e4,
-     1, 0,
+    {"framework", "cudnn_depthwise_half_bwd_elements_per_sm_clock", F_REAL, DC(4, 1, 0), 1,
+     RATE_FLOOR, 1e4, OFF_OR_FROM, 0,
      "forward input and output elements per SM per clock of the backward pass of a depthwise "
      "convolution cuDNN runs at fp16 and bf16; 0: no such term"},
-    {"framework", "cudnn_depthwise_half_bwd_macs_per_sm_clock", F_REAL, DC(4, 1, 1), 1, 0, 1e6, 1,
-     0,
+    {"framework", "cudnn_depthwise_half_bwd_macs_per_sm_clock", F_REAL, DC(4, 1, 1), 1, RATE_FLOOR,
+     1e6, OFF_OR_FROM, 0,
      "backward multiply-accumulates (twice the forward's) per SM per clock of a depthwise "
      "convolution cuDNN runs at fp16 and bf16; 0: no such term"},
-    {"framework", "cudnn_depthwise_tf32_fwd_elements_per_sm_clock", F_REAL, DC(5, 0, 0), 1, 0, 1e4,
-     1, 0,
+    {"framework", "cudnn_depthwise_tf32_fwd_elements_per_sm_clock", F_REAL, DC(5, 0, 0), 1,
+     RATE_FLOOR, 1e4, OFF_OR_FROM, 0,
      "input and output elements per SM per clock of a depthwise convolution cuDNN runs at "
      "tf32, forward and at inference; 0: no such term"},
-    {"framework", "cudnn_depthwise_tf32_fwd_macs_per_sm_clock", F_REAL, DC(5, 0, 1), 1, 0, 1e6, 1,
-     0,
+    {"framework", "cudnn_depthwise_tf32_fwd_macs_per_sm_clock", F_REAL, DC(5, 0, 1), 1, RATE_FLOOR,
+     1e6, OFF_OR_FROM, 0,
      "multiply-accumulates per SM per clock of a depthwise convolution cuDNN runs at "
      "tf32, forward and at inference; 0: no such term"},
-    {"framework", "cudnn_depthwise_tf32_bwd_elements_per_sm_clock", F_REAL, DC(5, 1, 0), 1, 0, 1e4,
-     1, 0,
+    {"framework", "cudnn_depthwise_tf32_bwd_elements_per_sm_clock", F_REAL, DC(5, 1, 0), 1,
+     RATE_FLOOR, 1e4, OFF_OR_FROM, 0,
      "forward input and output elements per SM per clock of the backward pass of a depthwise "
      "convolution cuDNN runs at tf32; 0: no such term"},
-    {"framework", "cudnn_depthwise_tf32_bwd_macs_per_sm_clock", F_REAL, DC(5, 1, 1), 1, 0, 1e6, 1,
-     0,
+    {"framework", "cudnn_depthwise_tf32_bwd_macs_per_sm_clock", F_REAL, DC(5, 1, 1), 1, RATE_FLOOR,
+     1e6, OFF_OR_FROM, 0,
      "backward multiply-accumulates (twice the forward's) per SM per clock of a depthwise "
      "convolution cuDNN runs at tf32; 0: no such term"},
-    {"framework", "cudnn_depthwise_fp32_fwd_elements_per_sm_clock", F_REAL, DC(6, 0, 0), 1, 0, 1e4,
-     1, 0,
+    {"framework", "cudnn_depthwise_fp32_fwd_elements_per_sm_clock", F_REAL, DC(6, 0, 0), 1,
+     RATE_FLOOR, 1e4, OFF_OR_FROM, 0,
      "input and output elements per SM per clock of a depthwise convolution cuDNN runs at "
      "fp32, forward and at inference; 0: no such term"},
-    {"framework", "cudnn_depthwise_fp32_fwd_macs_per_sm_clock", F_REAL, DC(6, 0, 1), 1, 0, 1e6, 1,
-     0,
+    {"framework", "cudnn_depthwise_fp32_fwd_macs_per_sm_clock", F_REAL, DC(6, 0, 1), 1, RATE_FLOOR,
+     1e6, OFF_OR_FROM, 0,
      "multiply-accumulates per SM per clock of a depthwise convolution cuDNN runs at "
      "fp32, forward and at inference; 0: no such term"},
-    {"framework", "cudnn_depthwise_fp32_bwd_elements_per_sm_clock", F_REAL, DC(6, 1, 0), 1, 0, 1e4,
-     1, 0,
+    {"framework", "cudnn_depthwise_fp32_bwd_elements_per_sm_clock", F_REAL, DC(6, 1, 0), 1,
+     RATE_FLOOR, 1e4, OFF_OR_FROM, 0,
      "forward input and output elements per SM per clock of the backward pass of a depthwise "
      "convolution cuDNN runs at fp32; 0: no such term"},
-    {"framework", "cudnn_depthwise_fp32_bwd_macs_per_sm_clock", F_REAL, DC(6, 1, 1), 1, 0, 1e6, 1,
-     0,
+    {"framework", "cudnn_depthwise_fp32_bwd_macs_per_sm_clock", F_REAL, DC(6, 1, 1), 1, RATE_FLOOR,
+     1e6, OFF_OR_FROM, 0,
      "backward multiply-accumulates (twice the forward's) per SM per clock of a depthwise "
      "convolution cuDNN runs at fp32; 0: no such term"},
-    {"framework", "stem_fwd_elements_per_sm_clock", F_REAL, DC(3, 0, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "stem_fwd_elements_per_sm_clock", F_REAL, DC(3, 0, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "input and output elements per SM per clock of a stem (a dense convolution over 4 input "
      "channels or fewer), forward and at inference; 0: no such term"},
-    {"framework", "stem_fwd_macs_per_sm_clock", F_REAL, DC(3, 0, 1), 1, 0, 1e6, 1, 0,
+    {"framework", "stem_fwd_macs_per_sm_clock", F_REAL, DC(3, 0, 1), 1, RATE_FLOOR, 1e6,
+     OFF_OR_FROM, 0,
      "multiply-accumulates per SM per clock of a stem, forward and at inference; 0: no such "
      "term"},
-    {"framework", "stem_bwd_elements_per_sm_clock", F_REAL, DC(3, 1, 0), 1, 0, 1e4, 1, 0,
+    {"framework", "stem_bwd_elements_per_sm_clock", F_REAL, DC(3, 1, 0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "forward input and output elements per SM per clock of a stem's backward pass; 0: no such "
      "term"},
-    {"framework", "stem_bwd_macs_per_sm_clock", F_REAL, DC(3, 1, 1), 1, 0, 1e6, 1, 0,
+    {"framework", "stem_bwd_macs_per_sm_clock", F_REAL, DC(3, 1, 1), 1, RATE_FLOOR, 1e6,
+     OFF_OR_FROM, 0,
      "backward multiply-accumulates (twice the forward's) per SM per clock of a stem's "
      "backward pass; 0: no such term"},
     {"framework", "conv_pass_us", F_REAL, AT(conv_pass), 1e-6, 0, 1e4, 1, 0,
      "microseconds a dense convolution's kernel takes beyond its arithmetic, each pass (two "
      "backward: the data and the weight gradients); 0: none"},
-    {"framework", "conv_bias_fwd_elements_per_sm_clock", F_REAL, BIAS(0), 1, 0, 1e4, 1, 0,
+    {"framework", "conv_bias_fwd_elements_per_sm_clock", F_REAL, BIAS(0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "output elements per SM per clock of the kernel that adds a convolution's bias, forward "
      "and at inference; 0: not priced"},
-    {"framework", "conv_bias_bwd_elements_per_sm_clock", F_REAL, BIAS(1), 1, 0, 1e4, 1, 0,
+    {"framework", "conv_bias_bwd_elements_per_sm_clock", F_REAL, BIAS(1), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "output elements per SM per clock of the kernel that sums a convolution's bias gradient; "
      "0: not priced"},
-    {"framework", "broadcast_elements_per_sm_clock", F_REAL, AT(broadcast_rate), 1, 0, 1e4, 1, 0,
+    {"framework", "broadcast_elements_per_sm_clock", F_REAL, AT(broadcast_rate), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "output elements per SM per clock of the framework's element-wise kernel over a broadcast "
      "operand, forward (a squeeze-and-excitation's product, attention's additive mask: "
      "plugin.h's SM_TRAIT_ELEMENTWISE and scores_broadcast_passes) and of its copies of "
      "non-contiguous views (copy_elems_fwd and _bwd); 0: priced by the DRAM"},
-    {"framework", "pooling_fwd_elements_per_sm_clock", F_REAL, POOL(0), 1, 0, 1e4, 1, 0,
+    {"framework", "pooling_fwd_elements_per_sm_clock", F_REAL, POOL(0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "input elements per SM per clock of the framework's pooling kernels, forward and at "
      "inference; 0: bound by the DRAM alone"},
-    {"framework", "pooling_bwd_elements_per_sm_clock", F_REAL, POOL(1), 1, 0, 1e4, 1, 0,
+    {"framework", "pooling_bwd_elements_per_sm_clock", F_REAL, POOL(1), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "forward input elements per SM per clock of a windowed pooling's backward pass; 0: bound "
      "by the DRAM alone"},
     {"framework", "rownorm_fwd_sm_clocks_per_row", F_REAL, ROWS(0), 1, 0, 1e7, 1, 0,
      "SM clocks of one row of a layer norm (plugin.h's norm_rows) in the framework's kernel, "
      "forward and at inference; 0: no such term"},
-    {"framework", "rownorm_fwd_elements_per_sm_clock", F_REAL, ROW_ELEMS(0), 1, 0, 1e4, 1, 0,
+    {"framework", "rownorm_fwd_elements_per_sm_clock", F_REAL, ROW_ELEMS(0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "input elements per SM per clock of a layer norm's forward pass and inference, beside its "
      "rows; 0: no such term"},
     {"framework", "rownorm_bwd_sm_clocks_per_row", F_REAL, ROWS(1), 1, 0, 1e7, 1, 0,
      "SM clocks of one row of a layer norm's backward pass (input, weight and bias gradients); "
      "0: no such term"},
-    {"framework", "rownorm_bwd_elements_per_sm_clock", F_REAL, ROW_ELEMS(1), 1, 0, 1e4, 1, 0,
+    {"framework", "rownorm_bwd_elements_per_sm_clock", F_REAL, ROW_ELEMS(1), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "forward input elements per SM per clock of a layer norm's backward pass, beside its rows; "
      "0: no such term"},
-    {"framework", "rownorm_half_fwd_elements_per_sm_clock", F_REAL, ROW_HALF(0), 1, 0, 1e4, 1, 0,
+    {"framework", "rownorm_half_fwd_elements_per_sm_clock", F_REAL, ROW_HALF(0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "rownorm_fwd_elements_per_sm_clock of a layer norm whose input and output are fp16 or "
      "bf16 (a model cast to 16 bits; autocast runs it in fp32); 0: that key's"},
-    {"framework", "rownorm_half_bwd_elements_per_sm_clock", F_REAL, ROW_HALF(1), 1, 0, 1e4, 1, 0,
+    {"framework", "rownorm_half_bwd_elements_per_sm_clock", F_REAL, ROW_HALF(1), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "rownorm_bwd_elements_per_sm_clock of a layer norm whose input and output are fp16 or "
      "bf16; 0: that key's"},
-    {"framework", "bias_grad_elements_per_sm_clock", F_REAL, BIAS_GRAD(0), 1, 0, 1e4, 1, 0,
+    {"framework", "bias_grad_elements_per_sm_clock", F_REAL, BIAS_GRAD(0), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "output-gradient elements per SM per clock the framework's reduction kernels sum into "
      "bias gradients (plugin.h's bias_grad_elems: nn.Linear's) at fp32 and tf32, backward; 0: "
      "not priced"},
-    {"framework", "bias_grad_half_elements_per_sm_clock", F_REAL, BIAS_GRAD(1), 1, 0, 1e4, 1, 0,
+    {"framework", "bias_grad_half_elements_per_sm_clock", F_REAL, BIAS_GRAD(1), 1, RATE_FLOOR, 1e4,
+     OFF_OR_FROM, 0,
      "bias_grad_elements_per_sm_clock of 16-bit gradients (fp16 and bf16); 0: that key's"},
     {"framework", "bias_grad_sm_clocks_per_sum", F_REAL, AT(bias_grad_sum_clocks), 1, 0, 1e9, 1, 0,
      "SM clocks each bias gradient's sum takes beside its elements (plugin.h's bias_grad_sums), "
@@ -363,7 +397,7 @@ static const field fields[] = {
      "ring (the hierarchical ring) or nccl (NCCL's cost model)"},
     {"node", "host_cpu", F_HOST, AT(host), 0, 0, 0, 0, 0,
      "the node's CPU for NCCL's constants: intel, amd, arm or other"},
-    {"node", "nvls_efficiency", F_REAL, AT(nvls_efficiency), 1, 0, 1, 1, 0,
+    {"node", "nvls_efficiency", F_REAL, AT(nvls_efficiency), 1, 0.01, 1, OFF_OR_FROM, 0,
      "NVLink SHARP's share of the link bandwidth (NCCL: 0.85 on Hopper), 0 for none"},
     /* the architecture (docs/devices.md): what limits a kernel, for the efficiencies a file
      * does not give (device_arch.c) */
@@ -518,9 +552,13 @@ int sm_device_check_value(const char *section, const char *key, double v, char *
         const field *f = &fields[i];
         if (f->kind != F_REAL || strcmp(f->section, section) || strcmp(f->key, key))
             continue;
-        if (isfinite(v) && v <= f->hi && (v > f->lo || (v == f->lo && f->lo_ok)))
+        if (isfinite(v) && v <= f->hi &&
+            (v > f->lo || (v == f->lo && f->lo_ok) || (v == 0 && f->lo_ok == OFF_OR_FROM)))
             return 0;
-        snprintf(why, len, "%s %g and at most %g", f->lo_ok ? "from" : "above", f->lo, f->hi);
+        if (f->lo_ok == OFF_OR_FROM)
+            snprintf(why, len, "0 (none) or from %g to %g", f->lo, f->hi);
+        else
+            snprintf(why, len, "%s %g and at most %g", f->lo_ok ? "from" : "above", f->lo, f->hi);
         return -1;
     }
     snprintf(why, len, "not a numeric key of [%s]", section);
@@ -576,9 +614,13 @@ static int set_field(reader *r, int i, const char *value)
         errno = 0;
         double v = sm_strtod(value, &end);
         /* ERANGE also flags underflow (1e-320), a value the range below judges as any other */
+        int off = v == 0 && f->lo_ok == OFF_OR_FROM;
         if ((errno && !(errno == ERANGE && fabs(v) < 1)) || end == value || *end || !isfinite(v) ||
-            v > f->hi || v < f->lo || (v == f->lo && !f->lo_ok))
-            return sm_fail(r->st, "%s:%d: %s = %s: expected a number %s %g and at most %g (%s)",
+            v > f->hi || (!off && (v < f->lo || (v == f->lo && !f->lo_ok))))
+            return sm_fail(r->st,
+                           f->lo_ok == OFF_OR_FROM
+                               ? "%s:%d: %s = %s: expected 0 (none) or a number %s %g to %g (%s)"
+                               : "%s:%d: %s = %s: expected a number %s %g and at most %g (%s)",
                            path, r->rd.line, f->key, value, f->lo_ok ? "from" : "above", f->lo,
                            f->hi, f->what);
         *(double *)dst = v * f->scale + 0.0; /* -0 read as 0: written "0" by every format */

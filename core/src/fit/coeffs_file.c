@@ -299,8 +299,9 @@ static int fit_key(reader *r, const char *key, const char *value)
                            SM_MIN_BUCKET_MIB, SM_MAX_BUCKET_MIB);
         fit->opt.bucket_bytes = x * 1024 * 1024;
     } else if (!strcmp(key, "idle_watts")) {
-        if (parse_real(value, &x) || !(x >= 0) || !isfinite(x))
-            return fail_at(r, "idle_watts = %s: expected a number of watts, 0 or more", value);
+        if (parse_real(value, &x) || !(x >= 0 && x <= SM_MAX_IDLE_WATTS))
+            return fail_at(r, "idle_watts = %s: expected watts from 0 to %.0f", value,
+                           SM_MAX_IDLE_WATTS);
         fit->opt.idle_watts = x;
     } else if (!strcmp(key, "backend")) {
         if (parse_flag(value, "cpu", "gpu", &flag))

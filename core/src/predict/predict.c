@@ -136,6 +136,33 @@ static int check_physical(const sm_predictor *p, const sm_network *net, const sm
                    l->gpus_per_node, energy ? "energy" : "time");
 }
 
+int sm_check_totals(const char *model, const sm_layout *l, const sm_prediction *t,
+                    int64_t dataset_size, int epochs, sm_status *st)
+{
+    if (!l || !t)
+        return sm_null_arg(st, __func__, !l ? "l" : "t");
+    double steps = sm_epoch_steps(l, dataset_size), devices = (double)sm_layout_devices(l);
+    if (!(steps > 0))
+        return 0; /* no epoch known */
+    /* the longer of the two, an epoch's or the training's (NaN, a phase not known, passes) */
+    double runs = epochs > 0 ? epochs : 1;
+    double seconds = steps * runs * t->t_step, joules = steps * runs * t->e_step * devices;
+    if (!(seconds > SM_MAX_TIME_S) && !(joules > SM_MAX_ENERGY_J))
+        return 0;
+    int time = seconds > SM_MAX_TIME_S;
+    const char *total =
+        time ? (epochs > 0 ? "t_train" : "t_epoch") : (epochs > 0 ? "e_train" : "e_epoch");
+    return sm_fail(st,
+                   "%s%sat batch %lld on %d x %d devices: %s = %g %s over %.0f steps: beyond %s, "
+                   "no physical %s; fewer --epochs or a smaller --dataset (--tokens), or a "
+                   "coefficient is out of range",
+                   model ? model : "", model ? " " : "", (long long)l->batch, l->nodes,
+                   l->gpus_per_node, total, time ? seconds : joules, time ? "s" : "J", steps * runs,
+                   time ? "1e17 s (three billion years)"
+                        : "1e23 J (a megawatt for three billion years)",
+                   time ? "time" : "energy");
+}
+
 /* A pass takes time: a step, an inference or a training pass of 0 s (coefficients all zero,
  * say) is no prediction, and predict, curve and every other command refuse it alike. */
 static int check_positive(const sm_network *net, const sm_layout *l, const char *what, double t,

@@ -228,6 +228,16 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             free(ls), free(unit), free(effect), free(fused);
             return NULL;
         }
+        /* the keys' ranges keep every price finite; a time that is not is no prediction, and
+         * the queue made one NaN of it (a phase no model knows, to the callers) */
+        if (!isfinite(ls[i].t.infer) || !isfinite(ls[i].t.fwd) || !isfinite(ls[i].t.bwd)) {
+            sm_fail(st,
+                    "%s: layer %s of %s at batch %lld priced at no finite time; a key of the "
+                    "description or its framework is out of range",
+                    d->dev.path, net->layers[i].name, net->name, (long long)batch);
+            free(ls), free(unit), free(effect), free(fused);
+            return NULL;
+        }
         ls[i].weights = (double)m.weights;
         double fwd_serial = ls[i].t.fwd_serial;
         ls[i].fused = fused[i];
