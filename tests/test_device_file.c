@@ -785,12 +785,19 @@ int main(void)
      * SMs, 1305 MHz) at Hopper's static share 0.2505: s = 0.9278, k = 1.2490. A100 PCIe 40 GB
      * at 250 W: cbrt((250 / 108 - 0.9278) / 1.2490) = 1.0355 GHz; A10 (150 W, 72 SMs):
      * cbrt((2.0833 - 0.9278) / 1.2490) = 0.9744 GHz. The T4 is the Turing anchor (900 MHz),
-     * the L4 gives its own (1190 MHz); Volta has no model: the boost clock. */
+     * the L4 gives its own (1190 MHz); Volta has no model: the boost clock. Ada's s and k
+     * through L40S (350 W / 142 SMs = 2.46479 W at 2.36 GHz) and L4 (72 / 58 = 1.24138 W at
+     * 1.19 GHz): k = 1.22341 / (13.14426 - 1.68516) = 0.106763, s = 2.46479 - 0.106763 x
+     * 13.14426 = 1.06147; RTX 6000 Ada (300 W, 142 SMs) cbrt((2.11268 - 1.06147) / 0.106763)
+     * = 2.1433 GHz; RTX 4090 (450 W, 128) cbrt(22.987) = 2.843 GHz, above its 2520 MHz boost:
+     * the boost clock. */
     static const struct {
         const char *name;
         double mhz;
-    } clocks[] = {{"h100", 1830}, {"h100-pcie", 1390}, {"a100", 1305}, {"a100-pcie-40gb", 1035.5},
-                  {"a10", 974.4}, {"t4", 900},         {"l4", 1190},   {"v100", 1530}};
+    } clocks[] = {
+        {"h100", 1830}, {"h100-pcie", 1390}, {"a100", 1305},         {"a100-pcie-40gb", 1035.5},
+        {"a10", 974.4}, {"t4", 900},         {"l4", 1190},           {"v100", 1530},
+        {"l40s", 2360}, {"rtx4090", 2520},   {"rtx6000-ada", 2143.3}};
     for (size_t i = 0; i < sizeof clocks / sizeof *clocks; i++) {
         char file[4096];
         CHECK_EQ(sm_device_find(clocks[i].name, file, sizeof file, &st), 0);

@@ -946,14 +946,15 @@ def main():
     w("  half-second products is not a clock held through training: the description keeps the")
     w("  model (configs/devices/rtx-a6000.ini).")
     w(f"- **RTX 6000 Ada in mixed precision**: BERT-base {fp16_of('rtx6000-ada', 'bert_base')}, "
-      f"BERT-large {fp16_of('rtx6000-ada', 'bert_large')}. Ada has no power")
-    w("  model (docs/devices.md), so its description takes the architecture's 0.7 at the 2505")
-    w("  MHz boost clock, and this card slowed as it ran: in its logs steps 51-101 took 2.3-6.2%")
-    w("  longer than steps 1-51 (41.02 and 38.62 s at BERT-large fp16), on no other system more")
-    w("  than 2.4%, as a board settling to its power or thermal limit does (300 W for 142 SMs, 2.1")
-    w("  W a SM, against the L40S's 2.5 and the RTX 4090's 3.5). So its published fp16 figures are")
-    w("  the only ones above their steady rate, and the rate it settles to may be lower still; a")
-    w("  clock measured under training (`sustained_clock_mhz`) would price it.")
+      f"BERT-large {fp16_of('rtx6000-ada', 'bert_large')}. Ada's power")
+    w("  model (docs/devices.md: through the L40S and the L4) holds this AD102 at 2143 MHz under")
+    w("  its 300 W, 0.86 of its boost clock, which moves BERT little: most of its predicted step")
+    w("  is memory traffic at 960 GB/s. And this card slowed as it ran: in its logs steps 51-101")
+    w("  took 2.3-6.2% longer than steps 1-51 (41.02 and 38.62 s at BERT-large fp16), on no other")
+    w("  system more than 2.4%, as a board settling to its power or thermal limit does (300 W for")
+    w("  142 SMs, 2.1 W a SM, against the L40S's 2.5 and the RTX 4090's 3.5). So its published")
+    w("  fp16 figures are the only ones above their steady rate, and the rate it settles to may be")
+    w("  lower still; a clock measured under training (`sustained_clock_mhz`) would price it.")
     w(f"- **ResNet-50 on Volta, Turing and Ampere**: {pct(min(rn_older))} to "
       f"{pct(max(rn_older))}, most on the")
     w(f"  {rn_most[1]} ({mem_power(rn_most[2])}) and least on the {rn_least[1]}. Most of its step "

@@ -110,41 +110,71 @@ static const struct {
  * glennklockwood.com/garden/peak-FLOPS), T4 at 70 W about 900 MHz (40 SMs;
  * mlcommons/inference_results_v0.5#20, nvidia-smi under load). The Ampere model puts the
  * A10 (72 SMs, 150 W) at 974 MHz; its measured cuBLAS fp16 54-56 of 125 TFLOPS (chsasank/
- * device-benchmarks) at H100's 0.79 of the peak at a held clock says about 950. Volta, Ada,
- * Blackwell and Pascal have no such measurement here: no model (a description may give
- * sustained_clock_mhz); one Ada point (L4) does not carry to the L40S, whose measured GEMMs
- * (0.74 of its peak) run near its boost clock at a power per SM the L4 model puts at 1.6 GHz. */
+ * device-benchmarks) at H100's 0.79 of the peak at a held clock says about 950. Ada's s and k
+ * come from two parts as Hopper's do, each clock from its cuBLAS products' fraction of the
+ * peak over the H100 SXM's 0.79 (761-797 of 989.4 TFLOPS; zzc0721/torch-performance-test-data,
+ * database.md): L40S (AD102, 142 SMs, 350 W) 264-269 of 362 TFLOPS at fp16 and bf16, 0.74 of
+ * the peak, 0.74 / 0.79 x 2520 MHz = 2360 MHz; L4 (AD104, 58 SMs, 72 W) 1190 MHz, its
+ * description's sustained_clock_mhz (52.5-59.4 of 121 TFLOPS, 0.46, issue #120 of the same
+ * repository; the database's own L4 row, 0.57-0.59, says 1500 MHz and puts the RTX 6000 Ada
+ * 35 MHz higher). One Ada point with Hopper's static share did not carry to the other (from
+ * the L4's, the L40S at 1.6 GHz); the two put 43% of the L40S's power in the static part and
+ * the RTX 6000 Ada (AD102, 142 SMs, 300 W) at 2143 MHz, the RTX 4090 (128 SMs, 450 W) at its
+ * boost clock. Volta, Blackwell and Pascal have no such measurement here: no model (a
+ * description may give sustained_clock_mhz). */
 typedef struct operating_point {
     double watts;
     int sms;
     double mhz;
 } operating_point;
 
-static const operating_point HOPPER_SXM = {700, 132, 1830}, HOPPER_PCIE = {350, 114, 1390};
+#define HOPPER_SXM_AT                                                                              \
+    {                                                                                              \
+        700, 132, 1830                                                                             \
+    }
+#define HOPPER_PCIE_AT                                                                             \
+    {                                                                                              \
+        350, 114, 1390                                                                             \
+    }
+static const operating_point HOPPER_SXM = HOPPER_SXM_AT, HOPPER_PCIE = HOPPER_PCIE_AT;
 /* the H100 SXM's boost clock, which the H100 and H200 profiled held under load */
 #define HOPPER_BOOST_MHZ 1980
 
 static const struct {
     const char *name;
-    operating_point at; /* a part's power limit, SMs and the clock it holds there */
+    /* parts at their power limits, SMs and the clocks they hold there; a generation of one
+     * (second.watts 0) takes Hopper's static share */
+    operating_point at, second;
 } power_points[] = {
-    {"hopper", {700, 132, 1830}},
-    {"ampere", {400, 108, 1305}},
-    {"turing", {70, 40, 900}},
+    {"hopper", HOPPER_SXM_AT, HOPPER_PCIE_AT},
+    {"ampere", {400, 108, 1305}, {0, 0, 0}},
+    {"turing", {70, 40, 900}, {0, 0, 0}},
+    {"ada", {350, 142, 2360}, {72, 58, 1190}},
 };
 #define N_POWER_POINTS ((int)(sizeof power_points / sizeof power_points[0]))
+
+/* s and k through two operating points: P / N = s + k f^3 at both */
+static void two_points(operating_point a, operating_point b, double *s, double *k)
+{
+    double pa = a.watts / a.sms, pb = b.watts / b.sms, fa = a.mhz / 1e3, fb = b.mhz / 1e3;
+    *k = (pa - pb) / (fa * fa * fa - fb * fb * fb);
+    *s = pa - *k * fa * fa * fa;
+}
 
 /* s (W per SM) and k (W per SM per GHz^3) of a generation's model; -1 where it has none. */
 static int power_model(const char *generation, double *s, double *k)
 {
-    double a = HOPPER_SXM.watts / HOPPER_SXM.sms, b = HOPPER_PCIE.watts / HOPPER_PCIE.sms;
-    double fa = HOPPER_SXM.mhz / 1e3, fb = HOPPER_PCIE.mhz / 1e3;
-    double k_hopper = (a - b) / (fa * fa * fa - fb * fb * fb);
-    double static_share = (a - k_hopper * fa * fa * fa) / a;
+    double s_hopper, k_hopper;
+    two_points(HOPPER_SXM, HOPPER_PCIE, &s_hopper, &k_hopper);
+    double static_share = s_hopper / (HOPPER_SXM.watts / HOPPER_SXM.sms);
     for (int g = 0; g < N_POWER_POINTS; g++) {
         if (strcmp(generation, power_points[g].name) != 0)
             continue;
         operating_point p = power_points[g].at;
+        if (power_points[g].second.watts > 0) {
+            two_points(p, power_points[g].second, s, k);
+            return 0;
+        }
         double per_sm = p.watts / p.sms, f = p.mhz / 1e3;
         *s = static_share * per_sm;
         *k = (per_sm - *s) / (f * f * f);
