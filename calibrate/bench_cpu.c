@@ -188,7 +188,8 @@ static int cpu_executor_new(void *job, const sm_network *net, const sm_bench_opt
     (void)job;
     double limit = o->max_bytes > 0 ? (double)o->max_bytes
                                     : 0.9 * available_memory() / (o->per_node ? o->per_node : 1);
-    sm_executor_options opt = {.batch = o->batch, .seed = 1, .max_bytes = (int64_t)limit};
+    sm_executor_options opt = {
+        .batch = o->batch, .seed = 1, .max_bytes = (int64_t)limit, .name_faults = 1};
     return sm_executor_new(net, &opt, (sm_executor **)ex, st);
 }
 

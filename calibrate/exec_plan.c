@@ -160,10 +160,16 @@ static uint64_t layer_seed(uint64_t step_seed, int i)
 }
 
 int sm_plan_kernel(int (*kernel)(const sm_layer_io *l, sm_error *err), const sm_layer_io *call,
-                   const char *what, sm_error *err)
+                   const char *what, int name_only, sm_error *err)
 {
     if (!what)
         return kernel(call, err);
+    if (name_only) {
+        const char *before = sm_plugin_kernel_name(what);
+        int rc = kernel(call, err);
+        sm_plugin_kernel_name(before);
+        return rc;
+    }
     const char *outer = sm_plugin_call_begin(what);
     int rc = kernel(call, err);
     sm_plugin_call_end(outer);
@@ -176,7 +182,7 @@ int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, s
         sm_plan_layer *e = &p->layers[i];
         e->call.training = training;
         e->call.seed = layer_seed(step_seed, i);
-        if (sm_plan_kernel(e->forward, &e->call, e->forward_what, err)) {
+        if (sm_plan_kernel(e->forward, &e->call, e->forward_what, p->name_only, err)) {
             *failed = i;
             return -1;
         }
@@ -196,7 +202,7 @@ int sm_plan_backward(sm_plan *p, int (*zero)(void *ctx, const sm_tensor *t), voi
         for (int j = 0; j < e->call.n_in; j++)
             if (zeroes(p, i, j) && zero(ctx, &e->din[j])) /* read twice: before both */
                 return -1;
-        if (sm_plan_kernel(e->backward, &e->call, e->backward_what, err)) {
+        if (sm_plan_kernel(e->backward, &e->call, e->backward_what, p->name_only, err)) {
             *failed = i;
             return -1;
         }

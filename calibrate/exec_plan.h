@@ -43,6 +43,9 @@ typedef struct sm_plan {
     int input_last_reader; /* the last layer that reads the network's input; -1: none */
     int64_t n_weights;     /* all layers' together */
     int64_t rows, classes; /* of the loss: the output's last dimension holds the classes */
+    /* 1: the layers' whats name their kernels by a pointer store (sm_plugin_kernel_name), not
+     * the guard's system calls, which would change a timed kernel's time: bench */
+    int name_only;
 } sm_plan;
 
 /* How many of net's layers the executors run, first to last: all of them, or all but the last
@@ -67,9 +70,10 @@ int64_t sm_plan_tensor_bytes(const sm_tensor *t);
  * weights and grads (n_weights floats each). */
 void sm_plan_wire(sm_plan *p, float *weights, float *grads);
 
-/* kernel(call, err), inside the plugin guard where what is not NULL (sm_plugin_call_begin). */
+/* kernel(call, err), inside the plugin guard where what is not NULL (sm_plugin_call_begin), or
+ * with name_only named by sm_plugin_kernel_name alone. */
 int sm_plan_kernel(int (*kernel)(const sm_layer_io *l, sm_error *err), const sm_layer_io *call,
-                   const char *what, sm_error *err);
+                   const char *what, int name_only, sm_error *err);
 /* The forward pass of every layer in network order (training = 1 keeps what backward needs),
  * each with its seed from step_seed. 0; or -1 with *failed the layer and err its message. */
 int sm_plan_forward(sm_plan *p, uint64_t step_seed, int training, int *failed, sm_error *err);

@@ -46,6 +46,9 @@ typedef struct sm_executor_options {
      * (cases.ini:6)", check-plugin's); NULL: unguarded, as bench runs them, whose timing the
      * guard's system calls would change */
     const char *guard;
+    /* with no guard, 1: a crash or an exit() inside a kernel still names it, its layer type and
+     * plugin, by a pointer store a call (sm_plugin_kernel_name): bench's */
+    int name_faults;
 } sm_executor_options;
 
 /* 0 when every layer of net has CPU kernels, but a last loss (sm_plan_layers); otherwise -1

@@ -37,6 +37,7 @@ struct sm_executor {
     size_t work_bytes;
     int32_t *labels;
     uint64_t step_seed;
+    int kernels_named; /* 1: sm_plugin_kernels_named(1) was called, for sm_executor_free */
 };
 
 void sm_cpu_set_threads(int n)
@@ -165,8 +166,9 @@ static int new_plan(const sm_network *net, const sm_executor_options *opt, sm_ex
     sm_plan *p = &ex->p;
     if (!(ex->layers = calloc((size_t)p->n, sizeof *ex->layers)))
         return SM_EXECUTOR_NOMEM;
-    if (opt->guard && name_kernels(ex, opt->guard))
+    if ((opt->guard || opt->name_faults) && name_kernels(ex, opt->guard ? opt->guard : "bench"))
         return SM_EXECUTOR_NOMEM;
+    ex->p.name_only = !opt->guard && opt->name_faults;
     /* the plugin's state_size and work_size run here, its init later: the guard from here */
     const char *outer = opt->guard ? sm_plugin_call_begin(NULL) : NULL;
     int64_t total = sm_mul(sm_plan_tensor_bytes(&p->input), opt->input_grad ? 2 : 1);
@@ -290,6 +292,8 @@ int sm_executor_new(const sm_network *net, const sm_executor_options *opt, sm_ex
         return SM_EXECUTOR_NOMEM;
     }
     initialise(ex);
+    if (ex->p.name_only)
+        sm_plugin_kernels_named(ex->kernels_named = 1);
     *out = ex;
     return 0;
 }
@@ -298,6 +302,8 @@ void sm_executor_free(sm_executor *ex)
 {
     if (!ex)
         return;
+    if (ex->kernels_named)
+        sm_plugin_kernels_named(0);
     sm_plan *p = &ex->p;
     for (int i = 0; p->layers && i < p->n; i++) {
         free(p->layers[i].out.data);
@@ -393,7 +399,7 @@ int sm_executor_layer_backward(sm_executor *ex, int layer, sm_status *st)
 {
     sm_error err = {{0}};
     sm_plan_layer *e = &ex->p.layers[layer];
-    if (sm_plan_kernel(e->backward, &e->call, e->backward_what, &err))
+    if (sm_plan_kernel(e->backward, &e->call, e->backward_what, ex->p.name_only, &err))
         return layer_failed(ex, layer, "backward", &err, st);
     return 0;
 }

@@ -239,9 +239,10 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
     case OPT_MAX_MEMORY:
         if (parse_real("--max-memory", v, &a->max_memory_gb, st))
             return -1;
-        /* bytes as int64_t: 1e6 GB leaves room, 1e10 would overflow the conversion */
-        if (a->max_memory_gb > 1e6)
-            return sm_fail(st, "--max-memory %s: expected at most 1000000 GB", v);
+        /* bytes as int64_t: 1e6 GB leaves room, 1e10 would overflow the conversion; below a
+         * byte the limit was 0 bytes, read as none, and every configuration ran */
+        if (a->max_memory_gb > 1e6 || a->max_memory_gb * 1e9 < 1)
+            return sm_fail(st, "--max-memory %s: expected from 1e-9 (a byte) to 1000000 GB", v);
         return 0;
     case OPT_ALLREDUCE:
         if (!strcmp(v, "ring"))

@@ -78,6 +78,15 @@ __attribute__((constructor)) static void loaded(void) { SAY("a constructor"); }
 #define SAY(what) (void)0
 #endif
 
+#ifdef HOSTILE_CTOR_SPINS
+/* a constructor that never returns: dlopen never did, and `scalemeter plugins` hung for good */
+__attribute__((constructor)) static void spin_on_load(void)
+{
+    for (volatile int64_t i = 0; i >= 0; i = (i + 1) % 1000)
+        ;
+}
+#endif
+
 #ifdef HOSTILE_SETS_LOCALE
 #include <locale.h>
 __attribute__((constructor)) static void take_locale(void) { setlocale(LC_ALL, ""); }

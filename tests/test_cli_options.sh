@@ -94,8 +94,12 @@ for cmd in "predict resnet50 --device h100 --nodes 64 --batch 32" \
 done
 # bench --max-memory in GB becomes int64_t bytes: past 1e6 GB it is refused, not overflowed
 run bench resnet18 -o x.csv --max-memory 1e12
-[ $? -ne 0 ] && grep -q -- "--max-memory 1e12: expected at most 1000000 GB" "$tmp/out" ||
-    check "bench --max-memory 1e12"
+[ $? -ne 0 ] && grep -q -- "--max-memory 1e12: expected from 1e-9 (a byte) to 1000000 GB" \
+    "$tmp/out" || check "bench --max-memory 1e12"
+# below a byte it was 0 bytes, read as no limit: every configuration ran
+run bench resnet18 -o x.csv --max-memory 5e-10
+[ $? -ne 0 ] && grep -q -- "--max-memory 5e-10: expected from 1e-9 (a byte) to 1000000 GB" \
+    "$tmp/out" || check "bench --max-memory 5e-10"
 # at the bounds the all-reduce is computed: 4-byte buckets cost more than 25 MiB ones, as one
 # bucket per parameter tensor (161; DDP never splits one) against 4, not 25.6 million buckets
 run predict resnet50 --device h100 --nodes 64 --batch 32 --bucket-mib 3.8147e-06 --format csv &&

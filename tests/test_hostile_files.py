@@ -1181,6 +1181,16 @@ for option, metavar in (("--device", "NAME"), ("--framework", "F"), ("--precisio
     rc, out, err = run(*args)
     check(rc == 2 and err.strip().endswith(f"{option} is empty: give its {metavar} (--help says "
                                            "what it takes)"), f"{option} '': {rc} {err.strip()}")
+# fit took a one-device row whose step (1e-8 s) was a millionth of its passes without a word;
+# the held-out MAPE it made (65439) chose the weight term
+bf16_rows = open("configs/calibrations/h100-pytorch-bf16.csv").read().splitlines()
+head = bf16_rows[0].split(",")
+row = bf16_rows[1].split(",")
+row[head.index("t_step")] = "1e-08"
+short = write("short_step.csv", "\n".join([bf16_rows[0], ",".join(row)] + bf16_rows[2:]) + "\n")
+rc, out, err = run("fit", short, "-o", os.path.join(tmp, "short.ini"))
+check("short_step.csv: 1 row of one device (line 2) has t_step below half of t_fwd + t_bwd"
+      in err, f"fit of a step shorter than its passes: {rc} {err.strip()}")
 # validate said nothing of a configuration measured twice, once with an empty image and once
 # with the network's own size written out, where fit says it
 rc, out, err = run("validate", dup_image, "--coeffs", "default")

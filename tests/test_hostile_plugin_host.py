@@ -3,10 +3,12 @@
   results: metrics --format json stays one JSON document, the plugin's lines go to stderr;
 - one whose metrics calls exit(0) must not end the command with status 0 and no output: the
   command fails with a line naming the plugin's type;
-- kernel_exits.so, whose CPU kernel calls exit(0) while bench measures: bench fails saying
-  so, as any command ended by an exit() not its own;
-- kernel_crashes.so, whose CPU kernel faults while check-plugin runs it: a line names the
-  kernel, the type, the plugin and the case before the process dies of it;
+- kernel_exits.so, whose CPU kernel calls exit(0) while bench measures: bench fails naming
+  the kernel, its type and plugin;
+- kernel_crashes.so, whose CPU kernel faults while check-plugin or bench runs it: a line names
+  the kernel, the type, the plugin and the case (or bench) before the process dies of it;
+- ctor_spins.so, whose constructor never returns: loading ends after ten times
+  SCALEMETER_PLUGIN_TIMEOUT naming the plugin;
 - spins.so, whose metrics never returns: the command ends after SCALEMETER_PLUGIN_TIMEOUT
   seconds naming the plugin, instead of hanging;
 - shadow.so, named otherwise, provides conv2d as the shipped conv2d.so does: every command is
@@ -80,8 +82,30 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--reps", "1", "--warmup", "1", "--min-time", "0.01", "--threads",
                             "1", "-o", runs)
     check(rc != 0, f"bench with a kernel calling exit(0) exited {rc}: {err.strip()}")
-    check("scalemeter bench: exit() was called inside the command before it finished" in err,
-          f"bench says the command did not finish: {err!r}")
+    so = os.path.join(HOSTILE, "kernel_exits", "kernel_exits.so")
+    check(f"scalemeter: the CPU forward kernel of layer type 'test_kernel_exits' (plugin {so}) "
+          "in bench called exit() inside scalemeter; the command did not finish" in err,
+          f"bench says the kernel ended it: {err!r}")
+
+    # kernel_crashes under bench: Open MPI's backtrace alone named no plugin or kernel
+    net = network(tmp, "kcrash", "a = relu\nk = test_kernel_crashes\n")
+    so = os.path.join(HOSTILE, "kernel_crashes", "kernel_crashes.so")
+    rc, out, err = run_with("kernel_crashes", "bench", net, "--image", "8", "--batch", "1",
+                            "--reps", "1", "--warmup", "1", "--min-time", "0.01", "--threads",
+                            "1", "-o", os.path.join(tmp, "kcrash.csv"))
+    want = (f"scalemeter: the CPU forward kernel of layer type 'test_kernel_crashes' (plugin "
+            f"{so}) in bench crashed (a fault inside its code); the command did not finish")
+    check(rc != 0 and want in err, f"bench with a kernel that faults: exit {rc}: {err[:400]!r}")
+
+    # a constructor that never returns: `scalemeter plugins` hung for good; loading has ten
+    # times SCALEMETER_PLUGIN_TIMEOUT, here 10 s
+    spin = os.path.join(HOSTILE, "ctor_spins", "ctor_spins.so")
+    rc, out, err = run_with("ctor_spins", "plugins", SCALEMETER_PLUGIN_TIMEOUT="1")
+    want = (f"scalemeter: plugin {spin} did not finish loading within 10 s (an endless loop in a "
+            "constructor or its entry point?); the command did not finish "
+            "(SCALEMETER_PLUGIN_TIMEOUT sets the limit in seconds, ten times it for loading)")
+    check(rc == 1 and err.strip() == want, f"plugins with a constructor that spins: exit {rc}: "
+          f"{err[:400]!r}")
 
     # kernel_crashes: check-plugin died with "Segmentation fault" alone, naming no plugin,
     # kernel or case

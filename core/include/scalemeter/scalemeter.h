@@ -100,6 +100,13 @@ void sm_plugin_stdout_to_stderr(int on);
  * the program's own code between plugin calls, which then nest without a system call. */
 const char *sm_plugin_call_begin(const char *what);
 void sm_plugin_call_end(const char *outer);
+/* Around kernels a program times in a loop (bench), where the call's system calls above would
+ * change what is timed: sm_plugin_kernels_named(1) installs the crash handler once, and
+ * sm_plugin_kernel_name(what) says by a pointer store what runs (NULL: the program's own
+ * code), returning what ran before; a crash or an exit() inside names it as a call's would.
+ * sm_plugin_kernels_named(0) puts the handlers back; the pairs nest. */
+void sm_plugin_kernels_named(int on);
+const char *sm_plugin_kernel_name(const char *what);
 /* Every plugin of sm_registry_open's folders not loaded yet; -1 with the first failure (named,
  * and repeated to every later call). Listing all types starts with it. */
 int sm_registry_load_all(sm_registry *reg, sm_status *st);

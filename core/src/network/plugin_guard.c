@@ -82,9 +82,12 @@ static void unguard_signals(const struct sigaction *old)
  * input) hung the command with no word. A layer's counting takes microseconds; past
  * SCALEMETER_PLUGIN_TIMEOUT seconds of wall clock (60 unless set; 0: no limit) the process
  * ends naming the plugin. Loading a plugin, which maps its libraries (cuDNN's take seconds on
- * a slow file system), does not count towards it. */
+ * a slow file system), has ten times as long, and does not count towards a layer's time: a
+ * constructor or an entry point that never returned hung `scalemeter plugins` for good. */
+static const char *running; /* what runs, for the exit message; NULL outside plugin code */
 #define TIMEOUT_ENV "SCALEMETER_PLUGIN_TIMEOUT"
 #define DEFAULT_TIMEOUT_S 60u
+#define LOAD_TIMEOUT_FACTOR 10u
 static unsigned watch_s; /* the limit; 0: none */
 static int watch_depth;  /* the nesting at which the watch began; 0: none */
 static timer_t watch_timer;
@@ -128,7 +131,8 @@ static void watch_set(unsigned seconds)
         timer_settime(watch_timer, 0, &when, NULL);
 }
 
-static void watch_begin(const char *what)
+/* Arms the watch for seconds with the message it ends the process with (n: its length). */
+static void watch_arm(int n, unsigned seconds)
 {
     if (!have_timer) {
         struct sigevent ev;
@@ -137,20 +141,36 @@ static void watch_begin(const char *what)
         ev.sigev_notify_function = on_timeout;
         have_timer = timer_create(CLOCK_MONOTONIC, &ev, &watch_timer) == 0 ? 1 : -1;
     }
-    int n = snprintf(timeout_message, sizeof timeout_message,
-                     "scalemeter: %s did not return within %u s (an endless loop inside its "
-                     "code?); the command did not finish (%s sets the limit in seconds)\n",
-                     what, watch_s, TIMEOUT_ENV);
     timeout_len = n < 0                                ? 0
                   : (size_t)n < sizeof timeout_message ? (size_t)n
                                                        : sizeof timeout_message - 1;
-    watch_set(watch_s);
+    watch_set(seconds);
+}
+
+static void watch_begin(const char *what)
+{
+    watch_arm(snprintf(timeout_message, sizeof timeout_message,
+                       "scalemeter: %s did not return within %u s (an endless loop inside its "
+                       "code?); the command did not finish (%s sets the limit in seconds)\n",
+                       what, watch_s, TIMEOUT_ENV),
+              watch_s);
 }
 
 void sm_plugin_guard_begin(const char *path)
 {
-    if (watch_depth) /* loading is not counted: the layer's time starts again after it */
-        watch_set(0);
+    /* loading is not counted in a layer's time, which starts again after it; it has its own,
+     * read here too: plugins load before any network is read (`scalemeter plugins`). A value
+     * the network's reading will refuse leaves the default for loading */
+    sm_status ignored;
+    if (sm_plugin_timeout(&ignored))
+        watch_s = DEFAULT_TIMEOUT_S;
+    if (watch_s)
+        watch_arm(snprintf(timeout_message, sizeof timeout_message,
+                           "scalemeter: plugin %s did not finish loading within %u s (an endless "
+                           "loop in a constructor or its entry point?); the command did not "
+                           "finish (%s sets the limit in seconds, ten times it for loading)\n",
+                           path, watch_s * LOAD_TIMEOUT_FACTOR, TIMEOUT_ENV),
+                  watch_s * LOAD_TIMEOUT_FACTOR);
     int n =
         snprintf(message, sizeof message, "scalemeter: crashed while loading plugin %s\n", path);
     message_len = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
@@ -165,8 +185,9 @@ void sm_plugin_guard_end(void)
     sm_plugin_call_end(loading_outer);
     unguard_signals(old_load);
     loading_now = 0;
-    if (watch_depth)
-        watch_set(watch_s);
+    watch_set(0);
+    if (watch_depth && running) /* the call the plugin was loaded inside: its time again */
+        watch_begin(running);
 }
 
 /* A plugin's code runs inside the host, and two of its habits end a command wrongly: exit()
@@ -174,7 +195,6 @@ void sm_plugin_guard_end(void)
  * lands in the command's results (a JSON document, a CSV). While plugin code runs, an exit is
  * turned into a failure that names the plugin, and, where the host asked, standard output goes
  * to standard error. Nesting counts: loading a plugin happens inside a network's parse. */
-static const char *running; /* what runs, for the exit message; NULL outside plugin code */
 /* the process's locale and the thread's before the outermost call: a plugin's constructor
  * (or a library it links: Qt, GTK) calling setlocale(LC_ALL, "") under a German locale made
  * every later printf write "6,3e-05" into a command's CSV and JSON, so each call ends with
@@ -190,11 +210,12 @@ static struct sigaction call_old[N_GUARDED];
  * crash while loading does: "Segmentation fault" alone named nothing. write() and strlen()
  * are async-signal-safe; the previous handler (the default, or a sanitizer's) takes the fault
  * again. */
-static void on_call_crash(int sig, siginfo_t *info, void *context)
+static void say_call_crash(int sig)
 {
-    (void)context;
+    static volatile sig_atomic_t said; /* once: a call's handler hands on to a kernel's */
     const char *what = running;
-    if (!loading_now && what) {
+    if (!loading_now && what && !said) {
+        said = 1;
         static const char head[] = "scalemeter: ",
                           fault[] = " crashed (a fault inside its code); the command did not "
                                     "finish\n",
@@ -206,7 +227,41 @@ static void on_call_crash(int sig, siginfo_t *info, void *context)
         w = write(STDERR_FILENO, tail, strlen(tail));
         (void)w; /* nothing to do about a failed write while crashing */
     }
+}
+
+static void on_call_crash(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    say_call_crash(sig);
     hand_on(sig, info, call_old);
+}
+
+/* A kernel bench times faulted with Open MPI's backtrace alone, naming no plugin: the
+ * handler stays for the whole run and the kernel's name is a pointer store a call
+ * (sm_plugin_kernel_name), which leaves the timing as it was. */
+static struct sigaction kernels_old[N_GUARDED];
+static int kernels_depth;
+
+static void on_kernel_crash(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    say_call_crash(sig);
+    hand_on(sig, info, kernels_old);
+}
+
+void sm_plugin_kernels_named(int on)
+{
+    if (on && kernels_depth++ == 0)
+        guard_signals(on_kernel_crash, kernels_old);
+    else if (!on && kernels_depth > 0 && --kernels_depth == 0)
+        unguard_signals(kernels_old);
+}
+
+const char *sm_plugin_kernel_name(const char *what)
+{
+    const char *outer = running;
+    running = what;
+    return outer;
 }
 
 static void ended_inside_plugin(const char *how)
