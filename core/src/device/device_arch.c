@@ -128,15 +128,6 @@ typedef struct operating_point {
     double mhz;
 } operating_point;
 
-#define HOPPER_SXM_AT                                                                              \
-    {                                                                                              \
-        700, 132, 1830                                                                             \
-    }
-#define HOPPER_PCIE_AT                                                                             \
-    {                                                                                              \
-        350, 114, 1390                                                                             \
-    }
-static const operating_point HOPPER_SXM = HOPPER_SXM_AT, HOPPER_PCIE = HOPPER_PCIE_AT;
 /* the H100 SXM's boost clock, which the H100 and H200 profiled held under load */
 #define HOPPER_BOOST_MHZ 1980
 
@@ -146,12 +137,14 @@ static const struct {
      * (second.watts 0) takes Hopper's static share */
     operating_point at, second;
 } power_points[] = {
-    {"hopper", HOPPER_SXM_AT, HOPPER_PCIE_AT},
+    {"hopper", {700, 132, 1830}, {350, 114, 1390}}, /* first: its static share is the others' */
     {"ampere", {400, 108, 1305}, {0, 0, 0}},
     {"turing", {70, 40, 900}, {0, 0, 0}},
     {"ada", {350, 142, 2360}, {72, 58, 1190}},
 };
 #define N_POWER_POINTS ((int)(sizeof power_points / sizeof power_points[0]))
+/* the H100 SXM at 700 W, Hopper's first point: the clock the per-SM-clock keys are written at */
+#define HOPPER_SXM (power_points[0].at)
 
 /* s and k through two operating points: P / N = s + k f^3 at both */
 static void two_points(operating_point a, operating_point b, double *s, double *k)
@@ -165,7 +158,7 @@ static void two_points(operating_point a, operating_point b, double *s, double *
 static int power_model(const char *generation, double *s, double *k)
 {
     double s_hopper, k_hopper;
-    two_points(HOPPER_SXM, HOPPER_PCIE, &s_hopper, &k_hopper);
+    two_points(HOPPER_SXM, power_points[0].second, &s_hopper, &k_hopper);
     double static_share = s_hopper / (HOPPER_SXM.watts / HOPPER_SXM.sms);
     for (int g = 0; g < N_POWER_POINTS; g++) {
         if (strcmp(generation, power_points[g].name) != 0)
