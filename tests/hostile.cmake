@@ -10,7 +10,7 @@ foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm sa
         sets_locale prints_late quick_exits name_190 name_191 heap_name long_summary new_trait
         pooling_weights pooling_matmul norm_rows_batch norm_rows_huge loss_trait loss_weights
         broadcast_passes elementwise_trait view_copies bias_grads
-        bias_sums ctor_spins)
+        bias_sums ctor_spins overruns)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
     HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")

@@ -61,7 +61,11 @@
  *   HOSTILE_NAME_190         a type name of 190 characters ("layer = NAME" is 198: the most
  *   HOSTILE_NAME_191         a line holds) and one of 191
  *   HOSTILE_HEAP_NAME        a type name built on the heap by the entry point
- *   HOSTILE_LONG_SUMMARY     a summary of 4096 characters */
+ *   HOSTILE_LONG_SUMMARY     a summary of 4096 characters
+ * and the ninth campaign's (2026-11-28):
+ *   HOSTILE_OVERRUNS         writes 64 KiB past the struct its parameter past=WHAT names
+ *                            (params in parse, output in infer, metrics, saved, strides in
+ *                            view_strides, error in metrics; none: a well-behaved layer) */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,15 +125,41 @@ enum {
 };
 #endif
 
+#ifdef HOSTILE_OVERRUNS
+static const char *const overrun_at[] = {"none",  "params",  "output", "metrics",
+                                         "saved", "strides", "error",  NULL};
+enum { PAST_NONE, PAST_PARAMS, PAST_OUTPUT, PAST_METRICS, PAST_SAVED, PAST_STRIDES, PAST_ERROR };
+/* a write of 64 KiB from the start of a struct of size bytes: what a memset of the wrong size
+ * or a loop past an array's end does. Through a volatile pointer, which the compiler cannot
+ * prove out of bounds (and so warn of, or drop) */
+static void overrun(void *p, size_t size)
+{
+    volatile unsigned char *b = p;
+    for (size_t i = 0; i < size + 65536; i++)
+        b[i] = 0x5a;
+}
+#define PAST(what, p, size)                                                                        \
+    do {                                                                                           \
+        if (*(const int *)params == (what))                                                        \
+            overrun((void *)(p), (size));                                                          \
+    } while (0)
+#else
+#define PAST(what, p, size) (void)0
+#endif
+
 static void parse(void *params, sm_args *args)
 {
     (void)params;
     SAY("parse");
+#ifdef HOSTILE_OVERRUNS
+    *(int *)params = sm_arg_choice(args, "past", overrun_at, PAST_NONE);
+    PAST(PAST_PARAMS, params, sizeof(int));
+#endif
 #ifdef HOSTILE_FAIL_NULL
     sm_arg_fail(args, NULL);
 #elif defined(HOSTILE_FUSED)
     *(int *)params = sm_arg_choice(args, "heavy", heavy_counts, HEAVY_NONE);
-#else
+#elif !defined(HOSTILE_OVERRUNS)
     (void)args;
 #endif
 }
@@ -159,6 +189,7 @@ static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out
         return 1;
 #endif
     *out = in[0];
+    PAST(PAST_OUTPUT, out, sizeof *out);
 #ifdef HOSTILE_ALIAS_GROWS
     out->dim[0] *= 2;
 #endif
@@ -189,6 +220,8 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 {
     (void)params, (void)in, (void)n_in, (void)out, (void)m, (void)err;
     SAY("metrics");
+    PAST(PAST_METRICS, m, sizeof *m);
+    PAST(PAST_ERROR, err, sizeof *err);
 #ifdef HOSTILE_WRITES_INPUT
     ((sm_shape *)in)[0].dim[0] = 1000;
 #endif
@@ -302,6 +335,27 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 }
 #endif
 
+#ifdef HOSTILE_OVERRUNS
+#define HOSTILE_HAS_SAVED
+static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                 sm_layer_saved *s, sm_error *err)
+{
+    (void)in, (void)n_in, (void)out, (void)err;
+    s->inputs = 1;
+    PAST(PAST_SAVED, s, sizeof *s);
+    return 0;
+}
+
+/* a layer that keeps its input's layout, as a convolution may (ABI 14) */
+static int view_strides(const void *params, const sm_shape *in, const int64_t *in_strides,
+                        const sm_shape *out, int64_t *strides)
+{
+    (void)in, (void)in_strides, (void)out;
+    PAST(PAST_STRIDES, strides, SM_MAX_DIMS * sizeof *strides);
+    return 0;
+}
+#endif
+
 #if defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT) || defined(HOSTILE_ALIAS_GROWS) || \
     defined(HOSTILE_SELECTIVE)
 #define HOSTILE_HAS_SAVED
@@ -397,8 +451,11 @@ static const sm_layer_type desc = {
 #ifdef HOSTILE_PARAMS
     .params_size = (size_t)1 << 40,
 #endif
-#ifdef HOSTILE_FUSED
+#if defined(HOSTILE_FUSED) || defined(HOSTILE_OVERRUNS)
     .params_size = sizeof(int),
+#endif
+#ifdef HOSTILE_OVERRUNS
+    .view_strides = view_strides,
 #endif
     .min_inputs = 1,
     .max_inputs = HOSTILE_MAX_INPUTS,

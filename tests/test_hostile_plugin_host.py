@@ -213,6 +213,25 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rc != 0 and out == "" and err.startswith(want),
               f"predict with a plugin that {kind}: exit {rc}: {err[:300]!r}")
 
+    # a callback writing 64 KiB past a struct the host hands it (a memset of the wrong size)
+    # corrupted the host's heap, to crash later inside malloc naming nothing or to leave a
+    # wrong number: each struct now ends against a page no one may touch, and the write faults
+    # inside the plugin's call, which names it. past=none, the same plugin well behaved, runs.
+    net = network(tmp, "overruns_none", "a = relu\nh = test_hostile_overruns past=none\n")
+    rc, out, err = run_with("overruns", "predict", net, "--device", "h100", "-g", "1",
+                            "--batch", "4")
+    check(rc == 0 and "t_step" in out, f"predict with a plugin that overruns nothing: exit {rc}: "
+          f"{err[:300]!r}")
+    for past in ("params", "output", "metrics", "saved", "strides", "error"):
+        net = network(tmp, "overruns_" + past,
+                      f"a = relu\nh = test_hostile_overruns past={past}\n")
+        rc, out, err = run_with("overruns", "predict", net, "--device", "h100", "-g", "1",
+                                "--batch", "4")
+        want = ("scalemeter: the plugin of layer type 'test_hostile_overruns' crashed (a fault "
+                "inside its code); the command did not finish")
+        check(rc != 0 and out == "" and err.startswith(want),
+              f"predict with a plugin writing past its {past}: exit {rc}: {err[:300]!r}")
+
     # metrics that never returns: the command hung with no word (ctest's timeout was the only
     # end); past SCALEMETER_PLUGIN_TIMEOUT seconds it ends naming the plugin
     net = network(tmp, "spins", "a = relu\nh = test_hostile_spins\n")

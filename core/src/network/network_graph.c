@@ -294,11 +294,39 @@ static const char *plugin_reason(sm_error *e, const char *dflt)
     return e->msg[0] ? e->msg : dflt;
 }
 
+/* What a plugin's call writes into, in the window (plugin_window.c): a copy of own's size
+ * bytes against a page it cannot touch, or own itself where there is no window. from_plugin
+ * takes the copy back. */
+static void *to_plugin(sm_plugin_window *w, int slot, void *own, size_t size)
+{
+    void *p = sm_plugin_window_put(w, slot, own, size);
+    return p ? p : own;
+}
+
+static void from_plugin(void *own, const void *p, size_t size)
+{
+    if (p != own)
+        memcpy(own, p, size);
+}
+
+/* The parameters a layer's plugin reads, and its inputs' shapes, in the window. */
+static size_t params_bytes(const sm_layer_type *t) { return t->params_size ? t->params_size : 1; }
+
+static const void *plugin_params(sm_plugin_window *w, const sm_layer_type *t, const sm_layer *l)
+{
+    return to_plugin(w, SM_WINDOW_PARAMS, l->params, params_bytes(t));
+}
+
+static const sm_shape *plugin_inputs(sm_plugin_window *w, const sm_layer *l, sm_shape *in)
+{
+    return to_plugin(w, SM_WINDOW_INPUTS, in, (size_t)l->n_inputs * sizeof *in);
+}
+
 /* What the layer keeps for backward: the plugin's declaration, or the conservative default
  * (plugin.h). A declaration that names an input the layer does not have, or negative bytes,
  * is the plugin's error. */
-static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, const char *at,
-                       sm_status *st)
+static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l, sm_shape *in,
+                       const char *at, sm_status *st)
 {
     sm_layer_saved *s = &l->saved;
     memset(s, 0, sizeof *s);
@@ -310,7 +338,14 @@ static int layer_saved(const sm_layer_type *t, sm_layer *l, const sm_shape *in, 
         return 0;
     }
     sm_error e = {{0}};
-    if (t->saved(l->params, in, l->n_inputs, &l->out, s, &e))
+    sm_error *pe = to_plugin(w, SM_WINDOW_ERROR, &e, sizeof e);
+    sm_layer_saved *ps = to_plugin(w, SM_WINDOW_SAVED, s, sizeof *s);
+    const sm_shape *pout = to_plugin(w, SM_WINDOW_SHAPE, &l->out, sizeof l->out);
+    int failed =
+        t->saved(plugin_params(w, t, l), plugin_inputs(w, l, in), l->n_inputs, pout, ps, pe);
+    from_plugin(s, ps, sizeof *s);
+    from_plugin(&e, pe, sizeof e);
+    if (failed)
         return sm_fail(st, "%s (%s): %s", at, t->name,
                        plugin_reason(&e, "cannot say what it keeps"));
     if (l->n_inputs < 32 && (s->inputs >> l->n_inputs))
@@ -466,18 +501,33 @@ static int permuted_steps(const sm_shape *s, const int64_t *steps)
  * their first input's (PyTorch's element-wise kernels write their output in their first
  * input's layout), any other layer's contiguous. 1 where the view copies: its input's layout
  * admits no view (a flatten after a permute). */
-static int layer_strides(const sm_layer_type *t, const sm_layer *l, const sm_shape *in,
-                         const int64_t *in_strides, int64_t *strides)
+static int layer_strides(sm_plugin_window *w, const sm_layer_type *t, const sm_layer *l,
+                         sm_shape *in, const int64_t *in_strides, int64_t *strides)
 {
     contiguous_strides(&l->out, strides);
     if (l->n_inputs < 1)
         return 0;
-    if ((t->traits & SM_TRAIT_VIEW) && t->view_strides)
-        return t->view_strides(l->params, in, in_strides, &l->out, strides) ? 1 : 0;
+    /* the strides the plugin writes, and its first input's, the shapes and the parameters it
+     * reads, in the window */
+    int64_t in_steps[SM_MAX_DIMS];
+    memcpy(in_steps, in_strides, sizeof in_steps);
+    const int64_t *pin_steps = to_plugin(w, SM_WINDOW_IN_STRIDES, in_steps, sizeof in_steps);
+    const void *params = plugin_params(w, t, l);
+    const sm_shape *pin = plugin_inputs(w, l, in);
+    const sm_shape *pout = to_plugin(w, SM_WINDOW_SHAPE, (void *)&l->out, sizeof l->out);
+    if ((t->traits & SM_TRAIT_VIEW) && t->view_strides) {
+        int64_t *written = to_plugin(w, SM_WINDOW_STRIDES, strides, SM_MAX_DIMS * sizeof *strides);
+        int copies = t->view_strides(params, pin, pin_steps, pout, written);
+        from_plugin(strides, written, SM_MAX_DIMS * sizeof *strides);
+        return copies ? 1 : 0;
+    }
     if (!(t->traits & SM_TRAIT_VIEW) && t->view_strides && t->abi_version >= 14) {
+        int64_t mine[SM_MAX_DIMS];
+        memcpy(mine, strides, sizeof mine);
+        int64_t *pw = to_plugin(w, SM_WINDOW_STRIDES, mine, sizeof mine);
+        t->view_strides(params, pin, pin_steps, pout, pw);
         int64_t written[SM_MAX_DIMS];
-        memcpy(written, strides, sizeof written);
-        t->view_strides(l->params, in, in_strides, &l->out, written);
+        memcpy(written, pw, sizeof written);
         /* a layout is a permutation of the contiguous steps: anything else is not one the
          * host can read, and stays contiguous */
         if (permuted_steps(&l->out, written))
@@ -503,8 +553,8 @@ static void layer_inputs(const sm_network *net, const sm_layer *l, sm_shape *in)
 
 /* Parses, infers and counts one layer whose inputs are already done. strides: every layer's
  * output's steps (layer_strides), this one's written here. */
-static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network *net, sm_layer *l,
-                       int64_t (*strides)[SM_MAX_DIMS], sm_status *st)
+static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_layer *dl,
+                       sm_network *net, sm_layer *l, int64_t (*strides)[SM_MAX_DIMS], sm_status *st)
 {
     char at[4200], err[SM_ERROR_LEN];
     where(d, dl, at, sizeof at);
@@ -528,7 +578,9 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        "%s (%s): out of memory allocating the %zu bytes of parameters its "
                        "plugin declares",
                        at, t->name, t->params_size);
-    t->parse(l->params, &args.base);
+    void *params = to_plugin(w, SM_WINDOW_PARAMS, l->params, params_bytes(t));
+    t->parse(params, &args.base);
+    from_plugin(l->params, params, params_bytes(t));
     if (host_args_finish(&args, err, sizeof err))
         return sm_fail(st, "%s (%s): %s", at, t->name, err);
 
@@ -536,7 +588,12 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     layer_inputs(net, l, in);
     sm_error e = {{0}};
     memset(&l->out, 0, sizeof l->out);
-    if (t->infer(l->params, in, l->n_inputs, &l->out, &e))
+    sm_error *pe = to_plugin(w, SM_WINDOW_ERROR, &e, sizeof e);
+    sm_shape *pout = to_plugin(w, SM_WINDOW_SHAPE, &l->out, sizeof l->out);
+    int failed = t->infer(plugin_params(w, t, l), plugin_inputs(w, l, in), l->n_inputs, pout, pe);
+    from_plugin(&l->out, pout, sizeof l->out);
+    from_plugin(&e, pe, sizeof e);
+    if (failed)
         return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "inputs do not fit"));
     char shape[96];
     if (l->out.ndim < 1 || l->out.ndim > SM_MAX_DIMS) /* dim[] holds only SM_MAX_DIMS */
@@ -555,8 +612,16 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     m->output_elems = sm_shape_elems(&l->out);
     m->bytes = sm_mul(4, sm_add(m->input_elems, m->output_elems));
     const int64_t shapes_in = m->input_elems, shapes_out = m->output_elems;
-    if (t->metrics && t->metrics(l->params, in, l->n_inputs, &l->out, m, &e))
-        return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "cannot count"));
+    if (t->metrics) {
+        pe = to_plugin(w, SM_WINDOW_ERROR, &e, sizeof e);
+        sm_layer_metrics *pm = to_plugin(w, SM_WINDOW_METRICS, m, sizeof *m);
+        failed = t->metrics(plugin_params(w, t, l), plugin_inputs(w, l, in), l->n_inputs,
+                            to_plugin(w, SM_WINDOW_SHAPE, &l->out, sizeof l->out), pm, pe);
+        from_plugin(m, pm, sizeof *m);
+        from_plugin(&e, pe, sizeof e);
+        if (failed)
+            return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "cannot count"));
+    }
     layer_inputs(net, l, in);
     /* a view its input's layout admits none of copies (torch.flatten of a permuted tensor):
      * one kernel each pass (layer_kernels' default, or one more than the plugin's) reading
@@ -568,7 +633,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
     int l_index = (int)(l - net->layers);
     const int64_t *in_steps = from == SM_NETWORK_INPUT ? contiguous : strides[from];
     l->input_channels_last = l->n_inputs >= 1 && sm_steps_channels_last(&in[0], in_steps);
-    int copies = layer_strides(t, l, &in[0], in_steps, strides[l_index]);
+    int copies = layer_strides(w, t, l, in, in_steps, strides[l_index]);
     if (copies) {
         m->bytes = sm_add(m->bytes, sm_mul(4, sm_add(sm_shape_elems(&in[0]), m->output_elems)));
         m->kernels_fwd += m->kernels_fwd > 0;
@@ -754,7 +819,7 @@ static int infer_layer(const draft_network *d, const draft_layer *dl, sm_network
                        at, t->name, (long long)m->weights, (long long)m->bytes,
                        (long long)m->flops);
     layer_inputs(net, l, in);
-    if (layer_saved(t, l, in, at, st))
+    if (layer_saved(w, t, l, in, at, st))
         return -1;
     /* the copy is a new storage, not its input's */
     if (copies)
@@ -896,6 +961,8 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         rc = sm_fail(st, "out of memory");
     if (rc == 0)
         rc = sm_plugin_timeout(st);
+    /* NULL where its pages cannot be had: the plugins then write into the host's own structs */
+    sm_plugin_window *window = rc == 0 ? sm_plugin_window_open() : NULL;
     const char *outer_all = sm_plugin_call_begin(NULL);
     for (int i = 0; rc == 0 && i < n; i++) {
         const draft_layer *dl = &d->layers[order[i]];
@@ -915,10 +982,11 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         char what[320]; /* type names are at most 190 bytes (registry.c) */
         snprintf(what, sizeof what, "the plugin of layer type '%s'", dl->type->name);
         const char *outer = sm_plugin_call_begin(what);
-        rc = infer_layer(d, dl, net, l, strides, st);
+        rc = infer_layer(window, d, dl, net, l, strides, st);
         sm_plugin_call_end(outer);
     }
     sm_plugin_call_end(outer_all);
+    sm_plugin_window_close(window);
     if (rc == 0)
         rc = check_tied(net, st);
     free(strides);

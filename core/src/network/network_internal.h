@@ -46,6 +46,29 @@ void sm_plugin_guard_end(void);
  * of seconds. */
 int sm_plugin_timeout(sm_status *st);
 
+/* Where a plugin's callbacks write while a network's layers are counted (plugin_window.c):
+ * each struct at the end of pages of its own before one that cannot be touched, so that a
+ * write past it faults inside the plugin's call, which the guard names, instead of corrupting
+ * the host's heap. _open: NULL where the pages cannot be had (callers hand their own structs,
+ * as before). _put: the slot's copy of size bytes of from (zeros where from is NULL), or NULL
+ * where w is NULL or size more than the slot holds. */
+#define SM_MAX_PARAMS_SIZE (1u << 20) /* registry.c's bound on a type's params_size */
+enum {
+    SM_WINDOW_PARAMS,
+    SM_WINDOW_INPUTS,
+    SM_WINDOW_SHAPE,
+    SM_WINDOW_METRICS,
+    SM_WINDOW_SAVED,
+    SM_WINDOW_STRIDES,
+    SM_WINDOW_IN_STRIDES,
+    SM_WINDOW_ERROR,
+    SM_WINDOW_N
+};
+typedef struct sm_plugin_window sm_plugin_window;
+sm_plugin_window *sm_plugin_window_open(void);
+void sm_plugin_window_close(sm_plugin_window *w);
+void *sm_plugin_window_put(sm_plugin_window *w, int slot, const void *from, size_t size);
+
 /* Addresses a plugin hands over (plugin_memory.c): whether [p, p + len) lies in the loaded
  * segments of the plugin dlopen returned handle for; whether s is a string of fewer than max
  * bytes in some loaded object; whether fn lies in some loaded object. */

@@ -263,17 +263,17 @@ static const char *partial_field(uint32_t size)
     return NULL;
 }
 
-/* The largest params_size the host allocates per layer: parameter structs are a few numbers,
- * and a huge one would fail (or, under a sanitizer, abort) at the first layer of the type. */
-#define MAX_PARAMS_SIZE (1u << 20)
+/* The largest params_size the host allocates per layer (SM_MAX_PARAMS_SIZE): parameter
+ * structs are a few numbers, and a huge one would fail (or, under a sanitizer, abort) at the
+ * first layer of the type. */
 
 static int check_params_size(const sm_layer_type *t, const char *path, sm_status *st)
 {
-    if (t->params_size > MAX_PARAMS_SIZE)
+    if (t->params_size > SM_MAX_PARAMS_SIZE)
         return sm_fail(st,
                        "%s: layer type '%s' declares %zu bytes of parameters per layer "
                        "(at most %u)",
-                       path, t->name, t->params_size, MAX_PARAMS_SIZE);
+                       path, t->name, t->params_size, SM_MAX_PARAMS_SIZE);
     return 0;
 }
 
