@@ -92,6 +92,9 @@ static const error_case cases[] = {
      * term off) or from a thousandth */
     {DEVICE_PART NODE_PART "[framework]\npooling_fwd_elements_per_sm_clock = 1e-300\n", 11,
      "pooling_fwd_elements_per_sm_clock = 1e-300: expected 0 (none) or a number from 0.001"},
+    /* 1e-300 casts turned autocast's memory model on (1.8 GB more for BERT-base at fp16) */
+    {DEVICE_PART NODE_PART "[framework]\nautocast_casts_per_matmul = 1e-300\n", 11,
+     "autocast_casts_per_matmul = 1e-300: expected 0 (none) or a number from 0.01 to 100"},
     {DEVICE_PART NODE_PART "nvls_efficiency = 0.001\n", 10,
      "nvls_efficiency = 0.001: expected 0 (none) or a number from 0.01 to 1"},
     {DEVICE_PART "architecture = sm90\n" NODE_PART, 4,

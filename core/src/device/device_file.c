@@ -138,8 +138,11 @@ static const field fields[] = {
     {"framework", "kernel_device_us", F_REAL, AT(kernel_device), 1e-6, 0, 1e4, 1, 0,
      "microseconds of the device's own each kernel the framework launches takes beyond its "
      "roofline price (the start and drain of its grid); 0: none"},
-    {"framework", "autocast_casts_per_matmul", F_REAL, AT(autocast_casts), 1, 0, 100, 1, 0,
-     "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
+    /* a count that also says autocast runs (its fp32 softmax and norms, docs/memory.md): 1e-300
+     * switched that on with no cast to show for it, so 0 (no autocast) or a cast a hundred
+     * layers at least */
+    {"framework", "autocast_casts_per_matmul", F_REAL, AT(autocast_casts), 1, 0.01, 100,
+     OFF_OR_FROM, 0, "cast kernels per matrix-multiplying layer and pass at fp16 or bf16"},
     {"framework", "fuse_bn_relu", F_INT, AT(fuse_bn_relu), 1, 0, 1, 1, 0,
      "1: batch norms run as their own kernels, with the activation and addition after them"},
     {"framework", "host_runs_ahead", F_INT, AT(host_runs_ahead), 1, 0, 1, 1, 0,
