@@ -224,6 +224,7 @@ static int cuda_executor_new(void *job, const sm_network *net, const sm_bench_op
         .seed = 1,
         .device = j->device,
         .max_bytes = o->max_bytes,
+        .name_faults = 1,
         .precision = sm_gpu_precision_parse(o->precision ? o->precision : "fp32"),
         .algo_search = o->conv_algo && !strcmp(o->conv_algo, "heuristic") ? SM_GPU_ALGO_HEURISTIC
                                                                           : SM_GPU_ALGO_MEASURE,

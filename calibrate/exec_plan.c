@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "executor.h"
 
@@ -121,9 +122,54 @@ void sm_plan_free(sm_plan *p)
     for (int i = 0; p->layers && i < p->n; i++) {
         free(p->layers[i].in);
         free(p->layers[i].din);
+        free(p->layers[i].forward_what);
+        free(p->layers[i].backward_what);
+        free(p->layers[i].setup_what);
     }
     free(p->layers);
     p->layers = NULL;
+}
+
+/* The file of the plugin of l's type, or NULL (a network put together by hand). */
+static const char *plugin_file(const sm_network *net, const sm_layer *l)
+{
+    for (int k = 0; net->registry && k < sm_registry_count(net->registry); k++)
+        if (sm_registry_type(net->registry, k) == l->type)
+            return sm_registry_path(net->registry, k);
+    return NULL;
+}
+
+static char *kernel_what(const char *device, const char *kernel, const sm_layer *l,
+                         const char *plugin, const char *where)
+{
+    if (!plugin)
+        plugin = "?";
+    size_t n = strlen(device) + strlen(kernel) + strlen(l->type->name) + strlen(plugin) +
+               strlen(where) + 48;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "the %s %s of layer type '%s' (plugin %s) in %s", device, kernel,
+                 l->type->name, plugin, where);
+    return s;
+}
+
+int sm_plan_name_kernels(sm_plan *p, const char *device, const char *where)
+{
+    for (int i = 0; i < p->n; i++) {
+        sm_plan_layer *e = &p->layers[i];
+        const sm_layer *l = &p->net->layers[i];
+        const char *plugin = plugin_file(p->net, l);
+        e->forward_what = kernel_what(device, "forward kernel", l, plugin, where);
+        e->backward_what = kernel_what(device, "backward kernel", l, plugin, where);
+        /* the CPU's kernels size and fill their state, the GPU's plan theirs */
+        const char *setup = strcmp(device, "GPU") == 0
+                                ? "kernels' state_size, init, setup or work_size"
+                                : "kernels' state_size, work_size or init";
+        e->setup_what = kernel_what(device, setup, l, plugin, where);
+        if (!e->forward_what || !e->backward_what || !e->setup_what)
+            return -1;
+    }
+    return 0;
 }
 
 void sm_plan_wire(sm_plan *p, float *weights, float *grads)

@@ -30,8 +30,10 @@ typedef struct sm_plan_layer {
     /* the layer's kernels on the executor's device, set by the executor */
     int (*forward)(const sm_layer_io *l, sm_error *err);
     int (*backward)(const sm_layer_io *l, sm_error *err);
-    /* what each is, for the plugin guard around it (sm_plugin_call_begin); NULL: unguarded */
-    const char *forward_what, *backward_what;
+    /* what each is, and the kernels' setup (state_size, work_size, init; the GPU's setup), for
+     * the plugin guard around them (sm_plugin_call_begin or sm_plugin_kernel_name); NULL:
+     * unguarded. sm_plan_name_kernels writes them; sm_plan_free frees them */
+    char *forward_what, *backward_what, *setup_what;
 } sm_plan_layer;
 
 typedef struct sm_plan {
@@ -61,6 +63,11 @@ int sm_plan_layers(const sm_network *net, sm_status *st);
  * message says which. net must outlive the plan; sm_plan_free it whatever the result. */
 int sm_plan_init(sm_plan *p, const sm_network *net, int64_t batch, sm_status *st);
 void sm_plan_free(sm_plan *p);
+
+/* Names every layer's kernels for the guard, "the CPU forward kernel of layer type 'conv2d'
+ * (plugin PATH) in WHERE" (device "CPU" or "GPU"): a kernel that faulted ended the command
+ * with a backtrace or "Segmentation fault" alone, naming no plugin. -1: out of memory. */
+int sm_plan_name_kernels(sm_plan *p, const char *device, const char *where);
 
 /* n x elements x 4 bytes of a tensor, or -1 when that overflows. */
 int64_t sm_plan_tensor_bytes(const sm_tensor *t);

@@ -24,8 +24,6 @@
 typedef struct cpu_layer {
     const struct sm_cpu_kernels *k;
     size_t state_bytes, work_bytes;
-    /* the plugin guard's names of its kernels (options.guard); NULL: unguarded */
-    char *forward_what, *backward_what, *setup_what;
 } cpu_layer;
 
 struct sm_executor {
@@ -101,50 +99,6 @@ int sm_executor_check(const sm_network *net, sm_status *st)
     return n < 0 ? -1 : 0;
 }
 
-/* ---- the plugin guard's names ------------------------------------------------------------ */
-
-/* The file of the plugin of l's type, or NULL (a network put together by hand). */
-static const char *plugin_file(const sm_network *net, const sm_layer *l)
-{
-    for (int k = 0; net->registry && k < sm_registry_count(net->registry); k++)
-        if (sm_registry_type(net->registry, k) == l->type)
-            return sm_registry_path(net->registry, k);
-    return NULL;
-}
-
-static char *kernel_what(const char *kernel, const sm_layer *l, const char *plugin,
-                         const char *where)
-{
-    if (!plugin)
-        plugin = "?";
-    size_t n = strlen(kernel) + strlen(l->type->name) + strlen(plugin) + strlen(where) + 48;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "the CPU %s of layer type '%s' (plugin %s) in %s", kernel, l->type->name,
-                 plugin, where);
-    return s;
-}
-
-/* Names every layer's kernels for the guard: a kernel that faulted in check-plugin ended it
- * with "Segmentation fault" alone, naming no plugin, kernel or case. -1: out of memory. */
-static int name_kernels(sm_executor *ex, const char *where)
-{
-    const sm_network *net = ex->p.net;
-    for (int i = 0; i < ex->p.n; i++) {
-        cpu_layer *c = &ex->layers[i];
-        const sm_layer *l = &net->layers[i];
-        const char *plugin = plugin_file(net, l);
-        c->forward_what = kernel_what("forward kernel", l, plugin, where);
-        c->backward_what = kernel_what("backward kernel", l, plugin, where);
-        c->setup_what = kernel_what("kernels' state_size, work_size or init", l, plugin, where);
-        if (!c->forward_what || !c->backward_what || !c->setup_what)
-            return -1;
-        ex->p.layers[i].forward_what = c->forward_what;
-        ex->p.layers[i].backward_what = c->backward_what;
-    }
-    return 0;
-}
-
 /* ---- planning: every size, before anything is allocated ----------------------------------- */
 
 /* The shared plan, then the kernels' state and scratch; *bytes the total, or -1 on overflow. */
@@ -166,7 +120,8 @@ static int new_plan(const sm_network *net, const sm_executor_options *opt, sm_ex
     sm_plan *p = &ex->p;
     if (!(ex->layers = calloc((size_t)p->n, sizeof *ex->layers)))
         return SM_EXECUTOR_NOMEM;
-    if ((opt->guard || opt->name_faults) && name_kernels(ex, opt->guard ? opt->guard : "bench"))
+    if ((opt->guard || opt->name_faults) &&
+        sm_plan_name_kernels(p, "CPU", opt->guard ? opt->guard : "bench"))
         return SM_EXECUTOR_NOMEM;
     ex->p.name_only = !opt->guard && opt->name_faults;
     /* the plugin's state_size and work_size run here, its init later: the guard from here */
@@ -179,10 +134,11 @@ static int new_plan(const sm_network *net, const sm_executor_options *opt, sm_ex
         c->k = kernels_of(net, &net->layers[i], &ignored);
         ex->p.layers[i].forward = c->k->forward;
         ex->p.layers[i].backward = c->k->backward;
-        const char *before = c->setup_what ? sm_plugin_call_begin(c->setup_what) : NULL;
+        const char *setup_what = p->layers[i].setup_what;
+        const char *before = setup_what ? sm_plugin_call_begin(setup_what) : NULL;
         c->state_bytes = c->k->state_size ? c->k->state_size(call) : 0;
         c->work_bytes = c->k->work_size ? c->k->work_size(call) : 0;
-        if (c->setup_what)
+        if (setup_what)
             sm_plugin_call_end(before);
         if (c->state_bytes > INT64_MAX / 2 || c->work_bytes > INT64_MAX / 2) /* SIZE_MAX too */
             total = SM_OVERFLOW;
@@ -258,7 +214,7 @@ static void initialise(sm_executor *ex)
     for (int i = 0; i < p->n; i++) {
         sm_layer_io *call = &p->layers[i].call;
         sm_plan_weights_of(p, ex->opt.seed, i, call->w);
-        const char *what = ex->layers[i].setup_what;
+        const char *what = p->layers[i].setup_what;
         const char *outer = what ? sm_plugin_call_begin(what) : NULL;
         if (ex->layers[i].k->init)
             ex->layers[i].k->init(call, call->w, call->state);
@@ -313,11 +269,6 @@ void sm_executor_free(sm_executor *ex)
     free(p->input.data);
     free(p->input_grad.data);
     sm_plan_free(p);
-    for (int i = 0; ex->layers && i < p->n; i++) {
-        free(ex->layers[i].forward_what);
-        free(ex->layers[i].backward_what);
-        free(ex->layers[i].setup_what);
-    }
     free(ex->layers);
     free(ex->weights);
     free(ex->grads);

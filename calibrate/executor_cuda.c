@@ -60,7 +60,21 @@ struct sm_cuda_executor {
     cublasHandle_t cublas;
     sm_gpu_context ctx; /* what every layer's call points to: the handles above, precision */
     uint64_t step_seed;
+    int kernels_named; /* 1: sm_plugin_kernels_named(1) was called, for sm_cuda_executor_free */
 };
+
+/* Says that layer i's setup code (state_size, init, setup, work_size) runs, where bench names
+ * a plugin's faults (options' name_faults); set_back puts back what ran before. */
+static const char *setup_named(const sm_cuda_executor *ex, int i)
+{
+    return ex->p.name_only ? sm_plugin_kernel_name(ex->p.layers[i].setup_what) : NULL;
+}
+
+static void set_back(const sm_cuda_executor *ex, const char *before)
+{
+    if (ex->p.name_only)
+        sm_plugin_kernel_name(before);
+}
 
 /* ---- precision names ------------------------------------------------------------------------ */
 
@@ -155,7 +169,9 @@ static size_t plan(sm_cuda_executor *ex)
         e->forward = g->k->forward;
         e->backward = g->k->backward;
         e->call.gpu = &ex->ctx;
+        const char *before = setup_named(ex, i);
         g->state_bytes = HAS(g->k, state_size) ? g->k->state_size(&e->call) : 0;
+        set_back(ex, before);
         if (g->state_bytes > INT64_MAX / 4)
             return SIZE_MAX;
         g->out_at = take(&used, sm_plan_tensor_bytes(&e->out));
@@ -257,8 +273,10 @@ static int initialise(sm_cuda_executor *ex, sm_status *st)
             rc = sm_fail(st, "out of host memory initialising the state of layer %d", i);
             break;
         }
+        const char *before = setup_named(ex, i);
         if (HAS(g->k, init))
             g->k->init(call, lw, state);
+        set_back(ex, before);
         cudaError_t err =
             state ? cudaMemcpy(call->state, state, g->state_bytes, cudaMemcpyHostToDevice)
                   : cudaSuccess;
@@ -329,11 +347,14 @@ static int setup_layers(sm_cuda_executor *ex, sm_status *st)
         call->work = ws;
         call->work_bytes = search;
         sm_error err = {{0}};
-        if (HAS(k, setup) && k->setup(call, &call->plan, &err)) {
+        const char *before = setup_named(ex, i);
+        int failed = HAS(k, setup) && k->setup(call, &call->plan, &err);
+        size_t need = !failed && HAS(k, work_size) ? k->work_size(call) : 0;
+        set_back(ex, before);
+        if (failed) {
             rc = layer_failed(ex, i, "setup", &err, st);
             break;
         }
-        size_t need = HAS(k, work_size) ? k->work_size(call) : 0;
         if (need == SIZE_MAX)
             rc = sm_fail(st, "%s: layer '%s' needs more scratch than can be addressed",
                          ex->p.net->name, ex->p.net->layers[i].name);
@@ -381,6 +402,13 @@ static int new_plan(const sm_network *net, const sm_cuda_executor_options *opt,
         return rc;
     if (!(ex->layers = calloc((size_t)ex->p.n, sizeof *ex->layers)))
         return sm_fail(st, "out of host memory");
+    /* from the kernels' sizes on, a fault in a plugin's host code names it */
+    if (opt->name_faults) {
+        if (sm_plan_name_kernels(&ex->p, "GPU", "bench"))
+            return sm_fail(st, "out of host memory");
+        ex->p.name_only = 1;
+        sm_plugin_kernels_named(ex->kernels_named = 1);
+    }
     *bytes = plan(ex);
     if (*bytes == SIZE_MAX) {
         sm_fail(st, "%s at batch %lld: the buffers' size overflows 64 bits", net->name,
@@ -445,6 +473,8 @@ void sm_cuda_executor_free(sm_cuda_executor *ex)
 {
     if (!ex)
         return;
+    if (ex->kernels_named)
+        sm_plugin_kernels_named(0);
     if (ex->stream)
         cudaStreamSynchronize(ex->stream);
     for (int i = 0; ex->layers && i < ex->p.n; i++) {

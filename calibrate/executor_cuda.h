@@ -39,6 +39,9 @@ typedef struct sm_cuda_executor_options {
     int64_t search_bytes; /* workspace convolution algorithms may be timed with; 0: 1 GiB. Less
                             is used when less device memory is free */
     float loss_scale;     /* fp16: the loss scale to start from; 0: GradScaler's 65536 */
+    int name_faults;      /* 1: a fault in a plugin's host code (its kernels' launches, setup)
+                            names the plugin, by a pointer store a call (sm_plugin_kernel_name):
+                            bench's */
 } sm_cuda_executor_options;
 
 /* "fp32", "tf32", "fp16", "bf16"; and back (-1 for another name). */

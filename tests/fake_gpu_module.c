@@ -2,7 +2,9 @@
  * A GPU companion module for the loader's tests (tests/abi.cmake), built without CUDA: a
  * kernel table whose entries only count calls. TEST_ABI_VERSION builds one of another version,
  * which sm_registry_gpu_kernels must refuse naming the file and both versions; TEST_NO_FORWARD
- * one without forward, TEST_STRAY_SETUP one whose setup is at 0x30 (tests/hostile.cmake).
+ * one without forward, TEST_STRAY_SETUP one whose setup is at 0x30, TEST_CRASH_IN_FORWARD one
+ * whose forward writes to address 16 on the host, as a bug in a launch's wrapper would
+ * (tests/hostile.cmake).
  */
 #include <stdint.h>
 
@@ -17,6 +19,10 @@ __attribute__((unused)) static int forward(const sm_layer_io *l, sm_error *err)
 {
     (void)l;
     (void)err;
+#ifdef TEST_CRASH_IN_FORWARD
+    volatile uintptr_t bad = 16;
+    *(volatile int *)bad = 1;
+#endif
     return 0;
 }
 

@@ -100,6 +100,13 @@ if(SCALEMETER_HAVE_CUDA)
   add_test(NAME gpu_cli_bench_precisions COMMAND ${SM_GPU_CLI} precisions ${SCALEMETER_BIN}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(gpu_cli_bench_precisions PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  # a GPU module whose forward faults on the host under bench (hostile.cmake's
+  # kernel_crashes_gpu): the kernel and plugin named
+  add_test(NAME gpu_cli_bench_kernel_crash
+    COMMAND ${SM_GPU_CLI} kernel_crash ${SCALEMETER_BIN} ${CMAKE_BINARY_DIR}/tests/hostile
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(gpu_cli_bench_kernel_crash PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+    ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
   # calibrate --backend cuda: the CSV, the coefficient file naming the GPU, the validation.
   add_test(NAME gpu_cli_calibrate COMMAND ${SM_GPU_CLI} calibrate ${SCALEMETER_BIN}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

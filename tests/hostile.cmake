@@ -43,6 +43,10 @@ sm_test_module(hostile_kernel_crashes fake_plugin.c hostile/kernel_crashes kerne
   TEST_TYPE_NAME="test_kernel_crashes")
 sm_test_module(hostile_kernel_crashes_cpu fake_cpu_module.c hostile/kernel_crashes
   kernel_crashes_cpu HIDDEN TEST_CRASH_IN_FORWARD)
+# and its GPU companion's forward, on the host, while bench --backend cuda measures (a device
+# machine's test: tests/test_gpu_cli.sh kernel_crash)
+sm_test_module(hostile_kernel_crashes_gpu fake_gpu_module.c hostile/kernel_crashes
+  kernel_crashes_gpu HIDDEN TEST_CRASH_IN_FORWARD)
 # Kernel tables that lack forward or are too small, or point at 0x30: each loaded, and the CPU
 # executor then said the descriptor "sets no cpu table, and there is no X_cpu.so"
 sm_test_module(hostile_own_cpu_small fake_plugin.c hostile/own_cpu_small own_cpu_small

@@ -23,6 +23,11 @@
 #       with a CUDA device: `calibrate --backend cuda` of 3 networks x 2 images x 2 batches
 #       writes the CSV (12 rows), the coefficient file naming the GPU and the leave-one-model-out
 #       JSON; without one: "no CUDA device: skipped", exit 77
+#   test_gpu_cli.sh kernel_crash SCALEMETER HOSTILE_FOLDER
+#       with a CUDA device: `bench --backend cuda` of a network whose plugin's GPU module faults
+#       in its forward's host code (HOSTILE_FOLDER/kernel_crashes) names the kernel, its type,
+#       its plugin and bench before the process dies of it (it died with Open MPI's backtrace
+#       alone); without one: "no CUDA device: skipped", exit 77
 #   test_gpu_cli.sh fails PATTERN COMMAND...
 #       a non-zero exit status and exactly one "scalemeter" line on stderr, matching PATTERN
 set -u
@@ -197,6 +202,21 @@ calibrate)
     grep -q '"phases"' "$dir/cal-loo.json" || { echo "no validation"; rm -rf "$dir"; exit 1; }
     cat "$out"
     rm -rf "$dir"
+    ;;
+kernel_crash)
+    bin=$1 hostile=$2
+    skip_without_device "$bin"
+    dir=$(mktemp -d)
+    printf '[network]\nname = kcrash\ninput = 3x8x8\n[layers]\na = relu\nk = test_kernel_crashes\n' \
+        >"$dir/kcrash.ini"
+    so=$hostile/kernel_crashes/kernel_crashes.so
+    SCALEMETER_PLUGIN_PATH=$hostile/kernel_crashes "$bin" bench --backend cuda \
+        --model "$dir/kcrash.ini" --batch 1 --reps 1 --warmup 1 --min-time 0.01 \
+        -o "$dir/kcrash.csv" >"$out" 2>"$err"
+    rc=$?
+    rm -rf "$dir"
+    want="scalemeter: the GPU forward kernel of layer type 'test_kernel_crashes' (plugin $so) in bench crashed (a fault inside its code)"
+    [ $rc -ne 0 ] && grep -qF "$want" "$err" || { echo "exit $rc, expected: $want"; cat "$err"; exit 1; }
     ;;
 fails)
     pattern=$1

@@ -218,6 +218,11 @@ if has test; then
     run_test cli_bench sh "$src/tests/test_gpu_cli.sh" bench 1 "$sm"
     run_test cli_calibrate sh "$src/tests/test_gpu_cli.sh" calibrate "$sm"
     run_test cli_bench_precisions sh "$src/tests/test_gpu_cli.sh" precisions "$sm"
+    # a plugin's GPU module faulting on the host under bench is named (the test modules are
+    # in a build of the sources, not in the offline pack)
+    [ -d "$work/build/tests/hostile/kernel_crashes" ] &&
+        run_test cli_bench_kernel_crash sh "$src/tests/test_gpu_cli.sh" kernel_crash "$sm" \
+            "$work/build/tests/hostile"
     smoke=$work/smoke.csv
     rm -f "$smoke"
     run_test bench_one_row "$sm" bench --backend cuda --precision "$precision" --model resnet18 \
