@@ -64,7 +64,10 @@ static const error_case cases[] = {
      "fuse_epilogues = yes: expected an integer from 0 to 1"},
     {DEVICE_PART NODE_PART "[framework]\nfuse_epilogues = 2\n", 11, "fuse_epilogues = 2"},
     {DEVICE_PART NODE_PART "[framework]\ngrad_bytes_per_weight = 0\n", 11,
-     "grad_bytes_per_weight = 0: expected a number above 0"},
+     "grad_bytes_per_weight = 0: expected a number from 1 and at most 8"},
+    /* 1e-9 bytes priced 25 M gradients at a byte of memory and of all-reduce traffic */
+    {DEVICE_PART NODE_PART "[framework]\ngrad_bytes_per_weight = 1e-9\n", 11,
+     "grad_bytes_per_weight = 1e-9: expected a number from 1 and at most 8"},
     {DEVICE_PART NODE_PART "collective = mpi\n", 10, "collective = mpi: expected ring"},
     {DEVICE_PART NODE_PART "[framework]\nfuse_bn_relu = 2\n", 11,
      "fuse_bn_relu = 2: expected an integer from 0 to 1"},

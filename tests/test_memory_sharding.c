@@ -109,6 +109,16 @@ static void test_shard(const sm_network *net)
     CHECK_EQ(m.gradients, 668 + 576);
     CHECK_EQ(m.optimizer, 1336);
     CHECK_EQ(m.weights, 2672);
+    /* gradients kept at 2 bytes in the buckets themselves (Megatron's bf16 gradient buffer):
+     * the shard and the largest layer's whole gradient at 2 bytes each, 334 + 288, below the
+     * 1336 unsharded (they were taken at 4 bytes, 1244, more than not sharding) */
+    c.grad_is_bucket = 1, c.grad_bytes = 2;
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.gradients, 334 + 288);
+    c.shard = SM_SHARD_NONE;
+    CHECK(sm_network_memory(net, 1, 4, 1, &c, &m, &st) == 0);
+    CHECK_EQ(m.gradients, 1336);
+    c.shard = SM_SHARD_GRADIENTS, c.grad_is_bucket = 0, c.grad_bytes = 0;
     /* 668 of weights and, gathered by FSDP unit, the root's (embed and head, 108 weights)
      * and the two blocks' (280 each): all 668, x 4 */
     c.shard = SM_SHARD_FULL;

@@ -372,7 +372,8 @@ static const field fields[] = {
      "1: every attention layer runs as one fused kernel (FlashAttention, "
      "scaled_dot_product_attention); 0: every one eager (matmul, softmax, matmul); not given: "
      "each as the network's code runs it (impl=sdpa fused)"},
-    {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 0, 16, 0, 0,
+    /* from a byte (fp8): 1e-9 priced 25 M gradients at one byte of memory and of traffic */
+    {"framework", "grad_bytes_per_weight", F_REAL, AT(grad_bytes), 1, 1, 8, 1, 0,
      "bytes per weight the gradient all-reduce moves: 4 (fp32) or 2 (fp16, bf16)"},
     {"framework", "param_bytes_per_weight", F_REAL, AT(param_bytes), 1, 1, 8, 1, 0,
      "bytes a parameter is stored in: 4 (fp32, AMP's), 2 (a model cast to fp16 or bf16)"},

@@ -598,7 +598,7 @@ int sm_network_memory(const sm_network *net, int64_t batch, int64_t devices, int
         /* reduce-scattered gradients need no bucket copy; one layer's whole gradient exists
          * until it is reduced */
         if (shard >= SM_SHARD_GRADIENTS)
-            out->gradients = 4 * weights / n + 4 * largest;
+            out->gradients = grad * (weights / n + largest);
         /* FSDP gathers by unit (bf16 under MixedPrecision): the root's weights from the
          * forward pass to the end of the backward pass, a block's while the next one's gather
          * is in flight (the time model's units: predictor_device.c); each device keeps its
