@@ -1344,7 +1344,9 @@ class Exporter:
                 ts = tuple(table.shape)
                 ts = ts[1:] if len(ts) == 3 and ts[0] == 1 else ts
                 if len(ts) == 2 and ts[1] == xs[1] and ts[0] >= xs[0]:
-                    layer = self.add(node, "pos_embedding", [("max_len", ts[0])],
+                    # a parameter added whole (ViT's): the sequence must be its length
+                    layer = self.add(node, "pos_embedding",
+                                     [("max_len", ts[0]), ("exact", "yes")],
                                      self.tensor_inputs(node, [a]), None)
                     layer.name = b.target
                     return True

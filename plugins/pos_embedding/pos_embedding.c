@@ -3,7 +3,8 @@
  * position_embeddings (nn.Embedding indexed by 0..S-1, then added) or ViT's pos_embedding (an
  * nn.Parameter of 1 x 197 x 768 added to the tokens) compute it. The per-sample input is S x E;
  * the table holds max_len x E weights and its first S rows are added, so S must not exceed
- * max_len. The output is S x E.
+ * max_len; with exact=yes (ViT's, an nn.Parameter added whole: torchvision asserts the image
+ * size it was built for) S must be max_len. The output is S x E.
  *
  *   flops         = S E (one addition per element)
  *   weights       = max_len * E,  param_tensors = 1
@@ -19,6 +20,7 @@ static void pos_embedding_parse(void *params, sm_args *args)
 {
     pos_embedding_params *p = params;
     p->max_len = sm_arg_int(args, "max_len", SM_REQUIRED, 1, MAX_LEN);
+    p->exact = sm_arg_bool(args, "exact", 0);
 }
 
 static int pos_embedding_infer(const void *params, const sm_shape *in, int n_in, sm_shape *out,
@@ -39,6 +41,16 @@ static int pos_embedding_infer(const void *params, const sm_shape *in, int n_in,
     if (in->dim[0] > p->max_len) {
         sm_error_set(err, "sequence of %lld positions is longer than max_len %lld (input %s)",
                      (long long)in->dim[0], (long long)p->max_len, sm_shape_str(in, s, sizeof s));
+        return -1;
+    }
+    /* a table added whole cannot meet a shorter sequence: ViT at another image size needs
+     * its table interpolated, which the network would have to say */
+    if (p->exact && in->dim[0] != p->max_len) {
+        sm_error_set(err,
+                     "sequence of %lld positions, but the table is added whole and holds "
+                     "exactly %lld (exact=yes: the network runs at the input size it was built "
+                     "for)",
+                     (long long)in->dim[0], (long long)p->max_len);
         return -1;
     }
     *out = *in;
@@ -67,7 +79,8 @@ static int pos_embedding_metrics(const void *params, const sm_shape *in, int n_i
 static const sm_layer_type pos_embedding_type = {
     SM_LAYER_TYPE_INIT,
     .name = "pos_embedding",
-    .summary = "learnable position table added to a sequence S x E (GPT-2 wpe, ViT): max_len",
+    .summary = "learnable position table added to a sequence S x E (GPT-2 wpe, ViT): max_len, "
+               "exact",
     .params_size = sizeof(pos_embedding_params),
     .min_inputs = 1,
     .max_inputs = 1,

@@ -9,6 +9,7 @@
 
 typedef struct pos_embedding_params {
     int64_t max_len;
+    int exact; /* 1: the whole table is added, so S must be max_len (ViT's) */
 } pos_embedding_params;
 
 /* Initial table N(0, 0.02)-like, the host's U(-1, 1) scaled to the same spread (0.02 sqrt(3)),
