@@ -133,10 +133,61 @@ static int add_each(warnings *w, char *text, int of_network, const char *model, 
     return 0;
 }
 
-int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm_network *net,
-                 const sm_layout *layout)
+/* The first batch norm (batch statistics) of net whose input holds one value per channel at
+ * the per-device batch: PyTorch refuses to train it ("Expected more than 1 value per channel
+ * when training"), though inference, on the running statistics, runs. Its index, or -1. */
+static int single_value_norm(const sm_network *net, int64_t batch)
+{
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (!(l->type->traits & SM_TRAIT_BATCH_STATISTICS) || l->n_inputs < 1)
+            continue;
+        const sm_shape *in =
+            l->inputs[0] == SM_NETWORK_INPUT ? &net->input : &net->layers[l->inputs[0]].out;
+        int64_t per_channel = batch; /* the channels are the first dimension of a sample */
+        for (int d = 1; d < in->ndim; d++)
+            per_channel *= in->dim[d];
+        if (per_channel == 1)
+            return i;
+    }
+    return -1;
+}
+
+/* What the layout asks of the network that no predictor can price: a training step PyTorch
+ * refuses, an epoch shorter than one global batch. */
+static int add_run(warnings *w, const char *model, const sm_network *net, const sm_layout *l,
+                   int64_t dataset)
 {
     char text[WARNING_LEN];
+    int norm = single_value_norm(net, l->batch);
+    if (norm >= 0) {
+        snprintf(text, sizeof text,
+                 "training at batch %lld: layer '%s' (%s) normalises one value per channel, "
+                 "which PyTorch refuses (\"Expected more than 1 value per channel when "
+                 "training\"): the step's times are of a run that cannot be made (give a larger "
+                 "batch per device)",
+                 (long long)l->batch, net->layers[norm].name, net->layers[norm].type->name);
+        if (add_each(w, text, 1, model, l))
+            return -1;
+    }
+    double global = (double)l->batch * sm_layout_accumulate(l) * (double)sm_layout_devices(l);
+    if (dataset > 0 && global > (double)dataset) {
+        snprintf(text, sizeof text,
+                 "the global batch is more than the dataset's %lld samples: an epoch is one step "
+                 "of fewer samples, priced as a whole one",
+                 (long long)dataset);
+        if (add_each(w, text, 0, model, l))
+            return -1;
+    }
+    return 0;
+}
+
+int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm_network *net,
+                 const sm_layout *layout, int64_t dataset)
+{
+    char text[WARNING_LEN];
+    if (add_run(w, model, net, layout, dataset))
+        return -1;
     if (sm_predictor_network_warning(p, net, text, sizeof text) > 0 &&
         add_each(w, text, 1, model, layout))
         return -1;

@@ -14,9 +14,12 @@ typedef struct warnings warnings;
 /* NULL when out of memory. */
 warnings *warnings_new(void);
 void warnings_free(warnings *w);
-/* What p warns about net (named model) and about layout; -1 when out of memory. */
+/* What p warns about net (named model) and about layout, and what the layout asks of net
+ * that cannot run (a batch norm over one value per channel in training) or is priced
+ * roughly (a global batch above dataset samples; 0: no dataset known); -1 when out of
+ * memory. */
 int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm_network *net,
-                 const sm_layout *layout);
+                 const sm_layout *layout, int64_t dataset);
 /* Each warning in one line, "SUBJECT: TEXT": SUBJECT names the models, or the per-device
  * batches and the node counts (with the devices per node), that it applies to. NULL past the
  * last. */

@@ -412,6 +412,24 @@ check(c.get("warning") and got.get("warning") == c.get("warning") and
       got["warning"].startswith("batch 32 on 2 nodes x 4 devices: the calibration saw "
                                 "single-device runs only"),
       f"predict's warning {got.get('warning')!r}, curve's {c.get('warning')!r}")
+# What no predictor can price, said whatever the predictor: at 32 x 32 ResNet-50's layer4.0.bn2
+# normalises a 1 x 1 map, one value per channel at batch 1, which PyTorch refuses to train
+# ("Expected more than 1 value per channel when training"); at batch 2 it holds two. And an
+# epoch of 100 samples under a global batch of 256 x 8 is one step of fewer samples.
+rc, out, err = run("resnet50", "--device", "h100", "-g", "1", "--batch", "1,2", "--image", "32",
+                   "--nodes", "1")
+want = ("scalemeter curve: warning: resnet50: training at batch 1: layer 'layer4.0.bn2' "
+        "(batchnorm2d) normalises one value per channel, which PyTorch refuses")
+check(rc == 0 and err.startswith(want) and len(err.splitlines()) == 1 and "batch 2" not in err,
+      f"curve at one value per channel: {err}")
+rc, out, err = run("resnet50", "--device", "h100", "--batch", "256", "--nodes", "1",
+                   "--dataset", "100")
+check(rc == 0 and err.strip() == "scalemeter curve: warning: batch 256 on 1 node x 8 devices: the "
+      "global batch is more than the dataset's 100 samples: an epoch is one step of fewer "
+      "samples, priced as a whole one", f"curve with a global batch above the dataset: {err}")
+rc, out, err = run("resnet50", "--device", "h100", "--batch", "256", "--nodes", "1",
+                   "--dataset", "2048")
+check(rc == 0 and err == "", f"curve with a global batch of the dataset's size: {err}")
 
 # --- JSON, several models and batches, turning points -----------------------------------------
 out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", "--nodes", "1:64",

@@ -154,13 +154,13 @@ int sm_check_totals(const char *model, const sm_layout *l, const sm_prediction *
         time ? (epochs > 0 ? "t_train" : "t_epoch") : (epochs > 0 ? "e_train" : "e_epoch");
     return sm_fail(st,
                    "%s%sat batch %lld on %d x %d devices: %s = %g %s over %.0f steps: beyond %s, "
-                   "no physical %s; fewer --epochs or a smaller --dataset (--tokens), or a "
-                   "coefficient is out of range",
+                   "no physical %s; %sa smaller --dataset (--tokens), or a coefficient is out of "
+                   "range",
                    model ? model : "", model ? " " : "", (long long)l->batch, l->nodes,
                    l->gpus_per_node, total, time ? seconds : joules, time ? "s" : "J", steps * runs,
                    time ? "1e17 s (three billion years)"
                         : "1e23 J (a megawatt for three billion years)",
-                   time ? "time" : "energy");
+                   time ? "time" : "energy", epochs > 0 ? "fewer --epochs or " : "");
 }
 
 /* A pass takes time: a step, an inference or a training pass of 0 s (coefficients all zero,
