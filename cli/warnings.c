@@ -170,8 +170,7 @@ static int add_run(warnings *w, const char *model, const sm_network *net, const 
         if (add_each(w, text, 1, model, l))
             return -1;
     }
-    double global = (double)l->batch * sm_layout_accumulate(l) * (double)sm_layout_devices(l);
-    if (dataset > 0 && global > (double)dataset) {
+    if (dataset > 0 && sm_layout_global_batch(l) > dataset) {
         snprintf(text, sizeof text,
                  "the global batch is more than the dataset's %lld samples: an epoch is one step "
                  "of fewer samples, priced as a whole one",

@@ -50,6 +50,17 @@ def network(tmp, name, layers):
     return path
 
 
+def predict_dies(tmp, folder, name, layers, plugin_type, how, what):
+    """predict of a network whose plugin ends the process: one line on stderr names its type
+    and says HOW, before anything is printed on stdout."""
+    net = network(tmp, name, layers)
+    rc, out, err = run_with(folder, "predict", net, "--device", "h100", "-g", "1", "--batch", "4")
+    want = (f"scalemeter: the plugin of layer type '{plugin_type}' {how}; the command did not "
+            "finish")
+    check(rc != 0 and out == "" and err.startswith(want),
+          f"predict with a plugin {what}: exit {rc}: {err[:300]!r}")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     # prints: stdout is the JSON document alone; every print went to stderr
     net = network(tmp, "prints", "a = relu\nh = test_hostile_prints\n")
@@ -191,13 +202,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # a fault inside metrics: the process dies of it, as it must (the plugin's state cannot be
     # trusted), but first says whose code it was; it died with "Segmentation fault" alone
-    net = network(tmp, "metrics_crash", "a = relu\nh = test_hostile_metrics_crash\n")
-    rc, out, err = run_with("metrics_crash", "predict", net, "--device", "h100", "-g", "1",
-                            "--batch", "4")
-    want = ("scalemeter: the plugin of layer type 'test_hostile_metrics_crash' crashed (a fault "
-            "inside its code); the command did not finish")
-    check(rc != 0 and out == "" and err.startswith(want),
-          f"predict with a plugin crashing in metrics: exit {rc}: {err[:300]!r}")
+    predict_dies(tmp, "metrics_crash", "metrics_crash",
+                 "a = relu\nh = test_hostile_metrics_crash\n", "test_hostile_metrics_crash",
+                 "crashed (a fault inside its code)", "crashing in metrics")
 
     # abort() (a failed assert), an integer division by zero and a recursion that overflows
     # the stack ended the process with "Aborted", "Floating point exception" or "Segmentation
@@ -206,12 +213,8 @@ with tempfile.TemporaryDirectory() as tmp:
     for kind, how in (("aborts", "aborted (abort() or a failed assert() inside its code)"),
                       ("divides", "crashed (a fault inside its code)"),
                       ("recurses", "crashed (a fault inside its code)")):
-        net = network(tmp, kind, f"a = relu\nh = test_hostile_{kind}\n")
-        rc, out, err = run_with(kind, "predict", net, "--device", "h100", "-g", "1", "--batch", "4")
-        want = (f"scalemeter: the plugin of layer type 'test_hostile_{kind}' {how}; the command "
-                "did not finish")
-        check(rc != 0 and out == "" and err.startswith(want),
-              f"predict with a plugin that {kind}: exit {rc}: {err[:300]!r}")
+        predict_dies(tmp, kind, kind, f"a = relu\nh = test_hostile_{kind}\n",
+                     f"test_hostile_{kind}", how, f"that {kind}")
 
     # a callback writing 64 KiB past a struct the host hands it (a memset of the wrong size)
     # corrupted the host's heap, to crash later inside malloc naming nothing or to leave a
@@ -223,14 +226,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 0 and "t_step" in out, f"predict with a plugin that overruns nothing: exit {rc}: "
           f"{err[:300]!r}")
     for past in ("params", "output", "metrics", "saved", "strides", "error"):
-        net = network(tmp, "overruns_" + past,
-                      f"a = relu\nh = test_hostile_overruns past={past}\n")
-        rc, out, err = run_with("overruns", "predict", net, "--device", "h100", "-g", "1",
-                                "--batch", "4")
-        want = ("scalemeter: the plugin of layer type 'test_hostile_overruns' crashed (a fault "
-                "inside its code); the command did not finish")
-        check(rc != 0 and out == "" and err.startswith(want),
-              f"predict with a plugin writing past its {past}: exit {rc}: {err[:300]!r}")
+        predict_dies(tmp, "overruns", "overruns_" + past,
+                     f"a = relu\nh = test_hostile_overruns past={past}\n",
+                     "test_hostile_overruns", "crashed (a fault inside its code)",
+                     f"writing past its {past}")
 
     # metrics that never returns: the command hung with no word (ctest's timeout was the only
     # end); past SCALEMETER_PLUGIN_TIMEOUT seconds it ends naming the plugin

@@ -507,32 +507,24 @@ static int layer_strides(sm_plugin_window *w, const sm_layer_type *t, const sm_l
     contiguous_strides(&l->out, strides);
     if (l->n_inputs < 1)
         return 0;
-    /* the strides the plugin writes, and its first input's, the shapes and the parameters it
-     * reads, in the window */
-    int64_t in_steps[SM_MAX_DIMS];
-    memcpy(in_steps, in_strides, sizeof in_steps);
-    const int64_t *pin_steps = to_plugin(w, SM_WINDOW_IN_STRIDES, in_steps, sizeof in_steps);
-    const void *params = plugin_params(w, t, l);
-    const sm_shape *pin = plugin_inputs(w, l, in);
-    const sm_shape *pout = to_plugin(w, SM_WINDOW_SHAPE, (void *)&l->out, sizeof l->out);
-    if ((t->traits & SM_TRAIT_VIEW) && t->view_strides) {
-        int64_t *written = to_plugin(w, SM_WINDOW_STRIDES, strides, SM_MAX_DIMS * sizeof *strides);
-        int copies = t->view_strides(params, pin, pin_steps, pout, written);
-        from_plugin(strides, written, SM_MAX_DIMS * sizeof *strides);
-        return copies ? 1 : 0;
-    }
-    if (!(t->traits & SM_TRAIT_VIEW) && t->view_strides && t->abi_version >= 14) {
-        int64_t mine[SM_MAX_DIMS];
-        memcpy(mine, strides, sizeof mine);
-        int64_t *pw = to_plugin(w, SM_WINDOW_STRIDES, mine, sizeof mine);
-        t->view_strides(params, pin, pin_steps, pout, pw);
-        int64_t written[SM_MAX_DIMS];
-        memcpy(written, pw, sizeof written);
-        /* a layout is a permutation of the contiguous steps: anything else is not one the
-         * host can read, and stays contiguous */
-        if (permuted_steps(&l->out, written))
+    int view = (t->traits & SM_TRAIT_VIEW) != 0;
+    if (t->view_strides && (view || t->abi_version >= 14)) {
+        /* the strides the plugin writes, and its first input's, the shapes and the parameters
+         * it reads, in the window */
+        int64_t in_steps[SM_MAX_DIMS], written[SM_MAX_DIMS];
+        memcpy(in_steps, in_strides, sizeof in_steps);
+        memcpy(written, strides, sizeof written);
+        int64_t *pw = to_plugin(w, SM_WINDOW_STRIDES, written, sizeof written);
+        int copies =
+            t->view_strides(plugin_params(w, t, l), plugin_inputs(w, l, in),
+                            to_plugin(w, SM_WINDOW_IN_STRIDES, in_steps, sizeof in_steps),
+                            to_plugin(w, SM_WINDOW_SHAPE, (void *)&l->out, sizeof l->out), pw);
+        from_plugin(written, pw, sizeof written);
+        /* a view's layout is its plugin's word; a new tensor's must be a permutation of the
+         * contiguous steps: anything else is not one the host can read, and stays contiguous */
+        if (view || permuted_steps(&l->out, written))
             memcpy(strides, written, sizeof written);
-        return 0;
+        return view && copies ? 1 : 0;
     }
     int same =
         in->ndim == l->out.ndim && !memcmp(in->dim, l->out.dim, (size_t)in->ndim * sizeof *in->dim);
