@@ -13,6 +13,7 @@
 #include "output.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/escape.h"
 
 static void usage(void)
 {
@@ -306,11 +307,19 @@ static int parse_args(int argc, char **argv, fit_args *a)
                 a->device_base);
         return -1;
     }
-    if (a->out && a->device_out && !strcmp(a->out, a->device_out)) {
-        fprintf(stderr,
-                "scalemeter fit: -o and --device-out both name %s: one would replace the "
-                "other\n",
-                !strcmp(a->out, "-") ? "- (the standard output)" : a->out);
+    if (a->out && a->device_out &&
+        (!strcmp(a->out, a->device_out) || (strcmp(a->out, "-") && strcmp(a->device_out, "-") &&
+                                            output_same_file(a->out, a->device_out)))) {
+        if (!strcmp(a->out, a->device_out))
+            fprintf(stderr,
+                    "scalemeter fit: -o and --device-out both name %s: one would replace the "
+                    "other\n",
+                    !strcmp(a->out, "-") ? "- (the standard output)" : a->out);
+        else
+            fprintf(stderr,
+                    "scalemeter fit: -o %s and --device-out %s are one file: one would replace "
+                    "the other\n",
+                    a->out, a->device_out);
         return -1;
     }
     /* "-": the file on the standard output (docs/output.md), in place of the table */
@@ -610,7 +619,10 @@ static void fill_meta(const fit_args *a, const sm_runs *runs, sm_fit_meta *meta)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(meta->date, sizeof meta->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf(meta->source, sizeof meta->source, "%s", a->csv);
+    /* a record of where the rows came from, not a path read back: any name reads back */
+    char *source = sm_escape_ini_value(a->csv);
+    snprintf(meta->source, sizeof meta->source, "%s", source ? source : a->csv);
+    free(source);
     snprintf(meta->version, sizeof meta->version, "%s", SCALEMETER_VERSION);
 }
 
@@ -735,8 +747,7 @@ static void warn_efficiency_bound(const fit_args *a, const sm_device_fit_result 
             snprintf(value[k], sizeof value[k], "no bound (the time it divides fits 0)");
     }
     if (d->compute_asked > 1)
-        snprintf(asked[0], sizeof asked[0], "its %s compute efficiency fits %s", d->precision,
-                 value[0]);
+        snprintf(asked[0], sizeof asked[0], "its %s fits %s", d->compute_asked_key, value[0]);
     if (d->memory_asked > 1)
         snprintf(asked[1], sizeof asked[1], "%s memory efficiency fits %s",
                  asked[0][0] ? ", its" : "its", value[1]);

@@ -1,10 +1,12 @@
 /* Output helpers shared by every command. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "output.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -153,8 +155,20 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
             snprintf(msg, len, "unknown option '%s' (scalemeter help %s lists the options)", arg,
                      argv[0]);
     } else {
-        snprintf(msg, len, "unknown option '-%c' (scalemeter help %s lists the options)",
-                 optopt ? optopt : '?', argv[0]);
+        /* "-,resnet50": a list that starts with the standard input is a cluster of short
+         * options to getopt; "--" ends the options before it */
+        const char *list = NULL;
+        for (int i = 1; optopt == ',' && i < argc && !list; i++)
+            if (argv[i][0] == '-' && argv[i][1] == ',')
+                list = argv[i];
+        if (list)
+            snprintf(msg, len,
+                     "'%.200s' reads as options: give a list that starts with - (the standard "
+                     "input) after --, as in 'scalemeter %s ... -- %.200s', or put - later",
+                     list, argv[0], list);
+        else
+            snprintf(msg, len, "unknown option '-%c' (scalemeter help %s lists the options)",
+                     optopt ? optopt : '?', argv[0]);
     }
     return '?';
 }
@@ -869,6 +883,39 @@ double model_flops_utilisation(const sm_predictor *p, double sample_flops, int64
     if (!(peak > 0) || !isfinite(t_step))
         return NAN;
     return (double)batch * sample_flops / (t_step * peak);
+}
+
+/* path's folder resolved, then its last name: "" where the folder does not resolve. */
+static void resolved_path(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    char real[PATH_MAX];
+    if (realpath(dir, real))
+        snprintf(buf, len, "%s/%s", real, slash ? slash + 1 : path);
+}
+
+int output_same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return 1;
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea || eb)
+        return 0; /* one exists and the other does not: not one file (a dangling link aside) */
+    char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
+    resolved_path(a, ra, sizeof ra);
+    resolved_path(b, rb, sizeof rb);
+    return ra[0] && !strcmp(ra, rb);
 }
 
 int output_not_input(const char *cmd, const char *option, const char *out,

@@ -168,6 +168,9 @@ int output_finish(const char *cmd, int rc);
 void command_begin(const char *cmd);
 /* The command's own early exit (--help): output_finish's status, then exit. */
 _Noreturn void command_exit(int status);
+/* Whether two output paths name one file: the same inode where both exist, else the same name
+ * in the same folder once resolved (./c.ini and c.ini, a folder reached through a link). */
+int output_same_file(const char *a, const char *b);
 /* -1 with a message where out (given by option) is one of the n inputs, under any name (a
  * link): `fit runs.csv -o runs.csv` once replaced the measurements with coefficients. */
 int output_not_input(const char *cmd, const char *option, const char *out,

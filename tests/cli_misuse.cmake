@@ -14,3 +14,6 @@ target_sources(test_split_list PRIVATE ${PROJECT_SOURCE_DIR}/cli/option_values.c
   ${PROJECT_SOURCE_DIR}/cli/output.c ${PROJECT_SOURCE_DIR}/cli/json_writer.c
   ${PROJECT_SOURCE_DIR}/cli/launcher.c)
 target_include_directories(test_split_list PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+# descriptions and fit's outputs misused: a calibration beside a device without its precision,
+# -o and --device-out as one file, Volta's TF32, memory_gib, runs' names, the capped key
+sm_add_python_test(description_misuse test_description_misuse.py ${SCALEMETER_BIN})

@@ -915,7 +915,7 @@ bounded = os.path.join(tmp, "bounded_a10.ini")
 rc, out, err = run("fit", "configs/calibrations/h100-pytorch-tf32.csv", "--device-out", bounded,
                    "--device-base", "a10")
 check(rc == 0 and "warning: configs/calibrations/h100-pytorch-tf32.csv: the runs went faster "
-      "than" in err and re.search(r"a10\.ini allows: its tf32 compute efficiency fits "
+      "than" in err and re.search(r"a10\.ini allows: its compute_efficiency_tf32 fits "
                                   r"[1-9][0-9.]*, its memory efficiency fits [1-9][0-9.]*, "
                                   r"above 1; written as 1", err),
       f"fit --device-out --device-base a10 of H100 runs: exit {rc}: {err.strip()}")

@@ -176,9 +176,13 @@ check(d.get("memory") == {"rows_with_capacity": d.get("rows"), "ran_but_predicte
       f"validate: every H100 row fits: {d.get('memory')}")
 import os, tempfile  # noqa: E402
 with tempfile.TemporaryDirectory() as tmp:
-    tiny = os.path.join(tmp, "tiny.ini")  # an H100 of 1 MiB: no row can fit
+    # an H100 of 1 MiB holding nothing of its own (a description whose context and workspaces
+    # fill its memory is refused): no row can fit
+    tiny = os.path.join(tmp, "tiny.ini")
     with open("configs/devices/h100.ini") as f:
-        text = f.read().replace("memory_gib = 79.6", "memory_gib = 0.001")
+        text = "".join("memory_gib = 0.001\n" if l.startswith("memory_gib")
+                       else "" if l.startswith(("context_mib", "workspace_mib",
+                                                "conv_workspace_mib")) else l for l in f)
     with open(tiny, "w") as f:
         f.write(text)
     rc, out, err = run("validate", "configs/calibrations/h100-pytorch-tf32.csv", "--device", tiny,
@@ -300,12 +304,12 @@ rc, out, err = run("predict", "vgg16", *H100, "--batch", "65536", "--precision",
                    "--checkpoint", "full")
 check("--precision" not in hint_of(out) and "--checkpoint" not in hint_of(out)
       and "a smaller --batch" in hint_of(out), f"vgg16 bf16, full: the batch is left: {hint_of(out)}")
-# a device of 1 MiB: the h100's libraries' workspace (32 + 256 MiB, its description) and
+# a device of 1.1 GiB: the h100's libraries' workspace (32 + 256 MiB, its description) and
 # CUDA context (790 MiB) alone are 1.05 GiB, more than resnet18's states at batch 1 (11,689,512
 # weights x 12 bytes = 0.13 GiB) and its activations; no option shrinks them, and the hint sent
 # the planner to shard the states
 with open("configs/devices/h100.ini") as fh:
-    tiny = "".join("memory_gib = 1e-3\n" if l.startswith("memory_gib") else l for l in fh)
+    tiny = "".join("memory_gib = 1.1\n" if l.startswith("memory_gib") else l for l in fh)
 with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
     f.write(tiny)
 rc, out, err = run("predict", "resnet18", "--device", f.name, "-g", "1", "--batch", "1")
@@ -313,7 +317,7 @@ os.unlink(f.name)
 hint = hint_of(out)
 check(rc == 0 and "the libraries' workspace and the CUDA context are most of it (1.1 GiB" in hint
       and hint.endswith("try a device with more memory") and "--shard" not in hint,
-      f"a 1 MiB device: the fixed part, not the states: {hint}")
+      f"a 1.1 GiB device: the fixed part, not the states: {hint}")
 # what fits gets no hint
 rc, out, err = run("predict", "resnet50", *H100, "--batch", "32")
 check(rc == 0 and not hint_of(out), f"resnet50 at 32 fits: no hint: {hint_of(out)}")

@@ -141,6 +141,9 @@ typedef struct sm_device_fit_result {
      * (INFINITY: they leave that term no time); above 1 they ran faster than the base's peak
      * or bandwidth allows, and the efficiencies written at 1 predict them slower */
     double compute_asked, memory_asked;
+    /* the key compute_asked is of, the largest of the pair and the base's per-kind
+     * convolution keys ([framework] conv_bwd_efficiency_fp32, say) */
+    char compute_asked_key[48];
 } sm_device_fit_result;
 
 struct sm_runs;

@@ -1036,6 +1036,28 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
         if (fields[i].offset == AT(max_devices_per_node))
             max_line = r.set_at[i];
     }
+    /* what the description holds for itself must leave room for a network: 1 GiB of memory
+     * beside a 2 GiB context made every batch "does not fit" */
+    double held = dev->context + dev->workspace + dev->conv_workspace;
+    int capacity_line = line_of(&r, "device", "memory_gib");
+    if (capacity_line && dev->memory_capacity > 0 && held >= dev->memory_capacity)
+        return sm_fail(st,
+                       "%s:%d: memory_gib = %g is no more than the description's own context, "
+                       "workspace and conv workspace (%g GiB together): no network would fit; "
+                       "give the part's memory, or smaller [device] *_mib keys",
+                       path, capacity_line, dev->memory_capacity / 1073741824.0,
+                       held / 1073741824.0);
+    /* Volta's and Turing's tensor cores (NCCL's volta) have neither TF32 nor BF16: where the
+     * tensor cores are not named, the architecture says so (device_arch.c checks them) */
+    int arch_line = line_of(&r, "device", "architecture");
+    for (int p = SM_TF32; p <= SM_BF16; p += SM_BF16 - SM_TF32)
+        if (arch_line && !line_of(&r, "device", "tensor_cores") &&
+            dev->generation == SM_GPU_VOLTA && peak_line[p])
+            return sm_fail(st,
+                           "%s:%d: peak_%s_tflops, but architecture = volta (line %d: Volta and "
+                           "Turing) has no %s; it came with Ampere",
+                           path, peak_line[p], sm_precision_names[p], arch_line,
+                           sm_precision_names[p]);
     /* an efficiency scales its precision's peak: without the peak no prediction reads it, and
      * a compute_efficiency_tf32 on a part without TF32 was taken without a word */
     for (int i = 0; i < N_FIELDS; i++)

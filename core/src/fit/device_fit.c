@@ -31,6 +31,7 @@
 #include "network/network_internal.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/escape.h"
 #include "util/fnv.h"
 #include "util/ini_reader.h"
 
@@ -46,12 +47,23 @@ typedef struct layer_row {
 
 /* The largest fraction of the peak v's matrix products and convolutions reach at p, any
  * kind or pass: what the fit's one scale of them all stops at 1. */
-static double top_efficiency(const sm_device *v, int p)
+static double top_efficiency(const sm_device *v, int p, char *key, size_t len)
 {
-    double top = fmax(v->efficiency[p], v->conv_efficiency[p]);
+    static const char *const kinds[2][2] = {{"conv_fwd", "conv_bwd"},
+                                            {"conv1x1_fwd", "conv1x1_bwd"}};
+    const char *pn = sm_precision_names[p];
+    double top = v->efficiency[p];
+    snprintf(key, len, "compute_efficiency_%s", pn);
+    if (v->conv_efficiency[p] > top) {
+        top = v->conv_efficiency[p];
+        snprintf(key, len, "conv_efficiency_%s", pn);
+    }
     for (int kind = 0; kind < 2; kind++)
         for (int pass = 0; pass < 2; pass++)
-            top = fmax(top, v->conv_kind_efficiency[p][kind][pass]);
+            if (v->conv_kind_efficiency[p][kind][pass] > top) {
+                top = v->conv_kind_efficiency[p][kind][pass];
+                snprintf(key, len, "%s_efficiency_%s", kinds[kind][pass], pn);
+            }
     return top;
 }
 
@@ -406,7 +418,8 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
             goto done;
         }
         /* no efficiency above 1: the scale stops where the larger of the pair reaches it */
-        double top = top_efficiency(&v, p);
+        char key[48];
+        double top = top_efficiency(&v, p, key, sizeof key);
         double new_c = u[U_C] > top ? 1 / u[U_C] : 1 / top;
         double new_m = u[U_M] > 1 ? 1 / u[U_M] : 1;
         out->iterations = iter + 1;
@@ -435,7 +448,8 @@ int sm_device_fit(const sm_runs *runs, const sm_registry *reg, const char *base,
     out->compute_efficiency = scale * v.efficiency[p];
     out->conv_efficiency = scale * v.conv_efficiency[p];
     out->memory_efficiency = eff_m;
-    out->compute_asked = u[U_C] > 0 ? top_efficiency(&v, p) / u[U_C] : INFINITY;
+    double top = top_efficiency(&v, p, out->compute_asked_key, sizeof out->compute_asked_key);
+    out->compute_asked = u[U_C] > 0 ? top / u[U_C] : INFINITY;
     out->memory_asked = u[U_M] > 0 ? 1 / u[U_M] : INFINITY;
 
     /* the update: d_update P on the single-device t_grad rows less the optimizer's 20 W bytes
@@ -563,8 +577,13 @@ int sm_device_fit_write(const sm_device_fit_result *f, const char *source, const
 {
     if (!f || !source || !path)
         return sm_null_arg(st, __func__, !f ? "fit" : !source ? "source" : "path");
+    /* the runs' name in a comment and in description: one that reads back as written */
+    char *shown = sm_escape_ini_value(source);
+    if (!shown)
+        return sm_fail(st, "%s: out of memory", path);
     sm_locale before = sm_locale_c_begin(); /* '.' in numbers, whatever the program's locale */
-    int rc = device_fit_write(f, source, path, st);
+    int rc = device_fit_write(f, shown, path, st);
+    free(shown);
     sm_locale_c_end(before);
     return rc;
 }

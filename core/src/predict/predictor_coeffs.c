@@ -329,6 +329,18 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
         coeffs_free(c);
         return sm_fail(st, "%s: %s", path, problem);
     }
+    int fitted_at = sm_precision_parse(c->fit.precision);
+    if (comm && fitted_at >= 0 && !(comm->dev.peak[fitted_at] > 0)) {
+        /* a part without the calibration's precision cannot be the part calibrated: its
+         * all-reduce and memory would be priced for another device than the times */
+        sm_fail(st,
+                "%s: fitted at %s, but device %s has no %s peak (peak_%s_tflops in %s): the "
+                "description is not of the device calibrated; give that device's description",
+                path, c->fit.precision, comm->dev.name, c->fit.precision, c->fit.precision,
+                comm->dev.path);
+        coeffs_free(c);
+        return -1;
+    }
     char calibration[256], desc[640];
     int points = 0;
     for (int ph = 0; ph < SM_N_FIT_PHASES; ph++)

@@ -43,4 +43,35 @@ static inline char *sm_escape_controls(const char *text)
     return out;
 }
 
+/* A malloc'd copy of text that an INI file reads back as written (a value, or a comment's
+ * line): control bytes escaped as above, and as \x20 or \x3b a blank at either end (the reader
+ * trims it) and a ';' after a blank (it starts a comment). For a file name recorded as a
+ * fact, not read as a path: `fit "x ;y.csv" -o c.ini` stopped after the fit. NULL without
+ * memory. */
+static inline char *sm_escape_ini_value(const char *text)
+{
+    char *plain = sm_escape_controls(text);
+    if (!plain)
+        return NULL;
+    size_t n = 0;
+    while (plain[n])
+        n++;
+    char *out = malloc(4 * n + 1), *o = out;
+    if (!out) {
+        free(plain);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)plain[i];
+        int blank = c == ' ';
+        if ((blank && (i == 0 || i + 1 == n)) || (c == ';' && i > 0 && plain[i - 1] == ' '))
+            o += sprintf(o, "\\x%02x", c);
+        else
+            *o++ = (char)c;
+    }
+    *o = '\0';
+    free(plain);
+    return out;
+}
+
 #endif
