@@ -198,7 +198,8 @@ typedef struct curve_run {
     int gpus_per_node;
     curve_row *rows;
     int n_rows;
-    warnings *warn; /* said on stderr and in JSON's warning */
+    warnings *warn;       /* said on stderr and in JSON's warning */
+    char stdin_label[96]; /* the model read from "-": its network's name (label_stdin) */
 } curve_run;
 
 static int64_t image_of(const curve_run *r, const sm_network *net)
@@ -805,6 +806,22 @@ static int global_batch_too_small(const curve_args *a, int gpus_per_node)
     return 0;
 }
 
+/* The model read from "-" is labelled by its network's name (its rows said "-", which CSV
+ * readers take for a missing value), or "NAME (stdin)" where another model has that name. */
+static void label_stdin(curve_run *r, char **models, int n_models, sm_network **nets)
+{
+    for (int m = 0; m < n_models; m++) {
+        if (strcmp(models[m], "-"))
+            continue;
+        const char *name = nets[m]->name && nets[m]->name[0] ? nets[m]->name : "stdin";
+        int taken = 0;
+        for (int k = 0; k < n_models; k++)
+            taken |= k != m && !strcmp(models[k], name);
+        snprintf(r->stdin_label, sizeof r->stdin_label, "%.63s%s", name, taken ? " (stdin)" : "");
+        models[m] = r->stdin_label;
+    }
+}
+
 static int compute(curve_run *r, const sm_registry *reg, char **models, int n_models,
                    sm_network **nets, sm_status *st)
 {
@@ -818,6 +835,7 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
     }
     if (output_reads_refuse("curve", a->output))
         return -2; /* said: a usage error */
+    label_stdin(r, models, n_models, nets);
     for (int m = 0; m < n_models; m++) {
         if (check_length_option("curve", models[m], nets[m], a->common.image, a->common.seq))
             return -2;
@@ -920,9 +938,9 @@ int cmd_curve(int argc, char **argv)
     sm_predictor *pred = NULL;
     sm_registry *reg = NULL;
     sm_network *nets[MAX_SWEEP] = {0};
-    curve_run r = {&a, NULL,
-                   0,  calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)),
-                   0,  warnings_new()};
+    curve_run r = {.args = &a,
+                   .rows = calloc((size_t)(n_models * a.n_batches), sizeof(curve_row)),
+                   .warn = warnings_new()};
     int rc = 0;
     if (!r.rows || !r.warn)
         rc = report_error("out of memory");
@@ -944,6 +962,7 @@ int cmd_curve(int argc, char **argv)
         } else if (gather_warnings(&r)) {
             rc = report_error("out of memory");
         } else {
+            warnings_idle_options(r.warn, &choice);
             warnings_print(r.warn, "curve");
             note_rounding(&r);
             rc = write_output(&r);

@@ -558,6 +558,7 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
         warnings_free(warn);
         return report_error("out of memory");
     }
+    warnings_idle_options(warn, &a->common.choice);
     warnings_print(warn, "predict");
     if (a->per_layer) {
         warnings_free(warn);

@@ -53,6 +53,8 @@ typedef struct entry {
 struct warnings {
     entry *e;
     int n, cap;
+    int multi_device; /* a point of more than one device */
+    int attention;    /* a network with an attention layer */
 };
 
 warnings *warnings_new(void) { return calloc(1, sizeof(warnings)); }
@@ -187,6 +189,9 @@ int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm
     char text[WARNING_LEN];
     if (add_run(w, model, net, layout, dataset))
         return -1;
+    w->multi_device |= sm_layout_devices(layout) > 1;
+    for (int i = 0; i < net->n_layers && !w->attention; i++)
+        w->attention = (net->layers[i].type->traits & SM_TRAIT_ATTENTION) != 0;
     if (sm_predictor_network_warning(p, net, text, sizeof text) > 0 &&
         add_each(w, text, 1, model, layout))
         return -1;
@@ -194,6 +199,26 @@ int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm
         add_each(w, text, 0, model, layout))
         return -1;
     return 0;
+}
+
+void warnings_idle_options(const warnings *w, const predictor_choice *c)
+{
+    const struct {
+        int given;
+        const char *option;
+    } collective[] = {{c->overlap, "--overlap"},
+                      {c->bucket_mib > 0, "--bucket-mib"},
+                      {c->collective != NULL, "--collective"},
+                      {c->algorithms != NULL, "--algorithm"},
+                      {c->protocols != NULL, "--protocol"}};
+    for (size_t k = 0; !w->multi_device && k < sizeof collective / sizeof *collective; k++)
+        if (collective[k].given)
+            say_warning("%s changes nothing on one device: there are no gradients to "
+                        "all-reduce (give more devices with -g or --nodes)",
+                        collective[k].option);
+    if (c->attention && !w->attention)
+        say_warning("--attention %s changes nothing: no network here has an attention layer",
+                    c->attention);
 }
 
 /* "64, 128" of a set, in increasing order. */

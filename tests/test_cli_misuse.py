@@ -539,6 +539,47 @@ try:
           f"memory: CSV {csv_memory}, JSON {doc}")
     rc, out, err = run("predict", "resnet50", *H100, "--batch", "8", "--batch", "8")
     check(rc == 0 and "given twice" not in err, f"--batch 8 --batch 8: {err.strip()}")
+    # options that change nothing were taken without a word (round 23's audit): the
+    # all-reduce's on one device, --attention on a network without attention; each is a
+    # warning on stderr and in the JSON, and the numbers are those without it
+    plain = good_json("predict", "resnet50", *H100, "--batch", "8", "-g", "1")
+    for extra, option in ((["--overlap"], "--overlap"), (["--bucket-mib", "100"], "--bucket-mib"),
+                          (["--algorithm", "Ring"], "--algorithm"),
+                          (["--protocol", "Simple"], "--protocol"),
+                          (["--collective", "ring"], "--collective"),
+                          (["--attention", "eager"], "--attention eager")):
+        rc, out, err = run("predict", "resnet50", *H100, "--batch", "8", "-g", "1", *extra,
+                           "--format", "json")
+        doc = json.loads(out) if rc == 0 else {}
+        check(rc == 0 and f"warning: {option} changes nothing" in err
+              and f"{option} changes nothing" in (doc.get("warning") or "")
+              and doc.get("t_step") == plain.get("t_step"),
+              f"{option} on one device / a CNN: exit {rc}: {err.strip()}")
+    for args in ((*H100, "-g", "2", "--overlap"), (*H100, "-g", "1", "--nodes", "2", "--overlap")):
+        rc, out, err = run("predict", "resnet50", "--batch", "8", *args)
+        check(rc == 0 and "changes nothing" not in err, f"{args}: {err.strip()}")
+    rc, out, err = run("curve", "resnet50", *H100, "--batch", "8", "-g", "1", "--nodes", "1,2",
+                       "--overlap")
+    check(rc == 0 and "changes nothing" not in err, f"curve to 2 nodes, --overlap: {err.strip()}")
+    rc, out, err = run("predict", "bert_base", *H100, "--batch", "8", "--attention", "eager")
+    check(rc == 0 and "changes nothing" not in err, f"bert_base --attention: {err.strip()}")
+    # the model read from - was labelled "-" in curve's rows, which CSV readers take for a
+    # missing value: its network's name, "(stdin)" after it where another model has it
+    with open("models/resnet18.ini") as f:
+        r18 = f.read()
+    for given, want in (("resnet50,-", "resnet18"), ("resnet18,-", "resnet18 (stdin)")):
+        p = subprocess.run([SM, "curve", given, *H100, "--batch", "8", "--nodes", "1", "--format",
+                            "csv"], capture_output=True, text=True, input=r18)
+        models = [row["model"] for row in csv_rows(p.stdout)] if p.returncode == 0 else []
+        check(models == [given.split(",")[0], want], f"curve {given}: {models} {p.stderr.strip()}")
+    # a list starting with - read as a cluster of short options ("unknown option '-,'")
+    rc, out, err = run("curve", "-,resnet50", *H100, "--batch", "8")
+    one_line_error(rc, err, 2, "'-,resnet50' reads as options: give a list that starts with - "
+                   "(the standard input) after --", "-,resnet50")
+    p = subprocess.run([SM, "curve", *H100, "--batch", "8", "--nodes", "1", "--format", "csv",
+                        "--", "-,resnet50"], capture_output=True, text=True, input=r18)
+    models = [row["model"] for row in csv_rows(p.stdout)] if p.returncode == 0 else []
+    check(models == ["resnet18", "resnet50"], f"curve -- -,resnet50: {models} {p.stderr.strip()}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
