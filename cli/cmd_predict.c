@@ -297,7 +297,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
                                    : "fp32 gradients (and DDP's buckets)"},
                 {"optimizer", m->optimizer, state},
                 {"activations", m->activations, "kept for the backward pass"},
-                {"backward", m->backward, "the backward pass's gradients, recomputation"},
+                {"backward", m->backward, "above those kept: gradients, recomputation"},
                 {"workspace", m->workspace + m->context, "libraries' workspace and context"}};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         const char *row[] = {rows[i].name, fmt_gib(rows[i].bytes, v, sizeof v), rows[i].meaning};

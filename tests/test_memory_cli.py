@@ -417,4 +417,28 @@ rc, out, err = run("predict", "resnet50", *H100, "--batch", "4096", "--per-layer
 check(rc == 0 and "the inference pass, layer by layer: training does not fit" in out and
       "t_infer" in out and "t_fwd" not in out, f"--per-layer, only inference fits: {out[:300]!r}")
 
+# training's forward pass holds its tensors until their last reader: a global pool over a large
+# image keeps nothing for the backward pass, and training was priced at 0.8 GiB where inference
+# took 193 GiB (--max-batch 919651294; the fifth audit). By hand, fp32 (the H100's tf32 keeps
+# fp32 activations): while the pool runs, its input (256 x 3 x 8192 x 8192 x 4 bytes) and its
+# output (256 x 3 x 4); while the upsampling runs, its input (512 x 3 x 64 x 64 x 4) and its
+# output (512 x 3 x 4096 x 4096 x 4), the largest held at once
+with tempfile.TemporaryDirectory() as tmp:
+    for name, body, batch, want in (
+            ("gap", "input = 3x8192x8192\n[layers]\npool = adaptive_avgpool2d size=1\n", 256,
+             256 * 3 * 8192 * 8192 * 4 + 256 * 3 * 4),
+            ("upmean", "input = 3x64x64\n[layers]\nup = upsample mode=nearest scale=64\n"
+             "pool = adaptive_avgpool2d size=1\n", 512,
+             512 * 3 * 64 * 64 * 4 + 512 * 3 * 4096 * 4096 * 4)):
+        path = os.path.join(tmp, name + ".ini")
+        with open(path, "w") as f:
+            f.write(f"[network]\nname = {name}\n{body}flat = flatten\nfc = linear out=10\n")
+        d = good_json("predict", path, *H100, "--batch", str(batch))
+        m = d.get("memory", {})
+        check(m.get("activations", 0) + m.get("backward", 0) == want,
+              f"{name}: training's forward pass holds {want} bytes at once: {m}")
+    d = good_json("predict", os.path.join(tmp, "gap.ini"), *H100, "--max-batch")
+    # 79.6 GiB less the context and workspace over 805 MB of input a sample: 104 or 105
+    check(100 <= d.get("max_batch", 0) <= 106, f"gap: --max-batch in 80 GiB: {d.get('max_batch')}")
+
 finish()

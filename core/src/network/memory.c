@@ -207,6 +207,8 @@ typedef struct training_scratch {
     int *buf, *refs;              /* storages: their gradient tensor; tensors: holders */
     sm_checkpoint_effect *effect; /* layers: what checkpointing does to each */
     double *grad_size;            /* tensors: bytes */
+    int *done_at;                 /* storages: the forward layer after which it is not held */
+    double *freed;                /* layers: bytes of storages done after it (forward) */
 } training_scratch;
 
 /* The gradients of activations in the backward pass (the weights' are counted apart), as
@@ -321,6 +323,53 @@ static double recompute_unit(const sm_network *net, const int *owner, int u, tra
     return made;
 }
 
+/* Training's forward pass, layer by layer: what is kept so far (alive[i], the prefix sums,
+ * from the first layer that keeps a storage) and the storages held only until their last
+ * reader, or until the first layer that keeps them (the network's input among them). A
+ * network that keeps little, whose input or an early tensor is large (a global pool over a
+ * large image), peaks here, not in the backward pass: priced from the backward pass alone,
+ * training took less memory than inference. */
+static double forward_peak(const sm_network *net, const int *owner, training_scratch *w,
+                           double batch, const sm_memory_config *c)
+{
+    int n = net->n_layers;
+    for (int s = 0; s <= n; s++)
+        w->done_at[s] = s - 1; /* no reader: freed once made (the input: before layer 0) */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < net->layers[i].n_inputs; k++) {
+            int s = sm_storage_of(owner, net->layers[i].inputs[k]);
+            if (i > w->done_at[s])
+                w->done_at[s] = i;
+        }
+    for (int i = 0; i < n; i++)
+        w->freed[i] = 0;
+    double live = 0, peak = 0;
+    for (int s = 0; s <= n; s++) {
+        if (s > 0 && owner[s - 1] != s)
+            continue; /* a view: its layer makes no storage */
+        int done = w->kept[s] ? w->first[s] - 1 : w->done_at[s];
+        if (done < s - 1)
+            continue; /* kept from the layer that makes it: counted in alive[] */
+        if (s == 0)
+            live += storage_size(net, 0, batch, c);
+        if (done >= 0)
+            w->freed[done] += storage_size(net, s, batch, c);
+        else
+            live -= storage_size(net, 0, batch, c); /* the input, kept by layer 0 */
+    }
+    for (int i = 0; i < n; i++) {
+        int s = i + 1;
+        if (owner[i] == s) {
+            int done = w->kept[s] ? w->first[s] - 1 : w->done_at[s];
+            if (done >= i)
+                live += storage_size(net, s, batch, c);
+        }
+        peak = fmax(peak, w->alive[i] + live);
+        live -= w->freed[i];
+    }
+    return peak;
+}
+
 /* Training: the unique storages kept at the end of the forward pass, and what layers keep of
  * their own. Checkpointed, a unit's recomputed layers keep nothing (a layer kept in part, what
  * it declares), and the unit keeps its inputs (the storages its layers read that are made
@@ -395,6 +444,7 @@ static double training_peak(const sm_network *net, const int *owner, const int *
         g.buf[s] = -1;
     g.buf[out] = grad_new(&g, storage_size(net, out, batch, c));
     double peak = *kept = w->alive[n - 1], recomputed = 0;
+    peak = fmax(peak, forward_peak(net, owner, w, batch, c));
     for (int i = n - 1; i >= 0; i--) {
         if (unit[i] >= 0 && w->last[unit[i]] == i) {
             recomputed += recompute_unit(net, owner, unit[i], w, batch, c);
@@ -497,6 +547,7 @@ static void scratch_free(training_scratch *w)
     free(w->kept), free(w->redo), free(w->needs), free(w->first), free(w->made_at);
     free(w->alive), free(w->release), free(w->head), free(w->next), free(w->last);
     free(w->buf), free(w->refs), free(w->grad_size), free(w->effect);
+    free(w->done_at), free(w->freed);
 }
 
 /* -1 when out of memory. Gradient tensors: the output's, and per input of a layer its new
@@ -515,8 +566,10 @@ static int scratch_alloc(const sm_network *net, const int *unit, sm_checkpoint c
     w->next = malloc(n * sizeof *w->next), w->buf = malloc(n * sizeof *w->buf);
     w->refs = malloc(tensors * sizeof *w->refs);
     w->grad_size = malloc(tensors * sizeof *w->grad_size);
+    w->done_at = malloc(n * sizeof *w->done_at), w->freed = malloc(n * sizeof *w->freed);
     if (!w->kept || !w->needs || !w->redo || !w->first || !w->made_at || !w->alive || !w->release ||
-        !w->head || !w->last || !w->next || !w->buf || !w->refs || !w->grad_size)
+        !w->head || !w->last || !w->next || !w->buf || !w->refs || !w->grad_size || !w->done_at ||
+        !w->freed)
         return -1;
     for (size_t s = 0; s < n; s++)
         w->made_at[s] = -1;
