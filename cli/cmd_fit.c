@@ -881,47 +881,6 @@ static int choose_weight_term(fit_args *a, const sm_runs *runs, sm_loo *loo)
     return 0;
 }
 
-/* A step no longer than its passes on several devices: no gradient phase to fit (sm_run_target
- * gives NaN). On one device a step timed whole comes out below its passes timed apart (the
- * host queues the backward pass while the forward one runs: to 0.81 of them in the H100's
- * tf32 rows), but not below half of them: 1e-8 s against 19.5 ms was fitted without a word. */
-static int step_too_short(const sm_run *r, int several)
-{
-    int devices = r->nodes * r->gpus_per_node;
-    if (several)
-        return devices >= 2 && !isnan(r->t_step) && !isnan(r->t_fwd) && !isnan(r->t_bwd) &&
-               r->t_step <= r->t_fwd + r->t_bwd;
-    return devices == 1 && r->t_step < 0.5 * (r->t_fwd + r->t_bwd);
-}
-
-/* The rows step_too_short picks, their first ten lines in lines: how many. */
-static int short_steps(const sm_runs *runs, int several, char *lines, size_t len)
-{
-    int n = 0, used = 0;
-    lines[0] = '\0';
-    for (int i = 0; i < runs->n; i++)
-        if (step_too_short(&runs->rows[i], several) && n++ < 10 && used < (int)len)
-            used += snprintf(lines + used, len - (size_t)used, "%s%d", n > 1 ? ", " : "",
-                             runs->rows[i].line);
-    return n;
-}
-
-/* Says once which rows step_too_short picks: those of several devices are left out of grad. */
-static void warn_impossible_steps(const fit_args *a, const sm_runs *runs)
-{
-    char lines[256];
-    int n = short_steps(runs, 1, lines, sizeof lines);
-    if (n)
-        say_warning("%s: %d row%s of several devices (line%s %s%s) have t_step <= t_fwd + "
-                    "t_bwd, impossible with a gradient phase; they are left out of the grad fit",
-                    a->csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "");
-    if ((n = short_steps(runs, 0, lines, sizeof lines)))
-        say_warning("%s: %d row%s of one device (line%s %s%s) %s t_step below half of t_fwd + "
-                    "t_bwd, which a step runs both of: check %s",
-                    a->csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "",
-                    n == 1 ? "has" : "have", n == 1 ? "it" : "them");
-}
-
 /* sm_fit_runs left out an energy phase that rows measured (why: the core's reason). */
 static void warn_energy_left_out(const sm_runs *runs, const sm_fit *fit, const char *why)
 {
@@ -1025,7 +984,7 @@ static int fit_and_write(fit_args *a, sm_runs *runs, sm_loo *loo,
 
 static int run(fit_args *a, sm_runs *runs, const sm_registry *reg)
 {
-    warn_impossible_steps(a, runs);
+    say_impossible_steps(a->csv, runs, "the grad fit");
     sm_status st;
     sm_loo loo = {0};
     if (a->weight_term < 0 && choose_weight_term(a, runs, &loo))

@@ -950,6 +950,47 @@ void say_runs_notes(const char *cmd, const char *csv, const sm_runs *runs)
                     csv, runs->energy_zero, runs->energy_zero == 1 ? "" : "s");
 }
 
+/* A step no longer than its passes on several devices: no gradient phase to fit (sm_run_target
+ * gives NaN). On one device a step timed whole comes out below its passes timed apart (the
+ * host queues the backward pass while the forward one runs: to 0.81 of them in the H100's
+ * tf32 rows), but not below half of them: 1e-8 s against 19.5 ms was fitted without a word. */
+static int step_too_short(const sm_run *r, int several)
+{
+    int devices = r->nodes * r->gpus_per_node;
+    if (several)
+        return devices >= 2 && !isnan(r->t_step) && !isnan(r->t_fwd) && !isnan(r->t_bwd) &&
+               r->t_step <= r->t_fwd + r->t_bwd;
+    return devices == 1 && r->t_step < 0.5 * (r->t_fwd + r->t_bwd);
+}
+
+/* The rows step_too_short picks, their first ten lines in lines: how many. */
+static int short_steps(const sm_runs *runs, int several, char *lines, size_t len)
+{
+    int n = 0, used = 0;
+    lines[0] = '\0';
+    for (int i = 0; i < runs->n; i++)
+        if (step_too_short(&runs->rows[i], several) && n++ < 10 && used < (int)len)
+            used += snprintf(lines + used, len - (size_t)used, "%s%d", n > 1 ? ", " : "",
+                             runs->rows[i].line);
+    return n;
+}
+
+void say_impossible_steps(const char *csv, const sm_runs *runs, const char *left_out_of)
+{
+    char lines[256];
+    int n = short_steps(runs, 1, lines, sizeof lines);
+    if (n)
+        say_warning("%s: %d row%s of several devices (line%s %s%s) %s t_step <= t_fwd + "
+                    "t_bwd, impossible with a gradient phase; %s left out of %s",
+                    csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "",
+                    n == 1 ? "has" : "have", n == 1 ? "it is" : "they are", left_out_of);
+    if ((n = short_steps(runs, 0, lines, sizeof lines)))
+        say_warning("%s: %d row%s of one device (line%s %s%s) %s t_step below half of t_fwd + "
+                    "t_bwd, which a step runs both of: check %s",
+                    csv, n, n == 1 ? "" : "s", n == 1 ? "" : "s", lines, n > 10 ? ", ..." : "",
+                    n == 1 ? "has" : "have", n == 1 ? "it" : "them");
+}
+
 void say_runs_repeated(const char *csv, const sm_runs *runs, const char *repeated_as)
 {
     if (runs->repeated)

@@ -138,6 +138,10 @@ void output_reads_runs(const struct sm_runs *runs);
 /* What reading csv left out, on stderr as "scalemeter CMD: ...": the rows not measured and the
  * energy fields that read 0 J. fit and validate say the same. */
 void say_runs_notes(const char *cmd, const char *csv, const struct sm_runs *runs);
+/* The rows whose t_step no step can take, said once each kind with their first ten lines: of
+ * several devices, no longer than t_fwd + t_bwd (sm_run_target gives grad NaN: left out of
+ * left_out_of, "the grad fit"); of one device, below half of them. fit and validate say it. */
+void say_impossible_steps(const char *csv, const struct sm_runs *runs, const char *left_out_of);
 /* The configurations csv measured again, each row then taken as a measurement: "fitted",
  * "compared" (repeated_as). */
 void say_runs_repeated(const char *csv, const struct sm_runs *runs, const char *repeated_as);

@@ -1191,6 +1191,20 @@ short = write("short_step.csv", "\n".join([bf16_rows[0], ",".join(row)] + bf16_r
 rc, out, err = run("fit", short, "-o", os.path.join(tmp, "short.ini"))
 check("short_step.csv: 1 row of one device (line 2) has t_step below half of t_fwd + t_bwd"
       in err, f"fit of a step shorter than its passes: {rc} {err.strip()}")
+# ... and validate scored it (a step MAPE of 237047 over five such rows) without a word; rows
+# of several devices whose step is no longer than their passes were left out of grad silently
+rc, out, err = run("validate", short, "--device", "h100")
+check(rc == 0 and "short_step.csv: 1 row of one device (line 2) has t_step below half" in err,
+      f"validate of a step shorter than its passes: {rc} {err.strip()}")
+row = bf16_rows[1].split(",")
+row[head.index("gpus_per_node")] = "8"
+row[head.index("t_step")] = str(float(row[head.index("t_fwd")]) + float(row[head.index("t_bwd")]))
+several = write("several_short.csv", "\n".join([bf16_rows[0], ",".join(row)] + bf16_rows[2:]) + "\n")
+rc, out, err = run("validate", several, "--device", "h100", "--format", "json")
+check(rc == 0 and "several_short.csv: 1 row of several devices (line 2) has t_step <= t_fwd + "
+      "t_bwd, impossible with a gradient phase; it is left out of grad's comparison" in err
+      and "left out of grad's comparison" in (json.loads(out).get("warning") or ""),
+      f"validate of a step of several devices no longer than its passes: {rc} {err.strip()}")
 # validate said nothing of a configuration measured twice, once with an empty image and once
 # with the network's own size written out, where fit says it
 rc, out, err = run("validate", dup_image, "--coeffs", "default")
