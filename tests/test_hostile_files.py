@@ -1205,6 +1205,22 @@ check(rc == 0 and "several_short.csv: 1 row of several devices (line 2) has t_st
       "t_bwd, impossible with a gradient phase; it is left out of grad's comparison" in err
       and "left out of grad's comparison" in (json.loads(out).get("warning") or ""),
       f"validate of a step of several devices no longer than its passes: {rc} {err.strip()}")
+# a runs CSV wider than the reader's 256 fields: the header and a row of one field more (a
+# decimal comma, "1,0101888", read t_step as 1) both counted 256, and the row was taken
+cols = bf16_rows[0].split(",") + [f"x{i}" for i in range(250)]
+row = bf16_rows[1].split(",")
+row[head.index("t_step")] = '1,0101888'
+row = row + [str(i) for i in range(250)]
+wide = write("wide.csv", ",".join(cols) + "\n" + ",".join(row) + "\n")
+for cmd in (["validate", wide, "--device", "h100"], ["fit", wide]):
+    refused(cmd, wide, 1, "more than 256 fields in the header")
+wide = write("wide_row.csv", ",".join(cols[:256]) + "\n" + ",".join(row[:257]) + "\n")
+refused(["validate", wide, "--device", "h100"], wide, 2, "more than 256 fields where the header "
+        "has 256")
+# fit-comm's CSV likewise at its 32: the last field held the rest of the line, commas and all
+comm = write("wide_comm.csv", ",".join(["bytes", "ranks", "time_s"] + [f"x{i}" for i in range(29)])
+             + "\n" + ",".join(["1048576", "8", "0.001"] + ["1"] * 30) + "\n")
+refused(["fit-comm", comm], comm, 2, "more than 32 fields")
 # validate said nothing of a configuration measured twice, once with an empty image and once
 # with the network's own size written out, where fit says it
 rc, out, err = run("validate", dup_image, "--coeffs", "default")

@@ -40,14 +40,18 @@ static int split_words(char *line, char **tok)
     return n;
 }
 
-/* Comma-separated fields, empty ones kept: strtok would merge ",," and shift the columns. */
+/* Comma-separated fields, empty ones kept: strtok would merge ",," and shift the columns. -1
+ * for more than MAX_TOKENS (the last one taken held the rest, commas and all, and a row of a
+ * field too many counted as its header). */
 static int split_csv(char *line, char **tok)
 {
     line[strcspn(line, "\r\n")] = '\0';
     if (!*line)
         return 0;
     int n = 0;
-    for (char *p = line; n < MAX_TOKENS;) {
+    for (char *p = line;;) {
+        if (n == MAX_TOKENS)
+            return -1;
         tok[n++] = p;
         char *comma = strchr(p, ',');
         if (!comma)
@@ -561,6 +565,11 @@ static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, cons
         if (!*text || *text == '#')
             continue; /* blank, or a comment (before the header, most likely) */
         int nt = split_csv(line, tok);
+        if (nt < 0) {
+            rc = sm_fail(st, "%s:%d: more than %d fields, the most this CSV takes", path, lineno,
+                         MAX_TOKENS);
+            break;
+        }
         if (!header) {
             header = nt;
             for (int i = 0; i < nt; i++) {
@@ -689,6 +698,8 @@ static int line_format(const char *line, int only_comments_before)
         snprintf(copy, sizeof copy, "%s", text);
         char *fields[MAX_TOKENS];
         int nf = split_csv(copy, fields);
+        if (nf < 0)
+            return FORMAT_CSV; /* too many fields for one: the reader says so at its line */
         for (int i = 0; i < nf; i++) {
             char *name = fields[i] + strspn(fields[i], " \t");
             name[strcspn(name, " \t")] = '\0';

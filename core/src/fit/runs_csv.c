@@ -56,7 +56,8 @@ enum {
 
 /* Splits a record in place into fields, RFC 4180: "..." quotes a field that may hold commas,
  * newlines and quotes ("" is a quote). Returns the count; -1 for an unterminated quote; -2 for
- * text after a closing quote ("resnet18"50), with *bad the field's index. *newlines counts the
+ * text after a closing quote ("resnet18"50), with *bad the field's index; -3 for more than max
+ * fields (at 256 a row of 261 and its header of 260 both counted 256). *newlines counts the
  * newlines inside quotes before the end or the error, for the error's line. */
 static int split_csv(char *line, char **fields, int max, int *bad, int *newlines)
 {
@@ -65,7 +66,7 @@ static int split_csv(char *line, char **fields, int max, int *bad, int *newlines
     *newlines = 0;
     for (;;) {
         if (n == max)
-            return n;
+            return -3; /* a field past the last one taken: the counts would tie at max */
         char *out = p;
         fields[n++] = p;
         if (*p == '"') {
@@ -303,6 +304,9 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
                        "%s:%d: text after the closing quote of header field %d (a quoted "
                        "field ends at its quote; \"\" is a quote inside it)",
                        path, line_no + newlines, bad + 1);
+    if (n == -3)
+        return sm_fail(st, "%s:%d: more than %d fields in the header, the most a runs CSV takes",
+                       path, line_no, MAX_FIELDS);
     if (n < 0)
         return sm_fail(st, "%s:%d: unterminated quote in the header", path, line_no);
     /* the columns read where present, by name (accumulate: predict's and curve's CSV) */
@@ -371,6 +375,9 @@ static int parse_row(const char *path, int line, int header_line, char *text,
                        "%s:%d: text after the closing quote of field %d (a quoted field "
                        "ends at its quote; \"\" is a quote inside it)",
                        path, line + newlines, bad + 1);
+    if (n == -3)
+        return sm_fail(st, "%s:%d: more than %d fields where the header has %d", path, line,
+                       MAX_FIELDS, n_fields);
     if (n < 0)
         return sm_fail(st, "%s:%d: unterminated quote", path, line);
     /* the header again: two files joined with cat, the second's header read as a row (with a
