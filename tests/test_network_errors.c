@@ -152,6 +152,15 @@ static const error_case cases[] = {
      6, "its 50257 x 768 matrix is tied to an embedding"},
     {"[network]\ninput = 16x768\n[layers]\nn = layernorm\nh = lm_head vocab=100\n", 5,
      "the network has none of 100 rows of 768"},
+    /* the fifth audit: a template no block uses was never checked (an unknown type, a
+     * negative size and a misspelt key in it passed); an empty network name headed the table
+     * as " (net.ini)"; a control byte in a name reached the terminal raw */
+    {NET "a = relu\n[template bottleneck]\nc = conv9d out=-4 kernal=3\n", 5,
+     "[template bottleneck] is used by no block"},
+    {"[network]\nname =\ninput = 3x8x8\n[layers]\na = relu\n", 2, "name: an empty name"},
+    {"[network]\nname = x\x1b[31m\ninput = 3x8x8\n[layers]\na = relu\n", 2,
+     "name: a control character in it"},
+    {NET "esc\x1b[31m = relu\n", 4, "the layer name 'esc\\x1b[31m': a name from= cannot spell"},
 };
 
 /* Text with the message's file:line and phrase, or a failure naming the case. */

@@ -11,6 +11,7 @@
 #include "scalemeter/memory.h"
 #include "util/ini_reader.h"
 #include "network/network_internal.h"
+#include "util/escape.h"
 #include "util/fnv.h"
 
 #define MAX_REPEAT 100000
@@ -43,6 +44,7 @@ typedef struct ini_file {
     int n, cap;
     const section **templates; /* the [template NAME] sections, by name (check_repeats) */
     int n_templates;
+    char *template_used; /* by templates[]: a block uses it (check_templates_used) */
 } ini_file;
 
 static int grow(void **items, int *cap, int n, size_t size)
@@ -140,6 +142,7 @@ static void ini_file_free(ini_file *r)
     }
     free(r->sections);
     free(r->templates);
+    free(r->template_used);
 }
 
 /* Networks continue a long layer on indented lines, and name a key before any [section]
@@ -549,11 +552,15 @@ static int add_layer(parse_ctx *c, const entry *e, const char *prefix, int block
     /* a name that from= cannot spell: empty (a row with a blank name), or with a comma, which
      * from= splits at, or white space, which it trims ("from=a,b" read the layer named "a,b"
      * as the two layers a and b) */
-    if (!local[0] || strpbrk(local, ", \t\r\n\v\f")) {
+    if (!local[0] || strpbrk(local, ", \t\r\n\v\f") || sm_has_controls(local)) {
+        /* a control byte (an escape sequence) reached the terminal in --per-layer's table */
+        char *shown = sm_escape_controls(local);
         int rc = sm_fail(c->st,
                          "%s: the layer name '%s': %s (from= names layers joined by commas; a "
-                         "name has no comma or white space)",
-                         where, local, local[0] ? "a name from= cannot spell" : "an empty name");
+                         "name has no comma, white space or control character)",
+                         where, shown ? shown : "?",
+                         local[0] ? "a name from= cannot spell" : "an empty name");
+        free(shown);
         free(local);
         free(text);
         return rc;
@@ -622,6 +629,14 @@ static int parse_network_section(parse_ctx *c, const section *s)
     for (int k = 0; k < s->n; k++) {
         const entry *e = &s->entries[k];
         if (strcmp(e->key, "name") == 0) {
+            /* the name heads every table and names the model in CSV and JSON: an empty one
+             * printed " (net.ini)", one with a control byte reached the terminal */
+            if (!e->value[0] || sm_has_controls(e->value))
+                return sm_fail(c->st,
+                               "%s:%d: name: %s (leave the key out and the file's name "
+                               "stands for it)",
+                               c->path, e->line,
+                               e->value[0] ? "a control character in it" : "an empty name");
             free(c->d->name);
             c->d->name = strdup(e->value);
         } else if (strcmp(e->key, "input") == 0) {
@@ -667,7 +682,23 @@ static const section *find_template(parse_ctx *c, const char *name)
         c->file->n_templates ? bsearch(name, c->file->templates, (size_t)c->file->n_templates,
                                        sizeof *c->file->templates, compare_template_name)
                              : NULL;
+    if (found)
+        c->file->template_used[found - c->file->templates] = 1;
     return found ? *found : NULL;
+}
+
+/* A template no block uses is never expanded, so nothing in it was ever checked: "conv9d
+ * out=-4 kernal=3" in one passed, where the format promises that a typo never goes unnoticed. */
+static int check_templates_used(const ini_file *f, sm_status *st)
+{
+    for (int k = 0; k < f->n_templates; k++)
+        if (!f->template_used[k])
+            return sm_fail(st,
+                           "%s:%d: [%s] is used by no block (use = %s in a [block NAME]): "
+                           "nothing in it is checked; use it or delete it",
+                           f->path, f->templates[k]->line, f->templates[k]->header,
+                           f->templates[k]->header + 9);
+    return 0;
 }
 
 /* "layer1.{0..2}" into prefix "layer1.", range 0..2 and suffix "". */
@@ -963,6 +994,9 @@ static int check_repeats(const char *path, ini_file *f, sm_status *st)
             named[n_templates++] = named[k];
     f->templates = named;
     f->n_templates = n_templates;
+    f->template_used = calloc((size_t)n_templates + 1, 1);
+    if (!f->template_used && rc == 0)
+        rc = sm_fail(st, "%s: out of memory reading its templates", path);
     return rc;
 }
 
@@ -1049,6 +1083,8 @@ int sm_draft_parse(const sm_registry *reg, const char *path, draft_network *d, s
         rc = sm_fail(st, "%s: no [network] section with an input shape (input = 3x224x224)", path);
     if (rc == 0 && d->n_layers == 0)
         rc = sm_fail(st, "%s: the network has no layers", path);
+    if (rc == 0)
+        rc = check_templates_used(&file, st);
     if (rc == 0)
         rc = check_block_names(path, d, st);
     if (rc == 0 && !d->name)
