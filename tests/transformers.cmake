@@ -18,6 +18,23 @@ add_test(NAME transformers_cli_bert_too_long_message
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(transformers_cli_bert_too_long_message PROPERTIES
   PASS_REGULAR_EXPRESSION "bert_base\\.ini:[0-9]+ .*position_embeddings.*longer than max_len 512")
+# metrics takes --seq as predict and curve do (docs/transformers.md gave it; metrics refused
+# the option): the same counts as --image 128, and the same refusals
+add_test(NAME transformers_cli_bert_seq_128
+  COMMAND ${SCALEMETER_BIN} metrics bert_base --seq 128 --format csv
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(transformers_cli_bert_seq_128 PROPERTIES
+  PASS_REGULAR_EXPRESSION "network,bert_base,,128,22423441920,11174215680,[0-9]+,0,0,109482240,")
+add_test(NAME transformers_cli_bert_seq_too_long
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_cli.sh fails_plain
+          "bert_base.ini:[0-9]* .*position_embeddings.*longer than max_len 512"
+          ${SCALEMETER_BIN} metrics bert_base --seq 1024
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME transformers_cli_seq_of_image
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_cli.sh fails_plain
+          "--seq: resnet50 is an image network; --image sets its height and width"
+          ${SCALEMETER_BIN} metrics resnet50 --seq 128
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 # ViT at another image size: torchvision's ViT asserts the size it was built for, and its
 # position table, added whole, cannot meet 50 tokens (112 x 112); it was priced at 50
 add_test(NAME transformers_cli_vit_other_image
