@@ -13,9 +13,10 @@ static const opt_desc predictor_opts[] = {
      "(predict without --device: default, the shipped one-thread CPU calibration)"},
     {"device", 0, "NAME", opt_string, 0, CHOICE(device),
      "calibration-free roofline model of configs/devices/NAME.ini,\n"
-     "or of a file (v100, a100, h100, h200, cpu ship); beside --coeffs: the\n"
-     "passes and the update from the calibration, the gradients' all-reduce\n"
-     "from the description (its links, devices per node and collective)"},
+     "or of a file (`scalemeter devices` lists those shipped); beside\n"
+     "--coeffs: the passes and the update from the calibration, the\n"
+     "gradients' all-reduce from the description (its links, devices per\n"
+     "node and collective)"},
     {"precision", 0, "P", opt_string, 0, CHOICE(precision),
      "fp32, tf32, fp16 or bf16: --device models it (default: the\n"
      "file's); --coeffs refuses a calibration of another precision"},

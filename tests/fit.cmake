@@ -359,3 +359,7 @@ add_test(NAME cli_validate_per_row_hand
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_validate_per_row_hand PROPERTIES PASS_REGULAR_EXPRESSION
   "\n2,tests/data/fit/tiny_a.ini,8,2,1,1,fp32,0.1,0.083708,,0.078868,,0.157736,,0.001,,0.237604,,,,\n")
+# tools/cpu_calibration_tables.py --check: docs/calibration.md's tables of the shipped CPU
+# calibration are what the fits give now (they had drifted from the fit's dispatch form)
+sm_add_python_test(tool_cpu_calibration_tables ../tools/cpu_calibration_tables.py --check
+  --bin ${SCALEMETER_BIN})
