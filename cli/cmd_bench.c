@@ -104,6 +104,19 @@ static int unwritable_name(const char *name, sm_status *st)
     size_t n = strlen(name);
     if (strpbrk(name, "\"\n\r"))
         return sm_fail(st, "network '%s': a name with a quote or line break", name);
+    /* the writer refuses a control byte in a row, after the configuration was measured: each
+     * run measured it again and threw it away */
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+            return sm_fail(st,
+                           "network '%.*s\\x%02x...': a name with a control character, which a "
+                           "row of the measurement CSV cannot keep (rename the file)",
+                           (int)i, name, (unsigned char)name[i]);
+    /* the standard input is no name fit or validate can read back, and a second network
+     * given as - stood in the CSV for the first */
+    if (!strcmp(name, "-"))
+        return sm_fail(st, "network '-': the standard input is no name the measurement CSV can "
+                           "keep, for fit and validate to read the network back; give a file");
     if (n && (isspace((unsigned char)name[0]) || isspace((unsigned char)name[n - 1])))
         return sm_fail(st,
                        "network '%s': a name beginning or ending with a blank, which the "

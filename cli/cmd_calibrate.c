@@ -58,18 +58,20 @@ static void usage(void)
 }
 
 /* The value of a bench option among the arguments calibrate passes on ("--name V" or
- * "--name=V"); NULL when absent. */
+ * "--name=V"), the last where it is given twice, as bench takes it (the first chose the
+ * defaults of one backend while bench ran the other); NULL when absent. */
 static const char *passed_on(char **args, int n, const char *name)
 {
     size_t len = strlen(name);
+    const char *value = NULL;
     for (int i = 0; i < n; i++)
         if (!strncmp(args[i], name, len)) {
             if (args[i][len] == '=')
-                return args[i] + len + 1;
-            if (!args[i][len] && i + 1 < n)
-                return args[i + 1];
+                value = args[i] + len + 1;
+            else if (!args[i][len] && i + 1 < n)
+                value = args[++i];
         }
-    return NULL;
+    return value;
 }
 
 /* Runs a command with its standard output into fd (left open). */

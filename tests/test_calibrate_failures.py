@@ -139,6 +139,23 @@ try:
             "replace what is read; name another file")
     check(rc == 2 and err.strip() == want, f"calibrate -o net of net.ini: exit {rc}: {err}")
     check(open(net, "rb").read() == before, "calibrate wrote over the network net.ini")
+    # bench takes the last of an option given twice; calibrate chose its defaults by the first
+    # (--backend cuda --backend cpu: GPU images 64, 128, 224 measured on the CPU). Now the
+    # CPU's, images 32 and 64 (the tiny networks at batch 1; the fit's outcome aside)
+    prefix = os.path.join(tmp, "twice")
+    run("calibrate", ",".join(TINY), "--backend=cuda", "--backend=cpu", "--batch", "1",
+        "--reps", "1", "--warmup", "1", "-q", "-o", prefix)
+    with open(prefix + ".csv") as f:
+        images = sorted({line.split(",")[1] for line in f.read().splitlines()[1:]})
+    check(images == ["32", "64"], f"calibrate --backend cuda --backend cpu: images {images}")
+    # the standard input, or a name with a control byte, as a network: refused before any
+    # measurement (- stood for every network read so; a control byte was measured, then
+    # refused by the CSV's writer, every run)
+    for name in ("-", "tiny\x1fnet.ini"):
+        rc, out, err = run("bench", name, "--batch", "1", "--reps", "1", "--warmup", "1", "-o",
+                           os.path.join(tmp, "names.csv"))
+        check(rc == 2 and "network '" in err and not os.path.exists(os.path.join(tmp, "names.csv")),
+              f"bench {name!r}: exit {rc}: {err.strip()}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
