@@ -148,5 +148,26 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(runs) as f:
         models = [ln.split(",")[0] for ln in f.read().splitlines()[1:]]
     check(rc == 0 and models == [want], f"bench -o {runs}: {models}, want {want}: {err}")
+    # bench writes a zoo network by its bare name; a file of that name beside the CSV stood
+    # for it without a word (mobilenet_v2's rows fitted on a one-layer network): refused, and
+    # a row that writes it as a path (./NAME) reads the file
+    zoo = os.path.join(tmp, "zoo")
+    os.mkdir(zoo)
+    rows = "".join(f"{m},32,{b},1,1,0.01,0.012,0.02,0.003,0.035\n"
+                   for m in ("resnet18", "mobilenet_v2") for b in (1, 2, 4))
+    zoo_runs = os.path.join(zoo, "runs.csv")
+    with open(zoo_runs, "w") as f:
+        f.write("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n" + rows)
+    with open(os.path.join(zoo, "mobilenet_v2"), "w") as f:
+        f.write("[network]\nname = x\ninput = 3x32x32\n[layers]\nfc = linear out=10\n")
+    for cmd in (["validate", zoo_runs, "--device", "h100"], ["fit", zoo_runs]):
+        rc, out, err = run_in(tmp, *cmd)
+        check(rc == 1 and f"runs.csv:5: model mobilenet_v2 names both the zoo's network and the "
+              "file" in err and len(err.strip().splitlines()) == 1, f"{cmd[0]}: {rc} {err}")
+    with open(zoo_runs, "w") as f:
+        f.write("model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step\n" +
+                rows.replace("mobilenet_v2,", "./mobilenet_v2,"))
+    rc, out, err = run_in(tmp, "validate", zoo_runs, "--device", "h100", "--format", "json")
+    check(rc == 0 and "zoo/./mobilenet_v2" in out, f"./mobilenet_v2 reads the file: {err} {out[:300]}")
 
 finish()

@@ -603,6 +603,22 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* Whether model is a bare name of the zoo's (models/NAME.ini of the data folder). */
+static int zoo_name(const char *model)
+{
+    if (strchr(model, '/'))
+        return 0;
+    const char *dir = sm_data_dir();
+    size_t len = strlen(dir) + strlen(model) + sizeof "/models/.ini";
+    char *path = malloc(len);
+    if (!path)
+        return 0;
+    snprintf(path, len, "%s/models/%s.ini", dir, model);
+    int there = sm_is_file(path);
+    free(path);
+    return there;
+}
+
 /* A model written as a relative path names a file beside the CSV where there is one there: the
  * CSV and its networks move together and are read from any folder. Elsewhere the model is left
  * as written, found as before from the current folder, then in the zoo (resnet50); so is one
@@ -633,10 +649,22 @@ static int resolve_models(sm_runs *runs, const char *csv, sm_status *st)
             }
             memcpy(beside, csv, dir_len);
             memcpy(beside + dir_len, r->model, n + 1);
-            if (sm_is_file(beside) && !same_file(beside, r->model))
+            if (sm_is_file(beside) && !same_file(beside, r->model)) {
+                /* bench writes a zoo network by its bare name: a file of that name beside the
+                 * CSV stood for it, and a fit of mobilenet_v2's rows priced another network */
+                if (zoo_name(r->model)) {
+                    rc = sm_fail(st,
+                                 "%s:%d: model %s names both the zoo's network and the file %s "
+                                 "beside the CSV; rename the file, or write the row's model "
+                                 "as a path (./%s)",
+                                 csv, r->line, r->model, beside, r->model);
+                    free(beside);
+                    break;
+                }
                 prev_as = beside;
-            else
+            } else {
                 free(beside);
+            }
         }
         if (prev_as) {
             char *m = strdup(prev_as);
