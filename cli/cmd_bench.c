@@ -90,7 +90,7 @@ typedef struct bench_args {
     int64_t reps, warmup, threads;
     double min_time, bucket_mb, max_memory_gb;
     sm_bench_allreduce allreduce;
-    int allreduce_given;
+    int allreduce_given, bucket_given;
     int cuda;                          /* --backend cuda */
     int quiet, help;                   /* --quiet: no progress line; --help */
     const char *precision, *conv_algo; /* cuda only: NULL when not given */
@@ -248,6 +248,7 @@ static int parse_option(int c, const char *v, bench_args *a, sm_status *st)
     case OPT_MIN_TIME:
         return parse_real("--min-time", v, &a->min_time, st);
     case OPT_BUCKET:
+        a->bucket_given = 1;
         return bucket_mib_value(v, &a->bucket_mb, st);
     case OPT_MAX_MEMORY:
         if (parse_real("--max-memory", v, &a->max_memory_gb, st))
@@ -558,6 +559,14 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
                 "scalemeter bench: %s: %d configurations measured, %d out of memory, %d "
                 "already there\n",
                 a->output, t.measured, t.oom, t.skipped);
+        /* a row's key holds no all-reduce or bucket size (nor does the CSV): rows of another
+         * --allreduce stood for these, and a comparison of the two got one twice */
+        if (t.skipped && l->ranks > 1 && (a->allreduce_given || a->bucket_given))
+            say_warning("%s: the %d configurations already there were not measured again: the "
+                        "CSV does not record the all-reduce or bucket size a row was measured "
+                        "with, so rows of another --allreduce or --bucket-mib would stand for "
+                        "these; to compare them, write each to a file of its own (-o)",
+                        a->output, t.skipped);
     }
     catch_interrupts(0);
     return rc;
