@@ -385,6 +385,11 @@ with tempfile.TemporaryDirectory() as d:
     two_csv = write("two.csv", "bytes,impl,ranks,nodes,time_s\n1048576,ring,16,2,1e-4\n"
                     "2097152,ring,16,2,2e-4\n")
     fails([two_csv + "@4"], "two.csv", "sit on 2 nodes", "@4")
+    # ... nor `scalemeter allreduce`'s nodes column on one node (it counts them by shared
+    # memory): @2 made one node's links the network's, exit 0
+    one_csv = write("one.csv", "bytes,impl,ranks,nodes,time_s\n1048576,mpi,2,1,1e-3\n"
+                    "16777216,mpi,2,1,1e-2\n")
+    fails([one_csv + "@2"], "one.csv:2", "sit on 1 node (its nodes column), and @2 says 2")
     rc, so, se = run("fit-comm", one, write("one-host.txt", nccl_tests_output(2, 8).replace(
         "node01", "node00")) + "@2", "--format", "json", "--collective", "ring")
     check(rc == 0 and json.loads(so)["inter"]["fitted"], f"one host name @2: {rc} {se}")

@@ -649,6 +649,16 @@ static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, cons
             rc = -1;
             break;
         }
+        /* `scalemeter allreduce` counts its nodes by shared memory (MPI_COMM_TYPE_SHARED),
+         * which hosts of one name do not fool: @NODES against its column turned one node's
+         * links into the network's, and --device-out wrote them */
+        if (col_nodes >= 0 && nodes > 0 && nodes != file_nodes) {
+            rc = sm_fail(st,
+                         "%s:%d: the file's ranks sit on %ld node%s (its nodes column), and "
+                         "@%d says %d; give @NODES only where the file does not tell it",
+                         path, lineno, file_nodes, file_nodes == 1 ? "" : "s", nodes, nodes);
+            break;
+        }
         int n = 0, g = 0;
         if ((rc = layout(path, (int)ranks, (int)file_nodes, nodes, &n, &g, st)))
             break;
