@@ -16,6 +16,7 @@
 #include "launcher.h"
 #include "option_values.h"
 #include "output.h"
+#include "util/escape.h"
 
 /* Networks that run at 32 and 64 pixels and differ in what dominates them: plain and residual
  * convolutions, depthwise and grouped ones, squeeze-excitation, a heavy dense head. */
@@ -320,6 +321,29 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "scalemeter calibrate: -o %s: name too long\n", prefix);
         return 2;
     }
+    /* what would stop the job after the measurements, said before them: a device name the
+     * coefficient file cannot hold as given, an output that is a folder */
+    if (device) {
+        char *shown = sm_escape_ini_value(device);
+        int bad = !device[0] || (shown && strcmp(shown, device));
+        free(shown);
+        if (bad)
+            return usage_error("calibrate",
+                               !device[0] ? "--device-name '': an empty name"
+                                          : "--device-name: it would not read back from the "
+                                            "coefficient file as given (a control character, a "
+                                            "blank at an end, or ' ;', which starts a comment)");
+    }
+    const char *const outputs[] = {csv, ini, loo};
+    struct stat sb;
+    for (int k = 0; k < 3; k++)
+        if (stat(outputs[k], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            fprintf(stderr,
+                    "scalemeter calibrate: %s is a folder: calibrate writes a file "
+                    "there; give another -o PREFIX\n",
+                    outputs[k]);
+            return 2;
+        }
     /* a file written that is a network measured: `calibrate net.ini,... -o net` measured for
      * minutes, then fit wrote the coefficients over net.ini */
     if (launcher_rank() == 0 && prefix_names_a_network(models, csv, ini, loo))

@@ -156,6 +156,18 @@ try:
                            os.path.join(tmp, "names.csv"))
         check(rc == 2 and "network '" in err and not os.path.exists(os.path.join(tmp, "names.csv")),
               f"bench {name!r}: exit {rc}: {err.strip()}")
+    # what stopped the job only after its measurements: a device name the coefficient file
+    # cannot hold, an output that is a folder (said to be "an earlier run's")
+    os.mkdir(os.path.join(tmp, "folder.ini"))
+    for args, want in ((["--device-name", " x ;y", "-o", os.path.join(tmp, "named")],
+                        "--device-name: it would not read back"),
+                       (["--device-name", "", "-o", os.path.join(tmp, "named")],
+                        "--device-name '': an empty name"),
+                       (["-o", os.path.join(tmp, "folder")], "folder.ini is a folder")):
+        rc, out, err = run("calibrate", TINY[0], "--batch", "1", *args)
+        check(rc == 2 and want in err and not os.path.exists(os.path.join(tmp, "named.csv"))
+              and not os.path.exists(os.path.join(tmp, "folder.csv")),
+              f"calibrate {args}: exit {rc}: {err.strip()}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
