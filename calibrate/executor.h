@@ -109,8 +109,9 @@ int64_t sm_executor_weight_offset(const sm_executor *ex, int layer);
 /* Class labels of the rows, in [0, classes). */
 const int32_t *sm_executor_labels(const sm_executor *ex, int64_t *rows, int64_t *classes);
 
-/* Threads of OpenBLAS, which runs the matrix products of every kernel (0 < n). */
-void sm_cpu_set_threads(int n);
+/* Threads of OpenBLAS, which runs the matrix products of every kernel (0 < n); returns the
+ * threads it took, which its build caps (MAX_THREADS: 4096 asked ran 64). */
+int sm_cpu_set_threads(int n);
 
 #ifdef __cplusplus
 }

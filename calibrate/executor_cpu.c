@@ -38,10 +38,11 @@ struct sm_executor {
     int kernels_named; /* 1: sm_plugin_kernels_named(1) was called, for sm_executor_free */
 };
 
-void sm_cpu_set_threads(int n)
+int sm_cpu_set_threads(int n)
 {
     if (n > 0)
         openblas_set_num_threads(n);
+    return openblas_get_num_threads();
 }
 
 /* The CPU kernels of a layer's type: the descriptor's own, or its companion module's (loaded

@@ -5,6 +5,7 @@ the report. Each check failed before its fix.
 
     test_calibrate_failures.py SCALEMETER
 """
+import csv
 import os
 import shutil
 import signal
@@ -168,6 +169,17 @@ try:
         check(rc == 2 and want in err and not os.path.exists(os.path.join(tmp, "named.csv"))
               and not os.path.exists(os.path.join(tmp, "folder.csv")),
               f"calibrate {args}: exit {rc}: {err.strip()}")
+    # --threads above what OpenBLAS's build takes (MAX_THREADS; 64 in Debian's) was written as
+    # asked: 64, 100 and 4096 made three rows of one run. The column says what ran
+    threads_csv = os.path.join(tmp, "threads.csv")
+    rc, out, err = run("bench", TINY[0], "--batch", "1", "--reps", "1", "--warmup", "1",
+                       "--threads", "4096", "-o", threads_csv)
+    with open(threads_csv) as f:
+        rows = list(csv.DictReader(f)) if rc == 0 else []
+    took = int(rows[0]["threads"]) if rows else -1
+    said = f"--threads 4096: OpenBLAS runs {took} at most" in err
+    check(rc == 0 and ((took < 4096 and said) or (took == 4096 and "OpenBLAS runs" not in err)),
+          f"bench --threads 4096: exit {rc}, column {took}: {err.strip()}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
