@@ -437,8 +437,9 @@ static void interrupt_message(const sm_bench_layout *l, const char *file, const 
                                 "measured into %s; the same command starts it again\n",
                                 file)
                      : snprintf(interrupted_msg, sizeof interrupted_msg,
-                                "\nscalemeter bench: interrupted: %s keeps the %d rows measured "
-                                "before (%d in this run); the same command resumes from there\n",
+                                "\nscalemeter bench: interrupted: %s keeps this job's %d rows "
+                                "measured so far (%d in this run); the same command resumes "
+                                "from there\n",
                                 file, all, now);
     if (n >= 0 && n < (int)sizeof interrupted_msg)
         n += snprintf(interrupted_msg + n, sizeof interrupted_msg - (size_t)n, "%s",

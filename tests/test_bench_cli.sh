@@ -147,7 +147,7 @@ interrupt)
     [ $rc -eq $want ] || fail "exit status $rc after SIG$sig, expected $want"
     check_whole
     kept=$(($(wc -l <"$csv") - 1))
-    grep -q "^scalemeter bench: interrupted: $csv keeps the $kept rows measured before ($kept in" \
+    grep -q "^scalemeter bench: interrupted: $csv keeps this job's $kept rows measured so far ($kept in" \
         "$err" || fail "no message saying the $kept rows kept: $(cat "$err")"
     echo "SIG$sig after $kept rows: exit $rc, and said so"
     ;;
