@@ -390,6 +390,10 @@ with tempfile.TemporaryDirectory() as d:
     one_csv = write("one.csv", "bytes,impl,ranks,nodes,time_s\n1048576,mpi,2,1,1e-3\n"
                     "16777216,mpi,2,1,1e-2\n")
     fails([one_csv + "@2"], "one.csv:2", "sit on 1 node (its nodes column), and @2 says 2")
+    # two of its CSVs joined with cat: the second header was "expected positive bytes, ..."
+    with open(one_csv) as f:
+        twice = f.read() * 2
+    fails([write("twice.csv", twice)], "twice.csv:4", "the header again (files joined?)")
     rc, so, se = run("fit-comm", one, write("one-host.txt", nccl_tests_output(2, 8).replace(
         "node01", "node00")) + "@2", "--format", "json", "--collective", "ring")
     check(rc == 0 and json.loads(so)["inter"]["fitted"], f"one host name @2: {rc} {se}")

@@ -585,6 +585,15 @@ static int read_allreduce_csv(sm_comm_runs *r, line_source *src, int nodes, cons
                              lineno);
             continue;
         }
+        /* the header again: two files joined with cat ("expected positive bytes, ..." said
+         * nothing of it) */
+        if (col_bytes < nt && !strcmp(tok[col_bytes], "bytes")) {
+            rc = sm_fail(st,
+                         "%s:%d: the header again (files joined?): the first one stands for "
+                         "the whole file; delete this one, or give the files apart",
+                         path, lineno);
+            break;
+        }
         /* a row cut short (a file truncated mid-number) or one with a field too many */
         if (nt != header) {
             rc = sm_fail(st, "%s:%d: %d fields where the header has %d", path, lineno, nt, header);
