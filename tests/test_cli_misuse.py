@@ -580,6 +580,20 @@ try:
                         "--", "-,resnet50"], capture_output=True, text=True, input=r18)
     models = [row["model"] for row in csv_rows(p.stdout)] if p.returncode == 0 else []
     check(models == ["resnet18", "resnet50"], f"curve -- -,resnet50: {models} {p.stderr.strip()}")
+    # a plugin folder holding mish_gpu.so and no mish.so: every scan skips a companion as its
+    # plugin's kernels, and "unknown layer type 'mish'" named no file (the measuring commands'
+    # audit); the message names the companion. Its content is not read: an empty file
+    plugins = os.path.join(tmp, "orphans")
+    os.mkdir(plugins)
+    open(os.path.join(plugins, "mish_gpu.so"), "w").close()
+    mish = os.path.join(tmp, "mish.ini")
+    with open(mish, "w") as f:
+        f.write("[network]\ninput = 3x8x8\n[layers]\na = mish\n")
+    p = subprocess.run([SM, "metrics", mish], capture_output=True, text=True,
+                       env=dict(os.environ, SCALEMETER_PLUGIN_PATH=plugins))
+    one_line_error(p.returncode, p.stderr, 1, f"unknown layer type 'mish': {plugins}/mish_gpu.so "
+                   "is a companion module (a plugin's kernels), and no mish.so beside it",
+                   "an orphan companion")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -114,6 +114,10 @@ typedef struct draft_network {
  * network is freed: the registry lives until its owner and every network have let it go. */
 void sm_registry_hold(const sm_registry *reg);
 void sm_registry_release(const sm_registry *reg);
+/* A companion module of type name's (NAME_cpu.so or NAME_gpu.so) in a plugin folder where no
+ * NAME.so is, its path in out: 1; else 0. Every folder scan skips companions as kernels of
+ * their plugin, so such a file alone was passed over without a word. */
+int sm_registry_orphan_companion(const sm_registry *reg, const char *name, char *out, size_t len);
 /* sm_registry_find with the reason: 0 with *out NULL where no plugin provides name, -1 with st
  * set where loading a plugin failed (registry.c). */
 int sm_registry_lookup(const sm_registry *reg, const char *name, const sm_layer_type **out,

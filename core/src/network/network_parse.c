@@ -459,7 +459,13 @@ static int parse_layer_tokens(parse_ctx *c, draft_layer *l, char *text, const ch
     if (sm_registry_lookup(c->reg, type, &l->type, &why))
         return sm_fail(c->st, "%s: layer %s: %s", where, l->name, why.msg);
     if (!l->type) {
-        char near[256];
+        char near[256], orphan[512];
+        if (sm_registry_orphan_companion(c->reg, type, orphan, sizeof orphan))
+            return sm_fail(c->st,
+                           "%s: layer %s: unknown layer type '%s': %.300s is a companion "
+                           "module (a plugin's kernels), and no %s.so beside it holds the "
+                           "type; a plugin's own file is NAME.so",
+                           where, l->name, type, orphan, type);
         near_types(c->reg, type, near, sizeof near);
         return sm_fail(c->st,
                        "%s: layer %s: unknown layer type '%s' (%s%s%s`scalemeter plugins` "
