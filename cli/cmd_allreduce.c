@@ -209,33 +209,22 @@ static int parse_args(int argc, char **argv, allreduce_args *a, sm_status *st)
     return 0;
 }
 
-/* Nodes the ranks run on: one shared-memory communicator per node, counted by its rank 0. */
-static int count_nodes(void)
+/* Nodes the ranks run on: one shared-memory communicator per node, counted by its rank 0;
+ * and the ranks on this rank's node, which share its memory (1 and 1 where MPI cannot say). */
+static void node_layout(int *nodes, int *local)
 {
     MPI_Comm node;
-    int local = 0, leaders = 1, nodes = 1;
+    int rank = 0, leaders = 1;
+    *nodes = *local = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
         MPI_SUCCESS)
-        return 1;
-    MPI_Comm_rank(node, &local);
-    leaders = local == 0;
-    if (MPI_Allreduce(&leaders, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
-        nodes = 1;
+        return;
+    MPI_Comm_rank(node, &rank);
+    MPI_Comm_size(node, local);
+    leaders = rank == 0;
+    if (MPI_Allreduce(&leaders, nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        *nodes = 1;
     MPI_Comm_free(&node);
-    return nodes;
-}
-
-/* The ranks on this rank's node (its shared-memory group): they share its memory. */
-static int ranks_on_node(void)
-{
-    MPI_Comm node;
-    int size = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
-        MPI_SUCCESS)
-        return 1;
-    MPI_Comm_size(node, &size);
-    MPI_Comm_free(&node);
-    return size;
 }
 
 static void print_header(const allreduce_args *a, json_writer *w, int ranks, int nodes)
@@ -345,8 +334,9 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
      * touches the pages, so the size is checked against the node's memory first, for all the
      * ranks on it (four ranks of 8 GiB each passed a check of one against 23.5 GiB, and the
      * kernel killed one) */
-    uint64_t need = (uint64_t)(n_impls + 1) * a->max_bytes;
-    uint64_t local = (uint64_t)ranks_on_node();
+    int nodes, on_node;
+    node_layout(&nodes, &on_node);
+    uint64_t need = (uint64_t)(n_impls + 1) * a->max_bytes, local = (uint64_t)on_node;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     float *host = NULL;
     if (pages > 0 && page > 0 && need * local > (uint64_t)pages * (uint64_t)page)
@@ -369,7 +359,6 @@ static int sweep(const allreduce_args *a, int rank, int ranks)
             rc = 1;
             break;
         }
-    int nodes = count_nodes();
     json_writer w;
     json_init(&w, stdout);
     if (rank == 0 && !rc)

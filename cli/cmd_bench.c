@@ -29,6 +29,7 @@
 #include "output.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
+#include "util/escape.h"
 #include "executor.h"
 
 #define MAX_LIST OPTION_MAX_LIST
@@ -106,12 +107,15 @@ static int unwritable_name(const char *name, sm_status *st)
         return sm_fail(st, "network '%s': a name with a quote or line break", name);
     /* the writer refuses a control byte in a row, after the configuration was measured: each
      * run measured it again and threw it away */
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
-            return sm_fail(st,
-                           "network '%.*s\\x%02x...': a name with a control character, which a "
-                           "row of the measurement CSV cannot keep (rename the file)",
-                           (int)i, name, (unsigned char)name[i]);
+    if (sm_has_controls(name)) {
+        char *shown = sm_escape_controls(name);
+        sm_fail(st,
+                "network '%s': a name with a control character, which a row of the measurement "
+                "CSV cannot keep (rename the file)",
+                shown ? shown : "?");
+        free(shown);
+        return -1;
+    }
     /* the standard input is no name fit or validate can read back, and a second network
      * given as - stood in the CSV for the first */
     if (!strcmp(name, "-"))

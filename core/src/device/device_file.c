@@ -1050,7 +1050,9 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     /* Volta's and Turing's tensor cores (NCCL's volta) have neither TF32 nor BF16: where the
      * tensor cores are not named, the architecture says so (device_arch.c checks them) */
     int arch_line = line_of(&r, "device", "architecture");
-    for (int p = SM_TF32; p <= SM_BF16; p += SM_BF16 - SM_TF32)
+    static const sm_precision from_ampere[] = {SM_TF32, SM_BF16};
+    for (size_t k = 0; k < sizeof from_ampere / sizeof *from_ampere; k++) {
+        sm_precision p = from_ampere[k];
         if (arch_line && !line_of(&r, "device", "tensor_cores") &&
             dev->generation == SM_GPU_VOLTA && peak_line[p])
             return sm_fail(st,
@@ -1058,6 +1060,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            "Turing) has no %s; it came with Ampere",
                            path, peak_line[p], sm_precision_names[p], arch_line,
                            sm_precision_names[p]);
+    }
     /* an efficiency scales its precision's peak: without the peak no prediction reads it, and
      * a compute_efficiency_tf32 on a part without TF32 was taken without a word */
     for (int i = 0; i < N_FIELDS; i++)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
 #include "util/ini_reader.h"
 #include "network/network_internal.h"
 #include "scalemeter/device.h"
@@ -72,19 +73,18 @@ static void write_equation(FILE *f, const sm_fit *fit, sm_phase ph, const char *
  * end (the reader trims them); else -1 naming the key. */
 static int ini_value(const char *path, const char *key, const char *text, sm_status *st)
 {
-    size_t n = strlen(text);
-    int bad = n > 0 && (isspace((unsigned char)text[0]) || isspace((unsigned char)text[n - 1]));
-    for (size_t i = 0; i < n && !bad; i++)
-        bad = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ||
-              (text[i] == ';' && i > 0 && isspace((unsigned char)text[i - 1]));
+    /* sm_escape_ini_value's rule: what it would escape does not read back */
+    char *escaped = sm_escape_ini_value(text);
+    int bad = !escaped || strcmp(escaped, text);
+    free(escaped);
     if (!bad)
         return 0;
     char shown[400]; /* one line: control characters escaped */
-    size_t k = 0;
+    size_t n = strlen(text), k = 0;
     for (size_t i = 0; i < n && k + 8 < sizeof shown; i++) {
         unsigned char c = (unsigned char)text[i];
-        k += c < 0x20 || c == 0x7f ? (size_t)snprintf(shown + k, sizeof shown - k, "\\x%02x", c)
-                                   : (size_t)snprintf(shown + k, sizeof shown - k, "%c", c);
+        k += sm_is_control(c) ? (size_t)snprintf(shown + k, sizeof shown - k, "\\x%02x", c)
+                              : (size_t)snprintf(shown + k, sizeof shown - k, "%c", c);
     }
     return sm_fail(st,
                    "%s: not written: its [fit] %s would not read back as given (a control "

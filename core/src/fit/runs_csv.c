@@ -606,17 +606,10 @@ static int same_file(const char *a, const char *b)
 /* Whether model is a bare name of the zoo's (models/NAME.ini of the data folder). */
 static int zoo_name(const char *model)
 {
-    if (strchr(model, '/'))
-        return 0;
-    const char *dir = sm_data_dir();
-    size_t len = strlen(dir) + strlen(model) + sizeof "/models/.ini";
-    char *path = malloc(len);
-    if (!path)
-        return 0;
-    snprintf(path, len, "%s/models/%s.ini", dir, model);
-    int there = sm_is_file(path);
+    char *path;
+    int shipped = sm_data_shipped("models", model, &path);
     free(path);
-    return there;
+    return shipped > 0;
 }
 
 /* A model written as a relative path names a file beside the CSV where there is one there: the

@@ -345,25 +345,21 @@ static double forward_peak(const sm_network *net, const int *owner, training_scr
         w->freed[i] = 0;
     double live = 0, peak = 0;
     for (int s = 0; s <= n; s++) {
-        if (s > 0 && owner[s - 1] != s)
-            continue; /* a view: its layer makes no storage */
-        int done = w->kept[s] ? w->first[s] - 1 : w->done_at[s];
-        if (done < s - 1)
-            continue; /* kept from the layer that makes it: counted in alive[] */
-        if (s == 0)
+        /* a kept storage is in alive[] from its first keeper on: held apart until then */
+        if (w->kept[s])
+            w->done_at[s] = w->first[s] - 1;
+        /* a view's layer makes no storage; one kept from the layer that makes it (the
+         * input: by layer 0) is in alive[] throughout */
+        if ((s > 0 && owner[s - 1] != s) || w->done_at[s] < s - 1 || w->done_at[s] < 0)
+            continue;
+        if (s == 0) /* made before the first layer */
             live += storage_size(net, 0, batch, c);
-        if (done >= 0)
-            w->freed[done] += storage_size(net, s, batch, c);
-        else
-            live -= storage_size(net, 0, batch, c); /* the input, kept by layer 0 */
+        w->freed[w->done_at[s]] += storage_size(net, s, batch, c);
     }
     for (int i = 0; i < n; i++) {
         int s = i + 1;
-        if (owner[i] == s) {
-            int done = w->kept[s] ? w->first[s] - 1 : w->done_at[s];
-            if (done >= i)
-                live += storage_size(net, s, batch, c);
-        }
+        if (owner[i] == s && w->done_at[s] >= i)
+            live += storage_size(net, s, batch, c);
         peak = fmax(peak, w->alive[i] + live);
         live -= w->freed[i];
     }

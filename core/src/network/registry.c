@@ -664,30 +664,6 @@ static int add_folder(sm_registry *reg, const char *dir, int from_env, sm_status
 
 static int shadows_shipped(const sm_registry *reg, const plugin *p, sm_status *st);
 
-int sm_registry_orphan_companion(const sm_registry *reg, const char *name, char *out, size_t len)
-{
-    static const char *const suffixes[] = {CPU_SUFFIX, GPU_SUFFIX};
-    for (int i = 0; reg && i < reg->n_folders; i++)
-        for (int k = 0; k < 2; k++) {
-            char *module_file, *plugin_file;
-            size_t n = strlen(reg->folders[i].dir) + strlen(name) + strlen(suffixes[k]) + 2;
-            if (!(module_file = malloc(n)) || !(plugin_file = malloc(n))) {
-                free(module_file);
-                return 0;
-            }
-            snprintf(module_file, n, "%s/%s%s", reg->folders[i].dir, name, suffixes[k]);
-            snprintf(plugin_file, n, "%s/%s.so", reg->folders[i].dir, name);
-            int orphan = sm_is_file(module_file) && !sm_is_file(plugin_file);
-            if (orphan)
-                snprintf(out, len, "%s", module_file);
-            free(module_file);
-            free(plugin_file);
-            if (orphan)
-                return 1;
-        }
-    return 0;
-}
-
 /* Loads every plugin of the folders, or of SCALEMETER_PLUGIN_PATH's alone (user), once: *state
  * and *error keep the outcome for the calls after. The user's must not provide a shipped type. */
 static int load_folders_once(sm_registry *reg, int user, int *state, char **error, sm_status *st)
@@ -888,6 +864,30 @@ static char *companion_path(const char *path, const char *suffix)
         memcpy(p + stem, suffix, n);
     }
     return p;
+}
+
+int sm_registry_orphan_companion(const sm_registry *reg, const char *name, char *out, size_t len)
+{
+    static const char *const suffixes[] = {CPU_SUFFIX, GPU_SUFFIX};
+    size_t n = strlen(name) + sizeof ".so";
+    char *file = malloc(n);
+    if (!file)
+        return 0;
+    snprintf(file, n, "%s.so", name);
+    int orphan = 0;
+    for (int i = 0; reg && i < reg->n_folders && !orphan; i++) {
+        char *plugin_file = join(reg->folders[i].dir, file);
+        for (int k = 0; plugin_file && k < 2 && !orphan; k++) {
+            char *module_file = companion_path(plugin_file, suffixes[k]);
+            orphan = module_file && sm_is_file(module_file) && !sm_is_file(plugin_file);
+            if (orphan)
+                snprintf(out, len, "%s", module_file);
+            free(module_file);
+        }
+        free(plugin_file);
+    }
+    free(file);
+    return orphan;
 }
 
 /* A companion's table, as its entry point returned it: NULL with *state COMPANION_NONE where

@@ -173,20 +173,35 @@ static void near_shipped(const char *subdir, const char *name, char *out, size_t
         free(names[k]);
 }
 
+int sm_data_shipped(const char *subdir, const char *name, char **path)
+{
+    *path = NULL;
+    if (strchr(name, '/'))
+        return 0;
+    if (asprintf(path, "%s/%s/%s.ini", sm_data_dir(), subdir, name) < 0) {
+        *path = NULL;
+        return -1;
+    }
+    if (sm_is_file(*path))
+        return 1;
+    free(*path);
+    *path = NULL;
+    return 0;
+}
+
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st)
 {
     if (sm_is_file(name) || !strcmp(name, "-")) /* "-": the standard input */
         return copy_found(what, name, name, path, len, st);
-    if (!strchr(name, '/')) {
-        char *found;
-        if (asprintf(&found, "%s/%s/%s.ini", sm_data_dir(), subdir, name) < 0)
-            return sm_fail(st, "out of memory");
-        int there = sm_is_file(found);
-        int rc = there ? copy_found(what, name, found, path, len, st) : 0;
+    char *found;
+    int shipped = sm_data_shipped(subdir, name, &found);
+    if (shipped < 0)
+        return sm_fail(st, "out of memory");
+    if (shipped) {
+        int rc = copy_found(what, name, found, path, len, st);
         free(found);
-        if (there)
-            return rc;
+        return rc;
     }
     /* there but not a file: a FIFO would block its reader, a device or folder read as junk */
     struct stat s;

@@ -43,6 +43,10 @@ int sm_refuse_cr_line_ends(const char *line, int csv, const char *path, int line
 int sm_data_find(const char *what, const char *subdir, const char *name, const char *hint,
                  char *path, size_t len, sm_status *st);
 
+/* 1 with *path (malloc'd) where name, a bare name, is shipped: sm_data_dir()/SUBDIR/NAME.ini
+ * is a file; 0 (*path NULL) where it is not or name has a '/'; -1 out of memory. */
+int sm_data_shipped(const char *subdir, const char *name, char **path);
+
 /* 1 where path is there and a regular file (through links). */
 int sm_is_file(const char *path);
 
