@@ -20,7 +20,7 @@
 
 #include "scalemeter/scalemeter.h"
 
-#define SM_BACKEND_MODULE_ABI 1u
+#define SM_BACKEND_MODULE_ABI 2u
 /* Each module exports its table as SM_BACKEND_MODULE_SYMBOL followed by its name
  * (sm_backend_table_cpu, sm_backend_table_cuda): cuda.so links cpu.so, and one name in both
  * would be two definitions of one global in the process (ASan's ODR check refuses it). */

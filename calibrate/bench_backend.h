@@ -34,6 +34,8 @@ typedef struct sm_bench_backend {
     int (*open)(MPI_Comm comm, void **job, char *note, size_t note_len, sm_status *st);
     void (*close)(void *job);
     const char *(*device)(const void *job); /* the CSV's device column; NULL: none */
+    /* the CSV's allreduce column: what sums the gradients of several ranks under cfg */
+    const char *(*collective)(const sm_bench_config *cfg);
     /* 0 when every layer of net has kernels on this backend; else -1 naming the first. */
     int (*check)(const sm_network *net, sm_status *st);
     /* The executor of one configuration: 0, -1 with a message, or SM_EXECUTOR_NOMEM. */

@@ -195,6 +195,11 @@ static int cpu_executor_new(void *job, const sm_network *net, const sm_bench_opt
 
 static void cpu_executor_free(void *ex) { sm_executor_free(ex); }
 
+static const char *cpu_collective(const sm_bench_config *cfg)
+{
+    return cfg->allreduce == SM_BENCH_RING ? "ring" : "mpi";
+}
+
 static int cpu_run(void *job, void *ex, const sm_bench_config *cfg, MPI_Comm comm,
                    sm_bench_progress_fn progress, void *ctx, sm_bench_result *out, sm_status *st)
 {
@@ -208,6 +213,7 @@ const sm_bench_backend sm_bench_backend_cpu = {
     .open = cpu_open,
     .close = cpu_close,
     .device = cpu_device,
+    .collective = cpu_collective,
     .check = sm_executor_check,
     .executor_new = cpu_executor_new,
     .executor_free = cpu_executor_free,

@@ -234,6 +234,13 @@ static int cuda_executor_new(void *job, const sm_network *net, const sm_bench_op
 
 static void cuda_executor_free(void *ex) { sm_cuda_executor_free(ex); }
 
+/* bench refuses --allreduce with this backend: NCCL sums the gradients */
+static const char *cuda_collective(const sm_bench_config *cfg)
+{
+    (void)cfg;
+    return "nccl";
+}
+
 static int cuda_run(void *job, void *ex, const sm_bench_config *cfg, MPI_Comm comm,
                     sm_bench_progress_fn progress, void *ctx, sm_bench_result *out, sm_status *st)
 {
@@ -247,6 +254,7 @@ const sm_bench_backend sm_bench_backend_cuda = {
     .open = cuda_open,
     .close = cuda_close,
     .device = cuda_device_name,
+    .collective = cuda_collective,
     .check = sm_cuda_executor_check,
     .executor_new = cuda_executor_new,
     .executor_free = cuda_executor_free,

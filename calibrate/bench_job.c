@@ -17,15 +17,23 @@
 
 #define MAX_NOTES 4
 
-/* A configuration's row; the columns' order is the core's (sm_run_columns). The model is
- * the name or path as given, whole: a path cut to f's 64 bytes named no file, and two paths
- * alike in their first 63 bytes were taken for one configuration when resuming. */
+/* The columns after the backend's (sm_run_columns'): the all-reduce and the bucket size in MiB
+ * that summed a row's gradients, empty on one rank, where none ran. Without them a resumed job
+ * of another --allreduce or --bucket-mib took the rows of the first for its own. A file written
+ * before them lacks both: its rows append without them (runs_writer.h). */
+#define N_NEWER 2
+static const char *const newer_columns[N_NEWER] = {"allreduce", "bucket_mib"};
+#define MAX_COLS (SM_N_RUN_COLS + N_NEWER)
+
+/* A configuration's row; the columns' order is the core's (sm_run_columns), then the newer
+ * ones. The model is the name or path as given, whole: a path cut to f's 64 bytes named no
+ * file, and two paths alike in their first 63 bytes were taken for one configuration when
+ * resuming. */
 typedef struct row {
     char f[SM_N_RUN_COLS][64];
+    char newer[N_NEWER][64];
     const char *model;
 } row;
-
-static const char *field(const row *r, int k) { return k == SM_COL_MODEL ? r->model : r->f[k]; }
 
 struct sm_bench_job {
     const sm_bench_spec *s;
@@ -45,22 +53,50 @@ struct sm_bench_job {
     char notes[MAX_NOTES][SM_STATUS_LEN + 64];
     int n_notes;
     row last; /* the row measure stored last */
-    const char *fields[SM_N_RUN_COLS];
+    const char *cols[MAX_COLS];
+    const char *fields[MAX_COLS];
+    int n_cols; /* the CSV's: the backend's and the newer ones, or the backend's of an older file */
+    int key_cols[16], n_key;
 };
 
+/* Column k of r: the backend's columns, then the newer ones. */
+static const char *field(const sm_bench_job *j, const row *r, int k)
+{
+    int n = j->s->backend->n_columns;
+    return k == SM_COL_MODEL ? r->model : k < n ? r->f[k] : r->newer[k - n];
+}
+
 /* A row's key: what makes a configuration, so a resumed job skips the rows the CSV holds. The
- * CPU's first N_KEY; a GPU row's precision, algorithm choice and device too. */
+ * CPU's first N_KEY; a GPU row's precision, algorithm choice and device too; then the newer
+ * columns (last, as runs_writer.h asks). */
 static const int key_columns[] = {
     SM_COL_MODEL,   SM_COL_IMAGE,   SM_COL_BATCH,     SM_COL_NODES,     SM_COL_GPUS,
     SM_COL_BACKEND, SM_COL_THREADS, SM_COL_PRECISION, SM_COL_CONV_ALGO, SM_COL_DEVICE};
 #define N_KEY 7
 #define N_KEY_GPU 10
 
-int sm_bench_job_columns(const sm_bench_job *j) { return j->s->backend->n_columns; }
-
-static int n_keys(const sm_bench_job *j)
+/* The CSV's columns and key, before the file is read: the backend's and the newer ones. */
+static void columns_init(sm_bench_job *j)
 {
-    return sm_bench_job_columns(j) > SM_N_CPU_COLS ? N_KEY_GPU : N_KEY;
+    int n = j->s->backend->n_columns, base = n > SM_N_CPU_COLS ? N_KEY_GPU : N_KEY;
+    for (int k = 0; k < n; k++)
+        j->cols[k] = sm_run_columns[k];
+    memcpy(j->key_cols, key_columns, (size_t)base * sizeof *key_columns);
+    for (int k = 0; k < N_NEWER; k++) {
+        j->cols[n + k] = newer_columns[k];
+        j->key_cols[base + k] = n + k;
+    }
+    j->n_cols = n + N_NEWER;
+    j->n_key = base + N_NEWER;
+}
+
+int sm_bench_job_columns(const sm_bench_job *j) { return j->n_cols; }
+
+const char *const *sm_bench_job_header(const sm_bench_job *j) { return j->cols; }
+
+int sm_bench_job_records_allreduce(const sm_bench_job *j)
+{
+    return j->n_cols > j->s->backend->n_columns;
 }
 
 /* After a collective step: -1 on every rank when any failed, the message kept by the lowest
@@ -217,13 +253,18 @@ static void row_init(const sm_bench_job *j, row *r, int i)
     snprintf(r->f[SM_COL_GPUS], sizeof r->f[0], "%d", s->layout.per_node);
     snprintf(r->f[SM_COL_BACKEND], sizeof r->f[0], "%s", s->backend->name);
     snprintf(r->f[SM_COL_THREADS], sizeof r->f[0], "%lld", (long long)s->threads);
-    if (sm_bench_job_columns(j) > SM_N_CPU_COLS) {
+    if (s->backend->n_columns > SM_N_CPU_COLS) {
         const char *device = s->backend->device(j->backend_job);
         snprintf(r->f[SM_COL_PRECISION], sizeof r->f[0], "%s",
                  s->opt.precision ? s->opt.precision : "fp32");
         snprintf(r->f[SM_COL_CONV_ALGO], sizeof r->f[0], "%s",
                  s->opt.conv_algo ? s->opt.conv_algo : "");
         snprintf(r->f[SM_COL_DEVICE], sizeof r->f[0], "%.63s", device ? device : "");
+    }
+    if (s->layout.ranks > 1) {
+        snprintf(r->newer[0], sizeof r->newer[0], "%s", s->backend->collective(&s->cfg));
+        snprintf(r->newer[1], sizeof r->newer[1], "%.6g",
+                 (double)s->cfg.bucket_floats * sizeof(float) / 1048576.0);
     }
 }
 
@@ -395,10 +436,13 @@ static int adopt_spellings(sm_bench_job *j, sm_status *st)
 static int open_output(sm_bench_job *j, sm_status *st)
 {
     const char *what = NULL;
-    int failed = j->s->layout.rank == 0 &&
-                 (sm_runs_writer_open(j->s->output, sm_run_columns, sm_bench_job_columns(j),
-                                      key_columns, n_keys(j), &j->w, &what, st) ||
-                  adopt_spellings(j, st));
+    columns_init(j);
+    int failed =
+        j->s->layout.rank == 0 && (sm_runs_writer_open(j->s->output, j->cols, j->n_cols, N_NEWER,
+                                                       j->key_cols, j->n_key, &j->w, &what, st) ||
+                                   adopt_spellings(j, st));
+    if (j->w)
+        j->n_cols = sm_runs_writer_columns(j->w);
     if (agree_failed(j->comm, failed, st))
         return -1;
     if (what)
@@ -411,9 +455,9 @@ static int open_output(sm_bench_job *j, sm_status *st)
     for (int i = 0; j->w && i < j->n; i++) {
         row r;
         row_init(j, &r, i);
-        const char *key[N_KEY_GPU];
-        for (int k = 0; k < n_keys(j); k++)
-            key[k] = field(&r, key_columns[k]);
+        const char *key[16];
+        for (int k = 0; k < j->n_key; k++)
+            key[k] = field(j, &r, j->key_cols[k]);
         held[i] = (char)sm_runs_writer_has(j->w, key);
     }
     MPI_Bcast(held, j->n, MPI_CHAR, 0, j->comm);
@@ -537,8 +581,8 @@ int sm_bench_job_measure(sm_bench_job *j, int i, sm_bench_progress_fn progress, 
 int sm_bench_job_store(sm_bench_job *j, int i, const char *const **out_row, sm_status *st)
 {
     *out_row = NULL;
-    for (int k = 0; k < SM_N_RUN_COLS; k++)
-        j->fields[k] = field(&j->last, k);
+    for (int k = 0; k < j->n_cols; k++)
+        j->fields[k] = field(j, &j->last, k);
     int failed = j->w && sm_runs_writer_append(j->w, j->fields, st) != 0;
     if (agree_failed(j->comm, failed, st))
         return -1;

@@ -71,8 +71,12 @@ void sm_bench_job_close(sm_bench_job *j);
 const char *sm_bench_job_note(const sm_bench_job *j, int k);
 int sm_bench_job_count(const sm_bench_job *j);
 const sm_bench_item *sm_bench_job_item(const sm_bench_job *j, int i);
-/* The CSV columns this job's rows fill (the first of scalemeter/fit.h's sm_run_columns). */
+/* The CSV columns this job's rows fill, and their names (rank 0): the first of
+ * scalemeter/fit.h's sm_run_columns, then allreduce and bucket_mib, which a file written before
+ * them lacks (its rows keep neither: sm_bench_job_records_allreduce is 0). */
 int sm_bench_job_columns(const sm_bench_job *j);
+const char *const *sm_bench_job_header(const sm_bench_job *j);
+int sm_bench_job_records_allreduce(const sm_bench_job *j);
 
 /* Measures configuration i on every rank: status ok, or oom with empty times when it does not
  * fit. 0 with *oom; -1 on every rank (see the top of this file); or SM_BENCH_RANK_FAILED: this

@@ -15,6 +15,7 @@ struct sm_runs_writer {
     char *path;
     int fd;
     int n_cols, n_key;
+    int n_newer; /* the last n_cols of the header that a file written before them lacks */
     int key_cols[16];
     char **keys; /* "v1\x1fv2..." of every row held */
     int n_keys, cap_keys, rows;
@@ -187,6 +188,20 @@ static int write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+/* Whether fields are cols less the newer ones: the header of a file written before them, which
+ * the rows then append without (and the key columns among them are not compared). */
+static int older_header(sm_runs_writer *w, const char *const *cols, char **fields)
+{
+    int n = w->n_cols - w->n_newer;
+    for (int c = 0; c < n; c++)
+        if (strcmp(fields[c], cols[c]) != 0)
+            return 0;
+    w->n_cols = n;
+    while (w->n_key && w->key_cols[w->n_key - 1] >= n)
+        w->n_key--;
+    return 1;
+}
+
 /* Checks the header and collects the keys of the rows of an existing file's text. */
 static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_status *st)
 {
@@ -214,6 +229,10 @@ static int read_rows(sm_runs_writer *w, char *text, const char *const *cols, sm_
                            "write to another file (-o)",
                            w->path, lineno);
         if (lineno == 1) {
+            if (w->n_newer && nf == w->n_cols - w->n_newer && older_header(w, cols, fields)) {
+                header = 1;
+                continue;
+            }
             for (int c = 0; c < w->n_cols || c < nf; c++)
                 if (c >= nf || c >= w->n_cols || strcmp(fields[c], cols[c]) != 0)
                     return sm_fail(st,
@@ -290,8 +309,9 @@ static int last_line(sm_runs_writer *w, char *text, size_t *len, const char *con
     return rc;
 }
 
-int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, const int *key_cols,
-                        int n_key, sm_runs_writer **out, const char **note, sm_status *st)
+int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, int n_newer,
+                        const int *key_cols, int n_key, sm_runs_writer **out, const char **note,
+                        sm_status *st)
 {
     *out = NULL;
     *note = NULL;
@@ -301,6 +321,7 @@ int sm_runs_writer_open(const char *path, const char *const *cols, int n_cols, c
         return sm_fail(st, "%s: out of memory", path);
     }
     w->n_cols = n_cols;
+    w->n_newer = n_newer > 0 && n_newer < n_cols ? n_newer : 0;
     w->n_key = n_key < 16 ? n_key : 16;
     memcpy(w->key_cols, key_cols, (size_t)w->n_key * sizeof *key_cols);
     /* O_NONBLOCK: a FIFO must not wait for a reader (it is refused below) */
@@ -398,6 +419,8 @@ int sm_runs_writer_has(const sm_runs_writer *w, const char *const *key_values)
 }
 
 int sm_runs_writer_rows(const sm_runs_writer *w) { return w->rows; }
+
+int sm_runs_writer_columns(const sm_runs_writer *w) { return w->n_cols; }
 
 int sm_runs_writer_holds(const sm_runs_writer *w, const char *value)
 {

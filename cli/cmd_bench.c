@@ -537,7 +537,7 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
                     n, a->output);
         if (left) {
             for (int k = 0; k < sm_bench_job_columns(job); k++)
-                printf("%s%s", k ? "," : "", sm_run_columns[k]);
+                printf("%s%s", k ? "," : "", sm_bench_job_header(job)[k]);
             printf("\n");
             output_flush();
         }
@@ -564,13 +564,14 @@ static int run_all(const bench_args *a, const sm_bench_layout *l, sm_bench_job *
                 "scalemeter bench: %s: %d configurations measured, %d out of memory, %d "
                 "already there\n",
                 a->output, t.measured, t.oom, t.skipped);
-        /* a row's key holds no all-reduce or bucket size (nor does the CSV): rows of another
-         * --allreduce stood for these, and a comparison of the two got one twice */
-        if (t.skipped && l->ranks > 1 && (a->allreduce_given || a->bucket_given))
+        /* a file written before the allreduce and bucket_mib columns keys its rows without
+         * them: rows of another --allreduce stood for these, and a comparison got one twice */
+        if (t.skipped && l->ranks > 1 && (a->allreduce_given || a->bucket_given) &&
+            !sm_bench_job_records_allreduce(job))
             say_warning("%s: the %d configurations already there were not measured again: the "
-                        "CSV does not record the all-reduce or bucket size a row was measured "
-                        "with, so rows of another --allreduce or --bucket-mib would stand for "
-                        "these; to compare them, write each to a file of its own (-o)",
+                        "file was written before bench recorded the all-reduce and bucket size "
+                        "of a row, so rows of another --allreduce or --bucket-mib would stand "
+                        "for these; to compare them, write each to a file of its own (-o)",
                         a->output, t.skipped);
     }
     catch_interrupts(0);

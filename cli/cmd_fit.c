@@ -102,6 +102,7 @@ typedef struct fit_args {
     int format_given; /* --format on the command line */
     int to_stdout;    /* -o - or --device-out -: a file on the standard output, not the table */
     int weight_term;  /* -1: chosen by leave-one-model-out validation; 0, 1: as asked */
+    int bucket_given; /* --bucket-mib on the command line */
     output_format format;
     sm_fit_options opt;
 } fit_args;
@@ -226,6 +227,7 @@ static int parse_args(int argc, char **argv, fit_args *a)
                 return -1;
             }
             a->opt.bucket_bytes = mb * 1024 * 1024;
+            a->bucket_given = 1;
             break;
         }
         case DEVICE_NAME:
@@ -1016,6 +1018,21 @@ static int measures_energy(const sm_runs *runs)
     return 0;
 }
 
+/* The ring model's bucket where --bucket-mib is not given: the one the rows of several devices
+ * summed their gradients in (bench's bucket_mib column), not 25 MiB against rows of 1 MiB. */
+static void bucket_of_rows(fit_args *a, const sm_runs *runs)
+{
+    if (a->bucket_given || a->opt.grad_form != SM_GRAD_RING)
+        return;
+    for (int i = 0; i < runs->n; i++) {
+        const sm_run *r = &runs->rows[i];
+        if (r->nodes * r->gpus_per_node > 1 && r->bucket_mib > 0) {
+            a->opt.bucket_bytes = r->bucket_mib * 1048576;
+            return;
+        }
+    }
+}
+
 static int fit_command(int argc, char **argv, FILE *loo_json)
 {
     fit_args a;
@@ -1055,6 +1072,7 @@ static int fit_command(int argc, char **argv, FILE *loo_json)
     } else {
         /* repeats found with each row's size known (an empty image is the network's own) */
         say_runs_repeated(a.csv, runs, "fitted");
+        bucket_of_rows(&a, runs);
         rc = run(&a, runs, reg);
     }
     sm_registry_free(reg);

@@ -32,11 +32,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    /* as bench_job.c: the CPU's 7 key columns of 14, or the GPU's 10 of all */
-    static const int keys[] = {SM_COL_MODEL,     SM_COL_IMAGE,   SM_COL_BATCH,   SM_COL_NODES,
-                               SM_COL_GPUS,      SM_COL_BACKEND, SM_COL_THREADS, SM_COL_PRECISION,
-                               SM_COL_CONV_ALGO, SM_COL_DEVICE};
-    int gpu = data[0] & 1, n_cols = gpu ? SM_N_RUN_COLS : SM_N_CPU_COLS, n_key = gpu ? 10 : 7;
+    /* as bench_job.c: the CPU's 7 key columns of 14, or the GPU's 10 of all, then the two
+     * newer columns, which an older file lacks (its rows append without them) */
+    static const int key_cols[] = {
+        SM_COL_MODEL,   SM_COL_IMAGE,   SM_COL_BATCH,     SM_COL_NODES,     SM_COL_GPUS,
+        SM_COL_BACKEND, SM_COL_THREADS, SM_COL_PRECISION, SM_COL_CONV_ALGO, SM_COL_DEVICE};
+    int gpu = data[0] & 1, n_run = gpu ? SM_N_RUN_COLS : SM_N_CPU_COLS, n_base = gpu ? 10 : 7;
+    const char *cols[SM_N_RUN_COLS + 2];
+    int keys[12];
+    for (int c = 0; c < n_run; c++)
+        cols[c] = sm_run_columns[c];
+    cols[n_run] = "allreduce";
+    cols[n_run + 1] = "bucket_mib";
+    memcpy(keys, key_cols, (size_t)n_base * sizeof *keys);
+    keys[n_base] = n_run;
+    keys[n_base + 1] = n_run + 1;
+    int n_cols = n_run + 2, n_key = n_base + 2;
     int fd = open(path, O_WRONLY | O_TRUNC);
     if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1) || close(fd)) {
         perror("fuzz_resume: writing the input");
@@ -45,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sm_status st;
     sm_runs_writer *w = NULL;
     const char *note;
-    if (sm_runs_writer_open(path, sm_run_columns, n_cols, keys, n_key, &w, &note, &st))
+    if (sm_runs_writer_open(path, cols, n_cols, 2, keys, n_key, &w, &note, &st))
         return 0;
     int rows = sm_runs_writer_rows(w);
     /* the row: its model the input's last bytes, no NUL (a C string); a control byte is
@@ -58,13 +69,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (n)
         model[n] = '\0';
-    const char *fields[SM_N_RUN_COLS] = {0};
-    for (int c = 0; c < SM_N_RUN_COLS; c++)
+    const char *fields[SM_N_RUN_COLS + 2] = {0};
+    for (int c = 0; c < n_cols; c++)
         fields[c] = "1";
+    fields[n_run] = "ring";
     fields[SM_COL_MODEL] = model;
     fields[SM_COL_BACKEND] = gpu ? "cuda" : "cpu";
     fields[SM_COL_PRECISION] = "fp32";
-    const char *key[10];
+    const char *key[12];
     for (int k = 0; k < n_key; k++)
         key[k] = fields[keys[k]];
     int appended = sm_runs_writer_append(w, fields, &st) == 0;
@@ -73,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sm_runs_writer_close(w);
     if (!appended)
         return 0;
-    if (sm_runs_writer_open(path, sm_run_columns, n_cols, keys, n_key, &w, &note, &st)) {
+    if (sm_runs_writer_open(path, cols, n_cols, 2, keys, n_key, &w, &note, &st)) {
         fprintf(stderr, "fuzz_resume: refused after a row was appended: %s\n", st.msg);
         abort();
     }

@@ -363,3 +363,6 @@ set_tests_properties(cli_validate_per_row_hand PROPERTIES PASS_REGULAR_EXPRESSIO
 # calibration are what the fits give now (they had drifted from the fit's dispatch form)
 sm_add_python_test(tool_cpu_calibration_tables ../tools/cpu_calibration_tables.py --check
   --bin ${SCALEMETER_BIN})
+# bench's allreduce and bucket_mib columns read back: the ring model's bucket from the rows,
+# two all-reduces or bucket sizes refused in one fit, and kept apart as configurations
+sm_add_python_test(runs_allreduce test_runs_allreduce.py ${SCALEMETER_BIN})

@@ -4,8 +4,11 @@
 #
 #   test_bench_cli.sh rows NODES PER_NODE ROWS COMMAND...
 #       exit 0; the file holds the header and ROWS well-formed rows (nodes and gpus_per_node as
-#       given, every time a positive number, status ok), the same
-#       rows went to stdout; a second run measures nothing and leaves the file byte for byte
+#       given, every time a positive number, status ok, the all-reduce and bucket size on
+#       several ranks, empty on one), the same rows went to stdout; a second run measures
+#       nothing and leaves the file byte for byte; on several ranks with --allreduce, a run of
+#       the other all-reduce measures every row again, and a file of the columns of before
+#       (without allreduce and bucket_mib) is resumed as it is, with a warning
 #   test_bench_cli.sh resume KILL ROWS COMMAND...
 #       starts COMMAND, kills it with SIGKILL once the first row is in the file (KILL = self:
 #       the command's process, mpirun or not; rank: one rank of an mpirun job), checks that the
@@ -33,7 +36,7 @@ csv=$dir/runs.csv
 out=$dir/out
 err=$dir/err
 trap 'rm -rf "$dir"' EXIT
-header="model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend,threads,reps,status"
+header="model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend,threads,reps,status,allreduce,bucket_mib"
 
 fail() {
     echo "FAILED: $*"
@@ -44,18 +47,18 @@ fail() {
     exit 1
 }
 
-# Whole rows only: a header, then lines of 14 fields, the file ending with a line break.
+# Whole rows only: a header, then lines of 16 fields, the file ending with a line break.
 check_whole() {
     [ -s "$csv" ] || fail "no file"
     [ "$(head -n 1 "$csv")" = "$header" ] || fail "header"
     [ "$(tail -c 1 "$csv" | od -An -c | tr -d ' ')" = '\n' ] || fail "the last line is cut"
-    awk -F, 'NR > 1 && NF != 14 { exit 1 }' "$csv" || fail "a row without 14 fields"
+    awk -F, 'NR > 1 && NF != 16 { exit 1 }' "$csv" || fail "a row without 16 fields"
 }
 
 # ROWS distinct configurations, each once.
 check_once() {
     n=$(tail -n +2 "$csv" | wc -l)
-    distinct=$(tail -n +2 "$csv" | cut -d, -f1-5,11,12 | sort -u | wc -l)
+    distinct=$(tail -n +2 "$csv" | cut -d, -f1-5,11,12,15,16 | sort -u | wc -l)
     [ "$n" -eq "$1" ] || fail "$n rows, expected $1"
     [ "$distinct" -eq "$1" ] || fail "$distinct distinct configurations in $n rows"
 }
@@ -77,6 +80,8 @@ rows)
             if ($5 != per) bad("gpus_per_node " $5 ", expected " per)
             for (k = 6; k <= 10; k++) if (!num($k)) bad("time in field " k)
             if ($11 != "cpu" || $12 !~ /^[0-9]+$/ || $13 + 0 < 1 || $14 != "ok") bad("extras")
+            if (nodes * per > 1 && ($15 !~ /^(ring|mpi)$/ || !num($16))) bad("all-reduce")
+            if (nodes * per == 1 && ($15 != "" || $16 != "")) bad("all-reduce on one rank")
         }
         END { exit failed }' "$csv" || fail "malformed rows"
     # stdout: the same header and rows
@@ -87,13 +92,26 @@ rows)
     # the note names bench, as its errors do (it said "scalemeter: FILE: ...")
     grep -q "^scalemeter bench: $csv: 0 configurations measured, 0 out of memory, $rows already" \
         "$err" || fail "the second run did not skip all $rows configurations: $(cat "$err")"
-    # a row's key holds no all-reduce: skipping rows under --allreduce on several ranks says so
-    # (rows of another all-reduce stood for them without a word)
+    # on several ranks, a row's key holds its all-reduce: the other one is measured again
+    # (rows of the first stood for it without a word), and a file of before is resumed as it
+    # is, saying that its rows do not record it
     case " $* " in
     *" --allreduce "*)
-        if [ "$per_node" -gt 1 ] && ! grep -q "the CSV does not record the all-reduce" "$err"
-        then
-            fail "no warning that the skipped rows' all-reduce is not recorded: $(cat "$err")"
+        if [ "$per_node" -gt 1 ]; then
+            case " $* " in *" --allreduce mpi "*) other=ring ;; *) other=mpi ;; esac
+            "$@" --allreduce $other -o "$csv" >"$out" 2>"$err" ||
+                fail "the other all-reduce: exit status $?"
+            grep -q "^scalemeter bench: $csv: $rows configurations measured, 0 out of memory, 0 already" \
+                "$err" || fail "the other all-reduce did not measure its $rows rows: $(cat "$err")"
+            check_once $((2 * rows))
+            [ "$(tail -n +2 "$csv" | cut -d, -f15 | sort -u | tr '\n' ' ')" = "mpi ring " ] ||
+                fail "the all-reduce column"
+            head -n $((rows + 1)) "$dir/before" | cut -d, -f1-14 >"$csv"
+            cp "$csv" "$dir/before"
+            "$@" -o "$csv" >"$out" 2>"$err" || fail "the file of before: exit status $?"
+            cmp -s "$csv" "$dir/before" || fail "the file of before was changed"
+            grep -q "was written before bench recorded the all-reduce" "$err" ||
+                fail "no warning that the skipped rows' all-reduce is not recorded: $(cat "$err")"
         fi
         ;;
     esac
@@ -174,8 +192,8 @@ oom)
     "$@" -o "$csv" >"$out" 2>"$err" || fail "exit status $?"
     check_whole
     check_once $((ok + oom))
-    [ "$(grep -c ',ok$' "$csv")" -eq "$ok" ] || fail "rows with status ok"
-    [ "$(grep -c ',,,,,,cpu,[0-9]*,0,oom$' "$csv")" -eq "$oom" ] || fail "rows with status oom"
+    [ "$(grep -c ',ok,,$' "$csv")" -eq "$ok" ] || fail "rows with status ok"
+    [ "$(grep -c ',,,,,,cpu,[0-9]*,0,oom,,$' "$csv")" -eq "$oom" ] || fail "rows with status oom"
     grep -q "^scalemeter bench: .* out of memory, recorded as status=oom" "$err" ||
         fail "no message about it: $(cat "$err")"
     ;;

@@ -140,13 +140,13 @@ bench)
         exit 0
     fi
     run "$@" >"$out" 2>"$err" || { echo "exit status $?"; cat "$err"; rm -rf "$dir"; exit 1; }
-    header="model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend,threads,reps,status,precision,conv_algo,device,energy_j,energy_infer_j,energy_window_s,energy_infer_window_s"
+    header="model,image,batch,nodes,gpus_per_node,t_infer,t_fwd,t_bwd,t_grad,t_step,backend,threads,reps,status,precision,conv_algo,device,energy_j,energy_infer_j,energy_window_s,energy_infer_window_s,allreduce,bucket_mib"
     awk -F, -v header="$header" -v ranks="$ranks" '
         function bad(why) { print "line " NR ": " why ": " $0; failed = 1 }
         NR == 1 { if ($0 != header) bad("header"); next }
         {
             n++
-            if (NF != 21) { bad(NF " fields"); next }
+            if (NF != 23) { bad(NF " fields"); next }
             if ($4 != 1 || $5 != ranks) bad("layout")
             for (k = 6; k <= 10; k++) if (!($k > 0)) bad("time " k)
             if ($11 != "cuda" || $14 != "ok" || $15 != "fp32" || $16 != "measure") bad("labels")
@@ -156,6 +156,9 @@ bench)
             # energy over at least a second, its window written where its joules are
             if (($18 == "") != ($20 == "") || ($20 != "" && !($20 >= 1))) bad("energy_window_s")
             if (($19 == "") != ($21 == "") || ($21 != "" && !($21 >= 1))) bad("energy_infer_window_s")
+            # NCCL's on several ranks, in bench's 25 MiB buckets; nothing on one
+            if (ranks > 1 && ($22 != "nccl" || $23 != 25)) bad("all-reduce")
+            if (ranks == 1 && ($22 != "" || $23 != "")) bad("all-reduce on one rank")
         }
         END { if (n != 2) { print n " rows, expected 2"; failed = 1 } exit failed }' "$csv" ||
         { cat "$csv" "$err"; rm -rf "$dir"; exit 1; }

@@ -5,7 +5,9 @@
  * with '#' is quoted, so it is read back as a row, not a comment (issue 40's fuzzing findings);
  * a last line without its newline is cut off only from bench's own file, and only when it is
  * not a whole row (every column, a status cut short of ok or oom not whole); a file of 200,000 rows
- * answers which configurations it holds; a file renamed over while rows are appended is said.
+ * answers which configurations it holds; a file renamed over while rows are appended is said;
+ * a file written before the newer columns (bench's allreduce and bucket_mib) takes rows without
+ * them, a new file has them, and rows that differ in them alone are two configurations.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +31,7 @@ static void write_file(const char *text, size_t len)
 static int open_it(sm_runs_writer **w, sm_status *st)
 {
     const char *note;
-    return sm_runs_writer_open(path, cols, 3, keys, 2, w, &note, st);
+    return sm_runs_writer_open(path, cols, 3, 0, keys, 2, w, &note, st);
 }
 
 static void test_refusals(void)
@@ -94,7 +96,7 @@ static void test_last_line(void)
     const char *note = NULL;
     static const char whole[] = "model,batch,t_step\nresnet18,1,0.5\nresnet18,2,0.9";
     write_file(whole, sizeof whole - 1);
-    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(sm_runs_writer_open(path, cols, 3, 0, keys, 2, &w, &note, &st) == 0);
     const char *second[] = {"resnet18", "2"};
     CHECK(w && sm_runs_writer_has(w, second));
     CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 2);
@@ -103,7 +105,7 @@ static void test_last_line(void)
     CHECK_EQ(file_size(), (long)sizeof whole); /* the newline added, nothing lost */
     static const char cut[] = "model,batch,t_step\nresnet18,1,0.5\nresnet18,2";
     write_file(cut, sizeof cut - 1);
-    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(sm_runs_writer_open(path, cols, 3, 0, keys, 2, &w, &note, &st) == 0);
     CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 1);
     CHECK(note && strstr(note, "dropped an incomplete last line"));
     sm_runs_writer_close(w);
@@ -113,7 +115,7 @@ static void test_last_line(void)
     static const char *const status_cols[] = {"model", "batch", "status"};
     static const char cut_status[] = "model,batch,status\nresnet18,1,ok\nresnet18,2,o";
     write_file(cut_status, sizeof cut_status - 1);
-    CHECK(sm_runs_writer_open(path, status_cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(sm_runs_writer_open(path, status_cols, 3, 0, keys, 2, &w, &note, &st) == 0);
     CHECK(w && !sm_runs_writer_has(w, second));
     CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 1);
     CHECK(note && strstr(note, "dropped an incomplete last line"));
@@ -121,7 +123,7 @@ static void test_last_line(void)
     CHECK_EQ(file_size(), (long)strlen("model,batch,status\nresnet18,1,ok\n"));
     static const char oom[] = "model,batch,status\nresnet18,1,ok\nresnet18,2,oom";
     write_file(oom, sizeof oom - 1);
-    CHECK(sm_runs_writer_open(path, status_cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(sm_runs_writer_open(path, status_cols, 3, 0, keys, 2, &w, &note, &st) == 0);
     CHECK(w && sm_runs_writer_has(w, second));
     CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 2);
     sm_runs_writer_close(w);
@@ -129,22 +131,22 @@ static void test_last_line(void)
     /* a comment is kept as one, not counted as the row its fields would make */
     static const char comment[] = "model,batch,t_step\nresnet18,1,0.5\n#a,b,c";
     write_file(comment, sizeof comment - 1);
-    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(sm_runs_writer_open(path, cols, 3, 0, keys, 2, &w, &note, &st) == 0);
     CHECK_EQ(w ? sm_runs_writer_rows(w) : 0, 1);
     sm_runs_writer_close(w);
     CHECK_EQ(file_size(), (long)sizeof comment);
     static const char notes[] = "my notes\nline two\nlast line";
     write_file(notes, sizeof notes - 1);
-    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == -1);
+    CHECK(sm_runs_writer_open(path, cols, 3, 0, keys, 2, &w, &note, &st) == -1);
     CHECK_CONTAINS(st.msg, "header differs");
     CHECK_EQ(file_size(), (long)sizeof notes - 1);
     static const char one[] = "single line";
     write_file(one, sizeof one - 1);
-    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == -1);
+    CHECK(sm_runs_writer_open(path, cols, 3, 0, keys, 2, &w, &note, &st) == -1);
     CHECK_EQ(file_size(), (long)sizeof one - 1);
     static const char header[] = "model,batch,t_step";
     write_file(header, sizeof header - 1);
-    CHECK(sm_runs_writer_open(path, cols, 3, keys, 2, &w, &note, &st) == 0);
+    CHECK(sm_runs_writer_open(path, cols, 3, 0, keys, 2, &w, &note, &st) == 0);
     sm_runs_writer_close(w);
     CHECK_EQ(file_size(), (long)sizeof header);
 }
@@ -220,6 +222,46 @@ static void test_replaced(void)
     sm_runs_writer_close(w);
 }
 
+/* The newer columns: one, the key's last, that an older file lacks. */
+static void test_newer_columns(void)
+{
+    static const char *const with[] = {"model", "batch", "t_step", "allreduce"};
+    static const int with_keys[] = {0, 1, 3};
+    sm_runs_writer *w = NULL;
+    sm_status st;
+    const char *note;
+    char text[256];
+    /* an older file: accepted, its rows and the ones appended keyed without the column */
+    write_file("model,batch,t_step\nresnet18,1,0.5\n", 34);
+    CHECK(sm_runs_writer_open(path, with, 4, 1, with_keys, 3, &w, &note, &st) == 0);
+    CHECK(w && sm_runs_writer_columns(w) == 3);
+    const char *ring[] = {"resnet18", "1", "ring"}, *mpi_row[] = {"resnet18", "2", "0.7", "mpi"};
+    CHECK(w && sm_runs_writer_has(w, ring)); /* the older row stands for any all-reduce */
+    CHECK(w && sm_runs_writer_append(w, mpi_row, &st) == 0);
+    sm_runs_writer_close(w);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    CHECK_STR_EQ(text, "model,batch,t_step\nresnet18,1,0.5\nresnet18,2,0.7\n");
+    /* a new file: the whole header; rows that differ in the newer column alone are two */
+    unlink(path);
+    CHECK(sm_runs_writer_open(path, with, 4, 1, with_keys, 3, &w, &note, &st) == 0);
+    CHECK(w && sm_runs_writer_columns(w) == 4);
+    const char *ring_row[] = {"resnet18", "1", "0.5", "ring"};
+    CHECK(w && sm_runs_writer_append(w, ring_row, &st) == 0);
+    sm_runs_writer_close(w);
+    CHECK(sm_runs_writer_open(path, with, 4, 1, with_keys, 3, &w, &note, &st) == 0);
+    const char *mpi_key[] = {"resnet18", "1", "mpi"};
+    CHECK(w && sm_runs_writer_has(w, ring) && !sm_runs_writer_has(w, mpi_key));
+    sm_runs_writer_close(w);
+    /* neither header: refused, naming the column */
+    write_file("model,batch,t_step,bucket\n", 26);
+    CHECK(sm_runs_writer_open(path, with, 4, 1, with_keys, 3, &w, &note, &st) == -1);
+    CHECK_CONTAINS(st.msg, "at column 4 ('bucket' where bench writes 'allreduce')");
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/sm_runs_writer_%d.csv", (int)getpid());
@@ -228,6 +270,7 @@ int main(void)
     test_last_line();
     test_many_rows();
     test_replaced();
+    test_newer_columns();
     unlink(path);
     return check_summary();
 }

@@ -109,6 +109,10 @@ typedef struct sm_run {
     int64_t image_run; /* the size the row ran at (sm_network_image): image, or the network
                           file's own where image is 0; set by sm_runs_metrics, 0 before */
     int threads;       /* bench's threads column (CPU threads per rank); 0: not given */
+    /* bench's allreduce and bucket_mib columns: what summed the gradients of several ranks,
+     * and in buckets of how many MiB; "" and NAN where not recorded (one rank, older files) */
+    char allreduce[16];
+    double bucket_mib;
 } sm_run;
 
 typedef struct sm_runs {
@@ -117,9 +121,10 @@ typedef struct sm_runs {
     sm_run *rows;
     int not_measured; /* rows skipped: their status column says other than ok (oom) */
     /* rows whose configuration (model, image, batch, nodes, devices per node, precision,
-     * threads) an earlier row already has: kept, as repeated measurements, and counted so that
-     * commands can say so; the first such row's line and the line it repeats. Found again by
-     * sm_runs_metrics, which knows the size an empty image field ran at */
+     * threads, all-reduce and bucket size) an earlier row already has: kept, as repeated
+     * measurements, and counted so that commands can say so; the first such row's line and the line
+     * it repeats. Found again by sm_runs_metrics, which knows the size an empty image field ran at
+     */
     int repeated, repeated_line, repeated_of;
     char device[64]; /* the machine every row names in its device column; "" where they name
                         none, several, or only a backend (cpu, cuda, cuda:1) */

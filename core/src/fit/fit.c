@@ -621,6 +621,32 @@ static int names_machine(const char *d)
     return *d && strcmp(d, "cpu") && strcmp(d, "cuda") && strncmp(d, "cuda:", 5);
 }
 
+/* A row of several devices beside the first to name its all-reduce and bucket size (NULL: r
+ * is that first): -1 where they differ, whose t_grad are of two collectives, which bench keeps
+ * apart as configurations and no one grad equation is of. */
+static int mixed_allreduce(const sm_runs *runs, const sm_run *r, const sm_run *first, sm_status *st)
+{
+    if (!first)
+        return 0;
+    if (strcmp(r->allreduce, first->allreduce) != 0)
+        return sm_fail(st,
+                       "%s:%d: a row of all-reduce '%s' among rows of '%s' (line %d): fit one "
+                       "all-reduce at a time (write each to a file of its own)",
+                       runs->path, r->line, r->allreduce, first->allreduce, first->line);
+    int a = r->bucket_mib > 0, b = first->bucket_mib > 0;
+    if (a == b && (!a || r->bucket_mib == first->bucket_mib))
+        return 0;
+    char mine[32] = "", theirs[32] = "";
+    if (a)
+        snprintf(mine, sizeof mine, "%g", r->bucket_mib);
+    if (b)
+        snprintf(theirs, sizeof theirs, "%g", first->bucket_mib);
+    return sm_fail(st,
+                   "%s:%d: a row of bucket_mib '%s' among rows of '%s' (line %d): fit one "
+                   "bucket size at a time (write each to a file of its own)",
+                   runs->path, r->line, mine, theirs, first->line);
+}
+
 /* sm_fit_runs with its buffers at hand. */
 static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *opt, sm_fit *out,
                     fit_scratch *s, sm_status *st)
@@ -638,6 +664,7 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
     int threads_row[16];                      /* per ranks per node, the first to say */
     int n_threads = 0;
     int device_row = -1; /* the first row that named its machine */
+    int comm_row = -1;   /* the first of several devices that named its all-reduce or bucket */
     for (int i = 0; i < runs->n; i++) {
         const sm_run *r = &runs->rows[i];
         if (use && !use[i])
@@ -701,6 +728,11 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
                                r->gpus_per_node, r->gpus_per_node == 1 ? "" : "s",
                                runs->rows[threads_row[k]].line);
         }
+        if (devices > 1 && (r->allreduce[0] || r->bucket_mib > 0) &&
+            mixed_allreduce(runs, r, comm_row < 0 ? NULL : &runs->rows[comm_row], st))
+            return -1;
+        if (devices > 1 && (r->allreduce[0] || r->bucket_mib > 0) && comm_row < 0)
+            comm_row = i;
         if (first)
             snprintf(out->precision, sizeof out->precision, "%s", r->precision);
         else if (strcmp(out->precision, r->precision) != 0)
@@ -713,6 +745,17 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
     }
     if (out->rows == 0)
         return sm_fail(st, "%s: no rows to fit", runs->path);
+    /* the ring model's buckets are the ones the rows' gradients were summed in: k = ceil(4W /
+     * bucket) messages of other sizes fitted other latencies and bandwidths (bench quantises
+     * a size to whole floats and writes 6 digits) */
+    const sm_run *c = comm_row < 0 ? NULL : &runs->rows[comm_row];
+    if (c && opt->grad_form == SM_GRAD_RING && c->bucket_mib > 0 &&
+        fabs(opt->bucket_bytes - c->bucket_mib * 1048576) > 4 + 1e-5 * c->bucket_mib * 1048576)
+        return sm_fail(st,
+                       "%s:%d: the rows summed their gradients in %g MiB buckets (bucket_mib), "
+                       "the ring model's are %g MiB: give --bucket-mib %g",
+                       runs->path, c->line, c->bucket_mib, opt->bucket_bytes / 1048576,
+                       c->bucket_mib);
     /* the CPU ranks of a node copy through the memory system their passes share: the same
      * log2(G) contention slows their all-reduce (GPUs copy over links of their own) */
     out->comm_contention = out->contention && out->multi_gpu && !gpu_ranks &&

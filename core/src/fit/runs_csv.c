@@ -50,6 +50,8 @@ enum {
     COL_CHECKPOINT,
     COL_FITS,
     COL_THREADS,
+    COL_ALLREDUCE,
+    COL_BUCKET,
     N_ALL_COLS
 };
 #define MAX_FIELDS 256
@@ -318,7 +320,8 @@ static int parse_header(const char *path, int line_no, char *line, int col_of[N_
                     {COL_BACKEND, "backend"},       {COL_DEVICE, "device"},
                     {COL_ACCUMULATE, "accumulate"}, {COL_SHARD, "shard"},
                     {COL_CHECKPOINT, "checkpoint"}, {COL_FITS, "fits"},
-                    {COL_THREADS, "threads"}};
+                    {COL_THREADS, "threads"},       {COL_ALLREDUCE, "allreduce"},
+                    {COL_BUCKET, "bucket_mib"}};
     for (int c = 0; c < N_ALL_COLS; c++)
         col_of[c] = -1;
     *n_fields = n;
@@ -360,6 +363,34 @@ static int is_header(char **fields, int n)
 }
 
 #define SKIPPED_STATUS 48 /* why a row is not measured, as the message quotes it */
+
+/* bench's allreduce and bucket_mib columns, where present: a name (ring, mpi, nccl) and a
+ * positive size in MiB, or empty (one rank, where nothing was summed). */
+static int parse_allreduce(const char *path, int line, char **fields, int n, const int *col_of,
+                           sm_run *r, sm_status *st)
+{
+    r->allreduce[0] = '\0';
+    r->bucket_mib = NAN;
+    int c = col_of[COL_ALLREDUCE];
+    const char *name = c >= 0 && c < n ? trim(fields[c]) : "";
+    size_t len = strlen(name);
+    if (len >= sizeof r->allreduce || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != len)
+        return sm_fail(st, "%s:%d: allreduce '%.40s': expected a name such as ring, mpi or nccl",
+                       path, line, name);
+    memcpy(r->allreduce, name, len + 1);
+    c = col_of[COL_BUCKET];
+    const char *mib = c >= 0 && c < n ? trim(fields[c]) : "";
+    if (!*mib)
+        return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(mib, &end);
+    if (end == mib || *end || errno || !isfinite(v) || v <= 0 || strpbrk(mib, "xXpP"))
+        return sm_fail(st, "%s:%d: bucket_mib '%.40s': expected a positive number of MiB", path,
+                       line, mib);
+    r->bucket_mib = v;
+    return 0;
+}
 
 /* 0 with the row in r; 1 for a row whose status says it was not measured (an out-of-memory
  * configuration), that status in skipped; -1 with a message. */
@@ -516,6 +547,8 @@ static int parse_row(const char *path, int line, int header_line, char *text,
             return sm_fail(st, "%s:%d: threads '%s': expected a count from 1", path, line, threads);
         r->threads = (int)count;
     }
+    if (parse_allreduce(path, line, fields, n, col_of, r, st))
+        return -1;
     r->model = strdup(f[COL_MODEL]);
     return r->model ? 0 : sm_fail(st, "%s:%d: out of memory", path, line);
 }
@@ -566,6 +599,13 @@ static int compare_config(const void *pa, const void *pb)
         c = strcmp(a->precision, b->precision);
     if (!c)
         c = (a->threads > b->threads) - (a->threads < b->threads);
+    /* rows of two all-reduces or bucket sizes are two configurations (bench keys them so) */
+    if (!c)
+        c = strcmp(a->allreduce, b->allreduce);
+    if (!c)
+        c = isnan(a->bucket_mib) != isnan(b->bucket_mib)
+                ? isnan(a->bucket_mib) - isnan(b->bucket_mib)
+                : (a->bucket_mib > b->bucket_mib) - (a->bucket_mib < b->bucket_mib);
     return c ? c : (a->line > b->line) - (a->line < b->line);
 }
 
