@@ -441,4 +441,30 @@ with tempfile.TemporaryDirectory() as tmp:
     # 79.6 GiB less the context and workspace over 805 MB of input a sample: 104 or 105
     check(100 <= d.get("max_batch", 0) <= 106, f"gap: --max-batch in 80 GiB: {d.get('max_batch')}")
 
+# full checkpointing under torch.autocast keeps each block's input, which is the fp32 residual
+# stream (Hugging Face's GPT-2 adds each 16-bit branch to an fp32 embedding sum: type
+# promotion; torchvision's ViT adds its fp32 position embedding), 4 bytes an element: they were
+# counted at 2 (the LM audit). By hand, per sample, autocast less the same model cast to 16 bits
+# (dle-squad: its stream is 16-bit) is 2 bytes an element of the blocks' 12 inputs and of the
+# final norm's input, which it keeps in fp32 under autocast: GPT-2 13 x 1024 x 768 x 2, ViT-B/16
+# 13 x 197 x 768 x 2. A CNN's stream is 16-bit under autocast (convolutions, batch norms): none.
+def per_sample(model, *extra):
+    acts = []
+    for batch in (1, 2):
+        d = good_json("predict", model, *H100, "--batch", str(batch), "--precision", "bf16",
+                      "--checkpoint", "full", *extra)
+        acts.append(d.get("memory", {}).get("activations", 0) if d else 0)
+    return acts[1] - acts[0]
+
+
+for model, extra, want in (("gpt2", ["--attention", "fused"], 13 * 1024 * 768 * 2),
+                           ("vit_b_16", [], 13 * 197 * 768 * 2)):
+    got = per_sample(model, *extra) - per_sample(model, *extra, "--framework", "dle-squad")
+    check(got == want, f"{model} --checkpoint full: autocast keeps {got} bytes more a sample "
+          f"than a cast model, expected {want} (the blocks' fp32 inputs and the final norm's)")
+# ResNet-50's blocks read 16-bit tensors under autocast: its cast and autocast peaks differ by
+# nothing that a block's input holds
+got = per_sample("resnet50") - per_sample("resnet50", "--framework", "dle-squad")
+check(got == 0, f"resnet50 --checkpoint full: autocast against cast, {got} bytes a sample")
+
 finish()

@@ -199,6 +199,7 @@ static double storage_size(const sm_network *net, int s, double batch, const sm_
 /* Scratch of one training count, one entry per layer or storage (storage 0 is the input). */
 typedef struct training_scratch {
     char *kept, *redo, *needs;    /* storages: kept, made again by a unit, needing a gradient */
+    char *fp32, *unit_input;      /* storages: fp32 under autocast; kept as a unit's input */
     int *first;                   /* storages: the first layer that keeps it (n: none) */
     int *made_at;                 /* storages: the first layer of a recomputed unit that keeps it */
     double *alive;                /* layers: bytes held during its backward pass (prefix sums) */
@@ -366,6 +367,58 @@ static double forward_peak(const sm_network *net, const int *owner, training_scr
     return peak;
 }
 
+/* Which storages autocast leaves in fp32 (fp32[s]): a layer it runs in fp32 (a norm) makes
+ * one, so does an embedding, which runs in its fp32 weight's type; a product or convolution
+ * makes a 16-bit one; another layer with fp32 parameters of its own (ViT's class token and
+ * position embedding, ConvNeXt's layer scale, Llama's RMSNorm weight) promotes to fp32, as
+ * PyTorch's type promotion does, but a batch norm returns its input's type (cuDNN's); any
+ * other layer promotes its inputs, so that an addition of a 16-bit branch to an fp32 stream is
+ * fp32 (GPT-2's, BERT's and Llama's residual stream under torch.autocast, whose block inputs
+ * torch.utils.checkpoint keeps at 4 bytes an element). A view or in-place layer
+ * leaves its storage's type. The network's input is counted at the activations' size, as
+ * before. Cast models (autocast 0) hold no fp32 activation. */
+/* Whether a layer that keeps all it keeps and that autocast runs in fp32 keeps storage s,
+ * counting its fp32 copy already (keep_layer's 2 bytes more). */
+static int fp32_kept(const sm_network *net, const int *owner, const training_scratch *w, int s,
+                     const sm_memory_config *c)
+{
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (w->effect[i] != SM_KEEPS_ALL || !sm_layer_autocast_fp32(l, c->autocast))
+            continue;
+        for (int k = 0; k < l->n_inputs; k++)
+            if (keeps_input(l, k) && sm_storage_of(owner, l->inputs[k]) == s)
+                return 1;
+    }
+    return 0;
+}
+
+static void fp32_storages(const sm_network *net, const int *owner, const sm_memory_config *c,
+                          char *fp32)
+{
+    memset(fp32, 0, (size_t)net->n_layers + 1);
+    if (!c->half || !c->autocast)
+        return;
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (owner[i] != i + 1)
+            continue; /* its input's storage, and its type */
+        uint32_t t = l->type->traits;
+        int any = 0;
+        for (int k = 0; k < l->n_inputs; k++)
+            any |= fp32[sm_storage_of(owner, l->inputs[k])];
+        if (sm_layer_autocast_fp32(l, c->autocast) || (t & SM_TRAIT_EMBEDDING))
+            fp32[i + 1] = 1;
+        else if (l->m.matmul_flops > 0 || (t & (SM_TRAIT_MATMUL | SM_TRAIT_CONVOLUTION |
+                                                SM_TRAIT_ATTENTION | SM_TRAIT_RECURRENT)))
+            fp32[i + 1] = 0;
+        else if (l->m.weights > 0 && !(t & SM_TRAIT_BATCH_STATISTICS))
+            fp32[i + 1] = 1;
+        else
+            fp32[i + 1] = (char)any;
+    }
+}
+
 /* Training: the unique storages kept at the end of the forward pass, and what layers keep of
  * their own. Checkpointed, a unit's recomputed layers keep nothing (a layer kept in part, what
  * it declares), and the unit keeps its inputs (the storages its layers read that are made
@@ -382,6 +435,8 @@ static double training_peak(const sm_network *net, const int *owner, const int *
 {
     int n = net->n_layers;
     memset(w->kept, 0, (size_t)n + 1);
+    memset(w->unit_input, 0, (size_t)n + 1);
+    fp32_storages(net, owner, c, w->fp32);
     for (int s = 0; s <= n; s++)
         w->first[s] = n;
     w->needs[0] = 0;
@@ -398,7 +453,7 @@ static double training_peak(const sm_network *net, const int *owner, const int *
             int s = sm_storage_of(owner, l->inputs[k]);
             if (unit[i] >= 0 && c->checkpoint != SM_CHECKPOINT_NONE &&
                 (s == 0 || unit[s - 1] != unit[i]))
-                w->kept[s] = 1;
+                w->kept[s] = w->unit_input[s] = 1;
             if (w->kept[s] && w->first[s] == n)
                 w->first[s] = i;
             needs |= w->needs[s];
@@ -418,7 +473,9 @@ static double training_peak(const sm_network *net, const int *owner, const int *
         w->first[out] = out > 0 ? out - 1 : n - 1;
     for (int s = 0; s <= n; s++)
         if (w->kept[s])
-            w->alive[w->first[s]] += storage_size(net, s, batch, c);
+            w->alive[w->first[s]] +=
+                storage_size(net, s, batch, c) *
+                (w->unit_input[s] && w->fp32[s] && !fp32_kept(net, owner, w, s, c) ? 2 : 1);
     for (int i = 1; i < n; i++)
         w->alive[i] += w->alive[i - 1];
     /* each checkpointed unit's layers in order, and the last that it recomputes */
@@ -543,7 +600,7 @@ static void scratch_free(training_scratch *w)
     free(w->kept), free(w->redo), free(w->needs), free(w->first), free(w->made_at);
     free(w->alive), free(w->release), free(w->head), free(w->next), free(w->last);
     free(w->buf), free(w->refs), free(w->grad_size), free(w->effect);
-    free(w->done_at), free(w->freed);
+    free(w->done_at), free(w->freed), free(w->fp32), free(w->unit_input);
 }
 
 /* -1 when out of memory. Gradient tensors: the output's, and per input of a layer its new
@@ -556,6 +613,7 @@ static int scratch_alloc(const sm_network *net, const int *unit, sm_checkpoint c
     for (int i = 0; i < net->n_layers; i++)
         tensors += 2 * (size_t)net->layers[i].n_inputs;
     w->kept = malloc(n), w->needs = malloc(n), w->redo = calloc(n, 1);
+    w->fp32 = malloc(n), w->unit_input = malloc(n);
     w->first = malloc(n * sizeof *w->first), w->made_at = malloc(n * sizeof *w->made_at);
     w->alive = malloc(n * sizeof *w->alive), w->release = malloc(n * sizeof *w->release);
     w->head = malloc(units * sizeof *w->head), w->last = malloc(units * sizeof *w->last);
@@ -563,9 +621,9 @@ static int scratch_alloc(const sm_network *net, const int *unit, sm_checkpoint c
     w->refs = malloc(tensors * sizeof *w->refs);
     w->grad_size = malloc(tensors * sizeof *w->grad_size);
     w->done_at = malloc(n * sizeof *w->done_at), w->freed = malloc(n * sizeof *w->freed);
-    if (!w->kept || !w->needs || !w->redo || !w->first || !w->made_at || !w->alive || !w->release ||
-        !w->head || !w->last || !w->next || !w->buf || !w->refs || !w->grad_size || !w->done_at ||
-        !w->freed)
+    if (!w->kept || !w->needs || !w->redo || !w->fp32 || !w->unit_input || !w->first ||
+        !w->made_at || !w->alive || !w->release || !w->head || !w->last || !w->next || !w->buf ||
+        !w->refs || !w->grad_size || !w->done_at || !w->freed)
         return -1;
     for (size_t s = 0; s < n; s++)
         w->made_at[s] = -1;
