@@ -554,7 +554,8 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
         return model_error(a, st.msg);
     /* said as curve says them: predict is its one-row case */
     warnings *warn = warnings_new();
-    if (!warn || warnings_add(warn, p, a->model, net, &l, a->common.dataset)) {
+    if (!warn || warnings_add(warn, p, a->model, net, &l, a->common.dataset) ||
+        warnings_energy(warn, a->model, &l, &t)) {
         warnings_free(warn);
         return report_error("out of memory");
     }

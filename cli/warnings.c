@@ -301,3 +301,15 @@ void warnings_json(warnings *w, json_writer *out)
     json_warning_member(out, all);
     free(all);
 }
+
+int warnings_energy(warnings *w, const char *model, const sm_layout *layout, const sm_prediction *t)
+{
+    if (!(t->e_infer > t->e_step) || !isfinite(t->e_infer) || sm_layout_accumulate(layout) > 1)
+        return 0;
+    char text[WARNING_LEN];
+    snprintf(text, sizeof text,
+             "e_infer is above e_step, where an inference pass costs less energy than a "
+             "training step (which runs a forward pass and more): the calibration's energy rows "
+             "are suspect (an energy counter read over too short a window, docs/energy.md)");
+    return add_each(w, text, 0, model, layout);
+}

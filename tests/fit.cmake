@@ -248,6 +248,9 @@ add_test(NAME cli_curve_warns_family
 set_tests_properties(cli_curve_warns_family PROPERTIES PASS_REGULAR_EXPRESSION
   "warning: vit_b_16: the calibration was fitted on cnn networks only, and the layers of transformer networks cost differently")
 sm_add_c_test(test_energy test_energy.c ${CMAKE_CURRENT_BINARY_DIR})
+# energy as predict and curve print it: K micro-batches' passes K times and the gradients once,
+# the idle power over the step printed, and what physics does not allow said (the energy audit)
+sm_add_python_test(cli_energy test_energy_cli.py ${SCALEMETER_BIN})
 
 # Energy written by hand (tests/data/fit/energy_coeffs.ini: tiny_coeffs.ini, 100 W idle) for
 # tiny_a at batch 2 (F = 38,934, L = 2; times of cli_predict_hand), dataset 1000, 3 epochs:

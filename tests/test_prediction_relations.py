@@ -1252,6 +1252,34 @@ for _ in range(n(40)):
     check(close(d["e_infer_j"], N * g * one["e_infer_j"], 1e-4), f"{what}: e_infer_j is not "
           f"{N * g} devices' {one['e_infer_j']}")
 
+# docs/energy.md's step, E = P_idle x t_step + the terms: with K micro-batches the passes' terms
+# K times and the gradients' once, the idle power over the whole step as printed (with a
+# description's all-reduce too). So E - P_idle x t_step x devices is linear in K, and a device
+# never draws less than its idle power. It was the one micro-batch's E scaled by the step's
+# time, and the idle term used the calibration's own step time (64 devices at 33 W each
+# under a 70 W idle power; kWh per epoch fell as nodes were added at K = 4).
+IDLE = 70
+idle_ini = os.path.join(TMP, "idle70.ini")
+run("fit", "configs/calibrations/h100-scalemeter-fp32.csv", "--idle-watts", IDLE, "-o", idle_ini)
+for _ in range(n(12)):
+    m = rng.choice(models)
+    b, N = rng.choice([1, 8, 32]), rng.choice([1, 4, 64])
+    opts = [m, "--coeffs", idle_ini, "--device", "h100-pcie", "--collective", "ring",
+            "--batch", b, "--nodes", N]
+    work = {}
+    for k in (1, 2, 4):
+        d, _ = sm_json("predict", *opts, "--accumulate", k)
+        if d and d.get("e_step_j") is not None:
+            devices = d["nodes"] * d["gpus_per_node"]
+            work[k] = d["e_step_j"] - IDLE * d["t_step"] * devices
+            check(d["power_w"] / devices >= IDLE * (1 - 1e-6),
+                  f"predict {show(opts)} --accumulate {k}: {d['power_w'] / devices:.1f} W "
+                  f"a device, below the calibration's idle {IDLE} W")
+    if len(work) == 3:
+        counted("energy of accumulated steps")
+        check(close(work[4] - work[1], 3 * (work[2] - work[1]), 1e-4),  # 6 printed digits
+              f"predict {show(opts)}: the energy above idle is not linear in K: {work}")
+
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"seed {SEED}, scale {SCALE}: configurations per relation:")
 for relation, count in counts.items():

@@ -299,6 +299,11 @@ double sm_fit_grad_local(const sm_fit *fit, const sm_metrics *m, const sm_layout
  * + the energy terms; NAN where the energy or the time is not fitted. */
 double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
                           const sm_layout *layout);
+/* The same for a phase predicted to take t seconds (the time printed beside it: with an
+ * all-reduce from a description, or overlapped, or k micro-batches), the idle power drawn over
+ * all of it, and a step of k micro-batches (its passes' terms k times, its gradients' once). */
+double sm_fit_energy_at(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
+                        const sm_layout *layout, double t, int k);
 /* The measured joules of one device: the row's energy over its devices; NAN if not measured. */
 double sm_run_energy(const sm_run *r, sm_energy_phase e);
 

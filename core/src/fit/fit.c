@@ -574,15 +574,25 @@ double sm_run_energy(const sm_run *r, sm_energy_phase e)
 double sm_fit_energy_eval(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
                           const sm_layout *layout)
 {
+    return sm_fit_energy_at(fit, e, m, layout, NAN, 1);
+}
+
+double sm_fit_energy_at(const sm_fit *fit, sm_energy_phase e, const sm_metrics *m,
+                        const sm_layout *layout, double t, int k)
+{
     if (e < 0 || e >= SM_N_ENERGY || !fit->energy[e].fitted)
         return NAN;
-    double t = sm_fit_eval(fit, energy_time_phase(e), m, layout);
-    if (!isfinite(t))
+    if (isnan(t))
+        t = sm_fit_eval(fit, energy_time_phase(e), m, layout);
+    if (!isfinite(t) || k < 1)
         return NAN;
     double x[SM_MAX_COEFFS], joules = fit->opt.idle_watts * t;
+    int kind[SM_MAX_COEFFS];
+    /* a step's terms: the passes' (the forward pass's are the backward pass's), then grad's */
+    int passes = e == SM_ENERGY_STEP ? phase_terms(fit, SM_PHASE_BWD, kind) : 0;
     int n = sm_fit_terms(fit, sm_energy_terms_phase(e), m, layout, x);
-    for (int k = 0; k < n; k++)
-        joules += fit->energy[e].c[k] * x[k];
+    for (int j = 0; j < n; j++)
+        joules += fit->energy[e].c[j] * x[j] * (j < passes ? k : 1);
     return joules;
 }
 

@@ -184,17 +184,17 @@ static int check_positive(const sm_network *net, const sm_layout *l, const char 
  * (FSDP's SHARD_GRAD_OP) keeps only its shard of the gradients, so it reduce-scatters them with
  * every micro-batch and gathers the weights once; FSDP's full sharding gathers the weights and
  * reduce-scatters the gradients with every micro-batch (its default, and torchtitan's):
- * per_micro recurs K times. A step's energy
- * grows with its time (the average power of a step is kept). */
+ * per_micro recurs K times. A step's energy is the predictor's, of K micro-batches (the
+ * calibration's: its passes' terms K times, its gradients' once, the idle power over the whole
+ * step); it was the one micro-batch's scaled by the time, which kept the step's power where an
+ * all-reduce's share of it shrank. */
 static void accumulate(const sm_layout *layout, double per_micro, sm_prediction *out)
 {
     int k = sm_layout_accumulate(layout);
     if (k == 1)
         return;
-    double once = out->t_step;
     out->t_grad += (k - 1) * per_micro;
     out->t_step = k * (out->t_fwd + out->t_bwd) + out->t_grad;
-    out->e_step *= out->t_step / once;
 }
 
 int sm_predict(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
