@@ -35,7 +35,7 @@ out=$(SCALEMETER_PLUGIN_PATH=$dir "$scalemeter" bench --model "$src/examples/plu
       --batch 2 --reps 1 --warmup 1 --min-time 0.001 --threads 1 -o "$csv" 2>&1) ||
     fail "bench through mish: $out"
 row=$(tail -n 1 "$csv")
-echo "$row" | grep -Eq "mish_net.ini,32,2,1,1,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,.*,cpu,1,1,ok$" ||
+echo "$row" | grep -Eq "mish_net.ini,32,2,1,1,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,.*,cpu,1,1,ok,,$" ||
     fail "bench row: $row"
 # check-plugin: its cases pass, gradients included; a wrong backward (mish's derivative with
 # 1 - tanh for 1 - tanh^2) fails the gradient check, which bench would have timed silently.
