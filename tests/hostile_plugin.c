@@ -65,7 +65,16 @@
  * and the ninth campaign's (2026-11-28):
  *   HOSTILE_OVERRUNS         writes 64 KiB past the struct its parameter past=WHAT names
  *                            (params in parse, output in infer, metrics, saved, strides in
- *                            view_strides, error in metrics; none: a well-behaved layer) */
+ *                            view_strides, error in metrics; none: a well-behaved layer)
+ * and the plugin-developer audit's (2026-11-29): traits that contradict the layer, each priced
+ * silently as the trait says:
+ *   HOSTILE_CONV_NO_MATMUL   a convolution (SM_TRAIT_CONVOLUTION) without SM_TRAIT_MATMUL
+ *   HOSTILE_RESIDUAL_ONE     a residual sum (SM_TRAIT_RESIDUAL) of at most one input
+ *   HOSTILE_ACTIVATION_TWO   an activation (SM_TRAIT_ACTIVATION) of up to two inputs
+ *   HOSTILE_VIEW_FLOPS       a view (SM_TRAIT_VIEW) of 1 FLOP an element
+ *   HOSTILE_MACS_NO_MATMUL   6 multiply-accumulates in 20 FLOPs, none of them a matrix product
+ *   HOSTILE_MATMUL_NO_MACS   a matrix product (SM_TRAIT_MATMUL) of 20 FLOPs and no
+ *                            multiply-accumulate */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -291,6 +300,16 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #ifdef HOSTILE_BIAS_SUMS
     m->bias_grad_sums = 1;
 #endif
+#ifdef HOSTILE_VIEW_FLOPS
+    m->flops = sm_shape_elems(out);
+#endif
+#ifdef HOSTILE_MACS_NO_MATMUL
+    m->flops = 20;
+    m->macs = 6;
+#endif
+#ifdef HOSTILE_MATMUL_NO_MACS
+    m->flops = 20;
+#endif
 #if defined(HOSTILE_ACTIVATION) || defined(HOSTILE_POOLING_WEIGHTS) || defined(HOSTILE_LOSS_WEIGHTS)
     m->weights = 5;
     m->param_tensors = 1;
@@ -406,6 +425,17 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #elif defined(HOSTILE_FUSED_RESIDUAL)
 #define HOSTILE_TRAITS SM_TRAIT_RESIDUAL
 #define HOSTILE_MAX_INPUTS 2
+#elif defined(HOSTILE_CONV_NO_MATMUL)
+#define HOSTILE_TRAITS SM_TRAIT_CONVOLUTION
+#elif defined(HOSTILE_RESIDUAL_ONE)
+#define HOSTILE_TRAITS SM_TRAIT_RESIDUAL
+#elif defined(HOSTILE_ACTIVATION_TWO)
+#define HOSTILE_TRAITS SM_TRAIT_ACTIVATION
+#define HOSTILE_MAX_INPUTS 2
+#elif defined(HOSTILE_VIEW_FLOPS)
+#define HOSTILE_TRAITS SM_TRAIT_VIEW
+#elif defined(HOSTILE_MATMUL_NO_MACS)
+#define HOSTILE_TRAITS SM_TRAIT_MATMUL
 #endif
 #ifndef HOSTILE_MAX_INPUTS
 #define HOSTILE_MAX_INPUTS 1

@@ -557,6 +557,13 @@ static void lying_plugins(const char *dir)
     snprintf(path, sizeof path, "%s/pooling_matmul/pooling_matmul.so", dir);
     expect_refused(path, "declares SM_TRAIT_POOLING beside SM_TRAIT_MATMUL: a pooling reduces "
                          "positions and has no products of weights");
+    /* the audit of 2026-11-29: a convolution without SM_TRAIT_MATMUL had none of its FLOPs
+     * taken for matrix products (matmul_flops' default is all of them with MATMUL, none
+     * without), so cuDNN's implicit products were priced at the fp32 vector peak at bf16 */
+    snprintf(path, sizeof path, "%s/conv_no_matmul/conv_no_matmul.so", dir);
+    expect_refused(path, "layer type 'test_hostile_conv_no_matmul' declares SM_TRAIT_CONVOLUTION "
+                         "without SM_TRAIT_MATMUL: declare SM_TRAIT_MATMUL too: a convolution's "
+                         "multiply-accumulates are priced as matrix products");
     /* a name of 195 to 255 characters loaded, but no line could name it: "layer = NAME", a
      * cases file's line, holds 198 characters, so 190 is the most */
     static const char *const too_long = "characters, more than the 190 a line of a network or "

@@ -287,7 +287,9 @@ enum { SM_SOFTMAX_NATIVE = 0, SM_SOFTMAX_FLOAT = 1, SM_SOFTMAX_DTYPE = 2 };
  * family go by (the core never looks at a type's name). A type declares every one that holds. */
 enum {
     SM_TRAIT_MATMUL = 1u << 0,           /* its FLOPs are matrix products (see matmul_flops) */
-    SM_TRAIT_CONVOLUTION = 1u << 1,      /* a convolution: a CNN's; cuDNN's layout transposes */
+    SM_TRAIT_CONVOLUTION = 1u << 1,      /* a convolution: a CNN's; cuDNN's layout transposes;
+                                            declared with SM_TRAIT_MATMUL (its MACs are implicit
+                                            matrix products), or the host refuses it */
     SM_TRAIT_NORMALISATION = 1u << 2,    /* normalises its input (batch, layer, group norm) */
     SM_TRAIT_BATCH_STATISTICS = 1u << 3, /* its statistics are per channel over the batch
                                             (batch norm): a convolution's epilogue can sum them */

@@ -233,6 +233,15 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
                        "(it says it is of ABI %u: rebuild it against this scalemeter's headers)",
                        path, t->name, (unsigned)(traits & ~of_version), t->abi_version,
                        t->abi_version);
+    /* a convolution's multiply-accumulates are implicit matrix products (cuDNN's), priced on
+     * tensor cores through matmul_flops, whose default is all of the FLOPs with MATMUL and
+     * none without: a convolution without MATMUL was priced at the vector peak at bf16 */
+    if ((traits & SM_TRAIT_CONVOLUTION) && !(traits & SM_TRAIT_MATMUL))
+        return sm_fail(st,
+                       "%s: layer type '%s' declares SM_TRAIT_CONVOLUTION without "
+                       "SM_TRAIT_MATMUL: declare SM_TRAIT_MATMUL too: a convolution's "
+                       "multiply-accumulates are priced as matrix products",
+                       path, t->name);
     /* a pooling's time is its positions' at the SMs' rate: of a layer whose FLOPs are products
      * of weights it would price a matrix product as a window's reduction */
     const uint32_t products = SM_TRAIT_MATMUL | SM_TRAIT_CONVOLUTION;
