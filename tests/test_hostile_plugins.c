@@ -564,6 +564,44 @@ static void lying_plugins(const char *dir)
     expect_refused(path, "layer type 'test_hostile_conv_no_matmul' declares SM_TRAIT_CONVOLUTION "
                          "without SM_TRAIT_MATMUL: declare SM_TRAIT_MATMUL too: a convolution's "
                          "multiply-accumulates are priced as matrix products");
+    /* traits that the descriptor's input counts contradict: a residual sum of one input had
+     * its backward traffic priced as autograd's sum of two gradients, an activation of two
+     * inputs rode its producer's epilogue; both were taken as declared */
+    snprintf(path, sizeof path, "%s/residual_one/residual_one.so", dir);
+    expect_refused(path, "layer type 'test_hostile_residual_one' declares SM_TRAIT_RESIDUAL, a "
+                         "sum of its inputs, but takes at most 1 input (max_inputs 1): set "
+                         "max_inputs to 0 (any number) or 2 or more, or drop the trait");
+    snprintf(path, sizeof path, "%s/activation_two/activation_two.so", dir);
+    expect_refused(path, "layer type 'test_hostile_activation_two' declares SM_TRAIT_ACTIVATION, "
+                         "an element-wise function of one input, but takes up to 2 inputs "
+                         "(max_inputs 2): set max_inputs to 1, or drop the trait");
+    /* what the counts contradict, at the layer's line: a view of 192 FLOPs (3 x 8 x 8, one an
+     * element), whose FLOPs the host priced though "it only moves or aliases its input"; 6
+     * multiply-accumulates (12 FLOPs) of which no FLOP was a matrix product, priced at the
+     * vector peak; 20 FLOPs of matrix products with no multiply-accumulate, an element-wise
+     * layer priced on tensor cores */
+    char reason[1024];
+    snprintf(path, sizeof path, "%s/view_flops/view_flops.so", dir);
+    snprintf(reason, sizeof reason,
+             "%s declares SM_TRAIT_VIEW, which only moves or aliases its input, but its metrics "
+             "give 192 FLOPs: a layer that computes is no view (drop the trait, or count no "
+             "FLOPs)",
+             path);
+    lying_plugin(dir, "view_flops", reason);
+    snprintf(path, sizeof path, "%s/macs_no_matmul/macs_no_matmul.so", dir);
+    snprintf(reason, sizeof reason,
+             "%s counts 6 multiply-accumulates, matrix products of 12 FLOPs, but 0 of its 20 "
+             "FLOPs are matrix products (matmul_flops): declare SM_TRAIT_MATMUL, or set "
+             "matmul_flops to its products' FLOPs",
+             path);
+    lying_plugin(dir, "macs_no_matmul", reason);
+    snprintf(path, sizeof path, "%s/matmul_no_macs/matmul_no_macs.so", dir);
+    snprintf(reason, sizeof reason,
+             "%s says 20 of its FLOPs are matrix products (SM_TRAIT_MATMUL or matmul_flops), "
+             "but counts no multiply-accumulate (macs 0): count them in macs, or drop "
+             "SM_TRAIT_MATMUL (element-wise FLOPs run at the vector peak)",
+             path);
+    lying_plugin(dir, "matmul_no_macs", reason);
     /* a name of 195 to 255 characters loaded, but no line could name it: "layer = NAME", a
      * cases file's line, holds 198 characters, so 190 is the most */
     static const char *const too_long = "characters, more than the 190 a line of a network or "

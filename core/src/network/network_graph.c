@@ -405,6 +405,45 @@ static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l,
     return 0;
 }
 
+/* What a layer's counts show its traits contradict (plugin.h), each priced as the trait says
+ * and not as the layer is: a view (SM_TRAIT_VIEW: it only moves or aliases its input) that
+ * computes; multiply-accumulates, matrix products' (2 FLOPs each) by plugin.h, that are not
+ * all among matmul_flops, so priced at the vector peak; matrix products (SM_TRAIT_MATMUL, or
+ * matmul_flops) of no multiply-accumulate, element-wise work priced on tensor cores. A plugin
+ * of ABI 2 declares no traits and no matmul_flops: its products run at the vector peak, as
+ * plugin-abi.md says. The shipped types with MACs declare SM_TRAIT_MATMUL (convolutions,
+ * linear, lm_head, swiglu) or matmul_flops of twice them (attention, gqa_attention,
+ * window_attention, the recurrent types). */
+static int check_trait_counts(const sm_layer_type *t, const sm_layer_metrics *m, const char *at,
+                              const char *path, sm_status *st)
+{
+    path = path ? path : "its plugin";
+    if ((t->traits & SM_TRAIT_VIEW) && m->flops > 0)
+        return sm_fail(st,
+                       "%s (%s): %s declares SM_TRAIT_VIEW, which only moves or aliases its "
+                       "input, but its metrics give %lld FLOPs: a layer that computes is no view "
+                       "(drop the trait, or count no FLOPs)",
+                       at, t->name, path, (long long)m->flops);
+    if (t->abi_version < 3)
+        return 0;
+    /* macs <= flops / 2 (checked before): twice them fits */
+    if (m->macs > 0 && m->matmul_flops < 2 * m->macs)
+        return sm_fail(st,
+                       "%s (%s): %s counts %lld multiply-accumulates, matrix products of %lld "
+                       "FLOPs, but %lld of its %lld FLOPs are matrix products (matmul_flops): "
+                       "declare SM_TRAIT_MATMUL, or set matmul_flops to its products' FLOPs",
+                       at, t->name, path, (long long)m->macs, (long long)(2 * m->macs),
+                       (long long)m->matmul_flops, (long long)m->flops);
+    if (m->matmul_flops > 0 && m->macs == 0)
+        return sm_fail(st,
+                       "%s (%s): %s says %lld of its FLOPs are matrix products (SM_TRAIT_MATMUL "
+                       "or matmul_flops), but counts no multiply-accumulate (macs 0): count "
+                       "them in macs, or drop SM_TRAIT_MATMUL (element-wise FLOPs run at the "
+                       "vector peak)",
+                       at, t->name, path, (long long)m->matmul_flops);
+    return 0;
+}
+
 /* A pass launching more kernels than this is a plugin's mistake, not a layer. */
 #define MAX_KERNELS 1000
 /* a recurrence's two kernels a step, layer and direction: 2^40 is a million steps of a
@@ -667,6 +706,8 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
     if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
         return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
                        at, t->name, (long long)m->matmul_flops, (long long)m->flops);
+    if (check_trait_counts(t, m, at, sm_registry_type_path(d->registry, t), st))
+        return -1;
     if (m->scores_bytes < 0 || m->scores_bytes > m->bytes || m->scores_flops < 0 ||
         m->scores_flops > m->matmul_flops)
         return sm_fail(st,

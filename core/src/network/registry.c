@@ -242,6 +242,24 @@ static int check_descriptor(const sm_layer_type *t, const char *path, sm_status 
                        "SM_TRAIT_MATMUL: declare SM_TRAIT_MATMUL too: a convolution's "
                        "multiply-accumulates are priced as matrix products",
                        path, t->name);
+    /* what the input counts contradict: a residual sum's backward pass is priced as autograd's
+     * sum of two gradients, an activation rides its one producer's epilogue */
+    if ((traits & SM_TRAIT_RESIDUAL) && t->max_inputs == 1)
+        return sm_fail(st,
+                       "%s: layer type '%s' declares SM_TRAIT_RESIDUAL, a sum of its inputs, but "
+                       "takes at most 1 input (max_inputs 1): set max_inputs to 0 (any number) "
+                       "or 2 or more, or drop the trait",
+                       path, t->name);
+    if ((traits & SM_TRAIT_ACTIVATION) && t->max_inputs != 1) {
+        char takes[48] = "any number of";
+        if (t->max_inputs)
+            snprintf(takes, sizeof takes, "up to %d", t->max_inputs);
+        return sm_fail(st,
+                       "%s: layer type '%s' declares SM_TRAIT_ACTIVATION, an element-wise "
+                       "function of one input, but takes %s inputs (max_inputs %d): set "
+                       "max_inputs to 1, or drop the trait",
+                       path, t->name, takes, t->max_inputs);
+    }
     /* a pooling's time is its positions' at the SMs' rate: of a layer whose FLOPs are products
      * of weights it would price a matrix product as a window's reduction */
     const uint32_t products = SM_TRAIT_MATMUL | SM_TRAIT_CONVOLUTION;
