@@ -50,13 +50,20 @@ def network(tmp, name, layers):
     return path
 
 
+def inside(net, line, plugin_type, folder):
+    """How a message names the code of layer h of net (at its line) that ended the process:
+    the network's file and line, the layer, its type and the plugin's file."""
+    so = os.path.join(HOSTILE, folder, folder + ".so")
+    return f"{net}:{line}: layer h: the plugin of layer type '{plugin_type}' ({so})"
+
+
 def predict_dies(tmp, folder, name, layers, plugin_type, how, what):
-    """predict of a network whose plugin ends the process: one line on stderr names its type
-    and says HOW, before anything is printed on stdout."""
+    """predict of a network whose plugin ends the process: one line on stderr names the layer's
+    line, its type and plugin, then says HOW, before anything is printed on stdout."""
     net = network(tmp, name, layers)
     rc, out, err = run_with(folder, "predict", net, "--device", "h100", "-g", "1", "--batch", "4")
-    want = (f"scalemeter: the plugin of layer type '{plugin_type}' {how}; the command did not "
-            "finish")
+    line = 5 + layers.split("\n").index(next(x for x in layers.split("\n") if x.startswith("h =")))
+    want = f"scalemeter: {inside(net, line, plugin_type, folder)}{how}; the command did not finish"
     check(rc != 0 and out == "" and err.startswith(want),
           f"predict with a plugin {what}: exit {rc}: {err[:300]!r}")
 
@@ -81,7 +88,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run_with("exits", "metrics", net, "--format", "json")
     check(rc != 0, f"metrics with a plugin calling exit(0) exited {rc}")
     check(out == "", f"no result printed: {out!r}")
-    want = ("scalemeter: the plugin of layer type 'test_hostile_exits' called exit() inside "
+    want = (f"scalemeter: {inside(net, 5, 'test_hostile_exits', 'exits')} called exit() inside "
             "scalemeter; the command did not finish")
     check(err.startswith(want), f"stderr starts with '{want}': {err!r}")
 
@@ -204,15 +211,16 @@ with tempfile.TemporaryDirectory() as tmp:
     # trusted), but first says whose code it was; it died with "Segmentation fault" alone
     predict_dies(tmp, "metrics_crash", "metrics_crash",
                  "a = relu\nh = test_hostile_metrics_crash\n", "test_hostile_metrics_crash",
-                 "crashed (a fault inside its code)", "crashing in metrics")
+                 " crashed in its metrics (a fault inside its code)", "crashing in metrics")
 
     # abort() (a failed assert), an integer division by zero and a recursion that overflows
     # the stack ended the process with "Aborted", "Floating point exception" or "Segmentation
     # fault" alone, naming no plugin: the guard took SIGSEGV and SIGBUS only, on the stack the
     # recursion had used up
-    for kind, how in (("aborts", "aborted (abort() or a failed assert() inside its code)"),
-                      ("divides", "crashed (a fault inside its code)"),
-                      ("recurses", "crashed (a fault inside its code)")):
+    for kind, how in (("aborts", " aborted in its metrics (abort() or a failed assert() inside "
+                       "its code)"),
+                      ("divides", " crashed in its metrics (a fault inside its code)"),
+                      ("recurses", " crashed in its infer (a fault inside its code)")):
         predict_dies(tmp, kind, kind, f"a = relu\nh = test_hostile_{kind}\n",
                      f"test_hostile_{kind}", how, f"that {kind}")
 
@@ -225,19 +233,30 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--batch", "4")
     check(rc == 0 and "t_step" in out, f"predict with a plugin that overruns nothing: exit {rc}: "
           f"{err[:300]!r}")
-    for past in ("params", "output", "metrics", "saved", "strides", "error"):
+    # The message says which callback wrote past which struct: psize0.so, of params_size 0,
+    # writing its 8-byte struct, was "crashed (a fault inside its code)", naming no file.
+    overran = {
+        "params": "parse wrote past params_size (4 bytes): set .params_size = sizeof(your "
+                  "params struct)",
+        "output": "infer wrote past the output shape it was handed (one sm_shape)",
+        "metrics": "metrics wrote past the sm_layer_metrics it was handed",
+        "saved": "saved wrote past the sm_layer_saved it was handed",
+        "strides": "view_strides wrote past the SM_MAX_DIMS strides it was handed",
+        "error": "metrics wrote past its sm_error (SM_ERROR_LEN bytes: write the reason with "
+                 "sm_error_set)",
+    }
+    for past, how in overran.items():
         predict_dies(tmp, "overruns", "overruns_" + past,
                      f"a = relu\nh = test_hostile_overruns past={past}\n",
-                     "test_hostile_overruns", "crashed (a fault inside its code)",
-                     f"writing past its {past}")
+                     "test_hostile_overruns", f": its {how}", f"writing past its {past}")
 
     # metrics that never returns: the command hung with no word (ctest's timeout was the only
     # end); past SCALEMETER_PLUGIN_TIMEOUT seconds it ends naming the plugin
     net = network(tmp, "spins", "a = relu\nh = test_hostile_spins\n")
     rc, out, err = run_with("spins", "predict", net, "--device", "h100", "-g", "1", "--batch",
                             "4", SCALEMETER_PLUGIN_TIMEOUT="1")
-    want = ("scalemeter: the plugin of layer type 'test_hostile_spins' did not return within 1 s "
-            "(an endless loop inside its code?); the command did not finish "
+    want = (f"scalemeter: {inside(net, 6, 'test_hostile_spins', 'spins')} did not return "
+            "within 1 s (an endless loop inside its code?); the command did not finish "
             "(SCALEMETER_PLUGIN_TIMEOUT sets the limit in seconds)")
     check(rc == 1 and out == "" and err.strip() == want,
           f"predict with a plugin that spins: exit {rc}: {err[:300]!r}")
@@ -295,8 +314,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # quick_exit(0) inside metrics skips atexit's handlers: status 0 and no output at all
     net = network(tmp, "quick_exits", "h = test_hostile_quick_exits\n")
     rc, out, err = run_with("quick_exits", "metrics", net, "--format", "json")
-    want = ("scalemeter: the plugin of layer type 'test_hostile_quick_exits' called quick_exit() "
-            "inside scalemeter; the command did not finish")
+    want = (f"scalemeter: {inside(net, 5, 'test_hostile_quick_exits', 'quick_exits')} called "
+            "quick_exit() inside scalemeter; the command did not finish")
     check(rc == 1 and out == "" and err.startswith(want),
           f"metrics with a plugin calling quick_exit(0): exit {rc}: {err!r}")
 

@@ -341,6 +341,7 @@ static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l,
     sm_error *pe = to_plugin(w, SM_WINDOW_ERROR, &e, sizeof e);
     sm_layer_saved *ps = to_plugin(w, SM_WINDOW_SAVED, s, sizeof *s);
     const sm_shape *pout = to_plugin(w, SM_WINDOW_SHAPE, &l->out, sizeof l->out);
+    sm_plugin_callback("saved", w, t->params_size);
     int failed =
         t->saved(plugin_params(w, t, l), plugin_inputs(w, l, in), l->n_inputs, pout, ps, pe);
     from_plugin(s, ps, sizeof *s);
@@ -554,6 +555,7 @@ static int layer_strides(sm_plugin_window *w, const sm_layer_type *t, const sm_l
         memcpy(in_steps, in_strides, sizeof in_steps);
         memcpy(written, strides, sizeof written);
         int64_t *pw = to_plugin(w, SM_WINDOW_STRIDES, written, sizeof written);
+        sm_plugin_callback("view_strides", w, t->params_size);
         int copies =
             t->view_strides(plugin_params(w, t, l), plugin_inputs(w, l, in),
                             to_plugin(w, SM_WINDOW_IN_STRIDES, in_steps, sizeof in_steps),
@@ -610,6 +612,7 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
                        "plugin declares",
                        at, t->name, t->params_size);
     void *params = to_plugin(w, SM_WINDOW_PARAMS, l->params, params_bytes(t));
+    sm_plugin_callback("parse", w, t->params_size);
     t->parse(params, &args.base);
     from_plugin(l->params, params, params_bytes(t));
     if (host_args_finish(&args, err, sizeof err))
@@ -621,6 +624,7 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
     memset(&l->out, 0, sizeof l->out);
     sm_error *pe = to_plugin(w, SM_WINDOW_ERROR, &e, sizeof e);
     sm_shape *pout = to_plugin(w, SM_WINDOW_SHAPE, &l->out, sizeof l->out);
+    sm_plugin_callback("infer", w, t->params_size);
     int failed = t->infer(plugin_params(w, t, l), plugin_inputs(w, l, in), l->n_inputs, pout, pe);
     from_plugin(&l->out, pout, sizeof l->out);
     from_plugin(&e, pe, sizeof e);
@@ -646,6 +650,7 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
     if (t->metrics) {
         pe = to_plugin(w, SM_WINDOW_ERROR, &e, sizeof e);
         sm_layer_metrics *pm = to_plugin(w, SM_WINDOW_METRICS, m, sizeof *m);
+        sm_plugin_callback("metrics", w, t->params_size);
         failed = t->metrics(plugin_params(w, t, l), plugin_inputs(w, l, in), l->n_inputs,
                             to_plugin(w, SM_WINDOW_SHAPE, &l->out, sizeof l->out), pm, pe);
         from_plugin(m, pm, sizeof *m);
@@ -1011,9 +1016,13 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
             int src = inputs[order[i]][j];
             l->inputs[j] = src < 0 ? SM_NETWORK_INPUT : position[src];
         }
-        /* the plugin's code runs here: an exit() inside names its type */
-        char what[320]; /* type names are at most 190 bytes (registry.c) */
-        snprintf(what, sizeof what, "the plugin of layer type '%s'", dl->type->name);
+        /* the plugin's code runs here: an exit(), a fault or an endless loop inside names the
+         * layer's line, its type and the plugin's file */
+        char what[4600], at[4200];
+        const char *so = sm_registry_type_path(d->registry, dl->type);
+        where(d, dl, at, sizeof at);
+        snprintf(what, sizeof what, "%s: the plugin of layer type '%s' (%s)", at, dl->type->name,
+                 so ? so : "not in the registry");
         const char *outer = sm_plugin_call_begin(what);
         rc = infer_layer(window, d, dl, net, l, strides, st);
         sm_plugin_call_end(outer);

@@ -68,6 +68,13 @@ typedef struct sm_plugin_window sm_plugin_window;
 sm_plugin_window *sm_plugin_window_open(void);
 void sm_plugin_window_close(sm_plugin_window *w);
 void *sm_plugin_window_put(sm_plugin_window *w, int slot, const void *from, size_t size);
+/* The slot whose guard page holds addr, or -1 (w NULL, or addr in none): arithmetic alone, for
+ * the crash handler to tell a write past a struct from any other fault. */
+int sm_plugin_window_guard_slot(const sm_plugin_window *w, const void *addr);
+/* Which callback of the running layer's plugin runs now ("parse", "infer", "metrics", "saved",
+ * "view_strides"), the window its structs lie in (or NULL) and its type's params_size, for a
+ * crash's message (plugin_guard.c); cleared by sm_plugin_call_end. */
+void sm_plugin_callback(const char *callback, const sm_plugin_window *w, size_t params_size);
 
 /* Addresses a plugin hands over (plugin_memory.c): whether [p, p + len) lies in the loaded
  * segments of the plugin dlopen returned handle for; whether s is a string of fewer than max

@@ -205,34 +205,98 @@ static int depth, to_stderr, saved_stdout = -1;
 static char exit_message[4200];
 static struct sigaction call_old[N_GUARDED];
 
+/* The callback of a layer's plugin that runs now, the window its structs lie in and its
+ * type's params_size (sm_plugin_callback): a fault's message names the callback, and a write
+ * that lands on the guard page after a struct says which struct it overran. */
+static const char *volatile callback_now;
+static const sm_plugin_window *volatile window_now;
+static volatile size_t params_size_now;
+
+void sm_plugin_callback(const char *callback, const sm_plugin_window *w, size_t params_size)
+{
+    callback_now = callback;
+    window_now = w;
+    params_size_now = params_size;
+}
+
+/* What a callback wrote past, by the window's slot (the params slot has its own words). */
+static const char *const overran[SM_WINDOW_N] = {
+    [SM_WINDOW_INPUTS] = "its input shapes (const: write none of them)",
+    [SM_WINDOW_SHAPE] = "the output shape it was handed (one sm_shape)",
+    [SM_WINDOW_METRICS] = "the sm_layer_metrics it was handed",
+    [SM_WINDOW_SAVED] = "the sm_layer_saved it was handed",
+    [SM_WINDOW_STRIDES] = "the SM_MAX_DIMS strides it was handed",
+    [SM_WINDOW_IN_STRIDES] = "its input's strides (const: write none of them)",
+    [SM_WINDOW_ERROR] = "its sm_error (SM_ERROR_LEN bytes: write the reason with sm_error_set)",
+};
+
+/* write() of a string, as a signal handler may */
+static void put(const char *s)
+{
+    ssize_t w = write(STDERR_FILENO, s, strlen(s));
+    (void)w; /* nothing to do about a failed write while crashing */
+}
+
+/* n in decimal, without printf (not async-signal-safe) */
+static void put_size(size_t n)
+{
+    char digits[24];
+    int i = (int)sizeof digits;
+    digits[--i] = '\0';
+    do
+        digits[--i] = (char)('0' + n % 10);
+    while ((n /= 10) && i > 0);
+    put(digits + i);
+}
+
 /* A fault inside a plugin's parse, infer, metrics or saved ends the process as any fault does
  * (the plugin's state cannot be trusted after it), but first says whose code it was, as a
- * crash while loading does: "Segmentation fault" alone named nothing. write() and strlen()
- * are async-signal-safe; the previous handler (the default, or a sanitizer's) takes the fault
+ * crash while loading does: "Segmentation fault" alone named nothing. Where a layer's
+ * callback runs, the message names it, and a fault on the guard page after a struct the host
+ * handed over (plugin_window.c) says which struct it wrote past: psize0.so's parse, of
+ * params_size 0, was "crashed (a fault inside its code)". write() and strlen() are
+ * async-signal-safe; the previous handler (the default, or a sanitizer's) takes the fault
  * again. */
-static void say_call_crash(int sig)
+static void say_call_crash(int sig, const siginfo_t *info)
 {
     static volatile sig_atomic_t said; /* once: a call's handler hands on to a kernel's */
-    const char *what = running;
-    if (!loading_now && what && !said) {
-        said = 1;
-        static const char head[] = "scalemeter: ",
-                          fault[] = " crashed (a fault inside its code); the command did not "
-                                    "finish\n",
-                          aborted[] = " aborted (abort() or a failed assert() inside its code); "
-                                      "the command did not finish\n";
-        const char *tail = sig == SIGABRT ? aborted : fault;
-        ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
-        w = write(STDERR_FILENO, what, strlen(what));
-        w = write(STDERR_FILENO, tail, strlen(tail));
-        (void)w; /* nothing to do about a failed write while crashing */
+    const char *what = running, *callback = callback_now;
+    if (loading_now || !what || said)
+        return;
+    said = 1;
+    int slot = callback && (sig == SIGSEGV || sig == SIGBUS)
+                   ? sm_plugin_window_guard_slot(window_now, info->si_addr)
+                   : -1;
+    put("scalemeter: ");
+    put(what);
+    if (slot >= 0) {
+        put(": its ");
+        put(callback);
+        put(" wrote past ");
+        if (slot == SM_WINDOW_PARAMS) {
+            put("params_size (");
+            put_size(params_size_now);
+            put(" bytes): set .params_size = sizeof(your params struct)");
+        } else {
+            put(overran[slot] ? overran[slot] : "a struct the host handed it");
+        }
+        put("; the command did not finish\n");
+        return;
     }
+    put(sig == SIGABRT ? " aborted" : " crashed");
+    if (callback) {
+        put(" in its ");
+        put(callback);
+    }
+    put(sig == SIGABRT ? " (abort() or a failed assert() inside its code); the command did not "
+                         "finish\n"
+                       : " (a fault inside its code); the command did not finish\n");
 }
 
 static void on_call_crash(int sig, siginfo_t *info, void *context)
 {
     (void)context;
-    say_call_crash(sig);
+    say_call_crash(sig, info);
     hand_on(sig, info, call_old);
 }
 
@@ -245,7 +309,7 @@ static int kernels_depth;
 static void on_kernel_crash(int sig, siginfo_t *info, void *context)
 {
     (void)context;
-    say_call_crash(sig);
+    say_call_crash(sig, info);
     hand_on(sig, info, kernels_old);
 }
 
@@ -331,6 +395,7 @@ const char *sm_plugin_call_begin(const char *what)
 void sm_plugin_call_end(const char *outer)
 {
     running = outer;
+    sm_plugin_callback(NULL, NULL, 0);
     locale_restore(); /* before the host's own code between calls prints a number */
     if (watch_depth == depth) {
         watch_set(0);

@@ -30,7 +30,7 @@ static const size_t slot_bytes[SM_WINDOW_N] = {
 
 struct sm_plugin_window {
     char *base;
-    size_t len;
+    size_t len, page;
     char *end[SM_WINDOW_N]; /* each slot's last byte + 1: the guard page begins there */
 };
 
@@ -53,6 +53,7 @@ sm_plugin_window *sm_plugin_window_open(void)
     }
     w->base = base;
     w->len = len;
+    w->page = page;
     char *at = w->base;
     for (int s = 0; s < SM_WINDOW_N; s++) {
         if (mprotect(at, pages[s] * page, PROT_READ | PROT_WRITE)) {
@@ -86,4 +87,17 @@ void *sm_plugin_window_put(sm_plugin_window *w, int slot, const void *from, size
     else
         memset(p, 0, size);
     return p;
+}
+
+int sm_plugin_window_guard_slot(const sm_plugin_window *w, const void *addr)
+{
+    if (!w || !addr)
+        return -1;
+    uintptr_t a = (uintptr_t)addr;
+    for (int s = 0; s < SM_WINDOW_N; s++) {
+        uintptr_t guard = (uintptr_t)w->end[s];
+        if (a >= guard && a - guard < w->page)
+            return s;
+    }
+    return -1;
 }
