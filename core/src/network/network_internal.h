@@ -126,7 +126,10 @@ void sm_registry_release(const sm_registry *reg);
  * their plugin, so such a file alone was passed over without a word. */
 int sm_registry_orphan_companion(const sm_registry *reg, const char *name, char *out, size_t len);
 /* sm_registry_find with the reason: 0 with *out NULL where no plugin provides name, -1 with st
- * set where loading a plugin failed (registry.c). */
+ * set where loading a plugin failed (registry.c), SM_LOOKUP_USER_FAILED where it was one of
+ * SCALEMETER_PLUGIN_PATH's, which all load at the first lookup whatever its name: the message
+ * then leads with that plugin's file, and its caller says which lookup loaded it. */
+#define SM_LOOKUP_USER_FAILED (-2)
 int sm_registry_lookup(const sm_registry *reg, const char *name, const sm_layer_type **out,
                        sm_status *st);
 /* The file of the plugin of a type of reg, or NULL (registry.c). */

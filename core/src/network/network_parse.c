@@ -456,7 +456,15 @@ static int parse_layer_tokens(parse_ctx *c, draft_layer *l, char *text, const ch
     if (!type)
         return sm_fail(c->st, "%s: layer %s has no type", where, l->name);
     sm_status why;
-    if (sm_registry_lookup(c->reg, type, &l->type, &why))
+    int found = sm_registry_lookup(c->reg, type, &l->type, &why);
+    /* a plugin of SCALEMETER_PLUGIN_PATH, loaded by this first lookup whatever its type: its
+     * file and fault first, then the lookup (resnet18's conv1 was blamed for a stale .so) */
+    if (found == SM_LOOKUP_USER_FAILED)
+        return sm_fail(c->st,
+                       "%s; the plugins of SCALEMETER_PLUGIN_PATH all load at a network's first "
+                       "lookup of a layer type, here layer %s's '%s' at %s",
+                       why.msg, l->name, type, where);
+    if (found)
         return sm_fail(c->st, "%s: layer %s: %s", where, l->name, why.msg);
     if (!l->type) {
         char near[256], orphan[512];

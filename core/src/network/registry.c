@@ -705,19 +705,10 @@ static int load_folders_once(sm_registry *reg, int user, int *state, char **erro
         for (int i = first; user && i < reg->count && rc == 0; i++)
             rc = shadows_shipped(reg, reg->items[i], &sub);
         *state = rc ? ALL_FAILED : ALL_LOADED;
-        /* the user's folders load whole at the first lookup, whichever type it asks for: say
-         * so, or the failure reads as the looked-up layer's (resnet18's conv1 blamed for a
-         * stale softplus.so) */
-        if (rc && user) {
-            char text[sizeof sub.msg + 128];
-            snprintf(text, sizeof text,
-                     "the plugins of SCALEMETER_PLUGIN_PATH load together before any layer type "
-                     "is looked up, and one fails: %s",
-                     sub.msg);
-            *error = strdup(text);
-        } else if (rc) {
+        /* the user's folders load whole at the first lookup, whichever type it asks for: the
+         * lookup's caller says so after the plugin's own message (SM_LOOKUP_USER_FAILED) */
+        if (rc)
             *error = strdup(sub.msg);
-        }
     }
     if (*state == ALL_FAILED)
         return sm_fail(st, "%s", *error ? *error : "out of memory");
@@ -803,7 +794,7 @@ int sm_registry_lookup(const sm_registry *creg, const char *name, const sm_layer
     sm_registry *reg = mutable(creg);
     *out = NULL;
     if (reg->all_state == ALL_UNTRIED && load_user_plugins(reg, st))
-        return -1;
+        return SM_LOOKUP_USER_FAILED;
     const plugin *p = loaded_type(reg, name);
     *out = p ? &p->type : NULL;
     if (p)
