@@ -74,7 +74,11 @@
  *   HOSTILE_VIEW_FLOPS       a view (SM_TRAIT_VIEW) of 1 FLOP an element
  *   HOSTILE_MACS_NO_MATMUL   6 multiply-accumulates in 20 FLOPs, none of them a matrix product
  *   HOSTILE_MATMUL_NO_MACS   a matrix product (SM_TRAIT_MATMUL) of 20 FLOPs and no
- *                            multiply-accumulate */
+ *                            multiply-accumulate
+ * and failures that say nothing: a bare "inputs do not fit" named no plugin:
+ *   HOSTILE_INFER_NOMSG      infer, HOSTILE_METRICS_NOMSG metrics and HOSTILE_SAVED_NOMSG
+ *                            saved return 1 without a reason
+ *   HOSTILE_SHAPE_NEGATIVE   infer gives an output of -3 channels */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -211,6 +215,12 @@ static int infer(const void *params, const sm_shape *in, int n_in, sm_shape *out
 #ifdef HOSTILE_INFER_NOTERM
     return unterminated(err, 'E');
 #endif
+#ifdef HOSTILE_SHAPE_NEGATIVE
+    out->dim[0] = -3;
+#endif
+#ifdef HOSTILE_INFER_NOMSG
+    return 1;
+#endif
     return 0;
 }
 
@@ -242,6 +252,9 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_METRICS_NOTERM
     return unterminated(err, 'M');
+#endif
+#ifdef HOSTILE_METRICS_NOMSG
+    return 1;
 #endif
 #ifdef HOSTILE_NEGATIVE_IO
     m->output_elems = -100000000;
@@ -372,6 +385,16 @@ static int view_strides(const void *params, const sm_shape *in, const int64_t *i
     (void)in, (void)in_strides, (void)out;
     PAST(PAST_STRIDES, strides, SM_MAX_DIMS * sizeof *strides);
     return 0;
+}
+#endif
+
+#ifdef HOSTILE_SAVED_NOMSG
+#define HOSTILE_HAS_SAVED
+static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
+                 sm_layer_saved *s, sm_error *err)
+{
+    (void)params, (void)in, (void)n_in, (void)out, (void)s, (void)err;
+    return 1;
 }
 #endif
 

@@ -140,6 +140,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # shadow: conv2d asked for first, or relu first and conv2d after, or conv2d never
     dup = "layer type 'conv2d' is already provided by"
+    rename = "; give your type another name"
     for layers in ("c = conv2d out=4 kernel=3\nr = relu\n", "r = relu\nc = conv2d out=4 kernel=3\n",
                    "r = relu\n"):
         net = network(tmp, "shadow", layers)
@@ -148,6 +149,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rc != 0, f"metrics ({first}) with shadow.so providing conv2d exited 0: {out!r}")
         check(dup in err and "shadow.so" in err and "conv2d.so" in err,
               f"({first}) the duplicate error names both files: {err!r}")
+        check(rename in err, f"({first}) the duplicate error says what to do: {err!r}")
         check(err.count("\n") == 1, f"({first}) one line: {err!r}")
     rc, out, err = run_with("shadow", "plugins")
     check(rc != 0 and dup in err, f"plugins with shadow.so: exit {rc}: {err!r}")

@@ -602,6 +602,23 @@ static void lying_plugins(const char *dir)
              "SM_TRAIT_MATMUL (element-wise FLOPs run at the vector peak)",
              path);
     lying_plugin(dir, "matmul_no_macs", reason);
+    /* a failure without a reason said "inputs do not fit", "cannot count" or "cannot say
+     * what it keeps", and a shape nothing holds "output shape -3x8x8 is empty or too large",
+     * as if the host had found them: each names the plugin that gave it */
+    static const char *const silent[][2] = {
+        {"infer_nomsg", "infer"}, {"metrics_nomsg", "metrics"}, {"saved_nomsg", "saved"}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s/%s.so", dir, silent[i][0], silent[i][0]);
+        snprintf(reason, sizeof reason,
+                 "%s failed in its %s without a message (it returned non-zero with err empty: "
+                 "give the reason with sm_error_set)",
+                 path, silent[i][1]);
+        lying_plugin(dir, silent[i][0], reason);
+    }
+    snprintf(path, sizeof path, "%s/shape_negative/shape_negative.so", dir);
+    snprintf(reason, sizeof reason,
+             "its plugin %s gave the output shape -3x8x8, which is empty or too large", path);
+    lying_plugin(dir, "shape_negative", reason);
     /* a name of 195 to 255 characters loaded, but no line could name it: "layer = NAME", a
      * cases file's line, holds 198 characters, so 190 is the most */
     static const char *const too_long = "characters, more than the 190 a line of a network or "

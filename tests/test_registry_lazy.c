@@ -119,8 +119,9 @@ int main(int argc, char **argv)
      * it (net.ini:5: layer conv was blamed first) */
     char want[4 * PATH_MAX];
     snprintf(want, sizeof want,
-             "%s/conv2d.so: layer type 'conv2d' is already provided by %s/conv2d.so (from "
-             "SCALEMETER_PLUGIN_PATH); the plugins of SCALEMETER_PLUGIN_PATH all load at a "
+             "%s/conv2d.so: layer type 'conv2d' is already provided by %s/conv2d.so; give "
+             "your type another name (from SCALEMETER_PLUGIN_PATH); the plugins of "
+             "SCALEMETER_PLUGIN_PATH all load at a "
              "network's first lookup of a layer type, here layer conv's 'conv2d' at %s:5",
              argv[2], sm_plugin_dir(), net_file_path);
     CHECK_STR_EQ(st.msg, want);

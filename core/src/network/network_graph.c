@@ -2,6 +2,7 @@
  * (refusing cycles), then let each layer's plugin parse its parameters, infer its output shape
  * and count its cost. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,12 +287,20 @@ static const char *metrics_negative(const sm_layer_metrics *m)
     return NULL;
 }
 
-/* A plugin's reason for refusing, or DFLT where it gave none. Its text is the plugin's: ended
- * here, since a plugin may fill msg to the last byte without a NUL. */
-static const char *plugin_reason(sm_error *e, const char *dflt)
+/* A plugin's reason for refusing, or where it gave none, that its plugin (path) failed in
+ * callback without one: a bare "inputs do not fit" read as the host's finding. Its text is the
+ * plugin's: ended here, since a plugin may fill msg to the last byte without a NUL. */
+static const char *plugin_reason(sm_error *e, const char *path, const char *callback, char *buf,
+                                 size_t len)
 {
     e->msg[sizeof e->msg - 1] = '\0';
-    return e->msg[0] ? e->msg : dflt;
+    if (e->msg[0])
+        return e->msg;
+    snprintf(buf, len,
+             "%s failed in its %s without a message (it returned non-zero with err empty: give "
+             "the reason with sm_error_set)",
+             path ? path : "its plugin", callback);
+    return buf;
 }
 
 /* What a plugin's call writes into, in the window (plugin_window.c): a copy of own's size
@@ -326,8 +335,9 @@ static const sm_shape *plugin_inputs(sm_plugin_window *w, const sm_layer *l, sm_
  * (plugin.h). A declaration that names an input the layer does not have, or negative bytes,
  * is the plugin's error. */
 static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l, sm_shape *in,
-                       const char *at, sm_status *st)
+                       const char *at, const char *path, sm_status *st)
 {
+    char why[SM_ERROR_LEN + PATH_MAX];
     sm_layer_saved *s = &l->saved;
     memset(s, 0, sizeof *s);
     if (!t->saved) {
@@ -348,7 +358,7 @@ static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l,
     from_plugin(&e, pe, sizeof e);
     if (failed)
         return sm_fail(st, "%s (%s): %s", at, t->name,
-                       plugin_reason(&e, "cannot say what it keeps"));
+                       plugin_reason(&e, path, "saved", why, sizeof why));
     if (l->n_inputs < 32 && (s->inputs >> l->n_inputs))
         return sm_fail(st,
                        "%s (%s): the plugin's saved() keeps input %d (inputs 0x%x) of a layer "
@@ -418,7 +428,6 @@ static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l,
 static int check_trait_counts(const sm_layer_type *t, const sm_layer_metrics *m, const char *at,
                               const char *path, sm_status *st)
 {
-    path = path ? path : "its plugin";
     if ((t->traits & SM_TRAIT_VIEW) && m->flops > 0)
         return sm_fail(st,
                        "%s (%s): %s declares SM_TRAIT_VIEW, which only moves or aliases its "
@@ -589,9 +598,12 @@ static void layer_inputs(const sm_network *net, const sm_layer *l, sm_shape *in)
 static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_layer *dl,
                        sm_network *net, sm_layer *l, int64_t (*strides)[SM_MAX_DIMS], sm_status *st)
 {
-    char at[4200], err[SM_ERROR_LEN];
+    char at[4200], err[SM_ERROR_LEN], why[SM_ERROR_LEN + PATH_MAX];
     where(d, dl, at, sizeof at);
     const sm_layer_type *t = dl->type;
+    /* the plugin's file, for what only it can be blamed for */
+    const char *so = sm_registry_type_path(d->registry, t);
+    so = so ? so : "(a plugin outside the registry)";
     if (l->n_inputs < t->min_inputs || (t->max_inputs && l->n_inputs > t->max_inputs)) {
         char takes[48];
         if (!t->max_inputs)
@@ -629,7 +641,8 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
     from_plugin(&l->out, pout, sizeof l->out);
     from_plugin(&e, pe, sizeof e);
     if (failed)
-        return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "inputs do not fit"));
+        return sm_fail(st, "%s (%s): %s", at, t->name,
+                       plugin_reason(&e, so, "infer", why, sizeof why));
     char shape[96];
     if (l->out.ndim < 1 || l->out.ndim > SM_MAX_DIMS) /* dim[] holds only SM_MAX_DIMS */
         return sm_fail(st,
@@ -637,8 +650,10 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
                        "allowed)",
                        at, t->name, l->out.ndim, SM_MAX_DIMS);
     if (check_shape(&l->out))
-        return sm_fail(st, "%s (%s): output shape %s is empty or too large", at, t->name,
-                       sm_shape_str(&l->out, shape, sizeof shape));
+        return sm_fail(st,
+                       "%s (%s): its plugin %s gave the output shape %s, which is empty or too "
+                       "large",
+                       at, t->name, so, sm_shape_str(&l->out, shape, sizeof shape));
     layer_inputs(net, l, in); /* what a plugin wrote through its const shapes is not the input */
     sm_layer_metrics *m = &l->m;
     memset(m, 0, sizeof *m);
@@ -656,7 +671,8 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
         from_plugin(m, pm, sizeof *m);
         from_plugin(&e, pe, sizeof e);
         if (failed)
-            return sm_fail(st, "%s (%s): %s", at, t->name, plugin_reason(&e, "cannot count"));
+            return sm_fail(st, "%s (%s): %s", at, t->name,
+                           plugin_reason(&e, so, "metrics", why, sizeof why));
     }
     layer_inputs(net, l, in);
     /* a view its input's layout admits none of copies (torch.flatten of a permuted tensor):
@@ -711,7 +727,7 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
     if (m->matmul_flops < 0 || m->matmul_flops > m->flops)
         return sm_fail(st, "%s (%s): the plugin's matmul_flops %lld is not within its %lld FLOPs",
                        at, t->name, (long long)m->matmul_flops, (long long)m->flops);
-    if (check_trait_counts(t, m, at, sm_registry_type_path(d->registry, t), st))
+    if (check_trait_counts(t, m, at, so, st))
         return -1;
     if (m->scores_bytes < 0 || m->scores_bytes > m->bytes || m->scores_flops < 0 ||
         m->scores_flops > m->matmul_flops)
@@ -857,7 +873,7 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
                        at, t->name, (long long)m->weights, (long long)m->bytes,
                        (long long)m->flops);
     layer_inputs(net, l, in);
-    if (layer_saved(w, t, l, in, at, st))
+    if (layer_saved(w, t, l, in, at, so, st))
         return -1;
     /* the copy is a new storage, not its input's */
     if (copies)

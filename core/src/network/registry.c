@@ -537,7 +537,8 @@ int sm_registry_load_file(sm_registry *reg, const char *path, sm_status *st)
     }
     const plugin *twin = loaded_type(reg, t->name);
     if (twin) {
-        sm_fail(st, "%s: layer type '%s' is already provided by %s", path, t->name, twin->path);
+        sm_fail(st, "%s: layer type '%s' is already provided by %s; give your type another name",
+                path, t->name, twin->path);
         dlclose(handle);
         return -1;
     }
@@ -772,8 +773,8 @@ static int shadows_shipped(const sm_registry *reg, const plugin *p, sm_status *s
     for (int i = 0; i < reg->n_folders && rc == 0; i++)
         if (!reg->folders[i].from_env && listed(&reg->folders[i], file))
             rc = sm_fail(st,
-                         "%s: layer type '%s' is already provided by %s/%s (from "
-                         "SCALEMETER_PLUGIN_PATH)",
+                         "%s: layer type '%s' is already provided by %s/%s; give your type "
+                         "another name (from SCALEMETER_PLUGIN_PATH)",
                          p->path, p->type.name, reg->folders[i].dir, file);
     free(file);
     return rc;
