@@ -269,6 +269,11 @@ int output_to(const char *cmd, const char *path)
     fflush(stdout);
     errno = 0;
     FILE *f = sm_atomic_open(path, out_tmp, sizeof out_tmp, &st);
+    if (!f && strstr(st.msg, ": not writable (")) { /* the file's own mode: said as such */
+        fprintf(stderr, "scalemeter %s: %s\n", cmd, st.msg);
+        out_tmp[0] = '\0';
+        return 1;
+    }
     if (!f || dup2(fileno(f), STDOUT_FILENO) < 0) {
         /* errno is open's (or dup2's); none: a path too long for the temporary's name */
         fprintf(stderr, "scalemeter %s: cannot write %s: %s\n", cmd, path,

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import xml.dom.minidom
 
@@ -473,6 +474,57 @@ check(not [n for n in os.listdir(os.path.join(tmp, "links")) if ".tmp." in n],
 loop = os.path.join(tmp, "links", "loop")
 os.symlink("loop", loop)
 refused(["devices", "-o", loop], None, None, "cannot write " + loop + ": Too many levels")
+# -o FILE keeps an existing file's permission bits, as a shell's > does: the file renamed over
+# it was 0666 less the umask, so a 0600 file (and a link's 0600 target) became 0644, readable
+# by all. fit's coefficients go through the same writer.
+for name, mode in (("private.json", 0o600), ("group.json", 0o640), ("readonly.json", 0o444)):
+    kept_mode = write(name, "old\n")
+    os.chmod(kept_mode, mode)
+    rc, out, err = run("devices", "--format", "json", "-o", kept_mode)
+    got = os.stat(kept_mode).st_mode & 0o777
+    check(rc == 0 and got == mode and json.load(open(kept_mode))["devices"],
+          f"-o a {mode:o} file as root: exit {rc}, mode {got:o}, {err.strip()}")
+os.chmod(target, 0o600)
+rc, out, err = run("devices", "--format", "json", "-o", os.path.join(tmp, "links", "abs"))
+check(rc == 0 and os.stat(target).st_mode & 0o777 == 0o600 and
+      os.path.islink(os.path.join(tmp, "links", "abs")),
+      f"-o a link to a 0600 file: exit {rc}, target mode "
+      f"{os.stat(target).st_mode & 0o777:o}, {err.strip()}")
+rc, out, err = run("fit", runs, "-o", os.path.join(tmp, "private.json"))
+check(rc == 0 and os.stat(os.path.join(tmp, "private.json")).st_mode & 0o777 == 0o600,
+      f"fit -o a 0600 file: exit {rc}, {err.strip()}")
+# A file the user may not write was replaced all the same (renaming over it asks only the
+# folder's permission): refused in one line, and left as it was. Root writes anything, so this
+# runs as nobody, where setpriv can switch to it (and nobody can reach the binary).
+nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+try:
+    can_switch = subprocess.run(nobody + [cli_checks.SM, "help"],
+                                capture_output=True).returncode == 0
+except OSError:
+    can_switch = False
+if not can_switch:
+    print("note: setpriv cannot run the binary as uid 65534 here; the refusal of a file the "
+          "user may not write is not checked", file=sys.stderr)
+else:
+    os.chmod(tmp, 0o755)  # mkdtemp's 0700 let nobody reach neither the file nor the runs
+    shared = os.path.join(tmp, "shared")
+    os.makedirs(shared)
+    os.chmod(shared, 0o1777)  # nobody may create the temporary beside the file
+    theirs = os.path.join(shared, "theirs.csv")
+    with open(theirs, "w") as f:
+        f.write("precious\n")
+    for mode, owner in ((0o444, 65534), (0o644, 0)):  # nobody's read-only file; root's file
+        os.chmod(theirs, mode)
+        os.chown(theirs, owner, -1)
+        for args in (["devices", "-o", theirs], ["fit", runs, "-o", theirs]):
+            p = subprocess.run(nobody + [cli_checks.SM, *args], capture_output=True, text=True)
+            lines = p.stderr.strip().splitlines()
+            # fit says the weight term's choice before it writes: the error is its last line
+            check(p.returncode == 1 and lines and len(lines) == (1 if args[0] != "fit" else 2)
+                  and lines[-1].endswith(f"{theirs}: not writable (Permission denied)") and
+                  open(theirs).read() == "precious\n" and len(os.listdir(shared)) == 1,
+                  f"{args} as nobody over a {mode:o} file of uid {owner}: exit {p.returncode}, "
+                  f"{p.stderr.strip()}, {os.listdir(shared)}")
 rc, out, err = run("predict", "resnet50", "--device", "h100", "--batch", "8", "-o", "/dev/full")
 check(rc == 1 and "No space left on device" in err, f"-o /dev/full: exit {rc}, {err.strip()}")
 # --- the fifth campaign: what the file readers say ---

@@ -60,8 +60,10 @@ int sm_fail(sm_status *st, const char *fmt, ...) __attribute__((format(printf, 2
  * place), and sm_atomic_commit flushes, syncs and renames it over path, or removes it and
  * fails. A path that is a symbolic link is written through, as a shell's `>` writes: PATH is
  * then the link's target (followed to the end, dangling or not), which the temporary replaces,
- * and the link stays. sm_atomic_rename renames tmp over the file it was made for (rename's
- * result, errno set; -1 with EINVAL for a NULL tmp), for a writer that flushes it itself.
+ * and the link stays. An existing file is replaced as `>` would write it: refused ("PATH: not
+ * writable (...)") where access(W_OK) fails, and the new file takes its permission bits.
+ * sm_atomic_rename renames tmp over the file it was made for (rename's result, errno set; -1
+ * with EINVAL for a NULL tmp), for a writer that flushes it itself.
  * Coefficients, device descriptions and -o's output are written so. */
 FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
 int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);

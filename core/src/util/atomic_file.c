@@ -3,7 +3,10 @@
  * flushed to disk, so a full disk or a crash never leaves a truncated file where a good one
  * was, or a 0-byte one. A symbolic link is written through: the file is its target's, and the
  * link stays. A path that is not a regular file (/dev/null, /dev/stdout, a pipe) is
- * written in place: renaming over it would replace the device with a file. */
+ * written in place: renaming over it would replace the device with a file. An existing file is
+ * treated as a shell's `>` treats it: one the user may not write is refused (renaming over it
+ * needs only the folder's permission, so a 0444 file was replaced), and the new file takes the
+ * old one's permission bits (a 0600 file became 0644). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -68,6 +71,13 @@ FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
         sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
         return NULL;
     }
+    /* the file written is the link's target, so its permissions are the ones that count */
+    struct stat old;
+    int replaces = stat(file, &old) == 0 && S_ISREG(old.st_mode);
+    if (replaces && access(file, W_OK) != 0) {
+        sm_fail(st, "%s: not writable (%s)", path, strerror(errno));
+        return NULL;
+    }
     static unsigned counter;
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
@@ -82,6 +92,15 @@ FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd < 0 && errno != EEXIST)
             break;
+    }
+    /* fchmod sets the bits whole, the umask aside; set-user-ID and the like are not kept, as
+     * a write by another user clears them */
+    if (fd >= 0 && replaces && fchmod(fd, old.st_mode & 0777) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        fd = -1;
+        errno = e;
     }
     FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
     if (!f) {
