@@ -371,6 +371,7 @@ static void write_json(FILE *out, const curve_run *r)
     json_init(&w, out);
     json_begin_object(&w);
     json_field_string(&w, "predictor", description_of(r));
+    json_field_string(&w, "precision", sm_predictor_precision(r->pred));
     json_field_string(&w, "scaling", r->args->strong ? "strong" : "weak");
     json_field_int(&w, "gpus_per_node", r->gpus_per_node);
     json_field_number(&w, "threshold", r->args->threshold);
@@ -380,6 +381,21 @@ static void write_json(FILE *out, const curve_run *r)
     sm_predictor_memory_config(r->pred, &mc);
     json_field_string(&w, "shard", sm_shard_name(mc.shard));
     json_field_string(&w, "checkpoint", sm_checkpoint_name(mc.checkpoint));
+    /* --optimizer, else each network's recipe (sm_memory_optimizer): the header says the one
+     * they share, null where they differ, and each curve its own */
+    const char *optimizer = NULL;
+    for (int k = 0; k < r->n_rows; k++) {
+        const char *own = sm_optimizer_name(sm_memory_optimizer(&mc, r->rows[k].net));
+        if (k > 0 && strcmp(own, optimizer) != 0) {
+            optimizer = NULL;
+            break;
+        }
+        optimizer = own;
+    }
+    if (optimizer)
+        json_field_string(&w, "optimizer", optimizer);
+    else
+        json_field_null(&w, "optimizer");
     /* with --tokens, samples differ by each network's sequence length; without a dataset
      * given, a sequence network has none (dataset_samples) */
     if (r->args->common.tokens || (!r->args->common.dataset && !has_image(r))) {
@@ -401,6 +417,7 @@ static void write_json(FILE *out, const curve_run *r)
         const sm_curve *c = &row->curve;
         json_begin_object(&w);
         json_field_string(&w, "model", row->model);
+        json_field_string(&w, "optimizer", sm_optimizer_name(sm_memory_optimizer(&mc, row->net)));
         json_field_int(&w, is_sequence(row->net) ? "seq" : "image", image_of(r, row->net));
         json_field_int(&w, r->args->strong ? "global_batch" : "batch", row->batch);
         json_key(&w, "turning_point");

@@ -436,6 +436,24 @@ out = good("resnet18,vgg16", "--device", "h100", "--global-batch", "1024,4096", 
            "--format", "json")
 doc = json.loads(out)
 check(doc["scaling"] == "strong" and doc["gpus_per_node"] == 8, "JSON header")
+# the header carries the settings (docs/output.md), precision and optimizer too, as predict's
+# JSON and curve's CSV do; they were only inside the free-text predictor
+doc_po = json.loads(good("resnet18", "--batch", "8", "--nodes", "1", "--device", "h100",
+                         "--precision", "bf16", "--optimizer", "adam", "--format", "json"))
+check(doc_po.get("precision") == "bf16" and doc_po.get("optimizer") == "adam" and
+      doc_po["curves"][0].get("optimizer") == "adam",
+      f"curve's JSON says --precision and --optimizer: {dict(list(doc_po.items())[:12])}")
+# without --optimizer each network's recipe (docs/memory.md): torchvision's momentum for
+# resnet18, Adam for GPT-2; the header's is null where they differ
+doc_po = json.loads(good("resnet18,gpt2", "--batch", "8", "--nodes", "1", "--device", "h100",
+                         "--format", "json"))
+check(doc_po.get("precision") == "tf32" and "optimizer" in doc_po and
+      doc_po["optimizer"] is None and
+      [c.get("optimizer") for c in doc_po["curves"]] == ["momentum", "adam"],
+      f"two recipes: header {doc_po.get('optimizer', 'missing')}, curves "
+      f"{[c.get('optimizer') for c in doc_po['curves']]}")
+check(doc.get("optimizer") == "momentum" and doc.get("precision") == "tf32",
+      f"resnet18 and vgg16 share torchvision's momentum: {doc.get('optimizer')}")
 check(len(doc["curves"]) == 4, "2 models x 2 global batches = 4 curves")
 turning = 0
 for c in doc["curves"]:
