@@ -825,18 +825,18 @@ static int global_batch_too_small(const curve_args *a, int gpus_per_node)
     return 0;
 }
 
-/* The model read from "-" is labelled by its network's name (its rows said "-", which CSV
- * readers take for a missing value), or "NAME (stdin)" where another model has that name. */
+/* The model read from "-" is labelled by its network's name (stdin_label), "NAME (stdin)"
+ * where another model has that name. */
 static void label_stdin(curve_run *r, char **models, int n_models, sm_network **nets)
 {
     for (int m = 0; m < n_models; m++) {
         if (strcmp(models[m], "-"))
             continue;
-        const char *name = nets[m]->name && nets[m]->name[0] ? nets[m]->name : "stdin";
+        const char *name = stdin_label(nets[m], 0, r->stdin_label, sizeof r->stdin_label);
         int taken = 0;
         for (int k = 0; k < n_models; k++)
             taken |= k != m && !strcmp(models[k], name);
-        snprintf(r->stdin_label, sizeof r->stdin_label, "%.63s%s", name, taken ? " (stdin)" : "");
+        stdin_label(nets[m], taken, r->stdin_label, sizeof r->stdin_label);
         models[m] = r->stdin_label;
     }
 }

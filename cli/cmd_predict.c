@@ -352,9 +352,9 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         snprintf(micro, sizeof micro, " x %d micro-batches a step", k);
     printf("%s (%s), input %s, batch %lld per device%s, %d node%s x %d device%s\n"
            "coefficients: %s\n\n",
-           net->name, net->path, sm_shape_str(&net->input, shape, sizeof shape),
-           (long long)l->batch, micro, l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node,
-           l->gpus_per_node > 1 ? "s" : "",
+           strcmp(net->path, "-") ? net->name : a->model, /* "-": stdin_label's */
+           net->path, sm_shape_str(&net->input, shape, sizeof shape), (long long)l->batch, micro,
+           l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node, l->gpus_per_node > 1 ? "s" : "",
            sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
     const char *headers[] = {"quantity", "value", "meaning"};
     text_table *tab = table_new(3, headers);
@@ -533,7 +533,7 @@ static int per_layer(const predict_args *a, const sm_network *net, const sm_pred
     if (rc)
         return rc;
     sm_status st;
-    return per_layer_print(stdout, a->format, net, p, l, t, infer_only, &st)
+    return per_layer_print(stdout, a->format, a->model, net, p, l, t, infer_only, &st)
                ? model_error(a, st.msg)
                : 0;
 }
@@ -624,6 +624,9 @@ int cmd_predict(int argc, char **argv)
     output_reads("models", a.model);
     int loaded =
         load_sized_network("predict", reg, a.model, a.common.image, a.common.seq, &net, &st);
+    char label[96];
+    if (!loaded && !strcmp(a.model, "-")) /* its rows, JSON and warnings, as curve's */
+        a.model = stdin_label(net, 0, label, sizeof label);
     if (loaded) {
         rc = loaded == -2 ? 2 : report_error(st.msg);
     } else if ((rc = output_reads_refuse("predict", a.output))) {

@@ -801,6 +801,15 @@ char **list_ini_names(const char *dir, const char *what, int *n)
 
 int is_sequence(const sm_network *net) { return net->input.ndim <= 2; }
 
+const char *stdin_label(const sm_network *net, int taken, char *buf, size_t len)
+{
+    /* a nameless network is named after its file, which is "-" */
+    const char *name =
+        net && net->name && net->name[0] && strcmp(net->name, "-") ? net->name : "stdin";
+    snprintf(buf, len, "%.63s%s", name, taken ? " (stdin)" : "");
+    return buf;
+}
+
 int check_length_option(const char *cmd, const char *model, const sm_network *net, int64_t image,
                         int64_t seq)
 {

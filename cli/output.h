@@ -27,6 +27,10 @@ int is_sequence(const sm_network *net);
  * naming the option and the network ("scalemeter CMD: ..." on standard error). */
 int check_length_option(const char *cmd, const char *model, const sm_network *net, int64_t image,
                         int64_t seq);
+/* The label of the model read from "-" in rows, JSON and warnings: its network's name ("-"
+ * is what CSV readers take for a missing value), "stdin" where it has none, "NAME (stdin)"
+ * where taken (another model of the command has that name). buf, of len bytes, holds it. */
+const char *stdin_label(const sm_network *net, int taken, char *buf, size_t len);
 /* MODEL read at --image's or --seq's size (0 and 0: its own): 0; -1 with st; -2 where that
  * size failed a network of the other kind, said as check_length_option says it. */
 int load_sized_network(const char *cmd, const sm_registry *reg, const char *model, int64_t image,

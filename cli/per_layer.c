@@ -55,14 +55,14 @@ static void json_time(json_writer *w, const char *key, double v, int left_out)
         json_field_number(w, key, v);
 }
 
-static void print_json(FILE *out, const sm_network *net, const sm_predictor *p,
+static void print_json(FILE *out, const char *model, const sm_network *net, const sm_predictor *p,
                        const sm_layout *layout, const sm_prediction *t,
                        const sm_layer_prediction *lp, int infer_only)
 {
     json_writer w;
     json_init(&w, out);
     json_begin_object(&w);
-    json_field_string(&w, "model", net->name);
+    json_field_string(&w, "model", model);
     json_field_string(
         &w, "predictor",
         sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
@@ -206,8 +206,9 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
     fputc('\n', out);
 }
 
-int per_layer_print(FILE *out, output_format format, const sm_network *net, const sm_predictor *p,
-                    const sm_layout *layout, const sm_prediction *t, int infer_only, sm_status *st)
+int per_layer_print(FILE *out, output_format format, const char *model, const sm_network *net,
+                    const sm_predictor *p, const sm_layout *layout, const sm_prediction *t,
+                    int infer_only, sm_status *st)
 {
     sm_layer_prediction *lp = calloc((size_t)net->n_layers + 1, sizeof *lp);
     if (!lp)
@@ -219,7 +220,7 @@ int per_layer_print(FILE *out, output_format format, const sm_network *net, cons
     if (format == FORMAT_CSV)
         print_csv(out, net, lp, infer_only);
     else if (format == FORMAT_JSON)
-        print_json(out, net, p, layout, t, lp, infer_only);
+        print_json(out, model, net, p, layout, t, lp, infer_only);
     else if (infer_only)
         print_infer_table(out, net, p, layout, t, lp);
     else

@@ -572,6 +572,26 @@ try:
                             "csv"], capture_output=True, text=True, input=r18)
         models = [row["model"] for row in csv_rows(p.stdout)] if p.returncode == 0 else []
         check(models == [given.split(",")[0], want], f"curve {given}: {models} {p.stderr.strip()}")
+    # predict, curve's one-point case, labelled it "-" in every output: the network's name,
+    # "stdin" for a network that names none (whose name was its file's, "-"), in curve too
+    nameless = "[network]\ninput = 3x8x8\n[layers]\na = conv2d out=4 kernel=1\n"
+    for text, want in ((r18, "resnet18"), (nameless, "stdin")):
+        base = [SM, "predict", "-", *H100, "--batch", "2"]
+        p = subprocess.run(base + ["--format", "csv"], capture_output=True, text=True, input=text)
+        models = [row["model"] for row in csv_rows(p.stdout)] if p.returncode == 0 else []
+        check(models == [want], f"predict - csv: {models} {p.stderr.strip()}")
+        for extra in ([], ["--per-layer"], ["--per-block"]):
+            p = subprocess.run(base + extra + ["--format", "json"], capture_output=True,
+                               text=True, input=text)
+            got = json.loads(p.stdout).get("model") if p.returncode == 0 else p.stderr
+            check(got == want, f"predict - {extra} json: model {got!r}, want {want!r}")
+        p = subprocess.run(base, capture_output=True, text=True, input=text)
+        check(p.returncode == 0 and p.stdout.startswith(want + " (-), input"),
+              f"predict - table: {p.stdout[:60]!r}")
+        p = subprocess.run([SM, "curve", "-", *H100, "--batch", "2", "--nodes", "1", "--format",
+                            "csv"], capture_output=True, text=True, input=text)
+        models = [row["model"] for row in csv_rows(p.stdout)] if p.returncode == 0 else []
+        check(models == [want], f"curve - csv: {models} {p.stderr.strip()}")
     # a list starting with - read as a cluster of short options ("unknown option '-,'")
     rc, out, err = run("curve", "-,resnet50", *H100, "--batch", "8")
     one_line_error(rc, err, 2, "'-,resnet50' reads as options: give a list that starts with - "
