@@ -453,8 +453,10 @@ static int predicted_sweep(const allreduce_args *a)
         json_field_int(&w, "ranks", ranks);
         json_field_int(&w, "nodes", a->nodes);
         json_field_int(&w, "gpus_per_node", g);
-        /* without the line's leading space, "" where nothing restricts the model */
-        json_field_string(&w, "restriction", layout.restriction + (layout.restriction[0] == ' '));
+        /* without the line's leading space; null where nothing restricts the model */
+        json_field_string(
+            &w, "restriction",
+            layout.restriction[0] ? layout.restriction + (layout.restriction[0] == ' ') : NULL);
         json_warning_member(&w, "");
         json_key(&w, "results");
         json_begin_array(&w);
@@ -477,8 +479,9 @@ static int predicted_sweep(const allreduce_args *a)
             snprintf(bw[1], sizeof bw[1], "%.6g", busbw);
         }
         if (a->format == FORMAT_CSV) {
+            const char *protocol = allreduce_protocol(e[i].protocol);
             printf("%.0f,model,%lld,%d,%.6e,%s,%s,%s,%s,%s\n", bytes[i], ranks, a->nodes, t, bw[0],
-                   bw[1], e[i].algorithm, e[i].protocol, op);
+                   bw[1], e[i].algorithm, protocol ? protocol : "", op);
         } else if (a->format == FORMAT_JSON) {
             json_begin_object(&w);
             json_key(&w, "bytes");
@@ -488,7 +491,7 @@ static int predicted_sweep(const allreduce_args *a)
             json_field_number(&w, "algbw_gb_s", algbw);
             json_field_number(&w, "busbw_gb_s", busbw);
             json_field_string(&w, "algorithm", e[i].algorithm);
-            json_field_string(&w, "protocol", e[i].protocol);
+            json_field_string(&w, "protocol", allreduce_protocol(e[i].protocol));
             json_end(&w);
         } else {
             char ts[32];

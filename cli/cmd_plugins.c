@@ -17,7 +17,8 @@ static void usage(void)
            sm_plugin_dir());
 }
 
-/* The traits' names (plugin.h), '+'-joined in bit order; "-" for none. */
+/* The traits' names (plugin.h), '+'-joined in bit order; "" for none (the table's "-", CSV's
+ * empty field, JSON's null). */
 static const char *traits_text(unsigned traits, char *buf, size_t len)
 {
     static const char *const names[] = {
@@ -29,7 +30,7 @@ static const char *traits_text(unsigned traits, char *buf, size_t len)
     for (unsigned b = 0; b < sizeof names / sizeof names[0] && used < len; b++)
         if (traits & (1u << b))
             used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "+" : "", names[b]);
-    return buf[0] ? buf : "-";
+    return buf;
 }
 
 int cmd_plugins(int argc, char **argv)
@@ -67,7 +68,7 @@ int cmd_plugins(int argc, char **argv)
         snprintf(abi, sizeof abi, "%u", type->abi_version);
         const char *traits = traits_text(type->traits, buf, sizeof buf);
         if (t) {
-            const char *row[] = {type->name, abi, traits, saved, summary, path};
+            const char *row[] = {type->name, abi, traits[0] ? traits : "-", saved, summary, path};
             table_add(t, row);
         } else if (format == FORMAT_CSV) {
             const char *row[] = {type->name, abi, traits, saved, summary, path};
@@ -81,7 +82,7 @@ int cmd_plugins(int argc, char **argv)
             json_begin_object(&w);
             json_field_string(&w, "type", type->name);
             json_field_int(&w, "abi", type->abi_version);
-            json_field_string(&w, "traits", traits);
+            json_field_string(&w, "traits", traits[0] ? traits : NULL);
             json_field_string(&w, "saved", saved);
             json_field_string(&w, "summary", summary);
             json_field_string(&w, "path", path);

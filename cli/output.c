@@ -525,12 +525,9 @@ const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len)
     return buf;
 }
 
-void csv_allreduce(FILE *out, const sm_allreduce_estimate *e)
+const char *allreduce_protocol(const char *protocol)
 {
-    if (!strcmp(e->algorithm, "none"))
-        fputs(",,", out);
-    else
-        fprintf(out, ",%s,%s", e->algorithm, e->protocol);
+    return protocol && strcmp(protocol, "-") ? protocol : NULL;
 }
 
 void json_allreduce(json_writer *w, const sm_allreduce_estimate *e)
@@ -542,7 +539,7 @@ void json_allreduce(json_writer *w, const sm_allreduce_estimate *e)
     }
     json_begin_object(w);
     json_field_string(w, "algorithm", e->algorithm);
-    json_field_string(w, "protocol", e->protocol);
+    json_field_string(w, "protocol", allreduce_protocol(e->protocol));
     json_field_number(w, "bucket_s", e->seconds); /* runs forever: null */
     json_end(w);
 }

@@ -72,13 +72,15 @@ const char *fmt_count(int64_t v, char *buf, size_t len);
 const char *fmt_si(double v, char *buf, size_t len);
 /* Watts with an SI prefix: 392.1 W, 12.3 kW. */
 const char *fmt_watts(double w, char *buf, size_t len);
-/* What one gradient bucket's all-reduce runs (sm_predictor_allreduce), for the three formats;
+/* What one gradient bucket's all-reduce runs (sm_predictor_allreduce), for the table and JSON;
  * algorithm "none": nothing is sent (one device). Table: "tree/LL128", the ring collective's
- * "ring", "-"; CSV: ",ALGORITHM,PROTOCOL" (",," for none); JSON: ', "allreduce": {...}' with
- * the bucket's seconds, or null. */
+ * "ring", "-"; JSON: ', "allreduce": {...}' with the bucket's seconds (its protocol null for
+ * the ring collective, which has none), or null. */
 const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len);
-void csv_allreduce(FILE *out, const sm_allreduce_estimate *e);
 void json_allreduce(json_writer *w, const sm_allreduce_estimate *e);
+/* An all-reduce's protocol for CSV and JSON: NULL (empty, null) for the ring collective's,
+ * which has none (the library's and the table's "-"). */
+const char *allreduce_protocol(const char *protocol);
 /* One device's memory (memory.h), for the three formats. Table and CSV give what the device
  * needs, the allocator's peak plus the context outside it; table: "12.3 GiB", with " oom" where
  * it does not fit; CSV: the header's columns ",memory,memory_capacity,fits" (bytes; an

@@ -17,6 +17,10 @@ static const char *const columns[] = {
  * training's, which an inference-only print leaves out. */
 static int training_column(int k) { return k % 3 != 0; }
 
+/* A pass's bound for CSV and JSON: NULL (an empty field, null) where the layer does no work,
+ * which the library's and the table's "-" says. */
+static const char *bound_of(sm_bound b) { return b == SM_BOUND_NONE ? NULL : sm_bound_name(b); }
+
 static void print_csv(FILE *out, const sm_network *net, const sm_layer_prediction *lp,
                       int infer_only)
 {
@@ -40,9 +44,12 @@ static void print_csv(FILE *out, const sm_network *net, const sm_layer_predictio
             else
                 csv_real(out, v[k]);
         }
-        fprintf(out, ",%s,%s,%s\n", sm_bound_name(x->bound_infer),
-                infer_only ? "" : sm_bound_name(x->bound_fwd),
-                infer_only ? "" : sm_bound_name(x->bound_bwd));
+        const sm_bound b[] = {x->bound_infer, x->bound_fwd, x->bound_bwd};
+        for (int k = 0; k < 3; k++) {
+            const char *name = k && infer_only ? NULL : bound_of(b[k]);
+            fprintf(out, ",%s", name ? name : "");
+        }
+        fputc('\n', out);
     }
 }
 
@@ -87,14 +94,9 @@ static void print_json(FILE *out, const char *model, const sm_network *net, cons
                             x->host_infer, x->host_fwd, x->host_bwd};
         for (int k = 0; k < 6; k++)
             json_time(&w, columns[4 + k], v[k], infer_only && training_column(k));
-        json_field_string(&w, "bound_infer", sm_bound_name(x->bound_infer));
-        if (infer_only) {
-            json_field_null(&w, "bound_fwd");
-            json_field_null(&w, "bound_bwd");
-        } else {
-            json_field_string(&w, "bound_fwd", sm_bound_name(x->bound_fwd));
-            json_field_string(&w, "bound_bwd", sm_bound_name(x->bound_bwd));
-        }
+        json_field_string(&w, "bound_infer", bound_of(x->bound_infer));
+        json_field_string(&w, "bound_fwd", infer_only ? NULL : bound_of(x->bound_fwd));
+        json_field_string(&w, "bound_bwd", infer_only ? NULL : bound_of(x->bound_bwd));
         json_end(&w);
     }
     json_end(&w);

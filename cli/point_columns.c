@@ -84,7 +84,8 @@ static cell ar_algorithm(const point_view *v)
 }
 static cell ar_protocol(const point_view *v)
 {
-    return strcmp(v->allreduce.algorithm, "none") ? text(v->allreduce.protocol) : empty;
+    const char *protocol = allreduce_protocol(v->allreduce.protocol);
+    return strcmp(v->allreduce.algorithm, "none") && protocol ? text(protocol) : empty;
 }
 static cell tokens(const point_view *v)
 {

@@ -5,6 +5,8 @@ and a few values are checked against figures from outside the code.
 
 usage: test_json_outputs.py SCALEMETER SOURCE_DIR
 """
+import csv as csv_module  # csv names a file below
+import io
 import json
 import os
 import shutil
@@ -33,10 +35,34 @@ def run_json(bin_, *args):
         check(False, f"{what}: exit {p.returncode}: {p.stderr.strip()}")
         return None
     try:
-        return json.loads(p.stdout, parse_constant=refuse)
+        doc = json.loads(p.stdout, parse_constant=refuse)
     except ValueError as e:
         check(False, f"{what}: not JSON ({e}):\n{p.stdout[:400]}")
         return None
+    # the table's "-" is null in JSON, never a string (docs/output.md)
+    check(not placeholders(doc), f"{what}: \"-\" in place of null at {placeholders(doc)}")
+    return doc
+
+
+def placeholders(doc, where="$"):
+    """The paths of doc's string values "-": the table's placeholder, which JSON says null."""
+    if isinstance(doc, dict):
+        return [p for k, v in doc.items() for p in placeholders(v, f"{where}.{k}")]
+    if isinstance(doc, list):
+        return [p for i, v in enumerate(doc) for p in placeholders(v, f"{where}[{i}]")]
+    return [where] if doc == "-" else []
+
+
+def run_csv(bin_, *args):
+    """The rows of a command's --format csv, with no field "-" (the table's placeholder,
+    empty in CSV)."""
+    p = subprocess.run([bin_, *args, "--format", "csv"], capture_output=True, text=True)
+    what = " ".join(args)
+    check(p.returncode == 0, f"{what} csv: exit {p.returncode}: {p.stderr.strip()}")
+    rows = list(csv_module.DictReader(io.StringIO(p.stdout)))
+    dashes = [(i, k) for i, r in enumerate(rows) for k, v in r.items() if v == "-"]
+    check(not dashes, f"{what} csv: \"-\" in place of an empty field at {dashes[:5]}")
+    return rows
 
 
 def main():
@@ -105,6 +131,41 @@ def main():
                          for r in mo["models"]), "models")
         pl = run_json(bin_, "plugins")
         check(pl and any(r["type"] == "conv2d" for r in pl["plugins"]), "plugins")
+        # what the table says "-" for is null in JSON and empty in CSV: the ring collective's
+        # protocol (it has none), a type's traits where it has none, a pass's bound where the
+        # layer does no work; and allreduce's restriction is null where nothing restricts
+        a = run_json(bin_, "allreduce", "--device", "h100", "--collective", "ring")
+        check(a and a["restriction"] is None and
+              all(r["algorithm"] == "ring" and r["protocol"] is None for r in a["results"]),
+              f"allreduce --collective ring: {a and a['results'][0]}")
+        a = run_json(bin_, "allreduce", "--device", "h100")
+        check(a and a["restriction"] is None, f"allreduce: restriction {a and a['restriction']}")
+        rows = run_csv(bin_, "allreduce", "--device", "h100", "--collective", "ring")
+        check(rows and all(r["protocol"] == "" for r in rows), f"allreduce ring csv: {rows[:1]}")
+        ring = ["predict", "resnet18", "--batch", "8", "--nodes", "2", "--device", "h100",
+                "--collective", "ring"]
+        p = run_json(bin_, *ring)
+        check(p and p["allreduce"]["algorithm"] == "ring" and p["allreduce"]["protocol"] is None,
+              f"predict --collective ring: {p and p['allreduce']}")
+        rows = run_csv(bin_, *ring)
+        check(rows and (rows[0]["allreduce_algorithm"], rows[0]["allreduce_protocol"]) ==
+              ("ring", ""), f"predict --collective ring csv: {rows[:1]}")
+        rows = run_csv(bin_, "curve", *ring[1:])
+        check(rows and rows[0]["allreduce_protocol"] == "", f"curve ring csv: {rows[:1]}")
+        pl = run_json(bin_, "plugins")
+        bare = [r for r in pl["plugins"] if r["type"] == "concat"] if pl else []
+        check(bare and bare[0]["traits"] is None, f"plugins: concat has no traits: {bare}")
+        rows = run_csv(bin_, "plugins")
+        check([r["traits"] for r in rows if r["type"] == "concat"] == [""],
+              "plugins csv: concat's traits empty")
+        layers = ["predict", "resnet18", "--batch", "8", "--device", "h100", "--per-layer"]
+        p = run_json(bin_, *layers)
+        flat = [r for r in p["layers"] if r["layer"] == "flatten"] if p else []
+        check(flat and [flat[0][k] for k in ("bound_infer", "bound_fwd", "bound_bwd")] ==
+              [None] * 3, f"--per-layer: flatten does no work: {flat}")
+        rows = run_csv(bin_, *layers)
+        check([(r["bound_infer"], r["bound_fwd"], r["bound_bwd"]) for r in rows
+               if r["layer"] == "flatten"] == [("", "", "")], "--per-layer csv: flatten's bounds")
         b = run_json(bin_, "backends")
         check(b and b["backends"][0]["name"] == "cpu" and b["backends"][0]["built"] is True,
               "backends")
