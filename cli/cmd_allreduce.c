@@ -241,6 +241,7 @@ static void print_header(const allreduce_args *a, json_writer *w, int ranks, int
         json_whole(w, (double)a->chunk_bytes);
         json_field_bool(w, "check", a->check);
         json_field_string(w, "time", "max over ranks of the mean per run");
+        json_warning_member(w, ""); /* an option's (given twice), as --device's sweep says it */
         json_key(w, "results");
         json_begin_array(w);
         json_one_per_line(w);

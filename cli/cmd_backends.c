@@ -82,6 +82,7 @@ static void print_json(const backend *b)
     json_writer w;
     json_init(&w, stdout);
     json_begin_object(&w);
+    json_warning_member(&w, ""); /* an option's (given twice) */
     json_key(&w, "backends");
     json_begin_array(&w);
     json_one_per_line(&w);

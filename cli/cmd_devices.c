@@ -92,6 +92,7 @@ int cmd_devices(int argc, char **argv)
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
         json_begin_object(&jw);
+        json_warning_member(&jw, ""); /* an option's (given twice) */
         json_key(&jw, "devices");
         json_begin_array(&jw);
         json_one_per_line(&jw);

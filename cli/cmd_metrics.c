@@ -218,6 +218,7 @@ static int run(const sm_network *net, const metrics_args *a)
         json_shape(&w, &net->input);
         json_field_int(&w, "batch", a->batch);
         json_metrics(&w, &total);
+        json_warning_member(&w, ""); /* an option's (given twice) */
     } else if (a->format == FORMAT_CSV) {
         printf("scope,name,type,output,flops,macs,bwd_flops,inputs,outputs,weights,layers,"
                "param_tensors,kernels,bytes,kernels_infer,kernels_fwd,kernels_bwd\n");

@@ -78,6 +78,7 @@ int cmd_models(int argc, char **argv)
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
         json_begin_object(&jw);
+        json_warning_member(&jw, ""); /* an option's (given twice) */
         json_key(&jw, "models");
         json_begin_array(&jw);
         json_one_per_line(&jw);

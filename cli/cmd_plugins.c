@@ -52,6 +52,7 @@ int cmd_plugins(int argc, char **argv)
     json_init(&w, stdout);
     if (format == FORMAT_JSON) {
         json_begin_object(&w);
+        json_warning_member(&w, ""); /* an option's (given twice) */
         json_key(&w, "plugins");
         json_begin_array(&w);
         json_one_per_line(&w);

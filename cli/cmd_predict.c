@@ -515,7 +515,8 @@ static int model_error(const predict_args *a, const char *msg)
  * fit the device and inference does, the inference pass alone (predict's table shows t_infer
  * alone there too); where neither fits, what does not fit and what shrinks it instead. */
 static int per_layer(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                     const sm_layout *l, const sm_prediction *t, const predict_memory *mem)
+                     const sm_layout *l, const sm_prediction *t, const predict_memory *mem,
+                     warnings *warn)
 {
     const sm_memory *m = &mem->train;
     int infer_only = m->fits == 0 && mem->infer.fits != 0;
@@ -533,7 +534,7 @@ static int per_layer(const predict_args *a, const sm_network *net, const sm_pred
     if (rc)
         return rc;
     sm_status st;
-    return per_layer_print(stdout, a->format, a->model, net, p, l, t, infer_only, &st)
+    return per_layer_print(stdout, a->format, a->model, net, p, l, t, infer_only, warn, &st)
                ? model_error(a, st.msg)
                : 0;
 }
@@ -562,8 +563,9 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     warnings_idle_options(warn, &a->common.choice);
     warnings_print(warn, "predict");
     if (a->per_layer) {
+        int rc = per_layer(a, net, p, &l, &t, &mem, warn);
         warnings_free(warn);
-        return per_layer(a, net, p, &l, &t, &mem);
+        return rc;
     }
     double *blocks = NULL;
     if (a->per_block) {

@@ -64,7 +64,7 @@ static void json_time(json_writer *w, const char *key, double v, int left_out)
 
 static void print_json(FILE *out, const char *model, const sm_network *net, const sm_predictor *p,
                        const sm_layout *layout, const sm_prediction *t,
-                       const sm_layer_prediction *lp, int infer_only)
+                       const sm_layer_prediction *lp, int infer_only, warnings *warn)
 {
     json_writer w;
     json_init(&w, out);
@@ -79,6 +79,7 @@ static void print_json(FILE *out, const char *model, const sm_network *net, cons
     json_field_number(&w, "t_infer", t->t_infer);
     json_time(&w, "t_fwd", t->t_fwd, infer_only);
     json_time(&w, "t_bwd", t->t_bwd, infer_only);
+    warnings_json(warn, &w);
     json_key(&w, "layers");
     json_begin_array(&w);
     json_one_per_line(&w);
@@ -210,7 +211,7 @@ static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
 
 int per_layer_print(FILE *out, output_format format, const char *model, const sm_network *net,
                     const sm_predictor *p, const sm_layout *layout, const sm_prediction *t,
-                    int infer_only, sm_status *st)
+                    int infer_only, warnings *warn, sm_status *st)
 {
     sm_layer_prediction *lp = calloc((size_t)net->n_layers + 1, sizeof *lp);
     if (!lp)
@@ -222,7 +223,7 @@ int per_layer_print(FILE *out, output_format format, const char *model, const sm
     if (format == FORMAT_CSV)
         print_csv(out, net, lp, infer_only);
     else if (format == FORMAT_JSON)
-        print_json(out, model, net, p, layout, t, lp, infer_only);
+        print_json(out, model, net, p, layout, t, lp, infer_only, warn);
     else if (infer_only)
         print_infer_table(out, net, p, layout, t, lp);
     else

@@ -76,8 +76,8 @@ for cmd in "predict resnet18 --batch 8" "curve resnet18 --coeffs default --batch
 done
 run metrics resnet18 --format json -o "$tmp/m.json" &&
     grep -q '"weights": 11689512' "$tmp/m.json" || check "metrics -o"
-run models --format json && head -1 "$tmp/out" | grep -q '^{"models": \[' || check "models json object"
-run plugins --format json && head -1 "$tmp/out" | grep -q '^{"plugins": \[' || check "plugins json object"
+run models --format json && head -1 "$tmp/out" | grep -q '^{"warning": null, "models": \[' || check "models json object"
+run plugins --format json && head -1 "$tmp/out" | grep -q '^{"warning": null, "plugins": \[' || check "plugins json object"
 run predict resnet18 --batch 8 -o /nonexistent/dir/p.txt
 [ $? -ne 0 ] && grep -q "cannot write /nonexistent/dir/p.txt" "$tmp/out" || check "-o unwritable"
 

@@ -166,6 +166,31 @@ def main():
         rows = run_csv(bin_, *layers)
         check([(r["bound_infer"], r["bound_fwd"], r["bound_bwd"]) for r in rows
                if r["layer"] == "flatten"] == [("", "", "")], "--per-layer csv: flatten's bounds")
+        # every warning a command says on stderr is in its JSON's warning (docs/output.md);
+        # an option given twice was said on stderr alone by these, which had no warning
+        twice = {"models": ["--format", "csv"], "devices": ["--format", "csv"],
+                 "plugins": ["--format", "csv"], "backends": ["--format", "table"],
+                 "metrics resnet18": ["--batch", "2", "--batch", "4"],
+                 "metrics resnet18 --per-layer": ["--batch", "2", "--batch", "4"],
+                 "metrics resnet18 --per-block": ["--batch", "2", "--batch", "4"],
+                 "predict vgg11 --device h100 --per-layer": ["--batch", "2", "--batch", "4"],
+                 "predict vgg11 --device h100 -g 1 --per-layer --overlap": ["--batch", "2"],
+                 "allreduce --max-bytes 2K": ["--iters", "2", "--iters", "3"]}
+        for cmd, opts in twice.items():
+            args = cmd.split() + opts + ["--format", "json"]
+            p = subprocess.run([bin_, *args], capture_output=True, text=True)
+            said = [line.split(": warning: ", 1)[1] for line in p.stderr.splitlines()
+                    if ": warning: " in line]
+            doc = json.loads(p.stdout) if p.returncode == 0 else {}
+            check(said and doc.get("warning") == "; ".join(said),
+                  f"{' '.join(args)}: exit {p.returncode}, stderr {said}, JSON warning "
+                  f"{doc.get('warning', 'missing')!r}")
+            if "--overlap" in cmd:
+                continue
+            quiet = cmd.split() + opts[2:]  # the option once: nothing to warn of
+            doc = run_json(bin_, *quiet)
+            check(doc and "warning" in doc and doc["warning"] is None,
+                  f"{' '.join(quiet)}: warning null where none: {doc and doc.get('warning')}")
         b = run_json(bin_, "backends")
         check(b and b["backends"][0]["name"] == "cpu" and b["backends"][0]["built"] is True,
               "backends")
