@@ -15,7 +15,7 @@
 
 static void usage(void)
 {
-    printf("usage: scalemeter backends [--format table|json] [-o FILE]\n\n"
+    printf("usage: scalemeter backends [--format table|csv|json] [-o FILE]\n\n"
            "Lists the compute backends (cpu, cuda), the all-reduce implementations (ring, mpi,\n"
            "nccl) and the energy meter (nvml) of this binary: whether each is built (its module\n"
            "lib/scalemeter/backends/cpu.so or cuda.so is there), and whether it is usable on\n"
@@ -77,6 +77,18 @@ static void print_table(const backend *b)
     table_free(t);
 }
 
+/* name,kind,built,usable,detail: true and false, as predict's fits */
+static void print_csv(const backend *b)
+{
+    printf("name,kind,built,usable,detail\n");
+    for (int i = 0; i < N_BACKENDS; i++) {
+        printf("%s,%s,%s,%s,", b[i].name, b[i].kind, b[i].built ? "true" : "false",
+               b[i].usable ? "true" : "false");
+        csv_field(stdout, b[i].detail);
+        putchar('\n');
+    }
+}
+
 static void print_json(const backend *b)
 {
     json_writer w;
@@ -102,13 +114,16 @@ static void print_json(const backend *b)
 int cmd_backends(int argc, char **argv)
 {
     output_format format = FORMAT_TABLE;
-    int rc = format_options(argc, argv, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, &format, usage);
+    int rc = format_options(argc, argv, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
+                            &format, usage);
     if (rc)
         return rc < 0 ? 0 : rc;
     backend b[N_BACKENDS];
     describe(b);
     if (format == FORMAT_JSON)
         print_json(b);
+    else if (format == FORMAT_CSV)
+        print_csv(b);
     else
         print_table(b);
     return 0;

@@ -33,10 +33,13 @@ static void usage(FILE *out)
     for (int i = 0; i < n_commands; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     external_usage(out);
-    fprintf(out, "\nEvery command takes --help; those that print data take --format (table, csv\n"
-                 "or json; docs/output.md) and -o FILE (bench's -o is its runs CSV, calibrate's\n"
-                 "the prefix of its files; check-plugin prints a line a case). \"--\" ends the\n"
-                 "options and \"-\" reads a file from the standard input.\n");
+    fprintf(out,
+            "\nEvery command takes --help. allreduce, backends, curve, devices, fit, fit-comm,\n"
+            "metrics, models, plugins, predict and validate take --format (table, csv or\n"
+            "json; curve also svg; predict --per-block table or json; docs/output.md) and\n"
+            "-o FILE; bench's -o is its runs CSV and calibrate's the prefix of its files,\n"
+            "and check-plugin prints a line a case. \"--\" ends the options and \"-\" reads a\n"
+            "file from the standard input.\n");
     fprintf(out, "\nenvironment:\n  SCALEMETER_PLUGIN_PATH  ':'-separated absolute folders of "
                  "extra layer plugins\n                          (*.so, native code: keep them "
                  "writable by you only)\n");

@@ -24,11 +24,11 @@ else()
 endif()
 add_test(NAME gpu_cli_backends COMMAND ${SM_GPU_CLI} backends ${sm_cuda_built} ${SCALEMETER_BIN})
 add_test(NAME gpu_cli_backends_bad_format
-  COMMAND ${SM_GPU_CLI} fails "--format csv: expected one of table json" ${SCALEMETER_BIN}
-          backends --format csv)
+  COMMAND ${SM_GPU_CLI} fails "--format svg: expected one of table csv json" ${SCALEMETER_BIN}
+          backends --format svg)
 add_test(NAME gpu_cli_backends_help COMMAND ${SCALEMETER_BIN} backends --help)
 set_tests_properties(gpu_cli_backends_help PROPERTIES PASS_REGULAR_EXPRESSION
-  "usage: scalemeter backends \\[--format table\\|json\\]")
+  "usage: scalemeter backends \\[--format table\\|csv\\|json\\]")
 
 # `bench --backend cuda`: its refusals, before any device is needed (test_bench_cli.sh leaves
 # the file it is given as it was).

@@ -21,6 +21,21 @@ run() { "$bin" "$@" >"$tmp/out" 2>&1; }
 run help predict && grep -q '^usage: scalemeter predict MODEL' "$tmp/out" || check "help predict"
 run help nothing; [ $? -eq 2 ] && grep -q "unknown command 'nothing'" "$tmp/out" || check "help nothing"
 
+# help names the commands that take --format, and what each takes: it said every one took
+# table, csv or json, where backends refused csv (it takes it now) and predict --per-block does
+run help
+cmds=$(tr '\n' ' ' <"$tmp/out" | sed -n 's/.*--help\. \(.*\) take --format.*/\1/p' | tr -d ',' |
+    sed 's/ and / /')
+[ "$(echo $cmds | wc -w)" -eq 11 ] && grep -q 'predict --per-block table or json' "$tmp/out" ||
+    check "help: --format"
+for cmd in $cmds; do
+    "$bin" $cmd --format nosuch >"$tmp/out" 2>&1
+    grep -Eq "expected (one of )?table,? csv,? (or )?json" "$tmp/out" ||
+        check "$cmd takes table, csv and json"
+done
+run predict resnet18 --batch 8 --device h100 --per-block --format csv
+[ $? -eq 2 ] && grep -q -- "--per-block: --format table or json" "$tmp/out" || check "--per-block csv"
+
 # "--name=V", an abbreviation, and "--" before an operand
 run predict --batch=8 --coeffs default --form json -- resnet18 &&
     grep -q '"model": "resnet18".*"batch": 8' "$tmp/out" || check "--name=V, abbreviation, --"

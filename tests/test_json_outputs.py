@@ -191,6 +191,11 @@ def main():
             doc = run_json(bin_, *quiet)
             check(doc and "warning" in doc and doc["warning"] is None,
                   f"{' '.join(quiet)}: warning null where none: {doc and doc.get('warning')}")
+        # backends takes csv as every other command that lists things (it was refused)
+        rows = run_csv(bin_, "backends")
+        check([(r["name"], r["kind"]) for r in rows][:2] ==
+              [("cpu", "compute"), ("cuda", "compute")] and rows[0]["built"] == "true" and rows[0]["usable"] in ("true", "false"),
+              f"backends csv: {rows[:2]}")
         b = run_json(bin_, "backends")
         check(b and b["backends"][0]["name"] == "cpu" and b["backends"][0]["built"] is True,
               "backends")
