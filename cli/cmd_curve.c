@@ -593,14 +593,9 @@ static void write_table(FILE *out, const curve_run *r)
             fmt_seconds_in(p->pred.t_bwd, &unit[1], c[5], sizeof c[5]);
             fmt_seconds_in(p->pred.t_grad, &unit[2], c[6], sizeof c[6]);
             fmt_seconds_in(p->pred.t_step, &unit[3], c[7], sizeof c[7]);
-            /* 170304, not 1.703e+05; 0.25, not 0 */
-            snprintf(c[8], sizeof c[8], p->images_per_s >= 1000 ? "%.0f" : "%.4g", p->images_per_s);
+            fmt_rate(p->images_per_s, c[8], sizeof c[8]);
             double tps = point_tokens_per_s(row, p), mfu = point_mfu(r, row, p);
-            snprintf(c[16], sizeof c[16],
-                     !isfinite(tps) ? "-"
-                     : tps >= 1000  ? "%.0f"
-                                    : "%.4g",
-                     tps);
+            fmt_rate(tps, c[16], sizeof c[16]);
             snprintf(c[17], sizeof c[17], isfinite(mfu) ? "%.1f%%" : "-", mfu * 100);
             if (all_sequence)
                 snprintf(c[8], sizeof c[8], "%s", c[16]);

@@ -392,14 +392,14 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         table_add(tab, row);
     }
     double ips = point_value(&v, "images_per_s");
-    if (isfinite(ips) && !oom)
-        snprintf(buf, sizeof buf, ips >= 1000 ? "%.0f" : "%.4g", ips); /* 170304, not 1.703e+05 */
+    if (!oom)
+        fmt_rate(ips, buf, sizeof buf);
     else
         snprintf(buf, sizeof buf, "-");
     if (is_sequence(net)) {
         double tps = point_value(&v, "tokens_per_s");
-        if (isfinite(tps) && !oom)
-            snprintf(buf, sizeof buf, tps >= 1000 ? "%.0f" : "%.4g", tps);
+        if (!oom)
+            fmt_rate(tps, buf, sizeof buf);
         else
             snprintf(buf, sizeof buf, "-");
         const char *trow[] = {"tokens_per_s", buf, "tokens per second, all devices"};

@@ -514,6 +514,15 @@ const char *fmt_watts(double w, char *buf, size_t len)
     return buf;
 }
 
+const char *fmt_rate(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, v >= 1000 && v < 1e15 ? "%.0f" : "%.4g", v);
+    return buf;
+}
+
 const char *fmt_allreduce(const sm_allreduce_estimate *e, char *buf, size_t len)
 {
     if (!strcmp(e->algorithm, "none"))

@@ -72,6 +72,10 @@ const char *fmt_count(int64_t v, char *buf, size_t len);
 const char *fmt_si(double v, char *buf, size_t len);
 /* Watts with an SI prefix: 392.1 W, 12.3 kW. */
 const char *fmt_watts(double w, char *buf, size_t len);
+/* A rate (images/s, tokens/s) for a table: whole from 1000 (170304, not 1.703e+05), 4 digits
+ * below (0.25, not 0), in an exponent from 1e15 (1e+63, not 63 digits of which 47 are float
+ * noise), as CSV and JSON write it; "-" where not finite. */
+const char *fmt_rate(double v, char *buf, size_t len);
 /* What one gradient bucket's all-reduce runs (sm_predictor_allreduce), for the table and JSON;
  * algorithm "none": nothing is sent (one device). Table: "tree/LL128", the ring collective's
  * "ring", "-"; JSON: ', "allreduce": {...}' with the bucket's seconds (its protocol null for
