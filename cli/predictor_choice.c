@@ -32,9 +32,15 @@ const char *predictor_choice_problem(const predictor_choice *c)
                "GPU together";
     if (c->dispatch && strcmp(c->dispatch, "queued") && strcmp(c->dispatch, "added"))
         return "--dispatch: expected queued or added";
-    if ((c->shard || c->checkpoint) && c->coeffs)
+    if (c->shard && c->checkpoint && c->coeffs)
         return "--shard and --checkpoint apply to --device alone: a calibration measured DDP "
                "without checkpointing";
+    if (c->shard && c->coeffs)
+        return "--shard applies to --device alone: a calibration measured DDP, whose states "
+               "every device holds whole";
+    if (c->checkpoint && c->coeffs)
+        return "--checkpoint applies to --device alone: a calibration measured steps without "
+               "checkpointing";
     if (c->shard && sm_shard_parse(c->shard) < 0)
         return "--shard: expected none, optimizer, gradients or full";
     /* both were taken, said in the header and the JSON, and changed nothing */

@@ -83,9 +83,9 @@ static const opt_desc layout_opts[] = {
     {"dataset", 0, "D", opt_dataset, MAX_DATASET, AT(dataset),
      "samples per epoch (default 1281167, ImageNet's training set)"},
     {"tokens", 0, "T", opt_tokens, 0, AT(tokens),
-     "(a sequence network) tokens per epoch, with K, M, B, T for\n"
-     "powers of 1000 (300M, 2.5B, 15T): ceil(T / (global batch x S))\n"
-     "steps"},
+     "(a sequence network) tokens per epoch, with K, M, B (or G), T, P\n"
+     "for powers of 1000, either case (300M, 2.5B, 15T): ceil(T /\n"
+     "(global batch x S)) steps"},
     {"epochs", 0, "E", opt_int, MAX_EPOCHS, AT(epochs),
      "also the time to train for E epochs (t_train = E x t_epoch)"},
 };

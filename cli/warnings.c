@@ -174,8 +174,9 @@ static int add_run(warnings *w, const char *model, const sm_network *net, const 
     }
     if (dataset > 0 && sm_layout_global_batch(l) > dataset) {
         snprintf(text, sizeof text,
-                 "the global batch is more than the dataset's %lld samples: an epoch is one step "
-                 "of fewer samples, priced as a whole one",
+                 "the global batch (the batch x the micro-batches x the devices) is more than "
+                 "the dataset's %lld samples: an epoch is one step of fewer samples, priced as "
+                 "a whole one",
                  (long long)dataset);
         if (add_each(w, text, 0, model, l))
             return -1;

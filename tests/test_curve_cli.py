@@ -425,8 +425,9 @@ check(rc == 0 and err.startswith(want) and len(err.splitlines()) == 1 and "batch
 rc, out, err = run("resnet50", "--device", "h100", "--batch", "256", "--nodes", "1",
                    "--dataset", "100")
 check(rc == 0 and err.strip() == "scalemeter curve: warning: batch 256 on 1 node x 8 devices: the "
-      "global batch is more than the dataset's 100 samples: an epoch is one step of fewer "
-      "samples, priced as a whole one", f"curve with a global batch above the dataset: {err}")
+      "global batch (the batch x the micro-batches x the devices) is more than the dataset's "
+      "100 samples: an epoch is one step of fewer samples, priced as a whole one",
+      f"curve with a global batch above the dataset: {err}")
 rc, out, err = run("resnet50", "--device", "h100", "--batch", "256", "--nodes", "1",
                    "--dataset", "2048")
 check(rc == 0 and err == "", f"curve with a global batch of the dataset's size: {err}")

@@ -120,10 +120,14 @@ rc, out, err = run("curve", NET, *ROUND, "-g", "1", "--batch", "1", "--nodes", "
 check(rc == 0, f"curve --shard optimizer from 2 devices: exit {rc}: {err.strip()}")
 rc, out, err = run("predict", NET, *ROUND, "-g", "1", "--batch", "1", "--shard", "none")
 check(rc == 0, f"predict --shard none on one device: exit {rc}: {err.strip()}")
+# each named as given: "--shard and --checkpoint" was said of --shard alone (the LM audit)
 refused(["predict", NET, "--coeffs", "default", "--batch", "1", "--shard", "optimizer"],
-        "--shard and --checkpoint apply to --device alone")
+        "--shard applies to --device alone: a calibration measured DDP")
 refused(["curve", NET, "--coeffs", "default", "--batch", "1", "--nodes", "1",
-         "--checkpoint", "full"], "a calibration measured DDP without checkpointing")
+         "--checkpoint", "full"], "--checkpoint applies to --device alone: a calibration "
+        "measured steps without checkpointing")
+refused(["predict", NET, "--coeffs", "default", "--batch", "1", "--shard", "optimizer",
+         "--checkpoint", "full"], "--shard and --checkpoint apply to --device alone")
 refused(["predict", NET, *ROUND, "--batch", "1", "--shard", "zero3"],
         "--shard: expected none, optimizer, gradients or full")
 refused(["curve", NET, *ROUND, "--batch", "1", "--nodes", "1", "--checkpoint", "most"],
