@@ -185,6 +185,31 @@ def check_module_options(binary, exporter, tmp):
         check(not os.path.exists(path + "x"), f"{args[0]}: no file written")
 
 
+AUDIT = "tests/data/export_pkg/audit_models.py:"
+# tests/data/export_pkg/audit_models.py: refused, in one line holding `want`
+AUDIT_REFUSED = [
+    (["TiedLMHeadFunctional", "--input", "12", "--input-dtype", "long"],
+     "parameter embed.weight is tied: used here and by module embed; scalemeter would count its "
+     "32000 weights twice"),
+    (["ModuleAndFunctional", "--input", "16"],
+     "parameter fc.weight is tied: used here and by module fc"),
+    (["FunctionalConvTwice", "--input", "8x8x8"],
+     "parameter w is tied: used here and by node conv2d (audit_models.py:"),
+]
+
+
+def check_audit_models(binary, exporter, tmp):
+    """The audit's models: refused in one line (no file written), or exported with PyTorch's
+    parameters and output shape, the MACs derived in their docstrings, and the warning
+    expected on standard error."""
+    path = os.path.join(tmp, "audit.ini")
+    for args, want in AUDIT_REFUSED:
+        rc, err = export(exporter, ["--module", AUDIT + args[0], *args[1:], "-o", path])
+        check(rc == 1 and err.count("\n") == 1 and want in err,
+              f"{args[0]} refused in one line with '{want}': {err.strip()}")
+        check(not os.path.exists(path), f"{args[0]}: no file written")
+
+
 # tests/data/ordinary_models.py: class -> (--input, --input-dtype, MACs derived in its docstring)
 ORDINARY_MODELS = {
     "TextCNN": ("20", "long", 30848),
@@ -310,6 +335,10 @@ def main():
     spec.loader.exec_module(exporter)
     keys = ("weights", "macs", "inputs", "outputs", "layers", "param_tensors", "flops")
     with tempfile.TemporaryDirectory() as tmp:
+        if os.environ.get("SM_EXPORT_TEST_ONLY") == "audit":  # a quick run while editing
+            check_audit_models(binary, exporter, tmp)
+            print(f"{failures} failed")
+            return 1 if failures else 0
         # resnet18 is written by hand; shufflenet (chunk, channel shuffle) and densenet121
         # (growing concatenations) were generated; all must match an export made now
         for model in ("resnet18", "shufflenet_v2_x1_0", "densenet121"):
@@ -347,6 +376,7 @@ def main():
             check("source = tests/data/custom_cnn.py:CustomCNN" in text, "source names the class")
             check(max(len(line) for line in text.splitlines()) <= 198, "lines of <= 198 chars")
 
+        check_audit_models(binary, exporter, tmp)
         check_module_options(binary, exporter, tmp)
         check_ordinary_models(binary, exporter, tmp)
         check_interpreter_notice(tmp)

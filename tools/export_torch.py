@@ -857,6 +857,10 @@ class Exporter:
         self.hidden = {}  # node -> (recurrent module's node, "h" or "c"): its final states
         self.stochastic_depth = stochastic_depth_functions()
         self.declined = {}  # node -> where the plugin's rule that gave no layer for it is
+        # id(parameter) -> the layer's node that owns it: a parameter read by a second layer
+        # (F.linear on an embedding's weight, one nn.Parameter given to F.conv2d twice) would
+        # be counted, updated and all-reduced once per layer
+        self.claimed = {}
 
     # -- helpers --
 
@@ -905,6 +909,29 @@ class Exporter:
 
     def alias(self, node, src):
         self.value[node] = self.value[src]
+
+    def claim(self, node, params):
+        """Records that the layer of `node` owns `params` ((name, tensor) pairs); refuses a
+        parameter another layer owns already."""
+        for name, p in params:
+            first = self.claimed.get(id(p))
+            if first is not None and first[0] is not node:
+                self.fail(node, f"parameter {name} is tied: used here and by {first[1]}; "
+                                f"scalemeter would count its {p.numel()} weights twice; "
+                                "untie them to export, or write the layer that shares them by "
+                                "hand (models/gpt2.ini's lm_head counts no weights of its own)",
+                          hint=False)
+            self.claimed[id(p)] = (node, first[1] if first else self.user_of(node))
+
+    def user_of(self, node):
+        """How a message names the first user of a parameter."""
+        if node.op == "call_module":
+            return f"module {node.target}"
+        line = source_line(node).split(" (")[0]
+        return f"node {node.name}" + (f" ({line})" if line else "")
+
+    def module_params(self, node, m):
+        return [(f"{node.target}.{k}", p) for k, p in m.named_parameters()]
 
     # -- the walk --
 
@@ -1014,6 +1041,7 @@ class Exporter:
         if n and next(m.parameters(), None) is not None:
             self.fail(node, f"module {node.target} holds weights and is called more than once; "
                             "scalemeter would count its weights once per call", hint=False)
+        self.claim(node, self.module_params(node, m))
         layer = self.add(node, type_, params, tensors, None)
         layer.name = node.target if n == 0 else f"{node.target}_{n}"
         layer.module = m
@@ -1057,6 +1085,7 @@ class Exporter:
             self.fail(node, f"module {node.target} of type {type(m).__name__}")
         inputs = self.module_inputs(node, m)
         if parts is not None:
+            self.claim(node, self.module_params(node, m))
             self.on_composite(node, m, parts, inputs)
             return
         type_, params = rule
@@ -1098,6 +1127,7 @@ class Exporter:
             # every layer of a network file owns its weights: sharing would count them twice
             self.fail(node, f"module {node.target} holds weights and is called more than once; "
                             "scalemeter would count its weights once per call", hint=False)
+        self.claim(node, self.module_params(node, m))
         layer = self.add(node, type_, params, inputs, None)
         layer.name = node.target if n == 0 else f"{node.target}_{n}"
         layer.module = m
@@ -1227,6 +1257,7 @@ class Exporter:
                 elif len(ps) == 1:
                     axis = len(xs) - 1
                 if axis is not None and ps[axis if len(ps) > 1 else 0] == xs[axis]:
+                    self.claim(node, [(p.target, tensor)])
                     layer = self.add(node, "layer_scale", [] if axis == 0 else
                                      [("axis", axis)], [x], None)
                     layer.name = p.target
@@ -1332,6 +1363,8 @@ class Exporter:
             tensors = list(self.arg(node, 0, "tensors"))
             if len(tensors) == 2 and tensors[0] in self.expanded and axis_of(
                     node, self.arg(node, 1, "dim", 0)) == 0 and shape_of(tensors[1]) is not None:
+                name = self.expanded[tensors[0]]
+                self.claim(node, [(name, self.params[name])])
                 layer = self.add(node, "cls_token", [], self.tensor_inputs(node, tensors[1:]), None)
                 layer.name = self.expanded[tensors[0]]
                 return True
@@ -1344,6 +1377,7 @@ class Exporter:
                 ts = tuple(table.shape)
                 ts = ts[1:] if len(ts) == 3 and ts[0] == 1 else ts
                 if len(ts) == 2 and ts[1] == xs[1] and ts[0] >= xs[0]:
+                    self.claim(node, [(b.target, table)])
                     # a parameter added whole (ViT's): the sequence must be its length
                     layer = self.add(node, "pos_embedding",
                                      [("max_len", ts[0]), ("exact", "yes")],
@@ -1474,6 +1508,8 @@ class Exporter:
             self.fail(node, f"{'conv2d' if conv else 'linear'} whose weight or bias is not a "
                             "parameter of the model (computed tensors have no layer type)")
         # the layer owns these parameters: named after the weight's module
+        self.claim(node, [(v.target, self.params[v.target]) for v in (weight, bias)
+                          if v is not None])
         owner = weight.target.rpartition(".")[0]
         if conv:
             groups = self.arg(node, 6, "groups", 1)
