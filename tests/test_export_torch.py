@@ -186,6 +186,7 @@ def check_module_options(binary, exporter, tmp):
 
 
 AUDIT = "tests/data/export_pkg/audit_models.py:"
+INPUT_DTYPES = {"float": "float32", "long": "int64"}
 # tests/data/export_pkg/audit_models.py: refused, in one line holding `want`
 AUDIT_REFUSED = [
     (["TiedLMHeadFunctional", "--input", "12", "--input-dtype", "long"],
@@ -195,7 +196,15 @@ AUDIT_REFUSED = [
      "parameter fc.weight is tied: used here and by module fc"),
     (["FunctionalConvTwice", "--input", "8x8x8"],
      "parameter w is tied: used here and by node conv2d (audit_models.py:"),
+    (["SplitTrickyTotal", "--input", "16"],
+     "split into the pieces [6, 5, 5], which torch.chunk does not give (it cuts 16 into "
+     "[6, 6, 4])"),
 ]
+# exported: class -> (--input, --input-dtype, MACs derived in its docstring, the chunk's index)
+AUDIT_EXPORTED = {
+    "ChunkNegIndex": ("16", "float", 80, 1),
+    "Chunk4of6": ("16", "float", 100, 2),
+}
 
 
 def check_audit_models(binary, exporter, tmp):
@@ -208,6 +217,32 @@ def check_audit_models(binary, exporter, tmp):
         check(rc == 1 and err.count("\n") == 1 and want in err,
               f"{args[0]} refused in one line with '{want}': {err.strip()}")
         check(not os.path.exists(path), f"{args[0]}: no file written")
+    spec = importlib.util.spec_from_file_location("audit_models", AUDIT[:-1])
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    import torch
+    for cls, (shape, dtype, macs, index) in AUDIT_EXPORTED.items():
+        path = os.path.join(tmp, cls + ".ini")
+        rc, err = export(exporter, ["--module", AUDIT + cls, "--input", shape,
+                                    "--input-dtype", dtype, "-o", path])
+        check(rc == 0, f"export {cls} {err.strip()}")
+        if rc:
+            continue
+        m = metrics(binary, path)
+        net = getattr(models, cls)().eval()
+        want = sum(p.numel() for p in net.parameters())
+        check(m["weights"] == want, f"{cls}: weights {m['weights']} == sum(p.numel()) {want}")
+        check(m["macs"] == macs, f"{cls}: MACs {m['macs']} == {macs:,} (hand-derived)")
+        dims = [int(v) for v in shape.split("x")]
+        x = torch.zeros(1, *dims, dtype=getattr(torch, INPUT_DTYPES[dtype]))
+        with torch.no_grad():
+            want = list(net(x).shape[1:])
+        check(m["per_layer"][-1]["output"] == want,
+              f"{cls}: output {m['per_layer'][-1]['output']} == PyTorch's {want}")
+        if index is not None:
+            with open(path) as f:
+                text = f.read()
+            check(f" index={index}" in text, f"{cls}: the chunk's index={index}")
 
 
 # tests/data/ordinary_models.py: class -> (--input, --input-dtype, MACs derived in its docstring)

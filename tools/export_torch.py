@@ -861,6 +861,7 @@ class Exporter:
         # (F.linear on an embedding's weight, one nn.Parameter given to F.conv2d twice) would
         # be counted, updated and all-reduced once per layer
         self.claimed = {}
+        self.refused_splits = set()  # split nodes whose pieces were refused once
 
     # -- helpers --
 
@@ -947,6 +948,9 @@ class Exporter:
             try:
                 self.on_node(node)
             except ExportError as e:
+                if e.args[0] is None:  # said already at an earlier node
+                    self.value[node] = Layer("?", [], [])
+                    continue
                 msg = str(e)
                 if not msg.startswith("node "):
                     msg = self.describe(node, msg)  # name the node of a rule's refusal
@@ -1423,16 +1427,22 @@ class Exporter:
         pieces = src.meta["shape"]
         dim = self.arg(src, 2, "dim", 0)
         axis = axis_of(x, dim)
-        if src.target in (torch.chunk, "chunk"):
-            chunks = self.arg(src, 1, "chunks")
-        else:
-            sizes = [p[1:][axis] for p in pieces]
-            n = xs[axis]
-            size = sizes[0]
-            chunks = len(sizes)
-            # equal pieces (the last may be smaller) are what torch.chunk(chunks) gives
-            if -(-n // chunks) != size:
-                self.fail(node, f"split into unequal pieces {sizes}")
+        d = dim % len(x.meta["shape"])
+        sizes = [p[d] for p in pieces]
+        chunks = self.arg(src, 1, "chunks") if src.target in (torch.chunk, "chunk") else \
+            len(sizes)
+        if sizes != chunk_sizes(xs[axis], chunks):
+            # the chunk layer's pieces are torch.chunk's: every one ceil(n / chunks) but the
+            # last, which has the rest ([6, 5, 5] and [11, 10, 11] are not); said once a split
+            if src in self.refused_splits:
+                raise ExportError(None)
+            self.refused_splits.add(src)
+            self.fail(node, f"split into the pieces {sizes}, which torch.chunk does not give "
+                            f"(it cuts {xs[axis]} into {chunk_sizes(xs[axis], chunks)}); the "
+                            "chunk layer has only those", hint=False)
+        if not isinstance(index, int) or not -len(sizes) <= index < len(sizes):
+            self.fail(node, f"piece {index!r} of {len(sizes)} pieces", hint=False)
+        index %= len(sizes)  # parts[-1]: torch.chunk(6, 4) gives 3 pieces, not 4
         p = [("chunks", chunks), ("index", index)]
         opt(p, "axis", axis, 0)
         self.add(node, "chunk", p, [x], "chunk")
@@ -1595,6 +1605,13 @@ def is_transpose12(n):
             dims = dims[0]
         return list(dims) == [0, 2, 1, 3, 4]
     return False
+
+
+def chunk_sizes(n, chunks):
+    """The sizes of the pieces torch.chunk cuts n into: ceil(n / chunks) each, the last the
+    rest; fewer than `chunks` pieces where they run out (6 into 4: 2, 2, 2)."""
+    size = -(-n // chunks)
+    return [min(size, n - i) for i in range(0, n, size)]
 
 
 def prod(v):

@@ -39,3 +39,42 @@ class FunctionalConvTwice(nn.Module):
 
     def forward(self, x):
         return F.conv2d(F.conv2d(x, self.w, padding=1), self.w, padding=1)
+
+
+class SplitTrickyTotal(nn.Module):
+    """torch.split into [6, 5, 5]: written as a chunk of 3 (pieces 6, 6, 4), only the first
+    piece checked; the head then read 4 features, not 5."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.c = nn.Linear(5, 2)
+
+    def forward(self, x):
+        p, q, r = torch.split(self.fc(x), [6, 5, 5], dim=1)
+        return self.c(r)
+
+
+class ChunkNegIndex(nn.Module):
+    """parts[-1] of chunk(2): written index=-1, which scalemeter refused. MACs 16 x 5 = 80."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        return self.fc(x).chunk(2, 1)[-1]
+
+
+class Chunk4of6(nn.Module):
+    """torch.chunk(6 features, 4) gives 3 pieces of 2: parts[-1] is piece 2.
+    MACs 16 x 6 + 2 x 2 = 100."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 6)
+        self.out = nn.Linear(2, 2)
+
+    def forward(self, x):
+        parts = torch.chunk(self.fc(x), 4, dim=1)
+        return self.out(parts[-1])
