@@ -199,6 +199,8 @@ AUDIT_REFUSED = [
     (["SplitTrickyTotal", "--input", "16"],
      "split into the pieces [6, 5, 5], which torch.chunk does not give (it cuts 16 into "
      "[6, 6, 4])"),
+    (["ClsTokenWide", "--input", "5x16"],
+     "parameter reg of shape [1, 4, 16] puts 4 tokens in front; the cls_token layer puts one"),
 ]
 # exported: class -> (--input, --input-dtype, MACs derived in its docstring, the chunk's index)
 AUDIT_EXPORTED = {

@@ -1368,6 +1368,12 @@ class Exporter:
             if len(tensors) == 2 and tensors[0] in self.expanded and axis_of(
                     node, self.arg(node, 1, "dim", 0)) == 0 and shape_of(tensors[1]) is not None:
                 name = self.expanded[tensors[0]]
+                tokens = shape_of(tensors[0])
+                if tokens is None or tokens[0] != 1:
+                    self.fail(node, f"parameter {name} of shape {list(self.params[name].shape)} "
+                                    f"puts {tokens[0] if tokens else '?'} tokens in front; the "
+                                    "cls_token layer puts one (write a plugin for several)",
+                              hint=False)
                 self.claim(node, [(name, self.params[name])])
                 layer = self.add(node, "cls_token", [], self.tensor_inputs(node, tensors[1:]), None)
                 layer.name = self.expanded[tensors[0]]

@@ -78,3 +78,15 @@ class Chunk4of6(nn.Module):
     def forward(self, x):
         parts = torch.chunk(self.fc(x), 4, dim=1)
         return self.out(parts[-1])
+
+
+class ClsTokenWide(nn.Module):
+    """Four register tokens expanded and put in front: written as one cls_token (6 x 16 out
+    of an input of 5 x 16; PyTorch gives 9 x 16)."""
+
+    def __init__(self):
+        super().__init__()
+        self.reg = nn.Parameter(torch.zeros(1, 4, 16))
+
+    def forward(self, x):
+        return torch.cat([self.reg.expand(x.size(0), -1, -1), x], 1)
