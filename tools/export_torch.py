@@ -1827,11 +1827,33 @@ def tied_parameters(model):
             owner.setdefault(id(p), name)
 
 
-def export(model, input_shape, name, source, command, dtype=torch.float32):
+def unused_parameters(model, ex, warnings_out):
+    """Says (a warning) which of the model's parameters no layer of the file holds: the trace
+    runs in eval mode, so a branch taken only in training (GoogLeNet's and Inception v3's
+    auxiliary heads with aux_logits=True, `if self.training:`) is not in it, and neither are
+    parameters never used or used by code whose result is discarded."""
+    unused = [(n, p) for n, p in model.named_parameters() if id(p) not in ex.claimed]
+    if not unused:
+        return
+    count = sum(p.numel() for _, p in unused)
+    total = sum(p.numel() for p in model.parameters())
+    names = ", ".join(n for n, _ in unused[:4]) + (", ..." if len(unused) > 4 else "")
+    warnings_out.append(
+        f"warning: {count:,} of the model's {total:,} parameters ({len(unused)} "
+        f"tensor{'s' if len(unused) > 1 else ''}: "
+        f"{names}) are not in the file: the traced forward (eval mode) does not use them "
+        "(a branch taken only in training, unused or discarded code); weights and memory "
+        "count without them")
+
+
+def export(model, input_shape, name, source, command, dtype=torch.float32, warnings_out=None):
+    """The network file's text; warnings (one line each) are appended to warnings_out."""
+    warnings_out = [] if warnings_out is None else warnings_out
     tied_parameters(model)
     gm = trace(model, input_shape, dtype)
     ex = Exporter(model, gm)
     layers = ex.run()
+    unused_parameters(model, ex, warnings_out)
     for l in layers:
         l.inputs = [ex.value[v] if isinstance(v, fx.Node) else v for v in l.inputs]
     assign_names(layers, ex.modules)
@@ -1892,7 +1914,11 @@ def main(argv=None):
             (["--name", args.name] if args.name else []) +
             [a for r in args.rules for a in ("--rules", shlex.quote(r))] +
             (["-o", args.output] if args.output else []))
-        text = export(model, input_shape, name, source, command, INPUT_DTYPES[args.input_dtype])
+        notes = []
+        text = export(model, input_shape, name, source, command, INPUT_DTYPES[args.input_dtype],
+                      notes)
+        for line in notes:
+            print(f"{PROG}: {args.model or args.module}: {line}", file=sys.stderr)
     except ExportError as e:
         for line in str(e).splitlines():
             print(f"{PROG}: {args.model or args.module}: {line}", file=sys.stderr)

@@ -90,3 +90,45 @@ class ClsTokenWide(nn.Module):
 
     def forward(self, x):
         return torch.cat([self.reg.expand(x.size(0), -1, -1), x], 1)
+
+
+class TrainOnlyBranch(nn.Module):
+    """A branch taken only in training: the trace (eval mode) has fc alone, 68 weights of
+    136. MACs 16 x 4 = 64."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+        self.aux = nn.Linear(16, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if self.training:
+            y = y + self.aux(x)
+        return y
+
+
+class UnusedParams(nn.Module):
+    """Parameters never used: fc's 272 weights of 17,772. MACs 256."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.unused = nn.Linear(16, 1000)
+        self.extra = nn.Parameter(torch.zeros(500))
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class DeadFunctional(nn.Module):
+    """F.linear computed and discarded: torch.fx drops it, 16,000 weights. MACs 256."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.w = nn.Parameter(torch.randn(1000, 16))
+
+    def forward(self, x):
+        _ = F.linear(x, self.w)
+        return self.fc(x)
