@@ -201,6 +201,12 @@ AUDIT_REFUSED = [
      "[6, 6, 4])"),
     (["ClsTokenWide", "--input", "5x16"],
      "parameter reg of shape [1, 4, 16] puts 4 tokens in front; the cls_token layer puts one"),
+    (["BuffersFrozen", "--input", "16"],
+     "node frozen (call_module frozen) at audit_models.py:"),
+    (["BuffersFrozen", "--input", "16"],
+     "parameter frozen.weight is frozen (requires_grad=False): scalemeter counts a layer's "
+     "weights as trainable parameters"),
+    (["FrozenFunctional", "--input", "16"], "parameter w is frozen (requires_grad=False)"),
 ]
 # exported: class -> (--input, --input-dtype, MACs derived in its docstring, the chunk's index,
 # the modules whose parameters the file leaves out, named in a warning)
@@ -239,6 +245,8 @@ def check_audit_models(binary, exporter, tmp):
     expected on standard error."""
     path = os.path.join(tmp, "audit.ini")
     for args, want in AUDIT_REFUSED:
+        if os.path.exists(path):
+            os.remove(path)  # written by an export that should have been refused
         rc, err = export(exporter, ["--module", AUDIT + args[0], *args[1:], "-o", path])
         check(rc == 1 and err.count("\n") == 1 and want in err,
               f"{args[0]} refused in one line with '{want}': {err.strip()}")

@@ -915,6 +915,11 @@ class Exporter:
         """Records that the layer of `node` owns `params` ((name, tensor) pairs); refuses a
         parameter another layer owns already."""
         for name, p in params:
+            if not p.requires_grad:
+                self.fail(node, f"parameter {name} is frozen (requires_grad=False): scalemeter "
+                                "counts a layer's weights as trainable parameters (scalemeter "
+                                "help metrics) and has no frozen layer; make it trainable to "
+                                "export", hint=False)
             first = self.claimed.get(id(p))
             if first is not None and first[0] is not node:
                 self.fail(node, f"parameter {name} is tied: used here and by {first[1]}; "
@@ -1252,7 +1257,7 @@ class Exporter:
             p, x = (a, b) if params[0] is a else (b, a)
             tensor = self.params.get(p.target)
             xs = shape_of(x)
-            if tensor is not None and tensor.requires_grad and xs is not None:
+            if tensor is not None and xs is not None:
                 ps = tuple(tensor.shape)
                 # a scale per channel: C x 1 x 1 against C x H x W (or E against S x E)
                 axis = None
@@ -1399,8 +1404,7 @@ class Exporter:
     def param_of(self, v):
         """The parameter a get_attr node reads, or None."""
         if isinstance(v, fx.Node) and v.op == "get_attr":
-            t = self.params.get(v.target)
-            return t if t is not None and t.requires_grad else None
+            return self.params.get(v.target)  # a frozen one too: claim() refuses it
         return None
 
     def on_getitem(self, node):
@@ -1522,7 +1526,8 @@ class Exporter:
         w = self.param_of(weight)
         if w is None or (bias is not None and self.param_of(bias) is None):
             self.fail(node, f"{'conv2d' if conv else 'linear'} whose weight or bias is not a "
-                            "parameter of the model (computed tensors have no layer type)")
+                            "parameter of the model (computed tensors and buffers have no layer "
+                            "type)")
         # the layer owns these parameters: named after the weight's module
         self.claim(node, [(v.target, self.params[v.target]) for v in (weight, bias)
                           if v is not None])

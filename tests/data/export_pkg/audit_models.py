@@ -132,3 +132,29 @@ class DeadFunctional(nn.Module):
     def forward(self, x):
         _ = F.linear(x, self.w)
         return self.fc(x)
+
+
+class BuffersFrozen(nn.Module):
+    """A frozen nn.Linear: its 272 weights were counted as trainable."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.ones(16))
+        self.fc = nn.Linear(16, 16)
+        self.frozen = nn.Linear(16, 16)
+        for p in self.frozen.parameters():
+            p.requires_grad = False
+
+    def forward(self, x):
+        return self.frozen(self.fc(x))
+
+
+class FrozenFunctional(nn.Module):
+    """F.linear with a frozen parameter: refused as 'not a parameter of the model'."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16, 16), requires_grad=False)
+
+    def forward(self, x):
+        return F.linear(x, self.w)
