@@ -216,7 +216,28 @@ AUDIT_EXPORTED = {
     "TrainOnlyBranch": ("16", "float", 64, None, ("aux",)),
     "UnusedParams": ("16", "float", 256, None, ("unused", "extra")),
     "DeadFunctional": ("16", "float", 256, None, ("w",)),
+    "InplaceReturnThenUse": ("16", "float", 576, None, ()),
+    "InplaceDiscarded": ("16", "float", 512, None, ()),
+    "InplaceSigmoidMul": ("16", "float", 256, None, ()),
 }
+# layer -> the layers it reads, in the audit's exports ([layers] only)
+AUDIT_READS = {
+    "InplaceReturnThenUse": {"add": ["fc", "fc2"], "fc3": ["add"]},
+    "InplaceDiscarded": {"relu": ["fc"], "fc2": ["relu"]},
+    "InplaceSigmoidMul": {"sigmoid": ["fc"], "mul": ["sigmoid", "@input"]},
+}
+
+
+def layer_inputs(text):
+    """{layer: the layers it reads} of a file's [layers] (from=, else the layer before)."""
+    reads, prev = {}, "@input"
+    for line in text.split("[layers]", 1)[-1].splitlines():
+        m = re.match(r"(\S+)\s*=\s*\S+(.*)$", line)
+        if m:
+            src = re.search(r"\bfrom=(\S+)", m.group(2))
+            reads[m.group(1)] = src.group(1).split(",") if src else [prev]
+            prev = m.group(1)
+    return reads
 
 
 def left_out(net, names):
@@ -274,10 +295,13 @@ def check_audit_models(binary, exporter, tmp):
             want = list(net(x).shape[1:])
         check(m["per_layer"][-1]["output"] == want,
               f"{cls}: output {m['per_layer'][-1]['output']} == PyTorch's {want}")
+        with open(path) as f:
+            text = f.read()
         if index is not None:
-            with open(path) as f:
-                text = f.read()
             check(f" index={index}" in text, f"{cls}: the chunk's index={index}")
+        reads = layer_inputs(text)
+        for layer, want in AUDIT_READS.get(cls, {}).items():
+            check(reads.get(layer) == want, f"{cls}: {layer} reads {reads.get(layer)} == {want}")
     # GoogLeNet with its auxiliary heads: they run only in training, so the file lacks them
     import torchvision
     path = os.path.join(tmp, "googlenet_aux.ini")

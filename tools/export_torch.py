@@ -328,6 +328,7 @@ def trace_graph(model):
 def trace(model, input_shape, dtype=torch.float32):
     model.eval()
     graph = trace_graph(model)
+    follow_in_place(graph, dict(model.named_modules()))
     remove_dead_nodes(graph)
     gm = fx.GraphModule(model, graph)
     # run twice, with batches of 2 and 3: the dimension that changes is the batch (a dimension
@@ -381,6 +382,43 @@ class ShapeRecorder(fx.Interpreter):
                 isinstance(r, torch.Tensor) for r in result):
             n.meta[self.key] = [tuple(r.shape) for r in result]
         return result
+
+
+def mutates_first_argument(node, modules):
+    """Whether a node changes its first argument in place: y.add_(z), torch.relu_(y),
+    y += z, F.relu(y, inplace=True), nn.ReLU(inplace=True)(y)."""
+    if not node.args or not isinstance(node.args[0], fx.Node):
+        return False
+    if node.op == "call_method":
+        return node.target.endswith("_") and not node.target.startswith("_")
+    if node.op == "call_module":
+        return getattr(modules.get(node.target), "inplace", False) is True
+    if node.op != "call_function":
+        return False
+    if node.target in (operator.iadd, operator.imul, operator.isub, operator.itruediv):
+        return isinstance(node.args[0].meta.get("shape", ()), tuple)  # not on integers
+    name = getattr(node.target, "__name__", "")
+    if name.endswith("_") and not name.startswith("_"):
+        return True
+    return node.target in INPLACE_ARGUMENT and (
+        node.kwargs.get("inplace") is True or len(node.args) > 1 and node.args[1] is True)
+
+
+def follow_in_place(graph, modules):
+    """After an operation that changes a tensor in place, the tensor is its result: the later
+    uses of the name it changed (y.add_(z); return fc3(y)) read the operation's node, not the
+    node that made y, which torch.fx gives them. Returns how many uses were moved."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    moved = 0
+    for node in list(graph.nodes):
+        if not mutates_first_argument(node, modules):
+            continue
+        src = node.args[0]
+        for user in list(src.users):
+            if user is not node and order[user] > order[node]:
+                user.replace_input_with(src, node)
+                moved += 1
+    return moved
 
 
 def remove_dead_nodes(graph):

@@ -158,3 +158,46 @@ class FrozenFunctional(nn.Module):
 
     def forward(self, x):
         return F.linear(x, self.w)
+
+
+class InplaceReturnThenUse(nn.Module):
+    """y.add_(...) then fc3(y): fc3 read fc, the add left dangling. MACs 3 x 16 x 16 - 16 x 12
+    = 576 (fc and fc2 16 x 16 each, fc3 16 x 4)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.fc2 = nn.Linear(16, 16)
+        self.fc3 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y.add_(self.fc2(x))
+        return self.fc3(y)
+
+
+class InplaceDiscarded(nn.Module):
+    """torch.relu_(y), its result discarded, then fc2(y): fc2 read fc. MACs 2 x 256 = 512."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.fc2 = nn.Linear(16, 16)
+
+    def forward(self, x):
+        y = self.fc(x)
+        torch.relu_(y)
+        return self.fc2(y)
+
+
+class InplaceSigmoidMul(nn.Module):
+    """y.sigmoid_() then y * x: the product read fc. MACs 256."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y.sigmoid_()
+        return y * x
