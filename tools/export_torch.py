@@ -552,13 +552,21 @@ def conv3d_params(m):
     return p
 
 
-def conv_transpose2d_params(m):
+def conv_transpose2d_params(m, in_shape=None, out_shape=None):
+    """Its parameters; with the shapes of a call, output_padding is what the output's size
+    needs (m(x, output_size=(16, 16)) chooses it)."""
     if m.padding_mode != "zeros":
         raise ExportError(f"ConvTranspose2d with padding_mode={m.padding_mode}")
+    output_padding = m.output_padding
+    if in_shape is not None and out_shape is not None:
+        output_padding = tuple(
+            o - ((i - 1) * s - 2 * p + d * (k - 1) + 1)
+            for i, o, s, p, d, k in zip(in_shape[1:], out_shape[1:], m.stride, m.padding,
+                                        m.dilation, m.kernel_size))
     p = [("out", m.out_channels), ("kernel", pair_str(m.kernel_size))]
     opt(p, "stride", pair_str(m.stride), "1")
     opt(p, "padding", pair_str(m.padding), "0")
-    opt(p, "output_padding", pair_str(m.output_padding), "0")
+    opt(p, "output_padding", pair_str(output_padding), "0")
     opt(p, "dilation", pair_str(m.dilation), "1")
     opt(p, "groups", m.groups, 1)
     opt(p, "bias", m.bias is not None, True)
@@ -900,6 +908,7 @@ class Exporter:
         # be counted, updated and all-reduced once per layer
         self.claimed = {}
         self.refused_splits = set()  # split nodes whose pieces were refused once
+        self.notes = []  # warnings: one line each, the file is still written
 
     # -- helpers --
 
@@ -1138,6 +1147,14 @@ class Exporter:
         type_, params = rule
         in_shape, out_shape = shape_of(inputs[0]), shape_of(node)
         # parameters that need the shapes
+        if type_ == "conv_transpose2d":
+            # m(x, output_size=...) adds to output_padding what the size needs: read it back
+            params = conv_transpose2d_params(m, in_shape, out_shape)
+        if type_ in ("conv1d", "conv2d", "conv3d") and m.padding_mode != "zeros" and \
+                any(m.padding if not isinstance(m.padding, str) else [1]):
+            self.notes.append("warning: " + self.describe(
+                node, f"padding_mode={m.padding_mode} is written as zero padding (the same "
+                      "shapes and counts; the padded copy PyTorch makes is not counted)"))
         if type_ == "adaptive_avgpool2d":
             params = [("size", adaptive_size(params[0][1], in_shape))]
         elif type_ == "flatten":
@@ -1896,6 +1913,7 @@ def export(model, input_shape, name, source, command, dtype=torch.float32, warni
     gm = trace(model, input_shape, dtype)
     ex = Exporter(model, gm)
     layers = ex.run()
+    warnings_out.extend(ex.notes)
     unused_parameters(model, ex, warnings_out)
     for l in layers:
         l.inputs = [ex.value[v] if isinstance(v, fx.Node) else v for v in l.inputs]

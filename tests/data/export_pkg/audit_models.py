@@ -201,3 +201,27 @@ class InplaceSigmoidMul(nn.Module):
         y = self.fc(x)
         y.sigmoid_()
         return y * x
+
+
+class ConvTOutSize(nn.Module):
+    """ConvTranspose2d called with output_size: written 4 x 15 x 15, PyTorch gives 4 x 16 x 16
+    (output_padding 1). MACs: input elements x out channels x kernel, 8 x 8 x 8 x 4 x 9 =
+    18,432."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        return self.c(x, output_size=(16, 16))
+
+
+class ReflectPad(nn.Module):
+    """padding_mode='reflect', written as zero padding. MACs 8 x 8 x 8 x 3 x 9 = 13,824."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 8, 3, padding=1, padding_mode="reflect")
+
+    def forward(self, x):
+        return self.c(x)
