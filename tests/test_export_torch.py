@@ -322,6 +322,67 @@ def check_audit_models(binary, exporter, tmp):
                        metrics(binary, path)["weights"])
 
 
+# files of a model that the exporter must refuse in one line rather than with a traceback
+BAD_MODEL_FILES = {
+    "raises.py": ("import torch\nraise RuntimeError('boom at import')\n",
+                  "importing {} raised RuntimeError: boom at import at raises.py:2"),
+    "exits.py": ("import sys\nsys.exit(3)\n", "raised SystemExit: 3 at exits.py:2"),
+    "initraises.py": ("import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n"
+                      "        super().__init__()\n        raise ValueError('bad init')\n",
+                      "its constructor raised ValueError: bad init at initraises.py:5"),
+    "notmodule.py": ("class Net:\n    pass\n", "gives a Net, not a torch.nn.Module"),
+    "notclass.py": ("Net = 3\n", "not a class (int)"),
+}
+
+
+def check_command_line(exporter, tmp):
+    """What the audit of 2026-11-29 found ending in a traceback, overwriting the model's source,
+    or writing a file scalemeter then read differently: refused in one line, no file written."""
+    for name, (text, want) in BAD_MODEL_FILES.items():
+        src = os.path.join(tmp, name)
+        with open(src, "w") as f:
+            f.write(text)
+        out = os.path.join(tmp, "bad.ini")
+        rc, err = export(exporter, ["--module", src + ":Net", "--input", "16", "-o", out])
+        want = want.format(src)
+        check(rc == 1 and err.count("\n") == 1 and want in err and "Traceback" not in err,
+              f"{name}: refused in one line with '{want}': {err.strip()}")
+        check(not os.path.exists(out), f"{name}: no file written")
+    model = AUDIT + "ChunkNegIndex"
+    for out, want in ((os.path.join(tmp, "no_such_folder", "x.ini"), "does not exist"),
+                      (tmp, "is a folder"),
+                      ("/dev/full", "cannot write /dev/full: No space left on device")):
+        if out == "/dev/full" and not os.path.exists(out):
+            continue
+        rc, err = export(exporter, ["--module", model, "--input", "16", "-o", out])
+        check(rc == 1 and err.count("\n") == 1 and want in err,
+              f"-o {out}: refused in one line with '{want}': {err.strip()}")
+    # -o naming the model's own source overwrote it
+    src = os.path.join(tmp, "own_source.py")
+    with open(AUDIT[:-1]) as f, open(src, "w") as g:
+        g.write(f.read())
+    rc, err = export(exporter, ["--module", src + ":ChunkNegIndex", "--input", "16", "-o", src])
+    with open(AUDIT[:-1]) as f, open(src) as g:
+        same = f.read() == g.read()
+    check(rc == 1 and "an input of the export" in err and same,
+          f"-o the model's own source: refused, the source kept: {err.strip()}")
+    # ';' and '#' in a name, a newline in --kwargs: the file would be read differently
+    for args, want in ((["--name", "a ; b"], "--name 'a ; b': a network name"),
+                       (["--name", "a#b"], "--name 'a#b': a network name")):
+        out = os.path.join(tmp, "named.ini")
+        rc, err = export(exporter, ["--module", model, "--input", "16", "-o", out, *args])
+        check(rc == 1 and err.count("\n") == 1 and want in err and not os.path.exists(out),
+              f"{args}: refused in one line with '{want}': {err.strip()}")
+    out = os.path.join(tmp, "kwargs.ini")
+    sibling = "tests/data/export_pkg/several_unsupported.py:SiblingNet"
+    rc, err = export(exporter, ["--module", sibling, "--kwargs", '{\n"num_classes":\n 10}',
+                                "--input", "3x8x8", "-o", out])
+    text = open(out).read() if rc == 0 else ""
+    check(rc == 0 and all(ln == "" or ln[0] in ";[" or "=" in ln for ln in text.splitlines())
+          and """--kwargs '{"num_classes": 10}'""" in text,
+          f"--kwargs of three lines: written on the header's one line: {text[:300]!r}")
+
+
 # tests/data/ordinary_models.py: class -> (--input, --input-dtype, MACs derived in its docstring)
 ORDINARY_MODELS = {
     "TextCNN": ("20", "long", 30848),
@@ -449,6 +510,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if os.environ.get("SM_EXPORT_TEST_ONLY") == "audit":  # a quick run while editing
             check_audit_models(binary, exporter, tmp)
+            check_command_line(exporter, tmp)
             print(f"{failures} failed")
             return 1 if failures else 0
         # resnet18 is written by hand; shufflenet (chunk, channel shuffle) and densenet121
@@ -489,6 +551,7 @@ def main():
             check(max(len(line) for line in text.splitlines()) <= 198, "lines of <= 198 chars")
 
         check_audit_models(binary, exporter, tmp)
+        check_command_line(exporter, tmp)
         check_module_options(binary, exporter, tmp)
         check_ordinary_models(binary, exporter, tmp)
         check_interpreter_notice(tmp)

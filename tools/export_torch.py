@@ -166,11 +166,29 @@ def import_module_of(args, path):
     return importlib.import_module(path)
 
 
+def first_line(e):
+    """An exception as one line: its type and its message's first line."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"
+
+
 def construct(args, what, builder, kwargs):
+    if isinstance(builder, nn.Module) and not kwargs:
+        return builder  # a module made at import (NET = MyNet()): the model itself
+    if not callable(builder):
+        raise ExportError(f"{what}: not a class ({type(builder).__name__})")
     try:
-        return builder(**kwargs)
+        model = builder(**kwargs)
     except TypeError as e:  # an unknown or missing keyword argument
         raise ExportError(f"{what}: cannot construct it with --kwargs {json.dumps(kwargs)}: {e}")
+    except Exception as e:  # the model's own code: anything
+        line = failing_line(e)
+        raise ExportError(f"{what}: its constructor raised {first_line(e)}" +
+                          (f" at {line}" if line else "") + "; fix it, or give other --kwargs")
+    if not isinstance(model, nn.Module):
+        raise ExportError(f"{what}: gives a {type(model).__name__}, not a torch.nn.Module; "
+                          "name the model's class (a subclass of torch.nn.Module)")
+    return model
 
 
 def load_model(args):
@@ -184,8 +202,13 @@ def load_model(args):
             mod = import_module_of(args, path)
         except (ImportError, OSError, SyntaxError) as e:
             raise ExportError(f"--module {args.module}: cannot import {path}: {e}")
+        except (Exception, SystemExit) as e:  # the file's own code, run at import: anything
+            line = failing_line(e)
+            raise ExportError(f"--module {args.module}: importing {path} raised {first_line(e)}"
+                              + (f" at {line}" if line else ""))
         if not hasattr(mod, cls):
             raise ExportError(f"--module {args.module}: {path} has no {cls}")
+        args.module_file = getattr(mod, "__file__", None)
         return construct(args, f"--module {args.module}", getattr(mod, cls), kwargs), \
             f"{path}:{cls}"
     import torchvision
@@ -1961,17 +1984,29 @@ def main(argv=None):
             RULES.load(path)
         input_shape = parse_input(args.input) if args.input else TORCHVISION_INPUT.get(
             args.model, (3, 224, 224))
+        check_output(args.output)
         model, source = load_model(args)
+        for path in [getattr(args, "module_file", None)] + args.rules:
+            if args.output and path and os.path.exists(path) and \
+                    os.path.exists(args.output) and os.path.samefile(args.output, path):
+                raise ExportError(f"-o {args.output}: is {path}, an input of the export; "
+                                  "give another file")
         name = args.name or args.model or args.module.rpartition(":")[2].lower()
-        # the name is a line of the file (name = ...) and of its header comment
-        if any(ord(c) < 32 or ord(c) == 127 for c in name) or name != name.strip() or not name:
+        # the name is a line of the file (name = ...) and of its header comment; the reader
+        # ends a value at ';' (a comment) and '#'
+        if any(ord(c) < 32 or ord(c) == 127 or c in ";#" for c in name) or \
+                name != name.strip() or not name:
             raise ExportError(f"--name {name!r}: a network name is one line of printable text, "
-                              "without spaces around it")
+                              "without spaces around it, ';' or '#'")
+        if any(ord(c) < 32 or ord(c) == 127 for c in source):
+            raise ExportError(f"--module {args.module!r}: a path of one line is needed (it is "
+                              "written as the file's source = line)")
+        kwargs = json.dumps(parse_kwargs(args.kwargs)) if args.kwargs else None  # one line
         command = COMMAND + " " + " ".join(
             ([args.model] if args.model else ["--module", args.module]) +
             (["--input", args.input] if args.input else []) +
             (["--input-dtype", args.input_dtype] if args.input_dtype != "float" else []) +
-            (["--kwargs", shlex.quote(args.kwargs)] if args.kwargs else []) +
+            (["--kwargs", shlex.quote(kwargs)] if kwargs else []) +
             (["--name", args.name] if args.name else []) +
             [a for r in args.rules for a in ("--rules", shlex.quote(r))] +
             (["-o", args.output] if args.output else []))
@@ -1987,12 +2022,29 @@ def main(argv=None):
     except export_rules.RulesError as e:  # the rules file is at fault, not the model
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    try:
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except OSError as e:
+        print(f"{PROG}: {args.model or args.module}: cannot write "
+              f"{args.output or 'the standard output'}: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
+
+
+def check_output(path):
+    """-o: refused before the export where it cannot be a file (a folder, a missing one)."""
+    if not path:
+        return
+    if os.path.isdir(path):
+        raise ExportError(f"-o {path}: is a folder; give a file's path")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise ExportError(f"-o {path}: the folder {folder} does not exist")
 
 
 if __name__ == "__main__":
