@@ -631,13 +631,11 @@ static int names_machine(const char *d)
     return *d && strcmp(d, "cpu") && strcmp(d, "cuda") && strncmp(d, "cuda:", 5);
 }
 
-/* A row of several devices beside the first to name its all-reduce and bucket size (NULL: r
- * is that first): -1 where they differ, whose t_grad are of two collectives, which bench keeps
- * apart as configurations and no one grad equation is of. */
+/* A row of several devices beside the first to name its all-reduce and bucket size: -1 where
+ * they differ, whose t_grad are of two collectives, which bench keeps apart as configurations
+ * and no one grad equation is of. */
 static int mixed_allreduce(const sm_runs *runs, const sm_run *r, const sm_run *first, sm_status *st)
 {
-    if (!first)
-        return 0;
     if (strcmp(r->allreduce, first->allreduce) != 0)
         return sm_fail(st,
                        "%s:%d: a row of all-reduce '%s' among rows of '%s' (line %d): fit one "
@@ -738,11 +736,12 @@ static int fit_runs(const sm_runs *runs, const int *use, const sm_fit_options *o
                                r->gpus_per_node, r->gpus_per_node == 1 ? "" : "s",
                                runs->rows[threads_row[k]].line);
         }
-        if (devices > 1 && (r->allreduce[0] || r->bucket_mib > 0) &&
-            mixed_allreduce(runs, r, comm_row < 0 ? NULL : &runs->rows[comm_row], st))
-            return -1;
-        if (devices > 1 && (r->allreduce[0] || r->bucket_mib > 0) && comm_row < 0)
-            comm_row = i;
+        if (devices > 1 && (r->allreduce[0] || r->bucket_mib > 0)) {
+            if (comm_row < 0)
+                comm_row = i;
+            else if (mixed_allreduce(runs, r, &runs->rows[comm_row], st))
+                return -1;
+        }
         if (first)
             snprintf(out->precision, sizeof out->precision, "%s", r->precision);
         else if (strcmp(out->precision, r->precision) != 0)

@@ -384,7 +384,7 @@ static int parse_allreduce(const char *path, int line, char **fields, int n, con
         return 0;
     char *end;
     errno = 0;
-    double v = strtod(mib, &end);
+    double v = sm_strtod(mib, &end);
     if (end == mib || *end || errno || !isfinite(v) || v <= 0 || strpbrk(mib, "xXpP"))
         return sm_fail(st, "%s:%d: bucket_mib '%.40s': expected a positive number of MiB", path,
                        line, mib);

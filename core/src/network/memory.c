@@ -376,23 +376,8 @@ static double forward_peak(const sm_network *net, const int *owner, training_scr
  * fp32 (GPT-2's, BERT's and Llama's residual stream under torch.autocast, whose block inputs
  * torch.utils.checkpoint keeps at 4 bytes an element). A view or in-place layer
  * leaves its storage's type. The network's input is counted at the activations' size, as
- * before. Cast models (autocast 0) hold no fp32 activation. */
-/* Whether a layer that keeps all it keeps and that autocast runs in fp32 keeps storage s,
- * counting its fp32 copy already (keep_layer's 2 bytes more). */
-static int fp32_kept(const sm_network *net, const int *owner, const training_scratch *w, int s,
-                     const sm_memory_config *c)
-{
-    for (int i = 0; i < net->n_layers; i++) {
-        const sm_layer *l = &net->layers[i];
-        if (w->effect[i] != SM_KEEPS_ALL || !sm_layer_autocast_fp32(l, c->autocast))
-            continue;
-        for (int k = 0; k < l->n_inputs; k++)
-            if (keeps_input(l, k) && sm_storage_of(owner, l->inputs[k]) == s)
-                return 1;
-    }
-    return 0;
-}
-
+ * before. Cast models (autocast 0) hold no fp32 activation. training_peak clears the storages
+ * a layer autocast runs in fp32 keeps whole, whose fp32 copy keep_layer counts already. */
 static void fp32_storages(const sm_network *net, const int *owner, const sm_memory_config *c,
                           char *fp32)
 {
@@ -444,9 +429,13 @@ static double training_peak(const sm_network *net, const int *owner, const int *
         const sm_layer *l = &net->layers[i];
         sm_checkpoint_effect e = w->effect[i];
         w->alive[i] = 0;
-        if (e == SM_KEEPS_ALL)
+        if (e == SM_KEEPS_ALL) {
             w->alive[i] = keep_layer(net, owner, i, w->kept, batch, c);
-        else if (e != SM_RECOMPUTES_ALL)
+            /* its inputs' fp32 copies are counted there: not again as a unit's inputs */
+            for (int k = 0; k < l->n_inputs && sm_layer_autocast_fp32(l, c->autocast); k++)
+                if (keeps_input(l, k))
+                    w->fp32[sm_storage_of(owner, l->inputs[k])] = 0;
+        } else if (e != SM_RECOMPUTES_ALL)
             w->alive[i] = keep_selected(net, owner, i, e, w->kept, batch, c);
         int needs = l->m.weights > 0;
         for (int k = 0; k < l->n_inputs; k++) {
@@ -474,8 +463,7 @@ static double training_peak(const sm_network *net, const int *owner, const int *
     for (int s = 0; s <= n; s++)
         if (w->kept[s])
             w->alive[w->first[s]] +=
-                storage_size(net, s, batch, c) *
-                (w->unit_input[s] && w->fp32[s] && !fp32_kept(net, owner, w, s, c) ? 2 : 1);
+                storage_size(net, s, batch, c) * (w->unit_input[s] && w->fp32[s] ? 2 : 1);
     for (int i = 1; i < n; i++)
         w->alive[i] += w->alive[i - 1];
     /* each checkpointed unit's layers in order, and the last that it recomputes */
