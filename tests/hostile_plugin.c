@@ -329,7 +329,7 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #endif
 #ifdef HOSTILE_FUSED
     /* the bounds of fused_bound.c: 64 FLOPs forward and 128 backward an element of the
-     * inputs or output (whichever are more), 16 bytes an element of both, 4 kernels a pass,
+     * inputs or output (whichever are more), 36 bytes an element of both, 11 kernels a pass,
      * no library kernels, weights 2 a channel (a batch norm's) or none */
     int64_t in_elems = 0;
     for (int j = 0; j < n_in; j++)
@@ -341,11 +341,11 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
     if (edge || heavy == HEAVY_BWD_FLOPS)
         m->bwd_flops = (128 + !edge) * elems;
     if (edge || heavy == HEAVY_BYTES)
-        m->bytes = 16 * io + !edge;
+        m->bytes = 36 * io + !edge;
     if (edge || heavy == HEAVY_UPCAST_BYTES)
-        m->upcast_bytes = 16 * io + !edge;
+        m->upcast_bytes = 36 * io + !edge;
     if (edge || heavy == HEAVY_KERNELS)
-        m->kernels_fwd = m->kernels_bwd = 4 + !edge;
+        m->kernels_fwd = m->kernels_bwd = 11 + !edge;
     m->library_kernels_bwd = heavy == HEAVY_LIBRARY_KERNELS;
 #ifdef HOSTILE_FUSED_NORM
     if (edge || heavy == HEAVY_WEIGHTS)

@@ -47,6 +47,13 @@ class Fn(nn.Module):
         return self.f(x)
 
 
+class NewGELU(nn.Module):
+    """Hugging Face's NewGELUActivation (GPT-2's gelu_new), in Python ops as it is written."""
+    def forward(self, x):
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) *
+                                           (x + 0.044715 * torch.pow(x, 3.0))))
+
+
 class First(nn.Module):
     """The first output of a module returning a tuple (nn.LSTM's output, h)."""
     def __init__(self, m):

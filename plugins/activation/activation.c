@@ -11,8 +11,19 @@
  *   SM_ACTIVATION_GELU         gelu         8                    x * Phi(x)
  *
  * A transcendental function (exp, erf) counts as one FLOP. Shape unchanged, no weights, no MACs;
- * the parameters, `inplace` and gelu's `composite`, change no count, only what training keeps
- * (act_saved).
+ * `inplace` changes no count, only what training keeps (act_saved).
+ *
+ * gelu composite=true is Hugging Face's NewGELUActivation (GPT-2's gelu_new), written in Python
+ * ops: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * pow(x, 3)))). Eager PyTorch runs it
+ * as 8 kernels forward (6 of one operand, 2 of two: 18 reads or writes of 4 bytes an element,
+ * bytes = 72 per element) and 11 backward (the two products' gradients, tanh_backward, pow's
+ * three, the scalars' and autograd's two sums of x's gradients: 28 reads or writes, which the
+ * host's 1.5 x the forward traffic of an activation puts at 27); measured op by op with
+ * tools/torch_eager_bytes.py (plugins/activation/cases.ini, gelu_composite). NeuSight's
+ * per-op profiles of GPT-2 large (github.com/sitar-lab/NeuSight, scripts/asplos/label) time
+ * those 8 kernels at 7 times the one kernel of nn.GELU on an H100 (1.05 ms a layer at batch 8).
+ * Under autocast pow runs in fp32 and the chain after it too; that is not priced (at 16 bits
+ * the bytes halve as the activations' do).
  */
 #include <scalemeter/plugin.h>
 
@@ -84,6 +95,14 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in, 
     (void)err;
     m->flops = sm_mul(ACT_FLOPS, sm_shape_elems(out));
     m->bwd_flops = m->flops;
+#ifdef SM_ACTIVATION_GELU
+    const activation_params *p = params;
+    if (p->composite) {
+        m->bytes = sm_mul(72, sm_shape_elems(out));
+        m->kernels_fwd = 8;
+        m->kernels_bwd = 11;
+    }
+#endif
     return 0;
 }
 
