@@ -46,3 +46,18 @@ add_test(NAME transformers_cli_vit_other_image
 # The Megatron GPT 1.7B networks and bert_large against their published sizes, by parameter
 # counts worked out from the published shapes (docs/accuracy-lm.md)
 sm_add_python_test(test_lm_zoo_params test_lm_zoo_params.py ${SCALEMETER_BIN})
+
+# The networks NeuSight's published times ran (tests/data/neusight, tools/neusight_validation.py,
+# docs/accuracy-neusight.md): their parameters against the counts derived by hand in each
+# file's header (GPT-2 large's and OPT-1.3B's are the published ones)
+foreach(case gpt2_large:774030080 gpt3_xl:2879554560 gpt3_27:2651553280
+             opt_1_3b:1315758080 bert_large_pretraining:336226108)
+  string(REPLACE ":" ";" pair ${case})
+  list(GET pair 0 name)
+  list(GET pair 1 weights)
+  add_test(NAME neusight_network_${name}
+    COMMAND ${SCALEMETER_BIN} metrics tests/data/neusight/${name}.ini --format json
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(neusight_network_${name} PROPERTIES
+    PASS_REGULAR_EXPRESSION "\"weights\": ${weights},")
+endforeach()

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""fp32 transformer training and inference on seven GPUs against NeuSight's published times:
+writes docs/accuracy-neusight.md.
+
+    tools/neusight_validation.py [--bin build/bin/scalemeter] [--out docs/accuracy-neusight.md]
+
+NeuSight (Lee et al., "Forecasting GPU Performance for Deep Learning Training and Inference",
+ASPLOS'25) published what it measured to test its predictor: end-to-end times of Hugging
+Face's BERT-large, GPT-2 large, two GPT-3-shaped models and OPT-1.3B on NVIDIA P100, T4,
+V100, A100 (PCIe 40 and 80 GB), L4 and H100 (scripts/asplos/label/<GPU>/<model>-<mode>-<seq>-
+<batch>.json; tests/data/neusight/published.csv holds them with their paths). Each row is
+predicted from the part's shipped description alone with `scalemeter predict NET --device PART
+-g 1 --batch B --seq S --precision fp32 --attention eager --format json`; the networks are
+tests/data/neusight/*.ini (and the zoo's bert_large for BERT's inference). Nothing is fitted to
+these figures. Standard library only; takes about ten seconds.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "neusight")
+SOURCE = ("trsharm25/NeuSight at db1fdc9 (a copy of sitar-lab/NeuSight, MIT licence): "
+          "scripts/asplos/label, neusight/Tracing/trace.py")
+PARTS = ["p100", "t4", "v100-pcie-32gb", "a100-pcie-40gb", "a100-pcie-80gb", "l4", "h100"]
+NAMES = {"bert_large": "BERT-large", "gpt2_large": "GPT-2 large", "gpt3_xl": "\"GPT-3 XL\"",
+         "gpt3_27": "\"GPT-3 2.7B\"", "opt_1_3b": "OPT-1.3B"}
+
+
+def network(model, train):
+    """The network file (or zoo name) of a published row."""
+    if model == "bert_large":
+        # training: BertForPreTraining (its heads); inference: BertForSequenceClassification,
+        # the zoo's BertModel with its pooler and a classifier of 2 outputs (2,050 weights)
+        return os.path.join(DATA, "bert_large_pretraining.ini") if train else "bert_large"
+    return os.path.join(DATA, model + ".ini")
+
+
+def predict(binary, row):
+    train = row["mode"] == "train"
+    cmd = [binary, "predict", network(row["model"], train), "--device", row["part"], "-g", "1",
+           "--batch", row["batch"], "--seq", row["seq"], "--precision", "fp32",
+           "--attention", "eager", "--format", "json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode:
+        sys.exit(f"neusight_validation: {' '.join(cmd)}: {out.stderr.strip()}")
+    d = json.loads(out.stdout)
+    if train:
+        return 1e3 * d["t_fwd"], 1e3 * d["t_bwd"]
+    return 1e3 * d["t_infer"], 0.0
+
+
+def pct(x):
+    return f"{100 * x:+.1f}%"
+
+
+def table(rows, train):
+    head = ("| part | network | batch x seq | published fwd | bwd | step | predicted fwd | bwd | "
+            "step | diff |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+            if train else
+            "| part | network | batch x seq | published | predicted | diff |\n"
+            "|---|---|---|---:|---:|---:|\n")
+    lines = []
+    for r in rows:
+        if train:
+            lines.append(f"| `{r['part']}` | {NAMES[r['model']]} | {r['batch']} x {r['seq']} | "
+                         f"{r['fw']:.1f} | {r['bw']:.1f} | {r['fw'] + r['bw']:.1f} | "
+                         f"{r['pf']:.1f} | {r['pb']:.1f} | {r['pf'] + r['pb']:.1f} | "
+                         f"{pct(r['err'])} |")
+        else:
+            lines.append(f"| `{r['part']}` | {NAMES[r['model']]} | {r['batch']} x {r['seq']} | "
+                         f"{r['fw']:.1f} | {r['pf']:.1f} | {pct(r['err'])} |")
+    return head + "\n".join(lines) + "\n"
+
+
+def slopes(rows):
+    """Per sample: the difference between a model's two batches on a part, published and
+    predicted; what a pass costs once whatever the batch (the measurement's allocations after
+    its torch.cuda.empty_cache, the host's launches) cancels."""
+    out = []
+    key = lambda r: (r["part"], r["model"], r["mode"])
+    groups = {}
+    for r in rows:
+        groups.setdefault(key(r), []).append(r)
+    for (part, model, mode), g in sorted(groups.items(), key=lambda kv: (PARTS.index(kv[0][0]),
+                                                                      kv[0][1], kv[0][2])):
+        if len(g) != 2:
+            continue
+        a, b = sorted(g, key=lambda r: int(r["batch"]))
+        db = int(b["batch"]) - int(a["batch"])
+        pub = (b["fw"] + b["bw"] - a["fw"] - a["bw"]) / db
+        pred = (b["pf"] + b["pb"] - a["pf"] - a["pb"]) / db
+        fixed_pub = a["fw"] + a["bw"] - pub * int(a["batch"])
+        fixed_pred = a["pf"] + a["pb"] - pred * int(a["batch"])
+        out.append(f"| `{part}` | {NAMES[model]} | {mode} | {a['batch']}, {b['batch']} | "
+                   f"{pub:.1f} | {pred:.1f} | {pct(pred / pub - 1)} | {fixed_pub:.1f} | "
+                   f"{fixed_pred:.1f} |")
+    return ("| part | network | mode | batches | published ms a sample | predicted | diff | "
+            "published ms at batch 0 | predicted |\n"
+            "|---|---|---|---|---:|---:|---:|---:|---:|\n" + "\n".join(out) + "\n")
+
+
+def summary(rows):
+    lines = []
+    for part in PARTS:
+        for mode in ("train", "inf"):
+            e = [r["err"] for r in rows if r["part"] == part and r["mode"] == mode]
+            if e:
+                lines.append(f"| `{part}` | {'training' if mode == 'train' else 'inference'} | "
+                             f"{len(e)} | {pct(statistics.median(e))} | "
+                             f"{100 * statistics.mean(abs(x) for x in e):.1f}% | "
+                             f"{sum(abs(x) <= 0.10 for x in e)} |")
+    e = [r["err"] for r in rows]
+    lines.append(f"| all | | {len(e)} | {pct(statistics.median(e))} | "
+                 f"{100 * statistics.mean(abs(x) for x in e):.1f}% | "
+                 f"{sum(abs(x) <= 0.10 for x in e)} |")
+    return ("| part | runs | n | median diff | mean abs diff | within 10% |\n"
+            "|---|---|---:|---:|---:|---:|\n" + "\n".join(lines) + "\n")
+
+
+DOC = """# fp32 transformers on seven GPUs: NeuSight's published times
+
+Generated by `python3 tools/neusight_validation.py --bin build/bin/scalemeter`; do not edit by
+hand.
+
+NeuSight (Lee et al., ASPLOS'25, the paper issue 37 sets as the mark) tested its predictor on
+times it measured and published: {source}. Every run of a part a shipped description describes
+is here (the Tesla P4 has none; the A100 SXM4 runs are 4-GPU ones), predicted from that
+description alone:
+
+    scalemeter predict NET --device PART -g 1 --batch B --seq S --precision fp32 \\
+        --attention eager --format json
+
+What ran (trace.py, measure_e2e, and the model configs of scripts/asplos/data/DLmodel_configs):
+Hugging Face's models built from their configs with `attn_implementation="eager"`, fp32 with
+TF32 off (PyTorch 2.1's cuBLAS default; cuDNN's set off), random token ids of one value, no
+attention mask. Training is BertForPreTraining and the causal LMs in train mode (dropout on):
+the forward pass and `loss.backward()` of `F.cross_entropy` over the logits, each timed apart
+with CUDA events, no optimizer step; inference is BertForSequenceClassification and the causal
+LMs in eval mode under `torch.no_grad()`. Each figure is the mean of the 5 fastest of 25
+iterations, and each iteration starts with `gc.collect()` and `torch.cuda.empty_cache()`, so
+every pass allocates its tensors afresh with cudaMalloc: a cost of each pass the steady loop
+of a training job does not pay (below). The networks are tests/data/neusight/*.ini, their
+parameters checked against the published counts by hand (GPT-2 large 774,030,080, OPT-1.3B
+1,315,758,080; tests/transformers.cmake, neusight_network_*); BERT's inference is the zoo's bert_large (the
+classifier's 2,050 weights left out). Times are milliseconds; diff is predicted over published,
+less 1, of forward plus backward.
+
+## Summary
+
+{summary}
+## Training (forward, and backward with the loss's)
+
+{train}
+## Inference
+
+{infer}
+## Per sample: two batches of one network
+
+Where a part ran one network at two batches, the difference per sample of the two is what the
+batch costs, free of what a pass costs once (the allocations above, the launches): the model's
+rate per sample against the published one, and the intercept at batch 0 of the line through
+the two.
+
+{slopes}
+## Which limits the model gets wrong
+
+NeuSight's per-op profiles (the label CSVs beside those figures: every op of one layer, the
+embeddings and the head timed alone, the mean of its 5 fastest of 25 launches) show, for GPT-2
+large's inference at batch 8 (fp32, 8192 tokens):
+
+| part | fp32 products (addmm, the LM head), TFLOPS | of the datasheet's peak | the scores' products (matmul) | element-wise passes over the scores, GB/s | of the datasheet's |
+|---|---|---:|---|---|---:|
+| `p100` | 7.1-8.4 | 0.76-0.90 | 4.1-5.7 | 467-536 | 0.64-0.73 |
+| `t4` | 3.9-7.5 | 0.48-0.93 | 3.4-4.1 | 219-256 | 0.68-0.80 |
+| `v100-pcie-32gb` | 12.2-13.4 | 0.87-0.96 | 8.9-10.7 | 779-804 | 0.87-0.89 |
+| `a100-pcie-40gb` | 10.2-18.6 | 0.52-0.95 | 5.0-12.4 | 920-1317 | 0.59-0.85 |
+| `l4` | 9.7-15.8 | 0.32-0.52 | 5.4-5.7 | 226-309 | 0.75-1.03 |
+| `h100` | 44.4-52.8 | 0.66-0.79 | 27.9-40.8 | 2469-2929 | 0.74-0.87 |
+
+(read from scripts/asplos/label/<GPU>/gpt2_large-inf-1024-8.csv: each op's FLOPs or bytes by
+hand from its input shapes over its fw_latency). The ops of one layer summed, times the
+layers, with the embeddings and the head, come to 0.92 (T4) to 1.19 (A100 PCIe 40 GB) of the
+end-to-end figures: timed alone, each op is near what it costs in the pass.
+
+- **The fp32 clock on the 250 W A100 PCIe.** The model takes the clock under CUDA-core (FP32)
+  work as the one it holds under dense tensor work (docs/devices.md: 1036 MHz at 250 W, 0.73 of
+  boost), so it prices fp32 products at 0.85 x 0.79 = 0.67 of the peak; the products here ran
+  at 0.9 and more but one (0.52), and the end-to-end inference figures, with the element-wise
+  share as predicted, need about 0.86 (our estimate): SGEMM on the CUDA cores draws less than
+  the tensor cores and holds nearer the boost clock. The A100 PCIe 40 GB's inference rows come out 13-21% slow.
+  On the 70 W T4 and L4 the same clock (900 and 1190 MHz) stands: their products ran at
+  0.48-0.93 and 0.32-0.52 of their datasheet peaks. One power model per generation for FP32
+  work, beside the tensor one, needs clocks measured under SGEMM, which no public source here
+  gives.
+- **Element-wise passes on HBM.** Large element-wise kernels (671 MB a tensor here) ran at
+  0.84-0.89 of the datasheet bandwidth on the V100 and the A100 where the model takes 0.70
+  (fitted on an H100 against what else its CNN steps do: docs/accuracy-gpus.md); so the V100's
+  rows, whose products the model prices near their measured rate, come out a few percent slow.
+- **The scores' batched products** (Q K^T and the probabilities times V, 64 deep per head) ran
+  at 0.3 to 0.8 of the projections' rate on every part; the model prices them from their
+  score matrices' bytes, memory-bound at 64 deep (device_roofline.c), not from a rate of
+  their own.
+- **Fixed costs per pass** that the steady loop does not pay: on the H100 the published lines
+  through two batches meet batch 0 at 21 ms (BERT-large) and 32 ms (GPT-2 large) where the
+  model's meet it at 3 ms; the rates per sample agree within 2% and 11% (table above). The
+  small-batch rows (H100 BERT-large at batch 2, -25%) are mostly that.
+- **GPT-2's GELU** (gelu_new, Python ops: 8 kernels forward, 11 backward) was priced as one
+  kernel until this comparison (1.05 ms a layer measured on the H100 against 0.14 priced);
+  it is now priced as the 8 and 11 (plugins/activation/activation.c).
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy-neusight.md"))
+    a = ap.parse_args()
+    with open(os.path.join(DATA, "published.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["fw"], r["bw"] = float(r["fw_ms"]), float(r["bw_ms"])
+        r["pf"], r["pb"] = predict(a.bin, r)
+        r["err"] = (r["pf"] + r["pb"]) / (r["fw"] + r["bw"]) - 1
+    order = lambda r: (PARTS.index(r["part"]), r["model"], int(r["batch"]))
+    rows.sort(key=order)
+    doc = DOC.format(source=SOURCE, summary=summary(rows),
+                     train=table([r for r in rows if r["mode"] == "train"], True),
+                     infer=table([r for r in rows if r["mode"] == "inf"], False),
+                     slopes=slopes(rows))
+    with open(a.out, "w") as f:
+        f.write(doc)
+    e = [abs(r["err"]) for r in rows]
+    print(f"{a.out}: {len(rows)} runs, mean abs diff {100 * statistics.mean(e):.1f}%, "
+          f"{sum(x <= 0.10 for x in e)} within 10%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
