@@ -175,6 +175,23 @@ class BertSelf(nn.Module):
         return self.dense(c.view(x.shape[0], x.shape[1], -1))
 
 
+class OptMasked(BertSelf):
+    """BertSelf with Hugging Face's eager OPTAttention's mask: a causal mask of B x 1 x S x S
+    added, then the scores held at the dtype's minimum (OPT's torch.max(scores,
+    torch.tensor(min)); clamp_min here, the same kernel's traffic without the 0-dim tensor's
+    read, and the same tensor kept for backward)."""
+    def __init__(self, e, heads, s):
+        super().__init__(e, heads, s)
+        self.register_buffer("mask", torch.triu(torch.full((4, 1, s, s), -1e9), 1))
+
+    def forward(self, x):
+        q, k, v = self._heads(self.query(x)), self._heads(self.key(x)), self._heads(self.value(x))
+        a = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.d) + self.mask[:x.shape[0]]
+        a = torch.clamp_min(a, torch.finfo(a.dtype).min)
+        c = torch.matmul(a.softmax(-1), v).permute(0, 2, 1, 3).contiguous()
+        return self.dense(c.view(x.shape[0], x.shape[1], -1))
+
+
 class GQA(nn.Module):
     """Llama's attention: q, k, v, o projections without bias, kv_heads key/value heads."""
     def __init__(self, e, heads, kv_heads):

@@ -59,6 +59,19 @@
  *                    (scores_broadcast_passes): PyTorch runs it in its non-vectorized loop
  *   mask=where       torch.where(causal, scores, min), GPT-2's (causal=true): 2 h S M bytes,
  *                    one pass each way (the gradient is zeroed where masked)
+ *   mask=additive_clamp  Hugging Face's eager OPTAttention (causal=true): scores + its causal
+ *                    mask (B x 1 x S x M, read once per sequence: S M bytes; broadcast over
+ *                    the heads alone, a vectorised pass, NeuSight's profile: 1.33 times the
+ *                    maximum's time for 1.5 times its bytes), then torch.max(scores,
+ *                    finfo.min): 2 h S M FLOPs and 4 h S M + S M bytes, two passes forward;
+ *                    backward the maximum's
+ *                    gradient is five kernels over the scores (div, eq, where, lt,
+ *                    masked_fill_: 40 bytes a score at fp32, tools/torch_eager_bytes.py on
+ *                    torch.max(x, torch.tensor(min))), five passes; the maximum keeps its
+ *                    input, the scores before it (h S M more kept). NeuSight's per-op profile
+ *                    of OPT-1.3B on an H100 (docs/accuracy-neusight.md) times that maximum at
+ *                    0.87 ms forward and 3.90 ms backward a layer at batch 2, beside the
+ *                    softmax's 0.83 and 2.22.
  * Code that scales the scores so is Hugging Face's (BERT's and GPT-2's self-attention), which
  * views its Q, K and V as heads and merges the context back with permute(...).contiguous():
  * one copy of the context forward (S E, among its bytes), and backward the views' gradients
@@ -98,7 +111,7 @@ static void attention_parse(void *params, sm_args *args)
 {
     static const char *const scales[] = {"head", "dim", NULL};
     static const char *const scale_on[] = {"queries", "scores", NULL};
-    static const char *const masks[] = {"none", "additive", "where", NULL};
+    static const char *const masks[] = {"none", "additive", "where", "additive_clamp", NULL};
     attention_params *p = params;
     p->dim = sm_arg_int(args, "dim", SM_REQUIRED, 1, MAX_DIM);
     p->heads = sm_arg_int(args, "heads", SM_REQUIRED, 1, MAX_DIM);
@@ -114,6 +127,10 @@ static void attention_parse(void *params, sm_args *args)
     p->sdpa = sm_arg_choice(args, "impl", impls, 0);
     if (p->mask == ATTENTION_MASK_WHERE && !p->causal) {
         sm_arg_fail(args, "mask=where applies the causal mask: give causal=true");
+        return;
+    }
+    if (p->mask == ATTENTION_MASK_ADDITIVE_CLAMP && !p->causal) {
+        sm_arg_fail(args, "mask=additive_clamp adds OPT's causal mask: give causal=true");
         return;
     }
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
@@ -237,6 +254,10 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
     } else if (p->mask == ATTENTION_MASK_WHERE) {
         bytes = sm_add(bytes, sm_mul(2, hsm));
         passes_fwd++, passes_bwd++;
+    } else if (p->mask == ATTENTION_MASK_ADDITIVE_CLAMP) {
+        flops = sm_add(flops, sm_mul(2, hsm));
+        bytes = sm_add(bytes, sm_add(sm_mul(4, hsm), sm_mul(s, mlen)));
+        passes_fwd += 2, passes_bwd += 5;
     }
     m->macs = sm_mul(g, macs);
     m->flops = sm_mul(g, flops);
@@ -297,10 +318,12 @@ static int attention_saved(const void *params, const sm_shape *in, int n_in, con
     int64_t mlen = n_in == 2 ? in[1].dim[0] : len, e = p->dim;
     int64_t hsm = sm_mul(p->heads, sm_mul(len, mlen));
     int64_t own = sm_add(sm_mul(2, sm_mul(len, e)), sm_mul(2, sm_mul(mlen, e)));
+    /* the softmax's result, its dropout's, and OPT's maximum's input */
+    int kept = 1 + (p->dropout > 0) + (p->mask == ATTENTION_MASK_ADDITIVE_CLAMP);
     s->inputs = n_in == 2 ? 3u : 1u;
-    s->extra_elems = sm_mul(g, sm_add(own, sm_mul(p->dropout > 0 ? 2 : 1, hsm)));
+    s->extra_elems = sm_mul(g, sm_add(own, sm_mul(kept, hsm)));
     s->mask_elems = p->dropout > 0 ? sm_mul(g, hsm) : 0;
-    s->scores_elems = sm_mul(g, sm_mul(p->dropout > 0 ? 2 : 1, hsm));
+    s->scores_elems = sm_mul(g, sm_mul(kept, hsm));
     s->scores_mask_elems = s->mask_elems;
     s->fused_bytes = sm_mul(4, sm_mul(g, sm_mul(p->heads, len)));
     if (n_in == 1) {

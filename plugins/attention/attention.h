@@ -30,9 +30,11 @@ enum attention_scale_on {
     ATTENTION_SCALE_SCORES = 1   /* (Q K^T) / sqrt(d): Hugging Face's BERT and GPT-2 */
 };
 enum attention_mask {
-    ATTENTION_MASK_NONE = 0,     /* none, or inside the product or softmax kernel */
-    ATTENTION_MASK_ADDITIVE = 1, /* scores + mask: BERT's extended attention mask */
-    ATTENTION_MASK_WHERE = 2     /* torch.where(causal, scores, min): GPT-2's causal mask */
+    ATTENTION_MASK_NONE = 0,          /* none, or inside the product or softmax kernel */
+    ATTENTION_MASK_ADDITIVE = 1,      /* scores + mask: BERT's extended attention mask */
+    ATTENTION_MASK_WHERE = 2,         /* torch.where(causal, scores, min): GPT-2's causal mask */
+    ATTENTION_MASK_ADDITIVE_CLAMP = 3 /* scores + a causal mask, then torch.max(scores, min):
+                                         Hugging Face's eager OPTAttention */
 };
 
 typedef struct attention_params {
