@@ -189,14 +189,18 @@ end-to-end figures: timed alone, each op is near what it costs in the pass.
 
 - **The fp32 clock on the 250 W A100 PCIe.** The model takes the clock under CUDA-core (FP32)
   work as the one it holds under dense tensor work (docs/devices.md: 1036 MHz at 250 W, 0.73 of
-  boost), so it prices fp32 products at 0.85 x 0.79 = 0.67 of the peak; the products here ran
-  at 0.9 and more but one (0.52), and the end-to-end inference figures, with the element-wise
-  share as predicted, need about 0.86 (our estimate): SGEMM on the CUDA cores draws less than
-  the tensor cores and holds nearer the boost clock. The A100 PCIe 40 GB's inference rows come out 13-21% slow.
-  On the 70 W T4 and L4 the same clock (900 and 1190 MHz) stands: their products ran at
-  0.48-0.93 and 0.32-0.52 of their datasheet peaks. One power model per generation for FP32
-  work, beside the tensor one, needs clocks measured under SGEMM, which no public source here
-  gives.
+  boost), which priced fp32 products at 0.85 x 0.79 = 0.67 of the peak; NeuSight's own
+  benchmarks of 1,872 fp32 products of 50 GFLOP or more on that part ran at a median 0.77 (the
+  same set on a V100 PCIe at 0.86, for the model's 0.85 of Volta), the products in these
+  passes at 0.9 and more but one (0.52): SGEMM on the CUDA cores draws less than the tensor
+  cores and holds nearer the boost clock. The description now carries that measurement as its
+  own `compute_efficiency_fp32 = 0.76` (0.77 x 0.85 / 0.86); its inference rows went from a
+  median +17.7% to the table's. On the P100 and the T4 the same benchmarks (0.57 and 0.38 of
+  their peaks) disagree with these passes' own products (0.76-0.90 and 0.48-0.93) and with
+  the end-to-end figures, so their descriptions keep the defaults; the T4 and the L4 hold
+  their 70 W clocks (900 and 1190 MHz) under fp32 work too. One power model per generation
+  for FP32 work, beside the tensor one, needs clocks measured under SGEMM, which no public
+  source here gives.
 - **Element-wise passes on HBM.** Large element-wise kernels (671 MB a tensor here) ran at
   0.84-0.89 of the datasheet bandwidth on the V100 and the A100 where the model takes 0.70
   (fitted on an H100 against what else its CNN steps do: docs/accuracy-gpus.md); so the V100's
