@@ -125,7 +125,7 @@ static int validate_into(const char *path, int argc, char **argv)
     }
     sm_status st;
     char tmp[4200];
-    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, &st);
+    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, NULL, &st);
     if (!f) {
         free(json);
         fprintf(stderr, "scalemeter calibrate: %s\n", st.msg);

@@ -809,7 +809,7 @@ static int stage_device(const fit_args *a, const sm_device_fit_result *d, staged
     if (!strcmp(a->device_out, "-")) {
         if (stdout_temporary(s->tmp, sizeof s->tmp, &st))
             return report_error(st.msg);
-    } else if (!(f = sm_atomic_open(a->device_out, s->tmp, sizeof s->tmp, &st))) {
+    } else if (!(f = sm_atomic_open(a->device_out, s->tmp, sizeof s->tmp, NULL, &st))) {
         return report_error(st.msg);
     } else {
         fclose(f); /* an empty file of a fresh name beside the destination, written below */

@@ -266,10 +266,11 @@ int output_to(const char *cmd, const char *path)
     if (output_reads_refuse(cmd, path))
         return 2;
     sm_status st;
+    sm_atomic_why why;
     fflush(stdout);
     errno = 0;
-    FILE *f = sm_atomic_open(path, out_tmp, sizeof out_tmp, &st);
-    if (!f && strstr(st.msg, ": not writable (")) { /* the file's own mode: said as such */
+    FILE *f = sm_atomic_open(path, out_tmp, sizeof out_tmp, &why, &st);
+    if (why == SM_ATOMIC_NOT_WRITABLE) { /* the file's own mode: said as such */
         fprintf(stderr, "scalemeter %s: %s\n", cmd, st.msg);
         out_tmp[0] = '\0';
         return 1;

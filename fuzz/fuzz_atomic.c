@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         path[5000] = '\0';
     }
     sm_status st;
-    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, &st);
+    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, NULL, &st);
     if (!f) {
         if (where < 2)
             abort(); /* a writable folder refused */

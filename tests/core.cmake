@@ -36,6 +36,8 @@ set_tests_properties(test_locale PROPERTIES FIXTURES_REQUIRED locale_de_DE SKIP_
 sm_add_c_test(test_network_errors test_network_errors.c)
 # the C API against a caller's bad arguments: NULL pointers, a short path buffer, --image < 0
 sm_add_c_test(test_c_api_args test_c_api_args.c)
+# which failure sm_atomic_open's was, as a code: -o tells "not writable" apart by it
+sm_add_c_test(test_atomic_open test_atomic_open.c)
 
 add_test(NAME test_example_plugin
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_example_plugin.sh ${SCALEMETER_BIN}

@@ -63,10 +63,10 @@ int main(void)
 
     /* ---- scalemeter.h -------------------------------------------------------------------- */
     snprintf(st.msg, sizeof st.msg, "not set");
-    CHECK(sm_atomic_open(NULL, tmp, sizeof tmp, &st) == NULL);
+    CHECK(sm_atomic_open(NULL, tmp, sizeof tmp, NULL, &st) == NULL);
     CHECK_STR_EQ(st.msg, "sm_atomic_open: path is NULL");
     snprintf(st.msg, sizeof st.msg, "not set");
-    CHECK(sm_atomic_open("/dev/null", NULL, sizeof tmp, &st) == NULL);
+    CHECK(sm_atomic_open("/dev/null", NULL, sizeof tmp, NULL, &st) == NULL);
     CHECK_STR_EQ(st.msg, "sm_atomic_open: tmp is NULL");
     NULL_ARG("sm_atomic_commit", "f", sm_atomic_commit(NULL, "", "/dev/null", &st));
     /* f is closed whatever else is missing, as on every failure (LeakSanitizer sees a FILE

@@ -158,5 +158,16 @@ p = subprocess.run([SM, "predict", "resnet18", "--batch", "8", "--device", "h100
 rate = [line.split()[1] for line in p.stdout.splitlines() if line.startswith("images_per_s")]
 check(len(rate) == 1 and re.fullmatch(r"[1-9]\d{3,}", rate[0]), f"an everyday rate: {rate}")
 
+# An -o path that holds the words of the "not writable" refusal: output_to told that refusal
+# apart by looking for ": not writable (" in the message, which quotes the path, so a folder
+# that does not exist was reported as the file's own mode ("PATH: cannot write: ..." printed
+# as if it were that refusal). The path's folder is missing: open's ENOENT, said as every
+# other failure to write -o is: "cannot write PATH: REASON".
+worded = os.path.join(tmp, "missing: not writable (x", "out.txt")
+for cmd in (["devices"], ["predict", "resnet18", "--batch", "8", "--device", "h100"]):
+    rc, _, err = run_bytes(*cmd, "-o", worded)
+    check(rc == 1 and err == f"scalemeter {cmd[0]}: cannot write {worded}: No such file or "
+          "directory\n", f"{cmd[0]} -o a path worded as the refusal: exit {rc}: {err!r}")
+
 shutil.rmtree(tmp)
 finish()

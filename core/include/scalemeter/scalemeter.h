@@ -62,10 +62,17 @@ int sm_fail(sm_status *st, const char *fmt, ...) __attribute__((format(printf, 2
  * then the link's target (followed to the end, dangling or not), which the temporary replaces,
  * and the link stays. An existing file is replaced as `>` would write it: refused ("PATH: not
  * writable (...)") where access(W_OK) fails, and the new file takes its permission bits.
+ * why (NULL: not asked) says which failure it was, for a caller that words one apart from the
+ * others: a code, never st->msg's text, which holds the path and may hold any words.
  * sm_atomic_rename renames tmp over the file it was made for (rename's result, errno set; -1
  * with EINVAL for a NULL tmp), for a writer that flushes it itself.
  * Coefficients, device descriptions and -o's output are written so. */
-FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st);
+typedef enum sm_atomic_why {
+    SM_ATOMIC_OPENED = 0,   /* no failure */
+    SM_ATOMIC_NOT_WRITABLE, /* an existing file the user may not write (the file's own mode) */
+    SM_ATOMIC_FAILED        /* any other failure: a NULL argument, a path too long, open's */
+} sm_atomic_why;
+FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_atomic_why *why, sm_status *st);
 int sm_atomic_commit(FILE *f, const char *tmp, const char *path, sm_status *st);
 int sm_atomic_rename(const char *tmp);
 

@@ -77,7 +77,7 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
         return sm_fail(st, "%s: %s", base_path, strerror(errno));
     int *written = calloc((size_t)(n ? n : 1), sizeof *written);
     char tmp[4200];
-    FILE *out = written ? sm_atomic_open(path, tmp, sizeof tmp, st) : NULL;
+    FILE *out = written ? sm_atomic_open(path, tmp, sizeof tmp, NULL, st) : NULL;
     if (!out) {
         fclose(in);
         free(written);

@@ -97,7 +97,7 @@ static int fit_write(const sm_fit *fit, const sm_fit_meta *meta, const char *pat
     if (ini_value(path, "device", meta->device, st) || ini_value(path, "source", meta->source, st))
         return -1;
     char tmp[4200];
-    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, st);
+    FILE *f = sm_atomic_open(path, tmp, sizeof tmp, NULL, st);
     if (!f)
         return -1;
     fprintf(f,

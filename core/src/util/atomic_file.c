@@ -48,8 +48,12 @@ static int follow_links(const char *path, char *out, size_t len)
     }
 }
 
-FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
+FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_atomic_why *why, sm_status *st)
 {
+    sm_atomic_why unasked;
+    if (!why)
+        why = &unasked;
+    *why = SM_ATOMIC_FAILED; /* until a file is open */
     if (!path || !tmp) {
         sm_null_arg(st, __func__, !path ? "path" : "tmp");
         return NULL;
@@ -61,6 +65,8 @@ FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
         FILE *f = fopen(path, "w");
         if (!f)
             sm_fail(st, "%s: cannot write: %s", path, strerror(errno));
+        else
+            *why = SM_ATOMIC_OPENED;
         return f;
     }
     /* a name of our own, created here (O_CREAT | O_EXCL, which follows no symbolic link): a
@@ -75,6 +81,7 @@ FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
     struct stat old;
     int replaces = stat(file, &old) == 0 && S_ISREG(old.st_mode);
     if (replaces && access(file, W_OK) != 0) {
+        *why = SM_ATOMIC_NOT_WRITABLE;
         sm_fail(st, "%s: not writable (%s)", path, strerror(errno));
         return NULL;
     }
@@ -109,6 +116,8 @@ FILE *sm_atomic_open(const char *path, char *tmp, size_t len, sm_status *st)
             close(fd);
             unlink(tmp);
         }
+    } else {
+        *why = SM_ATOMIC_OPENED;
     }
     return f;
 }
