@@ -4,6 +4,7 @@
  * (tools/torch_layer_profile.py) can be set beside the model layer by layer. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json_writer.h"
 #include "per_layer.h"
@@ -105,20 +106,23 @@ static void print_json(FILE *out, const char *model, const sm_network *net, cons
     fputc('\n', out);
 }
 
-/* The tables' first lines: the network, the batch, the model, and what the rows are. */
-static void print_heading(FILE *out, const sm_network *net, const sm_predictor *p,
-                          const sm_layout *layout, const char *rows)
+/* The tables' first lines: the network, the batch, the model, and what the rows are. The
+ * network read from "-" is named as predict's table names it, by model (stdin_label's): a
+ * nameless one's name is its file's, "-". */
+static void print_heading(FILE *out, const char *model, const sm_network *net,
+                          const sm_predictor *p, const sm_layout *layout, const char *rows)
 {
-    fprintf(out, "%s, batch %lld per device: %s\n%s\n\n", net->name, (long long)layout->batch,
+    fprintf(out, "%s, batch %lld per device: %s\n%s\n\n",
+            strcmp(net->path, "-") ? net->name : model, (long long)layout->batch,
             sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)), rows);
 }
 
 /* The inference pass alone, as print_table prints training's: where training does not fit. */
-static void print_infer_table(FILE *out, const sm_network *net, const sm_predictor *p,
-                              const sm_layout *layout, const sm_prediction *t,
-                              const sm_layer_prediction *lp)
+static void print_infer_table(FILE *out, const char *model, const sm_network *net,
+                              const sm_predictor *p, const sm_layout *layout,
+                              const sm_prediction *t, const sm_layer_prediction *lp)
 {
-    print_heading(out, net, p, layout,
+    print_heading(out, model, net, p, layout,
                   "the inference pass, layer by layer: training does not fit the device at this "
                   "batch (predict without --per-layer says what it needs)");
     const char *h[] = {"layer", "type", "t_infer", "share", "host", "bound"};
@@ -151,11 +155,11 @@ static void print_infer_table(FILE *out, const sm_network *net, const sm_predict
 
 /* The table: each layer's training passes, its share of them, the host's share of its own
  * time and what limits each pass; one unit a time column. */
-static void print_table(FILE *out, const sm_network *net, const sm_predictor *p,
+static void print_table(FILE *out, const char *model, const sm_network *net, const sm_predictor *p,
                         const sm_layout *layout, const sm_prediction *t,
                         const sm_layer_prediction *lp)
 {
-    print_heading(out, net, p, layout,
+    print_heading(out, model, net, p, layout,
                   "training passes, layer by layer (fused: run inside a neighbour's kernel; "
                   "host: what of it the device waits on the framework's dispatch)");
     const char *h[] = {"layer", "type", "t_fwd",     "t_bwd",
@@ -225,9 +229,9 @@ int per_layer_print(FILE *out, output_format format, const char *model, const sm
     else if (format == FORMAT_JSON)
         print_json(out, model, net, p, layout, t, lp, infer_only, warn);
     else if (infer_only)
-        print_infer_table(out, net, p, layout, t, lp);
+        print_infer_table(out, model, net, p, layout, t, lp);
     else
-        print_table(out, net, p, layout, t, lp);
+        print_table(out, model, net, p, layout, t, lp);
     free(lp);
     return 0;
 }

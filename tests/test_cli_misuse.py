@@ -588,10 +588,27 @@ try:
         p = subprocess.run(base, capture_output=True, text=True, input=text)
         check(p.returncode == 0 and p.stdout.startswith(want + " (-), input"),
               f"predict - table: {p.stdout[:60]!r}")
+        # --per-layer's table headed a nameless network "-", its file's name
+        p = subprocess.run(base + ["--per-layer"], capture_output=True, text=True, input=text)
+        check(p.returncode == 0 and p.stdout.startswith(want + ", batch 2 per device: h100 ("),
+              f"predict - --per-layer table: {p.stdout[:60]!r}")
         p = subprocess.run([SM, "curve", "-", *H100, "--batch", "2", "--nodes", "1", "--format",
                             "csv"], capture_output=True, text=True, input=text)
         models = [row["model"] for row in csv_rows(p.stdout)] if p.returncode == 0 else []
         check(models == [want], f"curve - csv: {models} {p.stderr.strip()}")
+    # and its table of the inference pass alone, where training does not fit: 16x1024x1024
+    # floats are 64 MiB a sample, 20 GiB at batch 320; inference holds at most three such
+    # tensors (60 GiB, in H100's 80 GB), training keeps three for the backward pass and needs
+    # their gradients beside them
+    wide = ("[network]\ninput = 16x1024x1024\n[layers]\na = conv2d out=16 kernel=3 padding=1\n"
+            "b = relu\nc = conv2d out=16 kernel=3 padding=1\n")
+    p = subprocess.run([SM, "predict", "-", *H100, "--batch", "320", "-g", "1", "--per-layer"],
+                       capture_output=True, text=True, input=wide)
+    lines = p.stdout.splitlines()
+    check(p.returncode == 0 and len(lines) > 1 and
+          lines[0].startswith("stdin, batch 320 per device: h100 (") and
+          lines[1].startswith("the inference pass, layer by layer: training does not fit"),
+          f"predict - --per-layer, inference alone: {lines[:2]}")
     # a list starting with - read as a cluster of short options ("unknown option '-,'")
     rc, out, err = run("curve", "-,resnet50", *H100, "--batch", "8")
     one_line_error(rc, err, 2, "'-,resnet50' reads as options: give a list that starts with - "
