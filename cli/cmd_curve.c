@@ -759,7 +759,8 @@ static int gather_warnings(curve_run *r)
         for (int i = 0; i < r->rows[k].curve.n_points; i++)
             if (warnings_add(r->warn, r->pred, r->rows[k].model, r->rows[k].net,
                              &r->rows[k].curve.points[i].layout, dataset_of(r, r->rows[k].net)) ||
-                warnings_energy(r->warn, r->rows[k].model, &r->rows[k].curve.points[i].layout,
+                warnings_energy(r->warn, r->pred, r->rows[k].model,
+                                &r->rows[k].curve.points[i].layout,
                                 &r->rows[k].curve.points[i].pred))
                 return -1;
     return 0;

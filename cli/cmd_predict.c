@@ -556,7 +556,7 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     /* said as curve says them: predict is its one-row case */
     warnings *warn = warnings_new();
     if (!warn || warnings_add(warn, p, a->model, net, &l, a->common.dataset) ||
-        warnings_energy(warn, a->model, &l, &t)) {
+        warnings_energy(warn, p, a->model, &l, &t)) {
         warnings_free(warn);
         return report_error("out of memory");
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 
 #define WARNING_LEN 2048
@@ -55,6 +56,10 @@ struct warnings {
     int n, cap;
     int multi_device; /* a point of more than one device */
     int attention;    /* a network with an attention layer */
+    /* a pass's power above the description's limit (sm_energy_phase): 1 + its entry, whose
+     * text names the highest power of the points (0: none yet), and that power */
+    int power_entry[SM_N_ENERGY];
+    double power_worst[SM_N_ENERGY];
 };
 
 warnings *warnings_new(void) { return calloc(1, sizeof(warnings)); }
@@ -303,8 +308,57 @@ void warnings_json(warnings *w, json_writer *out)
     free(all);
 }
 
-int warnings_energy(warnings *w, const char *model, const sm_layout *layout, const sm_prediction *t)
+/* A device drawing more than its description's power limit over a pass: one warning a pass,
+ * its text naming the highest power of the points that exceed the limit by more than 10% (a
+ * board holds its limit, with short excursions: 10% leaves room for the limit's rounding and
+ * a calibration's noise), its subject their batches and node counts. */
+static int power_above(warnings *w, sm_energy_phase phase, double joules, double seconds,
+                       double limit, const sm_layout *l)
 {
+    double watts = joules / seconds;
+    if (!(limit > 0) || !isfinite(watts) || !(watts > 1.1 * limit))
+        return 0;
+    int at = w->power_entry[phase] - 1;
+    if (at < 0 || watts > w->power_worst[phase]) {
+        char text[WARNING_LEN];
+        snprintf(text, sizeof text,
+                 "the average power of a device over %s (%s) reaches %.0f W, more than 10%% "
+                 "above the description's power_limit_w of %.0f W: the calibration's energy "
+                 "rows are not of this device or are suspect (recalibrate energy with bench on "
+                 "it, docs/energy.md)",
+                 phase == SM_ENERGY_STEP ? "a training step" : "an inference pass",
+                 phase == SM_ENERGY_STEP ? "e_step / t_step" : "e_infer / t_infer", watts, limit);
+        if (at < 0) {
+            entry *e = find(w, text, 0);
+            if (!e)
+                return -1;
+            at = (int)(e - w->e);
+            w->power_entry[phase] = at + 1;
+        } else {
+            char *grown = strdup(text);
+            if (!grown)
+                return -1;
+            free(w->e[at].text);
+            w->e[at].text = grown;
+        }
+        w->power_worst[phase] = watts;
+    }
+    entry *e = &w->e[at];
+    if (set_add(&e->batches, l->batch) || set_add(&e->nodes, l->nodes) ||
+        set_add(&e->gpus, l->gpus_per_node))
+        return -1;
+    free(e->line); /* its subject or its text has grown */
+    e->line = NULL;
+    return 0;
+}
+
+int warnings_energy(warnings *w, const sm_predictor *p, const char *model, const sm_layout *layout,
+                    const sm_prediction *t)
+{
+    double limit = sm_predictor_power_limit(p);
+    if (power_above(w, SM_ENERGY_INFER, t->e_infer, t->t_infer, limit, layout) ||
+        power_above(w, SM_ENERGY_STEP, t->e_step, t->t_step, limit, layout))
+        return -1;
     if (!(t->e_infer > t->e_step) || !isfinite(t->e_infer) || sm_layout_accumulate(layout) > 1)
         return 0;
     char text[WARNING_LEN];

@@ -21,11 +21,13 @@ void warnings_free(warnings *w);
  * memory. */
 int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm_network *net,
                  const sm_layout *layout, int64_t dataset);
-/* What the prediction t of model at layout says that physics does not allow: an inference
- * pass that costs more energy than a training step of the same batch, which runs a forward
- * pass and more (a calibration's energy rows from counters read over too short a window);
- * -1 when out of memory. */
-int warnings_energy(warnings *w, const char *model, const sm_layout *layout,
+/* What the prediction t of model at layout by p says that physics does not allow: an
+ * inference pass that costs more energy than a training step of the same batch, which runs a
+ * forward pass and more (a calibration's energy rows from counters read over too short a
+ * window); a pass whose average power on a device (e_infer / t_infer, e_step / t_step) is more
+ * than 10% above the power limit of the description behind p (sm_predictor_power_limit), said
+ * once a pass with the highest such power of the points added; -1 when out of memory. */
+int warnings_energy(warnings *w, const sm_predictor *p, const char *model, const sm_layout *layout,
                     const sm_prediction *t);
 /* The options of c that change nothing at any point added so far, each said once as the
  * command's warning (say_warning): --overlap, --bucket-mib, --collective, --algorithm and

@@ -204,6 +204,7 @@ int main(void)
     NULL_ARG("sm_device_fit_write", "path", sm_device_fit_write(&dfit, "runs.csv", NULL, &st));
     CHECK_EQ(sm_predictor_devices_per_node(NULL), -1);
     CHECK(isnan(sm_predictor_peak_flops(NULL)));
+    CHECK(isnan(sm_predictor_power_limit(NULL)));
 
     /* the warnings of a predictor (a coefficient file's, the kind that has any): -1 for a NULL
      * p, layout, net or buf, with buf emptied where it is given */

@@ -76,6 +76,8 @@ int main(void)
     CHECK_CONTAINS(sm_predictor_describe(p), "roofline at fp32");
     /* mfu's denominator: the file's peak_fp32_tflops = 10, before its efficiency */
     CHECK_NEAR(sm_predictor_peak_flops(p), 10e12, 1e-12);
+    /* the file gives no power_limit_w */
+    CHECK(sm_predictor_power_limit(p) == 0);
 
     /* Batch 32, one device.
      * conv 64->64, 3x3, 56x56: 200,704 outputs x 64 x 9 = 115,605,504 MACs, 231,211,008 FLOPs
@@ -931,6 +933,22 @@ int main(void)
                    "ones of stride 1 over 3136 positions or more), ");
     sm_predictor_free(tp);
     sm_network_free(pointwise);
+
+    /* the power limit an energy per time is held to: configs/devices/h100.ini's power_limit_w
+     * = 700, alone and beside a calibration; a calibration alone has none */
+    CHECK_EQ(sm_predictor_from_device("h100", &tp, &st), 0);
+    CHECK(sm_predictor_power_limit(tp) == 700);
+    sm_predictor_free(tp);
+    tp = NULL;
+    CHECK_EQ(
+        sm_predictor_from_coeffs_device("tests/data/fit/energy_coeffs.ini", "h100", NULL, &tp, &st),
+        0);
+    CHECK(sm_predictor_power_limit(tp) == 700);
+    sm_predictor_free(tp);
+    tp = NULL;
+    CHECK_EQ(sm_predictor_from_coeffs("tests/data/fit/energy_coeffs.ini", &tp, &st), 0);
+    CHECK(sm_predictor_power_limit(tp) == 0);
+    sm_predictor_free(tp);
 
     sm_network_free(net);
     sm_registry_free(reg);

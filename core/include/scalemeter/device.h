@@ -81,6 +81,12 @@ int sm_predictor_devices_per_node(const sm_predictor *p);
  * the one calibrated; 0 for a calibration alone; NAN for a NULL p. */
 double sm_predictor_peak_flops(const sm_predictor *p);
 
+/* One device's power limit (W) from the description behind a predictor (its power_limit_w),
+ * beside a calibration too (sm_predictor_from_coeffs_device): what a predicted average power
+ * (energy / time) of a device is held to. 0 for a calibration alone or a description that
+ * gives none; NAN for a NULL p. */
+double sm_predictor_power_limit(const sm_predictor *p);
+
 /* What the all-reduce of the description behind a predictor runs for one gradient bucket of
  * net on layout (the buckets are equal, as the prediction takes them): NCCL's algorithm and
  * protocol for the bucket's size ("nvls_tree", "Simple"), or "ring" and "-" for the ring

@@ -36,6 +36,8 @@ int sm_predictor_devices_per_node(const sm_predictor *p) { return p ? p->devices
 
 double sm_predictor_peak_flops(const sm_predictor *p) { return p ? p->peak_flops : NAN; }
 
+double sm_predictor_power_limit(const sm_predictor *p) { return p ? p->power_limit : NAN; }
+
 int sm_predictor_allreduce(const sm_predictor *p, const sm_network *net, const sm_layout *layout,
                            sm_allreduce_estimate *out, sm_status *st)
 {

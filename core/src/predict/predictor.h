@@ -44,7 +44,8 @@ struct sm_predictor {
     char source[256];      /* the coefficient file's path; "" for a device model */
     char precision[8];     /* of the calibration, or the device model's */
     int devices_per_node;  /* of the description behind it; 0: none */
-    double peak_flops; /* the description's dense peak at the precision; 0: a calibration alone */
+    double peak_flops;  /* the description's dense peak at the precision; 0: a calibration alone */
+    double power_limit; /* the description's power_limit_w; 0: none given, a calibration alone */
     sm_memory_config memory; /* its description's and precision's (sm_predict_memory) */
 };
 

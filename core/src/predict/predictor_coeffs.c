@@ -387,6 +387,8 @@ static int open_coeffs(const char *path, int overlap, comm_model *comm, sm_predi
      * all-reduce runs between is the one calibrated, so mfu has a denominator */
     if (comm && p >= 0)
         (*out)->peak_flops = sm_device_dense_peak(&comm->dev, (sm_precision)p);
+    /* and its power limit, which the calibration's energy per time is held to */
+    (*out)->power_limit = comm ? comm->dev.power_limit : 0;
     return 0;
 }
 

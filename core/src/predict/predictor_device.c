@@ -785,6 +785,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     snprintf((*out)->precision, sizeof(*out)->precision, "%s", sm_precision_names[precision]);
     (*out)->devices_per_node = devices_per_node;
     (*out)->peak_flops = peak_flops;
+    (*out)->power_limit = d->dev.power_limit;
     (*out)->memory = memory;
     return 0;
 }
