@@ -202,8 +202,11 @@ with tempfile.TemporaryDirectory() as tmp:
 # 2 s h, the loss's fp32 log-probabilities 4 s V (V 50257), which cross-entropy keeps for its
 # backward pass where the 16-bit logits it reads are freed, and its output, the losses, 2 s;
 # the gradients come with the backward pass, in memory.backward), per block. Hugging Face's eager block (--attention eager) differs in four places the paper's count leaves out or
-# fuses: its composite gelu_new keeps four 4h tensors where Megatron's GELU keeps its input (24
-# s b h more), each of its two layer norms keeps fp32 mean and rstd (16 s more), and CUDA
+# fuses: its composite gelu_new keeps four 4h tensors where Megatron's GELU keeps its input,
+# and under CUDA autocast three of them fp32 (pow is among the ops autocast runs in fp32, so it
+# keeps x's fp32 copy, and promotion makes tanh's result and 1 + it fp32; 0.5 x stays 16-bit):
+# 4 + 4 + 4 + 2 bytes of 4h where Megatron keeps 2 (48 s b h more), each of its two layer norms
+# keeps fp32 mean and rstd (16 s more), and CUDA
 # autocast runs its softmax in fp32 (ATen's autocast_mode.cpp, fp32_set_opt_dtype), whose result
 # autograd keeps where Megatron's fused kernel keeps fp16: 2 a s^2 more (PyTorch's saved
 # tensors: 6 bytes a score beside 4, `/usr/bin/python3 tools/torch_rope_bytes.py --softmax`),
@@ -217,9 +220,9 @@ s_, h_, a_ = 1024, 768, 12
 outside = 8 * s_ + s_ * h_ + 4 * s_ * h_ + 8 * s_ + 2 * s_ * h_ + 4 * s_ * 50257 + 2 * s_
 paper = s_ * h_ * (34 + 5 * a_ * s_ / h_)
 for attention, want, what in (
-        ("eager", paper + 28 * s_ * h_ + 16 * s_ + 2 * a_ * s_ * s_, "+ 28sbh + 16s + 2as^2"),
-        (None, paper - 5 * a_ * s_ * s_ + 28 * s_ * h_ + 16 * s_ + 4 * a_ * s_,
-         "- 5as^2 + 28sbh + 16s + 4as")):
+        ("eager", paper + 52 * s_ * h_ + 16 * s_ + 2 * a_ * s_ * s_, "+ 52sbh + 16s + 2as^2"),
+        (None, paper - 5 * a_ * s_ * s_ + 52 * s_ * h_ + 16 * s_ + 4 * a_ * s_,
+         "- 5as^2 + 52sbh + 16s + 4as")):
     opts = ["--attention", attention] if attention else []
     act = [good_json("predict", "gpt2", *H100, "--batch", str(b), "--precision", "bf16", *opts)
            .get("memory", {}).get("activations", 0) for b in (1, 2)]

@@ -20,10 +20,16 @@
  * three, the scalars' and autograd's two sums of x's gradients: 28 reads or writes, which the
  * host's 1.5 x the forward traffic of an activation puts at 27); measured op by op with
  * tools/torch_eager_bytes.py (plugins/activation/cases.ini, gelu_composite). NeuSight's
- * per-op profiles of GPT-2 large (github.com/sitar-lab/NeuSight, scripts/asplos/label) time
+ * per-op profiles of GPT-2 large (trsharm25/NeuSight at db1fdc9, scripts/asplos/label) time
  * those 8 kernels at 7 times the one kernel of nn.GELU on an H100 (1.05 ms a layer at batch 8).
- * Under autocast pow runs in fp32 and the chain after it too; that is not priced (at 16 bits
- * the bytes halve as the activations' do).
+ * Under CUDA autocast (fp16, bf16) pow is among the ops autocast runs in fp32 (PyTorch's
+ * autocast op reference), and type promotion carries fp32 through the chain after it. By hand,
+ * per element: x cast up 2 + 4, pow 4 + 4, x 0.044715 4 + 4, x + it 2 + 4 + 4, x sqrt(2 / pi)
+ * 4 + 4, tanh 4 + 4, 1 + it 4 + 4, 0.5 x 2 + 2, the product 2 + 4 + 4, and the next layer's
+ * cast of that fp32 output down 4 + 2: 76 bytes where half the fp32 count is 36, upcast_bytes
+ * 40. It keeps pow's fp32 copy of x (4; pow keeps its own input, not x), tanh's result (4),
+ * 0.5 x (2) and 1 + tanh (4): 14 bytes where the count's input and three intermediates at 2
+ * give 8, saved upcast_bytes 6.
  */
 #include <scalemeter/plugin.h>
 
@@ -101,6 +107,7 @@ static int activation_metrics(const void *params, const sm_shape *in, int n_in, 
         m->bytes = sm_mul(72, sm_shape_elems(out));
         m->kernels_fwd = 8;
         m->kernels_bwd = 11;
+        m->upcast_bytes = sm_mul(40, sm_shape_elems(out));
     }
 #endif
     return 0;
@@ -124,6 +131,7 @@ static int act_saved(const void *params, const sm_shape *in, int n_in, const sm_
 #else
     s->inputs = !p->inplace;
     s->extra_elems = sm_mul(p->composite ? 3 : 0, sm_shape_elems(out));
+    s->upcast_bytes = sm_mul(p->composite ? 6 : 0, sm_shape_elems(out));
     if (p->inplace)
         s->extra_elems = sm_add(s->extra_elems, sm_shape_elems(in));
 #endif
