@@ -61,3 +61,7 @@ foreach(case gpt2_large:774030080 gpt3_xl:2879554560 gpt3_27:2651553280
   set_tests_properties(neusight_network_${name} PROPERTIES
     PASS_REGULAR_EXPRESSION "\"weights\": ${weights},")
 endforeach()
+# tools/neusight_validation.py: the keys and values the causal LMs return at inference (by hand
+# from transformers 4.38.1's GPT-2 and OPT), and docs/accuracy-neusight.md's prose against its
+# tables
+sm_add_python_test(tool_neusight_validation test_neusight_validation.py ${SCALEMETER_BIN})

@@ -77,31 +77,52 @@ def table(rows, train):
     return head + "\n".join(lines) + "\n"
 
 
-def slopes(rows):
+def lines_through(rows):
     """Per sample: the difference between a model's two batches on a part, published and
     predicted; what a pass costs once whatever the batch (the measurement's allocations after
-    its torch.cuda.empty_cache, the host's launches) cancels."""
-    out = []
-    key = lambda r: (r["part"], r["model"], r["mode"])
+    its torch.cuda.empty_cache, the host's launches) cancels. {(part, model, mode): (batches,
+    published ms a sample, predicted, published ms at batch 0, predicted)}."""
+    out = {}
     groups = {}
     for r in rows:
-        groups.setdefault(key(r), []).append(r)
-    for (part, model, mode), g in sorted(groups.items(), key=lambda kv: (PARTS.index(kv[0][0]),
-                                                                      kv[0][1], kv[0][2])):
+        groups.setdefault((r["part"], r["model"], r["mode"]), []).append(r)
+    for k, g in groups.items():
         if len(g) != 2:
             continue
         a, b = sorted(g, key=lambda r: int(r["batch"]))
         db = int(b["batch"]) - int(a["batch"])
         pub = (b["fw"] + b["bw"] - a["fw"] - a["bw"]) / db
         pred = (b["pf"] + b["pb"] - a["pf"] - a["pb"]) / db
-        fixed_pub = a["fw"] + a["bw"] - pub * int(a["batch"])
-        fixed_pred = a["pf"] + a["pb"] - pred * int(a["batch"])
-        out.append(f"| `{part}` | {NAMES[model]} | {mode} | {a['batch']}, {b['batch']} | "
+        out[k] = ((a["batch"], b["batch"]), pub, pred, a["fw"] + a["bw"] - pub * int(a["batch"]),
+                  a["pf"] + a["pb"] - pred * int(a["batch"]))
+    return out
+
+
+def slopes(rows):
+    out = []
+    for (part, model, mode), (ab, pub, pred, fixed_pub, fixed_pred) in sorted(
+            lines_through(rows).items(), key=lambda kv: (PARTS.index(kv[0][0]), kv[0][1],
+                                                         kv[0][2])):
+        out.append(f"| `{part}` | {NAMES[model]} | {mode} | {ab[0]}, {ab[1]} | "
                    f"{pub:.1f} | {pred:.1f} | {pct(pred / pub - 1)} | {fixed_pub:.1f} | "
                    f"{fixed_pred:.1f} |")
     return ("| part | network | mode | batches | published ms a sample | predicted | diff | "
             "published ms at batch 0 | predicted |\n"
             "|---|---|---|---|---:|---:|---:|---:|---:|\n" + "\n".join(out) + "\n")
+
+
+def fixed_costs(rows):
+    """The H100's training lines (BERT-large, GPT-2 large) for the prose."""
+    lines = lines_through(rows)
+    b = lines[("h100", "bert_large", "train")]
+    g = lines[("h100", "gpt2_large", "train")]
+    small = next(r for r in rows if (r["part"], r["model"], r["mode"], r["batch"]) ==
+                 ("h100", "bert_large", "train", "2"))
+    return (f"on the H100 the published lines through two batches meet batch 0 at {b[3]:.0f} ms "
+            f"(BERT-large) and {g[3]:.0f} ms (GPT-2 large) where the model's meet it at "
+            f"{b[4]:.0f} and {g[4]:.0f} ms; the rates per sample differ by "
+            f"{pct(b[2] / b[1] - 1)} and {pct(g[2] / g[1] - 1)} (table above). The small-batch "
+            f"rows (H100 BERT-large at batch 2, {pct(small['err'])}) are mostly that.")
 
 
 def summary(rows):
@@ -133,13 +154,69 @@ LAUNCHED = {
 }
 
 
+# Hugging Face's causal LMs return every layer's keys and values in eval mode (use_cache, on by
+# default), alive until the pass returns; the model's inference memory does not count them (a KV
+# cache is a generation feature it does not describe yet). What each keeps (transformers 4.38.1,
+# NeuSight's setup.py): GPT2Attention's present = (key, value) are views (split, view, permute)
+# of its fused c_attn output, so that whole tensor, the queries too, stays: 3 S E a sample a
+# layer; OPTAttention's _shape copies them (.contiguous()): 2 S E. (layers, hidden, S x E
+# tensors kept a layer); BERT returns none.
+CACHE = {"gpt2_large": (36, 1280, 3), "gpt3_xl": (24, 3072, 3), "gpt3_27": (32, 2560, 3),
+         "opt_1_3b": (24, 2048, 2)}
+
+
+def cache_bytes(model, batch, seq):
+    """fp32 bytes of the keys and values an inference pass of model returns."""
+    if model not in CACHE:
+        return 0
+    layers, hidden, kept = CACHE[model]
+    return 4 * kept * layers * hidden * int(seq) * int(batch)
+
+
+def cache_beside_peak(model, batch, seq):
+    """What of that the model's inference peak leaves out: the peak comes in the last layer's
+    attention (its scores and probabilities), whose own keys and values it counts; the earlier
+    layers' it does not."""
+    layers = CACHE[model][0] if model in CACHE else 1
+    return cache_bytes(model, batch, seq) * (layers - 1) // layers
+
+
+def cache_prose(extra):
+    """What the returned cache makes of the inference runs the model fits that gave no figure:
+    extra, (part, model, batch, seq, predicted bytes, capacity bytes) each."""
+    if not extra:
+        return ""
+    gib = lambda x: f"{x / 2**30:.2f}"
+    sizes = [cache_bytes(m, b, s) for _, m, b, s, _, _ in extra]
+    past, near = [], []
+    for part, model, b, s, total, cap in extra:
+        run = f"`{part}`'s {NAMES[model]} at batch {b}"
+        more = total + cache_beside_peak(model, b, s) - cap
+        (past if more > 0 else near).append(f"{run} ({gib(abs(more))} GiB "
+                                            f"{'over' if more > 0 else 'under'})")
+    text = (f"Those {len(extra)} are the causal LMs at their larger batches. Hugging Face's causal "
+            "LMs return, in eval mode, every layer's keys and values (`use_cache`, on by "
+            "default), alive until the pass returns: GPT-2's are views of its fused `c_attn` "
+            "output, which they keep whole (3 S E a sample a layer, the queries too), OPT's "
+            "copies (2 S E). The model's inference memory does not count them (a KV cache is a "
+            "generation feature it does not describe yet). They are "
+            f"{min(sizes) / 2**30:.1f} to {max(sizes) / 2**30:.1f} GiB here; the last column adds "
+            "those of all layers but the last (whose own are among the tensors the model counts "
+            f"at its peak, in that layer's attention). With them {len(past)} of the "
+            f"{len(extra)} are past the part's memory: " + ", ".join(past))
+    if near:
+        text += ("; " + ", ".join(near) + (" is" if len(near) == 1 else " are") +
+                 " not, where the allocator's blocks and the context decide")
+    return text + "."
+
+
 def memory(binary, rows):
     """Whether each launched run fits by the model (no optimizer state: NeuSight's runs take no
     optimizer step), against whether a figure was published."""
     have = {(r["part"], r["model"], r["mode"], r["batch"]) for r in rows}
     parts = sorted({(r["part"], r["mode"]) for r in rows},
                    key=lambda pm: (pm[1] != "train", PARTS.index(pm[0])))
-    lines, tally = [], {}
+    lines, tally, extra = [], {}, []
     for part, mode in parts:
         for model, seq, batches in LAUNCHED[mode]:
             for b in batches:
@@ -155,9 +232,13 @@ def memory(binary, rows):
                 key = (mode, m["fits"], ran)
                 tally[key] = tally.get(key, 0) + 1
                 if m["fits"] != ran:
+                    kv = 0 if train else cache_beside_peak(model, b, seq)
                     lines.append(f"| `{part}` | {'training' if train else 'inference'} | "
                                  f"{NAMES[model]} | {b} x {seq} | "
-                                 f"{m['total'] / 2**30:.1f} of {m['capacity'] / 2**30:.1f} |")
+                                 f"{m['total'] / 2**30:.1f} of {m['capacity'] / 2**30:.1f} | "
+                                 f"{(m['total'] + kv) / 2**30:.1f} |")
+                    if not train and m["fits"]:
+                        extra.append((part, model, b, seq, m["total"], m["capacity"]))
     count = lambda mode, fits, ran: tally.get((mode, fits, ran), 0)
     head = (f"Training: {count('train', True, True)} runs with a figure, all predicted to fit; "
             f"{count('train', False, False)} launched without one, all predicted not to "
@@ -166,8 +247,10 @@ def memory(binary, rows):
             f"({count('inf', False, True)} not); of {count('inf', False, False) + count('inf', True, False)} "
             f"without one, {count('inf', False, False)} predicted not to fit and "
             f"{count('inf', True, False)} to fit:\n\n")
-    return (head + "| part | runs | network | batch x seq | predicted GiB of the part's |\n"
-            "|---|---|---|---|---:|\n" + "\n".join(lines) + "\n")
+    return (head + "| part | runs | network | batch x seq | predicted GiB of the part's | "
+            "with the earlier layers' keys and values |\n"
+            "|---|---|---|---|---:|---:|\n" + "\n".join(lines) + "\n" +
+            ("\n" + cache_prose(extra) + "\n" if extra else ""))
 
 
 DOC = """# fp32 transformers on seven GPUs: NeuSight's published times
@@ -218,16 +301,6 @@ the two.
 ## Memory: which runs fit
 
 {memory}
-The inference runs the model puts inside the part that gave no figure are the causal LMs at
-their larger batches. Hugging Face's causal LMs return, in eval mode, every layer's keys and
-values (`use_cache`, on by default: 2 S E a sample a layer, 9.7 GB for "GPT-3 XL" at batch 8),
-alive until the pass returns; the model's inference memory does not count them (a KV cache is
-a generation feature it does not describe yet). They are 2.4 to 10.7 GB here; with them the
-T4's three rows, the P100's OPT row and the L4's two GPT-3-shaped rows are past the part's
-memory, the P100's two batch-2 rows come within 0.6-0.8 GB of its 17.1 GB and the L4's OPT
-row within 2.3 GB of its 24.2 (where the allocator's blocks and the context decide), and the
-V100's two rows at batch 8 (29.7 and 31.8 GB with them, of 34.0) stay unexplained.
-
 ## Which limits the model gets wrong
 
 NeuSight's per-op profiles (the label CSVs beside those figures: every op of one layer, the
@@ -270,10 +343,7 @@ end-to-end figures: timed alone, each op is near what it costs in the pass.
   at 0.3 to 0.8 of the projections' rate on every part; the model prices them from their
   score matrices' bytes, memory-bound at 64 deep (device_roofline.c), not from a rate of
   their own.
-- **Fixed costs per pass** that the steady loop does not pay: on the H100 the published lines
-  through two batches meet batch 0 at 21 ms (BERT-large) and 32 ms (GPT-2 large) where the
-  model's meet it at 3 ms; the rates per sample agree within 2% and 11% (table above). The
-  small-batch rows (H100 BERT-large at batch 2, -25%) are mostly that.
+- **Fixed costs per pass** that the steady loop does not pay: {fixed_costs}
 - **GPT-2's GELU** (gelu_new, Python ops: 8 kernels forward, 11 backward) was priced as one
   kernel until this comparison (1.05 ms a layer measured on the H100 against 0.14 priced);
   it is now priced as the 8 and 11 (plugins/activation/activation.c).
@@ -300,7 +370,8 @@ def main():
     doc = DOC.format(source=SOURCE, summary=summary(rows),
                      train=table([r for r in rows if r["mode"] == "train"], True),
                      infer=table([r for r in rows if r["mode"] == "inf"], False),
-                     slopes=slopes(rows), memory=memory(a.bin, rows))
+                     slopes=slopes(rows), memory=memory(a.bin, rows),
+                     fixed_costs=fixed_costs(rows))
     with open(a.out, "w") as f:
         f.write(doc)
     e = [abs(r["err"]) for r in rows]

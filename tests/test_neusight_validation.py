@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""tools/neusight_validation.py, which docs/accuracy-neusight.md comes from: the keys and values
+Hugging Face's causal LMs return at inference, and the document's prose against its own tables.
+
+The cache, worked out by hand from transformers 4.38.1 (NeuSight's setup.py pins it):
+GPT2Attention splits its fused c_attn output into q, k and v and returns present = (key,
+value), views (view, permute) of that output, so the whole 3 S E tensor of a layer stays alive
+(a 2-layer GPT2LMHeadModel of E 64 at batch 2, S 16: the returned key's storage holds 6144
+floats, 2 x 3 x 16 x 64); OPTAttention's _shape copies them (.contiguous()), 2 S E. fp32.
+
+With the binary, the tool is run into a temporary file and the "Fixed costs" bullet's figures
+are held to the per-sample table's H100 training rows.
+
+Usage: test_neusight_validation.py [SCALEMETER]   (run from the source root)
+"""
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, "tools")
+import neusight_validation as tool  # noqa: E402
+
+failures = []
+
+
+def check(what, got, want):
+    if got != want:
+        failures.append(f"{what}: {got!r}, want {want!r}")
+
+
+# "GPT-3 XL" (24 layers of 3072) at batch 8, S 2048: 3 x 24 x 3072 x 2048 x 8 x 4 bytes
+check("gpt3_xl cache", tool.cache_bytes("gpt3_xl", 8, 2048), 14_495_514_624)
+# "GPT-3 2.7B" (32 of 2560): 3 x 32 x 2560 x 2048 x 8 x 4
+check("gpt3_27 cache", tool.cache_bytes("gpt3_27", 8, 2048), 16_106_127_360)
+# GPT-2 large (36 of 1280) at batch 8, S 1024: 3 x 36 x 1280 x 1024 x 8 x 4
+check("gpt2_large cache", tool.cache_bytes("gpt2_large", 8, 1024), 4_529_848_320)
+# OPT-1.3B (24 of 2048), copies of k and v: 2 x 24 x 2048 x 2048 x 8 x 4
+check("opt_1_3b cache", tool.cache_bytes("opt_1_3b", 8, 2048), 6_442_450_944)
+# BertForSequenceClassification returns none
+check("bert_large cache", tool.cache_bytes("bert_large", 16, 512), 0)
+# beside the model's peak, all layers' but the last: 23 of 24
+check("gpt3_xl beside the peak", tool.cache_beside_peak("gpt3_xl", 8, 2048),
+      14_495_514_624 * 23 // 24)
+
+if len(sys.argv) > 1:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "doc.md")
+        sys.argv = [sys.argv[0], "--bin", sys.argv[1], "--out", out]
+        tool.main()
+        with open(out) as f:
+            doc = f.read()
+    rows = {}
+    for m in re.finditer(r"^\| `h100` \| (BERT-large|GPT-2 large) \| train \| [^|]+ \| [^|]+ \| "
+                         r"[^|]+ \| ([-+][0-9.]+%) \| ([0-9.]+) \| ([0-9.]+) \|$", doc, re.M):
+        rows[m.group(1)] = (m.group(2), round(float(m.group(3))), round(float(m.group(4))))
+    check("per-sample rows of the H100's training", sorted(rows), ["BERT-large", "GPT-2 large"])
+    bullet = re.search(r"\*\*Fixed costs per pass\*\*(.*?)\n- ", doc, re.S)
+    text = " ".join(bullet.group(1).split()) if bullet else ""
+    if len(rows) == 2:
+        b, g = rows["BERT-large"], rows["GPT-2 large"]
+        want = (f"meet batch 0 at {b[1]} ms (BERT-large) and {g[1]} ms (GPT-2 large) where the "
+                f"model's meet it at {b[2]} and {g[2]} ms; the rates per sample differ by {b[0]} "
+                f"and {g[0]}")
+        check("the Fixed costs bullet", want in text, True)
+
+for f in failures:
+    print("FAIL", f)
+print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failures")
+sys.exit(1 if failures else 0)
