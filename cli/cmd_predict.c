@@ -352,9 +352,9 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
         snprintf(micro, sizeof micro, " x %d micro-batches a step", k);
     printf("%s (%s), input %s, batch %lld per device%s, %d node%s x %d device%s\n"
            "coefficients: %s\n\n",
-           strcmp(net->path, "-") ? net->name : a->model, /* "-": stdin_label's */
-           net->path, sm_shape_str(&net->input, shape, sizeof shape), (long long)l->batch, micro,
-           l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node, l->gpus_per_node > 1 ? "s" : "",
+           heading_name(net, a->model), net->path, sm_shape_str(&net->input, shape, sizeof shape),
+           (long long)l->batch, micro, l->nodes, l->nodes > 1 ? "s" : "", l->gpus_per_node,
+           l->gpus_per_node > 1 ? "s" : "",
            sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)));
     const char *headers[] = {"quantity", "value", "meaning"};
     text_table *tab = table_new(3, headers);

@@ -817,6 +817,11 @@ const char *stdin_label(const sm_network *net, int taken, char *buf, size_t len)
     return buf;
 }
 
+const char *heading_name(const sm_network *net, const char *model)
+{
+    return strcmp(net->path, "-") ? net->name : model;
+}
+
 int check_length_option(const char *cmd, const char *model, const sm_network *net, int64_t image,
                         int64_t seq)
 {

@@ -31,6 +31,9 @@ int check_length_option(const char *cmd, const char *model, const sm_network *ne
  * is what CSV readers take for a missing value), "stdin" where it has none, "NAME (stdin)"
  * where taken (another model of the command has that name). buf, of len bytes, holds it. */
 const char *stdin_label(const sm_network *net, int taken, char *buf, size_t len);
+/* The name a table's heading gives net: its own, or for one read from "-", model (the command's
+ * label of it, stdin_label's): a nameless network's own name is its file's, "-". */
+const char *heading_name(const sm_network *net, const char *model);
 /* MODEL read at --image's or --seq's size (0 and 0: its own): 0; -1 with st; -2 where that
  * size failed a network of the other kind, said as check_length_option says it. */
 int load_sized_network(const char *cmd, const sm_registry *reg, const char *model, int64_t image,

@@ -4,7 +4,6 @@
  * (tools/torch_layer_profile.py) can be set beside the model layer by layer. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "json_writer.h"
 #include "per_layer.h"
@@ -106,14 +105,13 @@ static void print_json(FILE *out, const char *model, const sm_network *net, cons
     fputc('\n', out);
 }
 
-/* The tables' first lines: the network, the batch, the model, and what the rows are. The
- * network read from "-" is named as predict's table names it, by model (stdin_label's): a
- * nameless one's name is its file's, "-". */
+/* The tables' first lines: the network (named as predict's table names it), the batch, the
+ * model, and what the rows are. */
 static void print_heading(FILE *out, const char *model, const sm_network *net,
                           const sm_predictor *p, const sm_layout *layout, const char *rows)
 {
-    fprintf(out, "%s, batch %lld per device: %s\n%s\n\n",
-            strcmp(net->path, "-") ? net->name : model, (long long)layout->batch,
+    fprintf(out, "%s, batch %lld per device: %s\n%s\n\n", heading_name(net, model),
+            (long long)layout->batch,
             sm_predictor_describe_for(p, sm_network_has_trait(net, SM_TRAIT_CONVOLUTION)), rows);
 }
 
