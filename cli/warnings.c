@@ -119,6 +119,13 @@ static int add_model(entry *e, const char *model)
 }
 
 /* Each "; "-separated warning of text (the library's joint) into its entry. */
+/* The layout's batch, node count and devices a node into e's subject. */
+static int add_layout(entry *e, const sm_layout *l)
+{
+    return set_add(&e->batches, l->batch) || set_add(&e->nodes, l->nodes) ||
+           set_add(&e->gpus, l->gpus_per_node);
+}
+
 static int add_each(warnings *w, char *text, int of_network, const char *model, const sm_layout *l)
 {
     for (char *t = text, *next; t; t = next) {
@@ -130,9 +137,7 @@ static int add_each(warnings *w, char *text, int of_network, const char *model, 
         entry *e = find(w, t, of_network);
         if (!e)
             return -1;
-        if (of_network ? add_model(e, model)
-                       : set_add(&e->batches, l->batch) || set_add(&e->nodes, l->nodes) ||
-                             set_add(&e->gpus, l->gpus_per_node))
+        if (of_network ? add_model(e, model) : add_layout(e, l))
             return -1;
         free(e->line); /* its subject has grown */
         e->line = NULL;
@@ -344,8 +349,7 @@ static int power_above(warnings *w, sm_energy_phase phase, double joules, double
         w->power_worst[phase] = watts;
     }
     entry *e = &w->e[at];
-    if (set_add(&e->batches, l->batch) || set_add(&e->nodes, l->nodes) ||
-        set_add(&e->gpus, l->gpus_per_node))
+    if (add_layout(e, l))
         return -1;
     free(e->line); /* its subject or its text has grown */
     e->line = NULL;
