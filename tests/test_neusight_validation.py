@@ -9,7 +9,8 @@ value), views (view, permute) of that output, so the whole 3 S E tensor of a lay
 floats, 2 x 3 x 16 x 64); OPTAttention's _shape copies them (.contiguous()), 2 S E. fp32.
 
 With the binary, the tool is run into a temporary file and the "Fixed costs" bullet's figures
-are held to the per-sample table's H100 training rows.
+are held to the per-sample table's H100 training rows, and the README's comparison with
+NeuSight's own predictions to the document's table.
 
 Usage: test_neusight_validation.py [SCALEMETER]   (run from the source root)
 """
@@ -43,6 +44,10 @@ check("bert_large cache", tool.cache_bytes("bert_large", 16, 512), 0)
 check("gpt3_xl beside the peak", tool.cache_beside_peak("gpt3_xl", 8, 2048),
       14_495_514_624 * 23 // 24)
 
+# NeuSight's summarize.py: |label - pred| / label * 100
+check("ape over", tool.ape(110.0, 100.0), 10.0)
+check("ape under", tool.ape(45.0, 50.0), 10.0)
+
 if len(sys.argv) > 1:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "doc.md")
@@ -63,6 +68,21 @@ if len(sys.argv) > 1:
                 f"model's meet it at {b[2]} and {g[2]} ms; the rates per sample differ by {b[0]} "
                 f"and {g[0]}")
         check("the Fixed costs bullet", want in text, True)
+
+    def versus_row(label):
+        m = re.search(r"^\| " + re.escape(label) + r" \| [0-9]+ \| [^|]+ \| [^|]+ \| [^|]+ \| "
+                      r"([0-9.]+)% \| \*\*([0-9.]+)%\*\* \|", doc, re.M)
+        return (m.group(2), m.group(1)) if m else None
+
+    with open("README.md") as f:
+        readme = " ".join(f.read().split())
+    every, unseen = versus_row("all"), versus_row("parts it had not seen")
+    check("the comparison's rows", bool(every and unseen), True)
+    if every and unseen:
+        want = (f"a mean miss of {every[0]}%, NeuSight's own predictions of the same runs "
+                f"{every[1]}% (on the three GPUs it had not learned from, {unseen[0]}% against "
+                f"its {unseen[1]}%)")
+        check("the README's comparison with NeuSight", want in readme, True)
 
 for f in failures:
     print("FAIL", f)
