@@ -87,6 +87,9 @@ sm_add_python_test(tool_mlperf_epochs test_mlperf_epochs.py)
 # tools/multi_gpu_validation.py --logs, which docs/accuracy-multi-gpu.md's figures come from, on
 # logs written by the test (a Summary line, steps across midnight, the second round's folder)
 sm_add_python_test(tool_lambda_logs test_lambda_logs.py)
+# tools/device_scorecard.py, which docs/accuracy-devices.md comes from: its per-part figures on
+# rows worked out by hand, and the README's total against the shipped document
+sm_add_python_test(tool_device_scorecard test_device_scorecard.py ${SCALEMETER_BIN})
 # Memory in predict and curve: fits, the largest batch, points that cannot run.
 sm_add_python_test(cli_memory test_memory_cli.py ${SCALEMETER_BIN})
 # A network of 10^6 layers under the fusing frameworks: it finishes, and its chain of ReLUs fuses.

@@ -22,7 +22,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gpus_validation  # noqa: E402  (a part's description with another framework)
+import gpus_validation  # noqa: E402
+import validation_rows  # noqa: E402  (a part's description with another framework)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAL = "configs/calibrations"
@@ -494,6 +495,9 @@ def mlperf_nodes_section(a, w):
         fw = FRAMEWORK_OF[network]
         pred, t_step = mlperf_predict(a, dev, gpus, batch, fw)
         ratios.setdefault(dev, []).append(pred / measured)
+        validation_rows.record(f"MLPerf Training {rnd}: {system.split('/')[0]} "
+                               f"{system.split('/')[-1]}", dev, "resnet50 (" + network + ")",
+                               "bf16", gpus, batch, measured, pred, "img/s")
         steps[system, rnd] = (batch / measured, t_step)
         star = "*" if network == "resnet-v1b-stats-fl" else ""
         w(f"| {rnd} | {system.split('/')[0]} {system.split('/')[-1]} | {dev} | {gpus} | "
@@ -724,6 +728,8 @@ def dle_section(a, w):
                     sys.exit(f"accuracy_report: {net} at batch {batch} does not fit a {dev}")
                 got = ips[net, dev, prec, gpus] = point["images_per_s"]
                 errors[net, dev, prec, gpus] = got / pub - 1
+                validation_rows.record("NVIDIA DeepLearningExamples ConvNets, pytorch-21.03",
+                                       dev, net, prec, gpus, batch, pub, got, "img/s")
                 w(f"| {net} | {dev} | {prec} | "
                   f"{framework[1] if amp else 'pytorch-eager'} | {batch} | {gpus} | "
                   f"{got:.0f} | {pub} | {got / pub - 1:+.1%} |")
@@ -980,6 +986,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/accuracy.md"))
     ap.add_argument("--no-write-calibrations", action="store_true",
                     help="leave configs/calibrations/*.ini as they are")
+    validation_rows.add_argument(ap)
     a = ap.parse_args()
     out = []
     w = out.append
@@ -1096,6 +1103,7 @@ def main():
     w("")
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n")
+    validation_rows.write(a.rows)
     print(f"accuracy_report: wrote {os.path.relpath(a.out, ROOT)}")
 
 

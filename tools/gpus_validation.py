@@ -21,6 +21,8 @@ import shutil
 import statistics
 import subprocess
 import sys
+
+import validation_rows
 import tempfile
 import textwrap
 
@@ -139,6 +141,7 @@ WHAT_IF = {
     "rtx-a6000": ((), ("compute_efficiency_fp16 = 0.7", "compute_efficiency_bf16 = 0.7")),
 }
 NETWORKS = ("resnet50", "bert_base", "bert_large")
+UNIT = {"resnet50": "img/s", "bert_base": "seq/s", "bert_large": "seq/s"}
 LABEL = {"resnet50": "ResNet-50 img/s", "bert_base": "BERT-base seq/s",
          "bert_large": "BERT-large seq/s"}
 
@@ -582,6 +585,8 @@ def section_h200(binary, devices):
             for net in NETWORKS:
                 batch, rate = v2_figure(part, net, family)
                 p = pred[(part, family, net)] = predicted(binary, part, net, batch, precision)
+                validation_rows.record(f"Lambda v2: {label}, NGC 24.03", part, net, precision,
+                                       1, batch, rate, p, UNIT[net])
                 cells.append(f"{batch}: {rate:,.0f} / {p:,.0f} ({pct(p / rate)})")
         rows.append(f"| `{part}` | {label} | " + " | ".join(cells) + " |")
     bw = devices["h200"]["memory_bandwidth_gb_s"] / devices["h100"]["memory_bandwidth_gb_s"]
@@ -670,6 +675,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy-gpus.md"))
+    validation_rows.add_argument(ap)
     a = ap.parse_args()
     if not shutil.which(a.bin):
         sys.exit(f"{a.bin}: not found; build first (cmake --build build)")
@@ -688,6 +694,8 @@ def main():
                 b16, p16, b32, p32 = figures[net]
                 batch, published = (b16, p16) if family == "fp16" else (b32, p32)
                 p = rate[(system, family, net)] = predicted(a.bin, part, net, batch, precision)
+                validation_rows.record(f"Lambda: {system}, NGC {ngc}", part, net, precision, 1,
+                                       batch, published, p, UNIT[net])
                 ratios.setdefault((family, net), []).append((system, part, p / published))
                 cells.append(f"{batch} | {published:,} | {p:,.0f} | {pct(p / published)}")
             rows[family].append(f"| {system} | {ngc} | `{part}` | {precision} | " +
@@ -1041,6 +1049,7 @@ def main():
             out.append("")
     with open(a.out, "w") as f:
         f.write("\n".join(out))
+    validation_rows.write(a.rows)
     print(f"wrote {a.out}")
 
 

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+import validation_rows
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 TORCHTITAN_H100 = ("pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md, "
@@ -125,6 +127,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy-lm.md"))
+    validation_rows.add_argument(ap)
     a = ap.parse_args()
     lines, at_700w, a100 = [], [], None
     folder = tempfile.mkdtemp(prefix="lm_validation.")
@@ -140,6 +143,9 @@ def main():
             e = predict(a.bin, [EAGER_NORM, *opts[1:]], folder)
             a100 = (pct(per_gpu, tps), f"{100 * p['mfu']:.1f}",
                     pct(e["tokens_per_s"] / gpus, tps))
+        validation_rows.record(f"torchtitan: {label}", opts[opts.index("--device") + 1],
+                               "llama3_8b", "bf16", gpus, opts[opts.index("--batch") + 1],
+                               tps, per_gpu, "tokens/s")
         peak = p["memory"]["peak"] / 2**30
         mem_cells = (f"{mem:.1f} | {peak:.1f} | {pct(peak, mem)}" if mem is not None
                      else f"- | {peak:.1f} | -")
@@ -152,6 +158,11 @@ def main():
                                       cwd=ROOT).stdout)
         per_gpu = p["tokens_per_s"] / (int(p["nodes"]) * int(p["gpus_per_node"]))
         got.append((per_gpu, tps, 100 * p["mfu"], p["memory"]["peak"] / 2**30))
+        validation_rows.record(label.split(",")[0] + ": " + label.split(", ", 1)[1],
+                               opts[opts.index("--device") + 1], opts[0],
+                               opts[opts.index("--precision") + 1],
+                               int(p["nodes"]) * int(p["gpus_per_node"]),
+                               opts[opts.index("--batch") + 1], tps, per_gpu, "tokens/s")
         other.append(f"| {label} | {figure} | {tps:,.0f} | {per_gpu:,.0f} | {pct(per_gpu, tps)} "
                      f"| {100 * p['mfu']:.1f}% | `{' '.join(opts)}` |")
     bert = sorted(got[2:], key=lambda g: g[0] / g[1])
@@ -169,6 +180,7 @@ def main():
     shutil.rmtree(folder)
     with open(a.out, "w") as f:
         f.write(text)
+    validation_rows.write(a.rows)
     print(f"wrote {os.path.relpath(a.out, ROOT)}")
     return 0
 

@@ -25,6 +25,8 @@ import statistics
 import subprocess
 import sys
 
+import validation_rows
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "neusight")
 SOURCE = ("trsharm25/NeuSight at db1fdc9 (a copy of sitar-lab/NeuSight, MIT licence): "
@@ -450,6 +452,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy-neusight.md"))
+    validation_rows.add_argument(ap)
     a = ap.parse_args()
     with open(os.path.join(DATA, "published.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
@@ -457,6 +460,9 @@ def main():
         r["fw"], r["bw"] = float(r["fw_ms"]), float(r["bw_ms"])
         r["pf"], r["pb"] = predict(a.bin, r)
         r["err"] = (r["pf"] + r["pb"]) / (r["fw"] + r["bw"]) - 1
+        validation_rows.record(f"NeuSight: {'training' if r['mode'] == 'train' else 'inference'}"
+                               f", {r['file']}", r["part"], r["model"], "fp32", 1, r["batch"],
+                               r["fw"] + r["bw"], r["pf"] + r["pb"], "ms")
     order = lambda r: (PARTS.index(r["part"]), r["model"], int(r["batch"]))
     rows.sort(key=order)
     doc = DOC.format(source=SOURCE, summary=summary(rows), versus=versus(rows, read_predictors()),
@@ -466,6 +472,7 @@ def main():
                      fixed_costs=fixed_costs(rows))
     with open(a.out, "w") as f:
         f.write(doc)
+    validation_rows.write(a.rows)
     e = [abs(r["err"]) for r in rows]
     print(f"{a.out}: {len(rows)} runs, mean abs diff {100 * statistics.mean(e):.1f}%, "
           f"{sum(x <= 0.10 for x in e)} within 10%")
