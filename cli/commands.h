@@ -26,6 +26,7 @@ int cmd_backends(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_check_plugin(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_curve(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_fit_comm(int argc, char **argv);

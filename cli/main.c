@@ -13,6 +13,7 @@ static const command commands[] = {
     {"bench", cmd_bench, "measure training steps and inference of networks into a runs CSV"},
     {"calibrate", cmd_calibrate, "calibrate this machine in one job: bench, fit, validate"},
     {"check-plugin", cmd_check_plugin, "a plugin against its cases: counts, refusals, gradients"},
+    {"compare", cmd_compare, "one network's step on several parts side by side: which to rent"},
     {"curve", cmd_curve, "scaling curves against node count: times, images/s, turning point"},
     {"devices", cmd_devices, "the device descriptions: peaks, memory and their sources"},
     {"fit", cmd_fit, "fit coefficients to a measurement CSV; --cv loo validates them"},
@@ -34,9 +35,10 @@ static void usage(FILE *out)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     external_usage(out);
     fprintf(out,
-            "\nEvery command takes --help. allreduce, backends, curve, devices, fit, fit-comm,\n"
-            "metrics, models, plugins, predict and validate take --format (table, csv or\n"
-            "json; curve also svg; predict --per-block table or json; docs/output.md) and\n"
+            "\nEvery command takes --help. allreduce, backends, compare, curve, devices, fit,\n"
+            "fit-comm, metrics, models, plugins, predict and validate take --format (table,\n"
+            "csv or json; curve also svg; predict --per-block table or json; docs/output.md)\n"
+            "and "
             "-o FILE; bench's -o is its runs CSV and calibrate's the prefix of its files,\n"
             "and check-plugin prints a line a case. \"--\" ends the options and \"-\" reads a\n"
             "file from the standard input.\n");

@@ -92,6 +92,9 @@ sm_add_python_test(tool_lambda_logs test_lambda_logs.py)
 sm_add_python_test(tool_device_scorecard test_device_scorecard.py ${SCALEMETER_BIN})
 # Memory in predict and curve: fits, the largest batch, points that cannot run.
 sm_add_python_test(cli_memory test_memory_cli.py ${SCALEMETER_BIN})
+# compare: each part's row is predict's for it, a part that cannot run the options says why,
+# `all` is every description, the list's slips are usage errors
+sm_add_python_test(cli_compare test_compare_cli.py ${SCALEMETER_BIN})
 # A network of 10^6 layers under the fusing frameworks: it finishes, and its chain of ReLUs fuses.
 sm_add_python_test(cli_deep_network test_deep_network_cli.py ${SCALEMETER_BIN})
 # One [block] of 10^6 layers written inline: it loads (its keys overflowed the stack) and counts.

@@ -26,7 +26,7 @@ run help nothing; [ $? -eq 2 ] && grep -q "unknown command 'nothing'" "$tmp/out"
 run help
 cmds=$(tr '\n' ' ' <"$tmp/out" | sed -n 's/.*--help\. \(.*\) take --format.*/\1/p' | tr -d ',' |
     sed 's/ and / /')
-[ "$(echo $cmds | wc -w)" -eq 11 ] && grep -q 'predict --per-block table or json' "$tmp/out" ||
+[ "$(echo $cmds | wc -w)" -eq 12 ] && grep -q 'predict --per-block table or json' "$tmp/out" ||
     check "help: --format"
 for cmd in $cmds; do
     "$bin" $cmd --format nosuch >"$tmp/out" 2>&1

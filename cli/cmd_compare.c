@@ -1,0 +1,543 @@
+/* scalemeter compare: one network's training step on several parts side by side, each from its
+ * device description (the calibration-free model) with the same options: which part to buy or
+ * rent. Each row is what `predict --device PART` with those options says. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "memory_hint.h"
+#include "option_table.h"
+#include "option_values.h"
+#include "output.h"
+#include "point_columns.h"
+#include "predictor_choice.h"
+#include "predictor_options.h"
+#include "warnings.h"
+#include "scalemeter/device.h"
+#include "scalemeter/memory.h"
+
+#define MAX_BATCH (INT64_C(1) << 32) /* predict's --batch limit, and --max-batch's */
+#define MAX_PARTS 256
+
+static void footer(void)
+{
+    printf("LIST: descriptions (names of `scalemeter devices`, or files), comma-separated, or\n"
+           "`all` for every shipped one. Each row is what `predict MODEL --device PART` with the\n"
+           "same options gives: training step, throughput of the PART's devices (-g's, else\n"
+           "the description's per node, as predict takes them) and per device, the memory one\n"
+           "device holds against its capacity, and model FLOPs utilisation. A part that cannot\n"
+           "run the options (no such --precision) has a row that says why; a batch that does\n"
+           "not fit has no times. How close each description comes to published runs, part by\n"
+           "part: docs/accuracy-devices.md.\n"
+           "The CSV has device, then predict's columns (docs/output.md); rows that could not\n"
+           "be predicted are left out of it and said on stderr:\n");
+    point_columns_usage(stdout);
+}
+
+typedef struct compare_args {
+    predictor_options common; /* predict's and curve's: choice.device is the LIST */
+    const char *model, *output;
+    int64_t batch, nodes;
+    int max_batch;
+    output_format format;
+} compare_args;
+
+#define AT(member) OPT_AT(compare_args, member)
+
+static const opt_desc step_opts[] = {
+    {"batch", 0, "B", opt_int, MAX_BATCH, AT(batch),
+     "per-device batch (with --accumulate: of one micro-batch)"},
+    {"max-batch", 0, NULL, opt_flag, 0, AT(max_batch),
+     "instead of --batch: on each part the largest per-device batch\n"
+     "whose training memory fits it"},
+    {"nodes", 0, "N", opt_int, 1 << 20, AT(nodes), "nodes (default 1)"},
+};
+
+static const opt_desc output_opts[] = {
+    {"format", 0, "F", opt_format, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON,
+     AT(format), "table (default), csv or json"},
+    {"output", 'o', "FILE", opt_string, 0, AT(output),
+     "write there instead of the standard output"},
+};
+
+static const opt_command compare_command = {
+    "compare", "MODEL --device LIST (--batch B | --max-batch) [options]",
+    "Predicts one step of MODEL (a network file or a zoo name) on each part of LIST, side\n"
+    "by side: the calibration-free model of each description, the same options for all.",
+    footer};
+
+static int parse_args(int argc, char **argv, compare_args *a)
+{
+    *a = (compare_args){.nodes = 1, .format = FORMAT_TABLE};
+    opt_group groups[2 + PREDICTOR_OPTION_GROUPS] = {OPT_GROUP("the step", step_opts, a)};
+    predictor_option_groups(&a->common, groups + 1);
+    groups[1 + PREDICTOR_OPTION_GROUPS] = (opt_group)OPT_GROUP("output", output_opts, a);
+    int optind_ = 0;
+    if (opt_parse(&compare_command, groups, 2 + PREDICTOR_OPTION_GROUPS, argc, argv, &optind_))
+        return -1;
+    if (optind_ < argc)
+        a->model = argv[optind_++];
+    if (optind_ < argc) {
+        fprintf(stderr, "scalemeter compare: one network at a time ('%s' is a second one)\n",
+                argv[optind_]);
+        return -1;
+    }
+    const char *problem = NULL;
+    const predictor_choice *c = &a->common.choice;
+    if (!a->model)
+        problem = "which network? (scalemeter compare resnet50 --device a100,h100 --batch 64)";
+    else if (!c->device)
+        problem = "which parts? --device LIST (names of `scalemeter devices`, comma-separated, "
+                  "or all)";
+    else if (c->coeffs)
+        problem = "--coeffs is one machine's calibration; compare prices each part from its "
+                  "description (predict --coeffs FILE for the calibration)";
+    else if (!a->batch == !a->max_batch)
+        problem = "give --batch B (the per-device batch) or --max-batch (the largest that "
+                  "fits each part), one of the two";
+    if (!problem)
+        problem = predictor_options_problem(&a->common);
+    if (problem) {
+        fprintf(stderr, "scalemeter compare: %s\n", problem);
+        return -1;
+    }
+    const char *what[] = {"MODEL", "--framework"};
+    const char *given[] = {a->model, c->framework};
+    if (!strcmp(c->device, "-")) {
+        fprintf(stderr, "scalemeter compare: --device: a LIST of parts, not the standard input\n");
+        return -1;
+    }
+    return stdin_once("compare", what, given, 2);
+}
+
+/* One part: its prediction, or why it has none. */
+typedef struct part_row {
+    const char *device; /* as listed */
+    sm_device_info info;
+    sm_predictor *pred; /* NULL: why says */
+    sm_layout layout;
+    sm_prediction t;
+    sm_memory train, infer;
+    int64_t max_batch; /* --max-batch's answer; -1: not asked */
+    sm_curve_point pt;
+    sm_allreduce_estimate ar;
+    int has_ar;
+    warnings *warn;
+    int option_error; /* why is an option's (predictor_choice_open's 2: no such precision) */
+    char why[sizeof(((sm_status *)0)->msg)];
+    char oom[400]; /* training does not fit: what it needs, and what would make it fit */
+} part_row;
+
+/* The parts of LIST in order: its names (the whole of it where it is one file, every shipped
+ * description for `all`), into names; their count, or -1 after saying why (a usage error). */
+static int split_parts(const char *list, char *buf, char **names, char ***shipped, int *n_shipped)
+{
+    struct stat sb;
+    *shipped = NULL;
+    *n_shipped = 0;
+    if (stat(list, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        names[0] = buf;
+        return 1;
+    }
+    if (!strcmp(list, "all")) {
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/configs/devices", sm_data_dir());
+        *shipped = list_ini_names(dir, "devices", n_shipped);
+        if (!*shipped)
+            return -1;
+        int n = *n_shipped < MAX_PARTS ? *n_shipped : MAX_PARTS;
+        for (int i = 0; i < n; i++)
+            names[i] = (*shipped)[i];
+        return n;
+    }
+    int n = 0;
+    for (char *m = buf;; m++) {
+        char *end = m + strcspn(m, ",");
+        if (end == m) {
+            fprintf(stderr, "scalemeter compare: --device '%s': an empty name in the list\n", list);
+            return -1;
+        }
+        if (n == MAX_PARTS) {
+            fprintf(stderr, "scalemeter compare: --device: more than %d parts\n", MAX_PARTS);
+            return -1;
+        }
+        names[n++] = m;
+        int last = !*end;
+        *end = '\0';
+        for (int k = 0; k < n - 1; k++)
+            if (!strcmp(names[k], m)) {
+                fprintf(stderr,
+                        "scalemeter compare: --device '%s': %s is given twice; each part is "
+                        "one row\n",
+                        list, m);
+                return -1;
+            }
+        if (last)
+            break;
+        m = end;
+    }
+    return n;
+}
+
+/* The part's step with the options, as predict computes it; 0, or -1 with why filled (the
+ * part cannot run them: no such precision, a batch past its memory's search). */
+static int predict_part(const compare_args *a, const sm_network *net, part_row *r)
+{
+    sm_status st;
+    predictor_choice choice = a->common.choice;
+    choice.device = r->device;
+    int opened = predictor_choice_open(&choice, &r->pred, &st);
+    if (opened) {
+        r->pred = NULL;
+        r->option_error = opened == 2;
+        snprintf(r->why, sizeof r->why, "%s", st.msg);
+        return -1;
+    }
+    int per_node = sm_predictor_devices_per_node(r->pred);
+    r->layout = (sm_layout){a->batch, (int)a->nodes,
+                            a->common.gpus_per_node ? (int)a->common.gpus_per_node
+                            : per_node              ? per_node
+                                                    : 1,
+                            (int)a->common.accumulate};
+    r->max_batch = -1;
+    if (a->max_batch) {
+        sm_memory_config c;
+        sm_predictor_memory_config(r->pred, &c);
+        int rc =
+            sm_network_max_batch(net, sm_layout_devices(&r->layout), 1, &c, &r->max_batch, &st);
+        if (rc == SM_MAX_BATCH_UNBOUNDED || (!rc && r->max_batch > MAX_BATCH)) {
+            snprintf(r->why, sizeof r->why,
+                     "every per-device batch up to %lld fits its %.1f GiB; give --batch",
+                     (long long)MAX_BATCH, c.capacity_bytes / 1073741824.0);
+            return -1;
+        }
+        if (rc) {
+            snprintf(r->why, sizeof r->why, "%s", st.msg);
+            return -1;
+        }
+        r->layout.batch = r->max_batch ? r->max_batch : 1;
+    }
+    if (sm_predict_memory(r->pred, net, &r->layout, 1, &r->train, &st) ||
+        sm_predict_memory(r->pred, net, &r->layout, 0, &r->infer, &st) ||
+        sm_predict(r->pred, net, &r->layout, &r->t, &st) ||
+        sm_check_totals(NULL, &r->layout, &r->t, a->common.dataset, a->common.epochs, &st)) {
+        snprintf(r->why, sizeof r->why, "%s", st.msg);
+        return -1;
+    }
+    r->pt = (sm_curve_point){r->layout, sm_layout_global_batch(&r->layout),
+                             r->t,      sm_images_per_s(&r->layout, r->t.t_step),
+                             1,         r->train};
+    int ar = sm_predictor_allreduce(r->pred, net, &r->layout, &r->ar, &st);
+    if (ar < 0) {
+        snprintf(r->why, sizeof r->why, "%s", st.msg);
+        return -1;
+    }
+    r->has_ar = ar == 0;
+    if (!r->warn || warnings_add(r->warn, r->pred, a->model, net, &r->layout, a->common.dataset) ||
+        warnings_energy(r->warn, r->pred, a->model, &r->layout, &r->t)) {
+        snprintf(r->why, sizeof r->why, "out of memory");
+        return -1;
+    }
+    if (r->train.fits == 0) { /* no times, as predict shows none: what would make it fit */
+        char hint[300];
+        memory_hint_context hc = {.choice = &choice,
+                                  .pred = r->pred,
+                                  .net = net,
+                                  .devices = sm_layout_devices(&r->layout),
+                                  .batch = r->layout.batch,
+                                  .has_max_batch = 1};
+        memory_hint(hint, sizeof hint, &r->train, &hc);
+        char need[32], has[32];
+        snprintf(r->oom, sizeof r->oom, "%s: needs %s a device, which has %s%s%s",
+                 r->max_batch == 0 ? "not even one sample per device fits" : "does not fit",
+                 fmt_gib(r->train.peak + r->train.context, need, sizeof need),
+                 fmt_gib(r->train.capacity, has, sizeof has), hint[0] ? "; " : "", hint);
+    }
+    return 0;
+}
+
+static point_view view_of(const compare_args *a, const sm_network *net, const part_row *r)
+{
+    point_view v = {a->model,
+                    net,
+                    r->pred,
+                    &r->pt,
+                    0,
+                    a->common.dataset,
+                    a->common.tokens,
+                    a->common.epochs,
+                    r->has_ar,
+                    {0, "none", "-"},
+                    r->max_batch,
+                    model_sample_flops(net)};
+    if (r->has_ar)
+        v.allreduce = r->ar;
+    return v;
+}
+
+/* The columns every predicted row needs, so that each has the header's. */
+static unsigned column_set(const compare_args *a, const sm_network *net, const part_row *rows,
+                           int n)
+{
+    unsigned set = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].pred && !rows[i].why[0]) {
+            point_view v = view_of(a, net, &rows[i]);
+            set |= point_column_set(&v);
+        }
+    return set;
+}
+
+static void write_csv(const compare_args *a, const sm_network *net, const part_row *rows, int n)
+{
+    unsigned set = column_set(a, net, rows, n);
+    fputs("device,", stdout);
+    point_csv_header(stdout, set);
+    for (int i = 0; i < n; i++) {
+        if (!rows[i].pred || rows[i].why[0])
+            continue;
+        point_view v = view_of(a, net, &rows[i]);
+        csv_field(stdout, rows[i].device);
+        putchar(',');
+        point_csv_row(stdout, set, &v);
+    }
+}
+
+static void write_json(const compare_args *a, const sm_network *net, const part_row *rows, int n)
+{
+    unsigned set = column_set(a, net, rows, n);
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_field_string(&w, "model", a->model);
+    json_key(&w, "precision"); /* as given; each part's own where none is */
+    if (a->common.choice.precision)
+        json_string(&w, a->common.choice.precision);
+    else
+        json_null(&w);
+    json_key(&w, "batch");
+    if (a->max_batch)
+        json_null(&w); /* each part's max_batch */
+    else
+        json_int(&w, a->batch);
+    json_field_int(&w, "nodes", a->nodes);
+    /* every part's warnings, each named by its part (each part's own are under it too) */
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; rows[i].warn && warnings_line(rows[i].warn, k); k++)
+            len += strlen(rows[i].device) + strlen(warnings_line(rows[i].warn, k)) + 4;
+    char *all = malloc(len);
+    if (all) {
+        all[0] = '\0';
+        for (int i = 0; i < n; i++)
+            for (int k = 0; rows[i].warn && warnings_line(rows[i].warn, k); k++)
+                snprintf(all + strlen(all), len - strlen(all), "%s%s: %s", all[0] ? "; " : "",
+                         rows[i].device, warnings_line(rows[i].warn, k));
+    }
+    json_warning_member(&w, all && all[0] ? all : NULL);
+    free(all);
+    json_key(&w, "parts");
+    json_begin_array(&w);
+    json_one_per_line(&w);
+    for (int i = 0; i < n; i++) {
+        const part_row *r = &rows[i];
+        json_begin_object(&w);
+        json_field_string(&w, "device", r->device);
+        if (r->info.description[0])
+            json_field_string(&w, "description", r->info.description);
+        if (!r->pred || r->why[0]) {
+            json_field_string(&w, "error", r->why);
+            json_end(&w);
+            continue;
+        }
+        int conv = sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
+        json_field_string(&w, "predictor", sm_predictor_describe_for(r->pred, conv));
+        json_field_string(&w, "precision", sm_predictor_precision(r->pred));
+        point_view v = view_of(a, net, r);
+        point_json_fields(&w, set, &v);
+        if (r->has_ar)
+            json_allreduce(&w, &r->ar);
+        json_memory(&w, "memory", &r->train);
+        json_memory(&w, "memory_infer", &r->infer);
+        warnings_json(r->warn, &w);
+        json_end(&w);
+    }
+    json_end(&w);
+    json_end(&w);
+}
+
+static void write_table(const compare_args *a, const sm_network *net, const part_row *rows, int n)
+{
+    int seq = is_sequence(net);
+    char b[96];
+    if (a->max_batch)
+        snprintf(b, sizeof b, "the largest per-device batch that fits each part");
+    else
+        snprintf(b, sizeof b, "batch %lld per device", (long long)a->batch);
+    printf("%s, %s, %lld node%s: a training step on each part's description (calibration-free)"
+           "\n\n",
+           heading_name(net, a->model), b, (long long)a->nodes, a->nodes == 1 ? "" : "s");
+    const char *headers[] = {
+        "device",     "precision", "devices", "batch", "t_step", seq ? "tokens/s" : "images/s",
+        "per device", "memory",    "of",      "mfu"};
+    text_table *t = table_new(10, headers);
+    time_unit unit = time_unit_of(0);
+    for (int i = 0; i < n; i++)
+        if (rows[i].pred && !rows[i].why[0] && rows[i].train.fits != 0)
+            time_unit_add(&unit, rows[i].t.t_step);
+    for (int i = 0; i < n; i++) {
+        const part_row *r = &rows[i];
+        char c[9][48];
+        if (!r->pred || r->why[0]) {
+            const char *cells[] = {r->device, "-", "-", "-", "-", "-", "-", "-", "-", "-"};
+            table_add(t, cells);
+            continue;
+        }
+        point_view v = view_of(a, net, r);
+        double rate = point_value(&v, seq ? "tokens_per_s" : "images_per_s");
+        int64_t devices = sm_layout_devices(&r->layout);
+        snprintf(c[0], sizeof c[0], "%s", sm_predictor_precision(r->pred));
+        snprintf(c[1], sizeof c[1], "%lld", (long long)devices);
+        snprintf(c[2], sizeof c[2], "%lld", (long long)r->layout.batch);
+        fmt_seconds_in(r->t.t_step, &unit, c[3], sizeof c[3]);
+        fmt_rate(rate, c[4], sizeof c[4]);
+        fmt_rate(rate / (double)devices, c[5], sizeof c[5]);
+        fmt_memory(&r->train, c[6], sizeof c[6]);
+        if (r->train.fits < 0)
+            snprintf(c[7], sizeof c[7], "-");
+        else
+            fmt_gib(r->train.capacity, c[7], sizeof c[7]);
+        double mfu = point_value(&v, "mfu");
+        snprintf(c[8], sizeof c[8], isfinite(mfu) ? "%.1f%%" : "-", mfu * 100);
+        if (r->train.fits == 0) /* it cannot run: no time as if it could */
+            for (int j = 3; j <= 8; j++)
+                if (j != 6 && j != 7)
+                    snprintf(c[j], sizeof c[j], "-");
+        const char *cells[] = {r->device, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]};
+        table_add(t, cells);
+    }
+    table_print(t, stdout);
+    table_free(t);
+    int said = 0;
+    for (int i = 0; i < n; i++) {
+        const part_row *r = &rows[i];
+        if (r->why[0] || r->oom[0])
+            printf("%s  %s: %s\n", said++ ? "" : "\n", r->device, r->why[0] ? r->why : r->oom);
+    }
+    printf("\nhow close each part's description comes to published runs: "
+           "docs/accuracy-devices.md\n");
+}
+
+static int write_output(const compare_args *a, const sm_network *net, const part_row *rows, int n)
+{
+    int rc = output_to("compare", a->output);
+    if (rc)
+        return rc;
+    if (a->format == FORMAT_JSON)
+        write_json(a, net, rows, n);
+    else if (a->format == FORMAT_CSV)
+        write_csv(a, net, rows, n);
+    else
+        write_table(a, net, rows, n);
+    return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    compare_args a;
+    if (parse_args(argc, argv, &a))
+        return 2;
+    char *buf = strdup(a.common.choice.device);
+    char *names[MAX_PARTS], **shipped = NULL;
+    int n_shipped = 0;
+    if (!buf)
+        return report_error("out of memory");
+    int n = split_parts(a.common.choice.device, buf, names, &shipped, &n_shipped);
+    part_row *rows = n > 0 ? calloc((size_t)n, sizeof *rows) : NULL;
+    int rc = n < 0 ? 2 : rows ? 0 : report_error("out of memory");
+    sm_status st;
+    /* a part no description names is the user's slip, said before any work */
+    for (int i = 0; rc == 0 && i < n; i++) {
+        rows[i].device = names[i];
+        if (sm_device_describe(names[i], &rows[i].info, &st)) {
+            fprintf(stderr, "scalemeter compare: --device %s: %s\n", names[i], st.msg);
+            rc = 2;
+        }
+    }
+    sm_registry *reg = NULL;
+    sm_network *net = NULL;
+    if (rc == 0 && sm_registry_open(&reg, &st))
+        rc = report_error(st.msg);
+    if (rc == 0) {
+        output_reads("models", a.model);
+        int loaded =
+            load_sized_network("compare", reg, a.model, a.common.image, a.common.seq, &net, &st);
+        char label[96];
+        if (!loaded && !strcmp(a.model, "-"))
+            a.model = stdin_label(net, 0, label, sizeof label);
+        if (loaded)
+            rc = loaded == -2 ? 2 : report_error(st.msg);
+        else if (output_reads_refuse("compare", a.output) ||
+                 check_length_option("compare", a.model, net, a.common.image, a.common.seq))
+            rc = 2;
+        else if (a.common.tokens && !is_sequence(net)) {
+            fprintf(stderr,
+                    "scalemeter compare: --tokens: %s is an image network; --dataset counts "
+                    "its samples\n",
+                    a.model);
+            rc = 2;
+        }
+        if (rc == 0) {
+            a.common.dataset = dataset_samples(a.common.dataset, a.common.tokens, net);
+            int predicted = 0;
+            for (int i = 0; i < n; i++) {
+                rows[i].warn = warnings_new();
+                predicted += predict_part(&a, net, &rows[i]) == 0;
+            }
+            /* an option that changes nothing on any part (--overlap where every part is one
+             * device): said once, from the part of most devices */
+            int most = -1;
+            for (int i = 0; i < n; i++)
+                if (rows[i].pred && !rows[i].why[0] && rows[i].warn &&
+                    (most < 0 ||
+                     sm_layout_devices(&rows[i].layout) > sm_layout_devices(&rows[most].layout)))
+                    most = i;
+            if (most >= 0)
+                warnings_idle_options(rows[most].warn, &a.common.choice);
+            for (int i = 0; i < n; i++) {
+                char cmd[96];
+                snprintf(cmd, sizeof cmd, "compare: %s", rows[i].device);
+                if (rows[i].warn)
+                    warnings_print(rows[i].warn, cmd);
+                if (a.format == FORMAT_CSV && rows[i].why[0])
+                    fprintf(stderr, "scalemeter compare: %s: %s\n", rows[i].device, rows[i].why);
+            }
+            if (!predicted && n > 0) { /* no part could: each says why, no table */
+                int usage = 1;
+                for (int i = 0; i < n; i++) {
+                    if (a.format != FORMAT_CSV)
+                        fprintf(stderr, "scalemeter compare: %s: %s\n", rows[i].device,
+                                rows[i].why);
+                    usage &= rows[i].option_error;
+                }
+                rc = usage ? 2 : 1;
+            } else
+                rc = write_output(&a, net, rows, n);
+        }
+    }
+    for (int i = 0; rows && i < n; i++) {
+        sm_predictor_free(rows[i].pred);
+        warnings_free(rows[i].warn);
+    }
+    free(rows);
+    sm_network_free(net);
+    sm_registry_free(reg);
+    for (int i = 0; i < n_shipped; i++)
+        free(shipped[i]);
+    free(shipped);
+    free(buf);
+    return rc;
+}
