@@ -32,14 +32,17 @@ static void footer(void)
            "run the options (no such --precision) has a row that says why; a batch that does\n"
            "not fit has no times. How close each description comes to published runs, part by\n"
            "part: docs/accuracy-devices.md.\n"
-           "The CSV has device, then predict's columns (docs/output.md); rows that could not\n"
-           "be predicted are left out of it and said on stderr:\n");
+           "--price: cost/epoch = price x devices x t_epoch (hours); cost/run = --epochs x it.\n"
+           "The CSV has device (with --price: price_per_device_hour, cost_epoch[, cost_train]),\n"
+           "then predict's columns (docs/output.md); rows that could not be predicted are left\n"
+           "out of it and said on stderr:\n");
     point_columns_usage(stdout);
 }
 
 typedef struct compare_args {
     predictor_options common; /* predict's and curve's: choice.device is the LIST */
     const char *model, *output;
+    const char *price_list; /* --price as given */
     int64_t batch, nodes;
     int max_batch;
     output_format format;
@@ -54,6 +57,9 @@ static const opt_desc step_opts[] = {
      "instead of --batch: on each part the largest per-device batch\n"
      "whose training memory fits it"},
     {"nodes", 0, "N", opt_int, 1 << 20, AT(nodes), "nodes (default 1)"},
+    {"price", 0, "LIST", opt_string, 0, AT(price_list),
+     "what a device of each part costs an hour (any currency), one a part\n"
+     "in --device's order: adds the cost of an epoch (and of --epochs)"},
 };
 
 static const opt_desc output_opts[] = {
@@ -125,6 +131,7 @@ typedef struct part_row {
     sm_curve_point pt;
     sm_allreduce_estimate ar;
     int has_ar;
+    double price; /* a device-hour's (--price); NAN: not given */
     warnings *warn;
     int option_error; /* why is an option's (predictor_choice_open's 2: no such precision) */
     char why[sizeof(((sm_status *)0)->msg)];
@@ -278,6 +285,53 @@ static point_view view_of(const compare_args *a, const sm_network *net, const pa
     return v;
 }
 
+/* What an epoch of the part's devices costs at its --price, and the --epochs run; NAN without
+ * a price or an epoch (a sequence network given no --tokens), or where it does not fit. */
+static double cost_epoch(const compare_args *a, const part_row *r)
+{
+    if (!isfinite(r->price) || !a->common.dataset || r->train.fits == 0)
+        return NAN;
+    return r->price * (double)sm_layout_devices(&r->layout) *
+           sm_epoch_time(&r->layout, r->t.t_step, a->common.dataset) / 3600;
+}
+
+static double cost_train(const compare_args *a, const part_row *r)
+{
+    return a->common.epochs ? (double)a->common.epochs * cost_epoch(a, r) : NAN;
+}
+
+/* --price's list, one a part: 0, or -1 after saying what is wrong with it. */
+static int parse_prices(const char *list, part_row *rows, int n)
+{
+    int k = 0;
+    for (const char *p = list;; k++) {
+        size_t len = strcspn(p, ",");
+        char item[64], *end;
+        snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
+        double v = len && len < 63 ? strtod(item, &end) : NAN;
+        if (!(len && len < 63 && !*end && isfinite(v) && v >= 0)) {
+            fprintf(stderr,
+                    "scalemeter compare: --price '%s': '%s' is not a price (a number, 0 or more, "
+                    "per device-hour)\n",
+                    list, item);
+            return -1;
+        }
+        if (k < n)
+            rows[k].price = v;
+        p += len;
+        if (!*p++)
+            break;
+    }
+    if (k + 1 != n) {
+        fprintf(stderr,
+                "scalemeter compare: --price has %d price%s for %d part%s: one a part of "
+                "--device, in its order\n",
+                k + 1, k ? "s" : "", n, n == 1 ? "" : "s");
+        return -1;
+    }
+    return 0;
+}
+
 /* The columns every predicted row needs, so that each has the header's. */
 static unsigned column_set(const compare_args *a, const sm_network *net, const part_row *rows,
                            int n)
@@ -295,12 +349,22 @@ static void write_csv(const compare_args *a, const sm_network *net, const part_r
 {
     unsigned set = column_set(a, net, rows, n);
     fputs("device,", stdout);
+    if (a->price_list)
+        fputs(a->common.epochs ? "price_per_device_hour,cost_epoch,cost_train,"
+                               : "price_per_device_hour,cost_epoch,",
+              stdout);
     point_csv_header(stdout, set);
     for (int i = 0; i < n; i++) {
         if (!rows[i].pred || rows[i].why[0])
             continue;
         point_view v = view_of(a, net, &rows[i]);
         csv_field(stdout, rows[i].device);
+        if (a->price_list) {
+            csv_real(stdout, rows[i].price);
+            csv_real(stdout, cost_epoch(a, &rows[i]));
+            if (a->common.epochs)
+                csv_real(stdout, cost_train(a, &rows[i]));
+        }
         putchar(',');
         point_csv_row(stdout, set, &v);
     }
@@ -356,6 +420,12 @@ static void write_json(const compare_args *a, const sm_network *net, const part_
         int conv = sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
         json_field_string(&w, "predictor", sm_predictor_describe_for(r->pred, conv));
         json_field_string(&w, "precision", sm_predictor_precision(r->pred));
+        if (a->price_list) {
+            json_field_number(&w, "price_per_device_hour", r->price);
+            json_field_number(&w, "cost_epoch", cost_epoch(a, r));
+            if (a->common.epochs)
+                json_field_number(&w, "cost_train", cost_train(a, r));
+        }
         point_view v = view_of(a, net, r);
         point_json_fields(&w, set, &v);
         if (r->has_ar)
@@ -380,19 +450,25 @@ static void write_table(const compare_args *a, const sm_network *net, const part
     printf("%s, %s, %lld node%s: a training step on each part's description (calibration-free)"
            "\n\n",
            heading_name(net, a->model), b, (long long)a->nodes, a->nodes == 1 ? "" : "s");
-    const char *headers[] = {
+    const char *headers[12] = {
         "device",     "precision", "devices", "batch", "t_step", seq ? "tokens/s" : "images/s",
         "per device", "memory",    "of",      "mfu"};
-    text_table *t = table_new(10, headers);
+    int n_cols = 10;
+    if (a->price_list)
+        headers[n_cols++] = "cost/epoch";
+    if (a->price_list && a->common.epochs)
+        headers[n_cols++] = "cost/run";
+    text_table *t = table_new(n_cols, headers);
     time_unit unit = time_unit_of(0);
     for (int i = 0; i < n; i++)
         if (rows[i].pred && !rows[i].why[0] && rows[i].train.fits != 0)
             time_unit_add(&unit, rows[i].t.t_step);
     for (int i = 0; i < n; i++) {
         const part_row *r = &rows[i];
-        char c[9][48];
+        char c[11][48];
         if (!r->pred || r->why[0]) {
-            const char *cells[] = {r->device, "-", "-", "-", "-", "-", "-", "-", "-", "-"};
+            const char *cells[] = {r->device, "-", "-", "-", "-", "-",
+                                   "-",       "-", "-", "-", "-", "-"};
             table_add(t, cells);
             continue;
         }
@@ -416,7 +492,11 @@ static void write_table(const compare_args *a, const sm_network *net, const part
             for (int j = 3; j <= 8; j++)
                 if (j != 6 && j != 7)
                     snprintf(c[j], sizeof c[j], "-");
-        const char *cells[] = {r->device, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]};
+        double ce = cost_epoch(a, r), ct = cost_train(a, r);
+        snprintf(c[9], sizeof c[9], isfinite(ce) ? "%.4g" : "-", ce);
+        snprintf(c[10], sizeof c[10], isfinite(ct) ? "%.4g" : "-", ct);
+        const char *cells[] = {r->device, c[0], c[1], c[2], c[3], c[4],
+                               c[5],      c[6], c[7], c[8], c[9], c[10]};
         table_add(t, cells);
     }
     table_print(t, stdout);
@@ -460,6 +540,10 @@ int cmd_compare(int argc, char **argv)
     int rc = n < 0 ? 2 : rows ? 0 : report_error("out of memory");
     sm_status st;
     /* a part no description names is the user's slip, said before any work */
+    for (int i = 0; rc == 0 && i < n; i++)
+        rows[i].price = NAN;
+    if (rc == 0 && a.price_list && parse_prices(a.price_list, rows, n))
+        rc = 2;
     for (int i = 0; rc == 0 && i < n; i++) {
         rows[i].device = names[i];
         if (sm_device_describe(names[i], &rows[i].info, &st)) {

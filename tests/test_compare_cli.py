@@ -91,6 +91,30 @@ names = [x["device"] for x in json.loads(devs)["devices"]]
 check("all: every description", rc == 0 and [p["device"] for p in json.loads(out)["parts"]] == names,
       err)
 
+# --price: an epoch's cost is price x devices x ceil(dataset / global batch) x t_step / 3600,
+# from predict's own t_step; --epochs times it
+rc, out, err = run("compare", "resnet50", "--device", "a10,a100", "--batch", "64", "--price",
+                   "1.5,4", "--epochs", "3", "--format", "csv")
+check("price: exit", rc == 0, err)
+for r in csv.DictReader(io.StringIO(out)) if rc == 0 else []:
+    price = {"a10": 1.5, "a100": 4.0}[r["device"]]
+    devices, t_step = int(r["devices"]), float(r["t_step"])
+    steps = -(-1281167 // (64 * devices))
+    want = price * devices * steps * t_step / 3600
+    check(f"price: {r['device']}'s price", float(r["price_per_device_hour"]) == price)
+    check(f"price: {r['device']}'s epoch", abs(float(r["cost_epoch"]) / want - 1) < 1e-5,
+          f"{r['cost_epoch']} against {want}")
+    check(f"price: {r['device']}'s run", abs(float(r["cost_train"]) / (3 * want) - 1) < 1e-5)
+rc, out, err = run("compare", "resnet50", "--device", "a10,a100", "--batch", "64", "--price",
+                   "1.5,4")
+check("price: the table's column", rc == 0 and "cost/epoch" in out and "cost/run" not in out, out)
+for price, says in (("1", "1 price for 2 parts"), ("1,2,3", "3 prices for 2 parts"),
+                    ("1,x", "'x' is not a price"), ("1,-2", "'-2' is not a price"),
+                    ("1,inf", "'inf' is not a price"), ("1,,2", "'' is not a price")):
+    rc, out, err = run("compare", "resnet50", "--device", "a10,l4", "--batch", "8", "--price", price)
+    check(f"--price {price}: exit 2", rc == 2 and out == "", f"{rc} {out}")
+    check(f"--price {price}: says", says in err, err)
+
 # the list's slips and the options compare does not take
 for args, says in (
         (["--device", "a10,nosuch", "--batch", "8"], "--device nosuch: unknown device 'nosuch'"),
