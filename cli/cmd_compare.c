@@ -15,11 +15,12 @@
 #include "point_columns.h"
 #include "predictor_choice.h"
 #include "predictor_options.h"
+#include "step_point.h"
 #include "warnings.h"
 #include "scalemeter/device.h"
 #include "scalemeter/memory.h"
 
-#define MAX_BATCH (INT64_C(1) << 32) /* predict's --batch limit, and --max-batch's */
+#define MAX_BATCH STEP_MAX_BATCH
 #define MAX_PARTS 256
 
 static void footer(void)
@@ -126,8 +127,7 @@ typedef struct part_row {
     sm_predictor *pred; /* NULL: why says */
     sm_layout layout;
     sm_prediction t;
-    sm_memory train, infer;
-    int64_t max_batch; /* --max-batch's answer; -1: not asked */
+    step_memory mem; /* memory while training and at inference, --max-batch's answer */
     sm_curve_point pt;
     sm_allreduce_estimate ar;
     int has_ar;
@@ -203,40 +203,12 @@ static int predict_part(const compare_args *a, const sm_network *net, part_row *
         snprintf(r->why, sizeof r->why, "%s", st.msg);
         return -1;
     }
-    int per_node = sm_predictor_devices_per_node(r->pred);
-    r->layout = (sm_layout){a->batch, (int)a->nodes,
-                            a->common.gpus_per_node ? (int)a->common.gpus_per_node
-                            : per_node              ? per_node
-                                                    : 1,
-                            (int)a->common.accumulate};
-    r->max_batch = -1;
-    if (a->max_batch) {
-        sm_memory_config c;
-        sm_predictor_memory_config(r->pred, &c);
-        int rc =
-            sm_network_max_batch(net, sm_layout_devices(&r->layout), 1, &c, &r->max_batch, &st);
-        if (rc == SM_MAX_BATCH_UNBOUNDED || (!rc && r->max_batch > MAX_BATCH)) {
-            snprintf(r->why, sizeof r->why,
-                     "every per-device batch up to %lld fits its %.1f GiB; give --batch",
-                     (long long)MAX_BATCH, c.capacity_bytes / 1073741824.0);
-            return -1;
-        }
-        if (rc) {
-            snprintf(r->why, sizeof r->why, "%s", st.msg);
-            return -1;
-        }
-        r->layout.batch = r->max_batch ? r->max_batch : 1;
-    }
-    if (sm_predict_memory(r->pred, net, &r->layout, 1, &r->train, &st) ||
-        sm_predict_memory(r->pred, net, &r->layout, 0, &r->infer, &st) ||
-        sm_predict(r->pred, net, &r->layout, &r->t, &st) ||
-        sm_check_totals(NULL, &r->layout, &r->t, a->common.dataset, a->common.epochs, &st)) {
+    if (step_predict(&a->common, a->batch, a->nodes, a->max_batch, net, r->pred, &r->layout,
+                     &r->mem, &r->t, &st)) {
         snprintf(r->why, sizeof r->why, "%s", st.msg);
         return -1;
     }
-    r->pt = (sm_curve_point){r->layout, sm_layout_global_batch(&r->layout),
-                             r->t,      sm_images_per_s(&r->layout, r->t.t_step),
-                             1,         r->train};
+    r->pt = step_curve_point(&r->layout, &r->t, &r->mem);
     int ar = sm_predictor_allreduce(r->pred, net, &r->layout, &r->ar, &st);
     if (ar < 0) {
         snprintf(r->why, sizeof r->why, "%s", st.msg);
@@ -248,7 +220,7 @@ static int predict_part(const compare_args *a, const sm_network *net, part_row *
         snprintf(r->why, sizeof r->why, "out of memory");
         return -1;
     }
-    if (r->train.fits == 0) { /* no times, as predict shows none: what would make it fit */
+    if (r->mem.train.fits == 0) { /* no times, as predict shows none: what would make it fit */
         char hint[300];
         memory_hint_context hc = {.choice = &choice,
                                   .pred = r->pred,
@@ -256,12 +228,12 @@ static int predict_part(const compare_args *a, const sm_network *net, part_row *
                                   .devices = sm_layout_devices(&r->layout),
                                   .batch = r->layout.batch,
                                   .has_max_batch = 1};
-        memory_hint(hint, sizeof hint, &r->train, &hc);
+        memory_hint(hint, sizeof hint, &r->mem.train, &hc);
         char need[32], has[32];
         snprintf(r->oom, sizeof r->oom, "%s: needs %s a device, which has %s%s%s",
-                 r->max_batch == 0 ? "not even one sample per device fits" : "does not fit",
-                 fmt_gib(r->train.peak + r->train.context, need, sizeof need),
-                 fmt_gib(r->train.capacity, has, sizeof has), hint[0] ? "; " : "", hint);
+                 r->mem.max_batch == 0 ? "not even one sample per device fits" : "does not fit",
+                 fmt_gib(r->mem.train.peak + r->mem.train.context, need, sizeof need),
+                 fmt_gib(r->mem.train.capacity, has, sizeof has), hint[0] ? "; " : "", hint);
     }
     return 0;
 }
@@ -278,7 +250,7 @@ static point_view view_of(const compare_args *a, const sm_network *net, const pa
                     a->common.epochs,
                     r->has_ar,
                     {0, "none", "-"},
-                    r->max_batch,
+                    r->mem.max_batch,
                     model_sample_flops(net)};
     if (r->has_ar)
         v.allreduce = r->ar;
@@ -289,7 +261,7 @@ static point_view view_of(const compare_args *a, const sm_network *net, const pa
  * a price or an epoch (a sequence network given no --tokens), or where it does not fit. */
 static double cost_epoch(const compare_args *a, const part_row *r)
 {
-    if (!isfinite(r->price) || !a->common.dataset || r->train.fits == 0)
+    if (!isfinite(r->price) || !a->common.dataset || r->mem.train.fits == 0)
         return NAN;
     return r->price * (double)sm_layout_devices(&r->layout) *
            sm_epoch_time(&r->layout, r->t.t_step, a->common.dataset) / 3600;
@@ -430,8 +402,8 @@ static void write_json(const compare_args *a, const sm_network *net, const part_
         point_json_fields(&w, set, &v);
         if (r->has_ar)
             json_allreduce(&w, &r->ar);
-        json_memory(&w, "memory", &r->train);
-        json_memory(&w, "memory_infer", &r->infer);
+        json_memory(&w, "memory", &r->mem.train);
+        json_memory(&w, "memory_infer", &r->mem.infer);
         warnings_json(r->warn, &w);
         json_end(&w);
     }
@@ -461,7 +433,7 @@ static void write_table(const compare_args *a, const sm_network *net, const part
     text_table *t = table_new(n_cols, headers);
     time_unit unit = time_unit_of(0);
     for (int i = 0; i < n; i++)
-        if (rows[i].pred && !rows[i].why[0] && rows[i].train.fits != 0)
+        if (rows[i].pred && !rows[i].why[0] && rows[i].mem.train.fits != 0)
             time_unit_add(&unit, rows[i].t.t_step);
     for (int i = 0; i < n; i++) {
         const part_row *r = &rows[i];
@@ -481,14 +453,14 @@ static void write_table(const compare_args *a, const sm_network *net, const part
         fmt_seconds_in(r->t.t_step, &unit, c[3], sizeof c[3]);
         fmt_rate(rate, c[4], sizeof c[4]);
         fmt_rate(rate / (double)devices, c[5], sizeof c[5]);
-        fmt_memory(&r->train, c[6], sizeof c[6]);
-        if (r->train.fits < 0)
+        fmt_memory(&r->mem.train, c[6], sizeof c[6]);
+        if (r->mem.train.fits < 0)
             snprintf(c[7], sizeof c[7], "-");
         else
-            fmt_gib(r->train.capacity, c[7], sizeof c[7]);
+            fmt_gib(r->mem.train.capacity, c[7], sizeof c[7]);
         double mfu = point_value(&v, "mfu");
         snprintf(c[8], sizeof c[8], isfinite(mfu) ? "%.1f%%" : "-", mfu * 100);
-        if (r->train.fits == 0) /* it cannot run: no time as if it could */
+        if (r->mem.train.fits == 0) /* it cannot run: no time as if it could */
             for (int j = 3; j <= 8; j++)
                 if (j != 6 && j != 7)
                     snprintf(c[j], sizeof c[j], "-");

@@ -13,6 +13,7 @@
 #include "option_table.h"
 #include "predictor_choice.h"
 #include "predictor_options.h"
+#include "step_point.h"
 #include "warnings.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -55,7 +56,7 @@ typedef struct predict_args {
 } predict_args;
 
 #define AT(member) OPT_AT(predict_args, member)
-#define MAX_BATCH (INT64_C(1) << 32) /* --batch's limit, and --max-batch's */
+#define MAX_BATCH STEP_MAX_BATCH
 
 /* predict's own options; the shared ones are predictor_options.c's. */
 static const opt_desc step_opts[] = {
@@ -142,26 +143,10 @@ static int parse_args(int argc, char **argv, predict_args *a)
     return stdin_once("predict", what, given, 4);
 }
 
-/* One device's memory while training and at inference, and the largest batch when asked. */
-typedef struct predict_memory {
-    sm_memory train, infer;
-    int64_t max_batch; /* --max-batch: the largest per-device batch that fits; -1: not asked */
-} predict_memory;
-
-/* predict's one point, as curve's are: efficiency 1, no turning point. */
-static sm_curve_point point_of(const sm_layout *l, const sm_prediction *t,
-                               const predict_memory *mem)
-{
-    sm_curve_point pt = {*l,        sm_layout_global_batch(l), *t, sm_images_per_s(l, t->t_step), 0,
-                         mem->train};
-    pt.efficiency = pt.images_per_s / pt.images_per_s; /* as curve's first point */
-    return pt;
-}
-
-/* The point as the column table reads it (pt: point_of's, kept by the caller). */
+/* The point as the column table reads it (pt: step_curve_point's, kept by the caller). */
 static point_view view_of(const predict_args *a, const sm_network *net, const sm_predictor *p,
                           const sm_curve_point *pt, const sm_allreduce_estimate *ar,
-                          const predict_memory *mem)
+                          const step_memory *mem)
 {
     point_view v = {a->model,
                     net,
@@ -182,7 +167,7 @@ static point_view view_of(const predict_args *a, const sm_network *net, const sm
 
 static void print_json(const predict_args *a, const sm_network *net, const sm_predictor *p,
                        const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
-                       const double *blocks, warnings *warn, const predict_memory *mem)
+                       const double *blocks, warnings *warn, const step_memory *mem)
 {
     json_writer w;
     json_init(&w, stdout);
@@ -209,7 +194,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     if (a->common.tokens)
         json_field_int(&w, "tokens", a->common.tokens);
     /* the values of the column table, in predict's order of keys */
-    sm_curve_point pt = point_of(l, t, mem);
+    sm_curve_point pt = step_curve_point(l, t, mem);
     point_view v = view_of(a, net, p, &pt, ar, mem);
     const char *times[] = {"t_infer", "t_fwd", "t_bwd", "t_grad", "t_step", "t_epoch"};
     for (int i = 0; i < 6; i++)
@@ -250,9 +235,9 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
 
 static void print_csv(const predict_args *a, const sm_network *net, const sm_predictor *p,
                       const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
-                      const predict_memory *mem)
+                      const step_memory *mem)
 {
-    sm_curve_point pt = point_of(l, t, mem);
+    sm_curve_point pt = step_curve_point(l, t, mem);
     point_view v = view_of(a, net, p, &pt, ar, mem);
     unsigned set = point_column_set(&v);
     point_csv_header(stdout, set);
@@ -275,7 +260,7 @@ static void fit_hint(char *buf, size_t len, const predict_args *a, const sm_netw
 
 /* The memory rows of the table: what one device holds, against its capacity. */
 static void memory_rows(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                        const sm_layout *l, text_table *tab, const predict_memory *mem)
+                        const sm_layout *l, text_table *tab, const step_memory *mem)
 {
     const sm_memory *m = &mem->train;
     char v[32], meaning[400], has[32], state[64]; /* table_add copies the cells */
@@ -329,7 +314,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
     } else {
         snprintf(v, sizeof v, "%lld", (long long)mem->max_batch);
         /* nothing fits: what the planner can still change, from what is most of one sample's
-         * memory (memory_of has the layout at batch 1 then; a fixed list sent an 8B model's
+         * memory (step_predict has the layout at batch 1 then; a fixed list sent an 8B model's
          * 120 GiB of states after --checkpoint full) */
         char hint[sizeof meaning - 64] = ""; /* room for the words before it */
         if (mem->max_batch == 0)
@@ -344,7 +329,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
 
 static void print_table(const predict_args *a, const sm_network *net, const sm_predictor *p,
                         const sm_layout *l, const sm_prediction *t, const sm_allreduce_estimate *ar,
-                        const double *blocks, const predict_memory *mem)
+                        const double *blocks, const step_memory *mem)
 {
     char shape[96], buf[64], micro[64] = "";
     int k = sm_layout_accumulate(l);
@@ -359,7 +344,7 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     const char *headers[] = {"quantity", "value", "meaning"};
     text_table *tab = table_new(3, headers);
     /* the values are the column table's, as the CSV and curve have them */
-    sm_curve_point pt = point_of(l, t, mem);
+    sm_curve_point pt = step_curve_point(l, t, mem);
     point_view v = view_of(a, net, p, &pt, ar, mem);
     const struct {
         const char *name, *meaning;
@@ -477,33 +462,6 @@ static void print_table(const predict_args *a, const sm_network *net, const sm_p
     table_free(tab);
 }
 
-/* Memory at the layout's batch; with --max-batch, the largest batch that fits first, which
- * becomes the layout's (batch 1 where not even that fits, to show what it needs). */
-static int memory_of(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                     sm_layout *l, predict_memory *mem, sm_status *st)
-{
-    mem->max_batch = -1;
-    if (a->max_batch) {
-        sm_memory_config c;
-        sm_predictor_memory_config(p, &c);
-        int rc = sm_network_max_batch(net, sm_layout_devices(l), 1, &c, &mem->max_batch, st);
-        if (rc && rc != SM_MAX_BATCH_UNBOUNDED)
-            return -1;
-        /* every batch the search tried fits, or a largest batch past --batch's limit: not one
-         * predict can name (a tiny network on a large memory) */
-        if (rc == SM_MAX_BATCH_UNBOUNDED || mem->max_batch > MAX_BATCH)
-            return sm_fail(st,
-                           "--max-batch: every per-device batch up to %lld, --batch's limit, "
-                           "fits in the device's %.1f GiB; give --batch",
-                           (long long)MAX_BATCH, c.capacity_bytes / 1073741824.0);
-        l->batch = mem->max_batch ? mem->max_batch : 1;
-    }
-    return sm_predict_memory(p, net, l, 1, &mem->train, st) ||
-                   sm_predict_memory(p, net, l, 0, &mem->infer, st)
-               ? -1
-               : 0;
-}
-
 /* A prediction the model's sizes make impossible (counts past 64 bits) names the model. */
 static int model_error(const predict_args *a, const char *msg)
 {
@@ -515,7 +473,7 @@ static int model_error(const predict_args *a, const char *msg)
  * fit the device and inference does, the inference pass alone (predict's table shows t_infer
  * alone there too); where neither fits, what does not fit and what shrinks it instead. */
 static int per_layer(const predict_args *a, const sm_network *net, const sm_predictor *p,
-                     const sm_layout *l, const sm_prediction *t, const predict_memory *mem,
+                     const sm_layout *l, const sm_prediction *t, const step_memory *mem,
                      warnings *warn)
 {
     const sm_memory *m = &mem->train;
@@ -542,16 +500,10 @@ static int per_layer(const predict_args *a, const sm_network *net, const sm_pred
 static int run(const predict_args *a, const sm_network *net, const sm_predictor *p)
 {
     sm_status st;
-    int per_node = sm_predictor_devices_per_node(p);
-    sm_layout l = {a->batch, (int)a->nodes,
-                   a->common.gpus_per_node ? (int)a->common.gpus_per_node
-                   : per_node              ? per_node
-                                           : 1,
-                   (int)a->common.accumulate};
-    predict_memory mem;
+    sm_layout l;
+    step_memory mem;
     sm_prediction t;
-    if (memory_of(a, net, p, &l, &mem, &st) || sm_predict(p, net, &l, &t, &st) ||
-        sm_check_totals(NULL, &l, &t, a->common.dataset, a->common.epochs, &st))
+    if (step_predict(&a->common, a->batch, a->nodes, a->max_batch, net, p, &l, &mem, &t, &st))
         return model_error(a, st.msg);
     /* said as curve says them: predict is its one-row case */
     warnings *warn = warnings_new();
