@@ -174,6 +174,13 @@ static int split_parts(const char *list, char *buf, char **names, char ***shippe
         names[n++] = m;
         int last = !*end;
         *end = '\0';
+        if (!strcmp(m, "all")) {
+            fprintf(stderr,
+                    "scalemeter compare: --device '%s': all is every shipped description, a "
+                    "list of its own\n",
+                    list);
+            return -1;
+        }
         for (int k = 0; k < n - 1; k++)
             if (!strcmp(names[k], m)) {
                 fprintf(stderr,

@@ -120,6 +120,7 @@ for args, says in (
         (["--device", "a10,nosuch", "--batch", "8"], "--device nosuch: unknown device 'nosuch'"),
         (["--device", "a10,,l4", "--batch", "8"], "an empty name in the list"),
         (["--device", "a10,a10", "--batch", "8"], "a10 is given twice"),
+        (["--device", "all,h100", "--batch", "8"], "all is every shipped description"),
         (["--batch", "8"], "which parts? --device LIST"),
         (["--device", "a10", "--coeffs", "default", "--batch", "8"], "--coeffs is one machine's"),
         (["--device", "a10"], "give --batch B"),
