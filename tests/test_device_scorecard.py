@@ -48,6 +48,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the total", "4 published figures of 2 parts: 2 within 10%, 2 within 7% (median 1.000, "
           "0.800 to 1.250); 1 of 2 parts' medians in 0.93-1.07, not `t4`." in doc, True)
     check("the CSV's rows", len(open(data).read().splitlines()) if os.path.exists(data) else 0, 5)
+    # one configuration on three systems of one container: the spread of what they published
+    # (110 / 100) and the model's ratios over them (100 / 110 to 100 / 100); one run of
+    # another container is a configuration of its own
+    validation_rows._rows.clear()
+    for system, pub in (("A", 100), ("B", 105), ("C", 110), ("D", 90)):
+        ngc = "24.03" if system != "D" else "22.10"
+        validation_rows.record(f"Lambda: {system}, NGC {ngc}", "h100", "resnet50", "fp16", 1, 256,
+                               pub, 100, "img/s")
+    validation_rows.write(rows)
+    done = subprocess.run([sys.executable, "tools/device_scorecard.py", "--bin", binary, "--rows",
+                           rows, "--out", out, "--csv", data], capture_output=True, text=True)
+    doc = open(out).read() if done.returncode == 0 else ""
+    spread = doc[doc.find("## How far"):doc.find("## The")]
+    check("the spread's row", "| Lambda, NGC 24.03 | `h100` | resnet50 | fp16 | 1 | 3 | 1.100 | "
+          "0.909-1.000 |" in spread, True)
+    check("one run is no spread", "NGC 22.10" in spread, False)
     # a part no description ships is refused
     validation_rows._rows.clear()
     validation_rows.record("Test", "no-such-gpu", "resnet50", "fp16", 1, 8, 1, 1, "img/s")

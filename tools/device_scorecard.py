@@ -90,6 +90,39 @@ def family_table(rows, parts):
     return "\n".join(lines) + "\n"
 
 
+def configuration(row):
+    """A row's configuration without the system that ran it: Lambda's runs of one container
+    (its NGC version) or one MLPerf round on several vendors' systems are one configuration;
+    every other source names each run once."""
+    s = row["source"]
+    if s.startswith("Lambda") and "NGC" in s:
+        source = s.split(":")[0] + ", " + s.rsplit(",", 1)[1].strip()
+    elif s.startswith("MLPerf"):
+        source = s.split(":")[0]
+    else:
+        source = s
+    return (source, row["part"], row["network"], row["precision"], row["gpus"], row["batch"],
+            row["unit"])
+
+
+def spread_table(rows, least=3):
+    """The configurations several systems published (least or more): how far their figures lie
+    apart, and the model's ratios over them."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(configuration(r), []).append(r)
+    lines = ["| source | part | network | precision | GPUs | systems | highest / lowest published "
+             "| ratios |", "|---|---|---|---|---:|---:|---:|---|"]
+    for k, g in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if len(g) < least:
+            continue
+        pub = [r["published"] for r in g]
+        ratio = sorted(r["ratio"] for r in g)
+        lines.append(f"| {k[0]} | `{k[1]}` | {k[2]} | {k[3]} | {k[4]} | {len(g)} | "
+                     f"{max(pub) / min(pub):.3f} | {ratio[0]:.3f}-{ratio[-1]:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
 def worst_table(rows):
     lines = ["| part | source | network | precision | GPUs | batch | published | predicted | "
              "unit | predicted / published speed |",
@@ -128,6 +161,13 @@ within 10% (goal 7%), no part whose median lies outside 0.93-1.07.
 ## Per part and source
 
 {families}
+## How far one configuration's published figures lie apart
+
+The same part, code, network and batch on several systems of one source (Lambda's runs of one
+container, one MLPerf round's submitters): the spread of their published figures bounds how
+close any prediction of the part can come to all of them.
+
+{spread}
 ## The {worst} figures furthest off
 
 {worst_table}
@@ -172,7 +212,8 @@ def main():
     doc = DOC.format(total=total, parts=part_table(rows, shipped),
                      missing=("\nNo published figure here of " +
                               ", ".join(f"`{p}`" for p in missing) + ".\n") if missing else "",
-                     families=family_table(rows, shipped), worst=WORST,
+                     families=family_table(rows, shipped), spread=spread_table(rows),
+                     worst=WORST,
                      worst_table=worst_table(rows))
     with open(a.out, "w") as f:
         f.write(doc)
