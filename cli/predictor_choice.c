@@ -27,6 +27,8 @@ const char *predictor_choice_problem(const predictor_choice *c)
                "as it ran";
     if (c->attention && strcmp(c->attention, "eager") && strcmp(c->attention, "fused"))
         return "--attention: expected eager or fused";
+    if (c->compile && c->coeffs)
+        return "--compile applies to --device alone: a calibration measured the code as it ran";
     if (c->dispatch && c->coeffs)
         return "--dispatch applies to --device alone: a calibration measured the host and the "
                "GPU together";
@@ -58,7 +60,7 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
 {
     sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap,   c->framework,
                              c->collective, c->algorithms, c->protocols, c->shard,
-                             c->checkpoint, c->attention,  c->dispatch};
+                             c->checkpoint, c->attention,  c->dispatch,  c->compile};
     *out = NULL;
     output_reads("configs/calibrations", c->coeffs); /* files -o may not replace */
     output_reads("configs/devices", c->device);

@@ -19,6 +19,7 @@ typedef struct predictor_choice {
     const char *shard, *checkpoint; /* --shard, --checkpoint (--device alone) */
     const char *attention;          /* --attention eager|fused (--device alone) */
     const char *dispatch;           /* --dispatch queued|added (--device alone) */
+    int compile;                    /* --compile (--device alone) */
 } predictor_choice;
 
 /* Why the options do not go together (a usage error's text), or NULL. */

@@ -59,6 +59,11 @@ static const opt_desc predictor_opts[] = {
      "(FlashAttention, PyTorch's scaled_dot_product_attention: no score\n"
      "matrices kept or moved); default: the framework's fused_attention,\n"
      "else each as the network's code runs it (impl=sdpa fused)"},
+    {"compile", 0, NULL, opt_flag, 0, CHOICE(compile),
+     "(--device alone) the model compiled (torch.compile): each chain of\n"
+     "element-wise work one kernel, eager attention's scaling and mask\n"
+     "inside its softmax (the framework's fuse_pointwise; docs/scaling.md);\n"
+     "the times only: the memory stays eager's"},
     {"dispatch", 0, "D", opt_string, 0, CHOICE(dispatch),
      "(--device alone) queued: the host issues each layer's kernels\n"
      "while the GPU runs those before (a queue per pass); added: the\n"

@@ -95,6 +95,9 @@ sm_add_python_test(cli_memory test_memory_cli.py ${SCALEMETER_BIN})
 # compare: each part's row is predict's for it, a part that cannot run the options says why,
 # `all` is every description, the list's slips are usage errors
 sm_add_python_test(cli_compare test_compare_cli.py ${SCALEMETER_BIN})
+# --compile (fuse_pointwise): a composite GELU and GPT-2's eager attention priced by hand on a
+# toy part whose layer times are their bytes over 1e12
+sm_add_python_test(cli_compile test_compile_cli.py ${SCALEMETER_BIN})
 # A network of 10^6 layers under the fusing frameworks: it finishes, and its chain of ReLUs fuses.
 sm_add_python_test(cli_deep_network test_deep_network_cli.py ${SCALEMETER_BIN})
 # One [block] of 10^6 layers written inline: it loads (its keys overflowed the stack) and counts.

@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 shared="batch coeffs device precision nodes gpus-per-node image seq dataset tokens epochs
     format overlap bucket-mib collective algorithm protocol framework optimizer shard
-    checkpoint attention dispatch accumulate output help"
+    checkpoint attention compile dispatch accumulate output help"
 check() { # CMD OPTIONS...: the help lists exactly these, and each is parsed as an option
     cmd=$1
     shift

@@ -47,6 +47,8 @@ typedef struct sm_device_options {
     const char *dispatch;   /* "queued" (the host issues kernels while the GPU runs those before:
                                a queue per pass) or "added" (the dispatch adds to each layer's
                                device time); NULL: the framework's host_runs_ahead */
+    int compile;            /* 1: the model compiled (torch.compile): the framework's
+                               fuse_pointwise on; 0: the framework's own */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else

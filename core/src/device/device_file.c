@@ -185,6 +185,9 @@ static const field fields[] = {
      "CPU), which no host runs ahead of: host_runs_ahead and --dispatch queued are refused"},
     {"framework", "fuse_epilogues", F_INT, AT(fuse_epilogues), 1, 0, 1, 1, 0,
      "1: batch norms and activations run inside their neighbours' kernels"},
+    {"framework", "fuse_pointwise", F_INT, AT(fuse_pointwise), 1, 0, 1, 1, 0,
+     "1: a compiler (torch.compile) fuses element-wise work: an element-wise layer moves its "
+     "input and output once, eager attention's passes over the scores ride in its softmax's"},
     {"framework", "channels_last", F_INT, AT(channels_last), 1, 0, 1, 1, 0,
      "1: activations stored channels-last (NHWC); 0: NCHW, transposed around each "
      "convolution at fp16 and bf16"},
@@ -746,6 +749,7 @@ static void framework_defaults(sm_device *dev)
     dev->kernel_device = 0;
     dev->fuse_epilogues = 0;
     dev->fuse_bn_relu = 0;
+    dev->fuse_pointwise = 0;
     dev->host_runs_ahead = 0;
     dev->dispatch_on_device = 0;
     dev->channels_last = 0;

@@ -50,6 +50,11 @@ typedef struct sm_device {
     double kernel_device;
     int fuse_epilogues; /* 1: norms and activations run inside their producer's kernel */
     int fuse_bn_relu;   /* 1: activations and additions after a norm run inside its kernel */
+    /* 1: a compiler fuses each chain of element-wise work into one kernel (torch.compile's
+     * inductor): an element-wise layer reads its input and writes its output once, its casts
+     * and temporaries in registers, and an eager attention's passes over the scores ride in its
+     * softmax's one read and write */
+    int fuse_pointwise;
     /* 1: the host issues each layer's kernels while the GPU runs those issued before, a queue
      * per pass (a layer's kernels start once issued and once the GPU is free); 0: the
      * dispatch adds to each layer's device time */

@@ -267,7 +267,9 @@ static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t bat
     double per_clock = v->rownorm_elements[backward != 0], per_second = sm_clocks_per_second(v);
     if (half && v->rownorm_half_elements[backward != 0] > 0)
         per_clock = v->rownorm_half_elements[backward != 0];
-    if (l->m.norm_rows <= 0 || !(per_second > 0) || (!(per_row > 0) && !(per_clock > 0)))
+    /* a compiler's norm kernels (inductor's persistent reductions) stream at the DRAM's rate */
+    if (l->m.norm_rows <= 0 || !(per_second > 0) || (!(per_row > 0) && !(per_clock > 0)) ||
+        v->fuse_pointwise)
         return 0;
     double clocks = (double)batch * (double)l->m.norm_rows * per_row +
                     (per_clock > 0 ? (double)batch * (double)l->m.input_elems / per_clock : 0);
@@ -280,6 +282,8 @@ static double rownorm_seconds(const sm_device *v, const sm_layer *l, int64_t bat
  * whatever the elements' bytes; 0 without the rate, or on a part without SMs and a clock. */
 static double loop_seconds(const sm_device *v, double elements)
 {
+    if (v->fuse_pointwise) /* a compiler's kernels vectorize broadcasts and strided copies */
+        return 0;
     double per_second = sm_clocks_per_second(v);
     return v->broadcast_rate > 0 && per_second > 0 ? elements / (v->broadcast_rate * per_second)
                                                    : 0;
@@ -325,12 +329,18 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     double serial = (double)m->serial_bytes * half;
     /* a layer computing in fp32 moves its casts and fp32 temporaries at 16 bits too: kernels
      * of their own, beside no arithmetic */
-    double upcast = half < 1 ? (double)m->upcast_bytes : 0;
+    double upcast = half < 1 && !v->fuse_pointwise ? (double)m->upcast_bytes : 0;
     sm_layer_work w = {.matmul_flops = share * flops + redo,
                        .vector_flops = (1 - share) * flops,
                        .bytes = (double)m->bytes * half - scores - serial,
                        .serial_bytes = serial + upcast,
                        .sm_stream = batchnorm_sm_stream(v, l, p, train)};
+    /* a compiler fuses an element-wise layer's kernels into one that reads its input and
+     * writes its output once (GPT-2's composite GELU: 8 kernels of 72 bytes an fp32 element
+     * eager, 8 bytes compiled) */
+    if (v->fuse_pointwise && has_trait(l, SM_TRAIT_ACTIVATION | SM_TRAIT_RESIDUAL))
+        w.bytes = fmin(w.bytes,
+                       4.0 * (double)batch * (double)(l->m.input_elems + l->m.output_elems) * half);
     /* one read or one write of every score */
     double once = scores / sm_scores_touches(&l->m);
     if (!fused) {
@@ -379,10 +389,15 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
          * SMs' pace where it is slower than the DRAM's */
         int passes = backward ? l->m.scores_passes_bwd : l->m.scores_passes_fwd;
         int broadcast = backward ? 0 : (int)l->m.scores_broadcast_passes;
+        /* compiled, the scaling, the mask and the casts ride in the softmax's one read and
+         * write of the scores (inductor fuses them into its kernel) */
+        if (v->fuse_pointwise)
+            passes = broadcast = 0;
         w.serial_bytes += 2 * (passes - broadcast) * once;
         w.serial_bytes += broadcast * loop_pass_bytes(v, once, 4 * half);
         /* once is 2 bytes a score at 16-bit activations */
-        w.serial_bytes += softmax_upcast_per_score(v, l, p, backward) * once / 2;
+        if (!v->fuse_pointwise)
+            w.serial_bytes += softmax_upcast_per_score(v, l, p, backward) * once / 2;
         /* the dropout eager attention runs on its probabilities (scores_mask_elems), of a
          * layer that has scores */
         if (train && l->m.scores_bytes > 0)

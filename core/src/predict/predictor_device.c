@@ -645,7 +645,7 @@ static void describe(const device_predictor *d, const char *layout, char *buf, s
     else
         snprintf(bucketing, sizeof bucketing, " in %g MiB buckets%s", d->bucket_bytes / 1048576.0,
                  d->overlap ? " overlapped with the backward pass" : "");
-    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s%s%s, %s %s%s%s",
+    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s%s%s%s, %s %s%s%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
              sm_precision_names[d->precision], layout, dispatch_name(&d->dev),
              dispatch_note(&d->dev, note, sizeof note),
@@ -653,6 +653,7 @@ static void describe(const device_predictor *d, const char *layout, char *buf, s
              d->dev.fused_attention == SM_ATTENTION_FUSED   ? ", fused attention"
              : d->dev.fused_attention == SM_ATTENTION_EAGER ? ", eager attention"
                                                             : "",
+             d->dev.fuse_pointwise ? ", compiled (element-wise work fused)" : "",
              d->collective == SM_COLLECTIVE_NCCL ? "NCCL's choice of" : "ring",
              d->shard == SM_SHARD_FULL ? "gathers and reduce-scatters" : "all-reduce",
              sm_device_restriction(&d->dev, d->collective, restriction, sizeof restriction),
@@ -729,6 +730,8 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         }
         d->dev.fused_attention = fused ? SM_ATTENTION_FUSED : SM_ATTENTION_EAGER;
     }
+    if (opt->compile)
+        d->dev.fuse_pointwise = 1;
     if (opt->dispatch) {
         int queued = !strcmp(opt->dispatch, "queued");
         if (!queued && strcmp(opt->dispatch, "added")) {
