@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 
 #include "commands.h"
-#include "memory_hint.h"
 #include "option_table.h"
 #include "option_values.h"
 #include "output.h"
@@ -20,7 +19,6 @@
 #include "scalemeter/device.h"
 #include "scalemeter/memory.h"
 
-#define MAX_BATCH STEP_MAX_BATCH
 #define MAX_PARTS 256
 
 static void footer(void)
@@ -52,7 +50,7 @@ typedef struct compare_args {
 #define AT(member) OPT_AT(compare_args, member)
 
 static const opt_desc step_opts[] = {
-    {"batch", 0, "B", opt_int, MAX_BATCH, AT(batch),
+    {"batch", 0, "B", opt_int, STEP_MAX_BATCH, AT(batch),
      "per-device batch (with --accumulate: of one micro-batch)"},
     {"max-batch", 0, NULL, opt_flag, 0, AT(max_batch),
      "instead of --batch: on each part the largest per-device batch\n"
@@ -196,6 +194,10 @@ static int split_parts(const char *list, char *buf, char **names, char ***shippe
     return n;
 }
 
+/* Whether the part has a step to show: its predictor opened and nothing stopped it (a part
+ * whose step does not fit has one, without times). */
+static int has_step(const part_row *r) { return r->pred && !r->why[0]; }
+
 /* The part's step with the options, as predict computes it; 0, or -1 with why filled (the
  * part cannot run them: no such precision, a batch past its memory's search). */
 static int predict_part(const compare_args *a, const sm_network *net, part_row *r)
@@ -229,13 +231,7 @@ static int predict_part(const compare_args *a, const sm_network *net, part_row *
     }
     if (r->mem.train.fits == 0) { /* no times, as predict shows none: what would make it fit */
         char hint[300];
-        memory_hint_context hc = {.choice = &choice,
-                                  .pred = r->pred,
-                                  .net = net,
-                                  .devices = sm_layout_devices(&r->layout),
-                                  .batch = r->layout.batch,
-                                  .has_max_batch = 1};
-        memory_hint(hint, sizeof hint, &r->mem.train, &hc);
+        step_fit_hint(hint, sizeof hint, &choice, net, r->pred, &r->layout, &r->mem.train);
         char need[32], has[32];
         snprintf(r->oom, sizeof r->oom, "%s: needs %s a device, which has %s%s%s",
                  r->mem.max_batch == 0 ? "not even one sample per device fits" : "does not fit",
@@ -317,7 +313,7 @@ static unsigned column_set(const compare_args *a, const sm_network *net, const p
 {
     unsigned set = 0;
     for (int i = 0; i < n; i++)
-        if (rows[i].pred && !rows[i].why[0]) {
+        if (has_step(&rows[i])) {
             point_view v = view_of(a, net, &rows[i]);
             set |= point_column_set(&v);
         }
@@ -334,7 +330,7 @@ static void write_csv(const compare_args *a, const sm_network *net, const part_r
               stdout);
     point_csv_header(stdout, set);
     for (int i = 0; i < n; i++) {
-        if (!rows[i].pred || rows[i].why[0])
+        if (!has_step(&rows[i]))
             continue;
         point_view v = view_of(a, net, &rows[i]);
         csv_field(stdout, rows[i].device);
@@ -391,7 +387,7 @@ static void write_json(const compare_args *a, const sm_network *net, const part_
         json_field_string(&w, "device", r->device);
         if (r->info.description[0])
             json_field_string(&w, "description", r->info.description);
-        if (!r->pred || r->why[0]) {
+        if (!has_step(r)) {
             json_field_string(&w, "error", r->why);
             json_end(&w);
             continue;
@@ -440,12 +436,12 @@ static void write_table(const compare_args *a, const sm_network *net, const part
     text_table *t = table_new(n_cols, headers);
     time_unit unit = time_unit_of(0);
     for (int i = 0; i < n; i++)
-        if (rows[i].pred && !rows[i].why[0] && rows[i].mem.train.fits != 0)
+        if (has_step(&rows[i]) && rows[i].mem.train.fits != 0)
             time_unit_add(&unit, rows[i].t.t_step);
     for (int i = 0; i < n; i++) {
         const part_row *r = &rows[i];
         char c[11][48];
-        if (!r->pred || r->why[0]) {
+        if (!has_step(r)) {
             const char *cells[] = {r->device, "-", "-", "-", "-", "-",
                                    "-",       "-", "-", "-", "-", "-"};
             table_add(t, cells);
@@ -564,7 +560,7 @@ int cmd_compare(int argc, char **argv)
              * device): said once, from the part of most devices */
             int most = -1;
             for (int i = 0; i < n; i++)
-                if (rows[i].pred && !rows[i].why[0] && rows[i].warn &&
+                if (has_step(&rows[i]) && rows[i].warn &&
                     (most < 0 ||
                      sm_layout_devices(&rows[i].layout) > sm_layout_devices(&rows[most].layout)))
                     most = i;

@@ -244,20 +244,6 @@ static void print_csv(const predict_args *a, const sm_network *net, const sm_pre
     point_csv_row(stdout, set, &v);
 }
 
-/* What shrinks training's memory m where it does not fit, into buf (cli/memory_hint.c): the
- * empty string where it fits. */
-static void fit_hint(char *buf, size_t len, const predict_args *a, const sm_network *net,
-                     const sm_predictor *p, const sm_layout *l, const sm_memory *m)
-{
-    memory_hint_context hc = {.choice = &a->common.choice,
-                              .pred = p,
-                              .net = net,
-                              .devices = sm_layout_devices(l),
-                              .batch = l->batch,
-                              .has_max_batch = 1};
-    memory_hint(buf, len, m, &hc);
-}
-
 /* The memory rows of the table: what one device holds, against its capacity. */
 static void memory_rows(const predict_args *a, const sm_network *net, const sm_predictor *p,
                         const sm_layout *l, text_table *tab, const step_memory *mem)
@@ -307,7 +293,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
     table_add(tab, row);
     if (mem->max_batch < 0) {
         char hint[sizeof meaning];
-        fit_hint(hint, sizeof hint, a, net, p, l, m);
+        step_fit_hint(hint, sizeof hint, &a->common.choice, net, p, l, m);
         const char *hrow[] = {"to fit", "-", hint};
         if (hint[0])
             table_add(tab, hrow);
@@ -318,7 +304,7 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
          * 120 GiB of states after --checkpoint full) */
         char hint[sizeof meaning - 64] = ""; /* room for the words before it */
         if (mem->max_batch == 0)
-            fit_hint(hint, sizeof hint, a, net, p, l, m);
+            step_fit_hint(hint, sizeof hint, &a->common.choice, net, p, l, m);
         snprintf(meaning, sizeof meaning, "not even one sample per device fits%s%s",
                  hint[0] ? ": " : "", hint);
         const char *mb[] = {"max_batch", v,
@@ -480,7 +466,7 @@ static int per_layer(const predict_args *a, const sm_network *net, const sm_pred
     int infer_only = m->fits == 0 && mem->infer.fits != 0;
     if (m->fits == 0 && !infer_only) {
         char need[32], has[32], hint[512];
-        fit_hint(hint, sizeof hint, a, net, p, l, m);
+        step_fit_hint(hint, sizeof hint, &a->common.choice, net, p, l, m);
         fprintf(stderr,
                 "scalemeter predict: %s: training at batch %lld needs %s a device and does not fit "
                 "in %s, so it has no layer times%s%s\n",

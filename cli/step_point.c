@@ -1,6 +1,7 @@
 /* One step's prediction as predict and compare make it (step_point.h). */
 #include "step_point.h"
 
+#include "memory_hint.h"
 #include "scalemeter/device.h"
 
 /* Memory at the layout's batch; with max_batch, the largest batch that fits first, which
@@ -44,6 +45,18 @@ int step_predict(const predictor_options *o, int64_t batch, int64_t nodes, int m
                    sm_check_totals(NULL, l, t, o->dataset, o->epochs, st)
                ? -1
                : 0;
+}
+
+void step_fit_hint(char *buf, size_t len, const predictor_choice *c, const sm_network *net,
+                   const sm_predictor *p, const sm_layout *l, const sm_memory *m)
+{
+    memory_hint_context hc = {.choice = c,
+                              .pred = p,
+                              .net = net,
+                              .devices = sm_layout_devices(l),
+                              .batch = l->batch,
+                              .has_max_batch = 1};
+    memory_hint(buf, len, m, &hc);
 }
 
 sm_curve_point step_curve_point(const sm_layout *l, const sm_prediction *t, const step_memory *mem)

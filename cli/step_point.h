@@ -28,6 +28,11 @@ int step_predict(const predictor_options *o, int64_t batch, int64_t nodes, int m
                  const sm_network *net, const sm_predictor *p, sm_layout *l, step_memory *mem,
                  sm_prediction *t, sm_status *st);
 
+/* What shrinks training's memory m at the step's layout l where it does not fit, into buf
+ * (cli/memory_hint.c, with --max-batch among the remedies): the empty string where it fits. */
+void step_fit_hint(char *buf, size_t len, const predictor_choice *c, const sm_network *net,
+                   const sm_predictor *p, const sm_layout *l, const sm_memory *m);
+
 /* The step as a curve's point is: efficiency 1, no turning point. */
 sm_curve_point step_curve_point(const sm_layout *l, const sm_prediction *t, const step_memory *mem);
 

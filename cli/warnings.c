@@ -118,7 +118,6 @@ static int add_model(entry *e, const char *model)
     return 0;
 }
 
-/* Each "; "-separated warning of text (the library's joint) into its entry. */
 /* The layout's batch, node count and devices a node into e's subject. */
 static int add_layout(entry *e, const sm_layout *l)
 {
@@ -126,6 +125,7 @@ static int add_layout(entry *e, const sm_layout *l)
            set_add(&e->gpus, l->gpus_per_node);
 }
 
+/* Each "; "-separated warning of text (the library's joint) into its entry. */
 static int add_each(warnings *w, char *text, int of_network, const char *model, const sm_layout *l)
 {
     for (char *t = text, *next; t; t = next) {

@@ -186,12 +186,13 @@ def compiled_section(binary, rows):
         lines.append(f"| `{r['part']}` | {NAMES[r['model']]} | {r['batch']} x {r['seq']} | "
                      f"{e['fw']:.1f} | {pub:.1f} | {e['fw'] / pub:.2f} | {e['pf']:.1f} | "
                      f"{pred:.1f} | {e['pf'] / pred:.2f} | {pct(pred / pub - 1)} |")
-    summary = (f"{len(errors)} runs: mean abs diff {100 * statistics.mean(abs(x) for x in errors):.1f}%, "
-               f"{sum(abs(x) <= 0.10 for x in errors)} within 10%; speed-up over eager published "
-               f"{min(u for u, _ in ups):.2f}-{max(u for u, _ in ups):.2f}, predicted "
-               f"{min(p for _, p in ups):.2f}-{max(p for _, p in ups):.2f} (the ratio of the two "
-               f"{min(p / u for u, p in ups):.2f}-{max(p / u for u, p in ups):.2f})")
-    return "\n".join(lines) + "\n", summary
+    mean = 100 * statistics.mean(abs(x) for x in errors)
+    said = (f"{len(errors)} runs: mean abs diff {mean:.1f}%, "
+            f"{sum(abs(x) <= 0.10 for x in errors)} within 10%; speed-up over eager published "
+            f"{min(u for u, _ in ups):.2f}-{max(u for u, _ in ups):.2f}, predicted "
+            f"{min(p for _, p in ups):.2f}-{max(p for _, p in ups):.2f} (the ratio of the two "
+            f"{min(p / u for u, p in ups):.2f}-{max(p / u for u, p in ups):.2f})")
+    return "\n".join(lines) + "\n", said
 
 
 # NeuSight's own predictions of the runs and those of the predictors it compared itself with
