@@ -65,3 +65,6 @@ endforeach()
 # from transformers 4.38.1's GPT-2 and OPT), and docs/accuracy-neusight.md's prose against its
 # tables
 sm_add_python_test(tool_neusight_validation test_neusight_validation.py ${SCALEMETER_BIN})
+# tools/neusight_ops.py: NeuSight's per-op timings of one layer by class, against its label CSV
+# by hand; docs/ops-neusight.md's cells and the README's figures against the rows.
+sm_add_python_test(tool_neusight_ops test_neusight_ops.py ${SCALEMETER_BIN})

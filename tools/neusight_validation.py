@@ -467,7 +467,8 @@ large's inference at batch 8 (fp32, 8192 tokens):
 (read from scripts/asplos/label/<GPU>/gpt2_large-inf-1024-8.csv: each op's FLOPs or bytes by
 hand from its input shapes over its fw_latency). The ops of one layer summed, times the
 layers, with the embeddings and the head, come to 0.92 (T4) to about 1.2 (A100 PCIe 40 GB) of the
-end-to-end figures: timed alone, each op is near what it costs in the pass.
+end-to-end figures: timed alone, each op is near what it costs in the pass. The first layer of
+every run, op class by op class beside the model's prices, is in [ops-neusight.md](ops-neusight.md).
 
 - **The fp32 clock on the 250 W A100 PCIe.** The model takes the clock under CUDA-core (FP32)
   work as the one it holds under dense tensor work (docs/devices.md: 1036 MHz at 250 W, 0.73 of

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""tools/neusight_ops.py, which docs/ops-neusight.md comes from: which class each traced node of
+NeuSight's per-op profiles falls in, the committed sums against NeuSight's own label CSV read
+by hand, and the document and the README against the rows.
+
+By hand from scripts/asplos/label/NVIDIA_L4/bert_large-inf-512-16.csv (trsharm25/NeuSight at
+db1fdc9), the first layer's fw_latency in ms: the projections query 1.4411712408065795, key
+1.4456768035888672, value 1.4409728050231934 and attention.output.dense 1.4149631977081298, sum
+5.742784; the residual additions add_9 0.42719... and add_10 0.43294..., sum 0.86013; the GELU
+1.14339.
+
+With the binary, the tool is run into a temporary folder: each table cell of the document is
+the median of its rows' ratios in the CSV, and the README's figures are the document's.
+
+Usage: test_neusight_ops.py [SCALEMETER]   (run from the source root)
+"""
+import csv
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, "tools")
+import neusight_ops as tool  # noqa: E402
+
+failures = []
+
+
+def check(what, got, want):
+    if got != want:
+        failures.append(f"{what}: {got!r}, want {want!r}")
+
+
+def near(what, got, want, tol=5e-4):
+    if abs(got - want) > tol:
+        failures.append(f"{what}: {got!r}, want {want!r}")
+
+
+BIG = "(16, 512, 1024)"
+L0 = "bert.encoder.layer.0."
+# node classes: (model, module, node name, output shape) -> class
+for args, want in [
+        (("bert_large", L0 + "attention.self.query", "bert_encoder_layer_0_attention_self_query",
+          BIG), "attention_projections"),
+        (("bert_large", L0 + "attention.output.dense", "x", BIG), "attention_projections"),
+        (("bert_large", L0 + "attention.self", "matmul_1", "(16, 16, 512, 64)"),
+         "attention_core"),
+        (("bert_large", L0 + "attention.self", "softmax", "(16, 16, 512, 512)"),
+         "attention_core"),
+        (("bert_large", L0 + "attention.output", "add_9", BIG), "residual"),
+        (("bert_large", L0 + "intermediate.dense", "x", "(16, 512, 4096)"), "mlp"),
+        (("bert_large", L0 + "intermediate.intermediate_act_fn", "gelu", "(16, 512, 4096)"),
+         "activation"),
+        (("bert_large", L0 + "output.LayerNorm", "x", BIG), "layernorm"),
+        (("bert_large", L0 + "attention.self", "view_3", BIG), None),        # a view
+        (("bert_large", L0 + "attention.self", "size_5", "(1,)"), None),     # a shape query
+        (("bert_large", L0 + "output.dropout", "x", BIG), None),             # eval dropout
+        (("bert_large", "bert.encoder.layer.1.output.dense", "x", BIG), None),  # layer 1
+        (("bert_large", "bert.encoder.layer.10.output.dense", "x", BIG), None),
+        (("bert_large", L0 + "attention.self", "add_4", "(2,)"), None),      # scalar arithmetic
+        (("gpt2_large", "transformer.h.0", "add_10", "(8, 1024, 1280)"), "residual"),
+        (("gpt2_large", "transformer.h.0.attn.c_attn", "addmm", "(8192, 3840)"),
+         "attention_projections"),
+        (("gpt2_large", "transformer.h.0.attn", "where", "(8, 20, 1024, 1024)"),
+         "attention_core"),
+        (("gpt2_large", "transformer.h.0.mlp.c_proj", "addmm_3", "(8192, 1280)"), "mlp"),
+        (("gpt2_large", "transformer.h.0.mlp.act", "tanh", "(8, 1024, 5120)"), "activation"),
+        (("opt_1_3b", "model.decoder.layers.0.fc1", "x", "(4096, 8192)"), "mlp"),
+        (("opt_1_3b", "model.decoder.layers.0.self_attn.q_proj", "x", "(2, 2048, 2048)"),
+         "attention_projections"),
+        (("opt_1_3b", "model.decoder.layers.0.final_layer_norm", "x", "(4096, 2048)"),
+         "layernorm")]:
+    check(f"class of {args[1]} {args[2]}", tool.op_class(*args), want)
+
+# a node of the layer in no class is an error, not a silent omission
+try:
+    tool.op_class("bert_large", L0 + "crossgate", "mul", BIG)
+    failures.append("a node in no class: no error")
+except ValueError:
+    pass
+
+# a label CSV of three nodes, its columns as NeuSight's
+META = ("\"{'nn_module_stack': OrderedDict([('bert', <class 'x'>), ('%s', <class 'y'>)])}\"")
+label = ("op,meta,Name,output_shape,fw_latency,bw_latency\n"
+         f"call_module,{META % (L0 + 'attention.self.query')},q,\"{BIG}\",1.5,2.0\n"
+         f"call_module,{META % (L0 + 'attention.self.key')},k,\"{BIG}\",0.5,1.0\n"
+         f"call_method,{META % (L0 + 'attention.self')},view,\"{BIG}\",0.01,0\n"
+         f"call_function,{META % (L0 + 'attention.output')},add_9,\"{BIG}\",0.25,0\n")
+check("classify_label", tool.classify_label("bert_large", label),
+      {"attention_projections": [2, 2.0, 3.0], "residual": [1, 0.25, 0.0]})
+
+# the committed sums against NeuSight's label CSV, by hand (above)
+with open(tool.LAYER_OPS, newline="") as f:
+    committed = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"], r["class"]): r
+                 for r in csv.DictReader(f)}
+k = ("l4", "bert_large", "inf", "512", "16")
+near("L4 projections", float(committed[k + ("attention_projections",)]["fw_ms"]), 5.742784)
+check("L4 projection nodes", committed[k + ("attention_projections",)]["ops"], "4")
+near("L4 residual", float(committed[k + ("residual",)]["fw_ms"]), 0.86013)
+near("L4 gelu", float(committed[k + ("activation",)]["fw_ms"]), 1.14339)
+# every published run has its layer
+with open(os.path.join(tool.DATA, "published.csv"), newline="") as f:
+    runs = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"]) for r in csv.DictReader(f)}
+check("runs with a layer", {key[:5] for key in committed}, runs)
+
+if len(sys.argv) > 1:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "ops.md")
+        sys.argv = [sys.argv[0], "--bin", sys.argv[1], "--out", out]
+        tool.main()
+        with open(out) as f:
+            doc = f.read()
+        with open(os.path.join(tmp, "ops.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+    fwd = doc.split("## Forward")[1].split("## Backward")[0]
+    for m in re.finditer(r"^\| `([^`]+)` \| (\d+) \| (.*) \|$", fwd, re.M):
+        part, cells = m.group(1), m.group(3).split(" | ")
+        for cls, cell in zip(tool.CLASSES + ["layer"], cells):
+            v = [float(r["measured_fw_ms"]) / float(r["predicted_fw_ms"]) for r in rows
+                 if r["part"] == part and r["class"] == cls]
+            check(f"{part} {cls}", cell, f"{statistics.median(v):.2f}")
+        passes = [float(r["pass_ratio"]) for r in rows if r["part"] == part and
+                  r["class"] == "layer"]
+        check(f"{part} runs", m.group(2), str(len(passes)))
+        check(f"{part} pass", cells[-1], f"{statistics.median(passes):.2f}")
+    with open("README.md") as f:
+        readme = f.read()
+    m = re.search(r"its attention ([0-9.]+) times its price", readme)
+    p100 = re.search(r"^\| `p100` \| \d+ \| ([0-9.]+) \|", fwd, re.M)
+    check("README's P100 attention", m and m.group(1), p100 and p100.group(1))
+    faster = re.search(r"On (.*?) the ops alone ran more than 5% faster", doc).group(1)
+    m = re.search(r"on (the [^;.]*?)\s+ops\s+timed\s+alone\s+run\s+faster", readme)
+    want = ", ".join(re.findall(r"`([^`]+)`", faster))
+    names = {"t4": "T4", "a100-pcie-80gb": "A100 PCIe 80 GB", "l4": "L4"}
+    got = m and ", ".join(k for k, v in names.items() if v in m.group(1))
+    check("README's parts whose ops alone run faster", got, want)
+
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
+print("test_neusight_ops: all checks passed")

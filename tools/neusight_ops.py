@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""One transformer layer, op class by op class, on seven GPUs: NeuSight's per-op timings against
+the model's per-layer prices. Writes docs/ops-neusight.md and docs/ops-neusight.csv.
+
+    tools/neusight_ops.py [--bin build/bin/scalemeter] [--out docs/ops-neusight.md]
+    tools/neusight_ops.py --extract GIT_DIR   # rewrites tests/data/neusight/layer_ops.csv
+
+NeuSight (Lee et al., ASPLOS'25) published, beside each end-to-end time it measured
+(tests/data/neusight/published.csv), the time of every op of the same pass timed alone
+(scripts/asplos/label/<GPU>/<run>.csv: torch.fx's nodes, each launched 25 times back to back
+after a warm-up, the mean of its 5 fastest; fw_latency and, in training, bw_latency, in ms;
+neusight/Tracing/trace.py, measure_cuda_kernel). --extract reads the first layer's ops of every
+published run from a git directory of trsharm25/NeuSight at db1fdc9 (MIT) and sums them by class
+into tests/data/neusight/layer_ops.csv: the attention's projections and its core (the scores'
+products, their scaling, mask, softmax, the context's copy), the MLP's two products, its
+activation, the residual additions, the layer norms. Views, shape queries and eval-mode dropout
+(no kernel: the nodes' ~0.01 ms is the events' floor) are left out. The report runs `scalemeter
+predict NET ... --per-layer` as tools/neusight_validation.py runs each row and sums the same
+layer's rows by the same classes (the attention layer holds its projections and core). Standard
+library only; a few seconds.
+"""
+import argparse
+import ast
+import csv
+import io
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+import neusight_validation as nv
+
+ROOT = nv.ROOT
+DATA = nv.DATA
+LAYER_OPS = os.path.join(DATA, "layer_ops.csv")
+COLUMNS = ["part", "model", "mode", "seq", "batch", "class", "ops", "fw_ms", "bw_ms"]
+# the first layer, as Hugging Face's modules name it and as the networks' files do
+HF_LAYER = {"bert_large": "bert.encoder.layer.0.", "gpt2_large": "transformer.h.0.",
+            "gpt3_xl": "transformer.h.0.", "gpt3_27": "transformer.h.0.",
+            "opt_1_3b": "model.decoder.layers.0."}
+OUR_LAYER = {"bert_large": "encoder.layer.0.", "gpt2_large": "h.0.", "gpt3_xl": "h.0.",
+             "gpt3_27": "h.0.", "opt_1_3b": "model.decoder.layers.0."}
+# nodes that launch no kernel (shape queries, views) whatever their timed floor
+NO_KERNEL = {"size", "view", "reshape", "permute", "transpose", "split", "getattr", "getitem",
+             "type", "to", "finfo", "full", "sub", "dim", "eq", "expand"}
+PROJECTIONS = ("query", "key", "value", "c_attn", "c_proj", "q_proj", "k_proj", "v_proj",
+               "out_proj", "attention.output.dense")
+MLP = ("intermediate.dense", "output.dense", "mlp.c_fc", "mlp.c_proj", "fc1", "fc2")
+CLASSES = ["attention", "mlp", "activation", "residual", "layernorm"]
+CLASS_NAMES = {"attention": "attention (projections and core)", "mlp": "MLP products",
+               "activation": "activation", "residual": "residual additions",
+               "layernorm": "layer norms", "layer": "the layer"}
+OUR_TYPES = {"attention": "attention", "linear": "mlp", "gelu": "activation",
+             "relu": "activation", "add": "residual", "layernorm": "layernorm"}
+
+
+def elements(shape):
+    """Elements of a shape as the label CSVs print it, "(8, 1024, 1280)"; 0 for none."""
+    try:
+        dims = ast.literal_eval(shape)
+    except (ValueError, SyntaxError):
+        return 0
+    n = 1
+    for d in dims if isinstance(dims, tuple) else ():
+        n *= d
+    return n
+
+
+def op_class(model, module, name, output_shape):
+    """The class of one traced node of the first layer, or None: not the layer's, no kernel
+    (a view, a shape query, dropout in eval mode), or a scalar's arithmetic."""
+    prefix = HF_LAYER[model]
+    if module.startswith(prefix):
+        rel = module[len(prefix):]
+    elif module + "." == prefix:
+        rel = ""  # GPT-2's and OPT's residual additions sit at the block's own module
+    else:
+        return None
+    base = re.sub(r"_\d+$", "", name)
+    if base in NO_KERNEL or "drop" in rel or "drop" in base or elements(output_shape) < 65536:
+        return None
+    if "LayerNorm" in rel or "layer_norm" in rel or rel in ("ln_1", "ln_2"):
+        return "layernorm"
+    if rel in ("", "attention.output", "output") and base == "add":
+        return "residual"
+    if any(k in rel for k in MLP) and "attention" not in rel:
+        return "mlp"
+    if "act" in rel:
+        return "activation"
+    if "attn" in rel or "attention" in rel:
+        return "attention_projections" if any(k in rel for k in PROJECTIONS) else "attention_core"
+    raise ValueError(f"{model}: node {name} of module {module} in no class")
+
+
+def classify_label(model, text):
+    """{class: [nodes, fw ms, bw ms]} of one label CSV's first layer."""
+    csv.field_size_limit(1 << 30)
+    sums = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        stack = re.findall(r"\('([^']*)', <class", row["meta"])
+        c = op_class(model, stack[-1] if stack else "", row["Name"], row["output_shape"])
+        if c is None:
+            continue
+        s = sums.setdefault(c, [0, 0.0, 0.0])
+        s[0] += 1
+        s[1] += float(row["fw_latency"] or 0)
+        s[2] += float(row["bw_latency"] or 0)
+    return sums
+
+
+def extract(git_dir, out=LAYER_OPS):
+    rows = []
+    with open(os.path.join(DATA, "published.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            path = r["file"][:-len(".json")] + ".csv"
+            got = subprocess.run(["git", "--git-dir", git_dir, "show", "HEAD:" + path],
+                                 capture_output=True, text=True)
+            if got.returncode:
+                sys.exit(f"neusight_ops: {path}: {got.stderr.strip()}")
+            for c, (n, fw, bw) in sorted(classify_label(r["model"], got.stdout).items()):
+                rows.append([r["part"], r["model"], r["mode"], r["seq"], r["batch"], c, n,
+                             f"{fw:.4f}", f"{bw:.4f}"])
+    with open(out, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(COLUMNS)
+        w.writerows(rows)
+    print(f"neusight_ops: {out}: {len(rows)} rows")
+
+
+def measured():
+    """{(part, model, mode, seq, batch): {class: (fw ms, bw ms)}}, the attention's two
+    halves summed and kept apart too."""
+    runs = {}
+    with open(LAYER_OPS, newline="") as f:
+        for r in csv.DictReader(f):
+            k = (r["part"], r["model"], r["mode"], r["seq"], r["batch"])
+            fw, bw = float(r["fw_ms"]), float(r["bw_ms"])
+            cls = r["class"]
+            d = runs.setdefault(k, {})
+            d[cls] = (fw, bw)
+            if cls.startswith("attention_"):
+                a = d.get("attention", (0.0, 0.0))
+                d["attention"] = (a[0] + fw, a[1] + bw)
+    return runs
+
+
+def predicted(binary, model, part, batch, seq, train):
+    """{class: (fw ms, bw ms)} of the first layer's rows of predict --per-layer, the run as
+    neusight_validation.py predicts it."""
+    cmd = [binary, "predict", nv.network(model, train), "--device", part, "-g", "1", "--batch",
+           batch, "--seq", seq, "--precision", "fp32", "--attention", "eager", "--optimizer",
+           "sgd", "--per-layer", "--format", "csv"]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode:
+        sys.exit(f"neusight_ops: {' '.join(cmd)}: {out.stderr.strip()}")
+    sums = {}
+    for row in csv.DictReader(io.StringIO(out.stdout)):
+        if not row["layer"].startswith(OUR_LAYER[model]) or row["type"] == "dropout":
+            continue
+        cls = OUR_TYPES.get(row["type"])
+        if cls is None:
+            sys.exit(f"neusight_ops: {model}: layer {row['layer']} of type {row['type']} "
+                     "in no class")
+        fw = float(row["t_fwd"] or 0) if train else float(row["t_infer"] or 0)
+        bw = float(row["t_bwd"] or 0) if train else 0.0
+        a = sums.get(cls, (0.0, 0.0))
+        sums[cls] = (a[0] + 1e3 * fw, a[1] + 1e3 * bw)
+    return sums
+
+
+def compare(binary):
+    """One row per run and class: measured and predicted ms, forward and backward; and the
+    run's end-to-end ratio (published over predicted)."""
+    published = {}
+    with open(os.path.join(DATA, "published.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            published[(r["part"], r["model"], r["mode"], r["seq"], r["batch"])] = r
+    rows = []
+    for k, m in sorted(measured().items(), key=lambda kv: (nv.PARTS.index(kv[0][0]),) + kv[0]):
+        part, model, mode, seq, batch = k
+        train = mode == "train"
+        p = predicted(binary, model, part, batch, seq, train)
+        pub = published[k]
+        pf, pb = nv.predict(binary, {"model": model, "part": part, "batch": batch, "seq": seq,
+                                     "mode": mode})
+        e2e = (float(pub["fw_ms"]) + float(pub["bw_ms"])) / (pf + pb)
+        for cls in CLASSES + ["layer"]:
+            if cls == "layer":
+                mf = sum(m[c][0] for c in CLASSES if c in m)
+                mb = sum(m[c][1] for c in CLASSES if c in m)
+                qf = sum(p[c][0] for c in CLASSES if c in p)
+                qb = sum(p[c][1] for c in CLASSES if c in p)
+            elif cls in m and cls in p:
+                (mf, mb), (qf, qb) = m[cls], p[cls]
+            else:
+                sys.exit(f"neusight_ops: {k}: class {cls} measured {cls in m}, "
+                         f"predicted {cls in p}")
+            rows.append({"part": part, "model": model, "mode": mode, "seq": seq,
+                         "batch": batch, "class": cls, "measured_fw_ms": mf,
+                         "predicted_fw_ms": qf, "measured_bw_ms": mb, "predicted_bw_ms": qb,
+                         "pass_ratio": e2e})
+    return rows
+
+
+def median_ratio(rows, part, cls, key, mode=None):
+    v = [r["measured_" + key] / r["predicted_" + key] for r in rows
+         if r["part"] == part and r["class"] == cls and r["predicted_" + key] > 0
+         and r["measured_" + key] > 0 and (mode is None or r["mode"] == mode)]
+    return statistics.median(v) if v else None
+
+
+def fmt(x):
+    return "" if x is None else f"{x:.2f}"
+
+
+def report(rows):
+    parts = [p for p in nv.PARTS if any(r["part"] == p for r in rows)]
+    runs = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"]) for r in rows}
+    out = [
+        "# One transformer layer, op class by op class: NeuSight's per-op timings",
+        "",
+        "Generated by `python3 tools/neusight_ops.py --bin build/bin/scalemeter`; do not edit by "
+        "hand. NeuSight published, beside each end-to-end time "
+        "([accuracy-neusight.md](accuracy-neusight.md)), the time of every op of the same pass "
+        "timed alone on the same GPU: each launched 25 times back to back, the mean of its 5 "
+        "fastest, the end-to-end passes measured the same way (neusight/Tracing/trace.py at "
+        "trsharm25/NeuSight db1fdc9). Here the first layer's ops of each of the "
+        f"{len(runs)} runs (tests/data/neusight/layer_ops.csv) are summed by class and set "
+        "beside the model's prices of the same layer from the part's shipped description "
+        "(`scalemeter predict NET --device PART ... --per-layer`, the options "
+        "tools/neusight_validation.py predicts the run with). Every row is in "
+        "[ops-neusight.csv](ops-neusight.csv).",
+        "",
+        "Each figure is measured over predicted: above 1 the op class ran slower than priced. "
+        "`pass` is the same ratio for the whole pass (published end-to-end over predicted). "
+        "Medians over the part's runs.",
+        "",
+        "## Forward (inference, and training's forward)",
+        "",
+        "| part | runs | " + " | ".join(CLASS_NAMES[c] for c in CLASSES + ["layer"]) +
+        " | pass |",
+        "|---|---:|" + "---:|" * (len(CLASSES) + 2),
+    ]
+    for p in parts:
+        n = len({k for k in runs if k[0] == p})
+        cells = [fmt(median_ratio(rows, p, c, "fw_ms")) for c in CLASSES + ["layer"]]
+        passes = [r["pass_ratio"] for r in rows if r["part"] == p and r["class"] == "layer"]
+        out.append(f"| `{p}` | {n} | " + " | ".join(cells) +
+                   f" | {statistics.median(passes):.2f} |")
+    trained = [p for p in parts if any(r["part"] == p and r["mode"] == "train" for r in rows)]
+    out += [
+        "",
+        "## Backward (training)",
+        "",
+        "NeuSight times each node's backward alone too. A residual addition has no backward "
+        "kernel of its own (its gradient passes on; autograd sums the two branches' where they "
+        "meet), so its column is left out here; the layer's sum keeps the model's price of it.",
+        "",
+        "| part | runs | " + " | ".join(CLASS_NAMES[c] for c in CLASSES if c != "residual") +
+        " | the layer |",
+        "|---|---:|" + "---:|" * len(CLASSES),
+    ]
+    for p in trained:
+        n = len({k for k in runs if k[0] == p and k[2] == "train"})
+        cells = [fmt(median_ratio(rows, p, c, "bw_ms", "train")) for c in CLASSES + ["layer"]
+                 if c != "residual"]
+        out.append(f"| `{p}` | {n} | " + " | ".join(cells) + " |")
+    out += ["", "## What they show", ""] + shows(rows, parts)
+    return "\n".join(out) + "\n"
+
+
+def shows(rows, parts):
+    """The findings, their numbers from the rows."""
+    def rng(cls, key="fw_ms", only=None):
+        v = [median_ratio(rows, p, cls, key) for p in (only or parts)]
+        v = [x for x in v if x is not None]
+        return f"{min(v):.2f}-{max(v):.2f}"
+    layer = {p: median_ratio(rows, p, "layer", "fw_ms") for p in parts}
+    passes = {p: statistics.median(r["pass_ratio"] for r in rows
+                                   if r["part"] == p and r["class"] == "layer") for p in parts}
+    gap = ", ".join(f"`{p}` {layer[p]:.2f} and {passes[p]:.2f}" for p in parts)
+    faster = [f"`{p}`" for p in parts if layer[p] < passes[p] - 0.05]
+    slower = [f"`{p}`" for p in parts if layer[p] > passes[p] + 0.05]
+    return [
+        "- **Ops alone against the pass** (the layer's ratio, then the pass's): "
+        f"{gap}. On {', '.join(faster) or 'no part'} the ops alone ran more than 5% faster, "
+        "against the model's prices, than the pass they make up; on "
+        f"{', '.join(slower) or 'no part'} more than 5% slower. Each op is timed in a burst "
+        "of 25 launches of a few milliseconds, the pass for seconds: a board at its power "
+        "limit can hold a higher clock through a burst than through the pass, and the pass "
+        "pays its launches and its allocator besides (the passes' fixed costs, "
+        "[accuracy-neusight.md](accuracy-neusight.md)). The model prices the pass: an op class "
+        "that comes out fast here on those parts was priced at the clock the pass holds.",
+        f"- **The products** (projections and MLP): the MLP's at {rng('mlp')} of their price "
+        "over the parts. The clock a part holds under FP32 work on its CUDA cores, taken as "
+        "the one under dense tensor work, is the doubt: on the T4 and the A100 PCIe these "
+        "ops alone ran faster than that clock gives. A model in which a 64-lane SM's SGEMM "
+        "draws half the power a clock of 128 lanes' or dense tensor work (the clock then "
+        "(128 / lanes)^(1/3) times higher under the same limit) was tried and not kept "
+        "(docs/devices.md, \"Clock under the power limit\"): the Quadro RTX 8000's fp32 passes "
+        "came from a median 0.905 to 1.04 of their published rate, but the T4's from 0.98 to "
+        "1.16 and the A100 PCIe 80 GB's from 1.02 to 1.15: the passes hold the lower clock.",
+        f"- **Element-wise work** (activation {rng('activation')}, residual additions "
+        f"{rng('residual')}): streaming ops alone reach more of the DRAM's bandwidth than the "
+        "model's streaming fraction (0.68-0.77 of the datasheet, fitted on an H100 against "
+        "whole CNN steps) gives. The layer norms, priced by their rows on the SMs "
+        f"(`rownorm_*`, measured on Hopper), go both ways ({rng('layernorm')}).",
+        f"- **The attention** ({rng('attention')}): its projections and its core, the scores' "
+        "batched products, scaling, mask and softmax, in one layer of the model; the "
+        "measured halves are apart in layer_ops.csv (`attention_projections`, "
+        "`attention_core`).",
+    ]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "ops-neusight.md"))
+    ap.add_argument("--extract", metavar="GIT_DIR",
+                    help="rewrite tests/data/neusight/layer_ops.csv from NeuSight's label CSVs")
+    a = ap.parse_args()
+    if a.extract:
+        extract(a.extract)
+        return
+    rows = compare(a.bin)
+    with open(a.out, "w") as f:
+        f.write(report(rows))
+    with open(os.path.splitext(a.out)[0] + ".csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    print(f"neusight_ops: {a.out}: {len(rows)} rows")
+
+
+if __name__ == "__main__":
+    main()
