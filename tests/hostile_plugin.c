@@ -16,6 +16,8 @@
  *   HOSTILE_SHADOW           a file named shadow.so that provides the shipped type conv2d
  *   HOSTILE_SAVED_HUGE       saved says the layer keeps 2^63 - 2 elements of its own a sample
  *   HOSTILE_SAVED_INPUT      saved keeps input 1 of a layer of one input
+ *   HOSTILE_KEPT_NEGATIVE    saved says an inference pass keeps -1 elements of its own
+ *   HOSTILE_OLD_KEPT         ABI 20, saved writing infer_kept_elems, which ABI 21 added
  *   HOSTILE_UNKNOWN_TRAITS   traits has every bit set, most of them no trait of plugin.h
  *   HOSTILE_HUGE_WEIGHTS     metrics says 2^63 - 2 weights, whose 4-byte reads overflow
  *   HOSTILE_METRICS_CRASH    metrics writes to address 16
@@ -399,7 +401,7 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #endif
 
 #if defined(HOSTILE_SAVED_HUGE) || defined(HOSTILE_SAVED_INPUT) || defined(HOSTILE_ALIAS_GROWS) || \
-    defined(HOSTILE_SELECTIVE)
+    defined(HOSTILE_SELECTIVE) || defined(HOSTILE_KEPT_NEGATIVE) || defined(HOSTILE_OLD_KEPT)
 #define HOSTILE_HAS_SAVED
 static int saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                  sm_layer_saved *s, sm_error *err)
@@ -414,6 +416,12 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #elif defined(HOSTILE_SELECTIVE)
     s->selective = 1;
     s->selective_elems = 1000;
+#elif defined(HOSTILE_KEPT_NEGATIVE)
+    s->inputs = 1;
+    s->infer_kept_elems = -1;
+#elif defined(HOSTILE_OLD_KEPT)
+    s->inputs = 1;
+    s->infer_kept_elems = (int64_t)1 << 30;
 #else
     s->inputs = 2;
 #endif
@@ -545,6 +553,9 @@ static const sm_layer_type desc = {
 #endif
 #ifdef HOSTILE_ELEMENTWISE_TRAIT
     .abi_version = 17,
+#endif
+#ifdef HOSTILE_OLD_KEPT
+    .abi_version = 20,
 #endif
 };
 

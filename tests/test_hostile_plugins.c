@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "net_file.h"
+#include "scalemeter/memory.h"
 #include "scalemeter/scalemeter.h"
 
 static char tmpdir[] = "/tmp/sm_hostile_XXXXXX";
@@ -337,6 +338,30 @@ static void writing_plugin(const char *dir)
     sm_registry_free(reg);
 }
 
+/* A plugin of ABI 20 that writes infer_kept_elems (2^30 elements, 4 GiB a sample at fp32),
+ * which it cannot know: the host reads it as 0, so inference holds at most, while a layer runs,
+ * the network's input (its caller's), that layer's input and its output: 3 x 192 x 4 = 2304
+ * bytes a sample (read, the 2^30 would be 4 GiB more while the relu after it runs). */
+static void old_kept_plugin(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/old_kept/old_kept.so", dir);
+    sm_status st;
+    sm_registry *reg;
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
+    sm_network *net = net_load(
+        reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_old_kept\nc = relu\n",
+        0, &st);
+    CHECK_MSG(net != NULL, "old_kept: %s", st.msg);
+    sm_memory_config mc = {0};
+    sm_memory mem;
+    if (net && sm_network_memory(net, 1, 1, 0, &mc, &mem, &st) == 0)
+        CHECK_EQ(mem.activations, 2304);
+    sm_network_free(net);
+    sm_registry_free(reg);
+}
+
 /* The sixth campaign: a layer a fusing framework runs inside a neighbour's kernel is priced
  * nothing of its own there, so a plugin declaring it 10^6 FLOPs an element gave mfu 359%; only
  * an activation's forward FLOPs, weights and shape were bounded. Each count of KIND (fused_
@@ -504,6 +529,9 @@ static void lying_plugins(const char *dir)
     lying_plugin(dir, "bias_grads",
                  "the plugin's bias_grad_elems 1099511627776 is not within its bytes (an output "
                  "gradient's element, 4 bytes each, among the 1536 it moves)");
+    /* ABI 21: what an inference pass keeps of a layer's to its end is no negative count */
+    lying_plugin(dir, "kept_negative",
+                 "the plugin's saved() declares infer_kept_elems -1: negative");
     lying_plugin(dir, "bias_sums",
                  "the plugin's bias_grad_sums 1 is not within its 0 parameter tensors, or not 0 "
                  "exactly where its bias_grad_elems 0 are");
@@ -515,6 +543,7 @@ static void lying_plugins(const char *dir)
                  "the plugin declares SM_TRAIT_POOLING, a reduction over positions with no "
                  "weights, but its metrics give 5 weights");
     writing_plugin(dir);
+    old_kept_plugin(dir);
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
     expect_refused(path, "its CPU kernel table at 0x10 is not in the plugin");

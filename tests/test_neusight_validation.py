@@ -8,9 +8,11 @@ value), views (view, permute) of that output, so the whole 3 S E tensor of a lay
 (a 2-layer GPT2LMHeadModel of E 64 at batch 2, S 16: the returned key's storage holds 6144
 floats, 2 x 3 x 16 x 64); OPTAttention's _shape copies them (.contiguous()), 2 S E. fp32.
 
-With the binary, the tool is run into a temporary file and the "Fixed costs" bullet's figures
-are held to the per-sample table's H100 training rows, and the README's comparison with
-NeuSight's own predictions to the document's table.
+With the binary, the model's inference memory with the networks' returned keys and values
+(kv_cache=true) less without them is held to the hand count, and the tool is run into a
+temporary file and the "Fixed costs" bullet's figures are held to the per-sample table's H100
+training rows, and the README's comparison with NeuSight's own predictions to the document's
+table.
 
 Usage: test_neusight_validation.py [SCALEMETER]   (run from the source root)
 """
@@ -49,6 +51,18 @@ check("ape over", tool.ape(110.0, 100.0), 10.0)
 check("ape under", tool.ape(45.0, 50.0), 10.0)
 
 if len(sys.argv) > 1:
+    # the model's own count (kv_cache=true in the networks, plugin ABI 21) against the hand
+    # count: the inference total with the keys and values less without them. "GPT-3 XL" at
+    # batch 8 peaks in its last attention (scores and probabilities, 2 x 8 x 24 x 2048^2 x 4 =
+    # 6.4 GB, above the 3.3 GB of logits), where 23 layers' are alive beside its own; GPT-2
+    # large at batch 8 at its LM head (8 x 1024 x 50257 x 4 = 1.6 GB of logits, above the last
+    # attention's 2 x 8 x 20 x 1024^2 x 4 = 1.3 GB), where all 36 layers' are
+    for model, batch, seq, want in [
+            ("gpt3_xl", 8, 2048, tool.cache_beside_peak("gpt3_xl", 8, 2048)),
+            ("gpt2_large", 8, 1024, tool.cache_bytes("gpt2_large", 8, 1024))]:
+        kept = [tool.run_predict(sys.argv[1], model, "h100", batch, seq, False,
+                                 cache=c)["memory_infer"]["total"] for c in (True, False)]
+        check(f"{model} keys and values in the model's inference memory", kept[0] - kept[1], want)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "doc.md")
         sys.argv = [sys.argv[0], "--bin", sys.argv[1], "--out", out]

@@ -10,7 +10,7 @@ if out=$(SCALEMETER_PLUGIN_PATH=$dir "$sm" plugins 2>&1); then
     echo "FAIL: a plugin of ABI version 1 was accepted: $out"
     exit 1
 fi
-want="$file: built for plugin ABI version 1, this scalemeter loads versions 2 to 20"
+want="$file: built for plugin ABI version 1, this scalemeter loads versions 2 to 21"
 echo "$out" | grep -qF "$want" || { echo "FAIL: expected '$want' in: $out"; exit 1; }
 [ "$(echo "$out" | wc -l)" -eq 1 ] || { echo "FAIL: more than one line: $out"; exit 1; }
 # A network that uses none of its types: the folder still loads whole at the first lookup

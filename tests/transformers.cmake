@@ -68,3 +68,6 @@ sm_add_python_test(tool_neusight_validation test_neusight_validation.py ${SCALEM
 # tools/neusight_ops.py: NeuSight's per-op timings of one layer by class, against its label CSV
 # by hand; docs/ops-neusight.md's cells and the README's figures against the rows.
 sm_add_python_test(tool_neusight_ops test_neusight_ops.py ${SCALEMETER_BIN})
+# kv_cache=true: the keys and values a causal LM returns at inference, in predict's inference
+# memory (plugin ABI 21's infer_kept_elems), against byte counts by hand
+sm_add_python_test(cli_kv_cache test_kv_cache_cli.py ${SCALEMETER_BIN})

@@ -18,12 +18,15 @@ these figures. NeuSight's own predictions of the same runs, and its paper's thre
 a few seconds.
 """
 import argparse
+import atexit
 import csv
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 import validation_rows
 
@@ -36,8 +39,20 @@ NAMES = {"bert_large": "BERT-large", "gpt2_large": "GPT-2 large", "gpt3_xl": "\"
          "gpt3_27": "\"GPT-3 2.7B\"", "opt_1_3b": "OPT-1.3B"}
 
 
-def network(model, train):
-    """The network file (or zoo name) of a published row."""
+def network(model, train, cache=True):
+    """The network file (or zoo name) of a published row; cache=False: a copy whose attention
+    layers return no keys and values (kv_cache=false), written once into a temporary folder."""
+    if not cache and model in CACHE:
+        if not _NO_CACHE:
+            _NO_CACHE.append(tempfile.mkdtemp(prefix="neusight-"))
+            atexit.register(shutil.rmtree, _NO_CACHE[0], True)
+        path = os.path.join(_NO_CACHE[0], model + ".ini")
+        if not os.path.exists(path):
+            with open(network(model, train)) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(text.replace("kv_cache=true", "kv_cache=false"))
+        return path
     if model == "bert_large":
         # training: BertForPreTraining (its heads); inference: BertForSequenceClassification,
         # the zoo's BertModel with its pooler and a classifier of 2 outputs (2,050 weights)
@@ -46,16 +61,17 @@ def network(model, train):
 
 
 _RUNS = {}
+_NO_CACHE = []
 
 
-def run_predict(binary, model, part, batch, seq, train, compiled=False):
+def run_predict(binary, model, part, batch, seq, train, compiled=False, cache=True):
     """scalemeter predict's JSON for one run, as NeuSight ran it: fp32, eager attention, no
     optimizer state (it takes no optimizer step; the passes' times do not depend on it), and
     --compile for its torch.compile runs. Each run once: the times and the memory check read
     the same one."""
-    key = (binary, model, part, str(batch), str(seq), train, compiled)
+    key = (binary, model, part, str(batch), str(seq), train, compiled, cache)
     if key not in _RUNS:
-        cmd = [binary, "predict", network(model, train), "--device", part, "-g", "1",
+        cmd = [binary, "predict", network(model, train, cache), "--device", part, "-g", "1",
                "--batch", str(batch), "--seq", str(seq), "--precision", "fp32",
                "--attention", "eager", "--optimizer", "sgd", "--format", "json"]
         if compiled:
@@ -267,12 +283,12 @@ LAUNCHED = {
 
 
 # Hugging Face's causal LMs return every layer's keys and values in eval mode (use_cache, on by
-# default), alive until the pass returns; the model's inference memory does not count them (a KV
-# cache is a generation feature it does not describe yet). What each keeps (transformers 4.38.1,
-# NeuSight's setup.py): GPT2Attention's present = (key, value) are views (split, view, permute)
-# of its fused c_attn output, so that whole tensor, the queries too, stays: 3 S E a sample a
-# layer; OPTAttention's _shape copies them (.contiguous()): 2 S E. (layers, hidden, S x E
-# tensors kept a layer); BERT returns none.
+# default), alive until the pass returns; the networks' attention layers say so (kv_cache=true,
+# plugin ABI 21's infer_kept_elems). What each keeps (transformers 4.38.1, NeuSight's setup.py):
+# GPT2Attention's present = (key, value) are views (split, view, permute) of its fused c_attn
+# output, so that whole tensor, the queries too, stays: 3 S E a sample a layer; OPTAttention's
+# _shape copies them (.contiguous()): 2 S E. (layers, hidden, S x E tensors kept a layer); BERT
+# returns none. By hand, to check the model's count against.
 CACHE = {"gpt2_large": (36, 1280, 3), "gpt3_xl": (24, 3072, 3), "gpt3_27": (32, 2560, 3),
          "opt_1_3b": (24, 2048, 2)}
 
@@ -286,40 +302,34 @@ def cache_bytes(model, batch, seq):
 
 
 def cache_beside_peak(model, batch, seq):
-    """What of that the model's inference peak leaves out: the peak comes in the last layer's
-    attention (its scores and probabilities), whose own keys and values it counts; the earlier
-    layers' it does not."""
+    """What of that the inference peak holds beside what it holds without them: the peak comes
+    in the last layer's attention (its scores and probabilities), whose own keys and values are
+    among its tensors either way; the earlier layers' are there only when returned."""
     layers = CACHE[model][0] if model in CACHE else 1
     return cache_bytes(model, batch, seq) * (layers - 1) // layers
 
 
-def cache_prose(extra):
-    """What the returned cache makes of the inference runs the model fits that gave no figure:
-    extra, (part, model, batch, seq, predicted bytes, capacity bytes) each."""
-    if not extra:
-        return ""
-    gib = lambda x: f"{x / 2**30:.2f}"
-    sizes = [cache_bytes(m, b, s) for _, m, b, s, _, _ in extra]
-    past, near = [], []
-    for part, model, b, s, total, cap in extra:
-        run = f"`{part}`'s {NAMES[model]} at batch {b}"
-        more = total + cache_beside_peak(model, b, s) - cap
-        (past if more > 0 else near).append(f"{run} ({gib(abs(more))} GiB "
-                                            f"{'over' if more > 0 else 'under'})")
-    text = (f"Those {len(extra)} are the causal LMs at their larger batches. Hugging Face's causal "
-            "LMs return, in eval mode, every layer's keys and values (`use_cache`, on by "
-            "default), alive until the pass returns: GPT-2's are views of its fused `c_attn` "
-            "output, which they keep whole (3 S E a sample a layer, the queries too), OPT's "
-            "copies (2 S E). The model's inference memory does not count them (a KV cache is a "
-            "generation feature it does not describe yet). They are "
-            f"{min(sizes) / 2**30:.1f} to {max(sizes) / 2**30:.1f} GiB here; the last column adds "
-            "those of all layers but the last (whose own are among the tensors the model counts "
-            f"at its peak, in that layer's attention). With them {len(past)} of the "
-            f"{len(extra)} are past the part's memory: " + ", ".join(past))
-    if near:
-        text += ("; " + ", ".join(near) + (" is" if len(near) == 1 else " are") +
-                 " not, where the allocator's blocks and the context decide")
-    return text + "."
+def cache_prose(binary, launched):
+    """What the returned keys and values make of the inference runs: launched, (part, model,
+    batch, seq, ran) each, of the causal LMs."""
+    gib = lambda x: f"{x / 2**30:.1f}"
+    sizes = [cache_bytes(m, b, sq) for _, m, b, sq, _ in launched]
+    flips = []
+    for part, model, b, sq, ran in launched:
+        with_kv = run_predict(binary, model, part, b, sq, False)["memory_infer"]
+        without = run_predict(binary, model, part, b, sq, False, cache=False)["memory_infer"]
+        if with_kv["fits"] != without["fits"]:
+            flips.append(f"`{part}`'s {NAMES[model]} at batch {b} "
+                         f"({gib(without['total'])} and {gib(with_kv['total'])} of "
+                         f"{gib(with_kv['capacity'])} GiB, {'ran' if ran else 'no figure'})")
+    return ("Hugging Face's causal LMs return, in eval mode, every layer's keys and values "
+            "(`use_cache`, on by default), alive until the pass returns: GPT-2's are views of its "
+            "fused `c_attn` output, which they keep whole (3 S E a sample a layer, the queries "
+            "too), OPT's copies (2 S E). The networks' attention layers say so (`kv_cache=true`, "
+            "plugin ABI 21's `infer_kept_elems`): "
+            f"{gib(min(sizes))} to {gib(max(sizes))} GiB in the inference runs launched here. "
+            f"Without them the model would put {len(flips)} of those runs inside the part's "
+            "memory, without and with them: " + ("; ".join(flips) or "none") + ".")
 
 
 def memory(binary, rows):
@@ -328,7 +338,7 @@ def memory(binary, rows):
     have = {(r["part"], r["model"], r["mode"], r["batch"]) for r in rows}
     parts = sorted({(r["part"], r["mode"]) for r in rows},
                    key=lambda pm: (pm[1] != "train", PARTS.index(pm[0])))
-    lines, tally, extra = [], {}, []
+    lines, tally, launched = [], {}, []
     for part, mode in parts:
         for model, seq, batches in LAUNCHED[mode]:
             for b in batches:
@@ -339,25 +349,28 @@ def memory(binary, rows):
                 key = (mode, m["fits"], ran)
                 tally[key] = tally.get(key, 0) + 1
                 if m["fits"] != ran:
-                    kv = 0 if train else cache_beside_peak(model, b, seq)
                     lines.append(f"| `{part}` | {'training' if train else 'inference'} | "
                                  f"{NAMES[model]} | {b} x {seq} | "
                                  f"{m['total'] / 2**30:.1f} of {m['capacity'] / 2**30:.1f} | "
-                                 f"{(m['total'] + kv) / 2**30:.1f} |")
-                    if not train and m["fits"]:
-                        extra.append((part, model, b, seq, m["total"], m["capacity"]))
+                                 f"{(m['capacity'] - m['total']) / 2**30:.2f} | "
+                                 f"{'yes' if ran else 'no'} |")
+                if not train and model in CACHE:
+                    launched.append((part, model, b, seq, ran))
     count = lambda mode, fits, ran: tally.get((mode, fits, ran), 0)
-    head = (f"Training: {count('train', True, True)} runs with a figure, all predicted to fit; "
-            f"{count('train', False, False)} launched without one, all predicted not to "
-            f"({count('train', True, False) + count('train', False, True)} disagree). "
-            f"Inference: {count('inf', True, True)} with a figure, all predicted to fit "
-            f"({count('inf', False, True)} not); of {count('inf', False, False) + count('inf', True, False)} "
-            f"without one, {count('inf', False, False)} predicted not to fit and "
-            f"{count('inf', True, False)} to fit:\n\n")
-    return (head + "| part | runs | network | batch x seq | predicted GiB of the part's | "
-            "with the earlier layers' keys and values |\n"
-            "|---|---|---|---|---:|---:|\n" + "\n".join(lines) + "\n" +
-            ("\n" + cache_prose(extra) + "\n" if extra else ""))
+    head = (f"Training: {count('train', True, True) + count('train', False, True)} runs with a "
+            f"figure, {count('train', True, True)} predicted to fit; "
+            f"{count('train', False, False) + count('train', True, False)} launched without one, "
+            f"{count('train', False, False)} predicted not to. "
+            f"Inference: {count('inf', True, True) + count('inf', False, True)} with a figure, "
+            f"{count('inf', True, True)} predicted to fit; "
+            f"{count('inf', False, False) + count('inf', True, False)} without one, "
+            f"{count('inf', False, False)} predicted not to fit. ")
+    head += (f"The {len(lines)} where the two disagree:\n\n" if lines else
+             "The model and the runs agree on every one.\n\n")
+    table = ("| part | runs | network | batch x seq | predicted GiB of the part's | GiB to spare | "
+             "figure |\n|---|---|---|---|---:|---:|---|\n" + "\n".join(lines) + "\n\n"
+             if lines else "")
+    return head + table + cache_prose(binary, launched) + "\n"
 
 
 DOC = """# fp32 transformers on seven GPUs: NeuSight's published times

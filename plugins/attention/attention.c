@@ -125,6 +125,7 @@ static void attention_parse(void *params, sm_args *args)
     p->mask = sm_arg_choice(args, "mask", masks, ATTENTION_MASK_NONE);
     static const char *const impls[] = {"eager", "sdpa", NULL};
     p->sdpa = sm_arg_choice(args, "impl", impls, 0);
+    p->kv_cache = sm_arg_bool(args, "kv_cache", 0);
     if (p->mask == ATTENTION_MASK_WHERE && !p->causal) {
         sm_arg_fail(args, "mask=where applies the causal mask: give causal=true");
         return;
@@ -308,7 +309,10 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
  * first and third; K's and the output's recomputed), then the context and the log-sum-exp.
  * Eager attention's score products (bmm) are not on the policy's list: its scores and context
  * are recomputed, and are counted as a fused kernel's. Cross-attention, three products, keeps
- * all it keeps. */
+ * all it keeps. With kv_cache an inference pass keeps its keys and values to its end, as
+ * Hugging Face's GPT-2 and OPT return them (transformers 4.38): GPT-2's present is (key, value),
+ * views of the packed c_attn output, which so stays whole, 3 S E; OPT's are copies
+ * (_shape's .contiguous()), 2 M E. */
 static int attention_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                            sm_layer_saved *s, sm_error *err)
 {
@@ -326,6 +330,9 @@ static int attention_saved(const void *params, const sm_shape *in, int n_in, con
     s->scores_elems = sm_mul(g, sm_mul(kept, hsm));
     s->scores_mask_elems = s->mask_elems;
     s->fused_bytes = sm_mul(4, sm_mul(g, sm_mul(p->heads, len)));
+    if (p->kv_cache)
+        s->infer_kept_elems = sm_mul(g, p->packed && n_in == 1 ? sm_mul(3, sm_mul(len, e))
+                                                               : sm_mul(2, sm_mul(mlen, e)));
     if (n_in == 1) {
         int64_t se = sm_mul(g, sm_mul(len, e)), see = sm_mul(2, sm_mul(se, e));
         s->selective = 1;
@@ -341,7 +348,7 @@ static const sm_layer_type attention_type = {
     .name = "attention",
     .summary = "multi-head self- or cross-attention with its projections (nn.MultiheadAttention, "
                "MaxViT's windows): dim, heads, bias, causal, packed, rel_pos, scale, dropout, "
-               "scale_on, mask, impl",
+               "scale_on, mask, impl, kv_cache",
     .params_size = sizeof(attention_params),
     .min_inputs = 1,
     .max_inputs = 2,

@@ -49,6 +49,8 @@ typedef struct attention_params {
     int scale_on;   /* enum attention_scale_on */
     int mask;       /* enum attention_mask */
     int sdpa;       /* 1: the code calls scaled_dot_product_attention (plugin.h's scores_fused) */
+    int kv_cache;   /* 1: returns its keys and values (Hugging Face's use_cache; plugin.h's
+                       infer_kept_elems) */
 } attention_params;
 
 /* Index into the (2W-1)^2 rows of the relative position bias table for query position i and key

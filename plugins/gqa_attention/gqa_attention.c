@@ -88,6 +88,7 @@ static void gqa_parse(void *params, sm_args *args)
     p->softmax = sm_arg_choice(args, "softmax", softmaxes, SM_SOFTMAX_DTYPE);
     static const char *const impls[] = {"eager", "sdpa", NULL};
     p->sdpa = sm_arg_choice(args, "impl", impls, 0);
+    p->kv_cache = sm_arg_bool(args, "kv_cache", 0);
     char msg[128];
     if (p->dim >= 1 && p->heads >= 1 && p->dim % p->heads != 0) {
         snprintf(msg, sizeof msg, "dim %lld is not divisible by heads %lld", (long long)p->dim,
@@ -189,7 +190,8 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
  * fp16 and bf16 are the host's (scores_softmax, above). A fused kernel
  * (scaled_dot_product_attention, as torchtitan and Hugging Face's sdpa attention call it) keeps the
  * same operands and output and the fp32 log-sum-exp of each of the h S rows instead of the
- * probabilities. */
+ * probabilities. With kv_cache an inference pass keeps the rotated keys and the values to its
+ * end, before repeat_kv, as Hugging Face's LlamaAttention returns them: 2 S E_kv. */
 static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_shape *out,
                      sm_layer_saved *s, sm_error *err)
 {
@@ -201,6 +203,7 @@ static int gqa_saved(const void *params, const sm_shape *in, int n_in, const sm_
     s->extra_elems = sm_add(own, sm_mul(p->heads, sm_mul(len, len)));
     s->scores_elems = sm_mul(p->heads, sm_mul(len, len));
     s->fused_bytes = sm_mul(4, sm_mul(p->heads, len));
+    s->infer_kept_elems = p->kv_cache ? sm_mul(2, sm_mul(len, ekv)) : 0;
     /* torchtitan's selective policy (plugin.h) keeps the outputs of q_proj and v_proj (the
      * first and third matrix products) and the attention kernel's (its output and log-sum-exp)
      * and recomputes k_proj, o_proj and the rotations; with eager attention its softmax is
@@ -217,7 +220,8 @@ static const sm_layer_type gqa_attention_type = {
     SM_LAYER_TYPE_INIT,
     .name = "gqa_attention",
     .summary = "grouped-query causal self-attention with rotary positions, no bias (Llama's): "
-               "dim, heads, kv_heads, rope_theta, rope_form, max_len, causal, softmax, impl",
+               "dim, heads, kv_heads, rope_theta, rope_form, max_len, causal, softmax, impl, "
+               "kv_cache",
     .params_size = sizeof(gqa_params),
     .min_inputs = 1,
     .max_inputs = 1,

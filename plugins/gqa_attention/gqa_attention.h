@@ -26,6 +26,8 @@ typedef struct gqa_params {
     int softmax;   /* plugin.h's SM_SOFTMAX_*: what it costs at 16-bit activations (the kernels
                       compute it in fp32 whatever it is) */
     int sdpa;      /* 1: the code calls scaled_dot_product_attention (plugin.h's scores_fused) */
+    int kv_cache;  /* 1: returns its keys and values (Hugging Face's use_cache; plugin.h's
+                      infer_kept_elems) */
 } gqa_params;
 
 /* How the rotary embedding is written: Hugging Face's q cos + rotate_half(q) sin, pairing

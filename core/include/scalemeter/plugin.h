@@ -56,10 +56,12 @@ extern "C" {
  * SM_TRAIT_ELEMENTWISE (an addition or product of inputs broadcast to its output, likewise);
  * 19 copy_elems_fwd and copy_elems_bwd of metrics (what eager code copies out of non-contiguous
  * views, in a kernel the SMs bound); 20 bias_grad_elems and bias_grad_sums of metrics (what the
- * backward pass sums into bias gradients in reduction kernels of their own). Whatever the version,
+ * backward pass sums into bias gradients in reduction kernels of their own); 21 infer_kept_elems of
+ * saved (what an inference pass keeps of the layer's to its end: the keys and values Hugging
+ * Face's causal LMs return). Whatever the version,
  * every descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 20u
+#define SM_PLUGIN_ABI_VERSION 21u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -380,6 +382,13 @@ typedef struct sm_layer_saved {
      * bf16, because it keeps fp32 copies then (RMSNorm's x.float(), where at fp32 .float() is
      * the input itself). 0: what it keeps follows the activation precision. */
     int64_t upcast_bytes;
+    /* ABI 21. Elements per sample, at the activation precision, of tensors of its own that an
+     * inference pass keeps alive from the layer to the pass's end, beside its output: the keys
+     * and values Hugging Face's causal LMs return (use_cache, on by default): GPT-2's are
+     * views of its fused c_attn output, which stays whole (3 S E), OPT's and Llama's their own
+     * tensors (2 S E_kv). Training keeps them for the backward pass anyway (extra_elems). 0:
+     * nothing past the layer (and every plugin before ABI 21). */
+    int64_t infer_kept_elems;
 } sm_layer_saved;
 
 typedef struct sm_layer_type {

@@ -554,6 +554,8 @@ static double live_peak(const sm_network *net, const int *owner, inference_scrat
             live -= read_done(net, readers, sm_storage_of(owner, l->inputs[k]), batch, c);
         for (int s = w->at[i]; s >= 0; s = w->next[s])
             live -= read_done(net, readers, s, batch, c);
+        /* what the pass returns besides its output (a causal LM's keys and values) */
+        live += batch * (double)l->saved.infer_kept_elems * act;
     }
     return peak;
 }

@@ -359,6 +359,9 @@ static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l,
     if (failed)
         return sm_fail(st, "%s (%s): %s", at, t->name,
                        plugin_reason(&e, path, "saved", why, sizeof why));
+    /* a plugin older than ABI 21 never wrote it: the host's zero stays */
+    if (t->abi_version < 21)
+        s->infer_kept_elems = 0;
     if (l->n_inputs < 32 && (s->inputs >> l->n_inputs))
         return sm_fail(st,
                        "%s (%s): the plugin's saved() keeps input %d (inputs 0x%x) of a layer "
@@ -386,7 +389,8 @@ static int layer_saved(sm_plugin_window *w, const sm_layer_type *t, sm_layer *l,
               "extra_bytes and fused_bytes"},
              {"selective_flops", s->selective_flops, l->m.matmul_flops, 1, "matmul_flops"},
              {"backward_bytes", s->backward_bytes, INT64_MAX, 1, NULL},
-             {"upcast_bytes", s->upcast_bytes, INT64_MAX, 1, NULL}};
+             {"upcast_bytes", s->upcast_bytes, INT64_MAX, 1, NULL},
+             {"infer_kept_elems", s->infer_kept_elems, INT64_MAX, 8, NULL}};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         if (c[k].v < 0 || c[k].v >= SM_OVERFLOW / c[k].elem)
             return sm_fail(st, "%s (%s): the plugin's saved() declares %s %lld: %s", at, t->name,
