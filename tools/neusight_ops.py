@@ -210,6 +210,18 @@ def median_ratio(rows, part, cls, key, mode=None):
     return statistics.median(v) if v else None
 
 
+def layer_and_pass(rows, part):
+    """Per run of part: the layer's measured over predicted time, forward and backward
+    together, and the pass's."""
+    lr, pr = [], []
+    for r in rows:
+        if r["part"] == part and r["class"] == "layer":
+            lr.append((r["measured_fw_ms"] + r["measured_bw_ms"]) /
+                      (r["predicted_fw_ms"] + r["predicted_bw_ms"]))
+            pr.append(r["pass_ratio"])
+    return lr, pr
+
+
 def fmt(x):
     return "" if x is None else f"{x:.2f}"
 
@@ -266,6 +278,24 @@ def report(rows):
         cells = [fmt(median_ratio(rows, p, c, "bw_ms", "train")) for c in CLASSES + ["layer"]
                  if c != "residual"]
         out.append(f"| `{p}` | {n} | " + " | ".join(cells) + " |")
+    out += [
+        "",
+        "## The layer against the pass",
+        "",
+        "Per run, the layer's ratio over both passes (forward, and backward in training) beside "
+        "the whole pass's: where the two agree the model composes the pass from its layers as "
+        "the GPU ran it, and what is left of a miss is the ops' prices; where they do not, "
+        "what the pass pays beyond its ops timed alone.",
+        "",
+        "| part | runs | the layer | the pass | pass less layer, median | lowest | highest |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for p in parts:
+        lr, pr = layer_and_pass(rows, p)
+        d = [b - a for a, b in zip(lr, pr)]
+        out.append(f"| `{p}` | {len(lr)} | {statistics.median(lr):.2f} | "
+                   f"{statistics.median(pr):.2f} | {statistics.median(d):+.2f} | "
+                   f"{min(d):+.2f} | {max(d):+.2f} |")
     out += ["", "## What they show", ""] + shows(rows, parts)
     return "\n".join(out) + "\n"
 
@@ -276,22 +306,27 @@ def shows(rows, parts):
         v = [median_ratio(rows, p, cls, key) for p in (only or parts)]
         v = [x for x in v if x is not None]
         return f"{min(v):.2f}-{max(v):.2f}"
-    layer = {p: median_ratio(rows, p, "layer", "fw_ms") for p in parts}
-    passes = {p: statistics.median(r["pass_ratio"] for r in rows
-                                   if r["part"] == p and r["class"] == "layer") for p in parts}
-    gap = ", ".join(f"`{p}` {layer[p]:.2f} and {passes[p]:.2f}" for p in parts)
-    faster = [f"`{p}`" for p in parts if layer[p] < passes[p] - 0.05]
-    slower = [f"`{p}`" for p in parts if layer[p] > passes[p] + 0.05]
+    follow, spread = {}, {}
+    for p in parts:
+        lr, pr = layer_and_pass(rows, p)
+        follow[p] = statistics.median(b - a for a, b in zip(lr, pr))
+        spread[p] = min(b - a for a, b in zip(lr, pr))
+    agree = [f"`{p}`" for p in parts if abs(follow[p]) <= 0.03]
+    slower = [f"`{p}`" for p in parts if follow[p] > 0.03]
+    odd = [f"`{p}` ({spread[p]:+.2f})" for p in parts if spread[p] < -0.1]
     return [
-        "- **Ops alone against the pass** (the layer's ratio, then the pass's): "
-        f"{gap}. On {', '.join(faster) or 'no part'} the ops alone ran more than 5% faster, "
-        "against the model's prices, than the pass they make up; on "
-        f"{', '.join(slower) or 'no part'} more than 5% slower. Each op is timed in a burst "
-        "of 25 launches of a few milliseconds, the pass for seconds: a board at its power "
-        "limit can hold a higher clock through a burst than through the pass, and the pass "
-        "pays its launches and its allocator besides (the passes' fixed costs, "
+        "- **Where the pass follows its layer** (the table above): on " + ", ".join(agree) +
+        " the median of pass less layer is within 0.03, so their misses are the ops' prices "
+        "(the P100's attention and products above); on " + ", ".join(slower) + " the passes "
+        "ran slower than their ops timed alone say. Each op is timed in a burst of 25 launches "
+        "of a few milliseconds, the pass for seconds: a board at its power limit can hold a "
+        "higher clock through a burst than through the pass (the L4, 72 W, passively cooled), "
+        "and the pass pays its launches and its allocator besides (the passes' fixed costs, "
         "[accuracy-neusight.md](accuracy-neusight.md)). The model prices the pass: an op class "
-        "that comes out fast here on those parts was priced at the clock the pass holds.",
+        "that comes out fast here on those parts was priced at the clock the pass holds. "
+        + (("Some runs' ops timed alone took longer than their share of the pass: " +
+            ", ".join(odd) + ", the lowest pass less layer; alone, each op pays a launch and "
+            "its events' floor that a pass overlaps.") if odd else ""),
         f"- **The products** (projections and MLP): the MLP's at {rng('mlp')} of their price "
         "over the parts. The clock a part holds under FP32 work on its CUDA cores, taken as "
         "the one under dense tensor work, is the doubt: on the T4 and the A100 PCIe these "
