@@ -113,6 +113,9 @@ sm_add_python_test(cli_sharding test_sharding_cli.py ${SCALEMETER_BIN})
 sm_add_python_test(cli_accumulate test_accumulate_cli.py ${SCALEMETER_BIN})
 # Every zoo network's activations against PyTorch's record of what autograd keeps (3%).
 sm_add_python_test(memory_zoo_vs_pytorch test_memory_zoo.py ${SCALEMETER_BIN})
+# GPT-2's returned keys and values (kv_cache=true) against PyTorch's inference peak with and
+# without them (tests/data/reference/kv_cache.json, tools/torch_kv_cache.py)
+sm_add_python_test(memory_kv_cache_vs_pytorch test_kv_cache_reference.py ${SCALEMETER_BIN})
 # Training's peak with and without checkpointing against PyTorch's allocator.
 sm_add_python_test(checkpoint_memory_vs_pytorch test_checkpoint_memory.py ${SCALEMETER_BIN})
 # Every configuration the shipped H100 sets ran is predicted to fit an H100.
