@@ -11,11 +11,16 @@ logits, so every layer's c_attn output stays alive until the pass returns. The p
 allocator's over the pass, above what it held before (torch_saved_tensors.inference_peak: the
 profiler's allocation records). What the cache adds is the difference of the two peaks.
 
-Output: tests/data/reference/kv_cache.json, one line per batch: peak_bytes without and with the
-cache, and the torch version. tests/test_kv_cache_reference.py holds scalemeter's inference
-memory of the zoo's gpt2 with kv_cache=true to it.
+With --device cuda the same passes run on the GPU, the peak torch.cuda.max_memory_allocated over
+the pass less what was allocated before it (the weights and the input), at --dtype float32 or
+bfloat16 (the model cast, as `predict --precision bf16 --framework` of a cast model prices it).
 
-Usage: python3 tools/torch_kv_cache.py [-o FILE] [--batches 1,2]   (needs torch, torchvision)
+Output: tests/data/reference/kv_cache.json (the CPU's), one line per batch: peak_bytes without
+and with the cache, the device, the dtype and the torch version. tests/test_kv_cache_reference.py
+holds scalemeter's inference memory of the zoo's gpt2 with kv_cache=true to it.
+
+Usage: python3 tools/torch_kv_cache.py [-o FILE] [--batches 1,2] [--device cpu|cuda]
+                                       [--dtype float32|bfloat16]   (needs torch, torchvision)
 """
 import argparse
 import json
@@ -84,11 +89,27 @@ class CachedGPT2(ref.GPT2LMHeadModel):
         return self.lm_head(self.ln_f(hidden)), presents
 
 
+def cuda_peak(model, x):
+    """torch.cuda.max_memory_allocated over one no_grad pass, less what was allocated before it;
+    the outputs are dropped before the next pass."""
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    with torch.no_grad():
+        out = model(x)
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - before
+    del out
+    return peak
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-o", default=os.path.join(ROOT, "tests", "data", "reference",
                                                "kv_cache.json"))
     ap.add_argument("--batches", default="1,2")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
     a = ap.parse_args()
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     lines = []
@@ -97,9 +118,11 @@ def main():
         peaks = {}
         for name, cls in (("without", ref.GPT2LMHeadModel), ("with", CachedGPT2)):
             torch.manual_seed(0)
-            peaks[name] = ref.inference_peak(cls().eval(), x)
-        lines.append({"model": "gpt2", "batch": batch, "seq": 1024,
-                      "peak_bytes_without_cache": peaks["without"],
+            model = cls().eval().to(getattr(torch, a.dtype))
+            peaks[name] = (ref.inference_peak(model, x) if a.device == "cpu" else
+                           cuda_peak(model.cuda(), x.cuda()))
+        lines.append({"model": "gpt2", "batch": batch, "seq": 1024, "device": a.device,
+                      "dtype": a.dtype, "peak_bytes_without_cache": peaks["without"],
                       "peak_bytes_with_cache": peaks["with"], "torch": torch.__version__})
         print(f"torch_kv_cache: batch {batch}: {peaks['without']} and {peaks['with']} bytes",
               file=sys.stderr)
