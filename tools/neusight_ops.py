@@ -148,14 +148,8 @@ def measured():
 def predicted(binary, model, part, batch, seq, train):
     """{class: (fw ms, bw ms)} of the first layer's rows of predict --per-layer, the run as
     neusight_validation.py predicts it."""
-    cmd = [binary, "predict", nv.network(model, train), "--device", part, "-g", "1", "--batch",
-           batch, "--seq", seq, "--precision", "fp32", "--attention", "eager", "--optimizer",
-           "sgd", "--per-layer", "--format", "csv"]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    if out.returncode:
-        sys.exit(f"neusight_ops: {' '.join(cmd)}: {out.stderr.strip()}")
     sums = {}
-    for row in csv.DictReader(io.StringIO(out.stdout)):
+    for row in nv.run_predict(binary, model, part, batch, seq, train, per_layer=True)["layers"]:
         if not row["layer"].startswith(OUR_LAYER[model]) or row["type"] == "dropout":
             continue
         cls = OUR_TYPES.get(row["type"])

@@ -64,18 +64,21 @@ _RUNS = {}
 _NO_CACHE = []
 
 
-def run_predict(binary, model, part, batch, seq, train, compiled=False, cache=True):
+def run_predict(binary, model, part, batch, seq, train, compiled=False, cache=True,
+                per_layer=False):
     """scalemeter predict's JSON for one run, as NeuSight ran it: fp32, eager attention, no
     optimizer state (it takes no optimizer step; the passes' times do not depend on it), and
-    --compile for its torch.compile runs. Each run once: the times and the memory check read
-    the same one."""
-    key = (binary, model, part, str(batch), str(seq), train, compiled, cache)
+    --compile for its torch.compile runs; per_layer: its layers' rows (`layers`, and no
+    memory). Each run once: the times and the memory check read the same one."""
+    key = (binary, model, part, str(batch), str(seq), train, compiled, cache, per_layer)
     if key not in _RUNS:
         cmd = [binary, "predict", network(model, train, cache), "--device", part, "-g", "1",
                "--batch", str(batch), "--seq", str(seq), "--precision", "fp32",
                "--attention", "eager", "--optimizer", "sgd", "--format", "json"]
         if compiled:
             cmd.append("--compile")
+        if per_layer:
+            cmd.append("--per-layer")
         out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         if out.returncode:
             sys.exit(f"neusight_validation: {' '.join(cmd)}: {out.stderr.strip()}")
