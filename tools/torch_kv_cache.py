@@ -43,20 +43,8 @@ class CachedAttention(ref.GPT2Attention):
     does with use_cache: the key and value as split and permuted, views of c_attn's output."""
 
     def forward(self, hidden):
-        query, key, value = self.c_attn(hidden).split(768, dim=2)
-        query, key, value = self.split(query), self.split(key), self.split(value)
-        present = (key, value)
-        weights = torch.matmul(query, key.transpose(-1, -2))
-        weights = weights / torch.full([], value.size(-1) ** 0.5, dtype=weights.dtype)
-        q, k = query.size(-2), key.size(-2)
-        causal = self.bias[:, :, k - q:k, :k].to(torch.bool)
-        mask_value = torch.full([], torch.finfo(weights.dtype).min, dtype=weights.dtype)
-        weights = torch.where(causal, weights.to(weights.dtype), mask_value)
-        weights = torch.nn.functional.softmax(weights, dim=-1).type(value.dtype)
-        weights = self.attn_dropout(weights)
-        out = torch.matmul(weights, value).permute(0, 2, 1, 3).contiguous()
-        out = out.view(out.size()[:-2] + (768,))
-        return self.resid_dropout(self.c_proj(out)), present
+        out, key, value = self.attend(hidden)
+        return out, (key, value)
 
 
 class CachedBlock(ref.GPT2Block):

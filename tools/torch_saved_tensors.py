@@ -260,6 +260,11 @@ class GPT2Attention(nn.Module):
         return x.view(x.size()[:-1] + (self.heads, self.head_dim)).permute(0, 2, 1, 3)
 
     def forward(self, hidden):
+        return self.attend(hidden)[0]
+
+    def attend(self, hidden):
+        """The output, and the key and value (views of c_attn's output) that transformers'
+        GPT2Attention returns as its present with use_cache (tools/torch_kv_cache.py)."""
         query, key, value = self.c_attn(hidden).split(768, dim=2)
         query, key, value = self.split(query), self.split(key), self.split(value)
         weights = torch.matmul(query, key.transpose(-1, -2))
@@ -272,7 +277,7 @@ class GPT2Attention(nn.Module):
         weights = self.attn_dropout(weights)
         out = torch.matmul(weights, value).permute(0, 2, 1, 3).contiguous()
         out = out.view(out.size()[:-2] + (768,))
-        return self.resid_dropout(self.c_proj(out))
+        return self.resid_dropout(self.c_proj(out)), key, value
 
 
 class GPT2MLP(nn.Module):
