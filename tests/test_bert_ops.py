@@ -108,4 +108,21 @@ with tempfile.TemporaryDirectory() as tmp:
     for precision, point, *values in fractions:
         for frac, ms in zip(values[0::2], values[1::2]):
             check(0 < float(frac) <= 1 and float(ms) > 0, f"{precision} {point}: {frac} ({ms} ms)")
+    # the score and context products: BERT-base at batch 96, fp16, by hand: 12 layers x 96 x
+    # 12 heads x 384^2 = 2,038,431,744 scores; forward 4 x 64 FLOPs a score, 521.84 GFLOP at
+    # 989.4 TFLOP/s x 0.7, 0.7535 ms; 2 x 2 bytes a score, 8.154 GB at 4,800 GB/s x 0.7,
+    # 2.4267 ms: the larger 2.43 ms, the sum 3.18; backward twice both, 4.85 and 6.36. The
+    # measured figure is the attention's forward sentence's (the same profile)
+    section = text.split("## The score and context products")[-1].split("## Matrix")[0]
+    got = re.findall(r"^\| fp16 \| bert_base 96 \| (fwd|bwd) \| ([\d.]+) \| ([\d.]+) \| "
+                     r"[\d.]+ \| ([\d.]+) \|", section, re.M)
+    check([g[0] + " " + g[2] + " " + g[3] for g in got] == ["fwd 2.43 3.18", "bwd 4.85 6.36"],
+          f"BERT-base 96 fp16 score products: {got}")
+    fwd = re.search(r"## bert_base at batch 96, fp16.*?score and context products ([\d.]+) ms",
+                    text, re.S)
+    check(bool(got) and bool(fwd) and got[0][1] == fwd.group(1),
+          f"measured score products {got[:1]} against the forward sentence's "
+          f"{fwd and fwd.group(1)}")
+    rows = re.findall(r"^\| (fp16|tf32) \| bert_\w+ \d+ \| (?:fwd|bwd) \|", section, re.M)
+    check(len(rows) == 4 * len(bert_ops.POINTS), f"score product rows: {len(rows)}")
 finish()

@@ -234,6 +234,28 @@ static void test_score_passes(void)
     CHECK_EQ(sm_layer_pass_work(&v, &l, &m, 1, SM_BF16, 0, 1).serial_bytes, 0);
 }
 
+/* The score and context products' seconds (sm_layer_score_seconds): 100 FLOPs and 200 bytes
+ * of score matrix, on a part of 100 FLOP/s at fp32 and 1,000 at bf16, each at 0.5 of it, and a
+ * DRAM streaming 500 B/s (1,000 at 0.5): 2 s of arithmetic and 0.4 s of traffic at fp32, 0.2 s
+ * and 0.4 s at bf16. On a GPU's CUDA cores (fp32) they run one after the other, 2.4 s; on its
+ * tensor cores (bf16) the traffic hides the arithmetic, 0.4 s; a CPU (no SMs) overlaps both,
+ * 2 s at fp32. */
+static void test_score_products(void)
+{
+    sm_device v = {.sm_count = 10, .memory_bandwidth = 1000, .memory_efficiency = 0.5};
+    v.peak[SM_FP32] = 100, v.efficiency[SM_FP32] = 0.5;
+    v.peak[SM_BF16] = 1000, v.efficiency[SM_BF16] = 0.5;
+    sm_layer_work w = {.score_flops = 100, .score_bytes = 200};
+    CHECK_NEAR(sm_layer_score_seconds(&v, SM_FP32, w), 2.4, 1e-12);
+    CHECK_NEAR(sm_layer_score_seconds(&v, SM_BF16, w), 0.4, 1e-12);
+    CHECK_NEAR(sm_layer_roofline_seconds(&v, SM_FP32, w), 2.4, 1e-12);
+    v.sm_count = 0;
+    CHECK_NEAR(sm_layer_score_seconds(&v, SM_FP32, w), 2.0, 1e-12);
+    CHECK_NEAR(sm_layer_score_seconds(&v, SM_BF16, w), 0.4, 1e-12);
+    w.score_flops = w.score_bytes = 0;
+    CHECK_NEAR(sm_layer_score_seconds(&v, SM_FP32, w), 0, 1e-12);
+}
+
 /* The part the loop's tests run on: 10 SMs at 1 Hz (10 SM clocks a second), the loop at 2
  * elements a SM clock (20 a second), and a DRAM of 1,000 B/s at 0.5 of it (500 B/s). */
 static sm_device loop_part(void)
@@ -653,6 +675,7 @@ int main(void)
     test_framework_base();
     test_own_dropout();
     test_score_passes();
+    test_score_products();
     test_broadcast_pass();
     test_broadcast_layer();
     test_view_copies();

@@ -9,6 +9,13 @@ db1fdc9), the first layer's fw_latency in ms: the projections query 1.4411712408
 5.742784; the residual additions add_9 0.42719... and add_10 0.43294..., sum 0.86013; the GELU
 1.14339.
 
+From the P100's gpt2_large-inf-1024-8.csv, the first layer's two batched products: matmul of
+[8, 20, 1024, 64] by [8, 20, 64, 1024], fw_latency 3.7989055633544924, and matmul_1 of
+[8, 20, 1024, 1024] by [8, 20, 1024, 64], 5.243667316436768. Priced by hand from the P100's
+description (9.3 TFLOP/s at 0.85, 732 GB/s at 0.7): the scores' 2 x 160 x 1024^2 x 64 =
+21.475 GFLOP take 2.7166 ms, their 4 x 160 x 1024^2 = 671.09 MB 1.3097 ms: measured over the
+larger 1.3984, over the sum 0.9436.
+
 With the binary, the tool is run into a temporary folder: each cell of the forward table is
 the median of its rows' ratios in the CSV, each row of the layer-against-pass table its runs'
 figures, and the README's figures are the document's.
@@ -91,6 +98,28 @@ label = ("op,meta,Name,output_shape,fw_latency,bw_latency\n"
 check("classify_label", tool.classify_label("bert_large", label),
       {"attention_projections": [2, 2.0, 3.0], "residual": [1, 0.25, 0.0]})
 
+# the two batched products of the first layer: a 2-D product and layer 1's left out
+products_label = (
+    "Name,meta,input_shapes,fw_latency,bw_latency\n"
+    f"matmul_9,{META % (L0 + 'attention.self')},\"[[4, 64], [64, 8]]\",0.5,0\n"
+    f"matmul,{META % (L0 + 'attention.self')},\"[[2, 16, 512, 64], [2, 16, 64, 512]]\",1.0,2.0\n"
+    f"matmul_1,{META % (L0 + 'attention.self')},\"[[2, 16, 512, 512], [2, 16, 512, 64]]\","
+    "1.5,3.0\n"
+    f"matmul_2,{META % 'bert.encoder.layer.1.attention.self'},"
+    "\"[[2, 16, 512, 64], [2, 16, 64, 512]]\",9.0,9.0\n")
+check("score_products", tool.score_products("bert_large", products_label),
+      [("scores", 32, 512, 512, 64, 1.0, 2.0), ("context", 32, 512, 64, 512, 1.5, 3.0)])
+with open(tool.SCORE_PRODUCTS, newline="") as f:
+    committed_products = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"], r["product"]): r
+                          for r in csv.DictReader(f)}
+k = ("p100", "gpt2_large", "inf", "1024", "8")
+check("P100 scores product", [committed_products[k + ("scores",)][c] for c in
+                              ("count", "m", "n", "k", "fw_ms")],
+      ["160", "1024", "1024", "64", "3.7989"])
+check("P100 context product", [committed_products[k + ("context",)][c] for c in
+                               ("count", "m", "n", "k", "fw_ms")],
+      ["160", "1024", "64", "1024", "5.2437"])
+
 # the committed sums against NeuSight's label CSV, by hand (above)
 with open(tool.LAYER_OPS, newline="") as f:
     committed = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"], r["class"]): r
@@ -104,11 +133,14 @@ near("L4 gelu", float(committed[k + ("activation",)]["fw_ms"]), 1.14339)
 with open(os.path.join(tool.DATA, "published.csv"), newline="") as f:
     runs = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"]) for r in csv.DictReader(f)}
 check("runs with a layer", {key[:5] for key in committed}, runs)
+check("runs with their two products", sorted(key[:6] for key in committed_products),
+      sorted(r + (p,) for r in runs for p in ("scores", "context")))
 
 if len(sys.argv) > 1:
+    binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "ops.md")
-        sys.argv = [sys.argv[0], "--bin", sys.argv[1], "--out", out]
+        sys.argv = [sys.argv[0], "--bin", binary, "--out", out]
         tool.main()
         with open(out) as f:
             doc = f.read()
@@ -127,7 +159,7 @@ if len(sys.argv) > 1:
         check(f"{part} pass", cells[-1], f"{statistics.median(passes):.2f}")
     parts = {r["part"] for r in rows}
     check("forward table's parts", len(re.findall(r"^\| `", fwd, re.M)), len(parts))
-    against = doc.split("## The layer against the pass")[1].split("## What they show")[0]
+    against = doc.split("## The layer against the pass")[1].split("## The scores")[0]
     check("layer-against-pass table's parts", len(re.findall(r"^\| `", against, re.M)),
           len(parts))
     for m in re.finditer(r"^\| `([^`]+)` \| (\d+) \| (.*) \|$", against, re.M):
@@ -141,6 +173,33 @@ if len(sys.argv) > 1:
               [str(len(runs)), f"{statistics.median(layer):.2f}",
                f"{statistics.median(passes):.2f}", f"{statistics.median(d):+.2f}",
                f"{min(d):+.2f}", f"{max(d):+.2f}"])
+    # one product priced both ways, by hand (above)
+    with tempfile.TemporaryDirectory() as tmp:
+        one = os.path.join(tmp, "one.csv")
+        with open(one, "w") as f:
+            f.write(",".join(tool.PRODUCT_COLUMNS) + "\n"
+                    "p100,gpt2_large,inf,1024,8,scores,160,1024,1024,64,3.7989,0.0000\n")
+        saved, tool.SCORE_PRODUCTS = tool.SCORE_PRODUCTS, one
+        got = tool.product_ratios(binary)["p100"]["scores"]
+        tool.SCORE_PRODUCTS = saved
+    near("P100 scores product over the larger", got["max"][0], 1.3984)
+    near("P100 scores product over the sum", got["sum"][0], 0.9436)
+    near("P100 scores product's rate", got["rate"][0], 21.475 / 3.7989, 5e-3)
+    # each cell of the products' table: the medians of its rows' ratios
+    products = tool.product_ratios(binary)
+    section = doc.split("## The scores' batched products")[1].split("## What they show")[0]
+    cells = re.findall(r"^\| `([^`]+)` \| (\d+) \| (.*) \|$", section, re.M)
+    check("products table's parts", len(cells), len(parts))
+    for part, n, rest in cells:
+        p = products[part]
+        want = [f"{statistics.median(p['scores']['rate']):.1f}",
+                f"{statistics.median(p['context']['rate']):.1f}"]
+        for k in ("scores", "context"):
+            for form in ("max", "sum"):
+                v = p[k][form]
+                want.append(f"{statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})")
+        check(f"{part} products", [n] + rest.split(" | "),
+              [str(len(p["scores"]["rate"]) + len(p["context"]["rate"]))] + want)
     with open("README.md") as f:
         readme = f.read()
     m = re.search(r"its attention ([0-9.]+) times its price", readme)

@@ -215,6 +215,39 @@ def priced(binary, precision, model, batch):
     return by
 
 
+HEADS = {"bert_base": 12, "bert_large": 16}
+
+
+def score_products_row(part, precision, model, batch, meas, ratios):
+    """[(pass, measured ms, overlapped ms, sum ms)] of a point's score and context products,
+    forward and backward, each ratio appended to ratios["max"] and ratios["sum"]."""
+    scores = LAYERS[model] * batch * HEADS[model] * SEQ * SEQ
+    rate = part["peak_tflops"][precision] * 1e12 * part["efficiency"][precision]
+    stream = part["memory_bandwidth_gb_s"] * 1e9 * part["memory_efficiency"]
+    elem = 2 if precision == "fp16" else 4
+    out = []
+    for phase, us, times in (("fwd", meas["fwd attention"]["score and context products"], 1),
+                             ("bwd", meas["bwd"]["score and context products (BmmBackward)"],
+                              2)):
+        arithmetic = times * 4 * 64 * scores / rate * 1e3
+        traffic = times * 2 * elem * scores / stream * 1e3
+        m = us / 1e3
+        hi, both = max(arithmetic, traffic), arithmetic + traffic
+        ratios["max"].append(m / hi)
+        ratios["sum"].append(m / both)
+        out.append((precision, f"{model} {batch}", phase, m, hi, both))
+    return out
+
+
+def score_rows_flat(rows):
+    return [[p, pt, ph, f"{m:.2f}", f"{hi:.2f}", f"{m / hi:.2f}", f"{both:.2f}",
+             f"{m / both:.2f}"] for point in rows for p, pt, ph, m, hi, both in point]
+
+
+def span_of(v):
+    return f"{min(v):.2f}-{max(v):.2f}"
+
+
 def table(md, head, rows):
     md.append("| " + " | ".join(head) + " |")
     md.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|")
@@ -244,9 +277,13 @@ def main():
         "configs", "frameworks", FRAMEWORK["fp16"] + ".ini")]).popitem()[1][
         "broadcast_elements_per_sm_clock"]
     bwd_total = {}
+    score_rows, score_ratios = [], collections.defaultdict(list)
+    part = sm_fit.devices(a.bin)["h200"]
     for precision in ("fp16", "tf32"):
         for model, batch in POINTS:
             meas, strided, copies = measured(precision, model, batch)
+            score_rows.append(score_products_row(part, precision, model, batch, meas,
+                                                 score_ratios))
             elems = batch * SEQ * HIDDEN[model]
             for phase, us in copies:
                 copies_all[(precision, phase)].append(elems / (us * per_us))
@@ -283,6 +320,22 @@ def main():
                 "projections: " + "; ".join(f"{k} {v / 1e3:.2f} ms" for k, v in qkv.most_common())
                 + ".")
             md.append("")
+    md += ["## The score and context products", "",
+           "The attention's two batched products (Q K^T and the probabilities times V, 64 deep "
+           "a head, on the tensor cores at fp16 and TF32), every layer's, measured against the "
+           "two ways of pricing them from the H200's description: their arithmetic (4 x 64 "
+           "FLOPs a score forward, at the precision's peak x efficiency) and their score "
+           "matrices' traffic (the scores written, the probabilities read: 2 bytes a score at "
+           "fp16, 4 at TF32, at the DRAM's bandwidth x memory efficiency; backward twice "
+           "both) overlapped, the larger of the two (the model's on tensor cores), or one "
+           "after the other, the sum (the model's at fp32 on the CUDA cores, "
+           "device_roofline.c):", ""]
+    table(md, ["precision", "point", "pass", "measured ms", "overlapped ms",
+               "measured / overlapped", "one after the other ms", "measured / sum"],
+          score_rows_flat(score_rows))
+    md += [f"Measured over the larger {span_of(score_ratios['max'])}, over the sum "
+           f"{span_of(score_ratios['sum'])}: on the tensor cores the traffic runs mostly, "
+           "not wholly, beside the arithmetic.", ""]
     md += ["## Matrix products by pass", "",
            "The encoder's projections (Q, K, V, the attention's output, the two of the feed-"
            "forward block: 12 h^2 weights a layer) by what cuBLAS's kernels compute, each "

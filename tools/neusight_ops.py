@@ -35,6 +35,9 @@ ROOT = nv.ROOT
 DATA = nv.DATA
 LAYER_OPS = os.path.join(DATA, "layer_ops.csv")
 COLUMNS = ["part", "model", "mode", "seq", "batch", "class", "ops", "fw_ms", "bw_ms"]
+SCORE_PRODUCTS = os.path.join(DATA, "score_products.csv")
+PRODUCT_COLUMNS = ["part", "model", "mode", "seq", "batch", "product", "count", "m", "n", "k",
+                   "fw_ms", "bw_ms"]
 # the first layer, as Hugging Face's modules name it and as the networks' files do
 HF_LAYER = {"bert_large": "bert.encoder.layer.0.", "gpt2_large": "transformer.h.0.",
             "gpt3_xl": "transformer.h.0.", "gpt3_27": "transformer.h.0.",
@@ -109,8 +112,35 @@ def classify_label(model, text):
     return sums
 
 
-def extract(git_dir, out=LAYER_OPS):
-    rows = []
+def score_products(model, text):
+    """[(product, count, m, n, k, fw ms, bw ms)] of one label CSV's first layer: its two batched
+    products of the attention's core (torch.matmul or torch.bmm of 3 or more dimensions), the
+    scores' (Q K^T: m x n scores, k the head's depth) and the context's (the probabilities
+    times V: k the keys' count)."""
+    csv.field_size_limit(1 << 30)
+    out = []
+    for row in csv.DictReader(io.StringIO(text)):
+        base = re.sub(r"_\d+$", "", row["Name"])
+        stack = re.findall(r"\('([^']*)', <class", row["meta"])
+        if base not in ("matmul", "bmm") or not stack or not stack[-1].startswith(HF_LAYER[model]):
+            continue
+        shapes = ast.literal_eval(row["input_shapes"])
+        a, b = shapes[0], shapes[1]
+        if len(a) < 3:
+            continue
+        count = 1
+        for d in a[:-2]:
+            count *= d
+        m, k, n = a[-2], a[-1], b[-1]
+        out.append(("scores" if not out else "context", count, m, n, k,
+                    float(row["fw_latency"] or 0), float(row["bw_latency"] or 0)))
+        if len(out) == 2:
+            break
+    return out
+
+
+def extract(git_dir, out=LAYER_OPS, products_out=SCORE_PRODUCTS):
+    rows, products = [], []
     with open(os.path.join(DATA, "published.csv"), newline="") as f:
         for r in csv.DictReader(f):
             path = r["file"][:-len(".json")] + ".csv"
@@ -118,14 +148,21 @@ def extract(git_dir, out=LAYER_OPS):
                                  capture_output=True, text=True)
             if got.returncode:
                 sys.exit(f"neusight_ops: {path}: {got.stderr.strip()}")
+            run = [r["part"], r["model"], r["mode"], r["seq"], r["batch"]]
             for c, (n, fw, bw) in sorted(classify_label(r["model"], got.stdout).items()):
-                rows.append([r["part"], r["model"], r["mode"], r["seq"], r["batch"], c, n,
-                             f"{fw:.4f}", f"{bw:.4f}"])
-    with open(out, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(COLUMNS)
-        w.writerows(rows)
-    print(f"neusight_ops: {out}: {len(rows)} rows")
+                rows.append(run + [c, n, f"{fw:.4f}", f"{bw:.4f}"])
+            got_products = score_products(r["model"], got.stdout)
+            if [p[0] for p in got_products] != ["scores", "context"]:
+                sys.exit(f"neusight_ops: {path}: {len(got_products)} batched products in the "
+                         "trace, not the attention's two")
+            for name, count, m, n, k, fw, bw in got_products:
+                products.append(run + [name, count, m, n, k, f"{fw:.4f}", f"{bw:.4f}"])
+    for path, columns, table in ((out, COLUMNS, rows), (products_out, PRODUCT_COLUMNS, products)):
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(columns)
+            w.writerows(table)
+        print(f"neusight_ops: {path}: {len(table)} rows")
 
 
 def measured():
@@ -220,7 +257,77 @@ def fmt(x):
     return "" if x is None else f"{x:.2f}"
 
 
-def report(rows):
+def product_ratios(binary):
+    """{part: {product: {"rate": [TFLOP/s], "max": [ratios], "sum": [ratios]}}}: each
+    traced score or context product (tests/data/neusight/score_products.csv), forward and
+    backward apart, its measured time over the two ways of pricing it from the part's
+    description (`scalemeter devices --format csv`: the fp32 rate, peak_fp32_tflops x
+    efficiency_fp32, and the DRAM's stream, memory_bandwidth_gb_s x memory_efficiency): its
+    arithmetic and its score matrix's traffic overlapped (the larger) or one after the other
+    (the sum). The traffic is the score matrix's, as the model counts it (device_roofline.c):
+    the scores product writes it, the context product reads the probabilities, 4 bytes a score
+    at fp32; backward, each product's two gradients, twice the FLOPs and the traffic."""
+    got = subprocess.run([binary, "devices", "--format", "csv"], capture_output=True,
+                         text=True)
+    if got.returncode:
+        sys.exit(f"neusight_ops: {binary} devices: {got.stderr.strip()}")
+    devices = {r["device"]: r for r in csv.DictReader(io.StringIO(got.stdout))}
+    out = {}
+    with open(SCORE_PRODUCTS, newline="") as f:
+        for r in csv.DictReader(f):
+            d = devices[r["part"]]
+            rate = float(d["peak_fp32_tflops"]) * 1e12 * float(d["efficiency_fp32"])
+            stream = float(d["memory_bandwidth_gb_s"]) * 1e9 * float(d["memory_efficiency"])
+            count, m, n, k = (int(r[c]) for c in ("count", "m", "n", "k"))
+            flops = 2.0 * count * m * n * k
+            scores = count * m * (n if r["product"] == "scores" else k)
+            e = out.setdefault(r["part"], {}).setdefault(
+                r["product"], {"rate": [], "max": [], "sum": []})
+            for ms, times in ((float(r["fw_ms"]), 1), (float(r["bw_ms"]), 2)):
+                if ms <= 0:
+                    continue
+                arithmetic, traffic = times * flops / rate, times * 4.0 * scores / stream
+                e["rate"].append(times * flops / (ms * 1e-3) / 1e12)
+                e["max"].append(ms * 1e-3 / max(arithmetic, traffic))
+                e["sum"].append(ms * 1e-3 / (arithmetic + traffic))
+    return out
+
+
+def products_section(products, parts):
+    out = [
+        "",
+        "## The scores' batched products",
+        "",
+        "The attention's two batched products at fp32 (on the CUDA cores: TF32 off, PyTorch's "
+        "default for products), each of every run's first layer (tests/data/neusight/"
+        "score_products.csv; forward and backward apart): the scores' (Q K^T, as deep as a "
+        "head, 64 to 128) and the context's (the probabilities times V, as deep as the keys). "
+        "Each does 2 x depth FLOPs a score over 4 bytes a score of its matrix, 32 to 64 FLOPs a "
+        "byte at fp32, where every part's CUDA cores meet its DRAM (about 14 to 70 FLOPs a "
+        "byte at the descriptions' rates). Measured over priced, medians (range), when their "
+        "arithmetic and their score matrix's traffic overlap (the larger of the two, a "
+        "roofline's) and when they run one after the other (the sum, the model's at fp32 on a "
+        "GPU: device_roofline.c):",
+        "",
+        "| part | products | scores' TFLOP/s | context's TFLOP/s | scores: overlapped | "
+        "one after the other | context: overlapped | one after the other |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def cell(v):
+        return f"{statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})"
+    for p in parts:
+        if p not in products:
+            continue
+        s, c = products[p]["scores"], products[p]["context"]
+        out.append(f"| `{p}` | {len(s['rate']) + len(c['rate'])} | "
+                   f"{statistics.median(s['rate']):.1f} | {statistics.median(c['rate']):.1f} | "
+                   f"{cell(s['max'])} | {cell(s['sum'])} | {cell(c['max'])} | "
+                   f"{cell(c['sum'])} |")
+    return out
+
+
+def report(rows, products):
     parts = [p for p in nv.PARTS if any(r["part"] == p for r in rows)]
     runs = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"]) for r in rows}
     out = [
@@ -290,11 +397,12 @@ def report(rows):
         out.append(f"| `{p}` | {len(lr)} | {statistics.median(lr):.2f} | "
                    f"{statistics.median(pr):.2f} | {statistics.median(d):+.2f} | "
                    f"{min(d):+.2f} | {max(d):+.2f} |")
-    out += ["", "## What they show", ""] + shows(rows, parts)
+    out += products_section(products, parts)
+    out += ["", "## What they show", ""] + shows(rows, parts, products)
     return "\n".join(out) + "\n"
 
 
-def shows(rows, parts):
+def shows(rows, parts, products):
     """The findings, their numbers from the rows."""
     def rng(cls, key="fw_ms", only=None):
         v = [median_ratio(rows, p, cls, key) for p in (only or parts)]
@@ -305,6 +413,12 @@ def shows(rows, parts):
         lr, pr = layer_and_pass(rows, p)
         follow[p] = statistics.median(b - a for a, b in zip(lr, pr))
         spread[p] = min(b - a for a, b in zip(lr, pr))
+    def prng(form):
+        v = [statistics.median(products[p][k][form]) for p in parts if p in products
+             for k in ("scores", "context")]
+        return f"{min(v):.2f}-{max(v):.2f}"
+    under = [f"`{p}`" for p in parts if p in products and
+             all(statistics.median(products[p][k]["sum"]) < 0.9 for k in ("scores", "context"))]
     agree = [f"`{p}`" for p in parts if abs(follow[p]) <= 0.03]
     slower = [f"`{p}`" for p in parts if follow[p] > 0.03]
     odd = [f"`{p}` ({spread[p]:+.2f})" for p in parts if spread[p] < -0.1]
@@ -339,6 +453,20 @@ def shows(rows, parts):
         "batched products, scaling, mask and softmax, in one layer of the model; the "
         "measured halves are apart in layer_ops.csv (`attention_projections`, "
         "`attention_core`).",
+        "- **The scores' products** (the table above): priced as a roofline prices them, "
+        "their arithmetic hiding their score matrix's traffic, they ran " + prng("max") +
+        " times that price, on every part; run one after the other, " + prng("sum") + ". "
+        "On the CUDA cores every multiply-add is an instruction of its own, so a product this "
+        "shallow keeps the SMs' issue slots full and its tiles' loads and stores wait for "
+        "them: a score tile 64 deep is computed in a few steps and then written out, the next "
+        "read in. The model prices them so at fp32 on a GPU (device_roofline.c, "
+        "sm_scores_unhidden); at TF32 and 16 bits, one tensor-core instruction does a tile's "
+        "step and copies run beside it, and it keeps the larger (an H200's BERT at fp16 and "
+        "TF32 ran its products between the two, nearer the larger: ops-bert-h200.md, \"The "
+        "score and context products\"). The sum comes out under 0.9 for both products on "
+        + ", ".join(under) + ": there the ops alone ran faster than the model's fractions of "
+        "the part's peaks give (the element-wise work above), or at a burst's clock (the parts "
+        "whose passes ran slower than their ops).",
     ]
 
 
@@ -354,7 +482,7 @@ def main():
         return
     rows = compare(a.bin)
     with open(a.out, "w") as f:
-        f.write(report(rows))
+        f.write(report(rows, product_ratios(a.bin)))
     with open(os.path.splitext(a.out)[0] + ".csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
         w.writeheader()

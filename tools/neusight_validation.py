@@ -506,9 +506,15 @@ every run, op class by op class beside the model's prices, is in [ops-neusight.m
   (fitted on an H100 against what else its CNN steps do: docs/accuracy-gpus.md); so the V100's
   rows, whose products the model prices near their measured rate, come out a few percent slow.
 - **The scores' batched products** (Q K^T and the probabilities times V, 64 deep per head) ran
-  at 0.3 to 0.96 of the projections' rate, below 0.8 on every part but the T4; the model prices them from their
-  score matrices' bytes, memory-bound at 64 deep (device_roofline.c), not from a rate of
-  their own.
+  at 0.3 to 0.96 of the projections' rate, below 0.8 on every part but the T4. At fp32 the
+  model took the larger of their arithmetic and their score matrices' traffic, as a roofline
+  does, and they ran longer than that on every part; on the CUDA cores the two run one
+  after the other, and the model now takes their sum (device_roofline.c; the products one by
+  one: [ops-neusight.md](ops-neusight.md), "The scores' batched products"). On the parts
+  NeuSight was trained on the mean error grew (8.8% before, the table's now), on those it had
+  not seen it fell (7.8% before): on the V100 PCIe, the A100 PCIe 40 GB and
+  the T4 the products' share, priced short, had hidden the element-wise passes' (above),
+  priced long.
 - **Fixed costs per pass** that the steady loop does not pay: {fixed_costs}
 - **GPT-2's GELU** (gelu_new, Python ops: 8 kernels forward, 11 backward) was priced as one
   kernel until this comparison (1.05 ms a layer measured on the H100 against 0.14 priced);

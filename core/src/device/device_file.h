@@ -254,8 +254,12 @@ int sm_layer_is_stem(const sm_layer *l);
  * kernels the SMs bound apart (sm_seconds). */
 double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
 /* The seconds of a pass's eager score and context products (score_flops, score_bytes): the
- * larger of their arithmetic at the matrix rate and their score traffic. */
+ * larger of their arithmetic at the matrix rate and their score traffic, or where
+ * sm_scores_unhidden the sum. */
 double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work w);
+/* 1 where the score products' traffic does not hide under their arithmetic: fp32 on a GPU's
+ * CUDA cores (device_roofline.c says why). */
+int sm_scores_unhidden(const sm_device *v, sm_precision p);
 /* Seconds of the work's arithmetic at precision p: matrix products at the precision's peak
  * and efficiency, convolutions at their own, the rest at the fp32 vector peak. */
 double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w);

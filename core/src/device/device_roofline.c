@@ -443,13 +443,27 @@ double sm_layer_roofline_seconds(const sm_device *v, sm_precision p, sm_layer_wo
            w.serial_bytes / stream + sm_layer_score_seconds(v, p, w) + w.sm_seconds;
 }
 
+/* Eager attention's score and context products are as deep as a head (64 to 128): at fp32, 2
+ * d FLOPs over 4 bytes a score, where the CUDA cores meet the DRAM. There every multiply-add is
+ * an instruction of its own, so the SMs' issue slots stay full and a tile's loads and stores
+ * wait for its arithmetic: NeuSight's products timed alone on seven GPUs ran 1.07-1.99 times
+ * the larger of the two and 0.69-1.34 times their sum (docs/ops-neusight.md, "The scores'
+ * batched products"). On tensor cores one instruction does a tile's step and copies run beside
+ * it: an H200's BERT at fp16 and TF32 ran its products nearer the larger
+ * (docs/ops-bert-h200.md). A CPU's (no SMs) keep the roofline's. */
+int sm_scores_unhidden(const sm_device *v, sm_precision p)
+{
+    return p == SM_FP32 && v->sm_count > 0;
+}
+
 double sm_layer_score_seconds(const sm_device *v, sm_precision p, sm_layer_work w)
 {
     if (!(w.score_flops > 0) && !(w.score_bytes > 0))
         return 0;
     double stream = sm_device_dram_stream(v);
-    return fmax(sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops}),
-                w.score_bytes / stream);
+    double c = sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops});
+    double m = w.score_bytes / stream;
+    return sm_scores_unhidden(v, p) ? c + m : fmax(c, m);
 }
 
 double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_work w)

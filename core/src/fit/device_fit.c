@@ -162,10 +162,13 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
             r->memory += transposed / v->memory_bandwidth;
         /* kernels the SMs bound apart (a convolution's bias): their time, unscaled */
         r->fixed += w.sm_seconds;
-        /* eager attention's score products, bound by their own arithmetic or score matrix */
+        /* eager attention's score products, bound by their own arithmetic or score matrix, or
+         * on the CUDA cores by both, one after the other (sm_scores_unhidden) */
         double c_s = sm_layer_compute_seconds(v, p, (sm_layer_work){.matmul_flops = w.score_flops});
         double m_s = w.score_bytes / v->memory_bandwidth;
-        if (c_s > 0 && c_s / scale >= m_s / eff_m)
+        if (sm_scores_unhidden(v, p))
+            r->compute += c_s, r->memory += m_s;
+        else if (c_s > 0 && c_s / scale >= m_s / eff_m)
             r->compute += c_s;
         else
             r->memory += m_s;
