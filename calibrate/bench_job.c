@@ -190,7 +190,7 @@ static int load_networks(sm_bench_job *j, sm_status *st)
         return -1;
     for (int m = 0; m < s->n_models; m++)
         for (int i = 0; i < n_images; i++) {
-            sm_network_options opt = {s->n_images ? s->images[i] : 0};
+            sm_network_options opt = {.image = s->n_images ? s->images[i] : 0};
             sm_network **net = &j->nets[m * n_images + i];
             if (sm_network_load(j->reg, s->models[m], &opt, net, st) || s->backend->check(*net, st))
                 return -1;

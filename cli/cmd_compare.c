@@ -533,7 +533,7 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0) {
         output_reads("models", a.model);
         int loaded =
-            load_sized_network("compare", reg, a.model, a.common.image, a.common.seq, &net, &st);
+            load_sized_network("compare", reg, a.model, a.common.image, a.common.seq, 0, &net, &st);
         char label[96];
         if (!loaded && !strcmp(a.model, "-"))
             a.model = stdin_label(net, 0, label, sizeof label);

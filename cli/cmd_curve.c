@@ -843,7 +843,7 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
     const curve_args *a = r->args;
     for (int m = 0; m < n_models; m++) {
         output_reads("models", models[m]);
-        int loaded = load_sized_network("curve", reg, models[m], a->common.image, a->common.seq,
+        int loaded = load_sized_network("curve", reg, models[m], a->common.image, a->common.seq, 0,
                                         &nets[m], st);
         if (loaded)
             return loaded;

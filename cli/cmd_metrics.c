@@ -325,8 +325,9 @@ int cmd_metrics(int argc, char **argv)
     output_reads("models", a.model);
     /* --image takes any network's length (what it always did); --seq a sequence's alone, as
      * predict's and curve's: the docs' `--seq` was refused here */
-    int loaded = a.seq ? load_sized_network("metrics", reg, a.model, 0, a.seq, &net, &st)
-                       : sm_network_load(reg, a.model, &(sm_network_options){a.image}, &net, &st);
+    int loaded =
+        a.seq ? load_sized_network("metrics", reg, a.model, 0, a.seq, 0, &net, &st)
+              : sm_network_load(reg, a.model, &(sm_network_options){.image = a.image}, &net, &st);
     if (loaded) {
         rc = loaded == -2 ? 2 : report_error(st.msg);
     } else if (a.seq && check_length_option("metrics", a.model, net, 0, a.seq)) {

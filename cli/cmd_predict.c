@@ -52,6 +52,7 @@ typedef struct predict_args {
     const char *model, *output;
     int64_t batch, nodes;
     int per_block, per_layer, max_batch;
+    int kv_cache; /* --kv-cache */
     output_format format;
 } predict_args;
 
@@ -77,6 +78,11 @@ static const opt_desc step_opts[] = {
      "time, what of it the device waits on the host's dispatch, and\n"
      "what limits each pass\n"
      "(compute, memory or host); they add up to t_fwd and t_bwd"},
+    {"kv-cache", 0, NULL, opt_flag, 0, AT(kv_cache),
+     "every attention layer returns its keys and values to the end of\n"
+     "an inference pass, as Hugging Face's causal LMs do (use_cache):\n"
+     "memory_infer counts them (each layer read with kv_cache=true;\n"
+     "docs/memory.md)"},
 };
 
 static const opt_desc output_opts[] = {
@@ -180,6 +186,7 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     sm_predictor_memory_config(p, &mc);
     json_field_string(&w, "shard", sm_shard_name(mc.shard));
     json_field_string(&w, "checkpoint", sm_checkpoint_name(mc.checkpoint));
+    json_field_bool(&w, "kv_cache", a->kv_cache);
     json_field_string(&w, "optimizer", sm_optimizer_name(sm_memory_optimizer(&mc, net)));
     json_field_int(&w, "batch", l->batch);
     json_field_int(&w, "accumulate", sm_layout_accumulate(l));
@@ -275,7 +282,8 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
         table_add(tab, row);
     }
     const sm_memory *inf = &mem->infer;
-    snprintf(meaning, sizeof meaning, "inference: weights and the peak of live tensors%s%s",
+    snprintf(meaning, sizeof meaning, "inference: weights and the peak of live tensors%s%s%s",
+             a->kv_cache ? " with the returned keys and values" : "",
              inf->fits < 0 ? ""
              : inf->fits   ? ", fits in "
                            : ", DOES NOT FIT in ",
@@ -562,8 +570,8 @@ int cmd_predict(int argc, char **argv)
     sm_network *net;
     int rc;
     output_reads("models", a.model);
-    int loaded =
-        load_sized_network("predict", reg, a.model, a.common.image, a.common.seq, &net, &st);
+    int loaded = load_sized_network("predict", reg, a.model, a.common.image, a.common.seq,
+                                    a.kv_cache, &net, &st);
     char label[96];
     if (!loaded && !strcmp(a.model, "-")) /* its rows, JSON and warnings, as curve's */
         a.model = stdin_label(net, 0, label, sizeof label);

@@ -493,7 +493,7 @@ static int predict_rows(const sm_runs *runs, const sm_registry *reg, const sm_pr
             sm_network_free(net);
             net = NULL;
             config_clear(&seen);
-            sm_network_options opt = {r->image};
+            sm_network_options opt = {.image = r->image};
             if (sm_network_load(reg, r->model, &opt, &net, &inner)) {
                 if (!failed_line || r->line < failed_line)
                     failed_line = r->line,

@@ -840,9 +840,9 @@ int check_length_option(const char *cmd, const char *model, const sm_network *ne
 }
 
 int load_sized_network(const char *cmd, const sm_registry *reg, const char *model, int64_t image,
-                       int64_t seq, sm_network **net, sm_status *st)
+                       int64_t seq, int kv_cache, sm_network **net, sm_status *st)
 {
-    sm_network_options opt = {image ? image : seq};
+    sm_network_options opt = {.image = image ? image : seq, .kv_cache = kv_cache};
     if (sm_network_load(reg, model, &opt, net, st) == 0)
         return 0;
     /* a size meant for the other kind can fail a layer (gpt2 --image 100000 is longer than

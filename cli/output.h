@@ -34,10 +34,11 @@ const char *stdin_label(const sm_network *net, int taken, char *buf, size_t len)
 /* The name a table's heading gives net: its own, or for one read from "-", model (the command's
  * label of it, stdin_label's): a nameless network's own name is its file's, "-". */
 const char *heading_name(const sm_network *net, const char *model);
-/* MODEL read at --image's or --seq's size (0 and 0: its own): 0; -1 with st; -2 where that
+/* MODEL read at --image's or --seq's size (0 and 0: its own), with kv_cache its attention layers
+ * returning their keys and values (--kv-cache, sm_network_options): 0; -1 with st; -2 where that
  * size failed a network of the other kind, said as check_length_option says it. */
 int load_sized_network(const char *cmd, const sm_registry *reg, const char *model, int64_t image,
-                       int64_t seq, sm_network **net, sm_status *st);
+                       int64_t seq, int kv_cache, sm_network **net, sm_status *st);
 /* Tokens per second of all devices: global batch x seq / t_step. */
 double tokens_per_s(const sm_layout *l, double t_step, int64_t seq);
 /* The dataset of an epoch of net in samples: (tokens > 0) ceil(tokens / seq) sequences, which

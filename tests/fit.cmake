@@ -147,7 +147,7 @@ add_test(NAME cli_predict_default_json
   COMMAND ${SCALEMETER_BIN} predict resnet18 --batch 8 --format json
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_predict_default_json PROPERTIES PASS_REGULAR_EXPRESSION
-  "^{\"model\": \"resnet18\", \"coeffs\": \"[^\"]+\", \"precision\": \"fp32\", \"shard\": \"none\", \"checkpoint\": \"none\", \"optimizer\": \"momentum\", \"batch\": 8, \"accumulate\": 1, \"nodes\": 1, \"gpus_per_node\": 1, \"image\": 224, \"dataset\": 1281167, \"t_infer\": [0-9.e-]+, \"t_fwd\": [0-9.e-]+, \"t_bwd\": [0-9.e-]+, \"t_grad\": [0-9.e-]+, \"t_step\": [0-9.e-]+, \"t_epoch\": [0-9.e+-]+, \"images_per_s\": [0-9.e+-]+, \"mfu\": null, \"warning\": null, \"memory\": {[^}]*\"capacity\": null, \"fits\": null}, \"memory_infer\": {[^}]*}}\n$")
+  "^{\"model\": \"resnet18\", \"coeffs\": \"[^\"]+\", \"precision\": \"fp32\", \"shard\": \"none\", \"checkpoint\": \"none\", \"kv_cache\": false, \"optimizer\": \"momentum\", \"batch\": 8, \"accumulate\": 1, \"nodes\": 1, \"gpus_per_node\": 1, \"image\": 224, \"dataset\": 1281167, \"t_infer\": [0-9.e-]+, \"t_fwd\": [0-9.e-]+, \"t_bwd\": [0-9.e-]+, \"t_grad\": [0-9.e-]+, \"t_step\": [0-9.e-]+, \"t_epoch\": [0-9.e+-]+, \"images_per_s\": [0-9.e+-]+, \"mfu\": null, \"warning\": null, \"memory\": {[^}]*\"capacity\": null, \"fits\": null}, \"memory_infer\": {[^}]*}}\n$")
 foreach(key t_step t_infer t_fwd t_bwd)
   add_test(NAME cli_predict_default_grows_${key}
     COMMAND ${SM_FIT_CLI} grows ${key} 1,2,4,8,16,64 ${SCALEMETER_BIN} predict resnet50 --image 128

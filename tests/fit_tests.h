@@ -17,7 +17,7 @@ static inline int network_metrics(const sm_registry *reg, const char *model, int
                                   sm_metrics *m)
 {
     sm_network *net;
-    sm_network_options opt = {image};
+    sm_network_options opt = {.image = image};
     sm_status st;
     if (sm_network_load(reg, model, &opt, &net, &st)) {
         fprintf(stderr, "%s\n", st.msg);

@@ -40,7 +40,7 @@ static inline sm_network *net_load(const sm_registry *reg, const char *text, int
                                    sm_status *st)
 {
     sm_network *net = NULL;
-    sm_network_options opt = {image};
+    sm_network_options opt = {.image = image};
     if (sm_network_load(reg, net_file(text), &opt, &net, st))
         return NULL;
     return net;

@@ -357,6 +357,21 @@ int main(void)
     CHECK_EQ(loaded->input.dim[2], 64);
     sm_network_free(loaded);
 
+    /* ---- sm_network_options.kv_cache: every attention layer read with kv_cache=true -------- */
+    /* GPT-2 small's first attention keeps its packed c_attn output whole to the pass's end: 3 x
+     * 1024 positions x 768 = 2,359,296 elements a sample; none as the zoo's file says */
+    sm_network_options cache = {.kv_cache = 1};
+    CHECK_EQ(sm_network_load(reg, "gpt2", &cache, &loaded, &st), 0);
+    const sm_layer *attn = sm_network_layer(loaded, "h.0.attn");
+    CHECK(attn != NULL);
+    CHECK_EQ(attn ? attn->saved.infer_kept_elems : -1, 2359296);
+    sm_network_free(loaded);
+    cache.kv_cache = 0;
+    CHECK_EQ(sm_network_load(reg, "gpt2", &cache, &loaded, &st), 0);
+    attn = sm_network_layer(loaded, "h.0.attn");
+    CHECK_EQ(attn ? attn->saved.infer_kept_elems : -1, 0);
+    sm_network_free(loaded);
+
     /* ---- the *_free functions take NULL ---------------------------------------------------- */
     sm_registry_free(NULL);
     sm_network_free(NULL);

@@ -31,7 +31,7 @@ static int write_runs(const char *path, sm_registry *reg, const sm_predictor *tr
         for (int image = 8; image <= (k < 3 ? 32 : 8); image += 8)
             for (int b = 1; b <= 256; b *= 4) {
                 sm_network *net;
-                sm_network_options opt = {k < 3 ? image : 0};
+                sm_network_options opt = {.image = k < 3 ? image : 0};
                 sm_status st;
                 sm_prediction p;
                 const sm_layout l = {b, 1, 1, 1};
@@ -90,7 +90,7 @@ static void check_recovery(sm_registry *reg, const char *truth_path, const char 
     sm_predictor *fitted;
     CHECK_EQ(sm_predictor_from_device(ini, &fitted, &st), 0);
     sm_network *net;
-    sm_network_options opt = {16};
+    sm_network_options opt = {.image = 16};
     CHECK_EQ(sm_network_load(reg, nets[2], &opt, &net, &st), 0);
     const sm_layout l = {32, 1, 1, 1};
     sm_prediction a, b;

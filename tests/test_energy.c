@@ -143,7 +143,7 @@ static void test_recovery(const char *dir)
     sm_predictor *p;
     CHECK(sm_predictor_from_coeffs(ini, &p, &st) == 0);
     sm_network *net;
-    sm_network_options nopt = {16};
+    sm_network_options nopt = {.image = 16};
     CHECK(sm_network_load(reg, nets[1], &nopt, &net, &st) == 0);
     sm_metrics m;
     CHECK(network_metrics(reg, nets[1], 16, &m) == 0);

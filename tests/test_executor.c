@@ -643,7 +643,7 @@ static void test_training_step(void)
 {
     sm_status st;
     sm_network *net = NULL;
-    sm_network_options nopt = {16};
+    sm_network_options nopt = {.image = 16};
     if (sm_network_load(reg, "examples/tiny_resnet.ini", &nopt, &net, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         CHECK(0);

@@ -40,7 +40,7 @@ static sm_registry *reg;
 static void test_tiny_metrics(void)
 {
     sm_network *net;
-    sm_network_options opt = {8};
+    sm_network_options opt = {.image = 8};
     sm_status st;
     sm_metrics m;
     CHECK(sm_network_load(reg, nets[0], &opt, &net, &st) == 0);
@@ -304,7 +304,7 @@ static void test_file_and_predictor(const char *dir)
     CHECK(sm_predictor_from_coeffs(ini, &p, &st) == 0);
     CHECK_CONTAINS(sm_predictor_describe(p), "test device");
     sm_network *net;
-    sm_network_options nopt = {16};
+    sm_network_options nopt = {.image = 16};
     CHECK(sm_network_load(reg, nets[1], &nopt, &net, &st) == 0);
     sm_metrics m;
     CHECK(sm_network_metrics(net, 1, &m, &st) == 0);

@@ -338,7 +338,7 @@ static sm_predictor *fit_to_predictor(const char *dir, const char *name, const i
 static sm_network *load_net(const char *model, int image)
 {
     sm_network *net;
-    sm_network_options nopt = {image};
+    sm_network_options nopt = {.image = image};
     sm_status st;
     if (sm_network_load(reg, model, &nopt, &net, &st)) {
         fprintf(stderr, "%s\n", st.msg);

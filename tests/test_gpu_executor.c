@@ -669,7 +669,7 @@ static void test_zoo(void)
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         sm_status st;
         sm_network *net = NULL;
-        sm_network_options opt = {models[m].input};
+        sm_network_options opt = {.image = models[m].input};
         if (sm_network_load(reg, models[m].name, &opt, &net, &st) ||
             sm_cuda_executor_check(net, &st)) {
             printf("%-40s not run: %s\n", models[m].name, st.msg);
@@ -722,7 +722,7 @@ static sm_network *load_tiny_resnet(void)
 {
     sm_status st;
     sm_network *net = NULL;
-    sm_network_options nopt = {16};
+    sm_network_options nopt = {.image = 16};
     if (sm_network_load(reg, "examples/tiny_resnet.ini", &nopt, &net, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         CHECK(0);

@@ -258,7 +258,7 @@ static void test_loss_layer(void)
 {
     sm_status st;
     sm_network *net = NULL;
-    sm_network_options opt = {16};
+    sm_network_options opt = {.image = 16};
     CHECK_MSG(sm_network_load(reg, "gpt2", &opt, &net, &st) == 0, "%s", st.msg);
     if (net) {
         CHECK(!strcmp(net->layers[net->n_layers - 1].type->name, "cross_entropy"));

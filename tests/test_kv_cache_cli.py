@@ -16,6 +16,12 @@ runs either way):
 Training's memory is unchanged (autograd keeps them for the backward pass anyway). And a bad
 value is refused naming the file and line.
 
+`predict --kv-cache` reads every attention layer so, whatever its line says: the same
+memory as kv_cache=true written on each (kv_cache=false on the line included), said in the
+JSON; the zoo's gpt2 at batch 1 adds its 12 layers' 3 x 1024 x 768 x 4 bytes = 113,246,208 (the
+presents PyTorch's allocator counts, tests/data/reference/kv_cache.json). An attention type that takes no kv_cache (window_attention, Swin's) is refused
+naming the option and the layer; a network without attention is unchanged.
+
 Usage: test_kv_cache_cli.py SCALEMETER   (run from the source root)
 """
 import json
@@ -34,9 +40,10 @@ def check(what, got, want):
 
 
 def memory(tmp, layer, cache, *extra):
-    """predict's memory (training) and memory_infer for two layers of `layer`."""
+    """predict's memory (training) and memory_infer for two layers of `layer`; cache a
+    kv_cache value written on each line ("" none; True for "true")."""
     path = os.path.join(tmp, "net.ini")
-    kv = " kv_cache=true" if cache else ""
+    kv = " kv_cache=" + ("true" if cache is True else cache) if cache else ""
     with open(path, "w") as f:
         f.write(f"[network]\nname = two\ninput = 16x64\n\n[layers]\n"
                 f"a = {layer}{kv}\nb = {layer}{kv}\n")
@@ -59,6 +66,46 @@ with tempfile.TemporaryDirectory() as tmp:
         train, infer = memory(tmp, layer, False, *extra)
         check(f"{layer} {extra}: inference", infer_kv["activations"] - infer["activations"], want)
         check(f"{layer} {extra}: training", train_kv["activations"], train["activations"])
+
+    # --kv-cache: as written on every line, kv_cache=false included
+    for layer, extra in [("attention dim=64 heads=4 causal=true", ()),
+                         ("gqa_attention dim=64 heads=4 kv_heads=1", ("--precision", "bf16"))]:
+        _, written = memory(tmp, layer, True, *extra)
+        for line in ("", "false"):
+            _, switched = memory(tmp, layer, line, "--kv-cache", *extra)
+            check(f"{layer} kv_cache={line} --kv-cache", switched["activations"],
+                  written["activations"])
+
+    def zoo(*args):
+        p = subprocess.run([BIN, *args, "--device", "h200", "-g", "1", "--precision", "fp32",
+                            "--format", "json"], capture_output=True, text=True)
+        if p.returncode:
+            failures.append(f"{args}: exit {p.returncode}: {p.stderr.strip()}")
+            return {}
+        return json.loads(p.stdout)
+    plain, cached = zoo("predict", "gpt2", "--batch", "1"), zoo("predict", "gpt2", "--batch",
+                                                                 "1", "--kv-cache")
+    if plain and cached:
+        check("gpt2 --kv-cache: inference", cached["memory_infer"]["activations"] -
+              plain["memory_infer"]["activations"], 113246208)
+        check("gpt2 --kv-cache: training", cached["memory"], plain["memory"])
+        check("gpt2: JSON kv_cache", (plain["kv_cache"], cached["kv_cache"]), (False, True))
+    # a network without attention is unchanged
+    r0, r1 = zoo("predict", "resnet18", "--batch", "2"), zoo("predict", "resnet18", "--batch",
+                                                              "2", "--kv-cache")
+    if r0 and r1:
+        check("resnet18 --kv-cache", r1["memory_infer"], r0["memory_infer"])
+    path = os.path.join(tmp, "swin.ini")
+    with open(path, "w") as f:
+        f.write("[network]\nname = swin\ninput = 3x56x56\n\n[layers]\n"
+                "embed = conv2d out=96 kernel=4 stride=4\n"
+                "attn = window_attention dim=96 heads=3 window=7\n")
+    p = subprocess.run([BIN, "predict", path, "--device", "h100", "--batch", "2", "--kv-cache"],
+                       capture_output=True, text=True)
+    if (p.returncode == 0 or not p.stderr.startswith("scalemeter predict: --kv-cache: ") or
+            f"{path}:7" not in p.stderr or "window_attention" not in p.stderr):
+        failures.append(f"--kv-cache on window_attention: exit {p.returncode}, "
+                        f"{p.stderr.strip()}")
 
     path = os.path.join(tmp, "bad.ini")
     with open(path, "w") as f:

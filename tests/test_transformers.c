@@ -38,7 +38,7 @@ static sm_network *load(const char *model, int64_t image)
 {
     sm_status st;
     sm_network *net = NULL;
-    sm_network_options opt = {image};
+    sm_network_options opt = {.image = image};
     if (sm_network_load(reg, model, &opt, &net, &st)) {
         check_failed++;
         fprintf(stderr, "cannot load %s (image %lld): %s\n", model, (long long)image, st.msg);
@@ -52,7 +52,7 @@ static void load_fails(const char *model, int64_t image, const char *piece1, con
 {
     sm_status st;
     sm_network *net = NULL;
-    sm_network_options opt = {image};
+    sm_network_options opt = {.image = image};
     if (sm_network_load(reg, model, &opt, &net, &st) == 0) {
         check_failed++;
         fprintf(stderr, "%s (image %lld) loaded but should have been refused\n", model,

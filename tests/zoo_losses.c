@@ -42,7 +42,7 @@ static int run(const char *name, long long input, float lr, int threads)
     double loss[2] = {0, 0};
     int rc = 1;
     sm_cpu_set_threads(threads);
-    sm_network_options opt = {input};
+    sm_network_options opt = {.image = input};
     sm_executor_options co = {.batch = 4, .seed = 3};
     if (sm_registry_open(&reg, &st) == 0 && sm_network_load(reg, name, &opt, &net, &st) == 0 &&
         sm_executor_new(net, &co, &ex, &st) == 0 && sm_executor_step(ex, lr, &loss[0], &st) == 0 &&

@@ -233,6 +233,10 @@ typedef struct sm_network_options {
     int64_t image; /* > 0: sets H and W of an image input (C x H x W, or C x D x H x W), or the
                       length of a sequence input; 0: the network file's own; below 0: refused
                       by sm_network_load */
+    int kv_cache;  /* 1: every attention layer (SM_TRAIT_ATTENTION) is read with kv_cache=true,
+                      returning its keys and values to the end of an inference pass as Hugging
+                      Face's causal LMs do (use_cache); a type that takes no kv_cache is an
+                      error naming the layer. 0: as the file says */
 } sm_network_options;
 
 /* A network by path, or by name from the models folder (resnet50 -> models/resnet50.ini), into

@@ -264,7 +264,7 @@ static int fit_rows_find(const sm_runs *runs, const sm_registry *reg, fit_rows *
         }
         if (net_slot[h] < 0) {
             fit_net *fn = &f->nets[f->n_nets];
-            sm_network_options opt = {r->image};
+            sm_network_options opt = {.image = r->image};
             sm_status inner;
             if (sm_network_load(reg, r->model, &opt, &fn->net, &inner)) {
                 rc = sm_fail(st, "%s:%d: model %s: %s", runs->path, r->line, r->model, inner.msg);

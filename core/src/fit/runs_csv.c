@@ -1023,7 +1023,7 @@ int sm_runs_metrics(sm_runs *runs, const sm_registry *reg, sm_status *st)
         }
         first[h] = i;
         sm_network *net;
-        sm_network_options opt = {r->image};
+        sm_network_options opt = {.image = r->image};
         sm_status inner;
         if (sm_network_load(reg, r->model, &opt, &net, &inner)) {
             rc = sm_fail(st, "%s:%d: model %s at image %lld: %s", runs->path, r->line, r->model,

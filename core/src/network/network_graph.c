@@ -619,8 +619,23 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
         return sm_fail(st, "%s (%s): takes %s input%s, got %d", at, t->name, takes,
                        !t->max_inputs || t->max_inputs > 1 ? "s" : "", l->n_inputs);
     }
+    /* --kv-cache: an attention layer's line with kv_cache=true, whatever it said */
+    int injected = d->kv_cache && (t->traits & SM_TRAIT_ATTENTION);
+    sm_kv kv[injected ? dl->n_kv + 1 : 1];
+    int n_kv = dl->n_kv;
+    if (injected) {
+        static char key[] = "kv_cache", on[] = "true";
+        int at_key = n_kv;
+        for (int i = 0; i < dl->n_kv; i++) {
+            kv[i] = dl->kv[i];
+            if (!strcmp(kv[i].key, key))
+                at_key = i;
+        }
+        kv[at_key] = (sm_kv){.key = key, .value = on};
+        n_kv += at_key == n_kv;
+    }
     host_args args;
-    host_args_init(&args, dl->kv, dl->n_kv);
+    host_args_init(&args, injected ? kv : dl->kv, n_kv);
     l->params = calloc(1, t->params_size ? t->params_size : 1);
     if (!l->params) /* params_size is the plugin's word: name the layer and what it asked */
         return sm_fail(st,
@@ -631,8 +646,14 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
     sm_plugin_callback("parse", w, t->params_size);
     t->parse(params, &args.base);
     from_plugin(l->params, params, params_bytes(t));
-    if (host_args_finish(&args, err, sizeof err))
+    if (host_args_finish(&args, err, sizeof err)) {
+        if (injected && !strncmp(err, "unknown parameter kv_cache ", 27))
+            return sm_fail(st,
+                           "--kv-cache: %s (%s) returns no keys and values its plugin counts "
+                           "(it takes no kv_cache parameter): %s",
+                           at, t->name, err);
         return sm_fail(st, "%s (%s): %s", at, t->name, err);
+    }
 
     sm_shape in[l->n_inputs];
     layer_inputs(net, l, in);
@@ -984,6 +1005,7 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         net->path = strdup(d->path);
         net->input = d->input;
         net->optimizer = d->optimizer;
+        d->kv_cache = opt && opt->kv_cache;
         if (opt && opt->image > 0) {
             if (opt->image > (1 << 30))
                 rc = sm_fail(st, "--image %lld is too large", (long long)opt->image);

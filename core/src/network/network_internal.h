@@ -111,6 +111,7 @@ typedef struct draft_network {
     char *name;
     sm_shape input;
     int optimizer; /* [network] optimizer, the recipe's (sm_optimizer); -1: not named */
+    int kv_cache;  /* sm_network_options' kv_cache: attention layers read with kv_cache=true */
     draft_layer *layers;
     int n_layers, cap_layers;
     draft_block *blocks;
