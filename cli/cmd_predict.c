@@ -52,7 +52,8 @@ typedef struct predict_args {
     const char *model, *output;
     int64_t batch, nodes;
     int per_block, per_layer, max_batch;
-    int kv_cache; /* --kv-cache */
+    int max_infer_batch; /* --max-infer-batch */
+    int kv_cache;        /* --kv-cache */
     output_format format;
 } predict_args;
 
@@ -67,6 +68,10 @@ static const opt_desc step_opts[] = {
      "instead of --batch: the largest per-device batch whose training\n"
      "memory fits the device (needs --device: its memory_gib); with\n"
      "--accumulate, the largest micro-batch"},
+    {"max-infer-batch", 0, NULL, opt_flag, 0, AT(max_infer_batch),
+     "instead of --batch: the largest per-device batch whose inference\n"
+     "memory fits the device (needs --device; with --kv-cache, the keys\n"
+     "and values returned counted)"},
     {"nodes", 0, "N", opt_int, 1 << 20, AT(nodes), "nodes (default 1)"},
     {"per-block", 0, NULL, opt_flag, 0, AT(per_block),
      "forward time of every block: the forward equation on the block's\n"
@@ -120,12 +125,14 @@ static int parse_args(int argc, char **argv, predict_args *a)
     predictor_choice *c = &a->common.choice;
     if (!a->model)
         problem = "which network? (scalemeter predict resnet50 --batch 32)";
-    else if (!a->batch == !a->max_batch)
-        problem = "give --batch B (the per-device batch) or --max-batch (the largest that "
-                  "fits), one of the two";
-    else if (a->max_batch && !c->device)
-        problem = "--max-batch needs --device NAME, whose memory_gib says how much memory "
-                  "there is";
+    else if (!!a->batch + a->max_batch + a->max_infer_batch != 1)
+        problem = "give --batch B (the per-device batch), --max-batch (the largest whose "
+                  "training fits) or --max-infer-batch (whose inference fits), one of the three";
+    else if ((a->max_batch || a->max_infer_batch) && !c->device)
+        problem = a->max_batch ? "--max-batch needs --device NAME, whose memory_gib says how "
+                                 "much memory there is"
+                               : "--max-infer-batch needs --device NAME, whose memory_gib says "
+                                 "how much memory there is";
     else if (a->per_block && a->format == FORMAT_CSV)
         problem = "--per-block: --format table or json (a CSV has one shape of row)";
     else if (a->per_layer && a->per_block)
@@ -221,8 +228,10 @@ static void print_json(const predict_args *a, const sm_network *net, const sm_pr
     }
     if (ar)
         json_allreduce(&w, ar);
-    if (mem->max_batch >= 0)
+    if (mem->max_batch >= 0) {
         json_field_int(&w, "max_batch", mem->max_batch);
+        json_field_string(&w, "max_batch_of", mem->max_of_inference ? "inference" : "training");
+    }
     json_memory(&w, "memory", &mem->train);
     json_memory(&w, "memory_infer", &mem->infer);
     if (blocks) {
@@ -311,12 +320,18 @@ static void memory_rows(const predict_args *a, const sm_network *net, const sm_p
          * memory (step_predict has the layout at batch 1 then; a fixed list sent an 8B model's
          * 120 GiB of states after --checkpoint full) */
         char hint[sizeof meaning - 64] = ""; /* room for the words before it */
-        if (mem->max_batch == 0)
+        if (mem->max_batch == 0 && !mem->max_of_inference)
             step_fit_hint(hint, sizeof hint, &a->common.choice, net, p, l, m);
-        snprintf(meaning, sizeof meaning, "not even one sample per device fits%s%s",
-                 hint[0] ? ": " : "", hint);
+        else if (mem->max_batch == 0) /* the weights and one sample's tensors: the weights' share */
+            snprintf(hint, sizeof hint, "the weights are %s of it",
+                     fmt_gib(inf->weights, has, sizeof has));
+        snprintf(meaning, sizeof meaning, "not even one sample per device fits%s%s%s",
+                 mem->max_of_inference ? " at inference" : "", hint[0] ? ": " : "", hint);
         const char *mb[] = {"max_batch", v,
-                            mem->max_batch ? "the largest per-device batch that fits" : meaning};
+                            !mem->max_batch         ? meaning
+                            : mem->max_of_inference ? "the largest per-device batch whose "
+                                                      "inference fits"
+                                                    : "the largest per-device batch that fits"};
         table_add(tab, mb);
     }
 }
@@ -497,7 +512,8 @@ static int run(const predict_args *a, const sm_network *net, const sm_predictor 
     sm_layout l;
     step_memory mem;
     sm_prediction t;
-    if (step_predict(&a->common, a->batch, a->nodes, a->max_batch, net, p, &l, &mem, &t, &st))
+    int max = a->max_batch ? STEP_MAX_TRAIN : a->max_infer_batch ? STEP_MAX_INFER : 0;
+    if (step_predict(&a->common, a->batch, a->nodes, max, net, p, &l, &mem, &t, &st))
         return model_error(a, st.msg);
     /* said as curve says them: predict is its one-row case */
     warnings *warn = warnings_new();

@@ -10,18 +10,21 @@ static int memory_of(const sm_network *net, const sm_predictor *p, int max_batch
                      step_memory *mem, sm_status *st)
 {
     mem->max_batch = -1;
+    mem->max_of_inference = max_batch == STEP_MAX_INFER;
     if (max_batch) {
         sm_memory_config c;
         sm_predictor_memory_config(p, &c);
-        int rc = sm_network_max_batch(net, sm_layout_devices(l), 1, &c, &mem->max_batch, st);
+        int rc = sm_network_max_batch(net, sm_layout_devices(l), !mem->max_of_inference, &c,
+                                      &mem->max_batch, st);
         if (rc && rc != SM_MAX_BATCH_UNBOUNDED)
             return -1;
         /* every batch the search tried fits, or a largest batch past --batch's limit: not one
          * predict can name (a tiny network on a large memory) */
         if (rc == SM_MAX_BATCH_UNBOUNDED || mem->max_batch > STEP_MAX_BATCH)
             return sm_fail(st,
-                           "--max-batch: every per-device batch up to %lld, --batch's limit, "
+                           "%s: every per-device batch up to %lld, --batch's limit, "
                            "fits in the device's %.1f GiB; give --batch",
+                           mem->max_of_inference ? "--max-infer-batch" : "--max-batch",
                            (long long)STEP_MAX_BATCH, c.capacity_bytes / 1073741824.0);
         l->batch = mem->max_batch ? mem->max_batch : 1;
     }

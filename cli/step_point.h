@@ -16,12 +16,18 @@
 /* One device's memory while training and at inference, and the largest batch when asked. */
 typedef struct step_memory {
     sm_memory train, infer;
-    int64_t max_batch; /* --max-batch: the largest per-device batch that fits; -1: not asked */
+    int64_t max_batch;    /* --max-batch: the largest per-device batch that fits; -1: not asked */
+    int max_of_inference; /* 1: max_batch is the largest whose inference fits (STEP_MAX_INFER) */
 } step_memory;
 
+/* step_predict's max_batch: none (--batch), the largest batch whose training memory fits
+ * (--max-batch), or whose inference memory does (--max-infer-batch) */
+#define STEP_MAX_TRAIN 1
+#define STEP_MAX_INFER 2
+
 /* The step of net at --batch batch (or, with max_batch, the largest per-device batch whose
- * training memory fits: batch 1 where none does, to show what it needs) on nodes nodes of -g
- * devices (the description's devices per node where -g is not given, else 1): its layout,
+ * training or inference memory fits: batch 1 where none does, to show what it needs) on nodes nodes
+ * of -g devices (the description's devices per node where -g is not given, else 1): its layout,
  * memory and times, within the bounds of an epoch and a run (sm_check_totals). 0, or -1 with
  * st. */
 int step_predict(const predictor_options *o, int64_t batch, int64_t nodes, int max_batch,

@@ -53,7 +53,7 @@ foreach(case
     "form|--form paleo: expected dispatch or convmeter|fit;x.csv;--form;paleo"
     "precision|--precision fp8: expected fp32, tf32, fp16 or bf16|fit;x.csv;--precision;fp8"
     "cv|--cv kfold: expected loo|fit;x.csv;--cv;kfold"
-    "predict_batch|give --batch B (the per-device batch) or --max-batch|predict;${SM_FIT_DATA}/tiny_a.ini"
+    "predict_batch|give --batch B (the per-device batch), --max-batch|predict;${SM_FIT_DATA}/tiny_a.ini"
     "predict_batch_zero|--batch 0: expected an integer from 1|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;0"
     "predict_coeffs|unknown coefficient file 'no_such_coeffs'|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;no_such_coeffs"
     "predict_term|bad_coeffs_term.ini:25: [fwd] c2_weights: expected c2_inputs here|predict;${SM_FIT_DATA}/tiny_a.ini;--batch;1;--coeffs;${SM_FIT_DATA}/bad_coeffs_term.ini"

@@ -73,6 +73,46 @@ check(d2.get("memory", {}).get("fits") is False, f"batch {b + 1} does not fit")
 rc, out, err = run("predict", "resnet50", "--max-batch")
 check(rc != 0 and "--device" in err and len(err.strip().splitlines()) == 1,
       f"--max-batch without --device: one line: {err}")
+
+# --- the largest batch whose inference fits: between 4096 and 16384 for ResNet-50 (above), the
+# batch fits and one more does not, and inference's memory grows by the same bytes a sample: the
+# largest batch is what batches 1 and 2 say, (capacity - fixed) // per sample ---
+d = good_json("predict", "resnet50", *H100, "--max-infer-batch")
+b = d.get("max_batch", 0)
+check(4096 <= b < 16384 and d.get("max_batch_of") == "inference" and d.get("batch") == b,
+      f"resnet50 --max-infer-batch: {b}, {d.get('max_batch_of')}")
+check(d.get("memory_infer", {}).get("fits") is True, f"inference at {b} fits")
+d2 = good_json("predict", "resnet50", *H100, "--batch", str(b + 1))
+check(d2.get("memory_infer", {}).get("fits") is False, f"inference at {b + 1} does not fit")
+one, two = (good_json("predict", "resnet50", *H100, "--batch", n)["memory_infer"]["total"]
+            for n in ("1", "2"))
+check(b == int((d["memory_infer"]["capacity"] - (2 * one - two)) // (two - one)),
+      f"resnet50 --max-infer-batch {b}: batches 1 and 2 say "
+      f"{(d['memory_infer']['capacity'] - (2 * one - two)) // (two - one)}")
+check(good_json("predict", "resnet50", *H100, "--max-batch").get("max_batch_of") == "training",
+      "--max-batch's JSON says training")
+rc, out, err = run("predict", "resnet50", *H100, "--max-infer-batch")
+mb = [l for l in out.splitlines() if l.startswith("max_batch")]
+check(mb and mb[0].split()[1] == str(b) and mb[0].endswith("whose inference fits"),
+      f"the table's max_batch row: {mb}")
+# the keys and values GPT-2 returns take room from the batch
+g = good_json("predict", "gpt2", *H100, "--max-infer-batch")
+k = good_json("predict", "gpt2", *H100, "--max-infer-batch", "--kv-cache")
+check(0 < k.get("max_batch", 0) < g.get("max_batch", 0),
+      f"gpt2 --max-infer-batch {g.get('max_batch')}, with --kv-cache {k.get('max_batch')}")
+# the weights alone past the memory: nothing fits, and the row says how much they are
+rc, out, err = run("predict", "llama3_70b", *H100, "--max-infer-batch")
+mb = [l for l in out.splitlines() if l.startswith("max_batch")]
+check(rc == 0 and mb and mb[0].split()[1] == "0" and
+      "not even one sample per device fits at inference: the weights are 263 GiB" in mb[0],
+      f"llama3_70b --max-infer-batch: {mb}")
+for args, want in ((["--max-infer-batch"], "needs --device"),
+                   (["--device", "h100", "--max-infer-batch", "--max-batch"], "one of the three"),
+                   (["--device", "h100", "--max-infer-batch", "--batch", "4"],
+                    "one of the three")):
+    rc, out, err = run("predict", "resnet50", *args)
+    check(rc == 2 and want in err and len(err.strip().splitlines()) == 1,
+          f"predict resnet50 {args}: {rc} {err}")
 rc, out, err = run("predict", "resnet50", "--device", "tests/data/curve/round_device.ini",
                    "--max-batch")
 check(rc != 0 and "memory_gib" in err, f"--max-batch on a description without memory: {err}")

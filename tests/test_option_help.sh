@@ -33,7 +33,7 @@ check() { # CMD OPTIONS...: the help lists exactly these, and each is parsed as 
     done
 }
 # shellcheck disable=SC2086
-check predict $shared per-block per-layer max-batch
+check predict $shared per-block per-layer max-batch max-infer-batch kv-cache
 # shellcheck disable=SC2086
 check curve $shared global-batch threshold
 # short letters: -g and -o are listed beside their long names
