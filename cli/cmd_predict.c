@@ -98,7 +98,7 @@ static const opt_desc output_opts[] = {
 };
 
 static const opt_command predict_command = {
-    "predict", "MODEL (--batch B | --max-batch) [options]",
+    "predict", "MODEL (--batch B | --max-batch | --max-infer-batch) [options]",
     "Predicts the times of one step of MODEL (a network file or a zoo name): curve's\n"
     "one-point case, the same options giving the same numbers.",
     footer};
