@@ -342,7 +342,7 @@ def main():
            "2 x tokens x weights FLOPs, as a fraction of the H200's dense peak (`scalemeter "
            "devices`), where the model takes the description's compute efficiency for every "
            "pass; and the bias gradients' sums over the tokens, kernels of their own:", ""]
-    peaks = sm_fit.devices(a.bin)["h200"]
+    peaks = part
     rows, fracs, gaps = [], collections.defaultdict(list), []
     for precision in ("fp16", "tf32"):
         peak = peaks["peak_tflops"][precision] * 1e12
@@ -368,8 +368,7 @@ def main():
                "weight gradient", "bias gradients ms"], rows)
 
     def span(precision, *kinds):
-        v = [f for k in kinds for f in fracs[(precision, k)]]
-        return f"{min(v):.2f}-{max(v):.2f}"
+        return span_of([f for k in kinds for f in fracs[(precision, k)]])
     md += [f"At 16 bits cuBLAS's products reach {span('fp16', *KINDS)} of the peak in every "
            f"pass, about the model's {peaks['efficiency']['fp16']:.2f}. At TF32 the forward "
            f"products reach {span('tf32', 'forward')}, the input's gradient "

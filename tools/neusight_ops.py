@@ -30,6 +30,7 @@ import subprocess
 import sys
 
 import neusight_validation as nv
+import sm_fit  # noqa: E402  (`scalemeter devices`, read once a binary)
 
 ROOT = nv.ROOT
 DATA = nv.DATA
@@ -257,27 +258,23 @@ def fmt(x):
     return "" if x is None else f"{x:.2f}"
 
 
-def product_ratios(binary):
+def product_ratios(binary, path=SCORE_PRODUCTS):
     """{part: {product: {"rate": [TFLOP/s], "max": [ratios], "sum": [ratios]}}}: each
-    traced score or context product (tests/data/neusight/score_products.csv), forward and
+    traced score or context product (path, tests/data/neusight/score_products.csv), forward and
     backward apart, its measured time over the two ways of pricing it from the part's
-    description (`scalemeter devices --format csv`: the fp32 rate, peak_fp32_tflops x
-    efficiency_fp32, and the DRAM's stream, memory_bandwidth_gb_s x memory_efficiency): its
+    description (`scalemeter devices`: the fp32 rate, peak x efficiency at fp32, and the DRAM's
+    stream, memory_bandwidth_gb_s x memory_efficiency): its
     arithmetic and its score matrix's traffic overlapped (the larger) or one after the other
     (the sum). The traffic is the score matrix's, as the model counts it (device_roofline.c):
     the scores product writes it, the context product reads the probabilities, 4 bytes a score
     at fp32; backward, each product's two gradients, twice the FLOPs and the traffic."""
-    got = subprocess.run([binary, "devices", "--format", "csv"], capture_output=True,
-                         text=True)
-    if got.returncode:
-        sys.exit(f"neusight_ops: {binary} devices: {got.stderr.strip()}")
-    devices = {r["device"]: r for r in csv.DictReader(io.StringIO(got.stdout))}
+    devices = sm_fit.devices(binary)
     out = {}
-    with open(SCORE_PRODUCTS, newline="") as f:
+    with open(path, newline="") as f:
         for r in csv.DictReader(f):
             d = devices[r["part"]]
-            rate = float(d["peak_fp32_tflops"]) * 1e12 * float(d["efficiency_fp32"])
-            stream = float(d["memory_bandwidth_gb_s"]) * 1e9 * float(d["memory_efficiency"])
+            rate = d["peak_tflops"]["fp32"] * 1e12 * d["efficiency"]["fp32"]
+            stream = d["memory_bandwidth_gb_s"] * 1e9 * d["memory_efficiency"]
             count, m, n, k = (int(r[c]) for c in ("count", "m", "n", "k"))
             flops = 2.0 * count * m * n * k
             scores = count * m * (n if r["product"] == "scores" else k)
