@@ -165,6 +165,7 @@ sm_add_python_test(tool_cudnn_depthwise_rates_hand test_cudnn_depthwise_rates.py
 sm_add_python_test(tool_merge_profiles test_merge_profiles.py ${SCALEMETER_BIN})
 # BERT's ops classed as the model's layer types, and docs/ops-bert-h200.md's tables from them
 sm_add_python_test(tool_bert_ops test_bert_ops.py ${SCALEMETER_BIN})
+sm_add_python_test(tool_validation_era test_validation_era.py ${SCALEMETER_BIN})
 # the broadcast key of every eager framework is what the profiles give, and its shapes by hand
 sm_add_python_test(tool_broadcast_rates test_broadcast_rates.py ${SCALEMETER_BIN})
 # and their conv_pass_us prices the profiled convolutions' forward passes, layer by layer,

@@ -151,10 +151,15 @@ CUDNN8 = "pytorch-eager-cudnn8"  # configs/frameworks: every NCHW convolution tr
 
 def plain_eager(part):
     """Whether the part's description (a shipped name or a file) keeps configs/frameworks/
-    pytorch-eager.ini's [framework], not the h100's and h200's rebuilt one (queued: its host
-    runs ahead)."""
+    pytorch-eager.ini's [framework] (its `base`), not the h100's and h200's rebuilt one. Read
+    from the base, not from a key the rebuild set (host_runs_ahead): a plain description
+    queued by a key of its own is still priced by cuDNN 8's rules in these containers."""
     path = part if part.endswith(".ini") else os.path.join(ROOT, "configs", "devices",
                                                            part + ".ini")
+    with open(path) as f:
+        base = re.search(r"(?m)^base\s*=\s*([\w-]+)\s*$", f.read())
+    if base:
+        return base.group(1) == "pytorch-eager"
     return fitted_keys(path).get("host_runs_ahead", 0) != 1
 
 
