@@ -7,7 +7,8 @@ parameters' numel), param_tensors (len(parameters())), macs (multiply-accumulate
 matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter counts them,
 per sample), bytes and serial_bytes (what the forward pass's aten ops read and write,
 tools/torch_eager_bytes.py, per sample) and upcast_bytes (what they move more in bf16 than half
-of that), activations (the unique storages autograd's saved tensors hold, parameters left out,
+of that), kernels_fwd and kernels_bwd (the aten ops a training pass launches, views left out),
+activations (the unique storages autograd's saved tensors hold, parameters left out,
 and the output's, per sample: what the plugin's saved() declaration must account for); and where the case gives input_values (and weight_values), its output_values against
 the module's output on them at batch 1 in eval() mode, within 1e-4 of the largest. test_conformance then holds the plugin to the same
 numbers, so that they are never derived from the code under test. `--derive FILE...` prints what PyTorch gives instead.
@@ -294,6 +295,17 @@ def upcast_bytes(m, x):
         m.to(torch.float32)
 
 
+def kernel_counts(m, x):
+    """kernels_fwd and kernels_bwd: the kernels a training pass of m launches
+    (tools/torch_eager_bytes.py), "-" where no backward pass runs (no derivative, or an
+    input that takes no gradient)."""
+    try:
+        counts = torch_eager_bytes.kernels(m, x)
+    except (RuntimeError, AttributeError):  # no derivative, or an output that is no tensor
+        counts = None
+    return ("-", "-") if counts is None else (str(counts[0]), str(counts[1]))
+
+
 def kept_bytes(m, x):
     """Bytes a training forward pass of m on x keeps for backward, its output included: the
     unique storages autograd's saved tensors hold (torch.autograd.graph.saved_tensors_hooks),
@@ -336,6 +348,7 @@ def derive(expr, shape, upcast=True):
     with counter:
         y = m(x)
     moved, serial = torch_eager_bytes.forward_bytes(m, x)
+    k_fwd, k_bwd = kernel_counts(m, x)
     return {
         "output": "x".join(str(d) for d in y.shape[1:]),
         "weights": str(sum(p.numel() for p in m.parameters())),
@@ -345,6 +358,8 @@ def derive(expr, shape, upcast=True):
         "serial_bytes": str(serial // 2),
         "upcast_bytes": upcast_bytes(m, x) if upcast else "-",
         "activations": activations(m, x),
+        "kernels_fwd": k_fwd,
+        "kernels_bwd": k_bwd,
     }
 
 
@@ -399,7 +414,7 @@ def main(argv):
                       f"{worst:.3g} ({len(want)} given, {len(have)} from {kv['torch']}): "
                       + " ".join(f"{v:.7g}" for v in have))
         for key in ("output", "weights", "param_tensors", "macs", "bytes", "serial_bytes",
-                    "upcast_bytes", "activations"):
+                    "upcast_bytes", "activations", "kernels_fwd", "kernels_bwd"):
             if key not in kv:
                 continue
             checked += 1

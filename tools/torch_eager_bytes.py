@@ -8,7 +8,8 @@ weights once, apart). Ops are split into matrix products (mm, addmm, bmm) and th
 element-wise and reduction kernels that run between them. This is the outside reference for a
 plugin's `bytes`, `serial_bytes` (plugin.h, ABI 6) and `upcast_bytes` (ABI 7: the same run in
 bf16): what each kernel of PyTorch's own decomposition reads and writes, every tensor once per
-kernel, no cache reuse assumed.
+kernel, no cache reuse assumed; and, counting those ops, for its `kernels_fwd` and
+`kernels_bwd` (ABI 5).
 
     python3 tools/torch_eager_bytes.py [CASES.ini...]    # per sample, fp32, every case
     python3 tools/torch_eager_bytes.py -v [CASES.ini...] # and every op, forward and backward
@@ -79,6 +80,27 @@ def measure(module, x):
     with Traffic(list(module.parameters()), backward=True) as bwd:
         y.backward(torch.ones_like(y))
     return fwd, bwd.ops
+
+
+def kernels(module, x):
+    """(forward, backward): the kernels eager PyTorch launches in one training pass of the
+    module over x, as plugin.h's kernels_fwd and kernels_bwd count them: every aten op that
+    writes a tensor (views, which launch none, left out), the backward pass's from a gradient
+    made before it; None where x takes no gradient (an index). Where an op runs one kernel on
+    the CPU and another on a GPU (cuDNN's batch norm), the count is the CPU's: the cases that
+    state one are modules written in Python ops, the same on either."""
+    if not x.dtype.is_floating_point:
+        return None
+    for p in module.parameters():  # a gradient already there would be added to (add_)
+        p.grad = None
+    # not a leaf, so that an in-place module may write over it (a layer's input in a
+    # network); a clone's backward passes the gradient on without a kernel
+    x = x.clone().requires_grad_(True).clone()
+    fwd, y = _forward(module, x)
+    grad = torch.ones_like(y)
+    with Traffic(list(module.parameters()), backward=True) as bwd:
+        y.backward(grad)
+    return len(fwd), len(bwd.ops)
 
 
 def forward_bytes(module, x):
