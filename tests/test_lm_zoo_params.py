@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The zoo's Megatron and BERT-large networks against their published sizes, by parameter
-count (docs/accuracy-lm.md, "Other frameworks"): each expected count is worked out here from
+"""The zoo's Megatron, BERT-large, Llama 3.2, Llama 3.1 405B and Mistral networks against their
+published sizes, by parameter count (docs/accuracy-lm.md, "Other frameworks"): each expected count is worked out here from
 the published shapes, and must round to the published size.
 
 Usage: test_lm_zoo_params.py SCALEMETER   (run from the source root)
@@ -17,6 +17,15 @@ def gpt(l, h, v, s, tied):
     return 12 * l * h * h + 13 * l * h + (v + s) * h + 2 * h + (0 if tied else v * h)
 
 
+def llama(l, h, heads, kv_heads, ff, v, tied):
+    """Hugging Face's LlamaForCausalLM (and MistralForCausalLM, the same modules) from its
+    config.json shapes: per layer q_proj and o_proj h^2 each, k_proj and v_proj h x kv each
+    (kv = kv_heads x h / heads), gate, up and down h x ff each, two RMSNorm weights of h; the
+    embedding V h, the final norm h, and an untied lm_head V h more. No biases."""
+    kv = kv_heads * (h // heads)
+    return l * (2 * h * h + 2 * h * kv + 3 * h * ff + 2 * h) + v * h + h + (0 if tied else v * h)
+
+
 # (zoo name, expected, published size in billions, its decimals, and whether the label
 # truncates rather than rounds)
 CASES = [
@@ -30,6 +39,14 @@ CASES = [
     # bert-large-uncased's BertModel: 335,141,888, the BERT paper's "340M" (0.34 billion)
     ("bert_large", 12 * 24 * 1024**2 + 13 * 24 * 1024 + (30522 + 512 + 2) * 1024 + 2 * 1024
      + 1024 * 1024 + 1024, 0.34, 2, False),
+    # Llama 3.2's model card: 1B (1.23B) and 3B (3.21B), their LM heads tied; Meta's sizes
+    # truncate (8,030,261,248 is "8B", 70.55 billion "70B")
+    ("llama3_2_1b", llama(16, 2048, 32, 8, 8192, 128256, True), 1.23, 2, True),
+    ("llama3_2_3b", llama(28, 3072, 24, 8, 8192, 128256, True), 3.21, 2, True),
+    # Llama 3.1 405B: 126 layers of 16,384 with 128 heads, 8 key/value heads, MLP 53,248
+    ("llama3_405b", llama(126, 16384, 128, 8, 53248, 128256, False), 405, 0, True),
+    # Mistral 7B v0.3 (vocabulary 32,768): the 7.25B Hugging Face lists for its weights
+    ("mistral_7b", llama(32, 4096, 32, 8, 14336, 32768, False), 7.25, 2, False),
 ]
 
 failures = 0
@@ -52,6 +69,12 @@ if gpt(24, 2304, 51200, 2048, True) - 2 * 2304 != 1652226048:
     failures += 1
 if CASES[2][1] != 335141888:
     print("FAIL bert-large-uncased's 335,141,888")
+    failures += 1
+# the Llama formula against the zoo's Llama 3.1 8B and 70B, Meta's 8,030,261,248 and
+# 70,553,706,496
+if (llama(32, 4096, 32, 8, 14336, 128256, False) != 8030261248 or
+        llama(80, 8192, 64, 8, 28672, 128256, False) != 70553706496):
+    print("FAIL the Llama formula against Llama 3.1 8B and 70B")
     failures += 1
 print(f"{len(CASES)} networks, {failures} failures")
 sys.exit(1 if failures else 0)
