@@ -25,3 +25,11 @@ else()
   add_test(NAME test_conformance_torch COMMAND sh -c "echo 'SKIP: no /usr/bin/python3'; exit 77")
 endif()
 set_tests_properties(test_conformance_torch PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The host's price per module call and per kernel (tools/torch_host_dispatch.py): its rows and
+# kernel counts, a few passes on the CPU; skipped without PyTorch.
+if(SM_CONFORMANCE_PYTHON3)
+  add_test(NAME tool_host_dispatch
+    COMMAND ${SM_CONFORMANCE_PYTHON3} tests/test_host_dispatch.py
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(tool_host_dispatch PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
