@@ -212,7 +212,8 @@ class GQA(nn.Module):
         k = k.repeat_interleave(self.h // self.kv, 1)
         v = v.repeat_interleave(self.h // self.kv, 1)
         a = (q @ k.transpose(-1, -2) / math.sqrt(self.d))
-        a = a.masked_fill(torch.ones(s, s).triu(1).bool(), float("-inf")).softmax(-1)
+        mask = torch.ones(s, s, device=x.device).triu(1).bool()
+        a = a.masked_fill(mask, float("-inf")).softmax(-1)
         return self.o_proj((a @ v).transpose(1, 2).reshape(n, s, -1))
 
 

@@ -12,14 +12,15 @@ forward pass, and forward and backward, on tensors so small that the host, not t
 sets the pace (the GPU's kernels finish before the next is launched), counts the kernels each
 pass launches (tools/torch_eager_bytes.py), and fits host time = per call + per kernel x
 kernels by least squares over the modules, per pass. On a GPU the per-kernel part includes the
-CUDA launch; on a CPU it is the dispatcher's and the kernel's own (tiny) work. Each pass here
-calls backward() once, so the backward's per-call part is mostly the autograd engine's start,
-which a network pays once a step, not once a layer.
+CUDA launch; on a CPU it is the dispatcher's and the kernel's own (tiny) work. The input's own
+kernel and the backward pass's start (backward() is called once a pass here, once a step in a
+network) are timed alone, on an identity, and taken out.
 
-On this project's build machine (one core of its CPU, torch 1.13): forward 9.4 us a kernel and
-nothing a call, backward 9.1 us a kernel and 23 us a backward() call; the framework's 36 and 43
-us a declared kernel were fitted on an H100 host's CNN runs, and an H200 host's unprofiled
-CNN forward passes took 14-16 us a kernel (docs/ops-h200.md).
+On this project's build machine (one core of its CPU, torch 1.13; five runs of 400 passes, 5
+or 9 rounds): 7-12 us a kernel forward and 9-15 backward, the per-call part within -17 to +16
+us of nothing, the noise of a shared machine. The framework's 36 and 43 us a declared kernel
+were fitted on an H100 host's CNN runs, and an H200 host's unprofiled CNN forward passes took
+14-16 us a kernel (docs/ops-h200.md).
 
     python3 tools/torch_host_dispatch.py [--device cpu|cuda] [--reps N] [-o FILE]
 
@@ -106,8 +107,8 @@ def fit(points):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    ap.add_argument("--reps", type=int, default=200)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=400)
+    ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("-o", "--out", help="CSV file (default: the standard output)")
     a = ap.parse_args()
     if a.device == "cuda" and not torch.cuda.is_available():
@@ -121,10 +122,14 @@ def main():
         k_fwd, k_bwd = torch_eager_bytes.kernels(module, x)
         module = module.to(a.device)
         x = x.to(a.device)
-        # x * 1 is one kernel forward and one backward of its own: taken out below
-        lead = per_pass_us(nn.Identity().to(a.device), x, a.reps, a.rounds, a.device, False)
-        fwd = per_pass_us(module, x, a.reps, a.rounds, a.device, False) - lead
-        both = per_pass_us(module, x, a.reps, a.rounds, a.device, True) - lead
+        # the input's x * 1 (a kernel forward and one backward) and the backward pass's start
+        # (the autograd engine's, once a step in a network): a module that launches nothing
+        # pays them alone, and they are taken out
+        ident = nn.Identity().to(a.device)
+        fwd = (per_pass_us(module, x, a.reps, a.rounds, a.device, False) -
+               per_pass_us(ident, x, a.reps, a.rounds, a.device, False))
+        both = (per_pass_us(module, x, a.reps, a.rounds, a.device, True) -
+                per_pass_us(ident, x, a.reps, a.rounds, a.device, True))
         rows.append({"module": name, "device": a.device, "kernels_fwd": k_fwd,
                      "kernels_bwd": k_bwd, "host_fwd_us": round(fwd, 2),
                      "host_bwd_us": round(both - fwd, 2)})
