@@ -157,16 +157,6 @@ static int parse_args(int argc, char **argv, predict_args *a)
 }
 
 /* The point as the column table reads it (pt: step_curve_point's, kept by the caller). */
-/* Whether a layer of the network is of a type with SM_TRAIT_ATTENTION: one --kv-cache reads with
- * kv_cache=true. */
-static int has_attention(const sm_network *net)
-{
-    for (int i = 0; i < net->n_layers; i++)
-        if (net->layers[i].type->traits & SM_TRAIT_ATTENTION)
-            return 1;
-    return 0;
-}
-
 static point_view view_of(const predict_args *a, const sm_network *net, const sm_predictor *p,
                           const sm_curve_point *pt, const sm_allreduce_estimate *ar,
                           const step_memory *mem)
@@ -615,8 +605,9 @@ int cmd_predict(int argc, char **argv)
                 a.model);
         rc = 2;
         sm_network_free(net);
-    } else if (a.kv_cache && !has_attention(net)) {
-        /* else the memory_infer line would say keys and values are in it, and none are */
+    } else if (a.kv_cache && sm_network_family(net) != SM_FAMILY_TRANSFORMER) {
+        /* no layer with SM_TRAIT_ATTENTION (the family says so first): else the memory_infer
+         * line would say keys and values are in it, and none are */
         fprintf(stderr,
                 "scalemeter predict: --kv-cache: %s has no attention layer, so no keys and "
                 "values to return; leave the option out\n",
