@@ -157,9 +157,9 @@ def plain_eager(part):
     path = part if part.endswith(".ini") else os.path.join(ROOT, "configs", "devices",
                                                            part + ".ini")
     with open(path) as f:
-        base = re.search(r"(?m)^base\s*=\s*([\w-]+)\s*$", f.read())
+        base = framework_base(f.read())
     if base:
-        return base.group(1) == "pytorch-eager"
+        return base == "pytorch-eager"
     return fitted_keys(path).get("host_runs_ahead", 0) != 1
 
 
@@ -322,16 +322,21 @@ def with_framework(part, framework, queued, path):
     return path
 
 
+def framework_base(text):
+    """The framework a description's [framework] starts from (`base = NAME`), or None."""
+    base = re.search(r"(?m)^base\s*=\s*([\w-]+)\s*$", text)
+    return base.group(1) if base else None
+
+
 def fitted_keys(path):
     """The keys fit --device-out wrote: {key: value}; in a description whose [framework] starts
     from a base, the base's first (the description's own replace them)."""
     keys = {}
     with open(path) as f:
         text = f.read()
-    base = re.search(r"(?m)^base\s*=\s*([\w-]+)\s*$", text)
+    base = framework_base(text)
     if base:
-        keys.update(fitted_keys(os.path.join(ROOT, "configs", "frameworks",
-                                              base.group(1) + ".ini")))
+        keys.update(fitted_keys(os.path.join(ROOT, "configs", "frameworks", base + ".ini")))
     for line in text.splitlines():
         m = re.match(r"^(\w+)\s*=\s*([-+.\deE]+)\s*$", line)
         if m:

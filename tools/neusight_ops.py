@@ -30,7 +30,7 @@ import subprocess
 import sys
 
 import neusight_validation as nv
-import sm_fit  # noqa: E402  (`scalemeter devices`, read once a binary)
+import sm_fit  # `scalemeter devices`, read once a binary
 
 ROOT = nv.ROOT
 DATA = nv.DATA
