@@ -96,12 +96,8 @@ def per_pass_us(module, x, reps, rounds, device, backward):
 
 def fit(points):
     """Least squares of host = a + b k over (k, host) points: (a, b)."""
-    n = len(points)
-    mk = sum(k for k, _ in points) / n
-    mh = sum(h for _, h in points) / n
-    sxx = sum((k - mk) ** 2 for k, _ in points)
-    b = sum((k - mk) * (h - mh) for k, h in points) / sxx
-    return mh - b * mk, b
+    slope, intercept = statistics.linear_regression(*zip(*points))
+    return intercept, slope
 
 
 def main():
