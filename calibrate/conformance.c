@@ -53,6 +53,10 @@ enum {
     X_UPCAST_BYTES,
     X_SAVED_UPCAST_BYTES,
     X_ACTIVATIONS,
+    X_LINEAR_PRODUCTS,
+    X_LINEAR_FLOPS,
+    X_LINEAR_INPUT_ELEMS,
+    X_LINEAR_OUTPUT_ELEMS,
     X_COUNT
 };
 static const char *const expect_keys[X_COUNT] = {
@@ -73,6 +77,10 @@ static const char *const expect_keys[X_COUNT] = {
     "upcast_bytes",
     "saved_upcast_bytes",
     "activations",
+    "linear_products",
+    "linear_flops",
+    "linear_input_elems",
+    "linear_output_elems",
 };
 /* The other keys of a case; each may be given once, but net, repeated in order. */
 static const char *const other_keys[] = {
@@ -622,6 +630,14 @@ static long long got_value(const sm_network *net, const sm_layer *l, int k)
         return l->m.upcast_bytes;
     case X_SAVED_UPCAST_BYTES:
         return l->saved.upcast_bytes;
+    case X_LINEAR_PRODUCTS:
+        return l->m.linear_products;
+    case X_LINEAR_FLOPS:
+        return l->m.linear_flops;
+    case X_LINEAR_INPUT_ELEMS:
+        return l->m.linear_input_elems;
+    case X_LINEAR_OUTPUT_ELEMS:
+        return l->m.linear_output_elems;
     default:
         return l->m.kernels_bwd;
     }

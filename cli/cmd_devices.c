@@ -17,7 +17,8 @@ static void usage(void)
            "Lists the device descriptions of %s/configs/devices, for `predict --device` and\n"
            "`curve --device`: the name they take (the file's, less .ini; the file's own name\n"
            "key heads predict's output), dense peaks in TFLOP/s per precision (- where the part\n"
-           "has no such precision), memory in GiB (2^30 bytes), bandwidth in GB/s, devices per\n"
+           "has no such precision; fp8: what --fp8's products run at), memory in GiB (2^30 bytes), "
+           "bandwidth in GB/s, devices per\n"
            "node, SMs, boost clock, and the source of the figures (docs/devices.md). CSV and\n"
            "JSON add what the model takes of them (efficiencies, the clock under dense work and\n"
            "the one it takes for kernels priced per SM and clock, the links) and the eager\n"
@@ -74,9 +75,9 @@ int cmd_devices(int argc, char **argv)
     if (!names)
         return 1;
     static const char *const prec[] = {"fp32", "tf32", "fp16", "bf16"};
-    const char *headers[] = {"device", "description", "fp32",     "tf32", "fp16", "bf16",
+    const char *headers[] = {"device", "description", "fp32",     "tf32", "fp16", "bf16",  "fp8",
                              "GiB",    "GB/s",        "per node", "SMs",  "MHz",  "source"};
-    text_table *t = format == FORMAT_TABLE ? table_new(12, headers) : NULL;
+    text_table *t = format == FORMAT_TABLE ? table_new(13, headers) : NULL;
     if (format == FORMAT_CSV)
         /* JSON's keys, flat; the columns added since come after the first fifteen */
         printf("device,description,peak_fp32_tflops,peak_tf32_tflops,peak_fp16_tflops,"
@@ -87,7 +88,8 @@ int cmd_devices(int argc, char **argv)
                "memory_efficiency,fp32_lanes_per_sm,power_limit_w,sustained_clock_mhz,"
                "launch_overhead_us,max_devices_per_node,intra_node_bandwidth_gb_s,"
                "intra_node_latency_us,inter_node_ports,inter_node_bandwidth_gb_s,"
-               "inter_node_latency_us,framework,framework_base,light_clock_mhz\n");
+               "inter_node_latency_us,framework,framework_base,light_clock_mhz,"
+               "peak_fp8_tflops\n");
     json_writer jw;
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
@@ -109,16 +111,17 @@ int cmd_devices(int argc, char **argv)
             continue;
         }
         if (t) {
-            char p[4][32], gib[32], bw[32], node[32], sms[32], mhz[32];
-            const char *row[12] = {names[i], d.description};
+            char p[5][32], gib[32], bw[32], node[32], sms[32], mhz[32];
+            const char *row[13] = {names[i], d.description};
             for (int k = 0; k < 4; k++)
                 row[2 + k] = figure(d.peak_tflops[k], 4, p[k], sizeof p[k]);
-            row[6] = figure(d.memory_gib, 4, gib, sizeof gib);
-            row[7] = figure(d.memory_bandwidth_gb_s, 6, bw, sizeof bw);
-            row[8] = figure(d.devices_per_node, 6, node, sizeof node);
-            row[9] = figure(d.sm_count, 6, sms, sizeof sms);
-            row[10] = figure(d.boost_clock_mhz, 6, mhz, sizeof mhz);
-            row[11] = d.source;
+            row[6] = figure(d.peak_fp8_tflops, 5, p[4], sizeof p[4]);
+            row[7] = figure(d.memory_gib, 4, gib, sizeof gib);
+            row[8] = figure(d.memory_bandwidth_gb_s, 6, bw, sizeof bw);
+            row[9] = figure(d.devices_per_node, 6, node, sizeof node);
+            row[10] = figure(d.sm_count, 6, sms, sizeof sms);
+            row[11] = figure(d.boost_clock_mhz, 6, mhz, sizeof mhz);
+            row[12] = d.source;
             table_add(t, row);
         } else if (format == FORMAT_CSV) {
             csv_field(stdout, names[i]);
@@ -153,6 +156,7 @@ int cmd_devices(int argc, char **argv)
             csv_text(d.framework);
             csv_text(d.framework_base);
             csv_figure(d.light_clock_mhz);
+            csv_figure(d.peak_fp8_tflops);
             putchar('\n');
         } else {
             json_begin_object(&jw);
@@ -162,6 +166,7 @@ int cmd_devices(int argc, char **argv)
             json_begin_object(&jw);
             for (int k = 0; k < 4; k++)
                 json_figure(&jw, prec[k], d.peak_tflops[k]);
+            json_figure(&jw, "fp8", d.peak_fp8_tflops);
             json_end(&jw);
             json_key(&jw, "efficiency");
             json_begin_object(&jw);

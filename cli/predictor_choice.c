@@ -29,6 +29,9 @@ const char *predictor_choice_problem(const predictor_choice *c)
         return "--attention: expected eager or fused";
     if (c->compile && c->coeffs)
         return "--compile applies to --device alone: a calibration measured the code as it ran";
+    if (c->fp8 && c->coeffs)
+        return "--fp8 applies to --device alone: a calibration measured its products at the "
+               "precision it ran";
     if (c->dispatch && c->coeffs)
         return "--dispatch applies to --device alone: a calibration measured the host and the "
                "GPU together";
@@ -58,9 +61,9 @@ const char *predictor_choice_problem(const predictor_choice *c)
 
 int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st)
 {
-    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap,   c->framework,
-                             c->collective, c->algorithms, c->protocols, c->shard,
-                             c->checkpoint, c->attention,  c->dispatch,  c->compile};
+    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap, c->framework,  c->collective,
+                             c->algorithms, c->protocols,  c->shard,   c->checkpoint, c->attention,
+                             c->dispatch,   c->compile,    c->fp8};
     *out = NULL;
     output_reads("configs/calibrations", c->coeffs); /* files -o may not replace */
     output_reads("configs/devices", c->device);

@@ -20,6 +20,7 @@ typedef struct predictor_choice {
     const char *attention;          /* --attention eager|fused (--device alone) */
     const char *dispatch;           /* --dispatch queued|added (--device alone) */
     int compile;                    /* --compile (--device alone) */
+    int fp8;                        /* --fp8 (--device alone) */
 } predictor_choice;
 
 /* Why the options do not go together (a usage error's text), or NULL. */

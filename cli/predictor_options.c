@@ -64,6 +64,11 @@ static const opt_desc predictor_opts[] = {
      "element-wise work one kernel, eager attention's scaling and mask\n"
      "inside its softmax (the framework's fuse_pointwise; docs/scaling.md);\n"
      "the times only: the memory stays eager's"},
+    {"fp8", 0, NULL, opt_flag, 0, CHOICE(fp8),
+     "(--device alone, --precision bf16 or fp16) a float8 recipe (torchao's\n"
+     "Float8Linear, Transformer Engine): the linear layers' products on\n"
+     "the fp8 tensor cores, their operands cast, the output projection\n"
+     "and the rest at --precision (docs/precision.md); the times only"},
     {"dispatch", 0, "D", opt_string, 0, CHOICE(dispatch),
      "(--device alone) queued: the host issues each layer's kernels\n"
      "while the GPU runs those before (a queue per pass); added: the\n"

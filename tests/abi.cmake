@@ -6,9 +6,16 @@
 add_library(fake_plugin_v1 MODULE fake_plugin_v1.c)
 set_target_properties(fake_plugin_v1 PROPERTIES PREFIX "" OUTPUT_NAME v1
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_plugins/v1 C_VISIBILITY_PRESET hidden)
+# The ABI plugin.h defines, which the messages name; plugin.h a configure dependency so that a
+# bump reconfigures the tests that read it.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/core/include/scalemeter/plugin.h)
+file(STRINGS ${PROJECT_SOURCE_DIR}/core/include/scalemeter/plugin.h abi_line
+  REGEX "^#define SM_PLUGIN_ABI_VERSION [0-9]+u$")
+string(REGEX REPLACE "^#define SM_PLUGIN_ABI_VERSION ([0-9]+)u$" "\\1" ABI "${abi_line}")
 add_test(NAME plugin_abi_v1_refused
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_plugin_abi_cli.sh ${SCALEMETER_BIN}
-          ${CMAKE_BINARY_DIR}/tests/fake_plugins/v1 $<TARGET_FILE:fake_plugin_v1>)
+          ${CMAKE_BINARY_DIR}/tests/fake_plugins/v1 $<TARGET_FILE:fake_plugin_v1> ${ABI})
 
 # Two descriptor plugins with companions, built without CUDA: gpuok_gpu.so of this version,
 # gpubad_gpu.so of version 1; gpunone.so has no companion.
@@ -124,10 +131,7 @@ add_test(NAME core_has_no_type_names
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_core_type_names.sh ${SCALEMETER_BIN}
           ${PROJECT_SOURCE_DIR}/core/src)
 # `plugins` says each type's ABI, traits and whether it declares what it keeps: the shipped
-# types at the ABI plugin.h defines, the user's at theirs.
-file(STRINGS ${PROJECT_SOURCE_DIR}/core/include/scalemeter/plugin.h abi_line
-  REGEX "^#define SM_PLUGIN_ABI_VERSION [0-9]+u$")
-string(REGEX REPLACE "^#define SM_PLUGIN_ABI_VERSION ([0-9]+)u$" "\\1" ABI "${abi_line}")
+# types at the ABI plugin.h defines (ABI, above), the user's at theirs.
 add_test(NAME cli_plugins_traits COMMAND ${SCALEMETER_BIN} plugins --format csv)
 set_tests_properties(cli_plugins_traits PROPERTIES
   ENVIRONMENT "SCALEMETER_PLUGIN_PATH=${CMAKE_BINARY_DIR}/tests/fake_plugins/traits"

@@ -12,7 +12,7 @@ foreach(kind ndim params pointer data_entry crash infer_noterm metrics_noterm sa
         broadcast_passes elementwise_trait view_copies bias_grads
         bias_sums ctor_spins overruns conv_no_matmul residual_one activation_two view_flops
         macs_no_matmul matmul_no_macs infer_nomsg metrics_nomsg saved_nomsg shape_negative
-        kept_negative old_kept)
+        kept_negative old_kept linear_elems old_linear)
   string(TOUPPER ${kind} upper)
   sm_test_module(hostile_${kind} hostile_plugin.c hostile/${kind} ${kind} HIDDEN
     HOSTILE_${upper} HOSTILE_NAME="test_hostile_${kind}")
@@ -34,7 +34,7 @@ add_dependencies(test_hostile_plugins fake_plugin_good hostile_ndim hostile_para
   hostile_bias_grads hostile_bias_sums hostile_conv_no_matmul hostile_residual_one
   hostile_activation_two hostile_view_flops hostile_macs_no_matmul hostile_matmul_no_macs
   hostile_infer_nomsg hostile_metrics_nomsg hostile_saved_nomsg hostile_shape_negative
-  hostile_kept_negative hostile_old_kept)
+  hostile_kept_negative hostile_old_kept hostile_linear_elems hostile_old_linear)
 # shadow.so provides conv2d, which the shipped conv2d.so provides too
 sm_test_module(hostile_shadow hostile_plugin.c hostile/shadow shadow HIDDEN HOSTILE_SHADOW
   HOSTILE_NAME="conv2d")

@@ -51,6 +51,8 @@
  *   HOSTILE_BIAS_GRADS       2^40 bias-gradient elements summed, beyond every byte it moves
  *   HOSTILE_BIAS_SUMS        a bias-gradient sum of no elements
  *   HOSTILE_ELEMENTWISE_TRAIT ABI 17, declaring SM_TRAIT_ELEMENTWISE, which ABI 18 added
+ *   HOSTILE_LINEAR_ELEMS     a product (SM_TRAIT_MATMUL) of 3072 FLOPs reading 2^40 elements
+ *   HOSTILE_OLD_LINEAR       ABI 21, writing the linear products' fields, which ABI 22 added
  * and the sixth campaign's (fusion and loading):
  *   HOSTILE_FUSED_ACTIVATION an activation, HOSTILE_FUSED_NORM a batch norm and
  *   HOSTILE_FUSED_RESIDUAL   a residual sum of 2 inputs, each of which a fusing framework
@@ -315,6 +317,17 @@ static int metrics(const void *params, const sm_shape *in, int n_in, const sm_sh
 #ifdef HOSTILE_BIAS_SUMS
     m->bias_grad_sums = 1;
 #endif
+#if defined(HOSTILE_LINEAR_ELEMS) || defined(HOSTILE_OLD_LINEAR)
+    /* one product of 3072 FLOPs over the 192 elements of a 3 x 8 x 8 sample */
+    m->flops = 3072;
+    m->macs = 1536;
+    m->weights = 64;
+    m->param_tensors = 1;
+    m->linear_products = 1;
+    m->linear_flops = 3072;
+    m->linear_input_elems = (int64_t)1 << 40;
+    m->linear_output_elems = 192;
+#endif
 #ifdef HOSTILE_VIEW_FLOPS
     m->flops = sm_shape_elems(out);
 #endif
@@ -465,7 +478,8 @@ static int saved(const void *params, const sm_shape *in, int n_in, const sm_shap
 #define HOSTILE_MAX_INPUTS 2
 #elif defined(HOSTILE_VIEW_FLOPS)
 #define HOSTILE_TRAITS SM_TRAIT_VIEW
-#elif defined(HOSTILE_MATMUL_NO_MACS)
+#elif defined(HOSTILE_MATMUL_NO_MACS) || defined(HOSTILE_LINEAR_ELEMS) ||                          \
+    defined(HOSTILE_OLD_LINEAR)
 #define HOSTILE_TRAITS SM_TRAIT_MATMUL
 #endif
 #ifndef HOSTILE_MAX_INPUTS
@@ -556,6 +570,9 @@ static const sm_layer_type desc = {
 #endif
 #ifdef HOSTILE_OLD_KEPT
     .abi_version = 20,
+#endif
+#ifdef HOSTILE_OLD_LINEAR
+    .abi_version = 21,
 #endif
 };
 

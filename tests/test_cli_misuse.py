@@ -271,31 +271,36 @@ try:
     # 15b. check-plugin's cases file holds what was written or says why not: sscanf's
     # "%127[^]]" cut a longer case name silently (and took a header without its ']'), and a
     # value below a float's range (1e-50, 1e-40: FLT_MIN is 1.17549e-38) was checked as 0 or
-    # a subnormal. Here linear's [case values] (its line 37; input_values on line 41).
+    # a subnormal. Here linear's [case values] and its input_values, at their lines.
     linear = os.path.join(os.path.dirname(SM), "..", "lib", "scalemeter", "plugins", "linear.so")
     lin = open("plugins/linear/cases.ini").read()
+    lin_lines = lin.split("\n")
+    at_header = lin_lines.index("[case values]") + 1
+    at_values = lin_lines.index("input_values = 1 2 3") + 1
     long_name = "n" * 128
     bad_cases = {
-        "name128": (lin.replace("[case values]", f"[case {long_name}]"), 37,
+        "name128": (lin.replace("[case values]", f"[case {long_name}]"), at_header,
                     "a [case] name of 128 characters: at most 127"),
-        "refuse128": (lin.replace("[case values]", f"[refuse  {long_name} ]"), 37,
+        "refuse128": (lin.replace("[case values]", f"[refuse  {long_name} ]"), at_header,
                       "a [refuse] name of 128 characters: at most 127"),
-        "unclosed": (lin.replace("[case values]", "[case values"), 37,
+        "unclosed": (lin.replace("[case values]", "[case values"), at_header,
                      "a section is [case NAME] or [refuse NAME], not [case values"),
-        "tail": (lin.replace("[case values]", "[case values] x"), 37,
+        "tail": (lin.replace("[case values]", "[case values] x"), at_header,
                  "a section is [case NAME] or [refuse NAME], not [case values] x"),
         # as every INI file reads: a comment after a header or a value begins with ';', '#'
         # only on a line of its own ('#' after the header was taken, "= 40 # c" compared)
-        "hash_header": (lin.replace("[case values]", "[case values] # x"), 37,
+        "hash_header": (lin.replace("[case values]", "[case values] # x"), at_header,
                         "'# x' after the header: a comment after a header begins with ';'"),
-        "hash_value": (lin.replace("input_values = 1 2 3", "input_values = 1 2 3 # c"), 41,
+        "hash_value": (lin.replace("input_values = 1 2 3", "input_values = 1 2 3 # c"),
+                       at_values,
                        "input_values = 1 2 3 # c: '#' begins a comment on a line of its own"),
         # 1 x 1 + 2 x 0 + 0 x (-1) + 0.5 = 1.5, 2 + 2 + 0 - 1 = 3: the case passed with 1e-50
         # read as 0
         "underflow": (lin.replace("input_values = 1 2 3", "input_values = 1 2 1e-50")
-                      .replace("output_values = -1.5 4.5", "output_values = 1.5 3"), 41,
+                      .replace("output_values = -1.5 4.5", "output_values = 1.5 3"), at_values,
                       "input_values: 1e-50 is below a float's smallest normal number"),
-        "subnormal": (lin.replace("input_values = 1 2 3", "input_values = 1 2 1e-40"), 41,
+        "subnormal": (lin.replace("input_values = 1 2 3", "input_values = 1 2 1e-40"),
+                      at_values,
                       "input_values: 1e-40 is below a float's smallest normal number"),
     }
     # ';' after a blank is a comment, after a header and after a value, as in every INI file

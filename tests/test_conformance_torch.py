@@ -8,6 +8,9 @@ matrix products and convolutions PyTorch dispatches, as torch.utils.flop_counter
 per sample), bytes and serial_bytes (what the forward pass's aten ops read and write,
 tools/torch_eager_bytes.py, per sample) and upcast_bytes (what they move more in bf16 than half
 of that), kernels_fwd and kernels_bwd (the aten ops a training pass launches, views left out),
+linear_products, linear_flops, linear_input_elems and linear_output_elems (the products by a
+weight matrix its forward pass dispatches, their FLOPs, inputs each once and outputs, per
+sample),
 activations (the unique storages autograd's saved tensors hold, parameters left out,
 and the output's, per sample: what the plugin's saved() declaration must account for); and where the case gives input_values (and weight_values), its output_values against
 the module's output on them at batch 1 in eval() mode, within 1e-4 of the largest. test_conformance then holds the plugin to the same
@@ -245,6 +248,52 @@ class MacCounter(TorchDispatchMode):
         return out
 
 
+def _storage(t):
+    """The address of t's storage (torch 2's untyped storage; 1.13's typed one)."""
+    return (t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()).data_ptr()
+
+
+class LinearCounter(TorchDispatchMode):
+    """The products by a weight matrix a forward pass dispatches: aten.mm and aten.addmm with
+    an operand in a parameter's storage (nn.Linear's, F.linear's, Hugging Face's Conv1D's, not
+    attention's score products between activations): how many, their FLOPs, the elements of
+    their other operands, each storage once (q, k and v read one input), and of their
+    outputs. What a float8 recipe runs in fp8 and casts (plugin ABI 22's linear fields)."""
+    def __init__(self, params):
+        super().__init__()
+        self.params = params
+        self.products = self.flops = self.outputs = 0
+        self.inputs, self.keep = {}, []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        packet = func._overloadpacket
+        if packet in (aten.mm, aten.addmm):
+            a, b = (args[0], args[1]) if packet is aten.mm else (args[1], args[2])
+            weight_b = _storage(b) in self.params
+            if weight_b or _storage(a) in self.params:
+                x = a if weight_b else b
+                self.products += 1
+                self.flops += 2 * a.shape[0] * a.shape[1] * b.shape[1]
+                self.inputs[_storage(x)] = x.numel()
+                # held, so that no later tensor takes its freed storage's address
+                self.keep.append(x)
+                self.outputs += out.numel()
+        return out
+
+
+def linear_counts(m, x):
+    """linear_products, and linear_flops, linear_input_elems and linear_output_elems per
+    sample of the batch of 2."""
+    counter = LinearCounter({_storage(p) for p in m.parameters()})
+    with torch.no_grad(), counter:
+        m(x)
+    return {"linear_products": str(counter.products),
+            "linear_flops": str(counter.flops // 2),
+            "linear_input_elems": str(sum(counter.inputs.values()) // 2),
+            "linear_output_elems": str(counter.outputs // 2)}
+
+
 # ---- the cases files ----------------------------------------------------------------------
 
 def cases(path):
@@ -361,6 +410,7 @@ def derive(expr, shape, upcast=True):
         "activations": activations(m, x),
         "kernels_fwd": k_fwd,
         "kernels_bwd": k_bwd,
+        **linear_counts(m, x),
     }
 
 
@@ -415,7 +465,9 @@ def main(argv):
                       f"{worst:.3g} ({len(want)} given, {len(have)} from {kv['torch']}): "
                       + " ".join(f"{v:.7g}" for v in have))
         for key in ("output", "weights", "param_tensors", "macs", "bytes", "serial_bytes",
-                    "upcast_bytes", "activations", "kernels_fwd", "kernels_bwd"):
+                    "upcast_bytes", "activations", "kernels_fwd", "kernels_bwd",
+                    "linear_products", "linear_flops", "linear_input_elems",
+                    "linear_output_elems"):
             if key not in kv:
                 continue
             checked += 1

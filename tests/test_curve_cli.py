@@ -566,7 +566,15 @@ with tempfile.TemporaryDirectory() as tmp:
         (H100 + ["--nodes", "1", "--threshold", " 10%"], "--threshold  10%: expected a gain"),
         (H100 + ["--nodes", "1", "--format", "xml"], "--format xml"),
         (H100 + ["--nodes", "1", "-g", "16"], "a node has 8 devices, not 16"),
-        (H100 + ["--nodes", "1", "--precision", "fp8"], "--precision fp8: expected fp32"),
+        # fp8 is no precision of a whole model: the message says what to give
+        (H100 + ["--nodes", "1", "--precision", "fp8"],
+         "--precision fp8: a float8 recipe runs the linear products in fp8 and the rest at 16 "
+         "bits: give --precision bf16 --fp8"),
+        (H100 + ["--nodes", "1", "--precision", "fp32", "--fp8"],
+         "--fp8: a float8 recipe runs the linear products in fp8 and the rest at 16 bits, not "
+         "at fp32: give --precision bf16 (or fp16)"),
+        (["resnet50", "--device", "a100", "--batch", "64", "--nodes", "1", "--precision", "bf16",
+          "--fp8"], "--fp8: device a100 has no fp8 peak: give [device] peak_fp8_tflops in "),
         (["resnet50", "--device", "cpu", "--batch", "64", "--nodes", "1", "--precision", "bf16"],
          "--precision bf16: device cpu has no bf16 peak ([device] peak_bf16_tflops in "),
         # the precision asked for is named, with what the device has: the key alone was said
@@ -583,6 +591,7 @@ with tempfile.TemporaryDirectory() as tmp:
           "--nodes", "1", "--collective", "nccl"], "apply to --device"),
         (H100 + ["--nodes", "1", "--collective", "tree"], "--collective tree: expected ring or nccl"),
         (HYBRID + ["--nodes", "1", "--framework", "fused"], "--framework applies to --device alone"),
+        (HYBRID + ["--nodes", "1", "--fp8"], "--fp8 applies to --device alone"),
         (HYBRID + ["--nodes", "1", "-g", "8"], "round: a node has 4 devices, not 8"),
         # the calibration is named, not the description's all-reduce beside it
         (HYBRID + ["--nodes", "1", "--precision", "bf16"],

@@ -52,6 +52,11 @@ static const error_case cases[] = {
     {DEVICE_PART "[node]\ndevices_per_node = 2.5\n", 5,
      "devices_per_node = 2.5: expected an integer from 1 to 4096"},
     {DEVICE_PART "[node]\ndevices_per_node = 0\n", 5, "devices_per_node = 0"},
+    /* fp8: its efficiency scales its peak, and its tensor cores came with Ada and Hopper */
+    {DEVICE_PART "compute_efficiency_fp8 = 0.5\n" NODE_PART, 4,
+     "compute_efficiency_fp8 without peak_fp8_tflops: no prediction at fp8 reads it"},
+    {DEVICE_PART "tensor_cores = ampere\npeak_fp8_tflops = 600\n" NODE_PART, 5,
+     "peak_fp8_tflops on ampere tensor cores, which have no fp8 (it came with Ada and Hopper)"},
     {DEVICE_PART "peak_fp23_tflops = 10\n" NODE_PART, 4,
      "unknown key 'peak_fp23_tflops' in [device]"},
     {DEVICE_PART "[nodes]\ndevices_per_node = 8\n", 5, "unknown section [nodes]"},
@@ -397,6 +402,74 @@ static void test_bias_grads(void)
     CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 1, 1).sm_seconds, 0, 1e-12);
 }
 
+/* A float8 recipe (sm_device's fp8_products, predict --fp8; plugin ABI 22's linear fields): a
+ * layer of 2 products of 20 FLOPs a sample reading 5 elements and writing 6, with 10 weights,
+ * at batch 2 of pass_counts (60 of its 100 FLOPs matrix products, 120 of 200 backward). At
+ * bf16 forward, 40 of the 60 run in fp8 and 20 stay; backward, 80 of the 120 (each product's
+ * two gradients). torchao's casts (roofline_utils.py): forward an amax read and a cast of 2 + 2
+ * bytes an input element, 6 a weight: 6 x 2 x 5 + 6 x 10 = 120 serial bytes, and 3 kernels
+ * each for input and weight, 12 for the 2 products; backward 6 x 2 x 6 = 72 bytes, 6 kernels.
+ * Compiled, the amax of an activation rides its producer: 4 x 10 + 60 = 100 and 48 bytes, 10
+ * and 4 kernels. The fp8 FLOPs at the fp8 peak of 200 FLOP/s and the bf16 products' fraction,
+ * 0.5: 40 / 100 = 0.4 s; at a description's own 0.8, 0.25 s. Nothing for the output
+ * projection, nor without the option, nor at a part without an fp8 peak. */
+static void test_fp8_products(void)
+{
+    sm_device v = {
+        .memory_bandwidth = 1000, .memory_efficiency = 0.5, .fp8_products = 1, .peak_fp8 = 200};
+    v.peak[SM_BF16] = 100, v.efficiency[SM_BF16] = 0.5;
+    sm_layer_type type = {.name = "products", .traits = SM_TRAIT_MATMUL};
+    sm_layer l = {.type = &type};
+    l.m.linear_products = 2, l.m.linear_flops = 20, l.m.linear_input_elems = 5;
+    l.m.linear_output_elems = 6, l.m.weights = 10;
+    sm_metrics m = pass_counts();
+    sm_layer_work f = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1);
+    sm_layer_work b = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1);
+    CHECK_NEAR(f.fp8_flops, 40, 1e-12);
+    CHECK_NEAR(f.matmul_flops, 20, 1e-12);
+    CHECK_NEAR(f.serial_bytes, 120, 1e-12);
+    CHECK_NEAR(b.fp8_flops, 80, 1e-12);
+    CHECK_NEAR(b.matmul_flops, 40, 1e-12);
+    CHECK_NEAR(b.serial_bytes, 72, 1e-12);
+    CHECK_EQ(sm_layer_fp8_kernels(&v, &l, 0), 12);
+    CHECK_EQ(sm_layer_fp8_kernels(&v, &l, 1), 6);
+    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, (sm_layer_work){.fp8_flops = 40}), 0.4, 1e-12);
+    v.fp8_efficiency = 0.8;
+    CHECK_NEAR(sm_layer_compute_seconds(&v, SM_BF16, (sm_layer_work){.fp8_flops = 40}), 0.25,
+               1e-12);
+    v.fuse_pointwise = 1;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1).serial_bytes, 100, 1e-12);
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).serial_bytes, 48, 1e-12);
+    CHECK_EQ(sm_layer_fp8_kernels(&v, &l, 0), 10);
+    CHECK_EQ(sm_layer_fp8_kernels(&v, &l, 1), 4);
+    l.output_projection = 1;
+    f = sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1);
+    CHECK_NEAR(f.fp8_flops, 0, 1e-12);
+    CHECK_NEAR(f.matmul_flops, 60, 1e-12);
+    CHECK_NEAR(f.serial_bytes, 0, 1e-12);
+    CHECK_EQ(sm_layer_fp8_kernels(&v, &l, 0), 0);
+    l.output_projection = 0, v.fp8_products = 0;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 0, 1).fp8_flops, 0, 1e-12);
+    v.fp8_products = 1, v.peak_fp8 = 0;
+    CHECK_NEAR(sm_layer_pass_work(&v, &l, &m, 2, SM_BF16, 1, 1).fp8_flops, 0, 1e-12);
+    /* the shipped descriptions' dense FP8 peaks: twice their bf16 (the datasheets' "with
+     * sparsity" figures halved), none on a part before Ada and Hopper */
+    sm_status st;
+    sm_device dev;
+    static const struct {
+        const char *name;
+        double fp8;
+    } peaks[] = {{"h100", 1978.9e12},   {"h100-pcie", 1513e12},    {"h200", 1978.9e12},
+                 {"b200", 4500e12},     {"l4", 242.5e12},          {"l40s", 733e12},
+                 {"rtx4090", 330.3e12}, {"rtx6000-ada", 728.5e12}, {"a100", 0}};
+    for (size_t k = 0; k < sizeof peaks / sizeof *peaks; k++) {
+        char path[96];
+        snprintf(path, sizeof path, "configs/devices/%s.ini", peaks[k].name);
+        CHECK_MSG(sm_device_load(path, &dev, &st) == 0, "%s: %s", path, st.msg);
+        CHECK_NEAR(dev.peak_fp8, peaks[k].fp8, 1e3);
+    }
+}
+
 /* An eager softmax computed in fp32 at 16-bit activations (plugin ABI 8's scores_softmax): 10
  * scores a pass with 2 score passes, scores_bytes 4 x (4 + 2 x 2) x 10 = 320. What PyTorch's
  * own kernels move for one score (tools/torch_rope_bytes.py --softmax, torch's ops in bfloat16:
@@ -680,6 +753,7 @@ int main(void)
     test_broadcast_layer();
     test_view_copies();
     test_bias_grads();
+    test_fp8_products();
     test_upcast_serial();
     test_softmax_fp32();
     test_autocast_softmax();

@@ -58,6 +58,13 @@ sheet = {
     # Quadro RTX 8000 datasheet: FP32 16.3, tensor 130.5; Turing: no TF32, no BF16
     ("quadro-rtx8000", "fp16"): 130.5, ("quadro-rtx8000", "fp32"): 16.3,
     ("quadro-rtx8000", "tf32"): None, ("quadro-rtx8000", "bf16"): None,
+    # FP8 (`--fp8`), the datasheets' "with sparsity" figures halved: H100 SXM and H200 3,958,
+    # H100 PCIe 3,026, HGX B200 72 PFLOPS over 8 GPUs, L4 485, L40S 1,466, RTX 6000 Ada 1,457;
+    # the Ada whitepaper's RTX 4090 with FP32 accumulate 660.6; none before Ada and Hopper
+    ("h100", "fp8"): 3958 / 2, ("h200", "fp8"): 3958 / 2, ("h100-pcie", "fp8"): 3026 / 2,
+    ("b200", "fp8"): 72000 / 8 / 2, ("l4", "fp8"): 485 / 2, ("l40s", "fp8"): 1466 / 2,
+    ("rtx6000-ada", "fp8"): 1457 / 2, ("rtx4090", "fp8"): 660.6 / 2, ("a100", "fp8"): None,
+    ("t4", "fp8"): None, ("v100", "fp8"): None, ("rtx3090", "fp8"): None,
 }
 for (n, p), want in sheet.items():
     expect(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)

@@ -362,6 +362,31 @@ static void old_kept_plugin(const char *dir)
     sm_registry_free(reg);
 }
 
+/* A plugin of ABI 21 that writes the linear products' fields ABI 22 appended: the host reads
+ * them as 0 (its 2^40 elements were no refusal) and takes the default of a product type, one
+ * nn.Linear over its 192 input and output elements and all its 3072 FLOPs. */
+static void old_linear_plugin(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/old_linear/old_linear.so", dir);
+    sm_status st;
+    sm_registry *reg;
+    CHECK_EQ(sm_registry_open(&reg, &st), 0);
+    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
+    sm_network *net = net_load(
+        reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_old_linear\n", 0, &st);
+    CHECK_MSG(net != NULL, "old_linear: %s", st.msg);
+    if (net) {
+        const sm_layer_metrics *m = &net->layers[1].m;
+        CHECK_EQ(m->linear_products, 1);
+        CHECK_EQ(m->linear_flops, 3072);
+        CHECK_EQ(m->linear_input_elems, 192);
+        CHECK_EQ(m->linear_output_elems, 192);
+    }
+    sm_network_free(net);
+    sm_registry_free(reg);
+}
+
 /* The sixth campaign: a layer a fusing framework runs inside a neighbour's kernel is priced
  * nothing of its own there, so a plugin declaring it 10^6 FLOPs an element gave mfu 359%; only
  * an activation's forward FLOPs, weights and shape were bounded. Each count of KIND (fused_
@@ -532,6 +557,12 @@ static void lying_plugins(const char *dir)
     /* ABI 21: what an inference pass keeps of a layer's to its end is no negative count */
     lying_plugin(dir, "kept_negative",
                  "the plugin's saved() declares infer_kept_elems -1: negative");
+    /* ABI 22: a product reads at most half its FLOPs' elements */
+    lying_plugin(dir, "linear_elems",
+                 "the plugin's 1 linear products of 3072 FLOPs reading 1099511627776 and writing "
+                 "192 elements are not within its weight tensors (3 products each at most: 3) and "
+                 "its 3072 matrix FLOPs (2 an element read or written at least), or not 0 exactly "
+                 "where its products are");
     lying_plugin(dir, "bias_sums",
                  "the plugin's bias_grad_sums 1 is not within its 0 parameter tensors, or not 0 "
                  "exactly where its bias_grad_elems 0 are");
@@ -544,6 +575,7 @@ static void lying_plugins(const char *dir)
                  "weights, but its metrics give 5 weights");
     writing_plugin(dir);
     old_kept_plugin(dir);
+    old_linear_plugin(dir);
     char path[512];
     snprintf(path, sizeof path, "%s/cpu_pointer/cpu_pointer.so", dir);
     expect_refused(path, "its CPU kernel table at 0x10 is not in the plugin");

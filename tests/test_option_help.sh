@@ -1,8 +1,8 @@
 #!/bin/sh
 # Every option of predict and curve is in its generated --help, and every option the help
 # lists is one the parser takes: the lists below are written from docs/output.md and issue
-# 39 (the 21 options the two commands share, and each one's own; --accumulate since), not
-# from the code.
+# 39 (the 21 options the two commands share, and each one's own; --accumulate and --fp8
+# since), not from the code.
 # usage: test_option_help.sh SCALEMETER
 set -u
 bin=$1
@@ -11,13 +11,13 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 shared="batch coeffs device precision nodes gpus-per-node image seq dataset tokens epochs
     format overlap bucket-mib collective algorithm protocol framework optimizer shard
-    checkpoint attention compile dispatch accumulate output help"
+    checkpoint attention compile dispatch accumulate output help fp8"
 check() { # CMD OPTIONS...: the help lists exactly these, and each is parsed as an option
     cmd=$1
     shift
     "$bin" "$cmd" --help >"$tmp/help" || { echo "FAIL: $cmd --help exits $?"; fail=1; }
     # the options the help lists: "  --name" or "  -g, --name" at the start of a line
-    sed -n 's/^  \(-[a-z], \)\{0,1\}--\([a-z-]*\).*/\2/p' "$tmp/help" | sort >"$tmp/listed"
+    sed -n 's/^  \(-[a-z], \)\{0,1\}--\([a-z0-9-]*\).*/\2/p' "$tmp/help" | sort >"$tmp/listed"
     printf '%s\n' "$@" | sort >"$tmp/expected"
     if ! cmp -s "$tmp/listed" "$tmp/expected"; then
         echo "FAIL: $cmd --help lists other options than expected (< listed, > expected):"

@@ -3,14 +3,14 @@
 # loads it (`plugins` loads every plugin; a network only those of its types) exits non-zero
 # with one line naming the file and both versions; a network that does not use it is refused too,
 # saying that the folder's plugins load together.
-# usage: test_plugin_abi_cli.sh SCALEMETER PLUGIN_DIR PLUGIN_FILE
+# usage: test_plugin_abi_cli.sh SCALEMETER PLUGIN_DIR PLUGIN_FILE ABI (plugin.h's version)
 set -eu
-sm=$1 dir=$2 file=$3
+sm=$1 dir=$2 file=$3 abi=$4
 if out=$(SCALEMETER_PLUGIN_PATH=$dir "$sm" plugins 2>&1); then
     echo "FAIL: a plugin of ABI version 1 was accepted: $out"
     exit 1
 fi
-want="$file: built for plugin ABI version 1, this scalemeter loads versions 2 to 21"
+want="$file: built for plugin ABI version 1, this scalemeter loads versions 2 to $abi"
 echo "$out" | grep -qF "$want" || { echo "FAIL: expected '$want' in: $out"; exit 1; }
 [ "$(echo "$out" | wc -l)" -eq 1 ] || { echo "FAIL: more than one line: $out"; exit 1; }
 # A network that uses none of its types: the folder still loads whole at the first lookup

@@ -71,3 +71,5 @@ sm_add_python_test(tool_neusight_ops test_neusight_ops.py ${SCALEMETER_BIN})
 # kv_cache=true: the keys and values a causal LM returns at inference, in predict's inference
 # memory (plugin ABI 21's infer_kept_elems), against byte counts by hand
 sm_add_python_test(cli_kv_cache test_kv_cache_cli.py ${SCALEMETER_BIN})
+# predict --fp8: a float8 recipe's products, casts and output projection, by hand
+sm_add_python_test(cli_fp8 test_fp8_cli.py ${SCALEMETER_BIN})

@@ -286,6 +286,14 @@ static int attention_metrics(const void *params, const sm_shape *in, int n_in, c
      * M */
     m->bias_grad_elems = p->bias ? sm_mul(g, sm_mul(2, sm_add(se, me))) : 0;
     m->bias_grad_sums = p->bias ? (p->packed ? 2 : 4) : 0; /* one a bias tensor */
+    /* the projections as products (plugin ABI 22), 2 proj FLOPs of the matrix ones: packed, one
+     * of the input to Q, K and V (with a memory, one of the input to Q and one of the memory to
+     * K and V), else one each; and the output's. They read the input, the memory (a second
+     * input) and the context, and write Q, K, V and the output */
+    m->linear_products = p->packed ? (has_memory ? 3 : 2) : 4;
+    m->linear_flops = sm_mul(g, sm_mul(2, proj));
+    m->linear_input_elems = sm_mul(g, sm_add(sm_mul(2, se), has_memory ? me : 0));
+    m->linear_output_elems = sm_mul(g, sm_mul(2, sm_add(se, me)));
     m->param_tensors = (p->packed ? 2 : 4) * (p->bias ? 2 : 1);
     if (p->rel_pos) {
         int64_t side = 2 * p->rel_pos - 1;

@@ -175,6 +175,12 @@ static int gqa_metrics(const void *params, const sm_shape *in, int n_in, const s
     m->scores_flops = sm_mul(2, sm_mul(se, s)); /* Q K^T: S^2 E MACs */
     m->weights = sm_add(sm_mul(2, sm_mul(e, e)), sm_mul(2, sm_mul(e, ekv)));
     m->param_tensors = 4;
+    /* q_proj, k_proj and v_proj read the input, o_proj the context (2 S E), in 2 (2 S E^2 + 2 S
+     * E kvE) FLOPs; they write Q (S E), K and V (S kvE each) and the output (plugin ABI 22) */
+    m->linear_products = 4;
+    m->linear_flops = sm_mul(2, sm_add(sm_mul(2, sm_mul(se, e)), sm_mul(2, sm_mul(se, ekv))));
+    m->linear_input_elems = sm_mul(2, se);
+    m->linear_output_elems = sm_mul(2, sm_add(se, skv));
     return 0;
 }
 

@@ -9,6 +9,9 @@
  *   bwd     = 2 flops (input gradient and weight gradient)
  *   bias_grad_elems = bias ? rows * out : 0 (the bias's gradient, the output's gradient summed
  *                     over the rows in a reduction kernel of its own: one sum)
+ *   linear products = 1 of 2 macs FLOPs (the bias's additions apart), reading rows * in and
+ *                     writing rows * out elements (what a float8 recipe runs in fp8 and casts:
+ *                     plugin ABI 22)
  */
 #include <scalemeter/plugin.h>
 
@@ -66,6 +69,10 @@ static int linear_metrics(const void *params, const sm_shape *in, int n_in, cons
      * (plugin ABI 20) */
     m->bias_grad_elems = p->bias ? sm_mul(rows, p->out) : 0;
     m->bias_grad_sums = p->bias ? 1 : 0;
+    m->linear_products = 1;
+    m->linear_flops = sm_mul(2, m->macs);
+    m->linear_input_elems = sm_mul(rows, features);
+    m->linear_output_elems = sm_mul(rows, p->out);
     if (m->flops == SM_OVERFLOW || m->weights == SM_OVERFLOW) {
         char si[64];
         sm_error_set(err, "%s overflows 64 bits (input %s, out %lld)",

@@ -72,6 +72,11 @@ static int lm_head_metrics(const void *params, const sm_shape *in, int n_in, con
     /* the bias's gradient: the logits' gradient summed over the rows (plugin ABI 20) */
     m->bias_grad_elems = p->bias ? sm_mul(rows, p->vocab) : 0;
     m->bias_grad_sums = p->bias ? 1 : 0;
+    /* one product, its matrix the embedding's (plugin ABI 22) */
+    m->linear_products = 1;
+    m->linear_flops = sm_mul(2, m->macs);
+    m->linear_input_elems = sm_mul(rows, features);
+    m->linear_output_elems = sm_mul(rows, p->vocab);
     return 0;
 }
 

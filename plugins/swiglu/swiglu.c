@@ -17,6 +17,8 @@
  *                   down_proj reads F and writes E
  *   serial_bytes  = 4 rows 5 F: silu's and the product's, element-wise kernels between the
  *                   matrix products (plugin.h, ABI 6)
+ *   linear products = 3 of matmul_flops, reading rows (E + F) elements (gate_proj and up_proj
+ *                   the input, down_proj the product) and writing rows (2 F + E) (ABI 22)
  *   Both measured with tools/torch_eager_bytes.py (torch 1.13's aten ops under a
  *   TorchDispatchMode): LlamaMLP(8, 16) on 4 rows moves 1152 bytes in its three mm and 1280 in
  *   silu and mul, 2432 in all, as cases.ini checks.
@@ -74,6 +76,10 @@ static int swiglu_metrics(const void *params, const sm_shape *in, int n_in, cons
     int64_t f = sm_mul(rows, p->hidden);
     m->serial_bytes = sm_mul(20, f);
     m->bytes = sm_add(sm_mul(12, sm_mul(rows, e)), sm_mul(32, f));
+    m->linear_products = 3;
+    m->linear_flops = m->matmul_flops;
+    m->linear_input_elems = sm_add(sm_mul(rows, e), f);
+    m->linear_output_elems = sm_add(sm_mul(2, f), sm_mul(rows, e));
     return 0;
 }
 

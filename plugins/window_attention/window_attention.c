@@ -174,6 +174,13 @@ static int wa_metrics(const void *params, const sm_shape *in, int n_in, const sm
      * tokens in reduction kernels of their own (plugin ABI 20) */
     m->bias_grad_elems = sm_mul(g.windows, sm_mul(3 * p->qkv_bias + p->proj_bias, nc));
     m->bias_grad_sums = p->qkv_bias + p->proj_bias;
+    /* qkv and proj as products (plugin ABI 22; v2's bias MLP, once a sample, left out): 4 N C^2
+     * MACs a window, reading the window's tokens and the context, writing Q, K, V and the
+     * output */
+    m->linear_products = 2;
+    m->linear_flops = sm_mul(g.windows, sm_mul(8, sm_mul(nc, c)));
+    m->linear_input_elems = sm_mul(g.windows, sm_mul(2, nc));
+    m->linear_output_elems = sm_mul(g.windows, sm_mul(4, nc));
     wa_weight_layout w = wa_weights_of(p);
     m->weights = w.total;
     m->param_tensors = w.tensors;

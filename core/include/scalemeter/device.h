@@ -49,6 +49,10 @@ typedef struct sm_device_options {
                                device time); NULL: the framework's host_runs_ahead */
     int compile;            /* 1: the model compiled (torch.compile): the framework's
                                fuse_pointwise on; 0: the framework's own */
+    int fp8;                /* 1: a float8 recipe (torchao's Float8Linear, Transformer Engine):
+                               the linear products on the fp8 tensor cores, their operands cast,
+                               the output projection and the rest at the 16-bit precision, which
+                               it needs, on a part with an fp8 peak; 0: none */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else
@@ -125,6 +129,7 @@ typedef struct sm_device_info {
     double inter_node_bandwidth_gb_s, inter_node_latency_us;
     /* [framework]: its name, and the shipped framework it starts from ("" where none) */
     char framework[64], framework_base[64];
+    double peak_fp8_tflops; /* dense FP8 products (--fp8); 0: none */
 } sm_device_info;
 
 /* Loads and checks the description name_or_path (sm_device_find) into out. */

@@ -58,10 +58,12 @@ extern "C" {
  * views, in a kernel the SMs bound); 20 bias_grad_elems and bias_grad_sums of metrics (what the
  * backward pass sums into bias gradients in reduction kernels of their own); 21 infer_kept_elems of
  * saved (what an inference pass keeps of the layer's to its end: the keys and values Hugging
- * Face's causal LMs return). Whatever the version,
+ * Face's causal LMs return); 22 linear_products, linear_flops, linear_input_elems and
+ * linear_output_elems of metrics (the layer's nn.Linear products, their FLOPs and what they
+ * read and write: what a float8 recipe runs in fp8 and casts). Whatever the version,
  * every descriptor starts with abi_version then struct_size, so that the host can read them from a
  * plugin of any version and refuse it by name. */
-#define SM_PLUGIN_ABI_VERSION 21u
+#define SM_PLUGIN_ABI_VERSION 22u
 #define SM_PLUGIN_ABI_OLDEST 2u
 #define SM_PLUGIN_ENTRY sm_plugin_layer_type
 #define SM_PLUGIN_ENTRY_NAME "sm_plugin_layer_type"
@@ -274,6 +276,24 @@ typedef struct sm_layer_metrics {
      * param_tensors and none without elements. 0: none, or not given. */
     int64_t bias_grad_elems;
     int bias_grad_sums;
+    /* ABI 22. The layer's linear products (nn.Linear modules: a projection of its input by a
+     * weight matrix, not attention's score and context products): how many, their forward
+     * FLOPs (of matmul_flops; the backward pass has twice as many), and the elements of one
+     * sample they read as their input, each tensor once however many products read it (q, k
+     * and v read one), and write as their output, summed over the products. A float8 recipe
+     * (torchao's Float8Linear, Transformer Engine) casts each input and weight to fp8 in the
+     * forward pass and each output's gradient in the backward pass, once a tensor (Transformer
+     * Engine's fused q, k and v product reads its input once, and torch.compile's common
+     * subexpressions cast a shared one once), and runs the products on fp8 tensor cores;
+     * `predict --fp8` prices them so (docs/precision.md). 0: none declared, which a
+     * type with SM_TRAIT_MATMUL and no SM_TRAIT_CONVOLUTION takes as one product of all its
+     * matmul_flops over its input and output (nn.Linear's). linear_flops at most matmul_flops,
+     * each elements at most linear_flops / 2 (a product of depth K and width N does 2 K N
+     * FLOPs an output row), all 0 exactly where the products are. */
+    int linear_products;
+    int64_t linear_flops;
+    int64_t linear_input_elems;
+    int64_t linear_output_elems;
 } sm_layer_metrics;
 
 /* scores_softmax (ABI 8). SM_SOFTMAX_FLOAT: softmax(x.float()).type_as(x) (Meta's reference

@@ -213,6 +213,11 @@ typedef struct sm_layer {
      * TensorIterator's non-vectorized loop, which the SMs bound (a framework's
      * broadcast_elements_per_sm_clock) */
     int broadcast;
+    /* 1: the network's output projection, the layer of linear products (plugin.h's
+     * linear_products) whose output its loss reads, or without a loss layer its last one: a
+     * float8 recipe leaves it at 16 bits (torchtitan converts every nn.Linear but "output",
+     * Megatron's output layer is no Transformer Engine module) */
+    int output_projection;
 } sm_layer;
 
 typedef struct sm_network {

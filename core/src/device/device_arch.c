@@ -342,6 +342,14 @@ int sm_device_tensor_cores_known(const char *name)
 
 int sm_device_memory_type_known(const char *name) { return memory_type_of(name) < N_MEMORY_TYPES; }
 
+int sm_device_has_fp8(const char *tensor_cores)
+{
+    /* the Ada and Hopper whitepapers' fourth-generation tensor cores first ran E4M3 and E5M2
+     * products; Blackwell's fifth keeps them */
+    return !strcmp(tensor_cores, "ada") || !strcmp(tensor_cores, "hopper") ||
+           !strcmp(tensor_cores, "blackwell");
+}
+
 const char *sm_device_tensor_cores_nccl(const char *tensor_cores)
 {
     /* NCCL's tuning tables go by compute capability (src/graph/tuning.cc): below 8.0 Volta's

@@ -83,6 +83,8 @@ static const field fields[] = {
     {"device", "peak_tf32_tflops", F_REAL, PEAK(SM_TF32), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
     {"device", "peak_fp16_tflops", F_REAL, PEAK(SM_FP16), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
     {"device", "peak_bf16_tflops", F_REAL, PEAK(SM_BF16), 1e12, 1e-6, 1e6, 1, 2, "TFLOP/s"},
+    {"device", "peak_fp8_tflops", F_REAL, AT(peak_fp8), 1e12, 1e-6, 1e6, 1, 0,
+     "TFLOP/s of dense FP8 products (fp32 accumulation)"},
     {"device", "memory_bandwidth_gb_s", F_REAL, AT(memory_bandwidth), 1e9, 1e-3, 1e6, 1, 1,
      "memory bandwidth in GB/s"},
     {"device", "compute_efficiency", F_REAL, AT(compute_efficiency), 1, 1e-4, 1, 1, 0,
@@ -101,6 +103,8 @@ static const field fields[] = {
      "fraction of the fp16 peak"},
     {"device", "compute_efficiency_bf16", F_REAL, EFF(SM_BF16), 1, 1e-4, 1, 1, 0,
      "fraction of the bf16 peak"},
+    {"device", "compute_efficiency_fp8", F_REAL, AT(fp8_efficiency), 1, 1e-4, 1, 1, 0,
+     "fraction of the fp8 peak"},
     {"device", "conv_efficiency_fp32", F_REAL, CONV(SM_FP32), 1, 1e-4, 1, 1, 0,
      "fraction of the fp32 peak convolutions reach"},
     {"device", "conv_efficiency_tf32", F_REAL, CONV(SM_TF32), 1, 1e-4, 1, 1, 0,
@@ -1076,6 +1080,20 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                                "(give the part's %s peak, or drop the key)",
                                path, r.set_at[i], fields[i].key, sm_precision_names[p],
                                sm_precision_names[p], sm_precision_names[p]);
+    /* FP8 products came with Ada and Hopper (their whitepapers' fourth-generation tensor
+     * cores); its efficiency scales its peak, as the others do */
+    int fp8_line = line_of(&r, "device", "peak_fp8_tflops");
+    int fp8_eff_line = line_of(&r, "device", "compute_efficiency_fp8");
+    if (fp8_eff_line && !fp8_line)
+        return sm_fail(st,
+                       "%s:%d: compute_efficiency_fp8 without peak_fp8_tflops: no prediction at "
+                       "fp8 reads it (give the part's fp8 peak, or drop the key)",
+                       path, fp8_eff_line);
+    if (fp8_line && dev->tensor_cores[0] && !sm_device_has_fp8(dev->tensor_cores))
+        return sm_fail(st,
+                       "%s:%d: peak_fp8_tflops on %s tensor cores, which have no fp8 (it came "
+                       "with Ada and Hopper)",
+                       path, fp8_line, dev->tensor_cores);
     if (!max_line)
         dev->max_devices_per_node = dev->devices_per_node;
     else if (dev->max_devices_per_node < dev->devices_per_node)

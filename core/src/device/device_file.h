@@ -33,7 +33,14 @@ typedef struct sm_device {
      * efficiency[p] otherwise */
     double conv_efficiency[SM_N_PRECISIONS];
     double memory_efficiency; /* fraction of memory bandwidth a layer reaches, (0, 1] */
-    double launch_overhead;   /* seconds per kernel */
+    /* FP8 (E4M3 and E5M2 products, fp32 accumulation) dense tensor peak, FLOP/s, and the
+     * fraction of it matrix products reach: 0 where the part has none, and where the file
+     * gives no efficiency, the run's 16-bit products' (docs/precision.md) */
+    double peak_fp8, fp8_efficiency;
+    /* 1: a float8 recipe runs the linear products (plugin.h's linear_products) on the fp8
+     * tensor cores and casts their operands (predict --fp8); 0: at the run's precision */
+    int fp8_products;
+    double launch_overhead; /* seconds per kernel */
     /* [framework]: host time per kernel a framework spends launching and dispatching it, per
      * pass (seconds; launch_overhead where not given), per parameter tensor of the optimizer
      * step, and the extra cast kernels autocast runs per matrix-multiplying layer at fp16/bf16 */
@@ -238,6 +245,9 @@ typedef struct sm_layer_work {
     /* seconds of kernels of the layer's own that the SMs bound, after its roofline: a
      * convolution's bias addition or its gradient's sum (sm_device's conv_bias_rate) */
     double sm_seconds;
+    /* of the products, those a float8 recipe runs on the fp8 tensor cores (sm_layer_fp8), at
+     * the fp8 peak; not among matmul_flops */
+    double fp8_flops;
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train);
@@ -249,6 +259,12 @@ double sm_layer_stream(const sm_device *v, sm_layer_work w);
 /* 1: a stem, a dense convolution over 4 input channels or fewer (an image's), which cuDNN runs
  * on the SMs' lanes at every precision (a framework's stem_* keys price it). */
 int sm_layer_is_stem(const sm_layer *l);
+/* 1: the layer's linear products run in fp8 (sm_device's fp8_products): it has some (plugin.h's
+ * linear_products) and is not the network's output projection (sm_layer's output_projection). */
+int sm_layer_fp8(const sm_device *v, const sm_layer *l);
+/* Kernels the casts to fp8 add to a pass of such a layer (sm_layer_fp8), 0 for any other:
+ * backward its output gradients', else its inputs' and weights'. */
+int sm_layer_fp8_kernels(const sm_device *v, const sm_layer *l, int backward);
 /* Seconds of one pass's work as a roofline: the larger of its arithmetic and its overlapped
  * bytes at the achievable bandwidth, then its serial bytes, its score products and its
  * kernels the SMs bound apart (sm_seconds). */
@@ -367,6 +383,8 @@ int sm_device_write_replacing(const char *base, const sm_device_key *keys, int n
 
 /* 1 when device_arch.c knows a tensor_cores value (a generation, or none) or a memory_type. */
 int sm_device_tensor_cores_known(const char *name);
+/* 1: tensor cores of that generation run fp8 products (ada, hopper, blackwell). */
+int sm_device_has_fp8(const char *tensor_cores);
 int sm_device_memory_type_known(const char *name);
 /* The architecture (NCCL's generation) of a tensor_cores value; NULL for none. */
 const char *sm_device_tensor_cores_nccl(const char *tensor_cores);

@@ -26,6 +26,7 @@ int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status 
         out->efficiency[p] = v.peak[p] > 0 ? v.efficiency[p] : 0;
         out->conv_efficiency[p] = v.peak[p] > 0 ? v.conv_efficiency[p] : 0;
     }
+    out->peak_fp8_tflops = v.peak_fp8 / 1e12;
     out->memory_gib = v.memory_capacity / 1073741824.0;
     out->memory_bandwidth_gb_s = v.memory_bandwidth / 1e9;
     out->memory_efficiency = v.memory_efficiency;

@@ -316,6 +316,36 @@ static double loop_pass_bytes(const sm_device *v, double once, double elem)
     return fmax(bytes, loop_seconds(v, once / elem) * dram);
 }
 
+int sm_layer_fp8(const sm_device *v, const sm_layer *l)
+{
+    return v->fp8_products && v->peak_fp8 > 0 && l->m.linear_products > 0 && !l->output_projection;
+}
+
+/* The casts of a float8 recipe as torchao models its own (torchao/float8/roofline_utils.py,
+ * dynamic tensorwise scaling, Float8Linear's default): each tensor cast takes the amax of its
+ * 16-bit elements (a read, and a second stage over the partial maxima: a small kernel) and
+ * then reads them again and writes them in fp8 in the two layouts the products take (2 + 2 x 1
+ * bytes). Forward, each product's input and its weight; backward, its output's gradient (the
+ * inputs and weights cast forward serve the gradients' products). A compiler computes an
+ * activation's amax in the kernel that produces it (torchao's fuse_with_prev); a weight's
+ * amax reads it. */
+int sm_layer_fp8_kernels(const sm_device *v, const sm_layer *l, int backward)
+{
+    if (!sm_layer_fp8(v, l))
+        return 0;
+    int activation = v->fuse_pointwise ? 2 : 3, weight = 3;
+    return l->m.linear_products * (backward ? activation : activation + weight);
+}
+
+static double fp8_cast_bytes(const sm_device *v, const sm_layer *l, int64_t batch, int backward)
+{
+    double activation = v->fuse_pointwise ? 4 : 6, weight = 6;
+    if (backward)
+        return activation * (double)batch * (double)l->m.linear_output_elems;
+    return activation * (double)batch * (double)l->m.linear_input_elems +
+           weight * (double)l->m.weights;
+}
+
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train)
 {
@@ -354,6 +384,13 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.score_flops = fmin(w.matmul_flops, 2.0 * (double)m->scores_flops);
         w.matmul_flops -= w.score_flops;
     }
+    /* a float8 recipe runs the layer's linear products on the fp8 tensor cores (twice the
+     * forward FLOPs backward: each product's two gradients); its casts below */
+    if (sm_layer_fp8(v, l)) {
+        double linear = (double)batch * (double)l->m.linear_flops * (backward ? 2 : 1);
+        w.fp8_flops = fmin(w.matmul_flops, linear);
+        w.matmul_flops -= w.fp8_flops;
+    }
     if (has_trait(l, SM_TRAIT_CONVOLUTION)) {
         w.conv_flops = w.matmul_flops;
         w.matmul_flops = 0;
@@ -383,6 +420,9 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.serial_bytes *= 2;
         w.score_bytes *= 2;
     }
+    /* the casts to fp8, kernels of their own between the products, as counted for the pass */
+    if (sm_layer_fp8(v, l))
+        w.serial_bytes += fp8_cast_bytes(v, l, batch, backward);
     if (!fused) {
         /* each pass a kernel of its own, as many in either pass as the plugin declares; those
          * over a broadcast operand (forward only: the mask's gradient is the scores') at the
@@ -472,6 +512,11 @@ double sm_layer_compute_seconds(const sm_device *v, sm_precision p, sm_layer_wor
     double t = 0;
     if (w.matmul_flops > 0)
         t += w.matmul_flops / (v->peak[p] * v->efficiency[p]);
+    /* fp8 products reach the fraction of their peak the run's 16-bit ones reach of theirs
+     * unless the description says (torchao's roofline takes one fraction for both) */
+    if (w.fp8_flops > 0)
+        t += w.fp8_flops /
+             (v->peak_fp8 * (v->fp8_efficiency > 0 ? v->fp8_efficiency : v->efficiency[p]));
     if (w.conv_flops > 0)
         t += w.conv_flops /
              (v->peak[p] * (w.conv_efficiency > 0 ? w.conv_efficiency : v->conv_efficiency[p]));

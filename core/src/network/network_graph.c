@@ -813,6 +813,44 @@ static int infer_layer(sm_plugin_window *w, const draft_network *d, const draft_
                        "tensors, or not 0 exactly where its bias_grad_elems %lld are",
                        at, t->name, m->bias_grad_sums, (long long)m->param_tensors,
                        (long long)m->bias_grad_elems);
+    /* a plugin older than ABI 22 never wrote them: the host's zeros stay */
+    if (t->abi_version < 22)
+        m->linear_products = 0,
+        m->linear_flops = m->linear_input_elems = m->linear_output_elems = 0;
+    if ((t->traits & SM_TRAIT_CONVOLUTION) && m->linear_products != 0)
+        return sm_fail(st,
+                       "%s (%s): the plugin declares %d linear products of a convolution "
+                       "(SM_TRAIT_CONVOLUTION), whose products are no nn.Linear's",
+                       at, t->name, m->linear_products);
+    /* the products are some of the matrix FLOPs; one of depth K and width N reads K and writes
+     * N elements a row for 2 K N FLOPs, so each side is at most half its FLOPs; its matrix is
+     * a weight tensor or a slice of one (a packed q, k and v: three), a tied layer's the
+     * embedding's */
+    int64_t weight_tensors = 3 * (m->param_tensors + ((t->traits & SM_TRAIT_TIED) ? 1 : 0));
+    int some = m->linear_products > 0;
+    if (m->linear_products < 0 || m->linear_products > weight_tensors || m->linear_flops < 0 ||
+        m->linear_flops > m->matmul_flops || m->linear_input_elems < 0 ||
+        m->linear_output_elems < 0 || m->linear_input_elems > m->linear_flops / 2 ||
+        m->linear_output_elems > m->linear_flops / 2 || some != (m->linear_flops > 0) ||
+        some != (m->linear_input_elems > 0) || some != (m->linear_output_elems > 0))
+        return sm_fail(st,
+                       "%s (%s): the plugin's %d linear products of %lld FLOPs reading %lld and "
+                       "writing %lld elements are not within its weight tensors (3 products each "
+                       "at most: %lld) and its %lld matrix FLOPs (2 an element read or written at "
+                       "least), or not 0 exactly where its products are",
+                       at, t->name, m->linear_products, (long long)m->linear_flops,
+                       (long long)m->linear_input_elems, (long long)m->linear_output_elems,
+                       (long long)weight_tensors, (long long)m->matmul_flops);
+    /* a matrix-product type that declares none is one nn.Linear over its input and output,
+     * where those fit its FLOPs and it has a weight tensor */
+    if (!some && (t->traits & SM_TRAIT_MATMUL) && !(t->traits & SM_TRAIT_CONVOLUTION) &&
+        m->param_tensors > 0 && m->input_elems > 0 && m->output_elems > 0 &&
+        m->input_elems <= m->matmul_flops / 2 && m->output_elems <= m->matmul_flops / 2) {
+        m->linear_products = 1;
+        m->linear_flops = m->matmul_flops;
+        m->linear_input_elems = m->input_elems;
+        m->linear_output_elems = m->output_elems;
+    }
     if (m->scores_softmax < SM_SOFTMAX_NATIVE || m->scores_softmax > SM_SOFTMAX_DTYPE)
         return sm_fail(st,
                        "%s (%s): the plugin's scores_softmax %d is not one of plugin.h's "
@@ -979,6 +1017,25 @@ static int check_tied(const sm_network *net, sm_status *st)
     return 0;
 }
 
+/* The output projection (sm_layer's output_projection): the layer of linear products the
+ * loss reads, or where no loss layer reads one, the last such layer in the network's order. */
+static void mark_output_projection(sm_network *net)
+{
+    int last = -1;
+    for (int i = 0; i < net->n_layers; i++) {
+        const sm_layer *l = &net->layers[i];
+        if (l->m.linear_products > 0)
+            last = i;
+        if ((l->type->traits & SM_TRAIT_LOSS) && l->n_inputs >= 1 && l->inputs[0] >= 0 &&
+            net->layers[l->inputs[0]].m.linear_products > 0) {
+            net->layers[l->inputs[0]].output_projection = 1;
+            return;
+        }
+    }
+    if (last >= 0)
+        net->layers[last].output_projection = 1;
+}
+
 int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network **out,
                      sm_status *st)
 {
@@ -1073,6 +1130,8 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
     sm_plugin_window_close(window);
     if (rc == 0)
         rc = check_tied(net, st);
+    if (rc == 0)
+        mark_output_projection(net);
     free(strides);
     for (int k = 0; inputs && k < n; k++)
         free(inputs[k]);

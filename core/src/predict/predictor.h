@@ -36,10 +36,10 @@ typedef struct predictor_ops {
 struct sm_predictor {
     const predictor_ops *ops;
     void *impl;
-    char description[512];
+    char description[640];
     /* description for networks with convolutions and for networks without; "": description */
-    char description_conv[512];
-    char description_plain[512];
+    char description_conv[640];
+    char description_plain[640];
     char calibration[256]; /* the coefficient file's own part of it; "" for a device model */
     char source[256];      /* the coefficient file's path; "" for a device model */
     char precision[8];     /* of the calibration, or the device model's */

@@ -135,10 +135,11 @@ static int layer_passes(const device_predictor *d, const sm_layer *l, int64_t ba
      * the bare launch each */
     double library_fwd = (double)l->m.library_kernels_fwd * v->launch_overhead;
     double library_bwd = (double)l->m.library_kernels_bwd * v->launch_overhead;
-    /* each kernel the framework launches, casts included, the host dispatches and the device
-     * starts and drains */
-    double n_infer = (double)k_infer + casts, n_fwd = (double)k_fwd + casts,
-           n_bwd = (double)k_bwd + casts;
+    /* each kernel the framework launches, casts included (autocast's, and a float8 recipe's
+     * to fp8), the host dispatches and the device starts and drains */
+    double fp8_fwd = sm_layer_fp8_kernels(v, l, 0), fp8_bwd = sm_layer_fp8_kernels(v, l, 1);
+    double n_infer = (double)k_infer + casts + fp8_fwd, n_fwd = (double)k_fwd + casts + fp8_fwd,
+           n_bwd = (double)k_bwd + casts + fp8_bwd;
     double grid_infer = n_infer * v->kernel_device, grid_fwd = n_fwd * v->kernel_device,
            grid_bwd = n_bwd * v->kernel_device;
     if (k_infer) {
@@ -264,8 +265,11 @@ static layer_step *layer_steps(const device_predictor *d, const sm_network *net,
             t->bwd += t->fwd, t->host_bwd += t->host_fwd, t->library_bwd += t->library_fwd;
             load_add(&t->load_bwd, t->load_fwd);
         } else if (e == SM_RECOMPUTES_PART) {
-            sm_layer_work redo = {.matmul_flops =
-                                      (double)net->layers[i].saved.selective_flops * (double)batch,
+            /* the products it recomputes are linear ones, in fp8 under a float8 recipe */
+            double again = (double)net->layers[i].saved.selective_flops * (double)batch;
+            int fp8 = sm_layer_fp8(&d->dev, &net->layers[i]);
+            sm_layer_work redo = {.matmul_flops = fp8 ? 0 : again,
+                                  .fp8_flops = fp8 ? again : 0,
                                   .serial_bytes = fwd_serial};
             t->bwd += roofline(d, redo);
             load_add(&t->load_bwd, load_of(d, redo, 0, 0));
@@ -645,9 +649,10 @@ static void describe(const device_predictor *d, const char *layout, char *buf, s
     else
         snprintf(bucketing, sizeof bucketing, " in %g MiB buckets%s", d->bucket_bytes / 1048576.0,
                  d->overlap ? " overlapped with the backward pass" : "");
-    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s, %.63s dispatch%s%s%s%s, %s %s%s%s",
+    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s%s, %.63s dispatch%s%s%s%s, %s %s%s%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
-             sm_precision_names[d->precision], layout, dispatch_name(&d->dev),
+             sm_precision_names[d->precision], layout,
+             d->dev.fp8_products ? " with fp8 linear products" : "", dispatch_name(&d->dev),
              dispatch_note(&d->dev, note, sizeof note),
              d->dev.host_runs_ahead ? " queued ahead of the kernels" : "",
              d->dev.fused_attention == SM_ATTENTION_FUSED   ? ", fused attention"
@@ -690,6 +695,10 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         int p = sm_precision_parse(opt->precision);
         if (p < 0) {
             free(d);
+            /* fp8 is no precision of a whole model: its linear products' */
+            if (!strcmp(opt->precision, "fp8"))
+                return sm_fail(st, "precision fp8: a float8 recipe runs the linear products in "
+                                   "fp8 and the rest at 16 bits: give --precision bf16 --fp8");
             return sm_fail(st, "precision %s: expected fp32, tf32, fp16 or bf16", opt->precision);
         }
         d->precision = (sm_precision)p;
@@ -732,6 +741,26 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     }
     if (opt->compile)
         d->dev.fuse_pointwise = 1;
+    if (opt->fp8) {
+        /* a float8 recipe converts the linear layers of a model that autocast runs at 16 bits;
+         * said before d, whose names the messages hold, is freed */
+        if (!sm_precision_is_half(d->precision))
+            sm_fail(st,
+                    "--fp8: a float8 recipe runs the linear products in fp8 and the rest at 16 "
+                    "bits, not at %s: give --precision bf16 (or fp16)",
+                    sm_precision_names[d->precision]);
+        else if (!(d->dev.peak_fp8 > 0))
+            sm_fail(st,
+                    "--fp8: device %s has no fp8 peak: give [device] peak_fp8_tflops in %s "
+                    "(the datasheet's dense FP8 figure; FP8 tensor cores came with Ada and "
+                    "Hopper)",
+                    d->dev.name, d->dev.path);
+        if (!sm_precision_is_half(d->precision) || !(d->dev.peak_fp8 > 0)) {
+            free(d);
+            return -1;
+        }
+        d->dev.fp8_products = 1;
+    }
     if (opt->dispatch) {
         int queued = !strcmp(opt->dispatch, "queued");
         if (!queued && strcmp(opt->dispatch, "added")) {
@@ -759,7 +788,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
     int half = sm_precision_is_half(d->precision), nchw = half && !d->dev.channels_last;
     int transposes = half && sm_device_transposes_nchw(&d->dev);
     const char *layout = !half ? "" : nchw ? " NCHW" : " channels-last";
-    char description[512], with_conv[512], without_conv[512], transposed[192];
+    char description[640], with_conv[640], without_conv[640], transposed[192];
     describe(d, layout, description, sizeof description);
     char what[64] = "around convolutions", matmul[96] = "";
     if (d->dev.nchw_transpose_share < 1)
