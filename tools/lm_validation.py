@@ -23,6 +23,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TORCHTITAN_H100 = ("pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md, "
                    "Table 1 (8 GPUs) and Table 3 (128 GPUs), \"FSDP\" rows (no torch.compile, "
                    "no Float8); torch 2024-12-23, torchtitan 9dec370")
+TORCHTITAN_COMPILED = ("pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md, "
+                       "Tables 1 and 3, \"FSDP + torch.compile\" and \"FSDP + torch.compile + "
+                       "Float8\" rows, and Table 2, \"FSDP 8, CP 1\" (32768 tokens, full "
+                       "activation checkpointing, torch.compile and Float8); torch 2024-12-23, "
+                       "torchao eab345c, torchtitan 9dec370")
 TORCHTITAN_A100 = ("pytorch/torchtitan, docs/performance.md, \"Llama 3 performance numbers\": "
                    "64 A100 80GB, FSDP2, selective op AC")
 
@@ -47,6 +52,25 @@ ROWS = [
     ("Llama 3 8B, 64 x A100 80GB (8 nodes), local batch 1",
      [FUSED_NORM, "--device", "a100", "--nodes", "8", "-g", "8", "--batch", "1"],
      2973, None, TORCHTITAN_A100),
+]
+# The same H100 tables' torch.compile rows, and those with Float8 besides (torchao's
+# Float8Linear on every nn.Linear but the output layer, dynamic tensorwise scaling): label,
+# options beyond COMMON's (a row's own --seq and --checkpoint replace COMMON's), published
+# tokens/s per GPU and memory GiB.
+H100_8 = [EAGER_NORM, "--device", "h100-96gb-500w", "--nodes", "1", "-g", "8"]
+H100_128 = [EAGER_NORM, "--device", "h100-96gb-500w", "--nodes", "16", "-g", "8"]
+COMPILED_ROWS = [
+    ("Llama 3.1 8B, 8 x H100, batch 2, torch.compile", H100_8 + ["--batch", "2", "--compile"],
+     6667, 77.0),
+    ("Llama 3.1 8B, 128 x H100, batch 2, torch.compile",
+     H100_128 + ["--batch", "2", "--compile"], 6514, 62.0),
+    ("Llama 3.1 8B, 8 x H100, batch 2, torch.compile + Float8",
+     H100_8 + ["--batch", "2", "--compile", "--fp8"], 8532, 76.8),
+    ("Llama 3.1 8B, 128 x H100, batch 2, torch.compile + Float8",
+     H100_128 + ["--batch", "2", "--compile", "--fp8"], 8380, 61.8),
+    ("Llama 3.1 8B, 8 x H100, batch 1 of 32,768 tokens, full checkpointing, torch.compile + "
+     "Float8", H100_8 + ["--batch", "1", "--seq", "32768", "--checkpoint", "full", "--compile",
+                         "--fp8"], 3890, 83.9),
 ]
 # Runs of other frameworks, data-parallel (issue 36): label, scalemeter options (the run's
 # own precision, framework, checkpointing and buckets, and its gradient accumulation steps k
@@ -114,7 +138,12 @@ def torchtitan_network(folder, name):
 
 def predict(binary, opts, folder):
     opts = [torchtitan_network(folder, opts[0]), *opts[1:]]
-    out = subprocess.run([binary, "predict", *opts, *COMMON], check=True, capture_output=True,
+    common = list(COMMON)
+    for key in ("--seq", "--checkpoint"):  # a row's own replaces COMMON's
+        if key in opts:
+            at = common.index(key)
+            del common[at:at + 2]
+    out = subprocess.run([binary, "predict", *opts, *common], check=True, capture_output=True,
                          text=True, cwd=ROOT).stdout
     return json.loads(out)
 
@@ -151,6 +180,24 @@ def main():
                      else f"- | {peak:.1f} | -")
         lines.append(f"| {label} | {tps:,} | {per_gpu:,.0f} | {pct(per_gpu, tps)} | "
                      f"{100 * p['mfu']:.1f}% | {mem_cells} |")
+    compiled, speedups = [], {}
+    for label, opts, tps, mem in COMPILED_ROWS:
+        p = predict(a.bin, opts, folder)
+        gpus = int(p["nodes"]) * int(p["gpus_per_node"])
+        per_gpu = p["tokens_per_s"] / gpus
+        fp8 = "--fp8" in opts
+        precision = "bf16, fp8 products" if fp8 else "bf16"
+        validation_rows.record(f"torchtitan: {label}", "h100-96gb-500w", "llama3_8b", precision,
+                               gpus, opts[opts.index("--batch") + 1], tps, per_gpu, "tokens/s")
+        peak = p["memory"]["peak"] / 2**30
+        shown = [o for o in opts[1:] if o not in ("--device", "h100-96gb-500w")]
+        compiled.append(f"| {label} | {tps:,} | {per_gpu:,.0f} | {pct(per_gpu, tps)} | "
+                        f"{mem:.1f} | {peak:.1f} | {pct(peak, mem)} | `{' '.join(shown)}` |")
+        if "--seq" not in opts:
+            speedups.setdefault(gpus, {})[fp8] = (tps, per_gpu)
+    gain = " and ".join(
+        f"{s[True][0] / s[False][0]:.2f} published, {s[True][1] / s[False][1]:.2f} predicted "
+        f"on {g} GPUs" for g, s in sorted(speedups.items()))
     other, got = [], []  # got: (tokens/s per GPU, published, MFU) per row, for the text
     for label, opts, figure, tps, source in OTHER_ROWS:
         p = json.loads(subprocess.run([a.bin, "predict", *opts, "--format", "json"],
@@ -168,6 +215,12 @@ def main():
     bert = sorted(got[2:], key=lambda g: g[0] / g[1])
     cmd = " ".join(["scalemeter predict MODEL --device D --nodes N -g 8 --batch B", *COMMON[:-2]])
     text = TEMPLATE.format(table="\n".join(lines), cmd=cmd, h100=TORCHTITAN_H100,
+                           compiled="\n".join(compiled), compiled_src=TORCHTITAN_COMPILED,
+                           fp8_gain=gain, mem_less=" and ".join(
+                               f"{ROWS[k][3] - COMPILED_ROWS[k][3]:.1f}" for k in (0, 1)),
+                           fp8_less=" and ".join(
+                               f"{COMPILED_ROWS[k][3] - COMPILED_ROWS[k + 2][3]:.1f}"
+                               for k in (0, 1)),
                            a100=TORCHTITAN_A100, at_700w=" and ".join(at_700w),
                            other="\n".join(other), m21=MEGATRON_2021, m24=MEGATRON_2024,
                            dle=DLE_BERT, m21_diff=pct(*got[0][:2]), m21_tps=f"{got[0][0]:,.0f}",
@@ -279,8 +332,40 @@ Sources: H100 rows, {h100}; A100 row, {a100}.
   of the large one after it, and the memory held two of the largest layers.
 - **Not modelled here.** The fp32 temporaries a norm allocates and frees within its pass
   beyond what autograd keeps of it (what it keeps, x.float() among it, is counted); the FSDP
-  all-gathers' memory beyond two blocks; CUDA graphs or
-  torch.compile (the `torch.compile` rows of the same tables are faster and use less memory).
+  all-gathers' memory beyond two blocks; CUDA graphs.
+
+## torch.compile and Float8 on the same H100s
+
+The same tables' rows with `torch.compile` (each transformer block compiled) and with Float8
+besides (torchao's `Float8Linear` on every nn.Linear but the output layer, dynamic tensorwise
+scaling), and Table 2's run of 32,768 tokens under full checkpointing on one node (FSDP 8,
+no context parallelism), each predicted as the rows above with the options shown: `--compile`
+(each chain of element-wise work one kernel) and `--fp8` (the linear products at the fp8 peak,
+their casts as torchao's own roofline counts them: docs/precision.md). Nothing is fitted to
+these figures.
+
+| published run | tokens/s per GPU, published | predicted | diff | memory GiB, published | predicted | diff | options |
+|---|---:|---:|---:|---:|---:|---:|---|
+{compiled}
+
+Source: {compiled_src}.
+
+- **Float8's gain**, over the compiled rows: {fp8_gain}. The model's is the projections at
+  twice the bf16 rate, as the datasheet's peaks are, at the bf16 products' fraction (torchao's
+  roofline takes one fraction for both), less the casts as torchao's roofline counts them (an
+  amax and a cast of every input, weight and output gradient at the DRAM's rate, and their
+  kernels at the eager dispatch the compiled rows keep); the attention and the element-wise
+  work stay at 16 bits. The runs gained more: whether their FP8 products reach more of their
+  peak than that fraction, or their casts cost less than torchao's count, no profile here
+  tells.
+- **Memory** is predicted as the eager rows' (`--compile` and `--fp8` change the times only):
+  the compiled runs held {mem_less} GiB less than the eager ones (a compiler's fused kernels
+  keep no fp32 temporaries of the norm and recompute the rotation inside one kernel), and
+  Float8 {fp8_less} GiB less again; the model prices neither.
+- **32,768 tokens.** At four times the sequence, FlashAttention's share of the step grows
+  (its score products scale with the square of the sequence): the model prices them at the
+  bf16 products' fraction of the peak, where FlashAttention-2 reaches 35% on Hopper (the
+  H100 rows' paragraph above).
 
 ## Other frameworks: Megatron-LM and DeepLearningExamples (data-parallel)
 
