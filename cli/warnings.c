@@ -56,6 +56,7 @@ struct warnings {
     int n, cap;
     int multi_device; /* a point of more than one device */
     int attention;    /* a network with an attention layer */
+    int linear;       /* a network with linear products beside its output projection */
     /* a pass's power above the description's limit (sm_energy_phase): 1 + its entry, whose
      * text names the highest power of the points (0: none yet), and that power */
     int power_entry[SM_N_ENERGY];
@@ -203,6 +204,8 @@ int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm
     w->multi_device |= sm_layout_devices(layout) > 1;
     for (int i = 0; i < net->n_layers && !w->attention; i++)
         w->attention = (net->layers[i].type->traits & SM_TRAIT_ATTENTION) != 0;
+    for (int i = 0; i < net->n_layers && !w->linear; i++)
+        w->linear = net->layers[i].m.linear_products > 0 && !net->layers[i].output_projection;
     if (sm_predictor_network_warning(p, net, text, sizeof text) > 0 &&
         add_each(w, text, 1, model, layout))
         return -1;
@@ -230,6 +233,10 @@ void warnings_idle_options(const warnings *w, const predictor_choice *c)
     if (c->attention && !w->attention)
         say_warning("--attention %s changes nothing: no network here has an attention layer",
                     c->attention);
+    if (c->fp8 && !w->linear)
+        say_warning("--fp8 changes nothing: no network here has linear products but its output "
+                    "projection, which stays at 16 bits (a float8 recipe converts nn.Linear, "
+                    "not convolutions)");
 }
 
 /* "64, 128" of a set, in increasing order. */

@@ -32,8 +32,9 @@ int warnings_energy(warnings *w, const sm_predictor *p, const char *model, const
 /* The options of c that change nothing at any point added so far, each said once as the
  * command's warning (say_warning): --overlap, --bucket-mib, --collective, --algorithm and
  * --protocol where every point is one device (no gradients to all-reduce), --attention where
- * no network has an attention layer. Accepted, not refused: a script may give them to every
- * configuration it sweeps. */
+ * no network has an attention layer, --fp8 where none has linear products but its output
+ * projection. Accepted, not refused: a script may give them to every configuration it
+ * sweeps. */
 void warnings_idle_options(const warnings *w, const predictor_choice *c);
 /* Each warning in one line, "SUBJECT: TEXT": SUBJECT names the models, or the per-device
  * batches and the node counts (with the devices per node), that it applies to. NULL past the

@@ -18,7 +18,8 @@ over a sequence of 4096 x 4096: a to 4096 features, then b to 16, the output pro
 
 And the zoo's llama3_8b on the h100 description: its lm_head's inference time unchanged by --fp8,
 its MLP's faster over 8192 tokens but not twice as fast, and slower over 512, where the
-weights' casts, every pass, outweigh the products' gain. --fp8 at fp32, on a part without an fp8 peak,
+weights' casts, every pass, outweigh the products' gain. On resnet50, whose one linear layer
+is its output projection, --fp8 changes nothing and warns. --fp8 at fp32, on a part without an fp8 peak,
 beside --coeffs, and --precision fp8 are refused saying what to give.
 
 Usage: test_fp8_cli.py SCALEMETER   (run from the source root)
@@ -149,6 +150,10 @@ for seq, faster in (("8192", True), ("512", False)):
     else:
         check(f"llama3_8b's MLP slower at {seq}", mlp_b > mlp_a, f"{mlp_b} of {mlp_a}")
     check("the header says fp8", "with fp8 linear products" in b["predictor"], b["predictor"])
+# a CNN's convolutions are no nn.Linear: --fp8 changes nothing there, and says so
+cnn = predict("resnet50", "--device", "h100", "--batch", "64", "--precision", "bf16", "--fp8")
+check("resnet50 --fp8 warns", cnn and "--fp8 changes nothing: no network here has linear "
+      "products but its output projection" in (cnn["warning"] or ""), cnn and cnn["warning"])
 refused(["llama3_8b", "--device", "a100", "--batch", "1", "--precision", "bf16", "--fp8"],
         "--fp8: device a100 has no fp8 peak: give [device] peak_fp8_tflops in ")
 refused(["llama3_8b", "--device", "h100", "--batch", "1", "--precision", "fp8"],

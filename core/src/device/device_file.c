@@ -1089,11 +1089,24 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                        "%s:%d: compute_efficiency_fp8 without peak_fp8_tflops: no prediction at "
                        "fp8 reads it (give the part's fp8 peak, or drop the key)",
                        path, fp8_eff_line);
+    if (fp8_line && !strcmp(dev->tensor_cores, "none"))
+        return sm_fail(st,
+                       "%s:%d: peak_fp8_tflops without tensor cores (tensor_cores = none): fp8 "
+                       "products run on Ada's and Hopper's",
+                       path, fp8_line);
     if (fp8_line && dev->tensor_cores[0] && !sm_device_has_fp8(dev->tensor_cores))
         return sm_fail(st,
                        "%s:%d: peak_fp8_tflops on %s tensor cores, which have no fp8 (it came "
                        "with Ada and Hopper)",
                        path, fp8_line, dev->tensor_cores);
+    /* every part with fp8 runs it at twice its 16-bit products' rate (the datasheets' dense
+     * figures): one below them is a sparse figure's other half, or another key's number */
+    double half_peak = fmax(dev->peak[SM_FP16], dev->peak[SM_BF16]);
+    if (fp8_line && dev->peak_fp8 < half_peak)
+        return sm_fail(st,
+                       "%s:%d: peak_fp8_tflops = %g is below the part's 16-bit peak (%g "
+                       "TFLOP/s): its fp8 products run at twice that, the datasheet's dense figure",
+                       path, fp8_line, dev->peak_fp8 / 1e12, half_peak / 1e12);
     if (!max_line)
         dev->max_devices_per_node = dev->devices_per_node;
     else if (dev->max_devices_per_node < dev->devices_per_node)
