@@ -316,21 +316,32 @@ static void lying_plugin(const char *dir, const char *kind, const char *want)
     sm_registry_free(reg);
 }
 
+/* The network of relu, then the plugin KIND (its folder's KIND.so, loaded into a registry of its
+ * own, *reg), then `after` (a line of layers, or ""), on 3 x 8 x 8 samples; NULL, said, where it
+ * does not load. */
+static sm_network *after_relu(const char *dir, const char *kind, const char *after,
+                              sm_registry **reg)
+{
+    char path[512], text[256];
+    snprintf(path, sizeof path, "%s/%s/%s.so", dir, kind, kind);
+    snprintf(text, sizeof text,
+             "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_%s\n%s", kind, after);
+    sm_status st;
+    CHECK_EQ(sm_registry_open(reg, &st), 0);
+    CHECK_EQ(sm_registry_load_file(*reg, path, &st), 0);
+    sm_network *net = net_load(*reg, text, 0, &st);
+    CHECK_MSG(net != NULL, "%s: %s", kind, st.msg);
+    return net;
+}
+
 /* A plugin that writes through its const input shapes (a cast) changes nothing the host
  * counts: relu then the plugin on 3 x 8 x 8 = 192 elements each move 4 (192 + 192) bytes, 3072
  * in all, where the written 1000 channels made the plugin's input 64,000 elements. */
 static void writing_plugin(const char *dir)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/writes_input/writes_input.so", dir);
-    sm_status st;
     sm_registry *reg;
-    CHECK_EQ(sm_registry_open(&reg, &st), 0);
-    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
-    sm_network *net = net_load(
-        reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_writes_input\n", 0,
-        &st);
-    CHECK_MSG(net != NULL, "writes_input: %s", st.msg);
+    sm_network *net = after_relu(dir, "writes_input", "", &reg);
+    sm_status st;
     sm_metrics m;
     if (net && sm_network_metrics(net, 1, &m, &st) == 0)
         CHECK_EQ(m.bytes, 3072);
@@ -344,16 +355,9 @@ static void writing_plugin(const char *dir)
  * bytes a sample (read, the 2^30 would be 4 GiB more while the relu after it runs). */
 static void old_kept_plugin(const char *dir)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/old_kept/old_kept.so", dir);
-    sm_status st;
     sm_registry *reg;
-    CHECK_EQ(sm_registry_open(&reg, &st), 0);
-    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
-    sm_network *net = net_load(
-        reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_old_kept\nc = relu\n",
-        0, &st);
-    CHECK_MSG(net != NULL, "old_kept: %s", st.msg);
+    sm_network *net = after_relu(dir, "old_kept", "c = relu\n", &reg);
+    sm_status st;
     sm_memory_config mc = {0};
     sm_memory mem;
     if (net && sm_network_memory(net, 1, 1, 0, &mc, &mem, &st) == 0)
@@ -367,15 +371,8 @@ static void old_kept_plugin(const char *dir)
  * nn.Linear over its 192 input and output elements and all its 3072 FLOPs. */
 static void old_linear_plugin(const char *dir)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/old_linear/old_linear.so", dir);
-    sm_status st;
     sm_registry *reg;
-    CHECK_EQ(sm_registry_open(&reg, &st), 0);
-    CHECK_EQ(sm_registry_load_file(reg, path, &st), 0);
-    sm_network *net = net_load(
-        reg, "[network]\ninput = 3x8x8\n[layers]\na = relu\nb = test_hostile_old_linear\n", 0, &st);
-    CHECK_MSG(net != NULL, "old_linear: %s", st.msg);
+    sm_network *net = after_relu(dir, "old_linear", "", &reg);
     if (net) {
         const sm_layer_metrics *m = &net->layers[1].m;
         CHECK_EQ(m->linear_products, 1);
