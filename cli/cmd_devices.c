@@ -17,13 +17,13 @@ static void usage(void)
            "Lists the device descriptions of %s/configs/devices, for `predict --device` and\n"
            "`curve --device`: the name they take (the file's, less .ini; the file's own name\n"
            "key heads predict's output), dense peaks in TFLOP/s per precision (- where the part\n"
-           "has no such precision; fp8: what --fp8's products run at), memory in GiB (2^30 bytes), "
-           "bandwidth in GB/s, devices per\n"
-           "node, SMs, boost clock, and the source of the figures (docs/devices.md). CSV and\n"
-           "JSON add what the model takes of them (efficiencies, the clock under dense work and\n"
-           "the one it takes for kernels priced per SM and clock, the links) and the eager\n"
-           "framework that prices each part's kernels (its name, and the shipped framework\n"
-           "its [framework] starts from: `base`, docs/scaling.md).\n",
+           "has no such precision; fp8: what --fp8's products run at), memory in GiB (2^30\n"
+           "bytes), bandwidth in GB/s, devices per node, SMs, boost clock, and the source of\n"
+           "the figures (docs/devices.md). CSV and JSON add what the model takes of them\n"
+           "(efficiencies, the clock under dense work and the one it takes for kernels priced\n"
+           "per SM and clock, the links) and the eager framework that prices each part's\n"
+           "kernels (its name, and the shipped framework its [framework] starts from: `base`,\n"
+           "docs/scaling.md).\n",
            sm_data_dir());
 }
 
