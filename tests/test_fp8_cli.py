@@ -16,11 +16,11 @@ over a sequence of 4096 x 4096: a to 4096 features, then b to 16, the output pro
   forward, 4 x 4096^2 backward.
 - b, the output projection, as without --fp8.
 
-And the zoo's llama3_8b on the h100 description: its lm_head's inference time unchanged by --fp8,
-its MLP's faster over 8192 tokens but not twice as fast, and slower over 512, where the
-weights' casts, every pass, outweigh the products' gain. On resnet50, whose one linear layer
-is its output projection, --fp8 changes nothing and warns. --fp8 at fp32, on a part without an fp8 peak,
-beside --coeffs, and --precision fp8 are refused saying what to give.
+And the zoo's llama3_8b on the h100 description: its lm_head's inference time unchanged by
+--fp8, its MLP's faster over 8192 tokens but not twice as fast, and slower over 512, where
+the weights' casts, every pass, outweigh the products' gain. On resnet50, whose one linear
+layer is its output projection, --fp8 changes nothing and warns. --fp8 at fp32, on a part
+without an fp8 peak, beside --coeffs, and --precision fp8 are refused saying what to give.
 
 Usage: test_fp8_cli.py SCALEMETER   (run from the source root)
 """

@@ -185,7 +185,7 @@ if len(sys.argv) > 1:
     near("P100 scores product's rate", got["rate"][0], 21.475 / 3.7989, 5e-3)
     # each cell of the products' table: the medians of its rows' ratios
     products = tool.product_ratios(binary)
-    section = doc.split("## The scores' batched products")[1].split("## What they show")[0]
+    section = doc.split("## The scores' batched products")[1].split("## Element-wise")[0]
     cells = re.findall(r"^\| `([^`]+)` \| (\d+) \| (.*) \|$", section, re.M)
     check("products table's parts", len(cells), len(parts))
     for part, n, rest in cells:
@@ -210,6 +210,29 @@ if len(sys.argv) > 1:
     names = {"t4": "T4", "a100-pcie-80gb": "A100 PCIe 80 GB", "l4": "L4"}
     got = m and ", ".join(k for k, v in names.items() if v in m.group(1))
     check("README's parts whose passes ran slower than their ops", got, want)
+    # the element-wise kernels timed alone: each cell the median of its rows' fractions of the
+    # datasheet bandwidth, recomputed from the CSV with the bandwidths `devices` lists
+    fractions, described = tool.stream_fractions(binary)
+    section = doc.split("## Element-wise kernels timed alone")[1].split("## What they show")[0]
+    cells = re.findall(r"^\| `([^`]+)` \| ([0-9.]+) \| (\d+) \| (.*) \|$", section, re.M)
+    check("streams table's parts", sorted(c[0] for c in cells), sorted(fractions))
+    for part, bw, n, rest in cells:
+        ops = fractions[part]
+        every = [x for v in ops.values() for x in v]
+        want = [f"{statistics.median(ops[o]):.3f}" for o in tool.STREAM_OPS]
+        want += [f"{statistics.median(every):.3f}", f"{described[part][1]:g}"]
+        check(f"{part} streams", (float(bw), int(n), rest.split(" | ")),
+              (described[part][0], len(every), want))
+    # by hand, the V100 PCIe's largest add (collect/add/p2.1.0/Tesla V100-PCIE-32GB.csv):
+    # 15868 x 3953 fp32 elements, 12 bytes each (two read, one written), 0.9217151999473572 ms:
+    # 816.6 GB/s, 0.9074 of the datasheet's 900
+    with open(tool.STREAMS, newline="") as f:
+        row = [r for r in csv.DictReader(f) if r["part"] == "v100-pcie-32gb" and
+               r["op"] == "add" and (r["b"], r["h"]) == ("15868", "3953")]
+    check("the V100's largest add", [(r["bytes_per_element"], r["ms"]) for r in row],
+          [("12", "0.921715")])
+    near("its fraction", max(fractions["v100-pcie-32gb"]["add"]), 0.9074, tol=0.05)
+    near("its fraction, by hand", 12 * 15868 * 3953 / 0.9217151999473572e-3 / 900e9, 0.9074)
 
 if failures:
     print("\n".join(failures))

@@ -3,7 +3,8 @@
 the model's per-layer prices. Writes docs/ops-neusight.md and docs/ops-neusight.csv.
 
     tools/neusight_ops.py [--bin build/bin/scalemeter] [--out docs/ops-neusight.md]
-    tools/neusight_ops.py --extract GIT_DIR   # rewrites tests/data/neusight/layer_ops.csv
+    tools/neusight_ops.py --extract GIT_DIR   # rewrites tests/data/neusight/layer_ops.csv,
+                                              # score_products.csv and streams.csv
 
 NeuSight (Lee et al., ASPLOS'25) published, beside each end-to-end time it measured
 (tests/data/neusight/published.csv), the time of every op of the same pass timed alone
@@ -16,8 +17,14 @@ products, their scaling, mask, softmax, the context's copy), the MLP's two produ
 activation, the residual additions, the layer norms. Views, shape queries and eval-mode dropout
 (no kernel: the nodes' ~0.01 ms is the events' floor) are left out. The report runs `scalemeter
 predict NET ... --per-layer` as tools/neusight_validation.py runs each row and sums the same
-layer's rows by the same classes (the attention layer holds its projections and core). Standard
-library only; a few seconds.
+layer's rows by the same classes (the attention layer holds its projections and core).
+
+NeuSight's training set holds element-wise ops timed alone too (scripts/asplos/data/dataset/train/
+collect/<op>/p2.1.0/<GPU>.csv, neusight/Dataset/collect.py: fp32 tensors of B x H, CUDA events
+around one call, the mean of the fastest): --extract keeps those that move 256 MB or more (far
+past every part's L2) into tests/data/neusight/streams.csv, and the report sets the bandwidth
+they streamed at beside the descriptions' streaming fraction. Standard library only; a few
+seconds.
 """
 import argparse
 import ast
@@ -37,6 +44,16 @@ DATA = nv.DATA
 LAYER_OPS = os.path.join(DATA, "layer_ops.csv")
 COLUMNS = ["part", "model", "mode", "seq", "batch", "class", "ops", "fw_ms", "bw_ms"]
 SCORE_PRODUCTS = os.path.join(DATA, "score_products.csv")
+STREAMS = os.path.join(DATA, "streams.csv")
+STREAM_COLUMNS = ["part", "op", "bytes_per_element", "b", "h", "ms"]
+# NeuSight's element-wise ops (collect.py) and the fp32 bytes each element moves: a binary op
+# reads two tensors and writes one, a unary one (and a binary one by a scalar: addu, mulu)
+# reads one and writes one
+STREAM_OPS = {"add": 12, "mul": 12, "addu": 8, "mulu": 8, "relu": 8, "gelu": 8, "tanh": 8}
+# the parts of its training set a shipped description describes, as collect.py names them
+STREAM_PARTS = {"p100": "Tesla P100-PCIE-16GB", "t4": "Tesla T4",
+                "v100-pcie-32gb": "Tesla V100-PCIE-32GB", "a100-pcie-40gb": "NVIDIA A100-PCIE-40GB"}
+STREAM_MIN_BYTES = 256e6
 PRODUCT_COLUMNS = ["part", "model", "mode", "seq", "batch", "product", "count", "m", "n", "k",
                    "fw_ms", "bw_ms"]
 # the first layer, as Hugging Face's modules name it and as the networks' files do
@@ -140,7 +157,24 @@ def score_products(model, text):
     return out
 
 
-def extract(git_dir, out=LAYER_OPS, products_out=SCORE_PRODUCTS):
+def extract_streams(git_dir):
+    """The rows of STREAMS: every element-wise op of STREAM_OPS NeuSight timed on a part of
+    STREAM_PARTS that moves STREAM_MIN_BYTES or more."""
+    rows = []
+    for part, gpu in STREAM_PARTS.items():
+        for op, per in STREAM_OPS.items():
+            path = f"scripts/asplos/data/dataset/train/collect/{op}/p2.1.0/{gpu}.csv"
+            got = subprocess.run(["git", "--git-dir", git_dir, "show", "HEAD:" + path],
+                                 capture_output=True, text=True)
+            if got.returncode:
+                sys.exit(f"neusight_ops: {path}: {got.stderr.strip()}")
+            for r in csv.DictReader(io.StringIO(got.stdout)):
+                if per * int(r["B"]) * int(r["H"]) >= STREAM_MIN_BYTES:
+                    rows.append([part, op, per, r["B"], r["H"], f"{float(r['Latency']):.6f}"])
+    return rows
+
+
+def extract(git_dir, out=LAYER_OPS, products_out=SCORE_PRODUCTS, streams_out=STREAMS):
     rows, products = [], []
     with open(os.path.join(DATA, "published.csv"), newline="") as f:
         for r in csv.DictReader(f):
@@ -158,7 +192,8 @@ def extract(git_dir, out=LAYER_OPS, products_out=SCORE_PRODUCTS):
                          "trace, not the attention's two")
             for name, count, m, n, k, fw, bw in got_products:
                 products.append(run + [name, count, m, n, k, f"{fw:.4f}", f"{bw:.4f}"])
-    for path, columns, table in ((out, COLUMNS, rows), (products_out, PRODUCT_COLUMNS, products)):
+    for path, columns, table in ((out, COLUMNS, rows), (products_out, PRODUCT_COLUMNS, products),
+                                 (streams_out, STREAM_COLUMNS, extract_streams(git_dir))):
         with open(path, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(columns)
@@ -324,7 +359,59 @@ def products_section(products, parts):
     return out
 
 
-def report(rows, products):
+def stream_fractions(binary, path=STREAMS):
+    """{part: {op: [fraction of the part's datasheet bandwidth each row streamed at]}}, and the
+    datasheet bandwidths (GB/s) and streaming fractions of the parts' descriptions."""
+    devices = sm_fit.devices(binary)
+    got = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            bw = devices[r["part"]]["memory_bandwidth_gb_s"] * 1e9
+            moved = int(r["bytes_per_element"]) * int(r["b"]) * int(r["h"])
+            got.setdefault(r["part"], {}).setdefault(r["op"], []).append(
+                moved / (float(r["ms"]) * 1e-3) / bw)
+    return got, {p: (devices[p]["memory_bandwidth_gb_s"], devices[p]["memory_efficiency"])
+                 for p in got}
+
+
+def streams_section(fractions, described):
+    out = ["## Element-wise kernels timed alone", "",
+           "NeuSight's training set (tests/data/neusight/streams.csv, from its "
+           "scripts/asplos/data/dataset/train/collect/<op>/p2.1.0/<GPU>.csv): PyTorch's "
+           "vectorised element-wise kernels on fp32 tensors that move 256 MB or more, each call "
+           "timed alone with CUDA events. The bandwidth each streamed at, as a fraction of the "
+           "part's datasheet figure (bytes an element: 12 for a binary op, 8 for a unary one or "
+           "one by a scalar), medians over its rows, beside the fraction the part's description "
+           "streams at (`memory_efficiency`, docs/devices.md):", "",
+           "| part | datasheet GB/s | rows | " + " | ".join(STREAM_OPS) + " | all | description |",
+           "|---|---:|---:|" + "---:|" * (len(STREAM_OPS) + 2)]
+    for part in [p for p in nv.PARTS if p in fractions]:
+        ops = fractions[part]
+        every = [x for op in ops for x in ops[op]]
+        cells = [f"{statistics.median(ops[op]):.3f}" if op in ops else "-" for op in STREAM_OPS]
+        bw, eff = described[part]
+        out.append(f"| `{part}` | {bw:g} | {len(every)} | " + " | ".join(cells) +
+                   f" | {statistics.median(every):.3f} | {eff:g} |")
+    alls = {p: statistics.median([x for op in fractions[p] for x in fractions[p][op]])
+            for p in fractions}
+    lo, hi = min(alls, key=alls.get), max(alls, key=alls.get)
+    above = [p for p in alls if alls[p] > described[p][1]]
+    hbm2 = [p for p in alls if p in ("p100", "v100-pcie-32gb")]
+    out += ["", f"Alone, they stream at {alls[lo]:.2f} (`{lo}`) to {alls[hi]:.2f} (`{hi}`) of "
+            "the datasheet's bandwidth, " +
+            ("every part" if len(above) == len(alls) else f"{len(above)} of {len(alls)} parts") +
+            " above its description's fraction" +
+            ((", and not by memory type: the HBM2 of " + " and ".join(f"`{p}`" for p in hbm2) +
+              " streams at " + " and ".join(f"{alls[p]:.2f}" for p in hbm2))
+             if len(hbm2) == 2 else "") +
+            ". The descriptions' fraction stands for whole steps, whose memory-bound kernels "
+            "include reductions, strided copies and small tensors as well (docs/devices.md, "
+            "\"Not modelled yet\"): these kernels' fractions are set here as evidence of what "
+            "a part's plain element-wise kernels reach, not taken into its description."]
+    return out
+
+
+def report(rows, products, streams=None):
     parts = [p for p in nv.PARTS if any(r["part"] == p for r in rows)]
     runs = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"]) for r in rows}
     out = [
@@ -395,6 +482,8 @@ def report(rows, products):
                    f"{statistics.median(pr):.2f} | {statistics.median(d):+.2f} | "
                    f"{min(d):+.2f} | {max(d):+.2f} |")
     out += products_section(products, parts)
+    if streams:
+        out += [""] + streams_section(*streams)
     out += ["", "## What they show", ""] + shows(rows, parts, products)
     return "\n".join(out) + "\n"
 
@@ -479,7 +568,7 @@ def main():
         return
     rows = compare(a.bin)
     with open(a.out, "w") as f:
-        f.write(report(rows, product_ratios(a.bin)))
+        f.write(report(rows, product_ratios(a.bin), stream_fractions(a.bin)))
     with open(os.path.splitext(a.out)[0] + ".csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
         w.writeheader()
