@@ -202,10 +202,11 @@ int warnings_add(warnings *w, const sm_predictor *p, const char *model, const sm
     if (add_run(w, model, net, layout, dataset))
         return -1;
     w->multi_device |= sm_layout_devices(layout) > 1;
-    for (int i = 0; i < net->n_layers && !w->attention; i++)
-        w->attention = (net->layers[i].type->traits & SM_TRAIT_ATTENTION) != 0;
-    for (int i = 0; i < net->n_layers && !w->linear; i++)
-        w->linear = net->layers[i].m.linear_products > 0 && !net->layers[i].output_projection;
+    for (int i = 0; i < net->n_layers && !(w->attention && w->linear); i++) {
+        const sm_layer *l = &net->layers[i];
+        w->attention |= (l->type->traits & SM_TRAIT_ATTENTION) != 0;
+        w->linear |= l->m.linear_products > 0 && !l->output_projection;
+    }
     if (sm_predictor_network_warning(p, net, text, sizeof text) > 0 &&
         add_each(w, text, 1, model, layout))
         return -1;

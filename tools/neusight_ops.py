@@ -385,15 +385,14 @@ def streams_section(fractions, described):
            "streams at (`memory_efficiency`, docs/devices.md):", "",
            "| part | datasheet GB/s | rows | " + " | ".join(STREAM_OPS) + " | all | description |",
            "|---|---:|---:|" + "---:|" * (len(STREAM_OPS) + 2)]
+    every = {p: [x for v in ops.values() for x in v] for p, ops in fractions.items()}
+    alls = {p: statistics.median(v) for p, v in every.items()}
     for part in [p for p in nv.PARTS if p in fractions]:
         ops = fractions[part]
-        every = [x for op in ops for x in ops[op]]
         cells = [f"{statistics.median(ops[op]):.3f}" if op in ops else "-" for op in STREAM_OPS]
         bw, eff = described[part]
-        out.append(f"| `{part}` | {bw:g} | {len(every)} | " + " | ".join(cells) +
-                   f" | {statistics.median(every):.3f} | {eff:g} |")
-    alls = {p: statistics.median([x for op in fractions[p] for x in fractions[p][op]])
-            for p in fractions}
+        out.append(f"| `{part}` | {bw:g} | {len(every[part])} | " + " | ".join(cells) +
+                   f" | {alls[part]:.3f} | {eff:g} |")
     lo, hi = min(alls, key=alls.get), max(alls, key=alls.get)
     above = [p for p in alls if alls[p] > described[p][1]]
     hbm2 = [p for p in alls if p in ("p100", "v100-pcie-32gb")]
@@ -411,7 +410,7 @@ def streams_section(fractions, described):
     return out
 
 
-def report(rows, products, streams=None):
+def report(rows, products, streams):
     parts = [p for p in nv.PARTS if any(r["part"] == p for r in rows)]
     runs = {(r["part"], r["model"], r["mode"], r["seq"], r["batch"]) for r in rows}
     out = [
@@ -482,8 +481,7 @@ def report(rows, products, streams=None):
                    f"{statistics.median(pr):.2f} | {statistics.median(d):+.2f} | "
                    f"{min(d):+.2f} | {max(d):+.2f} |")
     out += products_section(products, parts)
-    if streams:
-        out += [""] + streams_section(*streams)
+    out += [""] + streams_section(*streams)
     out += ["", "## What they show", ""] + shows(rows, parts, products)
     return "\n".join(out) + "\n"
 

@@ -1069,35 +1069,31 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
                            path, peak_line[p], sm_precision_names[p], arch_line,
                            sm_precision_names[p]);
     }
-    /* an efficiency scales its precision's peak: without the peak no prediction reads it, and
-     * a compute_efficiency_tf32 on a part without TF32 was taken without a word */
-    for (int i = 0; i < N_FIELDS; i++)
-        for (int p = 0; p < SM_N_PRECISIONS; p++)
-            if ((fields[i].offset == EFF(p) || fields[i].offset == CONV(p)) && r.set_at[i] &&
-                !peak_line[p])
-                return sm_fail(st,
-                               "%s:%d: %s without peak_%s_tflops: no prediction at %s reads it "
-                               "(give the part's %s peak, or drop the key)",
-                               path, r.set_at[i], fields[i].key, sm_precision_names[p],
-                               sm_precision_names[p], sm_precision_names[p]);
-    /* FP8 products came with Ada and Hopper (their whitepapers' fourth-generation tensor
-     * cores); its efficiency scales its peak, as the others do */
+    /* an efficiency scales its precision's peak (fp8's its own key): without the peak no
+     * prediction reads it, and a compute_efficiency_tf32 on a part without TF32 was taken
+     * without a word */
     int fp8_line = line_of(&r, "device", "peak_fp8_tflops");
-    int fp8_eff_line = line_of(&r, "device", "compute_efficiency_fp8");
-    if (fp8_eff_line && !fp8_line)
-        return sm_fail(st,
-                       "%s:%d: compute_efficiency_fp8 without peak_fp8_tflops: no prediction at "
-                       "fp8 reads it (give the part's fp8 peak, or drop the key)",
-                       path, fp8_eff_line);
-    if (fp8_line && !strcmp(dev->tensor_cores, "none"))
-        return sm_fail(st,
-                       "%s:%d: peak_fp8_tflops without tensor cores (tensor_cores = none): fp8 "
-                       "products run on Ada's and Hopper's",
-                       path, fp8_line);
+    for (int i = 0; i < N_FIELDS; i++) {
+        const char *name = fields[i].offset == AT(fp8_efficiency) ? "fp8" : NULL;
+        int peak = fp8_line;
+        for (int p = 0; p < SM_N_PRECISIONS && !name; p++)
+            if (fields[i].offset == EFF(p) || fields[i].offset == CONV(p))
+                name = sm_precision_names[p], peak = peak_line[p];
+        if (name && r.set_at[i] && !peak)
+            return sm_fail(st,
+                           "%s:%d: %s without peak_%s_tflops: no prediction at %s reads it "
+                           "(give the part's %s peak, or drop the key)",
+                           path, r.set_at[i], fields[i].key, name, name, name);
+    }
+    /* FP8 products came with Ada and Hopper (their whitepapers' fourth-generation tensor
+     * cores) */
     if (fp8_line && dev->tensor_cores[0] && !sm_device_has_fp8(dev->tensor_cores))
         return sm_fail(st,
-                       "%s:%d: peak_fp8_tflops on %s tensor cores, which have no fp8 (it came "
-                       "with Ada and Hopper)",
+                       !strcmp(dev->tensor_cores, "none")
+                           ? "%s:%d: peak_fp8_tflops without tensor cores (tensor_cores = none): "
+                             "fp8 products run on Ada's and Hopper's"
+                           : "%s:%d: peak_fp8_tflops on %s tensor cores, which have no fp8 (it "
+                             "came with Ada and Hopper)",
                        path, fp8_line, dev->tensor_cores);
     /* every part with fp8 runs it at twice its 16-bit products' rate (the datasheets' dense
      * figures): one below them is a sparse figure's other half, or another key's number */

@@ -386,7 +386,8 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
     }
     /* a float8 recipe runs the layer's linear products on the fp8 tensor cores (twice the
      * forward FLOPs backward: each product's two gradients); its casts below */
-    if (sm_layer_fp8(v, l)) {
+    int fp8 = sm_layer_fp8(v, l);
+    if (fp8) {
         double linear = (double)batch * (double)l->m.linear_flops * (backward ? 2 : 1);
         w.fp8_flops = fmin(w.matmul_flops, linear);
         w.matmul_flops -= w.fp8_flops;
@@ -421,7 +422,7 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
         w.score_bytes *= 2;
     }
     /* the casts to fp8, kernels of their own between the products, as counted for the pass */
-    if (sm_layer_fp8(v, l))
+    if (fp8)
         w.serial_bytes += fp8_cast_bytes(v, l, batch, backward);
     if (!fused) {
         /* each pass a kernel of its own, as many in either pass as the plugin declares; those
