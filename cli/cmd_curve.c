@@ -194,7 +194,8 @@ typedef struct curve_row {
 
 typedef struct curve_run {
     const curve_args *args;
-    const sm_predictor *pred;
+    sm_predictor *pred;       /* opened once the networks are read (compute) */
+    predictor_choice *choice; /* what opens it */
     int gpus_per_node;
     curve_row *rows;
     int n_rows;
@@ -848,6 +849,15 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
         if (loaded)
             return loaded;
     }
+    /* without --precision, the networks' recipe's (Llama's bf16), where they name one */
+    predictor_choice_take_recipe(r->choice, nets, n_models);
+    int opened = predictor_choice_open(r->choice, &r->pred, st);
+    if (opened)
+        return opened == 2 ? -4 : -1;
+    int per_node = sm_predictor_devices_per_node(r->pred);
+    r->gpus_per_node = a->common.gpus_per_node ? (int)a->common.gpus_per_node
+                       : per_node              ? per_node
+                                               : 1;
     if (output_reads_refuse("curve", a->output))
         return -2; /* said: a usage error */
     label_stdin(r, models, n_models, nets);
@@ -950,7 +960,6 @@ int cmd_curve(int argc, char **argv)
 
     sm_status st;
     predictor_choice choice = a.common.choice;
-    sm_predictor *pred = NULL;
     sm_registry *reg = NULL;
     sm_network *nets[MAX_SWEEP] = {0};
     curve_run r = {.args = &a,
@@ -959,18 +968,15 @@ int cmd_curve(int argc, char **argv)
     int rc = 0;
     if (!r.rows || !r.warn)
         rc = report_error("out of memory");
-    else if ((rc = predictor_choice_open(&choice, &pred, &st)) != 0)
-        rc = rc == 2 ? (report_error(st.msg), 2) : report_error(st.msg);
     else if (sm_registry_open(&reg, &st))
         rc = report_error(st.msg);
     if (rc == 0) {
-        r.pred = pred;
-        int per_node = sm_predictor_devices_per_node(pred);
-        r.gpus_per_node = a.common.gpus_per_node ? (int)a.common.gpus_per_node
-                          : per_node             ? per_node
-                                                 : 1;
+        r.choice = &choice;
         int computed = compute(&r, reg, models, n_models, nets, &st);
-        if (computed == -2 || computed == -3) {
+        if (computed == -4) {
+            report_error(st.msg);
+            rc = 2; /* an option's ("--collective ...") */
+        } else if (computed == -2 || computed == -3) {
             rc = computed == -2 ? 2 : 1; /* said already: a usage error, or a model's */
         } else if (computed || check_totals(&r, &st)) {
             rc = report_error(st.msg);
@@ -990,7 +996,7 @@ int cmd_curve(int argc, char **argv)
     for (int m = 0; m < n_models; m++)
         sm_network_free(nets[m]);
     sm_registry_free(reg);
-    sm_predictor_free(pred);
+    sm_predictor_free(r.pred);
     free(list);
     return rc;
 }

@@ -573,27 +573,32 @@ int cmd_predict(int argc, char **argv)
     if (parse_args(argc, argv, &a))
         return 2;
     sm_status st;
-    sm_predictor *p;
-    predictor_choice choice = a.common.choice;
-    int opened = predictor_choice_open(&choice, &p, &st);
-    if (opened)
-        return opened == 2 ? (report_error(st.msg), 2) : report_error(st.msg);
     sm_registry *reg;
-    if (sm_registry_open(&reg, &st)) {
-        sm_predictor_free(p);
+    if (sm_registry_open(&reg, &st))
         return report_error(st.msg);
-    }
     sm_network *net;
     int rc;
     output_reads("models", a.model);
     int loaded = load_sized_network("predict", reg, a.model, a.common.image, a.common.seq,
                                     a.kv_cache, &net, &st);
-    char label[96];
-    if (!loaded && !strcmp(a.model, "-")) /* its rows, JSON and warnings, as curve's */
-        a.model = stdin_label(net, 0, label, sizeof label);
     if (loaded) {
-        rc = loaded == -2 ? 2 : report_error(st.msg);
-    } else if ((rc = output_reads_refuse("predict", a.output))) {
+        sm_registry_free(reg);
+        return loaded == -2 ? 2 : report_error(st.msg);
+    }
+    char label[96];
+    if (!strcmp(a.model, "-")) /* its rows, JSON and warnings, as curve's */
+        a.model = stdin_label(net, 0, label, sizeof label);
+    /* opened once the network is read: without --precision, its recipe's (Llama's bf16) */
+    predictor_choice_take_recipe(&a.common.choice, &net, 1);
+    sm_predictor *p;
+    predictor_choice choice = a.common.choice;
+    int opened = predictor_choice_open(&choice, &p, &st);
+    if (opened) {
+        sm_network_free(net);
+        sm_registry_free(reg);
+        return opened == 2 ? (report_error(st.msg), 2) : report_error(st.msg);
+    }
+    if ((rc = output_reads_refuse("predict", a.output))) {
         sm_network_free(net);
     } else if (check_length_option("predict", a.model, net, a.common.image, a.common.seq)) {
         rc = 2;

@@ -61,9 +61,10 @@ const char *predictor_choice_problem(const predictor_choice *c)
 
 int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_status *st)
 {
-    sm_device_options opt = {c->precision,  c->bucket_mib, c->overlap, c->framework,  c->collective,
-                             c->algorithms, c->protocols,  c->shard,   c->checkpoint, c->attention,
-                             c->dispatch,   c->compile,    c->fp8};
+    sm_device_options opt = {c->precision,  c->bucket_mib,      c->overlap,   c->framework,
+                             c->collective, c->algorithms,      c->protocols, c->shard,
+                             c->checkpoint, c->attention,       c->dispatch,  c->compile,
+                             c->fp8,        c->recipe_precision};
     *out = NULL;
     output_reads("configs/calibrations", c->coeffs); /* files -o may not replace */
     output_reads("configs/devices", c->device);
@@ -89,4 +90,15 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
     if (c->optimizer)
         sm_predictor_set_optimizer(*out, (sm_optimizer)sm_optimizer_parse(c->optimizer));
     return 0;
+}
+
+void predictor_choice_take_recipe(predictor_choice *c, sm_network *const *nets, int n)
+{
+    c->recipe_precision = NULL;
+    if (c->precision || c->coeffs || !c->device || n < 1)
+        return; /* a calibration computed at its own precision */
+    for (int k = 0; k < n; k++)
+        if (!nets[k]->precision[0] || strcmp(nets[k]->precision, nets[0]->precision))
+            return;
+    c->recipe_precision = nets[0]->precision;
 }

@@ -132,7 +132,9 @@ rc, out, err = run("validate", "configs/calibrations/cpu-amd-epyc-1thread.csv", 
 check(rc == 0 and "capacity is not known (the description has no memory_gib)" in out,
       f"validate names memory_gib as the reason: {out[-300:]}")
 # nothing fits: 70B parameters' 16 bytes each are 1 TB beside 80 GB; the table says what to try
-rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch")
+# (at the description's tf32: without --precision the network's recipe, bf16, is taken)
+rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch", "--precision",
+                   "tf32")
 mb = [l for l in out.splitlines() if l.startswith("max_batch")]
 # (the states, 1314 GiB on each of the node's 8, are most of one sample's: a fixed list said
 # "--checkpoint full" too, which leaves them as they are)
@@ -140,7 +142,8 @@ check(rc == 0 and mb and mb[0].split()[1] == "0" and mb[0].endswith(
       "weights, gradients and optimizer state are most of it (1314 GiB of 1848 GiB): "
       "try --shard full"), f"max_batch 0: {mb}")
 # sharded over the 8, the activations of a sequence of 8192 at fp32 are most of it
-rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch", "--shard", "full")
+rc, out, err = run("predict", "llama3_70b", "--device", "h100", "--max-batch", "--shard", "full",
+                   "--precision", "tf32")
 check(rc == 0 and "activations are most of it" in out and "--precision bf16" in out,
       f"with --shard full: {out}")
 # on one device --shard full is refused, so the advice is more devices with it (it said "try

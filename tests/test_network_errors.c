@@ -80,6 +80,11 @@ static const error_case cases[] = {
     {"[network]\ninput =\n[layers]\na = relu\n", 2, "expected up to"},
     {"[layers]\na = relu\n", 0, "no [network] section"},
     {"[network]\ninput = 3x8x8\nsize = 4\n", 3, "unknown key 'size'"},
+    /* the recipe's precision: one the devices model, named at its line */
+    {"[network]\ninput = 3x8x8\nprecision = fp8\n", 3,
+     "precision = fp8: expected fp32, tf32, fp16 or bf16"},
+    {"[network]\ninput = 3x8x8\nprecision = BF16\n", 3, "precision = BF16: expected"},
+    {"[network]\ninput = 3x8x8\nprecision =\n", 3, "precision = : expected"},
     {NET "[blocks x]\na = relu\n", 4, "unknown section [blocks x]"},
     {NET "this line has no equals sign\n", 4, "syntax error"},
     {NET "a = relu                                                                               "

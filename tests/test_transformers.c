@@ -314,7 +314,7 @@ static void test_vit(void)
     /* --image 112: 7x7 = 49 patches + the class token = 50 tokens, which torchvision's ViT
      * refuses (it asserts the image size it was built for) and its position table, added
      * whole (1 x 197 x 768), cannot meet: refused, where it was priced at 50 tokens */
-    load_fails("models/vit_b_16.ini", 112, "vit_b_16.ini:16: layer encoder.pos_embedding",
+    load_fails("models/vit_b_16.ini", 112, "vit_b_16.ini:19: layer encoder.pos_embedding",
                "sequence of 50 positions, but the table is added whole and holds exactly 197");
 }
 

@@ -73,3 +73,5 @@ sm_add_python_test(tool_neusight_ops test_neusight_ops.py ${SCALEMETER_BIN})
 sm_add_python_test(cli_kv_cache test_kv_cache_cli.py ${SCALEMETER_BIN})
 # predict --fp8: a float8 recipe's products, casts and output projection, by hand
 sm_add_python_test(cli_fp8 test_fp8_cli.py ${SCALEMETER_BIN})
+# no --precision: the network's recipe's (Llama's bf16), its fallbacks, what wins over it
+sm_add_python_test(cli_recipe_precision test_recipe_precision_cli.py ${SCALEMETER_BIN})

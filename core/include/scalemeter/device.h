@@ -53,6 +53,10 @@ typedef struct sm_device_options {
                                the linear products on the fp8 tensor cores, their operands cast,
                                the output projection and the rest at the 16-bit precision, which
                                it needs, on a part with an fp8 peak; 0: none */
+    const char *recipe_precision; /* the network's reference recipe's (sm_network.precision),
+                               taken where precision is NULL: at it where the part has it, bf16
+                               at fp16 on a part without bf16 (autocast's 16 bits before
+                               Ampere), else the file's precision; NULL or "": none */
 } sm_device_options;
 
 /* The path of a device: name_or_path itself when it is a file, else

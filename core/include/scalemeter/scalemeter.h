@@ -229,9 +229,12 @@ typedef struct sm_network {
     int n_blocks;
     char **blocks;
     const sm_registry *registry; /* where its types come from (sm_registry_gpu_kernels) */
-    int optimizer; /* what its reference recipe trains with, the file's [network] optimizer
-                      (memory.h's sm_optimizer); -1: not named. A memory configuration whose
-                      optimizer is only the default takes it (sm_memory_config) */
+    int optimizer;     /* what its reference recipe trains with, the file's [network] optimizer
+                          (memory.h's sm_optimizer); -1: not named. A memory configuration whose
+                          optimizer is only the default takes it (sm_memory_config) */
+    char precision[8]; /* what its reference recipe computes in, the file's [network] precision
+                          ("fp32", "tf32", "fp16" or "bf16"); "": not named. A device model
+                          asked for no precision takes it (device.h's recipe_precision) */
 } sm_network;
 
 typedef struct sm_network_options {

@@ -1062,6 +1062,7 @@ int sm_network_build(draft_network *d, const sm_network_options *opt, sm_network
         net->path = strdup(d->path);
         net->input = d->input;
         net->optimizer = d->optimizer;
+        memcpy(net->precision, d->precision, sizeof net->precision);
         d->kv_cache = opt && opt->kv_cache;
         if (opt && opt->image > 0) {
             if (opt->image > (1 << 30))

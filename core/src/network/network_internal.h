@@ -110,8 +110,9 @@ typedef struct draft_network {
     const char *path;
     char *name;
     sm_shape input;
-    int optimizer; /* [network] optimizer, the recipe's (sm_optimizer); -1: not named */
-    int kv_cache;  /* sm_network_options' kv_cache: attention layers read with kv_cache=true */
+    int optimizer;     /* [network] optimizer, the recipe's (sm_optimizer); -1: not named */
+    char precision[8]; /* [network] precision, the recipe's; "": not named */
+    int kv_cache;      /* sm_network_options' kv_cache: attention layers read with kv_cache=true */
     draft_layer *layers;
     int n_layers, cap_layers;
     draft_block *blocks;

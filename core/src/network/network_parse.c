@@ -665,10 +665,18 @@ static int parse_network_section(parse_ctx *c, const section *s)
                                "%s:%d: optimizer = %s: expected sgd, momentum, adam or adamw "
                                "(what the network's reference recipe trains with)",
                                c->path, e->line, e->value);
+        } else if (strcmp(e->key, "precision") == 0) {
+            if (strcmp(e->value, "fp32") && strcmp(e->value, "tf32") && strcmp(e->value, "fp16") &&
+                strcmp(e->value, "bf16"))
+                return sm_fail(c->st,
+                               "%s:%d: precision = %s: expected fp32, tf32, fp16 or bf16 (what "
+                               "the network's reference recipe computes in)",
+                               c->path, e->line, e->value);
+            snprintf(c->d->precision, sizeof c->d->precision, "%s", e->value);
         } else if (strcmp(e->key, "source") != 0 && strcmp(e->key, "description") != 0) {
             return sm_fail(c->st,
                            "%s:%d: unknown key '%s' in [network] (name, input, source, "
-                           "description, optimizer)",
+                           "description, optimizer, precision)",
                            c->path, e->line, e->key);
         }
     }

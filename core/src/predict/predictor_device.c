@@ -17,6 +17,11 @@
 typedef struct device_predictor {
     sm_device dev;
     sm_precision precision;
+    /* where precision came from, for the header: 0 the option or the file; 1 the network's
+     * recipe; 2 the recipe's bf16, at fp16 on a part without it; 3 the recipe's, which the
+     * part lacks, so the file's */
+    int recipe;
+    sm_precision recipe_asked;
     double bucket_bytes;
     int overlap;
     sm_collective collective;
@@ -642,16 +647,25 @@ static const char *dispatch_note(const sm_device *v, char *buf, size_t len)
 /* What the predictor models, with layout naming its activations' layout (or ""). */
 static void describe(const device_predictor *d, const char *layout, char *buf, size_t len)
 {
-    char restriction[256], bucketing[96], note[160];
+    char restriction[256], bucketing[96], note[160], source[96] = "";
+    if (d->recipe == 1)
+        snprintf(source, sizeof source, " (the network's recipe's)");
+    else if (d->recipe == 2)
+        snprintf(source, sizeof source, " (the network's recipe: bf16, which this part lacks)");
+    else if (d->recipe == 3)
+        snprintf(source, sizeof source,
+                 " (the description's; the network's recipe: %s, which "
+                 "this part lacks)",
+                 sm_precision_names[d->recipe_asked]);
     /* fully sharded, the collectives go a unit at a time (full_shard_exposed), in no buckets */
     if (d->shard == SM_SHARD_FULL)
         snprintf(bucketing, sizeof bucketing, " a unit at a time (FSDP)");
     else
         snprintf(bucketing, sizeof bucketing, " in %g MiB buckets%s", d->bucket_bytes / 1048576.0,
                  d->overlap ? " overlapped with the backward pass" : "");
-    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s%s, %.63s dispatch%s%s%s%s, %s %s%s%s",
+    snprintf(buf, len, "%.63s (%.127s): roofline at %s%s%s%s, %.63s dispatch%s%s%s%s, %s %s%s%s",
              d->dev.name, d->dev.description[0] ? d->dev.description : "no description",
-             sm_precision_names[d->precision], layout,
+             sm_precision_names[d->precision], source, layout,
              d->dev.fp8_products ? " with fp8 linear products" : "", dispatch_name(&d->dev),
              dispatch_note(&d->dev, note, sizeof note),
              d->dev.host_runs_ahead ? " queued ahead of the kernels" : "",
@@ -702,6 +716,24 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
             return sm_fail(st, "precision %s: expected fp32, tf32, fp16 or bf16", opt->precision);
         }
         d->precision = (sm_precision)p;
+    } else if (opt->recipe_precision && opt->recipe_precision[0]) {
+        /* no --precision: what the network's recipe computes in, where the part has it */
+        int p = sm_precision_parse(opt->recipe_precision);
+        if (p < 0) {
+            free(d);
+            return sm_fail(st, "the network's precision %s: expected fp32, tf32, fp16 or bf16",
+                           opt->recipe_precision);
+        }
+        d->recipe_asked = (sm_precision)p;
+        if (d->dev.peak[p] > 0) {
+            d->precision = (sm_precision)p;
+            d->recipe = 1;
+        } else if (p == SM_BF16 && d->dev.peak[SM_FP16] > 0) {
+            d->precision = SM_FP16;
+            d->recipe = 2;
+        } else {
+            d->recipe = 3;
+        }
     }
     if (d->dev.peak[d->precision] <= 0) {
         /* the precision asked for (the description's own is checked as it loads): what the
