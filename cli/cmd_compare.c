@@ -31,7 +31,8 @@ static void footer(void)
            "run the options (no such --precision) has a row that says why; a batch that does\n"
            "not fit has no times. How close each description comes to published runs, part by\n"
            "part: docs/accuracy-devices.md.\n"
-           "--price: cost/epoch = price x devices x t_epoch (hours); cost/run = --epochs x it.\n"
+           "--price: cost/epoch = price x devices x t_epoch (hours); cost/run = --epochs x it;\n"
+           "a sequence network's epoch is --tokens T.\n"
            "The CSV has device (with --price: price_per_device_hour, cost_epoch[, cost_train]),\n"
            "then predict's columns (docs/output.md); rows that could not be predicted are left\n"
            "out of it and said on stderr:\n");
@@ -470,8 +471,8 @@ static void write_table(const compare_args *a, const sm_network *net, const part
                 if (j != 6 && j != 7)
                     snprintf(c[j], sizeof c[j], "-");
         double ce = cost_epoch(a, r), ct = cost_train(a, r);
-        snprintf(c[9], sizeof c[9], isfinite(ce) ? "%.4g" : "-", ce);
-        snprintf(c[10], sizeof c[10], isfinite(ct) ? "%.4g" : "-", ct);
+        fmt_rate(ce, c[9], sizeof c[9]); /* whole units above 1000, never 1.406e+07 */
+        fmt_rate(ct, c[10], sizeof c[10]);
         const char *cells[] = {r->device, c[0], c[1], c[2], c[3], c[4],
                                c[5],      c[6], c[7], c[8], c[9], c[10]};
         table_add(t, cells);
@@ -484,6 +485,10 @@ static void write_table(const compare_args *a, const sm_network *net, const part
         if (r->why[0] || r->oom[0])
             printf("%s  %s: %s\n", said++ ? "" : "\n", r->device, r->why[0] ? r->why : r->oom);
     }
+    if (a->price_list && !a->common.dataset) /* cost_epoch's NAN: no epoch to price */
+        printf("%scost/epoch: %s is a sequence network, whose epoch is --tokens T (the corpus "
+               "in tokens, such as 15T): give it to price one\n",
+               said ? "  " : "\n  ", a->model);
     printf("\nhow close each part's description comes to published runs: "
            "docs/accuracy-devices.md\n");
 }

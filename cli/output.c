@@ -20,6 +20,7 @@
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
 #include "util/escape.h"
+#include "util/util.h"
 
 /* The command running, named in report_error's lines as every command's own messages name it. */
 static const char *command_name;
@@ -118,6 +119,31 @@ static void say_repeated(const struct option *longs, int c, const char *arg)
     seen_value[c] = arg;
 }
 
+/* "unknown option '--devices' (did you mean --device? ...)": the command's long options
+ * nearest the one given (its name, without a value after '='), as a network's misspelt layer
+ * type is answered (util's sm_near_names). */
+static void unknown_long(const struct option *longs, const char *arg, const char *command,
+                         char *msg, size_t len)
+{
+    enum { MAX_LONGS = 128 };
+    char dashed[MAX_LONGS][48], given[64], near[256] = "";
+    const char *names[MAX_LONGS];
+    int n = 0;
+    for (const struct option *o = longs; o->name && n < MAX_LONGS; o++, n++) {
+        snprintf(dashed[n], sizeof dashed[n], "--%s", o->name);
+        names[n] = dashed[n];
+    }
+    snprintf(given, sizeof given, "%.*s", (int)strcspn(arg, "="), arg);
+    sm_near_names(given, names, n, near, sizeof near);
+    if (near[0])
+        snprintf(msg, len,
+                 "unknown option '%s' (did you mean %s? scalemeter help %s lists the options)", arg,
+                 near, command);
+    else
+        snprintf(msg, len, "unknown option '%s' (scalemeter help %s lists the options)", arg,
+                 command);
+}
+
 int next_option(int argc, char **argv, const char *shorts, const struct option *longs, char *msg,
                 size_t len)
 {
@@ -152,8 +178,7 @@ int next_option(int argc, char **argv, const char *shorts, const struct option *
             snprintf(msg, len, "option '%s' is ambiguous (scalemeter help %s lists the options)",
                      arg, argv[0]);
         else
-            snprintf(msg, len, "unknown option '%s' (scalemeter help %s lists the options)", arg,
-                     argv[0]);
+            unknown_long(longs, arg, argv[0], msg, len);
     } else {
         /* "-,resnet50": a list that starts with the standard input is a cluster of short
          * options to getopt; "--" ends the options before it */

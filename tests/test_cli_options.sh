@@ -45,6 +45,21 @@ run predict resnet18 --batch 8 --bogus
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
     grep -q "^scalemeter predict: unknown option '--bogus' (scalemeter help predict" "$tmp/out" ||
     check "unknown option"
+# a misspelt one is answered with the command's nearest: a plural, a slip of a letter, two
+# letters swapped, with =VALUE; one near none gets no guess
+run compare resnet18 --devices h100,a100 --batch 8
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+    grep -q "^scalemeter compare: unknown option '--devices' (did you mean --device? scalemeter help compare lists the options)$" "$tmp/out" ||
+    check "did you mean --device"
+run predict resnet18 --bach 8 --coeffs default
+[ $? -eq 2 ] && grep -q "unknown option '--bach' (did you mean --batch?" "$tmp/out" ||
+    check "did you mean --batch"
+run curve resnet18 --batch 8 --coeffs default --nodes 1:2 --precsiion=bf16
+[ $? -eq 2 ] && grep -q "unknown option '--precsiion=bf16' (did you mean --precision?" "$tmp/out" ||
+    check "did you mean --precision"
+run predict resnet18 --batch 8 --frobnicate
+[ $? -eq 2 ] && grep -q "unknown option '--frobnicate' (scalemeter help predict" "$tmp/out" ||
+    check "no guess for --frobnicate"
 run predict resnet18 --batch
 [ $? -eq 2 ] && grep -q "option --batch needs a value" "$tmp/out" || check "missing value"
 run predict resnet18 --batch 8 --per-block=yes

@@ -8,6 +8,7 @@ Usage: test_compare_cli.py SCALEMETER
 """
 import csv
 import io
+import math
 import json
 import subprocess
 import sys
@@ -108,6 +109,24 @@ for r in csv.DictReader(io.StringIO(out)) if rc == 0 else []:
 rc, out, err = run("compare", "resnet50", "--device", "a10,a100", "--batch", "64", "--price",
                    "1.5,4")
 check("price: the table's column", rc == 0 and "cost/epoch" in out and "cost/run" not in out, out)
+# a sequence network's epoch is --tokens': without it the cost column is empty and the table
+# says what to give; with it, costs above 1000 in whole units (it printed 1.406e+07): the
+# h100's 8 devices at 2 an hour over ceil(1e12 / (8 x 1 x 1024)) steps of t_step
+rc, out, err = run("compare", "gpt2", "--device", "h100", "--batch", "1", "--seq", "1024",
+                   "--price", "2")
+check("price without --tokens: says what to give", rc == 0 and
+      "cost/epoch: gpt2 is a sequence network, whose epoch is --tokens T" in out, out)
+rc, out, err = run("compare", "gpt2", "--device", "h100", "--batch", "1", "--seq", "1024",
+                   "--price", "2", "--tokens", "1T", "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+want = 2 * 8 * math.ceil(1e12 / (8 * 1024)) * float(rows[0]["t_step"]) / 3600 if rows else 0
+check("price with --tokens: the epoch's cost", rows and
+      abs(float(rows[0]["cost_epoch"]) / want - 1) < 1e-5, f"{rows} {err}")
+rc, out, err = run("compare", "gpt2", "--device", "h100", "--batch", "1", "--seq", "1024",
+                   "--price", "2", "--tokens", "1T")
+cell = [line.split()[-1] for line in out.splitlines() if line.startswith("h100")]
+check("the table's cost in whole units", rc == 0 and cell and cell[0] == f"{want:.0f}"
+      and "cost/epoch: gpt2" not in out, f"{cell} {want:.0f}")
 for price, says in (("1", "1 price for 2 parts"), ("1,2,3", "3 prices for 2 parts"),
                     ("1,x", "'x' is not a price"), ("1,-2", "'-2' is not a price"),
                     ("1,inf", "'inf' is not a price"), ("1,,2", "'' is not a price")):

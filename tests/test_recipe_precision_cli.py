@@ -51,7 +51,8 @@ check("the recipe's bf16 is --precision bf16",
       d.get("t_step") == bf16.get("t_step") and d.get("t_infer") == bf16.get("t_infer"),
       f"{d.get('t_step')} {bf16.get('t_step')}")
 check("faster than TF32 (twice the dense peak)",
-      d.get("t_infer", 1) < 0.75 * tf32.get("t_infer", 0), f"{d.get('t_infer')} {tf32.get('t_infer')}")
+      d.get("t_infer", 1) < 0.75 * tf32.get("t_infer", 0),
+      f"{d.get('t_infer')} {tf32.get('t_infer')}")
 check("header says the recipe", "bf16 (the network's recipe's)" in d.get("coeffs", ""),
       d.get("coeffs"))
 # --precision wins
