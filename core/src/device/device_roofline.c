@@ -132,6 +132,13 @@ static int depthwise_in_pytorch(const sm_device *v, const sm_layer *l, sm_precis
            !(p == SM_FP16 && depthwise_fp16_in_cudnn(l, batch));
 }
 
+/* SM clocks of a direct convolution's pass at one kind's rates (elements, then
+ * multiply-accumulates, one after the other); 0 where the kind has neither. */
+static double direct_conv_clocks(const double rate[2], double elements, double macs)
+{
+    return (rate[0] > 0 ? elements / rate[0] : 0) + (rate[1] > 0 ? macs / rate[1] : 0);
+}
+
 /* Seconds of one pass of a grouped or depthwise convolution (plugin.h's group_channels) where
  * the framework prices its direct kernels per SM and clock ([framework] depthwise_*,
  * grouped_*): its elements (inputs and outputs of the forward pass) and multiply-accumulates
@@ -160,10 +167,16 @@ static double direct_conv_seconds(const sm_device *v, const sm_layer *l, const s
         kind = half ? 2 : 1;
     else
         return 0;
-    const double *rate = v->direct_conv_rate[kind][backward != 0];
     double elements = (double)batch * ((double)l->m.input_elems + (double)l->m.output_elems);
     double macs = (double)m->macs * (backward ? 2 : 1);
-    double clocks = (rate[0] > 0 ? elements / rate[0] : 0) + (rate[1] > 0 ? macs / rate[1] : 0);
+    double clocks = direct_conv_clocks(v->direct_conv_rate[kind][backward != 0], elements, macs);
+    /* TF32 allows cuDNN's tensor-core kernels, it does not force them: where its fp32
+     * kernels are priced faster (the H200's 7 x 7 ones forward, within 1% of each other),
+     * cuDNN's choice is those */
+    if (kind == 5) {
+        double fp32 = direct_conv_clocks(v->direct_conv_rate[6][backward != 0], elements, macs);
+        clocks = fp32 > 0 && fp32 < clocks ? fp32 : clocks;
+    }
     return clocks / per_second;
 }
 
