@@ -15,7 +15,7 @@ from cli_checks import SM, check, near, run, finish
 
 NAMES = ["h100", "h100-pcie", "h200", "b200", "a100", "a100-pcie-40gb", "a100-pcie-80gb", "a10",
          "l4", "l40s", "t4", "v100", "v100-pcie-32gb", "p100", "rtx4090", "h100-96gb-500w",
-         "rtx3090", "rtx-a6000", "rtx6000-ada", "quadro-rtx8000"]
+         "rtx3090", "rtx-a6000", "rtx6000-ada", "quadro-rtx8000", "gh200"]
 
 
 def expect(what, got, want, tol=0.005):
@@ -46,6 +46,8 @@ sheet = {
     ("l40s", "bf16"): 362.05, ("rtx4090", "bf16"): 165.2, ("h100-pcie", "bf16"): 756,
     ("b200", "bf16"): 2250, ("a10", "fp16"): 125, ("v100-pcie-32gb", "fp16"): 112,
     ("h100-96gb-500w", "bf16"): 989.4, ("h100-96gb-500w", "fp32"): 66.9,
+    # GH200 datasheet: the H100 SXM's compute (BF16 1,979 and FP8 3,958 TFLOPS with sparsity)
+    ("gh200", "bf16"): 1979 / 2, ("gh200", "fp8"): 3958 / 2, ("gh200", "fp32"): 67,
     # RTX A6000 datasheet: tensor 309.7 TFLOPS with sparsity, 309.7 / 2 = 154.8 dense (FP16
     # with FP32 accumulate at full rate on a professional part); GA102 whitepaper: TF32 77.4
     ("rtx-a6000", "fp16"): 154.8, ("rtx-a6000", "tf32"): 77.4, ("rtx-a6000", "fp32"): 38.7,
@@ -70,7 +72,7 @@ for (n, p), want in sheet.items():
     expect(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
 for n, bw in {"a100": 2039, "t4": 320, "l4": 300, "v100": 900, "h100": 3350, "h200": 4800,
               "a100-pcie-40gb": 1555, "a100-pcie-80gb": 1935, "l40s": 864, "rtx4090": 1008,
-              "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400,
+              "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400, "gh200": 4000,
               "rtx3090": 936, "rtx-a6000": 768, "rtx6000-ada": 960,
               "quadro-rtx8000": 672}.items():
     expect(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
@@ -93,6 +95,11 @@ for n, m in {"rtx3090": "gddr6x", "rtx-a6000": "gddr6", "rtx6000-ada": "gddr6",
 expect("h100-96gb-500w memory", devs["h100-96gb-500w"]["memory_gib"], 94)
 expect("h100-96gb-500w power", devs["h100-96gb-500w"]["power_limit_w"], 500)
 expect("h100-96gb-500w memory type", devs["h100-96gb-500w"]["memory_type"], "hbm2e")
+# GH200 96 GB: HBM3 (datasheet), nvidia-smi's 97871 MiB on Lambda's instances
+# (lambdal/deeplearning-benchmark, pytorch/results_v2/*GH200*/sys_pytorch.txt), one a node
+expect("gh200 memory type", devs["gh200"]["memory_type"], "hbm3")
+expect("gh200 memory", devs["gh200"]["memory_gib"], 97871 / 1024, tol=0.01)
+expect("gh200 devices per node", devs["gh200"]["devices_per_node"], 1)
 for n, g in {"h100": 8, "a100": 8, "v100": 8, "b200": 8, "t4": 1, "l4": 1, "rtx4090": 1,
              "h100-96gb-500w": 8, "rtx3090": 1, "rtx-a6000": 1, "rtx6000-ada": 1,
              "quadro-rtx8000": 1}.items():

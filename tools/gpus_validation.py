@@ -681,6 +681,86 @@ the shipped descriptions from them is in "The queue in the model" above."""]
     return md
 
 
+# Later parts in later containers (pytorch/results_v2/ at LAMBDA), read as V2's: the system
+# whose figures Lambda's own table publishes (pytorch/csv_v1_v2/pytorch-train-throughput-
+# fp16.csv: "LambdaCloud 1x GH200 96GB", "LambdaCloud 1x B200 192GB SXM5"), ResNet-50's
+# train.compute_ips of its Summary line, BERT's steady rate (batch x 100 steps over the
+# seconds between the logs' "Training Iteration: 1" and "... 101" lines), the batches its
+# benchmark.para files give. gh200: LambdaOD_1x_1xGH200_96GB_192-222-57-0_v2 (PyTorch
+# 2.5.0a0+e000cf0ad9.nv24.10; nvidia-smi "NVIDIA GH200 480GB", 97871 MiB); b200:
+# LambdaOD_test_1xB200_192GB_129-213-83-251_v2 (PyTorch 2.8.0a0+5228986c39.nv25.06, CUDA
+# 12.9); `tools/multi_gpu_validation.py --logs` on a checkout prints the same figures from
+# them. Per part: (label, NGC release, {net: (batch fp16, rate fp16, batch fp32, rate fp32)}).
+LATER = {
+    "gh200": ("GH200 96 GB, 1 instance", "24.10",
+              {"resnet50": (1360, 2844.29, 720, 2063.32), "bert_base": (384, 994.2, 208, 463.9),
+               "bert_large": (152, 347.5, 80, 150.7)}),
+    "b200": ("B200, 1 instance", "25.06",
+             {"resnet50": (3328, 3076.81, 1664, 2967.37), "bert_base": (768, 1503.7, 384, 873.6),
+              "bert_large": (256, 533.4, 128, 303.9)}),
+}
+
+
+def section_later(binary, devices):
+    """The GH200 and the B200 in later containers, beside the H100's second round."""
+    rows, over_h100 = [], []
+    for part, (label, ngc, figures) in LATER.items():
+        cells = []
+        for family in ("fp16", "fp32"):
+            precision = "fp16" if family == "fp16" else fp32_precision(devices, part)
+            for net in NETWORKS:
+                b16, r16, b32, r32 = figures[net]
+                batch, rate = (b16, r16) if family == "fp16" else (b32, r32)
+                p = predicted(binary, part, net, batch, precision)
+                validation_rows.record(f"Lambda v2: {label}, NGC {ngc}", part, net, precision,
+                                       1, batch, rate, p, UNIT[net])
+                cells.append(f"{batch}: {rate:,.0f} / {p:,.0f} ({pct(p / rate)})")
+                h100_batch, h100_rate = v2_figure("h100", net, family)
+                h100_p = predicted(binary, "h100", net, h100_batch, precision)
+                over_h100.append((part, family, net, rate / h100_rate, p / h100_p))
+        rows.append(f"| `{part}` | {label}, NGC {ngc} | " + " | ".join(cells) + " |")
+    ratio_rows = [f"| {LABEL[net].split()[0]} | {family} | " +
+                  " | ".join(f"{m:.2f} | {q:.2f}" for part, f, n, m, q in over_h100
+                             if f == family and n == net) + " |"
+                  for family in ("fp16", "fp32") for net in NETWORKS]
+    bw = {p: devices[p]["memory_bandwidth_gb_s"] / devices["h100"]["memory_bandwidth_gb_s"]
+          for p in LATER}
+    peak = devices["b200"]["peak_tflops"]["fp16"] / devices["h100"]["peak_tflops"]["fp16"]
+    b200 = [(m, q) for part, f, n, m, q in over_h100 if part == "b200"]
+    b200_16 = [q / m for part, f, n, m, q in over_h100 if part == "b200" and f == "fp16"]
+    b200_32 = [q / m for part, f, n, m, q in over_h100 if part == "b200" and f == "fp32"]
+    md = ["## Later parts in later containers: the GH200 and the B200", ""]
+    md += [f"""Lambda's second round also ran the same code on a GH200 (NGC 24.10) and a B200 (NGC
+25.06), each at its own batches (their memory). Per part and network, batch: published
+(ResNet-50's figure; BERT's steady rate) / predicted (difference), by `scalemeter predict` as
+above, from the `gh200` and `b200` descriptions alone:""", ""]
+    md += ["| part | system | " + " | ".join(f"{LABEL[n]} {f}" for f in ("fp16", "fp32")
+                                         for n in NETWORKS) + " |",
+           "|---|---|" + "---|" * 6]
+    md += rows
+    md += ["", """Each part's rate over the H100 SXM's of the same round (NGC 24.03, above),
+measured and predicted:""", "",
+           "| network | precision | " + " | ".join(f"`{p}` measured | predicted" for p in LATER)
+           + " |", "|---|---|" + "---:|" * (2 * len(LATER))]
+    md += ratio_rows
+    md += ["", f"""The GH200 is the H100's chip with {bw['gh200']:.2f} times its memory
+bandwidth (4.0 TB/s of HBM3) and a Grace host; the model gives it the H100's prices at that
+bandwidth, and its figures come out as the H100's and the H200's do (BERT at TF32 above them,
+ResNet-50 below: "The H200 beside the H100" says why). The B200 has {peak:.2f} times the H100's
+dense fp16 peak and {bw['b200']:.2f} times its bandwidth; it ran these {min(m for m, _ in b200):.2f}
+to {max(m for m, _ in b200):.2f} times as fast as the H100, where the model says
+{min(q for _, q in b200):.2f} to {max(q for _, q in b200):.2f}: {min(b200_16):.2f} to
+{max(b200_16):.2f} times too fast at fp16, {min(b200_32):.2f} to {max(b200_32):.2f} at TF32.
+Its description takes Hopper's fractions of the peaks (0.7 of the products', cuDNN's
+convolutions by kind), HBM3e's 0.7 of the bandwidth and the SMs' rates at its 1,965 MHz boost
+clock, with no power model for Blackwell (docs/devices.md, "Not modelled yet"): which of the
+three its 1,000 W and its two dies hold below Hopper's, these six figures, all of the step's
+kinds of work scaled alike, cannot tell apart; a per-op profile on a B200 (docs/gpu.md's
+checklist: `tools/torch_layer_profile.py`, `tools/torch_fp8_mm.py`) would. The containers
+differ too (PyTorch 2.8 and CUDA 12.9 against 2.3 and 12.4)."""]
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "scalemeter"))
@@ -1071,7 +1151,7 @@ def main():
     w("  before, fp16 came out -11.4% and -10.7%, PCIe over SXM 0.653 predicted.")
     w("")
     for line in (section_kernels(a.bin, devices, ratios) + [""] + section_queue(a.bin) + [""] +
-                 section_h200(a.bin, devices)):
+                 section_h200(a.bin, devices) + [""] + section_later(a.bin, devices)):
         out.extend(textwrap.wrap(line, 96, break_on_hyphens=False) if not line.startswith("|")
                    else [line])
         if not line:
