@@ -6,14 +6,18 @@
 
 #include "commands.h"
 #include "output.h"
+#include "scalemeter/memory.h"
 
 static void usage(void)
 {
     printf("usage: scalemeter models [--format table|csv|json] [-o FILE]\n\n"
            "Lists the networks of the zoo, every *.ini of %s/models, each loaded at\n"
            "its own input size: input shape (one sample), weights (trainable parameters),\n"
-           "multiply-accumulates (what torchvision calls GFLOPS), layers holding weights, and\n"
-           "where the description comes from. `scalemeter metrics NAME` gives the rest.\n",
+           "multiply-accumulates (what torchvision calls GFLOPS), layers holding weights, the\n"
+           "recipe's precision and optimizer where the file names them (what predict, curve and\n"
+           "compare take without --precision and --optimizer), and where the description comes\n"
+           "from. `scalemeter metrics NAME` gives the rest. CSV and JSON add optimizer and\n"
+           "precision (empty or null where not named).\n",
            sm_data_dir());
 }
 
@@ -70,10 +74,10 @@ int cmd_models(int argc, char **argv)
         return report_error(st.msg);
     }
 
-    const char *headers[] = {"model", "input", "weights", "GMACs", "L", "source"};
-    text_table *t = format == FORMAT_TABLE ? table_new(6, headers) : NULL;
+    const char *headers[] = {"model", "input", "weights", "GMACs", "L", "recipe", "source"};
+    text_table *t = format == FORMAT_TABLE ? table_new(7, headers) : NULL;
     if (format == FORMAT_CSV)
-        printf("model,input,weights,macs,flops,layers,source,path\n");
+        printf("model,input,weights,macs,flops,layers,source,path,optimizer,precision\n");
     json_writer jw;
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
@@ -101,14 +105,21 @@ int cmd_models(int argc, char **argv)
             sm_network_free(net);
             continue;
         }
-        char shape[96], source[400], w[32], macs[32], l[32];
+        char shape[96], source[400], w[32], macs[32], l[32], recipe[32];
         sm_shape_str(&net->input, shape, sizeof shape);
         read_source(path, source, sizeof source);
+        /* what the file's [network] names its reference recipe's (Llama's bf16, AdamW) */
+        const char *optimizer = net->optimizer >= 0 && net->optimizer < SM_N_OPTIMIZERS
+                                    ? sm_optimizer_name((sm_optimizer)net->optimizer)
+                                    : NULL;
+        const char *precision = net->precision[0] ? net->precision : NULL;
         if (t) {
             fmt_count(m.weights, w, sizeof w);
             snprintf(macs, sizeof macs, "%.3f", (double)m.macs / 1e9);
             fmt_count(m.layers, l, sizeof l);
-            const char *row[] = {names[i], shape, w, macs, l, source};
+            snprintf(recipe, sizeof recipe, "%s%s%s", precision ? precision : "",
+                     precision && optimizer ? " " : "", optimizer ? optimizer : "");
+            const char *row[] = {names[i], shape, w, macs, l, recipe[0] ? recipe : "-", source};
             table_add(t, row);
         } else if (format == FORMAT_CSV) {
             csv_field(stdout, names[i]);
@@ -117,7 +128,7 @@ int cmd_models(int argc, char **argv)
             csv_field(stdout, source);
             putchar(',');
             csv_field(stdout, path);
-            putchar('\n');
+            printf(",%s,%s\n", optimizer ? optimizer : "", precision ? precision : "");
         } else {
             json_begin_object(&jw);
             json_field_string(&jw, "model", names[i]);
@@ -132,6 +143,14 @@ int cmd_models(int argc, char **argv)
             json_field_int(&jw, "layers", m.layers);
             json_field_string(&jw, "source", source);
             json_field_string(&jw, "path", path);
+            if (optimizer)
+                json_field_string(&jw, "optimizer", optimizer);
+            else
+                json_field_null(&jw, "optimizer");
+            if (precision)
+                json_field_string(&jw, "precision", precision);
+            else
+                json_field_null(&jw, "precision");
             json_end(&jw);
         }
         rows++;

@@ -129,6 +129,12 @@ def main():
         mo = run_json(bin_, "models")
         check(mo and any(r["model"] == "resnet18" and r["weights"] == 11689512
                          for r in mo["models"]), "models")
+        # the recipe a file names (Llama 3: torchtitan's bf16 and AdamW), null where none
+        rec = {r["model"]: (r.get("precision"), r.get("optimizer")) for r in mo["models"]} \
+            if mo else {}
+        check(rec.get("llama3_8b") == ("bf16", "adamw") and
+              rec.get("resnet18") == (None, None), f"models' recipes: {rec.get('llama3_8b')}, "
+              f"{rec.get('resnet18')}")
         pl = run_json(bin_, "plugins")
         check(pl and any(r["type"] == "conv2d" for r in pl["plugins"]), "plugins")
         # what the table says "-" for is null in JSON and empty in CSV: the ring collective's

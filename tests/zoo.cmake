@@ -17,16 +17,17 @@ endif()
 set_tests_properties(test_export_torch PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 
 # scalemeter models: the zoo with its published sizes (torchvision's docs: resnet50 has
-# 25,557,032 parameters and 4.089 GFLOPS, which are MACs)
+# 25,557,032 parameters and 4.089 GFLOPS, which are MACs; Meta's Llama 3.1 8B 8,030,261,248)
+# and the recipe a file names (torchtitan's bf16 and AdamW for Llama 3; none for resnet50)
 add_test(NAME cli_models_table COMMAND ${SCALEMETER_BIN} models)
 set_tests_properties(cli_models_table PROPERTIES PASS_REGULAR_EXPRESSION
-  "model +input +weights +GMACs +L +source\n.*\nresnet50 +3x224x224 +25,557,032 +4\\.089 +107 +torchvision\\.models\\.resnet50\n")
+  "model +input +weights +GMACs +L +recipe +source\n.*\nllama3_8b +8192 +8,030,261,248 +[0-9.]+ +[0-9]+ +bf16 adamw +Hugging Face.*\nresnet50 +3x224x224 +25,557,032 +4\\.089 +107 +- +torchvision\\.models\\.resnet50\n")
 add_test(NAME cli_models_json COMMAND ${SCALEMETER_BIN} models --format json)
 set_tests_properties(cli_models_json PROPERTIES PASS_REGULAR_EXPRESSION
   "\\{\"model\": \"mobilenet_v2\", \"input\": \\[3, 224, 224\\], \"weights\": 3504872, \"macs\": 300774272, ")
 add_test(NAME cli_models_csv COMMAND ${SCALEMETER_BIN} models --format csv)
 set_tests_properties(cli_models_csv PROPERTIES PASS_REGULAR_EXPRESSION
-  "^model,input,weights,macs,flops,layers,source,path\n.*\nvgg16,3x224x224,138357544,15470264320,")
+  "^model,input,weights,macs,flops,layers,source,path,optimizer,precision\n.*\nvgg16,3x224x224,138357544,15470264320,")
 add_test(NAME cli_models_bad_format COMMAND ${SCALEMETER_BIN} models --format xml)
 set_tests_properties(cli_models_bad_format PROPERTIES WILL_FAIL ON)
 
