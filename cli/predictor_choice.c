@@ -97,8 +97,18 @@ void predictor_choice_take_recipe(predictor_choice *c, sm_network *const *nets, 
     c->recipe_precision = NULL;
     if (c->precision || c->coeffs || !c->device || n < 1)
         return; /* a calibration computed at its own precision */
-    for (int k = 0; k < n; k++)
-        if (!nets[k]->precision[0] || strcmp(nets[k]->precision, nets[0]->precision))
-            return;
-    c->recipe_precision = nets[0]->precision;
+    const sm_network *named = NULL, *other = NULL;
+    for (int k = 0; k < n && !named; k++)
+        named = nets[k]->precision[0] ? nets[k] : NULL;
+    for (int k = 0; named && k < n && !other; k++)
+        other = strcmp(nets[k]->precision, named->precision) ? nets[k] : NULL;
+    if (named && !other) {
+        c->recipe_precision = named->precision;
+    } else if (named) {
+        /* one predictor prices them all: said, as the header's precision would hide it */
+        say_warning("%s's recipe computes in %s, %s's %s%s: the networks are priced at the "
+                    "description's precision; give --precision to choose",
+                    named->name, named->precision, other->name,
+                    other->precision[0] ? "in " : "names none", other->precision);
+    }
 }

@@ -94,6 +94,18 @@ for models, want in (("llama3_8b,llama3_2_1b", "bf16"), ("llama3_8b,resnet50", "
     got = json.loads(out.stdout).get("precision") if out.returncode == 0 else out.stderr
     check(f"curve {models}: {want}", got == want, got)
 
+# ... and says so, on stderr and in the JSON's warning
+out = run("curve", "resnet50,llama3_8b", "--device", "h100", "--batch", "1", "--nodes", "1:2",
+          "--format", "json")
+said = "llama3_8b's recipe computes in bf16, resnet50's names none: the networks are priced at " \
+    "the description's precision; give --precision to choose"
+check("curve of differing recipes warns", out.returncode == 0 and said in out.stderr and
+      said in (json.loads(out.stdout).get("warning") or ""), out.stderr.strip())
+out = run("curve", "resnet50,llama3_8b", "--device", "h100", "--batch", "1", "--nodes", "1:2",
+          "--precision", "bf16")
+check("no warning with --precision", out.returncode == 0 and "recipe" not in out.stderr,
+      out.stderr.strip())
+
 # compare: each part its own fallback
 out = run("compare", "llama3_8b", "--device", "h100,v100,cpu", "--batch", "1", "-g", "2", "--shard",
           "full", "--format", "csv")
