@@ -72,10 +72,12 @@ for (n, p), want in sheet.items():
     expect(f"{n} peak {p}", devs[n]["peak_tflops"][p], want)
 for n, bw in {"a100": 2039, "t4": 320, "l4": 300, "v100": 900, "h100": 3350, "h200": 4800,
               "a100-pcie-40gb": 1555, "a100-pcie-80gb": 1935, "l40s": 864, "rtx4090": 1008,
-              "p100": 732, "a10": 600, "b200": 8000, "h100-96gb-500w": 2400, "gh200": 4000,
+              "p100": 732, "a10": 600, "b200": 7672, "h100-96gb-500w": 2400, "gh200": 4000,
               "rtx3090": 936, "rtx-a6000": 768, "rtx6000-ada": 960,
               "quadro-rtx8000": 672}.items():
     expect(f"{n} bandwidth", devs[n]["memory_bandwidth_gb_s"], bw)
+# (b200: the driver's 7,680-bit bus at 3,996 MHz, double data rate, pytorch/ao pull 4002, not
+# the datasheet's 8 TB/s)
 # memory: nvidia-smi's MiB totals / 1024 (T4 15360, L4 23034, V100 16 GB 16160, A100 81920)
 for n, mib in {"t4": 15360, "l4": 23034, "v100": 16160, "a100": 81920}.items():
     expect(f"{n} memory", devs[n]["memory_gib"], mib / 1024, tol=0.01)
