@@ -207,7 +207,7 @@ static int predict_part(const compare_args *a, const sm_network *net, part_row *
     predictor_choice choice = a->common.choice;
     choice.device = r->device;
     /* without --precision, the network's recipe's (Llama's bf16) */
-    predictor_choice_take_recipe(&choice, (sm_network *const *)&net, 1);
+    predictor_choice_take_recipe(&choice, &net, 1);
     int opened = predictor_choice_open(&choice, &r->pred, &st);
     if (opened) {
         r->pred = NULL;

@@ -850,7 +850,7 @@ static int compute(curve_run *r, const sm_registry *reg, char **models, int n_mo
             return loaded;
     }
     /* without --precision, the networks' recipe's (Llama's bf16), where they name one */
-    predictor_choice_take_recipe(r->choice, nets, n_models);
+    predictor_choice_take_recipe(r->choice, (const sm_network *const *)nets, n_models);
     int opened = predictor_choice_open(r->choice, &r->pred, st);
     if (opened)
         return opened == 2 ? -4 : -1;

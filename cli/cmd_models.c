@@ -143,14 +143,8 @@ int cmd_models(int argc, char **argv)
             json_field_int(&jw, "layers", m.layers);
             json_field_string(&jw, "source", source);
             json_field_string(&jw, "path", path);
-            if (optimizer)
-                json_field_string(&jw, "optimizer", optimizer);
-            else
-                json_field_null(&jw, "optimizer");
-            if (precision)
-                json_field_string(&jw, "precision", precision);
-            else
-                json_field_null(&jw, "precision");
+            json_field_string(&jw, "optimizer", optimizer); /* NULL: null */
+            json_field_string(&jw, "precision", precision);
             json_end(&jw);
         }
         rows++;

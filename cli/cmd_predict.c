@@ -589,7 +589,7 @@ int cmd_predict(int argc, char **argv)
     if (!strcmp(a.model, "-")) /* its rows, JSON and warnings, as curve's */
         a.model = stdin_label(net, 0, label, sizeof label);
     /* opened once the network is read: without --precision, its recipe's (Llama's bf16) */
-    predictor_choice_take_recipe(&a.common.choice, &net, 1);
+    predictor_choice_take_recipe(&a.common.choice, (const sm_network *const *)&net, 1);
     sm_predictor *p;
     predictor_choice choice = a.common.choice;
     int opened = predictor_choice_open(&choice, &p, &st);

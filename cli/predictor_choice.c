@@ -92,7 +92,7 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
     return 0;
 }
 
-void predictor_choice_take_recipe(predictor_choice *c, sm_network *const *nets, int n)
+void predictor_choice_take_recipe(predictor_choice *c, const sm_network *const *nets, int n)
 {
     c->recipe_precision = NULL;
     if (c->precision || c->coeffs || !c->device || n < 1)

@@ -38,6 +38,6 @@ int predictor_choice_open(const predictor_choice *c, sm_predictor **out, sm_stat
 /* Where --device alone is asked for no --precision and every one of the n networks names the
  * same recipe precision (sm_network.precision: Llama's bf16), c takes it: open the predictor
  * after this, once the networks are read. */
-void predictor_choice_take_recipe(predictor_choice *c, sm_network *const *nets, int n);
+void predictor_choice_take_recipe(predictor_choice *c, const sm_network *const *nets, int n);
 
 #endif

@@ -15,29 +15,13 @@ Usage: test_recipe_precision_cli.py SCALEMETER   (run from the source root)
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-BIN = sys.argv[1]
-failures = []
-
-
-def check(what, ok, detail=""):
-    if not ok:
-        failures.append(f"{what}: {detail}")
-
-
-def run(*args):
-    return subprocess.run([BIN, *args], capture_output=True, text=True)
+from cli_checks import check, finish, good_json, run
 
 
 def predict(*args):
-    out = run("predict", *args, "--format", "json")
-    if out.returncode:
-        failures.append(f"predict {' '.join(args)}: {out.stderr.strip()}")
-        return {}
-    return json.loads(out.stdout)
+    return good_json("predict", *args)
 
 
 LLAMA = ("llama3_8b", "--batch", "1", "--shard", "full", "-g", "2")
@@ -46,78 +30,74 @@ LLAMA = ("llama3_8b", "--batch", "1", "--shard", "full", "-g", "2")
 d = predict(*LLAMA, "--device", "h100")
 bf16 = predict(*LLAMA, "--device", "h100", "--precision", "bf16")
 tf32 = predict(*LLAMA, "--device", "h100", "--precision", "tf32")
-check("llama3_8b on h100: bf16", d.get("precision") == "bf16", d.get("precision"))
-check("the recipe's bf16 is --precision bf16",
-      d.get("t_step") == bf16.get("t_step") and d.get("t_infer") == bf16.get("t_infer"),
-      f"{d.get('t_step')} {bf16.get('t_step')}")
-check("faster than TF32 (twice the dense peak)",
-      d.get("t_infer", 1) < 0.75 * tf32.get("t_infer", 0),
-      f"{d.get('t_infer')} {tf32.get('t_infer')}")
-check("header says the recipe", "bf16 (the network's recipe's)" in d.get("coeffs", ""),
-      d.get("coeffs"))
+check(d.get("precision") == "bf16", f"llama3_8b on h100: bf16: {d.get('precision')}")
+check(d.get("t_step") == bf16.get("t_step") and d.get("t_infer") == bf16.get("t_infer"),
+      f"the recipe's bf16 is --precision bf16: {d.get('t_step')} {bf16.get('t_step')}")
+check(d.get("t_infer", 1) < 0.75 * tf32.get("t_infer", 0),
+      f"faster than TF32 (twice the dense peak): {d.get('t_infer')} {tf32.get('t_infer')}")
+check("bf16 (the network's recipe's)" in d.get("coeffs", ""),
+      f"header says the recipe: {d.get('coeffs')}")
 # --precision wins
-check("--precision tf32 wins", tf32.get("precision") == "tf32" and "recipe" not in
-      tf32.get("coeffs", "x"), tf32.get("coeffs"))
+check(tf32.get("precision") == "tf32" and "recipe" not in tf32.get("coeffs", "x"),
+      f"--precision tf32 wins: {tf32.get('coeffs')}")
 
 # a part without bf16: fp16, as autocast before Ampere; without either: the description's
 for part in ("v100", "p100"):
     d = predict(*LLAMA, "--device", part)
     f16 = predict(*LLAMA, "--device", part, "--precision", "fp16")
-    check(f"{part}: fp16", d.get("precision") == "fp16" and d.get("t_step") == f16.get("t_step"),
-          f"{d.get('precision')} {d.get('t_step')} {f16.get('t_step')}")
-    check(f"{part}: header says bf16 is lacking",
-          "fp16 (the network's recipe: bf16, which this part lacks)" in d.get("coeffs", ""),
-          d.get("coeffs"))
+    check(d.get("precision") == "fp16" and d.get("t_step") == f16.get("t_step"),
+          f"{part}: fp16: {d.get('precision')} {d.get('t_step')} {f16.get('t_step')}")
+    check("fp16 (the network's recipe: bf16, which this part lacks)" in d.get("coeffs", ""),
+          f"{part}: header says bf16 is lacking: {d.get('coeffs')}")
 d = predict(*LLAMA, "--device", "cpu")
-check("cpu: its own fp32", d.get("precision") == "fp32" and
+check(d.get("precision") == "fp32" and
       "the description's; the network's recipe: bf16, which this part lacks" in
-      d.get("coeffs", ""), d.get("coeffs"))
+      d.get("coeffs", ""), f"cpu: its own fp32: {d.get('coeffs')}")
 
 # no recipe: the description's (TF32 on the h100), as before
 d = predict("resnet50", "--batch", "32", "--device", "h100")
-check("resnet50 names no recipe: tf32", d.get("precision") == "tf32", d.get("precision"))
+check(d.get("precision") == "tf32", f"resnet50 names no recipe: tf32: {d.get('precision')}")
 # ViT-B/16's torchvision recipe runs --amp: fp16
 d = predict("vit_b_16", "--batch", "32", "--device", "h100")
-check("vit_b_16: fp16", d.get("precision") == "fp16", d.get("precision"))
+check(d.get("precision") == "fp16", f"vit_b_16: fp16: {d.get('precision')}")
 
 # a calibration keeps its own precision (the shipped CPU one is fp32), with or without a
 # description for its all-reduce
 for extra in ((), ("--device", "h100")):
     d = predict("llama3_8b", "--batch", "1", "--coeffs", "default", *extra)
-    check(f"--coeffs default {' '.join(extra)}: fp32", d.get("precision") == "fp32",
-          d.get("precision"))
+    check(d.get("precision") == "fp32",
+          f"--coeffs default {' '.join(extra)}: fp32: {d.get('precision')}")
 
 # curve: networks that agree take it, networks that differ the description's
 for models, want in (("llama3_8b,llama3_2_1b", "bf16"), ("llama3_8b,resnet50", "tf32")):
-    out = run("curve", models, "--device", "h100", "--batch", "1", "--nodes", "1:2", "--format",
-              "json")
-    got = json.loads(out.stdout).get("precision") if out.returncode == 0 else out.stderr
-    check(f"curve {models}: {want}", got == want, got)
+    rc, out, err = run("curve", models, "--device", "h100", "--batch", "1", "--nodes", "1:2",
+                       "--format", "json")
+    got = json.loads(out).get("precision") if rc == 0 else err
+    check(got == want, f"curve {models}: {want}: {got}")
 
 # ... and says so, on stderr and in the JSON's warning
-out = run("curve", "resnet50,llama3_8b", "--device", "h100", "--batch", "1", "--nodes", "1:2",
-          "--format", "json")
+rc, out, err = run("curve", "resnet50,llama3_8b", "--device", "h100", "--batch", "1", "--nodes",
+                   "1:2", "--format", "json")
 said = "llama3_8b's recipe computes in bf16, resnet50's names none: the networks are priced at " \
     "the description's precision; give --precision to choose"
-check("curve of differing recipes warns", out.returncode == 0 and said in out.stderr and
-      said in (json.loads(out.stdout).get("warning") or ""), out.stderr.strip())
-out = run("curve", "resnet50,llama3_8b", "--device", "h100", "--batch", "1", "--nodes", "1:2",
-          "--precision", "bf16")
-check("no warning with --precision", out.returncode == 0 and "recipe" not in out.stderr,
-      out.stderr.strip())
+check(rc == 0 and said in err and said in (json.loads(out).get("warning") or ""),
+      f"curve of differing recipes warns: {err.strip()}")
+rc, out, err = run("curve", "resnet50,llama3_8b", "--device", "h100", "--batch", "1", "--nodes",
+                   "1:2", "--precision", "bf16")
+check(rc == 0 and "recipe" not in err, f"no warning with --precision: {err.strip()}")
 
 # compare: each part its own fallback
-out = run("compare", "llama3_8b", "--device", "h100,v100,cpu", "--batch", "1", "-g", "2", "--shard",
-          "full", "--format", "csv")
+rc, out, err = run("compare", "llama3_8b", "--device", "h100,v100,cpu", "--batch", "1", "-g",
+                   "2", "--shard", "full", "--format", "csv")
 rows = {}
-if out.returncode == 0:
-    lines = out.stdout.strip().splitlines()
+if rc == 0:
+    lines = out.strip().splitlines()
     head = lines[0].split(",")
     for line in lines[1:]:
         cols = dict(zip(head, line.split(",")))
         rows[cols["device"]] = cols.get("precision")
-check("compare: bf16, fp16, fp32", rows == {"h100": "bf16", "v100": "fp16", "cpu": "fp32"},
-      f"{rows} {out.stderr.strip()}")
+check(rows == {"h100": "bf16", "v100": "fp16", "cpu": "fp32"},
+      f"compare: bf16, fp16, fp32: {rows} {err.strip()}")
 
 # a network file of our own names its recipe's; a bad one is refused at its line
 with tempfile.TemporaryDirectory() as tmp:
@@ -126,16 +106,12 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("[network]\ninput = 64\nprecision = fp16\n[layers]\n"
                 "embed = embedding vocab=1000 dim=64\nout = linear out=1000\n")
     d = predict(good, "--batch", "4", "--device", "h100")
-    check("a file's precision = fp16", d.get("precision") == "fp16", d.get("precision"))
+    check(d.get("precision") == "fp16", f"a file's precision = fp16: {d.get('precision')}")
     bad = os.path.join(tmp, "bad.ini")
     with open(bad, "w") as f:
         f.write("[network]\ninput = 64\nprecision = fp8\n[layers]\nout = linear out=10\n")
-    out = run("predict", bad, "--batch", "4", "--device", "h100")
-    check("precision = fp8 refused at its line", out.returncode != 0 and
-          "bad.ini:3: precision = fp8: expected fp32, tf32, fp16 or bf16" in out.stderr,
-          out.stderr.strip())
+    rc, out, err = run("predict", bad, "--batch", "4", "--device", "h100")
+    check(rc != 0 and "bad.ini:3: precision = fp8: expected fp32, tf32, fp16 or bf16" in err,
+          f"precision = fp8 refused at its line: {err.strip()}")
 
-for f in failures:
-    print("FAIL:", f)
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

@@ -703,7 +703,12 @@ LATER = {
 
 def section_later(binary, devices):
     """The GH200 and the B200 in later containers, beside the H100's second round."""
-    rows, over_h100 = [], []
+    rows, over_h100, h100 = [], [], {}
+    for family in ("fp16", "fp32"):
+        precision = "fp16" if family == "fp16" else fp32_precision(devices, "h100")
+        for net in NETWORKS:
+            batch, rate = v2_figure("h100", net, family)
+            h100[(family, net)] = (rate, predicted(binary, "h100", net, batch, precision))
     for part, (label, ngc, figures) in LATER.items():
         cells = []
         for family in ("fp16", "fp32"):
@@ -715,8 +720,7 @@ def section_later(binary, devices):
                 validation_rows.record(f"Lambda v2: {label}, NGC {ngc}", part, net, precision,
                                        1, batch, rate, p, UNIT[net])
                 cells.append(f"{batch}: {rate:,.0f} / {p:,.0f} ({pct(p / rate)})")
-                h100_batch, h100_rate = v2_figure("h100", net, family)
-                h100_p = predicted(binary, "h100", net, h100_batch, precision)
+                h100_rate, h100_p = h100[(family, net)]
                 over_h100.append((part, family, net, rate / h100_rate, p / h100_p))
         rows.append(f"| `{part}` | {label}, NGC {ngc} | " + " | ".join(cells) + " |")
     ratio_rows = [f"| {LABEL[net].split()[0]} | {family} | " +

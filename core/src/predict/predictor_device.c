@@ -17,11 +17,10 @@
 typedef struct device_predictor {
     sm_device dev;
     sm_precision precision;
-    /* where precision came from, for the header: 0 the option or the file; 1 the network's
-     * recipe; 2 the recipe's bf16, at fp16 on a part without it; 3 the recipe's, which the
-     * part lacks, so the file's */
+    /* the network's recipe's precision where it chose precision (no --precision), for the
+     * header: precision itself where the part has it, else the fallback; -1: the option's or
+     * the file's */
     int recipe;
-    sm_precision recipe_asked;
     double bucket_bytes;
     int overlap;
     sm_collective collective;
@@ -648,15 +647,12 @@ static const char *dispatch_note(const sm_device *v, char *buf, size_t len)
 static void describe(const device_predictor *d, const char *layout, char *buf, size_t len)
 {
     char restriction[256], bucketing[96], note[160], source[96] = "";
-    if (d->recipe == 1)
+    if (d->recipe == (int)d->precision)
         snprintf(source, sizeof source, " (the network's recipe's)");
-    else if (d->recipe == 2)
-        snprintf(source, sizeof source, " (the network's recipe: bf16, which this part lacks)");
-    else if (d->recipe == 3)
-        snprintf(source, sizeof source,
-                 " (the description's; the network's recipe: %s, which "
-                 "this part lacks)",
-                 sm_precision_names[d->recipe_asked]);
+    else if (d->recipe >= 0) /* bf16's fallback is fp16; any other is the description's */
+        snprintf(source, sizeof source, " (%sthe network's recipe: %s, which this part lacks)",
+                 d->precision == SM_FP16 && d->recipe == SM_BF16 ? "" : "the description's; ",
+                 sm_precision_names[d->recipe]);
     /* fully sharded, the collectives go a unit at a time (full_shard_exposed), in no buckets */
     if (d->shard == SM_SHARD_FULL)
         snprintf(bucketing, sizeof bucketing, " a unit at a time (FSDP)");
@@ -705,6 +701,7 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
         }
     }
     d->precision = d->dev.precision;
+    d->recipe = -1;
     if (opt->precision) {
         int p = sm_precision_parse(opt->precision);
         if (p < 0) {
@@ -724,16 +721,11 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
             return sm_fail(st, "the network's precision %s: expected fp32, tf32, fp16 or bf16",
                            opt->recipe_precision);
         }
-        d->recipe_asked = (sm_precision)p;
-        if (d->dev.peak[p] > 0) {
+        d->recipe = p;
+        if (d->dev.peak[p] > 0)
             d->precision = (sm_precision)p;
-            d->recipe = 1;
-        } else if (p == SM_BF16 && d->dev.peak[SM_FP16] > 0) {
+        else if (p == SM_BF16 && d->dev.peak[SM_FP16] > 0)
             d->precision = SM_FP16;
-            d->recipe = 2;
-        } else {
-            d->recipe = 3;
-        }
     }
     if (d->dev.peak[d->precision] <= 0) {
         /* the precision asked for (the description's own is checked as it loads): what the
