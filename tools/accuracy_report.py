@@ -593,6 +593,23 @@ DLE = {
 }
 
 
+# The same examples' inference tables (PyTorch/Classification/ConvNets/*/README.md at
+# 7bdfc81d, "Inference performance", the pytorch-21.03 container): per network and (device,
+# precision), the mean latency (ms) and the mean throughput (img/s) at batch 256, the largest
+# the tables give. The latency is one validation step's compute time (forward, loss and top-k
+# under no_grad, synchronised; the loader's wait left out: image_classification/training.py,
+# validate()); the throughput is the mean of each step's batch over it.
+DLE_INFER = {
+    "resnet50": {("v100", "fp32"): (214.48, 1261), ("v100", "fp16"): (84.14, 3382),
+                 ("t4", "fp32"): (635.98, 415), ("t4", "fp16"): (225.95, 1198)},
+    "resnext101_32x4d": {("v100", "fp32"): (496.76, 533), ("v100", "fp16"): (154.68, 1746),
+                         ("t4", "fp32"): (1615.79, 161), ("t4", "fp16"): (439.3, 598)},
+    "se_resnext101_32x4d": {("v100", "fp32"): (519.84, 508), ("v100", "fp16"): (170.79, 1576),
+                            ("t4", "fp32"): (1641.96, 158), ("t4", "fp16"): (496.23, 527)},
+}
+DLE_INFER_BATCH = 256
+
+
 def without_dispatch(framework, tmp):
     """configs/frameworks/FRAMEWORK.ini with every dispatch cost 0: the device's part alone."""
     with open(os.path.join(ROOT, "configs", "frameworks", framework + ".ini")) as f:
@@ -802,6 +819,85 @@ def dle_section(a, w):
     w("  convolutions, is under-predicted on the V100 (above). Whether cuDNN's grouped kernels")
     w("  on Volta reach less is what a rate per kind of convolution (dense, 1 x 1, grouped,")
     w("  depthwise), issue 38's per-op table, will say.")
+
+
+def dense_3x3_layers(a, net):
+    """The network's dense 3 x 3 convolutions of stride 1, from `metrics --per-layer`: those
+    whose input channels (inputs x out channels / outputs, at stride 1) times 9 taps give
+    their MACs per output."""
+    m = json.loads(run(a.bin, "metrics", net, "--per-layer", "--format", "json"))
+    names = set()
+    for layer in m["per_layer"]:
+        if layer["type"] != "conv2d" or not layer["outputs"]:
+            continue
+        channels_in = layer["inputs"] * layer["output"][0] / layer["outputs"]
+        if abs(layer["macs"] / (layer["outputs"] * channels_in) - 9) < 1e-6:
+            names.add(layer["name"])
+    return names
+
+
+def dle_inference_section(a, w):
+    w("\n## DeepLearningExamples' ConvNets inference, V100 and T4, calibration-free\n")
+    w("The same examples' inference tables (the READMEs at 7bdfc81d, pytorch-21.03): one DGX-1")
+    w("V100 16GB (`v100`) and one T4 (`t4`), FP32 on NCHW tensors and AMP on channels-last ones")
+    w("(configs.yml), at batch 256, the tables' largest. A table's latency is one validation")
+    w("step's compute time, the loader's wait left out (image_classification/training.py,")
+    w("validate(): forward, loss and top-k under no_grad, synchronised); predicted by")
+    w("`scalemeter predict MODEL --device D -g 1 --batch 256 --precision P` (AMP: `--precision")
+    w("fp16 --framework pytorch-channels-last`), its t_infer. The tables' throughput is the mean")
+    w("of each step's batch over its time, a few percent above the batch over the mean latency;")
+    w("the latency is the figure compared.\n")
+    w("| network | device | precision | published latency ms | published img/s | predicted ms | predicted / published speed |")
+    w("|---|---|---|---|---|---|---|")
+    ratios = {}
+    for net, rows in DLE_INFER.items():
+        for (dev, prec), (latency, ips) in rows.items():
+            framework = ("--framework", "pytorch-channels-last") if prec == "fp16" else ()
+            d = json.loads(run(a.bin, "predict", net, "--device", dev, "-g", "1", "--batch",
+                               str(DLE_INFER_BATCH), "--precision", prec, *framework,
+                               "--format", "json"))
+            got = d["t_infer"] * 1e3
+            ratios[net, dev, prec] = latency / got
+            validation_rows.record("NVIDIA DeepLearningExamples ConvNets inference, "
+                                   "pytorch-21.03", dev, net, prec, 1, DLE_INFER_BATCH,
+                                   latency, got, "ms")
+            w(f"| {net} | {dev} | {prec} | {latency:.1f} | {ips} | {got:.1f} | "
+              f"{latency / got:.3f} |")
+    within = sum(abs(r - 1) <= 0.10 for r in ratios.values())
+    rest = [r for (n, d, p), r in ratios.items() if not (n == "resnet50" and p == "fp32")]
+    w(f"\n{within} of {len(ratios)} within 10%; every row but ResNet-50's in FP32 at "
+      f"{min(rest):.2f} to {max(rest):.2f}")
+    w("of the published speed.")
+    dense = dense_3x3_layers(a, "resnet50")
+    w("\nResNet-50 in FP32 is the miss on both parts, and of these networks it alone has dense")
+    w(f"3 x 3 convolutions ({len(dense)} of stride 1; ResNeXt's and SE-ResNeXt's 3 x 3 ones are")
+    w("grouped), which cuDNN 8 can run as Winograd transforms, 2.25 (F(2x2, 3x3)) to 4 (F(4x4,")
+    w("3x3)) times fewer multiplies than the direct arithmetic the model prices on the CUDA")
+    w("cores. How fast those layers would have to run for the prediction to meet the figure:\n")
+    w("| device | their share of the predicted pass | published / predicted time | speed-up they would need |")
+    w("|---|---|---|---|")
+    need = {}
+    for dev in ("v100", "t4"):
+        d = json.loads(run(a.bin, "predict", "resnet50", "--device", dev, "-g", "1", "--batch",
+                           str(DLE_INFER_BATCH), "--precision", "fp32", "--per-layer",
+                           "--format", "json"))
+        total = sum(layer["t_infer"] for layer in d["layers"])
+        share = sum(layer["t_infer"] for layer in d["layers"] if layer["layer"] in dense) / total
+        excess = 1 - ratios["resnet50", dev, "fp32"]
+        need[dev] = share / (share - excess) if share > excess else float("inf")
+        w(f"| `{dev}` | {share:.2f} | {ratios['resnet50', dev, 'fp32']:.2f} | "
+          f"{need[dev]:.1f} |")
+    w(f"\nWinograd's arithmetic gives at most 4, less its transforms' cost: {need['v100']:.1f} on the V100")
+    w(f"and {need['t4']:.0f} on the T4 say that those layers alone do not close either miss, and that")
+    w("the rest of ResNet-50's FP32 pass runs faster than priced too, on parts whose ResNeXt and")
+    w("SE-ResNeXt rows, priced alike but for their grouped convolutions, come out near the")
+    w("published speed. The same split shows in training on the V100 (the table above:")
+    w("ResNet-50 in FP32 slow, ResNeXt and SE-ResNeXt fast): on Volta the model prices dense")
+    w("convolutions slower, or grouped ones faster, than cuDNN 8 runs them, at one fraction of")
+    w("the FP32 peak for every kind (docs/devices.md); and the T4's description holds the part")
+    w("at its 70 W clock, 900 MHz, under FP32 work as under tensor work. Which algorithm cuDNN")
+    w("chose for each layer,")
+    w("and at what clock, only a profile on the part would say.")
 
 
 def h200_section(a, w):
@@ -1072,6 +1168,7 @@ def main():
     rebuilt_section(a, w)
 
     dle_section(a, w)
+    dle_inference_section(a, w)
 
     ranks_section(a, w)
 
