@@ -29,8 +29,10 @@ static void footer(void)
            "the description's per node, as predict takes them) and per device, the memory one\n"
            "device holds against its capacity, and model FLOPs utilisation. A part that cannot\n"
            "run the options (no such --precision) has a row that says why; a batch that does\n"
-           "not fit has no times. How close each description comes to published runs, part by\n"
-           "part: docs/accuracy-devices.md.\n"
+           "not fit has no times. With --fp8 a part without FP8 tensor cores (before Ada and\n"
+           "Hopper) is priced at 16 bits, said under the table; the others' precision reads\n"
+           "bf16+fp8 (JSON: fp8 true or false). How close each description comes to\n"
+           "published runs, part by part: docs/accuracy-devices.md.\n"
            "--price: cost/epoch = price x devices x t_epoch (hours); cost/run = --epochs x it;\n"
            "a sequence network's epoch is --tokens T.\n"
            "The CSV has device (with --price: price_per_device_hour, cost_epoch[, cost_train]),\n"
@@ -133,6 +135,8 @@ typedef struct part_row {
     double price; /* a device-hour's (--price); NAN: not given */
     warnings *warn;
     int option_error; /* why is an option's (predictor_choice_open's 2: no such precision) */
+    int fp8;          /* --fp8's products priced on this part */
+    int fp8_absent;   /* --fp8 given, and this part has no FP8 tensor cores */
     char why[sizeof(((sm_status *)0)->msg)];
     char oom[400]; /* training does not fit: what it needs, and what would make it fit */
 } part_row;
@@ -195,6 +199,12 @@ static int split_parts(const char *list, char *buf, char **names, char ***shippe
     return n;
 }
 
+/* What a part without FP8 tensor cores runs a float8 recipe's products at, said under its
+ * row (and on stderr where the output is CSV, which has no note) */
+#define FP8_ABSENT                                                                                 \
+    "no FP8 tensor cores (they came with Ada and Hopper): --fp8's products priced at 16 bits, "    \
+    "as the part would run them"
+
 /* Whether the part has a step to show: its predictor opened and nothing stopped it (a part
  * whose step does not fit has one, without times). */
 static int has_step(const part_row *r) { return r->pred && !r->why[0]; }
@@ -208,6 +218,13 @@ static int predict_part(const compare_args *a, const sm_network *net, part_row *
     choice.device = r->device;
     /* without --precision, the network's recipe's (Llama's bf16) */
     predictor_choice_take_recipe(&choice, &net, 1);
+    /* a part without FP8 tensor cores (before Ada and Hopper) runs a float8 recipe's products
+     * at 16 bits: its row shows that, beside the others, where predict refuses --fp8 */
+    if (choice.fp8 && !choice.coeffs && !(r->info.peak_fp8_tflops > 0)) {
+        choice.fp8 = 0;
+        r->fp8_absent = 1;
+    }
+    r->fp8 = choice.fp8;
     int opened = predictor_choice_open(&choice, &r->pred, &st);
     if (opened) {
         r->pred = NULL;
@@ -398,6 +415,8 @@ static void write_json(const compare_args *a, const sm_network *net, const part_
         int conv = sm_network_has_trait(net, SM_TRAIT_CONVOLUTION);
         json_field_string(&w, "predictor", sm_predictor_describe_for(r->pred, conv));
         json_field_string(&w, "precision", sm_predictor_precision(r->pred));
+        if (a->common.choice.fp8)
+            json_field_bool(&w, "fp8", r->fp8);
         if (a->price_list) {
             json_field_number(&w, "price_per_device_hour", r->price);
             json_field_number(&w, "cost_epoch", cost_epoch(a, r));
@@ -453,7 +472,7 @@ static void write_table(const compare_args *a, const sm_network *net, const part
         point_view v = view_of(a, net, r);
         double rate = point_value(&v, seq ? "tokens_per_s" : "images_per_s");
         int64_t devices = sm_layout_devices(&r->layout);
-        snprintf(c[0], sizeof c[0], "%s", sm_predictor_precision(r->pred));
+        snprintf(c[0], sizeof c[0], "%s%s", sm_predictor_precision(r->pred), r->fp8 ? "+fp8" : "");
         snprintf(c[1], sizeof c[1], "%lld", (long long)devices);
         snprintf(c[2], sizeof c[2], "%lld", (long long)r->layout.batch);
         fmt_seconds_in(r->t.t_step, &unit, c[3], sizeof c[3]);
@@ -484,6 +503,8 @@ static void write_table(const compare_args *a, const sm_network *net, const part
         const part_row *r = &rows[i];
         if (r->why[0] || r->oom[0])
             printf("%s  %s: %s\n", said++ ? "" : "\n", r->device, r->why[0] ? r->why : r->oom);
+        if (has_step(r) && r->fp8_absent)
+            printf("%s  %s: %s\n", said++ ? "" : "\n", r->device, FP8_ABSENT);
     }
     if (a->price_list && !a->common.dataset) /* cost_epoch's NAN: no epoch to price */
         printf("%scost/epoch: %s is a sequence network, whose epoch is --tokens T (the corpus "
@@ -580,6 +601,8 @@ int cmd_compare(int argc, char **argv)
                     warnings_print(rows[i].warn, cmd);
                 if (a.format == FORMAT_CSV && rows[i].why[0])
                     fprintf(stderr, "scalemeter compare: %s: %s\n", rows[i].device, rows[i].why);
+                else if (a.format != FORMAT_TABLE && has_step(&rows[i]) && rows[i].fp8_absent)
+                    fprintf(stderr, "scalemeter compare: %s: %s\n", rows[i].device, FP8_ABSENT);
             }
             if (!predicted && n > 0) { /* no part could: each says why, no table */
                 int usage = 1;

@@ -574,7 +574,7 @@ with tempfile.TemporaryDirectory() as tmp:
          "--fp8: a float8 recipe runs the linear products in fp8 and the rest at 16 bits, not "
          "at fp32: give --precision bf16 (or fp16)"),
         (["resnet50", "--device", "a100", "--batch", "64", "--nodes", "1", "--precision", "bf16",
-          "--fp8"], "--fp8: device a100 has no fp8 peak: give [device] peak_fp8_tflops in "),
+          "--fp8"], "--fp8: device a100 has no fp8 peak: its ampere tensor cores have no FP8"),
         (["resnet50", "--device", "cpu", "--batch", "64", "--nodes", "1", "--precision", "bf16"],
          "--precision bf16: device cpu has no bf16 peak ([device] peak_bf16_tflops in "),
         # the precision asked for is named, with what the device has: the key alone was said

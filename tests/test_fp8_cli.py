@@ -20,7 +20,8 @@ And the zoo's llama3_8b on the h100 description: its lm_head's inference time un
 --fp8, its MLP's faster over 8192 tokens but not twice as fast, and slower over 512, where
 the weights' casts, every pass, outweigh the products' gain. On resnet50, whose one linear
 layer is its output projection, --fp8 changes nothing and warns. --fp8 at fp32, on a part
-without an fp8 peak, beside --coeffs, and --precision fp8 are refused saying what to give.
+without an fp8 peak, beside --coeffs, and --precision fp8 are refused saying what to give;
+compare prices a part without FP8 tensor cores at 16 bits beside one with them, and says so.
 
 Usage: test_fp8_cli.py SCALEMETER   (run from the source root)
 """
@@ -155,7 +156,39 @@ cnn = predict("resnet50", "--device", "h100", "--batch", "64", "--precision", "b
 check("resnet50 --fp8 warns", cnn and "--fp8 changes nothing: no network here has linear "
       "products but its output projection" in (cnn["warning"] or ""), cnn and cnn["warning"])
 refused(["llama3_8b", "--device", "a100", "--batch", "1", "--precision", "bf16", "--fp8"],
-        "--fp8: device a100 has no fp8 peak: give [device] peak_fp8_tflops in ")
+        "--fp8: device a100 has no fp8 peak: its ampere tensor cores have no FP8 (they came "
+        "with Ada and Hopper); drop --fp8")
+with tempfile.TemporaryDirectory() as tmp:  # a part of no known generation: what to give
+    bare = os.path.join(tmp, "nofp8.ini")
+    with open(bare, "w") as f:
+        f.write(TOY.replace("peak_fp8_tflops = 200\n", ""))
+    refused(["llama3_8b", "--device", bare, "--batch", "1", "--precision", "bf16", "--fp8"],
+            "--fp8: device toy has no fp8 peak: give [device] peak_fp8_tflops in ")
+# compare sets a part without FP8 tensor cores beside those with them: its products at 16
+# bits, as predict prices the part without --fp8, and said under the table
+opts = ["--batch", "1", "--shard", "full", "--checkpoint", "full"]
+out = subprocess.run([BIN, "compare", "llama3_8b", "--device", "h100,a100", *opts, "--fp8",
+                      "--format", "json"], capture_output=True, text=True)
+parts = {p["device"]: p for p in json.loads(out.stdout)["parts"]} if out.returncode == 0 else {}
+check("compare --fp8 runs", out.returncode == 0 and set(parts) == {"h100", "a100"},
+      out.stderr.strip())
+if parts:
+    h100 = predict("llama3_8b", "--device", "h100", *opts, "--fp8")
+    a100 = predict("llama3_8b", "--device", "a100", *opts)
+    check("compare's h100 row has fp8", parts["h100"].get("fp8") is True and h100 and
+          near(parts["h100"].get("t_step", 0), h100["t_step"]), parts["h100"])
+    check("compare's a100 row at bf16 without fp8", parts["a100"].get("fp8") is False and
+          parts["a100"].get("precision") == "bf16" and a100 and
+          near(parts["a100"].get("t_step", 0), a100["t_step"]), parts["a100"])
+    check("compare says the a100 lacks fp8 (json: stderr)",
+          "a100: no FP8 tensor cores" in out.stderr, out.stderr)
+table = subprocess.run([BIN, "compare", "llama3_8b", "--device", "h100,a100", *opts, "--fp8"],
+                       capture_output=True, text=True).stdout
+rows = {line.split()[0]: line.split()[1] for line in table.splitlines()
+        if line.split() and line.split()[0] in ("h100", "a100") and len(line.split()) > 2}
+check("compare's table marks fp8", rows == {"h100": "bf16+fp8", "a100": "bf16"}, rows)
+check("compare's table notes the a100", "a100: no FP8 tensor cores (they came with Ada and "
+      "Hopper): --fp8's products priced at 16 bits" in table, table)
 refused(["llama3_8b", "--device", "h100", "--batch", "1", "--precision", "fp8"],
         "--precision fp8: a float8 recipe runs the linear products in fp8 and the rest at 16 "
         "bits: give --precision bf16 --fp8")

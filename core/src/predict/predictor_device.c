@@ -773,6 +773,13 @@ int sm_predictor_from_device_opts(const char *name_or_path, const sm_device_opti
                     "--fp8: a float8 recipe runs the linear products in fp8 and the rest at 16 "
                     "bits, not at %s: give --precision bf16 (or fp16)",
                     sm_precision_names[d->precision]);
+        else if (!(d->dev.peak_fp8 > 0) && d->dev.tensor_cores[0] &&
+                 !sm_device_has_fp8(d->dev.tensor_cores))
+            sm_fail(st,
+                    "--fp8: device %s has no fp8 peak: its %s tensor cores have no FP8 (they "
+                    "came with Ada and Hopper); drop --fp8 to price the recipe at 16 bits, as "
+                    "the part runs it",
+                    d->dev.name, d->dev.tensor_cores);
         else if (!(d->dev.peak_fp8 > 0))
             sm_fail(st,
                     "--fp8: device %s has no fp8 peak: give [device] peak_fp8_tflops in %s "
