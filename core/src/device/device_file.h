@@ -9,15 +9,7 @@
 #include "scalemeter/memory.h"
 #include "scalemeter/predict.h"
 #include "scalemeter/scalemeter.h"
-
-typedef enum sm_precision { SM_FP32, SM_TF32, SM_FP16, SM_BF16, SM_N_PRECISIONS } sm_precision;
-
-/* "fp32", "tf32", "fp16", "bf16" */
-extern const char *const sm_precision_names[SM_N_PRECISIONS];
-/* The precision named by text, or -1. */
-int sm_precision_parse(const char *text);
-/* 1 for fp16 and bf16: 2-byte activations, autocast's casts, NCHW transposes. */
-static inline int sm_precision_is_half(sm_precision p) { return p == SM_FP16 || p == SM_BF16; }
+#include "util/precision.h"
 
 typedef struct sm_device {
     char path[4096];

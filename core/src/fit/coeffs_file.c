@@ -19,6 +19,7 @@
 
 #include "util/escape.h"
 #include "util/ini_reader.h"
+#include "util/precision.h"
 #include "network/network_internal.h"
 #include "scalemeter/device.h"
 #include "scalemeter/fit.h"
@@ -261,8 +262,7 @@ static int fit_key(reader *r, const char *key, const char *value)
     else if (!strcmp(key, "scalemeter"))
         snprintf(meta->version, sizeof meta->version, "%s", value);
     else if (!strcmp(key, "precision")) {
-        if (strcmp(value, "fp32") && strcmp(value, "tf32") && strcmp(value, "fp16") &&
-            strcmp(value, "bf16"))
+        if (sm_precision_parse(value) < 0)
             return fail_at(r, "precision = %s: expected fp32, tf32, fp16 or bf16", value);
         snprintf(fit->precision, sizeof fit->precision, "%s", value);
     } else if (!strcmp(key, "form")) {

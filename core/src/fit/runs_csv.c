@@ -15,6 +15,7 @@
 #include "network/network_internal.h"
 #include "scalemeter/fit.h"
 #include "util/fnv.h"
+#include "util/precision.h"
 
 /* The most devices a row may run on (nodes x gpus_per_node), as --nodes and FILE@NODES take
  * nodes: far beyond any machine, and an int wherever the rows are fitted */
@@ -511,7 +512,7 @@ static int parse_row(const char *path, int line, int header_line, char *text,
     if (col_of[COL_PRECISION] >= 0 && col_of[COL_PRECISION] < n) {
         const char *p = trim(fields[col_of[COL_PRECISION]]);
         if (*p) {
-            if (strcmp(p, "fp32") && strcmp(p, "tf32") && strcmp(p, "fp16") && strcmp(p, "bf16"))
+            if (sm_precision_parse(p) < 0)
                 return sm_fail(st, "%s:%d: precision '%s': expected fp32, tf32, fp16 or bf16", path,
                                line, p);
             snprintf(r->precision, sizeof r->precision, "%s", p);

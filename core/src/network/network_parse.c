@@ -13,6 +13,7 @@
 #include "network/network_internal.h"
 #include "util/escape.h"
 #include "util/fnv.h"
+#include "util/precision.h"
 
 #define MAX_REPEAT 100000
 #define MAX_INPUT_DIM (1 << 30)
@@ -666,8 +667,7 @@ static int parse_network_section(parse_ctx *c, const section *s)
                                "(what the network's reference recipe trains with)",
                                c->path, e->line, e->value);
         } else if (strcmp(e->key, "precision") == 0) {
-            if (strcmp(e->value, "fp32") && strcmp(e->value, "tf32") && strcmp(e->value, "fp16") &&
-                strcmp(e->value, "bf16"))
+            if (sm_precision_parse(e->value) < 0)
                 return sm_fail(c->st,
                                "%s:%d: precision = %s: expected fp32, tf32, fp16 or bf16 (what "
                                "the network's reference recipe computes in)",
