@@ -590,22 +590,32 @@ DLE = {
                             ("a100", "bf16"): (128, 855, 5779),
                             ("v100", "fp32"): (64, 132, 1004),
                             ("v100", "fp16"): (112, 443, 2971)},
+    "efficientnet_b0": {("a100", "tf32"): (256, 1078, 8193), ("a100", "bf16"): (256, 2489, 16652),
+                        ("v100", "fp32"): (64, 655, 4672), ("v100", "fp16"): (128, 1301, 7789)},
 }
 
 
 # The same examples' inference tables (PyTorch/Classification/ConvNets/*/README.md at
 # 7bdfc81d, "Inference performance", the pytorch-21.03 container): per network and (device,
-# precision), the mean latency (ms) and the mean throughput (img/s) at batch 256, the largest
-# the tables give. The latency is one validation step's compute time (forward, loss and top-k
-# under no_grad, synchronised; the loader's wait left out: image_classification/training.py,
-# validate()); the throughput is the mean of each step's batch over it.
+# precision), at batch 256, the largest the tables give, the mean throughput (img/s), the mean
+# latency and its 99th percentile (ms). A step is one validation step's compute, the loader's
+# wait left out (image_classification/training.py, validate(): forward, loss and top-k under
+# no_grad, synchronised); the throughput is the mean of each step's batch over its time.
 DLE_INFER = {
-    "resnet50": {("v100", "fp32"): (214.48, 1261), ("v100", "fp16"): (84.14, 3382),
-                 ("t4", "fp32"): (635.98, 415), ("t4", "fp16"): (225.95, 1198)},
-    "resnext101_32x4d": {("v100", "fp32"): (496.76, 533), ("v100", "fp16"): (154.68, 1746),
-                         ("t4", "fp32"): (1615.79, 161), ("t4", "fp16"): (439.3, 598)},
-    "se_resnext101_32x4d": {("v100", "fp32"): (519.84, 508), ("v100", "fp16"): (170.79, 1576),
-                            ("t4", "fp32"): (1641.96, 158), ("t4", "fp16"): (496.23, 527)},
+    "resnet50": {("v100", "fp32"): (1261, 214.48, 202.88), ("v100", "fp16"): (3382, 84.14, 80.08),
+                 ("t4", "fp32"): (415, 635.98, 625.21), ("t4", "fp16"): (1198, 225.95, 222.94)},
+    "resnext101_32x4d": {("v100", "fp32"): (533, 496.76, 480.42),
+                         ("v100", "fp16"): (1746, 154.68, 146.52),
+                         ("t4", "fp32"): (161, 1615.79, 1583.43),
+                         ("t4", "fp16"): (598, 439.3, 431.46)},
+    "se_resnext101_32x4d": {("v100", "fp32"): (508, 519.84, 501.5),
+                            ("v100", "fp16"): (1576, 170.79, 162.93),
+                            ("t4", "fp32"): (158, 1641.96, 1614.52),
+                            ("t4", "fp16"): (527, 496.23, 488.3)},
+    "efficientnet_b0": {("a100", "tf32"): (5154, 60.71, 54.99),
+                        ("a100", "bf16"): (10239, 39.05, 29.24),
+                        ("v100", "fp32"): (2968, 94.86, 91.01),
+                        ("v100", "fp16"): (6176, 49.36, 43.5)},
 }
 DLE_INFER_BATCH = 256
 
@@ -715,11 +725,14 @@ def dle_section(a, w):
     w("NVIDIA DeepLearningExamples (PyTorch/Classification/ConvNets at 7bdfc81d, the")
     w("pytorch-21.03 container's tables; DDP), training throughput on one GPU and on the eight of a")
     w("node: DGX A100 80GB in TF32 and AMP, DGX-1 (V100 16GB) in FP32 and AMP, for ResNet-50 v1.5,")
-    w("ResNeXt101-32x4d and SE-ResNeXt101-32x4d (the zoo's `resnext101_32x4d` and")
-    w("`se_resnext101_32x4d`, written from the examples' own models/resnet.py). Each at the batch")
-    w("per GPU its configs.yml gives the platform and precision (ResNet-50: 256, FP32 on the V100")
-    w("112; ResNeXt: 128, FP32 on the V100 64; SE-ResNeXt: 128, on the V100 64 in FP32 and 112 in")
-    w("AMP). AMP is fp16, modelled at bf16 on the A100 (the same peak;")
+    w("ResNeXt101-32x4d, SE-ResNeXt101-32x4d (the zoo's `resnext101_32x4d` and")
+    w("`se_resnext101_32x4d`, written from the examples' own models/resnet.py) and EfficientNet-B0")
+    w("(models/efficientnet.py's, the paper's B0 as torchvision's `efficientnet_b0` is, its")
+    w("squeeze-excitation a quarter of the block's input wide). Each at the batch per GPU its")
+    w("configs.yml gives the platform and precision (ResNet-50: 256, FP32 on the V100 112;")
+    w("ResNeXt: 128, FP32 on the V100 64; SE-ResNeXt: 128, on the V100 64 in FP32 and 112 in AMP;")
+    w("EfficientNet-B0: 256 on the A100, on the V100 64 in FP32 and 128 in AMP). AMP is fp16,")
+    w("modelled at bf16 on the A100 (the same peak;")
     w("[precision.md](precision.md)). Predicted by `scalemeter curve MODEL --device D --batch B")
     w("--nodes 1 -g G --precision P --overlap` (eager PyTorch, the device files' framework; DDP")
     w("overlaps its buckets with the backward pass), with `--framework pytorch-channels-last` for")
@@ -802,7 +815,7 @@ def dle_section(a, w):
     w("  much of the host's dispatch the device hides, layer by layer, is what per-layer timings")
     w("  on a GPU (issue 38) will fit.")
     w(f"- **Eight GPUs over one**: published {span(scale_amp, '{:.2f}')} in AMP, on both DGX generations and")
-    w(f"  all three networks, and {span(scale_full, '{:.2f}')} in TF32 and FP32; predicted 8.00. The model's")
+    w(f"  all four networks, and {span(scale_full, '{:.2f}')} in TF32 and FP32; predicted 8.00. The model's")
     w("  all-reduce hides behind the backward pass at these sizes (ResNeXt's 44 M fp32 gradients,")
     w("  177 MB, take about 1.3 ms over an A100's NVLink against a 106 ms AMP step). What the")
     w("  eight GPUs of a node share besides their links (the host's CPUs, for DALI's decoding")
@@ -819,6 +832,7 @@ def dle_section(a, w):
     w("  convolutions, is under-predicted on the V100 (above). Whether cuDNN's grouped kernels")
     w("  on Volta reach less is what a rate per kind of convolution (dense, 1 x 1, grouped,")
     w("  depthwise), issue 38's per-op table, will say.")
+    return {k: 1 + e for k, e in errors.items()}
 
 
 def dense_3x3_layers(a, net):
@@ -836,45 +850,56 @@ def dense_3x3_layers(a, net):
     return names
 
 
-def dle_inference_section(a, w):
-    w("\n## DeepLearningExamples' ConvNets inference, V100 and T4, calibration-free\n")
+def dle_inference_section(a, w, dle_ratios):
+    """dle_ratios: the training table's predicted over published, by (network, device,
+    precision, GPUs)."""
+    w("\n## DeepLearningExamples' ConvNets inference, calibration-free\n")
     w("The same examples' inference tables (the READMEs at 7bdfc81d, pytorch-21.03): one DGX-1")
-    w("V100 16GB (`v100`) and one T4 (`t4`), FP32 on NCHW tensors and AMP on channels-last ones")
-    w("(configs.yml), at batch 256, the tables' largest. A table's latency is one validation")
-    w("step's compute time, the loader's wait left out (image_classification/training.py,")
-    w("validate(): forward, loss and top-k under no_grad, synchronised); predicted by")
-    w("`scalemeter predict MODEL --device D -g 1 --batch 256 --precision P` (AMP: `--precision")
-    w("fp16 --framework pytorch-channels-last`), its t_infer. The tables' throughput is the mean")
-    w("of each step's batch over its time, a few percent above the batch over the mean latency;")
-    w("the latency is the figure compared.\n")
-    w("| network | device | precision | published latency ms | published img/s | predicted ms | predicted / published speed |")
-    w("|---|---|---|---|---|---|---|")
+    w("V100 16GB (`v100`), one T4 (`t4`) and, for EfficientNet-B0, one A100 80GB (`a100`), FP32 or")
+    w("TF32 on NCHW tensors and AMP on channels-last ones (configs.yml), at batch 256, the tables'")
+    w("largest. A step is one validation step's compute time, the loader's wait left out")
+    w("(image_classification/training.py, validate(): forward, loss and top-k under no_grad,")
+    w("synchronised). The figure compared is the tables' throughput, the mean of each step's")
+    w("batch over its time, against batch over `scalemeter predict MODEL --device D -g 1 --batch")
+    w("256 --precision P` t_infer (AMP: `--precision fp16 --framework pytorch-channels-last`, bf16")
+    w("on the A100 as in the training table).")
+    slow = sum(lat > p99 for rows in DLE_INFER.values() for ips, lat, p99 in rows.values())
+    w(f"Not the mean latency: in {slow} of the {sum(map(len, DLE_INFER.values()))} rows it lies above "
+      "the 99th percentile, a few slow")
+    w("steps (cudnn.benchmark's first, which tries every algorithm) in its sum, which barely move")
+    w("a mean of rates.\n")
+    w("| network | device | precision | published img/s | predicted | predicted / published |")
+    w("|---|---|---|---|---|---|")
     ratios = {}
     for net, rows in DLE_INFER.items():
-        for (dev, prec), (latency, ips) in rows.items():
-            framework = ("--framework", "pytorch-channels-last") if prec == "fp16" else ()
+        for (dev, prec), (ips, _, _) in rows.items():
+            framework = (("--framework", "pytorch-channels-last")
+                         if prec in ("fp16", "bf16") else ())
             d = json.loads(run(a.bin, "predict", net, "--device", dev, "-g", "1", "--batch",
                                str(DLE_INFER_BATCH), "--precision", prec, *framework,
                                "--format", "json"))
-            got = d["t_infer"] * 1e3
-            ratios[net, dev, prec] = latency / got
+            got = DLE_INFER_BATCH / d["t_infer"]
+            ratios[net, dev, prec] = got / ips
             validation_rows.record("NVIDIA DeepLearningExamples ConvNets inference, "
                                    "pytorch-21.03", dev, net, prec, 1, DLE_INFER_BATCH,
-                                   latency, got, "ms")
-            w(f"| {net} | {dev} | {prec} | {latency:.1f} | {ips} | {got:.1f} | "
-              f"{latency / got:.3f} |")
+                                   ips, got, "img/s")
+            w(f"| {net} | {dev} | {prec} | {ips} | {got:.0f} | {got / ips:.3f} |")
     within = sum(abs(r - 1) <= 0.10 for r in ratios.values())
-    rest = [r for (n, d, p), r in ratios.items() if not (n == "resnet50" and p == "fp32")]
-    w(f"\n{within} of {len(ratios)} within 10%; every row but ResNet-50's in FP32 at "
-      f"{min(rest):.2f} to {max(rest):.2f}")
-    w("of the published speed.")
+    values = sorted(ratios.values())
+    one_gpu = sorted(r for (n, d, p, g), r in dle_ratios.items() if g == 1)
+    w(f"\n{within} of {len(ratios)} within 10%, from {values[0]:.2f} to {values[-1]:.2f} "
+      f"(median {statistics.median(values):.2f}): the")
+    w("model prices these forward passes slower than they ran, where the same code's one-GPU")
+    w(f"training steps (the table above) come out at {one_gpu[0]:.2f} to {one_gpu[-1]:.2f} "
+      f"(median {statistics.median(one_gpu):.2f}).")
     dense = dense_3x3_layers(a, "resnet50")
-    w("\nResNet-50 in FP32 is the miss on both parts, and of these networks it alone has dense")
-    w(f"3 x 3 convolutions ({len(dense)} of stride 1; ResNeXt's and SE-ResNeXt's 3 x 3 ones are")
-    w("grouped), which cuDNN 8 can run as Winograd transforms, 2.25 (F(2x2, 3x3)) to 4 (F(4x4,")
-    w("3x3)) times fewer multiplies than the direct arithmetic the model prices on the CUDA")
-    w("cores. How fast those layers would have to run for the prediction to meet the figure:\n")
-    w("| device | their share of the predicted pass | published / predicted time | speed-up they would need |")
+    w("\nResNet-50 in FP32 is the furthest off on both parts without TF32, and of the V100's and")
+    w(f"T4's networks it alone has dense 3 x 3 convolutions ({len(dense)} of stride 1; ResNeXt's and")
+    w("SE-ResNeXt's are grouped), which cuDNN 8 can run as Winograd transforms, 2.25 (F(2x2,")
+    w("3x3)) to 4 (F(4x4, 3x3)) times fewer multiplies than the direct arithmetic the model")
+    w("prices on the CUDA cores. How fast those layers would have to run for the prediction to")
+    w("meet the figure:\n")
+    w("| device | their share of the predicted pass | predicted / published | speed-up they would need |")
     w("|---|---|---|---|")
     need = {}
     for dev in ("v100", "t4"):
@@ -886,18 +911,36 @@ def dle_inference_section(a, w):
         excess = 1 - ratios["resnet50", dev, "fp32"]
         need[dev] = share / (share - excess) if share > excess else float("inf")
         w(f"| `{dev}` | {share:.2f} | {ratios['resnet50', dev, 'fp32']:.2f} | "
-          f"{need[dev]:.1f} |")
-    w(f"\nWinograd's arithmetic gives at most 4, less its transforms' cost: {need['v100']:.1f} on the V100")
-    w(f"and {need['t4']:.0f} on the T4 say that those layers alone do not close either miss, and that")
-    w("the rest of ResNet-50's FP32 pass runs faster than priced too, on parts whose ResNeXt and")
-    w("SE-ResNeXt rows, priced alike but for their grouped convolutions, come out near the")
-    w("published speed. The same split shows in training on the V100 (the table above:")
-    w("ResNet-50 in FP32 slow, ResNeXt and SE-ResNeXt fast): on Volta the model prices dense")
-    w("convolutions slower, or grouped ones faster, than cuDNN 8 runs them, at one fraction of")
-    w("the FP32 peak for every kind (docs/devices.md); and the T4's description holds the part")
-    w("at its 70 W clock, 900 MHz, under FP32 work as under tensor work. Which algorithm cuDNN")
-    w("chose for each layer,")
-    w("and at what clock, only a profile on the part would say.")
+          + (f"{need[dev]:.1f} |" if share > excess else "more than they take |"))
+    w("\nWinograd's arithmetic gives at most 4, less its transforms' cost: those layers alone")
+    w("do not close either miss, and the rest of ResNet-50's FP32 pass ran faster than priced")
+    w("too. On Volta and Turing the model prices every convolution at one fraction of the FP32")
+    w("peak (docs/devices.md), and the T4's description holds the part at its 70 W clock, 900")
+    w("MHz, under FP32 work as under tensor work; which algorithm cuDNN 8 chose for each layer,")
+    w("and at what clock the part ran, only a profile on it would say.")
+    eff_train = {p: statistics.median(r for (n, d, q, g), r in dle_ratios.items()
+                                      if n == "efficientnet_b0" and d == "a100" and q == p
+                                      and g == 1) for p in ("tf32", "bf16")}
+    hopper = {}
+    with open(os.path.join(ROOT, "configs", "frameworks", "pytorch-eager-hopper.ini")) as f:
+        for line in f:
+            m = re.match(r"(conv1x1_(fwd|bwd)_efficiency_tf32) = ([0-9.]+)", line)
+            if m:
+                hopper[m.group(2)] = float(m.group(3))
+    w(f"\nEfficientNet-B0 on the A100 at TF32: {ratios['efficientnet_b0', 'a100', 'tf32']:.2f} "
+      f"here, the forward pass alone, and {eff_train['tf32']:.2f} in training")
+    w(f"on one GPU, where its AMP training comes out at {eff_train['bf16']:.2f} and the V100's FP32 "
+      "and AMP")
+    w("training within 1%: the miss is its TF32 backward pass. Most of EfficientNet's")
+    w("arithmetic is in 1 x 1 convolutions, and on an H100 cuDNN's TF32 1 x 1 kernels reach")
+    w(f"{hopper['bwd']:.3f} of the peak backward against {hopper['fwd']:.3f} forward "
+      "(conv1x1_*_efficiency_tf32,")
+    w("configs/frameworks/pytorch-eager-hopper.ini, from its profiles), where the A100's")
+    w("description takes Ampere's one TF32 fraction, 0.3, for every convolution in both passes")
+    w("(set on NVIDIA's ResNet-50 TF32 figures, device_arch.c); its depthwise")
+    w("convolutions, PyTorch's own kernels at TF32, are priced per SM and clock as an H100 ran")
+    w("them under PyTorch 2.11. Which of the two the A100's backward pass spent longer on, a")
+    w("profile on an A100 would say.")
 
 
 def h200_section(a, w):
@@ -1167,8 +1210,7 @@ def main():
     fp32_events_section(a, w)
     rebuilt_section(a, w)
 
-    dle_section(a, w)
-    dle_inference_section(a, w)
+    dle_inference_section(a, w, dle_section(a, w))
 
     ranks_section(a, w)
 
