@@ -89,7 +89,7 @@ int cmd_devices(int argc, char **argv)
                "launch_overhead_us,max_devices_per_node,intra_node_bandwidth_gb_s,"
                "intra_node_latency_us,inter_node_ports,inter_node_bandwidth_gb_s,"
                "inter_node_latency_us,framework,framework_base,light_clock_mhz,"
-               "peak_fp8_tflops\n");
+               "peak_fp8_tflops,stream_efficiency\n");
     json_writer jw;
     json_init(&jw, stdout);
     if (format == FORMAT_JSON) {
@@ -157,6 +157,7 @@ int cmd_devices(int argc, char **argv)
             csv_text(d.framework_base);
             csv_figure(d.light_clock_mhz);
             csv_figure(d.peak_fp8_tflops);
+            csv_figure(d.stream_efficiency);
             putchar('\n');
         } else {
             json_begin_object(&jw);
@@ -181,6 +182,7 @@ int cmd_devices(int argc, char **argv)
             json_figure(&jw, "memory_gib", d.memory_gib);
             json_figure(&jw, "memory_bandwidth_gb_s", d.memory_bandwidth_gb_s);
             json_figure(&jw, "memory_efficiency", d.memory_efficiency);
+            json_figure(&jw, "stream_efficiency", d.stream_efficiency);
             json_field_int(&jw, "devices_per_node", d.devices_per_node);
             json_figure(&jw, "sm_count", d.sm_count);
             json_figure(&jw, "fp32_lanes_per_sm", d.fp32_lanes_per_sm);

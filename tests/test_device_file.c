@@ -114,6 +114,8 @@ static const error_case cases[] = {
      "hopper or blackwell"},
     {DEVICE_PART NODE_PART "host_cpu = Intel\n", 10,
      "host_cpu = Intel: expected the node's CPU for NCCL's constants: intel, amd, arm or other"},
+    {DEVICE_PART "stream_efficiency = 1.5\n" NODE_PART, 4,
+     "stream_efficiency = 1.5: expected a number from 0.0001 and at most 1"},
     {DEVICE_PART "memory_type = hbm9\n" NODE_PART, 4,
      "memory_type = hbm9: expected hbm2, hbm2e, hbm3, hbm3e, gddr6 or gddr6x"},
     {DEVICE_PART "tensor_cores = kepler\n" NODE_PART, 4,
@@ -330,6 +332,44 @@ static void test_broadcast_layer(void)
     CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1)), 500, 1e-9);
     l.broadcast = 1;
     v.broadcast_rate = 0;
+    CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1)), 500, 1e-9);
+}
+
+/* Plain element-wise kernels (an activation, a residual addition, a product of same-shaped
+ * inputs) stream at the part's stream_efficiency, every other memory-bound layer at its
+ * memory_efficiency: a DRAM of 1,000 B/s at 0.5 (500 B/s) and 0.8 for plain kernels (800 B/s),
+ * forward and backward. A batch norm and a layer norm stay at 500; a product over a broadcast
+ * input keeps its SMs' 100 B/s and its backward the step's 500 (test_broadcast_layer); a part
+ * whose stream_efficiency is unset (0: a description built by hand) streams them at 500. */
+static void test_stream_layers(void)
+{
+    sm_device v = loop_part();
+    v.stream_efficiency = 0.8;
+    sm_metrics m = {.flops = 200, .bwd_flops = 400, .bytes = 1000};
+    static const struct {
+        uint32_t traits;
+        int broadcast;
+        double stream;
+    } kinds[] = {{SM_TRAIT_ACTIVATION, 0, 800},
+                 {SM_TRAIT_RESIDUAL, 0, 800},
+                 {SM_TRAIT_ELEMENTWISE, 0, 800},
+                 {SM_TRAIT_ELEMENTWISE, 1, 100},
+                 {SM_TRAIT_NORMALISATION | SM_TRAIT_BATCH_STATISTICS, 0, 500},
+                 {SM_TRAIT_NORMALISATION, 0, 500},
+                 {0, 0, 500}};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        sm_layer_type t = {.name = "t", .traits = kinds[i].traits};
+        sm_layer l = {.type = &t, .broadcast = kinds[i].broadcast};
+        l.m.output_elems = 100;
+        for (int backward = 0; backward <= 1; backward++) {
+            double want = kinds[i].broadcast && backward ? 500 : kinds[i].stream;
+            CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, backward, 1)),
+                       want, 1e-9);
+        }
+    }
+    sm_layer_type relu = {.name = "relu", .traits = SM_TRAIT_ACTIVATION};
+    sm_layer l = {.type = &relu};
+    v.stream_efficiency = 0;
     CHECK_NEAR(sm_layer_stream(&v, sm_layer_pass_work(&v, &l, &m, 2, SM_FP32, 0, 1)), 500, 1e-9);
 }
 
@@ -758,6 +798,7 @@ int main(void)
     test_view_copies();
     test_bias_grads();
     test_fp8_products();
+    test_stream_layers();
     test_upcast_serial();
     test_softmax_fp32();
     test_autocast_softmax();
@@ -788,6 +829,7 @@ int main(void)
     CHECK_EQ(sm_device_load(path, &dev, &st), 0);
     CHECK_NEAR(dev.compute_efficiency, 0.5, 0);
     CHECK_NEAR(dev.memory_efficiency, 0.7, 0);
+    CHECK_NEAR(dev.stream_efficiency, 0.7, 0); /* no memory_type: memory_efficiency's */
     CHECK_NEAR(dev.launch_overhead, 5e-6, 0);
     CHECK_EQ(dev.inter_ports, 1);
     CHECK_EQ(dev.precision, SM_FP32);
@@ -804,6 +846,19 @@ int main(void)
     CHECK_NEAR(dev.peak[SM_FP32], 10e12, 1e-15);
     CHECK_NEAR(dev.memory_bandwidth, 1000e9, 1e-15);
     CHECK_NEAR(dev.intra.latency, 3e-6, 1e-15);
+
+    /* plain element-wise kernels: memory_type's fraction (GDDR6: 0.77 beside the step's 0.68,
+     * device_arch.c), never below the description's memory_efficiency, the key as given */
+    path = net_file(DEVICE_PART "memory_type = gddr6\n" NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_NEAR(dev.memory_efficiency, 0.68, 1e-12);
+    CHECK_NEAR(dev.stream_efficiency, 0.77, 1e-12);
+    path = net_file(DEVICE_PART "memory_type = gddr6\nmemory_efficiency = 0.9\n" NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_NEAR(dev.stream_efficiency, 0.9, 1e-12);
+    path = net_file(DEVICE_PART "memory_type = hbm2\nstream_efficiency = 0.72\n" NODE_PART);
+    CHECK_EQ(sm_device_load(path, &dev, &st), 0);
+    CHECK_NEAR(dev.stream_efficiency, 0.72, 1e-12);
 
     /* NCCL's generation from the tensor cores where architecture is left out (Ada's is
      * Ampere's, NCCL going by compute capability), and unknown where neither is given */

@@ -3,7 +3,9 @@
  * (dispatch 20/30/40 us per kernel, 3 us per parameter tensor, efficiencies 0.5) generates the
  * times, and the fit starts from round_device.ini (10 us everywhere). Then the same with a
  * framework that fuses (fused_device.ini from round_fused_device.ini): the fit must leave out
- * the ReLUs and the batch norm that follow convolutions, as the predictor does.
+ * the ReLUs and the batch norm that follow convolutions, as the predictor does. And from a
+ * description whose ReLUs stream faster than its other memory-bound kernels
+ * (stream_device.ini), both fractions.
  *
  * Usage: test_device_fit OUTDIR */
 #include <stdio.h>
@@ -228,6 +230,15 @@ int main(int argc, char **argv)
     check_recovery(reg, "tests/data/curve/queued_grid_device.ini",
                    "tests/data/curve/round_queued_grid_device.ini", argv[1],
                    "device_fit_queued_grid");
+    /* plain element-wise kernels at 0.8 beside 0.5: the fit scales the two together, their
+     * ratio the base's, and writes both (stream_efficiency 1.6 x the memory fitted) */
+    check_recovery(reg, "tests/data/curve/stream_device.ini",
+                   "tests/data/curve/round_stream_device.ini", argv[1], "device_fit_stream");
+    char stream_ini[4096];
+    snprintf(stream_ini, sizeof stream_ini, "%s/device_fit_stream.ini", argv[1]);
+    sm_device written;
+    CHECK_EQ(sm_device_load(stream_ini, &written, &st), 0);
+    CHECK_NEAR(written.stream_efficiency, 0.8, 1e-5);
     check_transposes(reg, argv[1]);
     check_out_of_range(argv[1]);
     check_conv_kinds(argv[1]);

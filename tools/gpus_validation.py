@@ -1062,7 +1062,8 @@ def main():
     w(f"  {rn_most[1]} ({mem_power(rn_most[2])}) and least on the {rn_least[1]}. Most of its step "
       "is memory")
     w("  traffic in the model (batch norms, ReLUs, additions and cuDNN's NCHW transposes at fp16),")
-    w("  so the memory types' achievable fractions (0.7 of HBM, 0.68 of GDDR6, 0.77 of GDDR6X)")
+    w("  so the memory types' achievable fractions (0.7 of HBM, 0.68 of GDDR6, 0.77 of GDDR6X;")
+    w("  the ReLUs and additions, plain element-wise kernels, at 0.83-0.88, 0.77 and 0.87)")
     w("  carry it; the same network under NVIDIA's own code on the A100 and")
     w("  V100 misses the same way ([accuracy.md](accuracy.md), DeepLearningExamples).")
     # ResNet-50 fp16 against the part's DRAM bandwidth per SM

@@ -134,6 +134,9 @@ typedef struct sm_device_info {
     /* [framework]: its name, and the shipped framework it starts from ("" where none) */
     char framework[64], framework_base[64];
     double peak_fp8_tflops; /* dense FP8 products (--fp8); 0: none */
+    /* of memory_bandwidth_gb_s, what plain element-wise kernels reach (the file's, else the
+     * memory type's: device_arch.c) */
+    double stream_efficiency;
 } sm_device_info;
 
 /* Loads and checks the description name_or_path (sm_device_find) into out. */

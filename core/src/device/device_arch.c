@@ -82,19 +82,35 @@ static const struct {
 };
 #define N_GENERATIONS ((int)(sizeof generations / sizeof generations[0]))
 
-/* Fractions of the datasheet bandwidth that streaming kernels reach, per memory type. HBM3's
- * 0.7 is measured (streaming kernels on H100, `fit --device-out` on ../shared/data/h100: 0.687).
+/* Fractions of the datasheet bandwidth that memory-bound kernels reach, per memory type:
+ * efficiency, every such kernel of a step (batch norms, poolings, reductions, copies), and
+ * stream, a plain element-wise one (an activation, a residual addition: one vectorised read of
+ * each input, one write), which reaches more.
+ *
+ * efficiency: HBM3's 0.7 is measured (memory-bound kernels on H100, `fit --device-out` on
+ * ../shared/data/h100: 0.687).
  * The others scale it by one public source's copy kernel (chsasank/device-benchmarks,
  * torch copy_ of 2 x 380 MB, read + write counted): HBM 0.79 (V100 HBM2 766/900 GB/s, A100
  * 80GB HBM2e 1490/2039), GDDR6 0.77 (T4 240/320, A10 469/600), GDDR6X 0.87 (RTX 3090
  * 831/936, RTX 4090 912/1008, RTX 4070 Super 411/504). Its one HBM2 and one HBM2e part do
  * not tell those generations apart (0.85 and 0.73 or 0.77, the A100's form not given), so
- * the HBM types share H100's figure; GDDR6 takes 0.7 x 0.77 / 0.79, GDDR6X 0.7 x 0.87 / 0.79. */
+ * the HBM types share H100's figure; GDDR6 takes 0.7 x 0.77 / 0.79, GDDR6X 0.7 x 0.87 / 0.79.
+ *
+ * stream: PyTorch's vectorised element-wise kernels on fp32 tensors of 256 MB and more, each
+ * timed alone with CUDA events, in NeuSight's training set (tests/data/neusight/streams.csv,
+ * docs/ops-neusight.md): 0.88 of the datasheet on a V100 PCIe (HBM2), 0.83 on an A100 PCIe 40
+ * GB (HBM2, GA100's controllers, which its 80 GB HBM2e parts share), 0.73 on a T4 (GDDR6),
+ * 0.72 on a P100 (HBM2 behind Pascal's controllers: its description says so). GDDR6 beside the
+ * T4 and GDDR6X take the copy kernels above (0.77, 0.87); HBM3 and HBM3e HBM2's 0.88, within
+ * what an H100's and an H200's activations ran at (0.71-0.96 of the datasheet: 0.73-0.98 of
+ * their price at 0.7, docs/ops-h100-h200.md). On an H100 the whole-step
+ * 0.7 was fitted with element-wise kernels inside it, so the Hopper and Blackwell descriptions
+ * state stream_efficiency = memory_efficiency until issue 38's refit takes them apart. */
 static const struct {
     const char *name;
-    double efficiency;
-} memory_types[] = {{"hbm2", 0.7},  {"hbm2e", 0.7},  {"hbm3", 0.7},
-                    {"hbm3e", 0.7}, {"gddr6", 0.68}, {"gddr6x", 0.77}};
+    double efficiency, stream;
+} memory_types[] = {{"hbm2", 0.7, 0.88},  {"hbm2e", 0.7, 0.83},  {"hbm3", 0.7, 0.88},
+                    {"hbm3e", 0.7, 0.88}, {"gddr6", 0.68, 0.77}, {"gddr6x", 0.77, 0.87}};
 #define N_MEMORY_TYPES ((int)(sizeof memory_types / sizeof memory_types[0]))
 
 /* The sustained clock under dense tensor and FP32 work: the board holds its power limit P
@@ -371,6 +387,12 @@ int sm_device_arch_defaults(sm_device *dev, const int eff_given[SM_N_PRECISIONS]
     int m = memory_type_of(dev->memory_type);
     if (m < N_MEMORY_TYPES && !memory_given)
         dev->memory_efficiency = memory_types[m].efficiency;
+    /* a plain element-wise kernel streams at least as well as the step's memory-bound
+     * kernels on the whole; a part of no known memory type (a CPU) as they do */
+    if (dev->stream_efficiency < 0)
+        dev->stream_efficiency = m < N_MEMORY_TYPES
+                                     ? fmax(memory_types[m].stream, dev->memory_efficiency)
+                                     : dev->memory_efficiency;
     /* the FP32 peak is SMs x lanes x 2 FLOP x boost clock: a datasheet figure that is not
      * (beyond its rounding) names the wrong part or clock */
     if (dev->sm_count && dev->fp32_lanes && dev->boost_clock > 0 && dev->peak[SM_FP32] > 0) {

@@ -81,6 +81,8 @@ static const field fields[] = {
      "fraction of peak FLOP/s"},
     {"device", "memory_efficiency", F_REAL, AT(memory_efficiency), 1, 1e-4, 1, 1, 0,
      "fraction of memory bandwidth"},
+    {"device", "stream_efficiency", F_REAL, AT(stream_efficiency), 1, 1e-4, 1, 1, 0,
+     "fraction of memory bandwidth a plain element-wise kernel reaches"},
     {"device", "architecture", F_GENERATION, AT(generation), 0, 0, 0, 0, 0,
      "the GPU's generation for NCCL's constants: volta, ampere, hopper or blackwell"},
     {"device", "launch_overhead_us", F_REAL, AT(launch_overhead), 1e-6, 0, 1e6, 1, 0,
@@ -968,6 +970,7 @@ int sm_device_load(const char *path, sm_device *dev, sm_status *st)
     dev->precision = SM_FP32;
     dev->compute_efficiency = 0.5;
     dev->memory_efficiency = 0.7;
+    dev->stream_efficiency = -1; /* not given: memory_type's, else memory_efficiency */
     dev->launch_overhead = 5e-6;
     dev->inter_ports = 1;
     dev->fused_attention_dropout = 1; /* FlashAttention applies dropout itself */

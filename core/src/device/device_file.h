@@ -25,6 +25,10 @@ typedef struct sm_device {
      * efficiency[p] otherwise */
     double conv_efficiency[SM_N_PRECISIONS];
     double memory_efficiency; /* fraction of memory bandwidth a layer reaches, (0, 1] */
+    /* fraction of it a plain element-wise kernel reaches (an activation, a residual addition,
+     * a product of same-shaped inputs: one vectorised read of each input and one write), (0, 1];
+     * memory_efficiency stands for every other memory-bound kernel (device_arch.c) */
+    double stream_efficiency;
     /* FP8 (E4M3 and E5M2 products, fp32 accumulation) dense tensor peak, FLOP/s, and the
      * fraction of it matrix products reach: 0 where the part has none, and where the file
      * gives no efficiency, the run's 16-bit products' (docs/precision.md) */
@@ -240,13 +244,16 @@ typedef struct sm_layer_work {
     /* of the products, those a float8 recipe runs on the fp8 tensor cores (sm_layer_fp8), at
      * the fp8 peak; not among matmul_flops */
     double fp8_flops;
+    /* 1: plain element-wise kernels, whose bytes stream at stream_efficiency */
+    int elementwise;
 } sm_layer_work;
 sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm_metrics *m,
                                  int64_t batch, sm_precision p, int backward, int train);
 /* Bytes a second the part's DRAM streams: its bandwidth at its memory efficiency */
 double sm_device_dram_stream(const sm_device *v);
-/* Bytes/s at which the work's `bytes` stream: the DRAM's achievable rate, or the SMs' where
- * they bound its kernel lower (sm_stream). */
+/* Bytes/s at which the work's `bytes` stream: the DRAM's achievable rate (a plain element-wise
+ * kernel's, stream_efficiency, where the work is one), or the SMs' where they bound its kernel
+ * lower (sm_stream). */
 double sm_layer_stream(const sm_device *v, sm_layer_work w);
 /* 1: a stem, a dense convolution over 4 input channels or fewer (an image's), which cuDNN runs
  * on the SMs' lanes at every precision (a framework's stem_* keys price it). */

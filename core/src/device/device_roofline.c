@@ -378,6 +378,11 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
                        .bytes = (double)m->bytes * half - scores - serial,
                        .serial_bytes = serial + upcast,
                        .sm_stream = batchnorm_sm_stream(v, l, p, train)};
+    /* an activation, a residual addition or a product of same-shaped inputs: plain
+     * element-wise kernels, streaming at the part's stream_efficiency (a broadcast one runs
+     * TensorIterator's non-vectorized loop, which the SMs bound: sm_seconds) */
+    w.elementwise = has_trait(l, SM_TRAIT_ACTIVATION | SM_TRAIT_RESIDUAL) ||
+                    (has_trait(l, SM_TRAIT_ELEMENTWISE) && !l->broadcast);
     /* a compiler fuses an element-wise layer's kernels into one that reads its input and
      * writes its output once (GPT-2's composite GELU: 8 kernels of 72 bytes an fp32 element
      * eager, 8 bytes compiled) */
@@ -486,7 +491,9 @@ sm_layer_work sm_layer_pass_work(const sm_device *v, const sm_layer *l, const sm
 
 double sm_layer_stream(const sm_device *v, sm_layer_work w)
 {
-    double dram = sm_device_dram_stream(v);
+    double dram = w.elementwise && v->stream_efficiency > 0
+                      ? v->memory_bandwidth * v->stream_efficiency
+                      : sm_device_dram_stream(v);
     return w.sm_stream > 0 && w.sm_stream < dram ? w.sm_stream : dram;
 }
 

@@ -97,6 +97,15 @@ static void queued_row(const layer_row *lr, int n, int phase, double dispatch, d
     }
 }
 
+/* A plain element-wise kernel's fraction of the bandwidth over the step's memory-bound
+ * kernels': the base's, which a fitted memory_efficiency keeps (device_fit_write) */
+static double stream_ratio(const sm_device *v)
+{
+    return v->stream_efficiency > 0 && v->memory_efficiency > 0
+               ? v->stream_efficiency / v->memory_efficiency
+               : 1;
+}
+
 static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_network *net,
                   int phase, double scale, double eff_m, double dispatch, double *x, double *fixed,
                   sm_status *st)
@@ -136,7 +145,9 @@ static int design(const sm_device *v, sm_precision p, int64_t batch, const sm_ne
                                      (sm_layer_work){.matmul_flops = w.matmul_flops,
                                                      .conv_flops = w.conv_flops,
                                                      .conv_efficiency = w.conv_efficiency});
-        double mem = w.bytes / v->memory_bandwidth;
+        /* a plain element-wise kernel streams at stream_efficiency: the fit's memory unknown
+         * scales it with the rest, their ratio the base's (stream_ratio) */
+        double mem = w.bytes / v->memory_bandwidth / (w.elementwise ? stream_ratio(v) : 1);
         double t_vec =
             sm_layer_compute_seconds(v, p, (sm_layer_work){.vector_flops = w.vector_flops});
         /* a kernel the SMs bind below the DRAM's rate (batch norm) takes their time, which the
@@ -498,17 +509,19 @@ static int device_fit_write(const sm_device_fit_result *f, const char *source, c
         const char *section, *key;
         int digits;
         double value;
-    } fitted[] = {{"device", efficiency, 6, f->compute_efficiency},
-                  {"device", conv, 6, f->conv_efficiency},
-                  {"device", "memory_efficiency", 6, f->memory_efficiency},
-                  {"framework", "dispatch_infer_us", 4, f->dispatch_infer * 1e6},
-                  {"framework", "dispatch_fwd_us", 4, f->dispatch_fwd * 1e6},
-                  {"framework", "dispatch_bwd_us", 4, f->dispatch_bwd * 1e6},
-                  {"framework", "dispatch_update_us", 4, f->dispatch_update * 1e6},
-                  {0},
-                  {0},
-                  {0},
-                  {0}};
+    } fitted[] = {
+        {"device", efficiency, 6, f->compute_efficiency},
+        {"device", conv, 6, f->conv_efficiency},
+        {"device", "memory_efficiency", 6, f->memory_efficiency},
+        {"device", "stream_efficiency", 6, fmin(1, stream_ratio(&v) * f->memory_efficiency)},
+        {"framework", "dispatch_infer_us", 4, f->dispatch_infer * 1e6},
+        {"framework", "dispatch_fwd_us", 4, f->dispatch_fwd * 1e6},
+        {"framework", "dispatch_bwd_us", 4, f->dispatch_bwd * 1e6},
+        {"framework", "dispatch_update_us", 4, f->dispatch_update * 1e6},
+        {0},
+        {0},
+        {0},
+        {0}};
     enum { N_FITTED = sizeof fitted / sizeof fitted[0] };
     /* the fit scales the base's convolutions by one factor: the kinds and passes its framework
      * prices apart ([framework] conv_*_efficiency_P) keep their ratio to conv_efficiency_P */
