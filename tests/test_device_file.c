@@ -1014,15 +1014,16 @@ int main(void)
     CHECK_NEAR(dev.conv_efficiency[SM_FP16], 0.35, 0);
 
     /* Ampere's convolutions by the tensor cores' rate a SM and clock (device_arch.c): 0.5 of
-     * the fp16 peak and 0.3 of TF32's on GA100's 2,049 dense fp16 FLOP a SM and clock (312
+     * the fp16 peak and 0.28 of TF32's on GA100's 2,049 dense fp16 FLOP a SM and clock (312
      * TFLOPS / (108 x 1.41 GHz)), the matrix products 0.7. No power limit, so no clock model:
-     * the fractions as they stand. At GA100's rate, 0.5 and 0.3; at three quarters of it (234
-     * TFLOPS: 1,536.7), 0.5 x 2,049 / 1,536.7 = 0.6667 and 0.3 x 4 / 3 = 0.4; at half (156:
-     * GA102's 1,024 a SM and clock), 1.0 and 0.6, the first bounded by the products' 0.7. */
+     * the fractions as they stand. At GA100's rate, 0.5 and 0.28; at three quarters of it (234
+     * TFLOPS: 1,536.7), 0.5 x 2,049 / 1,536.7 = 0.6667 and 0.28 x 4 / 3 = 0.3733; at half (156:
+     * GA102's 1,024 a SM and clock), 1.0 and 0.56, the first bounded by the products' 0.7. */
     static const struct {
         double fp16, conv16, conv32;
-    } ampere[] = {
-        {312, 0.5, 0.3}, {234, 0.5 * 2049 / (234e12 / (108 * 1.41e9)), 0.4}, {156, 0.7, 0.6}};
+    } ampere[] = {{312, 0.5, 0.28},
+                  {234, 0.5 * 2049 / (234e12 / (108 * 1.41e9)), 0.28 * 4 / 3},
+                  {156, 0.7, 0.56}};
     for (size_t i = 0; i < sizeof ampere / sizeof *ampere; i++) {
         char text[512];
         snprintf(text, sizeof text,
@@ -1037,14 +1038,15 @@ int main(void)
         CHECK_NEAR(dev.efficiency[SM_FP16], 0.7, 0);
     }
     /* the shipped a100 (the reference, at its own clock) and a10 (GA102, half GA100's rate a
-     * SM and clock: its convolutions at its products' fraction at fp16, 6/7 of it at TF32) */
+     * SM and clock: its convolutions at its products' fraction at fp16, 0.56 / 0.7 of it at
+     * TF32) */
     CHECK_EQ(sm_device_find("a100", path_buf, sizeof path_buf, &st), 0);
     CHECK_EQ(sm_device_load(path_buf, &dev, &st), 0);
     CHECK_NEAR(dev.conv_efficiency[SM_BF16], 0.5, 1e-3);
     CHECK_EQ(sm_device_find("a10", path_buf, sizeof path_buf, &st), 0);
     CHECK_EQ(sm_device_load(path_buf, &dev, &st), 0);
     CHECK_NEAR(dev.conv_efficiency[SM_FP16], dev.efficiency[SM_FP16], 1e-9);
-    CHECK_NEAR(dev.conv_efficiency[SM_TF32] / dev.efficiency[SM_TF32], 0.6 / 0.7, 1e-3);
+    CHECK_NEAR(dev.conv_efficiency[SM_TF32] / dev.efficiency[SM_TF32], 0.56 / 0.7, 1e-3);
 
     /* The shipped frameworks' layouts: eager PyTorch NCHW unless told (pytorch-channels-last,
      * as DeepLearningExamples' AMP configs say memory_format: nhwc); NVIDIA's MLPerf ResNet-50

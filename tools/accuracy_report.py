@@ -739,7 +739,7 @@ def dle_section(a, w):
     w("AMP, whose runs keep their activations channels-last (configs.yml: `memory_format: nhwc` in")
     w("every AMP configuration). The A100's and V100's files take their efficiencies from their")
     w("architecture (docs/devices.md: 64 FP32 lanes per SM reach 0.85 of the FP32 peak; tensor")
-    w("cores 0.3 for Ampere's convolutions at TF32, 0.7 at fp16 and bf16).\n")
+    w("cores 0.28 for Ampere's convolutions at TF32, 0.7 at fp16 and bf16).\n")
     w("| network | device | precision | framework | batch | GPUs | predicted img/s | published | error |")
     w("|---|---|---|---|---|---|---|---|---|")
     ips, errors = {}, {}
@@ -936,7 +936,7 @@ def dle_inference_section(a, w, dle_ratios):
     w(f"{hopper['bwd']:.3f} of the peak backward against {hopper['fwd']:.3f} forward "
       "(conv1x1_*_efficiency_tf32,")
     w("configs/frameworks/pytorch-eager-hopper.ini, from its profiles), where the A100's")
-    w("description takes Ampere's one TF32 fraction, 0.3, for every convolution in both passes")
+    w("description takes Ampere's one TF32 fraction, 0.28, for every convolution in both passes")
     w("(set on NVIDIA's ResNet-50 TF32 figures, device_arch.c); its depthwise")
     w("convolutions, PyTorch's own kernels at TF32, are priced per SM and clock as an H100 ran")
     w("them under PyTorch 2.11. Which of the two the A100's backward pass spent longer on, a")

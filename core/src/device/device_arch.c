@@ -43,8 +43,10 @@ static double fp32_efficiency(int lanes)
  * docs/accuracy-gpus.md): one fraction for both.
  *
  * conv: where a generation's convolutions reach less than its matrix products. At TF32,
- * cuDNN's convolutions reach 0.3 of the A100's peak (NVIDIA's ResNet-50 TF32 figures,
- * docs/accuracy.md) and 0.44 of the H100's (`fit --device-out` on ../shared/data/h100's
+ * cuDNN's convolutions reach 0.28 of the A100's peak (NVIDIA's ResNet-50, ResNeXt101 and
+ * SE-ResNeXt101 TF32 figures on one A100 come out at 1.01-1.04 of the published rate,
+ * docs/accuracy.md; 0.3 before plain element-wise kernels streamed at their own fraction,
+ * below) and 0.44 of the H100's (`fit --device-out` on ../shared/data/h100's
  * eager CNN runs). At fp16 and bf16, Hopper doubled the tensor cores' rate per SM over Ampere
  * (4096 dense fp16 FLOP per clock against 2048: 989.4 TFLOPS = 132 x 4096 x 1.83 GHz, 312 =
  * 108 x 2048 x 1.41) but not the shared memory and L2 bandwidth that feed cuDNN's
@@ -65,7 +67,7 @@ static double fp32_efficiency(int lanes)
  * less per SM and clock at a precision has the feed to spare: its convolutions reach conv x
  * conv_rate / its own rate, at most its matrix products' fraction. GA102's (A10, RTX A6000:
  * 1,024 at fp16; datasheets' dense peaks) reach 0.7 so, as their matrix products do, where
- * the A100's reach 0.5, and 0.6 at TF32 where the A100's reach 0.3; a part of a higher rate
+ * the A100's reach 0.5, and 0.56 at TF32 where the A100's reach 0.28; a part of a higher rate
  * (B200) keeps its generation's fraction. */
 static const struct {
     const char *name;
@@ -75,8 +77,8 @@ static const struct {
 } generations[] = {
     {"volta", {0, 0, 0.7, 0}, {0}, {0}},
     {"turing", {0, 0, 0.7, 0}, {0}, {0}},
-    {"ampere", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0.5, 0.5}, {0, 1024.6, 2049, 2049}},
-    {"ada", {0, 0.7, 0.7, 0.7}, {0, 0.3, 0, 0}, {0}},
+    {"ampere", {0, 0.7, 0.7, 0.7}, {0, 0.28, 0.5, 0.5}, {0, 1024.6, 2049, 2049}},
+    {"ada", {0, 0.7, 0.7, 0.7}, {0, 0.28, 0, 0}, {0}},
     {"hopper", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}, {0, 1893, 3786, 3786}},
     {"blackwell", {0, 0.7, 0.7, 0.7}, {0, 0.44, 0.35, 0.35}, {0, 1893, 3786, 3786}},
 };
@@ -103,9 +105,9 @@ static const struct {
  * 0.72 on a P100 (HBM2 behind Pascal's controllers: its description says so). GDDR6 beside the
  * T4 and GDDR6X take the copy kernels above (0.77, 0.87); HBM3 and HBM3e HBM2's 0.88, within
  * what an H100's and an H200's activations ran at (0.71-0.96 of the datasheet: 0.73-0.98 of
- * their price at 0.7, docs/ops-h100-h200.md). On an H100 the whole-step
- * 0.7 was fitted with element-wise kernels inside it, so the Hopper and Blackwell descriptions
- * state stream_efficiency = memory_efficiency until issue 38's refit takes them apart. */
+ * their price at 0.7, docs/ops-h100-h200.md). On an H100 the whole-step 0.7 was fitted with
+ * element-wise kernels inside it, so the Hopper and Blackwell descriptions state
+ * stream_efficiency = memory_efficiency until issue 38's refit takes them apart. */
 static const struct {
     const char *name;
     double efficiency, stream;
@@ -319,8 +321,8 @@ static int memory_type_of(const char *name)
 /* TF32 allows tensor cores, it does not force them: cuDNN and cuBLAS may still run their fp32
  * kernels on the CUDA cores, and choose them where they are faster. On GA102 and Ada the
  * TF32 tensor cores are no faster per clock than the 128 FP32 lanes (RTX 4090: 82.6 TFLOP/s
- * each), and the generation's TF32 fraction (0.3, A100's convolutions) would make tf32 slower
- * than fp32 (RTX 4090: 24.8 against 62.8 achievable). So a default TF32 efficiency reaches at
+ * each), and the generation's TF32 fraction (0.28, A100's convolutions) would make tf32 slower
+ * than fp32 (RTX 4090: 23.1 against 62.8 achievable). So a default TF32 efficiency reaches at
  * least the fp32 rate; a description's own key stands. */
 static void tf32_at_least_fp32(sm_device *dev, int eff_default, int conv_default)
 {
