@@ -103,16 +103,16 @@ static const struct {
  * docs/ops-neusight.md): 0.88 of the datasheet on a V100 PCIe (HBM2), 0.83 on an A100 PCIe 40
  * GB (HBM2, GA100's controllers, which its 80 GB HBM2e parts share), 0.73 on a T4 (GDDR6),
  * 0.72 on a P100 (HBM2 behind Pascal's controllers: its description says so). GDDR6 beside the
- * T4 and GDDR6X take the copy kernels above (0.77, 0.87); HBM3 and HBM3e HBM2's 0.88, within
- * what an H100's and an H200's activations ran at (0.71-0.96 of the datasheet: 0.73-0.98 of
- * their price at 0.7, docs/ops-h100-h200.md). On an H100 the whole-step 0.7 was fitted with
- * element-wise kernels inside it, so the Hopper and Blackwell descriptions state
+ * T4 and GDDR6X take the copy kernels above (0.77, 0.87); HBM3 and HBM3e what an H100's and
+ * an H200's profiled ReLUs and residual additions over tensors of 100 MiB or more reached,
+ * 0.91 and 0.89 (tools/stream_rates.py, each kernel timed). On an H100 the whole-step 0.7 was
+ * fitted with element-wise kernels inside it, so the Hopper and Blackwell descriptions state
  * stream_efficiency = memory_efficiency until issue 38's refit takes them apart. */
 static const struct {
     const char *name;
     double efficiency, stream;
-} memory_types[] = {{"hbm2", 0.7, 0.88},  {"hbm2e", 0.7, 0.83},  {"hbm3", 0.7, 0.88},
-                    {"hbm3e", 0.7, 0.88}, {"gddr6", 0.68, 0.77}, {"gddr6x", 0.77, 0.87}};
+} memory_types[] = {{"hbm2", 0.7, 0.88},  {"hbm2e", 0.7, 0.83},  {"hbm3", 0.7, 0.91},
+                    {"hbm3e", 0.7, 0.89}, {"gddr6", 0.68, 0.77}, {"gddr6x", 0.77, 0.87}};
 #define N_MEMORY_TYPES ((int)(sizeof memory_types / sizeof memory_types[0]))
 
 /* The sustained clock under dense tensor and FP32 work: the board holds its power limit P
