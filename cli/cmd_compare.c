@@ -219,8 +219,10 @@ static int predict_part(const compare_args *a, const sm_network *net, part_row *
     /* without --precision, the network's recipe's (Llama's bf16) */
     predictor_choice_take_recipe(&choice, &net, 1);
     /* a part without FP8 tensor cores (before Ada and Hopper) runs a float8 recipe's products
-     * at 16 bits: its row shows that, beside the others, where predict refuses --fp8 */
-    if (choice.fp8 && !choice.coeffs && !(r->info.peak_fp8_tflops > 0)) {
+     * at 16 bits: its row shows that, beside the others, where predict refuses --fp8; a part of
+     * another generation whose file gives no fp8 peak keeps predict's row, saying what to give */
+    if (choice.fp8 && !choice.coeffs && !(r->info.peak_fp8_tflops > 0) &&
+        r->info.fp8_tensor_cores == 0) {
         choice.fp8 = 0;
         r->fp8_absent = 1;
     }

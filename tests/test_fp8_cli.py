@@ -182,6 +182,18 @@ if parts:
           near(parts["a100"].get("t_step", 0), a100["t_step"]), parts["a100"])
     check("compare says the a100 lacks fp8 (json: stderr)",
           "a100: no FP8 tensor cores" in out.stderr, out.stderr)
+# an Ada part (FP8 tensor cores) whose file gives no fp8 peak: not priced at 16 bits as if it
+# had none, but the row predict gives, saying what to give
+with tempfile.TemporaryDirectory() as tmp:
+    ada = os.path.join(tmp, "l4-nofp8.ini")
+    with open("configs/devices/l4.ini") as f, open(ada, "w") as g:
+        g.write("".join(line for line in f if not line.startswith("peak_fp8_tflops")))
+    out = subprocess.run([BIN, "compare", "llama3_8b", "--device", "h100," + ada, *opts,
+                          "--fp8", "--format", "json"], capture_output=True, text=True)
+    rows = json.loads(out.stdout)["parts"] if out.returncode == 0 else []
+    check("compare --fp8 on an Ada file without its peak says what to give",
+          len(rows) == 2 and "give [device] peak_fp8_tflops" in rows[1].get("error", ""),
+          out.stdout + out.stderr)
 table = subprocess.run([BIN, "compare", "llama3_8b", "--device", "h100,a100", *opts, "--fp8"],
                        capture_output=True, text=True).stdout
 rows = {line.split()[0]: line.split()[1] for line in table.splitlines()

@@ -137,6 +137,9 @@ typedef struct sm_device_info {
     /* of memory_bandwidth_gb_s, what plain element-wise kernels reach (the file's, else the
      * memory type's: device_arch.c) */
     double stream_efficiency;
+    /* 1: the tensor cores named run FP8 products (Ada, Hopper, Blackwell); 0: they do not
+     * (none, Volta, Turing, Ampere); -1: the file names none */
+    int fp8_tensor_cores;
 } sm_device_info;
 
 /* Loads and checks the description name_or_path (sm_device_find) into out. */

@@ -31,6 +31,7 @@ int sm_device_describe(const char *name_or_path, sm_device_info *out, sm_status 
     out->memory_bandwidth_gb_s = v.memory_bandwidth / 1e9;
     out->memory_efficiency = v.memory_efficiency;
     out->stream_efficiency = v.stream_efficiency;
+    out->fp8_tensor_cores = v.tensor_cores[0] ? sm_device_has_fp8(v.tensor_cores) : -1;
     out->boost_clock_mhz = v.boost_clock / 1e6;
     out->l2_mib = v.l2_bytes / 1048576.0;
     out->power_limit_w = v.power_limit;
