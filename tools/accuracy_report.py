@@ -14,6 +14,7 @@ only; takes about a minute."""
 import argparse
 import csv
 import json
+import math
 import os
 import re
 import statistics
@@ -23,6 +24,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpus_validation  # noqa: E402
+import op_table  # noqa: E402  (the network files' convolutions)
 import validation_rows  # noqa: E402  (a part's description with another framework)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -836,18 +838,13 @@ def dle_section(a, w):
 
 
 def dense_3x3_layers(a, net):
-    """The network's dense 3 x 3 convolutions of stride 1, from `metrics --per-layer`: those
-    whose input channels (inputs x out channels / outputs, at stride 1) times 9 taps give
-    their MACs per output."""
-    m = json.loads(run(a.bin, "metrics", net, "--per-layer", "--format", "json"))
-    names = set()
-    for layer in m["per_layer"]:
-        if layer["type"] != "conv2d" or not layer["outputs"]:
-            continue
-        channels_in = layer["inputs"] * layer["output"][0] / layer["outputs"]
-        if abs(layer["macs"] / (layer["outputs"] * channels_in) - 9) < 1e-6:
-            names.add(layer["name"])
-    return names
+    """The network's dense 3 x 3 convolutions of stride 1: kernel and groups from its network
+    file (op_table.conv_shapes), stride 1 where the input's positions (its elements over its
+    channels) are the output's."""
+    layers = {layer["name"]: layer for layer in op_table.per_layer(a.bin, net)["per_layer"]}
+    return {name for name, (taps, groups, per_group) in op_table.conv_shapes(a.bin, net).items()
+            if taps == 9 and groups == 1 and
+            layers[name]["inputs"] // per_group == math.prod(layers[name]["output"][1:])}
 
 
 def dle_inference_section(a, w, dle_ratios):
