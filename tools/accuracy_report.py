@@ -25,6 +25,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpus_validation  # noqa: E402
 import op_table  # noqa: E402  (the network files' convolutions)
+import sm_fit  # noqa: E402  (the shipped framework keys)
 import validation_rows  # noqa: E402  (a part's description with another framework)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -918,12 +919,8 @@ def dle_inference_section(a, w, dle_ratios):
     eff_train = {p: statistics.median(r for (n, d, q, g), r in dle_ratios.items()
                                       if n == "efficientnet_b0" and d == "a100" and q == p
                                       and g == 1) for p in ("tf32", "bf16")}
-    hopper = {}
-    with open(os.path.join(ROOT, "configs", "frameworks", "pytorch-eager-hopper.ini")) as f:
-        for line in f:
-            m = re.match(r"(conv1x1_(fwd|bwd)_efficiency_tf32) = ([0-9.]+)", line)
-            if m:
-                hopper[m.group(2)] = float(m.group(3))
+    keys = sm_fit.shipped(r"conv1x1_(?:fwd|bwd)_efficiency_tf32", [sm_fit.HOPPER])[sm_fit.HOPPER]
+    hopper = {p: keys[f"conv1x1_{p}_efficiency_tf32"] for p in ("fwd", "bwd")}
     w(f"\nEfficientNet-B0 on the A100 at TF32: {ratios['efficientnet_b0', 'a100', 'tf32']:.2f} "
       f"here, the forward pass alone, and {eff_train['tf32']:.2f} in training")
     v100 = [abs(r - 1) for (n, d, q, g), r in dle_ratios.items()
